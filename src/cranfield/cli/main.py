@@ -1,0 +1,85 @@
+"""The ``cranfield`` command: dispatch to one module per subcommand.
+
+Each subcommand module defines ``HELP`` (one line), ``add_arguments(parser)`` and
+``run(args) -> int``. Subcommand modules are imported only when used, so
+``cranfield trec_eval`` does not pay for plotting or statistics imports.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from ..errors import CranfieldError
+
+# name -> (module, one-line help). Kept here so `cranfield --help` needs no imports.
+SUBCOMMANDS: dict[str, tuple[str, str]] = {
+    "eval": ("eval_cmd", "evaluate runs against qrels with readable measure names"),
+    "trec_eval": ("trec_eval_cmd", "drop-in replacement for trec_eval 10.0 (same flags and output)"),
+    "measures": ("measures_cmd", "list the measures, or show one with its formula and source"),
+    "compare": ("compare_cmd", "compare runs: significance tests, effect sizes, tables"),
+    "correlate": ("correlate_cmd", "rank correlation between two runs or two result tables"),
+    "curve": ("curve_cmd", "precision-recall curves as data"),
+    "plot": ("plot_cmd", "draw one figure: pr, delta, dist or depth"),
+    "report": ("report_cmd", "write a self-contained HTML evaluation report"),
+    "classify": ("classify_cmd", "evaluate a classifier: confusion matrix, rates, ROC, thresholds"),
+    "cluster": ("cluster_cmd", "evaluate a clustering against a gold standard"),
+    "demo": ("demo_cmd", "evaluate the bundled sample test collection"),
+}
+
+
+def _available() -> dict[str, tuple[str, str]]:
+    from importlib.util import find_spec
+
+    return {
+        name: spec
+        for name, spec in SUBCOMMANDS.items()
+        if find_spec(f"cranfield.cli.{spec[0]}") is not None
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    available = _available()
+    parser = argparse.ArgumentParser(
+        prog="cranfield",
+        description="Evaluate retrieval, ranking and classification systems.",
+    )
+    from .. import __version__
+
+    parser.add_argument("--version", action="version", version=f"cranfield {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, (_, help_text) in available.items():
+        sub.add_parser(name, help=help_text, add_help=False)
+    if not argv or argv[0] not in available:
+        parser.parse_args(argv or ["--help"])
+        return 1
+    name = argv[0]
+    module = importlib.import_module(f"cranfield.cli.{available[name][0]}")
+    if hasattr(module, "main"):  # subcommands that parse their own arguments (trec_eval)
+        return _guard(lambda: module.main(argv[1:]), name)
+    sub_parser = argparse.ArgumentParser(prog=f"cranfield {name}", description=module.HELP)
+    module.add_arguments(sub_parser)
+    args = sub_parser.parse_args(argv[1:])
+    return _guard(lambda: module.run(args), name)
+
+
+def _guard(call, name: str) -> int:
+    """Run a subcommand; user errors become one line on stderr and exit status 2."""
+    try:
+        return int(call() or 0)
+    except CranfieldError as exc:
+        print(f"cranfield {name}: error: {exc}", file=sys.stderr)
+        return 2
+    except (OSError, UnicodeDecodeError) as exc:
+        print(f"cranfield {name}: error: {exc}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:
+        return 0
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,81 @@
+"""Exceptions raised by cranfield.
+
+Every problem with user input is an :class:`InputError`: a ``ValueError`` whose
+message names the source (file name or object), the line number when there is one,
+and the problem, on one line. The command-line interface prints that line to stderr
+and exits with status 2.
+"""
+
+from __future__ import annotations
+
+
+class CranfieldError(Exception):
+    """Base class of all cranfield errors."""
+
+
+class InputError(CranfieldError, ValueError):
+    """Malformed or inconsistent input data.
+
+    Parameters
+    ----------
+    message
+        What is wrong, e.g. ``"expected 6 fields, got 4"``.
+    source
+        File name (``"<stdin>"`` for standard input) or a description of the object.
+    line
+        1-based line number in ``source``, when the problem is tied to one line.
+    """
+
+    def __init__(self, message: str, source: str | None = None, line: int | None = None):
+        self.message = message
+        self.source = source
+        self.line = line
+        super().__init__(self.__str__())
+
+    def __str__(self) -> str:
+        where = ""
+        if self.source is not None:
+            where = str(self.source)
+            if self.line is not None:
+                where += f":{self.line}"
+            where += ": "
+        return f"{where}{self.message}"
+
+
+class ParameterError(CranfieldError, ValueError):
+    """A bad parameter value: names the parameter, what is allowed and what was given."""
+
+    def __init__(self, name: str, allowed: str, given: object):
+        self.name = name
+        self.allowed = allowed
+        self.given = given
+        super().__init__(f"invalid value for {name}: expected {allowed}, got {given!r}")
+
+
+class MeasureError(CranfieldError, ValueError):
+    """An unknown measure name or a measure with bad parameters."""
+
+
+class MissingDependencyError(CranfieldError, ImportError):
+    """An optional dependency is not installed; the message says how to install it."""
+
+
+def require(module: str, extra: str):
+    """Import an optional dependency or fail with a one-line install hint.
+
+    Parameters
+    ----------
+    module
+        Module to import, e.g. ``"scipy.stats"``.
+    extra
+        The cranfield extra that provides it, e.g. ``"stats"``.
+    """
+    import importlib
+
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:
+        top = module.split(".")[0]
+        raise MissingDependencyError(
+            f"{top} is required for this feature: pip install 'cranfield[{extra}]'"
+        ) from exc
