@@ -1,0 +1,147 @@
+"""``cranfield trec_eval``: a drop-in replacement for trec_eval 10.0.
+
+Same arguments and output as trec_eval; ``--compat 9`` reproduces trec_eval 9.x
+(pytrec_eval). Exit status: 0 success, 1 bad option or measure, 2 input error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ..errors import CranfieldError, InputError, MeasureError
+
+HELP = "drop-in replacement for trec_eval 10.0 (same flags and output)"
+
+USAGE = """usage: cranfield trec_eval [-h] [-q] [-m measure[.params]] [-c] [-n] [-l <num>]
+                           [-D debug_level] [-N <num>] [-M <num>] [-R rel_format]
+                           [-T results_format] [-Z zscore_file] [-J] [--compat 9|10]
+                           rel_info_file results_file"""
+
+DESCRIPTION = """Evaluate a TREC run against qrels exactly as trec_eval 10.0 does.
+
+  -q, --query_eval_wanted        also print the value of every query
+  -m, --measure MEASURE[.PARAMS] measure to print (repeatable); nicknames: official
+                                 (default), set, all_trec; e.g. -m P.5,10 -m ndcg_cut.10
+  -c, --complete_rel_info_wanted average over every qrels topic; topics without
+                                 results score 0 (default: such topics are ignored,
+                                 with a note on stderr)
+  -n, --nosummary                do not print the 'all' summary lines
+  -l, --level_for_rel NUM        minimum grade of a relevant document (default 1)
+  -N, --Number_docs_in_coll NUM  collection size, for utility's d coefficient
+  -M, --Max_retrieved_per_topic NUM  evaluate only the top NUM documents of each topic
+  -J, --Judged_docs_only         drop unjudged documents from the rankings
+  -Z, --Zscore FILE              print z-scores using 'qid measure mean stddev' lines
+  -R, -T FORMAT                  input formats: only 'qrels' and 'trec_results'
+  -D LEVEL                       accepted and ignored (trec_eval debug output)
+  --compat 9|10                  reproduce trec_eval 10.0 (default) or 9.x/pytrec_eval
+  Use '-' for one of the files to read standard input.
+  See 'cranfield measures' for what every measure computes."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="cranfield trec_eval",
+        usage=USAGE,
+        description=DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        add_help=False,
+    )
+    p.add_argument("-h", "--help", action="store_true")
+    p.add_argument("-v", "--version", action="store_true")
+    p.add_argument("-q", "--query_eval_wanted", action="store_true", dest="per_query")
+    p.add_argument("-m", "--measure", action="append", dest="measures", default=[])
+    p.add_argument("-c", "--complete_rel_info_wanted", action="store_true", dest="complete")
+    p.add_argument("-n", "--nosummary", action="store_true")
+    p.add_argument("-l", "--level_for_rel", dest="rel_level", default="1")
+    p.add_argument("-N", "--Number_docs_in_coll", dest="num_docs", default="0")
+    p.add_argument("-M", "--Max_retrieved_per_topic", dest="depth", default=None)
+    p.add_argument("-J", "--Judged_docs_only", action="store_true", dest="judged_only")
+    p.add_argument("-Z", "--Zscore", dest="zscores", default=None)
+    p.add_argument("-R", "--Rel_info_format", dest="rel_format", default="qrels")
+    p.add_argument("-T", "--Results_format", dest="results_format", default="trec_results")
+    p.add_argument("-D", "--Debug_level", dest="debug", default=None)
+    p.add_argument("-o", "--Output_old_results_format", action="store_true")
+    p.add_argument("--compat", default="10", choices=["9", "10"])
+    p.add_argument("files", nargs="*")
+    return p
+
+
+class _Usage(Exception):
+    pass
+
+
+def _int_option(value, flag: str) -> int:
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        raise _Usage(f"option {flag} expects an integer, got {value!r}") from None
+
+
+def main(argv: list[str]) -> int:
+    parser = build_parser()
+    parser.error = lambda message: (_ for _ in ()).throw(_Usage(message))  # type: ignore[assignment]
+    try:
+        args = parser.parse_args(argv)
+        if args.help:
+            parser.print_help()
+            return 0
+        if args.version:
+            from .. import __version__
+
+            print(f"cranfield trec_eval {__version__} (trec_eval 10.0 compatible)", file=sys.stderr)
+            return 0
+        if len(args.files) != 2:
+            raise _Usage("expected two files: rel_info_file results_file")
+        if args.rel_format != "qrels" or args.results_format != "trec_results":
+            raise _Usage("only -R qrels and -T trec_results are supported")
+        rel_level = _int_option(args.rel_level, "-l")
+        num_docs = _int_option(args.num_docs, "-N")
+        depth = None if args.depth is None else _int_option(args.depth, "-M")
+        if depth is not None and depth <= 0:
+            raise _Usage("option -M expects a positive integer")
+        if args.files.count("-") > 1:
+            raise _Usage("only one of the two files can be standard input")
+    except _Usage as exc:
+        print(f"cranfield trec_eval: {exc}\n{USAGE}", file=sys.stderr)
+        return 1
+
+    from ..qrels import Qrels
+    from ..run import Run
+    from ..trec_eval import run_trec_eval, select
+
+    try:
+        select(args.measures)  # validate measure names before reading large files
+    except MeasureError as exc:
+        print(f"cranfield trec_eval: {exc}", file=sys.stderr)
+        return 1
+    try:
+        qrels = Qrels.read(args.files[0], format="trec")
+        run = Run.read(args.files[1], format="trec")
+        text = run_trec_eval(
+            qrels,
+            run,
+            args.measures,
+            per_query=args.per_query,
+            complete=args.complete,
+            rel_level=rel_level,
+            summary=not args.nosummary,
+            judged_only=args.judged_only,
+            num_docs_in_coll=num_docs,
+            depth=depth,
+            zscores_path=args.zscores,
+            compat=int(args.compat),
+            notes=lambda msg: print(f"cranfield trec_eval: {msg}", file=sys.stderr),
+        )
+    except MeasureError as exc:
+        print(f"cranfield trec_eval: {exc}", file=sys.stderr)
+        return 1
+    except (InputError, CranfieldError, OSError) as exc:
+        print(f"cranfield trec_eval: error: {exc}", file=sys.stderr)
+        return 2
+    try:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        pass
+    return 0

@@ -1,0 +1,268 @@
+"""Run x Qrels -> JudgedRun: the ranked relevance labels of every evaluated query.
+
+This is trec_eval's ``RES_RELS`` (``form_res_rels.c``) computed for all queries at
+once, as flat arrays with CSR offsets (see docs/architecture.md):
+
+* ranking order: score descending, ties broken by document id descending in byte
+  order; with ``compat=9`` scores are first rounded to float32 as trec_eval 9.x and
+  pytrec_eval read them;
+* label of a retrieved document: its grade when judged (>= 0), ``NOT_POOLED`` (-1)
+  when absent from the qrels, ``UNJUDGED`` (-2) when the qrels give it a negative
+  value ("pooled but unjudged");
+* ``depth`` (trec_eval ``-M``) truncates each ranking after sorting; ``judged_only``
+  (``-J``) then drops labels < 0, keeping the relative order of the rest;
+* topics: those of the qrels that the run answers; with ``complete=True`` (``-c``)
+  every qrels topic, a missing one being an empty ranking. Run topics absent from the
+  qrels are ignored.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from . import segments
+from .errors import ParameterError
+
+NOT_POOLED = -1
+UNJUDGED = -2
+
+
+@dataclass(eq=False)
+class JudgedRun:
+    """Ranked relevance labels of one run for all evaluated queries.
+
+    Attributes
+    ----------
+    query_ids
+        Evaluated query ids, in byte order (trec_eval's per-topic order).
+    offsets
+        ``labels[offsets[q]:offsets[q+1]]`` is the ranking of query ``q``.
+    labels
+        Grade of each retrieved document in rank order; -1 not pooled, -2 unjudged.
+    qrels_offsets, qrels_grades
+        Non-negative grades of every judged document of each query (retrieved or
+        not), sorted descending within a query: the material of ideal rankings.
+    in_run
+        False for queries evaluated as empty rankings because of ``complete``.
+    rel_level
+        Default relevance threshold: a document is relevant when grade >= rel_level.
+    run_name
+        The run's name (TREC tag).
+    doc_rows
+        Row of the run table of each ranked document (to recover document ids).
+    """
+
+    query_ids: np.ndarray
+    offsets: np.ndarray
+    labels: np.ndarray
+    qrels_offsets: np.ndarray
+    qrels_grades: np.ndarray
+    in_run: np.ndarray
+    rel_level: int = 1
+    run_name: str = ""
+    doc_rows: np.ndarray | None = None
+    compat: int = 10
+    _num_rel_cache: dict = field(default_factory=dict, repr=False)
+
+    @property
+    def num_queries(self) -> int:
+        return len(self.query_ids)
+
+    @cached_property
+    def num_ret(self) -> np.ndarray:
+        """Number of ranked documents per query."""
+        return np.diff(self.offsets)
+
+    @cached_property
+    def segment(self) -> np.ndarray:
+        """Query index of every ranked document."""
+        return segments.segment_ids(self.offsets)
+
+    @cached_property
+    def rank(self) -> np.ndarray:
+        """1-based rank of every ranked document."""
+        return segments.positions(self.offsets) + 1
+
+    @cached_property
+    def max_len(self) -> int:
+        return int(self.num_ret.max()) if self.num_queries else 0
+
+    def relevant(self, rel_level: int | None = None) -> np.ndarray:
+        """Boolean mask: ranked document is relevant (grade >= level)."""
+        level = self.rel_level if rel_level is None else rel_level
+        return self.labels >= level
+
+    def num_rel(self, rel_level: int | None = None) -> np.ndarray:
+        """Number of judged documents per query with grade >= level."""
+        level = self.rel_level if rel_level is None else rel_level
+        if level not in self._num_rel_cache:
+            mask = self.qrels_grades >= level
+            self._num_rel_cache[level] = segments.int_sum(mask, self.qrels_offsets)
+        return self._num_rel_cache[level]
+
+    def num_judged_nonrel(self, rel_level: int | None = None) -> np.ndarray:
+        """Number of judged documents per query with 0 <= grade < level."""
+        level = self.rel_level if rel_level is None else rel_level
+        judged = np.diff(self.qrels_offsets)
+        return judged - self.num_rel(level) if level > 0 else np.zeros_like(judged)
+
+    def num_rel_ret(self, rel_level: int | None = None) -> np.ndarray:
+        return segments.int_sum(self.relevant(rel_level), self.offsets)
+
+    def doc_ids(self, run) -> np.ndarray:
+        """Document ids of the ranked documents (needs the Run it was built from)."""
+        ids = run.table.column("doc_id").take(pa.array(self.doc_rows))
+        return np.asarray(ids.to_numpy(zero_copy_only=False), dtype=object)
+
+
+def _codes(values: pa.ChunkedArray | pa.Array, universe: pa.Array) -> np.ndarray:
+    """Index of each value in ``universe`` (-1 when absent)."""
+    idx = pc.index_in(values, value_set=universe)
+    return np.asarray(idx.fill_null(-1).to_numpy(zero_copy_only=False), dtype=np.int64)
+
+
+def _as_array(col) -> pa.Array:
+    return col.combine_chunks() if isinstance(col, pa.ChunkedArray) else col
+
+
+def judge(
+    qrels,
+    run,
+    *,
+    rel_level: int = 1,
+    depth: int | None = None,
+    judged_only: bool = False,
+    complete: bool = False,
+    compat: int = 10,
+) -> JudgedRun:
+    """Join a run with qrels into a :class:`JudgedRun` (trec_eval semantics).
+
+    Parameters
+    ----------
+    qrels, run
+        :class:`cranfield.Qrels` and :class:`cranfield.Run`.
+    rel_level
+        Minimum grade of a relevant document (trec_eval ``-l``), default 1.
+    depth
+        Evaluate only the top ``depth`` documents of each ranking (``-M``).
+    judged_only
+        Drop documents without a judgment from the rankings (``-J``).
+    complete
+        Evaluate every qrels topic, missing ones as empty rankings (``-c``).
+    compat
+        10 for trec_eval 10.0 (double scores), 9 for trec_eval 9.x / pytrec_eval
+        (scores rounded to float32 before ordering).
+    """
+    if depth is not None and (not isinstance(depth, (int, np.integer)) or depth <= 0):
+        raise ParameterError("depth", "a positive integer", depth)
+    if compat not in (9, 10):
+        raise ParameterError("compat", "9 or 10", compat)
+    qt = qrels.table
+    rt = run.table
+
+    q_qid = _as_array(qt.column("query_id"))
+    r_qid = _as_array(rt.column("query_id"))
+    topics = pc.unique(q_qid)
+    topics = topics.take(pc.sort_indices(topics))
+    num_topics = len(topics)
+
+    # qrels grouped by topic, grades descending (ideal ranking material)
+    q_code = _codes(q_qid, topics)
+    grades = np.asarray(qt.column("relevance").to_numpy(), dtype=np.int64)
+    order = np.lexsort((-grades, q_code))
+    q_code_sorted = q_code[order]
+    grades_sorted = grades[order]
+    judged_mask = grades_sorted >= 0
+    qrels_offsets = np.searchsorted(
+        q_code_sorted[judged_mask], np.arange(num_topics + 1), side="left"
+    ).astype(np.int64)
+    qrels_grades = grades_sorted[judged_mask]
+
+    # run rows of qrels topics, sorted: topic, score desc, docno desc
+    r_code = _codes(r_qid, topics)
+    keep = np.flatnonzero(r_code >= 0)
+    scores = rt.column("score")
+    if compat == 9:
+        scores = pc.cast(scores, pa.float32(), safe=False)
+    sort_table = pa.table(
+        {
+            "t": pa.array(r_code[keep]),
+            "s": _as_array(scores).take(pa.array(keep)),
+            "d": _as_array(rt.column("doc_id")).take(pa.array(keep)),
+        }
+    )
+    perm = pc.sort_indices(
+        sort_table, sort_keys=[("t", "ascending"), ("s", "descending"), ("d", "descending")]
+    )
+    perm = np.asarray(perm.to_numpy(), dtype=np.int64)
+    rows = keep[perm]
+    topic_of_row = r_code[rows]
+
+    # labels: join on (topic, docno) against the qrels
+    labels = _lookup_labels(qt, q_code, rt, rows, topic_of_row)
+
+    in_run_all = np.zeros(num_topics, dtype=bool)
+    in_run_all[np.unique(topic_of_row)] = True
+    evaluated = np.arange(num_topics) if complete else np.flatnonzero(in_run_all)
+
+    # offsets over all topics, then depth / judged-only filtering
+    offsets_all = np.searchsorted(topic_of_row, np.arange(num_topics + 1)).astype(np.int64)
+    keep_rank = np.ones(len(rows), dtype=bool)
+    if depth is not None:
+        keep_rank &= segments.positions(offsets_all) < depth
+    if judged_only:
+        keep_rank &= labels >= 0
+    rows, labels, topic_of_row = rows[keep_rank], labels[keep_rank], topic_of_row[keep_rank]
+    offsets_all = np.searchsorted(topic_of_row, np.arange(num_topics + 1)).astype(np.int64)
+
+    # restrict to evaluated topics (contiguous blocks, in topic order)
+    lengths = np.diff(offsets_all)[evaluated]
+    offsets = np.concatenate(([0], np.cumsum(lengths))).astype(np.int64)
+    sel = np.isin(topic_of_row, evaluated)
+    q_lengths = np.diff(qrels_offsets)[evaluated]
+    q_offsets = np.concatenate(([0], np.cumsum(q_lengths))).astype(np.int64)
+    q_sel = np.repeat(np.isin(np.arange(num_topics), evaluated), np.diff(qrels_offsets))
+
+    query_ids = np.asarray(topics.to_numpy(zero_copy_only=False), dtype=object)[evaluated]
+    return JudgedRun(
+        query_ids=query_ids,
+        offsets=offsets,
+        labels=labels[sel],
+        qrels_offsets=q_offsets,
+        qrels_grades=qrels_grades[q_sel],
+        in_run=in_run_all[evaluated],
+        rel_level=int(rel_level),
+        run_name=getattr(run, "name", "") or "",
+        doc_rows=rows[sel],
+        compat=compat,
+    )
+
+
+def _lookup_labels(qt: pa.Table, q_code, rt: pa.Table, rows, topic_of_row) -> np.ndarray:
+    """Grade of each ranked row, NOT_POOLED when absent, UNJUDGED when negative."""
+    left = pa.table(
+        {
+            "t": pa.array(topic_of_row),
+            "d": _as_array(rt.column("doc_id")).take(pa.array(rows)),
+            "i": pa.array(np.arange(len(rows), dtype=np.int64)),
+        }
+    )
+    right = pa.table(
+        {
+            "t": pa.array(q_code),
+            "d": _as_array(qt.column("doc_id")),
+            "g": qt.column("relevance"),
+        }
+    )
+    joined = left.join(right, keys=["t", "d"], join_type="inner", use_threads=True)
+    labels = np.full(len(rows), NOT_POOLED, dtype=np.int64)
+    if joined.num_rows:
+        idx = np.asarray(joined.column("i").to_numpy(), dtype=np.int64)
+        g = np.asarray(joined.column("g").to_numpy(), dtype=np.int64)
+        labels[idx] = np.where(g >= 0, g, UNJUDGED)
+    return labels

@@ -1,0 +1,65 @@
+"""Helpers shared by measure kernels."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .. import segments
+
+
+def level(jr, rel) -> int:
+    """The relevance threshold: the measure's ``rel`` parameter or the run's default."""
+    return jr.rel_level if rel is None else int(rel)
+
+
+def count_at(jr, mask: np.ndarray, k: int) -> np.ndarray:
+    """Number of True entries of ``mask`` among the top ``k`` of every ranking."""
+    counts = segments.int_cumsum(mask, jr.offsets)
+    depth = np.minimum(jr.num_ret, k)
+    out = np.zeros(jr.num_queries, dtype=np.int64)
+    has = depth > 0
+    out[has] = counts[jr.offsets[:-1][has] + depth[has] - 1]
+    return out
+
+
+def in_top(jr, k: int | None) -> np.ndarray:
+    """Mask of ranked documents at rank <= k (all when k is None)."""
+    if k is None:
+        return np.ones(len(jr.labels), dtype=bool)
+    return jr.rank <= k
+
+
+def safe_div(num, den) -> np.ndarray:
+    """num / den where den != 0, else 0 (trec_eval's default for undefined values)."""
+    num = np.asarray(num, dtype=np.float64)
+    den = np.asarray(den, dtype=np.float64)
+    out = np.zeros(np.broadcast(num, den).shape, dtype=np.float64)
+    np.divide(num, den, out=out, where=den != 0)
+    return out
+
+
+# NumPy's SIMD log/exp differ from the C library in the last bit on some CPUs; these
+# scalar-per-query helpers keep results identical to trec_eval. They are applied to
+# one value per query (or per relevant document), never in the per-document hot path.
+_log = np.frompyfunc(math.log, 1, 1)
+_exp = np.frompyfunc(math.exp, 1, 1)
+_log2 = np.frompyfunc(math.log2, 1, 1)
+
+
+def libm_log(x) -> np.ndarray:
+    return np.asarray(_log(np.asarray(x, dtype=np.float64)), dtype=np.float64)
+
+
+def libm_exp(x) -> np.ndarray:
+    return np.asarray(_exp(np.asarray(x, dtype=np.float64)), dtype=np.float64)
+
+
+def libm_log2(x) -> np.ndarray:
+    return np.asarray(_log2(np.asarray(x, dtype=np.float64)), dtype=np.float64)
+
+
+def discounts(jr) -> np.ndarray:
+    """log2(rank + 1) for every ranked document."""
+    return segments.log2_discounts(max(jr.max_len, 1))[jr.rank - 1]

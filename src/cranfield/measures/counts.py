@@ -1,0 +1,169 @@
+"""Counts and other per-query quantities: num_ret, num_rel, utility, relstring."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import segments
+from ._common import level
+from .precision import REL, TREC
+from .registry import Param, measure
+
+
+@measure(
+    name="NumQ",
+    aliases=("num_q",),
+    trec_name="num_q",
+    summary="Number of queries evaluated.",
+    formula="1 per evaluated query; summed",
+    reference=TREC,
+    aggregate="sum",
+    kind="int",
+    family="count",
+)
+def num_q(jr, cutoff):
+    return np.ones(jr.num_queries, dtype=np.float64)
+
+
+@measure(
+    name="NumRet",
+    aliases=("num_ret",),
+    trec_name="num_ret",
+    summary="Number of documents retrieved (after depth and judged-only filtering).",
+    formula="|ranking|",
+    reference=TREC,
+    aggregate="sum",
+    kind="int",
+    cutoff="rank",
+    family="count",
+)
+def num_ret(jr, cutoff):
+    n = jr.num_ret if cutoff is None else np.minimum(jr.num_ret, cutoff)
+    return n.astype(np.float64)
+
+
+@measure(
+    name="NumRel",
+    aliases=("num_rel",),
+    trec_name="num_rel",
+    summary="Number of relevant documents in the qrels.",
+    formula="R = |{d : grade(d) >= rel}|",
+    reference=TREC,
+    params=(REL,),
+    aggregate="sum",
+    kind="int",
+    family="count",
+)
+def num_rel(jr, cutoff, rel=None):
+    return jr.num_rel(level(jr, rel)).astype(np.float64)
+
+
+@measure(
+    name="NumRelRet",
+    aliases=("num_rel_ret",),
+    trec_name="num_rel_ret",
+    summary="Number of relevant documents retrieved.",
+    formula="|relevant in ranking|",
+    reference=TREC,
+    params=(REL,),
+    aggregate="sum",
+    kind="int",
+    cutoff="rank",
+    family="count",
+)
+def num_rel_ret(jr, cutoff, rel=None):
+    mask = jr.relevant(level(jr, rel))
+    if cutoff is not None:
+        mask = mask & (jr.rank <= cutoff)
+    return segments.int_sum(mask, jr.offsets).astype(np.float64)
+
+
+@measure(
+    name="NumNonRelJudgedRet",
+    aliases=("num_nonrel_judged_ret",),
+    trec_name="num_nonrel_judged_ret",
+    summary="Number of judged non-relevant documents retrieved.",
+    formula="|{retrieved d : 0 <= grade(d) < rel}|",
+    reference=TREC,
+    params=(REL,),
+    aggregate="sum",
+    kind="int",
+    family="count",
+)
+def num_nonrel_judged_ret(jr, cutoff, rel=None):
+    lv = level(jr, rel)
+    mask = (jr.labels >= 0) & (jr.labels < lv)
+    return segments.int_sum(mask, jr.offsets).astype(np.float64)
+
+
+@measure(
+    name="utility",
+    trec_name="utility",
+    summary="Set utility: a weighted sum of the contingency table of the retrieved set.",
+    formula="utility = a*relret + b*(ret - relret) + c*(R - relret) + d*(N + relret - ret - R)",
+    reference=f"{TREC}, m_utility.c",
+    params=(
+        Param("a", float, 1.0, "worth of a relevant retrieved document"),
+        Param("b", float, -1.0, "worth of a non-relevant retrieved document"),
+        Param("c", float, 0.0, "worth of a relevant document not retrieved"),
+        Param("d", float, 0.0, "worth of a non-relevant document not retrieved"),
+        Param(
+            "collection_size",
+            int,
+            0,
+            "documents in the collection (trec_eval -N)",
+            allowed="a non-negative integer",
+            check=lambda v: v >= 0,
+        ),
+        REL,
+    ),
+    family="set",
+)
+def utility(jr, cutoff, a=1.0, b=-1.0, c=0.0, d=0.0, collection_size=0, rel=None):
+    lv = level(jr, rel)
+    relret = segments.int_sum(jr.relevant(lv), jr.offsets).astype(np.float64)
+    ret = jr.num_ret.astype(np.float64)
+    r = jr.num_rel(lv).astype(np.float64)
+    value = (
+        a * relret
+        + b * (ret - relret)
+        + c * (r - relret)
+        + d * (float(collection_size) + relret - ret - r)
+    )
+    # trec_eval scores topics missing from the run (under -c) as 0
+    return np.where(jr.in_run, value, 0.0)
+
+
+def relstring_values(jr, n: int) -> np.ndarray:
+    """One character per top-n document: grade 0-9, '>' above 9, '-' not pooled, '.' unjudged."""
+    chars = np.full(len(jr.labels), "<", dtype="<U1")
+    labels = jr.labels
+    digits = (labels >= 0) & (labels <= 9)
+    chars[digits] = np.array(list("0123456789"))[labels[digits]]
+    chars[labels > 9] = ">"
+    chars[labels == -1] = "-"
+    chars[labels == -2] = "."
+    keep = jr.rank <= n
+    kept = chars[keep]
+    seg = jr.segment[keep]
+    bounds = np.searchsorted(seg, np.arange(jr.num_queries + 1))
+    joined = "".join(kept.tolist())
+    return np.array(
+        [joined[bounds[q] : bounds[q + 1]] for q in range(jr.num_queries)], dtype=object
+    )
+
+
+@measure(
+    name="relstring",
+    aliases=("RelString",),
+    trec_name="relstring",
+    summary="The relevance labels of the top n documents as a string (per query only).",
+    formula="grade 0-9 as a digit, '>' above 9, '-' not in the pool, '.' pooled but unjudged",
+    reference=f"{TREC}, m_relstring.c",
+    cutoff="rank",
+    aggregate="none",
+    kind="str",
+    family="count",
+)
+def relstring(jr, cutoff):
+    return relstring_values(jr, 10 if cutoff is None else cutoff)

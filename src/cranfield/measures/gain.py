@@ -1,0 +1,227 @@
+"""Graded-relevance measures: DCG, nDCG and trec_eval's experimental gain measures.
+
+Gains: by default a document's gain is its grade (0 for documents without a
+judgment); ``gains`` maps grades to other values (trec_eval ``ndcg.1=3,2=9``), and
+grades not listed keep their own value. Discount: log2(rank + 1). The ideal ranking
+is built from every judged document of the query with a positive gain, retrieved or
+not, sorted by gain; it is never truncated except by the cutoff. Negative gains can
+lower DCG but never enter the ideal ranking. These measures ignore the relevance
+level (trec_eval ``-l``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import segments
+from ._common import discounts, level, libm_log2, safe_div
+from .precision import REL, TREC
+from .registry import Param, measure
+
+GAINS = Param(
+    "gains",
+    "gains",
+    (),
+    "gain of each grade as level=gain pairs, e.g. '1=1,2=3'; unlisted grades keep their own value",
+    allowed="level=gain pairs such as '1=1,2=3'",
+)
+JK = "Järvelin & Kekäläinen, 'Cumulated gain-based evaluation of IR techniques', TOIS 2002"
+
+
+def gain_of(labels: np.ndarray, gains=()) -> np.ndarray:
+    """Gain of each label: the grade itself (0 if unjudged) unless ``gains`` says otherwise."""
+    out = np.where(labels >= 0, labels, 0).astype(np.float64)
+    for lvl, g in gains:
+        out[labels == lvl] = g
+    return out
+
+
+class Ideal:
+    """Ideal rankings of all queries: positive gains sorted descending (CSR)."""
+
+    def __init__(self, jr, gains=()):
+        g = gain_of(jr.qrels_grades, gains)
+        seg = segments.segment_ids(jr.qrels_offsets)
+        keep = g > 0
+        g, seg = g[keep], seg[keep]
+        order = np.lexsort((-g, seg))
+        self.gains = g[order]
+        self.offsets = np.searchsorted(seg[order], np.arange(jr.num_queries + 1)).astype(np.int64)
+        self.length = np.diff(self.offsets)
+        self.pos = segments.positions(self.offsets)
+        table = segments.log2_discounts(int(self.length.max()) + 1 if len(self.length) else 1)
+        self.terms = self.gains / table[self.pos]
+
+    def dcg(self, cutoff=None) -> np.ndarray:
+        terms = self.terms if cutoff is None else np.where(self.pos < cutoff, self.terms, 0.0)
+        return segments.sequential_sum(terms, self.offsets)
+
+    def cumulative(self) -> np.ndarray:
+        return segments.sequential_cumsum(self.terms, self.offsets)
+
+    def total_gain(self) -> np.ndarray:
+        return segments.sequential_sum(self.gains, self.offsets)
+
+
+def dcg_terms(jr, gains=(), cutoff=None) -> np.ndarray:
+    g = gain_of(jr.labels, gains)
+    terms = g / discounts(jr)
+    if cutoff is not None:
+        terms = np.where(jr.rank <= cutoff, terms, 0.0)
+    return terms
+
+
+@measure(
+    name="nDCG",
+    aliases=("ndcg", "ndcg_cut"),
+    trec_name="ndcg",
+    summary="Normalised discounted cumulative gain (linear gain, log2(rank+1) discount).",
+    formula="nDCG@k = DCG@k / IDCG@k, DCG@k = sum_{i<=k} gain_i / log2(i + 1)",
+    reference=f"{TREC}, m_ndcg.c and m_ndcg_cut.c; {JK}",
+    params=(GAINS,),
+    cutoff="rank",
+    edge_cases="0 when the ideal DCG is 0 (no judged document with positive gain).",
+    family="graded",
+)
+def ndcg(jr, cutoff, gains=()):
+    dcg = segments.sequential_sum(dcg_terms(jr, gains, cutoff), jr.offsets)
+    return safe_div(dcg, Ideal(jr, gains).dcg(cutoff))
+
+
+@measure(
+    name="DCG",
+    aliases=("dcg",),
+    trec_name="dcg",
+    summary="Discounted cumulative gain (linear gain, log2(rank+1) discount).",
+    formula="DCG@k = sum_{i<=k} gain_i / log2(i + 1)",
+    reference=f"{TREC}, m_ndcg.c; {JK}",
+    params=(GAINS,),
+    cutoff="rank",
+    family="graded",
+)
+def dcg(jr, cutoff, gains=()):
+    return segments.sequential_sum(dcg_terms(jr, gains, cutoff), jr.offsets)
+
+
+@measure(
+    name="IDCG",
+    aliases=("ideal_dcg",),
+    trec_name="ideal_dcg",
+    summary="DCG of the ideal ranking of the query's judged documents.",
+    formula="IDCG@k = sum_{i<=k} gain*_i / log2(i + 1), gain* sorted descending",
+    reference=f"{TREC}, m_ndcg.c; {JK}",
+    params=(GAINS,),
+    cutoff="rank",
+    family="graded",
+)
+def ideal_dcg(jr, cutoff, gains=()):
+    return Ideal(jr, gains).dcg(cutoff)
+
+
+@measure(
+    name="ndcg_rel",
+    trec_name="ndcg_rel",
+    summary="nDCG averaged over the ranks of the relevant documents (experimental).",
+    formula="(1/L) [sum_{retrieved d, gain>0} nDCG at rank(d) + (L - found) * nDCG at the end], "
+    "L = number of documents with positive gain",
+    reference=f"{TREC}, m_ndcg_rel.c",
+    params=(GAINS,),
+    family="graded",
+)
+def ndcg_rel(jr, cutoff, gains=()):
+    ideal = Ideal(jr, gains)
+    g = gain_of(jr.labels, gains)
+    dcg_cum = segments.sequential_cumsum(g / discounts(jr), jr.offsets)
+    icum = ideal.cumulative()
+    length = ideal.length
+    has = length > 0
+    # ideal DCG at min(position, L - 1) for every ranked document
+    q = jr.segment
+    idx = ideal.offsets[:-1][q] + np.minimum(jr.rank - 1, np.maximum(length[q] - 1, 0))
+    ideal_here = np.where(
+        has[q], icum[np.minimum(idx, max(len(icum) - 1, 0))] if len(icum) else 0.0, 0.0
+    )
+    positive = (g > 0) & has[q]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        terms = np.where(positive, dcg_cum / np.where(positive, ideal_here, 1.0), 0.0)
+    total = segments.sequential_sum(terms, jr.offsets)
+    found = segments.int_sum(positive, jr.offsets).astype(np.float64)
+    last = jr.offsets[1:] - 1
+    dcg_all = np.where(jr.num_ret > 0, dcg_cum[np.maximum(last, 0)] if len(dcg_cum) else 0.0, 0.0)
+    idcg_all = np.where(has, icum[np.maximum(ideal.offsets[1:] - 1, 0)] if len(icum) else 0.0, 0.0)
+    total = total + safe_div((length - found) * dcg_all, idcg_all)
+    return np.where(has & (total > 0), safe_div(total, length), 0.0)
+
+
+@measure(
+    name="Rndcg",
+    trec_name="Rndcg",
+    summary="nDCG averaged at the R-levels: where the ideal gain changes (experimental).",
+    formula="mean of nDCG at each rank where the ideal gain level changes, plus at the end "
+    "of a ranking longer than the ideal one",
+    reference=f"{TREC}, m_Rndcg.c",
+    params=(GAINS, REL),
+    family="graded",
+)
+def rndcg(jr, cutoff, gains=(), rel=None):
+    ideal = Ideal(jr, gains)
+    g = gain_of(jr.labels, gains)
+    dcg_cum = segments.sequential_cumsum(g / discounts(jr), jr.offsets)
+    icum = ideal.cumulative()
+    length = ideal.length
+    nq = jr.num_queries
+    # boundaries b in 1..L: the ideal gain at b differs from the one at b - 1 (0 past L)
+    iq = segments.segment_ids(ideal.offsets)
+    change = (ideal.pos >= 1) & np.concatenate(([False], ideal.gains[1:] != ideal.gains[:-1]))
+    b_inner, q_inner = ideal.pos[change], iq[change]
+    q_end = np.flatnonzero(length > 0)
+    b_end = length[q_end]
+    q_extra = np.flatnonzero((length > 0) & (jr.num_ret > length + 1))
+    b_extra = length[q_extra] + 1  # ordering key only; value uses the full ranking
+    qs = np.concatenate((q_inner, q_end, q_extra))
+    bs = np.concatenate((b_inner, b_end, b_extra))
+    extra = np.concatenate((np.zeros(len(q_inner) + len(q_end), bool), np.ones(len(q_extra), bool)))
+    order = np.lexsort((bs, qs))
+    qs, bs, extra = qs[order], bs[order], extra[order]
+    depth = np.where(extra, jr.num_ret[qs], np.minimum(bs, jr.num_ret[qs]))
+    dcg_before = np.where(
+        depth > 0,
+        dcg_cum[np.maximum(jr.offsets[:-1][qs] + depth - 1, 0)] if len(dcg_cum) else 0.0,
+        0.0,
+    )
+    ib = np.where(extra, length[qs], bs)
+    idcg_before = icum[ideal.offsets[:-1][qs] + ib - 1] if len(qs) else np.zeros(0)
+    values = dcg_before / idcg_before
+    off = np.concatenate(([0], np.cumsum(np.bincount(qs, minlength=nq)))).astype(np.int64)
+    total = segments.sequential_sum(values, off)
+    count = np.diff(off)
+    out = safe_div(total, count)
+    return np.where(jr.num_rel(level(jr, rel)) > 0, out, 0.0)
+
+
+@measure(
+    name="G",
+    trec_name="G",
+    summary="Normalised gain G, between MAP and nDCG (experimental).",
+    formula="G = (1/sum gain*) sum_i gain_i / log2(2 + cost_i - gain_so_far_i), "
+    "cost_i = sum_{j<=i} max(gain*_j, 1)",
+    reference=f"{TREC}, m_G.c (experimental measure, 2008)",
+    params=(GAINS,),
+    family="graded",
+)
+def g_measure(jr, cutoff, gains=()):
+    ideal = Ideal(jr, gains)
+    g = gain_of(jr.labels, gains)
+    q = jr.segment
+    pos = jr.rank - 1
+    within = pos < ideal.length[q]
+    ideal_here = np.zeros(len(g))
+    if len(ideal.gains):
+        ideal_here[within] = ideal.gains[ideal.offsets[:-1][q[within]] + pos[within]]
+    cost = segments.sequential_cumsum(np.where(ideal_here >= 1.0, ideal_here, 1.0), jr.offsets)
+    got = segments.sequential_cumsum(g, jr.offsets)
+    nonzero = g != 0
+    terms = np.zeros(len(g))
+    terms[nonzero] = g[nonzero] / libm_log2((2.0 + cost[nonzero]) - got[nonzero])
+    total = segments.sequential_sum(terms, jr.offsets)
+    return safe_div(total, ideal.total_gain())

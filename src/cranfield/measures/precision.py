@@ -1,0 +1,406 @@
+"""Binary-relevance measures over rankings: precision, recall, AP and relatives.
+
+A document is relevant when its grade is at least the relevance level (trec_eval
+``-l``, default 1; the ``rel`` parameter overrides it per measure). R is the number
+of relevant documents of the query in the qrels, retrieved or not. Unless stated
+otherwise a query with R = 0 scores 0 (trec_eval's convention).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import segments
+from ._common import count_at, in_top, level, libm_log, safe_div
+from .registry import Param, measure
+
+REL = Param(
+    "rel",
+    int,
+    None,
+    "minimum grade of a relevant document (default: the run's relevance level)",
+    allowed="an integer grade",
+)
+TREC = "trec_eval 10.0 (https://github.com/usnistgov/trec_eval)"
+
+
+@measure(
+    name="P",
+    aliases=("Precision",),
+    trec_name="P",
+    summary="Precision at rank k: the fraction of the top k that is relevant.",
+    formula="P@k = |relevant in top k| / k  (missing ranks count as non-relevant)",
+    reference=f"{TREC}, m_P.c; Manning et al., Introduction to IR, 8.4",
+    params=(REL,),
+    cutoff="rank",
+    cutoff_required=True,
+)
+def precision_at(jr, cutoff, rel=None):
+    return count_at(jr, jr.relevant(level(jr, rel)), cutoff) / float(cutoff)
+
+
+@measure(
+    name="R",
+    aliases=("Recall", "recall"),
+    trec_name="recall",
+    summary="Recall at rank k: the fraction of the relevant documents in the top k.",
+    formula="R@k = |relevant in top k| / R",
+    reference=f"{TREC}, m_recall.c",
+    params=(REL,),
+    cutoff="rank",
+    cutoff_required=True,
+    edge_cases="0 when R = 0.",
+)
+def recall_at(jr, cutoff, rel=None):
+    lv = level(jr, rel)
+    return safe_div(count_at(jr, jr.relevant(lv), cutoff), jr.num_rel(lv))
+
+
+@measure(
+    name="Success",
+    aliases=("success",),
+    trec_name="success",
+    summary="1 if a relevant document is in the top k, else 0.",
+    formula="Success@k = [ |relevant in top k| > 0 ]",
+    reference=f"{TREC}, m_success.c",
+    params=(REL,),
+    cutoff="rank",
+    cutoff_required=True,
+)
+def success_at(jr, cutoff, rel=None):
+    return (count_at(jr, jr.relevant(level(jr, rel)), cutoff) > 0).astype(np.float64)
+
+
+@measure(
+    name="relative_P",
+    trec_name="relative_P",
+    summary="Precision at k relative to the best possible: relevant in top k / min(k, R).",
+    formula="relative_P@k = |relevant in top k| / min(k, R)",
+    reference=f"{TREC}, m_rel_P.c",
+    params=(REL,),
+    cutoff="rank",
+    cutoff_required=True,
+    edge_cases="0 when R = 0.",
+)
+def relative_precision_at(jr, cutoff, rel=None):
+    lv = level(jr, rel)
+    num_rel = jr.num_rel(lv)
+    return safe_div(count_at(jr, jr.relevant(lv), cutoff), np.minimum(num_rel, cutoff))
+
+
+def _precision_at_relevant(jr, lv, cutoff=None):
+    """Precision at the rank of each relevant document (0 elsewhere), and the mask."""
+    relevant = jr.relevant(lv) & in_top(jr, cutoff)
+    so_far = segments.int_cumsum(relevant, jr.offsets)
+    prec = np.where(relevant, so_far / jr.rank.astype(np.float64), 0.0)
+    return prec, relevant
+
+
+def average_precision(jr, lv, cutoff=None) -> np.ndarray:
+    """AP = (1/R) * sum over relevant retrieved d of P@rank(d), ranks <= cutoff."""
+    prec, _ = _precision_at_relevant(jr, lv, cutoff)
+    total = segments.sequential_sum(prec, jr.offsets)
+    return safe_div(total, jr.num_rel(lv))
+
+
+@measure(
+    name="AP",
+    aliases=("MAP", "map"),
+    trec_name="map",
+    summary="Average precision: mean of the precision at each relevant document's rank.",
+    formula="AP@k = (1/R) * sum_{i <= k, d_i relevant} P@i",
+    reference=f"{TREC}, m_map.c and m_map_cut.c; Buckley & Voorhees (2000)",
+    params=(REL,),
+    cutoff="rank",
+    edge_cases="0 when R = 0. With a cutoff the sum is still divided by R (map_cut).",
+)
+def ap(jr, cutoff, rel=None):
+    return average_precision(jr, level(jr, rel), cutoff)
+
+
+@measure(
+    name="GMAP",
+    aliases=("gm_map",),
+    trec_name="gm_map",
+    summary="AP averaged over queries by the geometric mean (floor 1e-5).",
+    formula="GMAP = exp(mean_q log(max(AP_q, 1e-5)))",
+    reference=f"{TREC}, m_gm_map.c; Robertson (2006)",
+    params=(REL,),
+    aggregate="gmean",
+)
+def gmap(jr, cutoff, rel=None):
+    return average_precision(jr, level(jr, rel))
+
+
+@measure(
+    name="Rprec",
+    aliases=("R-prec", "Rprec"),
+    trec_name="Rprec",
+    summary="Precision after R documents, R being the number of relevant documents.",
+    formula="Rprec = |relevant in top R| / R",
+    reference=f"{TREC}, m_Rprec.c",
+    params=(REL,),
+    edge_cases="0 when R = 0; a ranking shorter than R counts its missing ranks as non-relevant.",
+)
+def rprec(jr, cutoff, rel=None):
+    lv = level(jr, rel)
+    relevant = jr.relevant(lv)
+    num_rel = jr.num_rel(lv)
+    counts = segments.int_cumsum(relevant, jr.offsets)
+    depth = np.minimum(jr.num_ret, num_rel)
+    hits = np.zeros(jr.num_queries, dtype=np.int64)
+    has = depth > 0
+    hits[has] = counts[jr.offsets[:-1][has] + depth[has] - 1]
+    return safe_div(hits, num_rel)
+
+
+@measure(
+    name="RR",
+    aliases=("recip_rank", "MRR"),
+    trec_name="recip_rank",
+    summary="Reciprocal rank of the first relevant document.",
+    formula="RR@k = 1 / rank of the first relevant document within the top k (0 if none)",
+    reference=f"{TREC}, m_recip_rank.c; Voorhees (1999)",
+    params=(REL,),
+    cutoff="rank",
+)
+def reciprocal_rank(jr, cutoff, rel=None):
+    relevant = jr.relevant(level(jr, rel)) & in_top(jr, cutoff)
+    big = np.iinfo(np.int64).max
+    first = np.full(jr.num_queries, big, dtype=np.int64)
+    np.minimum.at(first, jr.segment[relevant], jr.rank[relevant])
+    return np.where(first < big, 1.0 / np.where(first < big, first, 1), 0.0)
+
+
+def _bpref(jr, lv):
+    labels = jr.labels
+    judged = labels >= 0
+    nonrel = judged & (labels < lv)
+    relevant = judged & (labels >= lv)
+    nonrel_so_far = segments.int_cumsum(nonrel, jr.offsets)
+    num_rel = jr.num_rel(lv)
+    num_nonrel = jr.num_judged_nonrel(lv)
+    r = num_rel[jr.segment]
+    denom = np.minimum(num_nonrel, num_rel)[jr.segment].astype(np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        term = 1.0 - np.minimum(nonrel_so_far, r) / denom
+    term = np.where(nonrel_so_far > 0, term, 1.0)
+    term = np.where(relevant, term, 0.0)
+    return safe_div(segments.sequential_sum(term, jr.offsets), num_rel)
+
+
+@measure(
+    name="Bpref",
+    aliases=("bpref",),
+    trec_name="bpref",
+    summary="Binary preference: how often judged relevant documents precede judged non-relevant ones.",
+    formula="bpref = (1/R) * sum_{relevant retrieved r} (1 - min(n_r, R) / min(N, R)), "
+    "n_r = judged non-relevant ranked above r, N = judged non-relevant of the query",
+    reference=f"{TREC}, m_bpref.c; Buckley & Voorhees, SIGIR 2004",
+    params=(REL,),
+    edge_cases="Unjudged documents are skipped. 0 when R = 0.",
+)
+def bpref(jr, cutoff, rel=None):
+    return _bpref(jr, level(jr, rel))
+
+
+@measure(
+    name="GMBpref",
+    aliases=("gm_bpref",),
+    trec_name="gm_bpref",
+    summary="Bpref averaged over queries by the geometric mean (floor 1e-5).",
+    formula="exp(mean_q log(max(bpref_q, 1e-5)))",
+    reference=f"{TREC}, m_gm_bpref.c",
+    params=(REL,),
+    aggregate="gmean",
+)
+def gm_bpref(jr, cutoff, rel=None):
+    return _bpref(jr, level(jr, rel))
+
+
+INFAP_EPSILON = 1e-5
+
+
+@measure(
+    name="infAP",
+    trec_name="infAP",
+    summary="Inferred AP: AP estimated from a random sample of judged pool documents.",
+    formula="infAP = (1/R) sum_{relevant at rank k} [1/k + (k-1)/k * (|d100|/(k-1)) * "
+    "((rel+eps)/(rel+nonrel+2eps))] with counts over ranks < k; documents outside the "
+    "pool are skipped, pooled-unjudged (negative qrels) count in |d100|",
+    reference=f"{TREC}, m_infap.c; Yilmaz & Aslam, CIKM 2006",
+    params=(REL,),
+)
+def inf_ap(jr, cutoff, rel=None):
+    lv = level(jr, rel)
+    labels = jr.labels
+    pooled_unjudged = labels == -2
+    nonrel = (labels >= 0) & (labels < lv)
+    relevant = (labels >= lv) & (labels >= 0)
+    rel_so_far = segments.int_cumsum(relevant, jr.offsets)  # includes this one
+    nonrel_before = segments.int_cumsum(nonrel, jr.offsets) - nonrel
+    unj_before = segments.int_cumsum(pooled_unjudged, jr.offsets) - pooled_unjudged
+    j = (jr.rank - 1).astype(np.float64)
+    r1 = (rel_so_far - 1).astype(np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        term = 1.0 / (j + 1.0) + (j / (j + 1.0)) * ((r1 + nonrel_before + unj_before) / j) * (
+            (r1 + INFAP_EPSILON) / (r1 + nonrel_before + 2 * INFAP_EPSILON)
+        )
+    term = np.where(j == 0, 1.0, term)
+    term = np.where(relevant, term, 0.0)
+    return safe_div(segments.sequential_sum(term, jr.offsets), jr.num_rel(lv))
+
+
+def _recall_counts(jr, points: np.ndarray, num_rel: np.ndarray) -> np.ndarray:
+    """Recall points as numbers of relevant documents (queries x points)."""
+    product = points[None, :] * num_rel[:, None].astype(np.float64)
+    if jr.compat == 9:
+        return np.floor(product + 0.9).astype(np.int64)  # (long)(r*R + 0.9)
+    return np.where(product >= 0, np.floor(product + 0.5), np.ceil(product - 0.5)).astype(
+        np.int64
+    )  # lround: half away from zero
+
+
+def interpolated_precision(jr, points, lv) -> np.ndarray:
+    """Interpolated precision at recall points (queries x points), trec_eval semantics.
+
+    At a point asking for c relevant documents: the maximum precision at any rank at
+    or after the rank of the c-th relevant document; 0 when fewer than c relevant
+    documents were retrieved; c = 0 takes the maximum from the first relevant one.
+    """
+    points = np.asarray(points, dtype=np.float64)
+    relevant = jr.relevant(lv)
+    so_far = segments.int_cumsum(relevant, jr.offsets)
+    prec = so_far / jr.rank.astype(np.float64)
+    interp = segments.reverse_cummax(prec, jr.offsets)
+    num_rel = jr.num_rel(lv)
+    num_rel_ret = segments.int_sum(relevant, jr.offsets)
+    counts = _recall_counts(jr, points, num_rel)
+    # rank position of the c-th relevant document of each query
+    rel_pos = np.flatnonzero(relevant)
+    rel_start = np.concatenate(([0], np.cumsum(num_rel_ret)))
+    out = np.zeros((jr.num_queries, len(points)), dtype=np.float64)
+    c = np.maximum(counts, 1)
+    reachable = counts <= num_rel_ret[:, None]
+    has_rel = num_rel_ret[:, None] > 0
+    ok = reachable & has_rel
+    q_idx, p_idx = np.nonzero(ok)
+    pos = rel_pos[rel_start[q_idx] + c[q_idx, p_idx] - 1]
+    out[q_idx, p_idx] = interp[pos]
+    return out
+
+
+@measure(
+    name="IPrec",
+    aliases=("iprec_at_recall",),
+    trec_name="iprec_at_recall",
+    summary="Interpolated precision at a recall level.",
+    formula="IPrec@r = max_{k >= k_r} P@k, k_r the rank where round(r*R) relevant "
+    "documents have been seen",
+    reference=f"{TREC}, m_iprec_at_recall.c; Manning et al., IIR 8.4",
+    params=(REL,),
+    cutoff="recall",
+    cutoff_required=True,
+    edge_cases="trec_eval 10.0 rounds r*R half away from zero; 9.x used (long)(r*R+0.9).",
+)
+def iprec(jr, cutoff, rel=None):
+    return interpolated_precision(jr, [cutoff], level(jr, rel))[:, 0]
+
+
+ELEVEN_POINTS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
+
+
+@measure(
+    name="11pt_avg",
+    aliases=("IPrec11",),
+    trec_name="11pt_avg",
+    summary="Interpolated precision averaged over recall levels (11 points by default).",
+    formula="11pt_avg = mean_{r in points} IPrec@r",
+    reference=f"{TREC}, m_11pt_avg.c; Salton & McGill (1983)",
+    params=(
+        REL,
+        Param(
+            "points",
+            "floats",
+            ELEVEN_POINTS,
+            "recall levels",
+            allowed="numbers in [0, 1]",
+            check=lambda v: len(v) > 0 and all(0 <= x <= 1 for x in v),
+        ),
+    ),
+)
+def eleven_point(jr, cutoff, rel=None, points=ELEVEN_POINTS):
+    values = interpolated_precision(jr, np.asarray(points), level(jr, rel))
+    # trec_eval sums from the last point to the first
+    total = np.cumsum(values[:, ::-1], axis=1)[:, -1] if values.shape[1] else 0.0
+    return total / float(len(points))
+
+
+@measure(
+    name="Rprec_mult",
+    trec_name="Rprec_mult",
+    summary="Precision at a multiple x of R (R-precision at 0.2R, 2R, ...).",
+    formula="Rprec_mult@x = |relevant in top c| / c with c = (long)(x*R + 0.9)",
+    reference=f"{TREC}, m_Rprec_mult.c",
+    params=(REL,),
+    cutoff="positive",
+    cutoff_required=True,
+    edge_cases="0 when c = 0; a ranking shorter than c counts missing ranks as non-relevant.",
+)
+def rprec_mult(jr, cutoff, rel=None):
+    lv = level(jr, rel)
+    c = np.floor(cutoff * jr.num_rel(lv).astype(np.float64) + 0.9).astype(np.int64)
+    relevant = jr.relevant(lv)
+    counts = segments.int_cumsum(relevant, jr.offsets)
+    depth = np.minimum(jr.num_ret, c)
+    hits = np.zeros(jr.num_queries, dtype=np.int64)
+    has = depth > 0
+    hits[has] = counts[jr.offsets[:-1][has] + depth[has] - 1]
+    return safe_div(hits, c)
+
+
+@measure(
+    name="yaap",
+    trec_name="yaap",
+    summary="Yet Another AP: a smoothed, log-odds version of AP that averages well.",
+    formula="yaap = log((1 + S) / (1 + R - S)), S = sum over relevant retrieved of P@rank",
+    reference=f"{TREC}, m_yaap.c; Robertson, 'On smoothing average precision', ECIR 2012",
+    params=(REL,),
+)
+def yaap(jr, cutoff, rel=None):
+    lv = level(jr, rel)
+    prec, _ = _precision_at_relevant(jr, lv)
+    s = segments.sequential_sum(prec, jr.offsets)
+    return libm_log((1.0 + s) / (1.0 + jr.num_rel(lv).astype(np.float64) - s))
+
+
+@measure(
+    name="binG",
+    trec_name="binG",
+    summary="Binary G: each relevant document earns 1/log2(2 + non-relevant ranked above it).",
+    formula="binG = (1/R) sum_{relevant retrieved d} 1 / log2(2 + nonrel_above(d))",
+    reference=f"{TREC}, m_binG.c (experimental measure)",
+    params=(REL,),
+)
+def bin_g(jr, cutoff, rel=None):
+    lv = level(jr, rel)
+    relevant = jr.relevant(lv)
+    nonrel_above = jr.rank - segments.int_cumsum(relevant, jr.offsets)
+    table = segments.log2_discounts(max(jr.max_len, 1) + 1)
+    term = np.where(relevant, 1.0 / table[nonrel_above], 0.0)
+    total = segments.sequential_sum(term, jr.offsets)
+    return safe_div(total, jr.num_rel(lv)) * (segments.int_sum(relevant, jr.offsets) > 0)
+
+
+@measure(
+    name="Unjudged",
+    aliases=("unj",),
+    trec_name="unj",
+    summary="Fraction of the top k without a judgment (a red flag for poor pool coverage).",
+    formula="unj@k = |unjudged in top k| / k (missing ranks count as judged)",
+    reference=f"{TREC}, m_unjudged.c",
+    cutoff="rank",
+    cutoff_required=True,
+)
+def unjudged_at(jr, cutoff):
+    return count_at(jr, jr.labels < 0, cutoff) / float(cutoff)

@@ -1,0 +1,168 @@
+"""Set-based (Boolean retrieval) measures: the retrieved list taken as an unordered set.
+
+With ret = number retrieved, R = number relevant and relret = relevant retrieved:
+precision relret/ret, recall relret/R, and their combinations. Values are 0 where a
+denominator is 0 (trec_eval).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import segments
+from ._common import level, safe_div
+from .precision import REL, TREC
+from .registry import Param, measure
+
+
+def _counts(jr, rel):
+    lv = level(jr, rel)
+    relret = segments.int_sum(jr.relevant(lv), jr.offsets).astype(np.float64)
+    return relret, jr.num_ret.astype(np.float64), jr.num_rel(lv).astype(np.float64)
+
+
+@measure(
+    name="SetP",
+    aliases=("set_P",),
+    trec_name="set_P",
+    summary="Precision of the retrieved set.",
+    formula="SetP = relret / ret",
+    reference=f"{TREC}, m_set_P.c",
+    params=(REL,),
+    family="set",
+)
+def set_p(jr, cutoff, rel=None):
+    relret, ret, _ = _counts(jr, rel)
+    return safe_div(relret, ret)
+
+
+@measure(
+    name="SetR",
+    aliases=("set_recall",),
+    trec_name="set_recall",
+    summary="Recall of the retrieved set.",
+    formula="SetR = relret / R",
+    reference=f"{TREC}, m_set_recall.c",
+    params=(REL,),
+    family="set",
+)
+def set_r(jr, cutoff, rel=None):
+    relret, _, r = _counts(jr, rel)
+    return safe_div(relret, r)
+
+
+@measure(
+    name="SetRelP",
+    aliases=("set_relative_P",),
+    trec_name="set_relative_P",
+    summary="Precision of the retrieved set relative to the best possible.",
+    formula="SetRelP = relret / min(ret, R)",
+    reference=f"{TREC}, m_set_rel_P.c",
+    params=(REL,),
+    family="set",
+)
+def set_rel_p(jr, cutoff, rel=None):
+    relret, ret, r = _counts(jr, rel)
+    return safe_div(relret, np.minimum(ret, r))
+
+
+@measure(
+    name="SetAP",
+    aliases=("set_map",),
+    trec_name="set_map",
+    summary="Set 'average precision': precision times recall of the retrieved set.",
+    formula="SetAP = relret^2 / (ret * R)",
+    reference=f"{TREC}, m_set_map.c",
+    params=(REL,),
+    family="set",
+)
+def set_ap(jr, cutoff, rel=None):
+    relret, ret, r = _counts(jr, rel)
+    return safe_div(relret * relret, ret * r)
+
+
+def f_measure(relret, ret, r, beta2: float) -> np.ndarray:
+    """(beta^2 + 1) P R / (beta^2 P + R); 0 when nothing relevant was retrieved."""
+    p = safe_div(relret, ret)
+    rec = safe_div(relret, r)
+    den = beta2 * p + rec
+    return np.where(relret > 0, safe_div((beta2 + 1.0) * p * rec, den), 0.0)
+
+
+@measure(
+    name="set_F",
+    trec_name="set_F",
+    summary="trec_eval's set F measure; its parameter x is beta squared.",
+    formula="set_F.x = (x + 1) P R / (x P + R)",
+    reference=f"{TREC}, m_set_F.c; van Rijsbergen (1979)",
+    params=(
+        Param(
+            "x",
+            float,
+            1.0,
+            "relative importance of recall (beta squared)",
+            allowed="a non-negative number",
+            check=lambda v: v >= 0,
+        ),
+        REL,
+    ),
+    family="set",
+)
+def set_f_trec(jr, cutoff, x=1.0, rel=None):
+    relret, ret, r = _counts(jr, rel)
+    return f_measure(relret, ret, r, x)
+
+
+@measure(
+    name="SetF",
+    trec_name=None,
+    summary="F-beta of the retrieved set: the weighted harmonic mean of precision and recall.",
+    formula="SetF(beta) = (1 + beta^2) P R / (beta^2 P + R)  (= trec_eval set_F with x = beta^2)",
+    reference="van Rijsbergen, Information Retrieval (1979), ch. 7; seeds 000, 001, 004",
+    params=(
+        Param(
+            "beta",
+            float,
+            1.0,
+            "recall is beta times as important as precision",
+            allowed="a non-negative number",
+            check=lambda v: v >= 0,
+        ),
+        REL,
+    ),
+    family="set",
+)
+def set_f(jr, cutoff, beta=1.0, rel=None):
+    relret, ret, r = _counts(jr, rel)
+    return f_measure(relret, ret, r, beta * beta)
+
+
+def micro(measure, jr) -> float:
+    """Micro average: pool the contingency counts of all queries, then compute.
+
+    Defined for SetP, SetR, SetF, set_F, P@k and R@k (seed 000: "macro vs micro
+    evaluation"); other measures raise :class:`~cranfield.errors.MeasureError`.
+    """
+    from ..errors import MeasureError
+    from ._common import count_at
+
+    params = measure.param_values()
+    lv = level(jr, params.get("rel"))
+    r = float(np.sum(jr.num_rel(lv)))
+    if measure.name in ("P", "R"):
+        relret = float(np.sum(count_at(jr, jr.relevant(lv), measure.cutoff)))
+        if measure.name == "P":
+            return relret / (measure.cutoff * jr.num_queries) if jr.num_queries else 0.0
+        return relret / r if r else 0.0
+    if measure.name not in ("SetP", "SetR", "SetF", "set_F"):
+        raise MeasureError(
+            f"micro averaging is defined for SetP, SetR, SetF, set_F, P@k and R@k, not {measure}"
+        )
+    relret = float(np.sum(segments.int_sum(jr.relevant(lv), jr.offsets)))
+    ret = float(np.sum(jr.num_ret))
+    if measure.name == "SetP":
+        return relret / ret if ret else 0.0
+    if measure.name == "SetR":
+        return relret / r if r else 0.0
+    beta2 = params["x"] if measure.name == "set_F" else params["beta"] ** 2
+    return float(f_measure(np.array([relret]), np.array([ret]), np.array([r]), beta2)[0])
