@@ -50,11 +50,15 @@ def _hash_chunk(arr: pa.Array) -> np.ndarray:
     h = length.astype(np.uint64)
     shortest = int(length.min())
     for k in range(0, int(length.max()), 8):
-        w = words[start + k]
-        if k + 8 > shortest:  # some strings end inside this word: mask their tail
+        if k + 8 > shortest:  # some strings end before this word ends: mask their tail
+            # (a string shorter than k may point past the end: clip, the mask zeroes it)
+            w = words[np.minimum(start + k, len(words) - 1)]
             w &= _MASKS[np.clip(length - k, 0, 8)]
-        h ^= w
-        h *= _MUL
+            # strings already finished keep their hash, whatever the longest string is
+            h = np.where(length > k, (h ^ w) * _MUL, h)
+        else:
+            h ^= words[start + k]
+            h *= _MUL
     return h
 
 
