@@ -122,7 +122,9 @@ def test_scores_are_doubles_and_grades_truncate_like_atol():
     run = Run.read(io.BytesIO(b"1 Q0 a 1 0.1 t\n1 Q0 b 2 1e-300 t\n1 Q0 c 3 -inf t\n"))
     assert run.table["score"].to_pylist() == [0.1, 1e-300, float("-inf")]
     assert run.table.schema.field("score").type == pa.float64()
-    q = Qrels.read(io.BytesIO(b"1 0 a 2.7\n1 0 b -2.7\n1 0 c -0.5\n1 0 d +3\n1 0 e .9\n1 0 f 007\n"))
+    q = Qrels.read(
+        io.BytesIO(b"1 0 a 2.7\n1 0 b -2.7\n1 0 c -0.5\n1 0 d +3\n1 0 e .9\n1 0 f 007\n")
+    )
     assert q.table["relevance"].to_pylist() == [2, -2, 0, 3, 0, 7]
 
 
@@ -269,9 +271,12 @@ def test_vectorised_duplicate_detection_matches_python(seed):
     n = int(rng.integers(1, 3000))
     qids = rng.integers(0, 5, n).astype(str)
     # ids of many lengths, sharing prefixes, so 8-byte words and masks are exercised
-    docs = np.array(["doc-" * int(k) + str(v) for k, v in zip(rng.integers(0, 5, n),
-                                                               rng.integers(0, 400, n),
-                                                               strict=True)])
+    docs = np.array(
+        [
+            "doc-" * int(k) + str(v)
+            for k, v in zip(rng.integers(0, 5, n), rng.integers(0, 400, n), strict=True)
+        ]
+    )
     scores = rng.integers(0, 4, n).astype(float)
     table = pa.table({"query_id": qids, "doc_id": docs, "score": scores})
     seen, keep_first, best = set(), [], {}

@@ -59,5 +59,3 @@ class Qrels(Columnar):
         n_q = len(self.query_ids()) if len(self) < 10_000_000 else "?"
         src = f", source={self.source!r}" if self.source else ""
         return f"Qrels({n_q} queries, {len(self)} judgments{src})"
-
-
