@@ -35,12 +35,14 @@ from .errors import InputError, ParameterError
 
 __all__ = [
     "AVERAGE_METHODS",
+    "OUTPUT_FORMATS",
     "ClusteringScores",
     "Contingency",
     "adjusted_rand_index",
     "contingency_table",
     "entropy",
     "evaluate_clustering",
+    "format_scores",
     "inverse_purity",
     "mutual_information",
     "normalized_mutual_information",
@@ -510,3 +512,69 @@ def evaluate_clustering(
         beta=float(beta),
         contingency=ct,
     )
+
+
+# ------------------------------------------------------------------ rendering
+
+OUTPUT_FORMATS = ("text", "markdown", "json")
+
+
+def format_scores(
+    scores: ClusteringScores, fmt: str = "text", *, digits: int = 4, table: bool = False
+) -> str:
+    """Render scores as aligned text, a Markdown table or JSON (full precision).
+
+    ``table=True`` appends the contingency table (rows: classes, columns: clusters).
+    """
+    if fmt not in OUTPUT_FORMATS:
+        raise ParameterError("fmt", "one of " + ", ".join(OUTPUT_FORMATS), fmt)
+    if isinstance(digits, bool) or not isinstance(digits, int) or digits < 0:
+        raise ParameterError("digits", "an integer >= 0", digits)
+    values = scores.as_dict()
+    ct = scores.contingency
+    if fmt == "json":
+        import json
+
+        if table:
+            values["contingency"] = {
+                "classes": ct.classes.tolist(),
+                "clusters": ct.clusters.tolist(),
+                "counts": ct.dense().tolist(),
+            }
+        return json.dumps(values, indent=2, default=str)
+
+    def show(v: Any) -> str:
+        return str(v) if isinstance(v, (int, np.integer, str)) else f"{v:.{digits}f}"
+
+    rows = [(k, show(v)) for k, v in values.items()]
+    if fmt == "markdown":
+        lines = ["| measure | value |", "|---|---:|"] + [f"| {k} | {v} |" for k, v in rows]
+    else:
+        width = max(len(k) for k, _ in rows)
+        lines = [f"{k:<{width}}  {v}" for k, v in rows]
+    if table:
+        lines.append("")
+        lines.extend(_render_table(ct, fmt))
+    return "\n".join(lines)
+
+
+def _render_table(ct: Contingency, fmt: str) -> list[str]:
+    dense = ct.dense()
+    head = ["class \\ cluster"] + [str(c) for c in ct.clusters.tolist()]
+    body = [
+        [str(c)] + [str(x) for x in row] for c, row in zip(ct.classes.tolist(), dense, strict=True)
+    ]
+    if fmt == "markdown":
+        return [
+            "| " + " | ".join(head) + " |",
+            "|---|" + "---:|" * len(ct.clusters),
+            *("| " + " | ".join(r) + " |" for r in body),
+        ]
+    widths = [max(len(r[i]) for r in [head, *body]) for i in range(len(head))]
+    return [
+        "  ".join(
+            cell.ljust(w) if i == 0 else cell.rjust(w)
+            for i, (cell, w) in enumerate(zip(r, widths, strict=True))
+        )
+        for r in [head, *body]
+    ]
