@@ -214,7 +214,7 @@ def _ids(table, id_column: str, path: Path, first_line: int):
     counts = pc.value_counts(ids)
     dup = pc.filter(counts.field("values"), pc.greater(counts.field("counts"), 1))
     if len(dup):
-        row = int(pc.index(ids, dup[0]).as_py())
+        row = int(pc.indices_nonzero(pc.equal(ids, dup[0]))[1].as_py())  # second occurrence
         raise InputError(
             f"id {dup[0].as_py()!r} appears more than once", str(path), first_line + row
         )
