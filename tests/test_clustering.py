@@ -6,8 +6,11 @@ import itertools
 import math
 
 import numpy as np
+import pandas as pd
 import pyarrow as pa
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sklearn import metrics as skm
 from sklearn.metrics.cluster import contingency_matrix, pair_confusion_matrix
 
@@ -124,6 +127,7 @@ def test_string_and_mixed_labels_match_integer_codes():
         (pa.array(names[t]), pa.chunked_array([pa.array(p)])),
         ([("t", int(v)) for v in t], [1 if v == 0 else f"k{v}" for v in p]),  # tuples / mixed
         (names[t].astype(object), p.astype(float)),
+        (pd.Series(names[t], dtype="category"), pd.Series(p)),
     ]
     for tv, pv in variants:
         got = cl.evaluate_clustering(tv, pv).as_dict()
@@ -192,3 +196,31 @@ def test_does_not_mutate_inputs():
     cl.evaluate_clustering(t, p)
     np.testing.assert_array_equal(t, before[0])
     np.testing.assert_array_equal(p, before[1])
+
+
+labelings = st.integers(1, 60).flatmap(
+    lambda n: st.tuples(
+        st.lists(st.integers(0, 6), min_size=n, max_size=n),
+        st.lists(st.sampled_from(["a", "b", "c", "d", "e"]), min_size=n, max_size=n),
+    )
+)
+
+
+@settings(max_examples=100, deadline=None)
+@given(pair=labelings)
+def test_invariants(pair):
+    t, p = pair
+    s = cl.evaluate_clustering(t, p)
+    swapped = cl.evaluate_clustering(p, t)
+    # symmetric measures; purity and inverse purity swap with the roles
+    for key in ("mutual_information", "nmi", "rand_index", "adjusted_rand_index"):
+        assert getattr(s, key) == pytest.approx(getattr(swapped, key), abs=1e-12)
+    assert s.purity == pytest.approx(swapped.inverse_purity)
+    assert (s.tp, s.fp, s.fn, s.tn) == (swapped.tp, swapped.fn, swapped.fp, swapped.tn)
+    # renaming clusters changes nothing
+    renamed = cl.evaluate_clustering(t, [f"cluster-{v}" for v in p])
+    assert renamed.as_dict() == s.as_dict()
+    assert 0.0 <= s.nmi <= 1.0 + 1e-12 and 0.0 < s.purity <= 1.0
+    assert s.tp + s.fp + s.fn + s.tn == len(t) * (len(t) - 1) // 2
+    ref = pd.Series(t).groupby(pd.Series(p)).agg(lambda x: x.value_counts().iloc[0]).sum()
+    assert s.purity == pytest.approx(ref / len(t))
