@@ -220,6 +220,8 @@ def test_evaluate_folds_errors():
         (lambda: sp.kfold(5, 2.0), ParameterError),
         (lambda: sp.kfold(-1, 2), ParameterError),
         (lambda: sp.kfold(5, 2, shuffle="yes"), ParameterError),
+        (lambda: sp.kfold(5, 2, shuffle=True, seed=-3), ParameterError),
+        (lambda: sp.train_test_split(5, 2, seed="abc"), ParameterError),
         (lambda: sp.kfold(4, 2, stratify=[0, 1, 0]), InputError),
         (lambda: sp.train_test_split(10, 1.5), ParameterError),
         (lambda: sp.train_test_split(10, 10), ParameterError),

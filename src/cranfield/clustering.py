@@ -83,6 +83,8 @@ def _factorize(values: Any, name: str) -> tuple[np.ndarray, np.ndarray]:
     if arrow is not None:
         return _factorize_arrow(arrow, name)
 
+    # Arbitrary Python objects (tuples, mixed types, pandas/object arrays) can only be
+    # told apart by hashing them, one by one; numeric and Arrow input never gets here.
     items = values.tolist() if isinstance(values, np.ndarray) else list(values)
     table: dict[Any, int] = {}
     try:

@@ -146,6 +146,10 @@ def _order(n: int, shuffle: bool, seed: Seed) -> np.ndarray:
         raise ParameterError("shuffle", "True or False", shuffle)
     if not shuffle:
         return np.arange(n)
+    ok = seed is None or isinstance(seed, np.random.Generator)
+    ok = ok or (isinstance(seed, (int, np.integer)) and not isinstance(seed, bool) and seed >= 0)
+    if not ok:
+        raise ParameterError("seed", "None, an integer >= 0 or a numpy.random.Generator", seed)
     return np.random.default_rng(seed).permutation(n)
 
 
