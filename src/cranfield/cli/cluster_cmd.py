@@ -1,0 +1,72 @@
+"""``cranfield cluster``: evaluate a clustering against gold-standard classes."""
+
+from __future__ import annotations
+
+import argparse
+
+HELP = "evaluate a clustering against a gold standard"
+
+_EPILOG = """\
+files: .csv/.tsv/.tab (header row; --no-header names columns 1, 2, ...), .parquet/.pq,
+anything else is plain text with one label per line. One file with two label columns
+may be given alone. Rows are matched by position, or by --id-column.
+measures: purity, inverse purity, entropies, mutual information (nats), NMI, Rand index,
+adjusted Rand index, pair-counting TP/FP/FN/TN, precision, recall, F-beta."""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from ..clustering import AVERAGE_METHODS, OUTPUT_FORMATS
+
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    parser.epilog = _EPILOG
+    parser.add_argument("truth", metavar="TRUTH", help="gold-standard classes (or both columns)")
+    parser.add_argument(
+        "assignment", metavar="ASSIGNMENT", nargs="?", help="cluster of each item (optional)"
+    )
+    parser.add_argument("--truth-column", metavar="COL", help="truth column name or 1-based number")
+    parser.add_argument(
+        "--assignment-column", metavar="COL", help="assignment column name or 1-based number"
+    )
+    parser.add_argument("--id-column", metavar="COL", help="match rows of the two files by this id")
+    parser.add_argument("--no-header", action="store_true", help="CSV/TSV files have no header row")
+    parser.add_argument(
+        "--beta", type=float, default=1.0, help="beta of pair-counting F (>1 weights recall)"
+    )
+    parser.add_argument(
+        "--average-method",
+        choices=AVERAGE_METHODS,
+        default="arithmetic",
+        help="NMI normalisation (default: arithmetic, as in IIR ch. 16)",
+    )
+    parser.add_argument(
+        "--zero-division",
+        type=float,
+        default=0.0,
+        help="value of pair precision/recall/F when undefined (default 0)",
+    )
+    parser.add_argument("--table", action="store_true", help="also print the contingency table")
+    parser.add_argument("--format", choices=OUTPUT_FORMATS, default="text", help="output format")
+    parser.add_argument("--digits", type=int, default=4, help="decimals in text/markdown output")
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..clustering import evaluate_clustering, format_scores
+    from ..label_files import read_label_pair
+
+    truth, assignment = read_label_pair(
+        args.truth,
+        args.assignment,
+        truth_column=args.truth_column,
+        assignment_column=args.assignment_column,
+        id_column=args.id_column,
+        header=not args.no_header,
+    )
+    scores = evaluate_clustering(
+        truth,
+        assignment,
+        beta=args.beta,
+        average_method=args.average_method,
+        zero_division=args.zero_division,
+    )
+    print(format_scores(scores, args.format, digits=args.digits, table=args.table))
+    return 0

@@ -1,0 +1,582 @@
+"""External evaluation of a clustering against a gold standard.
+
+Every measure here is a function of one contingency table between the gold-standard
+classes C = {c_1, ..., c_J} and the clusters Omega = {w_1, ..., w_K} of N items, with
+cell counts n_jk = |w_k ∩ c_j|, class sizes a_j = |c_j| and cluster sizes b_k = |w_k|.
+Formulas follow Manning, Raghavan & Schütze, *Introduction to Information Retrieval*,
+ch. 16.3 (reproduced in seed ``004_06c59faf1e6662b1.txt``, "Evaluation of Clustering")
+and Hubert & Arabie (1985) for the adjusted Rand index.
+
+Implementation notes
+--------------------
+The table is kept sparse (only the non-zero cells, at most N of them), so "every item
+its own cluster" on a million items costs O(N) memory, and every measure is a handful
+of whole-array NumPy operations on it. Labels may be any hashable values (numbers,
+strings, tuples, ...). The computation is pure NumPy rather than calls into
+scikit-learn: arbitrary hashable labels need our own encoding anyway, after which
+scikit-learn's ``contingency_matrix`` and ``mutual_info_score`` would only recount the
+same integer codes, and keeping it in NumPy lets ``cranfield cluster`` run without the
+``sklearn`` extra. scikit-learn is the test oracle (``tests/test_clustering.py``).
+
+Mutual information and entropies are in nats (natural logarithm), as in
+scikit-learn; NMI does not depend on the base.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .errors import InputError, ParameterError
+
+__all__ = [
+    "AVERAGE_METHODS",
+    "OUTPUT_FORMATS",
+    "ClusteringScores",
+    "Contingency",
+    "adjusted_rand_index",
+    "contingency_table",
+    "entropy",
+    "evaluate_clustering",
+    "format_scores",
+    "inverse_purity",
+    "mutual_information",
+    "normalized_mutual_information",
+    "pair_counts",
+    "pair_f_beta",
+    "pair_precision",
+    "pair_recall",
+    "purity",
+    "rand_index",
+]
+
+#: NMI normalisations, named as scikit-learn's ``average_method``.
+AVERAGE_METHODS = ("min", "geometric", "arithmetic", "max")
+
+
+# --------------------------------------------------------------------------- labels
+
+
+def _factorize(values: Any, name: str) -> tuple[np.ndarray, np.ndarray]:
+    """Encode labels as integer codes 0..m-1.
+
+    Returns ``(uniques, codes)`` with ``uniques[codes] == values``. Uniques are sorted
+    when the labels are mutually orderable, else in order of first appearance.
+    Missing labels (None, NaN, nulls) are rejected: a missing label is not a class.
+    """
+    if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
+        raise InputError(f"expected a sequence of labels, got {type(values).__name__}", name)
+    if isinstance(values, np.ndarray) and values.dtype != object:
+        if values.ndim != 1:
+            raise InputError(f"expected a 1-D array of labels, got shape {values.shape}", name)
+        if values.dtype.kind in "fc" and np.isnan(values).any():
+            pos = int(np.flatnonzero(np.isnan(values))[0])
+            raise InputError(f"label at position {pos} is missing (NaN)", name)
+        uniques, codes = np.unique(values, return_inverse=True)
+        return uniques, codes.reshape(-1).astype(np.intp, copy=False)
+
+    arrow = _try_arrow(values)
+    if arrow is not None:
+        return _factorize_arrow(arrow, name)
+
+    # Arbitrary Python objects (tuples, mixed types, pandas/object arrays) can only be
+    # told apart by hashing them, one by one; numeric and Arrow input never gets here.
+    items = values.tolist() if isinstance(values, np.ndarray) else list(values)
+    table: dict[Any, int] = {}
+    try:
+        codes = np.fromiter(
+            (table.setdefault(v, len(table)) for v in items), dtype=np.intp, count=len(items)
+        )
+    except TypeError as exc:
+        raise InputError(f"labels must be hashable: {exc}", name) from None
+    keys = list(table)
+    for pos_key in keys:
+        if pos_key is None or (isinstance(pos_key, float) and math.isnan(pos_key)):
+            pos = items.index(pos_key) if pos_key is None else _first_nan(items)
+            raise InputError(f"label at position {pos} is missing ({pos_key})", name)
+    try:
+        order = sorted(range(len(keys)), key=keys.__getitem__)
+    except TypeError:  # unorderable mix (e.g. 1 and "a"): keep first-appearance order
+        order = list(range(len(keys)))
+    rank = np.empty(len(keys), dtype=np.intp)
+    rank[order] = np.arange(len(keys))
+    uniques = np.empty(len(keys), dtype=object)
+    for i, k in enumerate(order):  # element-wise: tuples must stay scalars
+        uniques[i] = keys[k]
+    return uniques, rank[codes]
+
+
+def _first_nan(items: list) -> int:
+    return next(i for i, v in enumerate(items) if isinstance(v, float) and math.isnan(v))
+
+
+def _try_arrow(values: Any):
+    """Return a pyarrow Array for Arrow input (Array or ChunkedArray), else None."""
+    import pyarrow as pa
+
+    if isinstance(values, pa.ChunkedArray):
+        return values.combine_chunks()
+    if isinstance(values, pa.Array):
+        return values
+    return None
+
+
+def _factorize_arrow(arr, name: str) -> tuple[np.ndarray, np.ndarray]:
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if arr.null_count:
+        pos = int(pc.index(pc.is_null(arr), True).as_py())
+        raise InputError(f"label at position {pos} is missing (null)", name)
+    if pa.types.is_floating(arr.type) and pc.any(pc.is_nan(arr)).as_py():
+        pos = int(pc.index(pc.is_nan(arr), True).as_py())
+        raise InputError(f"label at position {pos} is missing (NaN)", name)
+    if pa.types.is_dictionary(arr.type):
+        arr = arr.cast(arr.type.value_type)
+    encoded = arr.dictionary_encode()
+    dictionary = encoded.dictionary
+    order = pc.array_sort_indices(dictionary).to_numpy()
+    rank = np.empty(len(dictionary), dtype=np.intp)
+    rank[order] = np.arange(len(dictionary))
+    codes = rank[encoded.indices.to_numpy(zero_copy_only=False).astype(np.intp)]
+    uniques = dictionary.take(pa.array(order)).to_numpy(zero_copy_only=False)
+    return uniques, codes
+
+
+# ---------------------------------------------------------------------- contingency
+
+
+def _choose2(x: np.ndarray) -> np.ndarray:
+    x = x.astype(np.int64, copy=False)
+    return x * (x - 1) // 2
+
+
+@dataclass(frozen=True)
+class Contingency:
+    """Sparse contingency table of gold classes (rows) against clusters (columns).
+
+    Attributes
+    ----------
+    classes, clusters
+        The distinct labels of the truth and of the assignment, in row/column order.
+    rows, cols, counts
+        The non-zero cells: ``counts[i] = |c_rows[i] ∩ w_cols[i]|``.
+    class_sizes, cluster_sizes
+        Row sums a_j and column sums b_k.
+    """
+
+    classes: np.ndarray
+    clusters: np.ndarray
+    rows: np.ndarray
+    cols: np.ndarray
+    counts: np.ndarray
+    class_sizes: np.ndarray = field(repr=False)
+    cluster_sizes: np.ndarray = field(repr=False)
+
+    @property
+    def n(self) -> int:
+        """Number of items N."""
+        return int(self.counts.sum())
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return (len(self.classes), len(self.clusters))
+
+    def dense(self) -> np.ndarray:
+        """The full J x K table as an int64 array (rows: classes, columns: clusters)."""
+        table = np.zeros(self.shape, dtype=np.int64)
+        table[self.rows, self.cols] = self.counts
+        return table
+
+    # -- measures -------------------------------------------------------------
+
+    def purity(self) -> float:
+        """purity = (1/N) Σ_k max_j n_jk (IIR eq. 16.1)."""
+        best = np.zeros(len(self.clusters), dtype=np.int64)
+        np.maximum.at(best, self.cols, self.counts)
+        return float(best.sum() / self.n)
+
+    def inverse_purity(self) -> float:
+        """inverse purity = (1/N) Σ_j max_k n_jk: purity with the roles swapped."""
+        best = np.zeros(len(self.classes), dtype=np.int64)
+        np.maximum.at(best, self.rows, self.counts)
+        return float(best.sum() / self.n)
+
+    def entropy_truth(self) -> float:
+        """H(C) = -Σ_j (a_j/N) log(a_j/N), in nats."""
+        return _entropy_of_sizes(self.class_sizes)
+
+    def entropy_assignment(self) -> float:
+        """H(Ω) = -Σ_k (b_k/N) log(b_k/N), in nats."""
+        return _entropy_of_sizes(self.cluster_sizes)
+
+    def mutual_information(self) -> float:
+        """I(Ω; C) = Σ_jk (n_jk/N) log(N n_jk / (a_j b_k)), in nats (IIR eq. 16.3)."""
+        if len(self.classes) == 1 or len(self.clusters) == 1:
+            return 0.0  # exactly: a single block carries no information (avoids 1e-17 noise)
+        n = self.n
+        c = self.counts.astype(np.float64)
+        a = self.class_sizes[self.rows].astype(np.float64)
+        b = self.cluster_sizes[self.cols].astype(np.float64)
+        mi = float(np.sum(c / n * (np.log(c) + math.log(n) - np.log(a) - np.log(b))))
+        return max(mi, 0.0)  # rounding can give -1e-17 for independent labelings
+
+    def normalized_mutual_information(self, average_method: str = "arithmetic") -> float:
+        """NMI = I(Ω; C) / mean(H(Ω), H(C)).
+
+        ``average_method`` picks the mean as in scikit-learn: ``"arithmetic"``
+        (IIR eq. 16.2, the seed's (H(Ω)+H(C))/2), ``"geometric"`` (sqrt of the product),
+        ``"min"`` or ``"max"``. Conventions (as scikit-learn): two single-block
+        partitions score 1.0; zero mutual information scores 0.0.
+        """
+        _check_average_method(average_method)
+        if len(self.classes) == len(self.clusters) == 1:
+            return 1.0
+        mi = self.mutual_information()
+        if mi == 0.0:
+            return 0.0
+        h_c, h_w = self.entropy_truth(), self.entropy_assignment()
+        norm = {
+            "min": min(h_c, h_w),
+            "max": max(h_c, h_w),
+            "arithmetic": (h_c + h_w) / 2.0,
+            "geometric": math.sqrt(h_c * h_w),
+        }[average_method]
+        return float(mi / max(norm, np.finfo(np.float64).eps))
+
+    def pair_counts(self) -> tuple[int, int, int, int]:
+        """(TP, FP, FN, TN) over all N(N-1)/2 pairs of items (IIR ch. 16.3).
+
+        A pair is a positive decision when both items share a cluster and truly
+        similar when they share a class: TP = Σ_jk C(n_jk, 2),
+        TP + FP = Σ_k C(b_k, 2), TP + FN = Σ_j C(a_j, 2), TN = C(N, 2) - TP - FP - FN.
+        """
+        tp = int(_choose2(self.counts).sum())
+        same_cluster = int(_choose2(self.cluster_sizes).sum())
+        same_class = int(_choose2(self.class_sizes).sum())
+        n = self.n
+        total = n * (n - 1) // 2
+        fp = same_cluster - tp
+        fn = same_class - tp
+        return tp, fp, fn, total - tp - fp - fn
+
+    def rand_index(self) -> float:
+        """RI = (TP + TN) / (TP + FP + FN + TN); 1.0 when there are no pairs (N = 1)."""
+        tp, fp, fn, tn = self.pair_counts()
+        total = tp + fp + fn + tn
+        return 1.0 if total == 0 else (tp + tn) / total
+
+    def adjusted_rand_index(self) -> float:
+        """Hubert & Arabie's (1985) adjusted Rand index, from the pair counts.
+
+        ARI = 2 (TP·TN - FN·FP) / ((TP+FN)(FN+TN) + (TP+FP)(FP+TN)); 1.0 when FN = FP = 0
+        (identical partitions, including the degenerate ones). Exact integer arithmetic.
+        """
+        tp, fp, fn, tn = self.pair_counts()
+        if fn == 0 and fp == 0:
+            return 1.0
+        return 2.0 * (tp * tn - fn * fp) / ((tp + fn) * (fn + tn) + (tp + fp) * (fp + tn))
+
+    def pair_precision(self, zero_division: float = 0.0) -> float:
+        """P = TP / (TP + FP); ``zero_division`` when no pair shares a cluster."""
+        tp, fp, _, _ = self.pair_counts()
+        return _ratio(tp, tp + fp, zero_division)
+
+    def pair_recall(self, zero_division: float = 0.0) -> float:
+        """R = TP / (TP + FN); ``zero_division`` when no pair shares a class."""
+        tp, _, fn, _ = self.pair_counts()
+        return _ratio(tp, tp + fn, zero_division)
+
+    def pair_f_beta(self, beta: float = 1.0, zero_division: float = 0.0) -> float:
+        """F_β = (1+β²) TP / ((1+β²) TP + β² FN + FP); β > 1 weights recall (IIR 16.3)."""
+        _check_beta(beta)
+        tp, fp, fn, _ = self.pair_counts()
+        b2 = beta * beta
+        return _ratio((1 + b2) * tp, (1 + b2) * tp + b2 * fn + fp, zero_division)
+
+
+def _entropy_of_sizes(sizes: np.ndarray) -> float:
+    sizes = sizes[sizes > 0].astype(np.float64)
+    n = sizes.sum()
+    if n == 0 or len(sizes) == 1:
+        return 0.0
+    p = sizes / n
+    return max(float(-np.sum(p * (np.log(sizes) - math.log(n)))), 0.0)
+
+
+def _ratio(num: float, den: float, zero_division: float) -> float:
+    if isinstance(zero_division, bool) or not isinstance(zero_division, (int, float)):
+        raise ParameterError("zero_division", "a number in [0, 1] or nan", zero_division)
+    if not (math.isnan(zero_division) or 0.0 <= zero_division <= 1.0):
+        raise ParameterError("zero_division", "a number in [0, 1] or nan", zero_division)
+    return float(zero_division) if den == 0 else num / den
+
+
+def _check_average_method(average_method: str) -> None:
+    if average_method not in AVERAGE_METHODS:
+        raise ParameterError(
+            "average_method", "one of " + ", ".join(AVERAGE_METHODS), average_method
+        )
+
+
+def _check_beta(beta: float) -> None:
+    ok = isinstance(beta, (int, float)) and not isinstance(beta, bool)
+    if not ok or not (math.isfinite(beta) and beta > 0):
+        raise ParameterError("beta", "a finite number > 0", beta)
+
+
+def contingency_table(truth: Any, assignment: Any) -> Contingency:
+    """Build the sparse contingency table of two labelings of the same N items.
+
+    Parameters
+    ----------
+    truth
+        Gold-standard class of each item (any hashable labels; array, list, Arrow array).
+    assignment
+        Cluster of each item, in the same item order.
+
+    Raises
+    ------
+    InputError
+        Lengths differ, no items, missing (None/NaN/null) or unhashable labels.
+    """
+    classes, t = _factorize(truth, "truth")
+    clusters, p = _factorize(assignment, "assignment")
+    if len(t) != len(p):
+        raise InputError(
+            f"truth has {len(t)} labels but assignment has {len(p)}; they must label the same items",
+            "assignment",
+        )
+    if len(t) == 0:
+        raise InputError("no items to evaluate", "truth")
+    k = len(clusters)
+    cells, counts = np.unique(t.astype(np.int64) * k + p, return_counts=True)
+    return Contingency(
+        classes=classes,
+        clusters=clusters,
+        rows=(cells // k).astype(np.intp),
+        cols=(cells % k).astype(np.intp),
+        counts=counts.astype(np.int64),
+        class_sizes=np.bincount(t, minlength=len(classes)).astype(np.int64),
+        cluster_sizes=np.bincount(p, minlength=k).astype(np.int64),
+    )
+
+
+# --------------------------------------------------------------- function API
+
+
+def purity(truth: Any, assignment: Any) -> float:
+    """Purity of the clusters: (1/N) Σ_k max_j |w_k ∩ c_j| (IIR eq. 16.1)."""
+    return contingency_table(truth, assignment).purity()
+
+
+def inverse_purity(truth: Any, assignment: Any) -> float:
+    """Inverse purity: (1/N) Σ_j max_k |w_k ∩ c_j|; penalises splitting a class."""
+    return contingency_table(truth, assignment).inverse_purity()
+
+
+def mutual_information(truth: Any, assignment: Any) -> float:
+    """Mutual information I(Ω; C) in nats (IIR eq. 16.3)."""
+    return contingency_table(truth, assignment).mutual_information()
+
+
+def normalized_mutual_information(
+    truth: Any, assignment: Any, average_method: str = "arithmetic"
+) -> float:
+    """NMI = I(Ω; C) / mean(H(Ω), H(C)); see :meth:`Contingency.normalized_mutual_information`."""
+    return contingency_table(truth, assignment).normalized_mutual_information(average_method)
+
+
+def entropy(labels: Any) -> float:
+    """Entropy H = -Σ (n_i/N) log(n_i/N) of one labeling, in nats; 0.0 for one block."""
+    _, codes = _factorize(labels, "labels")
+    if len(codes) == 0:
+        raise InputError("no items to evaluate", "labels")
+    return _entropy_of_sizes(np.bincount(codes))
+
+
+def pair_counts(truth: Any, assignment: Any) -> tuple[int, int, int, int]:
+    """Pair-counting decisions (TP, FP, FN, TN) over all N(N-1)/2 item pairs."""
+    return contingency_table(truth, assignment).pair_counts()
+
+
+def rand_index(truth: Any, assignment: Any) -> float:
+    """Rand index: the fraction of correct pair decisions, (TP+TN)/C(N,2)."""
+    return contingency_table(truth, assignment).rand_index()
+
+
+def adjusted_rand_index(truth: Any, assignment: Any) -> float:
+    """Adjusted Rand index (Hubert & Arabie 1985): 0 in expectation by chance, 1 if equal."""
+    return contingency_table(truth, assignment).adjusted_rand_index()
+
+
+def pair_precision(truth: Any, assignment: Any, zero_division: float = 0.0) -> float:
+    """Pair-counting precision TP / (TP + FP)."""
+    return contingency_table(truth, assignment).pair_precision(zero_division)
+
+
+def pair_recall(truth: Any, assignment: Any, zero_division: float = 0.0) -> float:
+    """Pair-counting recall TP / (TP + FN)."""
+    return contingency_table(truth, assignment).pair_recall(zero_division)
+
+
+def pair_f_beta(
+    truth: Any, assignment: Any, beta: float = 1.0, zero_division: float = 0.0
+) -> float:
+    """Pair-counting F_β = (1+β²) TP / ((1+β²) TP + β² FN + FP); β > 1 favours recall."""
+    return contingency_table(truth, assignment).pair_f_beta(beta, zero_division)
+
+
+# ----------------------------------------------------------------- all at once
+
+
+@dataclass(frozen=True)
+class ClusteringScores:
+    """Every external measure of one clustering, computed from one contingency table."""
+
+    n_items: int
+    n_classes: int
+    n_clusters: int
+    purity: float
+    inverse_purity: float
+    entropy_truth: float
+    entropy_assignment: float
+    mutual_information: float
+    nmi: float
+    average_method: str
+    rand_index: float
+    adjusted_rand_index: float
+    tp: int
+    fp: int
+    fn: int
+    tn: int
+    precision: float
+    recall: float
+    f_beta: float
+    beta: float
+    contingency: Contingency = field(repr=False, compare=False)
+
+    def as_dict(self) -> dict[str, Any]:
+        """The scores as a plain dict (no contingency table), e.g. for JSON."""
+        return {k: getattr(self, k) for k in self.__dataclass_fields__ if k != "contingency"}
+
+
+def evaluate_clustering(
+    truth: Any,
+    assignment: Any,
+    *,
+    beta: float = 1.0,
+    average_method: str = "arithmetic",
+    zero_division: float = 0.0,
+) -> ClusteringScores:
+    """Compute every external clustering measure at once.
+
+    Parameters
+    ----------
+    truth, assignment
+        Gold class and cluster of each item, same length and order; any hashable labels.
+    beta
+        β of the pair-counting F measure (β > 1 weights recall; IIR uses β = 5).
+    average_method
+        NMI normalisation: ``"min"``, ``"geometric"``, ``"arithmetic"`` (default, IIR) or
+        ``"max"``.
+    zero_division
+        Value of pair precision/recall/F when their denominator is zero.
+    """
+    _check_beta(beta)
+    _check_average_method(average_method)
+    ct = contingency_table(truth, assignment)
+    tp, fp, fn, tn = ct.pair_counts()
+    return ClusteringScores(
+        n_items=ct.n,
+        n_classes=len(ct.classes),
+        n_clusters=len(ct.clusters),
+        purity=ct.purity(),
+        inverse_purity=ct.inverse_purity(),
+        entropy_truth=ct.entropy_truth(),
+        entropy_assignment=ct.entropy_assignment(),
+        mutual_information=ct.mutual_information(),
+        nmi=ct.normalized_mutual_information(average_method),
+        average_method=average_method,
+        rand_index=ct.rand_index(),
+        adjusted_rand_index=ct.adjusted_rand_index(),
+        tp=tp,
+        fp=fp,
+        fn=fn,
+        tn=tn,
+        precision=ct.pair_precision(zero_division),
+        recall=ct.pair_recall(zero_division),
+        f_beta=ct.pair_f_beta(beta, zero_division),
+        beta=float(beta),
+        contingency=ct,
+    )
+
+
+# ------------------------------------------------------------------ rendering
+
+OUTPUT_FORMATS = ("text", "markdown", "json")
+
+
+def format_scores(
+    scores: ClusteringScores, fmt: str = "text", *, digits: int = 4, table: bool = False
+) -> str:
+    """Render scores as aligned text, a Markdown table or JSON (full precision).
+
+    ``table=True`` appends the contingency table (rows: classes, columns: clusters).
+    """
+    if fmt not in OUTPUT_FORMATS:
+        raise ParameterError("fmt", "one of " + ", ".join(OUTPUT_FORMATS), fmt)
+    if isinstance(digits, bool) or not isinstance(digits, int) or digits < 0:
+        raise ParameterError("digits", "an integer >= 0", digits)
+    values = scores.as_dict()
+    ct = scores.contingency
+    if fmt == "json":
+        import json
+
+        if table:
+            values["contingency"] = {
+                "classes": ct.classes.tolist(),
+                "clusters": ct.clusters.tolist(),
+                "counts": ct.dense().tolist(),
+            }
+        return json.dumps(values, indent=2, default=str)
+
+    def show(v: Any) -> str:
+        return str(v) if isinstance(v, (int, np.integer, str)) else f"{v:.{digits}f}"
+
+    rows = [(k, show(v)) for k, v in values.items()]
+    if fmt == "markdown":
+        lines = ["| measure | value |", "|---|---:|"] + [f"| {k} | {v} |" for k, v in rows]
+    else:
+        width = max(len(k) for k, _ in rows)
+        lines = [f"{k:<{width}}  {v}" for k, v in rows]
+    if table:
+        lines.append("")
+        lines.extend(_render_table(ct, fmt))
+    return "\n".join(lines)
+
+
+def _render_table(ct: Contingency, fmt: str) -> list[str]:
+    dense = ct.dense()
+    head = ["class \\ cluster"] + [str(c) for c in ct.clusters.tolist()]
+    body = [
+        [str(c)] + [str(x) for x in row] for c, row in zip(ct.classes.tolist(), dense, strict=True)
+    ]
+    if fmt == "markdown":
+        return [
+            "| " + " | ".join(head) + " |",
+            "|---|" + "---:|" * len(ct.clusters),
+            *("| " + " | ".join(r) + " |" for r in body),
+        ]
+    widths = [max(len(r[i]) for r in [head, *body]) for i in range(len(head))]
+    return [
+        "  ".join(
+            cell.ljust(w) if i == 0 else cell.rjust(w)
+            for i, (cell, w) in enumerate(zip(r, widths, strict=True))
+        )
+        for r in [head, *body]
+    ]

@@ -1,0 +1,61 @@
+"""Relevance judgments (qrels)."""
+
+from __future__ import annotations
+
+import os
+
+from ._columnar import Columnar
+from .io import trec
+
+
+class Qrels(Columnar):
+    """Relevance judgments, held as one Arrow table in reading order.
+
+    Columns: ``query_id: string``, ``doc_id: string``, ``relevance: int64`` (grades may
+    be negative: trec_eval treats a negative grade as "pooled but unjudged").
+
+    Parameters
+    ----------
+    table
+        Any Arrow table with a query id, a doc id and a relevance column (aliases such
+        as ``qid``, ``docno``, ``rel``, ``grade``, ``label`` are accepted). Integer ids
+        become strings; float grades must be whole numbers.
+    source
+        File name or description, used in messages.
+    duplicates
+        What to do with a document judged twice for one query: ``"error"`` (default,
+        as trec_eval), ``"first"`` (keep the first row) or ``"max"`` (keep the highest
+        grade).
+
+    Examples
+    --------
+    >>> q = Qrels.from_dict({"301": {"d1": 2, "d2": 0}})
+    >>> len(q), q.query_ids()
+    (2, ['301'])
+    """
+
+    _value = "relevance"
+    _layout = trec.QRELS
+
+    @classmethod
+    def read(cls, path_or_file, *, format: str | None = None, duplicates: str = "error") -> Qrels:
+        """Read qrels from a file: TREC (default; ``-`` is stdin, gzip detected), Parquet,
+        CSV or TSV (chosen from the extension unless ``format`` is given).
+
+        TREC lines are ``qid iter docno rel`` with exactly four fields; ``rel`` is read as
+        an integer, a decimal being truncated toward zero (``2.7`` -> 2) as trec_eval's
+        ``atol`` does. Blank lines and ``#`` lines are skipped.
+        """
+        table, source, _ = cls._read_table(path_or_file, format, duplicates)
+        return cls._wrap(table, source)
+
+    def to_trec(self, path_or_file: str | os.PathLike) -> None:
+        """Write ``qid 0 docno rel`` lines in table order (``-`` writes to stdout)."""
+        trec.check_writable_ids(self.table, self.source)
+        t = self.table
+        trec.write(t, path_or_file, [t["query_id"], "0", t["doc_id"], t["relevance"]])
+
+    def __repr__(self) -> str:
+        n_q = len(self.query_ids()) if len(self) < 10_000_000 else "?"
+        src = f", source={self.source!r}" if self.source else ""
+        return f"Qrels({n_q} queries, {len(self)} judgments{src})"

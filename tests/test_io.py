@@ -1,0 +1,302 @@
+"""TREC parsing: the fast Arrow path and the exact path, error messages, duplicates."""
+
+from __future__ import annotations
+
+import gzip
+import io
+import sys
+
+import numpy as np
+import pyarrow as pa
+import pytest
+
+from cranfield.errors import InputError, ParameterError
+from cranfield.io import dedup, trec
+from cranfield.qrels import Qrels
+from cranfield.run import Run
+
+# -- generated files -------------------------------------------------------------------------
+
+ID_CHARS = list("abcXYZ0123456789-_.:/é#")
+SCORES = ["1", "-2", "0.5", "+1.25", ".5", "-0", "1e3", "2.5E-3", "inf", "-inf", "12345678.9"]
+GRADES = ["0", "1", "2", "3", "-1", "-2", "2.7", "-0.5", "+1", "007"]
+
+
+def _ident(rng, first_hash_ok=True) -> str:
+    n = int(rng.integers(1, 9))
+    s = "".join(rng.choice(ID_CHARS, size=n))
+    return s if first_hash_ok or s[0] != "#" else "x" + s
+
+
+def gen_rows(rng, kind: str, n: int) -> list[list[str]]:
+    """Rows with unique (qid, docno) pairs; qids never start with '#'."""
+    rows, seen = [], set()
+    qids = [_ident(rng, False) for _ in range(int(rng.integers(1, 6)))]
+    while len(rows) < n:
+        q, d = qids[int(rng.integers(len(qids)))], _ident(rng)
+        if (q, d) in seen:
+            continue
+        seen.add((q, d))
+        if kind == "run":
+            rows.append([q, "Q0", d, str(len(rows) + 1), str(rng.choice(SCORES)), "tag" + q])
+        else:
+            rows.append([q, "0", d, str(rng.choice(GRADES))])
+    return rows
+
+
+def clean_text(rows, sep=" ", newline="\n") -> bytes:
+    return (newline.join(sep.join(r) for r in rows) + newline).encode()
+
+
+def messy_text(rng, rows) -> tuple[bytes, list[int]]:
+    """Same rows with random whitespace, comments, blank lines and extra run fields.
+
+    Returns the bytes and the physical line number of every data row.
+    """
+    lines, where = [], []
+    for r in rows:
+        for _ in range(int(rng.integers(0, 3))):
+            lines.append(str(rng.choice(["", "   ", "\t", "# a comment", "#", "# q Q0 d 1 2 t"])))
+        seps = [str(rng.choice([" ", "  ", "\t", " \t "])) for _ in r]
+        fields = list(r)
+        if len(r) == 6 and rng.random() < 0.3:
+            fields.append("extra")
+            seps.append(" ")
+        text = "".join(f + s for f, s in zip(fields, seps, strict=True))[: -len(seps[-1])]
+        lead = str(rng.choice(["", " ", "\t"]))
+        trail = str(rng.choice(["", " ", "\t", "\r"]))
+        lines.append(lead + text + trail)
+        where.append(len(lines))
+    return ("\n".join(lines) + "\n").encode(), where
+
+
+@pytest.mark.parametrize("kind", ["run", "qrels"])
+@pytest.mark.parametrize("seed", range(12))
+def test_fast_and_exact_paths_agree(kind, seed):
+    rng = np.random.default_rng(seed)
+    layout = trec.RUN if kind == "run" else trec.QRELS
+    rows = gen_rows(rng, kind, int(rng.integers(1, 300)))
+    data = clean_text(rows)
+    fast = trec._fast(data, layout, " ", "x")
+    assert fast is not None, "a clean file must take the fast path"
+    exact = trec._exact(data, layout, "x")
+    assert fast.table.equals(exact.table)
+    assert fast.tag == exact.tag
+    assert fast.lines is None
+    np.testing.assert_array_equal(exact.lines, np.arange(1, len(rows) + 1))
+    # ids stay the exact text of the file, in file order
+    assert fast.table["query_id"].to_pylist() == [r[0] for r in rows]
+    assert fast.table["doc_id"].to_pylist() == [r[2] for r in rows]
+
+
+@pytest.mark.parametrize("kind", ["run", "qrels"])
+@pytest.mark.parametrize("seed", range(12))
+def test_messy_whitespace_parses_like_clean(kind, seed):
+    rng = np.random.default_rng(100 + seed)
+    layout = trec.RUN if kind == "run" else trec.QRELS
+    rows = gen_rows(rng, kind, int(rng.integers(1, 200)))
+    clean = trec.parse(io.BytesIO(clean_text(rows)), layout, "x")
+    data, where = messy_text(rng, rows)
+    messy = trec.parse(io.BytesIO(data), layout, "x")
+    assert messy.table.equals(clean.table)
+    assert messy.tag == clean.tag
+    assert [messy.line_of(i) for i in range(len(rows))] == where
+
+
+def test_tab_separated_file_takes_fast_path_with_tab_delimiter():
+    rows = gen_rows(np.random.default_rng(7), "run", 50)
+    data = clean_text(rows, sep="\t")
+    fast = trec._fast(data, trec.RUN, trec._delimiter_of(data), "x")
+    assert fast is not None
+    assert fast.table.equals(trec.parse(io.BytesIO(clean_text(rows)), trec.RUN, "x").table)
+
+
+def test_crlf_line_endings():
+    rows = gen_rows(np.random.default_rng(8), "run", 30)
+    crlf = trec.parse(io.BytesIO(clean_text(rows, newline="\r\n")), trec.RUN, "x")
+    assert crlf.table.equals(trec.parse(io.BytesIO(clean_text(rows)), trec.RUN, "x").table)
+    assert crlf.tag == rows[-1][5]
+
+
+def test_scores_are_doubles_and_grades_truncate_like_atol():
+    run = Run.read(io.BytesIO(b"1 Q0 a 1 0.1 t\n1 Q0 b 2 1e-300 t\n1 Q0 c 3 -inf t\n"))
+    assert run.table["score"].to_pylist() == [0.1, 1e-300, float("-inf")]
+    assert run.table.schema.field("score").type == pa.float64()
+    q = Qrels.read(
+        io.BytesIO(b"1 0 a 2.7\n1 0 b -2.7\n1 0 c -0.5\n1 0 d +3\n1 0 e .9\n1 0 f 007\n")
+    )
+    assert q.table["relevance"].to_pylist() == [2, -2, 0, 3, 0, 7]
+
+
+def test_string_ids_are_never_parsed_as_numbers():
+    q = Qrels.read(io.BytesIO(b"007 0 1e3 1\n7 0 0x1F 0\n"))
+    assert q.table["query_id"].to_pylist() == ["007", "7"]
+    assert q.table["doc_id"].to_pylist() == ["1e3", "0x1F"]
+    assert q.query_ids() == ["007", "7"]
+
+
+def test_run_name_is_tag_of_last_line_and_extra_fields_ignored():
+    run = Run.read(io.BytesIO(b"1 Q0 a 1 2 first\n1 Q0 b 2 1 last extra fields\n"))
+    assert run.name == "last"
+    assert run.table["doc_id"].to_pylist() == ["a", "b"]
+    assert Run.read(io.BytesIO(b"1 Q0 a 1 2 t\n"), name="given").name == "given"
+
+
+def test_gzip_and_stdin(tmp_path, monkeypatch):
+    rows = gen_rows(np.random.default_rng(9), "run", 40)
+    plain = clean_text(rows)
+    (tmp_path / "r.txt").write_bytes(plain)
+    (tmp_path / "r.txt.gz").write_bytes(gzip.compress(plain))
+    (tmp_path / "disguised").write_bytes(gzip.compress(plain))  # gzip without .gz suffix
+    ref = Run.read(tmp_path / "r.txt")
+    for p in ("r.txt.gz", "disguised"):
+        assert Run.read(tmp_path / p).table.equals(ref.table)
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(plain)))
+    from_stdin = Run.read("-")
+    assert from_stdin.table.equals(ref.table) and from_stdin.source == "<stdin>"
+    monkeypatch.setattr(sys, "stdin", io.StringIO(plain.decode()))  # no .buffer
+    assert Run.read("-").table.equals(ref.table)
+
+
+def test_files_are_never_modified(tmp_path):
+    p = tmp_path / "q.txt"
+    content = b"# header\n1 0 a 1\n\n1 0 b 0\n"
+    p.write_bytes(content)
+    Qrels.read(p)
+    assert p.read_bytes() == content
+
+
+# -- errors: message and exact line ----------------------------------------------------------
+
+
+def _error(data: bytes, cls=Run, **kw) -> InputError:
+    with pytest.raises(InputError) as info:
+        cls.read(io.BytesIO(data), **kw)
+    return info.value
+
+
+def test_qrels_passed_as_run():
+    e = _error(b"# c\n\n1 0 a 1\n")
+    assert e.line == 3
+    assert "expected 6 fields (qid iter docno rank score tag), got 4" in e.message
+    assert "is this a qrels file?" in e.message
+
+
+def test_run_passed_as_qrels():
+    e = _error(b"1 0 a 1\n1 Q0 a 1 2.5 tag\n", cls=Qrels)
+    assert e.line == 2
+    assert "expected 4 fields (qid iter docno rel), got 6" in e.message
+    assert "is this a run file?" in e.message
+
+
+def test_too_few_fields_reports_first_bad_line_after_comments_and_blanks():
+    good = b"1 Q0 a 1 2 t\n"
+    e = _error(b"#x\n" + good * 3 + b"\n   \n1 Q0 b 2 t\n" + good)
+    assert (e.line, "got 5" in e.message) == (7, True)
+    assert str(e) == "<file>:7: " + e.message
+
+
+def test_non_numeric_score_located_on_exact_and_fast_paths():
+    rows = [f"1 Q0 d{i} {i} {i}.5 t" for i in range(1000)]
+    rows[637] = "1 Q0 d637 637 abc t"
+    e = _error(("\n".join(rows) + "\n").encode())  # clean file: bisect after fast path fails
+    assert (e.line, e.message) == (638, "score 'abc' is not a number")
+    e = _error(("\t\n" + "\n".join(rows) + "\n").encode())  # messy file
+    assert e.line == 639
+
+
+def test_non_numeric_grade():
+    e = _error(b"1 0 a 1\n1 0 b x\n", cls=Qrels)
+    assert (e.line, "relevance grade 'x'" in e.message) == (2, True)
+    e = _error(b"# c\n1 0 a 1\n1  0 b 1e3\n", cls=Qrels)  # exponents are not decimals
+    assert e.line == 3
+
+
+def test_nan_score():
+    e = _error(b"1 Q0 a 1 2 t\n1 Q0 b 2 nan t\n")
+    assert (e.line, e.message) == (2, "score is NaN")
+    e = _error(b"\n1 Q0 a 1 2 t\n1  Q0 b 2 NaN t\n")
+    assert e.line == 3
+
+
+def test_invalid_utf8_id():
+    e = _error(b"1 Q0 a 1 2 t\n1 Q0 \xff\xfe 2 1 t\n")
+    assert e.line == 2 and "UTF-8" in e.message
+
+
+@pytest.mark.parametrize("data", [b"", b"\n\n", b"# only a comment\n", b"   \n\t\n"])
+@pytest.mark.parametrize("cls", [Run, Qrels])
+def test_empty_file(data, cls):
+    e = _error(data, cls=cls)
+    assert "empty file" in e.message and e.line is None
+
+
+def test_missing_and_unreadable_files(tmp_path):
+    with pytest.raises(InputError, match="no such file") as info:
+        Run.read(tmp_path / "nope.txt")
+    assert info.value.source == str(tmp_path / "nope.txt")
+    with pytest.raises(InputError, match="is a directory"):
+        Qrels.read(tmp_path)
+
+
+# -- duplicates ------------------------------------------------------------------------------
+
+
+DUP_RUN = b"1 Q0 a 1 3 t\n1 Q0 b 2 2 t\n2 Q0 a 1 5 t\n#\n1 Q0 a 3 9 t\n1 Q0 b 4 1 t\n"
+
+
+def test_duplicate_is_an_error_naming_both_lines():
+    e = _error(DUP_RUN)
+    assert e.line == 5
+    assert "document 'a' appears twice for query '1' (lines 1 and 5)" in e.message
+
+
+def test_duplicates_first_and_max():
+    first = Run.read(io.BytesIO(DUP_RUN), duplicates="first").table.to_pydict()
+    assert first == {"query_id": ["1", "1", "2"], "doc_id": ["a", "b", "a"], "score": [3, 2, 5]}
+    best = Run.read(io.BytesIO(DUP_RUN), duplicates="max").table.to_pydict()
+    assert best == {"query_id": ["1", "2", "1"], "doc_id": ["b", "a", "a"], "score": [2, 5, 9]}
+    q = Qrels.read(io.BytesIO(b"1 0 a 1\n1 0 a 3\n1 0 a 2\n"), duplicates="max")
+    assert q.table["relevance"].to_pylist() == [3]
+
+
+def test_bad_duplicates_policy():
+    with pytest.raises(ParameterError, match="duplicates"):
+        Run.read(io.BytesIO(b"1 Q0 a 1 3 t\n"), duplicates="last")
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_vectorised_duplicate_detection_matches_python(seed):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 3000))
+    qids = rng.integers(0, 5, n).astype(str)
+    # ids of many lengths, sharing prefixes, so 8-byte words and masks are exercised
+    docs = np.array(
+        [
+            "doc-" * int(k) + str(v)
+            for k, v in zip(rng.integers(0, 5, n), rng.integers(0, 400, n), strict=True)
+        ]
+    )
+    scores = rng.integers(0, 4, n).astype(float)
+    table = pa.table({"query_id": qids, "doc_id": docs, "score": scores})
+    seen, keep_first, best = set(), [], {}
+    for i, (q, d, s) in enumerate(zip(qids, docs, scores, strict=True)):
+        if (q, d) not in seen:
+            keep_first.append(i)
+            seen.add((q, d))
+        if (q, d) not in best or s > scores[best[(q, d)]]:
+            best[(q, d)] = i
+    got = dedup.resolve(table, "score", "first", None, None)
+    assert got.equals(table.take(keep_first))
+    got = dedup.resolve(table, "score", "max", None, None)
+    assert got.equals(table.take(sorted(best.values())))
+    if len(keep_first) < n:
+        with pytest.raises(InputError, match="appears twice"):
+            dedup.resolve(table, "score", "error", None, None)
+
+
+def test_hash_is_equal_exactly_for_equal_strings():
+    values = ["", "a", "a\x00", "abcdefgh", "abcdefghi", "abcdefgh" * 3, "é", "abcdefgi"]
+    h = dedup.hash_strings(pa.chunked_array([values[:3], values[3:], values]))
+    assert len(set(h[: len(values)].tolist())) == len(values)
+    np.testing.assert_array_equal(h[: len(values)], h[len(values) :])
