@@ -19,8 +19,8 @@ demo: setup
 	$(BIN)/cranfield demo
 
 test: setup-test
-	$(BIN)/ruff check src tests benchmarks
-	$(BIN)/ruff format --check src tests benchmarks
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 	$(BIN)/python -m pytest
 
 clean:

@@ -49,7 +49,9 @@ def as_runs(runs) -> list:
         out = []
         for name, run in runs.items():
             run = run if isinstance(run, Run) else Run.coerce(run)
-            out.append(run.renamed(str(name)) if hasattr(run, "renamed") else run)
+            if run.name != str(name):
+                run = Run(run.table, run.source, name=str(name))
+            out.append(run)
         return out
     out = [r if isinstance(r, Run) else Run.coerce(r) for r in runs]
     if not out:
@@ -148,7 +150,8 @@ class Results:
         """``{measure: {run: {qid: value}}}``: the input of :func:`cranfield.compare`."""
         return {
             str(m): {
-                r.name: {q: _py(v) for q, v in zip(r.query_ids, r.values[m], strict=True)} for r in self.runs
+                r.name: {q: _py(v) for q, v in zip(r.query_ids, r.values[m], strict=True)}
+                for r in self.runs
             }
             for m in self.measures
             if m.definition.kind != "str"

@@ -244,25 +244,30 @@ def judge(
 
 
 def _lookup_labels(qt: pa.Table, q_code, rt: pa.Table, rows, topic_of_row) -> np.ndarray:
-    """Grade of each ranked row, NOT_POOLED when absent, UNJUDGED when negative."""
-    left = pa.table(
-        {
-            "t": pa.array(topic_of_row),
-            "d": _as_array(rt.column("doc_id")).take(pa.array(rows)),
-            "i": pa.array(np.arange(len(rows), dtype=np.int64)),
-        }
-    )
-    right = pa.table(
-        {
-            "t": pa.array(q_code),
-            "d": _as_array(qt.column("doc_id")),
-            "g": qt.column("relevance"),
-        }
-    )
-    joined = left.join(right, keys=["t", "d"], join_type="inner", use_threads=True)
+    """Grade of each ranked row, NOT_POOLED when absent, UNJUDGED when negative.
+
+    Document ids are coded by their position in the qrels' distinct ids (a hash
+    lookup), so (topic, document) pairs become int64 keys matched by binary search.
+    """
+    q_docs = _as_array(qt.column("doc_id"))
+    universe = pc.unique(q_docs)
+    n_docs = max(len(universe), 1)
+    q_doc_code = _codes(q_docs, universe)
+    q_keys = q_code * n_docs + q_doc_code
+    grades = np.asarray(qt.column("relevance").to_numpy(), dtype=np.int64)
+    order = np.argsort(q_keys, kind="stable")
+    q_keys, grades = q_keys[order], grades[order]
+
+    r_doc_code = _codes(_as_array(rt.column("doc_id")).take(pa.array(rows)), universe)
     labels = np.full(len(rows), NOT_POOLED, dtype=np.int64)
-    if joined.num_rows:
-        idx = np.asarray(joined.column("i").to_numpy(), dtype=np.int64)
-        g = np.asarray(joined.column("g").to_numpy(), dtype=np.int64)
-        labels[idx] = np.where(g >= 0, g, UNJUDGED)
+    known = r_doc_code >= 0
+    keys = topic_of_row[known] * n_docs + r_doc_code[known]
+    pos = np.searchsorted(q_keys, keys)
+    pos_ok = np.minimum(pos, max(len(q_keys) - 1, 0))
+    found = (
+        (pos < len(q_keys)) & (q_keys[pos_ok] == keys) if len(q_keys) else np.zeros(len(keys), bool)
+    )
+    g = grades[pos_ok]
+    sub = np.where(found, np.where(g >= 0, g, UNJUDGED), NOT_POOLED)
+    labels[known] = sub
     return labels

@@ -1,0 +1,113 @@
+"""``cranfield eval``: evaluate runs against qrels with readable measure names."""
+
+from __future__ import annotations
+
+import sys
+
+HELP = "evaluate runs against qrels with readable measure names"
+DEFAULT_MEASURES = ["AP", "nDCG@10", "P@10", "R@100", "RR"]
+
+
+def add_arguments(p) -> None:
+    p.add_argument(
+        "qrels", help="relevance judgments: TREC qrels, Parquet, CSV/TSV, or - for stdin"
+    )
+    p.add_argument("runs", nargs="+", help="one or more runs (TREC run files, Parquet, CSV/TSV)")
+    p.add_argument(
+        "-m",
+        "--measure",
+        dest="measures",
+        action="extend",
+        nargs="+",
+        metavar="MEASURE",
+        help="measures, e.g. AP nDCG@10 'P(rel=2)@5' RR R@100 Bpref; trec_eval names such as "
+        "ndcg_cut.10 work too (default: " + " ".join(DEFAULT_MEASURES) + ")",
+    )
+    p.add_argument("-q", "--per-query", action="store_true", help="also show every query")
+    p.add_argument(
+        "-c",
+        "--complete",
+        action="store_true",
+        help="score qrels topics missing from a run as 0 and include them in means",
+    )
+    p.add_argument("-M", "--depth", type=int, help="evaluate only the top N documents per query")
+    p.add_argument("-J", "--judged-only", action="store_true", help="drop unjudged documents first")
+    p.add_argument(
+        "-l", "--rel-level", type=int, default=1, help="minimum relevant grade (default 1)"
+    )
+    p.add_argument(
+        "--aggregate",
+        choices=["macro", "micro"],
+        default="macro",
+        help="mean of per-query values (macro) or pooled counts (micro, set measures)",
+    )
+    p.add_argument(
+        "--skip-no-relevant",
+        action="store_true",
+        help="leave queries without relevant documents out of the means",
+    )
+    p.add_argument(
+        "--compat",
+        type=int,
+        choices=[9, 10],
+        default=10,
+        help="10: trec_eval 10.0 semantics (default); 9: trec_eval 9.x / pytrec_eval",
+    )
+    p.add_argument(
+        "--duplicates",
+        choices=["error", "first", "max"],
+        default="error",
+        help="a document listed twice for a query: error (default), keep first, keep max",
+    )
+    p.add_argument(
+        "-f", "--format", default="text", choices=["text", "markdown", "json", "csv", "tsv", "trec"]
+    )
+    p.add_argument("--digits", type=int, default=4, help="decimals in text/markdown/trec output")
+    p.add_argument("-o", "--output", help="write to this file instead of standard output")
+
+
+def run(args) -> int:
+    from ..errors import ParameterError
+    from ..evaluate import evaluate
+    from ..output import render
+    from ..qrels import Qrels
+    from ..run import Run
+
+    if args.depth is not None and args.depth <= 0:
+        raise ParameterError("--depth", "a positive integer", args.depth)
+    qrels = Qrels.read(args.qrels)
+    runs = [Run.read(path, duplicates=args.duplicates) for path in args.runs]
+    names = [r.name for r in runs]
+    if len(set(names)) != len(names):  # two files with the same TREC tag: use file names
+        from ..run import _default_name
+
+        runs = [Run(r.table, r.source, name=_default_name(r.source)) for r in runs]
+    results = evaluate(
+        qrels,
+        runs,
+        args.measures or DEFAULT_MEASURES,
+        rel_level=args.rel_level,
+        depth=args.depth,
+        judged_only=args.judged_only,
+        complete=args.complete,
+        compat=args.compat,
+        aggregate_by=args.aggregate,
+        skip_no_relevant=args.skip_no_relevant,
+    )
+    if not args.complete:
+        topics = set(qrels.query_ids())
+        for r in results.runs:
+            missing = len(topics) - len(r.query_ids)
+            if missing:
+                print(
+                    f"cranfield eval: note: run {r.name!r} has no results for {missing} qrels "
+                    "topic(s); they are left out of its means (use --complete to count them as 0)",
+                    file=sys.stderr,
+                )
+    text = render(results, args.format, per_query=args.per_query, digits=args.digits)
+    if args.output:
+        with open(args.output, "w", encoding="utf-8") as fh:
+            fh.write(text)
+    else:
+        sys.stdout.write(text)
+    return 0

@@ -1,0 +1,134 @@
+"""Render :class:`~cranfield.evaluate.Results` as text, markdown, JSON, CSV, TSV or trec.
+
+The shapes:
+
+* ``text`` / ``markdown``: one row per run (``--per-query``: per run and query, the
+  run's aggregate last as query ``all``), one column per measure;
+* ``csv`` / ``tsv``: the same table, machine-readable, full precision;
+* ``json``: ``{"runs": [{"name", "aggregate": {measure: value}, "per_query": ...}]}``;
+* ``trec``: trec_eval's ``measure<TAB>qid<TAB>value`` lines, one block per run.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+
+FORMATS = ("text", "markdown", "json", "csv", "tsv", "trec")
+
+
+def _cell(value, digits: int) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, float) and math.isnan(value):
+        return "nan"
+    if isinstance(value, float) and value.is_integer() and abs(value) >= 1 and digits == 0:
+        return str(int(value))
+    return f"{value:.{digits}f}"
+
+
+def _rows(results, per_query: bool):
+    """Header and rows (run, [query,] values...) with raw values."""
+    names = [str(m) for m in results.measures]
+    kinds = [m.definition.kind for m in results.measures]
+    header = ["run"] + (["query"] if per_query else []) + names
+    rows = []
+    for r in results.runs:
+        if per_query:
+            for i, q in enumerate(r.query_ids):
+                rows.append(
+                    [r.name, q]
+                    + [
+                        _value(r.values[m][i], k)
+                        for m, k in zip(results.measures, kinds, strict=True)
+                    ]
+                )
+            agg = [_value(r.aggregates[m], k) for m, k in zip(results.measures, kinds, strict=True)]
+            rows.append([r.name, "all"] + agg)
+        else:
+            rows.append(
+                [r.name]
+                + [_value(r.aggregates[m], k) for m, k in zip(results.measures, kinds, strict=True)]
+            )
+    return header, rows, kinds
+
+
+def _value(v, kind):
+    if v is None:
+        return None
+    if kind == "str":
+        return str(v)
+    if kind == "int":
+        return int(round(float(v)))
+    return float(v)
+
+
+def render(results, fmt: str = "text", *, per_query: bool = False, digits: int = 4) -> str:
+    """Format results; ``digits`` applies to text, markdown and trec output."""
+    if fmt == "json":
+        return json.dumps(results.to_json(per_query), indent=2) + "\n"
+    if fmt == "trec":
+        return _trec(results, per_query, digits)
+    header, rows, kinds = _rows(results, per_query)
+    if fmt in ("csv", "tsv"):
+        buf = io.StringIO()
+        writer = csv.writer(buf, delimiter="," if fmt == "csv" else "\t", lineterminator="\n")
+        writer.writerow(header)
+        for row in rows:
+            writer.writerow(
+                ["" if v is None else (repr(v) if isinstance(v, float) else v) for v in row]
+            )
+        return buf.getvalue()
+    offset = 2 if per_query else 1
+    cells = [
+        [str(v) for v in row[:offset]]
+        + [_cell(v, 0 if kinds[i] == "int" else digits) for i, v in enumerate(row[offset:])]
+        for row in rows
+    ]
+    if fmt == "markdown":
+        lines = ["| " + " | ".join(header) + " |"]
+        lines.append("|" + "|".join(["---"] * offset + ["---:"] * (len(header) - offset)) + "|")
+        lines += ["| " + " | ".join(c) + " |" for c in cells]
+        return "\n".join(lines) + "\n"
+    if fmt != "text":
+        from .errors import ParameterError
+
+        raise ParameterError("format", ", ".join(FORMATS), fmt)
+    widths = [
+        max(len(h), *(len(c[i]) for c in cells)) if cells else len(h) for i, h in enumerate(header)
+    ]
+
+    def line(values):
+        parts = [
+            v.ljust(widths[i]) if i < offset else v.rjust(widths[i]) for i, v in enumerate(values)
+        ]
+        return "  ".join(parts).rstrip()
+
+    return "\n".join([line(header)] + [line(c) for c in cells]) + "\n"
+
+
+def _trec(results, per_query: bool, digits: int) -> str:
+    out = []
+    for r in results.runs:
+        out.append(f"{'runid':<22}\tall\t{r.name}")
+        for m in results.measures:
+            kind = m.definition.kind
+            name = str(m)
+            if per_query:
+                for q, v in zip(r.query_ids, r.values[m], strict=True):
+                    out.append(f"{name:<22}\t{q}\t{_trec_value(v, kind, digits)}")
+            if kind != "str":
+                out.append(f"{name:<22}\tall\t{_trec_value(r.aggregates[m], kind, digits)}")
+    return "\n".join(out) + "\n"
+
+
+def _trec_value(v, kind, digits):
+    if kind == "str":
+        return f"'{v}'"
+    if kind == "int":
+        return str(int(round(float(v))))
+    return f"{float(v):{digits + 2}.{digits}f}"
