@@ -23,24 +23,23 @@ _EXPORTS = {
     "evaluate": "evaluate",
     "Results": "evaluate",
     "parse_measure": "measures.names",
-    "measures": "measures",
-    "compare": "compare",
-    "classification": "classification",
-    "clustering": "clustering",
-    "splits": "splits",
-    "curves": "curves",
-    "sample": "sample",
 }
+# public subpackages and modules, imported on first access
+_MODULES = {"measures", "compare", "classification", "clustering", "splits", "curves", "sample"}
 
-__all__ = sorted(_EXPORTS) + ["__version__"]
+__all__ = sorted(set(_EXPORTS) | _MODULES) + ["__version__"]
 
 
 def __getattr__(name: str):
+    if name in _MODULES:
+        value = import_module(f".{name}", __name__)
+        globals()[name] = value
+        return value
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module 'cranfield' has no attribute {name!r}")
     mod = import_module(f".{module}", __name__)
-    value = mod if module.split(".")[-1] == name else getattr(mod, name)
+    value = getattr(mod, "parse" if name == "parse_measure" else name)
     globals()[name] = value
     return value
 
