@@ -306,7 +306,7 @@ def _indicators(truth, predicted) -> tuple[np.ndarray, np.ndarray]:
     shape = (len(truth), len(classes))
     t = np.zeros(shape, dtype=bool)
     p = np.zeros(shape, dtype=bool)
-    for row, (ts, ps) in enumerate(zip(truth, predicted)):  # sets have no array form
+    for row, (ts, ps) in enumerate(zip(truth, predicted, strict=True)):  # sets have no array form
         t[row, [index[c] for c in ts]] = True
         p[row, [index[c] for c in ps]] = True
     return t, p

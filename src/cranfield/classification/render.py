@@ -69,7 +69,10 @@ def grid(header: list[str], rows: list[list[str]], fmt: str = "text") -> str:
     table = [header, *rows]
     widths = [max(len(r[i]) for r in table) for i in range(len(header))]
     lines = [
-        "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths)))
+        "  ".join(
+            c.ljust(w) if i == 0 else c.rjust(w)
+            for i, (c, w) in enumerate(zip(r, widths, strict=True))
+        )
         for r in table
     ]
     return "\n".join(line.rstrip() for line in lines)
@@ -100,7 +103,7 @@ def binary_grid(
         ["", pct("FNR"), pct("TNR"), "", pct("ERR")],
     ]
     if check_orientation(orientation) == "actual_rows":
-        cells = [list(col) for col in zip(*cells)]
+        cells = [list(col) for col in zip(*cells, strict=True)]
     return cells[0], cells[1:]
 
 
@@ -137,11 +140,11 @@ def multiclass_grid(
     col_tot = counts.sum(axis=0)
     row_tot = counts.sum(axis=1)
     header = [f"Population ({cm.total})"] + [
-        f"{col_kind} {lab} ({int(t)})" for lab, t in zip(cm.labels, col_tot)
+        f"{col_kind} {lab} ({int(t)})" for lab, t in zip(cm.labels, col_tot, strict=True)
     ]
     rows = [
         [f"{row_kind} {lab} ({int(t)})"] + [str(int(v)) for v in counts[i]]
-        for i, (lab, t) in enumerate(zip(cm.labels, row_tot))
+        for i, (lab, t) in enumerate(zip(cm.labels, row_tot, strict=True))
     ]
     return header, rows
 
