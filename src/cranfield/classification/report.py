@@ -157,7 +157,7 @@ def classification_report(
     if scores is not None:
         s = as_scores(scores)
         check_same_length(t, s, "truth", "scores")
-        y, pos = binary_truth(t, positive)
+        _, pos = binary_truth(t, positive)
         choice = select_threshold(
             t,
             s,
@@ -169,11 +169,11 @@ def classification_report(
             cost_fp=cost_fp,
             cost_fn=cost_fn,
         )
-        found = {}
-        if 0 < y.sum() < len(y):
-            found["ROC AUC"] = roc_auc(t, s, pos)
-        if y.sum() > 0:
-            found["average precision"] = average_precision(t, s, pos)
+        # ROC analysis needs both classes: roc_auc raises a clear InputError otherwise
+        found = {
+            "ROC AUC": roc_auc(t, s, pos),
+            "average precision": average_precision(t, s, pos),
+        }
         c = choice.confusion
         binary = BinaryConfusion(c.tp, c.fp, c.fn, c.tn, pos)
         roc = roc_table(t, s, pos, zero_division) if with_roc_table else None
