@@ -158,6 +158,11 @@ def classification_report(
         s = as_scores(scores)
         check_same_length(t, s, "truth", "scores")
         _, pos = binary_truth(t, positive)
+        # ROC analysis needs both classes: roc_auc raises a clear InputError otherwise
+        found = {
+            "ROC AUC": roc_auc(t, s, pos),
+            "average precision": average_precision(t, s, pos),
+        }
         choice = select_threshold(
             t,
             s,
@@ -169,11 +174,6 @@ def classification_report(
             cost_fp=cost_fp,
             cost_fn=cost_fn,
         )
-        # ROC analysis needs both classes: roc_auc raises a clear InputError otherwise
-        found = {
-            "ROC AUC": roc_auc(t, s, pos),
-            "average precision": average_precision(t, s, pos),
-        }
         c = choice.confusion
         binary = BinaryConfusion(c.tp, c.fp, c.fn, c.tn, pos)
         roc = roc_table(t, s, pos, zero_division) if with_roc_table else None

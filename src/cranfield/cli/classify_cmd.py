@@ -27,7 +27,9 @@ def _zero_division(text: str):
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("truth", metavar="TRUTH", help="file with the true labels (csv, tsv, parquet)")
+    parser.add_argument(
+        "truth", metavar="TRUTH", help="file with the true labels (csv, tsv, parquet)"
+    )
     parser.add_argument(
         "predictions",
         metavar="PREDICTIONS",
@@ -60,9 +62,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--roc-table", action="store_true", help="with --scores, also print seed 001's ROC table"
     )
-    parser.add_argument(
-        "--format", choices=("text", "markdown", "json", "html"), default="text"
-    )
+    parser.add_argument("--format", choices=("text", "markdown", "json", "html"), default="text")
     parser.add_argument(
         "--orientation",
         choices=("predicted-rows", "actual-rows"),
