@@ -82,3 +82,12 @@ def infer_positive(labels: Sequence, positive=None):
         f"cannot tell which label is positive among {labels!r}; "
         "pass positive=<label> (--positive on the command line)"
     )
+
+
+def positive_mask(values: np.ndarray, labels: Sequence, positive, name: str) -> np.ndarray:
+    """Boolean "is the positive label" per item (all False if it does not occur)."""
+    codes = encode(values, labels, name)
+    matches = [i for i, lab in enumerate(labels) if lab == positive]
+    if not matches:
+        return np.zeros(len(codes), dtype=bool)
+    return codes == matches[0]

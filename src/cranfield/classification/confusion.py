@@ -18,7 +18,14 @@ import numpy as np
 
 from ..errors import InputError, ParameterError
 from . import rates as R
-from ._labels import as_labels, check_same_length, class_list, encode, infer_positive
+from ._labels import (
+    as_labels,
+    check_same_length,
+    class_list,
+    encode,
+    infer_positive,
+    positive_mask,
+)
 
 ORIENTATIONS = ("predicted_rows", "actual_rows")
 
@@ -64,11 +71,10 @@ class BinaryConfusion:
         t = as_labels(truth, "truth")
         p = as_labels(predicted, "predicted")
         check_same_length(t, p, "truth", "predicted")
-        pos = infer_positive(class_list(t, p), positive)
         labels = class_list(t, p)
-        code = labels.index(pos)
-        ti = encode(t, labels, "truth") == code
-        pi = encode(p, labels, "predicted") == code
+        pos = infer_positive(labels, positive)
+        ti = positive_mask(t, labels, pos, "truth")
+        pi = positive_mask(p, labels, pos, "predicted")
         tp = int(np.count_nonzero(ti & pi))
         fp = int(np.count_nonzero(~ti & pi))
         fn = int(np.count_nonzero(ti & ~pi))

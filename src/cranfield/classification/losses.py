@@ -13,7 +13,7 @@ from numbers import Real
 import numpy as np
 
 from ..errors import InputError, ParameterError
-from ._labels import as_labels, class_list, encode, infer_positive
+from ._labels import as_labels, class_list, encode, infer_positive, positive_mask
 
 
 def _check_delta(delta) -> float:
@@ -72,7 +72,7 @@ def log_loss(
     if q.ndim == 1:
         classes = class_list(t) if labels is None else list(labels)
         pos = infer_positive(classes, positive)
-        c = encode(t, classes, "truth") == classes.index(pos)
+        c = positive_mask(t, classes, pos, "truth")
         losses = -np.where(c, np.log(q), np.log1p(-q))
     elif q.ndim == 2:
         classes = class_list(t) if labels is None else list(labels)

@@ -15,7 +15,7 @@ import numpy as np
 
 from ..errors import InputError
 from . import rates as R
-from ._labels import as_labels, check_same_length, class_list, encode, infer_positive
+from ._labels import as_labels, check_same_length, class_list, infer_positive, positive_mask
 
 
 def as_scores(scores, name: str = "scores") -> np.ndarray:
@@ -53,7 +53,7 @@ def binary_truth(truth, positive=None, n: int | None = None) -> tuple[np.ndarray
         raise InputError(f"truth has {len(t)} items but scores has {n}")
     labels = class_list(t)
     pos = infer_positive(labels, positive)
-    return encode(t, labels, "truth") == labels.index(pos), pos
+    return positive_mask(t, labels, pos, "truth"), pos
 
 
 @dataclass(frozen=True)
