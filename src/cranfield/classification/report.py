@@ -160,14 +160,14 @@ def classification_report(
         _, pos = binary_truth(t, positive)
         # ROC analysis needs both classes: roc_auc raises a clear InputError otherwise
         found = {
-            "ROC AUC": roc_auc(t, s, pos),
-            "average precision": average_precision(t, s, pos),
+            "ROC AUC": roc_auc(t, s, positive),
+            "average precision": average_precision(t, s, positive),
         }
         choice = select_threshold(
             t,
             s,
             threshold_by,
-            positive=pos,
+            positive=positive,
             beta=beta,
             min_specificity=min_specificity,
             min_sensitivity=min_sensitivity,

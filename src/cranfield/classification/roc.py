@@ -15,7 +15,7 @@ import numpy as np
 
 from ..errors import InputError
 from . import rates as R
-from ._labels import as_labels, check_same_length, class_list, infer_positive, positive_mask
+from ._labels import _plain, as_labels, check_same_length, class_list, infer_positive, positive_mask
 
 
 def as_scores(scores, name: str = "scores") -> np.ndarray:
@@ -29,7 +29,7 @@ def as_scores(scores, name: str = "scores") -> np.ndarray:
         except (TypeError, ValueError):
             bad = next(i for i, v in enumerate(arr) if not _is_number(v))
             raise InputError(
-                f"item {bad}: score {arr[bad]!r} is not a number", source=name
+                f"item {bad}: score {_plain(arr[bad])!r} is not a number", source=name
             ) from None
     arr = arr.astype(float)
     bad = np.flatnonzero(~np.isfinite(arr))
