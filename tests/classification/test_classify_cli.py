@@ -151,3 +151,12 @@ def test_error_empty_label_and_missing_file(capsys, tmp_path):
     path = write(tmp_path / "e.csv", ["t", "p"], [(1, 1), ("", 0)])
     assert_one_line_error(capsys, [path], f"{path}:3:", "empty value")
     assert_one_line_error(capsys, [str(tmp_path / "missing.csv")], "missing.csv")
+
+
+def test_labels_option_orders_classes_and_checks_them(capsys, tmp_path):
+    rows = [("Woman", "Woman"), ("Man", "Child"), ("Child", "Child")]
+    path = write(tmp_path / "p.csv", ["a", "r"], rows)
+    code, out, _ = run(capsys, path, "--labels", "Woman,Man,Child")
+    assert code == 0
+    assert out.splitlines()[0].split()[2:5] == ["Actual", "Woman", "(1)"]
+    assert_one_line_error(capsys, [path, "--labels", "Woman,Child"], f"{path}:3:", "'Man'")

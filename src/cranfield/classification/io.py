@@ -127,3 +127,16 @@ def scores_column(table, path, column: str) -> np.ndarray:
             line=line,
         )
     return out
+
+
+def check_labels(values: np.ndarray, allowed, path, column: str) -> None:
+    """Every value of a label column must be one of ``allowed`` (error names the line)."""
+    bad = np.flatnonzero(~np.isin(values.astype(str), np.asarray(list(allowed), dtype=str)))
+    if len(bad):
+        i = int(bad[0])
+        source, line, prefix = _where(path, i, _is_parquet(path))
+        raise InputError(
+            f"{prefix}label {str(values[i])!r} in column {column!r} is not one of {list(allowed)!r}",
+            source=source,
+            line=line,
+        )

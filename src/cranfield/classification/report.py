@@ -147,8 +147,12 @@ def classification_report(
     cost_fp: float = 1.0,
     cost_fn: float = 1.0,
     zero_division: R.ZeroDivision = "warn",
+    labels=None,
 ) -> ClassificationReport:
-    """Evaluate predicted labels (``predicted``) or scores (``scores``) against ``truth``."""
+    """Evaluate predicted labels (``predicted``) or scores (``scores``) against ``truth``.
+
+    ``labels`` fixes the classes and their order in a multi-class report.
+    """
     R.check_zero_division(zero_division)
     R.check_beta(beta)
     t = as_labels(truth, "truth")
@@ -180,17 +184,17 @@ def classification_report(
         return ClassificationReport("scores", binary, None, choice, found, roc, beta, zero_division)
     p = as_labels(predicted, "predicted")
     check_same_length(t, p, "truth", "predicted")
-    labels = class_list(t, p)
+    present = class_list(t, p)
     binary_pos = None
     if positive is not None:
-        binary_pos = infer_positive(labels, positive)
-    else:
+        binary_pos = infer_positive(present, positive)
+    elif labels is None:
         try:
-            binary_pos = infer_positive(labels)
+            binary_pos = infer_positive(present)
         except InputError:
             binary_pos = None
     if binary_pos is not None:
         cm = BinaryConfusion.from_labels(t, p, binary_pos)
         return ClassificationReport("binary", cm, beta=beta, zero_division=zero_division)
-    cm = ConfusionMatrix.from_labels(t, p, labels)
+    cm = ConfusionMatrix.from_labels(t, p, labels if labels is None else list(labels))
     return ClassificationReport("multiclass", None, cm, beta=beta, zero_division=zero_division)

@@ -45,6 +45,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "or the second column of TRUTH when PREDICTIONS is omitted)",
     )
     parser.add_argument(
+        "--labels",
+        help="comma-separated classes in display order (multi-class report); "
+        "every label in the data must be listed",
+    )
+    parser.add_argument(
         "--scores", action="store_true", help="the predictions are scores (higher = more positive)"
     )
     parser.add_argument("--positive", metavar="LABEL", help="the positive label of a binary task")
@@ -98,10 +103,15 @@ def run(args: argparse.Namespace) -> int:
                 f"{args.truth} has {truth_table.num_rows} rows but {pred_path} has "
                 f"{pred_table.num_rows}"
             )
+    labels = None if args.labels is None else args.labels.split(",")
+    if labels is not None:
+        io.check_labels(truth, labels, args.truth, truth_col)
     if args.scores:
         values = {"scores": io.scores_column(pred_table, pred_path, pred_col)}
     else:
         values = {"predicted": io.labels_column(pred_table, pred_path, pred_col)}
+        if labels is not None:
+            io.check_labels(values["predicted"], labels, pred_path, pred_col)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", rates.UndefinedRatioWarning)  # shown as nan
         report = classification_report(
@@ -116,6 +126,7 @@ def run(args: argparse.Namespace) -> int:
             cost_fp=args.cost_fp,
             cost_fn=args.cost_fn,
             zero_division=args.zero_division,
+            labels=labels,
         )
         print(report.render(args.format, args.orientation.replace("-", "_")))
     return 0
