@@ -185,6 +185,7 @@ def test_threshold_by_accuracy_seed_001():
     assert choice.value == pytest.approx(0.70)
     c = choice.confusion
     assert (c.tp, c.fp, c.fn, c.tn) == (5, 1, 5, 9)
+    assert c.positive == "P"
 
 
 def test_roc_table_ties_share_counts():

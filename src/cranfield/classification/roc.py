@@ -69,6 +69,7 @@ class ThresholdCounts:
     fp: np.ndarray
     p: int
     n: int
+    positive: object = None
 
     @property
     def fn(self) -> np.ndarray:
@@ -90,14 +91,14 @@ def _sorted(y: np.ndarray, s: np.ndarray):
 def threshold_counts(truth, scores, positive=None) -> ThresholdCounts:
     """TP and FP at each distinct score used as threshold (predict positive if >= T)."""
     s = as_scores(scores)
-    y, _ = binary_truth(truth, positive, len(s))
+    y, pos = binary_truth(truth, positive, len(s))
     _, ys, ss = _sorted(y, s)
     last = np.flatnonzero(np.r_[ss[1:] != ss[:-1], True]) if len(ss) else np.array([], int)
     ctp = np.cumsum(ys)
     tp = ctp[last] if len(ss) else np.zeros(0, np.int64)
     fp = last + 1 - tp
     p = int(y.sum())
-    return ThresholdCounts(ss[last], tp.astype(np.int64), fp.astype(np.int64), p, len(y) - p)
+    return ThresholdCounts(ss[last], tp.astype(np.int64), fp.astype(np.int64), p, len(y) - p, pos)
 
 
 @dataclass(frozen=True)

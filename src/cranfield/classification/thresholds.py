@@ -128,5 +128,7 @@ def select_threshold(
             f"({c.p} positive, {c.n} negative items)"
         )
     best = int(np.nanargmax(goal))  # first maximum = highest threshold
-    confusion = BinaryConfusion(int(tp[best]), int(fp[best]), int(fn[best]), int(tn[best]))
+    confusion = BinaryConfusion(
+        int(tp[best]), int(fp[best]), int(fn[best]), int(tn[best]), c.positive
+    )
     return ThresholdChoice(by, float(thresholds[best]), float(value[best]), confusion)
