@@ -27,8 +27,8 @@ from cranfield.classification import (
     select_threshold,
 )
 
-SEEDS = range(40)
-FEW_SEEDS = range(15)  # for the brute-force oracles (one sklearn call per threshold)
+SEEDS = range(25)
+FEW_SEEDS = range(12)  # for the brute-force oracles (one sklearn call per threshold)
 
 
 def binary_case(seed):

@@ -28,7 +28,13 @@ def check_same_length(a: np.ndarray, b: np.ndarray, what_a: str, what_b: str) ->
 
 def class_list(*arrays: np.ndarray) -> list:
     """The sorted union of labels (first-appearance order if labels are not orderable)."""
-    joined = np.concatenate([np.asarray(a, dtype=object) for a in arrays]) if arrays else []
+    parts = []
+    for a in arrays:
+        a = np.asarray(a)
+        if a.dtype.kind in "biufUS":
+            a = np.unique(a)  # vectorised; only the distinct values reach Python
+        parts.append(a.astype(object))
+    joined = np.concatenate(parts) if parts else []
     # dict.fromkeys keeps first appearance and collapses 1 and 1.0 like a set would
     uniq = list(dict.fromkeys(_plain(x) for x in joined))
     try:

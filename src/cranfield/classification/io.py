@@ -81,12 +81,15 @@ def _is_parquet(path) -> bool:
 
 def labels_column(table, path, column: str) -> np.ndarray:
     """A label column as an array; empty or null cells are an error naming the line."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
     col = table.column(column)
+    missing = col.is_null()
+    if pa.types.is_string(col.type) or pa.types.is_large_string(col.type):
+        missing = pc.or_(missing, pc.equal(pc.utf8_trim_whitespace(col), ""))
+    nulls = np.flatnonzero(missing.to_numpy(zero_copy_only=False))
     values = col.to_numpy(zero_copy_only=False)
-    nulls = np.flatnonzero(col.is_null().to_numpy(zero_copy_only=False))
-    if values.dtype == object and len(values):
-        empty = np.flatnonzero(np.array([v is None or v == "" for v in values], dtype=bool))
-        nulls = np.union1d(nulls, empty)
     if len(nulls):
         source, line, prefix = _where(path, int(nulls[0]), _is_parquet(path))
         raise InputError(f"{prefix}empty value in column {column!r}", source=source, line=line)
