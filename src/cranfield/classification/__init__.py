@@ -1,0 +1,50 @@
+"""Classifier evaluation: confusion matrices, every rate, ROC, thresholds, losses.
+
+Definitions and layouts follow the seed documents (000, 001, 003, 004); see
+``docs/classification.md``. Core computations use NumPy only.
+"""
+
+from __future__ import annotations
+
+from .confusion import BinaryConfusion, ConfusionMatrix, multilabel_precision_recall
+from .losses import cross_entropy, log_loss, mae, mse, one_vs_rest_log_loss, rmse
+from .rates import RATES, UndefinedRatioWarning
+from .render import render_binary, render_multiclass, render_roc_table
+from .report import ClassificationReport, classification_report
+from .roc import (
+    RocTable,
+    average_precision,
+    precision_recall_curve,
+    roc_auc,
+    roc_curve,
+    roc_table,
+)
+from .thresholds import CRITERIA, ThresholdChoice, select_threshold
+
+__all__ = [
+    "BinaryConfusion",
+    "CRITERIA",
+    "ClassificationReport",
+    "ConfusionMatrix",
+    "RATES",
+    "RocTable",
+    "ThresholdChoice",
+    "UndefinedRatioWarning",
+    "average_precision",
+    "classification_report",
+    "cross_entropy",
+    "log_loss",
+    "mae",
+    "mse",
+    "multilabel_precision_recall",
+    "one_vs_rest_log_loss",
+    "precision_recall_curve",
+    "render_binary",
+    "render_multiclass",
+    "render_roc_table",
+    "rmse",
+    "roc_auc",
+    "roc_curve",
+    "roc_table",
+    "select_threshold",
+]

@@ -1,0 +1,99 @@
+"""Label arrays: validation, class lists and encoding to integer codes."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from ..errors import InputError
+
+_POSITIVE_PAIRS = ({0, 1}, {-1, 1}, {False, True})
+
+
+def as_labels(values, name: str) -> np.ndarray:
+    """A 1-D array of labels; strings stay strings, anything else keeps its dtype."""
+    arr = np.asarray(values)
+    if arr.ndim != 1:
+        raise InputError(f"expected a 1-D sequence of labels, got shape {arr.shape}", source=name)
+    if arr.dtype.kind == "f" and np.isnan(arr).any():
+        raise InputError(f"label {int(np.flatnonzero(np.isnan(arr))[0])} is NaN", source=name)
+    return arr
+
+
+def check_same_length(a: np.ndarray, b: np.ndarray, what_a: str, what_b: str) -> None:
+    if len(a) != len(b):
+        raise InputError(f"{what_a} has {len(a)} items but {what_b} has {len(b)}")
+
+
+def class_list(*arrays: np.ndarray) -> list:
+    """The sorted union of labels (first-appearance order if labels are not orderable)."""
+    parts = []
+    for a in arrays:
+        a = np.asarray(a)
+        if a.dtype.kind in "biufUS":
+            a = np.unique(a)  # vectorised; only the distinct values reach Python
+        parts.append(a.astype(object))
+    joined = np.concatenate(parts) if parts else []
+    # dict.fromkeys keeps first appearance and collapses 1 and 1.0 like a set would
+    uniq = list(dict.fromkeys(_plain(x) for x in joined))
+    try:
+        return sorted(uniq)
+    except TypeError:
+        return uniq
+
+
+def _plain(x):
+    """NumPy scalars to Python scalars, so labels print and hash naturally."""
+    return x.item() if isinstance(x, np.generic) else x
+
+
+def encode(values: np.ndarray, labels: Sequence, name: str) -> np.ndarray:
+    """Integer codes of ``values`` in ``labels``; unknown labels are an InputError."""
+    index = {lab: i for i, lab in enumerate(labels)}
+    arr = np.asarray(values)
+    if arr.dtype.kind in "biufUS" and len(arr):
+        # vectorised path: map the (few) distinct values, then broadcast back
+        uniq, inverse = np.unique(arr, return_inverse=True)
+        codes_u = np.array([index.get(_plain(u), -1) for u in uniq], dtype=np.int64)
+        codes = codes_u[inverse.reshape(-1)]
+    else:  # object arrays of arbitrary hashables: no vectorised hash lookup exists
+        codes = np.fromiter((index.get(_plain(v), -1) for v in arr), dtype=np.int64, count=len(arr))
+    bad = np.flatnonzero(codes < 0)
+    if len(bad):
+        raise InputError(
+            f"item {int(bad[0])} has label {_plain(arr[bad[0]])!r}, which is not one of "
+            f"the classes {list(labels)!r}",
+            source=name,
+        )
+    return codes
+
+
+def infer_positive(labels: Sequence, positive=None):
+    """The positive label: the one given (it must occur), else 1/True of a {0,1}-like pair."""
+    labels = list(labels)
+    if positive is not None:
+        matches = [lab for lab in labels if lab == positive or str(lab) == str(positive)]
+        if not matches:
+            raise InputError(f"unknown positive label {positive!r}; the labels are {labels!r}")
+        return matches[0]
+    # labels read from text files are strings: compare spellings too ("0"/"1", "true")
+    spelled = {str(lab).lower(): lab for lab in labels}
+    for pair in _POSITIVE_PAIRS:
+        names = {str(x).lower() for x in pair}
+        if spelled and set(spelled) <= names:
+            top = str(max(pair)).lower()
+            return spelled.get(top, max(pair))
+    raise InputError(
+        f"cannot tell which label is positive among {labels!r}; "
+        "pass positive=<label> (--positive on the command line)"
+    )
+
+
+def positive_mask(values: np.ndarray, labels: Sequence, positive, name: str) -> np.ndarray:
+    """Boolean "is the positive label" per item (all False if it does not occur)."""
+    codes = encode(values, labels, name)
+    matches = [i for i, lab in enumerate(labels) if lab == positive]
+    if not matches:
+        return np.zeros(len(codes), dtype=bool)
+    return codes == matches[0]

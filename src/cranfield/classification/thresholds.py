@@ -1,0 +1,134 @@
+"""Choosing a decision threshold for a scoring classifier (seed 001, "ROC curve").
+
+Candidates are every distinct score T (predict positive when score >= T, as in the
+seed's ROC table) plus T = +inf (predict nothing positive). Each criterion is
+evaluated on all candidates at once; ties go to the highest threshold (the most
+conservative rule, fewest positive predictions).
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+from numbers import Real
+
+import numpy as np
+
+from ..errors import InputError, ParameterError
+from . import rates as R
+from .confusion import BinaryConfusion
+from .roc import threshold_counts
+
+CRITERIA = (
+    "accuracy",
+    "youden",
+    "closest",
+    "fbeta",
+    "sensitivity_at_specificity",
+    "specificity_at_sensitivity",
+    "cost",
+)
+
+
+@dataclass(frozen=True)
+class ThresholdChoice:
+    """A chosen threshold, the criterion's value there and the confusion matrix there."""
+
+    criterion: str
+    threshold: float
+    value: float
+    confusion: BinaryConfusion
+
+
+def _unit(name: str, value) -> float:
+    if isinstance(value, bool) or not isinstance(value, Real) or not 0 <= value <= 1:
+        raise ParameterError(name, "a number in [0, 1]", value)
+    return float(value)
+
+
+def _cost(name: str, value) -> float:
+    if isinstance(value, bool) or not isinstance(value, Real) or not 0 <= value < np.inf:
+        raise ParameterError(name, "a finite number >= 0", value)
+    return float(value)
+
+
+def _lexicographic(primary, secondary, feasible) -> np.ndarray:
+    """Among feasible candidates with the best ``primary``, rank by ``secondary``."""
+    primary = np.where(feasible, primary, np.nan)
+    if np.all(np.isnan(primary)):
+        return primary
+    top = primary == np.nanmax(primary)
+    return np.where(top, secondary, np.nan)
+
+
+def select_threshold(
+    truth,
+    scores,
+    by: str = "accuracy",
+    *,
+    positive=None,
+    beta: float = 1.0,
+    min_specificity: float = 0.9,
+    min_sensitivity: float = 0.9,
+    cost_fp: float = 1.0,
+    cost_fn: float = 1.0,
+) -> ThresholdChoice:
+    """Pick the threshold that optimises one criterion.
+
+    ``by``:
+
+    - ``"accuracy"``: maximum ACC (the seed's choice, T = 0.54 in its example);
+    - ``"youden"``: maximum J = sensitivity + specificity - 1;
+    - ``"closest"``: minimum distance sqrt(FPR^2 + (1 - TPR)^2) to the ideal point (0, 1);
+    - ``"fbeta"``: maximum F-beta (``beta``);
+    - ``"sensitivity_at_specificity"``: maximum TPR with TNR >= ``min_specificity``;
+    - ``"specificity_at_sensitivity"``: maximum TNR with TPR >= ``min_sensitivity``;
+    - ``"cost"``: minimum expected cost ``cost_fp * FP + cost_fn * FN``.
+
+    ``value`` in the result is the criterion there (the distance for ``closest``,
+    the total cost for ``cost``, the optimised rate otherwise).
+    """
+    if by not in CRITERIA:
+        raise ParameterError("by", "one of " + ", ".join(CRITERIA), by)
+    c = threshold_counts(truth, scores, positive)
+    thresholds = np.r_[np.inf, c.thresholds]
+    tp, fp = np.r_[0, c.tp], np.r_[0, c.fp]
+    fn, tn = c.p - tp, c.n - fp
+    cells = (tp, fp, fn, tn)
+    with warnings.catch_warnings():
+        # undefined rates are NaN here and simply never win
+        warnings.simplefilter("ignore", R.UndefinedRatioWarning)
+        if by == "accuracy":
+            value = R.accuracy(*cells)
+            goal = value
+        elif by == "youden":
+            value = R.informedness(*cells)
+            goal = value
+        elif by == "closest":
+            value = np.hypot(R.fpr(*cells), 1 - R.tpr(*cells))
+            goal = -value
+        elif by == "fbeta":
+            value = R.fbeta(*cells, beta=R.check_beta(beta))
+            goal = value
+        elif by == "sensitivity_at_specificity":
+            floor = _unit("min_specificity", min_specificity)
+            value = R.tpr(*cells)
+            goal = _lexicographic(value, R.tnr(*cells), R.tnr(*cells) >= floor)
+        elif by == "specificity_at_sensitivity":
+            floor = _unit("min_sensitivity", min_sensitivity)
+            value = R.tnr(*cells)
+            goal = _lexicographic(value, R.tpr(*cells), R.tpr(*cells) >= floor)
+        else:
+            value = _cost("cost_fp", cost_fp) * fp + _cost("cost_fn", cost_fn) * fn
+            goal = -value.astype(float)
+    goal = np.asarray(goal, dtype=float)
+    if np.all(np.isnan(goal)):
+        raise InputError(
+            f"threshold criterion {by!r} is undefined for these data "
+            f"({c.p} positive, {c.n} negative items)"
+        )
+    best = int(np.nanargmax(goal))  # first maximum = highest threshold
+    confusion = BinaryConfusion(
+        int(tp[best]), int(fp[best]), int(fn[best]), int(tn[best]), c.positive
+    )
+    return ThresholdChoice(by, float(thresholds[best]), float(value[best]), confusion)
