@@ -98,3 +98,11 @@ def test_measure_values_do_not_depend_on_row_order():
     a = cranfield.evaluate(qrels, run, ["AP", "nDCG@10", "bpref"])
     b = cranfield.evaluate(qrels, shuffled, ["AP", "nDCG@10", "bpref"])
     assert a["bm25"] == b["bm25"]
+
+
+def test_evaluate_stays_a_function_whatever_was_imported_first():
+    import importlib
+
+    importlib.import_module("cranfield.evaluation")
+    importlib.import_module("cranfield.cli.eval_cmd")
+    assert callable(cranfield.evaluate) and cranfield.evaluate.__name__ == "evaluate"

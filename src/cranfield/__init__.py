@@ -20,8 +20,8 @@ _EXPORTS = {
     "Qrels": "qrels",
     "Run": "run",
     "JudgedRun": "judged",
-    "evaluate": "evaluate",
-    "Results": "evaluate",
+    "evaluate": "evaluation",
+    "Results": "evaluation",
     "parse_measure": "measures.names",
 }
 # public subpackages and modules, imported on first access

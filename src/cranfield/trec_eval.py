@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .errors import InputError, MeasureError
-from .evaluate import MIN_GEO_MEAN, aggregate
+from .evaluation import MIN_GEO_MEAN, aggregate
 from .judged import JudgedRun, judge
 from .measures.names import TREC_DEFAULT_CUTOFFS, parse_trec
 from .measures.registry import Measure

@@ -68,7 +68,7 @@ def add_arguments(p) -> None:
 
 def run(args) -> int:
     from ..errors import ParameterError
-    from ..evaluate import evaluate
+    from ..evaluation import evaluate
     from ..output import render
     from ..qrels import Qrels
     from ..run import Run
