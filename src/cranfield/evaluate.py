@@ -148,8 +148,7 @@ class Results:
         """``{measure: {run: {qid: value}}}``: the input of :func:`cranfield.compare`."""
         return {
             str(m): {
-                r.name: {q: _py(v) for q, v in zip(r.query_ids, r.values[m], strict=True)}
-                for r in self.runs
+                r.name: {q: _py(v) for q, v in zip(r.query_ids, r.values[m], strict=True)} for r in self.runs
             }
             for m in self.measures
             if m.definition.kind != "str"

@@ -344,9 +344,7 @@ def run_trec_eval(
     lines: list[str] = []
     if per_query:
         printable = [
-            (c, v)
-            for c, v in zip(cols, per_values, strict=True)
-            if c.kind not in ("runid", "num_q", "gm")
+            (c, v) for c, v in zip(cols, per_values, strict=True) if c.kind not in ("runid", "num_q", "gm")
         ]
         for i, q in enumerate(qids):
             for col, values in printable:
