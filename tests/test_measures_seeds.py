@@ -6,9 +6,9 @@ import math
 
 import numpy as np
 import pytest
-from measures_helpers import close, one, per_query, ranking
 
 from cranfield.errors import MeasureError
+from measures_helpers import close, one, per_query, ranking
 
 # seed 000, 1.4: 14 ranks, 5 relevant documents (x at ranks 1, 2, 4, 6, 13)
 SEED000 = [1, 1, 0, 1, 0, 1, 0, 0, 0, 0, 0, 0, 1, 0]

@@ -201,7 +201,7 @@ def _format_value(value: Any) -> str:
     if isinstance(value, float):
         return repr(int(value)) + ".0" if value.is_integer() else repr(value)
     if isinstance(value, tuple) and value and isinstance(value[0], tuple):
-        return "'" + ",".join(f"{k}={_num(v)}" for k, v in value) + "'"
+        return "{" + ",".join(f"{k}:{_num(v)}" for k, v in value) + "}"  # ir_measures' form
     if isinstance(value, tuple):
         return "'" + ",".join(_num(v) for v in value) + "'"
     return repr(value)
