@@ -27,6 +27,7 @@ def ranking(qid: str, labels, num_rel: int | None = None, extra_judged=()):
         qrels[f"m{j:03d}"] = 1
     for j, g in enumerate(extra_judged):
         qrels[f"x{j:03d}"] = int(g)
+    qrels["zzz"] = 0  # a judgment, so that the query is evaluated even if nothing else is
     return {qid: qrels}, {qid: run}
 
 
