@@ -120,6 +120,29 @@ class JudgedRun:
         return np.asarray(ids.to_numpy(zero_copy_only=False), dtype=object)
 
 
+def judged_view(jr: JudgedRun) -> JudgedRun:
+    """The same rankings without unjudged documents (labels < 0), order kept.
+
+    Equivalent to judging with ``judged_only=True`` (trec_eval ``-J``); used by
+    measures with ir_measures' ``judged_only`` parameter.
+    """
+    keep = jr.labels >= 0
+    counts = segments.int_sum(keep, jr.offsets)
+    offsets = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
+    return JudgedRun(
+        query_ids=jr.query_ids,
+        offsets=offsets,
+        labels=jr.labels[keep],
+        qrels_offsets=jr.qrels_offsets,
+        qrels_grades=jr.qrels_grades,
+        in_run=jr.in_run,
+        rel_level=jr.rel_level,
+        run_name=jr.run_name,
+        doc_rows=None if jr.doc_rows is None else jr.doc_rows[keep],
+        compat=jr.compat,
+    )
+
+
 def _codes(values: pa.ChunkedArray | pa.Array, universe: pa.Array) -> np.ndarray:
     """Index of each value in ``universe`` (-1 when absent)."""
     idx = pc.index_in(values, value_set=universe)

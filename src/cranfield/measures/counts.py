@@ -30,14 +30,25 @@ def num_q(jr, cutoff):
     aliases=("num_ret",),
     trec_name="num_ret",
     summary="Number of documents retrieved (after depth and judged-only filtering).",
-    formula="|ranking|",
+    formula="|ranking|; with rel: |{retrieved d : grade(d) >= rel}| (ir_measures NumRet(rel=))",
     reference=TREC,
+    params=(
+        Param(
+            "rel",
+            int,
+            None,
+            "count only retrieved documents with at least this grade (default: all)",
+            allowed="an integer grade",
+        ),
+    ),
     aggregate="sum",
     kind="int",
     cutoff="rank",
     family="count",
 )
-def num_ret(jr, cutoff):
+def num_ret(jr, cutoff, rel=None):
+    if rel is not None:
+        return num_rel_ret(jr, cutoff, rel)
     n = jr.num_ret if cutoff is None else np.minimum(jr.num_ret, cutoff)
     return n.astype(np.float64)
 

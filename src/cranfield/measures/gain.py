@@ -15,7 +15,7 @@ import numpy as np
 
 from .. import segments
 from ._common import discounts, level, libm_log2, safe_div
-from .precision import REL, TREC
+from .precision import JUDGED_ONLY, REL, TREC
 from .registry import Param, measure
 
 GAINS = Param(
@@ -24,6 +24,23 @@ GAINS = Param(
     (),
     "gain of each grade as level=gain pairs, e.g. '1=1,2=3'; unlisted grades keep their own value",
     allowed="level=gain pairs such as '1=1,2=3'",
+)
+DCG_KIND = Param(
+    "dcg",
+    str,
+    "log2",
+    "DCG formulation: 'log2' gain/log2(rank+1) (trec_eval), 'exp-log2' "
+    "(2^gain-1)/log2(rank+1) (Burges et al. 2005), 'jk' gain/max(1, log_b(rank)) "
+    "(Järvelin & Kekäläinen 2002)",
+    choices=("log2", "exp-log2", "jk"),
+)
+BASE = Param(
+    "b",
+    float,
+    2.0,
+    "logarithm base of the 'jk' discount: ranks below b are not discounted",
+    allowed="a number > 1",
+    check=lambda v: v > 1,
 )
 JK = "Järvelin & Kekäläinen, 'Cumulated gain-based evaluation of IR techniques', TOIS 2002"
 
@@ -36,10 +53,27 @@ def gain_of(labels: np.ndarray, gains=()) -> np.ndarray:
     return out
 
 
+def discounted(g: np.ndarray, rank: np.ndarray, dcg: str = "log2", b: float = 2.0):
+    """DCG terms of gains ``g`` at 1-based ranks ``rank`` in one of three formulations.
+
+    * ``log2``: g / log2(rank + 1) (trec_eval, libm log2 for bit-exactness);
+    * ``exp-log2``: (2^g - 1) / log2(rank + 1) (Burges et al., ICML 2005; ir_measures);
+    * ``jk``: g / max(1, log_b(rank)), ranks below b undiscounted (Järvelin &
+      Kekäläinen, TOIS 2002; seed 004 with b = 2: R_1 + sum_{i>=2} R_i / log2 i).
+    """
+    if dcg == "jk":
+        disc = np.maximum(1.0, np.log(rank.astype(np.float64)) / np.log(b))
+        return g / disc
+    table = segments.log2_discounts(int(rank.max()) if len(rank) else 1)
+    if dcg == "exp-log2":
+        g = np.exp2(g) - 1.0
+    return g / table[rank - 1]
+
+
 class Ideal:
     """Ideal rankings of all queries: positive gains sorted descending (CSR)."""
 
-    def __init__(self, jr, gains=()):
+    def __init__(self, jr, gains=(), dcg="log2", b=2.0):
         g = gain_of(jr.qrels_grades, gains)
         seg = segments.segment_ids(jr.qrels_offsets)
         keep = g > 0
@@ -49,8 +83,11 @@ class Ideal:
         self.offsets = np.searchsorted(seg[order], np.arange(jr.num_queries + 1)).astype(np.int64)
         self.length = np.diff(self.offsets)
         self.pos = segments.positions(self.offsets)
-        table = segments.log2_discounts(int(self.length.max()) + 1 if len(self.length) else 1)
-        self.terms = self.gains / table[self.pos]
+        if dcg == "log2":
+            table = segments.log2_discounts(int(self.length.max()) + 1 if len(self.length) else 1)
+            self.terms = self.gains / table[self.pos]
+        else:
+            self.terms = discounted(self.gains, self.pos + 1, dcg, b)
 
     def dcg(self, cutoff=None) -> np.ndarray:
         terms = self.terms if cutoff is None else np.where(self.pos < cutoff, self.terms, 0.0)
@@ -63,9 +100,9 @@ class Ideal:
         return segments.sequential_sum(self.gains, self.offsets)
 
 
-def dcg_terms(jr, gains=(), cutoff=None) -> np.ndarray:
+def dcg_terms(jr, gains=(), cutoff=None, dcg="log2", b=2.0) -> np.ndarray:
     g = gain_of(jr.labels, gains)
-    terms = g / discounts(jr)
+    terms = g / discounts(jr) if dcg == "log2" else discounted(g, jr.rank, dcg, b)
     if cutoff is not None:
         terms = np.where(jr.rank <= cutoff, terms, 0.0)
     return terms
@@ -75,32 +112,35 @@ def dcg_terms(jr, gains=(), cutoff=None) -> np.ndarray:
     name="nDCG",
     aliases=("ndcg", "ndcg_cut"),
     trec_name="ndcg",
-    summary="Normalised discounted cumulative gain (linear gain, log2(rank+1) discount).",
-    formula="nDCG@k = DCG@k / IDCG@k, DCG@k = sum_{i<=k} gain_i / log2(i + 1)",
-    reference=f"{TREC}, m_ndcg.c and m_ndcg_cut.c; {JK}",
-    params=(GAINS,),
+    summary="Normalised discounted cumulative gain: DCG over the DCG of the ideal ranking.",
+    formula="nDCG@k = DCG@k / IDCG@k; DCG@k = sum_{i<=k} gain_i / log2(i + 1) (dcg='log2'), "
+    "sum (2^gain_i - 1) / log2(i + 1) (dcg='exp-log2'), sum gain_i / max(1, log_b i) "
+    "(dcg='jk'); IDCG from all judged documents sorted by gain",
+    reference=f"{TREC}, m_ndcg.c and m_ndcg_cut.c; {JK}; Burges et al., ICML 2005",
+    params=(GAINS, DCG_KIND, BASE, JUDGED_ONLY),
     cutoff="rank",
     edge_cases="0 when the ideal DCG is 0 (no judged document with positive gain).",
     family="graded",
 )
-def ndcg(jr, cutoff, gains=()):
-    dcg = segments.sequential_sum(dcg_terms(jr, gains, cutoff), jr.offsets)
-    return safe_div(dcg, Ideal(jr, gains).dcg(cutoff))
+def ndcg(jr, cutoff, gains=(), dcg="log2", b=2.0):
+    value = segments.sequential_sum(dcg_terms(jr, gains, cutoff, dcg, b), jr.offsets)
+    return safe_div(value, Ideal(jr, gains, dcg, b).dcg(cutoff))
 
 
 @measure(
     name="DCG",
     aliases=("dcg",),
     trec_name="dcg",
-    summary="Discounted cumulative gain (linear gain, log2(rank+1) discount).",
-    formula="DCG@k = sum_{i<=k} gain_i / log2(i + 1)",
-    reference=f"{TREC}, m_ndcg.c; {JK}",
-    params=(GAINS,),
+    summary="Discounted cumulative gain (log2, exp-log2 or Järvelin-Kekäläinen form).",
+    formula="DCG@k = sum_{i<=k} gain_i / log2(i + 1) (dcg='log2'); (2^gain_i - 1) / "
+    "log2(i + 1) (dcg='exp-log2'); gain_i / max(1, log_b i) (dcg='jk')",
+    reference=f"{TREC}, m_ndcg.c; {JK}; Burges et al., ICML 2005; seeds 001, 004",
+    params=(GAINS, DCG_KIND, BASE),
     cutoff="rank",
     family="graded",
 )
-def dcg(jr, cutoff, gains=()):
-    return segments.sequential_sum(dcg_terms(jr, gains, cutoff), jr.offsets)
+def dcg(jr, cutoff, gains=(), dcg="log2", b=2.0):
+    return segments.sequential_sum(dcg_terms(jr, gains, cutoff, dcg, b), jr.offsets)
 
 
 @measure(
@@ -108,14 +148,14 @@ def dcg(jr, cutoff, gains=()):
     aliases=("ideal_dcg",),
     trec_name="ideal_dcg",
     summary="DCG of the ideal ranking of the query's judged documents.",
-    formula="IDCG@k = sum_{i<=k} gain*_i / log2(i + 1), gain* sorted descending",
+    formula="IDCG@k = DCG@k of gain* (all judged gains sorted descending), same dcg forms",
     reference=f"{TREC}, m_ndcg.c; {JK}",
-    params=(GAINS,),
+    params=(GAINS, DCG_KIND, BASE),
     cutoff="rank",
     family="graded",
 )
-def ideal_dcg(jr, cutoff, gains=()):
-    return Ideal(jr, gains).dcg(cutoff)
+def ideal_dcg(jr, cutoff, gains=(), dcg="log2", b=2.0):
+    return Ideal(jr, gains, dcg, b).dcg(cutoff)
 
 
 @measure(

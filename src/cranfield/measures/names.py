@@ -76,9 +76,9 @@ def _split_args(args: str) -> list[str]:
             continue
         if ch in "'\"":
             quote = ch
-        elif ch in "([":
+        elif ch in "([{":
             depth += 1
-        elif ch in ")]":
+        elif ch in ")]}":
             depth -= 1
         elif ch == "," and depth == 0:
             parts.append("".join(current))

@@ -21,6 +21,12 @@ REL = Param(
     "minimum grade of a relevant document (default: the run's relevance level)",
     allowed="an integer grade",
 )
+JUDGED_ONLY = Param(
+    "judged_only",
+    bool,
+    False,
+    "drop unjudged documents from the ranking before measuring (trec_eval -J)",
+)
 TREC = "trec_eval 10.0 (https://github.com/usnistgov/trec_eval)"
 
 
@@ -31,7 +37,7 @@ TREC = "trec_eval 10.0 (https://github.com/usnistgov/trec_eval)"
     summary="Precision at rank k: the fraction of the top k that is relevant.",
     formula="P@k = |relevant in top k| / k  (missing ranks count as non-relevant)",
     reference=f"{TREC}, m_P.c; Manning et al., Introduction to IR, 8.4",
-    params=(REL,),
+    params=(REL, JUDGED_ONLY),
     cutoff="rank",
     cutoff_required=True,
 )
@@ -46,7 +52,7 @@ def precision_at(jr, cutoff, rel=None):
     summary="Recall at rank k: the fraction of the relevant documents in the top k.",
     formula="R@k = |relevant in top k| / R",
     reference=f"{TREC}, m_recall.c",
-    params=(REL,),
+    params=(REL, JUDGED_ONLY),
     cutoff="rank",
     cutoff_required=True,
     edge_cases="0 when R = 0.",
@@ -63,7 +69,7 @@ def recall_at(jr, cutoff, rel=None):
     summary="1 if a relevant document is in the top k, else 0.",
     formula="Success@k = [ |relevant in top k| > 0 ]",
     reference=f"{TREC}, m_success.c",
-    params=(REL,),
+    params=(REL, JUDGED_ONLY),
     cutoff="rank",
     cutoff_required=True,
 )
@@ -108,14 +114,38 @@ def average_precision(jr, lv, cutoff=None) -> np.ndarray:
     aliases=("MAP", "map"),
     trec_name="map",
     summary="Average precision: mean of the precision at each relevant document's rank.",
-    formula="AP@k = (1/R) * sum_{i <= k, d_i relevant} P@i",
-    reference=f"{TREC}, m_map.c and m_map_cut.c; Buckley & Voorhees (2000)",
-    params=(REL,),
+    formula="AP@k = (1/N) * sum_{i <= k, d_i relevant} P@i with N = R (normalise='R', "
+    "trec_eval map_cut), min(R, k) (normalise='min(R,k)') or the number of relevant "
+    "documents in the top k (normalise='relret@k', seed 002's AP@5 = 0.81 / 0.53)",
+    reference=f"{TREC}, m_map.c and m_map_cut.c; Buckley & Voorhees (2000); seed 002",
+    params=(
+        REL,
+        Param(
+            "normalise",
+            str,
+            "R",
+            "denominator of the sum: all relevant (R), min(R, k), or relevant retrieved in "
+            "the top k",
+            choices=("R", "min(R,k)", "relret@k"),
+        ),
+        JUDGED_ONLY,
+    ),
     cutoff="rank",
-    edge_cases="0 when R = 0. With a cutoff the sum is still divided by R (map_cut).",
+    edge_cases="0 when the denominator is 0 (R = 0, or no relevant document retrieved "
+    "for relret@k). Without a cutoff min(R,k) is R and relret@k counts the whole ranking.",
 )
-def ap(jr, cutoff, rel=None):
-    return average_precision(jr, level(jr, rel), cutoff)
+def ap(jr, cutoff, rel=None, normalise="R"):
+    lv = level(jr, rel)
+    if normalise == "R":
+        return average_precision(jr, lv, cutoff)
+    prec, relevant = _precision_at_relevant(jr, lv, cutoff)
+    total = segments.sequential_sum(prec, jr.offsets)
+    if normalise == "min(R,k)":
+        num_rel = jr.num_rel(lv)
+        den = num_rel if cutoff is None else np.minimum(num_rel, cutoff)
+    else:
+        den = segments.int_sum(relevant, jr.offsets)
+    return safe_div(total, den)
 
 
 @measure(
@@ -139,7 +169,7 @@ def gmap(jr, cutoff, rel=None):
     summary="Precision after R documents, R being the number of relevant documents.",
     formula="Rprec = |relevant in top R| / R",
     reference=f"{TREC}, m_Rprec.c",
-    params=(REL,),
+    params=(REL, JUDGED_ONLY),
     edge_cases="0 when R = 0; a ranking shorter than R counts its missing ranks as non-relevant.",
 )
 def rprec(jr, cutoff, rel=None):
@@ -161,7 +191,7 @@ def rprec(jr, cutoff, rel=None):
     summary="Reciprocal rank of the first relevant document.",
     formula="RR@k = 1 / rank of the first relevant document within the top k (0 if none)",
     reference=f"{TREC}, m_recip_rank.c; Voorhees (1999)",
-    params=(REL,),
+    params=(REL, JUDGED_ONLY),
     cutoff="rank",
 )
 def reciprocal_rank(jr, cutoff, rel=None):
@@ -298,7 +328,7 @@ def interpolated_precision(jr, points, lv) -> np.ndarray:
     formula="IPrec@r = max_{k >= k_r} P@k, k_r the rank where round(r*R) relevant "
     "documents have been seen",
     reference=f"{TREC}, m_iprec_at_recall.c; Manning et al., IIR 8.4",
-    params=(REL,),
+    params=(REL, JUDGED_ONLY),
     cutoff="recall",
     cutoff_required=True,
     edge_cases="trec_eval 10.0 rounds r*R half away from zero; 9.x used (long)(r*R+0.9).",

@@ -116,6 +116,7 @@ class MeasureDef:
     trec_name: str | None = None
     edge_cases: str = ""
     family: str = "ranked"
+    micro: Callable | None = field(default=None, repr=False)  # pooled-count aggregate
 
     def param(self, name: str) -> Param:
         for p in self.params:
@@ -194,13 +195,13 @@ def _load_all() -> None:
 
 def _format_value(value: Any) -> str:
     if isinstance(value, bool):
-        return "true" if value else "false"
+        return "True" if value else "False"  # as ir_measures prints them
     if isinstance(value, str):
         return repr(value)
     if isinstance(value, float):
         return repr(int(value)) + ".0" if value.is_integer() else repr(value)
     if isinstance(value, tuple) and value and isinstance(value[0], tuple):
-        return "'" + ",".join(f"{k}={_num(v)}" for k, v in value) + "'"
+        return "{" + ",".join(f"{k}:{_num(v)}" for k, v in value) + "}"  # ir_measures' form
     if isinstance(value, tuple):
         return "'" + ",".join(_num(v) for v in value) + "'"
     return repr(value)
@@ -262,8 +263,18 @@ class Measure:
         return values
 
     def compute(self, judged_run):
-        """Per-query values for a :class:`~cranfield.judged.JudgedRun`."""
-        return self.definition.kernel(judged_run, self.cutoff, **self.param_values())
+        """Per-query values for a :class:`~cranfield.judged.JudgedRun`.
+
+        ``judged_only=True`` (ir_measures' parameter) is applied here, for every
+        family that declares it: unjudged documents are dropped from the rankings
+        before the kernel runs, as trec_eval ``-J`` does.
+        """
+        values = self.param_values()
+        if values.pop("judged_only", False):
+            from ..judged import judged_view
+
+            judged_run = judged_view(judged_run)
+        return self.definition.kernel(judged_run, self.cutoff, **values)
 
     def __str__(self) -> str:
         text = self.name

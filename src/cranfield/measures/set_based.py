@@ -11,7 +11,7 @@ import numpy as np
 
 from .. import segments
 from ._common import level, safe_div
-from .precision import REL, TREC
+from .precision import JUDGED_ONLY, REL, TREC
 from .registry import Param, measure
 
 
@@ -26,14 +26,24 @@ def _counts(jr, rel):
     aliases=("set_P",),
     trec_name="set_P",
     summary="Precision of the retrieved set.",
-    formula="SetP = relret / ret",
+    formula="SetP = relret / ret  (relative=true: relret / min(ret, R), as SetRelP)",
     reference=f"{TREC}, m_set_P.c",
-    params=(REL,),
+    params=(
+        REL,
+        Param(
+            "relative",
+            bool,
+            False,
+            "divide by the best possible number of relevant retrieved, min(ret, R) "
+            "(ir_measures SetP(relative=true))",
+        ),
+        JUDGED_ONLY,
+    ),
     family="set",
 )
-def set_p(jr, cutoff, rel=None):
-    relret, ret, _ = _counts(jr, rel)
-    return safe_div(relret, ret)
+def set_p(jr, cutoff, rel=None, relative=False):
+    relret, ret, r = _counts(jr, rel)
+    return safe_div(relret, np.minimum(ret, r) if relative else ret)
 
 
 @measure(
@@ -73,7 +83,7 @@ def set_rel_p(jr, cutoff, rel=None):
     summary="Set 'average precision': precision times recall of the retrieved set.",
     formula="SetAP = relret^2 / (ret * R)",
     reference=f"{TREC}, m_set_map.c",
-    params=(REL,),
+    params=(REL, JUDGED_ONLY),
     family="set",
 )
 def set_ap(jr, cutoff, rel=None):
@@ -129,6 +139,7 @@ def set_f_trec(jr, cutoff, x=1.0, rel=None):
             check=lambda v: v >= 0,
         ),
         REL,
+        JUDGED_ONLY,
     ),
     family="set",
 )
@@ -147,6 +158,12 @@ def micro(measure, jr) -> float:
     from ._common import count_at
 
     params = measure.param_values()
+    if params.pop("judged_only", False):
+        from ..judged import judged_view
+
+        jr = judged_view(jr)
+    if measure.definition.micro is not None:
+        return float(measure.definition.micro(jr, measure.cutoff, **params))
     lv = level(jr, params.get("rel"))
     r = float(np.sum(jr.num_rel(lv)))
     if measure.name in ("P", "R"):

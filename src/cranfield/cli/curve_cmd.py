@@ -1,0 +1,83 @@
+"""``cranfield curve pr QRELS RUN``: precision-recall curves as CSV or JSON."""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import sys
+
+HELP = "precision-recall curves as data"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("kind", choices=["pr"], help="curve kind (pr: precision-recall)")
+    parser.add_argument("qrels", help="qrels file ('-' for stdin)")
+    parser.add_argument("run", help="run file")
+    parser.add_argument("--query", help="only this query")
+    parser.add_argument(
+        "--interpolated",
+        action="store_true",
+        help="interpolated precision at recall levels instead of the points at every rank",
+    )
+    parser.add_argument(
+        "--recall",
+        default=None,
+        help="comma-separated recall levels for --interpolated (default: 0,0.1,...,1)",
+    )
+    parser.add_argument(
+        "--average",
+        choices=["ranks", "recall"],
+        help="average over queries: mean P and R at ranks 5,10,... or mean interpolated "
+        "precision at the recall levels (seed 000)",
+    )
+    parser.add_argument("-l", "--rel-level", type=int, default=1, help="minimum relevant grade")
+    parser.add_argument("--format", choices=["csv", "json"], default="csv")
+
+
+def run(args) -> int:
+    from .. import curves
+    from ..errors import ParameterError
+    from ..qrels import Qrels
+    from ..run import Run
+
+    qrels = Qrels.read(args.qrels)
+    run_ = Run.read(args.run)
+    levels = curves.ELEVEN_POINTS
+    if args.recall is not None:
+        try:
+            levels = tuple(float(x) for x in args.recall.split(","))
+        except ValueError:
+            raise ParameterError(
+                "--recall", "comma-separated numbers in [0, 1]", args.recall
+            ) from None
+    common = dict(rel_level=args.rel_level)
+    if args.average == "ranks":
+        table = curves.average_at_ranks(qrels, run_, **common)
+    elif args.average == "recall":
+        table = curves.average_interpolated(qrels, run_, levels, **common)
+    elif args.interpolated:
+        table = curves.interpolated_precision(qrels, run_, levels, query=args.query, **common)
+    else:
+        table = curves.pr_points(qrels, run_, query=args.query, **common)
+    _write(table, args.format)
+    return 0
+
+
+def _py(v):
+    return v.item() if hasattr(v, "item") else v
+
+
+def _write(table: dict, fmt: str) -> None:
+    names = list(table)
+    rows = [
+        dict(zip(names, map(_py, values), strict=True))
+        for values in zip(*table.values(), strict=True)
+    ]
+    if fmt == "json":
+        json.dump(rows, sys.stdout, indent=1)
+        sys.stdout.write("\n")
+        return
+    writer = csv.DictWriter(sys.stdout, fieldnames=names, lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)

@@ -1,0 +1,35 @@
+"""``cranfield measures [NAME]``: list the measures, or show one in full."""
+
+from __future__ import annotations
+
+import argparse
+
+HELP = "list the measures, or show one with its formula and source"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "name", nargs="?", help="a measure, e.g. nDCG or 'nDCG(dcg=jk)@10' (default: list all)"
+    )
+
+
+def run(args) -> int:
+    from ..errors import MeasureError
+    from ..measures import docs
+    from ..measures.names import parse_many, suggest
+    from ..measures.registry import all_definitions, lookup
+
+    if args.name is None:
+        rows = [(docs.signature(d), d.summary) for d in all_definitions()]
+        width = max(len(r[0]) for r in rows)
+        for sig, summary in rows:
+            print(f"{sig:<{width}}  {summary}")
+        return 0
+    definition = lookup(args.name)
+    if definition is None:
+        try:
+            definition = parse_many(args.name)[0].definition
+        except MeasureError:
+            raise MeasureError(f"unknown measure {args.name!r}{suggest(args.name)}") from None
+    print(docs.describe(definition), end="")
+    return 0

@@ -1,0 +1,8 @@
+"""Measures beyond trec_eval 10.0 (issue 3), loaded by the registry.
+
+One module per kind: set-based measures that need the collection size
+(:mod:`.set_extra`), summaries of the precision-recall curve and Judged@k
+(:mod:`.ranked_extra`), cumulated gain, ERR and ir_measures' RBP (:mod:`.graded_extra`).
+"""
+
+from . import graded_extra, ranked_extra, set_extra  # noqa: F401
