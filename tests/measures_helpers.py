@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from cranfield.evaluate import evaluate
+from cranfield.evaluation import evaluate
 from cranfield.qrels import Qrels
 from cranfield.run import Run
 

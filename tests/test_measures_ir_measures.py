@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from ir_measures import Qrel, ScoredDoc
 
-from cranfield.evaluate import evaluate
+from cranfield.evaluation import evaluate
 from cranfield.measures import parse
 from cranfield.qrels import Qrels
 from cranfield.run import Run

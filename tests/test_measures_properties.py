@@ -7,7 +7,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cranfield.evaluate import evaluate
+from cranfield.evaluation import evaluate
 from cranfield.qrels import Qrels
 from cranfield.run import Run
 from measures_helpers import close, one, per_query, ranking

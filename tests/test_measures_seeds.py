@@ -184,7 +184,7 @@ def test_seed000_macro_and_micro_averaging():
     q1, r1 = ranking("1", [1, 0, 0, 0], num_rel=1)  # p = 1/4, r = 1
     q2, r2 = ranking("2", [1, 1, 1, 0, 0, 0, 0, 0, 0, 0], num_rel=30)  # p = 3/10, r = 0.1
     q, r = {**q1, **q2}, {**r1, **r2}
-    from cranfield.evaluate import evaluate
+    from cranfield.evaluation import evaluate
     from cranfield.qrels import Qrels
     from cranfield.run import Run
 
@@ -233,7 +233,7 @@ def test_queries_without_relevant_documents_score_zero_or_are_skipped():
     for name in ("AUPRC", "Efficiency", "PrecAtRecall@0.5", "AP(normalise='relret@k')@5"):
         values = per_query(q, r, name)
         assert values["2"] == 0.0
-        from cranfield.evaluate import evaluate
+        from cranfield.evaluation import evaluate
         from cranfield.qrels import Qrels
         from cranfield.run import Run
 

@@ -1,4 +1,4 @@
-"""Render :class:`~cranfield.evaluate.Results` as text, markdown, JSON, CSV, TSV or trec.
+"""Render :class:`~cranfield.evaluation.Results` as text, markdown, JSON, CSV, TSV or trec.
 
 The shapes:
 
