@@ -16,7 +16,10 @@ from ..errors import CranfieldError
 # name -> (module, one-line help). Kept here so `cranfield --help` needs no imports.
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "eval": ("eval_cmd", "evaluate runs against qrels with readable measure names"),
-    "trec_eval": ("trec_eval_cmd", "drop-in replacement for trec_eval 10.0 (same flags and output)"),
+    "trec_eval": (
+        "trec_eval_cmd",
+        "drop-in replacement for trec_eval 10.0 (same flags and output)",
+    ),
     "measures": ("measures_cmd", "list the measures, or show one with its formula and source"),
     "compare": ("compare_cmd", "compare runs: significance tests, effect sizes, tables"),
     "correlate": ("correlate_cmd", "rank correlation between two runs or two result tables"),
