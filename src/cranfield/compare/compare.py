@@ -265,7 +265,9 @@ def align_scores(
             )
         else:  # same runs, possibly in another order: use the first measure's order
             m = m[[names.index(r) for r in run_names]]
-        out[measure] = (run_names, tuple(qids), m)
+        # C order: NumPy's reductions sum in a layout-dependent order, and equal inputs
+        # must give bit-identical means whatever shape they arrived in.
+        out[measure] = (run_names, tuple(qids), np.ascontiguousarray(m))
     return out
 
 
