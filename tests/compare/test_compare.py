@@ -27,7 +27,10 @@ def test_rows_against_baseline_match_the_statistics():
     scores = nested(rng)
     res = compare(scores, baseline="a", tests=("t", "wilcoxon", "sign"), correction="holm")
     assert [(r.measure, r.run, r.baseline) for r in res.rows] == [
-        ("AP", "b", "a"), ("AP", "c", "a"), ("P@10", "b", "a"), ("P@10", "c", "a")
+        ("AP", "b", "a"),
+        ("AP", "c", "a"),
+        ("P@10", "b", "a"),
+        ("P@10", "c", "a"),
     ]
     for measure in ("AP", "P@10"):
         qids = sorted(scores[measure]["a"])
@@ -35,10 +38,14 @@ def test_rows_against_baseline_match_the_statistics():
         rows = [r for r in res.rows if r.measure == measure]
         raw_t = [st.paired_t_test(mat[r.run], mat["a"]).pvalue for r in rows]
         assert np.allclose([r.pvalues["t"] for r in rows], raw_t)
-        assert np.allclose([r.pvalues_adjusted["t"] for r in rows], st.adjust_pvalues(raw_t, "holm"))
+        assert np.allclose(
+            [r.pvalues_adjusted["t"] for r in rows], st.adjust_pvalues(raw_t, "holm")
+        )
         for r in rows:
             x, y = mat[r.run], mat["a"]
-            assert r.mean_run == pytest.approx(x.mean()) and r.mean_baseline == pytest.approx(y.mean())
+            assert r.mean_run == pytest.approx(x.mean()) and r.mean_baseline == pytest.approx(
+                y.mean()
+            )
             assert r.diff == pytest.approx(x.mean() - y.mean())
             assert r.rel_diff == pytest.approx((x.mean() - y.mean()) / y.mean())
             assert r.effect_size == pytest.approx(st.cohens_d(x, y))

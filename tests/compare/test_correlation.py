@@ -102,7 +102,9 @@ def test_tau_ap_brute_force_and_properties():
     # hand: reference a>b>c, evaluated order b, a, c: C(2)=0, C(3)=2 -> 2/2*(0/1+2/2)-1 = 0
     assert co.tau_ap([3, 2, 1], [2, 3, 1]) == pytest.approx(0.0)
     sym = co.tau_ap([3, 2, 1, 0], [2, 3, 0, 1], symmetric=True)
-    assert sym == pytest.approx((co.tau_ap([3, 2, 1, 0], [2, 3, 0, 1]) + co.tau_ap([2, 3, 0, 1], [3, 2, 1, 0])) / 2)
+    assert sym == pytest.approx(
+        (co.tau_ap([3, 2, 1, 0], [2, 3, 0, 1]) + co.tau_ap([2, 3, 0, 1], [3, 2, 1, 0])) / 2
+    )
     with pytest.raises(InputError, match="ties"):
         co.tau_ap([1, 2, 3], [1, 1, 2])
 

@@ -195,7 +195,9 @@ def test_bootstrap_test_behaviour():
     shifted = st.bootstrap_test(x + 0.3, x + rng.normal(0, 0.05, 30), seed=3)
     assert shifted.pvalue < 0.01 and same.pvalue > 0.05
     assert shifted.pvalue == 1 / 10001
-    assert st.bootstrap_test(x, x[::-1], seed=9).pvalue == st.bootstrap_test(x, x[::-1], seed=9).pvalue
+    assert (
+        st.bootstrap_test(x, x[::-1], seed=9).pvalue == st.bootstrap_test(x, x[::-1], seed=9).pvalue
+    )
     for stat in ("t", "mean"):
         p_two = st.bootstrap_test(x, x[::-1], seed=1, statistic=stat).pvalue
         p_g = st.bootstrap_test(x, x[::-1], seed=1, statistic=stat, alternative="greater").pvalue

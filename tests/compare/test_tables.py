@@ -22,7 +22,10 @@ def result():
     base = rng.random(30)
     runs = {"bm25": 0.0, "rm3_x": 0.02, "dense&co": 0.3}
     scores = {
-        m: {r: {str(q): float(base[q] + s + rng.normal(0, 0.05)) for q in range(30)} for r, s in runs.items()}
+        m: {
+            r: {str(q): float(base[q] + s + rng.normal(0, 0.05)) for q in range(30)}
+            for r, s in runs.items()
+        }
         for m in ("AP", "nDCG@10")
     }
     return compare(scores, tests=("t", "wilcoxon"), correction="holm")
