@@ -17,10 +17,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "-m",
         "--measure",
-        action="append",
+        action="extend",
+        nargs="+",
         default=[],
         metavar="MEASURE",
-        help="measure to compare (repeatable); with --from-per-query the default is all",
+        help="measures to compare (e.g. -m AP nDCG@10); with --from-per-query the default is all",
     )
     parser.add_argument(
         "--baseline", metavar="RUN", help="compare every run with this one (default: all pairs)"
@@ -98,13 +99,10 @@ def _scores(args):
         )
     if not args.measure:
         raise ParameterError("--measure", "at least one measure", None)
-    try:
-        from .. import evaluate
-    except ImportError as exc:
-        raise CranfieldError(
-            f"the evaluation engine is not available ({exc}); use --from-per-query"
-        ) from None
-    return evaluate(args.qrels, args.runs, args.measure).per_query_table()
+    from ..evaluation import evaluate
+
+    results = evaluate(args.qrels, args.runs, args.measure, complete=args.complete)
+    return results.per_query_table()
 
 
 def run(args) -> int:

@@ -8,6 +8,10 @@ other tool's per-query output.
 
 from __future__ import annotations
 
+import sys as _sys
+import types as _types
+
+
 from .compare import TESTS, Comparison, ComparisonRow, align_scores, compare
 from .correlation import kendall_tau, kendall_tau_distance, rbo, spearman_rho, tau_ap
 from .per_query import correlate_tables, read_per_query, read_result_table
@@ -56,3 +60,14 @@ __all__ = [
     "tukey_hsd",
     "wilcoxon_test",
 ]
+
+
+class _CallableModule(_types.ModuleType):
+    """Lets ``cranfield.compare(...)`` call :func:`compare` while
+    ``cranfield.compare.tukey_hsd`` etc. stay reachable, whatever was imported first."""
+
+    def __call__(self, *args, **kwargs):
+        return compare(*args, **kwargs)
+
+
+_sys.modules[__name__].__class__ = _CallableModule
