@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from ..errors import CranfieldError, ParameterError
+from ..errors import ParameterError
 
 HELP = "compare runs: significance tests, effect sizes, tables"
 

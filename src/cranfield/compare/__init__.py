@@ -11,7 +11,6 @@ from __future__ import annotations
 import sys as _sys
 import types as _types
 
-
 from .compare import TESTS, Comparison, ComparisonRow, align_scores, compare
 from .correlation import kendall_tau, kendall_tau_distance, rbo, spearman_rho, tau_ap
 from .per_query import correlate_tables, read_per_query, read_result_table
