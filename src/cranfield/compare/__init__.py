@@ -14,6 +14,7 @@ import types as _types
 from .compare import TESTS, Comparison, ComparisonRow, align_scores, compare
 from .correlation import kendall_tau, kendall_tau_distance, rbo, spearman_rho, tau_ap
 from .per_query import correlate_tables, read_per_query, read_result_table
+from .run_correlation import correlate_runs
 from .stats import (
     CORRECTIONS,
     TestResult,
@@ -43,6 +44,7 @@ __all__ = [
     "bootstrap_test",
     "cohens_d",
     "compare",
+    "correlate_runs",
     "correlate_tables",
     "kendall_tau",
     "kendall_tau_distance",
