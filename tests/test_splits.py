@@ -235,3 +235,23 @@ def test_evaluate_folds_errors():
 def test_bad_parameters_and_inputs(call, exc):
     with pytest.raises(exc):
         call()
+
+
+def test_fold_evaluation_of_a_cranfield_measure():
+    """Query-level folds over the sample collection, scored with evaluate()."""
+    import numpy as np
+
+    import cranfield
+    from cranfield import sample
+
+    qrels, runs = sample.load()
+    results = cranfield.evaluate(qrels, runs["bm25"], ["AP"])
+    per_query = results.per_query("bm25", "AP")
+    folds = sp.query_kfold(list(per_query), k=5, shuffle=True, seed=7)
+    scores = sp.evaluate_folds(folds, per_query)
+    expected = [np.mean([per_query[q] for q in f.test_queries]) for f in folds]
+    assert np.allclose(scores.values, expected)
+    assert scores.mean == pytest.approx(np.mean(expected))
+    # every query is tested exactly once
+    tested = sorted(q for f in folds for q in f.test_queries)
+    assert tested == sorted(per_query)
