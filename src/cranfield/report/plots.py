@@ -268,6 +268,10 @@ def draw_coverage(data: dict):
     for i, (name, d) in enumerate(data.items()):
         ax.plot(d["depth"], d["judged"], marker="o", color=_color(i), label=name)
     ax.set_xscale("log")
+    first = next(iter(data.values()), None)
+    if first is not None:
+        ax.set_xticks(first["depth"], [str(k) for k in first["depth"]])
+        ax.minorticks_off()
     ax.set_xlabel("depth k")
     ax.set_ylabel("mean Judged@k")
     ax.set_ylim(-0.02, 1.02)
