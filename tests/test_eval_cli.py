@@ -108,3 +108,30 @@ def test_demo(tmp_path, capsys):
     assert code == 0
     assert "hybrid" in out and "cranfield trec_eval" in out
     assert (tmp_path / "s" / "qrels.txt").exists()
+
+
+def test_collection_size_fills_measures_that_need_it(collection, capsys):
+    qrels, runs = collection
+    code, _, err = run_cli(capsys, "eval", qrels, runs[0], "-m", "Fallout@10")
+    assert code == 2 and "collection size" in err
+    code, out, _ = run_cli(
+        capsys,
+        "eval",
+        qrels,
+        runs[0],
+        "-m",
+        "Fallout@10",
+        "Generality",
+        "-N",
+        "100000",
+        "-f",
+        "json",
+    )
+    agg = json.loads(out)["runs"][0]["aggregate"]
+    explicit = cranfield.evaluate(
+        cranfield.Qrels.read(qrels),
+        cranfield.Run.read(runs[0]),
+        ["Fallout(collection_size=100000)@10", "Generality(collection_size=100000)"],
+    ).aggregate(0)
+    assert list(agg.values()) == pytest.approx(list(explicit.values()))
+    assert 0 < agg[next(iter(agg))] < 0.001

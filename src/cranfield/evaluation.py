@@ -77,6 +77,16 @@ def aggregate(values: np.ndarray, how: str, num_queries: int | None = None) -> f
     return total / n
 
 
+def _with_collection_size(measure: Measure, size: int) -> Measure:
+    """The measure with ``collection_size`` filled in, if it has that parameter."""
+    names = [p.name for p in measure.definition.params]
+    if "collection_size" not in names or "collection_size" in dict(measure.params):
+        return measure
+    return Measure.of(
+        measure.name, cutoff=measure.cutoff, **dict(measure.params), collection_size=size
+    )
+
+
 def micro_aggregate(measure: Measure, jr: JudgedRun) -> float:
     """Micro average (pooled counts); raises MeasureError where it is not defined."""
     from .measures import set_based
@@ -233,6 +243,7 @@ def evaluate(
     compat: int = 10,
     aggregate_by: str = "macro",
     skip_no_relevant: bool = False,
+    collection_size: int | None = None,
 ) -> Results:
     """Evaluate one or more runs against relevance judgments.
 
@@ -262,6 +273,9 @@ def evaluate(
         set-based measures that support it).
     skip_no_relevant
         Leave queries without any relevant document out of the means.
+    collection_size
+        Number of documents in the collection, for measures that need it (Fallout,
+        Generality, utility's d term) and were not given one explicitly.
 
     Returns
     -------
@@ -274,6 +288,8 @@ def evaluate(
     qrels = qrels if isinstance(qrels, Qrels) else Qrels.coerce(qrels)
     run_list = as_runs(runs)
     measure_list = as_measures(measures)
+    if collection_size is not None:
+        measure_list = [_with_collection_size(m, collection_size) for m in measure_list]
     names = [r.name for r in run_list]
     if len(set(names)) != len(names):
         dup = next(n for n in names if names.count(n) > 1)

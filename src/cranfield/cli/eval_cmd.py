@@ -47,6 +47,12 @@ def add_arguments(p) -> None:
         help="leave queries without relevant documents out of the means",
     )
     p.add_argument(
+        "-N",
+        "--collection-size",
+        type=int,
+        help="documents in the collection (for Fallout, Generality, utility)",
+    )
+    p.add_argument(
         "--compat",
         type=int,
         choices=[9, 10],
@@ -93,6 +99,7 @@ def run(args) -> int:
         compat=args.compat,
         aggregate_by=args.aggregate,
         skip_no_relevant=args.skip_no_relevant,
+        collection_size=args.collection_size,
     )
     if not args.complete:
         topics = set(qrels.query_ids())

@@ -14,8 +14,11 @@ def level(jr, rel) -> int:
     return jr.rel_level if rel is None else int(rel)
 
 
-def count_at(jr, mask: np.ndarray, k: int) -> np.ndarray:
-    """Number of True entries of ``mask`` among the top ``k`` of every ranking."""
+def count_at(jr, mask: np.ndarray, k) -> np.ndarray:
+    """Number of True entries of ``mask`` among the top ``k`` of every ranking.
+
+    ``k`` is one rank for all queries or an array with one rank per query.
+    """
     counts = segments.int_cumsum(mask, jr.offsets)
     depth = np.minimum(jr.num_ret, k)
     out = np.zeros(jr.num_queries, dtype=np.int64)

@@ -1,0 +1,74 @@
+"""Comparing systems: paired significance tests, effect sizes, intervals, multiple-
+comparison correction, tables, and rank correlation of system orderings.
+
+Everything here works on plain per-query scores (``{measure: {run: {qid: value}}}`` or
+``runs x queries`` arrays), so it can be fed from :func:`cranfield.evaluate` or from any
+other tool's per-query output.
+"""
+
+from __future__ import annotations
+
+import sys as _sys
+import types as _types
+
+from .compare import TESTS, Comparison, ComparisonRow, align_scores, compare
+from .correlation import kendall_tau, kendall_tau_distance, rbo, spearman_rho, tau_ap
+from .per_query import correlate_tables, read_per_query, read_result_table
+from .run_correlation import correlate_runs
+from .stats import (
+    CORRECTIONS,
+    TestResult,
+    TukeyResult,
+    adjust_pvalues,
+    bootstrap_test,
+    cohens_d,
+    mean_difference_ci,
+    paired_t_test,
+    randomization_test,
+    sign_test,
+    tukey_hsd,
+    wilcoxon_test,
+)
+from .tables import FORMATS, render
+
+__all__ = [
+    "CORRECTIONS",
+    "FORMATS",
+    "TESTS",
+    "Comparison",
+    "ComparisonRow",
+    "TestResult",
+    "TukeyResult",
+    "adjust_pvalues",
+    "align_scores",
+    "bootstrap_test",
+    "cohens_d",
+    "compare",
+    "correlate_runs",
+    "correlate_tables",
+    "kendall_tau",
+    "kendall_tau_distance",
+    "mean_difference_ci",
+    "paired_t_test",
+    "randomization_test",
+    "rbo",
+    "read_per_query",
+    "read_result_table",
+    "render",
+    "sign_test",
+    "spearman_rho",
+    "tau_ap",
+    "tukey_hsd",
+    "wilcoxon_test",
+]
+
+
+class _CallableModule(_types.ModuleType):
+    """Lets ``cranfield.compare(...)`` call :func:`compare` while
+    ``cranfield.compare.tukey_hsd`` etc. stay reachable, whatever was imported first."""
+
+    def __call__(self, *args, **kwargs):
+        return compare(*args, **kwargs)
+
+
+_sys.modules[__name__].__class__ = _CallableModule

@@ -1,0 +1,214 @@
+"""Rank correlation between two orderings of the same items, and rank-biased overlap.
+
+The correlation functions take two aligned score vectors ``x`` and ``y`` over the same
+items (for example the mean nDCG of each run under two sets of qrels): item ``i`` is
+placed higher in an ordering when its score is larger. Kendall's tau and Spearman's
+rho are symmetric and do not depend on the direction; tau_AP weights the top of the
+ordering, so for it "top" means "largest score".
+
+Pairwise quantities are computed on blocks of rows of the ``n x n`` comparison matrix
+(``O(n^2)`` work, ``O(n * BLOCK)`` memory), fine for a few thousand items.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+
+from ..errors import InputError, ParameterError
+
+__all__ = [
+    "kendall_tau",
+    "tau_ap",
+    "spearman_rho",
+    "rbo",
+    "kendall_tau_distance",
+]
+
+_BLOCK = 512
+
+
+def _scores(x, y) -> tuple[np.ndarray, np.ndarray]:
+    x = np.asarray(x, dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64)
+    if x.ndim != 1 or y.ndim != 1 or x.shape != y.shape:
+        raise InputError(f"expected two 1-D arrays of equal length, got {x.shape} and {y.shape}")
+    if np.isnan(x).any() or np.isnan(y).any():
+        raise InputError("scores contain NaN")
+    return x, y
+
+
+def _pair_sums(x: np.ndarray, y: np.ndarray) -> tuple[float, float, float]:
+    """Over pairs i < j: sum of sign(dx) sign(dy), pairs untied in x, pairs untied in y."""
+    n = x.size
+    s = tx = ty = 0
+    for start in range(0, n, _BLOCK):  # blocks of rows bound memory, not a per-item loop
+        stop = min(n, start + _BLOCK)
+        sx = np.sign(x[start:stop, None] - x[None, :])
+        sy = np.sign(y[start:stop, None] - y[None, :])
+        upper = np.arange(start, stop)[:, None] < np.arange(n)[None, :]
+        s += int(np.sum(sx * sy * upper))
+        tx += int(np.sum((sx != 0) & upper))
+        ty += int(np.sum((sy != 0) & upper))
+    return float(s), float(tx), float(ty)
+
+
+def kendall_tau(x, y) -> float:
+    r"""Kendall's tau-b between two orderings, with ties (as :func:`scipy.stats.kendalltau`).
+
+    .. math:: \tau_b = \frac{C - D}{\sqrt{(n_0 - n_1)(n_0 - n_2)}}
+
+    :math:`C` and :math:`D` count concordant and discordant pairs, :math:`n_0 = n(n-1)/2`,
+    and :math:`n_1, n_2` the pairs tied in ``x`` and in ``y``. Without ties this is seed
+    004's :math:`\tau = (C - D) / (N(N-1)/2)`. ``nan`` when either ordering is constant
+    or there are fewer than 2 items.
+    """
+    x, y = _scores(x, y)
+    if x.size < 2:
+        return math.nan
+    s, tx, ty = _pair_sums(x, y)
+    if tx == 0 or ty == 0:
+        return math.nan
+    return float(np.clip(s / math.sqrt(tx * ty), -1.0, 1.0))
+
+
+def tau_ap(x, y, symmetric: bool = False) -> float:
+    r"""AP correlation coefficient tau_AP (Yilmaz, Aslam & Robertson, SIGIR 2008).
+
+    ``x`` is the reference ordering (e.g. the "true" system scores), ``y`` the ordering
+    being evaluated. Items are sorted by decreasing ``y``; for the item at position
+    :math:`i` (1-based), :math:`C(i)` counts the items above it in ``y`` that are also
+    above it in ``x`` (strictly larger reference score):
+
+    .. math:: \tau_{AP} = \frac{2}{N-1} \sum_{i=2}^{N} \frac{C(i)}{i-1} - 1
+
+    Swaps near the top cost more than swaps near the bottom; without ties tau_AP equals
+    1 for identical and -1 for reversed orderings. tau_AP is not symmetric;
+    ``symmetric=True`` returns the mean of ``tau_ap(x, y)`` and ``tau_ap(y, x)``. Ties in
+    the evaluated ordering make the order undefined and raise :class:`InputError`; tied
+    reference scores count as not correctly ordered.
+    """
+    x, y = _scores(x, y)
+    if symmetric:
+        return 0.5 * (tau_ap(x, y) + tau_ap(y, x))
+    n = x.size
+    if n < 2:
+        return math.nan
+    if np.unique(y).size != n:
+        raise InputError("tau_AP needs an ordering without ties; the evaluated scores tie")
+    ref = x[np.argsort(-y, kind="stable")]
+    correct = np.zeros(n)
+    for start in range(0, n, _BLOCK):
+        stop = min(n, start + _BLOCK)
+        above = np.arange(n)[None, :] < np.arange(start, stop)[:, None]
+        correct[start:stop] = np.sum(above & (ref[None, :] > ref[start:stop, None]), axis=1)
+    i = np.arange(2, n + 1)
+    return float(2.0 / (n - 1) * np.sum(correct[1:] / (i - 1)) - 1.0)
+
+
+def _average_ranks(a: np.ndarray) -> np.ndarray:
+    order = np.argsort(a, kind="stable")
+    s = a[order]
+    new = np.r_[True, s[1:] != s[:-1]]
+    starts = np.flatnonzero(new)
+    ends = np.r_[starts[1:], s.size]
+    ranks = np.empty(a.size)
+    ranks[order] = ((starts + ends + 1) / 2.0)[np.cumsum(new) - 1]
+    return ranks
+
+
+def spearman_rho(x, y) -> float:
+    r"""Spearman's rank correlation (as :func:`scipy.stats.spearmanr`).
+
+    The Pearson correlation of the average ranks of ``x`` and of ``y``. Without ties it
+    equals seed 004's formula :math:`\rho = 1 - 6\sum_i d_i^2 / (N(N^2-1))` with
+    :math:`d_i` the rank difference of item :math:`i`. ``nan`` when either ordering is
+    constant or there are fewer than 2 items.
+    """
+    x, y = _scores(x, y)
+    if x.size < 2:
+        return math.nan
+    rx = _average_ranks(x)
+    ry = _average_ranks(y)
+    rx -= rx.mean()
+    ry -= ry.mean()
+    den = math.sqrt(float(rx @ rx) * float(ry @ ry))
+    if den == 0:
+        return math.nan
+    return float(np.clip(float(rx @ ry) / den, -1.0, 1.0))
+
+
+def rbo(a: Sequence, b: Sequence, p: float = 0.9) -> float:
+    r"""Extrapolated rank-biased overlap RBO_ext (Webber, Moffat & Zobel, TOIS 2010).
+
+    ``a`` and ``b`` are rankings (sequences of item ids, best first, no duplicates),
+    possibly of different lengths and not over the same items. With :math:`X_d` the
+    size of the overlap of the two prefixes of depth :math:`d`, :math:`s` and :math:`l`
+    the lengths of the shorter and longer ranking (eq. 32 of the paper):
+
+    .. math:: \mathrm{RBO}_{ext} = \frac{1-p}{p}\Big(\sum_{d=1}^{l} \frac{X_d}{d} p^d
+              + \sum_{d=s+1}^{l} \frac{X_s (d-s)}{s\,d} p^d\Big)
+              + \Big(\frac{X_l - X_s}{l} + \frac{X_s}{s}\Big) p^l
+
+    where, for :math:`d > s`, :math:`X_d` counts the items of the whole shorter ranking
+    found in the first :math:`d` of the longer one. For two rankings of equal length
+    :math:`k` this is :math:`\frac{X_k}{k} p^k + \frac{1-p}{p}\sum_{d=1}^k \frac{X_d}{d}
+    p^d`. 1 for identical rankings, 0 for disjoint ones; ``p`` (0 < p < 1) is the
+    persistence: the expected depth the comparison looks at is :math:`1/(1-p)`.
+    """
+    if not isinstance(p, (int, float)) or not 0 < p < 1:
+        raise ParameterError("p", "a number strictly between 0 and 1", p)
+    a = list(a)
+    b = list(b)
+    for name, r in (("first", a), ("second", b)):
+        if len(set(r)) != len(r):
+            raise InputError(f"the {name} ranking contains duplicate items")
+    if not a and not b:
+        return 1.0
+    if not a or not b:
+        return 0.0
+    short, long_ = (a, b) if len(a) <= len(b) else (b, a)
+    s, ln = len(short), len(long_)
+    pos_long = {item: i for i, item in enumerate(long_)}
+    # depth (1-based) at which each shared item has appeared in both prefixes
+    shared = [(i, pos_long[item]) for i, item in enumerate(short) if item in pos_long]
+    if shared:
+        si, li = np.asarray(shared).T
+        seen_both = np.maximum(si, li) + 1  # depth where it enters X_d (d <= s)
+        seen_long = li + 1  # for d > s the whole short ranking is available
+    else:
+        seen_both = seen_long = np.zeros(0, dtype=np.int64)
+    d = np.arange(1, ln + 1)
+    x = np.empty(ln)
+    x[:s] = np.cumsum(np.bincount(seen_both[seen_both <= s], minlength=s + 1)[1:])
+    x[s:] = np.cumsum(np.bincount(seen_long, minlength=ln + 1)[1:])[s:]
+    xs, xl = x[s - 1], x[-1]
+    pd = float(p) ** d
+    total = np.sum(x / d * pd)
+    tail = d > s
+    total += np.sum(xs * (d[tail] - s) / (s * d[tail]) * pd[tail])
+    return float((1 - p) / p * total + ((xl - xs) / ln + xs / s) * p**ln)
+
+
+def kendall_tau_distance(relevance) -> int:
+    r"""Number of inversions of a ranking with respect to relevance (seed 002).
+
+    ``relevance`` holds the relevance grades of the retrieved documents in rank order.
+    An inversion is a pair of positions :math:`i < j` (document :math:`i` shown first)
+    with :math:`rel_i < rel_j`: a more relevant document appears after a less relevant
+    one. The lower the count the better; 0 means the ranking is sorted by relevance.
+    """
+    r = np.asarray(relevance, dtype=np.float64)
+    if r.ndim != 1:
+        raise InputError(f"expected a 1-D array of relevance grades, got shape {r.shape}")
+    if np.isnan(r).any():
+        raise InputError("relevance grades contain NaN")
+    n = r.size
+    total = 0
+    for start in range(0, n, _BLOCK):
+        stop = min(n, start + _BLOCK)
+        later = np.arange(start, stop)[:, None] < np.arange(n)[None, :]
+        total += int(np.sum(later & (r[start:stop, None] < r[None, :])))
+    return total
