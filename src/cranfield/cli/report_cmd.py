@@ -45,6 +45,15 @@ def add_arguments(p) -> None:
     p.add_argument(
         "--max-depth", type=int, default=20, help="P@k and nDCG@k for k = 1..N (default 20)"
     )
+    p.add_argument(
+        "--test",
+        dest="tests",
+        action="extend",
+        nargs="+",
+        metavar="TEST",
+        help="significance tests: t, wilcoxon, sign, randomization, bootstrap, tukey "
+        "(default: t; the first decides significance)",
+    )
     p.add_argument("--images", choices=["png", "svg"], default="png", help="inline image format")
     p.add_argument("--title", default="cranfield evaluation report")
 
@@ -87,6 +96,7 @@ def command_line(args) -> str:
             argv += [flag, value]
     argv += ["-l", str(args.rel_level)]
     argv += ["--complete"] * args.complete + ["--judged-only"] * args.judged_only
+    argv += ["--test", *(args.tests or ["t"])]
     argv += ["--depths", args.depths, "--max-depth", str(args.max_depth)]
     argv += ["--images", args.images, "--title", args.title, "-o", args.output]
     return shlex.join(argv)
@@ -108,6 +118,7 @@ def run(args) -> int:
         command=command_line(args),
         title=args.title,
         image_format=args.images,
+        tests=tuple(args.tests or ["t"]),
         **eval_options(args),
     )
     return 0

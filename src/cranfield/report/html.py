@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import ParameterError
+from ..errors import MissingDependencyError, ParameterError
 from . import data as _data
 from .progress import Progress
 
@@ -117,24 +117,50 @@ def _figure_html(fig_id: str, fig, caption: str, image_format: str) -> str:
     )
 
 
-def comparison_html(scores: dict, baseline: str | None) -> str:
-    """The significance comparison of :mod:`cranfield.compare`, as an HTML fragment.
+def comparison_html(scores: dict, baseline: str | None, tests: Sequence[str] = ("t",)) -> str:
+    """The significance comparison of :func:`cranfield.compare.compare`, as HTML.
 
     Paired tests of every run against the baseline on the per-query values of every
-    measure, with Holm's correction. Returns a note when :mod:`cranfield.compare` is
-    not available, or with fewer than two runs.
+    measure, with Holm's correction: the summary table (means, best in bold, letters of
+    the runs each is significantly better than) and the detail table (differences,
+    intervals, p-values). Runs are compared on the queries all of them have; the
+    queries left out are named in a note.
     """
+    from ..compare import compare
+
     if len(next(iter(scores.values()), {})) < 2:
         return '<p class="note">A comparison needs at least two runs.</p>'
+    common: set | None = None
+    for by_run in scores.values():
+        for values in by_run.values():
+            common = set(values) if common is None else common & set(values)
+    common = common or set()
+    dropped = sorted(
+        {q for by_run in scores.values() for values in by_run.values() for q in values} - common
+    )
+    aligned = {
+        m: {run: {q: v for q, v in values.items() if q in common} for run, values in by_run.items()}
+        for m, by_run in scores.items()
+    }
     try:
-        from ..compare import compare
-    except ImportError:
-        return (
-            '<p class="note" id="comparison-unavailable">Significance tests are not '
-            "available in this version of cranfield (the compare module is missing).</p>"
-        )
-    result = compare(scores, baseline=baseline)
-    return result.render("html")
+        result = compare(aligned, baseline=baseline, tests=tests)
+    except MissingDependencyError as exc:  # the tests need SciPy (the stats extra)
+        return f'<p class="note" id="comparison-unavailable">{_e(exc)}</p>'
+    note = (
+        f'<p class="note" id="comparison-dropped">Left out of the tests because some run '
+        f"has no result for them: {len(dropped)} query(ies) ({_e(', '.join(dropped[:20]))}"
+        f"{', ...' if len(dropped) > 20 else ''}).</p>"
+        if dropped
+        else ""
+    )
+    return (
+        note
+        + '<div id="comparison-summary">'
+        + result.render("html", table="summary")
+        + '</div><div id="comparison-detail">'
+        + result.render("html", table="detail")
+        + "</div>"
+    )
 
 
 def _qrels_density(qrels, rel_level: int) -> str:
@@ -176,6 +202,7 @@ def build_report(
     command: str | None = None,
     title: str = "cranfield evaluation report",
     image_format: str = "png",
+    tests: Sequence[str] = ("t",),
     progress: bool = True,
     **options,
 ) -> str:
@@ -198,6 +225,9 @@ def build_report(
         The command line to print as provenance.
     image_format
         ``"png"`` (default) or ``"svg"`` for the inline figures.
+    tests
+        Significance tests of :func:`cranfield.compare.compare` (the first decides
+        significance; paired t-test by default, Holm correction).
     progress
         Draw a progress bar on standard error when it is a terminal.
     options
@@ -247,7 +277,7 @@ def build_report(
         bar.step("comparison")
 
         parts.append('<h2>Significance</h2><div id="comparison">')
-        parts.append(comparison_html(table, baseline))
+        parts.append(comparison_html(table, baseline, tests))
         parts.append("</div>")
         bar.step("coverage")
 
