@@ -4,6 +4,10 @@ from __future__ import annotations
 
 from html.parser import HTMLParser
 
+# the report built once for all report tests (conftest.py)
+MEASURES = ["AP", "nDCG@10", "P@10"]
+RUNS = ["bm25", "dense", "hybrid"]
+
 
 class ReportParser(HTMLParser):
     """Collects ``tables[id] = [[(text, data-value or None), ...], ...]`` (header row

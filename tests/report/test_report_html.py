@@ -8,41 +8,14 @@ import platform
 
 import numpy as np
 import pytest
-from report_helpers import parse, table_dict
+from report_helpers import MEASURES, RUNS, table_dict
 
-from cranfield import __version__, evaluate, sample
+from cranfield import __version__, evaluate
 from cranfield.cli.main import main
 from cranfield.qrels import Qrels
 from cranfield.report import data
 from cranfield.report.html import build_report
 from cranfield.run import Run
-
-MEASURES = ["AP", "nDCG@10", "P@10"]
-RUNS = ["bm25", "dense", "hybrid"]
-
-
-@pytest.fixture(scope="module")
-def sample_files(tmp_path_factory):
-    directory = tmp_path_factory.mktemp("sample")
-    paths = sample.write(directory)
-    return paths[0], {p.stem: p for p in paths[1:]}
-
-
-@pytest.fixture(scope="module")
-def report(sample_files, tmp_path_factory):
-    qrels, runs = sample_files
-    out = tmp_path_factory.mktemp("report") / "report.html"
-    argv = ["report", str(qrels), *(str(runs[n]) for n in RUNS), "-m", *MEASURES]
-    argv += ["--baseline", "bm25", "--query", "301", "--max-depth", "10", "-o", str(out)]
-    assert main(argv) == 0
-    text = out.read_text(encoding="utf-8")
-    return text, parse(text)
-
-
-@pytest.fixture(scope="module")
-def results(sample_files):
-    qrels, runs = sample_files
-    return evaluate(Qrels.read(qrels), [Run.read(runs[n]) for n in RUNS], MEASURES)
 
 
 def small_files(tmp_path):
@@ -66,7 +39,7 @@ def small_files(tmp_path):
 
 
 def test_summary_table_has_evaluate_numbers(report, results):
-    _, page = report
+    _, _, page = report
     table = table_dict(page.tables["summary"])
     assert list(table) == RUNS
     for r in results.runs:
@@ -79,7 +52,7 @@ def test_summary_table_has_evaluate_numbers(report, results):
 
 
 def test_coverage_table_has_judged_at_k(report, sample_files):
-    _, page = report
+    _, _, page = report
     qrels, runs = sample_files
     table = table_dict(page.tables["coverage"])
     depths = data.DEFAULT_DEPTHS
@@ -97,7 +70,7 @@ def test_coverage_table_has_judged_at_k(report, sample_files):
 def test_comparison_section_uses_compare_on_common_queries(report, results):
     from cranfield.compare import compare
 
-    text, page = report
+    _, text, page = report
     assert "317" in page.ids["comparison-dropped"]  # dense has no ranking for 317
     scores = results.per_query_table()
     common = {
@@ -113,7 +86,7 @@ def test_comparison_section_uses_compare_on_common_queries(report, results):
 def test_every_figure_is_an_inline_nonblank_png(report):
     import matplotlib.image as mpimg
 
-    _, page = report
+    _, _, page = report
     ids = {"fig-coverage", "fig-pr", "fig-pr-query", "fig-averages", "fig-depth"}
     ids |= {f"fig-{kind}-{i}" for kind in ("delta", "dist") for i in range(len(MEASURES))}
     assert len(page.images) == len(ids)
@@ -130,7 +103,7 @@ def test_provenance_command_and_versions(report, sample_files):
     import matplotlib
     import pyarrow
 
-    _, page = report
+    _, _, page = report
     qrels, _ = sample_files
     assert page.ids["command"].startswith(f"cranfield report {qrels} ")
     assert "--baseline bm25 --query 301" in page.ids["command"]

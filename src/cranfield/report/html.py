@@ -35,7 +35,7 @@ body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif;
 h1 { font-size: 1.6em; } h2 { font-size: 1.25em; border-bottom: 1px solid #ddd; }
 table { border-collapse: collapse; margin: 0.8em 0; font-size: 0.92em; }
 th, td { border: 1px solid #ccc; padding: 0.25em 0.6em; }
-th { background: #f3f3f3; } td.num { text-align: right; font-variant-numeric: tabular-nums; }
+th { background: #f3f3f3; } #comparison td { white-space: nowrap; } td.num { text-align: right; font-variant-numeric: tabular-nums; }
 td.best { font-weight: bold; }
 figure { margin: 1.2em 0; } figure img { max-width: 100%; border: 1px solid #eee; }
 figcaption { font-size: 0.9em; color: #555; }
