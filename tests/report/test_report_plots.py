@@ -149,3 +149,15 @@ def test_progress_draws_on_a_terminal_only():
 def test_distribution_data_unchanged_by_plotting():
     scores = {"x": {"b": 0.2, "a": 0.4}}
     assert list(data.distribution_data(scores)["x"]) == [0.4, 0.2]
+
+
+def test_report_modules_import_no_matplotlib():
+    import subprocess
+
+    code = (
+        "import sys, cranfield.report, cranfield.report.data, cranfield.report.html, "
+        "cranfield.cli.report_cmd, cranfield.cli.plot_cmd; "
+        "assert 'matplotlib' not in sys.modules, 'matplotlib imported eagerly'"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr

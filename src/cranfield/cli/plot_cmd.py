@@ -16,7 +16,11 @@ def add_arguments(p) -> None:
         "delta: per-query difference to --baseline; dist: per-query box plots; "
         "depth: P@k and nDCG@k by k; coverage: Judged@k by depth",
     )
-    add_common(p)
+    add_common(
+        p,
+        measure_help="delta, dist: the measure (default AP)",
+        query_help="pr: the curves of this query instead of the average",
+    )
     p.add_argument("--max-depth", type=int, default=20, help="depth: k = 1..N (default 20)")
     p.add_argument(
         "--depth-measures",

@@ -8,7 +8,7 @@ HELP = "write a self-contained HTML evaluation report"
 DEFAULT_MEASURES = ["AP", "nDCG@10", "P@10", "RR"]
 
 
-def add_common(p) -> None:
+def add_common(p, measure_help: str | None = None, query_help: str | None = None) -> None:
     """Arguments shared with ``cranfield plot``: inputs and evaluation options."""
     p.add_argument("qrels", help="relevance judgments (TREC qrels, Parquet, CSV/TSV)")
     p.add_argument("runs", nargs="+", help="one or more runs")
@@ -19,10 +19,12 @@ def add_common(p) -> None:
         action="extend",
         nargs="+",
         metavar="MEASURE",
-        help="measures (default: " + " ".join(DEFAULT_MEASURES) + ")",
+        help=measure_help or "measures (default: " + " ".join(DEFAULT_MEASURES) + ")",
     )
     p.add_argument("--baseline", help="run the others are compared with (default: the first)")
-    p.add_argument("--query", help="also draw the precision-recall curves of this query")
+    p.add_argument(
+        "--query", help=query_help or "also draw the precision-recall curves of this query"
+    )
     p.add_argument("-l", "--rel-level", type=int, default=1, help="minimum relevant grade")
     p.add_argument("-c", "--complete", action="store_true", help="score missing topics as 0")
     p.add_argument("-J", "--judged-only", action="store_true", help="drop unjudged documents")
