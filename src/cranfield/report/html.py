@@ -241,8 +241,8 @@ def build_report(
     if image_format not in ("png", "svg"):
         raise ParameterError("image_format", "'png' or 'svg'", image_format)
     qrels = qrels if isinstance(qrels, Qrels) else Qrels.coerce(qrels)
-    results = evaluate(qrels, runs, measures, **options)
-    run_list = [r for r in _data._inputs(qrels, runs)[1]]
+    run_list = _data._inputs(qrels, runs)[1]
+    results = evaluate(qrels, run_list, measures, **options)
     names = results.run_names
     if baseline is None:
         baseline = names[0]
