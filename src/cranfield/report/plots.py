@@ -218,10 +218,10 @@ def draw_distribution(data: dict, *, measure: str = ""):
     names = list(data)
     ax.boxplot(
         [data[n] for n in names],
-        tick_labels=names,
         showmeans=True,
         patch_artist=False,
     )
+    ax.set_xticks(range(1, len(names) + 1), names)  # tick_labels= needs matplotlib 3.9
     ax.set_ylabel(measure or "value")
     ax.set_title(f"Per-query {measure or 'values'} of each run", fontsize="medium")
     ax.grid(True, axis="y", alpha=0.3)
