@@ -1,0 +1,69 @@
+"""``cranfield plot pr|avg|delta|dist|depth|coverage QRELS RUN [RUN ...] -o FILE``."""
+
+from __future__ import annotations
+
+HELP = "draw one figure: pr, avg, delta, dist, depth or coverage"
+KINDS = ("pr", "avg", "delta", "dist", "depth", "coverage")
+
+
+def add_arguments(p) -> None:
+    from .report_cmd import add_common
+
+    p.add_argument(
+        "kind",
+        choices=KINDS,
+        help="pr: precision-recall (averaged, or --query); avg: seed 000's two averages; "
+        "delta: per-query difference to --baseline; dist: per-query box plots; "
+        "depth: P@k and nDCG@k by k; coverage: Judged@k by depth",
+    )
+    add_common(
+        p,
+        measure_help="delta, dist: the measure (default AP)",
+        query_help="pr: the curves of this query instead of the average",
+    )
+    p.add_argument("--max-depth", type=int, default=20, help="depth: k = 1..N (default 20)")
+    p.add_argument(
+        "--depth-measures",
+        default="P,nDCG",
+        help="depth: comma-separated measures without cutoff (default P,nDCG)",
+    )
+    p.add_argument("--depths", default="1,5,10,20,50,100", help="coverage: depths")
+
+
+def run(args) -> int:
+    from ..errors import ParameterError
+    from ..evaluation import evaluate
+    from ..report import plots
+    from .report_cmd import eval_options, load, parse_ints
+
+    suffix = args.output.rsplit(".", 1)[-1].lower() if "." in args.output else ""
+    if suffix not in plots.FORMATS:
+        raise ParameterError("--output", "a file name ending in .png, .svg or .pdf", args.output)
+    qrels, runs = load(args)
+    opts = eval_options(args)
+    if args.kind == "pr":
+        fig, _ = plots.pr_plot(qrels, runs, query=args.query, rel_level=args.rel_level)
+    elif args.kind == "avg":
+        fig, _ = plots.averages_plot(qrels, runs, rel_level=args.rel_level)
+    elif args.kind == "depth":
+        measures = [m for m in args.depth_measures.split(",") if m]
+        fig, _ = plots.depth_plot(qrels, runs, measures, args.max_depth, **opts)
+    elif args.kind == "coverage":
+        fig, _ = plots.coverage_plot(qrels, runs, parse_ints(args.depths, "--depths"), **opts)
+    else:
+        measures = args.measures or ["AP"]
+        if len(measures) != 1:
+            raise ParameterError("--measure", f"one measure for plot {args.kind}", measures)
+        results = evaluate(qrels, runs, measures, **opts)
+        table = results.per_query_table()
+        if not table:
+            raise ParameterError("--measure", "a numeric measure", measures[0])
+        name, scores = next(iter(table.items()))
+        if args.kind == "delta":
+            if len(scores) < 2:
+                raise ParameterError("runs", "at least two runs for plot delta", args.runs)
+            fig, _ = plots.delta_plot(scores, args.baseline, measure=name)
+        else:
+            fig, _ = plots.distribution_plot(scores, measure=name)
+    plots.save_figure(fig, args.output)
+    return 0

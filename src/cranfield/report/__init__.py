@@ -1,0 +1,46 @@
+"""Figures and a self-contained HTML report of an evaluation.
+
+* :mod:`.data` — what each figure draws, as NumPy arrays (no matplotlib needed);
+* :mod:`.plots` — matplotlib figures (the ``plot`` extra, imported lazily);
+* :mod:`.html` — one HTML file with tables, comparison, figures and provenance;
+* :mod:`.progress` — a progress bar on a terminal, silence elsewhere.
+
+Nothing heavy is imported by ``import cranfield.report``.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+
+_EXPORTS = {
+    "pr_data": "data",
+    "averages_data": "data",
+    "delta_data": "data",
+    "distribution_data": "data",
+    "depth_data": "data",
+    "coverage_data": "data",
+    "pr_plot": "plots",
+    "averages_plot": "plots",
+    "delta_plot": "plots",
+    "distribution_plot": "plots",
+    "depth_plot": "plots",
+    "coverage_plot": "plots",
+    "save_figure": "plots",
+    "build_report": "html",
+    "write_report": "html",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str):
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'cranfield.report' has no attribute {name!r}")
+    value = getattr(import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return __all__
