@@ -25,7 +25,16 @@ _EXPORTS = {
     "parse_measure": "measures.names",
 }
 # public subpackages and modules, imported on first access
-_MODULES = {"measures", "compare", "classification", "clustering", "splits", "curves", "sample"}
+_MODULES = {
+    "measures",
+    "compare",
+    "classification",
+    "clustering",
+    "splits",
+    "curves",
+    "sample",
+    "report",
+}
 
 __all__ = sorted(set(_EXPORTS) | _MODULES) + ["__version__"]
 

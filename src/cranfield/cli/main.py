@@ -24,7 +24,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "compare": ("compare_cmd", "compare runs: significance tests, effect sizes, tables"),
     "correlate": ("correlate_cmd", "rank correlation between two runs or two result tables"),
     "curve": ("curve_cmd", "precision-recall curves as data"),
-    "plot": ("plot_cmd", "draw one figure: pr, delta, dist or depth"),
+    "plot": ("plot_cmd", "draw one figure: pr, avg, delta, dist, depth or coverage"),
     "report": ("report_cmd", "write a self-contained HTML evaluation report"),
     "classify": ("classify_cmd", "evaluate a classifier: confusion matrix, rates, ROC, thresholds"),
     "cluster": ("cluster_cmd", "evaluate a clustering against a gold standard"),
