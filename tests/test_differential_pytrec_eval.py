@@ -272,13 +272,26 @@ def test_generator_is_adversarial():
     }
 
 
-def test_empty_rankings_are_dropped_like_pytrec_eval():
-    """A run dict with an empty ranking for a topic: pytrec_eval skips the topic."""
+def test_empty_ranking_in_run_dict_is_complete_mode_in_cranfield():
+    """pytrec_eval scores a run-dict topic with an empty ranking as all zeros; a cranfield
+    Run has no rows for it, so the same values come from ``complete=True``."""
     qrels_d = {"1": {"a": 1, "b": 0}, "2": {"c": 2}}
     run_d = {"1": {"a": 0.5, "b": 0.7}, "2": {}}
-    expected = pytrec_eval.RelevanceEvaluator(qrels_d, {"map", "P.1"}).evaluate(run_d)
+    names = ["map", "P_1", "ndcg", "recip_rank", "bpref"]
+    expected = pytrec_eval.RelevanceEvaluator(
+        qrels_d, {"map", "P.1", "ndcg", "recip_rank", "bpref"}
+    ).evaluate(run_d)
     res = evaluate(
-        Qrels.from_dict(qrels_d), Run.from_dict(run_d, name="r"), ["map", "P.1"], compat=9
+        Qrels.from_dict(qrels_d),
+        Run.from_dict(run_d, name="r"),
+        [cranfield_name(n) for n in names],
+        compat=9,
+        complete=True,
     )
-    assert list(res.run(0).query_ids) == sorted(expected) == ["1"]
-    assert res.per_query(0, "map")["1"] == pytest.approx(expected["1"]["map"], abs=TOL)
+    assert list(res.run(0).query_ids) == sorted(expected) == ["1", "2"]
+    per_query = res.per_query(0)
+    for qid in expected:
+        for name in names:
+            value = per_query[qid][str(_measure(cranfield_name(name)))]
+            assert value == pytest.approx(expected[qid][name], abs=TOL, rel=0)
+    assert all(v == 0 for v in per_query["2"].values())
