@@ -176,3 +176,10 @@ def test_good_input_still_works(capsys, tmp_path):
     assert main(["trec_eval", "-m", "map", str(q), str(r)]) == 0
     out, err = capsys.readouterr()
     assert out == "map                   \tall\t1.0000\n" and err == ""
+
+
+def test_help_prints_usage_once(capsys):
+    assert main(["trec_eval", "-h"]) == 0
+    out, _ = capsys.readouterr()
+    assert out.startswith("usage: cranfield trec_eval ")
+    assert out.count("usage:") == 1
