@@ -414,3 +414,37 @@ def test_all_trec_matches_pytrec_eval_on_sample(tmp_path, capsys, run_name):
     assert printed[("num_q", "all")] == str(n)
     assert printed[("runid", "all")] == run_name
     assert compared > 40 * 60
+
+
+# -- deliberate deviations from trec_eval 10.0 (docs/trec_eval.md) -----------------------
+
+
+def test_deviation_ndcg_gains_less_than_one_apart(tmp_path, capsys):
+    q, r = tmp_path / "q", tmp_path / "r"
+    q.write_text("1 0 a 1\n1 0 b 2\n")
+    r.write_text("1 Q0 a 1 2.0 t\n1 Q0 b 2 1.0 t\n")
+    _, out, _ = trec_eval(capsys, "-m", "ndcg.1=0.5,2=0.7", str(q), str(r))
+    # ranking a (0.5), b (0.7); the ideal puts b first. trec_eval 10.0 compares the gains
+    # as integers (both 0), keeps a first and prints 1.0000.
+    value = (0.5 + 0.7 / math.log2(3)) / (0.7 + 0.5 / math.log2(3))  # 0.92731
+    assert out == L("ndcg_1=0.5,2=0.7", "all", f"{value:6.4f}")
+    assert f"{value:6.4f}" == "0.9273"
+
+
+def test_deviation_two_parameterised_dcg_family_members(files, capsys):
+    code, out, _ = trec_eval(capsys, "-q", "-m", "dcg.1=3,2=9", "-m", "ndcg.1=3,2=9", *files)
+    assert code == 0  # trec_eval 10.0 crashes here
+    # topic 1: DCG = 9/log2(2) + 3/log2(5) = 10.2920; nDCG as in test_ndcg_gain_pairs
+    lines = out.splitlines()
+    assert lines[0] == L("dcg_1=3,2=9", "1", f"{9 + 3 / math.log2(5):6.4f}").rstrip("\n")
+    assert lines[1] == L("ndcg_1=3,2=9", "1", "0.9448").rstrip("\n")
+
+
+def test_deviation_zscore_missing_entry_is_an_error(files, capsys, tmp_path):
+    z = tmp_path / "z.txt"
+    z.write_text("1 map 0.5 0.25\n10 map 0.5 0.5\n")  # no entry for topic 9
+    code, out, err = trec_eval(capsys, "-Z", str(z), "-m", "map", *files)
+    assert code == 2 and out == ""
+    note, error = err.splitlines()  # the note about topic 5, then the error
+    assert note.startswith("cranfield trec_eval: note:")
+    assert str(z) in error and "'9'" in error and "'map'" in error
