@@ -42,7 +42,7 @@ DESCRIPTION = """Evaluate a TREC run against qrels exactly as trec_eval 10.0 doe
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="cranfield trec_eval",
-        usage=USAGE,
+        usage=USAGE.removeprefix("usage: "),
         description=DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter,
         add_help=False,
