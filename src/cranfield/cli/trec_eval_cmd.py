@@ -103,7 +103,7 @@ def main(argv: list[str]) -> int:
         if args.files.count("-") > 1:
             raise _Usage("only one of the two files can be standard input")
     except _Usage as exc:
-        print(f"cranfield trec_eval: {exc}\n{USAGE}", file=sys.stderr)
+        print(f"cranfield trec_eval: {exc} (see cranfield trec_eval -h)", file=sys.stderr)
         return 1
 
     from ..qrels import Qrels

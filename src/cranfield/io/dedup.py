@@ -138,7 +138,7 @@ def resolve(
         raise InputError(
             f"document {d[i].as_py()!r} appears twice for query {q[i].as_py()!r} "
             f"({word} {where(first)} and {where(second)}); "
-            "pass duplicates='first' or 'max' to keep one",
+            "to keep one, use duplicates='first' or 'max' (cranfield eval --duplicates)",
             source=source,
             line=where(second) if line_of is not None else None,
         )
