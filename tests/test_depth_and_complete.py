@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from cranfield.evaluation import evaluate
 
 from cranfield import Qrels, Run
+from cranfield.evaluation import evaluate
 from cranfield.judged import judge
 
 MEASURES = [

@@ -14,9 +14,9 @@ import math
 import numpy as np
 import pytest
 import pytrec_eval
-from cranfield.evaluation import evaluate
 
 from cranfield import Qrels, Run
+from cranfield.evaluation import evaluate
 
 TOL = 1e-9
 

@@ -16,9 +16,9 @@ are noted where they occur (issue 3 covers the other variants):
 from __future__ import annotations
 
 import pytest
-from cranfield.evaluation import evaluate
 
 from cranfield import Qrels, Run
+from cranfield.evaluation import evaluate
 
 
 def _evaluate(relevant: set[str], ranking: list[str], measures, extra_relevant=(), compat=10):
