@@ -26,6 +26,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from . import segments
+from .io import keys
 from .errors import ParameterError
 
 NOT_POOLED = -1
@@ -122,8 +123,8 @@ class JudgedRun:
 
 def _codes(values: pa.ChunkedArray | pa.Array, universe: pa.Array) -> np.ndarray:
     """Index of each value in ``universe`` (-1 when absent)."""
-    idx = pc.index_in(values, value_set=universe)
-    return np.asarray(idx.fill_null(-1).to_numpy(zero_copy_only=False), dtype=np.int64)
+    idx = pc.index_in(values, value_set=universe).fill_null(-1)
+    return np.asarray(_as_array(idx).to_numpy(), dtype=np.int64)
 
 
 def _as_array(col) -> pa.Array:
@@ -166,7 +167,6 @@ def judge(
     rt = run.table
 
     q_qid = _as_array(qt.column("query_id"))
-    r_qid = _as_array(rt.column("query_id"))
     topics = pc.unique(q_qid)
     topics = topics.take(pc.sort_indices(topics))
     num_topics = len(topics)
@@ -183,31 +183,26 @@ def judge(
     ).astype(np.int64)
     qrels_grades = grades_sorted[judged_mask]
 
-    # run rows of qrels topics, sorted: topic, score desc, docno desc
-    r_code = _codes(r_qid, topics)
-    keep = np.flatnonzero(r_code >= 0)
+    # run rows of qrels topics, in trec_eval order: topic, score desc, docno desc
+    r_index = keys.cached_index(run)
+    rb = r_index.query_blocks
+    block_code = _codes(rb.values, topics)
     scores = rt.column("score")
     if compat == 9:
         scores = pc.cast(scores, pa.float32(), safe=False)
-    sort_table = pa.table(
-        {
-            "t": pa.array(r_code[keep]),
-            "s": _as_array(scores).take(pa.array(keep)),
-            "d": _as_array(rt.column("doc_id")).take(pa.array(keep)),
-        }
-    )
-    perm = pc.sort_indices(
-        sort_table, sort_keys=[("t", "ascending"), ("s", "descending"), ("d", "descending")]
-    )
-    perm = np.asarray(perm.to_numpy(), dtype=np.int64)
-    rows = keep[perm]
-    topic_of_row = r_code[rows]
+    ranked = _presorted_order(rb, block_code, scores, rt.column("doc_id"))
+    if ranked is None:
+        r_code = rb.expand(block_code)
+        rows = _sorted_order(r_code, scores, rt.column("doc_id"))
+        topic_of_row = r_code[rows]
+    else:
+        rows, topic_of_row = ranked
 
-    # labels: join on (topic, docno) against the qrels
-    labels = _lookup_labels(qt, q_code, rt, rows, topic_of_row)
+    # labels: join on (topic, docno) against the qrels, in file order, then ranked
+    labels = _lookup_labels(qrels, run, r_index)[rows]
 
     in_run_all = np.zeros(num_topics, dtype=bool)
-    in_run_all[np.unique(topic_of_row)] = True
+    in_run_all[block_code[block_code >= 0]] = True
     evaluated = np.arange(num_topics) if complete else np.flatnonzero(in_run_all)
 
     # offsets over all topics, then depth / judged-only filtering
@@ -223,51 +218,115 @@ def judge(
     # restrict to evaluated topics (contiguous blocks, in topic order)
     lengths = np.diff(offsets_all)[evaluated]
     offsets = np.concatenate(([0], np.cumsum(lengths))).astype(np.int64)
-    sel = np.isin(topic_of_row, evaluated)
     q_lengths = np.diff(qrels_offsets)[evaluated]
     q_offsets = np.concatenate(([0], np.cumsum(q_lengths))).astype(np.int64)
     q_sel = np.repeat(np.isin(np.arange(num_topics), evaluated), np.diff(qrels_offsets))
 
-    query_ids = np.asarray(topics.to_numpy(zero_copy_only=False), dtype=object)[evaluated]
+    query_ids = np.asarray(topics.to_pylist(), dtype=object)[evaluated]
     return JudgedRun(
         query_ids=query_ids,
         offsets=offsets,
-        labels=labels[sel],
+        labels=labels,
         qrels_offsets=q_offsets,
         qrels_grades=qrels_grades[q_sel],
         in_run=in_run_all[evaluated],
         rel_level=int(rel_level),
         run_name=getattr(run, "name", "") or "",
-        doc_rows=rows[sel],
+        doc_rows=rows,
         compat=compat,
     )
 
 
-def _lookup_labels(qt: pa.Table, q_code, rt: pa.Table, rows, topic_of_row) -> np.ndarray:
-    """Grade of each ranked row, NOT_POOLED when absent, UNJUDGED when negative.
-
-    Document ids are coded by their position in the qrels' distinct ids (a hash
-    lookup), so (topic, document) pairs become int64 keys matched by binary search.
-    """
-    q_docs = _as_array(qt.column("doc_id"))
-    universe = pc.unique(q_docs)
-    n_docs = max(len(universe), 1)
-    q_doc_code = _codes(q_docs, universe)
-    q_keys = q_code * n_docs + q_doc_code
-    grades = np.asarray(qt.column("relevance").to_numpy(), dtype=np.int64)
-    order = np.argsort(q_keys, kind="stable")
-    q_keys, grades = q_keys[order], grades[order]
-
-    r_doc_code = _codes(_as_array(rt.column("doc_id")).take(pa.array(rows)), universe)
-    labels = np.full(len(rows), NOT_POOLED, dtype=np.int64)
-    known = r_doc_code >= 0
-    keys = topic_of_row[known] * n_docs + r_doc_code[known]
-    pos = np.searchsorted(q_keys, keys)
-    pos_ok = np.minimum(pos, max(len(q_keys) - 1, 0))
-    found = (
-        (pos < len(q_keys)) & (q_keys[pos_ok] == keys) if len(q_keys) else np.zeros(len(keys), bool)
+def _sorted_order(r_code: np.ndarray, scores, doc_ids) -> np.ndarray:
+    """Rows of qrels topics sorted by (topic, score desc, doc id desc): one Arrow sort."""
+    keep = np.flatnonzero(r_code >= 0)
+    sort_table = pa.table(
+        {
+            "t": pa.array(r_code[keep]),
+            "s": _as_array(scores).take(pa.array(keep)),
+            "d": _as_array(doc_ids).take(pa.array(keep)),
+        }
     )
-    g = grades[pos_ok]
-    sub = np.where(found, np.where(g >= 0, g, UNJUDGED), NOT_POOLED)
-    labels[known] = sub
+    perm = pc.sort_indices(
+        sort_table, sort_keys=[("t", "ascending"), ("s", "descending"), ("d", "descending")]
+    )
+    return keep[np.asarray(perm.to_numpy(), dtype=np.int64)]
+
+
+def _presorted_order(rb: keys.Blocks, block_code: np.ndarray, scores, doc_ids):
+    """The order of :func:`_sorted_order` when the file is ranked already, else None.
+
+    Verified, not assumed: every topic must fill one contiguous block of lines with
+    scores non-increasing inside it; ties must list doc ids in descending byte order
+    (tie groups that do not are sorted on their own). Blocks are then put in topic
+    order, which costs one small sort.
+    """
+    kept = np.flatnonzero(block_code >= 0)
+    codes = block_code[kept]
+    if len(np.unique(codes)) != len(codes):  # a topic split over several blocks
+        return None
+    s = _as_array(scores).to_numpy(zero_copy_only=True).astype(np.float64, copy=False)
+    starts = rb.starts
+    boundary = np.zeros(len(s), dtype=bool)
+    boundary[starts[:-1]] = True
+    rising = (s[1:] > s[:-1]) & ~boundary[1:]
+    if rising.any():
+        return None
+    # rows in topic order (blocks reordered, blocks of non-qrels topics dropped)
+    order = kept[np.argsort(codes, kind="stable")]
+    lengths = rb.lengths[order]
+    total = int(lengths.sum())
+    shift = np.repeat(starts[:-1][order] - np.concatenate(([0], np.cumsum(lengths)[:-1])), lengths)
+    rows = shift + np.arange(total, dtype=np.int64)
+    topic_of_row = np.repeat(block_code[order], lengths)
+    # ties: adjacent equal scores in a block must have doc ids in descending order
+    tie = np.flatnonzero((s[1:] == s[:-1]) & ~boundary[1:])
+    if len(tie) == 0:
+        return rows, topic_of_row
+    docs = _as_array(doc_ids)
+    ok = keys.bools(pc.greater(docs.take(pa.array(tie)), docs.take(pa.array(tie + 1))))
+    if ok.all():
+        return rows, topic_of_row
+    # sort every tie group (maximal run of equal scores) by doc id descending, in place
+    tie_start = np.zeros(len(s), dtype=bool)  # row i ties with row i + 1
+    tie_start[tie] = True
+    in_tie = tie_start.copy()
+    in_tie[tie + 1] = True
+    members = np.flatnonzero(in_tie)
+    new_group = np.ones(len(members), dtype=bool)
+    new_group[1:] = ~tie_start[members[1:] - 1]
+    group = np.cumsum(new_group)
+    sub = pa.table({"g": pa.array(group), "d": docs.take(pa.array(members))})
+    perm = pc.sort_indices(sub, sort_keys=[("g", "ascending"), ("d", "descending")])
+    fixed = np.arange(len(s), dtype=np.int64)
+    fixed[members] = members[np.asarray(perm.to_numpy(), dtype=np.int64)]
+    return fixed[rows], topic_of_row
+
+
+def _lookup_labels(qrels, run, r_index: keys.PairIndex) -> np.ndarray:
+    """Grade of each run row (file order): NOT_POOLED when absent, UNJUDGED when negative.
+
+    The qrels' pair keys are searched among the run's sorted keys; every key match is
+    confirmed on the query and doc id strings.
+    """
+    qt, rt = qrels.table, run.table
+    labels = np.full(rt.num_rows, NOT_POOLED, dtype=np.int64)
+    q_index = keys.cached_index(qrels)
+    q_keys = keys.pair_keys(q_index.query_blocks, qt["doc_id"])
+    which, rows = r_index.find(q_keys)
+    if len(which) == 0:
+        return labels
+    same = pc.and_(
+        pc.equal(
+            _as_array(qt["doc_id"]).take(pa.array(which)),
+            _as_array(rt["doc_id"]).take(pa.array(rows)),
+        ),
+        pc.equal(
+            _as_array(qt["query_id"]).take(pa.array(which)),
+            _as_array(rt["query_id"]).take(pa.array(rows)),
+        ),
+    )
+    hit = keys.bools(same)
+    grades = np.asarray(qt["relevance"].to_numpy(), dtype=np.int64)[which[hit]]
+    labels[rows[hit]] = np.where(grades >= 0, grades, UNJUDGED)
     return labels

@@ -69,6 +69,7 @@ class Parsed:
     table: pa.Table  # query_id: string, doc_id: string, score: float64 | relevance: int64
     lines: np.ndarray | None  # line of each row; None when row i is line i + 1
     tag: str | None  # run tag of the last line
+    index: object = None  # keys.PairIndex of the final table, when the duplicate check built it
 
     def line_of(self, row: int) -> int:
         return row + 1 if self.lines is None else int(self.lines[row])
@@ -85,7 +86,11 @@ def read(path_or_file, layout: Layout, duplicates: str = "error") -> tuple[Parse
     dedup.check_policy(duplicates)
     source = source_name(path_or_file)
     parsed = parse(path_or_file, layout, source)
-    parsed.table = dedup.resolve(parsed.table, layout.value, duplicates, source, parsed.line_of)
+    index: list = []
+    parsed.table = dedup.resolve(
+        parsed.table, layout.value, duplicates, source, parsed.line_of, index_out=index
+    )
+    parsed.index = index[0] if index else None
     return parsed, source
 
 
