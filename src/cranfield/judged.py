@@ -26,8 +26,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from . import segments
-from .io import keys
 from .errors import ParameterError
+from .io import keys
 
 NOT_POOLED = -1
 UNJUDGED = -2
