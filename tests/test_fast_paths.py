@@ -1,0 +1,168 @@
+"""The fast paths of reading and judging give exactly what a plain Python reference gives.
+
+The reference ranks each query's documents with Python's sort (score descending, doc id
+descending in byte order, trec_eval's order) and looks labels up in a dict. Inputs are
+generated to hit every branch of the fast path: files already in trec_eval order,
+ties listed in the wrong doc order, topics out of byte order, a topic split over two
+blocks, rising scores, shuffled lines, ids of mixed widths, forced hash collisions.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+import pytest
+
+from cranfield.io import dedup, keys
+from cranfield.judged import NOT_POOLED, UNJUDGED, judge
+from cranfield.qrels import Qrels
+from cranfield.run import Run
+
+DOCS = ["d1", "d10", "d2", "d1é", "doc-00000001", "doc-00000002", "D7", "x", "abcdefghij"]
+
+
+def reference(qrels: dict, run_rows: list, compat: int = 10):
+    """(query_ids, [labels per query], [doc ids per query]) the slow, obvious way."""
+    by_q: dict = {}
+    for q, d, s in run_rows:
+        if compat == 9:
+            s = float(np.float32(s))
+        by_q.setdefault(q, []).append((d, s))
+    qids = sorted((q for q in by_q if q in qrels), key=lambda q: q.encode())
+    labels, docs = [], []
+    for q in qids:
+        ranked = sorted(by_q[q], key=lambda x: x[0].encode(), reverse=True)
+        ranked.sort(key=lambda x: -x[1])
+        docs.append([d for d, _ in ranked])
+        lab = []
+        for d, _ in ranked:
+            g = qrels[q].get(d)
+            lab.append(NOT_POOLED if g is None else (g if g >= 0 else UNJUDGED))
+        labels.append(lab)
+    return qids, labels, docs
+
+
+def make_case(rng, layout: str, n_topics: int = 6):
+    topics = [str(t) for t in rng.choice([1, 2, 9, 10, 11, 100, 301, 42], n_topics, False)]
+    qrels: dict = {}
+    for q in topics[: n_topics - 1]:  # the last topic has no judgments
+        judged = rng.choice(DOCS, int(rng.integers(1, len(DOCS))), replace=False)
+        qrels[q] = {str(d): int(rng.integers(-1, 4)) for d in judged}
+    rows = []
+    for q in topics:
+        if q == topics[0] and layout != "split":  # one qrels topic without results
+            continue
+        docs = rng.choice(DOCS, int(rng.integers(1, len(DOCS) + 1)), replace=False)
+        scores = rng.choice([0.0, -0.0, 1.0, 1.5, 2.0, 1e-9, 3.0000001, 3.0], len(docs))
+        block = [(q, str(d), float(s)) for d, s in zip(docs, scores, strict=True)]
+        if layout in ("ranked", "wrong_ties", "topics_unordered", "split"):
+            block.sort(key=lambda x: x[1].encode(), reverse=layout != "wrong_ties")
+            block.sort(key=lambda x: -x[2])
+        rows.extend(block)
+    if layout == "ranked":
+        rows.sort(key=lambda x: x[0].encode())
+    elif layout == "shuffled":
+        rows = [rows[i] for i in rng.permutation(len(rows))]
+    elif layout == "split" and len(rows) > 2:
+        rows = rows[1:] + rows[:1]  # first line of the first block moves to the end
+    return qrels, rows
+
+
+def build(qrels: dict, rows: list):
+    qr = Qrels.from_dict(qrels)
+    table = pa.table(
+        {
+            "query_id": [r[0] for r in rows],
+            "doc_id": [r[1] for r in rows],
+            "score": pa.array([r[2] for r in rows], pa.float64()),
+        }
+    )
+    return qr, Run(table, name="r")
+
+
+LAYOUTS = ["ranked", "wrong_ties", "topics_unordered", "split", "shuffled"]
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("compat", [10, 9])
+def test_judge_matches_reference(layout, compat):
+    rng = np.random.default_rng(hash((layout, compat)) % 2**32)
+    for _ in range(40):
+        qrels, rows = make_case(rng, layout)
+        qr, run = build(qrels, rows)
+        jr = judge(qr, run, compat=compat)
+        qids, labels, docs = reference(qrels, rows, compat)
+        assert list(jr.query_ids) == qids
+        got = [jr.labels[a:b].tolist() for a, b in zip(jr.offsets[:-1], jr.offsets[1:])]
+        assert got == labels
+        ids = jr.doc_ids(run)
+        got_docs = [ids[a:b].tolist() for a, b in zip(jr.offsets[:-1], jr.offsets[1:])]
+        assert got_docs == docs
+
+
+def test_hash_does_not_depend_on_the_width_of_neighbours():
+    # fixed-width arrays take a different code path; the hash must be the same
+    values = ["abcdefgh", "abcdefghi", "a", "", "é", "abcdefghijklmnopq", "abcdefgh\x00"]
+    mixed = keys.hash_strings(pa.array(values))
+    alone = np.array([keys.hash_strings(pa.array([v]))[0] for v in values])
+    assert (mixed == alone).all()
+    assert len(set(mixed.tolist())) == len(values)
+    same_width = keys.hash_strings(pa.array(["abcdefgh", "abcdefgh", "hgfedcba"]))
+    assert same_width[0] == same_width[1] == mixed[0] and same_width[2] != mixed[0]
+
+
+def test_forced_hash_collisions_stay_exact(monkeypatch):
+    # keep 3 bits of every key: nearly every pair collides with others
+    real = keys.pair_keys
+    monkeypatch.setattr(keys, "pair_keys", lambda qb, d: real(qb, d) & np.uint64(7 << 61))
+    rng = np.random.default_rng(7)
+    for layout in LAYOUTS:
+        qrels, rows = make_case(rng, layout)
+        qr, run = build(qrels, rows)
+        jr = judge(qr, run)
+        qids, labels, _ = reference(qrels, rows)
+        got = [jr.labels[a:b].tolist() for a, b in zip(jr.offsets[:-1], jr.offsets[1:])]
+        assert list(jr.query_ids) == qids and got == labels
+    # and the duplicate check still finds exactly the repeated pairs
+    table = pa.table({"query_id": ["1", "1", "2", "1"], "doc_id": ["a", "b", "a", "a"]})
+    table = table.append_column("score", pa.array([1.0, 2.0, 3.0, 4.0]))
+    with pytest.raises(Exception, match="appears twice for query '1'.*rows 1 and 4"):
+        dedup.resolve(table, "score", "error", None, None, unit="row")
+    kept = dedup.resolve(table, "score", "first", None, None)
+    assert kept.num_rows == 3
+
+
+def test_index_is_built_once_per_table(tmp_path):
+    path = tmp_path / "run.txt"
+    path.write_text("1 Q0 a 1 2.0 t\n1 Q0 b 2 1.0 t\n2 Q0 a 1 5.0 t\n")
+    run = Run.read(path)
+    first = keys.cached_index(run)
+    assert keys.cached_index(run) is first
+    qrels_path = tmp_path / "qrels.txt"
+    qrels_path.write_text("1 0 a 1\n2 0 b 2\n")
+    qr = Qrels.read(qrels_path)
+    index = keys.cached_index(qr)
+    judge(qr, run)
+    judge(qr, run)
+    assert keys.cached_index(qr) is index
+    assert judge(qr, run).labels.tolist() == [1, NOT_POOLED, NOT_POOLED]
+
+
+def test_fast_path_is_taken_only_when_verified():
+    from cranfield import judged
+
+    rng = np.random.default_rng(3)
+    taken = {layout: set() for layout in LAYOUTS}
+    for layout in LAYOUTS:
+        for _ in range(30):
+            qrels, rows = make_case(rng, layout)
+            qr, run = build(qrels, rows)
+            topics = pa.array(sorted(qrels, key=str.encode))
+            rb = keys.cached_index(run).query_blocks
+            code = judged._codes(rb.values, topics)
+            got = judged._presorted_order(rb, code, run.table["score"], run.table["doc_id"])
+            taken[layout].add(got is not None)
+    assert taken["ranked"] == {True}
+    assert taken["wrong_ties"] == {True}  # ties are repaired in place
+    assert taken["topics_unordered"] == {True}
+    assert False in taken["split"] and False in taken["shuffled"]
