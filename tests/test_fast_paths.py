@@ -93,10 +93,12 @@ def test_judge_matches_reference(layout, compat):
         jr = judge(qr, run, compat=compat)
         qids, labels, docs = reference(qrels, rows, compat)
         assert list(jr.query_ids) == qids
-        got = [jr.labels[a:b].tolist() for a, b in zip(jr.offsets[:-1], jr.offsets[1:])]
+        got = [
+            jr.labels[a:b].tolist() for a, b in zip(jr.offsets[:-1], jr.offsets[1:], strict=True)
+        ]
         assert got == labels
         ids = jr.doc_ids(run)
-        got_docs = [ids[a:b].tolist() for a, b in zip(jr.offsets[:-1], jr.offsets[1:])]
+        got_docs = [ids[a:b].tolist() for a, b in zip(jr.offsets[:-1], jr.offsets[1:], strict=True)]
         assert got_docs == docs
 
 
@@ -121,7 +123,9 @@ def test_forced_hash_collisions_stay_exact(monkeypatch):
         qr, run = build(qrels, rows)
         jr = judge(qr, run)
         qids, labels, _ = reference(qrels, rows)
-        got = [jr.labels[a:b].tolist() for a, b in zip(jr.offsets[:-1], jr.offsets[1:])]
+        got = [
+            jr.labels[a:b].tolist() for a, b in zip(jr.offsets[:-1], jr.offsets[1:], strict=True)
+        ]
         assert list(jr.query_ids) == qids and got == labels
     # and the duplicate check still finds exactly the repeated pairs
     table = pa.table({"query_id": ["1", "1", "2", "1"], "doc_id": ["a", "b", "a", "a"]})
