@@ -170,3 +170,46 @@ def test_fast_path_is_taken_only_when_verified():
     assert taken["wrong_ties"] == {True}  # ties are repaired in place
     assert taken["topics_unordered"] == {True}
     assert False in taken["split"] and False in taken["shuffled"]
+
+
+RUN_TEXTS = [
+    b"1 Q0 a 1 2.0 t\n1 Q0 b 2 1.0 t\n",
+    b"1 Q0 a 1 2.0 t\n1 Q0 b 2 1.0 last",  # no final newline
+    b"1 Q0 a 1 2.0 t \n1 Q0 b 2 1.0 t\n",  # trailing space
+    b"1 Q0 a 1 2.0 t\n1  Q0 b 2 1.0 t\n",  # two spaces
+    b"1 Q0 a 1 2.0 t\r\n1 Q0 b 2 1.0 t\r\n",  # CRLF
+    b"1 Q0\ta 1 2.0 t\n1 Q0 b 2 1.0 t\n",  # a tab inside what Arrow sees as one field
+    b"1 Q0 a 1 2.0 t\n\n1 Q0 b 2 1.0 t\n",  # blank line
+    b"1 Q0 a 1 2.0 t\n#1 Q0 b 2 1.0 t\n2 Q0 c 1 1.0 u\n",  # comment
+    b" 1 Q0 a 1 2.0 t\n1 Q0 b 2 1.0 t\n",  # leading space
+    b"1 Q0 a 1 2.0 t x\n1 Q0 b 2 1.0 t y\n",  # extra fields
+    b"1\tQ0\ta\t1\t2.0\tt\n1\tQ0\tb\t2\t1.0\tt\n",  # tab-delimited
+    b"1 Q0 a 1 2.0 t\n1 Q0 b 2 1.0 t\x0b\n",  # vertical tab at a line end
+]
+
+
+@pytest.mark.parametrize("text", RUN_TEXTS)
+def test_fast_reader_equals_exact_reader(tmp_path, text):
+    from cranfield.io import trec
+
+    path = tmp_path / "run.txt"
+    path.write_bytes(text)
+    exact = trec._exact(text, trec.RUN, "x")
+    parsed = trec.parse(path, trec.RUN, "x")
+    assert parsed.table.equals(exact.table)
+    assert parsed.tag == exact.tag
+    assert parsed.line_of(parsed.table.num_rows - 1) == exact.line_of(exact.table.num_rows - 1)
+
+
+def test_fast_reader_is_used_on_clean_files(tmp_path):
+    from cranfield.io import trec
+
+    text = RUN_TEXTS[0] + b"2 Q0 c 1 -1e3 tag2\n"
+    path = tmp_path / "run.txt"
+    path.write_bytes(text)
+    fast = trec._fast(path, trec.RUN, " ", "x")
+    assert fast is not None and fast.lines is None and fast.tag == "tag2"
+    assert fast.table.column_names == ["query_id", "doc_id", "score"]
+    for bad in RUN_TEXTS[2:9]:
+        path.write_bytes(bad)
+        assert trec._fast(path, trec.RUN, " ", "x") is None
