@@ -213,3 +213,98 @@ def test_fast_reader_is_used_on_clean_files(tmp_path):
     for bad in RUN_TEXTS[2:9]:
         path.write_bytes(bad)
         assert trec._fast(path, trec.RUN, " ", "x") is None
+
+
+def _old_kernels(jr, cutoff, gains=()):
+    """The whole-array kernels as they were before the sparse ones (bit-level reference)."""
+    from cranfield import segments
+    from cranfield.measures.gain import Ideal, dcg_terms
+    from cranfield.measures.precision import _precision_at_relevant
+
+    def count_at(mask, k):
+        counts = segments.int_cumsum(mask, jr.offsets)
+        depth = np.minimum(jr.num_ret, k)
+        out = np.zeros(jr.num_queries, dtype=np.int64)
+        has = depth > 0
+        out[has] = counts[jr.offsets[:-1][has] + depth[has] - 1]
+        return out
+
+    def safe_div(a, b):
+        a, b = np.asarray(a, float), np.asarray(b, float)
+        out = np.zeros(len(a))
+        np.divide(a, b, out=out, where=b != 0)
+        return out
+
+    prec, _ = _precision_at_relevant(jr, jr.rel_level, cutoff)
+    ap = safe_div(segments.sequential_sum(prec, jr.offsets), jr.num_rel())
+    relevant = jr.relevant() & (jr.rank <= cutoff)
+    big = np.iinfo(np.int64).max
+    first = np.full(jr.num_queries, big, dtype=np.int64)
+    np.minimum.at(first, jr.segment[relevant], jr.rank[relevant])
+    rr = np.where(first < big, 1.0 / np.where(first < big, first, 1), 0.0)
+    dcg = segments.sequential_sum(dcg_terms(jr, gains, cutoff), jr.offsets)
+    ndcg = safe_div(dcg, Ideal(jr, gains).dcg(cutoff))
+    return {
+        "AP": ap,
+        "RR": rr,
+        "nDCG": ndcg,
+        "P": count_at(jr.relevant(), cutoff) / float(cutoff),
+        "R": safe_div(count_at(jr.relevant(), cutoff), jr.num_rel()),
+    }
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_sparse_kernels_are_bit_identical_to_whole_array_ones(seed):
+    from cranfield.measures.gain import _dcg, ndcg
+    from cranfield.measures.precision import ap, precision_at, reciprocal_rank
+
+    rng = np.random.default_rng(seed)
+    n_q = int(rng.integers(1, 300))
+    lengths = rng.integers(0, 3000, n_q) * (rng.random(n_q) < 0.9)
+    n = int(lengths.sum())
+    qrels = {}
+    rows = []
+    for q in range(n_q):
+        docs = [f"d{i}" for i in range(int(lengths[q]))]
+        rel = rng.random(len(docs)) < rng.choice([0.001, 0.02, 0.3])
+        judged = {d: int(rng.integers(-1, 4)) for d, r in zip(docs, rel, strict=True) if r}
+        judged[f"missing{q}"] = int(rng.integers(0, 4))
+        qrels[f"q{q}"] = judged
+        scores = np.round(rng.normal(size=len(docs)), int(rng.integers(1, 4)))
+        rows += [(f"q{q}", d, float(s)) for d, s in zip(docs, scores, strict=True)]
+    assert len(rows) == n
+    qr, run = build(qrels, rows)
+    jr = judge(qr, run, rel_level=int(rng.integers(1, 3)))
+    for cutoff in [1, 5, 10, 100, 1000, 5000]:
+        old = _old_kernels(jr, cutoff)
+        assert np.array_equal(ap(jr, cutoff), old["AP"])
+        assert np.array_equal(reciprocal_rank(jr, cutoff), old["RR"])
+        assert np.array_equal(ndcg(jr, cutoff), old["nDCG"])
+        assert np.array_equal(precision_at(jr, cutoff), old["P"])
+    gains = ((1, -2.5), (3, 7.0))
+    old = _old_kernels(jr, 20, gains)
+    assert np.array_equal(ndcg(jr, 20, gains=gains), old["nDCG"])
+    from cranfield import segments
+    from cranfield.measures.gain import dcg_terms
+
+    full = segments.sequential_sum(dcg_terms(jr, gains), jr.offsets)
+    assert np.array_equal(_dcg(jr, gains), full)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_sequential_sum_skipping_zeros_equals_a_python_loop(seed):
+    from cranfield import segments
+
+    rng = np.random.default_rng(seed)
+    lengths = rng.integers(0, 200, 400)
+    offsets = np.concatenate(([0], np.cumsum(lengths))).astype(np.int64)
+    n = int(offsets[-1])
+    values = rng.normal(size=n) * 10.0 ** rng.integers(-12, 12, n)
+    values[rng.random(n) < 0.8] = 0.0
+    values[rng.random(n) < 0.1] = -0.0
+    got = segments.sequential_sum(values, offsets)
+    for q in range(len(lengths)):
+        total = 0.0
+        for v in values[offsets[q] : offsets[q + 1]].tolist():
+            total += v
+        assert got[q] == total and np.signbit(got[q]) == np.signbit(total)

@@ -16,12 +16,9 @@ def level(jr, rel) -> int:
 
 def count_at(jr, mask: np.ndarray, k: int) -> np.ndarray:
     """Number of True entries of ``mask`` among the top ``k`` of every ranking."""
-    counts = segments.int_cumsum(mask, jr.offsets)
-    depth = np.minimum(jr.num_ret, k)
-    out = np.zeros(jr.num_queries, dtype=np.int64)
-    has = depth > 0
-    out[has] = counts[jr.offsets[:-1][has] + depth[has] - 1]
-    return out
+    idx, sub = segments.compress(mask, jr.offsets)
+    pos = idx - np.repeat(jr.offsets[:-1], np.diff(sub))  # 0-based rank of each True
+    return segments.int_sum(pos < k, sub)
 
 
 def in_top(jr, k: int | None) -> np.ndarray:

@@ -71,6 +71,22 @@ def dcg_terms(jr, gains=(), cutoff=None) -> np.ndarray:
     return terms
 
 
+def _dcg(jr, gains=(), cutoff=None) -> np.ndarray:
+    """DCG of every ranking: the sum of :func:`dcg_terms`, reading only the top ``cutoff``.
+
+    Terms past the cutoff are zeros in :func:`dcg_terms` and change no bit of a
+    left-to-right sum, so they are not computed at all.
+    """
+    if cutoff is None:
+        return segments.sequential_sum(dcg_terms(jr, gains), jr.offsets)
+    depth = np.minimum(jr.num_ret, int(cutoff))
+    sub = np.concatenate(([0], np.cumsum(depth))).astype(np.int64)
+    pos = segments.positions(sub)
+    labels = jr.labels[np.repeat(jr.offsets[:-1], depth) + pos]
+    terms = gain_of(labels, gains) / segments.log2_discounts(max(int(depth.max(initial=0)), 1))[pos]
+    return segments.sequential_sum(terms, sub)
+
+
 @measure(
     name="nDCG",
     aliases=("ndcg", "ndcg_cut"),
@@ -84,8 +100,7 @@ def dcg_terms(jr, gains=(), cutoff=None) -> np.ndarray:
     family="graded",
 )
 def ndcg(jr, cutoff, gains=()):
-    dcg = segments.sequential_sum(dcg_terms(jr, gains, cutoff), jr.offsets)
-    return safe_div(dcg, Ideal(jr, gains).dcg(cutoff))
+    return safe_div(_dcg(jr, gains, cutoff), Ideal(jr, gains).dcg(cutoff))
 
 
 @measure(
@@ -100,7 +115,7 @@ def ndcg(jr, cutoff, gains=()):
     family="graded",
 )
 def dcg(jr, cutoff, gains=()):
-    return segments.sequential_sum(dcg_terms(jr, gains, cutoff), jr.offsets)
+    return _dcg(jr, gains, cutoff)
 
 
 @measure(

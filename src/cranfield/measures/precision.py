@@ -96,10 +96,26 @@ def _precision_at_relevant(jr, lv, cutoff=None):
     return prec, relevant
 
 
+def _relevant_precisions(jr, lv, cutoff=None):
+    """P@rank of every relevant document (rank <= cutoff) only, with CSR offsets.
+
+    The same numbers as :func:`_precision_at_relevant` without its zeros, which add
+    nothing to a left-to-right sum (see ``segments.sequential_sum``).
+    """
+    idx, sub = segments.compress(jr.relevant(lv), jr.offsets)
+    rank = idx - np.repeat(jr.offsets[:-1], np.diff(sub)) + 1
+    if cutoff is not None:
+        keep = rank <= cutoff
+        idx, rank = idx[keep], rank[keep]
+        sub = np.searchsorted(idx, jr.offsets).astype(np.int64)
+    so_far = segments.positions(sub) + 1
+    return so_far / rank.astype(np.float64), sub
+
+
 def average_precision(jr, lv, cutoff=None) -> np.ndarray:
     """AP = (1/R) * sum over relevant retrieved d of P@rank(d), ranks <= cutoff."""
-    prec, _ = _precision_at_relevant(jr, lv, cutoff)
-    total = segments.sequential_sum(prec, jr.offsets)
+    prec, sub = _relevant_precisions(jr, lv, cutoff)
+    total = segments.sequential_sum(prec, sub)
     return safe_div(total, jr.num_rel(lv))
 
 
@@ -165,11 +181,13 @@ def rprec(jr, cutoff, rel=None):
     cutoff="rank",
 )
 def reciprocal_rank(jr, cutoff, rel=None):
-    relevant = jr.relevant(level(jr, rel)) & in_top(jr, cutoff)
-    big = np.iinfo(np.int64).max
-    first = np.full(jr.num_queries, big, dtype=np.int64)
-    np.minimum.at(first, jr.segment[relevant], jr.rank[relevant])
-    return np.where(first < big, 1.0 / np.where(first < big, first, 1), 0.0)
+    idx, sub = segments.compress(jr.relevant(level(jr, rel)), jr.offsets)
+    has = sub[1:] > sub[:-1]
+    first = np.zeros(jr.num_queries, dtype=np.int64)  # rank of the first relevant, 0: none
+    first[has] = idx[sub[:-1][has]] - jr.offsets[:-1][has] + 1
+    if cutoff is not None:
+        first[first > cutoff] = 0
+    return np.where(first > 0, 1.0 / np.where(first > 0, first, 1), 0.0)
 
 
 def _bpref(jr, lv):
