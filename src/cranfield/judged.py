@@ -55,7 +55,8 @@ class JudgedRun:
     run_name
         The run's name (TREC tag).
     doc_rows
-        Row of the run table of each ranked document (to recover document ids).
+        Row of the run table of each ranked document (to recover document ids);
+        None when they are all the rows in table order.
     """
 
     query_ids: np.ndarray
@@ -117,8 +118,10 @@ class JudgedRun:
 
     def doc_ids(self, run) -> np.ndarray:
         """Document ids of the ranked documents (needs the Run it was built from)."""
-        ids = run.table.column("doc_id").take(pa.array(self.doc_rows))
-        return np.asarray(ids.to_numpy(zero_copy_only=False), dtype=object)
+        ids = run.table.column("doc_id")
+        if self.doc_rows is not None:
+            ids = ids.take(pa.array(self.doc_rows))
+        return np.asarray(ids.to_pylist(), dtype=object)
 
 
 def _codes(values: pa.ChunkedArray | pa.Array, universe: pa.Array) -> np.ndarray:
@@ -191,29 +194,37 @@ def judge(
     if compat == 9:
         scores = pc.cast(scores, pa.float32(), safe=False)
     ranked = _presorted_order(rb, block_code, scores, rt.column("doc_id"))
-    if ranked is None:
+    if ranked is False:
         r_code = rb.expand(block_code)
         rows = _sorted_order(r_code, scores, rt.column("doc_id"))
-        topic_of_row = r_code[rows]
+        del r_code
     else:
-        rows, topic_of_row = ranked
+        rows = ranked  # None: the file order is the ranking already
 
     # labels: join on (topic, docno) against the qrels, in file order, then ranked
-    labels = _lookup_labels(qrels, run, r_index)[rows]
+    labels = _lookup_labels(qrels, run, r_index)
+    if rows is not None:
+        labels = labels[rows]
 
     in_run_all = np.zeros(num_topics, dtype=bool)
     in_run_all[block_code[block_code >= 0]] = True
     evaluated = np.arange(num_topics) if complete else np.flatnonzero(in_run_all)
 
-    # offsets over all topics, then depth / judged-only filtering
-    offsets_all = np.searchsorted(topic_of_row, np.arange(num_topics + 1)).astype(np.int64)
-    keep_rank = np.ones(len(rows), dtype=bool)
-    if depth is not None:
-        keep_rank &= segments.positions(offsets_all) < depth
-    if judged_only:
-        keep_rank &= labels >= 0
-    rows, labels, topic_of_row = rows[keep_rank], labels[keep_rank], topic_of_row[keep_rank]
-    offsets_all = np.searchsorted(topic_of_row, np.arange(num_topics + 1)).astype(np.int64)
+    # rows per topic (ranked rows are grouped by topic, in topic order)
+    kept = block_code >= 0
+    counts = np.bincount(block_code[kept], weights=rb.lengths[kept], minlength=num_topics)
+    offsets_all = np.concatenate(([0], np.cumsum(counts.astype(np.int64)))).astype(np.int64)
+    # depth / judged-only filtering
+    if depth is not None or judged_only:
+        keep_rank = np.ones(len(labels), dtype=bool)
+        if depth is not None:
+            keep_rank &= segments.positions(offsets_all) < depth
+        if judged_only:
+            keep_rank &= labels >= 0
+        rows = np.flatnonzero(keep_rank) if rows is None else rows[keep_rank]
+        labels = labels[keep_rank]
+        counts = segments.int_sum(keep_rank, offsets_all)
+        offsets_all = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
 
     # restrict to evaluated topics (contiguous blocks, in topic order)
     lengths = np.diff(offsets_all)[evaluated]
@@ -243,8 +254,8 @@ def _sorted_order(r_code: np.ndarray, scores, doc_ids) -> np.ndarray:
     sort_table = pa.table(
         {
             "t": pa.array(r_code[keep]),
-            "s": _as_array(scores).take(pa.array(keep)),
-            "d": _as_array(doc_ids).take(pa.array(keep)),
+            "s": keys.take(scores, keep),
+            "d": keys.take(doc_ids, keep),
         }
     )
     perm = pc.sort_indices(
@@ -254,7 +265,10 @@ def _sorted_order(r_code: np.ndarray, scores, doc_ids) -> np.ndarray:
 
 
 def _presorted_order(rb: keys.Blocks, block_code: np.ndarray, scores, doc_ids):
-    """The order of :func:`_sorted_order` when the file is ranked already, else None.
+    """The order of :func:`_sorted_order` when the file is ranked already.
+
+    Returns the rows in ranking order, ``None`` when that is the file order itself,
+    or ``False`` when the file is not ranked (a full sort is needed).
 
     Verified, not assumed: every topic must fill one contiguous block of lines with
     scores non-increasing inside it; ties must list doc ids in descending byte order
@@ -264,29 +278,30 @@ def _presorted_order(rb: keys.Blocks, block_code: np.ndarray, scores, doc_ids):
     kept = np.flatnonzero(block_code >= 0)
     codes = block_code[kept]
     if len(np.unique(codes)) != len(codes):  # a topic split over several blocks
-        return None
-    s = _as_array(scores).to_numpy(zero_copy_only=True).astype(np.float64, copy=False)
+        return False
+    s = keys.numbers(scores).astype(np.float64, copy=False)
     starts = rb.starts
     boundary = np.zeros(len(s), dtype=bool)
     boundary[starts[:-1]] = True
     rising = (s[1:] > s[:-1]) & ~boundary[1:]
     if rising.any():
-        return None
+        return False
     # rows in topic order (blocks reordered, blocks of non-qrels topics dropped)
     order = kept[np.argsort(codes, kind="stable")]
-    lengths = rb.lengths[order]
-    total = int(lengths.sum())
-    shift = np.repeat(starts[:-1][order] - np.concatenate(([0], np.cumsum(lengths)[:-1])), lengths)
-    rows = shift + np.arange(total, dtype=np.int64)
-    topic_of_row = np.repeat(block_code[order], lengths)
+    if len(order) == len(block_code) and (np.diff(order) > 0).all():
+        rows = None  # all blocks kept, already in topic order: the identity
+    else:
+        lengths = rb.lengths[order]
+        total = int(lengths.sum())
+        first = starts[:-1][order] - np.concatenate(([0], np.cumsum(lengths)[:-1]))
+        rows = np.repeat(first, lengths) + np.arange(total, dtype=np.int64)
     # ties: adjacent equal scores in a block must have doc ids in descending order
     tie = np.flatnonzero((s[1:] == s[:-1]) & ~boundary[1:])
     if len(tie) == 0:
-        return rows, topic_of_row
-    docs = _as_array(doc_ids)
-    ok = keys.bools(pc.greater(docs.take(pa.array(tie)), docs.take(pa.array(tie + 1))))
+        return rows
+    ok = keys.bools(pc.greater(keys.take(doc_ids, tie), keys.take(doc_ids, tie + 1)))
     if ok.all():
-        return rows, topic_of_row
+        return rows
     # sort every tie group (maximal run of equal scores) by doc id descending, in place
     tie_start = np.zeros(len(s), dtype=bool)  # row i ties with row i + 1
     tie_start[tie] = True
@@ -296,11 +311,11 @@ def _presorted_order(rb: keys.Blocks, block_code: np.ndarray, scores, doc_ids):
     new_group = np.ones(len(members), dtype=bool)
     new_group[1:] = ~tie_start[members[1:] - 1]
     group = np.cumsum(new_group)
-    sub = pa.table({"g": pa.array(group), "d": docs.take(pa.array(members))})
+    sub = pa.table({"g": pa.array(group), "d": keys.take(doc_ids, members)})
     perm = pc.sort_indices(sub, sort_keys=[("g", "ascending"), ("d", "descending")])
     fixed = np.arange(len(s), dtype=np.int64)
     fixed[members] = members[np.asarray(perm.to_numpy(), dtype=np.int64)]
-    return fixed[rows], topic_of_row
+    return fixed if rows is None else fixed[rows]
 
 
 def _lookup_labels(qrels, run, r_index: keys.PairIndex) -> np.ndarray:
@@ -318,12 +333,12 @@ def _lookup_labels(qrels, run, r_index: keys.PairIndex) -> np.ndarray:
         return labels
     same = pc.and_(
         pc.equal(
-            _as_array(qt["doc_id"]).take(pa.array(which)),
-            _as_array(rt["doc_id"]).take(pa.array(rows)),
+            keys.take(qt["doc_id"], which),
+            keys.take(rt["doc_id"], rows),
         ),
         pc.equal(
-            _as_array(qt["query_id"]).take(pa.array(which)),
-            _as_array(rt["query_id"]).take(pa.array(rows)),
+            keys.take(qt["query_id"], which),
+            keys.take(rt["query_id"], rows),
         ),
     )
     hit = keys.bools(same)

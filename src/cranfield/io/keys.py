@@ -31,6 +31,42 @@ def as_array(col) -> pa.Array:
     return col.combine_chunks() if isinstance(col, pa.ChunkedArray) else col
 
 
+def take(col, rows: np.ndarray) -> pa.Array:
+    """``col[rows]`` as one array, without concatenating the chunks of a big column first
+    (Arrow's memory pool would keep the freed copy)."""
+    rows = np.asarray(rows, dtype=np.int64)
+    if not isinstance(col, pa.ChunkedArray):
+        return col.take(pa.array(rows))
+    if col.num_chunks == 1:
+        return col.chunk(0).take(pa.array(rows))
+    lengths = np.array([len(c) for c in col.chunks], dtype=np.int64)
+    starts = np.concatenate(([0], np.cumsum(lengths)))
+    chunk = np.searchsorted(starts, rows, side="right") - 1
+    order = np.argsort(chunk, kind="stable")
+    bounds = np.searchsorted(chunk[order], np.arange(len(lengths) + 1))
+    parts = []
+    for i in np.flatnonzero(np.diff(bounds)):
+        sel = order[bounds[i] : bounds[i + 1]]
+        parts.append(col.chunk(int(i)).take(pa.array(rows[sel] - starts[i])))
+    if not parts:
+        return pa.array([], col.type)
+    gathered = pa.concat_arrays(parts)
+    inverse = np.empty_like(order)
+    inverse[order] = np.arange(len(order))
+    return gathered.take(pa.array(inverse))
+
+
+def numbers(col) -> np.ndarray:
+    """A numeric column without nulls as one NumPy array (copies only chunked columns)."""
+    if isinstance(col, pa.ChunkedArray):
+        if col.num_chunks == 1:
+            return col.chunk(0).to_numpy()
+        if col.num_chunks == 0:
+            return np.zeros(0, dtype=col.type.to_pandas_dtype())
+        return np.concatenate([c.to_numpy() for c in col.chunks])
+    return col.to_numpy()
+
+
 def bools(arr) -> np.ndarray:
     """A boolean Arrow array (no nulls) as NumPy, without pyarrow's pandas machinery."""
     arr = as_array(arr)
@@ -113,23 +149,52 @@ class Blocks:
 
 def blocks(col) -> Blocks:
     """Run-length encoding of a string column (compares adjacent strings only)."""
-    arr = as_array(col)
-    n = len(arr)
+    chunks = col.chunks if isinstance(col, pa.ChunkedArray) else [col]
+    chunks = [c for c in chunks if len(c)]
+    n = sum(len(c) for c in chunks)
     if n == 0:
-        return Blocks(np.zeros(1, dtype=np.int64), arr)
-    change = np.flatnonzero(bools(pc.not_equal(arr[1:], arr[:-1]))) + 1
-    starts = np.concatenate(([0], change, [n])).astype(np.int64)
-    return Blocks(starts, arr.take(pa.array(starts[:-1])))
+        return Blocks(np.zeros(1, dtype=np.int64), pa.array([], col.type))
+    change = [np.zeros(1, dtype=np.int64)]
+    pos = 0
+    prev = None
+    for c in chunks:  # adjacent comparisons chunk by chunk (no concatenated copy)
+        if prev is not None and prev != c[0]:
+            change.append(np.array([pos], dtype=np.int64))
+        change.append(np.flatnonzero(bools(pc.not_equal(c[1:], c[:-1]))) + 1 + pos)
+        prev = c[len(c) - 1]
+        pos += len(c)
+    change.append(np.array([n], dtype=np.int64))
+    starts = np.concatenate(change).astype(np.int64)
+    return Blocks(starts, take(col, starts[:-1]))
+
+
+def _key_chunks(query_blocks: Blocks, doc_id):
+    """Yield (first row, keys of the rows of one chunk of ``doc_id``): small temporaries."""
+    qh = hash_strings(query_blocks.values) * _GOLD
+    starts = query_blocks.starts
+    chunks = doc_id.chunks if isinstance(doc_id, pa.ChunkedArray) else [doc_id]
+    pos = 0
+    for c in chunks:
+        m = len(c)
+        if m == 0:
+            continue
+        key = _hash_chunk(c.cast(pa.string()) if c.type != pa.string() else c)
+        b0 = int(np.searchsorted(starts, pos, side="right")) - 1
+        b1 = int(np.searchsorted(starts, pos + m - 1, side="right")) - 1
+        bounds = np.clip(starts[b0 : b1 + 2], pos, pos + m)
+        key ^= np.repeat(qh[b0 : b1 + 1], np.diff(bounds))
+        key *= _MIX
+        key ^= key >> np.uint64(29)
+        yield pos, key
+        pos += m
 
 
 def pair_keys(query_blocks: Blocks, doc_id) -> np.ndarray:
     """64-bit key of every (query id, doc id) row; equal pairs have equal keys."""
-    qh = query_blocks.expand(hash_strings(query_blocks.values) * _GOLD)
-    key = hash_strings(doc_id)
-    key ^= qh
-    key *= _MIX
-    key ^= key >> np.uint64(29)
-    return key
+    out = np.empty(len(doc_id), dtype=np.uint64)
+    for pos, key in _key_chunks(query_blocks, doc_id):
+        out[pos : pos + len(key)] = key
+    return out
 
 
 @dataclass
@@ -146,14 +211,19 @@ class PairIndex:
 
     def duplicate_candidates(self) -> np.ndarray:
         """Rows whose key is shared with another row (a superset of the duplicate pairs)."""
-        k = self.packed >> np.uint64(self.row_bits)
-        same = k[1:] == k[:-1]
-        if not same.any():
+        shift = np.uint64(self.row_bits)
+        n = len(self.packed)
+        found = []
+        for a in range(0, max(n - 1, 0), 1 << 20):  # in slices: no 8-byte temporary per row
+            part = self.packed[a : a + (1 << 20) + 1] >> shift
+            same = np.flatnonzero(part[1:] == part[:-1]) + a
+            if len(same):
+                found.append(np.concatenate((same, same + 1)))
+        if not found:
             return np.zeros(0, dtype=np.int64)
-        hit = np.zeros(len(k), dtype=bool)
-        hit[1:] |= same
-        hit[:-1] |= same
-        return np.sort(self.rows[hit])
+        hit = np.unique(np.concatenate(found))
+        mask = np.uint64((1 << self.row_bits) - 1)
+        return np.sort((self.packed[hit] & mask).astype(np.int64))
 
     def find(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Candidate matches of ``keys`` (full 64-bit keys): (index into keys, row)."""
@@ -176,13 +246,16 @@ def build_index(table: pa.Table) -> PairIndex:
     """Sort the pair keys of a table with ``query_id`` and ``doc_id`` columns."""
     n = table.num_rows
     qb = blocks(table["query_id"])
-    key = pair_keys(qb, table["doc_id"])
     row_bits = max(1, int(n).bit_length())
-    key >>= np.uint64(row_bits)
-    key <<= np.uint64(row_bits)
-    key |= np.arange(n, dtype=np.uint64)
-    key.sort()
-    return PairIndex(key, row_bits, qb)
+    shift = np.uint64(row_bits)
+    packed = np.empty(n, dtype=np.uint64)
+    for pos, key in _key_chunks(qb, table["doc_id"]):
+        key >>= shift
+        key <<= shift
+        key |= np.arange(pos, pos + len(key), dtype=np.uint64)
+        packed[pos : pos + len(key)] = key
+    packed.sort()
+    return PairIndex(packed, row_bits, qb)
 
 
 def cached_index(obj) -> PairIndex:
