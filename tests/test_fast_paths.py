@@ -182,6 +182,17 @@ def test_fast_path_is_taken_only_when_verified():
             code = judged._codes(rb.values, topics)
             got = judged._presorted_order(rb, code, run.table["score"], run.table["doc_id"])
             taken[layout].add(got is not False)
+            if got is not False:  # the order it describes is the reference's
+                rows, fix = got
+                order = np.arange(run.table.num_rows) if rows is None else rows.copy()
+                if fix is not None:
+                    order[fix[0]] = fix[1]
+                sorted_rows = judged._sorted_order(
+                    rb.expand(code),
+                    run.table["score"],
+                    run.table["doc_id"],
+                )
+                assert order.tolist() == sorted_rows.tolist()
     assert taken["ranked"] == {True}
     assert taken["wrong_ties"] == {True}  # ties are repaired in place
     assert taken["topics_unordered"] == {True}

@@ -56,7 +56,8 @@ class JudgedRun:
         The run's name (TREC tag).
     doc_rows
         Row of the run table of each ranked document (to recover document ids);
-        None when they are all the rows in table order.
+        None when they are all the rows in table order, except that ``doc_fix``
+        ``(positions, rows)`` may swap a few tied documents.
     """
 
     query_ids: np.ndarray
@@ -69,6 +70,7 @@ class JudgedRun:
     run_name: str = ""
     doc_rows: np.ndarray | None = None
     compat: int = 10
+    doc_fix: tuple | None = None
     _num_rel_cache: dict = field(default_factory=dict, repr=False)
 
     @property
@@ -121,6 +123,10 @@ class JudgedRun:
         ids = run.table.column("doc_id")
         if self.doc_rows is not None:
             ids = ids.take(pa.array(self.doc_rows))
+        elif self.doc_fix is not None:
+            rows = np.arange(len(ids), dtype=np.int64)
+            rows[self.doc_fix[0]] = self.doc_fix[1]
+            ids = ids.take(pa.array(rows))
         return np.asarray(ids.to_pylist(), dtype=object)
 
 
@@ -194,17 +200,24 @@ def judge(
     if compat == 9:
         scores = pc.cast(scores, pa.float32(), safe=False)
     ranked = _presorted_order(rb, block_code, scores, rt.column("doc_id"))
+    fix = None
     if ranked is False:
         r_code = rb.expand(block_code)
         rows = _sorted_order(r_code, scores, rt.column("doc_id"))
         del r_code
     else:
-        rows = ranked  # None: the file order is the ranking already
+        rows, fix = ranked  # rows None: the file order is the ranking already
+        if rows is None and fix is not None and (depth is not None or judged_only):
+            rows = np.arange(rt.num_rows, dtype=np.int64)
+            rows[fix[0]] = fix[1]
+            fix = None
 
     # labels: join on (topic, docno) against the qrels, in file order, then ranked
     labels = _lookup_labels(qrels, run, r_index)
     if rows is not None:
         labels = labels[rows]
+    elif fix is not None:
+        labels[fix[0]] = labels[fix[1]]
 
     in_run_all = np.zeros(num_topics, dtype=bool)
     in_run_all[block_code[block_code >= 0]] = True
@@ -245,6 +258,7 @@ def judge(
         run_name=getattr(run, "name", "") or "",
         doc_rows=rows,
         compat=compat,
+        doc_fix=fix,
     )
 
 
@@ -264,11 +278,44 @@ def _sorted_order(r_code: np.ndarray, scores, doc_ids) -> np.ndarray:
     return keep[np.asarray(perm.to_numpy(), dtype=np.int64)]
 
 
+def _ties_if_descending(scores, starts: np.ndarray) -> np.ndarray | None:
+    """Rows i tied with row i + 1 of the same block, or None if a score rises in a block.
+
+    Reads the score column chunk by chunk (no copy of the whole column).
+    """
+    chunks = scores.chunks if isinstance(scores, pa.ChunkedArray) else [scores]
+    ties = []
+    pos = 0
+    prev = None
+    for c in chunks:
+        m = len(c)
+        if m == 0:
+            continue
+        s = c.to_numpy()
+        if prev is not None:  # the pair across the chunk border
+            s = np.concatenate(([prev], s))
+            base = pos - 1
+        else:
+            base = pos
+        # pairs (i, i + 1) in this slice; skip those where i + 1 starts a block
+        new_block = np.zeros(len(s) - 1, dtype=bool)
+        inner = starts[(starts > base) & (starts < base + len(s))]
+        new_block[inner - base - 1] = True
+        if ((s[1:] > s[:-1]) & ~new_block).any():
+            return None
+        ties.append(np.flatnonzero((s[1:] == s[:-1]) & ~new_block) + base)
+        prev = s[-1]
+        pos += m
+    return np.concatenate(ties) if ties else np.zeros(0, dtype=np.int64)
+
+
 def _presorted_order(rb: keys.Blocks, block_code: np.ndarray, scores, doc_ids):
     """The order of :func:`_sorted_order` when the file is ranked already.
 
-    Returns the rows in ranking order, ``None`` when that is the file order itself,
-    or ``False`` when the file is not ranked (a full sort is needed).
+    Returns ``False`` when the file is not ranked (a full sort is needed), else
+    ``(rows, fix)``: the rows in ranking order, or ``None`` when that is the file
+    order itself; ``fix`` is None or ``(positions, rows)``, the few places where tied
+    documents of an otherwise ranked file must change places.
 
     Verified, not assumed: every topic must fill one contiguous block of lines with
     scores non-increasing inside it; ties must list doc ids in descending byte order
@@ -279,12 +326,10 @@ def _presorted_order(rb: keys.Blocks, block_code: np.ndarray, scores, doc_ids):
     codes = block_code[kept]
     if len(np.unique(codes)) != len(codes):  # a topic split over several blocks
         return False
-    s = keys.numbers(scores).astype(np.float64, copy=False)
     starts = rb.starts
-    boundary = np.zeros(len(s), dtype=bool)
-    boundary[starts[:-1]] = True
-    rising = (s[1:] > s[:-1]) & ~boundary[1:]
-    if rising.any():
+    n = int(starts[-1])
+    tie = _ties_if_descending(scores, starts)
+    if tie is None:
         return False
     # rows in topic order (blocks reordered, blocks of non-qrels topics dropped)
     order = kept[np.argsort(codes, kind="stable")]
@@ -296,14 +341,13 @@ def _presorted_order(rb: keys.Blocks, block_code: np.ndarray, scores, doc_ids):
         first = starts[:-1][order] - np.concatenate(([0], np.cumsum(lengths)[:-1]))
         rows = np.repeat(first, lengths) + np.arange(total, dtype=np.int64)
     # ties: adjacent equal scores in a block must have doc ids in descending order
-    tie = np.flatnonzero((s[1:] == s[:-1]) & ~boundary[1:])
     if len(tie) == 0:
-        return rows
+        return rows, None
     ok = keys.bools(pc.greater(keys.take(doc_ids, tie), keys.take(doc_ids, tie + 1)))
     if ok.all():
-        return rows
+        return rows, None
     # sort every tie group (maximal run of equal scores) by doc id descending, in place
-    tie_start = np.zeros(len(s), dtype=bool)  # row i ties with row i + 1
+    tie_start = np.zeros(n, dtype=bool)  # row i ties with row i + 1
     tie_start[tie] = True
     in_tie = tie_start.copy()
     in_tie[tie + 1] = True
@@ -313,9 +357,12 @@ def _presorted_order(rb: keys.Blocks, block_code: np.ndarray, scores, doc_ids):
     group = np.cumsum(new_group)
     sub = pa.table({"g": pa.array(group), "d": keys.take(doc_ids, members)})
     perm = pc.sort_indices(sub, sort_keys=[("g", "ascending"), ("d", "descending")])
-    fixed = np.arange(len(s), dtype=np.int64)
-    fixed[members] = members[np.asarray(perm.to_numpy(), dtype=np.int64)]
-    return fixed if rows is None else fixed[rows]
+    sources = members[np.asarray(perm.to_numpy(), dtype=np.int64)]
+    if rows is None:  # keep it sparse: position members[i] holds row sources[i]
+        return None, (members, sources)
+    fixed = np.arange(n, dtype=np.int64)
+    fixed[members] = sources
+    return fixed[rows], None
 
 
 def _lookup_labels(qrels, run, r_index: keys.PairIndex) -> np.ndarray:
@@ -325,7 +372,9 @@ def _lookup_labels(qrels, run, r_index: keys.PairIndex) -> np.ndarray:
     confirmed on the query and doc id strings.
     """
     qt, rt = qrels.table, run.table
-    labels = np.full(rt.num_rows, NOT_POOLED, dtype=np.int64)
+    grades_all = keys.numbers(qt["relevance"])
+    small = not len(grades_all) or (grades_all.min() >= -128 and grades_all.max() <= 127)
+    labels = np.full(rt.num_rows, NOT_POOLED, dtype=np.int8 if small else np.int64)
     q_index = keys.cached_index(qrels)
     q_keys = keys.pair_keys(q_index.query_blocks, qt["doc_id"])
     which, rows = r_index.find(q_keys)

@@ -228,6 +228,8 @@ def _fast(src, layout: Layout, delimiter: str, source: str) -> Parsed | None:
         return None
     if table.num_rows == 0:
         return None
+    # the reader's block buffers are free now; hand them back to the system
+    pa.default_memory_pool().release_unused()
     ok, tail = _separators_ok(src, table.num_rows, layout.nfields)
     if not ok:
         return None
