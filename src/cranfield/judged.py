@@ -122,18 +122,17 @@ class JudgedRun:
         """Document ids of the ranked documents (needs the Run it was built from)."""
         ids = run.table.column("doc_id")
         if self.doc_rows is not None:
-            ids = ids.take(pa.array(self.doc_rows))
+            ids = ids.take(keys.ints(self.doc_rows))
         elif self.doc_fix is not None:
             rows = np.arange(len(ids), dtype=np.int64)
             rows[self.doc_fix[0]] = self.doc_fix[1]
-            ids = ids.take(pa.array(rows))
+            ids = ids.take(keys.ints(rows))
         return np.asarray(ids.to_pylist(), dtype=object)
 
 
 def _codes(values: pa.ChunkedArray | pa.Array, universe: pa.Array) -> np.ndarray:
     """Index of each value in ``universe`` (-1 when absent)."""
-    idx = pc.index_in(values, value_set=universe).fill_null(-1)
-    return np.asarray(_as_array(idx).to_numpy(), dtype=np.int64)
+    return keys.codes_or_minus_one(pc.index_in(values, value_set=universe))
 
 
 def _as_array(col) -> pa.Array:
@@ -182,7 +181,7 @@ def judge(
 
     # qrels grouped by topic, grades descending (ideal ranking material)
     q_code = _codes(q_qid, topics)
-    grades = np.asarray(qt.column("relevance").to_numpy(), dtype=np.int64)
+    grades = keys.numbers(qt.column("relevance")).astype(np.int64, copy=False)
     order = np.lexsort((-grades, q_code))
     q_code_sorted = q_code[order]
     grades_sorted = grades[order]
@@ -267,7 +266,7 @@ def _sorted_order(r_code: np.ndarray, scores, doc_ids) -> np.ndarray:
     keep = np.flatnonzero(r_code >= 0)
     sort_table = pa.table(
         {
-            "t": pa.array(r_code[keep]),
+            "t": keys.ints(r_code[keep]),
             "s": keys.take(scores, keep),
             "d": keys.take(doc_ids, keep),
         }
@@ -275,7 +274,7 @@ def _sorted_order(r_code: np.ndarray, scores, doc_ids) -> np.ndarray:
     perm = pc.sort_indices(
         sort_table, sort_keys=[("t", "ascending"), ("s", "descending"), ("d", "descending")]
     )
-    return keep[np.asarray(perm.to_numpy(), dtype=np.int64)]
+    return keep[keys.numbers(perm).astype(np.int64, copy=False)]
 
 
 def _ties_if_descending(scores, starts: np.ndarray) -> np.ndarray | None:
@@ -291,7 +290,7 @@ def _ties_if_descending(scores, starts: np.ndarray) -> np.ndarray | None:
         m = len(c)
         if m == 0:
             continue
-        s = c.to_numpy()
+        s = keys.numbers(c)
         if prev is not None:  # the pair across the chunk border
             s = np.concatenate(([prev], s))
             base = pos - 1
@@ -355,9 +354,9 @@ def _presorted_order(rb: keys.Blocks, block_code: np.ndarray, scores, doc_ids):
     new_group = np.ones(len(members), dtype=bool)
     new_group[1:] = ~tie_start[members[1:] - 1]
     group = np.cumsum(new_group)
-    sub = pa.table({"g": pa.array(group), "d": keys.take(doc_ids, members)})
+    sub = pa.table({"g": keys.ints(group), "d": keys.take(doc_ids, members)})
     perm = pc.sort_indices(sub, sort_keys=[("g", "ascending"), ("d", "descending")])
-    sources = members[np.asarray(perm.to_numpy(), dtype=np.int64)]
+    sources = members[keys.numbers(perm).astype(np.int64, copy=False)]
     if rows is None:  # keep it sparse: position members[i] holds row sources[i]
         return None, (members, sources)
     fixed = np.arange(n, dtype=np.int64)
@@ -391,6 +390,6 @@ def _lookup_labels(qrels, run, r_index: keys.PairIndex) -> np.ndarray:
         ),
     )
     hit = keys.bools(same)
-    grades = np.asarray(qt["relevance"].to_numpy(), dtype=np.int64)[which[hit]]
+    grades = grades_all.astype(np.int64, copy=False)[which[hit]]
     labels[rows[hit]] = np.where(grades >= 0, grades, UNJUDGED)
     return labels

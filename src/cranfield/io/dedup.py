@@ -60,8 +60,8 @@ def resolve(
         if index_out is not None:
             index_out.append(index)
         return table
-    sub = table.take(pa.array(cand)).select(["query_id", "doc_id", value])
-    sub = sub.append_column("_row", pa.array(cand))
+    sub = table.take(keys.ints(cand)).select(["query_id", "doc_id", value])
+    sub = sub.append_column("_row", keys.ints(cand))
     if duplicates == "max":
         sort_keys = [("query_id", "ascending"), ("doc_id", "ascending"), (value, "descending")]
     else:
@@ -75,7 +75,7 @@ def resolve(
         if index_out is not None:
             index_out.append(index)
         return table
-    rows = sub["_row"].to_numpy()
+    rows = keys.numbers(sub["_row"])
     if duplicates == "error":
         group_first = np.maximum.accumulate(np.where(~same, np.arange(len(sub)), 0))
         later = np.flatnonzero(same)
@@ -95,4 +95,4 @@ def resolve(
         )
     keep = np.ones(table.num_rows, dtype=bool)
     keep[rows[same]] = False
-    return table.filter(pa.array(keep))
+    return table.filter(pa.array(keep.tolist()))  # rare path (duplicates removed)

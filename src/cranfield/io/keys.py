@@ -31,14 +31,21 @@ def as_array(col) -> pa.Array:
     return col.combine_chunks() if isinstance(col, pa.ChunkedArray) else col
 
 
+def ints(values: np.ndarray) -> pa.Array:
+    """An int64 NumPy array as an Arrow array, zero-copy (``pa.array`` on a NumPy array
+    imports pandas when it is installed, which costs a cold process 0.3 s)."""
+    values = np.ascontiguousarray(values, dtype=np.int64)
+    return pa.Array.from_buffers(pa.int64(), len(values), [None, pa.py_buffer(values)])
+
+
 def take(col, rows: np.ndarray) -> pa.Array:
     """``col[rows]`` as one array, without concatenating the chunks of a big column first
     (Arrow's memory pool would keep the freed copy)."""
     rows = np.asarray(rows, dtype=np.int64)
     if not isinstance(col, pa.ChunkedArray):
-        return col.take(pa.array(rows))
+        return col.take(ints(rows))
     if col.num_chunks == 1:
-        return col.chunk(0).take(pa.array(rows))
+        return col.chunk(0).take(ints(rows))
     lengths = np.array([len(c) for c in col.chunks], dtype=np.int64)
     starts = np.concatenate(([0], np.cumsum(lengths)))
     chunk = np.searchsorted(starts, rows, side="right") - 1
@@ -47,30 +54,68 @@ def take(col, rows: np.ndarray) -> pa.Array:
     parts = []
     for i in np.flatnonzero(np.diff(bounds)):
         sel = order[bounds[i] : bounds[i + 1]]
-        parts.append(col.chunk(int(i)).take(pa.array(rows[sel] - starts[i])))
+        parts.append(col.chunk(int(i)).take(ints(rows[sel] - starts[i])))
     if not parts:
         return pa.array([], col.type)
     gathered = pa.concat_arrays(parts)
     inverse = np.empty_like(order)
     inverse[order] = np.arange(len(order))
-    return gathered.take(pa.array(inverse))
+    return gathered.take(ints(inverse))
+
+
+_DTYPES = {
+    pa.int8(): np.int8,
+    pa.int16(): np.int16,
+    pa.int32(): np.int32,
+    pa.int64(): np.int64,
+    pa.uint8(): np.uint8,
+    pa.uint32(): np.uint32,
+    pa.uint64(): np.uint64,
+    pa.float32(): np.float32,
+    pa.float64(): np.float64,
+}
+
+
+def _view(arr: pa.Array) -> np.ndarray:
+    # Array.to_numpy() imports pandas when it is installed (0.3 s); read the buffer
+    dtype = _DTYPES.get(arr.type)
+    if dtype is None or arr.null_count:
+        return np.asarray(arr.to_numpy(zero_copy_only=False))
+    buf = arr.buffers()[1]
+    if buf is None:
+        return np.zeros(0, dtype=dtype)
+    return np.frombuffer(buf, dtype=dtype)[arr.offset : arr.offset + len(arr)]
+
+
+def codes_or_minus_one(arr) -> np.ndarray:
+    """An integer array with nulls (e.g. from ``index_in``) as int64, nulls as -1."""
+    arr = as_array(arr)
+    n = len(arr)
+    validity, data = arr.buffers()[0], arr.buffers()[1]
+    if data is None:
+        return np.full(n, -1, dtype=np.int64)
+    values = np.frombuffer(data, dtype=_DTYPES[arr.type])[arr.offset : arr.offset + n]
+    values = values.astype(np.int64)
+    if arr.null_count:
+        bits = np.unpackbits(np.frombuffer(validity, dtype=np.uint8), bitorder="little")
+        values[~bits[arr.offset : arr.offset + n].astype(bool)] = -1
+    return values
 
 
 def numbers(col) -> np.ndarray:
     """A numeric column without nulls as one NumPy array (copies only chunked columns)."""
     if isinstance(col, pa.ChunkedArray):
         if col.num_chunks == 1:
-            return col.chunk(0).to_numpy()
+            return _view(col.chunk(0))
         if col.num_chunks == 0:
-            return np.zeros(0, dtype=col.type.to_pandas_dtype())
-        return np.concatenate([c.to_numpy() for c in col.chunks])
-    return col.to_numpy()
+            return np.zeros(0, dtype=_DTYPES.get(col.type, np.float64))
+        return np.concatenate([_view(c) for c in col.chunks])
+    return _view(col)
 
 
 def bools(arr) -> np.ndarray:
     """A boolean Arrow array (no nulls) as NumPy, without pyarrow's pandas machinery."""
-    arr = as_array(arr)
-    return pc.cast(arr, pa.uint8()).to_numpy().view(bool)
+    return numbers(pc.cast(arr, pa.uint8())).view(bool)
 
 
 def _string_buffers(arr: pa.Array):

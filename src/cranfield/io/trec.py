@@ -31,7 +31,7 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 from ..errors import InputError
-from . import dedup
+from . import dedup, keys
 from .source import check_path, is_gzip_file, read_bytes, source_name
 
 _BLOCK = 1 << 22  # Arrow CSV block size: 4 MiB blocks parse well on two cores
@@ -334,6 +334,17 @@ def _diagnose(row: bytes, layout: Layout, source: str, line: int) -> InputError:
 _DECIMAL = r"^[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)$"
 
 
+def _only_digits_and_minus(col: pa.Array) -> bool:
+    """Every byte of a binary/string column is 0-9 or '-' (Arrow's integer cast would
+    also accept forms such as ``0x10`` that ``atol`` reads differently)."""
+    _, off_buf, data_buf = col.buffers()
+    off = np.frombuffer(off_buf, dtype=np.int32)[col.offset : col.offset + len(col) + 1]
+    if data_buf is None:
+        return False
+    data = np.frombuffer(data_buf, dtype=np.uint8)[off[0] : off[-1]]
+    return bool((((data >= 0x30) & (data <= 0x39)) | (data == 0x2D)).all())
+
+
 def parse_grades(col: pa.ChunkedArray | pa.Array) -> tuple[pa.Array, int | None]:
     """Integer grades from text the way ``atol`` reads a decimal: ``"2.7"`` -> 2, ``"-0.5"`` -> 0.
 
@@ -344,11 +355,16 @@ def parse_grades(col: pa.ChunkedArray | pa.Array) -> tuple[pa.Array, int | None]
     """
     if isinstance(col, pa.ChunkedArray):
         col = col.combine_chunks()
+    if len(col) and _only_digits_and_minus(col):  # plain integers: Arrow's cast reads them
+        try:
+            return pc.cast(col.cast(pa.string()), pa.int64()), None
+        except pa.ArrowInvalid:  # e.g. "1-2", "-", out of range: the careful path decides
+            pass
     try:
         text = col.cast(pa.string())
     except pa.ArrowInvalid:  # not UTF-8: certainly not a number
         text = pa.array([v.decode("utf-8", "replace") for v in col.to_pylist()], pa.string())
-    ok = pc.match_substring_regex(text, _DECIMAL).to_numpy(zero_copy_only=False)
+    ok = keys.bools(pc.match_substring_regex(text, _DECIMAL))
     if not ok.all():
         return pa.array([], pa.int64()), int(np.flatnonzero(~ok)[0])
     whole = pc.replace_substring_regex(text, r"\.[0-9]*$", "")
