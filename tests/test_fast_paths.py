@@ -349,3 +349,49 @@ def test_blocks_and_take_across_chunks():
         assert keys.take(col, rows).to_pylist() == [values[i] for i in rows]
         single = keys.pair_keys(keys.blocks(pa.array(values)), pa.array(values))
         assert np.array_equal(keys.pair_keys(b, col), single)
+
+
+def _old_iprec(jr, points, lv):
+    """interpolated_precision as it was (whole-array reverse cummax), for bit comparison."""
+    from cranfield import segments
+    from cranfield.measures.precision import _recall_counts
+
+    points = np.asarray(points, dtype=np.float64)
+    relevant = jr.relevant(lv)
+    so_far = segments.int_cumsum(relevant, jr.offsets)
+    prec = so_far / jr.rank.astype(np.float64)
+    interp = segments.reverse_cummax(prec, jr.offsets)
+    num_rel_ret = np.array(
+        [relevant[a:b].sum() for a, b in zip(jr.offsets[:-1], jr.offsets[1:], strict=True)]
+    )
+    counts = _recall_counts(jr, points, jr.num_rel(lv))
+    rel_pos = np.flatnonzero(relevant)
+    rel_start = np.concatenate(([0], np.cumsum(num_rel_ret)))
+    out = np.zeros((jr.num_queries, len(points)))
+    c = np.maximum(counts, 1)
+    ok = (counts <= num_rel_ret[:, None]) & (num_rel_ret[:, None] > 0)
+    q_idx, p_idx = np.nonzero(ok)
+    out[q_idx, p_idx] = interp[rel_pos[rel_start[q_idx] + c[q_idx, p_idx] - 1]]
+    return out
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_sparse_interpolated_precision_is_bit_identical(seed):
+    from cranfield.measures.precision import ELEVEN_POINTS, interpolated_precision
+
+    rng = np.random.default_rng(seed)
+    qrels, rows = {}, []
+    for q in range(int(rng.integers(1, 200))):
+        docs = [f"d{i}" for i in range(int(rng.integers(0, 500)))]
+        p = rng.choice([0.002, 0.05, 0.5])
+        qrels[f"q{q}"] = {d: int(rng.integers(-1, 4)) for d in docs if rng.random() < p}
+        qrels[f"q{q}"][f"gone{q}"] = int(rng.integers(0, 3))
+        rows += [
+            (f"q{q}", d, float(s)) for d, s in zip(docs, rng.normal(size=len(docs)), strict=True)
+        ]
+    qr, run = build(qrels, rows)
+    for compat in (9, 10):
+        jr = judge(qr, run, compat=compat)
+        for lv in (1, 2):
+            got = interpolated_precision(jr, ELEVEN_POINTS, lv)
+            assert np.array_equal(got, _old_iprec(jr, ELEVEN_POINTS, lv))

@@ -43,6 +43,9 @@ def int_cumsum(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
 
 def int_sum(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     """Sum within segments (exact for integers); empty segments give 0."""
+    values = np.asarray(values)
+    if values.dtype == bool:  # counting: positions of the True entries suffice
+        return np.diff(np.searchsorted(np.flatnonzero(values), offsets)).astype(np.int64)
     total = np.concatenate(([0], np.cumsum(np.asarray(values, dtype=np.int64))))
     return total[offsets[1:]] - total[offsets[:-1]]
 

@@ -287,16 +287,17 @@ def interpolated_precision(jr, points, lv) -> np.ndarray:
     documents were retrieved; c = 0 takes the maximum from the first relevant one.
     """
     points = np.asarray(points, dtype=np.float64)
-    relevant = jr.relevant(lv)
-    so_far = segments.int_cumsum(relevant, jr.offsets)
-    prec = so_far / jr.rank.astype(np.float64)
-    interp = segments.reverse_cummax(prec, jr.offsets)
+    # Only the ranks of relevant documents matter: between two of them precision only
+    # falls, so the maximum over ranks >= a relevant document's rank is the maximum
+    # over the relevant documents from there on (exact: max does no arithmetic).
+    prec, sub = _relevant_precisions(jr, lv)
+    interp = segments.reverse_cummax(prec, sub)
     num_rel = jr.num_rel(lv)
-    num_rel_ret = segments.int_sum(relevant, jr.offsets)
+    num_rel_ret = np.diff(sub)
     counts = _recall_counts(jr, points, num_rel)
-    # rank position of the c-th relevant document of each query
-    rel_pos = np.flatnonzero(relevant)
-    rel_start = np.concatenate(([0], np.cumsum(num_rel_ret)))
+    # index (among relevant documents) of the c-th relevant document of each query
+    rel_pos = np.arange(len(prec))
+    rel_start = sub[:-1]
     out = np.zeros((jr.num_queries, len(points)), dtype=np.float64)
     c = np.maximum(counts, 1)
     reachable = counts <= num_rel_ret[:, None]
