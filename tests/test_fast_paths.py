@@ -395,3 +395,25 @@ def test_sparse_interpolated_precision_is_bit_identical(seed):
         for lv in (1, 2):
             got = interpolated_precision(jr, ELEVEN_POINTS, lv)
             assert np.array_equal(got, _old_iprec(jr, ELEVEN_POINTS, lv))
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_segment_cumsums_equal_python_loops(seed):
+    from cranfield import segments
+
+    rng = np.random.default_rng(seed)
+    lengths = rng.integers(0, 300, 300)
+    offsets = np.concatenate(([0], np.cumsum(lengths))).astype(np.int64)
+    n = int(offsets[-1])
+    values = rng.normal(size=n) * 10.0 ** rng.integers(-8, 8, n)
+    values[rng.random(n) < rng.choice([0.3, 0.9])] = 0.0
+    values[rng.random(n) < 0.05] = -0.0
+    flags = rng.random(n) < 0.2
+    got = segments.sequential_cumsum(values, offsets)
+    got_int = segments.int_cumsum(flags, offsets)
+    for q in range(len(lengths)):
+        total, count = 0.0, 0
+        for i in range(offsets[q], offsets[q + 1]):
+            total += float(values[i])
+            count += int(flags[i])
+            assert got[i] == total and got_int[i] == count
