@@ -15,10 +15,13 @@ def level(jr, rel) -> int:
 
 
 def count_at(jr, mask: np.ndarray, k: int) -> np.ndarray:
-    """Number of True entries of ``mask`` among the top ``k`` of every ranking."""
+    """Number of True entries of ``mask`` among the top ``k`` (a number, or one per
+    query) of every ranking."""
     idx, sub = segments.compress(mask, jr.offsets)
-    pos = idx - np.repeat(jr.offsets[:-1], np.diff(sub))  # 0-based rank of each True
-    return segments.int_sum(pos < k, sub)
+    per = np.diff(sub)
+    pos = idx - np.repeat(jr.offsets[:-1], per)  # 0-based rank of each True
+    limit = np.repeat(k, per) if np.ndim(k) else k  # k may differ per query
+    return segments.int_sum(pos < limit, sub)
 
 
 def in_top(jr, k: int | None) -> np.ndarray:

@@ -160,14 +160,8 @@ def gmap(jr, cutoff, rel=None):
 )
 def rprec(jr, cutoff, rel=None):
     lv = level(jr, rel)
-    relevant = jr.relevant(lv)
     num_rel = jr.num_rel(lv)
-    counts = segments.int_cumsum(relevant, jr.offsets)
-    depth = np.minimum(jr.num_ret, num_rel)
-    hits = np.zeros(jr.num_queries, dtype=np.int64)
-    has = depth > 0
-    hits[has] = counts[jr.offsets[:-1][has] + depth[has] - 1]
-    return safe_div(hits, num_rel)
+    return safe_div(count_at(jr, jr.relevant(lv), num_rel), num_rel)
 
 
 @measure(
@@ -369,13 +363,7 @@ def eleven_point(jr, cutoff, rel=None, points=ELEVEN_POINTS):
 def rprec_mult(jr, cutoff, rel=None):
     lv = level(jr, rel)
     c = np.floor(cutoff * jr.num_rel(lv).astype(np.float64) + 0.9).astype(np.int64)
-    relevant = jr.relevant(lv)
-    counts = segments.int_cumsum(relevant, jr.offsets)
-    depth = np.minimum(jr.num_ret, c)
-    hits = np.zeros(jr.num_queries, dtype=np.int64)
-    has = depth > 0
-    hits[has] = counts[jr.offsets[:-1][has] + depth[has] - 1]
-    return safe_div(hits, c)
+    return safe_div(count_at(jr, jr.relevant(lv), c), c)
 
 
 @measure(
