@@ -247,6 +247,14 @@ def small_jobs(repeat: int) -> list[Row]:
         ("python -c pass (interpreter start)", [py, "-c", "pass"]),
         ("python -c 'import cranfield'", [py, "-c", "import cranfield"]),
         (
+            "python -c 'import numpy, pyarrow.csv, pyarrow.compute' (dependency floor)",
+            [py, "-c", "import numpy, pyarrow.csv, pyarrow.compute"],
+        ),
+        (
+            "python -c 'from cranfield import Qrels, Run, evaluate'",
+            [py, "-c", "from cranfield import Qrels, Run, evaluate"],
+        ),
+        (
             "cranfield eval, 2-query run",
             [py, "-m", "cranfield", "eval", str(data / "qrels.txt"), str(data / "run1.txt")],
         ),
@@ -360,7 +368,7 @@ def main(argv=None) -> None:
         f"named (tolerance {TOL:g})",
         "",
     ]
-    text = "\n".join(head) + table(rows)
+    text = "\n".join(head) + "\n" + table(rows)
     out = HERE / "results" / f"{a.name or a.profile}.md"
     out.parent.mkdir(exist_ok=True)
     out.write_text(text)
