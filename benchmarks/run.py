@@ -137,19 +137,16 @@ def cpu_model() -> str:
 
 
 def versions() -> dict:
+    from importlib.metadata import packages_distributions, version
+
+    dists = packages_distributions()
     out = {"python": platform.python_version()}
     for mod in ["numpy", "pyarrow", "pytrec_eval", "ir_measures", "ranx"]:
-        try:
-            from importlib.metadata import version
-
-            out[mod] = version(mod.replace("_", "-") if mod == "pytrec_eval" else mod)
-        except Exception:
+        for dist in dists.get(mod, [mod]):
             try:
-                from importlib.metadata import version
-
-                out[mod] = version(mod)
+                out[dist] = version(dist)
             except Exception:
-                out[mod] = None
+                continue
     return out
 
 
