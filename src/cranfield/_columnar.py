@@ -30,11 +30,17 @@ class Columnar:
         self.source = source
 
     @classmethod
-    def _wrap(cls, table: pa.Table, source: str | None, **extra: Any):
-        """Build from an already validated table (no second check)."""
+    def _wrap(cls, table: pa.Table, source: str | None, *, index=None, **extra: Any):
+        """Build from an already validated table (no second check).
+
+        ``index`` is the table's ``io.keys.PairIndex`` when the reader built one (kept
+        so that judging does not sort the pair keys again).
+        """
         obj = cls.__new__(cls)
         obj.table = table
         obj.source = source
+        if index is not None:
+            obj._pair_index = (table, index)
         for key, val in extra.items():
             setattr(obj, key, val)
         return obj
@@ -43,17 +49,17 @@ class Columnar:
 
     @classmethod
     def _read_table(cls, path_or_file, format: str | None, duplicates: str):
-        """(table, source, TREC tag or None) from any supported file format."""
+        """(table, source, TREC tag or None, PairIndex or None) from any supported format."""
         fmt = tabular.infer_format(path_or_file, format)
         if fmt == "trec":
             parsed, source = trec.read(path_or_file, cls._layout, duplicates)
-            return parsed.table, source, parsed.tag
+            return parsed.table, source, parsed.tag, parsed.index
         if fmt == "parquet":
             table, source = tabular.read_parquet(path_or_file, cls._value, duplicates)
         else:
             delim = "\t" if fmt == "tsv" else ","
             table, source = tabular.read_delimited(path_or_file, cls._value, delim, duplicates)
-        return table, source, None
+        return table, source, None, None
 
     @classmethod
     def from_arrow(cls, table: pa.Table, *, duplicates: str = "error", **kw):

@@ -27,6 +27,7 @@ import pyarrow.compute as pc
 
 from . import segments
 from .errors import ParameterError
+from .io import keys
 
 NOT_POOLED = -1
 UNJUDGED = -2
@@ -54,7 +55,9 @@ class JudgedRun:
     run_name
         The run's name (TREC tag).
     doc_rows
-        Row of the run table of each ranked document (to recover document ids).
+        Row of the run table of each ranked document (to recover document ids);
+        None when they are all the rows in table order, except that ``doc_fix``
+        ``(positions, rows)`` may swap a few tied documents.
     """
 
     query_ids: np.ndarray
@@ -67,6 +70,7 @@ class JudgedRun:
     run_name: str = ""
     doc_rows: np.ndarray | None = None
     compat: int = 10
+    doc_fix: tuple | None = None
     _num_rel_cache: dict = field(default_factory=dict, repr=False)
 
     @property
@@ -116,8 +120,14 @@ class JudgedRun:
 
     def doc_ids(self, run) -> np.ndarray:
         """Document ids of the ranked documents (needs the Run it was built from)."""
-        ids = run.table.column("doc_id").take(pa.array(self.doc_rows))
-        return np.asarray(ids.to_numpy(zero_copy_only=False), dtype=object)
+        ids = run.table.column("doc_id")
+        if self.doc_rows is not None:
+            ids = ids.take(keys.ints(self.doc_rows))
+        elif self.doc_fix is not None:
+            rows = np.arange(len(ids), dtype=np.int64)
+            rows[self.doc_fix[0]] = self.doc_fix[1]
+            ids = ids.take(keys.ints(rows))
+        return np.asarray(ids.to_pylist(), dtype=object)
 
 
 def judged_view(jr: JudgedRun) -> JudgedRun:
@@ -145,8 +155,7 @@ def judged_view(jr: JudgedRun) -> JudgedRun:
 
 def _codes(values: pa.ChunkedArray | pa.Array, universe: pa.Array) -> np.ndarray:
     """Index of each value in ``universe`` (-1 when absent)."""
-    idx = pc.index_in(values, value_set=universe)
-    return np.asarray(idx.fill_null(-1).to_numpy(zero_copy_only=False), dtype=np.int64)
+    return keys.codes_or_minus_one(pc.index_in(values, value_set=universe))
 
 
 def _as_array(col) -> pa.Array:
@@ -189,14 +198,13 @@ def judge(
     rt = run.table
 
     q_qid = _as_array(qt.column("query_id"))
-    r_qid = _as_array(rt.column("query_id"))
     topics = pc.unique(q_qid)
     topics = topics.take(pc.sort_indices(topics))
     num_topics = len(topics)
 
     # qrels grouped by topic, grades descending (ideal ranking material)
     q_code = _codes(q_qid, topics)
-    grades = np.asarray(qt.column("relevance").to_numpy(), dtype=np.int64)
+    grades = keys.numbers(qt.column("relevance")).astype(np.int64, copy=False)
     order = np.lexsort((-grades, q_code))
     q_code_sorted = q_code[order]
     grades_sorted = grades[order]
@@ -206,91 +214,205 @@ def judge(
     ).astype(np.int64)
     qrels_grades = grades_sorted[judged_mask]
 
-    # run rows of qrels topics, sorted: topic, score desc, docno desc
-    r_code = _codes(r_qid, topics)
-    keep = np.flatnonzero(r_code >= 0)
+    # run rows of qrels topics, in trec_eval order: topic, score desc, docno desc
+    r_index = keys.cached_index(run)
+    rb = r_index.query_blocks
+    block_code = _codes(rb.values, topics)
     scores = rt.column("score")
     if compat == 9:
         scores = pc.cast(scores, pa.float32(), safe=False)
-    sort_table = pa.table(
-        {
-            "t": pa.array(r_code[keep]),
-            "s": _as_array(scores).take(pa.array(keep)),
-            "d": _as_array(rt.column("doc_id")).take(pa.array(keep)),
-        }
-    )
-    perm = pc.sort_indices(
-        sort_table, sort_keys=[("t", "ascending"), ("s", "descending"), ("d", "descending")]
-    )
-    perm = np.asarray(perm.to_numpy(), dtype=np.int64)
-    rows = keep[perm]
-    topic_of_row = r_code[rows]
+    ranked = _presorted_order(rb, block_code, scores, rt.column("doc_id"))
+    fix = None
+    if ranked is False:
+        r_code = rb.expand(block_code)
+        rows = _sorted_order(r_code, scores, rt.column("doc_id"))
+        del r_code
+    else:
+        rows, fix = ranked  # rows None: the file order is the ranking already
+        if rows is None and fix is not None and (depth is not None or judged_only):
+            rows = np.arange(rt.num_rows, dtype=np.int64)
+            rows[fix[0]] = fix[1]
+            fix = None
 
-    # labels: join on (topic, docno) against the qrels
-    labels = _lookup_labels(qt, q_code, rt, rows, topic_of_row)
+    # labels: join on (topic, docno) against the qrels, in file order, then ranked
+    labels = _lookup_labels(qrels, run, r_index)
+    if rows is not None:
+        labels = labels[rows]
+    elif fix is not None:
+        labels[fix[0]] = labels[fix[1]]
 
     in_run_all = np.zeros(num_topics, dtype=bool)
-    in_run_all[np.unique(topic_of_row)] = True
+    in_run_all[block_code[block_code >= 0]] = True
     evaluated = np.arange(num_topics) if complete else np.flatnonzero(in_run_all)
 
-    # offsets over all topics, then depth / judged-only filtering
-    offsets_all = np.searchsorted(topic_of_row, np.arange(num_topics + 1)).astype(np.int64)
-    keep_rank = np.ones(len(rows), dtype=bool)
-    if depth is not None:
-        keep_rank &= segments.positions(offsets_all) < depth
-    if judged_only:
-        keep_rank &= labels >= 0
-    rows, labels, topic_of_row = rows[keep_rank], labels[keep_rank], topic_of_row[keep_rank]
-    offsets_all = np.searchsorted(topic_of_row, np.arange(num_topics + 1)).astype(np.int64)
+    # rows per topic (ranked rows are grouped by topic, in topic order)
+    kept = block_code >= 0
+    counts = np.bincount(block_code[kept], weights=rb.lengths[kept], minlength=num_topics)
+    offsets_all = np.concatenate(([0], np.cumsum(counts.astype(np.int64)))).astype(np.int64)
+    # depth / judged-only filtering
+    if depth is not None or judged_only:
+        keep_rank = np.ones(len(labels), dtype=bool)
+        if depth is not None:
+            keep_rank &= segments.positions(offsets_all) < depth
+        if judged_only:
+            keep_rank &= labels >= 0
+        rows = np.flatnonzero(keep_rank) if rows is None else rows[keep_rank]
+        labels = labels[keep_rank]
+        counts = segments.int_sum(keep_rank, offsets_all)
+        offsets_all = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
 
     # restrict to evaluated topics (contiguous blocks, in topic order)
     lengths = np.diff(offsets_all)[evaluated]
     offsets = np.concatenate(([0], np.cumsum(lengths))).astype(np.int64)
-    sel = np.isin(topic_of_row, evaluated)
     q_lengths = np.diff(qrels_offsets)[evaluated]
     q_offsets = np.concatenate(([0], np.cumsum(q_lengths))).astype(np.int64)
     q_sel = np.repeat(np.isin(np.arange(num_topics), evaluated), np.diff(qrels_offsets))
 
-    query_ids = np.asarray(topics.to_numpy(zero_copy_only=False), dtype=object)[evaluated]
+    query_ids = np.asarray(topics.to_pylist(), dtype=object)[evaluated]
     return JudgedRun(
         query_ids=query_ids,
         offsets=offsets,
-        labels=labels[sel],
+        labels=labels,
         qrels_offsets=q_offsets,
         qrels_grades=qrels_grades[q_sel],
         in_run=in_run_all[evaluated],
         rel_level=int(rel_level),
         run_name=getattr(run, "name", "") or "",
-        doc_rows=rows[sel],
+        doc_rows=rows,
         compat=compat,
+        doc_fix=fix,
     )
 
 
-def _lookup_labels(qt: pa.Table, q_code, rt: pa.Table, rows, topic_of_row) -> np.ndarray:
-    """Grade of each ranked row, NOT_POOLED when absent, UNJUDGED when negative.
+def _sorted_order(r_code: np.ndarray, scores, doc_ids) -> np.ndarray:
+    """Rows of qrels topics sorted by (topic, score desc, doc id desc): one Arrow sort."""
+    keep = np.flatnonzero(r_code >= 0)
+    sort_table = pa.table(
+        {
+            "t": keys.ints(r_code[keep]),
+            "s": keys.take(scores, keep),
+            "d": keys.take(doc_ids, keep),
+        }
+    )
+    perm = pc.sort_indices(
+        sort_table, sort_keys=[("t", "ascending"), ("s", "descending"), ("d", "descending")]
+    )
+    return keep[keys.numbers(perm).astype(np.int64, copy=False)]
 
-    Document ids are coded by their position in the qrels' distinct ids (a hash
-    lookup), so (topic, document) pairs become int64 keys matched by binary search.
+
+def _ties_if_descending(scores, starts: np.ndarray) -> np.ndarray | None:
+    """Rows i tied with row i + 1 of the same block, or None if a score rises in a block.
+
+    Reads the score column chunk by chunk (no copy of the whole column).
     """
-    q_docs = _as_array(qt.column("doc_id"))
-    universe = pc.unique(q_docs)
-    n_docs = max(len(universe), 1)
-    q_doc_code = _codes(q_docs, universe)
-    q_keys = q_code * n_docs + q_doc_code
-    grades = np.asarray(qt.column("relevance").to_numpy(), dtype=np.int64)
-    order = np.argsort(q_keys, kind="stable")
-    q_keys, grades = q_keys[order], grades[order]
+    chunks = scores.chunks if isinstance(scores, pa.ChunkedArray) else [scores]
+    ties = []
+    pos = 0
+    prev = None
+    for c in chunks:
+        m = len(c)
+        if m == 0:
+            continue
+        s = keys.numbers(c)
+        if prev is not None:  # the pair across the chunk border
+            s = np.concatenate(([prev], s))
+            base = pos - 1
+        else:
+            base = pos
+        # pairs (i, i + 1) in this slice; skip those where i + 1 starts a block
+        new_block = np.zeros(len(s) - 1, dtype=bool)
+        inner = starts[(starts > base) & (starts < base + len(s))]
+        new_block[inner - base - 1] = True
+        if ((s[1:] > s[:-1]) & ~new_block).any():
+            return None
+        ties.append(np.flatnonzero((s[1:] == s[:-1]) & ~new_block) + base)
+        prev = s[-1]
+        pos += m
+    return np.concatenate(ties) if ties else np.zeros(0, dtype=np.int64)
 
-    r_doc_code = _codes(_as_array(rt.column("doc_id")).take(pa.array(rows)), universe)
-    labels = np.full(len(rows), NOT_POOLED, dtype=np.int64)
-    known = r_doc_code >= 0
-    keys = topic_of_row[known] * n_docs + r_doc_code[known]
-    pos = np.searchsorted(q_keys, keys)
-    pos_ok = np.minimum(pos, max(len(q_keys) - 1, 0))
-    found = (
-        (pos < len(q_keys)) & (q_keys[pos_ok] == keys) if len(q_keys) else np.zeros(len(keys), bool)
+
+def _presorted_order(rb: keys.Blocks, block_code: np.ndarray, scores, doc_ids):
+    """The order of :func:`_sorted_order` when the file is ranked already.
+
+    Returns ``False`` when the file is not ranked (a full sort is needed), else
+    ``(rows, fix)``: the rows in ranking order, or ``None`` when that is the file
+    order itself; ``fix`` is None or ``(positions, rows)``, the few places where tied
+    documents of an otherwise ranked file must change places.
+
+    Verified, not assumed: every topic must fill one contiguous block of lines with
+    scores non-increasing inside it; ties must list doc ids in descending byte order
+    (tie groups that do not are sorted on their own). Blocks are then put in topic
+    order, which costs one small sort.
+    """
+    kept = np.flatnonzero(block_code >= 0)
+    codes = block_code[kept]
+    if len(np.unique(codes)) != len(codes):  # a topic split over several blocks
+        return False
+    starts = rb.starts
+    n = int(starts[-1])
+    tie = _ties_if_descending(scores, starts)
+    if tie is None:
+        return False
+    # rows in topic order (blocks reordered, blocks of non-qrels topics dropped)
+    order = kept[np.argsort(codes, kind="stable")]
+    if len(order) == len(block_code) and (np.diff(order) > 0).all():
+        rows = None  # all blocks kept, already in topic order: the identity
+    else:
+        lengths = rb.lengths[order]
+        total = int(lengths.sum())
+        first = starts[:-1][order] - np.concatenate(([0], np.cumsum(lengths)[:-1]))
+        rows = np.repeat(first, lengths) + np.arange(total, dtype=np.int64)
+    # ties: adjacent equal scores in a block must have doc ids in descending order
+    if len(tie) == 0:
+        return rows, None
+    ok = keys.bools(pc.greater(keys.take(doc_ids, tie), keys.take(doc_ids, tie + 1)))
+    if ok.all():
+        return rows, None
+    # sort every tie group (maximal run of equal scores) by doc id descending, in place
+    tie_start = np.zeros(n, dtype=bool)  # row i ties with row i + 1
+    tie_start[tie] = True
+    in_tie = tie_start.copy()
+    in_tie[tie + 1] = True
+    members = np.flatnonzero(in_tie)
+    new_group = np.ones(len(members), dtype=bool)
+    new_group[1:] = ~tie_start[members[1:] - 1]
+    group = np.cumsum(new_group)
+    sub = pa.table({"g": keys.ints(group), "d": keys.take(doc_ids, members)})
+    perm = pc.sort_indices(sub, sort_keys=[("g", "ascending"), ("d", "descending")])
+    sources = members[keys.numbers(perm).astype(np.int64, copy=False)]
+    if rows is None:  # keep it sparse: position members[i] holds row sources[i]
+        return None, (members, sources)
+    fixed = np.arange(n, dtype=np.int64)
+    fixed[members] = sources
+    return fixed[rows], None
+
+
+def _lookup_labels(qrels, run, r_index: keys.PairIndex) -> np.ndarray:
+    """Grade of each run row (file order): NOT_POOLED when absent, UNJUDGED when negative.
+
+    The qrels' pair keys are searched among the run's sorted keys; every key match is
+    confirmed on the query and doc id strings.
+    """
+    qt, rt = qrels.table, run.table
+    grades_all = keys.numbers(qt["relevance"])
+    small = not len(grades_all) or (grades_all.min() >= -128 and grades_all.max() <= 127)
+    labels = np.full(rt.num_rows, NOT_POOLED, dtype=np.int8 if small else np.int64)
+    q_index = keys.cached_index(qrels)
+    q_keys = keys.pair_keys(q_index.query_blocks, qt["doc_id"])
+    which, rows = r_index.find(q_keys)
+    if len(which) == 0:
+        return labels
+    same = pc.and_(
+        pc.equal(
+            keys.take(qt["doc_id"], which),
+            keys.take(rt["doc_id"], rows),
+        ),
+        pc.equal(
+            keys.take(qt["query_id"], which),
+            keys.take(rt["query_id"], rows),
+        ),
     )
-    g = grades[pos_ok]
-    sub = np.where(found, np.where(g >= 0, g, UNJUDGED), NOT_POOLED)
-    labels[known] = sub
+    hit = keys.bools(same)
+    grades = grades_all.astype(np.int64, copy=False)[which[hit]]
+    labels[rows[hit]] = np.where(grades >= 0, grades, UNJUDGED)
     return labels

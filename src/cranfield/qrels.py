@@ -46,8 +46,8 @@ class Qrels(Columnar):
         an integer, a decimal being truncated toward zero (``2.7`` -> 2) as trec_eval's
         ``atol`` does. Blank lines and ``#`` lines are skipped.
         """
-        table, source, _ = cls._read_table(path_or_file, format, duplicates)
-        return cls._wrap(table, source)
+        table, source, _, index = cls._read_table(path_or_file, format, duplicates)
+        return cls._wrap(table, source, index=index)
 
     def to_trec(self, path_or_file: str | os.PathLike) -> None:
         """Write ``qid 0 docno rel`` lines in table order (``-`` writes to stdout)."""

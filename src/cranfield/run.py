@@ -84,10 +84,10 @@ class Run(Columnar):
         ``name`` if given, else the tag of the last line (as trec_eval), else the file
         name without extension.
         """
-        table, source, tag = cls._read_table(path_or_file, format, duplicates)
+        table, source, tag, index = cls._read_table(path_or_file, format, duplicates)
         if name is None:
             name = tag if tag is not None else _default_name(source)
-        return cls._wrap(table, source, name=name)
+        return cls._wrap(table, source, index=index, name=name)
 
     def ranked(self) -> pa.Table:
         """The rows in trec_eval order: query id ascending (byte order), then score

@@ -35,14 +35,18 @@ def positions(offsets: np.ndarray) -> np.ndarray:
 
 def int_cumsum(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     """Inclusive cumulative sum within segments (exact for integers)."""
-    values = np.asarray(values, dtype=np.int64)
-    total = np.cumsum(values)
-    before = np.concatenate(([0], total))[offsets[:-1]]
-    return total - np.repeat(before, np.diff(offsets))
+    total = np.cumsum(values, dtype=np.int64)
+    starts = offsets[:-1]
+    before = np.where(starts > 0, total[np.maximum(starts - 1, 0)], 0) if len(total) else starts
+    total -= np.repeat(before, np.diff(offsets))
+    return total
 
 
 def int_sum(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     """Sum within segments (exact for integers); empty segments give 0."""
+    values = np.asarray(values)
+    if values.dtype == bool:  # counting: positions of the True entries suffice
+        return np.diff(np.searchsorted(np.flatnonzero(values), offsets)).astype(np.int64)
     total = np.concatenate(([0], np.cumsum(np.asarray(values, dtype=np.int64))))
     return total[offsets[1:]] - total[offsets[:-1]]
 
@@ -75,9 +79,24 @@ def _padded(values: np.ndarray, offsets: np.ndarray, segs: np.ndarray, width: in
     return block, lengths
 
 
+def compress(mask: np.ndarray, offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Flat indices where ``mask`` holds, with their own segment offsets."""
+    idx = np.flatnonzero(mask)
+    return idx, np.searchsorted(idx, offsets).astype(np.int64)
+
+
 def sequential_sum(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
-    """Left-to-right float sum within each segment (bit-identical to a C loop)."""
+    """Left-to-right float sum within each segment (bit-identical to a C loop).
+
+    Zero terms are skipped when they are the majority: a running sum that starts at
+    +0.0 is never -0.0, and ``x + 0.0 == x`` and ``x + -0.0 == x`` for every other x,
+    so leaving them out changes no bit.
+    """
     values = np.asarray(values, dtype=np.float64)
+    nonzero = values != 0.0
+    if len(values) > 4096 and np.count_nonzero(nonzero) * 2 < len(values):
+        idx, offsets = compress(nonzero, offsets)
+        values = values[idx]
     lengths = np.diff(offsets)
     out = np.zeros(len(lengths), dtype=np.float64)
     for segs, width in _blocks(lengths):
@@ -87,8 +106,24 @@ def sequential_sum(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
 
 
 def sequential_cumsum(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
-    """Left-to-right inclusive float cumulative sum within each segment."""
+    """Left-to-right inclusive float cumulative sum within each segment.
+
+    When most terms are zero, the sums are run over the non-zero terms only and
+    carried forward over the zeros (which leave a running sum unchanged, see
+    :func:`sequential_sum`).
+    """
     values = np.asarray(values, dtype=np.float64)
+    nonzero = values != 0.0
+    n = len(values)
+    if n > 4096 and np.count_nonzero(nonzero) * 2 < n:
+        idx, sub = compress(nonzero, offsets)
+        sums = sequential_cumsum(values[idx], sub)
+        last = np.searchsorted(idx, np.arange(n, dtype=np.int64), side="right") - 1
+        first_of_segment = np.repeat(sub[:-1], np.diff(offsets))
+        out = np.zeros(n, dtype=np.float64)
+        has = last >= first_of_segment  # a non-zero term earlier in the same segment
+        out[has] = sums[last[has]]
+        return out
     lengths = np.diff(offsets)
     out = np.zeros(len(values), dtype=np.float64)
     for segs, width in _blocks(lengths):

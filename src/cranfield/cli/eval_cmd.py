@@ -74,33 +74,39 @@ def add_arguments(p) -> None:
 
 def run(args) -> int:
     from ..errors import ParameterError
-    from ..evaluation import evaluate
+    from ..evaluation import Results, as_measures, evaluate
     from ..output import render
     from ..qrels import Qrels
-    from ..run import Run
+    from ..run import Run, _default_name
 
     if args.depth is not None and args.depth <= 0:
         raise ParameterError("--depth", "a positive integer", args.depth)
+    measures = as_measures(args.measures or DEFAULT_MEASURES)
     qrels = Qrels.read(args.qrels)
-    runs = [Run.read(path, duplicates=args.duplicates) for path in args.runs]
-    names = [r.name for r in runs]
+    # one run in memory at a time; the qrels are read and indexed once
+    parts = []
+    for path in args.runs:
+        run = Run.read(path, duplicates=args.duplicates)
+        one = evaluate(
+            qrels,
+            run,
+            measures,
+            rel_level=args.rel_level,
+            depth=args.depth,
+            judged_only=args.judged_only,
+            complete=args.complete,
+            compat=args.compat,
+            aggregate_by=args.aggregate,
+            skip_no_relevant=args.skip_no_relevant,
+            collection_size=args.collection_size,
+        )
+        parts.append((one, run.source))
+        del run
+    names = [one.runs[0].name for one, _ in parts]
     if len(set(names)) != len(names):  # two files with the same TREC tag: use file names
-        from ..run import _default_name
-
-        runs = [Run(r.table, r.source, name=_default_name(r.source)) for r in runs]
-    results = evaluate(
-        qrels,
-        runs,
-        args.measures or DEFAULT_MEASURES,
-        rel_level=args.rel_level,
-        depth=args.depth,
-        judged_only=args.judged_only,
-        complete=args.complete,
-        compat=args.compat,
-        aggregate_by=args.aggregate,
-        skip_no_relevant=args.skip_no_relevant,
-        collection_size=args.collection_size,
-    )
+        for one, source in parts:
+            one.runs[0].name = _default_name(source)
+    results = Results(parts[0][0].measures, [one.runs[0] for one, _ in parts], parts[0][0].options)
     if not args.complete:
         topics = set(qrels.query_ids())
         for r in results.runs:

@@ -31,7 +31,7 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 from ..errors import InputError
-from . import dedup
+from . import dedup, keys
 from .source import check_path, is_gzip_file, read_bytes, source_name
 
 _BLOCK = 1 << 22  # Arrow CSV block size: 4 MiB blocks parse well on two cores
@@ -47,6 +47,11 @@ class Layout:
     @property
     def nfields(self) -> int:
         return len(self.names)
+
+    @property
+    def kept(self) -> list[str]:
+        """The columns the tables keep (the others are only validated)."""
+        return ["query_id", "doc_id", self.value]
 
     def types(self) -> dict[str, pa.DataType]:
         # ids as UTF-8 strings; ignored fields as binary (no conversion cost)
@@ -69,6 +74,7 @@ class Parsed:
     table: pa.Table  # query_id: string, doc_id: string, score: float64 | relevance: int64
     lines: np.ndarray | None  # line of each row; None when row i is line i + 1
     tag: str | None  # run tag of the last line
+    index: object = None  # keys.PairIndex of the final table, when the duplicate check built it
 
     def line_of(self, row: int) -> int:
         return row + 1 if self.lines is None else int(self.lines[row])
@@ -85,7 +91,11 @@ def read(path_or_file, layout: Layout, duplicates: str = "error") -> tuple[Parse
     dedup.check_policy(duplicates)
     source = source_name(path_or_file)
     parsed = parse(path_or_file, layout, source)
-    parsed.table = dedup.resolve(parsed.table, layout.value, duplicates, source, parsed.line_of)
+    index: list = []
+    parsed.table = dedup.resolve(
+        parsed.table, layout.value, duplicates, source, parsed.line_of, index_out=index
+    )
+    parsed.index = index[0] if index else None
     return parsed, source
 
 
@@ -121,8 +131,12 @@ def _guess_delimiter(path: Path) -> str:
         return _delimiter_of(fh.read(1 << 16))
 
 
-def _read_csv(src, layout: Layout, delimiter: str = " ") -> pa.Table:
-    """Arrow's CSV reader configured for one TREC layout (raises ArrowInvalid on any misfit)."""
+def _read_csv(src, layout: Layout, delimiter: str = " ", kept_only: bool = False) -> pa.Table:
+    """Arrow's CSV reader configured for one TREC layout (raises ArrowInvalid on any misfit).
+
+    Every line must have exactly ``layout.nfields`` fields, even when only the kept
+    columns are converted (``kept_only``).
+    """
     if isinstance(src, (bytes, bytearray, memoryview)):
         src = pa.BufferReader(src)
     elif isinstance(src, Path):
@@ -140,6 +154,7 @@ def _read_csv(src, layout: Layout, delimiter: str = " ") -> pa.Table:
         ),
         convert_options=pacsv.ConvertOptions(
             column_types=layout.types(),
+            include_columns=layout.kept if kept_only else [],
             null_values=[],
             strings_can_be_null=False,
             quoted_strings_can_be_null=False,
@@ -162,19 +177,68 @@ def _clean_chunk(chunk: pa.Array, is_qid: bool) -> bool:
     return not (is_qid and (data[off[:-1] - off[0]] == ord("#")).any())
 
 
+def _byte_chunks(src, size: int = 1 << 22):
+    """The bytes of a path or a bytes-like object, as NumPy views of ``size`` bytes."""
+    if isinstance(src, (bytes, bytearray, memoryview)):
+        view = memoryview(src)
+        for start in range(0, len(view), size):
+            yield np.frombuffer(view[start : start + size], dtype=np.uint8)
+        return
+    buf = bytearray(size)
+    with open(src, "rb", buffering=0) as fh:
+        while True:
+            k = fh.readinto(buf)
+            if not k:
+                return
+            yield np.frombuffer(buf, dtype=np.uint8, count=k)
+
+
+def _separators_ok(src, rows: int, nfields: int) -> tuple[bool, bytes]:
+    """True when the only bytes below 0x21 are the delimiters and line ends Arrow saw.
+
+    Arrow found ``nfields - 1`` delimiters and one line end on each of ``rows`` lines;
+    if the file holds no other byte below 0x21 (tab, CR, other whitespace, control) and
+    no two separators touch (an empty field, a blank line, a space at either end of a
+    line), splitting on any whitespace gives the same fields. Returns the verdict and
+    the file's last 4 KiB (for the run tag).
+    """
+    small_total = 0
+    prev_small = True  # a separator at the very start is an empty field
+    last = np.zeros(0, dtype=np.uint8)
+    for a in _byte_chunks(src):
+        small = a < 0x21
+        small_total += int(np.count_nonzero(small))
+        if (prev_small and small[0]) or (small[1:] & small[:-1]).any():
+            return False, b""
+        prev_small = bool(small[-1])
+        last = np.concatenate((last, a[-4096:]))[-4096:]
+    if not len(last):
+        return False, b""
+    tail = last.tobytes()
+    expected = nfields * rows - (0 if tail.endswith(b"\n") else 1)
+    if tail[-1:] not in (b"\n",) and prev_small:
+        return False, b""
+    return small_total == expected, tail
+
+
 def _fast(src, layout: Layout, delimiter: str, source: str) -> Parsed | None:
     try:
-        table = _read_csv(src, layout, delimiter)
+        table = _read_csv(src, layout, delimiter, kept_only=True)
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
         return None
     if table.num_rows == 0:
         return None
-    for name in layout.names:
-        if name == layout.value and layout.kind == "run":
-            continue
-        if not all(_clean_chunk(c, name == "query_id") for c in table[name].chunks):
-            return None
-    return _finish(table, layout, None, source)
+    # the reader's block buffers are free now; hand them back to the system
+    pa.default_memory_pool().release_unused()
+    ok, tail = _separators_ok(src, table.num_rows, layout.nfields)
+    if not ok:
+        return None
+    if not all(_clean_chunk(c, True) for c in table["query_id"].chunks):
+        return None  # a '#' comment line (the other checks are covered by the scan)
+    tag = None
+    if layout.kind == "run":
+        tag = tail.rstrip(b"\n").rsplit(b"\n", 1)[-1].split(delimiter.encode())[5]
+    return _finish(table, layout, None, source, tag)
 
 
 # -- exact path ------------------------------------------------------------------------------
@@ -270,6 +334,17 @@ def _diagnose(row: bytes, layout: Layout, source: str, line: int) -> InputError:
 _DECIMAL = r"^[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)$"
 
 
+def _only_digits_and_minus(col: pa.Array) -> bool:
+    """Every byte of a binary/string column is 0-9 or '-' (Arrow's integer cast would
+    also accept forms such as ``0x10`` that ``atol`` reads differently)."""
+    _, off_buf, data_buf = col.buffers()
+    off = np.frombuffer(off_buf, dtype=np.int32)[col.offset : col.offset + len(col) + 1]
+    if data_buf is None:
+        return False
+    data = np.frombuffer(data_buf, dtype=np.uint8)[off[0] : off[-1]]
+    return bool((((data >= 0x30) & (data <= 0x39)) | (data == 0x2D)).all())
+
+
 def parse_grades(col: pa.ChunkedArray | pa.Array) -> tuple[pa.Array, int | None]:
     """Integer grades from text the way ``atol`` reads a decimal: ``"2.7"`` -> 2, ``"-0.5"`` -> 0.
 
@@ -280,11 +355,16 @@ def parse_grades(col: pa.ChunkedArray | pa.Array) -> tuple[pa.Array, int | None]
     """
     if isinstance(col, pa.ChunkedArray):
         col = col.combine_chunks()
+    if len(col) and _only_digits_and_minus(col):  # plain integers: Arrow's cast reads them
+        try:
+            return pc.cast(col.cast(pa.string()), pa.int64()), None
+        except pa.ArrowInvalid:  # e.g. "1-2", "-", out of range: the careful path decides
+            pass
     try:
         text = col.cast(pa.string())
     except pa.ArrowInvalid:  # not UTF-8: certainly not a number
         text = pa.array([v.decode("utf-8", "replace") for v in col.to_pylist()], pa.string())
-    ok = pc.match_substring_regex(text, _DECIMAL).to_numpy(zero_copy_only=False)
+    ok = keys.bools(pc.match_substring_regex(text, _DECIMAL))
     if not ok.all():
         return pa.array([], pa.int64()), int(np.flatnonzero(~ok)[0])
     whole = pc.replace_substring_regex(text, r"\.[0-9]*$", "")
@@ -300,7 +380,13 @@ def parse_grades(col: pa.ChunkedArray | pa.Array) -> tuple[pa.Array, int | None]
         raise
 
 
-def _finish(table: pa.Table, layout: Layout, lines: np.ndarray | None, source: str) -> Parsed:
+def _finish(
+    table: pa.Table,
+    layout: Layout,
+    lines: np.ndarray | None,
+    source: str,
+    tag_bytes: bytes | None = None,
+) -> Parsed:
     """Drop ignored fields, convert grades, check scores, pick the run tag."""
 
     def line_of(row: int) -> int:
@@ -308,7 +394,9 @@ def _finish(table: pa.Table, layout: Layout, lines: np.ndarray | None, source: s
 
     tag = None
     if layout.kind == "run":
-        tag = table["tag"][-1].as_py().decode("utf-8", "replace")
+        if tag_bytes is None:
+            tag_bytes = table["tag"][-1].as_py()
+        tag = tag_bytes.decode("utf-8", "replace")
         score = table["score"]
         nan = pc.is_nan(score)
         if pc.any(nan).as_py():

@@ -14,17 +14,14 @@ def level(jr, rel) -> int:
     return jr.rel_level if rel is None else int(rel)
 
 
-def count_at(jr, mask: np.ndarray, k) -> np.ndarray:
-    """Number of True entries of ``mask`` among the top ``k`` of every ranking.
-
-    ``k`` is one rank for all queries or an array with one rank per query.
-    """
-    counts = segments.int_cumsum(mask, jr.offsets)
-    depth = np.minimum(jr.num_ret, k)
-    out = np.zeros(jr.num_queries, dtype=np.int64)
-    has = depth > 0
-    out[has] = counts[jr.offsets[:-1][has] + depth[has] - 1]
-    return out
+def count_at(jr, mask: np.ndarray, k: int) -> np.ndarray:
+    """Number of True entries of ``mask`` among the top ``k`` (a number, or one per
+    query) of every ranking."""
+    idx, sub = segments.compress(mask, jr.offsets)
+    per = np.diff(sub)
+    pos = idx - np.repeat(jr.offsets[:-1], per)  # 0-based rank of each True
+    limit = np.repeat(k, per) if np.ndim(k) else k  # k may differ per query
+    return segments.int_sum(pos < limit, sub)
 
 
 def in_top(jr, k: int | None) -> np.ndarray:

@@ -108,6 +108,26 @@ def dcg_terms(jr, gains=(), cutoff=None, dcg="log2", b=2.0) -> np.ndarray:
     return terms
 
 
+def _dcg(jr, gains=(), cutoff=None, dcg="log2", b=2.0) -> np.ndarray:
+    """DCG of every ranking: the sum of :func:`dcg_terms`, reading only the top ``cutoff``.
+
+    Terms past the cutoff are zeros in :func:`dcg_terms` and change no bit of a
+    left-to-right sum, so they are not computed at all.
+    """
+    if cutoff is None:
+        return segments.sequential_sum(dcg_terms(jr, gains, None, dcg, b), jr.offsets)
+    depth = np.minimum(jr.num_ret, int(cutoff))
+    sub = np.concatenate(([0], np.cumsum(depth))).astype(np.int64)
+    pos = segments.positions(sub)
+    labels = jr.labels[np.repeat(jr.offsets[:-1], depth) + pos]
+    g = gain_of(labels, gains)
+    if dcg == "log2":
+        terms = g / segments.log2_discounts(max(int(depth.max(initial=0)), 1))[pos]
+    else:
+        terms = discounted(g, pos + 1, dcg, b)
+    return segments.sequential_sum(terms, sub)
+
+
 @measure(
     name="nDCG",
     aliases=("ndcg", "ndcg_cut"),
@@ -123,8 +143,7 @@ def dcg_terms(jr, gains=(), cutoff=None, dcg="log2", b=2.0) -> np.ndarray:
     family="graded",
 )
 def ndcg(jr, cutoff, gains=(), dcg="log2", b=2.0):
-    value = segments.sequential_sum(dcg_terms(jr, gains, cutoff, dcg, b), jr.offsets)
-    return safe_div(value, Ideal(jr, gains, dcg, b).dcg(cutoff))
+    return safe_div(_dcg(jr, gains, cutoff, dcg, b), Ideal(jr, gains, dcg, b).dcg(cutoff))
 
 
 @measure(
@@ -140,7 +159,7 @@ def ndcg(jr, cutoff, gains=(), dcg="log2", b=2.0):
     family="graded",
 )
 def dcg(jr, cutoff, gains=(), dcg="log2", b=2.0):
-    return segments.sequential_sum(dcg_terms(jr, gains, cutoff, dcg, b), jr.offsets)
+    return _dcg(jr, gains, cutoff, dcg, b)
 
 
 @measure(

@@ -11,7 +11,6 @@ parsing it again gives an equal measure.
 from __future__ import annotations
 
 import ast
-import difflib
 import re
 
 from ..errors import MeasureError
@@ -51,6 +50,8 @@ _TREC_PAIRS = {"ndcg", "dcg", "ideal_dcg", "ndcg_rel", "Rndcg", "G", "rbp"}
 
 def suggest(name: str) -> str:
     """A ' (did you mean ...?)' hint for a misspelt measure name, or ''."""
+    import difflib  # only for error messages: keeps imports cheap
+
     close = difflib.get_close_matches(name, all_names(), n=3, cutoff=0.6)
     if not close:
         close = difflib.get_close_matches(name.lower(), [n.lower() for n in all_names()], n=3)

@@ -102,10 +102,26 @@ def _precision_at_relevant(jr, lv, cutoff=None):
     return prec, relevant
 
 
+def _relevant_precisions(jr, lv, cutoff=None):
+    """P@rank of every relevant document (rank <= cutoff) only, with CSR offsets.
+
+    The same numbers as :func:`_precision_at_relevant` without its zeros, which add
+    nothing to a left-to-right sum (see ``segments.sequential_sum``).
+    """
+    idx, sub = segments.compress(jr.relevant(lv), jr.offsets)
+    rank = idx - np.repeat(jr.offsets[:-1], np.diff(sub)) + 1
+    if cutoff is not None:
+        keep = rank <= cutoff
+        idx, rank = idx[keep], rank[keep]
+        sub = np.searchsorted(idx, jr.offsets).astype(np.int64)
+    so_far = segments.positions(sub) + 1
+    return so_far / rank.astype(np.float64), sub
+
+
 def average_precision(jr, lv, cutoff=None) -> np.ndarray:
     """AP = (1/R) * sum over relevant retrieved d of P@rank(d), ranks <= cutoff."""
-    prec, _ = _precision_at_relevant(jr, lv, cutoff)
-    total = segments.sequential_sum(prec, jr.offsets)
+    prec, sub = _relevant_precisions(jr, lv, cutoff)
+    total = segments.sequential_sum(prec, sub)
     return safe_div(total, jr.num_rel(lv))
 
 
@@ -189,11 +205,13 @@ def rprec(jr, cutoff, rel=None):
     cutoff="rank",
 )
 def reciprocal_rank(jr, cutoff, rel=None):
-    relevant = jr.relevant(level(jr, rel)) & in_top(jr, cutoff)
-    big = np.iinfo(np.int64).max
-    first = np.full(jr.num_queries, big, dtype=np.int64)
-    np.minimum.at(first, jr.segment[relevant], jr.rank[relevant])
-    return np.where(first < big, 1.0 / np.where(first < big, first, 1), 0.0)
+    idx, sub = segments.compress(jr.relevant(level(jr, rel)), jr.offsets)
+    has = sub[1:] > sub[:-1]
+    first = np.zeros(jr.num_queries, dtype=np.int64)  # rank of the first relevant, 0: none
+    first[has] = idx[sub[:-1][has]] - jr.offsets[:-1][has] + 1
+    if cutoff is not None:
+        first[first > cutoff] = 0
+    return np.where(first > 0, 1.0 / np.where(first > 0, first, 1), 0.0)
 
 
 def _bpref(jr, lv):
@@ -293,16 +311,17 @@ def interpolated_precision(jr, points, lv) -> np.ndarray:
     documents were retrieved; c = 0 takes the maximum from the first relevant one.
     """
     points = np.asarray(points, dtype=np.float64)
-    relevant = jr.relevant(lv)
-    so_far = segments.int_cumsum(relevant, jr.offsets)
-    prec = so_far / jr.rank.astype(np.float64)
-    interp = segments.reverse_cummax(prec, jr.offsets)
+    # Only the ranks of relevant documents matter: between two of them precision only
+    # falls, so the maximum over ranks >= a relevant document's rank is the maximum
+    # over the relevant documents from there on (exact: max does no arithmetic).
+    prec, sub = _relevant_precisions(jr, lv)
+    interp = segments.reverse_cummax(prec, sub)
     num_rel = jr.num_rel(lv)
-    num_rel_ret = segments.int_sum(relevant, jr.offsets)
+    num_rel_ret = np.diff(sub)
     counts = _recall_counts(jr, points, num_rel)
-    # rank position of the c-th relevant document of each query
-    rel_pos = np.flatnonzero(relevant)
-    rel_start = np.concatenate(([0], np.cumsum(num_rel_ret)))
+    # index (among relevant documents) of the c-th relevant document of each query
+    rel_pos = np.arange(len(prec))
+    rel_start = sub[:-1]
     out = np.zeros((jr.num_queries, len(points)), dtype=np.float64)
     c = np.maximum(counts, 1)
     reachable = counts <= num_rel_ret[:, None]

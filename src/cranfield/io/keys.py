@@ -1,0 +1,313 @@
+"""Integer keys for (query id, doc id) pairs, shared by the duplicate check and the join.
+
+Run files list each query's documents in one contiguous block, so query ids are
+handled per block (:func:`blocks`): a 7-million-line run has ~7,000 of them. Each pair
+gets a 64-bit key mixing a hash of the doc id and a hash of the query id
+(:func:`pair_keys`); equal pairs always get equal keys, and every key match is then
+verified exactly on the strings, so hash collisions cost time, never correctness.
+
+:class:`PairIndex` sorts the keys once with their row numbers packed into the low bits
+(``key << row_bits | row``), which sorts at the speed of plain integers and serves both
+the duplicate check (equal neighbours) and the label lookup of ``judge`` (binary search
+of the qrels keys). Qrels and runs read from files keep their index, so ten runs
+judged against one qrels build the qrels index once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+_MASKS = np.array([(1 << (8 * k)) - 1 for k in range(8)] + [2**64 - 1], dtype=np.uint64)
+_MUL = np.uint64(0x100000001B3)
+_GOLD = np.uint64(0x9E3779B97F4A7C15)
+_MIX = np.uint64(0xD6E8FEB86659FD93)
+
+
+def as_array(col) -> pa.Array:
+    return col.combine_chunks() if isinstance(col, pa.ChunkedArray) else col
+
+
+def ints(values: np.ndarray) -> pa.Array:
+    """An int64 NumPy array as an Arrow array, zero-copy (``pa.array`` on a NumPy array
+    imports pandas when it is installed, which costs a cold process 0.3 s)."""
+    values = np.ascontiguousarray(values, dtype=np.int64)
+    return pa.Array.from_buffers(pa.int64(), len(values), [None, pa.py_buffer(values)])
+
+
+def take(col, rows: np.ndarray) -> pa.Array:
+    """``col[rows]`` as one array, without concatenating the chunks of a big column first
+    (Arrow's memory pool would keep the freed copy)."""
+    rows = np.asarray(rows, dtype=np.int64)
+    if not isinstance(col, pa.ChunkedArray):
+        return col.take(ints(rows))
+    if col.num_chunks == 1:
+        return col.chunk(0).take(ints(rows))
+    lengths = np.array([len(c) for c in col.chunks], dtype=np.int64)
+    starts = np.concatenate(([0], np.cumsum(lengths)))
+    chunk = np.searchsorted(starts, rows, side="right") - 1
+    order = np.argsort(chunk, kind="stable")
+    bounds = np.searchsorted(chunk[order], np.arange(len(lengths) + 1))
+    parts = []
+    for i in np.flatnonzero(np.diff(bounds)):
+        sel = order[bounds[i] : bounds[i + 1]]
+        parts.append(col.chunk(int(i)).take(ints(rows[sel] - starts[i])))
+    if not parts:
+        return pa.array([], col.type)
+    gathered = pa.concat_arrays(parts)
+    inverse = np.empty_like(order)
+    inverse[order] = np.arange(len(order))
+    return gathered.take(ints(inverse))
+
+
+_DTYPES = {
+    pa.int8(): np.int8,
+    pa.int16(): np.int16,
+    pa.int32(): np.int32,
+    pa.int64(): np.int64,
+    pa.uint8(): np.uint8,
+    pa.uint32(): np.uint32,
+    pa.uint64(): np.uint64,
+    pa.float32(): np.float32,
+    pa.float64(): np.float64,
+}
+
+
+def _view(arr: pa.Array) -> np.ndarray:
+    # Array.to_numpy() imports pandas when it is installed (0.3 s); read the buffer
+    dtype = _DTYPES.get(arr.type)
+    if dtype is None or arr.null_count:
+        return np.asarray(arr.to_numpy(zero_copy_only=False))
+    buf = arr.buffers()[1]
+    if buf is None:
+        return np.zeros(0, dtype=dtype)
+    return np.frombuffer(buf, dtype=dtype)[arr.offset : arr.offset + len(arr)]
+
+
+def codes_or_minus_one(arr) -> np.ndarray:
+    """An integer array with nulls (e.g. from ``index_in``) as int64, nulls as -1."""
+    arr = as_array(arr)
+    n = len(arr)
+    validity, data = arr.buffers()[0], arr.buffers()[1]
+    if data is None:
+        return np.full(n, -1, dtype=np.int64)
+    values = np.frombuffer(data, dtype=_DTYPES[arr.type])[arr.offset : arr.offset + n]
+    values = values.astype(np.int64)
+    if arr.null_count:
+        bits = np.unpackbits(np.frombuffer(validity, dtype=np.uint8), bitorder="little")
+        values[~bits[arr.offset : arr.offset + n].astype(bool)] = -1
+    return values
+
+
+def numbers(col) -> np.ndarray:
+    """A numeric column without nulls as one NumPy array (copies only chunked columns)."""
+    if isinstance(col, pa.ChunkedArray):
+        if col.num_chunks == 1:
+            return _view(col.chunk(0))
+        if col.num_chunks == 0:
+            return np.zeros(0, dtype=_DTYPES.get(col.type, np.float64))
+        return np.concatenate([_view(c) for c in col.chunks])
+    return _view(col)
+
+
+def bools(arr) -> np.ndarray:
+    """A boolean Arrow array (no nulls) as NumPy, without pyarrow's pandas machinery."""
+    return numbers(pc.cast(arr, pa.uint8())).view(bool)
+
+
+def _string_buffers(arr: pa.Array):
+    n = len(arr)
+    _, off_buf, data_buf = arr.buffers()
+    offsets = np.frombuffer(off_buf, dtype=np.int32)[arr.offset : arr.offset + n + 1]
+    data = (
+        np.frombuffer(data_buf, dtype=np.uint8) if data_buf is not None else np.zeros(0, np.uint8)
+    )
+    return offsets, data
+
+
+def _hash_chunk(arr: pa.Array) -> np.ndarray:
+    # FNV-1a over little-endian 8-byte words, the bytes past a string's end being zero.
+    # Only equality matters (every match is verified exactly), so no finaliser.
+    n = len(arr)
+    if n == 0:
+        return np.zeros(0, dtype=np.uint64)
+    offsets, data = _string_buffers(arr)
+    length = np.diff(offsets)
+    lo, hi = int(length.min()), int(length.max())
+    body = data[offsets[0] : offsets[-1]]
+    if lo == hi and lo > 0:  # fixed-width ids: one reshape, no gathers
+        width = -(-lo // 8) * 8
+        if width == lo:
+            words = body.reshape(n, lo).view("<u8")
+        else:
+            padded = np.zeros((n, width), dtype=np.uint8)
+            padded[:, :lo] = body.reshape(n, lo)
+            words = padded.view("<u8")
+        h = np.full(n, lo, dtype=np.uint64)
+        for j in range(words.shape[1]):
+            h ^= words[:, j]
+            h *= _MUL
+        return h
+    padded = np.zeros(len(body) + 8, dtype=np.uint8)
+    padded[:-8] = body
+    # words[i] = the 8 bytes starting at byte i (overlapping, little-endian)
+    words = np.ndarray(shape=(len(padded) - 7,), dtype="<u8", buffer=padded, strides=(1,))
+    start = offsets[:-1] - offsets[0]
+    h = length.astype(np.uint64)
+    for k in range(0, hi, 8):
+        if k + 8 > lo:  # some strings end before this word ends: mask their tail
+            # (a string shorter than k may point past the end: clip, the mask zeroes it)
+            w = words[np.minimum(start + k, len(words) - 1)]
+            w &= _MASKS[np.clip(length - k, 0, 8)]
+            # strings already finished keep their hash, whatever the longest string is
+            h = np.where(length > k, (h ^ w) * _MUL, h)
+        else:
+            h ^= words[start + k]
+            h *= _MUL
+    return h
+
+
+def hash_strings(col: pa.Array | pa.ChunkedArray) -> np.ndarray:
+    """64-bit hash of every string of ``col`` (a string column without nulls)."""
+    chunks = col.chunks if isinstance(col, pa.ChunkedArray) else [col]
+    parts = [_hash_chunk(c.cast(pa.string()) if c.type != pa.string() else c) for c in chunks]
+    return np.concatenate(parts) if parts else np.zeros(0, dtype=np.uint64)
+
+
+@dataclass
+class Blocks:
+    """Runs of equal adjacent values: ``values[b]`` fills rows ``starts[b]:starts[b+1]``."""
+
+    starts: np.ndarray  # int64, length num_blocks + 1 (last = num_rows)
+    values: pa.Array
+
+    @property
+    def lengths(self) -> np.ndarray:
+        return np.diff(self.starts)
+
+    def expand(self, per_block: np.ndarray) -> np.ndarray:
+        return np.repeat(per_block, self.lengths)
+
+
+def blocks(col) -> Blocks:
+    """Run-length encoding of a string column (compares adjacent strings only)."""
+    chunks = col.chunks if isinstance(col, pa.ChunkedArray) else [col]
+    chunks = [c for c in chunks if len(c)]
+    n = sum(len(c) for c in chunks)
+    if n == 0:
+        return Blocks(np.zeros(1, dtype=np.int64), pa.array([], col.type))
+    change = [np.zeros(1, dtype=np.int64)]
+    pos = 0
+    prev = None
+    for c in chunks:  # adjacent comparisons chunk by chunk (no concatenated copy)
+        if prev is not None and prev != c[0]:
+            change.append(np.array([pos], dtype=np.int64))
+        change.append(np.flatnonzero(bools(pc.not_equal(c[1:], c[:-1]))) + 1 + pos)
+        prev = c[len(c) - 1]
+        pos += len(c)
+    change.append(np.array([n], dtype=np.int64))
+    starts = np.concatenate(change).astype(np.int64)
+    return Blocks(starts, take(col, starts[:-1]))
+
+
+def _key_chunks(query_blocks: Blocks, doc_id):
+    """Yield (first row, keys of the rows of one chunk of ``doc_id``): small temporaries."""
+    qh = hash_strings(query_blocks.values) * _GOLD
+    starts = query_blocks.starts
+    chunks = doc_id.chunks if isinstance(doc_id, pa.ChunkedArray) else [doc_id]
+    pos = 0
+    for c in chunks:
+        m = len(c)
+        if m == 0:
+            continue
+        key = _hash_chunk(c.cast(pa.string()) if c.type != pa.string() else c)
+        b0 = int(np.searchsorted(starts, pos, side="right")) - 1
+        b1 = int(np.searchsorted(starts, pos + m - 1, side="right")) - 1
+        bounds = np.clip(starts[b0 : b1 + 2], pos, pos + m)
+        key ^= np.repeat(qh[b0 : b1 + 1], np.diff(bounds))
+        key *= _MIX
+        key ^= key >> np.uint64(29)
+        yield pos, key
+        pos += m
+
+
+def pair_keys(query_blocks: Blocks, doc_id) -> np.ndarray:
+    """64-bit key of every (query id, doc id) row; equal pairs have equal keys."""
+    out = np.empty(len(doc_id), dtype=np.uint64)
+    for pos, key in _key_chunks(query_blocks, doc_id):
+        out[pos : pos + len(key)] = key
+    return out
+
+
+@dataclass
+class PairIndex:
+    """Keys of a (query_id, doc_id) table sorted once, with row numbers in the low bits."""
+
+    packed: np.ndarray  # sorted uint64: (key >> row_bits) << row_bits | row
+    row_bits: int
+    query_blocks: Blocks
+
+    @property
+    def rows(self) -> np.ndarray:
+        return (self.packed & np.uint64((1 << self.row_bits) - 1)).astype(np.int64)
+
+    def duplicate_candidates(self) -> np.ndarray:
+        """Rows whose key is shared with another row (a superset of the duplicate pairs)."""
+        shift = np.uint64(self.row_bits)
+        n = len(self.packed)
+        found = []
+        for a in range(0, max(n - 1, 0), 1 << 20):  # in slices: no 8-byte temporary per row
+            part = self.packed[a : a + (1 << 20) + 1] >> shift
+            same = np.flatnonzero(part[1:] == part[:-1]) + a
+            if len(same):
+                found.append(np.concatenate((same, same + 1)))
+        if not found:
+            return np.zeros(0, dtype=np.int64)
+        hit = np.unique(np.concatenate(found))
+        mask = np.uint64((1 << self.row_bits) - 1)
+        return np.sort((self.packed[hit] & mask).astype(np.int64))
+
+    def find(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Candidate matches of ``keys`` (full 64-bit keys): (index into keys, row)."""
+        shift = np.uint64(self.row_bits)
+        # sorted needles make the binary searches cache-friendly (~10x faster)
+        order = np.argsort(keys)
+        low = (keys[order] >> shift) << shift
+        high = low | np.uint64((1 << self.row_bits) - 1)
+        lo = np.searchsorted(self.packed, low, side="left")
+        hi = np.searchsorted(self.packed, high, side="right")
+        count = hi - lo
+        which = np.repeat(order, count)
+        first = np.repeat(lo - np.concatenate(([0], np.cumsum(count)[:-1])), count)
+        pos = first + np.arange(len(which), dtype=np.int64)
+        rows = (self.packed[pos] & np.uint64((1 << self.row_bits) - 1)).astype(np.int64)
+        return which, rows
+
+
+def build_index(table: pa.Table) -> PairIndex:
+    """Sort the pair keys of a table with ``query_id`` and ``doc_id`` columns."""
+    n = table.num_rows
+    qb = blocks(table["query_id"])
+    row_bits = max(1, int(n).bit_length())
+    shift = np.uint64(row_bits)
+    packed = np.empty(n, dtype=np.uint64)
+    for pos, key in _key_chunks(qb, table["doc_id"]):
+        key >>= shift
+        key <<= shift
+        key |= np.arange(pos, pos + len(key), dtype=np.uint64)
+        packed[pos : pos + len(key)] = key
+    packed.sort()
+    return PairIndex(packed, row_bits, qb)
+
+
+def cached_index(obj) -> PairIndex:
+    """The PairIndex of a Qrels or Run, built once per table."""
+    cache = getattr(obj, "_pair_index", None)
+    if cache is not None and cache[0] is obj.table:
+        return cache[1]
+    index = build_index(obj.table)
+    obj._pair_index = (obj.table, index)
+    return index

@@ -1,0 +1,419 @@
+"""The fast paths of reading and judging give exactly what a plain Python reference gives.
+
+The reference ranks each query's documents with Python's sort (score descending, doc id
+descending in byte order, trec_eval's order) and looks labels up in a dict. Inputs are
+generated to hit every branch of the fast path: files already in trec_eval order,
+ties listed in the wrong doc order, topics out of byte order, a topic split over two
+blocks, rising scores, shuffled lines, ids of mixed widths, forced hash collisions.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+import pytest
+
+from cranfield.io import dedup, keys
+from cranfield.judged import NOT_POOLED, UNJUDGED, judge
+from cranfield.qrels import Qrels
+from cranfield.run import Run
+
+DOCS = ["d1", "d10", "d2", "d1é", "doc-00000001", "doc-00000002", "D7", "x", "abcdefghij"]
+
+
+def reference(qrels: dict, run_rows: list, compat: int = 10):
+    """(query_ids, [labels per query], [doc ids per query]) the slow, obvious way."""
+    by_q: dict = {}
+    for q, d, s in run_rows:
+        if compat == 9:
+            s = float(np.float32(s))
+        by_q.setdefault(q, []).append((d, s))
+    qids = sorted((q for q in by_q if q in qrels), key=lambda q: q.encode())
+    labels, docs = [], []
+    for q in qids:
+        ranked = sorted(by_q[q], key=lambda x: x[0].encode(), reverse=True)
+        ranked.sort(key=lambda x: -x[1])
+        docs.append([d for d, _ in ranked])
+        lab = []
+        for d, _ in ranked:
+            g = qrels[q].get(d)
+            lab.append(NOT_POOLED if g is None else (g if g >= 0 else UNJUDGED))
+        labels.append(lab)
+    return qids, labels, docs
+
+
+def make_case(rng, layout: str, n_topics: int = 6):
+    topics = [str(t) for t in rng.choice([1, 2, 9, 10, 11, 100, 301, 42], n_topics, False)]
+    qrels: dict = {}
+    for q in topics[: n_topics - 1]:  # the last topic has no judgments
+        judged = rng.choice(DOCS, int(rng.integers(1, len(DOCS))), replace=False)
+        qrels[q] = {str(d): int(rng.integers(-1, 4)) for d in judged}
+    rows = []
+    for q in topics:
+        if q == topics[0] and layout != "split":  # one qrels topic without results
+            continue
+        docs = rng.choice(DOCS, int(rng.integers(1, len(DOCS) + 1)), replace=False)
+        scores = rng.choice([0.0, -0.0, 1.0, 1.5, 2.0, 1e-9, 3.0000001, 3.0], len(docs))
+        block = [(q, str(d), float(s)) for d, s in zip(docs, scores, strict=True)]
+        if layout in ("ranked", "wrong_ties", "topics_unordered", "split"):
+            block.sort(key=lambda x: x[1].encode(), reverse=layout != "wrong_ties")
+            block.sort(key=lambda x: -x[2])
+        rows.extend(block)
+    if layout == "ranked":
+        rows.sort(key=lambda x: x[0].encode())
+    elif layout == "shuffled":
+        rows = [rows[i] for i in rng.permutation(len(rows))]
+    elif layout == "split" and len(rows) > 2:
+        rows = rows[1:] + rows[:1]  # first line of the first block moves to the end
+    return qrels, rows
+
+
+def build(qrels: dict, rows: list):
+    qr = Qrels.from_dict(qrels)
+    table = pa.table(
+        {
+            "query_id": [r[0] for r in rows],
+            "doc_id": [r[1] for r in rows],
+            "score": pa.array([r[2] for r in rows], pa.float64()),
+        }
+    )
+    return qr, Run(table, name="r")
+
+
+LAYOUTS = ["ranked", "wrong_ties", "topics_unordered", "split", "shuffled"]
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("compat", [10, 9])
+def test_judge_matches_reference(layout, compat):
+    rng = np.random.default_rng(hash((layout, compat)) % 2**32)
+    for _ in range(40):
+        qrels, rows = make_case(rng, layout)
+        qr, run = build(qrels, rows)
+        jr = judge(qr, run, compat=compat)
+        qids, labels, docs = reference(qrels, rows, compat)
+        assert list(jr.query_ids) == qids
+        got = [
+            jr.labels[a:b].tolist() for a, b in zip(jr.offsets[:-1], jr.offsets[1:], strict=True)
+        ]
+        assert got == labels
+        ids = jr.doc_ids(run)
+        got_docs = [ids[a:b].tolist() for a, b in zip(jr.offsets[:-1], jr.offsets[1:], strict=True)]
+        assert got_docs == docs
+        # -M 3 then -J, and -c (every qrels topic, missing ones empty)
+        jr = judge(qr, run, compat=compat, depth=3, judged_only=True, complete=True)
+        want = {q: [x for x in lab[:3] if x >= 0] for q, lab in zip(qids, labels, strict=True)}
+        all_topics = sorted(qrels, key=str.encode)
+        assert list(jr.query_ids) == all_topics
+        got = [
+            jr.labels[a:b].tolist() for a, b in zip(jr.offsets[:-1], jr.offsets[1:], strict=True)
+        ]
+        assert got == [want.get(q, []) for q in all_topics]
+        assert jr.in_run.tolist() == [q in want for q in all_topics]
+
+
+def test_hash_does_not_depend_on_the_width_of_neighbours():
+    # fixed-width arrays take a different code path; the hash must be the same
+    values = ["abcdefgh", "abcdefghi", "a", "", "é", "abcdefghijklmnopq", "abcdefgh\x00"]
+    mixed = keys.hash_strings(pa.array(values))
+    alone = np.array([keys.hash_strings(pa.array([v]))[0] for v in values])
+    assert (mixed == alone).all()
+    assert len(set(mixed.tolist())) == len(values)
+    same_width = keys.hash_strings(pa.array(["abcdefgh", "abcdefgh", "hgfedcba"]))
+    assert same_width[0] == same_width[1] == mixed[0] and same_width[2] != mixed[0]
+
+
+def test_forced_hash_collisions_stay_exact(monkeypatch):
+    # keep 3 bits of every key: nearly every pair collides with others
+    real = keys._key_chunks
+
+    def coarse(qb, d):
+        for pos, key in real(qb, d):
+            key &= np.uint64(7 << 61)
+            yield pos, key
+
+    monkeypatch.setattr(keys, "_key_chunks", coarse)
+    rng = np.random.default_rng(7)
+    for layout in LAYOUTS:
+        qrels, rows = make_case(rng, layout)
+        qr, run = build(qrels, rows)
+        jr = judge(qr, run)
+        qids, labels, _ = reference(qrels, rows)
+        got = [
+            jr.labels[a:b].tolist() for a, b in zip(jr.offsets[:-1], jr.offsets[1:], strict=True)
+        ]
+        assert list(jr.query_ids) == qids and got == labels
+    # and the duplicate check still finds exactly the repeated pairs
+    table = pa.table({"query_id": ["1", "1", "2", "1"], "doc_id": ["a", "b", "a", "a"]})
+    table = table.append_column("score", pa.array([1.0, 2.0, 3.0, 4.0]))
+    with pytest.raises(Exception, match="appears twice for query '1'.*rows 1 and 4"):
+        dedup.resolve(table, "score", "error", None, None, unit="row")
+    kept = dedup.resolve(table, "score", "first", None, None)
+    assert kept.num_rows == 3
+
+
+def test_index_is_built_once_per_table(tmp_path):
+    path = tmp_path / "run.txt"
+    path.write_text("1 Q0 a 1 2.0 t\n1 Q0 b 2 1.0 t\n2 Q0 a 1 5.0 t\n")
+    run = Run.read(path)
+    first = keys.cached_index(run)
+    assert keys.cached_index(run) is first
+    qrels_path = tmp_path / "qrels.txt"
+    qrels_path.write_text("1 0 a 1\n2 0 b 2\n")
+    qr = Qrels.read(qrels_path)
+    index = keys.cached_index(qr)
+    judge(qr, run)
+    judge(qr, run)
+    assert keys.cached_index(qr) is index
+    assert judge(qr, run).labels.tolist() == [1, NOT_POOLED, NOT_POOLED]
+
+
+def test_fast_path_is_taken_only_when_verified():
+    from cranfield import judged
+
+    rng = np.random.default_rng(3)
+    taken = {layout: set() for layout in LAYOUTS}
+    for layout in LAYOUTS:
+        for _ in range(30):
+            qrels, rows = make_case(rng, layout)
+            qr, run = build(qrels, rows)
+            topics = pa.array(sorted(qrels, key=str.encode))
+            rb = keys.cached_index(run).query_blocks
+            code = judged._codes(rb.values, topics)
+            got = judged._presorted_order(rb, code, run.table["score"], run.table["doc_id"])
+            taken[layout].add(got is not False)
+            if got is not False:  # the order it describes is the reference's
+                rows, fix = got
+                order = np.arange(run.table.num_rows) if rows is None else rows.copy()
+                if fix is not None:
+                    order[fix[0]] = fix[1]
+                sorted_rows = judged._sorted_order(
+                    rb.expand(code),
+                    run.table["score"],
+                    run.table["doc_id"],
+                )
+                assert order.tolist() == sorted_rows.tolist()
+    assert taken["ranked"] == {True}
+    assert taken["wrong_ties"] == {True}  # ties are repaired in place
+    assert taken["topics_unordered"] == {True}
+    assert False in taken["split"] and False in taken["shuffled"]
+
+
+RUN_TEXTS = [
+    b"1 Q0 a 1 2.0 t\n1 Q0 b 2 1.0 t\n",
+    b"1 Q0 a 1 2.0 t\n1 Q0 b 2 1.0 last",  # no final newline
+    b"1 Q0 a 1 2.0 t \n1 Q0 b 2 1.0 t\n",  # trailing space
+    b"1 Q0 a 1 2.0 t\n1  Q0 b 2 1.0 t\n",  # two spaces
+    b"1 Q0 a 1 2.0 t\r\n1 Q0 b 2 1.0 t\r\n",  # CRLF
+    b"1 Q0\ta 1 2.0 t\n1 Q0 b 2 1.0 t\n",  # a tab inside what Arrow sees as one field
+    b"1 Q0 a 1 2.0 t\n\n1 Q0 b 2 1.0 t\n",  # blank line
+    b"1 Q0 a 1 2.0 t\n#1 Q0 b 2 1.0 t\n2 Q0 c 1 1.0 u\n",  # comment
+    b" 1 Q0 a 1 2.0 t\n1 Q0 b 2 1.0 t\n",  # leading space
+    b"1 Q0 a 1 2.0 t x\n1 Q0 b 2 1.0 t y\n",  # extra fields
+    b"1\tQ0\ta\t1\t2.0\tt\n1\tQ0\tb\t2\t1.0\tt\n",  # tab-delimited
+    b"1 Q0 a 1 2.0 t\n1 Q0 b 2 1.0 t\x0b\n",  # vertical tab at a line end
+]
+
+
+@pytest.mark.parametrize("text", RUN_TEXTS)
+def test_fast_reader_equals_exact_reader(tmp_path, text):
+    from cranfield.io import trec
+
+    path = tmp_path / "run.txt"
+    path.write_bytes(text)
+    exact = trec._exact(text, trec.RUN, "x")
+    parsed = trec.parse(path, trec.RUN, "x")
+    assert parsed.table.equals(exact.table)
+    assert parsed.tag == exact.tag
+    assert parsed.line_of(parsed.table.num_rows - 1) == exact.line_of(exact.table.num_rows - 1)
+
+
+def test_fast_reader_is_used_on_clean_files(tmp_path):
+    from cranfield.io import trec
+
+    text = RUN_TEXTS[0] + b"2 Q0 c 1 -1e3 tag2\n"
+    path = tmp_path / "run.txt"
+    path.write_bytes(text)
+    fast = trec._fast(path, trec.RUN, " ", "x")
+    assert fast is not None and fast.lines is None and fast.tag == "tag2"
+    assert fast.table.column_names == ["query_id", "doc_id", "score"]
+    for bad in RUN_TEXTS[2:9]:
+        path.write_bytes(bad)
+        assert trec._fast(path, trec.RUN, " ", "x") is None
+
+
+def _old_kernels(jr, cutoff, gains=()):
+    """The whole-array kernels as they were before the sparse ones (bit-level reference)."""
+    from cranfield import segments
+    from cranfield.measures.gain import Ideal, dcg_terms
+    from cranfield.measures.precision import _precision_at_relevant
+
+    def count_at(mask, k):
+        counts = segments.int_cumsum(mask, jr.offsets)
+        depth = np.minimum(jr.num_ret, k)
+        out = np.zeros(jr.num_queries, dtype=np.int64)
+        has = depth > 0
+        out[has] = counts[jr.offsets[:-1][has] + depth[has] - 1]
+        return out
+
+    def safe_div(a, b):
+        a, b = np.asarray(a, float), np.asarray(b, float)
+        out = np.zeros(len(a))
+        np.divide(a, b, out=out, where=b != 0)
+        return out
+
+    prec, _ = _precision_at_relevant(jr, jr.rel_level, cutoff)
+    ap = safe_div(segments.sequential_sum(prec, jr.offsets), jr.num_rel())
+    relevant = jr.relevant() & (jr.rank <= cutoff)
+    big = np.iinfo(np.int64).max
+    first = np.full(jr.num_queries, big, dtype=np.int64)
+    np.minimum.at(first, jr.segment[relevant], jr.rank[relevant])
+    rr = np.where(first < big, 1.0 / np.where(first < big, first, 1), 0.0)
+    dcg = segments.sequential_sum(dcg_terms(jr, gains, cutoff), jr.offsets)
+    ndcg = safe_div(dcg, Ideal(jr, gains).dcg(cutoff))
+    return {
+        "AP": ap,
+        "RR": rr,
+        "nDCG": ndcg,
+        "P": count_at(jr.relevant(), cutoff) / float(cutoff),
+        "R": safe_div(count_at(jr.relevant(), cutoff), jr.num_rel()),
+    }
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_sparse_kernels_are_bit_identical_to_whole_array_ones(seed):
+    from cranfield.measures.gain import _dcg, ndcg
+    from cranfield.measures.precision import ap, precision_at, reciprocal_rank
+
+    rng = np.random.default_rng(seed)
+    n_q = int(rng.integers(1, 300))
+    lengths = rng.integers(0, 3000, n_q) * (rng.random(n_q) < 0.9)
+    n = int(lengths.sum())
+    qrels = {}
+    rows = []
+    for q in range(n_q):
+        docs = [f"d{i}" for i in range(int(lengths[q]))]
+        rel = rng.random(len(docs)) < rng.choice([0.001, 0.02, 0.3])
+        judged = {d: int(rng.integers(-1, 4)) for d, r in zip(docs, rel, strict=True) if r}
+        judged[f"missing{q}"] = int(rng.integers(0, 4))
+        qrels[f"q{q}"] = judged
+        scores = np.round(rng.normal(size=len(docs)), int(rng.integers(1, 4)))
+        rows += [(f"q{q}", d, float(s)) for d, s in zip(docs, scores, strict=True)]
+    assert len(rows) == n
+    qr, run = build(qrels, rows)
+    jr = judge(qr, run, rel_level=int(rng.integers(1, 3)))
+    for cutoff in [1, 5, 10, 100, 1000, 5000]:
+        old = _old_kernels(jr, cutoff)
+        assert np.array_equal(ap(jr, cutoff), old["AP"])
+        assert np.array_equal(reciprocal_rank(jr, cutoff), old["RR"])
+        assert np.array_equal(ndcg(jr, cutoff), old["nDCG"])
+        assert np.array_equal(precision_at(jr, cutoff), old["P"])
+    gains = ((1, -2.5), (3, 7.0))
+    old = _old_kernels(jr, 20, gains)
+    assert np.array_equal(ndcg(jr, 20, gains=gains), old["nDCG"])
+    from cranfield import segments
+    from cranfield.measures.gain import dcg_terms
+
+    full = segments.sequential_sum(dcg_terms(jr, gains), jr.offsets)
+    assert np.array_equal(_dcg(jr, gains), full)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_sequential_sum_skipping_zeros_equals_a_python_loop(seed):
+    from cranfield import segments
+
+    rng = np.random.default_rng(seed)
+    lengths = rng.integers(0, 200, 400)
+    offsets = np.concatenate(([0], np.cumsum(lengths))).astype(np.int64)
+    n = int(offsets[-1])
+    values = rng.normal(size=n) * 10.0 ** rng.integers(-12, 12, n)
+    values[rng.random(n) < 0.8] = 0.0
+    values[rng.random(n) < 0.1] = -0.0
+    got = segments.sequential_sum(values, offsets)
+    for q in range(len(lengths)):
+        total = 0.0
+        for v in values[offsets[q] : offsets[q + 1]].tolist():
+            total += v
+        assert got[q] == total and np.signbit(got[q]) == np.signbit(total)
+
+
+def test_blocks_and_take_across_chunks():
+    values = ["a", "a", "b", "b", "b", "a", "c", "c"]
+    for cuts in [(1,), (2,), (3, 5), (2, 2, 6), (1, 2, 3, 4, 5, 6, 7)]:
+        bounds = [0, *cuts, len(values)]
+        col = pa.chunked_array([values[a:b] for a, b in zip(bounds[:-1], bounds[1:], strict=True)])
+        b = keys.blocks(col)
+        assert b.starts.tolist() == [0, 2, 5, 6, 8]
+        assert b.values.to_pylist() == ["a", "b", "a", "c"]
+        rows = np.array([7, 0, 3, 3, 5])
+        assert keys.take(col, rows).to_pylist() == [values[i] for i in rows]
+        single = keys.pair_keys(keys.blocks(pa.array(values)), pa.array(values))
+        assert np.array_equal(keys.pair_keys(b, col), single)
+
+
+def _old_iprec(jr, points, lv):
+    """interpolated_precision as it was (whole-array reverse cummax), for bit comparison."""
+    from cranfield import segments
+    from cranfield.measures.precision import _recall_counts
+
+    points = np.asarray(points, dtype=np.float64)
+    relevant = jr.relevant(lv)
+    so_far = segments.int_cumsum(relevant, jr.offsets)
+    prec = so_far / jr.rank.astype(np.float64)
+    interp = segments.reverse_cummax(prec, jr.offsets)
+    num_rel_ret = np.array(
+        [relevant[a:b].sum() for a, b in zip(jr.offsets[:-1], jr.offsets[1:], strict=True)]
+    )
+    counts = _recall_counts(jr, points, jr.num_rel(lv))
+    rel_pos = np.flatnonzero(relevant)
+    rel_start = np.concatenate(([0], np.cumsum(num_rel_ret)))
+    out = np.zeros((jr.num_queries, len(points)))
+    c = np.maximum(counts, 1)
+    ok = (counts <= num_rel_ret[:, None]) & (num_rel_ret[:, None] > 0)
+    q_idx, p_idx = np.nonzero(ok)
+    out[q_idx, p_idx] = interp[rel_pos[rel_start[q_idx] + c[q_idx, p_idx] - 1]]
+    return out
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_sparse_interpolated_precision_is_bit_identical(seed):
+    from cranfield.measures.precision import ELEVEN_POINTS, interpolated_precision
+
+    rng = np.random.default_rng(seed)
+    qrels, rows = {}, []
+    for q in range(int(rng.integers(1, 200))):
+        docs = [f"d{i}" for i in range(int(rng.integers(0, 500)))]
+        p = rng.choice([0.002, 0.05, 0.5])
+        qrels[f"q{q}"] = {d: int(rng.integers(-1, 4)) for d in docs if rng.random() < p}
+        qrels[f"q{q}"][f"gone{q}"] = int(rng.integers(0, 3))
+        rows += [
+            (f"q{q}", d, float(s)) for d, s in zip(docs, rng.normal(size=len(docs)), strict=True)
+        ]
+    qr, run = build(qrels, rows)
+    for compat in (9, 10):
+        jr = judge(qr, run, compat=compat)
+        for lv in (1, 2):
+            got = interpolated_precision(jr, ELEVEN_POINTS, lv)
+            assert np.array_equal(got, _old_iprec(jr, ELEVEN_POINTS, lv))
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_segment_cumsums_equal_python_loops(seed):
+    from cranfield import segments
+
+    rng = np.random.default_rng(seed)
+    lengths = rng.integers(0, 300, 300)
+    offsets = np.concatenate(([0], np.cumsum(lengths))).astype(np.int64)
+    n = int(offsets[-1])
+    values = rng.normal(size=n) * 10.0 ** rng.integers(-8, 8, n)
+    values[rng.random(n) < rng.choice([0.3, 0.9])] = 0.0
+    values[rng.random(n) < 0.05] = -0.0
+    flags = rng.random(n) < 0.2
+    got = segments.sequential_cumsum(values, offsets)
+    got_int = segments.int_cumsum(flags, offsets)
+    for q in range(len(lengths)):
+        total, count = 0.0, 0
+        for i in range(offsets[q], offsets[q + 1]):
+            total += float(values[i])
+            count += int(flags[i])
+            assert got[i] == total and got_int[i] == count
