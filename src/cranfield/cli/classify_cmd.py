@@ -4,17 +4,9 @@ from __future__ import annotations
 
 import argparse
 
-HELP = "evaluate a classifier: confusion matrix, rates, ROC, thresholds"
+from ..classification.thresholds import CRITERIA as _CRITERIA
 
-_CRITERIA = (
-    "accuracy",
-    "youden",
-    "closest",
-    "fbeta",
-    "sensitivity_at_specificity",
-    "specificity_at_sensitivity",
-    "cost",
-)
+HELP = "evaluate a classifier: confusion matrix, rates, ROC, thresholds"
 
 
 def _zero_division(text: str):

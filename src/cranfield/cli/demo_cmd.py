@@ -10,6 +10,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from ._args import add_measures
+
 HELP = "evaluate the bundled sample test collection"
 
 
@@ -19,14 +21,7 @@ def add_arguments(p) -> None:
         default="sample-collection",
         help="where to write the sample files (default: ./sample-collection)",
     )
-    p.add_argument(
-        "-m",
-        "--measure",
-        dest="measures",
-        action="extend",
-        nargs="+",
-        help="measures (default: AP nDCG@10 P@10 R@100 RR Bpref)",
-    )
+    add_measures(p, "measures (default: AP nDCG@10 P@10 R@100 RR Bpref)")
 
 
 def run(args) -> int:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import sys
 
+from ._args import add_measures
+
 HELP = "evaluate runs against qrels with readable measure names"
 DEFAULT_MEASURES = ["AP", "nDCG@10", "P@10", "R@100", "RR"]
 
@@ -13,14 +15,9 @@ def add_arguments(p) -> None:
         "qrels", help="relevance judgments: TREC qrels, Parquet, CSV/TSV, or - for stdin"
     )
     p.add_argument("runs", nargs="+", help="one or more runs (TREC run files, Parquet, CSV/TSV)")
-    p.add_argument(
-        "-m",
-        "--measure",
-        dest="measures",
-        action="extend",
-        nargs="+",
-        metavar="MEASURE",
-        help="measures, e.g. AP nDCG@10 'P(rel=2)@5' RR R@100 Bpref; trec_eval names such as "
+    add_measures(
+        p,
+        "measures, e.g. AP nDCG@10 'P(rel=2)@5' RR R@100 Bpref; trec_eval names such as "
         "ndcg_cut.10 work too (default: " + " ".join(DEFAULT_MEASURES) + ")",
     )
     p.add_argument("-q", "--per-query", action="store_true", help="also show every query")

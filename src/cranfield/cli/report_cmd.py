@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import shlex
 
+from ._args import add_measures
+
 HELP = "write a self-contained HTML evaluation report"
 DEFAULT_MEASURES = ["AP", "nDCG@10", "P@10", "RR"]
 
@@ -12,15 +14,7 @@ def add_common(p, measure_help: str | None = None, query_help: str | None = None
     """Arguments shared with ``cranfield plot``: inputs and evaluation options."""
     p.add_argument("qrels", help="relevance judgments (TREC qrels, Parquet, CSV/TSV)")
     p.add_argument("runs", nargs="+", help="one or more runs")
-    p.add_argument(
-        "-m",
-        "--measure",
-        dest="measures",
-        action="extend",
-        nargs="+",
-        metavar="MEASURE",
-        help=measure_help or "measures (default: " + " ".join(DEFAULT_MEASURES) + ")",
-    )
+    add_measures(p, measure_help or "measures (default: " + " ".join(DEFAULT_MEASURES) + ")")
     p.add_argument("--baseline", help="run the others are compared with (default: the first)")
     p.add_argument(
         "--query", help=query_help or "also draw the precision-recall curves of this query"
