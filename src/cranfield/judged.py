@@ -33,6 +33,48 @@ NOT_POOLED = -1
 UNJUDGED = -2
 
 
+@dataclass(frozen=True, eq=False)
+class Positions:
+    """A subset of the ranked documents of every query, in rank order (CSR).
+
+    Attributes
+    ----------
+    idx
+        Flat index of each selected document into ``JudgedRun.labels``.
+    offsets
+        ``idx[offsets[q]:offsets[q+1]]`` are the selected documents of query ``q``.
+    rank
+        1-based rank of each selected document in its query's ranking.
+    labels
+        Label of each selected document.
+    """
+
+    idx: np.ndarray
+    offsets: np.ndarray
+    rank: np.ndarray
+    labels: np.ndarray
+
+    @classmethod
+    def of(cls, mask: np.ndarray, jr: JudgedRun) -> Positions:
+        idx, sub = segments.compress(mask, jr.offsets)
+        rank = idx - np.repeat(jr.offsets[:-1], np.diff(sub)) + 1
+        return cls(idx, sub, rank, jr.labels[idx])
+
+    def where(self, keep: np.ndarray) -> Positions:
+        """The selected documents for which ``keep`` (one flag per document) holds."""
+        counts = segments.int_sum(keep, self.offsets)
+        offsets = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
+        return Positions(self.idx[keep], offsets, self.rank[keep], self.labels[keep])
+
+    @property
+    def counts(self) -> np.ndarray:
+        return np.diff(self.offsets)
+
+    @cached_property
+    def segment(self) -> np.ndarray:
+        return segments.segment_ids(self.offsets)
+
+
 @dataclass(eq=False)
 class JudgedRun:
     """Ranked relevance labels of one run for all evaluated queries.
@@ -72,6 +114,36 @@ class JudgedRun:
     compat: int = 10
     doc_fix: tuple | None = None
     _num_rel_cache: dict = field(default_factory=dict, repr=False)
+    _memo: dict = field(default_factory=dict, repr=False)
+
+    def memo(self, key, make):
+        """``make()``, computed once per key for this run (arrays shared by measures)."""
+        if key not in self._memo:
+            self._memo[key] = make()
+        return self._memo[key]
+
+    @cached_property
+    def pooled(self) -> Positions:
+        """Ranked documents present in the qrels (judged or pooled-unjudged).
+
+        Every other ranked document is NOT_POOLED: it has no grade and no gain, so
+        kernels that only need judged documents read these few positions.
+        """
+        return Positions.of(self.labels != NOT_POOLED, self)
+
+    def at_least(self, level: int) -> Positions:
+        """Ranked documents with label >= level (the relevant ones for level >= 1)."""
+        level = int(level)
+
+        def make():
+            if level >= 0:
+                return self.pooled.where(self.pooled.labels >= level)
+            return Positions.of(self.labels >= level, self)
+
+        return self.memo(("at_least", level), make)
+
+    def relevant_positions(self, rel_level: int | None = None) -> Positions:
+        return self.at_least(self.rel_level if rel_level is None else rel_level)
 
     @property
     def num_queries(self) -> int:
@@ -116,7 +188,7 @@ class JudgedRun:
         return judged - self.num_rel(level) if level > 0 else np.zeros_like(judged)
 
     def num_rel_ret(self, rel_level: int | None = None) -> np.ndarray:
-        return segments.int_sum(self.relevant(rel_level), self.offsets)
+        return self.relevant_positions(rel_level).counts
 
     def doc_ids(self, run) -> np.ndarray:
         """Document ids of the ranked documents (needs the Run it was built from)."""
