@@ -266,25 +266,9 @@ def judge(
         raise ParameterError("depth", "a positive integer", depth)
     if compat not in (9, 10):
         raise ParameterError("compat", "9 or 10", compat)
-    qt = qrels.table
     rt = run.table
-
-    q_qid = _as_array(qt.column("query_id"))
-    topics = pc.unique(q_qid)
-    topics = topics.take(pc.sort_indices(topics))
+    topics, qrels_offsets, qrels_grades = qrels_side(qrels)
     num_topics = len(topics)
-
-    # qrels grouped by topic, grades descending (ideal ranking material)
-    q_code = _codes(q_qid, topics)
-    grades = keys.numbers(qt.column("relevance")).astype(np.int64, copy=False)
-    order = np.lexsort((-grades, q_code))
-    q_code_sorted = q_code[order]
-    grades_sorted = grades[order]
-    judged_mask = grades_sorted >= 0
-    qrels_offsets = np.searchsorted(
-        q_code_sorted[judged_mask], np.arange(num_topics + 1), side="left"
-    ).astype(np.int64)
-    qrels_grades = grades_sorted[judged_mask]
 
     # run rows of qrels topics, in trec_eval order: topic, score desc, docno desc
     r_index = keys.cached_index(run)
@@ -335,13 +319,65 @@ def judge(
 
     # restrict to evaluated topics (contiguous blocks, in topic order)
     lengths = np.diff(offsets_all)[evaluated]
+    return _assemble(
+        (topics, qrels_offsets, qrels_grades),
+        evaluated,
+        lengths,
+        labels,
+        in_run_all,
+        rel_level=int(rel_level),
+        run_name=getattr(run, "name", "") or "",
+        doc_rows=rows,
+        compat=compat,
+        doc_fix=fix,
+    )
+
+
+def qrels_side(qrels) -> tuple[pa.Array, np.ndarray, np.ndarray]:
+    """(topics in byte order, CSR offsets, non-negative grades sorted descending per topic).
+
+    Computed once per qrels table (runs judged against the same qrels share it).
+    """
+    cache = getattr(qrels, "_judge_side", None)
+    if cache is not None and cache[0] is qrels.table:
+        return cache[1]
+    side = _qrels_side(qrels)
+    try:
+        qrels._judge_side = (qrels.table, side)
+    except AttributeError:  # an object without attributes: no cache
+        pass
+    return side
+
+
+def _qrels_side(qrels) -> tuple[pa.Array, np.ndarray, np.ndarray]:
+    qt = qrels.table
+    q_qid = _as_array(qt.column("query_id"))
+    topics = pc.unique(q_qid)
+    topics = topics.take(pc.sort_indices(topics))
+    num_topics = len(topics)
+    # qrels grouped by topic, grades descending (ideal ranking material)
+    q_code = _codes(q_qid, topics)
+    grades = keys.numbers(qt.column("relevance")).astype(np.int64, copy=False)
+    order = np.lexsort((-grades, q_code))
+    q_code_sorted = q_code[order]
+    grades_sorted = grades[order]
+    judged_mask = grades_sorted >= 0
+    qrels_offsets = np.searchsorted(
+        q_code_sorted[judged_mask], np.arange(num_topics + 1), side="left"
+    ).astype(np.int64)
+    return topics, qrels_offsets, grades_sorted[judged_mask]
+
+
+def _assemble(side, evaluated, lengths, labels, in_run_all, **fields) -> JudgedRun:
+    """The JudgedRun of the ``evaluated`` topics, whose rankings lie back to back in
+    ``labels`` with the given ``lengths``."""
+    topics, qrels_offsets, qrels_grades = side
     offsets = np.concatenate(([0], np.cumsum(lengths))).astype(np.int64)
     q_lengths = np.diff(qrels_offsets)[evaluated]
     q_offsets = np.concatenate(([0], np.cumsum(q_lengths))).astype(np.int64)
-    chosen = np.zeros(num_topics, dtype=bool)
+    chosen = np.zeros(len(topics), dtype=bool)
     chosen[evaluated] = True
     q_sel = np.repeat(chosen, np.diff(qrels_offsets))
-
     query_ids = np.asarray(topics.to_pylist(), dtype=object)[evaluated]
     return JudgedRun(
         query_ids=query_ids,
@@ -350,11 +386,65 @@ def judge(
         qrels_offsets=q_offsets,
         qrels_grades=qrels_grades[q_sel],
         in_run=in_run_all[evaluated],
+        **fields,
+    )
+
+
+def concat(
+    qrels,
+    pieces: list[JudgedRun],
+    *,
+    complete: bool = False,
+    rel_level: int = 1,
+    compat: int = 10,
+    run_name: str = "",
+) -> JudgedRun:
+    """One JudgedRun from the JudgedRuns of parts of a run that share no query.
+
+    The parts must have been judged against ``qrels`` with the same options and
+    ``complete=False``; the result equals judging the whole run at once (with
+    ``complete`` applied here), except that document rows are not kept.
+    """
+    side = qrels_side(qrels)
+    topics = side[0]
+    num_topics = len(topics)
+    starts = np.zeros(num_topics, dtype=np.int64)
+    lengths = np.zeros(num_topics, dtype=np.int64)
+    in_run_all = np.zeros(num_topics, dtype=bool)
+    code_of = {t: i for i, t in enumerate(topics.to_pylist())}
+    base = 0
+    for p in pieces:  # one step per part; (pa.array of a list would import pandas)
+        if p.num_queries:
+            code = np.array([code_of[q] for q in p.query_ids], dtype=np.int64)
+            if in_run_all[code].any():
+                raise ValueError("two parts share a query")
+            starts[code] = base + p.offsets[:-1]
+            lengths[code] = np.diff(p.offsets)
+            in_run_all[code] = True
+        base += len(p.labels)
+    evaluated = np.arange(num_topics) if complete else np.flatnonzero(in_run_all)
+    if pieces:
+        labels = np.concatenate([p.labels for p in pieces])
+    else:
+        grades = keys.numbers(qrels.table["relevance"])
+        small = not len(grades) or (grades.min() >= -128 and grades.max() <= 127)
+        labels = np.zeros(0, dtype=np.int8 if small else np.int64)
+    lens = lengths[evaluated]
+    first = starts[evaluated]
+    expected = np.concatenate(([0], np.cumsum(lens)[:-1])).astype(np.int64)
+    if not (int(lens.sum()) == len(labels) and np.array_equal(first, expected)):
+        sub = np.concatenate(([0], np.cumsum(lens))).astype(np.int64)
+        labels = labels[np.repeat(first, lens) + segments.positions(sub)]
+    return _assemble(
+        side,
+        evaluated,
+        lens,
+        labels,
+        in_run_all,
         rel_level=int(rel_level),
-        run_name=getattr(run, "name", "") or "",
-        doc_rows=rows,
+        run_name=run_name,
+        doc_rows=None,
         compat=compat,
-        doc_fix=fix,
     )
 
 

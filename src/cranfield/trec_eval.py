@@ -295,18 +295,27 @@ def run_trec_eval(
     zscores_path: str | None = None,
     compat: int = 10,
     notes=None,
+    judged: JudgedRun | None = None,
 ) -> str:
-    """Evaluate like trec_eval and return its exact output text."""
+    """Evaluate like trec_eval and return its exact output text.
+
+    ``judged`` is the run already judged with these options (e.g. by
+    :func:`cranfield.streaming.judge_file`); ``run`` is then not read.
+    """
     selected = select(measure_args)
     cols = columns(selected, num_docs_in_coll)
-    jr: JudgedRun = judge(
-        qrels,
-        run,
-        rel_level=rel_level,
-        depth=depth,
-        judged_only=judged_only,
-        complete=complete,
-        compat=compat,
+    jr: JudgedRun = (
+        judged
+        if judged is not None
+        else judge(
+            qrels,
+            run,
+            rel_level=rel_level,
+            depth=depth,
+            judged_only=judged_only,
+            complete=complete,
+            compat=compat,
+        )
     )
     if not complete and notes is not None:
         all_topics = set(qrels.query_ids())

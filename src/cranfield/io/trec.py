@@ -84,21 +84,42 @@ class Parsed:
 # -- public entry points -------------------------------------------------------------------
 
 
-def read(path_or_file, layout: Layout, duplicates: str = "error") -> tuple[Parsed, str]:
+def read(
+    path_or_file,
+    layout: Layout,
+    duplicates: str = "error",
+    *,
+    source: str | None = None,
+    line_offset: int = 0,
+) -> tuple[Parsed, str]:
     """Parse a TREC run or qrels input and apply the duplicates policy.
 
-    Returns the parsed file and the source name used in messages.
+    Returns the parsed file and the source name used in messages. ``path_or_file``
+    may also be ``bytes`` (a piece of a file): ``source`` then names the file and
+    ``line_offset`` is the number of lines before the piece, added to the line
+    numbers of messages.
     """
     dedup.check_policy(duplicates)
-    source = source_name(path_or_file)
-    parsed = parse(path_or_file, layout, source)
+    source = source_name(path_or_file) if source is None else source
+    try:
+        parsed = parse(path_or_file, layout, source)
+    except InputError as exc:
+        if line_offset and exc.line is not None:
+            raise InputError(exc.message, exc.source, exc.line + line_offset) from None
+        raise
+    line_of = parsed.line_of
+    if line_offset:
+
+        def line_of(row: int) -> int:
+            return parsed.line_of(row) + line_offset
+
     index: list = []
     parsed.table = dedup.resolve(
         parsed.table,
         layout.value,
         duplicates,
         source,
-        parsed.line_of,
+        line_of,
         index_out=index,
         query_blocks=parsed.query_blocks,
     )
@@ -120,10 +141,12 @@ def parse(path_or_file, layout: Layout, source: str) -> Parsed:
                     return parsed
         except OSError as exc:
             raise InputError(f"cannot read: {exc.strerror or exc}", source=source) from exc
+    if isinstance(path_or_file, (bytes, bytearray, memoryview)):
+        data = path_or_file
     if data is None:
         data = read_bytes(path_or_file if not isinstance(path_or_file, Path) else path, source)
-    parsed = _fast(data, layout, _delimiter_of(data[: 1 << 16]), source)
-    return parsed if parsed is not None else _exact(data, layout, source)
+    parsed = _fast(data, layout, _delimiter_of(bytes(data[: 1 << 16])), source)
+    return parsed if parsed is not None else _exact(bytes(data), layout, source)
 
 
 # -- fast path -------------------------------------------------------------------------------
