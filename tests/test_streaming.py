@@ -198,3 +198,17 @@ def test_empty_and_bad_parameters(tmp_path):
 
     with pytest.raises(ParameterError, match="chunk_bytes"):
         streaming.judge_file(Qrels.read(qrels_path), empty, chunk_bytes=0)
+
+
+def test_gather_in_batches_equals_slices():
+    from cranfield.judged import _gather
+
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        lens = rng.integers(0, 9, int(rng.integers(0, 30)))
+        total = int(lens.sum()) + int(rng.integers(0, 5))
+        values = rng.integers(-2, 5, max(total, 1)).astype(np.int8)
+        first = np.array([rng.integers(0, max(total - k, 0) + 1) for k in lens], dtype=np.int64)
+        got = _gather(values, first, lens, batch=int(rng.integers(1, 12)))
+        want = [values[f : f + k] for f, k in zip(first, lens, strict=True)]
+        same_bits(got, np.concatenate(want) if want else np.zeros(0, np.int8))

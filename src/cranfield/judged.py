@@ -390,6 +390,26 @@ def _assemble(side, evaluated, lengths, labels, in_run_all, **fields) -> JudgedR
     )
 
 
+def _gather(values: np.ndarray, first: np.ndarray, lengths: np.ndarray, batch: int = 1 << 22):
+    """``values[first[i]:first[i]+lengths[i]]`` for every i, back to back.
+
+    Index arrays are built for about ``batch`` elements at a time (a loop over a few
+    batches, not over segments), so a 70M-element gather needs no 70M-index temporary.
+    """
+    out = np.empty(int(lengths.sum()), dtype=values.dtype)
+    ends = np.cumsum(lengths)
+    cuts = np.searchsorted(ends, np.arange(batch, int(ends[-1]) if len(ends) else 0, batch))
+    bounds = np.unique(np.concatenate(([0], cuts + 1, [len(lengths)])).clip(0, len(lengths)))
+    pos = 0
+    for a, b in zip(bounds[:-1], bounds[1:], strict=True):
+        lens = lengths[a:b]
+        sub = np.concatenate(([0], np.cumsum(lens))).astype(np.int64)
+        k = int(sub[-1])
+        out[pos : pos + k] = values[np.repeat(first[a:b], lens) + segments.positions(sub)]
+        pos += k
+    return out
+
+
 def concat(
     qrels,
     pieces: list[JudgedRun],
@@ -433,8 +453,7 @@ def concat(
     first = starts[evaluated]
     expected = np.concatenate(([0], np.cumsum(lens)[:-1])).astype(np.int64)
     if not (int(lens.sum()) == len(labels) and np.array_equal(first, expected)):
-        sub = np.concatenate(([0], np.cumsum(lens))).astype(np.int64)
-        labels = labels[np.repeat(first, lens) + segments.positions(sub)]
+        labels = _gather(labels, first, lens)
     return _assemble(
         side,
         evaluated,
