@@ -119,3 +119,27 @@ def test_gain_free_ranks_are_not_read():
     has = np.diff(pos.offsets) > 0
     _same(np.where(has, cum[np.maximum(last, 0)] if len(cum) else 0.0, 0.0), _dense_dcg(jr, ()))
     assert np.all(gain_of(jr.labels[pos.idx]) != 0)
+
+
+def test_rbp_resid_in_row_blocks():
+    """Equal-length rankings of more than 1M documents are summed in several blocks."""
+    rng = np.random.default_rng(3)
+    nq, depth = 300, 4000
+    rows = []
+    for q in range(nq):
+        docs = rng.permutation(6000)[:depth]
+        rows += [(f"q{q:03d}", f"d{d}", float(depth - i)) for i, d in enumerate(docs)]
+    qrels = {
+        f"q{q:03d}": {f"d{d}": int(rng.integers(-1, 3)) for d in rng.choice(6000, 50)}
+        for q in range(nq)
+    }
+    table = pa.table(
+        {
+            "query_id": [r[0] for r in rows],
+            "doc_id": [r[1] for r in rows],
+            "score": pa.array([r[2] for r in rows], pa.float64()),
+        }
+    )
+    jr = judge(Qrels.from_dict(qrels), Run(table, name="r"))
+    assert len(jr.labels) > 1 << 20
+    _same(user_models.rbp_resid(jr, None), _dense_rbp_resid(jr))

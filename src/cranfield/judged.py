@@ -576,6 +576,30 @@ def _block_of(blocks: keys.Blocks, rows: np.ndarray) -> np.ndarray:
     return np.searchsorted(blocks.starts, rows, side="right") - 1
 
 
+def _qrels_keys(qrels, q_index: keys.PairIndex) -> np.ndarray:
+    """The pair key of every qrels row, computed once per qrels table."""
+    cache = getattr(qrels, "_row_keys", None)
+    if cache is not None and cache[0] is qrels.table:
+        return cache[1]
+    row_keys = keys.pair_keys(q_index.query_blocks, qrels.table["doc_id"])
+    try:
+        qrels._row_keys = (qrels.table, row_keys)
+    except AttributeError:
+        pass
+    return row_keys
+
+
+def _qrels_rows_of(q_blocks: keys.Blocks, r_blocks: keys.Blocks) -> np.ndarray | None:
+    """Qrels rows of the topics the run answers, or None when that is most of them."""
+    inside = keys.bools(pc.is_in(q_blocks.values, value_set=r_blocks.values))
+    lengths = np.where(inside, q_blocks.lengths, 0)
+    total = int(lengths.sum())
+    if total * 2 > int(q_blocks.starts[-1]):
+        return None
+    sub = np.concatenate(([0], np.cumsum(lengths))).astype(np.int64)
+    return np.repeat(q_blocks.starts[:-1], lengths) + segments.positions(sub)
+
+
 def _lookup_labels(qrels, run, r_index: keys.PairIndex) -> np.ndarray:
     """Grade of each run row (file order): NOT_POOLED when absent, UNJUDGED when negative.
 
@@ -587,8 +611,13 @@ def _lookup_labels(qrels, run, r_index: keys.PairIndex) -> np.ndarray:
     small = not len(grades_all) or (grades_all.min() >= -128 and grades_all.max() <= 127)
     labels = np.full(rt.num_rows, NOT_POOLED, dtype=np.int8 if small else np.int64)
     q_index = keys.cached_index(qrels)
-    q_keys = keys.pair_keys(q_index.query_blocks, qt["doc_id"])
-    which, rows = r_index.find(q_keys)
+    q_keys = _qrels_keys(qrels, q_index)
+    chosen = _qrels_rows_of(q_index.query_blocks, r_index.query_blocks)
+    if chosen is None:
+        which, rows = r_index.find(q_keys)
+    else:  # a run with few of the qrels topics (a piece of a streamed run)
+        which, rows = r_index.find(q_keys[chosen])
+        which = chosen[which]
     if len(which) == 0:
         return labels
     same = pc.and_(

@@ -37,6 +37,20 @@ CHUNK_BYTES = 1 << 26
 """Bytes read per piece (64 MiB: about 2 million run lines)."""
 
 
+def use_system_allocator() -> None:
+    """Make Arrow allocate with the C library's malloc from now on.
+
+    Arrow's default allocator (mimalloc) reserves over a gigabyte of address space up
+    front, which fails under an address-space limit (``ulimit -v``, ``prlimit --as``)
+    long before memory runs out. The command line tools call this before reading
+    anything when they stream.
+    """
+    import pyarrow as pa
+
+    if pa.default_memory_pool().backend_name != "system":
+        pa.set_memory_pool(pa.system_memory_pool())
+
+
 def should_stream(path, stream: bool | None = None) -> bool:
     """``stream`` if given, else True for a regular file larger than STREAM_THRESHOLD."""
     if stream is not None:

@@ -74,6 +74,13 @@ def add_arguments(p) -> None:
         "must be together); default: only for files larger than 1 GiB",
     )
     p.add_argument(
+        "--no-stream",
+        dest="stream",
+        action="store_const",
+        const=False,
+        help="read runs whole, whatever their size",
+    )
+    p.add_argument(
         "-f", "--format", default="text", choices=["text", "markdown", "json", "csv", "tsv", "trec"]
     )
     p.add_argument("--digits", type=int, default=4, help="decimals in text/markdown/trec output")
@@ -87,11 +94,13 @@ def run(args) -> int:
     from ..output import render
     from ..qrels import Qrels
     from ..run import Run, _default_name
-    from ..streaming import evaluate_file, should_stream
+    from ..streaming import evaluate_file, should_stream, use_system_allocator
 
     if args.depth is not None and args.depth <= 0:
         raise ParameterError("--depth", "a positive integer", args.depth)
     measures = as_measures(args.measures or DEFAULT_MEASURES)
+    if any(should_stream(path, args.stream) for path in args.runs):
+        use_system_allocator()  # bounded address space, see streaming.py
     qrels = Qrels.read(args.qrels)
     # one run in memory at a time; the qrels are read and indexed once
     parts = []

@@ -35,8 +35,8 @@ DESCRIPTION = """Evaluate a TREC run against qrels exactly as trec_eval 10.0 doe
   -R, -T FORMAT                  input formats: only 'qrels' and 'trec_results'
   -D LEVEL                       accepted and ignored (trec_eval debug output)
   --compat 9|10                  reproduce trec_eval 10.0 (default) or 9.x/pytrec_eval
-  --stream                       read the run in query-aligned pieces (bounded memory;
-                                 automatic for runs larger than 1 GiB)
+  --stream, --no-stream          read the run in query-aligned pieces (bounded memory;
+                                 automatic for runs larger than 1 GiB) / read it whole
   Use '-' for one of the files to read standard input.
   See 'cranfield measures' for what every measure computes."""
 
@@ -66,6 +66,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-o", "--Output_old_results_format", action="store_true")
     p.add_argument("--compat", default="10", choices=["9", "10"])
     p.add_argument("--stream", action="store_const", const=True, default=None)
+    p.add_argument("--no-stream", dest="stream", action="store_const", const=False)
     p.add_argument("files", nargs="*")
     return p
 
@@ -111,7 +112,7 @@ def main(argv: list[str]) -> int:
 
     from ..qrels import Qrels
     from ..run import Run
-    from ..streaming import judge_file, should_stream
+    from ..streaming import judge_file, should_stream, use_system_allocator
     from ..trec_eval import run_trec_eval, select
 
     try:
@@ -120,9 +121,12 @@ def main(argv: list[str]) -> int:
         print(f"cranfield trec_eval: {exc}", file=sys.stderr)
         return 1
     try:
+        streamed = should_stream(args.files[1], args.stream)
+        if streamed:
+            use_system_allocator()  # bounded address space, see streaming.py
         qrels = Qrels.read(args.files[0], format="trec")
         judged = None
-        if should_stream(args.files[1], args.stream):
+        if streamed:
             run = None
             judged = judge_file(
                 qrels,

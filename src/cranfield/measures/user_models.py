@@ -96,11 +96,18 @@ def rbp_resid(jr, cutoff):
     n = len(jr.labels)
     lengths = jr.num_ret
     if n and lengths[0] > 0 and (lengths == lengths[0]).all():
-        # every ranking has the same length (the usual case): one 2-D block, no indices
-        unjudged = jr.labels.reshape(len(lengths), int(lengths[0])) < 0
-        terms = np.where(unjudged, table[: unjudged.shape[1]], 0.0)
-        total = np.cumsum(terms, axis=1)[:, -1]
-        any_unjudged = unjudged.any(axis=1)
+        # every ranking has the same length (the usual case): 2-D blocks of ~1M
+        # documents (whole rows), no index arrays; each row summed left to right
+        width = int(lengths[0])
+        labels = jr.labels.reshape(len(lengths), width)
+        total = np.empty(len(lengths))
+        any_unjudged = np.empty(len(lengths), dtype=bool)
+        step = max(1, (1 << 20) // width)
+        for a in range(0, len(lengths), step):
+            unjudged = labels[a : a + step] < 0
+            terms = np.where(unjudged, table[:width], 0.0)
+            total[a : a + step] = np.cumsum(terms, axis=1)[:, -1]
+            any_unjudged[a : a + step] = unjudged.any(axis=1)
     else:
         unjudged = jr.labels < 0
         terms = np.where(unjudged, table[jr.rank - 1], 0.0)
