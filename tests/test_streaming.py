@@ -212,3 +212,26 @@ def test_gather_in_batches_equals_slices():
         got = _gather(values, first, lens, batch=int(rng.integers(1, 12)))
         want = [values[f : f + k] for f, k in zip(first, lens, strict=True)]
         same_bits(got, np.concatenate(want) if want else np.zeros(0, np.int8))
+
+
+def test_progress_bar_only_on_a_terminal_after_a_second(tmp_path, monkeypatch):
+    import io
+
+    qrels_path, run_path = write_collection(tmp_path, 2)
+    qrels = Qrels.read(qrels_path)
+
+    class Tty(io.StringIO):
+        def isatty(self):
+            return True
+
+    clock = iter(range(0, 10_000, 2))  # every reading of the clock: 2 s later
+    monkeypatch.setattr(streaming.time, "monotonic", lambda: next(clock))
+    for stream, drawn in ((Tty(), True), (io.StringIO(), False)):
+        monkeypatch.setattr("sys.stderr", stream)
+        streaming.judge_file(qrels, run_path, chunk_bytes=300)
+        assert ("evaluating [" in stream.getvalue()) is drawn
+    quiet = Tty()
+    monkeypatch.setattr("sys.stderr", quiet)
+    monkeypatch.setattr(streaming.time, "monotonic", lambda: 0.0)  # fast work: no bar
+    streaming.judge_file(qrels, run_path, chunk_bytes=300)
+    assert quiet.getvalue() == ""
