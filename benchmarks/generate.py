@@ -58,16 +58,17 @@ def make_collection(
     runs: int = 1,
     seed: int = 0,
     corpus: int = 8_000_000,
+    first_qid: int = 1000,
 ):
     """Return (qrels_bytes, [run_bytes, ...]).
 
-    Query ids are ``q<n>`` with n from 1000 (all the same width); doc ids are
+    Query ids are numbers from ``first_qid`` (all the same width); doc ids are
     ``D<7 digits>`` drawn from a corpus of ``corpus`` documents.
     """
     import pyarrow as pa
 
     rng = np.random.default_rng(seed)
-    qids = np.array([f"{1000 + i}" for i in range(queries)])
+    qids = np.array([f"{first_qid + i}" for i in range(queries)])
     # every query has a pool of candidate documents; runs are permutations of samples
     pool = max(depth * 2, judged * 2)
     pool_docs = rng.integers(0, corpus, size=(queries, pool))
@@ -142,12 +143,30 @@ def generate(
     if stamp.exists() and stamp.read_text() == params:
         return target
     target.mkdir(parents=True, exist_ok=True)
-    qrels, run_bytes = make_collection(queries, depth, profile, judged, runs, seed)
-    (target / "qrels.txt").write_bytes(qrels)
-    for i, data in enumerate(run_bytes, 1):
-        (target / f"run{i}.txt").write_bytes(data)
+    if queries <= BATCH:
+        qrels, run_bytes = make_collection(queries, depth, profile, judged, runs, seed)
+        (target / "qrels.txt").write_bytes(qrels)
+        for i, data in enumerate(run_bytes, 1):
+            (target / f"run{i}.txt").write_bytes(data)
+    else:  # batches of BATCH queries (seeded by batch), ids 100000.. of one width
+        files = [open(target / "qrels.txt", "wb")]
+        files += [open(target / f"run{i}.txt", "wb") for i in range(1, runs + 1)]
+        try:
+            for b, start in enumerate(range(0, queries, BATCH)):
+                n = min(BATCH, queries - start)
+                qrels, run_bytes = make_collection(
+                    n, depth, profile, judged, runs, seed * 1009 + b + 1, first_qid=100000 + start
+                )
+                for fh, data in zip(files, [qrels, *run_bytes], strict=True):
+                    fh.write(data)
+        finally:
+            for fh in files:
+                fh.close()
     stamp.write_text(params)
     return target
+
+
+BATCH = 10_000  # queries generated at once (Arrow string arrays stay under 2 GiB)
 
 
 def main(argv=None) -> None:

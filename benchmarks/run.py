@@ -155,9 +155,17 @@ def has_module(name: str) -> bool:
     return probe.returncode == 0
 
 
-def bench_size(size: str, profile: str, repeat: int, peer_repeat: int, tools: list[str]):
+def bench_size(
+    size: str,
+    profile: str,
+    repeat: int,
+    peer_repeat: int,
+    tools: list[str],
+    ten: bool = True,
+    limit_gb: float | None = None,
+):
     queries = SIZES[size]
-    data = generate(f"{profile}-{queries}x1000", queries, 1000, profile, runs=10)
+    data = generate(f"{profile}-{queries}x1000", queries, 1000, profile, runs=10 if ten else 1)
     qrels, run1 = str(data / "qrels.txt"), str(data / "run1.txt")
     runs10 = [str(data / f"run{i}.txt") for i in range(1, 11)]
     py = sys.executable
@@ -188,8 +196,38 @@ def bench_size(size: str, profile: str, repeat: int, peer_repeat: int, tools: li
         peers._trec_eval_output,
         "cranfield eval",
     ).extra["printed"] = True
-    ten = add("cranfield eval, 10 runs", [*cf, "eval", qrels, *runs10, *five], cranfield_all_runs)
-    ten.extra["runs"] = 10
+    add(
+        "cranfield eval --stream",
+        [*cf, "eval", "--stream", qrels, run1, *five],
+        cranfield_json,
+        "cranfield eval",
+    )
+    if os.path.getsize(run1) > 1 << 30:  # the plain rows above were streamed (automatic)
+        add(
+            "cranfield eval --no-stream (in memory)",
+            [*cf, "eval", "--no-stream", qrels, run1, *five],
+            cranfield_json,
+            "cranfield eval",
+        )
+    if limit_gb:
+        cap = ["prlimit", f"--as={int(limit_gb * 2**30)}", "--"]
+        add(
+            f"cranfield eval --stream, address space <= {limit_gb:g} GiB",
+            [*cap, *cf, "eval", "--stream", qrels, run1, *five],
+            cranfield_json,
+            "cranfield eval",
+        )
+        add(
+            f"cranfield eval --no-stream (in memory), address space <= {limit_gb:g} GiB",
+            [*cap, *cf, "eval", "--no-stream", qrels, run1, *five],
+            cranfield_json,
+            "cranfield eval",
+        )
+    if ten:
+        job = add(
+            "cranfield eval, 10 runs", [*cf, "eval", qrels, *runs10, *five], cranfield_all_runs
+        )
+        job.extra["runs"] = 10
 
     trec_eval = shutil.which("trec_eval")
     if trec_eval:
@@ -332,16 +370,32 @@ def main(argv=None) -> None:
     p.add_argument("--peer-repeat", type=int, default=1, help="runs per peer tool job")
     p.add_argument("--tools", nargs="*", default=["pytrec_eval", "ir_measures", "ranx"])
     p.add_argument("--name", default=None, help="results/<name>.md (default: the profile)")
+    p.add_argument("--no-ten", action="store_true", help="skip the ten-runs job (one run file)")
+    p.add_argument(
+        "--limit-gb", type=float, help="also time eval under prlimit --as (GiB of address space)"
+    )
+    p.add_argument("--no-small", action="store_true", help="skip the small jobs")
     a = p.parse_args(argv)
     cmd = "PYTHONPATH=src python benchmarks/run.py " + " ".join(
         sys.argv[1:] if argv is None else argv
     )
+    # byte-compile cranfield once, as an installed package is (the environment may set
+    # PYTHONDONTWRITEBYTECODE, which would make every timed process compile it again)
+    import importlib.util
+
+    spec = importlib.util.find_spec("cranfield")
+    if spec is not None and spec.submodule_search_locations:
+        pkg = list(spec.submodule_search_locations)[0]
+        subprocess.run([sys.executable, "-m", "compileall", "-q", pkg], check=False)
     load_before = load()
     started = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     rows: list[Row] = []
     for size in a.sizes:
-        rows += bench_size(size, a.profile, a.repeat, a.peer_repeat, a.tools)
-    rows += small_jobs(max(a.repeat, 5))
+        rows += bench_size(
+            size, a.profile, a.repeat, a.peer_repeat, a.tools, not a.no_ten, a.limit_gb
+        )
+    if not a.no_small:
+        rows += small_jobs(max(a.repeat, 5))
     check(rows)
     v = versions()
     head = [

@@ -305,15 +305,7 @@ def evaluate(
             complete=complete,
             compat=compat,
         )
-        values = {m: m.compute(jr) for m in measure_list}
-        keep = jr.num_rel() > 0 if skip_no_relevant else np.ones(jr.num_queries, bool)
-        aggs = {}
-        for m in measure_list:
-            if aggregate_by == "micro":
-                aggs[m] = micro_aggregate(m, jr)
-            else:
-                aggs[m] = aggregate(values[m][keep], m.definition.aggregate)
-        results.append(RunResult(run.name, jr.query_ids, values, aggs, jr))
+        results.append(run_result(jr, run.name, measure_list, aggregate_by, skip_no_relevant))
     return Results(
         measure_list,
         results,
@@ -325,3 +317,22 @@ def evaluate(
             compat=compat,
         ),
     )
+
+
+def run_result(
+    jr: JudgedRun,
+    name: str,
+    measures: list[Measure],
+    aggregate_by: str = "macro",
+    skip_no_relevant: bool = False,
+) -> RunResult:
+    """Per-query values and aggregates of one judged run (the body of :func:`evaluate`)."""
+    values = {m: m.compute(jr) for m in measures}
+    keep = jr.num_rel() > 0 if skip_no_relevant else np.ones(jr.num_queries, bool)
+    aggs = {}
+    for m in measures:
+        if aggregate_by == "micro":
+            aggs[m] = micro_aggregate(m, jr)
+        else:
+            aggs[m] = aggregate(values[m][keep], m.definition.aggregate)
+    return RunResult(name, jr.query_ids, values, aggs, jr)

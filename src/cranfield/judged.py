@@ -33,6 +33,48 @@ NOT_POOLED = -1
 UNJUDGED = -2
 
 
+@dataclass(frozen=True, eq=False)
+class Positions:
+    """A subset of the ranked documents of every query, in rank order (CSR).
+
+    Attributes
+    ----------
+    idx
+        Flat index of each selected document into ``JudgedRun.labels``.
+    offsets
+        ``idx[offsets[q]:offsets[q+1]]`` are the selected documents of query ``q``.
+    rank
+        1-based rank of each selected document in its query's ranking.
+    labels
+        Label of each selected document.
+    """
+
+    idx: np.ndarray
+    offsets: np.ndarray
+    rank: np.ndarray
+    labels: np.ndarray
+
+    @classmethod
+    def of(cls, mask: np.ndarray, jr: JudgedRun) -> Positions:
+        idx, sub = segments.compress(mask, jr.offsets)
+        rank = idx - np.repeat(jr.offsets[:-1], np.diff(sub)) + 1
+        return cls(idx, sub, rank, jr.labels[idx])
+
+    def where(self, keep: np.ndarray) -> Positions:
+        """The selected documents for which ``keep`` (one flag per document) holds."""
+        counts = segments.int_sum(keep, self.offsets)
+        offsets = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
+        return Positions(self.idx[keep], offsets, self.rank[keep], self.labels[keep])
+
+    @property
+    def counts(self) -> np.ndarray:
+        return np.diff(self.offsets)
+
+    @cached_property
+    def segment(self) -> np.ndarray:
+        return segments.segment_ids(self.offsets)
+
+
 @dataclass(eq=False)
 class JudgedRun:
     """Ranked relevance labels of one run for all evaluated queries.
@@ -72,6 +114,36 @@ class JudgedRun:
     compat: int = 10
     doc_fix: tuple | None = None
     _num_rel_cache: dict = field(default_factory=dict, repr=False)
+    _memo: dict = field(default_factory=dict, repr=False)
+
+    def memo(self, key, make):
+        """``make()``, computed once per key for this run (arrays shared by measures)."""
+        if key not in self._memo:
+            self._memo[key] = make()
+        return self._memo[key]
+
+    @cached_property
+    def pooled(self) -> Positions:
+        """Ranked documents present in the qrels (judged or pooled-unjudged).
+
+        Every other ranked document is NOT_POOLED: it has no grade and no gain, so
+        kernels that only need judged documents read these few positions.
+        """
+        return Positions.of(self.labels != NOT_POOLED, self)
+
+    def at_least(self, level: int) -> Positions:
+        """Ranked documents with label >= level (the relevant ones for level >= 1)."""
+        level = int(level)
+
+        def make():
+            if level >= 0:
+                return self.pooled.where(self.pooled.labels >= level)
+            return Positions.of(self.labels >= level, self)
+
+        return self.memo(("at_least", level), make)
+
+    def relevant_positions(self, rel_level: int | None = None) -> Positions:
+        return self.at_least(self.rel_level if rel_level is None else rel_level)
 
     @property
     def num_queries(self) -> int:
@@ -116,7 +188,7 @@ class JudgedRun:
         return judged - self.num_rel(level) if level > 0 else np.zeros_like(judged)
 
     def num_rel_ret(self, rel_level: int | None = None) -> np.ndarray:
-        return segments.int_sum(self.relevant(rel_level), self.offsets)
+        return self.relevant_positions(rel_level).counts
 
     def doc_ids(self, run) -> np.ndarray:
         """Document ids of the ranked documents (needs the Run it was built from)."""
@@ -194,25 +266,9 @@ def judge(
         raise ParameterError("depth", "a positive integer", depth)
     if compat not in (9, 10):
         raise ParameterError("compat", "9 or 10", compat)
-    qt = qrels.table
     rt = run.table
-
-    q_qid = _as_array(qt.column("query_id"))
-    topics = pc.unique(q_qid)
-    topics = topics.take(pc.sort_indices(topics))
+    topics, qrels_offsets, qrels_grades = qrels_side(qrels)
     num_topics = len(topics)
-
-    # qrels grouped by topic, grades descending (ideal ranking material)
-    q_code = _codes(q_qid, topics)
-    grades = keys.numbers(qt.column("relevance")).astype(np.int64, copy=False)
-    order = np.lexsort((-grades, q_code))
-    q_code_sorted = q_code[order]
-    grades_sorted = grades[order]
-    judged_mask = grades_sorted >= 0
-    qrels_offsets = np.searchsorted(
-        q_code_sorted[judged_mask], np.arange(num_topics + 1), side="left"
-    ).astype(np.int64)
-    qrels_grades = grades_sorted[judged_mask]
 
     # run rows of qrels topics, in trec_eval order: topic, score desc, docno desc
     r_index = keys.cached_index(run)
@@ -263,11 +319,65 @@ def judge(
 
     # restrict to evaluated topics (contiguous blocks, in topic order)
     lengths = np.diff(offsets_all)[evaluated]
+    return _assemble(
+        (topics, qrels_offsets, qrels_grades),
+        evaluated,
+        lengths,
+        labels,
+        in_run_all,
+        rel_level=int(rel_level),
+        run_name=getattr(run, "name", "") or "",
+        doc_rows=rows,
+        compat=compat,
+        doc_fix=fix,
+    )
+
+
+def qrels_side(qrels) -> tuple[pa.Array, np.ndarray, np.ndarray]:
+    """(topics in byte order, CSR offsets, non-negative grades sorted descending per topic).
+
+    Computed once per qrels table (runs judged against the same qrels share it).
+    """
+    cache = getattr(qrels, "_judge_side", None)
+    if cache is not None and cache[0] is qrels.table:
+        return cache[1]
+    side = _qrels_side(qrels)
+    try:
+        qrels._judge_side = (qrels.table, side)
+    except AttributeError:  # an object without attributes: no cache
+        pass
+    return side
+
+
+def _qrels_side(qrels) -> tuple[pa.Array, np.ndarray, np.ndarray]:
+    qt = qrels.table
+    q_qid = _as_array(qt.column("query_id"))
+    topics = pc.unique(q_qid)
+    topics = topics.take(pc.sort_indices(topics))
+    num_topics = len(topics)
+    # qrels grouped by topic, grades descending (ideal ranking material)
+    q_code = _codes(q_qid, topics)
+    grades = keys.numbers(qt.column("relevance")).astype(np.int64, copy=False)
+    order = np.lexsort((-grades, q_code))
+    q_code_sorted = q_code[order]
+    grades_sorted = grades[order]
+    judged_mask = grades_sorted >= 0
+    qrels_offsets = np.searchsorted(
+        q_code_sorted[judged_mask], np.arange(num_topics + 1), side="left"
+    ).astype(np.int64)
+    return topics, qrels_offsets, grades_sorted[judged_mask]
+
+
+def _assemble(side, evaluated, lengths, labels, in_run_all, **fields) -> JudgedRun:
+    """The JudgedRun of the ``evaluated`` topics, whose rankings lie back to back in
+    ``labels`` with the given ``lengths``."""
+    topics, qrels_offsets, qrels_grades = side
     offsets = np.concatenate(([0], np.cumsum(lengths))).astype(np.int64)
     q_lengths = np.diff(qrels_offsets)[evaluated]
     q_offsets = np.concatenate(([0], np.cumsum(q_lengths))).astype(np.int64)
-    q_sel = np.repeat(np.isin(np.arange(num_topics), evaluated), np.diff(qrels_offsets))
-
+    chosen = np.zeros(len(topics), dtype=bool)
+    chosen[evaluated] = True
+    q_sel = np.repeat(chosen, np.diff(qrels_offsets))
     query_ids = np.asarray(topics.to_pylist(), dtype=object)[evaluated]
     return JudgedRun(
         query_ids=query_ids,
@@ -276,11 +386,84 @@ def judge(
         qrels_offsets=q_offsets,
         qrels_grades=qrels_grades[q_sel],
         in_run=in_run_all[evaluated],
+        **fields,
+    )
+
+
+def _gather(values: np.ndarray, first: np.ndarray, lengths: np.ndarray, batch: int = 1 << 22):
+    """``values[first[i]:first[i]+lengths[i]]`` for every i, back to back.
+
+    Index arrays are built for about ``batch`` elements at a time (a loop over a few
+    batches, not over segments), so a 70M-element gather needs no 70M-index temporary.
+    """
+    out = np.empty(int(lengths.sum()), dtype=values.dtype)
+    ends = np.cumsum(lengths)
+    cuts = np.searchsorted(ends, np.arange(batch, int(ends[-1]) if len(ends) else 0, batch))
+    bounds = np.unique(np.concatenate(([0], cuts + 1, [len(lengths)])).clip(0, len(lengths)))
+    pos = 0
+    for a, b in zip(bounds[:-1], bounds[1:], strict=True):
+        lens = lengths[a:b]
+        sub = np.concatenate(([0], np.cumsum(lens))).astype(np.int64)
+        k = int(sub[-1])
+        out[pos : pos + k] = values[np.repeat(first[a:b], lens) + segments.positions(sub)]
+        pos += k
+    return out
+
+
+def concat(
+    qrels,
+    pieces: list[JudgedRun],
+    *,
+    complete: bool = False,
+    rel_level: int = 1,
+    compat: int = 10,
+    run_name: str = "",
+) -> JudgedRun:
+    """One JudgedRun from the JudgedRuns of parts of a run that share no query.
+
+    The parts must have been judged against ``qrels`` with the same options and
+    ``complete=False``; the result equals judging the whole run at once (with
+    ``complete`` applied here), except that document rows are not kept.
+    """
+    side = qrels_side(qrels)
+    topics = side[0]
+    num_topics = len(topics)
+    starts = np.zeros(num_topics, dtype=np.int64)
+    lengths = np.zeros(num_topics, dtype=np.int64)
+    in_run_all = np.zeros(num_topics, dtype=bool)
+    code_of = {t: i for i, t in enumerate(topics.to_pylist())}
+    base = 0
+    for p in pieces:  # one step per part; (pa.array of a list would import pandas)
+        if p.num_queries:
+            code = np.array([code_of[q] for q in p.query_ids], dtype=np.int64)
+            if in_run_all[code].any():
+                raise ValueError("two parts share a query")
+            starts[code] = base + p.offsets[:-1]
+            lengths[code] = np.diff(p.offsets)
+            in_run_all[code] = True
+        base += len(p.labels)
+    evaluated = np.arange(num_topics) if complete else np.flatnonzero(in_run_all)
+    if pieces:
+        labels = np.concatenate([p.labels for p in pieces])
+    else:
+        grades = keys.numbers(qrels.table["relevance"])
+        small = not len(grades) or (grades.min() >= -128 and grades.max() <= 127)
+        labels = np.zeros(0, dtype=np.int8 if small else np.int64)
+    lens = lengths[evaluated]
+    first = starts[evaluated]
+    expected = np.concatenate(([0], np.cumsum(lens)[:-1])).astype(np.int64)
+    if not (int(lens.sum()) == len(labels) and np.array_equal(first, expected)):
+        labels = _gather(labels, first, lens)
+    return _assemble(
+        side,
+        evaluated,
+        lens,
+        labels,
+        in_run_all,
         rel_level=int(rel_level),
-        run_name=getattr(run, "name", "") or "",
-        doc_rows=rows,
+        run_name=run_name,
+        doc_rows=None,
         compat=compat,
-        doc_fix=fix,
     )
 
 
@@ -346,7 +529,8 @@ def _presorted_order(rb: keys.Blocks, block_code: np.ndarray, scores, doc_ids):
     """
     kept = np.flatnonzero(block_code >= 0)
     codes = block_code[kept]
-    if len(np.unique(codes)) != len(codes):  # a topic split over several blocks
+    sorted_codes = np.sort(codes)  # (np.unique would import numpy.ma: 15 ms at start-up)
+    if (sorted_codes[1:] == sorted_codes[:-1]).any():  # a topic split over several blocks
         return False
     starts = rb.starts
     n = int(starts[-1])
@@ -387,6 +571,35 @@ def _presorted_order(rb: keys.Blocks, block_code: np.ndarray, scores, doc_ids):
     return fixed[rows], None
 
 
+def _block_of(blocks: keys.Blocks, rows: np.ndarray) -> np.ndarray:
+    """Index of the block holding each row."""
+    return np.searchsorted(blocks.starts, rows, side="right") - 1
+
+
+def _qrels_keys(qrels, q_index: keys.PairIndex) -> np.ndarray:
+    """The pair key of every qrels row, computed once per qrels table."""
+    cache = getattr(qrels, "_row_keys", None)
+    if cache is not None and cache[0] is qrels.table:
+        return cache[1]
+    row_keys = keys.pair_keys(q_index.query_blocks, qrels.table["doc_id"])
+    try:
+        qrels._row_keys = (qrels.table, row_keys)
+    except AttributeError:
+        pass
+    return row_keys
+
+
+def _qrels_rows_of(q_blocks: keys.Blocks, r_blocks: keys.Blocks) -> np.ndarray | None:
+    """Qrels rows of the topics the run answers, or None when that is most of them."""
+    inside = keys.bools(pc.is_in(q_blocks.values, value_set=r_blocks.values))
+    lengths = np.where(inside, q_blocks.lengths, 0)
+    total = int(lengths.sum())
+    if total * 2 > int(q_blocks.starts[-1]):
+        return None
+    sub = np.concatenate(([0], np.cumsum(lengths))).astype(np.int64)
+    return np.repeat(q_blocks.starts[:-1], lengths) + segments.positions(sub)
+
+
 def _lookup_labels(qrels, run, r_index: keys.PairIndex) -> np.ndarray:
     """Grade of each run row (file order): NOT_POOLED when absent, UNJUDGED when negative.
 
@@ -398,8 +611,13 @@ def _lookup_labels(qrels, run, r_index: keys.PairIndex) -> np.ndarray:
     small = not len(grades_all) or (grades_all.min() >= -128 and grades_all.max() <= 127)
     labels = np.full(rt.num_rows, NOT_POOLED, dtype=np.int8 if small else np.int64)
     q_index = keys.cached_index(qrels)
-    q_keys = keys.pair_keys(q_index.query_blocks, qt["doc_id"])
-    which, rows = r_index.find(q_keys)
+    q_keys = _qrels_keys(qrels, q_index)
+    chosen = _qrels_rows_of(q_index.query_blocks, r_index.query_blocks)
+    if chosen is None:
+        which, rows = r_index.find(q_keys)
+    else:  # a run with few of the qrels topics (a piece of a streamed run)
+        which, rows = r_index.find(q_keys[chosen])
+        which = chosen[which]
     if len(which) == 0:
         return labels
     same = pc.and_(
@@ -407,9 +625,10 @@ def _lookup_labels(qrels, run, r_index: keys.PairIndex) -> np.ndarray:
             keys.take(qt["doc_id"], which),
             keys.take(rt["doc_id"], rows),
         ),
+        # query ids compared through their blocks (a few thousand values, not rows)
         pc.equal(
-            keys.take(qt["query_id"], which),
-            keys.take(rt["query_id"], rows),
+            keys.take(q_index.query_blocks.values, _block_of(q_index.query_blocks, which)),
+            keys.take(r_index.query_blocks.values, _block_of(r_index.query_blocks, rows)),
         ),
     )
     hit = keys.bools(same)

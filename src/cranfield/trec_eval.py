@@ -280,6 +280,23 @@ def _fmt_long(v) -> str:
     return str(int(v))
 
 
+def _formatted(values: np.ndarray, long: bool) -> list[str]:
+    """``%6.4f`` (or ``%ld``) of every value; each distinct bit pattern formatted once."""
+    values = np.ascontiguousarray(values, dtype=np.float64)
+    bits = values.view(np.int64)
+    order = np.argsort(bits, kind="stable")
+    sorted_bits = bits[order]
+    first = np.ones(len(bits), dtype=bool)
+    first[1:] = sorted_bits[1:] != sorted_bits[:-1]
+    group = np.cumsum(first) - 1
+    inverse = np.empty(len(bits), dtype=np.int64)
+    inverse[order] = group
+    distinct = values[order[first]].tolist()
+    # printf-style formatting is faster than f-strings here and prints the same digits
+    texts = [str(int(v)) for v in distinct] if long else ["%6.4f" % v for v in distinct]  # noqa: UP031
+    return [texts[i] for i in inverse.tolist()]
+
+
 def run_trec_eval(
     qrels,
     run,
@@ -295,18 +312,27 @@ def run_trec_eval(
     zscores_path: str | None = None,
     compat: int = 10,
     notes=None,
+    judged: JudgedRun | None = None,
 ) -> str:
-    """Evaluate like trec_eval and return its exact output text."""
+    """Evaluate like trec_eval and return its exact output text.
+
+    ``judged`` is the run already judged with these options (e.g. by
+    :func:`cranfield.streaming.judge_file`); ``run`` is then not read.
+    """
     selected = select(measure_args)
     cols = columns(selected, num_docs_in_coll)
-    jr: JudgedRun = judge(
-        qrels,
-        run,
-        rel_level=rel_level,
-        depth=depth,
-        judged_only=judged_only,
-        complete=complete,
-        compat=compat,
+    jr: JudgedRun = (
+        judged
+        if judged is not None
+        else judge(
+            qrels,
+            run,
+            rel_level=rel_level,
+            depth=depth,
+            judged_only=judged_only,
+            complete=complete,
+            compat=compat,
+        )
     )
     if not complete and notes is not None:
         all_topics = set(qrels.query_ids())
@@ -348,14 +374,17 @@ def run_trec_eval(
             for c, v in zip(cols, per_values, strict=True)
             if c.kind not in ("runid", "num_q", "gm")
         ]
-        for i, q in enumerate(qids):
-            for col, values in printable:
-                if col.kind == "string":
-                    lines.append(f"{col.printed:<22}\t{q}\t'{values[i]}'")
-                elif col.kind == "long":
-                    lines.append(f"{col.printed:<22}\t{q}\t{_fmt_long(values[i])}")
-                else:
-                    lines.append(f"{col.printed:<22}\t{q}\t{values[i]:6.4f}")
+        # column by column (each distinct value formatted once), then query-major order
+        tails = [f"\t{q}\t" for q in qids]
+        per_column = []
+        for col, values in printable:
+            prefix = f"{col.printed:<22}"
+            if col.kind == "string":
+                texts = [f"'{v}'" for v in values]
+            else:
+                texts = _formatted(values, col.kind == "long")
+            per_column.append([prefix + t + x for t, x in zip(tails, texts, strict=True)])
+        lines.extend(line for row in zip(*per_column, strict=True) for line in row)
     if summary:
         n = jr.num_queries
         for col, values in zip(cols, per_values, strict=True):

@@ -63,6 +63,21 @@ def add_arguments(p) -> None:
         help="a document listed twice for a query: error (default), keep first, keep max",
     )
     p.add_argument(
+        "--stream",
+        action="store_const",
+        const=True,
+        default=None,
+        help="read TREC runs in query-aligned pieces (bounded memory; each query's lines "
+        "must be together); default: only for files larger than 1 GiB",
+    )
+    p.add_argument(
+        "--no-stream",
+        dest="stream",
+        action="store_const",
+        const=False,
+        help="read runs whole, whatever their size",
+    )
+    p.add_argument(
         "-f", "--format", default="text", choices=["text", "markdown", "json", "csv", "tsv", "trec"]
     )
     p.add_argument("--digits", type=int, default=4, help="decimals in text/markdown/trec output")
@@ -72,17 +87,38 @@ def add_arguments(p) -> None:
 def run(args) -> int:
     from ..errors import ParameterError
     from ..evaluation import Results, as_measures, evaluate
+    from ..io.source import source_name
     from ..output import render
     from ..qrels import Qrels
     from ..run import Run, _default_name
+    from ..streaming import evaluate_file, should_stream, use_system_allocator
 
     if args.depth is not None and args.depth <= 0:
         raise ParameterError("--depth", "a positive integer", args.depth)
     measures = as_measures(args.measures or DEFAULT_MEASURES)
+    if any(should_stream(path, args.stream) for path in args.runs):
+        use_system_allocator()  # bounded address space, see streaming.py
     qrels = Qrels.read(args.qrels)
     # one run in memory at a time; the qrels are read and indexed once
     parts = []
     for path in args.runs:
+        if should_stream(path, args.stream):
+            one = evaluate_file(
+                qrels,
+                path,
+                measures,
+                rel_level=args.rel_level,
+                depth=args.depth,
+                judged_only=args.judged_only,
+                complete=args.complete,
+                compat=args.compat,
+                aggregate_by=args.aggregate,
+                skip_no_relevant=args.skip_no_relevant,
+                collection_size=args.collection_size,
+                duplicates=args.duplicates,
+            )
+            parts.append((one, source_name(path)))
+            continue
         run = Run.read(path, duplicates=args.duplicates)
         one = evaluate(
             qrels,

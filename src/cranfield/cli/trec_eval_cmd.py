@@ -35,6 +35,8 @@ DESCRIPTION = """Evaluate a TREC run against qrels exactly as trec_eval 10.0 doe
   -R, -T FORMAT                  input formats: only 'qrels' and 'trec_results'
   -D LEVEL                       accepted and ignored (trec_eval debug output)
   --compat 9|10                  reproduce trec_eval 10.0 (default) or 9.x/pytrec_eval
+  --stream, --no-stream          read the run in query-aligned pieces (bounded memory;
+                                 automatic for runs larger than 1 GiB) / read it whole
   Use '-' for one of the files to read standard input.
   See 'cranfield measures' for what every measure computes."""
 
@@ -63,6 +65,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-D", "--Debug_level", dest="debug", default=None)
     p.add_argument("-o", "--Output_old_results_format", action="store_true")
     p.add_argument("--compat", default="10", choices=["9", "10"])
+    p.add_argument("--stream", action="store_const", const=True, default=None)
+    p.add_argument("--no-stream", dest="stream", action="store_const", const=False)
     p.add_argument("files", nargs="*")
     return p
 
@@ -108,6 +112,7 @@ def main(argv: list[str]) -> int:
 
     from ..qrels import Qrels
     from ..run import Run
+    from ..streaming import judge_file, should_stream, use_system_allocator
     from ..trec_eval import run_trec_eval, select
 
     try:
@@ -116,8 +121,24 @@ def main(argv: list[str]) -> int:
         print(f"cranfield trec_eval: {exc}", file=sys.stderr)
         return 1
     try:
+        streamed = should_stream(args.files[1], args.stream)
+        if streamed:
+            use_system_allocator()  # bounded address space, see streaming.py
         qrels = Qrels.read(args.files[0], format="trec")
-        run = Run.read(args.files[1], format="trec")
+        judged = None
+        if streamed:
+            run = None
+            judged = judge_file(
+                qrels,
+                args.files[1],
+                rel_level=rel_level,
+                depth=depth,
+                judged_only=args.judged_only,
+                complete=args.complete,
+                compat=int(args.compat),
+            )
+        else:
+            run = Run.read(args.files[1], format="trec")
         text = run_trec_eval(
             qrels,
             run,
@@ -132,6 +153,7 @@ def main(argv: list[str]) -> int:
             zscores_path=args.zscores,
             compat=int(args.compat),
             notes=lambda msg: print(f"cranfield trec_eval: {msg}", file=sys.stderr),
+            judged=judged,
         )
     except MeasureError as exc:
         print(f"cranfield trec_eval: {exc}", file=sys.stderr)

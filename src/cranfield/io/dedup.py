@@ -42,6 +42,7 @@ def resolve(
     line_of: Callable[[int], int] | None,
     unit: str = "line",
     index_out: list | None = None,
+    query_blocks: keys.Blocks | None = None,
 ) -> pa.Table:
     """Apply a duplicates policy to a (query_id, doc_id, value) table, keeping row order.
 
@@ -51,17 +52,25 @@ def resolve(
     ``line_of(row)`` maps a 0-based row to the line number quoted in messages; when it
     is None, rows are quoted 1-based as ``row N``. When the table comes back unchanged
     and ``index_out`` is a list, the :class:`keys.PairIndex` built for the check is
-    appended to it (for ``judge`` to reuse).
+    appended to it (for ``judge`` to reuse). ``query_blocks`` are the table's query
+    id blocks (``keys.blocks``) when already known.
     """
     check_policy(duplicates)
-    index = keys.build_index(table)
+    index = keys.build_index(table, query_blocks)
     cand = index.duplicate_candidates()
     if len(cand) == 0:
         if index_out is not None:
             index_out.append(index)
         return table
-    sub = table.take(keys.ints(cand)).select(["query_id", "doc_id", value])
-    sub = sub.append_column("_row", keys.ints(cand))
+    # column by column: Table.take would first concatenate every chunk of a big table
+    sub = pa.table(
+        {
+            "query_id": keys.take(table["query_id"], cand),
+            "doc_id": keys.take(table["doc_id"], cand),
+            value: keys.take(table[value], cand),
+            "_row": keys.ints(cand),
+        }
+    )
     if duplicates == "max":
         sort_keys = [("query_id", "ascending"), ("doc_id", "ascending"), (value, "descending")]
     else:

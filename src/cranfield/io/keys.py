@@ -214,15 +214,24 @@ def blocks(col) -> Blocks:
 
 
 def _key_chunks(query_blocks: Blocks, doc_id):
-    """Yield (first row, keys of the rows of one chunk of ``doc_id``): small temporaries."""
+    """Yield (first row, keys of the rows of one chunk of ``doc_id``): small temporaries.
+
+    Chunks are hashed two at a time in threads (NumPy releases the GIL in these
+    whole-array operations), in order.
+    """
     qh = hash_strings(query_blocks.values) * _GOLD
     starts = query_blocks.starts
     chunks = doc_id.chunks if isinstance(doc_id, pa.ChunkedArray) else [doc_id]
+    work = []
     pos = 0
     for c in chunks:
+        if len(c):
+            work.append((pos, c))
+            pos += len(c)
+
+    def one(item):
+        pos, c = item
         m = len(c)
-        if m == 0:
-            continue
         key = _hash_chunk(c.cast(pa.string()) if c.type != pa.string() else c)
         b0 = int(np.searchsorted(starts, pos, side="right")) - 1
         b1 = int(np.searchsorted(starts, pos + m - 1, side="right")) - 1
@@ -230,8 +239,21 @@ def _key_chunks(query_blocks: Blocks, doc_id):
         key ^= np.repeat(qh[b0 : b1 + 1], np.diff(bounds))
         key *= _MIX
         key ^= key >> np.uint64(29)
-        yield pos, key
-        pos += m
+        return pos, key
+
+    if len(work) < 4:
+        yield from map(one, work)
+        return
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        pending = []
+        for item in work:  # at most a few chunks in flight: bounded memory
+            pending.append(pool.submit(one, item))
+            if len(pending) > 3:
+                yield pending.pop(0).result()
+        for f in pending:
+            yield f.result()
 
 
 def pair_keys(query_blocks: Blocks, doc_id) -> np.ndarray:
@@ -287,10 +309,13 @@ class PairIndex:
         return which, rows
 
 
-def build_index(table: pa.Table) -> PairIndex:
-    """Sort the pair keys of a table with ``query_id`` and ``doc_id`` columns."""
+def build_index(table: pa.Table, query_blocks: Blocks | None = None) -> PairIndex:
+    """Sort the pair keys of a table with ``query_id`` and ``doc_id`` columns.
+
+    ``query_blocks`` is ``blocks(table["query_id"])`` when the caller has it already.
+    """
     n = table.num_rows
-    qb = blocks(table["query_id"])
+    qb = blocks(table["query_id"]) if query_blocks is None else query_blocks
     row_bits = max(1, int(n).bit_length())
     shift = np.uint64(row_bits)
     packed = np.empty(n, dtype=np.uint64)

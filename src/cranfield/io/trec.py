@@ -75,6 +75,7 @@ class Parsed:
     lines: np.ndarray | None  # line of each row; None when row i is line i + 1
     tag: str | None  # run tag of the last line
     index: object = None  # keys.PairIndex of the final table, when the duplicate check built it
+    query_blocks: object = None  # keys.Blocks of the query ids, when the fast path found them
 
     def line_of(self, row: int) -> int:
         return row + 1 if self.lines is None else int(self.lines[row])
@@ -83,17 +84,44 @@ class Parsed:
 # -- public entry points -------------------------------------------------------------------
 
 
-def read(path_or_file, layout: Layout, duplicates: str = "error") -> tuple[Parsed, str]:
+def read(
+    path_or_file,
+    layout: Layout,
+    duplicates: str = "error",
+    *,
+    source: str | None = None,
+    line_offset: int = 0,
+) -> tuple[Parsed, str]:
     """Parse a TREC run or qrels input and apply the duplicates policy.
 
-    Returns the parsed file and the source name used in messages.
+    Returns the parsed file and the source name used in messages. ``path_or_file``
+    may also be ``bytes`` (a piece of a file): ``source`` then names the file and
+    ``line_offset`` is the number of lines before the piece, added to the line
+    numbers of messages.
     """
     dedup.check_policy(duplicates)
-    source = source_name(path_or_file)
-    parsed = parse(path_or_file, layout, source)
+    source = source_name(path_or_file) if source is None else source
+    try:
+        parsed = parse(path_or_file, layout, source)
+    except InputError as exc:
+        if line_offset and exc.line is not None:
+            raise InputError(exc.message, exc.source, exc.line + line_offset) from None
+        raise
+    line_of = parsed.line_of
+    if line_offset:
+
+        def line_of(row: int) -> int:
+            return parsed.line_of(row) + line_offset
+
     index: list = []
     parsed.table = dedup.resolve(
-        parsed.table, layout.value, duplicates, source, parsed.line_of, index_out=index
+        parsed.table,
+        layout.value,
+        duplicates,
+        source,
+        line_of,
+        index_out=index,
+        query_blocks=parsed.query_blocks,
     )
     parsed.index = index[0] if index else None
     return parsed, source
@@ -113,10 +141,12 @@ def parse(path_or_file, layout: Layout, source: str) -> Parsed:
                     return parsed
         except OSError as exc:
             raise InputError(f"cannot read: {exc.strerror or exc}", source=source) from exc
+    if isinstance(path_or_file, (bytes, bytearray, memoryview)):
+        data = path_or_file
     if data is None:
         data = read_bytes(path_or_file if not isinstance(path_or_file, Path) else path, source)
-    parsed = _fast(data, layout, _delimiter_of(data[: 1 << 16]), source)
-    return parsed if parsed is not None else _exact(data, layout, source)
+    parsed = _fast(data, layout, _delimiter_of(bytes(data[: 1 << 16])), source)
+    return parsed if parsed is not None else _exact(bytes(data), layout, source)
 
 
 # -- fast path -------------------------------------------------------------------------------
@@ -162,21 +192,6 @@ def _read_csv(src, layout: Layout, delimiter: str = " ", kept_only: bool = False
     )
 
 
-def _clean_chunk(chunk: pa.Array, is_qid: bool) -> bool:
-    """No empty field, no byte below 0x21 (whitespace, control), no leading '#' for qids."""
-    n = len(chunk)
-    if n == 0:
-        return True
-    _, off_buf, data_buf = chunk.buffers()
-    off = np.frombuffer(off_buf, dtype=np.int32)[chunk.offset : chunk.offset + n + 1]
-    if (np.diff(off) <= 0).any():
-        return False
-    data = np.frombuffer(data_buf, dtype=np.uint8)[off[0] : off[-1]]
-    if data.min() < 0x21:
-        return False
-    return not (is_qid and (data[off[:-1] - off[0]] == ord("#")).any())
-
-
 def _byte_chunks(src, size: int = 1 << 22):
     """The bytes of a path or a bytes-like object, as NumPy views of ``size`` bytes."""
     if isinstance(src, (bytes, bytearray, memoryview)):
@@ -193,7 +208,7 @@ def _byte_chunks(src, size: int = 1 << 22):
             yield np.frombuffer(buf, dtype=np.uint8, count=k)
 
 
-def _separators_ok(src, rows: int, nfields: int) -> tuple[bool, bytes]:
+def _separators_ok(src, rows: int | None, nfields: int, stop=None):
     """True when the only bytes below 0x21 are the delimiters and line ends Arrow saw.
 
     Arrow found ``nfields - 1`` delimiters and one line end on each of ``rows`` lines;
@@ -201,44 +216,88 @@ def _separators_ok(src, rows: int, nfields: int) -> tuple[bool, bytes]:
     no two separators touch (an empty field, a blank line, a space at either end of a
     line), splitting on any whitespace gives the same fields. Returns the verdict and
     the file's last 4 KiB (for the run tag).
+
+    With ``rows=None`` the row count is not known yet: returns the raw material
+    ``(count of bytes below 0x21 or None if two touch, last 4 KiB, last byte is one)``
+    for :func:`_separator_count_ok`. ``stop`` (an Event) ends the scan early.
     """
     small_total = 0
     prev_small = True  # a separator at the very start is an empty field
     last = np.zeros(0, dtype=np.uint8)
     for a in _byte_chunks(src):
+        if stop is not None and stop.is_set():
+            return (None, b"", False) if rows is None else (False, b"")
         small = a < 0x21
         small_total += int(np.count_nonzero(small))
         if (prev_small and small[0]) or (small[1:] & small[:-1]).any():
-            return False, b""
+            return (None, b"", False) if rows is None else (False, b"")
         prev_small = bool(small[-1])
         last = np.concatenate((last, a[-4096:]))[-4096:]
-    if not len(last):
-        return False, b""
     tail = last.tobytes()
+    if rows is None:
+        return small_total, tail, prev_small
+    return _separator_count_ok(small_total, tail, prev_small, rows, nfields), tail
+
+
+def _separator_count_ok(small_total, tail: bytes, prev_small: bool, rows, nfields) -> bool:
+    if not tail:
+        return False
     expected = nfields * rows - (0 if tail.endswith(b"\n") else 1)
     if tail[-1:] not in (b"\n",) and prev_small:
-        return False, b""
-    return small_total == expected, tail
+        return False
+    return small_total == expected
 
 
 def _fast(src, layout: Layout, delimiter: str, source: str) -> Parsed | None:
+    # The separator scan reads the file on its own; it runs in a thread while Arrow
+    # parses (Arrow leaves a core idle part of the time), and stops early on failure.
+    import threading
+
+    verdict: list = []
+    stop = threading.Event()
+    n_rows: list = []
+
+    def scan():
+        try:
+            verdict.append(_separators_ok(src, None, layout.nfields, stop))
+        except BaseException as exc:  # re-raised below, in the caller's thread
+            verdict.append(exc)
+
+    scanner = threading.Thread(target=scan, daemon=True)
+    scanner.start()
     try:
-        table = _read_csv(src, layout, delimiter, kept_only=True)
-    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
-        return None
+        try:
+            table = _read_csv(src, layout, delimiter, kept_only=True)
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+            return None
+        n_rows.append(table.num_rows)
+    finally:
+        if not n_rows:
+            stop.set()
+        scanner.join()
     if table.num_rows == 0:
         return None
     # the reader's block buffers are free now; hand them back to the system
     pa.default_memory_pool().release_unused()
-    ok, tail = _separators_ok(src, table.num_rows, layout.nfields)
-    if not ok:
+    result = verdict[0]
+    if isinstance(result, BaseException):
+        raise result
+    small_total, tail, prev_small = result
+    if small_total is None or not _separator_count_ok(
+        small_total, tail, prev_small, table.num_rows, layout.nfields
+    ):
         return None
-    if not all(_clean_chunk(c, True) for c in table["query_id"].chunks):
-        return None  # a '#' comment line (the other checks are covered by the scan)
+    # a '#' comment line: its query id starts with '#' and is the value of some block
+    # of equal adjacent query ids (the other checks are covered by the scan)
+    qb = keys.blocks(table["query_id"])
+    if len(qb.values) and pc.any(pc.starts_with(qb.values, "#")).as_py():
+        return None
     tag = None
     if layout.kind == "run":
         tag = tail.rstrip(b"\n").rsplit(b"\n", 1)[-1].split(delimiter.encode())[5]
-    return _finish(table, layout, None, source, tag)
+    parsed = _finish(table, layout, None, source, tag)
+    parsed.query_blocks = qb
+    return parsed
 
 
 # -- exact path ------------------------------------------------------------------------------

@@ -14,14 +14,22 @@ def level(jr, rel) -> int:
     return jr.rel_level if rel is None else int(rel)
 
 
-def count_at(jr, mask: np.ndarray, k: int) -> np.ndarray:
+def count_at(jr, mask, k) -> np.ndarray:
     """Number of True entries of ``mask`` among the top ``k`` (a number, or one per
-    query) of every ranking."""
-    idx, sub = segments.compress(mask, jr.offsets)
-    per = np.diff(sub)
-    pos = idx - np.repeat(jr.offsets[:-1], per)  # 0-based rank of each True
+    query) of every ranking.
+
+    ``mask`` is a boolean array over the ranked documents or a
+    :class:`cranfield.judged.Positions` selection (then nothing is scanned but it).
+    """
+    if isinstance(mask, np.ndarray):
+        idx, sub = segments.compress(mask, jr.offsets)
+        per = np.diff(sub)
+        rank = idx - np.repeat(jr.offsets[:-1], per) + 1
+    else:
+        sub, rank = mask.offsets, mask.rank
+        per = np.diff(sub)
     limit = np.repeat(k, per) if np.ndim(k) else k  # k may differ per query
-    return segments.int_sum(pos < limit, sub)
+    return segments.int_sum(rank - 1 < limit, sub)
 
 
 def in_top(jr, k: int | None) -> np.ndarray:

@@ -83,10 +83,10 @@ def num_rel(jr, cutoff, rel=None):
     family="count",
 )
 def num_rel_ret(jr, cutoff, rel=None):
-    mask = jr.relevant(level(jr, rel))
-    if cutoff is not None:
-        mask = mask & (jr.rank <= cutoff)
-    return segments.int_sum(mask, jr.offsets).astype(np.float64)
+    hits = jr.at_least(level(jr, rel))
+    if cutoff is None:
+        return hits.counts.astype(np.float64)
+    return segments.int_sum(hits.rank <= cutoff, hits.offsets).astype(np.float64)
 
 
 @measure(
@@ -103,8 +103,8 @@ def num_rel_ret(jr, cutoff, rel=None):
 )
 def num_nonrel_judged_ret(jr, cutoff, rel=None):
     lv = level(jr, rel)
-    mask = (jr.labels >= 0) & (jr.labels < lv)
-    return segments.int_sum(mask, jr.offsets).astype(np.float64)
+    judged = jr.at_least(0)
+    return segments.int_sum(judged.labels < lv, judged.offsets).astype(np.float64)
 
 
 @measure(
@@ -132,7 +132,7 @@ def num_nonrel_judged_ret(jr, cutoff, rel=None):
 )
 def utility(jr, cutoff, a=1.0, b=-1.0, c=0.0, d=0.0, collection_size=0, rel=None):
     lv = level(jr, rel)
-    relret = segments.int_sum(jr.relevant(lv), jr.offsets).astype(np.float64)
+    relret = jr.at_least(lv).counts.astype(np.float64)
     ret = jr.num_ret.astype(np.float64)
     r = jr.num_rel(lv).astype(np.float64)
     value = (
@@ -147,18 +147,16 @@ def utility(jr, cutoff, a=1.0, b=-1.0, c=0.0, d=0.0, collection_size=0, rel=None
 
 def relstring_values(jr, n: int) -> np.ndarray:
     """One character per top-n document: grade 0-9, '>' above 9, '-' not pooled, '.' unjudged."""
-    chars = np.full(len(jr.labels), "<", dtype="<U1")
-    labels = jr.labels
+    depth = np.minimum(jr.num_ret, int(n))  # only the top n are read
+    bounds = np.concatenate(([0], np.cumsum(depth))).astype(np.int64)
+    labels = jr.labels[np.repeat(jr.offsets[:-1], depth) + segments.positions(bounds)]
+    chars = np.full(len(labels), "<", dtype="<U1")
     digits = (labels >= 0) & (labels <= 9)
     chars[digits] = np.array(list("0123456789"))[labels[digits]]
     chars[labels > 9] = ">"
     chars[labels == -1] = "-"
     chars[labels == -2] = "."
-    keep = jr.rank <= n
-    kept = chars[keep]
-    seg = jr.segment[keep]
-    bounds = np.searchsorted(seg, np.arange(jr.num_queries + 1))
-    joined = "".join(kept.tolist())
+    joined = "".join(chars.tolist())
     return np.array(
         [joined[bounds[q] : bounds[q + 1]] for q in range(jr.num_queries)], dtype=object
     )

@@ -14,7 +14,8 @@ from __future__ import annotations
 import numpy as np
 
 from .. import segments
-from ._common import discounts, level, libm_log2, safe_div
+from ..judged import NOT_POOLED, Positions
+from ._common import level, libm_log2, safe_div
 from .precision import JUDGED_ONLY, REL, TREC
 from .registry import Param, measure
 
@@ -100,32 +101,72 @@ class Ideal:
         return segments.sequential_sum(self.gains, self.offsets)
 
 
+def ideal(jr, gains=(), dcg="log2", b=2.0) -> Ideal:
+    """The :class:`Ideal` rankings of ``jr``, built once per run and gain setting."""
+    return jr.memo(("ideal", gains, dcg, b), lambda: Ideal(jr, gains, dcg, b))
+
+
+def gain_positions(jr, gains=()) -> tuple[Positions, np.ndarray]:
+    """Ranked documents with a non-zero gain, and their gains.
+
+    Only they add DCG terms: a zero gain gives a +0.0 term in every formulation,
+    which changes no bit of a left-to-right sum starting at +0.0 (see
+    ``segments.sequential_sum``). Documents outside the pool have gain 0 unless
+    ``gains`` names their label (-1), in which case every document is read.
+    """
+
+    def make():
+        if any(lvl == NOT_POOLED for lvl, _ in gains):
+            pos = Positions.of(np.ones(len(jr.labels), dtype=bool), jr)
+        else:
+            pos = jr.pooled
+        g = gain_of(pos.labels, gains)
+        keep = g != 0
+        return pos.where(keep), g[keep]
+
+    return jr.memo(("gain_positions", gains), make)
+
+
 def dcg_terms(jr, gains=(), cutoff=None, dcg="log2", b=2.0) -> np.ndarray:
+    """DCG term of every ranked document (0 past the cutoff), one per document."""
     g = gain_of(jr.labels, gains)
-    terms = g / discounts(jr) if dcg == "log2" else discounted(g, jr.rank, dcg, b)
+    if dcg == "log2":
+        terms = g / segments.log2_discounts(max(jr.max_len, 1))[jr.rank - 1]
+    else:
+        terms = discounted(g, jr.rank, dcg, b)
     if cutoff is not None:
         terms = np.where(jr.rank <= cutoff, terms, 0.0)
     return terms
 
 
-def _dcg(jr, gains=(), cutoff=None, dcg="log2", b=2.0) -> np.ndarray:
-    """DCG of every ranking: the sum of :func:`dcg_terms`, reading only the top ``cutoff``.
-
-    Terms past the cutoff are zeros in :func:`dcg_terms` and change no bit of a
-    left-to-right sum, so they are not computed at all.
-    """
-    if cutoff is None:
-        return segments.sequential_sum(dcg_terms(jr, gains, None, dcg, b), jr.offsets)
-    depth = np.minimum(jr.num_ret, int(cutoff))
-    sub = np.concatenate(([0], np.cumsum(depth))).astype(np.int64)
-    pos = segments.positions(sub)
-    labels = jr.labels[np.repeat(jr.offsets[:-1], depth) + pos]
-    g = gain_of(labels, gains)
+def _sparse_terms(jr, pos: Positions, g: np.ndarray, dcg="log2", b=2.0) -> np.ndarray:
+    """DCG terms of the documents ``pos`` with gains ``g`` (same values as dcg_terms)."""
     if dcg == "log2":
-        terms = g / segments.log2_discounts(max(int(depth.max(initial=0)), 1))[pos]
-    else:
-        terms = discounted(g, pos + 1, dcg, b)
-    return segments.sequential_sum(terms, sub)
+        return g / segments.log2_discounts(max(jr.max_len, 1))[pos.rank - 1]
+    return discounted(g, pos.rank, dcg, b)
+
+
+def _dcg(jr, gains=(), cutoff=None, dcg="log2", b=2.0) -> np.ndarray:
+    """DCG of every ranking: the sum of :func:`dcg_terms`, reading only non-zero gains.
+
+    Zero terms (zero gain, or past the cutoff) change no bit of a left-to-right sum,
+    so they are not computed at all.
+    """
+    pos, g = gain_positions(jr, gains)
+    if cutoff is not None:
+        keep = pos.rank <= cutoff
+        pos, g = pos.where(keep), g[keep]
+    return segments.sequential_sum(_sparse_terms(jr, pos, g, dcg, b), pos.offsets)
+
+
+def _dcg_cumulative(jr, gains=()) -> tuple[Positions, np.ndarray, np.ndarray]:
+    """Running DCG (log2) at every document with a non-zero gain, with the gains."""
+
+    def make():
+        pos, g = gain_positions(jr, gains)
+        return pos, g, segments.sequential_cumsum(_sparse_terms(jr, pos, g), pos.offsets)
+
+    return jr.memo(("dcg_cumulative", gains), make)
 
 
 @measure(
@@ -143,7 +184,7 @@ def _dcg(jr, gains=(), cutoff=None, dcg="log2", b=2.0) -> np.ndarray:
     family="graded",
 )
 def ndcg(jr, cutoff, gains=(), dcg="log2", b=2.0):
-    return safe_div(_dcg(jr, gains, cutoff, dcg, b), Ideal(jr, gains, dcg, b).dcg(cutoff))
+    return safe_div(_dcg(jr, gains, cutoff, dcg, b), ideal(jr, gains, dcg, b).dcg(cutoff))
 
 
 @measure(
@@ -174,7 +215,7 @@ def dcg(jr, cutoff, gains=(), dcg="log2", b=2.0):
     family="graded",
 )
 def ideal_dcg(jr, cutoff, gains=(), dcg="log2", b=2.0):
-    return Ideal(jr, gains, dcg, b).dcg(cutoff)
+    return ideal(jr, gains, dcg, b).dcg(cutoff)
 
 
 @measure(
@@ -188,26 +229,28 @@ def ideal_dcg(jr, cutoff, gains=(), dcg="log2", b=2.0):
     family="graded",
 )
 def ndcg_rel(jr, cutoff, gains=()):
-    ideal = Ideal(jr, gains)
-    g = gain_of(jr.labels, gains)
-    dcg_cum = segments.sequential_cumsum(g / discounts(jr), jr.offsets)
-    icum = ideal.cumulative()
-    length = ideal.length
+    # Only documents with a non-zero gain change the running DCG, and only those
+    # with a positive gain add a term: both are read from the sparse positions.
+    best = ideal(jr, gains)
+    pos, g, dcg_cum = _dcg_cumulative(jr, gains)
+    icum = best.cumulative()
+    length = best.length
     has = length > 0
-    # ideal DCG at min(position, L - 1) for every ranked document
-    q = jr.segment
-    idx = ideal.offsets[:-1][q] + np.minimum(jr.rank - 1, np.maximum(length[q] - 1, 0))
+    # ideal DCG at min(position, L - 1) for every such document
+    q = pos.segment
+    idx = best.offsets[:-1][q] + np.minimum(pos.rank - 1, np.maximum(length[q] - 1, 0))
     ideal_here = np.where(
         has[q], icum[np.minimum(idx, max(len(icum) - 1, 0))] if len(icum) else 0.0, 0.0
     )
     positive = (g > 0) & has[q]
     with np.errstate(divide="ignore", invalid="ignore"):
         terms = np.where(positive, dcg_cum / np.where(positive, ideal_here, 1.0), 0.0)
-    total = segments.sequential_sum(terms, jr.offsets)
-    found = segments.int_sum(positive, jr.offsets).astype(np.float64)
-    last = jr.offsets[1:] - 1
-    dcg_all = np.where(jr.num_ret > 0, dcg_cum[np.maximum(last, 0)] if len(dcg_cum) else 0.0, 0.0)
-    idcg_all = np.where(has, icum[np.maximum(ideal.offsets[1:] - 1, 0)] if len(icum) else 0.0, 0.0)
+    total = segments.sequential_sum(terms, pos.offsets)
+    found = segments.int_sum(positive, pos.offsets).astype(np.float64)
+    last = pos.offsets[1:] - 1
+    # DCG of the whole ranking: the running DCG at its last non-zero term (0.0 if none)
+    dcg_all = np.where(pos.counts > 0, dcg_cum[np.maximum(last, 0)] if len(dcg_cum) else 0.0, 0.0)
+    idcg_all = np.where(has, icum[np.maximum(best.offsets[1:] - 1, 0)] if len(icum) else 0.0, 0.0)
     total = total + safe_div((length - found) * dcg_all, idcg_all)
     return np.where(has & (total > 0), safe_div(total, length), 0.0)
 
@@ -223,16 +266,15 @@ def ndcg_rel(jr, cutoff, gains=()):
     family="graded",
 )
 def rndcg(jr, cutoff, gains=(), rel=None):
-    ideal = Ideal(jr, gains)
-    g = gain_of(jr.labels, gains)
-    dcg_cum = segments.sequential_cumsum(g / discounts(jr), jr.offsets)
-    icum = ideal.cumulative()
-    length = ideal.length
+    best = ideal(jr, gains)
+    pos, _, dcg_cum = _dcg_cumulative(jr, gains)
+    icum = best.cumulative()
+    length = best.length
     nq = jr.num_queries
     # boundaries b in 1..L: the ideal gain at b differs from the one at b - 1 (0 past L)
-    iq = segments.segment_ids(ideal.offsets)
-    change = (ideal.pos >= 1) & np.concatenate(([False], ideal.gains[1:] != ideal.gains[:-1]))
-    b_inner, q_inner = ideal.pos[change], iq[change]
+    iq = segments.segment_ids(best.offsets)
+    change = (best.pos >= 1) & np.concatenate(([False], best.gains[1:] != best.gains[:-1]))
+    b_inner, q_inner = best.pos[change], iq[change]
     q_end = np.flatnonzero(length > 0)
     b_end = length[q_end]
     q_extra = np.flatnonzero((length > 0) & (jr.num_ret > length + 1))
@@ -243,13 +285,13 @@ def rndcg(jr, cutoff, gains=(), rel=None):
     order = np.lexsort((bs, qs))
     qs, bs, extra = qs[order], bs[order], extra[order]
     depth = np.where(extra, jr.num_ret[qs], np.minimum(bs, jr.num_ret[qs]))
-    dcg_before = np.where(
-        depth > 0,
-        dcg_cum[np.maximum(jr.offsets[:-1][qs] + depth - 1, 0)] if len(dcg_cum) else 0.0,
-        0.0,
-    )
+    # running DCG at rank `depth`: at the last non-zero term at or above it (0.0 if none)
+    last = np.searchsorted(pos.idx, jr.offsets[:-1][qs] + depth - 1, side="right") - 1
+    found = (depth > 0) & (last >= pos.offsets[:-1][qs])
+    dcg_before = np.zeros(len(qs))
+    dcg_before[found] = dcg_cum[last[found]]
     ib = np.where(extra, length[qs], bs)
-    idcg_before = icum[ideal.offsets[:-1][qs] + ib - 1] if len(qs) else np.zeros(0)
+    idcg_before = icum[best.offsets[:-1][qs] + ib - 1] if len(qs) else np.zeros(0)
     values = dcg_before / idcg_before
     off = np.concatenate(([0], np.cumsum(np.bincount(qs, minlength=nq)))).astype(np.int64)
     total = segments.sequential_sum(values, off)
@@ -269,18 +311,42 @@ def rndcg(jr, cutoff, gains=(), rel=None):
     family="graded",
 )
 def g_measure(jr, cutoff, gains=()):
-    ideal = Ideal(jr, gains)
+    best = ideal(jr, gains)
+    pos, g, _ = _dcg_cumulative(jr, gains)
+    ig = best.gains
+    step = np.where(ig >= 1.0, ig, 1.0)
+    if not (np.all(step == np.floor(step)) and float(step.sum()) + jr.max_len < 2.0**52):
+        return _g_dense(jr, best, gains)
+    # cost_i = sum_{j <= i} max(gain*_j, 1), gain*_j = 0 past the ideal length: with
+    # whole-number steps every partial sum is exact, so it is computed in closed form
+    # at the documents with a non-zero gain only (the only ones adding a term).
+    icost = segments.int_cumsum(step.astype(np.int64), best.offsets)
+    q = pos.segment
+    p = pos.rank - 1
+    length = best.length[q]
+    inner = best.offsets[:-1][q] + np.minimum(p, np.maximum(length - 1, 0))
+    base = icost[np.minimum(inner, len(icost) - 1)] if len(icost) else np.zeros(len(p), np.int64)
+    # within the ideal ranking: its running cost; past it: its total + one per rank
+    cost = np.where(p < length, base, np.where(length > 0, base + (p + 1 - length), p + 1))
+    got = segments.sequential_cumsum(g, pos.offsets)
+    terms = g / libm_log2((2.0 + cost.astype(np.float64)) - got)
+    total = segments.sequential_sum(terms, pos.offsets)
+    return safe_div(total, best.total_gain())
+
+
+def _g_dense(jr, best, gains):
+    """G over every ranked document (gains with fractional costs)."""
     g = gain_of(jr.labels, gains)
     q = jr.segment
     pos = jr.rank - 1
-    within = pos < ideal.length[q]
+    within = pos < best.length[q]
     ideal_here = np.zeros(len(g))
-    if len(ideal.gains):
-        ideal_here[within] = ideal.gains[ideal.offsets[:-1][q[within]] + pos[within]]
+    if len(best.gains):
+        ideal_here[within] = best.gains[best.offsets[:-1][q[within]] + pos[within]]
     cost = segments.sequential_cumsum(np.where(ideal_here >= 1.0, ideal_here, 1.0), jr.offsets)
     got = segments.sequential_cumsum(g, jr.offsets)
     nonzero = g != 0
     terms = np.zeros(len(g))
     terms[nonzero] = g[nonzero] / libm_log2((2.0 + cost[nonzero]) - got[nonzero])
     total = segments.sequential_sum(terms, jr.offsets)
-    return safe_div(total, ideal.total_gain())
+    return safe_div(total, best.total_gain())

@@ -42,7 +42,7 @@ TREC = "trec_eval 10.0 (https://github.com/usnistgov/trec_eval)"
     cutoff_required=True,
 )
 def precision_at(jr, cutoff, rel=None):
-    return count_at(jr, jr.relevant(level(jr, rel)), cutoff) / float(cutoff)
+    return count_at(jr, jr.at_least(level(jr, rel)), cutoff) / float(cutoff)
 
 
 @measure(
@@ -59,7 +59,7 @@ def precision_at(jr, cutoff, rel=None):
 )
 def recall_at(jr, cutoff, rel=None):
     lv = level(jr, rel)
-    return safe_div(count_at(jr, jr.relevant(lv), cutoff), jr.num_rel(lv))
+    return safe_div(count_at(jr, jr.at_least(lv), cutoff), jr.num_rel(lv))
 
 
 @measure(
@@ -74,7 +74,7 @@ def recall_at(jr, cutoff, rel=None):
     cutoff_required=True,
 )
 def success_at(jr, cutoff, rel=None):
-    return (count_at(jr, jr.relevant(level(jr, rel)), cutoff) > 0).astype(np.float64)
+    return (count_at(jr, jr.at_least(level(jr, rel)), cutoff) > 0).astype(np.float64)
 
 
 @measure(
@@ -91,7 +91,7 @@ def success_at(jr, cutoff, rel=None):
 def relative_precision_at(jr, cutoff, rel=None):
     lv = level(jr, rel)
     num_rel = jr.num_rel(lv)
-    return safe_div(count_at(jr, jr.relevant(lv), cutoff), np.minimum(num_rel, cutoff))
+    return safe_div(count_at(jr, jr.at_least(lv), cutoff), np.minimum(num_rel, cutoff))
 
 
 def _precision_at_relevant(jr, lv, cutoff=None):
@@ -108,14 +108,17 @@ def _relevant_precisions(jr, lv, cutoff=None):
     The same numbers as :func:`_precision_at_relevant` without its zeros, which add
     nothing to a left-to-right sum (see ``segments.sequential_sum``).
     """
-    idx, sub = segments.compress(jr.relevant(lv), jr.offsets)
-    rank = idx - np.repeat(jr.offsets[:-1], np.diff(sub)) + 1
+    hits = jr.at_least(lv)
     if cutoff is not None:
-        keep = rank <= cutoff
-        idx, rank = idx[keep], rank[keep]
-        sub = np.searchsorted(idx, jr.offsets).astype(np.int64)
-    so_far = segments.positions(sub) + 1
-    return so_far / rank.astype(np.float64), sub
+        hits = hits.where(hits.rank <= cutoff)
+    else:
+        return jr.memo(("relevant_precisions", lv), lambda: _precisions(hits)), hits.offsets
+    return _precisions(hits), hits.offsets
+
+
+def _precisions(hits):
+    so_far = segments.positions(hits.offsets) + 1
+    return so_far / hits.rank.astype(np.float64)
 
 
 def average_precision(jr, lv, cutoff=None) -> np.ndarray:
@@ -191,7 +194,7 @@ def gmap(jr, cutoff, rel=None):
 def rprec(jr, cutoff, rel=None):
     lv = level(jr, rel)
     num_rel = jr.num_rel(lv)
-    return safe_div(count_at(jr, jr.relevant(lv), num_rel), num_rel)
+    return safe_div(count_at(jr, jr.at_least(lv), num_rel), num_rel)
 
 
 @measure(
@@ -205,30 +208,37 @@ def rprec(jr, cutoff, rel=None):
     cutoff="rank",
 )
 def reciprocal_rank(jr, cutoff, rel=None):
-    idx, sub = segments.compress(jr.relevant(level(jr, rel)), jr.offsets)
+    hits = jr.at_least(level(jr, rel))
+    sub = hits.offsets
     has = sub[1:] > sub[:-1]
     first = np.zeros(jr.num_queries, dtype=np.int64)  # rank of the first relevant, 0: none
-    first[has] = idx[sub[:-1][has]] - jr.offsets[:-1][has] + 1
+    first[has] = hits.rank[sub[:-1][has]]
     if cutoff is not None:
         first[first > cutoff] = 0
     return np.where(first > 0, 1.0 / np.where(first > 0, first, 1), 0.0)
 
 
 def _bpref(jr, lv):
-    labels = jr.labels
-    judged = labels >= 0
-    nonrel = judged & (labels < lv)
-    relevant = judged & (labels >= lv)
-    nonrel_so_far = segments.int_cumsum(nonrel, jr.offsets)
-    num_rel = jr.num_rel(lv)
-    num_nonrel = jr.num_judged_nonrel(lv)
-    r = num_rel[jr.segment]
-    denom = np.minimum(num_nonrel, num_rel)[jr.segment].astype(np.float64)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        term = 1.0 - np.minimum(nonrel_so_far, r) / denom
-    term = np.where(nonrel_so_far > 0, term, 1.0)
-    term = np.where(relevant, term, 0.0)
-    return safe_div(segments.sequential_sum(term, jr.offsets), num_rel)
+    """bpref from the judged documents only (the others add no term and no count)."""
+
+    def make():
+        judged = jr.at_least(0)
+        labels = judged.labels
+        nonrel = labels < lv
+        relevant = labels >= lv
+        nonrel_so_far = segments.int_cumsum(nonrel, judged.offsets)
+        num_rel = jr.num_rel(lv)
+        num_nonrel = jr.num_judged_nonrel(lv)
+        seg = judged.segment
+        r = num_rel[seg]
+        denom = np.minimum(num_nonrel, num_rel)[seg].astype(np.float64)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            term = 1.0 - np.minimum(nonrel_so_far, r) / denom
+        term = np.where(nonrel_so_far > 0, term, 1.0)
+        term = np.where(relevant, term, 0.0)
+        return safe_div(segments.sequential_sum(term, judged.offsets), num_rel)
+
+    return jr.memo(("bpref", lv), make)
 
 
 @measure(
@@ -275,14 +285,16 @@ INFAP_EPSILON = 1e-5
 )
 def inf_ap(jr, cutoff, rel=None):
     lv = level(jr, rel)
-    labels = jr.labels
+    # only pooled documents (judged or pooled-unjudged) count or add a term
+    pooled = jr.pooled
+    labels = pooled.labels
     pooled_unjudged = labels == -2
     nonrel = (labels >= 0) & (labels < lv)
     relevant = (labels >= lv) & (labels >= 0)
-    rel_so_far = segments.int_cumsum(relevant, jr.offsets)  # includes this one
-    nonrel_before = segments.int_cumsum(nonrel, jr.offsets) - nonrel
-    unj_before = segments.int_cumsum(pooled_unjudged, jr.offsets) - pooled_unjudged
-    j = (jr.rank - 1).astype(np.float64)
+    rel_so_far = segments.int_cumsum(relevant, pooled.offsets)  # includes this one
+    nonrel_before = segments.int_cumsum(nonrel, pooled.offsets) - nonrel
+    unj_before = segments.int_cumsum(pooled_unjudged, pooled.offsets) - pooled_unjudged
+    j = (pooled.rank - 1).astype(np.float64)
     r1 = (rel_so_far - 1).astype(np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):
         term = 1.0 / (j + 1.0) + (j / (j + 1.0)) * ((r1 + nonrel_before + unj_before) / j) * (
@@ -290,7 +302,7 @@ def inf_ap(jr, cutoff, rel=None):
         )
     term = np.where(j == 0, 1.0, term)
     term = np.where(relevant, term, 0.0)
-    return safe_div(segments.sequential_sum(term, jr.offsets), jr.num_rel(lv))
+    return safe_div(segments.sequential_sum(term, pooled.offsets), jr.num_rel(lv))
 
 
 def _recall_counts(jr, points: np.ndarray, num_rel: np.ndarray) -> np.ndarray:
@@ -393,7 +405,7 @@ def eleven_point(jr, cutoff, rel=None, points=ELEVEN_POINTS):
 def rprec_mult(jr, cutoff, rel=None):
     lv = level(jr, rel)
     c = np.floor(cutoff * jr.num_rel(lv).astype(np.float64) + 0.9).astype(np.int64)
-    return safe_div(count_at(jr, jr.relevant(lv), c), c)
+    return safe_div(count_at(jr, jr.at_least(lv), c), c)
 
 
 @measure(
@@ -406,8 +418,8 @@ def rprec_mult(jr, cutoff, rel=None):
 )
 def yaap(jr, cutoff, rel=None):
     lv = level(jr, rel)
-    prec, _ = _precision_at_relevant(jr, lv)
-    s = segments.sequential_sum(prec, jr.offsets)
+    prec, sub = _relevant_precisions(jr, lv)
+    s = segments.sequential_sum(prec, sub)
     return libm_log((1.0 + s) / (1.0 + jr.num_rel(lv).astype(np.float64) - s))
 
 
@@ -421,12 +433,12 @@ def yaap(jr, cutoff, rel=None):
 )
 def bin_g(jr, cutoff, rel=None):
     lv = level(jr, rel)
-    relevant = jr.relevant(lv)
-    nonrel_above = jr.rank - segments.int_cumsum(relevant, jr.offsets)
+    hits = jr.at_least(lv)
+    nonrel_above = hits.rank - (segments.positions(hits.offsets) + 1)
     table = segments.log2_discounts(max(jr.max_len, 1) + 1)
-    term = np.where(relevant, 1.0 / table[nonrel_above], 0.0)
-    total = segments.sequential_sum(term, jr.offsets)
-    return safe_div(total, jr.num_rel(lv)) * (segments.int_sum(relevant, jr.offsets) > 0)
+    term = 1.0 / table[nonrel_above]
+    total = segments.sequential_sum(term, hits.offsets)
+    return safe_div(total, jr.num_rel(lv)) * (hits.counts > 0)
 
 
 @measure(
@@ -440,4 +452,6 @@ def bin_g(jr, cutoff, rel=None):
     cutoff_required=True,
 )
 def unjudged_at(jr, cutoff):
-    return count_at(jr, jr.labels < 0, cutoff) / float(cutoff)
+    # unjudged in the top k = ranked in the top k - judged in the top k (exact counts)
+    judged = count_at(jr, jr.at_least(0), cutoff)
+    return (np.minimum(jr.num_ret, cutoff) - judged) / float(cutoff)

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import segments
 from ._common import level, safe_div
 from .precision import JUDGED_ONLY, REL, TREC
 from .registry import Param, measure
@@ -17,7 +16,7 @@ from .registry import Param, measure
 
 def _counts(jr, rel):
     lv = level(jr, rel)
-    relret = segments.int_sum(jr.relevant(lv), jr.offsets).astype(np.float64)
+    relret = jr.at_least(lv).counts.astype(np.float64)
     return relret, jr.num_ret.astype(np.float64), jr.num_rel(lv).astype(np.float64)
 
 
@@ -167,7 +166,7 @@ def micro(measure, jr) -> float:
     lv = level(jr, params.get("rel"))
     r = float(np.sum(jr.num_rel(lv)))
     if measure.name in ("P", "R"):
-        relret = float(np.sum(count_at(jr, jr.relevant(lv), measure.cutoff)))
+        relret = float(np.sum(count_at(jr, jr.at_least(lv), measure.cutoff)))
         if measure.name == "P":
             return relret / (measure.cutoff * jr.num_queries) if jr.num_queries else 0.0
         return relret / r if r else 0.0
@@ -175,7 +174,7 @@ def micro(measure, jr) -> float:
         raise MeasureError(
             f"micro averaging is defined for SetP, SetR, SetF, set_F, P@k and R@k, not {measure}"
         )
-    relret = float(np.sum(segments.int_sum(jr.relevant(lv), jr.offsets)))
+    relret = float(np.sum(jr.at_least(lv).counts))
     ret = float(np.sum(jr.num_ret))
     if measure.name == "SetP":
         return relret / ret if ret else 0.0

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import segments
 from ..errors import MeasureError
 from ._common import count_at, level, safe_div
 from .precision import JUDGED_ONLY, REL
@@ -51,10 +50,10 @@ def _check_fits(name: str, n: float, ret: np.ndarray, num_rel: np.ndarray) -> No
 def _fallout_counts(jr, cutoff, rel):
     lv = level(jr, rel)
     if cutoff is None:
-        relret = segments.int_sum(jr.relevant(lv), jr.offsets)
+        relret = jr.at_least(lv).counts
         ret = jr.num_ret
     else:
-        relret = count_at(jr, jr.relevant(lv), cutoff)
+        relret = count_at(jr, jr.at_least(lv), cutoff)
         ret = np.minimum(jr.num_ret, cutoff)
     return relret.astype(np.float64), ret.astype(np.float64), jr.num_rel(lv).astype(np.float64)
 

@@ -1,0 +1,292 @@
+"""Evaluate a TREC run larger than memory, one query-aligned piece at a time.
+
+The file is read in blocks of about ``chunk_bytes`` bytes, cut at the start of the
+last query's lines (a run lists each query's documents together), and every piece
+is parsed, checked for duplicates and judged exactly as a whole file would be
+(``io.trec.read`` and ``judged.judge``, with line numbers counted from the start of
+the file). Only the judged labels (one byte per ranked document) are kept;
+``judged.concat`` joins them into the :class:`~cranfield.judged.JudgedRun` the
+in-memory path builds, so every per-query value and every mean is the same, bit for
+bit, and measures run once on the whole.
+
+A query whose lines are split over two pieces (the file is not grouped by query) is
+an input error naming the line where it reappears.
+"""
+
+from __future__ import annotations
+
+import gzip
+import math
+import os
+import re
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+from .errors import InputError
+from .io import keys, trec
+from .io.source import GZIP_MAGIC, check_path, source_name
+from .judged import JudgedRun, concat, judge
+
+_NON_SPACE = re.compile(rb"[^ \t\n\r\x0b\x0c]")
+
+STREAM_THRESHOLD = 1 << 30
+"""Run files larger than this (bytes) are streamed by the command line tools."""
+CHUNK_BYTES = 1 << 26
+"""Bytes read per piece (64 MiB: about 2 million run lines)."""
+
+
+def use_system_allocator() -> None:
+    """Make Arrow allocate with the C library's malloc from now on.
+
+    Arrow's default allocator (mimalloc) reserves over a gigabyte of address space up
+    front, which fails under an address-space limit (``ulimit -v``, ``prlimit --as``)
+    long before memory runs out. The command line tools call this before reading
+    anything when they stream.
+    """
+    import pyarrow as pa
+
+    if pa.default_memory_pool().backend_name != "system":
+        pa.set_memory_pool(pa.system_memory_pool())
+
+
+def should_stream(path, stream: bool | None = None) -> bool:
+    """``stream`` if given, else True for a regular file larger than STREAM_THRESHOLD."""
+    if stream is not None:
+        return bool(stream)
+    if not isinstance(path, (str, os.PathLike)) or str(path) == "-":
+        return False
+    try:
+        return Path(path).stat().st_size > STREAM_THRESHOLD
+    except OSError:
+        return False
+
+
+def _last_group_start(data, end: int) -> int:
+    """Where the lines of the last query of ``data[:end]`` begin (0: all one query).
+
+    Only complete lines count; blank and comment lines belong to the lines after them.
+    Reads backwards line by line through the last query's lines only.
+    """
+    pos = data.rfind(b"\n", 0, end)
+    last = None
+    while pos >= 0:
+        start = data.rfind(b"\n", 0, pos) + 1
+        fields = bytes(data[start:pos]).split(None, 1)
+        if fields and not fields[0].startswith(b"#"):
+            if last is None:
+                last = fields[0]
+            elif fields[0] != last:
+                return pos + 1
+        pos = start - 1
+    return 0
+
+
+def _fill(fh, view: memoryview) -> int:
+    """Read into ``view`` until it is full or the file ends; bytes read."""
+    got = 0
+    while got < len(view):
+        k = fh.readinto(view[got:])
+        if not k:
+            break
+        got += k
+    return got
+
+
+def pieces(fh, chunk_bytes: int = CHUNK_BYTES) -> Iterator[tuple[memoryview, int]]:
+    """``(bytes, lines before them)`` of whole queries, from a binary file object.
+
+    Each piece is a view of a fresh buffer, valid until the next piece is asked for.
+    """
+    carry = b""
+    lines_before = 0
+    while True:
+        buf = bytearray(len(carry) + chunk_bytes)
+        buf[: len(carry)] = carry
+        view = memoryview(buf)
+        got = _fill(fh, view[len(carry) :])
+        end = len(carry) + got
+        if not got:
+            if carry:
+                yield memoryview(carry), lines_before
+            return
+        if got < chunk_bytes:  # the file ends here: the rest is one piece
+            yield view[:end], lines_before
+            return
+        cut = _last_group_start(buf, end)
+        if cut == 0:  # one query so far: read on
+            carry = bytes(view[:end])
+            continue
+        yield view[:cut], lines_before
+        lines_before += buf.count(b"\n", 0, cut)
+        carry = bytes(view[cut:end])
+
+
+def _open(path, source: str):
+    if str(path) == "-":
+        return sys.stdin.buffer
+    p = check_path(path, source)
+    with open(p, "rb") as fh:
+        gz = fh.read(2) == GZIP_MAGIC
+    return gzip.open(p, "rb") if gz else open(p, "rb")
+
+
+class _Bar:
+    """The report progress bar, shown only once the work has taken a second."""
+
+    def __init__(self, total: int, label: str):
+        self.total, self.label = total, label
+        self.t0 = time.monotonic()
+        self.bar = None
+        self.done = 0
+
+    def step(self) -> None:
+        self.done += 1
+        if self.bar is None and time.monotonic() - self.t0 > 1.0:
+            from .report.progress import Progress
+
+            self.bar = Progress(max(self.total, self.done), self.label)
+            self.bar.done = self.done - 1
+        if self.bar is not None:
+            self.bar.total = max(self.bar.total, self.done)
+            self.bar.step("pieces")
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+def judge_file(
+    qrels,
+    path,
+    *,
+    rel_level: int = 1,
+    depth: int | None = None,
+    judged_only: bool = False,
+    complete: bool = False,
+    compat: int = 10,
+    duplicates: str = "error",
+    name: str | None = None,
+    chunk_bytes: int | None = None,
+    progress: bool = True,
+) -> JudgedRun:
+    """Judge a TREC run file piece by piece: the JudgedRun ``judge`` gives for the
+    whole file (``doc_rows`` aside), in bounded memory.
+
+    Parameters are those of :func:`cranfield.judged.judge` and ``Run.read``;
+    ``chunk_bytes`` is the size of the blocks read (default ``CHUNK_BYTES``);
+    ``progress`` draws a bar on a terminal when the work takes more than a second.
+    """
+    from .run import Run, _default_name
+
+    source = source_name(path)
+    chunk_bytes = CHUNK_BYTES if chunk_bytes is None else chunk_bytes
+    if not isinstance(chunk_bytes, int) or chunk_bytes <= 0:
+        from .errors import ParameterError
+
+        raise ParameterError("chunk_bytes", "a positive integer", chunk_bytes)
+    size = None
+    if isinstance(path, (str, os.PathLike)) and str(path) != "-":
+        size = Path(check_path(path, source)).stat().st_size
+    bar = _Bar(math.ceil(size / chunk_bytes) if size else 0, "evaluating") if progress else None
+    parts: list[JudgedRun] = []
+    seen: set = set()
+    tag = None
+    try:
+        with _open(path, source) as fh:
+            for data, before in pieces(fh, chunk_bytes):
+                if not _NON_SPACE.search(data):  # only blank lines
+                    continue
+                parsed, _ = trec.read(data, trec.RUN, duplicates, source=source, line_offset=before)
+                run = Run._wrap(parsed.table, source, index=parsed.index, name="")
+                blocks = keys.cached_index(run).query_blocks
+                ids = blocks.values.to_pylist()
+                again = [i for i, q in enumerate(ids) if q in seen]  # one per query block
+                if again:
+                    row = int(blocks.starts[again[0]])
+                    raise InputError(
+                        f"query {ids[again[0]]!r} appears again after other queries: streaming "
+                        "needs each query's lines together (sort the run by query id, or "
+                        "evaluate it in memory)",
+                        source=source,
+                        line=parsed.line_of(row) + before,
+                    )
+                seen.update(ids)
+                tag = parsed.tag if parsed.tag is not None else tag
+                parts.append(
+                    judge(
+                        qrels,
+                        run,
+                        rel_level=rel_level,
+                        depth=depth,
+                        judged_only=judged_only,
+                        compat=compat,
+                    )
+                )
+                del run, parsed
+                if bar is not None:
+                    bar.step()
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror or exc}", source=source) from exc
+    finally:
+        if bar is not None:
+            bar.close()
+    if not parts:
+        raise InputError("no run lines found (empty file?)", source=source)
+    run_name = name if name is not None else (tag if tag is not None else _default_name(source))
+    return concat(
+        qrels, parts, complete=complete, rel_level=rel_level, compat=compat, run_name=run_name
+    )
+
+
+def evaluate_file(
+    qrels,
+    path,
+    measures=("AP", "nDCG@10", "P@10", "R@100", "RR"),
+    *,
+    rel_level: int = 1,
+    depth: int | None = None,
+    judged_only: bool = False,
+    complete: bool = False,
+    compat: int = 10,
+    aggregate_by: str = "macro",
+    skip_no_relevant: bool = False,
+    collection_size: int | None = None,
+    duplicates: str = "error",
+    name: str | None = None,
+    chunk_bytes: int | None = None,
+    progress: bool = True,
+):
+    """:func:`cranfield.evaluate` for one TREC run file, streamed (same Results).
+
+    Parameters are those of :func:`cranfield.evaluate` and :func:`judge_file`.
+    """
+    from .errors import ParameterError
+    from .evaluation import Results, _with_collection_size, as_measures, run_result
+    from .qrels import Qrels
+
+    if aggregate_by not in ("macro", "micro"):
+        raise ParameterError("aggregate_by", "'macro' or 'micro'", aggregate_by)
+    qrels = qrels if isinstance(qrels, Qrels) else Qrels.coerce(qrels)
+    measure_list = as_measures(measures)
+    if collection_size is not None:
+        measure_list = [_with_collection_size(m, collection_size) for m in measure_list]
+    jr = judge_file(
+        qrels,
+        path,
+        rel_level=rel_level,
+        depth=depth,
+        judged_only=judged_only,
+        complete=complete,
+        compat=compat,
+        duplicates=duplicates,
+        name=name,
+        chunk_bytes=chunk_bytes,
+        progress=progress,
+    )
+    options = dict(
+        rel_level=rel_level, depth=depth, judged_only=judged_only, complete=complete, compat=compat
+    )
+    result = run_result(jr, jr.run_name, measure_list, aggregate_by, skip_no_relevant)
+    return Results(measure_list, [result], options)
