@@ -99,40 +99,25 @@ def run(args) -> int:
     if any(should_stream(path, args.stream) for path in args.runs):
         use_system_allocator()  # bounded address space, see streaming.py
     qrels = Qrels.read(args.qrels)
+    options = dict(
+        rel_level=args.rel_level,
+        depth=args.depth,
+        judged_only=args.judged_only,
+        complete=args.complete,
+        compat=args.compat,
+        aggregate_by=args.aggregate,
+        skip_no_relevant=args.skip_no_relevant,
+        collection_size=args.collection_size,
+    )
     # one run in memory at a time; the qrels are read and indexed once
     parts = []
     for path in args.runs:
         if should_stream(path, args.stream):
-            one = evaluate_file(
-                qrels,
-                path,
-                measures,
-                rel_level=args.rel_level,
-                depth=args.depth,
-                judged_only=args.judged_only,
-                complete=args.complete,
-                compat=args.compat,
-                aggregate_by=args.aggregate,
-                skip_no_relevant=args.skip_no_relevant,
-                collection_size=args.collection_size,
-                duplicates=args.duplicates,
-            )
+            one = evaluate_file(qrels, path, measures, duplicates=args.duplicates, **options)
             parts.append((one, source_name(path)))
             continue
         run = Run.read(path, duplicates=args.duplicates)
-        one = evaluate(
-            qrels,
-            run,
-            measures,
-            rel_level=args.rel_level,
-            depth=args.depth,
-            judged_only=args.judged_only,
-            complete=args.complete,
-            compat=args.compat,
-            aggregate_by=args.aggregate,
-            skip_no_relevant=args.skip_no_relevant,
-            collection_size=args.collection_size,
-        )
+        one = evaluate(qrels, run, measures, **options)
         parts.append((one, run.source))
         del run
     names = [one.runs[0].name for one, _ in parts]
