@@ -58,4 +58,4 @@ class Qrels(Columnar):
     def __repr__(self) -> str:
         n_q = len(self.query_ids()) if len(self) < 10_000_000 else "?"
         src = f", source={self.source!r}" if self.source else ""
-        return f"Qrels({n_q} queries, {len(self)} judgments{src})"
+        return f"Qrels({n_q} {'query' if n_q == 1 else 'queries'}, {len(self)} judgments{src})"

@@ -14,6 +14,10 @@ from .errors import InputError
 from .io import trec
 
 
+def _plural(n: int) -> str:
+    return f"{n} query" if n == 1 else f"{n} queries"
+
+
 def _default_name(source: str | None) -> str:
     if source and not source.startswith("<"):
         name = Path(source).name
@@ -120,4 +124,4 @@ class Run(Columnar):
 
     def __repr__(self) -> str:
         src = f", source={self.source!r}" if self.source else ""
-        return f"Run({self.name!r}, {len(self.query_ids())} queries, {len(self)} documents{src})"
+        return f"Run({self.name!r}, {_plural(len(self.query_ids()))}, {len(self)} documents{src})"
