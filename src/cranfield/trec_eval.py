@@ -84,21 +84,23 @@ TREC_MEASURES = [
 ]
 BY_NAME = {m.name: m for m in TREC_MEASURES}
 
+# trec_eval's nicknames (measures.c); membership only: output follows TREC_MEASURES
+_OFFICIAL = [
+    "runid",
+    "num_q",
+    "num_ret",
+    "num_rel",
+    "num_rel_ret",
+    "map",
+    "gm_map",
+    "Rprec",
+    "bpref",
+    "recip_rank",
+    "iprec_at_recall",
+    "P",
+]
 NICKNAMES = {
-    "official": [
-        "runid",
-        "num_q",
-        "num_ret",
-        "num_rel",
-        "num_rel_ret",
-        "map",
-        "gm_map",
-        "Rprec",
-        "bpref",
-        "recip_rank",
-        "iprec_at_recall",
-        "P",
-    ],
+    "official": _OFFICIAL,
     "set": [
         "runid",
         "num_q",
@@ -112,19 +114,8 @@ NICKNAMES = {
         "set_map",
         "set_F",
     ],
-    "all_trec": [
-        "runid",
-        "num_q",
-        "num_ret",
-        "num_rel",
-        "num_rel_ret",
-        "map",
-        "gm_map",
-        "Rprec",
-        "bpref",
-        "recip_rank",
-        "iprec_at_recall",
-        "P",
+    "all_trec": _OFFICIAL
+    + [
         "relstring",
         "recall",
         "unj",
