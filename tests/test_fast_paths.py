@@ -417,3 +417,29 @@ def test_segment_cumsums_equal_python_loops(seed):
             total += float(values[i])
             count += int(flags[i])
             assert got[i] == total and got_int[i] == count
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_judge_with_qrels_topics_split_over_blocks(layout):
+    # qrels lines shuffled: a topic's judgments come in several separate blocks
+    rng = np.random.default_rng(11)
+    for _ in range(20):
+        qrels, rows = make_case(rng, layout)
+        flat = [(q, d, g) for q, docs in qrels.items() for d, g in docs.items()]
+        flat = [flat[i] for i in rng.permutation(len(flat))]
+        qr = Qrels(
+            pa.table(
+                {
+                    "query_id": [f[0] for f in flat],
+                    "doc_id": [f[1] for f in flat],
+                    "relevance": pa.array([f[2] for f in flat], pa.int64()),
+                }
+            )
+        )
+        _, run = build(qrels, rows)
+        jr = judge(qr, run)
+        qids, labels, _ = reference(qrels, rows)
+        got = [
+            jr.labels[a:b].tolist() for a, b in zip(jr.offsets[:-1], jr.offsets[1:], strict=True)
+        ]
+        assert list(jr.query_ids) == qids and got == labels

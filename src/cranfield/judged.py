@@ -571,67 +571,66 @@ def _presorted_order(rb: keys.Blocks, block_code: np.ndarray, scores, doc_ids):
     return fixed[rows], None
 
 
-def _block_of(blocks: keys.Blocks, rows: np.ndarray) -> np.ndarray:
-    """Index of the block holding each row."""
-    return np.searchsorted(blocks.starts, rows, side="right") - 1
-
-
-def _qrels_keys(qrels, q_index: keys.PairIndex) -> np.ndarray:
-    """The pair key of every qrels row, computed once per qrels table."""
-    cache = getattr(qrels, "_row_keys", None)
+def _qrels_lookup_side(qrels, q_index: keys.PairIndex):
+    """(pair keys ascending, qrels row of each, topic code of every qrels row), computed
+    once per qrels table."""
+    cache = getattr(qrels, "_lookup_side", None)
     if cache is not None and cache[0] is qrels.table:
         return cache[1]
     row_keys = keys.pair_keys(q_index.query_blocks, qrels.table["doc_id"])
+    order = np.argsort(row_keys)
+    qb = q_index.query_blocks
+    # a topic's code: its first block (qrels files may list a topic in several blocks)
+    first_block = keys.codes_or_minus_one(pc.index_in(qb.values, value_set=qb.values))
+    row_topic = np.repeat(first_block, qb.lengths)
+    side = (row_keys[order], order, row_topic)
     try:
-        qrels._row_keys = (qrels.table, row_keys)
+        qrels._lookup_side = (qrels.table, side)
     except AttributeError:
         pass
-    return row_keys
+    return side
 
 
 def _qrels_rows_of(q_blocks: keys.Blocks, r_blocks: keys.Blocks) -> np.ndarray | None:
-    """Qrels rows of the topics the run answers, or None when that is most of them."""
+    """Mask of the qrels rows of the topics the run answers, or None when that is most
+    of them."""
     inside = keys.bools(pc.is_in(q_blocks.values, value_set=r_blocks.values))
     lengths = np.where(inside, q_blocks.lengths, 0)
-    total = int(lengths.sum())
-    if total * 2 > int(q_blocks.starts[-1]):
+    if int(lengths.sum()) * 2 > int(q_blocks.starts[-1]):
         return None
-    sub = np.concatenate(([0], np.cumsum(lengths))).astype(np.int64)
-    return np.repeat(q_blocks.starts[:-1], lengths) + segments.positions(sub)
+    return np.repeat(inside, q_blocks.lengths)
 
 
 def _lookup_labels(qrels, run, r_index: keys.PairIndex) -> np.ndarray:
     """Grade of each run row (file order): NOT_POOLED when absent, UNJUDGED when negative.
 
     The qrels' pair keys are searched among the run's sorted keys; every key match is
-    confirmed on the query and doc id strings.
+    confirmed exactly: the query ids through their blocks (qrels block -> run block,
+    matched on the strings), the doc ids string by string.
     """
     qt, rt = qrels.table, run.table
     grades_all = keys.numbers(qt["relevance"])
     small = not len(grades_all) or (grades_all.min() >= -128 and grades_all.max() <= 127)
     labels = np.full(rt.num_rows, NOT_POOLED, dtype=np.int8 if small else np.int64)
     q_index = keys.cached_index(qrels)
-    q_keys = _qrels_keys(qrels, q_index)
+    sorted_keys, key_rows, row_topic = _qrels_lookup_side(qrels, q_index)
     chosen = _qrels_rows_of(q_index.query_blocks, r_index.query_blocks)
-    if chosen is None:
-        which, rows = r_index.find(q_keys)
-    else:  # a run with few of the qrels topics (a piece of a streamed run)
-        which, rows = r_index.find(q_keys[chosen])
-        which = chosen[which]
+    if chosen is not None:  # a run with few of the qrels topics (a piece of a streamed run)
+        sel = chosen[key_rows]
+        sorted_keys, key_rows = sorted_keys[sel], key_rows[sel]
+    which, rows = r_index.find_sorted(sorted_keys)
     if len(which) == 0:
         return labels
-    same = pc.and_(
-        pc.equal(
-            keys.take(qt["doc_id"], which),
-            keys.take(rt["doc_id"], rows),
-        ),
-        # query ids compared through their blocks (a few thousand values, not rows)
-        pc.equal(
-            keys.take(q_index.query_blocks.values, _block_of(q_index.query_blocks, which)),
-            keys.take(r_index.query_blocks.values, _block_of(r_index.query_blocks, rows)),
-        ),
+    which = key_rows[which]
+    qb, rb = q_index.query_blocks, r_index.query_blocks
+    block_topic = keys.codes_or_minus_one(pc.index_in(rb.values, value_set=qb.values))
+    row_block = np.searchsorted(rb.starts, rows, "right") - 1
+    same_query = block_topic[row_block] == row_topic[which]
+    which, rows = which[same_query], rows[same_query]
+    same_doc = keys.bools(
+        pc.equal(keys.take(qt["doc_id"], which), keys.take_ascending(rt["doc_id"], rows))
     )
-    hit = keys.bools(same)
-    grades = grades_all.astype(np.int64, copy=False)[which[hit]]
-    labels[rows[hit]] = np.where(grades >= 0, grades, UNJUDGED)
+    which, rows = which[same_doc], rows[same_doc]
+    grades = grades_all.astype(np.int64, copy=False)[which]
+    labels[rows] = np.where(grades >= 0, grades, UNJUDGED)
     return labels

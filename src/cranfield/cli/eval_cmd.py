@@ -85,6 +85,10 @@ def add_arguments(p) -> None:
 
 
 def run(args) -> int:
+    from ..io import scan
+
+    if args.runs and args.stream is not True:  # while the imports below run
+        scan.prescan(args.runs[0])
     from ..errors import ParameterError
     from ..evaluation import Results, as_measures, evaluate
     from ..io.source import source_name

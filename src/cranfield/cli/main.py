@@ -84,5 +84,29 @@ def _guard(call, name: str) -> int:
         return 130
 
 
+def entry() -> None:
+    """The console script: :func:`main`, then a quick exit.
+
+    Once the output is flushed, the process ends with ``os._exit``: tearing down the
+    interpreter would free every array and module one by one, which costs a large
+    evaluation about 0.1 s of nothing (measured on a 7-million-line run). Called from
+    Python, :func:`main` returns normally.
+    """
+    import os
+
+    status = main()
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:  # the reader went away (cranfield ... | head)
+        pass
+    except OSError:
+        status = status or 1
+    try:
+        sys.stderr.flush()
+    except OSError:
+        pass
+    os._exit(status)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    entry()

@@ -110,6 +110,10 @@ def main(argv: list[str]) -> int:
         print(f"cranfield trec_eval: {exc} (see cranfield trec_eval -h)", file=sys.stderr)
         return 1
 
+    from ..io import scan
+
+    if args.stream is not True:  # while the imports below run
+        scan.prescan(args.files[1])
     from ..qrels import Qrels
     from ..run import Run
     from ..streaming import judge_file, should_stream, use_system_allocator

@@ -63,6 +63,24 @@ def take(col, rows: np.ndarray) -> pa.Array:
     return gathered.take(ints(inverse))
 
 
+def take_ascending(col, rows: np.ndarray) -> pa.Array:
+    """``col[rows]`` as one array for ascending ``rows``: each chunk is taken from once,
+    in order, so nothing needs reordering afterwards."""
+    rows = np.asarray(rows, dtype=np.int64)
+    if not isinstance(col, pa.ChunkedArray):
+        return col.take(ints(rows))
+    if col.num_chunks == 1:
+        return col.chunk(0).take(ints(rows))
+    lengths = np.array([len(c) for c in col.chunks], dtype=np.int64)
+    starts = np.concatenate(([0], np.cumsum(lengths)))
+    bounds = np.searchsorted(rows, starts)
+    parts = [
+        col.chunk(i).take(ints(rows[bounds[i] : bounds[i + 1]] - starts[i]))
+        for i in np.flatnonzero(np.diff(bounds))
+    ]
+    return pa.concat_arrays(parts) if parts else pa.array([], col.type)
+
+
 _DTYPES = {
     pa.int8(): np.int8,
     pa.int16(): np.int16,
@@ -116,6 +134,13 @@ def numbers(col) -> np.ndarray:
 def bools(arr) -> np.ndarray:
     """A boolean Arrow array (no nulls) as NumPy, without pyarrow's pandas machinery."""
     return numbers(pc.cast(arr, pa.uint8())).view(bool)
+
+
+def binary_buffers(arr: pa.Array) -> tuple[np.ndarray, np.ndarray]:
+    """(offsets, bytes from the first value's start to the last value's end) of a
+    string or binary array, as NumPy views."""
+    offsets, data = _string_buffers(arr)
+    return offsets, data[offsets[0] : offsets[-1]]
 
 
 def _string_buffers(arr: pa.Array):
@@ -291,6 +316,37 @@ class PairIndex:
         hit = np.unique(np.concatenate(found))
         mask = np.uint64((1 << self.row_bits) - 1)
         return np.sort((self.packed[hit] & mask).astype(np.int64))
+
+    def find_sorted(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`find` for ascending ``keys``, as (index into keys, row) sorted by row.
+
+        One binary search per key: a key shared by two rows of the index (a hash
+        collision, the duplicate check having passed) sends the call to :meth:`find`.
+        """
+        n = len(self.packed)
+        if n == 0 or len(keys) == 0:
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+        shift = np.uint64(self.row_bits)
+        high = keys >> shift
+        lo = np.searchsorted(self.packed, high << shift, side="left")
+        hit = (self.packed[np.minimum(lo, n - 1)] >> shift) == high
+        after = self.packed[np.minimum(lo + 1, n - 1)] >> shift
+        if (hit & (lo + 1 < n) & (after == high)).any():
+            which, rows = self.find(keys)
+            by_row = np.lexsort((which, rows))
+            return which[by_row], rows[by_row]
+        which = np.flatnonzero(hit)
+        rows = self.packed[lo[which]] & np.uint64((1 << self.row_bits) - 1)
+        # sort the pairs by row: one integer sort of (row, which) packed together
+        which_bits = max(1, int(len(keys)).bit_length())
+        if self.row_bits + which_bits <= 64:
+            packed = np.sort((rows << np.uint64(which_bits)) | which.astype(np.uint64))
+            which = (packed & np.uint64((1 << which_bits) - 1)).astype(np.int64)
+            rows = (packed >> np.uint64(which_bits)).astype(np.int64)
+            return which, rows
+        rows = rows.astype(np.int64)
+        by_row = np.argsort(rows, kind="stable")
+        return which[by_row], rows[by_row]
 
     def find(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Candidate matches of ``keys`` (full 64-bit keys): (index into keys, row)."""

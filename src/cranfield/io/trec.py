@@ -31,7 +31,7 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 from ..errors import InputError
-from . import dedup, keys
+from . import dedup, keys, scan
 from .source import check_path, is_gzip_file, read_bytes, source_name
 
 _BLOCK = 1 << 22  # Arrow CSV block size: 4 MiB blocks parse well on two cores
@@ -54,9 +54,9 @@ class Layout:
         return ["query_id", "doc_id", self.value]
 
     def types(self) -> dict[str, pa.DataType]:
-        # ids as UTF-8 strings; ignored fields as binary (no conversion cost)
+        # every text field as binary (no conversion cost); ids become UTF-8 strings
+        # in _finish, where an all-ASCII buffer needs no per-value validation
         t = {name: pa.binary() for name in self.names}
-        t["query_id"] = t["doc_id"] = pa.string()
         if self.kind == "run":
             t["score"] = pa.float64()
         return t
@@ -192,101 +192,47 @@ def _read_csv(src, layout: Layout, delimiter: str = " ", kept_only: bool = False
     )
 
 
-def _byte_chunks(src, size: int = 1 << 22):
-    """The bytes of a path or a bytes-like object, as NumPy views of ``size`` bytes."""
-    if isinstance(src, (bytes, bytearray, memoryview)):
-        view = memoryview(src)
-        for start in range(0, len(view), size):
-            yield np.frombuffer(view[start : start + size], dtype=np.uint8)
-        return
-    buf = bytearray(size)
-    with open(src, "rb", buffering=0) as fh:
-        while True:
-            k = fh.readinto(buf)
-            if not k:
-                return
-            yield np.frombuffer(buf, dtype=np.uint8, count=k)
-
-
-def _separators_ok(src, rows: int | None, nfields: int, stop=None):
-    """True when the only bytes below 0x21 are the delimiters and line ends Arrow saw.
-
-    Arrow found ``nfields - 1`` delimiters and one line end on each of ``rows`` lines;
-    if the file holds no other byte below 0x21 (tab, CR, other whitespace, control) and
-    no two separators touch (an empty field, a blank line, a space at either end of a
-    line), splitting on any whitespace gives the same fields. Returns the verdict and
-    the file's last 4 KiB (for the run tag).
-
-    With ``rows=None`` the row count is not known yet: returns the raw material
-    ``(count of bytes below 0x21 or None if two touch, last 4 KiB, last byte is one)``
-    for :func:`_separator_count_ok`. ``stop`` (an Event) ends the scan early.
-    """
-    small_total = 0
-    prev_small = True  # a separator at the very start is an empty field
-    last = np.zeros(0, dtype=np.uint8)
-    for a in _byte_chunks(src):
-        if stop is not None and stop.is_set():
-            return (None, b"", False) if rows is None else (False, b"")
-        small = a < 0x21
-        small_total += int(np.count_nonzero(small))
-        if (prev_small and small[0]) or (small[1:] & small[:-1]).any():
-            return (None, b"", False) if rows is None else (False, b"")
-        prev_small = bool(small[-1])
-        last = np.concatenate((last, a[-4096:]))[-4096:]
-    tail = last.tobytes()
-    if rows is None:
-        return small_total, tail, prev_small
-    return _separator_count_ok(small_total, tail, prev_small, rows, nfields), tail
-
-
-def _separator_count_ok(small_total, tail: bytes, prev_small: bool, rows, nfields) -> bool:
-    if not tail:
-        return False
-    expected = nfields * rows - (0 if tail.endswith(b"\n") else 1)
-    if tail[-1:] not in (b"\n",) and prev_small:
-        return False
-    return small_total == expected
-
-
 def _fast(src, layout: Layout, delimiter: str, source: str) -> Parsed | None:
-    # The separator scan reads the file on its own; it runs in a thread while Arrow
-    # parses (Arrow leaves a core idle part of the time), and stops early on failure.
+    # The separator scan (io/scan.py) reads the file on its own: collected from a
+    # prescan when the command line started one, otherwise run in a thread while Arrow
+    # parses (Arrow leaves a core idle part of the time) and stopped early on failure.
     import threading
 
-    verdict: list = []
+    found = scan.take(src) if isinstance(src, Path) else None
+    result: list = [] if found is None else [found]
     stop = threading.Event()
-    n_rows: list = []
+    scanner = None
+    if found is None:
 
-    def scan():
-        try:
-            verdict.append(_separators_ok(src, None, layout.nfields, stop))
-        except BaseException as exc:  # re-raised below, in the caller's thread
-            verdict.append(exc)
+        def work():
+            try:
+                result.append(scan.scan(src, stop))
+            except BaseException as exc:  # re-raised below, in the caller's thread
+                result.append(exc)
 
-    scanner = threading.Thread(target=scan, daemon=True)
-    scanner.start()
+        scanner = threading.Thread(target=work, daemon=True)
+        scanner.start()
+    table = None
     try:
         try:
             table = _read_csv(src, layout, delimiter, kept_only=True)
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
             return None
-        n_rows.append(table.num_rows)
     finally:
-        if not n_rows:
-            stop.set()
-        scanner.join()
+        if scanner is not None:
+            if table is None:
+                stop.set()
+            scanner.join()
     if table.num_rows == 0:
         return None
     # the reader's block buffers are free now; hand them back to the system
     pa.default_memory_pool().release_unused()
-    result = verdict[0]
-    if isinstance(result, BaseException):
-        raise result
-    small_total, tail, prev_small = result
-    if small_total is None or not _separator_count_ok(
-        small_total, tail, prev_small, table.num_rows, layout.nfields
-    ):
+    if isinstance(result[0], BaseException):
+        raise result[0]
+    found = result[0]
+    if not found.agrees(table.num_rows, layout.nfields):
         return None
+    tail = found.tail
     # a '#' comment line: its query id starts with '#' and is the value of some block
     # of equal adjacent query ids (the other checks are covered by the scan)
     qb = keys.blocks(table["query_id"])
@@ -296,7 +242,8 @@ def _fast(src, layout: Layout, delimiter: str, source: str) -> Parsed | None:
     if layout.kind == "run":
         tag = tail.rstrip(b"\n").rsplit(b"\n", 1)[-1].split(delimiter.encode())[5]
     parsed = _finish(table, layout, None, source, tag)
-    parsed.query_blocks = qb
+    # the block values are query ids, valid UTF-8 now that _finish has checked them
+    parsed.query_blocks = keys.Blocks(qb.starts, qb.values.view(pa.string()))
     return parsed
 
 
@@ -469,8 +416,36 @@ def _finish(
             raise InputError(
                 f"relevance grade {raw!r} is not an integer", source=source, line=line_of(bad)
             )
-    out = pa.table({"query_id": table["query_id"], "doc_id": table["doc_id"], layout.value: value})
+    ids = {name: _utf8(table[name], name, source, line_of) for name in ("query_id", "doc_id")}
+    out = pa.table({**ids, layout.value: value})
     return Parsed(out, lines, tag)
+
+
+def _utf8(col: pa.ChunkedArray, name: str, source: str, line_of) -> pa.ChunkedArray:
+    """A binary id column as strings: all-ASCII chunks are relabelled without a copy,
+    the others validated (the first invalid value is reported by its line)."""
+    chunks = []
+    pos = 0
+    for chunk in col.chunks:
+        _, data = keys.binary_buffers(chunk)
+        if not len(data) or int(data.max()) < 0x80:
+            chunks.append(chunk.view(pa.string()))
+        else:
+            try:
+                chunks.append(chunk.cast(pa.string()))
+            except pa.ArrowInvalid:
+                for i, value in enumerate(chunk.to_pylist()):
+                    try:
+                        value.decode("utf-8")
+                    except UnicodeDecodeError:
+                        raise InputError(
+                            f"{name} is not valid UTF-8: {value!r}",
+                            source=source,
+                            line=line_of(pos + i),
+                        ) from None
+                raise
+        pos += len(chunk)
+    return pa.chunked_array(chunks, pa.string())
 
 
 # -- writing ----------------------------------------------------------------------------------

@@ -1,0 +1,92 @@
+"""The real command as users start it: a separate process, ``python -m cranfield``.
+
+The console script ends the process with ``os._exit`` once the output is flushed
+(``cli.main.entry``); these tests check that nothing is lost on the way: every byte of a
+long output through a pipe, a file written with ``-o``, stderr messages and exit codes.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from cranfield import sample
+from cranfield.cli.main import main
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def collection(tmp_path_factory):
+    d = tmp_path_factory.mktemp("sample")
+    paths = sample.write(d)
+    return [str(p) for p in paths]
+
+
+def run(*argv: str) -> subprocess.CompletedProcess:
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "src"))
+    return subprocess.run(
+        [sys.executable, "-m", "cranfield", *argv], capture_output=True, env=env, check=False
+    )
+
+
+def test_console_script_is_the_quick_exit_entry():
+    text = (ROOT / "pyproject.toml").read_text()  # (tomllib needs Python 3.11)
+    assert '\ncranfield = "cranfield.cli.main:entry"\n' in text
+
+
+def test_long_output_through_a_pipe_is_complete(collection, capsys):
+    qrels, *runs = collection
+    argv = ["eval", qrels, *runs, "-q", "-m", "AP", "P@5", "nDCG@10", "-f", "csv"]
+    done = run(*argv)
+    assert done.returncode == 0, done.stderr
+    assert main(argv) == 0
+    in_process = capsys.readouterr().out
+    assert done.stdout.decode() == in_process
+    assert len(in_process.splitlines()) > 100
+
+
+def test_trec_eval_output_matches_in_process(collection, capsys):
+    qrels, run1 = collection[:2]
+    done = run("trec_eval", "-q", "-m", "all_trec", qrels, run1)
+    assert done.returncode == 0, done.stderr
+    assert main(["trec_eval", "-q", "-m", "all_trec", qrels, run1]) == 0
+    assert done.stdout.decode() == capsys.readouterr().out
+
+
+def test_output_file_is_complete(collection, tmp_path, capsys):
+    qrels, run1 = collection[:2]
+    out = tmp_path / "result.json"
+    done = run("eval", qrels, run1, "-q", "-f", "json", "-o", str(out))
+    assert done.returncode == 0 and done.stdout == b""
+    assert main(["eval", qrels, run1, "-q", "-f", "json"]) == 0
+    assert out.read_text() == capsys.readouterr().out
+
+
+def test_errors_one_line_and_status(collection, tmp_path):
+    qrels, run1 = collection[:2]
+    bad = tmp_path / "bad.txt"
+    bad.write_text("1 Q0 d1 1 2.0 t\n1 Q0 d2 2 high t\n")
+    done = run("eval", qrels, str(bad))
+    assert done.returncode == 2 and done.stdout == b""
+    lines = done.stderr.decode().splitlines()
+    assert len(lines) == 1 and f"{bad}:2" in lines[0] and "not a number" in lines[0]
+    done = run("trec_eval", "-m", "no_such_measure", qrels, run1)
+    assert done.returncode == 1 and len(done.stderr.decode().splitlines()) == 1
+
+
+def test_a_closed_pipe_is_not_an_error(collection):
+    qrels, *runs = collection
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "src"))
+    # more than a pipe's buffer (64 KiB), so the writer meets the closed pipe
+    cmd = [sys.executable, "-m", "cranfield", "trec_eval", "-q", "-m", "all_trec", qrels, runs[0]]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    assert proc.stdout.readline()
+    proc.stdout.close()  # like `| head -1`
+    err = proc.stderr.read().decode()
+    assert proc.wait() == 0
+    assert "Traceback" not in err

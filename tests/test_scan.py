@@ -1,0 +1,91 @@
+"""The byte scan behind the fast TREC reader, and the prescan the command line starts."""
+
+from __future__ import annotations
+
+import gzip
+import os
+
+import numpy as np
+import pytest
+
+from cranfield.io import scan, trec
+
+CLEAN = b"1 Q0 a 1 2.0 t\n1 Q0 b 2 1.0 t\n"
+
+
+@pytest.mark.parametrize(
+    ("text", "rows", "agrees"),
+    [
+        (CLEAN, 2, True),
+        (CLEAN[:-1], 2, True),  # no final newline
+        (CLEAN, 3, False),  # Arrow counted another line: something is off
+        (b"1 Q0 a 1 2.0 t \n", 1, False),  # trailing space: an empty field
+        (b"1  Q0 a 1 2.0 t\n", 1, False),  # two spaces
+        (b" 1 Q0 a 1 2.0 t\n", 1, False),  # leading space
+        (b"1 Q0 a 1 2.0 t\r\n", 1, False),  # CR: two separators touch
+        (b"1 Q0\tx a 1 2.0 t\n", 1, False),  # a tab inside a field Arrow saw
+        (b"1 Q0 a 1 2.0 t\n\n", 2, False),  # blank line
+        (b"1 Q0 a 1 2.0 t ", 1, False),  # ends with a delimiter, no newline
+        (b"", 0, False),
+    ],
+)
+def test_scan_verdicts(tmp_path, text, rows, agrees):
+    path = tmp_path / "run.txt"
+    path.write_bytes(text)
+    for source in (text, path):
+        assert scan.scan(source).agrees(rows, 6) is agrees
+
+
+def test_scan_of_chunks_equals_whole(tmp_path, monkeypatch):
+    # separators touching across a chunk border are found too
+    monkeypatch.setattr(scan, "_CHUNK", 7)
+    rng = np.random.default_rng(1)
+    for _ in range(50):
+        fields = rng.choice([b"a", b"bb", b"ccc", b""], size=(5, 6))
+        text = b"\n".join(b" ".join(row) for row in fields) + b"\n"
+        whole = b"" not in fields.ravel()
+        assert scan.scan(text).agrees(5, 6) is whole
+
+
+def test_prescan_is_collected_once(tmp_path):
+    path = tmp_path / "run.txt"
+    path.write_bytes(CLEAN * 1000)
+    scan.prescan(path)
+    found = scan.take(path)
+    assert found == scan.scan(path)
+    assert scan.take(path) is None  # taken: the next reader scans on its own
+
+
+def test_prescan_of_a_changed_file_is_ignored(tmp_path):
+    path = tmp_path / "run.txt"
+    path.write_bytes(CLEAN)
+    scan.prescan(path)
+    path.write_bytes(CLEAN + b"2 Q0 c 1 3.0 t\n")
+    st = path.stat()
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))
+    assert scan.take(path) is None
+    parsed = trec.parse(path, trec.RUN, "x")
+    assert parsed.table.num_rows == 3
+
+
+def test_no_prescan_for_gzip_large_or_missing_files(tmp_path):
+    gz = tmp_path / "run.txt.gz"
+    gz.write_bytes(gzip.compress(CLEAN))
+    scan.prescan(gz)
+    assert scan.take(gz) is None
+    plain = tmp_path / "run.txt"
+    plain.write_bytes(CLEAN)
+    scan.prescan(plain, limit=10)
+    assert scan.take(plain) is None
+    scan.prescan(tmp_path / "missing.txt")
+    scan.prescan(tmp_path)  # a directory
+    assert scan.take(tmp_path / "missing.txt") is None
+
+
+def test_reader_uses_the_prescan_and_still_verifies(tmp_path):
+    path = tmp_path / "run.txt"
+    path.write_bytes(b"1 Q0 a 1 2.0 t\n1 Q0\tb 2 1.0 t\n")
+    scan.prescan(path)
+    parsed = trec.parse(path, trec.RUN, "x")  # the prescan says: not for the fast path
+    assert parsed.lines is not None  # the exact reader's line numbers
+    assert parsed.table["doc_id"].to_pylist() == ["a", "b"]
