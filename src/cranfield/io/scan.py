@@ -20,7 +20,7 @@ import stat
 import threading
 from dataclasses import dataclass
 
-_CHUNK = 1 << 22
+_CHUNK = 1 << 20
 
 
 @dataclass(frozen=True)
