@@ -9,6 +9,8 @@ blocks, rising scores, shuffled lines, ids of mixed widths, forced hash collisio
 
 from __future__ import annotations
 
+from collections import Counter
+
 import numpy as np
 import pyarrow as pa
 import pytest
@@ -123,21 +125,24 @@ def test_hash_does_not_depend_on_the_width_of_neighbours():
     assert same_width[0] == same_width[1] == mixed[0] and same_width[2] != mixed[0]
 
 
-def test_forced_hash_collisions_stay_exact(monkeypatch):
-    # keep 3 bits of every key: nearly every pair collides with others
-    real = keys._key_chunks
+@pytest.mark.parametrize("index_layout", ["blocked", "general"])
+def test_forced_hash_collisions_stay_exact(monkeypatch, index_layout):
+    # keep 3 bits of every string hash: nearly every pair collides with others
+    real = keys._hash_chunk
 
-    def coarse(qb, d):
-        for pos, key in real(qb, d):
-            key &= np.uint64(7 << 61)
-            yield pos, key
+    def coarse(arr):
+        return real(arr) & np.uint64(7 << 61)
 
-    monkeypatch.setattr(keys, "_key_chunks", coarse)
+    monkeypatch.setattr(keys, "_hash_chunk", coarse)
+    if index_layout == "general":
+        monkeypatch.setattr(keys, "_blocked_bits", lambda qb: None)
     rng = np.random.default_rng(7)
     for layout in LAYOUTS:
         qrels, rows = make_case(rng, layout)
         qr, run = build(qrels, rows)
         jr = judge(qr, run)
+        if layout == "ranked":
+            assert bool(keys.cached_index(run).block_bits) == (index_layout == "blocked")
         qids, labels, _ = reference(qrels, rows)
         got = [
             jr.labels[a:b].tolist() for a, b in zip(jr.offsets[:-1], jr.offsets[1:], strict=True)
@@ -443,3 +448,65 @@ def test_judge_with_qrels_topics_split_over_blocks(layout):
             jr.labels[a:b].tolist() for a, b in zip(jr.offsets[:-1], jr.offsets[1:], strict=True)
         ]
         assert list(jr.query_ids) == qids and got == labels
+
+
+@pytest.mark.parametrize("equal_lengths", [True, False])
+def test_blocked_and_general_index_agree(monkeypatch, equal_lengths):
+    # enough rows and blocks for the threaded hashing and the two-thread matrix sort
+    rng = np.random.default_rng(5 + equal_lengths)
+    n_blocks = 300
+    lengths = np.full(n_blocks, 40) if equal_lengths else rng.integers(1, 80, n_blocks)
+    qids = np.repeat([f"q{i}" for i in range(n_blocks)], lengths)
+    docs = np.array([f"d{x}" for x in rng.integers(0, 500, len(qids))])
+    chunks = np.array_split(np.arange(len(qids)), 9)
+    table = pa.table(
+        {
+            "query_id": pa.chunked_array([qids[c].tolist() for c in chunks]),
+            "doc_id": pa.chunked_array([docs[c].tolist() for c in chunks]),
+        }
+    )
+    blocked = keys.build_index(table)
+    assert blocked.block_bits > 0
+    assert (np.diff(blocked.packed.astype(object)) >= 0).all()  # sorted
+    assert sorted(blocked.rows.tolist()) == list(range(len(qids)))
+    with monkeypatch.context() as m:
+        m.setattr(keys, "_blocked_bits", lambda qb: None)
+        general = keys.build_index(table)
+    assert general.block_bits == 0
+    # every repeated pair is a candidate in both; the exact duplicates are the same
+    pairs = list(zip(qids.tolist(), docs.tolist(), strict=True))
+    counts = Counter(pairs)
+    repeated = {i for i, p in enumerate(pairs) if counts[p] > 1}
+    assert repeated
+    for index in (blocked, general):
+        cand = set(index.duplicate_candidates().tolist())
+        assert repeated <= cand
+        assert len(cand) <= len(repeated) + 4  # hash collisions only, rare
+    # the label lookup of judge: the same labels, those of a dict
+    unique = table.filter(pa.array([i not in repeated for i in range(len(pairs))]))
+    scores = pa.array(rng.permutation(unique.num_rows).astype(float))
+    run = Run(unique.append_column("score", scores), name="r")
+    judged = {}
+    for q, d in rng.permutation(np.array(sorted(set(pairs)), dtype=object))[: len(pairs) // 3]:
+        judged.setdefault(q, {})[d] = int(rng.integers(-1, 3))
+    judged["not-in-run"] = {"d1": 1}
+    qr = Qrels.from_dict(judged)
+    labels = {}
+    for layout in ("blocked", "general"):
+        with monkeypatch.context() as m:
+            if layout == "general":
+                m.setattr(keys, "_blocked_bits", lambda qb: None)
+            fresh = Run(run.table, name="r")
+            jr = judge(qr, fresh)
+            assert bool(keys.cached_index(fresh).block_bits) == (layout == "blocked")
+            labels[layout] = jr.labels.tolist()
+    qids_, want, _ = reference(
+        judged,
+        [
+            (q, d, s)
+            for q, d, s in zip(
+                *[run.table[c].to_pylist() for c in ("query_id", "doc_id", "score")], strict=True
+            )
+        ],
+    )
+    assert labels["blocked"] == labels["general"] == [x for lab in want for x in lab]

@@ -572,18 +572,19 @@ def _presorted_order(rb: keys.Blocks, block_code: np.ndarray, scores, doc_ids):
 
 
 def _qrels_lookup_side(qrels, q_index: keys.PairIndex):
-    """(pair keys ascending, qrels row of each, topic code of every qrels row), computed
-    once per qrels table."""
+    """(pair keys ascending, qrels row of each, topic code and doc id hash of every
+    qrels row), computed once per qrels table."""
     cache = getattr(qrels, "_lookup_side", None)
     if cache is not None and cache[0] is qrels.table:
         return cache[1]
+    doc_hashes = keys.hash_strings(qrels.table["doc_id"])
     row_keys = keys.pair_keys(q_index.query_blocks, qrels.table["doc_id"])
     order = np.argsort(row_keys)
     qb = q_index.query_blocks
     # a topic's code: its first block (qrels files may list a topic in several blocks)
     first_block = keys.codes_or_minus_one(pc.index_in(qb.values, value_set=qb.values))
     row_topic = np.repeat(first_block, qb.lengths)
-    side = (row_keys[order], order, row_topic)
+    side = (row_keys[order], order, row_topic, doc_hashes)
     try:
         qrels._lookup_side = (qrels.table, side)
     except AttributeError:
@@ -613,16 +614,24 @@ def _lookup_labels(qrels, run, r_index: keys.PairIndex) -> np.ndarray:
     small = not len(grades_all) or (grades_all.min() >= -128 and grades_all.max() <= 127)
     labels = np.full(rt.num_rows, NOT_POOLED, dtype=np.int8 if small else np.int64)
     q_index = keys.cached_index(qrels)
-    sorted_keys, key_rows, row_topic = _qrels_lookup_side(qrels, q_index)
-    chosen = _qrels_rows_of(q_index.query_blocks, r_index.query_blocks)
-    if chosen is not None:  # a run with few of the qrels topics (a piece of a streamed run)
-        sel = chosen[key_rows]
-        sorted_keys, key_rows = sorted_keys[sel], key_rows[sel]
+    qb, rb = q_index.query_blocks, r_index.query_blocks
+    sorted_keys, key_rows, row_topic, doc_hashes = _qrels_lookup_side(qrels, q_index)
+    if r_index.block_bits:  # keys name the run's blocks: one per topic
+        run_block = keys.codes_or_minus_one(pc.index_in(qb.values, value_set=rb.values))
+        run_block = np.repeat(run_block, qb.lengths)
+        key_rows = np.flatnonzero(run_block >= 0)
+        needles = r_index.needles(doc_hashes[key_rows], run_block[key_rows])
+        order = np.argsort(needles)
+        sorted_keys, key_rows = needles[order], key_rows[order]
+    else:
+        chosen = _qrels_rows_of(qb, rb)
+        if chosen is not None:  # a run with few of the qrels topics (a streamed piece)
+            sel = chosen[key_rows]
+            sorted_keys, key_rows = sorted_keys[sel], key_rows[sel]
     which, rows = r_index.find_sorted(sorted_keys)
     if len(which) == 0:
         return labels
     which = key_rows[which]
-    qb, rb = q_index.query_blocks, r_index.query_blocks
     block_topic = keys.codes_or_minus_one(pc.index_in(rb.values, value_set=qb.values))
     row_block = np.searchsorted(rb.starts, rows, "right") - 1
     same_query = block_topic[row_block] == row_topic[which]
