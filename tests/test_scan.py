@@ -47,13 +47,32 @@ def test_scan_of_chunks_equals_whole(tmp_path, monkeypatch):
         assert scan.scan(text).agrees(5, 6) is whole
 
 
-def test_prescan_is_collected_once(tmp_path):
+@pytest.mark.parametrize("fork", [True, False])
+@pytest.mark.parametrize(
+    "text", [CLEAN * 1000, CLEAN[:-1], b"1 Q0 a 1 2.0 t \n", b"x" * 5000, b"\n"]
+)
+def test_prescan_is_collected_once(tmp_path, monkeypatch, fork, text):
+    if fork and not scan._can_fork():
+        pytest.skip("fork is used only on Linux from a single-threaded process")
+    monkeypatch.setattr(scan, "_can_fork", lambda: fork)
     path = tmp_path / "run.txt"
-    path.write_bytes(CLEAN * 1000)
+    path.write_bytes(text)
     scan.prescan(path)
+    kind = scan._pending[scan._identity(path)][0]
+    assert kind == ("fork" if fork else "thread")
     found = scan.take(path)
     assert found == scan.scan(path)
     assert scan.take(path) is None  # taken: the next reader scans on its own
+
+
+def test_failed_forked_scan_falls_back(tmp_path, monkeypatch):
+    if not scan._can_fork():
+        pytest.skip("fork is used only on Linux from a single-threaded process")
+    path = tmp_path / "run.txt"
+    path.write_bytes(CLEAN)
+    monkeypatch.setattr(scan, "scan", lambda p: 1 / 0)  # the child fails
+    scan.prescan(path)
+    assert scan.take(path) is None
 
 
 def test_prescan_of_a_changed_file_is_ignored(tmp_path):
