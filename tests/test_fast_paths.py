@@ -510,3 +510,26 @@ def test_blocked_and_general_index_agree(monkeypatch, equal_lengths):
         ],
     )
     assert labels["blocked"] == labels["general"] == [x for lab in want for x in lab]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_query_blocks_equal_python_run_length_encoding(seed):
+    # fixed-width ids take a NumPy path (1, 2, 4, 8 bytes as integers, others as
+    # raw rows); widths that merely add up to a multiple of one width must not
+    rng = np.random.default_rng(seed)
+    pools = [["1", "2", "9"], ["301", "302", "303"], ["12345", "12346"], ["11", "42", "1", "3"]]
+    for _ in range(200):
+        pool = pools[int(rng.integers(len(pools)))] + (["é", "ab"] if rng.random() < 0.2 else [])
+        values = [str(v) for v in rng.choice(pool, int(rng.integers(1, 30)))]
+        cut = sorted(rng.integers(0, len(values) + 1, 2).tolist())
+        col = pa.chunked_array(
+            [values[: cut[0]], values[cut[0] : cut[1]], values[cut[1] :]], pa.string()
+        )
+        if rng.random() < 0.5:
+            col = col.cast(pa.binary())
+        got = keys.blocks(col)
+        starts = [i for i in range(len(values)) if i == 0 or values[i] != values[i - 1]]
+        assert got.starts.tolist() == starts + [len(values)]
+        assert [v if isinstance(v, str) else v.decode() for v in got.values.to_pylist()] == [
+            values[i] for i in starts
+        ]

@@ -217,6 +217,21 @@ class Blocks:
         return np.repeat(per_block, self.lengths)
 
 
+def _changes(arr: pa.Array) -> np.ndarray:
+    """Positions i where string i + 1 differs from string i."""
+    if arr.type in (pa.string(), pa.binary()) and len(arr) > 1:
+        offsets, data = binary_buffers(arr)
+        width = int(offsets[1] - offsets[0])
+        if width and len(data) == width * len(arr) and (np.diff(offsets) == width).all():
+            # every value this wide: compare them as fixed-width rows
+            values = data.view(f"V{width}") if width not in _UINTS else data.view(_UINTS[width])
+            return np.flatnonzero(values[1:] != values[:-1])
+    return np.flatnonzero(bools(pc.not_equal(arr[1:], arr[:-1])))
+
+
+_UINTS = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
+
+
 def blocks(col) -> Blocks:
     """Run-length encoding of a string column (compares adjacent strings only)."""
     chunks = col.chunks if isinstance(col, pa.ChunkedArray) else [col]
@@ -230,7 +245,7 @@ def blocks(col) -> Blocks:
     for c in chunks:  # adjacent comparisons chunk by chunk (no concatenated copy)
         if prev is not None and prev != c[0]:
             change.append(np.array([pos], dtype=np.int64))
-        change.append(np.flatnonzero(bools(pc.not_equal(c[1:], c[:-1]))) + 1 + pos)
+        change.append(_changes(c) + 1 + pos)
         prev = c[len(c) - 1]
         pos += len(c)
     change.append(np.array([n], dtype=np.int64))
@@ -320,6 +335,7 @@ class PairIndex:
     row_bits: int
     query_blocks: Blocks
     block_bits: int = 0
+    shared: np.ndarray | None = None  # positions in packed of keys found twice, once known
 
     def row_of(self, packed: np.ndarray) -> np.ndarray:
         """The table rows of some packed values."""
@@ -344,19 +360,9 @@ class PairIndex:
 
     def duplicate_candidates(self) -> np.ndarray:
         """Rows whose key is shared with another row (a superset of the duplicate pairs)."""
-        limit = np.uint64(1 << self.row_bits)
-        n = len(self.packed)
-        found = []
-        for a in range(0, max(n - 1, 0), 1 << 20):  # in slices: no 8-byte temporary per row
-            part = self.packed[a : a + (1 << 20) + 1]
-            # equal above the row bits <=> their XOR is below 2**row_bits
-            same = np.flatnonzero((part[1:] ^ part[:-1]) < limit) + a
-            if len(same):
-                found.append(np.concatenate((same, same + 1)))
-        if not found:
-            return np.zeros(0, dtype=np.int64)
-        hit = np.unique(np.concatenate(found))
-        return np.sort(self.row_of(self.packed[hit]))
+        if self.shared is None:
+            self.shared = _equal_neighbours(self.packed, self.row_bits)
+        return np.sort(self.row_of(self.packed[self.shared]))
 
     def find_sorted(self, keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """:meth:`find` for ascending ``keys``, as (index into keys, row) sorted by row.
@@ -406,6 +412,23 @@ class PairIndex:
         return which, self.row_of(self.packed[pos])
 
 
+def _equal_neighbours(packed: np.ndarray, row_bits: int) -> np.ndarray:
+    """Positions of the sorted ``packed`` values whose bits above ``row_bits`` equal
+    those of a neighbour, ascending."""
+    limit = np.uint64(1 << row_bits)
+    n = len(packed)
+    found = []
+    for a in range(0, max(n - 1, 0), 1 << 20):  # in slices: no 8-byte temporary per row
+        part = packed[a : a + (1 << 20) + 1]
+        # equal above the row bits <=> their XOR is below 2**row_bits
+        same = np.flatnonzero((part[1:] ^ part[:-1]) < limit) + a
+        if len(same):
+            found.append(np.concatenate((same, same + 1)))
+    if not found:
+        return np.zeros(0, dtype=np.int64)
+    return np.unique(np.concatenate(found))
+
+
 _MIN_HASH_BITS = 32  # fewer would make collisions (verified, so only slow) common
 
 
@@ -424,16 +447,23 @@ def _blocked_bits(qb: Blocks) -> tuple[int, int] | None:
     return block_bits, row_bits
 
 
-def _sort_rows(matrix: np.ndarray) -> None:
-    """Sort each row of a matrix in place, the two halves in two threads."""
+def _sort_rows(matrix: np.ndarray, row_bits: int) -> np.ndarray:
+    """Sort each row of a matrix in place, the two halves in two threads, and return
+    :func:`_equal_neighbours` of the flattened result (rows never share a key: their
+    block bits differ)."""
     half = len(matrix) // 2
+
+    def one(part: np.ndarray) -> np.ndarray:
+        part.sort(axis=1)
+        return _equal_neighbours(part.reshape(-1), row_bits)
+
     if half < 64:
-        matrix.sort(axis=1)
-        return
+        return one(matrix)
     from concurrent.futures import ThreadPoolExecutor
 
     with ThreadPoolExecutor(max_workers=2) as pool:
-        list(pool.map(lambda part: part.sort(axis=1), (matrix[:half], matrix[half:])))
+        first, second = pool.map(one, (matrix[:half], matrix[half:]))
+    return np.concatenate((first, second + half * matrix.shape[1]))
 
 
 def build_index(table: pa.Table, query_blocks: Blocks | None = None) -> PairIndex:
@@ -461,7 +491,7 @@ def build_index(table: pa.Table, query_blocks: Blocks | None = None) -> PairInde
     block_shift = np.uint64(64 - block_bits)
     starts = qb.starts
 
-    def compose(pos, h, b0, bounds):
+    def compose(pos, h, b0, bounds):  # in a worker thread: writes its own rows
         lengths = np.diff(bounds)
         h >>= hash_shift
         h <<= np.uint64(row_bits)
@@ -469,15 +499,15 @@ def build_index(table: pa.Table, query_blocks: Blocks | None = None) -> PairInde
         rel = np.arange(pos, pos + len(h), dtype=np.int64)
         rel -= np.repeat(starts[b0 : b0 + len(lengths)], lengths)
         h |= rel.astype(np.uint64)
-        return h
+        packed[pos : pos + len(h)] = h
 
-    for pos, key in _chunk_work(qb, table["doc_id"], compose):
-        packed[pos : pos + len(key)] = key
+    for _ in _chunk_work(qb, table["doc_id"], compose):
+        pass
     lengths = qb.lengths
     if len(lengths) and (lengths == lengths[0]).all():  # blocks of one length: a matrix
-        _sort_rows(packed.reshape(len(lengths), int(lengths[0])))
-    else:
-        packed.sort()
+        shared = _sort_rows(packed.reshape(len(lengths), int(lengths[0])), row_bits)
+        return PairIndex(packed, row_bits, qb, block_bits, shared)
+    packed.sort()
     return PairIndex(packed, row_bits, qb, block_bits)
 
 
