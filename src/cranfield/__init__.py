@@ -7,7 +7,8 @@ first access, so ``import cranfield`` stays cheap (no pandas, SciPy or matplotli
 from __future__ import annotations
 
 from importlib import import_module
-from typing import TYPE_CHECKING
+
+TYPE_CHECKING = False  # (typing.TYPE_CHECKING without importing typing)
 
 __version__ = "0.1.0"
 

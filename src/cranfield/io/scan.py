@@ -19,18 +19,18 @@ import os
 import stat
 import sys
 import threading
-from dataclasses import dataclass
+from collections import namedtuple
 
 _CHUNK = 1 << 20
 
 
-@dataclass(frozen=True)
-class Scan:
-    """What one pass over a file's bytes found."""
+# (a named tuple, not a dataclass: importing dataclasses would delay the prescan)
+class Scan(namedtuple("Scan", "separators tail ends_with_separator")):
+    """What one pass over a file's bytes found: the count of bytes below 0x21 (None when
+    two of them touch), the last 4 KiB (the run tag is on the last line), and whether
+    the last byte is below 0x21."""
 
-    separators: int | None  # bytes below 0x21; None when two of them touch
-    tail: bytes  # the last 4 KiB (the run tag is on the last line)
-    ends_with_separator: bool  # the last byte is below 0x21
+    __slots__ = ()
 
     def agrees(self, rows: int, nfields: int) -> bool:
         """True when the separators are exactly Arrow's ``rows`` lines of ``nfields``
