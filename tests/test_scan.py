@@ -108,3 +108,20 @@ def test_reader_uses_the_prescan_and_still_verifies(tmp_path):
     parsed = trec.parse(path, trec.RUN, "x")  # the prescan says: not for the fast path
     assert parsed.lines is not None  # the exact reader's line numbers
     assert parsed.table["doc_id"].to_pylist() == ["a", "b"]
+
+
+def test_ascii_flag_and_non_ascii_ids(tmp_path):
+    assert scan.scan(CLEAN).ascii
+    text = "1 Q0 café 1 2.0 t\n1 Q0 b 2 1.0 t\n".encode()
+    assert not scan.scan(text).ascii
+    path = tmp_path / "run.txt"
+    path.write_bytes(text)
+    scan.prescan(path)
+    parsed = trec.parse(path, trec.RUN, "x")
+    assert parsed.lines is None  # the fast path, with UTF-8 validation of its chunks
+    assert parsed.table["doc_id"].to_pylist() == ["café", "b"]
+    path.write_bytes(b"1 Q0 a 1 2.0 t\n1 Q0 caf\xe9 2 1.0 t\n")  # Latin-1, not UTF-8
+    scan.prescan(path)
+    with pytest.raises(trec.InputError, match=r"doc_id is not valid UTF-8.*") as info:
+        trec.parse(path, trec.RUN, str(path))
+    assert info.value.line == 2

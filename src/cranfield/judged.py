@@ -571,20 +571,39 @@ def _presorted_order(rb: keys.Blocks, block_code: np.ndarray, scores, doc_ids):
     return fixed[rows], None
 
 
-def _qrels_lookup_side(qrels, q_index: keys.PairIndex):
-    """(pair keys ascending, qrels row of each, topic code and doc id hash of every
-    qrels row), computed once per qrels table."""
+class _QrelsLookup:
+    """What the label lookup needs of a qrels table: computed once per table, each part
+    when first needed (a blocked run index needs no pair keys)."""
+
+    def __init__(self, qrels, q_index: keys.PairIndex):
+        self.table = qrels.table
+        self.blocks = q_index.query_blocks
+
+    @cached_property
+    def doc_hashes(self) -> np.ndarray:
+        return keys.hash_strings(self.table["doc_id"])
+
+    @cached_property
+    def row_topic(self) -> np.ndarray:
+        """A topic code per row: the topic's first block (qrels files may list a topic
+        in several blocks)."""
+        qb = self.blocks
+        first_block = keys.codes_or_minus_one(pc.index_in(qb.values, value_set=qb.values))
+        return np.repeat(first_block, qb.lengths)
+
+    @cached_property
+    def sorted_pair_keys(self) -> tuple[np.ndarray, np.ndarray]:
+        """(pair keys ascending, the qrels row of each)."""
+        row_keys = keys.pair_keys(self.blocks, self.table["doc_id"])
+        order = np.argsort(row_keys)
+        return row_keys[order], order
+
+
+def _qrels_lookup_side(qrels, q_index: keys.PairIndex) -> _QrelsLookup:
     cache = getattr(qrels, "_lookup_side", None)
     if cache is not None and cache[0] is qrels.table:
         return cache[1]
-    doc_hashes = keys.hash_strings(qrels.table["doc_id"])
-    row_keys = keys.pair_keys(q_index.query_blocks, qrels.table["doc_id"])
-    order = np.argsort(row_keys)
-    qb = q_index.query_blocks
-    # a topic's code: its first block (qrels files may list a topic in several blocks)
-    first_block = keys.codes_or_minus_one(pc.index_in(qb.values, value_set=qb.values))
-    row_topic = np.repeat(first_block, qb.lengths)
-    side = (row_keys[order], order, row_topic, doc_hashes)
+    side = _QrelsLookup(qrels, q_index)
     try:
         qrels._lookup_side = (qrels.table, side)
     except AttributeError:
@@ -615,15 +634,16 @@ def _lookup_labels(qrels, run, r_index: keys.PairIndex) -> np.ndarray:
     labels = np.full(rt.num_rows, NOT_POOLED, dtype=np.int8 if small else np.int64)
     q_index = keys.cached_index(qrels)
     qb, rb = q_index.query_blocks, r_index.query_blocks
-    sorted_keys, key_rows, row_topic, doc_hashes = _qrels_lookup_side(qrels, q_index)
+    side = _qrels_lookup_side(qrels, q_index)
     if r_index.block_bits:  # keys name the run's blocks: one per topic
         run_block = keys.codes_or_minus_one(pc.index_in(qb.values, value_set=rb.values))
         run_block = np.repeat(run_block, qb.lengths)
         key_rows = np.flatnonzero(run_block >= 0)
-        needles = r_index.needles(doc_hashes[key_rows], run_block[key_rows])
+        needles = r_index.needles(side.doc_hashes[key_rows], run_block[key_rows])
         order = np.argsort(needles)
         sorted_keys, key_rows = needles[order], key_rows[order]
     else:
+        sorted_keys, key_rows = side.sorted_pair_keys
         chosen = _qrels_rows_of(qb, rb)
         if chosen is not None:  # a run with few of the qrels topics (a streamed piece)
             sel = chosen[key_rows]
@@ -634,7 +654,7 @@ def _lookup_labels(qrels, run, r_index: keys.PairIndex) -> np.ndarray:
     which = key_rows[which]
     block_topic = keys.codes_or_minus_one(pc.index_in(rb.values, value_set=qb.values))
     row_block = np.searchsorted(rb.starts, rows, "right") - 1
-    same_query = block_topic[row_block] == row_topic[which]
+    same_query = block_topic[row_block] == side.row_topic[which]
     which, rows = which[same_query], rows[same_query]
     same_doc = keys.bools(
         pc.equal(keys.take(qt["doc_id"], which), keys.take_ascending(rt["doc_id"], rows))

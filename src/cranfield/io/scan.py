@@ -25,10 +25,10 @@ _CHUNK = 1 << 20
 
 
 # (a named tuple, not a dataclass: importing dataclasses would delay the prescan)
-class Scan(namedtuple("Scan", "separators tail ends_with_separator")):
+class Scan(namedtuple("Scan", "separators tail ends_with_separator ascii")):
     """What one pass over a file's bytes found: the count of bytes below 0x21 (None when
-    two of them touch), the last 4 KiB (the run tag is on the last line), and whether
-    the last byte is below 0x21."""
+    two of them touch), the last 4 KiB (the run tag is on the last line), whether the
+    last byte is below 0x21, and whether every byte is ASCII (ids need no UTF-8 check)."""
 
     __slots__ = ()
 
@@ -43,7 +43,7 @@ class Scan(namedtuple("Scan", "separators tail ends_with_separator")):
         return not self.ends_with_separator and self.separators == nfields * rows - 1
 
 
-_TOUCHING = Scan(None, b"", False)
+_TOUCHING = Scan(None, b"", False, False)
 
 
 def _chunks(src):
@@ -68,6 +68,7 @@ def scan(src, stop: threading.Event | None = None) -> Scan:
     import numpy as np
 
     separators = 0
+    ascii = True
     prev = True  # a separator at the very start is an empty field
     last = np.zeros(0, dtype=np.uint8)
     for a in _chunks(src):
@@ -78,8 +79,9 @@ def scan(src, stop: threading.Event | None = None) -> Scan:
         if (prev and small[0]) or (small[1:] & small[:-1]).any():
             return _TOUCHING
         prev = bool(small[-1])
+        ascii = ascii and int(a.max()) < 0x80
         last = np.concatenate((last, a[-4096:]))[-4096:]
-    return Scan(separators, last.tobytes(), prev)
+    return Scan(separators, last.tobytes(), prev, ascii)
 
 
 def _identity(path) -> tuple | None:
@@ -152,9 +154,10 @@ def _fork_scan(path) -> tuple:
         try:
             os.close(read_end)
             found = scan(path)
-            message = b"%d %d\n" % (
+            message = b"%d %d %d\n" % (
                 -1 if found.separators is None else found.separators,
                 found.ends_with_separator,
+                found.ascii,
             )
             with os.fdopen(write_end, "wb") as fh:
                 fh.write(message + found.tail)
@@ -173,8 +176,8 @@ def _collect_fork(pid: int, read_end: int) -> Scan | None:
     head, sep, tail = data.partition(b"\n")
     if not sep:
         return None
-    separators, ends = (int(x) for x in head.split())
-    return Scan(None if separators < 0 else separators, tail, bool(ends))
+    separators, ends, ascii = (int(x) for x in head.split())
+    return Scan(None if separators < 0 else separators, tail, bool(ends), bool(ascii))
 
 
 def take(path) -> Scan | None:

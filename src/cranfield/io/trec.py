@@ -241,7 +241,7 @@ def _fast(src, layout: Layout, delimiter: str, source: str) -> Parsed | None:
     tag = None
     if layout.kind == "run":
         tag = tail.rstrip(b"\n").rsplit(b"\n", 1)[-1].split(delimiter.encode())[5]
-    parsed = _finish(table, layout, None, source, tag)
+    parsed = _finish(table, layout, None, source, tag, ascii=found.ascii)
     # the block values are query ids, valid UTF-8 now that _finish has checked them
     parsed.query_blocks = keys.Blocks(qb.starts, qb.values.view(pa.string()))
     return parsed
@@ -392,6 +392,7 @@ def _finish(
     lines: np.ndarray | None,
     source: str,
     tag_bytes: bytes | None = None,
+    ascii: bool = False,
 ) -> Parsed:
     """Drop ignored fields, convert grades, check scores, pick the run tag."""
 
@@ -416,14 +417,21 @@ def _finish(
             raise InputError(
                 f"relevance grade {raw!r} is not an integer", source=source, line=line_of(bad)
             )
-    ids = {name: _utf8(table[name], name, source, line_of) for name in ("query_id", "doc_id")}
+    ids = {
+        name: _utf8(table[name], name, source, line_of, ascii) for name in ("query_id", "doc_id")
+    }
     out = pa.table({**ids, layout.value: value})
     return Parsed(out, lines, tag)
 
 
-def _utf8(col: pa.ChunkedArray, name: str, source: str, line_of) -> pa.ChunkedArray:
-    """A binary id column as strings: all-ASCII chunks are relabelled without a copy,
-    the others validated (the first invalid value is reported by its line)."""
+def _utf8(
+    col: pa.ChunkedArray, name: str, source: str, line_of, ascii: bool = False
+) -> pa.ChunkedArray:
+    """A binary id column as strings: all-ASCII chunks (every chunk when the file is
+    known to be ASCII) are relabelled without a copy, the others validated (the first
+    invalid value is reported by its line)."""
+    if ascii:
+        return pa.chunked_array([c.view(pa.string()) for c in col.chunks], pa.string())
     chunks = []
     pos = 0
     for chunk in col.chunks:
