@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import gzip
 import os
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -47,32 +50,57 @@ def test_scan_of_chunks_equals_whole(tmp_path, monkeypatch):
         assert scan.scan(text).agrees(5, 6) is whole
 
 
-@pytest.mark.parametrize("fork", [True, False])
 @pytest.mark.parametrize(
     "text", [CLEAN * 1000, CLEAN[:-1], b"1 Q0 a 1 2.0 t \n", b"x" * 5000, b"\n"]
 )
-def test_prescan_is_collected_once(tmp_path, monkeypatch, fork, text):
-    if fork and not scan._can_fork():
-        pytest.skip("fork is used only on Linux from a single-threaded process")
-    monkeypatch.setattr(scan, "_can_fork", lambda: fork)
+def test_prescan_in_a_thread_is_collected_once(tmp_path, monkeypatch, text):
+    monkeypatch.setattr(scan, "_can_fork", lambda: False)
     path = tmp_path / "run.txt"
     path.write_bytes(text)
     scan.prescan(path)
-    kind = scan._pending[scan._identity(path)][0]
-    assert kind == ("fork" if fork else "thread")
-    found = scan.take(path)
-    assert found == scan.scan(path)
+    assert isinstance(scan._pending[scan._identity(path)][0], scan._Threaded)
+    assert scan.take(path) == scan.scan(path)
     assert scan.take(path) is None  # taken: the next reader scans on its own
 
 
-def test_failed_forked_scan_falls_back(tmp_path, monkeypatch):
-    if not scan._can_fork():
-        pytest.skip("fork is used only on Linux from a single-threaded process")
-    path = tmp_path / "run.txt"
-    path.write_bytes(CLEAN)
-    monkeypatch.setattr(scan, "scan", lambda p: 1 / 0)  # the child fails
-    scan.prescan(path)
-    assert scan.take(path) is None
+FORKED = r"""
+import sys
+from pathlib import Path
+from cranfield.io import scan  # no NumPy yet: the process has one thread
+
+d = Path(sys.argv[1])
+texts = [b"1 Q0 a 1 2.0 t\n" * (i + 1) for i in range(30)] + [
+    b"1  Q0 a 1 2.0 t\n", b"1 Q0 a 1 2.0 t ", b"x" * 5000, "1 Q0 é 1 2 t\n".encode()
+]
+paths = []
+for i, text in enumerate(texts):
+    paths.append(d / f"run{i}.txt")
+    paths[-1].write_bytes(text)
+assert scan._can_fork()
+# a child that fails to scan: the reader is told to scan on its own
+real = scan.scan
+scan.scan = lambda path: 1 / 0
+scan.prescan(paths[-1])
+scan.scan = real
+assert scan.take(paths[-1]) is None
+scan.prescan([*paths, paths[0], d / "missing.txt"])  # repeats and misses are skipped
+assert isinstance(scan._pending[scan._identity(paths[0])][0], scan._Forked)
+order = [3, 0, 31, 7, 33, 1, 2] + list(range(4, 7)) + list(range(8, 31)) + [32]
+for i in order:
+    assert scan.take(paths[i]) == scan.scan(paths[i]), i
+assert not scan._pending
+print("ok")
+"""
+
+
+def test_prescan_in_a_forked_child(tmp_path):
+    # in a fresh interpreter: pytest's own process has threads, so it never forks
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1] / "src"))
+    done = subprocess.run(
+        [sys.executable, "-c", FORKED, str(tmp_path)], capture_output=True, env=env
+    )
+    assert done.returncode == 0, done.stderr.decode()
+    assert done.stdout == b"ok\n"
 
 
 def test_prescan_of_a_changed_file_is_ignored(tmp_path):
@@ -125,3 +153,34 @@ def test_ascii_flag_and_non_ascii_ids(tmp_path):
     with pytest.raises(trec.InputError, match=r"doc_id is not valid UTF-8.*") as info:
         trec.parse(path, trec.RUN, str(path))
     assert info.value.line == 2
+
+
+def test_prescan_of_several_files_in_a_thread(tmp_path, monkeypatch):
+    monkeypatch.setattr(scan, "_can_fork", lambda: False)
+    texts = [CLEAN * (i + 1) for i in range(12)] + [b"1  Q0 a 1 2.0 t\n"]
+    paths = []
+    for i, text in enumerate(texts):
+        paths.append(tmp_path / f"run{i}.txt")
+        paths[-1].write_bytes(text)
+    scan.prescan([*paths, paths[0], tmp_path / "missing.txt"])
+    for i in [3, 0, 12, 7, 1, 2, 4, 5, 6, 8, 9, 10, 11]:
+        assert scan.take(paths[i]) == scan.scan(paths[i])
+    assert not any(scan._identity(p) in scan._pending for p in paths)
+    monkeypatch.setattr(scan, "scan", lambda path: 1 / 0)  # a failed scan: None
+    scan.prescan(paths[0])
+    assert scan.take(paths[0]) is None
+
+
+def test_threads_are_counted_with_native_ones():
+    import threading
+
+    before = scan._threads()
+    stop = threading.Event()
+    worker = threading.Thread(target=stop.wait)
+    worker.start()
+    try:
+        assert scan._threads() == before + 1
+        assert not scan._can_fork()
+    finally:
+        stop.set()
+        worker.join()

@@ -87,8 +87,8 @@ def add_arguments(p) -> None:
 def run(args) -> int:
     from ..io import scan
 
-    if args.runs and args.stream is not True:  # while the imports below run
-        scan.prescan(args.runs[0])
+    if args.stream is not True:  # in the background, from now on (see io/scan.py)
+        scan.prescan(args.runs)
     from ..errors import ParameterError
     from ..evaluation import Results, as_measures, evaluate
     from ..io.source import source_name

@@ -112,7 +112,7 @@ def main(argv: list[str]) -> int:
 
     from ..io import scan
 
-    if args.stream is not True:  # while the imports below run
+    if args.stream is not True:  # in the background, from now on (see io/scan.py)
         scan.prescan(args.files[1])
     from ..qrels import Qrels
     from ..run import Run

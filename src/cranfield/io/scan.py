@@ -96,101 +96,152 @@ def _identity(path) -> tuple | None:
 
 PRESCAN_LIMIT = 1 << 30  # larger runs are streamed piece by piece, not read whole
 
-# key -> ("fork", pid, read end of a pipe) or ("thread", thread, [result])
+# file identity -> (batch scanning it, its index in the batch)
 _pending: dict[tuple, tuple] = {}
 _lock = threading.Lock()
 
 
+def _threads() -> int:
+    """Threads of this process, Python's and native ones (Arrow's pool)."""
+    try:
+        with open("/proc/self/status", "rb") as fh:
+            for line in fh:
+                if line.startswith(b"Threads:"):
+                    return int(line.split()[1])
+    except (OSError, ValueError):
+        pass
+    return threading.active_count() + 1  # unknown: assume more than one
+
+
 def _can_fork() -> bool:
-    # a forked copy of a process with other threads may inherit a held lock
-    return sys.platform.startswith("linux") and threading.active_count() == 1
+    # a forked copy of a process with other threads may inherit a lock one of them held
+    return sys.platform.startswith("linux") and _threads() == 1
 
 
-def prescan(path, limit: int | None = PRESCAN_LIMIT) -> None:
-    """Start scanning ``path`` in the background, for :func:`take` to collect.
+def prescan(paths, limit: int | None = PRESCAN_LIMIT) -> None:
+    """Start scanning ``paths`` (one path or several) in the background, one after the
+    other, for :func:`take` to collect.
 
-    Does nothing unless ``path`` is a regular, uncompressed file of at most ``limit``
-    bytes. The scan is keyed by the file's path, size, modification time and inode, so
-    a file changed in between is scanned again.
+    Skips what is not a regular, uncompressed file of at most ``limit`` bytes. Scans are
+    keyed by the file's path, size, modification time and inode, so a file changed in
+    between is scanned again by its reader.
 
-    On Linux, from a process with one thread (the command line), the scan runs in a
-    forked child process: a thread would share the interpreter lock with the imports,
-    which hold it for long stretches of module initialisation, and would advance at a
-    fraction of its speed until they end. Elsewhere it runs in a thread.
+    On Linux, from a process with one thread (the command line, before the imports),
+    the scans run in a forked child process: a thread would share the interpreter lock
+    with the imports, which hold it for long stretches of module initialisation, and
+    would advance at a fraction of its speed until they end. Elsewhere they run in a
+    thread.
     """
-    key = _identity(path)
-    if key is None or (limit is not None and key[1] > limit):
-        return
+    if isinstance(paths, (str, os.PathLike)):
+        paths = [paths]
+    chosen = []
+    with _lock:
+        for path in paths:
+            key = _identity(path)
+            if key is None or key in _pending or (limit is not None and key[1] > limit):
+                continue
+            if any(key == k for k, _ in chosen) or _is_gzip(path):
+                continue
+            chosen.append((key, path))
+        if not chosen:
+            return
+        batch = (_Forked if _can_fork() else _Threaded)([path for _, path in chosen])
+        for i, (key, _) in enumerate(chosen):
+            _pending[key] = (batch, i)
+
+
+def _is_gzip(path) -> bool:
     try:
         with open(path, "rb") as fh:
-            if fh.read(2) == b"\x1f\x8b":  # gzip: its bytes are not the text
-                return
+            return fh.read(2) == b"\x1f\x8b"  # its bytes are not the text
     except OSError:
-        return
-    with _lock:
-        if key in _pending:
-            return
-        if _can_fork():
-            _pending[key] = _fork_scan(path)
-            return
-        out: list = []
+        return True
+
+
+def _record(index: int, found: Scan | None) -> bytes:
+    if found is None:  # the scan failed: the reader scans on its own
+        return b"%d -2 0 0 0\n" % index
+    separators = -1 if found.separators is None else found.separators
+    head = (index, separators, found.ends_with_separator, found.ascii, len(found.tail))
+    return b"%d %d %d %d %d\n" % head + found.tail
+
+
+class _Forked:
+    """A child process that scans files in order and reports each through a pipe."""
+
+    def __init__(self, paths: list):
+        read_end, write_end = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # the child: scan, report, leave without any clean-up
+            try:
+                os.close(read_end)
+                with os.fdopen(write_end, "wb", buffering=0) as out:
+                    for i, path in enumerate(paths):
+                        try:
+                            found = scan(path)
+                        except Exception:
+                            found = None
+                        out.write(_record(i, found))
+            finally:
+                os._exit(0)
+        os.close(write_end)
+        self.pid = pid
+        self.pipe = os.fdopen(read_end, "rb")
+        self.results: dict[int, Scan | None] = {}
+        self.left = len(paths)
+        self.lock = threading.Lock()
+
+    def result(self, index: int) -> Scan | None:
+        with self.lock:
+            while index not in self.results and self.left:
+                head = self.pipe.readline().split()
+                if len(head) != 5:  # the child died
+                    self.left = 0
+                    break
+                i, separators, ends, ascii, size = (int(x) for x in head)
+                tail = self.pipe.read(size)
+                self.results[i] = (
+                    None
+                    if separators == -2
+                    else Scan(None if separators < 0 else separators, tail, bool(ends), bool(ascii))
+                )
+                self.left -= 1
+            if not self.left and self.pid:
+                self.pipe.close()
+                os.waitpid(self.pid, 0)
+                self.pid = 0
+            return self.results.pop(index, None)
+
+
+class _Threaded:
+    """A thread that scans files in order."""
+
+    def __init__(self, paths: list):
+        self.results: dict[int, Scan | None] = {}
+        self.done = [threading.Event() for _ in paths]
 
         def work():
-            try:
-                out.append(scan(path))
-            except BaseException as exc:  # re-raised by take(), in the caller's thread
-                out.append(exc)
+            for i, path in enumerate(paths):
+                try:
+                    self.results[i] = scan(path)
+                except Exception:  # the reader scans on its own (and reports the error)
+                    self.results[i] = None
+                self.done[i].set()
 
-        thread = threading.Thread(target=work, name="cranfield-prescan", daemon=True)
-        _pending[key] = ("thread", thread, out)
-    thread.start()
+        threading.Thread(target=work, name="cranfield-prescan", daemon=True).start()
 
-
-def _fork_scan(path) -> tuple:
-    read_end, write_end = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # the child: scan, report, leave without any clean-up
-        status = 0
-        try:
-            os.close(read_end)
-            found = scan(path)
-            message = b"%d %d %d\n" % (
-                -1 if found.separators is None else found.separators,
-                found.ends_with_separator,
-                found.ascii,
-            )
-            with os.fdopen(write_end, "wb") as fh:
-                fh.write(message + found.tail)
-        except BaseException:  # the parent scans on its own
-            status = 1
-        finally:
-            os._exit(status)
-    os.close(write_end)
-    return ("fork", pid, read_end)
-
-
-def _collect_fork(pid: int, read_end: int) -> Scan | None:
-    with os.fdopen(read_end, "rb") as fh:
-        data = fh.read()
-    os.waitpid(pid, 0)
-    head, sep, tail = data.partition(b"\n")
-    if not sep:
-        return None
-    separators, ends, ascii = (int(x) for x in head.split())
-    return Scan(None if separators < 0 else separators, tail, bool(ends), bool(ascii))
+    def result(self, index: int) -> Scan | None:
+        self.done[index].wait()
+        return self.results.pop(index)
 
 
 def take(path) -> Scan | None:
-    """The result of :func:`prescan` for ``path`` (waiting for it), or None."""
+    """The result of :func:`prescan` for ``path`` (waiting for it), or None when there
+    is none or the scan failed (the reader then scans on its own)."""
     key = _identity(path)
     with _lock:
         entry = _pending.pop(key, None) if key is not None else None
     if entry is None:
         return None
-    if entry[0] == "fork":
-        return _collect_fork(entry[1], entry[2])
-    _, thread, out = entry
-    thread.join()
-    if isinstance(out[0], BaseException):
-        raise out[0]
-    return out[0]
+    batch, index = entry
+    return batch.result(index)
