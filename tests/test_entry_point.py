@@ -90,3 +90,35 @@ def test_a_closed_pipe_is_not_an_error(collection):
     err = proc.stderr.read().decode()
     assert proc.wait() == 0
     assert "Traceback" not in err
+
+
+def test_entry_turns_off_blas_threads_for_evaluation_only(monkeypatch):
+    from cranfield.cli import main as cli
+
+    seen = {}
+
+    def fake_main():
+        seen["blas"] = os.environ.get("OPENBLAS_NUM_THREADS")
+        return 0
+
+    def fake_exit(status):
+        raise SystemExit(status)
+
+    monkeypatch.setattr(cli, "main", fake_main)
+    monkeypatch.setattr(os, "_exit", fake_exit)
+    for command, numpy_loaded, expected in [
+        ("eval", False, "1"),
+        ("trec_eval", False, "1"),
+        ("compare", False, None),
+        ("eval", True, None),  # too late to matter: left alone
+    ]:
+        monkeypatch.delenv("OPENBLAS_NUM_THREADS", raising=False)
+        monkeypatch.setattr(sys, "argv", ["cranfield", command])
+        if not numpy_loaded:
+            monkeypatch.delitem(sys.modules, "numpy")
+        with pytest.raises(SystemExit) as done:
+            cli.entry()
+        assert done.value.code == 0 and seen["blas"] == expected
+        monkeypatch.undo()
+        monkeypatch.setattr(cli, "main", fake_main)
+        monkeypatch.setattr(os, "_exit", fake_exit)
