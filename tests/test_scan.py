@@ -16,6 +16,11 @@ from cranfield.io import scan, trec
 CLEAN = b"1 Q0 a 1 2.0 t\n1 Q0 b 2 1.0 t\n"
 
 
+@pytest.fixture(autouse=True)
+def prescan_small_files(monkeypatch):
+    monkeypatch.setattr(scan, "PRESCAN_MIN", 0)
+
+
 @pytest.mark.parametrize(
     ("text", "rows", "agrees"),
     [
@@ -68,6 +73,8 @@ import sys
 from pathlib import Path
 from cranfield.io import scan  # no NumPy yet: the process has one thread
 
+scan.PRESCAN_MIN = 0
+
 d = Path(sys.argv[1])
 texts = [b"1 Q0 a 1 2.0 t\n" * (i + 1) for i in range(30)] + [
     b"1  Q0 a 1 2.0 t\n", b"1 Q0 a 1 2.0 t ", b"x" * 5000, "1 Q0 é 1 2 t\n".encode()
@@ -115,7 +122,7 @@ def test_prescan_of_a_changed_file_is_ignored(tmp_path):
     assert parsed.table.num_rows == 3
 
 
-def test_no_prescan_for_gzip_large_or_missing_files(tmp_path):
+def test_no_prescan_for_gzip_large_small_or_missing_files(tmp_path, monkeypatch):
     gz = tmp_path / "run.txt.gz"
     gz.write_bytes(gzip.compress(CLEAN))
     scan.prescan(gz)
@@ -123,6 +130,9 @@ def test_no_prescan_for_gzip_large_or_missing_files(tmp_path):
     plain = tmp_path / "run.txt"
     plain.write_bytes(CLEAN)
     scan.prescan(plain, limit=10)
+    assert scan.take(plain) is None
+    monkeypatch.setattr(scan, "PRESCAN_MIN", len(CLEAN) + 1)  # too small to bother
+    scan.prescan(plain)
     assert scan.take(plain) is None
     scan.prescan(tmp_path / "missing.txt")
     scan.prescan(tmp_path)  # a directory

@@ -95,6 +95,7 @@ def _identity(path) -> tuple | None:
 
 
 PRESCAN_LIMIT = 1 << 30  # larger runs are streamed piece by piece, not read whole
+PRESCAN_MIN = 1 << 22  # smaller files are scanned in a few milliseconds: not worth a process
 
 # file identity -> (batch scanning it, its index in the batch)
 _pending: dict[tuple, tuple] = {}
@@ -122,9 +123,9 @@ def prescan(paths, limit: int | None = PRESCAN_LIMIT) -> None:
     """Start scanning ``paths`` (one path or several) in the background, one after the
     other, for :func:`take` to collect.
 
-    Skips what is not a regular, uncompressed file of at most ``limit`` bytes. Scans are
-    keyed by the file's path, size, modification time and inode, so a file changed in
-    between is scanned again by its reader.
+    Skips what is not a regular, uncompressed file of ``PRESCAN_MIN`` to ``limit``
+    bytes. Scans are keyed by the file's path, size, modification time and inode, so a
+    file changed in between is scanned again by its reader.
 
     On Linux, from a process with one thread (the command line, before the imports),
     the scans run in a forked child process: a thread would share the interpreter lock
@@ -138,7 +139,9 @@ def prescan(paths, limit: int | None = PRESCAN_LIMIT) -> None:
     with _lock:
         for path in paths:
             key = _identity(path)
-            if key is None or key in _pending or (limit is not None and key[1] > limit):
+            if key is None or key in _pending or key[1] < PRESCAN_MIN:
+                continue
+            if limit is not None and key[1] > limit:
                 continue
             if any(key == k for k, _ in chosen) or _is_gzip(path):
                 continue
