@@ -11,8 +11,10 @@ Two parsers give identical tables:
 * the fast path hands the file to Arrow's multi-threaded CSV reader with a single-space
   (or single-tab) delimiter and fixed column types. It is accepted only when every
   physical line is a data line with exactly the expected fields: no empty field, no other
-  whitespace or control byte inside a field, no comment — all checked on Arrow's buffers
-  with whole-array NumPy operations, so row ``i`` is line ``i + 1``;
+  whitespace or control byte inside a field (a byte scan of the file, ``io/scan.py``),
+  no comment (the query id blocks), so row ``i`` is line ``i + 1``. Ids are read as
+  binary and become strings without a copy (UTF-8 is checked unless the scan found
+  the file all ASCII);
 * otherwise the exact path splits every line like trec_eval (any run of spaces, tabs or
   other ASCII whitespace), skips blank and comment lines, reports the first malformed
   line by its physical line number, and parses the normalised lines with the *same* Arrow
