@@ -91,7 +91,20 @@ scan.prescan(paths[-1])
 scan.scan = real
 assert scan.take(paths[-1]) is None
 scan.prescan([*paths, paths[0], d / "missing.txt"])  # repeats and misses are skipped
-assert isinstance(scan._pending[scan._identity(paths[0])][0], scan._Forked)
+batch = scan._pending[scan._identity(paths[0])][0]
+assert isinstance(batch, scan._Forked)
+# the child lets go of the standard streams (a reader of the command's output must not
+# wait for it); poll, as the child redirects them right after it starts
+import os, time
+for _ in range(500):
+    try:
+        if all(os.readlink(f"/proc/{batch.pid}/fd/{fd}") == os.devnull for fd in (0, 1, 2)):
+            break
+    except FileNotFoundError:  # already done and gone
+        break
+    time.sleep(0.01)
+else:
+    raise AssertionError("the prescan child kept the standard streams")
 order = [3, 0, 31, 7, 33, 1, 2] + list(range(4, 7)) + list(range(8, 31)) + [32]
 for i in order:
     assert scan.take(paths[i]) == scan.scan(paths[i]), i

@@ -63,8 +63,9 @@ def _chunks(src):
             yield np.frombuffer(buf, dtype=np.uint8, count=k)
 
 
-def scan(src, stop: threading.Event | None = None) -> Scan:
-    """Scan a path or a bytes-like object; ``stop`` ends the scan early (a failed scan)."""
+def scan(src, stop=None) -> Scan:
+    """Scan a path or a bytes-like object; ``stop`` (anything with ``is_set()``, such as
+    a ``threading.Event``) ends the scan early, as a failed scan."""
     import numpy as np
 
     separators = 0
@@ -169,21 +170,40 @@ def _record(index: int, found: Scan | None) -> bytes:
     return b"%d %d %d %d %d\n" % head + found.tail
 
 
+class _Orphaned:
+    """``is_set()`` once the process ``parent`` has ended (a stop flag for :func:`scan`)."""
+
+    def __init__(self, parent: int):
+        self.parent = parent
+
+    def is_set(self) -> bool:
+        return os.getppid() != self.parent
+
+
 class _Forked:
     """A child process that scans files in order and reports each through a pipe."""
 
     def __init__(self, paths: list):
         read_end, write_end = os.pipe()
+        parent = os.getpid()
         pid = os.fork()
         if pid == 0:  # the child: scan, report, leave without any clean-up
             try:
                 os.close(read_end)
+                # let go of the standard streams: whoever reads the command's output
+                # must see it end when the command ends, not when this child does
+                null = os.open(os.devnull, os.O_RDWR)
+                for fd in (0, 1, 2):
+                    os.dup2(null, fd)
+                orphaned = _Orphaned(parent)  # stop when the command is gone
                 with os.fdopen(write_end, "wb", buffering=0) as out:
                     for i, path in enumerate(paths):
                         try:
-                            found = scan(path)
+                            found = scan(path, orphaned)
                         except Exception:
                             found = None
+                        if orphaned.is_set():
+                            break
                         out.write(_record(i, found))
             finally:
                 os._exit(0)
