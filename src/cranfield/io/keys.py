@@ -447,22 +447,29 @@ def _blocked_bits(qb: Blocks) -> tuple[int, int] | None:
     return block_bits, row_bits
 
 
-def _sort_rows(matrix: np.ndarray, row_bits: int) -> np.ndarray:
-    """Sort each row of a matrix in place, the two halves in two threads, and return
-    :func:`_equal_neighbours` of the flattened result (rows never share a key: their
-    block bits differ)."""
+def _compose_and_sort_rows(matrix: np.ndarray, block_bits: int, row_bits: int) -> np.ndarray:
+    """Turn a matrix of doc hashes, one row per block, into blocked keys, sort each
+    row, and return :func:`_equal_neighbours` of the flattened result (rows never
+    share a key: their block bits differ). The two halves go to two threads."""
     half = len(matrix) // 2
+    hash_shift = np.uint64(block_bits + row_bits)
+    block_shift = np.uint64(64 - block_bits)
+    within = np.arange(matrix.shape[1], dtype=np.uint64)
 
-    def one(part: np.ndarray) -> np.ndarray:
+    def one(first: int, part: np.ndarray) -> np.ndarray:
+        part >>= hash_shift
+        part <<= np.uint64(row_bits)
+        part |= within  # broadcast along the rows: no temporary of the matrix's size
+        part |= (np.arange(first, first + len(part), dtype=np.uint64) << block_shift)[:, None]
         part.sort(axis=1)
         return _equal_neighbours(part.reshape(-1), row_bits)
 
     if half < 64:
-        return one(matrix)
+        return one(0, matrix)
     from concurrent.futures import ThreadPoolExecutor
 
     with ThreadPoolExecutor(max_workers=2) as pool:
-        first, second = pool.map(one, (matrix[:half], matrix[half:]))
+        first, second = pool.map(one, (0, half), (matrix[:half], matrix[half:]))
     return np.concatenate((first, second + half * matrix.shape[1]))
 
 
@@ -487,6 +494,18 @@ def build_index(table: pa.Table, query_blocks: Blocks | None = None) -> PairInde
         return PairIndex(packed, row_bits, qb)
 
     block_bits, row_bits = bits
+    lengths = qb.lengths
+    if len(lengths) and (lengths == lengths[0]).all():  # blocks of one length: a matrix
+
+        def store(pos, h, b0, bounds):  # in a worker thread: writes its own rows
+            packed[pos : pos + len(h)] = h
+
+        for _ in _chunk_work(qb, table["doc_id"], store):
+            pass
+        matrix = packed.reshape(len(lengths), int(lengths[0]))
+        shared = _compose_and_sort_rows(matrix, block_bits, row_bits)
+        return PairIndex(packed, row_bits, qb, block_bits, shared)
+
     hash_shift = np.uint64(block_bits + row_bits)
     block_shift = np.uint64(64 - block_bits)
     starts = qb.starts
@@ -503,10 +522,6 @@ def build_index(table: pa.Table, query_blocks: Blocks | None = None) -> PairInde
 
     for _ in _chunk_work(qb, table["doc_id"], compose):
         pass
-    lengths = qb.lengths
-    if len(lengths) and (lengths == lengths[0]).all():  # blocks of one length: a matrix
-        shared = _sort_rows(packed.reshape(len(lengths), int(lengths[0])), row_bits)
-        return PairIndex(packed, row_bits, qb, block_bits, shared)
     packed.sort()
     return PairIndex(packed, row_bits, qb, block_bits)
 
