@@ -533,3 +533,16 @@ def test_query_blocks_equal_python_run_length_encoding(seed):
         assert [v if isinstance(v, str) else v.decode() for v in got.values.to_pylist()] == [
             values[i] for i in starts
         ]
+
+
+def test_take_from_chunks_in_any_order():
+    rng = np.random.default_rng(3)
+    for _ in range(300):
+        values = [str(x) for x in rng.integers(0, 100, int(rng.integers(1, 60)))]
+        cuts = sorted(rng.integers(0, len(values) + 1, 3).tolist())
+        pieces = [values[: cuts[0]], values[cuts[0] : cuts[1]], values[cuts[1] : cuts[2]]]
+        col = pa.chunked_array([*pieces, values[cuts[2] :]], pa.string())
+        rows = rng.integers(0, len(values), int(rng.integers(0, 30)))
+        if rng.random() < 0.5:
+            rows = np.sort(rows)  # ascending: one pass over the chunks
+        assert keys.take(col, rows).to_pylist() == [values[i] for i in rows]

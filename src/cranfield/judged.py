@@ -549,7 +549,8 @@ def _presorted_order(rb: keys.Blocks, block_code: np.ndarray, scores, doc_ids):
     # ties: adjacent equal scores in a block must have doc ids in descending order
     if len(tie) == 0:
         return rows, None
-    ok = keys.bools(pc.greater(keys.take(doc_ids, tie), keys.take(doc_ids, tie + 1)))
+    after = keys.take(doc_ids, tie + 1)
+    ok = keys.bools(pc.greater(keys.take(doc_ids, tie), after))
     if ok.all():
         return rows, None
     # sort every tie group (maximal run of equal scores) by doc id descending, in place
@@ -656,9 +657,7 @@ def _lookup_labels(qrels, run, r_index: keys.PairIndex) -> np.ndarray:
     row_block = np.searchsorted(rb.starts, rows, "right") - 1
     same_query = block_topic[row_block] == side.row_topic[which]
     which, rows = which[same_query], rows[same_query]
-    same_doc = keys.bools(
-        pc.equal(keys.take(qt["doc_id"], which), keys.take_ascending(rt["doc_id"], rows))
-    )
+    same_doc = keys.bools(pc.equal(keys.take(qt["doc_id"], which), keys.take(rt["doc_id"], rows)))
     which, rows = which[same_doc], rows[same_doc]
     grades = grades_all.astype(np.int64, copy=False)[which]
     labels[rows] = np.where(grades >= 0, grades, UNJUDGED)

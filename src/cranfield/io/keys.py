@@ -40,7 +40,8 @@ def ints(values: np.ndarray) -> pa.Array:
 
 def take(col, rows: np.ndarray) -> pa.Array:
     """``col[rows]`` as one array, without concatenating the chunks of a big column first
-    (Arrow's memory pool would keep the freed copy)."""
+    (Arrow's memory pool would keep the freed copy). Rows in ascending order (the usual
+    case) are taken chunk by chunk in one pass; others are grouped by chunk first."""
     rows = np.asarray(rows, dtype=np.int64)
     if not isinstance(col, pa.ChunkedArray):
         return col.take(ints(rows))
@@ -48,37 +49,25 @@ def take(col, rows: np.ndarray) -> pa.Array:
         return col.chunk(0).take(ints(rows))
     lengths = np.array([len(c) for c in col.chunks], dtype=np.int64)
     starts = np.concatenate(([0], np.cumsum(lengths)))
-    chunk = np.searchsorted(starts, rows, side="right") - 1
-    order = np.argsort(chunk, kind="stable")
-    bounds = np.searchsorted(chunk[order], np.arange(len(lengths) + 1))
-    parts = []
-    for i in np.flatnonzero(np.diff(bounds)):
-        sel = order[bounds[i] : bounds[i + 1]]
-        parts.append(col.chunk(int(i)).take(ints(rows[sel] - starts[i])))
+    ascending = len(rows) < 2 or bool((rows[1:] >= rows[:-1]).all())
+    if ascending:
+        order, ordered = None, rows
+    else:
+        order = np.argsort(rows, kind="stable")
+        ordered = rows[order]
+    bounds = np.searchsorted(ordered, starts)
+    parts = [
+        col.chunk(int(i)).take(ints(ordered[bounds[i] : bounds[i + 1]] - starts[i]))
+        for i in np.flatnonzero(np.diff(bounds))
+    ]
     if not parts:
         return pa.array([], col.type)
     gathered = pa.concat_arrays(parts)
+    if order is None:
+        return gathered
     inverse = np.empty_like(order)
     inverse[order] = np.arange(len(order))
     return gathered.take(ints(inverse))
-
-
-def take_ascending(col, rows: np.ndarray) -> pa.Array:
-    """``col[rows]`` as one array for ascending ``rows``: each chunk is taken from once,
-    in order, so nothing needs reordering afterwards."""
-    rows = np.asarray(rows, dtype=np.int64)
-    if not isinstance(col, pa.ChunkedArray):
-        return col.take(ints(rows))
-    if col.num_chunks == 1:
-        return col.chunk(0).take(ints(rows))
-    lengths = np.array([len(c) for c in col.chunks], dtype=np.int64)
-    starts = np.concatenate(([0], np.cumsum(lengths)))
-    bounds = np.searchsorted(rows, starts)
-    parts = [
-        col.chunk(i).take(ints(rows[bounds[i] : bounds[i + 1]] - starts[i]))
-        for i in np.flatnonzero(np.diff(bounds))
-    ]
-    return pa.concat_arrays(parts) if parts else pa.array([], col.type)
 
 
 _DTYPES = {
