@@ -21,6 +21,7 @@ import json
 import os
 import platform
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -47,6 +48,7 @@ class Timing:
     stdout: str
     ok: bool
     stderr: str = ""
+    median: float | None = None  # median wall time of the repeats
 
 
 @dataclass
@@ -99,14 +101,19 @@ def run_once(argv: list[str]) -> Timing:
 
 
 def timed(argv: list[str], repeat: int) -> Timing:
-    """Best wall time of ``repeat`` runs (the peak RSS and CPU of that run)."""
+    """Best wall time of ``repeat`` runs (the peak RSS and CPU of that run), and the
+    median wall time of all of them."""
     best = None
+    walls = []
     for _ in range(repeat):
         t = run_once(argv)
         if not t.ok:
             return t
+        walls.append(t.wall)
         if best is None or t.wall < best.wall:
             best = t
+    if repeat > 1:
+        best.median = statistics.median(walls)
     return best
 
 
@@ -331,13 +338,14 @@ def check(rows: list[Row]) -> None:
 
 def table(rows: list[Row]) -> str:
     out = [
-        "| size | job | wall s | CPU s | peak RSS GB | wall / cranfield eval | max abs diff | note |",
-        "|---|---|---:|---:|---:|---:|---:|---|",
+        "| size | job | wall s | median s | CPU s | peak RSS GB | wall / cranfield eval "
+        "| max abs diff | note |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---|",
     ]
     base = {r.size: r.timing.wall for r in rows if r.job == "cranfield eval" and r.timing}
     for r in rows:
         if r.timing is None:
-            out.append(f"| {r.size} | {r.job} | – | – | – | – | – | {r.note} |")
+            out.append(f"| {r.size} | {r.job} | – | – | – | – | – | – | {r.note} |")
             continue
         t = r.timing
         ratio = f"{t.wall / base[r.size]:.1f}x" if r.size in base else ""
@@ -354,10 +362,12 @@ def table(rows: list[Row]) -> str:
             note += f"; first invocation {r.extra['first']:.1f} s"
         if "runs" in r.extra and r.size in base:
             note += f"; {t.wall / base[r.size]:.1f}x one run for {r.extra['runs']} runs"
-        wall = f"{t.wall:.3f}" if t.wall < 1 else f"{t.wall:.2f}"
+        wall, median = (
+            "" if x is None else f"{x:.3f}" if x < 1 else f"{x:.2f}" for x in (t.wall, t.median)
+        )
         out.append(
-            f"| {r.size} | {r.job} | {wall} | {t.cpu:.2f} | {t.rss_gb:.2f} | {ratio} | {dtxt} "
-            f"| {note.strip('; ')} |"
+            f"| {r.size} | {r.job} | {wall} | {median} | {t.cpu:.2f} | {t.rss_gb:.2f} | {ratio} "
+            f"| {dtxt} | {note.strip('; ')} |"
         )
     return "\n".join(out) + "\n"
 
@@ -412,8 +422,10 @@ def main(argv=None) -> None:
             if a.profile == "dense"
             else "(1-2 relevant documents per query)"
         ),
-        f"- wall time: best of {a.repeat} (cranfield) / {a.peer_repeat} (peers); CPU = user +"
-        " sys of that process (can exceed wall: Arrow reads with several threads); peak RSS "
+        f"- wall time: best of {a.repeat} (cranfield; the median of them too) / "
+        f"{a.peer_repeat} (peers); CPU = user +"
+        " sys of that process and its children (can exceed wall: Arrow reads with two threads "
+        "while a child scans the next run); peak RSS "
         "from wait4",
         f"- agreement: largest absolute difference of the five means from the cranfield row "
         f"named (tolerance {TOL:g})",
