@@ -207,3 +207,16 @@ def test_threads_are_counted_with_native_ones():
     finally:
         stop.set()
         worker.join()
+
+
+def test_prescan_falls_back_to_a_thread_when_fork_fails(tmp_path, monkeypatch):
+    def no_fork():
+        raise OSError("fork refused")
+
+    monkeypatch.setattr(scan, "_can_fork", lambda: True)
+    monkeypatch.setattr(scan.os, "fork", no_fork)
+    path = tmp_path / "run.txt"
+    path.write_bytes(CLEAN)
+    scan.prescan(path)
+    assert isinstance(scan._pending[scan._identity(path)][0], scan._Threaded)
+    assert scan.take(path) == scan.scan(path)

@@ -149,7 +149,11 @@ def prescan(paths, limit: int | None = PRESCAN_LIMIT) -> None:
             chosen.append((key, path))
         if not chosen:
             return
-        batch = (_Forked if _can_fork() else _Threaded)([path for _, path in chosen])
+        files = [path for _, path in chosen]
+        try:
+            batch = _Forked(files) if _can_fork() else _Threaded(files)
+        except OSError:  # no fork here (a sandbox, a process limit): a thread then
+            batch = _Threaded(files)
         for i, (key, _) in enumerate(chosen):
             _pending[key] = (batch, i)
 
@@ -186,7 +190,12 @@ class _Forked:
     def __init__(self, paths: list):
         read_end, write_end = os.pipe()
         parent = os.getpid()
-        pid = os.fork()
+        try:
+            pid = os.fork()
+        except OSError:
+            os.close(read_end)
+            os.close(write_end)
+            raise
         if pid == 0:  # the child: scan, report, leave without any clean-up
             try:
                 os.close(read_end)
