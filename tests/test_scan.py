@@ -135,15 +135,13 @@ def test_prescan_of_a_changed_file_is_ignored(tmp_path):
     assert parsed.table.num_rows == 3
 
 
-def test_no_prescan_for_gzip_large_small_or_missing_files(tmp_path, monkeypatch):
+def test_no_prescan_for_gzip_small_or_missing_files(tmp_path, monkeypatch):
     gz = tmp_path / "run.txt.gz"
     gz.write_bytes(gzip.compress(CLEAN))
     scan.prescan(gz)
     assert scan.take(gz) is None
     plain = tmp_path / "run.txt"
     plain.write_bytes(CLEAN)
-    scan.prescan(plain, limit=10)
-    assert scan.take(plain) is None
     monkeypatch.setattr(scan, "PRESCAN_MIN", len(CLEAN) + 1)  # too small to bother
     scan.prescan(plain)
     assert scan.take(plain) is None

@@ -115,10 +115,17 @@ def test_cli_stream_option_and_threshold(tmp_path, capsys, monkeypatch):
     calls = []
     real = streaming.judge_file
     monkeypatch.setattr(streaming, "judge_file", lambda *a, **k: calls.append(1) or real(*a, **k))
-    monkeypatch.setattr(streaming, "STREAM_THRESHOLD", run_path.stat().st_size - 1)
+    # too little memory for the run (but enough for the qrels): streamed unasked
+    from cranfield import memory
+
+    size = run_path.stat().st_size
+    room = memory.NEED_PER_BYTE * size + memory.NEED_BASE - 1
+    monkeypatch.setattr(memory, "_meminfo_available", lambda: room / memory.RAM_SHARE)
     assert streaming.should_stream(run_path) and not streaming.should_stream(qrels_path)
     assert main(["trec_eval", *argv]) == 0
-    assert calls == [1]  # larger than the threshold: streamed without being asked
+    assert calls == [1]
+    assert main(["eval", *argv]) == 0
+    assert calls == [1, 1]
 
 
 def test_gzip_and_long_query(tmp_path):

@@ -28,11 +28,10 @@ from .errors import InputError
 from .io import keys, trec
 from .io.source import GZIP_MAGIC, check_path, source_name
 from .judged import JudgedRun, concat, judge
+from .memory import STREAM_THRESHOLD, should_stream  # noqa: F401  (re-exported)
 
 _NON_SPACE = re.compile(rb"[^ \t\n\r\x0b\x0c]")
 
-STREAM_THRESHOLD = 1 << 30
-"""Run files larger than this (bytes) are streamed by the command line tools."""
 CHUNK_BYTES = 1 << 26
 """Bytes read per piece (64 MiB: about 2 million run lines)."""
 
@@ -49,18 +48,6 @@ def use_system_allocator() -> None:
 
     if pa.default_memory_pool().backend_name != "system":
         pa.set_memory_pool(pa.system_memory_pool())
-
-
-def should_stream(path, stream: bool | None = None) -> bool:
-    """``stream`` if given, else True for a regular file larger than STREAM_THRESHOLD."""
-    if stream is not None:
-        return bool(stream)
-    if not isinstance(path, (str, os.PathLike)) or str(path) == "-":
-        return False
-    try:
-        return Path(path).stat().st_size > STREAM_THRESHOLD
-    except OSError:
-        return False
 
 
 def _last_group_start(data, end: int) -> int:

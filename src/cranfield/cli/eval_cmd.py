@@ -68,7 +68,8 @@ def add_arguments(p) -> None:
         const=True,
         default=None,
         help="read TREC runs in query-aligned pieces (bounded memory; each query's lines "
-        "must be together); default: only for files larger than 1 GiB",
+        "must be together); default: only when reading a run whole would not fit in "
+        "the memory available",
     )
     p.add_argument(
         "--no-stream",
@@ -85,22 +86,24 @@ def add_arguments(p) -> None:
 
 
 def run(args) -> int:
+    from .. import memory
     from ..io import scan
 
-    if args.stream is not True:  # in the background, from now on (see io/scan.py)
-        scan.prescan(args.runs)
+    streamed = [memory.should_stream(path, args.stream) for path in args.runs]
+    # the runs read whole are scanned in the background from now on (see io/scan.py)
+    scan.prescan([path for path, s in zip(args.runs, streamed, strict=True) if not s])
     from ..errors import ParameterError
     from ..evaluation import Results, as_measures, evaluate
     from ..io.source import source_name
     from ..output import render
     from ..qrels import Qrels
     from ..run import Run, _default_name
-    from ..streaming import evaluate_file, should_stream, use_system_allocator
+    from ..streaming import evaluate_file, use_system_allocator
 
     if args.depth is not None and args.depth <= 0:
         raise ParameterError("--depth", "a positive integer", args.depth)
     measures = as_measures(args.measures or DEFAULT_MEASURES)
-    if any(should_stream(path, args.stream) for path in args.runs):
+    if any(streamed):
         use_system_allocator()  # bounded address space, see streaming.py
     qrels = Qrels.read(args.qrels)
     options = dict(
@@ -115,8 +118,8 @@ def run(args) -> int:
     )
     # one run in memory at a time; the qrels are read and indexed once
     parts = []
-    for path in args.runs:
-        if should_stream(path, args.stream):
+    for path, stream in zip(args.runs, streamed, strict=True):
+        if stream:
             one = evaluate_file(qrels, path, measures, duplicates=args.duplicates, **options)
             parts.append((one, source_name(path)))
             continue

@@ -80,6 +80,14 @@ def _guard(call, name: str) -> int:
     except (OSError, UnicodeDecodeError) as exc:
         print(f"cranfield {name}: error: {exc}", file=sys.stderr)
         return 2
+    except MemoryError:
+        hint = (
+            "; --stream reads a run in pieces of bounded size"
+            if name in ("eval", "trec_eval")
+            else ""
+        )
+        print(f"cranfield {name}: error: out of memory{hint}", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         return 130
 

@@ -36,7 +36,7 @@ DESCRIPTION = """Evaluate a TREC run against qrels exactly as trec_eval 10.0 doe
   -D LEVEL                       accepted and ignored (trec_eval debug output)
   --compat 9|10                  reproduce trec_eval 10.0 (default) or 9.x/pytrec_eval
   --stream, --no-stream          read the run in query-aligned pieces (bounded memory;
-                                 automatic for runs larger than 1 GiB) / read it whole
+                                 automatic when it would not fit whole) / read it whole
   Use '-' for one of the files to read standard input.
   See 'cranfield measures' for what every measure computes."""
 
@@ -110,13 +110,15 @@ def main(argv: list[str]) -> int:
         print(f"cranfield trec_eval: {exc} (see cranfield trec_eval -h)", file=sys.stderr)
         return 1
 
+    from .. import memory
     from ..io import scan
 
-    if args.stream is not True:  # in the background, from now on (see io/scan.py)
+    streamed = memory.should_stream(args.files[1], args.stream)
+    if not streamed:  # scanned in the background from now on (see io/scan.py)
         scan.prescan(args.files[1])
     from ..qrels import Qrels
     from ..run import Run
-    from ..streaming import judge_file, should_stream, use_system_allocator
+    from ..streaming import judge_file, use_system_allocator
     from ..trec_eval import run_trec_eval, select
 
     try:
@@ -125,7 +127,6 @@ def main(argv: list[str]) -> int:
         print(f"cranfield trec_eval: {exc}", file=sys.stderr)
         return 1
     try:
-        streamed = should_stream(args.files[1], args.stream)
         if streamed:
             use_system_allocator()  # bounded address space, see streaming.py
         qrels = Qrels.read(args.files[0], format="trec")

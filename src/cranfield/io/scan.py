@@ -95,7 +95,6 @@ def _identity(path) -> tuple | None:
     return (os.path.realpath(path), st.st_size, st.st_mtime_ns, st.st_ino, st.st_dev)
 
 
-PRESCAN_LIMIT = 1 << 30  # larger runs are streamed piece by piece, not read whole
 PRESCAN_MIN = 1 << 22  # smaller files are scanned in a few milliseconds: not worth a process
 
 # file identity -> (batch scanning it, its index in the batch)
@@ -120,13 +119,14 @@ def _can_fork() -> bool:
     return sys.platform.startswith("linux") and _threads() == 1
 
 
-def prescan(paths, limit: int | None = PRESCAN_LIMIT) -> None:
+def prescan(paths) -> None:
     """Start scanning ``paths`` (one path or several) in the background, one after the
     other, for :func:`take` to collect.
 
-    Skips what is not a regular, uncompressed file of ``PRESCAN_MIN`` to ``limit``
-    bytes. Scans are keyed by the file's path, size, modification time and inode, so a
-    file changed in between is scanned again by its reader.
+    Skips what is not a regular, uncompressed file of at least ``PRESCAN_MIN`` bytes
+    (callers leave out the runs they will stream). Scans are keyed by the file's path,
+    size, modification time and inode, so a file changed in between is scanned again by
+    its reader.
 
     On Linux, from a process with one thread (the command line, before the imports),
     the scans run in a forked child process: a thread would share the interpreter lock
@@ -141,8 +141,6 @@ def prescan(paths, limit: int | None = PRESCAN_LIMIT) -> None:
         for path in paths:
             key = _identity(path)
             if key is None or key in _pending or key[1] < PRESCAN_MIN:
-                continue
-            if limit is not None and key[1] > limit:
                 continue
             if any(key == k for k, _ in chosen) or _is_gzip(path):
                 continue
