@@ -209,18 +209,11 @@ def bench_size(
         cranfield_json,
         "cranfield eval",
     )
-    if os.path.getsize(run1) > 1 << 30:  # the plain rows above were streamed (automatic)
-        add(
-            "cranfield eval --no-stream (in memory)",
-            [*cf, "eval", "--no-stream", qrels, run1, *five],
-            cranfield_json,
-            "cranfield eval",
-        )
     if limit_gb:
         cap = ["prlimit", f"--as={int(limit_gb * 2**30)}", "--"]
         add(
-            f"cranfield eval --stream, address space <= {limit_gb:g} GiB",
-            [*cap, *cf, "eval", "--stream", qrels, run1, *five],
+            f"cranfield eval, address space <= {limit_gb:g} GiB",
+            [*cap, *cf, "eval", qrels, run1, *five],
             cranfield_json,
             "cranfield eval",
         )
