@@ -407,10 +407,16 @@ def _equal_neighbours(packed: np.ndarray, row_bits: int) -> np.ndarray:
     limit = np.uint64(1 << row_bits)
     n = len(packed)
     found = []
-    for a in range(0, max(n - 1, 0), 1 << 20):  # in slices: no 8-byte temporary per row
-        part = packed[a : a + (1 << 20) + 1]
+    step = 1 << 20  # in slices, through two reused buffers: no 8-byte temporary per row
+    xor = np.empty(min(step, max(n - 1, 0)), dtype=np.uint64)
+    below = np.empty(len(xor), dtype=bool)
+    for a in range(0, max(n - 1, 0), step):
+        part = packed[a : a + step + 1]
+        m = len(part) - 1
         # equal above the row bits <=> their XOR is below 2**row_bits
-        same = np.flatnonzero((part[1:] ^ part[:-1]) < limit) + a
+        np.bitwise_xor(part[1:], part[:-1], out=xor[:m])
+        np.less(xor[:m], limit, out=below[:m])
+        same = np.flatnonzero(below[:m]) + a
         if len(same):
             found.append(np.concatenate((same, same + 1)))
     if not found:

@@ -72,12 +72,15 @@ def scan(src, stop=None) -> Scan:
     ascii = True
     prev = True  # a separator at the very start is an empty field
     last = np.zeros(0, dtype=np.uint8)
+    small_buf = np.empty(_CHUNK, dtype=bool)  # reused: no fresh pages per chunk
+    touch_buf = np.empty(_CHUNK, dtype=bool)
     for a in _chunks(src):
         if stop is not None and stop.is_set():
             return _TOUCHING
-        small = a < 0x21
+        small = np.less(a, 0x21, out=small_buf[: len(a)])
         separators += int(np.count_nonzero(small))
-        if (prev and small[0]) or (small[1:] & small[:-1]).any():
+        touching = np.logical_and(small[1:], small[:-1], out=touch_buf[: len(a) - 1])
+        if (prev and small[0]) or touching.any():
             return _TOUCHING
         prev = bool(small[-1])
         ascii = ascii and int(a.max()) < 0x80
