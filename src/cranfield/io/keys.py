@@ -142,12 +142,13 @@ def _string_buffers(arr: pa.Array):
     return offsets, data
 
 
-def _hash_chunk(arr: pa.Array) -> np.ndarray:
+def _hash_chunk(arr: pa.Array, out: np.ndarray | None = None) -> np.ndarray:
     # FNV-1a over little-endian 8-byte words, the bytes past a string's end being zero.
     # Only equality matters (every match is verified exactly), so no finaliser.
+    # ``out``: where to write the hashes (a slice of a bigger array: no temporary).
     n = len(arr)
     if n == 0:
-        return np.zeros(0, dtype=np.uint64)
+        return np.zeros(0, dtype=np.uint64) if out is None else out
     offsets, data = _string_buffers(arr)
     length = np.diff(offsets)
     lo, hi = int(length.min()), int(length.max())
@@ -160,7 +161,8 @@ def _hash_chunk(arr: pa.Array) -> np.ndarray:
             padded = np.zeros((n, width), dtype=np.uint8)
             padded[:, :lo] = body.reshape(n, lo)
             words = padded.view("<u8")
-        h = np.full(n, lo, dtype=np.uint64)
+        h = np.empty(n, dtype=np.uint64) if out is None else out
+        h.fill(lo)
         for j in range(words.shape[1]):
             h ^= words[:, j]
             h *= _MUL
@@ -181,6 +183,9 @@ def _hash_chunk(arr: pa.Array) -> np.ndarray:
         else:
             h ^= words[start + k]
             h *= _MUL
+    if out is not None:
+        out[...] = h
+        return out
     return h
 
 
@@ -242,13 +247,15 @@ def blocks(col) -> Blocks:
     return Blocks(starts, take(col, starts[:-1]))
 
 
-def _chunk_work(query_blocks: Blocks, doc_id, per_chunk):
+def _chunk_work(query_blocks: Blocks, doc_id, per_chunk, dest: np.ndarray | None = None):
     """Yield ``(first row, per_chunk(first row, doc hashes, block range))`` for every
     chunk of ``doc_id``, in order: small temporaries.
 
     The block range is ``(b0, bounds)``: the chunk's rows belong to blocks ``b0,
-    b0 + 1, ...`` and ``np.diff(bounds)`` of them to each. Chunks are hashed two at a
-    time in threads (NumPy releases the GIL in these whole-array operations).
+    b0 + 1, ...`` and ``np.diff(bounds)`` of them to each. With ``dest``, a chunk's
+    hashes are written straight into its rows of ``dest`` (and ``per_chunk`` gets
+    that view). Chunks are hashed two at a time in threads (NumPy releases the GIL in
+    these whole-array operations).
     """
     starts = query_blocks.starts
     chunks = doc_id.chunks if isinstance(doc_id, pa.ChunkedArray) else [doc_id]
@@ -262,7 +269,8 @@ def _chunk_work(query_blocks: Blocks, doc_id, per_chunk):
     def one(item):
         pos, c = item
         m = len(c)
-        h = _hash_chunk(c.cast(pa.string()) if c.type != pa.string() else c)
+        into = None if dest is None else dest[pos : pos + m]
+        h = _hash_chunk(c.cast(pa.string()) if c.type != pa.string() else c, into)
         b0 = int(np.searchsorted(starts, pos, side="right")) - 1
         b1 = int(np.searchsorted(starts, pos + m - 1, side="right")) - 1
         bounds = np.clip(starts[b0 : b1 + 2], pos, pos + m)
@@ -491,11 +499,7 @@ def build_index(table: pa.Table, query_blocks: Blocks | None = None) -> PairInde
     block_bits, row_bits = bits
     lengths = qb.lengths
     if len(lengths) and (lengths == lengths[0]).all():  # blocks of one length: a matrix
-
-        def store(pos, h, b0, bounds):  # in a worker thread: writes its own rows
-            packed[pos : pos + len(h)] = h
-
-        for _ in _chunk_work(qb, table["doc_id"], store):
+        for _ in _chunk_work(qb, table["doc_id"], lambda *args: None, dest=packed):
             pass
         matrix = packed.reshape(len(lengths), int(lengths[0]))
         shared = _compose_and_sort_rows(matrix, block_bits, row_bits)
@@ -505,7 +509,7 @@ def build_index(table: pa.Table, query_blocks: Blocks | None = None) -> PairInde
     block_shift = np.uint64(64 - block_bits)
     starts = qb.starts
 
-    def compose(pos, h, b0, bounds):  # in a worker thread: writes its own rows
+    def compose(pos, h, b0, bounds):  # in a worker thread: h is its own rows of packed
         lengths = np.diff(bounds)
         h >>= hash_shift
         h <<= np.uint64(row_bits)
@@ -513,9 +517,8 @@ def build_index(table: pa.Table, query_blocks: Blocks | None = None) -> PairInde
         rel = np.arange(pos, pos + len(h), dtype=np.int64)
         rel -= np.repeat(starts[b0 : b0 + len(lengths)], lengths)
         h |= rel.astype(np.uint64)
-        packed[pos : pos + len(h)] = h
 
-    for _ in _chunk_work(qb, table["doc_id"], compose):
+    for _ in _chunk_work(qb, table["doc_id"], compose, dest=packed):
         pass
     packed.sort()
     return PairIndex(packed, row_bits, qb, block_bits)
