@@ -85,9 +85,17 @@ def build(qrels: dict, rows: list):
 LAYOUTS = ["ranked", "wrong_ties", "topics_unordered", "split", "shuffled"]
 
 
+@pytest.fixture(params=["join in a thread", "join inline"])
+def join_thread(request, monkeypatch):
+    from cranfield import judged
+
+    threshold = 0 if request.param == "join in a thread" else 1 << 62
+    monkeypatch.setattr(judged, "_JOIN_IN_THREAD_ROWS", threshold)
+
+
 @pytest.mark.parametrize("layout", LAYOUTS)
 @pytest.mark.parametrize("compat", [10, 9])
-def test_judge_matches_reference(layout, compat):
+def test_judge_matches_reference(layout, compat, join_thread):
     rng = np.random.default_rng(hash((layout, compat)) % 2**32)
     for _ in range(40):
         qrels, rows = make_case(rng, layout)
@@ -548,3 +556,17 @@ def test_take_from_chunks_in_any_order():
         if rng.random() < 0.5:
             rows = np.sort(rows)  # ascending: one pass over the chunks
         assert keys.take(col, rows).to_pylist() == [values[i] for i in rows]
+
+
+def test_an_error_in_the_threaded_join_reaches_the_caller(monkeypatch):
+    from cranfield import judged
+
+    def broken(*args):
+        raise ValueError("join failed")
+
+    monkeypatch.setattr(judged, "_JOIN_IN_THREAD_ROWS", 0)
+    monkeypatch.setattr(judged, "_lookup_labels", broken)
+    qrels, rows = make_case(np.random.default_rng(1), "ranked")
+    qr, run = build(qrels, rows)
+    with pytest.raises(ValueError, match="join failed"):
+        judge(qr, run)

@@ -277,6 +277,10 @@ def judge(
     scores = rt.column("score")
     if compat == 9:
         scores = pc.cast(scores, pa.float32(), safe=False)
+    # the labels (a join) and the ranking order are independent: the join runs in a
+    # thread meanwhile (both are whole-array NumPy and Arrow work, which releases the GIL)
+    threaded = rt.num_rows >= _JOIN_IN_THREAD_ROWS
+    lookup = _in_thread(_lookup_labels, qrels, run, r_index) if threaded else None
     ranked = _presorted_order(rb, block_code, scores, rt.column("doc_id"))
     fix = None
     if ranked is False:
@@ -291,7 +295,7 @@ def judge(
             fix = None
 
     # labels: join on (topic, docno) against the qrels, in file order, then ranked
-    labels = _lookup_labels(qrels, run, r_index)
+    labels = _lookup_labels(qrels, run, r_index) if lookup is None else lookup()
     if rows is not None:
         labels = labels[rows]
     elif fix is not None:
@@ -331,6 +335,35 @@ def judge(
         compat=compat,
         doc_fix=fix,
     )
+
+
+_JOIN_IN_THREAD_ROWS = 1 << 20  # smaller runs: not worth a thread
+
+
+def _in_thread(function, *args):
+    """Start ``function(*args)`` in a thread; the returned callable waits for its result
+    (and raises its exception)."""
+    import threading
+
+    out: list = []
+
+    def work():
+        try:
+            out.append((True, function(*args)))
+        except BaseException as exc:  # handed to the caller's thread
+            out.append((False, exc))
+
+    thread = threading.Thread(target=work, daemon=True)
+    thread.start()
+
+    def result():
+        thread.join()
+        ok, value = out[0]
+        if not ok:
+            raise value
+        return value
+
+    return result
 
 
 def qrels_side(qrels) -> tuple[pa.Array, np.ndarray, np.ndarray]:
