@@ -243,6 +243,7 @@ def judge(
     judged_only: bool = False,
     complete: bool = False,
     compat: int = 10,
+    join_thread: bool | None = None,
 ) -> JudgedRun:
     """Join a run with qrels into a :class:`JudgedRun` (trec_eval semantics).
 
@@ -261,6 +262,10 @@ def judge(
     compat
         10 for trec_eval 10.0 (double scores), 9 for trec_eval 9.x / pytrec_eval
         (scores rounded to float32 before ordering).
+    join_thread
+        Look the labels up in a thread while the ranking order is verified: faster,
+        for a little more memory. Default: for runs of a million rows or more
+        (streaming, which bounds memory, turns it off for its pieces).
     """
     if depth is not None and (not isinstance(depth, (int, np.integer)) or depth <= 0):
         raise ParameterError("depth", "a positive integer", depth)
@@ -279,7 +284,7 @@ def judge(
         scores = pc.cast(scores, pa.float32(), safe=False)
     # the labels (a join) and the ranking order are independent: the join runs in a
     # thread meanwhile (both are whole-array NumPy and Arrow work, which releases the GIL)
-    threaded = rt.num_rows >= _JOIN_IN_THREAD_ROWS
+    threaded = rt.num_rows >= _JOIN_IN_THREAD_ROWS if join_thread is None else join_thread
     lookup = _in_thread(_lookup_labels, qrels, run, r_index) if threaded else None
     ranked = _presorted_order(rb, block_code, scores, rt.column("doc_id"))
     fix = None

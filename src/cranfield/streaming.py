@@ -209,6 +209,7 @@ def judge_file(
                         depth=depth,
                         judged_only=judged_only,
                         compat=compat,
+                        join_thread=False,  # bounded memory first
                     )
                 )
                 del run, parsed
