@@ -587,8 +587,7 @@ def _presorted_order(rb: keys.Blocks, block_code: np.ndarray, scores, doc_ids):
     # ties: adjacent equal scores in a block must have doc ids in descending order
     if len(tie) == 0:
         return rows, None
-    after = keys.take(doc_ids, tie + 1)
-    ok = keys.bools(pc.greater(keys.take(doc_ids, tie), after))
+    ok = keys.bools(pc.greater(keys.take(doc_ids, tie), keys.take(doc_ids, tie + 1)))
     if ok.all():
         return rows, None
     # sort every tie group (maximal run of equal scores) by doc id descending, in place
