@@ -254,7 +254,7 @@ def test_pieces_are_judged_without_the_join_thread(tmp_path, monkeypatch):
         raise AssertionError("a join thread while streaming")
 
     monkeypatch.setattr(judged, "_JOIN_IN_THREAD_ROWS", 0)
-    monkeypatch.setattr(judged, "_in_thread", no_thread)
+    monkeypatch.setattr(judged, "in_thread", no_thread)
     streamed = streaming.evaluate_file(qrels, run_path, MEASURES, chunk_bytes=256)
     with pytest.raises(AssertionError, match="join thread"):
         evaluate(qrels, Run.read(run_path), MEASURES)  # in memory: the thread is asked for

@@ -26,6 +26,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from . import segments
+from ._background import in_thread
 from .errors import ParameterError
 from .io import keys
 
@@ -285,7 +286,7 @@ def judge(
     # the labels (a join) and the ranking order are independent: the join runs in a
     # thread meanwhile (both are whole-array NumPy and Arrow work, which releases the GIL)
     threaded = rt.num_rows >= _JOIN_IN_THREAD_ROWS if join_thread is None else join_thread
-    lookup = _in_thread(_lookup_labels, qrels, run, r_index) if threaded else None
+    lookup = in_thread(_lookup_labels, qrels, run, r_index) if threaded else None
     ranked = _presorted_order(rb, block_code, scores, rt.column("doc_id"))
     fix = None
     if ranked is False:
@@ -343,32 +344,6 @@ def judge(
 
 
 _JOIN_IN_THREAD_ROWS = 1 << 20  # smaller runs: not worth a thread
-
-
-def _in_thread(function, *args):
-    """Start ``function(*args)`` in a thread; the returned callable waits for its result
-    (and raises its exception)."""
-    import threading
-
-    out: list = []
-
-    def work():
-        try:
-            out.append((True, function(*args)))
-        except BaseException as exc:  # handed to the caller's thread
-            out.append((False, exc))
-
-    thread = threading.Thread(target=work, daemon=True)
-    thread.start()
-
-    def result():
-        thread.join()
-        ok, value = out[0]
-        if not ok:
-            raise value
-        return value
-
-    return result
 
 
 def qrels_side(qrels) -> tuple[pa.Array, np.ndarray, np.ndarray]:

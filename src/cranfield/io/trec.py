@@ -32,6 +32,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
+from .._background import in_thread
 from ..errors import InputError
 from . import dedup, keys, scan
 from .source import check_path, is_gzip_file, read_bytes, source_name
@@ -201,37 +202,21 @@ def _fast(src, layout: Layout, delimiter: str, source: str) -> Parsed | None:
     import threading
 
     found = scan.take(src) if isinstance(src, Path) else None
-    result: list = [] if found is None else [found]
     stop = threading.Event()
-    scanner = None
-    if found is None:
-
-        def work():
-            try:
-                result.append(scan.scan(src, stop))
-            except BaseException as exc:  # re-raised below, in the caller's thread
-                result.append(exc)
-
-        scanner = threading.Thread(target=work, daemon=True)
-        scanner.start()
+    scanned = in_thread(scan.scan, src, stop) if found is None else (lambda: found)
     table = None
     try:
-        try:
-            table = _read_csv(src, layout, delimiter, kept_only=True)
-        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
-            return None
+        table = _read_csv(src, layout, delimiter, kept_only=True)
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        return None
     finally:
-        if scanner is not None:
-            if table is None:
-                stop.set()
-            scanner.join()
+        if table is None:
+            stop.set()
     if table.num_rows == 0:
         return None
     # the reader's block buffers are free now; hand them back to the system
     pa.default_memory_pool().release_unused()
-    if isinstance(result[0], BaseException):
-        raise result[0]
-    found = result[0]
+    found = scanned()
     if not found.agrees(table.num_rows, layout.nfields):
         return None
     tail = found.tail
