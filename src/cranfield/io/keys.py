@@ -349,11 +349,7 @@ class PairIndex:
     def needles(self, doc_hashes: np.ndarray, blocks_of: np.ndarray) -> np.ndarray:
         """Search keys (row bits zero) of a blocked index for doc ids with these
         hashes (:func:`hash_strings`) in these blocks."""
-        hash_bits = 64 - self.block_bits - self.row_bits
-        key = doc_hashes >> np.uint64(64 - hash_bits)
-        key <<= np.uint64(self.row_bits)
-        key |= blocks_of.astype(np.uint64) << np.uint64(64 - self.block_bits)
-        return key
+        return _to_blocked(doc_hashes.copy(), blocks_of, self.block_bits, self.row_bits)
 
     def duplicate_candidates(self) -> np.ndarray:
         """Rows whose key is shared with another row (a superset of the duplicate pairs)."""
@@ -409,6 +405,15 @@ class PairIndex:
         return which, self.row_of(self.packed[pos])
 
 
+def _to_blocked(h: np.ndarray, block_ids, block_bits: int, row_bits: int) -> np.ndarray:
+    """Turn doc hashes into blocked keys in place, ``block | top hash bits | 0`` (the row
+    bits left zero); ``block_ids`` broadcasts against ``h``."""
+    h >>= np.uint64(block_bits + row_bits)
+    h <<= np.uint64(row_bits)
+    h |= np.asarray(block_ids, dtype=np.uint64) << np.uint64(64 - block_bits)
+    return h
+
+
 def _equal_neighbours(packed: np.ndarray, row_bits: int) -> np.ndarray:
     """Positions of the sorted ``packed`` values whose bits above ``row_bits`` equal
     those of a neighbour, ascending."""
@@ -455,15 +460,12 @@ def _compose_and_sort_rows(matrix: np.ndarray, block_bits: int, row_bits: int) -
     row, and return :func:`_equal_neighbours` of the flattened result (rows never
     share a key: their block bits differ). The two halves go to two threads."""
     half = len(matrix) // 2
-    hash_shift = np.uint64(block_bits + row_bits)
-    block_shift = np.uint64(64 - block_bits)
     within = np.arange(matrix.shape[1], dtype=np.uint64)
 
     def one(first: int, part: np.ndarray) -> np.ndarray:
-        part >>= hash_shift
-        part <<= np.uint64(row_bits)
-        part |= within  # broadcast along the rows: no temporary of the matrix's size
-        part |= (np.arange(first, first + len(part), dtype=np.uint64) << block_shift)[:, None]
+        # block and position broadcast along the rows: no temporary of the matrix's size
+        _to_blocked(part, np.arange(first, first + len(part))[:, None], block_bits, row_bits)
+        part |= within
         part.sort(axis=1)
         return _equal_neighbours(part.reshape(-1), row_bits)
 
@@ -505,15 +507,11 @@ def build_index(table: pa.Table, query_blocks: Blocks | None = None) -> PairInde
         shared = _compose_and_sort_rows(matrix, block_bits, row_bits)
         return PairIndex(packed, row_bits, qb, block_bits, shared)
 
-    hash_shift = np.uint64(block_bits + row_bits)
-    block_shift = np.uint64(64 - block_bits)
     starts = qb.starts
 
     def compose(pos, h, b0, bounds):  # in a worker thread: h is its own rows of packed
         lengths = np.diff(bounds)
-        h >>= hash_shift
-        h <<= np.uint64(row_bits)
-        h |= np.repeat(np.arange(b0, b0 + len(lengths), dtype=np.uint64) << block_shift, lengths)
+        _to_blocked(h, np.repeat(np.arange(b0, b0 + len(lengths)), lengths), block_bits, row_bits)
         rel = np.arange(pos, pos + len(h), dtype=np.int64)
         rel -= np.repeat(starts[b0 : b0 + len(lengths)], lengths)
         h |= rel.astype(np.uint64)
