@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test lint setup setup-test clean
+.PHONY: demo test lint setup setup-test system-deps clean
 
 $(BIN)/cranfield:
 	$(PYTHON) -m venv $(VENV)
@@ -18,7 +18,11 @@ setup-test: setup
 demo: setup
 	$(BIN)/cranfield demo
 
-test: setup-test
+# Debian packages for the browser tests (chromium) and the trec_eval 10.0 oracle (cc, make).
+system-deps:
+	sh tools/system-deps chromium=chromium cc=gcc make=make
+
+test: setup-test system-deps
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/python -m pytest -q
