@@ -42,9 +42,13 @@ def run(args) -> int:
     qrels, runs = load(args)
     opts = eval_options(args)
     if args.kind == "pr":
-        fig, _ = plots.pr_plot(qrels, runs, query=args.query, rel_level=args.rel_level)
+        fig, _ = plots.pr_plot(
+            qrels, runs, query=args.query, rel_level=args.rel_level, convention=args.convention
+        )
     elif args.kind == "avg":
-        fig, _ = plots.averages_plot(qrels, runs, rel_level=args.rel_level)
+        fig, _ = plots.averages_plot(
+            qrels, runs, rel_level=args.rel_level, convention=args.convention
+        )
     elif args.kind == "depth":
         measures = [m for m in args.depth_measures.split(",") if m]
         fig, _ = plots.depth_plot(qrels, runs, measures, args.max_depth, **opts)

@@ -93,6 +93,7 @@ def pr_data(
     recall: Sequence[float] = curves.ELEVEN_POINTS,
     rel_level: int = 1,
     skip_no_relevant: bool = False,
+    convention: str = "textbook",
 ) -> dict[str, dict[str, np.ndarray]]:
     """Precision-recall curves of each run: raw and interpolated.
 
@@ -111,11 +112,16 @@ def pr_data(
     rel_level, skip_no_relevant
         As in :func:`cranfield.evaluate` (queries without relevant documents count
         as zero precision and recall in the averages unless skipped).
+    convention
+        Interpolation of the averaged curve (:func:`cranfield.curves.average_interpolated`):
+        ``"textbook"`` (exact recall levels) or ``"trec_eval"`` (``iprec_at_recall``).
+        The step curve of one query is always the textbook one.
 
     Returns
     -------
     ``{run: {"raw_recall", "raw_precision", "interp_recall", "interp_precision"}}``.
     """
+    convention = curves.check_convention(convention)
     qrels, run_list = _inputs(qrels, runs)
     out = {}
     for run in run_list:
@@ -138,7 +144,12 @@ def pr_data(
             skip_no_relevant=skip_no_relevant,
         )
         interp = curves.average_interpolated(
-            qrels, run, recall, rel_level=rel_level, skip_no_relevant=skip_no_relevant
+            qrels,
+            run,
+            recall,
+            rel_level=rel_level,
+            skip_no_relevant=skip_no_relevant,
+            convention=convention,
         )
         out[run.name] = {
             "raw_recall": ranks["recall"],
@@ -157,6 +168,7 @@ def averages_data(
     recall: Sequence[float] = curves.ELEVEN_POINTS,
     rel_level: int = 1,
     skip_no_relevant: bool = False,
+    convention: str = "textbook",
 ) -> dict[str, dict[str, np.ndarray]]:
     """Seed 000's two averages of the curves over queries, for each run.
 
@@ -165,14 +177,16 @@ def averages_data(
     ``{run: {"rank", "rank_recall", "rank_precision", "recall", "precision"}}``: mean
     recall and precision at the ``ranks`` (5, 10, 15, ... by default; "simple but
     sensitive to outliers") and mean interpolated precision at the ``recall`` levels
-    (the vertical average; "more robust to outliers").
+    (the vertical average; "more robust to outliers"), interpolated in the
+    ``convention`` of :func:`cranfield.curves.average_interpolated`.
     """
+    convention = curves.check_convention(convention)
     qrels, run_list = _inputs(qrels, runs)
     common = dict(rel_level=rel_level, skip_no_relevant=skip_no_relevant)
     out = {}
     for run in run_list:
         at_ranks = curves.average_at_ranks(qrels, run, ranks, **common)
-        interp = curves.average_interpolated(qrels, run, recall, **common)
+        interp = curves.average_interpolated(qrels, run, recall, convention=convention, **common)
         out[run.name] = {
             "rank": at_ranks["rank"],
             "rank_recall": at_ranks["recall"],

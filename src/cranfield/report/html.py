@@ -23,6 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .. import curves
 from ..errors import MissingDependencyError, ParameterError
 from . import data as _data
 from .progress import Progress
@@ -204,6 +205,7 @@ def build_report(
     image_format: str = "png",
     tests: Sequence[str] = ("t",),
     progress: bool = True,
+    convention: str = "textbook",
     **options,
 ) -> str:
     """Evaluate runs and return the self-contained HTML report.
@@ -230,6 +232,9 @@ def build_report(
         significance; paired t-test by default, Holm correction).
     progress
         Draw a progress bar on standard error when it is a terminal.
+    convention
+        Interpolation of the averaged precision-recall curves: ``"textbook"`` (exact
+        recall levels) or ``"trec_eval"`` (``iprec_at_recall``); named in the captions.
     options
         Passed to :func:`cranfield.evaluate` (``rel_level``, ``depth``,
         ``judged_only``, ``complete``, ``compat``, ``skip_no_relevant``).
@@ -240,6 +245,7 @@ def build_report(
 
     if image_format not in ("png", "svg"):
         raise ParameterError("image_format", "'png' or 'svg'", image_format)
+    convention = curves.check_convention(convention)
     qrels = qrels if isinstance(qrels, Qrels) else Qrels.coerce(qrels)
     run_list = _data._inputs(qrels, runs)[1]
     results = evaluate(qrels, run_list, measures, **options)
@@ -250,7 +256,12 @@ def build_report(
         raise ParameterError("baseline", "one of the runs " + ", ".join(names), baseline)
     table = results.per_query_table()
     rel_level = options.get("rel_level", 1)
-    curve_opts = dict(rel_level=rel_level, skip_no_relevant=options.get("skip_no_relevant", False))
+    interpolation = curves.CONVENTIONS[convention]
+    curve_opts = dict(
+        rel_level=rel_level,
+        skip_no_relevant=options.get("skip_no_relevant", False),
+        convention=convention,
+    )
     eval_opts = {k: v for k, v in options.items() if k != "aggregate_by"}
     numeric = [m for m in results.measures if m.definition.kind != "str"]
 
@@ -308,9 +319,9 @@ def build_report(
         parts.append(
             _figure_html(
                 "fig-pr",
-                plots.draw_pr(pr),
+                plots.draw_pr(pr, convention=convention),
                 "Averaged precision-recall: raw (mean P and R at every rank) and "
-                "interpolated (mean interpolated precision at 11 recall levels)",
+                f"interpolated (mean interpolated precision at 11 recall levels; {interpolation})",
                 image_format,
             )
         )
@@ -320,7 +331,8 @@ def build_report(
                 _figure_html(
                     "fig-pr-query",
                     plots.draw_pr(prq, query=query),
-                    f"Query {query}: sawtooth and interpolated step curve",
+                    f"Query {query}: sawtooth and interpolated step curve "
+                    f"({curves.CONVENTIONS['textbook']})",
                     image_format,
                 )
             )
@@ -329,8 +341,9 @@ def build_report(
         parts.append(
             _figure_html(
                 "fig-averages",
-                plots.draw_averages(avg),
-                "Seed 000's two averages: at ranks 5, 10, 15, ... and at 11 recall levels",
+                plots.draw_averages(avg, convention),
+                "Two averages over queries: mean P and R at ranks 5, 10, 15, ..., and mean "
+                f"interpolated precision at 11 recall levels ({interpolation})",
                 image_format,
             )
         )
