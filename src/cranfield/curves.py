@@ -1,15 +1,15 @@
-"""Precision-recall curves as data (seed 000, 1.4; seed 001, 2.3; seed 004).
+"""Precision-recall curves as data (Manning, Raghavan & Schütze 2008, sec. 8.4).
 
 * :func:`pr_points` — the sawtooth: precision and recall at every rank of every query,
   ``p_k = relret_k / k`` and ``r_k = relret_k / R``.
 * :func:`interpolated_precision` — ``P_interp(r) = max {p_k : r_k >= r}`` at any grid
   of recall levels (the standard 11 points by default), 0 where recall r is never
-  reached. Two conventions: ``"textbook"`` compares recall exactly (seed 004's
-  table); ``"trec_eval"`` is trec_eval's ``iprec_at_recall``, which rounds ``r * R``
-  to a number of documents.
-* :func:`average_at_ranks` — seed 000's first averaging: mean precision and mean recall
+  reached. Two conventions: ``"textbook"`` compares recall exactly (the textbook
+  definition); ``"trec_eval"`` is trec_eval's ``iprec_at_recall``, which rounds
+  ``r * R`` to a number of documents.
+* :func:`average_at_ranks` — the first averaging: mean precision and mean recall
   over queries at rank cut-offs 5, 10, 15, ...
-* :func:`average_interpolated` — seed 000's second averaging: mean interpolated
+* :func:`average_interpolated` — the second averaging: mean interpolated
   precision over queries at fixed recall levels ("vertical" averaging).
 
 Every function takes qrels and a run (anything :func:`cranfield.evaluate` accepts for
@@ -196,8 +196,8 @@ def interpolated_precision(
     """Interpolated precision of every query at recall levels.
 
     ``convention="textbook"`` (default): ``P_interp(r) = max {p_k : r_k >= r}`` over
-    the ranks k of the query, recall compared exactly (seed 004: "precision at r%
-    recall is max_{i >= r} P(i)", zero once no more relevant documents are found).
+    the ranks k of the query, recall compared exactly (Manning, Raghavan & Schütze 2008,
+    sec. 8.4; zero once no more relevant documents are found).
 
     ``convention="trec_eval"``: trec_eval's ``iprec_at_recall`` (the ``IPrec``
     measure, one implementation): the level r asks for ``c = round(r * R)`` relevant
@@ -238,10 +238,10 @@ def average_at_ranks(
     skip_no_relevant: bool = False,
     as_frame: bool = False,
 ):
-    """Mean precision and mean recall over queries at rank cut-offs (seed 000).
+    """Mean precision and mean recall over queries at rank cut-offs.
 
     ``P(k) = mean_q P_q@k`` and ``R(k) = mean_q R_q@k`` (missing ranks count as
-    non-relevant, as P@k). Simple but sensitive to outliers (seed 000).
+    non-relevant, as P@k). Simple but sensitive to outliers.
 
     Returns
     -------
@@ -279,7 +279,7 @@ def average_interpolated(
     convention: str = "textbook",
     as_frame: bool = False,
 ):
-    """Mean interpolated precision over queries at fixed recall levels (seed 000).
+    """Mean interpolated precision over queries at fixed recall levels.
 
     The "vertical" average: at each recall level, the mean of the queries'
     interpolated precisions. More robust to outliers than :func:`average_at_ranks`.

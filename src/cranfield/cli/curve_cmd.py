@@ -38,7 +38,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--average",
         choices=["ranks", "recall"],
         help="average over queries: mean P and R at ranks 5,10,... or mean interpolated "
-        "precision at the recall levels (seed 000)",
+        "precision at the recall levels",
     )
     parser.add_argument("-l", "--rel-level", type=int, default=1, help="minimum relevant grade")
     parser.add_argument("--format", choices=["csv", "json"], default="csv")

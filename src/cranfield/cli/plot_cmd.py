@@ -12,7 +12,9 @@ def add_arguments(p) -> None:
     p.add_argument(
         "kind",
         choices=KINDS,
-        help="pr: precision-recall (averaged, or --query); avg: seed 000's two averages; "
+        help="pr: precision-recall (averaged, or --query); avg: the two averages over "
+        "queries (mean P and R at ranks 5, 10, ...; mean interpolated precision at recall "
+        "levels); "
         "delta: per-query difference to --baseline; dist: per-query box plots; "
         "depth: P@k and nDCG@k by k; coverage: Judged@k by depth",
     )

@@ -2,8 +2,9 @@
 
 The page holds, in order: the summary table (aggregate of every measure for every
 run), the significance comparison against the baseline (:mod:`cranfield.compare`),
-the assessment coverage of each run (mean Judged@k at several depths, seed 001's
-concern about sparse judgments), the figures of :mod:`cranfield.report.plots`, and
+the assessment coverage of each run (mean Judged@k at several depths: with sparse
+judgments unjudged documents count as non-relevant, Buckley & Voorhees 2004), the
+figures of :mod:`cranfield.report.plots`, and
 the command and library versions that produced it.
 
 Nothing is fetched when the page is opened: the figures are inline ``data:`` URIs
@@ -186,7 +187,8 @@ def _qrels_density(qrels, rel_level: int) -> str:
         f"topics: {judged.mean() if n else 0:.1f} per topic on average (min "
         f"{judged.min() if n else 0}, max {judged.max() if n else 0}), of which "
         f"{rel_mean:.1f} with grade &ge; {rel_level} (relevant). A run whose top k is poorly judged is scored as "
-        "if its unjudged documents were not relevant (seed 001: sparse assessments).</p>"
+        "if its unjudged documents were not relevant (Buckley &amp; Voorhees 2004: "
+        "incomplete judgments).</p>"
     )
 
 

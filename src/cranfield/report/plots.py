@@ -149,7 +149,7 @@ def pr_plot(qrels, runs, *, query: str | None = None, **options):
 
 
 def draw_averages(data: dict, convention: str = "textbook"):
-    """Seed 000's two averages: mean P vs mean R at ranks 5, 10, ...; mean interpolated P.
+    """The two averages over queries: mean P vs mean R at ranks 5, 10, ...; mean interpolated P.
 
     Left axes: one line per run through ``(rank_recall, rank_precision)``; right axes:
     one line per run through ``(recall, precision)``.
