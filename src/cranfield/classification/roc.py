@@ -1,6 +1,6 @@
 """Score-based evaluation: the ROC table, ROC curve and AUC, precision-recall curve, AP.
 
-Convention (Fawcett 2006, sec. 4): items are sorted by
+Convention (Fawcett 2006): items are sorted by
 score, descending; a threshold T classifies every item with score >= T as
 positive ("all items at and above the row's threshold"). Tied scores therefore
 always fall on the same side of a threshold: the counts of a tied group are those
@@ -198,7 +198,7 @@ def roc_auc(truth, scores, positive=None) -> float:
 
     Equals the probability that a random positive scores above a random negative,
     ties counting one half (the Mann-Whitney U statistic over P N; Hanley and
-    McNeil 1982; Fawcett 2006, sec. 7).
+    McNeil 1982; Fawcett 2006).
     """
     c = threshold_counts(truth, scores, positive)
     if c.p == 0 or c.n == 0:
