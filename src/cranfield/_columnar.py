@@ -18,6 +18,27 @@ from .errors import InputError
 from .io import tabular, trec
 
 
+def frame_kind(obj) -> str | None:
+    """``"pandas"`` or ``"polars"`` for their DataFrames (without importing either)."""
+    module = type(obj).__module__.split(".")[0]
+    return module if module in ("pandas", "polars") and hasattr(obj, "columns") else None
+
+
+def is_in_memory(obj) -> bool:
+    """A dict, an Arrow table or a pandas/polars DataFrame (what the constructors take)."""
+    return isinstance(obj, (Mapping, pa.Table)) or frame_kind(obj) is not None
+
+
+def arrow_of(obj) -> pa.Table:
+    """An Arrow table or a pandas/polars DataFrame as an Arrow table (index dropped)."""
+    kind = frame_kind(obj)
+    if kind == "pandas":
+        return pa.Table.from_pandas(obj, preserve_index=False)
+    if kind == "polars":
+        return obj.to_arrow()
+    return obj
+
+
 class Columnar:
     _value: ClassVar[str]
     _layout: ClassVar[trec.Layout]
@@ -101,21 +122,42 @@ class Columnar:
         return {}
 
     @classmethod
+    def _from_object(cls, obj, *, duplicates: str = "error", **kw):
+        """From a dict, an Arrow table or a pandas/polars DataFrame; None for anything else."""
+        if isinstance(obj, Mapping):
+            return cls.from_dict(obj, duplicates=duplicates, **kw)
+        if isinstance(obj, pa.Table):
+            return cls.from_arrow(obj, duplicates=duplicates, **kw)
+        kind = frame_kind(obj)
+        if kind == "pandas":
+            return cls.from_pandas(obj, duplicates=duplicates, **kw)
+        if kind == "polars":
+            return cls.from_polars(obj, duplicates=duplicates, **kw)
+        return None
+
+    @classmethod
+    def _read_object(cls, obj, format: str | None, duplicates: str, **kw):
+        """``read()`` of in-memory data: the matching ``from_*`` constructor, or None."""
+        if not is_in_memory(obj):
+            return None
+        if format is not None:
+            from .errors import ParameterError
+
+            raise ParameterError(
+                "format", "None for in-memory data (it names file formats)", format
+            )
+        return cls._from_object(obj, duplicates=duplicates, **kw)
+
+    @classmethod
     def coerce(cls, obj):
         """Accept an instance, a path, a dict, a pandas/polars DataFrame or an Arrow table."""
         if isinstance(obj, cls):
             return obj
         if isinstance(obj, (str, os.PathLike)):
             return cls.read(obj)
-        if isinstance(obj, Mapping):
-            return cls.from_dict(obj)
-        if isinstance(obj, pa.Table):
-            return cls.from_arrow(obj)
-        module = type(obj).__module__.split(".")[0]
-        if module == "pandas":
-            return cls.from_pandas(obj)
-        if module == "polars":
-            return cls.from_polars(obj)
+        made = cls._from_object(obj)
+        if made is not None:
+            return made
         raise InputError(
             f"cannot make {cls.__name__} from {type(obj).__name__}: expected {cls.__name__}, "
             "a path, a dict, a pandas or polars DataFrame or a pyarrow.Table"

@@ -4,8 +4,7 @@ Every measure here is a function of one contingency table between the gold-stand
 classes C = {c_1, ..., c_J} and the clusters Omega = {w_1, ..., w_K} of N items, with
 cell counts n_jk = |w_k ∩ c_j|, class sizes a_j = |c_j| and cluster sizes b_k = |w_k|.
 Formulas follow Manning, Raghavan & Schütze, *Introduction to Information Retrieval*,
-ch. 16.3 (reproduced in seed ``004_06c59faf1e6662b1.txt``, "Evaluation of Clustering")
-and Hubert & Arabie (1985) for the adjusted Rand index.
+ch. 16.3, and Hubert & Arabie (1985) for the adjusted Rand index.
 
 Implementation notes
 --------------------
@@ -229,7 +228,7 @@ class Contingency:
         """NMI = I(Ω; C) / mean(H(Ω), H(C)).
 
         ``average_method`` picks the mean as in scikit-learn: ``"arithmetic"``
-        (IIR eq. 16.2, the seed's (H(Ω)+H(C))/2), ``"geometric"`` (sqrt of the product),
+        (IIR eq. 16.2, (H(Ω)+H(C))/2), ``"geometric"`` (sqrt of the product),
         ``"min"`` or ``"max"``. Conventions (as scikit-learn): two single-block
         partitions score 1.0; zero mutual information scores 0.0.
         """

@@ -1,14 +1,15 @@
-"""Precision-recall curves as data (seed 000, 1.4; seed 001, 2.3; seed 004).
+"""Precision-recall curves as data (Manning, Raghavan & Schütze 2008, sec. 8.4).
 
 * :func:`pr_points` — the sawtooth: precision and recall at every rank of every query,
   ``p_k = relret_k / k`` and ``r_k = relret_k / R``.
 * :func:`interpolated_precision` — ``P_interp(r) = max {p_k : r_k >= r}`` at any grid
   of recall levels (the standard 11 points by default), 0 where recall r is never
-  reached. Recall is compared exactly (seed 004's table), unlike trec_eval's
-  ``iprec_at_recall`` which rounds ``r * R`` to a number of documents.
-* :func:`average_at_ranks` — seed 000's first averaging: mean precision and mean recall
+  reached. Two conventions: ``"textbook"`` compares recall exactly (the textbook
+  definition); ``"trec_eval"`` is trec_eval's ``iprec_at_recall``, which rounds
+  ``r * R`` to a number of documents.
+* :func:`average_at_ranks` — the first averaging: mean precision and mean recall
   over queries at rank cut-offs 5, 10, 15, ...
-* :func:`average_interpolated` — seed 000's second averaging: mean interpolated
+* :func:`average_interpolated` — the second averaging: mean interpolated
   precision over queries at fixed recall levels ("vertical" averaging).
 
 Every function takes qrels and a run (anything :func:`cranfield.evaluate` accepts for
@@ -33,6 +34,7 @@ ELEVEN_POINTS = tuple(i / 10 for i in range(11))
 DEFAULT_RANKS = tuple(range(5, 105, 5))
 
 __all__ = [
+    "CONVENTIONS",
     "ELEVEN_POINTS",
     "average_at_ranks",
     "average_interpolated",
@@ -123,8 +125,32 @@ def pr_points(
     return _output(columns, as_frame)
 
 
-def _interpolated(jr: JudgedRun, levels: np.ndarray) -> np.ndarray:
-    """Interpolated precision (queries x levels): max {p_k : relret_k / R >= r}."""
+# interpolation conventions, with the words figure captions use for them
+CONVENTIONS = {
+    "textbook": "textbook interpolation at exact recall levels "
+    "(Manning, Raghavan & Schütze 2008, sec. 8.4)",
+    "trec_eval": "trec_eval's iprec_at_recall (r·R rounded to whole relevant documents)",
+}
+
+
+def check_convention(convention: str) -> str:
+    """``convention`` if it is one of :data:`CONVENTIONS`, else a ParameterError."""
+    if not isinstance(convention, str) or convention not in CONVENTIONS:
+        raise ParameterError("convention", "'textbook' or 'trec_eval'", convention)
+    return convention
+
+
+def _interpolated(jr: JudgedRun, levels: np.ndarray, convention: str) -> np.ndarray:
+    """Interpolated precision (queries x levels) in either convention."""
+    if convention == "trec_eval":
+        from .measures.precision import interpolated_precision as iprec_at_recall
+
+        return iprec_at_recall(jr, levels, jr.rel_level)
+    return _textbook(jr, levels)
+
+
+def _textbook(jr: JudgedRun, levels: np.ndarray) -> np.ndarray:
+    """Interpolated precision at exact recall levels: max {p_k : relret_k / R >= r}."""
     relevant = jr.relevant()
     so_far = segments.int_cumsum(relevant, jr.offsets)
     interp = segments.reverse_cummax(so_far / jr.rank.astype(np.float64), jr.offsets)
@@ -164,23 +190,30 @@ def interpolated_precision(
     rel_level: int = 1,
     depth: int | None = None,
     judged_only: bool = False,
+    convention: str = "textbook",
     as_frame: bool = False,
 ):
     """Interpolated precision of every query at recall levels.
 
-    ``P_interp(r) = max {p_k : r_k >= r}`` over the ranks k of the query (seed 004:
-    "precision at r% recall is max_{i >= r} P(i)", zero once no more relevant
-    documents are found).
+    ``convention="textbook"`` (default): ``P_interp(r) = max {p_k : r_k >= r}`` over
+    the ranks k of the query, recall compared exactly (Manning, Raghavan & Schütze 2008,
+    sec. 8.4; zero once no more relevant documents are found).
+
+    ``convention="trec_eval"``: trec_eval's ``iprec_at_recall`` (the ``IPrec``
+    measure, one implementation): the level r asks for ``c = round(r * R)`` relevant
+    documents (half away from zero) and takes the maximum precision from the rank of
+    the c-th one on, 0 when fewer than c were retrieved. The two differ when ``r * R``
+    is not a whole number of documents.
 
     Returns
     -------
     Columns ``query_id``, ``recall``, ``precision``: one row per query (with at least
     one relevant document) and recall level.
     """
-    levels = _levels(recall)
+    levels, convention = _levels(recall), check_convention(convention)
     jr = _judged(qrels, run, rel_level, depth, judged_only)
     keep_q = _select(jr, query) & (jr.num_rel() > 0)
-    values = _interpolated(jr, levels)[keep_q]
+    values = _interpolated(jr, levels, convention)[keep_q]
     n = int(keep_q.sum())
     columns = {
         "query_id": np.repeat(jr.query_ids[keep_q], len(levels)),
@@ -205,10 +238,10 @@ def average_at_ranks(
     skip_no_relevant: bool = False,
     as_frame: bool = False,
 ):
-    """Mean precision and mean recall over queries at rank cut-offs (seed 000).
+    """Mean precision and mean recall over queries at rank cut-offs.
 
     ``P(k) = mean_q P_q@k`` and ``R(k) = mean_q R_q@k`` (missing ranks count as
-    non-relevant, as P@k). Simple but sensitive to outliers (seed 000).
+    non-relevant, as P@k). Simple but sensitive to outliers.
 
     Returns
     -------
@@ -243,20 +276,23 @@ def average_interpolated(
     depth: int | None = None,
     judged_only: bool = False,
     skip_no_relevant: bool = False,
+    convention: str = "textbook",
     as_frame: bool = False,
 ):
-    """Mean interpolated precision over queries at fixed recall levels (seed 000).
+    """Mean interpolated precision over queries at fixed recall levels.
 
     The "vertical" average: at each recall level, the mean of the queries'
     interpolated precisions. More robust to outliers than :func:`average_at_ranks`.
+    ``convention`` as in :func:`interpolated_precision` (``"trec_eval"``: the mean of
+    ``iprec_at_recall``).
 
     Returns
     -------
     Columns ``recall``, ``precision``.
     """
-    levels = _levels(recall)
+    levels, convention = _levels(recall), check_convention(convention)
     jr = _judged(qrels, run, rel_level, depth, judged_only)
     keep = _keep(jr, skip_no_relevant)
-    values = _interpolated(jr, levels)[keep]
+    values = _interpolated(jr, levels, convention)[keep]
     mean = values.mean(axis=0) if len(values) else np.zeros(len(levels))
     return _output({"recall": levels, "precision": mean}, as_frame)

@@ -40,10 +40,21 @@ def as_measures(measures) -> list[Measure]:
 
 
 def as_runs(runs) -> list:
-    """Accept a Run, a path, a list of either, or a {name: run} mapping."""
+    """Accept a Run, a path, a table, a list of these, or a {name: run} mapping.
+
+    A table (pandas or polars DataFrame, Arrow table) with a run-name column (``run``,
+    ``tag``, ... see :data:`cranfield.run.RUN_NAME_COLUMNS`) holds one run per name
+    (:meth:`Run.split`); without one it is a single run.
+    """
+    from ._columnar import frame_kind
     from .run import Run
 
-    if isinstance(runs, (Run, str, Path)):
+    def is_table(obj) -> bool:
+        import pyarrow as pa
+
+        return isinstance(obj, pa.Table) or frame_kind(obj) is not None
+
+    if isinstance(runs, (Run, str, Path)) or is_table(runs):
         runs = [runs]
     if isinstance(runs, Mapping):
         out = []
@@ -53,7 +64,9 @@ def as_runs(runs) -> list:
                 run = Run(run.table, run.source, name=str(name))
             out.append(run)
         return out
-    out = [r if isinstance(r, Run) else Run.coerce(r) for r in runs]
+    out = []
+    for r in runs:
+        out.extend([r] if isinstance(r, Run) else Run.split(r) if is_table(r) else [Run.coerce(r)])
     if not out:
         raise ParameterError("runs", "at least one run", runs)
     return out

@@ -40,12 +40,18 @@ class Qrels(Columnar):
     @classmethod
     def read(cls, path_or_file, *, format: str | None = None, duplicates: str = "error") -> Qrels:
         """Read qrels from a file: TREC (default; ``-`` is stdin, gzip detected), Parquet,
-        CSV or TSV (chosen from the extension unless ``format`` is given).
+        CSV or TSV (chosen from the extension unless ``format`` is given); or take them
+        from a dict ``{qid: {docid: grade}}``, a pandas or polars DataFrame or an Arrow
+        table (as :meth:`from_dict`, :meth:`from_pandas`, :meth:`from_polars`,
+        :meth:`from_arrow`).
 
         TREC lines are ``qid iter docno rel`` with exactly four fields; ``rel`` is read as
         an integer, a decimal being truncated toward zero (``2.7`` -> 2) as trec_eval's
         ``atol`` does. Blank lines and ``#`` lines are skipped.
         """
+        made = cls._read_object(path_or_file, format, duplicates)
+        if made is not None:
+            return made
         table, source, _, index = cls._read_table(path_or_file, format, duplicates)
         return cls._wrap(table, source, index=index)
 

@@ -9,9 +9,23 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ._columnar import Columnar
+from ._columnar import Columnar, arrow_of, frame_kind
 from .errors import InputError
 from .io import trec
+
+# columns naming the run of each row in a table holding several runs (case-insensitive,
+# the first present wins)
+RUN_NAME_COLUMNS = ("run", "run_id", "runid", "run_name", "runname", "tag", "system", "name")
+
+
+def run_name_column(columns) -> str | None:
+    """The column of ``columns`` that names the run of each row, or None."""
+    lower = {str(c).lower(): c for c in columns}
+    return next((lower[a] for a in RUN_NAME_COLUMNS if a in lower), None)
+
+
+def _columns(obj) -> list:
+    return list(obj.column_names if isinstance(obj, pa.Table) else obj.columns)
 
 
 def _plural(n: int) -> str:
@@ -73,6 +87,75 @@ class Run(Columnar):
         return {"name": name if name is not None else _default_name(source)}
 
     @classmethod
+    def split(cls, table, *, duplicates: str = "error", source: str | None = None) -> list[Run]:
+        """One Run per run name of a table that holds several runs.
+
+        ``table`` is a pandas or polars DataFrame or an Arrow table whose rows carry the
+        run's name in a column named ``run`` (or ``run_id``, ``run_name``, ``tag``,
+        ``system``, ``name``: :data:`RUN_NAME_COLUMNS`, case-insensitive). The runs come
+        in the order their names first appear, each with its rows in table order. A table
+        without such a column is one run.
+        """
+        column = run_name_column(_columns(table))
+        kind = frame_kind(table) or "arrow"
+        source = source or f"<{kind} {'table' if kind == 'arrow' else 'DataFrame'}>"
+        if column is None:
+            return [cls._from_object(table, duplicates=duplicates, source=source)]
+        t = arrow_of(table)
+        names = t[column]
+        if pa.types.is_dictionary(names.type):  # pandas/polars categoricals
+            names = names.cast(names.type.value_type)
+        if names.null_count:
+            row = int(np.flatnonzero(names.is_null().to_numpy())[0]) + 1
+            raise InputError(f"row {row}: no run name in column {column!r}", source=source)
+        values = pc.unique(names)  # in order of first appearance
+        which = pc.index_in(names, value_set=values).to_numpy()
+        order = np.argsort(which, kind="stable")
+        starts = np.concatenate(([0], np.cumsum(np.bincount(which, minlength=len(values)))))
+        rows = t.remove_column(t.column_names.index(column)).take(pa.array(order))
+        return [
+            cls(rows.slice(a, b - a), source, name=str(v), duplicates=duplicates)
+            for v, a, b in zip(values.to_pylist(), starts[:-1], starts[1:], strict=True)
+        ]
+
+    @classmethod
+    def _one(cls, table, duplicates: str, kw: dict, build) -> Run:
+        """A table holding one run; its name from a run-name column unless ``name``."""
+        column = run_name_column(_columns(table))
+        if column is None or not len(table):
+            return build(table, duplicates=duplicates, **kw)
+        name = kw.pop("name", None)
+        runs = cls.split(table, duplicates=duplicates, source=kw.pop("source", None))
+        if kw:
+            raise TypeError(f"unexpected keyword arguments: {', '.join(kw)}")
+        if len(runs) > 1:
+            shown = ", ".join(repr(r.name) for r in runs[:5]) + (", ..." if len(runs) > 5 else "")
+            raise InputError(
+                f"the table holds {len(runs)} runs (column {column!r}: {shown}); "
+                "cranfield.evaluate() evaluates each of them, Run.split() makes one Run per "
+                "name",
+                source=runs[0].source,
+            )
+        if name is not None:
+            runs[0].name = name
+        return runs[0]
+
+    @classmethod
+    def from_arrow(cls, table: pa.Table, *, duplicates: str = "error", **kw) -> Run:
+        """A run from an Arrow table; a ``run``/``tag``/... column gives its name."""
+        return cls._one(table, duplicates, kw, super().from_arrow)
+
+    @classmethod
+    def from_pandas(cls, df, *, duplicates: str = "error", **kw) -> Run:
+        """A run from a pandas DataFrame; a ``run``/``tag``/... column gives its name."""
+        return cls._one(df, duplicates, kw, super().from_pandas)
+
+    @classmethod
+    def from_polars(cls, df, *, duplicates: str = "error", **kw) -> Run:
+        """A run from a polars DataFrame; a ``run``/``tag``/... column gives its name."""
+        return cls._one(df, duplicates, kw, super().from_polars)
+
+    @classmethod
     def read(
         cls,
         path_or_file,
@@ -81,13 +164,20 @@ class Run(Columnar):
         format: str | None = None,
         duplicates: str = "error",
     ) -> Run:
-        """Read a run: TREC (default; ``-`` is stdin, gzip detected), Parquet, CSV or TSV.
+        """Read a run: TREC (default; ``-`` is stdin, gzip detected), Parquet, CSV or TSV;
+        or take it from a dict ``{qid: {docid: score}}``, a pandas or polars DataFrame or
+        an Arrow table (as :meth:`from_dict`, :meth:`from_pandas`, :meth:`from_polars`,
+        :meth:`from_arrow`; a table holding several runs is refused, see :meth:`split`).
 
         TREC lines are ``qid iter docno rank score tag`` (at least six fields; ``iter``,
         ``rank`` and extra fields are ignored; the score is a double). The run's name is
         ``name`` if given, else the tag of the last line (as trec_eval), else the file
         name without extension.
         """
+        kw = {} if name is None else {"name": name}
+        made = cls._read_object(path_or_file, format, duplicates, **kw)
+        if made is not None:
+            return made
         table, source, tag, index = cls._read_table(path_or_file, format, duplicates)
         if name is None:
             name = tag if tag is not None else _default_name(source)

@@ -2,7 +2,8 @@
 
 Item-level splitters divide N items (rows) into train and test parts: a single
 train/test split (optionally stratified), k-fold cross-validation, leave-one-out and
-leave-p-out (seed ``004_06c59faf1e6662b1.txt``, "Cross-Validation"). Query-level
+leave-p-out (Arlot & Celisse, "A survey of cross-validation procedures for model
+selection", Statistics Surveys 2010). Query-level
 splitters take one query id per row and never separate the rows of a query: the
 splitting happens over the distinct queries and is then mapped back to rows, as in the
 five folds of the LETOR benchmark collections (Qin et al., 2010), where every query,

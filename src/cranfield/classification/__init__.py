@@ -1,6 +1,6 @@
 """Classifier evaluation: confusion matrices, every rate, ROC, thresholds, losses.
 
-Definitions and layouts follow the seed documents (000, 001, 003, 004); see
+Definitions and layouts follow Fawcett (2006) and Manning, Raghavan & Schütze (2008); see
 ``docs/classification.md``. Core computations use NumPy only.
 """
 

@@ -4,7 +4,7 @@
 
 - scores: ROC AUC, average precision, a threshold chosen by a criterion, and the
   binary confusion matrix with every rate at that threshold (plus, on request, the
-  seed-001 ROC table);
+  ROC table: threshold, TP, FP, FN, TN, TPR, FPR, ACC per score);
 - labels with a positive label (given, or 1/True of a {0, 1}-like pair): the binary
   confusion matrix with every rate;
 - other labels: the K x K confusion matrix, accuracy, per-class rates and averages.

@@ -57,14 +57,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--cost-fp", type=float, default=1.0, help="cost of a false positive")
     parser.add_argument("--cost-fn", type=float, default=1.0, help="cost of a false negative")
     parser.add_argument(
-        "--roc-table", action="store_true", help="with --scores, also print seed 001's ROC table"
+        "--roc-table",
+        action="store_true",
+        help="with --scores, also print the ROC table "
+        "(threshold, TP, FP, FN, TN, TPR, FPR, ACC per score; Fawcett 2006)",
     )
     parser.add_argument("--format", choices=("text", "markdown", "json", "html"), default="text")
     parser.add_argument(
         "--orientation",
         choices=("predicted-rows", "actual-rows"),
         default="predicted-rows",
-        help="predicted condition in rows (the seeds' layout, default) or actual in rows",
+        help="predicted condition in rows (Fawcett 2006's layout, default) or actual in rows",
     )
     parser.add_argument(
         "--zero-division",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from ..errors import ParameterError
+from ._args import add_measures
 
 HELP = "compare runs: significance tests, effect sizes, tables"
 
@@ -14,14 +15,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
     parser.add_argument("qrels", nargs="?", help="qrels file (omit with --from-per-query)")
     parser.add_argument("runs", nargs="*", metavar="RUN", help="run files")
-    parser.add_argument(
-        "-m",
-        "--measure",
-        action="extend",
-        nargs="+",
-        default=[],
-        metavar="MEASURE",
-        help="measures to compare (e.g. -m AP nDCG@10); with --from-per-query the default is all",
+    add_measures(
+        parser,
+        "measures to compare (e.g. -m AP -m nDCG@10); with --from-per-query the default is all",
+        dest="measure",
     )
     parser.add_argument(
         "--baseline", metavar="RUN", help="compare every run with this one (default: all pairs)"

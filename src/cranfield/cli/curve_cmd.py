@@ -26,10 +26,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="comma-separated recall levels for --interpolated (default: 0,0.1,...,1)",
     )
     parser.add_argument(
+        "--convention",
+        choices=["textbook", "trec_eval"],
+        help="interpolation of --interpolated and --average recall. textbook (default): "
+        "max precision at any rank whose recall is >= r, recall compared exactly "
+        "(Manning, Raghavan & Schuetze 2008, sec. 8.4); trec_eval: trec_eval's "
+        "iprec_at_recall, which first rounds r*R to a whole number of relevant "
+        "documents (equal to the IPrec@r measure)",
+    )
+    parser.add_argument(
         "--average",
         choices=["ranks", "recall"],
         help="average over queries: mean P and R at ranks 5,10,... or mean interpolated "
-        "precision at the recall levels (seed 000)",
+        "precision at the recall levels",
     )
     parser.add_argument("-l", "--rel-level", type=int, default=1, help="minimum relevant grade")
     parser.add_argument("--format", choices=["csv", "json"], default="csv")
@@ -41,6 +50,11 @@ def run(args) -> int:
     from ..qrels import Qrels
     from ..run import Run
 
+    interpolating = args.average == "recall" or (args.average is None and args.interpolated)
+    if args.convention is not None and not interpolating:
+        raise ParameterError(
+            "--convention", "to be used with --interpolated or --average recall", args.convention
+        )
     qrels = Qrels.read(args.qrels)
     run_ = Run.read(args.run)
     levels = curves.ELEVEN_POINTS
@@ -52,12 +66,15 @@ def run(args) -> int:
                 "--recall", "comma-separated numbers in [0, 1]", args.recall
             ) from None
     common = dict(rel_level=args.rel_level)
+    convention = args.convention or "textbook"
     if args.average == "ranks":
         table = curves.average_at_ranks(qrels, run_, **common)
     elif args.average == "recall":
-        table = curves.average_interpolated(qrels, run_, levels, **common)
+        table = curves.average_interpolated(qrels, run_, levels, convention=convention, **common)
     elif args.interpolated:
-        table = curves.interpolated_precision(qrels, run_, levels, query=args.query, **common)
+        table = curves.interpolated_precision(
+            qrels, run_, levels, query=args.query, convention=convention, **common
+        )
     else:
         table = curves.pr_points(qrels, run_, query=args.query, **common)
     _write(table, args.format)

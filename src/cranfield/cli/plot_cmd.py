@@ -12,7 +12,9 @@ def add_arguments(p) -> None:
     p.add_argument(
         "kind",
         choices=KINDS,
-        help="pr: precision-recall (averaged, or --query); avg: seed 000's two averages; "
+        help="pr: precision-recall (averaged, or --query); avg: the two averages over "
+        "queries (mean P and R at ranks 5, 10, ...; mean interpolated precision at recall "
+        "levels); "
         "delta: per-query difference to --baseline; dist: per-query box plots; "
         "depth: P@k and nDCG@k by k; coverage: Judged@k by depth",
     )
@@ -42,9 +44,13 @@ def run(args) -> int:
     qrels, runs = load(args)
     opts = eval_options(args)
     if args.kind == "pr":
-        fig, _ = plots.pr_plot(qrels, runs, query=args.query, rel_level=args.rel_level)
+        fig, _ = plots.pr_plot(
+            qrels, runs, query=args.query, rel_level=args.rel_level, convention=args.convention
+        )
     elif args.kind == "avg":
-        fig, _ = plots.averages_plot(qrels, runs, rel_level=args.rel_level)
+        fig, _ = plots.averages_plot(
+            qrels, runs, rel_level=args.rel_level, convention=args.convention
+        )
     elif args.kind == "depth":
         measures = [m for m in args.depth_measures.split(",") if m]
         fig, _ = plots.depth_plot(qrels, runs, measures, args.max_depth, **opts)

@@ -28,6 +28,15 @@ def add_common(p, measure_help: str | None = None, query_help: str | None = None
         default="error",
         help="a document listed twice for a query: error (default), keep first, keep max",
     )
+    p.add_argument(
+        "--convention",
+        choices=["textbook", "trec_eval"],
+        default="textbook",
+        help="interpolated precision of the averaged precision-recall curves: textbook "
+        "(default; exact recall levels, Manning, Raghavan & Schuetze 2008, sec. 8.4) or "
+        "trec_eval (its iprec_at_recall: r*R rounded to whole documents); the figures "
+        "name the one shown",
+    )
     p.add_argument("-o", "--output", required=True, help="file to write")
 
 
@@ -90,7 +99,7 @@ def command_line(args) -> str:
     for flag, value in (("--baseline", args.baseline), ("--query", args.query)):
         if value is not None:
             argv += [flag, value]
-    argv += ["-l", str(args.rel_level)]
+    argv += ["-l", str(args.rel_level), "--convention", args.convention]
     argv += ["--complete"] * args.complete + ["--judged-only"] * args.judged_only
     argv += ["--test", *(args.tests or ["t"])]
     argv += ["--depths", args.depths, "--max-depth", str(args.max_depth)]
@@ -115,6 +124,7 @@ def run(args) -> int:
         title=args.title,
         image_format=args.images,
         tests=tuple(args.tests or ["t"]),
+        convention=args.convention,
         **eval_options(args),
     )
     return 0

@@ -60,7 +60,7 @@ def discounted(g: np.ndarray, rank: np.ndarray, dcg: str = "log2", b: float = 2.
     * ``log2``: g / log2(rank + 1) (trec_eval, libm log2 for bit-exactness);
     * ``exp-log2``: (2^g - 1) / log2(rank + 1) (Burges et al., ICML 2005; ir_measures);
     * ``jk``: g / max(1, log_b(rank)), ranks below b undiscounted (Järvelin &
-      Kekäläinen, TOIS 2002; seed 004 with b = 2: R_1 + sum_{i>=2} R_i / log2 i).
+      Kekäläinen, TOIS 2002; with b = 2: R_1 + sum_{i>=2} R_i / log2 i).
     """
     if dcg == "jk":
         disc = np.maximum(1.0, np.log(rank.astype(np.float64)) / np.log(b))
@@ -194,7 +194,7 @@ def ndcg(jr, cutoff, gains=(), dcg="log2", b=2.0):
     summary="Discounted cumulative gain (log2, exp-log2 or Järvelin-Kekäläinen form).",
     formula="DCG@k = sum_{i<=k} gain_i / log2(i + 1) (dcg='log2'); (2^gain_i - 1) / "
     "log2(i + 1) (dcg='exp-log2'); gain_i / max(1, log_b i) (dcg='jk')",
-    reference=f"{TREC}, m_ndcg.c; {JK}; Burges et al., ICML 2005; seeds 001, 004",
+    reference=f"{TREC}, m_ndcg.c; {JK}; Burges et al., ICML 2005",
     params=(GAINS, DCG_KIND, BASE),
     cutoff="rank",
     family="graded",

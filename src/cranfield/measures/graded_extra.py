@@ -16,7 +16,7 @@ from .registry import Param, measure
 from .user_models import MZ
 
 CHAPELLE = "Chapelle, Metzler, Zhang & Grinspan, 'Expected reciprocal rank for graded relevance', CIKM 2009"
-SEED001 = "Weber, Multimedia Retrieval (Basel 2023), 2.4 (seed 001)"
+WEBER = "Weber, Multimedia Retrieval, lecture notes (Univ. Basel 2024), sec. 2.4"
 
 
 def _cg(jr, cutoff, gains):
@@ -30,7 +30,7 @@ def _cg(jr, cutoff, gains):
     name="CG",
     summary="Cumulated gain: the sum of the gains of the top k.",
     formula="CG@k = sum_{i <= k} gain_i",
-    reference=f"{JK}; {SEED001}",
+    reference=f"{JK}; {WEBER}",
     params=(GAINS,),
     cutoff="rank",
     edge_cases="0 for an empty ranking; queries without relevant documents score 0.",
@@ -42,9 +42,9 @@ def cg(jr, cutoff, gains=()):
 
 @measure(
     name="nCG",
-    summary="Cumulated gain of the top k divided by k times the largest gain (seed 001).",
+    summary="Cumulated gain of the top k divided by k times the largest gain.",
     formula="nCG@k = CG@k / (k * rel_max); with binary grades nCG@k = P@k",
-    reference=SEED001,
+    reference=WEBER,
     params=(
         GAINS,
         Param(
@@ -83,7 +83,7 @@ def _exclusive_cumsum(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     summary="Expected reciprocal rank: 1/rank where a cascade user stops, in expectation.",
     formula="ERR@k = sum_{i <= k} (1/i) R_i prod_{j < i} (1 - R_j), "
     "R_i = (2^g_i - 1) / 2^g_max (g_max = max_grade)",
-    reference=f"{CHAPELLE}; seeds 002 and 004; gdeval.pl (ir_measures ERR)",
+    reference=f"{CHAPELLE}; gdeval.pl (ir_measures ERR)",
     params=(
         Param(
             "max_grade",
@@ -148,7 +148,7 @@ def _depth(jr, cutoff):
     "continues with probability p.",
     formula="RBP@k = (1 - p) sum_{i <= k} gain_i p^(i-1); gain = [grade >= rel] with rel, "
     "else the grade",
-    reference=f"{MZ}; ir_measures RBP; seed 002",
+    reference=f"{MZ}; ir_measures RBP",
     params=(RBP_P, RBP_REL),
     cutoff="rank",
     edge_cases="Graded gains are not rescaled: with grades above 1 the value can exceed 1 "

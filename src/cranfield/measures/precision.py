@@ -135,8 +135,8 @@ def average_precision(jr, lv, cutoff=None) -> np.ndarray:
     summary="Average precision: mean of the precision at each relevant document's rank.",
     formula="AP@k = (1/N) * sum_{i <= k, d_i relevant} P@i with N = R (normalise='R', "
     "trec_eval map_cut), min(R, k) (normalise='min(R,k)') or the number of relevant "
-    "documents in the top k (normalise='relret@k', seed 002's AP@5 = 0.81 / 0.53)",
-    reference=f"{TREC}, m_map.c and m_map_cut.c; Buckley & Voorhees (2000); seed 002",
+    "documents in the top k (normalise='relret@k')",
+    reference=f"{TREC}, m_map.c and m_map_cut.c; Buckley & Voorhees (2000)",
     params=(
         REL,
         Param(

@@ -1,8 +1,9 @@
-"""Ranked binary-relevance measures beyond trec_eval: seed 000/001 summaries of the
+"""Ranked binary-relevance measures beyond trec_eval: summaries of the
 precision-recall curve and ir_measures' Judged@k.
 
 Every ranked document k of a query has a precision-recall point
-``p_k = relret_k / k``, ``r_k = relret_k / R`` (seed 000, 1.4: the sawtooth curve).
+``p_k = relret_k / k``, ``r_k = relret_k / R`` (the sawtooth curve; Manning, Raghavan &
+Schütze 2008, sec. 8.4).
 R-precision at a recall threshold, system efficiency and the area under the curve
 summarise those points. A query with R = 0 has no curve and scores 0.
 """
@@ -19,7 +20,7 @@ from ._common import count_at, in_top, level, safe_div
 from .precision import JUDGED_ONLY, REL
 from .registry import Param, measure
 
-SEED000 = "Weber, Multimedia Retrieval (Basel 2019), ch. 1.4 (seed 000); seed 001, 2.3"
+WEBER = "Weber, Multimedia Retrieval, lecture notes (Univ. Basel 2019 ch. 1.4, 2024 sec. 2.3)"
 
 
 def pr_points(jr, lv, cutoff=None):
@@ -39,18 +40,18 @@ def pr_points(jr, lv, cutoff=None):
 @measure(
     name="PrecAtRecall",
     aliases=("RPrecAtRecall", "RP"),
-    summary="R-precision of seed 000: the best precision once a recall threshold r_t is reached.",
-    formula="RP@r_t = max_{k : r_k >= r_t} p_k (interpolated=True, seed 000); "
-    "p_k at the first k with r_k >= r_t (interpolated=False, seed 001's wording); 0 if "
+    summary="R-precision at a recall threshold: the best precision once recall r_t is reached.",
+    formula="RP@r_t = max_{k : r_k >= r_t} p_k (interpolated=True); "
+    "p_k at the first k with r_k >= r_t (interpolated=False); 0 if "
     "recall never reaches r_t",
-    reference=SEED000,
+    reference=WEBER,
     params=(
         REL,
         Param(
             "interpolated",
             bool,
             True,
-            "take the maximum precision at or after the threshold (seed 000's formula) "
+            "take the maximum precision at or after the threshold "
             "instead of the precision where it is first reached",
         ),
         JUDGED_ONLY,
@@ -81,7 +82,7 @@ def prec_at_recall(jr, cutoff, rel=None, interpolated=True):
     aliases=("SystemEfficiency", "E_sys"),
     summary="System efficiency: 1 - (distance of the closest precision-recall point to (1, 1)) / sqrt 2.",
     formula="E = 1 - d / sqrt(2), d = min_{k <= cutoff} sqrt((1 - p_k)^2 + (1 - r_k)^2)",
-    reference=SEED000,
+    reference=WEBER,
     params=(REL, JUDGED_ONLY),
     cutoff="rank",
     edge_cases="0 when R = 0 or the ranking is empty (no point on the curve).",
@@ -101,7 +102,7 @@ def efficiency(jr, cutoff, rel=None):
     formula="method='interpolated': (1/R) sum_{relevant d_k, k <= cutoff} max_{j >= k} p_j; "
     "method='trapezoid': (1/R) sum_{relevant d_k} (p_{k-1} + p_k) / 2 with p_0 = 1 "
     "(linear interpolation between consecutive points, starting at (0, p_1))",
-    reference=SEED000 + "; seed 004 (interpolated precision P(r) = max_{r' >= r} P(r'))",
+    reference=WEBER + "; Manning, Raghavan & Schütze 2008, sec. 8.4 (interpolated precision)",
     params=(
         REL,
         Param(

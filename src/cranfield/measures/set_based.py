@@ -127,7 +127,7 @@ def set_f_trec(jr, cutoff, x=1.0, rel=None):
     trec_name=None,
     summary="F-beta of the retrieved set: the weighted harmonic mean of precision and recall.",
     formula="SetF(beta) = (1 + beta^2) P R / (beta^2 P + R)  (= trec_eval set_F with x = beta^2)",
-    reference="van Rijsbergen, Information Retrieval (1979), ch. 7; seeds 000, 001, 004",
+    reference="van Rijsbergen, Information Retrieval (1979), ch. 7; Manning, Raghavan & Schütze 2008, sec. 8.3",
     params=(
         Param(
             "beta",
@@ -150,8 +150,9 @@ def set_f(jr, cutoff, beta=1.0, rel=None):
 def micro(measure, jr) -> float:
     """Micro average: pool the contingency counts of all queries, then compute.
 
-    Defined for SetP, SetR, SetF, set_F, P@k and R@k (seed 000: "macro vs micro
-    evaluation"); other measures raise :class:`~cranfield.errors.MeasureError`.
+    Defined for SetP, SetR, SetF, set_F, P@k and R@k (micro- vs macro-averaging,
+    Manning, Raghavan & Schütze 2008, sec. 13.6); other measures raise
+    :class:`~cranfield.errors.MeasureError`.
     """
     from ..errors import MeasureError
     from ._common import count_at

@@ -1,7 +1,7 @@
 """Boolean-retrieval measures that need the collection size: fallout and generality.
 
-Seed 000 (Weber, Multimedia Retrieval, 1.3) with A the collection, R_Q the relevant
-documents of query Q and F_Q the retrieved set:
+Weber (Multimedia Retrieval, lecture notes, Univ. Basel 2019, ch. 1.3), with A the
+collection, R_Q the relevant documents of query Q and F_Q the retrieved set:
 
     p = |F ∩ R| / |F|,  r = |F ∩ R| / |R|,  f = |F \\ R| / |A \\ R|,  g = |R| / |A|
 
@@ -18,7 +18,7 @@ from ._common import count_at, level, safe_div
 from .precision import JUDGED_ONLY, REL
 from .registry import Param, measure
 
-SEED000 = "Weber, Multimedia Retrieval (Basel 2019), ch. 1.3 (seed 000); seed 001, 2.2"
+WEBER = "Weber, Multimedia Retrieval, lecture notes (Univ. Basel 2019 ch. 1.3, 2024 sec. 2.2)"
 
 COLLECTION_SIZE = Param(
     "collection_size",
@@ -69,7 +69,7 @@ def _fallout_micro(jr, cutoff, collection_size=None, rel=None):
     aliases=("fallout", "FPR"),
     summary="Fallout: the fraction of the non-relevant documents of the collection retrieved.",
     formula="f = |F \\ R| / |A \\ R| = (ret - relret) / (collection_size - R)",
-    reference=SEED000,
+    reference=WEBER,
     params=(COLLECTION_SIZE, REL, JUDGED_ONLY),
     cutoff="rank",
     edge_cases="Needs collection_size (MeasureError otherwise). 0 when every document of "
@@ -95,7 +95,7 @@ def _generality_micro(jr, cutoff, collection_size=None, rel=None):
     aliases=("generality",),
     summary="Generality: the fraction of the collection relevant to the query.",
     formula="g = |R| / |A| = R / collection_size",
-    reference=SEED000 + " (called 'total recall' there)",
+    reference=WEBER + " (called 'total recall' there)",
     params=(COLLECTION_SIZE, REL),
     edge_cases="Needs collection_size (MeasureError otherwise). Independent of the run.",
     family="set",

@@ -4,18 +4,18 @@ Every plot function of :mod:`cranfield.report.plots` draws exactly what the
 companion function here returns, so tests check curve points rather than pixels.
 
 * :func:`pr_data` — precision-recall curves of one query or averaged over queries:
-  the raw "sawtooth" (precision and recall at every rank, seed 000 section 1.4 and
-  seed 001 section 2.3) and the interpolated step curve
+  the raw "sawtooth" (precision and recall at every rank; Manning, Raghavan &
+  Schütze 2008, sec. 8.4) and the interpolated step curve
   ``P_interp(r) = max {p_k : r_k >= r}``.
-* :func:`averages_data` — seed 000's two ways to average curves over queries: mean
+* :func:`averages_data` — the two ways to average curves over queries: mean
   precision and mean recall at ranks 5, 10, 15, ..., and mean interpolated precision
   at the 11 standard recall levels.
 * :func:`delta_data` — per-topic differences against a baseline, sorted.
 * :func:`distribution_data` — the per-query values of each run.
 * :func:`depth_data` — mean ``M@k`` for ``k = 1..K`` (e.g. P@k, nDCG@k).
 * :func:`coverage_data` — mean Judged@k at several depths: how much of each run's
-  top k has a judgment (seed 001: sparse assessments leave relevant documents
-  unjudged, which penalises runs that find them).
+  top k has a judgment (Buckley & Voorhees 2004: sparse assessments leave relevant
+  documents unjudged, which penalises runs that find them).
 """
 
 from __future__ import annotations
@@ -93,6 +93,7 @@ def pr_data(
     recall: Sequence[float] = curves.ELEVEN_POINTS,
     rel_level: int = 1,
     skip_no_relevant: bool = False,
+    convention: str = "textbook",
 ) -> dict[str, dict[str, np.ndarray]]:
     """Precision-recall curves of each run: raw and interpolated.
 
@@ -104,18 +105,23 @@ def pr_data(
         One query: its sawtooth (``p_k = relret_k / k``, ``r_k = relret_k / R`` at
         every rank k) and its step curve (:func:`step_curve`). ``None``: the averages
         over queries — mean precision and mean recall at every rank 1..n (the raw
-        curve, seed 000's first averaging) and mean interpolated precision at the
-        ``recall`` levels (seed 000's second averaging).
+        curve, the first averaging) and mean interpolated precision at the
+        ``recall`` levels (the second averaging).
     recall
         Recall levels of the averaged interpolated curve (11 points by default).
     rel_level, skip_no_relevant
         As in :func:`cranfield.evaluate` (queries without relevant documents count
         as zero precision and recall in the averages unless skipped).
+    convention
+        Interpolation of the averaged curve (:func:`cranfield.curves.average_interpolated`):
+        ``"textbook"`` (exact recall levels) or ``"trec_eval"`` (``iprec_at_recall``).
+        The step curve of one query is always the textbook one.
 
     Returns
     -------
     ``{run: {"raw_recall", "raw_precision", "interp_recall", "interp_precision"}}``.
     """
+    convention = curves.check_convention(convention)
     qrels, run_list = _inputs(qrels, runs)
     out = {}
     for run in run_list:
@@ -138,7 +144,12 @@ def pr_data(
             skip_no_relevant=skip_no_relevant,
         )
         interp = curves.average_interpolated(
-            qrels, run, recall, rel_level=rel_level, skip_no_relevant=skip_no_relevant
+            qrels,
+            run,
+            recall,
+            rel_level=rel_level,
+            skip_no_relevant=skip_no_relevant,
+            convention=convention,
         )
         out[run.name] = {
             "raw_recall": ranks["recall"],
@@ -157,22 +168,25 @@ def averages_data(
     recall: Sequence[float] = curves.ELEVEN_POINTS,
     rel_level: int = 1,
     skip_no_relevant: bool = False,
+    convention: str = "textbook",
 ) -> dict[str, dict[str, np.ndarray]]:
-    """Seed 000's two averages of the curves over queries, for each run.
+    """The two averages of the curves over queries, for each run.
 
     Returns
     -------
     ``{run: {"rank", "rank_recall", "rank_precision", "recall", "precision"}}``: mean
     recall and precision at the ``ranks`` (5, 10, 15, ... by default; "simple but
     sensitive to outliers") and mean interpolated precision at the ``recall`` levels
-    (the vertical average; "more robust to outliers").
+    (the vertical average; "more robust to outliers"), interpolated in the
+    ``convention`` of :func:`cranfield.curves.average_interpolated`.
     """
+    convention = curves.check_convention(convention)
     qrels, run_list = _inputs(qrels, runs)
     common = dict(rel_level=rel_level, skip_no_relevant=skip_no_relevant)
     out = {}
     for run in run_list:
         at_ranks = curves.average_at_ranks(qrels, run, ranks, **common)
-        interp = curves.average_interpolated(qrels, run, recall, **common)
+        interp = curves.average_interpolated(qrels, run, recall, convention=convention, **common)
         out[run.name] = {
             "rank": at_ranks["rank"],
             "rank_recall": at_ranks["recall"],

@@ -2,8 +2,9 @@
 
 The page holds, in order: the summary table (aggregate of every measure for every
 run), the significance comparison against the baseline (:mod:`cranfield.compare`),
-the assessment coverage of each run (mean Judged@k at several depths, seed 001's
-concern about sparse judgments), the figures of :mod:`cranfield.report.plots`, and
+the assessment coverage of each run (mean Judged@k at several depths: with sparse
+judgments unjudged documents count as non-relevant, Buckley & Voorhees 2004), the
+figures of :mod:`cranfield.report.plots`, and
 the command and library versions that produced it.
 
 Nothing is fetched when the page is opened: the figures are inline ``data:`` URIs
@@ -23,6 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .. import curves
 from ..errors import MissingDependencyError, ParameterError
 from . import data as _data
 from .progress import Progress
@@ -185,7 +187,8 @@ def _qrels_density(qrels, rel_level: int) -> str:
         f"topics: {judged.mean() if n else 0:.1f} per topic on average (min "
         f"{judged.min() if n else 0}, max {judged.max() if n else 0}), of which "
         f"{rel_mean:.1f} with grade &ge; {rel_level} (relevant). A run whose top k is poorly judged is scored as "
-        "if its unjudged documents were not relevant (seed 001: sparse assessments).</p>"
+        "if its unjudged documents were not relevant (Buckley &amp; Voorhees 2004: "
+        "incomplete judgments).</p>"
     )
 
 
@@ -204,6 +207,7 @@ def build_report(
     image_format: str = "png",
     tests: Sequence[str] = ("t",),
     progress: bool = True,
+    convention: str = "textbook",
     **options,
 ) -> str:
     """Evaluate runs and return the self-contained HTML report.
@@ -230,6 +234,9 @@ def build_report(
         significance; paired t-test by default, Holm correction).
     progress
         Draw a progress bar on standard error when it is a terminal.
+    convention
+        Interpolation of the averaged precision-recall curves: ``"textbook"`` (exact
+        recall levels) or ``"trec_eval"`` (``iprec_at_recall``); named in the captions.
     options
         Passed to :func:`cranfield.evaluate` (``rel_level``, ``depth``,
         ``judged_only``, ``complete``, ``compat``, ``skip_no_relevant``).
@@ -240,6 +247,7 @@ def build_report(
 
     if image_format not in ("png", "svg"):
         raise ParameterError("image_format", "'png' or 'svg'", image_format)
+    convention = curves.check_convention(convention)
     qrels = qrels if isinstance(qrels, Qrels) else Qrels.coerce(qrels)
     run_list = _data._inputs(qrels, runs)[1]
     results = evaluate(qrels, run_list, measures, **options)
@@ -250,7 +258,12 @@ def build_report(
         raise ParameterError("baseline", "one of the runs " + ", ".join(names), baseline)
     table = results.per_query_table()
     rel_level = options.get("rel_level", 1)
-    curve_opts = dict(rel_level=rel_level, skip_no_relevant=options.get("skip_no_relevant", False))
+    interpolation = curves.CONVENTIONS[convention]
+    curve_opts = dict(
+        rel_level=rel_level,
+        skip_no_relevant=options.get("skip_no_relevant", False),
+        convention=convention,
+    )
     eval_opts = {k: v for k, v in options.items() if k != "aggregate_by"}
     numeric = [m for m in results.measures if m.definition.kind != "str"]
 
@@ -308,9 +321,9 @@ def build_report(
         parts.append(
             _figure_html(
                 "fig-pr",
-                plots.draw_pr(pr),
+                plots.draw_pr(pr, convention=convention),
                 "Averaged precision-recall: raw (mean P and R at every rank) and "
-                "interpolated (mean interpolated precision at 11 recall levels)",
+                f"interpolated (mean interpolated precision at 11 recall levels; {interpolation})",
                 image_format,
             )
         )
@@ -320,7 +333,8 @@ def build_report(
                 _figure_html(
                     "fig-pr-query",
                     plots.draw_pr(prq, query=query),
-                    f"Query {query}: sawtooth and interpolated step curve",
+                    f"Query {query}: sawtooth and interpolated step curve "
+                    f"({curves.CONVENTIONS['textbook']})",
                     image_format,
                 )
             )
@@ -329,8 +343,9 @@ def build_report(
         parts.append(
             _figure_html(
                 "fig-averages",
-                plots.draw_averages(avg),
-                "Seed 000's two averages: at ranks 5, 10, 15, ... and at 11 recall levels",
+                plots.draw_averages(avg, convention),
+                "Two averages over queries: mean P and R at ranks 5, 10, 15, ..., and mean "
+                f"interpolated precision at 11 recall levels ({interpolation})",
                 image_format,
             )
         )

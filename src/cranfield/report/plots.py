@@ -92,14 +92,23 @@ def _unit_axes(ax, xlabel: str, ylabel: str) -> None:
 # --- precision-recall -----------------------------------------------------------
 
 
-def draw_pr(data: dict, *, query: str | None = None, title: str | None = None):
+def draw_pr(
+    data: dict,
+    *,
+    query: str | None = None,
+    title: str | None = None,
+    convention: str = "textbook",
+):
     """Raw (thin) and interpolated (thick) precision-recall curves of each run.
 
     For one query the interpolated curve is the step curve of
-    :func:`cranfield.report.data.step_curve` (``drawstyle="steps-pre"``); for the
-    average it is the mean interpolated precision at fixed recall levels (markers).
-    Lines are added run by run, raw first: ``ax.lines[2 * i]`` is run i's raw curve.
+    :func:`cranfield.report.data.step_curve` (``drawstyle="steps-pre"``, textbook
+    interpolation); for the average it is the mean interpolated precision at fixed
+    recall levels (markers), in the ``convention`` the data was computed with, named in
+    the legend. Lines are added run by run, raw first: ``ax.lines[2 * i]`` is run i's
+    raw curve.
     """
+    shown = "textbook" if query is not None else convention
     fig, axes = _figure(5.0)
     ax = axes[0, 0]
     for i, (name, d) in enumerate(data.items()):
@@ -118,7 +127,7 @@ def draw_pr(data: dict, *, query: str | None = None, title: str | None = None):
             d["interp_precision"],
             color=c,
             linewidth=2.0,
-            label=f"{name} (interpolated)",
+            label=f"{name} (interpolated, {shown})",
             **style,
         )
     _unit_axes(ax, "recall", "precision")
@@ -136,11 +145,11 @@ def draw_pr(data: dict, *, query: str | None = None, title: str | None = None):
 def pr_plot(qrels, runs, *, query: str | None = None, **options):
     """Precision-recall curves of one query or averaged: ``(Figure, pr_data(...))``."""
     d = _data.pr_data(qrels, runs, query=query, **options)
-    return draw_pr(d, query=query), d
+    return draw_pr(d, query=query, convention=options.get("convention", "textbook")), d
 
 
-def draw_averages(data: dict):
-    """Seed 000's two averages: mean P vs mean R at ranks 5, 10, ...; mean interpolated P.
+def draw_averages(data: dict, convention: str = "textbook"):
+    """The two averages over queries: mean P vs mean R at ranks 5, 10, ...; mean interpolated P.
 
     Left axes: one line per run through ``(rank_recall, rank_precision)``; right axes:
     one line per run through ``(recall, precision)``.
@@ -158,7 +167,9 @@ def draw_averages(data: dict):
         shown = ", ".join(str(k) for k in first["rank"][:3])
         left.set_title(f"Mean P and R at ranks {shown}, …", fontsize="medium")
         levels = len(first["recall"])
-        right.set_title(f"Mean interpolated precision, {levels} points", fontsize="medium")
+        right.set_title(
+            f"Mean interpolated precision, {levels} points ({convention})", fontsize="medium"
+        )
     right.legend(fontsize="small", loc="upper right")
     return fig
 
@@ -166,7 +177,7 @@ def draw_averages(data: dict):
 def averages_plot(qrels, runs, **options):
     """``(Figure, averages_data(...))``."""
     d = _data.averages_data(qrels, runs, **options)
-    return draw_averages(d), d
+    return draw_averages(d, options.get("convention", "textbook")), d
 
 
 # --- per-topic differences and distributions ------------------------------------
