@@ -24,8 +24,9 @@ import math
 import string
 
 from ..errors import ParameterError
+from ..output import UNDEFINED
 
-__all__ = ["FORMATS", "render", "letters"]
+__all__ = ["FORMATS", "UNDERFLOW", "format_pvalue", "render", "letters"]
 
 FORMATS = ("text", "markdown", "latex", "html", "csv", "json")
 _TEST_LABEL = {
@@ -64,10 +65,25 @@ def _num(v: float, digits: int = 4) -> str:
     return f"{v:.{digits}f}"
 
 
-def _p(v: float) -> str:
+#: How a p-value of exactly 0 is shown: every p-value computed here is positive in
+#: exact arithmetic, so 0 means it fell below the smallest double (about 5e-324).
+UNDERFLOW = "<1e-300"
+
+
+def format_pvalue(v: float) -> str:
+    """A p-value for a table: 4 decimals from 1e-4 up, else scientific notation.
+
+    ``nan`` (undefined, see :data:`cranfield.output.UNDEFINED`) stays ``nan``; a p-value
+    that underflowed to 0 is written :data:`UNDERFLOW`, never ``0``.
+    """
     if math.isnan(v):
-        return "nan"
+        return UNDEFINED
+    if v == 0:
+        return UNDERFLOW
     return f"{v:.4f}" if v >= 1e-4 else f"{v:.1e}"
+
+
+_p = format_pvalue
 
 
 def _pct(v: float) -> str:
