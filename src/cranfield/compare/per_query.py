@@ -36,7 +36,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from ..errors import InputError
-from .correlation import kendall_tau, rbo, spearman_rho, tau_ap
+from .correlation import (
+    _check_inference,
+    kendall_tau,
+    kendall_tau_test,
+    rbo,
+    spearman_rho,
+    spearman_rho_test,
+    tau_ap,
+)
 
 __all__ = ["ScoreTable", "read_table", "read_per_query", "read_result_table", "correlate_tables"]
 
@@ -338,15 +346,23 @@ def read_result_table(path) -> dict[str, dict[str, float]]:
 
 
 def correlate_tables(
-    a: Mapping[str, float], b: Mapping[str, float], p: float = 0.9
+    a: Mapping[str, float],
+    b: Mapping[str, float],
+    p: float = 0.9,
+    confidence: float | None = None,
 ) -> dict[str, float]:
     """Correlation of two system orderings given as ``{run: score}`` mappings.
 
     Both mappings must score the same runs. Returns Kendall's tau-b, tau_AP (``a`` is the
     reference ordering; ``nan`` when ``b`` has tied scores), Spearman's rho and RBO_ext
     with persistence ``p`` of the two rankings by decreasing score (ties broken by run
-    name).
+    name). With ``confidence`` (e.g. 0.95) also the two-sided p-values and confidence
+    intervals of tau and rho (:func:`~cranfield.compare.correlation.kendall_tau_test`,
+    :func:`~cranfield.compare.correlation.spearman_rho_test`): keys ``kendall_tau_p``,
+    ``kendall_tau_ci_low``, ``kendall_tau_ci_high`` and the same for ``spearman_rho``.
     """
+    if confidence is not None:
+        _check_inference("two-sided", confidence)
     if set(a) != set(b):
         only_a = sorted(set(a) - set(b))
         only_b = sorted(set(b) - set(a))
@@ -363,9 +379,16 @@ def correlate_tables(
         tap = math.nan
     rank_a = sorted(runs, key=lambda r: (-a[r], r))
     rank_b = sorted(runs, key=lambda r: (-b[r], r))
-    return {
+    out = {
         "kendall_tau": kendall_tau(x, y),
         "tau_ap": tap,
         "spearman_rho": spearman_rho(x, y),
         "rbo": rbo(rank_a, rank_b, p),
     }
+    if confidence is not None:
+        for name, test in (("kendall_tau", kendall_tau_test), ("spearman_rho", spearman_rho_test)):
+            res = test(x, y, "two-sided", confidence)
+            out[f"{name}_p"] = res.pvalue
+            out[f"{name}_ci_low"] = res.ci_low
+            out[f"{name}_ci_high"] = res.ci_high
+    return out

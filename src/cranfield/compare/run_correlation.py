@@ -38,10 +38,7 @@ def correlate_runs(run_a, run_b, p: float = 0.9, depth: int | None = None) -> di
             "common": int(len(common)),
         }
     keys = ("kendall_tau", "spearman_rho", "rbo", "common")
-    mean = {
-        k: float(np.nanmean([v[k] for v in per_query.values()])) if per_query else float("nan")
-        for k in keys
-    }
+    mean = {k: _mean_defined([v[k] for v in per_query.values()]) for k in keys}
     return {
         "per_query": per_query,
         "mean": mean,
@@ -49,6 +46,13 @@ def correlate_runs(run_a, run_b, p: float = 0.9, depth: int | None = None) -> di
         "only_in_a": sorted(set(a) - set(b)),
         "only_in_b": sorted(set(b) - set(a)),
     }
+
+
+def _mean_defined(values) -> float:
+    """Mean of the defined (non-NaN) values; NaN when there is none (no warning)."""
+    a = np.asarray(values, dtype=np.float64)
+    a = a[~np.isnan(a)]
+    return float(a.mean()) if a.size else float("nan")
 
 
 def _rankings(run, depth):
