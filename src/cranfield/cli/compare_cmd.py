@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import math
 import os
 import sys
+import warnings
 
 from ..compare.stats import MAX_RESAMPLES
 from ..errors import ParameterError
@@ -125,6 +127,35 @@ def _options(args) -> dict:
     }
 
 
+@contextlib.contextmanager
+def warnings_as_notes(notes: list[str]):
+    """Collect the warnings raised inside (NumPy, SciPy) into ``notes``, once each,
+    instead of letting Python print them raw with file names and line numbers."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        yield
+    for text in dict.fromkeys(str(w.message).splitlines()[0] for w in caught if str(w.message)):
+        notes.append(text)
+
+
+def emit(text: str) -> None:
+    """Write ``text`` and a newline to standard output; a closed stdout is an error."""
+    if sys.stdout is None:  # started with >&-
+        from ..errors import CranfieldError
+
+        raise CranfieldError("standard output is closed: nowhere to write the result")
+    sys.stdout.write(text + "\n")
+
+
+def print_notes(command: str, notes: list[str]) -> None:
+    """``cranfield COMMAND: note: ...`` lines on stderr (nothing when stderr is closed:
+    ``print(file=None)`` would write them into the result on stdout)."""
+    if sys.stderr is None:
+        return
+    for text in notes:
+        print(f"cranfield {command}: note: {text}", file=sys.stderr)
+
+
 def rounded_note(source: str) -> str:
     """The note for a score file whose values trec_eval rounded to 4 decimals."""
     return (
@@ -222,18 +253,21 @@ def run(args) -> int:
     from ..compare import compare
 
     options = _options(args)
-    scores, baseline, notes = _scores(args)
-    result = compare(
-        scores,
-        baseline=baseline,
-        tests=tuple(args.test or ("t",)),
-        correction=args.correction,
-        complete=args.complete,
-        ci=args.ci,
-        alternative=args.alternative,
-        **options,
-    )
-    print(result.render(args.format, args.table))
-    for note in notes:  # after the result: a failure is one line on stderr, no notes
-        print(f"cranfield compare: note: {note}", file=sys.stderr)
+    notes: list[str] = []
+    with warnings_as_notes(notes):
+        scores, baseline, read_notes = _scores(args)
+        result = compare(
+            scores,
+            baseline=baseline,
+            tests=tuple(args.test or ("t",)),
+            correction=args.correction,
+            complete=args.complete,
+            ci=args.ci,
+            alternative=args.alternative,
+            **options,
+        )
+        text = result.render(args.format, args.table)
+    emit(text)
+    notes = read_notes + notes
+    print_notes("compare", notes)  # after the result: a failure is one line, no notes
     return 0

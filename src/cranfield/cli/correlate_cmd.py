@@ -4,10 +4,9 @@ or of two runs (document rankings, query by query)."""
 from __future__ import annotations
 
 import argparse
-import sys
 
-from ..errors import ParameterError
-from .compare_cmd import number, rounded_note
+from ..errors import InputError, ParameterError
+from .compare_cmd import emit, number, print_notes, rounded_note, warnings_as_notes
 
 HELP = "rank correlation between two runs (per query) or two result tables (system orderings)"
 #: Largest --depth accepted (a ranking deeper than this is not a ranking one reads).
@@ -97,6 +96,8 @@ def _run_mode(args, opts) -> int:
     from ..run import Run
 
     result = correlate_runs(Run.read(args.a), Run.read(args.b), opts["rbo_p"], opts["depth"])
+    if not result["queries"]:
+        raise InputError("the two runs answer no query in common: nothing to correlate", args.b)
     if args.format == "json":
         doc = {
             "a": args.a,
@@ -109,20 +110,29 @@ def _run_mode(args, opts) -> int:
         }
         if args.per_query:
             doc["per_query"] = result["per_query"]
-        print(dumps_json(doc))
+        emit(dumps_json(doc))
         return 0
     d = opts["digits"]
-    print(f"# {args.a} vs {args.b}: {result['queries']} queries in both runs")
-    print("query\tkendall_tau\tspearman_rho\trbo\tcommon")
+    out = [f"# {args.a} vs {args.b}: {result['queries']} queries in both runs"]
+    out.append("query\tkendall_tau\tspearman_rho\trbo\tcommon")
     rows = list(result["per_query"].items()) if args.per_query else []
     for q, v in rows + [("mean", result["mean"])]:
         cells = [_fmt(v[k], d) for k in ("kendall_tau", "spearman_rho", "rbo")]
         common = _fmt(v["common"], 0 if q != "mean" else d)
-        print("\t".join([q, *cells, common]))
+        out.append("\t".join([q, *cells, common]))
+    emit("\n".join(out))
     return 0
 
 
 def run(args) -> int:
+    notes: list[str] = []
+    with warnings_as_notes(notes):
+        status = _run(args, notes)
+    print_notes("correlate", notes)  # after the result: a failure is one line, no notes
+    return status
+
+
+def _run(args, notes: list[str]) -> int:
     from ..compare.per_query import correlate_tables, read_table
     from ..compare.tables import format_pvalue
     from ..output import dumps_json
@@ -140,21 +150,21 @@ def run(args) -> int:
     ma, a = _pick(table_a.means(), args.measure, "A")
     mb, b = _pick(table_b.means(), args.measure_b or args.measure, "B")
     result = correlate_tables(a, b, opts["rbo_p"], opts["confidence"])
-    notes = [rounded_note(s) for s in dict.fromkeys(table_a.rounded + table_b.rounded)]
+    notes += [rounded_note(s) for s in dict.fromkeys(table_a.rounded + table_b.rounded)]
     level = f"{100 * opts['confidence']:g}%"
     if args.format == "json":
         doc = {"a": ma, "b": mb, "runs": len(a), "rbo_p": opts["rbo_p"]}
         doc["confidence"] = opts["confidence"]
         doc.update(result)
-        print(dumps_json(doc))
+        emit(dumps_json(doc))
     else:
         d = opts["digits"]
-        print(f"# {args.a} ({ma}) vs {args.b} ({mb}), {len(a)} runs")
-        print(
+        out = [f"# {args.a} ({ma}) vs {args.b} ({mb}), {len(a)} runs"]
+        out.append(
             f"# p: two-sided; {level} intervals: Fisher z-transform with the standard error "
             "of Fieller, Hartley & Pearson 1957 (tau) and Bonett & Wright 2000 (rho)"
         )
-        print("statistic\tvalue\tp\tci_low\tci_high")
+        out.append("statistic\tvalue\tp\tci_low\tci_high")
         for k in ("kendall_tau", "tau_ap", "spearman_rho", "rbo"):
             label = f"rbo(p={opts['rbo_p']:g})" if k == "rbo" else k
             cells = [_fmt(result[k], d)]
@@ -164,7 +174,6 @@ def run(args) -> int:
                     _fmt(result[f"{k}_ci_low"], d),
                     _fmt(result[f"{k}_ci_high"], d),
                 ]
-            print("\t".join([label, *cells]))
-    for note in notes:
-        print(f"cranfield correlate: note: {note}", file=sys.stderr)
+            out.append("\t".join([label, *cells]))
+        emit("\n".join(out))
     return 0

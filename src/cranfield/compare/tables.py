@@ -19,12 +19,11 @@ from __future__ import annotations
 import csv
 import html
 import io
-import json
 import math
 import string
 
 from ..errors import ParameterError
-from ..output import UNDEFINED
+from ..output import UNDEFINED, dumps_json
 
 __all__ = ["FORMATS", "UNDERFLOW", "format_pvalue", "render", "letters"]
 
@@ -265,12 +264,6 @@ def _html(cmp, table: str) -> str:
     return "\n".join(out)
 
 
-def _clean(v):
-    if isinstance(v, float) and not math.isfinite(v):
-        return None
-    return v
-
-
 def render(cmp, fmt: str = "text", table: str | None = None) -> str:
     """Render a comparison.
 
@@ -281,8 +274,10 @@ def render(cmp, fmt: str = "text", table: str | None = None) -> str:
         or ``json``.
     table
         ``detail`` or ``summary`` (see the module docstring). Default: ``summary`` for
-        LaTeX and HTML, ``detail`` otherwise. CSV and JSON are always detail rows; JSON
-        writes non-finite numbers as ``null``.
+        LaTeX and HTML, ``detail`` otherwise. CSV and JSON are always detail rows.
+        Undefined values are :data:`cranfield.output.UNDEFINED` (``nan``) in text
+        formats and CSV, ``null`` in JSON (as are infinite ones); a p-value that
+        underflowed is :data:`UNDERFLOW` in the text formats.
     """
     if fmt not in FORMATS:
         raise ParameterError("format", "one of " + ", ".join(FORMATS), fmt)
@@ -308,10 +303,10 @@ def render(cmp, fmt: str = "text", table: str | None = None) -> str:
                 "ci": cmp.ci,
                 **cmp.settings,
             },
-            "means": {m: {r: _clean(v) for r, v in d.items()} for m, d in cmp.means.items()},
-            "rows": [{k: _clean(v) for k, v in row.items()} for row in cmp.to_rows()],
+            "means": cmp.means,
+            "rows": cmp.to_rows(),
         }
-        return json.dumps(doc, indent=2, allow_nan=False)
+        return dumps_json(doc)
     if fmt == "latex":
         return _latex(cmp, table)
     if fmt == "html":
