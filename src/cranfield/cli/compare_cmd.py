@@ -152,8 +152,11 @@ def print_notes(command: str, notes: list[str]) -> None:
     ``print(file=None)`` would write them into the result on stdout)."""
     if sys.stderr is None:
         return
-    for text in notes:
-        print(f"cranfield {command}: note: {text}", file=sys.stderr)
+    try:
+        for text in notes:
+            print(f"cranfield {command}: note: {text}", file=sys.stderr, flush=True)
+    except OSError:  # stderr closed under us: notes are dropped, the result stands
+        pass
 
 
 def rounded_note(source: str) -> str:
