@@ -66,8 +66,8 @@ def kendall_tau(x, y) -> float:
     .. math:: \tau_b = \frac{C - D}{\sqrt{(n_0 - n_1)(n_0 - n_2)}}
 
     :math:`C` and :math:`D` count concordant and discordant pairs, :math:`n_0 = n(n-1)/2`,
-    and :math:`n_1, n_2` the pairs tied in ``x`` and in ``y``. Without ties this is seed
-    004's :math:`\tau = (C - D) / (N(N-1)/2)`. ``nan`` when either ordering is constant
+    and :math:`n_1, n_2` the pairs tied in ``x`` and in ``y``. Without ties this is the
+    textbook :math:`\tau = (C - D) / (N(N-1)/2)`. ``nan`` when either ordering is constant
     or there are fewer than 2 items.
     """
     x, y = _scores(x, y)
@@ -128,7 +128,7 @@ def spearman_rho(x, y) -> float:
     r"""Spearman's rank correlation (as :func:`scipy.stats.spearmanr`).
 
     The Pearson correlation of the average ranks of ``x`` and of ``y``. Without ties it
-    equals seed 004's formula :math:`\rho = 1 - 6\sum_i d_i^2 / (N(N^2-1))` with
+    equals Spearman's (1904) formula :math:`\rho = 1 - 6\sum_i d_i^2 / (N(N^2-1))` with
     :math:`d_i` the rank difference of item :math:`i`. ``nan`` when either ordering is
     constant or there are fewer than 2 items.
     """
@@ -198,7 +198,7 @@ def rbo(a: Sequence, b: Sequence, p: float = 0.9) -> float:
 
 
 def kendall_tau_distance(relevance) -> int:
-    r"""Number of inversions of a ranking with respect to relevance (seed 002).
+    r"""Number of inversions of a ranking with respect to relevance (Kendall 1938).
 
     ``relevance`` holds the relevance grades of the retrieved documents in rank order.
     An inversion is a pair of positions :math:`i < j` (document :math:`i` shown first)

@@ -1,4 +1,5 @@
-"""Rank correlation between two runs, query by query (seed 002 and 004).
+"""Rank correlation between two runs, query by query (Kendall 1938; Spearman 1904;
+rank-biased overlap of Webber, Moffat & Zobel 2010).
 
 For each query answered by both runs: Kendall's tau-b and Spearman's rho between the
 two runs' scores of the documents they both retrieved, and rank-biased overlap of
