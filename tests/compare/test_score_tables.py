@@ -170,6 +170,12 @@ def test_the_issue_scenario(capsys, collection, tmp_path):
     assert out.startswith(f"# {pq} (AP) vs {pq} (nDCG@10), 2 runs")
 
 
+def test_trec_layout_of_a_run_named_run(tmp_path):
+    path = tmp_path / "q.txt"
+    path.write_text("runid\tall\trun\nmap\t1\t0.5000\nmap\tall\t0.5000\n")
+    assert read_table(path).scores == {"map": {"run": {"1": 0.5}}}
+
+
 def test_long_and_aggregate_tables(tmp_path):
     long = tmp_path / "long.tsv"
     long.write_text("qid\tvalue\trun\tmeasure\n1\t0.5\ta\tAP\n2\t0.25\ta\tAP\nall\t0.375\ta\tAP\n")

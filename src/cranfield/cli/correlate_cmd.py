@@ -4,6 +4,7 @@ or of two runs (document rankings, query by query)."""
 from __future__ import annotations
 
 import argparse
+import os
 
 from ..errors import InputError, ParameterError
 from .compare_cmd import emit, number, print_notes, rounded_note, warnings_as_notes
@@ -70,6 +71,10 @@ def _pick(table: dict, measure: str | None, which: str) -> tuple[str, dict]:
 
 
 def _looks_like_run(path: str) -> bool:
+    """Whether ``path`` is a TREC run (6+ fields on its first line). Only regular files
+    are peeked at: a pipe read here would be empty for the reader that follows."""
+    if not os.path.isfile(path):
+        return False
     try:
         with open(path, encoding="utf-8", errors="replace") as fh:
             for line in fh:

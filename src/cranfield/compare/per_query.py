@@ -159,6 +159,8 @@ def _header(line: str) -> tuple[str, list[str]] | None:
     if delim not in line:
         return None
     names = [h.strip() for h in next(csv.reader([line], delimiter=delim))]
+    if names[0] == "runid":  # trec_eval's "runid all NAME", even for a run named "run"
+        return None
     return (delim, names) if "run" in [n.lower() for n in names] else None
 
 
