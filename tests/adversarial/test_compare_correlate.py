@@ -154,3 +154,24 @@ def test_no_raw_warnings(files):
     assert outcome.stdout.count(b"nan") >= 4  # undefined t, d, tukey: the text token
     outcome = run_cli("correlate", path)
     assert_success(outcome, quiet=True)
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs named pipes")
+@pytest.mark.parametrize("command", ["compare", "correlate"])
+def test_named_pipe_is_read_once(tmp_path, command):
+    import threading
+
+    fifo = tmp_path / "pq.csv"
+    os.mkfifo(fifo)
+
+    def writer():
+        with open(fifo, "w") as fh:  # blocks until the reader opens the pipe
+            fh.write(GOOD)
+
+    thread = threading.Thread(target=writer, daemon=True)
+    thread.start()
+    argv = ["compare", "--from-per-query", fifo] if command == "compare" else ["correlate", fifo]
+    outcome = run_cli(*argv, "--format", "json", timeout=30)
+    assert_success(outcome, quiet=True)
+    assert json.loads(outcome.stdout)
+    thread.join(5)
