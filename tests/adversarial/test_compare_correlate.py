@@ -175,3 +175,14 @@ def test_named_pipe_is_read_once(tmp_path, command):
     assert_success(outcome, quiet=True)
     assert json.loads(outcome.stdout)
     thread.join(5)
+
+
+def test_runs_with_undefined_correlations_warn_nothing(files):
+    # one common document per query: tau and rho are undefined everywhere, their mean too
+    a = files("a.run", "q1 Q0 d1 1 1.0 x\nq2 Q0 d2 1 1.0 x\n")
+    b = files("b.run", "q1 Q0 d1 1 2.0 y\nq2 Q0 d2 1 2.0 y\n")
+    outcome = run_cli("correlate", a, b)
+    assert_success(outcome, quiet=True)  # no "RuntimeWarning: Mean of empty slice"
+    assert outcome.stdout.decode().splitlines()[-1] == "mean\tnan\tnan\t1.0000\t1.0000"
+    outcome = run_cli("correlate", a, b, "--format", "json")
+    assert json.loads(outcome.stdout)["mean"]["kendall_tau"] is None
