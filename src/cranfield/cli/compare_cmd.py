@@ -81,8 +81,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--from-per-query",
         nargs="+",
         metavar="FILE",
-        help="read per-query scores (run,qid,measure,value table or trec_eval -q output, "
-        "one file per run) instead of evaluating QRELS and RUNs",
+        help="read per-query scores instead of evaluating QRELS and RUNs: the output of "
+        "cranfield eval --per-query (any --format; csv keeps full precision), trec_eval -q "
+        "(one or several runs per file) or a run,qid,measure,value table",
     )
 
 

@@ -60,7 +60,7 @@ def letters(runs) -> dict[str, str]:
 
 def _num(v: float, digits: int = 4) -> str:
     if v is None or (isinstance(v, float) and math.isnan(v)):
-        return "nan"
+        return UNDEFINED
     return f"{v:.{digits}f}"
 
 
@@ -86,7 +86,7 @@ _p = format_pvalue
 
 
 def _pct(v: float) -> str:
-    return "nan" if math.isnan(v) else f"{100 * v:+.1f}%"
+    return UNDEFINED if math.isnan(v) else f"{100 * v:+.1f}%"
 
 
 def _detail(cmp) -> tuple[list[str], list[list[str]]]:
