@@ -18,6 +18,37 @@ import math
 
 FORMATS = ("text", "markdown", "json", "csv", "tsv", "trec")
 
+#: The one policy for undefined values (a measure or statistic that is NaN, e.g. a
+#: correlation of a constant ordering): text, markdown, CSV, TSV and trec output write
+#: this token (``float("nan")`` and pandas read it back as NaN); JSON writes ``null``.
+UNDEFINED = "nan"
+
+
+def json_safe(obj):
+    """``obj`` with every non-finite float (NaN, infinity) replaced by ``None``.
+
+    JSON has no NaN or infinity; ``json.dumps`` would write the invalid bare tokens
+    ``NaN``/``Infinity``. Containers are copied (dicts, lists, tuples), the caller's
+    objects are not modified; NumPy scalars become Python numbers.
+    """
+    if isinstance(obj, dict):
+        return {k: json_safe(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [json_safe(v) for v in obj]
+    if hasattr(obj, "item") and not isinstance(obj, (str, bytes)):  # NumPy scalar
+        obj = obj.item()
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return None
+    return obj
+
+
+def dumps_json(obj, indent: int | None = 2) -> str:
+    """Valid JSON text of ``obj`` (non-finite numbers as ``null``, see :func:`json_safe`).
+
+    ``allow_nan=False`` makes any value that slipped through an error, never invalid JSON.
+    """
+    return json.dumps(json_safe(obj), indent=indent, allow_nan=False)
+
 
 def _cell(value, digits: int) -> str:
     if value is None:
@@ -25,10 +56,15 @@ def _cell(value, digits: int) -> str:
     if isinstance(value, str):
         return value
     if isinstance(value, float) and math.isnan(value):
-        return "nan"
+        return UNDEFINED
     if isinstance(value, float) and value.is_integer() and abs(value) >= 1 and digits == 0:
         return str(int(value))
     return f"{value:.{digits}f}"
+
+
+def _full(v: float) -> str:
+    """Full precision (the shortest text that reads back as the same double)."""
+    return UNDEFINED if math.isnan(v) else repr(v)
 
 
 def _rows(results, per_query: bool):
@@ -70,7 +106,7 @@ def _value(v, kind):
 def render(results, fmt: str = "text", *, per_query: bool = False, digits: int = 4) -> str:
     """Format results; ``digits`` applies to text, markdown and trec output."""
     if fmt == "json":
-        return json.dumps(results.to_json(per_query), indent=2) + "\n"
+        return dumps_json(results.to_json(per_query)) + "\n"
     if fmt == "trec":
         return _trec(results, per_query, digits)
     header, rows, kinds = _rows(results, per_query)
@@ -80,7 +116,7 @@ def render(results, fmt: str = "text", *, per_query: bool = False, digits: int =
         writer.writerow(header)
         for row in rows:
             writer.writerow(
-                ["" if v is None else (repr(v) if isinstance(v, float) else v) for v in row]
+                ["" if v is None else (_full(v) if isinstance(v, float) else v) for v in row]
             )
         return buf.getvalue()
     offset = 2 if per_query else 1

@@ -4,25 +4,37 @@ or of two runs (document rankings, query by query)."""
 from __future__ import annotations
 
 import argparse
-import json
-import math
+import os
 
-from ..errors import ParameterError
+from ..errors import InputError, ParameterError
+from .compare_cmd import emit, number, print_notes, rounded_note, warnings_as_notes
 
 HELP = "rank correlation between two runs (per query) or two result tables (system orderings)"
+#: Largest --depth accepted (a ranking deeper than this is not a ranking one reads).
+MAX_DEPTH = 10**9
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "a", metavar="A", help="reference result table (run, measure, value columns)"
+        "a",
+        metavar="A",
+        help="reference scores: a table written by cranfield eval (any --format, with or "
+        "without --per-query), trec_eval (-q) output, or a run,measure,value table",
     )
-    parser.add_argument("b", metavar="B", help="second result table")
+    parser.add_argument(
+        "b", metavar="B", nargs="?", help="second table (default: A again, with --measure-b)"
+    )
     parser.add_argument(
         "-m", "--measure", help="measure of A to order runs by (needed if A has several)"
     )
     parser.add_argument("--measure-b", help="measure of B (default: the same as --measure)")
     parser.add_argument(
-        "-p", "--rbo-p", type=float, default=0.9, help="RBO persistence (default 0.9)"
+        "-p", "--rbo-p", default="0.9", help="RBO persistence, 0 < P < 1 (default 0.9)"
+    )
+    parser.add_argument(
+        "--confidence",
+        default="0.95",
+        help="level of the intervals of tau and rho, 0 < LEVEL < 1 (default 0.95)",
     )
     parser.add_argument(
         "--runs",
@@ -30,9 +42,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="A and B are runs: correlate their document rankings query by query "
         "(detected automatically for TREC run files)",
     )
-    parser.add_argument("--depth", type=int, help="with runs: compare only the top N documents")
+    parser.add_argument("--depth", help="with runs: compare only the top N documents (N >= 1)")
     parser.add_argument("-q", "--per-query", action="store_true", help="with runs: every query")
+    parser.add_argument(
+        "--digits", default="4", help="decimals in text output, 0 to 17 (default 4)"
+    )
     parser.add_argument("--format", choices=("text", "json"), default="text")
+
+
+def _options(args) -> dict:
+    """The numeric options, validated before any file is read."""
+    return {
+        "rbo_p": number(args.rbo_p, "--rbo-p", float, 0, 1, open_=True),
+        "confidence": number(args.confidence, "--confidence", float, 0, 1, open_=True),
+        "depth": None if args.depth is None else number(args.depth, "--depth", int, 1, MAX_DEPTH),
+        "digits": number(args.digits, "--digits", int, 0, 17),
+    }
 
 
 def _pick(table: dict, measure: str | None, which: str) -> tuple[str, dict]:
@@ -46,6 +71,10 @@ def _pick(table: dict, measure: str | None, which: str) -> tuple[str, dict]:
 
 
 def _looks_like_run(path: str) -> bool:
+    """Whether ``path`` is a TREC run (6+ fields on its first line). Only regular files
+    are peeked at: a pipe read here would be empty for the reader that follows."""
+    if not os.path.isfile(path):
+        return False
     try:
         with open(path, encoding="utf-8", errors="replace") as fh:
             for line in fh:
@@ -56,54 +85,100 @@ def _looks_like_run(path: str) -> bool:
     return False
 
 
-def _run_mode(args) -> int:
+def _fmt(v, digits: int) -> str:
+    from ..output import UNDEFINED
+
+    if v is None:
+        return ""
+    if v != v:  # NaN
+        return UNDEFINED
+    return f"{v:.{digits}f}"
+
+
+def _run_mode(args, opts) -> int:
     from ..compare import correlate_runs
+    from ..output import dumps_json
     from ..run import Run
 
-    result = correlate_runs(Run.read(args.a), Run.read(args.b), args.rbo_p, args.depth)
-    clean = lambda v: None if isinstance(v, float) and math.isnan(v) else v  # noqa: E731
+    result = correlate_runs(Run.read(args.a), Run.read(args.b), opts["rbo_p"], opts["depth"])
+    if not result["queries"]:
+        raise InputError("the two runs answer no query in common: nothing to correlate", args.b)
     if args.format == "json":
         doc = {
             "a": args.a,
             "b": args.b,
-            "rbo_p": args.rbo_p,
+            "rbo_p": opts["rbo_p"],
             "queries": result["queries"],
-            "mean": {k: clean(v) for k, v in result["mean"].items()},
+            "mean": result["mean"],
             "only_in_a": result["only_in_a"],
             "only_in_b": result["only_in_b"],
         }
         if args.per_query:
-            doc["per_query"] = {
-                q: {k: clean(v) for k, v in vals.items()} for q, vals in result["per_query"].items()
-            }
-        print(json.dumps(doc, indent=2))
+            doc["per_query"] = result["per_query"]
+        emit(dumps_json(doc))
         return 0
-    print(f"# {args.a} vs {args.b}: {result['queries']} queries in both runs")
-    print("query\tkendall_tau\tspearman_rho\trbo\tcommon")
+    d = opts["digits"]
+    out = [f"# {args.a} vs {args.b}: {result['queries']} queries in both runs"]
+    out.append("query\tkendall_tau\tspearman_rho\trbo\tcommon")
     rows = list(result["per_query"].items()) if args.per_query else []
     for q, v in rows + [("mean", result["mean"])]:
-        print(
-            f"{q}\t{v['kendall_tau']:.4f}\t{v['spearman_rho']:.4f}\t{v['rbo']:.4f}\t{v['common']:g}"
-        )
+        cells = [_fmt(v[k], d) for k in ("kendall_tau", "spearman_rho", "rbo")]
+        common = _fmt(v["common"], 0 if q != "mean" else d)
+        out.append("\t".join([q, *cells, common]))
+    emit("\n".join(out))
     return 0
 
 
 def run(args) -> int:
-    from ..compare import correlate_tables, read_result_table
+    notes: list[str] = []
+    with warnings_as_notes(notes):
+        status = _run(args, notes)
+    print_notes("correlate", notes)  # after the result: a failure is one line, no notes
+    return status
 
+
+def _run(args, notes: list[str]) -> int:
+    from ..compare.per_query import correlate_tables, read_table
+    from ..compare.tables import format_pvalue
+    from ..output import dumps_json
+
+    opts = _options(args)
+    if args.b is None:
+        if args.runs:
+            raise ParameterError("B", "a second run with --runs", None)
+        args.b = args.a
     if args.runs or (_looks_like_run(args.a) and _looks_like_run(args.b)):
-        return _run_mode(args)
+        return _run_mode(args, opts)
 
-    ma, a = _pick(read_result_table(args.a), args.measure, "A")
-    mb, b = _pick(read_result_table(args.b), args.measure_b or args.measure, "B")
-    result = correlate_tables(a, b, args.rbo_p)
+    table_a = read_table(args.a)
+    table_b = table_a if args.b == args.a else read_table(args.b)
+    ma, a = _pick(table_a.means(), args.measure, "A")
+    mb, b = _pick(table_b.means(), args.measure_b or args.measure, "B")
+    result = correlate_tables(a, b, opts["rbo_p"], opts["confidence"])
+    notes += [rounded_note(s) for s in dict.fromkeys(table_a.rounded + table_b.rounded)]
+    level = f"{100 * opts['confidence']:g}%"
     if args.format == "json":
-        doc = {"a": ma, "b": mb, "runs": len(a), "rbo_p": args.rbo_p}
-        doc.update({k: (None if math.isnan(v) else v) for k, v in result.items()})
-        print(json.dumps(doc, indent=2))
-        return 0
-    print(f"# {args.a} ({ma}) vs {args.b} ({mb}), {len(a)} runs")
-    for k, v in result.items():
-        label = f"rbo(p={args.rbo_p:g})" if k == "rbo" else k
-        print(f"{label}\t{v:.4f}")
+        doc = {"a": ma, "b": mb, "runs": len(a), "rbo_p": opts["rbo_p"]}
+        doc["confidence"] = opts["confidence"]
+        doc.update(result)
+        emit(dumps_json(doc))
+    else:
+        d = opts["digits"]
+        out = [f"# {args.a} ({ma}) vs {args.b} ({mb}), {len(a)} runs"]
+        out.append(
+            f"# p: two-sided; {level} intervals: Fisher z-transform with the standard error "
+            "of Fieller, Hartley & Pearson 1957 (tau) and Bonett & Wright 2000 (rho)"
+        )
+        out.append("statistic\tvalue\tp\tci_low\tci_high")
+        for k in ("kendall_tau", "tau_ap", "spearman_rho", "rbo"):
+            label = f"rbo(p={opts['rbo_p']:g})" if k == "rbo" else k
+            cells = [_fmt(result[k], d)]
+            if f"{k}_p" in result:
+                cells += [
+                    format_pvalue(result[f"{k}_p"]),
+                    _fmt(result[f"{k}_ci_low"], d),
+                    _fmt(result[f"{k}_ci_high"], d),
+                ]
+            out.append("\t".join([label, *cells]))
+        emit("\n".join(out))
     return 0

@@ -12,8 +12,17 @@ import sys as _sys
 import types as _types
 
 from .compare import TESTS, Comparison, ComparisonRow, align_scores, compare
-from .correlation import kendall_tau, kendall_tau_distance, rbo, spearman_rho, tau_ap
-from .per_query import correlate_tables, read_per_query, read_result_table
+from .correlation import (
+    CorrelationTest,
+    kendall_tau,
+    kendall_tau_distance,
+    kendall_tau_test,
+    rbo,
+    spearman_rho,
+    spearman_rho_test,
+    tau_ap,
+)
+from .per_query import ScoreTable, correlate_tables, read_per_query, read_result_table, read_table
 from .run_correlation import correlate_runs
 from .stats import (
     CORRECTIONS,
@@ -37,6 +46,8 @@ __all__ = [
     "TESTS",
     "Comparison",
     "ComparisonRow",
+    "CorrelationTest",
+    "ScoreTable",
     "TestResult",
     "TukeyResult",
     "adjust_pvalues",
@@ -48,15 +59,18 @@ __all__ = [
     "correlate_tables",
     "kendall_tau",
     "kendall_tau_distance",
+    "kendall_tau_test",
     "mean_difference_ci",
     "paired_t_test",
     "randomization_test",
     "rbo",
     "read_per_query",
     "read_result_table",
+    "read_table",
     "render",
     "sign_test",
     "spearman_rho",
+    "spearman_rho_test",
     "tau_ap",
     "tukey_hsd",
     "wilcoxon_test",

@@ -340,6 +340,10 @@ def compare(
         raise ParameterError("alternative", "one of two-sided, greater, less", alternative)
     if "tukey" in tests and alternative != "two-sided":
         raise ParameterError("alternative", "'two-sided' with the tukey test", alternative)
+    if not isinstance(confidence, (int, float)) or not 0 < confidence < 1:
+        raise ParameterError("confidence", "a number strictly between 0 and 1", confidence)
+    st._check_count("n_permutations", n_permutations)
+    st._check_seed(seed)
     aligned = align_scores(scores, runs, queries, complete)
     run_names = next(iter(aligned.values()))[0]
     if baseline is not None and baseline not in run_names:

@@ -1,36 +1,144 @@
-"""Read per-query score tables and result tables written by cranfield or other tools.
+"""Read score tables -- per-query or aggregate -- written by cranfield or trec_eval.
 
-Per-query tables (:func:`read_per_query`) come in two shapes:
+This is the one reader of score tables: ``cranfield compare --from-per-query`` and
+``cranfield correlate`` both use :func:`read_table`. Accepted (the shape is recognised
+from the content, not the file name):
 
-- delimited text with a header naming the columns ``run``, ``qid`` (or ``query``),
-  ``measure`` and ``value`` in any order, tab- or comma-separated; one file may hold
-  many runs;
-- ``trec_eval -q`` output: whitespace-separated ``measure qid value`` lines, one file
-  per run. The run is named by the file's ``runid all NAME`` line, else by the file
-  name; the ``all`` lines (aggregates) are skipped.
+- ``cranfield eval --format csv|tsv`` output: a header ``run,query,M1,M2,...`` (one
+  column per measure; ``query`` may also be spelled ``qid``/``query_id``), or without
+  the query column for aggregate-only tables. Rows whose query is ``all`` hold the
+  run's aggregate.
+- long tables: a header naming ``run``, ``measure``, ``value`` and optionally ``qid``
+  (or ``query``/``query_id``) columns, tab- or comma-separated.
+- ``cranfield eval --format json``: ``{"runs": [{"name", "aggregate", "per_query"}]}``.
+- ``trec_eval -q`` output and ``cranfield eval --format trec``: whitespace-separated
+  ``measure qid value`` lines. Several runs may follow each other in one file: a run is
+  named by its ``runid all NAME`` line (else by the file name); with trec_eval's layout
+  (the ``runid`` line among the ``all`` lines at the end of a run) the next
+  per-query line after them starts the next run, with cranfield's (``runid`` first) the
+  next ``runid`` line does. ``all`` lines are the aggregates; the string-valued
+  ``runid`` and ``relstring`` lines carry no score.
 
-Result tables (:func:`read_result_table`) hold one score per run and measure: a header
-with ``run``, ``measure`` and ``value`` columns.
+A file may hold many runs and many measures; a score given twice for the same run,
+measure and query is an error. Undefined values (``nan`` or an empty cell) are refused
+with the line that holds them: the paired tests need a score for every query.
 """
 
 from __future__ import annotations
 
 import csv
+import json
 import math
 import os
+import re
+import sys
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 
 from ..errors import InputError
-from .correlation import kendall_tau, rbo, spearman_rho, tau_ap
+from .correlation import (
+    _check_inference,
+    kendall_tau,
+    kendall_tau_test,
+    rbo,
+    spearman_rho,
+    spearman_rho_test,
+    tau_ap,
+)
 
-__all__ = ["read_per_query", "read_result_table", "correlate_tables"]
+__all__ = ["ScoreTable", "read_table", "read_per_query", "read_result_table", "correlate_tables"]
 
 _QID_COLUMNS = ("qid", "query", "query_id")
+_AGGREGATE = "all"
+#: trec_eval measures whose value is a string, not a score.
+_STRING_MEASURES = ("runid", "relstring")
+#: Longest line accepted (characters); longer means the file is not a score table.
+MAX_LINE = 1 << 20
+_ROUNDED = re.compile(r"-?\d+\.\d{1,4}")
 
 
-def _lines(path: str) -> list[str]:
-    with open(path, encoding="utf-8") as f:
-        return f.read().splitlines()
+@dataclass
+class ScoreTable:
+    """Scores read from one or more files.
+
+    Attributes
+    ----------
+    scores
+        Per-query scores ``{measure: {run: {qid: value}}}`` (the input of
+        :func:`cranfield.compare`).
+    aggregates
+        ``{measure: {run: value}}`` from ``all`` rows / ``aggregate`` fields, when the
+        file has them.
+    rounded
+        Sources whose per-query values have at most 4 decimals (``trec_eval -q`` output):
+        statistics on them differ slightly from those on the full-precision values.
+    """
+
+    scores: dict[str, dict[str, dict[str, float]]] = field(default_factory=dict)
+    aggregates: dict[str, dict[str, float]] = field(default_factory=dict)
+    rounded: list[str] = field(default_factory=list)
+
+    def means(self) -> dict[str, dict[str, float]]:
+        """``{measure: {run: value}}``: the file's aggregate where it gives one, else the
+        mean of the run's per-query values (the macro average ``cranfield eval`` prints)."""
+        out: dict[str, dict[str, float]] = {}
+        for measure in dict.fromkeys([*self.scores, *self.aggregates]):
+            cell = out.setdefault(measure, {})
+            for run, per_q in self.scores.get(measure, {}).items():
+                cell[run] = math.fsum(per_q.values()) / len(per_q)
+            cell.update(self.aggregates.get(measure, {}))
+        return out
+
+    def _put(self, measure, run, qid, value, source, line) -> None:
+        if qid == _AGGREGATE:
+            cell = self.aggregates.setdefault(measure, {})
+            if run in cell:
+                raise InputError(
+                    f"duplicate aggregate for run {run!r}, measure {measure!r}", source, line
+                )
+            cell[run] = value
+            return
+        cell = self.scores.setdefault(measure, {}).setdefault(run, {})
+        if qid in cell:
+            raise InputError(
+                f"duplicate score for run {run!r}, measure {measure!r}, query {qid!r}",
+                source,
+                line,
+            )
+        cell[qid] = value
+
+
+def _lines(path, source: str) -> list[str]:
+    """The lines of a text file, read once, each at most :data:`MAX_LINE` characters."""
+    from ..io.source import check_path
+
+    try:
+        if str(path) == "-":
+            stream, close = sys.stdin, False
+            if stream is None:
+                raise InputError("standard input is closed", source)
+        else:
+            stream, close = open(check_path(path, source), encoding="utf-8"), True  # noqa: SIM115
+        try:
+            out = []
+            while True:
+                line = stream.readline(MAX_LINE + 1)
+                if not line:
+                    return out
+                if len(line) > MAX_LINE:
+                    raise InputError(
+                        f"line longer than {MAX_LINE} characters: not a score table",
+                        source,
+                        len(out) + 1,
+                    )
+                out.append(line.rstrip("\r\n"))
+        finally:
+            if close:
+                stream.close()
+    except UnicodeDecodeError:
+        raise InputError("not UTF-8 text: not a score table", source) from None
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror or exc}", source) from None
 
 
 def _value(text: str, source: str, line: int) -> float:
@@ -38,142 +146,225 @@ def _value(text: str, source: str, line: int) -> float:
         v = float(text)
     except ValueError:
         raise InputError(f"expected a number, got {text!r}", source, line) from None
-    if math.isnan(v):
-        raise InputError("value is NaN", source, line)
+    if not math.isfinite(v):
+        raise InputError(
+            f"value is {text!r}: undefined or infinite scores cannot be compared", source, line
+        )
     return v
 
 
-def _delimited(lines: list[str], source: str, needed: dict[str, tuple[str, ...]]):
-    """Yield (line number, {column: text}) of a delimited table with a header."""
-    header = lines[0]
-    delim = "\t" if "\t" in header else ","
-    names = [h.strip().lower() for h in next(csv.reader([header], delimiter=delim))]
-    cols = {}
-    for key, options in needed.items():
-        found = [names.index(o) for o in options if o in names]
-        if not found:
-            raise InputError(f"header lacks a {'/'.join(options)} column", source, 1)
-        cols[key] = found[0]
-    for no, fields in enumerate(csv.reader(lines[1:], delimiter=delim), start=2):
+def _header(line: str) -> tuple[str, list[str]] | None:
+    """(delimiter, column names) when ``line`` is a table header, else ``None``."""
+    delim = "\t" if "\t" in line else ","
+    if delim not in line:
+        return None
+    names = [h.strip() for h in next(csv.reader([line], delimiter=delim))]
+    if names[0] == "runid":  # trec_eval's "runid all NAME", even for a run named "run"
+        return None
+    return (delim, names) if "run" in [n.lower() for n in names] else None
+
+
+def _read_delimited(table: ScoreTable, lines, first: int, source: str, head) -> None:
+    delim, names = head
+    lowered = [n.lower() for n in names]
+    if len(set(lowered)) != len(lowered):
+        dup = next(n for n in names if lowered.count(n.lower()) > 1)
+        raise InputError(f"column {dup!r} appears twice in the header", source, first + 1)
+    run_col = lowered.index("run")
+    qid_col = next((lowered.index(c) for c in _QID_COLUMNS if c in lowered), None)
+    long = "measure" in lowered and "value" in lowered
+    if long:
+        m_col, v_col = lowered.index("measure"), lowered.index("value")
+        measure_cols = []
+    else:
+        measure_cols = [
+            (i, n)
+            for i, n in enumerate(names)
+            if i not in (run_col, qid_col) and n.lower() not in _STRING_MEASURES
+        ]
+        if not measure_cols:
+            raise InputError(
+                "header names no measure: expected run,query,MEASURE... columns or "
+                "run,qid,measure,value columns",
+                source,
+                first + 1,
+            )
+    rows = csv.reader(lines[first + 1 :], delimiter=delim)
+    for no, fields in enumerate(rows, start=first + 2):
         if not fields or all(not f.strip() for f in fields):
             continue
         if len(fields) != len(names):
             raise InputError(f"expected {len(names)} fields, got {len(fields)}", source, no)
-        yield no, {k: fields[i].strip() for k, i in cols.items()}
+        run = fields[run_col].strip()
+        qid = fields[qid_col].strip() if qid_col is not None else _AGGREGATE
+        if long:
+            table._put(
+                fields[m_col].strip(),
+                run,
+                qid,
+                _value(fields[v_col].strip(), source, no),
+                source,
+                no,
+            )
+            continue
+        for i, name in measure_cols:
+            text = fields[i].strip()
+            if text:  # an empty cell: the measure is not defined for this row
+                table._put(name, run, qid, _value(text, source, no), source, no)
 
 
-def _is_header(line: str) -> bool:
-    lowered = line.lower().replace(",", " ").replace("\t", " ").split()
-    return "measure" in lowered and "value" in lowered
+def _read_trec(table: ScoreTable, lines, first: int, source: str) -> None:
+    default = os.path.splitext(os.path.basename(source))[0]
+    blocks: list[dict] = []  # {"name", "rows", "runid_first", "after_runid_all"}
+    block = None
+    for no, text in enumerate(lines[first:], start=first + 1):
+        fields = text.split()
+        if not fields:
+            continue
+        if len(fields) != 3:
+            raise InputError(
+                "expected 3 fields (measure qid value, as trec_eval -q writes) or a header "
+                f"naming run, query and measure columns; got {len(fields)} fields",
+                source,
+                no,
+            )
+        measure, qid, value = fields
+        if measure == "runid":
+            if block is not None and block["name"] is None and block["rows"]:
+                block["name"], block["runid_last"] = value, True  # trec_eval's layout
+                continue
+            block = {"name": value, "rows": [], "runid_last": False}
+            blocks.append(block)
+            continue
+        if block is None or (block["runid_last"] and qid != _AGGREGATE):
+            block = {"name": None, "rows": [], "runid_last": False}
+            blocks.append(block)
+        if measure in _STRING_MEASURES:
+            continue
+        block["rows"].append((no, measure, qid, value))
+    names = [b["name"] or default for b in blocks]
+    for b, name in zip(blocks, names, strict=True):
+        if names.count(name) > 1:
+            line = b["rows"][0][0] if b["rows"] else first + 1
+            raise InputError(f"run {name!r} appears twice", source, line)
+    with_point = []  # per-query value texts with decimals
+    for b, name in zip(blocks, names, strict=True):
+        for no, measure, qid, value in b["rows"]:
+            table._put(measure, name, qid, _value(value, source, no), source, no)
+            if qid != _AGGREGATE and "." in value:
+                with_point.append(value)
+    if with_point and all(_ROUNDED.fullmatch(v) for v in with_point):
+        table.rounded.append(source)
 
 
-def read_per_query(paths) -> dict[str, dict[str, dict[str, float]]]:
-    """Read per-query scores from files into ``{measure: {run: {qid: value}}}``.
+def _read_json(table: ScoreTable, text: str, source: str) -> None:
+    try:
+        doc = json.loads(text)
+    except ValueError as exc:
+        raise InputError(f"invalid JSON: {exc}", source) from None
+    runs = doc.get("runs") if isinstance(doc, dict) else None
+    if not isinstance(runs, list):
+        raise InputError(
+            'expected cranfield eval JSON: {"runs": [{"name", "aggregate", "per_query"}]}', source
+        )
+    for k, entry in enumerate(runs):
+        where = f"runs[{k}]"
+        if not isinstance(entry, dict) or not isinstance(entry.get("name"), str):
+            raise InputError(f"{where}: expected an object with a string 'name'", source)
+        run = entry["name"]
+        parts = [(_AGGREGATE, entry.get("aggregate") or {})]
+        per_query = entry.get("per_query") or {}
+        if not isinstance(per_query, dict):
+            raise InputError(f"{where}.per_query: expected an object", source)
+        parts += list(per_query.items())
+        for qid, values in parts:
+            if not isinstance(values, dict):
+                raise InputError(f"{where}: query {qid!r}: expected an object", source)
+            for measure, v in values.items():
+                if measure in _STRING_MEASURES or v is None:
+                    continue  # a string measure, or undefined (null) for this query
+                if isinstance(v, str) and qid == _AGGREGATE:
+                    continue  # string-valued aggregate (e.g. a run tag)
+                if isinstance(v, bool) or not isinstance(v, (int, float)):
+                    raise InputError(
+                        f"{where}: query {qid!r}, measure {measure!r}: expected a number, "
+                        f"got {v!r}",
+                        source,
+                    )
+                if not math.isfinite(v):
+                    raise InputError(f"{where}: query {qid!r}: value {v!r}", source)
+                table._put(measure, run, str(qid), float(v), source, None)
 
-    See the module docstring for the accepted formats. A score given twice for the same
-    run, measure and query is an error.
+
+def read_table(paths) -> ScoreTable:
+    """Read score tables (see the module docstring) from one or more files.
+
+    Raises :class:`InputError` naming the file and line of the first problem.
     """
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
-    out: dict[str, dict[str, dict[str, float]]] = {}
-
-    def put(measure, run, qid, value, source, line):
-        cell = out.setdefault(measure, {}).setdefault(run, {})
-        if qid in cell:
-            raise InputError(
-                f"duplicate score for run {run!r}, measure {measure!r}, query {qid!r}", source, line
-            )
-        cell[qid] = value
-
+    paths = list(paths)
+    table = ScoreTable()
     for path in paths:
-        source = str(path)
-        lines = _lines(path)
+        source = "<stdin>" if str(path) == "-" else str(path)
+        lines = _lines(path, source)
         first = next((i for i, s in enumerate(lines) if s.strip()), None)
         if first is None:
             raise InputError("file is empty", source)
-        lines = lines[first:]
-        if _is_header(lines[0]):
-            needed = {
-                "run": ("run",),
-                "qid": _QID_COLUMNS,
-                "measure": ("measure",),
-                "value": ("value",),
-            }
-            for no, row in _delimited(lines, source, needed):
-                put(
-                    row["measure"],
-                    row["run"],
-                    row["qid"],
-                    _value(row["value"], source, no + first),
-                    source,
-                    no + first,
-                )
+        if lines[first].lstrip().startswith("{"):
+            _read_json(table, "\n".join(lines), source)
             continue
-        run = os.path.splitext(os.path.basename(source))[0]
-        rows = []
-        for no, text in enumerate(lines, start=first + 1):
-            fields = text.split()
-            if not fields:
-                continue
-            if len(fields) != 3:
-                raise InputError(
-                    f"expected 3 fields (measure qid value) or a header with run, qid, "
-                    f"measure, value columns; got {len(fields)} fields",
-                    source,
-                    no,
-                )
-            if fields[0] == "runid":
-                run = fields[2]
-                continue
-            if fields[1] == "all":
-                continue
-            rows.append((no, fields))
-        for no, (measure, qid, value) in rows:
-            put(measure, run, qid, _value(value, source, no), source, no)
-    if not out:
-        raise InputError("no per-query scores found", ", ".join(str(p) for p in paths))
-    return out
+        head = _header(lines[first])
+        if head is not None:
+            _read_delimited(table, lines, first, source, head)
+        else:
+            _read_trec(table, lines, first, source)
+    if not table.scores and not table.aggregates:
+        raise InputError("no scores found", ", ".join(str(p) for p in paths))
+    return table
+
+
+def read_per_query(paths) -> dict[str, dict[str, dict[str, float]]]:
+    """Per-query scores ``{measure: {run: {qid: value}}}`` from score tables.
+
+    See :func:`read_table`; fails when the files hold aggregates only.
+    """
+    table = read_table(paths)
+    if not table.scores:
+        raise InputError(
+            "no per-query scores, only aggregates (write them with cranfield eval "
+            "--per-query or trec_eval -q)",
+            ", ".join(
+                str(p) for p in ([paths] if isinstance(paths, (str, os.PathLike)) else paths)
+            ),
+        )
+    return table.scores
 
 
 def read_result_table(path) -> dict[str, dict[str, float]]:
-    """Read a result table (header with ``run``, ``measure``, ``value``) into
-    ``{measure: {run: value}}``."""
-    source = str(path)
-    lines = [s for s in _lines(path)]
-    first = next((i for i, s in enumerate(lines) if s.strip()), None)
-    if first is None:
-        raise InputError("file is empty", source)
-    lines = lines[first:]
-    if not _is_header(lines[0]):
-        raise InputError(
-            "expected a header line naming run, measure and value columns", source, first + 1
-        )
-    out: dict[str, dict[str, float]] = {}
-    needed = {"run": ("run",), "measure": ("measure",), "value": ("value",)}
-    for no, row in _delimited(lines, source, needed):
-        cell = out.setdefault(row["measure"], {})
-        if row["run"] in cell:
-            raise InputError(
-                f"duplicate value for run {row['run']!r}, measure {row['measure']!r}",
-                source,
-                no + first,
-            )
-        cell[row["run"]] = _value(row["value"], source, no + first)
-    if not out:
-        raise InputError("no rows", source)
-    return out
+    """One score per run and measure, ``{measure: {run: value}}``: the aggregates of a
+    score table, or the means of its per-query scores (see :meth:`ScoreTable.means`)."""
+    return read_table(path).means()
 
 
 def correlate_tables(
-    a: Mapping[str, float], b: Mapping[str, float], p: float = 0.9
+    a: Mapping[str, float],
+    b: Mapping[str, float],
+    p: float = 0.9,
+    confidence: float | None = None,
 ) -> dict[str, float]:
     """Correlation of two system orderings given as ``{run: score}`` mappings.
 
     Both mappings must score the same runs. Returns Kendall's tau-b, tau_AP (``a`` is the
     reference ordering; ``nan`` when ``b`` has tied scores), Spearman's rho and RBO_ext
     with persistence ``p`` of the two rankings by decreasing score (ties broken by run
-    name).
+    name). With ``confidence`` (e.g. 0.95) also the two-sided p-values and confidence
+    intervals of tau and rho (:func:`~cranfield.compare.correlation.kendall_tau_test`,
+    :func:`~cranfield.compare.correlation.spearman_rho_test`): keys ``kendall_tau_p``,
+    ``kendall_tau_ci_low``, ``kendall_tau_ci_high`` and the same for ``spearman_rho``.
     """
+    if confidence is not None:
+        _check_inference("two-sided", confidence)
     if set(a) != set(b):
         only_a = sorted(set(a) - set(b))
         only_b = sorted(set(b) - set(a))
@@ -190,9 +381,16 @@ def correlate_tables(
         tap = math.nan
     rank_a = sorted(runs, key=lambda r: (-a[r], r))
     rank_b = sorted(runs, key=lambda r: (-b[r], r))
-    return {
+    out = {
         "kendall_tau": kendall_tau(x, y),
         "tau_ap": tap,
         "spearman_rho": spearman_rho(x, y),
         "rbo": rbo(rank_a, rank_b, p),
     }
+    if confidence is not None:
+        for name, test in (("kendall_tau", kendall_tau_test), ("spearman_rho", spearman_rho_test)):
+            res = test(x, y, "two-sided", confidence)
+            out[f"{name}_p"] = res.pvalue
+            out[f"{name}_ci_low"] = res.ci_low
+            out[f"{name}_ci_high"] = res.ci_high
+    return out

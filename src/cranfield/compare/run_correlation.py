@@ -1,4 +1,5 @@
-"""Rank correlation between two runs, query by query (Kendall 1938; Spearman 1904).
+"""Rank correlation between two runs, query by query (Kendall 1938; Spearman 1904;
+rank-biased overlap of Webber, Moffat & Zobel 2010).
 
 For each query answered by both runs: Kendall's tau-b and Spearman's rho between the
 two runs' scores of the documents they both retrieved, and rank-biased overlap of
@@ -38,10 +39,7 @@ def correlate_runs(run_a, run_b, p: float = 0.9, depth: int | None = None) -> di
             "common": int(len(common)),
         }
     keys = ("kendall_tau", "spearman_rho", "rbo", "common")
-    mean = {
-        k: float(np.nanmean([v[k] for v in per_query.values()])) if per_query else float("nan")
-        for k in keys
-    }
+    mean = {k: _mean_defined([v[k] for v in per_query.values()]) for k in keys}
     return {
         "per_query": per_query,
         "mean": mean,
@@ -49,6 +47,13 @@ def correlate_runs(run_a, run_b, p: float = 0.9, depth: int | None = None) -> di
         "only_in_a": sorted(set(a) - set(b)),
         "only_in_b": sorted(set(b) - set(a)),
     }
+
+
+def _mean_defined(values) -> float:
+    """Mean of the defined (non-NaN) values; NaN when there is none (no warning)."""
+    a = np.asarray(values, dtype=np.float64)
+    a = a[~np.isnan(a)]
+    return float(a.mean()) if a.size else float("nan")
 
 
 def _rankings(run, depth):

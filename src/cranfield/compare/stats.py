@@ -23,6 +23,7 @@ from ..errors import InputError, ParameterError, require
 
 __all__ = [
     "CHUNK",
+    "MAX_RESAMPLES",
     "TestResult",
     "paired_t_test",
     "wilcoxon_test",
@@ -44,6 +45,10 @@ MAX_EXACT = 20
 _ALTERNATIVES = ("two-sided", "greater", "less")
 CORRECTIONS = ("none", "bonferroni", "holm", "bh")
 _REL_TOL = 1e-10
+#: Most random permutations / bootstrap resamples one test may draw (10^7: about a
+#: minute per pair of runs on 1,000 queries); more would only spend time, the Monte Carlo
+#: error of a p-value p being sqrt(p(1-p)/B).
+MAX_RESAMPLES = 10_000_000
 
 
 @dataclass(frozen=True)
@@ -100,8 +105,12 @@ def _check_seed(seed) -> None:
 
 
 def _check_count(name: str, value) -> None:
-    if not isinstance(value, (int, np.integer)) or isinstance(value, bool) or value < 1:
-        raise ParameterError(name, "a positive integer", value)
+    if (
+        not isinstance(value, (int, np.integer))
+        or isinstance(value, bool)
+        or not 1 <= value <= MAX_RESAMPLES
+    ):
+        raise ParameterError(name, f"an integer from 1 to {MAX_RESAMPLES}", value)
 
 
 def _tail_p(less: float, greater: float, alternative: str) -> float:
@@ -113,6 +122,8 @@ def _tail_p(less: float, greater: float, alternative: str) -> float:
 
 
 def _normal_sf(z: float) -> float:
+    """P[Z > z] for a standard normal Z, accurate in the far tail (relative error about
+    1e-15 down to the smallest double, where it underflows to 0 as SciPy's ``ndtr``)."""
     return 0.5 * math.erfc(z / math.sqrt(2.0))
 
 
@@ -138,7 +149,10 @@ def paired_t_test(x, y, alternative: str = "two-sided") -> TestResult:
     if np.isnan(t):
         return TestResult("t", float(t), math.nan, n, "t-distribution")
     dist = stats.t(n - 1)
-    p = _tail_p(dist.cdf(t), dist.sf(t), alternative)
+    if alternative == "two-sided":  # as SciPy: the tail beyond |t|, never 1 - cdf
+        p = float(min(1.0, 2.0 * dist.sf(abs(t))))
+    else:
+        p = float(dist.sf(t) if alternative == "greater" else dist.cdf(t))
     return TestResult("t", float(t), p, n, "t-distribution")
 
 
@@ -250,7 +264,7 @@ def wilcoxon_test(
         return TestResult("wilcoxon", float(stat_out), p, count, "exact")
     if use == "permutation":
         null = statistic(d, _sign_bits(0, 2**n_total, n_total))[0]
-        gamma = abs(1e-14 * r_plus)
+        gamma = abs(100 * np.finfo(np.float64).eps * r_plus)  # SciPy's permutation_test
         less = np.mean(null <= r_plus + gamma)
         greater = np.mean(null >= r_plus - gamma)
         p = _tail_p(less, greater, alternative)
@@ -271,8 +285,13 @@ def wilcoxon_test(
     if correction:
         sign = {"greater": 1.0, "less": -1.0}.get(alternative, float(np.sign(z)))
         z -= sign * 0.5 / se
-    p = _tail_p(1.0 - _normal_sf(z), _normal_sf(z), alternative)
-    return TestResult("wilcoxon", float(stat_out), p, count, "asymptotic")
+    # both tails from the survival function: 1 - sf(z) would cancel to 0 (or lose digits)
+    # as soon as sf(z) is below the double precision of 1, about 1e-16
+    if alternative == "two-sided":
+        p = 2.0 * _normal_sf(abs(z))
+    else:
+        p = _normal_sf(z) if alternative == "greater" else _normal_sf(-z)
+    return TestResult("wilcoxon", float(stat_out), float(p), count, "asymptotic")
 
 
 # --------------------------------------------------------------------------- sign test

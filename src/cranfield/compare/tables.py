@@ -19,13 +19,13 @@ from __future__ import annotations
 import csv
 import html
 import io
-import json
 import math
 import string
 
 from ..errors import ParameterError
+from ..output import UNDEFINED, dumps_json
 
-__all__ = ["FORMATS", "render", "letters"]
+__all__ = ["FORMATS", "UNDERFLOW", "format_pvalue", "render", "letters"]
 
 FORMATS = ("text", "markdown", "latex", "html", "csv", "json")
 _TEST_LABEL = {
@@ -60,18 +60,33 @@ def letters(runs) -> dict[str, str]:
 
 def _num(v: float, digits: int = 4) -> str:
     if v is None or (isinstance(v, float) and math.isnan(v)):
-        return "nan"
+        return UNDEFINED
     return f"{v:.{digits}f}"
 
 
-def _p(v: float) -> str:
+#: How a p-value of exactly 0 is shown: every p-value computed here is positive in
+#: exact arithmetic, so 0 means it fell below the smallest double (about 5e-324).
+UNDERFLOW = "<1e-300"
+
+
+def format_pvalue(v: float) -> str:
+    """A p-value for a table: 4 decimals from 1e-4 up, else scientific notation.
+
+    ``nan`` (undefined, see :data:`cranfield.output.UNDEFINED`) stays ``nan``; a p-value
+    that underflowed to 0 is written :data:`UNDERFLOW`, never ``0``.
+    """
     if math.isnan(v):
-        return "nan"
+        return UNDEFINED
+    if v == 0:
+        return UNDERFLOW
     return f"{v:.4f}" if v >= 1e-4 else f"{v:.1e}"
 
 
+_p = format_pvalue
+
+
 def _pct(v: float) -> str:
-    return "nan" if math.isnan(v) else f"{100 * v:+.1f}%"
+    return UNDEFINED if math.isnan(v) else f"{100 * v:+.1f}%"
 
 
 def _detail(cmp) -> tuple[list[str], list[list[str]]]:
@@ -249,12 +264,6 @@ def _html(cmp, table: str) -> str:
     return "\n".join(out)
 
 
-def _clean(v):
-    if isinstance(v, float) and not math.isfinite(v):
-        return None
-    return v
-
-
 def render(cmp, fmt: str = "text", table: str | None = None) -> str:
     """Render a comparison.
 
@@ -265,8 +274,10 @@ def render(cmp, fmt: str = "text", table: str | None = None) -> str:
         or ``json``.
     table
         ``detail`` or ``summary`` (see the module docstring). Default: ``summary`` for
-        LaTeX and HTML, ``detail`` otherwise. CSV and JSON are always detail rows; JSON
-        writes non-finite numbers as ``null``.
+        LaTeX and HTML, ``detail`` otherwise. CSV and JSON are always detail rows.
+        Undefined values are :data:`cranfield.output.UNDEFINED` (``nan``) in text
+        formats and CSV, ``null`` in JSON (as are infinite ones); a p-value that
+        underflowed is :data:`UNDERFLOW` in the text formats.
     """
     if fmt not in FORMATS:
         raise ParameterError("format", "one of " + ", ".join(FORMATS), fmt)
@@ -292,10 +303,10 @@ def render(cmp, fmt: str = "text", table: str | None = None) -> str:
                 "ci": cmp.ci,
                 **cmp.settings,
             },
-            "means": {m: {r: _clean(v) for r, v in d.items()} for m, d in cmp.means.items()},
-            "rows": [{k: _clean(v) for k, v in row.items()} for row in cmp.to_rows()],
+            "means": cmp.means,
+            "rows": cmp.to_rows(),
         }
-        return json.dumps(doc, indent=2, allow_nan=False)
+        return dumps_json(doc)
     if fmt == "latex":
         return _latex(cmp, table)
     if fmt == "html":
