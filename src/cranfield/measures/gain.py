@@ -18,7 +18,7 @@ from ..errors import MeasureError
 from ..judged import NOT_POOLED, Positions
 from ._common import level, libm_log2, safe_div
 from .precision import JUDGED_ONLY, REL, TREC
-from .registry import MAX_MAGNITUDE, WEIGHT_ALLOWED, Param, measure, number_in
+from .registry import MAX_MAGNITUDE, WEIGHT_ALLOWED, Param, measure, number_in, weight
 
 GAINS = Param(
     "gains",
@@ -27,6 +27,7 @@ GAINS = Param(
     "gain of each grade as level=gain pairs, e.g. '1=1,2=3'; unlisted grades keep their own value",
     allowed="level=gain pairs such as '1=1,2=3' (integer grades, each once; "
     f"gains {WEIGHT_ALLOWED})",
+    check=lambda v: all(weight(g) for _, g in v),
 )
 DCG_KIND = Param(
     "dcg",

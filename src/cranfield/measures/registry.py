@@ -80,7 +80,8 @@ def _bound(v) -> str:
     if isinstance(v, int) and v in names:
         return names[v]
     if isinstance(v, float) and (abs(v) >= 1e6 or 0 < abs(v) < 1e-4):
-        return f"{v:g}".replace("e+", "e")
+        mantissa, exponent = f"{v:g}".split("e")
+        return f"{mantissa}e{int(exponent)}"  # 1e6, 1e-100
     return _num(v) if isinstance(v, float) else str(v)
 
 
@@ -161,7 +162,7 @@ class Param:
 
 
 def _coerce_gains(value) -> tuple[tuple[int, float], ...]:
-    """``level=gain`` pairs: integer grades, gains 0 or of magnitude in [1e-100, 1e100]."""
+    """``level=gain`` pairs: each grade an integer (once), each gain a finite number."""
     if isinstance(value, dict):
         items = list(value.items())
     elif isinstance(value, str):
@@ -180,7 +181,7 @@ def _coerce_gains(value) -> tuple[tuple[int, float], ...]:
         if isinstance(k, (bool, float)) or isinstance(v, bool):
             raise ValueError
         level, gain = int(k), float(v)
-        if not (MIN_GRADE <= level <= MAX_GRADE and math.isfinite(gain) and weight(gain)):
+        if not (MIN_GRADE <= level <= MAX_GRADE and math.isfinite(gain)):
             raise ValueError
         pairs.append((level, gain))
     if len({k for k, _ in pairs}) != len(pairs):
