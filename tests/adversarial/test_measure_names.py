@@ -311,6 +311,14 @@ def test_bad_names_on_the_command_line_are_one_line(files, cmd, name, mention):
     assert_clean_failure(run_cli(cmd, qrels, run, "-m", name), mention, status=status)
 
 
+@pytest.mark.parametrize(
+    "name, mention",
+    [("nDCG(", "unclosed '(' at position 5"), ("ERR(max_grade=1e9)", "[0, 53]")],
+)
+def test_measures_command_shows_the_parse_error(name, mention):
+    assert_clean_failure(run_cli("measures", name), mention)
+
+
 def test_report_max_depth_is_bounded(files, tmp_path):
     qrels, run = files
     out = tmp_path / "r.html"

@@ -34,7 +34,13 @@ def param_default(p: Param) -> str:
 def signature(d: MeasureDef) -> str:
     """``Name(param=default, ...)@cutoff`` as a one-line reminder."""
     text = d.name
-    if d.params:
+    if d.params and case_twins(d.name) and d.trec_name == d.name:  # rbp: trec_eval's syntax
+        pairs = [
+            "grade=gain,..." if p.kind == "gains" else f"{p.name}={param_default(p)}"
+            for p in d.params
+        ]
+        text += "." + ",".join(pairs)
+    elif d.params:
         text += "(" + ", ".join(f"{p.name}={param_default(p)}" for p in d.params) + ")"
     if d.cutoff:
         text += "@k" if d.cutoff == "rank" else "@r" if d.cutoff == "recall" else "@x"

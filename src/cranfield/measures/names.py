@@ -1,7 +1,7 @@
 """The measure-name language.
 
 Readable names follow ``Name(param=value, ...)@cutoff`` (ir_measures' syntax):
-``AP``, ``nDCG@10``, ``P(rel=2)@5``, ``rbp(p=0.8)``, ``IPrec@0.3``. trec_eval names
+``AP``, ``nDCG@10``, ``P(rel=2)@5``, ``RBP(p=0.8)``, ``IPrec@0.3``. trec_eval names
 are accepted and mapped: ``map``, ``ndcg_cut.10`` / ``ndcg_cut_10`` -> ``nDCG@10``,
 ``P.5,10`` -> ``P@5`` and ``P@10``, ``ndcg.1=3,2=9`` -> ``nDCG(gains='1=3,2=9')``,
 ``set_F.0.5`` -> ``set_F(x=0.5)``. ``str(parse(s))`` is the canonical name, and
