@@ -141,6 +141,41 @@ def test_the_fuzzer_reached_both_outcomes():
     assert SEEN["parsed"] >= 100 and SEEN["refused"] >= 100, SEEN
 
 
+ANY_VALUE = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(min_value=-(2**80), max_value=2**80),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.text(max_size=8),
+    st.binary(max_size=4),
+    st.lists(st.integers(-3, 3), max_size=3),
+    st.dictionaries(st.integers(-3, 600), st.floats(), max_size=3),
+    st.tuples(st.integers(), st.text(max_size=2)),
+)
+
+
+@settings(max_examples=500, derandomize=True, deadline=None, database=None)
+@given(
+    st.sampled_from(sorted({d.name for d in DEFS})),
+    st.one_of(st.none(), ANY_VALUE),
+    st.dictionaries(st.sampled_from(PARAM_NAMES), ANY_VALUE, max_size=2),
+)
+def test_measure_of_with_any_python_values(family, cutoff, params):
+    # the Python API (Measure.of) checks the same ranges as the name parser
+    params.pop("cutoff", None)
+    try:
+        m = Measure.of(family, cutoff=cutoff, **params)
+    except MeasureError as exc:
+        assert "\n" not in str(exc)
+        return
+    assert parse(str(m)) == m
+
+
+def test_measure_of_a_non_string_name():
+    with pytest.raises(MeasureError, match="unknown measure 123"):
+        Measure.of(123)
+
+
 # ---------------------------------------------------------------- the defects reported
 
 

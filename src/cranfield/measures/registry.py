@@ -251,6 +251,8 @@ def lookup(name: str) -> MeasureDef | None:
     unambiguous (``ndcg`` is trec_eval's, ``NDCG`` finds ``nDCG``).
     """
     _load_all()
+    if not isinstance(name, str):
+        return None
     canonical = _EXACT.get(name)
     if canonical is None:
         folded = _FOLDED.get(name.lower(), set())
@@ -333,7 +335,8 @@ class Measure:
         if definition is None:
             from .names import suggest
 
-            raise MeasureError(f"unknown measure {name!r}{suggest(name)}")
+            hint = suggest(name) if isinstance(name, str) else ""
+            raise MeasureError(f"unknown measure {name!r}{hint}")
         label = definition.name
         coerced = {}
         for key, value in params.items():
