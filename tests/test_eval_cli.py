@@ -84,7 +84,7 @@ def test_missing_topics_note_and_complete(collection, capsys):
         (["-m", "nDGC@10"], "did you mean nDCG"),
         (["-m", "AP", "--aggregate", "micro"], "micro averaging"),
         (["-m", "P@0"], "positive integer rank"),
-        (["-m", "rbp(p=1.5)"], "parameter p"),
+        (["-m", "rbp.p=1.5"], "parameter p"),
         (["--depth", "0"], "--depth"),
     ],
 )

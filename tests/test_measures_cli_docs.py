@@ -48,7 +48,7 @@ def test_measures_unknown_name_suggests(capsys):
         ("nDGC@10", "did you mean nDCG"),
         ("AP(normalise='k')@5", "normalise: expected one of 'R', 'min(R,k)', 'relret@k'"),
         ("nDCG(dcg='exp')@5", "dcg: expected one of"),
-        ("nDCG(dcg=jk, b=1)@5", "b: expected a number > 1"),
+        ("nDCG(dcg=jk, b=1)@5", "b: expected a number in (1, 1e100]"),
         ("RBP(p=1.5)", "p: expected a number in (0, 1)"),
         ("PrecAtRecall", "needs a cutoff"),
         ("PrecAtRecall@2", "recall level in [0, 1]"),

@@ -42,6 +42,15 @@ class InputError(CranfieldError, ValueError):
         return f"{where}{self.message}"
 
 
+def invalid_value(name: str, allowed: str, given: object) -> str:
+    """The one message template for a bad parameter value.
+
+    ``invalid value for NAME: expected ALLOWED, got GIVEN`` -- ``allowed`` names the
+    accepted values or range (``"an integer in [1, 1000]"``).
+    """
+    return f"invalid value for {name}: expected {allowed}, got {given!r}"
+
+
 class ParameterError(CranfieldError, ValueError):
     """A bad parameter value: names the parameter, what is allowed and what was given."""
 
@@ -49,7 +58,7 @@ class ParameterError(CranfieldError, ValueError):
         self.name = name
         self.allowed = allowed
         self.given = given
-        super().__init__(f"invalid value for {name}: expected {allowed}, got {given!r}")
+        super().__init__(invalid_value(name, allowed, given))
 
 
 class MeasureError(CranfieldError, ValueError):

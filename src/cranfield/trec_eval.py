@@ -200,7 +200,7 @@ def _cutoff_values(tm: TrecMeasure, param: str | None) -> list:
                 raise MeasureError(f"{tm.name}: cutoffs must be positive, got '{text}'")
         else:
             values = sorted(float(v) for v in text.split(","))
-    except ValueError:
+    except (ValueError, OverflowError):  # OverflowError: int(float("1e400"))
         raise MeasureError(f"{tm.name}: malformed cutoffs '{text}'") from None
     if len(set(values)) != len(values):
         raise MeasureError(f"{tm.name}: duplicate cutoffs in '{text}'")

@@ -14,9 +14,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args) -> int:
-    from ..errors import MeasureError
     from ..measures import docs
-    from ..measures.names import parse_many, suggest
+    from ..measures.names import parse_many
     from ..measures.registry import all_definitions, lookup
 
     if args.name is None:
@@ -26,10 +25,7 @@ def run(args) -> int:
             print(f"{sig:<{width}}  {summary}")
         return 0
     definition = lookup(args.name)
-    if definition is None:
-        try:
-            definition = parse_many(args.name)[0].definition
-        except MeasureError:
-            raise MeasureError(f"unknown measure {args.name!r}{suggest(args.name)}") from None
+    if definition is None:  # a full name: its own error (unclosed bracket, bad range, ...)
+        definition = parse_many(args.name)[0].definition
     print(docs.describe(definition), end="")
     return 0

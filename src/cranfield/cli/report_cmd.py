@@ -8,6 +8,7 @@ from ._args import add_measures
 
 HELP = "write a self-contained HTML evaluation report"
 DEFAULT_MEASURES = ["AP", "nDCG@10", "P@10", "RR"]
+MAX_DEPTH = 1000  # largest --max-depth: the depth figure evaluates 2 measures per k
 
 
 def add_common(p, measure_help: str | None = None, query_help: str | None = None) -> None:
@@ -48,7 +49,10 @@ def add_arguments(p) -> None:
         help="depths of the Judged@k coverage table (default: 1,5,10,20,50,100)",
     )
     p.add_argument(
-        "--max-depth", type=int, default=20, help="P@k and nDCG@k for k = 1..N (default 20)"
+        "--max-depth",
+        type=int,
+        default=20,
+        help=f"P@k and nDCG@k for k = 1..N, N in [1, {MAX_DEPTH}] (default 20)",
     )
     p.add_argument(
         "--test",
@@ -108,8 +112,11 @@ def command_line(args) -> str:
 
 
 def run(args) -> int:
+    from ..errors import ParameterError
     from ..report.html import write_report
 
+    if not 1 <= args.max_depth <= MAX_DEPTH:  # each k is two more measures to evaluate
+        raise ParameterError("--max-depth", f"an integer in [1, {MAX_DEPTH}]", args.max_depth)
     qrels, runs = load(args)
     write_report(
         args.output,

@@ -7,7 +7,7 @@ import numpy as np
 from .. import segments
 from ._common import level
 from .precision import REL, TREC
-from .registry import Param, measure
+from .registry import MAX_COUNT, MAX_GRADE, MIN_GRADE, Param, integer_in, measure, weights
 
 
 @measure(
@@ -38,7 +38,7 @@ def num_q(jr, cutoff):
             int,
             None,
             "count only retrieved documents with at least this grade (default: all)",
-            allowed="an integer grade",
+            **integer_in(MIN_GRADE, MAX_GRADE, "an integer grade"),
         ),
     ),
     aggregate="sum",
@@ -114,17 +114,16 @@ def num_nonrel_judged_ret(jr, cutoff, rel=None):
     formula="utility = a*relret + b*(ret - relret) + c*(R - relret) + d*(N + relret - ret - R)",
     reference=f"{TREC}, m_utility.c",
     params=(
-        Param("a", float, 1.0, "worth of a relevant retrieved document"),
-        Param("b", float, -1.0, "worth of a non-relevant retrieved document"),
-        Param("c", float, 0.0, "worth of a relevant document not retrieved"),
-        Param("d", float, 0.0, "worth of a non-relevant document not retrieved"),
+        Param("a", float, 1.0, "worth of a relevant retrieved document", **weights()),
+        Param("b", float, -1.0, "worth of a non-relevant retrieved document", **weights()),
+        Param("c", float, 0.0, "worth of a relevant document not retrieved", **weights()),
+        Param("d", float, 0.0, "worth of a non-relevant document not retrieved", **weights()),
         Param(
             "collection_size",
             int,
             0,
             "documents in the collection (trec_eval -N)",
-            allowed="a non-negative integer",
-            check=lambda v: v >= 0,
+            **integer_in(0, MAX_COUNT),
         ),
         REL,
     ),

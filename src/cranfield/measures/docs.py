@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sys
 
-from .registry import MeasureDef, Param, all_definitions
+from .registry import CUTOFF_ALLOWED, MeasureDef, Param, all_definitions, case_twins
 
 FAMILY_TITLES = {
     "set": "Set-based (Boolean retrieval)",
@@ -34,7 +34,13 @@ def param_default(p: Param) -> str:
 def signature(d: MeasureDef) -> str:
     """``Name(param=default, ...)@cutoff`` as a one-line reminder."""
     text = d.name
-    if d.params:
+    if d.params and case_twins(d.name) and d.trec_name == d.name:  # rbp: trec_eval's syntax
+        pairs = [
+            "grade=gain,..." if p.kind == "gains" else f"{p.name}={param_default(p)}"
+            for p in d.params
+        ]
+        text += "." + ",".join(pairs)
+    elif d.params:
         text += "(" + ", ".join(f"{p.name}={param_default(p)}" for p in d.params) + ")"
     if d.cutoff:
         text += "@k" if d.cutoff == "rank" else "@r" if d.cutoff == "recall" else "@x"
@@ -46,6 +52,8 @@ def describe(d: MeasureDef) -> str:
     lines = [f"### {d.name}", "", d.summary, ""]
     lines.append(f"- **Formula**: `{d.formula}`")
     cut = CUTOFFS[d.cutoff] + (" (required)" if d.cutoff_required else "")
+    if d.cutoff:
+        cut += f"; {CUTOFF_ALLOWED[d.cutoff]}"
     lines.append(f"- **Cutoff**: {cut}")
     lines.append(
         f"- **Aggregate**: {d.aggregate}" + (" (micro averaging supported)" if _micro(d) else "")
@@ -54,6 +62,13 @@ def describe(d: MeasureDef) -> str:
         lines.append("- **Aliases**: " + ", ".join(f"`{a}`" for a in d.aliases))
     if d.trec_name:
         lines.append(f"- **trec_eval name**: `{d.trec_name}`")
+    for twin in case_twins(d.name):
+        how = (
+            f"write `{d.name}` or `{d.name}.p=0.8` (trec_eval's syntax); `{d.name}(...)` is refused"
+            if d.trec_name == d.name
+            else f"the name is case-sensitive: `{twin}` is a different measure"
+        )
+        lines.append(f"- **Not to be confused with** `{twin}`: {how}")
     lines.append(
         f"- **Edge cases**: {d.edge_cases or 'queries without relevant documents score 0; skip them from the mean with skip_no_relevant=True.'}"
     )
@@ -61,9 +76,7 @@ def describe(d: MeasureDef) -> str:
     if d.params:
         lines += ["", "| parameter | default | allowed | meaning |", "|---|---|---|---|"]
         for p in d.params:
-            allowed = p.allowed or (
-                ", ".join(map(repr, p.choices)) if p.choices else p._kind_name()
-            )
+            allowed = p.allowed_text
             lines.append(f"| `{p.name}` | `{param_default(p)}` | {allowed} | {p.doc} |")
     return "\n".join(lines) + "\n"
 
@@ -84,7 +97,9 @@ def render() -> str:
         "",
         "Every measure cranfield computes, generated from the measure registry. Names follow",
         "`Name(param=value, ...)@cutoff` (see [measure-language.md](measure-language.md));",
-        "trec_eval names such as `ndcg_cut.10` and `P_5` are accepted too.",
+        "trec_eval names such as `ndcg_cut.10` and `P_5` are accepted too. Every parameter",
+        "and cutoff is checked against the range in its table; a value outside it is refused",
+        'with one message naming the range (see measure-language.md, "Parameter ranges").',
         "",
         "| measure | cutoff | summary |",
         "|---|---|---|",

@@ -14,17 +14,20 @@ from __future__ import annotations
 import numpy as np
 
 from .. import segments
+from ..errors import MeasureError
 from ..judged import NOT_POOLED, Positions
 from ._common import level, libm_log2, safe_div
 from .precision import JUDGED_ONLY, REL, TREC
-from .registry import Param, measure
+from .registry import MAX_MAGNITUDE, WEIGHT_ALLOWED, Param, measure, number_in, weight
 
 GAINS = Param(
     "gains",
     "gains",
     (),
     "gain of each grade as level=gain pairs, e.g. '1=1,2=3'; unlisted grades keep their own value",
-    allowed="level=gain pairs such as '1=1,2=3'",
+    allowed="level=gain pairs such as '1=1,2=3' (integer grades, each once; "
+    f"gains {WEIGHT_ALLOWED})",
+    check=lambda v: all(weight(g) for _, g in v),
 )
 DCG_KIND = Param(
     "dcg",
@@ -40,9 +43,10 @@ BASE = Param(
     float,
     2.0,
     "logarithm base of the 'jk' discount: ranks below b are not discounted",
-    allowed="a number > 1",
-    check=lambda v: v > 1,
+    **number_in(1, MAX_MAGNITUDE, open_lo=True),
 )
+# exp-log2 gains are exponentiated: 2^512 (~1e154) summed over any ranking stays finite
+MAX_EXP_GAIN = 512
 JK = "Järvelin & Kekäläinen, 'Cumulated gain-based evaluation of IR techniques', TOIS 2002"
 
 
@@ -67,6 +71,11 @@ def discounted(g: np.ndarray, rank: np.ndarray, dcg: str = "log2", b: float = 2.
         return g / disc
     table = segments.log2_discounts(int(rank.max()) if len(rank) else 1)
     if dcg == "exp-log2":
+        if len(g) and g.max() > MAX_EXP_GAIN:
+            raise MeasureError(
+                f"dcg='exp-log2': a gain of {g.max():g} is above {MAX_EXP_GAIN} (2^gain would "
+                "overflow); give smaller gains with gains={grade: gain, ...}"
+            )
         g = np.exp2(g) - 1.0
     return g / table[rank - 1]
 

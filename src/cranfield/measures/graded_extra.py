@@ -12,7 +12,16 @@ from .. import segments
 from ..errors import MeasureError
 from ._common import safe_div
 from .gain import GAINS, JK, gain_of
-from .registry import Param, measure
+from .registry import (
+    MAX_GRADE,
+    MAX_MAGNITUDE,
+    MIN_GRADE,
+    MIN_MAGNITUDE,
+    Param,
+    integer_in,
+    measure,
+    number_in,
+)
 from .user_models import MZ
 
 CHAPELLE = "Chapelle, Metzler, Zhang & Grinspan, 'Expected reciprocal rank for graded relevance', CIKM 2009"
@@ -53,8 +62,7 @@ def cg(jr, cutoff, gains=()):
             None,
             "rel_max, the largest gain of the grading scale (default: the largest gain in "
             "the qrels)",
-            allowed="a positive number",
-            check=lambda v: v is None or v > 0,
+            **number_in(MIN_MAGNITUDE, MAX_MAGNITUDE),
         ),
     ),
     cutoff="rank",
@@ -78,6 +86,11 @@ def _exclusive_cumsum(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     return segments.sequential_cumsum(shifted, offsets)
 
 
+# ERR's largest max_grade: R = (2^g - 1) / 2^max_grade stays below 1 in a double (so
+# that log(1 - R) is finite) for every grade g <= max_grade only while 2^g - 1 is exact.
+MAX_ERR_GRADE = 53
+
+
 @measure(
     name="ERR",
     summary="Expected reciprocal rank: 1/rank where a cascade user stops, in expectation.",
@@ -90,8 +103,7 @@ def _exclusive_cumsum(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
             int,
             4,
             "g_max, the top grade of the scale (4 as gdeval.pl and ir_measures)",
-            allowed="a non-negative integer",
-            check=lambda v: v >= 0,
+            **integer_in(0, MAX_ERR_GRADE),
         ),
     ),
     cutoff="rank",
@@ -120,15 +132,14 @@ RBP_P = Param(
     float,
     0.8,
     "persistence: probability of looking at the next document",
-    allowed="a number in (0, 1)",
-    check=lambda v: 0 < v < 1,
+    **number_in(0, 1, open_lo=True, open_hi=True),
 )
 RBP_REL = Param(
     "rel",
     int,
     None,
     "binary gains: 1 when grade >= rel; default None uses graded gains (the grades)",
-    allowed="an integer grade",
+    **integer_in(MIN_GRADE, MAX_GRADE, "an integer grade"),
 )
 
 

@@ -1,11 +1,16 @@
 """The measure-name language.
 
 Readable names follow ``Name(param=value, ...)@cutoff`` (ir_measures' syntax):
-``AP``, ``nDCG@10``, ``P(rel=2)@5``, ``rbp(p=0.8)``, ``IPrec@0.3``. trec_eval names
+``AP``, ``nDCG@10``, ``P(rel=2)@5``, ``RBP(p=0.8)``, ``IPrec@0.3``. trec_eval names
 are accepted and mapped: ``map``, ``ndcg_cut.10`` / ``ndcg_cut_10`` -> ``nDCG@10``,
 ``P.5,10`` -> ``P@5`` and ``P@10``, ``ndcg.1=3,2=9`` -> ``nDCG(gains='1=3,2=9')``,
 ``set_F.0.5`` -> ``set_F(x=0.5)``. ``str(parse(s))`` is the canonical name, and
 parsing it again gives an equal measure.
+
+Every malformed name raises :class:`~cranfield.errors.MeasureError` with a one-line
+message (an unclosed bracket names its position; a parameter given twice, a value out
+of its declared range, a cutoff written both as ``@k`` and ``cutoff=k`` are refused);
+no other exception escapes :func:`parse_many`.
 """
 
 from __future__ import annotations
@@ -13,8 +18,8 @@ from __future__ import annotations
 import ast
 import re
 
-from ..errors import MeasureError
-from .registry import Measure, all_definitions, all_names, lookup
+from ..errors import MeasureError, invalid_value
+from .registry import MAX_NAME, Measure, all_definitions, all_names, case_twins, lookup
 
 _READABLE = re.compile(
     r"^\s*(?P<name>[A-Za-z0-9_][A-Za-z0-9_\-]*)\s*(?:\((?P<args>.*)\))?\s*(?:@\s*(?P<cut>[^\s]+))?\s*$"
@@ -52,6 +57,12 @@ def suggest(name: str) -> str:
     """A ' (did you mean ...?)' hint for a misspelt measure name, or ''."""
     import difflib  # only for error messages: keeps imports cheap
 
+    folded = [n for n in all_names() if n.lower() == name.lower()]
+    if len({lookup(n).name for n in folded}) > 1:  # rbp / RBP: say which is which
+        options = [
+            f"{n} ({'trec_eval' if lookup(n).trec_name == n else 'ir_measures'})" for n in folded
+        ]
+        return f" (names are case-sensitive here: did you mean {' or '.join(options)}?)"
     close = difflib.get_close_matches(name, all_names(), n=3, cutoff=0.6)
     if not close:
         close = difflib.get_close_matches(name.lower(), [n.lower() for n in all_names()], n=3)
@@ -62,9 +73,42 @@ def suggest(name: str) -> str:
 def _literal(text: str):
     text = text.strip()
     try:
-        return ast.literal_eval(text)
-    except (ValueError, SyntaxError):
+        node = ast.parse(text, mode="eval").body
+        value = ast.literal_eval(node)
+    except (ValueError, SyntaxError, TypeError):
         return text  # bare words: dcg=exp-log2
+    except (RecursionError, MemoryError, OverflowError):
+        raise MeasureError(f"value {text[:40]!r} is nested too deeply to read") from None
+    if isinstance(value, dict) and len(value) != len(node.keys):
+        # {1:2,1:3}: a grade given twice is an error, not "the last one wins"
+        raise MeasureError(f"value {text!r} gives a key twice")
+    return value
+
+
+_OPEN, _CLOSE = "([{", ")]}"
+
+
+def _check_brackets(text: str) -> None:
+    """Refuse unbalanced brackets and quotes, naming the (1-based) position."""
+    stack: list[tuple[str, int]] = []
+    quote: tuple[str, int] | None = None
+    for i, ch in enumerate(text, 1):
+        if quote:
+            if ch == quote[0]:
+                quote = None
+        elif ch in "'\"":
+            quote = (ch, i)
+        elif ch in _OPEN:
+            stack.append((ch, i))
+        elif ch in _CLOSE:
+            if not stack or _OPEN.index(stack[-1][0]) != _CLOSE.index(ch):
+                raise MeasureError(f"{text}: unmatched {ch!r} at position {i}")
+            stack.pop()
+    if quote:
+        raise MeasureError(f"{text}: unclosed quote {quote[0]} at position {quote[1]}")
+    if stack:
+        ch, i = stack[-1]
+        raise MeasureError(f"{text}: unclosed {ch!r} at position {i}")
 
 
 def _split_args(args: str) -> list[str]:
@@ -96,8 +140,17 @@ def _parse_readable(text: str) -> Measure | None:
     if not m:
         return None
     name, args, cut = m.group("name"), m.group("args"), m.group("cut")
-    if lookup(name) is None:
+    definition = lookup(name)
+    if definition is None:
         return None
+    twins = case_twins(definition.name)
+    if args is not None and twins and definition.trec_name == definition.name:
+        raise MeasureError(
+            f"{text}: ambiguous: {definition.name}(...) is trec_eval's {definition.name}, "
+            f"written {definition.name} or {definition.name}.param=value "
+            f"(e.g. {definition.name}.p=0.8); for ir_measures' measure write "
+            f"{twins[0]}(...)"
+        )
     params = {}
     if args:
         for part in _split_args(args):
@@ -106,9 +159,14 @@ def _parse_readable(text: str) -> Measure | None:
                     f"{text}: parameters are written name=value, got {part.strip()!r}"
                 )
             key, value = part.split("=", 1)
-            params[key.strip()] = _literal(value)
-    cutoff = None
+            key = key.strip()
+            if key in params:
+                raise MeasureError(f"{text}: parameter {key!r} given twice")
+            params[key] = _literal(value)
+    cutoff = params.pop("cutoff", None)  # P(cutoff=5) is P@5, as in ir_measures
     if cut is not None:
+        if "cutoff" in params or cutoff is not None:
+            raise MeasureError(f"{text}: the cutoff is given twice (@{cut} and cutoff=)")
         cutoff = _literal(cut)
         if isinstance(cutoff, str):
             raise MeasureError(f"{text}: invalid cutoff {cut!r}")
@@ -131,14 +189,23 @@ def parse_trec(name: str, params: str | None) -> list[Measure]:
     if name in _TREC_PAIRS:
         pairs = [p.split("=", 1) for p in params.split(",")]
         if any(len(p) != 2 for p in pairs):
-            raise MeasureError(f"{name}: malformed pair parameters in {params!r}")
-        kwargs = {}
-        gains = [(k, v) for k, v in pairs if re.fullmatch(r"[+-]?\d+", k)]
-        if gains:
-            kwargs["gains"] = [(int(k), float(v)) for k, v in gains]
+            raise MeasureError(
+                f"{name}: malformed pair parameters in {params!r}: expected level=gain "
+                f"pairs, e.g. {name}.1=3,2=9"
+            )
+        kwargs: dict = {}
+        gains = []
         for k, v in pairs:
-            if not re.fullmatch(r"[+-]?\d+", k):
-                kwargs[k] = float(v)
+            k = k.strip()
+            value = _number(v, name, f"parameter {k}")
+            if re.fullmatch(r"[+-]?\d+", k):
+                gains.append((int(k), value))
+            elif k in kwargs:
+                raise MeasureError(f"{name}: parameter {k!r} given twice in {params!r}")
+            else:
+                kwargs[k] = value
+        if gains:
+            kwargs["gains"] = gains
         return [Measure.of(definition.name, **kwargs)]
     values = [_number(v, name) for v in params.split(",")]
     if name == "utility":
@@ -150,16 +217,18 @@ def parse_trec(name: str, params: str | None) -> list[Measure]:
     if name == "set_F":
         return [Measure.of("set_F", x=values[0])]
     if name == "relstring":
-        return [Measure.of("relstring", cutoff=int(values[0]))]
+        return [Measure.of("relstring", cutoff=values[0])]
     raise MeasureError(f"{name} takes no parameters (got {params!r})")
 
 
-def _number(text: str, name: str):
+def _number(text: str, name: str, what: str = "parameter"):
     try:
         value = float(text)
     except ValueError:
-        raise MeasureError(f"{name}: invalid parameter {text!r}: expected a number") from None
-    return int(value) if value.is_integer() and "." not in text else value
+        raise MeasureError(f"{name}: {invalid_value(what, 'a number', text)}") from None
+    if value.is_integer() and "." not in text and abs(value) < 2**63:
+        return int(value)
+    return value
 
 
 _TREC_PRINTED = re.compile(r"^(?P<name>[A-Za-z0-9_]+?)_(?P<cut>\d+(?:\.\d+)?)$")
@@ -167,9 +236,14 @@ _TREC_PRINTED = re.compile(r"^(?P<name>[A-Za-z0-9_]+?)_(?P<cut>\d+(?:\.\d+)?)$")
 
 def parse_many(text: str) -> list[Measure]:
     """Parse one name that may stand for several measures (``P.5,10``)."""
+    if not isinstance(text, str):
+        raise MeasureError(f"a measure name is a string, got {type(text).__name__}")
     text = text.strip()
     if not text:
         raise MeasureError("empty measure name")
+    if len(text) > MAX_NAME:
+        raise MeasureError(f"measure name of {len(text)} characters: at most {MAX_NAME} allowed")
+    _check_brackets(text)
     if "(" not in text and "@" not in text and "." in text:
         name, params = text.split(".", 1)
         if name in _TREC_CUTOFF or (lookup(name) is not None and lookup(name).trec_name == name):

@@ -12,14 +12,14 @@ import numpy as np
 
 from .. import segments
 from ._common import count_at, in_top, level, libm_log, safe_div
-from .registry import Param, measure
+from .registry import MAX_GRADE, MAX_POINTS, MIN_GRADE, Param, integer_in, measure
 
 REL = Param(
     "rel",
     int,
     None,
     "minimum grade of a relevant document (default: the run's relevance level)",
-    allowed="an integer grade",
+    **integer_in(MIN_GRADE, MAX_GRADE, "an integer grade"),
 )
 JUDGED_ONLY = Param(
     "judged_only",
@@ -379,8 +379,8 @@ ELEVEN_POINTS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
             "floats",
             ELEVEN_POINTS,
             "recall levels",
-            allowed="numbers in [0, 1]",
-            check=lambda v: len(v) > 0 and all(0 <= x <= 1 for x in v),
+            allowed=f"1 to {MAX_POINTS} numbers in [0, 1]",
+            check=lambda v: 0 < len(v) <= MAX_POINTS and all(0 <= x <= 1 for x in v),
         ),
     ),
 )

@@ -17,9 +17,72 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..errors import MeasureError
+from ..errors import MeasureError, invalid_value
 
 AGGREGATES = ("mean", "sum", "gmean", "none")
+
+# Ranges every parameter is checked against (docs/measure-language.md, "Parameter
+# ranges"). They keep each computation finite and its work proportional to the run:
+# a rank cutoff is at most MAX_RANK (trec_eval's int), a weight or gain has a magnitude
+# in [MIN_MAGNITUDE, MAX_MAGNITUDE] (or is 0), so that a sum over any run stays finite
+# and no value is a denormal; counts are exact in a double.
+MAX_RANK = 2**31 - 1
+MAX_MULTIPLE = 1e6  # largest multiple of R (Rprec_mult@x)
+MAX_MAGNITUDE = 1e100
+MIN_MAGNITUDE = 1e-100
+MAX_COUNT = 2**53
+MIN_GRADE, MAX_GRADE = -(2**63), 2**63 - 1
+MAX_POINTS = 1000
+MAX_NAME = 10_000  # characters of one measure name
+
+
+def number_in(lo: float, hi: float, *, open_lo: bool = False, open_hi: bool = False):
+    """``allowed=`` and ``check=`` of a :class:`Param` for a real number in an interval.
+
+    Use as ``Param("p", float, 0.8, "...", **number_in(0, 1, open_lo=True, open_hi=True))``.
+    """
+    left, right = "(" if open_lo else "[", ")" if open_hi else "]"
+    allowed = f"a number in {left}{_bound(lo)}, {_bound(hi)}{right}"
+
+    def check(v) -> bool:
+        if v is None:
+            return True
+        above = v > lo if open_lo else v >= lo
+        below = v < hi if open_hi else v <= hi
+        return bool(above and below)
+
+    return {"allowed": allowed, "check": check}
+
+
+def integer_in(lo: int, hi: int, what: str = "an integer"):
+    """``allowed=`` and ``check=`` of a :class:`Param` for an integer in ``[lo, hi]``."""
+    return {
+        "allowed": f"{what} in [{_bound(lo)}, {_bound(hi)}]",
+        "check": lambda v: v is None or lo <= v <= hi,
+    }
+
+
+def weights() -> dict:
+    """``allowed=`` and ``check=`` of a :class:`Param` for a weight (see :func:`weight`)."""
+    return {"allowed": WEIGHT_ALLOWED, "check": weight}
+
+
+def weight(v) -> bool:
+    """0 or a finite magnitude in [MIN_MAGNITUDE, MAX_MAGNITUDE]."""
+    return v == 0 or MIN_MAGNITUDE <= abs(v) <= MAX_MAGNITUDE
+
+
+WEIGHT_ALLOWED = "0 or a number of magnitude in [1e-100, 1e100]"
+
+
+def _bound(v) -> str:
+    names = {MAX_RANK: "2^31-1", MAX_COUNT: "2^53", MIN_GRADE: "-2^63", MAX_GRADE: "2^63-1"}
+    if isinstance(v, int) and v in names:
+        return names[v]
+    if isinstance(v, float) and (abs(v) >= 1e6 or 0 < abs(v) < 1e-4):
+        mantissa, exponent = f"{v:g}".split("e")
+        return f"{mantissa}e{int(exponent)}"  # 1e6, 1e-100
+    return _num(v) if isinstance(v, float) else str(v)
 
 
 @dataclass(frozen=True)
@@ -28,7 +91,9 @@ class Param:
 
     ``kind`` is the Python type values are coerced to (int, float, str, bool, or
     ``"gains"`` for ``level=gain`` pairs, ``"floats"`` for a tuple of floats);
-    ``check`` returns True for valid values and ``allowed`` says so in words.
+    ``check`` returns True for valid values and ``allowed`` says so in words: every
+    numeric parameter declares its range (:func:`number_in`, :func:`integer_in`), and
+    the message of a bad value is the one template of :func:`cranfield.errors.invalid_value`.
     """
 
     name: str
@@ -39,10 +104,18 @@ class Param:
     check: Callable[[Any], bool] | None = None
     choices: tuple = ()
 
+    @property
+    def allowed_text(self) -> str:
+        """The accepted values in words (the declared range, the choices or the type)."""
+        if self.allowed:
+            return self.allowed
+        if self.choices:
+            return f"one of {', '.join(map(repr, self.choices))}"
+        return self._kind_name()
+
     def coerce(self, value: Any, measure: str) -> Any:
-        allowed = self.allowed or (
-            f"one of {', '.join(map(repr, self.choices))}" if self.choices else self._kind_name()
-        )
+        allowed = self.allowed_text
+        given = value
         try:
             if self.kind == "gains":
                 value = _coerce_gains(value)
@@ -52,6 +125,8 @@ class Param:
                 elif isinstance(value, (int, float)):
                     value = (value,)
                 value = tuple(float(v) for v in value)
+                if not value or len(value) > MAX_POINTS:
+                    raise ValueError
             elif self.kind is bool:
                 if isinstance(value, str):
                     if value.lower() not in ("true", "false", "1", "0"):
@@ -59,7 +134,7 @@ class Param:
                     value = value.lower() in ("true", "1")
                 value = bool(value)
             elif self.kind is int:
-                if isinstance(value, float) and not value.is_integer():
+                if isinstance(value, bool) or (isinstance(value, float) and not value.is_integer()):
                     raise ValueError
                 value = int(value)
             elif self.kind is float:
@@ -67,16 +142,16 @@ class Param:
                 if not math.isfinite(value):
                     raise ValueError
             elif self.kind is str:
+                if not isinstance(value, (str, int, float)):
+                    raise ValueError
                 value = str(value)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):
             raise MeasureError(
-                f"{measure}: invalid value for parameter {self.name}: expected {allowed}, "
-                f"got {value!r}"
+                f"{measure}: {invalid_value(f'parameter {self.name}', allowed, given)}"
             ) from None
         if (self.choices and value not in self.choices) or (self.check and not self.check(value)):
             raise MeasureError(
-                f"{measure}: invalid value for parameter {self.name}: expected {allowed}, "
-                f"got {value!r}"
+                f"{measure}: {invalid_value(f'parameter {self.name}', allowed, given)}"
             )
         return value
 
@@ -87,15 +162,31 @@ class Param:
 
 
 def _coerce_gains(value) -> tuple[tuple[int, float], ...]:
+    """``level=gain`` pairs: each grade an integer (once), each gain a finite number."""
     if isinstance(value, dict):
-        items = value.items()
+        items = list(value.items())
     elif isinstance(value, str):
-        items = [pair.split("=", 1) for pair in value.split(",") if pair]
+        items = [pair.split("=", 1) for pair in value.split(",") if pair.strip()]
         if any(len(p) != 2 for p in items):
             raise ValueError
+    elif isinstance(value, (list, tuple)):
+        items = list(value)
     else:
-        items = value
-    return tuple(sorted((int(k), float(v)) for k, v in items))
+        raise ValueError
+    pairs = []
+    for item in items:
+        if not isinstance(item, (list, tuple)) or len(item) != 2:
+            raise ValueError
+        k, v = item
+        if isinstance(k, (bool, float)) or isinstance(v, bool):
+            raise ValueError
+        level, gain = int(k), float(v)
+        if not (MIN_GRADE <= level <= MAX_GRADE and math.isfinite(gain)):
+            raise ValueError
+        pairs.append((level, gain))
+    if len({k for k, _ in pairs}) != len(pairs):
+        raise ValueError  # a grade given two gains
+    return tuple(sorted(pairs))
 
 
 @dataclass(frozen=True)
@@ -160,11 +251,24 @@ def lookup(name: str) -> MeasureDef | None:
     unambiguous (``ndcg`` is trec_eval's, ``NDCG`` finds ``nDCG``).
     """
     _load_all()
+    if not isinstance(name, str):
+        return None
     canonical = _EXACT.get(name)
     if canonical is None:
         folded = _FOLDED.get(name.lower(), set())
         canonical = next(iter(folded)) if len(folded) == 1 else None
     return _REGISTRY.get(canonical) if canonical else None
+
+
+def case_twins(family: str) -> list[str]:
+    """Other families whose name differs from ``family``'s only by case (``rbp``/``RBP``).
+
+    Such a pair is a trap: the names look alike and the values differ. trec_eval's
+    family keeps its trec_eval spellings (``rbp``, ``rbp.p=0.8``), the readable one its
+    ir_measures name (``RBP(p=0.8)``); both print every parameter (see ``Measure.__str__``).
+    """
+    _load_all()
+    return sorted(n for n in _FOLDED.get(family.lower(), ()) if n != family)
 
 
 def all_definitions() -> list[MeasureDef]:
@@ -199,7 +303,7 @@ def _format_value(value: Any) -> str:
     if isinstance(value, str):
         return repr(value)
     if isinstance(value, float):
-        return repr(int(value)) + ".0" if value.is_integer() else repr(value)
+        return repr(int(value)) + ".0" if value.is_integer() and abs(value) < 1e16 else repr(value)
     if isinstance(value, tuple) and value and isinstance(value[0], tuple):
         return "{" + ",".join(f"{k}:{_num(v)}" for k, v in value) + "}"  # ir_measures' form
     if isinstance(value, tuple):
@@ -208,7 +312,8 @@ def _format_value(value: Any) -> str:
 
 
 def _num(v: float) -> str:
-    return str(int(v)) if float(v).is_integer() else repr(float(v))
+    v = float(v)
+    return str(int(v)) if v.is_integer() and abs(v) < 1e16 else repr(v)
 
 
 @dataclass(frozen=True)
@@ -230,7 +335,8 @@ class Measure:
         if definition is None:
             from .names import suggest
 
-            raise MeasureError(f"unknown measure {name!r}{suggest(name)}")
+            hint = suggest(name) if isinstance(name, str) else ""
+            raise MeasureError(f"unknown measure {name!r}{hint}")
         label = definition.name
         coerced = {}
         for key, value in params.items():
@@ -278,8 +384,23 @@ class Measure:
 
     def __str__(self) -> str:
         text = self.name
-        if self.params:
-            text += "(" + ", ".join(f"{k}={_format_value(v)}" for k, v in self.params) + ")"
+        params = self.params
+        if case_twins(self.name):
+            # spell out the defaults too, so that the two look-alikes cannot be confused
+            d = self.definition
+            params = tuple(
+                (k, v) for k, v in self.param_values().items() if v is not None and v != ()
+            )
+            if d.trec_name == d.name:  # trec_eval's family: trec_eval's syntax, rbp.p=0.9
+                pairs = []
+                for k, v in params:
+                    if k == "gains":
+                        pairs += [f"{lvl}={_num(g)}" for lvl, g in v]
+                    else:
+                        pairs.append(f"{k}={_num(v) if isinstance(v, float) else v}")
+                return text + ("." + ",".join(pairs) if pairs else "")
+        if params:
+            text += "(" + ", ".join(f"{k}={_format_value(v)}" for k, v in params) + ")"
         if self.cutoff is not None:
             c = self.cutoff
             text += "@" + (str(c) if isinstance(c, int) else _num(c))
@@ -289,7 +410,19 @@ class Measure:
         return f"Measure({str(self)!r})"
 
 
+CUTOFF_ALLOWED = {
+    "rank": f"a positive integer rank in [1, {_bound(MAX_RANK)}]",
+    "recall": "a recall level in [0, 1]",
+    "positive": f"a positive number in (0, {_bound(MAX_MULTIPLE)}]",
+}
+
+
 def _check_cutoff(definition: MeasureDef, cutoff):
+    """The cutoff as an int rank or a float, checked against the family's range.
+
+    Ranks beyond every ranking are allowed (they cost nothing: kernels compare ranks
+    with the cutoff, never allocate by it) up to trec_eval's largest int.
+    """
     label = definition.name
     if cutoff is None:
         if definition.cutoff_required:
@@ -297,24 +430,19 @@ def _check_cutoff(definition: MeasureDef, cutoff):
         return None
     if definition.cutoff is None:
         raise MeasureError(f"{label} takes no cutoff (got @{cutoff})")
-    if definition.cutoff == "rank":
-        try:
-            as_float = float(cutoff)
-        except (TypeError, ValueError):
-            as_float = float("nan")
-        if not as_float.is_integer() or as_float < 1:
-            raise MeasureError(
-                f"{label}: invalid cutoff: expected a positive integer rank, got {cutoff!r}"
-            )
-        return int(as_float)
     try:
+        if isinstance(cutoff, (bool, str)):
+            raise TypeError
         value = float(cutoff)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         value = float("nan")
-    if definition.cutoff == "recall" and not 0.0 <= value <= 1.0:
-        raise MeasureError(
-            f"{label}: invalid cutoff: expected a recall level in [0, 1], got {cutoff!r}"
-        )
-    if definition.cutoff == "positive" and not value > 0:
-        raise MeasureError(f"{label}: invalid cutoff: expected a positive number, got {cutoff!r}")
-    return value
+    if definition.cutoff == "rank":
+        ok = value.is_integer() and 1 <= value <= MAX_RANK
+    elif definition.cutoff == "recall":
+        ok = 0.0 <= value <= 1.0
+    else:
+        ok = 0.0 < value <= MAX_MULTIPLE
+    if not ok:
+        allowed = CUTOFF_ALLOWED[definition.cutoff]
+        raise MeasureError(f"{label}: {invalid_value('cutoff', allowed, cutoff)}")
+    return int(value) if definition.cutoff == "rank" else value

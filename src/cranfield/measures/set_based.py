@@ -11,7 +11,7 @@ import numpy as np
 
 from ._common import level, safe_div
 from .precision import JUDGED_ONLY, REL, TREC
-from .registry import Param, measure
+from .registry import MAX_MAGNITUDE, Param, measure, number_in
 
 
 def _counts(jr, rel):
@@ -110,8 +110,7 @@ def f_measure(relret, ret, r, beta2: float) -> np.ndarray:
             float,
             1.0,
             "relative importance of recall (beta squared)",
-            allowed="a non-negative number",
-            check=lambda v: v >= 0,
+            **number_in(0, MAX_MAGNITUDE),
         ),
         REL,
     ),
@@ -134,8 +133,7 @@ def set_f_trec(jr, cutoff, x=1.0, rel=None):
             float,
             1.0,
             "recall is beta times as important as precision",
-            allowed="a non-negative number",
-            check=lambda v: v >= 0,
+            **number_in(0, 1e50),
         ),
         REL,
         JUDGED_ONLY,

@@ -16,7 +16,7 @@ import numpy as np
 from ..errors import MeasureError
 from ._common import count_at, level, safe_div
 from .precision import JUDGED_ONLY, REL
-from .registry import Param, measure
+from .registry import MAX_COUNT, Param, integer_in, measure
 
 WEBER = "Weber, Multimedia Retrieval, lecture notes (Univ. Basel 2019 ch. 1.3, 2024 sec. 2.2)"
 
@@ -25,8 +25,7 @@ COLLECTION_SIZE = Param(
     int,
     None,
     "number of documents in the collection, |A| (required)",
-    allowed="a positive integer",
-    check=lambda v: v is None or v > 0,
+    **integer_in(1, MAX_COUNT),
 )
 
 

@@ -8,7 +8,7 @@ from .. import segments
 from ..judged import NOT_POOLED, Positions
 from .gain import GAINS, gain_of
 from .precision import TREC
-from .registry import Param, measure
+from .registry import Param, measure, number_in
 
 MZ = "Moffat & Zobel, 'Rank-biased precision for measurement of retrieval effectiveness', TOIS 2008"
 
@@ -61,8 +61,7 @@ def _normalised_gains(jr, gains, labels, q):
             float,
             0.9,
             "persistence: probability of looking at the next document",
-            allowed="a number in (0, 1)",
-            check=lambda v: 0 < v < 1,
+            **number_in(0, 1, open_lo=True, open_hi=True),
         ),
         GAINS,
     ),
