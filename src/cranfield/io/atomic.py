@@ -216,8 +216,9 @@ def check_output(target: str | os.PathLike, inputs: Iterable[str | os.PathLike] 
     """Refuse, before any work, an output that cannot be written or is one of the inputs.
 
     Raises :class:`~cranfield.errors.OutputError` when ``target`` is a directory, its
-    directory does not exist, or it is the same file as an input (``"-"`` is standard
-    input): same device and inode, which also catches symbolic and hard links, or the
+    directory does not exist or takes no new file (read-only, no permission: a temporary
+    file is created there and removed), or it is the same file as an input (``"-"`` is
+    standard input): same device and inode, which also catches symbolic and hard links, or the
     same resolved path when the file does not exist yet. A target that is not a regular
     file (``/dev/null``) holds nothing to lose and is accepted.
     """
@@ -238,3 +239,4 @@ def check_output(target: str | os.PathLike, inputs: Iterable[str | os.PathLike] 
         if same:
             what = "standard input" if str(source) == "-" else str(source)
             raise OutputError(f"is also an input ({what}); write the output to another file", shown)
+    os.unlink(_create_temp(dest, shown))  # fails now rather than after the work
