@@ -128,6 +128,8 @@ def test_check_output_finds_inputs_through_links(tmp_path):
     with pytest.raises(OutputError, match="is also an input"):
         check_output(tmp_path / "later.txt", [str(tmp_path / "dangling")])
     check_output(tmp_path / "other.txt", [str(run)])  # a different file is fine
+    # an argument that is no file (a measure named like the new output) is no input
+    check_output(tmp_path / "AP", [str(tmp_path / "AP")])
     check_output(os.devnull, [os.devnull])  # nothing to lose in a device
 
 

@@ -18,7 +18,7 @@ leaves the old file as it was and no temporary file behind.
 
 :func:`check_output` is the early check of the command line: the output is not a
 directory, its directory exists, and it is not one of the inputs (same device and inode,
-so also through symbolic and hard links; same resolved path for a file not yet there).
+so also through symbolic and hard links; a dangling link to a file not yet there).
 """
 
 from __future__ import annotations
@@ -218,8 +218,8 @@ def check_output(target: str | os.PathLike, inputs: Iterable[str | os.PathLike] 
     Raises :class:`~cranfield.errors.OutputError` when ``target`` is a directory, its
     directory does not exist or takes no new file (read-only, no permission: a temporary
     file is created there and removed), or it is the same file as an input (``"-"`` is
-    standard input): same device and inode, which also catches symbolic and hard links, or the
-    same resolved path when the file does not exist yet. A target that is not a regular
+    standard input): same device and inode, which also catches symbolic and hard links,
+    or, for a file that does not exist yet, an input that is a symbolic link to it. A target that is not a regular
     file (``/dev/null``) holds nothing to lose and is accepted.
     """
     shown = str(target)
@@ -234,7 +234,7 @@ def check_output(target: str | os.PathLike, inputs: Iterable[str | os.PathLike] 
     for source in inputs:
         other = _identity(source)
         same = (mine is not None and mine == other) or (
-            mine is None and str(source) != "-" and os.path.realpath(source) == real
+            mine is None and os.path.islink(source) and os.path.realpath(source) == real
         )
         if same:
             what = "standard input" if str(source) == "-" else str(source)
