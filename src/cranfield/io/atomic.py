@@ -163,6 +163,7 @@ def atomic_path(target: str | os.PathLike) -> Iterator[Path]:
         tmp = _create_temp(dest, shown)
         _live.add(tmp)
         _install()
+    renamed = False
     try:
         try:
             yield Path(tmp)
@@ -172,6 +173,7 @@ def atomic_path(target: str | os.PathLike) -> Iterator[Path]:
             finally:
                 os.close(fd)
             os.replace(tmp, dest)
+            renamed = True
         except OSError as exc:
             if isinstance(exc, OutputError) or exc.filename not in (None, tmp, str(dest)):
                 raise
@@ -180,10 +182,11 @@ def atomic_path(target: str | os.PathLike) -> Iterator[Path]:
     finally:
         with _lock:
             _live.discard(tmp)
-            try:
-                os.unlink(tmp)  # still there only when something failed
-            except OSError:
-                pass
+            if not renamed:
+                try:
+                    os.unlink(tmp)
+                except OSError:
+                    pass
             if not _live:
                 _restore()
 
