@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from cranfield import Qrels, Run
+from cranfield.errors import InputError
 from cranfield.evaluation import evaluate
 from cranfield.judged import judge
 
@@ -88,7 +89,12 @@ def test_complete_adds_empty_rankings_and_divides_by_qrels_topics(seed):
     missing = sorted(qrels_d)[::2]
     partial = {q: r for q, r in run_d.items() if q not in missing}
     res_c, complete = _values(qrels_d, partial, complete=True)
-    res_p, normal = _values(qrels_d, partial)
+    if not set(qrels_d) & set(partial):  # no query in common: a mean over none is an error
+        with pytest.raises(InputError, match="no query to evaluate"):
+            _values(qrels_d, partial)
+        res_p, normal = None, {}
+    else:
+        res_p, normal = _values(qrels_d, partial)
 
     assert sorted(complete) == sorted(qrels_d)  # every qrels topic, byte order
     assert list(res_c.run(0).query_ids) == sorted(qrels_d)

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any, ClassVar
 
 import pyarrow as pa
@@ -183,7 +182,10 @@ class Columnar:
     def to_parquet(self, path: str | os.PathLike) -> None:
         import pyarrow.parquet as pq
 
-        pq.write_table(self.table, str(Path(path)))
+        from .io.atomic import atomic_path
+
+        with atomic_path(path) as tmp:
+            pq.write_table(self.table, str(tmp))
 
     def to_dict(self) -> dict[str, dict]:
         return tabular.to_dict(self.table, self._value)

@@ -88,3 +88,19 @@ def require(module: str, extra: str):
         raise MissingDependencyError(
             f"{top} is required for this feature: pip install 'cranfield[{extra}]'"
         ) from exc
+
+
+class OutputError(CranfieldError, OSError):
+    """An output that cannot be written (full disk, missing directory, an input's path).
+
+    ``str()`` is ``"<target>: <message>"``, like :class:`InputError`. It is an
+    ``OSError``, so code that tolerates a failing write (argparse's help) still does.
+    """
+
+    def __init__(self, message: str, target: str | None = None):
+        self.message = message
+        self.target = target
+        super().__init__(message)
+
+    def __str__(self) -> str:
+        return f"{self.target}: {self.message}" if self.target is not None else self.message

@@ -332,6 +332,16 @@ def evaluate(
     )
 
 
+def require_queries(jr: JudgedRun, name: str) -> None:
+    """Raise :class:`InputError` when a judged run has no query to evaluate.
+
+    A mean over zero queries is undefined: trec_eval stops with an error, and so does
+    every cranfield path that aggregates (``evaluate``, streaming, ``trec_eval``).
+    """
+    if jr.num_queries == 0:
+        raise InputError(f"no query to evaluate: run {name!r} and the qrels share no query")
+
+
 def run_result(
     jr: JudgedRun,
     name: str,
@@ -340,8 +350,14 @@ def run_result(
     skip_no_relevant: bool = False,
 ) -> RunResult:
     """Per-query values and aggregates of one judged run (the body of :func:`evaluate`)."""
-    values = {m: m.compute(jr) for m in measures}
+    require_queries(jr, name)
     keep = jr.num_rel() > 0 if skip_no_relevant else np.ones(jr.num_queries, bool)
+    if not keep.any():
+        raise InputError(
+            f"no query to evaluate: no query of run {name!r} has a relevant document "
+            "and queries without one are skipped"
+        )
+    values = {m: m.compute(jr) for m in measures}
     aggs = {}
     for m in measures:
         if aggregate_by == "micro":

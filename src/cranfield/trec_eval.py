@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .errors import InputError, MeasureError
-from .evaluation import MIN_GEO_MEAN, aggregate
+from .evaluation import MIN_GEO_MEAN, aggregate, require_queries
 from .judged import JudgedRun, judge
 from .measures.names import TREC_DEFAULT_CUTOFFS, parse_trec
 from .measures.registry import Measure
@@ -325,6 +325,7 @@ def run_trec_eval(
             compat=compat,
         )
     )
+    require_queries(jr, jr.run_name)
     if not complete and notes is not None:
         all_topics = set(qrels.query_ids())
         missing = sorted(all_topics - set(jr.query_ids))
@@ -334,8 +335,6 @@ def run_trec_eval(
                 f"note: {len(missing)} qrels topic(s) have no results and are ignored "
                 f"(use -c to score them as 0): {shown}"
             )
-    if jr.num_queries == 0:
-        raise InputError("no queries with both results and relevance info")
     zscores = read_zscores(zscores_path) if zscores_path else None
 
     qids = list(jr.query_ids)

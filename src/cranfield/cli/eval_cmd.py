@@ -144,8 +144,9 @@ def run(args) -> int:
                 )
     text = render(results, args.format, per_query=args.per_query, digits=args.digits)
     if args.output:
-        with open(args.output, "w", encoding="utf-8") as fh:
-            fh.write(text)
+        from ..io.atomic import write_text
+
+        write_text(args.output, text)
     else:
         sys.stdout.write(text)
     return 0

@@ -65,7 +65,28 @@ def main(argv: list[str] | None = None) -> int:
     sub_parser = argparse.ArgumentParser(prog=f"cranfield {name}", description=module.HELP)
     module.add_arguments(sub_parser)
     args = sub_parser.parse_args(argv[1:])
-    return _guard(lambda: module.run(args), name)
+    return _guard(lambda: _check_output(args) or module.run(args), name)
+
+
+def _check_output(args) -> None:
+    """Refuse an ``-o`` file that is a directory, in no directory, or one of the inputs.
+
+    Every other argument that names a file counts as an input (the title of a report
+    does not), so a subcommand that gains an ``--output`` is covered without a list.
+    """
+    output = getattr(args, "output", None)
+    if not isinstance(output, str):
+        return
+    from ..io.atomic import check_output
+
+    inputs: list[str] = []
+    for key, value in vars(args).items():
+        if key in ("output", "title"):
+            continue
+        for item in value if isinstance(value, (list, tuple)) else [value]:
+            if isinstance(item, str):
+                inputs.append(item)
+    check_output(output, inputs)
 
 
 def _guard(call, name: str) -> int:
@@ -92,6 +113,80 @@ def _guard(call, name: str) -> int:
         return 130
 
 
+class _Closed:
+    """Stands in for a standard stream that was closed (``<&-``, ``>&-``).
+
+    Reading or writing it raises a one-line error; flushing does nothing.
+    """
+
+    encoding = "utf-8"
+    errors = "strict"
+
+    def __init__(self, error) -> None:
+        self._error = error
+
+    @property
+    def buffer(self):
+        return self
+
+    def _fail(self, *_args, **_kw):
+        raise self._error()
+
+    read = readline = readlines = readinto = write = writelines = _fail
+    __iter__ = _fail
+
+    def flush(self) -> None:
+        pass
+
+    def isatty(self) -> bool:
+        return False
+
+    def fileno(self) -> int:
+        raise self._error()
+
+
+def _stdin_closed() -> Exception:
+    from ..errors import InputError
+
+    return InputError("standard input is closed", source="<stdin>")
+
+
+def _stdout_closed() -> Exception:
+    from ..errors import OutputError
+
+    return OutputError("standard output is closed", "<stdout>")
+
+
+def _standard_streams() -> None:
+    """Make closed standard streams safe before any file is opened.
+
+    A closed descriptor 0, 1 or 2 gets ``/dev/null``, so no file opened later can take
+    its number (an output landing on descriptor 1 would receive whatever is printed).
+    Then: a closed standard input fails to read with one line; a closed standard output
+    fails to write with one line (status 2), which commands writing to ``-o`` never do;
+    a closed standard error drops notes and warnings — never sends them to standard
+    output — and leaves the exit status alone.
+    """
+    import os
+
+    closed = []
+    for fd in (0, 1, 2):
+        try:
+            os.fstat(fd)
+        except OSError:
+            null = os.open(os.devnull, os.O_RDWR)
+            if null != fd:
+                os.dup2(null, fd)
+                os.close(null)
+            closed.append(fd)
+    if 0 in closed:
+        sys.stdin = _Closed(_stdin_closed)
+    if 1 in closed:
+        sys.stdout = _Closed(_stdout_closed)
+    if 2 in closed:
+        sys.stderr = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 - process-long
+
+
 def entry() -> None:
     """The console script: :func:`main`, then a quick exit.
 
@@ -102,6 +197,7 @@ def entry() -> None:
     """
     import os
 
+    _standard_streams()
     if sys.argv[1:2] in (["eval"], ["trec_eval"]) and "numpy" not in sys.modules:
         # no BLAS thread pool: evaluation does no linear algebra, and OpenBLAS's idle
         # threads spin for about 0.1 s of CPU after they start, which the reader needs

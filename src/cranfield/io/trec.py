@@ -473,7 +473,9 @@ def write(table: pa.Table, path_or_file, columns: list) -> None:
             import gzip
 
             data = gzip.compress(data, mtime=0)
-        Path(path_or_file).write_bytes(data)
+        from .atomic import write_bytes
+
+        write_bytes(path_or_file, data)
     else:
         try:
             path_or_file.write(data)

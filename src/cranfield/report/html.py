@@ -416,7 +416,9 @@ def write_report(
     """Write :func:`build_report` to ``path`` (UTF-8); returns the path."""
     path = Path(path)
     text = build_report(qrels, runs, measures, **kw)
-    path.write_text(text, encoding="utf-8", newline="\n")
+    from ..io.atomic import write_text
+
+    write_text(path, text, newline="\n")
     return path
 
 
