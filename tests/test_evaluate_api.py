@@ -106,3 +106,12 @@ def test_evaluate_stays_a_function_whatever_was_imported_first():
     importlib.import_module("cranfield.evaluation")
     importlib.import_module("cranfield.cli.eval_cmd")
     assert callable(cranfield.evaluate) and cranfield.evaluate.__name__ == "evaluate"
+
+
+def test_dumps_writes_undefined_values_as_null():
+    res = cranfield.evaluate(QRELS, {"sys": RUN}, ["AP"])
+    run = res.runs[0]
+    run.aggregates[next(iter(run.aggregates))] = float("nan")  # an undefined aggregate
+    text = res.dumps()
+    assert "NaN" not in text
+    assert json.loads(text)["runs"][0]["aggregate"]["AP"] is None

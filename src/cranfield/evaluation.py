@@ -8,7 +8,6 @@ agree to the last digit.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -193,7 +192,9 @@ class Results:
         return {"runs": runs}
 
     def dumps(self, per_query: bool = False) -> str:
-        return json.dumps(self.to_json(per_query), indent=2, allow_nan=True)
+        from .output import dumps_json
+
+        return dumps_json(self.to_json(per_query))
 
     def rows(self, per_query: bool = False) -> list[dict]:
         """Long format: one dict per (run, query, measure) or (run, measure)."""

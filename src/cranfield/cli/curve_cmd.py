@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import csv
-import json
 import sys
 
 HELP = "precision-recall curves as data"
@@ -92,8 +91,9 @@ def _write(table: dict, fmt: str) -> None:
         for values in zip(*table.values(), strict=True)
     ]
     if fmt == "json":
-        json.dump(rows, sys.stdout, indent=1)
-        sys.stdout.write("\n")
+        from ..output import dumps_json
+
+        sys.stdout.write(dumps_json(rows, indent=1) + "\n")
         return
     writer = csv.DictWriter(sys.stdout, fieldnames=names, lineterminator="\n")
     writer.writeheader()
