@@ -1,0 +1,138 @@
+"""``cranfield pool``: build a judgment pool from runs; ``pool stats``, ``pool reuse``.
+
+``cranfield pool RUN...`` writes the pool; ``cranfield pool stats QRELS RUN...`` and
+``cranfield pool reuse QRELS RUN...`` measure it (a run file literally named ``stats``
+or ``reuse`` is given as ``./stats``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+HELP = "build a judgment pool from runs (depth, budget); pool stats; pool reuse"
+
+ACTIONS: dict[str, str] = {}  # action -> one-line help, filled below
+
+
+def _strategy_names() -> str:
+    from ..pooling.strategies import STRATEGIES
+
+    return ", ".join(STRATEGIES)
+
+
+def _pool_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="cranfield pool",
+        description="Pool the documents of runs for relevance judging (all topics at once). "
+        "Also: 'cranfield pool stats QRELS RUN...' and 'cranfield pool reuse QRELS RUN...'.",
+    )
+    p.add_argument("runs", nargs="+", metavar="RUN", help="runs (TREC run files, Parquet, CSV/TSV)")
+    p.add_argument(
+        "-s",
+        "--strategy",
+        default=None,
+        help="NAME or NAME(param=value,...): depth (default), budget, e.g. "
+        "'budget(n=500,order=rrf)'; see docs/pooling.md",
+    )
+    p.add_argument("-k", "--depth", type=int, help="depth strategy: ranks per run (default 100)")
+    p.add_argument("-n", "--budget", type=int, help="budget strategy: documents per topic")
+    p.add_argument("--order", help="budget strategy: take (default), rrf, rbp-sum or rbp-max")
+    p.add_argument(
+        "--qrels", help="incremental pooling: leave out documents already in these judgments"
+    )
+    p.add_argument(
+        "--format",
+        choices=("pairs", "qrels"),
+        default="pairs",
+        help="pairs: 'qid docid' lines (default); qrels: 'qid 0 docid -1' (pooled, unjudged)",
+    )
+    p.add_argument("-o", "--output", help="write to this file instead of standard output")
+    return p
+
+
+def _check_output(output: str | None, inputs: list[str]) -> None:
+    """Refuse to write onto one of the inputs (it is read before, but would be lost)."""
+    from ..errors import ParameterError
+
+    if not output or output == "-":
+        return
+    for path in inputs:
+        if path == "-" or not os.path.exists(output):
+            continue
+        try:
+            same = os.path.samefile(output, path)
+        except OSError:
+            same = False
+        if same:
+            raise ParameterError("-o/--output", "a file that is not one of the inputs", output)
+
+
+def emit(data: bytes, output: str | None) -> None:
+    """Write to ``output`` atomically (temp file + ``os.replace``), or to stdout."""
+    if output and output != "-":
+        from ..pooling.pool import write_atomic  # swap for the shared helper when it exists
+
+        write_atomic(output, data)
+        return
+    out = sys.stdout
+    if out is None:
+        raise OSError("standard output is closed")
+    buf = getattr(out, "buffer", None)
+    if buf is not None:
+        buf.write(data)
+        buf.flush()
+    else:
+        out.write(data.decode("utf-8"))
+        out.flush()
+
+
+def _read_runs(paths: list[str]) -> list:
+    from ..run import Run, _default_name
+
+    runs = [Run.read(p) for p in paths]
+    names = [r.name for r in runs]
+    if len(set(names)) != len(names):  # two files with the same TREC tag: use file names
+        for r in runs:
+            r.name = _default_name(r.source)
+    return runs
+
+
+def run_pool(argv: list[str]) -> int:
+    from ..errors import ParameterError
+    from ..pooling import build_pool
+
+    args = _pool_parser().parse_args(argv)
+    spec = args.strategy or ("budget" if args.budget is not None else "depth")
+    from ..pooling.strategies import parse, split
+
+    definition, _ = split(spec)
+    overrides: dict = {}
+    if definition.name == "depth":
+        for flag, value in (("--budget", args.budget), ("--order", args.order)):
+            if value is not None:
+                raise ParameterError(flag, "only with --strategy budget", value)
+        overrides["k"] = args.depth
+    else:
+        if args.depth is not None:
+            raise ParameterError("--depth", "only with --strategy depth", args.depth)
+        overrides["n"] = args.budget
+        overrides["order"] = args.order
+    _check_output(args.output, args.runs + ([args.qrels] if args.qrels else []))
+    # parameters are checked before any file is read
+    parse(spec, **overrides)
+    from ..qrels import Qrels
+
+    qrels = Qrels.read(args.qrels) if args.qrels else None
+    pool = build_pool(_read_runs(args.runs), spec, qrels=qrels, **overrides)
+    emit(pool.to_bytes(args.format), args.output)
+    return 0
+
+
+def main(argv: list[str]) -> int:
+    if argv and argv[0] in ACTIONS:
+        from . import pool_stats_cmd
+
+        return pool_stats_cmd.main(argv[0], argv[1:])
+    return run_pool(argv)

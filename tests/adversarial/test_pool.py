@@ -1,0 +1,143 @@
+"""``cranfield pool`` (and ``pool stats`` / ``pool reuse``) under hostile input."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from .harness import Unchanged, assert_clean_failure, assert_success, run_cli
+
+RUN_A = "1 Q0 a 1 3.0 A\n1 Q0 b 2 2.0 A\n2 Q0 c 1 1.0 A\n"
+RUN_B = "1 Q0 b 1 5.0 B\n1 Q0 d 2 4.0 B\n2 Q0 e 1 1.0 B\n"
+QRELS = "1 0 a 1\n1 0 b 0\n2 0 c 2\n"
+
+
+@pytest.fixture
+def files(tmp_path):
+    a = tmp_path / "a.run"
+    b = tmp_path / "b.run"
+    q = tmp_path / "qrels"
+    a.write_text(RUN_A)
+    b.write_text(RUN_B)
+    q.write_text(QRELS)
+    return a, b, q
+
+
+def test_pool_writes_sorted_pairs(files):
+    a, b, _ = files
+    out = run_cli("pool", a, b, "--depth", "1")
+    assert_success(out, quiet=True)
+    assert out.stdout == b"1 a\n1 b\n2 c\n2 e\n"
+
+
+def test_pool_qrels_format_reads_back_as_pooled_unjudged(files, tmp_path):
+    a, b, _ = files
+    target = tmp_path / "pool.qrels"
+    assert_success(run_cli("pool", a, b, "--depth", "2", "--format", "qrels", "-o", target))
+    assert target.read_text().splitlines()[0] == "1 0 a -1"
+    # the evaluator reads it: every pooled document is pooled-but-unjudged, none relevant
+    out = run_cli("eval", target, a, "-m", "Judged@2", "NumRel", "-f", "json")
+    assert_success(out)
+    agg = json.loads(out.stdout)["runs"][0]["aggregate"]
+    assert agg["Judged@2"] == 1.0
+    assert agg["NumRel"] == 0
+
+
+def test_incremental_pool_leaves_judged_documents_out(files):
+    a, b, q = files
+    out = run_cli("pool", a, b, "--depth", "2", "--qrels", q)
+    assert_success(out, quiet=True)
+    assert out.stdout == b"1 d\n2 e\n"
+
+
+def test_budget_flag_selects_the_budget_strategy(files):
+    a, b, _ = files
+    out = run_cli("pool", a, b, "--budget", "1", "--order", "rrf")
+    assert_success(out, quiet=True)
+    assert out.stdout.count(b"\n") == 2
+
+
+@pytest.mark.parametrize(
+    "args, mention",
+    [
+        (["--depth", "0"], "depth parameter k"),
+        (["--depth", "-1"], "depth parameter k"),
+        (["--budget", "0"], "budget parameter n"),
+        (["--strategy", "magic"], "depth, budget"),
+        (["--strategy", "budget(n=3,order=best)"], "take, rrf"),
+        (["--strategy", "budget"], "budget parameter n"),
+        (["--budget", "3", "--depth", "4"], "--depth"),
+    ],
+)
+def test_bad_parameters_fail_cleanly(files, args, mention):
+    a, b, _ = files
+    with Unchanged(a, b):
+        assert_clean_failure(run_cli("pool", a, b, *args), mention)
+
+
+def test_bad_run_fails_with_file_and_line(tmp_path):
+    bad = tmp_path / "bad.run"
+    bad.write_text("1 Q0 a 1 3.0 A\n1 Q0 b two 2.0\n")
+    assert_clean_failure(run_cli("pool", bad, "--depth", "5"), "bad.run")
+
+
+def test_empty_run_is_a_clear_error(tmp_path):
+    empty = tmp_path / "empty.run"
+    empty.write_text("")
+    err = assert_clean_failure(run_cli("pool", empty, "--depth", "5"))
+    assert "empty" in err
+
+
+def test_everything_already_judged_is_a_clear_error(tmp_path, files):
+    a, _, _ = files
+    q = tmp_path / "all.qrels"
+    q.write_text("1 0 a 1\n1 0 b 0\n2 0 c 1\n")
+    assert_clean_failure(run_cli("pool", a, "--depth", "5", "--qrels", q), "pool is empty")
+
+
+def test_missing_run_file(tmp_path):
+    assert_clean_failure(run_cli("pool", tmp_path / "nope.run"), "nope.run")
+
+
+def test_output_onto_an_input_is_refused(files):
+    a, b, q = files
+    with Unchanged(a, b, q):
+        assert_clean_failure(run_cli("pool", a, b, "-o", a), "not one of the inputs")
+        assert_clean_failure(run_cli("pool", a, b, "--qrels", q, "-o", q), "not one of the inputs")
+
+
+def test_failure_leaves_an_existing_output_untouched(files, tmp_path):
+    a, _, _ = files
+    target = tmp_path / "pool.txt"
+    target.write_text("old\n")
+    with Unchanged(target):
+        assert_clean_failure(run_cli("pool", a, "--depth", "0", "-o", target))
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".cranfield-")] == []
+
+
+def test_output_into_a_missing_directory(files, tmp_path):
+    a, _, _ = files
+    assert_clean_failure(run_cli("pool", a, "-o", tmp_path / "no" / "such" / "pool.txt"))
+
+
+def test_closed_stdout(files):
+    a, b, _ = files
+    out = run_cli("pool", a, b, close_stdout=True)
+    assert out.status != 0
+    assert "Traceback" not in out.stderr
+    assert out.stderr.count("\n") <= 1
+
+
+def test_closed_stdout_with_output_file_succeeds(files, tmp_path):
+    a, b, _ = files
+    target = tmp_path / "p.txt"
+    out = run_cli("pool", a, b, "-o", target, close_stdout=True)
+    assert_success(out, quiet=True)
+    assert target.read_text().startswith("1 a\n")
+
+
+def test_stdin_run(files):
+    out = run_cli("pool", "-", "--depth", "1", stdin=RUN_A.encode())
+    assert_success(out, quiet=True)
+    assert out.stdout == b"1 a\n2 c\n"
