@@ -141,3 +141,45 @@ def test_stdin_run(files):
     out = run_cli("pool", "-", "--depth", "1", stdin=RUN_A.encode())
     assert_success(out, quiet=True)
     assert out.stdout == b"1 a\n2 c\n"
+
+
+def test_stats_json(files):
+    a, b, q = files
+    out = run_cli("pool", "stats", q, a, b, "--depth", "1", "-f", "json", "--judged-at", "1", "2")
+    assert_success(out, quiet=True)
+    doc = json.loads(out.stdout)
+    assert doc["pool_size"] == 4 and doc["topics"] == {"1": 2, "2": 2}
+    assert doc["runs"][0] == {
+        "name": "A",
+        "unique": 2,
+        "unique_relevant": 2,
+        "judged": {"1": 1.0, "2": 1.0},
+    }
+
+
+@pytest.mark.parametrize(
+    "args, mention",
+    [
+        (["--depth", "0"], "depth"),
+        (["--judged-at", "0"], "judged_at"),
+    ],
+)
+def test_stats_bad_parameters(files, args, mention):
+    a, b, q = files
+    assert_clean_failure(run_cli("pool", "stats", q, a, b, *args), mention)
+
+
+def test_stats_topic_missing_from_qrels(files, tmp_path):
+    a, b, _ = files
+    q = tmp_path / "partial.qrels"
+    q.write_text("1 0 a 1\n")
+    assert_clean_failure(run_cli("pool", "stats", q, a, b), "absent from the qrels")
+
+
+def test_stats_bad_qrels_and_output_onto_input(files, tmp_path):
+    a, b, q = files
+    bad = tmp_path / "bad.qrels"
+    bad.write_text("1 0 a\n")
+    assert_clean_failure(run_cli("pool", "stats", bad, a), "bad.qrels")
+    with Unchanged(q, a):
+        assert_clean_failure(run_cli("pool", "stats", q, a, "-o", q), "not one of the inputs")

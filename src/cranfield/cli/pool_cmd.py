@@ -130,9 +130,55 @@ def run_pool(argv: list[str]) -> int:
     return 0
 
 
+def _measure_parser(action: str) -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog=f"cranfield pool {action}", description=ACTIONS[action])
+    p.add_argument("qrels", help="the judgments made on the pool (TREC qrels, Parquet, CSV/TSV)")
+    p.add_argument("runs", nargs="+", metavar="RUN", help="the pooled runs")
+    p.add_argument("-k", "--depth", type=int, default=100, help="pool depth (default 100)")
+    p.add_argument(
+        "-l", "--rel-level", type=int, default=1, help="minimum relevant grade (default 1)"
+    )
+    p.add_argument("-o", "--output", help="write to this file instead of standard output")
+    return p
+
+
+ACTIONS["stats"] = "pool size, unique contributions, Judged@k and relevant documents found"
+
+
+def _stats_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--judged-at",
+        type=int,
+        nargs="+",
+        default=None,
+        metavar="D",
+        help="depths of Judged@D (default 10 20 50 100)",
+    )
+    p.add_argument("-f", "--format", choices=("text", "json", "markdown"), default="text")
+
+
+def run_stats(argv: list[str]) -> int:
+    from ..pooling.pool import check_depth
+    from ..pooling.stats import DEFAULT_JUDGED_AT, pool_stats, render
+    from ..qrels import Qrels
+
+    p = _measure_parser("stats")
+    _stats_arguments(p)
+    args = p.parse_args(argv)
+    check_depth(args.depth)
+    _check_output(args.output, [args.qrels, *args.runs])
+    stats = pool_stats(
+        Qrels.read(args.qrels),
+        _read_runs(args.runs),
+        args.depth,
+        judged_at=args.judged_at or DEFAULT_JUDGED_AT,
+        rel_level=args.rel_level,
+    )
+    emit(render(stats, args.format).encode("utf-8"), args.output)
+    return 0
+
+
 def main(argv: list[str]) -> int:
     if argv and argv[0] in ACTIONS:
-        from . import pool_stats_cmd
-
-        return pool_stats_cmd.main(argv[0], argv[1:])
+        return globals()[f"run_{argv[0]}"](argv[1:])
     return run_pool(argv)

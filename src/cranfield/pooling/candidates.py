@@ -111,12 +111,25 @@ def collect(runs, max_rank: int | None = None) -> Candidates:
     )
 
 
-def pair_keys(cands: Candidates, query_ids, doc_ids) -> np.ndarray:
-    """Pair keys of (query, doc) id columns in the candidates' coding; pairs whose topic
-    or document no run retrieved are left out."""
+def pair_keys(cands: Candidates, query_ids, doc_ids) -> tuple[np.ndarray, np.ndarray]:
+    """Pair keys of (query, doc) id columns in the candidates' coding.
+
+    Returns ``(keys, known)``: ``known`` marks the rows whose topic and document some
+    run retrieved; ``keys`` holds the keys of those rows only.
+    """
     qi = pc.index_in(_plain(query_ids), value_set=cands.queries)
     di = pc.index_in(_plain(doc_ids), value_set=cands.docs)
     known = pc.and_(pc.is_valid(qi), pc.is_valid(di))
     qi = np.asarray(qi.filter(known).to_numpy(zero_copy_only=False), dtype=np.int64)
     di = np.asarray(di.filter(known).to_numpy(zero_copy_only=False), dtype=np.int64)
-    return qi * np.int64(max(len(cands.docs), 1)) + di
+    mask = np.asarray(known.to_numpy(zero_copy_only=False), dtype=bool)
+    return qi * np.int64(max(len(cands.docs), 1)) + di, mask
+
+
+def contributions(cands: Candidates) -> tuple[np.ndarray, np.ndarray]:
+    """``(sorted distinct pair keys, pairs x runs boolean matrix)``: which run retrieved
+    which pair (among the candidates)."""
+    ukeys, inverse = np.unique(cands.key, return_inverse=True)
+    matrix = np.zeros((len(ukeys), len(cands.names)), dtype=bool)
+    matrix[inverse.ravel(), cands.run] = True
+    return ukeys, matrix

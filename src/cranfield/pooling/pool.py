@@ -12,7 +12,7 @@ import pyarrow as pa
 
 from ..errors import InputError, ParameterError
 from . import strategies
-from .candidates import collect, pair_keys
+from .candidates import collect, contributions, pair_keys
 
 FORMATS = ("pairs", "qrels")
 
@@ -63,10 +63,11 @@ class Pool:
         return sink.getvalue()
 
 
-def _as_runs(runs) -> list:
-    from ..evaluation import as_runs
+def as_runs(runs) -> list:
+    """Runs coerced as :func:`cranfield.evaluate` does; names must be distinct."""
+    from ..evaluation import as_runs as coerce
 
-    out = as_runs(runs)
+    out = coerce(runs)
     names = [r.name for r in out]
     if len(set(names)) != len(names):
         dup = next(n for n in names if names.count(n) > 1)
@@ -114,13 +115,13 @@ def build_pool(
     ('depth(k=10)', 40)
     """
     definition, resolved = strategies.parse(strategy, **params)
-    run_list = _as_runs(runs)
+    run_list = as_runs(runs)
     cands = collect(run_list, definition.max_rank(resolved))
     if qrels is not None:
         from ..qrels import Qrels
 
         qrels = qrels if isinstance(qrels, Qrels) else Qrels.coerce(qrels)
-        judged = pair_keys(cands, qrels.table["query_id"], qrels.table["doc_id"])
+        judged, _ = pair_keys(cands, qrels.table["query_id"], qrels.table["doc_id"])
         cands = cands.take(~np.isin(cands.key, judged))
     keys = strategies.select(definition, resolved, cands)
     table = cands.decode(keys)
@@ -141,15 +142,17 @@ def contributors(runs, k: int) -> tuple[pa.Table, list[str], np.ndarray]:
     boolean ``pairs x runs`` matrix (``matrix[i, j]``: run ``j`` ranked pair ``i`` at
     ``k`` or better).
     """
+    check_depth(k)
+    cands = collect(as_runs(runs), int(k))
+    ukeys, matrix = contributions(cands)
+    return cands.decode(ukeys), cands.names, matrix
+
+
+def check_depth(k) -> int:
+    """A pool depth: an integer >= 1, else :class:`ParameterError`."""
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
         raise ParameterError("depth", "an integer >= 1", k)
-    run_list = _as_runs(runs)
-    cands = collect(run_list, int(k))
-    key = cands.key
-    ukeys, inverse = np.unique(key, return_inverse=True)
-    matrix = np.zeros((len(ukeys), len(run_list)), dtype=bool)
-    matrix[inverse.ravel(), cands.run] = True
-    return cands.decode(ukeys), cands.names, matrix
+    return int(k)
 
 
 def write_atomic(path: str | os.PathLike, data: bytes) -> None:
