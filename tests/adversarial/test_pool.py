@@ -183,3 +183,43 @@ def test_stats_bad_qrels_and_output_onto_input(files, tmp_path):
     assert_clean_failure(run_cli("pool", "stats", bad, a), "bad.qrels")
     with Unchanged(q, a):
         assert_clean_failure(run_cli("pool", "stats", q, a, "-o", q), "not one of the inputs")
+
+
+def test_reuse_json(files, tmp_path):
+    a, b, q = files
+    groups = tmp_path / "groups.tsv"
+    groups.write_text("# run group\nA g1\nB g2\n")
+    out = run_cli("pool", "reuse", q, a, b, "-k", "2", "-m", "AP", "--groups", groups, "-f", "json")
+    assert_success(out, quiet=True)
+    doc = json.loads(out.stdout)
+    assert doc["groups"] == {"A": "g1", "B": "g2"}
+    runs = {r["name"]: r for r in doc["measures"]["AP"]["runs"]}
+    # A alone pooled a and c (both relevant): without them A retrieves nothing relevant
+    assert runs["A"]["full"] == 1.0 and runs["A"]["reduced"] == 0.0
+
+
+@pytest.mark.parametrize(
+    "args, mention",
+    [
+        (["--depth", "0"], "depth"),
+        (["-m", "NoSuchMeasure"], "NoSuchMeasure"),
+        (["--group-sep", ""], "group separator"),
+    ],
+)
+def test_reuse_bad_parameters(files, args, mention):
+    a, b, q = files
+    assert_clean_failure(run_cli("pool", "reuse", q, a, b, *args), mention)
+
+
+def test_reuse_bad_groups_file(files, tmp_path):
+    a, b, q = files
+    groups = tmp_path / "groups.tsv"
+    groups.write_text("A g1 extra\n")
+    assert_clean_failure(run_cli("pool", "reuse", q, a, b, "--groups", groups), "groups.tsv:1")
+    groups.write_text("A g1\n")
+    assert_clean_failure(run_cli("pool", "reuse", q, a, b, "--groups", groups), "'B'")
+    with Unchanged(groups):
+        assert_clean_failure(
+            run_cli("pool", "reuse", q, a, b, "--groups", groups, "-o", groups),
+            "not one of the inputs",
+        )

@@ -178,6 +178,47 @@ def run_stats(argv: list[str]) -> int:
     return 0
 
 
+ACTIONS["reuse"] = "leave-one-group-out: how scores and rankings change without a group's judgments"
+
+
+def run_reuse(argv: list[str]) -> int:
+    from ..pooling.pool import check_depth
+    from ..pooling.reuse import leave_one_group_out, read_groups, render
+    from ..qrels import Qrels
+    from ._args import add_measures
+
+    p = _measure_parser("reuse")
+    add_measures(p, "measures to compare (default: AP Bpref infAP)")
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--groups", help="'run group' mapping file (default: every run its own group)")
+    g.add_argument("--group-sep", help="the group is the run name up to this separator (e.g. -)")
+    p.add_argument(
+        "--condensed",
+        action="store_true",
+        help="also evaluate every measure on condensed lists (unjudged documents dropped)",
+    )
+    p.add_argument("-f", "--format", choices=("text", "json", "markdown"), default="text")
+    args = p.parse_args(argv)
+    check_depth(args.depth)
+    inputs = [args.qrels, *args.runs] + ([args.groups] if args.groups else [])
+    _check_output(args.output, inputs)
+    from ..evaluation import as_measures
+
+    measures = as_measures(args.measures or ["AP", "Bpref", "infAP"])
+    groups = read_groups(args.groups) if args.groups else args.group_sep
+    result = leave_one_group_out(
+        Qrels.read(args.qrels),
+        _read_runs(args.runs),
+        args.depth,
+        measures,
+        groups=groups,
+        condensed=args.condensed,
+        rel_level=args.rel_level,
+    )
+    emit(render(result, args.format).encode("utf-8"), args.output)
+    return 0
+
+
 def main(argv: list[str]) -> int:
     if argv and argv[0] in ACTIONS:
         return globals()[f"run_{argv[0]}"](argv[1:])
