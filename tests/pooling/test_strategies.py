@@ -186,3 +186,27 @@ def test_the_callers_runs_are_not_modified():
     before = run.table
     build_pool([run], "budget", n=1, order="rrf")
     assert run.table.equals(before)
+
+
+@pytest.mark.parametrize("seed", range(20))
+@pytest.mark.parametrize("layout", ["shuffled", "ranked"])
+def test_row_order_of_the_input_does_not_matter(seed, layout):
+    # the depth pool only ranks the rows that can reach the top k; rows of one topic
+    # spread over several blocks (shuffled) or written best first (ranked) must give
+    # the reference pool
+    import pyarrow as pa
+
+    rng = np.random.default_rng(700 + seed)
+    runs = random_runs(rng, 3)
+    objs = []
+    for i, run in enumerate(runs):
+        rows = [(q, d, s) for q in run for d, s in run[q].items()]
+        if layout == "shuffled":
+            rows = [rows[j] for j in rng.permutation(len(rows))]
+        else:
+            rows.sort(key=lambda r: (r[0], -r[2]))
+        q, d, s = zip(*rows, strict=True)
+        table = pa.table({"query_id": list(q), "doc_id": list(d), "score": list(s)})
+        objs.append(Run(table, name=f"r{i}"))
+    for k in (1, 2, 5):
+        assert build_pool(objs, "depth", k=k).pairs() == ref.depth_pool(runs, k)

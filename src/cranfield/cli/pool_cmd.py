@@ -88,10 +88,28 @@ def emit(data: bytes, output: str | None) -> None:
         out.flush()
 
 
-def _read_runs(paths: list[str]) -> list:
+def _read_runs(paths: list[str], top: int | None = None) -> list:
+    """Read the runs, several files at once (Arrow parses without holding the GIL).
+
+    With ``top``, each run is cut to the rows that can rank ``top`` or better as soon
+    as it is read (ranks up to ``top`` unchanged), so a depth pool of many large runs
+    holds only their heads in memory. The first unreadable file, in argument order,
+    raises.
+    """
+    from concurrent.futures import ThreadPoolExecutor
+
+    from ..pooling.candidates import top_rows
     from ..run import Run, _default_name
 
-    runs = [Run.read(p) for p in paths]
+    def read(path: str):
+        run = Run.read(path)
+        return (top_rows(run, top) or run) if top is not None else run
+
+    if "-" in paths or len(paths) == 1:
+        runs = [read(p) for p in paths]
+    else:
+        with ThreadPoolExecutor(max_workers=min(4, len(paths), os.cpu_count() or 1)) as ex:
+            runs = list(ex.map(read, paths))
     names = [r.name for r in runs]
     if len(set(names)) != len(names):  # two files with the same TREC tag: use file names
         for r in runs:
@@ -119,13 +137,13 @@ def run_pool(argv: list[str]) -> int:
             raise ParameterError("--depth", "only with --strategy depth", args.depth)
         overrides["n"] = args.budget
         overrides["order"] = args.order
+    _, resolved = parse(spec, **overrides)  # parameters are checked before reading
+    top = resolved["k"] if definition.name == "depth" else None
     _check_output(args.output, args.runs + ([args.qrels] if args.qrels else []))
-    # parameters are checked before any file is read
-    parse(spec, **overrides)
     from ..qrels import Qrels
 
     qrels = Qrels.read(args.qrels) if args.qrels else None
-    pool = build_pool(_read_runs(args.runs), spec, qrels=qrels, **overrides)
+    pool = build_pool(_read_runs(args.runs, top), spec, qrels=qrels, **overrides)
     emit(pool.to_bytes(args.format), args.output)
     return 0
 

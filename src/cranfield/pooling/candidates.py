@@ -76,6 +76,43 @@ def _plain(col) -> pa.Array:
     return arr.cast(pa.string()) if arr.type != pa.string() else arr
 
 
+def top_rows(run, k: int):
+    """The run restricted to rows that can rank ``k`` or better, or None if all can.
+
+    Rows are grouped in blocks of consecutive rows with one query id (a topic may span
+    several blocks). Within a block, T is its k-th highest score (or its lowest, if it
+    has fewer than k rows); a block is part of its topic, so T is at most the topic's
+    k-th highest score. Keeping the rows scoring >= T therefore keeps every row that
+    ranks k or better in its topic and every row ranked before it (they score at least
+    as high, hence at least the topic's k-th highest score), so the ranks up to k of the
+    kept rows are their ranks in the whole run; only scores are compared here, the
+    ranks themselves come from ``Run.ranked``. Runs written ranked (the usual case)
+    need no sort at all.
+    """
+    from ..run import Run
+
+    t = run.table
+    n = t.num_rows
+    if n <= k:
+        return None
+    q = _plain(t["query_id"])
+    starts = np.ones(n, dtype=bool)
+    starts[1:] = np.asarray(pc.not_equal(q[1:], q[:-1]).to_numpy(zero_copy_only=False))
+    block = np.cumsum(starts) - 1
+    first = np.flatnonzero(starts)
+    ends = np.r_[first[1:], n]
+    score = np.asarray(t["score"].to_numpy(), dtype=np.float64)
+    if np.isnan(score).any():
+        return None
+    descending = np.all((score[1:] <= score[:-1]) | starts[1:])
+    order = np.arange(n) if descending else np.lexsort((-score, block))
+    kth = score[order[np.minimum(first + k, ends) - 1]]
+    keep = score >= kth[block]
+    if keep.all():
+        return None
+    return Run._wrap(t.filter(pa.array(keep)), run.source, name=run.name)
+
+
 def collect(runs, max_rank: int | None = None) -> Candidates:
     """Rank every run and code the (topic, document) pairs of all of them.
 
@@ -89,6 +126,8 @@ def collect(runs, max_rank: int | None = None) -> Candidates:
     """
     qs, ds, run_idx, ranks = [], [], [], []
     for i, run in enumerate(runs):
+        if max_rank is not None:
+            run = top_rows(run, max_rank) or run
         t = run.ranked()
         if max_rank is not None:
             t = t.filter(pc.less_equal(t["rank"], max_rank))
