@@ -223,3 +223,87 @@ def test_reuse_bad_groups_file(files, tmp_path):
             run_cli("pool", "reuse", q, a, b, "--groups", groups, "-o", groups),
             "not one of the inputs",
         )
+
+
+@pytest.fixture
+def pool_files(tmp_path):
+    pool = tmp_path / "pool.txt"
+    pool.write_text("1 a\n1 b\n2 c\n")
+    names = tmp_path / "names.txt"
+    names.write_text("ann\nbo\n")
+    return pool, names
+
+
+def test_assign_then_merge(pool_files, tmp_path):
+    pool, names = pool_files
+    out = tmp_path / "pk"
+    assert_success(run_cli("pool", "assign", pool, "--assessors", names, "-r", "1", "-o", out))
+    assert (out / "assignment.tsv").exists()
+    merged = run_cli("pool", "merge", out)
+    assert_success(merged, quiet=True)
+    assert merged.stdout == b"1 0 a -1\n1 0 b -1\n2 0 c -1\n"
+
+
+@pytest.mark.parametrize(
+    "names_text, args, mention",
+    [
+        ("ann\nbo\n", ["-r", "3"], "per_topic"),
+        ("ann\nbo\n", ["-r", "0"], "per_topic"),
+        ("ann\nann\n", [], "distinct"),
+        ("../evil\n", [], "assessor name"),
+        ("", [], "no assessor names"),
+    ],
+)
+def test_assign_bad_input(pool_files, tmp_path, names_text, args, mention):
+    pool, names = pool_files
+    names.write_text(names_text)
+    out = tmp_path / "pk"
+    assert_clean_failure(
+        run_cli("pool", "assign", pool, "--assessors", names, *args, "-o", out), mention
+    )
+    assert not out.exists()
+
+
+def test_assign_bad_pool_and_existing_packages(pool_files, tmp_path):
+    pool, names = pool_files
+    bad = tmp_path / "bad.txt"
+    bad.write_text("1 a b\n")
+    assert_clean_failure(
+        run_cli("pool", "assign", bad, "--assessors", names, "-o", tmp_path / "x"), "bad.txt:1"
+    )
+    done = tmp_path / "done"
+    done.mkdir()
+    (done / "ann.qrels").write_text("1 0 a 2\n")
+    with Unchanged(done / "ann.qrels"):
+        assert_clean_failure(
+            run_cli("pool", "assign", pool, "--assessors", names, "-o", done), "not empty"
+        )
+
+
+def test_merge_errors(tmp_path):
+    assert_clean_failure(run_cli("pool", "merge", tmp_path), "assignment.tsv")
+    (tmp_path / "assignment.tsv").write_text("1\tann\n")
+    assert_clean_failure(run_cli("pool", "merge", tmp_path), "package of 'ann' is missing")
+    (tmp_path / "ann.qrels").write_text("1 0 a two\n")
+    assert_clean_failure(run_cli("pool", "merge", tmp_path), "ann.qrels:1")
+    (tmp_path / "ann.qrels").write_text("1 0 a 1\n")
+    with Unchanged(tmp_path / "ann.qrels"):
+        assert_clean_failure(
+            run_cli("pool", "merge", tmp_path, "-o", tmp_path / "ann.qrels"), "not one of"
+        )
+    assert_clean_failure(run_cli("pool", "merge", tmp_path, "--combine", "mean"))
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["pool"],
+        ["pool", "--format", "bogus", "x.run"],
+        ["pool", "stats"],
+        ["pool", "reuse", "q"],
+        ["pool", "assign", "p"],
+        ["pool", "merge"],
+    ],
+)
+def test_usage_errors_are_one_line(argv):
+    assert_clean_failure(run_cli(*argv), "error")

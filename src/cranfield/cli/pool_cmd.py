@@ -1,8 +1,9 @@
 """``cranfield pool``: build a judgment pool from runs; ``pool stats``, ``pool reuse``.
 
 ``cranfield pool RUN...`` writes the pool; ``cranfield pool stats QRELS RUN...`` and
-``cranfield pool reuse QRELS RUN...`` measure it (a run file literally named ``stats``
-or ``reuse`` is given as ``./stats``).
+``cranfield pool reuse QRELS RUN...`` measure it; ``cranfield pool assign POOL ...``
+writes assessment packages and ``cranfield pool merge DIR`` reads them back (a run file
+literally named like an action is given as ``./stats``).
 """
 
 from __future__ import annotations
@@ -11,9 +12,16 @@ import argparse
 import os
 import sys
 
-HELP = "build a judgment pool from runs (depth, budget); pool stats; pool reuse"
+HELP = "build a judgment pool from runs; pool stats, reuse, assign, merge"
 
 ACTIONS: dict[str, str] = {}  # action -> one-line help, filled below
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line on stderr (status 2), not the usage."""
+
+    def error(self, message: str):
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
 def _strategy_names() -> str:
@@ -23,10 +31,11 @@ def _strategy_names() -> str:
 
 
 def _pool_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = _Parser(
         prog="cranfield pool",
         description="Pool the documents of runs for relevance judging (all topics at once). "
-        "Also: 'cranfield pool stats QRELS RUN...' and 'cranfield pool reuse QRELS RUN...'.",
+        "Also: 'cranfield pool stats|reuse QRELS RUN...', 'cranfield pool assign POOL ...', "
+        "'cranfield pool merge DIR'.",
     )
     p.add_argument("runs", nargs="+", metavar="RUN", help="runs (TREC run files, Parquet, CSV/TSV)")
     p.add_argument(
@@ -149,7 +158,7 @@ def run_pool(argv: list[str]) -> int:
 
 
 def _measure_parser(action: str) -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog=f"cranfield pool {action}", description=ACTIONS[action])
+    p = _Parser(prog=f"cranfield pool {action}", description=ACTIONS[action])
     p.add_argument("qrels", help="the judgments made on the pool (TREC qrels, Parquet, CSV/TSV)")
     p.add_argument("runs", nargs="+", metavar="RUN", help="the pooled runs")
     p.add_argument("-k", "--depth", type=int, default=100, help="pool depth (default 100)")
@@ -234,6 +243,81 @@ def run_reuse(argv: list[str]) -> int:
         rel_level=args.rel_level,
     )
     emit(render(result, args.format).encode("utf-8"), args.output)
+    return 0
+
+
+ACTIONS["assign"] = "assign topics to assessors and write one blind package per assessor"
+
+
+def run_assign(argv: list[str]) -> int:
+    from ..pooling import assign
+
+    p = _Parser(prog="cranfield pool assign", description=ACTIONS["assign"])
+    p.add_argument("pool", help="pool file: 'qid docid' or 'qid 0 docid -1' lines")
+    p.add_argument("--assessors", required=True, help="file with one assessor name a line")
+    p.add_argument("-r", "--per-topic", type=int, default=1, help="assessors per topic (default 1)")
+    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.add_argument("--proposed", help="'topic assessor' lines: the proposer judges the topic")
+    p.add_argument(
+        "--order",
+        choices=assign.ORDERS,
+        default="shuffle",
+        help="order of the pairs in a package: seeded shuffle (default) or document id",
+    )
+    p.add_argument("-o", "--output", required=True, help="new (or empty) directory")
+    args = p.parse_args(argv)
+    names = assign.read_assessors(args.assessors)
+    proposed = assign.read_mapping(args.proposed, "topic assessor") if args.proposed else None
+    pool = assign.read_pool_pairs(args.pool)
+    topics = sorted(set(pool["query_id"].to_pylist()), key=str.encode)
+    if proposed:
+        unknown = sorted(set(proposed) - set(topics), key=str.encode)
+        if unknown:
+            from ..errors import InputError
+
+            raise InputError(f"topic(s) not in the pool: {', '.join(unknown[:5])}", args.proposed)
+    assignment = assign.assign_topics(topics, names, args.per_topic, args.seed, proposed)
+    packages = assign.build_packages(pool, assignment, args.order, args.seed)
+    assign.write_packages(args.output, packages, assignment)
+    loads = [len(pk.table) for pk in packages]
+    print(
+        f"cranfield pool assign: {len(topics)} topics x {args.per_topic} assessors -> "
+        f"{len(packages)} packages in {args.output} ({min(loads)}-{max(loads)} documents each)",
+        file=sys.stderr,
+    )
+    return 0
+
+
+ACTIONS["merge"] = "merge judged assessment packages into one qrels, with provenance"
+
+
+def run_merge(argv: list[str]) -> int:
+    from ..pooling import assign
+
+    p = _Parser(prog="cranfield pool merge", description=ACTIONS["merge"])
+    p.add_argument("directory", help="directory written by 'cranfield pool assign'")
+    p.add_argument(
+        "--combine",
+        choices=assign.COMBINE,
+        default="max",
+        help="grade of a pair judged by several assessors (default max)",
+    )
+    p.add_argument("--provenance", help="also write 'query_id doc_id assessor relevance' (TSV)")
+    p.add_argument("-o", "--output", help="merged qrels (default: standard output)")
+    args = p.parse_args(argv)
+    inside = []
+    if os.path.isdir(args.directory):
+        inside = [os.path.join(args.directory, f) for f in os.listdir(args.directory)]
+    for out in (args.output, args.provenance):
+        _check_output(out, inside)
+    if args.output and args.provenance and args.output == args.provenance:
+        from ..errors import ParameterError
+
+        raise ParameterError("--provenance", "a file other than -o", args.provenance)
+    merged = assign.merge_packages(args.directory, args.combine)
+    if args.provenance:
+        emit(merged.provenance_bytes(), args.provenance)
+    emit(merged.qrels_bytes(), args.output)
     return 0
 
 
