@@ -307,3 +307,18 @@ def test_merge_errors(tmp_path):
 )
 def test_usage_errors_are_one_line(argv):
     assert_clean_failure(run_cli(*argv), "error")
+
+
+def test_per_group_limit_from_a_groups_file(files, tmp_path):
+    a, b, _ = files
+    groups = tmp_path / "groups.tsv"
+    groups.write_text("A team 2\nB team 1\n")
+    out = run_cli("pool", a, b, "--depth", "1", "--per-group", "1", "--groups", groups)
+    assert_success(out)
+    assert out.stdout == b"1 b\n2 e\n"  # B has the higher priority
+    assert "left out: A" in out.stderr
+    assert_clean_failure(run_cli("pool", a, b, "--per-group", "1"), "--groups")
+    groups.write_text("A team first\n")
+    assert_clean_failure(
+        run_cli("pool", a, b, "--per-group", "1", "--groups", groups), "groups.tsv:1"
+    )

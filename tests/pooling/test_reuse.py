@@ -13,7 +13,8 @@ import pytest
 from cranfield import Qrels, Run, evaluate, sample
 from cranfield.cli.main import main
 from cranfield.errors import InputError, ParameterError
-from cranfield.pooling.reuse import leave_one_group_out, resolve_groups
+from cranfield.pooling.groups import resolve_groups
+from cranfield.pooling.reuse import leave_one_group_out
 
 from . import reference as ref
 from .test_stats import random_qrels

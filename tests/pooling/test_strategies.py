@@ -210,3 +210,24 @@ def test_row_order_of_the_input_does_not_matter(seed, layout):
         objs.append(Run(table, name=f"r{i}"))
     for k in (1, 2, 5):
         assert build_pool(objs, "depth", k=k).pairs() == ref.depth_pool(runs, k)
+
+
+def test_per_group_limit_pools_the_first_runs_by_priority():
+    runs = [
+        Run.from_dict({"1": {f"{name}-doc": 1.0}}, name=name)
+        for name in ["uni-a", "uni-b", "uni-c", "lab-a", "solo"]
+    ]
+    pool = build_pool(runs, "depth", k=1, per_group=2, groups="-")
+    assert pool.runs == ("uni-a", "uni-b", "lab-a", "solo")  # the order given
+    assert ("1", "uni-c-doc") not in pool.pairs()
+    prio = {"uni-c": 1, "uni-a": 2}
+    pool = build_pool(runs, "depth", k=1, per_group=1, groups="-", priority=prio)
+    assert pool.runs == ("uni-c", "lab-a", "solo")
+    mapping = {r.name: "all" for r in runs}
+    assert build_pool(runs, "depth", k=1, per_group=1, groups=mapping).runs == ("uni-a",)
+
+
+@pytest.mark.parametrize("kw", [{"per_group": 0, "groups": "-"}, {"per_group": 1}])
+def test_per_group_limit_needs_a_positive_limit_and_groups(kw):
+    with pytest.raises(ParameterError):
+        build_pool([Run.from_dict({"1": {"a": 1}})], "depth", **kw)

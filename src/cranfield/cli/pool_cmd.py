@@ -52,6 +52,19 @@ def _pool_parser() -> argparse.ArgumentParser:
         "--qrels", help="incremental pooling: leave out documents already in these judgments"
     )
     p.add_argument(
+        "--per-group",
+        type=int,
+        metavar="N",
+        help="pool at most N runs per group (needs --groups or --group-sep)",
+    )
+    g = p.add_mutually_exclusive_group()
+    g.add_argument(
+        "--groups",
+        help="'run group [priority]' lines; with --per-group, smaller priorities first "
+        "(default: the order of the runs on the command line)",
+    )
+    g.add_argument("--group-sep", help="the group is the run name up to this separator")
+    p.add_argument(
         "--format",
         choices=("pairs", "qrels"),
         default="pairs",
@@ -148,11 +161,32 @@ def run_pool(argv: list[str]) -> int:
         overrides["order"] = args.order
     _, resolved = parse(spec, **overrides)  # parameters are checked before reading
     top = resolved["k"] if definition.name == "depth" else None
-    _check_output(args.output, args.runs + ([args.qrels] if args.qrels else []))
+    if args.per_group is not None and args.groups is None and args.group_sep is None:
+        raise ParameterError("--per-group", "--groups FILE or --group-sep SEP as well", None)
+    inputs = args.runs + [f for f in (args.qrels, args.groups) if f]
+    _check_output(args.output, inputs)
+    from ..pooling.groups import read_groups
     from ..qrels import Qrels
 
+    groups, priority = read_groups(args.groups) if args.groups else (args.group_sep, None)
     qrels = Qrels.read(args.qrels) if args.qrels else None
-    pool = build_pool(_read_runs(args.runs, top), spec, qrels=qrels, **overrides)
+    runs = _read_runs(args.runs, top)
+    pool = build_pool(
+        runs,
+        spec,
+        qrels=qrels,
+        per_group=args.per_group,
+        groups=groups,
+        priority=priority,
+        **overrides,
+    )
+    if len(pool.runs) < len(runs):
+        left = [r.name for r in runs if r.name not in pool.runs]
+        print(
+            f"cranfield pool: note: pooled {len(pool.runs)} of {len(runs)} runs (at most "
+            f"{args.per_group} per group); left out: {', '.join(left)}",
+            file=sys.stderr,
+        )
     emit(pool.to_bytes(args.format), args.output)
     return 0
 
@@ -209,8 +243,9 @@ ACTIONS["reuse"] = "leave-one-group-out: how scores and rankings change without 
 
 
 def run_reuse(argv: list[str]) -> int:
+    from ..pooling.groups import read_groups
     from ..pooling.pool import check_depth
-    from ..pooling.reuse import leave_one_group_out, read_groups, render
+    from ..pooling.reuse import leave_one_group_out, render
     from ..qrels import Qrels
     from ._args import add_measures
 
@@ -232,7 +267,7 @@ def run_reuse(argv: list[str]) -> int:
     from ..evaluation import as_measures
 
     measures = as_measures(args.measures or ["AP", "Bpref", "infAP"])
-    groups = read_groups(args.groups) if args.groups else args.group_sep
+    groups = read_groups(args.groups)[0] if args.groups else args.group_sep
     result = leave_one_group_out(
         Qrels.read(args.qrels),
         _read_runs(args.runs),

@@ -23,11 +23,13 @@ class Pool:
 
     ``table`` has columns ``query_id`` and ``doc_id``, sorted by topic (byte order of
     the ids, as trec_eval orders topics) and then by document id (byte order).
-    ``strategy`` is the canonical strategy, e.g. ``"depth(k=100)"``.
+    ``strategy`` is the canonical strategy, e.g. ``"depth(k=100)"``; ``runs`` names
+    the runs pooled.
     """
 
     table: pa.Table
     strategy: str
+    runs: tuple[str, ...] = ()
 
     def __len__(self) -> int:
         return self.table.num_rows
@@ -80,6 +82,9 @@ def build_pool(
     strategy: str = "depth",
     *,
     qrels=None,
+    per_group: int | None = None,
+    groups=None,
+    priority=None,
     allow_empty: bool = False,
     **params: Any,
 ) -> Pool:
@@ -97,6 +102,14 @@ def build_pool(
         Incremental pooling: documents already in these judgments (any grade,
         including negative "pooled, unjudged" ones) are left out before the strategy
         chooses; budgets then count new documents only.
+    per_group
+        Pool at most this many runs of each group (participant), chosen by
+        ``priority`` (``{run: int}``, smaller first), then in the order given.
+    groups
+        The group of each run: ``{run: group}``, or a separator (the group is the run
+        name up to it, e.g. ``"-"``); needed with ``per_group``.
+    priority
+        ``{run: int}``, the participants' stated priorities (smaller first).
     allow_empty
         Return an empty pool instead of raising :class:`InputError`.
     **params
@@ -116,6 +129,12 @@ def build_pool(
     """
     definition, resolved = strategies.parse(strategy, **params)
     run_list = as_runs(runs)
+    if per_group is not None:
+        from .groups import limit_runs
+
+        if groups is None:
+            raise ParameterError("groups", "a {run: group} mapping or a separator", None)
+        run_list = limit_runs(run_list, per_group, groups, priority)
     cands = collect(run_list, definition.max_rank(resolved))
     if qrels is not None:
         from ..qrels import Qrels
@@ -132,7 +151,7 @@ def build_pool(
             else "the runs retrieved no documents"
         )
         raise InputError(f"the pool is empty: {why}")
-    return Pool(table, strategies.canonical(definition, resolved))
+    return Pool(table, strategies.canonical(definition, resolved), tuple(r.name for r in run_list))
 
 
 def contributors(runs, k: int) -> tuple[pa.Table, list[str], np.ndarray]:

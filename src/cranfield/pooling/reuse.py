@@ -33,8 +33,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..errors import InputError, ParameterError
+from ..errors import ParameterError
 from .candidates import collect, contributions, pair_keys
+from .groups import resolve_groups
 from .pool import as_runs, check_depth
 from .stats import check_topics
 
@@ -113,38 +114,6 @@ class ReuseResult:
                 for m in self.measures
             },
         }
-
-
-def read_groups(path: str) -> dict[str, str]:
-    """A ``run group`` mapping file: two whitespace-separated fields a line; blank and
-    ``#`` lines skipped."""
-    out: dict[str, str] = {}
-    with open(path, encoding="utf-8") as fh:
-        for no, line in enumerate(fh, start=1):
-            fields = line.split()
-            if not fields or fields[0].startswith("#"):
-                continue
-            if len(fields) != 2:
-                raise InputError(f"expected 2 fields (run group), got {len(fields)}", path, no)
-            if fields[0] in out and out[fields[0]] != fields[1]:
-                raise InputError(f"run {fields[0]!r} is given two groups", path, no)
-            out[fields[0]] = fields[1]
-    return out
-
-
-def resolve_groups(names: list[str], groups: Mapping[str, str] | str | None) -> dict[str, str]:
-    """``{run: group}``: each run its own group (None), the part of the run name before
-    a separator (a string such as ``"-"``), or a mapping that names every run."""
-    if groups is None:
-        return {n: n for n in names}
-    if isinstance(groups, str):
-        if not groups:
-            raise ParameterError("group separator", "a non-empty string", groups)
-        return {n: n.split(groups, 1)[0] for n in names}
-    missing = [n for n in names if n not in groups]
-    if missing:
-        raise InputError(f"no group given for run(s) {', '.join(map(repr, missing))}")
-    return {n: str(groups[n]) for n in names}
 
 
 PLACEHOLDER = "\x00cranfield:no-judgment-left"
