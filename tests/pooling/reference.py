@@ -77,3 +77,29 @@ def fused_pool(runs, n, order, p=0.8, rrf_k=60, judged=frozenset()):
         if best:
             pool[q] = set(best)
     return _finish(pool)
+
+
+def move_to_front(runs, qrels, rel_level=1, depth=None):
+    """Move-to-front as Cormack, Palmer & Clarke (1998) describe it, one topic at a
+    time: the order in which each topic's documents get judged, with the oracle qrels
+    answering (documents absent from them are not relevant)."""
+    out = {}
+    for q in topics(runs):
+        lists = [ranking(run, q)[:depth] if depth else ranking(run, q) for run in runs]
+        prio = [0] * len(runs)
+        ptr = [0] * len(runs)
+        judged: list[str] = []
+        while True:
+            for j, lst in enumerate(lists):
+                while ptr[j] < len(lst) and lst[ptr[j]] in judged:
+                    ptr[j] += 1
+            live = [j for j, lst in enumerate(lists) if ptr[j] < len(lst)]
+            if not live:
+                break
+            j = max(live, key=lambda i: (prio[i], -i))  # highest priority, first run
+            d = lists[j][ptr[j]]
+            judged.append(d)
+            if qrels.get(q, {}).get(d, 0) < rel_level:
+                prio[j] -= 1
+        out[q] = judged
+    return out

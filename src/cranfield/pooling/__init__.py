@@ -9,6 +9,7 @@ pool, :func:`leave_one_group_out` tests how reusable its judgments are, and
 
 from __future__ import annotations
 
+from .adaptive import MoveToFront
 from .assign import assign_topics, build_packages, merge_packages, write_packages
 from .groups import limit_runs, read_groups, resolve_groups
 from .pool import FORMATS, Pool, build_pool, contributors
@@ -18,6 +19,7 @@ from .strategies import STRATEGIES
 
 __all__ = [
     "FORMATS",
+    "MoveToFront",
     "STRATEGIES",
     "Pool",
     "PoolStats",
