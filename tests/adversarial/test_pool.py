@@ -322,3 +322,16 @@ def test_per_group_limit_from_a_groups_file(files, tmp_path):
     assert_clean_failure(
         run_cli("pool", a, b, "--per-group", "1", "--groups", groups), "groups.tsv:1"
     )
+
+
+def test_reuse_subsample(files, tmp_path):
+    a, b, q = files
+    out = run_cli("pool", "reuse", q, a, b, "-m", "AP", "--subsample", "0.5", "-f", "json")
+    assert_success(out, quiet=True)
+    doc = json.loads(out.stdout)
+    # round(0.5 * 3) = 2 kept (halves to even), 1 removed
+    assert doc["fraction"] == 0.5 and doc["removed"] == {"all": 1}
+    assert_clean_failure(run_cli("pool", "reuse", q, a, b, "--subsample", "0"), "fraction")
+    assert_clean_failure(
+        run_cli("pool", "reuse", q, a, b, "--subsample", "0.5", "--group-sep", "-"), "--subsample"
+    )

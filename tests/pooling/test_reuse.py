@@ -146,3 +146,65 @@ def test_string_measures_are_refused():
     run = Run.from_dict({"1": {"a": 1.0}})
     with pytest.raises(ParameterError, match="numeric"):
         leave_one_group_out(Qrels.from_dict({"1": {"a": 1}}), [run], 5, ["relstring"])
+
+
+@pytest.mark.parametrize("stratified", [False, True])
+@pytest.mark.parametrize("fraction", [0.1, 0.5, 0.77, 1.0])
+def test_subsample_keeps_the_stated_share(stratified, fraction):
+    from collections import Counter
+
+    from cranfield.pooling.reuse import subsample_mask
+
+    qrels, _ = sample.load()
+    keep = subsample_mask(qrels, fraction, stratified=stratified, seed=3)
+    assert np.array_equal(keep, subsample_mask(qrels, fraction, stratified=stratified, seed=3))
+    topics = qrels.table["query_id"].to_pylist()
+    if stratified:
+        total = Counter(topics)
+        kept = Counter(t for t, k in zip(topics, keep, strict=True) if k)
+        for t, n in total.items():
+            assert kept.get(t, 0) == round(fraction * n)
+    else:
+        assert keep.sum() == round(fraction * len(topics))
+    if fraction < 1:
+        other = subsample_mask(qrels, fraction, stratified=stratified, seed=4)
+        assert not np.array_equal(keep, other)
+
+
+def test_subsample_scores_equal_evaluate_on_the_kept_judgments(tmp_path, capsys):
+    from cranfield.pooling.reuse import subsample_judgments, subsample_mask
+
+    qrels, runs = sample.load()
+    result = subsample_judgments(qrels, runs, 0.2, ["AP", "P@10"], stratified=True, seed=1)
+    keep = subsample_mask(qrels, 0.2, stratified=True, seed=1)
+    kept = Qrels(qrels.table.filter(keep))
+    for m in result.measures:
+        want = evaluate(kept, list(runs.values()), [m.measure])
+        for r in m.runs:
+            assert r.reduced == want[r.name][m.measure]
+        _write_table(tmp_path / "full.csv", m.full(), m.measure)
+        _write_table(tmp_path / "reduced.csv", m.reduced(), m.measure)
+        assert (
+            main(
+                [
+                    "correlate",
+                    str(tmp_path / "full.csv"),
+                    str(tmp_path / "reduced.csv"),
+                    "--format",
+                    "json",
+                ]
+            )
+            == 0
+        )
+        doc = json.loads(capsys.readouterr().out)
+        assert doc["kendall_tau"] == m.kendall_tau
+    assert result.to_json()["fraction"] == 0.2 and "groups" not in result.to_json()
+
+
+@pytest.mark.parametrize("kw", [{"fraction": 0}, {"fraction": 1.5}, {"fraction": 0.5, "seed": -1}])
+def test_subsample_bad_parameters(kw):
+    from cranfield.pooling.reuse import subsample_judgments
+
+    qrels, runs = sample.load()
+    with pytest.raises(ParameterError):
+        subsample_judgments(qrels, runs, measures=["AP"], **kw)

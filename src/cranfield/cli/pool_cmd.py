@@ -259,14 +259,43 @@ def run_reuse(argv: list[str]) -> int:
         action="store_true",
         help="also evaluate every measure on condensed lists (unjudged documents dropped)",
     )
+    p.add_argument(
+        "--subsample",
+        type=float,
+        metavar="P",
+        help="instead of leave-one-group-out: keep a fraction P of the judgments",
+    )
+    p.add_argument(
+        "--stratified", action="store_true", help="with --subsample: P of every topic's judgments"
+    )
+    p.add_argument("--seed", type=int, default=0, help="with --subsample: random seed (default 0)")
     p.add_argument("-f", "--format", choices=("text", "json", "markdown"), default="text")
     args = p.parse_args(argv)
     check_depth(args.depth)
+    if args.subsample is not None and (args.groups or args.group_sep):
+        from ..errors import ParameterError
+
+        raise ParameterError("--subsample", "no --groups/--group-sep with it", args.subsample)
     inputs = [args.qrels, *args.runs] + ([args.groups] if args.groups else [])
     _check_output(args.output, inputs)
     from ..evaluation import as_measures
 
     measures = as_measures(args.measures or ["AP", "Bpref", "infAP"])
+    if args.subsample is not None:
+        from ..pooling.reuse import subsample_judgments
+
+        result = subsample_judgments(
+            Qrels.read(args.qrels),
+            _read_runs(args.runs),
+            args.subsample,
+            measures,
+            stratified=args.stratified,
+            seed=args.seed,
+            condensed=args.condensed,
+            rel_level=args.rel_level,
+        )
+        emit(render(result, args.format).encode("utf-8"), args.output)
+        return 0
     groups = read_groups(args.groups)[0] if args.groups else args.group_sep
     result = leave_one_group_out(
         Qrels.read(args.qrels),

@@ -80,18 +80,27 @@ class MeasureReuse:
 
 @dataclass
 class ReuseResult:
-    depth: int
+    """Leave-one-group-out (``depth``, ``groups``) or subsampling (``subsample``:
+    fraction, stratified, seed) results; ``removed`` counts the judgments taken out
+    (per group, or ``{"all": n}``)."""
+
+    depth: int | None
     groups: dict[str, str]
-    removed: dict[str, int]  # group -> judgments removed
+    removed: dict[str, int]
     measures: list[MeasureReuse] = field(default_factory=list)
+    subsample: dict | None = None
 
     def to_json(self) -> dict:
         def num(v: float):
             return None if isinstance(v, float) and math.isnan(v) else v
 
+        head: dict = (
+            {"depth": self.depth, "groups": dict(self.groups)}
+            if self.subsample is None
+            else dict(self.subsample)
+        )
         return {
-            "depth": self.depth,
-            "groups": dict(self.groups),
+            **head,
             "removed": dict(self.removed),
             "measures": {
                 m.measure: {
@@ -100,7 +109,7 @@ class ReuseResult:
                     "runs": [
                         {
                             "name": r.name,
-                            "group": r.group,
+                            **({"group": r.group} if self.subsample is None else {}),
                             "full": r.full,
                             "reduced": r.reduced,
                             "change": r.change,
@@ -190,7 +199,6 @@ def leave_one_group_out(
         Per measure: every run's full and reduced score, ranks, Kendall tau and tau_AP
         (full ranking as the reference) between the full and reduced system orderings.
     """
-    from ..compare import correlate_tables
     from ..evaluation import as_measures, evaluate
     from ..qrels import Qrels
 
@@ -240,14 +248,28 @@ def leave_one_group_out(
             reduced[jo].update(scores(kept, left_out, jo))
 
     result = ReuseResult(k, group_of, removed)
+    _figures(result, variants, names, group_of, full, reduced, against_full=True)
+    return result
+
+
+def _figures(result, variants, names, group_of, full, reduced, against_full: bool) -> None:
+    """Per measure: every run's change and ranks, and the rank correlations.
+
+    ``rank_reduced`` ranks a run's reduced score among the other runs' full scores
+    (``against_full``: only its group was left out) or their reduced scores.
+    """
+    from ..compare import correlate_tables
+
     for m, label, jo in variants:
         f = {n: full[jo][n][str(m)] for n in names}
         r = {n: reduced[jo][n][str(m)] for n in names}
+        base = f if against_full else r
         changes = []
         for n in names:
-            others = np.array([f[o] for o in names if o != n])
+            others_full = np.array([f[o] for o in names if o != n])
+            others = np.array([base[o] for o in names if o != n])
             changes.append(
-                RunChange(n, group_of[n], f[n], r[n], _rank(f[n], others), _rank(r[n], others))
+                RunChange(n, group_of[n], f[n], r[n], _rank(f[n], others_full), _rank(r[n], others))
             )
         corr = (
             correlate_tables(f, r)
@@ -255,6 +277,103 @@ def leave_one_group_out(
             else {"kendall_tau": math.nan, "tau_ap": math.nan}
         )
         result.measures.append(MeasureReuse(label, changes, corr["kendall_tau"], corr["tau_ap"]))
+
+
+def subsample_mask(qrels, fraction: float, *, stratified: bool = False, seed: int = 0):
+    """Which qrels rows a subsample keeps (boolean array in qrels row order):
+    ``round(fraction * N)`` rows drawn uniformly without replacement, or
+    (``stratified``) ``round(fraction * n_t)`` rows of every topic t, by
+    ``numpy.random.default_rng(seed)``."""
+    if (
+        isinstance(fraction, bool)
+        or not isinstance(fraction, (int, float))
+        or not (0.0 < float(fraction) <= 1.0)
+    ):
+        raise ParameterError("fraction", "a number in (0, 1]", fraction)
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ParameterError("seed", "an integer >= 0", seed)
+    n = qrels.table.num_rows
+    draw = np.random.default_rng(int(seed)).random(n)
+    if stratified:
+        import pyarrow.compute as pc
+
+        topic = np.asarray(
+            pc.dictionary_encode(qrels.table["query_id"].combine_chunks()).indices.to_numpy(
+                zero_copy_only=False
+            ),
+            dtype=np.int64,
+        )
+        order = np.lexsort((draw, topic))
+        counts = np.bincount(topic)
+        starts = np.cumsum(counts) - counts
+        position = np.empty(n, dtype=np.int64)
+        position[order] = np.arange(n) - starts[topic[order]]
+        quota = np.rint(float(fraction) * counts).astype(np.int64)
+        keep = position < quota[topic]
+    else:
+        keep = np.zeros(n, dtype=bool)
+        keep[np.argsort(draw, kind="stable")[: int(np.rint(float(fraction) * n))]] = True
+    return keep
+
+
+def subsample_judgments(
+    qrels,
+    runs,
+    fraction: float,
+    measures: str | Iterable[str] = ("AP", "Bpref", "infAP"),
+    *,
+    stratified: bool = False,
+    seed: int = 0,
+    condensed: bool = False,
+    rel_level: int = 1,
+) -> ReuseResult:
+    """Keep a fraction of the judgments and see how scores and rankings change.
+
+    The sparse-judgment situation of MS MARCO-like collections, simulated as Buckley &
+    Voorhees (2004) and Yilmaz & Aslam (2006) did: ``round(fraction * N)`` of the N
+    judgments, drawn uniformly without replacement with
+    ``numpy.random.default_rng(seed)``, or (``stratified``) ``round(fraction * n_t)`` of
+    every topic's n_t judgments. All runs are evaluated on the kept judgments; each
+    run's change, its rank among the others' reduced scores, and Kendall tau / tau_AP
+    between the full and reduced orderings are reported as for
+    :func:`leave_one_group_out`. A topic left without judgments is still evaluated.
+    """
+    from ..evaluation import as_measures, evaluate
+    from ..qrels import Qrels
+
+    if (
+        isinstance(fraction, bool)
+        or not isinstance(fraction, (int, float))
+        or not (0.0 < float(fraction) <= 1.0)
+    ):
+        raise ParameterError("fraction", "a number in (0, 1]", fraction)
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ParameterError("seed", "an integer >= 0", seed)
+    qrels = qrels if isinstance(qrels, Qrels) else Qrels.coerce(qrels)
+    run_list = as_runs(runs)
+    measure_list = as_measures(measures)
+    for m in measure_list:
+        if m.definition.kind == "str":
+            raise ParameterError("measure", "a measure with numeric values", str(m))
+    check_topics(qrels, run_list)
+    names = [r.name for r in run_list]
+    keep = subsample_mask(qrels, fraction, stratified=stratified, seed=seed)
+    n = len(keep)
+    kept = _reduced(qrels, ~keep, f"{qrels.source or 'qrels'} subsampled")
+    variants = [(m, str(m), False) for m in measure_list]
+    if condensed:
+        variants += [(m, str(m) + CONDENSED, True) for m in measure_list]
+
+    def scores(q, judged_only: bool) -> dict[str, dict[str, float]]:
+        res = evaluate(q, run_list, measure_list, rel_level=rel_level, judged_only=judged_only)
+        return {r: {str(m): float(res[r][str(m)]) for m in measure_list} for r in names}
+
+    modes = {v[2] for v in variants}
+    full = {jo: scores(qrels, jo) for jo in modes}
+    reduced = {jo: scores(kept, jo) for jo in modes}
+    info = {"fraction": float(fraction), "stratified": bool(stratified), "seed": int(seed)}
+    result = ReuseResult(None, {}, {"all": int(n - keep.sum())}, subsample=info)
+    _figures(result, variants, names, {r: "" for r in names}, full, reduced, against_full=False)
     return result
 
 
@@ -273,10 +392,17 @@ def render(result: ReuseResult, fmt: str = "text", digits: int = 4) -> str:
         return "-" if math.isnan(v) else f"{v:.{digits}f}"
 
     parts = []
-    title = (
-        f"leave-one-group-out at depth {result.depth}: {len(set(result.groups.values()))} "
-        f"groups, {len(result.groups)} runs"
-    )
+    if result.subsample is None:
+        title = (
+            f"leave-one-group-out at depth {result.depth}: {len(set(result.groups.values()))} "
+            f"groups, {len(result.groups)} runs"
+        )
+    else:
+        sub = result.subsample
+        title = (
+            f"{sub['fraction']:g} of the judgments kept ({'per topic' if sub['stratified'] else 'uniformly'}, "
+            f"random seed {sub['seed']}): {result.removed['all']} removed"
+        )
     summary_head = ["measure", "kendall_tau", "tau_ap", "mean_abs_change", "largest_drop"]
     summary = []
     for m in result.measures:
@@ -294,6 +420,7 @@ def render(result: ReuseResult, fmt: str = "text", digits: int = 4) -> str:
     end = "**\n\n" if fmt == "markdown" else "\n"
     parts.append(mark + title + end + table(summary_head, summary, fmt))
     head = ["run", "group", "full", "reduced", "change", "relative", "rank_full", "rank_reduced"]
+    keep = [i for i in range(len(head)) if result.subsample is None or head[i] != "group"]
     for m in result.measures:
         body = [
             [
@@ -308,5 +435,6 @@ def render(result: ReuseResult, fmt: str = "text", digits: int = 4) -> str:
             ]
             for r in m.runs
         ]
-        parts.append(mark + m.measure + end + table(head, body, fmt))
+        body = [[row[i] for i in keep] for row in body]
+        parts.append(mark + m.measure + end + table([head[i] for i in keep], body, fmt))
     return "\n".join(parts)
