@@ -335,3 +335,20 @@ def test_reuse_subsample(files, tmp_path):
     assert_clean_failure(
         run_cli("pool", "reuse", q, a, b, "--subsample", "0.5", "--group-sep", "-"), "--subsample"
     )
+
+
+HUGE = "1" + "0" * 30  # beyond int64: means "every document"
+
+
+def test_huge_depths_mean_everything(files):
+    a, b, q = files
+    out = run_cli("pool", a, b, "--depth", HUGE)
+    assert_success(out, quiet=True)
+    assert out.stdout == b"1 a\n1 b\n1 d\n2 c\n2 e\n"
+    out = run_cli("pool", a, b, "--budget", HUGE, "--order", "rbp-max")
+    assert_success(out, quiet=True)
+    assert out.stdout == b"1 a\n1 b\n1 d\n2 c\n2 e\n"
+    out = run_cli("pool", "stats", q, a, b, "--depth", HUGE, "--judged-at", HUGE, "-f", "json")
+    assert_success(out, quiet=True)
+    assert json.loads(out.stdout)["pool_size"] == 5
+    assert_success(run_cli("pool", "reuse", q, a, b, "--depth", HUGE, "-m", "AP"), quiet=True)

@@ -19,6 +19,8 @@ import pyarrow.compute as pc
 
 from ..errors import InputError
 
+MAX_RANK = 1 << 62  # ranks and depths beyond this are all the same: "everything"
+
 
 @dataclass
 class Candidates:
@@ -95,6 +97,7 @@ def top_rows(run, k: int):
     n = t.num_rows
     if n <= k:
         return None
+    k = int(k)
     q = _plain(t["query_id"])
     starts = np.ones(n, dtype=bool)
     starts[1:] = np.asarray(pc.not_equal(q[1:], q[:-1]).to_numpy(zero_copy_only=False))
@@ -124,6 +127,8 @@ def collect(runs, max_rank: int | None = None) -> Candidates:
     max_rank
         Keep only the documents ranked ``max_rank`` or better in each run.
     """
+    if max_rank is not None:
+        max_rank = min(int(max_rank), MAX_RANK)  # deeper than any run can be
     qs, ds, run_idx, ranks = [], [], [], []
     for i, run in enumerate(runs):
         if max_rank is not None:

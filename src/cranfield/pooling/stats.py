@@ -23,7 +23,7 @@ import numpy as np
 import pyarrow.compute as pc
 
 from ..errors import InputError, ParameterError
-from .candidates import collect, contributions, pair_keys
+from .candidates import MAX_RANK, collect, contributions, pair_keys
 from .pool import as_runs, check_depth
 
 DEFAULT_JUDGED_AT = (10, 20, 50, 100)
@@ -153,13 +153,16 @@ def pool_stats(
     topic_codes, sizes = np.unique(ukeys // n_docs, return_counts=True)
     topics = dict(zip(cands.queries.take(topic_codes).to_pylist(), sizes.tolist(), strict=True))
 
-    results = evaluate(qrels, run_list, [f"Judged@{d}" for d in depths], rel_level=rel_level)
+    # depths beyond any ranking all mean "the whole ranking" (and stay within int64)
+    cut = {d: min(d, MAX_RANK) for d in depths}
+    measures = list(dict.fromkeys(f"Judged@{c}" for c in cut.values()))
+    results = evaluate(qrels, run_list, measures, rel_level=rel_level)
     run_stats = [
         RunPoolStats(
             name,
             int(unique[j]),
             int(unique_rel[j]),
-            {d: float(results[name][f"Judged@{d}"]) for d in depths},
+            {d: float(results[name][f"Judged@{cut[d]}"]) for d in depths},
         )
         for j, name in enumerate(cands.names)
     ]

@@ -155,8 +155,15 @@ def canonical(definition: StrategyDef, params: dict[str, Any]) -> str:
 
 
 def select(definition: StrategyDef, params: dict[str, Any], cands: Candidates) -> np.ndarray:
-    """Sorted pair keys of the pool (see :class:`Candidates`)."""
-    return definition.kernel(cands, **params)
+    """Sorted pair keys of the pool (see :class:`Candidates`). Integer parameters beyond
+    any rank or pool size are capped (they all mean "everything")."""
+    from .candidates import MAX_RANK
+
+    capped = {
+        k: min(v, MAX_RANK) if isinstance(v, int) and not isinstance(v, bool) else v
+        for k, v in params.items()
+    }
+    return definition.kernel(cands, **capped)
 
 
 # --- helpers: whole-array segment operations over sorted keys ------------------------------
