@@ -127,11 +127,24 @@ def _read_runs(paths: list[str], top: int | None = None) -> list:
         run = Run.read(path)
         return (top_rows(run, top) or run) if top is not None else run
 
-    if "-" in paths or len(paths) == 1:
-        runs = [read(p) for p in paths]
-    else:
-        with ThreadPoolExecutor(max_workers=min(4, len(paths), os.cpu_count() or 1)) as ex:
-            runs = list(ex.map(read, paths))
+    import threading
+
+    from ..report.progress import Progress
+
+    lock = threading.Lock()
+    with Progress(len(paths), "reading runs") as bar:
+
+        def read_one(path: str):
+            run = read(path)
+            with lock:  # one thread draws at a time
+                bar.step(os.path.basename(path))
+            return run
+
+        if "-" in paths or len(paths) == 1:
+            runs = [read_one(p) for p in paths]
+        else:
+            with ThreadPoolExecutor(max_workers=min(4, len(paths), os.cpu_count() or 1)) as ex:
+                runs = list(ex.map(read_one, paths))
     names = [r.name for r in runs]
     if len(set(names)) != len(names):  # two files with the same TREC tag: use file names
         for r in runs:
@@ -296,16 +309,24 @@ def run_reuse(argv: list[str]) -> int:
         )
         emit(render(result, args.format).encode("utf-8"), args.output)
         return 0
+    from ..pooling.groups import resolve_groups
+    from ..report.progress import Progress
+
     groups = read_groups(args.groups)[0] if args.groups else args.group_sep
-    result = leave_one_group_out(
-        Qrels.read(args.qrels),
-        _read_runs(args.runs),
-        args.depth,
-        measures,
-        groups=groups,
-        condensed=args.condensed,
-        rel_level=args.rel_level,
-    )
+    qrels = Qrels.read(args.qrels)
+    runs = _read_runs(args.runs)
+    n_groups = len(set(resolve_groups([r.name for r in runs], groups).values()))
+    with Progress(n_groups, "leave-one-group-out") as bar:
+        result = leave_one_group_out(
+            qrels,
+            runs,
+            args.depth,
+            measures,
+            groups=groups,
+            condensed=args.condensed,
+            rel_level=args.rel_level,
+            on_group=bar.step,
+        )
     emit(render(result, args.format).encode("utf-8"), args.output)
     return 0
 

@@ -28,7 +28,7 @@ Everything is computed with :func:`cranfield.evaluate` and the rank correlations
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -169,6 +169,7 @@ def leave_one_group_out(
     groups: Mapping[str, str] | str | None = None,
     condensed: bool = False,
     rel_level: int = 1,
+    on_group: Callable[[str], None] | None = None,
 ) -> ReuseResult:
     """Leave-one-group-out test of the depth-``depth`` pool of ``runs``.
 
@@ -192,6 +193,8 @@ def leave_one_group_out(
         trec_eval ``-J``), reported as ``"AP (condensed)"`` etc.
     rel_level
         Minimum relevant grade.
+    on_group
+        Called with each group's name once it is done (e.g. to draw progress).
 
     Returns
     -------
@@ -246,6 +249,8 @@ def leave_one_group_out(
         left_out = [r for r, m in zip(run_list, members, strict=True) if m]
         for jo in reduced:
             reduced[jo].update(scores(kept, left_out, jo))
+        if on_group is not None:
+            on_group(g)
 
     result = ReuseResult(k, group_of, removed)
     _figures(result, variants, names, group_of, full, reduced, against_full=True)
