@@ -132,3 +132,34 @@ def test_bad_depths(kw):
     run = Run.from_dict({"1": {"a": 1.0}})
     with pytest.raises(ParameterError):
         pool_stats(Qrels.from_dict({"1": {"a": 1}}), [run], **kw)
+
+
+@pytest.mark.parametrize("seed", range(15))
+def test_overlap_equals_brute_force(seed):
+    rng = np.random.default_rng(2100 + seed)
+    runs = random_runs(rng, int(rng.integers(1, 5)))
+    k = int(rng.integers(1, 6))
+    names = [f"r{i}" for i in range(len(runs))]
+    got = pool_stats(
+        Qrels.from_dict(random_qrels(rng)),
+        [Run.from_dict(r, name=n) for r, n in zip(runs, names, strict=True)],
+        k,
+        overlap=True,
+    )
+    for i, a in enumerate(runs):
+        for j, b in enumerate(runs):
+            values = []
+            for q in ref.topics(runs):
+                ta = set(ref.ranking(a, q)[:k])
+                tb = set(ref.ranking(b, q)[:k])
+                if ta | tb:
+                    values.append(len(ta & tb) / len(ta | tb))
+            want = sum(values) / len(values)
+            assert got.overlap[names[i]][names[j]] == pytest.approx(want, abs=1e-12)
+    assert "overlap" in got.to_json()
+    assert (
+        "overlap"
+        not in pool_stats(
+            Qrels.from_dict(random_qrels(rng)), [Run.from_dict(runs[0], name="x")], k
+        ).to_json()
+    )

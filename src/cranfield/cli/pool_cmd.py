@@ -228,6 +228,11 @@ def _stats_arguments(p: argparse.ArgumentParser) -> None:
         metavar="D",
         help="depths of Judged@D (default 10 20 50 100)",
     )
+    p.add_argument(
+        "--overlap",
+        action="store_true",
+        help="also the mean Jaccard overlap of every two runs' top k (adds an 'overlap' key)",
+    )
     p.add_argument("-f", "--format", choices=("text", "json", "markdown"), default="text")
 
 
@@ -247,6 +252,7 @@ def run_stats(argv: list[str]) -> int:
         args.depth,
         judged_at=args.judged_at or DEFAULT_JUDGED_AT,
         rel_level=args.rel_level,
+        overlap=args.overlap,
     )
     emit(render(stats, args.format).encode("utf-8"), args.output)
     return 0

@@ -16,6 +16,7 @@ judgments made on it, :func:`pool_stats` reports
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -50,11 +51,12 @@ class PoolStats:
     relevant: dict[str, int] = field(default_factory=dict)
     found_by: dict[str, dict[int, int]] = field(default_factory=dict)
     rel_level: int = 1
+    overlap: dict[str, dict[str, float]] | None = None
 
     def to_json(self) -> dict:
         """``{"depth", "pool_size", "topics": {qid: size}, "runs": [{"name", "unique",
         "unique_relevant", "judged": {"10": fraction, ...}}]}``."""
-        return {
+        out = {
             "depth": self.depth,
             "pool_size": self.pool_size,
             "topics": dict(self.topics),
@@ -68,6 +70,36 @@ class PoolStats:
                 for r in self.runs
             ],
         }
+        if self.overlap is not None:  # only when asked for: the default schema is fixed
+            out["overlap"] = {
+                a: {b: (None if math.isnan(v) else v) for b, v in row.items()}
+                for a, row in self.overlap.items()
+            }
+        return out
+
+
+def overlap_matrix(matrix: np.ndarray, topic_starts: np.ndarray) -> np.ndarray:
+    """Mean over topics of the Jaccard overlap of two runs' top k, for every pair.
+
+    ``matrix`` is the pooled pairs x runs membership (pairs sorted by topic, topics
+    starting at ``topic_starts``). For runs a and b and topic t,
+    J_t = |A_t ∩ B_t| / |A_t ∪ B_t|; the mean is over the topics where A_t ∪ B_t is
+    not empty (``nan`` if there is none). A loop over runs, whole arrays inside.
+    """
+    n_runs = matrix.shape[1]
+    out = np.full((n_runs, n_runs), np.nan)
+    if matrix.shape[0] == 0:
+        return out
+    size = np.add.reduceat(matrix.astype(np.int64), topic_starts, axis=0)  # topics x runs
+    for i in range(n_runs):
+        both = matrix & matrix[:, i : i + 1]
+        inter = np.add.reduceat(both.astype(np.int64), topic_starts, axis=0)
+        union = size[:, i : i + 1] + size - inter
+        some = union > 0
+        jac = np.where(some, inter / np.maximum(union, 1), 0.0)
+        counted = some.sum(axis=0)
+        out[i] = np.where(counted > 0, jac.sum(axis=0) / np.maximum(counted, 1), np.nan)
+    return out
 
 
 def check_topics(qrels, runs) -> None:
@@ -103,6 +135,7 @@ def pool_stats(
     *,
     judged_at: Iterable[int] = DEFAULT_JUDGED_AT,
     rel_level: int = 1,
+    overlap: bool = False,
 ) -> PoolStats:
     """Statistics of the depth-``depth`` pool of ``runs`` judged by ``qrels``.
 
@@ -118,6 +151,9 @@ def pool_stats(
         Depths d of Judged@d (default 10, 20, 50, 100).
     rel_level
         Minimum relevant grade.
+    overlap
+        Also the mean Jaccard overlap of every two runs' top k
+        (:func:`overlap_matrix`; R^2 x pool-size work).
 
     Returns
     -------
@@ -194,6 +230,14 @@ def pool_stats(
         if missed:
             hist[0] = missed
         found_by[q] = dict(sorted(hist.items()))
+    jaccard = None
+    if overlap:
+        starts = np.flatnonzero(np.r_[True, np.diff(ukeys // n_docs) != 0]) if len(ukeys) else []
+        m = overlap_matrix(matrix, np.asarray(starts, dtype=np.int64))
+        jaccard = {
+            a: {b: float(m[i, j]) for j, b in enumerate(cands.names)}
+            for i, a in enumerate(cands.names)
+        }
     return PoolStats(
         k,
         int(len(ukeys)),
@@ -202,6 +246,7 @@ def pool_stats(
         {q: int(relevant_per_topic[q]) for q in order},
         {q: found_by[q] for q in order},
         rel_level,
+        jaccard,
     )
 
 
@@ -259,6 +304,20 @@ def render(stats: PoolStats, fmt: str = "text", digits: int = 4) -> str:
             ]
         )
     sep = "\n"
+    over = ""
+    if stats.overlap is not None:
+        names = list(stats.overlap)
+        o_body = [
+            [a]
+            + [
+                "-" if math.isnan(stats.overlap[a][b]) else f"{stats.overlap[a][b]:.{digits}f}"
+                for b in names
+            ]
+            for a in names
+        ]
+        o_title = f"mean Jaccard overlap of the runs' top {stats.depth} (over topics)"
+        lead = f"**{o_title}**\n\n" if fmt == "markdown" else f"# {o_title}\n"
+        over = sep + lead + table(["run", *names], o_body, fmt)
     if fmt == "markdown":
         return (
             f"**{title}**\n\n"
@@ -272,5 +331,5 @@ def render(stats: PoolStats, fmt: str = "text", digits: int = 4) -> str:
         + table(head, body, fmt)
         + sep
         + f"# relevant documents (grade >= {stats.rel_level}) and the runs that found them "
-        f"in their top {stats.depth}\n" + table(t_head, t_body, fmt)
+        f"in their top {stats.depth}\n" + table(t_head, t_body, fmt) + over
     )
