@@ -172,13 +172,25 @@ def test_empty_pool_is_a_clear_error():
     assert len(build_pool([run], "depth", k=3, qrels=qrels, allow_empty=True)) == 0
 
 
-def test_parse_round_trips_the_canonical_form():
-    definition, params = parse("budget(n=7, order=rrf)")
+@pytest.mark.parametrize(
+    "spec, text",
+    [
+        ("budget(n=7, order=rrf)", "budget(n=7, order=rrf)"),
+        ("budget(n=7)", "budget(n=7)"),
+        (
+            "BUDGET( n = 7 , order=rbp-sum, p=0.123456789 )",
+            "budget(n=7, order=rbp-sum, p=0.123456789)",
+        ),
+        ("depth", "depth(k=100)"),
+        ("depth(k=5)", "depth(k=5)"),
+    ],
+)
+def test_parse_round_trips_the_canonical_form(spec, text):
     from cranfield.pooling.strategies import canonical
 
-    text = canonical(definition, params)
+    definition, params = parse(spec)
+    assert canonical(definition, params) == text
     assert parse(text) == (definition, params)
-    assert text.startswith("budget(n=7, order=rrf")
 
 
 def test_the_callers_runs_are_not_modified():

@@ -146,12 +146,19 @@ def parse(spec: str, **overrides: Any) -> tuple[StrategyDef, dict[str, Any]]:
 
 
 def canonical(definition: StrategyDef, params: dict[str, Any]) -> str:
-    """``depth(k=100)``: the strategy with every parameter spelled out."""
-    inner = ", ".join(
-        f"{p.name}={params[p.name]:g}" if p.kind is float else f"{p.name}={params[p.name]}"
-        for p in definition.params
-    )
-    return f"{definition.name}({inner})"
+    """``depth(k=100)``, ``budget(n=500, order=rrf)``: the first parameter always, the
+    others when they differ from their defaults; :func:`parse` reads it back."""
+
+    def text(p: Param) -> str:
+        v = params[p.name]
+        return f"{p.name}={v!r}" if p.kind is float else f"{p.name}={v}"
+
+    shown = [
+        text(p)
+        for i, p in enumerate(definition.params)
+        if i == 0 or p.default is None or params[p.name] != p.default
+    ]
+    return f"{definition.name}({', '.join(shown)})"
 
 
 def select(definition: StrategyDef, params: dict[str, Any], cands: Candidates) -> np.ndarray:
