@@ -42,8 +42,8 @@ def _pool_parser() -> argparse.ArgumentParser:
         "-s",
         "--strategy",
         default=None,
-        help="NAME or NAME(param=value,...): depth (default), budget, e.g. "
-        "'budget(n=500,order=rrf)'; see docs/pooling.md",
+        help=f"NAME or NAME(param=value,...), NAME one of {_strategy_names()} (default "
+        "depth), e.g. 'budget(n=500,order=rrf)'; see docs/pooling.md",
     )
     p.add_argument("-k", "--depth", type=int, help="depth strategy: ranks per run (default 100)")
     p.add_argument("-n", "--budget", type=int, help="budget strategy: documents per topic")
