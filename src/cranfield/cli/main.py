@@ -29,6 +29,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "classify": ("classify_cmd", "evaluate a classifier: confusion matrix, rates, ROC, thresholds"),
     "cluster": ("cluster_cmd", "evaluate a clustering against a gold standard"),
     "demo": ("demo_cmd", "evaluate the bundled sample test collection"),
+    "pool": ("pool_cmd", "build judgment pools (depth, budget); pool stats and reusability"),
 }
 
 

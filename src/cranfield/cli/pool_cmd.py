@@ -1,0 +1,418 @@
+"""``cranfield pool``: build a judgment pool from runs; ``pool stats``, ``pool reuse``.
+
+``cranfield pool RUN...`` writes the pool; ``cranfield pool stats QRELS RUN...`` and
+``cranfield pool reuse QRELS RUN...`` measure it; ``cranfield pool assign POOL ...``
+writes assessment packages and ``cranfield pool merge DIR`` reads them back (a run file
+literally named like an action is given as ``./stats``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+HELP = "build a judgment pool from runs; pool stats, reuse, assign, merge"
+
+ACTIONS: dict[str, str] = {}  # action -> one-line help, filled below
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line on stderr (status 2), not the usage."""
+
+    def error(self, message: str):
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def _strategy_names() -> str:
+    from ..pooling.strategies import STRATEGIES
+
+    return ", ".join(STRATEGIES)
+
+
+def _pool_parser() -> argparse.ArgumentParser:
+    p = _Parser(
+        prog="cranfield pool",
+        description="Pool the documents of runs for relevance judging (all topics at once). "
+        "Also: 'cranfield pool stats|reuse QRELS RUN...', 'cranfield pool assign POOL ...', "
+        "'cranfield pool merge DIR'.",
+    )
+    p.add_argument("runs", nargs="+", metavar="RUN", help="runs (TREC run files, Parquet, CSV/TSV)")
+    p.add_argument(
+        "-s",
+        "--strategy",
+        default=None,
+        help=f"NAME or NAME(param=value,...), NAME one of {_strategy_names()} (default "
+        "depth), e.g. 'budget(n=500,order=rrf)'; see docs/pooling.md",
+    )
+    p.add_argument("-k", "--depth", type=int, help="depth strategy: ranks per run (default 100)")
+    p.add_argument("-n", "--budget", type=int, help="budget strategy: documents per topic")
+    p.add_argument("--order", help="budget strategy: take (default), rrf, rbp-sum or rbp-max")
+    p.add_argument(
+        "--qrels", help="incremental pooling: leave out documents already in these judgments"
+    )
+    p.add_argument(
+        "--per-group",
+        type=int,
+        metavar="N",
+        help="pool at most N runs per group (needs --groups or --group-sep)",
+    )
+    g = p.add_mutually_exclusive_group()
+    g.add_argument(
+        "--groups",
+        help="'run group [priority]' lines; with --per-group, smaller priorities first "
+        "(default: the order of the runs on the command line)",
+    )
+    g.add_argument("--group-sep", help="the group is the run name up to this separator")
+    p.add_argument(
+        "--format",
+        choices=("pairs", "qrels"),
+        default="pairs",
+        help="pairs: 'qid docid' lines (default); qrels: 'qid 0 docid -1' (pooled, unjudged)",
+    )
+    p.add_argument("-o", "--output", help="write to this file instead of standard output")
+    return p
+
+
+def _check_output(output: str | None, inputs: list[str]) -> None:
+    """Refuse to write onto one of the inputs (it is read before, but would be lost)."""
+    from ..errors import ParameterError
+
+    if not output or output == "-":
+        return
+    for path in inputs:
+        if path == "-" or not os.path.exists(output):
+            continue
+        try:
+            same = os.path.samefile(output, path)
+        except OSError:
+            same = False
+        if same:
+            raise ParameterError("-o/--output", "a file that is not one of the inputs", output)
+
+
+def emit(data: bytes, output: str | None) -> None:
+    """Write to ``output`` atomically (temp file + ``os.replace``), or to stdout."""
+    if output and output != "-":
+        from ..pooling.pool import write_atomic  # swap for the shared helper when it exists
+
+        write_atomic(output, data)
+        return
+    out = sys.stdout
+    if out is None:
+        raise OSError("standard output is closed")
+    buf = getattr(out, "buffer", None)
+    if buf is not None:
+        buf.write(data)
+        buf.flush()
+    else:
+        out.write(data.decode("utf-8"))
+        out.flush()
+
+
+def _read_runs(paths: list[str], top: int | None = None) -> list:
+    """Read the runs, several files at once (Arrow parses without holding the GIL).
+
+    With ``top``, each run is cut to the rows that can rank ``top`` or better as soon
+    as it is read (ranks up to ``top`` unchanged), so a depth pool of many large runs
+    holds only their heads in memory. The first unreadable file, in argument order,
+    raises.
+    """
+    from concurrent.futures import ThreadPoolExecutor
+
+    from ..pooling.candidates import top_rows
+    from ..run import Run, _default_name
+
+    def read(path: str):
+        run = Run.read(path)
+        return (top_rows(run, top) or run) if top is not None else run
+
+    import threading
+
+    from ..report.progress import Progress
+
+    lock = threading.Lock()
+    with Progress(len(paths), "reading runs") as bar:
+
+        def read_one(path: str):
+            run = read(path)
+            with lock:  # one thread draws at a time
+                bar.step(os.path.basename(path))
+            return run
+
+        if "-" in paths or len(paths) == 1:
+            runs = [read_one(p) for p in paths]
+        else:
+            with ThreadPoolExecutor(max_workers=min(4, len(paths), os.cpu_count() or 1)) as ex:
+                runs = list(ex.map(read_one, paths))
+    names = [r.name for r in runs]
+    if len(set(names)) != len(names):  # two files with the same TREC tag: use file names
+        for r in runs:
+            r.name = _default_name(r.source)
+    return runs
+
+
+def run_pool(argv: list[str]) -> int:
+    from ..errors import ParameterError
+    from ..pooling import build_pool
+
+    args = _pool_parser().parse_args(argv)
+    spec = args.strategy or ("budget" if args.budget is not None else "depth")
+    from ..pooling.strategies import parse, split
+
+    definition, _ = split(spec)
+    overrides: dict = {}
+    if definition.name == "depth":
+        for flag, value in (("--budget", args.budget), ("--order", args.order)):
+            if value is not None:
+                raise ParameterError(flag, "only with --strategy budget", value)
+        overrides["k"] = args.depth
+    else:
+        if args.depth is not None:
+            raise ParameterError("--depth", "only with --strategy depth", args.depth)
+        overrides["n"] = args.budget
+        overrides["order"] = args.order
+    _, resolved = parse(spec, **overrides)  # parameters are checked before reading
+    top = resolved["k"] if definition.name == "depth" else None
+    if args.per_group is not None and args.groups is None and args.group_sep is None:
+        raise ParameterError("--per-group", "--groups FILE or --group-sep SEP as well", None)
+    inputs = args.runs + [f for f in (args.qrels, args.groups) if f]
+    _check_output(args.output, inputs)
+    from ..pooling.groups import read_groups
+    from ..qrels import Qrels
+
+    groups, priority = read_groups(args.groups) if args.groups else (args.group_sep, None)
+    qrels = Qrels.read(args.qrels) if args.qrels else None
+    runs = _read_runs(args.runs, top)
+    pool = build_pool(
+        runs,
+        spec,
+        qrels=qrels,
+        per_group=args.per_group,
+        groups=groups,
+        priority=priority,
+        **overrides,
+    )
+    if len(pool.runs) < len(runs):
+        left = [r.name for r in runs if r.name not in pool.runs]
+        print(
+            f"cranfield pool: note: pooled {len(pool.runs)} of {len(runs)} runs (at most "
+            f"{args.per_group} per group); left out: {', '.join(left)}",
+            file=sys.stderr,
+        )
+    emit(pool.to_bytes(args.format), args.output)
+    return 0
+
+
+def _measure_parser(action: str) -> argparse.ArgumentParser:
+    p = _Parser(prog=f"cranfield pool {action}", description=ACTIONS[action])
+    p.add_argument("qrels", help="the judgments made on the pool (TREC qrels, Parquet, CSV/TSV)")
+    p.add_argument("runs", nargs="+", metavar="RUN", help="the pooled runs")
+    p.add_argument("-k", "--depth", type=int, default=100, help="pool depth (default 100)")
+    p.add_argument(
+        "-l", "--rel-level", type=int, default=1, help="minimum relevant grade (default 1)"
+    )
+    p.add_argument("-o", "--output", help="write to this file instead of standard output")
+    return p
+
+
+ACTIONS["stats"] = "pool size, unique contributions, Judged@k and relevant documents found"
+
+
+def _stats_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--judged-at",
+        type=int,
+        nargs="+",
+        default=None,
+        metavar="D",
+        help="depths of Judged@D (default 10 20 50 100)",
+    )
+    p.add_argument(
+        "--overlap",
+        action="store_true",
+        help="also the mean Jaccard overlap of every two runs' top k (adds an 'overlap' key)",
+    )
+    p.add_argument("-f", "--format", choices=("text", "json", "markdown"), default="text")
+
+
+def run_stats(argv: list[str]) -> int:
+    from ..pooling.pool import check_depth
+    from ..pooling.stats import DEFAULT_JUDGED_AT, pool_stats, render
+    from ..qrels import Qrels
+
+    p = _measure_parser("stats")
+    _stats_arguments(p)
+    args = p.parse_args(argv)
+    check_depth(args.depth)
+    _check_output(args.output, [args.qrels, *args.runs])
+    stats = pool_stats(
+        Qrels.read(args.qrels),
+        _read_runs(args.runs),
+        args.depth,
+        judged_at=args.judged_at or DEFAULT_JUDGED_AT,
+        rel_level=args.rel_level,
+        overlap=args.overlap,
+    )
+    emit(render(stats, args.format).encode("utf-8"), args.output)
+    return 0
+
+
+ACTIONS["reuse"] = "leave-one-group-out: how scores and rankings change without a group's judgments"
+
+
+def run_reuse(argv: list[str]) -> int:
+    from ..pooling.groups import read_groups
+    from ..pooling.pool import check_depth
+    from ..pooling.reuse import leave_one_group_out, render
+    from ..qrels import Qrels
+    from ._args import add_measures
+
+    p = _measure_parser("reuse")
+    add_measures(p, "measures to compare (default: AP Bpref infAP)")
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--groups", help="'run group' mapping file (default: every run its own group)")
+    g.add_argument("--group-sep", help="the group is the run name up to this separator (e.g. -)")
+    p.add_argument(
+        "--condensed",
+        action="store_true",
+        help="also evaluate every measure on condensed lists (unjudged documents dropped)",
+    )
+    p.add_argument(
+        "--subsample",
+        type=float,
+        metavar="P",
+        help="instead of leave-one-group-out: keep a fraction P of the judgments",
+    )
+    p.add_argument(
+        "--stratified", action="store_true", help="with --subsample: P of every topic's judgments"
+    )
+    p.add_argument("--seed", type=int, default=0, help="with --subsample: random seed (default 0)")
+    p.add_argument("-f", "--format", choices=("text", "json", "markdown"), default="text")
+    args = p.parse_args(argv)
+    check_depth(args.depth)
+    if args.subsample is not None and (args.groups or args.group_sep):
+        from ..errors import ParameterError
+
+        raise ParameterError("--subsample", "no --groups/--group-sep with it", args.subsample)
+    inputs = [args.qrels, *args.runs] + ([args.groups] if args.groups else [])
+    _check_output(args.output, inputs)
+    from ..evaluation import as_measures
+
+    measures = as_measures(args.measures or ["AP", "Bpref", "infAP"])
+    if args.subsample is not None:
+        from ..pooling.reuse import subsample_judgments
+
+        result = subsample_judgments(
+            Qrels.read(args.qrels),
+            _read_runs(args.runs),
+            args.subsample,
+            measures,
+            stratified=args.stratified,
+            seed=args.seed,
+            condensed=args.condensed,
+            rel_level=args.rel_level,
+        )
+        emit(render(result, args.format).encode("utf-8"), args.output)
+        return 0
+    from ..pooling.groups import resolve_groups
+    from ..report.progress import Progress
+
+    groups = read_groups(args.groups)[0] if args.groups else args.group_sep
+    qrels = Qrels.read(args.qrels)
+    runs = _read_runs(args.runs)
+    n_groups = len(set(resolve_groups([r.name for r in runs], groups).values()))
+    with Progress(n_groups, "leave-one-group-out") as bar:
+        result = leave_one_group_out(
+            qrels,
+            runs,
+            args.depth,
+            measures,
+            groups=groups,
+            condensed=args.condensed,
+            rel_level=args.rel_level,
+            on_group=bar.step,
+        )
+    emit(render(result, args.format).encode("utf-8"), args.output)
+    return 0
+
+
+ACTIONS["assign"] = "assign topics to assessors and write one blind package per assessor"
+
+
+def run_assign(argv: list[str]) -> int:
+    from ..pooling import assign
+
+    p = _Parser(prog="cranfield pool assign", description=ACTIONS["assign"])
+    p.add_argument("pool", help="pool file: 'qid docid' or 'qid 0 docid -1' lines")
+    p.add_argument("--assessors", required=True, help="file with one assessor name a line")
+    p.add_argument("-r", "--per-topic", type=int, default=1, help="assessors per topic (default 1)")
+    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.add_argument("--proposed", help="'topic assessor' lines: the proposer judges the topic")
+    p.add_argument(
+        "--order",
+        choices=assign.ORDERS,
+        default="shuffle",
+        help="order of the pairs in a package: seeded shuffle (default) or document id",
+    )
+    p.add_argument("-o", "--output", required=True, help="new (or empty) directory")
+    args = p.parse_args(argv)
+    names = assign.read_assessors(args.assessors)
+    proposed = assign.read_mapping(args.proposed, "topic assessor") if args.proposed else None
+    pool = assign.read_pool_pairs(args.pool)
+    topics = sorted(set(pool["query_id"].to_pylist()), key=str.encode)
+    if proposed:
+        unknown = sorted(set(proposed) - set(topics), key=str.encode)
+        if unknown:
+            from ..errors import InputError
+
+            raise InputError(f"topic(s) not in the pool: {', '.join(unknown[:5])}", args.proposed)
+    assignment = assign.assign_topics(topics, names, args.per_topic, args.seed, proposed)
+    packages = assign.build_packages(pool, assignment, args.order, args.seed)
+    assign.write_packages(args.output, packages, assignment)
+    loads = [len(pk.table) for pk in packages]
+    print(
+        f"cranfield pool assign: {len(topics)} topics x {args.per_topic} assessors -> "
+        f"{len(packages)} packages in {args.output} ({min(loads)}-{max(loads)} documents each)",
+        file=sys.stderr,
+    )
+    return 0
+
+
+ACTIONS["merge"] = "merge judged assessment packages into one qrels, with provenance"
+
+
+def run_merge(argv: list[str]) -> int:
+    from ..pooling import assign
+
+    p = _Parser(prog="cranfield pool merge", description=ACTIONS["merge"])
+    p.add_argument("directory", help="directory written by 'cranfield pool assign'")
+    p.add_argument(
+        "--combine",
+        choices=assign.COMBINE,
+        default="max",
+        help="grade of a pair judged by several assessors (default max)",
+    )
+    p.add_argument("--provenance", help="also write 'query_id doc_id assessor relevance' (TSV)")
+    p.add_argument("-o", "--output", help="merged qrels (default: standard output)")
+    args = p.parse_args(argv)
+    inside = []
+    if os.path.isdir(args.directory):
+        inside = [os.path.join(args.directory, f) for f in os.listdir(args.directory)]
+    for out in (args.output, args.provenance):
+        _check_output(out, inside)
+    if args.output and args.provenance and args.output == args.provenance:
+        from ..errors import ParameterError
+
+        raise ParameterError("--provenance", "a file other than -o", args.provenance)
+    merged = assign.merge_packages(args.directory, args.combine)
+    if args.provenance:
+        emit(merged.provenance_bytes(), args.provenance)
+    emit(merged.qrels_bytes(), args.output)
+    return 0
+
+
+def main(argv: list[str]) -> int:
+    if argv and argv[0] in ACTIONS:
+        return globals()[f"run_{argv[0]}"](argv[1:])
+    return run_pool(argv)

@@ -1,0 +1,288 @@
+"""The pool strategy registry: each strategy is declared once, with its parameters.
+
+A :class:`StrategyDef` names a strategy, declares its typed parameters (defaults and
+range checks), its definition and its source, and the kernel that selects the pooled
+(topic, document) pairs of all topics at once from the coded ranked documents of the
+runs (:class:`~cranfield.pooling.candidates.Candidates`). Kernels are whole-array NumPy
+operations: no loop over topics or documents.
+
+Strategies are written ``name`` or ``name(param=value, ...)``, e.g. ``depth(k=100)``,
+``budget(n=500, order=rrf)``; :func:`parse` reads that form and :func:`canonical`
+prints it.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .. import segments
+from ..errors import ParameterError
+from .candidates import Candidates
+
+__all__ = ["Param", "StrategyDef", "STRATEGIES", "lookup", "split", "parse", "canonical", "select"]
+
+
+@dataclass(frozen=True)
+class Param:
+    """One parameter of a strategy: type, default, and the values allowed."""
+
+    name: str
+    kind: type
+    default: Any
+    doc: str
+    allowed: str
+    check: Callable[[Any], bool] | None = None
+    choices: tuple = ()
+
+    def coerce(self, value: Any, strategy: str) -> Any:
+        label = f"{strategy} parameter {self.name}"
+        try:
+            if self.kind is int:
+                if isinstance(value, bool) or (isinstance(value, float) and not value.is_integer()):
+                    raise ValueError
+                value = int(value)
+            elif self.kind is float:
+                if isinstance(value, bool):
+                    raise ValueError
+                value = float(value)
+                if not math.isfinite(value):
+                    raise ValueError
+            else:
+                value = str(value)
+        except (TypeError, ValueError):
+            raise ParameterError(label, self.allowed, value) from None
+        if (self.choices and value not in self.choices) or (self.check and not self.check(value)):
+            raise ParameterError(label, self.allowed, value)
+        return value
+
+
+@dataclass(frozen=True)
+class StrategyDef:
+    """Declaration of a pool strategy."""
+
+    name: str
+    kernel: Callable[..., np.ndarray] = field(repr=False)
+    summary: str
+    definition: str
+    reference: str
+    params: tuple[Param, ...] = ()
+    max_rank: Callable[[dict], int | None] = field(default=lambda params: None, repr=False)
+
+    def resolve(self, given: dict[str, Any]) -> dict[str, Any]:
+        """Defaults filled in and every value checked; unknown names are an error."""
+        names = [p.name for p in self.params]
+        for key in given:
+            if key not in names:
+                raise ParameterError(
+                    f"{self.name} parameter", "one of " + ", ".join(names), key
+                ) from None
+        out = {}
+        for p in self.params:
+            if p.name in given and given[p.name] is not None:
+                out[p.name] = p.coerce(given[p.name], self.name)
+            elif p.default is None:
+                raise ParameterError(f"{self.name} parameter {p.name}", p.allowed, None)
+            else:
+                out[p.name] = p.default
+        return out
+
+
+STRATEGIES: dict[str, StrategyDef] = {}
+
+
+def register(definition: StrategyDef) -> StrategyDef:
+    if definition.name in STRATEGIES:
+        raise ValueError(f"pool strategy {definition.name!r} already registered")
+    STRATEGIES[definition.name] = definition
+    return definition
+
+
+def lookup(name: str) -> StrategyDef:
+    """The strategy called ``name``; an unknown name lists the registered ones."""
+    found = STRATEGIES.get(name.strip().lower()) if isinstance(name, str) else None
+    if found is None:
+        raise ParameterError("pool strategy", "one of " + ", ".join(STRATEGIES), name)
+    return found
+
+
+_SPEC = re.compile(r"^\s*([A-Za-z_][\w-]*)\s*(?:\((.*)\))?\s*$", re.S)
+
+
+def split(spec: str) -> tuple[StrategyDef, dict[str, str]]:
+    """``"budget(n=500, order=rrf)"`` -> (definition, unchecked ``{param: text}``)."""
+    m = _SPEC.match(spec) if isinstance(spec, str) else None
+    if m is None:
+        raise ParameterError(
+            "pool strategy",
+            "NAME or NAME(param=value, ...), NAME one of " + ", ".join(STRATEGIES),
+            spec,
+        )
+    definition = lookup(m.group(1))
+    given: dict[str, str] = {}
+    for part in (m.group(2) or "").split(","):
+        if not part.strip():
+            continue
+        if "=" not in part:
+            raise ParameterError(f"{definition.name} parameter", "param=value", part.strip())
+        key, value = part.split("=", 1)
+        given[key.strip()] = value.strip()
+    return definition, given
+
+
+def parse(spec: str, **overrides: Any) -> tuple[StrategyDef, dict[str, Any]]:
+    """``"budget(n=500, order=rrf)"`` -> (definition, checked parameters).
+
+    ``overrides`` (``None`` values ignored) take precedence over the spec's values.
+    """
+    definition, given = split(spec)
+    given.update({k: v for k, v in overrides.items() if v is not None})
+    return definition, definition.resolve(given)
+
+
+def canonical(definition: StrategyDef, params: dict[str, Any]) -> str:
+    """``depth(k=100)``, ``budget(n=500, order=rrf)``: the first parameter always, the
+    others when they differ from their defaults; :func:`parse` reads it back."""
+
+    def text(p: Param) -> str:
+        v = params[p.name]
+        return f"{p.name}={v!r}" if p.kind is float else f"{p.name}={v}"
+
+    shown = [
+        text(p)
+        for i, p in enumerate(definition.params)
+        if i == 0 or p.default is None or params[p.name] != p.default
+    ]
+    return f"{definition.name}({', '.join(shown)})"
+
+
+def select(definition: StrategyDef, params: dict[str, Any], cands: Candidates) -> np.ndarray:
+    """Sorted pair keys of the pool (see :class:`Candidates`). Integer parameters beyond
+    any rank or pool size are capped (they all mean "everything")."""
+    from .candidates import MAX_RANK
+
+    capped = {
+        k: min(v, MAX_RANK) if isinstance(v, int) and not isinstance(v, bool) else v
+        for k, v in params.items()
+    }
+    return definition.kernel(cands, **capped)
+
+
+# --- helpers: whole-array segment operations over sorted keys ------------------------------
+
+
+def _runs_of(sorted_values: np.ndarray) -> np.ndarray:
+    """Offsets of the runs of equal values in a sorted array (CSR style)."""
+    n = len(sorted_values)
+    if n == 0:
+        return np.zeros(1, dtype=np.int64)
+    starts = np.flatnonzero(np.r_[True, sorted_values[1:] != sorted_values[:-1]])
+    return np.r_[starts, n].astype(np.int64)
+
+
+def _first_per_topic(keys: np.ndarray, primary: np.ndarray, secondary, n: int, n_docs: int):
+    """Per topic, the ``n`` pairs that come first by (primary, secondary) ascending.
+
+    ``keys`` are distinct pair keys; returns the chosen keys sorted.
+    """
+    topic = keys // n_docs
+    order = np.lexsort((secondary, primary, topic))
+    offsets = _runs_of(topic[order])
+    keep = segments.positions(offsets) < n
+    return np.sort(keys[order][keep])
+
+
+# --- the strategies -----------------------------------------------------------------------
+
+
+def _depth(cands: Candidates, k: int) -> np.ndarray:
+    return np.unique(cands.key[cands.rank <= k])
+
+
+register(
+    StrategyDef(
+        name="depth",
+        kernel=_depth,
+        summary="The top k documents of every run (TREC pooling).",
+        definition="pool(t) = union over runs r of { d : rank_r(t, d) <= k }, ranks in "
+        "trec_eval's order (score descending, then doc id descending).",
+        reference="Spärck Jones & van Rijsbergen 1975 (the ideal test collection); "
+        "Harman 1993 (TREC-1); Voorhees & Harman 2005 (TREC, ch. 2)",
+        params=(
+            Param("k", int, 100, "pool depth: ranks per run", "an integer >= 1", lambda v: v >= 1),
+        ),
+        max_rank=lambda params: params["k"],
+    )
+)
+
+
+ORDERS = ("take", "rrf", "rbp-sum", "rbp-max")
+
+
+def _budget(cands: Candidates, n: int, order: str, p: float, rrf_k: int) -> np.ndarray:
+    n_docs = max(len(cands.docs), 1)
+    key = cands.key
+    if order == "take":
+        # round-robin over the runs by rank: the document first met at (rank, run index)
+        prio = cands.rank * np.int64(len(cands.names)) + cands.run
+        srt = np.lexsort((prio, key))
+        offsets = _runs_of(key[srt])
+        first = srt[offsets[:-1]]
+        return _first_per_topic(key[first], prio[first], key[first], n, n_docs)
+    if order == "rrf":
+        weight = 1.0 / (rrf_k + cands.rank.astype(np.float64))
+    else:
+        weight = (1.0 - p) * np.power(p, (cands.rank - 1).astype(np.float64))
+    # per pair, weights largest first: equal multisets of weights give equal sums
+    srt = np.lexsort((-weight, key))
+    skey, sw = key[srt], weight[srt]
+    offsets = _runs_of(skey)
+    if order == "rbp-max":
+        fused = sw[offsets[:-1]]
+    else:
+        fused = segments.sequential_sum(sw, offsets)
+    ukey = skey[offsets[:-1]]
+    return _first_per_topic(ukey, -fused, ukey % n_docs, n, n_docs)
+
+
+register(
+    StrategyDef(
+        name="budget",
+        kernel=_budget,
+        summary="Exactly min(n, |union|) documents per topic, taken in a priority order.",
+        definition="order=take: round-robin over the runs by rank (rank 1 of every run, "
+        "then rank 2, ...; runs in the order given), each document counted at its first "
+        "appearance (Take@N). order=rrf: priority sum_r 1/(rrf_k + rank_r(d)). "
+        "order=rbp-sum: priority sum_r (1-p) p^(rank_r(d)-1); order=rbp-max: the largest "
+        "such weight. Fused priorities are taken largest first, ties by doc id ascending "
+        "(byte order); runs that did not retrieve d contribute nothing.",
+        reference="Take@N: Lipani, Palotti, Lupu, Piroi, Zuccon & Hanbury 2017 (fixed-cost "
+        "pooling strategies); RRF: Cormack, Clarke & Büttcher 2009; RBP: Moffat, Webber & "
+        "Zobel 2007 (strategic system comparisons via targeted relevance judgments)",
+        params=(
+            Param("n", int, None, "documents per topic", "an integer >= 1", lambda v: v >= 1),
+            Param(
+                "order",
+                str,
+                "take",
+                "priority order",
+                "one of " + ", ".join(ORDERS),
+                choices=ORDERS,
+            ),
+            Param(
+                "p",
+                float,
+                0.8,
+                "RBP persistence (rbp-sum, rbp-max)",
+                "a number strictly between 0 and 1",
+                lambda v: 0.0 < v < 1.0,
+            ),
+            Param("rrf_k", int, 60, "RRF rank offset", "an integer >= 0", lambda v: v >= 0),
+        ),
+    )
+)
