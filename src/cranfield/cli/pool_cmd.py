@@ -75,28 +75,19 @@ def _pool_parser() -> argparse.ArgumentParser:
 
 
 def _check_output(output: str | None, inputs: list[str]) -> None:
-    """Refuse to write onto one of the inputs (it is read before, but would be lost)."""
-    from ..errors import ParameterError
+    """Refuse, before any work, an ``-o`` that is an input or cannot be written."""
+    if output and output != "-":
+        from ..io.atomic import check_output
 
-    if not output or output == "-":
-        return
-    for path in inputs:
-        if path == "-" or not os.path.exists(output):
-            continue
-        try:
-            same = os.path.samefile(output, path)
-        except OSError:
-            same = False
-        if same:
-            raise ParameterError("-o/--output", "a file that is not one of the inputs", output)
+        check_output(output, [i for i in inputs if i])
 
 
 def emit(data: bytes, output: str | None) -> None:
     """Write to ``output`` atomically (temp file + ``os.replace``), or to stdout."""
     if output and output != "-":
-        from ..pooling.pool import write_atomic  # swap for the shared helper when it exists
+        from ..io.atomic import write_bytes
 
-        write_atomic(output, data)
+        write_bytes(output, data)
         return
     out = sys.stdout
     if out is None:

@@ -109,21 +109,55 @@ def _assign_with_proposals(topics, topic_order, order, r, proposed) -> dict[str,
             out[t].append(a)
             load[a] += 1
     while max(load.values()) - min(load.values()) > 1:
-        hi = max(order, key=lambda a: (load[a], -rank[a]))
-        lo = min(order, key=lambda a: (load[a], rank[a]))
-        movable = [
-            t for t in topic_order if hi in out[t] and lo not in out[t] and forced.get(t) != hi
-        ]
-        if not movable:
+        path = _move_path(order, topic_order, out, forced, load)
+        if path is None:
+            hi = max(order, key=lambda a: (load[a], -rank[a]))
+            lo = min(order, key=lambda a: (load[a], rank[a]))
             raise InputError(
                 f"cannot balance the loads: {hi!r} must judge {load[hi]} topics "
-                f"(proposed or shared with {lo!r}), {lo!r} only {load[lo]}"
+                f"(proposed or shared with the others), {lo!r} only {load[lo]}"
             )
-        t = movable[0]
-        out[t][out[t].index(hi)] = lo
-        load[hi] -= 1
-        load[lo] += 1
+        # applied from the end: each move then finds its topic as the search saw it
+        for t, src, dst in reversed(path):
+            out[t][out[t].index(src)] = dst
+        load[path[0][1]] -= 1
+        load[path[-1][2]] += 1
     return {t: out[t] for t in topics}
+
+
+def _move_path(order, topic_order, out, forced, load):
+    """Moves ``[(topic, from, to), ...]`` that take one topic from a most-loaded assessor
+    and give one to a least-loaded one (every assessor between keeps its load), found by
+    breadth-first search over "a can hand a topic to b"; None when there is none.
+
+    A direct move from the most to the least loaded assessor may not exist (all their
+    unforced topics are shared) while a chain through others does: the search is the
+    augmenting-path step of a balanced assignment, so it fails only when the proposals
+    make balanced loads impossible.
+    """
+    top, bottom = max(load.values()), min(load.values())
+    back: dict[str, tuple[str, str] | None] = {a: None for a in order if load[a] == top}
+    frontier = list(back)
+    while frontier:
+        nxt = []
+        for a in frontier:
+            for t in topic_order:
+                if a not in out[t] or forced.get(t) == a:
+                    continue
+                for b in order:
+                    if b in back or b in out[t]:
+                        continue
+                    back[b] = (t, a)
+                    if load[b] == bottom:
+                        path = []
+                        while back[b] is not None:
+                            t_, a_ = back[b]
+                            path.append((t_, a_, b))
+                            b = a_
+                        return path[::-1]
+                    nxt.append(b)
+        frontier = nxt
+    return None
 
 
 def read_pool_pairs(path: str) -> pa.Table:
@@ -234,7 +268,7 @@ def build_packages(
 def write_packages(directory: str, packages: list[Package], assignment: Mapping[str, list[str]]):
     """Write ``<assessor>.qrels`` files and ``assignment.tsv`` into a new or empty
     directory (judged packages are never overwritten)."""
-    from .pool import write_atomic
+    from ..io.atomic import write_bytes
 
     if os.path.exists(directory):
         if not os.path.isdir(directory):
@@ -246,9 +280,9 @@ def write_packages(directory: str, packages: list[Package], assignment: Mapping[
             )
     os.makedirs(directory, exist_ok=True)
     for p in packages:
-        write_atomic(os.path.join(directory, f"{p.assessor}.qrels"), p.to_bytes())
+        write_bytes(os.path.join(directory, f"{p.assessor}.qrels"), p.to_bytes())
     manifest = "".join(f"{t}\t{a}\n" for t, who in assignment.items() for a in who)
-    write_atomic(os.path.join(directory, MANIFEST), manifest.encode("utf-8"))
+    write_bytes(os.path.join(directory, MANIFEST), manifest.encode("utf-8"))
 
 
 @dataclass
