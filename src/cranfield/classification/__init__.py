@@ -7,7 +7,7 @@ Definitions and layouts follow the seed documents (000, 001, 003, 004); see
 from __future__ import annotations
 
 from .confusion import BinaryConfusion, ConfusionMatrix, multilabel_precision_recall
-from .losses import cross_entropy, log_loss, mae, mse, one_vs_rest_log_loss, rmse
+from .losses import brier_score, cross_entropy, log_loss, mae, mse, one_vs_rest_log_loss, rmse
 from .rates import RATES, UndefinedRatioWarning
 from .render import render_binary, render_multiclass, render_roc_table
 from .report import ClassificationReport, classification_report
@@ -31,6 +31,7 @@ __all__ = [
     "ThresholdChoice",
     "UndefinedRatioWarning",
     "average_precision",
+    "brier_score",
     "classification_report",
     "cross_entropy",
     "log_loss",

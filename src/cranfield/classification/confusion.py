@@ -201,6 +201,37 @@ class ConfusionMatrix:
         off = self.total - np.trace(self.counts)
         return float(R.safe_divide(off, self.total, "ERR", zero_division))
 
+    def cohen_kappa(self, zero_division: R.ZeroDivision = "warn") -> float:
+        """Cohen's (1960) kappa: (p_o - p_e) / (1 - p_e).
+
+        p_o = sum_k C_kk / n (accuracy), p_e = sum_k t_k p_k / n^2 with t_k the actual
+        and p_k the predicted count of class k. Equals scikit-learn's
+        ``cohen_kappa_score`` (unweighted); 0/0 when p_e = 1 (one class on both sides).
+        """
+        n = float(self.total)
+        t = self.counts.sum(axis=1).astype(float)
+        p = self.counts.sum(axis=0).astype(float)
+        # multiplied by n^2: (n * trace - sum t p) / (n^2 - sum t p), exact in integers
+        agree = float(np.dot(t, p))
+        num = n * float(np.trace(self.counts)) - agree
+        return float(R.safe_divide(num, n * n - agree, "Cohen's kappa", zero_division))
+
+    def mcc(self, zero_division: R.ZeroDivision = "warn") -> float:
+        """Multi-class Matthews correlation coefficient (Gorodkin 2004's R_K).
+
+        MCC = (c s - sum_k p_k t_k) / sqrt((s^2 - sum_k p_k^2)(s^2 - sum_k t_k^2)), with
+        c = trace (correct items), s = n, t_k actual and p_k predicted counts of class
+        k; the binary MCC for two classes. 0/0 when either side puts every item in one
+        class (scikit-learn's ``matthews_corrcoef`` returns 0.0 there:
+        ``zero_division=0``).
+        """
+        s = float(self.total)
+        t = self.counts.sum(axis=1).astype(float)
+        p = self.counts.sum(axis=0).astype(float)
+        num = float(np.trace(self.counts)) * s - float(np.dot(t, p))
+        den = np.sqrt((s * s - float(np.dot(p, p))) * (s * s - float(np.dot(t, t))))
+        return float(R.safe_divide(0.0 if den == 0 else num, den, "MCC", zero_division))
+
     def one_vs_rest_counts(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Arrays TP, FP, FN, TN per class: each class against all others (seed 001)."""
         tp = np.diag(self.counts).astype(np.int64)

@@ -88,6 +88,27 @@ def log_loss(
     return float(np.mean(losses) if normalize else np.sum(losses))
 
 
+def brier_score(truth, proba, *, positive=None, labels: Sequence | None = None) -> float:
+    """Brier (1950) score of binary probabilities: (1/n) sum_i (y_i - c_i)^2.
+
+    ``proba`` holds y_i, the predicted probability of the positive class, and c_i is 1
+    for a positive item, 0 otherwise (scikit-learn's ``brier_score_loss``). Lower is
+    better; 0.25 for always predicting 0.5.
+    """
+    q = _probabilities(proba)
+    t = as_labels(truth, "truth")
+    if q.ndim != 1:
+        raise InputError(f"probabilities must be 1-D, got shape {q.shape}")
+    if len(q) != len(t):
+        raise InputError(f"truth has {len(t)} items but probabilities has {len(q)}")
+    if len(t) == 0:
+        raise InputError("the Brier score of no items is undefined")
+    classes = class_list(t) if labels is None else list(labels)
+    pos = infer_positive(classes, positive)
+    c = positive_mask(t, classes, pos, "truth")
+    return float(np.mean((q - c) ** 2))
+
+
 def one_vs_rest_log_loss(indicators, proba, delta: float = 1e-15) -> float:
     """Seed 000's summed log-loss P over instances x and classes k.
 

@@ -1,0 +1,138 @@
+"""The one label-file reader of `classify` and `cluster`: header rows told, never guessed."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from cranfield.cli.main import main
+from cranfield.errors import InputError
+from cranfield.label_files import read_label_pair, read_table
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def counts(capsys, *argv):
+    code, out, err = run(capsys, "classify", *argv, "--format", "json")
+    assert code == 0, err
+    c = json.loads(out)["counts"]
+    return c["TP"], c["FP"], c["FN"], c["TN"]
+
+
+# 20 TP, 5 FP, 3 FN, 12 TN, the first item a true positive
+TRUTH = [1] * 20 + [0] * 5 + [1] * 3 + [0] * 12
+PRED = [1] * 20 + [1] * 5 + [0] * 3 + [0] * 12
+
+
+def test_plain_one_column_files_keep_their_first_row(tmp_path, capsys):
+    """Issue 12 item 1: a file without header lost its first row (20 TP became 19)."""
+    (tmp_path / "truth.txt").write_text("".join(f"{v}\n" for v in TRUTH))
+    (tmp_path / "pred.txt").write_text("".join(f"{v}\n" for v in PRED))
+    assert counts(capsys, str(tmp_path / "truth.txt"), str(tmp_path / "pred.txt")) == (20, 5, 3, 12)
+
+
+def test_csv_without_header_keeps_its_first_row(tmp_path, capsys):
+    rows = "".join(f"{t},{p}\n" for t, p in zip(TRUTH, PRED, strict=True))
+    (tmp_path / "both.csv").write_text(rows)
+    assert counts(capsys, str(tmp_path / "both.csv")) == (20, 5, 3, 12)
+    (tmp_path / "with.csv").write_text("y_true,y_pred\n" + rows)
+    assert counts(capsys, str(tmp_path / "with.csv")) == (20, 5, 3, 12)
+
+
+def test_np_savetxt_default_format_and_cut_output(tmp_path, capsys):
+    np.savetxt(tmp_path / "truth.txt", np.array(TRUTH, dtype=float))  # 1.000000000000000000e+00
+    np.savetxt(tmp_path / "pred.txt", np.array(PRED), fmt="%d")
+    assert counts(capsys, str(tmp_path / "truth.txt"), str(tmp_path / "pred.txt")) == (20, 5, 3, 12)
+    # `cut -f2 data.tsv` keeps the header line: told from the data
+    (tmp_path / "cut.txt").write_text("label\n" + "".join(f"{v}\n" for v in PRED))
+    assert counts(capsys, str(tmp_path / "truth.txt"), str(tmp_path / "cut.txt")) == (20, 5, 3, 12)
+
+
+def test_scores_file_without_header(tmp_path, capsys):
+    scores = np.where(np.array(PRED) == 1, 0.9, 0.1)
+    np.savetxt(tmp_path / "proba.txt", scores)
+    (tmp_path / "truth.txt").write_text("".join(f"{v}\n" for v in TRUTH))
+    argv = [str(tmp_path / "truth.txt"), str(tmp_path / "proba.txt"), "--scores"]
+    assert counts(capsys, *argv) == (20, 5, 3, 12)
+
+
+def test_explicit_header_flags_override_detection(tmp_path, capsys):
+    (tmp_path / "t.txt").write_text("".join(f"{v}\n" for v in TRUTH))
+    (tmp_path / "p.txt").write_text("".join(f"{v}\n" for v in PRED))
+    argv = [str(tmp_path / "t.txt"), str(tmp_path / "p.txt")]
+    assert counts(capsys, *argv, "--no-header") == (20, 5, 3, 12)
+    assert counts(capsys, *argv, "--header") == (19, 5, 3, 12)  # the user said so
+
+
+def test_undecidable_header_is_an_error_not_a_guess(tmp_path, capsys):
+    # every value occurs once: the first line may be a header or a cluster of its own
+    (tmp_path / "t.txt").write_text("c1\nc2\nc3\n")
+    (tmp_path / "p.txt").write_text("k1\nk2\nk3\n")
+    code, out, err = run(capsys, "cluster", str(tmp_path / "t.txt"), str(tmp_path / "p.txt"))
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and "t.txt" in err and "--header or --no-header" in err
+    code, out, _ = run(
+        capsys,
+        "cluster",
+        str(tmp_path / "t.txt"),
+        str(tmp_path / "p.txt"),
+        "--no-header",
+        "--format",
+        "json",
+    )
+    assert code == 0 and json.loads(out)["n_items"] == 3
+
+
+def test_conflicting_cells_are_an_error(tmp_path):
+    # pandas' Series.to_csv: an empty index header and a numeric column name
+    (tmp_path / "s.csv").write_text(",0\n0,1\n1,0\n2,1\n")
+    with pytest.raises(InputError, match="--header or --no-header"):
+        read_table(tmp_path / "s.csv")
+    assert read_table(tmp_path / "s.csv", header=True).names == ["", "0"]
+
+
+def test_cluster_csv_without_header_keeps_first_row(tmp_path):
+    rng = np.random.default_rng(3)
+    t = rng.integers(0, 3, 40)
+    p = rng.integers(0, 4, 40)
+    (tmp_path / "x.csv").write_text("".join(f"{a},{b}\n" for a, b in zip(t, p, strict=True)))
+    truth, assignment = read_label_pair(tmp_path / "x.csv")
+    assert len(truth) == 40 and truth.tolist() == [str(v) for v in t]
+    (tmp_path / "h.csv").write_text(
+        "class,cluster\n" + "".join(f"c{a},k{b}\n" for a, b in zip(t, p, strict=True))
+    )
+    truth, assignment = read_label_pair(tmp_path / "h.csv")
+    assert assignment.tolist() == [f"k{v}" for v in p]
+
+
+def test_named_column_in_first_line_makes_it_a_header(tmp_path):
+    (tmp_path / "u.csv").write_text("id,gold\na,x\nb,y\n")
+    table = read_table(tmp_path / "u.csv", names=("gold",))
+    assert table.header and table.names == ["id", "gold"] and table.num_rows == 2
+
+
+@pytest.mark.parametrize("command", ["classify", "cluster"])
+def test_duplicated_header_column_is_one_clear_line(tmp_path, capsys, command):
+    """Issue 13 item 12: a duplicated column name gave a KeyError."""
+    path = tmp_path / "dup.csv"
+    path.write_text("y,y\n1,0\n0,1\n1,1\n")
+    code, out, err = run(capsys, command, str(path), "--header")
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and f"{path}:1: column 'y' appears twice" in err
+    code, _, err = run(capsys, command, str(path))  # detected header, same error
+    assert code == 2 and "column 'y' appears twice" in err
+
+
+def test_duplicated_parquet_column(tmp_path, capsys):
+    table = pa.Table.from_arrays([pa.array([1, 0]), pa.array([0, 1])], names=["y", "y"])
+    pq.write_table(table, tmp_path / "dup.parquet")
+    code, _, err = run(capsys, "classify", str(tmp_path / "dup.parquet"))
+    assert code == 2 and "column 'y' appears twice" in err and "Traceback" not in err
