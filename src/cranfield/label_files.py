@@ -49,6 +49,8 @@ __all__ = ["LabelTable", "read_label_pair", "read_table"]
 _DELIMITED = {".csv": ",", ".tsv": "\t", ".tab": "\t"}
 _PARQUET = {".parquet", ".pq"}
 _CHUNK = 1 << 20
+#: Bytes a fixed-width array of text labels may take beyond 4x their Arrow size.
+_WIDE_LABELS = 1 << 20
 
 
 def _suffix(path: Path) -> str:
@@ -65,6 +67,12 @@ def _kind(path: Path) -> str:
     if suffix in _PARQUET:
         return "parquet"
     return "plain"
+
+
+def shown(value: object, limit: int = 60) -> str:
+    """``repr`` of a cell or name for a message, cut to about ``limit`` characters."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 4] + "...'"
 
 
 def _first_line(exc: Exception) -> str:
@@ -183,7 +191,8 @@ class LabelTable:
             found = self.find(spec)
             if found is None:
                 raise InputError(
-                    f"no {role} column {spec!r}; the columns are {names!r}", str(self.path)
+                    f"no {role} column {shown(spec)}; the columns are {shown(names, 200)}",
+                    str(self.path),
                 )
             return found
         if default_index >= len(names):
@@ -208,12 +217,16 @@ class LabelTable:
         if len(col) and pc.any(bad).as_py():
             row = int(pc.index(bad, True).as_py())
             source, line, prefix = self.where(row)
-            raise InputError(f"{prefix}empty label in column {name!r}", source, line)
+            raise InputError(f"{prefix}empty label in column {shown(name)}", source, line)
         values = col.to_numpy(zero_copy_only=False)
         if values.dtype == object and (
             pa.types.is_string(col.type) or pa.types.is_large_string(col.type)
         ):
-            values = values.astype(str)
+            # a fixed-width NumPy string array costs n * longest label * 4 bytes: one
+            # huge label would multiply memory, so such columns stay Python strings
+            longest = pc.max(pc.utf8_length(col)).as_py() or 0
+            if len(values) * longest * 4 <= _WIDE_LABELS + 4 * col.nbytes:
+                values = values.astype(str)
         return values
 
     def scores(self, name: str) -> np.ndarray:
@@ -234,13 +247,15 @@ class LabelTable:
             values = col.cast(pa.float64())
             ok = pc.and_(pc.is_valid(values), pc.is_finite(values))
         else:
-            raise InputError(f"column {name!r} holds {col.type}, expected numbers", str(self.path))
+            raise InputError(
+                f"column {shown(name)} holds {col.type}, expected numbers", str(self.path)
+            )
         if len(col) and not pc.all(ok).as_py():
             row = int(pc.index(ok, False).as_py())
             source, line, prefix = self.where(row)
             cell = col[row].as_py()
             raise InputError(
-                f"{prefix}score {cell!r} in column {name!r} is not a finite number",
+                f"{prefix}score {shown(cell)} in column {shown(name)} is not a finite number",
                 source,
                 line,
             )
@@ -318,7 +333,7 @@ def _check_unique(names: list[str], path: Path) -> None:
     seen: set[str] = set()
     for name in names:
         if name in seen:
-            raise InputError(f"column {name!r} appears twice in the header", str(path), 1)
+            raise InputError(f"column {shown(name)} appears twice in the header", str(path), 1)
         seen.add(name)
 
 
@@ -405,7 +420,7 @@ def _has_header(cells: list, path: Path) -> bool:
         return True
     if "data" in verdicts and "header" not in verdicts:
         return False
-    first = ", ".join(repr(column[0].as_py()) for column in cells)
+    first = ", ".join(shown(column[0].as_py(), 30) for column in cells)
     if len(first) > 80:
         first = first[:77] + "..."
     why = (
@@ -430,7 +445,8 @@ def _pick(table: LabelTable, spec: str | None, exclude: set[str], role: str) -> 
         if found is not None:
             return found
         raise InputError(
-            f"no column {spec!r} for the {role} (columns: {', '.join(names)})", str(table.path)
+            f"no column {shown(spec)} for the {role} (columns: {shown(names, 200)})",
+            str(table.path),
         )
     left = [n for n in names if n not in exclude]
     if len(left) != 1:
@@ -512,7 +528,7 @@ def read_label_pair(
 
 def _require_id(table: LabelTable, id_column: str | None) -> None:
     if id_column is not None and id_column not in table.names:
-        raise InputError(f"no id column {id_column!r}", str(table.path))
+        raise InputError(f"no id column {shown(id_column)}", str(table.path))
 
 
 def _ids(table: LabelTable, id_column: str):
@@ -525,7 +541,7 @@ def _ids(table: LabelTable, id_column: str):
     if len(dup):
         row = int(pc.indices_nonzero(pc.equal(ids, dup[0]))[1].as_py())  # second occurrence
         source, line, prefix = table.where(row)
-        raise InputError(f"{prefix}id {dup[0].as_py()!r} appears more than once", source, line)
+        raise InputError(f"{prefix}id {shown(dup[0].as_py())} appears more than once", source, line)
     return ids
 
 
@@ -536,10 +552,14 @@ def _align(t_ids, a_ids, truth: LabelTable, other: LabelTable) -> np.ndarray:
     pos = pc.index_in(t_ids, value_set=a_ids)
     if pos.null_count:
         missing = t_ids[int(pc.index(pc.is_null(pos), True).as_py())].as_py()
-        raise InputError(f"id {missing!r} from {truth.path} has no assigned label", str(other.path))
+        raise InputError(
+            f"id {shown(missing)} from {truth.path} has no assigned label", str(other.path)
+        )
     if len(a_ids) != len(t_ids):
         back = pc.is_null(pc.index_in(a_ids, value_set=t_ids))
         row = int(pc.index(back, True).as_py())
         source, line, prefix = other.where(row)
-        raise InputError(f"{prefix}id {a_ids[row].as_py()!r} is not in {truth.path}", source, line)
+        raise InputError(
+            f"{prefix}id {shown(a_ids[row].as_py())} is not in {truth.path}", source, line
+        )
     return pos.to_numpy(zero_copy_only=False).astype(np.intp)

@@ -109,8 +109,8 @@ def as_numbers_if_numeric(*columns: np.ndarray) -> tuple[np.ndarray, ...]:
     """
     converted = []
     for col in columns:
-        if col.dtype.kind not in "US":
-            return columns
+        if col.dtype.kind not in "US" or col.dtype.itemsize > 64 * 4:
+            return columns  # not text, or too long to be a number anyone writes
         try:
             values = col.astype(np.float64)
         except ValueError:

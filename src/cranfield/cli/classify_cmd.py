@@ -128,11 +128,14 @@ Labels that are all numbers compare as numbers (1, 1.0 and 1e+00 are one class).
 
 def _check_labels(values: np.ndarray, allowed: list[str], table, column: str) -> None:
     """Every value of a label column must be one of ``allowed`` (the error names the line)."""
+    from ..label_files import shown
+
     bad = np.flatnonzero(~np.isin(values.astype(str), np.asarray(allowed, dtype=str)))
     if len(bad):
         source, line, prefix = table.where(int(bad[0]))
         raise InputError(
-            f"{prefix}label {str(values[bad[0]])!r} in column {column!r} is not one of {allowed!r}",
+            f"{prefix}label {shown(str(values[bad[0]]))} in column {shown(column)} is not one of "
+            f"{shown(allowed, 200)}",
             source,
             line,
         )
