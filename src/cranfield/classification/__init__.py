@@ -1,7 +1,7 @@
 """Classifier evaluation: confusion matrices, every rate, ROC, thresholds, losses.
 
-Definitions and layouts follow the seed documents (000, 001, 003, 004); see
-``docs/classification.md``. Core computations use NumPy only.
+Definitions follow Fawcett (2006), Powers (2011) and Manning, Raghavan & Schütze
+(2008); see ``docs/classification.md``. Core computations use NumPy only.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from .roc import (
     roc_curve,
     roc_table,
 )
-from .thresholds import CRITERIA, ThresholdChoice, select_threshold
+from .thresholds import CRITERIA, ThresholdChoice, fixed_threshold, select_threshold
 
 __all__ = [
     "BinaryConfusion",
@@ -34,6 +34,7 @@ __all__ = [
     "brier_score",
     "classification_report",
     "cross_entropy",
+    "fixed_threshold",
     "log_loss",
     "mae",
     "mse",

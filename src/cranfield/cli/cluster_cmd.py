@@ -13,8 +13,10 @@ told from the data (a cell that is not a number or label found below it); when i
 be told, cranfield asks for --header or --no-header instead of guessing. Without a
 header, columns are named 1, 2, ... One file with two label columns may be given alone.
 Rows are matched by position, or by --id-column.
-measures: purity, inverse purity, entropies, mutual information (nats), NMI, Rand index,
-adjusted Rand index, pair-counting TP/FP/FN/TN, precision, recall, F-beta."""
+measures: purity, inverse purity, entropies, mutual information (nats), NMI, adjusted
+mutual information (Vinh et al. 2010), homogeneity, completeness, V-measure (Rosenberg &
+Hirschberg 2007), Rand index, adjusted Rand index, pair-counting TP/FP/FN/TN, precision,
+recall, F-beta, Fowlkes-Mallows (1983)."""
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -52,7 +54,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--average-method",
         choices=AVERAGE_METHODS,
         default="arithmetic",
-        help="NMI normalisation (default: arithmetic, as in IIR ch. 16)",
+        help="NMI and AMI normalisation (default: arithmetic, as in IIR ch. 16 and scikit-learn)",
     )
     parser.add_argument(
         "--zero-division",
