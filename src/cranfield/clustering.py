@@ -346,7 +346,7 @@ class Contingency:
         """NMI = I(Ω; C) / mean(H(Ω), H(C)).
 
         ``average_method`` picks the mean as in scikit-learn: ``"arithmetic"``
-        (IIR eq. 16.2, the seed's (H(Ω)+H(C))/2), ``"geometric"`` (sqrt of the product),
+        (IIR eq. 16.2, (H(Ω)+H(C))/2), ``"geometric"`` (sqrt of the product),
         ``"min"`` or ``"max"``. Conventions (as scikit-learn): two single-block
         partitions score 1.0; zero mutual information scores 0.0.
         """

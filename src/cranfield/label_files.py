@@ -302,7 +302,8 @@ def read_table(
         raise InputError("empty file: no header and no labels", str(path))
     first = [column[0].as_py() for column in cells]
     if header is None:
-        header = any(n in first for n in names) or _has_header(cells, path)
+        # a column *name* in the first line marks a header; a number ("2") says nothing
+        header = any(n in first for n in names if not n.isdigit()) or _has_header(cells, path)
     import pyarrow as pa
 
     if header:

@@ -1,7 +1,7 @@
 """Confusion matrices: binary (2x2) and multi-class (K x K), and multi-label precision.
 
-Orientation. The seeds (000, 001) put the *predicted* condition in rows and the
-*actual* condition in columns; scikit-learn and seed 004 transpose that
+Orientation. The textbook layout (Fawcett 2006) puts the *predicted* condition in rows
+and the *actual* condition in columns; scikit-learn transposes that
 (``M[i, j]`` = items of actual class i assigned to class j). Internally
 :class:`ConfusionMatrix` stores ``counts[i, j]`` = actual ``labels[i]``, predicted
 ``labels[j]`` (scikit-learn's layout, so ``counts`` equals
@@ -65,7 +65,7 @@ class BinaryConfusion:
         """Count TP, FP, FN, TN from actual and predicted labels.
 
         ``positive`` is the positive label; every other label is negative (the
-        one-vs-rest collapse of seed 001). When omitted, labels drawn from {0, 1},
+        one-vs-rest collapse). When omitted, labels drawn from {0, 1},
         {-1, 1} or {False, True} make 1/True positive; other labels need it.
         """
         t = as_labels(truth, "truth")
@@ -80,7 +80,7 @@ class BinaryConfusion:
         fn = int(np.count_nonzero(ti & ~pi))
         return cls(tp, fp, fn, len(t) - tp - fp - fn, pos)
 
-    # margins (seed 000: P, N actual; "Yes"/"No" predicted, seed 001 calls them T and F)
+    # margins: P, N actual; "Yes"/"No" predicted
     @property
     def p(self) -> int:
         """Actual positives P = TP + FN."""
@@ -136,7 +136,7 @@ class ConfusionMatrix:
     """A K x K confusion matrix with class labels of any hashable type.
 
     ``counts[i, j]`` is the number of items of actual class ``labels[i]`` predicted
-    as ``labels[j]`` (scikit-learn's layout); :meth:`table` gives the seeds'
+    as ``labels[j]`` (scikit-learn's layout); :meth:`table` gives the textbook
     layout (predicted in rows) by default.
     """
 
@@ -180,7 +180,7 @@ class ConfusionMatrix:
         return cls(labels, arr)
 
     def table(self, orientation: str = "predicted_rows") -> np.ndarray:
-        """Counts with predicted classes in rows (seeds) or actual classes in rows."""
+        """Counts with predicted classes in rows (textbook) or actual classes in rows."""
         return self.counts.T if check_orientation(orientation) == "predicted_rows" else self.counts
 
     @property
@@ -189,11 +189,11 @@ class ConfusionMatrix:
 
     @property
     def support(self) -> np.ndarray:
-        """Actual items per class (column totals in the seeds' layout)."""
+        """Actual items per class (column totals in the textbook layout)."""
         return self.counts.sum(axis=1)
 
     def accuracy(self, zero_division: R.ZeroDivision = "warn") -> float:
-        """Sum of the diagonal over all items (seed 000: (13+15+57)/100 = 85%)."""
+        """Sum of the diagonal over all items (e.g. (13+15+57)/100 = 85%)."""
         return float(R.safe_divide(np.trace(self.counts), self.total, "ACC", zero_division))
 
     def error_rate(self, zero_division: R.ZeroDivision = "warn") -> float:
@@ -233,7 +233,7 @@ class ConfusionMatrix:
         return float(R.safe_divide(0.0 if den == 0 else num, den, "MCC", zero_division))
 
     def one_vs_rest_counts(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """Arrays TP, FP, FN, TN per class: each class against all others (seed 001)."""
+        """Arrays TP, FP, FN, TN per class: each class against all others."""
         tp = np.diag(self.counts).astype(np.int64)
         fp = self.counts.sum(axis=0) - tp
         fn = self.counts.sum(axis=1) - tp
@@ -241,7 +241,7 @@ class ConfusionMatrix:
         return tp, fp, fn, tn
 
     def one_vs_rest(self, label) -> BinaryConfusion:
-        """Collapse to the binary matrix "in class" vs "not in class" (seed 001)."""
+        """Collapse to the binary matrix "in class" vs "not in class"."""
         matches = [i for i, lab in enumerate(self.labels) if lab == label]
         if not matches:
             raise InputError(f"unknown class {label!r}; the classes are {list(self.labels)!r}")
@@ -269,8 +269,8 @@ class ConfusionMatrix:
         """Precision, recall, F-beta and support, per class or averaged.
 
         ``average``: ``None`` (per class), ``"macro"`` (unweighted mean of the
-        per-class values, seed 004), ``"micro"`` (ratios of the summed counts,
-        seed 004: sum |C'_i ∩ C_i| / sum |C'_i|), ``"weighted"`` (mean weighted by
+        per-class values; Manning et al. 2008, ch. 13.6), ``"micro"`` (ratios of the summed counts:
+        sum |C'_i ∩ C_i| / sum |C'_i|), ``"weighted"`` (mean weighted by
         support). Undefined per-class values are NaN (with a warning) unless
         ``zero_division`` gives a number, and NaN propagates into averages.
         """
@@ -306,7 +306,7 @@ class ConfusionMatrix:
 def multilabel_precision_recall(
     truth, predicted, zero_division: R.ZeroDivision = "warn"
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Per-instance precision and recall of a multi-label classifier (seed 004).
+    """Per-instance precision and recall of a multi-label classifier (Godbole & Sarawagi 2004).
 
     For each instance d with true classes C_d and predicted classes C'_d:
     precision = |C'_d ∩ C_d| / |C'_d|, recall = |C'_d ∩ C_d| / |C_d|.

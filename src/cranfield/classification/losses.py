@@ -1,8 +1,8 @@
-"""Losses of probabilistic classifiers and regressors (seed 000, seed 003).
+"""Losses of probabilistic classifiers and regressors.
 
 Log-loss clips probabilities to [delta, 1 - delta] before taking logarithms,
-``y_hat = max(delta, min(1 - delta, y))`` with delta = 1e-15 by default (seed 000,
-"Note: to improve the numerical stability ..."). Logarithms are natural.
+``y_hat = max(delta, min(1 - delta, y))`` with delta = 1e-15 by default, for numerical
+stability. Logarithms are natural.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ def _probabilities(proba, name: str = "probabilities") -> np.ndarray:
 
 
 def cross_entropy(p, q, delta: float = 1e-15) -> float:
-    """Cross-entropy H(p, q) = -sum_e p_e log q_e of two distributions (seed 000)."""
+    """Cross-entropy H(p, q) = -sum_e p_e log q_e of two distributions."""
     p, q = _probabilities(p, "p"), _probabilities(q, "q")
     if p.shape != q.shape:
         raise InputError(f"p has shape {p.shape} but q has shape {q.shape}")
@@ -53,8 +53,8 @@ def log_loss(
     """Log-loss (cross-entropy) of predicted probabilities.
 
     Binary: ``proba`` is 1-D, the probability of the positive class;
-    loss_i = -(c_i log y_i + (1 - c_i) log(1 - y_i)) (seed 000). Seed 003's
-    examples: c = 1 and y = 0.5, 0.9, 0.1 give 0.693147, 0.105361, 2.302585.
+    loss_i = -(c_i log y_i + (1 - c_i) log(1 - y_i)). Examples: c = 1 and y = 0.5, 0.9,
+    0.1 give 0.693147, 0.105361, 2.302585.
 
     Multi-class: ``proba`` is n x K, column k the probability of ``labels[k]``
     (default: the sorted classes of ``truth``); loss_i = -log y_i,true.
@@ -110,7 +110,7 @@ def brier_score(truth, proba, *, positive=None, labels: Sequence | None = None) 
 
 
 def one_vs_rest_log_loss(indicators, proba, delta: float = 1e-15) -> float:
-    """Seed 000's summed log-loss P over instances x and classes k.
+    """The one-vs-rest log-loss P summed over instances x and classes k.
 
     P = -sum_x sum_k (c_k(x) log y_k(x) + (1 - c_k(x)) log(1 - y_k(x))), with
     ``indicators`` the 0/1 memberships c_k(x) and ``proba`` the y_k(x) (same shape).
@@ -143,7 +143,7 @@ def _pair(truth, predicted) -> tuple[np.ndarray, np.ndarray]:
 
 
 def mse(truth, predicted) -> float:
-    """Mean squared error (1/N) sum (Y_hat_i - Y_i)^2 (seed 000, "Regression")."""
+    """Mean squared error (1/N) sum (Y_hat_i - Y_i)^2."""
     y, yhat = _pair(truth, predicted)
     return float(np.mean((yhat - y) ** 2))
 

@@ -2,8 +2,7 @@
 
 Every function takes the four cells ``tp, fp, fn, tn`` (scalars or equally shaped
 arrays) and returns a float array of the same shape. The definitions are those of
-seed 000 (section "Binary classification") and seed 001 ("Overview of popular
-metrics based on the confusion matrix"):
+Fawcett (2006) and Powers (2011):
 
 ======  =========================  ==========================================
 name    aliases                    formula
@@ -100,67 +99,67 @@ def _cells(tp, fp, fn, tn):
 
 
 def tpr(tp, fp, fn, tn, zero_division: ZeroDivision = "warn"):
-    """True positive rate (sensitivity, recall): TP / P (seed 000)."""
+    """True positive rate (sensitivity, recall): TP / P."""
     tp, fp, fn, tn = _cells(tp, fp, fn, tn)
     return safe_divide(tp, tp + fn, "TPR (recall)", zero_division)
 
 
 def fnr(tp, fp, fn, tn, zero_division: ZeroDivision = "warn"):
-    """False negative rate (miss rate): FN / P = 1 - TPR (seed 000)."""
+    """False negative rate (miss rate): FN / P = 1 - TPR."""
     tp, fp, fn, tn = _cells(tp, fp, fn, tn)
     return safe_divide(fn, tp + fn, "FNR", zero_division)
 
 
 def tnr(tp, fp, fn, tn, zero_division: ZeroDivision = "warn"):
-    """True negative rate (specificity): TN / N (seed 000)."""
+    """True negative rate (specificity): TN / N."""
     tp, fp, fn, tn = _cells(tp, fp, fn, tn)
     return safe_divide(tn, fp + tn, "TNR (specificity)", zero_division)
 
 
 def fpr(tp, fp, fn, tn, zero_division: ZeroDivision = "warn"):
-    """False positive rate (fall-out): FP / N = 1 - TNR (seed 000)."""
+    """False positive rate (fall-out): FP / N = 1 - TNR."""
     tp, fp, fn, tn = _cells(tp, fp, fn, tn)
     return safe_divide(fp, fp + tn, "FPR (fall-out)", zero_division)
 
 
 def ppv(tp, fp, fn, tn, zero_division: ZeroDivision = "warn"):
-    """Positive predictive value (precision): TP / (TP + FP) (seed 000)."""
+    """Positive predictive value (precision): TP / (TP + FP)."""
     tp, fp, fn, tn = _cells(tp, fp, fn, tn)
     return safe_divide(tp, tp + fp, "PPV (precision)", zero_division)
 
 
 def fdr(tp, fp, fn, tn, zero_division: ZeroDivision = "warn"):
-    """False discovery rate: FP / (TP + FP) = 1 - PPV (seed 000)."""
+    """False discovery rate: FP / (TP + FP) = 1 - PPV."""
     tp, fp, fn, tn = _cells(tp, fp, fn, tn)
     return safe_divide(fp, tp + fp, "FDR", zero_division)
 
 
 def npv(tp, fp, fn, tn, zero_division: ZeroDivision = "warn"):
-    """Negative predictive value: TN / (TN + FN) (seed 000)."""
+    """Negative predictive value: TN / (TN + FN)."""
     tp, fp, fn, tn = _cells(tp, fp, fn, tn)
     return safe_divide(tn, tn + fn, "NPV", zero_division)
 
 
 def false_omission_rate(tp, fp, fn, tn, zero_division: ZeroDivision = "warn"):
-    """False omission rate: FN / (TN + FN) = 1 - NPV (seed 000)."""
+    """False omission rate: FN / (TN + FN) = 1 - NPV."""
     tp, fp, fn, tn = _cells(tp, fp, fn, tn)
     return safe_divide(fn, tn + fn, "FOR", zero_division)
 
 
 def accuracy(tp, fp, fn, tn, zero_division: ZeroDivision = "warn"):
-    """Accuracy: (TP + TN) / (P + N) (seed 000)."""
+    """Accuracy: (TP + TN) / (P + N)."""
     tp, fp, fn, tn = _cells(tp, fp, fn, tn)
     return safe_divide(tp + tn, tp + fp + fn + tn, "ACC", zero_division)
 
 
 def error_rate(tp, fp, fn, tn, zero_division: ZeroDivision = "warn"):
-    """Error (misclassification) rate: (FP + FN) / (P + N) = 1 - ACC (seed 000)."""
+    """Error (misclassification) rate: (FP + FN) / (P + N) = 1 - ACC."""
     tp, fp, fn, tn = _cells(tp, fp, fn, tn)
     return safe_divide(fp + fn, tp + fp + fn + tn, "ERR", zero_division)
 
 
 def prevalence(tp, fp, fn, tn, zero_division: ZeroDivision = "warn"):
-    """Prevalence: P / (P + N) (seed 001)."""
+    """Prevalence: P / (P + N)."""
     tp, fp, fn, tn = _cells(tp, fp, fn, tn)
     return safe_divide(tp + fn, tp + fp + fn + tn, "prevalence", zero_division)
 
@@ -169,7 +168,7 @@ def fbeta(tp, fp, fn, tn, beta: float = 1.0, zero_division: ZeroDivision = "warn
     """F-beta: (1 + b^2) TP / ((1 + b^2) TP + b^2 FN + FP).
 
     The weighted harmonic mean of precision and recall (van Rijsbergen); beta = 1 is
-    F1 = 2 TP / (2 TP + FP + FN) (seed 001). Undefined only when TP = FP = FN = 0.
+    F1 = 2 TP / (2 TP + FP + FN). Undefined only when TP = FP = FN = 0.
     """
     beta = check_beta(beta)
     tp, fp, fn, tn = _cells(tp, fp, fn, tn)
@@ -179,7 +178,7 @@ def fbeta(tp, fp, fn, tn, beta: float = 1.0, zero_division: ZeroDivision = "warn
 
 
 def f1(tp, fp, fn, tn, zero_division: ZeroDivision = "warn"):
-    """F1 = 2 TP / (2 TP + FP + FN) (seed 001)."""
+    """F1 = 2 TP / (2 TP + FP + FN)."""
     return fbeta(tp, fp, fn, tn, 1.0, zero_division)
 
 

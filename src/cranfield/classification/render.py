@@ -1,6 +1,6 @@
 """Render confusion matrices and tables as text, Markdown or HTML.
 
-The binary layout is the seeds' (000, 001): predicted condition in rows, actual
+The textbook binary layout (Fawcett 2006): predicted condition in rows, actual
 condition in columns, the 2x2 core surrounded by the rates it defines. Rates to
 the right of a core cell divide it by its row total (PPV, FDR / FOR, NPV); rates
 below divide it by its column total (TPR, FNR / FPR, TNR); ACC and ERR sit in the
@@ -95,7 +95,7 @@ def binary_grid(
     orientation: str = "predicted_rows",
     zero_division: R.ZeroDivision = "warn",
 ) -> tuple[list[str], list[list[str]]]:
-    """The seeds' 2x2 layout with rates around the core, as header + rows of strings."""
+    """The 2x2 layout with rates around the core, as header + rows of strings."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", R.UndefinedRatioWarning)
         r = cm.rates(zero_division=zero_division)
@@ -126,7 +126,7 @@ def render_binary(
     zero_division: R.ZeroDivision = "warn",
     beta: float = 1.0,
 ) -> str:
-    """The binary confusion matrix with every rate: the seeds' grid, then the rest."""
+    """The binary confusion matrix with every rate: the grid, then the rest."""
     header, rows = binary_grid(cm, orientation, zero_division)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", R.UndefinedRatioWarning)
@@ -209,7 +209,7 @@ def render_multiclass(
 
 
 def render_roc_table(table: RocTable, fmt: str = "text") -> str:
-    """Seed 001's ROC table: Class, Score, TP, FP, FN, TN, TPR, FPR, ACC."""
+    """The ROC table (Fawcett 2006): Class, Score, TP, FP, FN, TN, TPR, FPR, ACC."""
     cols = table.columns()
     rows = []
     for i in range(len(table)):

@@ -1,7 +1,7 @@
-"""Choosing a decision threshold for a scoring classifier (seed 001, "ROC curve").
+"""Choosing a decision threshold for a scoring classifier (Fawcett 2006).
 
 Candidates are every distinct score T (predict positive when score >= T, as in the
-seed's ROC table) plus T = +inf (predict nothing positive). Each criterion is
+ROC table) plus T = +inf (predict nothing positive). Each criterion is
 evaluated on all candidates at once; ties go to the highest threshold (the most
 conservative rule, fewest positive predictions).
 """
@@ -94,7 +94,7 @@ def select_threshold(
 
     ``by``:
 
-    - ``"accuracy"``: maximum ACC (the seed's choice, T = 0.54 in its example);
+    - ``"accuracy"``: maximum ACC (T = 0.54 in Fawcett's example);
     - ``"youden"``: maximum J = sensitivity + specificity - 1;
     - ``"closest"``: minimum distance sqrt(FPR^2 + (1 - TPR)^2) to the ideal point (0, 1);
     - ``"fbeta"``: maximum F-beta (``beta``);
