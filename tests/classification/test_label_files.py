@@ -136,3 +136,23 @@ def test_duplicated_parquet_column(tmp_path, capsys):
     pq.write_table(table, tmp_path / "dup.parquet")
     code, _, err = run(capsys, "classify", str(tmp_path / "dup.parquet"))
     assert code == 2 and "column 'y' appears twice" in err and "Traceback" not in err
+
+
+def test_column_number_does_not_mark_a_header(tmp_path):
+    (tmp_path / "n.csv").write_text("1,2\n0,2\n1,1\n0,1\n")
+    table = read_table(tmp_path / "n.csv", names=("2",))
+    assert not table.header and table.num_rows == 4
+    assert table.labels(table.pick("2", 0, "pred")).tolist() == ["2", "2", "1", "1"]
+
+
+def test_gzip_by_content_and_corrupt_gzip(tmp_path):
+    import gzip
+
+    data = "y,p\n" + "".join(f"{t},{p}\n" for t, p in zip(TRUTH, PRED, strict=True))
+    (tmp_path / "z.csv.gz").write_bytes(gzip.compress(data.encode()))
+    table = read_table(tmp_path / "z.csv.gz")
+    assert table.header and table.num_rows == len(TRUTH)
+    packed = gzip.compress(data.encode())
+    (tmp_path / "bad.csv.gz").write_bytes(packed[: len(packed) // 2])
+    with pytest.raises(InputError, match="corrupt gzip"):
+        read_table(tmp_path / "bad.csv.gz")
