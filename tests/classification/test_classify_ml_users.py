@@ -230,3 +230,12 @@ def test_rates_have_four_significant_digits(capsys, tmp_path):
         line.split()[:1] == ["MK"] and line.split()[-1] == f"{20 / 200 + 1820 / 1830 - 1:#.4g}"
         for line in out.splitlines()
     )
+
+
+def test_cli_threshold_without_scores_is_refused(capsys, tmp_path):
+    path = tmp_path / "l.csv"
+    path.write_text("y,p\n1,1\n0,0\n1,0\n0,0\n")
+    for argv in (["--threshold", "0.3"], ["--threshold-by", "youden"]):
+        code, out, err = run(capsys, str(path), *argv)
+        assert code == 2 and out == "" and err.count("\n") == 1
+        assert f"invalid value for {argv[0]}: expected only together with --scores" in err

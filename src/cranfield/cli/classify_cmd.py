@@ -7,7 +7,7 @@ import argparse
 import numpy as np
 
 from ..classification.thresholds import CRITERIA as _CRITERIA
-from ..errors import InputError
+from ..errors import InputError, ParameterError
 
 HELP = "evaluate a classifier: confusion matrix, rates, ROC, thresholds"
 
@@ -149,6 +149,13 @@ def run(args: argparse.Namespace) -> int:
     from ..classification.report import classification_report
     from ..label_files import read_table
 
+    if not args.scores:
+        for option, value in (
+            ("--threshold", args.threshold),
+            ("--threshold-by", args.threshold_by),
+        ):
+            if value is not None:  # a threshold ignored in silence would mislead
+                raise ParameterError(option, "only together with --scores", value)
     one_file = args.predictions is None
     wanted = [args.truth_column] + ([args.pred_column] if one_file else [])
     truth_table = read_table(
