@@ -353,7 +353,8 @@ def _split_delimited(text: str, delimiter: str, path: Path) -> list:
     import pyarrow as pa
     import pyarrow.csv as pcsv
 
-    first = text.split("\n", 1)[0]
+    end = text.find("\n")
+    first = text if end < 0 else text[:end]
     if not first.strip():
         if not text.strip():
             return []
@@ -365,7 +366,8 @@ def _split_delimited(text: str, delimiter: str, path: Path) -> list:
             io.BytesIO(data),
             read_options=pcsv.ReadOptions(
                 column_names=[f"c{i}" for i in range(width)],
-                block_size=max(len(data) + 1, 1 << 16),
+                # one block holds any row (up to 1 GiB): a huge field is read, not refused
+                block_size=min(max(len(data) + 1, 1 << 16), 1 << 30),
             ),
             parse_options=pcsv.ParseOptions(delimiter=delimiter),
             convert_options=pcsv.ConvertOptions(
@@ -382,10 +384,12 @@ def _split_delimited(text: str, delimiter: str, path: Path) -> list:
 
 
 def _is_number(cell: str) -> bool:
+    """Whether a cell reads as a number (NaN and infinities too: data, never a name)."""
     try:
-        return math.isfinite(float(cell))
+        float(cell)
     except ValueError:
         return False
+    return True
 
 
 def _column_verdict(column) -> str:
@@ -416,6 +420,8 @@ def _column_verdict(column) -> str:
 
 
 def _has_header(cells: list, path: Path) -> bool:
+    if len(cells) == 1 and cells[0][0].as_py().strip() == "":
+        raise InputError("the first line is empty; expected a header or a label", str(path), 1)
     verdicts = {_column_verdict(column) for column in cells}
     if "header" in verdicts and "data" not in verdicts:
         return True

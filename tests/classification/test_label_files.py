@@ -156,3 +156,15 @@ def test_gzip_by_content_and_corrupt_gzip(tmp_path):
     (tmp_path / "bad.csv.gz").write_bytes(packed[: len(packed) // 2])
     with pytest.raises(InputError, match="corrupt gzip"):
         read_table(tmp_path / "bad.csv.gz")
+
+
+def test_a_nan_or_empty_first_line_is_not_taken_for_a_header(tmp_path, capsys):
+    (tmp_path / "t.txt").write_text("1\n0\n1\n")
+    (tmp_path / "p.txt").write_text("nan\n0.3\n0.5\n")
+    code, out, err = run(
+        capsys, "classify", str(tmp_path / "t.txt"), str(tmp_path / "p.txt"), "--scores"
+    )
+    assert code == 2 and "p.txt:1" in err and "'nan'" in err
+    (tmp_path / "e.txt").write_text("\n1\n0\n")
+    with pytest.raises(InputError, match="e.txt:1: the first line is empty"):
+        read_table(tmp_path / "e.txt")
