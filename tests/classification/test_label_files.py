@@ -8,6 +8,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from cranfield.cli.main import main
 from cranfield.errors import InputError
@@ -168,3 +170,39 @@ def test_a_nan_or_empty_first_line_is_not_taken_for_a_header(tmp_path, capsys):
     (tmp_path / "e.txt").write_text("\n1\n0\n")
     with pytest.raises(InputError, match="e.txt:1: the first line is empty"):
         read_table(tmp_path / "e.txt")
+
+
+# --------------------------------------------------------------- properties
+
+
+_numbers = st.one_of(
+    st.integers(-5, 5).map(str),
+    st.floats(0, 1, allow_nan=False).map(lambda x: f"{x:.18e}"),
+    st.floats(-1e6, 1e6, allow_nan=False).map(repr),
+)
+_names = st.from_regex(r"[A-Za-z_][A-Za-z0-9_ ]{0,12}", fullmatch=True).filter(
+    lambda s: s.strip() != "" and s.strip().lower() not in ("nan", "inf", "infinity")
+)
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    columns=st.lists(st.lists(_numbers, min_size=1, max_size=20), min_size=1, max_size=3),
+    names=st.lists(_names, min_size=3, max_size=3, unique_by=lambda s: s.strip()),
+    with_header=st.booleans(),
+)
+def test_numeric_data_is_never_taken_for_a_header(tmp_path, columns, names, with_header):
+    rows = min(len(c) for c in columns)
+    columns = [c[:rows] for c in columns]
+    lines = [",".join(cells) for cells in zip(*columns, strict=True)]
+    if with_header:
+        lines.insert(0, ",".join(n.strip() for n in names[: len(columns)]))
+    path = tmp_path / "n.csv"
+    path.write_text("\n".join(lines) + "\n")
+    table = read_table(path)
+    assert table.header == with_header
+    assert table.num_rows == rows
+    for i, column in enumerate(columns):
+        assert table.labels(table.names[i]).tolist() == column
