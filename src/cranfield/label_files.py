@@ -44,7 +44,7 @@ import numpy as np
 
 from .errors import InputError
 
-__all__ = ["LabelTable", "read_label_pair", "read_table"]
+__all__ = ["LabelTable", "header_hint", "read_label_pair", "read_table"]
 
 _DELIMITED = {".csv": ",", ".tsv": "\t", ".tab": "\t"}
 _PARQUET = {".parquet", ".pq"}
@@ -524,13 +524,25 @@ def read_label_pair(
         if len(truth) != len(assignment):
             raise InputError(
                 f"{len(assignment)} labels but {truth_path} has {len(truth)}; "
-                "the files must list the same items in the same order (or join on an id column)",
+                "the files must list the same items in the same order (or join on an id column)"
+                + header_hint(table, other, header),
                 str(assignment_path),
             )
         return truth, assignment
     t_ids = _ids(table, id_column)
     a_ids = _ids(other, id_column)
     return truth, assignment[_align(t_ids, a_ids, table, other)]
+
+
+def header_hint(a: LabelTable, b: LabelTable, header: bool | None) -> str:
+    """A hint for two files one row apart whose header rows were told from the data."""
+    if header is not None or abs(a.num_rows - b.num_rows) != 1 or a.header == b.header:
+        return ""
+    which = a if a.header else b
+    return (
+        f" (the first line of {which.path} was read as a header; "
+        "pass --header or --no-header if that is wrong)"
+    )
 
 
 def _require_id(table: LabelTable, id_column: str | None) -> None:

@@ -206,3 +206,17 @@ def test_numeric_data_is_never_taken_for_a_header(tmp_path, columns, names, with
     assert table.num_rows == rows
     for i, column in enumerate(columns):
         assert table.labels(table.names[i]).tolist() == column
+
+
+@pytest.mark.parametrize("command", ["classify", "cluster"])
+def test_files_one_row_apart_name_the_header_decision(tmp_path, capsys, command):
+    # a class seen once, on the first line, above classes seen twice: read as a header
+    (tmp_path / "t.txt").write_text("z\na\na\nb\nb\n")
+    (tmp_path / "p.txt").write_text("1\n1\n1\n0\n0\n")
+    code, _, err = run(capsys, command, str(tmp_path / "t.txt"), str(tmp_path / "p.txt"))
+    assert code == 2 and err.count("\n") == 1
+    assert f"the first line of {tmp_path / 't.txt'} was read as a header" in err
+    code, _, _ = run(
+        capsys, command, str(tmp_path / "t.txt"), str(tmp_path / "p.txt"), "--no-header"
+    )
+    assert code == 0

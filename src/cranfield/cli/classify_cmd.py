@@ -147,7 +147,7 @@ def run(args: argparse.Namespace) -> int:
     from ..classification import rates
     from ..classification._labels import as_numbers_if_numeric
     from ..classification.report import classification_report
-    from ..label_files import read_table
+    from ..label_files import header_hint, read_table
 
     if not args.scores:
         for option, value in (
@@ -172,7 +172,7 @@ def run(args: argparse.Namespace) -> int:
         if pred_table.num_rows != truth_table.num_rows:
             raise InputError(
                 f"{args.truth} has {truth_table.num_rows} rows but {args.predictions} has "
-                f"{pred_table.num_rows}"
+                f"{pred_table.num_rows}" + header_hint(truth_table, pred_table, args.header)
             )
     if truth_table.num_rows == 0:
         raise InputError("no labels (the file has a header only)", args.truth)
