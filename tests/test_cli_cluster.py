@@ -106,9 +106,9 @@ def test_tsv_without_header_by_column_number_keeps_text_labels(tmp_path, capsys)
 @pytest.mark.parametrize(
     "files,extra,message",
     [
-        ({"t.txt": "a\nb\nc\n", "p.txt": "1\n2\n"}, [], "2 labels but"),
-        ({"t.txt": "a\n\nc\n", "p.txt": "1\n2\n3\n"}, [], "t.txt:2: empty label"),
-        ({"t.csv": "c,k\na,\n", "p": None}, [], "t.csv:2: empty label in column 'k'"),
+        ({"t.txt": "a\nb\nc\n", "p.txt": "1\n2\n"}, ["--no-header"], "2 labels but"),
+        ({"t.txt": "a\n\nc\n", "p.txt": "1\n2\n3\n"}, ["--no-header"], "t.txt:2: empty label"),
+        ({"t.csv": "c,k\na,\n", "p": None}, ["--header"], "t.csv:2: empty label in column 'k'"),
         ({"t.csv": "a,b,c\n1,2,3\n", "p": None}, [], "exactly two label columns"),
         ({"t.csv": "a,b\n1,2\n", "p": None}, ["--truth-column", "z"], "no column 'z'"),
         (
@@ -121,7 +121,11 @@ def test_tsv_without_header_by_column_number_keeps_text_labels(tmp_path, capsys)
             ["--id-column", "id"],
             "id 'd2' from",
         ),
-        ({"t.txt": "a\nb\n", "p.txt": "1\n2\n"}, ["--beta", "-1"], "invalid value for beta"),
+        (
+            {"t.txt": "a\nb\n", "p.txt": "1\n2\n"},
+            ["--no-header", "--beta", "-1"],
+            "invalid value for beta",
+        ),
         ({"t.csv": "a,b\n1,2,3\n", "p": None}, [], "t.csv: "),
         ({"t.txt": "", "p.txt": ""}, [], "no labels"),
     ],

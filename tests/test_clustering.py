@@ -224,3 +224,79 @@ def test_invariants(pair):
     assert s.tp + s.fp + s.fn + s.tn == len(t) * (len(t) - 1) // 2
     ref = pd.Series(t).groupby(pd.Series(p)).agg(lambda x: x.value_counts().iloc[0]).sum()
     assert s.purity == pytest.approx(ref / len(t))
+
+
+# ---------------------------------------------------- AMI, homogeneity, V, Fowlkes-Mallows
+
+
+@pytest.mark.parametrize("t,p", CASES)
+def test_ami_hcv_fowlkes_mallows_agree_with_sklearn(t, p):
+    s = cl.evaluate_clustering(t, p)
+    ct = s.contingency
+    assert s.ami == pytest.approx(skm.adjusted_mutual_info_score(t, p), abs=1e-10)
+    for method in cl.AVERAGE_METHODS:
+        ref = skm.adjusted_mutual_info_score(t, p, average_method=method)
+        assert ct.adjusted_mutual_information(method) == pytest.approx(ref, abs=1e-10), method
+    h, c, v = skm.homogeneity_completeness_v_measure(t, p)
+    assert (s.homogeneity, s.completeness, s.v_measure) == pytest.approx((h, c, v), abs=1e-12)
+    for beta in (0.5, 2.0):
+        ref = skm.homogeneity_completeness_v_measure(t, p, beta=beta)
+        assert ct.homogeneity_completeness_v_measure(beta) == pytest.approx(ref, abs=1e-12)
+    assert s.fowlkes_mallows == pytest.approx(skm.fowlkes_mallows_score(t, p), abs=1e-12)
+
+
+def _random_labelings(seed: int, count: int):
+    rng = np.random.default_rng(seed)
+    for _ in range(count):
+        n = int(rng.integers(1, 400))
+        k1, k2 = int(rng.integers(1, 30)), int(rng.integers(1, 60))
+        # skewed sizes: a few big classes and many small ones, as real clusterings have
+        t = np.minimum(rng.geometric(0.3, n), k1)
+        p = rng.integers(0, k2, n) if rng.random() < 0.5 else np.minimum(rng.geometric(0.1, n), k2)
+        yield t, p
+
+
+def test_ami_on_many_random_labelings():
+    for t, p in _random_labelings(7, 150):
+        method = cl.AVERAGE_METHODS[len(t) % 4]
+        ours = cl.adjusted_mutual_information(t, p, method)
+        assert ours == pytest.approx(
+            skm.adjusted_mutual_info_score(t, p, average_method=method), abs=1e-10
+        )
+        emi = cl.expected_mutual_information(np.bincount(t)[np.bincount(t) > 0], np.bincount(p))
+        assert emi >= -1e-15
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 10, 257])
+def test_degenerate_labelings(n):
+    one, singles = np.zeros(n, int), np.arange(n)
+    for t, p in ((one, one), (one, singles), (singles, one), (singles, singles)):
+        s = cl.evaluate_clustering(t, p)
+        assert s.ami == pytest.approx(skm.adjusted_mutual_info_score(t, p), abs=1e-10)
+        assert (s.homogeneity, s.completeness, s.v_measure) == pytest.approx(
+            skm.homogeneity_completeness_v_measure(t, p), abs=1e-12
+        )
+        assert s.fowlkes_mallows == skm.fowlkes_mallows_score(t, p)
+
+
+def test_ami_large_input_against_sklearn():
+    """10^5 items, one side all singletons: expected MI over ~10^5 size pairs."""
+    rng = np.random.default_rng(11)
+    t = rng.integers(0, 300, 100_000)
+    p = rng.permutation(100_000) // 3  # clusters of three
+    ours = cl.adjusted_mutual_information(t, p)
+    assert ours == pytest.approx(skm.adjusted_mutual_info_score(t, p), abs=1e-8)
+
+
+def test_log_factorial_matches_lgamma():
+    k = np.r_[np.arange(0, 200), np.array([10**3, 10**5, 10**7, 10**9])]
+    ref = np.array([math.lgamma(x + 1.0) for x in k])
+    np.testing.assert_allclose(cl._log_factorial(k), ref, rtol=1e-14, atol=1e-14)
+
+
+def test_iir_example_new_measures():
+    s = cl.evaluate_clustering(IIR_TRUTH, IIR_CLUSTERS)
+    # Fowlkes-Mallows = sqrt(precision * recall) = sqrt(0.5 * 20/44)
+    assert s.fowlkes_mallows == pytest.approx(math.sqrt(0.5 * 20 / 44))
+    # V-measure with beta = 1 is NMI with the arithmetic mean
+    assert s.v_measure == pytest.approx(s.nmi)

@@ -4,7 +4,9 @@ Every measure here is a function of one contingency table between the gold-stand
 classes C = {c_1, ..., c_J} and the clusters Omega = {w_1, ..., w_K} of N items, with
 cell counts n_jk = |w_k ∩ c_j|, class sizes a_j = |c_j| and cluster sizes b_k = |w_k|.
 Formulas follow Manning, Raghavan & Schütze, *Introduction to Information Retrieval*,
-ch. 16.3, and Hubert & Arabie (1985) for the adjusted Rand index.
+ch. 16.3; Hubert & Arabie (1985) for the adjusted Rand index; Vinh, Epps & Bailey (2010)
+for adjusted mutual information; Rosenberg & Hirschberg (2007) for homogeneity,
+completeness and the V-measure; Fowlkes & Mallows (1983) for their index.
 
 Implementation notes
 --------------------
@@ -34,6 +36,10 @@ from .errors import InputError, ParameterError
 
 __all__ = [
     "AVERAGE_METHODS",
+    "adjusted_mutual_information",
+    "expected_mutual_information",
+    "fowlkes_mallows",
+    "homogeneity_completeness_v_measure",
     "OUTPUT_FORMATS",
     "ClusteringScores",
     "Contingency",
@@ -146,6 +152,118 @@ def _factorize_arrow(arr, name: str) -> tuple[np.ndarray, np.ndarray]:
     return uniques, codes
 
 
+# ------------------------------------------------------------- log-factorials, EMI
+
+_STIRLING_FROM = 20
+#: log(k!) for k < 20, exact to the last bit (math.lgamma on 20 values).
+_LOG_FACT_SMALL = np.array([math.lgamma(k + 1.0) for k in range(_STIRLING_FROM)])
+_HALF_LOG_2PI = 0.5 * math.log(2.0 * math.pi)
+#: Terms of expected mutual information evaluated per NumPy block.
+_EMI_BLOCK = 1 << 21
+#: Below this N, log-factorials 0..N are tabulated once (at most 128 MiB).
+_LOG_FACT_TABLE_MAX = 1 << 24
+
+
+def _log_factorial(k: np.ndarray) -> np.ndarray:
+    """log(k!) for an integer array k >= 0, vectorised.
+
+    k < 20 from a table; otherwise Stirling's series for log Γ(x), x = k + 1:
+    (x − ½) log x − x + ½ log 2π + 1/(12x) − 1/(360x³) + 1/(1260x⁵) − 1/(1680x⁷)
+    + 1/(1188x⁹), whose truncation error is below 1e-17 for x ≥ 21 (Abramowitz & Stegun
+    6.1.41), so the result is as accurate as ``scipy.special.gammaln``.
+    """
+    k = np.asarray(k, dtype=np.int64)
+    out = np.empty(k.shape, dtype=np.float64)
+    small = k < _STIRLING_FROM
+    out[small] = _LOG_FACT_SMALL[k[small]]
+    x = k[~small].astype(np.float64) + 1.0
+    inv = 1.0 / x
+    inv2 = inv * inv
+    series = inv * (1 / 12 - inv2 * (1 / 360 - inv2 * (1 / 1260 - inv2 * (1 / 1680 - inv2 / 1188))))
+    out[~small] = (x - 0.5) * np.log(x) - x + _HALF_LOG_2PI + series
+    return out
+
+
+def expected_mutual_information(class_sizes: Any, cluster_sizes: Any) -> float:
+    """E[I(Ω; C)] over random labelings with the same class and cluster sizes (nats).
+
+    Vinh, Epps & Bailey (2010), eq. 24a, under the hypergeometric model of
+    randomness (the permutation model: both sets of sizes fixed):
+
+    E[I] = Σ_j Σ_k Σ_{n=max(1, a_j+b_k−N)}^{min(a_j, b_k)} (n/N) log(N n / (a_j b_k))
+           · a_j! b_k! (N−a_j)! (N−b_k)! / (N! n! (a_j−n)! (b_k−n)! (N−a_j−b_k+n)!)
+
+    The summand depends on a row and column only through their sizes, so the sum
+    runs over pairs of *distinct* sizes, weighted by how many rows and columns have
+    them (at most 2N pairs); the n-ranges of all pairs are laid out as one flat array
+    (in blocks of ~2 million terms), each range cut to where the hypergeometric
+    probability is not below float64's smallest number, and that probability is taken
+    in log space (:func:`_log_factorial`). This is the quantity scikit-learn's
+    ``expected_mutual_information`` computes.
+    """
+    a_sizes = np.asarray(class_sizes, dtype=np.int64)
+    b_sizes = np.asarray(cluster_sizes, dtype=np.int64)
+    n = int(a_sizes.sum())
+    if n != int(b_sizes.sum()) or n <= 0:
+        raise InputError("class and cluster sizes must be positive and sum to the same N")
+    ua, ca = np.unique(a_sizes[a_sizes > 0], return_counts=True)
+    ub, cb = np.unique(b_sizes[b_sizes > 0], return_counts=True)
+    a = np.repeat(ua, len(ub))
+    b = np.tile(ub, len(ua))
+    weight = np.outer(ca, cb).ravel().astype(np.float64)
+    # Terms outside mean ± t, t = sqrt(400 min(a, b)), have hypergeometric probability
+    # below exp(-800) (Hoeffding 1963, sampling without replacement), which is 0.0 in
+    # float64 anyway; skipping them changes no bit of the sum and bounds the work.
+    mean = a.astype(np.float64) * b / n
+    reach = np.ceil(np.sqrt(400.0 * np.minimum(a, b))).astype(np.int64)
+    lo = np.maximum(np.maximum(1, a + b - n), np.floor(mean).astype(np.int64) - reach)
+    hi = np.minimum(np.minimum(a, b), np.ceil(mean).astype(np.int64) + reach)
+    length = np.maximum(hi - lo + 1, 0)
+    keep = length > 0
+    a, b, weight, lo, length = a[keep], b[keep], weight[keep], lo[keep], length[keep]
+    # log-factorials by table lookup when N is moderate, by series otherwise
+    if n < _LOG_FACT_TABLE_MAX:
+        table = _log_factorial(np.arange(n + 1))
+
+        def log_fact(k):
+            return table[k]
+    else:
+        log_fact = _log_factorial
+    # log of a! b! (N-a)! (N-b)! / N!, once per pair of sizes
+    fixed = log_fact(a) + log_fact(b) + log_fact(n - a) + log_fact(n - b)
+    fixed -= _log_factorial(np.array([n]))[0]
+    log_ab = np.log(a.astype(np.float64)) + np.log(b.astype(np.float64))
+    ends = np.cumsum(length)
+    total = 0.0
+    first = 0
+    while first < len(length):  # one iteration per block of ~2 million terms, not per item
+        done_before = ends[first - 1] if first else 0
+        last = max(int(np.searchsorted(ends, done_before + _EMI_BLOCK, side="right")), first + 1)
+        sl = slice(first, last)
+        count = length[sl]
+        pair = np.repeat(np.arange(last - first), count)
+        start = np.cumsum(count) - count
+        nij = lo[sl][pair] + (np.arange(int(count.sum())) - start[pair])
+        aa, bb = a[sl][pair], b[sl][pair]
+        log_p = fixed[sl][pair] - (
+            log_fact(nij) + log_fact(aa - nij) + log_fact(bb - nij) + log_fact(n - aa - bb + nij)
+        )
+        mi_term = nij / n * (math.log(n) + np.log(nij.astype(np.float64)) - log_ab[sl][pair])
+        total += float(np.sum(weight[sl][pair] * mi_term * np.exp(log_p)))
+        first = last
+    return total
+
+
+def _generalized_mean(x: float, y: float, average_method: str) -> float:
+    _check_average_method(average_method)
+    return {
+        "min": min(x, y),
+        "max": max(x, y),
+        "arithmetic": (x + y) / 2.0,
+        "geometric": math.sqrt(x * y),
+    }[average_method]
+
+
 # ---------------------------------------------------------------------- contingency
 
 
@@ -239,13 +357,62 @@ class Contingency:
         if mi == 0.0:
             return 0.0
         h_c, h_w = self.entropy_truth(), self.entropy_assignment()
-        norm = {
-            "min": min(h_c, h_w),
-            "max": max(h_c, h_w),
-            "arithmetic": (h_c + h_w) / 2.0,
-            "geometric": math.sqrt(h_c * h_w),
-        }[average_method]
+        norm = _generalized_mean(h_c, h_w, average_method)
         return float(mi / max(norm, np.finfo(np.float64).eps))
+
+    def expected_mutual_information(self) -> float:
+        """E[I(Ω; C)] for random labelings of these sizes (:func:`expected_mutual_information`)."""
+        return expected_mutual_information(self.class_sizes, self.cluster_sizes)
+
+    def adjusted_mutual_information(self, average_method: str = "arithmetic") -> float:
+        """AMI = (I − E[I]) / (mean(H(C), H(Ω)) − E[I])  (Vinh, Epps & Bailey 2010).
+
+        Mutual information corrected for chance: 0 in expectation for random labelings
+        of these sizes, 1 for identical partitions. ``average_method`` as for NMI
+        (scikit-learn's default for ``adjusted_mutual_info_score`` is ``"arithmetic"``).
+        Conventions as scikit-learn: 1.0 when both sides are one block or the
+        partitions are identical (also all singletons), and a denominator that rounds
+        to 0 is kept at ±machine epsilon.
+        """
+        _check_average_method(average_method)
+        if len(self.classes) == len(self.clusters) == len(self.counts):
+            return 1.0  # identical partitions up to renaming (the formula is 0/0 there)
+        mi = self.mutual_information()
+        emi = self.expected_mutual_information()
+        norm = _generalized_mean(self.entropy_truth(), self.entropy_assignment(), average_method)
+        den = norm - emi
+        eps = np.finfo(np.float64).eps
+        den = min(den, -eps) if den < 0 else max(den, eps)
+        return float((mi - emi) / den)
+
+    def homogeneity_completeness_v_measure(self, beta: float = 1.0) -> tuple[float, float, float]:
+        """Homogeneity, completeness and V-measure (Rosenberg & Hirschberg 2007).
+
+        h = 1 − H(C|Ω)/H(C) = I/H(C) (each cluster holds one class; 1 when H(C) = 0),
+        c = 1 − H(Ω|C)/H(Ω) = I/H(Ω) (each class in one cluster; 1 when H(Ω) = 0),
+        V_β = (1 + β) h c / (β h + c) (0 when h = c = 0); V_1 is NMI with the
+        arithmetic mean. scikit-learn's ``homogeneity_completeness_v_measure``.
+        """
+        _check_beta(beta)
+        mi = self.mutual_information()
+        h_c, h_w = self.entropy_truth(), self.entropy_assignment()
+        h = 1.0 if h_c == 0 else mi / h_c
+        c = 1.0 if h_w == 0 else mi / h_w
+        v = 0.0 if h + c == 0 else (1 + beta) * h * c / (beta * h + c)
+        return float(h), float(c), float(v)
+
+    def fowlkes_mallows(self) -> float:
+        """Fowlkes & Mallows (1983) index: TP / sqrt((TP + FP)(TP + FN)).
+
+        The geometric mean of pair precision and recall; 0 when TP = 0 (also when no
+        pair shares a cluster or a class, as scikit-learn's ``fowlkes_mallows_score``).
+        Exact integer pair counts; sqrt(precision) · sqrt(recall), so identical
+        partitions give exactly 1.
+        """
+        tp, fp, fn, _ = self.pair_counts()
+        if tp == 0:
+            return 0.0
+        return float(math.sqrt(tp / (tp + fp)) * math.sqrt(tp / (tp + fn)))
 
     def pair_counts(self) -> tuple[int, int, int, int]:
         """(TP, FP, FN, TN) over all N(N-1)/2 pairs of items (IIR ch. 16.3).
@@ -390,6 +557,25 @@ def normalized_mutual_information(
     return contingency_table(truth, assignment).normalized_mutual_information(average_method)
 
 
+def adjusted_mutual_information(
+    truth: Any, assignment: Any, average_method: str = "arithmetic"
+) -> float:
+    """AMI (Vinh, Epps & Bailey 2010); see :meth:`Contingency.adjusted_mutual_information`."""
+    return contingency_table(truth, assignment).adjusted_mutual_information(average_method)
+
+
+def homogeneity_completeness_v_measure(
+    truth: Any, assignment: Any, beta: float = 1.0
+) -> tuple[float, float, float]:
+    """(homogeneity, completeness, V-measure) (Rosenberg & Hirschberg 2007)."""
+    return contingency_table(truth, assignment).homogeneity_completeness_v_measure(beta)
+
+
+def fowlkes_mallows(truth: Any, assignment: Any) -> float:
+    """Fowlkes–Mallows index TP / sqrt((TP + FP)(TP + FN)) (Fowlkes & Mallows 1983)."""
+    return contingency_table(truth, assignment).fowlkes_mallows()
+
+
 def entropy(labels: Any) -> float:
     """Entropy H = -Σ (n_i/N) log(n_i/N) of one labeling, in nats; 0.0 for one block."""
     _, codes = _factorize(labels, "labels")
@@ -446,7 +632,11 @@ class ClusteringScores:
     entropy_assignment: float
     mutual_information: float
     nmi: float
+    ami: float
     average_method: str
+    homogeneity: float
+    completeness: float
+    v_measure: float
     rand_index: float
     adjusted_rand_index: float
     tp: int
@@ -457,6 +647,7 @@ class ClusteringScores:
     recall: float
     f_beta: float
     beta: float
+    fowlkes_mallows: float
     contingency: Contingency = field(repr=False, compare=False)
 
     def as_dict(self) -> dict[str, Any]:
@@ -481,8 +672,8 @@ def evaluate_clustering(
     beta
         β of the pair-counting F measure (β > 1 weights recall; IIR uses β = 5).
     average_method
-        NMI normalisation: ``"min"``, ``"geometric"``, ``"arithmetic"`` (default, IIR) or
-        ``"max"``.
+        NMI and AMI normalisation: ``"min"``, ``"geometric"``, ``"arithmetic"`` (default,
+        IIR's NMI and scikit-learn's default for both) or ``"max"``.
     zero_division
         Value of pair precision/recall/F when their denominator is zero.
     """
@@ -490,6 +681,7 @@ def evaluate_clustering(
     _check_average_method(average_method)
     ct = contingency_table(truth, assignment)
     tp, fp, fn, tn = ct.pair_counts()
+    h, c, v = ct.homogeneity_completeness_v_measure()
     return ClusteringScores(
         n_items=ct.n,
         n_classes=len(ct.classes),
@@ -500,7 +692,11 @@ def evaluate_clustering(
         entropy_assignment=ct.entropy_assignment(),
         mutual_information=ct.mutual_information(),
         nmi=ct.normalized_mutual_information(average_method),
+        ami=ct.adjusted_mutual_information(average_method),
         average_method=average_method,
+        homogeneity=h,
+        completeness=c,
+        v_measure=v,
         rand_index=ct.rand_index(),
         adjusted_rand_index=ct.adjusted_rand_index(),
         tp=tp,
@@ -511,6 +707,7 @@ def evaluate_clustering(
         recall=ct.pair_recall(zero_division),
         f_beta=ct.pair_f_beta(beta, zero_division),
         beta=float(beta),
+        fowlkes_mallows=ct.fowlkes_mallows(),
         contingency=ct,
     )
 

@@ -32,14 +32,18 @@ def run(capsys, *argv):
 
 
 def test_scores_one_file_text(capsys, roc_csv):
-    code, out, err = run(capsys, roc_csv, "--scores", "--positive", "P", "--roc-table")
+    code, out, err = run(
+        capsys, roc_csv, "--scores", "--positive", "P", "--roc-table", "--threshold-by", "accuracy"
+    )
     assert code == 0 and err == ""
-    assert "threshold (predict positive if score >= T)      0.54" in out
+    chosen = next(line for line in out.splitlines() if line.startswith("threshold T chosen"))
+    assert "on the evaluated data by accuracy (optimistic" in chosen
+    assert chosen.split()[-1] == "0.54"
     assert "TP=5" in out and "FP=1" in out and "FN=5" in out and "TN=9" in out
-    assert "ACC = 70.0%" in out
+    assert "ACC = 70.00%" in out
     # the ROC table's highlighted row
     assert any(
-        line.split() == ["P", "0.54", "5", "1", "5", "9", "50.0%", "10.0%", "70.0%"]
+        line.split() == ["P", "0.54", "5", "1", "5", "9", "50.00%", "10.00%", "70.00%"]
         for line in out.splitlines()
     )
 
@@ -76,11 +80,15 @@ def test_scores_json_two_files_and_named_columns(capsys, tmp_path):
 def test_labels_binary_markdown_and_orientation(capsys, tmp_path):
     rows = [(1, 1)] * 20 + [(0, 1)] * 180 + [(1, 0)] * 10 + [(0, 0)] * 1820
     path = write(tmp_path / "cancer.csv", ["truth", "pred"], rows)
-    code, out, _ = run(capsys, path, "--format", "markdown")
+    code, out, _ = run(capsys, path, "--format", "markdown", "--orientation", "predicted-rows")
     assert code == 0
-    assert "| Predicted 1 (200) | TP=20 | FP=180 | PPV = 10.0% | FDR = 90.0% |" in out
-    code, out, _ = run(capsys, path, "--format", "markdown", "--orientation", "actual-rows")
-    assert "| Actual 1 (P=30) | TP=20 | FN=10 | TPR = 66.7% | FNR = 33.3% |" in out
+    assert "| Predicted 1 (200) | TP=20 | FP=180 | PPV = 10.00% | FDR = 90.00% |" in out
+    assert out.startswith("| rows: predicted, columns: actual (n=2030) |")
+    # actual classes in rows is the default (scikit-learn's layout)
+    for argv in ([], ["--orientation", "actual-rows"]):
+        code, out, _ = run(capsys, path, "--format", "markdown", *argv)
+        assert "| Actual 1 (P=30) | TP=20 | FN=10 | TPR = 66.67% | FNR = 33.33% |" in out
+        assert out.startswith("| rows: actual, columns: predicted (n=2030) |")
 
 
 def test_labels_multiclass_html(capsys, tmp_path):
@@ -88,7 +96,7 @@ def test_labels_multiclass_html(capsys, tmp_path):
     names = ["Woman", "Man", "Child"]
     rows = [(names[j], names[i]) for i in range(3) for j in range(3) for _ in range(table[i][j])]
     path = write(tmp_path / "people.csv", ["actual", "recognized"], rows)
-    code, out, _ = run(capsys, path, "--format", "html")
+    code, out, _ = run(capsys, path, "--format", "html", "--orientation", "predicted-rows")
     assert code == 0
     assert out.count("<table>") == 3
     # classes in sorted order: Child, Man, Woman
@@ -149,14 +157,18 @@ def test_error_row_count_mismatch_and_missing_column(capsys, tmp_path):
 
 def test_error_empty_label_and_missing_file(capsys, tmp_path):
     path = write(tmp_path / "e.csv", ["t", "p"], [(1, 1), ("", 0)])
-    assert_one_line_error(capsys, [path], f"{path}:3:", "empty value")
+    assert_one_line_error(capsys, [path], f"{path}:3:", "empty label")
     assert_one_line_error(capsys, [str(tmp_path / "missing.csv")], "missing.csv")
 
 
 def test_labels_option_orders_classes_and_checks_them(capsys, tmp_path):
     rows = [("Woman", "Woman"), ("Man", "Child"), ("Child", "Child")]
     path = write(tmp_path / "p.csv", ["a", "r"], rows)
-    code, out, _ = run(capsys, path, "--labels", "Woman,Man,Child")
+    code, out, _ = run(
+        capsys, path, "--header", "--labels", "Woman,Man,Child", "--orientation", "predicted-rows"
+    )
     assert code == 0
-    assert out.splitlines()[0].split()[2:5] == ["Actual", "Woman", "(1)"]
-    assert_one_line_error(capsys, [path, "--labels", "Woman,Child"], f"{path}:3:", "'Man'")
+    assert out.splitlines()[0].split()[5:8] == ["Actual", "Woman", "(1)"]
+    assert_one_line_error(
+        capsys, [path, "--header", "--labels", "Woman,Child"], f"{path}:3:", "'Man'"
+    )

@@ -202,17 +202,20 @@ def test_render_binary_seed_layout():
     lines = text.splitlines()
     # predicted in rows: the "Predicted cancer" row holds TP, FP, then PPV and FDR
     yes = next(line for line in lines if line.startswith("Predicted cancer"))
-    assert yes.split()[3:] == ["TP=20", "FP=180", "PPV", "=", "10.0%", "FDR", "=", "90.0%"]
+    assert yes.split()[3:] == ["TP=20", "FP=180", "PPV", "=", "10.00%", "FDR", "=", "90.00%"]
     no = next(line for line in lines if line.startswith("Predicted not cancer"))
-    assert "FN=10" in no and "TN=1820" in no and "NPV = 99.5%" in no and "FOR = 0.5%" in no
-    assert "Actual cancer (P=30)" in lines[0] and "Population (2030)" in lines[0]
-    assert "TPR = 66.7%" in text and "TNR = 91.0%" in text and "ACC = 90.6%" in text
+    assert "FN=10" in no and "TN=1820" in no and "NPV = 99.45%" in no and "FOR = 0.5464%" in no
+    assert (
+        "Actual cancer (P=30)" in lines[0]
+        and "rows: predicted, columns: actual (n=2030)" in lines[0]
+    )
+    assert "TPR = 66.67%" in text and "TNR = 91.00%" in text and "ACC = 90.64%" in text
 
     t = render_binary(cm, orientation="actual_rows").splitlines()
     actual = next(line for line in t if line.startswith("Actual cancer"))
-    assert "TP=20" in actual and "FN=10" in actual and "TPR = 66.7%" in actual
+    assert "TP=20" in actual and "FN=10" in actual and "TPR = 66.67%" in actual
     assert actual.index("TP=20") < actual.index("FN=10")
     md = render_binary(cm, fmt="markdown")
-    assert "| Predicted cancer (200) | TP=20 | FP=180 | PPV = 10.0% | FDR = 90.0% |" in md
+    assert "| Predicted cancer (200) | TP=20 | FP=180 | PPV = 10.00% | FDR = 90.00% |" in md
     html = render_binary(BinaryConfusion.from_counts(1, 2, 3, 4, positive="<b>"), fmt="html")
     assert "<table>" in html and "&lt;b&gt;" in html and "<b>" not in html.replace("<table>", "")

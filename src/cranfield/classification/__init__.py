@@ -1,13 +1,13 @@
 """Classifier evaluation: confusion matrices, every rate, ROC, thresholds, losses.
 
-Definitions and layouts follow Fawcett (2006) and Manning, Raghavan & Schütze (2008); see
-``docs/classification.md``. Core computations use NumPy only.
+Definitions follow Fawcett (2006), Powers (2011) and Manning, Raghavan & Schütze
+(2008); see ``docs/classification.md``. Core computations use NumPy only.
 """
 
 from __future__ import annotations
 
 from .confusion import BinaryConfusion, ConfusionMatrix, multilabel_precision_recall
-from .losses import cross_entropy, log_loss, mae, mse, one_vs_rest_log_loss, rmse
+from .losses import brier_score, cross_entropy, log_loss, mae, mse, one_vs_rest_log_loss, rmse
 from .rates import RATES, UndefinedRatioWarning
 from .render import render_binary, render_multiclass, render_roc_table
 from .report import ClassificationReport, classification_report
@@ -19,7 +19,7 @@ from .roc import (
     roc_curve,
     roc_table,
 )
-from .thresholds import CRITERIA, ThresholdChoice, select_threshold
+from .thresholds import CRITERIA, ThresholdChoice, fixed_threshold, select_threshold
 
 __all__ = [
     "BinaryConfusion",
@@ -31,8 +31,10 @@ __all__ = [
     "ThresholdChoice",
     "UndefinedRatioWarning",
     "average_precision",
+    "brier_score",
     "classification_report",
     "cross_entropy",
+    "fixed_threshold",
     "log_loss",
     "mae",
     "mse",

@@ -97,3 +97,27 @@ def positive_mask(values: np.ndarray, labels: Sequence, positive, name: str) -> 
     if not matches:
         return np.zeros(len(codes), dtype=bool)
     return codes == matches[0]
+
+
+def as_numbers_if_numeric(*columns: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Text label columns that are all numbers become numbers, compared by value.
+
+    ``"1"``, ``"1.0"`` and ``"1.000000000000000000e+00"`` (``np.savetxt``'s default) are
+    then one class; integral values become int64 (so 0/1 labels are recognised as
+    such), others float64. If any cell of any column is not a finite number, every
+    column is returned unchanged (labels keep their spelling).
+    """
+    converted = []
+    for col in columns:
+        if col.dtype.kind not in "US" or col.dtype.itemsize > 64 * 4:
+            return columns  # not text, or too long to be a number anyone writes
+        try:
+            values = col.astype(np.float64)
+        except ValueError:
+            return columns
+        if not np.isfinite(values).all():
+            return columns
+        converted.append(values)
+    if all(np.array_equal(v, np.round(v)) and np.abs(v).max(initial=0) < 2**53 for v in converted):
+        return tuple(v.astype(np.int64) for v in converted)
+    return tuple(converted)

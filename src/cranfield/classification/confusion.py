@@ -1,7 +1,7 @@
 """Confusion matrices: binary (2x2) and multi-class (K x K), and multi-label precision.
 
-Orientation. Fawcett (2006, Fig. 1) puts the *predicted* (hypothesized) class in rows
-and the *actual* (true) class in columns; scikit-learn transposes that
+Orientation. The textbook layout (Fawcett 2006) puts the *predicted* condition in rows
+and the *actual* condition in columns; scikit-learn transposes that
 (``M[i, j]`` = items of actual class i assigned to class j). Internally
 :class:`ConfusionMatrix` stores ``counts[i, j]`` = actual ``labels[i]``, predicted
 ``labels[j]`` (scikit-learn's layout, so ``counts`` equals
@@ -80,7 +80,7 @@ class BinaryConfusion:
         fn = int(np.count_nonzero(ti & ~pi))
         return cls(tp, fp, fn, len(t) - tp - fp - fn, pos)
 
-    # margins (P, N actual; predicted positive and negative, "Yes"/"No" or T and F)
+    # margins: P, N actual; "Yes"/"No" predicted
     @property
     def p(self) -> int:
         """Actual positives P = TP + FN."""
@@ -136,8 +136,8 @@ class ConfusionMatrix:
     """A K x K confusion matrix with class labels of any hashable type.
 
     ``counts[i, j]`` is the number of items of actual class ``labels[i]`` predicted
-    as ``labels[j]`` (scikit-learn's layout); :meth:`table` gives Fawcett's
-    (2006) layout (predicted in rows) by default.
+    as ``labels[j]`` (scikit-learn's layout); :meth:`table` gives the textbook
+    layout (predicted in rows) by default.
     """
 
     labels: tuple
@@ -180,7 +180,7 @@ class ConfusionMatrix:
         return cls(labels, arr)
 
     def table(self, orientation: str = "predicted_rows") -> np.ndarray:
-        """Counts with predicted classes in rows (Fawcett 2006) or actual classes in rows."""
+        """Counts with predicted classes in rows (textbook) or actual classes in rows."""
         return self.counts.T if check_orientation(orientation) == "predicted_rows" else self.counts
 
     @property
@@ -189,7 +189,7 @@ class ConfusionMatrix:
 
     @property
     def support(self) -> np.ndarray:
-        """Actual items per class (column totals with predicted classes in rows)."""
+        """Actual items per class (column totals in the textbook layout)."""
         return self.counts.sum(axis=1)
 
     def accuracy(self, zero_division: R.ZeroDivision = "warn") -> float:
@@ -200,6 +200,37 @@ class ConfusionMatrix:
         """1 - accuracy: off-diagonal items over all items."""
         off = self.total - np.trace(self.counts)
         return float(R.safe_divide(off, self.total, "ERR", zero_division))
+
+    def cohen_kappa(self, zero_division: R.ZeroDivision = "warn") -> float:
+        """Cohen's (1960) kappa: (p_o - p_e) / (1 - p_e).
+
+        p_o = sum_k C_kk / n (accuracy), p_e = sum_k t_k p_k / n^2 with t_k the actual
+        and p_k the predicted count of class k. Equals scikit-learn's
+        ``cohen_kappa_score`` (unweighted); 0/0 when p_e = 1 (one class on both sides).
+        """
+        n = float(self.total)
+        t = self.counts.sum(axis=1).astype(float)
+        p = self.counts.sum(axis=0).astype(float)
+        # multiplied by n^2: (n * trace - sum t p) / (n^2 - sum t p), exact in integers
+        agree = float(np.dot(t, p))
+        num = n * float(np.trace(self.counts)) - agree
+        return float(R.safe_divide(num, n * n - agree, "Cohen's kappa", zero_division))
+
+    def mcc(self, zero_division: R.ZeroDivision = "warn") -> float:
+        """Multi-class Matthews correlation coefficient (Gorodkin 2004's R_K).
+
+        MCC = (c s - sum_k p_k t_k) / sqrt((s^2 - sum_k p_k^2)(s^2 - sum_k t_k^2)), with
+        c = trace (correct items), s = n, t_k actual and p_k predicted counts of class
+        k; the binary MCC for two classes. 0/0 when either side puts every item in one
+        class (scikit-learn's ``matthews_corrcoef`` returns 0.0 there:
+        ``zero_division=0``).
+        """
+        s = float(self.total)
+        t = self.counts.sum(axis=1).astype(float)
+        p = self.counts.sum(axis=0).astype(float)
+        num = float(np.trace(self.counts)) * s - float(np.dot(t, p))
+        den = np.sqrt((s * s - float(np.dot(p, p))) * (s * s - float(np.dot(t, t))))
+        return float(R.safe_divide(0.0 if den == 0 else num, den, "MCC", zero_division))
 
     def one_vs_rest_counts(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Arrays TP, FP, FN, TN per class: each class against all others."""
@@ -238,11 +269,10 @@ class ConfusionMatrix:
         """Precision, recall, F-beta and support, per class or averaged.
 
         ``average``: ``None`` (per class), ``"macro"`` (unweighted mean of the
-        per-class values), ``"micro"`` (ratios of the summed counts,
-        sum |C'_i ∩ C_i| / sum |C'_i|; Manning, Raghavan & Schütze 2008, sec. 13.6),
-        ``"weighted"`` (mean weighted by support). Undefined per-class values are NaN
-        (with a warning) unless ``zero_division`` gives a number, and NaN propagates
-        into averages.
+        per-class values; Manning et al. 2008, ch. 13.6), ``"micro"`` (ratios of the summed counts:
+        sum |C'_i ∩ C_i| / sum |C'_i|), ``"weighted"`` (mean weighted by
+        support). Undefined per-class values are NaN (with a warning) unless
+        ``zero_division`` gives a number, and NaN propagates into averages.
         """
         beta = R.check_beta(beta)
         tp, fp, fn, tn = self.one_vs_rest_counts()
@@ -276,8 +306,7 @@ class ConfusionMatrix:
 def multilabel_precision_recall(
     truth, predicted, zero_division: R.ZeroDivision = "warn"
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Per-instance precision and recall of a multi-label classifier (example-based,
-    Godbole & Sarawagi 2004).
+    """Per-instance precision and recall of a multi-label classifier (Godbole & Sarawagi 2004).
 
     For each instance d with true classes C_d and predicted classes C'_d:
     precision = |C'_d ∩ C_d| / |C'_d|, recall = |C'_d ∩ C_d| / |C_d|.

@@ -1,8 +1,8 @@
 """Losses of probabilistic classifiers and regressors.
 
 Log-loss clips probabilities to [delta, 1 - delta] before taking logarithms,
-``y_hat = max(delta, min(1 - delta, y))`` with delta = 1e-15 by default (for
-numerical stability). Logarithms are natural.
+``y_hat = max(delta, min(1 - delta, y))`` with delta = 1e-15 by default, for numerical
+stability. Logarithms are natural.
 """
 
 from __future__ import annotations
@@ -53,8 +53,8 @@ def log_loss(
     """Log-loss (cross-entropy) of predicted probabilities.
 
     Binary: ``proba`` is 1-D, the probability of the positive class;
-    loss_i = -(c_i log y_i + (1 - c_i) log(1 - y_i)). For
-    example, c = 1 and y = 0.5, 0.9, 0.1 give 0.693147, 0.105361, 2.302585.
+    loss_i = -(c_i log y_i + (1 - c_i) log(1 - y_i)). Examples: c = 1 and y = 0.5, 0.9,
+    0.1 give 0.693147, 0.105361, 2.302585.
 
     Multi-class: ``proba`` is n x K, column k the probability of ``labels[k]``
     (default: the sorted classes of ``truth``); loss_i = -log y_i,true.
@@ -88,8 +88,29 @@ def log_loss(
     return float(np.mean(losses) if normalize else np.sum(losses))
 
 
+def brier_score(truth, proba, *, positive=None, labels: Sequence | None = None) -> float:
+    """Brier (1950) score of binary probabilities: (1/n) sum_i (y_i - c_i)^2.
+
+    ``proba`` holds y_i, the predicted probability of the positive class, and c_i is 1
+    for a positive item, 0 otherwise (scikit-learn's ``brier_score_loss``). Lower is
+    better; 0.25 for always predicting 0.5.
+    """
+    q = _probabilities(proba)
+    t = as_labels(truth, "truth")
+    if q.ndim != 1:
+        raise InputError(f"probabilities must be 1-D, got shape {q.shape}")
+    if len(q) != len(t):
+        raise InputError(f"truth has {len(t)} items but probabilities has {len(q)}")
+    if len(t) == 0:
+        raise InputError("the Brier score of no items is undefined")
+    classes = class_list(t) if labels is None else list(labels)
+    pos = infer_positive(classes, positive)
+    c = positive_mask(t, classes, pos, "truth")
+    return float(np.mean((q - c) ** 2))
+
+
 def one_vs_rest_log_loss(indicators, proba, delta: float = 1e-15) -> float:
-    """The summed one-vs-rest log-loss P over instances x and classes k.
+    """The one-vs-rest log-loss P summed over instances x and classes k.
 
     P = -sum_x sum_k (c_k(x) log y_k(x) + (1 - c_k(x)) log(1 - y_k(x))), with
     ``indicators`` the 0/1 memberships c_k(x) and ``proba`` the y_k(x) (same shape).

@@ -1,8 +1,8 @@
 """Rates of a binary confusion matrix, vectorised over arrays of counts.
 
 Every function takes the four cells ``tp, fp, fn, tn`` (scalars or equally shaped
-arrays) and returns a float array of the same shape. The definitions are the usual
-ones of the confusion matrix (Fawcett 2006, Fig. 1):
+arrays) and returns a float array of the same shape. The definitions are those of
+Fawcett (2006) and Powers (2011):
 
 ======  =========================  ==========================================
 name    aliases                    formula
@@ -27,6 +27,7 @@ MK      markedness                 PPV + NPV - 1
 LR+     positive likelihood ratio  TPR / FPR
 LR-     negative likelihood ratio  FNR / TNR
 DOR     diagnostic odds ratio      LR+ / LR- = (TP TN) / (FP FN)
+kappa   Cohen's kappa              2 (TP TN - FN FP) / ((TP+FP)(FP+TN) + (TP+FN)(FN+TN))
 ======  =========================  ==========================================
 
 A ratio whose numerator and denominator are both 0 is undefined. By default it is
@@ -230,6 +231,20 @@ def diagnostic_odds_ratio(tp, fp, fn, tn, zero_division: ZeroDivision = "warn"):
     return safe_divide(tp * tn, fp * fn, "DOR", zero_division)
 
 
+def cohen_kappa(tp, fp, fn, tn, zero_division: ZeroDivision = "warn"):
+    """Cohen's (1960) kappa of the 2x2 table: (p_o - p_e) / (1 - p_e).
+
+    p_o = (TP + TN) / n is the observed agreement and
+    p_e = ((TP + FP)(TP + FN) + (FN + TN)(FP + TN)) / n^2 the agreement expected from
+    the margins; multiplied out, kappa = 2 (TP TN - FN FP) / ((TP + FP)(FP + TN) +
+    (TP + FN)(FN + TN)). Undefined (0/0) when both raters put every item in one class.
+    """
+    tp, fp, fn, tn = _cells(tp, fp, fn, tn)
+    num = 2 * (tp * tn - fn * fp)
+    den = (tp + fp) * (fp + tn) + (tp + fn) * (fn + tn)
+    return safe_divide(num, den, "Cohen's kappa", zero_division)
+
+
 # canonical name -> (function, long name); the order is the report order
 RATES: dict[str, tuple[Callable, str]] = {
     "TPR": (tpr, "true positive rate, sensitivity, recall"),
@@ -251,6 +266,7 @@ RATES: dict[str, tuple[Callable, str]] = {
     "LR+": (positive_likelihood_ratio, "positive likelihood ratio"),
     "LR-": (negative_likelihood_ratio, "negative likelihood ratio"),
     "DOR": (diagnostic_odds_ratio, "diagnostic odds ratio"),
+    "kappa": (cohen_kappa, "Cohen's kappa"),
 }
 
 ALIASES: dict[str, str] = {
@@ -270,6 +286,7 @@ ALIASES: dict[str, str] = {
     "markedness": "MK",
     "f1": "F1",
     "mcc": "MCC",
+    "cohen_kappa": "kappa",
 }
 
 

@@ -1,11 +1,13 @@
 """Render confusion matrices and tables as text, Markdown or HTML.
 
-The binary layout is Fawcett's (2006, Fig. 1): predicted condition in rows, actual
+The textbook binary layout (Fawcett 2006): predicted condition in rows, actual
 condition in columns, the 2x2 core surrounded by the rates it defines. Rates to
 the right of a core cell divide it by its row total (PPV, FDR / FOR, NPV); rates
 below divide it by its column total (TPR, FNR / FPR, TNR); ACC and ERR sit in the
 corner. ``orientation="actual_rows"`` transposes the whole grid (scikit-learn's
-layout), margins included.
+layout, the default of ``cranfield classify``), margins included. The corner cell of
+every confusion table names its orientation. Rates are shown with 4 significant
+digits (percentages as ``66.67%``).
 """
 
 from __future__ import annotations
@@ -33,16 +35,26 @@ def check_format(fmt: str) -> str:
 
 
 def fmt_value(value: float, percent: bool = False, digits: int = 4) -> str:
-    """A number for display: NaN as 'nan', percentages with one decimal."""
+    """A number for display with ``digits`` significant digits (``66.67%``, ``0.2335``).
+
+    NaN is ``nan``, infinities ``inf``/``-inf``, integers print whole.
+    """
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return "nan"
     if isinstance(value, float) and math.isinf(value):
         return "inf" if value > 0 else "-inf"
     if percent:
-        return f"{100 * value:.1f}%"
+        return f"{100 * value:#.{digits}g}%"
     if isinstance(value, int):
         return str(value)
-    return f"{value:.{digits}f}"
+    return f"{value:#.{digits}g}"
+
+
+def corner(total: int, orientation: str) -> str:
+    """The corner cell of a confusion table: the orientation and the number of items."""
+    if check_orientation(orientation) == "actual_rows":
+        return f"rows: actual, columns: predicted (n={total})"
+    return f"rows: predicted, columns: actual (n={total})"
 
 
 def grid(header: list[str], rows: list[list[str]], fmt: str = "text") -> str:
@@ -83,7 +95,7 @@ def binary_grid(
     orientation: str = "predicted_rows",
     zero_division: R.ZeroDivision = "warn",
 ) -> tuple[list[str], list[list[str]]]:
-    """The 2x2 layout (predicted in rows) with rates around the core: header + rows."""
+    """The 2x2 layout with rates around the core, as header + rows of strings."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", R.UndefinedRatioWarning)
         r = cm.rates(zero_division=zero_division)
@@ -93,7 +105,7 @@ def binary_grid(
 
     pos = "positive" if cm.positive is None else f"{cm.positive}"
     cells = [
-        [f"Population ({cm.total})", f"Actual {pos} (P={cm.p})", f"Actual not {pos} (N={cm.n})"]
+        [corner(cm.total, orientation), f"Actual {pos} (P={cm.p})", f"Actual not {pos} (N={cm.n})"]
         + ["", ""],
         [f"Predicted {pos} ({cm.predicted_positive})", f"TP={cm.tp}", f"FP={cm.fp}"]
         + [pct("PPV"), pct("FDR")],
@@ -114,7 +126,7 @@ def render_binary(
     zero_division: R.ZeroDivision = "warn",
     beta: float = 1.0,
 ) -> str:
-    """The binary confusion matrix with every rate: the 2x2 grid, then the rest."""
+    """The binary confusion matrix with every rate: the grid, then the rest."""
     header, rows = binary_grid(cm, orientation, zero_division)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", R.UndefinedRatioWarning)
@@ -139,7 +151,7 @@ def multiclass_grid(
     )
     col_tot = counts.sum(axis=0)
     row_tot = counts.sum(axis=1)
-    header = [f"Population ({cm.total})"] + [
+    header = [corner(cm.total, orientation)] + [
         f"{col_kind} {lab} ({int(t)})" for lab, t in zip(cm.labels, col_tot, strict=True)
     ]
     rows = [
@@ -168,9 +180,12 @@ def render_multiclass(
             for a in ("macro", "micro", "weighted")
         }
         acc, err = cm.accuracy(zero_division), cm.error_rate(zero_division)
+        kappa, mcc = cm.cohen_kappa(zero_division), cm.mcc(zero_division)
     summary = [
         ["accuracy", fmt_value(acc, percent=True)],
         ["error rate", fmt_value(err, percent=True)],
+        ["Cohen's kappa", fmt_value(kappa)],
+        ["MCC (multi-class, Gorodkin 2004)", fmt_value(mcc)],
     ]
     cls_header = ["class", "support", "PPV (precision)", "TPR (recall)", fname]
     cls_header += ["TNR (specificity)", "FPR", "ACC (one-vs-rest)"]
@@ -194,7 +209,7 @@ def render_multiclass(
 
 
 def render_roc_table(table: RocTable, fmt: str = "text") -> str:
-    """The ROC table, one row per item by score: Class, Score, TP, FP, FN, TN, TPR, FPR, ACC."""
+    """The ROC table (Fawcett 2006): Class, Score, TP, FP, FN, TN, TPR, FPR, ACC."""
     cols = table.columns()
     rows = []
     for i in range(len(table)):

@@ -103,7 +103,7 @@ def threshold_counts(truth, scores, positive=None) -> ThresholdCounts:
 
 @dataclass(frozen=True)
 class RocTable:
-    """The ROC table: one row per item, sorted by score (descending).
+    """The ROC table (Fawcett 2006): one row per item, sorted by score (descending).
 
     Each row uses its own score as the threshold T and counts, over all items, TP
     and FP (items with score >= T) and FN and TN (items below T), then TPR, FPR and
@@ -138,10 +138,7 @@ class RocTable:
 
 
 def roc_table(truth, scores, positive=None, zero_division: R.ZeroDivision = "warn") -> RocTable:
-    """Build the ROC table: threshold, TP, FP, FN, TN, TPR, FPR, ACC per item.
-
-    See :class:`RocTable`.
-    """
+    """Build the ROC table exactly as Fawcett (2006) lays it out (see :class:`RocTable`)."""
     s = as_scores(scores)
     t = as_labels(truth, "truth")
     check_same_length(t, s, "truth", "scores")
@@ -198,7 +195,7 @@ def roc_auc(truth, scores, positive=None) -> float:
 
     Equals the probability that a random positive scores above a random negative,
     ties counting one half (the Mann-Whitney U statistic over P N; Hanley and
-    McNeil 1982; Fawcett 2006).
+    McNeil 1982).
     """
     c = threshold_counts(truth, scores, positive)
     if c.p == 0 or c.n == 0:

@@ -52,6 +52,23 @@ def _cost(name: str, value) -> float:
     return float(value)
 
 
+def fixed_threshold(truth, scores, threshold: float, *, positive=None) -> ThresholdChoice:
+    """The confusion matrix at a threshold given in advance (positive if score >= T).
+
+    Unlike :func:`select_threshold`, nothing is tuned on the evaluated data, so the
+    rates are an honest estimate when T was fixed on other data. ``criterion`` is
+    ``"fixed"`` and ``value`` NaN.
+    """
+    if isinstance(threshold, bool) or not isinstance(threshold, Real) or np.isnan(threshold):
+        raise ParameterError("threshold", "a number", threshold)
+    c = threshold_counts(truth, scores, positive)
+    above = int(np.searchsorted(-c.thresholds, -float(threshold), side="right"))
+    tp = int(c.tp[above - 1]) if above else 0
+    fp = int(c.fp[above - 1]) if above else 0
+    confusion = BinaryConfusion(tp, fp, c.p - tp, c.n - fp, c.positive)
+    return ThresholdChoice("fixed", float(threshold), float("nan"), confusion)
+
+
 def _lexicographic(primary, secondary, feasible) -> np.ndarray:
     """Among feasible candidates with the best ``primary``, rank by ``secondary``."""
     primary = np.where(feasible, primary, np.nan)
@@ -77,7 +94,7 @@ def select_threshold(
 
     ``by``:
 
-    - ``"accuracy"``: maximum ACC (T = 0.54 on Fawcett's 2006 20-item example);
+    - ``"accuracy"``: maximum ACC (T = 0.54 in Fawcett's example);
     - ``"youden"``: maximum J = sensitivity + specificity - 1;
     - ``"closest"``: minimum distance sqrt(FPR^2 + (1 - TPR)^2) to the ideal point (0, 1);
     - ``"fbeta"``: maximum F-beta (``beta``);

@@ -7,11 +7,16 @@ import argparse
 HELP = "evaluate a clustering against a gold standard"
 
 _EPILOG = """\
-files: .csv/.tsv/.tab (header row; --no-header names columns 1, 2, ...), .parquet/.pq,
-anything else is plain text with one label per line. One file with two label columns
-may be given alone. Rows are matched by position, or by --id-column.
-measures: purity, inverse purity, entropies, mutual information (nats), NMI, Rand index,
-adjusted Rand index, pair-counting TP/FP/FN/TN, precision, recall, F-beta."""
+files: .csv/.tsv/.tab (gzipped too), .parquet/.pq; anything else is plain text with one
+label per line (np.savetxt, cut -f2). Whether a text file's first line is a header is
+told from the data (a cell that is not a number or label found below it); when it cannot
+be told, cranfield asks for --header or --no-header instead of guessing. Without a
+header, columns are named 1, 2, ... One file with two label columns may be given alone.
+Rows are matched by position, or by --id-column.
+measures: purity, inverse purity, entropies, mutual information (nats), NMI, adjusted
+mutual information (Vinh et al. 2010), homogeneity, completeness, V-measure (Rosenberg &
+Hirschberg 2007), Rand index, adjusted Rand index, pair-counting TP/FP/FN/TN, precision,
+recall, F-beta, Fowlkes-Mallows (1983)."""
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -28,7 +33,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--assignment-column", metavar="COL", help="assignment column name or 1-based number"
     )
     parser.add_argument("--id-column", metavar="COL", help="match rows of the two files by this id")
-    parser.add_argument("--no-header", action="store_true", help="CSV/TSV files have no header row")
+    header = parser.add_mutually_exclusive_group()
+    header.add_argument(
+        "--header",
+        dest="header",
+        action="store_true",
+        default=None,
+        help="the first line of each text file is a header",
+    )
+    header.add_argument(
+        "--no-header",
+        dest="header",
+        action="store_false",
+        help="no text file has a header (default: told from the data, or an error)",
+    )
     parser.add_argument(
         "--beta", type=float, default=1.0, help="beta of pair-counting F (>1 weights recall)"
     )
@@ -36,7 +54,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--average-method",
         choices=AVERAGE_METHODS,
         default="arithmetic",
-        help="NMI normalisation (default: arithmetic, as in IIR ch. 16)",
+        help="NMI and AMI normalisation (default: arithmetic, as in IIR ch. 16 and scikit-learn)",
     )
     parser.add_argument(
         "--zero-division",
@@ -59,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
         truth_column=args.truth_column,
         assignment_column=args.assignment_column,
         id_column=args.id_column,
-        header=not args.no_header,
+        header=args.header,
     )
     scores = evaluate_clustering(
         truth,
