@@ -731,15 +731,15 @@ def format_scores(
     values = scores.as_dict()
     ct = scores.contingency
     if fmt == "json":
-        import json
-
         if table:
             values["contingency"] = {
                 "classes": ct.classes.tolist(),
                 "clusters": ct.clusters.tolist(),
                 "counts": ct.dense().tolist(),
             }
-        return json.dumps(values, indent=2, default=str)
+        from .output import dumps_json
+
+        return dumps_json(values)
 
     def show(v: Any) -> str:
         return str(v) if isinstance(v, (int, np.integer, str)) else f"{v:.{digits}f}"

@@ -14,7 +14,6 @@
 
 from __future__ import annotations
 
-import json
 import math
 import warnings
 from dataclasses import dataclass, field
@@ -109,7 +108,9 @@ class ClassificationReport:
         ``"predicted_rows"`` (the textbook layout); each table's corner says which.
         """
         if fmt == "json":
-            return json.dumps(self.to_dict(), indent=2)
+            from ..output import dumps_json
+
+            return dumps_json(self.to_dict())
         check_format(fmt)
         parts = []
         if self.scores or self.threshold is not None:
