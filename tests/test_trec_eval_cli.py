@@ -297,12 +297,80 @@ def test_zscores(files, capsys, tmp_path):
     z.write_text("1 map 0.5 0.25\n10 map 0.5 0.5\n9 map 0.25 0.125\n")
     _, out, _ = trec_eval(capsys, "-Z", str(z), "-q", "-m", "map", *files)
     # (0.75 - .5)/.25 = 1; (0.5 - .5)/.5 = 0; (0.5 - .25)/.125 = 2; mean 1
+    # trec_eval 10.0 prefixes z-score lines with a Z (meas_print_single.c)
     assert out == (
-        L("map", "1", "1.0000")
-        + L("map", "10", "0.0000")
-        + L("map", "9", "2.0000")
-        + L("map", "all", "1.0000")
+        "Z" + L("map", "1", "1.0000")
+        + "Z" + L("map", "10", "0.0000")
+        + "Z" + L("map", "9", "2.0000")
+        + "Z" + L("map", "all", "1.0000")
+    )  # fmt: skip
+
+
+def test_zscores_print_counts_as_doubles(files, capsys, tmp_path):
+    z = tmp_path / "z.txt"
+    z.write_text("1 num_ret 3 2\n10 num_ret 2 1\n9 num_ret 2 0\n")
+    _, out, _ = trec_eval(capsys, "-Z", str(z), "-q", "-m", "num_ret", "-m", "num_q", *files)
+    # num_ret 4, 2, 2: (4-3)/2 = .5; (2-2)/1 = 0; stddev 0 and value = mean: 0;
+    # summed in 'all' and printed with %6.4f, like num_q
+    assert out == (
+        "Z" + L("num_ret", "1", "0.5000")
+        + "Z" + L("num_ret", "10", "0.0000")
+        + "Z" + L("num_ret", "9", "0.0000")
+        + "Z" + L("num_q", "all", "3.0000")
+        + "Z" + L("num_ret", "all", "0.5000")
+    )  # fmt: skip
+
+
+def test_zscore_missing_entry_prints_trec_eval_placeholder(files, capsys, tmp_path):
+    z = tmp_path / "z.txt"
+    z.write_text("1 map 0.5 0.25\n10 map 0.5 0.5\n")  # nothing for topic 9, nor gm_map
+    code, out, err = trec_eval(capsys, "-Z", str(z), "-q", "-m", "map", "-m", "gm_map", *files)
+    assert code == 0
+    # MISSING_ZSCORE_VALUE (-1000000) for (9, map); gm_map: exp(mean of -1000000) = 0
+    assert out == (
+        "Z" + L("map", "1", "1.0000")
+        + "Z" + L("map", "10", "0.0000")
+        + "Z" + L("map", "9", "-1000000.0000")
+        + "Z" + L("map", "all", "-333333.0000")  # (1 + 0 - 1000000) / 3
+        + "Z" + L("gm_map", "all", "0.0000")
+    )  # fmt: skip
+    note = [line for line in err.splitlines() if "z-score" in line]
+    assert len(note) == 1
+    assert "9 map" in note[0] and "1 gm_map" in note[0] and "4 (query, measure)" in note[0]
+
+
+def test_zscore_file_that_cannot_be_read(files, capsys, tmp_path):
+    missing = tmp_path / "nothing.txt"
+    code, out, err = trec_eval(capsys, "-Z", str(missing), "-m", "map", *files)
+    assert code == 2 and out == ""
+    assert err == (
+        f"cranfield trec_eval: error: cannot read z-score file '{missing}': "
+        "No such file or directory\n"
     )
+    code, _, err = trec_eval(capsys, "-Z", str(tmp_path), "-m", "map", *files)
+    assert code == 2 and err.count("\n") == 1 and "cannot read z-score file" in err
+
+
+def test_help_lists_every_option_once(capsys):
+    assert main(["trec_eval", "--help"]) == 0
+    out = capsys.readouterr().out
+    table = out.split("\n\n", 1)[1]  # after the usage lines
+    for option in ("--query_eval_wanted", "--measure", "--complete_rel_info_wanted",
+                   "--nosummary", "--level_for_rel", "--Number_docs_in_coll",
+                   "--Max_retrieved_per_topic", "--Judged_docs_only", "--Zscore",
+                   "--compat", "--stream"):  # fmt: skip
+        assert table.count(option) == 1, option
+    assert "positional arguments" not in out and "\noptions:" not in out
+
+
+def test_measure_parameters_read_as_trec_eval_reads_them(files, capsys):
+    # atol: "1e3" is 1, "+5" and "07" are 5 and 7, "10x" is 10 (meas_init.c)
+    _, out, _ = trec_eval(capsys, "-m", "ndcg_cut.1e3", "-m", "P.+5,07,10x", *files)
+    names = [line.split("\t")[0].rstrip() for line in out.splitlines()]
+    assert names == ["P_5", "P_7", "P_10", "ndcg_cut_1"]
+    # a measure that takes no parameters ignores them, with a note
+    code, out, err = trec_eval(capsys, "-m", "map.5", *files)
+    assert code == 0 and out == L("map", "all", "0.5833") and "map.5" in err
 
 
 def test_stdin_run_and_qrels(files, capsys, monkeypatch):
@@ -438,13 +506,3 @@ def test_deviation_two_parameterised_dcg_family_members(files, capsys):
     lines = out.splitlines()
     assert lines[0] == L("dcg_1=3,2=9", "1", f"{9 + 3 / math.log2(5):6.4f}").rstrip("\n")
     assert lines[1] == L("ndcg_1=3,2=9", "1", "0.9448").rstrip("\n")
-
-
-def test_deviation_zscore_missing_entry_is_an_error(files, capsys, tmp_path):
-    z = tmp_path / "z.txt"
-    z.write_text("1 map 0.5 0.25\n10 map 0.5 0.5\n")  # no entry for topic 9
-    code, out, err = trec_eval(capsys, "-Z", str(z), "-m", "map", *files)
-    assert code == 2 and out == ""
-    note, error = err.splitlines()  # the note about topic 5, then the error
-    assert note.startswith("cranfield trec_eval: note:")
-    assert str(z) in error and "'9'" in error and "'map'" in error
