@@ -57,6 +57,18 @@ def nan_interpolated_precision(want: str, got: str) -> bool:
     )
 
 
+def restricted_qrels(qrels: str, run: str, directory: Path) -> str:
+    """A copy of the qrels file without the topics absent from the run: what cranfield
+    evaluates without ``-c`` (docs/trec_eval.md, deviation 1), for trec_eval 10.0."""
+    with open(run, "rb") as fh:
+        topics = {line.split()[0] for line in fh if line.split()}
+    out = Path(directory) / (Path(qrels).name + f".{Path(run).stem}.in_run")
+    with open(qrels, "rb") as fh:
+        kept = [line for line in fh if (line.split() or [None])[0] in topics]
+    out.write_bytes(b"".join(kept))
+    return str(out)
+
+
 def check(
     exe: str,
     args: list[str],

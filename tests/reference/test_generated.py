@@ -19,8 +19,8 @@ import pytest
 
 from . import cases, oracle
 
-GROUPS = 8
-PER_GROUP = 20  # 160 cases x 3 command lines = 480 comparisons (plus the -Z ones)
+GROUPS = 16
+PER_GROUP = 10  # 160 cases x 3 command lines = 480 comparisons (plus 120 with -Z)
 
 
 def _compare_case(exe: str, tmp_path, seed: int) -> int:
