@@ -493,7 +493,7 @@ def test_deviation_ndcg_gains_less_than_one_apart(tmp_path, capsys):
     r.write_text("1 Q0 a 1 2.0 t\n1 Q0 b 2 1.0 t\n")
     _, out, _ = trec_eval(capsys, "-m", "ndcg.1=0.5,2=0.7", str(q), str(r))
     # ranking a (0.5), b (0.7); the ideal puts b first. trec_eval 10.0 compares the gains
-    # as integers (both 0), keeps a first and prints 1.0000.
+    # as integers (both 0) and builds a wrong ideal: it prints 0.0000 (tests/reference).
     value = (0.5 + 0.7 / math.log2(3)) / (0.7 + 0.5 / math.log2(3))  # 0.92731
     assert out == L("ndcg_1=0.5,2=0.7", "all", f"{value:6.4f}")
     assert f"{value:6.4f}" == "0.9273"
