@@ -40,21 +40,29 @@ def cranfield(args: list[str]) -> Outcome:
     return Outcome(status, out.getvalue().encode(), err.getvalue())
 
 
-def nan_interpolated_precision(want: str, got: str) -> bool:
-    """Deviation 6 of docs/trec_eval.md: when ``-J`` leaves a topic no documents,
-    trec_eval 10.0 divides 0 by 0 in ``iprec_at_recall`` (and ``11pt_avg``) and prints
-    ``-nan`` for the topic and the mean, where cranfield prints a number (0 for the
-    topic; under ``-Z`` its z-score)."""
+def zero_over_zero(want: str, got: str) -> bool:
+    """Deviation 6 of docs/trec_eval.md: trec_eval 10.0 divides 0 by 0, and prints
+    ``-nan`` for the topic and the mean, in ``iprec_at_recall`` and ``11pt_avg`` when
+    ``-J`` leaves a topic no documents, and in ``Rndcg`` when every relevant document
+    has gain 0 (``-l 0``); cranfield prints a number (0 for the topic; under ``-Z`` its
+    z-score)."""
     name, qid, value = want.split("\t")
     gname, gqid, gvalue = got.split("\t")
     zscored = name.startswith("Z")
     return (
         (name, qid) == (gname, gqid)
         and value.strip() in ("-nan", "nan")
-        and name.removeprefix("Z").startswith(("iprec_at_recall_", "11pt_avg"))
+        and name.removeprefix("Z").startswith(("iprec_at_recall_", "11pt_avg", "Rndcg"))
         and gvalue == f"{float(gvalue):6.4f}"
         and (qid == "all" or zscored or gvalue == "0.0000")
     )
+
+
+def allowance(options: list[str]):
+    """The documented deviation a command line can meet: :func:`zero_over_zero` under
+    ``-J`` or ``-l 0``, else none."""
+    levels = [options[i + 1] for i, o in enumerate(options[:-1]) if o == "-l"]
+    return zero_over_zero if "-J" in options or levels[-1:] == ["0"] else None
 
 
 def restricted_qrels(qrels: str, run: str, directory: Path) -> str:

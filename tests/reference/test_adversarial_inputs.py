@@ -64,7 +64,7 @@ def test_hostile_runs(trec_eval_bin, tmp_path, name):
     for options in OPTIONS:
         args = [*options, str(q), str(r)]
         binary_qrels = str(q) if "-c" in options else oracle.restricted_qrels(q, r, tmp_path)
-        allow = oracle.nan_interpolated_precision if "-J" in options else None
+        allow = oracle.allowance(options)
         oracle.check(trec_eval_bin, args, [*options, binary_qrels, str(r)], allow)
 
 
@@ -74,7 +74,7 @@ def test_hostile_qrels(trec_eval_bin, tmp_path, name):
     q.write_bytes(QRELS_FILES[name].encode())
     r.write_text(RUN)
     for options in OPTIONS:
-        allow = oracle.nan_interpolated_precision if "-J" in options else None
+        allow = oracle.allowance(options)
         oracle.check(trec_eval_bin, [*options, str(q), str(r)], allow=allow)
 
 

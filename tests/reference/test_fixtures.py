@@ -57,7 +57,7 @@ def test_fixture_every_switch_combination(trec_eval_bin, fixture_files, measures
             for extra in extras if len(switches) % 2 == 0 else extras[:1]:
                 args = [*switches, *extra, *MEASURE_SETS[measures]]
                 qrels = f["q"] if "-c" in switches else f["q_in_run"]
-                allow = oracle.nan_interpolated_precision if "-J" in switches else None
+                allow = oracle.allowance(switches)
                 oracle.check(trec_eval_bin, [*args, f["q"], f["r"]], [*args, qrels, f["r"]], allow)
                 compared += 1
     assert compared == 16 + 8 * 2

@@ -30,7 +30,7 @@ def _compare_case(exe: str, tmp_path, seed: int) -> int:
     compared = 0
     for k, options in enumerate(cases.command_lines(seed)):
         binary_qrels = qp if "-c" in options else kept
-        allow = oracle.nan_interpolated_precision if "-J" in options else None
+        allow = oracle.allowance(options)
         want = oracle.check(exe, [*options, qp, rp], [*options, binary_qrels, rp], allow)
         compared += 1
         if want.status == 0 and (seed + k) % 4 == 0:

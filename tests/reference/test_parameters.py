@@ -52,7 +52,7 @@ def files(tmp_path_factory):
 
 @pytest.mark.parametrize("switches", [["-c", "-q"], ["-c", "-J", "-q"]])
 def test_parameter_spellings_match_trec_eval(trec_eval_bin, files, switches):
-    allow = oracle.nan_interpolated_precision if "-J" in switches else None
+    allow = oracle.allowance(switches)
     outcomes = [
         oracle.check(trec_eval_bin, [*switches, "-m", s, *files], allow=allow) for s in SPELLINGS
     ]
