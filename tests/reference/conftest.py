@@ -78,3 +78,16 @@ def trec_eval_bin(tmp_path_factory) -> str:
     if done.returncode != 0 or not binary.is_file():
         pytest.fail(f"building trec_eval 10.0 failed:\n{done.stdout}\n{done.stderr}")
     return str(binary)
+
+
+def pytest_terminal_summary(terminalreporter):
+    """How many command lines were compared with the binary, and how they ended."""
+    from . import oracle
+
+    c = oracle.COMPARED
+    if c["commands"]:
+        terminalreporter.write_line(
+            f"trec_eval 10.0 comparisons: {c['commands']} command lines; "
+            f"{c['identical']} byte-identical, {c['both_refused']} refused by both, "
+            f"{c['deviation_applied']} identical but for a documented deviation"
+        )

@@ -18,6 +18,9 @@ from pathlib import Path
 
 from cranfield.cli.main import main
 
+# comparisons made in this test session (reported by conftest.py at the end)
+COMPARED = {"commands": 0, "identical": 0, "both_refused": 0, "deviation_applied": 0}
+
 
 @dataclass
 class Outcome:
@@ -92,6 +95,7 @@ def check(
     """
     want = binary(exe, binary_args if binary_args is not None else args)
     got = cranfield(args)
+    COMPARED["commands"] += 1
     shown = " ".join(args)
     if want.status != 0:
         assert got.status != 0, (
@@ -99,14 +103,17 @@ def check(
             f"trec_eval: {want.stderr.strip()}\ncranfield stdout: {got.stdout[:300]!r}"
         )
         assert got.stdout == b"", shown
+        COMPARED["both_refused"] += 1
         return want
     assert got.status == 0, f"cranfield fails where trec_eval succeeds: {shown}\n{got.stderr}"
     if got.stdout != want.stdout and allow is not None:
         a, b = want.stdout.decode().splitlines(), got.stdout.decode().splitlines()
         if len(a) == len(b) and all(x == y or allow(x, y) for x, y in zip(a, b, strict=True)):
+            COMPARED["deviation_applied"] += 1
             return want
     if got.stdout != want.stdout:
         raise AssertionError(f"output differs: cranfield trec_eval {shown}\n{_diff(want, got)}")
+    COMPARED["identical"] += 1
     return want
 
 
