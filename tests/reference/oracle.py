@@ -22,6 +22,11 @@ from cranfield.cli.main import main
 COMPARED = {"commands": 0, "identical": 0, "both_refused": 0, "deviation_applied": 0}
 
 
+# set by conftest.py when the compiler cannot zero uninitialised locals: the binary's
+# rbp then reads stack garbage (docs/trec_eval.md, deviation 4) and is no oracle
+RBP_UNDEFINED = False
+
+
 @dataclass
 class Outcome:
     status: int
@@ -106,6 +111,8 @@ def check(
         COMPARED["both_refused"] += 1
         return want
     assert got.status == 0, f"cranfield fails where trec_eval succeeds: {shown}\n{got.stderr}"
+    if RBP_UNDEFINED:
+        allow = _with_undefined_rbp(allow)
     if got.stdout != want.stdout and allow is not None:
         a, b = want.stdout.decode().splitlines(), got.stdout.decode().splitlines()
         if len(a) == len(b) and all(x == y or allow(x, y) for x, y in zip(a, b, strict=True)):
@@ -115,6 +122,15 @@ def check(
         raise AssertionError(f"output differs: cranfield trec_eval {shown}\n{_diff(want, got)}")
     COMPARED["identical"] += 1
     return want
+
+
+def _with_undefined_rbp(allow):
+    def either(want: str, got: str) -> bool:
+        name = want.split("\t")[0].removeprefix("Z")
+        rbp = name.startswith("rbp") and not name.startswith("rbp_resid")
+        return rbp or (allow is not None and allow(want, got))
+
+    return either
 
 
 def _diff(want: Outcome, got: Outcome, limit: int = 12) -> str:
