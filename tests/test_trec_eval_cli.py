@@ -20,6 +20,7 @@ import io
 import math
 import sys
 
+import numpy as np
 import pytest
 import pytrec_eval
 
@@ -506,3 +507,29 @@ def test_deviation_two_parameterised_dcg_family_members(files, capsys):
     lines = out.splitlines()
     assert lines[0] == L("dcg_1=3,2=9", "1", f"{9 + 3 / math.log2(5):6.4f}").rstrip("\n")
     assert lines[1] == L("ndcg_1=3,2=9", "1", "0.9448").rstrip("\n")
+
+
+def test_complete_topics_use_trec_eval_placeholder_ranking(files, capsys):
+    # -c: topic 5 has no results; trec_eval ranks one unpooled placeholder document for
+    # it and resets num_ret, utility, relstring, unj* and rbp_resid by printed name only
+    def topic5(*argv):
+        _, out, _ = trec_eval(capsys, "-c", "-q", "-n", *argv, *files)
+        return [line.split("\t")[2] for line in out.splitlines() if line.split("\t")[1] == "5"]
+
+    plain = ["-m", "num_ret", "-m", "relstring", "-m", "utility", "-m", "rbp_resid"]
+    assert topic5(*plain) == ["0", "''", "0.0000", "0.0000"]
+    params = ["-m", "relstring.3", "-m", "utility.1,-1,0,0", "-m", "rbp_resid.p=0.5"]
+    # relstring '-' (unpooled); utility b * 1 retrieved = -1; rbp_resid 0.5 + 0.5 * 1
+    assert topic5(*params) == ["'-'", "-1.0000", "1.0000"]
+    # -J drops the placeholder: an empty ranking
+    assert topic5("-J", *params) == ["''", "0.0000", "0.0000"]
+
+
+def test_c_math_outside_its_domain_is_nan_not_an_exception():
+    from cranfield.measures._common import libm_exp, libm_log, libm_log2
+
+    log = libm_log(np.array([-1.0, 0.0, 1.0]))
+    assert np.isnan(log[0]) and math.copysign(1, log[0]) < 0  # glibc's -nan
+    assert log[1] == -math.inf and log[2] == 0.0
+    assert libm_log2(np.array([0.0]))[0] == -math.inf
+    assert libm_exp(np.array([1e6]))[0] == math.inf

@@ -77,7 +77,8 @@ def libm_log(x) -> np.ndarray:
 
 
 def libm_exp(x) -> np.ndarray:
-    return np.asarray(_exp(np.asarray(x, dtype=np.float64)), dtype=np.float64)
+    with np.errstate(over="ignore"):  # exp overflows to inf, as in C
+        return np.asarray(_exp(np.asarray(x, dtype=np.float64)), dtype=np.float64)
 
 
 def libm_log2(x) -> np.ndarray:
