@@ -432,7 +432,9 @@ COUNTS = {"num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret"}
 
 def _read_trec(path) -> dict:
     out: dict[str, dict] = {}
-    for line in open(path):
+    with open(path) as fh:
+        lines = fh.readlines()
+    for line in lines:
         f = line.split()
         if len(f) == 4:
             out.setdefault(f[0], {})[f[2]] = int(f[3])
