@@ -102,3 +102,20 @@ def test_cases_are_adversarial():
         "negative grades",
         "graded",
     }
+
+
+def test_streamed_reading_matches_trec_eval(trec_eval_bin, tmp_path):
+    """``--stream`` (the run read in query-aligned pieces) prints the same bytes."""
+    compared = 0
+    for seed in range(10):
+        qrels, run = cases.make_case_plus(seed)
+        qp, rp = cases.write_case(tmp_path, qrels, run, seed)
+        kept = cases.without_unretrieved_topics(tmp_path, qrels, run, seed)
+        for options in cases.command_lines(seed):
+            binary_qrels = qp if "-c" in options else kept
+            args = ["--stream", *options, qp, rp]
+            oracle.check(
+                trec_eval_bin, args, [*options, binary_qrels, rp], oracle.allowance(options)
+            )
+            compared += 1
+    assert compared == 30
