@@ -162,6 +162,18 @@ def has_module(name: str) -> bool:
     return probe.returncode == 0
 
 
+def trec_eval_binary() -> str | None:
+    """The trec_eval binary to time: ``--trec-eval PATH``, else ``$TREC_EVAL``, else
+    ``trec_eval`` on PATH. Build 10.0 from the reference source with
+    ``cp -r ../shared/reference/trec_eval-10.0 /tmp/te && make -C /tmp/te``."""
+    chosen = os.environ.get("TREC_EVAL")
+    if chosen:
+        if not (os.path.isfile(chosen) and os.access(chosen, os.X_OK)):
+            raise SystemExit(f"trec_eval binary {chosen!r} is not an executable file")
+        return chosen
+    return shutil.which("trec_eval")
+
+
 def bench_size(
     size: str,
     profile: str,
@@ -230,7 +242,7 @@ def bench_size(
         )
         job.extra["runs"] = 10
 
-    trec_eval = shutil.which("trec_eval")
+    trec_eval = trec_eval_binary()
     if trec_eval:
         add(
             "trec_eval (C)",
@@ -254,7 +266,7 @@ def bench_size(
             rep=peer_repeat,
         ).extra["printed"] = True
     else:
-        rows.append(Row(size, "trec_eval (C)", None, "not on PATH: not measured"))
+        rows.append(Row(size, "trec_eval (C)", None, "not found (--trec-eval, $TREC_EVAL, PATH)"))
     for tool, ref, note in [
         ("pytrec_eval", "cranfield eval --compat 9", "parse in Python + evaluate"),
         ("ir_measures", "cranfield eval --compat 9", "default backends"),
@@ -379,7 +391,14 @@ def main(argv=None) -> None:
         "--limit-gb", type=float, help="also time eval under prlimit --as (GiB of address space)"
     )
     p.add_argument("--no-small", action="store_true", help="skip the small jobs")
+    p.add_argument(
+        "--trec-eval",
+        metavar="PATH",
+        help="trec_eval binary to time (default: $TREC_EVAL, else trec_eval on PATH)",
+    )
     a = p.parse_args(argv)
+    if a.trec_eval:
+        os.environ["TREC_EVAL"] = a.trec_eval
     cmd = "PYTHONPATH=src python benchmarks/run.py " + " ".join(
         sys.argv[1:] if argv is None else argv
     )

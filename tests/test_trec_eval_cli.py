@@ -20,6 +20,7 @@ import io
 import math
 import sys
 
+import numpy as np
 import pytest
 import pytrec_eval
 
@@ -297,12 +298,80 @@ def test_zscores(files, capsys, tmp_path):
     z.write_text("1 map 0.5 0.25\n10 map 0.5 0.5\n9 map 0.25 0.125\n")
     _, out, _ = trec_eval(capsys, "-Z", str(z), "-q", "-m", "map", *files)
     # (0.75 - .5)/.25 = 1; (0.5 - .5)/.5 = 0; (0.5 - .25)/.125 = 2; mean 1
+    # trec_eval 10.0 prefixes z-score lines with a Z (meas_print_single.c)
     assert out == (
-        L("map", "1", "1.0000")
-        + L("map", "10", "0.0000")
-        + L("map", "9", "2.0000")
-        + L("map", "all", "1.0000")
+        "Z" + L("map", "1", "1.0000")
+        + "Z" + L("map", "10", "0.0000")
+        + "Z" + L("map", "9", "2.0000")
+        + "Z" + L("map", "all", "1.0000")
+    )  # fmt: skip
+
+
+def test_zscores_print_counts_as_doubles(files, capsys, tmp_path):
+    z = tmp_path / "z.txt"
+    z.write_text("1 num_ret 3 2\n10 num_ret 2 1\n9 num_ret 2 0\n")
+    _, out, _ = trec_eval(capsys, "-Z", str(z), "-q", "-m", "num_ret", "-m", "num_q", *files)
+    # num_ret 4, 2, 2: (4-3)/2 = .5; (2-2)/1 = 0; stddev 0 and value = mean: 0;
+    # summed in 'all' and printed with %6.4f, like num_q
+    assert out == (
+        "Z" + L("num_ret", "1", "0.5000")
+        + "Z" + L("num_ret", "10", "0.0000")
+        + "Z" + L("num_ret", "9", "0.0000")
+        + "Z" + L("num_q", "all", "3.0000")
+        + "Z" + L("num_ret", "all", "0.5000")
+    )  # fmt: skip
+
+
+def test_zscore_missing_entry_prints_trec_eval_placeholder(files, capsys, tmp_path):
+    z = tmp_path / "z.txt"
+    z.write_text("1 map 0.5 0.25\n10 map 0.5 0.5\n")  # nothing for topic 9, nor gm_map
+    code, out, err = trec_eval(capsys, "-Z", str(z), "-q", "-m", "map", "-m", "gm_map", *files)
+    assert code == 0
+    # MISSING_ZSCORE_VALUE (-1000000) for (9, map); gm_map: exp(mean of -1000000) = 0
+    assert out == (
+        "Z" + L("map", "1", "1.0000")
+        + "Z" + L("map", "10", "0.0000")
+        + "Z" + L("map", "9", "-1000000.0000")
+        + "Z" + L("map", "all", "-333333.0000")  # (1 + 0 - 1000000) / 3
+        + "Z" + L("gm_map", "all", "0.0000")
+    )  # fmt: skip
+    note = [line for line in err.splitlines() if "z-score" in line]
+    assert len(note) == 1
+    assert "9 map" in note[0] and "1 gm_map" in note[0] and "4 (query, measure)" in note[0]
+
+
+def test_zscore_file_that_cannot_be_read(files, capsys, tmp_path):
+    missing = tmp_path / "nothing.txt"
+    code, out, err = trec_eval(capsys, "-Z", str(missing), "-m", "map", *files)
+    assert code == 2 and out == ""
+    assert err == (
+        f"cranfield trec_eval: error: cannot read z-score file '{missing}': "
+        "No such file or directory\n"
     )
+    code, _, err = trec_eval(capsys, "-Z", str(tmp_path), "-m", "map", *files)
+    assert code == 2 and err.count("\n") == 1 and "cannot read z-score file" in err
+
+
+def test_help_lists_every_option_once(capsys):
+    assert main(["trec_eval", "--help"]) == 0
+    out = capsys.readouterr().out
+    table = out.split("\n\n", 1)[1]  # after the usage lines
+    for option in ("--query_eval_wanted", "--measure", "--complete_rel_info_wanted",
+                   "--nosummary", "--level_for_rel", "--Number_docs_in_coll",
+                   "--Max_retrieved_per_topic", "--Judged_docs_only", "--Zscore",
+                   "--compat", "--stream"):  # fmt: skip
+        assert table.count(option) == 1, option
+    assert "positional arguments" not in out and "\noptions:" not in out
+
+
+def test_measure_parameters_read_as_trec_eval_reads_them(files, capsys):
+    # atol: "1e3" is 1, "+5" and "07" are 5 and 7, "10x" is 10 (meas_init.c)
+    _, out, _ = trec_eval(capsys, "-m", "ndcg_cut.1e3", "-m", "P.+5,07,10x", *files)
+    names = [line.split("\t")[0].rstrip() for line in out.splitlines()]
+    assert names == ["P_5", "P_7", "P_10", "ndcg_cut_1"]
+    # a measure that takes no parameters ignores them, with a note
+    code, out, err = trec_eval(capsys, "-m", "map.5", *files)
+    assert code == 0 and out == L("map", "all", "0.5833") and "map.5" in err
 
 
 def test_stdin_run_and_qrels(files, capsys, monkeypatch):
@@ -363,7 +432,9 @@ COUNTS = {"num_ret", "num_rel", "num_rel_ret", "num_nonrel_judged_ret"}
 
 def _read_trec(path) -> dict:
     out: dict[str, dict] = {}
-    for line in open(path):
+    with open(path) as fh:
+        lines = fh.readlines()
+    for line in lines:
         f = line.split()
         if len(f) == 4:
             out.setdefault(f[0], {})[f[2]] = int(f[3])
@@ -425,7 +496,7 @@ def test_deviation_ndcg_gains_less_than_one_apart(tmp_path, capsys):
     r.write_text("1 Q0 a 1 2.0 t\n1 Q0 b 2 1.0 t\n")
     _, out, _ = trec_eval(capsys, "-m", "ndcg.1=0.5,2=0.7", str(q), str(r))
     # ranking a (0.5), b (0.7); the ideal puts b first. trec_eval 10.0 compares the gains
-    # as integers (both 0), keeps a first and prints 1.0000.
+    # as integers (both 0) and builds a wrong ideal: it prints 0.0000 (tests/reference).
     value = (0.5 + 0.7 / math.log2(3)) / (0.7 + 0.5 / math.log2(3))  # 0.92731
     assert out == L("ndcg_1=0.5,2=0.7", "all", f"{value:6.4f}")
     assert f"{value:6.4f}" == "0.9273"
@@ -440,11 +511,27 @@ def test_deviation_two_parameterised_dcg_family_members(files, capsys):
     assert lines[1] == L("ndcg_1=3,2=9", "1", "0.9448").rstrip("\n")
 
 
-def test_deviation_zscore_missing_entry_is_an_error(files, capsys, tmp_path):
-    z = tmp_path / "z.txt"
-    z.write_text("1 map 0.5 0.25\n10 map 0.5 0.5\n")  # no entry for topic 9
-    code, out, err = trec_eval(capsys, "-Z", str(z), "-m", "map", *files)
-    assert code == 2 and out == ""
-    note, error = err.splitlines()  # the note about topic 5, then the error
-    assert note.startswith("cranfield trec_eval: note:")
-    assert str(z) in error and "'9'" in error and "'map'" in error
+def test_complete_topics_use_trec_eval_placeholder_ranking(files, capsys):
+    # -c: topic 5 has no results; trec_eval ranks one unpooled placeholder document for
+    # it and resets num_ret, utility, relstring, unj* and rbp_resid by printed name only
+    def topic5(*argv):
+        _, out, _ = trec_eval(capsys, "-c", "-q", "-n", *argv, *files)
+        return [line.split("\t")[2] for line in out.splitlines() if line.split("\t")[1] == "5"]
+
+    plain = ["-m", "num_ret", "-m", "relstring", "-m", "utility", "-m", "rbp_resid"]
+    assert topic5(*plain) == ["0", "''", "0.0000", "0.0000"]
+    params = ["-m", "relstring.3", "-m", "utility.1,-1,0,0", "-m", "rbp_resid.p=0.5"]
+    # relstring '-' (unpooled); utility b * 1 retrieved = -1; rbp_resid 0.5 + 0.5 * 1
+    assert topic5(*params) == ["'-'", "-1.0000", "1.0000"]
+    # -J drops the placeholder: an empty ranking
+    assert topic5("-J", *params) == ["''", "0.0000", "0.0000"]
+
+
+def test_c_math_outside_its_domain_is_nan_not_an_exception():
+    from cranfield.measures._common import libm_exp, libm_log, libm_log2
+
+    log = libm_log(np.array([-1.0, 0.0, 1.0]))
+    assert np.isnan(log[0]) and math.copysign(1, log[0]) < 0  # glibc's -nan
+    assert log[1] == -math.inf and log[2] == 0.0
+    assert libm_log2(np.array([0.0]))[0] == -math.inf
+    assert libm_exp(np.array([1e6]))[0] == math.inf

@@ -12,20 +12,22 @@ Deliberate deviations from trec_eval 10.0 (documented in docs/trec_eval.md):
 * ndcg/G with custom gains less than 1 apart sort the ideal ranking correctly;
 * two parameterised members of {ndcg, dcg, ideal_dcg} can be requested together;
 * rbp normalises gains with the true minimum and maximum;
-* ``-Z`` with a (topic, measure) missing from the z-score file is an input error
-  instead of a silent placeholder value.
+* and the others listed in docs/trec_eval.md, each checked against the trec_eval 10.0
+  binary in tests/reference.
 """
 
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 
 import numpy as np
 
 from .errors import InputError, MeasureError
 from .evaluation import MIN_GEO_MEAN, aggregate, require_queries
-from .judged import JudgedRun, judge
+from .judged import NOT_POOLED, JudgedRun, judge
+from .measures._common import libm_exp, libm_log
 from .measures.names import TREC_DEFAULT_CUTOFFS, parse_trec
 from .measures.registry import Measure
 
@@ -79,7 +81,7 @@ TREC_MEASURES = [
     TrecMeasure("num_nonrel_judged_ret", "long"),
     TrecMeasure("yaap", "float"),
     TrecMeasure("rbp", "params"),
-    TrecMeasure("rbp_resid", "float"),
+    TrecMeasure("rbp_resid", "params"),
     TrecMeasure("unj", "cut_long"),
 ]
 BY_NAME = {m.name: m for m in TREC_MEASURES}
@@ -164,6 +166,7 @@ class Column:
     printed: str
     kind: str
     measure: Measure | None
+    blank: bool = False  # relstring of length <= 0: trec_eval prints '' for every topic
 
 
 def select(measure_args: list[str]) -> list[tuple[TrecMeasure, str | None]]:
@@ -191,83 +194,263 @@ def select(measure_args: list[str]) -> list[tuple[TrecMeasure, str | None]]:
     return [(m, params.get(m.name)) for m in TREC_MEASURES if m.name in marked]
 
 
+# -- trec_eval's reading of measure parameters (meas_init.c, gain_init.c) ---------------
+# Numbers are read as C's atol/atof read them: the longest numeric prefix after leading
+# white space, 0 when there is none ("1e3" -> 1 as a cutoff, "0.5x" -> 0.5, "x" -> 0).
+
+_SPACE = " \t\n\v\f\r"
+_ATOL = re.compile(r"[+-]?\d+")
+_ATOF = re.compile(
+    r"[+-]?(?:0[xX](?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)(?:[pP][+-]?\d+)?"
+    r"|(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?"
+    r"|(?i:inf(?:inity)?|nan(?:\([0-9A-Za-z_]*\))?))"
+)
+_LONG_MAX = 2**63 - 1
+
+
+def c_atol(text: str) -> int:
+    """C's ``atol`` (glibc's ``strtol``: saturates at the 64-bit range)."""
+    m = _ATOL.match(text.lstrip(_SPACE))
+    if not m:
+        return 0
+    return max(-_LONG_MAX - 1, min(_LONG_MAX, int(m.group())))
+
+
+def c_atof(text: str) -> float:
+    """C's ``atof`` (``strtod``): decimal, hexadecimal, inf and nan prefixes."""
+    m = _ATOF.match(text.lstrip(_SPACE))
+    if not m:
+        return 0.0
+    number = m.group()
+    body = number.lstrip("+-")
+    sign = -1.0 if number.startswith("-") else 1.0
+    if body[:2].lower() == "0x":
+        return sign * float.fromhex(body)
+    if body[:3].lower() == "nan":
+        return math.copysign(math.nan, sign)
+    return float(number)
+
+
+def _valid_int(text: str) -> bool:
+    """gain_init.c's test of a gain level name: an optional sign, then digits only."""
+    return re.fullmatch(r"[+-]?[0-9]+", text) is not None
+
+
 def _cutoff_values(tm: TrecMeasure, param: str | None) -> list:
     text = param if param is not None else TREC_DEFAULT_CUTOFFS[tm.name]
-    try:
-        if tm.kind == "cut_long":
-            values = sorted(int(float(v)) if v.strip() else 0 for v in text.split(","))
-            if values[0] <= 0:
-                raise MeasureError(f"{tm.name}: cutoffs must be positive, got '{text}'")
-        else:
-            values = sorted(float(v) for v in text.split(","))
-    except (ValueError, OverflowError):  # OverflowError: int(float("1e400"))
-        raise MeasureError(f"{tm.name}: malformed cutoffs '{text}'") from None
+    if tm.kind == "cut_long":
+        values = sorted(c_atol(v) for v in text.split(","))
+        if values[0] <= 0:
+            raise MeasureError(f"{tm.name}: cutoffs must be positive, got '{text}'")
+    else:
+        values = sorted(c_atof(v) for v in text.split(","))
+        if not all(math.isfinite(v) for v in values):
+            raise MeasureError(f"{tm.name}: cutoffs must be finite numbers, got '{text}'")
     if len(set(values)) != len(values):
         raise MeasureError(f"{tm.name}: duplicate cutoffs in '{text}'")
     return values
+
+
+def _params_as_read(tm: TrecMeasure, param: str) -> str | None:
+    """The parameter string with every number as trec_eval reads it, for parse_trec.
+
+    Comma lists (utility, 11pt_avg, set_F, relstring) are read with ``atof``; pair lists
+    (``ndcg.1=3,2=9``, ``rbp.p=0.5``) must alternate names and values as trec_eval
+    checks them, keep the gain levels named by an integer (and ``p`` for rbp), the first
+    of repeated levels (the last ``p``), and read values with ``atof``. Returns None when nothing is left
+    (trec_eval then uses the defaults).
+    """
+    if tm.name not in _PAIR_MEASURES:
+        values = [c_atof(v) for v in param.split(",")]
+        if not all(math.isfinite(v) for v in values):
+            raise MeasureError(f"{tm.name}: parameters must be finite numbers, got '{param}'")
+        if tm.name == "relstring":
+            return str(int(values[0]))  # trec_eval truncates the length to an integer
+        return ",".join(repr(v) for v in values)
+    # the shape trec_eval accepts: the last separator is '=', no ',,' and no '=='
+    last = ","
+    for ch in param:
+        if ch in ",=":
+            if ch == last:
+                last = ","
+                break
+            last = ch
+    if last != "=":
+        raise MeasureError(f"{tm.name}: malformed pair parameters in '{param}'")
+    kept: dict[str, float] = {}
+    for item in param.split(","):
+        name, _, value = item.partition("=")
+        if _valid_int(name):
+            key = str(c_atol(name))
+        elif tm.name in ("rbp", "rbp_resid") and name == "p":
+            key = "p"
+        else:
+            continue  # trec_eval ignores other names
+        number = c_atof(value)
+        if not math.isfinite(number):
+            raise MeasureError(f"{tm.name}: gains must be finite numbers, got '{param}'")
+        if key == "p":
+            kept[key] = number  # the last p is read (m_rbp.c loops over every pair)
+        else:
+            kept.setdefault(key, number)  # the first gain of a level is used
+    if not kept:
+        return None
+    return ",".join(f"{k}={v!r}" for k, v in kept.items())
+
+
+_PAIR_MEASURES = {"ndcg", "dcg", "ideal_dcg", "ndcg_rel", "Rndcg", "G", "rbp", "rbp_resid"}
+
+
+def _double_name(name: str, value: float) -> str:
+    """``snprintf(buf, strlen(name) + 10, "%s_%3.2f")``: at most 8 characters of value."""
+    return f"{name}_{value:3.2f}"[: len(name) + 9]
+
+
+# kinds whose trec_eval initialisation never reads parameters: `-m map.5` is `map`
+TAKES_NO_PARAMS = ("runid", "num_q", "long", "float", "gm")
 
 
 def columns(selected, num_docs_in_coll: int = 0) -> list[Column]:
     """Expand the selected trec measures into printed columns."""
     out: list[Column] = []
     for tm, param in selected:
+        if tm.kind in TAKES_NO_PARAMS:
+            param = None
         if tm.kind in ("runid", "num_q"):
             out.append(Column(tm.name, tm.kind, None))
         elif tm.kind in ("cut_long", "cut_double"):
             values = _cutoff_values(tm, param)
-            joined = ",".join(str(v) for v in values)
+            joined = ",".join(repr(v) for v in values)
             for v, m in zip(values, parse_trec(tm.name, joined), strict=True):
-                printed = f"{tm.name}_{v}" if tm.kind == "cut_long" else f"{tm.name}_{v:3.2f}"
+                printed = f"{tm.name}_{v}" if tm.kind == "cut_long" else _double_name(tm.name, v)
                 out.append(Column(printed, tm.kind, m))
         else:
-            (m,) = parse_trec(tm.name, param)
+            read = None if param is None else _params_as_read(tm, param)
+            blank = tm.name == "relstring" and read is not None and int(read) <= 0
+            if tm.name == "rbp_resid":  # only p is read (m_rbp_resid.c)
+                p = dict(item.split("=") for item in read.split(",")) if read else {}
+                m = Measure.of("rbp_resid", **({"p": float(p["p"])} if "p" in p else {}))
+            else:
+                (m,) = parse_trec(tm.name, "1" if blank else read)
             if tm.name == "utility" and num_docs_in_coll:
                 m = Measure.of("utility", **{**dict(m.params), "collection_size": num_docs_in_coll})
             printed = tm.name if param is None else f"{tm.name}_{param}"
-            out.append(Column(printed, tm.kind, m))
+            out.append(Column(printed, tm.kind, m, blank))
     return out
 
 
+# trec_eval.h: the value given to a (topic, measure) without a usable mean and stddev
+MISSING_ZSCORE_VALUE = -1000000.0
+
+
 def read_zscores(path: str) -> dict[tuple[str, str], tuple[float, float]]:
-    """z-score file: lines ``qid measure mean stddev``."""
-    table = {}
-    with open(path, encoding="utf-8", errors="replace") as fh:
-        for lineno, line in enumerate(fh, 1):
-            fields = line.split()
-            if not fields:
-                continue
-            if len(fields) != 4:
-                raise InputError(
-                    f"expected 4 fields (qid measure mean stddev), got {len(fields)}", path, lineno
-                )
-            try:
-                table[(fields[0], fields[1])] = (float(fields[2]), float(fields[3]))
-            except ValueError:
-                raise InputError("mean and stddev must be numbers", path, lineno) from None
+    """z-score file: lines ``qid measure mean stddev`` (blank lines are skipped)."""
+    table: dict[tuple[str, str], tuple[float, float]] = {}
+    try:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            lines = fh.readlines()
+    except OSError as exc:
+        reason = exc.strerror or exc.__class__.__name__
+        raise InputError(f"cannot read z-score file '{path}': {reason}") from None
+    for lineno, line in enumerate(lines, 1):
+        fields = line.split()
+        if not fields:
+            continue
+        if len(fields) != 4:
+            raise InputError(
+                f"expected 4 fields (qid measure mean stddev), got {len(fields)}", path, lineno
+            )
+        try:
+            mean, sd = float(fields[2]), float(fields[3])
+        except ValueError:
+            raise InputError("mean and stddev must be numbers", path, lineno) from None
+        key = (fields[0], fields[1])
+        if key in table:
+            raise InputError(
+                f"a second mean/stddev for query {key[0]!r} and measure {key[1]!r}", path, lineno
+            )
+        table[key] = (mean, sd)
     if not table:
         raise InputError("empty z-score file", path)
     return table
 
 
-def _zscore(values: np.ndarray, qids, printed: str, zscores, path) -> np.ndarray:
+def _zscore(values: np.ndarray, qids, printed: str, zscores, unusable: list) -> np.ndarray:
+    """trec_eval's ``(value - mean) / stddev`` per topic (convert_zscores.c).
+
+    A (topic, measure) absent from the file, or with stddev 0 and a value other than the
+    mean, gets ``MISSING_ZSCORE_VALUE``; it is appended to ``unusable`` for a note.
+    """
     out = np.empty_like(values)
     for i, q in enumerate(qids):  # one lookup per (query, measure) printed: output-sized work
-        key = (q, printed)
-        if key not in zscores:
-            raise InputError(f"no mean/stddev for query {q!r} and measure {printed!r}", path)
-        mean, sd = zscores[key]
+        entry = zscores.get((q, printed))
+        if entry is None:
+            out[i] = MISSING_ZSCORE_VALUE
+            unusable.append(f"{q} {printed}")
+            continue
+        mean, sd = entry
         if sd:
             out[i] = (values[i] - mean) / sd
         elif values[i] == mean:
             out[i] = 0.0
         else:
-            raise InputError(
-                f"stddev 0 for query {q!r}, measure {printed!r} but value != mean", path
-            )
+            out[i] = MISSING_ZSCORE_VALUE
+            unusable.append(f"{q} {printed} (stddev 0)")
     return out
 
 
+def _with_placeholder(jr: JudgedRun, judged_only: bool) -> JudgedRun:
+    """The topics ``-c`` adds (no results) as trec_eval 10.0 evaluates them.
+
+    trec_eval ranks one placeholder document, absent from the qrels, for such a topic
+    (``-J`` drops it, leaving an empty ranking), computes every measure on that, and
+    then resets some values by printed name (:data:`_RESET_FOR_PLACEHOLDER`). The
+    parameterised forms of those measures keep what the placeholder gives (e.g.
+    ``utility_a,b,c,d`` = b + c*R + d*(N - 1 - R), ``relstring_5`` = ``'-'``).
+    Checked against the binary in tests/reference.
+    """
+    missing = ~jr.in_run
+    if not missing.any():
+        return jr
+    offsets, labels = jr.offsets, jr.labels
+    if not judged_only:
+        at = offsets[:-1][missing]  # the (empty) rankings of those topics start here
+        labels = np.insert(labels, at, NOT_POOLED)
+        counts = np.diff(offsets) + missing
+        offsets = np.concatenate(([0], np.cumsum(counts))).astype(offsets.dtype)
+    return JudgedRun(
+        query_ids=jr.query_ids,
+        offsets=offsets,
+        labels=labels.astype(jr.labels.dtype),
+        qrels_offsets=jr.qrels_offsets,
+        qrels_grades=jr.qrels_grades,
+        in_run=np.ones_like(jr.in_run),
+        rel_level=jr.rel_level,
+        run_name=jr.run_name,
+        compat=jr.compat,
+    )
+
+
+def _reset_for_placeholder(col: Column, values: np.ndarray, missing: np.ndarray):
+    """trec_eval's reset of the placeholder topics' values, by printed name."""
+    name = col.printed
+    if name in ("num_ret", "utility", "relstring", "rbp_resid") or name.startswith("unj"):
+        fill = "" if col.kind == "string" else 0.0
+        values = np.where(missing, fill, values)
+        if col.kind == "string":
+            values = values.astype(object)
+    return values
+
+
+_LONG_MIN = -(2**63)
+
+
 def _fmt_long(v) -> str:
+    """``printf("%ld", (long) v)``: truncation toward zero; on x86-64 a value C cannot
+    convert (NaN, infinite, out of range) becomes LONG_MIN."""
+    v = float(v)
+    if not math.isfinite(v) or not -(2.0**63) <= v < 2.0**63:
+        return str(_LONG_MIN)
     return str(int(v))
 
 
@@ -284,7 +467,10 @@ def _formatted(values: np.ndarray, long: bool) -> list[str]:
     inverse[order] = group
     distinct = values[order[first]].tolist()
     # printf-style formatting is faster than f-strings here and prints the same digits
-    texts = [str(int(v)) for v in distinct] if long else ["%6.4f" % v for v in distinct]  # noqa: UP031
+    if long:
+        texts = [_fmt_long(v) for v in distinct]
+    else:
+        texts = ["%6.4f" % v if v == v else trec_format_number(v) for v in distinct]  # noqa: UP031
     return [texts[i] for i in inverse.tolist()]
 
 
@@ -312,6 +498,14 @@ def run_trec_eval(
     """
     selected = select(measure_args)
     cols = columns(selected, num_docs_in_coll)
+    ignored = [
+        f"{tm.name}.{p}" for tm, p in selected if p is not None and tm.kind in TAKES_NO_PARAMS
+    ]
+    if ignored and notes is not None:
+        notes(
+            f"note: these measures take no parameters, ignored as trec_eval does: {' '.join(ignored)}"
+        )
+    zscores = read_zscores(zscores_path) if zscores_path else None
     jr: JudgedRun = (
         judged
         if judged is not None
@@ -335,28 +529,37 @@ def run_trec_eval(
                 f"note: {len(missing)} qrels topic(s) have no results and are ignored "
                 f"(use -c to score them as 0): {shown}"
             )
-    zscores = read_zscores(zscores_path) if zscores_path else None
 
+    added = ~jr.in_run  # topics -c adds: evaluated on trec_eval's placeholder ranking
+    jr = _with_placeholder(jr, judged_only)
     qids = list(jr.query_ids)
     per_values: list[np.ndarray | None] = []
+    unusable: list[str] = []
     for col in cols:
         if col.measure is None:
             per_values.append(None)
             continue
         values = col.measure.compute(jr)
+        if col.blank:
+            values = np.full(len(values), "", dtype=object)
+        elif added.any():
+            values = _reset_for_placeholder(col, values, added)
         if col.kind == "gm":
-            values = np.maximum(values, MIN_GEO_MEAN)
+            # trec_eval keeps log(max(v, 1e-5)) per topic and prints exp(mean)
+            values = libm_log(np.maximum(values, MIN_GEO_MEAN))
         if zscores is not None and col.kind != "string":
-            if col.kind == "gm":
-                from .measures._common import libm_exp, libm_log
-
-                values = libm_exp(
-                    _zscore(libm_log(values), qids, col.printed, zscores, zscores_path)
-                )
-            else:
-                values = _zscore(values, qids, col.printed, zscores, zscores_path)
+            values = _zscore(values, qids, col.printed, zscores, unusable)
         per_values.append(values)
+    if unusable and notes is not None:
+        shown = ", ".join(unusable[:10]) + (", ..." if len(unusable) > 10 else "")
+        notes(
+            f"note: {len(unusable)} (query, measure) value(s) have no usable mean/stddev in "
+            f"the z-score file and print as {MISSING_ZSCORE_VALUE:.0f} per query, as in "
+            f"trec_eval: {shown}"
+        )
 
+    # under -Z trec_eval prefixes a Z to every numeric line and prints counts as doubles
+    z = "Z" if zscores is not None else ""
     lines: list[str] = []
     if per_query:
         printable = [
@@ -368,38 +571,41 @@ def run_trec_eval(
         tails = [f"\t{q}\t" for q in qids]
         per_column = []
         for col, values in printable:
-            prefix = f"{col.printed:<22}"
             if col.kind == "string":
+                prefix = f"{col.printed:<22}"
                 texts = [f"'{v}'" for v in values]
             else:
-                texts = _formatted(values, col.kind == "long")
+                prefix = f"{z}{col.printed:<22}"
+                texts = _formatted(values, col.kind == "long" and not z)
             per_column.append([prefix + t + x for t, x in zip(tails, texts, strict=True)])
         lines.extend(line for row in zip(*per_column, strict=True) for line in row)
     if summary:
         n = jr.num_queries
+        count = _fmt_long if not z else trec_format_number
         for col, values in zip(cols, per_values, strict=True):
             if col.kind == "runid":
                 lines.append(f"{'runid':<22}\tall\t{jr.run_name}")
             elif col.kind == "num_q":
-                lines.append(f"{'num_q':<22}\tall\t{n}")
+                lines.append(f"{z}{'num_q':<22}\tall\t{count(n)}")
             elif col.kind == "string":
                 continue
             elif col.kind == "long":
                 total = aggregate(values, "sum")
-                if col.printed == "num_rel" and complete and zscores is None:
+                if col.printed == "num_rel" and complete:  # recounted, also under -Z
                     total = float(np.sum(qrels.table.column("relevance").to_numpy() > 0))
-                lines.append(f"{col.printed:<22}\tall\t{_fmt_long(total)}")
+                lines.append(f"{z}{col.printed:<22}\tall\t{count(total)}")
             elif col.kind == "gm":
-                value = aggregate(values, "gmean", n)
-                lines.append(f"{col.printed:<22}\tall\t{value:6.4f}")
+                # values are the topics' logs, summed in topic order as trec_eval does
+                value = float(libm_exp(aggregate(values, "sum") / n))
+                lines.append(f"{z}{col.printed:<22}\tall\t{trec_format_number(value)}")
             else:
                 value = aggregate(values, "mean", n)
-                lines.append(f"{col.printed:<22}\tall\t{value:6.4f}")
+                lines.append(f"{z}{col.printed:<22}\tall\t{trec_format_number(value)}")
     return "\n".join(lines) + ("\n" if lines else "")
 
 
 def trec_format_number(value: float) -> str:
     """trec_eval's ``%6.4f`` (NaN printed as C does on glibc)."""
     if math.isnan(value):
-        return "-nan" if math.copysign(1.0, value) < 0 else "nan"
+        return f"{'-nan' if math.copysign(1.0, value) < 0 else 'nan':>6}"
     return f"{value:6.4f}"

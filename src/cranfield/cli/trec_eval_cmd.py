@@ -27,11 +27,13 @@ DESCRIPTION = """Evaluate a TREC run against qrels exactly as trec_eval 10.0 doe
                                  results score 0 (default: such topics are ignored,
                                  with a note on stderr)
   -n, --nosummary                do not print the 'all' summary lines
-  -l, --level_for_rel NUM        minimum grade of a relevant document (default 1)
+  -l, --level_for_rel NUM        minimum grade of a relevant document (default 1, >= 0)
   -N, --Number_docs_in_coll NUM  collection size, for utility's d coefficient
   -M, --Max_retrieved_per_topic NUM  evaluate only the top NUM documents of each topic
   -J, --Judged_docs_only         drop unjudged documents from the rankings
-  -Z, --Zscore FILE              print z-scores using 'qid measure mean stddev' lines
+  -Z, --Zscore FILE              print z-scores using 'qid measure mean stddev' lines;
+                                 values without a usable mean/stddev print as
+                                 -1000000 per query, as in trec_eval (with a note)
   -R, -T FORMAT                  input formats: only 'qrels' and 'trec_results'
   -D LEVEL                       accepted and ignored (trec_eval debug output)
   --compat 9|10                  reproduce trec_eval 10.0 (default) or 9.x/pytrec_eval
@@ -88,7 +90,8 @@ def main(argv: list[str]) -> int:
     try:
         args = parser.parse_args(argv)
         if args.help:
-            parser.print_help()
+            # the option table is DESCRIPTION; argparse's own list would repeat it
+            print(f"{USAGE}\n\n{DESCRIPTION}")
             return 0
         if args.version:
             from .. import __version__
@@ -100,6 +103,10 @@ def main(argv: list[str]) -> int:
         if args.rel_format != "qrels" or args.results_format != "trec_results":
             raise _Usage("only -R qrels and -T trec_results are supported")
         rel_level = _int_option(args.rel_level, "-l")
+        if rel_level < 0:
+            # trec_eval 10.0 would count unjudged documents as relevant in some measures
+            # and not in others (and crash on some inputs): docs/trec_eval.md
+            raise _Usage("option -l expects an integer >= 0")
         num_docs = _int_option(args.num_docs, "-N")
         depth = None if args.depth is None else _int_option(args.depth, "-M")
         if depth is not None and depth <= 0:

@@ -51,9 +51,25 @@ def safe_div(num, den) -> np.ndarray:
 # NumPy's SIMD log/exp differ from the C library in the last bit on some CPUs; these
 # scalar-per-query helpers keep results identical to trec_eval. They are applied to
 # one value per query (or per relevant document), never in the per-document hot path.
-_log = np.frompyfunc(math.log, 1, 1)
-_exp = np.frompyfunc(math.exp, 1, 1)
-_log2 = np.frompyfunc(math.log2, 1, 1)
+def _c_math(f, at_zero: float):
+    """``f`` as the C library answers outside its domain: ``-inf`` at 0 and NaN
+    (``-nan``, sign set, as glibc prints it) below, instead of Python's ValueError;
+    ``inf`` instead of OverflowError."""
+
+    def call(x: float) -> float:
+        try:
+            return f(x)
+        except ValueError:
+            return at_zero if x == 0 else -math.nan
+        except OverflowError:
+            return math.inf
+
+    return call
+
+
+_log = np.frompyfunc(_c_math(math.log, -math.inf), 1, 1)
+_exp = np.frompyfunc(_c_math(math.exp, math.nan), 1, 1)
+_log2 = np.frompyfunc(_c_math(math.log2, -math.inf), 1, 1)
 
 
 def libm_log(x) -> np.ndarray:
@@ -61,7 +77,8 @@ def libm_log(x) -> np.ndarray:
 
 
 def libm_exp(x) -> np.ndarray:
-    return np.asarray(_exp(np.asarray(x, dtype=np.float64)), dtype=np.float64)
+    with np.errstate(over="ignore"):  # exp overflows to inf, as in C
+        return np.asarray(_exp(np.asarray(x, dtype=np.float64)), dtype=np.float64)
 
 
 def libm_log2(x) -> np.ndarray:

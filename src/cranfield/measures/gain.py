@@ -339,7 +339,9 @@ def g_measure(jr, cutoff, gains=()):
     cost = np.where(p < length, base, np.where(length > 0, base + (p + 1 - length), p + 1))
     got = segments.sequential_cumsum(g, pos.offsets)
     terms = g / libm_log2((2.0 + cost.astype(np.float64)) - got)
-    total = segments.sequential_sum(terms, pos.offsets)
+    # + 0.0: trec_eval's sum starts at +0.0, so a lone -0.0 term (a gain over
+    # log2(0) = -inf) sums to +0.0
+    total = segments.sequential_sum(terms, pos.offsets) + 0.0
     return safe_div(total, best.total_gain())
 
 
@@ -357,5 +359,5 @@ def _g_dense(jr, best, gains):
     nonzero = g != 0
     terms = np.zeros(len(g))
     terms[nonzero] = g[nonzero] / libm_log2((2.0 + cost[nonzero]) - got[nonzero])
-    total = segments.sequential_sum(terms, jr.offsets)
+    total = segments.sequential_sum(terms, jr.offsets) + 0.0  # +0.0: as g_measure
     return safe_div(total, best.total_gain())

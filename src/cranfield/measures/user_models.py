@@ -49,22 +49,22 @@ def _normalised_gains(jr, gains, labels, q):
     return np.where(in_list, out, 0.0)
 
 
+PERSISTENCE = Param(
+    "p",
+    float,
+    0.9,
+    "persistence: probability of looking at the next document",
+    **number_in(0, 1, open_lo=True, open_hi=True),
+)
+
+
 @measure(
     name="rbp",
     trec_name="rbp",
     summary="trec_eval's rank-biased precision with graded gains normalised to [0, 1].",
     formula="rbp = (1 - p) sum_i gain_i p^(i-1)",
     reference=f"{TREC}, m_rbp.c; {MZ}",
-    params=(
-        Param(
-            "p",
-            float,
-            0.9,
-            "persistence: probability of looking at the next document",
-            **number_in(0, 1, open_lo=True, open_hi=True),
-        ),
-        GAINS,
-    ),
+    params=(PERSISTENCE, GAINS),
     edge_cases="Gains outside [0, 1] are min-max normalised per query (trec_eval reads "
     "uninitialised memory here; cranfield uses the true min and max).",
     family="user",
@@ -84,13 +84,13 @@ def rbp(jr, cutoff, p=0.9, gains=()):
 @measure(
     name="rbp_resid",
     trec_name="rbp_resid",
-    summary="Residual of rbp (p = 0.9): the most unjudged documents could still add.",
+    summary="Residual of rbp (p = 0.9 by default): the most unjudged documents could still add.",
     formula="resid = p^n + (1 - p) sum_{unjudged i} p^(i-1), 0 when every document is judged",
     reference=f"{TREC}, m_rbp_resid.c; {MZ}",
+    params=(PERSISTENCE,),
     family="user",
 )
-def rbp_resid(jr, cutoff):
-    p = 0.9
+def rbp_resid(jr, cutoff, p=0.9):
     table = segments.powers(p, max(jr.max_len, 1) + 1)
     n = len(jr.labels)
     lengths = jr.num_ret
