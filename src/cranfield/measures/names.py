@@ -222,6 +222,8 @@ def parse_trec(name: str, params: str | None) -> list[Measure]:
 
 
 def _number(text: str, name: str, what: str = "parameter"):
+    if re.fullmatch(r"\s*[+-]?\d+\s*", text):  # an integer exactly, however large
+        return int(text)
     try:
         value = float(text)
     except ValueError:

@@ -23,10 +23,10 @@ AGGREGATES = ("mean", "sum", "gmean", "none")
 
 # Ranges every parameter is checked against (docs/measure-language.md, "Parameter
 # ranges"). They keep each computation finite and its work proportional to the run:
-# a rank cutoff is at most MAX_RANK (trec_eval's int), a weight or gain has a magnitude
+# a rank cutoff is at most MAX_RANK (trec_eval's long), a weight or gain has a magnitude
 # in [MIN_MAGNITUDE, MAX_MAGNITUDE] (or is 0), so that a sum over any run stays finite
 # and no value is a denormal; counts are exact in a double.
-MAX_RANK = 2**31 - 1
+MAX_RANK = 2**63 - 1
 MAX_MULTIPLE = 1e6  # largest multiple of R (Rprec_mult@x)
 MAX_MAGNITUDE = 1e100
 MIN_MAGNITUDE = 1e-100
@@ -76,7 +76,7 @@ WEIGHT_ALLOWED = "0 or a number of magnitude in [1e-100, 1e100]"
 
 
 def _bound(v) -> str:
-    names = {MAX_RANK: "2^31-1", MAX_COUNT: "2^53", MIN_GRADE: "-2^63", MAX_GRADE: "2^63-1"}
+    names = {MAX_RANK: "2^63-1", MAX_COUNT: "2^53", MIN_GRADE: "-2^63"}
     if isinstance(v, int) and v in names:
         return names[v]
     if isinstance(v, float) and (abs(v) >= 1e6 or 0 < abs(v) < 1e-4):
@@ -436,7 +436,10 @@ def _check_cutoff(definition: MeasureDef, cutoff):
         value = float(cutoff)
     except (TypeError, ValueError, OverflowError):
         value = float("nan")
-    if definition.cutoff == "rank":
+    exact = isinstance(cutoff, int) and not isinstance(cutoff, bool)
+    if exact and definition.cutoff == "rank":  # a float cannot hold every rank up to 2^63-1
+        ok, value = 1 <= cutoff <= MAX_RANK, cutoff
+    elif definition.cutoff == "rank":
         ok = value.is_integer() and 1 <= value <= MAX_RANK
     elif definition.cutoff == "recall":
         ok = 0.0 <= value <= 1.0
