@@ -231,9 +231,9 @@ def columns(selected, num_docs_in_coll: int = 0) -> list[Column]:
 def read_zscores(path: str) -> dict[tuple[str, str], tuple[float, float]]:
     """z-score file: lines ``qid measure mean stddev``."""
     table = {}
-    with open(path, encoding="utf-8", errors="replace") as fh:
+    with open(path, "rb") as fh:  # ids are bytes, read as Latin-1 like the qrels and run
         for lineno, line in enumerate(fh, 1):
-            fields = line.split()
+            fields = [f.decode("latin-1") for f in line.split()]
             if not fields:
                 continue
             if len(fields) != 4:

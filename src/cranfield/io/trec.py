@@ -275,7 +275,11 @@ def _fast(
         tag = _last_line(src, tail).split(delimiter.encode())[5]
     parsed = _finish(table, layout, None, source, tag, ascii=found.ascii, encoding=encoding)
     # the block values are query ids, valid UTF-8 now that _finish has checked them
-    parsed.query_blocks = keys.Blocks(qb.starts, qb.values.view(pa.string()))
+    # (Latin-1 ones are converted like the column)
+    values = qb.values.view(pa.string())
+    if encoding == "latin-1" and not found.ascii:
+        values = _latin1(pa.chunked_array([qb.values]), "query_id", source, None).chunk(0)
+    parsed.query_blocks = keys.Blocks(qb.starts, values)
     return parsed
 
 
