@@ -95,32 +95,32 @@ def is_regular(fh) -> bool:
         return False
 
 
-def resolve(path_or_file, source: str, *, text: bool = True) -> Path | bytes:
+def resolve(path_or_file, source: str, *, text: bool = True, check=None) -> Path | bytes:
     """What a reader should parse: a regular uncompressed file's path, else its
     content read once (:func:`load`: gunzipped and, for ``text``, checked)."""
     if isinstance(path_or_file, (str, os.PathLike)) and str(path_or_file) != "-":
         with open_binary(path_or_file, source) as fh:
             if is_regular(fh) and _peek(fh, 2) != GZIP_MAGIC:
                 return Path(path_or_file)
-            return _load_from(fh, source, text)
-    return read_bytes(path_or_file, source, text=text)
+            return _load_from(fh, source, text, check)
+    return read_bytes(path_or_file, source, text=text, check=check)
 
 
-def read_bytes(path_or_file, source: str, *, text: bool = True) -> bytes:
+def read_bytes(path_or_file, source: str, *, text: bool = True, check=None) -> bytes:
     """The whole content of an input as bytes, read once, gunzipped when it is
     gzip-compressed (see :func:`load` for the checks)."""
     if isinstance(path_or_file, (bytes, bytearray, memoryview)):
-        return load(iter([bytes(path_or_file)]), source, text=text)
+        return load(iter([bytes(path_or_file)]), source, text=text, check=check)
     if isinstance(path_or_file, (str, os.PathLike)) and str(path_or_file) == "-":
         stream = sys.stdin
         if stream is None:
             raise InputError("standard input is closed", source=source)
-        return _load_from(getattr(stream, "buffer", stream), source, text)
+        return _load_from(getattr(stream, "buffer", stream), source, text, check)
     if isinstance(path_or_file, (str, os.PathLike)):
         with open_binary(path_or_file, source) as fh:
-            return _load_from(fh, source, text)
+            return _load_from(fh, source, text, check)
     if hasattr(path_or_file, "read"):
-        return _load_from(path_or_file, source, text)
+        return _load_from(path_or_file, source, text, check)
     raise InputError(
         f"expected a path, '-' or a file object, got {type(path_or_file).__name__}",
         source=source,
@@ -150,8 +150,8 @@ def _pieces(fh, source: str):
         yield piece
 
 
-def _load_from(fh, source: str, text: bool) -> bytes:
-    return load(_pieces(fh, source), source, text=text)
+def _load_from(fh, source: str, text: bool, check=None) -> bytes:
+    return load(_pieces(fh, source), source, text=text, check=check)
 
 
 def _gunzip(pieces, source: str):
@@ -192,10 +192,14 @@ def _split(pieces):
                 yield bytes(view[i : i + _PIECE])
 
 
-def load(pieces, source: str, *, text: bool = True) -> bytes:
+def load(pieces, source: str, *, text: bool = True, check=None) -> bytes:
     """Join pieces of an input (decompressed when they start with the gzip magic),
     checking text as it arrives: no NUL byte, no line over :data:`MAX_LINE` bytes,
     no more in all than ``memory.input_budget()``.
+
+    ``check``, when given, is called once with the complete lines of the first MiB
+    (the reader's parser: a stream that starts with lines that cannot be valid stops
+    there, before the rest is read).
     """
     import itertools
 
@@ -248,6 +252,11 @@ def load(pieces, source: str, *, text: bool = True) -> bytes:
                 source=source,
             )
         out.append(piece)
+        if check is not None and total >= _PIECE:
+            head = b"".join(out)
+            check(head[: head.rfind(b"\n") + 1])
+            out = [head]
+            check = None
     return b"".join(out)
 
 

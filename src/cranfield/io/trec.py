@@ -157,7 +157,11 @@ def parse(
     if isinstance(path_or_file, (bytes, bytearray, memoryview)):
         data = path_or_file
     else:
-        src = resolve(path_or_file, source)
+
+        def check(head: bytes) -> None:  # the first lines of a pipe, before the rest
+            _exact(head, layout, source, encoding, require_lines=False)
+
+        src = resolve(path_or_file, source, check=check)
         if isinstance(src, Path):
             try:
                 head = _head(src)
@@ -341,7 +345,9 @@ def _chunks(data: bytes, size: int = 1 << 23):
         start = end
 
 
-def _exact(data: bytes, layout: Layout, source: str, encoding: str = "utf-8") -> Parsed:
+def _exact(
+    data: bytes, layout: Layout, source: str, encoding: str = "utf-8", require_lines: bool = True
+) -> Parsed | None:
     """Split lines like trec_eval; each piece of about 8 MiB is parsed as soon as it is
     split, so the first bad line stops the reading there (binary garbage fails fast)."""
     n = layout.nfields
@@ -374,6 +380,8 @@ def _exact(data: bytes, layout: Layout, source: str, encoding: str = "utf-8") ->
         if out:
             tables.append(_parse_rows(out, layout, source, lines[first:]))
     if not lines:
+        if not require_lines:
+            return None
         raise InputError(f"no {layout.kind} lines found (empty file?)", source=source)
     table = pa.concat_tables(tables) if len(tables) > 1 else tables[0]
     return _finish(table, layout, np.asarray(lines, dtype=np.int64), source, encoding=encoding)
