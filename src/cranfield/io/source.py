@@ -198,8 +198,8 @@ def load(pieces, source: str, *, text: bool = True, check=None) -> bytes:
     no more in all than ``memory.input_budget()``.
 
     ``check``, when given, is called once with the complete lines of the first MiB
-    (the reader's parser: a stream that starts with lines that cannot be valid stops
-    there, before the rest is read).
+    (the whole MiB for binary input): the reader's parser, so that a stream that
+    starts with what cannot be valid stops there, before the rest is read.
     """
     import itertools
 
@@ -254,7 +254,7 @@ def load(pieces, source: str, *, text: bool = True, check=None) -> bytes:
         out.append(piece)
         if check is not None and total >= _PIECE:
             head = b"".join(out)
-            check(head[: head.rfind(b"\n") + 1])
+            check(head[: head.rfind(b"\n") + 1] if text else head)
             out = [head]
             check = None
     return b"".join(out)

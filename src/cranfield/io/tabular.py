@@ -227,7 +227,11 @@ def read_parquet(path, value: str, duplicates: str = "error") -> tuple[pa.Table,
     import pyarrow.parquet as pq
 
     source = source_name(path)
-    src = resolve(path, source, text=False)  # read once: a pipe cannot be read twice
+    def check(head: bytes) -> None:  # the first MiB of a pipe or device
+        if head[:4] != b"PAR1":
+            raise InputError("not a Parquet file (it does not start with PAR1)", source=source)
+
+    src = resolve(path, source, text=False, check=check)  # read once: a pipe cannot be reread
     try:
         table = pq.read_table(str(src) if isinstance(src, Path) else pa.BufferReader(src))
     except (pa.ArrowInvalid, OSError) as exc:
