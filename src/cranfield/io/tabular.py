@@ -227,6 +227,7 @@ def read_parquet(path, value: str, duplicates: str = "error") -> tuple[pa.Table,
     import pyarrow.parquet as pq
 
     source = source_name(path)
+
     def check(head: bytes) -> None:  # the first MiB of a pipe or device
         if head[:4] != b"PAR1":
             raise InputError("not a Parquet file (it does not start with PAR1)", source=source)
