@@ -159,25 +159,20 @@ def _gunzip(pieces, source: str):
     d = zlib.decompressobj(31)
     for raw in pieces:
         while raw:
-            if d.eof:  # a member ended: another may follow
-                rest = d.unused_data + raw
-                if not rest.strip(b"\0"):  # zero padding after the last member
-                    d = None
+            if d.eof:  # a member ended: another may follow, or zero padding
+                if not raw.strip(b"\0"):
                     break
-                if rest[:2] != GZIP_MAGIC and len(rest) >= 2:
+                if raw[:2] != GZIP_MAGIC[: len(raw)]:
                     raise InputError("corrupt gzip data: trailing bytes", source=source)
                 d = zlib.decompressobj(31)
-                raw = rest
             try:
                 out = d.decompress(raw, _PIECE)
             except zlib.error as exc:
                 raise InputError(f"corrupt gzip data ({exc})", source=source) from None
-            raw = d.unconsumed_tail
+            raw = d.unused_data if d.eof else d.unconsumed_tail
             if out:
                 yield out
-        if d is None:
-            return
-    if d is not None and not d.eof:
+    if not d.eof:
         raise InputError("truncated gzip data (the file ends inside the stream)", source=source)
 
 
