@@ -590,6 +590,10 @@ def test_csv_not_utf8_names_the_file(tmp_path):
     with pytest.raises(InputError, match="UTF-8") as info:
         Run.read(path)
     assert info.value.source == str(path)
+    path.write_bytes(b"q\xe9id,docno,score\n1,a,1\n")  # was a UnicodeDecodeError, no file
+    with pytest.raises(InputError, match="header is not valid UTF-8") as info:
+        Run.read(path)
+    assert info.value.source == str(path) and info.value.line == 1
 
 
 def test_csv_long_line(tmp_path):

@@ -246,7 +246,10 @@ def read_delimited(path_or_file, value: str, delimiter: str, duplicates: str = "
 
     source = source_name(path_or_file)
     data = read_bytes(path_or_file, source)
-    header = data.split(b"\n", 1)[0].decode("utf-8", "replace").strip().split(delimiter)
+    try:
+        header = data.split(b"\n", 1)[0].decode("utf-8").strip().split(delimiter)
+    except UnicodeDecodeError:
+        raise InputError("header is not valid UTF-8 text", source=source, line=1) from None
     ids = set(ALIASES["query_id"] + ALIASES["doc_id"])
     types = {name: pa.string() for name in header if name.strip().lower() in ids}
     if not data.strip():
