@@ -521,6 +521,8 @@ def test_bom_kept_in_latin1_and_dropped_in_utf8(tmp_path, exact):
     kept = Qrels.read(path, encoding="latin-1").table["query_id"].to_pylist()
     assert [k.encode("latin-1") for k in kept] == [b"\xef\xbb\xbf1", b"1"]
     assert Qrels.read(path).table["query_id"].to_pylist() == ["1", "1"]
+    path.write_bytes(b"\xef\xbb\xbf# a comment\n1 0 a 1\n")  # the mark before a comment
+    assert Qrels.read(path).table["query_id"].to_pylist() == ["1"]
 
 
 def test_long_ids_hash_the_same_in_any_chunk():

@@ -355,6 +355,8 @@ def _exact(
     lines: list[int] = []
     lineno = 0
     for chunk in _chunks(data):
+        if not lineno and encoding == "utf-8" and chunk.startswith(BOM):
+            chunk = chunk[len(BOM) :]  # dropped, as Arrow's reader drops it (a comment may follow)
         nul = chunk.find(b"\0")
         if nul >= 0:
             line = lineno + len(chunk[: nul + 1].splitlines())
