@@ -174,6 +174,16 @@ def test_standard_input(tmp_path, command, side):
     assert out.stdout == expected
 
 
+@PAIRS2
+def test_dev_stdin_pipe(tmp_path, command, side):
+    """/dev/stdin on a pipe (as ``<(...)`` gives /dev/fd/N): opened once, read once."""
+    expected = _reference(tmp_path, command)
+    qrels, run, _ = _pair(tmp_path, side, "/dev/stdin")
+    out = run_cli(*_args(command, qrels, run), stdin=QRELS if side == "qrels" else RUN)
+    assert_success(out, quiet=True)
+    assert out.stdout == expected
+
+
 @pytest.mark.parametrize(
     "command, data, problem",
     [
