@@ -224,14 +224,13 @@ def load(pieces, source: str, *, text: bool = True, check=None) -> bytes:
                 raise InputError(
                     "NUL byte: this is binary data, not a text file", source=source, line=line
                 )
-            first = _line_end(piece, piece.find)
-            if first < 0:
+            first = _first_end(piece)
+            if first < 0:  # the line goes on
                 since += len(piece)
+            elif since + first > MAX_LINE:  # the line that ends here was too long
+                since = MAX_LINE + 1
             else:
-                if since + first > MAX_LINE:
-                    since = MAX_LINE + 1
-                else:
-                    since = len(piece) - _line_end(piece, piece.rfind) - 1
+                since = len(piece) - max(piece.rfind(b"\n"), piece.rfind(b"\r")) - 1
             if since > MAX_LINE:
                 raise InputError(
                     f"line longer than {MAX_LINE >> 20} MiB (the most one line may hold)",
@@ -255,12 +254,10 @@ def load(pieces, source: str, *, text: bool = True, check=None) -> bytes:
     return b"".join(out)
 
 
-def _line_end(piece: bytes, find) -> int:
-    """The first (``find``) or last (``rfind``) line end in ``piece``, -1 if none."""
-    n, r = find(b"\n"), find(b"\r")
-    if n < 0 or r < 0:
-        return max(n, r)
-    return min(n, r) if find == piece.find else max(n, r)
+def _first_end(piece: bytes) -> int:
+    """The position of the first line end (``\\n`` or ``\\r``) in ``piece``, -1 if none."""
+    n, r = piece.find(b"\n"), piece.find(b"\r")
+    return min(n, r) if n >= 0 and r >= 0 else max(n, r)
 
 
 def is_gzip_file(path: Path) -> bool:
