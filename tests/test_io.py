@@ -623,3 +623,16 @@ def test_parquet_stream_of_zeros_stops_at_the_first_mib():
 
     with pytest.raises(InputError, match="not a Parquet file"):
         tabular.read_parquet(io.BufferedReader(_Zeros()), "score")
+
+
+def test_stream_larger_than_the_memory_budget(monkeypatch):
+    """Input that is not a regular file is read into memory only up to what fits."""
+    from cranfield import memory
+
+    monkeypatch.setattr(memory, "input_budget", lambda: 3 << 20)
+    with pytest.raises(InputError, match="more than 3 MiB"):
+        Run.read(io.BytesIO(RUN_TEXT * (1 << 17)))  # 5.5 MB
+    assert Run.read(io.BytesIO(RUN_TEXT)).table.num_rows == 3
+    monkeypatch.undo()
+    budget = memory.input_budget()
+    assert budget is None or budget >= 1 << 20
