@@ -100,9 +100,11 @@ def resolve(path_or_file, source: str, *, text: bool = True, check=None) -> Path
     content read once (:func:`load`: gunzipped and, for ``text``, checked)."""
     if isinstance(path_or_file, (str, os.PathLike)) and str(path_or_file) != "-":
         with open_binary(path_or_file, source) as fh:
-            if is_regular(fh) and _peek(fh, 2) != GZIP_MAGIC:
+            if not is_regular(fh):
+                return _load_from(fh, source, text, check)
+            if _peek(fh, 2) != GZIP_MAGIC:
                 return Path(path_or_file)
-            return _load_from(fh, source, text, check)
+            return _load_from(fh, source, text)  # gzip: the whole parse follows anyway
     return read_bytes(path_or_file, source, text=text, check=check)
 
 
