@@ -231,3 +231,22 @@ def test_prescan_falls_back_to_a_thread_when_fork_fails(tmp_path, monkeypatch):
     scan.prescan(path)
     assert isinstance(scan._pending[scan._identity(path)][0], scan._Threaded)
     assert scan.take(path) == scan.scan(path)
+
+
+def test_prescan_never_opens_pipes_or_devices(tmp_path):
+    """Opening a named pipe blocks until a writer comes, and consumes what it writes:
+    the prescan (a forked child) must leave pipes and devices to the reader."""
+    import os
+    import threading
+
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    done = threading.Event()
+
+    def start():
+        scan.prescan([fifo, "/dev/zero", "/dev/urandom"])
+        done.set()
+
+    threading.Thread(target=start, daemon=True).start()
+    assert done.wait(10), "prescan opened the pipe (and blocked)"
+    assert scan.take(fifo) is None and scan.take("/dev/zero") is None

@@ -262,3 +262,75 @@ def test_pieces_are_judged_without_the_join_thread(tmp_path, monkeypatch):
     whole = evaluate(qrels, Run.read(run_path), MEASURES)
     for m in whole.measures:
         same_bits(whole.runs[0].values[m], streamed.runs[0].values[m])
+
+
+# -- hostile input (issue 13) -------------------------------------------------------------------
+
+
+def test_truncated_gzip_is_an_input_error(tmp_path):
+    """A truncated gzip raised EOFError (a traceback on the command line)."""
+    qrels_path, run_path = write_collection(tmp_path, 1)
+    data = gzip.compress(run_path.read_bytes())
+    gz = tmp_path / "run.gz"
+    gz.write_bytes(data[: len(data) // 2])
+    qrels = Qrels.read(qrels_path)
+    message = _error(lambda: streaming.judge_file(qrels, gz, chunk_bytes=64))
+    assert str(gz) in message and "gzip" in message
+
+
+def test_plain_text_named_gz_streams(tmp_path):
+    qrels_path, run_path = write_collection(tmp_path, 4)
+    named = tmp_path / "run.gz"
+    named.write_bytes(run_path.read_bytes())
+    qrels = Qrels.read(qrels_path)
+    whole = evaluate(qrels, Run.read(run_path), MEASURES)
+    streamed = streaming.evaluate_file(qrels, named, MEASURES, chunk_bytes=100)
+    for m in whole.measures:
+        same_bits(whole.runs[0].values[m], streamed.runs[0].values[m])
+
+
+def test_named_pipe_streams_once(tmp_path):
+    """The input is opened once (reopening a pipe blocks forever)."""
+    import os
+    import threading
+
+    qrels_path, run_path = write_collection(tmp_path, 5)
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+
+    def feed():
+        with open(fifo, "wb") as fh:
+            fh.write(gzip.compress(run_path.read_bytes()))
+
+    thread = threading.Thread(target=feed, daemon=True)
+    thread.start()
+    qrels = Qrels.read(qrels_path)
+    result: list = []
+    reader = threading.Thread(
+        target=lambda: result.append(
+            streaming.evaluate_file(qrels, fifo, MEASURES, chunk_bytes=200)
+        ),
+        daemon=True,
+    )
+    reader.start()
+    reader.join(20)  # a reader that reopens the pipe blocks: fail, do not hang
+    assert result, "the reader blocked (or failed)"
+    streamed = result[0]
+    thread.join(timeout=5)
+    whole = evaluate(qrels, Run.read(run_path), MEASURES)
+    for m in whole.measures:
+        same_bits(whole.runs[0].values[m], streamed.runs[0].values[m])
+
+
+def test_zeros_and_endless_lines_stop(tmp_path, monkeypatch):
+    qrels_path, _ = write_collection(tmp_path, 0)
+    qrels = Qrels.read(qrels_path)
+    zeros = tmp_path / "zeros.txt"  # /dev/zero itself: tests/adversarial (memory-limited)
+    zeros.write_bytes(b"1 Q0 a 1 1 t\n" + bytes(1 << 18))
+    message = _error(lambda: streaming.judge_file(qrels, zeros, chunk_bytes=1 << 16))
+    assert message.startswith(f"{zeros}:2:") and "NUL byte" in message
+    monkeypatch.setattr(streaming, "MAX_LINE", 1000)
+    endless = tmp_path / "endless.txt"
+    endless.write_bytes(b"1 Q0 a 1 1 t\n" + b"x" * 5000)
+    message = _error(lambda: streaming.judge_file(qrels, endless, chunk_bytes=256))
+    assert message.startswith(f"{endless}:2:") and "longer than" in message

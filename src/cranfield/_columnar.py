@@ -68,12 +68,18 @@ class Columnar:
     # -- construction ---------------------------------------------------------------------
 
     @classmethod
-    def _read_table(cls, path_or_file, format: str | None, duplicates: str):
+    def _read_table(
+        cls, path_or_file, format: str | None, duplicates: str, encoding: str = "utf-8"
+    ):
         """(table, source, TREC tag or None, PairIndex or None) from any supported format."""
         fmt = tabular.infer_format(path_or_file, format)
         if fmt == "trec":
-            parsed, source = trec.read(path_or_file, cls._layout, duplicates)
+            parsed, source = trec.read(path_or_file, cls._layout, duplicates, encoding=encoding)
             return parsed.table, source, parsed.tag, parsed.index
+        if encoding != "utf-8":
+            from .errors import ParameterError
+
+            raise ParameterError("encoding", "'utf-8' for Parquet, CSV and TSV", encoding)
         if fmt == "parquet":
             table, source = tabular.read_parquet(path_or_file, cls._value, duplicates)
         else:

@@ -125,6 +125,26 @@ def fits_in_memory(path) -> bool | None:
     return True if known else None
 
 
+def input_budget() -> int | None:
+    """The most bytes an input that is not a regular file (standard input, a pipe, a
+    device, decompressed gzip) may hold when it is read whole into memory: what
+    :func:`fits_in_memory` would allow a file of that size. None when no memory figure
+    can be read (then only the interpreter's own ``MemoryError`` stops it)."""
+    budgets = []
+    available = _meminfo_available()
+    if available is not None:
+        budgets.append((RAM_SHARE * available - NEED_BASE) / NEED_PER_BYTE)
+    room = _cgroup_room()
+    if room is not None:
+        budgets.append((room - NEED_BASE) / NEED_PER_BYTE)
+    limit = _address_space_limit()
+    if limit is not None:
+        budgets.append((limit - ADDRESS_SPACE_BASE) / ADDRESS_SPACE_PER_BYTE)
+    if not budgets:
+        return None
+    return max(1 << 20, int(min(budgets)))
+
+
 def should_stream(path, stream: bool | None = None) -> bool:
     """``stream`` if given; else whether the run file ``path`` should be streamed
     because reading it whole would not fit (see the module's notes). Standard input

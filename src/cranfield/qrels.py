@@ -38,7 +38,14 @@ class Qrels(Columnar):
     _layout = trec.QRELS
 
     @classmethod
-    def read(cls, path_or_file, *, format: str | None = None, duplicates: str = "error") -> Qrels:
+    def read(
+        cls,
+        path_or_file,
+        *,
+        format: str | None = None,
+        duplicates: str = "error",
+        encoding: str = "utf-8",
+    ) -> Qrels:
         """Read qrels from a file: TREC (default; ``-`` is stdin, gzip detected), Parquet,
         CSV or TSV (chosen from the extension unless ``format`` is given); or take them
         from a dict ``{qid: {docid: grade}}``, a pandas or polars DataFrame or an Arrow
@@ -47,12 +54,14 @@ class Qrels(Columnar):
 
         TREC lines are ``qid iter docno rel`` with exactly four fields; ``rel`` is read as
         an integer, a decimal being truncated toward zero (``2.7`` -> 2) as trec_eval's
-        ``atol`` does. Blank lines and ``#`` lines are skipped.
+        ``atol`` does. Blank lines and ``#`` lines are skipped. ``encoding`` (TREC files
+        only): ``"utf-8"`` (default) or ``"latin-1"`` (ids as bytes, one character per
+        byte, as ``cranfield trec_eval`` reads them; see docs/input-formats.md).
         """
         made = cls._read_object(path_or_file, format, duplicates)
         if made is not None:
             return made
-        table, source, _, index = cls._read_table(path_or_file, format, duplicates)
+        table, source, _, index = cls._read_table(path_or_file, format, duplicates, encoding)
         return cls._wrap(table, source, index=index)
 
     def to_trec(self, path_or_file: str | os.PathLike) -> None:

@@ -163,6 +163,7 @@ class Run(Columnar):
         name: str | None = None,
         format: str | None = None,
         duplicates: str = "error",
+        encoding: str = "utf-8",
     ) -> Run:
         """Read a run: TREC (default; ``-`` is stdin, gzip detected), Parquet, CSV or TSV;
         or take it from a dict ``{qid: {docid: score}}``, a pandas or polars DataFrame or
@@ -172,13 +173,15 @@ class Run(Columnar):
         TREC lines are ``qid iter docno rank score tag`` (at least six fields; ``iter``,
         ``rank`` and extra fields are ignored; the score is a double). The run's name is
         ``name`` if given, else the tag of the last line (as trec_eval), else the file
-        name without extension.
+        name without extension. ``encoding`` (TREC files only): ``"utf-8"`` (default)
+        or ``"latin-1"`` (ids as bytes, one character per byte, as ``cranfield
+        trec_eval`` reads them; see docs/input-formats.md).
         """
         kw = {} if name is None else {"name": name}
         made = cls._read_object(path_or_file, format, duplicates, **kw)
         if made is not None:
             return made
-        table, source, tag, index = cls._read_table(path_or_file, format, duplicates)
+        table, source, tag, index = cls._read_table(path_or_file, format, duplicates, encoding)
         if name is None:
             name = tag if tag is not None else _default_name(source)
         return cls._wrap(table, source, index=index, name=name)

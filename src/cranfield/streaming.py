@@ -21,12 +21,12 @@ import os
 import re
 import sys
 import time
+import zlib
 from collections.abc import Iterator
-from pathlib import Path
 
 from .errors import InputError
 from .io import keys, trec
-from .io.source import GZIP_MAGIC, check_path, source_name
+from .io.source import GZIP_MAGIC, MAX_LINE, is_regular, open_binary, source_name
 from .judged import JudgedRun, concat, judge
 from .memory import STREAM_THRESHOLD, should_stream  # noqa: F401  (re-exported)
 
@@ -81,10 +81,29 @@ def _fill(fh, view: memoryview) -> int:
     return got
 
 
-def pieces(fh, chunk_bytes: int = CHUNK_BYTES) -> Iterator[tuple[memoryview, int]]:
+def _check(buf: bytearray, start: int, end: int, lines_before: int, source: str) -> None:
+    """The new bytes ``buf[start:end]`` hold no NUL byte, and the unfinished last line
+    of ``buf[:end]`` is not over ``MAX_LINE`` bytes (what cannot be a run stops the
+    reading at once; finished long lines are the parser's to report)."""
+    nul = buf.find(b"\0", start, end)
+    if nul >= 0:
+        line = lines_before + buf.count(b"\n", 0, nul) + 1
+        raise InputError("NUL byte: this is binary data, not a text file", source, line)
+    if end - buf.rfind(b"\n", 0, end) - 1 > MAX_LINE:
+        line = lines_before + buf.count(b"\n", 0, end) + 1
+        raise InputError(
+            f"line longer than {MAX_LINE >> 20} MiB (the most one line may hold)", source, line
+        )
+
+
+def pieces(
+    fh, chunk_bytes: int = CHUNK_BYTES, source: str = "<file>"
+) -> Iterator[tuple[memoryview, int]]:
     """``(bytes, lines before them)`` of whole queries, from a binary file object.
 
     Each piece is a view of a fresh buffer, valid until the next piece is asked for.
+    A NUL byte or a line longer than ``MAX_LINE`` is an :class:`InputError` (so that
+    ``/dev/zero`` cannot grow a piece without end).
     """
     carry = b""
     lines_before = 0
@@ -94,6 +113,7 @@ def pieces(fh, chunk_bytes: int = CHUNK_BYTES) -> Iterator[tuple[memoryview, int
         view = memoryview(buf)
         got = _fill(fh, view[len(carry) :])
         end = len(carry) + got
+        _check(buf, len(carry), end, lines_before, source)
         if not got:
             if carry:
                 yield memoryview(carry), lines_before
@@ -111,12 +131,15 @@ def pieces(fh, chunk_bytes: int = CHUNK_BYTES) -> Iterator[tuple[memoryview, int
 
 
 def _open(path, source: str):
+    """Open the input once (a pipe cannot be opened twice); gzip by its first bytes."""
     if str(path) == "-":
-        return sys.stdin.buffer
-    p = check_path(path, source)
-    with open(p, "rb") as fh:
-        gz = fh.read(2) == GZIP_MAGIC
-    return gzip.open(p, "rb") if gz else open(p, "rb")
+        if sys.stdin is None:
+            raise InputError("standard input is closed", source=source)
+        fh = sys.stdin.buffer
+    else:
+        fh = open_binary(path, source)
+    head = fh.peek(2)[:2] if hasattr(fh, "peek") else b""
+    return gzip.GzipFile(fileobj=fh, mode="rb") if head == GZIP_MAGIC else fh
 
 
 class _Bar:
@@ -157,13 +180,16 @@ def judge_file(
     name: str | None = None,
     chunk_bytes: int | None = None,
     progress: bool = True,
+    encoding: str = "utf-8",
 ) -> JudgedRun:
     """Judge a TREC run file piece by piece: the JudgedRun ``judge`` gives for the
     whole file (``doc_rows`` aside), in bounded memory.
 
     Parameters are those of :func:`cranfield.judged.judge` and ``Run.read``;
     ``chunk_bytes`` is the size of the blocks read (default ``CHUNK_BYTES``);
-    ``progress`` draws a bar on a terminal when the work takes more than a second.
+    ``progress`` draws a bar on a terminal when the work takes more than a second;
+    ``encoding`` is that of ``io.trec.read``. The input is opened and read once (a
+    named pipe or standard input works).
     """
     from .run import Run, _default_name
 
@@ -173,19 +199,26 @@ def judge_file(
         from .errors import ParameterError
 
         raise ParameterError("chunk_bytes", "a positive integer", chunk_bytes)
-    size = None
-    if isinstance(path, (str, os.PathLike)) and str(path) != "-":
-        size = Path(check_path(path, source)).stat().st_size
-    bar = _Bar(math.ceil(size / chunk_bytes) if size else 0, "evaluating") if progress else None
     parts: list[JudgedRun] = []
     seen: set = set()
     tag = None
+    bar = None
     try:
         with _open(path, source) as fh:
-            for data, before in pieces(fh, chunk_bytes):
+            size = os.fstat(fh.fileno()).st_size if is_regular(fh) else 0
+            if progress:
+                bar = _Bar(math.ceil(size / chunk_bytes) if size else 0, "evaluating")
+            for data, before in pieces(fh, chunk_bytes, source):
                 if not _NON_SPACE.search(data):  # only blank lines
                     continue
-                parsed, _ = trec.read(data, trec.RUN, duplicates, source=source, line_offset=before)
+                parsed, _ = trec.read(
+                    data,
+                    trec.RUN,
+                    duplicates,
+                    source=source,
+                    line_offset=before,
+                    encoding=encoding,
+                )
                 run = Run._wrap(parsed.table, source, index=parsed.index, name="")
                 blocks = keys.cached_index(run).query_blocks
                 ids = blocks.values.to_pylist()
@@ -215,6 +248,8 @@ def judge_file(
                 del run, parsed
                 if bar is not None:
                     bar.step()
+    except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
+        raise InputError(f"truncated or corrupt gzip data ({exc})", source=source) from None
     except OSError as exc:
         raise InputError(f"cannot read: {exc.strerror or exc}", source=source) from exc
     finally:

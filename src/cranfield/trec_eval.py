@@ -344,16 +344,17 @@ MISSING_ZSCORE_VALUE = -1000000.0
 
 
 def read_zscores(path: str) -> dict[tuple[str, str], tuple[float, float]]:
-    """z-score file: lines ``qid measure mean stddev`` (blank lines are skipped)."""
+    """z-score file: lines ``qid measure mean stddev`` (blank lines are skipped); ids are
+    bytes, read as Latin-1 like the qrels and run."""
     table: dict[tuple[str, str], tuple[float, float]] = {}
     try:
-        with open(path, encoding="utf-8", errors="replace") as fh:
+        with open(path, "rb") as fh:
             lines = fh.readlines()
     except OSError as exc:
         reason = exc.strerror or exc.__class__.__name__
         raise InputError(f"cannot read z-score file '{path}': {reason}") from None
     for lineno, line in enumerate(lines, 1):
-        fields = line.split()
+        fields = [f.decode("latin-1") for f in line.split()]
         if not fields:
             continue
         if len(fields) != 4:

@@ -136,7 +136,8 @@ def main(argv: list[str]) -> int:
     try:
         if streamed:
             use_system_allocator()  # bounded address space, see streaming.py
-        qrels = Qrels.read(args.files[0], format="trec")
+        # ids are bytes, as in trec_eval: read as Latin-1 and written back as Latin-1
+        qrels = Qrels.read(args.files[0], format="trec", encoding="latin-1")
         judged = None
         if streamed:
             run = None
@@ -148,9 +149,10 @@ def main(argv: list[str]) -> int:
                 judged_only=args.judged_only,
                 complete=args.complete,
                 compat=int(args.compat),
+                encoding="latin-1",
             )
         else:
-            run = Run.read(args.files[1], format="trec")
+            run = Run.read(args.files[1], format="trec", encoding="latin-1")
         text = run_trec_eval(
             qrels,
             run,
@@ -174,7 +176,11 @@ def main(argv: list[str]) -> int:
         print(f"cranfield trec_eval: error: {exc}", file=sys.stderr)
         return 2
     try:
-        sys.stdout.write(text)
+        if hasattr(sys.stdout, "buffer"):  # the ids' bytes as they came (read as Latin-1)
+            sys.stdout.flush()
+            sys.stdout.buffer.write(text.encode("latin-1", "replace"))
+        else:
+            sys.stdout.write(text)
         sys.stdout.flush()
     except BrokenPipeError:
         pass

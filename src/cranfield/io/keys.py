@@ -152,6 +152,8 @@ def _hash_chunk(arr: pa.Array, out: np.ndarray | None = None) -> np.ndarray:
     offsets, data = _string_buffers(arr)
     length = np.diff(offsets)
     lo, hi = int(length.min()), int(length.max())
+    if hi > _LONG:
+        return _hash_long(arr, offsets, data, length, out)
     body = data[offsets[0] : offsets[-1]]
     if lo == hi and lo > 0:  # fixed-width ids: one reshape, no gathers
         width = -(-lo // 8) * 8
@@ -186,6 +188,28 @@ def _hash_chunk(arr: pa.Array, out: np.ndarray | None = None) -> np.ndarray:
     if out is not None:
         out[...] = h
         return out
+    return h
+
+
+_LONG = 1 << 10
+"""Strings longer than this (bytes) are hashed one by one: the word loop above costs
+one pass over the chunk per 8 bytes of its longest string."""
+
+
+def _hash_long(arr: pa.Array, offsets, data, length, out: np.ndarray | None) -> np.ndarray:
+    """:func:`_hash_chunk` for a chunk holding strings over ``_LONG`` bytes: those are
+    hashed with BLAKE2b (8 bytes), the others as usual. Still a function of each
+    string alone, so equal strings get equal hashes in any chunk."""
+    import hashlib
+
+    h = np.empty(len(arr), dtype=np.uint64) if out is None else out
+    long = length > _LONG
+    short = np.flatnonzero(~long)
+    if len(short):
+        h[short] = _hash_chunk(arr.take(pa.array(short)))
+    for i in np.flatnonzero(long):  # rare: one call per string of over a KiB
+        digest = hashlib.blake2b(data[offsets[i] : offsets[i + 1]].tobytes(), digest_size=8)
+        h[i] = int.from_bytes(digest.digest(), "little")
     return h
 
 

@@ -20,7 +20,7 @@ import pyarrow.compute as pc
 
 from ..errors import InputError
 from . import dedup
-from .source import check_path, read_bytes, source_name
+from .source import read_bytes, resolve, source_name
 
 ALIASES: dict[str, tuple[str, ...]] = {
     "query_id": ("query_id", "qid", "query", "topic", "topic_id", "queryid", "q_id"),
@@ -51,7 +51,17 @@ def infer_format(path_or_file, format: str | None) -> str:
 
 def _rename(table: pa.Table, value: str, source: str | None) -> pa.Table:
     """Select and rename the three columns, matching aliases case-insensitively."""
-    lower = {name.lower(): name for name in table.column_names}
+    lower: dict[str, str] = {}
+    aliases = {a for names in ALIASES.values() for a in names}
+    for name in table.column_names:
+        if name.lower() in lower and name.lower() in aliases:  # which one is meant?
+            first = lower[name.lower()]
+            raise InputError(
+                f"column {name!r} appears twice in the header"
+                + (f" (also as {first!r})" if first != name else ""),
+                source=source,
+            )
+        lower[name.lower()] = name
     picked = {}
     for target in ("query_id", "doc_id", value):
         found = next((lower[a] for a in ALIASES[target] if a in lower), None)
@@ -107,23 +117,71 @@ def _value_column(col: pa.ChunkedArray, value: str, source: str | None, row_of) 
     if pa.types.is_dictionary(t):
         col = col.cast(t.value_type)
         t = t.value_type
+    if pa.types.is_null(t):  # every value missing
+        _no_nulls(col, value, source, row_of)
     if value == "relevance":
         if pa.types.is_integer(t):
             _no_nulls(col, value, source, row_of)
-            return col.cast(pa.int64())
+            try:
+                return col.cast(pa.int64())
+            except pa.ArrowInvalid:  # uint64 above 2**63 - 1
+                big = pc.greater(col, pa.scalar(2**63 - 1, t))
+                _first(big, "relevance grade is outside the 64-bit integer range", source, row_of)
+                raise
         if pa.types.is_floating(t):
             _no_nulls(col, value, source, row_of)
             f = col.cast(pa.float64())
             bad = pc.or_(pc.invert(pc.is_finite(f)), pc.not_equal(pc.trunc(f), f))
             _first(bad, "relevance grade is not an integer", source, row_of)
+            # doubles in [-2**63, 2**63) are the ones int64 holds
+            out = pc.or_(pc.less(f, -(2.0**63)), pc.greater_equal(f, 2.0**63))
+            _first(out, "relevance grade is outside the 64-bit integer range", source, row_of)
             return f.cast(pa.int64())
+        if pa.types.is_string(t) or pa.types.is_large_string(t):
+            _not_numbers(col, "relevance grade", "an integer", source, row_of)
         raise InputError(f"relevance column has type {t}; expected integers", source=source)
     if pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_decimal(t):
         _no_nulls(col, value, source, row_of)
         f = col.cast(pa.float64())
         _first(pc.is_nan(f), "score is NaN", source, row_of)
         return f
+    if pa.types.is_string(t) or pa.types.is_large_string(t):
+        _not_numbers(col, "score", "a number", source, row_of)
     raise InputError(f"score column has type {t}; expected numbers", source=source)
+
+
+def _not_numbers(col: pa.ChunkedArray, what: str, expected: str, source: str | None, row_of):
+    """A text column where numbers were expected: name its first value that is not one."""
+    from .trec import shown
+
+    _no_nulls(col, what.split()[0], source, row_of)
+    for row, text in enumerate(col.to_pylist()):  # only on the way to an error
+        try:
+            number = float(text)
+            if expected == "an integer" and not number.is_integer():
+                raise ValueError
+        except ValueError:
+            raise InputError(
+                f"{what} {shown(text)} is not {expected} in {row_of(row)}", source=source
+            ) from None
+
+
+_NOT_IN_IDS = r"[\x00-\x20\x7f]"
+
+
+def _plain_ids(col: pa.ChunkedArray, name: str, source: str | None, row_of) -> None:
+    """Ids read from a file become TREC ids (``-f trec`` output, ``to_trec``), which
+    cannot hold whitespace: refuse whitespace and control characters where read."""
+    from .trec import shown
+
+    bad = pc.match_substring_regex(col, _NOT_IN_IDS)
+    if pc.any(bad).as_py():
+        row = int(np.flatnonzero(bad.to_numpy(zero_copy_only=False))[0])
+        raise InputError(
+            f"{name} {shown(col[row].as_py())} in {row_of(row)} contains whitespace or a "
+            "control character (TREC ids cannot)",
+            source=source,
+        )
 
 
 def normalise(
@@ -132,11 +190,13 @@ def normalise(
     source: str | None,
     duplicates: str = "error",
     line_of: Callable[[int], int] | None = None,
+    plain_ids: bool = False,
 ) -> pa.Table:
     """Validate and convert any Arrow table to the cranfield schema (order kept).
 
     ``line_of`` maps a 0-based row to a file line number for messages (CSV files);
-    without it rows are quoted as ``row N`` (1-based).
+    without it rows are quoted as ``row N`` (1-based). ``plain_ids`` refuses ids
+    with whitespace or control characters (files: CSV, TSV, Parquet).
     """
     dedup.check_policy(duplicates)
     if not isinstance(table, pa.Table):
@@ -153,6 +213,9 @@ def normalise(
             value: _value_column(t[value], value, source, row_of),
         }
     )
+    if plain_ids:
+        for name in ("query_id", "doc_id"):
+            _plain_ids(out[name], name, source, row_of)
     unit = "line" if line_of is not None else "row"
     return dedup.resolve(out, value, duplicates, source, line_of, unit=unit)
 
@@ -164,11 +227,17 @@ def read_parquet(path, value: str, duplicates: str = "error") -> tuple[pa.Table,
     import pyarrow.parquet as pq
 
     source = source_name(path)
+
+    def check(head: bytes) -> None:  # the first MiB of a pipe or device
+        if head[:4] != b"PAR1":
+            raise InputError("not a Parquet file (it does not start with PAR1)", source=source)
+
+    src = resolve(path, source, text=False, check=check)  # read once: a pipe cannot be reread
     try:
-        table = pq.read_table(check_path(path, source) if str(path) != "-" else path)
+        table = pq.read_table(str(src) if isinstance(src, Path) else pa.BufferReader(src))
     except (pa.ArrowInvalid, OSError) as exc:
         raise InputError(f"cannot read Parquet: {exc}", source=source) from exc
-    return normalise(table, value, source, duplicates), source
+    return normalise(table, value, source, duplicates, plain_ids=True), source
 
 
 def read_delimited(path_or_file, value: str, delimiter: str, duplicates: str = "error"):
@@ -177,24 +246,44 @@ def read_delimited(path_or_file, value: str, delimiter: str, duplicates: str = "
 
     source = source_name(path_or_file)
     data = read_bytes(path_or_file, source)
-    header = data.split(b"\n", 1)[0].decode("utf-8", "replace").strip().split(delimiter)
+    try:
+        header = data.split(b"\n", 1)[0].decode("utf-8").strip().split(delimiter)
+    except UnicodeDecodeError:
+        raise InputError("header is not valid UTF-8 text", source=source, line=1) from None
     ids = set(ALIASES["query_id"] + ALIASES["doc_id"])
     types = {name: pa.string() for name in header if name.strip().lower() in ids}
     if not data.strip():
         raise InputError("empty file", source=source)
-    try:
-        table = pacsv.read_csv(
-            pa.BufferReader(data),
-            parse_options=pacsv.ParseOptions(delimiter=delimiter),
-            convert_options=pacsv.ConvertOptions(column_types=types, strings_can_be_null=False),
-        )
-    except pa.ArrowInvalid as exc:
-        raise InputError(
-            f"cannot parse {'TSV' if delimiter == chr(9) else 'CSV'}: {exc}", source=source
-        ) from exc
+    block = 1 << 20
+    while True:
+        try:
+            table = pacsv.read_csv(
+                pa.BufferReader(data),
+                read_options=pacsv.ReadOptions(block_size=block),
+                parse_options=pacsv.ParseOptions(delimiter=delimiter),
+                convert_options=pacsv.ConvertOptions(
+                    column_types=types,
+                    strings_can_be_null=False,
+                    null_values=[""],  # only an empty field is missing: "nan" is NaN
+                ),
+            )
+            break
+        except pa.ArrowInvalid as exc:
+            if "straddl" in str(exc) and block < len(data):  # a line longer than a block
+                block = min(4 * block, len(data) + 1)
+                continue
+            if "UTF8" in str(exc) or "UTF-8" in str(exc):
+                raise InputError(
+                    "not valid UTF-8 text (save the file as UTF-8)", source=source
+                ) from None
+            raise InputError(
+                f"cannot parse {'TSV' if delimiter == chr(9) else 'CSV'}: {exc}", source=source
+            ) from None
     if table.num_rows == 0:
         raise InputError("no data rows after the header", source=source)
-    return normalise(table, value, source, duplicates, line_of=lambda r: r + 2), source
+    return normalise(
+        table, value, source, duplicates, line_of=lambda r: r + 2, plain_ids=True
+    ), source
 
 
 # -- in-memory objects ------------------------------------------------------------------------

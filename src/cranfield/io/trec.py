@@ -35,7 +35,7 @@ import pyarrow.csv as pacsv
 from .._background import in_thread
 from ..errors import InputError
 from . import dedup, keys, scan
-from .source import check_path, is_gzip_file, read_bytes, source_name
+from .source import MAX_LINE, read_bytes, resolve, source_name
 
 _BLOCK = 1 << 22  # Arrow CSV block size: 4 MiB blocks parse well on two cores
 
@@ -87,6 +87,10 @@ class Parsed:
 # -- public entry points -------------------------------------------------------------------
 
 
+ENCODINGS = ("utf-8", "latin-1")
+BOM = b"\xef\xbb\xbf"
+
+
 def read(
     path_or_file,
     layout: Layout,
@@ -94,6 +98,7 @@ def read(
     *,
     source: str | None = None,
     line_offset: int = 0,
+    encoding: str = "utf-8",
 ) -> tuple[Parsed, str]:
     """Parse a TREC run or qrels input and apply the duplicates policy.
 
@@ -101,11 +106,21 @@ def read(
     may also be ``bytes`` (a piece of a file): ``source`` then names the file and
     ``line_offset`` is the number of lines before the piece, added to the line
     numbers of messages.
+
+    ``encoding`` is how id bytes become strings: ``"utf-8"`` (checked; a byte-order
+    mark at the start of the file is dropped) or ``"latin-1"`` (every byte one
+    character, so any bytes are accepted and written back unchanged by encoding the
+    strings as Latin-1; a byte-order mark stays part of the first query id, as in
+    trec_eval).
     """
     dedup.check_policy(duplicates)
+    if encoding not in ENCODINGS:
+        from ..errors import ParameterError
+
+        raise ParameterError("encoding", "'utf-8' or 'latin-1'", encoding)
     source = source_name(path_or_file) if source is None else source
     try:
-        parsed = parse(path_or_file, layout, source)
+        parsed = parse(path_or_file, layout, source, encoding=encoding, first=line_offset == 0)
     except InputError as exc:
         if line_offset and exc.line is not None:
             raise InputError(exc.message, exc.source, exc.line + line_offset) from None
@@ -130,26 +145,59 @@ def read(
     return parsed, source
 
 
-def parse(path_or_file, layout: Layout, source: str) -> Parsed:
-    """Parse without the duplicates check (fast path first, exact path on any doubt)."""
-    data: bytes | None = None
-    if isinstance(path_or_file, (str, os.PathLike)) and str(path_or_file) != "-":
-        path = check_path(path_or_file, source)
-        try:
-            if is_gzip_file(path):
-                data = read_bytes(path, source)
-            else:
-                parsed = _fast(path, layout, _guess_delimiter(path), source)
-                if parsed is not None:
-                    return parsed
-        except OSError as exc:
-            raise InputError(f"cannot read: {exc.strerror or exc}", source=source) from exc
+def parse(
+    path_or_file, layout: Layout, source: str, *, encoding: str = "utf-8", first: bool = True
+) -> Parsed:
+    """Parse without the duplicates check (fast path first, exact path on any doubt).
+
+    The input is read once (``source.resolve``): a regular uncompressed file by path,
+    anything else into memory. ``first`` says that the input starts at the file's
+    first byte (not so for the later pieces of a streamed file).
+    """
     if isinstance(path_or_file, (bytes, bytearray, memoryview)):
         data = path_or_file
-    if data is None:
-        data = read_bytes(path_or_file if not isinstance(path_or_file, Path) else path, source)
-    parsed = _fast(data, layout, _delimiter_of(bytes(data[: 1 << 16])), source)
-    return parsed if parsed is not None else _exact(bytes(data), layout, source)
+    else:
+
+        def check(head: bytes) -> None:  # the first lines of a pipe, before the rest
+            _exact(head, layout, source, encoding, require_lines=False)
+
+        src = resolve(path_or_file, source, check=check)
+        if isinstance(src, Path):
+            try:
+                head = _head(src)
+                parsed = _fast(src, layout, _delimiter_of(head), source, encoding)
+                if parsed is None:
+                    data = read_bytes(src, source)
+            except OSError as exc:
+                raise InputError(f"cannot read: {exc.strerror or exc}", source=source) from exc
+            if parsed is not None:
+                return _keep_bom(parsed, head, encoding, first)
+        else:
+            data = src
+    head = bytes(data[: 1 << 16])
+    parsed = _fast(data, layout, _delimiter_of(head), source, encoding)
+    if parsed is None:
+        parsed = _exact(bytes(data), layout, source, encoding)
+    return _keep_bom(parsed, head, encoding, first)
+
+
+def _head(path: Path) -> bytes:
+    with open(path, "rb") as fh:
+        return fh.read(1 << 16)
+
+
+def _keep_bom(parsed: Parsed, head: bytes, encoding: str, first: bool) -> Parsed:
+    """With Latin-1 ids, put back the byte-order mark Arrow's reader skips: it belongs
+    to the first query id when the first line is a data line (as trec_eval reads it)."""
+    if encoding != "latin-1" or not first or not head.startswith(BOM):
+        return parsed
+    if not parsed.table.num_rows or parsed.line_of(0) != 1:
+        return parsed
+    qid = parsed.table["query_id"].combine_chunks()
+    fixed = pa.concat_arrays([pa.array([BOM.decode("latin-1") + qid[0].as_py()]), qid[1:]])
+    parsed.table = parsed.table.set_column(0, "query_id", fixed)
+    parsed.query_blocks = None  # the first query's block may split in two
+    return parsed
 
 
 # -- fast path -------------------------------------------------------------------------------
@@ -159,24 +207,23 @@ def _delimiter_of(head: bytes) -> str:
     return "\t" if b"\t" in head and b" " not in head else " "
 
 
-def _guess_delimiter(path: Path) -> str:
-    with open(path, "rb") as fh:
-        return _delimiter_of(fh.read(1 << 16))
-
-
-def _read_csv(src, layout: Layout, delimiter: str = " ", kept_only: bool = False) -> pa.Table:
+def _read_csv(
+    src, layout: Layout, delimiter: str = " ", kept_only: bool = False, block: int = _BLOCK
+) -> pa.Table:
     """Arrow's CSV reader configured for one TREC layout (raises ArrowInvalid on any misfit).
 
     Every line must have exactly ``layout.nfields`` fields, even when only the kept
-    columns are converted (``kept_only``).
+    columns are converted (``kept_only``). A line longer than ``block`` bytes is a
+    misfit too (Arrow parses blocks of that size).
     """
     if isinstance(src, (bytes, bytearray, memoryview)):
         src = pa.BufferReader(src)
     elif isinstance(src, Path):
-        src = str(src)
+        # an open file, not the name: Arrow would guess a compression from ".gz"
+        src = pa.OSFile(str(src))
     return pacsv.read_csv(
         src,
-        read_options=pacsv.ReadOptions(column_names=list(layout.names), block_size=_BLOCK),
+        read_options=pacsv.ReadOptions(column_names=list(layout.names), block_size=block),
         parse_options=pacsv.ParseOptions(
             delimiter=delimiter,
             quote_char=False,
@@ -195,7 +242,9 @@ def _read_csv(src, layout: Layout, delimiter: str = " ", kept_only: bool = False
     )
 
 
-def _fast(src, layout: Layout, delimiter: str, source: str) -> Parsed | None:
+def _fast(
+    src, layout: Layout, delimiter: str, source: str, encoding: str = "utf-8"
+) -> Parsed | None:
     # The separator scan (io/scan.py) reads the file on its own: collected from a
     # prescan when the command line started one, otherwise run in a thread while Arrow
     # parses (Arrow leaves a core idle part of the time) and stopped early on failure.
@@ -227,11 +276,46 @@ def _fast(src, layout: Layout, delimiter: str, source: str) -> Parsed | None:
         return None
     tag = None
     if layout.kind == "run":
-        tag = tail.rstrip(b"\n").rsplit(b"\n", 1)[-1].split(delimiter.encode())[5]
-    parsed = _finish(table, layout, None, source, tag, ascii=found.ascii)
+        tag = _last_line(src, tail).split(delimiter.encode())[5]
+    parsed = _finish(table, layout, None, source, tag, ascii=found.ascii, encoding=encoding)
     # the block values are query ids, valid UTF-8 now that _finish has checked them
-    parsed.query_blocks = keys.Blocks(qb.starts, qb.values.view(pa.string()))
+    # (Latin-1 ones are converted like the column)
+    values = qb.values.view(pa.string())
+    if encoding == "latin-1" and not found.ascii:
+        values = _latin1(pa.chunked_array([qb.values]), "query_id", source, None).chunk(0)
+    parsed.query_blocks = keys.Blocks(qb.starts, values)
     return parsed
+
+
+def _last_line(src, tail: bytes) -> bytes:
+    """The last line of a file the fast path accepted (a line end after it or not),
+    from the scan's tail when it holds the whole line, else read backwards."""
+    body = tail[:-1] if tail.endswith(b"\n") else tail
+    cut = body.rfind(b"\n")
+    if cut >= 0:
+        return body[cut + 1 :]
+    if isinstance(src, (bytes, bytearray, memoryview)):
+        data = bytes(src)
+        body = data[:-1] if data.endswith(b"\n") else data
+        return body[body.rfind(b"\n") + 1 :]
+    with open(src, "rb") as fh:  # a regular file: read blocks from its end
+        end = fh.seek(0, os.SEEK_END)
+        if end:
+            fh.seek(end - 1)
+            end -= fh.read(1) == b"\n"
+        parts: list[bytes] = []
+        pos = end
+        while pos > 0:
+            step = min(pos, 1 << 20)
+            pos -= step
+            fh.seek(pos)
+            block = fh.read(step)
+            cut = block.rfind(b"\n")
+            if cut >= 0:
+                parts.append(block[cut + 1 :])
+                break
+            parts.append(block)
+        return b"".join(reversed(parts))
 
 
 # -- exact path ------------------------------------------------------------------------------
@@ -261,15 +345,32 @@ def _chunks(data: bytes, size: int = 1 << 23):
         start = end
 
 
-def _exact(data: bytes, layout: Layout, source: str) -> Parsed:
+def _exact(
+    data: bytes, layout: Layout, source: str, encoding: str = "utf-8", require_lines: bool = True
+) -> Parsed | None:
+    """Split lines like trec_eval; each piece of about 8 MiB is parsed as soon as it is
+    split, so the first bad line stops the reading there (binary garbage fails fast)."""
     n = layout.nfields
-    pieces: list[bytes] = []
+    tables: list[pa.Table] = []
     lines: list[int] = []
     lineno = 0
     for chunk in _chunks(data):
+        if not lineno and encoding == "utf-8" and chunk.startswith(BOM):
+            chunk = chunk[len(BOM) :]  # dropped, as Arrow's reader drops it (a comment may follow)
+        nul = chunk.find(b"\0")
+        if nul >= 0:
+            line = lineno + len(chunk[: nul + 1].splitlines())
+            raise InputError("NUL byte: this is binary data, not a text file", source, line)
         out: list[bytes] = []
+        first = len(lines)
         for line in chunk.splitlines():
             lineno += 1
+            if len(line) > MAX_LINE:
+                raise InputError(
+                    f"line longer than {MAX_LINE >> 20} MiB (the most one line may hold)",
+                    source=source,
+                    line=lineno,
+                )
             f = line.split()
             if not f or f[0][:1] == b"#":
                 continue
@@ -279,27 +380,40 @@ def _exact(data: bytes, layout: Layout, source: str) -> Parsed:
             out.append(b" ".join(f[:n]))
             lines.append(lineno)
         if out:
-            pieces.append(b"\n".join(out))
+            tables.append(_parse_rows(out, layout, source, lines[first:]))
     if not lines:
+        if not require_lines:
+            return None
         raise InputError(f"no {layout.kind} lines found (empty file?)", source=source)
-    text = b"\n".join(pieces)
-    line_arr = np.asarray(lines, dtype=np.int64)
+    table = pa.concat_tables(tables) if len(tables) > 1 else tables[0]
+    return _finish(table, layout, np.asarray(lines, dtype=np.int64), source, encoding=encoding)
+
+
+def _parse_rows(rows: list[bytes], layout: Layout, source: str, lines: list[int]) -> pa.Table:
+    """Normalised rows (fields joined by one space) through Arrow's reader."""
+    text = b"\n".join(rows)
     try:
-        table = _read_csv(text, layout)
+        return _read_csv(text, layout)
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
-        rows = text.split(b"\n")
-        bad = _first_bad_row(rows, layout)
-        raise _diagnose(rows[bad], layout, source, int(line_arr[bad])) from None
-    return _finish(table, layout, line_arr, source)
+        pass
+    # Arrow needs every line inside one of its blocks: try again with larger ones
+    block = max(_BLOCK, 2 * max(map(len, rows)) + 2)
+    try:
+        if block > _BLOCK:
+            return _read_csv(text, layout, block=block)
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        pass
+    bad = _first_bad_row(rows, layout, block)
+    raise _diagnose(rows[bad], layout, source, int(lines[bad]))
 
 
-def _first_bad_row(rows: list[bytes], layout: Layout) -> int:
+def _first_bad_row(rows: list[bytes], layout: Layout, block: int = _BLOCK) -> int:
     """Bisect to the first normalised row that Arrow's reader rejects."""
     lo, hi = 0, len(rows)
     while hi - lo > 1:
         mid = (lo + hi) // 2
         try:
-            _read_csv(b"\n".join(rows[lo:mid]), layout)
+            _read_csv(b"\n".join(rows[lo:mid]), layout, block=block)
             lo = mid
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
             hi = mid
@@ -307,18 +421,26 @@ def _first_bad_row(rows: list[bytes], layout: Layout) -> int:
 
 
 def _diagnose(row: bytes, layout: Layout, source: str, line: int) -> InputError:
+    """The message for a normalised row Arrow rejected (ids are binary there: only the
+    score can fail)."""
     fields = row.split(b" ")
-    for name, field in zip(layout.names, fields, strict=False):
-        if name in ("query_id", "doc_id"):
-            try:
-                field.decode("utf-8")
-            except UnicodeDecodeError:
-                return InputError(f"{name} is not valid UTF-8: {field!r}", source=source, line=line)
-    score = fields[layout.names.index(layout.value)]
+    value = fields[layout.names.index(layout.value)]
     what = "score" if layout.kind == "run" else "relevance grade"
-    return InputError(
-        f"{what} {score.decode('utf-8', 'replace')!r} is not a number", source=source, line=line
-    )
+    return InputError(f"{what} {shown(value)} is not a number", source=source, line=line)
+
+
+def shown(value: bytes | str, limit: int = 60) -> str:
+    """A field quoted for a one-line message, cut to ``limit`` characters."""
+    if isinstance(value, bytes):
+        try:
+            value = value.decode("utf-8")
+        except UnicodeDecodeError:
+            text = repr(value)[1:]  # b'...' without the b
+            return text if len(text) <= limit else f"{text[: limit - 5]}...' ({len(value)} bytes)"
+    text = repr(value)
+    if len(text) > limit:
+        text = f"{text[: limit - 5]}...{text[-1]} ({len(value)} characters)"
+    return text
 
 
 # -- shared conversion ----------------------------------------------------------------------
@@ -380,6 +502,7 @@ def _finish(
     source: str,
     tag_bytes: bytes | None = None,
     ascii: bool = False,
+    encoding: str = "utf-8",
 ) -> Parsed:
     """Drop ignored fields, convert grades, check scores, pick the run tag."""
 
@@ -390,7 +513,7 @@ def _finish(
     if layout.kind == "run":
         if tag_bytes is None:
             tag_bytes = table["tag"][-1].as_py()
-        tag = tag_bytes.decode("utf-8", "replace")
+        tag = tag_bytes.decode(encoding, "replace")
         score = table["score"]
         nan = pc.is_nan(score)
         if pc.any(nan).as_py():
@@ -400,12 +523,13 @@ def _finish(
     else:
         value, bad = parse_grades(table["relevance"])
         if bad is not None:
-            raw = table["relevance"][bad].as_py().decode("utf-8", "replace")
+            raw = table["relevance"][bad].as_py()
             raise InputError(
-                f"relevance grade {raw!r} is not an integer", source=source, line=line_of(bad)
+                f"relevance grade {shown(raw)} is not an integer", source=source, line=line_of(bad)
             )
+    convert = _latin1 if encoding == "latin-1" else _utf8
     ids = {
-        name: _utf8(table[name], name, source, line_of, ascii) for name in ("query_id", "doc_id")
+        name: convert(table[name], name, source, line_of, ascii) for name in ("query_id", "doc_id")
     }
     out = pa.table({**ids, layout.value: value})
     return Parsed(out, lines, tag)
@@ -434,12 +558,40 @@ def _utf8(
                         value.decode("utf-8")
                     except UnicodeDecodeError:
                         raise InputError(
-                            f"{name} is not valid UTF-8: {value!r}",
+                            f"{name} is not valid UTF-8: {shown(value)}",
                             source=source,
                             line=line_of(pos + i),
                         ) from None
                 raise
         pos += len(chunk)
+    return pa.chunked_array(chunks, pa.string())
+
+
+def _latin1(
+    col: pa.ChunkedArray, name: str, source: str, line_of, ascii: bool = False
+) -> pa.ChunkedArray:
+    """A binary id column as strings of one character per byte (Latin-1): ASCII chunks
+    are relabelled; the others re-encoded with whole-array NumPy operations (each byte
+    0x80-0xFF becomes its two-byte UTF-8 form)."""
+    chunks = []
+    for chunk in col.chunks:
+        offsets, data = keys.binary_buffers(chunk)
+        high = data >= 0x80
+        if ascii or not high.any():
+            chunks.append(chunk.view(pa.string()))
+            continue
+        shift = np.concatenate(([0], np.cumsum(high, dtype=np.int64)))
+        pos = np.arange(len(data), dtype=np.int64) + shift[:-1]
+        out = np.empty(len(data) + int(shift[-1]), dtype=np.uint8)
+        out[pos] = np.where(high, 0xC0 | (data >> 6), data)
+        out[pos[high] + 1] = 0x80 | (data[high] & 0x3F)
+        rel = (offsets - offsets[0]).astype(np.int64)
+        new_offsets = (rel + shift[rel]).astype(np.int32)
+        chunks.append(
+            pa.Array.from_buffers(
+                pa.string(), len(chunk), [None, pa.py_buffer(new_offsets), pa.py_buffer(out)]
+            )
+        )
     return pa.chunked_array(chunks, pa.string())
 
 
