@@ -103,8 +103,8 @@ def test_missing_run_file(tmp_path):
 def test_output_onto_an_input_is_refused(files):
     a, b, q = files
     with Unchanged(a, b, q):
-        assert_clean_failure(run_cli("pool", a, b, "-o", a), "not one of the inputs")
-        assert_clean_failure(run_cli("pool", a, b, "--qrels", q, "-o", q), "not one of the inputs")
+        assert_clean_failure(run_cli("pool", a, b, "-o", a), "is also an input")
+        assert_clean_failure(run_cli("pool", a, b, "--qrels", q, "-o", q), "is also an input")
 
 
 def test_failure_leaves_an_existing_output_untouched(files, tmp_path):
@@ -182,7 +182,7 @@ def test_stats_bad_qrels_and_output_onto_input(files, tmp_path):
     bad.write_text("1 0 a\n")
     assert_clean_failure(run_cli("pool", "stats", bad, a), "bad.qrels")
     with Unchanged(q, a):
-        assert_clean_failure(run_cli("pool", "stats", q, a, "-o", q), "not one of the inputs")
+        assert_clean_failure(run_cli("pool", "stats", q, a, "-o", q), "is also an input")
 
 
 def test_reuse_json(files, tmp_path):
@@ -221,7 +221,7 @@ def test_reuse_bad_groups_file(files, tmp_path):
     with Unchanged(groups):
         assert_clean_failure(
             run_cli("pool", "reuse", q, a, b, "--groups", groups, "-o", groups),
-            "not one of the inputs",
+            "is also an input",
         )
 
 
@@ -289,7 +289,7 @@ def test_merge_errors(tmp_path):
     (tmp_path / "ann.qrels").write_text("1 0 a 1\n")
     with Unchanged(tmp_path / "ann.qrels"):
         assert_clean_failure(
-            run_cli("pool", "merge", tmp_path, "-o", tmp_path / "ann.qrels"), "not one of"
+            run_cli("pool", "merge", tmp_path, "-o", tmp_path / "ann.qrels"), "is also an input"
         )
     assert_clean_failure(run_cli("pool", "merge", tmp_path, "--combine", "mean"))
 
