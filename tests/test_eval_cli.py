@@ -7,21 +7,12 @@ import json
 import pytest
 
 import cranfield
-from cranfield import sample
-from cranfield.cli.main import main
+from adversarial.harness import run_main as run_cli
 
 
 @pytest.fixture(scope="module")
-def collection(tmp_path_factory):
-    d = tmp_path_factory.mktemp("sample")
-    paths = sample.write(d)
-    return paths[0], paths[1:]
-
-
-def run_cli(capsys, *argv):
-    code = main(list(map(str, argv)))
-    out, err = capsys.readouterr()
-    return code, out, err
+def collection(sample_paths):
+    return sample_paths[0], sample_paths[1:]
 
 
 def test_text_table(collection, capsys):
