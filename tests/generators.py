@@ -7,31 +7,33 @@ function of its seed (or of the ``numpy.random.Generator`` it is given): the sam
 gives the same case on every run and every machine, and a failing case is reproduced
 by its seed alone.
 
-What the generators produce (every one: graded judgments, documents retrieved but never
-judged, documents judged but never retrieved, exact score ties):
+What each generator produces beyond graded judgments, documents retrieved but never
+judged and documents judged but never retrieved (which they all have):
 
-=========================  ==================================================================
-:func:`adversarial_case`   1e-9 and float32 near-ties, +-1e6 scores, negative judgments,
-                           one-document, empty and 2000-document rankings, topics on one
-                           side only, ids of mixed case and width (non-numeric, byte order
-                           unlike numeric order)
-:func:`layout_case`        rows in trec_eval order, ties in the wrong order, topics out of
-                           byte order, a topic split over two blocks, shuffled lines,
-                           ``-0.0`` and 1e-9 scores, non-ASCII ids, topics on one side only
-:func:`mixed_topics_case`  1e-9 near-ties, negative judgments, a topic only in the qrels and
-                           one only in the run
-:func:`graded_collection`  rankings of every length from empty, a judged document never
-                           retrieved in every topic
-:func:`sparse_case`        few distinct scores, unjudged (-1) documents, empty rankings,
-                           optionally equal-length rankings
-:func:`large_collection`   hundreds of topics, rankings up to 3000 documents long, sparse
-                           judgments (0.1 % to 30 % of the ranking)
-:func:`trec_files`         trec_eval file text: topics in file order (not byte order), tab
-                           or space separators, comments and blank lines between topics
-:func:`pool_runs`          several runs over shared non-ASCII, non-numeric ids, with many
-                           ties within and across runs
-:func:`collections`        (Hypothesis) small collections, with or without ties
-=========================  ==================================================================
+* :func:`adversarial_case`: exact ties, 1e-9 and float32 near-ties, +-1e6 scores,
+  negative judgments, one-document, empty and 2000-document rankings, topics on one side
+  only, ids of mixed case and width (non-numeric; byte order unlike numeric order);
+* :func:`layout_case`: run rows in trec_eval order, with ties in the wrong order, with
+  topics out of byte order, with a topic split over two blocks, or shuffled; ``-0.0``,
+  1e-9 and near-tied scores, non-ASCII ids, topics on one side only;
+* :func:`mixed_topics_case`: ties and 1e-9 near-ties, negative judgments, a topic only in
+  the qrels and one only in the run;
+* :func:`graded_collection`: ties, rankings of every length from empty;
+* :func:`sparse_case`: few distinct scores, negative judgments, empty rankings, optionally
+  rankings all of one length;
+* :func:`large_collection`: hundreds of topics, rankings up to 2999 documents, ties from
+  rounding, judgments on 0.1 % to 30 % of a ranking;
+* :func:`unranked_collection`: rankings up to 499 documents, tie-free, rows in random
+  order, judgments on 0.2 % to 50 % of a ranking;
+* :func:`trec_files`: trec_eval file text, topics in file order (not byte order), tab or
+  space separators, comments and blank lines between topics;
+* :func:`trec_rows`: the fields of qrels or run lines, ids with punctuation, non-ASCII
+  and ``#``, numbers in many spellings (``+1``, ``.5``, ``1e3``, ``-0``, ``inf``,
+  ``007``); :func:`messy_text` adds random whitespace, comments, blank lines and extra
+  fields;
+* :func:`pool_runs`, :func:`pool_qrels`: several runs over shared non-ASCII, non-numeric
+  ids, many ties within and across runs;
+* :func:`collections` (Hypothesis): small collections, tie-free or with ties.
 
 The reference order, :func:`trec_order`, is trec_eval's: score descending, ties broken
 by document id descending in byte order (docs/trec_eval.md).
@@ -291,6 +293,23 @@ def large_collection(seed: int):
     return qrels, rows
 
 
+def unranked_collection(seed: int):
+    """``(qrels, rows)`` of 1-199 topics ``q0, q1, ...`` with rankings of 0-499 documents
+    and normal scores (rows not in trec_eval order); 0.2 %, 5 % or 50 % of the ranking
+    judged -1..3, plus one judged document per topic that is never retrieved."""
+    rng = np.random.default_rng(seed)
+    qrels, rows = {}, []
+    for q in range(int(rng.integers(1, 200))):
+        docs = [f"d{i}" for i in range(int(rng.integers(0, 500)))]
+        p = rng.choice([0.002, 0.05, 0.5])
+        qrels[f"q{q}"] = {d: int(rng.integers(-1, 4)) for d in docs if rng.random() < p}
+        qrels[f"q{q}"][f"gone{q}"] = int(rng.integers(0, 3))
+        rows += [
+            (f"q{q}", d, float(s)) for d, s in zip(docs, rng.normal(size=len(docs)), strict=True)
+        ]
+    return qrels, rows
+
+
 # -- generators of file text -----------------------------------------------------------
 
 
@@ -321,6 +340,64 @@ def trec_files(seed: int, sep: str = " ") -> tuple[str, str]:
             lines.append("# a comment between queries")
             lines.append("")
     return "\n".join(qlines) + "\n", "\n".join(lines) + "\n"
+
+
+TEXT_ID_CHARS = list("abcXYZ0123456789-_.:/é#")
+TEXT_SCORES = ["1", "-2", "0.5", "+1.25", ".5", "-0", "1e3", "2.5E-3", "inf", "-inf", "12345678.9"]
+TEXT_GRADES = ["0", "1", "2", "3", "-1", "-2", "2.7", "-0.5", "+1", "007"]
+
+
+def _ident(rng: np.random.Generator, first_hash_ok: bool = True) -> str:
+    n = int(rng.integers(1, 9))
+    s = "".join(rng.choice(TEXT_ID_CHARS, size=n))
+    return s if first_hash_ok or s[0] != "#" else "x" + s
+
+
+def trec_rows(rng: np.random.Generator, kind: str, n: int) -> list[list[str]]:
+    """``n`` rows of the fields of a ``kind`` (``"run"`` or ``"qrels"``) file: unique
+    (qid, docno) pairs, ids of 1-8 characters among :data:`TEXT_ID_CHARS` (non-ASCII,
+    punctuation, ``#`` but never first in a qid), numbers in many spellings (signs, a
+    leading dot, exponents, ``-0``, ``inf``, leading zeros: :data:`TEXT_SCORES`,
+    :data:`TEXT_GRADES`), run tag ``tag<qid>``."""
+    rows, seen = [], set()
+    qids = [_ident(rng, False) for _ in range(int(rng.integers(1, 6)))]
+    while len(rows) < n:
+        q, d = qids[int(rng.integers(len(qids)))], _ident(rng)
+        if (q, d) in seen:
+            continue
+        seen.add((q, d))
+        if kind == "run":
+            rows.append([q, "Q0", d, str(len(rows) + 1), str(rng.choice(TEXT_SCORES)), "tag" + q])
+        else:
+            rows.append([q, "0", d, str(rng.choice(TEXT_GRADES))])
+    return rows
+
+
+def rows_text(rows: list[list[str]], sep: str = " ", newline: str = "\n") -> bytes:
+    """The file of ``rows``: fields joined by ``sep``, every line ended by ``newline``."""
+    return (newline.join(sep.join(r) for r in rows) + newline).encode()
+
+
+def messy_text(rng: np.random.Generator, rows: list[list[str]]) -> tuple[bytes, list[int]]:
+    """Same rows with random whitespace, comments, blank lines and extra run fields.
+
+    Returns the bytes and the physical line number of every data row.
+    """
+    lines, where = [], []
+    for r in rows:
+        for _ in range(int(rng.integers(0, 3))):
+            lines.append(str(rng.choice(["", "   ", "\t", "# a comment", "#", "# q Q0 d 1 2 t"])))
+        seps = [str(rng.choice([" ", "  ", "\t", " \t "])) for _ in r]
+        fields = list(r)
+        if len(r) == 6 and rng.random() < 0.3:
+            fields.append("extra")
+            seps.append(" ")
+        text = "".join(f + s for f, s in zip(fields, seps, strict=True))[: -len(seps[-1])]
+        lead = str(rng.choice(["", " ", "\t"]))
+        trail = str(rng.choice(["", " ", "\t", "\r"]))
+        lines.append(lead + text + trail)
+        where.append(len(lines))
+    return ("\n".join(lines) + "\n").encode(), where
 
 
 # -- several runs over one topic set (pooling) -----------------------------------------

@@ -27,6 +27,7 @@ from generators import (
     layout_case,
     run_from_rows,
     trec_ranked,
+    unranked_collection,
 )
 
 
@@ -349,16 +350,7 @@ def _old_iprec(jr, points, lv):
 def test_sparse_interpolated_precision_is_bit_identical(seed):
     from cranfield.measures.precision import ELEVEN_POINTS, interpolated_precision
 
-    rng = np.random.default_rng(seed)
-    qrels, rows = {}, []
-    for q in range(int(rng.integers(1, 200))):
-        docs = [f"d{i}" for i in range(int(rng.integers(0, 500)))]
-        p = rng.choice([0.002, 0.05, 0.5])
-        qrels[f"q{q}"] = {d: int(rng.integers(-1, 4)) for d in docs if rng.random() < p}
-        qrels[f"q{q}"][f"gone{q}"] = int(rng.integers(0, 3))
-        rows += [
-            (f"q{q}", d, float(s)) for d, s in zip(docs, rng.normal(size=len(docs)), strict=True)
-        ]
+    qrels, rows = unranked_collection(seed)
     qr, run = build(qrels, rows)
     for compat in (9, 10):
         jr = judge(qr, run, compat=compat)
