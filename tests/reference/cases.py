@@ -1,10 +1,10 @@
 """Generated adversarial inputs for the comparison with trec_eval 10.0.
 
 :func:`make_files` writes one case: the (qrels, run) dictionaries of
-``generators.adversarial_case`` (ties, near-ties, graded and
-negative judgments, unjudged documents, one-document and 2000-document rankings, topics
-on one side only), with rankings made only of unjudged documents and scores written in C's other spellings
-(exponents, a leading '+', '-0') added on top. Topics whose every judgment is negative
+``generators.adversarial_case`` (ties, near-ties, graded and negative judgments,
+unjudged documents, one-document and 2000-document rankings, topics on one side only),
+with rankings made only of unjudged documents and scores written in C's other
+spellings (exponents, a leading '+', '-0') added on top. Topics whose every judgment is negative
 are left out here: trec_eval 10.0 mishandles them (docs/trec_eval.md, deviation 7), and
 ``test_deviations.py`` covers them.
 """
