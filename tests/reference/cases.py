@@ -1,6 +1,6 @@
 """Generated adversarial inputs for the comparison with trec_eval 10.0.
 
-:func:`make_files` writes one case: the (qrels, run) dictionaries of
+:func:`write_case` writes one case: the (qrels, run) dictionaries of
 ``generators.adversarial_case`` (ties, near-ties, graded and negative judgments,
 unjudged documents, one-document and 2000-document rankings, topics on one side only),
 with rankings made only of unjudged documents and scores written in C's other
