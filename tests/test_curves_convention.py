@@ -15,23 +15,13 @@ from cranfield.cli.main import main
 from cranfield.errors import ParameterError
 from cranfield.qrels import Qrels
 from cranfield.run import Run
+from generators import graded_collection, trec_order
 
 LEVELS = (0.0, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 1 / 3, 0.4, 0.5, 0.6, 2 / 3, 0.7, 0.9, 1.0)
 
 
 def random_collection(rng, queries=12):
-    qrels, run = {}, {}
-    for q in range(queries):
-        qid = f"q{q}"
-        n_docs = int(rng.integers(1, 40))
-        grades = rng.integers(-1, 3, size=n_docs)  # -1: unjudged
-        qrels[qid] = {f"d{i}": int(g) for i, g in enumerate(grades) if g >= 0}
-        qrels[qid]["x"] = int(rng.integers(0, 3))  # judged, never retrieved
-        retrieved = rng.permutation(n_docs)[: int(rng.integers(0, n_docs + 1))]
-        scores = rng.integers(0, 5, size=len(retrieved)).astype(float)  # ties too
-        run[qid] = {f"d{i}": float(s) for i, s in zip(retrieved, scores, strict=True)}
-        if not run[qid]:
-            del run[qid]
+    qrels, run = graded_collection(rng, queries)
     return Qrels.coerce(qrels), Run.coerce(run)
 
 
@@ -46,8 +36,7 @@ def textbook_by_hand(qrels, run, qid, levels, rel_level=1):
     """max {P@k : relret_k / R >= r} straight from the definition."""
     judged = qrels.to_dict()[qid]
     scores = run.to_dict()[qid]
-    ranked = sorted(scores, reverse=True)  # trec_eval: ties by descending document id
-    ranked.sort(key=lambda d: -scores[d])  # stable
+    ranked = trec_order(scores)
     big_r = sum(1 for g in judged.values() if g >= rel_level)
     points, found = [], 0
     for k, d in enumerate(ranked, 1):

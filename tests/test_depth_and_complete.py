@@ -14,6 +14,7 @@ from cranfield import Qrels, Run
 from cranfield.errors import InputError
 from cranfield.evaluation import evaluate
 from cranfield.judged import judge
+from generators import mixed_topics_case, trec_order
 
 MEASURES = [
     "map",
@@ -33,30 +34,8 @@ MEASURES = [
 ]
 
 
-def _case(seed: int):
-    rng = np.random.default_rng(seed)
-    qrels, run = {}, {}
-    for q in rng.choice(["1", "10", "2", "9", "x"], size=int(rng.integers(2, 6)), replace=False):
-        n = int(rng.integers(1, 40))
-        docs = [f"d{k}" for k in rng.choice(200, size=n + 10, replace=False)]
-        scores = rng.integers(0, 6, size=n).astype(float) + rng.integers(0, 2, size=n) * 1e-9
-        run[str(q)] = dict(zip(docs[:n], scores.tolist(), strict=True))
-        judged = [d for d in docs if rng.random() < 0.6]
-        if judged:
-            qrels[str(q)] = {d: int(rng.integers(-1, 4)) for d in judged}
-    qrels.setdefault("only-in-qrels", {"z": 1, "y": 0})
-    run.setdefault("only-in-run", {"z": 1.0})
-    return qrels, run
-
-
-def _trec_order(ranking: dict[str, float]) -> list[str]:
-    """trec_eval's order: score descending, then docno descending (byte order)."""
-    by_docno = sorted(ranking, key=lambda d: d.encode(), reverse=True)
-    return sorted(by_docno, key=lambda d: -ranking[d])  # stable: ties keep docno order
-
-
 def _truncated(run: dict, depth: int) -> dict:
-    return {q: {d: r[d] for d in _trec_order(r)[:depth]} for q, r in run.items()}
+    return {q: {d: r[d] for d in trec_order(r)[:depth]} for q, r in run.items()}
 
 
 def _values(qrels_d, run_d, **kw):
@@ -66,13 +45,13 @@ def _values(qrels_d, run_d, **kw):
 
 def test_trec_order_helper_breaks_ties_by_docno_descending():
     # byte order: "d9" > "d10" > "d1"
-    assert _trec_order({"d1": 1.0, "d10": 1.0, "d9": 1.0, "a": 2.0}) == ["a", "d9", "d10", "d1"]
+    assert trec_order({"d1": 1.0, "d10": 1.0, "d9": 1.0, "a": 2.0}) == ["a", "d9", "d10", "d1"]
 
 
 @pytest.mark.parametrize("seed", range(30))
 @pytest.mark.parametrize("depth", [1, 3, 10])
 def test_depth_equals_truncated_run(seed, depth):
-    qrels_d, run_d = _case(seed)
+    qrels_d, run_d = mixed_topics_case(seed)
     _, with_depth = _values(qrels_d, run_d, depth=depth)
     _, truncated = _values(qrels_d, _truncated(run_d, depth))
     assert with_depth.keys() == truncated.keys()
@@ -84,7 +63,7 @@ def test_depth_equals_truncated_run(seed, depth):
 
 @pytest.mark.parametrize("seed", range(30))
 def test_complete_adds_empty_rankings_and_divides_by_qrels_topics(seed):
-    qrels_d, run_d = _case(seed)
+    qrels_d, run_d = mixed_topics_case(seed)
     # remove some qrels topics from the run
     missing = sorted(qrels_d)[::2]
     partial = {q: r for q, r in run_d.items() if q not in missing}
@@ -178,7 +157,7 @@ def test_compat9_orders_by_float32_scores(seed):
     def expected_labels(as_f32: bool) -> list[int]:
         keyed = scores.astype(np.float32).astype(np.float64) if as_f32 else scores
         ranking = dict(zip(docs, keyed.tolist(), strict=True))
-        return [qrels_d["q"][d] for d in _trec_order(ranking)]
+        return [qrels_d["q"][d] for d in trec_order(ranking)]
 
     qrels, run = Qrels.from_dict(qrels_d), Run.from_dict(run_d)
     assert judge(qrels, run, compat=9).labels.tolist() == expected_labels(True)

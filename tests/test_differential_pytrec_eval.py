@@ -1,6 +1,6 @@
 """Differential tests: cranfield in ``compat=9`` mode against pytrec_eval (trec_eval 9.x).
 
-A seeded generator builds adversarial (qrels, run) pairs; for each one and for every
+The seeded generator ``generators.adversarial_case`` builds (qrels, run) pairs; for each one and for every
 measure pytrec_eval supports, the per-query values must agree to 1e-9 and the set of
 evaluated topics must be the same. pytrec_eval's parameterised pair measures
 (``ndcg.1=3``) and utility parameters are broken, so only plain names and cutoff lists
@@ -18,6 +18,7 @@ import pytrec_eval
 from cranfield import Qrels, Run
 from cranfield.errors import InputError
 from cranfield.evaluation import evaluate
+from generators import adversarial_case
 
 TOL = 1e-9
 
@@ -78,76 +79,6 @@ def cranfield_name(printed: str) -> str:
         if printed.startswith(prefix) and printed[len(prefix) :][:1].isdigit():
             return f"{family}.{printed[len(prefix) :]}"
     return printed
-
-
-# -- the generator ---------------------------------------------------------------------
-
-
-def _doc_ids(rng: np.random.Generator, n: int) -> list[str]:
-    """n distinct doc ids of mixed length, so byte order differs from numeric order."""
-    numbers = rng.choice(10 * n + 20, size=n, replace=False)
-    prefixes = np.array(["d", "D", "doc-", "d0", ""])
-    picked = prefixes[rng.integers(0, len(prefixes), size=n)]
-    ids = [f"{p}{k}" for p, k in zip(picked, numbers, strict=True)]
-    # make them distinct after prefixing ("d0"+"5" == "d"+"05" cannot happen, but "" + k can
-    # collide with nothing else since other ids start with a letter)
-    assert len(set(ids)) == n
-    return ids
-
-
-def _scores(rng: np.random.Generator, n: int) -> np.ndarray:
-    """Scores with exact ties, 1e-9 near-ties and float32-rounding near-ties."""
-    kind = rng.integers(0, 5)
-    if kind == 0:  # many exact ties
-        return rng.integers(0, 4, size=n).astype(float)
-    if kind == 1:  # near ties 1e-9 apart (distinct in float64 and float32 differs)
-        return 1000.0 + rng.integers(0, 3, size=n) * 1e-9 + rng.integers(0, 2, size=n)
-    if kind == 2:  # distinct doubles that round to the same float32
-        base = np.float64(np.float32(rng.normal()))
-        ulp32 = float(np.spacing(np.float32(base)))
-        return base + rng.integers(0, 4, size=n) * ulp32 * 0.1 + rng.integers(0, 2, size=n) * 0.5
-    if kind == 3:  # negative and large magnitudes
-        return rng.normal(0, 1e6, size=n).round(rng.integers(0, 4))
-    return rng.normal(size=n)
-
-
-def _grades(rng: np.random.Generator, n: int) -> np.ndarray:
-    """Graded labels 0..4 with some negative ('pooled, unjudged') values."""
-    p = rng.dirichlet(np.ones(7))
-    return rng.choice([-2, -1, 0, 1, 2, 3, 4], size=n, p=p)
-
-
-def make_case(seed: int) -> tuple[dict, dict]:
-    """One adversarial (qrels, run) pair as pytrec_eval-style dicts."""
-    rng = np.random.default_rng(seed)
-    qrels: dict[str, dict[str, int]] = {}
-    run: dict[str, dict[str, float]] = {}
-    n_queries = int(rng.integers(1, 7))
-    qids = rng.choice(["1", "2", "9", "10", "100", "3a", "Q7", "07"], size=n_queries, replace=False)
-    for qid in qids:
-        shape = rng.choice(
-            ["normal", "normal", "normal", "one", "long", "empty", "run_only", "qrels_only"],
-            p=[0.25, 0.2, 0.15, 0.1, 0.06, 0.08, 0.08, 0.08],
-        )
-        n_ret = {"one": 1, "long": 2000, "empty": 0}.get(shape, int(rng.integers(2, 60)))
-        n_extra = int(rng.integers(0, 15))  # judged but never retrieved
-        docs = _doc_ids(rng, n_ret + n_extra)
-        retrieved, others = docs[:n_ret], docs[n_ret:]
-        if shape != "qrels_only" and n_ret:
-            run[str(qid)] = dict(zip(retrieved, _scores(rng, n_ret).tolist(), strict=True))
-        if shape != "run_only":
-            judged_ret = [d for d in retrieved if rng.random() < 0.7]  # the rest unjudged
-            pool = judged_ret + others
-            if pool:
-                grades = _grades(rng, len(pool))
-                if (grades < 0).all():
-                    # pytrec_eval corrupts memory on a topic without any judgment >= 0
-                    # (hangs, segfaults); such topics are tested without it elsewhere
-                    grades[rng.integers(0, len(pool))] = 0
-                qrels[str(qid)] = dict(zip(pool, grades.tolist(), strict=True))
-    if not qrels:  # pytrec_eval and cranfield need at least one judged topic
-        qrels["zz"] = {"x": 1}
-    return qrels, run
 
 
 # -- the comparison --------------------------------------------------------------------
@@ -224,7 +155,7 @@ PER_GROUP = 20  # 240 generated cases
 def test_per_query_values_match_pytrec_eval(group):
     checked = 0
     for seed in range(group * PER_GROUP, (group + 1) * PER_GROUP):
-        qrels_d, run_d = make_case(seed)
+        qrels_d, run_d = adversarial_case(seed)
         # two of the six (rel_level, judged_only) configurations per case, rotating
         for k in (seed % 6, (seed + 3) % 6):
             level, judged = CONFIGS[k]
@@ -236,7 +167,7 @@ def test_generator_is_adversarial():
     """The generated cases contain every feature the comparison is meant to exercise."""
     seen = set()
     for seed in range(GROUPS * PER_GROUP):
-        qrels_d, run_d = make_case(seed)
+        qrels_d, run_d = adversarial_case(seed)
         for qid, ranking in run_d.items():
             scores = np.array(list(ranking.values()))
             if len(scores) == 1:

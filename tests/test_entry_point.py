@@ -14,17 +14,14 @@ from pathlib import Path
 
 import pytest
 
-from cranfield import sample
 from cranfield.cli.main import main
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(scope="module")
-def collection(tmp_path_factory):
-    d = tmp_path_factory.mktemp("sample")
-    paths = sample.write(d)
-    return [str(p) for p in paths]
+def collection(sample_paths):
+    return [str(p) for p in sample_paths]
 
 
 def run(*argv: str) -> subprocess.CompletedProcess:

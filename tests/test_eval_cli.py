@@ -7,26 +7,16 @@ import json
 import pytest
 
 import cranfield
-from cranfield import sample
-from cranfield.cli.main import main
 
 
 @pytest.fixture(scope="module")
-def collection(tmp_path_factory):
-    d = tmp_path_factory.mktemp("sample")
-    paths = sample.write(d)
-    return paths[0], paths[1:]
+def collection(sample_paths):
+    return sample_paths[0], sample_paths[1:]
 
 
-def run_cli(capsys, *argv):
-    code = main(list(map(str, argv)))
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def test_text_table(collection, capsys):
+def test_text_table(collection, cli):
     qrels, runs = collection
-    code, out, err = run_cli(capsys, "eval", qrels, *runs[:2], "-m", "AP", "nDCG@10")
+    code, out, err = cli("eval", qrels, *runs[:2], "-m", "AP", "nDCG@10")
     assert code == 0
     lines = out.splitlines()
     assert lines[0].split() == ["run", "AP", "nDCG@10"]
@@ -38,11 +28,9 @@ def test_text_table(collection, capsys):
     assert float(first[1]) == pytest.approx(expected.aggregate(0, "AP"), abs=5e-5)
 
 
-def test_json_matches_api(collection, capsys):
+def test_json_matches_api(collection, cli):
     qrels, runs = collection
-    code, out, _ = run_cli(
-        capsys, "eval", qrels, runs[0], "-m", "AP", "P@10", "--format", "json", "-q"
-    )
+    code, out, _ = cli("eval", qrels, runs[0], "-m", "AP", "P@10", "--format", "json", "-q")
     data = json.loads(out)
     api = cranfield.evaluate(
         cranfield.Qrels.read(qrels), cranfield.Run.read(runs[0]), ["AP", "P@10"]
@@ -50,31 +38,31 @@ def test_json_matches_api(collection, capsys):
     assert data == json.loads(api.dumps(per_query=True))
 
 
-def test_csv_and_trec_formats(collection, capsys):
+def test_csv_and_trec_formats(collection, cli):
     qrels, runs = collection
-    _, out, _ = run_cli(capsys, "eval", qrels, runs[0], "-m", "AP", "NumRet", "-f", "csv")
+    _, out, _ = cli("eval", qrels, runs[0], "-m", "AP", "NumRet", "-f", "csv")
     rows = list(csv.reader(io.StringIO(out)))
     assert rows[0] == ["run", "AP", "NumRet"] and rows[1][2] == "4000"
-    _, out, _ = run_cli(capsys, "eval", qrels, runs[0], "-m", "map", "-f", "trec")
+    _, out, _ = cli("eval", qrels, runs[0], "-m", "map", "-f", "trec")
     lines = out.splitlines()
     assert lines[0].startswith("runid") and lines[1].startswith("AP                    \tall\t")
 
 
-def test_trec_eval_and_eval_agree(collection, capsys):
+def test_trec_eval_and_eval_agree(collection, cli):
     qrels, runs = collection
-    _, te, _ = run_cli(capsys, "trec_eval", "-m", "map", "-m", "ndcg_cut.10", qrels, runs[0])
-    _, ev, _ = run_cli(capsys, "eval", qrels, runs[0], "-m", "map", "ndcg_cut.10", "-f", "trec")
+    _, te, _ = cli("trec_eval", "-m", "map", "-m", "ndcg_cut.10", qrels, runs[0])
+    _, ev, _ = cli("eval", qrels, runs[0], "-m", "map", "ndcg_cut.10", "-f", "trec")
     te_vals = {line.split("\t")[0].strip(): line.split("\t")[2] for line in te.splitlines()}
     ev_vals = {line.split("\t")[0].strip(): line.split("\t")[2] for line in ev.splitlines()}
     assert te_vals["map"] == ev_vals["AP"] and te_vals["ndcg_cut_10"] == ev_vals["nDCG@10"]
 
 
-def test_missing_topics_note_and_complete(collection, capsys):
+def test_missing_topics_note_and_complete(collection, cli):
     qrels, runs = collection
     dense = [p for p in runs if p.stem == "dense"][0]
-    code, _, err = run_cli(capsys, "eval", qrels, dense, "-m", "AP")
+    code, _, err = cli("eval", qrels, dense, "-m", "AP")
     assert code == 0 and "no results for 1 qrels topic" in err
-    code, _, err = run_cli(capsys, "eval", qrels, dense, "-m", "AP", "--complete")
+    code, _, err = cli("eval", qrels, dense, "-m", "AP", "--complete")
     assert code == 0 and err == ""
 
 
@@ -88,34 +76,33 @@ def test_missing_topics_note_and_complete(collection, capsys):
         (["--depth", "0"], "--depth"),
     ],
 )
-def test_bad_options_one_line_exit_2(collection, capsys, args, message):
+def test_bad_options_one_line_exit_2(collection, cli, args, message):
     qrels, runs = collection
-    code, out, err = run_cli(capsys, "eval", qrels, runs[0], *args)
+    code, out, err = cli("eval", qrels, runs[0], *args)
     assert code == 2 and out == ""
     assert message in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err
 
 
-def test_bad_file_names_the_line(tmp_path, collection, capsys):
+def test_bad_file_names_the_line(tmp_path, collection, cli):
     qrels, _ = collection
     bad = tmp_path / "bad.run"
     bad.write_text("301 Q0 d1 1 1.0 r\n301 Q0 d2 2 high r\n")
-    code, _, err = run_cli(capsys, "eval", qrels, bad)
+    code, _, err = cli("eval", qrels, bad)
     assert code == 2 and f"{bad}:2" in err and len(err.strip().splitlines()) == 1
 
 
-def test_demo(tmp_path, capsys):
-    code, out, _ = run_cli(capsys, "demo", "--dir", tmp_path / "s")
+def test_demo(tmp_path, cli):
+    code, out, _ = cli("demo", "--dir", tmp_path / "s")
     assert code == 0
     assert "hybrid" in out and "cranfield trec_eval" in out
     assert (tmp_path / "s" / "qrels.txt").exists()
 
 
-def test_collection_size_fills_measures_that_need_it(collection, capsys):
+def test_collection_size_fills_measures_that_need_it(collection, cli):
     qrels, runs = collection
-    code, _, err = run_cli(capsys, "eval", qrels, runs[0], "-m", "Fallout@10")
+    code, _, err = cli("eval", qrels, runs[0], "-m", "Fallout@10")
     assert code == 2 and "collection size" in err
-    code, out, _ = run_cli(
-        capsys,
+    code, out, _ = cli(
         "eval",
         qrels,
         runs[0],

@@ -9,6 +9,7 @@ blocks, rising scores, shuffled lines, ids of mixed widths, forced hash collisio
 
 from __future__ import annotations
 
+import zlib
 from collections import Counter
 
 import numpy as np
@@ -19,8 +20,15 @@ from cranfield.io import dedup, keys
 from cranfield.judged import NOT_POOLED, UNJUDGED, judge
 from cranfield.qrels import Qrels
 from cranfield.run import Run
-
-DOCS = ["d1", "d10", "d2", "d1é", "doc-00000001", "doc-00000002", "D7", "x", "abcdefghij"]
+from generators import (
+    LAYOUTS,
+    byte_sorted,
+    large_collection,
+    layout_case,
+    run_from_rows,
+    trec_ranked,
+    unranked_collection,
+)
 
 
 def reference(qrels: dict, run_rows: list, compat: int = 10):
@@ -30,11 +38,10 @@ def reference(qrels: dict, run_rows: list, compat: int = 10):
         if compat == 9:
             s = float(np.float32(s))
         by_q.setdefault(q, []).append((d, s))
-    qids = sorted((q for q in by_q if q in qrels), key=lambda q: q.encode())
+    qids = byte_sorted(q for q in by_q if q in qrels)
     labels, docs = [], []
     for q in qids:
-        ranked = sorted(by_q[q], key=lambda x: x[0].encode(), reverse=True)
-        ranked.sort(key=lambda x: -x[1])
+        ranked = trec_ranked(by_q[q])
         docs.append([d for d, _ in ranked])
         lab = []
         for d, _ in ranked:
@@ -44,45 +51,8 @@ def reference(qrels: dict, run_rows: list, compat: int = 10):
     return qids, labels, docs
 
 
-def make_case(rng, layout: str, n_topics: int = 6):
-    topics = [str(t) for t in rng.choice([1, 2, 9, 10, 11, 100, 301, 42], n_topics, False)]
-    qrels: dict = {}
-    for q in topics[: n_topics - 1]:  # the last topic has no judgments
-        judged = rng.choice(DOCS, int(rng.integers(1, len(DOCS))), replace=False)
-        qrels[q] = {str(d): int(rng.integers(-1, 4)) for d in judged}
-    rows = []
-    for q in topics:
-        if q == topics[0] and layout != "split":  # one qrels topic without results
-            continue
-        docs = rng.choice(DOCS, int(rng.integers(1, len(DOCS) + 1)), replace=False)
-        scores = rng.choice([0.0, -0.0, 1.0, 1.5, 2.0, 1e-9, 3.0000001, 3.0], len(docs))
-        block = [(q, str(d), float(s)) for d, s in zip(docs, scores, strict=True)]
-        if layout in ("ranked", "wrong_ties", "topics_unordered", "split"):
-            block.sort(key=lambda x: x[1].encode(), reverse=layout != "wrong_ties")
-            block.sort(key=lambda x: -x[2])
-        rows.extend(block)
-    if layout == "ranked":
-        rows.sort(key=lambda x: x[0].encode())
-    elif layout == "shuffled":
-        rows = [rows[i] for i in rng.permutation(len(rows))]
-    elif layout == "split" and len(rows) > 2:
-        rows = rows[1:] + rows[:1]  # first line of the first block moves to the end
-    return qrels, rows
-
-
 def build(qrels: dict, rows: list):
-    qr = Qrels.from_dict(qrels)
-    table = pa.table(
-        {
-            "query_id": [r[0] for r in rows],
-            "doc_id": [r[1] for r in rows],
-            "score": pa.array([r[2] for r in rows], pa.float64()),
-        }
-    )
-    return qr, Run(table, name="r")
-
-
-LAYOUTS = ["ranked", "wrong_ties", "topics_unordered", "split", "shuffled"]
+    return Qrels.from_dict(qrels), run_from_rows(rows)
 
 
 @pytest.fixture(params=["join in a thread", "join inline"])
@@ -96,9 +66,9 @@ def join_thread(request, monkeypatch):
 @pytest.mark.parametrize("layout", LAYOUTS)
 @pytest.mark.parametrize("compat", [10, 9])
 def test_judge_matches_reference(layout, compat, join_thread):
-    rng = np.random.default_rng(hash((layout, compat)) % 2**32)
+    rng = np.random.default_rng(zlib.crc32(f"{layout}/{compat}".encode()))
     for _ in range(40):
-        qrels, rows = make_case(rng, layout)
+        qrels, rows = layout_case(rng, layout)
         qr, run = build(qrels, rows)
         jr = judge(qr, run, compat=compat)
         qids, labels, docs = reference(qrels, rows, compat)
@@ -148,7 +118,7 @@ def test_forced_hash_collisions_stay_exact(monkeypatch, index_layout):
         monkeypatch.setattr(keys, "_blocked_bits", lambda qb: None)
     rng = np.random.default_rng(7)
     for layout in LAYOUTS:
-        qrels, rows = make_case(rng, layout)
+        qrels, rows = layout_case(rng, layout)
         qr, run = build(qrels, rows)
         jr = judge(qr, run)
         if layout == "ranked":
@@ -190,7 +160,7 @@ def test_fast_path_is_taken_only_when_verified():
     taken = {layout: set() for layout in LAYOUTS}
     for layout in LAYOUTS:
         for _ in range(30):
-            qrels, rows = make_case(rng, layout)
+            qrels, rows = layout_case(rng, layout)
             qr, run = build(qrels, rows)
             topics = pa.array(sorted(qrels, key=str.encode))
             rb = keys.cached_index(run).query_blocks
@@ -300,23 +270,9 @@ def test_sparse_kernels_are_bit_identical_to_whole_array_ones(seed):
     from cranfield.measures.gain import _dcg, ndcg
     from cranfield.measures.precision import ap, precision_at, reciprocal_rank
 
-    rng = np.random.default_rng(seed)
-    n_q = int(rng.integers(1, 300))
-    lengths = rng.integers(0, 3000, n_q) * (rng.random(n_q) < 0.9)
-    n = int(lengths.sum())
-    qrels = {}
-    rows = []
-    for q in range(n_q):
-        docs = [f"d{i}" for i in range(int(lengths[q]))]
-        rel = rng.random(len(docs)) < rng.choice([0.001, 0.02, 0.3])
-        judged = {d: int(rng.integers(-1, 4)) for d, r in zip(docs, rel, strict=True) if r}
-        judged[f"missing{q}"] = int(rng.integers(0, 4))
-        qrels[f"q{q}"] = judged
-        scores = np.round(rng.normal(size=len(docs)), int(rng.integers(1, 4)))
-        rows += [(f"q{q}", d, float(s)) for d, s in zip(docs, scores, strict=True)]
-    assert len(rows) == n
+    qrels, rows = large_collection(seed)
     qr, run = build(qrels, rows)
-    jr = judge(qr, run, rel_level=int(rng.integers(1, 3)))
+    jr = judge(qr, run, rel_level=1 + seed % 2)
     for cutoff in [1, 5, 10, 100, 1000, 5000]:
         old = _old_kernels(jr, cutoff)
         assert np.array_equal(ap(jr, cutoff), old["AP"])
@@ -394,16 +350,7 @@ def _old_iprec(jr, points, lv):
 def test_sparse_interpolated_precision_is_bit_identical(seed):
     from cranfield.measures.precision import ELEVEN_POINTS, interpolated_precision
 
-    rng = np.random.default_rng(seed)
-    qrels, rows = {}, []
-    for q in range(int(rng.integers(1, 200))):
-        docs = [f"d{i}" for i in range(int(rng.integers(0, 500)))]
-        p = rng.choice([0.002, 0.05, 0.5])
-        qrels[f"q{q}"] = {d: int(rng.integers(-1, 4)) for d in docs if rng.random() < p}
-        qrels[f"q{q}"][f"gone{q}"] = int(rng.integers(0, 3))
-        rows += [
-            (f"q{q}", d, float(s)) for d, s in zip(docs, rng.normal(size=len(docs)), strict=True)
-        ]
+    qrels, rows = unranked_collection(seed)
     qr, run = build(qrels, rows)
     for compat in (9, 10):
         jr = judge(qr, run, compat=compat)
@@ -439,7 +386,7 @@ def test_judge_with_qrels_topics_split_over_blocks(layout):
     # qrels lines shuffled: a topic's judgments come in several separate blocks
     rng = np.random.default_rng(11)
     for _ in range(20):
-        qrels, rows = make_case(rng, layout)
+        qrels, rows = layout_case(rng, layout)
         flat = [(q, d, g) for q, docs in qrels.items() for d, g in docs.items()]
         flat = [flat[i] for i in rng.permutation(len(flat))]
         qr = Qrels(
@@ -566,7 +513,7 @@ def test_an_error_in_the_threaded_join_reaches_the_caller(monkeypatch):
 
     monkeypatch.setattr(judged, "_JOIN_IN_THREAD_ROWS", 0)
     monkeypatch.setattr(judged, "_lookup_labels", broken)
-    qrels, rows = make_case(np.random.default_rng(1), "ranked")
+    qrels, rows = layout_case(np.random.default_rng(1), "ranked")
     qr, run = build(qrels, rows)
     with pytest.raises(ValueError, match="join failed"):
         judge(qr, run)

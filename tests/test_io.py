@@ -14,60 +14,7 @@ from cranfield.errors import InputError, ParameterError
 from cranfield.io import dedup, trec
 from cranfield.qrels import Qrels
 from cranfield.run import Run
-
-# -- generated files -------------------------------------------------------------------------
-
-ID_CHARS = list("abcXYZ0123456789-_.:/é#")
-SCORES = ["1", "-2", "0.5", "+1.25", ".5", "-0", "1e3", "2.5E-3", "inf", "-inf", "12345678.9"]
-GRADES = ["0", "1", "2", "3", "-1", "-2", "2.7", "-0.5", "+1", "007"]
-
-
-def _ident(rng, first_hash_ok=True) -> str:
-    n = int(rng.integers(1, 9))
-    s = "".join(rng.choice(ID_CHARS, size=n))
-    return s if first_hash_ok or s[0] != "#" else "x" + s
-
-
-def gen_rows(rng, kind: str, n: int) -> list[list[str]]:
-    """Rows with unique (qid, docno) pairs; qids never start with '#'."""
-    rows, seen = [], set()
-    qids = [_ident(rng, False) for _ in range(int(rng.integers(1, 6)))]
-    while len(rows) < n:
-        q, d = qids[int(rng.integers(len(qids)))], _ident(rng)
-        if (q, d) in seen:
-            continue
-        seen.add((q, d))
-        if kind == "run":
-            rows.append([q, "Q0", d, str(len(rows) + 1), str(rng.choice(SCORES)), "tag" + q])
-        else:
-            rows.append([q, "0", d, str(rng.choice(GRADES))])
-    return rows
-
-
-def clean_text(rows, sep=" ", newline="\n") -> bytes:
-    return (newline.join(sep.join(r) for r in rows) + newline).encode()
-
-
-def messy_text(rng, rows) -> tuple[bytes, list[int]]:
-    """Same rows with random whitespace, comments, blank lines and extra run fields.
-
-    Returns the bytes and the physical line number of every data row.
-    """
-    lines, where = [], []
-    for r in rows:
-        for _ in range(int(rng.integers(0, 3))):
-            lines.append(str(rng.choice(["", "   ", "\t", "# a comment", "#", "# q Q0 d 1 2 t"])))
-        seps = [str(rng.choice([" ", "  ", "\t", " \t "])) for _ in r]
-        fields = list(r)
-        if len(r) == 6 and rng.random() < 0.3:
-            fields.append("extra")
-            seps.append(" ")
-        text = "".join(f + s for f, s in zip(fields, seps, strict=True))[: -len(seps[-1])]
-        lead = str(rng.choice(["", " ", "\t"]))
-        trail = str(rng.choice(["", " ", "\t", "\r"]))
-        lines.append(lead + text + trail)
-        where.append(len(lines))
-    return ("\n".join(lines) + "\n").encode(), where
+from generators import messy_text, rows_text, trec_rows
 
 
 @pytest.mark.parametrize("kind", ["run", "qrels"])
@@ -75,8 +22,8 @@ def messy_text(rng, rows) -> tuple[bytes, list[int]]:
 def test_fast_and_exact_paths_agree(kind, seed):
     rng = np.random.default_rng(seed)
     layout = trec.RUN if kind == "run" else trec.QRELS
-    rows = gen_rows(rng, kind, int(rng.integers(1, 300)))
-    data = clean_text(rows)
+    rows = trec_rows(rng, kind, int(rng.integers(1, 300)))
+    data = rows_text(rows)
     fast = trec._fast(data, layout, " ", "x")
     assert fast is not None, "a clean file must take the fast path"
     exact = trec._exact(data, layout, "x")
@@ -94,8 +41,8 @@ def test_fast_and_exact_paths_agree(kind, seed):
 def test_messy_whitespace_parses_like_clean(kind, seed):
     rng = np.random.default_rng(100 + seed)
     layout = trec.RUN if kind == "run" else trec.QRELS
-    rows = gen_rows(rng, kind, int(rng.integers(1, 200)))
-    clean = trec.parse(io.BytesIO(clean_text(rows)), layout, "x")
+    rows = trec_rows(rng, kind, int(rng.integers(1, 200)))
+    clean = trec.parse(io.BytesIO(rows_text(rows)), layout, "x")
     data, where = messy_text(rng, rows)
     messy = trec.parse(io.BytesIO(data), layout, "x")
     assert messy.table.equals(clean.table)
@@ -104,17 +51,17 @@ def test_messy_whitespace_parses_like_clean(kind, seed):
 
 
 def test_tab_separated_file_takes_fast_path_with_tab_delimiter():
-    rows = gen_rows(np.random.default_rng(7), "run", 50)
-    data = clean_text(rows, sep="\t")
+    rows = trec_rows(np.random.default_rng(7), "run", 50)
+    data = rows_text(rows, sep="\t")
     fast = trec._fast(data, trec.RUN, trec._delimiter_of(data), "x")
     assert fast is not None
-    assert fast.table.equals(trec.parse(io.BytesIO(clean_text(rows)), trec.RUN, "x").table)
+    assert fast.table.equals(trec.parse(io.BytesIO(rows_text(rows)), trec.RUN, "x").table)
 
 
 def test_crlf_line_endings():
-    rows = gen_rows(np.random.default_rng(8), "run", 30)
-    crlf = trec.parse(io.BytesIO(clean_text(rows, newline="\r\n")), trec.RUN, "x")
-    assert crlf.table.equals(trec.parse(io.BytesIO(clean_text(rows)), trec.RUN, "x").table)
+    rows = trec_rows(np.random.default_rng(8), "run", 30)
+    crlf = trec.parse(io.BytesIO(rows_text(rows, newline="\r\n")), trec.RUN, "x")
+    assert crlf.table.equals(trec.parse(io.BytesIO(rows_text(rows)), trec.RUN, "x").table)
     assert crlf.tag == rows[-1][5]
 
 
@@ -143,8 +90,8 @@ def test_run_name_is_tag_of_last_line_and_extra_fields_ignored():
 
 
 def test_gzip_and_stdin(tmp_path, monkeypatch):
-    rows = gen_rows(np.random.default_rng(9), "run", 40)
-    plain = clean_text(rows)
+    rows = trec_rows(np.random.default_rng(9), "run", 40)
+    plain = rows_text(rows)
     (tmp_path / "r.txt").write_bytes(plain)
     (tmp_path / "r.txt.gz").write_bytes(gzip.compress(plain))
     (tmp_path / "disguised").write_bytes(gzip.compress(plain))  # gzip without .gz suffix

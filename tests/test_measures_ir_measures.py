@@ -23,27 +23,9 @@ from cranfield.evaluation import evaluate
 from cranfield.measures import parse
 from cranfield.qrels import Qrels
 from cranfield.run import Run
+from generators import collections
 
 SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-
-
-@st.composite
-def collections(draw, ties: bool = False, max_grade: int = 4):
-    """qrels and a run over numeric query ids; scores distinct unless ``ties``."""
-    num_q = draw(st.integers(1, 4))
-    qrels, run = {}, {}
-    for q in range(1, num_q + 1):
-        pool = draw(st.integers(1, 14))
-        docs = [f"D{i:02d}" for i in range(pool)]
-        judged = draw(st.lists(st.sampled_from(docs), unique=True, min_size=1))
-        qrels[str(q)] = {d: draw(st.integers(0, max_grade)) for d in judged}
-        retrieved = draw(st.lists(st.sampled_from(docs), unique=True, min_size=1))
-        if ties:
-            scores = [float(draw(st.integers(0, 3))) for _ in retrieved]
-        else:
-            scores = [float(s) for s in draw(st.permutations(range(len(retrieved))))]
-        run[str(q)] = dict(zip(retrieved, scores, strict=True))
-    return qrels, run
 
 
 def _ours(qrels, run, measure):

@@ -76,11 +76,10 @@ def test_figures_of_this_machine_are_sane():
     assert limit is None or limit > 0
 
 
-def test_out_of_memory_is_one_line(monkeypatch, tmp_path, capsys):
-    from cranfield import sample
+def test_out_of_memory_is_one_line(monkeypatch, sample_paths, capsys):
     from cranfield.run import Run
 
-    qrels, run, *_ = sample.write(tmp_path)
+    qrels, run, *_ = sample_paths
 
     def exhausted(*args, **kwargs):
         raise MemoryError

@@ -10,7 +10,6 @@ name -1, -2, fractional and negative gains.
 from __future__ import annotations
 
 import numpy as np
-import pyarrow as pa
 import pytest
 
 from cranfield import segments
@@ -20,33 +19,12 @@ from cranfield.measures import precision, user_models
 from cranfield.measures.gain import Ideal, gain_of
 from cranfield.measures.registry import Measure
 from cranfield.qrels import Qrels
-from cranfield.run import Run
+from generators import run_from_rows, sparse_case
 
 
 def _case(seed: int, uniform: bool = False):
-    rng = np.random.default_rng(seed)
-    nq = int(rng.integers(1, 10))
-    qrels = {}
-    for q in range(nq):
-        docs = rng.choice(50, int(rng.integers(1, 30)), replace=False)
-        qrels[f"q{q}"] = {f"d{d}": int(rng.integers(-1, 5)) for d in docs}
-    rows = []
-    depth = int(rng.integers(1, 40))
-    for q in range(nq):
-        n = depth if uniform else int(rng.integers(0, 40))
-        docs = rng.choice(60, n, replace=False)
-        scores = rng.choice([0.5, 1.0, 2.0, 3.0], n)
-        rows += [(f"q{q}", f"d{d}", float(s)) for d, s in zip(docs, scores, strict=True)]
-    if not rows:
-        rows = [("q0", "d1", 1.0)]
-    table = pa.table(
-        {
-            "query_id": [r[0] for r in rows],
-            "doc_id": [r[1] for r in rows],
-            "score": pa.array([r[2] for r in rows], pa.float64()),
-        }
-    )
-    return judge(Qrels.from_dict(qrels), Run(table, name="r"), complete=bool(rng.integers(2)))
+    qrels, rows, complete = sparse_case(seed, uniform)
+    return judge(Qrels.from_dict(qrels), run_from_rows(rows), complete=complete)
 
 
 def _same(a, b):
@@ -133,13 +111,6 @@ def test_rbp_resid_in_row_blocks():
         f"q{q:03d}": {f"d{d}": int(rng.integers(-1, 3)) for d in rng.choice(6000, 50)}
         for q in range(nq)
     }
-    table = pa.table(
-        {
-            "query_id": [r[0] for r in rows],
-            "doc_id": [r[1] for r in rows],
-            "score": pa.array([r[2] for r in rows], pa.float64()),
-        }
-    )
-    jr = judge(Qrels.from_dict(qrels), Run(table, name="r"))
+    jr = judge(Qrels.from_dict(qrels), run_from_rows(rows))
     assert len(jr.labels) > 1 << 20
     _same(user_models.rbp_resid(jr, None), _dense_rbp_resid(jr))

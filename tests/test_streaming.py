@@ -21,32 +21,17 @@ from cranfield.evaluation import evaluate
 from cranfield.qrels import Qrels
 from cranfield.run import Run
 from cranfield.trec_eval import run_trec_eval
+from generators import trec_files
 
 MEASURES = ["AP", "nDCG@10", "P@5", "R@20", "RR", "Bpref", "infAP", "rbp", "SetF", "Rprec"]
 
 
 def write_collection(tmp_path, seed: int, sep: str = " "):
-    rng = np.random.default_rng(seed)
-    topics = [str(t) for t in rng.choice(400, 12, replace=False)]
-    qlines = []
-    for q in topics[:10]:  # two run topics without judgments
-        for d in rng.choice(60, int(rng.integers(0, 25)), replace=False):
-            qlines.append(f"{q} 0 D{d} {int(rng.integers(-1, 4))}")
-    qlines.append("999 0 D1 1")  # a qrels topic without results
-    lines = []
-    for q in topics:  # grouped by query, queries in file order (not byte order)
-        n = int(rng.integers(0 if q != topics[0] else 1, 60))
-        docs = rng.choice(80, n, replace=False)
-        scores = rng.choice([0.5, 1.0, 1.25, 2.0, 3.0], n) if seed % 2 else rng.random(n)
-        for r, (d, s) in enumerate(zip(docs, scores, strict=True)):
-            lines.append(f"{q}{sep}Q0{sep}D{d}{sep}{r + 1}{sep}{float(s)!r}{sep}tag{seed}")
-        if seed % 3 == 0 and n:
-            lines.append("# a comment between queries")
-            lines.append("")
+    qrels_text, run_text = trec_files(seed, sep)
     qrels = tmp_path / "qrels.txt"
     run = tmp_path / "run.txt"
-    qrels.write_text("\n".join(qlines) + "\n")
-    run.write_text("\n".join(lines) + "\n")
+    qrels.write_text(qrels_text)
+    run.write_text(run_text)
     return qrels, run
 
 

@@ -24,7 +24,6 @@ import numpy as np
 import pytest
 import pytrec_eval
 
-from cranfield import sample
 from cranfield.cli.main import main
 
 QRELS = "1 0 a 2\n1 0 b 0\n1 0 c 1\n10 0 x 1\n10 0 y 0\n9 0 p 1\n9 0 q 1\n5 0 m 1\n"
@@ -444,8 +443,8 @@ def _read_trec(path) -> dict:
 
 
 @pytest.mark.parametrize("run_name", ["bm25", "dense"])
-def test_all_trec_matches_pytrec_eval_on_sample(tmp_path, capsys, run_name):
-    paths = sample.write(tmp_path)
+def test_all_trec_matches_pytrec_eval_on_sample(sample_paths, capsys, run_name):
+    paths = sample_paths
     qrels_path = paths[0]
     run_path = next(p for p in paths if p.stem == run_name)
     code, out, _ = trec_eval(

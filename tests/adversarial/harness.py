@@ -10,7 +10,9 @@ Every subcommand's adversarial tests use these helpers:
   timeout and an address-space limit (``ulimit -v``), optionally with stdin, stdout or
   stderr closed;
 * :func:`assert_clean_failure` / :func:`assert_success` check status and stderr;
-* :class:`Unchanged` checksums files before and after (content and mtime).
+* :class:`Unchanged` checksums files before and after (content and mtime);
+* :func:`run_main` runs the same command line in-process (pytest's ``capsys``), for
+  tests that need no separate process (the ``cli`` fixture of ``tests/conftest.py``).
 """
 
 from __future__ import annotations
@@ -95,6 +97,15 @@ def run_cli(
     except subprocess.TimeoutExpired as exc:  # a hang is a defect, never a skip
         raise AssertionError(f"cranfield {' '.join(args)} did not end within {timeout} s") from exc
     return Outcome(args, done.returncode, done.stdout, done.stderr.decode("utf-8", "replace"))
+
+
+def run_main(capsys, *argv: str | os.PathLike) -> tuple[int, str, str]:
+    """``cranfield ARGV`` in this process: (status, stdout, stderr) captured by ``capsys``."""
+    from cranfield.cli.main import main
+
+    status = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return status, out, err
 
 
 def assert_clean_failure(outcome: Outcome, *mentions: str, status: int | None = 2) -> str:

@@ -17,16 +17,8 @@ GOOD = "run,query,AP\na,1,0.5\na,2,0.25\na,3,0.75\nb,1,0.6\nb,2,0.5\nb,3,0.7\n"
 
 
 @pytest.fixture
-def files(tmp_path):
-    def make(name: str, content: str | bytes):
-        path = tmp_path / name
-        if isinstance(content, bytes):
-            path.write_bytes(content)
-        else:
-            path.write_text(content)
-        return path
-
-    return make
+def files(tmp_file):
+    return tmp_file
 
 
 BAD_TABLES = {

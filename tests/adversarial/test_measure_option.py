@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from cranfield import sample
-
 from .harness import Unchanged, assert_clean_failure, assert_success, run_cli
 
 
-def test_options_first_and_ambiguity_as_a_process(tmp_path):
-    qrels, bm25, dense = (str(p) for p in sample.write(tmp_path)[:3])
+def test_options_first_and_ambiguity_as_a_process(tmp_path, sample_paths):
+    qrels, bm25, dense = (str(p) for p in sample_paths[:3])
     out = run_cli("eval", "-m", "AP", "-m", "nDCG@10", qrels, bm25, dense, "-f", "csv")
     assert_success(out)
     assert out.stdout.splitlines()[0] == b"run,AP,nDCG@10"

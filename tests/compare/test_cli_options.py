@@ -9,8 +9,8 @@ import math
 
 import pytest
 
+from adversarial.harness import run_main as _run
 from cranfield import sample
-from cranfield.cli.main import main
 from cranfield.output import dumps_json, json_safe
 
 
@@ -24,12 +24,6 @@ def files(tmp_path_factory):
     rows += [f"b,{q},{0.1 * (q % 5) + 0.05 * (q % 3)}" for q in range(1, 13)]
     pq.write_text("\n".join(rows) + "\n")
     return d, [str(p) for p in paths], pq
-
-
-def _run(capsys, *argv):
-    status = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return status, out, err
 
 
 @pytest.mark.parametrize(

@@ -10,9 +10,8 @@ from cranfield.cli.main import main
 
 
 @pytest.fixture(scope="module")
-def files(tmp_path_factory):
-    paths = sample.write(tmp_path_factory.mktemp("sample"))
-    return paths[0], {p.stem: p for p in paths[1:]}
+def files(sample_paths):
+    return sample_paths[0], {p.stem: p for p in sample_paths[1:]}
 
 
 def test_compare_is_callable_and_a_package():

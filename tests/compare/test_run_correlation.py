@@ -45,8 +45,8 @@ def test_matches_scipy_on_common_documents():
                 assert vals["kendall_tau"] == pytest.approx(expected, abs=1e-12)
 
 
-def test_cli_detects_runs(tmp_path, capsys):
-    paths = sample.write(tmp_path)
+def test_cli_detects_runs(sample_paths, capsys):
+    paths = sample_paths
     code = main(["correlate", str(paths[1]), str(paths[2]), "--format", "json"])
     out = capsys.readouterr().out
     assert code == 0 and '"queries"' in out and '"mean"' in out

@@ -15,8 +15,8 @@ import math
 
 import pytest
 
+from adversarial.harness import run_main as _cli
 from cranfield import sample
-from cranfield.cli.main import main
 from cranfield.compare import compare, read_table
 from cranfield.evaluation import evaluate
 
@@ -32,12 +32,6 @@ def collection(tmp_path_factory):
     runs = [str(d / f"{name}.txt") for name in RUNS]
     expected = evaluate(qrels, runs, list(MEASURES)).per_query_table()
     return d, qrels, runs, expected
-
-
-def _cli(capsys, *argv) -> tuple[int, str, str]:
-    status = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return status, out, err
 
 
 def _eval_file(capsys, collection, fmt: str):

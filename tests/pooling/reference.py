@@ -9,12 +9,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from generators import trec_order
+
 
 def ranking(run: dict[str, dict[str, float]], qid: str) -> list[str]:
-    docs = list(run.get(qid, {}).items())
-    docs.sort(key=lambda item: item[0].encode(), reverse=True)  # ties: doc id descending
-    docs.sort(key=lambda item: -item[1])  # stable: score descending
-    return [d for d, _ in docs]
+    return trec_order(run.get(qid, {}))
 
 
 def topics(runs: list[dict]) -> list[str]:

@@ -7,10 +7,9 @@ import pytest
 
 from cranfield import Qrels, Run
 from cranfield.pooling.adaptive import MoveToFront
+from generators import pool_qrels, pool_runs
 
 from . import reference as ref
-from .test_stats import random_qrels
-from .test_strategies import random_runs
 
 
 def simulate(mtf: MoveToFront, oracle: dict) -> dict[str, list[str]]:
@@ -29,8 +28,8 @@ def simulate(mtf: MoveToFront, oracle: dict) -> dict[str, list[str]]:
 @pytest.mark.parametrize("seed", range(25))
 def test_judging_order_equals_the_reference(seed):
     rng = np.random.default_rng(1300 + seed)
-    runs = random_runs(rng, int(rng.integers(1, 5)))
-    oracle = random_qrels(rng)
+    runs = pool_runs(rng, int(rng.integers(1, 5)))
+    oracle = pool_qrels(rng)
     depth = None if seed % 2 else int(rng.integers(1, 6))
     objs = [Run.from_dict(r, name=f"r{i}") for i, r in enumerate(runs)]
     got = simulate(MoveToFront(objs, depth=depth), oracle)

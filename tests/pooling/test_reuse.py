@@ -15,10 +15,9 @@ from cranfield.cli.main import main
 from cranfield.errors import InputError, ParameterError
 from cranfield.pooling.groups import resolve_groups
 from cranfield.pooling.reuse import leave_one_group_out
+from generators import pool_qrels, pool_runs
 
 from . import reference as ref
-from .test_stats import random_qrels
-from .test_strategies import random_runs
 
 
 def brute_reduced(qrels, runs, names, group_of, group, k):
@@ -36,8 +35,8 @@ def brute_reduced(qrels, runs, names, group_of, group, k):
 @pytest.mark.parametrize("seed", range(12))
 def test_reduced_scores_equal_brute_force(seed):
     rng = np.random.default_rng(900 + seed)
-    runs = random_runs(rng, 5)
-    qrels = random_qrels(rng)
+    runs = pool_runs(rng, 5)
+    qrels = pool_qrels(rng)
     names = ["a-1", "a-2", "b-1", "c-1", "c-2"]
     objs = [Run.from_dict(r, name=n) for r, n in zip(runs, names, strict=True)]
     k = int(rng.integers(1, 6))
@@ -95,8 +94,8 @@ def test_tau_equals_cranfield_correlate(tmp_path, capsys):
     nontrivial = 0
     for seed in range(8):
         rng = np.random.default_rng(40 + seed)
-        runs = [Run.from_dict(r, name=f"s{i}") for i, r in enumerate(random_runs(rng, 7))]
-        result = leave_one_group_out(Qrels.from_dict(random_qrels(rng)), runs, 2, ["AP"])
+        runs = [Run.from_dict(r, name=f"s{i}") for i, r in enumerate(pool_runs(rng, 7))]
+        result = leave_one_group_out(Qrels.from_dict(pool_qrels(rng)), runs, 2, ["AP"])
         m = result.measures[0]
         _write_table(tmp_path / "full.csv", m.full(), "AP")
         _write_table(tmp_path / "reduced.csv", m.reduced(), "AP")

@@ -11,17 +11,9 @@ from cranfield import Qrels, Run, sample
 from cranfield.cli.main import main
 from cranfield.errors import InputError, ParameterError
 from cranfield.pooling.stats import pool_stats
+from generators import pool_qrels, pool_runs
 
 from . import reference as ref
-from .test_strategies import DOCS, TOPICS, random_runs
-
-
-def random_qrels(rng) -> dict[str, dict[str, int]]:
-    out = {}
-    for q in TOPICS:
-        docs = rng.choice(DOCS, size=rng.integers(1, len(DOCS)), replace=False)
-        out[q] = {str(d): int(g) for d, g in zip(docs, rng.integers(-1, 3, len(docs)), strict=True)}
-    return out
 
 
 def brute_force(qrels, runs, k, depths, rel_level=1):
@@ -59,8 +51,8 @@ def brute_force(qrels, runs, k, depths, rel_level=1):
 @pytest.mark.parametrize("seed", range(25))
 def test_stats_equal_brute_force(seed):
     rng = np.random.default_rng(500 + seed)
-    runs = random_runs(rng, int(rng.integers(1, 5)))
-    qrels = random_qrels(rng)
+    runs = pool_runs(rng, int(rng.integers(1, 5)))
+    qrels = pool_qrels(rng)
     k = int(rng.integers(1, 8))
     depths = [1, 3, 10]
     got = pool_stats(
@@ -137,11 +129,11 @@ def test_bad_depths(kw):
 @pytest.mark.parametrize("seed", range(15))
 def test_overlap_equals_brute_force(seed):
     rng = np.random.default_rng(2100 + seed)
-    runs = random_runs(rng, int(rng.integers(1, 5)))
+    runs = pool_runs(rng, int(rng.integers(1, 5)))
     k = int(rng.integers(1, 6))
     names = [f"r{i}" for i in range(len(runs))]
     got = pool_stats(
-        Qrels.from_dict(random_qrels(rng)),
+        Qrels.from_dict(pool_qrels(rng)),
         [Run.from_dict(r, name=n) for r, n in zip(runs, names, strict=True)],
         k,
         overlap=True,
@@ -160,6 +152,6 @@ def test_overlap_equals_brute_force(seed):
     assert (
         "overlap"
         not in pool_stats(
-            Qrels.from_dict(random_qrels(rng)), [Run.from_dict(runs[0], name="x")], k
+            Qrels.from_dict(pool_qrels(rng)), [Run.from_dict(runs[0], name="x")], k
         ).to_json()
     )

@@ -11,25 +11,9 @@ from cranfield import Qrels, Run
 from cranfield.errors import InputError, ParameterError
 from cranfield.pooling import STRATEGIES, build_pool
 from cranfield.pooling.strategies import parse
+from generators import POOL_DOCS, POOL_TOPICS, pool_runs
 
 from . import reference as ref
-
-# non-numeric ids, ids whose byte order differs from numeric order, non-ASCII ids
-TOPICS = ["10", "9", "q-a", "Q_b", "é1", "301"]
-DOCS = [f"d{i}" for i in range(12)] + ["D-x", "ü9", "10", "9"]
-
-
-def random_runs(rng: np.random.Generator, n_runs: int) -> list[dict[str, dict[str, float]]]:
-    runs = []
-    for _ in range(n_runs):
-        run: dict[str, dict[str, float]] = {}
-        for q in rng.choice(TOPICS, size=rng.integers(1, len(TOPICS) + 1), replace=False):
-            docs = rng.choice(DOCS, size=rng.integers(1, len(DOCS) + 1), replace=False)
-            # few distinct scores: many ties, duplicate scores across documents and runs
-            scores = rng.choice([0.0, 0.5, 1.0, 1.5, -2.0], size=len(docs))
-            run[str(q)] = {str(d): float(s) for d, s in zip(docs, scores, strict=True)}
-        runs.append(run)
-    return runs
 
 
 def as_runs(runs):
@@ -45,7 +29,7 @@ def judged_set(rng, runs):
 @pytest.mark.parametrize("seed", range(40))
 def test_pools_equal_the_reference(seed):
     rng = np.random.default_rng(seed)
-    runs = random_runs(rng, int(rng.integers(1, 5)))
+    runs = pool_runs(rng, int(rng.integers(1, 5)))
     objs = as_runs(runs)
     k = int(rng.integers(1, 8))
     n = int(rng.integers(1, 10))
@@ -59,7 +43,7 @@ def test_pools_equal_the_reference(seed):
 @pytest.mark.parametrize("seed", range(15))
 def test_incremental_pools_equal_the_reference(seed):
     rng = np.random.default_rng(100 + seed)
-    runs = random_runs(rng, 3)
+    runs = pool_runs(rng, 3)
     judged = judged_set(rng, runs)
     if not judged:
         return
@@ -85,8 +69,10 @@ def _nested(pairs: dict) -> dict:
 
 run_dicts = st.lists(
     st.dictionaries(
-        st.sampled_from(TOPICS),
-        st.dictionaries(st.sampled_from(DOCS), st.sampled_from([0.0, 1.0, 2.5, -1.0]), min_size=1),
+        st.sampled_from(POOL_TOPICS),
+        st.dictionaries(
+            st.sampled_from(POOL_DOCS), st.sampled_from([0.0, 1.0, 2.5, -1.0]), min_size=1
+        ),
         min_size=1,
     ),
     min_size=1,
@@ -209,7 +195,7 @@ def test_row_order_of_the_input_does_not_matter(seed, layout):
     import pyarrow as pa
 
     rng = np.random.default_rng(700 + seed)
-    runs = random_runs(rng, 3)
+    runs = pool_runs(rng, 3)
     objs = []
     for i, run in enumerate(runs):
         rows = [(q, d, s) for q in run for d, s in run[q].items()]

@@ -1,10 +1,10 @@
 """Generated adversarial inputs for the comparison with trec_eval 10.0.
 
-:func:`make_files` writes one case: the (qrels, run) dictionaries of the differential
-generator of ``tests/test_differential_pytrec_eval.py`` (ties, near-ties, graded and
-negative judgments, unjudged documents, one-document and 2000-document rankings, topics
-on one side only), with rankings made only of unjudged documents and scores written in C's other spellings
-(exponents, a leading '+', '-0') added on top. Topics whose every judgment is negative
+:func:`write_case` writes one case: the (qrels, run) dictionaries of
+``generators.adversarial_case`` (ties, near-ties, graded and negative judgments,
+unjudged documents, one-document and 2000-document rankings, topics on one side only),
+with rankings made only of unjudged documents and scores written in C's other
+spellings (exponents, a leading '+', '-0') added on top. Topics whose every judgment is negative
 are left out here: trec_eval 10.0 mishandles them (docs/trec_eval.md, deviation 7), and
 ``test_deviations.py`` covers them.
 """
@@ -15,9 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from test_differential_pytrec_eval import make_case
-
-QIDS = ["1", "2", "9", "10", "100", "3a", "Q7", "07"]
+from generators import QIDS, adversarial_case
 
 
 def _score_text(rng: np.random.Generator, value: float) -> str:
@@ -32,8 +30,8 @@ def _score_text(rng: np.random.Generator, value: float) -> str:
 
 
 def make_case_plus(seed: int) -> tuple[dict, dict]:
-    """``make_case`` with a topic whose ranking holds only unjudged documents."""
-    qrels, run = make_case(seed)
+    """``adversarial_case`` with a topic whose ranking holds only unjudged documents."""
+    qrels, run = adversarial_case(seed)
     rng = np.random.default_rng(10_000 + seed)
     free = [q for q in QIDS if q not in qrels and q not in run]
     if free and rng.random() < 0.3:  # only unjudged documents retrieved

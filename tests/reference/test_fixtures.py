@@ -8,8 +8,6 @@ import itertools
 
 import pytest
 
-from cranfield import sample
-
 from . import oracle
 
 # the fixture of tests/test_trec_eval_cli.py: topic 5 is judged but not in the run
@@ -64,8 +62,8 @@ def test_fixture_every_switch_combination(trec_eval_bin, fixture_files, measures
 
 
 @pytest.fixture(scope="module")
-def sample_files(tmp_path_factory):
-    return [str(p) for p in sample.write(tmp_path_factory.mktemp("sample"))]
+def sample_files(sample_paths):
+    return [str(p) for p in sample_paths]
 
 
 @pytest.mark.parametrize(

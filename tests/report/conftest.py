@@ -5,17 +5,15 @@ from __future__ import annotations
 import pytest
 from report_helpers import MEASURES, RUNS, parse
 
-from cranfield import evaluate, sample
+from cranfield import evaluate
 from cranfield.cli.main import main
 from cranfield.qrels import Qrels
 from cranfield.run import Run
 
 
 @pytest.fixture(scope="session")
-def sample_files(tmp_path_factory):
-    directory = tmp_path_factory.mktemp("sample")
-    paths = sample.write(directory)
-    return paths[0], {p.stem: p for p in paths[1:]}
+def sample_files(sample_paths):
+    return sample_paths[0], {p.stem: p for p in sample_paths[1:]}
 
 
 @pytest.fixture(scope="session")
