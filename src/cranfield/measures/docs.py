@@ -56,7 +56,7 @@ def describe(d: MeasureDef) -> str:
         cut += f"; {CUTOFF_ALLOWED[d.cutoff]}"
     lines.append(f"- **Cutoff**: {cut}")
     lines.append(
-        f"- **Aggregate**: {d.aggregate}" + (" (micro averaging supported)" if _micro(d) else "")
+        f"- **Aggregate**: {d.aggregate}" + (" (micro averaging supported)" if d.micro else "")
     )
     if d.aliases:
         lines.append("- **Aliases**: " + ", ".join(f"`{a}`" for a in d.aliases))
@@ -79,10 +79,6 @@ def describe(d: MeasureDef) -> str:
             allowed = p.allowed_text
             lines.append(f"| `{p.name}` | `{param_default(p)}` | {allowed} | {p.doc} |")
     return "\n".join(lines) + "\n"
-
-
-def _micro(d: MeasureDef) -> bool:
-    return d.micro is not None or d.name in ("SetP", "SetR", "SetF", "set_F", "P", "R")
 
 
 def render() -> str:
