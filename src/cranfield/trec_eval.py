@@ -29,7 +29,13 @@ from .evaluation import MIN_GEO_MEAN, aggregate, require_queries
 from .judged import NOT_POOLED, JudgedRun, judge
 from .measures._common import libm_exp, libm_log
 from .measures.names import parse_trec
-from .measures.registry import Measure, TrecEval, trec_measures, trec_nicknames
+from .measures.registry import (
+    TREC_DEFAULT_NICKNAME,
+    Measure,
+    TrecEval,
+    trec_measures,
+    trec_nicknames,
+)
 
 
 @dataclass
@@ -57,7 +63,7 @@ def select(measure_args: list[str]) -> list[tuple[TrecEval, str | None]]:
     }
     params: dict[str, str | None] = {}
     marked: set[str] = set()
-    for arg in measure_args or ["official"]:
+    for arg in measure_args or [TREC_DEFAULT_NICKNAME]:
         name, _, param = arg.partition(".")
         if "." in arg and not param:
             raise MeasureError(f"improper measure in parameter '{name}'")
@@ -191,7 +197,7 @@ def _double_name(name: str, value: float) -> str:
 
 
 # kinds whose trec_eval initialisation never reads parameters: `-m map.5` is `map`
-TAKES_NO_PARAMS = ("runid", "num_q", "long", "float", "gm")
+TAKES_NO_PARAMS = ("run_name", "query_count", "long", "float", "gm")
 
 
 def columns(selected, num_docs_in_coll: int = 0) -> list[Column]:
@@ -200,7 +206,7 @@ def columns(selected, num_docs_in_coll: int = 0) -> list[Column]:
     for tm, param in selected:
         if tm.kind in TAKES_NO_PARAMS:
             param = None
-        if tm.kind in ("runid", "num_q"):
+        if tm.kind in ("run_name", "query_count"):
             out.append(Column(tm.name, tm.kind, None))
         elif tm.kind in ("cut_long", "cut_double"):
             values = _cutoff_values(tm, param)
@@ -447,7 +453,7 @@ def run_trec_eval(
         printable = [
             (c, v)
             for c, v in zip(cols, per_values, strict=True)
-            if c.kind not in ("runid", "num_q", "gm")
+            if c.kind not in ("run_name", "query_count", "gm")
         ]
         # column by column (each distinct value formatted once), then query-major order
         tails = [f"\t{q}\t" for q in qids]
@@ -465,10 +471,10 @@ def run_trec_eval(
         n = jr.num_queries
         count = _fmt_long if not z else trec_format_number
         for col, values in zip(cols, per_values, strict=True):
-            if col.kind == "runid":
-                lines.append(f"{'runid':<22}\tall\t{jr.run_name}")
-            elif col.kind == "num_q":
-                lines.append(f"{z}{'num_q':<22}\tall\t{count(n)}")
+            if col.kind == "run_name":
+                lines.append(f"{col.printed:<22}\tall\t{jr.run_name}")
+            elif col.kind == "query_count":
+                lines.append(f"{z}{col.printed:<22}\tall\t{count(n)}")
             elif col.kind == "string":
                 continue
             elif col.kind == "long":

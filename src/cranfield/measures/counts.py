@@ -25,7 +25,7 @@ from .registry import (
 @measure(
     name="NumQ",
     aliases=("num_q",),
-    trec=TrecEval("num_q", 1, TREC_NICKNAMES, kind="num_q"),
+    trec=TrecEval("num_q", 1, TREC_NICKNAMES, kind="query_count"),
     summary="Number of queries evaluated.",
     formula="1 per evaluated query; summed",
     reference=TREC,

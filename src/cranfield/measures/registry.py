@@ -191,6 +191,7 @@ def _coerce_gains(value) -> tuple[tuple[int, float], ...]:
 
 TREC_NICKNAMES = ("official", "set", "all_trec", "all_prefs", "prefs", "qrels_jg")
 """trec_eval 10.0's nicknames (``-m official``), in its order (measures.c)."""
+TREC_DEFAULT_NICKNAME = "official"  # what trec_eval prints without -m
 OFFICIAL = ("official", "all_trec")
 SET = ("set", "all_trec")
 OFFICIAL_AND_SET = ("official", "set", "all_trec")
@@ -229,7 +230,8 @@ class TrecEval:
         ``"gains"`` stands for the integer gain levels. None: not a pair list.
     kind
         How trec_eval prints it; derived from the family when empty (see
-        :func:`_trec_kind`): ``runid``, ``num_q``, ``long`` (a count, ``%ld``),
+        :func:`_trec_kind`): ``run_name`` (runid), ``query_count`` (num_q), ``long``
+        (a count, ``%ld``),
         ``float``, ``gm`` (geometric mean), ``cut_long`` / ``cut_double`` (one value
         per rank / real cutoff), ``params`` (``name_params`` when given), ``string``
         (per query only), or ``unsupported``.
@@ -360,7 +362,7 @@ def measure(**spec) -> Callable[[Callable], Callable]:
 # trec_eval front end) and those that need preference or judgment-group files
 _PREFS_OFFICIAL = ("all_prefs", "prefs")
 _TREC_ONLY = (
-    TrecEval("runid", 0, TREC_NICKNAMES, kind="runid"),
+    TrecEval("runid", 0, TREC_NICKNAMES, kind="run_name"),
     *(
         TrecEval(name, order, nicknames, kind="unsupported")
         for order, (name, nicknames) in enumerate(
