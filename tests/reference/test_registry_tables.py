@@ -159,3 +159,14 @@ def _names_in(path: Path) -> set[str]:
 @pytest.mark.parametrize("module", ["trec_eval.py", "measures/names.py"])
 def test_no_other_module_declares_trec_eval_names(module):
     assert _names_in(SRC / module) == set()
+
+
+def test_pair_parameters_read_as_declared():
+    """rbp_resid reads ``p`` from a pair list, as trec_eval does (m_rbp_resid.c); the
+    measure language reads it the same way (it refused ``rbp_resid.p=0.5`` when its own
+    list of pair measures left rbp_resid out)."""
+    from cranfield.measures.names import parse_many
+    from cranfield.measures.registry import Measure
+
+    assert parse_many("rbp_resid.p=0.5") == [Measure.of("rbp_resid", p=0.5)]
+    assert parse_many("rbp.p=0.5,2=3") == [Measure.of("rbp", p=0.5, gains={2: 3})]
