@@ -60,8 +60,11 @@ def describe(d: MeasureDef) -> str:
     )
     if d.aliases:
         lines.append("- **Aliases**: " + ", ".join(f"`{a}`" for a in d.aliases))
-    if d.trec_name:
-        lines.append(f"- **trec_eval name**: `{d.trec_name}`")
+    if d.trec:
+        names = "; ".join(
+            f"`{t.name}`" + (f" (default cutoffs {t.cutoffs})" if t.cutoffs else "") for t in d.trec
+        )
+        lines.append(f"- **trec_eval name{'s' if len(d.trec) > 1 else ''}**: {names}")
     for twin in case_twins(d.name):
         how = (
             f"write `{d.name}` or `{d.name}.p=0.8` (trec_eval's syntax); `{d.name}(...)` is refused"
