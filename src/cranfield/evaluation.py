@@ -101,9 +101,7 @@ def _with_collection_size(measure: Measure, size: int) -> Measure:
 
 def micro_aggregate(measure: Measure, jr: JudgedRun) -> float:
     """Micro average (pooled counts); raises MeasureError where it is not defined."""
-    from .measures import set_based
-
-    return set_based.micro(measure, jr)
+    return measure.micro(jr)
 
 
 @dataclass

@@ -209,21 +209,29 @@ def judged_view(jr: JudgedRun) -> JudgedRun:
     Equivalent to judging with ``judged_only=True`` (trec_eval ``-J``); used by
     measures with ir_measures' ``judged_only`` parameter.
     """
-    keep = jr.labels >= 0
-    counts = segments.int_sum(keep, jr.offsets)
-    offsets = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
+    labels, offsets, rows = _keep_ranked(jr.labels >= 0, jr.labels, jr.offsets, jr.doc_rows)
     return JudgedRun(
         query_ids=jr.query_ids,
         offsets=offsets,
-        labels=jr.labels[keep],
+        labels=labels,
         qrels_offsets=jr.qrels_offsets,
         qrels_grades=jr.qrels_grades,
         in_run=jr.in_run,
         rel_level=jr.rel_level,
         run_name=jr.run_name,
-        doc_rows=None if jr.doc_rows is None else jr.doc_rows[keep],
+        doc_rows=rows,
         compat=jr.compat,
     )
+
+
+def _keep_ranked(keep: np.ndarray, labels: np.ndarray, offsets: np.ndarray, rows):
+    """The ranked documents where ``keep`` holds, order kept (``-M``, ``-J``).
+
+    Returns their labels, the new CSR offsets and their document rows (None stays None).
+    """
+    counts = segments.int_sum(keep, offsets)
+    offsets = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
+    return labels[keep], offsets, None if rows is None else rows[keep]
 
 
 def _codes(values: pa.ChunkedArray | pa.Array, universe: pa.Array) -> np.ndarray:
@@ -322,10 +330,9 @@ def judge(
             keep_rank &= segments.positions(offsets_all) < depth
         if judged_only:
             keep_rank &= labels >= 0
-        rows = np.flatnonzero(keep_rank) if rows is None else rows[keep_rank]
-        labels = labels[keep_rank]
-        counts = segments.int_sum(keep_rank, offsets_all)
-        offsets_all = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
+        if rows is None:
+            rows = np.arange(len(labels), dtype=np.int64)
+        labels, offsets_all, rows = _keep_ranked(keep_rank, labels, offsets_all, rows)
 
     # restrict to evaluated topics (contiguous blocks, in topic order)
     lengths = np.diff(offsets_all)[evaluated]

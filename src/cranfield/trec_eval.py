@@ -28,135 +28,14 @@ from .errors import InputError, MeasureError
 from .evaluation import MIN_GEO_MEAN, aggregate, require_queries
 from .judged import NOT_POOLED, JudgedRun, judge
 from .measures._common import libm_exp, libm_log
-from .measures.names import TREC_DEFAULT_CUTOFFS, parse_trec
-from .measures.registry import Measure
-
-
-@dataclass(frozen=True)
-class TrecMeasure:
-    """A trec_eval measure: how it is parameterised, printed and averaged."""
-
-    name: str
-    kind: str  # runid | num_q | long | float | gm | cut_long | cut_double | params | string
-
-
-# te_trec_measures[] order of trec_eval 10.0 (measures.c); preference and
-# judgment-group measures are not supported.
-TREC_MEASURES = [
-    TrecMeasure("runid", "runid"),
-    TrecMeasure("num_q", "num_q"),
-    TrecMeasure("num_ret", "long"),
-    TrecMeasure("num_rel", "long"),
-    TrecMeasure("num_rel_ret", "long"),
-    TrecMeasure("map", "float"),
-    TrecMeasure("gm_map", "gm"),
-    TrecMeasure("Rprec", "float"),
-    TrecMeasure("bpref", "float"),
-    TrecMeasure("recip_rank", "float"),
-    TrecMeasure("iprec_at_recall", "cut_double"),
-    TrecMeasure("P", "cut_long"),
-    TrecMeasure("relstring", "string"),
-    TrecMeasure("recall", "cut_long"),
-    TrecMeasure("infAP", "float"),
-    TrecMeasure("gm_bpref", "gm"),
-    TrecMeasure("Rprec_mult", "cut_double"),
-    TrecMeasure("utility", "params"),
-    TrecMeasure("11pt_avg", "params"),
-    TrecMeasure("binG", "float"),
-    TrecMeasure("G", "params"),
-    TrecMeasure("dcg", "params"),
-    TrecMeasure("ideal_dcg", "params"),
-    TrecMeasure("ndcg", "params"),
-    TrecMeasure("ndcg_rel", "params"),
-    TrecMeasure("Rndcg", "params"),
-    TrecMeasure("ndcg_cut", "cut_long"),
-    TrecMeasure("map_cut", "cut_long"),
-    TrecMeasure("relative_P", "cut_long"),
-    TrecMeasure("success", "cut_long"),
-    TrecMeasure("set_P", "float"),
-    TrecMeasure("set_relative_P", "float"),
-    TrecMeasure("set_recall", "float"),
-    TrecMeasure("set_map", "float"),
-    TrecMeasure("set_F", "params"),
-    TrecMeasure("num_nonrel_judged_ret", "long"),
-    TrecMeasure("yaap", "float"),
-    TrecMeasure("rbp", "params"),
-    TrecMeasure("rbp_resid", "params"),
-    TrecMeasure("unj", "cut_long"),
-]
-BY_NAME = {m.name: m for m in TREC_MEASURES}
-
-# trec_eval's nicknames (measures.c); membership only: output follows TREC_MEASURES
-_OFFICIAL = [
-    "runid",
-    "num_q",
-    "num_ret",
-    "num_rel",
-    "num_rel_ret",
-    "map",
-    "gm_map",
-    "Rprec",
-    "bpref",
-    "recip_rank",
-    "iprec_at_recall",
-    "P",
-]
-NICKNAMES = {
-    "official": _OFFICIAL,
-    "set": [
-        "runid",
-        "num_q",
-        "num_ret",
-        "num_rel",
-        "num_rel_ret",
-        "utility",
-        "set_P",
-        "set_recall",
-        "set_relative_P",
-        "set_map",
-        "set_F",
-    ],
-    "all_trec": _OFFICIAL
-    + [
-        "relstring",
-        "recall",
-        "unj",
-        "rbp",
-        "rbp_resid",
-        "infAP",
-        "gm_bpref",
-        "utility",
-        "11pt_avg",
-        "ndcg",
-        "relative_P",
-        "Rprec_mult",
-        "success",
-        "map_cut",
-        "ndcg_cut",
-        "ndcg_rel",
-        "Rndcg",
-        "binG",
-        "G",
-        "set_P",
-        "set_recall",
-        "set_relative_P",
-        "set_map",
-        "set_F",
-        "num_nonrel_judged_ret",
-    ],
-}
-UNSUPPORTED = {
-    "all_prefs",
-    "prefs",
-    "qrels_jg",
-    "prefs_num_prefs_poss",
-    "prefs_simp",
-    "prefs_pair",
-    "prefs_avgjg",
-    "map_avgjg",
-    "P_avgjg",
-    "Rprec_mult_avgjg",
-}
+from .measures.names import parse_trec
+from .measures.registry import (
+    TREC_DEFAULT_NICKNAME,
+    Measure,
+    TrecEval,
+    trec_measures,
+    trec_nicknames,
+)
 
 
 @dataclass
@@ -167,31 +46,42 @@ class Column:
     kind: str
     measure: Measure | None
     blank: bool = False  # relstring of length <= 0: trec_eval prints '' for every topic
+    reset: bool = False  # the topics -c adds score 0 (TrecEval.reset_with_c)
+    recount: bool = False  # the summary under -c counts the qrels (TrecEval.recount_with_c)
 
 
-def select(measure_args: list[str]) -> list[tuple[TrecMeasure, str | None]]:
-    """Marked measures in trec_eval order, each with the first parameters given."""
+def select(measure_args: list[str]) -> list[tuple[TrecEval, str | None]]:
+    """Marked measures in trec_eval order, each with the first parameters given.
+
+    The measures, their order and the nicknames come from the measure registry
+    (:class:`~cranfield.measures.registry.TrecEval`).
+    """
+    table = {t.name: t for t in trec_measures()}
+    nicknames = trec_nicknames()
+    unsupported = {n for n, t in table.items() if not t.supported} | {
+        n for n, members in nicknames.items() if not all(table[m].supported for m in members)
+    }
     params: dict[str, str | None] = {}
     marked: set[str] = set()
-    for arg in measure_args or ["official"]:
+    for arg in measure_args or [TREC_DEFAULT_NICKNAME]:
         name, _, param = arg.partition(".")
         if "." in arg and not param:
             raise MeasureError(f"improper measure in parameter '{name}'")
-        if name in UNSUPPORTED or name.startswith("prefs_"):
+        if name in unsupported or name.startswith("prefs_"):
             raise MeasureError(
                 f"'{name}' needs preference or judgment-group files, which are not supported"
             )
         if "." in arg:
             params.setdefault(name, param)
-        if name in NICKNAMES:
-            marked.update(NICKNAMES[name])
-        elif name in BY_NAME:
+        if name in nicknames:
+            marked.update(nicknames[name])
+        elif name in table:
             marked.add(name)
         else:
             from .measures.names import suggest
 
             raise MeasureError(f"illegal measure '{arg}'{suggest(name)}")
-    return [(m, params.get(m.name)) for m in TREC_MEASURES if m.name in marked]
+    return [(t, params.get(t.name)) for t in table.values() if t.name in marked]
 
 
 # -- trec_eval's reading of measure parameters (meas_init.c, gain_init.c) ---------------
@@ -236,8 +126,8 @@ def _valid_int(text: str) -> bool:
     return re.fullmatch(r"[+-]?[0-9]+", text) is not None
 
 
-def _cutoff_values(tm: TrecMeasure, param: str | None) -> list:
-    text = param if param is not None else TREC_DEFAULT_CUTOFFS[tm.name]
+def _cutoff_values(tm: TrecEval, param: str | None) -> list:
+    text = param if param is not None else tm.cutoffs
     if tm.kind == "cut_long":
         values = sorted(c_atol(v) for v in text.split(","))
         if values[0] <= 0:
@@ -251,21 +141,22 @@ def _cutoff_values(tm: TrecMeasure, param: str | None) -> list:
     return values
 
 
-def _params_as_read(tm: TrecMeasure, param: str) -> str | None:
+def _params_as_read(tm: TrecEval, param: str) -> str | None:
     """The parameter string with every number as trec_eval reads it, for parse_trec.
 
     Comma lists (utility, 11pt_avg, set_F, relstring) are read with ``atof``; pair lists
     (``ndcg.1=3,2=9``, ``rbp.p=0.5``) must alternate names and values as trec_eval
     checks them, keep the gain levels named by an integer (and ``p`` for rbp), the first
-    of repeated levels (the last ``p``), and read values with ``atof``. Returns None when nothing is left
-    (trec_eval then uses the defaults).
+    of repeated levels (the last ``p``), and read values with ``atof``; the keys the
+    measure does not read (``TrecEval.pairs``: rbp_resid reads only ``p``) are then
+    dropped. Returns None when nothing is left (trec_eval then uses the defaults).
     """
-    if tm.name not in _PAIR_MEASURES:
+    if tm.pairs is None:
         values = [c_atof(v) for v in param.split(",")]
         if not all(math.isfinite(v) for v in values):
             raise MeasureError(f"{tm.name}: parameters must be finite numbers, got '{param}'")
-        if tm.name == "relstring":
-            return str(int(values[0]))  # trec_eval truncates the length to an integer
+        if tm.values[:1] == ("cutoff",):
+            return str(int(values[0]))  # trec_eval truncates a length to an integer
         return ",".join(repr(v) for v in values)
     # the shape trec_eval accepts: the last separator is '=', no ',,' and no '=='
     last = ","
@@ -282,23 +173,22 @@ def _params_as_read(tm: TrecMeasure, param: str) -> str | None:
         name, _, value = item.partition("=")
         if _valid_int(name):
             key = str(c_atol(name))
-        elif tm.name in ("rbp", "rbp_resid") and name == "p":
-            key = "p"
+        elif name in tm.pairs:  # a named parameter (rbp's p)
+            key = name
         else:
             continue  # trec_eval ignores other names
         number = c_atof(value)
         if not math.isfinite(number):
             raise MeasureError(f"{tm.name}: gains must be finite numbers, got '{param}'")
-        if key == "p":
+        if key in tm.pairs:
             kept[key] = number  # the last p is read (m_rbp.c loops over every pair)
         else:
             kept.setdefault(key, number)  # the first gain of a level is used
+    if "gains" not in tm.pairs:
+        kept = {k: v for k, v in kept.items() if k in tm.pairs}
     if not kept:
         return None
     return ",".join(f"{k}={v!r}" for k, v in kept.items())
-
-
-_PAIR_MEASURES = {"ndcg", "dcg", "ideal_dcg", "ndcg_rel", "Rndcg", "G", "rbp", "rbp_resid"}
 
 
 def _double_name(name: str, value: float) -> str:
@@ -307,7 +197,7 @@ def _double_name(name: str, value: float) -> str:
 
 
 # kinds whose trec_eval initialisation never reads parameters: `-m map.5` is `map`
-TAKES_NO_PARAMS = ("runid", "num_q", "long", "float", "gm")
+TAKES_NO_PARAMS = ("run_name", "query_count", "long", "float", "gm")
 
 
 def columns(selected, num_docs_in_coll: int = 0) -> list[Column]:
@@ -316,26 +206,23 @@ def columns(selected, num_docs_in_coll: int = 0) -> list[Column]:
     for tm, param in selected:
         if tm.kind in TAKES_NO_PARAMS:
             param = None
-        if tm.kind in ("runid", "num_q"):
+        if tm.kind in ("run_name", "query_count"):
             out.append(Column(tm.name, tm.kind, None))
         elif tm.kind in ("cut_long", "cut_double"):
             values = _cutoff_values(tm, param)
             joined = ",".join(repr(v) for v in values)
             for v, m in zip(values, parse_trec(tm.name, joined), strict=True):
                 printed = f"{tm.name}_{v}" if tm.kind == "cut_long" else _double_name(tm.name, v)
-                out.append(Column(printed, tm.kind, m))
+                out.append(Column(printed, tm.kind, m, reset=tm.reset_with_c))
         else:
             read = None if param is None else _params_as_read(tm, param)
-            blank = tm.name == "relstring" and read is not None and int(read) <= 0
-            if tm.name == "rbp_resid":  # only p is read (m_rbp_resid.c)
-                p = dict(item.split("=") for item in read.split(",")) if read else {}
-                m = Measure.of("rbp_resid", **({"p": float(p["p"])} if "p" in p else {}))
-            else:
-                (m,) = parse_trec(tm.name, "1" if blank else read)
-            if tm.name == "utility" and num_docs_in_coll:
-                m = Measure.of("utility", **{**dict(m.params), "collection_size": num_docs_in_coll})
+            blank = tm.kind == "string" and read is not None and int(read) <= 0
+            (m,) = parse_trec(tm.name, "1" if blank else read)
+            if "collection_size" in (p.name for p in m.definition.params) and num_docs_in_coll:
+                m = Measure.of(m.name, **{**dict(m.params), "collection_size": num_docs_in_coll})
             printed = tm.name if param is None else f"{tm.name}_{param}"
-            out.append(Column(printed, tm.kind, m, blank))
+            reset = tm.reset_with_c and param is None
+            out.append(Column(printed, tm.kind, m, blank, reset, tm.recount_with_c))
     return out
 
 
@@ -433,9 +320,9 @@ def _with_placeholder(jr: JudgedRun, judged_only: bool) -> JudgedRun:
 
 
 def _reset_for_placeholder(col: Column, values: np.ndarray, missing: np.ndarray):
-    """trec_eval's reset of the placeholder topics' values, by printed name."""
-    name = col.printed
-    if name in ("num_ret", "utility", "relstring", "rbp_resid") or name.startswith("unj"):
+    """trec_eval's reset of the placeholder topics' values (trec_eval.c compares the
+    printed names: ``Column.reset``)."""
+    if col.reset:
         fill = "" if col.kind == "string" else 0.0
         values = np.where(missing, fill, values)
         if col.kind == "string":
@@ -566,7 +453,7 @@ def run_trec_eval(
         printable = [
             (c, v)
             for c, v in zip(cols, per_values, strict=True)
-            if c.kind not in ("runid", "num_q", "gm")
+            if c.kind not in ("run_name", "query_count", "gm")
         ]
         # column by column (each distinct value formatted once), then query-major order
         tails = [f"\t{q}\t" for q in qids]
@@ -584,15 +471,15 @@ def run_trec_eval(
         n = jr.num_queries
         count = _fmt_long if not z else trec_format_number
         for col, values in zip(cols, per_values, strict=True):
-            if col.kind == "runid":
-                lines.append(f"{'runid':<22}\tall\t{jr.run_name}")
-            elif col.kind == "num_q":
-                lines.append(f"{z}{'num_q':<22}\tall\t{count(n)}")
+            if col.kind == "run_name":
+                lines.append(f"{col.printed:<22}\tall\t{jr.run_name}")
+            elif col.kind == "query_count":
+                lines.append(f"{z}{col.printed:<22}\tall\t{count(n)}")
             elif col.kind == "string":
                 continue
             elif col.kind == "long":
                 total = aggregate(values, "sum")
-                if col.printed == "num_rel" and complete:  # recounted, also under -Z
+                if col.recount and complete:  # recounted, also under -Z
                     total = float(np.sum(qrels.table.column("relevance").to_numpy() > 0))
                 lines.append(f"{z}{col.printed:<22}\tall\t{count(total)}")
             elif col.kind == "gm":

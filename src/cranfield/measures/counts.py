@@ -7,13 +7,25 @@ import numpy as np
 from .. import segments
 from ._common import level
 from .precision import REL, TREC
-from .registry import MAX_COUNT, MAX_GRADE, MIN_GRADE, Param, integer_in, measure, weights
+from .registry import (
+    MAX_COUNT,
+    MAX_GRADE,
+    MIN_GRADE,
+    OFFICIAL_AND_SET,
+    SET,
+    TREC_NICKNAMES,
+    Param,
+    TrecEval,
+    integer_in,
+    measure,
+    weights,
+)
 
 
 @measure(
     name="NumQ",
     aliases=("num_q",),
-    trec_name="num_q",
+    trec=TrecEval("num_q", 1, TREC_NICKNAMES, kind="query_count"),
     summary="Number of queries evaluated.",
     formula="1 per evaluated query; summed",
     reference=TREC,
@@ -28,7 +40,7 @@ def num_q(jr, cutoff):
 @measure(
     name="NumRet",
     aliases=("num_ret",),
-    trec_name="num_ret",
+    trec=TrecEval("num_ret", 2, OFFICIAL_AND_SET, reset_with_c=True),
     summary="Number of documents retrieved (after depth and judged-only filtering).",
     formula="|ranking|; with rel: |{retrieved d : grade(d) >= rel}| (ir_measures NumRet(rel=))",
     reference=TREC,
@@ -56,7 +68,7 @@ def num_ret(jr, cutoff, rel=None):
 @measure(
     name="NumRel",
     aliases=("num_rel",),
-    trec_name="num_rel",
+    trec=TrecEval("num_rel", 3, OFFICIAL_AND_SET, recount_with_c=True),
     summary="Number of relevant documents in the qrels.",
     formula="R = |{d : grade(d) >= rel}|",
     reference=TREC,
@@ -72,7 +84,7 @@ def num_rel(jr, cutoff, rel=None):
 @measure(
     name="NumRelRet",
     aliases=("num_rel_ret",),
-    trec_name="num_rel_ret",
+    trec=TrecEval("num_rel_ret", 4, OFFICIAL_AND_SET),
     summary="Number of relevant documents retrieved.",
     formula="|relevant in ranking|",
     reference=TREC,
@@ -92,7 +104,7 @@ def num_rel_ret(jr, cutoff, rel=None):
 @measure(
     name="NumNonRelJudgedRet",
     aliases=("num_nonrel_judged_ret",),
-    trec_name="num_nonrel_judged_ret",
+    trec=TrecEval("num_nonrel_judged_ret", 35),
     summary="Number of judged non-relevant documents retrieved.",
     formula="|{retrieved d : 0 <= grade(d) < rel}|",
     reference=TREC,
@@ -109,7 +121,7 @@ def num_nonrel_judged_ret(jr, cutoff, rel=None):
 
 @measure(
     name="utility",
-    trec_name="utility",
+    trec=TrecEval("utility", 17, SET, values=("a", "b", "c", "d"), reset_with_c=True),
     summary="Set utility: a weighted sum of the contingency table of the retrieved set.",
     formula="utility = a*relret + b*(ret - relret) + c*(R - relret) + d*(N + relret - ret - R)",
     reference=f"{TREC}, m_utility.c",
@@ -164,7 +176,7 @@ def relstring_values(jr, n: int) -> np.ndarray:
 @measure(
     name="relstring",
     aliases=("RelString",),
-    trec_name="relstring",
+    trec=TrecEval("relstring", 12, values=("cutoff",), reset_with_c=True),
     summary="The relevance labels of the top n documents as a string (per query only).",
     formula="grade 0-9 as a digit, '>' above 9, '-' not in the pool, '.' pooled but unjudged",
     reference=f"{TREC}, m_relstring.c",

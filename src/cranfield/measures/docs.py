@@ -56,12 +56,15 @@ def describe(d: MeasureDef) -> str:
         cut += f"; {CUTOFF_ALLOWED[d.cutoff]}"
     lines.append(f"- **Cutoff**: {cut}")
     lines.append(
-        f"- **Aggregate**: {d.aggregate}" + (" (micro averaging supported)" if _micro(d) else "")
+        f"- **Aggregate**: {d.aggregate}" + (" (micro averaging supported)" if d.micro else "")
     )
     if d.aliases:
         lines.append("- **Aliases**: " + ", ".join(f"`{a}`" for a in d.aliases))
-    if d.trec_name:
-        lines.append(f"- **trec_eval name**: `{d.trec_name}`")
+    if d.trec:
+        names = "; ".join(
+            f"`{t.name}`" + (f" (default cutoffs {t.cutoffs})" if t.cutoffs else "") for t in d.trec
+        )
+        lines.append(f"- **trec_eval name{'s' if len(d.trec) > 1 else ''}**: {names}")
     for twin in case_twins(d.name):
         how = (
             f"write `{d.name}` or `{d.name}.p=0.8` (trec_eval's syntax); `{d.name}(...)` is refused"
@@ -79,10 +82,6 @@ def describe(d: MeasureDef) -> str:
             allowed = p.allowed_text
             lines.append(f"| `{p.name}` | `{param_default(p)}` | {allowed} | {p.doc} |")
     return "\n".join(lines) + "\n"
-
-
-def _micro(d: MeasureDef) -> bool:
-    return d.micro is not None or d.name in ("SetP", "SetR", "SetF", "set_F", "P", "R")
 
 
 def render() -> str:

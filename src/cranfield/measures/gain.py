@@ -18,7 +18,16 @@ from ..errors import MeasureError
 from ..judged import NOT_POOLED, Positions
 from ._common import level, libm_log2, safe_div
 from .precision import JUDGED_ONLY, REL, TREC
-from .registry import MAX_MAGNITUDE, WEIGHT_ALLOWED, Param, measure, number_in, weight
+from .registry import (
+    MAX_MAGNITUDE,
+    STANDARD_CUTOFFS,
+    WEIGHT_ALLOWED,
+    Param,
+    TrecEval,
+    measure,
+    number_in,
+    weight,
+)
 
 GAINS = Param(
     "gains",
@@ -181,7 +190,10 @@ def _dcg_cumulative(jr, gains=()) -> tuple[Positions, np.ndarray, np.ndarray]:
 @measure(
     name="nDCG",
     aliases=("ndcg", "ndcg_cut"),
-    trec_name="ndcg",
+    trec=(
+        TrecEval("ndcg", 23, pairs=("gains",)),
+        TrecEval("ndcg_cut", 26, cutoffs=STANDARD_CUTOFFS),
+    ),
     summary="Normalised discounted cumulative gain: DCG over the DCG of the ideal ranking.",
     formula="nDCG@k = DCG@k / IDCG@k; DCG@k = sum_{i<=k} gain_i / log2(i + 1) (dcg='log2'), "
     "sum (2^gain_i - 1) / log2(i + 1) (dcg='exp-log2'), sum gain_i / max(1, log_b i) "
@@ -199,7 +211,7 @@ def ndcg(jr, cutoff, gains=(), dcg="log2", b=2.0):
 @measure(
     name="DCG",
     aliases=("dcg",),
-    trec_name="dcg",
+    trec=TrecEval("dcg", 21, (), pairs=("gains",)),
     summary="Discounted cumulative gain (log2, exp-log2 or Järvelin-Kekäläinen form).",
     formula="DCG@k = sum_{i<=k} gain_i / log2(i + 1) (dcg='log2'); (2^gain_i - 1) / "
     "log2(i + 1) (dcg='exp-log2'); gain_i / max(1, log_b i) (dcg='jk')",
@@ -215,7 +227,7 @@ def dcg(jr, cutoff, gains=(), dcg="log2", b=2.0):
 @measure(
     name="IDCG",
     aliases=("ideal_dcg",),
-    trec_name="ideal_dcg",
+    trec=TrecEval("ideal_dcg", 22, (), pairs=("gains",)),
     summary="DCG of the ideal ranking of the query's judged documents.",
     formula="IDCG@k = DCG@k of gain* (all judged gains sorted descending), same dcg forms",
     reference=f"{TREC}, m_ndcg.c; {JK}",
@@ -229,7 +241,7 @@ def ideal_dcg(jr, cutoff, gains=(), dcg="log2", b=2.0):
 
 @measure(
     name="ndcg_rel",
-    trec_name="ndcg_rel",
+    trec=TrecEval("ndcg_rel", 24, pairs=("gains",)),
     summary="nDCG averaged over the ranks of the relevant documents (experimental).",
     formula="(1/L) [sum_{retrieved d, gain>0} nDCG at rank(d) + (L - found) * nDCG at the end], "
     "L = number of documents with positive gain",
@@ -266,7 +278,7 @@ def ndcg_rel(jr, cutoff, gains=()):
 
 @measure(
     name="Rndcg",
-    trec_name="Rndcg",
+    trec=TrecEval("Rndcg", 25, pairs=("gains",)),
     summary="nDCG averaged at the R-levels: where the ideal gain changes (experimental).",
     formula="mean of nDCG at each rank where the ideal gain level changes, plus at the end "
     "of a ranking longer than the ideal one",
@@ -311,7 +323,7 @@ def rndcg(jr, cutoff, gains=(), rel=None):
 
 @measure(
     name="G",
-    trec_name="G",
+    trec=TrecEval("G", 20, pairs=("gains",)),
     summary="Normalised gain G, between MAP and nDCG (experimental).",
     formula="G = (1/sum gain*) sum_i gain_i / log2(2 + cost_i - gain_so_far_i), "
     "cost_i = sum_{j<=i} max(gain*_j, 1)",

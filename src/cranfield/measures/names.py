@@ -19,38 +19,38 @@ import ast
 import re
 
 from ..errors import MeasureError, invalid_value
-from .registry import MAX_NAME, Measure, all_definitions, all_names, case_twins, lookup
+from .registry import (
+    MAX_NAME,
+    Measure,
+    TrecEval,
+    _num,
+    all_definitions,
+    all_names,
+    case_twins,
+    lookup,
+    trec_measure,
+    trec_measures,
+)
 
 _READABLE = re.compile(
     r"^\s*(?P<name>[A-Za-z0-9_][A-Za-z0-9_\-]*)\s*(?:\((?P<args>.*)\))?\s*(?:@\s*(?P<cut>[^\s]+))?\s*$"
 )
 
-# trec_eval measures whose parameters are cutoffs (one measure per value)
-_TREC_CUTOFF = {
-    "P": "P",
-    "recall": "R",
-    "success": "Success",
-    "relative_P": "relative_P",
-    "map_cut": "AP",
-    "ndcg_cut": "nDCG",
-    "unj": "Unjudged",
-    "iprec_at_recall": "IPrec",
-    "Rprec_mult": "Rprec_mult",
-}
-_STANDARD = "5,10,15,20,30,100,200,500,1000"
-# trec_eval's default parameters of its cutoff measures
-TREC_DEFAULT_CUTOFFS = {
-    "P": _STANDARD,
-    "recall": _STANDARD,
-    "relative_P": _STANDARD,
-    "map_cut": _STANDARD,
-    "ndcg_cut": _STANDARD,
-    "success": "1,5,10",
-    "unj": "5,10,20",
-    "iprec_at_recall": "0.0,0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9,1.0",
-    "Rprec_mult": "0.2,0.4,0.6,0.8,1.0,1.2,1.4,1.6,1.8,2.0",
-}
-_TREC_PAIRS = {"ndcg", "dcg", "ideal_dcg", "ndcg_rel", "Rndcg", "G", "rbp"}
+
+def __getattr__(name: str):
+    # trec_eval's cutoff measures, derived from the registry (kept for callers of the
+    # former tables): trec_eval name -> family, and -> default cutoffs
+    if name == "_TREC_CUTOFF":
+        return {t.name: t.family for t in trec_measures() if t.cutoffs is not None}
+    if name == "TREC_DEFAULT_CUTOFFS":
+        return {t.name: t.cutoffs for t in trec_measures() if t.cutoffs is not None}
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _cutoff_measure(name: str) -> TrecEval | None:
+    """The trec_eval measure ``name`` if it is computed at cutoffs (P, ndcg_cut)."""
+    t = trec_measure(name)
+    return t if t is not None and t.cutoffs is not None else None
 
 
 def suggest(name: str) -> str:
@@ -174,51 +174,65 @@ def _parse_readable(text: str) -> Measure | None:
 
 
 def parse_trec(name: str, params: str | None) -> list[Measure]:
-    """Measures for a trec_eval measure name and its ``.params`` string."""
-    if name in _TREC_CUTOFF:
-        family = _TREC_CUTOFF[name]
-        if params is None:
-            params = TREC_DEFAULT_CUTOFFS[name]
-        values = [v for v in params.split(",")]
-        return [Measure.of(family, cutoff=_number(v, name)) for v in values]
-    definition = lookup(name)
-    if definition is None or definition.trec_name != name:
+    """Measures for a trec_eval measure name and its ``.params`` string.
+
+    How the parameters read is declared with the family (:class:`TrecEval`): a
+    cutoff measure gives one measure per value, a pair list ``k=v,...`` gives gains
+    and named parameters, a value list fills the declared parameters in order.
+    """
+    t = trec_measure(name)
+    if t is not None and t.cutoffs is not None:
+        values = (t.cutoffs if params is None else params).split(",")
+        return [Measure.of(t.family, cutoff=_number(v, name)) for v in values]
+    if t is None or t.family is None:
         return []
     if params is None:
-        return [Measure.of(definition.name)]
-    if name in _TREC_PAIRS:
-        pairs = [p.split("=", 1) for p in params.split(",")]
-        if any(len(p) != 2 for p in pairs):
-            raise MeasureError(
-                f"{name}: malformed pair parameters in {params!r}: expected level=gain "
-                f"pairs, e.g. {name}.1=3,2=9"
-            )
-        kwargs: dict = {}
-        gains = []
-        for k, v in pairs:
-            k = k.strip()
-            value = _number(v, name, f"parameter {k}")
-            if re.fullmatch(r"[+-]?\d+", k):
-                gains.append((int(k), value))
-            elif k in kwargs:
-                raise MeasureError(f"{name}: parameter {k!r} given twice in {params!r}")
-            else:
-                kwargs[k] = value
-        if gains:
-            kwargs["gains"] = gains
-        return [Measure.of(definition.name, **kwargs)]
+        return [Measure.of(t.family)]
+    if t.pairs is not None:
+        return [Measure.of(t.family, **_pairs(name, params))]
     values = [_number(v, name) for v in params.split(",")]
-    if name == "utility":
-        if len(values) != 4:
-            raise MeasureError("utility takes 4 coefficients a,b,c,d, e.g. utility.1,-1,0,0")
-        return [Measure.of("utility", a=values[0], b=values[1], c=values[2], d=values[3])]
-    if name == "11pt_avg":
-        return [Measure.of("11pt_avg", points=values)]
-    if name == "set_F":
-        return [Measure.of("set_F", x=values[0])]
-    if name == "relstring":
-        return [Measure.of("relstring", cutoff=values[0])]
-    raise MeasureError(f"{name} takes no parameters (got {params!r})")
+    if not t.values:
+        raise MeasureError(f"{name} takes no parameters (got {params!r})")
+    definition = lookup(t.family)
+    if len(t.values) > 1 and len(values) != len(t.values):
+        example = ",".join(_num(definition.param(v).default) for v in t.values)
+        raise MeasureError(
+            f"{name} takes {len(t.values)} coefficients {','.join(t.values)}, e.g. {name}.{example}"
+        )
+    if (
+        len(t.values) == 1
+        and t.values[0] != "cutoff"
+        and definition.param(t.values[0]).kind == "floats"
+    ):
+        kwargs = {t.values[0]: values}  # 11pt_avg.0.1,0.5: the whole list
+    else:
+        kwargs = dict(zip(t.values, values, strict=False))  # set_F.0.5,2: the first
+    cutoff = kwargs.pop("cutoff", None)
+    return [Measure.of(t.family, cutoff=cutoff, **kwargs)]
+
+
+def _pairs(name: str, params: str) -> dict:
+    """``level=gain`` pairs (and named parameters, ``rbp.p=0.8``) as keyword arguments."""
+    pairs = [p.split("=", 1) for p in params.split(",")]
+    if any(len(p) != 2 for p in pairs):
+        raise MeasureError(
+            f"{name}: malformed pair parameters in {params!r}: expected level=gain "
+            f"pairs, e.g. {name}.1=3,2=9"
+        )
+    kwargs: dict = {}
+    gains = []
+    for k, v in pairs:
+        k = k.strip()
+        value = _number(v, name, f"parameter {k}")
+        if re.fullmatch(r"[+-]?\d+", k):
+            gains.append((int(k), value))
+        elif k in kwargs:
+            raise MeasureError(f"{name}: parameter {k!r} given twice in {params!r}")
+        else:
+            kwargs[k] = value
+    if gains:
+        kwargs["gains"] = gains
+    return kwargs
 
 
 def _number(text: str, name: str, what: str = "parameter"):
@@ -248,15 +262,16 @@ def parse_many(text: str) -> list[Measure]:
     _check_brackets(text)
     if "(" not in text and "@" not in text and "." in text:
         name, params = text.split(".", 1)
-        if name in _TREC_CUTOFF or (lookup(name) is not None and lookup(name).trec_name == name):
+        t = trec_measure(name)
+        if t is not None and t.family is not None:
             return parse_trec(name, params)
-    if "(" not in text and "@" not in text and text in _TREC_CUTOFF:
+    if "(" not in text and "@" not in text and _cutoff_measure(text):
         return parse_trec(text, None)
     if "(" not in text and "@" not in text:
         definition = lookup(text)
         if definition is None:
             m = _TREC_PRINTED.match(text)  # printed trec names: P_5, ndcg_cut_10
-            if m and (m.group("name") in _TREC_CUTOFF):
+            if m and _cutoff_measure(m.group("name")):
                 return parse_trec(m.group("name"), m.group("cut"))
     measure = _parse_readable(text)
     if measure is not None:

@@ -12,7 +12,17 @@ import numpy as np
 
 from .. import segments
 from ._common import count_at, in_top, level, libm_log, safe_div
-from .registry import MAX_GRADE, MAX_POINTS, MIN_GRADE, Param, integer_in, measure
+from .registry import (
+    MAX_GRADE,
+    MAX_POINTS,
+    MIN_GRADE,
+    OFFICIAL,
+    STANDARD_CUTOFFS,
+    Param,
+    TrecEval,
+    integer_in,
+    measure,
+)
 
 REL = Param(
     "rel",
@@ -30,16 +40,33 @@ JUDGED_ONLY = Param(
 TREC = "trec_eval 10.0 (https://github.com/usnistgov/trec_eval)"
 
 
+def _micro_hits(jr, cutoff, rel) -> tuple[float, float]:
+    """Relevant documents in the top ``cutoff``, and R, summed over all queries."""
+    lv = level(jr, rel)
+    return float(np.sum(count_at(jr, jr.at_least(lv), cutoff))), float(np.sum(jr.num_rel(lv)))
+
+
+def _micro_p(jr, cutoff, rel=None):
+    relret, _ = _micro_hits(jr, cutoff, rel)
+    return relret / (cutoff * jr.num_queries) if jr.num_queries else 0.0
+
+
+def _micro_r(jr, cutoff, rel=None):
+    relret, r = _micro_hits(jr, cutoff, rel)
+    return relret / r if r else 0.0
+
+
 @measure(
     name="P",
     aliases=("Precision",),
-    trec_name="P",
+    trec=TrecEval("P", 11, OFFICIAL, cutoffs=STANDARD_CUTOFFS),
     summary="Precision at rank k: the fraction of the top k that is relevant.",
     formula="P@k = |relevant in top k| / k  (missing ranks count as non-relevant)",
     reference=f"{TREC}, m_P.c; Manning et al., Introduction to IR, 8.4",
     params=(REL, JUDGED_ONLY),
     cutoff="rank",
     cutoff_required=True,
+    micro=_micro_p,
 )
 def precision_at(jr, cutoff, rel=None):
     return count_at(jr, jr.at_least(level(jr, rel)), cutoff) / float(cutoff)
@@ -48,7 +75,7 @@ def precision_at(jr, cutoff, rel=None):
 @measure(
     name="R",
     aliases=("Recall", "recall"),
-    trec_name="recall",
+    trec=TrecEval("recall", 13, cutoffs=STANDARD_CUTOFFS),
     summary="Recall at rank k: the fraction of the relevant documents in the top k.",
     formula="R@k = |relevant in top k| / R",
     reference=f"{TREC}, m_recall.c",
@@ -56,6 +83,7 @@ def precision_at(jr, cutoff, rel=None):
     cutoff="rank",
     cutoff_required=True,
     edge_cases="0 when R = 0.",
+    micro=_micro_r,
 )
 def recall_at(jr, cutoff, rel=None):
     lv = level(jr, rel)
@@ -65,7 +93,7 @@ def recall_at(jr, cutoff, rel=None):
 @measure(
     name="Success",
     aliases=("success",),
-    trec_name="success",
+    trec=TrecEval("success", 29, cutoffs="1,5,10"),
     summary="1 if a relevant document is in the top k, else 0.",
     formula="Success@k = [ |relevant in top k| > 0 ]",
     reference=f"{TREC}, m_success.c",
@@ -79,7 +107,7 @@ def success_at(jr, cutoff, rel=None):
 
 @measure(
     name="relative_P",
-    trec_name="relative_P",
+    trec=TrecEval("relative_P", 28, cutoffs=STANDARD_CUTOFFS),
     summary="Precision at k relative to the best possible: relevant in top k / min(k, R).",
     formula="relative_P@k = |relevant in top k| / min(k, R)",
     reference=f"{TREC}, m_rel_P.c",
@@ -131,7 +159,10 @@ def average_precision(jr, lv, cutoff=None) -> np.ndarray:
 @measure(
     name="AP",
     aliases=("MAP", "map"),
-    trec_name="map",
+    trec=(
+        TrecEval("map", 5, OFFICIAL),
+        TrecEval("map_cut", 27, cutoffs=STANDARD_CUTOFFS),
+    ),
     summary="Average precision: mean of the precision at each relevant document's rank.",
     formula="AP@k = (1/N) * sum_{i <= k, d_i relevant} P@i with N = R (normalise='R', "
     "trec_eval map_cut), min(R, k) (normalise='min(R,k)') or the number of relevant "
@@ -170,7 +201,7 @@ def ap(jr, cutoff, rel=None, normalise="R"):
 @measure(
     name="GMAP",
     aliases=("gm_map",),
-    trec_name="gm_map",
+    trec=TrecEval("gm_map", 6, OFFICIAL),
     summary="AP averaged over queries by the geometric mean (floor 1e-5).",
     formula="GMAP = exp(mean_q log(max(AP_q, 1e-5)))",
     reference=f"{TREC}, m_gm_map.c; Robertson (2006)",
@@ -184,7 +215,7 @@ def gmap(jr, cutoff, rel=None):
 @measure(
     name="Rprec",
     aliases=("R-prec", "Rprec"),
-    trec_name="Rprec",
+    trec=TrecEval("Rprec", 7, OFFICIAL),
     summary="Precision after R documents, R being the number of relevant documents.",
     formula="Rprec = |relevant in top R| / R",
     reference=f"{TREC}, m_Rprec.c",
@@ -200,7 +231,7 @@ def rprec(jr, cutoff, rel=None):
 @measure(
     name="RR",
     aliases=("recip_rank", "MRR"),
-    trec_name="recip_rank",
+    trec=TrecEval("recip_rank", 9, OFFICIAL),
     summary="Reciprocal rank of the first relevant document.",
     formula="RR@k = 1 / rank of the first relevant document within the top k (0 if none)",
     reference=f"{TREC}, m_recip_rank.c; Voorhees (1999)",
@@ -244,7 +275,7 @@ def _bpref(jr, lv):
 @measure(
     name="Bpref",
     aliases=("bpref",),
-    trec_name="bpref",
+    trec=TrecEval("bpref", 8, OFFICIAL),
     summary="Binary preference: how often judged relevant documents precede judged non-relevant ones.",
     formula="bpref = (1/R) * sum_{relevant retrieved r} (1 - min(n_r, R) / min(N, R)), "
     "n_r = judged non-relevant ranked above r, N = judged non-relevant of the query",
@@ -259,7 +290,7 @@ def bpref(jr, cutoff, rel=None):
 @measure(
     name="GMBpref",
     aliases=("gm_bpref",),
-    trec_name="gm_bpref",
+    trec=TrecEval("gm_bpref", 15),
     summary="Bpref averaged over queries by the geometric mean (floor 1e-5).",
     formula="exp(mean_q log(max(bpref_q, 1e-5)))",
     reference=f"{TREC}, m_gm_bpref.c",
@@ -275,7 +306,7 @@ INFAP_EPSILON = 1e-5
 
 @measure(
     name="infAP",
-    trec_name="infAP",
+    trec=TrecEval("infAP", 14),
     summary="Inferred AP: AP estimated from a random sample of judged pool documents.",
     formula="infAP = (1/R) sum_{relevant at rank k} [1/k + (k-1)/k * (|d100|/(k-1)) * "
     "((rel+eps)/(rel+nonrel+2eps))] with counts over ranks < k; documents outside the "
@@ -348,7 +379,12 @@ def interpolated_precision(jr, points, lv) -> np.ndarray:
 @measure(
     name="IPrec",
     aliases=("iprec_at_recall",),
-    trec_name="iprec_at_recall",
+    trec=TrecEval(
+        "iprec_at_recall",
+        10,
+        OFFICIAL,
+        cutoffs="0.0,0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9,1.0",
+    ),
     summary="Interpolated precision at a recall level.",
     formula="IPrec@r = max_{k >= k_r} P@k, k_r the rank where round(r*R) relevant "
     "documents have been seen",
@@ -368,7 +404,7 @@ ELEVEN_POINTS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 @measure(
     name="11pt_avg",
     aliases=("IPrec11",),
-    trec_name="11pt_avg",
+    trec=TrecEval("11pt_avg", 18, values=("points",)),
     summary="Interpolated precision averaged over recall levels (11 points by default).",
     formula="11pt_avg = mean_{r in points} IPrec@r",
     reference=f"{TREC}, m_11pt_avg.c; Salton & McGill (1983)",
@@ -393,7 +429,7 @@ def eleven_point(jr, cutoff, rel=None, points=ELEVEN_POINTS):
 
 @measure(
     name="Rprec_mult",
-    trec_name="Rprec_mult",
+    trec=TrecEval("Rprec_mult", 16, cutoffs="0.2,0.4,0.6,0.8,1.0,1.2,1.4,1.6,1.8,2.0"),
     summary="Precision at a multiple x of R (R-precision at 0.2R, 2R, ...).",
     formula="Rprec_mult@x = |relevant in top c| / c with c = (long)(x*R + 0.9)",
     reference=f"{TREC}, m_Rprec_mult.c",
@@ -410,7 +446,7 @@ def rprec_mult(jr, cutoff, rel=None):
 
 @measure(
     name="yaap",
-    trec_name="yaap",
+    trec=TrecEval("yaap", 53, ()),
     summary="Yet Another AP: a smoothed, log-odds version of AP that averages well.",
     formula="yaap = log((1 + S) / (1 + R - S)), S = sum over relevant retrieved of P@rank",
     reference=f"{TREC}, m_yaap.c; Robertson, 'On smoothing average precision', ECIR 2012",
@@ -425,7 +461,7 @@ def yaap(jr, cutoff, rel=None):
 
 @measure(
     name="binG",
-    trec_name="binG",
+    trec=TrecEval("binG", 19),
     summary="Binary G: each relevant document earns 1/log2(2 + non-relevant ranked above it).",
     formula="binG = (1/R) sum_{relevant retrieved d} 1 / log2(2 + nonrel_above(d))",
     reference=f"{TREC}, m_binG.c (experimental measure)",
@@ -444,7 +480,7 @@ def bin_g(jr, cutoff, rel=None):
 @measure(
     name="Unjudged",
     aliases=("unj",),
-    trec_name="unj",
+    trec=TrecEval("unj", 56, cutoffs="5,10,20", reset_with_c=True),
     summary="Fraction of the top k without a judgment (a red flag for poor pool coverage).",
     formula="unj@k = |unjudged in top k| / k (missing ranks count as judged)",
     reference=f"{TREC}, m_unjudged.c",

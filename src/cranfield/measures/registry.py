@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..errors import MeasureError, invalid_value
@@ -189,9 +189,88 @@ def _coerce_gains(value) -> tuple[tuple[int, float], ...]:
     return tuple(sorted(pairs))
 
 
+TREC_NICKNAMES = ("official", "set", "all_trec", "all_prefs", "prefs", "qrels_jg")
+"""trec_eval 10.0's nicknames (``-m official``), in its order (measures.c)."""
+TREC_DEFAULT_NICKNAME = "official"  # what trec_eval prints without -m
+OFFICIAL = ("official", "all_trec")
+SET = ("set", "all_trec")
+OFFICIAL_AND_SET = ("official", "set", "all_trec")
+ALL_TREC = ("all_trec",)
+STANDARD_CUTOFFS = "5,10,15,20,30,100,200,500,1000"
+"""trec_eval's default cutoffs of P, recall, relative_P, map_cut and ndcg_cut."""
+
+
+@dataclass(frozen=True)
+class TrecEval:
+    """How trec_eval 10.0 names, parameterises and prints one of its measures.
+
+    Declared with the family that computes it (``@measure(trec=TrecEval(...))``), so
+    that every trec_eval fact lives in one declaration; ``cranfield trec_eval`` and
+    the trec_eval names of the measure language are derived from these (see
+    :func:`trec_measures`, :func:`trec_nicknames`). tests/test_measures_trec_registry.py
+    checks them against trec_eval 10.0's own tables.
+
+    Parameters
+    ----------
+    name
+        trec_eval's name (``map``, ``ndcg_cut``).
+    order
+        Position in trec_eval's measure table (``te_trec_measures`` in measures.c),
+        which is the order of its output.
+    nicknames
+        The nicknames (:data:`TREC_NICKNAMES`) that select it.
+    cutoffs
+        For a measure computed at several cutoffs (one cranfield measure per value,
+        printed ``P_5``): its default cutoffs as trec_eval writes them.
+    values
+        The parameters a ``name.v1,v2,...`` list fills, in order (``utility``: a, b,
+        c, d; ``cutoff`` for relstring's length).
+    pairs
+        For ``name.k=v,...`` lists (trec_eval's ``p_pair`` measures): the keys read;
+        ``"gains"`` stands for the integer gain levels. None: not a pair list.
+    kind
+        How trec_eval prints it; derived from the family when empty (see
+        :func:`_trec_kind`): ``run_name`` (runid), ``query_count`` (num_q), ``long``
+        (a count, ``%ld``),
+        ``float``, ``gm`` (geometric mean), ``cut_long`` / ``cut_double`` (one value
+        per rank / real cutoff), ``params`` (``name_params`` when given), ``string``
+        (per query only), or ``unsupported``.
+    reset_with_c
+        The topics ``-c`` adds score 0 here (trec_eval.c resets these by printed
+        name: the measure without parameters, or each cutoff).
+    recount_with_c
+        Under ``-c`` the summary is recounted from the qrels: every line with a
+        relevance above 0 (m_num_rel.c's average).
+    family
+        The cranfield family computing it (set at registration; None for ``runid``
+        and the unsupported measures).
+    """
+
+    name: str
+    order: int
+    nicknames: tuple[str, ...] = ALL_TREC
+    cutoffs: str | None = None
+    values: tuple[str, ...] = ()
+    pairs: tuple[str, ...] | None = None
+    kind: str = ""
+    reset_with_c: bool = False
+    recount_with_c: bool = False
+    family: str | None = None
+
+    @property
+    def supported(self) -> bool:
+        return self.kind != "unsupported"
+
+
 @dataclass(frozen=True)
 class MeasureDef:
-    """Declaration of a measure family."""
+    """Declaration of a measure family.
+
+    ``trec`` holds the trec_eval measures it computes (:class:`TrecEval`; the first is
+    its trec_eval name, e.g. ``map`` then ``map_cut`` for AP); ``micro`` is the
+    micro-averaged value, ``micro(judged_run, cutoff, **params) -> float`` (pooled
+    counts of all queries), for the families that define one.
+    """
 
     name: str
     kernel: Callable = field(repr=False)
@@ -204,10 +283,15 @@ class MeasureDef:
     aggregate: str = "mean"
     kind: str = "float"  # "float", "int" (counts) or "str"
     aliases: tuple[str, ...] = ()
-    trec_name: str | None = None
+    trec: tuple[TrecEval, ...] = ()
     edge_cases: str = ""
     family: str = "ranked"
     micro: Callable | None = field(default=None, repr=False)  # pooled-count aggregate
+
+    @property
+    def trec_name(self) -> str | None:
+        """trec_eval's name of the family (the first of :attr:`trec`), or None."""
+        return self.trec[0].name if self.trec else None
 
     def param(self, name: str) -> Param:
         for p in self.params:
@@ -219,6 +303,7 @@ class MeasureDef:
 _REGISTRY: dict[str, MeasureDef] = {}
 _EXACT: dict[str, str] = {}  # name or alias -> family
 _FOLDED: dict[str, set[str]] = {}  # lower-cased name or alias -> families
+_TREC: dict[str, TrecEval] = {}  # trec_eval name -> declaration
 
 
 def register(definition: MeasureDef) -> MeasureDef:
@@ -230,18 +315,100 @@ def register(definition: MeasureDef) -> MeasureDef:
             raise ValueError(f"measure name {name!r} already registered")
         _EXACT[name] = definition.name
         _FOLDED.setdefault(name.lower(), set()).add(definition.name)
+    for t in definition.trec:
+        _register_trec(replace(t, family=definition.name, kind=t.kind or _trec_kind(definition, t)))
     _REGISTRY[definition.name] = definition
     return definition
 
 
+def _register_trec(t: TrecEval) -> None:
+    clash = [u.name for u in _TREC.values() if u.name == t.name or u.order == t.order]
+    if clash:
+        raise ValueError(f"trec_eval measure {t.name!r} clashes with {clash[0]!r}")
+    if not set(t.nicknames) <= set(TREC_NICKNAMES):
+        raise ValueError(f"{t.name}: unknown trec_eval nickname in {t.nicknames}")
+    _TREC[t.name] = t
+
+
+def _trec_kind(d: MeasureDef, t: TrecEval) -> str:
+    """How trec_eval prints a measure of family ``d`` (see :class:`TrecEval`)."""
+    if t.cutoffs is not None:
+        return "cut_long" if d.cutoff == "rank" else "cut_double"
+    if d.kind == "str":
+        return "string"
+    if d.aggregate == "gmean":
+        return "gm"
+    if d.kind == "int":
+        return "long"
+    return "params" if t.values or t.pairs is not None else "float"
+
+
 def measure(**spec) -> Callable[[Callable], Callable]:
-    """Decorator: declare the decorated kernel as a measure family."""
+    """Decorator: declare the decorated kernel as a measure family.
+
+    ``trec=`` takes one :class:`TrecEval` or a tuple of them.
+    """
+    if isinstance(spec.get("trec"), TrecEval):
+        spec["trec"] = (spec["trec"],)
 
     def wrap(kernel: Callable) -> Callable:
         register(MeasureDef(kernel=kernel, **spec))
         return kernel
 
     return wrap
+
+
+# trec_eval measures without a cranfield family: runid (the run's name, printed by the
+# trec_eval front end) and those that need preference or judgment-group files
+_PREFS_OFFICIAL = ("all_prefs", "prefs")
+_TREC_ONLY = (
+    TrecEval("runid", 0, TREC_NICKNAMES, kind="run_name"),
+    *(
+        TrecEval(name, order, nicknames, kind="unsupported")
+        for order, (name, nicknames) in enumerate(
+            [
+                ("prefs_num_prefs_poss", _PREFS_OFFICIAL),
+                ("prefs_num_prefs_ful", _PREFS_OFFICIAL),
+                ("prefs_num_prefs_ful_ret", _PREFS_OFFICIAL),
+                ("prefs_simp", _PREFS_OFFICIAL),
+                ("prefs_pair", _PREFS_OFFICIAL),
+                ("prefs_avgjg", _PREFS_OFFICIAL),
+                ("prefs_avgjg_Rnonrel", ("all_prefs",)),
+                ("prefs_simp_ret", ("all_prefs",)),
+                ("prefs_pair_ret", ("all_prefs",)),
+                ("prefs_avgjg_ret", ("all_prefs",)),
+                ("prefs_avgjg_Rnonrel_ret", ("all_prefs",)),
+                ("prefs_simp_imp", ("all_prefs",)),
+                ("prefs_pair_imp", ("all_prefs",)),
+                ("prefs_avgjg_imp", ("all_prefs",)),
+                ("map_avgjg", ("qrels_jg",)),
+                ("P_avgjg", ("qrels_jg",)),
+                ("Rprec_mult_avgjg", ("qrels_jg",)),
+            ],
+            start=36,
+        )
+    ),
+)
+for _t in _TREC_ONLY:
+    _register_trec(_t)
+
+
+def trec_measures() -> list[TrecEval]:
+    """Every trec_eval 10.0 measure, in trec_eval's order (that of its output)."""
+    _load_all()
+    return sorted(_TREC.values(), key=lambda t: t.order)
+
+
+def trec_measure(name: str) -> TrecEval | None:
+    """The trec_eval measure called exactly ``name``, or None."""
+    _load_all()
+    return _TREC.get(name)
+
+
+def trec_nicknames() -> dict[str, list[str]]:
+    """trec_eval's nicknames and the measures each selects, both in trec_eval's order."""
+    measures = trec_measures()
+    return {n: [t.name for t in measures if n in t.nicknames] for n in TREC_NICKNAMES}
 
 
 def lookup(name: str) -> MeasureDef | None:
@@ -369,18 +536,37 @@ class Measure:
         return values
 
     def compute(self, judged_run):
-        """Per-query values for a :class:`~cranfield.judged.JudgedRun`.
+        """Per-query values for a :class:`~cranfield.judged.JudgedRun`."""
+        judged_run, values = self._prepared(judged_run)
+        return self.definition.kernel(judged_run, self.cutoff, **values)
 
-        ``judged_only=True`` (ir_measures' parameter) is applied here, for every
-        family that declares it: unjudged documents are dropped from the rankings
-        before the kernel runs, as trec_eval ``-J`` does.
+    def micro(self, judged_run) -> float:
+        """Micro average: the measure of the contingency counts pooled over all queries.
+
+        Defined for the families that declare ``micro=`` (micro- vs macro-averaging,
+        Manning, Raghavan & Schütze 2008, sec. 13.6); others raise
+        :class:`~cranfield.errors.MeasureError`.
+        """
+        micro = self.definition.micro
+        if micro is None:
+            defined = ", ".join(d.name for d in all_definitions() if d.micro is not None)
+            raise MeasureError(f"micro averaging is defined for {defined}, not {self}")
+        judged_run, values = self._prepared(judged_run)
+        return float(micro(judged_run, self.cutoff, **values))
+
+    def _prepared(self, judged_run):
+        """The run the kernels see and the parameter values they take.
+
+        ``judged_only=True`` (ir_measures' parameter) is applied here, for every family
+        that declares it: unjudged documents are dropped from the rankings before the
+        kernel runs, as trec_eval ``-J`` does (:func:`cranfield.judged.judged_view`).
         """
         values = self.param_values()
         if values.pop("judged_only", False):
             from ..judged import judged_view
 
             judged_run = judged_view(judged_run)
-        return self.definition.kernel(judged_run, self.cutoff, **values)
+        return judged_run, values
 
     def __str__(self) -> str:
         text = self.name

@@ -11,7 +11,7 @@ import numpy as np
 
 from ._common import level, safe_div
 from .precision import JUDGED_ONLY, REL, TREC
-from .registry import MAX_MAGNITUDE, Param, measure, number_in
+from .registry import MAX_MAGNITUDE, SET, Param, TrecEval, measure, number_in
 
 
 def _counts(jr, rel):
@@ -20,10 +20,32 @@ def _counts(jr, rel):
     return relret, jr.num_ret.astype(np.float64), jr.num_rel(lv).astype(np.float64)
 
 
+def _pooled(jr, rel) -> tuple[float, float, float]:
+    """relret, ret and R summed over all queries (for micro averages)."""
+    lv = level(jr, rel)
+    relret = float(np.sum(jr.at_least(lv).counts))
+    return relret, float(np.sum(jr.num_ret)), float(np.sum(jr.num_rel(lv)))
+
+
+def _micro_p(jr, cutoff, rel=None, relative=False):
+    relret, ret, _ = _pooled(jr, rel)
+    return relret / ret if ret else 0.0
+
+
+def _micro_r(jr, cutoff, rel=None):
+    relret, _, r = _pooled(jr, rel)
+    return relret / r if r else 0.0
+
+
+def _micro_f(jr, beta2: float, rel) -> float:
+    relret, ret, r = _pooled(jr, rel)
+    return float(f_measure(np.array([relret]), np.array([ret]), np.array([r]), beta2)[0])
+
+
 @measure(
     name="SetP",
     aliases=("set_P",),
-    trec_name="set_P",
+    trec=TrecEval("set_P", 30, SET),
     summary="Precision of the retrieved set.",
     formula="SetP = relret / ret  (relative=true: relret / min(ret, R), as SetRelP)",
     reference=f"{TREC}, m_set_P.c",
@@ -39,6 +61,7 @@ def _counts(jr, rel):
         JUDGED_ONLY,
     ),
     family="set",
+    micro=_micro_p,
 )
 def set_p(jr, cutoff, rel=None, relative=False):
     relret, ret, r = _counts(jr, rel)
@@ -48,12 +71,13 @@ def set_p(jr, cutoff, rel=None, relative=False):
 @measure(
     name="SetR",
     aliases=("set_recall",),
-    trec_name="set_recall",
+    trec=TrecEval("set_recall", 32, SET),
     summary="Recall of the retrieved set.",
     formula="SetR = relret / R",
     reference=f"{TREC}, m_set_recall.c",
     params=(REL,),
     family="set",
+    micro=_micro_r,
 )
 def set_r(jr, cutoff, rel=None):
     relret, _, r = _counts(jr, rel)
@@ -63,7 +87,7 @@ def set_r(jr, cutoff, rel=None):
 @measure(
     name="SetRelP",
     aliases=("set_relative_P",),
-    trec_name="set_relative_P",
+    trec=TrecEval("set_relative_P", 31, SET),
     summary="Precision of the retrieved set relative to the best possible.",
     formula="SetRelP = relret / min(ret, R)",
     reference=f"{TREC}, m_set_rel_P.c",
@@ -78,7 +102,7 @@ def set_rel_p(jr, cutoff, rel=None):
 @measure(
     name="SetAP",
     aliases=("set_map",),
-    trec_name="set_map",
+    trec=TrecEval("set_map", 33, SET),
     summary="Set 'average precision': precision times recall of the retrieved set.",
     formula="SetAP = relret^2 / (ret * R)",
     reference=f"{TREC}, m_set_map.c",
@@ -100,7 +124,7 @@ def f_measure(relret, ret, r, beta2: float) -> np.ndarray:
 
 @measure(
     name="set_F",
-    trec_name="set_F",
+    trec=TrecEval("set_F", 34, SET, values=("x",)),
     summary="trec_eval's set F measure; its parameter x is beta squared.",
     formula="set_F.x = (x + 1) P R / (x P + R)",
     reference=f"{TREC}, m_set_F.c; van Rijsbergen (1979)",
@@ -115,6 +139,7 @@ def f_measure(relret, ret, r, beta2: float) -> np.ndarray:
         REL,
     ),
     family="set",
+    micro=lambda jr, cutoff, x=1.0, rel=None: _micro_f(jr, x, rel),
 )
 def set_f_trec(jr, cutoff, x=1.0, rel=None):
     relret, ret, r = _counts(jr, rel)
@@ -123,7 +148,6 @@ def set_f_trec(jr, cutoff, x=1.0, rel=None):
 
 @measure(
     name="SetF",
-    trec_name=None,
     summary="F-beta of the retrieved set: the weighted harmonic mean of precision and recall.",
     formula="SetF(beta) = (1 + beta^2) P R / (beta^2 P + R)  (= trec_eval set_F with x = beta^2)",
     reference="van Rijsbergen, Information Retrieval (1979), ch. 7; Manning, Raghavan & Schütze 2008, sec. 8.3",
@@ -139,45 +163,8 @@ def set_f_trec(jr, cutoff, x=1.0, rel=None):
         JUDGED_ONLY,
     ),
     family="set",
+    micro=lambda jr, cutoff, beta=1.0, rel=None: _micro_f(jr, beta**2, rel),
 )
 def set_f(jr, cutoff, beta=1.0, rel=None):
     relret, ret, r = _counts(jr, rel)
     return f_measure(relret, ret, r, beta * beta)
-
-
-def micro(measure, jr) -> float:
-    """Micro average: pool the contingency counts of all queries, then compute.
-
-    Defined for SetP, SetR, SetF, set_F, P@k and R@k (micro- vs macro-averaging,
-    Manning, Raghavan & Schütze 2008, sec. 13.6); other measures raise
-    :class:`~cranfield.errors.MeasureError`.
-    """
-    from ..errors import MeasureError
-    from ._common import count_at
-
-    params = measure.param_values()
-    if params.pop("judged_only", False):
-        from ..judged import judged_view
-
-        jr = judged_view(jr)
-    if measure.definition.micro is not None:
-        return float(measure.definition.micro(jr, measure.cutoff, **params))
-    lv = level(jr, params.get("rel"))
-    r = float(np.sum(jr.num_rel(lv)))
-    if measure.name in ("P", "R"):
-        relret = float(np.sum(count_at(jr, jr.at_least(lv), measure.cutoff)))
-        if measure.name == "P":
-            return relret / (measure.cutoff * jr.num_queries) if jr.num_queries else 0.0
-        return relret / r if r else 0.0
-    if measure.name not in ("SetP", "SetR", "SetF", "set_F"):
-        raise MeasureError(
-            f"micro averaging is defined for SetP, SetR, SetF, set_F, P@k and R@k, not {measure}"
-        )
-    relret = float(np.sum(jr.at_least(lv).counts))
-    ret = float(np.sum(jr.num_ret))
-    if measure.name == "SetP":
-        return relret / ret if ret else 0.0
-    if measure.name == "SetR":
-        return relret / r if r else 0.0
-    beta2 = params["x"] if measure.name == "set_F" else params["beta"] ** 2
-    return float(f_measure(np.array([relret]), np.array([ret]), np.array([r]), beta2)[0])

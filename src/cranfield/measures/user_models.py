@@ -8,7 +8,7 @@ from .. import segments
 from ..judged import NOT_POOLED, Positions
 from .gain import GAINS, gain_of
 from .precision import TREC
-from .registry import Param, measure, number_in
+from .registry import Param, TrecEval, measure, number_in
 
 MZ = "Moffat & Zobel, 'Rank-biased precision for measurement of retrieval effectiveness', TOIS 2008"
 
@@ -60,7 +60,7 @@ PERSISTENCE = Param(
 
 @measure(
     name="rbp",
-    trec_name="rbp",
+    trec=TrecEval("rbp", 54, pairs=("p", "gains")),
     summary="trec_eval's rank-biased precision with graded gains normalised to [0, 1].",
     formula="rbp = (1 - p) sum_i gain_i p^(i-1)",
     reference=f"{TREC}, m_rbp.c; {MZ}",
@@ -83,7 +83,7 @@ def rbp(jr, cutoff, p=0.9, gains=()):
 
 @measure(
     name="rbp_resid",
-    trec_name="rbp_resid",
+    trec=TrecEval("rbp_resid", 55, pairs=("p",), reset_with_c=True),
     summary="Residual of rbp (p = 0.9 by default): the most unjudged documents could still add.",
     formula="resid = p^n + (1 - p) sum_{unjudged i} p^(i-1), 0 when every document is judged",
     reference=f"{TREC}, m_rbp_resid.c; {MZ}",
