@@ -274,6 +274,26 @@ def _py(v):
     return v
 
 
+def combine(parts: list[Results], sources: list[str | None]) -> Results:
+    """One :class:`Results` from results of one run each (same measures and options),
+    the runs named apart by :func:`distinct_run_names` (``sources[i]``: part i's file).
+
+    ``cranfield eval`` evaluates its runs one at a time (one run in memory) and combines.
+    """
+    runs = [part.runs[0] for part in parts]
+    for result, name in zip(runs, distinct_run_names([r.name for r in runs], sources), strict=True):
+        result.name = name
+    return Results(parts[0].measures, runs, parts[0].options)
+
+
+def missing_topics(results: Results, qrels) -> list[tuple[str, int]]:
+    """(run name, how many topics of ``qrels`` the run has no values for), for each run
+    that misses any, in run order."""
+    topics = len(set(qrels.query_ids()))
+    counts = [(r.name, topics - len(r.query_ids)) for r in results.runs]
+    return [(name, n) for name, n in counts if n]
+
+
 def evaluate(
     qrels,
     runs,

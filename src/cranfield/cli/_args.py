@@ -220,23 +220,17 @@ def add_format(
 
 
 def add_digits(p: argparse.ArgumentParser) -> None:
-    """``--digits``: decimals of the numbers in text output, 0 to 17."""
+    """``--digits``: decimals of the numbers in text output; read with :func:`digits_value`."""
     p.add_argument(
         "--digits",
-        type=_digits,
-        default=4,
+        default="4",
         help="decimals in text, markdown and trec output, 0 to 17 (default 4)",
     )
 
 
-def _digits(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = -1
-    if not 0 <= value <= 17:
-        raise argparse.ArgumentTypeError(f"expected an integer from 0 to 17, got {text!r}")
-    return value
+def digits_value(args: argparse.Namespace) -> int:
+    """``--digits`` as an integer from 0 to 17 (:class:`~cranfield.errors.ParameterError`)."""
+    return number(args.digits, "--digits", int, 0, 17)
 
 
 def add_output(p: argparse.ArgumentParser, required: bool = False, help: str | None = None):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from ._args import add_digits, add_format, add_header
+from ._args import add_digits, add_format, add_header, digits_value
 
 _EPILOG = """\
 files: .csv/.tsv/.tab (gzipped too), .parquet/.pq; anything else is plain text with one
@@ -58,6 +58,7 @@ def run(args: argparse.Namespace) -> int:
     from ..clustering import evaluate_clustering, format_scores
     from ..label_files import read_label_pair
 
+    digits = digits_value(args)  # checked before the files are read
     truth, assignment = read_label_pair(
         args.truth,
         args.assignment,
@@ -73,5 +74,5 @@ def run(args: argparse.Namespace) -> int:
         average_method=args.average_method,
         zero_division=args.zero_division,
     )
-    print(format_scores(scores, args.format, digits=args.digits, table=args.table))
+    print(format_scores(scores, args.format, digits=digits, table=args.table))
     return 0

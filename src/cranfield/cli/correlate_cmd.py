@@ -7,7 +7,7 @@ import argparse
 import os
 
 from ..errors import InputError, ParameterError
-from ._args import add_digits, add_format, number
+from ._args import add_digits, add_format, digits_value, number
 from ._output import emit, print_notes, rounded_note, warnings_as_notes
 
 #: Largest --depth accepted (a ranking deeper than this is not a ranking one reads).
@@ -54,7 +54,7 @@ def _options(args) -> dict:
         "rbo_p": number(args.rbo_p, "--rbo-p", float, 0, 1, open_=True),
         "confidence": number(args.confidence, "--confidence", float, 0, 1, open_=True),
         "depth": None if args.depth is None else number(args.depth, "--depth", int, 1, MAX_DEPTH),
-        "digits": args.digits,
+        "digits": digits_value(args),
     }
 
 

@@ -13,6 +13,7 @@ from ._args import (
     add_output,
     add_qrels_and_runs,
     add_stream,
+    digits_value,
 )
 
 
@@ -60,13 +61,14 @@ def run(args) -> int:
     # the runs read whole are scanned in the background from now on (see io/scan.py)
     scan.prescan([path for path, s in zip(args.runs, streamed, strict=True) if not s])
     from ..errors import ParameterError
-    from ..evaluation import DEFAULT_MEASURES, Results, as_measures, distinct_run_names, evaluate
+    from ..evaluation import DEFAULT_MEASURES, as_measures, combine, evaluate, missing_topics
     from ..io.source import source_name
     from ..output import render
     from ..qrels import Qrels
     from ..run import Run
     from ..streaming import evaluate_file, use_system_allocator
 
+    digits = digits_value(args)
     if args.depth is not None and args.depth <= 0:
         raise ParameterError("--depth", "a positive integer", args.depth)
     measures = as_measures(args.measures or DEFAULT_MEASURES)
@@ -96,23 +98,15 @@ def run(args) -> int:
         parts.append(evaluate(qrels, run, measures, **options))
         sources.append(run.source)
         del run
-    per_run = [one.runs[0] for one in parts]
-    for result, name in zip(
-        per_run, distinct_run_names([r.name for r in per_run], sources), strict=True
-    ):
-        result.name = name
-    results = Results(parts[0].measures, per_run, parts[0].options)
+    results = combine(parts, sources)
     if not args.complete:
-        topics = set(qrels.query_ids())
-        for r in results.runs:
-            missing = len(topics) - len(r.query_ids)
-            if missing:
-                print(
-                    f"cranfield eval: note: run {r.name!r} has no results for {missing} qrels "
-                    "topic(s); they are left out of its means (use --complete to count them as 0)",
-                    file=sys.stderr,
-                )
-    text = render(results, args.format, per_query=args.per_query, digits=args.digits)
+        for name, missing in missing_topics(results, qrels):
+            print(
+                f"cranfield eval: note: run {name!r} has no results for {missing} qrels "
+                "topic(s); they are left out of its means (use --complete to count them as 0)",
+                file=sys.stderr,
+            )
+    text = render(results, args.format, per_query=args.per_query, digits=digits)
     if args.output:
         from ..io.atomic import write_text
 
