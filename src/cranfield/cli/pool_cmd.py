@@ -31,6 +31,15 @@ def _strategy_names() -> str:
     return ", ".join(STRATEGIES)
 
 
+def _add_groups(p: Parser, groups_help: str) -> None:
+    """``--groups FILE`` or ``--group-sep SEP``: which participant each run comes from."""
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--groups", metavar="FILE", help=groups_help)
+    g.add_argument(
+        "--group-sep", metavar="SEP", help="the group is the run name up to this separator"
+    )
+
+
 def _pool_parser() -> Parser:
     p = Parser(
         prog="cranfield pool",
@@ -58,13 +67,11 @@ def _pool_parser() -> Parser:
         metavar="N",
         help="pool at most N runs per group (needs --groups or --group-sep)",
     )
-    g = p.add_mutually_exclusive_group()
-    g.add_argument(
-        "--groups",
-        help="'run group [priority]' lines; with --per-group, smaller priorities first "
+    _add_groups(
+        p,
+        "'run group [priority]' lines; with --per-group, smaller priorities first "
         "(default: the order of the runs on the command line)",
     )
-    g.add_argument("--group-sep", help="the group is the run name up to this separator")
     add_format(p, ("pairs", "qrels"), what="pairs: 'qid docid' lines; qrels: 'qid 0 docid -1'")
     add_output(p)
     return p
@@ -255,9 +262,7 @@ def run_reuse(argv: list[str]) -> int:
 
     p = _measure_parser("reuse")
     add_measures(p, "measures to compare (default: AP Bpref infAP)")
-    g = p.add_mutually_exclusive_group()
-    g.add_argument("--groups", help="'run group' mapping file (default: every run its own group)")
-    g.add_argument("--group-sep", help="the group is the run name up to this separator (e.g. -)")
+    _add_groups(p, "'run group' lines (default: every run its own group)")
     p.add_argument(
         "--condensed",
         action="store_true",
