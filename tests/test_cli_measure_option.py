@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import csv
-import importlib
 import io
 
 import pytest
@@ -17,7 +16,8 @@ import pytest
 import cranfield
 from cranfield import sample
 from cranfield.cli._args import split_measures
-from cranfield.cli.main import main
+from cranfield.cli.main import main, subcommand_parser
+from cranfield.cli.main import parse as parse_command_line
 
 # subcommand -> (module, positional words before the files, attribute holding the measures)
 COMMANDS = {
@@ -35,17 +35,11 @@ def files(tmp_path_factory):
     return paths[0], paths[1:3], d
 
 
-def parser_for(command: str) -> argparse.ArgumentParser:
-    """The parser cranfield.cli.main builds for a subcommand."""
-    module = importlib.import_module(f"cranfield.cli.{COMMANDS[command][0]}")
-    parser = argparse.ArgumentParser(prog=f"cranfield {command}")
-    module.add_arguments(parser)
-    return parser
-
-
 def parse(command: str, *argv) -> argparse.Namespace:
+    """The arguments as cranfield.cli.main parses them for a subcommand."""
     tail = ["-o", "out.html"] if command in ("report", "plot") else []
-    return parser_for(command).parse_args([*COMMANDS[command][1], *map(str, argv), *tail])
+    _, parser = subcommand_parser(command)
+    return parse_command_line(parser, [*COMMANDS[command][1], *map(str, argv), *tail])
 
 
 def measures_of(args, command):
@@ -129,9 +123,8 @@ def test_a_misspelt_first_measure_gets_the_suggestion(command, files, capsys, tm
 
 
 def test_demo_takes_every_word_after_m_as_a_measure(tmp_path, capsys):
-    parser = argparse.ArgumentParser(prog="cranfield demo")
-    importlib.import_module("cranfield.cli.demo_cmd").add_arguments(parser)
-    args = parser.parse_args(["-m", "AP", "nDCG@10,P@5", "--dir", str(tmp_path)])
+    _, parser = subcommand_parser("demo")
+    args = parse_command_line(parser, ["-m", "AP", "nDCG@10,P@5", "--dir", str(tmp_path)])
     assert args.measures == ["AP", "nDCG@10", "P@5"]
     assert main(["demo", "--dir", str(tmp_path), "-m", "AP", "nDGC@10"]) == 2
     assert "did you mean nDCG" in capsys.readouterr().err

@@ -23,6 +23,35 @@ from .measures.registry import Measure
 
 MIN_GEO_MEAN = 1e-5
 
+#: The measures of :func:`evaluate`, ``cranfield eval`` and :func:`evaluate_file` when
+#: none are named: the usual summary of an ad hoc retrieval run.
+DEFAULT_MEASURES: tuple[str, ...] = ("AP", "nDCG@10", "P@10", "R@100", "RR")
+
+
+def distinct_run_names(names: list[str], sources: list[str | None]) -> list[str]:
+    """The names to show runs by: their own (TREC tags), or, when two share one, every
+    run's file name without its extension (``sources[i]`` is run ``i``'s file).
+
+    ``cranfield eval``, ``compare``, ``report``, ``plot`` and ``pool`` name runs so.
+    """
+    from .run import _default_name
+
+    if len(set(names)) == len(names):
+        return list(names)
+    return [_default_name(source) for source in sources]
+
+
+def read_runs(paths, duplicates: str = "error") -> list:
+    """:class:`~cranfield.Run` objects read from ``paths``, named apart by
+    :func:`distinct_run_names` (two files with the same TREC tag get their file names)."""
+    from .run import Run
+
+    runs = [Run.read(path, duplicates=duplicates) for path in paths]
+    names = distinct_run_names([r.name for r in runs], [r.source for r in runs])
+    for run, name in zip(runs, names, strict=True):
+        run.name = name
+    return runs
+
 
 def as_measures(measures) -> list[Measure]:
     """Parse measure names (readable or trec_eval) into a de-duplicated list."""
@@ -243,10 +272,30 @@ def _py(v):
     return v
 
 
+def combine(parts: list[Results], sources: list[str | None]) -> Results:
+    """One :class:`Results` from results of one run each (same measures and options),
+    the runs named apart by :func:`distinct_run_names` (``sources[i]``: part i's file).
+
+    ``cranfield eval`` evaluates its runs one at a time (one run in memory) and combines.
+    """
+    runs = [part.runs[0] for part in parts]
+    for result, name in zip(runs, distinct_run_names([r.name for r in runs], sources), strict=True):
+        result.name = name
+    return Results(parts[0].measures, runs, parts[0].options)
+
+
+def missing_topics(results: Results, qrels) -> list[tuple[str, int]]:
+    """(run name, how many topics of ``qrels`` the run has no values for), for each run
+    that misses any, in run order."""
+    topics = len(set(qrels.query_ids()))
+    counts = [(r.name, topics - len(r.query_ids)) for r in results.runs]
+    return [(name, n) for name, n in counts if n]
+
+
 def evaluate(
     qrels,
     runs,
-    measures: str | Iterable[str | Measure] = ("AP", "nDCG@10", "P@10", "R@100", "RR"),
+    measures: str | Iterable[str | Measure] = DEFAULT_MEASURES,
     *,
     rel_level: int = 1,
     depth: int | None = None,

@@ -266,7 +266,7 @@ def judge_file(
 def evaluate_file(
     qrels,
     path,
-    measures=("AP", "nDCG@10", "P@10", "R@100", "RR"),
+    measures=None,
     *,
     rel_level: int = 1,
     depth: int | None = None,
@@ -283,16 +283,23 @@ def evaluate_file(
 ):
     """:func:`cranfield.evaluate` for one TREC run file, streamed (same Results).
 
-    Parameters are those of :func:`cranfield.evaluate` and :func:`judge_file`.
+    Parameters are those of :func:`cranfield.evaluate` and :func:`judge_file`
+    (``measures=None``: :data:`cranfield.evaluation.DEFAULT_MEASURES`).
     """
     from .errors import ParameterError
-    from .evaluation import Results, _with_collection_size, as_measures, run_result
+    from .evaluation import (
+        DEFAULT_MEASURES,
+        Results,
+        _with_collection_size,
+        as_measures,
+        run_result,
+    )
     from .qrels import Qrels
 
     if aggregate_by not in ("macro", "micro"):
         raise ParameterError("aggregate_by", "'macro' or 'micro'", aggregate_by)
     qrels = qrels if isinstance(qrels, Qrels) else Qrels.coerce(qrels)
-    measure_list = as_measures(measures)
+    measure_list = as_measures(DEFAULT_MEASURES if measures is None else measures)
     if collection_size is not None:
         measure_list = [_with_collection_size(m, collection_size) for m in measure_list]
     jr = judge_file(

@@ -1,4 +1,12 @@
-"""Argument definitions shared by several subcommands.
+"""The command line's shared parts: the parser class and the options of several subcommands.
+
+:class:`Parser` is the one ``argparse.ArgumentParser`` of every subcommand: a usage
+error (unknown option, missing argument, bad choice) is ONE line on stderr,
+``cranfield SUB: error: MESSAGE (see cranfield SUB --help)``, and exit status 2.
+
+Each option used by more than one subcommand is declared here once, with its one help
+text (``add_judging``, ``add_output``, ``add_format``, ...); a subcommand calls the
+functions it needs.
 
 ``-m/--measure`` (:func:`add_measures`) is written the three ways users type it, all
 unambiguous:
@@ -12,14 +20,284 @@ unambiguous:
   name, an option) ends the list. A word that is both a measure name and an existing file
   is an error (repeat ``-m`` or put the files first), and a word that is neither gets
   the unknown-measure message with its suggestions: nothing is guessed silently.
+
+The third form is rewritten into the first by :func:`expand_measure_lists`, which
+``cli/main.py`` applies before argparse parses (:func:`cranfield.cli.main.parse`).
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import re
 import sys
+
+
+class UsageError(SystemExit):
+    """A usage error, already reported on stderr by :meth:`Parser.error`; ``code`` is
+    the exit status. A ``SystemExit``, so an uncaught one ends the program as argparse's
+    errors always have; a subcommand that returns its status itself catches this one."""
+
+
+class Parser(argparse.ArgumentParser):
+    """``argparse.ArgumentParser`` with cranfield's usage errors and a record of its options.
+
+    A usage error prints one line, ``PROG: error: MESSAGE (see PROG --help)``, and exits
+    with ``usage_status`` (2; ``cranfield trec_eval`` keeps trec_eval's 1).
+    ``arguments`` lists the actions added with :meth:`add_argument` on the parser itself
+    (not through argument groups, which cranfield uses only for exclusive options);
+    ``measure_action`` is the ``-m`` option declared by :func:`add_measures`, if any.
+    """
+
+    def __init__(self, *args, usage_status: int = 2, **kwargs) -> None:
+        self.arguments: list[argparse.Action] = []
+        self.measure_action: argparse.Action | None = None
+        self.usage_status = usage_status
+        super().__init__(*args, **kwargs)
+
+    def add_argument(self, *args, **kwargs) -> argparse.Action:
+        action = super().add_argument(*args, **kwargs)
+        self.arguments.append(action)
+        return action
+
+    def error(self, message: str):
+        """One line on stderr and exit status ``usage_status``: the usage-error policy."""
+        text = " ".join(str(message).split())
+        try:
+            sys.stderr.write(f"{self.prog}: error: {text} (see {self.prog} --help)\n")
+        except (AttributeError, OSError):  # no standard error: the status still says it
+            pass
+        raise UsageError(self.usage_status)
+
+
+# -- options shared by several subcommands: one declaration and one help text each --
+
+
+def add_qrels_and_runs(p: argparse.ArgumentParser) -> None:
+    """``QRELS RUN [RUN ...]``: the judgments and one or more runs."""
+    p.add_argument(
+        "qrels", help="relevance judgments: TREC qrels, Parquet, CSV/TSV, or - for stdin"
+    )
+    p.add_argument("runs", nargs="+", help="one or more runs (TREC run files, Parquet, CSV/TSV)")
+
+
+def add_rel_level(p: argparse.ArgumentParser) -> None:
+    """``-l/--rel-level``: the smallest grade that counts as relevant."""
+    p.add_argument(
+        "-l", "--rel-level", type=int, default=1, help="minimum relevant grade (default 1)"
+    )
+
+
+def add_complete(p: argparse.ArgumentParser) -> None:
+    """``-c/--complete``: qrels topics a run does not answer score 0."""
+    p.add_argument(
+        "-c",
+        "--complete",
+        action="store_true",
+        help="score qrels topics missing from a run as 0 and include them in means",
+    )
+
+
+def add_judged_only(p: argparse.ArgumentParser) -> None:
+    """``-J/--judged-only``: condensed lists (unjudged documents dropped)."""
+    p.add_argument("-J", "--judged-only", action="store_true", help="drop unjudged documents first")
+
+
+def add_duplicates(p: argparse.ArgumentParser) -> None:
+    """``--duplicates``: what a document listed twice for a query means."""
+    p.add_argument(
+        "--duplicates",
+        choices=["error", "first", "max"],
+        default="error",
+        help="a document listed twice for a query: error (default), keep first, keep max",
+    )
+
+
+def add_judging(p: argparse.ArgumentParser) -> None:
+    """The evaluation options of eval, report and plot: -l, -c, -J, --duplicates."""
+    add_rel_level(p)
+    add_complete(p)
+    add_judged_only(p)
+    add_duplicates(p)
+
+
+def eval_options(args: argparse.Namespace) -> dict:
+    """The keyword arguments of :func:`cranfield.evaluate` that :func:`add_judging` sets."""
+    return dict(rel_level=args.rel_level, complete=args.complete, judged_only=args.judged_only)
+
+
+def add_convention(p: argparse.ArgumentParser, default: str | None = "textbook") -> None:
+    """``--convention textbook|trec_eval``: how precision is interpolated at recall r."""
+    p.add_argument(
+        "--convention",
+        choices=["textbook", "trec_eval"],
+        default=default,
+        help="interpolated precision at recall r. textbook (default): the largest "
+        "precision at any rank whose recall is >= r, recall compared exactly (Manning, "
+        "Raghavan & Schuetze 2008, sec. 8.4); trec_eval: trec_eval's iprec_at_recall, "
+        "which first rounds r*R to a whole number of relevant documents (the IPrec@r "
+        "measure); figures name the one shown",
+    )
+
+
+def add_figure_inputs(p: Parser, measure_help: str, query_help: str) -> None:
+    """The arguments of ``cranfield report`` and ``cranfield plot``: inputs, measures,
+    baseline, query, evaluation options and the file to write."""
+    add_qrels_and_runs(p)
+    add_measures(p, measure_help)
+    p.add_argument("--baseline", help="run the others are compared with (default: the first)")
+    p.add_argument("--query", help=query_help)
+    add_judging(p)
+    add_convention(p)
+    add_output(p, required=True)
+
+
+def add_header(p: argparse.ArgumentParser) -> None:
+    """``--header/--no-header``: whether text label files start with a header line."""
+    header = p.add_mutually_exclusive_group()
+    header.add_argument(
+        "--header",
+        dest="header",
+        action="store_true",
+        default=None,
+        help="the first line of each text file is a header",
+    )
+    header.add_argument(
+        "--no-header",
+        dest="header",
+        action="store_false",
+        help="no text file has a header (default: told from the data, or an error)",
+    )
+
+
+def add_compat(p: argparse.ArgumentParser) -> None:
+    """``--compat 9|10``: trec_eval 10.0 semantics or trec_eval 9.x (pytrec_eval)."""
+    p.add_argument(
+        "--compat",
+        type=int,
+        choices=[9, 10],
+        default=10,
+        help="10: trec_eval 10.0 semantics (default); 9: trec_eval 9.x / pytrec_eval",
+    )
+
+
+def add_stream(p: argparse.ArgumentParser) -> None:
+    """``--stream/--no-stream``: read TREC runs in query-aligned pieces, or whole."""
+    p.add_argument(
+        "--stream",
+        action="store_const",
+        const=True,
+        default=None,
+        help="read TREC runs in query-aligned pieces (bounded memory; each query's lines "
+        "must be together); default: only when reading a run whole would not fit in "
+        "the memory available",
+    )
+    p.add_argument(
+        "--no-stream",
+        dest="stream",
+        action="store_const",
+        const=False,
+        help="read runs whole, whatever their size",
+    )
+
+
+def add_format(
+    p: argparse.ArgumentParser, choices, default: str | None = None, what: str = ""
+) -> None:
+    """``-f/--format``: the output format, one of ``choices`` (default: the first);
+    ``what`` says what the formats are, where their names do not."""
+    choices = list(choices)
+    default = choices[0] if default is None else default
+    detail = f"; {what}" if what else ""
+    p.add_argument(
+        "-f",
+        "--format",
+        choices=choices,
+        default=default,
+        help=f"output format (default {default}){detail}",
+    )
+
+
+def add_digits(p: argparse.ArgumentParser) -> None:
+    """``--digits``: decimals of the numbers in text output; read with :func:`digits_value`."""
+    p.add_argument(
+        "--digits",
+        default="4",
+        help="decimals in text, markdown and trec output, 0 to 17 (default 4)",
+    )
+
+
+def digits_value(args: argparse.Namespace) -> int:
+    """``--digits`` as an integer from 0 to 17 (:class:`~cranfield.errors.ParameterError`)."""
+    return number(args.digits, "--digits", int, 0, 17)
+
+
+def add_output(p: argparse.ArgumentParser, required: bool = False, help: str | None = None):
+    """``-o/--output FILE``, checked before any work by ``cli/main.py`` (dest ``output``)."""
+    default_help = "file to write" if required else "write to this file instead of standard output"
+    p.add_argument("-o", "--output", required=required, help=help or default_help)
+
+
+def add_seed(p: argparse.ArgumentParser, what: str = "randomised steps") -> None:
+    """``--seed N``: the seed of the random generator; read with :func:`seed_value`."""
+    p.add_argument(
+        "--seed",
+        default="0",
+        help=f"random seed of the {what}, an integer from 0 to 2^63-1 (default 0)",
+    )
+
+
+def seed_value(args: argparse.Namespace) -> int:
+    """``--seed`` as an integer, checked (:class:`~cranfield.errors.ParameterError`)."""
+    return number(args.seed, "--seed", int, 0, 2**63 - 1)
+
+
+def number(text: str, name: str, kind: type, low: float, high: float, *, open_: bool = False):
+    """``text`` as an ``int`` or ``float`` within [low, high] (``open_``: (low, high)).
+
+    Fails with :class:`ParameterError` naming the allowed range. Integers may be written
+    ``1e4``; non-finite and fractional values are refused for integers.
+    """
+    from ..errors import ParameterError
+
+    if kind is int:
+        allowed = f"an integer from {low:,} to {high:,}".replace(",", "")
+    elif open_:
+        allowed = f"a number strictly between {low:g} and {high:g}"
+    else:
+        allowed = f"a number from {low:g} to {high:g}"
+    try:
+        value = float(text)
+    except (TypeError, ValueError):
+        raise ParameterError(name, allowed, text) from None
+    if not math.isfinite(value):
+        raise ParameterError(name, allowed, text)
+    if kind is int:
+        if not value.is_integer():
+            raise ParameterError(name, allowed, text)
+        try:
+            value = int(text)
+        except ValueError:
+            value = int(value)
+    inside = low < value < high if open_ else low <= value <= high
+    if not inside:
+        raise ParameterError(name, allowed, text)
+    return value
+
+
+def parse_ints(text: str, name: str) -> list[int]:
+    """A comma list of positive integers (``--depths 1,5,10``)."""
+    from ..errors import ParameterError
+
+    try:
+        values = [int(x) for x in text.split(",")]
+    except ValueError:
+        raise ParameterError(name, "comma-separated positive integers", text) from None
+    if not values or min(values) < 1:
+        raise ParameterError(name, "comma-separated positive integers", text)
+    return values
+
 
 MEASURE_HELP = (
     "; one per -m (repeat -m for more), or a comma list (-m AP,nDCG@10), or several "
@@ -79,14 +357,13 @@ class _MeasureAction(argparse.Action):
         setattr(namespace, self.dest, current + split_measures(values))
 
 
-def add_measures(parser, help_text: str, dest: str = "measures") -> None:
+def add_measures(parser: Parser, help_text: str, dest: str = "measures") -> None:
     """``-m/--measure MEASURE``: repeatable, comma lists, or names after one ``-m``.
 
-    See the module docstring for the rules. Names following a ``-m`` are turned into
-    ``-m`` options of their own before argparse sees the command line, so the files after
-    the measures stay positional arguments.
+    See the module docstring for the rules; the names after one ``-m`` are expanded by
+    :func:`expand_measure_lists` when ``cli/main.py`` parses the command line.
     """
-    parser.add_argument(
+    parser.measure_action = parser.add_argument(
         "-m",
         "--measure",
         dest=dest,
@@ -94,23 +371,17 @@ def add_measures(parser, help_text: str, dest: str = "measures") -> None:
         metavar="MEASURE",
         help=help_text + MEASURE_HELP,
     )
-    parse_known_args = parser.parse_known_args
-
-    def parse_with_measure_lists(args=None, namespace=None):
-        args = sys.argv[1:] if args is None else list(args)
-        return parse_known_args(expand_measure_lists(parser, args), namespace)
-
-    parser.parse_known_args = parse_with_measure_lists
 
 
-def _is_measure_option(parser, token: str) -> bool:
-    if token in ("-m", "--measure"):
+def _is_measure_option(parser: Parser, token: str) -> bool:
+    flags = parser.measure_action.option_strings
+    if token in flags:
         return True
     if not token.startswith("--") or "=" in token or len(token) < 3:
         return False
     # argparse accepts unambiguous abbreviations of long options
-    longs = [s for s in parser._option_string_actions if s.startswith(token)]
-    return longs == ["--measure"]
+    longs = [f for a in parser.arguments for f in a.option_strings if f.startswith(token)]
+    return len(longs) == 1 and longs[0] in flags
 
 
 def _measure_problem(word: str) -> str | None:
@@ -125,18 +396,24 @@ def _measure_problem(word: str) -> str | None:
     return None
 
 
-def _positional_choices(parser) -> set[str]:
+def _positional_choices(parser: Parser) -> set[str]:
     return {
         str(choice)
-        for action in parser._actions
+        for action in parser.arguments
         if not action.option_strings and action.choices
         for choice in action.choices
     }
 
 
-def expand_measure_lists(parser, args: list[str]) -> list[str]:
-    """Rewrite ``-m A B C FILE`` as ``-m A -m B -m C FILE`` (rules: module docstring)."""
-    takes_files = any(not a.option_strings for a in parser._actions)
+def expand_measure_lists(parser: Parser, args: list[str]) -> list[str]:
+    """Rewrite ``-m A B C FILE`` as ``-m A -m B -m C FILE`` (rules: module docstring).
+
+    ``parser`` declared its ``-m`` with :func:`add_measures`; a word after ``-m`` that is
+    both a measure and a file, or neither, is a usage error (:meth:`Parser.error`).
+    """
+    if parser.measure_action is None:
+        return list(args)
+    takes_files = any(not a.option_strings for a in parser.arguments)
     out: list[str] = []
     i = 0
     while i < len(args):
@@ -157,19 +434,17 @@ def expand_measure_lists(parser, args: list[str]) -> list[str]:
                     break
                 problem, exists = _measure_problem(word), os.path.exists(word)
                 if problem is None and exists:
-                    parser.exit(
-                        2,
-                        f"{parser.prog}: error: {word!r} after -m is both a measure name and "
-                        f"an existing file: write -m before each measure ('-m {word}') or "
-                        "put the files before -m\n",
+                    parser.error(
+                        f"{word!r} after -m is both a measure name and an existing file: "
+                        f"write -m before each measure ('-m {word}') or put the files "
+                        "before -m"
                     )
                 if problem is not None:
                     if exists:
                         break
-                    parser.exit(
-                        2,
-                        f"{parser.prog}: error: {word!r} after -m is neither a measure name "
-                        f"({problem}) nor an existing file\n",
+                    parser.error(
+                        f"{word!r} after -m is neither a measure name ({problem}) nor an "
+                        "existing file"
                     )
             out += [token, word]
             i += 1

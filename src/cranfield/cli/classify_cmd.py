@@ -8,8 +8,7 @@ import numpy as np
 
 from ..classification.thresholds import CRITERIA as _CRITERIA
 from ..errors import InputError, ParameterError
-
-HELP = "evaluate a classifier: confusion matrix, rates, ROC, thresholds"
+from ._args import add_format, add_header
 
 
 def _zero_division(text: str):
@@ -54,20 +53,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="column of predictions, by name or 1-based number (default: the first column "
         "of PREDICTIONS, or the second column of TRUTH when PREDICTIONS is omitted)",
     )
-    header = parser.add_mutually_exclusive_group()
-    header.add_argument(
-        "--header",
-        dest="header",
-        action="store_true",
-        default=None,
-        help="the first line of each text file is a header",
-    )
-    header.add_argument(
-        "--no-header",
-        dest="header",
-        action="store_false",
-        help="no text file has a header (default: told from the data, or an error)",
-    )
+    add_header(parser)
     parser.add_argument(
         "--labels",
         help="comma-separated classes in display order (multi-class report); "
@@ -102,7 +88,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="with --scores, also print the ROC table: class, score, TP, FP, FN, TN, TPR, "
         "FPR, ACC per item (Fawcett 2006)",
     )
-    parser.add_argument("--format", choices=("text", "markdown", "json", "html"), default="text")
+    add_format(parser, ("text", "markdown", "json", "html"))
     parser.add_argument(
         "--orientation",
         choices=("actual-rows", "predicted-rows"),

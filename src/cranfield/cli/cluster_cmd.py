@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-HELP = "evaluate a clustering against a gold standard"
+from ._args import add_digits, add_format, add_header, digits_value
 
 _EPILOG = """\
 files: .csv/.tsv/.tab (gzipped too), .parquet/.pq; anything else is plain text with one
@@ -33,20 +33,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--assignment-column", metavar="COL", help="assignment column name or 1-based number"
     )
     parser.add_argument("--id-column", metavar="COL", help="match rows of the two files by this id")
-    header = parser.add_mutually_exclusive_group()
-    header.add_argument(
-        "--header",
-        dest="header",
-        action="store_true",
-        default=None,
-        help="the first line of each text file is a header",
-    )
-    header.add_argument(
-        "--no-header",
-        dest="header",
-        action="store_false",
-        help="no text file has a header (default: told from the data, or an error)",
-    )
+    add_header(parser)
     parser.add_argument(
         "--beta", type=float, default=1.0, help="beta of pair-counting F (>1 weights recall)"
     )
@@ -63,14 +50,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="value of pair precision/recall/F when undefined (default 0)",
     )
     parser.add_argument("--table", action="store_true", help="also print the contingency table")
-    parser.add_argument("--format", choices=OUTPUT_FORMATS, default="text", help="output format")
-    parser.add_argument("--digits", type=int, default=4, help="decimals in text/markdown output")
+    add_format(parser, OUTPUT_FORMATS, "text")
+    add_digits(parser)
 
 
 def run(args: argparse.Namespace) -> int:
     from ..clustering import evaluate_clustering, format_scores
     from ..label_files import read_label_pair
 
+    digits = digits_value(args)  # checked before the files are read
     truth, assignment = read_label_pair(
         args.truth,
         args.assignment,
@@ -86,5 +74,5 @@ def run(args: argparse.Namespace) -> int:
         average_method=args.average_method,
         zero_division=args.zero_division,
     )
-    print(format_scores(scores, args.format, digits=args.digits, table=args.table))
+    print(format_scores(scores, args.format, digits=digits, table=args.table))
     return 0

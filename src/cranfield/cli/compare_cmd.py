@@ -3,17 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import contextlib
-import math
 import os
-import sys
-import warnings
 
 from ..compare.stats import MAX_RESAMPLES
 from ..errors import ParameterError
-from ._args import add_measures
-
-HELP = "compare runs: significance tests, effect sizes, tables"
+from ._args import add_complete, add_format, add_measures, add_seed, number, seed_value
+from ._output import emit, print_notes, rounded_note, warnings_as_notes
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -64,13 +59,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="random permutations / bootstrap resamples, 1 to "
         f"{MAX_RESAMPLES:_} (default 10000)".replace("_", ","),
     )
-    parser.add_argument(
-        "--seed", default="0", help="seed of the randomised tests, an integer >= 0 (default 0)"
-    )
-    parser.add_argument(
-        "--complete", action="store_true", help="score queries missing from a run as 0"
-    )
-    parser.add_argument("--format", choices=FORMATS, default="text")
+    add_seed(parser, "randomization and bootstrap tests")
+    add_complete(parser)
+    add_format(parser, FORMATS, "text")
     parser.add_argument(
         "--table", choices=("detail", "summary"), help="layout (default: summary for latex/html)"
     )
@@ -84,86 +75,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def number(text: str, name: str, kind: type, low: float, high: float, *, open_: bool = False):
-    """``text`` as an ``int`` or ``float`` within [low, high] (``open_``: (low, high)).
-
-    Fails with :class:`ParameterError` naming the allowed range. Integers may be written
-    ``1e4``; non-finite and fractional values are refused for integers.
-    """
-    if kind is int:
-        allowed = f"an integer from {low:,} to {high:,}".replace(",", "")
-    elif open_:
-        allowed = f"a number strictly between {low:g} and {high:g}"
-    else:
-        allowed = f"a number from {low:g} to {high:g}"
-    try:
-        value = float(text)
-    except (TypeError, ValueError):
-        raise ParameterError(name, allowed, text) from None
-    if not math.isfinite(value):
-        raise ParameterError(name, allowed, text)
-    if kind is int:
-        if not value.is_integer():
-            raise ParameterError(name, allowed, text)
-        try:
-            value = int(text)
-        except ValueError:
-            value = int(value)
-    inside = low < value < high if open_ else low <= value <= high
-    if not inside:
-        raise ParameterError(name, allowed, text)
-    return value
-
-
 def _options(args) -> dict:
     """The numeric options, validated before any file is read."""
     return {
         "alpha": number(args.alpha, "--alpha", float, 0, 1, open_=True),
         "confidence": number(args.confidence, "--confidence", float, 0, 1, open_=True),
         "n_permutations": number(args.permutations, "--permutations", int, 1, MAX_RESAMPLES),
-        "seed": number(args.seed, "--seed", int, 0, 2**63 - 1),
+        "seed": seed_value(args),
     }
-
-
-@contextlib.contextmanager
-def warnings_as_notes(notes: list[str]):
-    """Collect the warnings raised inside (NumPy, SciPy) into ``notes``, once each,
-    instead of letting Python print them raw with file names and line numbers."""
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        yield
-    for text in dict.fromkeys(str(w.message).splitlines()[0] for w in caught if str(w.message)):
-        notes.append(text)
-
-
-def emit(text: str) -> None:
-    """Write ``text`` and a newline to standard output; a closed stdout is an error."""
-    if sys.stdout is None:  # started with >&-
-        from ..errors import CranfieldError
-
-        raise CranfieldError("standard output is closed: nowhere to write the result")
-    sys.stdout.write(text + "\n")
-
-
-def print_notes(command: str, notes: list[str]) -> None:
-    """``cranfield COMMAND: note: ...`` lines on stderr (nothing when stderr is closed:
-    ``print(file=None)`` would write them into the result on stdout)."""
-    if sys.stderr is None:
-        return
-    try:
-        for text in notes:
-            print(f"cranfield {command}: note: {text}", file=sys.stderr, flush=True)
-    except OSError:  # stderr closed under us: notes are dropped, the result stands
-        pass
-
-
-def rounded_note(source: str) -> str:
-    """The note for a score file whose values trec_eval rounded to 4 decimals."""
-    return (
-        f"{source} holds values rounded to 4 decimals (trec_eval format); statistics are "
-        "computed on the rounded values (cranfield eval --per-query --format csv keeps "
-        "full precision)"
-    )
 
 
 def _same_file(a: str, b: str) -> bool:
@@ -171,19 +90,6 @@ def _same_file(a: str, b: str) -> bool:
         return os.path.samefile(a, b)
     except OSError:
         return False
-
-
-def _read_runs(args):
-    """The RUN files as :class:`~cranfield.Run` objects, named as ``cranfield eval``
-    names them (TREC tag, or the file name when two runs share a tag)."""
-    from ..run import Run, _default_name
-
-    runs = [Run.read(path) for path in args.runs]
-    names = [r.name for r in runs]
-    if len(set(names)) != len(names):
-        for r in runs:
-            r.name = _default_name(r.source)
-    return runs
 
 
 def resolve_baseline(baseline: str | None, names, paths=()) -> str | None:
@@ -244,7 +150,9 @@ def _scores(args):
     for path in [args.qrels, *args.runs]:
         if path != "-":
             check_path(path, path)
-    runs = _read_runs(args)
+    from ..evaluation import read_runs
+
+    runs = read_runs(args.runs)
     baseline = resolve_baseline(args.baseline, [r.name for r in runs], args.runs)
     results = evaluate(args.qrels, runs, measures, complete=args.complete)
     return results.per_query_table(), baseline, []

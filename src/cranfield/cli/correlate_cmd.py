@@ -7,9 +7,9 @@ import argparse
 import os
 
 from ..errors import InputError, ParameterError
-from .compare_cmd import emit, number, print_notes, rounded_note, warnings_as_notes
+from ._args import add_digits, add_format, digits_value, number
+from ._output import emit, print_notes, rounded_note, warnings_as_notes
 
-HELP = "rank correlation between two runs (per query) or two result tables (system orderings)"
 #: Largest --depth accepted (a ranking deeper than this is not a ranking one reads).
 MAX_DEPTH = 10**9
 
@@ -44,10 +44,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--depth", help="with runs: compare only the top N documents (N >= 1)")
     parser.add_argument("-q", "--per-query", action="store_true", help="with runs: every query")
-    parser.add_argument(
-        "--digits", default="4", help="decimals in text output, 0 to 17 (default 4)"
-    )
-    parser.add_argument("--format", choices=("text", "json"), default="text")
+    add_digits(parser)
+    add_format(parser, ("text", "json"))
 
 
 def _options(args) -> dict:
@@ -56,7 +54,7 @@ def _options(args) -> dict:
         "rbo_p": number(args.rbo_p, "--rbo-p", float, 0, 1, open_=True),
         "confidence": number(args.confidence, "--confidence", float, 0, 1, open_=True),
         "depth": None if args.depth is None else number(args.depth, "--depth", int, 1, MAX_DEPTH),
-        "digits": number(args.digits, "--digits", int, 0, 17),
+        "digits": digits_value(args),
     }
 
 

@@ -6,7 +6,7 @@ import argparse
 import csv
 import sys
 
-HELP = "precision-recall curves as data"
+from ._args import add_convention, add_format, add_rel_level
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -24,23 +24,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=None,
         help="comma-separated recall levels for --interpolated (default: 0,0.1,...,1)",
     )
-    parser.add_argument(
-        "--convention",
-        choices=["textbook", "trec_eval"],
-        help="interpolation of --interpolated and --average recall. textbook (default): "
-        "max precision at any rank whose recall is >= r, recall compared exactly "
-        "(Manning, Raghavan & Schuetze 2008, sec. 8.4); trec_eval: trec_eval's "
-        "iprec_at_recall, which first rounds r*R to a whole number of relevant "
-        "documents (equal to the IPrec@r measure)",
-    )
+    add_convention(parser, default=None)  # None: only with --interpolated, --average recall
     parser.add_argument(
         "--average",
         choices=["ranks", "recall"],
         help="average over queries: mean P and R at ranks 5,10,... or mean interpolated "
         "precision at the recall levels",
     )
-    parser.add_argument("-l", "--rel-level", type=int, default=1, help="minimum relevant grade")
-    parser.add_argument("--format", choices=["csv", "json"], default="csv")
+    add_rel_level(parser)
+    add_format(parser, ["csv", "json"])
 
 
 def run(args) -> int:

@@ -12,7 +12,13 @@ from pathlib import Path
 
 from ._args import add_measures
 
-HELP = "evaluate the bundled sample test collection"
+
+def demo_measures() -> list[str]:
+    """The demo's measures: ``cranfield eval``'s default and Bpref, which shows what
+    incomplete judgments do (Buckley & Voorhees 2004)."""
+    from ..evaluation import DEFAULT_MEASURES
+
+    return [*DEFAULT_MEASURES, "Bpref"]
 
 
 def add_arguments(p) -> None:
@@ -21,7 +27,7 @@ def add_arguments(p) -> None:
         default="sample-collection",
         help="where to write the sample files (default: ./sample-collection)",
     )
-    add_measures(p, "measures (default: AP nDCG@10 P@10 R@100 RR Bpref)")
+    add_measures(p, "measures (default: " + " ".join(demo_measures()) + ")")
 
 
 def run(args) -> int:
@@ -36,7 +42,7 @@ def run(args) -> int:
     qrels_path, run_paths = paths[0], paths[1:]
     qrels = Qrels.read(qrels_path)
     runs = [Run.read(p) for p in run_paths]
-    measures = args.measures or ["AP", "nDCG@10", "P@10", "R@100", "RR", "Bpref"]
+    measures = args.measures or demo_measures()
     results = evaluate(qrels, runs, measures, complete=True)
     out = sys.stdout
     out.write(

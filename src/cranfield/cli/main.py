@@ -1,8 +1,12 @@
 """The ``cranfield`` command: dispatch to one module per subcommand.
 
-Each subcommand module defines ``HELP`` (one line), ``add_arguments(parser)`` and
-``run(args) -> int``. Subcommand modules are imported only when used, so
-``cranfield trec_eval`` does not pay for plotting or statistics imports.
+:data:`SUBCOMMANDS` names each subcommand's module and holds its one-line description
+(the only copy: ``cranfield --help`` shows it without importing any subcommand, and
+``cranfield SUB --help`` shows it too). A subcommand module defines
+``add_arguments(parser)`` and ``run(args) -> int``, or ``main(argv) -> int`` when it
+parses its own arguments (trec_eval, pool); the module is imported only when used, so
+``cranfield trec_eval`` does not pay for plotting or statistics imports. Every parser is
+a :class:`~cranfield.cli._args.Parser`: a usage error is one line and exit status 2.
 """
 
 from __future__ import annotations
@@ -12,8 +16,9 @@ import importlib
 import sys
 
 from ..errors import CranfieldError
+from ._args import Parser, expand_measure_lists
 
-# name -> (module, one-line help). Kept here so `cranfield --help` needs no imports.
+# name -> (module, one-line description). Kept here so `cranfield --help` needs no imports.
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "eval": ("eval_cmd", "evaluate runs against qrels with readable measure names"),
     "trec_eval": (
@@ -22,15 +27,23 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     ),
     "measures": ("measures_cmd", "list the measures, or show one with its formula and source"),
     "compare": ("compare_cmd", "compare runs: significance tests, effect sizes, tables"),
-    "correlate": ("correlate_cmd", "rank correlation between two runs or two result tables"),
+    "correlate": (
+        "correlate_cmd",
+        "rank correlation between two runs (per query) or two result tables (system orderings)",
+    ),
     "curve": ("curve_cmd", "precision-recall curves as data"),
     "plot": ("plot_cmd", "draw one figure: pr, avg, delta, dist, depth or coverage"),
     "report": ("report_cmd", "write a self-contained HTML evaluation report"),
     "classify": ("classify_cmd", "evaluate a classifier: confusion matrix, rates, ROC, thresholds"),
     "cluster": ("cluster_cmd", "evaluate a clustering against a gold standard"),
     "demo": ("demo_cmd", "evaluate the bundled sample test collection"),
-    "pool": ("pool_cmd", "build judgment pools (depth, budget); pool stats and reusability"),
+    "pool": ("pool_cmd", "build a judgment pool from runs; pool stats, reuse, assign, merge"),
 }
+
+
+def description(name: str) -> str:
+    """The one-line description of subcommand ``name`` (from :data:`SUBCOMMANDS`)."""
+    return SUBCOMMANDS[name][1]
 
 
 def _available() -> dict[str, tuple[str, str]]:
@@ -43,10 +56,24 @@ def _available() -> dict[str, tuple[str, str]]:
     }
 
 
+def subcommand_parser(name: str):
+    """(module, parser) of subcommand ``name`` with its arguments declared."""
+    module = importlib.import_module(f"cranfield.cli.{SUBCOMMANDS[name][0]}")
+    parser = Parser(prog=f"cranfield {name}", description=description(name))
+    module.add_arguments(parser)
+    return module, parser
+
+
+def parse(parser: Parser, argv: list[str]) -> argparse.Namespace:
+    """Parse ``argv``: the names after one ``-m`` first become ``-m`` options of their
+    own (:func:`~cranfield.cli._args.expand_measure_lists`), then argparse parses."""
+    return parser.parse_args(expand_measure_lists(parser, argv))
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     available = _available()
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="cranfield",
         description="Evaluate retrieval, ranking and classification systems.",
     )
@@ -61,11 +88,10 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     name = argv[0]
     module = importlib.import_module(f"cranfield.cli.{available[name][0]}")
-    if hasattr(module, "main"):  # subcommands that parse their own arguments (trec_eval)
+    if hasattr(module, "main"):  # subcommands that parse their own arguments
         return _guard(lambda: module.main(argv[1:]), name)
-    sub_parser = argparse.ArgumentParser(prog=f"cranfield {name}", description=module.HELP)
-    module.add_arguments(sub_parser)
-    args = sub_parser.parse_args(argv[1:])
+    module, sub_parser = subcommand_parser(name)
+    args = parse(sub_parser, argv[1:])
     return _guard(lambda: _check_output(args) or module.run(args), name)
 
 

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import argparse
 
-HELP = "list the measures, or show one with its formula and source"
-
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(

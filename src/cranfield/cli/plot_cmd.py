@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-HELP = "draw one figure: pr, avg, delta, dist, depth or coverage"
+from ._args import add_figure_inputs, eval_options, parse_ints
+
 KINDS = ("pr", "avg", "delta", "dist", "depth", "coverage")
 
 
 def add_arguments(p) -> None:
-    from .report_cmd import add_common
-
     p.add_argument(
         "kind",
         choices=KINDS,
@@ -18,7 +17,7 @@ def add_arguments(p) -> None:
         "delta: per-query difference to --baseline; dist: per-query box plots; "
         "depth: P@k and nDCG@k by k; coverage: Judged@k by depth",
     )
-    add_common(
+    add_figure_inputs(
         p,
         measure_help="delta, dist: the measure (default AP)",
         query_help="pr: the curves of this query instead of the average",
@@ -34,14 +33,15 @@ def add_arguments(p) -> None:
 
 def run(args) -> int:
     from ..errors import ParameterError
-    from ..evaluation import evaluate
+    from ..evaluation import evaluate, read_runs
+    from ..qrels import Qrels
     from ..report import plots
-    from .report_cmd import eval_options, load, parse_ints
 
     suffix = args.output.rsplit(".", 1)[-1].lower() if "." in args.output else ""
     if suffix not in plots.FORMATS:
         raise ParameterError("--output", "a file name ending in .png, .svg or .pdf", args.output)
-    qrels, runs = load(args)
+    qrels = Qrels.read(args.qrels)
+    runs = read_runs(args.runs, duplicates=args.duplicates)
     opts = eval_options(args)
     if args.kind == "pr":
         fig, _ = plots.pr_plot(

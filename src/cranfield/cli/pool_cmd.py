@@ -12,16 +12,17 @@ import argparse
 import os
 import sys
 
-HELP = "build a judgment pool from runs; pool stats, reuse, assign, merge"
+from ._args import (
+    Parser,
+    add_format,
+    add_measures,
+    add_output,
+    add_rel_level,
+    add_seed,
+    seed_value,
+)
 
 ACTIONS: dict[str, str] = {}  # action -> one-line help, filled below
-
-
-class _Parser(argparse.ArgumentParser):
-    """argparse, but a usage error is one line on stderr (status 2), not the usage."""
-
-    def error(self, message: str):
-        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
 def _strategy_names() -> str:
@@ -30,8 +31,17 @@ def _strategy_names() -> str:
     return ", ".join(STRATEGIES)
 
 
-def _pool_parser() -> argparse.ArgumentParser:
-    p = _Parser(
+def _add_groups(p: Parser, groups_help: str) -> None:
+    """``--groups FILE`` or ``--group-sep SEP``: which participant each run comes from."""
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--groups", metavar="FILE", help=groups_help)
+    g.add_argument(
+        "--group-sep", metavar="SEP", help="the group is the run name up to this separator"
+    )
+
+
+def _pool_parser() -> Parser:
+    p = Parser(
         prog="cranfield pool",
         description="Pool the documents of runs for relevance judging (all topics at once). "
         "Also: 'cranfield pool stats|reuse QRELS RUN...', 'cranfield pool assign POOL ...', "
@@ -57,20 +67,13 @@ def _pool_parser() -> argparse.ArgumentParser:
         metavar="N",
         help="pool at most N runs per group (needs --groups or --group-sep)",
     )
-    g = p.add_mutually_exclusive_group()
-    g.add_argument(
-        "--groups",
-        help="'run group [priority]' lines; with --per-group, smaller priorities first "
+    _add_groups(
+        p,
+        "'run group [priority]' lines; with --per-group, smaller priorities first "
         "(default: the order of the runs on the command line)",
     )
-    g.add_argument("--group-sep", help="the group is the run name up to this separator")
-    p.add_argument(
-        "--format",
-        choices=("pairs", "qrels"),
-        default="pairs",
-        help="pairs: 'qid docid' lines (default); qrels: 'qid 0 docid -1' (pooled, unjudged)",
-    )
-    p.add_argument("-o", "--output", help="write to this file instead of standard output")
+    add_format(p, ("pairs", "qrels"), what="pairs: 'qid docid' lines; qrels: 'qid 0 docid -1'")
+    add_output(p)
     return p
 
 
@@ -111,8 +114,9 @@ def _read_runs(paths: list[str], top: int | None = None) -> list:
     """
     from concurrent.futures import ThreadPoolExecutor
 
+    from ..evaluation import distinct_run_names
     from ..pooling.candidates import top_rows
-    from ..run import Run, _default_name
+    from ..run import Run
 
     def read(path: str):
         run = Run.read(path)
@@ -136,10 +140,9 @@ def _read_runs(paths: list[str], top: int | None = None) -> list:
         else:
             with ThreadPoolExecutor(max_workers=min(4, len(paths), os.cpu_count() or 1)) as ex:
                 runs = list(ex.map(read_one, paths))
-    names = [r.name for r in runs]
-    if len(set(names)) != len(names):  # two files with the same TREC tag: use file names
-        for r in runs:
-            r.name = _default_name(r.source)
+    names = distinct_run_names([r.name for r in runs], [r.source for r in runs])
+    for r, name in zip(runs, names, strict=True):
+        r.name = name
     return runs
 
 
@@ -195,15 +198,13 @@ def run_pool(argv: list[str]) -> int:
     return 0
 
 
-def _measure_parser(action: str) -> argparse.ArgumentParser:
-    p = _Parser(prog=f"cranfield pool {action}", description=ACTIONS[action])
+def _measure_parser(action: str) -> Parser:
+    p = Parser(prog=f"cranfield pool {action}", description=ACTIONS[action])
     p.add_argument("qrels", help="the judgments made on the pool (TREC qrels, Parquet, CSV/TSV)")
     p.add_argument("runs", nargs="+", metavar="RUN", help="the pooled runs")
     p.add_argument("-k", "--depth", type=int, default=100, help="pool depth (default 100)")
-    p.add_argument(
-        "-l", "--rel-level", type=int, default=1, help="minimum relevant grade (default 1)"
-    )
-    p.add_argument("-o", "--output", help="write to this file instead of standard output")
+    add_rel_level(p)
+    add_output(p)
     return p
 
 
@@ -224,7 +225,7 @@ def _stats_arguments(p: argparse.ArgumentParser) -> None:
         action="store_true",
         help="also the mean Jaccard overlap of every two runs' top k (adds an 'overlap' key)",
     )
-    p.add_argument("-f", "--format", choices=("text", "json", "markdown"), default="text")
+    add_format(p, ("text", "json", "markdown"))
 
 
 def run_stats(argv: list[str]) -> int:
@@ -257,13 +258,11 @@ def run_reuse(argv: list[str]) -> int:
     from ..pooling.pool import check_depth
     from ..pooling.reuse import leave_one_group_out, render
     from ..qrels import Qrels
-    from ._args import add_measures
+    from .main import parse
 
     p = _measure_parser("reuse")
     add_measures(p, "measures to compare (default: AP Bpref infAP)")
-    g = p.add_mutually_exclusive_group()
-    g.add_argument("--groups", help="'run group' mapping file (default: every run its own group)")
-    g.add_argument("--group-sep", help="the group is the run name up to this separator (e.g. -)")
+    _add_groups(p, "'run group' lines (default: every run its own group)")
     p.add_argument(
         "--condensed",
         action="store_true",
@@ -278,9 +277,10 @@ def run_reuse(argv: list[str]) -> int:
     p.add_argument(
         "--stratified", action="store_true", help="with --subsample: P of every topic's judgments"
     )
-    p.add_argument("--seed", type=int, default=0, help="with --subsample: random seed (default 0)")
-    p.add_argument("-f", "--format", choices=("text", "json", "markdown"), default="text")
-    args = p.parse_args(argv)
+    add_seed(p, "--subsample draw")
+    add_format(p, ("text", "json", "markdown"))
+    args = parse(p, argv)
+    seed = seed_value(args)
     check_depth(args.depth)
     if args.subsample is not None and (args.groups or args.group_sep):
         from ..errors import ParameterError
@@ -300,7 +300,7 @@ def run_reuse(argv: list[str]) -> int:
             args.subsample,
             measures,
             stratified=args.stratified,
-            seed=args.seed,
+            seed=seed,
             condensed=args.condensed,
             rel_level=args.rel_level,
         )
@@ -334,11 +334,11 @@ ACTIONS["assign"] = "assign topics to assessors and write one blind package per 
 def run_assign(argv: list[str]) -> int:
     from ..pooling import assign
 
-    p = _Parser(prog="cranfield pool assign", description=ACTIONS["assign"])
+    p = Parser(prog="cranfield pool assign", description=ACTIONS["assign"])
     p.add_argument("pool", help="pool file: 'qid docid' or 'qid 0 docid -1' lines")
     p.add_argument("--assessors", required=True, help="file with one assessor name a line")
     p.add_argument("-r", "--per-topic", type=int, default=1, help="assessors per topic (default 1)")
-    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    add_seed(p, "assignment and the package order")
     p.add_argument("--proposed", help="'topic assessor' lines: the proposer judges the topic")
     p.add_argument(
         "--order",
@@ -346,8 +346,9 @@ def run_assign(argv: list[str]) -> int:
         default="shuffle",
         help="order of the pairs in a package: seeded shuffle (default) or document id",
     )
-    p.add_argument("-o", "--output", required=True, help="new (or empty) directory")
+    add_output(p, required=True, help="new (or empty) directory")
     args = p.parse_args(argv)
+    seed = seed_value(args)
     names = assign.read_assessors(args.assessors)
     proposed = assign.read_mapping(args.proposed, "topic assessor") if args.proposed else None
     pool = assign.read_pool_pairs(args.pool)
@@ -358,8 +359,8 @@ def run_assign(argv: list[str]) -> int:
             from ..errors import InputError
 
             raise InputError(f"topic(s) not in the pool: {', '.join(unknown[:5])}", args.proposed)
-    assignment = assign.assign_topics(topics, names, args.per_topic, args.seed, proposed)
-    packages = assign.build_packages(pool, assignment, args.order, args.seed)
+    assignment = assign.assign_topics(topics, names, args.per_topic, seed, proposed)
+    packages = assign.build_packages(pool, assignment, args.order, seed)
     assign.write_packages(args.output, packages, assignment)
     loads = [len(pk.table) for pk in packages]
     print(
@@ -376,7 +377,7 @@ ACTIONS["merge"] = "merge judged assessment packages into one qrels, with proven
 def run_merge(argv: list[str]) -> int:
     from ..pooling import assign
 
-    p = _Parser(prog="cranfield pool merge", description=ACTIONS["merge"])
+    p = Parser(prog="cranfield pool merge", description=ACTIONS["merge"])
     p.add_argument("directory", help="directory written by 'cranfield pool assign'")
     p.add_argument(
         "--combine",
@@ -385,7 +386,7 @@ def run_merge(argv: list[str]) -> int:
         help="grade of a pair judged by several assessors (default max)",
     )
     p.add_argument("--provenance", help="also write 'query_id doc_id assessor relevance' (TSV)")
-    p.add_argument("-o", "--output", help="merged qrels (default: standard output)")
+    add_output(p, help="merged qrels (default: standard output)")
     args = p.parse_args(argv)
     inside = []
     if os.path.isdir(args.directory):

@@ -10,8 +10,7 @@ import argparse
 import sys
 
 from ..errors import CranfieldError, InputError, MeasureError
-
-HELP = "drop-in replacement for trec_eval 10.0 (same flags and output)"
+from ._args import Parser, UsageError, add_compat, add_stream
 
 USAGE = """usage: cranfield trec_eval [-h] [-q] [-m measure[.params]] [-c] [-n] [-l <num>]
                            [-D debug_level] [-N <num>] [-M <num>] [-R rel_format]
@@ -43,9 +42,11 @@ DESCRIPTION = """Evaluate a TREC run against qrels exactly as trec_eval 10.0 doe
   See 'cranfield measures' for what every measure computes."""
 
 
-def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+def build_parser() -> Parser:
+    """trec_eval's options; a usage error exits with status 1, as trec_eval's do."""
+    p = Parser(
         prog="cranfield trec_eval",
+        usage_status=1,
         usage=USAGE.removeprefix("usage: "),
         description=DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -66,27 +67,21 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-T", "--Results_format", dest="results_format", default="trec_results")
     p.add_argument("-D", "--Debug_level", dest="debug", default=None)
     p.add_argument("-o", "--Output_old_results_format", action="store_true")
-    p.add_argument("--compat", default="10", choices=["9", "10"])
-    p.add_argument("--stream", action="store_const", const=True, default=None)
-    p.add_argument("--no-stream", dest="stream", action="store_const", const=False)
+    add_compat(p)
+    add_stream(p)
     p.add_argument("files", nargs="*")
     return p
 
 
-class _Usage(Exception):
-    pass
-
-
-def _int_option(value, flag: str) -> int:
+def _int_option(parser: Parser, value, flag: str) -> int:
     try:
         return int(value)
     except (TypeError, ValueError):
-        raise _Usage(f"option {flag} expects an integer, got {value!r}") from None
+        parser.error(f"option {flag} expects an integer, got {value!r}")
 
 
 def main(argv: list[str]) -> int:
     parser = build_parser()
-    parser.error = lambda message: (_ for _ in ()).throw(_Usage(message))  # type: ignore[assignment]
     try:
         args = parser.parse_args(argv)
         if args.help:
@@ -99,23 +94,22 @@ def main(argv: list[str]) -> int:
             print(f"cranfield trec_eval {__version__} (trec_eval 10.0 compatible)", file=sys.stderr)
             return 0
         if len(args.files) != 2:
-            raise _Usage("expected two files: rel_info_file results_file")
+            parser.error("expected two files: rel_info_file results_file")
         if args.rel_format != "qrels" or args.results_format != "trec_results":
-            raise _Usage("only -R qrels and -T trec_results are supported")
-        rel_level = _int_option(args.rel_level, "-l")
+            parser.error("only -R qrels and -T trec_results are supported")
+        rel_level = _int_option(parser, args.rel_level, "-l")
         if rel_level < 0:
             # trec_eval 10.0 would count unjudged documents as relevant in some measures
             # and not in others (and crash on some inputs): docs/trec_eval.md
-            raise _Usage("option -l expects an integer >= 0")
-        num_docs = _int_option(args.num_docs, "-N")
-        depth = None if args.depth is None else _int_option(args.depth, "-M")
+            parser.error("option -l expects an integer >= 0")
+        num_docs = _int_option(parser, args.num_docs, "-N")
+        depth = None if args.depth is None else _int_option(parser, args.depth, "-M")
         if depth is not None and depth <= 0:
-            raise _Usage("option -M expects a positive integer")
+            parser.error("option -M expects a positive integer")
         if args.files.count("-") > 1:
-            raise _Usage("only one of the two files can be standard input")
-    except _Usage as exc:
-        print(f"cranfield trec_eval: {exc} (see cranfield trec_eval -h)", file=sys.stderr)
-        return 1
+            parser.error("only one of the two files can be standard input")
+    except UsageError as exc:  # reported on one line by Parser.error
+        return int(exc.code)
 
     from .. import memory
     from ..io import scan
@@ -148,7 +142,7 @@ def main(argv: list[str]) -> int:
                 depth=depth,
                 judged_only=args.judged_only,
                 complete=args.complete,
-                compat=int(args.compat),
+                compat=args.compat,
                 encoding="latin-1",
             )
         else:
@@ -165,7 +159,7 @@ def main(argv: list[str]) -> int:
             num_docs_in_coll=num_docs,
             depth=depth,
             zscores_path=args.zscores,
-            compat=int(args.compat),
+            compat=args.compat,
             notes=lambda msg: print(f"cranfield trec_eval: {msg}", file=sys.stderr),
             judged=judged,
         )

@@ -192,10 +192,14 @@ def _qrels_density(qrels, rel_level: int) -> str:
     )
 
 
+#: The measures of a report when none are named (``cranfield report``'s default too).
+DEFAULT_MEASURES: tuple[str, ...] = ("AP", "nDCG@10", "P@10", "RR")
+
+
 def build_report(
     qrels,
     runs,
-    measures=("AP", "nDCG@10", "P@10", "RR"),
+    measures=DEFAULT_MEASURES,
     *,
     baseline: str | None = None,
     query: str | None = None,
@@ -410,9 +414,7 @@ def build_report(
     return head + "\n".join(parts) + "\n</body></html>\n"
 
 
-def write_report(
-    path: str | Path, qrels, runs, measures=("AP", "nDCG@10", "P@10", "RR"), **kw
-) -> Path:
+def write_report(path: str | Path, qrels, runs, measures=DEFAULT_MEASURES, **kw) -> Path:
     """Write :func:`build_report` to ``path`` (UTF-8); returns the path."""
     path = Path(path)
     text = build_report(qrels, runs, measures, **kw)

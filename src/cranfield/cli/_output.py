@@ -1,0 +1,48 @@
+"""Output helpers of the subcommands that print results and notes (compare, correlate)."""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+import warnings
+
+
+@contextlib.contextmanager
+def warnings_as_notes(notes: list[str]):
+    """Collect the warnings raised inside (NumPy, SciPy) into ``notes``, once each,
+    instead of letting Python print them raw with file names and line numbers."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        yield
+    for text in dict.fromkeys(str(w.message).splitlines()[0] for w in caught if str(w.message)):
+        notes.append(text)
+
+
+def emit(text: str) -> None:
+    """Write ``text`` and a newline to standard output; a closed stdout is an error."""
+    if sys.stdout is None:  # started with >&-
+        from ..errors import CranfieldError
+
+        raise CranfieldError("standard output is closed: nowhere to write the result")
+    sys.stdout.write(text + "\n")
+
+
+def print_notes(command: str, notes: list[str]) -> None:
+    """``cranfield COMMAND: note: ...`` lines on stderr (nothing when stderr is closed:
+    ``print(file=None)`` would write them into the result on stdout)."""
+    if sys.stderr is None:
+        return
+    try:
+        for text in notes:
+            print(f"cranfield {command}: note: {text}", file=sys.stderr, flush=True)
+    except OSError:  # stderr closed under us: notes are dropped, the result stands
+        pass
+
+
+def rounded_note(source: str) -> str:
+    """The note for a score file whose values trec_eval rounded to 4 decimals."""
+    return (
+        f"{source} holds values rounded to 4 decimals (trec_eval format); statistics are "
+        "computed on the rounded values (cranfield eval --per-query --format csv keeps "
+        "full precision)"
+    )

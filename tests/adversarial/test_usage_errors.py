@@ -1,0 +1,71 @@
+"""Usage errors of every subcommand, as a process: one line on stderr, status 2.
+
+An unknown option, a missing argument and a bad choice are each reported as
+``cranfield SUB: error: MESSAGE (see cranfield SUB --help)``, never argparse's usage
+block. ``cranfield trec_eval`` keeps trec_eval's status 1 for a bad option (a drop-in
+replacement); its line has the same form.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from cranfield.cli.main import SUBCOMMANDS
+
+from .harness import assert_clean_failure, run_cli
+
+# prog -> {case: argv after the prog}; every subcommand has an entry (checked below)
+CASES: dict[str, dict[str, list[str]]] = {
+    "eval": {"missing": [], "choice": ["q", "r", "-f", "bogus"], "type": ["q", "r", "-l", "x"]},
+    "trec_eval": {"missing": [], "choice": ["--compat", "8", "q", "r"]},
+    "measures": {"extra": ["AP", "nDCG"]},
+    "compare": {"missing": ["--baseline"], "choice": ["--test", "bogus"]},
+    "correlate": {"missing": [], "choice": ["a", "--format", "bogus"]},
+    "curve": {"missing": [], "choice": ["bogus", "q", "r"]},
+    "plot": {"missing": [], "choice": ["bogus", "q", "r", "-o", "x.png"]},
+    "report": {"missing": ["q", "r"], "choice": ["q", "r", "-o", "x.html", "--images", "gif"]},
+    "classify": {"missing": [], "choice": ["t", "--format", "bogus"]},
+    "cluster": {"missing": [], "choice": ["t", "--average-method", "bogus"]},
+    "demo": {"missing": ["--dir"]},
+    "pool": {"missing": [], "choice": ["r", "--format", "bogus"]},
+    "pool stats": {"missing": ["q"], "choice": ["q", "r", "-f", "bogus"]},
+    "pool reuse": {"missing": [], "choice": ["q", "r", "-f", "bogus"]},
+    "pool assign": {
+        "missing": ["p"],
+        "choice": ["p", "--assessors", "a", "-o", "d", "--order", "x"],
+    },
+    "pool merge": {"missing": [], "choice": ["d", "--combine", "mean"]},
+}
+for _cases in CASES.values():
+    _cases["unknown"] = ["--no-such-option"]
+
+
+def test_every_subcommand_is_covered():
+    assert set(SUBCOMMANDS) <= {prog.split()[0] for prog in CASES}
+
+
+@pytest.mark.parametrize(
+    ("prog", "argv"),
+    [(prog, argv) for prog, cases in CASES.items() for argv in cases.values()],
+    ids=[f"{prog}-{case}" for prog, cases in CASES.items() for case in cases],
+)
+def test_usage_error_is_one_line(prog, argv, tmp_path):
+    status = 1 if prog == "trec_eval" else 2
+    out = run_cli(*prog.split(), *argv, cwd=tmp_path)
+    err = assert_clean_failure(out, f"cranfield {prog}: error: ", status=status)
+    assert err.endswith(f"(see cranfield {prog} --help)"), out
+    assert "usage:" not in err, out
+
+
+@pytest.mark.parametrize("argv", [["--no-such-option"], ["no-such-command"]])
+def test_top_level_usage_error_is_one_line(argv):
+    err = assert_clean_failure(run_cli(*argv), "cranfield: error: ")
+    assert err.endswith("(see cranfield --help)")
+
+
+def test_a_measure_list_error_is_one_line_with_the_hint(tmp_path):
+    err = assert_clean_failure(
+        run_cli("eval", "q", "r", "-m", "AP", "nDGC@10", cwd=tmp_path), "did you mean nDCG"
+    )
+    assert err.startswith("cranfield eval: error: ")
+    assert err.endswith("(see cranfield eval --help)")
