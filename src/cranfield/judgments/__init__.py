@@ -1,0 +1,42 @@
+"""Judgments from people: assessor agreement, label aggregation, assessor quality.
+
+See docs/judgments.md for the definitions, formulas and references.
+"""
+
+from .aggregate import Aggregate, aggregate, dawid_skene, majority_vote, mean_label, median_label
+from .agreement import (
+    agreement_report,
+    cohen_kappa,
+    confusion_matrices,
+    count_statistics,
+    fleiss_kappa,
+    gwet_ac1,
+    krippendorff_alpha,
+    pairwise,
+    percent_agreement,
+    scott_pi,
+)
+from .data import Judgments, Scale
+from .simulate import simulate_crowd
+
+__all__ = [
+    "Aggregate",
+    "Judgments",
+    "Scale",
+    "agreement_report",
+    "aggregate",
+    "cohen_kappa",
+    "confusion_matrices",
+    "count_statistics",
+    "dawid_skene",
+    "fleiss_kappa",
+    "gwet_ac1",
+    "krippendorff_alpha",
+    "majority_vote",
+    "mean_label",
+    "median_label",
+    "pairwise",
+    "percent_agreement",
+    "scott_pi",
+    "simulate_crowd",
+]
