@@ -30,6 +30,8 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "cluster": ("cluster_cmd", "evaluate a clustering against a gold standard"),
     "demo": ("demo_cmd", "evaluate the bundled sample test collection"),
     "pool": ("pool_cmd", "build judgment pools (depth, budget); pool stats and reusability"),
+    "agreement": ("agreement_cmd", "agreement between assessors: kappa, alpha, AC1, per topic"),
+    "aggregate": ("aggregate_cmd", "combine assessors' labels into one qrels (vote, Dawid-Skene)"),
 }
 
 

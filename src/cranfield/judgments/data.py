@@ -102,7 +102,9 @@ class Scale:
         return np.array([lookup.get(s.strip(), -1) for s in labels], dtype=np.int64)
 
     def describe(self) -> str:
-        return ",".join(f"{v}={n}" if n else str(v) for v, n in zip(self.values, self.names))
+        return ",".join(
+            f"{v}={n}" if n else str(v) for v, n in zip(self.values, self.names, strict=True)
+        )
 
 
 @dataclass

@@ -1,0 +1,73 @@
+"""``cranfield aggregate``: one label per topic and document from several assessors."""
+
+from __future__ import annotations
+
+import argparse
+
+from .agreement_cmd import add_input_arguments, load_judgments
+from .compare_cmd import emit, number
+
+HELP = "combine several assessors' labels into one qrels (majority vote, Dawid-Skene, ...)"
+METHODS = ("majority", "mean", "median", "dawid-skene")
+TIES = ("random", "higher", "lower", "abstain")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_input_arguments(parser)
+    parser.add_argument("--method", choices=METHODS, default="majority")
+    parser.add_argument(
+        "--ties",
+        choices=TIES,
+        default="random",
+        help="majority vote: a tie goes to a random tied label, the higher or the lower "
+        "label, or no label (the pair is left out); default random",
+    )
+    parser.add_argument("--random-state", default="0", help="state of the tie-breaking draws")
+    parser.add_argument("--tolerance", default="1e-5", help="Dawid-Skene: convergence tolerance")
+    parser.add_argument(
+        "--max-iterations", default="100", help="Dawid-Skene: iteration cap (default 100)"
+    )
+    parser.add_argument("-o", "--output", help="qrels file to write (default: standard output)")
+    parser.add_argument(
+        "--posteriors",
+        metavar="FILE",
+        help="also write a TSV: topic, document, label, votes and the posterior of each label",
+    )
+
+
+def run(args) -> int:
+    import sys
+
+    from ..io.atomic import check_output, write_text
+    from ..judgments import aggregate
+
+    state = number(args.random_state, "--random-state", int, 0, 2**63 - 1)
+    options: dict = {}
+    if args.method == "majority":
+        options = {"ties": args.ties, "random_state": state}
+    elif args.method == "dawid-skene":
+        options = {
+            "tolerance": number(args.tolerance, "--tolerance", float, 0, 1, open_=True),
+            "max_iterations": number(args.max_iterations, "--max-iterations", int, 1, 10**6),
+        }
+    inputs = [*args.qrels, *([args.judgments] if args.judgments else [])]
+    if args.posteriors is not None:
+        check_output(args.posteriors, inputs + ([args.output] if args.output else []))
+    result = aggregate(load_judgments(args), args.method, **options)
+    qrels = result.to_qrels()
+    if args.posteriors is not None:
+        write_text(args.posteriors, result.posterior_table())
+    if args.output is None or args.output == "-":
+        if sys.stdout is None:
+            emit("")  # the one clear message about a closed standard output
+        qrels.to_trec("-")
+    else:
+        qrels.to_trec(args.output)
+    info = result.info
+    if args.method == "dawid-skene" and not info["converged"] and sys.stderr is not None:
+        print(
+            f"cranfield aggregate: note: Dawid-Skene stopped at the iteration cap "
+            f"({info['max_iterations']}) before converging to {info['tolerance']:g}",
+            file=sys.stderr,
+        )
+    return 0
