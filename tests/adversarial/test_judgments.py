@@ -150,3 +150,24 @@ def test_aggregate_abstains_on_ties_and_refuses_bad_parameters(table, tmp_path):
 def test_aggregate_to_a_closed_stdout_fails_cleanly(table):
     out = run_cli("aggregate", "--judgments", table, close_stdout=True)
     assert_clean_failure(out, "standard output")
+
+
+def test_assessors_lists_everyone_with_reasons(table, tmp_path):
+    gold = tmp_path / "gold.qrels"
+    gold.write_text("1 0 d1 2\n1 0 d2 0\n")
+    with Unchanged(table, gold):
+        out = run_cli("assessors", "--judgments", table, "--gold", gold, "--format", "json")
+    assert_success(out, quiet=True)
+    rows = json.loads(out.stdout)["assessors"]
+    assert sorted(r["assessor"] for r in rows) == ["ann", "bob", "cy"]
+    ann = next(r for r in rows if r["assessor"] == "ann")
+    assert ann["gold_pairs"] == 2 and ann["gold_accuracy"] == 1.0
+    text = run_cli("assessors", "--judgments", table)
+    assert_success(text, quiet=True)
+    assert text.stdout.decode().splitlines()[1].startswith("assessor\tjudgments")
+    assert_clean_failure(
+        run_cli("assessors", "--judgments", table, "--min-kappa", "2"), "--min-kappa"
+    )
+    assert_clean_failure(
+        run_cli("assessors", "--judgments", table, "--gold", tmp_path / "nope.qrels"), "nope.qrels"
+    )

@@ -17,12 +17,16 @@ from .agreement import (
     scott_pi,
 )
 from .data import Judgments, Scale
+from .quality import Thresholds, assessor_quality, judgments_needed
 from .simulate import simulate_crowd
 
 __all__ = [
     "Aggregate",
     "Judgments",
     "Scale",
+    "Thresholds",
+    "assessor_quality",
+    "judgments_needed",
     "agreement_report",
     "aggregate",
     "cohen_kappa",
