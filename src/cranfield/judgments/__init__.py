@@ -17,6 +17,7 @@ from .agreement import (
     scott_pi,
 )
 from .data import Judgments, Scale
+from .effect import assessor_qrels, effect_on_rankings
 from .quality import Thresholds, assessor_quality, judgments_needed
 from .simulate import simulate_crowd
 
@@ -29,10 +30,12 @@ __all__ = [
     "judgments_needed",
     "agreement_report",
     "aggregate",
+    "assessor_qrels",
     "cohen_kappa",
     "confusion_matrices",
     "count_statistics",
     "dawid_skene",
+    "effect_on_rankings",
     "fleiss_kappa",
     "gwet_ac1",
     "krippendorff_alpha",
