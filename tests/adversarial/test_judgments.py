@@ -98,7 +98,7 @@ def test_degenerate_tables_give_nan_with_a_reason(tmp_path):
     assert any("two assessors" in n for n in json.loads(out.stdout)["graded"]["notes"])
 
 
-@pytest.mark.parametrize("method", ["majority", "mean", "median", "dawid-skene"])
+@pytest.mark.parametrize("method", ["majority", "mean", "median", "dawid-skene", "mace"])
 def test_aggregate_writes_qrels_and_posteriors(table, tmp_path, method):
     out_path, post = tmp_path / "agg.qrels", tmp_path / "post.tsv"
     with Unchanged(table):

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from cranfield.errors import ParameterError
-from cranfield.judgments.aggregate import dawid_skene, majority_vote
+from cranfield.judgments.aggregate import dawid_skene, mace, majority_vote
 from cranfield.judgments.quality import Thresholds, assessor_quality, judgments_needed
 from cranfield.judgments.simulate import simulate_crowd
 
@@ -71,3 +71,30 @@ def test_judgments_needed_grows_with_noise():
     # majority of 3 assessors of accuracy 0.9: 0.9^3 + 3 * 0.9^2 * 0.1 = 0.972
     assert good["accuracy"][3] == pytest.approx(0.972, abs=0.02)
     assert judgments_needed([0.6] * 2, target=0.99, items=200)["needed"] is None
+
+
+@pytest.mark.parametrize("state", [0, 1, 2])
+def test_mace_beats_majority_vote_and_finds_the_spammers(state):
+    rng = np.random.default_rng(state)
+    truth = rng.integers(0, 3, 400)
+    j = simulate_crowd(truth, ACC, labels=3, per_item=5, spammers=SPAM, random_state=state)
+    result = mace(j)
+    assert result.info["converged"]
+    assert _accuracy(result, j, truth) > _accuracy(majority_vote(j, random_state=0), j, truth)
+    competence = dict(zip(j.assessors, result.info["competence"], strict=True))
+    for a in range(8):
+        if SPAM[a]:
+            assert competence[f"w{a}"] < 0.1
+        else:
+            assert competence[f"w{a}"] > 0.4
+    assert np.allclose(result.posterior.sum(axis=1), 1)
+
+
+def test_mace_without_spammers_agrees_with_majority_vote_on_clear_items():
+    rng = np.random.default_rng(9)
+    truth = rng.integers(0, 2, 300)
+    j = simulate_crowd(truth, [0.95] * 5, labels=2, per_item=5, random_state=1)
+    clear = j.counts().max(axis=1) >= 4
+    assert np.array_equal(mace(j).label[clear], majority_vote(j).label[clear])
+    with pytest.raises(ParameterError):
+        mace(j, tolerance=0)

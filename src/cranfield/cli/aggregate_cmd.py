@@ -7,8 +7,8 @@ import argparse
 from .agreement_cmd import add_input_arguments, load_judgments
 from .compare_cmd import emit, number
 
-HELP = "combine several assessors' labels into one qrels (majority vote, Dawid-Skene, ...)"
-METHODS = ("majority", "mean", "median", "dawid-skene")
+HELP = "combine several assessors' labels into one qrels (majority vote, Dawid-Skene, MACE)"
+METHODS = ("majority", "mean", "median", "dawid-skene", "mace")
 TIES = ("random", "higher", "lower", "abstain")
 
 
@@ -23,9 +23,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "label, or no label (the pair is left out); default random",
     )
     parser.add_argument("--random-state", default="0", help="state of the tie-breaking draws")
-    parser.add_argument("--tolerance", default="1e-5", help="Dawid-Skene: convergence tolerance")
     parser.add_argument(
-        "--max-iterations", default="100", help="Dawid-Skene: iteration cap (default 100)"
+        "--tolerance", default="1e-5", help="Dawid-Skene and MACE: convergence tolerance"
+    )
+    parser.add_argument(
+        "--max-iterations", default="100", help="Dawid-Skene and MACE: iteration cap (default 100)"
     )
     parser.add_argument("-o", "--output", help="qrels file to write (default: standard output)")
     parser.add_argument(
@@ -45,7 +47,7 @@ def run(args) -> int:
     options: dict = {}
     if args.method == "majority":
         options = {"ties": args.ties, "random_state": state}
-    elif args.method == "dawid-skene":
+    elif args.method in ("dawid-skene", "mace"):
         options = {
             "tolerance": number(args.tolerance, "--tolerance", float, 0, 1, open_=True),
             "max_iterations": number(args.max_iterations, "--max-iterations", int, 1, 10**6),
@@ -64,9 +66,9 @@ def run(args) -> int:
     else:
         qrels.to_trec(args.output)
     info = result.info
-    if args.method == "dawid-skene" and not info["converged"] and sys.stderr is not None:
+    if "converged" in info and not info["converged"] and sys.stderr is not None:
         print(
-            f"cranfield aggregate: note: Dawid-Skene stopped at the iteration cap "
+            f"cranfield aggregate: note: {args.method} stopped at the iteration cap "
             f"({info['max_iterations']}) before converging to {info['tolerance']:g}",
             file=sys.stderr,
         )

@@ -3,7 +3,15 @@
 See docs/judgments.md for the definitions, formulas and references.
 """
 
-from .aggregate import Aggregate, aggregate, dawid_skene, majority_vote, mean_label, median_label
+from .aggregate import (
+    Aggregate,
+    aggregate,
+    dawid_skene,
+    mace,
+    majority_vote,
+    mean_label,
+    median_label,
+)
 from .agreement import (
     agreement_report,
     cohen_kappa,
@@ -39,6 +47,7 @@ __all__ = [
     "fleiss_kappa",
     "gwet_ac1",
     "krippendorff_alpha",
+    "mace",
     "majority_vote",
     "mean_label",
     "median_label",

@@ -3,7 +3,8 @@
 * :func:`majority_vote` with an explicit tie policy;
 * :func:`mean_label` and :func:`median_label` for graded (ordinal or interval) scales;
 * :func:`dawid_skene`: the EM estimate of Dawid & Skene (1979) with one confusion
-  matrix per assessor and class priors.
+  matrix per assessor and class priors;
+* :func:`mace`: MACE (Hovy et al. 2013), which models spamming explicitly.
 
 Each returns an :class:`Aggregate`: per item the chosen label (or none: an abstention),
 the posterior (or vote share) of each label and the number of votes; it converts to a
@@ -21,7 +22,7 @@ from ..errors import ParameterError
 from .data import Judgments
 
 TIES = ("random", "higher", "lower", "abstain")
-METHODS = ("majority", "mean", "median", "dawid-skene")
+METHODS = ("majority", "mean", "median", "dawid-skene", "mace")
 #: Floor of estimated probabilities (confusion entries and priors) in Dawid–Skene, so
 #: that a label an assessor never gave does not make an item impossible.
 EPS = 1e-10
@@ -233,8 +234,89 @@ def dawid_skene(
     return Aggregate(j, label, t, votes, info)
 
 
+def mace(
+    j: Judgments,
+    *,
+    tolerance: float = 1e-5,
+    max_iterations: int = 100,
+    ties: str = "higher",
+    random_state: int = 0,
+) -> Aggregate:
+    """MACE (Hovy, Berg-Kirkpatrick, Vaswani & Hovy 2013), fitted by EM: each assessor
+    is either truthful or spamming on each judgment.
+
+    Model: the true label ``T_u`` is uniform over the scale; on each judgment assessor
+    ``a`` is truthful with probability ``theta_a`` (its *competence*) and then gives
+    ``T_u``; otherwise it spams, drawing its label from its own strategy ``xi_a``
+    regardless of the item. So ``P(label l | T_u = k) = theta_a [l = k] + (1 -
+    theta_a) xi_a(l)``.
+
+    EM, starting from the majority-vote shares: the E-step gives ``T[u, k] ∝ prod_(a,l)
+    P(l | k)`` and, per judgment, the expected truthfulness ``s = T[u, l] theta_a /
+    (theta_a + (1 - theta_a) xi_a(l))``; the M-step sets ``theta_a`` to the mean of
+    ``s`` over the assessor's judgments and ``xi_a(l) ∝ sum (1 - s)`` over its
+    judgments with label ``l`` (floored at ``EPS``). It stops when the log-likelihood per
+    judgment rises by less than ``tolerance`` or after ``max_iterations``. Hovy et al.
+    also offer variational Bayes with Beta/Dirichlet priors and restarts; this is the
+    plain EM estimate. ``info["competence"]`` holds ``theta`` per assessor: a spammer's
+    is near 0.
+    """
+    if not tolerance > 0:
+        raise ParameterError("tolerance", "a number > 0", tolerance)
+    if int(max_iterations) != max_iterations or max_iterations < 1:
+        raise ParameterError("max_iterations", "an integer >= 1", max_iterations)
+    k, n_a = j.scale.size, j.n_assessors
+    t, votes = _shares(j)
+    per = np.bincount(j.assessor, minlength=n_a).astype(np.float64)
+    key = j.assessor * k + j.label
+
+    def m_step(t, theta, xi):
+        truthful = t[j.item, j.label] * theta[j.assessor]
+        truthful = truthful / np.maximum(theta[j.assessor] + (1 - theta[j.assessor]) * xi[key], EPS)
+        theta = np.clip(
+            np.bincount(j.assessor, weights=truthful, minlength=n_a) / per, EPS, 1 - EPS
+        )
+        spam = np.bincount(key, weights=1 - truthful, minlength=n_a * k).reshape(n_a, k)
+        spam = np.maximum(spam, EPS)
+        return theta, (spam / spam.sum(axis=1, keepdims=True)).ravel()
+
+    def e_step(theta, xi):
+        base = np.log((1 - theta[j.assessor]) * xi[key])  # P(l | k) for k != l
+        hit = np.log(theta[j.assessor] + (1 - theta[j.assessor]) * xi[key])  # for k == l
+        logits = np.bincount(j.item, weights=base, minlength=j.n_items)[:, None] * np.ones(k)
+        extra = np.bincount(j.item * k + j.label, weights=hit - base, minlength=j.n_items * k)
+        logits = logits + extra.reshape(j.n_items, k)
+        top = logits.max(axis=1, keepdims=True)
+        like = np.exp(logits - top)
+        total = like.sum(axis=1, keepdims=True)
+        loglik = float((np.log(total) + top).sum() - j.n_items * np.log(k))
+        return like / total, loglik
+
+    theta, xi = m_step(t, np.full(n_a, 0.5), np.full(n_a * k, 1 / k))
+    loglik, iterations, converged = -np.inf, 0, False
+    for iterations in range(1, int(max_iterations) + 1):  # noqa: B007
+        t, new = e_step(theta, xi)
+        theta, xi = m_step(t, theta, xi)
+        new /= len(j)
+        if new - loglik < tolerance:
+            converged, loglik = True, new
+            break
+        loglik = new
+    info = {
+        "method": "mace",
+        "iterations": iterations,
+        "converged": converged,
+        "tolerance": tolerance,
+        "max_iterations": int(max_iterations),
+        "log_likelihood": loglik,
+        "competence": theta.tolist(),
+        "strategy": xi.reshape(n_a, k).tolist(),
+    }
+    return Aggregate(j, _pick(t, ties, random_state), t, votes, info)
+
+
 def aggregate(j: Judgments, method: str = "majority", **options) -> Aggregate:
-    """Dispatch by name: ``majority``, ``mean``, ``median`` or ``dawid-skene``."""
+    """Dispatch by name: ``majority``, ``mean``, ``median``, ``dawid-skene`` or ``mace``."""
     if method == "majority":
         return majority_vote(j, **options)
     if method == "mean":
@@ -243,4 +325,6 @@ def aggregate(j: Judgments, method: str = "majority", **options) -> Aggregate:
         return median_label(j)
     if method == "dawid-skene":
         return dawid_skene(j, **options)
+    if method == "mace":
+        return mace(j, **options)
     raise ParameterError("method", "one of " + ", ".join(METHODS), method)
