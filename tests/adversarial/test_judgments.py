@@ -171,3 +171,15 @@ def test_assessors_lists_everyone_with_reasons(table, tmp_path):
     assert_clean_failure(
         run_cli("assessors", "--judgments", table, "--gold", tmp_path / "nope.qrels"), "nope.qrels"
     )
+
+
+def test_aggregate_with_gold_keeps_the_gold_labels(table, tmp_path):
+    gold = tmp_path / "gold.qrels"
+    gold.write_text("1 0 d1 0\n")
+    out = run_cli("aggregate", "--judgments", table, "--method", "dawid-skene", "--gold", gold)
+    assert_success(out, quiet=True)
+    assert out.stdout.decode().splitlines()[0].split() == ["1", "0", "d1", "0"]
+    gold.write_text("1 0 d1 9\n")
+    bad = run_cli("aggregate", "--judgments", table, "--gold", gold)
+    assert_clean_failure(bad, "gold.qrels", "not on the scale")
+    assert_clean_failure(run_cli("aggregate", "--judgments", table, "--gold", gold, "-o", gold))

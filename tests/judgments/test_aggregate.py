@@ -8,7 +8,7 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-from cranfield.errors import ParameterError
+from cranfield.errors import InputError, ParameterError
 from cranfield.judgments.aggregate import (
     aggregate,
     dawid_skene,
@@ -119,3 +119,32 @@ def test_dawid_skene_reports_its_iterations_and_stops_at_the_cap(rng):
     assert conf.shape == (j.n_assessors, 3, 3) and np.allclose(conf.sum(axis=2), 1)
     with pytest.raises(ParameterError):
         dawid_skene(j, max_iterations=0)
+
+
+def test_dawid_skene_with_gold_pairs_matches_crowd_kit_true_labels(tmp_path, rng):
+    crowdkit = pytest.importorskip("crowdkit.aggregation")
+    pd = pytest.importorskip("pandas")
+    from cranfield.judgments.simulate import simulate_crowd
+
+    truth = rng.integers(0, 3, size=100)
+    j = simulate_crowd(truth, [0.9, 0.7, 0.6, 0.5, 0.3], labels=3, per_item=4, random_state=4)
+    gold_items = np.arange(0, j.n_items, 4)
+    order = np.array([int(d[1:]) for d in j.documents])
+    gold = tmp_path / "gold.qrels"
+    gold.write_text("".join(f"0 0 {j.documents[u]} {truth[order[u]]}\n" for u in gold_items))
+    df = pd.DataFrame({"task": j.item, "worker": j.assessor, "label": j.label})
+    true_labels = pd.Series(truth[order[gold_items]], index=gold_items)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ref = crowdkit.DawidSkene(n_iter=15, tol=-np.inf).fit(df, true_labels).probas_
+    ref = ref.reindex(columns=range(3)).sort_index()
+    mine = aggregate(j, "dawid-skene", gold=gold, tolerance=1e-300, max_iterations=15)
+    assert mine.info["gold_pairs"] == len(gold_items)
+    assert np.abs(mine.posterior[ref.index] - ref.to_numpy()).max() < 1e-9
+    assert np.array_equal(mine.label[gold_items], truth[order[gold_items]])
+    voted = aggregate(j, "majority", gold=gold)
+    assert np.array_equal(voted.label[gold_items], truth[order[gold_items]])
+    bad = tmp_path / "bad.qrels"
+    bad.write_text(f"0 0 {j.documents[0]} 7\n")
+    with pytest.raises(InputError, match="not on the scale"):
+        aggregate(j, "majority", gold=bad)

@@ -29,6 +29,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--max-iterations", default="100", help="Dawid-Skene and MACE: iteration cap (default 100)"
     )
+    parser.add_argument(
+        "--gold",
+        metavar="FILE",
+        help="qrels of pairs whose label is known: they keep it, and Dawid-Skene and MACE "
+        "learn the assessors from them",
+    )
     parser.add_argument("-o", "--output", help="qrels file to write (default: standard output)")
     parser.add_argument(
         "--posteriors",
@@ -53,9 +59,10 @@ def run(args) -> int:
             "max_iterations": number(args.max_iterations, "--max-iterations", int, 1, 10**6),
         }
     inputs = [*args.qrels, *([args.judgments] if args.judgments else [])]
+    inputs += [args.gold] if args.gold else []
     if args.posteriors is not None:
         check_output(args.posteriors, inputs + ([args.output] if args.output else []))
-    result = aggregate(load_judgments(args), args.method, **options)
+    result = aggregate(load_judgments(args), args.method, gold=args.gold, **options)
     qrels = result.to_qrels()
     if args.posteriors is not None:
         write_text(args.posteriors, result.posterior_table())

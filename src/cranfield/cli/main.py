@@ -31,7 +31,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "demo": ("demo_cmd", "evaluate the bundled sample test collection"),
     "pool": ("pool_cmd", "build judgment pools (depth, budget); pool stats and reusability"),
     "agreement": ("agreement_cmd", "agreement between assessors: kappa, alpha, AC1, per topic"),
-    "aggregate": ("aggregate_cmd", "combine assessors' labels into one qrels (vote, Dawid-Skene, MACE)"),
+    "aggregate": ("aggregate_cmd", "combine labels into one qrels: vote, Dawid-Skene, MACE"),
     "assessors": ("assessors_cmd", "assessor quality: gold accuracy, confusion, speed, spammers"),
 }
 

@@ -154,9 +154,21 @@ def median_label(j: Judgments) -> Aggregate:
     return Aggregate(j, label, share, votes, {"method": "median"})
 
 
+def _clamp(t: np.ndarray, gold: np.ndarray | None) -> np.ndarray:
+    """Posteriors of gold items set to their gold label (one-hot)."""
+    if gold is None:
+        return t
+    has = gold >= 0
+    t = t.copy()
+    t[has] = 0.0
+    t[np.flatnonzero(has), gold[has]] = 1.0
+    return t
+
+
 def dawid_skene(
     j: Judgments,
     *,
+    gold: np.ndarray | None = None,
     tolerance: float = 1e-5,
     max_iterations: int = 100,
     ties: str = "higher",
@@ -173,7 +185,9 @@ def dawid_skene(
 
     until the evidence lower bound per judgment
     ``(sum_u sum_k T[u,k] (log p_k + sum_(a,l) log pi[a,k,l]) + H(T)) / J`` rises by
-    less than ``tolerance``, or ``max_iterations`` E-steps. Every step is whole-array:
+    less than ``tolerance``, or ``max_iterations`` E-steps. ``gold`` (per item a label
+    code, -1 for none) holds the posteriors of gold items at their label in every step.
+    Every step is whole-array:
     ``bincount`` over judgments, no loop over items or assessors.
     """
     if not tolerance > 0:
@@ -183,6 +197,7 @@ def dawid_skene(
     k = j.scale.size
     n_a = j.n_assessors
     t, votes = _shares(j)
+    t = _clamp(t, gold)
     key = j.assessor * k + j.label
 
     def m_step(t):
@@ -210,6 +225,7 @@ def dawid_skene(
         logits -= logits.max(axis=1, keepdims=True)
         t = np.exp(logits)
         t /= t.sum(axis=1, keepdims=True)
+        t = _clamp(t, gold)
         priors, conf = m_step(t)
         joint = (t * log_terms(priors, conf)).sum()
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -237,6 +253,7 @@ def dawid_skene(
 def mace(
     j: Judgments,
     *,
+    gold: np.ndarray | None = None,
     tolerance: float = 1e-5,
     max_iterations: int = 100,
     ties: str = "higher",
@@ -267,6 +284,7 @@ def mace(
         raise ParameterError("max_iterations", "an integer >= 1", max_iterations)
     k, n_a = j.scale.size, j.n_assessors
     t, votes = _shares(j)
+    t = _clamp(t, gold)
     per = np.bincount(j.assessor, minlength=n_a).astype(np.float64)
     key = j.assessor * k + j.label
 
@@ -296,6 +314,7 @@ def mace(
     loglik, iterations, converged = -np.inf, 0, False
     for iterations in range(1, int(max_iterations) + 1):  # noqa: B007
         t, new = e_step(theta, xi)
+        t = _clamp(t, gold)
         theta, xi = m_step(t, theta, xi)
         new /= len(j)
         if new - loglik < tolerance:
@@ -315,16 +334,31 @@ def mace(
     return Aggregate(j, _pick(t, ties, random_state), t, votes, info)
 
 
-def aggregate(j: Judgments, method: str = "majority", **options) -> Aggregate:
-    """Dispatch by name: ``majority``, ``mean``, ``median``, ``dawid-skene`` or ``mace``."""
+def aggregate(j: Judgments, method: str = "majority", *, gold=None, **options) -> Aggregate:
+    """Dispatch by name: ``majority``, ``mean``, ``median``, ``dawid-skene`` or ``mace``.
+
+    ``gold`` (a qrels file or Qrels): pairs whose true label is known. Dawid–Skene and
+    MACE hold their posteriors at the gold label in every EM step (so the gold pairs
+    calibrate the assessors' models, as crowd-kit's ``true_labels`` do); every method
+    outputs the gold label for them. ``info["gold_pairs"]`` counts them.
+    """
+    if method not in METHODS:
+        raise ParameterError("method", "one of " + ", ".join(METHODS), method)
+    codes = None if gold is None else j.gold_codes(gold)
     if method == "majority":
-        return majority_vote(j, **options)
-    if method == "mean":
-        return mean_label(j)
-    if method == "median":
-        return median_label(j)
-    if method == "dawid-skene":
-        return dawid_skene(j, **options)
-    if method == "mace":
-        return mace(j, **options)
-    raise ParameterError("method", "one of " + ", ".join(METHODS), method)
+        result = majority_vote(j, **options)
+    elif method == "mean":
+        result = mean_label(j)
+    elif method == "median":
+        result = median_label(j)
+    elif method == "dawid-skene":
+        result = dawid_skene(j, gold=codes, **options)
+    else:
+        result = mace(j, gold=codes, **options)
+    if codes is not None:
+        has = codes >= 0
+        result.label = np.where(has, codes, result.label)
+        if method in ("majority", "mean", "median"):
+            result.posterior = _clamp(result.posterior, codes)
+        result.info["gold_pairs"] = int(has.sum())
+    return result

@@ -323,6 +323,33 @@ class Judgments:
         out.scale = Scale((0, 1), ("", ""), "nominal")
         return out
 
+    def gold_codes(self, gold) -> np.ndarray:
+        """Per item, the code of its gold label (-1: none). ``gold`` is a qrels (file or
+        :class:`~cranfield.qrels.Qrels`); a gold label not on the scale is an error."""
+        from ..qrels import Qrels
+
+        q = gold if isinstance(gold, Qrels) else Qrels.read(gold)
+        t = q.table
+        lookup = dict(
+            zip(
+                zip(t["query_id"].to_pylist(), t["doc_id"].to_pylist(), strict=True),
+                t["relevance"].to_pylist(),
+                strict=True,
+            )
+        )
+        code = {v: i for i, v in enumerate(self.scale.values)}
+        out = np.full(self.n_items, -1, np.int64)
+        for i, pair in enumerate(zip(self.topics, self.documents, strict=True)):
+            if pair in lookup:
+                if lookup[pair] not in code:
+                    raise InputError(
+                        f"gold label {lookup[pair]} of topic {pair[0]}, document {pair[1]} "
+                        f"is not on the scale {self.scale.describe()}",
+                        q.source,
+                    )
+                out[i] = code[lookup[pair]]
+        return out
+
     def item_topic_codes(self) -> tuple[np.ndarray, np.ndarray]:
         """The distinct topics (sorted) and each item's index among them."""
         return np.unique(self.topics.astype(str), return_inverse=True)

@@ -54,28 +54,6 @@ class Thresholds:
                 raise ParameterError(name, "an integer >= 1", v)
 
 
-def _gold_codes(j: Judgments, gold) -> np.ndarray:
-    """Per item, the gold label's code on the scale (-1: no gold label, or not on it)."""
-    from ..qrels import Qrels
-
-    q = gold if isinstance(gold, Qrels) else Qrels.read(gold)
-    t = q.table
-    lookup = {
-        (a, b): c
-        for a, b, c in zip(
-            t["query_id"].to_pylist(),
-            t["doc_id"].to_pylist(),
-            t["relevance"].to_pylist(),
-            strict=True,
-        )
-    }
-    code = {v: i for i, v in enumerate(j.scale.values)}
-    return np.array(
-        [code.get(lookup.get((a, b)), -1) for a, b in zip(j.topics, j.documents, strict=True)],
-        np.int64,
-    )
-
-
 def assessor_quality(
     j: Judgments,
     *,
@@ -120,7 +98,7 @@ def assessor_quality(
     gold_n = np.zeros(n_a)
     gold_acc = np.full(n_a, np.nan)
     if gold is not None:
-        g = _gold_codes(j, gold)[j.item]
+        g = j.gold_codes(gold)[j.item]
         has = g >= 0
         gold_n = np.bincount(j.assessor, weights=has, minlength=n_a)
         right = np.bincount(j.assessor, weights=has & (g == j.label), minlength=n_a)
