@@ -45,18 +45,22 @@ def main() -> None:
     acc = np.linspace(0.55, 0.9, args.assessors)
     t0 = time.perf_counter()
     j = simulate_crowd(truth, acc, labels=3, per_item=args.assessors, random_state=2)
-    print(f"{len(j):,} judgments ({args.pairs:,} pairs × {args.assessors} assessors), "
-          f"built in {time.perf_counter() - t0:.2f} s")
+    print(
+        f"{len(j):,} judgments ({args.pairs:,} pairs × {args.assessors} assessors), "
+        f"built in {time.perf_counter() - t0:.2f} s"
+    )
     rows = []
     for level in ("ordinal", "nominal"):
         t, a = best(lambda lv=level: krippendorff_alpha(j, lv), args.repeat)
         rows.append((f"cranfield krippendorff_alpha ({level})", t, f"alpha={a:.6f}"))
     t, agg = best(lambda: dawid_skene(j), args.repeat)
-    rows.append((
-        "cranfield dawid_skene",
-        t,
-        f"{agg.info['iterations']} iterations, converged={agg.info['converged']}",
-    ))
+    rows.append(
+        (
+            "cranfield dawid_skene",
+            t,
+            f"{agg.info['iterations']} iterations, converged={agg.info['converged']}",
+        )
+    )
     if not args.no_peers:
         try:
             import krippendorff
@@ -84,11 +88,13 @@ def main() -> None:
                 warnings.simplefilter("ignore")
                 t, model = best(lambda: DawidSkene(n_iter=100, tol=1e-5).fit(df), 1)
             same = np.mean(model.labels_.sort_index().to_numpy() == agg.label)
-            rows.append((
-                "crowd-kit DawidSkene",
-                t,
-                f"{len(model.loss_history_)} iterations; same label on {same:.4%} of pairs",
-            ))
+            rows.append(
+                (
+                    "crowd-kit DawidSkene",
+                    t,
+                    f"{len(model.loss_history_)} iterations; same label on {same:.4%} of pairs",
+                )
+            )
         except ImportError:
             rows.append(("crowd-kit DawidSkene", float("nan"), "not installed"))
     print("| computation | seconds | note |\n|---|---|---|")

@@ -239,8 +239,6 @@ class Judgments:
                 source,
                 where(r),
             )
-        topic = ids["topic"].to_numpy(zero_copy_only=False).astype(object)
-        doc = ids["document"].to_numpy(zero_copy_only=False).astype(object)
         pair = pc.binary_join_element_wise(ids["topic"], ids["document"], "\x00")
         penc = pc.dictionary_encode(pair).combine_chunks()
         item = penc.indices.to_numpy(zero_copy_only=False).astype(np.int64)
@@ -259,8 +257,8 @@ class Judgments:
             item=item,
             assessor=assessor,
             label=label,
-            topics=topic[first],
-            documents=doc[first],
+            topics=_strings(ids["topic"].take(first)),
+            documents=_strings(ids["document"].take(first)),
             assessors=[str(a) for a in aenc.dictionary.to_pylist()],
             scale=scale,
             source=source,
@@ -356,6 +354,10 @@ class Judgments:
 
 
 # -- helpers -------------------------------------------------------------------------------
+
+
+def _strings(col) -> np.ndarray:
+    return np.asarray(col.to_numpy(zero_copy_only=False), dtype=object)
 
 
 def _stem(p, i: int) -> str:

@@ -69,13 +69,22 @@ def simulate_crowd(
         constant = rng.integers(0, k, n_a)
         label = np.where(spam[who], constant[who], label)
     topic = np.zeros(n, np.int64) if topics is None else np.asarray(topics)
+    if len(topic) != n:
+        raise ParameterError("topics", f"one topic per item ({n})", len(topic))
     cols = {
-        "topic": pa.array([str(t) for t in topic[item]], pa.string()),
-        "document": pa.array([f"d{u}" for u in item], pa.string()),
-        "assessor": pa.array([f"w{a}" for a in who], pa.string()),
+        "topic": pa.array(topic[item]).cast(pa.string()),
+        "document": _prefixed("d", item),
+        "assessor": _prefixed("w", who),
         "label": pa.array(np.asarray(scale.values, np.int64)[label]),
     }
     if seconds is not None:
         mean = np.asarray(seconds, np.float64)[who]
         cols["seconds"] = pa.array(rng.exponential(mean))
     return Judgments.from_table(pa.table(cols), scale=scale, source="<simulated crowd>")
+
+
+def _prefixed(prefix: str, numbers: np.ndarray) -> pa.Array:
+    """``prefix`` followed by each number, as Arrow strings (no Python loop)."""
+    import pyarrow.compute as pc
+
+    return pc.binary_join_element_wise(prefix, pa.array(numbers).cast(pa.string()), "")
