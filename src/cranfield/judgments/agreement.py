@@ -364,8 +364,8 @@ def _notes(j: Judgments, stats: dict) -> list[str]:
         notes.append("no item was judged by two assessors: agreement is undefined (nan)")
     elif len(np.unique(j.label)) < 2:
         notes.append(
-            "every judgment has the same label: chance agreement is 1 and the "
-            "chance-corrected statistics are undefined (nan)"
+            "every judgment has the same label: the chance agreement of the kappas, pi "
+            "and alpha is 1, so they are undefined (nan); Gwet's AC1 is 1"
         )
     return notes
 
