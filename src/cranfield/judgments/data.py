@@ -164,9 +164,13 @@ class Judgments:
         each assessor is named after its file stem (or ``names``)."""
         from ..qrels import Qrels
 
+        if isinstance(scale, str):
+            scale = Scale.parse(scale, level)
         tables, seen = [], set()
         for i, p in enumerate(paths):
             q = p if isinstance(p, Qrels) else Qrels.read(p)
+            if scale is not None:
+                _check_qrels_labels(q, p, scale)
             name = names[i] if names is not None else _stem(p, i)
             if name in seen:
                 name = f"{name}#{i + 1}"
@@ -354,6 +358,37 @@ class Judgments:
 
 
 # -- helpers -------------------------------------------------------------------------------
+
+
+def _check_qrels_labels(q, path, scale: Scale) -> None:
+    """A qrels grade off the scale is an error naming the file and its line."""
+    grades = q.table["relevance"].to_numpy()
+    bad = ~np.isin(grades, np.asarray(scale.values, np.int64))
+    if not bad.any():
+        return
+    value = int(grades[np.flatnonzero(bad)[0]])
+    line = None
+    if isinstance(path, (str, os.PathLike)) and os.path.isfile(path):
+        line = _line_with_grade(path, value)
+    raise InputError(f"label '{value}' is not on the scale {scale.describe()}", q.source, line)
+
+
+def _line_with_grade(path, value: int) -> int | None:
+    """The first data line of a TREC qrels file whose grade reads as ``value``."""
+    import gzip
+
+    with open(path, "rb") as fh:
+        opener = gzip.open if fh.read(2) == b"\x1f\x8b" else open
+    with opener(path, "rt", encoding="utf-8", errors="replace") as fh:
+        for number, line in enumerate(fh, 1):
+            fields = line.split()
+            if len(fields) == 4 and not line.startswith("#"):
+                try:
+                    if int(float(fields[3])) == value:
+                        return number
+                except ValueError:
+                    continue
+    return None
 
 
 def _strings(col) -> np.ndarray:
