@@ -183,3 +183,42 @@ def test_aggregate_with_gold_keeps_the_gold_labels(table, tmp_path):
     bad = run_cli("aggregate", "--judgments", table, "--gold", gold)
     assert_clean_failure(bad, "gold.qrels", "not on the scale")
     assert_clean_failure(run_cli("aggregate", "--judgments", table, "--gold", gold, "-o", gold))
+
+
+def test_agreement_with_runs_compares_system_rankings(tmp_path):
+    (tmp_path / "a.qrels").write_text("1 0 d1 1\n1 0 d2 0\n1 0 d3 1\n")
+    (tmp_path / "b.qrels").write_text("1 0 d1 1\n1 0 d2 1\n1 0 d3 0\n")
+    runs = []
+    for name, order in (("r1", "d1 d2 d3"), ("r2", "d2 d3 d1"), ("r3", "d3 d1 d2")):
+        path = tmp_path / f"{name}.run"
+        path.write_text(
+            "".join(f"1 Q0 {d} {i + 1} {3 - i} {name}\n" for i, d in enumerate(order.split()))
+        )
+        runs += ["--run", path]
+    out = run_cli(
+        "agreement",
+        tmp_path / "a.qrels",
+        tmp_path / "b.qrels",
+        *runs,
+        "--format",
+        "json",
+        "--bootstrap",
+        "0",
+    )
+    assert_success(out, quiet=True)
+    eff = json.loads(out.stdout)["effect"]
+    # AP under a (d1, d3 relevant): r1 ranks them 1st and 3rd; under b (d1, d2): r1 has
+    # them on top, r2 ranks them 1st and 3rd
+    assert eff["measure"] == "AP" and eff["runs"] == ["r1", "r2", "r3"]
+    assert eff["scores"]["a"]["r1"] == pytest.approx((1 + 2 / 3) / 2)
+    assert eff["scores"]["b"]["r1"] == pytest.approx(1.0)
+    assert eff["scores"]["b"]["r2"] == pytest.approx((1 + 2 / 3) / 2)
+    assert len(eff["pairs"]) == 1 and eff["pairs"][0]["largest_change"] > 0
+    bad = run_cli(
+        "agreement", tmp_path / "a.qrels", tmp_path / "b.qrels", "--run", tmp_path / "missing.run"
+    )
+    assert_clean_failure(bad, "missing.run")
+    bad = run_cli(
+        "agreement", tmp_path / "a.qrels", tmp_path / "b.qrels", *runs, "--measure", "nosuch"
+    )
+    assert_clean_failure(bad, "nosuch")

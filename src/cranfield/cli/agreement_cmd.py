@@ -55,6 +55,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--random-state", default="0", help="state of the bootstrap's random generator"
     )
+    parser.add_argument(
+        "--run",
+        action="append",
+        default=[],
+        metavar="RUN",
+        help="a run to evaluate with each assessor's qrels (repeat; two or more compare "
+        "the system rankings: Kendall's tau, tau_AP, largest score change)",
+    )
+    parser.add_argument(
+        "--measure", default="AP", help="measure for --run (default AP; one measure name)"
+    )
     parser.add_argument("--digits", default="4", help="decimals in text and markdown (default 4)")
     parser.add_argument("--format", choices=("text", "json", "markdown"), default="text")
 
@@ -135,6 +146,10 @@ def run(args) -> int:
         confidence=confidence,
         random_state=state,
     )
+    if args.run:
+        from ..judgments.effect import effect_on_rankings
+
+        report["effect"] = effect_on_rankings(j, args.run, args.measure)
     if args.format == "json":
         emit(dumps_json(report))
         return 0
@@ -151,5 +166,21 @@ def run(args) -> int:
         out += [""] + _render_section(
             f"binary (relevant: label >= {threshold})", report["binary"], digits, md
         )
+    if "effect" in report:
+        eff = report["effect"]
+        out += ["", f"# system rankings by {eff['measure']} under each assessor's qrels"]
+        rows = [
+            [
+                p["a"],
+                p["b"],
+                _fmt(p["kendall_tau"], digits),
+                _fmt(p["tau_ap"], digits),
+                _fmt(p["largest_change"], digits),
+                p["run"] or "",
+            ]
+            for p in eff["pairs"]
+        ]
+        head = ["assessor_a", "assessor_b", "kendall_tau", "tau_ap", "largest_change", "run"]
+        out += _table(head, rows, md)
     emit("\n".join(out))
     return 0
