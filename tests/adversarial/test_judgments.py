@@ -222,3 +222,16 @@ def test_agreement_with_runs_compares_system_rankings(tmp_path):
         "agreement", tmp_path / "a.qrels", tmp_path / "b.qrels", *runs, "--measure", "nosuch"
     )
     assert_clean_failure(bad, "nosuch")
+
+
+@pytest.mark.parametrize("command", ["agreement", "aggregate", "assessors"])
+def test_closed_streams(table, command):
+    assert_clean_failure(
+        run_cli(command, "--judgments", table, close_stdout=True), "standard output"
+    )
+    normal = run_cli(command, "--judgments", table)
+    assert_success(normal, quiet=True)
+    for stream in ("close_stdin", "close_stderr"):
+        out = run_cli(command, "--judgments", table, **{stream: True})
+        assert_success(out)
+        assert out.stdout == normal.stdout

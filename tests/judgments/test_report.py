@@ -81,3 +81,23 @@ def test_report_parameters_are_checked(rng):
         agreement_report(j, replicates=-1)
     with pytest.raises(ParameterError):
         agreement_report(j, confidence=1.0)
+
+
+def test_pairwise_confusions_do_not_depend_on_the_chunk_size(rng, monkeypatch):
+    j, _ = random_judgments(rng, items=50, assessors=6, labels=3, missing=0.2)
+    pairs, mats = ag.confusion_matrices(j)
+    monkeypatch.setattr(ag, "PAIR_CHUNK", 7)
+    pairs2, mats2 = ag.confusion_matrices(j)
+    assert np.array_equal(pairs, pairs2) and np.array_equal(mats, mats2)
+    assert mats.sum() == sum(m * (m - 1) // 2 for m in j.counts().sum(axis=1))
+
+
+def test_too_many_assessors_leave_the_pairwise_table_out_with_a_note(rng, monkeypatch):
+    j, _ = random_judgments(rng, items=20, assessors=5, labels=2, missing=0.0)
+    monkeypatch.setattr(ag, "MAX_PAIR_CELLS", 10)
+    report = agreement_report(j, replicates=0)
+    assert report["graded"]["pairs"] == []
+    assert any("pairwise statistics left out" in n for n in report["graded"]["notes"])
+    assert np.isfinite(report["graded"]["overall"]["percent_agreement"])
+    with pytest.raises(ParameterError):
+        ag.confusion_matrices(j)

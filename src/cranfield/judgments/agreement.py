@@ -147,10 +147,14 @@ def count_statistics(
     pe_ac1 = (pi * (1 - pi)).sum(axis=1) / (k - 1) if k > 1 else np.full(n_groups, np.nan)
     ac1 = _chance_corrected(mean_item, pe_ac1)
     # coincidence matrices per group: sum_u (n_u n_u^T - diag n_u) / (m_u - 1)
+    # one label c at a time, so memory stays items × K whatever the number of labels
     w = np.where(pairable, 1 / np.where(pairable, m - 1, 1), 0.0)
-    outer = counts[:, :, None] * counts[:, None, :]
-    outer[:, np.arange(k), np.arange(k)] -= counts
-    coincidence = _group_sum(outer * w[:, None, None], g_p, ng)[:n_groups]  # (G, K, K)
+    weighted = counts * w[:, None]
+    coincidence = np.empty((n_groups, k, k))
+    for c in range(k):
+        row = weighted[:, c : c + 1] * counts
+        row[:, c] -= weighted[:, c]
+        coincidence[:, c, :] = _group_sum(row, g_p, ng)[:n_groups]
     marg = coincidence.sum(axis=2)
     n = marg.sum(axis=1)
     if level == "ordinal":
@@ -216,23 +220,58 @@ def _within_item_pairs(item: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return order[first], order[second]
 
 
+#: Largest assessors² × labels² accumulator of the pairwise confusion matrices (int64).
+MAX_PAIR_CELLS = 50_000_000
+#: Pairs of judgments generated at once (bounds memory with many judgments per item).
+PAIR_CHUNK = 5_000_000
+
+
+def pairwise_feasible(judgments: Judgments) -> bool:
+    """Whether the pairwise confusion matrices fit :data:`MAX_PAIR_CELLS`."""
+    return judgments.n_assessors**2 * judgments.scale.size**2 <= MAX_PAIR_CELLS
+
+
 def confusion_matrices(judgments: Judgments) -> tuple[np.ndarray, np.ndarray]:
     """For every pair of assessors who judged an item in common: the pair (a, b) with
     ``a < b`` (codes) and the K × K confusion matrix (rows: a's label, columns: b's).
 
-    Returns ``(pairs (P, 2), matrices (P, K, K))``, pairs in ascending order.
+    Returns ``(pairs (P, 2), matrices (P, K, K))``, pairs in ascending order. The pairs
+    of judgments are generated in pieces of about :data:`PAIR_CHUNK` items' worth, so
+    memory stays bounded however many assessors judge one item.
     """
     k = judgments.scale.size
-    i, j = _within_item_pairs(judgments.item)
-    a, b = judgments.assessor[i], judgments.assessor[j]
-    la, lb = judgments.label[i], judgments.label[j]
-    swap = a > b
-    a, b = np.where(swap, b, a), np.where(swap, a, b)
-    la, lb = np.where(swap, lb, la), np.where(swap, la, lb)
     n_a = judgments.n_assessors
-    keys, pair = np.unique(a * n_a + b, return_inverse=True)
-    flat = np.bincount(pair * k * k + la * k + lb, minlength=len(keys) * k * k)
-    return np.stack([keys // n_a, keys % n_a], axis=1), flat.reshape(len(keys), k, k)
+    if not pairwise_feasible(judgments):
+        raise ParameterError(
+            "assessors for pairwise statistics",
+            f"at most {int((MAX_PAIR_CELLS / k**2) ** 0.5)} with {k} labels",
+            n_a,
+        )
+    order = np.argsort(judgments.item, kind="stable")
+    item = judgments.item[order]
+    sizes = np.bincount(item, minlength=judgments.n_items)
+    pairs_per_item = sizes * (sizes - 1) // 2
+    bounds = np.concatenate([[0], np.cumsum(sizes)])
+    cum_pairs = np.cumsum(pairs_per_item)
+    acc = np.zeros(n_a * n_a * k * k, np.int64)
+    start_item = 0
+    while start_item < judgments.n_items:
+        base = cum_pairs[start_item - 1] if start_item else 0
+        stop_item = int(np.searchsorted(cum_pairs, base + PAIR_CHUNK, side="right"))
+        stop_item = max(stop_item, start_item + 1)
+        rows = order[bounds[start_item] : bounds[stop_item]]
+        i, j = _within_item_pairs(judgments.item[rows] - start_item)
+        i, j = rows[i], rows[j]
+        a, b = judgments.assessor[i], judgments.assessor[j]
+        la, lb = judgments.label[i], judgments.label[j]
+        swap = a > b
+        a, b = np.where(swap, b, a), np.where(swap, a, b)
+        la, lb = np.where(swap, lb, la), np.where(swap, la, lb)
+        acc += np.bincount(((a * n_a + b) * k + la) * k + lb, minlength=len(acc))
+        start_item = stop_item
+    acc = acc.reshape(n_a * n_a, k, k)
+    keys = np.flatnonzero(acc.sum(axis=(1, 2)))
+    return np.stack([keys // n_a, keys % n_a], axis=1), acc[keys]
 
 
 def kappa_weights(k: int, weights: str) -> np.ndarray:
@@ -313,7 +352,7 @@ def bootstrap(
     replicates: int = 1000,
     confidence: float = 0.95,
     random_state: int = 0,
-    chunk_rows: int = 2_000_000,
+    chunk_rows: int = 1_000_000,
 ) -> dict[str, tuple[float, float]]:
     """Percentile bootstrap intervals (Efron & Tibshirani 1993) of the count statistics,
     resampling items with replacement (``numpy.random.default_rng(random_state)``).
@@ -391,7 +430,10 @@ def _section(
         )
         section["overall"]["ci"] = {s: list(v) for s, v in ci.items()}
     section["per_topic"] = {str(t): _stats_dict(per, g) for g, t in enumerate(topics)}
-    section["pairs"] = pairwise(j)
+    if pairwise_feasible(j):
+        section["pairs"] = pairwise(j)
+    else:
+        section["pairs"] = []
     if j.n_assessors == 2:
         _, mats = confusion_matrices(j)
         section["confusion"] = {
@@ -401,6 +443,11 @@ def _section(
             "matrix": mats[0].tolist() if len(mats) else [],
         }
     section["notes"] = _notes(j, overall)
+    if not pairwise_feasible(j):
+        section["notes"].append(
+            f"pairwise statistics left out: {j.n_assessors} assessors make too many pairs "
+            "(Fleiss' kappa, alpha and AC1 cover them all)"
+        )
     return section
 
 
