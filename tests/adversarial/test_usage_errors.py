@@ -35,6 +35,9 @@ CASES: dict[str, dict[str, list[str]]] = {
         "choice": ["p", "--assessors", "a", "-o", "d", "--order", "x"],
     },
     "pool merge": {"missing": [], "choice": ["d", "--combine", "mean"]},
+    "agreement": {"missing": ["--judgments"], "choice": ["a", "b", "--level", "bogus"]},
+    "aggregate": {"missing": ["--judgments"], "choice": ["a", "--method", "bogus"]},
+    "assessors": {"missing": ["--judgments"], "choice": ["a", "--level", "bogus"]},
 }
 for _cases in CASES.values():
     _cases["unknown"] = ["--no-such-option"]

@@ -38,6 +38,9 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "cluster": ("cluster_cmd", "evaluate a clustering against a gold standard"),
     "demo": ("demo_cmd", "evaluate the bundled sample test collection"),
     "pool": ("pool_cmd", "build a judgment pool from runs; pool stats, reuse, assign, merge"),
+    "agreement": ("agreement_cmd", "agreement between assessors: kappa, alpha, AC1, per topic"),
+    "aggregate": ("aggregate_cmd", "combine labels into one qrels: vote, Dawid-Skene, MACE"),
+    "assessors": ("assessors_cmd", "assessor quality: gold accuracy, confusion, speed, spammers"),
 }
 
 

@@ -1,0 +1,106 @@
+"""Speed of Krippendorff's alpha and Dawid-Skene on 1M judgments, against peers.
+
+100,000 topic-document pairs × 10 assessors (every assessor judges every pair), three
+labels, simulated by ``cranfield.judgments.simulate_crowd`` (deterministic). Times are
+in-process wall times (best of ``--repeat``) of the computation only, after the table is
+built: cranfield's ``krippendorff_alpha`` (ordinal and nominal) and ``dawid_skene`` to
+convergence (tolerance 1e-5, at most 100 iterations), the ``krippendorff`` package's
+``alpha`` on the 10 × 100,000 reliability matrix, and crowd-kit's ``DawidSkene`` on the
+long table (same stopping parameters; its rule differs, see docs/judgments.md).
+
+Usage::
+
+    PYTHONPATH=src python benchmarks/judgments.py --pairs 100000 --assessors 10
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+
+
+def best(f, repeat: int):
+    times, out = [], None
+    for _ in range(repeat):
+        t = time.perf_counter()
+        out = f()
+        times.append(time.perf_counter() - t)
+    return min(times), out
+
+
+def main() -> None:
+    p = argparse.ArgumentParser()
+    p.add_argument("--pairs", type=int, default=100_000)
+    p.add_argument("--assessors", type=int, default=10)
+    p.add_argument("--repeat", type=int, default=3)
+    p.add_argument("--no-peers", action="store_true")
+    args = p.parse_args()
+
+    from cranfield.judgments import dawid_skene, krippendorff_alpha, simulate_crowd
+
+    rng = np.random.default_rng(1)
+    truth = rng.integers(0, 3, args.pairs)
+    acc = np.linspace(0.55, 0.9, args.assessors)
+    t0 = time.perf_counter()
+    j = simulate_crowd(truth, acc, labels=3, per_item=args.assessors, seed=2)
+    print(
+        f"{len(j):,} judgments ({args.pairs:,} pairs × {args.assessors} assessors), "
+        f"built in {time.perf_counter() - t0:.2f} s"
+    )
+    rows = []
+    for level in ("ordinal", "nominal"):
+        t, a = best(lambda lv=level: krippendorff_alpha(j, lv), args.repeat)
+        rows.append((f"cranfield krippendorff_alpha ({level})", t, f"alpha={a:.6f}"))
+    t, agg = best(lambda: dawid_skene(j), args.repeat)
+    rows.append(
+        (
+            "cranfield dawid_skene",
+            t,
+            f"{agg.info['iterations']} iterations, converged={agg.info['converged']}",
+        )
+    )
+    if not args.no_peers:
+        try:
+            import krippendorff
+
+            mat = np.full((j.n_assessors, j.n_items), np.nan)
+            mat[j.assessor, j.item] = j.label
+            for level in ("ordinal", "nominal"):
+                t, a = best(
+                    lambda lv=level: krippendorff.alpha(
+                        reliability_data=mat, level_of_measurement=lv
+                    ),
+                    args.repeat,
+                )
+                rows.append((f"krippendorff.alpha ({level})", t, f"alpha={a:.6f}"))
+        except ImportError:
+            rows.append(("krippendorff.alpha", float("nan"), "not installed"))
+        try:
+            import warnings
+
+            import pandas as pd
+            from crowdkit.aggregation import DawidSkene
+
+            df = pd.DataFrame({"task": j.item, "worker": j.assessor, "label": j.label})
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                t, model = best(lambda: DawidSkene(n_iter=100, tol=1e-5).fit(df), 1)
+            same = np.mean(model.labels_.sort_index().to_numpy() == agg.label)
+            rows.append(
+                (
+                    "crowd-kit DawidSkene",
+                    t,
+                    f"{len(model.loss_history_)} iterations; same label on {same:.4%} of pairs",
+                )
+            )
+        except ImportError:
+            rows.append(("crowd-kit DawidSkene", float("nan"), "not installed"))
+    print("| computation | seconds | note |\n|---|---|---|")
+    for name, t, note in rows:
+        print(f"| {name} | {t:.3f} | {note} |")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,39 @@
+"""Arguments and loading shared by ``agreement``, ``aggregate`` and ``assessors``."""
+
+from __future__ import annotations
+
+import argparse
+
+from ..errors import ParameterError
+
+LEVELS = ("nominal", "ordinal", "interval", "ratio")
+
+
+def add_input_arguments(parser: argparse.ArgumentParser) -> None:
+    """The judgments: qrels files (one per assessor) or ``--judgments FILE``; the scale."""
+    parser.add_argument(
+        "qrels", metavar="QRELS", nargs="*", help="one qrels file per assessor (named by stem)"
+    )
+    parser.add_argument(
+        "--judgments",
+        metavar="FILE",
+        help="a judgments table (CSV, TSV, Parquet or JSON lines) with topic, document, "
+        "assessor, label and optionally seconds and timestamp columns",
+    )
+    parser.add_argument(
+        "--scale",
+        help="the labels, e.g. 0,1,2 or 0=non,1=rel,2=high (default: the integers present)",
+    )
+    parser.add_argument(
+        "--level", choices=LEVELS, default="ordinal", help="level of measurement (default ordinal)"
+    )
+
+
+def load_judgments(args):
+    from ..judgments import Judgments
+
+    if (args.judgments is None) == (not args.qrels):
+        raise ParameterError("input", "either QRELS files or --judgments FILE", None)
+    if args.judgments is not None:
+        return Judgments.read(args.judgments, scale=args.scale, level=args.level)
+    return Judgments.from_qrels(args.qrels, scale=args.scale, level=args.level)

@@ -1,0 +1,82 @@
+"""``cranfield aggregate``: one label per topic and document from several assessors."""
+
+from __future__ import annotations
+
+import argparse
+
+from ._args import add_seed, number, seed_value
+from ._judgments import add_input_arguments, load_judgments
+from ._output import emit
+
+METHODS = ("majority", "mean", "median", "dawid-skene", "mace")
+TIES = ("random", "higher", "lower", "abstain")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_input_arguments(parser)
+    parser.add_argument("--method", choices=METHODS, default="majority")
+    parser.add_argument(
+        "--ties",
+        choices=TIES,
+        default="random",
+        help="majority vote: a tie goes to a random tied label, the higher or the lower "
+        "label, or no label (the pair is left out); default random",
+    )
+    add_seed(parser, "tie-breaking draws")
+    parser.add_argument(
+        "--tolerance", default="1e-5", help="Dawid-Skene and MACE: convergence tolerance"
+    )
+    parser.add_argument(
+        "--max-iterations", default="100", help="Dawid-Skene and MACE: iteration cap (default 100)"
+    )
+    parser.add_argument(
+        "--gold",
+        metavar="FILE",
+        help="qrels of pairs whose label is known: they keep it, and Dawid-Skene and MACE "
+        "learn the assessors from them",
+    )
+    parser.add_argument("-o", "--output", help="qrels file to write (default: standard output)")
+    parser.add_argument(
+        "--posteriors",
+        metavar="FILE",
+        help="also write a TSV: topic, document, label, votes and the posterior of each label",
+    )
+
+
+def run(args) -> int:
+    import sys
+
+    from ..io.atomic import check_output, write_text
+    from ..judgments import aggregate
+
+    state = seed_value(args)
+    options: dict = {}
+    if args.method == "majority":
+        options = {"ties": args.ties, "seed": state}
+    elif args.method in ("dawid-skene", "mace"):
+        options = {
+            "tolerance": number(args.tolerance, "--tolerance", float, 0, 1, open_=True),
+            "max_iterations": number(args.max_iterations, "--max-iterations", int, 1, 10**6),
+        }
+    inputs = [*args.qrels, *([args.judgments] if args.judgments else [])]
+    inputs += [args.gold] if args.gold else []
+    if args.posteriors is not None:
+        check_output(args.posteriors, inputs + ([args.output] if args.output else []))
+    result = aggregate(load_judgments(args), args.method, gold=args.gold, **options)
+    qrels = result.to_qrels()
+    if args.posteriors is not None:
+        write_text(args.posteriors, result.posterior_table())
+    if args.output is None or args.output == "-":
+        if sys.stdout is None:
+            emit("")  # the one clear message about a closed standard output
+        qrels.to_trec("-")
+    else:
+        qrels.to_trec(args.output)
+    info = result.info
+    if "converged" in info and not info["converged"] and sys.stderr is not None:
+        print(
+            f"cranfield aggregate: note: {args.method} stopped at the iteration cap "
+            f"({info['max_iterations']}) before converging to {info['tolerance']:g}",
+            file=sys.stderr,
+        )
+    return 0

@@ -1,0 +1,152 @@
+"""``cranfield agreement``: how much assessors agree (kappa, pi, Fleiss, alpha, AC1)."""
+
+from __future__ import annotations
+
+import argparse
+
+from ._args import add_seed, number, seed_value
+from ._judgments import add_input_arguments, load_judgments
+from ._output import emit
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_input_arguments(parser)
+    parser.add_argument(
+        "--threshold", help="also report binary agreement: labels >= THRESHOLD are relevant"
+    )
+    parser.add_argument(
+        "--bootstrap",
+        default="1000",
+        help="bootstrap replicates for the intervals, 0 for none (default 1000)",
+    )
+    parser.add_argument("--confidence", default="0.95", help="interval level (default 0.95)")
+    add_seed(parser, "bootstrap resampling")
+    parser.add_argument(
+        "--run",
+        action="append",
+        default=[],
+        metavar="RUN",
+        help="a run to evaluate with each assessor's qrels (repeat; two or more compare "
+        "the system rankings: Kendall's tau, tau_AP, largest score change)",
+    )
+    parser.add_argument(
+        "--measure", default="AP", help="measure for --run (default AP; one measure name)"
+    )
+    parser.add_argument("--digits", default="4", help="decimals in text and markdown (default 4)")
+    parser.add_argument("--format", choices=("text", "json", "markdown"), default="text")
+
+
+STATS = ("percent_agreement", "krippendorff_alpha", "fleiss_kappa", "gwet_ac1")
+PAIR_STATS = (
+    "percent_agreement",
+    "cohen_kappa_unweighted",
+    "cohen_kappa_linear",
+    "cohen_kappa_quadratic",
+    "scott_pi",
+)
+
+
+def _fmt(v, digits: int) -> str:
+    from ..output import UNDEFINED
+
+    return UNDEFINED if v != v else f"{v:.{digits}f}"
+
+
+def _table(head: list[str], rows: list[list[str]], markdown: bool) -> list[str]:
+    if not markdown:
+        return ["\t".join(head)] + ["\t".join(r) for r in rows]
+    out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    return out + ["| " + " | ".join(r) + " |" for r in rows]
+
+
+def _render_section(name: str, sec: dict, d: int, md: bool) -> list[str]:
+    out = [f"## {name} ({sec['level']}, labels {sec['scale']})" if md else f"# {name}"]
+    if not md:
+        out[0] += f" ({sec['level']}, labels {sec['scale']})"
+    head = ["statistic", "value"] + (["ci_low", "ci_high"] if "ci" in sec["overall"] else [])
+    rows = []
+    for s in STATS:
+        cells = [s, _fmt(sec["overall"][s], d)]
+        if "ci" in sec["overall"]:
+            cells += [_fmt(x, d) for x in sec["overall"]["ci"][s]]
+        rows.append(cells)
+    rows.append(["pairable_items", str(sec["overall"]["pairable_items"])])
+    if "ci" in sec["overall"] and len(head) == 4:
+        rows[-1] += ["", ""]
+    out += _table(head, rows, md) + [""]
+    rows = [
+        [t, *[_fmt(v[s], d) for s in STATS], str(v["pairable_items"])]
+        for t, v in sec["per_topic"].items()
+    ]
+    out += _table(["topic", *STATS, "pairable_items"], rows, md) + [""]
+    rows = [
+        [p["a"], p["b"], str(p["items"]), *[_fmt(p[s], d) for s in PAIR_STATS]]
+        for p in sec["pairs"]
+    ]
+    out += _table(["assessor_a", "assessor_b", "items", *PAIR_STATS], rows, md)
+    if "confusion" in sec:
+        c = sec["confusion"]
+        out += ["", f"confusion: rows {c['rows']}, columns {c['columns']}"]
+        rows = [[str(lab), *map(str, r)] for lab, r in zip(c["labels"], c["matrix"], strict=False)]
+        out += _table(["label", *map(str, c["labels"])], rows, md)
+    out += [f"note: {n}" for n in sec["notes"]]
+    return out
+
+
+def run(args) -> int:
+    from ..judgments import agreement_report
+    from ..output import dumps_json
+
+    replicates = number(args.bootstrap, "--bootstrap", int, 0, 100_000)
+    confidence = number(args.confidence, "--confidence", float, 0, 1, open_=True)
+    state = seed_value(args)
+    digits = number(args.digits, "--digits", int, 0, 17)
+    threshold = None
+    if args.threshold is not None:
+        threshold = number(args.threshold, "--threshold", int, -(2**62), 2**62)
+    j = load_judgments(args)
+    report = agreement_report(
+        j,
+        threshold=threshold,
+        replicates=replicates,
+        confidence=confidence,
+        seed=state,
+    )
+    if args.run:
+        from ..judgments.effect import effect_on_rankings
+
+        report["effect"] = effect_on_rankings(j, args.run, args.measure)
+    if args.format == "json":
+        emit(dumps_json(report))
+        return 0
+    md = args.format == "markdown"
+    head = (
+        f"{report['judgments']} judgments of {report['items']} topic-document pairs by "
+        f"{len(report['assessors'])} assessors"
+    )
+    if replicates:
+        head += f"; {100 * confidence:g}% percentile bootstrap intervals over pairs"
+    out = ["# " + head, ""]
+    out += _render_section("graded", report["graded"], digits, md)
+    if "binary" in report:
+        out += [""] + _render_section(
+            f"binary (relevant: label >= {threshold})", report["binary"], digits, md
+        )
+    if "effect" in report:
+        eff = report["effect"]
+        out += ["", f"# system rankings by {eff['measure']} under each assessor's qrels"]
+        rows = [
+            [
+                p["a"],
+                p["b"],
+                _fmt(p["kendall_tau"], digits),
+                _fmt(p["tau_ap"], digits),
+                _fmt(p["largest_change"], digits),
+                p["run"] or "",
+            ]
+            for p in eff["pairs"]
+        ]
+        head = ["assessor_a", "assessor_b", "kendall_tau", "tau_ap", "largest_change", "run"]
+        out += _table(head, rows, md)
+    emit("\n".join(out))
+    return 0

@@ -1,0 +1,364 @@
+"""Combining redundant judgments into one label per (topic, document).
+
+* :func:`majority_vote` with an explicit tie policy;
+* :func:`mean_label` and :func:`median_label` for graded (ordinal or interval) scales;
+* :func:`dawid_skene`: the EM estimate of Dawid & Skene (1979) with one confusion
+  matrix per assessor and class priors;
+* :func:`mace`: MACE (Hovy et al. 2013), which models spamming explicitly.
+
+Each returns an :class:`Aggregate`: per item the chosen label (or none: an abstention),
+the posterior (or vote share) of each label and the number of votes; it converts to a
+:class:`~cranfield.qrels.Qrels` and to a table of posteriors.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pyarrow as pa
+
+from ..errors import ParameterError
+from .data import Judgments
+
+TIES = ("random", "higher", "lower", "abstain")
+METHODS = ("majority", "mean", "median", "dawid-skene", "mace")
+#: Floor of estimated probabilities (confusion entries and priors) in Dawid–Skene, so
+#: that a label an assessor never gave does not make an item impossible.
+EPS = 1e-10
+
+
+@dataclass
+class Aggregate:
+    """Aggregated labels.
+
+    Attributes
+    ----------
+    label
+        Per item, the index of the chosen label on the scale, or -1 (abstained: a tie
+        under the ``abstain`` policy).
+    posterior
+        Items × labels: each label's posterior probability (Dawid–Skene) or share of the
+        votes (majority, mean, median).
+    votes
+        Number of judgments of each item.
+    info
+        The method and its parameters; Dawid–Skene adds ``iterations``, ``converged``,
+        ``tolerance``, ``max_iterations``, ``log_likelihood``, the class ``priors`` and
+        each assessor's ``confusion`` matrix (rows: true label, columns: given label).
+    """
+
+    judgments: Judgments
+    label: np.ndarray
+    posterior: np.ndarray
+    votes: np.ndarray
+    info: dict = field(default_factory=dict)
+
+    def values(self) -> np.ndarray:
+        """The chosen label values; entries where ``label`` is -1 (abstained) are
+        meaningless (-1)."""
+        vals = np.asarray(self.judgments.scale.values, np.int64)
+        return np.where(self.label >= 0, vals[np.maximum(self.label, 0)], -1)
+
+    def to_qrels(self):
+        """The aggregated labels as Qrels (abstentions left out), in item order."""
+        from ..qrels import Qrels
+
+        keep = self.label >= 0
+        vals = np.asarray(self.judgments.scale.values, np.int64)[self.label[keep]]
+        table = pa.table(
+            {
+                "query_id": pa.array(self.judgments.topics[keep].tolist(), pa.string()),
+                "doc_id": pa.array(self.judgments.documents[keep].tolist(), pa.string()),
+                "relevance": pa.array(vals, pa.int64()),
+            }
+        )
+        return Qrels(table, source=f"aggregate({self.info.get('method')})")
+
+    def posterior_table(self) -> str:
+        """TSV text: topic, document, label (empty if abstained), votes, then
+        ``p_<value>`` per label of the scale."""
+        j = self.judgments
+        head = ["topic", "document", "label", "votes"] + [f"p_{v}" for v in j.scale.values]
+        vals = self.values()
+        rows = ["\t".join(head)]
+        probs = [[repr(float(x)) for x in row] for row in self.posterior]
+        for i in range(j.n_items):
+            label = str(vals[i]) if self.label[i] >= 0 else ""
+            rows.append(
+                "\t".join([j.topics[i], j.documents[i], label, str(self.votes[i]), *probs[i]])
+            )
+        return "\n".join(rows) + "\n"
+
+
+def _shares(j: Judgments) -> tuple[np.ndarray, np.ndarray]:
+    counts = j.counts().astype(np.float64)
+    votes = counts.sum(axis=1)
+    return counts / votes[:, None], votes.astype(np.int64)
+
+
+def _pick(scores: np.ndarray, ties: str, seed: int) -> np.ndarray:
+    """Index of the largest score per row, ties broken by ``ties``."""
+    if ties not in TIES:
+        raise ParameterError("ties", "one of " + ", ".join(TIES), ties)
+    top = np.isclose(scores, scores.max(axis=1, keepdims=True), rtol=0, atol=1e-12)
+    k = scores.shape[1]
+    if ties == "higher":
+        return k - 1 - np.argmax(top[:, ::-1], axis=1)
+    if ties == "lower":
+        return np.argmax(top, axis=1)
+    if ties == "random":
+        noise = np.random.default_rng(seed).random(scores.shape)
+        return np.argmax(np.where(top, noise, -1.0), axis=1)
+    tied = top.sum(axis=1) > 1
+    return np.where(tied, -1, np.argmax(top, axis=1))
+
+
+def majority_vote(j: Judgments, ties: str = "random", seed: int = 0) -> Aggregate:
+    """The most frequent label of each item.
+
+    Ties: ``random`` (uniform among the tied labels, ``numpy.random.default_rng``),
+    ``higher`` / ``lower`` (the higher or lower label on the scale), ``abstain`` (no
+    label: the item is left out of the qrels).
+    """
+    share, votes = _shares(j)
+    label = _pick(share, ties, seed)
+    info = {"method": "majority", "ties": ties, "seed": seed}
+    return Aggregate(j, label, share, votes, info)
+
+
+def _graded(j: Judgments, method: str) -> None:
+    if j.scale.level == "nominal":
+        raise ParameterError("method", "majority or dawid-skene for a nominal scale", method)
+
+
+def mean_label(j: Judgments) -> Aggregate:
+    """The label on the scale nearest to the mean value of each item (ties: higher).
+    ``info["mean"]`` holds the means (soft labels)."""
+    _graded(j, "mean")
+    share, votes = _shares(j)
+    vals = np.asarray(j.scale.values, np.float64)
+    mean = share @ vals
+    dist = np.abs(mean[:, None] - vals[None, :])
+    label = _pick(-dist, "higher", 0)
+    return Aggregate(j, label, share, votes, {"method": "mean", "mean": mean})
+
+
+def median_label(j: Judgments) -> Aggregate:
+    """The lower median label of each item (a label on the scale)."""
+    _graded(j, "median")
+    share, votes = _shares(j)
+    cum = np.cumsum(j.counts(), axis=1)
+    half = (votes + 1) // 2  # the lower median is the ceil(m/2)-th smallest value
+    label = np.argmax(cum >= half[:, None], axis=1)
+    return Aggregate(j, label, share, votes, {"method": "median"})
+
+
+def _clamp(t: np.ndarray, gold: np.ndarray | None) -> np.ndarray:
+    """Posteriors of gold items set to their gold label (one-hot)."""
+    if gold is None:
+        return t
+    has = gold >= 0
+    t = t.copy()
+    t[has] = 0.0
+    t[np.flatnonzero(has), gold[has]] = 1.0
+    return t
+
+
+def dawid_skene(
+    j: Judgments,
+    *,
+    gold: np.ndarray | None = None,
+    tolerance: float = 1e-5,
+    max_iterations: int = 100,
+    ties: str = "higher",
+    seed: int = 0,
+) -> Aggregate:
+    """Dawid & Skene (1979): EM for the true labels, class priors ``p_k`` and each
+    assessor's confusion matrix ``pi[a, k, l] = P(a says l | true label k)``.
+
+    Starts from the majority-vote shares ``T[u, k] = n_uk / m_u``; then repeats
+
+    * M-step: ``p_k = mean_u T[u, k]``, ``pi[a, k, l] ∝ sum_{u: a gave l} T[u, k]``
+      (entries floored at ``EPS`` before normalising, as crowd-kit does);
+    * E-step: ``T[u, k] ∝ p_k prod_{(a, l) judging u} pi[a, k, l]`` (in logs),
+
+    until the evidence lower bound per judgment
+    ``(sum_u sum_k T[u,k] (log p_k + sum_(a,l) log pi[a,k,l]) + H(T)) / J`` rises by
+    less than ``tolerance``, or ``max_iterations`` E-steps. ``gold`` (per item a label
+    code, -1 for none) holds the posteriors of gold items at their label in every step.
+    Every step is whole-array:
+    ``bincount`` over judgments, no loop over items or assessors.
+    """
+    if not tolerance > 0:
+        raise ParameterError("tolerance", "a number > 0", tolerance)
+    if int(max_iterations) != max_iterations or max_iterations < 1:
+        raise ParameterError("max_iterations", "an integer >= 1", max_iterations)
+    k = j.scale.size
+    n_a = j.n_assessors
+    t, votes = _shares(j)
+    t = _clamp(t, gold)
+    key = j.assessor * k + j.label
+
+    def m_step(t):
+        priors = np.maximum(t.mean(axis=0), EPS)
+        tj = t[j.item]  # (J, K)
+        conf = np.stack(
+            [np.bincount(key, weights=tj[:, c], minlength=n_a * k) for c in range(k)], axis=1
+        ).reshape(n_a, k, k)  # (assessor, given label, true label)
+        conf = np.maximum(conf, EPS)
+        conf /= conf.sum(axis=1, keepdims=True)
+        return priors, np.transpose(conf, (0, 2, 1))  # (assessor, true, given)
+
+    def log_terms(priors, conf):
+        lp = np.log(conf)[j.assessor, :, j.label]  # (J, K)
+        per_item = np.stack(
+            [np.bincount(j.item, weights=lp[:, c], minlength=j.n_items) for c in range(k)],
+            axis=1,
+        )
+        return per_item + np.log(priors)[None, :]
+
+    priors, conf = m_step(t)
+    elbo, iterations, converged = -np.inf, 0, False
+    for iterations in range(1, int(max_iterations) + 1):  # noqa: B007
+        logits = log_terms(priors, conf)
+        logits -= logits.max(axis=1, keepdims=True)
+        t = np.exp(logits)
+        t /= t.sum(axis=1, keepdims=True)
+        t = _clamp(t, gold)
+        priors, conf = m_step(t)
+        joint = (t * log_terms(priors, conf)).sum()
+        with np.errstate(divide="ignore", invalid="ignore"):
+            entropy = -np.where(t > 0, t * np.log(np.where(t > 0, t, 1)), 0).sum()
+        new = (joint + entropy) / len(j)
+        if new - elbo < tolerance:
+            converged = True
+            elbo = new
+            break
+        elbo = new
+    label = _pick(t, ties, seed)
+    info = {
+        "method": "dawid-skene",
+        "iterations": iterations,
+        "converged": converged,
+        "tolerance": tolerance,
+        "max_iterations": int(max_iterations),
+        "log_likelihood": float(elbo),
+        "priors": priors.tolist(),
+        "confusion": conf,
+    }
+    return Aggregate(j, label, t, votes, info)
+
+
+def mace(
+    j: Judgments,
+    *,
+    gold: np.ndarray | None = None,
+    tolerance: float = 1e-5,
+    max_iterations: int = 100,
+    ties: str = "higher",
+    seed: int = 0,
+) -> Aggregate:
+    """MACE (Hovy, Berg-Kirkpatrick, Vaswani & Hovy 2013), fitted by EM: each assessor
+    is either truthful or spamming on each judgment.
+
+    Model: the true label ``T_u`` is uniform over the scale; on each judgment assessor
+    ``a`` is truthful with probability ``theta_a`` (its *competence*) and then gives
+    ``T_u``; otherwise it spams, drawing its label from its own strategy ``xi_a``
+    regardless of the item. So ``P(label l | T_u = k) = theta_a [l = k] + (1 -
+    theta_a) xi_a(l)``.
+
+    EM, starting from the majority-vote shares: the E-step gives ``T[u, k] ∝ prod_(a,l)
+    P(l | k)`` and, per judgment, the expected truthfulness ``s = T[u, l] theta_a /
+    (theta_a + (1 - theta_a) xi_a(l))``; the M-step sets ``theta_a`` to the mean of
+    ``s`` over the assessor's judgments and ``xi_a(l) ∝ sum (1 - s)`` over its
+    judgments with label ``l`` (floored at ``EPS``). It stops when the log-likelihood per
+    judgment rises by less than ``tolerance`` or after ``max_iterations``. Hovy et al.
+    also offer variational Bayes with Beta/Dirichlet priors and restarts; this is the
+    plain EM estimate. ``info["competence"]`` holds ``theta`` per assessor: a spammer's
+    is near 0.
+    """
+    if not tolerance > 0:
+        raise ParameterError("tolerance", "a number > 0", tolerance)
+    if int(max_iterations) != max_iterations or max_iterations < 1:
+        raise ParameterError("max_iterations", "an integer >= 1", max_iterations)
+    k, n_a = j.scale.size, j.n_assessors
+    t, votes = _shares(j)
+    t = _clamp(t, gold)
+    per = np.bincount(j.assessor, minlength=n_a).astype(np.float64)
+    key = j.assessor * k + j.label
+
+    def m_step(t, theta, xi):
+        truthful = t[j.item, j.label] * theta[j.assessor]
+        truthful = truthful / np.maximum(theta[j.assessor] + (1 - theta[j.assessor]) * xi[key], EPS)
+        theta = np.clip(
+            np.bincount(j.assessor, weights=truthful, minlength=n_a) / per, EPS, 1 - EPS
+        )
+        spam = np.bincount(key, weights=1 - truthful, minlength=n_a * k).reshape(n_a, k)
+        spam = np.maximum(spam, EPS)
+        return theta, (spam / spam.sum(axis=1, keepdims=True)).ravel()
+
+    def e_step(theta, xi):
+        base = np.log((1 - theta[j.assessor]) * xi[key])  # P(l | k) for k != l
+        hit = np.log(theta[j.assessor] + (1 - theta[j.assessor]) * xi[key])  # for k == l
+        logits = np.bincount(j.item, weights=base, minlength=j.n_items)[:, None] * np.ones(k)
+        extra = np.bincount(j.item * k + j.label, weights=hit - base, minlength=j.n_items * k)
+        logits = logits + extra.reshape(j.n_items, k)
+        top = logits.max(axis=1, keepdims=True)
+        like = np.exp(logits - top)
+        total = like.sum(axis=1, keepdims=True)
+        loglik = float((np.log(total) + top).sum() - j.n_items * np.log(k))
+        return like / total, loglik
+
+    theta, xi = m_step(t, np.full(n_a, 0.5), np.full(n_a * k, 1 / k))
+    loglik, iterations, converged = -np.inf, 0, False
+    for iterations in range(1, int(max_iterations) + 1):  # noqa: B007
+        t, new = e_step(theta, xi)
+        t = _clamp(t, gold)
+        theta, xi = m_step(t, theta, xi)
+        new /= len(j)
+        if new - loglik < tolerance:
+            converged, loglik = True, new
+            break
+        loglik = new
+    info = {
+        "method": "mace",
+        "iterations": iterations,
+        "converged": converged,
+        "tolerance": tolerance,
+        "max_iterations": int(max_iterations),
+        "log_likelihood": loglik,
+        "competence": theta.tolist(),
+        "strategy": xi.reshape(n_a, k).tolist(),
+    }
+    return Aggregate(j, _pick(t, ties, seed), t, votes, info)
+
+
+def aggregate(j: Judgments, method: str = "majority", *, gold=None, **options) -> Aggregate:
+    """Dispatch by name: ``majority``, ``mean``, ``median``, ``dawid-skene`` or ``mace``.
+
+    ``gold`` (a qrels file or Qrels): pairs whose true label is known. Dawid–Skene and
+    MACE hold their posteriors at the gold label in every EM step (so the gold pairs
+    calibrate the assessors' models, as crowd-kit's ``true_labels`` do); every method
+    outputs the gold label for them. ``info["gold_pairs"]`` counts them.
+    """
+    if method not in METHODS:
+        raise ParameterError("method", "one of " + ", ".join(METHODS), method)
+    codes = None if gold is None else j.gold_codes(gold)
+    if method == "majority":
+        result = majority_vote(j, **options)
+    elif method == "mean":
+        result = mean_label(j)
+    elif method == "median":
+        result = median_label(j)
+    elif method == "dawid-skene":
+        result = dawid_skene(j, gold=codes, **options)
+    else:
+        result = mace(j, gold=codes, **options)
+    if codes is not None:
+        has = codes >= 0
+        result.label = np.where(has, codes, result.label)
+        if method in ("majority", "mean", "median"):
+            result.posterior = _clamp(result.posterior, codes)
+        result.info["gold_pairs"] = int(has.sum())
+    return result

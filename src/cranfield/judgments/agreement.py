@@ -1,0 +1,491 @@
+"""Agreement between assessors: percent agreement, Cohen's kappa, Scott's pi, Fleiss'
+kappa, Krippendorff's alpha and Gwet's AC1.
+
+The multi-assessor statistics are functions of the items × labels count matrix
+``n[u, c]`` (how many assessors gave label ``c`` to item ``u``; ``m_u = sum_c n[u, c]``).
+Only *pairable* items (``m_u >= 2``) carry information about agreement. Every statistic
+is computed for many groups at once (topics, bootstrap replicates) with ``bincount``
+over the items; nothing loops over items, topics or assessor pairs in Python.
+
+Undefined values are NaN, with the reason in the report's ``notes``: no pairable item
+(nothing to compare), or a chance agreement of 1 (every judgment has the same label, so
+``1 - p_e = 0``; Krippendorff's expected disagreement ``D_e = 0``).
+
+References: Cohen 1960 and 1968 (weighted kappa); Scott 1955; Fleiss 1971;
+Krippendorff, *Content Analysis*, 2004/2013, ch. 12 and "Computing Krippendorff's
+alpha-reliability" (2011); Gwet 2008 and *Handbook of Inter-Rater Reliability* (2014).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import ParameterError
+from .data import LEVELS, Judgments
+
+WEIGHTS = ("unweighted", "linear", "quadratic")
+
+
+# -- sums per group -------------------------------------------------------------------------
+
+
+def _group_sum(x: np.ndarray, group: np.ndarray, n_groups: int) -> np.ndarray:
+    """Sum the rows of ``x`` (items × ...) per group: (n_groups × ...)."""
+    shape = x.shape[1:]
+    cols = int(np.prod(shape)) if shape else 1
+    flat = x.reshape(len(x), cols).astype(np.float64)
+    idx = (group[:, None] * cols + np.arange(cols)).ravel()
+    out = np.bincount(idx, weights=flat.ravel(), minlength=n_groups * cols)
+    return out.reshape((n_groups, *shape))
+
+
+def _ratio(num, den):
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(den > 0, num / np.where(den > 0, den, 1), np.nan)
+
+
+def _chance_corrected(observed, chance):
+    """``(p_o - p_e) / (1 - p_e)``; NaN when ``p_e`` is 1 (or either is undefined)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        undefined = ~np.isfinite(observed) | ~np.isfinite(chance) | (chance >= 1 - 1e-12)
+        return np.where(undefined, np.nan, (observed - chance) / np.where(undefined, 1, 1 - chance))
+
+
+def distance(values, level: str, marginals: np.ndarray | None = None) -> np.ndarray:
+    """Krippendorff's squared difference ``delta^2(c, k)`` between labels (K × K).
+
+    nominal: 0 if ``c == k`` else 1; interval: ``(v_c - v_k)^2``; ratio:
+    ``((v_c - v_k) / (v_c + v_k))^2`` (0 when both are 0); ordinal:
+    ``(sum_{g=c}^{k} n_g - (n_c + n_k) / 2)^2`` with ``n_g`` the label totals of the
+    coincidence matrix (``marginals``, labels in ascending order). ``marginals`` may
+    be (groups × K), giving (groups × K × K).
+    """
+    v = np.asarray(values, np.float64)
+    k = len(v)
+    if level == "nominal":
+        return 1.0 - np.eye(k)
+    if level == "interval":
+        return (v[:, None] - v[None, :]) ** 2
+    if level == "ratio":
+        s = v[:, None] + v[None, :]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.where(s == 0, 0.0, ((v[:, None] - v[None, :]) / np.where(s == 0, 1, s)) ** 2)
+    if level == "ordinal":
+        n = np.atleast_2d(np.asarray(marginals, np.float64))
+        cum = np.concatenate([np.zeros((len(n), 1)), np.cumsum(n, axis=1)], axis=1)
+        lo = np.minimum.outer(np.arange(k), np.arange(k))
+        hi = np.maximum.outer(np.arange(k), np.arange(k))
+        between = cum[:, hi + 1] - cum[:, lo]  # sum of n_g for g from lo to hi
+        d = (between - (n[:, :, None] + n[:, None, :]) / 2) ** 2
+        return d if np.ndim(marginals) == 2 else d[0]
+    raise ParameterError("level", "one of " + ", ".join(LEVELS), level)
+
+
+def count_statistics(
+    counts: np.ndarray,
+    group: np.ndarray | None = None,
+    n_groups: int = 1,
+    values=None,
+    level: str = "nominal",
+) -> dict[str, np.ndarray]:
+    """Percent agreement, Fleiss' kappa, Gwet's AC1 and Krippendorff's alpha per group.
+
+    Parameters
+    ----------
+    counts
+        Items × labels: ``n[u, c]``.
+    group
+        The group of each item (0 .. n_groups-1); all items in group 0 by default.
+    values
+        The label values (for alpha's interval and ratio distances; default 0..K-1).
+    level
+        Krippendorff's level of measurement: nominal, ordinal, interval or ratio.
+
+    Returns
+    -------
+    dict of arrays (n_groups,): ``percent_agreement``, ``fleiss_kappa``, ``gwet_ac1``,
+    ``krippendorff_alpha``, ``pairable_items``, ``judgments`` (pairable values).
+
+    Notes
+    -----
+    * percent agreement ``= sum_u sum_c n_uc (n_uc - 1) / sum_u m_u (m_u - 1)``: the
+      share of agreeing ordered pairs of judgments of one item, over pairable items.
+    * Fleiss' kappa (Fleiss 1971) ``= (P - P_e) / (1 - P_e)`` with
+      ``P = mean_u sum_c n_uc (n_uc - 1) / (m_u (m_u - 1))`` and
+      ``P_e = sum_c p_c^2``, ``p_c = sum_u n_uc / sum_u m_u`` over pairable items (with
+      equal ``m_u`` this is Fleiss' formula; otherwise its usual generalisation).
+    * Gwet's AC1 (Gwet 2008) ``= (P - P_e) / (1 - P_e)`` with the same ``P`` and
+      ``P_e = sum_c pi_c (1 - pi_c) / (K - 1)``, ``pi_c = mean_u n_uc / m_u`` over all
+      judged items, ``K`` the number of labels on the scale (NaN when ``K = 1``).
+    * Krippendorff's alpha ``= 1 - D_o / D_e = 1 - (n - 1) sum_ck o_ck delta_ck /
+      sum_ck n_c n_k delta_ck`` with the coincidence matrix
+      ``o_ck = sum_u (n_uc n_uk - [c = k] n_uc) / (m_u - 1)`` over pairable items,
+      ``n_c = sum_k o_ck`` and ``n = sum_c n_c`` (Krippendorff 2011).
+    """
+    counts = np.asarray(counts, np.float64)
+    n_items, k = counts.shape
+    group = np.zeros(n_items, np.int64) if group is None else np.asarray(group, np.int64)
+    values = np.arange(k) if values is None else np.asarray(values)
+    m = counts.sum(axis=1)
+    pairable = m >= 2
+    agree = (counts * (counts - 1)).sum(axis=1)
+    pairs = m * (m - 1)
+    g_p = np.where(pairable, group, n_groups)  # unpairable items go to a discarded group
+    ng = n_groups + 1
+    sum_agree = _group_sum(agree, g_p, ng)[:n_groups]
+    sum_pairs = _group_sum(pairs, g_p, ng)[:n_groups]
+    n_pairable = _group_sum(np.ones(n_items), g_p, ng)[:n_groups]
+    per_item = _ratio(agree, pairs)
+    mean_item = _ratio(_group_sum(np.where(pairable, per_item, 0), g_p, ng)[:n_groups], n_pairable)
+    totals = _group_sum(counts, g_p, ng)[:n_groups]  # (G, K)
+    n_values = totals.sum(axis=1)
+    p = _ratio(totals, n_values[:, None])
+    fleiss = _chance_corrected(mean_item, (p**2).sum(axis=1))
+    share = counts / np.where(m > 0, m, 1)[:, None]
+    judged = _group_sum(np.ones(n_items), group, n_groups)
+    pi = _ratio(_group_sum(share, group, n_groups), judged[:, None])
+    pe_ac1 = (pi * (1 - pi)).sum(axis=1) / (k - 1) if k > 1 else np.full(n_groups, np.nan)
+    ac1 = _chance_corrected(mean_item, pe_ac1)
+    # coincidence matrices per group: sum_u (n_u n_u^T - diag n_u) / (m_u - 1)
+    # one label c at a time, so memory stays items × K whatever the number of labels
+    w = np.where(pairable, 1 / np.where(pairable, m - 1, 1), 0.0)
+    weighted = counts * w[:, None]
+    coincidence = np.empty((n_groups, k, k))
+    for c in range(k):
+        row = weighted[:, c : c + 1] * counts
+        row[:, c] -= weighted[:, c]
+        coincidence[:, c, :] = _group_sum(row, g_p, ng)[:n_groups]
+    marg = coincidence.sum(axis=2)
+    n = marg.sum(axis=1)
+    if level == "ordinal":
+        delta = distance(values, level, marg)
+    else:
+        delta = np.broadcast_to(distance(values, level), (n_groups, k, k))
+    observed = (coincidence * delta).sum(axis=(1, 2))
+    expected = (marg[:, :, None] * marg[:, None, :] * delta).sum(axis=(1, 2))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        alpha = np.where(
+            (expected > 0) & (n > 1),
+            1 - (n - 1) * observed / np.where(expected > 0, expected, 1),
+            np.nan,
+        )
+    return {
+        "percent_agreement": _ratio(sum_agree, sum_pairs),
+        "fleiss_kappa": fleiss,
+        "gwet_ac1": ac1,
+        "krippendorff_alpha": alpha,
+        "pairable_items": n_pairable,
+        "judgments": n_values,
+    }
+
+
+def krippendorff_alpha(judgments: Judgments, level: str | None = None) -> float:
+    """Krippendorff's alpha of all judgments (missing values allowed): see
+    :func:`count_statistics`. ``level`` defaults to the scale's level."""
+    level = level or judgments.scale.level
+    stats = count_statistics(judgments.counts(), values=judgments.scale.values, level=level)
+    return float(stats["krippendorff_alpha"][0])
+
+
+def fleiss_kappa(judgments: Judgments) -> float:
+    """Fleiss' kappa of all judgments: see :func:`count_statistics`."""
+    return float(count_statistics(judgments.counts())["fleiss_kappa"][0])
+
+
+def gwet_ac1(judgments: Judgments) -> float:
+    """Gwet's AC1 of all judgments: see :func:`count_statistics`."""
+    return float(count_statistics(judgments.counts())["gwet_ac1"][0])
+
+
+def percent_agreement(judgments: Judgments) -> float:
+    """Share of agreeing pairs of judgments of one item: see :func:`count_statistics`."""
+    return float(count_statistics(judgments.counts())["percent_agreement"][0])
+
+
+# -- pairs of assessors --------------------------------------------------------------------
+
+
+def _within_item_pairs(item: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Indices (i, j) of every unordered pair of judgments of the same item."""
+    order = np.argsort(item, kind="stable")
+    sizes = np.bincount(item)
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    sorted_item = item[order]
+    rank = np.arange(len(item)) - starts[sorted_item]
+    later = sizes[sorted_item] - 1 - rank
+    total = int(later.sum())
+    first = np.repeat(np.arange(len(item)), later)
+    block_start = np.repeat(np.cumsum(later) - later, later)
+    second = first + 1 + (np.arange(total) - block_start)
+    return order[first], order[second]
+
+
+#: Largest assessors² × labels² accumulator of the pairwise confusion matrices (int64).
+MAX_PAIR_CELLS = 50_000_000
+#: Pairs of judgments generated at once (bounds memory with many judgments per item).
+PAIR_CHUNK = 5_000_000
+
+
+def pairwise_feasible(judgments: Judgments) -> bool:
+    """Whether the pairwise confusion matrices fit :data:`MAX_PAIR_CELLS`."""
+    return judgments.n_assessors**2 * judgments.scale.size**2 <= MAX_PAIR_CELLS
+
+
+def confusion_matrices(judgments: Judgments) -> tuple[np.ndarray, np.ndarray]:
+    """For every pair of assessors who judged an item in common: the pair (a, b) with
+    ``a < b`` (codes) and the K × K confusion matrix (rows: a's label, columns: b's).
+
+    Returns ``(pairs (P, 2), matrices (P, K, K))``, pairs in ascending order. The pairs
+    of judgments are generated in pieces of about :data:`PAIR_CHUNK` items' worth, so
+    memory stays bounded however many assessors judge one item.
+    """
+    k = judgments.scale.size
+    n_a = judgments.n_assessors
+    if not pairwise_feasible(judgments):
+        raise ParameterError(
+            "assessors for pairwise statistics",
+            f"at most {int((MAX_PAIR_CELLS / k**2) ** 0.5)} with {k} labels",
+            n_a,
+        )
+    order = np.argsort(judgments.item, kind="stable")
+    item = judgments.item[order]
+    sizes = np.bincount(item, minlength=judgments.n_items)
+    pairs_per_item = sizes * (sizes - 1) // 2
+    bounds = np.concatenate([[0], np.cumsum(sizes)])
+    cum_pairs = np.cumsum(pairs_per_item)
+    acc = np.zeros(n_a * n_a * k * k, np.int64)
+    start_item = 0
+    while start_item < judgments.n_items:
+        base = cum_pairs[start_item - 1] if start_item else 0
+        stop_item = int(np.searchsorted(cum_pairs, base + PAIR_CHUNK, side="right"))
+        stop_item = max(stop_item, start_item + 1)
+        rows = order[bounds[start_item] : bounds[stop_item]]
+        i, j = _within_item_pairs(judgments.item[rows] - start_item)
+        i, j = rows[i], rows[j]
+        a, b = judgments.assessor[i], judgments.assessor[j]
+        la, lb = judgments.label[i], judgments.label[j]
+        swap = a > b
+        a, b = np.where(swap, b, a), np.where(swap, a, b)
+        la, lb = np.where(swap, lb, la), np.where(swap, la, lb)
+        acc += np.bincount(((a * n_a + b) * k + la) * k + lb, minlength=len(acc))
+        start_item = stop_item
+    acc = acc.reshape(n_a * n_a, k, k)
+    keys = np.flatnonzero(acc.sum(axis=(1, 2)))
+    return np.stack([keys // n_a, keys % n_a], axis=1), acc[keys]
+
+
+def kappa_weights(k: int, weights: str) -> np.ndarray:
+    """Disagreement weights (Cohen 1968) on label positions: 0/1, ``|i-j|``, ``(i-j)^2``."""
+    i = np.arange(k)
+    if weights == "unweighted":
+        return 1.0 - np.eye(k)
+    if weights == "linear":
+        return np.abs(i[:, None] - i[None, :]).astype(np.float64)
+    if weights == "quadratic":
+        return ((i[:, None] - i[None, :]) ** 2).astype(np.float64)
+    raise ParameterError("weights", "one of " + ", ".join(WEIGHTS), weights)
+
+
+def cohen_kappa(confusion: np.ndarray, weights: str = "unweighted") -> np.ndarray:
+    """Cohen's kappa of confusion matrices (..., K, K).
+
+    ``kappa = 1 - sum_ij w_ij o_ij / sum_ij w_ij e_ij`` with ``o`` the observed and
+    ``e_ij = r_i c_j / n`` the chance counts (Cohen 1960; weights Cohen 1968); NaN when
+    the chance disagreement is 0 (both assessors used one and the same label only).
+    """
+    c = np.asarray(confusion, np.float64)
+    w = kappa_weights(c.shape[-1], weights)
+    n = c.sum(axis=(-2, -1))
+    expected = c.sum(axis=-1)[..., :, None] * c.sum(axis=-2)[..., None, :]
+    expected = expected / np.where(n > 0, n, 1)[..., None, None]
+    num = (w * c).sum(axis=(-2, -1))
+    den = (w * expected).sum(axis=(-2, -1))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(den > 0, 1 - num / np.where(den > 0, den, 1), np.nan)
+
+
+def scott_pi(confusion: np.ndarray) -> np.ndarray:
+    """Scott's pi (Scott 1955) of confusion matrices (..., K, K):
+    ``(p_o - p_e) / (1 - p_e)``, ``p_e = sum_c ((r_c + c_c) / 2n)^2``."""
+    c = np.asarray(confusion, np.float64)
+    n = c.sum(axis=(-2, -1))
+    safe = np.where(n > 0, n, 1)
+    p_o = np.where(n > 0, np.trace(c, axis1=-2, axis2=-1) / safe, np.nan)
+    pi = (c.sum(axis=-1) + c.sum(axis=-2)) / (2 * safe[..., None])
+    return _chance_corrected(p_o, (pi**2).sum(axis=-1))
+
+
+def pairwise(judgments: Judgments) -> list[dict]:
+    """Per pair of assessors with items in common: items, percent agreement, Cohen's
+    kappa (unweighted, linear, quadratic) and Scott's pi."""
+    pairs, mats = confusion_matrices(judgments)
+    if not len(pairs):
+        return []
+    n = mats.sum(axis=(1, 2))
+    agree = np.trace(mats, axis1=1, axis2=2) / n
+    cols = {f"cohen_kappa_{w}": cohen_kappa(mats, w) for w in WEIGHTS}
+    pi = scott_pi(mats)
+    names = judgments.assessors
+    return [
+        {
+            "a": names[a],
+            "b": names[b],
+            "items": int(n[p]),
+            "percent_agreement": float(agree[p]),
+            **{key: float(v[p]) for key, v in cols.items()},
+            "scott_pi": float(pi[p]),
+        }
+        for p, (a, b) in enumerate(pairs.tolist())
+    ]
+
+
+# -- bootstrap -----------------------------------------------------------------------------
+
+STATISTICS = ("percent_agreement", "fleiss_kappa", "gwet_ac1", "krippendorff_alpha")
+
+
+def bootstrap(
+    counts: np.ndarray,
+    *,
+    values=None,
+    level: str = "nominal",
+    replicates: int = 1000,
+    confidence: float = 0.95,
+    seed: int = 0,
+    chunk_rows: int = 1_000_000,
+) -> dict[str, tuple[float, float]]:
+    """Percentile bootstrap intervals (Efron & Tibshirani 1993) of the count statistics,
+    resampling items with replacement (``numpy.random.default_rng(seed)``).
+
+    Each replicate is one group of :func:`count_statistics`, so replicates are computed
+    together, ``chunk_rows`` resampled items at a time. A replicate whose statistic is
+    undefined is left out; the interval is (nan, nan) when fewer than half are defined.
+    """
+    counts = np.asarray(counts)
+    n_items = len(counts)
+    rng = np.random.default_rng(seed)
+    per_chunk = max(1, chunk_rows // max(n_items, 1))
+    out = {s: [] for s in STATISTICS}
+    done = 0
+    while done < replicates:
+        b = min(per_chunk, replicates - done)
+        idx = rng.integers(0, n_items, size=(b, n_items)).ravel()
+        group = np.repeat(np.arange(b), n_items)
+        stats = count_statistics(counts[idx], group, b, values, level)
+        for s in STATISTICS:
+            out[s].append(stats[s])
+        done += b
+    alpha = (1 - confidence) / 2
+    result = {}
+    for s in STATISTICS:
+        v = np.concatenate(out[s]) if out[s] else np.array([])
+        v = v[np.isfinite(v)]
+        if n_items == 0 or len(v) < replicates / 2:
+            result[s] = (float("nan"), float("nan"))
+        else:
+            lo, hi = np.quantile(v, [alpha, 1 - alpha])
+            result[s] = (float(lo), float(hi))
+    return result
+
+
+# -- the report ----------------------------------------------------------------------------
+
+
+def _stats_dict(stats: dict, g: int) -> dict:
+    out = {s: float(stats[s][g]) for s in STATISTICS}
+    out["pairable_items"] = int(stats["pairable_items"][g])
+    return out
+
+
+def _notes(j: Judgments, stats: dict) -> list[str]:
+    notes = []
+    if stats["pairable_items"][0] == 0:
+        notes.append("no item was judged by two assessors: agreement is undefined (nan)")
+    elif len(np.unique(j.label)) < 2:
+        notes.append(
+            "every judgment has the same label: the chance agreement of the kappas, pi "
+            "and alpha is 1, so they are undefined (nan); Gwet's AC1 is 1"
+        )
+    return notes
+
+
+def _section(j: Judgments, level: str, replicates: int, confidence: float, seed: int) -> dict:
+    counts = j.counts()
+    values = j.scale.values
+    overall = count_statistics(counts, None, 1, values, level)
+    topics, group = j.item_topic_codes()
+    per = count_statistics(counts, group, len(topics), values, level)
+    section: dict = {"scale": j.scale.describe(), "level": level}
+    section["overall"] = _stats_dict(overall, 0)
+    if replicates > 0:
+        ci = bootstrap(
+            counts,
+            values=values,
+            level=level,
+            replicates=replicates,
+            confidence=confidence,
+            seed=seed,
+        )
+        section["overall"]["ci"] = {s: list(v) for s, v in ci.items()}
+    section["per_topic"] = {str(t): _stats_dict(per, g) for g, t in enumerate(topics)}
+    if pairwise_feasible(j):
+        section["pairs"] = pairwise(j)
+    else:
+        section["pairs"] = []
+    if j.n_assessors == 2:
+        _, mats = confusion_matrices(j)
+        section["confusion"] = {
+            "rows": j.assessors[0],
+            "columns": j.assessors[1],
+            "labels": list(values),
+            "matrix": mats[0].tolist() if len(mats) else [],
+        }
+    section["notes"] = _notes(j, overall)
+    if not pairwise_feasible(j):
+        section["notes"].append(
+            f"pairwise statistics left out: {j.n_assessors} assessors make too many pairs "
+            "(Fleiss' kappa, alpha and AC1 cover them all)"
+        )
+    return section
+
+
+def agreement_report(
+    judgments: Judgments,
+    *,
+    threshold: int | None = None,
+    level: str | None = None,
+    replicates: int = 1000,
+    confidence: float = 0.95,
+    seed: int = 0,
+) -> dict:
+    """Everything ``cranfield agreement`` shows, as a JSON-ready dict.
+
+    ``graded``: the statistics on the declared scale; ``binary`` (when ``threshold``
+    is given): the same with labels ``>= threshold`` as relevant (nominal level). Each
+    has ``overall`` (with percentile bootstrap intervals over items when
+    ``replicates > 0``), ``per_topic``, ``pairs`` (every pair of assessors with items
+    in common) and, for two assessors, their ``confusion`` matrix.
+    """
+    if replicates < 0:
+        raise ParameterError("bootstrap replicates", "an integer >= 0", replicates)
+    if not 0 < confidence < 1:
+        raise ParameterError("confidence", "a number in (0, 1)", confidence)
+    level = level or judgments.scale.level
+    report = {
+        "source": judgments.source,
+        "judgments": len(judgments),
+        "items": judgments.n_items,
+        "assessors": list(judgments.assessors),
+        "bootstrap": {
+            "replicates": replicates,
+            "confidence": confidence,
+            "seed": seed,
+        },
+        "graded": _section(judgments, level, replicates, confidence, seed),
+    }
+    if threshold is not None:
+        report["threshold"] = threshold
+        report["binary"] = _section(
+            judgments.binarised(threshold), "nominal", replicates, confidence, seed
+        )
+    return report

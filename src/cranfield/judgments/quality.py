@@ -1,0 +1,215 @@
+"""Assessor quality: who to retrain or exclude, with the reasons.
+
+Per assessor: accuracy on gold (honeypot) pairs, agreement with the aggregate, the
+Dawid–Skene confusion matrix and the chance-corrected accuracy it implies, time per
+judgment, straight-lining and implausibly fast work, combined into a score in [0, 1]
+with the reasons listed. Everything is computed with ``bincount`` over judgments.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import ParameterError
+from .aggregate import Aggregate, dawid_skene
+from .data import Judgments
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    """When a reason is given (each can be tuned).
+
+    Attributes
+    ----------
+    min_kappa
+        Dawid–Skene chance-corrected accuracy below this: answers barely depend on the
+        true label (a spammer's are independent of it: 0).
+    min_gold_accuracy
+        Accuracy on gold pairs below this (with at least ``min_gold`` gold pairs).
+    min_agreement
+        Share of labels equal to the aggregate's below this.
+    fast_fraction
+        Median seconds per judgment below this fraction of the crowd's median.
+    min_judgments
+        Straight-lining is judged only from this many judgments on.
+    """
+
+    min_kappa: float = 0.2
+    min_gold_accuracy: float = 0.7
+    min_gold: int = 3
+    min_agreement: float = 0.5
+    fast_fraction: float = 0.25
+    min_judgments: int = 10
+
+    def __post_init__(self) -> None:
+        for name in ("min_kappa", "min_gold_accuracy", "min_agreement", "fast_fraction"):
+            v = getattr(self, name)
+            if not (isinstance(v, (int, float)) and 0 <= v <= 1):
+                raise ParameterError(name, "a number from 0 to 1", v)
+        for name in ("min_gold", "min_judgments"):
+            v = getattr(self, name)
+            if not (isinstance(v, int) and v >= 1):
+                raise ParameterError(name, "an integer >= 1", v)
+
+
+def assessor_quality(
+    j: Judgments,
+    *,
+    gold=None,
+    aggregate: Aggregate | None = None,
+    thresholds: Thresholds | None = None,
+) -> list[dict]:
+    """One dict per assessor (sorted by score, worst first).
+
+    Keys: ``assessor``, ``judgments``, ``gold_pairs``, ``gold_accuracy``,
+    ``agreement_with_aggregate`` (share of the assessor's labels equal to the aggregate
+    label of the pair, abstentions left out), ``accuracy`` (Dawid–Skene estimate
+    ``sum_k p_k pi[k, k]``), ``kappa`` (``(accuracy - chance) / (1 - chance)``,
+    ``chance = sum_k p_k q_k`` with ``q_k = sum_l p_l pi[l, k]`` the assessor's rate of
+    label ``k``; 0 for a spammer, whose rows of ``pi`` are equal: Raykar & Yu 2012),
+    ``confusion`` (rows: true label, columns: given), ``median_seconds``,
+    ``top_label_share``, ``score`` and ``reasons``.
+
+    The score is ``kappa`` clipped to [0, 1], capped by the gold accuracy when there
+    are at least ``min_gold`` gold pairs, and halved for each behavioural reason
+    (straight-lining, implausibly fast work).
+    """
+    th = thresholds or Thresholds()
+    agg = aggregate if aggregate is not None else dawid_skene(j)
+    n_a, k = j.n_assessors, j.scale.size
+    per = np.bincount(j.assessor, minlength=n_a).astype(np.float64)
+    decided = agg.label[j.item] >= 0
+    same = (agg.label[j.item] == j.label) & decided
+    agreement = np.bincount(j.assessor, weights=same, minlength=n_a) / np.maximum(
+        np.bincount(j.assessor, weights=decided, minlength=n_a), 1
+    )
+    conf = agg.info.get("confusion")
+    priors = np.asarray(agg.info.get("priors", []), np.float64)
+    if conf is None:  # estimate with Dawid–Skene anyway for the confusion matrices
+        ds = dawid_skene(j)
+        conf, priors = ds.info["confusion"], np.asarray(ds.info["priors"])
+    accuracy = np.einsum("k,akk->a", priors, conf)
+    rate = np.einsum("l,alk->ak", priors, conf)
+    chance = rate @ priors
+    with np.errstate(divide="ignore", invalid="ignore"):
+        kappa = np.where(chance < 1, (accuracy - chance) / (1 - chance), np.nan)
+    gold_n = np.zeros(n_a)
+    gold_acc = np.full(n_a, np.nan)
+    if gold is not None:
+        g = j.gold_codes(gold)[j.item]
+        has = g >= 0
+        gold_n = np.bincount(j.assessor, weights=has, minlength=n_a)
+        right = np.bincount(j.assessor, weights=has & (g == j.label), minlength=n_a)
+        gold_acc = np.where(gold_n > 0, right / np.maximum(gold_n, 1), np.nan)
+    label_counts = np.bincount(j.assessor * k + j.label, minlength=n_a * k).reshape(n_a, k)
+    top_share = label_counts.max(axis=1) / np.maximum(per, 1)
+    crowd_labels = int((np.bincount(j.label, minlength=k) > 0).sum())
+    median_s = np.full(n_a, np.nan)
+    crowd_median = np.nan
+    if j.seconds is not None and np.isfinite(j.seconds).any():
+        ok = np.isfinite(j.seconds)
+        crowd_median = float(np.median(j.seconds[ok]))
+        order = np.lexsort((j.seconds[ok], j.assessor[ok]))
+        who, secs = j.assessor[ok][order], j.seconds[ok][order]
+        n_ok = np.bincount(who, minlength=n_a)
+        start = np.concatenate([[0], np.cumsum(n_ok)[:-1]])
+        has_t = n_ok > 0
+        lo = start + (n_ok - 1) // 2
+        hi = start + n_ok // 2
+        median_s[has_t] = (secs[lo[has_t]] + secs[hi[has_t]]) / 2
+    out = []
+    for a in range(n_a):
+        reasons: list[str] = []
+        score = float(np.clip(kappa[a], 0, 1)) if np.isfinite(kappa[a]) else 0.0
+        if np.isfinite(kappa[a]) and kappa[a] < th.min_kappa:
+            reasons.append(
+                f"answers barely depend on the true label (Dawid-Skene chance-corrected "
+                f"accuracy {kappa[a]:.2f} < {th.min_kappa:g}): a likely spammer"
+            )
+        if gold_n[a] >= th.min_gold:
+            score = min(score, float(gold_acc[a]))
+            if gold_acc[a] < th.min_gold_accuracy:
+                reasons.append(
+                    f"accuracy {gold_acc[a]:.2f} on {int(gold_n[a])} gold pairs "
+                    f"< {th.min_gold_accuracy:g}"
+                )
+        if agreement[a] < th.min_agreement:
+            reasons.append(
+                f"agrees with the aggregate on {agreement[a]:.2f} of the pairs "
+                f"< {th.min_agreement:g}"
+            )
+        if per[a] >= th.min_judgments and label_counts[a].max() == per[a] and crowd_labels > 1:
+            reasons.append(f"the same label for all {int(per[a])} judgments (straight-lining)")
+            score /= 2
+        if np.isfinite(median_s[a]) and median_s[a] < th.fast_fraction * crowd_median:
+            reasons.append(
+                f"median {median_s[a]:.3g} s per judgment, under {th.fast_fraction:g} of the "
+                f"crowd's median {crowd_median:.3g} s (implausibly fast)"
+            )
+            score /= 2
+        out.append(
+            {
+                "assessor": j.assessors[a],
+                "judgments": int(per[a]),
+                "gold_pairs": int(gold_n[a]),
+                "gold_accuracy": float(gold_acc[a]),
+                "agreement_with_aggregate": float(agreement[a]),
+                "accuracy": float(accuracy[a]),
+                "kappa": float(kappa[a]),
+                "confusion": conf[a].tolist(),
+                "median_seconds": float(median_s[a]),
+                "top_label_share": float(top_share[a]),
+                "score": score,
+                "reasons": reasons,
+            }
+        )
+    return sorted(out, key=lambda r: (r["score"], r["assessor"]))
+
+
+def judgments_needed(
+    accuracies,
+    *,
+    target: float = 0.95,
+    labels: int = 2,
+    spammers=None,
+    method: str = "majority",
+    items: int = 2000,
+    seed: int = 0,
+) -> dict:
+    """How many judgments per pair reach ``target`` label accuracy, by simulation.
+
+    For ``n = 1, 2, ...`` up to the number of assessors, ``items`` pairs with uniformly
+    drawn true labels are judged by ``n`` distinct assessors of the crowd (see
+    :func:`~cranfield.judgments.simulate.simulate_crowd`) and aggregated by ``method``
+    (``majority`` with random ties, or ``dawid-skene``). Returns ``{"accuracy": {n:
+    share of pairs labelled correctly}, "needed": the smallest n reaching target, or
+    None}``.
+    """
+    from .aggregate import aggregate as combine
+    from .simulate import simulate_crowd
+
+    if not 0 < target <= 1:
+        raise ParameterError("target", "a number in (0, 1]", target)
+    rng = np.random.default_rng(seed)
+    truth = rng.integers(0, labels, items)
+    acc: dict[int, float] = {}
+    needed = None
+    for n in range(1, len(accuracies) + 1):
+        j = simulate_crowd(
+            truth,
+            accuracies,
+            labels=labels,
+            per_item=n,
+            spammers=spammers,
+            seed=seed + n,
+        )
+        options = {"seed": seed} if method == "majority" else {}
+        result = combine(j, method, **options)
+        order = np.array([int(d[1:]) for d in j.documents])
+        acc[n] = float(np.mean(result.label == truth[order]))
+        if acc[n] >= target:
+            needed = n
+            break
+    return {"accuracy": acc, "needed": needed, "target": target, "method": method}
