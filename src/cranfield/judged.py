@@ -29,6 +29,7 @@ from . import segments
 from ._background import in_thread
 from .errors import ParameterError
 from .io import keys
+from .run import trec_order
 
 NOT_POOLED = -1
 UNJUDGED = -2
@@ -474,18 +475,10 @@ def concat(
 
 
 def _sorted_order(r_code: np.ndarray, scores, doc_ids) -> np.ndarray:
-    """Rows of qrels topics sorted by (topic, score desc, doc id desc): one Arrow sort."""
+    """Rows of qrels topics in trec_eval order (:func:`cranfield.run.trec_order`; topics
+    by their code, which sorts as the ids do): one Arrow sort."""
     keep = np.flatnonzero(r_code >= 0)
-    sort_table = pa.table(
-        {
-            "t": keys.ints(r_code[keep]),
-            "s": keys.take(scores, keep),
-            "d": keys.take(doc_ids, keep),
-        }
-    )
-    perm = pc.sort_indices(
-        sort_table, sort_keys=[("t", "ascending"), ("s", "descending"), ("d", "descending")]
-    )
+    perm = trec_order(keys.ints(r_code[keep]), keys.take(scores, keep), keys.take(doc_ids, keep))
     return keep[keys.numbers(perm).astype(np.int64, copy=False)]
 
 
