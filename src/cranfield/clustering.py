@@ -33,6 +33,7 @@ import numpy as np
 
 from .errors import InputError, ParameterError
 from .labels import factorize
+from .output import dumps_json, markdown_table, text_table
 
 __all__ = [
     "AVERAGE_METHODS",
@@ -648,42 +649,27 @@ def format_scores(
                 "clusters": ct.clusters.tolist(),
                 "counts": ct.dense().tolist(),
             }
-        from .output import dumps_json
-
         return dumps_json(values)
 
     def show(v: Any) -> str:
         return str(v) if isinstance(v, (int, np.integer, str)) else f"{v:.{digits}f}"
 
-    rows = [(k, show(v)) for k, v in values.items()]
+    rows = [[k, show(v)] for k, v in values.items()]
     if fmt == "markdown":
-        lines = ["| measure | value |", "|---|---:|"] + [f"| {k} | {v} |" for k, v in rows]
-    else:
-        width = max(len(k) for k, _ in rows)
-        lines = [f"{k:<{width}}  {v}" for k, v in rows]
+        out = markdown_table(["measure", "value"], rows)
+    else:  # no header line; names and values left-aligned
+        out = text_table(None, rows, left=2)
     if table:
-        lines.append("")
-        lines.extend(_render_table(ct, fmt))
-    return "\n".join(lines)
+        out += "\n\n" + _render_table(ct, fmt)
+    return out
 
 
-def _render_table(ct: Contingency, fmt: str) -> list[str]:
+def _render_table(ct: Contingency, fmt: str) -> str:
     dense = ct.dense()
     head = ["class \\ cluster"] + [str(c) for c in ct.clusters.tolist()]
     body = [
         [str(c)] + [str(x) for x in row] for c, row in zip(ct.classes.tolist(), dense, strict=True)
     ]
     if fmt == "markdown":
-        return [
-            "| " + " | ".join(head) + " |",
-            "|---|" + "---:|" * len(ct.clusters),
-            *("| " + " | ".join(r) + " |" for r in body),
-        ]
-    widths = [max(len(r[i]) for r in [head, *body]) for i in range(len(head))]
-    return [
-        "  ".join(
-            cell.ljust(w) if i == 0 else cell.rjust(w)
-            for i, (cell, w) in enumerate(zip(r, widths, strict=True))
-        )
-        for r in [head, *body]
-    ]
+        return markdown_table(head, body)
+    return text_table(head, body, strip=False)
