@@ -123,20 +123,17 @@ class Columnar:
 
     @classmethod
     def from_pandas(cls, df, *, duplicates: str = "error", **kw):
-        source = kw.pop("source", "<pandas DataFrame>")
-        return cls._wrap(
-            tabular.from_pandas(df, cls._value, source, duplicates),
-            source,
-            **cls._extra(kw, source),
-        )
+        return cls._from_frame(tabular.from_pandas, df, "<pandas DataFrame>", duplicates, kw)
 
     @classmethod
     def from_polars(cls, df, *, duplicates: str = "error", **kw):
-        source = kw.pop("source", "<polars DataFrame>")
+        return cls._from_frame(tabular.from_polars, df, "<polars DataFrame>", duplicates, kw)
+
+    @classmethod
+    def _from_frame(cls, convert, df, default_source: str, duplicates: str, kw: dict):
+        source = kw.pop("source", default_source)
         return cls._wrap(
-            tabular.from_polars(df, cls._value, source, duplicates),
-            source,
-            **cls._extra(kw, source),
+            convert(df, cls._value, source, duplicates), source, **cls._extra(kw, source)
         )
 
     @classmethod
