@@ -122,7 +122,7 @@ def test_forced_hash_collisions_stay_exact(monkeypatch, index_layout):
         qr, run = build(qrels, rows)
         jr = judge(qr, run)
         if layout == "ranked":
-            assert bool(keys.cached_index(run).block_bits) == (index_layout == "blocked")
+            assert bool(run.pair_index.block_bits) == (index_layout == "blocked")
         qids, labels, _ = reference(qrels, rows)
         got = [
             jr.labels[a:b].tolist() for a, b in zip(jr.offsets[:-1], jr.offsets[1:], strict=True)
@@ -141,15 +141,15 @@ def test_index_is_built_once_per_table(tmp_path):
     path = tmp_path / "run.txt"
     path.write_text("1 Q0 a 1 2.0 t\n1 Q0 b 2 1.0 t\n2 Q0 a 1 5.0 t\n")
     run = Run.read(path)
-    first = keys.cached_index(run)
-    assert keys.cached_index(run) is first
+    first = run.pair_index
+    assert run.pair_index is first
     qrels_path = tmp_path / "qrels.txt"
     qrels_path.write_text("1 0 a 1\n2 0 b 2\n")
     qr = Qrels.read(qrels_path)
-    index = keys.cached_index(qr)
+    index = qr.pair_index
     judge(qr, run)
     judge(qr, run)
-    assert keys.cached_index(qr) is index
+    assert qr.pair_index is index
     assert judge(qr, run).labels.tolist() == [1, NOT_POOLED, NOT_POOLED]
 
 
@@ -163,7 +163,7 @@ def test_fast_path_is_taken_only_when_verified():
             qrels, rows = layout_case(rng, layout)
             qr, run = build(qrels, rows)
             topics = pa.array(sorted(qrels, key=str.encode))
-            rb = keys.cached_index(run).query_blocks
+            rb = run.pair_index.query_blocks
             code = judged._codes(rb.values, topics)
             got = judged._presorted_order(rb, code, run.table["score"], run.table["doc_id"])
             taken[layout].add(got is not False)
@@ -455,7 +455,7 @@ def test_blocked_and_general_index_agree(monkeypatch, equal_lengths):
                 m.setattr(keys, "_blocked_bits", lambda qb: None)
             fresh = Run(run.table, name="r")
             jr = judge(qr, fresh)
-            assert bool(keys.cached_index(fresh).block_bits) == (layout == "blocked")
+            assert bool(fresh.pair_index.block_bits) == (layout == "blocked")
             labels[layout] = jr.labels.tolist()
     qids_, want, _ = reference(
         judged,

@@ -8,13 +8,15 @@ and the TREC layout differ.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
-from typing import Any, ClassVar
+from collections.abc import Callable, Mapping
+from typing import Any, ClassVar, TypeVar
 
 import pyarrow as pa
 
 from .errors import InputError
-from .io import tabular, trec
+from .io import keys, tabular, trec
+
+T = TypeVar("T")
 
 
 def frame_kind(obj) -> str | None:
@@ -60,10 +62,38 @@ class Columnar:
         obj.table = table
         obj.source = source
         if index is not None:
-            obj._pair_index = (table, index)
+            obj._derived = (table, {"pair_index": index})
         for key, val in extra.items():
             setattr(obj, key, val)
         return obj
+
+    # -- derived data, built once per table -----------------------------------------------
+
+    def derived(self, key: str, build: Callable[[], T]) -> T:
+        """A value computed from :attr:`table`, kept by this object.
+
+        ``build()`` runs on the first call with ``key``; later calls return the same
+        value. Indexes and orders that judging needs (:attr:`pair_index`, the qrels'
+        topic offsets, ...) are kept here, so that many runs judged against one
+        ``Qrels`` build them once. This is a cache the object owns: Arrow tables are
+        immutable, so a value stays valid as long as :attr:`table` is the same object;
+        assigning a new table drops every cached value. Other modules read and fill it
+        only through this method, never through attributes of their own.
+        """
+        cache = self.__dict__.get("_derived")
+        if cache is None or cache[0] is not self.table:
+            cache = self._derived = (self.table, {})
+        store = cache[1]
+        if key not in store:
+            store[key] = build()
+        return store[key]
+
+    @property
+    def pair_index(self) -> keys.PairIndex:
+        """The sorted (query id, doc id) keys of :attr:`table` (:class:`io.keys.PairIndex`):
+        handed over by the TREC reader, or built on first use; once per table (see
+        :meth:`derived`)."""
+        return self.derived("pair_index", lambda: keys.build_index(self.table))
 
     # -- construction ---------------------------------------------------------------------
 
@@ -93,20 +123,17 @@ class Columnar:
 
     @classmethod
     def from_pandas(cls, df, *, duplicates: str = "error", **kw):
-        source = kw.pop("source", "<pandas DataFrame>")
-        return cls._wrap(
-            tabular.from_pandas(df, cls._value, source, duplicates),
-            source,
-            **cls._extra(kw, source),
-        )
+        return cls._from_frame(tabular.from_pandas, df, "<pandas DataFrame>", duplicates, kw)
 
     @classmethod
     def from_polars(cls, df, *, duplicates: str = "error", **kw):
-        source = kw.pop("source", "<polars DataFrame>")
+        return cls._from_frame(tabular.from_polars, df, "<polars DataFrame>", duplicates, kw)
+
+    @classmethod
+    def _from_frame(cls, convert, df, default_source: str, duplicates: str, kw: dict):
+        source = kw.pop("source", default_source)
         return cls._wrap(
-            tabular.from_polars(df, cls._value, source, duplicates),
-            source,
-            **cls._extra(kw, source),
+            convert(df, cls._value, source, duplicates), source, **cls._extra(kw, source)
         )
 
     @classmethod

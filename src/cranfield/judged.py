@@ -29,6 +29,7 @@ from . import segments
 from ._background import in_thread
 from .errors import ParameterError
 from .io import keys
+from .run import trec_order
 
 NOT_POOLED = -1
 UNJUDGED = -2
@@ -285,7 +286,7 @@ def judge(
     num_topics = len(topics)
 
     # run rows of qrels topics, in trec_eval order: topic, score desc, docno desc
-    r_index = keys.cached_index(run)
+    r_index = run.pair_index
     rb = r_index.query_blocks
     block_code = _codes(rb.values, topics)
     scores = rt.column("score")
@@ -356,17 +357,10 @@ _JOIN_IN_THREAD_ROWS = 1 << 20  # smaller runs: not worth a thread
 def qrels_side(qrels) -> tuple[pa.Array, np.ndarray, np.ndarray]:
     """(topics in byte order, CSR offsets, non-negative grades sorted descending per topic).
 
-    Computed once per qrels table (runs judged against the same qrels share it).
+    Computed once per qrels table (runs judged against the same qrels share it: kept
+    by the ``Qrels`` object, see :meth:`cranfield.Qrels.derived`).
     """
-    cache = getattr(qrels, "_judge_side", None)
-    if cache is not None and cache[0] is qrels.table:
-        return cache[1]
-    side = _qrels_side(qrels)
-    try:
-        qrels._judge_side = (qrels.table, side)
-    except AttributeError:  # an object without attributes: no cache
-        pass
-    return side
+    return qrels.derived("judge_side", lambda: _qrels_side(qrels))
 
 
 def _qrels_side(qrels) -> tuple[pa.Array, np.ndarray, np.ndarray]:
@@ -488,18 +482,10 @@ def concat(
 
 
 def _sorted_order(r_code: np.ndarray, scores, doc_ids) -> np.ndarray:
-    """Rows of qrels topics sorted by (topic, score desc, doc id desc): one Arrow sort."""
+    """Rows of qrels topics in trec_eval order (:func:`cranfield.run.trec_order`; topics
+    by their code, which sorts as the ids do): one Arrow sort."""
     keep = np.flatnonzero(r_code >= 0)
-    sort_table = pa.table(
-        {
-            "t": keys.ints(r_code[keep]),
-            "s": keys.take(scores, keep),
-            "d": keys.take(doc_ids, keep),
-        }
-    )
-    perm = pc.sort_indices(
-        sort_table, sort_keys=[("t", "ascending"), ("s", "descending"), ("d", "descending")]
-    )
+    perm = trec_order(keys.ints(r_code[keep]), keys.take(scores, keep), keys.take(doc_ids, keep))
     return keep[keys.numbers(perm).astype(np.int64, copy=False)]
 
 
@@ -620,15 +606,8 @@ class _QrelsLookup:
 
 
 def _qrels_lookup_side(qrels, q_index: keys.PairIndex) -> _QrelsLookup:
-    cache = getattr(qrels, "_lookup_side", None)
-    if cache is not None and cache[0] is qrels.table:
-        return cache[1]
-    side = _QrelsLookup(qrels, q_index)
-    try:
-        qrels._lookup_side = (qrels.table, side)
-    except AttributeError:
-        pass
-    return side
+    """The qrels' lookup material, kept by the ``Qrels`` object (once per table)."""
+    return qrels.derived("lookup_side", lambda: _QrelsLookup(qrels, q_index))
 
 
 def _qrels_rows_of(q_blocks: keys.Blocks, r_blocks: keys.Blocks) -> np.ndarray | None:
@@ -652,7 +631,7 @@ def _lookup_labels(qrels, run, r_index: keys.PairIndex) -> np.ndarray:
     grades_all = keys.numbers(qt["relevance"])
     small = not len(grades_all) or (grades_all.min() >= -128 and grades_all.max() <= 127)
     labels = np.full(rt.num_rows, NOT_POOLED, dtype=np.int8 if small else np.int64)
-    q_index = keys.cached_index(qrels)
+    q_index = qrels.pair_index
     qb, rb = q_index.query_blocks, r_index.query_blocks
     side = _qrels_lookup_side(qrels, q_index)
     if r_index.block_bits:  # keys name the run's blocks: one per topic

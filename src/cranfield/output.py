@@ -15,6 +15,7 @@ import csv
 import io
 import json
 import math
+from collections.abc import Iterable, Sequence
 
 FORMATS = ("text", "markdown", "json", "csv", "tsv", "trec")
 
@@ -48,6 +49,99 @@ def dumps_json(obj, indent: int | None = 2) -> str:
     ``allow_nan=False`` makes any value that slipped through an error, never invalid JSON.
     """
     return json.dumps(json_safe(obj), indent=indent, allow_nan=False)
+
+
+# -- tables ------------------------------------------------------------------------------
+#
+# The one renderer of tables of strings, used by every text report (evaluation results,
+# comparisons, confusion matrices, clustering scores, pool statistics). Callers format
+# their cells; these functions only lay them out.
+
+#: The layouts :func:`table` writes.
+TABLE_FORMATS = ("text", "markdown", "csv", "tsv")
+
+
+def text_table(
+    head: Sequence[str] | None,
+    body: Sequence[Sequence[str]],
+    *,
+    left: int = 1,
+    rule: bool = False,
+    strip: bool = True,
+) -> str:
+    """Columns aligned for a fixed-width font, no final newline.
+
+    Each column is as wide as its widest cell (header included); the first ``left``
+    columns are left-aligned, the others right-aligned, and columns are separated by
+    two spaces. ``head`` None: no header line; ``rule``: a line of dashes under the
+    header; ``strip``: trailing spaces of each line removed.
+    """
+    rows = list(body) if head is None else [head, *body]
+    if not rows:
+        return ""
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+
+    def line(row) -> str:
+        text = "  ".join(
+            c.ljust(w) if i < left else c.rjust(w)
+            for i, (c, w) in enumerate(zip(row, widths, strict=True))
+        )
+        return text.rstrip() if strip else text
+
+    lines = [line(r) for r in rows]
+    if rule and head is not None:
+        lines.insert(1, "  ".join("-" * w for w in widths))
+    return "\n".join(lines)
+
+
+def markdown_table(
+    head: Sequence[str], body: Sequence[Sequence[str]], *, left: int = 1, escape: bool = False
+) -> str:
+    """A GitHub-flavoured Markdown table, no final newline.
+
+    The first ``left`` columns are left-aligned (``---``), the others right-aligned
+    (``---:``); ``left >= len(head)`` aligns none to the right. ``escape``: ``|`` in a
+    cell is written ``\\|`` so that it does not end the cell.
+    """
+
+    def row(cells) -> str:
+        cells = [c.replace("|", "\\|") for c in cells] if escape else cells
+        return "| " + " | ".join(cells) + " |"
+
+    align = "|" + "|".join("---" if i < left else "---:" for i in range(len(head))) + "|"
+    return "\n".join([row(head), align] + [row(r) for r in body])
+
+
+def delimited(head: Sequence[str], body: Iterable[Sequence], delimiter: str = ",") -> str:
+    """CSV (``delimiter=","``) or TSV (``"\\t"``) text: the header, then one line per row,
+    each ended by a newline; quoting as Python's :mod:`csv` (minimal)."""
+    buf = io.StringIO()
+    writer = csv.writer(buf, delimiter=delimiter, lineterminator="\n")
+    writer.writerow(head)
+    writer.writerows(body)
+    return buf.getvalue()
+
+
+def table(
+    head: Sequence[str],
+    body: Sequence[Sequence[str]],
+    fmt: str = "text",
+    *,
+    left: int = 1,
+    rule: bool = False,
+    escape: bool = False,
+) -> str:
+    """A table in one of :data:`TABLE_FORMATS` (see :func:`text_table`,
+    :func:`markdown_table`, :func:`delimited`); no final newline for text and markdown."""
+    if fmt == "text":
+        return text_table(head, body, left=left, rule=rule)
+    if fmt == "markdown":
+        return markdown_table(head, body, left=left, escape=escape)
+    if fmt in ("csv", "tsv"):
+        return delimited(head, body, "," if fmt == "csv" else "\t")
+    from .errors import ParameterError
+
+    raise ParameterError("format", "one of " + ", ".join(TABLE_FORMATS), fmt)
 
 
 def _cell(value, digits: int) -> str:
@@ -111,14 +205,11 @@ def render(results, fmt: str = "text", *, per_query: bool = False, digits: int =
         return _trec(results, per_query, digits)
     header, rows, kinds = _rows(results, per_query)
     if fmt in ("csv", "tsv"):
-        buf = io.StringIO()
-        writer = csv.writer(buf, delimiter="," if fmt == "csv" else "\t", lineterminator="\n")
-        writer.writerow(header)
-        for row in rows:
-            writer.writerow(
-                ["" if v is None else (_full(v) if isinstance(v, float) else v) for v in row]
-            )
-        return buf.getvalue()
+        full = [
+            ["" if v is None else (_full(v) if isinstance(v, float) else v) for v in row]
+            for row in rows
+        ]
+        return delimited(header, full, "," if fmt == "csv" else "\t")
     offset = 2 if per_query else 1
     cells = [
         [str(v) for v in row[:offset]]
@@ -126,25 +217,12 @@ def render(results, fmt: str = "text", *, per_query: bool = False, digits: int =
         for row in rows
     ]
     if fmt == "markdown":
-        lines = ["| " + " | ".join(header) + " |"]
-        lines.append("|" + "|".join(["---"] * offset + ["---:"] * (len(header) - offset)) + "|")
-        lines += ["| " + " | ".join(c) + " |" for c in cells]
-        return "\n".join(lines) + "\n"
+        return markdown_table(header, cells, left=offset) + "\n"
     if fmt != "text":
         from .errors import ParameterError
 
         raise ParameterError("format", ", ".join(FORMATS), fmt)
-    widths = [
-        max(len(h), *(len(c[i]) for c in cells)) if cells else len(h) for i, h in enumerate(header)
-    ]
-
-    def line(values):
-        parts = [
-            v.ljust(widths[i]) if i < offset else v.rjust(widths[i]) for i, v in enumerate(values)
-        ]
-        return "  ".join(parts).rstrip()
-
-    return "\n".join([line(header)] + [line(c) for c in cells]) + "\n"
+    return text_table(header, cells, left=offset) + "\n"
 
 
 def _trec(results, per_query: bool, digits: int) -> str:

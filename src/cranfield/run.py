@@ -42,6 +42,21 @@ def _default_name(source: str | None) -> str:
     return "run"
 
 
+def trec_order(query, score, doc_id) -> pa.Array:
+    """Row positions in trec_eval's ranking order: the one definition of that order.
+
+    ``query`` ascending (query ids in byte order, or integer codes that sort as they
+    do), then ``score`` descending, then ``doc_id`` descending in byte order: trec_eval
+    10.0 sorts each topic's documents by score and breaks ties by document id,
+    descending; the rank column of the file is ignored. One stable Arrow sort; the
+    arguments are equal-length Arrow (or NumPy) columns.
+    """
+    return pc.sort_indices(
+        pa.table({"q": query, "s": score, "d": doc_id}),
+        sort_keys=[("q", "ascending"), ("s", "descending"), ("d", "descending")],
+    )
+
+
 class Run(Columnar):
     """A system's retrieved documents with their scores, in reading order.
 
@@ -187,11 +202,11 @@ class Run(Columnar):
         return cls._wrap(table, source, index=index, name=name)
 
     def ranked(self) -> pa.Table:
-        """The rows in trec_eval order: query id ascending (byte order), then score
-        descending, then doc id descending; with a 1-based ``rank`` column."""
-        t = self.table.sort_by(
-            [("query_id", "ascending"), ("score", "descending"), ("doc_id", "descending")]
-        )
+        """The rows in trec_eval order (:func:`trec_order`): query id ascending (byte
+        order), then score descending, then doc id descending; with a 1-based ``rank``
+        column."""
+        t = self.table
+        t = t.take(trec_order(t["query_id"], t["score"], t["doc_id"]))
         q = t["query_id"].combine_chunks()
         n = len(q)
         starts = np.zeros(n, dtype=bool)

@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 
 from .errors import InputError, ParameterError
+from .labels import factorize
 
 __all__ = [
     "FoldScores",
@@ -134,9 +135,7 @@ def _n_test(test_size: Any, n: int) -> int:
 
 
 def _codes(labels: Any, name: str, n: int | None = None) -> tuple[np.ndarray, np.ndarray]:
-    from .clustering import _factorize
-
-    uniques, codes = _factorize(labels, name)
+    uniques, codes = factorize(labels, name)
     if n is not None and len(codes) != n:
         raise InputError(f"{name} has {len(codes)} entries for {n} items", name)
     return uniques, codes

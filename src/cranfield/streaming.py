@@ -25,7 +25,7 @@ import zlib
 from collections.abc import Iterator
 
 from .errors import InputError
-from .io import keys, trec
+from .io import trec
 from .io.source import GZIP_MAGIC, MAX_LINE, is_regular, open_binary, source_name
 from .judged import JudgedRun, concat, judge
 from .memory import STREAM_THRESHOLD, should_stream  # noqa: F401  (re-exported)
@@ -220,7 +220,7 @@ def judge_file(
                     encoding=encoding,
                 )
                 run = Run._wrap(parsed.table, source, index=parsed.index, name="")
-                blocks = keys.cached_index(run).query_blocks
+                blocks = run.pair_index.query_blocks
                 ids = blocks.values.to_pylist()
                 again = [i for i, q in enumerate(ids) if q in seen]  # one per query block
                 if again:

@@ -17,6 +17,7 @@ import math
 import warnings
 
 from ..errors import ParameterError
+from ..output import markdown_table, text_table
 from . import rates as R
 from .confusion import BinaryConfusion, ConfusionMatrix, check_orientation
 from .roc import RocTable
@@ -58,13 +59,15 @@ def corner(total: int, orientation: str) -> str:
 
 
 def grid(header: list[str], rows: list[list[str]], fmt: str = "text") -> str:
-    """A table with a header row; the first column is a row header."""
+    """A table with a header row; the first column is a row header.
+
+    Text is aligned (the row header left, the rest right), Markdown left-aligned with
+    ``|`` escaped (:mod:`cranfield.output`'s table renderer); HTML marks the row
+    header with ``<th>``.
+    """
     check_format(fmt)
     if fmt == "markdown":
-        esc = [[c.replace("|", "\\|") for c in r] for r in [header, *rows]]
-        lines = ["| " + " | ".join(esc[0]) + " |", "|" + "|".join("---" for _ in header) + "|"]
-        lines += ["| " + " | ".join(r) + " |" for r in esc[1:]]
-        return "\n".join(lines)
+        return markdown_table(header, rows, left=len(header), escape=True)
     if fmt == "html":
         out = ["<table>", "<thead><tr>"]
         out += [f"<th>{html.escape(c)}</th>" for c in header]
@@ -78,16 +81,7 @@ def grid(header: list[str], rows: list[list[str]], fmt: str = "text") -> str:
         out.append("</tbody>")
         out.append("</table>")
         return "\n".join(out)
-    table = [header, *rows]
-    widths = [max(len(r[i]) for r in table) for i in range(len(header))]
-    lines = [
-        "  ".join(
-            c.ljust(w) if i == 0 else c.rjust(w)
-            for i, (c, w) in enumerate(zip(r, widths, strict=True))
-        )
-        for r in table
-    ]
-    return "\n".join(line.rstrip() for line in lines)
+    return text_table(header, rows)
 
 
 def binary_grid(

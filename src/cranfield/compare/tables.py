@@ -16,14 +16,12 @@ CSV and JSON always hold the detail rows (JSON adds the means and the settings).
 
 from __future__ import annotations
 
-import csv
 import html
-import io
 import math
 import string
 
 from ..errors import ParameterError
-from ..output import UNDEFINED, dumps_json
+from ..output import UNDEFINED, delimited, dumps_json, markdown_table, text_table
 
 __all__ = ["FORMATS", "UNDERFLOW", "format_pvalue", "render", "letters"]
 
@@ -140,23 +138,13 @@ def _legend(cmp) -> str:
 
 
 def _aligned(head, body) -> str:
-    widths = [max(len(x) for x in col) for col in zip(head, *body, strict=True)]
-
-    def fmt(row):
-        return "  ".join(
-            c.ljust(w) if i < 3 else c.rjust(w)
-            for i, (c, w) in enumerate(zip(row, widths, strict=True))
-        ).rstrip()
-
-    return "\n".join([fmt(head), "  ".join("-" * w for w in widths)] + [fmt(r) for r in body])
+    """Compare's text layout: measure, run and baseline left-aligned, a rule."""
+    return text_table(head, body, left=3, rule=True)
 
 
 def _markdown(head, body) -> str:
-    def fmt(row):
-        return "| " + " | ".join(c.replace("|", "\\|") for c in row) + " |"
-
-    align = ["---" if i < 2 else "---:" for i in range(len(head))]
-    return "\n".join([fmt(head), "|" + "|".join(align) + "|"] + [fmt(r) for r in body])
+    """Compare's Markdown layout: the first two columns left-aligned, ``|`` escaped."""
+    return markdown_table(head, body, left=2, escape=True)
 
 
 def _summary_rows(cmp, bold, sup) -> tuple[list[str], list[list[str]]]:
@@ -287,11 +275,8 @@ def render(cmp, fmt: str = "text", table: str | None = None) -> str:
         raise ParameterError("table", "one of detail, summary", table)
     if fmt == "csv":
         rows = cmp.to_rows()
-        buf = io.StringIO()
-        writer = csv.DictWriter(buf, fieldnames=list(rows[0]) if rows else [], lineterminator="\n")
-        writer.writeheader()
-        writer.writerows(rows)
-        return buf.getvalue().rstrip("\n")
+        head = list(rows[0]) if rows else []
+        return delimited(head, ([r.get(k, "") for k in head] for r in rows)).rstrip("\n")
     if fmt == "json":
         doc = {
             "settings": {

@@ -544,13 +544,3 @@ def build_index(table: pa.Table, query_blocks: Blocks | None = None) -> PairInde
         pass
     packed.sort()
     return PairIndex(packed, row_bits, qb, block_bits)
-
-
-def cached_index(obj) -> PairIndex:
-    """The PairIndex of a Qrels or Run, built once per table."""
-    cache = getattr(obj, "_pair_index", None)
-    if cache is not None and cache[0] is obj.table:
-        return cache[1]
-    index = build_index(obj.table)
-    obj._pair_index = (obj.table, index)
-    return index

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pyarrow.compute as pc
 
+from .. import output
 from ..errors import InputError, ParameterError
 from .candidates import MAX_RANK, collect, contributions, pair_keys
 from .pool import as_runs, check_depth
@@ -251,19 +252,9 @@ def pool_stats(
 
 
 def table(head: list[str], body: list[list[str]], fmt: str) -> str:
-    """A text (aligned; first column left) or markdown table."""
-    if fmt == "markdown":
-        lines = ["| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
-        lines += ["| " + " | ".join(row) + " |" for row in body]
-        return "\n".join(lines) + "\n"
-    widths = [max(len(r[i]) for r in [head, *body]) for i in range(len(head))]
-    out = []
-    for row in [head, *body]:
-        cells = [row[0].ljust(widths[0])] + [
-            c.rjust(w) for c, w in zip(row[1:], widths[1:], strict=True)
-        ]
-        out.append("  ".join(cells).rstrip())
-    return "\n".join(out) + "\n"
+    """Pooling's table layout (:func:`cranfield.output.table`): text aligned with the
+    first column left, Markdown left-aligned; ends with a newline."""
+    return output.table(head, body, fmt, left=1 if fmt == "text" else len(head)) + "\n"
 
 
 def render(stats: PoolStats, fmt: str = "text", digits: int = 4) -> str:
