@@ -384,12 +384,13 @@ def subsample_judgments(
 
 def render(result: ReuseResult, fmt: str = "text", digits: int = 4) -> str:
     """``text``, ``markdown`` or ``json`` (the schema of :meth:`ReuseResult.to_json`)."""
-    import json
 
     from .stats import table
 
     if fmt == "json":
-        return json.dumps(result.to_json(), indent=2) + "\n"
+        from ..output import dumps_json
+
+        return dumps_json(result.to_json()) + "\n"
     if fmt not in ("text", "markdown"):
         raise ParameterError("format", "one of text, json, markdown", fmt)
 

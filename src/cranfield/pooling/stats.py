@@ -259,10 +259,11 @@ def table(head: list[str], body: list[list[str]], fmt: str) -> str:
 
 def render(stats: PoolStats, fmt: str = "text", digits: int = 4) -> str:
     """``text``, ``markdown`` or ``json`` (the schema of :meth:`PoolStats.to_json`)."""
-    import json
 
     if fmt == "json":
-        return json.dumps(stats.to_json(), indent=2) + "\n"
+        from ..output import dumps_json
+
+        return dumps_json(stats.to_json()) + "\n"
     if fmt not in ("text", "markdown"):
         raise ParameterError("format", "one of text, json, markdown", fmt)
     depths = list(stats.runs[0].judged) if stats.runs else []
