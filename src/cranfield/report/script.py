@@ -45,8 +45,8 @@ SCRIPT = r"""
     }
     s += `<line class="axis" x1="${x0}" x2="${x1}" y1="${y1}" y2="${y1}"/>`;
     s += `<line class="axis" x1="${x0}" x2="${x0}" y1="${y0}" y2="${y1}"/>`;
-    s += `<text class="title" x="${(x0 + x1) / 2}" y="${y1 + (xTicks === false ? 80 : 32)}" text-anchor="middle">${esc(xTitle)}</text>`;
-    s += `<text class="title" transform="translate(14,${(y0 + y1) / 2}) rotate(-90)" text-anchor="middle">${esc(yTitle)}</text>`;
+    s += `<text class="title" x="${(x0 + x1) / 2}" y="${y1 + (xTicks === false ? 80 : 32)}" text-anchor="middle">${esc(short(xTitle, 80))}</text>`;
+    s += `<text class="title" transform="translate(14,${(y0 + y1) / 2}) rotate(-90)" text-anchor="middle"><title>${esc(yTitle)}</title>${esc(short(yTitle, 34))}</text>`;
     return [s, X, Y];
   }
   // series: [{name, x: [], y: [], colour}]

@@ -181,9 +181,8 @@ def heatmap(
     cw = (x1 - x0) / max(n_topics, 1)
     rh = 12.0
     bottom = top + n_runs * rh
-    bins = np.clip(
-        ((values - lo) / (hi - lo) * len(HEAT)).astype(int, copy=False), 0, len(HEAT) - 1
-    )
+    scaled = np.nan_to_num((values - lo) / (hi - lo) * len(HEAT), nan=0.0)
+    bins = np.clip(scaled.astype(int), 0, len(HEAT) - 1)
     bins = np.where(np.isfinite(values), bins, -1)
     r_idx, t_idx = np.indices(values.shape)
     xs = np.round(x0 + t_idx * cw, 1)
@@ -316,8 +315,8 @@ def marker_rows(
     out = [_open(fig_id, bottom + 40, label)]
     for k, key in enumerate(keys):
         out.append(
-            f'<circle cx="{x0 + 8 + 100 * k}" cy="10" r="4" fill="{SERIES[k]}"/>'
-            f'<text x="{x0 + 16 + 100 * k}" y="14">{_e(short(key, 12))}</text>'
+            f'<circle cx="{18 + 95 * k}" cy="10" r="4" fill="{SERIES[k]}"/>'
+            f'<text x="{26 + 95 * k}" y="14">{_e(short(key, 12))}</text>'
         )
     out += _x_axis(x0, x1, bottom, lo, hi, axis_title)
     for i, name in enumerate(labels):
