@@ -163,3 +163,22 @@ def test_plot_command_errors(tmp_path, capsys):
     argv = ["plot", "pr", str(qrels), str(runs[0]), "--query", "zz", "-o", str(tmp_path / "x.svg")]
     assert main(argv) == 2
     assert "query" in capsys.readouterr().err
+
+
+def test_shared_task_report_is_deterministic_and_escaped(tmp_path):
+    from report_helpers import write_collection
+
+    qrels, paths, names, topics = write_collection(tmp_path, 6, n_topics=8, depth=15, odd=True)
+    texts = [
+        build_report(str(qrels), list(map(str, paths)), ["AP", "P@5"], max_depth=5, progress=False)
+        for _ in range(2)
+    ]
+    assert texts[0] == texts[1]
+    text = texts[0]
+    assert "<script>alert" not in text and "<b>t&amp;1</b>" not in text
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;&amp;amp;" in text
+    # the embedded data: only the report's two script elements, names JSON-escaped
+    assert text.count("<script") == 2 and text.count("</script>") == 2
+    assert "\\u003cscript\\u003ealert(1)" in text
+    # a label is shortened in the figures, whole in its tooltip and tables
+    assert names[-1] in text and names[-1][:27] + "\u2026" in text

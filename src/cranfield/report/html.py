@@ -578,7 +578,9 @@ def build_report(
             for r in run_list
         ]
         bar.step("depth")
-        depth = _data.depth_data(qrels, run_list, depth_measures, max_depth, **eval_opts)
+        depth = _data.depth_data(
+            qrels, run_list, depth_measures, ks=_data.depth_cutoffs(max_depth), **eval_opts
+        )
         bar.step("detail")
         query_data = None
         if query is not None:
@@ -700,8 +702,9 @@ def _detail_section(names, baseline, depth, interpolation, query) -> str:
             panel(
                 f"fig-detail-depth-{t}",
                 f"table-detail-depth-{t}",
-                f"Mean {dm}@k for k = 1..{len(depth[dm]['k'])} of the selected run, the best "
-                "and the median run and the baseline.",
+                f"Mean {dm}@k for k = 1..{int(depth[dm]['k'][-1])} of the selected run, the "
+                "best and the median run and the baseline (every k to 10, then every 5th "
+                "to 50, every 10th to 100).",
             )
         )
     out.append(

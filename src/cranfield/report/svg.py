@@ -210,12 +210,11 @@ def heatmap(
             f'<rect x="{kx + 30 * k:.1f}" y="{ky:.1f}" width="30" height="10" '
             f'fill="{colour}" stroke="#999" stroke-width="0.5"/>'
         )
+    for k in range(0, len(HEAT) + 1, 2):  # every other edge: the labels stay apart
         out.append(
-            f'<text x="{kx + 30 * k:.1f}" y="{ky + 22:.1f}" text-anchor="middle">{edges[k]:.3g}</text>'
+            f'<text x="{kx + 30 * k:.1f}" y="{ky + 22:.1f}" text-anchor="middle">'
+            f"{edges[k]:.3g}</text>"
         )
-    out.append(
-        f'<text x="{kx + 240:.1f}" y="{ky + 22:.1f}" text-anchor="middle">{edges[-1]:.3g}</text>'
-    )
     out.append("</svg>")
     return "".join(out)
 
