@@ -41,8 +41,8 @@ body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif;
        margin: 2em auto; max-width: 1000px; padding: 0 1em; color: #222; line-height: 1.4; }
 h1 { font-size: 1.6em; } h2 { font-size: 1.25em; border-bottom: 1px solid #ddd; }
 h3 { font-size: 1.08em; }
-table { border-collapse: collapse; margin: 0.8em 0; font-size: 0.92em; display: block;
-        max-width: 100%; overflow-x: auto; }
+table { border-collapse: collapse; margin: 0.8em 0; font-size: 0.92em; }
+.scroll, details, #comparison { max-width: 100%; overflow-x: auto; }
 th, td { border: 1px solid #ccc; padding: 0.25em 0.6em; max-width: 24em;
          overflow-wrap: anywhere; }
 th { background: #f3f3f3; text-align: left; }
@@ -119,7 +119,7 @@ def _num(value, digits: int = DIGITS) -> str:
 
 def _table(table_id: str, header: Sequence[str], rows: Iterable[Sequence], best=None) -> str:
     """An HTML table; numbers right-aligned with their full value in ``data-value``."""
-    out = [f'<table id="{_e(table_id)}">', "<thead><tr>"]
+    out = [f'<div class="scroll"><table id="{_e(table_id)}">', "<thead><tr>"]
     out += [f"<th>{_e(h)}</th>" for h in header]
     out.append("</tr></thead><tbody>")
     for row in rows:
@@ -133,7 +133,7 @@ def _table(table_id: str, header: Sequence[str], rows: Iterable[Sequence], best=
             else:
                 out.append(f"<td>{_e(cell)}</td>")
         out.append("</tr>")
-    out.append("</tbody></table>")
+    out.append("</tbody></table></div>")
     return "".join(out)
 
 
@@ -143,17 +143,11 @@ def _qrels_density(qrels, rel_level: int) -> str:
 
     t = qrels.table
     grades = t.column("relevance")
-    per_topic = t.group_by("query_id").aggregate([("doc_id", "count")])
-    judged = per_topic.column("doc_id_count").to_numpy()
-    rel = (
-        t.filter(pc.greater_equal(grades, rel_level))
-        .group_by("query_id")
-        .aggregate([("doc_id", "count")])
-        .column("doc_id_count")
-        .to_numpy()
-    )
+    # judgments per topic (value_counts: no group-by engine to start for one count)
+    judged = pc.value_counts(t.column("query_id")).field("counts").to_numpy()
+    rel = pc.sum(pc.greater_equal(grades, rel_level)).as_py() or 0
     n = len(judged)
-    rel_mean = float(rel.sum()) / n if n else 0.0
+    rel_mean = float(rel) / n if n else 0.0
     return (
         f'<p class="note" id="density">The qrels judge {int(judged.sum())} documents for {n} '
         f"topics: {judged.mean() if n else 0:.1f} per topic on average (min "
@@ -294,7 +288,7 @@ def _leaderboard(results, numeric, groups, intervals) -> str:
     """The runs x measures table: sortable headers, best bold, top group marked."""
     header = ["run", "queries"] + [str(m) for m in numeric]
     best = {m: np.nanmax([float(r.aggregates[m]) for r in results.runs]) for m in numeric}
-    out = ['<table id="summary" class="leaderboard"><thead><tr>']
+    out = ['<div class="scroll"><table id="summary" class="leaderboard"><thead><tr>']
     for j, h in enumerate(header):
         out.append(f'<th scope="col"><button type="button" data-col="{j}">{_e(h)}</button></th>')
     out.append("</tr></thead><tbody>")
@@ -320,7 +314,7 @@ def _leaderboard(results, numeric, groups, intervals) -> str:
                 )
             out.append(f'<td class="{cls}" data-value="{v!r}"{ci}>{_num(v)}{mark}</td>')
         out.append("</tr>")
-    out.append("</tbody></table>")
+    out.append("</tbody></table></div>")
     return "".join(out)
 
 
