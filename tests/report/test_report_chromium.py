@@ -62,12 +62,31 @@ window.addEventListener("load", () => {
     return r.width > 0 && (r.left < body.left - 1 || r.right > body.right + 1);
   }).map((e) => e.tagName + " " + (e.id || e.textContent.slice(0, 40)) + " "
               + JSON.stringify(e.getBoundingClientRect()));
+  // the selector itself: choose the first run, read the view, choose back
+  const select = document.getElementById("run-select"), chosen = select.value;
+  select.value = "0";
+  select.dispatchEvent(new Event("change"));
+  const changed = {detail: document.getElementById("detail-name").textContent,
+                   delta: document.getElementById("table-detail-delta").textContent};
+  select.value = chosen;
+  select.dispatchEvent(new Event("change"));
+  changed.back = document.getElementById("table-detail-delta").textContent;
+  // the leaderboard's header buttons sort it (when asked: it changes the row order)
+  let sorted = null;
+  if (location.hash.includes("probe-sort")) {
+    const button = document.querySelectorAll("#summary thead button")[2];
+    button.click();
+    const first = [...document.querySelectorAll("#summary tbody tr")].map((r) => r.cells[0].textContent);
+    button.click();
+    const second = [...document.querySelectorAll("#summary tbody tr")].map((r) => r.cells[0].textContent);
+    sorted = {first, second, aria: button.parentElement.getAttribute("aria-sort")};
+  }
   const pre = document.createElement("pre");
   pre.id = "probe";
   pre.textContent = JSON.stringify({figures, overflowing, errors: window.__errors,
     pageWidth: document.documentElement.scrollWidth, innerWidth: innerWidth,
     height: document.documentElement.scrollHeight,
-    detail: document.getElementById("detail-name").textContent,
+    detail: document.getElementById("detail-name").textContent, changed, sorted,
     run: document.getElementById("run-select").value});
   document.body.appendChild(pre);
 });
@@ -235,12 +254,20 @@ def test_shared_task_report_renders(n_runs, tmp_path):
     assert "fig-means-1" in visible and "fig-means-0" not in visible  # the chosen measure
     check_numbers(dom, res, names, topics)
     check_detail(dom, res, last, 1, names[0])
-    if n_runs == 17:  # another choice redraws the detail view
-        probe2, dom2 = open_report(out, tmp_path, f"#run={names[5]}&measure=AP")
+    # choosing another run in the selector redraws the detail view, and back
+    assert probe["changed"]["detail"] == names[0]
+    assert probe["changed"]["delta"] != probe["changed"]["back"]
+    if n_runs == 17:  # another address chooses another run; the headers sort
+        probe2, dom2 = open_report(out, tmp_path, f"#run={names[5]}&measure=AP&probe-sort")
         check_page(probe2)
         assert probe2["detail"] == names[5]
         check_detail(dom2, res, names[5], 0, names[0])
         assert dom2.tables["table-detail-pr"] != dom.tables["table-detail-pr"]
+        ap = {r.name: r.aggregates[res.measures[0]] for r in res.runs}
+        by_ap = sorted(names, key=lambda n: (-ap[n], names.index(n)))
+        assert probe2["sorted"]["first"] == by_ap  # first press: best first
+        assert probe2["sorted"]["second"] == sorted(names, key=lambda n: (ap[n], names.index(n)))
+        assert probe2["sorted"]["aria"] == "ascending"
     pixels = screenshot(out, tmp_path, probe["height"], f"report-{n_runs}-runs")
     assert (pixels.mean(axis=2) > 0.95).mean() > 0.3  # mostly white page, not a blot
 
