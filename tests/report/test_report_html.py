@@ -182,3 +182,31 @@ def test_shared_task_report_is_deterministic_and_escaped(tmp_path):
     assert "\\u003cscript\\u003ealert(1)" in text
     # a label is shortened in the figures, whole in its tooltip and tables
     assert names[-1] in text and names[-1][:27] + "\u2026" in text
+
+
+def test_leaderboard_marks_the_runs_not_significantly_below_the_best(report, results):
+    from cranfield.compare import compare
+
+    _, _, page = report
+    board = table_dict(page.tables["summary"])
+    scores = results.per_query_table()
+    common = set.intersection(*(set(v) for by in scores.values() for v in by.values()))
+    marked_any_gap = False
+    for m in results.measures:
+        by_run = {r: {q: v for q, v in s.items() if q in common} for r, s in scores[str(m)].items()}
+        best = max(by_run, key=lambda r: np.mean(list(by_run[r].values())))
+        rows = compare({str(m): by_run}, baseline=best).rows
+        top = {best} | {row.run for row in rows if not row.significant}
+        marked = {name for name in RUNS if "\u25c6" in board[name][str(m)][0]}
+        assert marked == top
+        marked_any_gap |= marked != set(RUNS)
+    assert marked_any_gap  # in the sample some run is significantly below the best
+
+
+def test_one_run_report():
+    qrels = {"a": {"d1": 1, "d2": 0, "d3": 1}, "b": {"d1": 0, "d2": 1}}
+    runs = {"one": {"a": {"d1": 3.0, "d2": 2.0, "d3": 1.0}, "b": {"d1": 2.0, "d2": 1.0}}}
+    text = build_report(qrels, runs, ["AP", "num_ret"], progress=False, max_depth=2, depths=[1])
+    assert "one run: nothing to compare it with" in text
+    assert "A comparison needs at least two runs." in text
+    assert '<option value="0" selected>one</option>' in text

@@ -412,6 +412,8 @@ def build_report(
             f"&alpha; = 0.05)"
             if groups is not None
             else "significance groups need SciPy (pip install 'cranfield[stats]')"
+            if len(names) > 1
+            else "one run: nothing to compare it with"
         )
         parts.append(
             f'<p class="note">Mean over queries; the best value of each measure in bold; '
