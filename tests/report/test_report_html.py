@@ -210,3 +210,25 @@ def test_one_run_report():
     assert "one run: nothing to compare it with" in text
     assert "A comparison needs at least two runs." in text
     assert '<option value="0" selected>one</option>' in text
+
+
+def test_embedded_data_keeps_names_exactly():
+    import json
+
+    from cranfield.report.html import _json_for_html
+
+    obj = {"runs": ["a, b", "x: y", "</script><b>&", "\u00e9"], "v": [float("nan"), 0.5]}
+    text = _json_for_html(obj)
+    assert "<" not in text and ">" not in text and "&" not in text
+    assert json.loads(text) == {"runs": obj["runs"], "v": [None, 0.5]}
+
+
+def test_topics_in_numeric_order_then_the_rest():
+    import json
+
+    qrels = {q: {"d1": 1, "d2": 0} for q in ("10", "9", "x", "\u00b2", "010")}
+    runs = {n: {q: {"d1": 1.0, "d2": s} for q in qrels} for n, s in (("one", 2.0), ("two", 0.5))}
+    text = build_report(qrels, runs, ["AP"], progress=False, max_depth=2, depths=[1])
+    payload = re.search(r'<script type="application/json" id="report-data">(.*?)</script>', text)
+    topics = json.loads(payload.group(1))["topics"]
+    assert topics == ["9", "010", "10", "x", "\u00b2"]

@@ -392,7 +392,11 @@ def build_report(
     eval_opts = {k: v for k, v in options.items() if k != "aggregate_by"}
     numeric = [m for m in results.measures if m.definition.kind != "str"]
     measure_names = [str(m) for m in numeric]
-    topics = sorted({q for by_run in table.values() for v in by_run.values() for q in v})
+    # topic order on every per-topic axis: numbers by value (TREC topics), then the rest
+    topics = sorted(
+        {q for by_run in table.values() for v in by_run.values() for q in v},
+        key=lambda q: (0, int(q), q) if q.isascii() and q.isdigit() else (1, 0, q),
+    )
     b_index = names.index(baseline)
 
     bar = Progress(8, "cranfield report") if progress else Progress(1, stream=_Null())
@@ -652,9 +656,12 @@ def build_report(
 
 def _json_for_html(obj) -> str:
     """Compact JSON safe inside a ``<script>`` element (``<``, ``>``, ``&`` escaped)."""
-    from ..output import dumps_json
+    import json
 
-    text = dumps_json(obj, indent=None).replace(", ", ",").replace(": ", ":")
+    from ..output import json_safe
+
+    # as output.dumps_json (undefined values -> null), without spaces between items
+    text = json.dumps(json_safe(obj), separators=(",", ":"), allow_nan=False)
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
