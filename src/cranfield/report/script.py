@@ -58,8 +58,11 @@ SCRIPT = r"""
       const pts = ser.x.map((x, i) => [x, ser.y[i]]).filter((p) => p[1] !== null);
       const d = pts.map((p) => X(p[0]).toFixed(1) + "," + Y(p[1]).toFixed(1)).join(" ");
       s += `<polyline fill="none" stroke="${ser.colour}" stroke-width="${k ? 1.5 : 2.5}" ${k ? 'stroke-dasharray="5 3"' : ""} points="${d}"/>`;
-      s += `<line x1="${x1 + 12}" x2="${x1 + 34}" y1="${y0 + 10 + 18 * k}" y2="${y0 + 10 + 18 * k}" stroke="${ser.colour}" stroke-width="2.5" ${k ? 'stroke-dasharray="5 3"' : ""}/>`;
-      s += `<text x="${x1 + 38}" y="${y0 + 14 + 18 * k}"><title>${esc(ser.name)}</title>${esc(short(ser.name, 20))}</text>`;
+      // legend: the run's role, then its name (shortened; whole in the tooltip)
+      const ly = y0 + 10 + 32 * k;
+      s += `<line x1="${x1 + 12}" x2="${x1 + 34}" y1="${ly}" y2="${ly}" stroke="${ser.colour}" stroke-width="2.5" ${k ? 'stroke-dasharray="5 3"' : ""}/>`;
+      s += `<text x="${x1 + 38}" y="${ly + 4}">${esc(short(ser.role || "", 22))}</text>`;
+      s += `<text x="${x1 + 38}" y="${ly + 18}"><title>${esc(ser.run || ser.name)}</title>${esc(short(ser.run || ser.name, 22))}</text>`;
     });
     svg(el, y1 + 42, s);
   }
@@ -91,13 +94,13 @@ SCRIPT = r"""
     const label = (i, role) => D.runs[i] + " (" + role + ")";
     $("detail-name").textContent = name;
     // precision-recall
-    lines($("fig-detail-pr-svg"), shown.map(([i, role], k) => ({name: label(i, role), x: D.recall, y: D.pr[i], colour: COLOURS[k]})),
+    lines($("fig-detail-pr-svg"), shown.map(([i, role], k) => ({name: label(i, role), run: D.runs[i], role, x: D.recall, y: D.pr[i], colour: COLOURS[k]})),
       "recall", "interpolated precision");
     table($("table-detail-pr"), ["recall", ...shown.map(([i, role]) => label(i, role))],
       D.recall.map((r, j) => [r.toFixed(1), ...shown.map(([i]) => D.pr[i][j])]));
     // depth
     D.depth.measures.forEach((dm, t) => {
-      lines($("fig-detail-depth-" + t + "-svg"), shown.map(([i, role], k) => ({name: label(i, role), x: D.depth.k, y: D.depth.values[t][i], colour: COLOURS[k]})),
+      lines($("fig-detail-depth-" + t + "-svg"), shown.map(([i, role], k) => ({name: label(i, role), run: D.runs[i], role, x: D.depth.k, y: D.depth.values[t][i], colour: COLOURS[k]})),
         "rank cutoff k (documents)", "mean " + dm + "@k");
       table($("table-detail-depth-" + t), ["k", ...shown.map(([i, role]) => label(i, role))],
         D.depth.k.map((k, j) => [String(k), ...shown.map(([i]) => D.depth.values[t][i][j])]));
@@ -159,7 +162,7 @@ SCRIPT = r"""
     // one query's curves
     if (D.query) {
       const q = D.query;
-      lines($("fig-detail-query-svg"), shown.map(([i, role], k) => ({name: label(i, role), x: q.x[i], y: q.y[i], colour: COLOURS[k]})),
+      lines($("fig-detail-query-svg"), shown.map(([i, role], k) => ({name: label(i, role), run: D.runs[i], role, x: q.x[i], y: q.y[i], colour: COLOURS[k]})),
         "recall", "interpolated precision, query " + short(q.id, 20));
       const rows = [];
       shown.forEach(([i, role]) => q.x[i].forEach((x, j) => rows.push([label(i, role), x, q.y[i][j]])));
