@@ -81,3 +81,47 @@ def table_dict(rows) -> dict[str, dict[str, tuple[str, str | None]]]:
     """``{row label: {column header: (text, data-value)}}`` of a parsed table."""
     header = [h for h, _ in rows[0]]
     return {row[0][0]: dict(zip(header[1:], row[1:], strict=True)) for row in rows[1:]}
+
+
+def write_collection(directory, n_runs: int, n_topics: int = 25, depth: int = 40, odd=False):
+    """A synthetic shared task written as TREC files: qrels and ``n_runs`` runs of
+    different quality (run ``i`` ranks relevant documents higher for larger ``i``).
+
+    ``odd`` gives run names, topic ids and nothing else unusual: ``<``, ``&``, quotes
+    and a very long name (no whitespace: TREC files split on it). Returns (qrels path,
+    run paths, run names, topic ids).
+    """
+    import numpy as np
+
+    rng = np.random.default_rng(n_runs * 1000 + n_topics)
+    topics = [str(400 + t) for t in range(n_topics)]
+    names = [f"team{i:02d}" for i in range(n_runs)]
+    if odd:
+        topics[0], topics[1] = "<b>t&amp;1</b>", "q\"'2"
+        names[0] = "<script>alert(1)</script>&amp;"
+        names[-1] = "a-very-long-run-name-" + "x" * 180
+    docs = np.array([f"D{d:05d}" for d in range(depth * 3)])
+    grades = rng.choice([0, 0, 0, 1, 2], size=(n_topics, len(docs)))
+    qrels = directory / "qrels.txt"
+    qrels.write_text(
+        "".join(
+            f"{t} 0 {docs[d]} {grades[i, d]}\n"
+            for i, t in enumerate(topics)
+            for d in range(0, len(docs), 2)  # half the documents judged
+        ),
+        encoding="utf-8",
+    )
+    paths = []
+    for r, name in enumerate(names):
+        skill = 0.3 + 1.5 * r / max(n_runs - 1, 1)
+        lines = []
+        for i, t in enumerate(topics):
+            score = skill * grades[i] + rng.normal(0, 1, len(docs))
+            order = np.argsort(-score, kind="stable")[:depth]
+            lines += [
+                f"{t} Q0 {docs[d]} {k + 1} {-k} {name}\n" for k, d in enumerate(order.tolist())
+            ]
+        path = directory / f"run{r:03d}.txt"
+        path.write_text("".join(lines), encoding="utf-8")
+        paths.append(path)
+    return qrels, paths, names, topics

@@ -15,8 +15,8 @@ from cranfield.report.html import build_report
 
 def test_default_report_names_the_textbook_convention(report):
     _, text, _ = report
-    # alt text and caption of the averaged curves, the averages and the query's curve
-    assert text.count(escape(curves.CONVENTIONS["textbook"])) == 6
+    # label and caption of the averaged curves and of the query's curve (detail view)
+    assert text.count(escape(curves.CONVENTIONS["textbook"])) == 4
     assert escape(curves.CONVENTIONS["trec_eval"]) not in text
     assert "--convention textbook" in text  # in the reproducing command
 
@@ -56,7 +56,7 @@ def test_trec_eval_report_caption():
     text = build_report(
         qrels, runs, ["AP"], convention="trec_eval", progress=False, max_depth=2, depths=[1]
     )
-    assert text.count(escape(curves.CONVENTIONS["trec_eval"])) == 4  # alt text and caption
+    assert text.count(escape(curves.CONVENTIONS["trec_eval"])) == 2  # label and caption
     with pytest.raises(ValueError, match="textbook"):
         build_report(qrels, runs, ["AP"], convention="exact", progress=False)
 

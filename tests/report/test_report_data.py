@@ -154,6 +154,28 @@ def test_depth_data_equals_evaluate_at_each_k():
         data.depth_data(qrels, runs, ("P",), 0)
 
 
+def test_depth_data_at_chosen_cutoffs_is_the_full_curve_sampled():
+    labels = {"a": [2, 0, 1, 0, 1, 0, 0, 1], "b": [0, 1, 0, 0, 0, 3, 1]}
+    qrels, run = collection(labels)
+    full = data.depth_data(qrels, {"s": run}, ("P", "nDCG"), 8)
+    ks = [1, 3, 8]
+    sparse = data.depth_data(qrels, {"s": run}, ("P", "nDCG"), ks=ks)
+    for m in ("P", "nDCG"):
+        assert list(sparse[m]["k"]) == ks
+        assert np.array_equal(sparse[m]["s"], full[m]["s"][np.array(ks) - 1])
+    for bad in ([], [0, 2], [3, 2]):
+        with pytest.raises(ParameterError, match="ks"):
+            data.depth_data(qrels, {"s": run}, ("P",), ks=bad)
+
+
+@pytest.mark.parametrize("depth", [1, 7, 10, 20, 37, 100, 1000])
+def test_depth_cutoffs_are_increasing_and_end_at_the_depth(depth):
+    k = data.depth_cutoffs(depth)
+    assert k[0] == 1 and k[-1] == depth and np.all(np.diff(k) > 0)
+    assert set(range(1, min(depth, 10) + 1)) <= set(k.tolist())
+    assert len(k) <= 55
+
+
 def test_coverage_is_judged_fraction_of_top_k():
     labels = {"a": [1, None, 0, None, None], "b": [None, 0, 0], "c": [0, 1, 1, 0]}
     qrels, run = collection(labels)

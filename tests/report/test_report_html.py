@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import base64
-import io
 import platform
+import re
 
 import numpy as np
 import pytest
@@ -47,7 +46,8 @@ def test_summary_table_has_evaluate_numbers(report, results):
         assert row["queries"][0] == str(len(r.query_ids))
         for m in results.measures:
             text, value = row[str(m)]
-            assert abs(float(text) - r.aggregates[m]) <= 0.5e-4
+            # the leaderboard marks the runs not significantly different from the best
+            assert abs(float(text.replace("\u25c6", "")) - r.aggregates[m]) <= 0.5e-4
             assert float(value) == r.aggregates[m]
 
 
@@ -83,20 +83,22 @@ def test_comparison_section_uses_compare_on_common_queries(report, results):
     assert "<sup>a</sup>" in expected
 
 
-def test_every_figure_is_an_inline_nonblank_png(report):
-    import matplotlib.image as mpimg
-
-    _, _, page = report
-    ids = {"fig-coverage", "fig-pr", "fig-pr-query", "fig-averages", "fig-depth"}
-    ids |= {f"fig-{kind}-{i}" for kind in ("delta", "dist") for i in range(len(MEASURES))}
-    assert len(page.images) == len(ids)
-    for img in page.images:
-        prefix = "data:image/png;base64,"
-        assert img["src"].startswith(prefix)
-        pixels = mpimg.imread(io.BytesIO(base64.b64decode(img["src"][len(prefix) :])))
-        assert pixels.shape[0] > 200 and pixels.shape[1] == 800
-        assert pixels[..., :3].std() > 0.05  # drawn, not blank
-    assert page.external == [] and page.scripts == 0
+def test_every_figure_is_inline_svg_with_a_caption_and_a_table(report):
+    _, text, page = report
+    figures = re.findall(r'<figure id="([^"]+)">(.*?)</figure>', text, re.S)
+    ids = {f for f, _ in figures}
+    n = len(MEASURES)
+    expected = {f"fig-{kind}-{i}" for kind in ("means", "topics", "heatmap") for i in range(n)}
+    expected |= {"fig-coverage", "fig-detail-pr", "fig-detail-delta", "fig-detail-dist"}
+    expected |= {"fig-detail-depth-0", "fig-detail-depth-1", "fig-detail-query"}
+    assert ids == expected
+    for fig_id, body in figures:
+        assert body.count("<svg ") == 1, fig_id
+        assert "<figcaption>" in body and "<details><summary>Data table" in body, fig_id
+        if not fig_id.startswith("fig-detail"):  # drawn in Python; the detail by the script
+            assert body.count("<text") > 3 and ("<path" in body or "<circle" in body), fig_id
+    assert page.images == [] and page.external == []
+    assert page.scripts == 2  # the JSON data and the script drawing the detail view
 
 
 def test_provenance_command_and_versions(report, sample_files):
@@ -126,7 +128,7 @@ def test_same_inputs_same_bytes(tmp_path, capsys):
         assert main([*argv, "--images", "svg", "-o", str(out)]) == 0
         outs.append(out.read_bytes())
     assert outs[0] == outs[1]
-    assert b"data:image/svg+xml;base64," in outs[0]
+    assert b"<svg " in outs[0] and b"<img" not in outs[0]
     assert capsys.readouterr().err == ""  # no progress bar when stderr is not a terminal
     text = build_report(str(qrels), list(map(str, runs)), ["AP"], max_depth=3)
     assert text == build_report(str(qrels), list(map(str, runs)), ["AP"], max_depth=3)
@@ -161,3 +163,72 @@ def test_plot_command_errors(tmp_path, capsys):
     argv = ["plot", "pr", str(qrels), str(runs[0]), "--query", "zz", "-o", str(tmp_path / "x.svg")]
     assert main(argv) == 2
     assert "query" in capsys.readouterr().err
+
+
+def test_shared_task_report_is_deterministic_and_escaped(tmp_path):
+    from report_helpers import write_collection
+
+    qrels, paths, names, topics = write_collection(tmp_path, 6, n_topics=8, depth=15, odd=True)
+    texts = [
+        build_report(str(qrels), list(map(str, paths)), ["AP", "P@5"], max_depth=5, progress=False)
+        for _ in range(2)
+    ]
+    assert texts[0] == texts[1]
+    text = texts[0]
+    assert "<script>alert" not in text and "<b>t&amp;1</b>" not in text
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;&amp;amp;" in text
+    # the embedded data: only the report's two script elements, names JSON-escaped
+    assert text.count("<script") == 2 and text.count("</script>") == 2
+    assert "\\u003cscript\\u003ealert(1)" in text
+    # a label is shortened in the figures, whole in its tooltip and tables
+    assert names[-1] in text and names[-1][:27] + "\u2026" in text
+
+
+def test_leaderboard_marks_the_runs_not_significantly_below_the_best(report, results):
+    from cranfield.compare import compare
+
+    _, _, page = report
+    board = table_dict(page.tables["summary"])
+    scores = results.per_query_table()
+    common = set.intersection(*(set(v) for by in scores.values() for v in by.values()))
+    marked_any_gap = False
+    for m in results.measures:
+        by_run = {r: {q: v for q, v in s.items() if q in common} for r, s in scores[str(m)].items()}
+        best = max(by_run, key=lambda r: np.mean(list(by_run[r].values())))
+        rows = compare({str(m): by_run}, baseline=best).rows
+        top = {best} | {row.run for row in rows if not row.significant}
+        marked = {name for name in RUNS if "\u25c6" in board[name][str(m)][0]}
+        assert marked == top
+        marked_any_gap |= marked != set(RUNS)
+    assert marked_any_gap  # in the sample some run is significantly below the best
+
+
+def test_one_run_report():
+    qrels = {"a": {"d1": 1, "d2": 0, "d3": 1}, "b": {"d1": 0, "d2": 1}}
+    runs = {"one": {"a": {"d1": 3.0, "d2": 2.0, "d3": 1.0}, "b": {"d1": 2.0, "d2": 1.0}}}
+    text = build_report(qrels, runs, ["AP", "num_ret"], progress=False, max_depth=2, depths=[1])
+    assert "one run: nothing to compare it with" in text
+    assert "A comparison needs at least two runs." in text
+    assert '<option value="0" selected>one</option>' in text
+
+
+def test_embedded_data_keeps_names_exactly():
+    import json
+
+    from cranfield.report.html import _json_for_html
+
+    obj = {"runs": ["a, b", "x: y", "</script><b>&", "\u00e9"], "v": [float("nan"), 0.5]}
+    text = _json_for_html(obj)
+    assert "<" not in text and ">" not in text and "&" not in text
+    assert json.loads(text) == {"runs": obj["runs"], "v": [None, 0.5]}
+
+
+def test_topics_in_numeric_order_then_the_rest():
+    import json
+
+    qrels = {q: {"d1": 1, "d2": 0} for q in ("10", "9", "x", "\u00b2", "010")}
+    runs = {n: {q: {"d1": 1.0, "d2": s} for q in qrels} for n, s in (("one", 2.0), ("two", 0.5))}
+    text = build_report(qrels, runs, ["AP"], progress=False, max_depth=2, depths=[1])
+    payload = re.search(r'<script type="application/json" id="report-data">(.*?)</script>', text)
+    topics = json.loads(payload.group(1))["topics"]
+    assert topics == ["9", "010", "10", "x", "\u00b2"]

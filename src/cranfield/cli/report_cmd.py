@@ -37,7 +37,12 @@ def add_arguments(p) -> None:
         help="significance tests: t, wilcoxon, sign, randomization, bootstrap, tukey "
         "(default: t; the first decides significance)",
     )
-    p.add_argument("--images", choices=["png", "svg"], default="png", help="inline image format")
+    p.add_argument(
+        "--images",
+        choices=["png", "svg"],
+        default="svg",
+        help="kept for compatibility: the figures are always inline SVG",
+    )
     p.add_argument("--title", default="cranfield evaluation report")
 
 

@@ -1,8 +1,12 @@
 """Figures and a self-contained HTML report of an evaluation.
 
 * :mod:`.data` — what each figure draws, as NumPy arrays (no matplotlib needed);
-* :mod:`.plots` — matplotlib figures (the ``plot`` extra, imported lazily);
-* :mod:`.html` — one HTML file with tables, comparison, figures and provenance;
+* :mod:`.plots` — matplotlib figures for ``cranfield plot`` (the ``plot`` extra,
+  imported lazily);
+* :mod:`.svg` — the report's figures as inline SVG, drawn from arrays;
+* :mod:`.script` — the report's inline script (selectors, detail view, sorting);
+* :mod:`.html` — one HTML file: leaderboard, per-measure and per-topic figures,
+  coverage, a detail view of one run, comparison and provenance;
 * :mod:`.progress` — a progress bar on a terminal, silence elsewhere.
 
 Nothing heavy is imported by ``import cranfield.report``.
@@ -17,6 +21,7 @@ _EXPORTS = {
     "averages_data": "data",
     "delta_data": "data",
     "distribution_data": "data",
+    "depth_cutoffs": "data",
     "depth_data": "data",
     "coverage_data": "data",
     "pr_plot": "plots",

@@ -34,6 +34,7 @@ __all__ = [
     "averages_data",
     "coverage_data",
     "delta_data",
+    "depth_cutoffs",
     "depth_data",
     "distribution_data",
     "pr_data",
@@ -254,21 +255,25 @@ def depth_data(
     runs,
     measures: Sequence[str] = ("P", "nDCG"),
     max_depth: int = 20,
+    ks: Sequence[int] | None = None,
     **options,
 ) -> dict[str, dict[str, np.ndarray]]:
-    """Mean ``M@k`` of each run for ``k = 1..max_depth``.
+    """Mean ``M@k`` of each run for ``k = 1..max_depth`` (or for the cutoffs ``ks``).
 
     Parameters
     ----------
     measures
         Measure names without cutoff (``"P"``, ``"nDCG"``, ``"Judged"``, ...); each
         is evaluated as ``M@1`` ... ``M@K`` by :func:`cranfield.evaluate`.
+    ks
+        Increasing positive cutoffs to evaluate instead of every ``k`` up to
+        ``max_depth`` (see :func:`depth_cutoffs`).
     options
         Passed to :func:`cranfield.evaluate` (``rel_level``, ``complete``, ...).
 
     Returns
     -------
-    ``{measure: {"k": 1..K, run: mean values}}``.
+    ``{measure: {"k": cutoffs, run: mean values}}``.
     """
     from ..evaluation import evaluate
 
@@ -278,7 +283,12 @@ def depth_data(
         raise ParameterError("max_depth", "a positive integer", max_depth)
     bases = [_base_name(m) for m in measures]
     qrels, run_list = _inputs(qrels, runs)
-    ks = np.arange(1, int(max_depth) + 1)
+    if ks is None:
+        ks = np.arange(1, int(max_depth) + 1)
+    else:
+        ks = np.asarray(list(ks), dtype=np.int64)
+        if ks.ndim != 1 or not len(ks) or ks[0] < 1 or np.any(np.diff(ks) <= 0):
+            raise ParameterError("ks", "increasing positive integer cutoffs", ks)
     names = [f"{b}@{k}" for b in bases for k in ks]
     results = evaluate(qrels, run_list, names, **options)
     out = {}
@@ -290,6 +300,16 @@ def depth_data(
             )
         out[b] = entry
     return out
+
+
+def depth_cutoffs(max_depth: int) -> np.ndarray:
+    """The cutoffs a depth figure draws: every ``k`` up to 10, then every 5th up to 50,
+    every 10th up to 100, and 30 evenly spread ones beyond (always ``max_depth``)."""
+    k = np.concatenate((np.arange(1, 11), np.arange(15, 51, 5), np.arange(60, 101, 10)))
+    k = k[k <= max_depth]
+    if max_depth > 100:
+        k = np.concatenate((k, np.linspace(100, max_depth, 31).round()[1:]))
+    return np.unique(np.append(k, max_depth)).astype(np.int64)
 
 
 def coverage_data(

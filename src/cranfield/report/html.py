@@ -1,21 +1,26 @@
-"""One self-contained HTML file with the results of an evaluation.
+"""One self-contained HTML file with the results of an evaluation, for 2 to 100 runs.
 
-The page holds, in order: the summary table (aggregate of every measure for every
-run), the significance comparison against the baseline (:mod:`cranfield.compare`),
-the assessment coverage of each run (mean Judged@k at several depths: with sparse
-judgments unjudged documents count as non-relevant, Buckley & Voorhees 2004), the
-figures of :mod:`cranfield.report.plots`, and
-the command and library versions that produced it.
+The page holds, in order:
 
-Nothing is fetched when the page is opened: the figures are inline ``data:`` URIs
-(PNG, or SVG), the style sheet is inline and there is no script. The bytes depend only
-on the inputs: no dates, sorted everything, figures saved without timestamps and
-with a fixed SVG hash salt.
+1. the leaderboard: runs x measures, sortable, best value bold, the runs not
+   significantly different from the best marked (:mod:`cranfield.compare`), 95%
+   confidence intervals;
+2. per measure (a selector shows one at a time; print shows all): runs sorted by mean
+   with confidence intervals, the per-topic summary (worst, median, best run and the
+   baseline on every topic) and a runs x topics heat map;
+3. assessment coverage: mean Judged@k of each run (Buckley & Voorhees 2004);
+4. one run in detail (a selector): its averaged precision-recall curve, M@k by depth,
+   per-topic differences to the baseline and its distribution, against the best and
+   median runs, drawn by a short inline script from JSON data embedded in the page;
+5. the paired comparison of every run with the baseline, and provenance.
+
+Every figure is inline SVG drawn by :mod:`cranfield.report.svg` (no matplotlib) and has
+a caption and its data as a table. Nothing is fetched when the page is opened. The
+bytes depend only on the inputs: no dates, fixed orders, rounded coordinates.
 """
 
 from __future__ import annotations
 
-import base64
 import html
 import math
 import platform
@@ -33,16 +38,41 @@ DIGITS = 4
 
 _STYLE = """
 body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif;
-       margin: 2em auto; max-width: 1000px; color: #222; line-height: 1.4; }
+       margin: 2em auto; max-width: 1000px; padding: 0 1em; color: #222; line-height: 1.4; }
 h1 { font-size: 1.6em; } h2 { font-size: 1.25em; border-bottom: 1px solid #ddd; }
+h3 { font-size: 1.08em; }
 table { border-collapse: collapse; margin: 0.8em 0; font-size: 0.92em; }
-th, td { border: 1px solid #ccc; padding: 0.25em 0.6em; }
-th { background: #f3f3f3; } #comparison td { white-space: nowrap; } td.num { text-align: right; font-variant-numeric: tabular-nums; }
-td.best { font-weight: bold; }
-figure { margin: 1.2em 0; } figure img { max-width: 100%; border: 1px solid #eee; }
-figcaption { font-size: 0.9em; color: #555; }
-pre { background: #f6f6f6; padding: 0.6em; overflow-x: auto; white-space: pre-wrap; }
-.note { color: #555; font-size: 0.92em; }
+.scroll, details, #comparison { max-width: 100%; overflow-x: auto; }
+th, td { border: 1px solid #ccc; padding: 0.25em 0.6em; max-width: 24em;
+         overflow-wrap: anywhere; }
+th { background: #f3f3f3; text-align: left; }
+#comparison td { white-space: nowrap; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+td.best { font-weight: bold; } td.top { background: #e8f1fa; }
+.leaderboard th button { font: inherit; font-weight: bold; background: none; border: 0;
+                         padding: 0; cursor: pointer; text-align: left; color: inherit; }
+.leaderboard th button:focus-visible { outline: 2px solid #0072B2; }
+.leaderboard th[aria-sort=descending] button::after { content: " \\25BC"; }
+.leaderboard th[aria-sort=ascending] button::after { content: " \\25B2"; }
+figure { margin: 1.2em 0; max-width: 100%; }
+svg.chart { display: block; max-width: 100%; height: auto; font-size: 11px;
+            font-family: inherit; }
+svg.chart text { fill: #333; } svg.chart .title { font-size: 12px; fill: #111; }
+svg.chart .topic { font-size: 9px; }
+svg.chart .axis { stroke: #444; } svg.chart .grid { stroke: #e4e4e4; }
+figcaption { font-size: 0.9em; color: #444; }
+details { margin: 0.3em 0; } summary { cursor: pointer; color: #0058a0; }
+pre { background: #f6f6f6; padding: 0.6em; overflow-x: auto; white-space: pre-wrap;
+      overflow-wrap: anywhere; }
+.note { color: #555; font-size: 0.92em; overflow-wrap: anywhere; }
+select { max-width: 100%; font: inherit; }
+@media print {
+  body { max-width: none; margin: 0; font-size: 10pt; }
+  section.measure[hidden] { display: block; }
+  .needs-script, nav, details, #detail { display: none !important; }
+  figure, tr { break-inside: avoid; }
+  h2, h3 { break-after: avoid; }
+}
 """
 
 __all__ = ["build_report", "write_report", "versions"]
@@ -61,11 +91,11 @@ def versions() -> dict[str, str]:
         "numpy": numpy.__version__,
         "pyarrow": pyarrow.__version__,
     }
-    try:
-        import matplotlib
+    try:  # the version of the `cranfield plot` backend, without importing it
+        from importlib.metadata import version
 
-        out["matplotlib"] = matplotlib.__version__
-    except ImportError:  # pragma: no cover - the report needs it anyway
+        out["matplotlib"] = version("matplotlib")
+    except Exception:  # pragma: no cover - not installed
         out["matplotlib"] = "not installed"
     return out
 
@@ -89,7 +119,7 @@ def _num(value, digits: int = DIGITS) -> str:
 
 def _table(table_id: str, header: Sequence[str], rows: Iterable[Sequence], best=None) -> str:
     """An HTML table; numbers right-aligned with their full value in ``data-value``."""
-    out = [f'<table id="{_e(table_id)}">', "<thead><tr>"]
+    out = [f'<div class="scroll"><table id="{_e(table_id)}">', "<thead><tr>"]
     out += [f"<th>{_e(h)}</th>" for h in header]
     out.append("</tr></thead><tbody>")
     for row in rows:
@@ -103,20 +133,46 @@ def _table(table_id: str, header: Sequence[str], rows: Iterable[Sequence], best=
             else:
                 out.append(f"<td>{_e(cell)}</td>")
         out.append("</tr>")
-    out.append("</tbody></table>")
+    out.append("</tbody></table></div>")
     return "".join(out)
 
 
-def _figure_html(fig_id: str, fig, caption: str, image_format: str) -> str:
-    from .plots import figure_bytes
+def _qrels_density(qrels, rel_level: int) -> str:
+    """Judgments and relevant documents per topic (dense or sparse assessments)."""
+    import pyarrow.compute as pc
 
-    payload = base64.b64encode(figure_bytes(fig, image_format)).decode("ascii")
-    mime = "image/png" if image_format == "png" else "image/svg+xml"
-    fig.clear()
+    t = qrels.table
+    grades = t.column("relevance")
+    # judgments per topic (value_counts: no group-by engine to start for one count)
+    judged = pc.value_counts(t.column("query_id")).field("counts").to_numpy()
+    rel = pc.sum(pc.greater_equal(grades, rel_level)).as_py() or 0
+    n = len(judged)
+    rel_mean = float(rel) / n if n else 0.0
     return (
-        f'<figure id="{_e(fig_id)}"><img alt="{_e(caption)}" '
-        f'src="data:{mime};base64,{payload}"><figcaption>{_e(caption)}</figcaption></figure>'
+        f'<p class="note" id="density">The qrels judge {int(judged.sum())} documents for {n} '
+        f"topics: {judged.mean() if n else 0:.1f} per topic on average (min "
+        f"{judged.min() if n else 0}, max {judged.max() if n else 0}), of which "
+        f"{rel_mean:.1f} with grade &ge; {rel_level} (relevant). A run whose top k is poorly judged is scored as "
+        "if its unjudged documents were not relevant (Buckley &amp; Voorhees 2004: "
+        "incomplete judgments).</p>"
     )
+
+
+def _aligned(scores: dict) -> tuple[dict, list]:
+    """Scores restricted to the queries every run has, and the queries left out."""
+    common: set | None = None
+    for by_run in scores.values():
+        for values in by_run.values():
+            common = set(values) if common is None else common & set(values)
+    common = common or set()
+    dropped = sorted(
+        {q for by_run in scores.values() for values in by_run.values() for q in values} - common
+    )
+    aligned = {
+        m: {run: {q: v for q, v in values.items() if q in common} for run, values in by_run.items()}
+        for m, by_run in scores.items()
+    }
+    return aligned, dropped
 
 
 def comparison_html(scores: dict, baseline: str | None, tests: Sequence[str] = ("t",)) -> str:
@@ -132,18 +188,7 @@ def comparison_html(scores: dict, baseline: str | None, tests: Sequence[str] = (
 
     if len(next(iter(scores.values()), {})) < 2:
         return '<p class="note">A comparison needs at least two runs.</p>'
-    common: set | None = None
-    for by_run in scores.values():
-        for values in by_run.values():
-            common = set(values) if common is None else common & set(values)
-    common = common or set()
-    dropped = sorted(
-        {q for by_run in scores.values() for values in by_run.values() for q in values} - common
-    )
-    aligned = {
-        m: {run: {q: v for q, v in values.items() if q in common} for run, values in by_run.items()}
-        for m, by_run in scores.items()
-    }
+    aligned, dropped = _aligned(scores)
     try:
         result = compare(aligned, baseline=baseline, tests=tests)
     except MissingDependencyError as exc:  # the tests need SciPy (the stats extra)
@@ -165,35 +210,116 @@ def comparison_html(scores: dict, baseline: str | None, tests: Sequence[str] = (
     )
 
 
-def _qrels_density(qrels, rel_level: int) -> str:
-    """Judgments and relevant documents per topic (dense or sparse assessments)."""
-    import pyarrow.compute as pc
+def top_groups(scores: dict, tests: Sequence[str] = ("t",)) -> dict[str, set[str]] | None:
+    """Per measure, the runs not significantly different from the run with the best mean.
 
-    t = qrels.table
-    grades = t.column("relevance")
-    per_topic = t.group_by("query_id").aggregate([("doc_id", "count")])
-    judged = per_topic.column("doc_id_count").to_numpy()
-    rel = (
-        t.filter(pc.greater_equal(grades, rel_level))
-        .group_by("query_id")
-        .aggregate([("doc_id", "count")])
-        .column("doc_id_count")
-        .to_numpy()
-    )
-    n = len(judged)
-    rel_mean = float(rel.sum()) / n if n else 0.0
+    Each measure is compared separately with :func:`cranfield.compare.compare`, the
+    best run as the baseline (paired tests on the queries all runs have, Holm's
+    correction over the runs; the first test decides). ``None`` without SciPy.
+    """
+    from ..compare import compare
+
+    aligned, _ = _aligned(scores)
+    out = {}
+    for measure, by_run in aligned.items():
+        names = list(by_run)
+        if len(names) < 2 or not len(next(iter(by_run.values()))):
+            out[measure] = set(names)
+            continue
+        means = [np.mean(list(by_run[r].values())) for r in names]
+        best = names[int(np.argmax(means))]
+        try:
+            result = compare({measure: by_run}, baseline=best, tests=tests)
+        except MissingDependencyError:
+            return None
+        out[measure] = {best} | {r.run for r in result.rows if not r.significant}
+    return out
+
+
+def mean_intervals(values: np.ndarray, confidence: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
+    """t confidence interval of the mean of each row (:func:`compare.mean_difference_ci`
+    against zero: ``mean +- t_{1-a/2, n-1} s / sqrt(n)``); ``nan`` without SciPy or
+    with fewer than two values."""
+    from ..compare import mean_difference_ci
+
+    low = np.full(len(values), np.nan)
+    high = np.full(len(values), np.nan)
+    for i, row in enumerate(values):
+        row = row[np.isfinite(row)]
+        if len(row) < 2:
+            continue
+        try:
+            low[i], high[i] = mean_difference_ci(row, np.zeros_like(row), confidence)
+        except MissingDependencyError:
+            break
+    return low, high
+
+
+def _matrix(by_run: dict, names: Sequence[str], topics: Sequence[str]) -> np.ndarray:
+    """``{run: {qid: value}}`` as a runs x topics array (``nan`` where missing)."""
+    index = {q: j for j, q in enumerate(topics)}
+    out = np.full((len(names), len(topics)), np.nan)
+    for i, name in enumerate(names):
+        values = by_run.get(name, {})
+        if values:
+            cols = np.fromiter((index[q] for q in values), dtype=np.int64, count=len(values))
+            out[i, cols] = np.fromiter(values.values(), dtype=np.float64, count=len(values))
+    return out
+
+
+def _rounded(a: np.ndarray, digits: int = DIGITS):
+    """Nested lists rounded to ``digits`` (``None`` for undefined values)."""
+    r = np.round(np.asarray(a, dtype=float), digits)
+    return np.where(np.isfinite(r), r, np.nan).tolist()
+
+
+def _details(table_html: str, summary: str = "Data table") -> str:
+    return f"<details><summary>{_e(summary)}</summary>{table_html}</details>"
+
+
+def _fig(fig_id: str, svg_text: str, caption: str, table_html: str) -> str:
     return (
-        f'<p class="note" id="density">The qrels judge {int(judged.sum())} documents for {n} '
-        f"topics: {judged.mean() if n else 0:.1f} per topic on average (min "
-        f"{judged.min() if n else 0}, max {judged.max() if n else 0}), of which "
-        f"{rel_mean:.1f} with grade &ge; {rel_level} (relevant). A run whose top k is poorly judged is scored as "
-        "if its unjudged documents were not relevant (Buckley &amp; Voorhees 2004: "
-        "incomplete judgments).</p>"
+        f'<figure id="{_e(fig_id)}">{svg_text}<figcaption>{caption}</figcaption>'
+        f"{_details(table_html)}</figure>"
     )
 
 
 #: The measures of a report when none are named (``cranfield report``'s default too).
 DEFAULT_MEASURES: tuple[str, ...] = ("AP", "nDCG@10", "P@10", "RR")
+
+
+def _leaderboard(results, numeric, groups, intervals) -> str:
+    """The runs x measures table: sortable headers, best bold, top group marked."""
+    header = ["run", "queries"] + [str(m) for m in numeric]
+    best = {m: np.nanmax([float(r.aggregates[m]) for r in results.runs]) for m in numeric}
+    out = ['<div class="scroll"><table id="summary" class="leaderboard"><thead><tr>']
+    for j, h in enumerate(header):
+        out.append(f'<th scope="col"><button type="button" data-col="{j}">{_e(h)}</button></th>')
+    out.append("</tr></thead><tbody>")
+    for i, r in enumerate(results.runs):
+        out.append(f'<tr><th scope="row">{_e(r.name)}</th>')
+        out.append(f'<td class="num" data-value="{len(r.query_ids)}">{len(r.query_ids)}</td>')
+        for m in numeric:
+            v = float(r.aggregates[m])
+            low, high = intervals[str(m)]
+            cls = "num best" if v == best[m] else "num"
+            ci = (
+                f' title="95% confidence interval {low[i]:.{DIGITS}f} to {high[i]:.{DIGITS}f}"'
+                if math.isfinite(low[i])
+                else ""
+            )
+            mark = ""
+            if groups is not None and r.name in groups[str(m)]:
+                cls += " top"
+                mark = (
+                    '<span class="top-mark" aria-label="not significantly different from '
+                    'the best run" title="not significantly different from the best run">'
+                    " \u25c6</span>"
+                )
+            out.append(f'<td class="{cls}" data-value="{v!r}"{ci}>{_num(v)}{mark}</td>')
+        out.append("</tr>")
+    out.append("</tbody></table></div>")
+    return "".join(out)
 
 
 def build_report(
@@ -208,7 +334,7 @@ def build_report(
     depth_measures: Sequence[str] = ("P", "nDCG"),
     command: str | None = None,
     title: str = "cranfield evaluation report",
-    image_format: str = "png",
+    image_format: str = "svg",
     tests: Sequence[str] = ("t",),
     progress: bool = True,
     convention: str = "textbook",
@@ -224,15 +350,15 @@ def build_report(
         Run the others are compared with (differences, significance tests); the
         first run by default.
     query
-        Also draw the precision-recall curves of this query.
+        Also draw the precision-recall curves of this query (in the detail view).
     depths
-        Depths of the Judged@k coverage table.
+        Depths of the Judged@k coverage figure and table.
     max_depth, depth_measures
-        The measure-vs-depth figure: ``M@k`` for ``k = 1..max_depth``.
+        The measure-vs-depth figures of the detail view: ``M@k`` for ``k = 1..max_depth``.
     command
         The command line to print as provenance.
     image_format
-        ``"png"`` (default) or ``"svg"`` for the inline figures.
+        Accepted for compatibility: the figures are always inline SVG.
     tests
         Significance tests of :func:`cranfield.compare.compare` (the first decides
         significance; paired t-test by default, Holm correction).
@@ -242,12 +368,13 @@ def build_report(
         Interpolation of the averaged precision-recall curves: ``"textbook"`` (exact
         recall levels) or ``"trec_eval"`` (``iprec_at_recall``); named in the captions.
     options
-        Passed to :func:`cranfield.evaluate` (``rel_level``, ``depth``,
-        ``judged_only``, ``complete``, ``compat``, ``skip_no_relevant``).
+        Passed to :func:`cranfield.evaluate` (``rel_level``, ``complete``, ``compat``,
+        ``skip_no_relevant``).
     """
     from ..evaluation import evaluate
     from ..qrels import Qrels
-    from . import plots
+    from . import svg
+    from .script import SCRIPT
 
     if image_format not in ("png", "svg"):
         raise ParameterError("image_format", "'png' or 'svg'", image_format)
@@ -260,138 +387,248 @@ def build_report(
         baseline = names[0]
     elif baseline not in names:
         raise ParameterError("baseline", "one of the runs " + ", ".join(names), baseline)
+    if query is not None and str(query) not in set(qrels.query_ids()):
+        raise ParameterError("query", "a query id of the qrels", query)
     table = results.per_query_table()
     rel_level = options.get("rel_level", 1)
+    skip = options.get("skip_no_relevant", False)
     interpolation = curves.CONVENTIONS[convention]
-    curve_opts = dict(
-        rel_level=rel_level,
-        skip_no_relevant=options.get("skip_no_relevant", False),
-        convention=convention,
-    )
     eval_opts = {k: v for k, v in options.items() if k != "aggregate_by"}
     numeric = [m for m in results.measures if m.definition.kind != "str"]
+    measure_names = [str(m) for m in numeric]
+    # topic order on every per-topic axis: numbers by value (TREC topics), then the rest
+    topics = sorted(
+        {q for by_run in table.values() for v in by_run.values() for q in v},
+        key=lambda q: (0, int(q), q) if q.isascii() and q.isdigit() else (1, 0, q),
+    )
+    b_index = names.index(baseline)
 
-    steps = 5 + (query is not None) + 2 * len(table) + 1
-    bar = Progress(steps, "cranfield report") if progress else Progress(1, stream=_Null())
+    bar = Progress(8, "cranfield report") if progress else Progress(1, stream=_Null())
     parts: list[str] = []
     with bar:
-        # summary
-        header = ["run", "queries"] + [str(m) for m in numeric]
-        rows = [
-            [r.name, len(r.query_ids)] + [r.aggregates[m] for m in numeric] for r in results.runs
-        ]
-        best_col = {
-            j + 2: max(float(r.aggregates[m]) for r in results.runs) for j, m in enumerate(numeric)
-        }
-        parts.append("<h2>Summary</h2>")
-        parts.append(
-            f'<p class="note">Mean over queries; the best value of each measure in bold. '
-            f"Baseline: <b>{_e(baseline)}</b>.</p>"
-        )
-        parts.append(
-            _table("summary", header, rows, best=lambda j, v: j in best_col and v == best_col[j])
-        )
-        bar.step("comparison")
+        matrices = {m: _matrix(table[m], names, topics) for m in measure_names if m in table}
+        numeric_table = {m: table[m] for m in matrices}
+        groups = top_groups(numeric_table, tests) if len(names) > 1 else None
+        intervals = {m: mean_intervals(matrices[m]) for m in matrices}
+        bar.step("leaderboard")
 
-        parts.append('<h2>Significance</h2><div id="comparison">')
-        parts.append(comparison_html(table, baseline, tests))
-        parts.append("</div>")
+        # ---- overview: leaderboard
+        parts.append('<section id="overview"><h2>Leaderboard</h2>')
+        group_note = (
+            f"&#9670; marks the runs not significantly different from the best run of the "
+            f"measure ({_e(tests[0])} test on the queries all runs have, Holm correction, "
+            f"&alpha; = 0.05)"
+            if groups is not None
+            else "significance groups need SciPy (pip install 'cranfield[stats]')"
+            if len(names) > 1
+            else "one run: nothing to compare it with"
+        )
+        parts.append(
+            f'<p class="note">Mean over queries; the best value of each measure in bold; '
+            f"{group_note}. Hover a value for its 95% confidence interval (t interval); "
+            f"click a column header (or press Enter on it) to sort. Baseline: "
+            f"<b>{_e(baseline)}</b>.</p>"
+        )
+        parts.append(_leaderboard(results, numeric, groups, intervals))
+        parts.append("</section>")
+
+        # ---- per measure
+        parts.append('<section id="measures"><h2>Per measure</h2>')
+        parts.append(
+            '<p class="note needs-script" hidden><label for="measure-select">Measure: </label>'
+            '<select id="measure-select">'
+            + "".join(f'<option value="{i}">{_e(m)}</option>' for i, m in enumerate(measure_names))
+            + "</select> (also used by the detail view below)</p>"
+        )
+        for i, m in enumerate(measure_names):
+            mat = matrices.get(m)
+            if mat is None:
+                continue
+            mean = np.array([float(r.aggregates[numeric[i]]) for r in results.runs])
+            low, high = intervals[m]
+            order = np.lexsort((np.arange(len(names)), -np.nan_to_num(mean, nan=-np.inf)))
+            in_top = [groups is not None and names[k] in groups[m] for k in order]
+            parts.append(f'<section class="measure" data-measure="{i}"><h3>{_e(m)}</h3>')
+            rows = [
+                [names[k], mean[k], low[k], high[k], "yes" if in_top[j] else "no"]
+                for j, k in enumerate(order)
+            ]
+            parts.append(
+                _fig(
+                    f"fig-means-{i}",
+                    svg.interval_rows(
+                        f"svg-means-{i}",
+                        [names[k] for k in order],
+                        mean[order],
+                        low[order],
+                        high[order],
+                        axis_title=f"mean {m} over queries",
+                        highlight=in_top,
+                        label=f"{m}: mean of each run with its confidence interval",
+                    ),
+                    f"{_e(m)}: mean over queries of each run, best first, with its 95% "
+                    "confidence interval (t interval); in colour the runs not significantly "
+                    "different from the best.",
+                    _table(
+                        f"table-means-{i}",
+                        ["run", f"mean {m}", "95% CI low", "95% CI high", "top group"],
+                        rows,
+                    ),
+                )
+            )
+            with np.errstate(all="ignore"):
+                import warnings
+
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", RuntimeWarning)
+                    worst = np.nanmin(mat, axis=0) if len(names) else np.zeros(0)
+                    med = np.nanmedian(mat, axis=0) if len(names) else np.zeros(0)
+                    best = np.nanmax(mat, axis=0) if len(names) else np.zeros(0)
+            base = mat[b_index]
+            parts.append(
+                _fig(
+                    f"fig-topics-{i}",
+                    svg.topic_summary(
+                        f"svg-topics-{i}",
+                        topics,
+                        worst,
+                        med,
+                        best,
+                        base,
+                        measure=m,
+                        baseline_name=baseline,
+                        label=f"{m} per topic: worst, median and best run, and the baseline",
+                    ),
+                    f"{_e(m)} per topic (topic ids on the horizontal axis): the range from the "
+                    "worst to the best run, the median run, and the baseline "
+                    f"<b>{_e(baseline)}</b> (the per-topic summary TREC gives participants).",
+                    _table(
+                        f"table-topics-{i}",
+                        ["topic", "worst", "median", "best", baseline],
+                        [[q, worst[j], med[j], best[j], base[j]] for j, q in enumerate(topics)],
+                    ),
+                )
+            )
+            parts.append(
+                _fig(
+                    f"fig-heatmap-{i}",
+                    svg.heatmap(
+                        f"svg-heatmap-{i}",
+                        [names[k] for k in order],
+                        topics,
+                        mat[order],
+                        measure=m,
+                        label=f"{m} of every run on every topic",
+                    ),
+                    f"{_e(m)} of every run (rows, best mean first) on every topic (columns), "
+                    "darker is higher; grey where a run has no result for the topic.",
+                    _table(
+                        f"table-heatmap-{i}",
+                        ["run", *topics],
+                        [[names[k], *mat[k].tolist()] for k in order],
+                    ),
+                )
+            )
+            parts.append("</section>")
+        parts.append("</section>")
         bar.step("coverage")
 
+        # ---- coverage
         cov = _data.coverage_data(qrels, run_list, depths, **eval_opts)
-        parts.append("<h2>Assessment coverage</h2>")
+        parts.append('<section id="coverage-section"><h2>Assessment coverage</h2>')
         parts.append(
             '<p class="note">Mean Judged@k: the fraction of each run\'s top k that has a '
-            "judgment; below it, the fraction of queries whose top k is fully judged."
-            "</p>"
+            "judgment. With sparse judgments unjudged documents count as not relevant "
+            "(Buckley &amp; Voorhees 2004).</p>"
         )
         cov_header = ["run"] + [f"Judged@{int(k)}" for k in depths]
         cov_rows = [[name] + list(map(float, c["judged"])) for name, c in cov.items()]
-        parts.append(_table("coverage", cov_header, cov_rows))
         full_rows = [[name] + list(map(float, c["complete"])) for name, c in cov.items()]
+        shown_depths = cov_header[1 : 1 + len(svg.SERIES)]
         parts.append(
-            _table("coverage-complete", ["run (fully judged queries)"] + cov_header[1:], full_rows)
+            _fig(
+                "fig-coverage",
+                svg.marker_rows(
+                    "svg-coverage",
+                    list(cov),
+                    np.array([c["judged"] for c in cov.values()]),
+                    shown_depths,
+                    axis_title="mean Judged@k (fraction of the top k judged)",
+                    label="judged coverage of each run at several depths",
+                ),
+                "Mean Judged@k of each run (one row per run, one marker per depth k"
+                + (
+                    f"; the first {len(shown_depths)} depths drawn, all in the tables"
+                    if len(shown_depths) < len(depths)
+                    else ""
+                )
+                + "). Below it, the fraction of queries whose top k is fully judged.",
+                _table("coverage", cov_header, cov_rows)
+                + _table(
+                    "coverage-complete", ["run (fully judged queries)"] + cov_header[1:], full_rows
+                ),
+            )
         )
         parts.append(_qrels_density(qrels, rel_level))
-        parts.append(
-            _figure_html(
-                "fig-coverage", plots.draw_coverage(cov), "Judged@k by depth", image_format
-            )
-        )
+        parts.append("</section>")
         bar.step("precision-recall")
 
-        parts.append("<h2>Precision-recall</h2>")
-        pr = _data.pr_data(qrels, run_list, **curve_opts)
-        parts.append(
-            _figure_html(
-                "fig-pr",
-                plots.draw_pr(pr, convention=convention),
-                "Averaged precision-recall: raw (mean P and R at every rank) and "
-                f"interpolated (mean interpolated precision at 11 recall levels; {interpolation})",
-                image_format,
-            )
-        )
-        if query is not None:
-            prq = _data.pr_data(qrels, run_list, query=query, rel_level=rel_level)
-            parts.append(
-                _figure_html(
-                    "fig-pr-query",
-                    plots.draw_pr(prq, query=query),
-                    f"Query {query}: sawtooth and interpolated step curve "
-                    f"({curves.CONVENTIONS['textbook']})",
-                    image_format,
-                )
-            )
-            bar.step("averages")
-        avg = _data.averages_data(qrels, run_list, **curve_opts)
-        parts.append(
-            _figure_html(
-                "fig-averages",
-                plots.draw_averages(avg, convention),
-                "Two averages over queries: mean P and R at ranks 5, 10, 15, ..., and mean "
-                f"interpolated precision at 11 recall levels ({interpolation})",
-                image_format,
-            )
-        )
+        # ---- detail data
+        recall = np.asarray(curves.ELEVEN_POINTS, dtype=float)
+        pr = [
+            curves.average_interpolated(
+                qrels, r, recall, rel_level=rel_level, skip_no_relevant=skip, convention=convention
+            )["precision"]
+            for r in run_list
+        ]
         bar.step("depth")
-
-        parts.append("<h2>Measures by depth</h2>")
-        depth = _data.depth_data(qrels, run_list, depth_measures, max_depth, **eval_opts)
-        parts.append(
-            _figure_html(
-                "fig-depth",
-                plots.draw_depth(depth),
-                ", ".join(f"{m}@k" for m in depth) + f" for k = 1..{max_depth}",
-                image_format,
-            )
+        depth = _data.depth_data(
+            qrels, run_list, depth_measures, ks=_data.depth_cutoffs(max_depth), **eval_opts
         )
-        bar.step("per-query")
+        bar.step("detail")
+        query_data = None
+        if query is not None:
+            prq = _data.pr_data(qrels, run_list, query=str(query), rel_level=rel_level)
+            xs, ys = [], []
+            for name in names:
+                x, y = prq[name]["interp_recall"], prq[name]["interp_precision"]
+                # steps-pre vertices: y[j] holds on (x[j-1], x[j]]
+                px = np.repeat(x, 2)[1:-1] if len(x) else x
+                py = np.repeat(y[1:], 2) if len(y) else y
+                xs.append(_rounded(px))
+                ys.append(_rounded(py))
+            query_data = {"id": str(query), "x": xs, "y": ys}
+        payload = {
+            "digits": DIGITS,
+            "runs": list(names),
+            "topics": topics,
+            "measures": measure_names,
+            "baseline": b_index,
+            "scores": [_rounded(matrices[m]) for m in measure_names],
+            "means": [_rounded([float(r.aggregates[m]) for r in results.runs]) for m in numeric],
+            "recall": _rounded(recall, 2),
+            "pr": [_rounded(p) for p in pr],
+            "depth": {
+                "k": depth[next(iter(depth))]["k"].tolist(),
+                "measures": list(depth),
+                "values": [[_rounded(depth[dm][n]) for n in names] for dm in depth],
+            },
+            "query": query_data,
+        }
+        parts.append(_detail_section(names, baseline, depth, interpolation, query))
+        parts.append(
+            '<script type="application/json" id="report-data">'
+            + _json_for_html(payload)
+            + "</script>"
+        )
+        bar.step("comparison")
 
-        parts.append("<h2>Per-query values</h2>")
-        for i, (measure, scores) in enumerate(table.items()):
-            if len(scores) > 1:
-                delta = _data.delta_data(scores, baseline)
-                parts.append(
-                    _figure_html(
-                        f"fig-delta-{i}",
-                        plots.draw_delta(delta, baseline=baseline, measure=measure),
-                        f"{measure}: per-query difference to {baseline}, sorted",
-                        image_format,
-                    )
-                )
-            bar.step(measure)
-            dist = _data.distribution_data(scores)
-            parts.append(
-                _figure_html(
-                    f"fig-dist-{i}",
-                    plots.draw_distribution(dist, measure=measure),
-                    f"{measure}: distribution of per-query values",
-                    image_format,
-                )
-            )
-            bar.step(measure)
+        parts.append('<section id="significance"><h2>Comparison with the baseline</h2>')
+        parts.append('<div id="comparison">')
+        parts.append(comparison_html(numeric_table, baseline, tests))
+        parts.append("</div></section>")
 
-        parts.append("<h2>Provenance</h2>")
+        parts.append('<section id="provenance"><h2>Provenance</h2>')
         if command:
             parts.append(f'<pre id="command">{_e(command)}</pre>')
         opts = {k: results.options.get(k) for k in sorted(results.options)}
@@ -401,17 +638,111 @@ def build_report(
             + "</p>"
         )
         parts.append(_table("versions", ["package", "version"], sorted(versions().items())))
+        parts.append("</section>")
         bar.step("done")
 
     head = (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f"<title>{_e(title)}</title><style>{_STYLE}</style></head><body>"
         f"<h1>{_e(title)}</h1>"
-        f'<p class="note">{len(names)} run(s): {_e(", ".join(names))}; '
+        f'<p class="note" id="inputs">{len(names)} run(s): {_e(", ".join(names))}; '
         f"{len(qrels.query_ids())} qrels topics; measures: "
         f"{_e(', '.join(str(m) for m in results.measures))}.</p>"
+        '<nav class="note">Sections: <a href="#overview">leaderboard</a> &middot; '
+        '<a href="#measures">per measure</a> &middot; <a href="#coverage-section">coverage</a>'
+        ' &middot; <a href="#detail">one run in detail</a> &middot; '
+        '<a href="#significance">comparison with the baseline</a> &middot; '
+        '<a href="#provenance">provenance</a></nav>'
     )
-    return head + "\n".join(parts) + "\n</body></html>\n"
+    return head + "\n".join(parts) + f"\n<script>{SCRIPT}</script>\n</body></html>\n"
+
+
+def _json_for_html(obj) -> str:
+    """Compact JSON safe inside a ``<script>`` element (``<``, ``>``, ``&`` escaped)."""
+    import json
+
+    from ..output import json_safe
+
+    # as output.dumps_json (undefined values -> null), without spaces between items
+    text = json.dumps(json_safe(obj), separators=(",", ":"), allow_nan=False)
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def _detail_section(names, baseline, depth, interpolation, query) -> str:
+    """The detail view: a run selector and the figures the script draws for it."""
+    options = "".join(f'<option value="{i}">{_e(n)}</option>' for i, n in enumerate(names))
+    default = next((i for i, n in enumerate(names) if n != baseline), 0)
+    options = options.replace(
+        f'<option value="{default}">', f'<option value="{default}" selected>', 1
+    )
+
+    def panel(fig_id, table_id, caption):
+        return (
+            f'<figure id="{fig_id}"><svg id="{fig_id}-svg" class="chart" role="img" '
+            f'aria-label="{_e(caption)}" viewBox="0 0 760 300" width="100%" '
+            f'xmlns="http://www.w3.org/2000/svg"></svg>'
+            f"<figcaption>{_e(caption)}</figcaption>"
+            f'<details><summary>Data table</summary><table id="{table_id}"></table></details>'
+            "</figure>"
+        )
+
+    out = [
+        '<section id="detail"><h2>One run in detail: <span id="detail-name"></span></h2>',
+        '<p class="note needs-script" hidden><label for="run-select">Run: </label>'
+        f'<select id="run-select">{options}</select> compared with the best and the median '
+        'run of the measure chosen above (<span class="measure-name"></span>) and the '
+        f"baseline <b>{_e(baseline)}</b>.</p>",
+        '<noscript><p class="note">The detail view is drawn by a script; its data are in '
+        "the tables above.</p></noscript>",
+    ]
+    out.append(
+        panel(
+            "fig-detail-pr",
+            "table-detail-pr",
+            "Mean interpolated precision at the 11 standard recall levels of the selected "
+            f"run, the best and the median run and the baseline ({interpolation}).",
+        )
+    )
+    for t, dm in enumerate(depth):
+        out.append(
+            panel(
+                f"fig-detail-depth-{t}",
+                f"table-detail-depth-{t}",
+                f"Mean {dm}@k for k = 1..{int(depth[dm]['k'][-1])} of the selected run, the "
+                "best and the median run and the baseline (every k to 10, then every 5th "
+                "to 50, every 10th to 100).",
+            )
+        )
+    out.append(
+        panel(
+            "fig-detail-delta",
+            "table-detail-delta",
+            "Per-topic difference of the selected run to the baseline on the chosen measure "
+            "(topic ids on the horizontal axis, sorted by difference; blue: better than the "
+            "baseline).",
+        )
+    )
+    out.append(
+        panel(
+            "fig-detail-dist",
+            "table-detail-dist",
+            "Distribution of the chosen measure over topics: share of the topics in each of "
+            "10 equal bins, the selected run against all runs together.",
+        )
+    )
+    if query is not None:
+        out.append(
+            panel(
+                "fig-detail-query",
+                "table-detail-query",
+                f"Query {query}: interpolated precision-recall step curve of the selected "
+                f"run, the best and the median run and the baseline "
+                f"({curves.CONVENTIONS['textbook']}).",
+            )
+        )
+    out.append("</section>")
+    return "".join(out)
 
 
 def write_report(path: str | Path, qrels, runs, measures=DEFAULT_MEASURES, **kw) -> Path:
