@@ -1,0 +1,298 @@
+"""Estimation of every click model: closed-form maximum likelihood or EM.
+
+Each ``fit_*`` takes the training log, its :class:`~.models.Pairs` and the EM options
+and returns ``(Params, iterations, converged, trace)``; ``trace`` is the training
+log-likelihood (natural log, summed over every shown rank of every session) after each
+EM iteration (empty for closed forms). EM stops when an iteration raises it by less
+than ``tol`` times its magnitude, or after ``max_iter`` iterations.
+
+Formulas: Chuklin, Markov & de Rijke (2015), *Click Models for Web Search*, ch. 3-4.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .log import ClickLog
+from .models import (
+    DEFAULT,
+    Matrices,
+    Pairs,
+    Params,
+    _chain_tail,
+    _tail_examination,
+    click_probabilities,
+    first_click,
+    last_click,
+    per_pair,
+    previous_click,
+    ratio,
+    through,
+)
+
+EPS = 1e-10
+"""Probabilities are clipped to ``[EPS, 1 - EPS]`` before taking logarithms."""
+
+
+def log_likelihood_matrix(name: str, params: Params, index, log: ClickLog) -> np.ndarray:
+    """``log P(C_r = c_r | C_<r)`` for every shown rank (0 elsewhere), ``n x K``."""
+    m = Matrices(params, index, log)
+    p = np.clip(click_probabilities(name, m, True), EPS, 1 - EPS)
+    return np.where(log.shown, np.where(log.clicks, np.log(p), np.log1p(-p)), 0.0)
+
+
+def _rank_sum(values, mask) -> np.ndarray:
+    return np.where(mask, values, 0.0).sum(axis=0)
+
+
+# ------------------------------------------------------------------ closed forms
+def fit_gctr(log, pairs, **_):
+    """``rho = clicks / impressions`` over all ranks."""
+    return Params(scalar={"ctr": float(log.clicks.sum() / log.shown.sum())}), 0, True, []
+
+
+def fit_rctr(log, pairs, **_):
+    """``rho_r = clicks at r / sessions showing rank r``."""
+    rho = ratio(log.clicks.sum(axis=0), log.shown.sum(axis=0))
+    return Params(rank={"ctr": rho}), 0, True, []
+
+
+def fit_dctr(log, pairs, **_):
+    """``rho_qd = clicks on (q, d) / impressions of (q, d)``."""
+    alpha = ratio(per_pair(pairs, log.clicks.astype(float)), pairs.impressions)
+    return Params(pair={"attractiveness": alpha}), 0, True, []
+
+
+def fit_cm(log, pairs, **_):
+    """Cascade model: ``alpha_qd = first clicks on (q, d) / times (q, d) was shown at or
+    above the first click`` (all ranks when there is none); later clicks are ignored."""
+    seen = through(log.max_rank, first_click(log.clicks))
+    first = log.clicks & (np.cumsum(log.clicks, axis=1) == 1)
+    alpha = ratio(per_pair(pairs, first.astype(float)), per_pair(pairs, seen.astype(float)))
+    return Params(pair={"attractiveness": alpha}), 0, True, []
+
+
+def _above_last(log, pairs):
+    seen = through(log.max_rank, last_click(log.clicks))
+    return ratio(per_pair(pairs, log.clicks.astype(float)), per_pair(pairs, seen.astype(float)))
+
+
+def fit_dcm(log, pairs, **_):
+    """DCM, the book's approximate MLE: ``alpha_qd`` = clicks over impressions at or
+    above the last click (all ranks without clicks); ``lambda_r = 1 - (sessions whose
+    last click is at r) / (clicks at r)``."""
+    last = last_click(log.clicks)
+    is_last = np.arange(log.max_rank)[None, :] == last[:, None]
+    lam = 1 - ratio(is_last.sum(axis=0), log.clicks.sum(axis=0), 1 - DEFAULT)
+    return (
+        Params(pair={"attractiveness": _above_last(log, pairs)}, rank={"continuation": lam}),
+        0,
+        True,
+        [],
+    )
+
+
+def fit_sdbn(log, pairs, **_):
+    """Simplified DBN (gamma = 1): ``alpha_qd`` as DCM's; ``sigma_qd = last clicks on
+    (q, d) / clicks on (q, d)``."""
+    last = last_click(log.clicks)
+    is_last = (np.arange(log.max_rank)[None, :] == last[:, None]).astype(float)
+    sigma = ratio(per_pair(pairs, is_last), per_pair(pairs, log.clicks.astype(float)))
+    return (
+        Params(pair={"attractiveness": _above_last(log, pairs), "satisfaction": sigma}),
+        0,
+        True,
+        [],
+    )
+
+
+# ------------------------------------------------------------------ EM
+def _init(rng, shape):
+    if rng is None:
+        return np.full(shape, DEFAULT)
+    return rng.uniform(0.25, 0.75, size=shape)
+
+
+def _em(name, log, pairs, params, step, tol, max_iter):
+    trace = [float(log_likelihood_matrix(name, params, pairs.index, log).sum())]
+    converged = False
+    it = 0
+    while it < max_iter:
+        params = step(params)
+        it += 1
+        trace.append(float(log_likelihood_matrix(name, params, pairs.index, log).sum()))
+        if trace[-1] - trace[-2] <= tol * abs(trace[-1]):
+            converged = True
+            break
+    return params, it, converged, trace
+
+
+def _independent_step(log, pairs, alpha, gamma):
+    """Posteriors of a click = attractive and examined, independently (PBM, UBM):
+    a skip has ``P(A=1 | C=0) = alpha (1-gamma) / (1 - alpha gamma)`` and
+    ``P(E=1 | C=0) = gamma (1-alpha) / (1 - alpha gamma)``; a click has both 1."""
+    den = 1 - alpha * gamma
+    post_a = np.where(log.clicks, 1.0, ratio(alpha * (1 - gamma), den, 0.0))
+    post_e = np.where(log.clicks, 1.0, ratio(gamma * (1 - alpha), den, 0.0))
+    new_alpha = ratio(per_pair(pairs, post_a), pairs.impressions)
+    return new_alpha, post_e
+
+
+def fit_pbm(log, pairs, tol=1e-6, max_iter=100, rng=None):
+    """PBM by EM: ``P(C_r=1) = alpha_qd gamma_r``."""
+    shown = log.shown
+
+    def step(p):
+        m = Matrices(p, pairs.index, log)
+        gamma = m.rank("examination")
+        alpha, post_e = _independent_step(log, pairs, m.pair["attractiveness"], gamma)
+        g = ratio(_rank_sum(post_e, shown), shown.sum(axis=0))
+        return Params(pair={"attractiveness": alpha}, rank={"examination": g})
+
+    start = Params(
+        pair={"attractiveness": _init(rng, pairs.n)},
+        rank={"examination": _init(rng, log.max_rank)},
+    )
+    return _em("pbm", log, pairs, start, step, tol, max_iter)
+
+
+def fit_ubm(log, pairs, tol=1e-6, max_iter=100, rng=None):
+    """UBM by EM: ``P(C_r=1 | C_<r) = alpha_qd gamma_{r r'}``, ``r'`` the rank of the
+    previous click (0 when none)."""
+    shown = log.shown
+    k = log.max_rank
+    prev = previous_click(log.clicks)
+    cell = np.arange(k)[None, :] * (k + 1) + prev
+    counts = np.bincount(cell[shown], minlength=k * (k + 1)).reshape(k, k + 1)
+
+    def step(p):
+        g = p.rank["examination"]
+        gamma = g[np.arange(k)[None, :], prev]
+        m = Matrices(p, pairs.index, log)
+        alpha, post_e = _independent_step(log, pairs, m.pair["attractiveness"], gamma)
+        num = np.bincount(cell[shown], weights=post_e[shown], minlength=k * (k + 1))
+        new_g = ratio(num.reshape(k, k + 1), counts)
+        return Params(pair={"attractiveness": alpha}, rank={"examination": new_g})
+
+    start = Params(
+        pair={"attractiveness": _init(rng, pairs.n)},
+        rank={"examination": _init(rng, (k, k + 1))},
+    )
+    return _em("ubm", log, pairs, start, step, tol, max_iter)
+
+
+def _next_shown(shown):
+    out = np.zeros_like(shown)
+    out[:, :-1] = shown[:, 1:]
+    return out
+
+
+def fit_dbn(log, pairs, tol=1e-6, max_iter=100, rng=None):
+    """DBN by EM (one continuation probability ``gamma``).
+
+    Every rank up to the last click ``l`` was examined, every click before ``l`` was
+    unsatisfying. With ``z_r`` the probability of no click from an examined rank ``r``
+    on, ``P(S_l = 1 | clicks) = sigma / (sigma + (1 - sigma)(1 - gamma + gamma z_{l+1}))``
+    and the examination posterior after ``l`` follows :func:`~.models._tail_examination`.
+    """
+    shown, clicks = log.shown, log.clicks
+    k = log.max_rank
+    last = last_click(clicks)
+    has = last >= 0
+    lidx = np.maximum(last, 0)
+    rows = np.arange(log.n_sessions)
+    is_last = np.arange(k)[None, :] == last[:, None]
+    nxt = _next_shown(shown)
+
+    def step(p):
+        m = Matrices(p, pairs.index, log)
+        a, s = m.pair["attractiveness"], m.pair["satisfaction"]
+        g = p.scalar["gamma"]
+        cont = np.full((log.n_sessions, k), g)
+        z = _chain_tail(a, cont, shown)
+        q = (1 - g) + g * z[rows, lidx + 1]
+        sl = s[rows, lidx]
+        post_s_last = np.where(has, ratio(sl, sl + (1 - sl) * q, 0.0), 0.0)
+        start = np.where(has, (1 - post_s_last) * ratio(g * z[rows, lidx + 1], q, 0.0), 1.0)
+        eps = _tail_examination(start, cont, z, last, shown)
+        post_a = np.where(clicks, 1.0, (1 - eps) * a)
+        alpha = ratio(per_pair(pairs, post_a), pairs.impressions)
+        post_s = np.where(is_last, post_s_last[:, None], 0.0)
+        sigma = ratio(per_pair(pairs, post_s, clicks), per_pair(pairs, clicks.astype(float)))
+        opportunities = np.where(nxt, eps * (1 - post_s), 0.0).sum()
+        continues = np.where(nxt, np.roll(eps, -1, axis=1), 0.0).sum()
+        gamma = float(ratio(continues, opportunities))
+        return Params(
+            pair={"attractiveness": alpha, "satisfaction": sigma}, scalar={"gamma": gamma}
+        )
+
+    start = Params(
+        pair={"attractiveness": _init(rng, pairs.n), "satisfaction": _init(rng, pairs.n)},
+        scalar={"gamma": float(_init(rng, ()))},
+    )
+    return _em("dbn", log, pairs, start, step, tol, max_iter)
+
+
+def fit_ccm(log, pairs, tol=1e-6, max_iter=100, rng=None):
+    """CCM by EM.
+
+    After a click the user goes on with ``tau2 (1 - alpha) + tau3 alpha``; EM treats
+    this as a hidden coin ``B ~ Bernoulli(alpha)`` choosing ``tau3`` (B = 1) or ``tau2``,
+    which leaves the likelihood unchanged; ``alpha`` is re-estimated from the
+    attractiveness and the coin posteriors together.
+    """
+    shown, clicks = log.shown, log.clicks
+    k = log.max_rank
+    last = last_click(clicks)
+    has = last >= 0
+    lidx = np.maximum(last, 0)
+    rows = np.arange(log.n_sessions)
+    r_idx = np.arange(k)[None, :]
+    before = r_idx < last[:, None]
+    is_last = r_idx == last[:, None]
+    nxt = _next_shown(shown)
+
+    def step(p):
+        m = Matrices(p, pairs.index, log)
+        a = m.pair["attractiveness"]
+        t1, t2, t3 = (p.scalar[t] for t in ("tau1", "tau2", "tau3"))
+        cont = np.full((log.n_sessions, k), t1)
+        z = _chain_tail(a, cont, shown)
+        zl = z[rows, lidx + 1]
+        al = a[rows, lidx]
+        cl = t2 * (1 - al) + t3 * al
+        q = (1 - cl) + cl * zl
+        start = np.where(has, ratio(cl * zl, q, 0.0), 1.0)
+        eps = _tail_examination(start, cont, z, last, shown)
+        cc = t2 * (1 - a) + t3 * a
+        # coin posteriors on clicked ranks followed by a shown rank
+        b_before = ratio(a * t3, cc, 0.0)
+        b_last = np.where(has, ratio(al * ((1 - t3) + t3 * zl), q, 0.0), 0.0)
+        coin = clicks & nxt
+        post_b = np.where(before, b_before, np.where(is_last, b_last[:, None], 0.0))
+        cont_b1 = np.where(
+            before, b_before, np.where(is_last, ratio(al * t3 * zl, q, 0.0)[:, None], 0.0)
+        )
+        cont_b0 = np.where(
+            before, 1 - b_before, np.where(is_last, ratio((1 - al) * t2 * zl, q, 0.0)[:, None], 0.0)
+        )
+        post_a = np.where(clicks, 1.0, (1 - eps) * a)
+        num = per_pair(pairs, post_a) + per_pair(pairs, post_b, coin)
+        den = pairs.impressions + per_pair(pairs, np.ones_like(a), coin)
+        alpha = ratio(num, den)
+        skip = ~clicks & nxt
+        nxt_eps = np.roll(eps, -1, axis=1)
+        tau1 = float(ratio(np.where(skip, nxt_eps, 0.0).sum(), np.where(skip, eps, 0.0).sum()))
+        tau2 = float(
+            ratio(np.where(coin, cont_b0, 0.0).sum(), np.where(coin, 1 - post_b, 0.0).sum())
+        )
+        tau3 = float(ratio(np.where(coin, cont_b1, 0.0).sum(), np.where(coin, post_b, 0.0).sum()))
+        return Params(
+            pair={"attractiveness": alpha}, scalar={"tau1": tau1, "tau2": tau2, "tau3": tau3}
+        )
+
+    start = Params(
+        pair={"attractiveness": _init(rng, pairs.n)},
+        scalar={t: float(_init(rng, ())) for t in ("tau1", "tau2", "tau3")},
+    )
+    return _em("ccm", log, pairs, start, step, tol, max_iter)
