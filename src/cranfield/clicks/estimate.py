@@ -17,7 +17,6 @@ from .log import ClickLog
 from .models import (
     DEFAULT,
     Matrices,
-    Pairs,
     Params,
     _chain_tail,
     _tail_examination,

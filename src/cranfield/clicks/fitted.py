@@ -38,12 +38,14 @@ class FittedClickModel:
     def index(self, log: ClickLog) -> np.ndarray:
         """``n x K`` index of each shown (query, document) into this model's pairs, -1
         for a pair it has not seen."""
-        lookup = {(q, d): i for i, (q, d) in enumerate(zip(self.pair_query, self.pair_doc))}
+        lookup = {
+            (q, d): i for i, (q, d) in enumerate(zip(self.pair_query, self.pair_doc, strict=True))
+        }
         pairs = Pairs(log)
         local = np.array(
             [
                 lookup.get((log.query_names[q], log.doc_names[d]), -1)
-                for q, d in zip(pairs.query, pairs.doc)
+                for q, d in zip(pairs.query, pairs.doc, strict=True)
             ],
             dtype=np.int64,
         )
@@ -107,7 +109,9 @@ def to_json(m: FittedClickModel) -> dict:
             "clicks": int(c),
             **{name: float(v[i]) for name, v in m.params.pair.items()},
         }
-        for i, (q, d, n, c) in enumerate(zip(m.pair_query, m.pair_doc, m.impressions, m.clicks))
+        for i, (q, d, n, c) in enumerate(
+            zip(m.pair_query, m.pair_doc, m.impressions, m.clicks, strict=True)
+        )
     ]
     return {
         "format": "cranfield-click-model",

@@ -65,7 +65,8 @@ def qrels_lines(est: dict, thresholds: list[float] | None, min_impressions: int 
     else:
         cells = [_num(v) for v in values]
     return "".join(
-        f"{q} 0 {d} {c}\n" for q, d, c in zip(est["query"][keep], est["doc"][keep], cells)
+        f"{q} 0 {d} {c}\n"
+        for q, d, c in zip(est["query"][keep], est["doc"][keep], cells, strict=True)
     )
 
 
