@@ -30,6 +30,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "cluster": ("cluster_cmd", "evaluate a clustering against a gold standard"),
     "demo": ("demo_cmd", "evaluate the bundled sample test collection"),
     "pool": ("pool_cmd", "build judgment pools (depth, budget); pool stats and reusability"),
+    "clicks": ("clicks_cmd", "click logs: fit and compare click models, relevance from clicks"),
 }
 
 

@@ -97,3 +97,52 @@ def compare(
 ) -> list[Evaluation]:
     """Fit each of ``models`` on ``train`` and score it on ``test``."""
     return [evaluate(fit(train, m, tol=tol, max_iter=max_iter, seed=seed), test) for m in models]
+
+
+_COLUMNS = (
+    ("model", "model"),
+    ("log_likelihood", "log-likelihood"),
+    ("perplexity", "perplexity"),
+    ("ctr_error", "CTR error"),
+    ("iterations", "iterations"),
+)
+
+
+def render(evaluations: list[Evaluation], fmt: str = "text", digits: int = 4) -> str:
+    """The comparison table as ``text``, ``markdown`` or ``json`` (with per-rank
+    perplexities); a note line counts the test sessions left out."""
+    from ..output import dumps_json
+
+    if fmt == "json":
+        return dumps_json([e.as_dict() for e in evaluations]) + "\n"
+    k = max((len(e.perplexity_at) for e in evaluations), default=0)
+    heads = [h for _, h in _COLUMNS] + [f"ppl@{r + 1}" for r in range(k)]
+
+    def cell(v) -> str:
+        if isinstance(v, bool) or isinstance(v, (int, np.integer)) or isinstance(v, str):
+            return str(v)
+        return "nan" if not np.isfinite(v) else f"{v:.{digits}f}"
+
+    rows = [
+        [cell(getattr(e, key)) for key, _ in _COLUMNS]
+        + [cell(v) for v in e.perplexity_at]
+        + [""] * (k - len(e.perplexity_at))
+        for e in evaluations
+    ]
+    if fmt == "markdown":
+        lines = ["| " + " | ".join(heads) + " |", "|" + "---|" * len(heads)]
+        lines += ["| " + " | ".join(r) + " |" for r in rows]
+    else:
+        widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(heads)]
+        lines = ["  ".join(h.ljust(w) for h, w in zip(heads, widths, strict=True)).rstrip()]
+        lines += [
+            "  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows
+        ]
+    if evaluations:
+        e = evaluations[0]
+        lines.append("")
+        lines.append(
+            f"{e.sessions} test sessions scored; {e.sessions_left_out} left out "
+            "(their query is not in the training log)"
+        )
+    return "\n".join(lines) + "\n"
