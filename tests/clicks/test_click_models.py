@@ -184,4 +184,4 @@ def test_unseen_pairs_take_the_default():
     m = fit(ONE, "dctr")
     other = from_arrays([0], [[2, 0]], [[0, 0]], ["q"], ["z", "x", "a"])
     p = m.probabilities(other)
-    assert p[0, 0] == 0.5 and p[0, 1] == 1.0  # z unseen; a: 1 click / 1
+    assert p[0, 0] == 1.0 and p[0, 1] == 0.5  # a: 1 click / 1; z unseen
