@@ -14,23 +14,47 @@ import numpy as np
 from ..errors import ParameterError
 from .fitted import FittedClickModel
 from .log import MAX_RANKS, ClickLog
-from .models import Matrices, Params, click_probabilities
+from .models import CHAINS, Matrices, Params, _chain_terms, _ubm_gamma, click_probabilities
 
 QRELS_MODELS = ("pbm", "cm", "sdbn", "dbn")
 
 
 def simulate(model: FittedClickModel, template: ClickLog, seed: int | None = None) -> ClickLog:
-    """``template``'s sessions (queries and result lists) with clicks drawn from ``model``."""
+    """``template``'s sessions (queries and result lists) with clicks drawn from ``model``.
+
+    Cascade-family models draw the examination chain itself (a click needs an examined,
+    attractive document; the user goes on with ``c_click`` or ``c_skip``); UBM draws
+    rank by rank with ``gamma`` indexed by the last click drawn; the others draw every
+    rank independently.
+    """
     rng = np.random.default_rng(seed)
     index = model.index(template)
     n, k = template.docs.shape
+    shown = template.shown
     clicks = np.zeros((n, k), dtype=bool)
-    for r in range(k):
-        current = ClickLog(
-            template.query, template.docs, clicks, template.query_names, template.doc_names
-        )
-        p = click_probabilities(model.name, Matrices(model.params, index, current), True)[:, r]
-        clicks[:, r] = rng.random(n) < p
+    blank = ClickLog(
+        template.query, template.docs, clicks, template.query_names, template.doc_names
+    )
+    m = Matrices(model.params, index, blank)
+    if model.name in CHAINS:
+        a, c_click, c_skip = _chain_terms(model.name, m)
+        examined = np.ones(n, dtype=bool)
+        for r in range(k):
+            clicks[:, r] = examined & shown[:, r] & (rng.random(n) < a[:, r])
+            go_on = rng.random(n)
+            examined = np.where(
+                clicks[:, r], go_on < c_click[:, r], examined & (go_on < c_skip[:, r])
+            )
+    elif model.name == "ubm":
+        g = _ubm_gamma(m)
+        a = m.pair["attractiveness"]
+        prev = np.zeros(n, dtype=np.int64)
+        for r in range(k):
+            clicks[:, r] = shown[:, r] & (rng.random(n) < a[:, r] * g[r, prev])
+            prev = np.where(clicks[:, r], r + 1, prev)
+    else:
+        p = click_probabilities(model.name, m, True)
+        clicks[:] = shown & (rng.random((n, k)) < p)
     return ClickLog(
         template.query,
         template.docs,
@@ -68,8 +92,6 @@ def shuffled_sessions(
     keys[np.arange(width)[None, :] >= sizes[query][:, None]] = np.inf
     order = np.argsort(keys, axis=1)[:, :depth]
     docs = np.take_along_axis(table[query], order, axis=1)
-    if docs.shape[1] < depth:
-        pass
     docs = np.where(np.arange(docs.shape[1])[None, :] < sizes[query][:, None], docs, -1)
     return ClickLog(
         query,
