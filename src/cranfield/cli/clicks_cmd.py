@@ -10,6 +10,13 @@ HELP = "click logs: fit and compare click models, relevance from clicks"
 _ACTIONS = ("compare", "fit", "relevance", "models")
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line on stderr (status 2), not the usage."""
+
+    def error(self, message: str):
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
 def _positive_int(text: str) -> int:
     try:
         value = int(text)
@@ -65,7 +72,10 @@ def _common(p: argparse.ArgumentParser) -> None:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     from ..clicks.registry import NAMES
 
-    sub = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
+    parser.error = _Parser.error.__get__(parser)  # one line for a usage error
+    sub = parser.add_subparsers(
+        dest="action", metavar="ACTION", required=True, parser_class=_Parser
+    )
     c = sub.add_parser("compare", help="fit models on TRAIN, score them on TEST")
     c.add_argument("train", metavar="TRAIN")
     c.add_argument("test", metavar="TEST")
