@@ -185,3 +185,29 @@ def test_unseen_pairs_take_the_default():
     other = from_arrays([0], [[2, 0]], [[0, 0]], ["q"], ["z", "x", "a"])
     p = m.probabilities(other)
     assert p[0, 0] == 1.0 and p[0, 1] == 0.5  # a: 1 click / 1; z unseen
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_identical_sessions_are_fitted_once_with_their_count(name):
+    """fit() groups identical sessions and weights them: the estimates equal those of
+    the plain per-session computation."""
+    from cranfield.clicks.models import Pairs, distinct_sessions
+    from cranfield.clicks.registry import get
+
+    rng = np.random.default_rng(2)
+    base = rng.integers(0, 6, (30, 4))
+    docs = np.array([rng.permutation(6)[:4] for _ in range(30)])
+    clicks = rng.random((30, 4)) < 0.3
+    pick = rng.integers(0, 30, 300)  # many repeats
+    log = from_arrays(base[pick, 0] % 3, docs[pick], clicks[pick])
+    distinct, weight = distinct_sessions(log)
+    assert distinct.n_sessions < 40 and weight.sum() == 300
+    got = fit(log, name, max_iter=20, tol=0)
+    plain, *_ = get(name).fit(log, Pairs(log), tol=0, max_iter=20, rng=None)
+    order = np.lexsort((got.pair_doc.astype(int), got.pair_query.astype(int)))
+    for key, v in plain.pair.items():  # Pairs(log) orders pairs by (query, doc) code
+        assert got.params.pair[key][order] == pytest.approx(v, abs=1e-9)
+    for key, v in plain.rank.items():
+        assert got.params.rank[key] == pytest.approx(v, abs=1e-9)
+    for key, v in plain.scalar.items():
+        assert got.params.scalar[key] == pytest.approx(v, abs=1e-9)

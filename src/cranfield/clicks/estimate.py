@@ -27,6 +27,7 @@ from .models import (
     previous_click,
     ratio,
     through,
+    weighted_sum,
 )
 
 EPS = 1e-10
@@ -40,19 +41,20 @@ def log_likelihood_matrix(name: str, params: Params, index, log: ClickLog) -> np
     return np.where(log.shown, np.where(log.clicks, np.log(p), np.log1p(-p)), 0.0)
 
 
-def _rank_sum(values, mask) -> np.ndarray:
-    return np.where(mask, values, 0.0).sum(axis=0)
+def _rank_sum(pairs, values, mask) -> np.ndarray:
+    return weighted_sum(pairs, values, mask, axis=0)
 
 
 # ------------------------------------------------------------------ closed forms
 def fit_gctr(log, pairs, **_):
     """``rho = clicks / impressions`` over all ranks."""
-    return Params(scalar={"ctr": float(log.clicks.sum() / log.shown.sum())}), 0, True, []
+    ctr = weighted_sum(pairs, log.clicks) / weighted_sum(pairs, log.shown)
+    return Params(scalar={"ctr": float(ctr)}), 0, True, []
 
 
 def fit_rctr(log, pairs, **_):
     """``rho_r = clicks at r / sessions showing rank r``."""
-    rho = ratio(log.clicks.sum(axis=0), log.shown.sum(axis=0))
+    rho = ratio(_rank_sum(pairs, log.clicks, True), _rank_sum(pairs, log.shown, True))
     return Params(rank={"ctr": rho}), 0, True, []
 
 
@@ -82,7 +84,9 @@ def fit_dcm(log, pairs, **_):
     last click is at r) / (clicks at r)``."""
     last = last_click(log.clicks)
     is_last = np.arange(log.max_rank)[None, :] == last[:, None]
-    lam = 1 - ratio(is_last.sum(axis=0), log.clicks.sum(axis=0), 1 - DEFAULT)
+    lam = 1 - ratio(
+        _rank_sum(pairs, is_last, True), _rank_sum(pairs, log.clicks, True), 1 - DEFAULT
+    )
     return (
         Params(pair={"attractiveness": _above_last(log, pairs)}, rank={"continuation": lam}),
         0,
@@ -113,13 +117,16 @@ def _init(rng, shape):
 
 
 def _em(name, log, pairs, params, step, tol, max_iter):
-    trace = [float(log_likelihood_matrix(name, params, pairs.index, log).sum())]
+    def total(p):
+        return float(weighted_sum(pairs, log_likelihood_matrix(name, p, pairs.index, log)))
+
+    trace = [total(params)]
     converged = False
     it = 0
     while it < max_iter:
         params = step(params)
         it += 1
-        trace.append(float(log_likelihood_matrix(name, params, pairs.index, log).sum()))
+        trace.append(total(params))
         if trace[-1] - trace[-2] <= tol * abs(trace[-1]):
             converged = True
             break
@@ -145,7 +152,7 @@ def fit_pbm(log, pairs, tol=1e-6, max_iter=100, rng=None):
         m = Matrices(p, pairs.index, log)
         gamma = m.rank("examination")
         alpha, post_e = _independent_step(log, pairs, m.pair["attractiveness"], gamma)
-        g = ratio(_rank_sum(post_e, shown), shown.sum(axis=0))
+        g = ratio(_rank_sum(pairs, post_e, shown), _rank_sum(pairs, shown, True))
         return Params(pair={"attractiveness": alpha}, rank={"examination": g})
 
     start = Params(
@@ -162,14 +169,15 @@ def fit_ubm(log, pairs, tol=1e-6, max_iter=100, rng=None):
     k = log.max_rank
     prev = previous_click(log.clicks)
     cell = np.arange(k)[None, :] * (k + 1) + prev
-    counts = np.bincount(cell[shown], minlength=k * (k + 1)).reshape(k, k + 1)
+    w = pairs.cell_weight[shown]
+    counts = np.bincount(cell[shown], weights=w, minlength=k * (k + 1)).reshape(k, k + 1)
 
     def step(p):
         g = p.rank["examination"]
         gamma = g[np.arange(k)[None, :], prev]
         m = Matrices(p, pairs.index, log)
         alpha, post_e = _independent_step(log, pairs, m.pair["attractiveness"], gamma)
-        num = np.bincount(cell[shown], weights=post_e[shown], minlength=k * (k + 1))
+        num = np.bincount(cell[shown], weights=post_e[shown] * w, minlength=k * (k + 1))
         new_g = ratio(num.reshape(k, k + 1), counts)
         return Params(pair={"attractiveness": alpha}, rank={"examination": new_g})
 
@@ -218,8 +226,8 @@ def fit_dbn(log, pairs, tol=1e-6, max_iter=100, rng=None):
         alpha = ratio(per_pair(pairs, post_a), pairs.impressions)
         post_s = np.where(is_last, post_s_last[:, None], 0.0)
         sigma = ratio(per_pair(pairs, post_s, clicks), per_pair(pairs, clicks.astype(float)))
-        opportunities = np.where(nxt, eps * (1 - post_s), 0.0).sum()
-        continues = np.where(nxt, np.roll(eps, -1, axis=1), 0.0).sum()
+        opportunities = weighted_sum(pairs, eps * (1 - post_s), nxt)
+        continues = weighted_sum(pairs, np.roll(eps, -1, axis=1), nxt)
         gamma = float(ratio(continues, opportunities))
         return Params(
             pair={"attractiveness": alpha, "satisfaction": sigma}, scalar={"gamma": gamma}
@@ -281,11 +289,11 @@ def fit_ccm(log, pairs, tol=1e-6, max_iter=100, rng=None):
         alpha = ratio(num, den)
         skip = ~clicks & nxt
         nxt_eps = np.roll(eps, -1, axis=1)
-        tau1 = float(ratio(np.where(skip, nxt_eps, 0.0).sum(), np.where(skip, eps, 0.0).sum()))
+        tau1 = float(ratio(weighted_sum(pairs, nxt_eps, skip), weighted_sum(pairs, eps, skip)))
         tau2 = float(
-            ratio(np.where(coin, cont_b0, 0.0).sum(), np.where(coin, 1 - post_b, 0.0).sum())
+            ratio(weighted_sum(pairs, cont_b0, coin), weighted_sum(pairs, 1 - post_b, coin))
         )
-        tau3 = float(ratio(np.where(coin, cont_b1, 0.0).sum(), np.where(coin, post_b, 0.0).sum()))
+        tau3 = float(ratio(weighted_sum(pairs, cont_b1, coin), weighted_sum(pairs, post_b, coin)))
         return Params(
             pair={"attractiveness": alpha}, scalar={"tau1": tau1, "tau2": tau2, "tau3": tau3}
         )

@@ -9,7 +9,7 @@ import numpy as np
 
 from ..errors import InputError, ParameterError
 from .log import ClickLog
-from .models import Matrices, Pairs, Params, click_probabilities
+from .models import Matrices, Pairs, Params, click_probabilities, distinct_sessions
 from .registry import get
 
 FORMAT_VERSION = 1
@@ -81,9 +81,12 @@ def fit(
     d = get(model)
     _check_options(tol, max_iter)
     rng = None if seed is None else np.random.default_rng(seed)
-    pairs = Pairs(log)
+    log, weight = distinct_sessions(log)
+    pairs = Pairs(log, weight)
     params, iterations, converged, trace = d.fit(log, pairs, tol=tol, max_iter=max_iter, rng=rng)
-    clicks = np.bincount(pairs.index[log.clicks], minlength=pairs.n)
+    clicks = np.bincount(
+        pairs.index[log.clicks], weights=pairs.cell_weight[log.clicks], minlength=pairs.n
+    ).round()
     return FittedClickModel(
         d.name,
         params,

@@ -31,9 +31,13 @@ DEFAULT = 0.5
 
 # --------------------------------------------------------------------------- indices
 class Pairs:
-    """The distinct (query, document) pairs of a log and each shown rank's pair index."""
+    """The distinct (query, document) pairs of a log and each shown rank's pair index.
 
-    def __init__(self, log: ClickLog):
+    ``weight`` (one per session, default 1) is how many identical sessions a row
+    stands for (:func:`distinct_sessions`); every sum below is weighted by it.
+    """
+
+    def __init__(self, log: ClickLog, weight: np.ndarray | None = None):
         shown = log.shown
         key = log.query[:, None] * np.int64(len(log.doc_names)) + np.where(shown, log.docs, 0)
         uniq, inverse = np.unique(key[shown], return_inverse=True)
@@ -43,13 +47,50 @@ class Pairs:
         self.query = uniq // len(log.doc_names)
         self.doc = uniq % len(log.doc_names)
         self.shown = shown
-        self.impressions = np.bincount(inverse, minlength=self.n).astype(float)
+        n = log.n_sessions
+        self.weight = np.ones(n) if weight is None else np.asarray(weight, dtype=float)
+        self.cell_weight = np.broadcast_to(self.weight[:, None], shown.shape)
+        self.impressions = np.bincount(
+            inverse, weights=self.cell_weight[shown], minlength=self.n
+        ).astype(float)
+
+
+def weighted_sum(pairs: Pairs, values, mask=None, axis=None):
+    """Sum of ``values`` (``n x K``) times the session weights, over ``mask``."""
+    v = np.asarray(values, dtype=float) * pairs.cell_weight
+    if mask is not None:
+        v = np.where(mask, v, 0.0)
+    return v.sum(axis=axis)
+
+
+def distinct_sessions(log: ClickLog) -> tuple[ClickLog, np.ndarray]:
+    """The distinct sessions of ``log`` (same query, documents and clicks) and how many
+    times each occurs. Rows are hashed to 64 bits, grouped by hash, and every row is
+    then compared with its group's first row: a hash collision falls back to an exact
+    sort of the rows."""
+    rows = np.concatenate(
+        [log.query[:, None], log.docs, log.clicks.astype(np.int64)], axis=1
+    ).astype(np.int64)
+    mult = np.random.default_rng(0x5EED).integers(1, 2**62, rows.shape[1], dtype=np.int64) | 1
+    with np.errstate(over="ignore"):
+        h = (rows * mult[None, :]).sum(axis=1)
+        h ^= h >> np.int64(29)
+    _, first, inverse, counts = np.unique(
+        h, return_index=True, return_inverse=True, return_counts=True
+    )
+    if not (rows == rows[first][inverse]).all():  # a collision: exact grouping
+        view = np.ascontiguousarray(rows).view(np.dtype((np.void, 8 * rows.shape[1])))
+        _, first, counts = np.unique(view.ravel(), return_index=True, return_counts=True)
+    if len(first) == log.n_sessions:
+        return log, np.ones(log.n_sessions)
+    return log.subset(first), counts.astype(float)
 
 
 def per_pair(pairs: Pairs, values: np.ndarray, where: np.ndarray | None = None) -> np.ndarray:
     """Sum of ``values`` (``n x K``) per pair over shown ranks (and ``where``)."""
     mask = pairs.shown if where is None else pairs.shown & where
-    return np.bincount(pairs.index[mask], weights=values[mask], minlength=pairs.n)
+    weighted = values[mask] * pairs.cell_weight[mask]
+    return np.bincount(pairs.index[mask], weights=weighted, minlength=pairs.n)
 
 
 def ratio(num, den, default: float = DEFAULT) -> np.ndarray:
