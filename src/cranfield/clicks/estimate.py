@@ -133,59 +133,73 @@ def _em(name, log, pairs, params, step, tol, max_iter):
     return params, it, converged, trace
 
 
-def _independent_step(log, pairs, alpha, gamma):
-    """Posteriors of a click = attractive and examined, independently (PBM, UBM):
-    a skip has ``P(A=1 | C=0) = alpha (1-gamma) / (1 - alpha gamma)`` and
-    ``P(E=1 | C=0) = gamma (1-alpha) / (1 - alpha gamma)``; a click has both 1."""
-    den = 1 - alpha * gamma
-    post_a = np.where(log.clicks, 1.0, ratio(alpha * (1 - gamma), den, 0.0))
-    post_e = np.where(log.clicks, 1.0, ratio(gamma * (1 - alpha), den, 0.0))
-    new_alpha = ratio(per_pair(pairs, post_a), pairs.impressions)
-    return new_alpha, post_e
+def _cells_em(log, pairs, exam_cell: np.ndarray, n_exam: int, tol, max_iter, rng):
+    """EM of ``P(C = 1) = alpha_qd gamma_e`` (PBM: ``e`` = rank; UBM: ``e`` = (rank,
+    previous-click rank)) on the distinct (pair, e, click) cells with their counts.
+
+    The posteriors depend on a cell only: a click has ``A = E = 1``; a skip has
+    ``P(A=1 | C=0) = alpha (1-gamma) / (1 - alpha gamma)`` and ``P(E=1 | C=0) =
+    gamma (1-alpha) / (1 - alpha gamma)``. The log-likelihood of the parameters before
+    each update comes with its E-step.
+    """
+    shown = pairs.shown
+    key = (pairs.index[shown] * n_exam + exam_cell[shown]) * 2 + log.clicks[shown]
+    uniq, inverse = np.unique(key, return_inverse=True)
+    weight = np.bincount(inverse, weights=pairs.cell_weight[shown])
+    click = (uniq % 2).astype(bool)
+    exam = (uniq // 2) % n_exam
+    pair = uniq // 2 // n_exam
+    exam_total = np.bincount(exam, weights=weight, minlength=n_exam)
+    alpha = _init(rng, pairs.n)
+    gamma = _init(rng, n_exam)
+
+    def e_step(alpha, gamma):
+        a, g = alpha[pair], gamma[exam]
+        p = np.clip(a * g, EPS, 1 - EPS)
+        ll = float((weight * np.where(click, np.log(p), np.log1p(-p))).sum())
+        den = 1 - a * g
+        post_a = np.where(click, 1.0, ratio(a * (1 - g), den, 0.0))
+        post_e = np.where(click, 1.0, ratio(g * (1 - a), den, 0.0))
+        return ll, post_a, post_e
+
+    trace = []
+    converged = False
+    it = 0
+    ll, post_a, post_e = e_step(alpha, gamma)
+    trace.append(ll)
+    while it < max_iter:
+        alpha = ratio(
+            np.bincount(pair, weights=weight * post_a, minlength=pairs.n), pairs.impressions
+        )
+        gamma = ratio(np.bincount(exam, weights=weight * post_e, minlength=n_exam), exam_total)
+        it += 1
+        ll, post_a, post_e = e_step(alpha, gamma)
+        trace.append(ll)
+        if trace[-1] - trace[-2] <= tol * abs(trace[-1]):
+            converged = True
+            break
+    return alpha, gamma, it, converged, trace
 
 
 def fit_pbm(log, pairs, tol=1e-6, max_iter=100, rng=None):
     """PBM by EM: ``P(C_r=1) = alpha_qd gamma_r``."""
-    shown = log.shown
-
-    def step(p):
-        m = Matrices(p, pairs.index, log)
-        gamma = m.rank("examination")
-        alpha, post_e = _independent_step(log, pairs, m.pair["attractiveness"], gamma)
-        g = ratio(_rank_sum(pairs, post_e, shown), _rank_sum(pairs, shown, True))
-        return Params(pair={"attractiveness": alpha}, rank={"examination": g})
-
-    start = Params(
-        pair={"attractiveness": _init(rng, pairs.n)},
-        rank={"examination": _init(rng, log.max_rank)},
-    )
-    return _em("pbm", log, pairs, start, step, tol, max_iter)
+    k = log.max_rank
+    ranks = np.broadcast_to(np.arange(k)[None, :], log.docs.shape)
+    alpha, gamma, it, converged, trace = _cells_em(log, pairs, ranks, k, tol, max_iter, rng)
+    params = Params(pair={"attractiveness": alpha}, rank={"examination": gamma})
+    return params, it, converged, trace
 
 
 def fit_ubm(log, pairs, tol=1e-6, max_iter=100, rng=None):
     """UBM by EM: ``P(C_r=1 | C_<r) = alpha_qd gamma_{r r'}``, ``r'`` the rank of the
     previous click (0 when none)."""
-    shown = log.shown
     k = log.max_rank
-    prev = previous_click(log.clicks)
-    cell = np.arange(k)[None, :] * (k + 1) + prev
-    w = pairs.cell_weight[shown]
-    counts = np.bincount(cell[shown], weights=w, minlength=k * (k + 1)).reshape(k, k + 1)
-
-    def step(p):
-        g = p.rank["examination"]
-        gamma = g[np.arange(k)[None, :], prev]
-        m = Matrices(p, pairs.index, log)
-        alpha, post_e = _independent_step(log, pairs, m.pair["attractiveness"], gamma)
-        num = np.bincount(cell[shown], weights=post_e[shown] * w, minlength=k * (k + 1))
-        new_g = ratio(num.reshape(k, k + 1), counts)
-        return Params(pair={"attractiveness": alpha}, rank={"examination": new_g})
-
-    start = Params(
-        pair={"attractiveness": _init(rng, pairs.n)},
-        rank={"examination": _init(rng, (k, k + 1))},
+    cell = np.arange(k)[None, :] * (k + 1) + previous_click(log.clicks)
+    alpha, gamma, it, converged, trace = _cells_em(
+        log, pairs, cell, k * (k + 1), tol, max_iter, rng
     )
-    return _em("ubm", log, pairs, start, step, tol, max_iter)
+    params = Params(pair={"attractiveness": alpha}, rank={"examination": gamma.reshape(k, k + 1)})
+    return params, it, converged, trace
 
 
 def _next_shown(shown):
