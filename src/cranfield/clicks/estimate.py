@@ -150,16 +150,23 @@ def _cells_em(log, pairs, exam_cell: np.ndarray, n_exam: int, tol, max_iter, rng
     exam = (uniq // 2) % n_exam
     pair = uniq // 2 // n_exam
     exam_total = np.bincount(exam, weights=weight, minlength=n_exam)
+    # clicks have posteriors 1: their sums are fixed; only the skip cells change
+    click_a = np.bincount(pair[click], weights=weight[click], minlength=pairs.n)
+    click_e = np.bincount(exam[click], weights=weight[click], minlength=n_exam)
+    c_pair, c_exam, c_weight = pair[click], exam[click], weight[click]
+    s_pair, s_exam, s_weight = pair[~click], exam[~click], weight[~click]
     alpha = _init(rng, pairs.n)
     gamma = _init(rng, n_exam)
 
     def e_step(alpha, gamma):
-        a, g = alpha[pair], gamma[exam]
-        p = np.clip(a * g, EPS, 1 - EPS)
-        ll = float((weight * np.where(click, np.log(p), np.log1p(-p))).sum())
-        den = 1 - a * g
-        post_a = np.where(click, 1.0, ratio(a * (1 - g), den, 0.0))
-        post_e = np.where(click, 1.0, ratio(g * (1 - a), den, 0.0))
+        pc = np.clip(alpha[c_pair] * gamma[c_exam], EPS, 1 - EPS)
+        a, g = alpha[s_pair], gamma[s_exam]
+        ag = a * g
+        ps = np.clip(ag, EPS, 1 - EPS)
+        ll = float(c_weight @ np.log(pc) + s_weight @ np.log1p(-ps))
+        den = 1 - ag
+        post_a = ratio(a - ag, den, 0.0)
+        post_e = ratio(g - ag, den, 0.0)
         return ll, post_a, post_e
 
     trace = []
@@ -168,10 +175,10 @@ def _cells_em(log, pairs, exam_cell: np.ndarray, n_exam: int, tol, max_iter, rng
     ll, post_a, post_e = e_step(alpha, gamma)
     trace.append(ll)
     while it < max_iter:
-        alpha = ratio(
-            np.bincount(pair, weights=weight * post_a, minlength=pairs.n), pairs.impressions
-        )
-        gamma = ratio(np.bincount(exam, weights=weight * post_e, minlength=n_exam), exam_total)
+        num_a = click_a + np.bincount(s_pair, weights=s_weight * post_a, minlength=pairs.n)
+        num_e = click_e + np.bincount(s_exam, weights=s_weight * post_e, minlength=n_exam)
+        alpha = ratio(num_a, pairs.impressions)
+        gamma = ratio(num_e, exam_total)
         it += 1
         ll, post_a, post_e = e_step(alpha, gamma)
         trace.append(ll)
