@@ -211,3 +211,19 @@ def test_identical_sessions_are_fitted_once_with_their_count(name):
         assert got.params.rank[key] == pytest.approx(v, abs=1e-9)
     for key, v in plain.scalar.items():
         assert got.params.scalar[key] == pytest.approx(v, abs=1e-9)
+
+
+@pytest.mark.parametrize("name", ["pbm", "ubm", "dbn", "ccm"])
+def test_training_log_likelihood_is_the_sum_of_conditional_log_probabilities(name):
+    """The EM trace (computed inside the E-step) equals the sum over shown ranks of
+    log P(C_r = c_r | C_<r) of the final parameters."""
+    from cranfield.clicks.estimate import log_likelihood_matrix
+
+    rng = np.random.default_rng(4)
+    n, k = 300, 5
+    docs = np.array([rng.permutation(7)[:k] for _ in range(n)])
+    log = from_arrays(rng.integers(0, 3, n), docs, rng.random((n, k)) < 0.3)
+    m = fit(log, name, max_iter=15, tol=0)
+    assert len(m.trace) == 16
+    total = log_likelihood_matrix(name, m.params, m.index(log), log).sum()
+    assert m.trace[-1] == pytest.approx(total, rel=1e-9)

@@ -116,21 +116,38 @@ def _init(rng, shape):
     return rng.uniform(0.25, 0.75, size=shape)
 
 
-def _em(name, log, pairs, params, step, tol, max_iter):
-    def total(p):
-        return float(weighted_sum(pairs, log_likelihood_matrix(name, p, pairs.index, log)))
-
-    trace = [total(params)]
+def _em(pairs, params, step, tol, max_iter):
+    """EM loop: ``step(p)`` returns the updated parameters and the log-likelihood of
+    ``p`` (one per session, weighted here), computed with the E-step."""
+    trace = []
     converged = False
     it = 0
+    new, ll = step(params)
+    trace.append(float(pairs.weight @ ll))
     while it < max_iter:
-        params = step(params)
+        params = new
         it += 1
-        trace.append(total(params))
+        new, ll = step(params)
+        trace.append(float(pairs.weight @ ll))
         if trace[-1] - trace[-2] <= tol * abs(trace[-1]):
             converged = True
             break
     return params, it, converged, trace
+
+
+def _log(x):
+    return np.log(np.maximum(x, 1e-300))
+
+
+def _chain_session_ll(a, c_click, c_skip, tail_at_last, z0, clicks, before, has, rows, lidx):
+    """Log-likelihood per session of a cascade-family model: ranks before the last
+    click ``l`` were examined and passed (``alpha c_click`` or ``(1 - alpha) c_skip``),
+    ``l`` was clicked and followed by no click (``alpha_l tail_at_last``); without
+    clicks, ``z_1``."""
+    passed = np.where(clicks, _log(a) + _log(c_click), _log(1 - a) + _log(c_skip))
+    head = np.where(before, passed, 0.0).sum(axis=1)
+    at_last = _log(a[rows, lidx]) + _log(tail_at_last)
+    return np.where(has, head + at_last, _log(z0))
 
 
 def _cells_em(log, pairs, exam_cell: np.ndarray, n_exam: int, tol, max_iter, rng):
@@ -230,6 +247,7 @@ def fit_dbn(log, pairs, tol=1e-6, max_iter=100, rng=None):
     lidx = np.maximum(last, 0)
     rows = np.arange(log.n_sessions)
     is_last = np.arange(k)[None, :] == last[:, None]
+    before = np.arange(k)[None, :] < last[:, None]
     nxt = _next_shown(shown)
 
     def step(p):
@@ -250,15 +268,26 @@ def fit_dbn(log, pairs, tol=1e-6, max_iter=100, rng=None):
         opportunities = weighted_sum(pairs, eps * (1 - post_s), nxt)
         continues = weighted_sum(pairs, np.roll(eps, -1, axis=1), nxt)
         gamma = float(ratio(continues, opportunities))
-        return Params(
-            pair={"attractiveness": alpha, "satisfaction": sigma}, scalar={"gamma": gamma}
+        ll = _chain_session_ll(
+            a,
+            g * (1 - s),
+            np.full_like(a, g),
+            sl + (1 - sl) * q,
+            z[:, 0],
+            clicks,
+            before,
+            has,
+            rows,
+            lidx,
         )
+        new = Params(pair={"attractiveness": alpha, "satisfaction": sigma}, scalar={"gamma": gamma})
+        return new, ll
 
     start = Params(
         pair={"attractiveness": _init(rng, pairs.n), "satisfaction": _init(rng, pairs.n)},
         scalar={"gamma": float(_init(rng, ()))},
     )
-    return _em("dbn", log, pairs, start, step, tol, max_iter)
+    return _em(pairs, start, step, tol, max_iter)
 
 
 def fit_ccm(log, pairs, tol=1e-6, max_iter=100, rng=None):
@@ -315,12 +344,14 @@ def fit_ccm(log, pairs, tol=1e-6, max_iter=100, rng=None):
             ratio(weighted_sum(pairs, cont_b0, coin), weighted_sum(pairs, 1 - post_b, coin))
         )
         tau3 = float(ratio(weighted_sum(pairs, cont_b1, coin), weighted_sum(pairs, post_b, coin)))
-        return Params(
+        ll = _chain_session_ll(a, cc, cont, q, z[:, 0], clicks, before, has, rows, lidx)
+        new = Params(
             pair={"attractiveness": alpha}, scalar={"tau1": tau1, "tau2": tau2, "tau3": tau3}
         )
+        return new, ll
 
     start = Params(
         pair={"attractiveness": _init(rng, pairs.n)},
         scalar={t: float(_init(rng, ())) for t in ("tau1", "tau2", "tau3")},
     )
-    return _em("ccm", log, pairs, start, step, tol, max_iter)
+    return _em(pairs, start, step, tol, max_iter)
