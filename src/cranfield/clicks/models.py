@@ -88,9 +88,11 @@ def distinct_sessions(log: ClickLog) -> tuple[ClickLog, np.ndarray]:
 
 def per_pair(pairs: Pairs, values: np.ndarray, where: np.ndarray | None = None) -> np.ndarray:
     """Sum of ``values`` (``n x K``) per pair over shown ranks (and ``where``)."""
-    mask = pairs.shown if where is None else pairs.shown & where
-    weighted = values[mask] * pairs.cell_weight[mask]
-    return np.bincount(pairs.index[mask], weights=weighted, minlength=pairs.n)
+    weighted = values * pairs.cell_weight
+    if where is not None:
+        weighted = np.where(where, weighted, 0.0)
+    sums = np.bincount(pairs.index.ravel() + 1, weights=weighted.ravel(), minlength=pairs.n + 1)
+    return sums[1:]  # bin 0 collects the ranks where nothing is shown
 
 
 def ratio(num, den, default: float = DEFAULT) -> np.ndarray:
@@ -167,34 +169,39 @@ def _chain_full(alpha, c_click, c_skip, shown) -> np.ndarray:
     return np.where(shown, out, 0.0)
 
 
+def _by_rank(x) -> np.ndarray:
+    """``x`` (``n x K``) as a ``K x n`` C-ordered copy: a rank's values contiguous."""
+    return np.ascontiguousarray(np.asarray(x).T)
+
+
 def _chain_tail(alpha, cont_skip, shown) -> np.ndarray:
     """``z_r = P(no click at ranks >= r | E_r = 1)`` for a chain that goes on with
     ``cont_skip`` after a skip: ``z_r = (1 - alpha_r)((1 - c_r) + c_r z_{r+1})``, with
-    ``z = 1`` past the end of the list. Returns ``n x (K + 1)``."""
+    ``z = 1`` past the end of the list. Returns ``n x (K + 1)`` (a transposed view)."""
     n, k = alpha.shape
-    z = np.ones((n, k + 1))
+    a, c, sh = _by_rank(alpha), _by_rank(cont_skip), _by_rank(shown)
+    z = np.ones((k + 1, n))
     for r in range(k - 1, -1, -1):
-        c = cont_skip[:, r]
-        step = (1 - alpha[:, r]) * ((1 - c) + c * z[:, r + 1])
-        z[:, r] = np.where(shown[:, r], step, 1.0)
-    return z
+        step = (1 - a[r]) * ((1 - c[r]) + c[r] * z[r + 1])
+        z[r] = np.where(sh[r], step, 1.0)
+    return z.T
 
 
 def _tail_examination(start, cont_skip, z, last, shown) -> np.ndarray:
     """Posterior ``P(E_r = 1 | clicks)``: 1 up to the last click, ``start`` just after
     it, then ``eps_r = eps_{r-1} c z_r / ((1 - c) + c z_r)`` (``c`` = going on after a skip)."""
     n, k = shown.shape
-    eps = np.zeros((n, k))
-    r_idx = np.arange(k)
-    eps[r_idx[None, :] <= last[:, None]] = 1.0
+    zr_all = _by_rank(z)
+    c_all = _by_rank(cont_skip)
+    eps = np.zeros((k, n))
     current = np.zeros(n)
     for r in range(k):
-        at_start = last + 1 == r
-        c = cont_skip[:, r - 1] if r > 0 else np.ones(n)
-        follow = current * _safe_div(c * z[:, r], (1 - c) + c * z[:, r])
-        current = np.where(at_start, start, np.where(r > last + 1, follow, 0.0))
-        eps[:, r] = np.where(r > last, current, eps[:, r])
-    return np.where(shown, eps, 0.0)
+        c = c_all[r - 1] if r > 0 else np.ones(n)
+        zr = zr_all[r]
+        follow = current * _safe_div(c * zr, (1 - c) + c * zr)
+        current = np.where(last + 1 == r, start, np.where(r > last + 1, follow, 0.0))
+        eps[r] = np.where(r > last, current, 1.0)
+    return np.where(shown, eps.T, 0.0)
 
 
 # ------------------------------------------------------------------ parameter sets
@@ -208,9 +215,9 @@ class Params:
 
 
 def _spread(values: np.ndarray, index: np.ndarray, shown: np.ndarray) -> np.ndarray:
-    """Per-pair ``values`` laid out as ``n x K`` (``DEFAULT`` where the pair is unknown)."""
-    got = values[np.maximum(index, 0)] if len(values) else np.full(index.shape, DEFAULT)
-    return np.where(shown & (index >= 0), got, DEFAULT)
+    """Per-pair ``values`` laid out as ``n x K`` (``DEFAULT`` where the pair is unknown
+    or nothing is shown: index ``-1`` picks the appended default)."""
+    return np.append(np.asarray(values, dtype=float), DEFAULT)[index]
 
 
 def _ranked(values: np.ndarray, k: int) -> np.ndarray:
