@@ -144,7 +144,7 @@ def _chain_session_ll(a, c_click, c_skip, tail_at_last, z0, clicks, before, has,
     click ``l`` were examined and passed (``alpha c_click`` or ``(1 - alpha) c_skip``),
     ``l`` was clicked and followed by no click (``alpha_l tail_at_last``); without
     clicks, ``z_1``."""
-    passed = np.where(clicks, _log(a) + _log(c_click), _log(1 - a) + _log(c_skip))
+    passed = _log(np.where(clicks, a * c_click, (1 - a) * c_skip))
     head = np.where(before, passed, 0.0).sum(axis=1)
     at_last = _log(a[rows, lidx]) + _log(tail_at_last)
     return np.where(has, head + at_last, _log(z0))
@@ -254,7 +254,7 @@ def fit_dbn(log, pairs, tol=1e-6, max_iter=100, rng=None):
         m = Matrices(p, pairs.index, log)
         a, s = m.pair["attractiveness"], m.pair["satisfaction"]
         g = p.scalar["gamma"]
-        cont = np.full((log.n_sessions, k), g)
+        cont = g
         z = _chain_tail(a, cont, shown)
         q = (1 - g) + g * z[rows, lidx + 1]
         sl = s[rows, lidx]
@@ -313,7 +313,7 @@ def fit_ccm(log, pairs, tol=1e-6, max_iter=100, rng=None):
         m = Matrices(p, pairs.index, log)
         a = m.pair["attractiveness"]
         t1, t2, t3 = (p.scalar[t] for t in ("tau1", "tau2", "tau3"))
-        cont = np.full((log.n_sessions, k), t1)
+        cont = t1
         z = _chain_tail(a, cont, shown)
         zl = z[rows, lidx + 1]
         al = a[rows, lidx]
