@@ -75,8 +75,10 @@ def main() -> None:
     log = make_log(args.sessions, args.queries)
     built = time.perf_counter() - t0
     shown = int(log.shown.sum())
-    print(f"log: {log.n_sessions} sessions x {log.max_rank} ranks, {shown} impressions, "
-          f"{int(log.clicks.sum())} clicks, built in {built:.1f} s, peak {peak_mb():.0f} MB")
+    print(
+        f"log: {log.n_sessions} sessions x {log.max_rank} ranks, {shown} impressions, "
+        f"{int(log.clicks.sum())} clicks, built in {built:.1f} s, peak {peak_mb():.0f} MB"
+    )
     print("| model | fit (s) | EM iterations | converged | log-likelihood / (session, rank) |")
     print("|---|---:|---:|---|---:|")
     for name in args.models.split(","):

@@ -34,7 +34,7 @@ def _aligned(truth, est, name):
 def test_recovery_from_qrels(name, tol):
     gen = from_qrels(QRELS, name, position_bias=1.0, gamma=0.8, max_rank=6)
     log = simulate(gen, shuffled_sessions(LISTS, N, 6, seed=1), seed=2)
-    est = fit(log, name, max_iter=200, tol=1e-8)
+    est = fit(log, name, max_iter=80, tol=1e-7)
     true_a, got_a, _ = _aligned(gen, est, "attractiveness")
     if name == "pbm":
         g = est.params.rank["examination"]
@@ -74,7 +74,7 @@ UBM_GAMMA = np.tril(np.full((6, 7), 0.9)) * np.linspace(1, 0.4, 6)[:, None] + 0.
 def test_recovery_of_rank_and_global_parameters(name, rank, scalar, tol):
     gen = _model_with(name, rank, scalar)
     log = simulate(gen, shuffled_sessions(LISTS, N, 6, seed=5), seed=6)
-    est = fit(log, name, max_iter=200, tol=1e-8)
+    est = fit(log, name, max_iter=80, tol=1e-7)
     true_a, got_a, _ = _aligned(gen, est, "attractiveness")
     if name == "ubm":
         g = est.params.rank["examination"]
