@@ -38,6 +38,8 @@ CASES: dict[str, dict[str, list[str]]] = {
     "agreement": {"missing": ["--judgments"], "choice": ["a", "b", "--level", "bogus"]},
     "aggregate": {"missing": ["--judgments"], "choice": ["a", "--method", "bogus"]},
     "assessors": {"missing": ["--judgments"], "choice": ["a", "--level", "bogus"]},
+    "clicks": {"missing": [], "choice": ["bogus"]},
+    "clicks compare": {"missing": ["a"], "choice": ["a", "b", "-f", "bogus"]},
 }
 for _cases in CASES.values():
     _cases["unknown"] = ["--no-such-option"]

@@ -41,6 +41,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "agreement": ("agreement_cmd", "agreement between assessors: kappa, alpha, AC1, per topic"),
     "aggregate": ("aggregate_cmd", "combine labels into one qrels: vote, Dawid-Skene, MACE"),
     "assessors": ("assessors_cmd", "assessor quality: gold accuracy, confusion, speed, spammers"),
+    "clicks": ("clicks_cmd", "click logs: fit and compare click models, relevance from clicks"),
 }
 
 

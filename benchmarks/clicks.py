@@ -1,0 +1,94 @@
+"""Time every click model on a simulated log of 1M sessions x 10 ranks.
+
+    PYTHONPATH=src python benchmarks/clicks.py [--sessions 1000000] [--queries 20000]
+        [--models gctr,...] [--max-iter 50]
+
+The log: ``--queries`` queries with Zipf-like frequencies (exponent 1.1), each with 12
+candidate documents whose top 10 are shown, in a fixed order for 80% of the sessions
+and with two adjacent results swapped for the rest (rankers change little between
+impressions); clicks drawn from a DBN with graded attractiveness, satisfaction = the
+same values, gamma = 0.9 and no position bias beyond the cascade. Prints one markdown
+row per model: fit seconds (wall clock, after the log is built), EM iterations, peak
+resident memory increase, training log-likelihood per session and rank.
+"""
+
+from __future__ import annotations
+
+import argparse
+import resource
+import time
+
+import numpy as np
+
+from cranfield.clicks import NAMES, fit
+from cranfield.clicks.fitted import FittedClickModel
+from cranfield.clicks.log import ClickLog
+from cranfield.clicks.models import Params
+from cranfield.clicks.simulate import simulate
+
+
+def make_log(n: int, n_queries: int, seed: int = 0) -> ClickLog:
+    rng = np.random.default_rng(seed)
+    weights = 1.0 / np.arange(1, n_queries + 1) ** 1.1
+    query = rng.choice(n_queries, size=n, p=weights / weights.sum())
+    cand = 12
+    docs = query[:, None] * cand + np.arange(10)[None, :]
+    swap = rng.random(n) < 0.2
+    at = rng.integers(0, 9, n)
+    rows = np.nonzero(swap)[0]
+    a, b = docs[rows, at[rows]].copy(), docs[rows, at[rows] + 1].copy()
+    docs[rows, at[rows]], docs[rows, at[rows] + 1] = b, a
+    template = ClickLog(
+        query.astype(np.int64),
+        docs.astype(np.int64),
+        np.zeros(docs.shape, dtype=bool),
+        np.array([f"q{i}" for i in range(n_queries)], dtype=object),
+        np.array([f"d{i}" for i in range(n_queries * cand)], dtype=object),
+    )
+    grades = rng.integers(0, 4, n_queries * cand)
+    alpha = (np.exp2(grades) - 1) / 8
+    pq = np.repeat(np.arange(n_queries), cand)
+    gen = FittedClickModel(
+        "dbn",
+        Params({"attractiveness": alpha, "satisfaction": alpha}, {}, {"gamma": 0.9}),
+        template.query_names[pq],
+        template.doc_names,
+        np.zeros(len(pq), dtype=np.int64),
+        np.zeros(len(pq), dtype=np.int64),
+        frozenset(template.query_names.tolist()),
+    )
+    return simulate(gen, template, seed=seed + 1)
+
+
+def peak_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--sessions", type=int, default=1_000_000)
+    ap.add_argument("--queries", type=int, default=20_000)
+    ap.add_argument("--models", default=",".join(NAMES))
+    ap.add_argument("--max-iter", type=int, default=50)
+    args = ap.parse_args()
+    t0 = time.perf_counter()
+    log = make_log(args.sessions, args.queries)
+    built = time.perf_counter() - t0
+    shown = int(log.shown.sum())
+    print(
+        f"log: {log.n_sessions} sessions x {log.max_rank} ranks, {shown} impressions, "
+        f"{int(log.clicks.sum())} clicks, built in {built:.1f} s, peak {peak_mb():.0f} MB"
+    )
+    print("| model | fit (s) | EM iterations | converged | log-likelihood / (session, rank) |")
+    print("|---|---:|---:|---|---:|")
+    for name in args.models.split(","):
+        t = time.perf_counter()
+        m = fit(log, name, max_iter=args.max_iter, tol=1e-6)
+        dt = time.perf_counter() - t
+        ll = m.trace[-1] / shown if m.trace else float("nan")
+        print(f"| {name} | {dt:.2f} | {m.iterations} | {m.converged} | {ll:.4f} |", flush=True)
+    print(f"peak resident memory: {peak_mb():.0f} MB")
+
+
+if __name__ == "__main__":
+    main()

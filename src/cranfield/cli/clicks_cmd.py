@@ -1,0 +1,142 @@
+"""``cranfield clicks``: fit click models, compare them, derive relevance from clicks."""
+
+from __future__ import annotations
+
+import argparse
+import math
+
+from ._args import Parser
+
+_ACTIONS = ("compare", "fit", "relevance", "models")
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if not 1 <= value <= 100_000:
+        raise argparse.ArgumentTypeError(f"expected an integer in [1, 100000], got {text!r}")
+    return value
+
+
+def _tol(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0 <= value < 1:
+        raise argparse.ArgumentTypeError(f"expected a number in [0, 1), got {text!r}")
+    return value
+
+
+def _seed(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if not 0 <= value < 2**63:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {text!r}")
+    return value
+
+
+def _thresholds(text: str) -> list[float]:
+    try:
+        values = [float(t) for t in text.split(",")]
+    except ValueError:
+        values = []
+    if not values or any(not math.isfinite(v) for v in values) or values != sorted(set(values)):
+        raise argparse.ArgumentTypeError(f"expected increasing numbers, got {text!r}")
+    return values
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    from ..clicks.log import FORMATS
+
+    p.add_argument(
+        "--log-format", choices=FORMATS, help="format of the logs (default: from the file name)"
+    )
+    p.add_argument("--tol", type=_tol, default=1e-6, help="EM stops below this relative gain")
+    p.add_argument("--max-iter", type=_positive_int, default=100, help="EM iteration cap")
+    p.add_argument("--seed", type=_seed, help="random EM start values (default: all 0.5)")
+    p.add_argument("-o", "--output", help="write to this file instead of standard output")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from ..clicks.registry import NAMES
+
+    sub = parser.add_subparsers(dest="action", metavar="ACTION", required=True, parser_class=Parser)
+    c = sub.add_parser("compare", help="fit models on TRAIN, score them on TEST")
+    c.add_argument("train", metavar="TRAIN")
+    c.add_argument("test", metavar="TEST")
+    c.add_argument("--models", default=",".join(NAMES), help="comma list of models (default: all)")
+    c.add_argument("-f", "--format", choices=("text", "json", "markdown"), default="text")
+    _common(c)
+    f = sub.add_parser("fit", help="fit one model; its parameters as JSON")
+    f.add_argument("log", metavar="LOG")
+    f.add_argument("--model", "-m", required=True, help="one of " + ", ".join(NAMES))
+    _common(f)
+    r = sub.add_parser("relevance", help="click-derived relevance per (query, document)")
+    r.add_argument("log", metavar="LOG")
+    r.add_argument("--model", "-m", required=True, help="one of " + ", ".join(NAMES))
+    r.add_argument(
+        "--qrels",
+        action="store_true",
+        help="write TREC qrels: graded by --thresholds, else the continuous relevance",
+    )
+    r.add_argument("--thresholds", type=_thresholds, help="increasing values, e.g. 0.2,0.5")
+    r.add_argument("--min-impressions", type=_positive_int, default=1, help="leave out rarer pairs")
+    _common(r)
+    m = sub.add_parser("models", help="list the click models with definitions and sources")
+    m.add_argument("-o", "--output", help="write to this file instead of standard output")
+
+
+def _emit(text: str, output: str | None) -> None:
+    if output is None:
+        import sys
+
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    else:
+        from ..io.atomic import write_text
+
+        write_text(output, text)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..clicks import estimates, fit, read_log, to_json
+    from ..clicks.evaluation import compare, render
+    from ..clicks.registry import REGISTRY, get
+    from ..clicks.relevance import qrels_lines
+    from ..output import dumps_json
+
+    if args.action == "models":
+        lines = []
+        for d in REGISTRY.values():
+            lines.append(f"{d.name}  {d.title} ({d.estimation})")
+            lines.append(f"    {d.definition}")
+            lines.append(
+                "    parameters: " + "; ".join(f"{k}: {v}" for k, v in d.parameters.items())
+            )
+            lines.append(f"    {d.reference}")
+        _emit("\n".join(lines) + "\n", args.output)
+        return 0
+    options = {"tol": args.tol, "max_iter": args.max_iter, "seed": args.seed}
+    if args.action == "compare":
+        names = [get(n).name for n in args.models.split(",")]
+        train = read_log(args.train, args.log_format)
+        test = read_log(args.test, args.log_format)
+        _emit(render(compare(train, test, names, **options), args.format), args.output)
+        return 0
+    model = fit(read_log(args.log, args.log_format), get(args.model).name, **options)
+    if args.action == "fit":
+        _emit(dumps_json(to_json(model)) + "\n", args.output)
+        return 0
+    est = estimates(model)
+    if args.qrels:
+        _emit(qrels_lines(est, args.thresholds, args.min_impressions), args.output)
+        return 0
+    keep = est["impressions"] >= args.min_impressions
+    rows = [{k: v[i] for k, v in est.items()} for i in range(len(keep)) if keep[i]]
+    _emit(dumps_json(rows) + "\n", args.output)
+    return 0

@@ -1,0 +1,357 @@
+"""Estimation of every click model: closed-form maximum likelihood or EM.
+
+Each ``fit_*`` takes the training log, its :class:`~.models.Pairs` and the EM options
+and returns ``(Params, iterations, converged, trace)``; ``trace`` is the training
+log-likelihood (natural log, summed over every shown rank of every session) after each
+EM iteration (empty for closed forms). EM stops when an iteration raises it by less
+than ``tol`` times its magnitude, or after ``max_iter`` iterations.
+
+Formulas: Chuklin, Markov & de Rijke (2015), *Click Models for Web Search*, ch. 3-4.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .log import ClickLog
+from .models import (
+    DEFAULT,
+    Matrices,
+    Params,
+    _chain_tail,
+    _tail_examination,
+    click_probabilities,
+    first_click,
+    last_click,
+    per_pair,
+    previous_click,
+    ratio,
+    through,
+    weighted_sum,
+)
+
+EPS = 1e-10
+"""Probabilities are clipped to ``[EPS, 1 - EPS]`` before taking logarithms."""
+
+
+def log_likelihood_matrix(name: str, params: Params, index, log: ClickLog) -> np.ndarray:
+    """``log P(C_r = c_r | C_<r)`` for every shown rank (0 elsewhere), ``n x K``."""
+    m = Matrices(params, index, log)
+    p = np.clip(click_probabilities(name, m, True), EPS, 1 - EPS)
+    return np.where(log.shown, np.where(log.clicks, np.log(p), np.log1p(-p)), 0.0)
+
+
+def _rank_sum(pairs, values, mask) -> np.ndarray:
+    return weighted_sum(pairs, values, mask, axis=0)
+
+
+# ------------------------------------------------------------------ closed forms
+def fit_gctr(log, pairs, **_):
+    """``rho = clicks / impressions`` over all ranks."""
+    ctr = weighted_sum(pairs, log.clicks) / weighted_sum(pairs, log.shown)
+    return Params(scalar={"ctr": float(ctr)}), 0, True, []
+
+
+def fit_rctr(log, pairs, **_):
+    """``rho_r = clicks at r / sessions showing rank r``."""
+    rho = ratio(_rank_sum(pairs, log.clicks, True), _rank_sum(pairs, log.shown, True))
+    return Params(rank={"ctr": rho}), 0, True, []
+
+
+def fit_dctr(log, pairs, **_):
+    """``rho_qd = clicks on (q, d) / impressions of (q, d)``."""
+    alpha = ratio(per_pair(pairs, log.clicks.astype(float)), pairs.impressions)
+    return Params(pair={"attractiveness": alpha}), 0, True, []
+
+
+def fit_cm(log, pairs, **_):
+    """Cascade model: ``alpha_qd = first clicks on (q, d) / times (q, d) was shown at or
+    above the first click`` (all ranks when there is none); later clicks are ignored."""
+    seen = through(log.max_rank, first_click(log.clicks))
+    first = log.clicks & (np.cumsum(log.clicks, axis=1) == 1)
+    alpha = ratio(per_pair(pairs, first.astype(float)), per_pair(pairs, seen.astype(float)))
+    return Params(pair={"attractiveness": alpha}), 0, True, []
+
+
+def _above_last(log, pairs):
+    seen = through(log.max_rank, last_click(log.clicks))
+    return ratio(per_pair(pairs, log.clicks.astype(float)), per_pair(pairs, seen.astype(float)))
+
+
+def fit_dcm(log, pairs, **_):
+    """DCM, the book's approximate MLE: ``alpha_qd`` = clicks over impressions at or
+    above the last click (all ranks without clicks); ``lambda_r = 1 - (sessions whose
+    last click is at r) / (clicks at r)``."""
+    last = last_click(log.clicks)
+    is_last = np.arange(log.max_rank)[None, :] == last[:, None]
+    lam = 1 - ratio(
+        _rank_sum(pairs, is_last, True), _rank_sum(pairs, log.clicks, True), 1 - DEFAULT
+    )
+    return (
+        Params(pair={"attractiveness": _above_last(log, pairs)}, rank={"continuation": lam}),
+        0,
+        True,
+        [],
+    )
+
+
+def fit_sdbn(log, pairs, **_):
+    """Simplified DBN (gamma = 1): ``alpha_qd`` as DCM's; ``sigma_qd = last clicks on
+    (q, d) / clicks on (q, d)``."""
+    last = last_click(log.clicks)
+    is_last = (np.arange(log.max_rank)[None, :] == last[:, None]).astype(float)
+    sigma = ratio(per_pair(pairs, is_last), per_pair(pairs, log.clicks.astype(float)))
+    return (
+        Params(pair={"attractiveness": _above_last(log, pairs), "satisfaction": sigma}),
+        0,
+        True,
+        [],
+    )
+
+
+# ------------------------------------------------------------------ EM
+def _init(rng, shape):
+    if rng is None:
+        return np.full(shape, DEFAULT)
+    return rng.uniform(0.25, 0.75, size=shape)
+
+
+def _em(pairs, params, step, tol, max_iter):
+    """EM loop: ``step(p)`` returns the updated parameters and the log-likelihood of
+    ``p`` (one per session, weighted here), computed with the E-step."""
+    trace = []
+    converged = False
+    it = 0
+    new, ll = step(params)
+    trace.append(float(pairs.weight @ ll))
+    while it < max_iter:
+        params = new
+        it += 1
+        new, ll = step(params)
+        trace.append(float(pairs.weight @ ll))
+        if trace[-1] - trace[-2] <= tol * abs(trace[-1]):
+            converged = True
+            break
+    return params, it, converged, trace
+
+
+def _log(x):
+    return np.log(np.maximum(x, 1e-300))
+
+
+def _chain_session_ll(a, c_click, c_skip, tail_at_last, z0, clicks, before, has, rows, lidx):
+    """Log-likelihood per session of a cascade-family model: ranks before the last
+    click ``l`` were examined and passed (``alpha c_click`` or ``(1 - alpha) c_skip``),
+    ``l`` was clicked and followed by no click (``alpha_l tail_at_last``); without
+    clicks, ``z_1``."""
+    passed = _log(np.where(clicks, a * c_click, (1 - a) * c_skip))
+    head = np.where(before, passed, 0.0).sum(axis=1)
+    at_last = _log(a[rows, lidx]) + _log(tail_at_last)
+    return np.where(has, head + at_last, _log(z0))
+
+
+def _cells_em(log, pairs, exam_cell: np.ndarray, n_exam: int, tol, max_iter, rng):
+    """EM of ``P(C = 1) = alpha_qd gamma_e`` (PBM: ``e`` = rank; UBM: ``e`` = (rank,
+    previous-click rank)) on the distinct (pair, e, click) cells with their counts.
+
+    The posteriors depend on a cell only: a click has ``A = E = 1``; a skip has
+    ``P(A=1 | C=0) = alpha (1-gamma) / (1 - alpha gamma)`` and ``P(E=1 | C=0) =
+    gamma (1-alpha) / (1 - alpha gamma)``. The log-likelihood of the parameters before
+    each update comes with its E-step.
+    """
+    shown = pairs.shown
+    key = (pairs.index[shown] * n_exam + exam_cell[shown]) * 2 + log.clicks[shown]
+    uniq, inverse = np.unique(key, return_inverse=True)
+    weight = np.bincount(inverse, weights=pairs.cell_weight[shown])
+    click = (uniq % 2).astype(bool)
+    exam = (uniq // 2) % n_exam
+    pair = uniq // 2 // n_exam
+    exam_total = np.bincount(exam, weights=weight, minlength=n_exam)
+    # clicks have posteriors 1: their sums are fixed; only the skip cells change
+    click_a = np.bincount(pair[click], weights=weight[click], minlength=pairs.n)
+    click_e = np.bincount(exam[click], weights=weight[click], minlength=n_exam)
+    c_pair, c_exam, c_weight = pair[click], exam[click], weight[click]
+    s_pair, s_exam, s_weight = pair[~click], exam[~click], weight[~click]
+    alpha = _init(rng, pairs.n)
+    gamma = _init(rng, n_exam)
+
+    def e_step(alpha, gamma):
+        pc = np.clip(alpha[c_pair] * gamma[c_exam], EPS, 1 - EPS)
+        a, g = alpha[s_pair], gamma[s_exam]
+        ag = a * g
+        ps = np.clip(ag, EPS, 1 - EPS)
+        ll = float(c_weight @ np.log(pc) + s_weight @ np.log1p(-ps))
+        den = 1 - ag
+        post_a = ratio(a - ag, den, 0.0)
+        post_e = ratio(g - ag, den, 0.0)
+        return ll, post_a, post_e
+
+    trace = []
+    converged = False
+    it = 0
+    ll, post_a, post_e = e_step(alpha, gamma)
+    trace.append(ll)
+    while it < max_iter:
+        num_a = click_a + np.bincount(s_pair, weights=s_weight * post_a, minlength=pairs.n)
+        num_e = click_e + np.bincount(s_exam, weights=s_weight * post_e, minlength=n_exam)
+        alpha = ratio(num_a, pairs.impressions)
+        gamma = ratio(num_e, exam_total)
+        it += 1
+        ll, post_a, post_e = e_step(alpha, gamma)
+        trace.append(ll)
+        if trace[-1] - trace[-2] <= tol * abs(trace[-1]):
+            converged = True
+            break
+    return alpha, gamma, it, converged, trace
+
+
+def fit_pbm(log, pairs, tol=1e-6, max_iter=100, rng=None):
+    """PBM by EM: ``P(C_r=1) = alpha_qd gamma_r``."""
+    k = log.max_rank
+    ranks = np.broadcast_to(np.arange(k)[None, :], log.docs.shape)
+    alpha, gamma, it, converged, trace = _cells_em(log, pairs, ranks, k, tol, max_iter, rng)
+    params = Params(pair={"attractiveness": alpha}, rank={"examination": gamma})
+    return params, it, converged, trace
+
+
+def fit_ubm(log, pairs, tol=1e-6, max_iter=100, rng=None):
+    """UBM by EM: ``P(C_r=1 | C_<r) = alpha_qd gamma_{r r'}``, ``r'`` the rank of the
+    previous click (0 when none)."""
+    k = log.max_rank
+    cell = np.arange(k)[None, :] * (k + 1) + previous_click(log.clicks)
+    alpha, gamma, it, converged, trace = _cells_em(
+        log, pairs, cell, k * (k + 1), tol, max_iter, rng
+    )
+    params = Params(pair={"attractiveness": alpha}, rank={"examination": gamma.reshape(k, k + 1)})
+    return params, it, converged, trace
+
+
+def _next_shown(shown):
+    out = np.zeros_like(shown)
+    out[:, :-1] = shown[:, 1:]
+    return out
+
+
+def fit_dbn(log, pairs, tol=1e-6, max_iter=100, rng=None):
+    """DBN by EM (one continuation probability ``gamma``).
+
+    Every rank up to the last click ``l`` was examined, every click before ``l`` was
+    unsatisfying. With ``z_r`` the probability of no click from an examined rank ``r``
+    on, ``P(S_l = 1 | clicks) = sigma / (sigma + (1 - sigma)(1 - gamma + gamma z_{l+1}))``
+    and the examination posterior after ``l`` follows :func:`~.models._tail_examination`.
+    """
+    shown, clicks = log.shown, log.clicks
+    k = log.max_rank
+    last = last_click(clicks)
+    has = last >= 0
+    lidx = np.maximum(last, 0)
+    rows = np.arange(log.n_sessions)
+    is_last = np.arange(k)[None, :] == last[:, None]
+    before = np.arange(k)[None, :] < last[:, None]
+    nxt = _next_shown(shown)
+
+    def step(p):
+        m = Matrices(p, pairs.index, log)
+        a, s = m.pair["attractiveness"], m.pair["satisfaction"]
+        g = p.scalar["gamma"]
+        cont = g
+        z = _chain_tail(a, cont, shown)
+        q = (1 - g) + g * z[rows, lidx + 1]
+        sl = s[rows, lidx]
+        post_s_last = np.where(has, ratio(sl, sl + (1 - sl) * q, 0.0), 0.0)
+        start = np.where(has, (1 - post_s_last) * ratio(g * z[rows, lidx + 1], q, 0.0), 1.0)
+        eps = _tail_examination(start, cont, z, last, shown)
+        post_a = np.where(clicks, 1.0, (1 - eps) * a)
+        alpha = ratio(per_pair(pairs, post_a), pairs.impressions)
+        post_s = np.where(is_last, post_s_last[:, None], 0.0)
+        sigma = ratio(per_pair(pairs, post_s, clicks), per_pair(pairs, clicks.astype(float)))
+        opportunities = weighted_sum(pairs, eps * (1 - post_s), nxt)
+        continues = weighted_sum(pairs, np.roll(eps, -1, axis=1), nxt)
+        gamma = float(ratio(continues, opportunities))
+        ll = _chain_session_ll(
+            a,
+            g * (1 - s),
+            np.full_like(a, g),
+            sl + (1 - sl) * q,
+            z[:, 0],
+            clicks,
+            before,
+            has,
+            rows,
+            lidx,
+        )
+        new = Params(pair={"attractiveness": alpha, "satisfaction": sigma}, scalar={"gamma": gamma})
+        return new, ll
+
+    start = Params(
+        pair={"attractiveness": _init(rng, pairs.n), "satisfaction": _init(rng, pairs.n)},
+        scalar={"gamma": float(_init(rng, ()))},
+    )
+    return _em(pairs, start, step, tol, max_iter)
+
+
+def fit_ccm(log, pairs, tol=1e-6, max_iter=100, rng=None):
+    """CCM by EM.
+
+    After a click the user goes on with ``tau2 (1 - alpha) + tau3 alpha``; EM treats
+    this as a hidden coin ``B ~ Bernoulli(alpha)`` choosing ``tau3`` (B = 1) or ``tau2``,
+    which leaves the likelihood unchanged; ``alpha`` is re-estimated from the
+    attractiveness and the coin posteriors together.
+    """
+    shown, clicks = log.shown, log.clicks
+    k = log.max_rank
+    last = last_click(clicks)
+    has = last >= 0
+    lidx = np.maximum(last, 0)
+    rows = np.arange(log.n_sessions)
+    r_idx = np.arange(k)[None, :]
+    before = r_idx < last[:, None]
+    is_last = r_idx == last[:, None]
+    nxt = _next_shown(shown)
+
+    def step(p):
+        m = Matrices(p, pairs.index, log)
+        a = m.pair["attractiveness"]
+        t1, t2, t3 = (p.scalar[t] for t in ("tau1", "tau2", "tau3"))
+        cont = t1
+        z = _chain_tail(a, cont, shown)
+        zl = z[rows, lidx + 1]
+        al = a[rows, lidx]
+        cl = t2 * (1 - al) + t3 * al
+        q = (1 - cl) + cl * zl
+        start = np.where(has, ratio(cl * zl, q, 0.0), 1.0)
+        eps = _tail_examination(start, cont, z, last, shown)
+        cc = t2 * (1 - a) + t3 * a
+        # coin posteriors on clicked ranks followed by a shown rank
+        b_before = ratio(a * t3, cc, 0.0)
+        b_last = np.where(has, ratio(al * ((1 - t3) + t3 * zl), q, 0.0), 0.0)
+        coin = clicks & nxt
+        post_b = np.where(before, b_before, np.where(is_last, b_last[:, None], 0.0))
+        cont_b1 = np.where(
+            before, b_before, np.where(is_last, ratio(al * t3 * zl, q, 0.0)[:, None], 0.0)
+        )
+        cont_b0 = np.where(
+            before, 1 - b_before, np.where(is_last, ratio((1 - al) * t2 * zl, q, 0.0)[:, None], 0.0)
+        )
+        post_a = np.where(clicks, 1.0, (1 - eps) * a)
+        num = per_pair(pairs, post_a) + per_pair(pairs, post_b, coin)
+        den = pairs.impressions + per_pair(pairs, np.ones_like(a), coin)
+        alpha = ratio(num, den)
+        skip = ~clicks & nxt
+        nxt_eps = np.roll(eps, -1, axis=1)
+        tau1 = float(ratio(weighted_sum(pairs, nxt_eps, skip), weighted_sum(pairs, eps, skip)))
+        tau2 = float(
+            ratio(weighted_sum(pairs, cont_b0, coin), weighted_sum(pairs, 1 - post_b, coin))
+        )
+        tau3 = float(ratio(weighted_sum(pairs, cont_b1, coin), weighted_sum(pairs, post_b, coin)))
+        ll = _chain_session_ll(a, cc, cont, q, z[:, 0], clicks, before, has, rows, lidx)
+        new = Params(
+            pair={"attractiveness": alpha}, scalar={"tau1": tau1, "tau2": tau2, "tau3": tau3}
+        )
+        return new, ll
+
+    start = Params(
+        pair={"attractiveness": _init(rng, pairs.n)},
+        scalar={t: float(_init(rng, ())) for t in ("tau1", "tau2", "tau3")},
+    )
+    return _em(pairs, start, step, tol, max_iter)

@@ -1,0 +1,316 @@
+"""Click models: estimation (closed form or EM) and click probabilities.
+
+Notation (Chuklin, Markov & de Rijke 2015, *Click Models for Web Search*): a session
+shows documents ``d_1..d_n`` for query ``q``; ``C_r`` is a click at rank ``r``,
+``E_r`` examination, ``A_r`` attractiveness (``P(A_r=1) = alpha_{q d_r}``), ``S_r``
+satisfaction after a click (``sigma_{q d_r}``). A click happens iff the document is
+examined and attractive: ``C_r = 1 <=> E_r = 1 and A_r = 1``.
+
+All estimation is whole-array NumPy over the ``sessions x ranks`` matrices of a
+:class:`~cranfield.clicks.log.ClickLog`: per-(query, document) sums are
+``np.bincount`` over the pair index of every shown rank, per-rank sums are column
+sums; the only Python loops run over ranks (at most :data:`~.log.MAX_RANKS`) and EM
+iterations, never over sessions.
+
+The cascade-family models (CM, DCM, SDBN, DBN, CCM) share one form: examination starts
+at rank 1, and after rank ``r`` the user goes on with probability ``c_click(r)`` after a
+click and ``c_skip(r)`` after none. :func:`_chain_conditional` and :func:`_chain_full`
+compute their click probabilities for all of them.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .log import ClickLog
+
+DEFAULT = 0.5
+"""Initial value of every EM parameter, and the value of a parameter without data
+(a (query, document) pair never shown in training, a rank never reached)."""
+
+
+# --------------------------------------------------------------------------- indices
+class Pairs:
+    """The distinct (query, document) pairs of a log and each shown rank's pair index.
+
+    ``weight`` (one per session, default 1) is how many identical sessions a row
+    stands for (:func:`distinct_sessions`); every sum below is weighted by it.
+    """
+
+    def __init__(self, log: ClickLog, weight: np.ndarray | None = None):
+        shown = log.shown
+        key = log.query[:, None] * np.int64(len(log.doc_names)) + np.where(shown, log.docs, 0)
+        uniq, inverse = np.unique(key[shown], return_inverse=True)
+        self.index = np.full(log.docs.shape, -1, dtype=np.int64)
+        self.index[shown] = inverse
+        self.n = len(uniq)
+        self.query = uniq // len(log.doc_names)
+        self.doc = uniq % len(log.doc_names)
+        self.shown = shown
+        n = log.n_sessions
+        self.weight = np.ones(n) if weight is None else np.asarray(weight, dtype=float)
+        self.cell_weight = np.broadcast_to(self.weight[:, None], shown.shape)
+        self.impressions = np.bincount(
+            inverse, weights=self.cell_weight[shown], minlength=self.n
+        ).astype(float)
+
+
+def weighted_sum(pairs: Pairs, values, mask=None, axis=None):
+    """Sum of ``values`` (``n x K``) times the session weights, over ``mask``."""
+    v = np.asarray(values, dtype=float) * pairs.cell_weight
+    if mask is not None:
+        v = np.where(mask, v, 0.0)
+    return v.sum(axis=axis)
+
+
+def distinct_sessions(log: ClickLog) -> tuple[ClickLog, np.ndarray]:
+    """The distinct sessions of ``log`` (same query, documents and clicks) and how many
+    times each occurs. Rows are hashed to 64 bits, grouped by hash, and every row is
+    then compared with its group's first row: a hash collision falls back to an exact
+    sort of the rows."""
+    rows = np.concatenate(
+        [log.query[:, None], log.docs, log.clicks.astype(np.int64)], axis=1
+    ).astype(np.int64)
+    mult = np.random.default_rng(0x5EED).integers(1, 2**62, rows.shape[1], dtype=np.int64) | 1
+    with np.errstate(over="ignore"):
+        h = (rows * mult[None, :]).sum(axis=1)
+        h ^= h >> np.int64(29)
+    _, first, inverse, counts = np.unique(
+        h, return_index=True, return_inverse=True, return_counts=True
+    )
+    if not (rows == rows[first][inverse]).all():  # a collision: exact grouping
+        view = np.ascontiguousarray(rows).view(np.dtype((np.void, 8 * rows.shape[1])))
+        _, first, counts = np.unique(view.ravel(), return_index=True, return_counts=True)
+    if len(first) == log.n_sessions:
+        return log, np.ones(log.n_sessions)
+    return log.subset(first), counts.astype(float)
+
+
+def per_pair(pairs: Pairs, values: np.ndarray, where: np.ndarray | None = None) -> np.ndarray:
+    """Sum of ``values`` (``n x K``) per pair over shown ranks (and ``where``)."""
+    weighted = values * pairs.cell_weight
+    if where is not None:
+        weighted = np.where(where, weighted, 0.0)
+    sums = np.bincount(pairs.index.ravel() + 1, weights=weighted.ravel(), minlength=pairs.n + 1)
+    return sums[1:]  # bin 0 collects the ranks where nothing is shown
+
+
+def ratio(num, den, default: float = DEFAULT) -> np.ndarray:
+    """``num / den`` where ``den > 0``, else ``default``."""
+    num = np.asarray(num, dtype=float)
+    den = np.asarray(den, dtype=float)
+    out = np.full(np.broadcast(num, den).shape, default, dtype=float)
+    np.divide(num, den, out=out, where=den > 0)
+    return out
+
+
+def first_click(clicks: np.ndarray) -> np.ndarray:
+    """0-based rank of each session's first click, ``-1`` without clicks."""
+    any_ = clicks.any(axis=1)
+    return np.where(any_, clicks.argmax(axis=1), -1)
+
+
+def last_click(clicks: np.ndarray) -> np.ndarray:
+    """0-based rank of each session's last click, ``-1`` without clicks."""
+    k = clicks.shape[1]
+    any_ = clicks.any(axis=1)
+    return np.where(any_, k - 1 - clicks[:, ::-1].argmax(axis=1), -1)
+
+
+def previous_click(clicks: np.ndarray) -> np.ndarray:
+    """``n x K``: 1-based rank of the last click above each rank, 0 if none (UBM's r')."""
+    n, k = clicks.shape
+    ranks = np.where(clicks, np.arange(1, k + 1)[None, :], 0)
+    running = np.maximum.accumulate(ranks, axis=1)
+    out = np.zeros((n, k), dtype=np.int64)
+    out[:, 1:] = running[:, :-1]
+    return out
+
+
+def through(k: int, upto: np.ndarray) -> np.ndarray:
+    """``n x K``: rank index ``<= upto`` (all ranks where ``upto`` is ``-1``)."""
+    r = np.arange(k)[None, :]
+    return np.where(upto[:, None] >= 0, r <= upto[:, None], True)
+
+
+# ------------------------------------------------------------------ cascade chains
+def _safe_div(num, den):
+    out = np.zeros(np.broadcast(num, den).shape)
+    np.divide(num, den, out=out, where=den > 0)
+    return out
+
+
+def _chain_conditional(alpha, c_click, c_skip, clicks, shown) -> np.ndarray:
+    """``P(C_r = 1 | C_<r)`` of a cascade-family model, ``n x K``.
+
+    ``e_r = P(E_r = 1 | C_<r)``: ``e_1 = 1``; after a click ``e_{r+1} = c_click(r)``;
+    after none ``e_{r+1} = c_skip(r) e_r (1 - alpha_r) / (1 - alpha_r e_r)``.
+    """
+    n, k = alpha.shape
+    e = np.ones(n)
+    out = np.zeros((n, k))
+    for r in range(k):
+        a = alpha[:, r]
+        out[:, r] = a * e
+        skipped = c_skip[:, r] * _safe_div(e * (1 - a), 1 - a * e)
+        e = np.where(clicks[:, r], c_click[:, r], skipped)
+    return np.where(shown, out, 0.0)
+
+
+def _chain_full(alpha, c_click, c_skip, shown) -> np.ndarray:
+    """``P(C_r = 1)`` (no conditioning): ``P(E_{r+1}) = P(E_r)(alpha c_click + (1-alpha) c_skip)``."""
+    n, k = alpha.shape
+    e = np.ones(n)
+    out = np.zeros((n, k))
+    for r in range(k):
+        a = alpha[:, r]
+        out[:, r] = a * e
+        e = e * (a * c_click[:, r] + (1 - a) * c_skip[:, r])
+    return np.where(shown, out, 0.0)
+
+
+def _by_rank(x) -> np.ndarray:
+    """``x`` (``n x K``) as a ``K x n`` C-ordered copy: a rank's values contiguous."""
+    return np.ascontiguousarray(np.asarray(x).T)
+
+
+def _chain_tail(alpha, cont_skip, shown) -> np.ndarray:
+    """``z_r = P(no click at ranks >= r | E_r = 1)`` for a chain that goes on with
+    ``cont_skip`` after a skip: ``z_r = (1 - alpha_r)((1 - c_r) + c_r z_{r+1})``, with
+    ``z = 1`` past the end of the list. Returns ``n x (K + 1)`` (a transposed view)."""
+    n, k = alpha.shape
+    a, sh = _by_rank(alpha), _by_rank(shown)
+    c = np.full(k, float(cont_skip)) if np.ndim(cont_skip) == 0 else _by_rank(cont_skip)
+    z = np.ones((k + 1, n))
+    for r in range(k - 1, -1, -1):
+        step = (1 - a[r]) * ((1 - c[r]) + c[r] * z[r + 1])
+        z[r] = np.where(sh[r], step, 1.0)
+    return z.T
+
+
+def _tail_examination(start, cont_skip, z, last, shown) -> np.ndarray:
+    """Posterior ``P(E_r = 1 | clicks)``: 1 up to the last click, ``start`` just after
+    it, then ``eps_r = eps_{r-1} c z_r / ((1 - c) + c z_r)`` (``c`` = going on after a skip)."""
+    n, k = shown.shape
+    zr_all = _by_rank(z)
+    c_all = np.full(k, float(cont_skip)) if np.ndim(cont_skip) == 0 else _by_rank(cont_skip)
+    eps = np.zeros((k, n))
+    current = np.zeros(n)
+    for r in range(k):
+        c = c_all[r - 1] if r > 0 else 1.0
+        zr = zr_all[r]
+        follow = current * _safe_div(c * zr, (1 - c) + c * zr)
+        current = np.where(last + 1 == r, start, np.where(r > last + 1, follow, 0.0))
+        eps[r] = np.where(r > last, current, 1.0)
+    return np.where(shown, eps.T, 0.0)
+
+
+# ------------------------------------------------------------------ parameter sets
+class Params:
+    """Parameters of one model: per pair, per rank and global, by name."""
+
+    def __init__(self, pair=None, rank=None, scalar=None):
+        self.pair: dict[str, np.ndarray] = dict(pair or {})
+        self.rank: dict[str, np.ndarray] = dict(rank or {})
+        self.scalar: dict[str, float] = dict(scalar or {})
+
+
+def _spread(values: np.ndarray, index: np.ndarray, shown: np.ndarray) -> np.ndarray:
+    """Per-pair ``values`` laid out as ``n x K`` (``DEFAULT`` where the pair is unknown
+    or nothing is shown: index ``-1`` picks the appended default)."""
+    return np.append(np.asarray(values, dtype=float), DEFAULT)[index]
+
+
+def _ranked(values: np.ndarray, k: int) -> np.ndarray:
+    """A per-rank vector cut or extended (with its last value) to ``k`` ranks."""
+    if len(values) >= k:
+        return values[:k]
+    return np.concatenate([values, np.full(k - len(values), values[-1])])
+
+
+class Matrices:
+    """A model's parameters laid out over a log's ``n x K`` grid."""
+
+    def __init__(self, params: Params, index: np.ndarray, log: ClickLog):
+        self.shown = log.shown
+        self.clicks = log.clicks
+        self.n, self.k = log.docs.shape
+        self.pair = {name: _spread(v, index, self.shown) for name, v in params.pair.items()}
+        self.params = params
+
+    def rank(self, name: str) -> np.ndarray:
+        """A per-rank parameter as an ``n x K`` matrix."""
+        v = _ranked(self.params.rank[name], self.k)
+        return np.broadcast_to(v[None, :], (self.n, self.k))
+
+    def scalar(self, name: str) -> np.ndarray:
+        return np.full((self.n, self.k), self.params.scalar[name])
+
+
+# ------------------------------------------------------- click probabilities by model
+def _ubm_gamma(m: Matrices) -> np.ndarray:
+    g = m.params.rank["examination"]
+    if g.shape[0] < m.k:  # extend rows (ranks) with the last row, columns with zeros' row
+        extra = np.repeat(g[-1:, :], m.k - g.shape[0], axis=0)
+        g = np.concatenate([g, extra], axis=0)
+    g = g[: m.k]
+    if g.shape[1] < m.k + 1:
+        g = np.concatenate([g, np.full((m.k, m.k + 1 - g.shape[1]), DEFAULT)], axis=1)
+    return g[:, : m.k + 1]
+
+
+def _chain_terms(name: str, m: Matrices):
+    ones = np.ones((m.n, m.k))
+    a = m.pair["attractiveness"]
+    if name == "cm":
+        return a, np.zeros((m.n, m.k)), ones
+    if name == "dcm":
+        return a, m.rank("continuation"), ones
+    if name == "sdbn":
+        return a, 1 - m.pair["satisfaction"], ones
+    if name == "dbn":
+        g = m.scalar("gamma")
+        return a, g * (1 - m.pair["satisfaction"]), g
+    if name == "ccm":
+        t1, t2, t3 = (m.scalar(t) for t in ("tau1", "tau2", "tau3"))
+        return a, t2 * (1 - a) + t3 * a, t1
+    raise KeyError(name)
+
+
+CHAINS = ("cm", "dcm", "sdbn", "dbn", "ccm")
+
+
+def click_probabilities(name: str, m: Matrices, conditional: bool) -> np.ndarray:
+    """``n x K`` click probabilities of model ``name``: ``P(C_r = 1 | C_<r)`` when
+    ``conditional``, else ``P(C_r = 1)``; 0 where nothing is shown."""
+    if name in CHAINS:
+        a, cc, cs = _chain_terms(name, m)
+        if conditional:
+            return _chain_conditional(a, cc, cs, m.clicks, m.shown)
+        return _chain_full(a, cc, cs, m.shown)
+    if name == "gctr":
+        p = m.scalar("ctr")
+    elif name == "rctr":
+        p = m.rank("ctr")
+    elif name == "dctr":
+        p = m.pair["attractiveness"]
+    elif name == "pbm":
+        p = m.pair["attractiveness"] * m.rank("examination")
+    elif name == "ubm":
+        g = _ubm_gamma(m)
+        a = m.pair["attractiveness"]
+        if conditional:
+            prev = previous_click(m.clicks)
+            p = a * g[np.arange(m.k)[None, :], prev]
+        else:  # distribution of the previous click rank r' (0..K), rank by rank
+            dist = np.zeros((m.n, m.k + 1))
+            dist[:, 0] = 1.0
+            p = np.zeros((m.n, m.k))
+            for r in range(m.k):
+                click = a[:, r : r + 1] * g[r][None, :] * dist  # P(r' = j and click)
+                p[:, r] = click.sum(axis=1)
+                dist = dist - click
+                dist[:, r + 1] += p[:, r]
+    else:
+        raise KeyError(name)
+    return np.where(m.shown, p, 0.0)

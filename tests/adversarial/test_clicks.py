@@ -1,0 +1,104 @@
+"""``cranfield clicks`` (compare, fit, relevance, models) under hostile input."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from .harness import Unchanged, assert_clean_failure, assert_success, run_cli
+
+LOG = "q1\ta,b,c : 0,1,0;\nq2\tb,d : 1,1;\nq1\ta,b,c : 1,0,0;\nq1\tb,a,c : 0,0,1;\n"
+
+
+@pytest.fixture
+def log(tmp_path):
+    p = tmp_path / "train.pyclick"
+    p.write_text(LOG)
+    return p
+
+
+def test_compare_formats(log, tmp_path):
+    test = tmp_path / "test.pyclick"
+    test.write_text(LOG + "q9\ta : 1;\n")
+    out = run_cli("clicks", "compare", log, test, "--models", "dctr,pbm,dbn", "-f", "json")
+    assert_success(out, quiet=True)
+    rows = json.loads(out.stdout)
+    assert [r["model"] for r in rows] == ["dctr", "pbm", "dbn"]
+    assert all(r["sessions_left_out"] == 1 and r["sessions"] == 4 for r in rows)
+    out = run_cli("clicks", "compare", log, test, "--models", "gctr", "-f", "markdown")
+    assert_success(out, quiet=True)
+    assert out.stdout.startswith(b"| model |") and b"1 left out" in out.stdout
+
+
+def test_fit_writes_model_file_atomically(log, tmp_path):
+    target = tmp_path / "model.json"
+    with Unchanged(log):
+        assert_success(run_cli("clicks", "fit", log, "--model", "ubm", "-o", target), quiet=True)
+    model = json.loads(target.read_text())
+    assert model["model"] == "ubm" and model["format"] == "cranfield-click-model"
+    assert {p["doc"] for p in model["pairs"] if p["query"] == "q1"} == {"a", "b", "c"}
+
+
+def test_relevance_qrels(log):
+    out = run_cli("clicks", "relevance", log, "-m", "dctr", "--qrels", "--thresholds", "0.3,0.6")
+    assert_success(out, quiet=True)
+    lines = out.stdout.decode().splitlines()
+    assert "q2 0 d 2" in lines and "q1 0 c 1" in lines  # d 1/1; c 1/3
+
+
+def test_models_list():
+    out = run_cli("clicks", "models")
+    assert_success(out, quiet=True)
+    for name in ("gctr", "pbm", "ubm", "dbn", "sdbn", "ccm", "dcm", "cm"):
+        assert f"\n{name} ".encode() in b"\n" + out.stdout
+
+
+@pytest.mark.parametrize(
+    "content, mentions",
+    [
+        ("q1\ta,b : 0,1,1;\n", ("train.pyclick:1", "click flags")),
+        ("q1 a,b : 0,1;\n", ("train.pyclick:1", "TAB")),
+        ("", ("no session",)),
+        ("\x00\x01\x02", ("train.pyclick",)),
+        ("q1\ta,b : 0,1;\nq1\ta,b : x,1;\n", ("train.pyclick:2",)),
+    ],
+)
+def test_bad_logs_fail_cleanly(tmp_path, content, mentions):
+    p = tmp_path / "train.pyclick"
+    p.write_bytes(content.encode("latin-1"))
+    for argv in (("fit", p, "-m", "pbm"), ("compare", p, p), ("relevance", p, "-m", "dbn")):
+        assert_clean_failure(run_cli("clicks", *argv), *mentions)
+
+
+@pytest.mark.parametrize(
+    "argv, mention",
+    [
+        (("fit", "{log}", "-m", "nope"), "click model"),
+        (("compare", "{log}", "{log}", "--models", "pbm,zzz"), "zzz"),
+        (("fit", "{log}", "-m", "pbm", "--max-iter", "0"), "max-iter"),
+        (("fit", "{log}", "-m", "pbm", "--tol", "nan"), "tol"),
+        (("relevance", "{log}", "-m", "pbm", "--thresholds", "0.5,0.2"), "thresholds"),
+        (("relevance", "{log}", "-m", "gctr"), "per-document"),
+        (("fit", "{missing}", "-m", "pbm"), "missing"),
+        (("fit", "{log}", "-m", "pbm", "-o", "{log}"), "train.pyclick"),
+        (("fit", "{log}", "-m", "pbm", "--log-format", "jsonl"), "JSON"),
+    ],
+)
+def test_bad_arguments_fail_cleanly(log, tmp_path, argv, mention):
+    names = {"log": str(log), "missing": str(tmp_path / "missing.pyclick")}
+    with Unchanged(log):
+        out = run_cli("clicks", *(a.format(**names) for a in argv))
+    assert_clean_failure(out, mention)
+
+
+def test_unknown_extension_asks_for_the_format(tmp_path):
+    p = tmp_path / "log.txt"
+    p.write_text(LOG)
+    assert_clean_failure(run_cli("clicks", "fit", p, "-m", "dctr"), "--log-format")
+    assert_success(run_cli("clicks", "fit", p, "-m", "dctr", "--log-format", "pyclick"))
+
+
+def test_closed_stdout(log):
+    out = run_cli("clicks", "fit", log, "-m", "dctr", close_stdout=True)
+    assert out.status != 0 and "Traceback" not in out.stderr
