@@ -319,23 +319,9 @@ def split_measures(text: str) -> list[str]:
     pairs continue its parameter list, as in trec_eval: ``P.5,10,AP`` is ``P.5,10``
     and ``AP``.
     """
-    parts: list[str] = []
-    depth, quote, current = 0, None, []
-    for ch in text:
-        if quote:
-            quote = None if ch == quote else quote
-        elif ch in "'\"":
-            quote = ch
-        elif ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            depth -= 1
-        elif ch == "," and depth == 0:
-            parts.append("".join(current))
-            current = []
-            continue
-        current.append(ch)
-    parts.append("".join(current))
+    from ..measures.names import split_top_level
+
+    parts = split_top_level(text)
     out: list[str] = []
     for part in parts:
         if (

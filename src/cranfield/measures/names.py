@@ -111,9 +111,11 @@ def _check_brackets(text: str) -> None:
         raise MeasureError(f"{text}: unclosed {ch!r} at position {i}")
 
 
-def _split_args(args: str) -> list[str]:
+def split_top_level(text: str) -> list[str]:
+    """``text`` split at the commas outside ``()``, ``[]``, ``{}`` and quotes (every
+    part kept, empty ones too): ``"p=0.8, gains={0:0,1:1}"`` is two parts."""
     parts, depth, quote, current = [], 0, None, []
-    for ch in args:
+    for ch in text:
         if quote:
             current.append(ch)
             if ch == quote:
@@ -130,8 +132,14 @@ def _split_args(args: str) -> list[str]:
             current = []
             continue
         current.append(ch)
-    if "".join(current).strip():
-        parts.append("".join(current))
+    parts.append("".join(current))
+    return parts
+
+
+def _split_args(args: str) -> list[str]:
+    parts = split_top_level(args)
+    if not parts[-1].strip():
+        parts.pop()
     return parts
 
 
