@@ -550,11 +550,17 @@ def test_grade_outside_int64(tmp_path, fmt, grade):
     assert "64-bit integer range" in err and ("line 6" in err or "row 5" in err)
 
 
-@pytest.mark.parametrize("fmt", TABULAR)
-@pytest.mark.parametrize("char", [b"\t", b"\n"], ids=["tab", "newline"])
+# a tab inside a TSV field would end the field: (tsv, tab) is not a case
+WHITESPACE_CASES = [
+    pytest.param(fmt, char, id=f"{fmt}-{name}")
+    for fmt in TABULAR
+    for char, name in ((b"\t", "tab"), (b"\n", "newline"))
+    if not (fmt == "tsv" and char == b"\t")
+]
+
+
+@pytest.mark.parametrize(("fmt", "char"), WHITESPACE_CASES)
 def test_ids_with_whitespace_are_refused(tmp_path, fmt, char):
-    if fmt == "tsv" and char == b"\t":
-        pytest.skip("a tab cannot be inside a TSV field")
     bad = _tabular(tmp_path, fmt, CSV_RUN.replace(b",c,", b',"c' + char + b'x",'))
     qrels, run, _ = _pair(tmp_path, "run", bad)
     with Unchanged(bad):
