@@ -8,6 +8,9 @@ all). Then times, each as a whole process (interpreter start, imports, reading, 
 writing), the best of ``--repeat`` runs:
 
 * ``cranfield pool RUN... --depth 100 -o pool.txt``;
+* ``cranfield pool reuse QRELS RUN... --depth 100 -m AP Bpref infAP P@10 nDCG@10``:
+  leave-one-group-out over 25 groups of 4 runs, on qrels that judge the depth-100 pool
+  (about 30% of the pooled documents relevant, drawn with ``default_rng(seed)``);
 * trectools' ``TrecPoolMaker().make_pool(runs, strategy="topX", topX=100)`` with the
   runs read by ``TrecRun`` (if trectools is installed), once;
 
@@ -15,7 +18,7 @@ and compares the two pools: they differ only where documents tie in score at the
 cutoff (trec_eval's order, which cranfield follows, breaks ties by doc id descending;
 trectools sorts by doc id ascending).
 
-    PYTHONPATH=src python benchmarks/pooling.py --repeat 3
+    PYTHONPATH=src python benchmarks/pooling.py --repeat 5
 """
 
 from __future__ import annotations
@@ -111,6 +114,11 @@ def main(argv=None) -> None:
     out = DATA / "pool-cranfield.txt"
     cmd = [sys.executable, "-m", "cranfield", "pool", *paths, "--depth", str(args.depth)]
     show("cranfield pool", best_of([*cmd, "-o", str(out)], args.repeat))
+    qrels, groups = judge_pool(out, len(paths))
+    reuse = [sys.executable, "-m", "cranfield", "pool", "reuse", str(qrels), *paths]
+    reuse += ["--depth", str(args.depth), "--groups", str(groups), "-o", str(DATA / "reuse.txt")]
+    reuse += ["-m", "AP", "Bpref", "infAP", "P@10", "nDCG@10"]
+    show("cranfield pool reuse (25 groups, 5 measures)", best_of(reuse, args.repeat))
     if args.no_trectools:
         return
     try:
@@ -133,6 +141,20 @@ def main(argv=None) -> None:
             f"{args.depth} of some run (trec_eval breaks ties by doc id descending, "
             "trectools by doc id ascending)"
         )
+
+
+def judge_pool(pool: Path, n_runs: int, seed: int = 1) -> tuple[Path, Path]:
+    """Qrels judging every pooled pair (grade 1 with probability 0.3, else 0) and a
+    groups file putting runs ``sys001..sys004`` in group 1, and so on."""
+    pairs = sorted(read_pairs(pool))
+    grades = np.random.default_rng(seed).random(len(pairs)) < 0.3
+    qrels = DATA / "qrels-pool.txt"
+    qrels.write_text(
+        "".join(f"{q} 0 {d} {int(g)}\n" for (q, d), g in zip(pairs, grades, strict=True))
+    )
+    groups = DATA / "groups.tsv"
+    groups.write_text("".join(f"sys{i + 1:03d}\tgroup{i // 4 + 1:02d}\n" for i in range(n_runs)))
+    return qrels, groups
 
 
 def tied_at_cutoff(paths: list[str], pairs: set, k: int) -> int:

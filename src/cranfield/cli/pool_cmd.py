@@ -138,7 +138,9 @@ def _read_runs(paths: list[str], top: int | None = None) -> list:
         if "-" in paths or len(paths) == 1:
             runs = [read_one(p) for p in paths]
         else:
-            with ThreadPoolExecutor(max_workers=min(4, len(paths), os.cpu_count() or 1)) as ex:
+            # four readers even on two cores: a read waits on Arrow's threads and on
+            # the file as often as it computes (100 runs: 0.86 s with 4, 1.06 s with 2)
+            with ThreadPoolExecutor(max_workers=min(4, len(paths))) as ex:
                 runs = list(ex.map(read_one, paths))
     names = distinct_run_names([r.name for r in runs], [r.source for r in runs])
     for r, name in zip(runs, names, strict=True):
