@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from .defaults import DEFAULT_MEASURES
 from .errors import InputError, ParameterError
 from .judged import JudgedRun, judge
 from .measures._common import libm_exp, libm_log
@@ -22,10 +23,6 @@ from .measures.names import parse_many
 from .measures.registry import Measure
 
 MIN_GEO_MEAN = 1e-5
-
-#: The measures of :func:`evaluate`, ``cranfield eval`` and :func:`evaluate_file` when
-#: none are named: the usual summary of an ad hoc retrieval run.
-DEFAULT_MEASURES: tuple[str, ...] = ("AP", "nDCG@10", "P@10", "R@100", "RR")
 
 
 def distinct_run_names(names: list[str], sources: list[str | None]) -> list[str]:

@@ -16,7 +16,7 @@ from ._args import add_measures
 def demo_measures() -> list[str]:
     """The demo's measures: ``cranfield eval``'s default and Bpref, which shows what
     incomplete judgments do (Buckley & Voorhees 2004)."""
-    from ..evaluation import DEFAULT_MEASURES
+    from ..defaults import DEFAULT_MEASURES
 
     return [*DEFAULT_MEASURES, "Bpref"]
 

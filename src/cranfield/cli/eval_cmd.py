@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 
 from ._args import (
@@ -18,7 +19,7 @@ from ._args import (
 
 
 def add_arguments(p) -> None:
-    from ..evaluation import DEFAULT_MEASURES
+    from ..defaults import DEFAULT_MEASURES
 
     add_qrels_and_runs(p)
     add_measures(
@@ -51,6 +52,25 @@ def add_arguments(p) -> None:
     add_format(p, ["text", "markdown", "json", "csv", "tsv", "trec"])
     add_digits(p)
     add_output(p)
+
+
+def early(argv: list[str]) -> None:
+    """Start the byte scan of the files named on the command line before anything heavy
+    is imported: parsing a ``-m`` list imports the measure registry and with it NumPy,
+    whose threads would rule out the forked scan (see io/scan.py). Best effort: ``run``
+    starts the scans of the parsed runs anyway (a file already pending is skipped), and
+    a file scanned here for nothing (the qrels) costs only the child's time."""
+    from .. import memory
+    from ..io import scan
+
+    stream = True if "--stream" in argv else False if "--no-stream" in argv else None
+    values = {i + 1 for i, a in enumerate(argv) if a in ("-o", "--output")}
+    files = [
+        a
+        for i, a in enumerate(argv)
+        if i not in values and not a.startswith("-") and os.path.isfile(a)
+    ]
+    scan.prescan([f for f in files if not memory.should_stream(f, stream)])
 
 
 def run(args) -> int:

@@ -95,6 +95,12 @@ def main(argv: list[str] | None = None) -> int:
     if hasattr(module, "main"):  # subcommands that parse their own arguments
         return _guard(lambda: module.main(argv[1:]), name)
     module, sub_parser = subcommand_parser(name)
+    early = getattr(module, "early", None)
+    if early is not None:  # background work that must start before the heavy imports
+        try:
+            early(argv[1:])
+        except OSError:  # best effort: the subcommand does the same work itself
+            pass
     args = parse(sub_parser, argv[1:])
     return _guard(lambda: _check_output(args) or module.run(args), name)
 

@@ -1,0 +1,11 @@
+"""Defaults shared by the library and the command line, in a module that imports nothing.
+
+The command line reads them while it builds its parsers, before the run files' byte scan
+is started in a forked child (``io/scan.py``): importing NumPy or Arrow first would
+start their thread pools and rule the fork out.
+"""
+
+#: The measures of :func:`cranfield.evaluate`, ``cranfield eval`` and
+#: :func:`cranfield.streaming.evaluate_file` when none are named: the usual summary of
+#: an ad hoc retrieval run.
+DEFAULT_MEASURES: tuple[str, ...] = ("AP", "nDCG@10", "P@10", "R@100", "RR")
