@@ -18,8 +18,6 @@ from .models import (
     DEFAULT,
     Matrices,
     Params,
-    _chain_tail,
-    _tail_examination,
     click_probabilities,
     first_click,
     last_click,
@@ -29,6 +27,7 @@ from .models import (
     through,
     weighted_sum,
 )
+from .tails import Tails, ext
 
 EPS = 1e-10
 """Probabilities are clipped to ``[EPS, 1 - EPS]`` before taking logarithms."""
@@ -116,19 +115,19 @@ def _init(rng, shape):
     return rng.uniform(0.25, 0.75, size=shape)
 
 
-def _em(pairs, params, step, tol, max_iter):
-    """EM loop: ``step(p)`` returns the updated parameters and the log-likelihood of
-    ``p`` (one per session, weighted here), computed with the E-step."""
+def _em(params, step, tol, max_iter):
+    """EM loop: ``step(p)`` returns the updated parameters and the (weighted) training
+    log-likelihood of ``p``, computed with the E-step."""
     trace = []
     converged = False
     it = 0
     new, ll = step(params)
-    trace.append(float(pairs.weight @ ll))
+    trace.append(ll)
     while it < max_iter:
         params = new
         it += 1
         new, ll = step(params)
-        trace.append(float(pairs.weight @ ll))
+        trace.append(ll)
         if trace[-1] - trace[-2] <= tol * abs(trace[-1]):
             converged = True
             break
@@ -137,17 +136,6 @@ def _em(pairs, params, step, tol, max_iter):
 
 def _log(x):
     return np.log(np.maximum(x, 1e-300))
-
-
-def _chain_session_ll(a, c_click, c_skip, tail_at_last, z0, clicks, before, has, rows, lidx):
-    """Log-likelihood per session of a cascade-family model: ranks before the last
-    click ``l`` were examined and passed (``alpha c_click`` or ``(1 - alpha) c_skip``),
-    ``l`` was clicked and followed by no click (``alpha_l tail_at_last``); without
-    clicks, ``z_1``."""
-    passed = _log(np.where(clicks, a * c_click, (1 - a) * c_skip))
-    head = np.where(before, passed, 0.0).sum(axis=1)
-    at_last = _log(a[rows, lidx]) + _log(tail_at_last)
-    return np.where(has, head + at_last, _log(z0))
 
 
 def _cells_em(log, pairs, exam_cell: np.ndarray, n_exam: int, tol, max_iter, rng):
@@ -226,68 +214,54 @@ def fit_ubm(log, pairs, tol=1e-6, max_iter=100, rng=None):
     return params, it, converged, trace
 
 
-def _next_shown(shown):
-    out = np.zeros_like(shown)
-    out[:, :-1] = shown[:, 1:]
-    return out
-
-
 def fit_dbn(log, pairs, tol=1e-6, max_iter=100, rng=None):
     """DBN by EM (one continuation probability ``gamma``).
 
     Every rank up to the last click ``l`` was examined, every click before ``l`` was
     unsatisfying. With ``z_r`` the probability of no click from an examined rank ``r``
     on, ``P(S_l = 1 | clicks) = sigma / (sigma + (1 - sigma)(1 - gamma + gamma z_{l+1}))``
-    and the examination posterior after ``l`` follows :func:`~.models._tail_examination`.
+    and the examination posterior after ``l`` is ``eps_{l+1} = (1 - P(S_l = 1)) gamma
+    z_{l+1} / (1 - gamma + gamma z_{l+1})``, then ``eps_r = eps_{r-1} gamma z_r / (1 -
+    gamma + gamma z_r)``. Only the ranks after ``l`` are recomputed in each iteration
+    (:class:`~.tails.Tails`).
     """
-    shown, clicks = log.shown, log.clicks
-    k = log.max_rank
-    last = last_click(clicks)
-    has = last >= 0
-    lidx = np.maximum(last, 0)
-    rows = np.arange(log.n_sessions)
-    is_last = np.arange(k)[None, :] == last[:, None]
-    before = np.arange(k)[None, :] < last[:, None]
-    nxt = _next_shown(shown)
+    t = Tails(log, pairs)
+    clicks_total = t.click_sum
 
     def step(p):
-        m = Matrices(p, pairs.index, log)
-        a, s = m.pair["attractiveness"], m.pair["satisfaction"]
+        a_ext = ext(p.pair["attractiveness"])
+        s_ext = ext(p.pair["satisfaction"])
         g = p.scalar["gamma"]
-        cont = g
-        z = _chain_tail(a, cont, shown)
-        q = (1 - g) + g * z[rows, lidx + 1]
-        sl = s[rows, lidx]
-        post_s_last = np.where(has, ratio(sl, sl + (1 - sl) * q, 0.0), 0.0)
-        start = np.where(has, (1 - post_s_last) * ratio(g * z[rows, lidx + 1], q, 0.0), 1.0)
-        eps = _tail_examination(start, cont, z, last, shown)
-        post_a = np.where(clicks, 1.0, (1 - eps) * a)
-        alpha = ratio(per_pair(pairs, post_a), pairs.impressions)
-        post_s = np.where(is_last, post_s_last[:, None], 0.0)
-        sigma = ratio(per_pair(pairs, post_s, clicks), per_pair(pairs, clicks.astype(float)))
-        opportunities = weighted_sum(pairs, eps * (1 - post_s), nxt)
-        continues = weighted_sum(pairs, np.roll(eps, -1, axis=1), nxt)
+        a = a_ext[t.pair]
+        z, zl, z0 = t.tail_z(a, g)
+        q = (1 - g) + g * zl
+        sl = s_ext[t.l_pair]
+        al = a_ext[t.l_pair]
+        post_s_last = ratio(sl, sl + (1 - sl) * q, 0.0)
+        start = (1 - post_s_last) * ratio(g * zl, q, 0.0)
+        eps = t.tail_eps(z, start, g)
+        alpha = ratio(clicks_total + t.attractiveness_tail(a, eps, pairs.n), pairs.impressions)
+        sat = np.bincount(t.l_pair, t.l_w * post_s_last, pairs.n + 1)[: pairs.n]
+        sigma = ratio(sat, clicks_total)
+        opportunities = (
+            t.nxt_before + float(t.l_w[t.l_nxt] @ (1 - post_s_last[t.l_nxt])) + t.w_nxt @ eps
+        )
+        continues = t.nxt_before + t.w_shown_below @ eps
         gamma = float(ratio(continues, opportunities))
-        ll = _chain_session_ll(
-            a,
-            g * (1 - s),
-            np.full_like(a, g),
-            sl + (1 - sl) * q,
-            z[:, 0],
-            clicks,
-            before,
-            has,
-            rows,
-            lidx,
+        ll = (
+            t.clicks_before @ _log(a_ext * (g * (1 - s_ext)))
+            + t.skips_before @ _log((1 - a_ext) * g)
+            + t.l_w @ (_log(al) + _log(sl + (1 - sl) * q))
+            + t.none_w @ _log(z0)
         )
         new = Params(pair={"attractiveness": alpha, "satisfaction": sigma}, scalar={"gamma": gamma})
-        return new, ll
+        return new, float(ll)
 
     start = Params(
         pair={"attractiveness": _init(rng, pairs.n), "satisfaction": _init(rng, pairs.n)},
         scalar={"gamma": float(_init(rng, ()))},
     )
-    return _em(pairs, start, step, tol, max_iter)
+    return _em(start, step, tol, max_iter)
 
 
 def fit_ccm(log, pairs, tol=1e-6, max_iter=100, rng=None):
@@ -296,62 +270,58 @@ def fit_ccm(log, pairs, tol=1e-6, max_iter=100, rng=None):
     After a click the user goes on with ``tau2 (1 - alpha) + tau3 alpha``; EM treats
     this as a hidden coin ``B ~ Bernoulli(alpha)`` choosing ``tau3`` (B = 1) or ``tau2``,
     which leaves the likelihood unchanged; ``alpha`` is re-estimated from the
-    attractiveness and the coin posteriors together.
+    attractiveness and the coin posteriors together. Before the last click the coin
+    posterior is ``alpha tau3 / (tau2 (1 - alpha) + tau3 alpha)``, a function of the
+    pair: those ranks are summed per pair once; only the ranks after the last click are
+    recomputed in each iteration (:class:`~.tails.Tails`).
     """
+    t = Tails(log, pairs)
     shown, clicks = log.shown, log.clicks
-    k = log.max_rank
-    last = last_click(clicks)
-    has = last >= 0
-    lidx = np.maximum(last, 0)
-    rows = np.arange(log.n_sessions)
-    r_idx = np.arange(k)[None, :]
-    before = r_idx < last[:, None]
-    is_last = r_idx == last[:, None]
-    nxt = _next_shown(shown)
+    nxt = np.zeros_like(shown)
+    nxt[:, :-1] = shown[:, 1:]
+    coin = clicks & nxt
+    den_alpha = pairs.impressions + per_pair(pairs, np.ones(shown.shape), coin)
+    cb = t.coins_before
+    ln = t.l_nxt
 
     def step(p):
-        m = Matrices(p, pairs.index, log)
-        a = m.pair["attractiveness"]
-        t1, t2, t3 = (p.scalar[t] for t in ("tau1", "tau2", "tau3"))
-        cont = t1
-        z = _chain_tail(a, cont, shown)
-        zl = z[rows, lidx + 1]
-        al = a[rows, lidx]
+        alpha_p = p.pair["attractiveness"]
+        a_ext = ext(alpha_p)
+        t1, t2, t3 = (p.scalar[n] for n in ("tau1", "tau2", "tau3"))
+        a = a_ext[t.pair]
+        z, zl, z0 = t.tail_z(a, t1)
+        al = a_ext[t.l_pair]
         cl = t2 * (1 - al) + t3 * al
         q = (1 - cl) + cl * zl
-        start = np.where(has, ratio(cl * zl, q, 0.0), 1.0)
-        eps = _tail_examination(start, cont, z, last, shown)
-        cc = t2 * (1 - a) + t3 * a
-        # coin posteriors on clicked ranks followed by a shown rank
-        b_before = ratio(a * t3, cc, 0.0)
-        b_last = np.where(has, ratio(al * ((1 - t3) + t3 * zl), q, 0.0), 0.0)
-        coin = clicks & nxt
-        post_b = np.where(before, b_before, np.where(is_last, b_last[:, None], 0.0))
-        cont_b1 = np.where(
-            before, b_before, np.where(is_last, ratio(al * t3 * zl, q, 0.0)[:, None], 0.0)
+        eps = t.tail_eps(z, ratio(cl * zl, q, 0.0), t1)
+        cc = t2 * (1 - a_ext) + t3 * a_ext
+        bb = ratio(a_ext * t3, cc, 0.0)[: pairs.n]
+        b_last = ratio(al * ((1 - t3) + t3 * zl), q, 0.0)
+        b1_last = ratio(al * t3 * zl, q, 0.0)
+        b0_last = ratio((1 - al) * t2 * zl, q, 0.0)
+        w_ln = t.l_w[ln]
+        coin_last = np.bincount(t.l_pair[ln], w_ln * b_last[ln], pairs.n + 1)[: pairs.n]
+        num = t.click_sum + t.attractiveness_tail(a, eps, pairs.n) + cb * bb + coin_last
+        alpha = ratio(num, den_alpha)
+        tau1 = float(
+            ratio(t.skip_nxt_before + t.w_nxt @ eps[t.below], t.skip_nxt_before + t.w_nxt @ eps)
         )
-        cont_b0 = np.where(
-            before, 1 - b_before, np.where(is_last, ratio((1 - al) * t2 * zl, q, 0.0)[:, None], 0.0)
+        b_sum, nb_sum = float(cb @ bb), float(cb @ (1 - bb))
+        tau2 = float(ratio(nb_sum + w_ln @ b0_last[ln], nb_sum + w_ln @ (1 - b_last[ln])))
+        tau3 = float(ratio(b_sum + w_ln @ b1_last[ln], b_sum + w_ln @ b_last[ln]))
+        ll = (
+            t.clicks_before @ _log(a_ext * cc)
+            + t.skips_before @ _log((1 - a_ext) * t1)
+            + t.l_w @ (_log(al) + _log(q))
+            + t.none_w @ _log(z0)
         )
-        post_a = np.where(clicks, 1.0, (1 - eps) * a)
-        num = per_pair(pairs, post_a) + per_pair(pairs, post_b, coin)
-        den = pairs.impressions + per_pair(pairs, np.ones_like(a), coin)
-        alpha = ratio(num, den)
-        skip = ~clicks & nxt
-        nxt_eps = np.roll(eps, -1, axis=1)
-        tau1 = float(ratio(weighted_sum(pairs, nxt_eps, skip), weighted_sum(pairs, eps, skip)))
-        tau2 = float(
-            ratio(weighted_sum(pairs, cont_b0, coin), weighted_sum(pairs, 1 - post_b, coin))
-        )
-        tau3 = float(ratio(weighted_sum(pairs, cont_b1, coin), weighted_sum(pairs, post_b, coin)))
-        ll = _chain_session_ll(a, cc, cont, q, z[:, 0], clicks, before, has, rows, lidx)
         new = Params(
             pair={"attractiveness": alpha}, scalar={"tau1": tau1, "tau2": tau2, "tau3": tau3}
         )
-        return new, ll
+        return new, float(ll)
 
     start = Params(
         pair={"attractiveness": _init(rng, pairs.n)},
         scalar={t: float(_init(rng, ())) for t in ("tau1", "tau2", "tau3")},
     )
-    return _em(pairs, start, step, tol, max_iter)
+    return _em(start, step, tol, max_iter)
