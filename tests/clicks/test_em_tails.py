@@ -154,7 +154,8 @@ def dense_ccm_step(log, pairs, p):
 def random_log(seed, n=300, k=6):
     rng = np.random.default_rng(seed)
     docs = np.array([rng.permutation(9)[:k] for _ in range(n)])
-    length = rng.integers(1, k + 1, n)  # lists of different lengths
+    # lists of different lengths, or all of length k (odd seeds)
+    length = np.full(n, k) if seed % 2 else rng.integers(1, k + 1, n)
     docs[np.arange(k)[None, :] >= length[:, None]] = -1
     clicks = (rng.random((n, k)) < rng.uniform(0.05, 0.6)) & (docs >= 0)
     pick = rng.integers(0, n, 3 * n)  # repeated sessions: weights other than 1

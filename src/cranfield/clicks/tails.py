@@ -52,6 +52,7 @@ class Tails:
         ranks = np.repeat(np.arange(k), cnt[:k])
         self.pair = ext[rows, ranks]
         self.shown = shown[rows, ranks]
+        self.all_shown = bool(self.shown.all())
         self.w = w[rows]
         self.w_shown = np.where(self.shown, self.w, 0.0)
         self.w_nxt = np.where(nxt[rows, ranks], self.w, 0.0)
@@ -84,14 +85,15 @@ class Tails:
         where nothing is shown; ``z_{l+1}`` of each clicked session; ``z_0`` of each
         session without clicks."""
         k, cnt, off = self.k, self.cnt, self.off
-        z = np.empty(len(a))
+        z = 1 - a
         nxt = np.ones(cnt[k])
         zl = [None] * k
         for r in range(k - 1, -1, -1):
             zl[r] = nxt[cnt[r] : cnt[r + 1]]
             sl = slice(off[r], off[r] + cnt[r])
-            step = (1 - a[sl]) * ((1 - cont) + cont * nxt[: cnt[r]])
-            z[sl] = np.where(self.shown[sl], step, 1.0)
+            z[sl] *= (1 - cont) + cont * nxt[: cnt[r]]
+            if not self.all_shown:
+                z[sl] = np.where(self.shown[sl], z[sl], 1.0)
             nxt = z[sl]
         return z, np.concatenate(zl), nxt
 
@@ -100,19 +102,21 @@ class Tails:
         just after the last click (1 at rank 0 without clicks), then ``eps_r = eps_{r-1}
         c z_r / ((1 - c) + c z_r)``."""
         cnt, off = self.cnt, self.off
+        cz = cont * z
+        factor = _safe_div(cz, (1 - cont) + cz)
         start = np.concatenate([np.ones(cnt[0]), start_clicked])
         eps = np.empty(len(z))
         eps[: cnt[0]] = start[: cnt[0]]
         for r in range(1, self.k):
-            zr = z[off[r] : off[r] + cnt[r - 1]]
-            prev = eps[off[r - 1] : off[r - 1] + cnt[r - 1]]
-            eps[off[r] : off[r] + cnt[r - 1]] = prev * _safe_div(cont * zr, (1 - cont) + cont * zr)
+            head = slice(off[r], off[r] + cnt[r - 1])
+            np.multiply(eps[off[r - 1] : off[r - 1] + cnt[r - 1]], factor[head], out=eps[head])
             eps[off[r] + cnt[r - 1] : off[r] + cnt[r]] = start[cnt[r - 1] : cnt[r]]
-        return np.where(self.shown, eps, 0.0)
+        return eps if self.all_shown else np.where(self.shown, eps, 0.0)
 
     def attractiveness_tail(self, a, eps, n_pairs):
         """``sum w (1 - eps_r) alpha_r`` per pair over the shown tail cells."""
-        val = np.where(self.shown, (1 - eps) * a, 0.0) * self.w
+        val = (1 - eps) * a
+        val *= self.w_shown
         return np.bincount(self.pair, val, n_pairs + 1)[:n_pairs]
 
 
