@@ -102,3 +102,39 @@ def test_unknown_extension_asks_for_the_format(tmp_path):
 def test_closed_stdout(log):
     out = run_cli("clicks", "fit", log, "-m", "dctr", close_stdout=True)
     assert out.status != 0 and "Traceback" not in out.stderr
+
+
+def test_relevance_compare_with_editorial_qrels(log, tmp_path):
+    qrels = tmp_path / "qrels"
+    qrels.write_text("q1 0 a 1\nq1 0 b 1\nq2 0 d 2\n")
+    with Unchanged(log, qrels):
+        out = run_cli(
+            "clicks", "relevance", log, "-m", "dctr", "--compare", qrels,
+            "--thresholds", "0.3,0.6", "-f", "json",
+        )  # fmt: skip
+    assert_success(out, quiet=True)
+    res = json.loads(out.stdout)
+    assert res["pairs"] == {"common": 3, "clicks_only": 2, "editorial_only": 0}
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [
+        [],  # --compare without --thresholds
+        ["--thresholds", "0.5", "--runs", "only-one.run"],
+    ],
+)
+def test_relevance_compare_errors(log, tmp_path, extra):
+    qrels = tmp_path / "qrels"
+    qrels.write_text("q1 0 a 1\n")
+    run = tmp_path / "only-one.run"
+    run.write_text("q1 Q0 a 1 1 x\n")
+    extra = [str(run) if e == "only-one.run" else e for e in extra]
+    out = run_cli("clicks", "relevance", log, "-m", "dctr", "--compare", qrels, *extra)
+    assert_clean_failure(out)
+
+
+def test_relevance_runs_need_compare(log, tmp_path):
+    run = tmp_path / "a.run"
+    run.write_text("q1 Q0 a 1 1 x\n")
+    assert_clean_failure(run_cli("clicks", "relevance", log, "-m", "dctr", "--runs", run, run))

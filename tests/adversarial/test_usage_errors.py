@@ -40,6 +40,10 @@ CASES: dict[str, dict[str, list[str]]] = {
     "assessors": {"missing": ["--judgments"], "choice": ["a", "--level", "bogus"]},
     "clicks": {"missing": [], "choice": ["bogus"]},
     "clicks compare": {"missing": ["a"], "choice": ["a", "b", "-f", "bogus"]},
+    "clicks relevance": {
+        "missing": ["a", "-m", "dbn", "--compare"],
+        "choice": ["a", "-m", "dbn", "--compare", "q", "-f", "bogus"],
+    },
 }
 for _cases in CASES.values():
     _cases["unknown"] = ["--no-such-option"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import math
 
+from ..errors import ParameterError
 from ._args import Parser
 
 _ACTIONS = ("compare", "fit", "relevance", "models")
@@ -86,6 +87,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     r.add_argument("--thresholds", type=_thresholds, help="increasing values, e.g. 0.2,0.5")
     r.add_argument("--min-impressions", type=_positive_int, default=1, help="leave out rarer pairs")
+    r.add_argument(
+        "--compare",
+        metavar="QRELS",
+        help="compare the graded click relevance (--thresholds) with these editorial qrels",
+    )
+    r.add_argument(
+        "--runs", nargs="+", metavar="RUN", help="with --compare: rank these runs by both qrels"
+    )
+    r.add_argument("--measure", default="ndcg", help="with --runs: the measure (default ndcg)")
+    r.add_argument(
+        "-f",
+        "--format",
+        choices=("text", "json", "markdown"),
+        default="text",
+        help="with --compare: the report's format",
+    )
     _common(r)
     m = sub.add_parser("models", help="list the click models with definitions and sources")
     m.add_argument("-o", "--output", help="write to this file instead of standard output")
@@ -101,6 +118,33 @@ def _emit(text: str, output: str | None) -> None:
         from ..io.atomic import write_text
 
         write_text(output, text)
+
+
+def _compare(args: argparse.Namespace, est: dict) -> int:
+    from .. import Qrels, Run
+    from ..clicks.editorial import compare_with_qrels, render
+    from ..output import dumps_json
+
+    if args.thresholds is None:
+        raise ParameterError("--thresholds", "given with --compare (to grade clicks)", None)
+    qrels = Qrels.read(args.compare)
+    runs = None
+    if args.runs is not None:
+        runs = {}
+        for path in args.runs:
+            name = path if path not in runs else f"{path}#{len(runs)}"
+            runs[name] = Run.read(path)
+    result = compare_with_qrels(
+        est,
+        qrels,
+        args.thresholds,
+        min_impressions=args.min_impressions,
+        runs=runs,
+        measure=args.measure,
+    )
+    text = dumps_json(result) + "\n" if args.format == "json" else render(result, args.format)
+    _emit(text, args.output)
+    return 0
 
 
 def run(args: argparse.Namespace) -> int:
@@ -133,6 +177,10 @@ def run(args: argparse.Namespace) -> int:
         _emit(dumps_json(to_json(model)) + "\n", args.output)
         return 0
     est = estimates(model)
+    if args.compare is not None:
+        return _compare(args, est)
+    if args.runs is not None:
+        raise ParameterError("--runs", "given with --compare QRELS", " ".join(args.runs))
     if args.qrels:
         _emit(qrels_lines(est, args.thresholds, args.min_impressions), args.output)
         return 0
