@@ -40,6 +40,7 @@ CASES: dict[str, dict[str, list[str]]] = {
     "assessors": {"missing": ["--judgments"], "choice": ["a", "--level", "bogus"]},
     "clicks": {"missing": [], "choice": ["bogus"]},
     "clicks compare": {"missing": ["a"], "choice": ["a", "b", "-f", "bogus"]},
+    "ab": {"missing": ["log", "--metric", "m"], "choice": ["l", "--metric", "m", "-f", "x"]},
     "clicks relevance": {
         "missing": ["a", "-m", "dbn", "--compare"],
         "choice": ["a", "-m", "dbn", "--compare", "q", "-f", "bogus"],

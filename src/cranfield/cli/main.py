@@ -42,6 +42,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "aggregate": ("aggregate_cmd", "combine labels into one qrels: vote, Dawid-Skene, MACE"),
     "assessors": ("assessors_cmd", "assessor quality: gold accuracy, confusion, speed, spammers"),
     "clicks": ("clicks_cmd", "click logs: fit and compare click models, relevance from clicks"),
+    "ab": ("ab_cmd", "A/B test from per-unit logs: Welch, Mann-Whitney, bootstrap, delta, CUPED"),
 }
 
 
