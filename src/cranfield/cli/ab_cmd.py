@@ -76,7 +76,7 @@ def analyse(args: argparse.Namespace) -> dict:
         raise ParameterError("--control", "one of " + ", ".join(names), control)
     metric = args.metric
     ratio = None
-    if "/" in metric:
+    if "/" in metric and metric not in log.columns:
         ratio = metric.split("/", 1)
     elif metric == "ctr" and "ctr" not in log.columns:
         ratio = ["clicks", "queries"]

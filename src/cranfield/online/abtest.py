@@ -92,13 +92,12 @@ def mann_whitney(a, b) -> dict:
     return {"test": "mann-whitney", "statistic": u, "z": z, "p_value": p}
 
 
-def bootstrap_ci(
-    a, b, confidence: float = 0.95, replicates: int = 2000, seed: int = 0, chunk: int = 256
-) -> dict:
+def bootstrap_ci(a, b, confidence: float = 0.95, replicates: int = 2000, seed: int = 0) -> dict:
     """Percentile bootstrap interval of ``mean(b) - mean(a)``: each variant resampled
     with replacement on its own (Efron & Tibshirani 1993), ``replicates`` times, from
-    ``numpy.random.default_rng(seed)`` in blocks of ``chunk`` replicates (so the result
-    depends only on the data and the seed). Also the two-sided bootstrap p-value
+    ``numpy.random.default_rng(seed)`` in blocks of at most 256 replicates and about
+    4 million drawn indices (so memory stays bounded and the result depends only on the
+    data and the seed). Also the two-sided bootstrap p-value
     ``2 min(P*(d <= 0), P*(d >= 0))``, capped at 1."""
     a, b = _check(a, b, 1)
     c = _confidence(confidence)
@@ -109,6 +108,7 @@ def bootstrap_ci(
     ):
         raise ParameterError("replicates", "an integer in [1, 1000000]", replicates)
     rng = np.random.default_rng(seed)
+    chunk = max(1, min(256, 4_000_000 // max(a.size, b.size)))
     diffs = np.empty(replicates)
     for start in range(0, replicates, chunk):
         m = min(chunk, replicates - start)
