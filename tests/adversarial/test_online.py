@@ -97,6 +97,8 @@ def test_ctr_from_other_formats(tmp_path, fmt):
         (None, ["--metric", "x", "--expected", "0.5"], "--expected"),
         (None, ["--metric", "x", "--mde", "0"], "--mde"),
         (None, ["--metric", "x", "--seed", "x"], "--seed"),
+        (None, ["--metric", "ctr", "--covariate", "pre"], "--covariate"),
+        (None, ["--metric", "clicks/queries", "--mde", "0.1"], "--mde"),
         (HEAD, ["--metric", "x"], "no unit"),
         (HEAD + "u1,a,1,1,0,1\nu2,a,1,0,0,2\n", ["--metric", "x"], "one variant"),
         (HEAD + "u1,a,1,1,0,\nu2,b,1,0,0,2\n", ["--metric", "x"], "row 1"),

@@ -81,6 +81,9 @@ def analyse(args: argparse.Namespace) -> dict:
     elif metric == "ctr" and "ctr" not in log.columns:
         ratio = ["clicks", "queries"]
     if ratio is not None:
+        for given, option in ((args.covariate, "--covariate"), (args.mde, "--mde")):
+            if given is not None:
+                raise ParameterError(option, "a plain metric column (not a ratio metric)", given)
         num, den = log.metric(ratio[0]), log.metric(ratio[1])
     else:
         values = log.metric(metric)
