@@ -169,42 +169,6 @@ def _chain_full(alpha, c_click, c_skip, shown) -> np.ndarray:
     return np.where(shown, out, 0.0)
 
 
-def _by_rank(x) -> np.ndarray:
-    """``x`` (``n x K``) as a ``K x n`` C-ordered copy: a rank's values contiguous."""
-    return np.ascontiguousarray(np.asarray(x).T)
-
-
-def _chain_tail(alpha, cont_skip, shown) -> np.ndarray:
-    """``z_r = P(no click at ranks >= r | E_r = 1)`` for a chain that goes on with
-    ``cont_skip`` after a skip: ``z_r = (1 - alpha_r)((1 - c_r) + c_r z_{r+1})``, with
-    ``z = 1`` past the end of the list. Returns ``n x (K + 1)`` (a transposed view)."""
-    n, k = alpha.shape
-    a, sh = _by_rank(alpha), _by_rank(shown)
-    c = np.full(k, float(cont_skip)) if np.ndim(cont_skip) == 0 else _by_rank(cont_skip)
-    z = np.ones((k + 1, n))
-    for r in range(k - 1, -1, -1):
-        step = (1 - a[r]) * ((1 - c[r]) + c[r] * z[r + 1])
-        z[r] = np.where(sh[r], step, 1.0)
-    return z.T
-
-
-def _tail_examination(start, cont_skip, z, last, shown) -> np.ndarray:
-    """Posterior ``P(E_r = 1 | clicks)``: 1 up to the last click, ``start`` just after
-    it, then ``eps_r = eps_{r-1} c z_r / ((1 - c) + c z_r)`` (``c`` = going on after a skip)."""
-    n, k = shown.shape
-    zr_all = _by_rank(z)
-    c_all = np.full(k, float(cont_skip)) if np.ndim(cont_skip) == 0 else _by_rank(cont_skip)
-    eps = np.zeros((k, n))
-    current = np.zeros(n)
-    for r in range(k):
-        c = c_all[r - 1] if r > 0 else 1.0
-        zr = zr_all[r]
-        follow = current * _safe_div(c * zr, (1 - c) + c * zr)
-        current = np.where(last + 1 == r, start, np.where(r > last + 1, follow, 0.0))
-        eps[r] = np.where(r > last, current, 1.0)
-    return np.where(shown, eps.T, 0.0)
-
-
 # ------------------------------------------------------------------ parameter sets
 class Params:
     """Parameters of one model: per pair, per rank and global, by name."""
