@@ -18,7 +18,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..errors import InputError
+from ...errors import InputError
 from . import dedup
 from .source import read_bytes, resolve, source_name
 
@@ -36,7 +36,7 @@ def infer_format(path_or_file, format: str | None) -> str:
     """The explicit ``format``, else one guessed from the file extension (default TREC)."""
     if format is not None:
         if format not in FORMATS:
-            from ..errors import ParameterError
+            from ...errors import ParameterError
 
             raise ParameterError("format", "one of " + ", ".join(map(repr, FORMATS)), format)
         return format

@@ -25,10 +25,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from . import segments
-from .errors import ParameterError
-from .judged import JudgedRun, judge
-from .measures._common import count_at, safe_div
+from ..core import segments
+from ..core.judged import JudgedRun, judge
+from ..core.measures._common import count_at, safe_div
+from ..errors import ParameterError
 
 ELEVEN_POINTS = tuple(i / 10 for i in range(11))
 DEFAULT_RANKS = tuple(range(5, 105, 5))
@@ -46,8 +46,8 @@ __all__ = [
 def _judged(qrels, run, rel_level, depth, judged_only) -> JudgedRun:
     if isinstance(qrels, JudgedRun):
         return qrels
-    from .qrels import Qrels
-    from .run import Run
+    from ..core.qrels import Qrels
+    from ..core.run import Run
 
     qrels = qrels if isinstance(qrels, Qrels) else Qrels.coerce(qrels)
     run = run if isinstance(run, Run) else Run.coerce(run)
@@ -67,7 +67,7 @@ def _select(jr: JudgedRun, query) -> np.ndarray:
 def _output(columns: dict, as_frame: bool):
     if not as_frame:
         return columns
-    from .errors import require
+    from ..errors import require
 
     pd = require("pandas", "pandas")
     return pd.DataFrame(columns)
@@ -96,7 +96,7 @@ def pr_points(
     ----------
     qrels, run
         Judgments and one run (objects, paths or dicts), or a
-        :class:`~cranfield.judged.JudgedRun` as ``qrels`` and no run.
+        :class:`~cranfield.core.judged.JudgedRun` as ``qrels`` and no run.
     query
         Report only this query.
     rel_level, depth, judged_only
@@ -143,7 +143,7 @@ def check_convention(convention: str) -> str:
 def _interpolated(jr: JudgedRun, levels: np.ndarray, convention: str) -> np.ndarray:
     """Interpolated precision (queries x levels) in either convention."""
     if convention == "trec_eval":
-        from .measures.precision import interpolated_precision as iprec_at_recall
+        from ..core.measures.precision import interpolated_precision as iprec_at_recall
 
         return iprec_at_recall(jr, levels, jr.rel_level)
     return _textbook(jr, levels)

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .errors import InputError, MeasureError
+from ..errors import InputError, MeasureError
 from .evaluation import MIN_GEO_MEAN, aggregate, require_queries
 from .judged import NOT_POOLED, JudgedRun, judge
 from .measures._common import libm_exp, libm_log
@@ -54,7 +54,7 @@ def select(measure_args: list[str]) -> list[tuple[TrecEval, str | None]]:
     """Marked measures in trec_eval order, each with the first parameters given.
 
     The measures, their order and the nicknames come from the measure registry
-    (:class:`~cranfield.measures.registry.TrecEval`).
+    (:class:`~cranfield.core.measures.registry.TrecEval`).
     """
     table = {t.name: t for t in trec_measures()}
     nicknames = trec_nicknames()
@@ -382,7 +382,7 @@ def run_trec_eval(
     """Evaluate like trec_eval and return its exact output text.
 
     ``judged`` is the run already judged with these options (e.g. by
-    :func:`cranfield.streaming.judge_file`); ``run`` is then not read.
+    :func:`cranfield.core.streaming.judge_file`); ``run`` is then not read.
     """
     selected = select(measure_args)
     cols = columns(selected, num_docs_in_coll)

@@ -25,9 +25,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ..errors import ParameterError
 from . import segments
 from ._background import in_thread
-from .errors import ParameterError
 from .io import keys
 from .run import trec_order
 
@@ -482,7 +482,7 @@ def concat(
 
 
 def _sorted_order(r_code: np.ndarray, scores, doc_ids) -> np.ndarray:
-    """Rows of qrels topics in trec_eval order (:func:`cranfield.run.trec_order`; topics
+    """Rows of qrels topics in trec_eval order (:func:`cranfield.core.run.trec_order`; topics
     by their code, which sorts as the ids do): one Arrow sort."""
     keep = np.flatnonzero(r_code >= 0)
     perm = trec_order(keys.ints(r_code[keep]), keys.take(scores, keep), keys.take(doc_ids, keep))

@@ -9,8 +9,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ..errors import InputError
 from ._columnar import Columnar, arrow_of, frame_kind
-from .errors import InputError
 from .io import trec
 
 # columns naming the run of each row in a table holding several runs (case-insensitive,

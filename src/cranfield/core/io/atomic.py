@@ -32,7 +32,7 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from ..errors import OutputError
+from ...errors import OutputError
 
 _HANDLED = ("SIGTERM", "SIGHUP")
 _live: set[str] = set()  # temporary files that exist now, removed on a signal

@@ -25,7 +25,7 @@ import sys
 import zlib
 from pathlib import Path
 
-from ..errors import InputError
+from ...errors import InputError
 
 GZIP_MAGIC = b"\x1f\x8b"
 MAX_LINE = 1 << 26

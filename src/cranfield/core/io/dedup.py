@@ -15,7 +15,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..errors import InputError, ParameterError
+from ...errors import InputError, ParameterError
 from . import keys
 from .keys import hash_strings  # noqa: F401  (re-exported)
 

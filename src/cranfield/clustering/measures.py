@@ -31,9 +31,9 @@ from typing import Any
 
 import numpy as np
 
-from .errors import InputError, ParameterError
+from ..errors import InputError, ParameterError
+from ..output import dumps_json, markdown_table, text_table
 from .labels import factorize
-from .output import dumps_json, markdown_table, text_table
 
 __all__ = [
     "AVERAGE_METHODS",

@@ -32,8 +32,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
+from ...errors import InputError
 from .._background import in_thread
-from ..errors import InputError
 from . import dedup, keys, scan
 from .source import MAX_LINE, read_bytes, resolve, source_name
 
@@ -115,7 +115,7 @@ def read(
     """
     dedup.check_policy(duplicates)
     if encoding not in ENCODINGS:
-        from ..errors import ParameterError
+        from ...errors import ParameterError
 
         raise ParameterError("encoding", "'utf-8' or 'latin-1'", encoding)
     source = source_name(path_or_file) if source is None else source

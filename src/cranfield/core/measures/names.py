@@ -18,7 +18,7 @@ from __future__ import annotations
 import ast
 import re
 
-from ..errors import MeasureError, invalid_value
+from ...errors import MeasureError, invalid_value
 from .registry import (
     MAX_NAME,
     Measure,

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...errors import MeasureError
 from .. import segments
-from ..errors import MeasureError
 from ._common import safe_div
 from .gain import GAINS, JK, gain_of
 from .registry import (

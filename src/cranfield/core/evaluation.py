@@ -15,8 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from .defaults import DEFAULT_MEASURES
-from .errors import InputError, ParameterError
+from ..defaults import DEFAULT_MEASURES
+from ..errors import InputError, ParameterError
 from .judged import JudgedRun, judge
 from .measures._common import libm_exp, libm_log
 from .measures.names import parse_many
@@ -68,7 +68,7 @@ def as_runs(runs) -> list:
     """Accept a Run, a path, a table, a list of these, or a {name: run} mapping.
 
     A table (pandas or polars DataFrame, Arrow table) with a run-name column (``run``,
-    ``tag``, ... see :data:`cranfield.run.RUN_NAME_COLUMNS`) holds one run per name
+    ``tag``, ... see :data:`cranfield.core.run.RUN_NAME_COLUMNS`) holds one run per name
     (:meth:`Run.split`); without one it is a single run.
     """
     from ._columnar import frame_kind
@@ -216,7 +216,7 @@ class Results:
         return {"runs": runs}
 
     def dumps(self, per_query: bool = False) -> str:
-        from .output import dumps_json
+        from ..output import dumps_json
 
         return dumps_json(self.to_json(per_query))
 
@@ -237,7 +237,7 @@ class Results:
 
     def to_pandas(self, per_query: bool = False):
         """A wide DataFrame: rows are runs (or run, query), columns are measures."""
-        from .errors import require
+        from ..errors import require
 
         pd = require("pandas", "pandas")
         records = []
@@ -255,7 +255,7 @@ class Results:
         return pd.DataFrame.from_records(records).set_index(index)
 
     def to_polars(self, per_query: bool = False):
-        from .errors import require
+        from ..errors import require
 
         pl = require("polars", "polars")
         return pl.from_pandas(self.to_pandas(per_query).reset_index())

@@ -19,7 +19,7 @@ def count_at(jr, mask, k) -> np.ndarray:
     query) of every ranking.
 
     ``mask`` is a boolean array over the ranked documents or a
-    :class:`cranfield.judged.Positions` selection (then nothing is scanned but it).
+    :class:`cranfield.core.judged.Positions` selection (then nothing is scanned but it).
     """
     if isinstance(mask, np.ndarray):
         idx, sub = segments.compress(mask, jr.offsets)

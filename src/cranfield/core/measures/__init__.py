@@ -1,6 +1,6 @@
 """Evaluation measures: a registry of measure families and the name language.
 
->>> from cranfield.measures import parse
+>>> from cranfield.core.measures import parse
 >>> str(parse("ndcg_cut.10"))
 'nDCG@10'
 """

@@ -7,7 +7,7 @@ computes it for all queries at once. A :class:`Measure` is a value naming one me
 of a family (``nDCG@10``, ``P(rel=2)@5``); it is hashable and prints canonically.
 
 Kernels have the signature ``kernel(judged_run, cutoff, **params) -> ndarray`` and
-return one value per query of the :class:`~cranfield.judged.JudgedRun`.
+return one value per query of the :class:`~cranfield.core.judged.JudgedRun`.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from ..errors import MeasureError, invalid_value
+from ...errors import MeasureError, invalid_value
 
 AGGREGATES = ("mean", "sum", "gmean", "none")
 
@@ -489,7 +489,7 @@ class Measure:
 
     Construct with :func:`cranfield.parse_measure` (``"nDCG@10"``) or
     ``Measure.of("nDCG", cutoff=10)``. ``str(m)`` is the canonical name, which
-    :func:`~cranfield.measures.names.parse` maps back to an equal value.
+    :func:`~cranfield.core.measures.names.parse` maps back to an equal value.
     """
 
     name: str
@@ -536,7 +536,7 @@ class Measure:
         return values
 
     def compute(self, judged_run):
-        """Per-query values for a :class:`~cranfield.judged.JudgedRun`."""
+        """Per-query values for a :class:`~cranfield.core.judged.JudgedRun`."""
         judged_run, values = self._prepared(judged_run)
         return self.definition.kernel(judged_run, self.cutoff, **values)
 
@@ -559,7 +559,7 @@ class Measure:
 
         ``judged_only=True`` (ir_measures' parameter) is applied here, for every family
         that declares it: unjudged documents are dropped from the rankings before the
-        kernel runs, as trec_eval ``-J`` does (:func:`cranfield.judged.judged_view`).
+        kernel runs, as trec_eval ``-J`` does (:func:`cranfield.core.judged.judged_view`).
         """
         values = self.param_values()
         if values.pop("judged_only", False):

@@ -13,7 +13,7 @@ from typing import Any, ClassVar, TypeVar
 
 import pyarrow as pa
 
-from .errors import InputError
+from ..errors import InputError
 from .io import keys, tabular, trec
 
 T = TypeVar("T")
@@ -107,7 +107,7 @@ class Columnar:
             parsed, source = trec.read(path_or_file, cls._layout, duplicates, encoding=encoding)
             return parsed.table, source, parsed.tag, parsed.index
         if encoding != "utf-8":
-            from .errors import ParameterError
+            from ..errors import ParameterError
 
             raise ParameterError("encoding", "'utf-8' for Parquet, CSV and TSV", encoding)
         if fmt == "parquet":
@@ -173,7 +173,7 @@ class Columnar:
         if not is_in_memory(obj):
             return None
         if format is not None:
-            from .errors import ParameterError
+            from ..errors import ParameterError
 
             raise ParameterError(
                 "format", "None for in-memory data (it names file formats)", format
@@ -201,13 +201,13 @@ class Columnar:
         return self.table
 
     def to_pandas(self):
-        from .errors import require
+        from ..errors import require
 
         require("pandas", "pandas")
         return self.table.to_pandas()
 
     def to_polars(self):
-        from .errors import require
+        from ..errors import require
 
         pl = require("polars", "polars")
         return pl.from_arrow(self.table)

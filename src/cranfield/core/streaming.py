@@ -5,7 +5,7 @@ last query's lines (a run lists each query's documents together), and every piec
 is parsed, checked for duplicates and judged exactly as a whole file would be
 (``io.trec.read`` and ``judged.judge``, with line numbers counted from the start of
 the file). Only the judged labels (one byte per ranked document) are kept;
-``judged.concat`` joins them into the :class:`~cranfield.judged.JudgedRun` the
+``judged.concat`` joins them into the :class:`~cranfield.core.judged.JudgedRun` the
 in-memory path builds, so every per-query value and every mean is the same, bit for
 bit, and measures run once on the whole.
 
@@ -24,7 +24,7 @@ import time
 import zlib
 from collections.abc import Iterator
 
-from .errors import InputError
+from ..errors import InputError
 from .io import trec
 from .io.source import GZIP_MAGIC, MAX_LINE, is_regular, open_binary, source_name
 from .judged import JudgedRun, concat, judge
@@ -154,7 +154,7 @@ class _Bar:
     def step(self) -> None:
         self.done += 1
         if self.bar is None and time.monotonic() - self.t0 > 1.0:
-            from .report.progress import Progress
+            from ..report.progress import Progress
 
             self.bar = Progress(max(self.total, self.done), self.label)
             self.bar.done = self.done - 1
@@ -185,7 +185,7 @@ def judge_file(
     """Judge a TREC run file piece by piece: the JudgedRun ``judge`` gives for the
     whole file (``doc_rows`` aside), in bounded memory.
 
-    Parameters are those of :func:`cranfield.judged.judge` and ``Run.read``;
+    Parameters are those of :func:`cranfield.core.judged.judge` and ``Run.read``;
     ``chunk_bytes`` is the size of the blocks read (default ``CHUNK_BYTES``);
     ``progress`` draws a bar on a terminal when the work takes more than a second;
     ``encoding`` is that of ``io.trec.read``. The input is opened and read once (a
@@ -196,7 +196,7 @@ def judge_file(
     source = source_name(path)
     chunk_bytes = CHUNK_BYTES if chunk_bytes is None else chunk_bytes
     if not isinstance(chunk_bytes, int) or chunk_bytes <= 0:
-        from .errors import ParameterError
+        from ..errors import ParameterError
 
         raise ParameterError("chunk_bytes", "a positive integer", chunk_bytes)
     parts: list[JudgedRun] = []
@@ -284,9 +284,9 @@ def evaluate_file(
     """:func:`cranfield.evaluate` for one TREC run file, streamed (same Results).
 
     Parameters are those of :func:`cranfield.evaluate` and :func:`judge_file`
-    (``measures=None``: :data:`cranfield.evaluation.DEFAULT_MEASURES`).
+    (``measures=None``: :data:`cranfield.core.evaluation.DEFAULT_MEASURES`).
     """
-    from .errors import ParameterError
+    from ..errors import ParameterError
     from .evaluation import (
         DEFAULT_MEASURES,
         Results,

@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from .errors import InputError, ParameterError
+from ..errors import InputError, ParameterError
 from .labels import factorize
 
 __all__ = [

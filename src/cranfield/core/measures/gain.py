@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...errors import MeasureError
 from .. import segments
-from ..errors import MeasureError
 from ..judged import NOT_POOLED, Positions
 from ._common import level, libm_log2, safe_div
 from .precision import JUDGED_ONLY, REL, TREC
