@@ -6,8 +6,8 @@ import gzip
 
 import pytest
 
-from cranfield import memory
 from cranfield.cli.main import main
+from cranfield.core import memory
 
 MIB = 1 << 20
 
@@ -77,7 +77,7 @@ def test_figures_of_this_machine_are_sane():
 
 
 def test_out_of_memory_is_one_line(monkeypatch, sample_paths, capsys):
-    from cranfield.run import Run
+    from cranfield.core.run import Run
 
     qrels, run, *_ = sample_paths
 

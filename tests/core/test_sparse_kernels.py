@@ -12,13 +12,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from cranfield import segments
-from cranfield.judged import judge
-from cranfield.measures import gain as gain_mod
-from cranfield.measures import precision, user_models
-from cranfield.measures.gain import Ideal, gain_of
-from cranfield.measures.registry import Measure
-from cranfield.qrels import Qrels
+from cranfield.core import segments
+from cranfield.core.judged import judge
+from cranfield.core.measures import gain as gain_mod
+from cranfield.core.measures import precision, user_models
+from cranfield.core.measures.gain import Ideal, gain_of
+from cranfield.core.measures.registry import Measure
+from cranfield.core.qrels import Qrels
 from generators import run_from_rows, sparse_case
 
 

@@ -10,10 +10,10 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
+from cranfield.core.io import dedup, trec
+from cranfield.core.qrels import Qrels
+from cranfield.core.run import Run
 from cranfield.errors import InputError, ParameterError
-from cranfield.io import dedup, trec
-from cranfield.qrels import Qrels
-from cranfield.run import Run
 from generators import messy_text, rows_text, trec_rows
 
 
@@ -333,7 +333,7 @@ def test_nul_byte_inside_a_line_names_the_line(tmp_path, exact):
 
 
 def test_line_longer_than_the_limit(tmp_path, monkeypatch):
-    from cranfield.io import source
+    from cranfield.core.io import source
 
     monkeypatch.setattr(source, "MAX_LINE", 100)
     monkeypatch.setattr(trec, "MAX_LINE", 100)
@@ -473,7 +473,7 @@ def test_bom_kept_in_latin1_and_dropped_in_utf8(tmp_path, exact):
 
 
 def test_long_ids_hash_the_same_in_any_chunk():
-    from cranfield.io import keys
+    from cranfield.core.io import keys
 
     long_id = "x" * 5000
     a = pa.array([long_id, "b", "c" * 2000])
@@ -566,7 +566,7 @@ def test_tabular_from_a_named_pipe(tmp_path, fmt):
 
 
 def test_parquet_stream_of_zeros_stops_at_the_first_mib():
-    from cranfield.io import tabular
+    from cranfield.core.io import tabular
 
     with pytest.raises(InputError, match="not a Parquet file"):
         tabular.read_parquet(io.BufferedReader(_Zeros()), "score")
@@ -574,7 +574,7 @@ def test_parquet_stream_of_zeros_stops_at_the_first_mib():
 
 def test_stream_larger_than_the_memory_budget(monkeypatch):
     """Input that is not a regular file is read into memory only up to what fits."""
-    from cranfield import memory
+    from cranfield.core import memory
 
     monkeypatch.setattr(memory, "input_budget", lambda: 3 << 20)
     with pytest.raises(InputError, match="more than 3 MiB"):

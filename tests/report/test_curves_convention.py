@@ -1,4 +1,4 @@
-"""Interpolated precision in the two conventions of ``cranfield.curves``.
+"""Interpolated precision in the two conventions of ``cranfield.report.curves``.
 
 ``trec_eval``: equal, query by query, to the ``iprec_at_recall`` measure (which the
 differential tests hold equal to trec_eval 10.0). ``textbook``: recall compared exactly
@@ -12,9 +12,9 @@ import pytest
 
 from cranfield import curves, evaluate
 from cranfield.cli.main import main
+from cranfield.core.qrels import Qrels
+from cranfield.core.run import Run
 from cranfield.errors import ParameterError
-from cranfield.qrels import Qrels
-from cranfield.run import Run
 from generators import graded_collection, trec_order
 
 LEVELS = (0.0, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 1 / 3, 0.4, 0.5, 0.6, 2 / 3, 0.7, 0.9, 1.0)

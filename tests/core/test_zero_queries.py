@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from cranfield import evaluate
+from cranfield.core.streaming import evaluate_file
 from cranfield.errors import InputError
-from cranfield.streaming import evaluate_file
 
 QRELS = {"q1": {"d1": 1, "d2": 0}, "q2": {"d3": 0}}
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from cranfield.evaluation import evaluate
-from cranfield.qrels import Qrels
-from cranfield.run import Run
+from cranfield.core.evaluation import evaluate
+from cranfield.core.qrels import Qrels
+from cranfield.core.run import Run
 
 
 def ranking(qid: str, labels, num_rel: int | None = None, extra_judged=()):

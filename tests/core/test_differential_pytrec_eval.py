@@ -16,8 +16,8 @@ import pytest
 import pytrec_eval
 
 from cranfield import Qrels, Run
+from cranfield.core.evaluation import evaluate
 from cranfield.errors import InputError
-from cranfield.evaluation import evaluate
 from generators import adversarial_case
 
 TOL = 1e-9
@@ -140,7 +140,7 @@ _PARSED: dict[str, object] = {}
 
 def _measure(name: str):
     if name not in _PARSED:
-        from cranfield.measures.names import parse
+        from cranfield.core.measures.names import parse
 
         _PARSED[name] = parse(name)
     return _PARSED[name]

@@ -103,7 +103,7 @@ def test_measure_values_do_not_depend_on_row_order():
 def test_evaluate_stays_a_function_whatever_was_imported_first():
     import importlib
 
-    importlib.import_module("cranfield.evaluation")
+    importlib.import_module("cranfield.core.evaluation")
     importlib.import_module("cranfield.cli.eval_cmd")
     assert callable(cranfield.evaluate) and cranfield.evaluate.__name__ == "evaluate"
 

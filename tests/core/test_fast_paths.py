@@ -16,10 +16,10 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-from cranfield.io import dedup, keys
-from cranfield.judged import NOT_POOLED, UNJUDGED, judge
-from cranfield.qrels import Qrels
-from cranfield.run import Run
+from cranfield.core.io import dedup, keys
+from cranfield.core.judged import NOT_POOLED, UNJUDGED, judge
+from cranfield.core.qrels import Qrels
+from cranfield.core.run import Run
 from generators import (
     LAYOUTS,
     byte_sorted,
@@ -57,7 +57,7 @@ def build(qrels: dict, rows: list):
 
 @pytest.fixture(params=["join in a thread", "join inline"])
 def join_thread(request, monkeypatch):
-    from cranfield import judged
+    from cranfield.core import judged
 
     threshold = 0 if request.param == "join in a thread" else 1 << 62
     monkeypatch.setattr(judged, "_JOIN_IN_THREAD_ROWS", threshold)
@@ -154,7 +154,7 @@ def test_index_is_built_once_per_table(tmp_path):
 
 
 def test_fast_path_is_taken_only_when_verified():
-    from cranfield import judged
+    from cranfield.core import judged
 
     rng = np.random.default_rng(3)
     taken = {layout: set() for layout in LAYOUTS}
@@ -202,7 +202,7 @@ RUN_TEXTS = [
 
 @pytest.mark.parametrize("text", RUN_TEXTS)
 def test_fast_reader_equals_exact_reader(tmp_path, text):
-    from cranfield.io import trec
+    from cranfield.core.io import trec
 
     path = tmp_path / "run.txt"
     path.write_bytes(text)
@@ -214,7 +214,7 @@ def test_fast_reader_equals_exact_reader(tmp_path, text):
 
 
 def test_fast_reader_is_used_on_clean_files(tmp_path):
-    from cranfield.io import trec
+    from cranfield.core.io import trec
 
     text = RUN_TEXTS[0] + b"2 Q0 c 1 -1e3 tag2\n"
     path = tmp_path / "run.txt"
@@ -229,9 +229,9 @@ def test_fast_reader_is_used_on_clean_files(tmp_path):
 
 def _old_kernels(jr, cutoff, gains=()):
     """The whole-array kernels as they were before the sparse ones (bit-level reference)."""
-    from cranfield import segments
-    from cranfield.measures.gain import Ideal, dcg_terms
-    from cranfield.measures.precision import _precision_at_relevant
+    from cranfield.core import segments
+    from cranfield.core.measures.gain import Ideal, dcg_terms
+    from cranfield.core.measures.precision import _precision_at_relevant
 
     def count_at(mask, k):
         counts = segments.int_cumsum(mask, jr.offsets)
@@ -267,8 +267,8 @@ def _old_kernels(jr, cutoff, gains=()):
 
 @pytest.mark.parametrize("seed", range(6))
 def test_sparse_kernels_are_bit_identical_to_whole_array_ones(seed):
-    from cranfield.measures.gain import _dcg, ndcg
-    from cranfield.measures.precision import ap, precision_at, reciprocal_rank
+    from cranfield.core.measures.gain import _dcg, ndcg
+    from cranfield.core.measures.precision import ap, precision_at, reciprocal_rank
 
     qrels, rows = large_collection(seed)
     qr, run = build(qrels, rows)
@@ -282,8 +282,8 @@ def test_sparse_kernels_are_bit_identical_to_whole_array_ones(seed):
     gains = ((1, -2.5), (3, 7.0))
     old = _old_kernels(jr, 20, gains)
     assert np.array_equal(ndcg(jr, 20, gains=gains), old["nDCG"])
-    from cranfield import segments
-    from cranfield.measures.gain import dcg_terms
+    from cranfield.core import segments
+    from cranfield.core.measures.gain import dcg_terms
 
     full = segments.sequential_sum(dcg_terms(jr, gains), jr.offsets)
     assert np.array_equal(_dcg(jr, gains), full)
@@ -291,7 +291,7 @@ def test_sparse_kernels_are_bit_identical_to_whole_array_ones(seed):
 
 @pytest.mark.parametrize("seed", range(4))
 def test_sequential_sum_skipping_zeros_equals_a_python_loop(seed):
-    from cranfield import segments
+    from cranfield.core import segments
 
     rng = np.random.default_rng(seed)
     lengths = rng.integers(0, 200, 400)
@@ -324,8 +324,8 @@ def test_blocks_and_take_across_chunks():
 
 def _old_iprec(jr, points, lv):
     """interpolated_precision as it was (whole-array reverse cummax), for bit comparison."""
-    from cranfield import segments
-    from cranfield.measures.precision import _recall_counts
+    from cranfield.core import segments
+    from cranfield.core.measures.precision import _recall_counts
 
     points = np.asarray(points, dtype=np.float64)
     relevant = jr.relevant(lv)
@@ -348,7 +348,7 @@ def _old_iprec(jr, points, lv):
 
 @pytest.mark.parametrize("seed", range(4))
 def test_sparse_interpolated_precision_is_bit_identical(seed):
-    from cranfield.measures.precision import ELEVEN_POINTS, interpolated_precision
+    from cranfield.core.measures.precision import ELEVEN_POINTS, interpolated_precision
 
     qrels, rows = unranked_collection(seed)
     qr, run = build(qrels, rows)
@@ -361,7 +361,7 @@ def test_sparse_interpolated_precision_is_bit_identical(seed):
 
 @pytest.mark.parametrize("seed", range(3))
 def test_segment_cumsums_equal_python_loops(seed):
-    from cranfield import segments
+    from cranfield.core import segments
 
     rng = np.random.default_rng(seed)
     lengths = rng.integers(0, 300, 300)
@@ -506,7 +506,7 @@ def test_take_from_chunks_in_any_order():
 
 
 def test_an_error_in_the_threaded_join_reaches_the_caller(monkeypatch):
-    from cranfield import judged
+    from cranfield.core import judged
 
     def broken(*args):
         raise ValueError("join failed")

@@ -1,4 +1,4 @@
-"""cranfield.io.atomic: outputs are replaced whole or not at all, never over an input."""
+"""cranfield.core.io.atomic: outputs are replaced whole or not at all, never over an input."""
 
 from __future__ import annotations
 
@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
+from cranfield.core.io import atomic
+from cranfield.core.io.atomic import atomic_path, check_output, write_bytes, write_text
 from cranfield.errors import CranfieldError, OutputError
-from cranfield.io import atomic
-from cranfield.io.atomic import atomic_path, check_output, write_bytes, write_text
 
-SRC = str(Path(__file__).resolve().parents[1] / "src")
+SRC = str(Path(__file__).resolve().parents[2] / "src")
 
 
 def leftovers(directory: Path, keep: set[str]) -> list[str]:
@@ -137,7 +137,7 @@ def test_check_output_standard_input(tmp_path):
     run = tmp_path / "run.txt"
     run.write_text("data")
     code = (
-        "import sys; from cranfield.io.atomic import check_output\n"
+        "import sys; from cranfield.core.io.atomic import check_output\n"
         "try:\n    check_output(sys.argv[1], ['-'])\nexcept Exception as e:\n    print(e)\n"
     )
     with open(run, "rb") as fh:
@@ -169,7 +169,7 @@ def test_sigterm_during_write_removes_the_temporary_file(tmp_path):
     target.write_text("old")
     code = (
         "import os, signal, sys\n"
-        "from cranfield.io.atomic import atomic_path\n"
+        "from cranfield.core.io.atomic import atomic_path\n"
         "with atomic_path(sys.argv[1]) as tmp:\n"
         "    tmp.write_text('partial')\n"
         "    os.kill(os.getpid(), signal.SIGTERM)\n"

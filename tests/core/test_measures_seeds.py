@@ -6,9 +6,9 @@ import math
 
 import numpy as np
 import pytest
+from measures_helpers import close, one, per_query, ranking
 
 from cranfield.errors import MeasureError
-from measures_helpers import close, one, per_query, ranking
 
 # seed 000, 1.4: 14 ranks, 5 relevant documents (x at ranks 1, 2, 4, 6, 13)
 SEED000 = [1, 1, 0, 1, 0, 1, 0, 0, 0, 0, 0, 0, 1, 0]
@@ -44,7 +44,7 @@ def test_seed002_precision_and_recall_at_5():
 
 
 def test_seed000_precision_recall_table():
-    from cranfield.curves import pr_points
+    from cranfield.report.curves import pr_points
 
     q, r = ranking("q", SEED000)
     points = pr_points(q, r)
@@ -87,7 +87,7 @@ def test_seed000_r_precision_differs_from_first_reached_when_precision_rises():
 
 
 def test_seed004_interpolated_precision_at_11_points():
-    from cranfield.curves import interpolated_precision
+    from cranfield.report.curves import interpolated_precision
 
     q, r = ranking("q", SEED004, num_rel=4)
     table = interpolated_precision(q, r)
@@ -96,7 +96,7 @@ def test_seed004_interpolated_precision_at_11_points():
 
 
 def test_seed004_precision_recall_points():
-    from cranfield.curves import pr_points
+    from cranfield.report.curves import pr_points
 
     q, r = ranking("q", SEED004, num_rel=4)
     p = pr_points(q, r)
@@ -184,9 +184,9 @@ def test_seed000_macro_and_micro_averaging():
     q1, r1 = ranking("1", [1, 0, 0, 0], num_rel=1)  # p = 1/4, r = 1
     q2, r2 = ranking("2", [1, 1, 1, 0, 0, 0, 0, 0, 0, 0], num_rel=30)  # p = 3/10, r = 0.1
     q, r = {**q1, **q2}, {**r1, **r2}
-    from cranfield.evaluation import evaluate
-    from cranfield.qrels import Qrels
-    from cranfield.run import Run
+    from cranfield.core.evaluation import evaluate
+    from cranfield.core.qrels import Qrels
+    from cranfield.core.run import Run
 
     names = ["SetP", "SetR", "Fallout(collection_size=1000)", "Generality(collection_size=1000)"]
     macro = evaluate(Qrels.coerce(q), Run.coerce(r), names)[0]
@@ -233,9 +233,9 @@ def test_queries_without_relevant_documents_score_zero_or_are_skipped():
     for name in ("AUPRC", "Efficiency", "PrecAtRecall@0.5", "AP(normalise='relret@k')@5"):
         values = per_query(q, r, name)
         assert values["2"] == 0.0
-        from cranfield.evaluation import evaluate
-        from cranfield.qrels import Qrels
-        from cranfield.run import Run
+        from cranfield.core.evaluation import evaluate
+        from cranfield.core.qrels import Qrels
+        from cranfield.core.run import Run
 
         skipped = evaluate(Qrels.coerce(q), Run.coerce(r), [name], skip_no_relevant=True)[0]
         assert skipped[name] == values["1"]

@@ -18,7 +18,7 @@ from __future__ import annotations
 import pytest
 
 from cranfield import Qrels, Run
-from cranfield.evaluation import evaluate
+from cranfield.core.evaluation import evaluate
 
 
 def _evaluate(relevant: set[str], ranking: list[str], measures, extra_relevant=(), compat=10):

@@ -16,7 +16,7 @@ import pytest
 
 from cranfield.cli.main import main
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
@@ -123,7 +123,7 @@ def test_entry_turns_off_blas_threads_for_evaluation_only(monkeypatch):
 
 PRESCAN_SPY = """
 import sys
-from cranfield.io import scan
+from cranfield.core.io import scan
 
 seen = []
 real = scan.prescan

@@ -11,9 +11,9 @@ import polars as pl
 import pyarrow as pa
 import pytest
 
+from cranfield.core.qrels import Qrels
+from cranfield.core.run import Run
 from cranfield.errors import InputError, ParameterError
-from cranfield.qrels import Qrels
-from cranfield.run import Run
 
 QRELS_DICT = {"007": {"1e3": 2, "d2": 0, "d3": -1}, "301": {"d2": 3}}
 RUN_DICT = {"007": {"1e3": 2.5, "d2": 2.5, "zz": -1e-9}, "301": {"d9": 0.1, "d2": 7.0}}

@@ -14,9 +14,9 @@ import numpy as np
 import pytest
 
 from cranfield import Qrels, Run
+from cranfield.core.judged import judge
+from cranfield.core.measures.registry import Measure, all_definitions
 from cranfield.errors import MeasureError
-from cranfield.judged import judge
-from cranfield.measures.registry import Measure, all_definitions
 
 QRELS = {
     "q_normal": {"a": 2, "b": 0, "c": 1, "d": 3, "e": 0, "f": -1},
@@ -105,6 +105,6 @@ def test_bad_parameter_values_name_the_parameter(definition):
 
 @pytest.mark.parametrize("measure", ALL, ids=str)
 def test_canonical_names_round_trip(measure):
-    from cranfield.measures import parse
+    from cranfield.core.measures import parse
 
     assert parse(str(measure)) == measure

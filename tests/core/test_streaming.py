@@ -14,13 +14,13 @@ import gzip
 import numpy as np
 import pytest
 
-from cranfield import streaming
 from cranfield.cli.main import main
+from cranfield.core import streaming
+from cranfield.core.evaluation import evaluate
+from cranfield.core.qrels import Qrels
+from cranfield.core.run import Run
+from cranfield.core.trec_eval import run_trec_eval
 from cranfield.errors import InputError
-from cranfield.evaluation import evaluate
-from cranfield.qrels import Qrels
-from cranfield.run import Run
-from cranfield.trec_eval import run_trec_eval
 from generators import trec_files
 
 MEASURES = ["AP", "nDCG@10", "P@5", "R@20", "RR", "Bpref", "infAP", "rbp", "SetF", "Rprec"]
@@ -101,7 +101,7 @@ def test_cli_stream_option_and_threshold(tmp_path, capsys, monkeypatch):
     real = streaming.judge_file
     monkeypatch.setattr(streaming, "judge_file", lambda *a, **k: calls.append(1) or real(*a, **k))
     # too little memory for the run (but enough for the qrels): streamed unasked
-    from cranfield import memory
+    from cranfield.core import memory
 
     size = run_path.stat().st_size
     room = memory.NEED_PER_BYTE * size + memory.NEED_BASE - 1
@@ -193,7 +193,7 @@ def test_empty_and_bad_parameters(tmp_path):
 
 
 def test_gather_in_batches_equals_slices():
-    from cranfield.judged import _gather
+    from cranfield.core.judged import _gather
 
     rng = np.random.default_rng(0)
     for _ in range(200):
@@ -230,7 +230,7 @@ def test_progress_bar_only_on_a_terminal_after_a_second(tmp_path, monkeypatch):
 
 
 def test_pieces_are_judged_without_the_join_thread(tmp_path, monkeypatch):
-    from cranfield import judged
+    from cranfield.core import judged
 
     qrels_path, run_path = write_collection(tmp_path, 3)
     qrels = Qrels.read(qrels_path)

@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 
 from cranfield import Qrels, Run
+from cranfield.core.evaluation import evaluate
+from cranfield.core.judged import judge
 from cranfield.errors import InputError
-from cranfield.evaluation import evaluate
-from cranfield.judged import judge
 from generators import mixed_topics_case, trec_order
 
 MEASURES = [

@@ -19,10 +19,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from ir_measures import Qrel, ScoredDoc
 
-from cranfield.evaluation import evaluate
-from cranfield.measures import parse
-from cranfield.qrels import Qrels
-from cranfield.run import Run
+from cranfield.core.evaluation import evaluate
+from cranfield.core.measures import parse
+from cranfield.core.qrels import Qrels
+from cranfield.core.run import Run
 from generators import collections
 
 SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from cranfield.evaluation import evaluate
-from cranfield.qrels import Qrels
-from cranfield.run import Run
 from measures_helpers import close, one, per_query, ranking
+
+from cranfield.core.evaluation import evaluate
+from cranfield.core.qrels import Qrels
+from cranfield.core.run import Run
 
 FAST = settings(max_examples=40, deadline=None)
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from cranfield.io import scan, trec
+from cranfield.core.io import scan, trec
 
 CLEAN = b"1 Q0 a 1 2.0 t\n1 Q0 b 2 1.0 t\n"
 
@@ -71,7 +71,7 @@ def test_prescan_in_a_thread_is_collected_once(tmp_path, monkeypatch, text):
 FORKED = r"""
 import sys
 from pathlib import Path
-from cranfield.io import scan  # no NumPy yet: the process has one thread
+from cranfield.core.io import scan  # no NumPy yet: the process has one thread
 
 scan.PRESCAN_MIN = 0
 
@@ -115,7 +115,7 @@ print("ok")
 
 def test_prescan_in_a_forked_child(tmp_path):
     # in a fresh interpreter: pytest's own process has threads, so it never forks
-    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1] / "src"))
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[2] / "src"))
     done = subprocess.run(
         [sys.executable, "-c", FORKED, str(tmp_path)], capture_output=True, env=env
     )
@@ -194,7 +194,7 @@ def test_prescan_of_several_files_in_a_thread(tmp_path, monkeypatch):
 
 THREAD_COUNT = """
 import threading
-from cranfield.io import scan
+from cranfield.core.io import scan
 
 alone = (scan._threads(), scan._can_fork())
 stop = threading.Event()
@@ -214,7 +214,7 @@ def test_threads_are_counted_with_native_ones():
         [sys.executable, "-c", THREAD_COUNT],
         capture_output=True,
         text=True,
-        env={**os.environ, "PYTHONPATH": str(Path(scan.__file__).parents[2])},
+        env={**os.environ, "PYTHONPATH": str(Path(scan.__file__).parents[3])},
         check=True,
     )
     assert done.stdout.split("\n")[0] == "(1, True) (2, False)", done.stdout + done.stderr
