@@ -17,7 +17,7 @@ strings, tuples, ...). The computation is pure NumPy rather than calls into
 scikit-learn: arbitrary hashable labels need our own encoding anyway, after which
 scikit-learn's ``contingency_matrix`` and ``mutual_info_score`` would only recount the
 same integer codes, and keeping it in NumPy lets ``cranfield cluster`` run without the
-``sklearn`` extra. scikit-learn is the test oracle (``tests/test_clustering.py``).
+``sklearn`` extra. scikit-learn is the test oracle (``tests/clustering/test_clustering.py``).
 
 Mutual information and entropies are in nats (natural logarithm), as in
 scikit-learn; NMI does not depend on the base.
