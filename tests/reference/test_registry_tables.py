@@ -156,7 +156,7 @@ def _names_in(path: Path) -> set[str]:
     return found
 
 
-@pytest.mark.parametrize("module", ["trec_eval.py", "measures/names.py"])
+@pytest.mark.parametrize("module", ["core/trec_eval.py", "core/measures/names.py"])
 def test_no_other_module_declares_trec_eval_names(module):
     assert _names_in(SRC / module) == set()
 
