@@ -109,9 +109,9 @@ def grades(rng: np.random.Generator, n: int) -> np.ndarray:
 
 
 def run_from_rows(rows: list[tuple[str, str, float]], name: str = "r"):
-    """A :class:`cranfield.run.Run` holding ``(query, doc, score)`` rows in this order
+    """A :class:`cranfield.core.run.Run` holding ``(query, doc, score)`` rows in this order
     (``Run.from_dict`` would not keep an order that is not trec_eval's)."""
-    from cranfield.run import Run
+    from cranfield.core.run import Run
 
     table = pa.table(
         {

@@ -8,8 +8,8 @@ import numpy as np
 import pyarrow.compute as pc
 
 from cranfield import sample
-from cranfield.qrels import Qrels
-from cranfield.run import Run
+from cranfield.core.qrels import Qrels
+from cranfield.core.run import Run
 
 
 def test_shape_of_the_collection():

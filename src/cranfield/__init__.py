@@ -18,31 +18,31 @@ _EXPORTS = {
     "ParameterError": "errors",
     "MeasureError": "errors",
     "CranfieldError": "errors",
-    "Qrels": "qrels",
-    "Run": "run",
-    "JudgedRun": "judged",
-    "evaluate": "evaluation",
-    "Results": "evaluation",
-    "parse_measure": "measures.names",
+    "Qrels": "core.qrels",
+    "Run": "core.run",
+    "JudgedRun": "core.judged",
+    "evaluate": "core.evaluation",
+    "Results": "core.evaluation",
+    "parse_measure": "core.measures.names",
 }
-# public subpackages and modules, imported on first access
+# public subpackages and modules (attribute -> where it lives), imported on first access
 _MODULES = {
-    "measures",
-    "compare",
-    "classification",
-    "clustering",
-    "splits",
-    "curves",
-    "sample",
-    "report",
+    "measures": "core.measures",
+    "compare": "compare",
+    "classification": "classification",
+    "clustering": "clustering",
+    "splits": "clustering.splits",
+    "curves": "report.curves",
+    "sample": "sample",
+    "report": "report",
 }
 
-__all__ = sorted(set(_EXPORTS) | _MODULES) + ["__version__"]
+__all__ = sorted(set(_EXPORTS) | set(_MODULES)) + ["__version__"]
 
 
 def __getattr__(name: str):
     if name in _MODULES:
-        value = import_module(f".{name}", __name__)
+        value = import_module(f".{_MODULES[name]}", __name__)
         globals()[name] = value
         return value
     module = _EXPORTS.get(name)

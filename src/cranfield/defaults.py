@@ -6,6 +6,6 @@ start their thread pools and rule the fork out.
 """
 
 #: The measures of :func:`cranfield.evaluate`, ``cranfield eval`` and
-#: :func:`cranfield.streaming.evaluate_file` when none are named: the usual summary of
+#: :func:`cranfield.core.streaming.evaluate_file` when none are named: the usual summary of
 #: an ad hoc retrieval run.
 DEFAULT_MEASURES: tuple[str, ...] = ("AP", "nDCG@10", "P@10", "R@100", "RR")

@@ -1,4 +1,4 @@
-"""Render :class:`~cranfield.evaluation.Results` as text, markdown, JSON, CSV, TSV or trec.
+"""Render :class:`~cranfield.core.evaluation.Results` as text, markdown, JSON, CSV, TSV or trec.
 
 The shapes:
 

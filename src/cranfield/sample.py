@@ -32,8 +32,8 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 
-from .qrels import Qrels
-from .run import Run
+from .core.qrels import Qrels
+from .core.run import Run
 
 SEED = 20240501
 QUERY_IDS = [str(q) for q in range(301, 341)]

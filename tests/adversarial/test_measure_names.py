@@ -15,12 +15,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from cranfield.core.evaluation import evaluate
+from cranfield.core.measures.names import _TREC_CUTOFF, parse, parse_many
+from cranfield.core.measures.registry import MAX_RANK, Measure, all_definitions, all_names
+from cranfield.core.qrels import Qrels
+from cranfield.core.run import Run
 from cranfield.errors import MeasureError
-from cranfield.evaluation import evaluate
-from cranfield.measures.names import _TREC_CUTOFF, parse, parse_many
-from cranfield.measures.registry import MAX_RANK, Measure, all_definitions, all_names
-from cranfield.qrels import Qrels
-from cranfield.run import Run
 
 from .harness import assert_clean_failure, assert_success, run_cli
 

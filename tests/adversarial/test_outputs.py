@@ -190,7 +190,7 @@ def test_full_disk_keeps_the_old_file(kind, files, full_disk, monkeypatch, capsy
     argv, name = output_commands(files)[kind]
     if full_disk is None:  # no tmpfs: make every flush to disk fail as a full disk would
         from cranfield.cli.main import main
-        from cranfield.io import atomic
+        from cranfield.core.io import atomic
 
         target = Path(str(files["qrels"].parent / f"fallback-{name}"))
         target.write_text("old\n")

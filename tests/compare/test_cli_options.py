@@ -100,7 +100,7 @@ def test_correlate_digits(capsys, files):
 
 def test_baseline_unknown_fails_before_evaluation(capsys, files, monkeypatch):
     _, paths, _ = files
-    import cranfield.evaluation as evaluation
+    import cranfield.core.evaluation as evaluation
 
     def no_evaluation(*_a, **_k):
         raise AssertionError("evaluation started before --baseline was checked")

@@ -18,7 +18,7 @@ import pytest
 from adversarial.harness import run_main as _cli
 from cranfield import sample
 from cranfield.compare import compare, read_table
-from cranfield.evaluation import evaluate
+from cranfield.core.evaluation import evaluate
 
 RUNS = ("bm25", "hybrid", "random")  # the sample runs that answer every topic
 MEASURES = ("AP", "nDCG@10")

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from cranfield.measures.registry import (
+from cranfield.core.measures.registry import (
     TREC_NICKNAMES,
     lookup,
     trec_measure,
@@ -138,7 +138,7 @@ def test_kinds_and_defaults_are_trec_evals(c_source):
 
 
 def test_every_supported_trec_name_parses_to_its_family():
-    from cranfield.measures.names import parse_many
+    from cranfield.core.measures.names import parse_many
 
     for t in trec_measures():
         if t.family is not None:
@@ -156,7 +156,7 @@ def _names_in(path: Path) -> set[str]:
     return found
 
 
-@pytest.mark.parametrize("module", ["trec_eval.py", "measures/names.py"])
+@pytest.mark.parametrize("module", ["core/trec_eval.py", "core/measures/names.py"])
 def test_no_other_module_declares_trec_eval_names(module):
     assert _names_in(SRC / module) == set()
 
@@ -165,8 +165,8 @@ def test_pair_parameters_read_as_declared():
     """rbp_resid reads ``p`` from a pair list, as trec_eval does (m_rbp_resid.c); the
     measure language reads it the same way (it refused ``rbp_resid.p=0.5`` when its own
     list of pair measures left rbp_resid out)."""
-    from cranfield.measures.names import parse_many
-    from cranfield.measures.registry import Measure
+    from cranfield.core.measures.names import parse_many
+    from cranfield.core.measures.registry import Measure
 
     assert parse_many("rbp_resid.p=0.5") == [Measure.of("rbp_resid", p=0.5)]
     assert parse_many("rbp.p=0.5,2=3") == [Measure.of("rbp", p=0.5, gains={2: 3})]

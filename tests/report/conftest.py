@@ -7,8 +7,8 @@ from report_helpers import MEASURES, RUNS, parse
 
 from cranfield import evaluate
 from cranfield.cli.main import main
-from cranfield.qrels import Qrels
-from cranfield.run import Run
+from cranfield.core.qrels import Qrels
+from cranfield.core.run import Run
 
 
 @pytest.fixture(scope="session")

@@ -31,8 +31,8 @@ from report_helpers import RUNS, parse, table_dict, write_collection
 
 from cranfield import evaluate
 from cranfield.cli.main import main
-from cranfield.qrels import Qrels
-from cranfield.run import Run
+from cranfield.core.qrels import Qrels
+from cranfield.core.run import Run
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 WIDTH = 1280

@@ -11,10 +11,10 @@ from report_helpers import MEASURES, RUNS, table_dict
 
 from cranfield import __version__, evaluate
 from cranfield.cli.main import main
-from cranfield.qrels import Qrels
+from cranfield.core.qrels import Qrels
+from cranfield.core.run import Run
 from cranfield.report import data
 from cranfield.report.html import build_report
-from cranfield.run import Run
 
 
 def small_files(tmp_path):

@@ -319,7 +319,7 @@ def split_measures(text: str) -> list[str]:
     pairs continue its parameter list, as in trec_eval: ``P.5,10,AP`` is ``P.5,10``
     and ``AP``.
     """
-    from ..measures.names import split_top_level
+    from ..core.measures.names import split_top_level
 
     parts = split_top_level(text)
     out: list[str] = []
@@ -372,7 +372,7 @@ def _is_measure_option(parser: Parser, token: str) -> bool:
 
 def _measure_problem(word: str) -> str | None:
     """Why ``word`` is not a measure name (or comma list of them); None if it is one."""
-    from ..measures.names import parse_many
+    from ..core.measures.names import parse_many
 
     try:
         for item in split_measures(word):

@@ -46,7 +46,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args) -> int:
     import sys
 
-    from ..io.atomic import check_output, write_text
+    from ..core.io.atomic import check_output, write_text
     from ..judgments import aggregate
 
     state = seed_value(args)

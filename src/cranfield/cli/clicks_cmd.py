@@ -115,7 +115,7 @@ def _emit(text: str, output: str | None) -> None:
         sys.stdout.write(text)
         sys.stdout.flush()
     else:
-        from ..io.atomic import write_text
+        from ..core.io.atomic import write_text
 
         write_text(output, text)
 

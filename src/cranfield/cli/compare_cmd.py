@@ -142,15 +142,15 @@ def _scores(args):
         )
     if not args.measure:
         raise ParameterError("--measure", "at least one measure", None)
-    from ..evaluation import as_measures, evaluate
+    from ..core.evaluation import as_measures, evaluate
 
     measures = as_measures(args.measure)  # unknown names fail before any file is read
-    from ..io.source import check_path
+    from ..core.io.source import check_path
 
     for path in [args.qrels, *args.runs]:
         if path != "-":
             check_path(path, path)
-    from ..evaluation import read_runs
+    from ..core.evaluation import read_runs
 
     runs = read_runs(args.runs)
     baseline = resolve_baseline(args.baseline, [r.name for r in runs], args.runs)

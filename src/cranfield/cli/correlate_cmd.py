@@ -95,8 +95,8 @@ def _fmt(v, digits: int) -> str:
 
 def _run_mode(args, opts) -> int:
     from ..compare import correlate_runs
+    from ..core.run import Run
     from ..output import dumps_json
-    from ..run import Run
 
     result = correlate_runs(Run.read(args.a), Run.read(args.b), opts["rbo_p"], opts["depth"])
     if not result["queries"]:

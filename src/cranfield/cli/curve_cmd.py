@@ -36,10 +36,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args) -> int:
-    from .. import curves
+    from ..core.qrels import Qrels
+    from ..core.run import Run
     from ..errors import ParameterError
-    from ..qrels import Qrels
-    from ..run import Run
+    from ..report import curves
 
     interpolating = args.average == "recall" or (args.average is None and args.interpolated)
     if args.convention is not None and not interpolating:

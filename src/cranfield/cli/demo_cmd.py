@@ -32,10 +32,10 @@ def add_arguments(p) -> None:
 
 def run(args) -> int:
     from .. import sample
-    from ..evaluation import evaluate
+    from ..core.evaluation import evaluate
+    from ..core.qrels import Qrels
+    from ..core.run import Run
     from ..output import render
-    from ..qrels import Qrels
-    from ..run import Run
 
     directory = Path(args.dir)
     paths = sample.write(directory)

@@ -60,8 +60,8 @@ def early(argv: list[str]) -> None:
     whose threads would rule out the forked scan (see io/scan.py). Best effort: ``run``
     starts the scans of the parsed runs anyway (a file already pending is skipped), and
     a file scanned here for nothing (the qrels) costs only the child's time."""
-    from .. import memory
-    from ..io import scan
+    from ..core import memory
+    from ..core.io import scan
 
     stream = True if "--stream" in argv else False if "--no-stream" in argv else None
     values = {i + 1 for i, a in enumerate(argv) if a in ("-o", "--output")}
@@ -74,19 +74,19 @@ def early(argv: list[str]) -> None:
 
 
 def run(args) -> int:
-    from .. import memory
-    from ..io import scan
+    from ..core import memory
+    from ..core.io import scan
 
     streamed = [memory.should_stream(path, args.stream) for path in args.runs]
     # the runs read whole are scanned in the background from now on (see io/scan.py)
     scan.prescan([path for path, s in zip(args.runs, streamed, strict=True) if not s])
+    from ..core.evaluation import DEFAULT_MEASURES, as_measures, combine, evaluate, missing_topics
+    from ..core.io.source import source_name
+    from ..core.qrels import Qrels
+    from ..core.run import Run
+    from ..core.streaming import evaluate_file, use_system_allocator
     from ..errors import ParameterError
-    from ..evaluation import DEFAULT_MEASURES, as_measures, combine, evaluate, missing_topics
-    from ..io.source import source_name
     from ..output import render
-    from ..qrels import Qrels
-    from ..run import Run
-    from ..streaming import evaluate_file, use_system_allocator
 
     digits = digits_value(args)
     if args.depth is not None and args.depth <= 0:
@@ -128,7 +128,7 @@ def run(args) -> int:
             )
     text = render(results, args.format, per_query=args.per_query, digits=digits)
     if args.output:
-        from ..io.atomic import write_text
+        from ..core.io.atomic import write_text
 
         write_text(args.output, text)
     else:

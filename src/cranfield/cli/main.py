@@ -115,7 +115,7 @@ def _check_output(args) -> None:
     output = getattr(args, "output", None)
     if not isinstance(output, str):
         return
-    from ..io.atomic import check_output
+    from ..core.io.atomic import check_output
 
     inputs: list[str] = []
     for key, value in vars(args).items():

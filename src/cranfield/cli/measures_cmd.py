@@ -12,9 +12,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args) -> int:
-    from ..measures import docs
-    from ..measures.names import parse_many
-    from ..measures.registry import all_definitions, lookup
+    from ..core.measures import docs
+    from ..core.measures.names import parse_many
+    from ..core.measures.registry import all_definitions, lookup
 
     if args.name is None:
         rows = [(docs.signature(d), d.summary) for d in all_definitions()]

@@ -32,9 +32,9 @@ def add_arguments(p) -> None:
 
 
 def run(args) -> int:
+    from ..core.evaluation import evaluate, read_runs
+    from ..core.qrels import Qrels
     from ..errors import ParameterError
-    from ..evaluation import evaluate, read_runs
-    from ..qrels import Qrels
     from ..report import plots
 
     suffix = args.output.rsplit(".", 1)[-1].lower() if "." in args.output else ""

@@ -80,7 +80,7 @@ def _pool_parser() -> Parser:
 def _check_output(output: str | None, inputs: list[str]) -> None:
     """Refuse, before any work, an ``-o`` that is an input or cannot be written."""
     if output and output != "-":
-        from ..io.atomic import check_output
+        from ..core.io.atomic import check_output
 
         check_output(output, [i for i in inputs if i])
 
@@ -88,7 +88,7 @@ def _check_output(output: str | None, inputs: list[str]) -> None:
 def emit(data: bytes, output: str | None) -> None:
     """Write to ``output`` atomically (temp file + ``os.replace``), or to stdout."""
     if output and output != "-":
-        from ..io.atomic import write_bytes
+        from ..core.io.atomic import write_bytes
 
         write_bytes(output, data)
         return
@@ -114,9 +114,9 @@ def _read_runs(paths: list[str], top: int | None = None) -> list:
     """
     from concurrent.futures import ThreadPoolExecutor
 
-    from ..evaluation import distinct_run_names
+    from ..core.evaluation import distinct_run_names
+    from ..core.run import Run
     from ..pooling.candidates import top_rows
-    from ..run import Run
 
     def read(path: str):
         run = Run.read(path)
@@ -174,8 +174,8 @@ def run_pool(argv: list[str]) -> int:
         raise ParameterError("--per-group", "--groups FILE or --group-sep SEP as well", None)
     inputs = args.runs + [f for f in (args.qrels, args.groups) if f]
     _check_output(args.output, inputs)
+    from ..core.qrels import Qrels
     from ..pooling.groups import read_groups
-    from ..qrels import Qrels
 
     groups, priority = read_groups(args.groups) if args.groups else (args.group_sep, None)
     qrels = Qrels.read(args.qrels) if args.qrels else None
@@ -231,9 +231,9 @@ def _stats_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run_stats(argv: list[str]) -> int:
+    from ..core.qrels import Qrels
     from ..pooling.pool import check_depth
     from ..pooling.stats import DEFAULT_JUDGED_AT, pool_stats, render
-    from ..qrels import Qrels
 
     p = _measure_parser("stats")
     _stats_arguments(p)
@@ -256,10 +256,10 @@ ACTIONS["reuse"] = "leave-one-group-out: how scores and rankings change without 
 
 
 def run_reuse(argv: list[str]) -> int:
+    from ..core.qrels import Qrels
     from ..pooling.groups import read_groups
     from ..pooling.pool import check_depth
     from ..pooling.reuse import leave_one_group_out, render
-    from ..qrels import Qrels
     from .main import parse
 
     p = _measure_parser("reuse")
@@ -290,7 +290,7 @@ def run_reuse(argv: list[str]) -> int:
         raise ParameterError("--subsample", "no --groups/--group-sep with it", args.subsample)
     inputs = [args.qrels, *args.runs] + ([args.groups] if args.groups else [])
     _check_output(args.output, inputs)
-    from ..evaluation import as_measures
+    from ..core.evaluation import as_measures
 
     measures = as_measures(args.measures or ["AP", "Bpref", "infAP"])
     if args.subsample is not None:

@@ -62,9 +62,9 @@ def command_line(args, measures) -> str:
 
 
 def run(args) -> int:
+    from ..core.evaluation import read_runs
+    from ..core.qrels import Qrels
     from ..errors import ParameterError
-    from ..evaluation import read_runs
-    from ..qrels import Qrels
     from ..report.html import DEFAULT_MEASURES, write_report
 
     if not 1 <= args.max_depth <= MAX_DEPTH:  # each k is two more measures to evaluate

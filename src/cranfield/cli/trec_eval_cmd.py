@@ -111,16 +111,16 @@ def main(argv: list[str]) -> int:
     except UsageError as exc:  # reported on one line by Parser.error
         return int(exc.code)
 
-    from .. import memory
-    from ..io import scan
+    from ..core import memory
+    from ..core.io import scan
 
     streamed = memory.should_stream(args.files[1], args.stream)
     if not streamed:  # scanned in the background from now on (see io/scan.py)
         scan.prescan(args.files[1])
-    from ..qrels import Qrels
-    from ..run import Run
-    from ..streaming import judge_file, use_system_allocator
-    from ..trec_eval import run_trec_eval, select
+    from ..core.qrels import Qrels
+    from ..core.run import Run
+    from ..core.streaming import judge_file, use_system_allocator
+    from ..core.trec_eval import run_trec_eval, select
 
     try:
         select(args.measures)  # validate measure names before reading large files

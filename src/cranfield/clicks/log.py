@@ -24,8 +24,8 @@ from pathlib import Path
 
 import numpy as np
 
+from ..core.io.source import read_bytes, source_name
 from ..errors import InputError, ParameterError
-from ..io.source import read_bytes, source_name
 
 MAX_RANKS = 1000
 """The most documents one session may show (bounds the ``n x K`` arrays)."""

@@ -110,7 +110,7 @@ class ScoreTable:
 
 def _lines(path, source: str) -> list[str]:
     """The lines of a text file, read once, each at most :data:`MAX_LINE` characters."""
-    from ..io.source import check_path
+    from ..core.io.source import check_path
 
     try:
         if str(path) == "-":

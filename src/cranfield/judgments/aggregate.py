@@ -8,7 +8,7 @@
 
 Each returns an :class:`Aggregate`: per item the chosen label (or none: an abstention),
 the posterior (or vote share) of each label and the number of votes; it converts to a
-:class:`~cranfield.qrels.Qrels` and to a table of posteriors.
+:class:`~cranfield.core.qrels.Qrels` and to a table of posteriors.
 """
 
 from __future__ import annotations
@@ -62,7 +62,7 @@ class Aggregate:
 
     def to_qrels(self):
         """The aggregated labels as Qrels (abstentions left out), in item order."""
-        from ..qrels import Qrels
+        from ..core.qrels import Qrels
 
         keep = self.label >= 0
         vals = np.asarray(self.judgments.scale.values, np.int64)[self.label[keep]]

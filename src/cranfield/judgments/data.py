@@ -162,7 +162,7 @@ class Judgments:
     ) -> Judgments:
         """One qrels per assessor (files read with :meth:`Qrels.read`, or Qrels objects);
         each assessor is named after its file stem (or ``names``)."""
-        from ..qrels import Qrels
+        from ..core.qrels import Qrels
 
         if isinstance(scale, str):
             scale = Scale.parse(scale, level)
@@ -203,7 +203,7 @@ class Judgments:
         line_of=None,
     ) -> Judgments:
         """Build from an Arrow table whose columns are named as in ``COLUMNS``."""
-        from ..io.tabular import _id_column
+        from ..core.io.tabular import _id_column
 
         def row_of(r: int) -> str:
             return f"line {line_of(r)}" if line_of is not None else f"row {r + 1}"
@@ -327,8 +327,8 @@ class Judgments:
 
     def gold_codes(self, gold) -> np.ndarray:
         """Per item, the code of its gold label (-1: none). ``gold`` is a qrels (file or
-        :class:`~cranfield.qrels.Qrels`); a gold label not on the scale is an error."""
-        from ..qrels import Qrels
+        :class:`~cranfield.core.qrels.Qrels`); a gold label not on the scale is an error."""
+        from ..core.qrels import Qrels
 
         q = gold if isinstance(gold, Qrels) else Qrels.read(gold)
         t = q.table
@@ -403,7 +403,7 @@ def _stem(p, i: int) -> str:
 
 
 def _arrow(obj) -> pa.Table:
-    from .._columnar import arrow_of
+    from ..core._columnar import arrow_of
 
     if isinstance(obj, pa.Table):
         return obj
@@ -417,7 +417,7 @@ def _arrow(obj) -> pa.Table:
 
 def _read_file(path) -> tuple[pa.Table, object, str]:
     """Read CSV/TSV/Parquet/JSONL (by extension); returns table, line_of, source."""
-    from ..io.source import read_bytes, source_name
+    from ..core.io.source import read_bytes, source_name
 
     source = source_name(path)
     suffixes = [s.lower() for s in Path(path).suffixes if s.lower() != ".gz"]

@@ -17,7 +17,7 @@ from .data import Judgments
 
 def assessor_qrels(j: Judgments, assessor: int):
     """The qrels of one assessor (by code): the pairs they judged, their labels."""
-    from ..qrels import Qrels
+    from ..core.qrels import Qrels
 
     mine = j.assessor == assessor
     items = j.item[mine]
@@ -41,7 +41,7 @@ def effect_on_rankings(j: Judgments, runs, measure: str = "AP", *, rel_level: in
     ties); ``largest_change`` is the largest ``|score_a - score_b|`` of any run.
     """
     from ..compare.correlation import kendall_tau, tau_ap
-    from ..evaluation import evaluate
+    from ..core.evaluation import evaluate
 
     if j.n_assessors < 2:
         raise InputError("needs at least two assessors to compare rankings", j.source)

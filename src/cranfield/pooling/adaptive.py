@@ -73,7 +73,7 @@ class MoveToFront:
         self._pending = np.full(n_t, -1, dtype=np.int64)  # run asked, per topic
         self._pending_pair = np.full(n_t, -1, dtype=np.int64)
         if qrels is not None:
-            from ..qrels import Qrels
+            from ..core.qrels import Qrels
             from .candidates import pair_keys
 
             qrels = qrels if isinstance(qrels, Qrels) else Qrels.coerce(qrels)

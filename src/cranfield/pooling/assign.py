@@ -268,7 +268,7 @@ def build_packages(
 def write_packages(directory: str, packages: list[Package], assignment: Mapping[str, list[str]]):
     """Write ``<assessor>.qrels`` files and ``assignment.tsv`` into a new or empty
     directory (judged packages are never overwritten)."""
-    from ..io.atomic import write_bytes
+    from ..core.io.atomic import write_bytes
 
     if os.path.exists(directory):
         if not os.path.isdir(directory):
@@ -296,7 +296,7 @@ class Merged:
         """``qid 0 docid grade`` lines, sorted by topic and document (byte order)."""
         import io
 
-        from ..qrels import Qrels
+        from ..core.qrels import Qrels
 
         sink = io.BytesIO()
         Qrels(self.qrels, "merged packages").to_trec(sink)
@@ -330,7 +330,7 @@ def merge_packages(directory: str, combine: str = "max") -> Merged:
     pair (it stays -1: pooled, unjudged). A package may only hold pairs of its own
     topics (``assignment.tsv``), each at most once.
     """
-    from ..qrels import Qrels
+    from ..core.qrels import Qrels
 
     if combine not in COMBINE:
         raise ParameterError("combine", "one of " + ", ".join(COMBINE), combine)

@@ -91,7 +91,7 @@ def top_rows(run, k: int):
     ranks themselves come from ``Run.ranked``. Runs written ranked (the usual case)
     need no sort at all.
     """
-    from ..run import Run
+    from ..core.run import Run
 
     t = run.table
     n = t.num_rows

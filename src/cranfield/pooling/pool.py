@@ -49,7 +49,7 @@ class Pool:
     def to_bytes(self, format: str = "pairs") -> bytes:
         """``qid docid`` lines, or ``qid 0 docid -1`` lines (``format="qrels"``: pooled,
         not yet judged; trec_eval and cranfield read a negative grade that way)."""
-        from ..io import trec
+        from ..core.io import trec
 
         if format not in FORMATS:
             raise ParameterError("format", "one of " + ", ".join(FORMATS), format)
@@ -66,7 +66,7 @@ class Pool:
 
 def as_runs(runs) -> list:
     """Runs coerced as :func:`cranfield.evaluate` does; names must be distinct."""
-    from ..evaluation import as_runs as coerce
+    from ..core.evaluation import as_runs as coerce
 
     out = coerce(runs)
     names = [r.name for r in out]
@@ -136,7 +136,7 @@ def build_pool(
         run_list = limit_runs(run_list, per_group, groups, priority)
     cands = collect(run_list, definition.max_rank(resolved))
     if qrels is not None:
-        from ..qrels import Qrels
+        from ..core.qrels import Qrels
 
         qrels = qrels if isinstance(qrels, Qrels) else Qrels.coerce(qrels)
         judged, _ = pair_keys(cands, qrels.table["query_id"], qrels.table["doc_id"])

@@ -136,7 +136,7 @@ def _reduced(qrels, drop: np.ndarray, source: str):
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    from ..qrels import Qrels
+    from ..core.qrels import Qrels
 
     t = qrels.table
     kept = t.filter(pa.array(~drop))
@@ -202,8 +202,8 @@ def leave_one_group_out(
         Per measure: every run's full and reduced score, ranks, Kendall tau and tau_AP
         (full ranking as the reference) between the full and reduced system orderings.
     """
-    from ..evaluation import as_measures, evaluate
-    from ..qrels import Qrels
+    from ..core.evaluation import as_measures, evaluate
+    from ..core.qrels import Qrels
 
     k = check_depth(depth)
     qrels = qrels if isinstance(qrels, Qrels) else Qrels.coerce(qrels)
@@ -343,8 +343,8 @@ def subsample_judgments(
     between the full and reduced orderings are reported as for
     :func:`leave_one_group_out`. A topic left without judgments is still evaluated.
     """
-    from ..evaluation import as_measures, evaluate
-    from ..qrels import Qrels
+    from ..core.evaluation import as_measures, evaluate
+    from ..core.qrels import Qrels
 
     if (
         isinstance(fraction, bool)

@@ -160,8 +160,8 @@ def pool_stats(
     -------
     PoolStats
     """
-    from ..evaluation import evaluate
-    from ..qrels import Qrels
+    from ..core.evaluation import evaluate
+    from ..core.qrels import Qrels
 
     k = check_depth(depth)
     depths = _depths(judged_at)

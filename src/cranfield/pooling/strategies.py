@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import segments
+from ..core import segments
 from ..errors import ParameterError
 from .candidates import Candidates
 

@@ -24,8 +24,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .. import curves
 from ..errors import ParameterError
+from . import curves
 
 DEFAULT_DEPTHS = (1, 5, 10, 20, 50, 100)
 
@@ -42,8 +42,8 @@ __all__ = [
 
 
 def _inputs(qrels, runs):
-    from ..evaluation import as_runs
-    from ..qrels import Qrels
+    from ..core.evaluation import as_runs
+    from ..core.qrels import Qrels
 
     qrels = qrels if isinstance(qrels, Qrels) else Qrels.coerce(qrels)
     run_list = as_runs(runs)
@@ -114,7 +114,7 @@ def pr_data(
         As in :func:`cranfield.evaluate` (queries without relevant documents count
         as zero precision and recall in the averages unless skipped).
     convention
-        Interpolation of the averaged curve (:func:`cranfield.curves.average_interpolated`):
+        Interpolation of the averaged curve (:func:`cranfield.report.curves.average_interpolated`):
         ``"textbook"`` (exact recall levels) or ``"trec_eval"`` (``iprec_at_recall``).
         The step curve of one query is always the textbook one.
 
@@ -179,7 +179,7 @@ def averages_data(
     recall and precision at the ``ranks`` (5, 10, 15, ... by default; "simple but
     sensitive to outliers") and mean interpolated precision at the ``recall`` levels
     (the vertical average; "more robust to outliers"), interpolated in the
-    ``convention`` of :func:`cranfield.curves.average_interpolated`.
+    ``convention`` of :func:`cranfield.report.curves.average_interpolated`.
     """
     convention = curves.check_convention(convention)
     qrels, run_list = _inputs(qrels, runs)
@@ -275,7 +275,7 @@ def depth_data(
     -------
     ``{measure: {"k": cutoffs, run: mean values}}``.
     """
-    from ..evaluation import evaluate
+    from ..core.evaluation import evaluate
 
     if isinstance(measures, str):
         measures = [measures]
@@ -325,7 +325,7 @@ def coverage_data(
     -------
     ``{run: {"depth", "judged", "complete"}}``.
     """
-    from ..evaluation import evaluate
+    from ..core.evaluation import evaluate
 
     ks = np.asarray(list(depths))
     if ks.ndim != 1 or not len(ks) or not np.all(ks >= 1):

@@ -29,8 +29,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import curves
 from ..errors import MissingDependencyError, ParameterError
+from . import curves
 from . import data as _data
 from .progress import Progress
 
@@ -371,8 +371,8 @@ def build_report(
         Passed to :func:`cranfield.evaluate` (``rel_level``, ``complete``, ``compat``,
         ``skip_no_relevant``).
     """
-    from ..evaluation import evaluate
-    from ..qrels import Qrels
+    from ..core.evaluation import evaluate
+    from ..core.qrels import Qrels
     from . import svg
     from .script import SCRIPT
 
@@ -749,7 +749,7 @@ def write_report(path: str | Path, qrels, runs, measures=DEFAULT_MEASURES, **kw)
     """Write :func:`build_report` to ``path`` (UTF-8); returns the path."""
     path = Path(path)
     text = build_report(qrels, runs, measures, **kw)
-    from ..io.atomic import write_text
+    from ..core.io.atomic import write_text
 
     write_text(path, text, newline="\n")
     return path

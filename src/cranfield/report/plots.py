@@ -318,7 +318,7 @@ def save_figure(fig, path: str | Path) -> Path:
     fmt = path.suffix.lower().lstrip(".")
     if fmt not in FORMATS:
         raise ParameterError("output", "a file name ending in .png, .svg or .pdf", str(path))
-    from ..io.atomic import write_bytes
+    from ..core.io.atomic import write_bytes
 
     write_bytes(path, figure_bytes(fig, fmt))
     return path

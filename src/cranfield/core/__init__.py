@@ -1,0 +1,13 @@
+"""The ranked-retrieval evaluation core.
+
+* :mod:`.qrels`, :mod:`.run` — the two inputs (files, DataFrames, dicts, Arrow);
+* :mod:`.io` — readers (TREC text, tabular), the byte scan, atomic output;
+* :mod:`.judged` — Run x Qrels -> JudgedRun (join, ordering, -M/-J/-l semantics);
+* :mod:`.measures` — the measure registry and its vectorised kernels;
+* :mod:`.evaluation` — ``evaluate(qrels, runs, measures)`` -> Results;
+* :mod:`.streaming`, :mod:`.memory` — bounded-memory evaluation of large files;
+* :mod:`.trec_eval` — the drop-in front end with byte-exact output.
+
+Nothing is imported by ``import cranfield.core``; the public names are re-exported
+lazily by :mod:`cranfield`.
+"""

@@ -1,0 +1,268 @@
+"""Open an input given as a path, ``"-"`` (standard input) or a file object.
+
+Files are only ever opened for reading. Problems become :class:`InputError` naming the
+source, so the command-line interface can print one line and exit with status 2.
+
+Every input is read exactly once. A regular, uncompressed file is handed on as its
+path (Arrow and the byte scan may open it again: a regular file reads the same every
+time). Anything else — standard input, a named pipe, ``<(...)``, a character device,
+a gzip file, a file object — is read once, in pieces, into memory (:func:`load`):
+
+* gzip is recognised by its first two bytes (``1f 8b``), never by the file name, and
+  decompressed piece by piece; truncated or corrupt data is an error naming the file;
+* a text input stops at the first NUL byte (no text format holds one: it is binary
+  data, such as ``/dev/zero``) and at the first line longer than :data:`MAX_LINE`
+  bytes, each reported with its line number;
+* the whole content may not exceed what fits in memory (``memory.input_budget``).
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+import sys
+import zlib
+from pathlib import Path
+
+from ...errors import InputError
+
+GZIP_MAGIC = b"\x1f\x8b"
+MAX_LINE = 1 << 26
+"""The longest line a text input may hold, in bytes (64 MiB)."""
+_PIECE = 1 << 20
+
+
+def source_name(path_or_file) -> str:
+    """A short description of an input for messages: the path, ``<stdin>`` or ``<file>``."""
+    if isinstance(path_or_file, (str, os.PathLike)):
+        return "<stdin>" if str(path_or_file) == "-" else str(path_or_file)
+    return str(getattr(path_or_file, "name", "<file>"))
+
+
+def _os_error(exc: OSError, path, source: str) -> InputError:
+    """A one-line message for a failed ``open``/``stat``, naming what really happened."""
+    code = exc.errno
+    if code == errno.ENOENT:
+        if os.path.islink(path):
+            return InputError(
+                f"no such file: dangling symbolic link to {os.readlink(path)!r}", source=source
+            )
+        return InputError("no such file", source=source)
+    if code == errno.ELOOP:
+        return InputError("symbolic link loop (too many levels of symbolic links)", source=source)
+    if code == errno.EISDIR:
+        return InputError("is a directory, expected a file", source=source)
+    if code in (errno.EACCES, errno.EPERM):
+        return InputError("permission denied", source=source)
+    return InputError(f"cannot read: {exc.strerror or exc}", source=source)
+
+
+def check_path(path: str | os.PathLike, source: str) -> Path:
+    """Fail with a readable :class:`InputError` unless ``path`` can be opened as a file
+    (``stat`` only: a named pipe is not opened here)."""
+    p = Path(path)
+    try:
+        st = os.stat(p)
+    except OSError as exc:
+        raise _os_error(exc, p, source) from None
+    if stat.S_ISDIR(st.st_mode):
+        raise InputError("is a directory, expected a file", source=source)
+    if not os.access(p, os.R_OK):
+        raise InputError("permission denied", source=source)
+    return p
+
+
+def open_binary(path: str | os.PathLike, source: str):
+    """Open a path for reading (binary, buffered), with one-line errors."""
+    try:
+        fh = open(path, "rb")  # noqa: SIM115  (the caller closes it)
+    except OSError as exc:
+        raise _os_error(exc, path, source) from None
+    try:
+        if stat.S_ISDIR(os.fstat(fh.fileno()).st_mode):
+            raise InputError("is a directory, expected a file", source=source)
+    except BaseException:
+        fh.close()
+        raise
+    return fh
+
+
+def is_regular(fh) -> bool:
+    try:
+        return stat.S_ISREG(os.fstat(fh.fileno()).st_mode)
+    except (OSError, AttributeError, ValueError):
+        return False
+
+
+def resolve(path_or_file, source: str, *, text: bool = True, check=None) -> Path | bytes:
+    """What a reader should parse: a regular uncompressed file's path, else its
+    content read once (:func:`load`: gunzipped and, for ``text``, checked)."""
+    if isinstance(path_or_file, (str, os.PathLike)) and str(path_or_file) != "-":
+        with open_binary(path_or_file, source) as fh:
+            if not is_regular(fh):
+                return _load_from(fh, source, text, check)
+            if _peek(fh, 2) != GZIP_MAGIC:
+                return Path(path_or_file)
+            return _load_from(fh, source, text)  # gzip: the whole parse follows anyway
+    return read_bytes(path_or_file, source, text=text, check=check)
+
+
+def read_bytes(path_or_file, source: str, *, text: bool = True, check=None) -> bytes:
+    """The whole content of an input as bytes, read once, gunzipped when it is
+    gzip-compressed (see :func:`load` for the checks)."""
+    if isinstance(path_or_file, (bytes, bytearray, memoryview)):
+        return load(iter([bytes(path_or_file)]), source, text=text, check=check)
+    if isinstance(path_or_file, (str, os.PathLike)) and str(path_or_file) == "-":
+        stream = sys.stdin
+        if stream is None:
+            raise InputError("standard input is closed", source=source)
+        return _load_from(getattr(stream, "buffer", stream), source, text, check)
+    if isinstance(path_or_file, (str, os.PathLike)):
+        with open_binary(path_or_file, source) as fh:
+            return _load_from(fh, source, text, check)
+    if hasattr(path_or_file, "read"):
+        return _load_from(path_or_file, source, text, check)
+    raise InputError(
+        f"expected a path, '-' or a file object, got {type(path_or_file).__name__}",
+        source=source,
+    )
+
+
+def _peek(fh, n: int) -> bytes:
+    """The first ``n`` bytes of a buffered binary file without consuming them."""
+    if hasattr(fh, "peek"):
+        return fh.peek(n)[:n]
+    pos = fh.tell()
+    head = fh.read(n)
+    fh.seek(pos)
+    return head
+
+
+def _pieces(fh, source: str):
+    while True:
+        try:
+            piece = fh.read(_PIECE)
+        except OSError as exc:
+            raise InputError(f"cannot read: {exc.strerror or exc}", source=source) from None
+        if not piece:
+            return
+        if isinstance(piece, str):
+            piece = piece.encode("utf-8")
+        yield piece
+
+
+def _load_from(fh, source: str, text: bool, check=None) -> bytes:
+    return load(_pieces(fh, source), source, text=text, check=check)
+
+
+def _gunzip(pieces, source: str):
+    """Decompress gzip members (one after the other) piece by piece."""
+    d = zlib.decompressobj(31)
+    for raw in pieces:
+        while raw:
+            if d.eof:  # a member ended: another may follow, or zero padding
+                if not raw.strip(b"\0"):
+                    break
+                if raw[:2] != GZIP_MAGIC[: len(raw)]:
+                    raise InputError("corrupt gzip data: trailing bytes", source=source)
+                d = zlib.decompressobj(31)
+            try:
+                out = d.decompress(raw, _PIECE)
+            except zlib.error as exc:
+                raise InputError(f"corrupt gzip data ({exc})", source=source) from None
+            raw = d.unused_data if d.eof else d.unconsumed_tail
+            if out:
+                yield out
+    if not d.eof:
+        raise InputError("truncated gzip data (the file ends inside the stream)", source=source)
+
+
+def _split(pieces):
+    """Pieces of at most ``_PIECE`` bytes."""
+    for piece in pieces:
+        if len(piece) <= _PIECE:
+            yield piece
+        else:
+            view = memoryview(piece)
+            for i in range(0, len(view), _PIECE):
+                yield bytes(view[i : i + _PIECE])
+
+
+def load(pieces, source: str, *, text: bool = True, check=None) -> bytes:
+    """Join pieces of an input (decompressed when they start with the gzip magic),
+    checking text as it arrives: no NUL byte, no line over :data:`MAX_LINE` bytes,
+    no more in all than ``memory.input_budget()``.
+
+    ``check``, when given, is called once with the complete lines of the first MiB
+    (the whole MiB for binary input): the reader's parser, so that a stream that
+    starts with what cannot be valid stops there, before the rest is read.
+    """
+    import itertools
+
+    from ..memory import input_budget
+
+    pieces = _split(pieces)
+    head = b""
+    for piece in pieces:  # at least two bytes to look at (a pipe may give fewer)
+        head += piece
+        if len(head) >= 2:
+            break
+    pieces = itertools.chain([head], pieces)
+    if head[:2] == GZIP_MAGIC:
+        pieces = _gunzip(pieces, source)
+    budget = input_budget()
+    out: list[bytes] = []
+    total = 0
+    lines = 0  # line ends before the current piece
+    since = 0  # bytes since the last line end
+    for piece in pieces:
+        if not piece:
+            continue
+        if text:
+            nul = piece.find(b"\0")
+            if nul >= 0:
+                line = lines + piece.count(b"\n", 0, nul) + 1
+                raise InputError(
+                    "NUL byte: this is binary data, not a text file", source=source, line=line
+                )
+            first = _first_end(piece)
+            if first < 0:  # the line goes on
+                since += len(piece)
+            elif since + first > MAX_LINE:  # the line that ends here was too long
+                since = MAX_LINE + 1
+            else:
+                since = len(piece) - max(piece.rfind(b"\n"), piece.rfind(b"\r")) - 1
+            if since > MAX_LINE:
+                raise InputError(
+                    f"line longer than {MAX_LINE >> 20} MiB (the most one line may hold)",
+                    source=source,
+                    line=lines + 1,
+                )
+            lines += piece.count(b"\n")
+        total += len(piece)
+        if budget is not None and total > budget:
+            raise InputError(
+                f"more than {budget >> 20} MiB, more than fits in the memory available to "
+                "read it whole (save it to a file; runs can then be streamed)",
+                source=source,
+            )
+        out.append(piece)
+        if check is not None and total >= _PIECE:
+            head = b"".join(out)
+            check(head[: head.rfind(b"\n") + 1] if text else head)
+            out = [head]
+            check = None
+    return b"".join(out)
+
+
+def _first_end(piece: bytes) -> int:
+    """The position of the first line end (``\\n`` or ``\\r``) in ``piece``, -1 if none."""
+    n, r = piece.find(b"\n"), piece.find(b"\r")
+    return min(n, r) if n >= 0 and r >= 0 else max(n, r)
+
+
+def is_gzip_file(path: Path) -> bool:
+    """True when the file starts with the gzip magic number (whatever its extension)."""
+    with open(path, "rb") as fh:
+        return fh.read(2) == GZIP_MAGIC

@@ -1,0 +1,637 @@
+"""The measure registry: each measure family is declared once, with its parameters.
+
+A :class:`MeasureDef` describes a family (``nDCG``, ``P``, ``AP``, ...): typed
+parameters with defaults and constraints, whether it takes a rank or recall cutoff,
+how per-query values aggregate, its formula and its source, and the kernel that
+computes it for all queries at once. A :class:`Measure` is a value naming one member
+of a family (``nDCG@10``, ``P(rel=2)@5``); it is hashable and prints canonically.
+
+Kernels have the signature ``kernel(judged_run, cutoff, **params) -> ndarray`` and
+return one value per query of the :class:`~cranfield.core.judged.JudgedRun`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from ...errors import MeasureError, invalid_value
+
+AGGREGATES = ("mean", "sum", "gmean", "none")
+
+# Ranges every parameter is checked against (docs/measure-language.md, "Parameter
+# ranges"). They keep each computation finite and its work proportional to the run:
+# a rank cutoff is at most MAX_RANK (trec_eval's long), a weight or gain has a magnitude
+# in [MIN_MAGNITUDE, MAX_MAGNITUDE] (or is 0), so that a sum over any run stays finite
+# and no value is a denormal; counts are exact in a double.
+MAX_RANK = 2**63 - 1
+MAX_MULTIPLE = 1e6  # largest multiple of R (Rprec_mult@x)
+MAX_MAGNITUDE = 1e100
+MIN_MAGNITUDE = 1e-100
+MAX_COUNT = 2**53
+MIN_GRADE, MAX_GRADE = -(2**63), 2**63 - 1
+MAX_POINTS = 1000
+MAX_NAME = 10_000  # characters of one measure name
+
+
+def number_in(lo: float, hi: float, *, open_lo: bool = False, open_hi: bool = False):
+    """``allowed=`` and ``check=`` of a :class:`Param` for a real number in an interval.
+
+    Use as ``Param("p", float, 0.8, "...", **number_in(0, 1, open_lo=True, open_hi=True))``.
+    """
+    left, right = "(" if open_lo else "[", ")" if open_hi else "]"
+    allowed = f"a number in {left}{_bound(lo)}, {_bound(hi)}{right}"
+
+    def check(v) -> bool:
+        if v is None:
+            return True
+        above = v > lo if open_lo else v >= lo
+        below = v < hi if open_hi else v <= hi
+        return bool(above and below)
+
+    return {"allowed": allowed, "check": check}
+
+
+def integer_in(lo: int, hi: int, what: str = "an integer"):
+    """``allowed=`` and ``check=`` of a :class:`Param` for an integer in ``[lo, hi]``."""
+    return {
+        "allowed": f"{what} in [{_bound(lo)}, {_bound(hi)}]",
+        "check": lambda v: v is None or lo <= v <= hi,
+    }
+
+
+def weights() -> dict:
+    """``allowed=`` and ``check=`` of a :class:`Param` for a weight (see :func:`weight`)."""
+    return {"allowed": WEIGHT_ALLOWED, "check": weight}
+
+
+def weight(v) -> bool:
+    """0 or a finite magnitude in [MIN_MAGNITUDE, MAX_MAGNITUDE]."""
+    return v == 0 or MIN_MAGNITUDE <= abs(v) <= MAX_MAGNITUDE
+
+
+WEIGHT_ALLOWED = "0 or a number of magnitude in [1e-100, 1e100]"
+
+
+def _bound(v) -> str:
+    names = {MAX_RANK: "2^63-1", MAX_COUNT: "2^53", MIN_GRADE: "-2^63"}
+    if isinstance(v, int) and v in names:
+        return names[v]
+    if isinstance(v, float) and (abs(v) >= 1e6 or 0 < abs(v) < 1e-4):
+        mantissa, exponent = f"{v:g}".split("e")
+        return f"{mantissa}e{int(exponent)}"  # 1e6, 1e-100
+    return _num(v) if isinstance(v, float) else str(v)
+
+
+@dataclass(frozen=True)
+class Param:
+    """One parameter of a measure family.
+
+    ``kind`` is the Python type values are coerced to (int, float, str, bool, or
+    ``"gains"`` for ``level=gain`` pairs, ``"floats"`` for a tuple of floats);
+    ``check`` returns True for valid values and ``allowed`` says so in words: every
+    numeric parameter declares its range (:func:`number_in`, :func:`integer_in`), and
+    the message of a bad value is the one template of :func:`cranfield.errors.invalid_value`.
+    """
+
+    name: str
+    kind: Any
+    default: Any
+    doc: str
+    allowed: str = ""
+    check: Callable[[Any], bool] | None = None
+    choices: tuple = ()
+
+    @property
+    def allowed_text(self) -> str:
+        """The accepted values in words (the declared range, the choices or the type)."""
+        if self.allowed:
+            return self.allowed
+        if self.choices:
+            return f"one of {', '.join(map(repr, self.choices))}"
+        return self._kind_name()
+
+    def coerce(self, value: Any, measure: str) -> Any:
+        allowed = self.allowed_text
+        given = value
+        try:
+            if self.kind == "gains":
+                value = _coerce_gains(value)
+            elif self.kind == "floats":
+                if isinstance(value, str):
+                    value = value.split(",")
+                elif isinstance(value, (int, float)):
+                    value = (value,)
+                value = tuple(float(v) for v in value)
+                if not value or len(value) > MAX_POINTS:
+                    raise ValueError
+            elif self.kind is bool:
+                if isinstance(value, str):
+                    if value.lower() not in ("true", "false", "1", "0"):
+                        raise ValueError
+                    value = value.lower() in ("true", "1")
+                value = bool(value)
+            elif self.kind is int:
+                if isinstance(value, bool) or (isinstance(value, float) and not value.is_integer()):
+                    raise ValueError
+                value = int(value)
+            elif self.kind is float:
+                value = float(value)
+                if not math.isfinite(value):
+                    raise ValueError
+            elif self.kind is str:
+                if not isinstance(value, (str, int, float)):
+                    raise ValueError
+                value = str(value)
+        except (TypeError, ValueError, OverflowError):
+            raise MeasureError(
+                f"{measure}: {invalid_value(f'parameter {self.name}', allowed, given)}"
+            ) from None
+        if (self.choices and value not in self.choices) or (self.check and not self.check(value)):
+            raise MeasureError(
+                f"{measure}: {invalid_value(f'parameter {self.name}', allowed, given)}"
+            )
+        return value
+
+    def _kind_name(self) -> str:
+        return {int: "an integer", float: "a number", str: "a string", bool: "true or false"}.get(
+            self.kind, str(self.kind)
+        )
+
+
+def _coerce_gains(value) -> tuple[tuple[int, float], ...]:
+    """``level=gain`` pairs: each grade an integer (once), each gain a finite number."""
+    if isinstance(value, dict):
+        items = list(value.items())
+    elif isinstance(value, str):
+        items = [pair.split("=", 1) for pair in value.split(",") if pair.strip()]
+        if any(len(p) != 2 for p in items):
+            raise ValueError
+    elif isinstance(value, (list, tuple)):
+        items = list(value)
+    else:
+        raise ValueError
+    pairs = []
+    for item in items:
+        if not isinstance(item, (list, tuple)) or len(item) != 2:
+            raise ValueError
+        k, v = item
+        if isinstance(k, (bool, float)) or isinstance(v, bool):
+            raise ValueError
+        level, gain = int(k), float(v)
+        if not (MIN_GRADE <= level <= MAX_GRADE and math.isfinite(gain)):
+            raise ValueError
+        pairs.append((level, gain))
+    if len({k for k, _ in pairs}) != len(pairs):
+        raise ValueError  # a grade given two gains
+    return tuple(sorted(pairs))
+
+
+TREC_NICKNAMES = ("official", "set", "all_trec", "all_prefs", "prefs", "qrels_jg")
+"""trec_eval 10.0's nicknames (``-m official``), in its order (measures.c)."""
+TREC_DEFAULT_NICKNAME = "official"  # what trec_eval prints without -m
+OFFICIAL = ("official", "all_trec")
+SET = ("set", "all_trec")
+OFFICIAL_AND_SET = ("official", "set", "all_trec")
+ALL_TREC = ("all_trec",)
+STANDARD_CUTOFFS = "5,10,15,20,30,100,200,500,1000"
+"""trec_eval's default cutoffs of P, recall, relative_P, map_cut and ndcg_cut."""
+
+
+@dataclass(frozen=True)
+class TrecEval:
+    """How trec_eval 10.0 names, parameterises and prints one of its measures.
+
+    Declared with the family that computes it (``@measure(trec=TrecEval(...))``), so
+    that every trec_eval fact lives in one declaration; ``cranfield trec_eval`` and
+    the trec_eval names of the measure language are derived from these (see
+    :func:`trec_measures`, :func:`trec_nicknames`). tests/test_measures_trec_registry.py
+    checks them against trec_eval 10.0's own tables.
+
+    Parameters
+    ----------
+    name
+        trec_eval's name (``map``, ``ndcg_cut``).
+    order
+        Position in trec_eval's measure table (``te_trec_measures`` in measures.c),
+        which is the order of its output.
+    nicknames
+        The nicknames (:data:`TREC_NICKNAMES`) that select it.
+    cutoffs
+        For a measure computed at several cutoffs (one cranfield measure per value,
+        printed ``P_5``): its default cutoffs as trec_eval writes them.
+    values
+        The parameters a ``name.v1,v2,...`` list fills, in order (``utility``: a, b,
+        c, d; ``cutoff`` for relstring's length).
+    pairs
+        For ``name.k=v,...`` lists (trec_eval's ``p_pair`` measures): the keys read;
+        ``"gains"`` stands for the integer gain levels. None: not a pair list.
+    kind
+        How trec_eval prints it; derived from the family when empty (see
+        :func:`_trec_kind`): ``run_name`` (runid), ``query_count`` (num_q), ``long``
+        (a count, ``%ld``),
+        ``float``, ``gm`` (geometric mean), ``cut_long`` / ``cut_double`` (one value
+        per rank / real cutoff), ``params`` (``name_params`` when given), ``string``
+        (per query only), or ``unsupported``.
+    reset_with_c
+        The topics ``-c`` adds score 0 here (trec_eval.c resets these by printed
+        name: the measure without parameters, or each cutoff).
+    recount_with_c
+        Under ``-c`` the summary is recounted from the qrels: every line with a
+        relevance above 0 (m_num_rel.c's average).
+    family
+        The cranfield family computing it (set at registration; None for ``runid``
+        and the unsupported measures).
+    """
+
+    name: str
+    order: int
+    nicknames: tuple[str, ...] = ALL_TREC
+    cutoffs: str | None = None
+    values: tuple[str, ...] = ()
+    pairs: tuple[str, ...] | None = None
+    kind: str = ""
+    reset_with_c: bool = False
+    recount_with_c: bool = False
+    family: str | None = None
+
+    @property
+    def supported(self) -> bool:
+        return self.kind != "unsupported"
+
+
+@dataclass(frozen=True)
+class MeasureDef:
+    """Declaration of a measure family.
+
+    ``trec`` holds the trec_eval measures it computes (:class:`TrecEval`; the first is
+    its trec_eval name, e.g. ``map`` then ``map_cut`` for AP); ``micro`` is the
+    micro-averaged value, ``micro(judged_run, cutoff, **params) -> float`` (pooled
+    counts of all queries), for the families that define one.
+    """
+
+    name: str
+    kernel: Callable = field(repr=False)
+    summary: str
+    formula: str
+    reference: str
+    params: tuple[Param, ...] = ()
+    cutoff: str | None = None  # None, "rank" (int >= 1) or "recall" (float in [0, 1])
+    cutoff_required: bool = False
+    aggregate: str = "mean"
+    kind: str = "float"  # "float", "int" (counts) or "str"
+    aliases: tuple[str, ...] = ()
+    trec: tuple[TrecEval, ...] = ()
+    edge_cases: str = ""
+    family: str = "ranked"
+    micro: Callable | None = field(default=None, repr=False)  # pooled-count aggregate
+
+    @property
+    def trec_name(self) -> str | None:
+        """trec_eval's name of the family (the first of :attr:`trec`), or None."""
+        return self.trec[0].name if self.trec else None
+
+    def param(self, name: str) -> Param:
+        for p in self.params:
+            if p.name == name:
+                return p
+        raise KeyError(name)
+
+
+_REGISTRY: dict[str, MeasureDef] = {}
+_EXACT: dict[str, str] = {}  # name or alias -> family
+_FOLDED: dict[str, set[str]] = {}  # lower-cased name or alias -> families
+_TREC: dict[str, TrecEval] = {}  # trec_eval name -> declaration
+
+
+def register(definition: MeasureDef) -> MeasureDef:
+    """Add a family to the registry (names and aliases must be unique)."""
+    if definition.aggregate not in AGGREGATES:
+        raise ValueError(f"bad aggregate {definition.aggregate!r}")
+    for name in (definition.name, *definition.aliases):
+        if name in _EXACT and _EXACT[name] != definition.name:
+            raise ValueError(f"measure name {name!r} already registered")
+        _EXACT[name] = definition.name
+        _FOLDED.setdefault(name.lower(), set()).add(definition.name)
+    for t in definition.trec:
+        _register_trec(replace(t, family=definition.name, kind=t.kind or _trec_kind(definition, t)))
+    _REGISTRY[definition.name] = definition
+    return definition
+
+
+def _register_trec(t: TrecEval) -> None:
+    clash = [u.name for u in _TREC.values() if u.name == t.name or u.order == t.order]
+    if clash:
+        raise ValueError(f"trec_eval measure {t.name!r} clashes with {clash[0]!r}")
+    if not set(t.nicknames) <= set(TREC_NICKNAMES):
+        raise ValueError(f"{t.name}: unknown trec_eval nickname in {t.nicknames}")
+    _TREC[t.name] = t
+
+
+def _trec_kind(d: MeasureDef, t: TrecEval) -> str:
+    """How trec_eval prints a measure of family ``d`` (see :class:`TrecEval`)."""
+    if t.cutoffs is not None:
+        return "cut_long" if d.cutoff == "rank" else "cut_double"
+    if d.kind == "str":
+        return "string"
+    if d.aggregate == "gmean":
+        return "gm"
+    if d.kind == "int":
+        return "long"
+    return "params" if t.values or t.pairs is not None else "float"
+
+
+def measure(**spec) -> Callable[[Callable], Callable]:
+    """Decorator: declare the decorated kernel as a measure family.
+
+    ``trec=`` takes one :class:`TrecEval` or a tuple of them.
+    """
+    if isinstance(spec.get("trec"), TrecEval):
+        spec["trec"] = (spec["trec"],)
+
+    def wrap(kernel: Callable) -> Callable:
+        register(MeasureDef(kernel=kernel, **spec))
+        return kernel
+
+    return wrap
+
+
+# trec_eval measures without a cranfield family: runid (the run's name, printed by the
+# trec_eval front end) and those that need preference or judgment-group files
+_PREFS_OFFICIAL = ("all_prefs", "prefs")
+_TREC_ONLY = (
+    TrecEval("runid", 0, TREC_NICKNAMES, kind="run_name"),
+    *(
+        TrecEval(name, order, nicknames, kind="unsupported")
+        for order, (name, nicknames) in enumerate(
+            [
+                ("prefs_num_prefs_poss", _PREFS_OFFICIAL),
+                ("prefs_num_prefs_ful", _PREFS_OFFICIAL),
+                ("prefs_num_prefs_ful_ret", _PREFS_OFFICIAL),
+                ("prefs_simp", _PREFS_OFFICIAL),
+                ("prefs_pair", _PREFS_OFFICIAL),
+                ("prefs_avgjg", _PREFS_OFFICIAL),
+                ("prefs_avgjg_Rnonrel", ("all_prefs",)),
+                ("prefs_simp_ret", ("all_prefs",)),
+                ("prefs_pair_ret", ("all_prefs",)),
+                ("prefs_avgjg_ret", ("all_prefs",)),
+                ("prefs_avgjg_Rnonrel_ret", ("all_prefs",)),
+                ("prefs_simp_imp", ("all_prefs",)),
+                ("prefs_pair_imp", ("all_prefs",)),
+                ("prefs_avgjg_imp", ("all_prefs",)),
+                ("map_avgjg", ("qrels_jg",)),
+                ("P_avgjg", ("qrels_jg",)),
+                ("Rprec_mult_avgjg", ("qrels_jg",)),
+            ],
+            start=36,
+        )
+    ),
+)
+for _t in _TREC_ONLY:
+    _register_trec(_t)
+
+
+def trec_measures() -> list[TrecEval]:
+    """Every trec_eval 10.0 measure, in trec_eval's order (that of its output)."""
+    _load_all()
+    return sorted(_TREC.values(), key=lambda t: t.order)
+
+
+def trec_measure(name: str) -> TrecEval | None:
+    """The trec_eval measure called exactly ``name``, or None."""
+    _load_all()
+    return _TREC.get(name)
+
+
+def trec_nicknames() -> dict[str, list[str]]:
+    """trec_eval's nicknames and the measures each selects, both in trec_eval's order."""
+    measures = trec_measures()
+    return {n: [t.name for t in measures if n in t.nicknames] for n in TREC_NICKNAMES}
+
+
+def lookup(name: str) -> MeasureDef | None:
+    """The family called ``name`` (aliases allowed), or None.
+
+    An exact match wins; otherwise a case-insensitive match is used when it is
+    unambiguous (``ndcg`` is trec_eval's, ``NDCG`` finds ``nDCG``).
+    """
+    _load_all()
+    if not isinstance(name, str):
+        return None
+    canonical = _EXACT.get(name)
+    if canonical is None:
+        folded = _FOLDED.get(name.lower(), set())
+        canonical = next(iter(folded)) if len(folded) == 1 else None
+    return _REGISTRY.get(canonical) if canonical else None
+
+
+def case_twins(family: str) -> list[str]:
+    """Other families whose name differs from ``family``'s only by case (``rbp``/``RBP``).
+
+    Such a pair is a trap: the names look alike and the values differ. trec_eval's
+    family keeps its trec_eval spellings (``rbp``, ``rbp.p=0.8``), the readable one its
+    ir_measures name (``RBP(p=0.8)``); both print every parameter (see ``Measure.__str__``).
+    """
+    _load_all()
+    return sorted(n for n in _FOLDED.get(family.lower(), ()) if n != family)
+
+
+def all_definitions() -> list[MeasureDef]:
+    _load_all()
+    return list(_REGISTRY.values())
+
+
+def all_names() -> list[str]:
+    _load_all()
+    return list(_EXACT)
+
+
+_LOADED = False
+
+
+def _load_all() -> None:
+    global _LOADED
+    if _LOADED:
+        return
+    _LOADED = True
+    from . import counts, gain, precision, set_based, user_models  # noqa: F401
+
+    try:
+        from . import extra  # noqa: F401  (measures beyond trec_eval, when present)
+    except ImportError:
+        pass
+
+
+def _format_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "True" if value else "False"  # as ir_measures prints them
+    if isinstance(value, str):
+        return repr(value)
+    if isinstance(value, float):
+        return repr(int(value)) + ".0" if value.is_integer() and abs(value) < 1e16 else repr(value)
+    if isinstance(value, tuple) and value and isinstance(value[0], tuple):
+        return "{" + ",".join(f"{k}:{_num(v)}" for k, v in value) + "}"  # ir_measures' form
+    if isinstance(value, tuple):
+        return "'" + ",".join(_num(v) for v in value) + "'"
+    return repr(value)
+
+
+def _num(v: float) -> str:
+    v = float(v)
+    return str(int(v)) if v.is_integer() and abs(v) < 1e16 else repr(v)
+
+
+@dataclass(frozen=True)
+class Measure:
+    """One measure: a family, explicit parameter values and an optional cutoff.
+
+    Construct with :func:`cranfield.parse_measure` (``"nDCG@10"``) or
+    ``Measure.of("nDCG", cutoff=10)``. ``str(m)`` is the canonical name, which
+    :func:`~cranfield.core.measures.names.parse` maps back to an equal value.
+    """
+
+    name: str
+    params: tuple[tuple[str, Any], ...] = ()
+    cutoff: int | float | None = None
+
+    @classmethod
+    def of(cls, name: str, cutoff=None, **params) -> Measure:
+        definition = lookup(name)
+        if definition is None:
+            from .names import suggest
+
+            hint = suggest(name) if isinstance(name, str) else ""
+            raise MeasureError(f"unknown measure {name!r}{hint}")
+        label = definition.name
+        coerced = {}
+        for key, value in params.items():
+            try:
+                p = definition.param(key)
+            except KeyError:
+                names = ", ".join(p.name for p in definition.params) or "none"
+                raise MeasureError(
+                    f"{label}: unknown parameter {key!r} (parameters: {names})"
+                ) from None
+            coerced[key] = p.coerce(value, label)
+        ordered = tuple(
+            (p.name, coerced[p.name])
+            for p in definition.params
+            if p.name in coerced and coerced[p.name] != p.default
+        )
+        cutoff = _check_cutoff(definition, cutoff)
+        return cls(definition.name, ordered, cutoff)
+
+    @property
+    def definition(self) -> MeasureDef:
+        d = lookup(self.name)
+        assert d is not None
+        return d
+
+    def param_values(self) -> dict[str, Any]:
+        """All parameters, defaults filled in."""
+        values = {p.name: p.default for p in self.definition.params}
+        values.update(self.params)
+        return values
+
+    def compute(self, judged_run):
+        """Per-query values for a :class:`~cranfield.core.judged.JudgedRun`."""
+        judged_run, values = self._prepared(judged_run)
+        return self.definition.kernel(judged_run, self.cutoff, **values)
+
+    def micro(self, judged_run) -> float:
+        """Micro average: the measure of the contingency counts pooled over all queries.
+
+        Defined for the families that declare ``micro=`` (micro- vs macro-averaging,
+        Manning, Raghavan & Schütze 2008, sec. 13.6); others raise
+        :class:`~cranfield.errors.MeasureError`.
+        """
+        micro = self.definition.micro
+        if micro is None:
+            defined = ", ".join(d.name for d in all_definitions() if d.micro is not None)
+            raise MeasureError(f"micro averaging is defined for {defined}, not {self}")
+        judged_run, values = self._prepared(judged_run)
+        return float(micro(judged_run, self.cutoff, **values))
+
+    def _prepared(self, judged_run):
+        """The run the kernels see and the parameter values they take.
+
+        ``judged_only=True`` (ir_measures' parameter) is applied here, for every family
+        that declares it: unjudged documents are dropped from the rankings before the
+        kernel runs, as trec_eval ``-J`` does (:func:`cranfield.core.judged.judged_view`).
+        """
+        values = self.param_values()
+        if values.pop("judged_only", False):
+            from ..judged import judged_view
+
+            judged_run = judged_view(judged_run)
+        return judged_run, values
+
+    def __str__(self) -> str:
+        text = self.name
+        params = self.params
+        if case_twins(self.name):
+            # spell out the defaults too, so that the two look-alikes cannot be confused
+            d = self.definition
+            params = tuple(
+                (k, v) for k, v in self.param_values().items() if v is not None and v != ()
+            )
+            if d.trec_name == d.name:  # trec_eval's family: trec_eval's syntax, rbp.p=0.9
+                pairs = []
+                for k, v in params:
+                    if k == "gains":
+                        pairs += [f"{lvl}={_num(g)}" for lvl, g in v]
+                    else:
+                        pairs.append(f"{k}={_num(v) if isinstance(v, float) else v}")
+                return text + ("." + ",".join(pairs) if pairs else "")
+        if params:
+            text += "(" + ", ".join(f"{k}={_format_value(v)}" for k, v in params) + ")"
+        if self.cutoff is not None:
+            c = self.cutoff
+            text += "@" + (str(c) if isinstance(c, int) else _num(c))
+        return text
+
+    def __repr__(self) -> str:
+        return f"Measure({str(self)!r})"
+
+
+CUTOFF_ALLOWED = {
+    "rank": f"a positive integer rank in [1, {_bound(MAX_RANK)}]",
+    "recall": "a recall level in [0, 1]",
+    "positive": f"a positive number in (0, {_bound(MAX_MULTIPLE)}]",
+}
+
+
+def _check_cutoff(definition: MeasureDef, cutoff):
+    """The cutoff as an int rank or a float, checked against the family's range.
+
+    Ranks beyond every ranking are allowed (they cost nothing: kernels compare ranks
+    with the cutoff, never allocate by it) up to trec_eval's largest int.
+    """
+    label = definition.name
+    if cutoff is None:
+        if definition.cutoff_required:
+            raise MeasureError(f"{label} needs a cutoff, e.g. {label}@10")
+        return None
+    if definition.cutoff is None:
+        raise MeasureError(f"{label} takes no cutoff (got @{cutoff})")
+    try:
+        if isinstance(cutoff, (bool, str)):
+            raise TypeError
+        value = float(cutoff)
+    except (TypeError, ValueError, OverflowError):
+        value = float("nan")
+    exact = isinstance(cutoff, int) and not isinstance(cutoff, bool)
+    if exact and definition.cutoff == "rank":  # a float cannot hold every rank up to 2^63-1
+        ok, value = 1 <= cutoff <= MAX_RANK, cutoff
+    elif definition.cutoff == "rank":
+        ok = value.is_integer() and 1 <= value <= MAX_RANK
+    elif definition.cutoff == "recall":
+        ok = 0.0 <= value <= 1.0
+    else:
+        ok = 0.0 < value <= MAX_MULTIPLE
+    if not ok:
+        allowed = CUTOFF_ALLOWED[definition.cutoff]
+        raise MeasureError(f"{label}: {invalid_value('cutoff', allowed, cutoff)}")
+    return int(value) if definition.cutoff == "rank" else value

@@ -1,0 +1,519 @@
+"""The fast paths of reading and judging give exactly what a plain Python reference gives.
+
+The reference ranks each query's documents with Python's sort (score descending, doc id
+descending in byte order, trec_eval's order) and looks labels up in a dict. Inputs are
+generated to hit every branch of the fast path: files already in trec_eval order,
+ties listed in the wrong doc order, topics out of byte order, a topic split over two
+blocks, rising scores, shuffled lines, ids of mixed widths, forced hash collisions.
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections import Counter
+
+import numpy as np
+import pyarrow as pa
+import pytest
+
+from cranfield.core.io import dedup, keys
+from cranfield.core.judged import NOT_POOLED, UNJUDGED, judge
+from cranfield.core.qrels import Qrels
+from cranfield.core.run import Run
+from generators import (
+    LAYOUTS,
+    byte_sorted,
+    large_collection,
+    layout_case,
+    run_from_rows,
+    trec_ranked,
+    unranked_collection,
+)
+
+
+def reference(qrels: dict, run_rows: list, compat: int = 10):
+    """(query_ids, [labels per query], [doc ids per query]) the slow, obvious way."""
+    by_q: dict = {}
+    for q, d, s in run_rows:
+        if compat == 9:
+            s = float(np.float32(s))
+        by_q.setdefault(q, []).append((d, s))
+    qids = byte_sorted(q for q in by_q if q in qrels)
+    labels, docs = [], []
+    for q in qids:
+        ranked = trec_ranked(by_q[q])
+        docs.append([d for d, _ in ranked])
+        lab = []
+        for d, _ in ranked:
+            g = qrels[q].get(d)
+            lab.append(NOT_POOLED if g is None else (g if g >= 0 else UNJUDGED))
+        labels.append(lab)
+    return qids, labels, docs
+
+
+def build(qrels: dict, rows: list):
+    return Qrels.from_dict(qrels), run_from_rows(rows)
+
+
+@pytest.fixture(params=["join in a thread", "join inline"])
+def join_thread(request, monkeypatch):
+    from cranfield.core import judged
+
+    threshold = 0 if request.param == "join in a thread" else 1 << 62
+    monkeypatch.setattr(judged, "_JOIN_IN_THREAD_ROWS", threshold)
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("compat", [10, 9])
+def test_judge_matches_reference(layout, compat, join_thread):
+    rng = np.random.default_rng(zlib.crc32(f"{layout}/{compat}".encode()))
+    for _ in range(40):
+        qrels, rows = layout_case(rng, layout)
+        qr, run = build(qrels, rows)
+        jr = judge(qr, run, compat=compat)
+        qids, labels, docs = reference(qrels, rows, compat)
+        assert list(jr.query_ids) == qids
+        got = [
+            jr.labels[a:b].tolist() for a, b in zip(jr.offsets[:-1], jr.offsets[1:], strict=True)
+        ]
+        assert got == labels
+        ids = jr.doc_ids(run)
+        got_docs = [ids[a:b].tolist() for a, b in zip(jr.offsets[:-1], jr.offsets[1:], strict=True)]
+        assert got_docs == docs
+        # -M 3 then -J, and -c (every qrels topic, missing ones empty)
+        jr = judge(qr, run, compat=compat, depth=3, judged_only=True, complete=True)
+        want = {q: [x for x in lab[:3] if x >= 0] for q, lab in zip(qids, labels, strict=True)}
+        all_topics = sorted(qrels, key=str.encode)
+        assert list(jr.query_ids) == all_topics
+        got = [
+            jr.labels[a:b].tolist() for a, b in zip(jr.offsets[:-1], jr.offsets[1:], strict=True)
+        ]
+        assert got == [want.get(q, []) for q in all_topics]
+        assert jr.in_run.tolist() == [q in want for q in all_topics]
+
+
+def test_hash_does_not_depend_on_the_width_of_neighbours():
+    # fixed-width arrays take a different code path; the hash must be the same
+    values = ["abcdefgh", "abcdefghi", "a", "", "é", "abcdefghijklmnopq", "abcdefgh\x00"]
+    mixed = keys.hash_strings(pa.array(values))
+    alone = np.array([keys.hash_strings(pa.array([v]))[0] for v in values])
+    assert (mixed == alone).all()
+    assert len(set(mixed.tolist())) == len(values)
+    same_width = keys.hash_strings(pa.array(["abcdefgh", "abcdefgh", "hgfedcba"]))
+    assert same_width[0] == same_width[1] == mixed[0] and same_width[2] != mixed[0]
+
+
+@pytest.mark.parametrize("index_layout", ["blocked", "general"])
+def test_forced_hash_collisions_stay_exact(monkeypatch, index_layout):
+    # keep 3 bits of every string hash: nearly every pair collides with others
+    real = keys._hash_chunk
+
+    def coarse(arr, out=None):
+        h = real(arr, out)
+        h &= np.uint64(7 << 61)
+        return h
+
+    monkeypatch.setattr(keys, "_hash_chunk", coarse)
+    if index_layout == "general":
+        monkeypatch.setattr(keys, "_blocked_bits", lambda qb: None)
+    rng = np.random.default_rng(7)
+    for layout in LAYOUTS:
+        qrels, rows = layout_case(rng, layout)
+        qr, run = build(qrels, rows)
+        jr = judge(qr, run)
+        if layout == "ranked":
+            assert bool(run.pair_index.block_bits) == (index_layout == "blocked")
+        qids, labels, _ = reference(qrels, rows)
+        got = [
+            jr.labels[a:b].tolist() for a, b in zip(jr.offsets[:-1], jr.offsets[1:], strict=True)
+        ]
+        assert list(jr.query_ids) == qids and got == labels
+    # and the duplicate check still finds exactly the repeated pairs
+    table = pa.table({"query_id": ["1", "1", "2", "1"], "doc_id": ["a", "b", "a", "a"]})
+    table = table.append_column("score", pa.array([1.0, 2.0, 3.0, 4.0]))
+    with pytest.raises(Exception, match="appears twice for query '1'.*rows 1 and 4"):
+        dedup.resolve(table, "score", "error", None, None, unit="row")
+    kept = dedup.resolve(table, "score", "first", None, None)
+    assert kept.num_rows == 3
+
+
+def test_index_is_built_once_per_table(tmp_path):
+    path = tmp_path / "run.txt"
+    path.write_text("1 Q0 a 1 2.0 t\n1 Q0 b 2 1.0 t\n2 Q0 a 1 5.0 t\n")
+    run = Run.read(path)
+    first = run.pair_index
+    assert run.pair_index is first
+    qrels_path = tmp_path / "qrels.txt"
+    qrels_path.write_text("1 0 a 1\n2 0 b 2\n")
+    qr = Qrels.read(qrels_path)
+    index = qr.pair_index
+    judge(qr, run)
+    judge(qr, run)
+    assert qr.pair_index is index
+    assert judge(qr, run).labels.tolist() == [1, NOT_POOLED, NOT_POOLED]
+
+
+def test_fast_path_is_taken_only_when_verified():
+    from cranfield.core import judged
+
+    rng = np.random.default_rng(3)
+    taken = {layout: set() for layout in LAYOUTS}
+    for layout in LAYOUTS:
+        for _ in range(30):
+            qrels, rows = layout_case(rng, layout)
+            qr, run = build(qrels, rows)
+            topics = pa.array(sorted(qrels, key=str.encode))
+            rb = run.pair_index.query_blocks
+            code = judged._codes(rb.values, topics)
+            got = judged._presorted_order(rb, code, run.table["score"], run.table["doc_id"])
+            taken[layout].add(got is not False)
+            if got is not False:  # the order it describes is the reference's
+                rows, fix = got
+                order = np.arange(run.table.num_rows) if rows is None else rows.copy()
+                if fix is not None:
+                    order[fix[0]] = fix[1]
+                sorted_rows = judged._sorted_order(
+                    rb.expand(code),
+                    run.table["score"],
+                    run.table["doc_id"],
+                )
+                assert order.tolist() == sorted_rows.tolist()
+    assert taken["ranked"] == {True}
+    assert taken["wrong_ties"] == {True}  # ties are repaired in place
+    assert taken["topics_unordered"] == {True}
+    assert False in taken["split"] and False in taken["shuffled"]
+
+
+RUN_TEXTS = [
+    b"1 Q0 a 1 2.0 t\n1 Q0 b 2 1.0 t\n",
+    b"1 Q0 a 1 2.0 t\n1 Q0 b 2 1.0 last",  # no final newline
+    b"1 Q0 a 1 2.0 t \n1 Q0 b 2 1.0 t\n",  # trailing space
+    b"1 Q0 a 1 2.0 t\n1  Q0 b 2 1.0 t\n",  # two spaces
+    b"1 Q0 a 1 2.0 t\r\n1 Q0 b 2 1.0 t\r\n",  # CRLF
+    b"1 Q0\ta 1 2.0 t\n1 Q0 b 2 1.0 t\n",  # a tab inside what Arrow sees as one field
+    b"1 Q0 a 1 2.0 t\n\n1 Q0 b 2 1.0 t\n",  # blank line
+    b"1 Q0 a 1 2.0 t\n#1 Q0 b 2 1.0 t\n2 Q0 c 1 1.0 u\n",  # comment
+    b" 1 Q0 a 1 2.0 t\n1 Q0 b 2 1.0 t\n",  # leading space
+    b"1 Q0 a 1 2.0 t x\n1 Q0 b 2 1.0 t y\n",  # extra fields
+    b"1\tQ0\ta\t1\t2.0\tt\n1\tQ0\tb\t2\t1.0\tt\n",  # tab-delimited
+    b"1 Q0 a 1 2.0 t\n1 Q0 b 2 1.0 t\x0b\n",  # vertical tab at a line end
+]
+
+
+@pytest.mark.parametrize("text", RUN_TEXTS)
+def test_fast_reader_equals_exact_reader(tmp_path, text):
+    from cranfield.core.io import trec
+
+    path = tmp_path / "run.txt"
+    path.write_bytes(text)
+    exact = trec._exact(text, trec.RUN, "x")
+    parsed = trec.parse(path, trec.RUN, "x")
+    assert parsed.table.equals(exact.table)
+    assert parsed.tag == exact.tag
+    assert parsed.line_of(parsed.table.num_rows - 1) == exact.line_of(exact.table.num_rows - 1)
+
+
+def test_fast_reader_is_used_on_clean_files(tmp_path):
+    from cranfield.core.io import trec
+
+    text = RUN_TEXTS[0] + b"2 Q0 c 1 -1e3 tag2\n"
+    path = tmp_path / "run.txt"
+    path.write_bytes(text)
+    fast = trec._fast(path, trec.RUN, " ", "x")
+    assert fast is not None and fast.lines is None and fast.tag == "tag2"
+    assert fast.table.column_names == ["query_id", "doc_id", "score"]
+    for bad in RUN_TEXTS[2:9]:
+        path.write_bytes(bad)
+        assert trec._fast(path, trec.RUN, " ", "x") is None
+
+
+def _old_kernels(jr, cutoff, gains=()):
+    """The whole-array kernels as they were before the sparse ones (bit-level reference)."""
+    from cranfield.core import segments
+    from cranfield.core.measures.gain import Ideal, dcg_terms
+    from cranfield.core.measures.precision import _precision_at_relevant
+
+    def count_at(mask, k):
+        counts = segments.int_cumsum(mask, jr.offsets)
+        depth = np.minimum(jr.num_ret, k)
+        out = np.zeros(jr.num_queries, dtype=np.int64)
+        has = depth > 0
+        out[has] = counts[jr.offsets[:-1][has] + depth[has] - 1]
+        return out
+
+    def safe_div(a, b):
+        a, b = np.asarray(a, float), np.asarray(b, float)
+        out = np.zeros(len(a))
+        np.divide(a, b, out=out, where=b != 0)
+        return out
+
+    prec, _ = _precision_at_relevant(jr, jr.rel_level, cutoff)
+    ap = safe_div(segments.sequential_sum(prec, jr.offsets), jr.num_rel())
+    relevant = jr.relevant() & (jr.rank <= cutoff)
+    big = np.iinfo(np.int64).max
+    first = np.full(jr.num_queries, big, dtype=np.int64)
+    np.minimum.at(first, jr.segment[relevant], jr.rank[relevant])
+    rr = np.where(first < big, 1.0 / np.where(first < big, first, 1), 0.0)
+    dcg = segments.sequential_sum(dcg_terms(jr, gains, cutoff), jr.offsets)
+    ndcg = safe_div(dcg, Ideal(jr, gains).dcg(cutoff))
+    return {
+        "AP": ap,
+        "RR": rr,
+        "nDCG": ndcg,
+        "P": count_at(jr.relevant(), cutoff) / float(cutoff),
+        "R": safe_div(count_at(jr.relevant(), cutoff), jr.num_rel()),
+    }
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_sparse_kernels_are_bit_identical_to_whole_array_ones(seed):
+    from cranfield.core.measures.gain import _dcg, ndcg
+    from cranfield.core.measures.precision import ap, precision_at, reciprocal_rank
+
+    qrels, rows = large_collection(seed)
+    qr, run = build(qrels, rows)
+    jr = judge(qr, run, rel_level=1 + seed % 2)
+    for cutoff in [1, 5, 10, 100, 1000, 5000]:
+        old = _old_kernels(jr, cutoff)
+        assert np.array_equal(ap(jr, cutoff), old["AP"])
+        assert np.array_equal(reciprocal_rank(jr, cutoff), old["RR"])
+        assert np.array_equal(ndcg(jr, cutoff), old["nDCG"])
+        assert np.array_equal(precision_at(jr, cutoff), old["P"])
+    gains = ((1, -2.5), (3, 7.0))
+    old = _old_kernels(jr, 20, gains)
+    assert np.array_equal(ndcg(jr, 20, gains=gains), old["nDCG"])
+    from cranfield.core import segments
+    from cranfield.core.measures.gain import dcg_terms
+
+    full = segments.sequential_sum(dcg_terms(jr, gains), jr.offsets)
+    assert np.array_equal(_dcg(jr, gains), full)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_sequential_sum_skipping_zeros_equals_a_python_loop(seed):
+    from cranfield.core import segments
+
+    rng = np.random.default_rng(seed)
+    lengths = rng.integers(0, 200, 400)
+    offsets = np.concatenate(([0], np.cumsum(lengths))).astype(np.int64)
+    n = int(offsets[-1])
+    values = rng.normal(size=n) * 10.0 ** rng.integers(-12, 12, n)
+    values[rng.random(n) < 0.8] = 0.0
+    values[rng.random(n) < 0.1] = -0.0
+    got = segments.sequential_sum(values, offsets)
+    for q in range(len(lengths)):
+        total = 0.0
+        for v in values[offsets[q] : offsets[q + 1]].tolist():
+            total += v
+        assert got[q] == total and np.signbit(got[q]) == np.signbit(total)
+
+
+def test_blocks_and_take_across_chunks():
+    values = ["a", "a", "b", "b", "b", "a", "c", "c"]
+    for cuts in [(1,), (2,), (3, 5), (2, 2, 6), (1, 2, 3, 4, 5, 6, 7)]:
+        bounds = [0, *cuts, len(values)]
+        col = pa.chunked_array([values[a:b] for a, b in zip(bounds[:-1], bounds[1:], strict=True)])
+        b = keys.blocks(col)
+        assert b.starts.tolist() == [0, 2, 5, 6, 8]
+        assert b.values.to_pylist() == ["a", "b", "a", "c"]
+        rows = np.array([7, 0, 3, 3, 5])
+        assert keys.take(col, rows).to_pylist() == [values[i] for i in rows]
+        single = keys.pair_keys(keys.blocks(pa.array(values)), pa.array(values))
+        assert np.array_equal(keys.pair_keys(b, col), single)
+
+
+def _old_iprec(jr, points, lv):
+    """interpolated_precision as it was (whole-array reverse cummax), for bit comparison."""
+    from cranfield.core import segments
+    from cranfield.core.measures.precision import _recall_counts
+
+    points = np.asarray(points, dtype=np.float64)
+    relevant = jr.relevant(lv)
+    so_far = segments.int_cumsum(relevant, jr.offsets)
+    prec = so_far / jr.rank.astype(np.float64)
+    interp = segments.reverse_cummax(prec, jr.offsets)
+    num_rel_ret = np.array(
+        [relevant[a:b].sum() for a, b in zip(jr.offsets[:-1], jr.offsets[1:], strict=True)]
+    )
+    counts = _recall_counts(jr, points, jr.num_rel(lv))
+    rel_pos = np.flatnonzero(relevant)
+    rel_start = np.concatenate(([0], np.cumsum(num_rel_ret)))
+    out = np.zeros((jr.num_queries, len(points)))
+    c = np.maximum(counts, 1)
+    ok = (counts <= num_rel_ret[:, None]) & (num_rel_ret[:, None] > 0)
+    q_idx, p_idx = np.nonzero(ok)
+    out[q_idx, p_idx] = interp[rel_pos[rel_start[q_idx] + c[q_idx, p_idx] - 1]]
+    return out
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_sparse_interpolated_precision_is_bit_identical(seed):
+    from cranfield.core.measures.precision import ELEVEN_POINTS, interpolated_precision
+
+    qrels, rows = unranked_collection(seed)
+    qr, run = build(qrels, rows)
+    for compat in (9, 10):
+        jr = judge(qr, run, compat=compat)
+        for lv in (1, 2):
+            got = interpolated_precision(jr, ELEVEN_POINTS, lv)
+            assert np.array_equal(got, _old_iprec(jr, ELEVEN_POINTS, lv))
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_segment_cumsums_equal_python_loops(seed):
+    from cranfield.core import segments
+
+    rng = np.random.default_rng(seed)
+    lengths = rng.integers(0, 300, 300)
+    offsets = np.concatenate(([0], np.cumsum(lengths))).astype(np.int64)
+    n = int(offsets[-1])
+    values = rng.normal(size=n) * 10.0 ** rng.integers(-8, 8, n)
+    values[rng.random(n) < rng.choice([0.3, 0.9])] = 0.0
+    values[rng.random(n) < 0.05] = -0.0
+    flags = rng.random(n) < 0.2
+    got = segments.sequential_cumsum(values, offsets)
+    got_int = segments.int_cumsum(flags, offsets)
+    for q in range(len(lengths)):
+        total, count = 0.0, 0
+        for i in range(offsets[q], offsets[q + 1]):
+            total += float(values[i])
+            count += int(flags[i])
+            assert got[i] == total and got_int[i] == count
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_judge_with_qrels_topics_split_over_blocks(layout):
+    # qrels lines shuffled: a topic's judgments come in several separate blocks
+    rng = np.random.default_rng(11)
+    for _ in range(20):
+        qrels, rows = layout_case(rng, layout)
+        flat = [(q, d, g) for q, docs in qrels.items() for d, g in docs.items()]
+        flat = [flat[i] for i in rng.permutation(len(flat))]
+        qr = Qrels(
+            pa.table(
+                {
+                    "query_id": [f[0] for f in flat],
+                    "doc_id": [f[1] for f in flat],
+                    "relevance": pa.array([f[2] for f in flat], pa.int64()),
+                }
+            )
+        )
+        _, run = build(qrels, rows)
+        jr = judge(qr, run)
+        qids, labels, _ = reference(qrels, rows)
+        got = [
+            jr.labels[a:b].tolist() for a, b in zip(jr.offsets[:-1], jr.offsets[1:], strict=True)
+        ]
+        assert list(jr.query_ids) == qids and got == labels
+
+
+@pytest.mark.parametrize("equal_lengths", [True, False])
+def test_blocked_and_general_index_agree(monkeypatch, equal_lengths):
+    # enough rows and blocks for the threaded hashing and the two-thread matrix sort
+    rng = np.random.default_rng(5 + equal_lengths)
+    n_blocks = 300
+    lengths = np.full(n_blocks, 40) if equal_lengths else rng.integers(1, 80, n_blocks)
+    qids = np.repeat([f"q{i}" for i in range(n_blocks)], lengths)
+    docs = np.array([f"d{x}" for x in rng.integers(0, 500, len(qids))])
+    chunks = np.array_split(np.arange(len(qids)), 9)
+    table = pa.table(
+        {
+            "query_id": pa.chunked_array([qids[c].tolist() for c in chunks]),
+            "doc_id": pa.chunked_array([docs[c].tolist() for c in chunks]),
+        }
+    )
+    blocked = keys.build_index(table)
+    assert blocked.block_bits > 0
+    assert (np.diff(blocked.packed.astype(object)) >= 0).all()  # sorted
+    assert sorted(blocked.rows.tolist()) == list(range(len(qids)))
+    with monkeypatch.context() as m:
+        m.setattr(keys, "_blocked_bits", lambda qb: None)
+        general = keys.build_index(table)
+    assert general.block_bits == 0
+    # every repeated pair is a candidate in both; the exact duplicates are the same
+    pairs = list(zip(qids.tolist(), docs.tolist(), strict=True))
+    counts = Counter(pairs)
+    repeated = {i for i, p in enumerate(pairs) if counts[p] > 1}
+    assert repeated
+    for index in (blocked, general):
+        cand = set(index.duplicate_candidates().tolist())
+        assert repeated <= cand
+        assert len(cand) <= len(repeated) + 4  # hash collisions only, rare
+    # the label lookup of judge: the same labels, those of a dict
+    unique = table.filter(pa.array([i not in repeated for i in range(len(pairs))]))
+    scores = pa.array(rng.permutation(unique.num_rows).astype(float))
+    run = Run(unique.append_column("score", scores), name="r")
+    judged = {}
+    for q, d in rng.permutation(np.array(sorted(set(pairs)), dtype=object))[: len(pairs) // 3]:
+        judged.setdefault(q, {})[d] = int(rng.integers(-1, 3))
+    judged["not-in-run"] = {"d1": 1}
+    qr = Qrels.from_dict(judged)
+    labels = {}
+    for layout in ("blocked", "general"):
+        with monkeypatch.context() as m:
+            if layout == "general":
+                m.setattr(keys, "_blocked_bits", lambda qb: None)
+            fresh = Run(run.table, name="r")
+            jr = judge(qr, fresh)
+            assert bool(fresh.pair_index.block_bits) == (layout == "blocked")
+            labels[layout] = jr.labels.tolist()
+    qids_, want, _ = reference(
+        judged,
+        [
+            (q, d, s)
+            for q, d, s in zip(
+                *[run.table[c].to_pylist() for c in ("query_id", "doc_id", "score")], strict=True
+            )
+        ],
+    )
+    assert labels["blocked"] == labels["general"] == [x for lab in want for x in lab]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_query_blocks_equal_python_run_length_encoding(seed):
+    # fixed-width ids take a NumPy path (1, 2, 4, 8 bytes as integers, others as
+    # raw rows); widths that merely add up to a multiple of one width must not
+    rng = np.random.default_rng(seed)
+    pools = [["1", "2", "9"], ["301", "302", "303"], ["12345", "12346"], ["11", "42", "1", "3"]]
+    for _ in range(200):
+        pool = pools[int(rng.integers(len(pools)))] + (["é", "ab"] if rng.random() < 0.2 else [])
+        values = [str(v) for v in rng.choice(pool, int(rng.integers(1, 30)))]
+        cut = sorted(rng.integers(0, len(values) + 1, 2).tolist())
+        col = pa.chunked_array(
+            [values[: cut[0]], values[cut[0] : cut[1]], values[cut[1] :]], pa.string()
+        )
+        if rng.random() < 0.5:
+            col = col.cast(pa.binary())
+        got = keys.blocks(col)
+        starts = [i for i in range(len(values)) if i == 0 or values[i] != values[i - 1]]
+        assert got.starts.tolist() == starts + [len(values)]
+        assert [v if isinstance(v, str) else v.decode() for v in got.values.to_pylist()] == [
+            values[i] for i in starts
+        ]
+
+
+def test_take_from_chunks_in_any_order():
+    rng = np.random.default_rng(3)
+    for _ in range(300):
+        values = [str(x) for x in rng.integers(0, 100, int(rng.integers(1, 60)))]
+        cuts = sorted(rng.integers(0, len(values) + 1, 3).tolist())
+        pieces = [values[: cuts[0]], values[cuts[0] : cuts[1]], values[cuts[1] : cuts[2]]]
+        col = pa.chunked_array([*pieces, values[cuts[2] :]], pa.string())
+        rows = rng.integers(0, len(values), int(rng.integers(0, 30)))
+        if rng.random() < 0.5:
+            rows = np.sort(rows)  # ascending: one pass over the chunks
+        assert keys.take(col, rows).to_pylist() == [values[i] for i in rows]
+
+
+def test_an_error_in_the_threaded_join_reaches_the_caller(monkeypatch):
+    from cranfield.core import judged
+
+    def broken(*args):
+        raise ValueError("join failed")
+
+    monkeypatch.setattr(judged, "_JOIN_IN_THREAD_ROWS", 0)
+    monkeypatch.setattr(judged, "_lookup_labels", broken)
+    qrels, rows = layout_case(np.random.default_rng(1), "ranked")
+    qr, run = build(qrels, rows)
+    with pytest.raises(ValueError, match="join failed"):
+        judge(qr, run)
