@@ -186,7 +186,7 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write(text)
         sys.stdout.flush()
     else:
-        from ..io.atomic import write_text
+        from ..core.io.atomic import write_text
 
         write_text(args.output, text)
     return 0
