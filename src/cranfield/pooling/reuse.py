@@ -160,6 +160,21 @@ def _rank(score: float, others: np.ndarray) -> int:
     return 1 + int(np.count_nonzero(others > score))
 
 
+def _inputs(qrels, runs, measures):
+    """The qrels, runs and numeric measures of a reusability experiment, checked."""
+    from ..core.evaluation import as_measures
+    from ..core.qrels import Qrels
+
+    qrels = qrels if isinstance(qrels, Qrels) else Qrels.coerce(qrels)
+    run_list = as_runs(runs)
+    measure_list = as_measures(measures)
+    for m in measure_list:
+        if m.definition.kind == "str":
+            raise ParameterError("measure", "a measure with numeric values", str(m))
+    check_topics(qrels, run_list)
+    return qrels, run_list, measure_list
+
+
 def leave_one_group_out(
     qrels,
     runs,
@@ -202,17 +217,10 @@ def leave_one_group_out(
         Per measure: every run's full and reduced score, ranks, Kendall tau and tau_AP
         (full ranking as the reference) between the full and reduced system orderings.
     """
-    from ..core.evaluation import as_measures, evaluate
-    from ..core.qrels import Qrels
+    from ..core.evaluation import evaluate
 
     k = check_depth(depth)
-    qrels = qrels if isinstance(qrels, Qrels) else Qrels.coerce(qrels)
-    run_list = as_runs(runs)
-    measure_list = as_measures(measures)
-    for m in measure_list:
-        if m.definition.kind == "str":
-            raise ParameterError("measure", "a measure with numeric values", str(m))
-    check_topics(qrels, run_list)
+    qrels, run_list, measure_list = _inputs(qrels, runs, measures)
     names = [r.name for r in run_list]
     group_of = resolve_groups(names, groups)
 
@@ -343,8 +351,7 @@ def subsample_judgments(
     between the full and reduced orderings are reported as for
     :func:`leave_one_group_out`. A topic left without judgments is still evaluated.
     """
-    from ..core.evaluation import as_measures, evaluate
-    from ..core.qrels import Qrels
+    from ..core.evaluation import evaluate
 
     if (
         isinstance(fraction, bool)
@@ -354,13 +361,7 @@ def subsample_judgments(
         raise ParameterError("fraction", "a number in (0, 1]", fraction)
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise ParameterError("seed", "an integer >= 0", seed)
-    qrels = qrels if isinstance(qrels, Qrels) else Qrels.coerce(qrels)
-    run_list = as_runs(runs)
-    measure_list = as_measures(measures)
-    for m in measure_list:
-        if m.definition.kind == "str":
-            raise ParameterError("measure", "a measure with numeric values", str(m))
-    check_topics(qrels, run_list)
+    qrels, run_list, measure_list = _inputs(qrels, runs, measures)
     names = [r.name for r in run_list]
     keep = subsample_mask(qrels, fraction, stratified=stratified, seed=seed)
     n = len(keep)
