@@ -10,8 +10,8 @@ import pytest
 
 from cranfield import evaluate
 from cranfield.errors import ParameterError
+from cranfield.progress import Progress
 from cranfield.report import data, plots
-from cranfield.report.progress import Progress
 
 LABELS = {"a": [1, 0, 1, 0, 0, 1, 0], "b": [0, 1, 1, 0, 0, 0, 0], "c": [0, 0, 0, 0, 1, 0, 0]}
 

@@ -124,7 +124,7 @@ def _read_runs(paths: list[str], top: int | None = None) -> list:
 
     import threading
 
-    from ..report.progress import Progress
+    from ..progress import Progress
 
     lock = threading.Lock()
     with Progress(len(paths), "reading runs") as bar:
@@ -309,7 +309,7 @@ def run_reuse(argv: list[str]) -> int:
         emit(render(result, args.format).encode("utf-8"), args.output)
         return 0
     from ..pooling.groups import resolve_groups
-    from ..report.progress import Progress
+    from ..progress import Progress
 
     groups = read_groups(args.groups)[0] if args.groups else args.group_sep
     qrels = Qrels.read(args.qrels)

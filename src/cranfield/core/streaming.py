@@ -154,7 +154,7 @@ class _Bar:
     def step(self) -> None:
         self.done += 1
         if self.bar is None and time.monotonic() - self.t0 > 1.0:
-            from ..report.progress import Progress
+            from ..progress import Progress
 
             self.bar = Progress(max(self.total, self.done), self.label)
             self.bar.done = self.done - 1

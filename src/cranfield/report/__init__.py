@@ -7,7 +7,6 @@
 * :mod:`.script` — the report's inline script (selectors, detail view, sorting);
 * :mod:`.html` — one HTML file: leaderboard, per-measure and per-topic figures,
   coverage, a detail view of one run, comparison and provenance;
-* :mod:`.progress` — a progress bar on a terminal, silence elsewhere.
 
 Nothing heavy is imported by ``import cranfield.report``.
 """

@@ -30,9 +30,9 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import MissingDependencyError, ParameterError
+from ..progress import Progress
 from . import curves
 from . import data as _data
-from .progress import Progress
 
 DIGITS = 4
 
