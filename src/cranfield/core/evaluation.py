@@ -302,6 +302,8 @@ def evaluate(
     aggregate_by: str = "macro",
     skip_no_relevant: bool = False,
     collection_size: int | None = None,
+    engine: str = "local",
+    client=None,
 ) -> Results:
     """Evaluate one or more runs against relevance judgments.
 
@@ -334,6 +336,13 @@ def evaluate(
     collection_size
         Number of documents in the collection, for measures that need it (Fallout,
         Generality, utility's d term) and were not given one explicitly.
+    engine
+        ``"local"`` (this process) or ``"dask"``: runs partitioned by query (files,
+        directories, glob patterns, Parquet datasets) evaluated in Dask workers, with
+        the same values (:func:`cranfield.distributed.evaluate_dask`, docs/scaling.md).
+    client
+        With ``engine="dask"``: the ``distributed.Client`` to run on (default: the
+        current one, else a ``LocalCluster`` sized to the machine).
 
     Returns
     -------
@@ -341,6 +350,13 @@ def evaluate(
     """
     from .qrels import Qrels
 
+    if engine != "local" or client is not None:
+        from ..distributed.engine import run_engine
+
+        options = dict(rel_level=rel_level, depth=depth, judged_only=judged_only)
+        options.update(complete=complete, compat=compat, aggregate_by=aggregate_by)
+        options.update(skip_no_relevant=skip_no_relevant, collection_size=collection_size)
+        return run_engine(engine, client, qrels, runs, measures, options)
     if aggregate_by not in ("macro", "micro"):
         raise ParameterError("aggregate_by", "'macro' or 'micro'", aggregate_by)
     qrels = qrels if isinstance(qrels, Qrels) else Qrels.coerce(qrels)
