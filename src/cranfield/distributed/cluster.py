@@ -132,7 +132,7 @@ def gather(client, futures: list, labels: list[str], what: str = "partitions") -
     index = {f.key: i for i, f in enumerate(futures)}
     bar = Progress(len(futures), "evaluating")
     try:
-        for fut in distributed.as_completed(futures):
+        for fut in distributed.as_completed(futures, loop=client.loop):
             if fut.status != "finished":
                 i = index[fut.key]
                 exc = fut.exception()
