@@ -18,9 +18,11 @@ evaluated on the client as the empty rankings the local engine gives them.
 * The qrels are read on the client (a directory or pattern of qrels files is read in
   the workers, checked for a topic in two partitions, and joined) and sent once to
   every worker.
-* ``aggregate_by="micro"`` needs pooled counts: the workers then also return their
-  judged labels (one byte per ranked document) and the client pools them
-  (:func:`cranfield.core.judged.concat`). Otherwise ``RunResult.judged`` is None.
+* ``aggregate_by="micro"`` needs pooled counts, and two measures (:data:`WHOLE_RUN`)
+  scale every query by the largest grade judged for any evaluated topic: the workers
+  then also return their judged labels (one byte per ranked document) and the client
+  pools them (:func:`cranfield.core.judged.concat`, as streaming does) and computes
+  these there. Otherwise ``RunResult.judged`` is None.
 * A failed task raises its error (one line); a task whose workers keep dying raises a
   :class:`~cranfield.errors.CranfieldError`; no partial result is ever returned.
 """
@@ -182,7 +184,8 @@ def _merge(qrels, name, parts, labels, measures, *, complete, rel_level, compat,
             "and queries without one are skipped"
         )
     judged = None
-    if micro:
+    whole = [m for m in measures if depends_on_whole_run(m)]
+    if micro or whole:
         judged = concat(
             qrels,
             [p.judged for p in parts if p.judged is not None and p.judged.num_queries],
@@ -191,13 +194,31 @@ def _merge(qrels, name, parts, labels, measures, *, complete, rel_level, compat,
             compat=compat,
             run_name=name,
         )
+        for m in whole:
+            per_query[m] = m.compute(judged)
+    if micro:
         aggs = {m: micro_aggregate(m, judged) for m in measures}
     else:
         aggs = {m: aggregate(per_query[m][keep], m.definition.aggregate) for m in measures}
     return RunResult(name, query_ids, per_query, aggs, judged)
 
 
+WHOLE_RUN = {"nCG": "max_gain", "RBPResidual": "rel"}
+"""Measures whose value for a query depends on the other queries evaluated, when the
+named parameter is not given: the largest grade among the judgments of all evaluated
+topics scales them. They are computed on the client from the pooled judged labels."""
+
+
+def depends_on_whole_run(m) -> bool:
+    """Whether ``m``'s per-query values depend on the other queries (:data:`WHOLE_RUN`)."""
+    param = WHOLE_RUN.get(m.definition.name)
+    return param is not None and dict(m.params).get(param) is None
+
+
 def _joined(arrays: list[np.ndarray]) -> np.ndarray:
+    """The arrays end to end (the empty ones of partitions without a judged query left
+    out, so that they do not change the dtype)."""
+    arrays = [a for a in arrays if len(a)]
     if not arrays:
         return np.zeros(0)
     if any(a.dtype == object for a in arrays):
@@ -253,7 +274,7 @@ def evaluate_dask(
         runs = as_runs(runs)
     parts = partitions(runs, _default_name)
     judge_options = dict(rel_level=rel_level, depth=depth, judged_only=judged_only, compat=compat)
-    micro = aggregate_by == "micro"
+    want_judged = aggregate_by == "micro" or any(map(depends_on_whole_run, measure_list))
     with connect(client, scheduler) as dask_client:
         qrels = load_qrels(qrels, dask_client)
         shared_qrels = dask_client.scatter(qrels, broadcast=True)
@@ -263,7 +284,14 @@ def evaluate_dask(
         task = remote(_evaluate_partition)
         futures = [
             dask_client.submit(
-                task, shared_qrels, p, measure_list, judge_options, duplicates, micro, pure=False
+                task,
+                shared_qrels,
+                p,
+                measure_list,
+                judge_options,
+                duplicates,
+                want_judged,
+                pure=False,
             )
             for p in inputs
         ]
@@ -286,7 +314,7 @@ def evaluate_dask(
             complete=complete,
             rel_level=rel_level,
             compat=compat,
-            micro=micro,
+            micro=aggregate_by == "micro",
             keep_rel=skip_no_relevant,
         )
         for key, name in zip(keys, names, strict=True)
@@ -300,7 +328,12 @@ def evaluate_dask(
 def _group_source(parts: list[Partition], group: int) -> str | None:
     """The file (or directory, pattern) input ``group`` was read from, for naming."""
     labels = [p.label for p in parts if p.group == group]
-    return labels[0] if len(labels) == 1 else os.path.commonpath(labels) if labels else None
+    if len(labels) == 1:
+        return labels[0]
+    try:
+        return os.path.commonpath(labels)
+    except ValueError:  # in-memory partitions
+        return labels[0]
 
 
 def judge_dask(

@@ -4,7 +4,8 @@ An input is a TREC/Parquet/CSV/TSV file (one partition), a directory (its Parque
 files, recursively, when it holds any: a partitioned Parquet dataset; otherwise the
 regular files directly in it, names starting with ``.`` or ``_`` left out), a glob
 pattern (``runs/part-*.txt``; ``**`` recurses), or an in-memory
-:class:`~cranfield.Run` / table. Partitions are listed in sorted path order.
+:class:`~cranfield.Run` / table; a list or tuple of these is the partitions of one
+run. Partitions are listed in sorted path order.
 
 Partitions must hold whole queries: a query of a run (or of the qrels) in two
 partitions is an :class:`~cranfield.errors.InputError` (see :func:`check_disjoint`),
@@ -70,10 +71,12 @@ def paths(spec: str | os.PathLike) -> list[str]:
 
 
 def partitions(inputs, default_name) -> list[Partition]:
-    """Every partition of ``inputs`` (one input or a list of them), in input order.
+    """Every partition of ``inputs``, in input order.
 
-    ``default_name(path)`` names a run read from ``path`` without a name of its own
-    (the run's file name, as the local engine names it).
+    ``inputs`` is one input or a list of inputs (runs); an input is a path, directory
+    or glob pattern (its files are its partitions), an in-memory run, or a list or
+    tuple of these (the partitions of one run). ``default_name(path)`` names a run
+    read from ``path`` without a name of its own (the local engine's file name).
     """
     from ..core._columnar import is_in_memory
     from ..core.run import Run
@@ -82,13 +85,15 @@ def partitions(inputs, default_name) -> list[Partition]:
         inputs = [inputs]
     out: list[Partition] = []
     for group, spec in enumerate(inputs):
-        if isinstance(spec, (str, os.PathLike)):
-            found = paths(spec)
-            name = default_name(os.fspath(spec))
-            out.extend(Partition(p, group, name, p) for p in found)
-        else:
-            label = getattr(spec, "source", None) or f"run {group + 1}"
-            out.append(Partition(spec, group, getattr(spec, "name", "run"), str(label)))
+        members = list(spec) if isinstance(spec, (list, tuple)) else [spec]
+        for item in members:
+            if isinstance(item, (str, os.PathLike)):
+                name = default_name(os.fspath(item if len(members) == 1 else members[0]))
+                out.extend(Partition(p, group, name, p) for p in paths(item))
+            else:
+                label = getattr(item, "source", None) or f"run {group + 1}"
+                name = getattr(item, "name", None) or "run"
+                out.append(Partition(item, group, name, f"{label} (part {len(out) + 1})"))
     if not out:
         from ..errors import ParameterError
 
