@@ -133,8 +133,10 @@ def run(args) -> int:
 def _run_dask(args) -> int:
     """``--engine dask``: the runs' partitions evaluated in Dask workers (docs/scaling.md)."""
     from ..core.evaluation import DEFAULT_MEASURES, as_measures
+    from ..core.run import _default_name
     from ..distributed.cluster import connect
     from ..distributed.engine import evaluate_dask, load_qrels
+    from ..distributed.partitions import partitions
     from ..errors import ParameterError
 
     digits = digits_value(args)
@@ -145,8 +147,10 @@ def _run_dask(args) -> int:
             "--engine", "local with --stream (with dask, partition the runs by query)", "dask"
         )
     measures = as_measures(args.measures or DEFAULT_MEASURES)
+    partitions(args.runs, _default_name)  # what cannot be read fails before connecting
+    qrels = load_qrels(args.qrels, None)  # read here unless partitioned
     with connect(None, args.scheduler) as client:
-        qrels = load_qrels(args.qrels, client)
+        qrels = load_qrels(qrels, client)
         results = evaluate_dask(
             qrels,
             args.runs,

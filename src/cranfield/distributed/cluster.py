@@ -23,7 +23,7 @@ from collections.abc import Iterator
 
 from ..errors import CranfieldError, InputError, MeasureError, ParameterError, require
 
-CONNECT_TIMEOUT = 10.0
+CONNECT_TIMEOUT = 5.0
 """Seconds to wait for a scheduler to answer before giving up."""
 
 
@@ -43,7 +43,7 @@ def local_cluster(n_workers: int | None = None, threads_per_worker: int = 1):
         threads_per_worker=threads_per_worker,
         processes=True,
         dashboard_address=None,
-        silence_logs=logging.ERROR,
+        silence_logs=logging.CRITICAL,  # errors of tasks are reported once, by gather()
     )
 
 
@@ -96,7 +96,7 @@ def remote(fn):
         except CranfieldError as exc:
             raise RemoteError(type(exc).__name__, str(exc)) from None
 
-    call.__name__ = call.__qualname__ = f"cranfield-{fn.__name__.strip('_')}"
+    call.__name__ = call.__qualname__ = "cranfield-" + fn.__name__.strip("_").replace("_", "-")
     call.__module__ = fn.__module__
     return call
 

@@ -132,7 +132,12 @@ def _read_qrels_partition(path):
 
 def load_qrels(qrels, client):
     """The Qrels: read on the client, or, for a directory or pattern, read partition by
-    partition in the workers, checked for a topic in two partitions, and joined."""
+    partition in the workers, checked for a topic in two partitions, and joined.
+
+    With ``client=None`` a partitioned input is returned as it is (to be read later).
+    """
+    import pyarrow as pa
+
     from ..core.qrels import Qrels
 
     if isinstance(qrels, Qrels):
@@ -140,12 +145,12 @@ def load_qrels(qrels, client):
     if isinstance(qrels, (str, os.PathLike)):
         found = paths(qrels)
         if len(found) > 1 or os.path.isdir(os.fspath(qrels)):
+            if client is None:
+                return qrels
             task = remote(_read_qrels_partition)
             futures = [client.submit(task, p, pure=False) for p in found]
             parts = gather(client, futures, found, "qrels partitions")
             check_disjoint([q.query_ids() for q in parts], found, "the qrels")
-            import pyarrow as pa
-
             table = pa.concat_tables([q.table for q in parts])
             return Qrels._wrap(table, os.fspath(qrels))
     return Qrels.coerce(qrels)

@@ -67,6 +67,8 @@ def paths(spec: str | os.PathLike) -> list[str]:
         if not found:
             raise InputError("no file matches this pattern", source=text)
         return found
+    if not os.path.exists(text):
+        raise InputError("no such file", source=text)
     return [text]
 
 
