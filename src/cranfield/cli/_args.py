@@ -202,16 +202,16 @@ def add_stream(p: argparse.ArgumentParser) -> None:
     )
 
 
-def add_engine(p: argparse.ArgumentParser) -> None:
+ENGINE_HELP = (
+    "local: this process (default); dask: partitions of the runs evaluated in Dask workers, "
+    "same results (a run may then be a directory or a quoted glob pattern of files "
+    "partitioned by query; needs cranfield[dask])"
+)
+
+
+def add_engine(p: argparse.ArgumentParser, help: str = ENGINE_HELP) -> None:
     """``--engine local|dask`` and ``--scheduler ADDRESS`` (docs/scaling.md)."""
-    p.add_argument(
-        "--engine",
-        choices=["local", "dask"],
-        default=None,
-        help="local: this process (default); dask: partitions of the runs evaluated in Dask "
-        "workers, same results (a run may then be a directory or a quoted glob pattern of "
-        "files partitioned by query; needs cranfield[dask])",
-    )
+    p.add_argument("--engine", choices=["local", "dask"], default=None, help=help)
     p.add_argument(
         "--scheduler",
         metavar="ADDRESS",
