@@ -77,8 +77,8 @@ def make_data(root: Path, millions: int, per_part: int, whole: bool) -> tuple[Pa
     return target / "qrels.txt", parts, whole_file
 
 
-def run_local(qrels: Path, run: Path, out: Path) -> tuple[float, float]:
-    """(wall seconds, peak RSS MiB) of ``cranfield eval`` on the whole run; its per-query
+def run_local(qrels: Path, run: Path, out: Path) -> tuple[float, float, float]:
+    """(wall seconds, peak RSS MiB, CPU seconds) of ``cranfield eval`` on the whole run; its per-query
     values in CSV (full precision) are written to ``out``."""
     cmd = [sys.executable, "-m", "cranfield", "eval", str(qrels), str(run), "-m", *MEASURES]
     cmd += ["-q", "-f", "csv", "-o", str(out)]
@@ -88,7 +88,7 @@ def run_local(qrels: Path, run: Path, out: Path) -> tuple[float, float]:
     wall = time.perf_counter() - t0
     if status != 0:
         raise SystemExit(f"cranfield eval failed with status {status}")
-    return wall, usage.ru_maxrss / 1024
+    return wall, usage.ru_maxrss / 1024, usage.ru_utime + usage.ru_stime
 
 
 def one_partition(qrels, part: Path) -> tuple[float, int, int]:
@@ -101,6 +101,7 @@ def one_partition(qrels, part: Path) -> tuple[float, int, int]:
     (p,) = partitions(str(part), _default_name)
     measures = as_measures(MEASURES)
     options = dict(rel_level=1, depth=None, judged_only=False, compat=10)
+    _evaluate_partition(qrels, p, measures, options, "error", False)  # warm: imports, qrels index
     t0 = time.perf_counter()
     answer = _evaluate_partition(qrels, p, measures, options, "error", False)
     seconds = time.perf_counter() - t0
@@ -108,12 +109,16 @@ def one_partition(qrels, part: Path) -> tuple[float, int, int]:
     return seconds, lines, len(pickle.dumps(answer, protocol=5))
 
 
-def _peak_rss_mib() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+def _peak_rss_mib() -> tuple[float, float]:
+    """(peak RSS MiB, CPU seconds user + system) of this (worker) process."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_maxrss / 1024, usage.ru_utime + usage.ru_stime
 
 
 def run_dask(qrels, parts: Path, n_workers: int):
-    """(start-up s, evaluation s, [peak RSS MiB per worker], Results)."""
+    """(start-up s, evaluation s, [(peak RSS MiB, CPU s) per worker], Results); the CPU
+    time of a worker counts from its start (the job's tasks and the worker's own
+    start-up and idling, a few tenths of a second)."""
     import cranfield
     import distributed
     from cranfield.distributed.cluster import local_cluster
@@ -158,9 +163,10 @@ def main(argv=None) -> None:
         reference = None
         if not a.no_local_file:
             out = whole.with_name("local.csv")
-            wall, rss = run_local(qrels_path, whole, out)
+            wall, rss, cpu = run_local(qrels_path, whole, out)
             print(
-                f"local engine (cranfield eval, whole file): {wall:.1f} s, peak RSS {rss:.0f} MiB"
+                f"local engine (cranfield eval, whole file): {wall:.1f} s, peak RSS {rss:.0f} "
+                f"MiB, CPU {cpu:.1f} s"
             )
             reference = out.read_text()
         from cranfield.output import render
@@ -173,8 +179,9 @@ def main(argv=None) -> None:
             )  # fmt: skip
             print(
                 f"dask {n} worker(s): {seconds:.1f} s (cluster start {started:.1f} s), "
-                f"peak RSS per worker {', '.join(f'{m:.0f}' for m in peaks)} MiB; "
-                f"results vs local engine: {same}"
+                f"peak RSS per worker {', '.join(f'{m:.0f}' for m, _ in peaks)} MiB, "
+                f"CPU per worker {', '.join(f'{c:.1f}' for _, c in peaks)} s; "
+                f"results vs local engine: {same}; load average {os.getloadavg()[0]:.1f}"
             )
         sys.stdout.flush()
 
