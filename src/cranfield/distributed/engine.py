@@ -99,11 +99,13 @@ def _evaluate_partition(qrels, part, measures, options, duplicates, want_judged)
     import pyarrow.compute as pc
 
     from ..core.evaluation import evaluate
+    from ..core.judged import qrels_side
 
+    topics = qrels_side(qrels)[0]  # kept by the qrels object: once per worker
     out = []
     for run in read_partition(part, duplicates):
         run_queries = pc.unique(run.table["query_id"])
-        shared = pc.is_in(run_queries, value_set=qrels.table["query_id"]).to_numpy(False)
+        shared = pc.is_in(run_queries, value_set=topics).to_numpy(False)
         ids = np.asarray(run_queries.to_pylist(), dtype=object)
         if not shared.any():  # nothing of this partition is judged: no value to return
             empty = np.zeros(0, dtype=object)
