@@ -160,14 +160,18 @@ def load_qrels(qrels, client):
 
 def _merge(qrels, name, parts, labels, measures, *, complete, rel_level, compat, micro, keep_rel):
     """The RunResult of one run from its partitions' :class:`PartRun` values."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
     from ..core.evaluation import RunResult, aggregate, micro_aggregate, require_queries
     from ..core.judged import concat, qrels_side
 
     check_disjoint([p.run_queries for p in parts], labels, f"run {name!r}")
-    topics = qrels_side(qrels)[0].to_pylist()
-    code_of = {t: i for i, t in enumerate(topics)}
-    codes = [np.array([code_of[q] for q in p.query_ids], dtype=np.int64) for p in parts]
-    code = np.concatenate(codes) if codes else np.zeros(0, np.int64)
+    topics = qrels_side(qrels)[0]  # byte order: trec_eval's topic order
+    evaluated = [q for p in parts for q in p.query_ids]  # (one list: pa.array of an
+    # object ndarray would import pandas)
+    code = pc.index_in(pa.array(evaluated, pa.string()), value_set=topics)
+    code = code.to_numpy(zero_copy_only=False).astype(np.int64)
     values = {m: [np.asarray(p.values[m]) for p in parts] for m in measures}
     has_rel = [np.asarray(p.has_rel, dtype=bool) for p in parts]
     empty_run = None
@@ -180,7 +184,7 @@ def _merge(qrels, name, parts, labels, measures, *, complete, rel_level, compat,
                 values[m].append(m.compute(empty_run)[missing])
             has_rel.append(empty_run.num_rel()[missing] > 0)
     order = np.argsort(code, kind="stable")
-    query_ids = np.asarray(topics, dtype=object)[code[order]]
+    query_ids = np.asarray(topics.take(pa.array(code[order])).to_pylist(), dtype=object)
     per_query = {m: _joined(values[m])[order] for m in measures}
     relevant = _joined(has_rel)[order].astype(bool)
     require_queries(SimpleNamespace(num_queries=len(query_ids)), name)

@@ -111,15 +111,20 @@ def check_disjoint(ids: list[np.ndarray], labels: list[str], what: str) -> None:
     """
     if len(ids) < 2:
         return
-    flat = np.concatenate([np.asarray(a, dtype=object) for a in ids])
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    flat = pa.array([q for a in ids for q in a], pa.string())
     owner = np.repeat(np.arange(len(ids)), [len(a) for a in ids])
-    order = np.argsort(flat, kind="stable")
-    same = flat[order][1:] == flat[order][:-1]
+    order = pc.sort_indices(flat).to_numpy()
+    ranked = flat.take(pa.array(order))
+    same = pc.equal(ranked[1:], ranked[:-1]).to_numpy(zero_copy_only=False)
     if not same.any():
         return
     k = int(np.flatnonzero(same)[0])
-    first, second = labels[owner[order[k]]], labels[owner[order[k + 1]]]
+    first, second = sorted((labels[owner[order[k]]], labels[owner[order[k + 1]]]))
+    duplicate = ranked[k].as_py()
     raise InputError(
-        f"query {flat[order][k]!r} of {what} is in two partitions ({first} and {second}): "
+        f"query {duplicate!r} of {what} is in two partitions ({first} and {second}): "
         "partition the data by query, each query's lines in one partition"
     )
