@@ -77,18 +77,49 @@ def make_data(root: Path, millions: int, per_part: int, whole: bool) -> tuple[Pa
     return target / "qrels.txt", parts, whole_file
 
 
-def run_local(qrels: Path, run: Path, out: Path) -> tuple[float, float, float]:
-    """(wall seconds, peak RSS MiB, CPU seconds) of ``cranfield eval`` on the whole run; its per-query
-    values in CSV (full precision) are written to ``out``."""
-    cmd = [sys.executable, "-m", "cranfield", "eval", str(qrels), str(run), "-m", *MEASURES]
-    cmd += ["-q", "-f", "csv", "-o", str(out)]
+LAUNCHER = r"""
+import json, os, subprocess, sys, time
+for line in sys.stdin:
+    cmd = json.loads(line)
     t0 = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, env=os.environ.copy())
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL)
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - t0
-    if status != 0:
-        raise SystemExit(f"cranfield eval failed with status {status}")
-    return wall, usage.ru_maxrss / 1024, usage.ru_utime + usage.ru_stime
+    print(json.dumps([wall, usage.ru_maxrss / 1024, usage.ru_utime + usage.ru_stime, status]))
+    sys.stdout.flush()
+"""
+
+
+class Launcher:
+    """A small process, started before this one grows, that runs the timed commands:
+    Linux starts a child's peak-RSS counter at its parent's size, so a child of this
+    (large) process would report at least this process's size."""
+
+    def __init__(self):
+        self.proc = subprocess.Popen(
+            [sys.executable, "-c", LAUNCHER],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+
+    def run(self, cmd: list[str]) -> tuple[float, float, float]:
+        """(wall seconds, peak RSS MiB, CPU seconds) of ``cmd``."""
+        import json
+
+        self.proc.stdin.write(json.dumps(cmd) + "\n")
+        self.proc.stdin.flush()
+        wall, rss, cpu, status = json.loads(self.proc.stdout.readline())
+        if status != 0:
+            raise SystemExit(f"{' '.join(cmd)} failed with status {status}")
+        return wall, rss, cpu
+
+
+def run_local(launcher: Launcher, qrels: Path, run: Path, out: Path) -> tuple[float, float, float]:
+    """(wall seconds, peak RSS MiB, CPU seconds) of ``cranfield eval`` on the whole run;
+    its per-query values in CSV (full precision) are written to ``out``."""
+    cmd = [sys.executable, "-m", "cranfield", "eval", str(qrels), str(run), "-m", *MEASURES]
+    return launcher.run(cmd + ["-q", "-f", "csv", "-o", str(out)])
 
 
 def one_partition(qrels, part: Path) -> tuple[float, int, int]:
@@ -110,9 +141,13 @@ def one_partition(qrels, part: Path) -> tuple[float, int, int]:
 
 
 def _peak_rss_mib() -> tuple[float, float]:
-    """(peak RSS MiB, CPU seconds user + system) of this (worker) process."""
+    """(peak RSS MiB, CPU seconds user + system) of this (worker) process; the peak is
+    the kernel's high-water mark of this process image (``VmHWM``: ``ru_maxrss`` would
+    start from the size of the process that started the worker)."""
     usage = resource.getrusage(resource.RUSAGE_SELF)
-    return usage.ru_maxrss / 1024, usage.ru_utime + usage.ru_stime
+    with open("/proc/self/status") as fh:
+        hwm = next(int(line.split()[1]) for line in fh if line.startswith("VmHWM:"))
+    return hwm / 1024, usage.ru_utime + usage.ru_stime
 
 
 def run_dask(qrels, parts: Path, n_workers: int):
@@ -146,6 +181,7 @@ def main(argv=None) -> None:
         help="do not write the concatenated run (and do not time the local engine)",
     )
     a = p.parse_args(argv)
+    launcher = Launcher()  # before anything large is loaded here
     from cranfield.core.qrels import Qrels
 
     for size in a.sizes:
@@ -163,7 +199,7 @@ def main(argv=None) -> None:
         reference = None
         if not a.no_local_file:
             out = whole.with_name("local.csv")
-            wall, rss, cpu = run_local(qrels_path, whole, out)
+            wall, rss, cpu = run_local(launcher, qrels_path, whole, out)
             print(
                 f"local engine (cranfield eval, whole file): {wall:.1f} s, peak RSS {rss:.0f} "
                 f"MiB, CPU {cpu:.1f} s"
