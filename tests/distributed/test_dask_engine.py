@@ -140,3 +140,22 @@ def test_micro_equal_local(dask_client):
                 qrels, parts, MICRO, engine="dask", client=dask_client, **options
             )
             assert_same(local, dist)
+
+
+def test_same_inputs_after_a_failed_job(dask_client):
+    """A job that fails in the workers (its other tasks cancelled) leaves nothing behind
+    that the next job on the same data could trip over (inputs are sent under keys of
+    their own, never shared by content)."""
+    from cranfield.errors import MeasureError
+
+    qrels = Qrels.from_dict({"1": {"a": 1, "b": 0}, "2": {"c": 2}})
+    parts = [Run.from_dict({"1": {"a": 1.0, "b": 0.5}}, name="r")]
+    parts.append(Run.from_dict({"2": {"c": 3.0, "a": 1.0}}, name="r"))
+    local = cranfield.evaluate(
+        qrels, Run.from_dict({**parts[0].to_dict(), **parts[1].to_dict()}, name="r"), "AP"
+    )
+    for _ in range(4):
+        with pytest.raises(MeasureError, match="collection size"):
+            cranfield.evaluate(qrels, [parts], "Fallout", engine="dask", client=dask_client)
+        dist = cranfield.evaluate(qrels, [parts], "AP", engine="dask", client=dask_client)
+        assert dist.dumps(per_query=True) == local.dumps(per_query=True)

@@ -36,13 +36,14 @@ def machine_workers() -> int:
 
 
 def local_cluster(n_workers: int | None = None, threads_per_worker: int = 1):
-    """A ``LocalCluster`` of worker processes (one thread each, no dashboard)."""
+    """A ``LocalCluster`` of worker processes (one thread each; its HTTP server on a free
+    port)."""
     distributed = require("distributed", "dask")
     return distributed.LocalCluster(
         n_workers=machine_workers() if n_workers is None else n_workers,
         threads_per_worker=threads_per_worker,
         processes=True,
-        dashboard_address=None,
+        dashboard_address=":0",  # any free port: 8787 may be another cluster's
         silence_logs=logging.CRITICAL,  # errors of tasks are reported once, by gather()
     )
 
@@ -109,6 +110,10 @@ def _local_error(exc: BaseException, label: str) -> BaseException:
         if exc.kind == "MeasureError":
             return MeasureError(exc.text)
         return CranfieldError(exc.text)
+    if exc is None:  # cancelled by the scheduler (its inputs were lost)
+        return CranfieldError(
+            f"{label}: the Dask scheduler cancelled this task; nothing was returned"
+        )
     if type(exc).__name__ == "KilledWorker":
         return CranfieldError(
             f"{label}: the Dask workers running this partition died (killed, or out of "

@@ -288,9 +288,10 @@ def evaluate_dask(
     want_judged = aggregate_by == "micro" or any(map(depends_on_whole_run, measure_list))
     with connect(client, scheduler) as dask_client:
         qrels = load_qrels(qrels, dask_client)
-        shared_qrels = dask_client.scatter(qrels, broadcast=True)
+        shared_qrels = dask_client.scatter(qrels, broadcast=True, hash=False)
         inputs = [
-            p if isinstance(p.data, (str, os.PathLike)) else dask_client.scatter(p) for p in parts
+            p if isinstance(p.data, (str, os.PathLike)) else dask_client.scatter(p, hash=False)
+            for p in parts
         ]
         task = remote(_evaluate_partition)
         futures = [
@@ -370,7 +371,7 @@ def judge_dask(
     parts = partitions(run, _default_name)
     options = dict(rel_level=rel_level, depth=depth, judged_only=judged_only, compat=compat)
     with connect(client, scheduler) as dask_client:
-        shared_qrels = dask_client.scatter(qrels, broadcast=True)
+        shared_qrels = dask_client.scatter(qrels, broadcast=True, hash=False)
         task = remote(_judge_partition)
         futures = [
             dask_client.submit(task, shared_qrels, p, options, encoding, pure=False) for p in parts
