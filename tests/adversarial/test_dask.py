@@ -51,6 +51,7 @@ def test_missing_partitions_fail_before_any_cluster(files, tmp_path):
         ([tmp_path / "none"], "none"),
         ([tmp_path / "empty"], "holds no files"),
         ([str(tmp_path / "*.txt")], "no file matches"),
+        (["-"], "standard input"),
     ):
         outcome = run_cli("eval", qrels, *runs, "--engine", "dask", timeout=30)
         assert_clean_failure(outcome, mention)

@@ -57,6 +57,10 @@ def _listing(directory: Path) -> list[str]:
 def paths(spec: str | os.PathLike) -> list[str]:
     """The partition files of one input given by path, directory or glob pattern."""
     text = os.fspath(spec)
+    if text == "-":
+        raise InputError(
+            "the Dask workers cannot read standard input: give files", source="<stdin>"
+        )
     if os.path.isdir(text):
         found = _listing(Path(text))
         if not found:
