@@ -25,10 +25,10 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..errors import ParameterError
 from . import segments
 from ._background import in_thread
 from .io import keys
+from .options import JudgeOptions, merged
 from .run import trec_order
 
 NOT_POOLED = -1
@@ -247,13 +247,10 @@ def _as_array(col) -> pa.Array:
 def judge(
     qrels,
     run,
+    options: JudgeOptions | None = None,
     *,
-    rel_level: int = 1,
-    depth: int | None = None,
-    judged_only: bool = False,
-    complete: bool = False,
-    compat: int = 10,
     join_thread: bool | None = None,
+    **judging,
 ) -> JudgedRun:
     """Join a run with qrels into a :class:`JudgedRun` (trec_eval semantics).
 
@@ -261,26 +258,18 @@ def judge(
     ----------
     qrels, run
         :class:`cranfield.Qrels` and :class:`cranfield.Run`.
-    rel_level
-        Minimum grade of a relevant document (trec_eval ``-l``), default 1.
-    depth
-        Evaluate only the top ``depth`` documents of each ranking (``-M``).
-    judged_only
-        Drop documents without a judgment from the rankings (``-J``).
-    complete
-        Evaluate every qrels topic, missing ones as empty rankings (``-c``).
-    compat
-        10 for trec_eval 10.0 (double scores), 9 for trec_eval 9.x / pytrec_eval
-        (scores rounded to float32 before ordering).
+    options
+        The :class:`~cranfield.core.options.JudgeOptions` (relevance level, depth,
+        judged-only, complete, compat); or give its fields as keyword arguments
+        (``rel_level=2, depth=100``), not both.
     join_thread
         Look the labels up in a thread while the ranking order is verified: faster,
         for a little more memory. Default: for runs of a million rows or more
         (streaming, which bounds memory, turns it off for its pieces).
     """
-    if depth is not None and (not isinstance(depth, (int, np.integer)) or depth <= 0):
-        raise ParameterError("depth", "a positive integer", depth)
-    if compat not in (9, 10):
-        raise ParameterError("compat", "9 or 10", compat)
+    opts = merged(options, judging)
+    rel_level, depth, judged_only = opts.rel_level, opts.depth, opts.judged_only
+    complete, compat = opts.complete, opts.compat
     rt = run.table
     topics, qrels_offsets, qrels_grades = qrels_side(qrels)
     num_topics = len(topics)
@@ -343,7 +332,7 @@ def judge(
         lengths,
         labels,
         in_run_all,
-        rel_level=int(rel_level),
+        rel_level=rel_level,
         run_name=getattr(run, "name", "") or "",
         doc_rows=rows,
         compat=compat,
@@ -427,18 +416,17 @@ def _gather(values: np.ndarray, first: np.ndarray, lengths: np.ndarray, batch: i
 def concat(
     qrels,
     pieces: list[JudgedRun],
+    options: JudgeOptions | None = None,
     *,
-    complete: bool = False,
-    rel_level: int = 1,
-    compat: int = 10,
     run_name: str = "",
 ) -> JudgedRun:
     """One JudgedRun from the JudgedRuns of parts of a run that share no query.
 
-    The parts must have been judged against ``qrels`` with the same options and
+    The parts must have been judged against ``qrels`` with ``options`` and
     ``complete=False``; the result equals judging the whole run at once (with
-    ``complete`` applied here), except that document rows are not kept.
+    ``options.complete`` applied here), except that document rows are not kept.
     """
+    opts = JudgeOptions.of(options)
     side = qrels_side(qrels)
     topics = side[0]
     num_topics = len(topics)
@@ -456,7 +444,7 @@ def concat(
             lengths[code] = np.diff(p.offsets)
             in_run_all[code] = True
         base += len(p.labels)
-    evaluated = np.arange(num_topics) if complete else np.flatnonzero(in_run_all)
+    evaluated = np.arange(num_topics) if opts.complete else np.flatnonzero(in_run_all)
     if pieces:
         labels = np.concatenate([p.labels for p in pieces])
     else:
@@ -474,10 +462,10 @@ def concat(
         lens,
         labels,
         in_run_all,
-        rel_level=int(rel_level),
+        rel_level=opts.rel_level,
         run_name=run_name,
         doc_rows=None,
-        compat=compat,
+        compat=opts.compat,
     )
 
 
