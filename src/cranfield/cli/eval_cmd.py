@@ -30,6 +30,14 @@ def add_arguments(p) -> None:
     )
     p.add_argument("-q", "--per-query", action="store_true", help="also show every query")
     add_judging(p)
+    p.add_argument(
+        "--fractional",
+        action="store_true",
+        help="read qrels relevance as real numbers (soft labels, e.g. from cranfield "
+        "aggregate --soft): graded measures use the fractions as gains, binary ones call "
+        "a document relevant when its value is at least -l; default: integer grades, a "
+        "decimal in a TREC file truncated as trec_eval does",
+    )
     p.add_argument("-M", "--depth", type=int, help="evaluate only the top N documents per query")
     p.add_argument(
         "--aggregate",
@@ -93,7 +101,7 @@ def run(args) -> int:
     measures = as_measures(args.measures or DEFAULT_MEASURES)
     if any(streamed):
         use_system_allocator()  # bounded address space, see streaming.py
-    qrels = Qrels.read(args.qrels)
+    qrels = Qrels.read(args.qrels, fractional=args.fractional)
     options = dict(
         options=judging,
         aggregate_by=args.aggregate,

@@ -88,7 +88,8 @@ class JudgedRun:
     offsets
         ``labels[offsets[q]:offsets[q+1]]`` is the ranking of query ``q``.
     labels
-        Grade of each retrieved document in rank order; -1 not pooled, -2 unjudged.
+        Grade of each retrieved document in rank order; -1 not pooled, -2 unjudged
+        (float64 gains when the qrels are fractional, see :attr:`fractional`).
     qrels_offsets, qrels_grades
         Non-negative grades of every judged document of each query (retrieved or
         not), sorted descending within a query: the material of ideal rankings.
@@ -117,6 +118,13 @@ class JudgedRun:
     doc_fix: tuple | None = None
     _num_rel_cache: dict = field(default_factory=dict, repr=False)
     _memo: dict = field(default_factory=dict, repr=False)
+
+    @cached_property
+    def fractional(self) -> bool:
+        """Whether some judged grade is not a whole number (fractional gains, from
+        qrels read with ``fractional=True``); integer-valued float grades are not."""
+        g = self.qrels_grades
+        return g.dtype.kind == "f" and bool((g != np.floor(g)).any())
 
     def memo(self, key, make):
         """``make()``, computed once per key for this run (arrays shared by measures)."""
@@ -233,6 +241,21 @@ def _keep_ranked(keep: np.ndarray, labels: np.ndarray, offsets: np.ndarray, rows
     counts = segments.int_sum(keep, offsets)
     offsets = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
     return labels[keep], offsets, None if rows is None else rows[keep]
+
+
+def _grades(col) -> np.ndarray:
+    """The qrels' relevance values as int64, or float64 when they are fractional gains."""
+    values = keys.numbers(col) if not isinstance(col, np.ndarray) else col
+    return values.astype(np.float64 if values.dtype.kind == "f" else np.int64, copy=False)
+
+
+def _label_dtype(grades: np.ndarray) -> type:
+    """The smallest dtype holding the labels of these grades and the -1/-2 codes: int8
+    for grades in [-128, 127], int64 for other integers, float64 for fractional gains."""
+    if grades.dtype.kind == "f":
+        return np.float64
+    small = not len(grades) or (grades.min() >= -128 and grades.max() <= 127)
+    return np.int8 if small else np.int64
 
 
 def _codes(values: pa.ChunkedArray | pa.Array, universe: pa.Array) -> np.ndarray:
@@ -360,7 +383,7 @@ def _qrels_side(qrels) -> tuple[pa.Array, np.ndarray, np.ndarray]:
     num_topics = len(topics)
     # qrels grouped by topic, grades descending (ideal ranking material)
     q_code = _codes(q_qid, topics)
-    grades = keys.numbers(qt.column("relevance")).astype(np.int64, copy=False)
+    grades = _grades(qt.column("relevance"))
     order = np.lexsort((-grades, q_code))
     q_code_sorted = q_code[order]
     grades_sorted = grades[order]
@@ -448,9 +471,7 @@ def concat(
     if pieces:
         labels = np.concatenate([p.labels for p in pieces])
     else:
-        grades = keys.numbers(qrels.table["relevance"])
-        small = not len(grades) or (grades.min() >= -128 and grades.max() <= 127)
-        labels = np.zeros(0, dtype=np.int8 if small else np.int64)
+        labels = np.zeros(0, dtype=_label_dtype(keys.numbers(qrels.table["relevance"])))
     lens = lengths[evaluated]
     first = starts[evaluated]
     expected = np.concatenate(([0], np.cumsum(lens)[:-1])).astype(np.int64)
@@ -617,8 +638,7 @@ def _lookup_labels(qrels, run, r_index: keys.PairIndex) -> np.ndarray:
     """
     qt, rt = qrels.table, run.table
     grades_all = keys.numbers(qt["relevance"])
-    small = not len(grades_all) or (grades_all.min() >= -128 and grades_all.max() <= 127)
-    labels = np.full(rt.num_rows, NOT_POOLED, dtype=np.int8 if small else np.int64)
+    labels = np.full(rt.num_rows, NOT_POOLED, dtype=_label_dtype(grades_all))
     q_index = qrels.pair_index
     qb, rb = q_index.query_blocks, r_index.query_blocks
     side = _qrels_lookup_side(qrels, q_index)
@@ -645,6 +665,6 @@ def _lookup_labels(qrels, run, r_index: keys.PairIndex) -> np.ndarray:
     which, rows = which[same_query], rows[same_query]
     same_doc = keys.bools(pc.equal(keys.take(qt["doc_id"], which), keys.take(rt["doc_id"], rows)))
     which, rows = which[same_doc], rows[same_doc]
-    grades = grades_all.astype(np.int64, copy=False)[which]
+    grades = _grades(grades_all)[which]
     labels[rows] = np.where(grades >= 0, grades, UNJUDGED)
     return labels

@@ -60,20 +60,55 @@ class Aggregate:
         vals = np.asarray(self.judgments.scale.values, np.int64)
         return np.where(self.label >= 0, vals[np.maximum(self.label, 0)], -1)
 
-    def to_qrels(self):
-        """The aggregated labels as Qrels (abstentions left out), in item order."""
+    def expected_gains(self, gains=None) -> np.ndarray:
+        """Per item, the expected gain under the posterior (soft label):
+        ``sum_l P(l) * gain(l)``, where ``gain(l)`` is the label's value on the scale or
+        ``gains[value]`` (a ``{label value: gain}`` mapping; unlisted labels keep their
+        value). With the linear gains of trec_eval's nDCG (gain = grade) this is the
+        expected nDCG gain of the document. A nominal scale has no values to average:
+        it needs ``gains``.
+        """
+        scale = self.judgments.scale
+        if scale.level == "nominal" and not gains:
+            raise ParameterError(
+                "gains", "a gain per label for a nominal scale (its labels are unordered)", gains
+            )
+        table = dict(gains or {})
+        unknown = sorted(set(table) - set(scale.values))
+        if unknown:
+            raise ParameterError("gains", "labels of the scale " + scale.describe(), unknown[0])
+        values = np.array([float(table.get(v, v)) for v in scale.values], np.float64)
+        return self.posterior @ values
+
+    def to_qrels(self, soft: bool = False, gains=None):
+        """The aggregated labels as Qrels, in item order.
+
+        Hard labels (default): the chosen label of each item, abstentions left out.
+        ``soft=True``: every item with its :meth:`expected_gains` (``gains``: see
+        there) as fractional relevance, a ``Qrels(fractional=True)``, for the measures
+        that take fractional gains (nDCG and the other graded measures; binary measures
+        call a document relevant when its expected gain reaches the relevance level).
+        """
         from ..core.qrels import Qrels
 
-        keep = self.label >= 0
-        vals = np.asarray(self.judgments.scale.values, np.int64)[self.label[keep]]
+        j = self.judgments
+        if soft:
+            keep = np.ones(j.n_items, dtype=bool)
+            relevance = pa.array(self.expected_gains(gains), pa.float64())
+        else:
+            if gains is not None:
+                raise ParameterError("gains", "None unless soft=True", gains)
+            keep = self.label >= 0
+            vals = np.asarray(j.scale.values, np.int64)[self.label[keep]]
+            relevance = pa.array(vals, pa.int64())
         table = pa.table(
             {
-                "query_id": pa.array(self.judgments.topics[keep].tolist(), pa.string()),
-                "doc_id": pa.array(self.judgments.documents[keep].tolist(), pa.string()),
-                "relevance": pa.array(vals, pa.int64()),
+                "query_id": pa.array(j.topics[keep].tolist(), pa.string()),
+                "doc_id": pa.array(j.documents[keep].tolist(), pa.string()),
+                "relevance": relevance,
             }
         )
-        return Qrels(table, source=f"aggregate({self.info.get('method')})")
+        return Qrels(table, source=f"aggregate({self.info.get('method')})", fractional=soft)
 
     def posterior_table(self) -> str:
         """TSV text: topic, document, label (empty if abstained), votes, then
