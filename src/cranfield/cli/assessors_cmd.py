@@ -26,7 +26,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args) -> int:
     from ..judgments.quality import Thresholds, assessor_quality
-    from ..output import UNDEFINED, dumps_json, text_table
+    from ..output import UNDEFINED, delimited, dumps_json
 
     thresholds = Thresholds(
         min_kappa=number(args.min_kappa, "--min-kappa", float, 0, 1),
@@ -61,7 +61,10 @@ def run(args) -> int:
         ]
         for r in rows
     ]
-    head, *lines = text_table(["assessor", *cols], body).split("\n")
+    # tab-separated (a stable, parseable layout), through the one table renderer
+    head, *lines = [
+        delimited(cells, [], "\t").rstrip("\n") for cells in [["assessor", *cols], *body]
+    ]
     out = ["# worst first; reasons after each row", head]
     for line, r in zip(lines, rows, strict=True):
         out.append(line)
