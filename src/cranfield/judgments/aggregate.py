@@ -200,6 +200,39 @@ def _clamp(t: np.ndarray, gold: np.ndarray | None) -> np.ndarray:
     return t
 
 
+def _em_start(j: Judgments, gold, tolerance, max_iterations):
+    """The checks and the start shared by the EM models: (vote shares with gold pairs
+    clamped, votes per item, ``assessor * K + label`` per judgment)."""
+    if not tolerance > 0:
+        raise ParameterError("tolerance", "a number > 0", tolerance)
+    if int(max_iterations) != max_iterations or max_iterations < 1:
+        raise ParameterError("max_iterations", "an integer >= 1", max_iterations)
+    t, votes = _shares(j)
+    return _clamp(t, gold), votes, j.assessor * j.scale.size + j.label
+
+
+def _em(step, state, tolerance: float, max_iterations: int):
+    """Iterate ``state, objective = step(state)`` until the objective (per judgment)
+    rises by less than ``tolerance`` or ``max_iterations`` steps; returns the last
+    state and the fit's ``info`` entries (iterations, converged, tolerance,
+    max_iterations, log_likelihood)."""
+    value, iterations, converged = -np.inf, 0, False
+    for iterations in range(1, int(max_iterations) + 1):  # noqa: B007
+        state, new = step(state)
+        if new - value < tolerance:
+            converged, value = True, new
+            break
+        value = new
+    fit = {
+        "iterations": iterations,
+        "converged": converged,
+        "tolerance": tolerance,
+        "max_iterations": int(max_iterations),
+        "log_likelihood": float(value),
+    }
+    return state, fit
+
+
 def dawid_skene(
     j: Judgments,
     *,
@@ -225,15 +258,8 @@ def dawid_skene(
     Every step is whole-array:
     ``bincount`` over judgments, no loop over items or assessors.
     """
-    if not tolerance > 0:
-        raise ParameterError("tolerance", "a number > 0", tolerance)
-    if int(max_iterations) != max_iterations or max_iterations < 1:
-        raise ParameterError("max_iterations", "an integer >= 1", max_iterations)
-    k = j.scale.size
-    n_a = j.n_assessors
-    t, votes = _shares(j)
-    t = _clamp(t, gold)
-    key = j.assessor * k + j.label
+    k, n_a = j.scale.size, j.n_assessors
+    t, votes, key = _em_start(j, gold, tolerance, max_iterations)
 
     def m_step(t):
         priors = np.maximum(t.mean(axis=0), EPS)
@@ -253,9 +279,8 @@ def dawid_skene(
         )
         return per_item + np.log(priors)[None, :]
 
-    priors, conf = m_step(t)
-    elbo, iterations, converged = -np.inf, 0, False
-    for iterations in range(1, int(max_iterations) + 1):  # noqa: B007
+    def step(state):
+        _, priors, conf = state
         logits = log_terms(priors, conf)
         logits -= logits.max(axis=1, keepdims=True)
         t = np.exp(logits)
@@ -265,24 +290,11 @@ def dawid_skene(
         joint = (t * log_terms(priors, conf)).sum()
         with np.errstate(divide="ignore", invalid="ignore"):
             entropy = -np.where(t > 0, t * np.log(np.where(t > 0, t, 1)), 0).sum()
-        new = (joint + entropy) / len(j)
-        if new - elbo < tolerance:
-            converged = True
-            elbo = new
-            break
-        elbo = new
-    label = _pick(t, ties, seed)
-    info = {
-        "method": "dawid-skene",
-        "iterations": iterations,
-        "converged": converged,
-        "tolerance": tolerance,
-        "max_iterations": int(max_iterations),
-        "log_likelihood": float(elbo),
-        "priors": priors.tolist(),
-        "confusion": conf,
-    }
-    return Aggregate(j, label, t, votes, info)
+        return (t, priors, conf), (joint + entropy) / len(j)
+
+    (t, priors, conf), fit = _em(step, (t, *m_step(t)), tolerance, max_iterations)
+    info = {"method": "dawid-skene", **fit, "priors": priors.tolist(), "confusion": conf}
+    return Aggregate(j, _pick(t, ties, seed), t, votes, info)
 
 
 def mace(
@@ -313,15 +325,9 @@ def mace(
     plain EM estimate. ``info["competence"]`` holds ``theta`` per assessor: a spammer's
     is near 0.
     """
-    if not tolerance > 0:
-        raise ParameterError("tolerance", "a number > 0", tolerance)
-    if int(max_iterations) != max_iterations or max_iterations < 1:
-        raise ParameterError("max_iterations", "an integer >= 1", max_iterations)
     k, n_a = j.scale.size, j.n_assessors
-    t, votes = _shares(j)
-    t = _clamp(t, gold)
+    t, votes, key = _em_start(j, gold, tolerance, max_iterations)
     per = np.bincount(j.assessor, minlength=n_a).astype(np.float64)
-    key = j.assessor * k + j.label
 
     def m_step(t, theta, xi):
         truthful = t[j.item, j.label] * theta[j.assessor]
@@ -345,24 +351,17 @@ def mace(
         loglik = float((np.log(total) + top).sum() - j.n_items * np.log(k))
         return like / total, loglik
 
-    theta, xi = m_step(t, np.full(n_a, 0.5), np.full(n_a * k, 1 / k))
-    loglik, iterations, converged = -np.inf, 0, False
-    for iterations in range(1, int(max_iterations) + 1):  # noqa: B007
+    def step(state):
+        _, theta, xi = state
         t, new = e_step(theta, xi)
         t = _clamp(t, gold)
-        theta, xi = m_step(t, theta, xi)
-        new /= len(j)
-        if new - loglik < tolerance:
-            converged, loglik = True, new
-            break
-        loglik = new
+        return (t, *m_step(t, theta, xi)), new / len(j)
+
+    start = (t, *m_step(t, np.full(n_a, 0.5), np.full(n_a * k, 1 / k)))
+    (t, theta, xi), fit = _em(step, start, tolerance, max_iterations)
     info = {
         "method": "mace",
-        "iterations": iterations,
-        "converged": converged,
-        "tolerance": tolerance,
-        "max_iterations": int(max_iterations),
-        "log_likelihood": loglik,
+        **fit,
         "competence": theta.tolist(),
         "strategy": xi.reshape(n_a, k).tolist(),
     }

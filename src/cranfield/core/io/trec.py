@@ -516,14 +516,10 @@ def parse_relevance(
         return parse_grades(col)
     if isinstance(col, pa.ChunkedArray):
         col = col.combine_chunks()
-    try:
-        text = col.cast(pa.string())
-    except pa.ArrowInvalid:  # not UTF-8: certainly not a number
-        text = pa.array([v.decode("utf-8", "replace") for v in col.to_pylist()], pa.string())
-    ok = keys.bools(pc.match_substring_regex(text, _REAL))
+    ok = keys.bools(pc.match_substring_regex(col, _REAL))  # bytes that are not UTF-8 fail
     if not ok.all():
         return pa.array([], pa.float64()), int(np.flatnonzero(~ok)[0])
-    values = pc.cast(text, pa.float64())
+    values = pc.cast(col.cast(pa.string()), pa.float64())  # ASCII now
     finite = keys.bools(pc.is_finite(values))
     if not finite.all():  # beyond the double range, e.g. 1e999
         return pa.array([], pa.float64()), int(np.flatnonzero(~finite)[0])
