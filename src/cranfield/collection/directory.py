@@ -46,7 +46,10 @@ def read(path, source: str) -> Iterator[Document]:
         unique.add(did, at=name)
         data = read_small(file, shown, MAX_DOC_BYTES)
         if kind == "html":
-            title, text = html_to_text(data)
+            try:
+                title, text = html_to_text(data)
+            except (AssertionError, ValueError) as exc:  # html.parser's own failures
+                raise InputError(f"cannot read the HTML: {exc}", source=shown) from None
         else:
             title, text = "", data.strip()
         yield Document(did, title, text)
