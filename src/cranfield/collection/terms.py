@@ -11,7 +11,8 @@ follow each other. Matching ignores case and Unicode compatibility differences (
 normalisation and case folding: ``STRASSE`` matches ``Straße``), and only whole words
 match (``art`` does not match ``party``). A term of several words (``offshore wind``,
 ``covid-19``) matches those words in sequence, whatever separates them. User terms are
-never compiled into a regular expression, so any string is a safe term.
+never compiled into a regular expression, so any string is a safe term, and the time
+is linear in the text (each place is compared with at most :data:`MAX_PHRASE` words).
 
 The stopword list is a short list of English function words in the tradition of the
 SMART system's list (Salton 1971; Manning, Raghavan & Schütze 2008, sec. 2.2.2), plus
@@ -34,6 +35,10 @@ _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002fa1
 _TOKEN = re.compile(rf"[{_CJK}][{_MARKS}]*|(?:[^\W{_CJK}]|[{_MARKS}])+")
 # For query terms: runs of word characters, a run of CJK characters kept together.
 _WORD = re.compile(rf"(?:\w|[{_MARKS}])+")
+
+MAX_PHRASE = 16
+"""Terms of more words than this are not looked for (time stays linear in the text)."""
+_END = ""  # trie key marking the end of a term (never a word: words are non-empty)
 
 STOPWORDS = frozenset(
     """a about above after again against all also am an and any are aren't as at be because
@@ -102,8 +107,9 @@ def highlight(text: str, terms: Iterable[str]) -> list[tuple[int, int]]:
     text
         The document text.
     terms
-        Words or phrases, as typed or as :func:`query_terms` returns them; empty
-        terms and terms without any word character are ignored.
+        Words or phrases, as typed or as :func:`query_terms` returns them; terms
+        without any word character, and terms of more than :data:`MAX_PHRASE` words,
+        are ignored.
 
     Returns
     -------
@@ -111,16 +117,19 @@ def highlight(text: str, terms: Iterable[str]) -> list[tuple[int, int]]:
         ``(start, end)`` offsets into ``text`` (``text[start:end]`` is the match),
         sorted, with overlapping or touching matches merged.
     """
-    # first word -> {length: phrases of that length}; longer phrases are tried first
-    phrases: dict[str, dict[int, set[tuple[str, ...]]]] = {}
+    trie: dict = {}  # word -> subtrie; _END marks where a term ends
+    longest = 0
     for term in terms:
-        words = tuple(_norm(m.group()) for m in _TOKEN.finditer(term))
-        if words:
-            phrases.setdefault(words[0], {}).setdefault(len(words), set()).add(words)
-    if not phrases:
+        words = [_norm(m.group()) for m in _TOKEN.finditer(term)]
+        if not words or len(words) > MAX_PHRASE:
+            continue
+        node = trie
+        for word in words:
+            node = node.setdefault(word, {})
+        node[_END] = True
+        longest = max(longest, len(words))
+    if not trie:
         return []
-    longest = max(n for by_length in phrases.values() for n in by_length)
-    by_first = {w: sorted(d.items(), reverse=True) for w, d in phrases.items()}
     tokens = ((m.start(), m.end(), _norm(m.group())) for m in _TOKEN.finditer(text))
     window: deque[tuple[int, int, str]] = deque()  # the current token and the next ones
     spans: list[tuple[int, int]] = []
@@ -132,13 +141,17 @@ def highlight(text: str, terms: Iterable[str]) -> list[tuple[int, int]]:
             window.append(token)
         if not window:
             return spans
-        start, _end, word = window[0]
-        for n, candidates in by_first.get(word, ()):
-            if n <= len(window) and tuple(window[k][2] for k in range(n)) in candidates:
-                end = window[n - 1][1]
-                if spans and start <= spans[-1][1]:
-                    spans[-1] = (spans[-1][0], max(spans[-1][1], end))
-                else:
-                    spans.append((start, end))
+        node, best = trie, 0
+        for k, (_s, _e, word) in enumerate(window):  # the longest term starting here
+            node = node.get(word)
+            if node is None:
                 break
+            if _END in node:
+                best = k + 1
+        if best:
+            start, end = window[0][0], window[best - 1][1]
+            if spans and start <= spans[-1][1]:
+                spans[-1] = (spans[-1][0], max(spans[-1][1], end))
+            else:
+                spans.append((start, end))
         window.popleft()
