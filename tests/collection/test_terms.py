@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import html
 import unicodedata
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cranfield.collection import Topic, highlight, query_terms
+from cranfield.collection import Topic, highlight, highlight_html, query_terms
 from cranfield.collection.terms import _TOKEN, _norm
+from cranfield.errors import ParameterError
 
 
 def shown(text, terms):
@@ -106,3 +108,24 @@ def test_bounded_on_many_terms_and_long_text():
     terms = [" ".join(["a"] * n) + " b" for n in range(1, 200)]  # many phrases, none match
     terms += ["a " * 10_000]  # too long a phrase: ignored
     assert highlight(text, terms) == []
+
+
+def test_highlight_html_escapes_everything():
+    text = "<script>alert('reef')</script> & \"Reef\" <b>"
+    out = highlight_html(text, ["reef", "script"])
+    assert out == (
+        "&lt;<mark>script</mark>&gt;alert(&#x27;<mark>reef</mark>&#x27;)&lt;/<mark>script</mark>&gt;"
+        " &amp; &quot;<mark>Reef</mark>&quot; &lt;b&gt;"
+    )
+    assert html.unescape(out.replace("<mark>", "").replace("</mark>", "")) == text
+    assert highlight_html("a <i> reef", ["reef"], tag="em") == "a &lt;i&gt; <em>reef</em>"
+    with pytest.raises(ParameterError, match="invalid value for tag"):
+        highlight_html("x", ["x"], tag="b onclick=alert(1)")
+
+
+@settings(max_examples=100)
+@given(st.text(max_size=40), st.lists(st.text(max_size=6), max_size=4))
+def test_highlight_html_is_the_text_escaped(text, terms):
+    out = highlight_html(text, terms)
+    assert "<" not in out.replace("<mark>", "").replace("</mark>", "")
+    assert html.unescape(out.replace("<mark>", "").replace("</mark>", "")) == text

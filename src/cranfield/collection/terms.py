@@ -2,7 +2,8 @@
 
 * :func:`query_terms` -- the words of a topic's title (or other fields) without
   stopwords, lower-cased, each once;
-* :func:`highlight` -- the ``(start, end)`` character spans of those terms in a text.
+* :func:`highlight` -- the ``(start, end)`` character spans of those terms in a text;
+* :func:`highlight_html` -- the text as escaped HTML with those spans in ``<mark>``.
 
 Words are runs of Unicode letters, digits and combining marks (so ``café`` written with
 a combining accent is one word); Chinese and Japanese characters, written without
@@ -22,11 +23,13 @@ they are read from the description or narrative.
 
 from __future__ import annotations
 
+import html
 import re
 import unicodedata
 from collections import deque
 from collections.abc import Iterable
 
+from ..errors import ParameterError
 from .records import Topic
 
 _MARKS = "\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f"
@@ -155,3 +158,22 @@ def highlight(text: str, terms: Iterable[str]) -> list[tuple[int, int]]:
             else:
                 spans.append((start, end))
         window.popleft()
+
+
+def highlight_html(text: str, terms: Iterable[str], tag: str = "mark") -> str:
+    """``text`` as HTML: every character escaped (``<``, ``>``, ``&``, quotes), and each
+    span of :func:`highlight` wrapped in ``<tag>...</tag>``.
+
+    Safe to insert into a page as it is (with Jinja2: ``Markup(highlight_html(...))``);
+    ``tag`` must be a plain element name.
+    """
+    if not (tag.isascii() and tag.isalnum()):
+        raise ParameterError("tag", "an element name of ASCII letters and digits", tag)
+    out = []
+    pos = 0
+    for start, end in highlight(text, terms):
+        out.append(html.escape(text[pos:start]))
+        out.append(f"<{tag}>{html.escape(text[start:end])}</{tag}>")
+        pos = end
+    out.append(html.escape(text[pos:]))
+    return "".join(out)
