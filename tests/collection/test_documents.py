@@ -226,3 +226,26 @@ def test_format_override_and_bad_format(tmp_file):
         list(read_documents(path, format="trec"))
     with pytest.raises(ParameterError, match="invalid value for format"):
         read_documents(path, format="xml")
+
+
+def test_parquet_strings_that_are_not_utf8(tmp_path):
+    raw = pa.array([b"ok", b"\xff\xfe"], pa.binary())
+    text = pa.Array.from_buffers(pa.string(), 2, raw.buffers())  # Arrow does not check
+    pq.write_table(pa.table({"id": ["a", "b"], "text": text}), tmp_path / "d.parquet")
+    exc = error(tmp_path / "d.parquet")
+    assert "not UTF-8" in exc.message and "rows 1-2" in exc.message
+
+
+def test_parquet_dictionary_and_large_strings(tmp_path):
+    table = pa.table(
+        {
+            "id": pa.array(["a", "b"]).dictionary_encode(),  # pandas categoricals
+            "text": pa.array(["x", "y"], pa.large_string()),
+            "title": pa.array(["t", "t"]).dictionary_encode(),
+        }
+    )
+    pq.write_table(table, tmp_path / "d.parquet")
+    assert list(read_documents(tmp_path / "d.parquet")) == [
+        Document("a", "t", "x"),
+        Document("b", "t", "y"),
+    ]

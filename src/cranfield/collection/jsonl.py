@@ -30,6 +30,10 @@ def _objects(path, source: str) -> Iterator[tuple[int, dict]]:
             raise InputError(
                 f"bad JSON: {exc.msg} (column {exc.colno})", source=source, line=number
             ) from None
+        except ValueError:  # an integer of more digits than Python converts
+            raise InputError(
+                "bad JSON: integer too long (more than 4300 digits)", source=source, line=number
+            ) from None
         if not isinstance(value, dict):
             raise InputError(
                 f"expected a JSON object per line, got {type(value).__name__}",
@@ -37,6 +41,21 @@ def _objects(path, source: str) -> Iterator[tuple[int, dict]]:
                 line=number,
             )
         yield number, value
+
+
+def _unicode(value: str, key: str, source: str, line: int) -> str:
+    """``value`` unless it holds an unpaired surrogate (``"\\ud800"`` escapes in JSON
+    decode to one): such a string cannot be written as UTF-8."""
+    if not value.isascii():
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise InputError(
+                f'"{key}" holds an unpaired surrogate (\\u{ord(value[exc.start]):04x}), not text',
+                source=source,
+                line=line,
+            ) from None
+    return value
 
 
 def _id(obj: dict, source: str, line: int) -> str:
@@ -49,7 +68,7 @@ def _id(obj: dict, source: str, line: int) -> str:
             source=source,
             line=line,
         )
-    return check_id(str(value), source, line)
+    return check_id(_unicode(str(value), "id", source, line), source, line)
 
 
 def _text(obj: dict, key: str, source: str, line: int, required: bool) -> str:
@@ -62,7 +81,7 @@ def _text(obj: dict, key: str, source: str, line: int, required: bool) -> str:
         raise InputError(
             f'"{key}" must be a string, got {type(value).__name__}', source=source, line=line
         )
-    return value
+    return _unicode(value, key, source, line)
 
 
 def read_topics(path, source: str) -> list[Topic]:

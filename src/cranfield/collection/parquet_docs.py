@@ -1,6 +1,7 @@
 """Documents in Parquet: columns ``id``, ``text`` and optionally ``title`` (other columns
 are ignored), read in batches of :data:`BATCH` rows so memory stays bounded by a batch.
-``id`` may be a string or an integer column; nulls in ``id`` or ``text`` are errors
+Columns hold strings (also large or dictionary-encoded strings, as pandas writes
+categoricals); ``id`` may also be integers. Nulls in ``id`` or ``text`` are errors
 naming the row (``title`` null is an empty title).
 """
 
@@ -36,16 +37,24 @@ def read(path, source: str) -> Iterator[Document]:
     columns = ["id", "text"] + (["title"] if "title" in names else [])
     for column in columns:
         kind = file.schema_arrow.field(column).type
-        ok = pa.types.is_string(kind) or pa.types.is_large_string(kind)
+        value = kind.value_type if pa.types.is_dictionary(kind) else kind  # categoricals
+        ok = pa.types.is_string(value) or pa.types.is_large_string(value)
         if column == "id":
-            ok = ok or pa.types.is_integer(kind)
+            ok = ok or pa.types.is_integer(value)
         if not ok:
             raise InputError(f"column {column!r} must hold strings, not {kind}", source=source)
     unique = Unique(source, "document id")
     row = 0
     try:
         for batch in file.iter_batches(batch_size=BATCH, columns=columns):
-            data = batch.to_pydict()
+            try:
+                data = batch.to_pydict()
+            except UnicodeDecodeError:  # Parquet does not guarantee valid UTF-8
+                raise InputError(
+                    f"rows {row + 1}-{row + batch.num_rows}: a string column holds bytes "
+                    "that are not UTF-8",
+                    source=source,
+                ) from None
             titles = data.get("title") or [None] * batch.num_rows
             for did, text, title in zip(data["id"], data["text"], titles, strict=True):
                 row += 1
