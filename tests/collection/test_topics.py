@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import gzip
+import os
 
 import pytest
 
-from cranfield.collection import Topic, read_topics
+from cranfield.collection import Topic, read_documents, read_topics
 from cranfield.errors import InputError, ParameterError
 
 TREC = """\
@@ -194,3 +195,12 @@ def test_bad_format_parameter_and_missing_file(tmp_path):
 def test_utf8_bom_is_ignored(tmp_file):
     path = tmp_file("t", "\ufeffid,title\n1,Café\n".encode())
     assert read_topics(path) == [Topic("1", "Café")]
+
+
+def test_a_pipe_needs_a_format(tmp_path):
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    # recognising the format would consume the pipe's first bytes: refused, never opened
+    assert "not a regular file" in error(fifo).message
+    with pytest.raises(InputError, match="not a regular file"):
+        read_documents(fifo)

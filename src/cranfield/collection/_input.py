@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import gzip
 import os
+import stat
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
@@ -89,7 +90,18 @@ def lines(path: str | os.PathLike, source: str | None = None) -> Iterator[tuple[
 
 def peek_text(path: str | os.PathLike, source: str) -> str:
     """The first non-blank characters of a file (up to :data:`PEEK` bytes, gunzipped),
-    decoded leniently: enough to recognise its format."""
+    decoded leniently: enough to recognise its format.
+
+    Only a regular file can be looked at and then read again: a pipe or a device is
+    refused (its first bytes would be lost), with a hint to name the format.
+    """
+    check_path(path, source)
+    if not stat.S_ISREG(os.stat(path).st_mode):
+        raise InputError(
+            "not a regular file (a pipe or a device): its format cannot be recognised "
+            "without consuming it; name the format",
+            source=source,
+        )
     with open_stream(path, source) as fh:
         try:
             head = fh.read(PEEK)
