@@ -22,7 +22,8 @@ def check_id(value: str, source: str, line: int | None, what: str = "id") -> str
         raise InputError(f"empty {what}", source=source, line=line)
     if len(value) > MAX_ID:
         raise InputError(f"{what} longer than {MAX_ID} characters", source=source, line=line)
-    if any(c.isspace() for c in value) or not value.isprintable():
+    # str.isprintable is False for every whitespace character but the ASCII space
+    if " " in value or not value.isprintable():
         raise InputError(
             f"{what} {value[:80]!r} holds whitespace or control characters "
             "(qrels and runs separate fields by whitespace)",

@@ -90,6 +90,16 @@ def read(path, source: str) -> Iterator[Document]:
     parts: list[str] | None = None  # the current document's text, None between documents
     size = start = number = 0
     for number, text in lines(path, source):
+        if parts is not None and "<" not in text:  # most lines of a document: no tag
+            size += len(text)
+            if size > MAX_DOC:
+                raise InputError(
+                    f"document longer than {MAX_DOC >> 20} Mi characters (no </DOC>?)",
+                    source=source,
+                    line=start,
+                )
+            parts.append(text)
+            continue
         pos = 0
         for match in _DOC.finditer(text):
             segment = text[pos : match.start()]
