@@ -154,3 +154,14 @@ def test_arbitrary_bytes_give_a_result_or_input_error(tmp_path_factory, prefix, 
 def test_html_text_never_fails(parts):
     title, text = html_to_text("".join(parts))
     assert isinstance(title, str) and isinstance(text, str)
+
+
+@pytest.mark.parametrize("body", ["plain line\n" * 200, "<P>tagged line</P>\n" * 200])
+def test_document_size_limit(tmp_file, monkeypatch, body):
+    from cranfield.collection import trec_docs
+
+    monkeypatch.setattr(trec_docs, "MAX_DOC", 1000)
+    path = tmp_file("d", "<DOC><DOCNO>a</DOCNO></DOC>\n<DOC>\n<DOCNO>b</DOCNO>\n" + body)
+    with pytest.raises(InputError) as info:
+        list(read_documents(path))
+    assert info.value.line == 2 and "document longer than" in info.value.message
