@@ -50,13 +50,14 @@ def test_a_query_without_relevant_documents_scores_0_and_counts_in_the_mean():
 
 def test_ties_keep_file_order():
     # every score tied: the ranking is the file order, whatever the document ids
-    data = from_arrays(np.zeros((2, 1)), [0, 2], ["q", "q"], ["b", "a"])
-    letor = Objective(data, "NDCG@2", convention="letor")(np.array([1.0]))[0]
-    assert letor == pytest.approx(3 / 4)
-    swapped = from_arrays(np.zeros((2, 1)), [2, 0], ["q", "q"], ["a", "b"])
-    assert Objective(swapped, "NDCG@2", convention="letor")(np.array([1.0]))[0] == 1.0
-    # trec_eval's order (document id descending) ranks "b" first in both
-    assert Objective(data, "nDCG@1")(np.array([1.0]))[0] == 0.0
+    data = from_arrays(np.zeros((3, 1)), [0, 0, 2], ["q"] * 3, ["a", "b", "c"])
+    letor = Objective(data, "NDCG@3", convention="letor")(np.array([1.0]))[0]
+    assert letor == pytest.approx(1 / math.log2(3), rel=1e-15)
+    swapped = from_arrays(np.zeros((3, 1)), [2, 0, 0], ["q"] * 3, ["c", "a", "b"])
+    assert Objective(swapped, "NDCG@3", convention="letor")(np.array([1.0]))[0] == 1.0
+    # trec_eval's order (document id descending) ranks "c" first in both
+    assert Objective(data, "nDCG@1")(np.array([1.0]))[0] == 1.0
+    assert Objective(swapped, "nDCG@1")(np.array([1.0]))[0] == 1.0
 
 
 def test_precision_and_average_precision():
