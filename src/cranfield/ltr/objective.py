@@ -137,7 +137,7 @@ class Layout:
         ideal = np.sort(np.where(self.valid, self.labels, -1), axis=1)[:, ::-1]
         self.ideal = ideal  # labels sorted descending (padding last)
         self.ideal_flat = ideal[self.valid]  # the first `length` entries of each row
-        self.features = data.features
+        self.features_t = np.ascontiguousarray(data.features.T)  # F x N: W @ X.T is one GEMM
 
     @property
     def num_queries(self) -> int:
@@ -145,7 +145,7 @@ class Layout:
 
     def scores(self, weights: np.ndarray) -> np.ndarray:
         """``P x N`` scores ``W @ X.T`` (``-0.0`` made ``+0.0``: equal as TREC text)."""
-        s = weights @ self.features.T
+        s = weights @ self.features_t
         s += 0.0
         if not np.isfinite(s).all():
             raise ParameterError("weights", "weights whose scores are finite", "overflow")
