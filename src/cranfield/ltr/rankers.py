@@ -168,6 +168,7 @@ def train(
     normalisation: str = "query",
     convention: str = "trec",
     params: dict | None = None,
+    progress=None,
 ) -> Model:
     """Train a ranker.
 
@@ -185,6 +186,8 @@ def train(
         Objective evaluations on the training data (linear rankers).
     seed
         Seed of the random generator: the same seed gives the same model.
+    progress
+        Called with the number of evaluations done at each checkpoint.
     normalisation
         ``query`` (LETOR's QueryLevelNorm) or ``none``.
     """
@@ -220,7 +223,7 @@ def train(
             model.vali_value = float(_value(vali_obj, model, vali_data))
         return model
     rng = np.random.default_rng(seed)
-    tracker = search.Tracker(obj, budget, vali_obj)
+    tracker = search.Tracker(obj, budget, vali_obj, progress=progress)
     with single_threaded_blas():
         d.fit(tracker, rng, budget=budget, **p)
     model.seconds = time.perf_counter() - start

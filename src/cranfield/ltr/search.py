@@ -43,6 +43,7 @@ class Tracker:
     history: list = field(default_factory=list)
     best_w: np.ndarray | None = None
     best_key: tuple = (-np.inf, -np.inf)
+    progress: object | None = None  # called with the evaluations done at each checkpoint
 
     @property
     def left(self) -> int:
@@ -56,6 +57,8 @@ class Tracker:
             entry["vali"] = v
             key = (v, train)
         self.history.append(entry)
+        if self.progress is not None:
+            self.progress(entry["evaluations"])
         if key > self.best_key:
             self.best_key = key
             self.best_w = np.array(w, dtype=np.float64)
