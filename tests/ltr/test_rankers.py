@@ -155,3 +155,18 @@ def test_mga_recovers_the_generating_weights_ranking_quality(linear):
     assert learnt_test >= 0.97 * truth_test
     cosine = model.weights @ w / np.linalg.norm(model.weights) / np.linalg.norm(w)
     assert cosine > 0.9
+
+
+@pytest.mark.parametrize("method", ["lightgbm", "xgboost"])
+def test_boosted_baselines_round_trip_through_the_model_file(tmp_path, example_subset, method):
+    vali = example_subset.subset(np.arange(30, 40))
+    train_part = example_subset.subset(np.arange(30))
+    model = train(train_part, method, vali=vali, seed=0, params={"trees": 20})
+    assert model.weights is None and model.booster
+    path = tmp_path / "m.json"
+    model.save(path)
+    back = Model.load(path)
+    assert np.array_equal(back.scores(vali), model.scores(vali))
+    # boosted trees fit the training data better than a constant ranking
+    flat = Objective(train_part.normalised("query"), "nDCG@10")(np.zeros(train_part.num_features))
+    assert model.train_value > flat[0]

@@ -147,7 +147,7 @@ def nelder_mead(
     """
     from ..errors import require
 
-    optimize = require("scipy.optimize", "stats")
+    optimize = require("scipy.optimize", "ltr")
     obj = tracker.objective
     f = obj.num_features
     x0 = np.full(f, 1.0 / np.sqrt(f)) if start is None else np.asarray(start, dtype=np.float64)
