@@ -99,3 +99,16 @@ def test_objective_parsing_keeps_measure_parameters():
     terms = parse_objective("2*nDCG(gains='1=1,2=3')@10 + P@5")
     assert [t.weight for t in terms] == [2.0, 1.0]
     assert str(terms[0].measure).startswith("nDCG(")
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_top_order_is_the_head_of_a_stable_sort(seed):
+    from cranfield.ltr.objective import top_order
+
+    rng = np.random.default_rng(seed)
+    width = int(rng.integers(2, 40))
+    neg = rng.integers(0, 1 + seed % 5, size=(3, 7, width)).astype(float)  # many ties
+    neg[0, 0, -3:] = np.inf  # padding
+    for k in (1, width // 2 or 1, width - 1, width):
+        expected = np.argsort(neg, axis=-1, kind="stable")[..., :k]
+        assert np.array_equal(top_order(neg, k)[..., :k], expected)

@@ -58,17 +58,15 @@ def discounts(n: int) -> np.ndarray:
     return 1.0 / np.maximum(1.0, np.log2(np.maximum(r, 2.0)))
 
 
-def letor_values(measure: LetorMeasure, ranked: np.ndarray, layout) -> np.ndarray:
-    """Per-query values (``P x Q``) from the ranked labels (``P x Q x L``, padding -1).
-
-    ``layout`` gives the query lengths and the ideal orderings (labels sorted
-    descending per query).
-    """
-    lengths = layout.lengths
+def letor_values(measure: LetorMeasure, ranked: np.ndarray, block) -> np.ndarray:
+    """Per-query values (``P x Qb``) of one block of queries from their ranked labels
+    (``P x Qb x K``, padding -1): ``block`` gives the query lengths and the ideal
+    orderings (labels sorted descending per query). MAP needs whole rankings."""
+    lengths = block.lengths
     if measure.kind == "ndcg":
         k = measure.k
         top = _top(ranked, k)
-        ideal = _top(layout.ideal[None], k)[0]
+        ideal = _top(block.ideal[None], k)[0]
         d = discounts(k)
         dcg = np.exp2(np.maximum(top, 0)) - 1.0
         dcg = (dcg * d).sum(axis=2)
@@ -85,7 +83,7 @@ def letor_values(measure: LetorMeasure, ranked: np.ndarray, layout) -> np.ndarra
     hits = np.cumsum(rel, axis=2)
     ranks = np.arange(1, ranked.shape[2] + 1)
     total = np.where(rel, hits / ranks, 0.0).sum(axis=2)
-    nrel = (layout.ideal >= 1).sum(axis=1)
+    nrel = (block.ideal >= 1).sum(axis=1)
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(nrel > 0, total / np.maximum(nrel, 1), 0.0)
 

@@ -96,17 +96,39 @@ def _measure(name, convention: str):
     return m
 
 
+@dataclass(frozen=True, eq=False)
+class Block:
+    """Queries of similar length padded to one width ``W`` (a power of two).
+
+    ``queries`` index the layout's evaluation order; ``pad`` holds each query's document
+    rows in tie order (``N``, the padding column, after them); ``labels`` their labels
+    (-1 for padding); ``ideal`` the labels sorted descending.
+    """
+
+    queries: np.ndarray
+    pad: np.ndarray
+    labels: np.ndarray
+    valid: np.ndarray
+    lengths: np.ndarray
+    ideal: np.ndarray
+
+    @property
+    def width(self) -> int:
+        return self.pad.shape[1]
+
+
 class Layout:
-    """The documents of every query in ranking-tie order, padded to one length.
+    """The documents of every query in ranking-tie order, in padded blocks.
 
     Queries are in evaluation order (query id byte order, as ``evaluate`` reports them,
     for ``trec``; file order for ``letor``); within a query, documents are in the order
     that breaks ties (document id descending for ``trec``; file order for ``letor``), so
-    a stable sort by descending score ranks them as the convention says.
+    ranking by descending score, ties by position, ranks them as the convention says.
+    Queries are grouped into blocks of lengths up to a power of two, so padding costs
+    at most as much as the documents themselves.
     """
 
     def __init__(self, data: RankingData, convention: str = "trec"):
-        self.data = data
         self.convention = convention
         n, q = data.num_docs, data.num_queries
         lengths = np.diff(data.offsets)
@@ -125,18 +147,20 @@ class Layout:
         self.query_ids = data.query_ids[qorder]
         self.lengths = lengths[qorder]
         self.width = int(self.lengths.max())
-        offsets = np.concatenate(([0], np.cumsum(self.lengths)))
-        pos = np.arange(n) - np.repeat(offsets[:-1], self.lengths)
-        self.valid = np.zeros((q, self.width), dtype=bool)
-        self.valid[np.repeat(np.arange(q), self.lengths), pos] = True
-        self.pad = np.full((q, self.width), n, dtype=np.int64)  # n: the padding column
-        self.pad[self.valid] = rows
+        offsets = np.concatenate(([0], np.cumsum(self.lengths))).astype(np.int64)
         labels = np.append(data.labels, -1)
-        self.labels = labels[self.pad]  # padding: -1
-        self.offsets = offsets.astype(np.int64)
-        ideal = np.sort(np.where(self.valid, self.labels, -1), axis=1)[:, ::-1]
-        self.ideal = ideal  # labels sorted descending (padding last)
-        self.ideal_flat = ideal[self.valid]  # the first `length` entries of each row
+        widths = 2 ** np.ceil(np.log2(self.lengths)).astype(np.int64)
+        self.blocks = []
+        for w in np.unique(widths):  # at most ~20 widths: a loop over blocks, not queries
+            qs = np.flatnonzero(widths == w)
+            lens = self.lengths[qs]
+            valid = np.arange(w)[None, :] < lens[:, None]
+            pad = np.full((len(qs), w), n, dtype=np.int64)  # n: the padding column
+            first = np.repeat(offsets[qs] - (np.cumsum(lens) - lens), lens)
+            pad[valid] = rows[first + np.arange(int(lens.sum()))]
+            lab = labels[pad]
+            ideal = np.sort(lab, axis=1)[:, ::-1]  # padding (-1) last
+            self.blocks.append(Block(qs, pad, lab, valid, lens, ideal))
         self.features_t = np.ascontiguousarray(data.features.T)  # F x N: W @ X.T is one GEMM
 
     @property
@@ -151,45 +175,90 @@ class Layout:
             raise ParameterError("weights", "weights whose scores are finite", "overflow")
         return s
 
-    def ranked_labels(self, weights: np.ndarray) -> np.ndarray:
-        """``P x Q x L`` labels of each individual's rankings (padding -1 at the end)."""
+    def ranked_labels(self, weights: np.ndarray, depth: int | None = None) -> list[np.ndarray]:
+        """Per block, ``P x Qb x K`` labels of the top ``K = min(depth, W)`` documents of
+        every ranking (padding -1 at the end)."""
         s = self.scores(weights)
         p = s.shape[0]
-        padded = np.concatenate((s, np.full((p, 1), -np.inf)), axis=1)[:, self.pad]
-        order = np.argsort(-padded, axis=2, kind="stable")
-        return np.take_along_axis(np.broadcast_to(self.labels, padded.shape), order, axis=2)
+        neg = np.concatenate((-s, np.full((p, 1), np.inf)), axis=1)  # padding ranks last
+        out = []
+        for b in self.blocks:
+            k = b.width if depth is None else min(depth, b.width)
+            order = top_order(neg[:, b.pad], k)
+            out.append(b.labels[np.arange(len(b.queries))[None, :, None], order])
+        return out
 
-    def judged_run(self, ranked: np.ndarray, depth: int | None = None, memo=None) -> JudgedRun:
-        """The ``P * Q`` rankings as one JudgedRun (every document judged).
+    def judged_run(
+        self, ranked: list[np.ndarray], depth: int | None = None, memo=None
+    ) -> JudgedRun:
+        """All rankings of every block as one JudgedRun (every document judged), the
+        rankings in (block, individual, query) order.
 
         ``depth`` keeps the top ``depth`` documents of each ranking (trec_eval ``-M``),
         which changes no value of a measure at a rank cutoff <= depth. ``memo``: the
         arrays derived from the qrels alone (ideal rankings, relevant counts) of an
         earlier JudgedRun of the same shape, reused as they are.
         """
-        p = ranked.shape[0]
-        q = self.num_queries
-        valid = self.valid
-        lengths = self.lengths
-        if depth is not None and depth < self.width:
-            ranked, valid = ranked[:, :, :depth], valid[:, :depth]
-            lengths = np.minimum(lengths, depth)
-        flat = ranked[:, valid].reshape(-1)
-        offsets = np.concatenate(([0], np.cumsum(np.tile(lengths, p)))).astype(np.int64)
-        qrels_offsets = np.concatenate(([0], np.cumsum(np.tile(self.lengths, p))))
+        p = ranked[0].shape[0]
+        flat, lengths, qrels_lengths, grades = [], [], [], []
+        for b, r in zip(self.blocks, ranked, strict=True):
+            valid = b.valid[:, : r.shape[2]]
+            flat.append(r[:, valid].reshape(-1))
+            lengths.append(np.tile(np.minimum(b.lengths, r.shape[2]), p))
+            qrels_lengths.append(np.tile(b.lengths, p))
+            grades.append(np.tile(b.ideal[b.valid], p))
+        count = p * self.num_queries
         jr = JudgedRun(
-            query_ids=np.arange(p * q),
-            offsets=offsets,
-            labels=flat.astype(np.int64),
-            qrels_offsets=qrels_offsets.astype(np.int64),
-            qrels_grades=np.tile(self.ideal_flat, p).astype(np.int64),
-            in_run=np.ones(p * q, dtype=bool),
+            query_ids=np.arange(count),
+            offsets=np.concatenate(([0], np.cumsum(np.concatenate(lengths)))).astype(np.int64),
+            labels=np.concatenate(flat).astype(np.int64),
+            qrels_offsets=np.concatenate(([0], np.cumsum(np.concatenate(qrels_lengths)))).astype(
+                np.int64
+            ),
+            qrels_grades=np.concatenate(grades).astype(np.int64),
+            in_run=np.ones(count, dtype=bool),
         )
         if memo is not None:
             ideal, num_rel = memo
             jr._memo.update(ideal)
             jr._num_rel_cache.update(num_rel)
         return jr
+
+    def by_query(self, values: list[np.ndarray], p: int) -> np.ndarray:
+        """``P x Q`` (evaluation order) from per-block ``P x Qb`` values."""
+        out = np.empty((p, self.num_queries))
+        for b, v in zip(self.blocks, values, strict=True):
+            out[:, b.queries] = v
+        return out
+
+    def split(self, flat: np.ndarray, p: int) -> list[np.ndarray]:
+        """A JudgedRun's per-ranking values split into per-block ``P x Qb`` matrices."""
+        sizes = [p * len(b.queries) for b in self.blocks]
+        parts = np.split(flat, np.cumsum(sizes)[:-1])
+        return [part.reshape(p, -1) for part in parts]
+
+
+def top_order(neg: np.ndarray, k: int) -> np.ndarray:
+    """Positions of the ``k`` smallest entries of each row of ``neg`` (the last axis),
+    smallest first, ties by position: a stable sort's first ``k``, in O(width) per row.
+
+    The ``k``-th smallest value ``t`` is found by ``partition``; every entry below
+    ``t`` is taken, then entries equal to ``t`` in position order until there are
+    ``k``; those ``k`` are sorted stably.
+    """
+    width = neg.shape[-1]
+    if k >= width:
+        return np.argsort(neg, axis=-1, kind="stable")
+    t = np.partition(neg, k - 1, axis=-1)[..., k - 1 : k]
+    chosen = neg <= t
+    if np.count_nonzero(chosen) != chosen.size // width * k:  # ties at the k-th value
+        below = neg < t
+        equal = neg == t
+        need = k - below.sum(axis=-1, keepdims=True)
+        chosen = below | (equal & (np.cumsum(equal, axis=-1) <= need))
+    pos = np.nonzero(chosen)[-1].reshape(*neg.shape[:-1], k)
+    sub = np.take_along_axis(neg, pos, axis=-1)
+    return np.take_along_axis(pos, np.argsort(sub, axis=-1, kind="stable"), axis=-1)
 
 
 # memo entries of a JudgedRun that depend on the qrels alone (core/measures/gain.py's
@@ -232,7 +301,7 @@ class Objective:
         total = sum(t.weight for t in self.terms)
         self.weights = np.array([t.weight / total for t in self.terms])
         # individuals per batch: the padded P x Q x L arrays stay below ~32 MB
-        cells = self.layout.num_queries * self.layout.width
+        cells = sum(b.pad.size for b in self.layout.blocks)
         self.batch = max(1, int(4_000_000 // max(cells, 1)))
         self.depth = _depth(self.terms) if convention == "trec" else None
         self._memo: dict = {}
@@ -259,14 +328,29 @@ class Objective:
         """For each term, a ``P x Q`` matrix of per-query values (queries in
         ``layout.query_ids`` order). Does not count evaluations."""
         w = self._check(weights)
-        ranked = self.layout.ranked_labels(w)
+        p = w.shape[0]
+        layout = self.layout
         if self.convention == "letor":
             from .letor import letor_values
 
-            return [letor_values(t.measure, ranked, self.layout) for t in self.terms]
-        p = w.shape[0]
-        jr = self.layout.judged_run(ranked, self.depth, self._memo.get(p))
-        values = [t.measure.compute(jr).reshape(p, -1).astype(np.float64) for t in self.terms]
+            depth = max((t.measure.k or layout.width) for t in self.terms)
+            ranked = layout.ranked_labels(w, None if depth >= layout.width else depth)
+            return [
+                layout.by_query(
+                    [
+                        letor_values(t.measure, r, b)
+                        for b, r in zip(layout.blocks, ranked, strict=True)
+                    ],
+                    p,
+                )
+                for t in self.terms
+            ]
+        ranked = layout.ranked_labels(w, self.depth)
+        jr = layout.judged_run(ranked, self.depth, self._memo.get(p))
+        values = [
+            layout.by_query(layout.split(t.measure.compute(jr).astype(np.float64), p), p)
+            for t in self.terms
+        ]
         if p not in self._memo and len(self._memo) < 8:
             self._memo[p] = _qrels_memo(jr)
         return values
