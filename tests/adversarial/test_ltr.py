@@ -116,6 +116,7 @@ def test_cv_writes_runs_that_cranfield_eval_reads(folds, tmp_path):
         (["train", "{train}", "--param", "population=0", "-o", "{out}"], "population"),
         (["train", "{train}", "--param", "bogus", "-o", "{out}"], "--param"),
         (["train", "{train}", "--method", "ga", "--param", "nope=1", "-o", "{out}"], "nope"),
+        (["train", "{wide}", "-o", "{out}"], "GiB"),
         (["eval", "{notjson}", "{train}"], "not valid JSON"),
         (["eval", "{wrongmodel}", "{train}"], "not a cranfield learning-to-rank model"),
         (["eval", "{narrow}", "{train}"], "the model has 2 features"),
@@ -130,6 +131,7 @@ def test_bad_input_is_one_line(tmp_path, folds, argv, mention):
     (tmp_path / "d").mkdir()
     (tmp_path / "garbage.txt").write_bytes(b"1 qid:1 1:0.5\n\x01\x02 qid:1 1:1\n")
     (tmp_path / "empty.txt").write_text("")
+    (tmp_path / "wide.txt").write_text("0 qid:1 100000:1\n" * 20000)  # 16 GB dense
     (tmp_path / "notjson.json").write_text("{")
     (tmp_path / "wrong.json").write_text('{"format": "other"}')
     (tmp_path / "narrow.json").write_text(json.dumps({
@@ -139,7 +141,7 @@ def test_bad_input_is_one_line(tmp_path, folds, argv, mention):
         "missing": tmp_path / "nope.txt", "dir": tmp_path / "d", "out": tmp_path / "m.json",
         "garbage": tmp_path / "garbage.txt", "empty": tmp_path / "empty.txt", "train": train,
         "notjson": tmp_path / "notjson.json", "wrongmodel": tmp_path / "wrong.json",
-        "narrow": tmp_path / "narrow.json", "folds": folds,
+        "narrow": tmp_path / "narrow.json", "folds": folds, "wide": tmp_path / "wide.txt",
     }  # fmt: skip
     args = [a.format(**names) for a in argv]
     with Unchanged(train):

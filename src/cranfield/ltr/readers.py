@@ -210,10 +210,25 @@ def _lines(bodies: list[bytes], has_qid: bool, source: str, line_no: np.ndarray)
         cols.append(index - 1)
         vals.append(value)
     nfeat = int(max((c.max() for c in cols), default=-1)) + 1
+    _check_size(len(bodies), nfeat, source)
     x = np.zeros((len(bodies), max(nfeat, 1)))
     if rows:
         x[np.concatenate(rows), np.concatenate(cols)] = np.concatenate(vals)
     return labels, (np.array(qids, dtype=object) if has_qid else None), x
+
+
+def _check_size(rows: int, features: int, source: str) -> None:
+    """Refuse a dense matrix that would not fit in the memory this process may use."""
+    from ..core.memory import input_budget
+
+    need = rows * max(features, 1) * 8
+    budget = input_budget()
+    if budget is not None and need > budget:
+        raise InputError(
+            f"{rows} documents x {features} features need {need / 2**30:.1f} GiB as a dense "
+            f"matrix, more than the {budget / 2**30:.1f} GiB available",
+            source,
+        )
 
 
 def _is_pair(token: bytes) -> bool:
