@@ -162,6 +162,7 @@ class Layout:
             ideal = np.sort(lab, axis=1)[:, ::-1]  # padding (-1) last
             self.blocks.append(Block(qs, pad, lab, valid, lens, ideal))
         self.features_t = np.ascontiguousarray(data.features.T)  # F x N: W @ X.T is one GEMM
+        self._structure: dict = {}  # (P, widths) -> arrays of judged_run that only P sets
 
     @property
     def num_queries(self) -> int:
@@ -200,22 +201,32 @@ class Layout:
         earlier JudgedRun of the same shape, reused as they are.
         """
         p = ranked[0].shape[0]
-        flat, lengths, qrels_lengths, grades = [], [], [], []
-        for b, r in zip(self.blocks, ranked, strict=True):
-            valid = b.valid[:, : r.shape[2]]
-            flat.append(r[:, valid].reshape(-1))
-            lengths.append(np.tile(np.minimum(b.lengths, r.shape[2]), p))
-            qrels_lengths.append(np.tile(b.lengths, p))
-            grades.append(np.tile(b.ideal[b.valid], p))
+        widths = tuple(r.shape[2] for r in ranked)
+        key = (p, widths)
+        if key not in self._structure:  # the same for every population of this size
+            lengths, qrels_lengths, grades, masks = [], [], [], []
+            for b, k in zip(self.blocks, widths, strict=True):
+                masks.append(b.valid[:, :k])
+                lengths.append(np.tile(np.minimum(b.lengths, k), p))
+                qrels_lengths.append(np.tile(b.lengths, p))
+                grades.append(np.tile(b.ideal[b.valid], p))
+            if len(self._structure) > 8:
+                self._structure.clear()
+            self._structure[key] = (
+                masks,
+                np.concatenate(([0], np.cumsum(np.concatenate(lengths)))).astype(np.int64),
+                np.concatenate(([0], np.cumsum(np.concatenate(qrels_lengths)))).astype(np.int64),
+                np.concatenate(grades).astype(np.int64),
+            )
+        masks, offsets, qrels_offsets, grades = self._structure[key]
+        flat = [r[:, m].reshape(-1) for r, m in zip(ranked, masks, strict=True)]
         count = p * self.num_queries
         jr = JudgedRun(
             query_ids=np.arange(count),
-            offsets=np.concatenate(([0], np.cumsum(np.concatenate(lengths)))).astype(np.int64),
+            offsets=offsets,
             labels=np.concatenate(flat).astype(np.int64),
-            qrels_offsets=np.concatenate(([0], np.cumsum(np.concatenate(qrels_lengths)))).astype(
-                np.int64
-            ),
-            qrels_grades=np.concatenate(grades).astype(np.int64),
+            qrels_offsets=qrels_offsets,
+            qrels_grades=grades,
             in_run=np.ones(count, dtype=bool),
         )
         if memo is not None:
