@@ -107,7 +107,9 @@ def _parser(action: str) -> Parser:
 
 def main(argv: list[str]) -> int:
     if not argv or argv[0] not in ACTIONS:
-        top = Parser(prog="cranfield ltr", description="learning to rank by optimising a measure")
+        from .main import description
+
+        top = Parser(prog="cranfield ltr", description=description("ltr"))
         sub = top.add_subparsers(dest="action", metavar="ACTION", required=True)
         for name, text in ACTIONS.items():
             sub.add_parser(name, help=text, add_help=False)
