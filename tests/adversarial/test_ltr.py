@@ -183,3 +183,13 @@ def test_usage_errors_of_each_action_are_one_line(tmp_path, argv):
         run_cli("ltr", *argv, cwd=tmp_path), f"cranfield ltr {argv[0]}: error: "
     )
     assert err.endswith(f"(see cranfield ltr {argv[0]} --help)")
+
+
+@pytest.mark.parametrize("method", ["lightgbm", "xgboost"])
+def test_a_corrupt_booster_is_one_line(tmp_path, folds, method):
+    bad = tmp_path / "b.json"
+    bad.write_text(json.dumps({
+        "format": "cranfield-ltr-model", "version": 1, "method": method, "num_features": 4,
+        "normalisation": "none", "booster": "garbage"}))  # fmt: skip
+    out = run_cli("ltr", "eval", bad, folds / "Fold1" / "test.txt")
+    assert_clean_failure(out, "model")

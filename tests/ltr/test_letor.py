@@ -72,3 +72,9 @@ def test_measures_outside_the_convention_are_refused(name):
     data = from_arrays(np.zeros((2, 1)), [0, 1], ["q", "q"])
     with pytest.raises(MeasureError, match="letor"):
         Objective(data, name, convention="letor")
+
+
+def test_labels_too_large_for_exponential_gains_are_refused():
+    data = from_arrays(np.zeros((2, 1)), [0, 2000], ["q", "q"])
+    with pytest.raises(MeasureError, match="<= 60"):
+        Objective(data, "NDCG@2", convention="letor")(np.array([1.0]))

@@ -170,3 +170,12 @@ def test_boosted_baselines_round_trip_through_the_model_file(tmp_path, example_s
     # boosted trees fit the training data better than a constant ranking
     flat = Objective(train_part.normalised("query"), "nDCG@10")(np.zeros(train_part.num_features))
     assert model.train_value > flat[0]
+
+
+@pytest.mark.parametrize("method", ["lightgbm", "xgboost"])
+def test_boosted_baselines_refuse_labels_beyond_their_gains(method):
+    data = random_data(4)
+    big = data.__class__(data.features, data.labels * 40, data.offsets, data.query_ids,
+                         data.doc_ids, "big")  # fmt: skip
+    with pytest.raises(InputError, match="<= 31"):
+        train(big, method)

@@ -26,6 +26,7 @@ import numpy as np
 from ..errors import MeasureError
 
 LETOR_MEASURES = ("NDCG@k", "P@k", "MAP")
+MAX_LABEL = 60  # 2^60 - 1: sums of gains stay exact enough and finite
 
 
 @dataclass(frozen=True)
@@ -64,6 +65,11 @@ def letor_values(measure: LetorMeasure, ranked: np.ndarray, block) -> np.ndarray
     orderings (labels sorted descending per query). MAP needs whole rankings."""
     lengths = block.lengths
     if measure.kind == "ndcg":
+        if block.ideal.size and int(block.ideal.max()) > MAX_LABEL:
+            raise MeasureError(
+                f"LETOR's NDCG gains 2^label - 1 need labels <= {MAX_LABEL}, "
+                f"got {int(block.ideal.max())}"
+            )
         k = measure.k
         top = _top(ranked, k)
         ideal = _top(block.ideal[None], k)[0]
