@@ -78,3 +78,50 @@ def test_labels_too_large_for_exponential_gains_are_refused():
     data = from_arrays(np.zeros((2, 1)), [0, 2000], ["q", "q"])
     with pytest.raises(MeasureError, match="<= 60"):
         Objective(data, "NDCG@2", convention="letor")(np.array([1.0]))
+
+
+def _reference(labels_by_query, scores_by_query, measure, k=None):
+    """A direct, query-by-query reading of LETOR's rules (ties: file order)."""
+    values = []
+    for labs, sc in zip(labels_by_query, scores_by_query, strict=True):
+        order = sorted(range(len(sc)), key=lambda i: -sc[i])  # stable: file order on ties
+        ranked = [labs[i] for i in order]
+        ideal = sorted(labs, reverse=True)
+        if measure == "ndcg":
+            if len(ranked) < k:
+                values.append(0.0)
+                continue
+            disc = [1.0 if r <= 2 else 1 / math.log2(r) for r in range(1, k + 1)]
+            dcg = sum((2**g - 1) * d for g, d in zip(ranked[:k], disc, strict=False))
+            idcg = sum((2**g - 1) * d for g, d in zip(ideal[:k], disc, strict=False))
+            values.append(dcg / idcg if idcg > 0 else 0.0)
+        elif measure == "p":
+            values.append(sum(g >= 1 for g in ranked[:k]) / k)
+        else:
+            hits, total = 0, 0.0
+            for r, g in enumerate(ranked, 1):
+                if g >= 1:
+                    hits += 1
+                    total += hits / r
+            nrel = sum(g >= 1 for g in labs)
+            values.append(total / nrel if nrel else 0.0)
+    return values
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_letor_values_equal_a_query_by_query_reading_of_the_rules(seed):
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(1, 40, size=15)
+    x = rng.integers(0, 3, size=(int(sizes.sum()), 3)).astype(float)  # many ties
+    labels = rng.integers(0, 3, size=len(x))
+    qids = np.repeat([f"q{i}" for i in range(len(sizes))], sizes)
+    data = from_arrays(x, labels, qids)
+    w = rng.normal(size=3)
+    scores = x @ w
+    bounds = np.cumsum(sizes)[:-1]
+    labs = [list(v) for v in np.split(labels, bounds)]
+    scs = [list(v) for v in np.split(scores, bounds)]
+    for name, kind, k in [("NDCG@10", "ndcg", 10), ("NDCG@3", "ndcg", 3), ("P@5", "p", 5),
+                          ("MAP", "map", None)]:  # fmt: skip
+        got = Objective(data, name, convention="letor").per_query(w)[0][0]
+        assert got == pytest.approx(_reference(labs, scs, kind, k), rel=1e-12, abs=1e-15)
