@@ -300,11 +300,8 @@ class Objective:
     """
 
     def __init__(self, data: RankingData, objective="nDCG@10", convention: str = "trec"):
-        self.terms = (
-            parse_objective(objective, convention)
-            if not isinstance(objective, tuple)
-            else objective
-        )
+        parsed = isinstance(objective, tuple) and all(isinstance(t, Term) for t in objective)
+        self.terms = objective if parsed and objective else parse_objective(objective, convention)
         self.convention = convention
         self.layout = Layout(data, convention)
         self.num_features = data.num_features
