@@ -8,6 +8,7 @@ linear scorer. Run from the project root:
 
     PYTHONPATH=src python benchmarks/ltr.py                 # all three parts
     PYTHONPATH=src python benchmarks/ltr.py --part objective --population 200
+    PYTHONPATH=src python benchmarks/ltr.py --part read     # a LETOR file of MQ2007 size
 
 Timings are wall-clock, best of ``--repeat`` (single-threaded BLAS).
 """
@@ -42,6 +43,36 @@ def mq2008_like(seed: int = 0, queries: int = 470, features: int = 46):
         return from_arrays(x, labels, qids, source=f"mq2008-like{s}")
 
     return part(seed), part(seed + 1), w
+
+
+def bench_read(repeat: int) -> None:
+    """Read a LETOR file of MQ2007 size (70,000 lines x 46 features, written to a
+    temporary directory first, not timed)."""
+    import tempfile
+    from pathlib import Path
+
+    from cranfield.ltr.readers import read
+
+    rng = np.random.default_rng(0)
+    n, f = 70_000, 46
+    x = rng.random((n, f))
+    labels = rng.integers(0, 3, n)
+    cols = " ".join(f"{j + 1}:%.6f" for j in range(f))
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "train.txt"
+        with open(path, "w") as fh:
+            for i in range(n):
+                fh.write(
+                    f"{labels[i]} qid:{10000 + i // 41} "
+                    + cols % tuple(x[i])
+                    + f" #docid = GX{i:07d} inc = 1 prob = 0.5\n"
+                )
+        size = path.stat().st_size
+        t, data = best_of(repeat, lambda: read(path))
+    print(
+        f"read LETOR file: {n} lines x {f} features ({size / 2**20:.0f} MiB), "
+        f"{data.num_queries} queries: {t:.2f} s"
+    )
 
 
 def best_of(repeat: int, f):
@@ -96,12 +127,14 @@ def bench_training(train, test, w, budget: int, repeat: int, methods) -> None:
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--part", choices=("all", "objective", "train"), default="all")
+    p.add_argument("--part", choices=("all", "read", "objective", "train"), default="all")
     p.add_argument("--population", type=int, default=200)
     p.add_argument("--budget", type=int, default=16_000)
     p.add_argument("--repeat", type=int, default=3)
     p.add_argument("--methods", default="mga,ga,coordinate-ascent,lightgbm")
     args = p.parse_args()
+    if args.part in ("all", "read"):
+        bench_read(args.repeat)
     train, test, w = mq2008_like()
     if args.part in ("all", "objective"):
         bench_objective(train, args.population, args.repeat)

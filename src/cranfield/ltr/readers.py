@@ -28,7 +28,9 @@ from ..errors import InputError, ParameterError
 from .data import RankingData, from_arrays
 
 MAX_FEATURE = 100_000
-_DOCID = re.compile(rb"docid\s*=\s*(\S+)")
+_DOCID = re.compile(rb"docid[ \t]*=[ \t]*([^\s#]+)")
+_COMMENT_DOCID = re.compile(rb"#[^\n#]*?docid[ \t]*=[ \t]*([^\s#]+)")  # one per comment
+_COMMENT = re.compile(rb"#[^\n]*")
 FOLD_PARTS = ("train", "vali", "test")
 
 
@@ -69,18 +71,19 @@ def read_svmlight(path, *, query_file=None, source: str | None = None) -> Rankin
     """
     source = source or source_name(path)
     data = read_bytes(path, source)
-    lines = data.split(b"\n")
-    if lines and lines[-1] == b"":
-        lines.pop()
-    parts = [line.partition(b"#") for line in lines]
-    bodies = [p[0].rstrip() for p in parts]
+    if b"\r" in data:  # CRLF line ends; a lone CR separates like a space
+        data = data.replace(b"\r\n", b"\n").replace(b"\r", b" ")
+    # comments cut in one pass over the bytes, then the blanks that ended each line
+    bodies = [b.rstrip() for b in _COMMENT.sub(b"", data).split(b"\n")]
+    if bodies and bodies[-1] == b"":
+        bodies.pop()
     blank = [i for i, b in enumerate(bodies) if not b.strip()]
+    keep = None
     if blank:  # comment-only and empty lines carry no document
         keep = np.ones(len(bodies), dtype=bool)
         keep[blank] = False
         line_no = np.flatnonzero(keep) + 1
         bodies = [b for b, k in zip(bodies, keep, strict=True) if k]
-        parts = [p for p, k in zip(parts, keep, strict=True) if k]
     else:
         line_no = np.arange(1, len(bodies) + 1)
     if not bodies:
@@ -92,8 +95,7 @@ def read_svmlight(path, *, query_file=None, source: str | None = None) -> Rankin
     labels, qids, x = parsed
     if query_file is not None:
         qids = _groups(query_file, len(bodies))
-    comments = [p[2] for p in parts]
-    docs = _doc_ids(comments)
+    docs = _doc_ids(data, len(bodies), keep)
     return _assemble(x, labels, qids, docs, source, line_no)
 
 
@@ -105,12 +107,27 @@ def _assemble(x, labels, qids, docs, source, line_no) -> RankingData:
         raise InputError(exc.message, source, line) from None
 
 
-def _doc_ids(comments: list[bytes]) -> np.ndarray | None:
-    """``docid = X`` of every comment, or None unless every line names one."""
-    found = [_DOCID.search(c) for c in comments]
-    if not all(found):
-        return None
-    return np.array([m.group(1).decode("utf-8", "replace") for m in found], dtype=object)
+def _doc_ids(data: bytes, count: int, keep) -> np.ndarray | None:
+    """``docid = X`` of every document line's comment, or None unless every one has it.
+
+    When every document line has one comment holding a docid (the usual LETOR file),
+    one ``findall`` over the bytes gives them in order; otherwise the lines are read one
+    by one.
+    """
+    found = _COMMENT_DOCID.findall(data)
+    if keep is None and len(found) == count and data.count(b"#") == count:
+        ids = found
+    else:
+        lines = data.split(b"\n")
+        if lines and lines[-1] == b"":
+            lines.pop()
+        if keep is not None:
+            lines = [line for line, k in zip(lines, keep, strict=True) if k]
+        matches = [_DOCID.search(line.partition(b"#")[2]) for line in lines]
+        if not all(matches):
+            return None
+        ids = [m.group(1) for m in matches]
+    return np.array([i.decode("utf-8", "replace") for i in ids], dtype=object)
 
 
 def _dense(bodies: list[bytes], has_qid: bool):
@@ -124,20 +141,26 @@ def _dense(bodies: list[bytes], has_qid: bool):
     if width < start or (has_qid and not first[1].startswith(b"qid:")):
         return None
     body = b"\n".join(bodies).replace(b":", b" ")
-    qid_col = {"f2": pa.string()} if has_qid else {}
+    first_feature = 3 if has_qid else 1
+    nfeat = width - start
+    cols = first_feature + 2 * nfeat
+    # every column typed up front: no type inference, the same types in every block
+    types = {"f0": pa.float64()}
+    if has_qid:
+        types.update(f1=pa.string(), f2=pa.string())
+    for j in range(nfeat):
+        types[f"f{first_feature + 2 * j}"] = pa.int64()
+        types[f"f{first_feature + 2 * j + 1}"] = pa.float64()
     try:
         table = pcsv.read_csv(
             pa.py_buffer(body),
-            read_options=pcsv.ReadOptions(autogenerate_column_names=True, block_size=1 << 24),
+            read_options=pcsv.ReadOptions(column_names=list(types), block_size=1 << 20),
             parse_options=pcsv.ParseOptions(delimiter=" ", quote_char=False),
-            convert_options=pcsv.ConvertOptions(column_types=qid_col),
+            convert_options=pcsv.ConvertOptions(column_types=types),
         )
     except (pa.ArrowInvalid, pa.ArrowTypeError, ValueError):
         return None
-    cols = table.num_columns
-    first_feature = 3 if has_qid else 1
-    nfeat = (cols - first_feature) // 2
-    if (cols - first_feature) % 2 or table.num_rows != len(bodies):
+    if table.num_columns != cols or table.num_rows != len(bodies):
         return None
     table = table.combine_chunks()
     column = [table.column(i).chunk(0) if table.column(i).num_chunks else None for i in range(cols)]
@@ -145,19 +168,13 @@ def _dense(bodies: list[bytes], has_qid: bool):
         return None
     if has_qid and not all(t == "qid" for t in column[1].unique().to_pylist()):
         return None
-    if not pa.types.is_floating(column[0].type) and not pa.types.is_integer(column[0].type):
-        return None
     x = np.empty((table.num_rows, nfeat))
     for j in range(nfeat):
         idx, val = column[first_feature + 2 * j], column[first_feature + 2 * j + 1]
-        if not pa.types.is_integer(idx.type) or not (
-            pa.types.is_floating(val.type) or pa.types.is_integer(val.type)
-        ):
-            return None
         idx_np = idx.to_numpy()
         if idx_np.min() != j + 1 or idx_np.max() != j + 1:
             return None
-        x[:, j] = val.to_numpy().astype(np.float64)
+        x[:, j] = val.to_numpy()
     labels = column[0].to_numpy()
     qids = column[2].to_numpy(zero_copy_only=False) if has_qid else None
     return labels, qids, x
