@@ -151,3 +151,19 @@ def test_folds(tmp_path):
     (tmp_path / "Fold2" / "test.txt").unlink()
     with pytest.raises(InputError, match="missing test.txt"):
         fold_paths(tmp_path)
+
+
+@pytest.mark.parametrize(
+    ("text", "docs"),
+    [
+        # two docids in one comment, none in the other: no id is assigned to a wrong line
+        (b"1 qid:1 1:0.5 # docid = a docid = b\n0 qid:1 1:0.2 # inc = 1\n", ["D0", "D1"]),
+        (b"1 qid:1 1:0.5 #docid=a\r\n0 qid:1 1:0.2  #docid = b\r\n", ["a", "b"]),
+        (b"# header\n1 qid:1 1:0.5 #docid = a\n\n0 qid:1 1:0.7 #docid = b\n", ["a", "b"]),
+        (b"1 qid:1 1:0.5 #docid = a # docid = z\n0 qid:1 1:0.7 #docid = b\n", ["a", "b"]),
+    ],
+)
+def test_doc_ids_come_from_each_lines_own_comment(text, docs):
+    d = read_svmlight(text, source="x")
+    assert d.doc_ids.tolist() == docs
+    assert d.features.ravel().tolist() in ([0.5, 0.2], [0.5, 0.7])
