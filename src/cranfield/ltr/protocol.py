@@ -216,8 +216,6 @@ def cross_validate(
     result = CVResult(methods, [], [f[0] for f in folds], convention, objective)
     for name, tr, va, te in folds:
         for method in methods:
-            if progress is not None:
-                progress.step(f"{name} {method}")
             start = time.perf_counter()
             model = train(
                 tr,
@@ -237,6 +235,8 @@ def cross_validate(
             result.results.append(FoldResult(name, method, model, test, seconds))
             if runs_dir is not None:
                 _write_run(Path(runs_dir) / name, method, te, model)
+            if progress is not None:
+                progress.step(f"{name} {method} done")
     if len(methods) > 1:
         result.comparison = _compare(result, tests)
     return result
