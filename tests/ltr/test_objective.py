@@ -112,3 +112,13 @@ def test_top_order_is_the_head_of_a_stable_sort(seed):
     for k in (1, width // 2 or 1, width - 1, width):
         expected = np.argsort(neg, axis=-1, kind="stable")[..., :k]
         assert np.array_equal(top_order(neg, k)[..., :k], expected)
+
+
+def test_objective_given_as_names_or_weighted_pairs():
+    data = random_data(9)
+    w = np.random.default_rng(9).normal(size=(3, data.num_features))
+    a = Objective(data, "nDCG@10")(w)
+    b = Objective(data, "AP")(w)
+    assert np.allclose(Objective(data, ("nDCG@10", "AP"))(w), (a + b) / 2, rtol=0, atol=1e-15)
+    assert np.allclose(Objective(data, [(3, "nDCG@10"), (1, "AP")])(w), 0.75 * a + 0.25 * b,
+                       rtol=0, atol=1e-15)  # fmt: skip
