@@ -131,10 +131,12 @@ def one_partition(qrels, part: Path) -> tuple[float, int, int]:
 
     (p,) = partitions(str(part), _default_name)
     measures = as_measures(MEASURES)
-    options = dict(rel_level=1, depth=None, judged_only=False, compat=10)
-    _evaluate_partition(qrels, p, measures, options, "error", False)  # warm: imports, qrels index
+    from cranfield.core.options import JudgeOptions
+
+    options = JudgeOptions()
+    _evaluate_partition(qrels, p, measures, options, False)  # warm: imports, qrels index
     t0 = time.perf_counter()
-    answer = _evaluate_partition(qrels, p, measures, options, "error", False)
+    answer = _evaluate_partition(qrels, p, measures, options, False)
     seconds = time.perf_counter() - t0
     lines = sum(1 for _ in open(part, "rb"))
     return seconds, lines, len(pickle.dumps(answer, protocol=5))

@@ -235,3 +235,26 @@ def test_closed_streams(table, command):
         out = run_cli(command, "--judgments", table, **{stream: True})
         assert_success(out)
         assert out.stdout == normal.stdout
+
+
+def test_agreement_tables_come_from_the_one_table_renderer(table, capsys):
+    from cranfield.output import markdown_table, text_table
+
+    from .harness import run_main
+
+    status, out, _ = run_main(capsys, "agreement", "--judgments", table, "--bootstrap", "0")
+    assert status == 0
+    lines = out.splitlines()
+    at = lines.index(next(x for x in lines if x.startswith("statistic")))
+    head = ["statistic", "value"]
+    body = [x.split() for x in lines[at + 1 : at + 6]]
+    assert "\n".join(lines[at : at + 6]) == text_table(head, body)  # aligned, no tabs
+    status, md, _ = run_main(
+        capsys, "agreement", "--judgments", table, "--bootstrap", "0", "--format", "markdown"
+    )
+    assert status == 0
+    mlines = md.splitlines()
+    at = mlines.index("| statistic | value |")
+    assert mlines[at + 1] == "|---|---:|"  # numbers right-aligned, as every markdown table
+    rows = [[c.strip() for c in x.strip("|").split("|")] for x in mlines[at + 2 : at + 7]]
+    assert "\n".join(mlines[at : at + 7]) == markdown_table(head, rows)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from cranfield.core.evaluation import evaluate
+from cranfield.core.measures.registry import Measure
 from cranfield.core.qrels import Qrels
 from cranfield.core.run import Run
 
@@ -44,3 +45,15 @@ def one(labels, measure: str, num_rel: int | None = None, extra_judged=(), **opt
 
 def close(a, b, tol=1e-12) -> bool:
     return bool(np.isclose(a, b, rtol=0, atol=tol))
+
+
+def instances(definition, collection_size: int = 1000) -> list[Measure]:
+    """Default members of a family: with a typical cutoff, and without one if allowed."""
+    params = {}
+    if any(p.name == "collection_size" for p in definition.params):
+        params["collection_size"] = collection_size
+    cut = {"rank": 3, "recall": 0.5, "positive": 1.0, None: None}[definition.cutoff]
+    out = [Measure.of(definition.name, cutoff=cut, **params)]
+    if definition.cutoff is not None and not definition.cutoff_required:
+        out.append(Measure.of(definition.name, **params))
+    return out

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from measures_helpers import instances
 
 from cranfield import Qrels, Run
 from cranfield.core.judged import judge
@@ -34,18 +35,6 @@ RUN = {
     "q_one": {"only": 0.3},
     "q_not_in_qrels": {"a": 1.0},
 }
-
-
-def instances(definition):
-    """Default members of a family: with a typical cutoff, and without one if allowed."""
-    params = {}
-    if any(p.name == "collection_size" for p in definition.params):
-        params["collection_size"] = 1000
-    cut = {"rank": 3, "recall": 0.5, "positive": 1.0, None: None}[definition.cutoff]
-    out = [Measure.of(definition.name, cutoff=cut, **params)]
-    if definition.cutoff is not None and not definition.cutoff_required:
-        out.append(Measure.of(definition.name, **params))
-    return out
 
 
 ALL = [m for d in all_definitions() for m in instances(d)]

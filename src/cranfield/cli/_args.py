@@ -122,9 +122,39 @@ def add_judging(p: argparse.ArgumentParser) -> None:
     add_duplicates(p)
 
 
+# option of each JudgeOptions field, for messages
+_JUDGE_FLAGS = {
+    "rel_level": "--rel-level",
+    "depth": "--depth",
+    "judged_only": "--judged-only",
+    "complete": "--complete",
+    "compat": "--compat",
+    "duplicates": "--duplicates",
+}
+
+
+def judge_options(args: argparse.Namespace, **values):
+    """The :class:`~cranfield.core.options.JudgeOptions` of the parsed options (those a
+    subcommand declares; the others keep their defaults), ``values`` taking precedence.
+
+    The one place the command line turns ``-l/-M/-J/-c/--compat/--duplicates`` into
+    judging options; a bad value is a ParameterError naming the option.
+    """
+    from ..core.options import JudgeOptions
+    from ..errors import ParameterError
+
+    given = {k: getattr(args, k) for k in _JUDGE_FLAGS if getattr(args, k, None) is not None}
+    given.update(values)
+    try:
+        return JudgeOptions(**given)
+    except ParameterError as exc:
+        raise ParameterError(_JUDGE_FLAGS[exc.name], exc.allowed, exc.given) from None
+
+
 def eval_options(args: argparse.Namespace) -> dict:
     """The keyword arguments of :func:`cranfield.evaluate` that :func:`add_judging` sets."""
-    return dict(rel_level=args.rel_level, complete=args.complete, judged_only=args.judged_only)
+    opts = judge_options(args)
+    return dict(rel_level=opts.rel_level, complete=opts.complete, judged_only=opts.judged_only)
 
 
 def add_convention(p: argparse.ArgumentParser, default: str | None = "textbook") -> None:

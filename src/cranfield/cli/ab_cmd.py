@@ -135,6 +135,8 @@ def _fmt(v) -> str:
 
 
 def render(res: dict, fmt: str) -> str:
+    from ..output import table
+
     md = fmt == "markdown"
     srm = res["sample_ratio"]
     lines = [
@@ -161,11 +163,7 @@ def render(res: dict, fmt: str) -> str:
                     _fmt(t["p_value"]),
                 ]
             )
-    if md:
-        lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-        lines += ["| " + " | ".join(r) + " |" for r in rows]
-    else:
-        lines += ["\t".join(head)] + ["\t".join(r) for r in rows]
+    lines.append(table(head, rows, "markdown" if md else "text", left=2))
     for c in res["comparisons"]:
         if "units_needed_per_variant" in c:
             lines.append(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from ..errors import ParameterError
 from ._args import add_seed, number, seed_value
 from ._judgments import add_input_arguments, load_judgments
 from ._output import emit
@@ -35,12 +36,37 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="qrels of pairs whose label is known: they keep it, and Dawid-Skene and MACE "
         "learn the assessors from them",
     )
+    parser.add_argument(
+        "--soft",
+        action="store_true",
+        help="write soft labels: every pair with its expected gain under the posterior, "
+        "sum over labels of P(label) * gain(label), as fractional relevance (read it with "
+        "cranfield eval --fractional)",
+    )
+    parser.add_argument(
+        "--gains",
+        metavar="LABEL=GAIN,...",
+        help="with --soft: the gain of each label, e.g. 0=0,1=1,2=3 (default: the label's "
+        "value; labels not listed keep their value; needed for a nominal scale)",
+    )
     parser.add_argument("-o", "--output", help="qrels file to write (default: standard output)")
     parser.add_argument(
         "--posteriors",
         metavar="FILE",
         help="also write a TSV: topic, document, label, votes and the posterior of each label",
     )
+
+
+def _gains(text: str) -> dict[int, float]:
+    """``--gains 0=0,1=1,2=3``: label value -> gain (the measure language's pair syntax)."""
+    from ..core.measures.registry import _coerce_gains
+
+    try:
+        return dict(_coerce_gains(text))
+    except ValueError:
+        raise ParameterError(
+            "--gains", "LABEL=GAIN pairs such as 0=0,1=1,2=3 (each label once)", text
+        ) from None
 
 
 def run(args) -> int:
@@ -62,8 +88,11 @@ def run(args) -> int:
     inputs += [args.gold] if args.gold else []
     if args.posteriors is not None:
         check_output(args.posteriors, inputs + ([args.output] if args.output else []))
+    gains = _gains(args.gains) if args.gains is not None else None
+    if gains is not None and not args.soft:
+        raise ParameterError("--gains", "only with --soft", args.gains)
     result = aggregate(load_judgments(args), args.method, gold=args.gold, **options)
-    qrels = result.to_qrels()
+    qrels = result.to_qrels(soft=True, gains=gains) if args.soft else result.to_qrels()
     if args.posteriors is not None:
         write_text(args.posteriors, result.posterior_table())
     if args.output is None or args.output == "-":

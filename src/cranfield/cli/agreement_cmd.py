@@ -52,11 +52,12 @@ def _fmt(v, digits: int) -> str:
     return UNDEFINED if v != v else f"{v:.{digits}f}"
 
 
-def _table(head: list[str], rows: list[list[str]], markdown: bool) -> list[str]:
-    if not markdown:
-        return ["\t".join(head)] + ["\t".join(r) for r in rows]
-    out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    return out + ["| " + " | ".join(r) + " |" for r in rows]
+def _table(head: list[str], rows: list[list[str]], markdown: bool, left: int = 1) -> list[str]:
+    """The lines of one table, drawn by :func:`cranfield.output.table` (the first
+    ``left`` columns, the names, left-aligned; the numbers right-aligned)."""
+    from ..output import table
+
+    return table(head, rows, "markdown" if markdown else "text", left=left, escape=True).split("\n")
 
 
 def _render_section(name: str, sec: dict, d: int, md: bool) -> list[str]:
@@ -83,7 +84,7 @@ def _render_section(name: str, sec: dict, d: int, md: bool) -> list[str]:
         [p["a"], p["b"], str(p["items"]), *[_fmt(p[s], d) for s in PAIR_STATS]]
         for p in sec["pairs"]
     ]
-    out += _table(["assessor_a", "assessor_b", "items", *PAIR_STATS], rows, md)
+    out += _table(["assessor_a", "assessor_b", "items", *PAIR_STATS], rows, md, left=2)
     if "confusion" in sec:
         c = sec["confusion"]
         out += ["", f"confusion: rows {c['rows']}, columns {c['columns']}"]
@@ -147,6 +148,6 @@ def run(args) -> int:
             for p in eff["pairs"]
         ]
         head = ["assessor_a", "assessor_b", "kendall_tau", "tau_ap", "largest_change", "run"]
-        out += _table(head, rows, md)
+        out += _table(head, rows, md, left=2)
     emit("\n".join(out))
     return 0

@@ -26,7 +26,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args) -> int:
     from ..judgments.quality import Thresholds, assessor_quality
-    from ..output import UNDEFINED, dumps_json
+    from ..output import UNDEFINED, delimited, dumps_json
 
     thresholds = Thresholds(
         min_kappa=number(args.min_kappa, "--min-kappa", float, 0, 1),
@@ -47,13 +47,27 @@ def run(args) -> int:
         "gold_accuracy",
         "median_seconds",
     )
-    out = ["# worst first; reasons after each row", "assessor\t" + "\t".join(cols)]
-    for r in rows:
-        cells = [
-            str(r[c]) if c == "judgments" else UNDEFINED if r[c] != r[c] else f"{r[c]:.{digits}f}"
-            for c in cols
+    body = [
+        [
+            r["assessor"],
+            *[
+                str(r[c])
+                if c == "judgments"
+                else UNDEFINED
+                if r[c] != r[c]
+                else f"{r[c]:.{digits}f}"
+                for c in cols
+            ],
         ]
-        out.append("\t".join([r["assessor"], *cells]))
+        for r in rows
+    ]
+    # tab-separated (a stable, parseable layout), through the one table renderer
+    head, *lines = [
+        delimited(cells, [], "\t").rstrip("\n") for cells in [["assessor", *cols], *body]
+    ]
+    out = ["# worst first; reasons after each row", head]
+    for line, r in zip(lines, rows, strict=True):
+        out.append(line)
         out += [f"  - {reason}" for reason in r["reasons"]]
     emit("\n".join(out))
     return 0

@@ -17,6 +17,7 @@ from ._args import (
     add_stream,
     digits_value,
     engine_value,
+    judge_options,
 )
 
 
@@ -31,6 +32,14 @@ def add_arguments(p) -> None:
     )
     p.add_argument("-q", "--per-query", action="store_true", help="also show every query")
     add_judging(p)
+    p.add_argument(
+        "--fractional",
+        action="store_true",
+        help="read qrels relevance as real numbers (soft labels, e.g. from cranfield "
+        "aggregate --soft): graded measures use the fractions as gains, binary ones call "
+        "a document relevant when its value is at least -l; default: integer grades, a "
+        "decimal in a TREC file truncated as trec_eval does",
+    )
     p.add_argument("-M", "--depth", type=int, help="evaluate only the top N documents per query")
     p.add_argument(
         "--aggregate",
@@ -94,21 +103,15 @@ def run(args) -> int:
     from ..core.qrels import Qrels
     from ..core.run import Run
     from ..core.streaming import evaluate_file, use_system_allocator
-    from ..errors import ParameterError
 
     digits = digits_value(args)
-    if args.depth is not None and args.depth <= 0:
-        raise ParameterError("--depth", "a positive integer", args.depth)
+    judging = judge_options(args)
     measures = as_measures(args.measures or DEFAULT_MEASURES)
     if any(streamed):
         use_system_allocator()  # bounded address space, see streaming.py
-    qrels = Qrels.read(args.qrels)
+    qrels = Qrels.read(args.qrels, fractional=args.fractional)
     options = dict(
-        rel_level=args.rel_level,
-        depth=args.depth,
-        judged_only=args.judged_only,
-        complete=args.complete,
-        compat=args.compat,
+        options=judging,
         aggregate_by=args.aggregate,
         skip_no_relevant=args.skip_no_relevant,
         collection_size=args.collection_size,
@@ -117,12 +120,10 @@ def run(args) -> int:
     parts, sources = [], []
     for path, stream in zip(args.runs, streamed, strict=True):
         if stream:
-            parts.append(
-                evaluate_file(qrels, path, measures, duplicates=args.duplicates, **options)
-            )
+            parts.append(evaluate_file(qrels, path, measures, **options))
             sources.append(source_name(path))
             continue
-        run = Run.read(path, duplicates=args.duplicates)
+        run = Run.read(path, duplicates=judging.duplicates)
         parts.append(evaluate(qrels, run, measures, **options))
         sources.append(run.source)
         del run
@@ -140,28 +141,22 @@ def _run_dask(args) -> int:
     from ..errors import ParameterError
 
     digits = digits_value(args)
-    if args.depth is not None and args.depth <= 0:
-        raise ParameterError("--depth", "a positive integer", args.depth)
+    judging = judge_options(args)
     if args.stream:
         raise ParameterError(
             "--engine", "local with --stream (with dask, partition the runs by query)", "dask"
         )
     measures = as_measures(args.measures or DEFAULT_MEASURES)
     partitions(args.runs, _default_name)  # what cannot be read fails before connecting
-    qrels = load_qrels(args.qrels, None)  # read here unless partitioned
+    qrels = load_qrels(args.qrels, None, args.fractional)  # read here unless partitioned
     with connect(None, args.scheduler) as client:
-        qrels = load_qrels(qrels, client)
+        qrels = load_qrels(qrels, client, args.fractional)
         results = evaluate_dask(
             qrels,
             args.runs,
             measures,
             client=client,
-            duplicates=args.duplicates,
-            rel_level=args.rel_level,
-            depth=args.depth,
-            judged_only=args.judged_only,
-            complete=args.complete,
-            compat=args.compat,
+            options=judging,
             aggregate_by=args.aggregate,
             skip_no_relevant=args.skip_no_relevant,
             collection_size=args.collection_size,

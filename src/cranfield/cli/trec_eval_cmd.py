@@ -10,7 +10,15 @@ import argparse
 import sys
 
 from ..errors import CranfieldError, InputError, MeasureError
-from ._args import Parser, UsageError, add_compat, add_engine, add_stream, engine_value
+from ._args import (
+    Parser,
+    UsageError,
+    add_compat,
+    add_engine,
+    add_stream,
+    engine_value,
+    judge_options,
+)
 
 USAGE = """usage: cranfield trec_eval [-h] [-q] [-m measure[.params]] [-c] [-n] [-l <num>]
                            [-D debug_level] [-N <num>] [-M <num>] [-R rel_format]
@@ -120,6 +128,7 @@ def main(argv: list[str]) -> int:
         dask = engine_value(args) == "dask"
         if dask and (args.stream or "-" in args.files):
             parser.error("--engine dask reads partitioned files: no --stream, no standard input")
+        judging = judge_options(args, rel_level=rel_level, depth=depth)
     except UsageError as exc:  # reported on one line by Parser.error
         return int(exc.code)
 
@@ -150,43 +159,22 @@ def main(argv: list[str]) -> int:
 
             run = None
             judged = judge_dask(
-                qrels,
-                args.files[1],
-                scheduler=args.scheduler,
-                rel_level=rel_level,
-                depth=depth,
-                judged_only=args.judged_only,
-                complete=args.complete,
-                compat=args.compat,
-                encoding="latin-1",
+                qrels, args.files[1], judging, scheduler=args.scheduler, encoding="latin-1"
             )
         elif streamed:
             run = None
-            judged = judge_file(
-                qrels,
-                args.files[1],
-                rel_level=rel_level,
-                depth=depth,
-                judged_only=args.judged_only,
-                complete=args.complete,
-                compat=args.compat,
-                encoding="latin-1",
-            )
+            judged = judge_file(qrels, args.files[1], judging, encoding="latin-1")
         else:
             run = Run.read(args.files[1], format="trec", encoding="latin-1")
         text = run_trec_eval(
             qrels,
             run,
             args.measures,
+            judging,
             per_query=args.per_query,
-            complete=args.complete,
-            rel_level=rel_level,
             summary=not args.nosummary,
-            judged_only=args.judged_only,
             num_docs_in_coll=num_docs,
-            depth=depth,
             zscores_path=args.zscores,
-            compat=args.compat,
             notes=lambda msg: print(f"cranfield trec_eval: {msg}", file=sys.stderr),
             judged=judged,
         )

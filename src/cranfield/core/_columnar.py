@@ -47,8 +47,17 @@ class Columnar:
     table: pa.Table
     source: str | None
 
-    def __init__(self, table: pa.Table, source: str | None = None, *, duplicates: str = "error"):
-        self.table = tabular.normalise(table, self._value, source, duplicates)
+    def __init__(
+        self,
+        table: pa.Table,
+        source: str | None = None,
+        *,
+        duplicates: str = "error",
+        fractional: bool = False,
+    ):
+        self.table = tabular.normalise(
+            table, self._value, source, duplicates, fractional=fractional
+        )
         self.source = source
 
     @classmethod
@@ -99,22 +108,31 @@ class Columnar:
 
     @classmethod
     def _read_table(
-        cls, path_or_file, format: str | None, duplicates: str, encoding: str = "utf-8"
+        cls,
+        path_or_file,
+        format: str | None,
+        duplicates: str,
+        encoding: str = "utf-8",
+        fractional: bool = False,
     ):
-        """(table, source, TREC tag or None, PairIndex or None) from any supported format."""
+        """(table, source, TREC tag or None, PairIndex or None) from any supported format
+        (``fractional``: qrels relevance as real numbers, see :meth:`Qrels.read`)."""
         fmt = tabular.infer_format(path_or_file, format)
         if fmt == "trec":
-            parsed, source = trec.read(path_or_file, cls._layout, duplicates, encoding=encoding)
+            layout = trec.FRACTIONAL_QRELS if fractional else cls._layout
+            parsed, source = trec.read(path_or_file, layout, duplicates, encoding=encoding)
             return parsed.table, source, parsed.tag, parsed.index
         if encoding != "utf-8":
             from ..errors import ParameterError
 
             raise ParameterError("encoding", "'utf-8' for Parquet, CSV and TSV", encoding)
         if fmt == "parquet":
-            table, source = tabular.read_parquet(path_or_file, cls._value, duplicates)
+            table, source = tabular.read_parquet(path_or_file, cls._value, duplicates, fractional)
         else:
             delim = "\t" if fmt == "tsv" else ","
-            table, source = tabular.read_delimited(path_or_file, cls._value, delim, duplicates)
+            table, source = tabular.read_delimited(
+                path_or_file, cls._value, delim, duplicates, fractional
+            )
         return table, source, None, None
 
     @classmethod
@@ -132,15 +150,21 @@ class Columnar:
     @classmethod
     def _from_frame(cls, convert, df, default_source: str, duplicates: str, kw: dict):
         source = kw.pop("source", default_source)
+        fractional = kw.pop("fractional", False)
         return cls._wrap(
-            convert(df, cls._value, source, duplicates), source, **cls._extra(kw, source)
+            convert(df, cls._value, source, duplicates, fractional),
+            source,
+            **cls._extra(kw, source),
         )
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Mapping[str, Any]], *, duplicates: str = "error", **kw):
         source = kw.pop("source", "<dict>")
+        fractional = kw.pop("fractional", False)
         return cls._wrap(
-            tabular.from_dict(d, cls._value, source, duplicates), source, **cls._extra(kw, source)
+            tabular.from_dict(d, cls._value, source, duplicates, fractional),
+            source,
+            **cls._extra(kw, source),
         )
 
     @classmethod

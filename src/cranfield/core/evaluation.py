@@ -21,6 +21,7 @@ from .judged import JudgedRun, judge
 from .measures._common import libm_exp, libm_log
 from .measures.names import parse_many
 from .measures.registry import Measure
+from .options import JudgeOptions, merged
 
 MIN_GEO_MEAN = 1e-5
 
@@ -64,8 +65,10 @@ def as_measures(measures) -> list[Measure]:
     return out
 
 
-def as_runs(runs) -> list:
+def as_runs(runs, duplicates: str = "error") -> list:
     """Accept a Run, a path, a table, a list of these, or a {name: run} mapping.
+
+    A run given as a path is read with the ``duplicates`` policy (``Run.read``).
 
     A table (pandas or polars DataFrame, Arrow table) with a run-name column (``run``,
     ``tag``, ... see :data:`cranfield.core.run.RUN_NAME_COLUMNS`) holds one run per name
@@ -79,19 +82,24 @@ def as_runs(runs) -> list:
 
         return isinstance(obj, pa.Table) or frame_kind(obj) is not None
 
+    def coerce(obj) -> Run:
+        if isinstance(obj, (str, Path)):
+            return Run.read(obj, duplicates=duplicates)
+        return Run.coerce(obj)
+
     if isinstance(runs, (Run, str, Path)) or is_table(runs):
         runs = [runs]
     if isinstance(runs, Mapping):
         out = []
         for name, run in runs.items():
-            run = run if isinstance(run, Run) else Run.coerce(run)
+            run = run if isinstance(run, Run) else coerce(run)
             if run.name != str(name):
                 run = Run(run.table, run.source, name=str(name))
             out.append(run)
         return out
     out = []
     for r in runs:
-        out.extend([r] if isinstance(r, Run) else Run.split(r) if is_table(r) else [Run.coerce(r)])
+        out.extend([r] if isinstance(r, Run) else Run.split(r) if is_table(r) else [coerce(r)])
     if not out:
         raise ParameterError("runs", "at least one run", runs)
     return out
@@ -302,6 +310,7 @@ def evaluate(
     aggregate_by: str = "macro",
     skip_no_relevant: bool = False,
     collection_size: int | None = None,
+    options: JudgeOptions | None = None,
     engine: str = "local",
     client=None,
 ) -> Results:
@@ -336,6 +345,11 @@ def evaluate(
     collection_size
         Number of documents in the collection, for measures that need it (Fallout,
         Generality, utility's d term) and were not given one explicitly.
+    options
+        The judging options as one :class:`~cranfield.core.options.JudgeOptions`
+        value, instead of ``rel_level``, ``depth``, ``judged_only``, ``complete`` and
+        ``compat`` (giving both is an error); its ``duplicates`` applies to runs
+        given as file paths.
     engine
         ``"local"`` (this process) or ``"dask"``: runs partitioned by query (files,
         directories, glob patterns, Parquet datasets) evaluated in Dask workers, with
@@ -350,17 +364,26 @@ def evaluate(
     """
     from .qrels import Qrels
 
+    opts = merged(
+        options,
+        dict(
+            rel_level=rel_level,
+            depth=depth,
+            judged_only=judged_only,
+            complete=complete,
+            compat=compat,
+        ),
+    )
     if engine != "local" or client is not None:
         from ..distributed.engine import run_engine
 
-        options = dict(rel_level=rel_level, depth=depth, judged_only=judged_only)
-        options.update(complete=complete, compat=compat, aggregate_by=aggregate_by)
-        options.update(skip_no_relevant=skip_no_relevant, collection_size=collection_size)
-        return run_engine(engine, client, qrels, runs, measures, options)
+        other = dict(aggregate_by=aggregate_by, skip_no_relevant=skip_no_relevant)
+        other.update(collection_size=collection_size)
+        return run_engine(engine, client, qrels, runs, measures, opts, other)
     if aggregate_by not in ("macro", "micro"):
         raise ParameterError("aggregate_by", "'macro' or 'micro'", aggregate_by)
     qrels = qrels if isinstance(qrels, Qrels) else Qrels.coerce(qrels)
-    run_list = as_runs(runs)
+    run_list = as_runs(runs, opts.duplicates)
     measure_list = as_measures(measures)
     if collection_size is not None:
         measure_list = [_with_collection_size(m, collection_size) for m in measure_list]
@@ -370,27 +393,9 @@ def evaluate(
         raise InputError(f"two runs are named {dup!r}; give each run a distinct name")
     results = []
     for run in run_list:
-        jr = judge(
-            qrels,
-            run,
-            rel_level=rel_level,
-            depth=depth,
-            judged_only=judged_only,
-            complete=complete,
-            compat=compat,
-        )
+        jr = judge(qrels, run, opts)
         results.append(run_result(jr, run.name, measure_list, aggregate_by, skip_no_relevant))
-    return Results(
-        measure_list,
-        results,
-        dict(
-            rel_level=rel_level,
-            depth=depth,
-            judged_only=judged_only,
-            complete=complete,
-            compat=compat,
-        ),
-    )
+    return Results(measure_list, results, opts.as_dict())
 
 
 def require_queries(jr: JudgedRun, name: str) -> None:

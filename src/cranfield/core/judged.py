@@ -25,10 +25,10 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..errors import ParameterError
 from . import segments
 from ._background import in_thread
 from .io import keys
+from .options import JudgeOptions, merged
 from .run import trec_order
 
 NOT_POOLED = -1
@@ -88,7 +88,8 @@ class JudgedRun:
     offsets
         ``labels[offsets[q]:offsets[q+1]]`` is the ranking of query ``q``.
     labels
-        Grade of each retrieved document in rank order; -1 not pooled, -2 unjudged.
+        Grade of each retrieved document in rank order; -1 not pooled, -2 unjudged
+        (float64 gains when the qrels are fractional, see :attr:`fractional`).
     qrels_offsets, qrels_grades
         Non-negative grades of every judged document of each query (retrieved or
         not), sorted descending within a query: the material of ideal rankings.
@@ -117,6 +118,13 @@ class JudgedRun:
     doc_fix: tuple | None = None
     _num_rel_cache: dict = field(default_factory=dict, repr=False)
     _memo: dict = field(default_factory=dict, repr=False)
+
+    @cached_property
+    def fractional(self) -> bool:
+        """Whether some judged grade is not a whole number (fractional gains, from
+        qrels read with ``fractional=True``); integer-valued float grades are not."""
+        g = self.qrels_grades
+        return g.dtype.kind == "f" and bool((g != np.floor(g)).any())
 
     def memo(self, key, make):
         """``make()``, computed once per key for this run (arrays shared by measures)."""
@@ -235,6 +243,21 @@ def _keep_ranked(keep: np.ndarray, labels: np.ndarray, offsets: np.ndarray, rows
     return labels[keep], offsets, None if rows is None else rows[keep]
 
 
+def _grades(col) -> np.ndarray:
+    """The qrels' relevance values as int64, or float64 when they are fractional gains."""
+    values = keys.numbers(col) if not isinstance(col, np.ndarray) else col
+    return values.astype(np.float64 if values.dtype.kind == "f" else np.int64, copy=False)
+
+
+def _label_dtype(grades: np.ndarray) -> type:
+    """The smallest dtype holding the labels of these grades and the -1/-2 codes: int8
+    for grades in [-128, 127], int64 for other integers, float64 for fractional gains."""
+    if grades.dtype.kind == "f":
+        return np.float64
+    small = not len(grades) or (grades.min() >= -128 and grades.max() <= 127)
+    return np.int8 if small else np.int64
+
+
 def _codes(values: pa.ChunkedArray | pa.Array, universe: pa.Array) -> np.ndarray:
     """Index of each value in ``universe`` (-1 when absent)."""
     return keys.codes_or_minus_one(pc.index_in(values, value_set=universe))
@@ -247,13 +270,10 @@ def _as_array(col) -> pa.Array:
 def judge(
     qrels,
     run,
+    options: JudgeOptions | None = None,
     *,
-    rel_level: int = 1,
-    depth: int | None = None,
-    judged_only: bool = False,
-    complete: bool = False,
-    compat: int = 10,
     join_thread: bool | None = None,
+    **judging,
 ) -> JudgedRun:
     """Join a run with qrels into a :class:`JudgedRun` (trec_eval semantics).
 
@@ -261,26 +281,18 @@ def judge(
     ----------
     qrels, run
         :class:`cranfield.Qrels` and :class:`cranfield.Run`.
-    rel_level
-        Minimum grade of a relevant document (trec_eval ``-l``), default 1.
-    depth
-        Evaluate only the top ``depth`` documents of each ranking (``-M``).
-    judged_only
-        Drop documents without a judgment from the rankings (``-J``).
-    complete
-        Evaluate every qrels topic, missing ones as empty rankings (``-c``).
-    compat
-        10 for trec_eval 10.0 (double scores), 9 for trec_eval 9.x / pytrec_eval
-        (scores rounded to float32 before ordering).
+    options
+        The :class:`~cranfield.core.options.JudgeOptions` (relevance level, depth,
+        judged-only, complete, compat); or give its fields as keyword arguments
+        (``rel_level=2, depth=100``), not both.
     join_thread
         Look the labels up in a thread while the ranking order is verified: faster,
         for a little more memory. Default: for runs of a million rows or more
         (streaming, which bounds memory, turns it off for its pieces).
     """
-    if depth is not None and (not isinstance(depth, (int, np.integer)) or depth <= 0):
-        raise ParameterError("depth", "a positive integer", depth)
-    if compat not in (9, 10):
-        raise ParameterError("compat", "9 or 10", compat)
+    opts = merged(options, judging)
+    rel_level, depth, judged_only = opts.rel_level, opts.depth, opts.judged_only
+    complete, compat = opts.complete, opts.compat
     rt = run.table
     topics, qrels_offsets, qrels_grades = qrels_side(qrels)
     num_topics = len(topics)
@@ -343,7 +355,7 @@ def judge(
         lengths,
         labels,
         in_run_all,
-        rel_level=int(rel_level),
+        rel_level=rel_level,
         run_name=getattr(run, "name", "") or "",
         doc_rows=rows,
         compat=compat,
@@ -371,7 +383,7 @@ def _qrels_side(qrels) -> tuple[pa.Array, np.ndarray, np.ndarray]:
     num_topics = len(topics)
     # qrels grouped by topic, grades descending (ideal ranking material)
     q_code = _codes(q_qid, topics)
-    grades = keys.numbers(qt.column("relevance")).astype(np.int64, copy=False)
+    grades = _grades(qt.column("relevance"))
     order = np.lexsort((-grades, q_code))
     q_code_sorted = q_code[order]
     grades_sorted = grades[order]
@@ -427,18 +439,17 @@ def _gather(values: np.ndarray, first: np.ndarray, lengths: np.ndarray, batch: i
 def concat(
     qrels,
     pieces: list[JudgedRun],
+    options: JudgeOptions | None = None,
     *,
-    complete: bool = False,
-    rel_level: int = 1,
-    compat: int = 10,
     run_name: str = "",
 ) -> JudgedRun:
     """One JudgedRun from the JudgedRuns of parts of a run that share no query.
 
-    The parts must have been judged against ``qrels`` with the same options and
+    The parts must have been judged against ``qrels`` with ``options`` and
     ``complete=False``; the result equals judging the whole run at once (with
-    ``complete`` applied here), except that document rows are not kept.
+    ``options.complete`` applied here), except that document rows are not kept.
     """
+    opts = JudgeOptions.of(options)
     side = qrels_side(qrels)
     topics = side[0]
     num_topics = len(topics)
@@ -456,13 +467,11 @@ def concat(
             lengths[code] = np.diff(p.offsets)
             in_run_all[code] = True
         base += len(p.labels)
-    evaluated = np.arange(num_topics) if complete else np.flatnonzero(in_run_all)
+    evaluated = np.arange(num_topics) if opts.complete else np.flatnonzero(in_run_all)
     if pieces:
         labels = np.concatenate([p.labels for p in pieces])
     else:
-        grades = keys.numbers(qrels.table["relevance"])
-        small = not len(grades) or (grades.min() >= -128 and grades.max() <= 127)
-        labels = np.zeros(0, dtype=np.int8 if small else np.int64)
+        labels = np.zeros(0, dtype=_label_dtype(keys.numbers(qrels.table["relevance"])))
     lens = lengths[evaluated]
     first = starts[evaluated]
     expected = np.concatenate(([0], np.cumsum(lens)[:-1])).astype(np.int64)
@@ -474,10 +483,10 @@ def concat(
         lens,
         labels,
         in_run_all,
-        rel_level=int(rel_level),
+        rel_level=opts.rel_level,
         run_name=run_name,
         doc_rows=None,
-        compat=compat,
+        compat=opts.compat,
     )
 
 
@@ -629,8 +638,7 @@ def _lookup_labels(qrels, run, r_index: keys.PairIndex) -> np.ndarray:
     """
     qt, rt = qrels.table, run.table
     grades_all = keys.numbers(qt["relevance"])
-    small = not len(grades_all) or (grades_all.min() >= -128 and grades_all.max() <= 127)
-    labels = np.full(rt.num_rows, NOT_POOLED, dtype=np.int8 if small else np.int64)
+    labels = np.full(rt.num_rows, NOT_POOLED, dtype=_label_dtype(grades_all))
     q_index = qrels.pair_index
     qb, rb = q_index.query_blocks, r_index.query_blocks
     side = _qrels_lookup_side(qrels, q_index)
@@ -657,6 +665,6 @@ def _lookup_labels(qrels, run, r_index: keys.PairIndex) -> np.ndarray:
     which, rows = which[same_query], rows[same_query]
     same_doc = keys.bools(pc.equal(keys.take(qt["doc_id"], which), keys.take(rt["doc_id"], rows)))
     which, rows = which[same_doc], rows[same_doc]
-    grades = grades_all.astype(np.int64, copy=False)[which]
+    grades = _grades(grades_all)[which]
     labels[rows] = np.where(grades >= 0, grades, UNJUDGED)
     return labels

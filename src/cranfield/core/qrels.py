@@ -12,20 +12,23 @@ class Qrels(Columnar):
     """Relevance judgments, held as one Arrow table in reading order.
 
     Columns: ``query_id: string``, ``doc_id: string``, ``relevance: int64`` (grades may
-    be negative: trec_eval treats a negative grade as "pooled but unjudged").
+    be negative: trec_eval treats a negative grade as "pooled but unjudged"), or
+    ``relevance: float64`` for fractional gains (``fractional=True``).
 
     Parameters
     ----------
     table
         Any Arrow table with a query id, a doc id and a relevance column (aliases such
         as ``qid``, ``docno``, ``rel``, ``grade``, ``label`` are accepted). Integer ids
-        become strings; float grades must be whole numbers.
+        become strings; float grades must be whole numbers (unless ``fractional``).
     source
         File name or description, used in messages.
     duplicates
         What to do with a document judged twice for one query: ``"error"`` (default,
         as trec_eval), ``"first"`` (keep the first row) or ``"max"`` (keep the highest
         grade).
+    fractional
+        Keep relevance as real numbers (float64): see :meth:`read`.
 
     Examples
     --------
@@ -45,6 +48,7 @@ class Qrels(Columnar):
         format: str | None = None,
         duplicates: str = "error",
         encoding: str = "utf-8",
+        fractional: bool = False,
     ) -> Qrels:
         """Read qrels from a file: TREC (default; ``-`` is stdin, gzip detected), Parquet,
         CSV or TSV (chosen from the extension unless ``format`` is given); or take them
@@ -57,11 +61,22 @@ class Qrels(Columnar):
         ``atol`` does. Blank lines and ``#`` lines are skipped. ``encoding`` (TREC files
         only): ``"utf-8"`` (default) or ``"latin-1"`` (ids as bytes, one character per
         byte, as ``cranfield trec_eval`` reads them; see docs/input-formats.md).
+
+        ``fractional=True`` reads relevance as real numbers (float64), in every format:
+        fractional gains such as the expected gains of aggregated judgments
+        (``cranfield aggregate --soft``). Measures that take gains use them as they are,
+        binary measures call a document relevant when its value is at least the
+        relevance level, and the few measures for which a fraction has no meaning refuse
+        non-integer values (docs/measures.md says which is which). The other
+        constructors (:meth:`from_dict`, :meth:`from_pandas`, :meth:`from_polars`,
+        :meth:`from_arrow`, ``Qrels(table)``) take the same keyword.
         """
-        made = cls._read_object(path_or_file, format, duplicates)
+        made = cls._read_object(path_or_file, format, duplicates, fractional=fractional)
         if made is not None:
             return made
-        table, source, _, index = cls._read_table(path_or_file, format, duplicates, encoding)
+        table, source, _, index = cls._read_table(
+            path_or_file, format, duplicates, encoding, fractional
+        )
         return cls._wrap(table, source, index=index)
 
     def to_trec(self, path_or_file: str | os.PathLike) -> None:
@@ -69,6 +84,13 @@ class Qrels(Columnar):
         trec.check_writable_ids(self.table, self.source)
         t = self.table
         trec.write(t, path_or_file, [t["query_id"], "0", t["doc_id"], t["relevance"]])
+
+    @property
+    def fractional(self) -> bool:
+        """Whether relevance is held as real numbers (float64) rather than integers."""
+        import pyarrow as pa
+
+        return pa.types.is_floating(self.table.schema.field("relevance").type)
 
     def __repr__(self) -> str:
         n_q = len(self.query_ids()) if len(self) < 10_000_000 else "?"

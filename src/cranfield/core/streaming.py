@@ -23,12 +23,14 @@ import sys
 import time
 import zlib
 from collections.abc import Iterator
+from dataclasses import replace
 
 from ..errors import InputError
 from .io import trec
 from .io.source import GZIP_MAGIC, MAX_LINE, is_regular, open_binary, source_name
 from .judged import JudgedRun, concat, judge
 from .memory import STREAM_THRESHOLD, should_stream  # noqa: F401  (re-exported)
+from .options import JudgeOptions, merged
 
 _NON_SPACE = re.compile(rb"[^ \t\n\r\x0b\x0c]")
 
@@ -170,29 +172,28 @@ class _Bar:
 def judge_file(
     qrels,
     path,
+    options: JudgeOptions | None = None,
     *,
-    rel_level: int = 1,
-    depth: int | None = None,
-    judged_only: bool = False,
-    complete: bool = False,
-    compat: int = 10,
-    duplicates: str = "error",
     name: str | None = None,
     chunk_bytes: int | None = None,
     progress: bool = True,
     encoding: str = "utf-8",
+    **judging,
 ) -> JudgedRun:
     """Judge a TREC run file piece by piece: the JudgedRun ``judge`` gives for the
     whole file (``doc_rows`` aside), in bounded memory.
 
-    Parameters are those of :func:`cranfield.core.judged.judge` and ``Run.read``;
-    ``chunk_bytes`` is the size of the blocks read (default ``CHUNK_BYTES``);
-    ``progress`` draws a bar on a terminal when the work takes more than a second;
-    ``encoding`` is that of ``io.trec.read``. The input is opened and read once (a
-    named pipe or standard input works).
+    ``options`` (or its fields as keyword arguments) are the
+    :class:`~cranfield.core.options.JudgeOptions`, ``duplicates`` included;
+    ``name`` the run's name (default: its TREC tag); ``chunk_bytes`` is the size of the
+    blocks read (default ``CHUNK_BYTES``); ``progress`` draws a bar on a terminal when
+    the work takes more than a second; ``encoding`` is that of ``io.trec.read``. The
+    input is opened and read once (a named pipe or standard input works).
     """
     from .run import Run, _default_name
 
+    opts = merged(options, judging)
+    piece_options = replace(opts, complete=False)  # concat applies -c to the whole
     source = source_name(path)
     chunk_bytes = CHUNK_BYTES if chunk_bytes is None else chunk_bytes
     if not isinstance(chunk_bytes, int) or chunk_bytes <= 0:
@@ -214,7 +215,7 @@ def judge_file(
                 parsed, _ = trec.read(
                     data,
                     trec.RUN,
-                    duplicates,
+                    opts.duplicates,
                     source=source,
                     line_offset=before,
                     encoding=encoding,
@@ -235,15 +236,7 @@ def judge_file(
                 seen.update(ids)
                 tag = parsed.tag if parsed.tag is not None else tag
                 parts.append(
-                    judge(
-                        qrels,
-                        run,
-                        rel_level=rel_level,
-                        depth=depth,
-                        judged_only=judged_only,
-                        compat=compat,
-                        join_thread=False,  # bounded memory first
-                    )
+                    judge(qrels, run, piece_options, join_thread=False)  # bounded memory
                 )
                 del run, parsed
                 if bar is not None:
@@ -258,28 +251,22 @@ def judge_file(
     if not parts:
         raise InputError("no run lines found (empty file?)", source=source)
     run_name = name if name is not None else (tag if tag is not None else _default_name(source))
-    return concat(
-        qrels, parts, complete=complete, rel_level=rel_level, compat=compat, run_name=run_name
-    )
+    return concat(qrels, parts, opts, run_name=run_name)
 
 
 def evaluate_file(
     qrels,
     path,
     measures=None,
+    options: JudgeOptions | None = None,
     *,
-    rel_level: int = 1,
-    depth: int | None = None,
-    judged_only: bool = False,
-    complete: bool = False,
-    compat: int = 10,
     aggregate_by: str = "macro",
     skip_no_relevant: bool = False,
     collection_size: int | None = None,
-    duplicates: str = "error",
     name: str | None = None,
     chunk_bytes: int | None = None,
     progress: bool = True,
+    **judging,
 ):
     """:func:`cranfield.evaluate` for one TREC run file, streamed (same Results).
 
@@ -296,27 +283,13 @@ def evaluate_file(
     )
     from .qrels import Qrels
 
+    opts = merged(options, judging)
     if aggregate_by not in ("macro", "micro"):
         raise ParameterError("aggregate_by", "'macro' or 'micro'", aggregate_by)
     qrels = qrels if isinstance(qrels, Qrels) else Qrels.coerce(qrels)
     measure_list = as_measures(DEFAULT_MEASURES if measures is None else measures)
     if collection_size is not None:
         measure_list = [_with_collection_size(m, collection_size) for m in measure_list]
-    jr = judge_file(
-        qrels,
-        path,
-        rel_level=rel_level,
-        depth=depth,
-        judged_only=judged_only,
-        complete=complete,
-        compat=compat,
-        duplicates=duplicates,
-        name=name,
-        chunk_bytes=chunk_bytes,
-        progress=progress,
-    )
-    options = dict(
-        rel_level=rel_level, depth=depth, judged_only=judged_only, complete=complete, compat=compat
-    )
+    jr = judge_file(qrels, path, opts, name=name, chunk_bytes=chunk_bytes, progress=progress)
     result = run_result(jr, jr.run_name, measure_list, aggregate_by, skip_no_relevant)
-    return Results(measure_list, [result], options)
+    return Results(measure_list, [result], opts.as_dict())

@@ -36,6 +36,7 @@ from .measures.registry import (
     trec_measures,
     trec_nicknames,
 )
+from .options import JudgeOptions, merged
 
 
 @dataclass
@@ -366,24 +367,26 @@ def run_trec_eval(
     qrels,
     run,
     measure_args: list[str],
+    options: JudgeOptions | None = None,
     *,
     per_query: bool = False,
-    complete: bool = False,
-    rel_level: int = 1,
     summary: bool = True,
-    judged_only: bool = False,
     num_docs_in_coll: int = 0,
-    depth: int | None = None,
     zscores_path: str | None = None,
-    compat: int = 10,
     notes=None,
     judged: JudgedRun | None = None,
+    **judging,
 ) -> str:
     """Evaluate like trec_eval and return its exact output text.
 
-    ``judged`` is the run already judged with these options (e.g. by
+    ``options`` (or its fields as keyword arguments: ``rel_level``, ``depth``,
+    ``judged_only``, ``complete``, ``compat``) are the
+    :class:`~cranfield.core.options.JudgeOptions` of ``-l/-M/-J/-c``. ``judged`` is the
+    run already judged with these options (e.g. by
     :func:`cranfield.core.streaming.judge_file`); ``run`` is then not read.
     """
+    opts = merged(options, judging)
+    complete, judged_only = opts.complete, opts.judged_only
     selected = select(measure_args)
     cols = columns(selected, num_docs_in_coll)
     ignored = [
@@ -394,19 +397,7 @@ def run_trec_eval(
             f"note: these measures take no parameters, ignored as trec_eval does: {' '.join(ignored)}"
         )
     zscores = read_zscores(zscores_path) if zscores_path else None
-    jr: JudgedRun = (
-        judged
-        if judged is not None
-        else judge(
-            qrels,
-            run,
-            rel_level=rel_level,
-            depth=depth,
-            judged_only=judged_only,
-            complete=complete,
-            compat=compat,
-        )
-    )
+    jr: JudgedRun = judged if judged is not None else judge(qrels, run, opts)
     require_queries(jr, jr.run_name)
     if not complete and notes is not None:
         all_topics = set(qrels.query_ids())

@@ -79,31 +79,24 @@ def read_partition(part: Partition, duplicates: str = "error", encoding: str = "
 
 def _clean(jr):
     """The JudgedRun without document rows or cached arrays (what is sent back)."""
-    from ..core.judged import JudgedRun
+    import dataclasses
 
-    return JudgedRun(
-        query_ids=jr.query_ids,
-        offsets=jr.offsets,
-        labels=jr.labels,
-        qrels_offsets=jr.qrels_offsets,
-        qrels_grades=jr.qrels_grades,
-        in_run=jr.in_run,
-        rel_level=jr.rel_level,
-        run_name=jr.run_name,
-        compat=jr.compat,
-    )
+    return dataclasses.replace(jr, doc_rows=None, doc_fix=None, _num_rel_cache={}, _memo={})
 
 
-def _evaluate_partition(qrels, part, measures, options, duplicates, want_judged):
-    """Worker task: the local engine on one partition -> list of :class:`PartRun`."""
+def _evaluate_partition(qrels, part, measures, options, want_judged):
+    """Worker task: the local engine on one partition -> list of :class:`PartRun`
+    (``options``: the JudgeOptions, ``complete`` applied on the client)."""
     import pyarrow.compute as pc
 
     from ..core.evaluation import evaluate
     from ..core.judged import qrels_side
+    from ..core.options import JudgeOptions
 
     topics = qrels_side(qrels)[0]  # kept by the qrels object: once per worker
+    local = JudgeOptions.of(options, complete=False)
     out = []
-    for run in read_partition(part, duplicates):
+    for run in read_partition(part, options.duplicates):
         run_queries = pc.unique(run.table["query_id"])
         shared = pc.is_in(run_queries, value_set=topics).to_numpy(False)
         ids = np.asarray(run_queries.to_pylist(), dtype=object)
@@ -111,7 +104,7 @@ def _evaluate_partition(qrels, part, measures, options, duplicates, want_judged)
             empty = np.zeros(0, dtype=object)
             out.append(PartRun(run.name, ids, empty, {m: empty for m in measures}, empty))
             continue
-        result = evaluate(qrels, {run.name: run}, measures, **options).runs[0]
+        result = evaluate(qrels, {run.name: run}, measures, options=local).runs[0]
         jr = result.judged
         out.append(
             PartRun(
@@ -126,15 +119,16 @@ def _evaluate_partition(qrels, part, measures, options, duplicates, want_judged)
     return out
 
 
-def _read_qrels_partition(path):
+def _read_qrels_partition(path, fractional):
     from ..core.qrels import Qrels
 
-    return Qrels.read(path)
+    return Qrels.read(path, fractional=fractional)
 
 
-def load_qrels(qrels, client):
+def load_qrels(qrels, client, fractional: bool = False):
     """The Qrels: read on the client, or, for a directory or pattern, read partition by
-    partition in the workers, checked for a topic in two partitions, and joined.
+    partition in the workers, checked for a topic in two partitions, and joined
+    (``fractional``: relevance as real numbers, :meth:`cranfield.Qrels.read`).
 
     With ``client=None`` a partitioned input is returned as it is (to be read later).
     """
@@ -150,21 +144,24 @@ def load_qrels(qrels, client):
             if client is None:
                 return qrels
             task = remote(_read_qrels_partition)
-            futures = [client.submit(task, p, pure=False) for p in found]
+            futures = [client.submit(task, p, fractional, pure=False) for p in found]
             parts = gather(client, futures, found, "qrels partitions")
             check_disjoint([q.query_ids() for q in parts], found, "the qrels")
             table = pa.concat_tables([q.table for q in parts])
             return Qrels._wrap(table, os.fspath(qrels))
+    if isinstance(qrels, (str, os.PathLike)):
+        return Qrels.read(qrels, fractional=fractional)
     return Qrels.coerce(qrels)
 
 
-def _merge(qrels, name, parts, labels, measures, *, complete, rel_level, compat, micro, keep_rel):
+def _merge(qrels, name, parts, labels, measures, *, options, micro, keep_rel):
     """The RunResult of one run from its partitions' :class:`PartRun` values."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
     from ..core.evaluation import RunResult, aggregate, micro_aggregate, require_queries
     from ..core.judged import concat, qrels_side
+    from ..core.options import JudgeOptions
 
     check_disjoint([p.run_queries for p in parts], labels, f"run {name!r}")
     topics = qrels_side(qrels)[0]  # byte order: trec_eval's topic order
@@ -175,10 +172,10 @@ def _merge(qrels, name, parts, labels, measures, *, complete, rel_level, compat,
     values = {m: [np.asarray(p.values[m]) for p in parts] for m in measures}
     has_rel = [np.asarray(p.has_rel, dtype=bool) for p in parts]
     empty_run = None
-    if complete:
+    if options.complete:
         missing = np.setdiff1d(np.arange(len(topics)), code)
         if len(missing):
-            empty_run = concat(qrels, [], complete=True, rel_level=rel_level, compat=compat)
+            empty_run = concat(qrels, [], JudgeOptions.of(options, complete=True))
             code = np.concatenate([code, missing])
             for m in measures:
                 values[m].append(m.compute(empty_run)[missing])
@@ -200,9 +197,7 @@ def _merge(qrels, name, parts, labels, measures, *, complete, rel_level, compat,
         judged = concat(
             qrels,
             [p.judged for p in parts if p.judged is not None and p.judged.num_queries],
-            complete=complete,
-            rel_level=rel_level,
-            compat=compat,
+            options,
             run_name=name,
         )
         for m in whole:
@@ -240,29 +235,28 @@ def _joined(arrays: list[np.ndarray]) -> np.ndarray:
 def evaluate_dask(
     qrels,
     runs,
-    measures,
+    measures=None,
     *,
     client=None,
     scheduler: str | None = None,
-    duplicates: str = "error",
-    rel_level: int = 1,
-    depth: int | None = None,
-    judged_only: bool = False,
-    complete: bool = False,
-    compat: int = 10,
+    options=None,
     aggregate_by: str = "macro",
     skip_no_relevant: bool = False,
     collection_size: int | None = None,
+    **judging,
 ):
     """:func:`cranfield.evaluate` on a Dask cluster (see the module docstring).
 
     ``runs`` is one input or a list of inputs, each a TREC/Parquet/CSV/TSV file, a
-    directory or glob pattern of partitions, or a :class:`~cranfield.Run`; ``client``
-    a ``distributed.Client`` (default: the current one, else a ``LocalCluster`` sized to
-    the machine); ``scheduler`` the address of a scheduler to connect to instead. The
-    other parameters are :func:`cranfield.evaluate`'s; the result is the same
-    :class:`~cranfield.core.evaluation.Results`, except that ``RunResult.judged`` is
-    None unless ``aggregate_by="micro"``.
+    directory or glob pattern of partitions, or a :class:`~cranfield.Run` (a list or
+    tuple of these: the partitions of one run); ``client`` a ``distributed.Client``
+    (default: the current one, else a ``LocalCluster`` sized to the machine);
+    ``scheduler`` the address of a scheduler to connect to instead. ``options`` (a
+    :class:`~cranfield.core.options.JudgeOptions`) or the judging keywords
+    (``rel_level``, ``depth``, ``judged_only``, ``complete``, ``compat``,
+    ``duplicates``) and the other parameters are :func:`cranfield.evaluate`'s; the
+    result is the same :class:`~cranfield.core.evaluation.Results`, except that
+    ``RunResult.judged`` is None unless pooled labels were needed (micro averages).
     """
     from ..core.evaluation import (
         DEFAULT_MEASURES,
@@ -271,9 +265,11 @@ def evaluate_dask(
         as_measures,
         distinct_run_names,
     )
+    from ..core.options import merged
     from ..core.run import _default_name
     from ..errors import ParameterError
 
+    opts = merged(options, judging)
     if aggregate_by not in ("macro", "micro"):
         raise ParameterError("aggregate_by", "'macro' or 'micro'", aggregate_by)
     measure_list = as_measures(DEFAULT_MEASURES if measures is None else measures)
@@ -284,7 +280,6 @@ def evaluate_dask(
 
         runs = as_runs(runs)
     parts = partitions(runs, _default_name)
-    judge_options = dict(rel_level=rel_level, depth=depth, judged_only=judged_only, compat=compat)
     want_judged = aggregate_by == "micro" or any(map(depends_on_whole_run, measure_list))
     with connect(client, scheduler) as dask_client:
         qrels = load_qrels(qrels, dask_client)
@@ -295,16 +290,7 @@ def evaluate_dask(
         ]
         task = remote(_evaluate_partition)
         futures = [
-            dask_client.submit(
-                task,
-                shared_qrels,
-                p,
-                measure_list,
-                judge_options,
-                duplicates,
-                want_judged,
-                pure=False,
-            )
+            dask_client.submit(task, shared_qrels, p, measure_list, opts, want_judged, pure=False)
             for p in inputs
         ]
         answers = gather(dask_client, futures, [p.label for p in parts])
@@ -323,18 +309,13 @@ def evaluate_dask(
             [pr for pr, _ in groups[key]],
             [label for _, label in groups[key]],
             measure_list,
-            complete=complete,
-            rel_level=rel_level,
-            compat=compat,
+            options=opts,
             micro=aggregate_by == "micro",
             keep_rel=skip_no_relevant,
         )
         for key, name in zip(keys, names, strict=True)
     ]
-    options = dict(
-        rel_level=rel_level, depth=depth, judged_only=judged_only, complete=complete, compat=compat
-    )
-    return Results(measure_list, results, options)
+    return Results(measure_list, results, opts.as_dict())
 
 
 def _group_source(parts: list[Partition], group: int) -> str | None:
@@ -351,43 +332,34 @@ def _group_source(parts: list[Partition], group: int) -> str | None:
 def judge_dask(
     qrels,
     run,
+    options=None,
     *,
     client=None,
     scheduler: str | None = None,
-    rel_level: int = 1,
-    depth: int | None = None,
-    judged_only: bool = False,
-    complete: bool = False,
-    compat: int = 10,
     encoding: str = "utf-8",
+    **judging,
 ):
     """The :class:`~cranfield.core.judged.JudgedRun` of one partitioned run, judged in
     the workers and joined on the client (:func:`cranfield.core.judged.concat`, as
     streaming joins pieces): what ``cranfield trec_eval --engine dask`` measures.
     Moves one byte per ranked document to the client."""
     from ..core.judged import concat
+    from ..core.options import merged
     from ..core.run import _default_name
 
+    opts = merged(options, judging)
     parts = partitions(run, _default_name)
-    options = dict(rel_level=rel_level, depth=depth, judged_only=judged_only, compat=compat)
     with connect(client, scheduler) as dask_client:
         shared_qrels = dask_client.scatter(qrels, broadcast=True, hash=False)
         task = remote(_judge_partition)
         futures = [
-            dask_client.submit(task, shared_qrels, p, options, encoding, pure=False) for p in parts
+            dask_client.submit(task, shared_qrels, p, opts, encoding, pure=False) for p in parts
         ]
         answers = gather(dask_client, futures, [p.label for p in parts])
     check_disjoint([ids for ids, _, _ in answers], [p.label for p in parts], "the run")
     pieces = [jr for _, jr, _ in answers if jr.num_queries]
     # the local reader names a run by the tag of its last line
-    return concat(
-        qrels,
-        pieces,
-        complete=complete,
-        rel_level=rel_level,
-        compat=compat,
-        run_name=answers[-1][2],
-    )
+    return concat(qrels, pieces, opts, run_name=answers[-1][2])
 
 
 def _judge_partition(qrels, part, options, encoding):
@@ -395,22 +367,24 @@ def _judge_partition(qrels, part, options, encoding):
     import pyarrow.compute as pc
 
     from ..core.judged import judge
+    from ..core.options import JudgeOptions
 
-    (run,) = read_partition(part, "error", encoding)
+    (run,) = read_partition(part, options.duplicates, encoding)
     ids = np.asarray(pc.unique(run.table["query_id"]).to_pylist(), dtype=object)
-    jr = judge(qrels, run, complete=False, **options)
+    jr = judge(qrels, run, JudgeOptions.of(options, complete=False))
     return ids, _clean(jr), run.name
 
 
 ENGINES = ("local", "dask")
 
 
-def run_engine(engine: str, client, qrels, runs, measures, options: dict):
-    """:func:`cranfield.evaluate`'s dispatch on ``engine`` other than the local one."""
+def run_engine(engine: str, client, qrels, runs, measures, options, other: dict):
+    """:func:`cranfield.evaluate`'s dispatch on ``engine`` other than the local one
+    (``options``: the JudgeOptions; ``other``: the rest of evaluate's keywords)."""
     from ..errors import ParameterError
 
     if engine not in ENGINES:
         raise ParameterError("engine", " or ".join(map(repr, ENGINES)), engine)
     if engine == "local":
         raise ParameterError("client", "None with engine='local'", client)
-    return evaluate_dask(qrels, runs, measures, client=client, **options)
+    return evaluate_dask(qrels, runs, measures, client=client, options=options, **other)

@@ -60,20 +60,55 @@ class Aggregate:
         vals = np.asarray(self.judgments.scale.values, np.int64)
         return np.where(self.label >= 0, vals[np.maximum(self.label, 0)], -1)
 
-    def to_qrels(self):
-        """The aggregated labels as Qrels (abstentions left out), in item order."""
+    def expected_gains(self, gains=None) -> np.ndarray:
+        """Per item, the expected gain under the posterior (soft label):
+        ``sum_l P(l) * gain(l)``, where ``gain(l)`` is the label's value on the scale or
+        ``gains[value]`` (a ``{label value: gain}`` mapping; unlisted labels keep their
+        value). With the linear gains of trec_eval's nDCG (gain = grade) this is the
+        expected nDCG gain of the document. A nominal scale has no values to average:
+        it needs ``gains``.
+        """
+        scale = self.judgments.scale
+        if scale.level == "nominal" and not gains:
+            raise ParameterError(
+                "gains", "a gain per label for a nominal scale (its labels are unordered)", gains
+            )
+        table = dict(gains or {})
+        unknown = sorted(set(table) - set(scale.values))
+        if unknown:
+            raise ParameterError("gains", "labels of the scale " + scale.describe(), unknown[0])
+        values = np.array([float(table.get(v, v)) for v in scale.values], np.float64)
+        return self.posterior @ values
+
+    def to_qrels(self, soft: bool = False, gains=None):
+        """The aggregated labels as Qrels, in item order.
+
+        Hard labels (default): the chosen label of each item, abstentions left out.
+        ``soft=True``: every item with its :meth:`expected_gains` (``gains``: see
+        there) as fractional relevance, a ``Qrels(fractional=True)``, for the measures
+        that take fractional gains (nDCG and the other graded measures; binary measures
+        call a document relevant when its expected gain reaches the relevance level).
+        """
         from ..core.qrels import Qrels
 
-        keep = self.label >= 0
-        vals = np.asarray(self.judgments.scale.values, np.int64)[self.label[keep]]
+        j = self.judgments
+        if soft:
+            keep = np.ones(j.n_items, dtype=bool)
+            relevance = pa.array(self.expected_gains(gains), pa.float64())
+        else:
+            if gains is not None:
+                raise ParameterError("gains", "None unless soft=True", gains)
+            keep = self.label >= 0
+            vals = np.asarray(j.scale.values, np.int64)[self.label[keep]]
+            relevance = pa.array(vals, pa.int64())
         table = pa.table(
             {
-                "query_id": pa.array(self.judgments.topics[keep].tolist(), pa.string()),
-                "doc_id": pa.array(self.judgments.documents[keep].tolist(), pa.string()),
-                "relevance": pa.array(vals, pa.int64()),
+                "query_id": pa.array(j.topics[keep].tolist(), pa.string()),
+                "doc_id": pa.array(j.documents[keep].tolist(), pa.string()),
+                "relevance": relevance,
             }
         )
-        return Qrels(table, source=f"aggregate({self.info.get('method')})")
+        return Qrels(table, source=f"aggregate({self.info.get('method')})", fractional=soft)
 
     def posterior_table(self) -> str:
         """TSV text: topic, document, label (empty if abstained), votes, then
@@ -165,6 +200,39 @@ def _clamp(t: np.ndarray, gold: np.ndarray | None) -> np.ndarray:
     return t
 
 
+def _em_start(j: Judgments, gold, tolerance, max_iterations):
+    """The checks and the start shared by the EM models: (vote shares with gold pairs
+    clamped, votes per item, ``assessor * K + label`` per judgment)."""
+    if not tolerance > 0:
+        raise ParameterError("tolerance", "a number > 0", tolerance)
+    if int(max_iterations) != max_iterations or max_iterations < 1:
+        raise ParameterError("max_iterations", "an integer >= 1", max_iterations)
+    t, votes = _shares(j)
+    return _clamp(t, gold), votes, j.assessor * j.scale.size + j.label
+
+
+def _em(step, state, tolerance: float, max_iterations: int):
+    """Iterate ``state, objective = step(state)`` until the objective (per judgment)
+    rises by less than ``tolerance`` or ``max_iterations`` steps; returns the last
+    state and the fit's ``info`` entries (iterations, converged, tolerance,
+    max_iterations, log_likelihood)."""
+    value, iterations, converged = -np.inf, 0, False
+    for iterations in range(1, int(max_iterations) + 1):  # noqa: B007
+        state, new = step(state)
+        if new - value < tolerance:
+            converged, value = True, new
+            break
+        value = new
+    fit = {
+        "iterations": iterations,
+        "converged": converged,
+        "tolerance": tolerance,
+        "max_iterations": int(max_iterations),
+        "log_likelihood": float(value),
+    }
+    return state, fit
+
+
 def dawid_skene(
     j: Judgments,
     *,
@@ -190,15 +258,8 @@ def dawid_skene(
     Every step is whole-array:
     ``bincount`` over judgments, no loop over items or assessors.
     """
-    if not tolerance > 0:
-        raise ParameterError("tolerance", "a number > 0", tolerance)
-    if int(max_iterations) != max_iterations or max_iterations < 1:
-        raise ParameterError("max_iterations", "an integer >= 1", max_iterations)
-    k = j.scale.size
-    n_a = j.n_assessors
-    t, votes = _shares(j)
-    t = _clamp(t, gold)
-    key = j.assessor * k + j.label
+    k, n_a = j.scale.size, j.n_assessors
+    t, votes, key = _em_start(j, gold, tolerance, max_iterations)
 
     def m_step(t):
         priors = np.maximum(t.mean(axis=0), EPS)
@@ -218,9 +279,8 @@ def dawid_skene(
         )
         return per_item + np.log(priors)[None, :]
 
-    priors, conf = m_step(t)
-    elbo, iterations, converged = -np.inf, 0, False
-    for iterations in range(1, int(max_iterations) + 1):  # noqa: B007
+    def step(state):
+        _, priors, conf = state
         logits = log_terms(priors, conf)
         logits -= logits.max(axis=1, keepdims=True)
         t = np.exp(logits)
@@ -230,24 +290,11 @@ def dawid_skene(
         joint = (t * log_terms(priors, conf)).sum()
         with np.errstate(divide="ignore", invalid="ignore"):
             entropy = -np.where(t > 0, t * np.log(np.where(t > 0, t, 1)), 0).sum()
-        new = (joint + entropy) / len(j)
-        if new - elbo < tolerance:
-            converged = True
-            elbo = new
-            break
-        elbo = new
-    label = _pick(t, ties, seed)
-    info = {
-        "method": "dawid-skene",
-        "iterations": iterations,
-        "converged": converged,
-        "tolerance": tolerance,
-        "max_iterations": int(max_iterations),
-        "log_likelihood": float(elbo),
-        "priors": priors.tolist(),
-        "confusion": conf,
-    }
-    return Aggregate(j, label, t, votes, info)
+        return (t, priors, conf), (joint + entropy) / len(j)
+
+    (t, priors, conf), fit = _em(step, (t, *m_step(t)), tolerance, max_iterations)
+    info = {"method": "dawid-skene", **fit, "priors": priors.tolist(), "confusion": conf}
+    return Aggregate(j, _pick(t, ties, seed), t, votes, info)
 
 
 def mace(
@@ -278,15 +325,9 @@ def mace(
     plain EM estimate. ``info["competence"]`` holds ``theta`` per assessor: a spammer's
     is near 0.
     """
-    if not tolerance > 0:
-        raise ParameterError("tolerance", "a number > 0", tolerance)
-    if int(max_iterations) != max_iterations or max_iterations < 1:
-        raise ParameterError("max_iterations", "an integer >= 1", max_iterations)
     k, n_a = j.scale.size, j.n_assessors
-    t, votes = _shares(j)
-    t = _clamp(t, gold)
+    t, votes, key = _em_start(j, gold, tolerance, max_iterations)
     per = np.bincount(j.assessor, minlength=n_a).astype(np.float64)
-    key = j.assessor * k + j.label
 
     def m_step(t, theta, xi):
         truthful = t[j.item, j.label] * theta[j.assessor]
@@ -310,24 +351,17 @@ def mace(
         loglik = float((np.log(total) + top).sum() - j.n_items * np.log(k))
         return like / total, loglik
 
-    theta, xi = m_step(t, np.full(n_a, 0.5), np.full(n_a * k, 1 / k))
-    loglik, iterations, converged = -np.inf, 0, False
-    for iterations in range(1, int(max_iterations) + 1):  # noqa: B007
+    def step(state):
+        _, theta, xi = state
         t, new = e_step(theta, xi)
         t = _clamp(t, gold)
-        theta, xi = m_step(t, theta, xi)
-        new /= len(j)
-        if new - loglik < tolerance:
-            converged, loglik = True, new
-            break
-        loglik = new
+        return (t, *m_step(t, theta, xi)), new / len(j)
+
+    start = (t, *m_step(t, np.full(n_a, 0.5), np.full(n_a * k, 1 / k)))
+    (t, theta, xi), fit = _em(step, start, tolerance, max_iterations)
     info = {
         "method": "mace",
-        "iterations": iterations,
-        "converged": converged,
-        "tolerance": tolerance,
-        "max_iterations": int(max_iterations),
-        "log_likelihood": loglik,
+        **fit,
         "competence": theta.tolist(),
         "strategy": xi.reshape(n_a, k).tolist(),
     }

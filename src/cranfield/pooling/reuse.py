@@ -292,11 +292,8 @@ def _figures(result, variants, names, group_of, full, reduced, against_full: boo
         result.measures.append(MeasureReuse(label, changes, corr["kendall_tau"], corr["tau_ap"]))
 
 
-def subsample_mask(qrels, fraction: float, *, stratified: bool = False, seed: int = 0):
-    """Which qrels rows a subsample keeps (boolean array in qrels row order):
-    ``round(fraction * N)`` rows drawn uniformly without replacement, or
-    (``stratified``) ``round(fraction * n_t)`` rows of every topic t, by
-    ``numpy.random.default_rng(seed)``."""
+def _check_subsample(fraction, seed) -> None:
+    """The parameters of a subsample: a fraction in (0, 1] and a seed >= 0."""
     if (
         isinstance(fraction, bool)
         or not isinstance(fraction, (int, float))
@@ -305,6 +302,14 @@ def subsample_mask(qrels, fraction: float, *, stratified: bool = False, seed: in
         raise ParameterError("fraction", "a number in (0, 1]", fraction)
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise ParameterError("seed", "an integer >= 0", seed)
+
+
+def subsample_mask(qrels, fraction: float, *, stratified: bool = False, seed: int = 0):
+    """Which qrels rows a subsample keeps (boolean array in qrels row order):
+    ``round(fraction * N)`` rows drawn uniformly without replacement, or
+    (``stratified``) ``round(fraction * n_t)`` rows of every topic t, by
+    ``numpy.random.default_rng(seed)``."""
+    _check_subsample(fraction, seed)
     n = qrels.table.num_rows
     draw = np.random.default_rng(int(seed)).random(n)
     if stratified:
@@ -353,14 +358,7 @@ def subsample_judgments(
     """
     from ..core.evaluation import evaluate
 
-    if (
-        isinstance(fraction, bool)
-        or not isinstance(fraction, (int, float))
-        or not (0.0 < float(fraction) <= 1.0)
-    ):
-        raise ParameterError("fraction", "a number in (0, 1]", fraction)
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ParameterError("seed", "an integer >= 0", seed)
+    _check_subsample(fraction, seed)
     qrels, run_list, measure_list = _inputs(qrels, runs, measures)
     names = [r.name for r in run_list]
     keep = subsample_mask(qrels, fraction, stratified=stratified, seed=seed)

@@ -1,7 +1,8 @@
 """Columnar sources: Arrow tables, pandas and polars DataFrames, Parquet, CSV/TSV, dicts.
 
 Every source is normalised to cranfield's schema — ``query_id: string``,
-``doc_id: string`` and ``relevance: int64`` (qrels) or ``score: float64`` (runs) — with
+``doc_id: string`` and ``relevance: int64`` (qrels; float64 with ``fractional=True``)
+or ``score: float64`` (runs) — with
 the rows in their original order. Column names are matched case-insensitively against
 common aliases (``qid``, ``docno``, ``rel``, ``grade``, ...). Integer id columns become
 their decimal text (``str(7) == "7"``); floating-point ids are refused because ``7.0``
@@ -112,13 +113,30 @@ def _first(mask, message: str, source: str | None, row_of) -> None:
         raise InputError(f"{message} in {row_of(row)}", source=source)
 
 
-def _value_column(col: pa.ChunkedArray, value: str, source: str | None, row_of) -> pa.ChunkedArray:
+def _fractional_column(col: pa.ChunkedArray, source: str | None, row_of) -> pa.ChunkedArray:
+    """Relevance as real numbers (float64): fractional gains, e.g. expected gains."""
+    t = col.type
+    if pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_decimal(t):
+        _no_nulls(col, "relevance", source, row_of)
+        f = col.cast(pa.float64())
+        _first(pc.invert(pc.is_finite(f)), "relevance grade is not a finite number", source, row_of)
+        return f
+    if pa.types.is_string(t) or pa.types.is_large_string(t):
+        _not_numbers(col, "relevance grade", "a number", source, row_of)
+    raise InputError(f"relevance column has type {t}; expected numbers", source=source)
+
+
+def _value_column(
+    col: pa.ChunkedArray, value: str, source: str | None, row_of, fractional: bool = False
+) -> pa.ChunkedArray:
     t = col.type
     if pa.types.is_dictionary(t):
         col = col.cast(t.value_type)
         t = t.value_type
     if pa.types.is_null(t):  # every value missing
         _no_nulls(col, value, source, row_of)
+    if value == "relevance" and fractional:
+        return _fractional_column(col, source, row_of)
     if value == "relevance":
         if pa.types.is_integer(t):
             _no_nulls(col, value, source, row_of)
@@ -191,14 +209,20 @@ def normalise(
     duplicates: str = "error",
     line_of: Callable[[int], int] | None = None,
     plain_ids: bool = False,
+    fractional: bool = False,
 ) -> pa.Table:
     """Validate and convert any Arrow table to the cranfield schema (order kept).
 
     ``line_of`` maps a 0-based row to a file line number for messages (CSV files);
     without it rows are quoted as ``row N`` (1-based). ``plain_ids`` refuses ids
-    with whitespace or control characters (files: CSV, TSV, Parquet).
+    with whitespace or control characters (files: CSV, TSV, Parquet). ``fractional``
+    (qrels only) keeps relevance as real numbers (float64) instead of integer grades.
     """
     dedup.check_policy(duplicates)
+    if fractional and value != "relevance":
+        from ...errors import ParameterError
+
+        raise ParameterError("fractional", "False for runs (it applies to qrels)", fractional)
     if not isinstance(table, pa.Table):
         raise InputError(f"expected a pyarrow.Table, got {type(table).__name__}", source=source)
 
@@ -210,7 +234,7 @@ def normalise(
         {
             "query_id": _id_column(t["query_id"], "query_id", source, row_of),
             "doc_id": _id_column(t["doc_id"], "doc_id", source, row_of),
-            value: _value_column(t[value], value, source, row_of),
+            value: _value_column(t[value], value, source, row_of, fractional),
         }
     )
     if plain_ids:
@@ -223,7 +247,9 @@ def normalise(
 # -- files -----------------------------------------------------------------------------------
 
 
-def read_parquet(path, value: str, duplicates: str = "error") -> tuple[pa.Table, str]:
+def read_parquet(
+    path, value: str, duplicates: str = "error", fractional: bool = False
+) -> tuple[pa.Table, str]:
     import pyarrow.parquet as pq
 
     source = source_name(path)
@@ -237,10 +263,14 @@ def read_parquet(path, value: str, duplicates: str = "error") -> tuple[pa.Table,
         table = pq.read_table(str(src) if isinstance(src, Path) else pa.BufferReader(src))
     except (pa.ArrowInvalid, OSError) as exc:
         raise InputError(f"cannot read Parquet: {exc}", source=source) from exc
-    return normalise(table, value, source, duplicates, plain_ids=True), source
+    return normalise(
+        table, value, source, duplicates, plain_ids=True, fractional=fractional
+    ), source
 
 
-def read_delimited(path_or_file, value: str, delimiter: str, duplicates: str = "error"):
+def read_delimited(
+    path_or_file, value: str, delimiter: str, duplicates: str = "error", fractional: bool = False
+):
     """A CSV/TSV file with a header row naming the columns (aliases accepted)."""
     import pyarrow.csv as pacsv
 
@@ -282,14 +312,22 @@ def read_delimited(path_or_file, value: str, delimiter: str, duplicates: str = "
     if table.num_rows == 0:
         raise InputError("no data rows after the header", source=source)
     return normalise(
-        table, value, source, duplicates, line_of=lambda r: r + 2, plain_ids=True
+        table,
+        value,
+        source,
+        duplicates,
+        line_of=lambda r: r + 2,
+        plain_ids=True,
+        fractional=fractional,
     ), source
 
 
 # -- in-memory objects ------------------------------------------------------------------------
 
 
-def from_dict(d: Mapping, value: str, source: str | None, duplicates: str = "error") -> pa.Table:
+def from_dict(
+    d: Mapping, value: str, source: str | None, duplicates: str = "error", fractional: bool = False
+) -> pa.Table:
     if not isinstance(d, Mapping):
         raise InputError(
             f"expected a mapping {{qid: {{docid: value}}}}, got {type(d).__name__}", source=source
@@ -306,7 +344,13 @@ def from_dict(d: Mapping, value: str, source: str | None, duplicates: str = "err
         qids.extend([str(q)] * len(inner))
         docs.extend(str(k) for k in inner)
         vals.extend(inner.values())
-    if value == "relevance":
+    if value == "relevance" and fractional:
+        numeric = (int, float, np.integer, np.floating)
+        bad = next((v for v in vals if not isinstance(v, numeric) or isinstance(v, bool)), None)
+        if bad is not None:
+            raise InputError(f"relevance grade {bad!r} is not a number", source=source)
+        arr = pa.array([float(v) for v in vals], pa.float64())
+    elif value == "relevance":
         if not all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in vals):
             bad = next(
                 v for v in vals if not isinstance(v, (int, np.integer)) or isinstance(v, bool)
@@ -322,16 +366,20 @@ def from_dict(d: Mapping, value: str, source: str | None, duplicates: str = "err
     table = pa.table(
         {"query_id": pa.array(qids, pa.string()), "doc_id": pa.array(docs, pa.string()), value: arr}
     )
-    return normalise(table, value, source, duplicates)
+    return normalise(table, value, source, duplicates, fractional=fractional)
 
 
-def from_pandas(df, value: str, source: str | None, duplicates: str = "error") -> pa.Table:
+def from_pandas(
+    df, value: str, source: str | None, duplicates: str = "error", fractional: bool = False
+) -> pa.Table:
     pa_table = pa.Table.from_pandas(df, preserve_index=False)
-    return normalise(pa_table, value, source, duplicates)
+    return normalise(pa_table, value, source, duplicates, fractional=fractional)
 
 
-def from_polars(df, value: str, source: str | None, duplicates: str = "error") -> pa.Table:
-    return normalise(df.to_arrow(), value, source, duplicates)
+def from_polars(
+    df, value: str, source: str | None, duplicates: str = "error", fractional: bool = False
+) -> pa.Table:
+    return normalise(df.to_arrow(), value, source, duplicates, fractional=fractional)
 
 
 def to_dict(table: pa.Table, value: str) -> dict[str, dict]:

@@ -46,6 +46,7 @@ class Layout:
     names: tuple[str, ...]  # one per field, in file order
     value: str  # "score" or "relevance"
     exact: bool  # qrels need exactly len(names) fields; runs at least
+    fractional: bool = False  # qrels: relevance read as a real number (parse_relevance)
 
     @property
     def nfields(self) -> int:
@@ -67,6 +68,9 @@ class Layout:
 
 RUN = Layout("run", ("query_id", "iter", "doc_id", "rank", "score", "tag"), "score", False)
 QRELS = Layout("qrels", ("query_id", "iter", "doc_id", "relevance"), "relevance", True)
+FRACTIONAL_QRELS = Layout(
+    "qrels", ("query_id", "iter", "doc_id", "relevance"), "relevance", True, fractional=True
+)
 _FIELDS = {"run": "qid iter docno rank score tag", "qrels": "qid iter docno rel"}
 
 
@@ -495,6 +499,33 @@ def parse_grades(col: pa.ChunkedArray | pa.Array) -> tuple[pa.Array, int | None]
         raise
 
 
+_REAL = r"^[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?$"
+
+
+def parse_relevance(
+    col: pa.ChunkedArray | pa.Array, fractional: bool = False
+) -> tuple[pa.Array, int | None]:
+    """The relevance field: :func:`parse_grades` (int64, as trec_eval's ``atol``), or
+    with ``fractional`` a real number (float64: ``[+-]digits[.digits][e[+-]digits]``;
+    ``inf``, ``nan`` and hexadecimal forms are refused).
+
+    Returns the array and ``None``, or an empty array and the index of the first
+    invalid value.
+    """
+    if not fractional:
+        return parse_grades(col)
+    if isinstance(col, pa.ChunkedArray):
+        col = col.combine_chunks()
+    ok = keys.bools(pc.match_substring_regex(col, _REAL))  # bytes that are not UTF-8 fail
+    if not ok.all():
+        return pa.array([], pa.float64()), int(np.flatnonzero(~ok)[0])
+    values = pc.cast(col.cast(pa.string()), pa.float64())  # ASCII now
+    finite = keys.bools(pc.is_finite(values))
+    if not finite.all():  # beyond the double range, e.g. 1e999
+        return pa.array([], pa.float64()), int(np.flatnonzero(~finite)[0])
+    return values, None
+
+
 def _finish(
     table: pa.Table,
     layout: Layout,
@@ -521,11 +552,12 @@ def _finish(
             raise InputError("score is NaN", source=source, line=line_of(row))
         value = score
     else:
-        value, bad = parse_grades(table["relevance"])
+        value, bad = parse_relevance(table["relevance"], layout.fractional)
         if bad is not None:
             raw = table["relevance"][bad].as_py()
+            kind = "a finite number" if layout.fractional else "an integer"
             raise InputError(
-                f"relevance grade {shown(raw)} is not an integer", source=source, line=line_of(bad)
+                f"relevance grade {shown(raw)} is not {kind}", source=source, line=line_of(bad)
             )
     convert = _latin1 if encoding == "latin-1" else _utf8
     ids = {

@@ -32,6 +32,7 @@ from .registry import (
     aggregate="sum",
     kind="int",
     family="count",
+    fractional="judged",
 )
 def num_q(jr, cutoff):
     return np.ones(jr.num_queries, dtype=np.float64)
@@ -163,7 +164,7 @@ def relstring_values(jr, n: int) -> np.ndarray:
     labels = jr.labels[np.repeat(jr.offsets[:-1], depth) + segments.positions(bounds)]
     chars = np.full(len(labels), "<", dtype="<U1")
     digits = (labels >= 0) & (labels <= 9)
-    chars[digits] = np.array(list("0123456789"))[labels[digits]]
+    chars[digits] = np.array(list("0123456789"))[labels[digits].astype(np.int64)]
     chars[labels > 9] = ">"
     chars[labels == -1] = "-"
     chars[labels == -2] = "."
@@ -184,6 +185,7 @@ def relstring_values(jr, n: int) -> np.ndarray:
     aggregate="none",
     kind="str",
     family="count",
+    fractional="refused",
 )
 def relstring(jr, cutoff):
     return relstring_values(jr, 10 if cutoff is None else cutoff)

@@ -8,7 +8,14 @@ from __future__ import annotations
 
 import sys
 
-from .registry import CUTOFF_ALLOWED, MeasureDef, Param, all_definitions, case_twins
+from .registry import (
+    CUTOFF_ALLOWED,
+    FRACTIONAL,
+    MeasureDef,
+    Param,
+    all_definitions,
+    case_twins,
+)
 
 FAMILY_TITLES = {
     "set": "Set-based (Boolean retrieval)",
@@ -75,6 +82,7 @@ def describe(d: MeasureDef) -> str:
     lines.append(
         f"- **Edge cases**: {d.edge_cases or 'queries without relevant documents score 0; skip them from the mean with skip_no_relevant=True.'}"
     )
+    lines.append(f"- **Fractional relevance**: {d.fractional_use} ({FRACTIONAL[d.fractional_use]})")
     lines.append(f"- **Reference**: {d.reference}")
     if d.params:
         lines += ["", "| parameter | default | allowed | meaning |", "|---|---|---|---|"]
@@ -99,6 +107,19 @@ def render() -> str:
         "trec_eval names such as `ndcg_cut.10` and `P_5` are accepted too. Every parameter",
         "and cutoff is checked against the range in its table; a value outside it is refused",
         'with one message naming the range (see measure-language.md, "Parameter ranges").',
+        "",
+        "**Fractional relevance.** Qrels read with `fractional=True` (`cranfield eval",
+        "--fractional`), such as the expected gains `cranfield aggregate --soft` writes",
+        "(see [judgments.md](judgments.md)), hold real-valued relevance. Each measure says",
+        "how it reads them:",
+        "",
+        *[f"* *{use}*: {text};" for use, text in FRACTIONAL.items()],
+        "",
+        "Qrels of whole numbers give the same values either way, bit for bit. A `gains=`",
+        "map names whole grades, so it refuses non-integer values. Where a measure",
+        "transforms the value as a grade (`nDCG(dcg=exp-log2)`, ERR's 2^g - 1) an expected",
+        "grade is not an expected gain: to average gains, give them to `aggregate --soft",
+        "--gains` and use a linear-gain measure (nDCG's default `log2` form, DCG, CG).",
         "",
         "| measure | cutoff | summary |",
         "|---|---|---|",

@@ -60,7 +60,18 @@ JK = "Järvelin & Kekäläinen, 'Cumulated gain-based evaluation of IR technique
 
 
 def gain_of(labels: np.ndarray, gains=()) -> np.ndarray:
-    """Gain of each label: the grade itself (0 if unjudged) unless ``gains`` says otherwise."""
+    """Gain of each label: the grade itself (0 if unjudged) unless ``gains`` says otherwise.
+
+    Fractional grades (qrels read with ``fractional=True``) are their own gains; a
+    ``gains`` map names whole grades, so it is refused with non-integer grades.
+    """
+    if gains and labels.dtype.kind == "f" and bool((labels != np.floor(labels)).any()):
+        from ...errors import InputError
+
+        raise InputError(
+            "gains= maps whole grades to gains, and these qrels hold fractional values; "
+            "put the gains in the qrels instead (e.g. cranfield aggregate --soft --gains)"
+        )
     out = np.where(labels >= 0, labels, 0).astype(np.float64)
     for lvl, g in gains:
         out[labels == lvl] = g

@@ -6,6 +6,8 @@ a negative grade, gain 0) unless ``gains`` maps grades to other values.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ...errors import MeasureError
@@ -91,6 +93,11 @@ def _exclusive_cumsum(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
 MAX_ERR_GRADE = 53
 
 
+def _grade_text(grade) -> str:
+    """A grade as written in messages: whole grades as integers, fractions as %g."""
+    return str(int(grade)) if float(grade).is_integer() else f"{float(grade):g}"
+
+
 @measure(
     name="ERR",
     summary="Expected reciprocal rank: 1/rank where a cascade user stops, in expectation.",
@@ -117,8 +124,8 @@ def err(jr, cutoff, max_grade=4):
         labels = np.where(jr.rank <= cutoff, labels, 0)
     if len(labels) and labels.max() > max_grade:
         raise MeasureError(
-            f"ERR: grade {int(labels.max())} exceeds max_grade={max_grade}; "
-            f"use ERR(max_grade={int(labels.max())})"
+            f"ERR: grade {_grade_text(labels.max())} exceeds max_grade={max_grade}; "
+            f"use ERR(max_grade={math.ceil(labels.max())})"
         )
     g = np.where(labels > 0, labels, 0).astype(np.float64)
     stop = (np.exp2(g) - 1.0) / 2.0**max_grade
@@ -166,6 +173,7 @@ def _depth(jr, cutoff):
     "(use rel=1 for binary RBP). trec_eval's rbp (p = 0.9, gains min-max normalised) is a "
     "different family. Unjudged documents gain 0; see RBPResidual.",
     family="user",
+    fractional="gain",
 )
 def rbp_ir(jr, cutoff, p=0.8, rel=None):
     g = _rbp_gains(jr, rel)
@@ -187,6 +195,7 @@ def rbp_ir(jr, cutoff, p=0.8, rel=None):
     edge_cases="RBP + RBPResidual bounds the RBP of any completion of the judgments and "
     "of the ranking. An empty ranking has residual g_max.",
     family="user",
+    fractional="gain",
 )
 def rbp_residual(jr, cutoff, p=0.8, rel=None):
     depth = _depth(jr, cutoff)

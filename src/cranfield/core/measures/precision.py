@@ -486,6 +486,7 @@ def bin_g(jr, cutoff, rel=None):
     reference=f"{TREC}, m_unjudged.c",
     cutoff="rank",
     cutoff_required=True,
+    fractional="judged",
 )
 def unjudged_at(jr, cutoff):
     # unjudged in the top k = ranked in the top k - judged in the top k (exact counts)

@@ -143,6 +143,7 @@ def auprc(jr, cutoff, rel=None, method="interpolated"):
     cutoff="rank",
     edge_cases="0 for an empty ranking. A document with a negative qrels grade counts as "
     "judged (it is in the qrels), as in ir_measures. Without a cutoff the whole ranking.",
+    fractional="judged",
 )
 def judged_at(jr, cutoff):
     judged = jr.labels != NOT_POOLED

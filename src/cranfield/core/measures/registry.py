@@ -262,6 +262,16 @@ class TrecEval:
         return self.kind != "unsupported"
 
 
+#: How a measure family reads fractional relevance (qrels with real-valued gains, e.g.
+#: the expected gains ``cranfield aggregate --soft`` writes), as docs/measures.md says.
+FRACTIONAL = {
+    "gain": "the value is the document's gain, fraction included",
+    "threshold": "binarised: relevant when the value is at least the relevance level",
+    "judged": "reads only whether a document is judged, not its value",
+    "refused": "non-integer values are refused (grades are read as whole levels)",
+}
+
+
 @dataclass(frozen=True)
 class MeasureDef:
     """Declaration of a measure family.
@@ -287,6 +297,19 @@ class MeasureDef:
     edge_cases: str = ""
     family: str = "ranked"
     micro: Callable | None = field(default=None, repr=False)  # pooled-count aggregate
+    fractional: str | None = None  # see FRACTIONAL; None: by family (graded -> "gain")
+
+    def __post_init__(self) -> None:
+        if self.fractional is not None and self.fractional not in FRACTIONAL:
+            raise ValueError(f"{self.name}: bad fractional={self.fractional!r}")
+
+    @property
+    def fractional_use(self) -> str:
+        """How the family reads fractional gains (qrels read with ``fractional=True``):
+        a key of :data:`FRACTIONAL`."""
+        if self.fractional is not None:
+            return self.fractional
+        return "gain" if self.family == "graded" else "threshold"
 
     @property
     def trec_name(self) -> str | None:
@@ -560,7 +583,17 @@ class Measure:
         ``judged_only=True`` (ir_measures' parameter) is applied here, for every family
         that declares it: unjudged documents are dropped from the rankings before the
         kernel runs, as trec_eval ``-J`` does (:func:`cranfield.core.judged.judged_view`).
+        A family that refuses fractional gains (``fractional="refused"``) is refused
+        here, the one place, when the judged grades are not all whole numbers.
         """
+        if self.definition.fractional_use == "refused" and judged_run.fractional:
+            from ...errors import InputError
+
+            raise InputError(
+                f"{self} is not defined for fractional relevance (it reads grades as whole "
+                "levels) and these qrels hold non-integer values; evaluate it with integer "
+                "qrels"
+            )
         values = self.param_values()
         if values.pop("judged_only", False):
             from ..judged import judged_view

@@ -68,6 +68,7 @@ PERSISTENCE = Param(
     edge_cases="Gains outside [0, 1] are min-max normalised per query (trec_eval reads "
     "uninitialised memory here; cranfield uses the true min and max).",
     family="user",
+    fractional="refused",
 )
 def rbp(jr, cutoff, p=0.9, gains=()):
     # documents outside the pool have gain 0 (no term) unless a custom gain names -1
@@ -89,6 +90,7 @@ def rbp(jr, cutoff, p=0.9, gains=()):
     reference=f"{TREC}, m_rbp_resid.c; {MZ}",
     params=(PERSISTENCE,),
     family="user",
+    fractional="judged",
 )
 def rbp_resid(jr, cutoff, p=0.9):
     table = segments.powers(p, max(jr.max_len, 1) + 1)

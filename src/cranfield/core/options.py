@@ -1,0 +1,143 @@
+"""How a run is judged against qrels: one frozen, validated value.
+
+:class:`JudgeOptions` holds trec_eval's judging switches (``-l``, ``-M``, ``-J``,
+``-c``, the 9.x compatibility mode) and the policy for a document ranked twice. It is
+validated once, when it is made (scikit-learn style: every bad value is a
+:class:`~cranfield.errors.ParameterError` with the one message template), and then
+passed down unchanged: :func:`cranfield.evaluate`, ``streaming.judge_file`` /
+``evaluate_file``, ``trec_eval.run_trec_eval`` and :func:`cranfield.core.judged.judge`
+all take it (``options=``), and accept its fields as keyword arguments too.
+
+The module imports nothing heavy, so the command line can build the value before
+NumPy is loaded.
+"""
+
+from __future__ import annotations
+
+import numbers
+from dataclasses import asdict, dataclass, fields, replace
+
+from ..errors import ParameterError
+
+MIN_LEVEL, MAX_LEVEL = -(2**63), 2**63 - 1
+COMPAT = (9, 10)
+DUPLICATES = ("error", "first", "max")
+
+
+def _is_bool(value) -> bool:
+    # bool, or NumPy's bool scalar (numpy.bool_ / numpy.bool), without importing NumPy
+    return isinstance(value, bool) or type(value).__name__ in ("bool_", "bool")
+
+
+def _is_int(value) -> bool:
+    return isinstance(value, numbers.Integral) and not _is_bool(value)
+
+
+@dataclass(frozen=True)
+class JudgeOptions:
+    """Options of judging a run (trec_eval semantics).
+
+    Parameters
+    ----------
+    rel_level
+        Minimum grade of a relevant document (trec_eval ``-l``), an integer; default 1.
+        Binary measures call a document relevant when its grade (or, for fractional
+        qrels, its gain) is at least this.
+    depth
+        Evaluate only the top ``depth`` documents of each ranking (``-M``): a positive
+        integer, or None (default) for the whole ranking.
+    judged_only
+        Drop documents without a judgment from the rankings before measuring (``-J``).
+    complete
+        Evaluate every qrels topic; a topic missing from a run scores as an empty
+        ranking and counts in the mean (``-c``). Otherwise such topics are skipped.
+    compat
+        10 (trec_eval 10.0) or 9 (trec_eval 9.x / pytrec_eval: scores rounded to
+        float32 before ranking, and 9.x recall-point rounding).
+    duplicates
+        A document ranked twice for one query, when a run is read from a file:
+        ``"error"`` (default, as trec_eval), ``"first"`` (keep the first line) or
+        ``"max"`` (keep the highest score).
+
+    Examples
+    --------
+    >>> JudgeOptions(rel_level=2, depth=100).depth
+    100
+    >>> JudgeOptions.of(JudgeOptions(rel_level=2), judged_only=True).rel_level
+    2
+    """
+
+    rel_level: int = 1
+    depth: int | None = None
+    judged_only: bool = False
+    complete: bool = False
+    compat: int = 10
+    duplicates: str = "error"
+
+    def __post_init__(self) -> None:
+        if not _is_int(self.rel_level) or not MIN_LEVEL <= self.rel_level <= MAX_LEVEL:
+            raise ParameterError("rel_level", "an integer grade", self.rel_level)
+        if self.depth is not None and (not _is_int(self.depth) or self.depth <= 0):
+            raise ParameterError("depth", "a positive integer", self.depth)
+        for name in ("judged_only", "complete"):
+            if not _is_bool(getattr(self, name)):
+                raise ParameterError(name, "True or False", getattr(self, name))
+        if self.compat not in COMPAT or _is_bool(self.compat):
+            raise ParameterError("compat", "9 or 10", self.compat)
+        if self.duplicates not in DUPLICATES:
+            raise ParameterError("duplicates", "one of 'error', 'first', 'max'", self.duplicates)
+        # plain Python values from here on (NumPy integers and bools are accepted)
+        object.__setattr__(self, "rel_level", int(self.rel_level))
+        object.__setattr__(self, "depth", None if self.depth is None else int(self.depth))
+        object.__setattr__(self, "judged_only", bool(self.judged_only))
+        object.__setattr__(self, "complete", bool(self.complete))
+        object.__setattr__(self, "compat", int(self.compat))
+
+    @classmethod
+    def of(cls, options: JudgeOptions | None = None, /, **changes) -> JudgeOptions:
+        """``options`` (default: the defaults) with ``changes`` applied, validated.
+
+        An unknown keyword is a ``TypeError``, as for any Python function.
+        """
+        if options is not None and not isinstance(options, JudgeOptions):
+            raise ParameterError("options", "a JudgeOptions value or None", options)
+        names = {f.name for f in fields(cls)}
+        unknown = sorted(set(changes) - names)
+        if unknown:
+            raise TypeError(f"unexpected keyword argument {unknown[0]!r}")
+        base = options if options is not None else cls()
+        return replace(base, **changes) if changes else base
+
+    def as_dict(self) -> dict:
+        """The judging options as a dict (what :class:`~cranfield.core.evaluation.Results`
+        records in ``options``: every field but ``duplicates``)."""
+        out = asdict(self)
+        del out["duplicates"]
+        return out
+
+
+def _same(value, default) -> bool:
+    return value is default or (type(value) is type(default) and value == default)
+
+
+DEFAULTS = {f.name: f.default for f in fields(JudgeOptions)}
+
+
+def merged(options: JudgeOptions | None, given: dict) -> JudgeOptions:
+    """The options of a function that takes both ``options=`` and keyword arguments
+    named after the fields (``given``: their values, defaults as in :class:`JudgeOptions`).
+
+    Keywords left at their defaults do not override ``options``; a keyword set to
+    another value together with ``options`` is a :class:`ParameterError` (one of the two
+    would silently lose).
+    """
+    unknown = sorted(set(given) - set(DEFAULTS))
+    if unknown:
+        raise TypeError(f"unexpected keyword argument {unknown[0]!r}")
+    changed = {k: v for k, v in given.items() if not _same(v, DEFAULTS[k])}
+    if options is None:
+        return JudgeOptions.of(None, **changed)
+    if changed:
+        name = sorted(changed)[0]
+        raise ParameterError(name, "no judging keyword together with options=", changed[name])
+    return JudgeOptions.of(options)
