@@ -175,3 +175,19 @@ def test_import_does_not_load_dask():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_fractional_qrels_byte_identical(cli, dask_client, partitioned_sample, tmp_path):
+    """Soft labels (``--fractional``): gains are the fractions, on both engines."""
+    qrels, runs, dirs = partitioned_sample
+    rng = np.random.default_rng(1)
+    lines = []
+    for line in qrels.read_text().splitlines():
+        q, it, d, g = line.split()
+        lines.append(f"{q} {it} {d} {int(g) * rng.choice([0.25, 0.5, 1.0]):g}")
+    soft = tmp_path / "soft.txt"
+    soft.write_text("\n".join(lines) + "\n")
+    argv = ["-m", "AP", "nDCG@10", "P@5", "-q", "-f", "csv", "--fractional"]
+    local = cli("eval", soft, runs[0], *argv)
+    dist = cli("eval", soft, dirs[0], *argv, "--scheduler", dask_client.scheduler.address)
+    assert local[0] == 0 and dist == local
