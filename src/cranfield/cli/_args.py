@@ -232,6 +232,35 @@ def add_stream(p: argparse.ArgumentParser) -> None:
     )
 
 
+ENGINE_HELP = (
+    "local: this process (default); dask: partitions of the runs evaluated in Dask workers, "
+    "same results (a run may then be a directory or a quoted glob pattern of files "
+    "partitioned by query; needs cranfield[dask])"
+)
+
+
+def add_engine(p: argparse.ArgumentParser, help: str = ENGINE_HELP) -> None:
+    """``--engine local|dask`` and ``--scheduler ADDRESS`` (docs/scaling.md)."""
+    p.add_argument("--engine", choices=["local", "dask"], default=None, help=help)
+    p.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="the Dask scheduler to run on, e.g. tcp://host:8786 (implies --engine dask; "
+        "default: a local cluster of one worker per core)",
+    )
+
+
+def engine_value(args: argparse.Namespace) -> str:
+    """The engine asked for: ``--engine``, or dask when ``--scheduler`` is given."""
+    if args.scheduler is not None and args.engine == "local":
+        from ..errors import ParameterError
+
+        raise ParameterError("--engine", "dask (or no --engine) with --scheduler", "local")
+    if args.engine is None:
+        return "dask" if args.scheduler is not None else "local"
+    return args.engine
+
+
 def add_format(
     p: argparse.ArgumentParser, choices, default: str | None = None, what: str = ""
 ) -> None:

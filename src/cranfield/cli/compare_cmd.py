@@ -3,11 +3,21 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 
 from ..compare.stats import MAX_RESAMPLES
 from ..errors import ParameterError
-from ._args import add_complete, add_format, add_measures, add_seed, number, seed_value
+from ._args import (
+    add_complete,
+    add_engine,
+    add_format,
+    add_measures,
+    add_seed,
+    engine_value,
+    number,
+    seed_value,
+)
 from ._output import emit, print_notes, rounded_note, warnings_as_notes
 
 
@@ -61,6 +71,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     add_seed(parser, "randomization and bootstrap tests")
     add_complete(parser)
+    add_engine(
+        parser,
+        "local: this process (default); dask: the tests and intervals of the pairs computed "
+        "in Dask workers, same numbers (needs cranfield[dask])",
+    )
     add_format(parser, FORMATS, "text")
     parser.add_argument(
         "--table", choices=("detail", "summary"), help="layout (default: summary for latex/html)"
@@ -162,19 +177,26 @@ def run(args) -> int:
     from ..compare import compare
 
     options = _options(args)
+    dask = engine_value(args) == "dask"  # the pairs' tests and intervals in Dask workers
     notes: list[str] = []
     with warnings_as_notes(notes):
         scores, baseline, read_notes = _scores(args)
-        result = compare(
-            scores,
-            baseline=baseline,
-            tests=tuple(args.test or ("t",)),
-            correction=args.correction,
-            complete=args.complete,
-            ci=args.ci,
-            alternative=args.alternative,
-            **options,
-        )
+        with contextlib.ExitStack() as stack:
+            if dask:
+                from ..distributed.cluster import connect
+
+                options["client"] = stack.enter_context(connect(None, args.scheduler))
+                options["engine"] = "dask"
+            result = compare(
+                scores,
+                baseline=baseline,
+                tests=tuple(args.test or ("t",)),
+                correction=args.correction,
+                complete=args.complete,
+                ci=args.ci,
+                alternative=args.alternative,
+                **options,
+            )
         text = result.render(args.format, args.table)
     emit(text)
     notes = read_notes + notes

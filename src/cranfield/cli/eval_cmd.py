@@ -8,6 +8,7 @@ import sys
 from ._args import (
     add_compat,
     add_digits,
+    add_engine,
     add_format,
     add_judging,
     add_measures,
@@ -15,6 +16,7 @@ from ._args import (
     add_qrels_and_runs,
     add_stream,
     digits_value,
+    engine_value,
     judge_options,
 )
 
@@ -58,6 +60,7 @@ def add_arguments(p) -> None:
     )
     add_compat(p)
     add_stream(p)
+    add_engine(p)
     add_format(p, ["text", "markdown", "json", "csv", "tsv", "trec"])
     add_digits(p)
     add_output(p)
@@ -72,6 +75,10 @@ def early(argv: list[str]) -> None:
     from ..core import memory
     from ..core.io import scan
 
+    if "--scheduler" in argv or any(a.startswith(("--engine=d", "--scheduler=")) for a in argv):
+        return
+    if any(a == "--engine" and b == "dask" for a, b in zip(argv, argv[1:], strict=False)):
+        return  # the workers read the runs
     stream = True if "--stream" in argv else False if "--no-stream" in argv else None
     values = {i + 1 for i, a in enumerate(argv) if a in ("-o", "--output")}
     files = [
@@ -86,15 +93,16 @@ def run(args) -> int:
     from ..core import memory
     from ..core.io import scan
 
+    if engine_value(args) == "dask":
+        return _run_dask(args)
     streamed = [memory.should_stream(path, args.stream) for path in args.runs]
     # the runs read whole are scanned in the background from now on (see io/scan.py)
     scan.prescan([path for path, s in zip(args.runs, streamed, strict=True) if not s])
-    from ..core.evaluation import DEFAULT_MEASURES, as_measures, combine, evaluate, missing_topics
+    from ..core.evaluation import DEFAULT_MEASURES, as_measures, combine, evaluate
     from ..core.io.source import source_name
     from ..core.qrels import Qrels
     from ..core.run import Run
     from ..core.streaming import evaluate_file, use_system_allocator
-    from ..output import render
 
     digits = digits_value(args)
     judging = judge_options(args)
@@ -120,6 +128,47 @@ def run(args) -> int:
         sources.append(run.source)
         del run
     results = combine(parts, sources)
+    return _finish(results, qrels, args, digits)
+
+
+def _run_dask(args) -> int:
+    """``--engine dask``: the runs' partitions evaluated in Dask workers (docs/scaling.md)."""
+    from ..core.evaluation import DEFAULT_MEASURES, as_measures
+    from ..core.run import _default_name
+    from ..distributed.cluster import connect
+    from ..distributed.engine import evaluate_dask, load_qrels
+    from ..distributed.partitions import partitions
+    from ..errors import ParameterError
+
+    digits = digits_value(args)
+    judging = judge_options(args)
+    if args.stream:
+        raise ParameterError(
+            "--engine", "local with --stream (with dask, partition the runs by query)", "dask"
+        )
+    measures = as_measures(args.measures or DEFAULT_MEASURES)
+    partitions(args.runs, _default_name)  # what cannot be read fails before connecting
+    qrels = load_qrels(args.qrels, None, args.fractional)  # read here unless partitioned
+    with connect(None, args.scheduler) as client:
+        qrels = load_qrels(qrels, client, args.fractional)
+        results = evaluate_dask(
+            qrels,
+            args.runs,
+            measures,
+            client=client,
+            options=judging,
+            aggregate_by=args.aggregate,
+            skip_no_relevant=args.skip_no_relevant,
+            collection_size=args.collection_size,
+        )
+    return _finish(results, qrels, args, digits)
+
+
+def _finish(results, qrels, args, digits: int) -> int:
+    """Notes on missing topics, then the rendered results (stdout or ``-o``)."""
+    from ..core.evaluation import missing_topics
+    from ..output import render
+
     if not args.complete:
         for name, missing in missing_topics(results, qrels):
             print(

@@ -10,11 +10,20 @@ import argparse
 import sys
 
 from ..errors import CranfieldError, InputError, MeasureError
-from ._args import Parser, UsageError, add_compat, add_stream, judge_options
+from ._args import (
+    Parser,
+    UsageError,
+    add_compat,
+    add_engine,
+    add_stream,
+    engine_value,
+    judge_options,
+)
 
 USAGE = """usage: cranfield trec_eval [-h] [-q] [-m measure[.params]] [-c] [-n] [-l <num>]
                            [-D debug_level] [-N <num>] [-M <num>] [-R rel_format]
                            [-T results_format] [-Z zscore_file] [-J] [--compat 9|10]
+                           [--engine local|dask] [--scheduler ADDRESS]
                            rel_info_file results_file"""
 
 DESCRIPTION = """Evaluate a TREC run against qrels exactly as trec_eval 10.0 does.
@@ -38,6 +47,11 @@ DESCRIPTION = """Evaluate a TREC run against qrels exactly as trec_eval 10.0 doe
   --compat 9|10                  reproduce trec_eval 10.0 (default) or 9.x/pytrec_eval
   --stream, --no-stream          read the run in query-aligned pieces (bounded memory;
                                  automatic when it would not fit whole) / read it whole
+  --engine local|dask            dask: the run's partitions (a directory or quoted glob
+                                 pattern of files partitioned by topic) judged in Dask
+                                 workers, same output (needs cranfield[dask])
+  --scheduler ADDRESS            the Dask scheduler to use (implies --engine dask;
+                                 default: a local cluster of one worker per core)
   Use '-' for one of the files to read standard input.
   See 'cranfield measures' for what every measure computes."""
 
@@ -69,6 +83,7 @@ def build_parser() -> Parser:
     p.add_argument("-o", "--Output_old_results_format", action="store_true")
     add_compat(p)
     add_stream(p)
+    add_engine(p)
     p.add_argument("files", nargs="*")
     return p
 
@@ -108,6 +123,11 @@ def main(argv: list[str]) -> int:
             parser.error("option -M expects a positive integer")
         if args.files.count("-") > 1:
             parser.error("only one of the two files can be standard input")
+        if args.scheduler is not None and args.engine == "local":
+            parser.error("--scheduler needs --engine dask")
+        dask = engine_value(args) == "dask"
+        if dask and (args.stream or "-" in args.files):
+            parser.error("--engine dask reads partitioned files: no --stream, no standard input")
         judging = judge_options(args, rel_level=rel_level, depth=depth)
     except UsageError as exc:  # reported on one line by Parser.error
         return int(exc.code)
@@ -115,8 +135,8 @@ def main(argv: list[str]) -> int:
     from ..core import memory
     from ..core.io import scan
 
-    streamed = memory.should_stream(args.files[1], args.stream)
-    if not streamed:  # scanned in the background from now on (see io/scan.py)
+    streamed = not dask and memory.should_stream(args.files[1], args.stream)
+    if not streamed and not dask:  # scanned in the background from now on (see io/scan.py)
         scan.prescan(args.files[1])
     from ..core.qrels import Qrels
     from ..core.run import Run
@@ -134,7 +154,14 @@ def main(argv: list[str]) -> int:
         # ids are bytes, as in trec_eval: read as Latin-1 and written back as Latin-1
         qrels = Qrels.read(args.files[0], format="trec", encoding="latin-1")
         judged = None
-        if streamed:
+        if dask:
+            from ..distributed.engine import judge_dask
+
+            run = None
+            judged = judge_dask(
+                qrels, args.files[1], judging, scheduler=args.scheduler, encoding="latin-1"
+            )
+        elif streamed:
             run = None
             judged = judge_file(qrels, args.files[1], judging, encoding="latin-1")
         else:

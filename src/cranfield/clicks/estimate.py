@@ -138,15 +138,11 @@ def _log(x):
     return np.log(np.maximum(x, 1e-300))
 
 
-def _cells_em(log, pairs, exam_cell: np.ndarray, n_exam: int, tol, max_iter, rng):
-    """EM of ``P(C = 1) = alpha_qd gamma_e`` (PBM: ``e`` = rank; UBM: ``e`` = (rank,
-    previous-click rank)) on the distinct (pair, e, click) cells with their counts.
-
-    The posteriors depend on a cell only: a click has ``A = E = 1``; a skip has
-    ``P(A=1 | C=0) = alpha (1-gamma) / (1 - alpha gamma)`` and ``P(E=1 | C=0) =
-    gamma (1-alpha) / (1 - alpha gamma)``. The log-likelihood of the parameters before
-    each update comes with its E-step.
-    """
+def em_cells(log, pairs, exam_cell: np.ndarray, n_exam: int):
+    """The distinct (pair, examination cell, click) cells of a log and their weights:
+    ``(pair, exam, click, weight)``, sorted by cell. They are the sufficient statistics
+    of PBM and UBM (:func:`cells_em`); cells of several logs add up
+    (:mod:`cranfield.distributed.clicks`)."""
     shown = pairs.shown
     key = (pairs.index[shown] * n_exam + exam_cell[shown]) * 2 + log.clicks[shown]
     uniq, inverse = np.unique(key, return_inverse=True)
@@ -154,13 +150,33 @@ def _cells_em(log, pairs, exam_cell: np.ndarray, n_exam: int, tol, max_iter, rng
     click = (uniq % 2).astype(bool)
     exam = (uniq // 2) % n_exam
     pair = uniq // 2 // n_exam
+    return pair, exam, click, weight
+
+
+def _cells_em(log, pairs, exam_cell: np.ndarray, n_exam: int, tol, max_iter, rng):
+    """EM of ``P(C = 1) = alpha_qd gamma_e`` (PBM: ``e`` = rank; UBM: ``e`` = (rank,
+    previous-click rank)) on the distinct (pair, e, click) cells with their counts."""
+    pair, exam, click, weight = em_cells(log, pairs, exam_cell, n_exam)
+    return cells_em(
+        pair, exam, click, weight, pairs.n, n_exam, pairs.impressions, tol, max_iter, rng
+    )
+
+
+def cells_em(pair, exam, click, weight, n_pairs, n_exam, impressions, tol, max_iter, rng):
+    """EM of ``P(C = 1) = alpha_qd gamma_e`` on cells (:func:`em_cells`).
+
+    The posteriors depend on a cell only: a click has ``A = E = 1``; a skip has
+    ``P(A=1 | C=0) = alpha (1-gamma) / (1 - alpha gamma)`` and ``P(E=1 | C=0) =
+    gamma (1-alpha) / (1 - alpha gamma)``. The log-likelihood of the parameters before
+    each update comes with its E-step.
+    """
     exam_total = np.bincount(exam, weights=weight, minlength=n_exam)
     # clicks have posteriors 1: their sums are fixed; only the skip cells change
-    click_a = np.bincount(pair[click], weights=weight[click], minlength=pairs.n)
+    click_a = np.bincount(pair[click], weights=weight[click], minlength=n_pairs)
     click_e = np.bincount(exam[click], weights=weight[click], minlength=n_exam)
     c_pair, c_exam, c_weight = pair[click], exam[click], weight[click]
     s_pair, s_exam, s_weight = pair[~click], exam[~click], weight[~click]
-    alpha = _init(rng, pairs.n)
+    alpha = _init(rng, n_pairs)
     gamma = _init(rng, n_exam)
 
     def e_step(alpha, gamma):
@@ -180,9 +196,9 @@ def _cells_em(log, pairs, exam_cell: np.ndarray, n_exam: int, tol, max_iter, rng
     ll, post_a, post_e = e_step(alpha, gamma)
     trace.append(ll)
     while it < max_iter:
-        num_a = click_a + np.bincount(s_pair, weights=s_weight * post_a, minlength=pairs.n)
+        num_a = click_a + np.bincount(s_pair, weights=s_weight * post_a, minlength=n_pairs)
         num_e = click_e + np.bincount(s_exam, weights=s_weight * post_e, minlength=n_exam)
-        alpha = ratio(num_a, pairs.impressions)
+        alpha = ratio(num_a, impressions)
         gamma = ratio(num_e, exam_total)
         it += 1
         ll, post_a, post_e = e_step(alpha, gamma)

@@ -283,6 +283,15 @@ def _pair_pvalue(test: str, x, y, alternative: str, n_permutations: int, seed: i
     return st.bootstrap_test(x, y, n_permutations, seed, alternative).pvalue
 
 
+def pair_statistics(x, y, tests, alternative, n_permutations, seed, confidence, ci):
+    """``({test: p-value}, (low, high))`` of one pair: the pairwise tests (not tukey)
+    and the interval of the mean difference; a pure function of its arguments (the
+    randomised tests of every pair use the same ``seed``), so pairs may be computed in
+    any order or place (:mod:`cranfield.distributed.compare`)."""
+    pvalues = {t: _pair_pvalue(t, x, y, alternative, n_permutations, seed) for t in tests}
+    return pvalues, st.mean_difference_ci(x, y, confidence, ci, n_permutations, seed)
+
+
 def compare(
     scores: Mapping,
     baseline: str | None = None,
@@ -298,6 +307,8 @@ def compare(
     alternative: str = "two-sided",
     n_permutations: int = 10000,
     seed: int = 0,
+    engine: str = "local",
+    client=None,
 ) -> Comparison:
     r"""Compare runs measure by measure.
 
@@ -329,6 +340,10 @@ def compare(
         ``two-sided``, ``greater`` (run better than baseline) or ``less``; not for tukey.
     n_permutations, seed
         Random sign flips / bootstrap resamples and the seed of the randomised tests.
+    engine, client
+        ``"dask"`` computes the pairs' tests and intervals in Dask workers (``client``:
+        a ``distributed.Client``, default the current one or a ``LocalCluster``); the
+        numbers are the same as with ``"local"``.
     """
     tests = _canonical_tests(tests)
     st.adjust_pvalues([], correction)  # validates the name
@@ -355,24 +370,31 @@ def compare(
         b = run_names.index(baseline)
         pairs = [(j, b) for j in range(len(run_names)) if j != b]
 
+    pair_tests = tuple(t for t in tests if t != "tukey")
+    jobs = [(m[i], m[j]) for _, _, m in aligned.values() for i, j in pairs]
+    settings = (pair_tests, alternative, n_permutations, seed, confidence, ci)
+    if engine == "local" and client is None:
+        stats = [pair_statistics(x, y, *settings) for x, y in jobs]
+    else:
+        from ..distributed.compare import map_pairs
+
+        stats = map_pairs(engine, client, jobs, settings)
     rows: list[ComparisonRow] = []
     means: dict[str, dict[str, float]] = {}
-    for measure, (_, qids, m) in aligned.items():
+    for n_measure, (measure, (_, qids, m)) in enumerate(aligned.items()):
         mean = m.mean(axis=1)
         means[measure] = {r: float(v) for r, v in zip(run_names, mean, strict=True)}
         raw = {t: np.empty(len(pairs)) for t in tests}
         tukey = st.tukey_hsd(m) if "tukey" in tests else None
+        mine = stats[n_measure * len(pairs) : (n_measure + 1) * len(pairs)]
         for k, (i, j) in enumerate(pairs):
             for t in tests:
-                if t == "tukey":
-                    raw[t][k] = tukey.pvalue[i, j]
-                else:
-                    raw[t][k] = _pair_pvalue(t, m[i], m[j], alternative, n_permutations, seed)
+                raw[t][k] = tukey.pvalue[i, j] if t == "tukey" else mine[k][0][t]
         adj = {t: raw[t] if t == "tukey" else st.adjust_pvalues(raw[t], correction) for t in tests}
         for k, (i, j) in enumerate(pairs):
             x, y = m[i], m[j]
             diff = float(mean[i] - mean[j])
-            low, high = st.mean_difference_ci(x, y, confidence, ci, n_permutations, seed)
+            low, high = mine[k][1]
             p_first = adj[tests[0]][k]
             rows.append(
                 ComparisonRow(

@@ -311,6 +311,8 @@ def evaluate(
     skip_no_relevant: bool = False,
     collection_size: int | None = None,
     options: JudgeOptions | None = None,
+    engine: str = "local",
+    client=None,
 ) -> Results:
     """Evaluate one or more runs against relevance judgments.
 
@@ -348,6 +350,13 @@ def evaluate(
         value, instead of ``rel_level``, ``depth``, ``judged_only``, ``complete`` and
         ``compat`` (giving both is an error); its ``duplicates`` applies to runs
         given as file paths.
+    engine
+        ``"local"`` (this process) or ``"dask"``: runs partitioned by query (files,
+        directories, glob patterns, Parquet datasets) evaluated in Dask workers, with
+        the same values (:func:`cranfield.distributed.evaluate_dask`, docs/scaling.md).
+    client
+        With ``engine="dask"``: the ``distributed.Client`` to run on (default: the
+        current one, else a ``LocalCluster`` sized to the machine).
 
     Returns
     -------
@@ -365,6 +374,12 @@ def evaluate(
             compat=compat,
         ),
     )
+    if engine != "local" or client is not None:
+        from ..distributed.engine import run_engine
+
+        other = dict(aggregate_by=aggregate_by, skip_no_relevant=skip_no_relevant)
+        other.update(collection_size=collection_size)
+        return run_engine(engine, client, qrels, runs, measures, opts, other)
     if aggregate_by not in ("macro", "micro"):
         raise ParameterError("aggregate_by", "'macro' or 'micro'", aggregate_by)
     qrels = qrels if isinstance(qrels, Qrels) else Qrels.coerce(qrels)
