@@ -7,7 +7,9 @@
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
 
-use cranfield_trec::{check, parse, Error, Kind, Options, Parsed, Problem, Values};
+use cranfield_trec::{
+    parse, read, Error, Kind, Options, Parsed, Problem, ReadError as Failed, Values,
+};
 use numpy::PyArray1;
 use pyo3::create_exception;
 use pyo3::exceptions::PyException;
@@ -131,9 +133,9 @@ fn read_trec_bytes<'py>(
     }
 }
 
-/// Read and parse a regular, uncompressed TREC file: read whole, checked for NUL
-/// bytes and overlong lines as it would be in pieces (`check::check_text`), parsed.
-/// An OS error is raised as `OSError`.
+/// Read and parse a regular, uncompressed TREC file, piece by piece (memory holds
+/// the columns and a few pieces): checked for NUL bytes and overlong lines as it is
+/// read, then parsed as `read_trec_bytes` parses. An OS error is raised as `OSError`.
 #[pyfunction]
 fn read_trec_file<'py>(
     py: Python<'py>,
@@ -144,9 +146,11 @@ fn read_trec_file<'py>(
 ) -> PyResult<Bound<'py, PyTuple>> {
     let options = options(kind, latin1, max_line)?;
     let work = || {
-        let data = std::fs::read(&path).map_err(Failure::Io)?;
-        check::check_text(&data, options.max_line).map_err(Failure::Input)?;
-        parse(&data, &options).map_err(Failure::Input)
+        let file = std::fs::File::open(&path).map_err(Failure::Io)?;
+        read(file, &options).map_err(|e| match e {
+            Failed::Io(err) => Failure::Io(err),
+            Failed::Input(err) => Failure::Input(err),
+        })
     };
     match guarded(py, work) {
         Ok(parsed) => to_python(py, parsed),

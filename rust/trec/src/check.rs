@@ -13,29 +13,46 @@ pub const PIECE: usize = 1 << 20;
 
 /// Check `data` as it would be checked while read in pieces of [`PIECE`] bytes.
 pub fn check_text(data: &[u8], max_line: usize) -> Result<(), Error> {
-    let mut lines = 0u64; // line ends before the current piece
-    let mut since = 0usize; // bytes since the last line end
-    for piece in data.chunks(PIECE) {
+    let mut checker = Checker::new(max_line);
+    data.chunks(PIECE).try_for_each(|piece| checker.feed(piece))
+}
+
+/// The checks, fed piece by piece as the input is read.
+#[derive(Clone, Debug)]
+pub struct Checker {
+    max_line: usize,
+    lines: u64,   // line ends before the current piece
+    since: usize, // bytes since the last line end
+}
+
+impl Checker {
+    pub fn new(max_line: usize) -> Self {
+        Checker { max_line, lines: 0, since: 0 }
+    }
+
+    /// Check the next piece (each of [`PIECE`] bytes but the last).
+    pub fn feed(&mut self, piece: &[u8]) -> Result<(), Error> {
         if let Some(nul) = memchr::memchr(0, piece) {
-            let line = lines + memchr::memchr_iter(b'\n', &piece[..nul]).count() as u64 + 1;
+            let line = self.lines + memchr::memchr_iter(b'\n', &piece[..nul]).count() as u64 + 1;
             return Err(Error { problem: Problem::Nul, line: Some(line) });
         }
+        let max_line = self.max_line;
         match memchr::memchr2(b'\n', b'\r', piece) {
-            None => since = since.saturating_add(piece.len()),
-            Some(first) if since.saturating_add(first) > max_line => {
-                since = max_line.saturating_add(1)
+            None => self.since = self.since.saturating_add(piece.len()),
+            Some(first) if self.since.saturating_add(first) > max_line => {
+                self.since = max_line.saturating_add(1)
             }
             Some(_) => {
                 let last = memchr::memrchr2(b'\n', b'\r', piece).unwrap_or(0);
-                since = piece.len() - last - 1;
+                self.since = piece.len() - last - 1;
             }
         }
-        if since > max_line {
-            return Err(Error { problem: Problem::LongLine, line: Some(lines + 1) });
+        if self.since > max_line {
+            return Err(Error { problem: Problem::LongLine, line: Some(self.lines + 1) });
         }
-        lines += memchr::memchr_iter(b'\n', piece).count() as u64;
+        self.lines += memchr::memchr_iter(b'\n', piece).count() as u64;
+        Ok(())
     }
-    Ok(())
 }
 
 #[cfg(test)]

@@ -17,6 +17,8 @@ pub mod check;
 pub mod number;
 mod piece;
 
+use std::borrow::Cow;
+use std::io::Read;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
@@ -157,20 +159,25 @@ fn bounds(data: &[u8]) -> Vec<(usize, usize)> {
     let mut out = Vec::new();
     let mut start = 0;
     while start < data.len() {
-        let from = start.saturating_add(CHUNK);
-        let end = if from >= data.len() {
-            data.len()
-        } else {
-            memchr::memchr(b'\n', &data[from..]).map_or(data.len(), |i| from + i + 1)
-        };
+        let end = cut(&data[start..], CHUNK).map_or(data.len(), |n| start + n);
         out.push((start, end));
         start = end;
     }
     out
 }
 
-/// Parse a whole input. An input without data lines gives zero rows (the caller
-/// decides whether that is [`Problem::Empty`]).
+/// The length of the piece at the start of `text`: up to the first `\n` at or after
+/// `from` bytes, or None when there is none (yet).
+fn cut(text: &[u8], from: usize) -> Option<usize> {
+    let from = from.max(CHUNK);
+    if from >= text.len() {
+        return None;
+    }
+    memchr::memchr(b'\n', &text[from..]).map(|i| from + i + 1)
+}
+
+/// Parse a whole input held in memory. An input without data lines gives zero rows
+/// (the caller decides whether that is [`Problem::Empty`]).
 ///
 /// The problem reported is the first in this order: the first piece with a NUL byte,
 /// a line that is too long or has the wrong number of fields, or a score that is not a
@@ -179,42 +186,138 @@ fn bounds(data: &[u8]) -> Vec<(usize, usize)> {
 /// grade out of range; then the first query id that is not UTF-8; then the first such
 /// doc id.
 pub fn parse(data: &[u8], options: &Options) -> Result<Parsed, Error> {
-    let bounds = bounds(data);
+    let pieces = pipeline(options, |feed| {
+        for (start, end) in bounds(data) {
+            feed.send(Cow::Borrowed(&data[start..end]));
+        }
+        Ok::<(), Error>(())
+    });
+    assemble(pieces?)
+}
+
+/// Why [`read`] failed.
+#[derive(Debug)]
+pub enum ReadError {
+    Io(std::io::Error),
+    Input(Error),
+}
+
+/// Read and parse an input from `reader` (a file), piece by piece: memory holds the
+/// columns and a few pieces, never the whole text.
+///
+/// The text is checked as it arrives ([`check::Checker`]: a NUL byte, a line growing
+/// past the limit), and such a problem is reported before any the parser finds, as
+/// if the whole input had been read into memory first; otherwise the result is
+/// [`parse`]'s for the whole text.
+pub fn read(mut reader: impl Read, options: &Options) -> Result<Parsed, ReadError> {
+    let mut checker = check::Checker::new(options.max_line);
+    let mut problem = None;
+    let pieces = pipeline(options, |feed| {
+        let mut pending: Vec<u8> = Vec::with_capacity(CHUNK + check::PIECE);
+        let mut searched = 0; // no piece end before this position of `pending`
+        loop {
+            let start = pending.len();
+            pending.resize(start + check::PIECE, 0);
+            let got = read_full(&mut reader, &mut pending[start..]).map_err(ReadError::Io)?;
+            pending.truncate(start + got);
+            if got == 0 {
+                if !pending.is_empty() {
+                    feed.send(Cow::Owned(pending));
+                }
+                return Ok(());
+            }
+            if let Err(err) = checker.feed(&pending[start..]) {
+                problem = Some(err);
+                return Ok(());
+            }
+            while let Some(n) = cut(&pending, searched) {
+                let rest = pending.split_off(n);
+                feed.send(Cow::Owned(std::mem::replace(&mut pending, rest)));
+                searched = 0;
+            }
+            searched = pending.len().max(CHUNK);
+        }
+    });
+    if let Some(err) = problem {
+        return Err(ReadError::Input(err));
+    }
+    assemble(pieces?).map_err(ReadError::Input)
+}
+
+fn read_full(reader: &mut impl Read, mut buf: &mut [u8]) -> std::io::Result<usize> {
+    let size = buf.len();
+    while !buf.is_empty() {
+        match reader.read(buf) {
+            Ok(0) => break,
+            Ok(n) => buf = &mut buf[n..],
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(size - buf.len())
+}
+
+/// Hands pieces to the workers of [`pipeline`], numbered in order.
+struct Feed<'a> {
+    tx: std::sync::mpsc::SyncSender<(usize, Cow<'a, [u8]>)>,
+    count: usize,
+}
+
+impl<'a> Feed<'a> {
+    fn send(&mut self, text: Cow<'a, [u8]>) {
+        // fails only when every worker is gone (a panic, re-raised when the scope ends)
+        let _ = self.tx.send((self.count, text));
+        self.count += 1;
+    }
+}
+
+/// Parse the pieces `produce` feeds, in worker threads, while it produces them (at
+/// most a few pieces wait at a time). Returns the pieces in order, up to the first
+/// one with an early problem (the later ones are not parsed).
+fn pipeline<'a, E, F>(options: &Options, produce: F) -> Result<Vec<Piece>, E>
+where
+    F: FnOnce(&mut Feed<'a>) -> Result<(), E>,
+{
+    let threads = options.threads.max(1);
     let stop = AtomicUsize::new(usize::MAX); // the first piece with an early problem
-    let next = AtomicUsize::new(0);
-    let results: Vec<Mutex<Option<Piece>>> = bounds.iter().map(|_| Mutex::new(None)).collect();
-    let work = || loop {
-        let i = next.fetch_add(1, Ordering::Relaxed);
-        if i >= bounds.len() || i > stop.load(Ordering::Relaxed) {
+    let results: Mutex<Vec<(usize, Piece)>> = Mutex::new(Vec::new());
+    let parse_one = |i: usize, text: &[u8]| {
+        if i > stop.load(Ordering::Relaxed) {
             return;
         }
-        let (start, end) = bounds[i];
-        let mut text = &data[start..end];
-        if i == 0 && !options.latin1 {
-            text = text.strip_prefix(BOM).unwrap_or(text);
-        }
+        let text =
+            if i == 0 && !options.latin1 { text.strip_prefix(BOM).unwrap_or(text) } else { text };
         let piece = Piece::parse(text, options);
         if piece.early.is_some() {
             stop.fetch_min(i, Ordering::Relaxed);
         }
-        *results[i].lock().unwrap_or_else(|e| e.into_inner()) = Some(piece);
+        results.lock().unwrap_or_else(|e| e.into_inner()).push((i, piece));
     };
-    let threads = options.threads.clamp(1, bounds.len().max(1));
-    if threads == 1 {
-        work();
-    } else {
-        std::thread::scope(|scope| {
-            for _ in 1..threads {
-                scope.spawn(work);
-            }
-            work();
-        });
-    }
-    let pieces: Vec<Piece> = results
+    let (tx, rx) = std::sync::mpsc::sync_channel::<(usize, Cow<'a, [u8]>)>(threads);
+    let rx = Mutex::new(rx);
+    let produced = std::thread::scope(|scope| {
+        for _ in 0..threads {
+            scope.spawn(|| loop {
+                let next = rx.lock().unwrap_or_else(|e| e.into_inner()).recv();
+                match next {
+                    Ok((i, text)) => parse_one(i, &text),
+                    Err(_) => return,
+                }
+            });
+        }
+        let mut feed = Feed { tx, count: 0 };
+        let produced = produce(&mut feed);
+        drop(feed);
+        produced
+    });
+    produced?;
+    let mut pieces = results.into_inner().unwrap_or_else(|e| e.into_inner());
+    pieces.sort_unstable_by_key(|(i, _)| *i);
+    Ok(pieces
         .into_iter()
-        .map_while(|slot| slot.into_inner().unwrap_or_else(|e| e.into_inner()))
-        .collect();
-    assemble(pieces)
+        .enumerate()
+        .map_while(|(k, (i, piece))| (k == i).then_some(piece))
+        .collect())
 }
 
 /// Join the pieces (all parsed up to the first one with an early problem).
@@ -232,28 +335,24 @@ fn assemble(pieces: Vec<Piece>) -> Result<Parsed, Error> {
     let mut rows = 0usize;
     for piece in &pieces {
         row_base.push(rows);
-        rows += piece.lines.len();
+        rows += piece.rows;
     }
     for check in 0..4 {
         for (i, piece) in pieces.iter().enumerate() {
             if let Some((row, problem)) = &piece.late[check] {
-                let line = line_base[i] + u64::from(piece.lines[*row]);
+                let line = line_base[i] + piece.line(*row);
                 return Err(Error { problem: problem.clone(), line: Some(line) });
             }
         }
     }
-    let numbered = pieces.iter().enumerate().all(|(i, piece)| {
-        let shift = row_base[i] as u64 + 1;
-        piece
-            .lines
-            .iter()
-            .enumerate()
-            .all(|(r, &l)| line_base[i] + u64::from(l) == shift + r as u64)
-    });
+    let numbered = pieces
+        .iter()
+        .enumerate()
+        .all(|(i, piece)| piece.lines.is_none() && line_base[i] == row_base[i] as u64);
     let lines = (!numbered).then(|| {
         let mut out = Vec::with_capacity(rows);
         for (i, piece) in pieces.iter().enumerate() {
-            out.extend(piece.lines.iter().map(|&l| (line_base[i] + u64::from(l)) as i64));
+            out.extend((0..piece.rows).map(|r| (line_base[i] + piece.line(r)) as i64));
         }
         out
     });
@@ -277,7 +376,7 @@ fn assemble(pieces: Vec<Piece>) -> Result<Parsed, Error> {
     }
     query_starts.push(rows as i64);
     let tag = pieces.iter().rev().find_map(|p| p.tag.clone());
-    let columns = pieces.into_iter().filter(|p| !p.lines.is_empty()).map(|p| p.columns).collect();
+    let columns = pieces.into_iter().filter(|p| p.rows > 0).map(|p| p.columns).collect();
     Ok(Parsed { columns, lines, query_starts, tag, rows })
 }
 

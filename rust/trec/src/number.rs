@@ -12,6 +12,9 @@
 /// and anything after the number are refused. NaN is returned as a value: whether it
 /// is allowed is the caller's decision.
 pub fn parse_score(field: &[u8]) -> Option<f64> {
+    if let Some(value) = plain_decimal(field) {
+        return Some(value);
+    }
     let unsigned = match field.first() {
         Some(b'+' | b'-') => &field[1..],
         _ => field,
@@ -24,6 +27,49 @@ pub fn parse_score(field: &[u8]) -> Option<f64> {
     }
     let text = std::str::from_utf8(field).ok()?;
     text.parse::<f64>().ok()
+}
+
+/// Powers of ten a double holds exactly.
+const POW10: [f64; 23] = [
+    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
+    1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+];
+
+/// `[+-]digits[.digits]` with at most 15 digits, the usual form of a score, without
+/// the general parser: the digits make an integer below 2^53 and the divisor a power
+/// of ten below 10^23, both exact doubles, so one division is correctly rounded
+/// (Clinger 1990, "How to read floating point numbers accurately"). None for anything
+/// else (the general parser decides).
+fn plain_decimal(field: &[u8]) -> Option<f64> {
+    let (negative, rest) = match field.first()? {
+        b'-' => (true, &field[1..]),
+        b'+' => (false, &field[1..]),
+        _ => (false, field),
+    };
+    let mut mantissa: u64 = 0;
+    let mut digits = 0;
+    let mut fraction: Option<usize> = None;
+    for &b in rest {
+        match b {
+            b'0'..=b'9' => {
+                mantissa = mantissa * 10 + u64::from(b - b'0');
+                digits += 1;
+                if digits > 15 {
+                    return None;
+                }
+                if let Some(f) = &mut fraction {
+                    *f += 1;
+                }
+            }
+            b'.' if fraction.is_none() => fraction = Some(0),
+            _ => return None,
+        }
+    }
+    if digits == 0 {
+        return None;
+    }
+    let value = mantissa as f64 / POW10[fraction.unwrap_or(0)];
+    Some(if negative { -value } else { value })
 }
 
 /// What may follow `nan`: nothing, or `(` letters, digits and `_` `)`.
@@ -118,6 +164,30 @@ mod tests {
             assert_eq!(parse_score(text.as_bytes()), None, "{text:?}");
         }
         assert_eq!(parse_score(b"\xff1"), None);
+    }
+
+    #[test]
+    fn plain_decimals_read_as_the_general_parser_reads_them() {
+        let mut state = 0x2545f4914f6cdd1du64;
+        for _ in 0..200_000 {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            let digits = (state % 16) as usize + 1;
+            let mut text = format!("{}", state % 10u64.pow(digits as u32));
+            let point = (state >> 20) as usize % (text.len() + 1);
+            if state & (1 << 40) != 0 {
+                text.insert(point, '.');
+            }
+            if state & (1 << 41) != 0 {
+                text.insert(0, '-');
+            }
+            let general: f64 = text.parse().unwrap();
+            let fast = parse_score(text.as_bytes()).unwrap();
+            assert_eq!(fast.to_bits(), general.to_bits(), "{text}");
+        }
+        assert_eq!(plain_decimal(b"-0").map(f64::to_bits), Some((-0.0f64).to_bits()));
+        assert_eq!(plain_decimal(b"1234567890123456"), None); // 16 digits: the general parser
     }
 
     #[test]

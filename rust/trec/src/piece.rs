@@ -14,8 +14,10 @@ fn is_space(b: u8) -> bool {
 #[derive(Debug)]
 pub struct Piece {
     pub columns: Columns,
-    /// The line of each row.
-    pub lines: Vec<u32>,
+    /// The number of rows.
+    pub rows: usize,
+    /// The line of each row; None while row `r` is line `r + 1` (no line skipped).
+    pub lines: Option<Vec<u32>>,
     /// Rows where the query id differs from the row before (row 0 included).
     pub query_starts: Vec<usize>,
     /// The tag of the last row (runs).
@@ -69,6 +71,11 @@ fn push_id(out: &mut Strings, field: &[u8], latin1: bool) -> bool {
 }
 
 impl Piece {
+    /// The line of row `row`, counted from the piece's start.
+    pub fn line(&self, row: usize) -> u64 {
+        self.lines.as_ref().map_or(row as u64 + 1, |lines| u64::from(lines[row]))
+    }
+
     pub fn parse(text: &[u8], options: &Options) -> Piece {
         let kind = options.kind;
         let expect = kind.fields();
@@ -82,7 +89,8 @@ impl Piece {
                     Kind::Qrels => Values::Grades(Vec::with_capacity(estimate)),
                 },
             },
-            lines: Vec::with_capacity(estimate),
+            rows: 0,
+            lines: None,
             query_starts: Vec::new(),
             tag: None,
             line_count: 0,
@@ -142,7 +150,7 @@ impl Piece {
                 return piece;
             }
             let field = |j: usize| &line[fields[j].0..fields[j].1];
-            let row = piece.lines.len();
+            let row = piece.rows;
             let value = field(kind.value_field());
             match &mut piece.columns.values {
                 Values::Scores(scores) => {
@@ -184,7 +192,16 @@ impl Piece {
                     piece.late[column] = Some((row, problem));
                 }
             }
-            piece.lines.push(u32::try_from(line_no).expect("a piece has fewer than 2^32 lines"));
+            let line = u32::try_from(line_no).expect("a piece has fewer than 2^32 lines");
+            if let Some(lines) = &mut piece.lines {
+                lines.push(line);
+            } else if u64::from(line) != row as u64 + 1 {
+                let mut lines = Vec::with_capacity(estimate);
+                lines.extend(1..=row as u32);
+                lines.push(line);
+                piece.lines = Some(lines);
+            }
+            piece.rows += 1;
         }
         piece.line_count = line_no;
         if let Some(bad) = bad_score {

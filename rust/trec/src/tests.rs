@@ -154,3 +154,52 @@ fn pieces_join_seamlessly() {
         assert_eq!(err, Error { problem: Problem::Score(b"0x5".to_vec()), line: Some(2) });
     }
 }
+
+fn same(a: &Parsed, b: &Parsed) -> bool {
+    a.columns == b.columns
+        && a.lines == b.lines
+        && a.query_starts == b.query_starts
+        && a.tag == b.tag
+        && a.rows == b.rows
+}
+
+#[test]
+fn reading_piece_by_piece_equals_parsing_in_memory() {
+    let mut text = Vec::new();
+    let mut row = 0;
+    while text.len() < 2 * CHUNK + 12345 {
+        if row % 70_001 == 0 {
+            text.extend_from_slice(b"\n");
+        }
+        text.extend_from_slice(format!("{} Q0 d{row} 1 {row} t{row}\r\n", row / 999).as_bytes());
+        row += 1;
+    }
+    text.extend_from_slice(b"9 Q0 last 1 1 end"); // no final line end
+    for threads in [1, 2] {
+        let options = Options { threads, ..options(Kind::Run) };
+        let whole = parse(&text, &options).unwrap();
+        let read = read(&text[..], &options).unwrap();
+        assert!(same(&whole, &read));
+        assert_eq!(read.rows, row + 1);
+    }
+}
+
+#[test]
+fn reading_reports_a_nul_byte_before_any_other_problem() {
+    // a bad line in the first piece, a NUL byte far later: the NUL byte is reported,
+    // as when the whole text is checked while read before it is parsed
+    let mut text = b"1 Q0 a\n".to_vec();
+    while text.len() < CHUNK + check::PIECE {
+        text.extend_from_slice(b"1 Q0 b 1 1 t\n");
+    }
+    let lines = text.iter().filter(|&&b| b == b'\n').count() as u64;
+    text.extend_from_slice(b"1 Q0 c 1 1 \0\n");
+    match read(&text[..], &options(Kind::Run)) {
+        Err(ReadError::Input(err)) => {
+            assert_eq!(err, Error { problem: Problem::Nul, line: Some(lines + 1) })
+        }
+        other => panic!("expected the NUL byte, got {other:?}"),
+    }
+    // parsed in memory, the NUL byte is in a later piece than the bad line
+    assert_eq!(error(run(&text)), (Problem::Fields(3), Some(1)));
+}
