@@ -11,6 +11,10 @@ fn main() {
         let options = Options { kind, latin1: false, max_line: 1 << 26, threads };
         let start = Instant::now();
         let parsed = parse(&data, &options).expect("parses");
-        println!("{threads} thread(s): {:.3} s, {} rows", start.elapsed().as_secs_f64(), parsed.rows);
+        println!(
+            "{threads} thread(s): {:.3} s, {} rows",
+            start.elapsed().as_secs_f64(),
+            parsed.rows
+        );
     }
 }
