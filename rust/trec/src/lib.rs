@@ -19,6 +19,7 @@ mod piece;
 
 use std::borrow::Cow;
 use std::io::Read;
+use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
@@ -295,13 +296,18 @@ where
     };
     let (tx, rx) = std::sync::mpsc::sync_channel::<(usize, Cow<'a, [u8]>)>(threads);
     let rx = Mutex::new(rx);
+    // a worker that panicked (a bug) keeps taking pieces, so that the producer never
+    // waits for a full channel; the panic is raised again once all have stopped
+    let panicked: Mutex<Option<Box<dyn std::any::Any + Send>>> = Mutex::new(None);
     let produced = std::thread::scope(|scope| {
         for _ in 0..threads {
             scope.spawn(|| loop {
                 let next = rx.lock().unwrap_or_else(|e| e.into_inner()).recv();
-                match next {
-                    Ok((i, text)) => parse_one(i, &text),
-                    Err(_) => return,
+                let Ok((i, text)) = next else { return };
+                let parsed = catch_unwind(AssertUnwindSafe(|| parse_one(i, &text)));
+                if let Err(payload) = parsed {
+                    stop.store(0, Ordering::Relaxed);
+                    panicked.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert(payload);
                 }
             });
         }
@@ -310,6 +316,9 @@ where
         drop(feed);
         produced
     });
+    if let Some(payload) = panicked.into_inner().unwrap_or_else(|e| e.into_inner()) {
+        resume_unwind(payload);
+    }
     produced?;
     let mut pieces = results.into_inner().unwrap_or_else(|e| e.into_inner());
     pieces.sort_unstable_by_key(|(i, _)| *i);

@@ -97,6 +97,10 @@ impl Piece {
             early: None,
             late: [None, None, None, None],
         };
+        #[cfg(test)]
+        if text.starts_with(b"#panic") {
+            panic!("a panic the tests ask for"); // see tests::a_panic_in_a_worker_ends_the_read
+        }
         if let Some(nul) = memchr::memchr(0, text) {
             piece.early = Some((Problem::Nul, count_lines(&text[..=nul])));
             return piece;

@@ -203,3 +203,18 @@ fn reading_reports_a_nul_byte_before_any_other_problem() {
     // parsed in memory, the NUL byte is in a later piece than the bad line
     assert_eq!(error(run(&text)), (Problem::Fields(3), Some(1)));
 }
+
+#[test]
+fn a_panic_in_a_worker_ends_the_read() {
+    // every piece panics: the producer must not wait for a full channel, and the panic
+    // comes back to the caller (the binding turns it into an error) instead of a hang
+    let piece = [b"#panic\n".to_vec(), vec![b'x'; CHUNK], b"\n".to_vec()].concat();
+    let text = piece.repeat(6);
+    for threads in [1, 2] {
+        let options = Options { threads, ..options(Kind::Run) };
+        let outcome = std::panic::catch_unwind(|| parse(&text, &options));
+        assert!(outcome.is_err());
+        let outcome = std::panic::catch_unwind(|| read(&text[..], &options));
+        assert!(outcome.is_err());
+    }
+}
