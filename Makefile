@@ -1,16 +1,29 @@
-# Two entry points for a fresh machine (Python >= 3.10, pip, make): `make demo`, `make test`.
+# Two entry points for a fresh machine (Python >= 3.10, pip, make, cargo): `make demo`, `make test`.
+SHELL := /bin/bash
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test lint setup setup-test system-deps clean
+# The compiled engine (rust/: the crates cranfield-trec and cranfield-engine) is built by
+# maturin, the package's build backend, when the package is installed: cargo is needed.
+ENGINE := src/cranfield/_engine.abi3.so
+RUST_SOURCES := $(wildcard rust/Cargo.* rust/*/Cargo.toml rust/*/src/*.rs)
+FUZZ_RUNS ?= 200000
+FUZZ_SECONDS ?= 45
+
+.PHONY: demo test lint setup setup-test system-deps rust-check fuzz clean
 
 $(BIN)/cranfield:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 	$(BIN)/pip install -q -e .
 
-setup: $(BIN)/cranfield
+# rebuilt when a Rust source is newer than the built module
+$(ENGINE): $(RUST_SOURCES) | $(BIN)/cranfield
+	$(BIN)/pip install -q --no-deps -e .
+	touch $(ENGINE)
+
+setup: $(BIN)/cranfield $(ENGINE)
 
 setup-test: setup
 	$(BIN)/pip install -q -e '.[test]'
@@ -24,10 +37,29 @@ system-deps:
 	sh tools/system-deps chromium=chromium chromedriver=chromium-driver \
 	  '/usr/lib/postgresql/*/bin/initdb=postgresql' cc=gcc make=make
 
-test: setup-test system-deps
+# the Rust crates: formatting, lints, unit tests
+rust-check:
+	cd rust && cargo fmt --check && cargo clippy --all-targets -- -D warnings && cargo test -q
+
+# libFuzzer on the readers (rust/fuzz) for a fixed number of runs, on stable Rust (the
+# coverage flags cargo fuzz would pass); a copy of the seeds grows in a temporary folder
+FUZZ_FLAGS := -Cpasses=sancov-module -Cllvm-args=-sanitizer-coverage-level=4 \
+	-Cllvm-args=-sanitizer-coverage-inline-8bit-counters -Cllvm-args=-sanitizer-coverage-pc-table \
+	-Cllvm-args=-sanitizer-coverage-trace-compares -Cdebug-assertions -Coverflow-checks
+fuzz:
+	cd rust/fuzz && HOST=$$(rustc -vV | sed -n 's/^host: //p') && \
+	RUSTFLAGS="$(FUZZ_FLAGS)" cargo build -q --release --target $$HOST --bin read_trec && \
+	corpus=$$(mktemp -d) && cp seeds/* $$corpus/ && \
+	target/$$HOST/release/read_trec -runs=$(FUZZ_RUNS) -max_total_time=$(FUZZ_SECONDS) \
+		-max_len=4096 -seed=1 -print_final_stats=1 -artifact_prefix=$$corpus/ $$corpus 2>&1 \
+		| grep -E '^(Done|stat::number_of_executed_units|==|SUMMARY)|panicked' ; \
+	status=$${PIPESTATUS[0]}; rm -rf $$corpus; exit $$status
+
+test: setup-test system-deps rust-check fuzz
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/python -m pytest -q
 
 clean:
-	rm -rf $(VENV) build dist src/*.egg-info .pytest_cache .ruff_cache
+	rm -rf $(VENV) build dist src/*.egg-info .pytest_cache .ruff_cache rust/target rust/fuzz/target
+	rm -f src/cranfield/_engine*.so

@@ -1,8 +1,7 @@
 """Defaults shared by the library and the command line, in a module that imports nothing.
 
-The command line reads them while it builds its parsers, before the run files' byte scan
-is started in a forked child (``io/scan.py``): importing NumPy or Arrow first would
-start their thread pools and rule the fork out.
+The command line reads them while it builds its parsers: building a parser imports no
+NumPy or Arrow.
 """
 
 #: The measures of :func:`cranfield.evaluate`, ``cranfield eval`` and

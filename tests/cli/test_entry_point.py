@@ -119,39 +119,3 @@ def test_entry_turns_off_blas_threads_for_evaluation_only(monkeypatch):
         monkeypatch.undo()
         monkeypatch.setattr(cli, "main", fake_main)
         monkeypatch.setattr(os, "_exit", fake_exit)
-
-
-PRESCAN_SPY = """
-import sys
-from cranfield.core.io import scan
-
-seen = []
-real = scan.prescan
-
-
-def spy(paths):
-    seen.append(("numpy" in sys.modules, "pyarrow" in sys.modules, scan._can_fork()))
-    return real(paths)
-
-
-scan.prescan = spy
-from cranfield.cli.main import main
-
-main(sys.argv[1:])
-print(seen[0], file=sys.stderr)
-"""
-
-
-@pytest.mark.parametrize("measures", [["AP"], ["AP", "nDCG@10", "P@10"]])
-def test_runs_are_prescanned_before_the_heavy_imports(collection, measures):
-    # the scan may run in a forked child only while the process has one thread: NumPy or
-    # Arrow imported first (a -m list parses measure names, which imports the registry)
-    # would start their thread pools and leave the scan a thread starved of the GIL
-    qrels, *runs = collection
-    env = dict(os.environ, PYTHONPATH=str(ROOT / "src"))
-    argv = ["eval", qrels, runs[0], "-m", *measures]
-    done = subprocess.run(
-        [sys.executable, "-c", PRESCAN_SPY, *argv], capture_output=True, env=env, text=True
-    )
-    assert done.returncode == 0, done.stderr
-    assert done.stderr.strip().splitlines()[-1] == "(False, False, True)", done.stderr

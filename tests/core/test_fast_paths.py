@@ -9,6 +9,7 @@ blocks, rising scores, shuffled lines, ids of mixed widths, forced hash collisio
 
 from __future__ import annotations
 
+import io
 import zlib
 from collections import Counter
 
@@ -201,30 +202,34 @@ RUN_TEXTS = [
 
 
 @pytest.mark.parametrize("text", RUN_TEXTS)
-def test_fast_reader_equals_exact_reader(tmp_path, text):
+def test_file_bytes_and_stream_read_alike(tmp_path, text):
+    """A regular file (read by the engine), bytes and a stream (read by source.py first)
+    give the same rows, tag and line numbers."""
     from cranfield.core.io import trec
 
     path = tmp_path / "run.txt"
     path.write_bytes(text)
-    exact = trec._exact(text, trec.RUN, "x")
-    parsed = trec.parse(path, trec.RUN, "x")
-    assert parsed.table.equals(exact.table)
-    assert parsed.tag == exact.tag
-    assert parsed.line_of(parsed.table.num_rows - 1) == exact.line_of(exact.table.num_rows - 1)
+    from_bytes = trec.parse(text, trec.RUN, "x")
+    for parsed in (trec.parse(path, trec.RUN, "x"), trec.parse(io.BytesIO(text), trec.RUN, "x")):
+        assert parsed.table.equals(from_bytes.table)
+        assert parsed.tag == from_bytes.tag
+        n = parsed.table.num_rows
+        assert [parsed.line_of(i) for i in range(n)] == [from_bytes.line_of(i) for i in range(n)]
+    assert from_bytes.table["doc_id"].to_pylist()[0] == "a"
 
 
-def test_fast_reader_is_used_on_clean_files(tmp_path):
+def test_clean_files_number_rows_by_line(tmp_path):
     from cranfield.core.io import trec
 
     text = RUN_TEXTS[0] + b"2 Q0 c 1 -1e3 tag2\n"
     path = tmp_path / "run.txt"
     path.write_bytes(text)
-    fast = trec._fast(path, trec.RUN, " ", "x")
-    assert fast is not None and fast.lines is None and fast.tag == "tag2"
-    assert fast.table.column_names == ["query_id", "doc_id", "score"]
-    for bad in RUN_TEXTS[2:9]:
-        path.write_bytes(bad)
-        assert trec._fast(path, trec.RUN, " ", "x") is None
+    parsed = trec.parse(path, trec.RUN, "x")
+    assert parsed.lines is None and parsed.tag == "tag2"
+    assert parsed.table.column_names == ["query_id", "doc_id", "score"]
+    for skipped in (RUN_TEXTS[6], RUN_TEXTS[7]):  # a blank line, a comment
+        path.write_bytes(skipped)
+        assert trec.parse(path, trec.RUN, "x").lines is not None
 
 
 def _old_kernels(jr, cutoff, gains=()):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import sys
 
 from ._args import (
@@ -66,39 +65,13 @@ def add_arguments(p) -> None:
     add_output(p)
 
 
-def early(argv: list[str]) -> None:
-    """Start the byte scan of the files named on the command line before anything heavy
-    is imported: parsing a ``-m`` list imports the measure registry and with it NumPy,
-    whose threads would rule out the forked scan (see io/scan.py). Best effort: ``run``
-    starts the scans of the parsed runs anyway (a file already pending is skipped), and
-    a file scanned here for nothing (the qrels) costs only the child's time."""
-    from ..core import memory
-    from ..core.io import scan
-
-    if "--scheduler" in argv or any(a.startswith(("--engine=d", "--scheduler=")) for a in argv):
-        return
-    if any(a == "--engine" and b == "dask" for a, b in zip(argv, argv[1:], strict=False)):
-        return  # the workers read the runs
-    stream = True if "--stream" in argv else False if "--no-stream" in argv else None
-    values = {i + 1 for i, a in enumerate(argv) if a in ("-o", "--output")}
-    files = [
-        a
-        for i, a in enumerate(argv)
-        if i not in values and not a.startswith("-") and os.path.isfile(a)
-    ]
-    scan.prescan([f for f in files if not memory.should_stream(f, stream)])
-
-
 def run(args) -> int:
     from ..core import memory
-    from ..core.io import scan
 
     if engine_value(args) == "dask":
         return _run_dask(args)
     streamed = [memory.should_stream(path, args.stream) for path in args.runs]
-    # the runs read whole are scanned in the background from now on (see io/scan.py)
-    scan.prescan([path for path, s in zip(args.runs, streamed, strict=True) if not s])
-    from ..core.evaluation import DEFAULT_MEASURES, as_measures, combine, evaluate
+    from ..core.evaluation import DEFAULT_MEASURES, as_measures, combine, evaluate, missing_topics
     from ..core.io.source import source_name
     from ..core.qrels import Qrels
     from ..core.run import Run

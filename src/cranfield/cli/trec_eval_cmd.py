@@ -133,11 +133,8 @@ def main(argv: list[str]) -> int:
         return int(exc.code)
 
     from ..core import memory
-    from ..core.io import scan
 
     streamed = not dask and memory.should_stream(args.files[1], args.stream)
-    if not streamed and not dask:  # scanned in the background from now on (see io/scan.py)
-        scan.prescan(args.files[1])
     from ..core.qrels import Qrels
     from ..core.run import Run
     from ..core.streaming import judge_file, use_system_allocator

@@ -1,7 +1,7 @@
 """The ranked-retrieval evaluation core.
 
 * :mod:`.qrels`, :mod:`.run` — the two inputs (files, DataFrames, dicts, Arrow);
-* :mod:`.io` — readers (TREC text, tabular), the byte scan, atomic output;
+* :mod:`.io` — readers (TREC text through the compiled engine, tabular), atomic output;
 * :mod:`.judged` — Run x Qrels -> JudgedRun (join, ordering, -M/-J/-l semantics);
 * :mod:`.measures` — the measure registry and its vectorised kernels;
 * :mod:`.evaluation` — ``evaluate(qrels, runs, measures)`` -> Results;

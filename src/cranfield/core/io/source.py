@@ -4,9 +4,10 @@ Files are only ever opened for reading. Problems become :class:`InputError` nami
 source, so the command-line interface can print one line and exit with status 2.
 
 Every input is read exactly once. A regular, uncompressed file is handed on as its
-path (Arrow and the byte scan may open it again: a regular file reads the same every
-time). Anything else — standard input, a named pipe, ``<(...)``, a character device,
-a gzip file, a file object — is read once, in pieces, into memory (:func:`load`):
+path (the reader opens it; the TREC reader is the compiled engine, which checks the
+text as it reads it, as :func:`load` does). Anything else — standard input, a named
+pipe, ``<(...)``, a character device, a gzip file, a file object — is read once, in
+pieces, into memory (:func:`load`):
 
 * gzip is recognised by its first two bytes (``1f 8b``), never by the file name, and
   decompressed piece by piece; truncated or corrupt data is an error naming the file;

@@ -1,0 +1,167 @@
+//! `cranfield._engine`: the compiled readers of cranfield, for Python.
+//!
+//! The work runs without the interpreter lock, in threads; columns are handed to
+//! Python as NumPy arrays that own the Rust buffers (no copy). No panic reaches
+//! Python: one would be a bug, reported as `ReadError("internal", ...)`.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::PathBuf;
+
+use cranfield_trec::{
+    parse, read, Error, Kind, Options, Parsed, Problem, ReadError as Failed, Values,
+};
+use numpy::PyArray1;
+use pyo3::create_exception;
+use pyo3::exceptions::PyException;
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyList, PyTuple};
+
+create_exception!(
+    _engine,
+    ReadError,
+    PyException,
+    "A problem with an input: args are (what, line or None, detail or None)."
+);
+
+/// Lines may not be longer than this, whatever the caller asks (32-bit offsets).
+const MAX_LINE_CAP: usize = 1 << 29;
+
+enum Failure {
+    Input(Error),
+    Io(std::io::Error),
+    Panic(String),
+}
+
+fn options(kind: &str, latin1: bool, max_line: usize) -> PyResult<Options> {
+    let kind = match kind {
+        "run" => Kind::Run,
+        "qrels" => Kind::Qrels,
+        other => {
+            return Err(pyo3::exceptions::PyValueError::new_err(format!(
+                "kind must be 'run' or 'qrels', got {other:?}"
+            )))
+        }
+    };
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(8);
+    Ok(Options { kind, latin1, max_line: max_line.min(MAX_LINE_CAP), threads })
+}
+
+/// Run `work` without the interpreter lock, turning a panic into a failure.
+fn guarded<F>(py: Python<'_>, work: F) -> Result<Parsed, Failure>
+where
+    F: FnOnce() -> Result<Parsed, Failure> + Send,
+{
+    py.detach(|| {
+        catch_unwind(AssertUnwindSafe(work)).unwrap_or_else(|panic| {
+            let text = panic
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown panic".to_string());
+            Err(Failure::Panic(text))
+        })
+    })
+}
+
+fn raise(py: Python<'_>, failure: Failure) -> PyErr {
+    let (what, line, detail): (&str, Option<u64>, Option<Py<PyAny>>) = match failure {
+        Failure::Io(err) => return err.into(),
+        Failure::Panic(text) => {
+            ("internal", None, Some(text.into_pyobject(py).unwrap().into_any().unbind()))
+        }
+        Failure::Input(Error { problem, line }) => {
+            let bytes = |v: &[u8]| Some(PyBytes::new(py, v).into_any().unbind());
+            match problem {
+                Problem::Nul => ("nul", line, None),
+                Problem::LongLine => ("long_line", line, None),
+                Problem::Fields(got) => {
+                    ("fields", line, Some(got.into_pyobject(py).unwrap().into_any().unbind()))
+                }
+                Problem::Score(value) => ("score", line, bytes(&value)),
+                Problem::NanScore => ("nan", line, None),
+                Problem::Grade(value) => ("grade", line, bytes(&value)),
+                Problem::Utf8 { column: 0, value } => ("query_id", line, bytes(&value)),
+                Problem::Utf8 { value, .. } => ("doc_id", line, bytes(&value)),
+                Problem::Empty => ("empty", None, None),
+            }
+        }
+    };
+    ReadError::new_err((what, line, detail))
+}
+
+/// The parsed columns as Python objects:
+/// `(pieces, lines, query_starts, tag, rows)`, each piece
+/// `(query offsets, query bytes, doc offsets, doc bytes, values)`.
+fn to_python(py: Python<'_>, parsed: Parsed) -> PyResult<Bound<'_, PyTuple>> {
+    let pieces = PyList::empty(py);
+    for columns in parsed.columns {
+        let values = match columns.values {
+            Values::Scores(v) => PyArray1::from_vec(py, v).into_any(),
+            Values::Grades(v) => PyArray1::from_vec(py, v).into_any(),
+        };
+        pieces.append((
+            PyArray1::from_vec(py, columns.query_id.offsets),
+            PyArray1::from_vec(py, columns.query_id.data),
+            PyArray1::from_vec(py, columns.doc_id.offsets),
+            PyArray1::from_vec(py, columns.doc_id.data),
+            values,
+        ))?;
+    }
+    let lines = parsed.lines.map(|l| PyArray1::from_vec(py, l));
+    let starts = PyArray1::from_vec(py, parsed.query_starts);
+    let tag = parsed.tag.map(|t| PyBytes::new(py, &t));
+    (pieces, lines, starts, tag, parsed.rows).into_pyobject(py)
+}
+
+/// Parse TREC text held in a bytes object.
+///
+/// `kind` is "run" or "qrels"; `latin1` reads ids as Latin-1 (else UTF-8, checked);
+/// `max_line` is the longest line allowed. Raises `ReadError` for bad input.
+#[pyfunction]
+fn read_trec_bytes<'py>(
+    py: Python<'py>,
+    data: &Bound<'py, PyBytes>,
+    kind: &str,
+    latin1: bool,
+    max_line: usize,
+) -> PyResult<Bound<'py, PyTuple>> {
+    let options = options(kind, latin1, max_line)?;
+    let bytes = data.as_bytes();
+    match guarded(py, || parse(bytes, &options).map_err(Failure::Input)) {
+        Ok(parsed) => to_python(py, parsed),
+        Err(failure) => Err(raise(py, failure)),
+    }
+}
+
+/// Read and parse a regular, uncompressed TREC file, piece by piece (memory holds
+/// the columns and a few pieces): checked for NUL bytes and overlong lines as it is
+/// read, then parsed as `read_trec_bytes` parses. An OS error is raised as `OSError`.
+#[pyfunction]
+fn read_trec_file<'py>(
+    py: Python<'py>,
+    path: PathBuf,
+    kind: &str,
+    latin1: bool,
+    max_line: usize,
+) -> PyResult<Bound<'py, PyTuple>> {
+    let options = options(kind, latin1, max_line)?;
+    let work = || {
+        let file = std::fs::File::open(&path).map_err(Failure::Io)?;
+        read(file, &options).map_err(|e| match e {
+            Failed::Io(err) => Failure::Io(err),
+            Failed::Input(err) => Failure::Input(err),
+        })
+    };
+    match guarded(py, work) {
+        Ok(parsed) => to_python(py, parsed),
+        Err(failure) => Err(raise(py, failure)),
+    }
+}
+
+#[pymodule]
+fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("ReadError", m.py().get_type::<ReadError>())?;
+    m.add_function(wrap_pyfunction!(read_trec_bytes, m)?)?;
+    m.add_function(wrap_pyfunction!(read_trec_file, m)?)?;
+    Ok(())
+}

@@ -1,0 +1,393 @@
+//! TREC run and qrels files, read the way trec_eval 10.0 reads them.
+//!
+//! A run line is `qid iter docno rank score tag` (at least six fields separated by
+//! runs of ASCII whitespace: space, tab, vertical tab, form feed; extra fields are
+//! ignored), a qrels line exactly `qid iter docno rel`. Lines end at `\n`, `\r` or
+//! `\r\n`; blank lines and lines whose first field starts with `#` are skipped. Ids
+//! are kept as bytes (checked as UTF-8, or read as Latin-1: one character per byte),
+//! the score is a double ([`number::parse_score`]), the grade an integer
+//! ([`number::parse_relevance`]).
+//!
+//! The input is cut into pieces of about [`CHUNK`] bytes after a line end; pieces are
+//! parsed in parallel and each gives its own columns (Arrow chunks on the Python
+//! side). The first problem is reported with its physical line number; which one is
+//! "first" follows one fixed order (see [`parse`]), whatever the number of threads.
+
+pub mod check;
+pub mod number;
+mod piece;
+
+use std::borrow::Cow;
+use std::io::Read;
+use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+pub use piece::Piece;
+
+/// Pieces are cut after the first line end at or after this many bytes.
+pub const CHUNK: usize = 1 << 23;
+/// The UTF-8 byte-order mark, dropped at the start of UTF-8 input.
+pub const BOM: &[u8] = b"\xef\xbb\xbf";
+
+/// Which TREC layout a file has.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// `qid iter docno rank score tag`, at least six fields.
+    Run,
+    /// `qid iter docno rel`, exactly four fields.
+    Qrels,
+}
+
+impl Kind {
+    /// The number of fields a line has (a run line may have more).
+    pub fn fields(self) -> usize {
+        match self {
+            Kind::Run => 6,
+            Kind::Qrels => 4,
+        }
+    }
+
+    /// The position of the value field (score or grade).
+    fn value_field(self) -> usize {
+        match self {
+            Kind::Run => 4,
+            Kind::Qrels => 3,
+        }
+    }
+}
+
+/// How to read.
+#[derive(Clone, Debug)]
+pub struct Options {
+    pub kind: Kind,
+    /// Ids as Latin-1 (every byte a character, re-encoded as UTF-8) instead of UTF-8.
+    pub latin1: bool,
+    /// The longest line allowed, in bytes.
+    pub max_line: usize,
+    /// Worker threads (at least one is used).
+    pub threads: usize,
+}
+
+/// What is wrong with an input.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Problem {
+    /// A NUL byte: binary data.
+    Nul,
+    /// A line longer than `Options::max_line`.
+    LongLine,
+    /// A data line with the wrong number of fields (how many it has).
+    Fields(usize),
+    /// A score that is not a number (the field's bytes).
+    Score(Vec<u8>),
+    /// A score that is NaN.
+    NanScore,
+    /// A relevance grade that is not an integer (the field's bytes).
+    Grade(Vec<u8>),
+    /// An id that is not valid UTF-8 (`column` 0: query id, 1: doc id; its bytes).
+    Utf8 { column: usize, value: Vec<u8> },
+    /// No data line at all.
+    Empty,
+}
+
+/// A problem and the physical line (1-based) where it is; `None` for the whole input.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Error {
+    pub problem: Problem,
+    pub line: Option<u64>,
+}
+
+/// A column of strings: Arrow's layout (`offsets[i]..offsets[i + 1]` in `data`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Strings {
+    pub data: Vec<u8>,
+    pub offsets: Vec<i32>,
+}
+
+impl Strings {
+    fn new() -> Self {
+        Strings { data: Vec::new(), offsets: vec![0] }
+    }
+
+    /// The number of strings.
+    pub fn len(&self) -> usize {
+        self.offsets.len() - 1
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The bytes of string `i`.
+    pub fn get(&self, i: usize) -> &[u8] {
+        &self.data[self.offsets[i] as usize..self.offsets[i + 1] as usize]
+    }
+}
+
+/// The value column: scores (runs) or grades (qrels).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Values {
+    Scores(Vec<f64>),
+    Grades(Vec<i64>),
+}
+
+/// One piece's rows.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Columns {
+    pub query_id: Strings,
+    pub doc_id: Strings,
+    pub values: Values,
+}
+
+/// A parsed input.
+#[derive(Debug)]
+pub struct Parsed {
+    /// The rows, one group of columns per piece with rows (in file order).
+    pub columns: Vec<Columns>,
+    /// The physical line of every row, or `None` when row `i` is line `i + 1`.
+    pub lines: Option<Vec<i64>>,
+    /// Row numbers where the query id differs from the row before (0 first), then the
+    /// number of rows.
+    pub query_starts: Vec<i64>,
+    /// A run's tag: the sixth field of its last data line.
+    pub tag: Option<Vec<u8>>,
+    pub rows: usize,
+}
+
+/// Where the pieces of `data` start and end: each ends after the first `\n` at or
+/// after `CHUNK` bytes from its start (or at the end).
+fn bounds(data: &[u8]) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    while start < data.len() {
+        let end = cut(&data[start..], CHUNK).map_or(data.len(), |n| start + n);
+        out.push((start, end));
+        start = end;
+    }
+    out
+}
+
+/// The length of the piece at the start of `text`: up to the first `\n` at or after
+/// `from` bytes, or None when there is none (yet).
+fn cut(text: &[u8], from: usize) -> Option<usize> {
+    let from = from.max(CHUNK);
+    if from >= text.len() {
+        return None;
+    }
+    memchr::memchr(b'\n', &text[from..]).map(|i| from + i + 1)
+}
+
+/// Parse a whole input held in memory. An input without data lines gives zero rows
+/// (the caller decides whether that is [`Problem::Empty`]).
+///
+/// The problem reported is the first in this order: the first piece with a NUL byte,
+/// a line that is too long or has the wrong number of fields, or a score that is not a
+/// number (within a piece: a NUL byte first, then the first bad line, then the first
+/// bad score); then the first NaN score or grade that is not a number; then the first
+/// grade out of range; then the first query id that is not UTF-8; then the first such
+/// doc id.
+pub fn parse(data: &[u8], options: &Options) -> Result<Parsed, Error> {
+    let pieces = pipeline(options, |feed| {
+        for (start, end) in bounds(data) {
+            feed.send(Cow::Borrowed(&data[start..end]));
+        }
+        Ok::<(), Error>(())
+    });
+    assemble(pieces?)
+}
+
+/// Why [`read`] failed.
+#[derive(Debug)]
+pub enum ReadError {
+    Io(std::io::Error),
+    Input(Error),
+}
+
+/// Read and parse an input from `reader` (a file), piece by piece: memory holds the
+/// columns and a few pieces, never the whole text.
+///
+/// The text is checked as it arrives ([`check::Checker`]: a NUL byte, a line growing
+/// past the limit), and such a problem is reported before any the parser finds, as
+/// if the whole input had been read into memory first; otherwise the result is
+/// [`parse`]'s for the whole text.
+pub fn read(mut reader: impl Read, options: &Options) -> Result<Parsed, ReadError> {
+    let mut checker = check::Checker::new(options.max_line);
+    let mut problem = None;
+    let pieces = pipeline(options, |feed| {
+        let mut pending: Vec<u8> = Vec::with_capacity(CHUNK + check::PIECE);
+        let mut searched = 0; // no piece end before this position of `pending`
+        loop {
+            let start = pending.len();
+            pending.resize(start + check::PIECE, 0);
+            let got = read_full(&mut reader, &mut pending[start..]).map_err(ReadError::Io)?;
+            pending.truncate(start + got);
+            if got == 0 {
+                if !pending.is_empty() {
+                    feed.send(Cow::Owned(pending));
+                }
+                return Ok(());
+            }
+            if let Err(err) = checker.feed(&pending[start..]) {
+                problem = Some(err);
+                return Ok(());
+            }
+            while let Some(n) = cut(&pending, searched) {
+                let rest = pending.split_off(n);
+                feed.send(Cow::Owned(std::mem::replace(&mut pending, rest)));
+                searched = 0;
+            }
+            searched = pending.len().max(CHUNK);
+        }
+    });
+    if let Some(err) = problem {
+        return Err(ReadError::Input(err));
+    }
+    assemble(pieces?).map_err(ReadError::Input)
+}
+
+fn read_full(reader: &mut impl Read, mut buf: &mut [u8]) -> std::io::Result<usize> {
+    let size = buf.len();
+    while !buf.is_empty() {
+        match reader.read(buf) {
+            Ok(0) => break,
+            Ok(n) => buf = &mut buf[n..],
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(size - buf.len())
+}
+
+/// Hands pieces to the workers of [`pipeline`], numbered in order.
+struct Feed<'a> {
+    tx: std::sync::mpsc::SyncSender<(usize, Cow<'a, [u8]>)>,
+    count: usize,
+}
+
+impl<'a> Feed<'a> {
+    fn send(&mut self, text: Cow<'a, [u8]>) {
+        // fails only when every worker is gone (a panic, re-raised when the scope ends)
+        let _ = self.tx.send((self.count, text));
+        self.count += 1;
+    }
+}
+
+/// Parse the pieces `produce` feeds, in worker threads, while it produces them (at
+/// most a few pieces wait at a time). Returns the pieces in order, up to the first
+/// one with an early problem (the later ones are not parsed).
+fn pipeline<'a, E, F>(options: &Options, produce: F) -> Result<Vec<Piece>, E>
+where
+    F: FnOnce(&mut Feed<'a>) -> Result<(), E>,
+{
+    let threads = options.threads.max(1);
+    let stop = AtomicUsize::new(usize::MAX); // the first piece with an early problem
+    let results: Mutex<Vec<(usize, Piece)>> = Mutex::new(Vec::new());
+    let parse_one = |i: usize, text: &[u8]| {
+        if i > stop.load(Ordering::Relaxed) {
+            return;
+        }
+        let text =
+            if i == 0 && !options.latin1 { text.strip_prefix(BOM).unwrap_or(text) } else { text };
+        let piece = Piece::parse(text, options);
+        if piece.early.is_some() {
+            stop.fetch_min(i, Ordering::Relaxed);
+        }
+        results.lock().unwrap_or_else(|e| e.into_inner()).push((i, piece));
+    };
+    let (tx, rx) = std::sync::mpsc::sync_channel::<(usize, Cow<'a, [u8]>)>(threads);
+    let rx = Mutex::new(rx);
+    // a worker that panicked (a bug) keeps taking pieces, so that the producer never
+    // waits for a full channel; the panic is raised again once all have stopped
+    let panicked: Mutex<Option<Box<dyn std::any::Any + Send>>> = Mutex::new(None);
+    let produced = std::thread::scope(|scope| {
+        for _ in 0..threads {
+            scope.spawn(|| loop {
+                let next = rx.lock().unwrap_or_else(|e| e.into_inner()).recv();
+                let Ok((i, text)) = next else { return };
+                let parsed = catch_unwind(AssertUnwindSafe(|| parse_one(i, &text)));
+                if let Err(payload) = parsed {
+                    stop.store(0, Ordering::Relaxed);
+                    panicked.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert(payload);
+                }
+            });
+        }
+        let mut feed = Feed { tx, count: 0 };
+        let produced = produce(&mut feed);
+        drop(feed);
+        produced
+    });
+    if let Some(payload) = panicked.into_inner().unwrap_or_else(|e| e.into_inner()) {
+        resume_unwind(payload);
+    }
+    produced?;
+    let mut pieces = results.into_inner().unwrap_or_else(|e| e.into_inner());
+    pieces.sort_unstable_by_key(|(i, _)| *i);
+    Ok(pieces
+        .into_iter()
+        .enumerate()
+        .map_while(|(k, (i, piece))| (k == i).then_some(piece))
+        .collect())
+}
+
+/// Join the pieces (all parsed up to the first one with an early problem).
+fn assemble(pieces: Vec<Piece>) -> Result<Parsed, Error> {
+    let mut line_base = Vec::with_capacity(pieces.len());
+    let mut lines_so_far = 0u64;
+    for piece in &pieces {
+        line_base.push(lines_so_far);
+        if let Some((problem, line)) = &piece.early {
+            return Err(Error { problem: problem.clone(), line: Some(lines_so_far + line) });
+        }
+        lines_so_far += piece.line_count;
+    }
+    let mut row_base = Vec::with_capacity(pieces.len());
+    let mut rows = 0usize;
+    for piece in &pieces {
+        row_base.push(rows);
+        rows += piece.rows;
+    }
+    for check in 0..4 {
+        for (i, piece) in pieces.iter().enumerate() {
+            if let Some((row, problem)) = &piece.late[check] {
+                let line = line_base[i] + piece.line(*row);
+                return Err(Error { problem: problem.clone(), line: Some(line) });
+            }
+        }
+    }
+    let numbered = pieces
+        .iter()
+        .enumerate()
+        .all(|(i, piece)| piece.lines.is_none() && line_base[i] == row_base[i] as u64);
+    let lines = (!numbered).then(|| {
+        let mut out = Vec::with_capacity(rows);
+        for (i, piece) in pieces.iter().enumerate() {
+            out.extend((0..piece.rows).map(|r| (line_base[i] + piece.line(r)) as i64));
+        }
+        out
+    });
+    let mut query_starts = Vec::new();
+    let mut previous: Option<&[u8]> = None;
+    for (i, piece) in pieces.iter().enumerate() {
+        if piece.columns.query_id.is_empty() {
+            continue;
+        }
+        let first = piece.columns.query_id.get(0);
+        let skip_first = previous == Some(first);
+        query_starts.extend(
+            piece
+                .query_starts
+                .iter()
+                .skip(usize::from(skip_first))
+                .map(|&r| (row_base[i] + r) as i64),
+        );
+        let ids = &piece.columns.query_id;
+        previous = Some(ids.get(ids.len() - 1));
+    }
+    query_starts.push(rows as i64);
+    let tag = pieces.iter().rev().find_map(|p| p.tag.clone());
+    let columns = pieces.into_iter().filter(|p| p.rows > 0).map(|p| p.columns).collect();
+    Ok(Parsed { columns, lines, query_starts, tag, rows })
+}
+
+#[cfg(test)]
+mod tests;
