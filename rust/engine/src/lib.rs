@@ -36,9 +36,10 @@ fn options(kind: &str, latin1: bool, max_line: usize) -> PyResult<Options> {
     let kind = match kind {
         "run" => Kind::Run,
         "qrels" => Kind::Qrels,
+        "fractional_qrels" => Kind::FractionalQrels,
         other => {
             return Err(pyo3::exceptions::PyValueError::new_err(format!(
-                "kind must be 'run' or 'qrels', got {other:?}"
+                "kind must be 'run', 'qrels' or 'fractional_qrels', got {other:?}"
             )))
         }
     };
@@ -96,7 +97,7 @@ fn to_python(py: Python<'_>, parsed: Parsed) -> PyResult<Bound<'_, PyTuple>> {
     let pieces = PyList::empty(py);
     for columns in parsed.columns {
         let values = match columns.values {
-            Values::Scores(v) => PyArray1::from_vec(py, v).into_any(),
+            Values::Scores(v) | Values::Reals(v) => PyArray1::from_vec(py, v).into_any(),
             Values::Grades(v) => PyArray1::from_vec(py, v).into_any(),
         };
         pieces.append((

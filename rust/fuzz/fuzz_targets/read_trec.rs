@@ -7,7 +7,7 @@ use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
     let _ = check::check_text(data, 64);
-    for kind in [Kind::Run, Kind::Qrels] {
+    for kind in [Kind::Run, Kind::Qrels, Kind::FractionalQrels] {
         for latin1 in [false, true] {
             let options = Options { kind, latin1, max_line: 64, threads: 2 };
             match parse(data, &options) {
@@ -16,11 +16,10 @@ fuzz_target!(|data: &[u8]| {
                     for c in &parsed.columns {
                         let n = c.query_id.len();
                         assert!(n > 0 && c.doc_id.len() == n);
-                        let values = match &c.values {
-                            Values::Scores(v) => v.len(),
-                            Values::Grades(v) => v.len(),
-                        };
-                        assert_eq!(values, n);
+                        assert_eq!(c.values.len(), n);
+                        if let Values::Reals(v) = &c.values {
+                            assert!(v.iter().all(|x| x.is_finite()));
+                        }
                         for s in [&c.query_id, &c.doc_id] {
                             assert!(s.offsets.windows(2).all(|w| w[0] < w[1]), "empty id");
                             assert_eq!(*s.offsets.last().unwrap() as usize, s.data.len());

@@ -6,7 +6,8 @@
 //! `\r\n`; blank lines and lines whose first field starts with `#` are skipped. Ids
 //! are kept as bytes (checked as UTF-8, or read as Latin-1: one character per byte),
 //! the score is a double ([`number::parse_score`]), the grade an integer
-//! ([`number::parse_relevance`]).
+//! ([`number::parse_relevance`]), or with [`Kind::FractionalQrels`] a finite real number
+//! ([`number::parse_real_relevance`]).
 //!
 //! The input is cut into pieces of about [`CHUNK`] bytes after a line end; pieces are
 //! parsed in parallel and each gives its own columns (Arrow chunks on the Python
@@ -37,6 +38,8 @@ pub enum Kind {
     Run,
     /// `qid iter docno rel`, exactly four fields.
     Qrels,
+    /// Qrels whose relevance is a real number (fractional gains, soft labels).
+    FractionalQrels,
 }
 
 impl Kind {
@@ -44,15 +47,20 @@ impl Kind {
     pub fn fields(self) -> usize {
         match self {
             Kind::Run => 6,
-            Kind::Qrels => 4,
+            Kind::Qrels | Kind::FractionalQrels => 4,
         }
+    }
+
+    /// Whether a line has exactly [`Kind::fields`] fields (qrels) or at least (runs).
+    pub fn exact(self) -> bool {
+        self != Kind::Run
     }
 
     /// The position of the value field (score or grade).
     fn value_field(self) -> usize {
         match self {
             Kind::Run => 4,
-            Kind::Qrels => 3,
+            Kind::Qrels | Kind::FractionalQrels => 3,
         }
     }
 }
@@ -124,11 +132,27 @@ impl Strings {
     }
 }
 
-/// The value column: scores (runs) or grades (qrels).
+/// The value column: scores (runs), grades (qrels) or real-valued relevance
+/// (fractional qrels).
 #[derive(Clone, Debug, PartialEq)]
 pub enum Values {
     Scores(Vec<f64>),
     Grades(Vec<i64>),
+    Reals(Vec<f64>),
+}
+
+impl Values {
+    /// The number of values.
+    pub fn len(&self) -> usize {
+        match self {
+            Values::Scores(v) | Values::Reals(v) => v.len(),
+            Values::Grades(v) => v.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
 }
 
 /// One piece's rows.

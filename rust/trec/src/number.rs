@@ -120,6 +120,44 @@ pub fn parse_relevance(field: &[u8]) -> Result<i64, GradeError> {
     value.ok_or(GradeError::Range)
 }
 
+/// A real-valued relevance (fractional gains): `[+-]?(digits[.digits] | .digits)` with an
+/// optional exponent `[eE][+-]?digits`, finite; `inf`, `nan`, hexadecimal forms and
+/// values beyond the double range are refused (`None`).
+pub fn parse_real_relevance(field: &[u8]) -> Option<f64> {
+    let rest = match field.first() {
+        Some(b'-' | b'+') => &field[1..],
+        _ => field,
+    };
+    let digits = |s: &[u8]| s.iter().take_while(|b| b.is_ascii_digit()).count();
+    let int_len = digits(rest);
+    let mut tail = &rest[int_len..];
+    let mut frac_len = 0;
+    if let [b'.', after @ ..] = tail {
+        frac_len = digits(after);
+        tail = &after[frac_len..];
+    }
+    if int_len + frac_len == 0 {
+        return None; // "", "+", ".", "e5"
+    }
+    if let [b'e' | b'E', after @ ..] = tail {
+        let after = match after.first() {
+            Some(b'-' | b'+') => &after[1..],
+            _ => after,
+        };
+        let exp_len = digits(after);
+        if exp_len == 0 {
+            return None;
+        }
+        tail = &after[exp_len..];
+    }
+    if !tail.is_empty() {
+        return None;
+    }
+    // ASCII digits, signs, '.', 'e': valid UTF-8 and a form Rust's parser reads exactly
+    let value: f64 = std::str::from_utf8(field).ok()?.parse().ok()?;
+    value.is_finite().then_some(value)
+}
+
 /// Why a relevance grade was refused.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum GradeError {
@@ -132,6 +170,25 @@ pub enum GradeError {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn real_relevance() {
+        for (text, want) in [
+            ("0.35", 0.35),
+            ("+2", 2.0),
+            ("-0.5", -0.5),
+            (".5", 0.5),
+            ("3.", 3.0),
+            ("1e-3", 0.001),
+            ("2.5E+1", 25.0),
+        ] {
+            assert_eq!(parse_real_relevance(text.as_bytes()), Some(want), "{text}");
+        }
+        for text in ["", "+", ".", "e5", "1e", "1e+", "inf", "nan", "0x10", "1.2.3", "1e999", "1 "]
+        {
+            assert_eq!(parse_real_relevance(text.as_bytes()), None, "{text:?}");
+        }
+    }
 
     #[test]
     fn scores() {

@@ -1,6 +1,6 @@
 //! One piece of an input: its lines split into fields, its rows as columns.
 
-use crate::number::{parse_relevance, parse_score, GradeError};
+use crate::number::{parse_real_relevance, parse_relevance, parse_score, GradeError};
 use crate::{Columns, Kind, Options, Problem, Strings, Values};
 
 /// Whitespace between fields (Python's `bytes.split()`, less the line ends, which never
@@ -87,6 +87,7 @@ impl Piece {
                 values: match kind {
                     Kind::Run => Values::Scores(Vec::with_capacity(estimate)),
                     Kind::Qrels => Values::Grades(Vec::with_capacity(estimate)),
+                    Kind::FractionalQrels => Values::Reals(Vec::with_capacity(estimate)),
                 },
             },
             rows: 0,
@@ -148,7 +149,7 @@ impl Piece {
             if k == 0 || line[fields[0].0] == b'#' {
                 continue;
             }
-            if k < expect || (kind == Kind::Qrels && k > expect) {
+            if k < expect || (kind.exact() && k > expect) {
                 let got = line.split(|&b| is_space(b)).filter(|f| !f.is_empty()).count();
                 piece.early = Some((Problem::Fields(got), line_no));
                 return piece;
@@ -178,6 +179,13 @@ impl Piece {
                         }
                     }
                     grades.push(grade.unwrap_or(0));
+                }
+                Values::Reals(reals) => {
+                    let real = parse_real_relevance(value);
+                    if real.is_none() && piece.late[0].is_none() {
+                        piece.late[0] = Some((row, Problem::Grade(value.to_vec())));
+                    }
+                    reals.push(real.unwrap_or(0.0));
                 }
             }
             let qid = field(0);

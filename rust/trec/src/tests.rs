@@ -26,7 +26,7 @@ fn scores(parsed: &Parsed) -> Vec<f64> {
     for c in &parsed.columns {
         match &c.values {
             Values::Scores(v) => out.extend(v),
-            Values::Grades(_) => panic!("a run has scores"),
+            _ => panic!("a run has scores"),
         }
     }
     out
@@ -63,9 +63,23 @@ fn qrels_grades() {
     let p = qrels(b"1 0 a 2.7\n1 0 b -0.5\n2 0 c +3\n").unwrap();
     match &p.columns[0].values {
         Values::Grades(g) => assert_eq!(g, &[2, 0, 3]),
-        Values::Scores(_) => panic!("qrels have grades"),
+        _ => panic!("qrels have grades"),
     }
     assert_eq!(p.tag, None);
+}
+
+#[test]
+fn fractional_qrels_keep_the_fraction() {
+    let options = options(Kind::FractionalQrels);
+    let p = parse(b"1 0 a 2.7\n1 0 b -0.5\n2 0 c 1e-1\n", &options).unwrap();
+    match &p.columns[0].values {
+        Values::Reals(r) => assert_eq!(r, &[2.7, -0.5, 0.1]),
+        _ => panic!("fractional qrels have real values"),
+    }
+    let (problem, line) = error(parse(b"1 0 a 1\n1 0 b inf\n", &options));
+    assert_eq!((problem, line), (Problem::Grade(b"inf".to_vec()), Some(2)));
+    let (problem, line) = error(parse(b"1 0 a 1 x\n", &options));
+    assert_eq!((problem, line), (Problem::Fields(5), Some(1)));
 }
 
 #[test]

@@ -71,7 +71,7 @@ def run(args) -> int:
     if engine_value(args) == "dask":
         return _run_dask(args)
     streamed = [memory.should_stream(path, args.stream) for path in args.runs]
-    from ..core.evaluation import DEFAULT_MEASURES, as_measures, combine, evaluate, missing_topics
+    from ..core.evaluation import DEFAULT_MEASURES, as_measures, combine, evaluate
     from ..core.io.source import source_name
     from ..core.qrels import Qrels
     from ..core.run import Run

@@ -3,7 +3,8 @@
 Run lines are ``qid iter docno rank score tag`` (at least six whitespace-separated
 fields, extra ones ignored; ``iter`` and ``rank`` ignored; the score is a double).
 Qrels lines are exactly ``qid iter docno rel`` (the grade is an integer; a decimal such as
-``2.7`` is truncated toward zero like C's ``atol``). Blank lines and lines whose first
+``2.7`` is truncated toward zero like C's ``atol``; with :data:`FRACTIONAL_QRELS` it is
+kept as a finite real number, for fractional gains). Blank lines and lines whose first
 field starts with ``#`` are skipped. The run's name is the tag of its last line.
 
 The parsing is the compiled engine's (``cranfield._engine``, the crate ``rust/trec``):
@@ -36,10 +37,21 @@ from .source import MAX_LINE, resolve, source_name
 class Layout:
     kind: str  # "run" or "qrels"
     value: str  # "score" or "relevance"
+    fractional: bool = False  # qrels: relevance read as a finite real number (float64)
+
+    @property
+    def engine_kind(self) -> str:
+        return "fractional_qrels" if self.fractional else self.kind
+
+    @property
+    def value_type(self) -> pa.DataType:
+        return pa.float64() if self.kind == "run" or self.fractional else pa.int64()
 
 
 RUN = Layout("run", "score")
 QRELS = Layout("qrels", "relevance")
+#: Qrels with real-valued relevance (fractional gains: ``Qrels.read(..., fractional=True)``).
+FRACTIONAL_QRELS = Layout("qrels", "relevance", fractional=True)
 _FIELDS = {"run": "qid iter docno rank score tag", "qrels": "qid iter docno rel"}
 
 
@@ -141,10 +153,10 @@ def _parse(
     latin1 = encoding == "latin-1"
     try:
         if isinstance(src, Path):
-            out = _engine.read_trec_file(os.fspath(src), layout.kind, latin1, MAX_LINE)
+            out = _engine.read_trec_file(os.fspath(src), layout.engine_kind, latin1, MAX_LINE)
         else:
             data = src if isinstance(src, bytes) else bytes(src)
-            out = _engine.read_trec_bytes(data, layout.kind, latin1, MAX_LINE)
+            out = _engine.read_trec_bytes(data, layout.engine_kind, latin1, MAX_LINE)
     except _engine.ReadError as exc:
         raise _problem(*exc.args, layout, source) from None
     except OSError as exc:
@@ -154,7 +166,7 @@ def _parse(
         if not require_lines:
             return None
         raise InputError(f"no {layout.kind} lines found (empty file?)", source=source)
-    value_type = pa.float64() if layout.kind == "run" else pa.int64()
+    value_type = layout.value_type
     columns: dict[str, list] = {"query_id": [], "doc_id": [], layout.value: []}
     for q_offsets, q_data, d_offsets, d_data, values in pieces:
         n = len(values)
@@ -185,7 +197,10 @@ def _problem(what: str, line: int | None, detail, layout: Layout, source: str) -
         "long_line": f"line longer than {MAX_LINE >> 20} MiB (the most one line may hold)",
         "nan": "score is NaN",
         "score": lambda: f"score {shown(detail)} is not a number",
-        "grade": lambda: f"relevance grade {shown(detail)} is not an integer",
+        "grade": lambda: (
+            f"relevance grade {shown(detail)} is not "
+            + ("a finite number" if layout.fractional else "an integer")
+        ),
         "query_id": lambda: f"query_id is not valid UTF-8: {shown(detail)}",
         "doc_id": lambda: f"doc_id is not valid UTF-8: {shown(detail)}",
     }
