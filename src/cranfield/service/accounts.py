@@ -50,8 +50,10 @@ def add_user(
     campaign: str | None = None,
     exist_ok: bool = False,
 ) -> int:
-    """Create user ``username`` (or, with ``exist_ok``, reuse it: the password is then
-    replaced) and, with ``campaign``, give it ``role`` there. Returns the user's id."""
+    """Create user ``username`` (or, with ``exist_ok`` or a ``campaign``, reuse it: the
+    password is then replaced) and, with ``campaign``, give it ``role`` there; the role
+    coordinator without a campaign makes a site coordinator, who may create campaigns.
+    Returns the user's id."""
     check_username(username)
     check_password(password)
     if role is not None:
@@ -67,6 +69,8 @@ def add_user(
             s.flush()
         else:
             user.password_hash = hashed
+        if role == "coordinator" and campaign is None:
+            user.site_coordinator = True  # may create campaigns
         if campaign is not None:
             if role is None:
                 raise ParameterError("role", "one of " + ", ".join(ROLES), None)

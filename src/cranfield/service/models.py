@@ -11,6 +11,7 @@ from __future__ import annotations
 import datetime as dt
 
 from sqlalchemy import (
+    Boolean,
     DateTime,
     Float,
     ForeignKey,
@@ -41,6 +42,8 @@ class User(Base):
     username: Mapped[str] = mapped_column(String(64), unique=True)
     password_hash: Mapped[str] = mapped_column(String(200))
     created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=now)
+    # added by revision 0002: may create campaigns
+    site_coordinator: Mapped[bool] = mapped_column(Boolean, default=False)
 
 
 class Campaign(Base):

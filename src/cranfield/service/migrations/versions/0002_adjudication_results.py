@@ -1,4 +1,5 @@
-"""Adjudications of conflicts, and published results on the campaign.
+"""Adjudications of conflicts, published results on the campaign, and site
+coordinators (users who may create campaigns).
 
 Revision ID: 0002
 Revises: 0001
@@ -31,9 +32,15 @@ def upgrade() -> None:
     with op.batch_alter_table("campaigns") as batch:
         batch.add_column(sa.Column("published_at", sa.DateTime(), nullable=True))
         batch.add_column(sa.Column("results_json", sa.Text(), nullable=True))
+    with op.batch_alter_table("users") as batch:
+        batch.add_column(
+            sa.Column("site_coordinator", sa.Boolean(), nullable=False, server_default=sa.false())
+        )
 
 
 def downgrade() -> None:
+    with op.batch_alter_table("users") as batch:
+        batch.drop_column("site_coordinator")
     with op.batch_alter_table("campaigns") as batch:
         batch.drop_column("results_json")
         batch.drop_column("published_at")
