@@ -18,9 +18,11 @@ setup-test: setup
 demo: setup
 	$(BIN)/cranfield demo
 
-# Debian packages for the browser tests (chromium) and the trec_eval 10.0 oracle (cc, make).
+# Debian packages for the browser tests (chromium, chromium-driver), the PostgreSQL tests
+# (postgresql) and the trec_eval 10.0 oracle (cc, make).
 system-deps:
-	sh tools/system-deps chromium=chromium cc=gcc make=make
+	sh tools/system-deps chromium=chromium chromedriver=chromium-driver \
+	  '/usr/lib/postgresql/*/bin/initdb=postgresql' cc=gcc make=make
 
 test: setup-test system-deps
 	$(BIN)/ruff check .

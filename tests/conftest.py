@@ -9,12 +9,17 @@ the command from ``adversarial/harness.py``):
 
 * ``sample_paths``: the bundled sample collection written once per session, read-only;
 * ``cli``: the command run in-process, returning ``(status, stdout, stderr)``;
-* ``tmp_file``: write text or bytes to a named file under the test's ``tmp_path``.
+* ``tmp_file``: write text or bytes to a named file under the test's ``tmp_path``;
+* ``postgres_url``: a real PostgreSQL server started once per session (``postgres.py``),
+  as an SQLAlchemy URL; a test that needs an empty database makes one with
+  ``postgres.create_database(postgres_url, NAME)``;
+* ``browser``: a headless chromium WebDriver started once per session (``browser.py``);
+  ``browser.screenshot(driver, NAME)`` keeps a picture of the page as a test artefact.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -59,3 +64,21 @@ def tmp_file(tmp_path) -> Callable[[str, str | bytes], Path]:
         return path
 
     return write
+
+
+@pytest.fixture(scope="session")
+def postgres_url() -> Iterator[str]:
+    """SQLAlchemy URL of a PostgreSQL database on a private server, for the whole session."""
+    from postgres import postgres_server
+
+    with postgres_server() as url:
+        yield url
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator:
+    """A selenium WebDriver on headless chromium, shared by the session's tests."""
+    from browser import chromium_driver
+
+    with chromium_driver() as driver:
+        yield driver
