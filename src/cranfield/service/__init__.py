@@ -24,7 +24,7 @@ Nothing in the core of cranfield imports this package; its dependencies are the
 from __future__ import annotations
 
 EXTRA = "serve"
-MODULES = ("sqlalchemy", "alembic", "fastapi", "uvicorn", "jinja2", "argon2", "multipart")
+MODULES = ("sqlalchemy", "alembic", "fastapi", "uvicorn", "jinja2", "argon2", "python_multipart")
 
 
 def require_serve() -> None:

@@ -102,8 +102,19 @@ class Database:
         """Upgrade the schema to ``revision`` (the newest by default)."""
         from alembic import command
 
-        with self._locked(), self.engine.begin() as connection:
-            command.upgrade(self.alembic_config(connection), revision)
+        with self._locked(), self.engine.connect() as connection:
+            if self.is_sqlite:
+                # SQLite alters a table by copying it and dropping the old one: with the
+                # foreign keys enforced, that drop would cascade to the rows referring to it
+                connection.exec_driver_sql("PRAGMA foreign_keys=OFF")
+                connection.commit()
+            try:
+                with connection.begin():
+                    command.upgrade(self.alembic_config(connection), revision)
+            finally:
+                if self.is_sqlite:
+                    connection.exec_driver_sql("PRAGMA foreign_keys=ON")
+                    connection.commit()
 
     def revision(self) -> str | None:
         """The schema revision the database is at (None when empty)."""

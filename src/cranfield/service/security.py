@@ -22,6 +22,9 @@ import time
 from collections import defaultdict, deque
 
 SESSION_DAYS = 14
+#: Argon2 parameters (argon2-cffi's defaults, RFC 9106's second recommendation, when
+#: empty); tests lower them to save time, a stored hash keeps its own.
+ARGON2_PARAMETERS: dict = {}
 _hasher = None
 
 
@@ -30,7 +33,7 @@ def _argon2():
     if _hasher is None:
         from argon2 import PasswordHasher
 
-        _hasher = PasswordHasher()
+        _hasher = PasswordHasher(**ARGON2_PARAMETERS)
     return _hasher
 
 
