@@ -41,7 +41,10 @@ def build(
     retrieve is added to the pool. The campaign moves to the judging stage.
     """
     from ..pooling import build_pool
+    from ..pooling.strategies import parse
 
+    params = {} if depth is None else {"k": depth}
+    parse(strategy, **params)  # bad parameters fail before any work
     with db.read() as s:
         c = campaigns.get(s, campaign)
         if s.scalar(select(func.count()).select_from(Pair).where(Pair.campaign_id == c.id)):
@@ -54,7 +57,6 @@ def build(
         cid = c.id
     if not rows:
         raise InputError(f"campaign {campaign!r} has no runs to pool")
-    params = {} if depth is None else {"k": depth}
     pool = build_pool(
         submissions.load_runs(db, rows),
         strategy,
