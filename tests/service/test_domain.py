@@ -80,7 +80,7 @@ def test_users_roles_and_login(db):
     token, csrf, got = accounts.login(db, "ann", "correct horse battery")
     assert got == uid and token != csrf
     found = accounts.session_user(db, token)
-    assert found[0].username == "ann" and found[1] == csrf
+    assert found == (uid, "ann", False, csrf)
     accounts.logout(db, token)
     assert accounts.session_user(db, token) is None
     with pytest.raises(ParameterError):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 
-from sqlalchemy import delete, select
+from sqlalchemy import bindparam, delete, select
 
 from ..errors import InputError, ParameterError
 from . import security
@@ -101,15 +101,14 @@ def grant(db: Database, username: str, campaign: str, role: str) -> None:
         _grant(s, campaign, user.id, role)
 
 
+_ROLES = select(Membership.role).where(
+    Membership.user_id == bindparam("uid"), Membership.campaign_id == bindparam("cid")
+)
+
+
 def roles(s, user_id: int, campaign_id: int) -> set[str]:
     """The user's roles in a campaign."""
-    return set(
-        s.scalars(
-            select(Membership.role).where(
-                Membership.user_id == user_id, Membership.campaign_id == campaign_id
-            )
-        )
-    )
+    return set(s.scalars(_ROLES, {"uid": user_id, "cid": campaign_id}))
 
 
 def members(s, campaign_id: int, role: str) -> list[User]:
@@ -147,17 +146,20 @@ def login(db: Database, username: str, password: str) -> tuple[str, str, int] | 
     return token, csrf, user.id
 
 
-def session_user(db: Database, token: str) -> tuple[User, str] | None:
-    """``(user, csrf token)`` of a live session, or None."""
+def session_user(db: Database, token: str) -> tuple | None:
+    """``(user id, user name, site coordinator, csrf token)`` of a live session, or None."""
     if not token or len(token) > 200:
         return None
     with db.read() as s:
-        row = s.execute(
-            select(User, Session.csrf)
-            .join(Session, Session.user_id == User.id)
-            .where(Session.token_hash == security.token_hash(token), Session.expires_at > now())
-        ).first()
-    return (row[0], row[1]) if row else None
+        row = s.execute(_SESSION, {"hash": security.token_hash(token), "now": now()}).first()
+    return tuple(row) if row else None
+
+
+_SESSION = (
+    select(User.id, User.username, User.site_coordinator, Session.csrf)
+    .join(Session, Session.user_id == User.id)
+    .where(Session.token_hash == bindparam("hash"), Session.expires_at > bindparam("now"))
+)
 
 
 def logout(db: Database, token: str) -> None:

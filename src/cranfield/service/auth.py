@@ -58,8 +58,8 @@ def principal(request) -> Principal:
     if token:
         found = accounts.session_user(db, token)
         if found is not None:
-            user, csrf = found
-            p = Principal(user.id, user.username, bool(user.site_coordinator), csrf, via, token)
+            uid, username, site, csrf = found
+            p = Principal(uid, username, bool(site), csrf, via, token)
     request.state.principal = p
     return p
 
@@ -68,14 +68,16 @@ def campaign_roles(request, p: Principal) -> set[str]:
     name = request.path_params.get("name")
     if name is None or p.user_id is None:
         return set()
-    from sqlalchemy import select
-
-    from .models import Campaign
+    from . import campaigns
+    from .problems import NotFound
 
     db = request.app.state.db
+    try:
+        cid = campaigns.ref(db, name).id
+    except NotFound:
+        return set()
     with db.read() as s:
-        cid = s.scalar(select(Campaign.id).where(Campaign.name == name))
-        return accounts.roles(s, p.user_id, cid) if cid is not None else set()
+        return accounts.roles(s, p.user_id, cid)
 
 
 def route_name(request) -> str | None:

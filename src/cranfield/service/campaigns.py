@@ -181,6 +181,29 @@ def get(s, name: str) -> Campaign:
     return c
 
 
+@dataclass(frozen=True)
+class Ref:
+    """What never changes about a campaign once created: its id and its label scale."""
+
+    id: int
+    labels: tuple
+    values: frozenset
+
+
+def ref(db: Database, name: str) -> Ref:
+    """The campaign's :class:`Ref`, cached by the database object (the hot paths of
+    judging look a campaign up on every request)."""
+    cache = db.cache.setdefault("campaigns", {})
+    found = cache.get(name)
+    if found is None:
+        with db.read() as s:
+            c = get(s, name)
+            labels = tuple(scale_labels(c))
+            found = Ref(c.id, labels, frozenset(x["value"] for x in labels))
+        cache[name] = found
+    return found
+
+
 def set_status(db: Database, name: str, status: str) -> None:
     if status not in STATUSES:
         raise ParameterError("status", "one of " + ", ".join(STATUSES), status)

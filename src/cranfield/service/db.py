@@ -83,6 +83,7 @@ class Database:
             event.listen(self.engine, "connect", _sqlite_pragmas)
         self.sessions = sessionmaker(self.engine, expire_on_commit=False)
         self._write_lock = threading.Lock() if self.is_sqlite else None
+        self.cache: dict = {}  # facts that never change once written (campaigns.ref)
         self.data_dir = Path(data_dir).resolve()
         self.data_dir.mkdir(parents=True, exist_ok=True)
         if migrate:

@@ -12,7 +12,7 @@ the judgment log, so the earlier one is kept.
 
 from __future__ import annotations
 
-from sqlalchemy import and_, func, select
+from sqlalchemy import and_, bindparam, case, func, select
 from sqlalchemy.exc import IntegrityError
 
 from ..errors import ParameterError
@@ -24,102 +24,123 @@ from .problems import Conflict, Forbidden, NotFound
 MAX_KEY = 200
 
 
-def _queue(s, cid: int, user_id: int):
-    return select(Task.pair_id, Task.position).where(
-        Task.campaign_id == cid, Task.user_id == user_id
+def _view_query():
+    """One row per task of an assessor: the pair, the topic, the document and the
+    assessor's own label (outer joins: a topic or document may be missing). Built once,
+    with bound parameters ``cid`` and ``uid``."""
+    cid, uid = bindparam("cid"), bindparam("uid")
+    return (
+        select(
+            Task.pair_id,
+            Task.position,
+            Pair.topic_id,
+            Pair.doc_id,
+            Topic.title,
+            Topic.description,
+            Topic.narrative,
+            Document.title,
+            Document.text,
+            Judgment.label,
+        )
+        .join(Pair, Pair.id == Task.pair_id)
+        .outerjoin(Topic, and_(Topic.campaign_id == cid, Topic.topic_id == Pair.topic_id))
+        .outerjoin(Document, and_(Document.campaign_id == cid, Document.doc_id == Pair.doc_id))
+        .outerjoin(
+            Judgment, and_(Judgment.pair_id == Task.pair_id, Judgment.user_id == Task.user_id)
+        )
+        .where(Task.campaign_id == cid, Task.user_id == uid)
     )
+
+
+_NEXT = _view_query().where(Judgment.id.is_(None)).order_by(Task.position).limit(1)
+_PAIR = _view_query().where(Task.pair_id == bindparam("pair"))
+_NEIGHBOURS = select(Task.position, Task.pair_id).where(
+    Task.campaign_id == bindparam("cid"),
+    Task.user_id == bindparam("uid"),
+    Task.position.in_((bindparam("before"), bindparam("after"))),
+)
+_IN_TOPIC = Pair.topic_id == bindparam("topic")
+_PROGRESS = (
+    select(
+        func.count(Task.id),
+        func.count(Judgment.id),
+        func.coalesce(func.sum(case((_IN_TOPIC, 1), else_=0)), 0),
+        func.coalesce(func.sum(case((and_(_IN_TOPIC, Judgment.id.is_not(None)), 1), else_=0)), 0),
+    )
+    .select_from(Task)
+    .join(Pair, Pair.id == Task.pair_id)
+    .outerjoin(Judgment, and_(Judgment.pair_id == Task.pair_id, Judgment.user_id == Task.user_id))
+    .where(Task.campaign_id == bindparam("cid"), Task.user_id == bindparam("uid"))
+)
+_CURRENT = (
+    select(Task.id, Judgment)
+    .outerjoin(Judgment, and_(Judgment.pair_id == Task.pair_id, Judgment.user_id == Task.user_id))
+    .where(
+        Task.campaign_id == bindparam("cid"),
+        Task.user_id == bindparam("uid"),
+        Task.pair_id == bindparam("pair"),
+    )
+)
 
 
 def next_pair(db: Database, campaign: str, user_id: int) -> dict | None:
     """The view of the assessor's first unjudged pair in queue order, or None."""
+    ref = campaigns.ref(db, campaign)
     with db.read() as s:
-        c = campaigns.get(s, campaign)
-        pid = s.scalar(
-            select(Task.pair_id)
-            .outerjoin(
-                Judgment, and_(Judgment.pair_id == Task.pair_id, Judgment.user_id == Task.user_id)
-            )
-            .where(Task.campaign_id == c.id, Task.user_id == user_id, Judgment.id.is_(None))
-            .order_by(Task.position)
-            .limit(1)
-        )
-        if pid is None:
-            return None
-        return _view(s, c, user_id, pid)
+        row = s.execute(_NEXT, {"cid": ref.id, "uid": user_id}).first()
+        return None if row is None else _view(s, ref, user_id, row)
 
 
 def pair_view(db: Database, campaign: str, user_id: int, pair_id: int) -> dict:
     """The view of one pair of the assessor's queue (:class:`NotFound` otherwise)."""
+    ref = campaigns.ref(db, campaign)
     with db.read() as s:
-        c = campaigns.get(s, campaign)
-        return _view(s, c, user_id, pair_id)
+        row = s.execute(_PAIR, {"cid": ref.id, "uid": user_id, "pair": pair_id}).first()
+        if row is None:
+            raise NotFound(f"pair {pair_id} is not in your queue")
+        return _view(s, ref, user_id, row)
 
 
-def _view(s, c, user_id: int, pair_id: int) -> dict:
-    task = s.execute(
-        select(Task.position, Pair.topic_id, Pair.doc_id)
-        .join(Pair, Pair.id == Task.pair_id)
-        .where(Task.campaign_id == c.id, Task.user_id == user_id, Task.pair_id == pair_id)
-    ).first()
-    if task is None:
-        raise NotFound(f"pair {pair_id} is not in your queue")
-    position, topic_id, doc_id = task
-    topic = s.scalar(select(Topic).where(Topic.campaign_id == c.id, Topic.topic_id == topic_id))
-    doc = s.scalar(select(Document).where(Document.campaign_id == c.id, Document.doc_id == doc_id))
-    label = s.scalar(
-        select(Judgment.label).where(Judgment.pair_id == pair_id, Judgment.user_id == user_id)
-    )
+def _view(s, ref, user_id: int, row) -> dict:
+    pair_id, position, topic_id, doc_id, t_title, t_desc, t_narr, d_title, d_text, label = row
     neighbours = dict(
         s.execute(
-            select(Task.position, Task.pair_id).where(
-                Task.campaign_id == c.id,
-                Task.user_id == user_id,
-                Task.position.in_((position - 1, position + 1)),
-            )
+            _NEIGHBOURS,
+            {"cid": ref.id, "uid": user_id, "before": position - 1, "after": position + 1},
         ).all()
     )
     return {
         "pair": pair_id,
         "topic": {
             "id": topic_id,
-            "title": topic.title if topic else "",
-            "description": topic.description if topic else "",
-            "narrative": topic.narrative if topic else "",
+            "title": t_title or "",
+            "description": t_desc or "",
+            "narrative": t_narr or "",
         },
         "document": {
             "id": doc_id,
-            "title": doc.title if doc else "",
-            "text": doc.text if doc else "(this document is not in the collection)",
+            "title": d_title or "",
+            "text": d_text if d_text is not None else "(this document is not in the collection)",
         },
         "label": label,
         "position": position + 1,
         "previous": neighbours.get(position - 1),
         "next": neighbours.get(position + 1),
-        "progress": progress(s, c.id, user_id, topic_id),
-        "scale": campaigns.scale_labels(c),
+        "progress": progress(s, ref.id, user_id, topic_id),
+        "scale": [dict(x) for x in ref.labels],
     }
 
 
 def progress(s, cid: int, user_id: int, topic_id: str | None = None) -> dict:
-    """``{"judged", "total"}`` over the assessor's queue, and for ``topic_id`` too."""
-    judged_q = (
-        select(func.count())
-        .select_from(Task)
-        .join(Judgment, and_(Judgment.pair_id == Task.pair_id, Judgment.user_id == Task.user_id))
-        .where(Task.campaign_id == cid, Task.user_id == user_id)
-    )
-    total_q = (
-        select(func.count())
-        .select_from(Task)
-        .where(Task.campaign_id == cid, Task.user_id == user_id)
-    )
-    out = {"judged": s.scalar(judged_q), "total": s.scalar(total_q)}
+    """``{"judged", "total"}`` over the assessor's queue, and for ``topic_id`` too (one
+    query: conditional counts over the queue)."""
+    total, judged, topic_total, topic_judged = s.execute(
+        _PROGRESS, {"cid": cid, "uid": user_id, "topic": topic_id or ""}
+    ).one()
+    out = {"judged": int(judged), "total": int(total)}
     if topic_id is not None:
-        in_topic = Task.pair_id.in_(
-            select(Pair.id).where(Pair.campaign_id == cid, Pair.topic_id == topic_id)
-        )
-        out["topic_judged"] = s.scalar(judged_q.where(in_topic))
-        out["topic_total"] = s.scalar(total_q.where(in_topic))
+        out["topic_judged"] = int(topic_judged)
+        out["topic_total"] = int(topic_total)
     return out
 
 
@@ -159,30 +180,23 @@ def save(
 
 
 def _save(db, campaign, user_id, pair_id, label, key, seconds) -> tuple[int, dict]:
+    ref = campaigns.ref(db, campaign)
+    if label not in ref.values:
+        raise ParameterError(
+            "label", "one of " + ", ".join(str(x["value"]) for x in ref.labels), label
+        )
+    body = {"pair": pair_id, "label": label}
     with db.write() as s:
-        c = campaigns.get(s, campaign)
-        body = {"pair": pair_id, "label": label}
         if key is not None:
             seen = s.get(IdempotencyKey, (user_id, key))
             if seen is not None:
                 if (seen.pair_id, seen.label) != (pair_id, label):
                     raise Conflict("this Idempotency-Key was used for a different judgment")
                 return seen.status, body
-        if (
-            s.scalar(
-                select(Task.id).where(
-                    Task.campaign_id == c.id, Task.user_id == user_id, Task.pair_id == pair_id
-                )
-            )
-            is None
-        ):
+        row = s.execute(_CURRENT, {"cid": ref.id, "uid": user_id, "pair": pair_id}).first()
+        if row is None:
             raise Forbidden(f"pair {pair_id} is not in your queue")
-        values = [x["value"] for x in campaigns.scale_labels(c)]
-        if label not in values:
-            raise ParameterError("label", "one of " + ", ".join(map(str, values)), label)
-        current = s.scalar(
-            select(Judgment).where(Judgment.pair_id == pair_id, Judgment.user_id == user_id)
-        )
+        current = row[1]
         if current is None:
             s.add(Judgment(pair_id=pair_id, user_id=user_id, label=label, seconds=seconds))
             s.add(JudgmentEvent(pair_id=pair_id, user_id=user_id, label=label, seconds=seconds))

@@ -79,7 +79,7 @@ def _until_answered(client: _Client, out: Outcome, deadline: float, *args, **kw)
     return None
 
 
-def _assessor(base, user, password, campaign, seconds, out, seed, timeout, grace):
+def _assessor(base, user, password, campaign, seconds, out, seed, timeout, grace, think):
     rng = random.Random(seed)
     client = _Client(base, timeout)
     deadline = time.monotonic() + seconds
@@ -92,6 +92,8 @@ def _assessor(base, user, password, campaign, seconds, out, seed, timeout, grace
     client.token = json.loads(answer[1])["token"]
     path = f"/api/campaigns/{campaign}"
     while time.monotonic() < deadline:
+        if think:
+            time.sleep(min(rng.expovariate(1 / think), max(0.0, deadline - time.monotonic())))
         t0 = time.perf_counter()
         answer = _until_answered(client, out, deadline, "GET", path + "/next")
         if answer is None:
@@ -155,15 +157,19 @@ def run_assessors(
     *,
     timeout: float = 30.0,
     grace: float = 60.0,
+    think: float = 0.0,
 ) -> Outcome:
     """Run one thread per ``(user, password)`` against the server at ``base`` for
-    ``seconds``; returns the :class:`Outcome`. Errors of any assessor are raised."""
+    ``seconds``; returns the :class:`Outcome`. Errors of any assessor are raised.
+
+    ``think``: mean seconds an assessor reads before judging (exponential; 0: none, each
+    assessor sends its next request as soon as the last is answered)."""
     out = Outcome()
     errors: list[BaseException] = []
 
     def target(i, user, password):
         try:
-            _assessor(base, user, password, campaign, seconds, out, i, timeout, grace)
+            _assessor(base, user, password, campaign, seconds, out, i, timeout, grace, think)
         except BaseException as exc:  # reported below
             errors.append(exc)
 
