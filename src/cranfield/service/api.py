@@ -178,8 +178,11 @@ async def create_from_form(request: Request, form: uploads.Form) -> str:
         aggregation=f.get("aggregation", "").strip() or "majority",
         measures=f.get("measures", "").strip() or campaigns.DEFAULT_MEASURES,
     )
-    if f.get("sample") in ("1", "on", "true", "yes"):
-        await run_in_threadpool(demo.sample_campaign, db, name, settings)
+    yes = ("1", "on", "true", "yes")
+    if f.get("sample") in yes:
+        await run_in_threadpool(
+            lambda: demo.sample_campaign(db, name, settings, with_runs=f.get("sample_runs") in yes)
+        )
     else:
         topics_path, docs_path = form.files.get("topics"), form.files.get("documents")
         if topics_path is None or docs_path is None or not form.filenames.get("topics"):
@@ -219,8 +222,9 @@ def _read_named(reader, path, filename: str):
 @router.post("/campaigns", name="api_create_campaign", status_code=201)
 async def create_campaign(request: Request) -> dict:
     """Create a campaign (multipart form: ``name``, ``title``, ``scale``, ``deadline``,
-    ``max_runs``, ``per_topic``, ``aggregation``, ``measures``, and ``sample=1`` or the
-    files ``topics`` and ``documents``). The creator becomes its coordinator."""
+    ``max_runs``, ``per_topic``, ``aggregation``, ``measures``, and ``sample=1`` (the
+    sample collection's topics and documents; ``sample_runs=1``: also its runs, pooled)
+    or the files ``topics`` and ``documents``). The creator becomes its coordinator."""
     db = db_of(request)
     form = await uploads.receive(request, uploads_dir(request), request.app.state.config.max_upload)
     try:

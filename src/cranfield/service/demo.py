@@ -57,14 +57,21 @@ def sample_campaign(
     name: str,
     settings: campaigns.Settings | None = None,
     owners: dict[str, str] | None = None,
+    *,
+    with_runs: bool = True,
 ) -> dict:
-    """Create campaign ``name`` from the sample collection, submit its four runs (owned
-    by ``owners[run]``, default a password-less participant ``sample``) and pool them
-    at depth 10 with gold pairs from the sample qrels."""
+    """Create campaign ``name`` from the sample collection. With ``with_runs`` (the
+    default), also submit its four runs (owned by ``owners[run]``, default a
+    password-less participant ``sample``) and pool them at depth 10 with gold pairs from
+    the sample qrels; without, the campaign waits for the participants' runs."""
     from .. import sample
     from ..pooling import build_pool
 
     campaigns.create_campaign(db, name, sample.topics(), sample.documents(), settings)
+    with db.read() as s:
+        summary = campaigns.summary(s, campaigns.get(s, name))
+    if not with_runs:
+        return {"topics": summary["topics"], "documents": summary["documents"], "runs": 0}
     qrels, runs = sample.load()
     owners = owners or {}
     ids: dict[str, int] = {}
@@ -87,8 +94,6 @@ def sample_campaign(
         )
     pool = build_pool(list(runs.values()), "depth", k=SAMPLE_DEPTH)
     info = pooling.build(db, name, depth=SAMPLE_DEPTH, gold=gold_pairs(qrels, pool.pairs()))
-    with db.read() as s:
-        summary = campaigns.summary(s, campaigns.get(s, name))
     return {
         "topics": summary["topics"],
         "documents": summary["documents"],
