@@ -160,6 +160,29 @@ _SESSION = (
     .join(Session, Session.user_id == User.id)
     .where(Session.token_hash == bindparam("hash"), Session.expires_at > bindparam("now"))
 )
+_SESSION_ROLES = (
+    select(User.id, User.username, User.site_coordinator, Session.csrf, Membership.role)
+    .join(Session, Session.user_id == User.id)
+    .outerjoin(
+        Membership,
+        (Membership.user_id == User.id) & (Membership.campaign_id == bindparam("cid")),
+    )
+    .where(Session.token_hash == bindparam("hash"), Session.expires_at > bindparam("now"))
+)
+
+
+def session_with_roles(db: Database, token: str, campaign_id: int) -> tuple | None:
+    """``(user id, user name, site coordinator, csrf token, roles in the campaign)`` of a
+    live session in one query, or None."""
+    if not token or len(token) > 200:
+        return None
+    with db.read() as s:
+        rows = s.execute(
+            _SESSION_ROLES, {"hash": security.token_hash(token), "now": now(), "cid": campaign_id}
+        ).all()
+    if not rows:
+        return None
+    return (*rows[0][:4], {r[4] for r in rows if r[4] is not None})
 
 
 def logout(db: Database, token: str) -> None:

@@ -43,20 +43,22 @@ class Principal:
     roles: set[str] = field(default_factory=set)
 
 
+def _token(request) -> tuple[str | None, str]:
+    header = request.headers.get("authorization", "")
+    if header[:7].lower() == "bearer ":
+        return header[7:].strip(), "bearer"
+    return request.cookies.get(COOKIE), "cookie"
+
+
 def principal(request) -> Principal:
     """The caller (cached on the request)."""
     cached = getattr(request.state, "principal", None)
     if cached is not None:
         return cached
-    db = request.app.state.db
-    header = request.headers.get("authorization", "")
-    if header[:7].lower() == "bearer ":
-        token, via = header[7:].strip(), "bearer"
-    else:
-        token, via = request.cookies.get(COOKIE), "cookie"
+    token, via = _token(request)
     p = Principal()
     if token:
-        found = accounts.session_user(db, token)
+        found = accounts.session_user(request.app.state.db, token)
         if found is not None:
             uid, username, site, csrf = found
             p = Principal(uid, username, bool(site), csrf, via, token)
@@ -64,20 +66,17 @@ def principal(request) -> Principal:
     return p
 
 
-def campaign_roles(request, p: Principal) -> set[str]:
+def _campaign_id(request) -> int | None:
     name = request.path_params.get("name")
-    if name is None or p.user_id is None:
-        return set()
+    if name is None:
+        return None
     from . import campaigns
     from .problems import NotFound
 
-    db = request.app.state.db
     try:
-        cid = campaigns.ref(db, name).id
+        return campaigns.ref(request.app.state.db, name).id
     except NotFound:
-        return set()
-    with db.read() as s:
-        return accounts.roles(s, p.user_id, cid)
+        return None
 
 
 def route_name(request) -> str | None:
@@ -91,8 +90,17 @@ def authorize(request) -> Principal:
     rule = RULES.get(name)
     if rule is None:
         raise NoRule(f"route {name!r} has no access rule")
-    p = principal(request)
-    p.roles = campaign_roles(request, p)
+    cid = _campaign_id(request)
+    token, via = _token(request)
+    if cid is not None and token:  # the session and the roles in one query
+        found = accounts.session_with_roles(request.app.state.db, token, cid)
+        p = Principal()
+        if found is not None:
+            uid, username, site, csrf, roles = found
+            p = Principal(uid, username, bool(site), csrf, via, token, roles)
+        request.state.principal = p
+    else:
+        p = principal(request)
     if not allowed(rule, logged_in=p.user_id is not None, site=p.site, roles=p.roles):
         if p.user_id is None:
             raise Unauthorized("log in first")
