@@ -205,6 +205,21 @@ def test_next_is_204_when_the_queue_is_judged_and_put_is_idempotent(site):
     assert bad.status_code == 422
 
 
+def test_dashboard_json_is_valid_with_undefined_values(site):
+    import json
+
+    r = site.client("boss").get("/api/campaigns/c/dashboard")
+    assert r.status_code == 200
+    def refuse(constant):
+        raise ValueError(f"{constant} is not JSON")
+
+    data = json.loads(r.text, parse_constant=refuse)  # undefined values are null
+    assert data["quality"] and all(
+        q["gold_accuracy"] is None or 0 <= q["gold_accuracy"] <= 1 for q in data["quality"]
+    )
+    assert data["progress"]["assessors"] and data["pool"]["gold"] == 1
+
+
 def test_participants_see_only_their_own_runs(site):
     mine = site.client("alice").get("/api/campaigns/c/results").json()
     assert set(mine["runs"]) == {"runalpha", "runbeta"}
