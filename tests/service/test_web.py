@@ -210,6 +210,7 @@ def test_dashboard_json_is_valid_with_undefined_values(site):
 
     r = site.client("boss").get("/api/campaigns/c/dashboard")
     assert r.status_code == 200
+
     def refuse(constant):
         raise ValueError(f"{constant} is not JSON")
 
