@@ -20,6 +20,7 @@ def campaign_db(tmp_path_factory):
     from cranfield.service.db import open_database
     from service.helpers import make_campaign
 
+    saved = dict(security.ARGON2_PARAMETERS)
     security.ARGON2_PARAMETERS.update(time_cost=1, memory_cost=1024, parallelism=1)
     security._hasher = None
     d = tmp_path_factory.mktemp("campaign")
@@ -28,6 +29,7 @@ def campaign_db(tmp_path_factory):
     db.close()
     (d / "pw").write_text("a long enough password\n")
     security.ARGON2_PARAMETERS.clear()
+    security.ARGON2_PARAMETERS.update(saved)
     security._hasher = None
     return d
 
