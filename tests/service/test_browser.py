@@ -83,13 +83,22 @@ def _upload(driver, path, name):
 
 
 def _judge_with_key(driver, key):
-    """Press ``key`` on a judging page; wait for the next page."""
-    from selenium.webdriver.support import expected_conditions as ec
+    """Press ``key`` on a judging page; wait for the next page (another render: a new
+    nonce, or the page saying nothing is left)."""
+    from selenium.common.exceptions import WebDriverException
+    from selenium.webdriver.support.ui import WebDriverWait
 
     judge = driver.find_element(*_by("#judge"))
-    pair = judge.get_attribute("data-pair")
+    pair, nonce = judge.get_attribute("data-pair"), judge.get_attribute("data-nonce")
     driver.find_element(*_by("body")).send_keys(key)
-    _wait(driver, ec.staleness_of(judge))
+
+    def next_page(d):
+        found = d.find_elements(*_by("#judge"))
+        if not found:
+            return bool(d.find_elements(*_by("#done")))
+        return found[0].get_attribute("data-nonce") != nonce
+
+    WebDriverWait(driver, 60, ignored_exceptions=(WebDriverException,)).until(next_page)
     return int(pair)
 
 
@@ -151,8 +160,10 @@ def test_the_whole_campaign_in_a_browser(browser, server, tmp_path):
     depth = driver.find_element(*_by("#build-pool input[name=depth]"))
     depth.clear()
     depth.send_keys("3")
-    _submit(driver, "#pool-button", "msg=pool")
-    _submit(driver, "#assign-button", "msg=")
+    driver.find_element(*_by("#pool-button")).click()
+    _wait(driver, lambda d: "pool built" in d.page_source)
+    driver.find_element(*_by("#assign-button")).click()
+    _wait(driver, lambda d: "topics assigned" in d.page_source)
     screenshot(driver, "07-dashboard-assigned")
 
     # two assessors judge with the keyboard: ann her first pairs, bob the same pairs
@@ -195,7 +206,8 @@ def test_the_whole_campaign_in_a_browser(browser, server, tmp_path):
     driver.get(url + "/c/e2e/dashboard")
     _submit(driver, "#compute-button", "/c/e2e/results")
     screenshot(driver, "12-results-coordinator")
-    _submit(driver, "#publish-button", "msg=results")
+    driver.find_element(*_by("#publish-button")).click()
+    _wait(driver, lambda d: "results published" in d.page_source)
     shown = {
         (cell.get_attribute("data-run"), cell.get_attribute("data-measure")): cell.text
         for cell in driver.find_elements(*_by("#aggregates td[data-run]"))
