@@ -46,6 +46,14 @@ CASES: dict[str, dict[str, list[str]]] = {
         "missing": ["a", "-m", "dbn", "--compare"],
         "choice": ["a", "-m", "dbn", "--compare", "q", "-f", "bogus"],
     },
+    "campaign": {"missing": [], "choice": ["bogus"]},
+    "campaign init": {"missing": ["db"]},
+    "campaign add-user": {
+        "missing": ["db", "u"],
+        "choice": ["db", "u", "--role", "king", "--password-file", "f"],
+    },
+    "campaign export": {"missing": ["db"], "choice": ["db", "c", "--what", "bogus"]},
+    "serve": {"type": ["--port", "x"]},
 }
 for _cases in CASES.values():
     _cases["unknown"] = ["--no-such-option"]

@@ -44,6 +44,14 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "clicks": ("clicks_cmd", "click logs: fit and compare click models, relevance from clicks"),
     "ab": ("ab_cmd", "A/B test from per-unit logs: Welch, Mann-Whitney, bootstrap, delta, CUPED"),
     "ltr": ("ltr_cmd", "learning to rank by optimising a measure: train, eval, cross-validate"),
+    "campaign": (
+        "campaign_cmd",
+        "evaluation campaigns: init, add-user, pool, assign, export (see serve)",
+    ),
+    "serve": (
+        "serve_cmd",
+        "the campaign service: run submission, blind judging, qrels and results in a browser",
+    ),
 }
 
 

@@ -1,0 +1,250 @@
+"""``cranfield campaign``: create and run an evaluation campaign from the command line.
+
+``init`` creates a campaign (topics, documents, the relevance scale; ``--sample``: the
+bundled sample collection with its runs, pooled at depth 10), ``add-user`` creates a
+user and gives it a role, ``pool`` builds the pool from the submitted runs, ``assign``
+gives every topic its assessors and ``export`` writes the qrels (or the judgment
+logs). Every action works on the database ``cranfield serve`` serves (a file: SQLite;
+or a ``postgresql://`` URL); see docs/service.md.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import sys
+
+from ._args import Parser, add_output, add_seed, seed_value
+
+ACTIONS = {
+    "init": "create a campaign: topics, documents, relevance scale (or --sample)",
+    "add-user": "create a user (or reuse one) and give it a role in a campaign",
+    "pool": "pool the submitted runs for judging",
+    "assign": "give every pooled topic its assessors and fill their queues",
+    "export": "write the qrels (aggregated by the campaign's rule) or the judgment logs",
+}
+EXPORTS = ("qrels", "judgments", "log")
+
+
+def add_arguments(parser: Parser) -> None:
+    sub = parser.add_subparsers(dest="action", metavar="ACTION", parser_class=Parser)
+    sub.required = True
+    p = sub.add_parser("init", help=ACTIONS["init"], description=ACTIONS["init"])
+    _db(p)
+    p.add_argument("--name", required=True, help="the campaign's name (letters, digits, . _ -)")
+    p.add_argument("--title", default="", help="a longer title shown on its pages")
+    src = p.add_mutually_exclusive_group()
+    src.add_argument(
+        "--sample",
+        action="store_true",
+        help="the bundled sample collection: topics, documents and runs, pooled at depth 10",
+    )
+    src.add_argument("--topics", help="topics: TREC <top> file, JSONL or CSV (id,title,...)")
+    p.add_argument(
+        "--documents",
+        help="documents: JSONL {id,title,text}, TREC SGML <DOC>, Parquet, or a directory",
+    )
+    p.add_argument(
+        "--scale",
+        default=None,
+        help="relevance labels as VALUE=NAME,... (default 0=not relevant,1=relevant,"
+        "2=highly relevant)",
+    )
+    p.add_argument("--deadline", help="submission deadline, ISO 8601 (UTC), e.g. 2026-06-30T23:59")
+    p.add_argument("--max-runs", type=int, default=5, help="runs per participant (default 5)")
+    p.add_argument("--per-topic", type=int, default=1, help="assessors per topic (default 1)")
+    p.add_argument(
+        "--aggregation",
+        choices=("majority", "mean", "median", "dawid-skene", "mace"),
+        default="majority",
+        help="how the labels of several assessors become one (default majority)",
+    )
+    p.add_argument(
+        "--measures",
+        default="AP nDCG@10 P@10",
+        help="measures of the results (default: AP nDCG@10 P@10)",
+    )
+
+    p = sub.add_parser("add-user", help=ACTIONS["add-user"], description=ACTIONS["add-user"])
+    _db(p)
+    p.add_argument("user", help="user name (letters, digits, . _ @ + -)")
+    p.add_argument("--role", required=True, choices=("coordinator", "assessor", "participant"))
+    p.add_argument(
+        "--password-file",
+        required=True,
+        help="file whose first line is the password ('-': standard input)",
+    )
+    p.add_argument("--campaign", help="the campaign the role is in")
+
+    p = sub.add_parser("pool", help=ACTIONS["pool"], description=ACTIONS["pool"])
+    _db(p)
+    p.add_argument("name", help="the campaign")
+    p.add_argument("-k", "--depth", type=int, default=10, help="ranks pooled per run (default 10)")
+    p.add_argument("-s", "--strategy", default="depth", help="a pooling strategy (default depth)")
+    p.add_argument("--per-group", type=int, help="pool at most N runs per participant")
+    p.add_argument("--gold", help="qrels of gold pairs (known labels) mixed into the pool")
+
+    p = sub.add_parser("assign", help=ACTIONS["assign"], description=ACTIONS["assign"])
+    _db(p)
+    p.add_argument("name", help="the campaign")
+    p.add_argument(
+        "-r", "--per-topic", type=int, help="assessors per topic (default: the campaign's)"
+    )
+    add_seed(p, "assignment of topics to assessors")
+
+    p = sub.add_parser("export", help=ACTIONS["export"], description=ACTIONS["export"])
+    _db(p)
+    p.add_argument("name", help="the campaign")
+    p.add_argument(
+        "--what",
+        choices=EXPORTS,
+        default="qrels",
+        help="qrels (TREC), judgments (current labels, TSV) or log (every label saved, TSV)",
+    )
+    add_output(p, help="output file (default: standard output)")
+
+
+def _db(p: Parser) -> None:
+    p.add_argument(
+        "database", metavar="DB", help="the database: a file (SQLite) or a postgresql:// URL"
+    )
+
+
+def _open(target: str, *, create: bool = False):
+    from ..errors import InputError
+    from ..service.db import open_database
+
+    if "://" not in target and not create and not os.path.exists(target):
+        raise InputError(
+            "no such database file (create it with 'cranfield campaign init')", source=target
+        )
+    return open_database(target)
+
+
+def _deadline(text: str | None) -> dt.datetime | None:
+    from ..errors import ParameterError
+
+    if text is None:
+        return None
+    try:
+        value = dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        raise ParameterError(
+            "--deadline", "an ISO 8601 date, e.g. 2026-06-30T23:59", text
+        ) from None
+    if value.tzinfo is not None:
+        value = value.astimezone(dt.timezone.utc).replace(tzinfo=None)
+    return value
+
+
+def _password(path: str) -> str:
+    from ..errors import InputError
+
+    if path == "-":
+        text = sys.stdin.readline()
+    else:
+        with open(path, encoding="utf-8") as f:
+            text = f.readline()
+    password = text.rstrip("\r\n")
+    if not password:
+        raise InputError("the first line (the password) is empty", source=path)
+    return password
+
+
+def run(args) -> int:
+    return globals()["run_" + args.action.replace("-", "_")](args)
+
+
+def run_init(args) -> int:
+    from ..errors import InputError
+    from ..service import campaigns, demo
+
+    settings = campaigns.Settings(
+        title=args.title,
+        scale=args.scale or campaigns.DEFAULT_SCALE,
+        deadline=_deadline(args.deadline),
+        max_runs=args.max_runs,
+        per_topic=args.per_topic,
+        aggregation=args.aggregation,
+        measures=args.measures,
+    )
+    campaigns.check_name(args.name)
+    if args.sample:
+        db = _open(args.database, create=True)
+        info = demo.sample_campaign(db, args.name, settings)
+        print(
+            f"campaign {args.name}: {info['topics']} topics, {info['documents']} documents, "
+            f"{info['runs']} runs, pool of {info['pairs']} pairs ({info['strategy']})"
+        )
+        return 0
+    if not args.topics or not args.documents:
+        raise InputError("give --topics and --documents, or --sample")
+    from ..collection import read_documents, read_topics
+
+    topics = read_topics(args.topics)
+    db = _open(args.database, create=True)
+    campaigns.create_campaign(db, args.name, topics, read_documents(args.documents), settings)
+    print(f"campaign {args.name}: {len(topics)} topics")
+    return 0
+
+
+def run_add_user(args) -> int:
+    from ..service import accounts
+
+    accounts.check_username(args.user)
+    password = _password(args.password_file)
+    db = _open(args.database)
+    accounts.add_user(
+        db, args.user, password, role=args.role, campaign=args.campaign, exist_ok=True
+    )
+    where = f" in campaign {args.campaign}" if args.campaign else ""
+    print(f"user {args.user}: {args.role}{where}")
+    return 0
+
+
+def run_pool(args) -> int:
+    from ..service import pooling
+
+    gold = ()
+    if args.gold:
+        from ..core.qrels import Qrels
+
+        t = Qrels.read(args.gold).table
+        gold = list(
+            zip(
+                t["query_id"].to_pylist(),
+                t["doc_id"].to_pylist(),
+                t["relevance"].to_pylist(),
+                strict=True,
+            )
+        )
+    db = _open(args.database)
+    info = pooling.build(
+        db, args.name, strategy=args.strategy, depth=args.depth, per_group=args.per_group, gold=gold
+    )
+    print(f"pool of {args.name}: {info['pairs']} pairs ({info['strategy']}), {info['gold']} gold")
+    return 0
+
+
+def run_assign(args) -> int:
+    from ..service import pooling
+
+    db = _open(args.database)
+    assignment = pooling.assign(db, args.name, per_topic=args.per_topic, seed=seed_value(args))
+    people = sorted({a for names in assignment.values() for a in names})
+    print(f"{len(assignment)} topics assigned to {len(people)} assessors")
+    return 0
+
+
+def run_export(args) -> int:
+    from ..core.io.atomic import write_text
+    from ..service import exports
+
+    db = _open(args.database)
+    make = {"qrels": exports.qrels_text, "judgments": exports.judgments_tsv, "log": exports.log_tsv}
+    text = make[args.what](db, args.name)
+    if args.output in (None, "-"):
+        sys.stdout.write(text)
+    else:
+        write_text(args.output, text)
+    return 0

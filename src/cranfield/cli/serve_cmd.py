@@ -1,0 +1,88 @@
+"""``cranfield serve``: the campaign service (run submission, pooling, blind judging,
+qrels and results in the browser) over a database: a file (SQLite in WAL mode, the
+default) or ``--database postgresql://...``. ``--demo`` starts a ready campaign built
+from the sample collection and prints one-time passwords. See docs/service.md.
+"""
+
+from __future__ import annotations
+
+from ._args import Parser
+
+
+def add_arguments(parser: Parser) -> None:
+    parser.add_argument(
+        "database",
+        metavar="DB",
+        nargs="?",
+        help="the database file (SQLite; created if missing)",
+    )
+    parser.add_argument(
+        "--database", dest="url", metavar="URL", help="a postgresql:// URL instead of DB"
+    )
+    parser.add_argument(
+        "--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)"
+    )
+    parser.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    parser.add_argument(
+        "--demo",
+        action="store_true",
+        help="add a ready campaign from the sample collection; print one-time passwords",
+    )
+    parser.add_argument(
+        "--data-dir",
+        help="where uploaded runs are kept (default: DB's name with .data, beside it)",
+    )
+    parser.add_argument(
+        "--max-upload",
+        type=float,
+        default=200,
+        metavar="MB",
+        help="largest upload accepted, in megabytes (default 200)",
+    )
+    parser.add_argument(
+        "--secure-cookies",
+        action="store_true",
+        help="mark the session cookie Secure (behind an HTTPS proxy)",
+    )
+
+
+def run(args) -> int:
+    import os
+    import tempfile
+
+    from ..errors import InputError, ParameterError
+    from ..service import require_serve
+
+    require_serve()
+    if args.database and args.url:
+        raise InputError("give either DB or --database URL, not both")
+    if not 0 < args.port < 65536:
+        raise ParameterError("--port", "an integer from 1 to 65535", args.port)
+    if not 0 < args.max_upload <= 1e6:
+        raise ParameterError(
+            "--max-upload", "a number of megabytes in (0, 1000000]", args.max_upload
+        )
+    target = args.url or args.database
+    if target is None:
+        if not args.demo:
+            raise InputError("give the database: cranfield serve campaign.db (or --demo)")
+        target = os.path.join(tempfile.mkdtemp(prefix="cranfield-demo-"), "demo.db")
+    from ..service.app import Config, create_app
+    from ..service.db import open_database
+
+    db = open_database(target, data_dir=args.data_dir)
+    if args.demo:
+        from ..service.demo import demo
+
+        passwords = demo(db)
+        print(f"demo campaign in {target}; one-time passwords:")
+        for user, password in passwords.items():
+            print(f"  {user:<12} {password}")
+    config = Config(max_upload=int(args.max_upload * 1e6), secure_cookies=args.secure_cookies)
+    app = create_app(db, config)
+    import uvicorn
+
+    print(f"serving on http://{args.host}:{args.port}/", flush=True)
+    uvicorn.run(app, host=args.host, port=args.port, log_level="warning", access_log=False)
+    db.close()
+    return 0

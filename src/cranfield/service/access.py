@@ -1,0 +1,92 @@
+"""Who may call what: the one table of access rules, applied to every route.
+
+Each route of the application has a name; :data:`RULES` gives it the set of
+principals allowed:
+
+* ``anyone`` — also without logging in (the login page, static files, the OpenAPI
+  document);
+* ``user`` — any logged-in user;
+* ``site-coordinator`` — a user who may create campaigns;
+* ``coordinator``, ``assessor``, ``participant`` — a user with that role in the
+  campaign named in the path (``{name}``).
+
+:func:`authorize` runs before every endpoint (a dependency of both routers) and fails
+closed: a route without a rule answers 500 and is caught by the test that enumerates
+all routes × roles. Finer checks stay in the domain layer (an assessor reaches only its
+own queue; a participant sees only its own runs, and results only once published).
+"""
+
+from __future__ import annotations
+
+ANYONE = frozenset({"anyone"})
+USER = frozenset({"user"})
+SITE = frozenset({"site-coordinator"})
+COORD = frozenset({"coordinator"})
+ASSESS = frozenset({"assessor"})
+PART = frozenset({"participant"})
+
+RULES: dict[str, frozenset[str]] = {
+    # framework routes
+    "openapi": ANYONE,
+    "static": ANYONE,
+    # JSON API
+    "api_health": ANYONE,
+    "api_login": ANYONE,
+    "api_logout": USER,
+    "api_me": USER,
+    "api_campaigns": USER,
+    "api_create_campaign": SITE,
+    "api_campaign": COORD | ASSESS | PART,
+    "api_add_member": COORD,
+    "api_upload_run": PART,
+    "api_runs": COORD | PART,
+    "api_pool": COORD,
+    "api_assign": COORD,
+    "api_next": ASSESS,
+    "api_pair": ASSESS,
+    "api_judge": ASSESS,
+    "api_history": ASSESS,
+    "api_dashboard": COORD,
+    "api_adjudicate": COORD,
+    "api_qrels": COORD,
+    "api_judgments": COORD,
+    "api_log": COORD,
+    "api_compute_results": COORD,
+    "api_publish": COORD,
+    "api_results": COORD | PART,
+    "api_report": COORD,
+    # HTML pages and forms
+    "home": ANYONE,
+    "login_page": ANYONE,
+    "login_form": ANYONE,
+    "logout_form": USER,
+    "campaigns_page": USER,
+    "create_campaign_form": SITE,
+    "campaign_page": COORD | ASSESS | PART,
+    "dashboard_page": COORD,
+    "members_form": COORD,
+    "pool_form": COORD,
+    "assign_form": COORD,
+    "adjudicate_form": COORD,
+    "results_form": COORD,
+    "publish_form": COORD,
+    "submit_page": PART,
+    "submit_form": PART,
+    "judge_page": ASSESS,
+    "judge_pair_page": ASSESS,
+    "judge_form": ASSESS,
+    "results_page": COORD | PART,
+}
+
+
+def allowed(rule: frozenset[str], *, logged_in: bool, site: bool, roles: set[str]) -> bool:
+    """Whether a principal passes ``rule``."""
+    if "anyone" in rule:
+        return True
+    if not logged_in:
+        return False
+    if "user" in rule:
+        return True
+    if "site-coordinator" in rule and site:
+        return True
+    return bool(rule & roles)

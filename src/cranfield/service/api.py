@@ -1,0 +1,460 @@
+"""The JSON API (OpenAPI at ``/openapi.json``): everything the pages do.
+
+Each endpoint is a thin wrapper of a domain function; who may call it is decided by
+:data:`cranfield.service.access.RULES` (by the route's name) before it runs.
+"""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Header, Request
+from pydantic import BaseModel, Field, StrictInt
+from starlette.concurrency import run_in_threadpool
+from starlette.responses import PlainTextResponse, Response
+
+from . import (
+    accounts,
+    campaigns,
+    exports,
+    judging,
+    pooling,
+    quality,
+    results,
+    submissions,
+    uploads,
+)
+from .auth import COOKIE, principal
+from .problems import ServiceError
+
+router = APIRouter(prefix="/api")
+
+
+class TooMany(ServiceError):
+    status = 429
+
+
+class Credentials(BaseModel):
+    username: str = Field(max_length=64)
+    password: str = Field(max_length=1024)
+
+
+class Label(BaseModel):
+    label: StrictInt
+    seconds: float | None = None
+
+
+class Member(BaseModel):
+    username: str
+    role: str
+    password: str | None = None
+
+
+class PoolRequest(BaseModel):
+    depth: StrictInt | None = 10
+    strategy: str = "depth"
+    per_group: StrictInt | None = None
+
+
+class AssignRequest(BaseModel):
+    per_topic: StrictInt | None = None
+    seed: StrictInt = 0
+
+
+class ResultsRequest(BaseModel):
+    baselines: list[str] = []
+
+
+def db_of(request: Request):
+    return request.app.state.db
+
+
+def user_id(request: Request) -> int:
+    return principal(request).user_id
+
+
+def set_session_cookie(request: Request, response: Response, token: str) -> None:
+    from .security import SESSION_DAYS
+
+    response.set_cookie(
+        COOKIE,
+        token,
+        max_age=SESSION_DAYS * 86400,
+        httponly=True,
+        samesite="strict",
+        secure=request.app.state.config.secure_cookies,
+        path="/",
+    )
+
+
+def do_login(request: Request, username: str, password: str):
+    """``(token, csrf)`` or a 401/429 error; failed attempts are counted."""
+    limit = request.app.state.rate_limit
+    client = request.client.host if request.client else "?"
+    keys = ("u:" + username, "ip:" + client)
+    if limit.blocked(*keys):
+        raise TooMany("too many failed logins; wait a few minutes")
+    found = accounts.login(db_of(request), username, password)
+    if found is None:
+        limit.failed(*keys)
+        from .auth import Unauthorized
+
+        raise Unauthorized("wrong user name or password")
+    limit.succeeded(keys[0])
+    return found[0], found[1]
+
+
+@router.get("/health", name="api_health")
+def health() -> dict:
+    return {"status": "ok"}
+
+
+@router.post("/session", name="api_login")
+def login(request: Request, body: Credentials, response: Response) -> dict:
+    """Log in: a session cookie and ``{"token", "csrf"}`` (the token also works as
+    ``Authorization: Bearer``)."""
+    token, csrf = do_login(request, body.username, body.password)
+    set_session_cookie(request, response, token)
+    return {"token": token, "csrf": csrf}
+
+
+@router.delete("/session", name="api_logout")
+def logout(request: Request, response: Response) -> dict:
+    accounts.logout(db_of(request), principal(request).token)
+    response.delete_cookie(COOKIE, path="/")
+    return {"status": "logged out"}
+
+
+@router.get("/me", name="api_me")
+def me(request: Request) -> dict:
+    p = principal(request)
+    db = db_of(request)
+    with db.read() as s:
+        out = []
+        for c in campaigns.list_for(s, p.user_id):
+            out.append({"name": c.name, "roles": sorted(accounts.roles(s, p.user_id, c.id))})
+    return {"username": p.username, "site_coordinator": p.site, "campaigns": out, "csrf": p.csrf}
+
+
+@router.get("/campaigns", name="api_campaigns")
+def list_campaigns(request: Request) -> list:
+    p = principal(request)
+    with db_of(request).read() as s:
+        return [campaigns.summary(s, c) for c in campaigns.list_for(s, p.user_id)]
+
+
+async def create_from_form(request: Request, form: uploads.Form) -> str:
+    """Create a campaign from form fields (and topic/document files, or ``sample``)."""
+    import datetime as dt
+
+    from ..errors import InputError, ParameterError
+    from . import demo
+
+    db = db_of(request)
+    f = form.fields
+    name = campaigns.check_name(f.get("name", ""))
+
+    def integer(key: str, default: int) -> int:
+        text = f.get(key, "").strip()
+        if not text:
+            return default
+        try:
+            return int(text)
+        except ValueError:
+            raise ParameterError(key.replace("_", " "), "an integer", text) from None
+
+    deadline = None
+    if f.get("deadline", "").strip():
+        try:
+            deadline = dt.datetime.fromisoformat(f["deadline"].strip())
+        except ValueError:
+            raise ParameterError(
+                "deadline", "an ISO 8601 date, e.g. 2026-06-30T23:59", f["deadline"]
+            ) from None
+    settings = campaigns.Settings(
+        title=f.get("title", "")[:200],
+        scale=f.get("scale", "").strip() or campaigns.DEFAULT_SCALE,
+        deadline=deadline,
+        max_runs=integer("max_runs", 5),
+        per_topic=integer("per_topic", 1),
+        aggregation=f.get("aggregation", "").strip() or "majority",
+        measures=f.get("measures", "").strip() or campaigns.DEFAULT_MEASURES,
+    )
+    yes = ("1", "on", "true", "yes")
+    if f.get("sample") in yes:
+        await run_in_threadpool(
+            lambda: demo.sample_campaign(db, name, settings, with_runs=f.get("sample_runs") in yes)
+        )
+    else:
+        topics_path, docs_path = form.files.get("topics"), form.files.get("documents")
+        if topics_path is None or docs_path is None or not form.filenames.get("topics"):
+            raise InputError(
+                "give a topics file and a documents file, or choose the sample collection"
+            )
+
+        def create() -> None:
+            from ..collection import read_documents, read_topics
+
+            topics = _read_named(read_topics, topics_path, form.filenames.get("topics", ""))
+            docs = _read_named(
+                lambda p: list(read_documents(p)), docs_path, form.filenames.get("documents", "")
+            )
+            campaigns.create_campaign(db, name, topics, docs, settings)
+
+        await run_in_threadpool(create)
+    accounts.grant(db, principal(request).username, name, "coordinator")
+    return name
+
+
+def _read_named(reader, path, filename: str):
+    """Read an uploaded file with ``reader``, the file's extension being the original
+    one (readers choose the format by it)."""
+    import os
+    from pathlib import Path
+
+    suffix = "".join(Path(filename).suffixes[-2:]) if filename else ""
+    named = Path(str(path) + suffix)
+    os.replace(path, named)
+    try:
+        return reader(str(named))
+    finally:
+        named.unlink(missing_ok=True)
+
+
+@router.post("/campaigns", name="api_create_campaign", status_code=201)
+async def create_campaign(request: Request) -> dict:
+    """Create a campaign (multipart form: ``name``, ``title``, ``scale``, ``deadline``,
+    ``max_runs``, ``per_topic``, ``aggregation``, ``measures``, and ``sample=1`` (the
+    sample collection's topics and documents; ``sample_runs=1``: also its runs, pooled)
+    or the files ``topics`` and ``documents``). The creator becomes its coordinator."""
+    db = db_of(request)
+    form = await uploads.receive(request, uploads_dir(request), request.app.state.config.max_upload)
+    try:
+        name = await create_from_form(request, form)
+    finally:
+        form.discard()
+    with db.read() as s:
+        return campaigns.summary(s, campaigns.get(s, name))
+
+
+def uploads_dir(request: Request):
+    return submissions.upload_dir(db_of(request))
+
+
+@router.get("/campaigns/{name}", name="api_campaign")
+def campaign(request: Request, name: str) -> dict:
+    with db_of(request).read() as s:
+        out = campaigns.summary(s, campaigns.get(s, name))
+    out["roles"] = sorted(principal(request).roles)
+    return out
+
+
+@router.post("/campaigns/{name}/users", name="api_add_member", status_code=201)
+def add_member(request: Request, name: str, body: Member) -> dict:
+    """Give a user a role in the campaign; a new user needs a ``password``."""
+    add_member_to(db_of(request), name, body.username, body.role, body.password)
+    return {"username": body.username, "role": body.role}
+
+
+def add_member_to(db, name: str, username: str, role: str, password: str | None) -> None:
+    from sqlalchemy import select
+
+    from ..errors import InputError
+    from .models import User
+
+    accounts.check_username(username)
+    accounts.check_role(role)
+    with db.read() as s:
+        exists = s.scalar(select(User.id).where(User.username == username)) is not None
+    if exists:
+        accounts.grant(db, username, name, role)
+    elif not password:
+        raise InputError(f"user {username!r} is new: give a password")
+    else:
+        accounts.add_user(db, username, password, role=role, campaign=name)
+
+
+@router.post("/campaigns/{name}/runs", name="api_upload_run", status_code=201)
+async def upload_run(request: Request, name: str) -> dict:
+    """Submit a run (multipart form: ``file``, optional ``name``, ``description``,
+    ``priority``). 422 with ``problems`` (``{"line", "message"}``) when it is not
+    valid; nothing is stored then."""
+    form = await uploads.receive(request, uploads_dir(request), request.app.state.config.max_upload)
+    try:
+        return await run_in_threadpool(submit_form, request, name, form)
+    finally:
+        form.discard()
+
+
+def submit_form(request: Request, name: str, form: uploads.Form) -> dict:
+    from ..errors import InputError, ParameterError
+
+    path = form.files.pop("file", None)
+    if path is None:
+        raise InputError("no run file in the form (field 'file')")
+    prio_text = form.fields.get("priority", "").strip() or "1"
+    try:
+        priority = int(prio_text)
+    except ValueError:
+        path.unlink(missing_ok=True)
+        raise ParameterError("priority", "an integer from 1 to 1000", prio_text) from None
+    return submissions.submit(
+        db_of(request),
+        name,
+        user_id(request),
+        path,
+        name=form.fields.get("name", "").strip() or None,
+        description=form.fields.get("description", ""),
+        priority=priority,
+    )
+
+
+@router.get("/campaigns/{name}/runs", name="api_runs")
+def runs(request: Request, name: str) -> list:
+    """The campaign's runs (a participant sees only its own)."""
+    p = principal(request)
+    owner = None if "coordinator" in p.roles else p.user_id
+    with db_of(request).read() as s:
+        c = campaigns.get(s, name)
+        return [
+            {
+                "id": r.id,
+                "name": r.name,
+                "description": r.description,
+                "priority": r.priority,
+                "rows": r.rows,
+                "submitted": r.created_at.isoformat() + "Z",
+            }
+            for r in submissions.runs_of(s, c.id, owner)
+        ]
+
+
+@router.post("/campaigns/{name}/pool", name="api_pool")
+def pool(request: Request, name: str, body: PoolRequest) -> dict:
+    return pooling.build(
+        db_of(request), name, strategy=body.strategy, depth=body.depth, per_group=body.per_group
+    )
+
+
+@router.post("/campaigns/{name}/assignments", name="api_assign")
+def assign(request: Request, name: str, body: AssignRequest) -> dict:
+    return pooling.assign(db_of(request), name, per_topic=body.per_topic, seed=body.seed)
+
+
+@router.get(
+    "/campaigns/{name}/next",
+    name="api_next",
+    responses={204: {"description": "nothing left to judge"}},
+)
+def next_pair(request: Request, name: str):
+    """The next pair to judge (blind: no run, rank, score or other label), or 204."""
+    view = judging.next_pair(db_of(request), name, user_id(request))
+    if view is None:
+        return Response(status_code=204)
+    return view
+
+
+@router.get("/campaigns/{name}/pairs/{pair}", name="api_pair")
+def pair(request: Request, name: str, pair: int) -> dict:
+    return judging.pair_view(db_of(request), name, user_id(request), pair)
+
+
+@router.put("/campaigns/{name}/judgments/{pair}", name="api_judge")
+def judge(
+    request: Request,
+    name: str,
+    pair: int,
+    body: Label,
+    response: Response,
+    idempotency_key: str | None = Header(default=None),
+) -> dict:
+    """Save a label (201 first time, 200 after); repeating a request with the same
+    ``Idempotency-Key`` changes nothing and gets the same answer."""
+    status, out = judging.save(
+        db_of(request),
+        name,
+        user_id(request),
+        pair,
+        body.label,
+        key=idempotency_key,
+        seconds=body.seconds,
+    )
+    response.status_code = status
+    return out
+
+
+@router.get("/campaigns/{name}/judgments/{pair}/history", name="api_history")
+def history(request: Request, name: str, pair: int) -> list:
+    """Your labels for a pair, oldest first."""
+    return judging.history(db_of(request), name, user_id(request), pair)
+
+
+@router.get("/campaigns/{name}/dashboard", name="api_dashboard")
+def dashboard(request: Request, name: str) -> dict:
+    return quality.dashboard(db_of(request), name)
+
+
+@router.put("/campaigns/{name}/adjudications/{pair}", name="api_adjudicate")
+def adjudicate(request: Request, name: str, pair: int, body: Label) -> dict:
+    quality.adjudicate(db_of(request), name, user_id(request), pair, body.label)
+    return {"pair": pair, "label": body.label}
+
+
+@router.get("/campaigns/{name}/qrels", name="api_qrels", response_class=PlainTextResponse)
+def qrels(request: Request, name: str):
+    """The qrels (TREC format), aggregated by the campaign's rule."""
+    return PlainTextResponse(exports.qrels_text(db_of(request), name))
+
+
+@router.get("/campaigns/{name}/judgments", name="api_judgments", response_class=PlainTextResponse)
+def judgments(request: Request, name: str):
+    """The current judgments (TSV: topic, document, assessor, label, seconds)."""
+    return PlainTextResponse(exports.judgments_tsv(db_of(request), name))
+
+
+@router.get("/campaigns/{name}/log", name="api_log", response_class=PlainTextResponse)
+def log(request: Request, name: str):
+    """Every label ever saved, in order (TSV)."""
+    return PlainTextResponse(exports.log_tsv(db_of(request), name))
+
+
+@router.post("/campaigns/{name}/results", name="api_compute_results")
+def compute_results(request: Request, name: str, body: ResultsRequest) -> dict:
+    data = results.compute(db_of(request), name, body.baselines)
+    return {
+        "runs": sorted(data["runs"]),
+        "measures": data["measures"],
+        "qrels_pairs": data["qrels_pairs"],
+    }
+
+
+@router.post("/campaigns/{name}/publish", name="api_publish")
+def publish(request: Request, name: str) -> dict:
+    results.publish(db_of(request), name)
+    return {"published": True}
+
+
+@router.get("/campaigns/{name}/results", name="api_results")
+def get_results(request: Request, name: str) -> dict:
+    """Coordinator: every run. Participant (once published): its own runs and the
+    per-topic best, median and worst."""
+    p = principal(request)
+    if "coordinator" in p.roles:
+        data = results.stored(db_of(request), name)
+        if data is None:
+            from .problems import NotFound
+
+            raise NotFound("no results computed yet")
+        return data
+    return results.for_participant(db_of(request), name, p.user_id)
+
+
+@router.get("/campaigns/{name}/report", name="api_report", response_class=Response)
+def report(request: Request, name: str):
+    """The HTML evaluation report of every run."""
+    from starlette.responses import FileResponse
+
+    from .problems import NotFound
+
+    path = results.report_path(db_of(request), name)
+    if path is None:
+        raise NotFound("no results computed yet")
+    return FileResponse(path, media_type="text/html")

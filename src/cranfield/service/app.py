@@ -1,0 +1,160 @@
+"""The ASGI application: the JSON API, the HTML pages, static files, error handling.
+
+``create_app(db)`` builds a FastAPI application over an open
+:class:`~cranfield.service.db.Database`. Every route of both routers passes
+:func:`~cranfield.service.auth.authorize` and :func:`~cranfield.service.auth.check_csrf`;
+responses carry a strict Content-Security-Policy (scripts and styles only from the
+service itself: it works offline, with no CDN). JSON is written by
+:func:`cranfield.output.dumps_json` (undefined values as ``null``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from fastapi import Request
+
+from . import auth
+from .db import Database
+from .security import RateLimit
+from .uploads import DEFAULT_LIMIT
+
+HERE = Path(__file__).resolve().parent
+CSP = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'"
+)
+REPORT_CSP = (
+    "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; "
+    "img-src data:; frame-ancestors 'none'"
+)
+
+
+@dataclass
+class Config:
+    """Settings of a running service."""
+
+    max_upload: int = DEFAULT_LIMIT
+    secure_cookies: bool = False
+    login_attempts: int = 10
+    login_window: float = 300.0
+
+
+def json_response_class():
+    from starlette.responses import Response
+
+    from ..output import dumps_json
+
+    class JSON(Response):
+        media_type = "application/json"
+
+        def render(self, content) -> bytes:
+            return dumps_json(content, indent=None).encode("utf-8")
+
+    return JSON
+
+
+def authorize(request: Request):
+    """Dependency of every route: the access rule (:func:`auth.authorize`)."""
+    return auth.authorize(request)
+
+
+async def csrf(request: Request):
+    """Dependency of every route: the CSRF check (:func:`auth.check_csrf`)."""
+    await auth.check_csrf(request)
+
+
+def create_app(db: Database, config: Config | None = None):
+    """The service's ASGI application over ``db``."""
+    from fastapi import Depends, FastAPI
+    from fastapi.exceptions import RequestValidationError
+    from starlette.exceptions import HTTPException
+    from starlette.staticfiles import StaticFiles
+
+    from .. import __version__
+    from ..errors import CranfieldError
+    from . import api, web
+    from .problems import Invalid, ServiceError
+
+    config = config or Config()
+    JSON = json_response_class()
+    app = FastAPI(
+        title="cranfield campaign service",
+        version=__version__,
+        description="Run submission, pooling, blind relevance judging, qrels and results.",
+        docs_url=None,
+        redoc_url=None,
+        default_response_class=JSON,
+    )
+    app.state.db = db
+    app.state.config = config
+    app.state.rate_limit = RateLimit(config.login_attempts, config.login_window)
+    app.state.templates = web.templates()
+
+    guards = [Depends(authorize), Depends(csrf)]
+    app.include_router(api.router, dependencies=guards)
+    app.include_router(web.router, dependencies=guards)
+    app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
+
+    def wants_html(request) -> bool:
+        return not request.url.path.startswith("/api/") and request.url.path != "/openapi.json"
+
+    def problem(request, status: int, message: str, extra: dict | None = None):
+        if wants_html(request):
+            if status == 401:
+                from starlette.responses import RedirectResponse
+
+                return RedirectResponse("/login", status_code=303)
+            return web.error_page(request, status, message)
+        return JSON({"error": message, **(extra or {})}, status_code=status)
+
+    @app.exception_handler(ServiceError)
+    async def service_error(request, exc: ServiceError):
+        extra = {"problems": exc.problems} if isinstance(exc, Invalid) else None
+        return problem(request, exc.status, exc.message, extra)
+
+    @app.exception_handler(CranfieldError)
+    async def input_error(request, exc: CranfieldError):
+        return problem(request, 422, str(exc))
+
+    @app.exception_handler(RequestValidationError)
+    async def validation_error(request, exc: RequestValidationError):
+        first = exc.errors()[0] if exc.errors() else {}
+        where = ".".join(str(x) for x in first.get("loc", ()) if x != "body")
+        return problem(request, 422, f"{where}: {first.get('msg', 'invalid request')}".strip(": "))
+
+    @app.exception_handler(HTTPException)
+    async def http_error(request, exc: HTTPException):
+        return problem(request, exc.status_code, str(exc.detail))
+
+    @app.middleware("http")
+    async def headers(request, call_next):
+        response = await call_next(request)
+        is_report = request.url.path.endswith("/report")
+        response.headers.setdefault("Content-Security-Policy", REPORT_CSP if is_report else CSP)
+        response.headers.setdefault("X-Content-Type-Options", "nosniff")
+        response.headers.setdefault("Referrer-Policy", "same-origin")
+        if not request.url.path.startswith("/static/"):
+            response.headers.setdefault("Cache-Control", "no-store")
+        return response
+
+    return app
+
+
+def routes(app) -> list[tuple[str | None, str, frozenset[str]]]:
+    """``(name, path, methods)`` of every route of ``app``, included routers unfolded
+    (the authorization test enumerates these)."""
+    out = []
+
+    def walk(items) -> None:
+        for r in items:
+            original = getattr(r, "original_router", None)
+            if original is not None:
+                walk(original.routes)
+                continue
+            methods = frozenset(getattr(r, "methods", None) or {"GET"})
+            out.append((getattr(r, "name", None), getattr(r, "path", ""), methods))
+
+    walk(app.routes)
+    return out

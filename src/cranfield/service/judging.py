@@ -1,0 +1,234 @@
+"""Blind judging: the next pair of an assessor, a pair's view, saving a judgment.
+
+What an assessor receives names a pair (its id), the topic statement, the document and
+the assessor's own label and progress — never a run name, a rank, a score, the gold
+label or another assessor's label.
+
+Saving is idempotent: with an ``Idempotency-Key`` the first answer is stored with the
+key and a repeated request gets it again without any change; without a key, saving the
+label the pair already has changes nothing either. A changed label is a new entry in
+the judgment log, so the earlier one is kept.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import and_, bindparam, case, func, select
+from sqlalchemy.exc import IntegrityError
+
+from ..errors import ParameterError
+from . import campaigns
+from .db import Database
+from .models import Document, IdempotencyKey, Judgment, JudgmentEvent, Pair, Task, Topic, now
+from .problems import Conflict, Forbidden, NotFound
+
+MAX_KEY = 200
+
+
+def _view_query():
+    """One row per task of an assessor: the pair, the topic, the document and the
+    assessor's own label (outer joins: a topic or document may be missing). Built once,
+    with bound parameters ``cid`` and ``uid``."""
+    cid, uid = bindparam("cid"), bindparam("uid")
+    return (
+        select(
+            Task.pair_id,
+            Task.position,
+            Pair.topic_id,
+            Pair.doc_id,
+            Topic.title,
+            Topic.description,
+            Topic.narrative,
+            Document.title,
+            Document.text,
+            Judgment.label,
+        )
+        .join(Pair, Pair.id == Task.pair_id)
+        .outerjoin(Topic, and_(Topic.campaign_id == cid, Topic.topic_id == Pair.topic_id))
+        .outerjoin(Document, and_(Document.campaign_id == cid, Document.doc_id == Pair.doc_id))
+        .outerjoin(
+            Judgment, and_(Judgment.pair_id == Task.pair_id, Judgment.user_id == Task.user_id)
+        )
+        .where(Task.campaign_id == cid, Task.user_id == uid)
+    )
+
+
+_NEXT = _view_query().where(Judgment.id.is_(None)).order_by(Task.position).limit(1)
+_PAIR = _view_query().where(Task.pair_id == bindparam("pair"))
+_NEIGHBOURS = select(Task.position, Task.pair_id).where(
+    Task.campaign_id == bindparam("cid"),
+    Task.user_id == bindparam("uid"),
+    Task.position.in_((bindparam("before"), bindparam("after"))),
+)
+_IN_TOPIC = Pair.topic_id == bindparam("topic")
+_PROGRESS = (
+    select(
+        func.count(Task.id),
+        func.count(Judgment.id),
+        func.coalesce(func.sum(case((_IN_TOPIC, 1), else_=0)), 0),
+        func.coalesce(func.sum(case((and_(_IN_TOPIC, Judgment.id.is_not(None)), 1), else_=0)), 0),
+    )
+    .select_from(Task)
+    .join(Pair, Pair.id == Task.pair_id)
+    .outerjoin(Judgment, and_(Judgment.pair_id == Task.pair_id, Judgment.user_id == Task.user_id))
+    .where(Task.campaign_id == bindparam("cid"), Task.user_id == bindparam("uid"))
+)
+_CURRENT = (
+    select(Task.id, Judgment)
+    .outerjoin(Judgment, and_(Judgment.pair_id == Task.pair_id, Judgment.user_id == Task.user_id))
+    .where(
+        Task.campaign_id == bindparam("cid"),
+        Task.user_id == bindparam("uid"),
+        Task.pair_id == bindparam("pair"),
+    )
+)
+
+
+def next_pair(db: Database, campaign: str, user_id: int) -> dict | None:
+    """The view of the assessor's first unjudged pair in queue order, or None."""
+    ref = campaigns.ref(db, campaign)
+    with db.read() as s:
+        row = s.execute(_NEXT, {"cid": ref.id, "uid": user_id}).first()
+        return None if row is None else _view(s, ref, user_id, row)
+
+
+def pair_view(db: Database, campaign: str, user_id: int, pair_id: int) -> dict:
+    """The view of one pair of the assessor's queue (:class:`NotFound` otherwise)."""
+    ref = campaigns.ref(db, campaign)
+    with db.read() as s:
+        row = s.execute(_PAIR, {"cid": ref.id, "uid": user_id, "pair": pair_id}).first()
+        if row is None:
+            raise NotFound(f"pair {pair_id} is not in your queue")
+        return _view(s, ref, user_id, row)
+
+
+def _view(s, ref, user_id: int, row) -> dict:
+    pair_id, position, topic_id, doc_id, t_title, t_desc, t_narr, d_title, d_text, label = row
+    neighbours = dict(
+        s.execute(
+            _NEIGHBOURS,
+            {"cid": ref.id, "uid": user_id, "before": position - 1, "after": position + 1},
+        ).all()
+    )
+    return {
+        "pair": pair_id,
+        "topic": {
+            "id": topic_id,
+            "title": t_title or "",
+            "description": t_desc or "",
+            "narrative": t_narr or "",
+        },
+        "document": {
+            "id": doc_id,
+            "title": d_title or "",
+            "text": d_text if d_text is not None else "(this document is not in the collection)",
+        },
+        "label": label,
+        "position": position + 1,
+        "previous": neighbours.get(position - 1),
+        "next": neighbours.get(position + 1),
+        "progress": progress(s, ref.id, user_id, topic_id),
+        "scale": [dict(x) for x in ref.labels],
+    }
+
+
+def progress(s, cid: int, user_id: int, topic_id: str | None = None) -> dict:
+    """``{"judged", "total"}`` over the assessor's queue, and for ``topic_id`` too (one
+    query: conditional counts over the queue)."""
+    total, judged, topic_total, topic_judged = s.execute(
+        _PROGRESS, {"cid": cid, "uid": user_id, "topic": topic_id or ""}
+    ).one()
+    out = {"judged": int(judged), "total": int(total)}
+    if topic_id is not None:
+        out["topic_judged"] = int(topic_judged)
+        out["topic_total"] = int(topic_total)
+    return out
+
+
+def check_key(key: str | None) -> str | None:
+    if key is None:
+        return None
+    if not key or len(key) > MAX_KEY or not key.isprintable():
+        raise ParameterError("Idempotency-Key", f"1 to {MAX_KEY} printable characters", key[:40])
+    return key
+
+
+def save(
+    db: Database,
+    campaign: str,
+    user_id: int,
+    pair_id: int,
+    label,
+    *,
+    key: str | None = None,
+    seconds: float | None = None,
+) -> tuple[int, dict]:
+    """Save the assessor's label for a pair: ``(201, body)`` when first judged, ``(200,
+    body)`` otherwise. One transaction; retried once when a concurrent save of the same
+    pair won the race (the retry then sees its row)."""
+    key = check_key(key)
+    if isinstance(label, bool) or not isinstance(label, int):
+        raise ParameterError("label", "an integer label of the scale", label)
+    if seconds is not None and not (isinstance(seconds, (int, float)) and 0 <= seconds < 86400):
+        raise ParameterError("seconds", "a number of seconds from 0 to 86400", seconds)
+    for attempt in (0, 1):
+        try:
+            return _save(db, campaign, user_id, pair_id, label, key, seconds)
+        except IntegrityError:
+            if attempt:
+                raise Conflict("the judgment was saved concurrently; try again") from None
+    raise AssertionError("unreachable")
+
+
+def _save(db, campaign, user_id, pair_id, label, key, seconds) -> tuple[int, dict]:
+    ref = campaigns.ref(db, campaign)
+    if label not in ref.values:
+        raise ParameterError(
+            "label", "one of " + ", ".join(str(x["value"]) for x in ref.labels), label
+        )
+    body = {"pair": pair_id, "label": label}
+    with db.write() as s:
+        if key is not None:
+            seen = s.get(IdempotencyKey, (user_id, key))
+            if seen is not None:
+                if (seen.pair_id, seen.label) != (pair_id, label):
+                    raise Conflict("this Idempotency-Key was used for a different judgment")
+                return seen.status, body
+        row = s.execute(_CURRENT, {"cid": ref.id, "uid": user_id, "pair": pair_id}).first()
+        if row is None:
+            raise Forbidden(f"pair {pair_id} is not in your queue")
+        current = row[1]
+        if current is None:
+            s.add(Judgment(pair_id=pair_id, user_id=user_id, label=label, seconds=seconds))
+            s.add(JudgmentEvent(pair_id=pair_id, user_id=user_id, label=label, seconds=seconds))
+            status = 201
+        else:
+            status = 200
+            if current.label != label:
+                current.label = label
+                current.seconds = seconds if seconds is not None else current.seconds
+                current.updated_at = now()
+                s.add(JudgmentEvent(pair_id=pair_id, user_id=user_id, label=label, seconds=seconds))
+        if key is not None:
+            s.add(
+                IdempotencyKey(
+                    user_id=user_id, key=key, pair_id=pair_id, label=label, status=status
+                )
+            )
+        s.flush()
+        return status, body
+
+
+def history(db: Database, campaign: str, user_id: int, pair_id: int) -> list[dict]:
+    """The assessor's labels for a pair, oldest first."""
+    with db.read() as s:
+        c = campaigns.get(s, campaign)
+        if s.scalar(select(Pair.id).where(Pair.id == pair_id, Pair.campaign_id == c.id)) is None:
+            raise NotFound(f"no pair {pair_id}")
+        return [
+            {"label": e.label, "at": e.created_at.isoformat() + "Z"}
+            for e in s.scalars(
+                select(JudgmentEvent)
+                .where(JudgmentEvent.pair_id == pair_id, JudgmentEvent.user_id == user_id)
+                .order_by(JudgmentEvent.id)
+            )
+        ]

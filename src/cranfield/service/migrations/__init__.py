@@ -1,0 +1,4 @@
+"""Alembic migrations of the service's schema, shipped in the package and applied by
+:func:`cranfield.service.db.open_database` (``upgrade head``) whenever a database is
+opened. Revisions: ``0001`` the first schema; ``0002`` adjudications, published
+results and site coordinators."""

@@ -1,0 +1,197 @@
+"""The service's tables (SQLAlchemy 2 declarative models).
+
+Every table's history is in :mod:`cranfield.service.migrations`; a test checks that the
+migrated schema equals these declarations. Ids shown to users are the integer primary
+keys; a pair's id follows (topic, document id) order, so it reveals neither a rank nor
+a system.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from sqlalchemy import (
+    Boolean,
+    DateTime,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    String,
+    Text,
+    UniqueConstraint,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+ROLES = ("coordinator", "assessor", "participant")
+STATUSES = ("submission", "judging", "published")
+
+
+def now() -> dt.datetime:
+    """The current time in UTC, without time zone (stored alike by SQLite and PostgreSQL)."""
+    return dt.datetime.now(dt.timezone.utc).replace(tzinfo=None)
+
+
+class Base(DeclarativeBase):
+    pass
+
+
+class User(Base):
+    __tablename__ = "users"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    username: Mapped[str] = mapped_column(String(64), unique=True)
+    password_hash: Mapped[str] = mapped_column(String(200))
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=now)
+    # added by revision 0002: may create campaigns
+    site_coordinator: Mapped[bool] = mapped_column(Boolean, default=False)
+
+
+class Campaign(Base):
+    __tablename__ = "campaigns"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(64), unique=True)
+    title: Mapped[str] = mapped_column(String(200), default="")
+    scale: Mapped[str] = mapped_column(String(500))  # "0=not relevant,1=relevant,..."
+    deadline: Mapped[dt.datetime | None] = mapped_column(DateTime, nullable=True)
+    max_runs: Mapped[int] = mapped_column(Integer, default=5)
+    per_topic: Mapped[int] = mapped_column(Integer, default=1)
+    aggregation: Mapped[str] = mapped_column(String(32), default="majority")
+    measures: Mapped[str] = mapped_column(String(500), default="AP nDCG@10 P@10")
+    status: Mapped[str] = mapped_column(String(16), default="submission")
+    pool_strategy: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=now)
+    # added by revision 0002
+    published_at: Mapped[dt.datetime | None] = mapped_column(DateTime, nullable=True)
+    results_json: Mapped[str | None] = mapped_column(Text, nullable=True)
+
+
+class Membership(Base):
+    __tablename__ = "memberships"
+    __table_args__ = (UniqueConstraint("campaign_id", "user_id", "role"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    campaign_id: Mapped[int] = mapped_column(ForeignKey("campaigns.id", ondelete="CASCADE"))
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    role: Mapped[str] = mapped_column(String(16))
+
+
+class Topic(Base):
+    __tablename__ = "topics"
+    __table_args__ = (UniqueConstraint("campaign_id", "topic_id"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    campaign_id: Mapped[int] = mapped_column(ForeignKey("campaigns.id", ondelete="CASCADE"))
+    topic_id: Mapped[str] = mapped_column(String(200))
+    title: Mapped[str] = mapped_column(Text, default="")
+    description: Mapped[str] = mapped_column(Text, default="")
+    narrative: Mapped[str] = mapped_column(Text, default="")
+
+
+class Document(Base):
+    __tablename__ = "documents"
+    __table_args__ = (UniqueConstraint("campaign_id", "doc_id"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    campaign_id: Mapped[int] = mapped_column(ForeignKey("campaigns.id", ondelete="CASCADE"))
+    doc_id: Mapped[str] = mapped_column(String(200))
+    title: Mapped[str] = mapped_column(Text, default="")
+    text: Mapped[str] = mapped_column(Text, default="")
+
+
+class Run(Base):
+    __tablename__ = "runs"
+    __table_args__ = (UniqueConstraint("campaign_id", "name"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    campaign_id: Mapped[int] = mapped_column(ForeignKey("campaigns.id", ondelete="CASCADE"))
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    name: Mapped[str] = mapped_column(String(100))
+    description: Mapped[str] = mapped_column(Text, default="")
+    priority: Mapped[int] = mapped_column(Integer, default=1)
+    path: Mapped[str] = mapped_column(String(500))  # relative to the data directory
+    rows: Mapped[int] = mapped_column(Integer, default=0)
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=now)
+
+
+class Pair(Base):
+    __tablename__ = "pairs"
+    __table_args__ = (UniqueConstraint("campaign_id", "topic_id", "doc_id"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    campaign_id: Mapped[int] = mapped_column(ForeignKey("campaigns.id", ondelete="CASCADE"))
+    topic_id: Mapped[str] = mapped_column(String(200))
+    doc_id: Mapped[str] = mapped_column(String(200))
+    gold_label: Mapped[int | None] = mapped_column(Integer, nullable=True)
+
+
+class Task(Base):
+    """One pair in one assessor's queue, at ``position`` (a per-assessor blind order)."""
+
+    __tablename__ = "tasks"
+    __table_args__ = (
+        UniqueConstraint("user_id", "pair_id"),
+        Index("ix_tasks_queue", "campaign_id", "user_id", "position"),
+    )
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    campaign_id: Mapped[int] = mapped_column(ForeignKey("campaigns.id", ondelete="CASCADE"))
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    pair_id: Mapped[int] = mapped_column(ForeignKey("pairs.id", ondelete="CASCADE"))
+    position: Mapped[int] = mapped_column(Integer)
+
+
+class Judgment(Base):
+    """The current label of one assessor for one pair (one row per pair and assessor)."""
+
+    __tablename__ = "judgments"
+    __table_args__ = (UniqueConstraint("pair_id", "user_id"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    pair_id: Mapped[int] = mapped_column(ForeignKey("pairs.id", ondelete="CASCADE"))
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    label: Mapped[int] = mapped_column(Integer)
+    seconds: Mapped[float | None] = mapped_column(Float, nullable=True)
+    updated_at: Mapped[dt.datetime] = mapped_column(DateTime, default=now)
+
+
+class JudgmentEvent(Base):
+    """Every label ever saved (the judgment log): changing a label keeps the earlier one."""
+
+    __tablename__ = "judgment_events"
+    __table_args__ = (Index("ix_judgment_events_pair", "pair_id", "user_id"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    pair_id: Mapped[int] = mapped_column(ForeignKey("pairs.id", ondelete="CASCADE"))
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    label: Mapped[int] = mapped_column(Integer)
+    seconds: Mapped[float | None] = mapped_column(Float, nullable=True)
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=now)
+
+
+class IdempotencyKey(Base):
+    """The answer given to an ``Idempotency-Key``: repeating the request replays it."""
+
+    __tablename__ = "idempotency_keys"
+    user_id: Mapped[int] = mapped_column(
+        ForeignKey("users.id", ondelete="CASCADE"), primary_key=True
+    )
+    key: Mapped[str] = mapped_column(String(200), primary_key=True)
+    pair_id: Mapped[int] = mapped_column(Integer)
+    label: Mapped[int] = mapped_column(Integer)
+    status: Mapped[int] = mapped_column(Integer)
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=now)
+
+
+class Adjudication(Base):
+    """The coordinator's decision on a conflict; it overrides the aggregated label."""
+
+    __tablename__ = "adjudications"
+    pair_id: Mapped[int] = mapped_column(
+        ForeignKey("pairs.id", ondelete="CASCADE"), primary_key=True
+    )
+    label: Mapped[int] = mapped_column(Integer)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=now)
+
+
+class Session(Base):
+    """A login: the SHA-256 of its token (the token itself is never stored)."""
+
+    __tablename__ = "sessions"
+    token_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    csrf: Mapped[str] = mapped_column(String(64))
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=now)
+    expires_at: Mapped[dt.datetime] = mapped_column(DateTime)

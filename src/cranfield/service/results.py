@@ -1,0 +1,157 @@
+"""Results: every run evaluated on the exported qrels, compared with baselines, and
+released to the participants when the coordinator publishes them.
+
+:func:`compute` evaluates with :func:`cranfield.evaluate` (the campaign's measures),
+compares with :func:`cranfield.compare` (paired t-test against each baseline) and
+writes the HTML report of :func:`cranfield.report.build_report` into the data
+directory. Participants see only their own runs' per-topic scores, beside the best,
+median and worst score of each topic over all runs (as TREC returns them to
+participants; Voorhees & Harman 2005) — never another team's run.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+
+from ..errors import InputError
+from . import campaigns, exports, submissions
+from .db import Database
+from .models import Run, now
+from .problems import Conflict, Forbidden
+
+
+def compute(db: Database, campaign: str, baselines: list[str] | None = None) -> dict:
+    """Evaluate every run of the campaign on its exported qrels and store the results
+    (not yet visible to participants)."""
+    from ..compare import compare
+    from ..core.evaluation import evaluate
+    from ..report.html import build_report
+
+    qrels = exports.qrels(db, campaign)
+    if len(qrels) == 0:
+        raise InputError(f"campaign {campaign!r} has no judgments to evaluate with")
+    with db.read() as s:
+        c = campaigns.get(s, campaign)
+        rows = submissions.runs_of(s, c.id)
+        owners = {r.name: r.user_id for r in rows}
+        measures = c.measures.split()
+        cid = c.id
+    if not rows:
+        raise InputError(f"campaign {campaign!r} has no runs")
+    baselines = list(baselines or [])
+    for b in baselines:
+        if b not in owners:
+            raise InputError(f"baseline {b!r} is not a run of campaign {campaign!r}")
+    runs = submissions.load_runs(db, rows)
+    res = evaluate(qrels, runs, measures)
+    table = res.per_query_table()
+    names = [str(m) for m in res.measures]
+    topics = sorted({q for m in names for r in table[m].values() for q in r})
+    stats: dict = {}
+    for m in names:
+        stats[m] = {}
+        for q in topics:
+            vals = [v for r in table[m].values() if (v := r.get(q)) is not None and not _nan(v)]
+            if vals:
+                stats[m][q] = {
+                    "best": max(vals),
+                    "median": float(np.median(vals)),
+                    "worst": min(vals),
+                }
+    comparisons = []
+    for b in baselines:
+        if len(owners) > 1:
+            comp = compare(table, baseline=b)
+            comparisons.append({"baseline": b, "rows": comp.to_rows()})
+    report = build_report(
+        qrels,
+        runs,
+        measures,
+        baseline=baselines[0] if baselines else None,
+        progress=False,
+        title=f"{campaign}: results",
+    )
+    report_path = db.data_dir / "reports" / f"{cid}.html"
+    report_path.parent.mkdir(parents=True, exist_ok=True)
+    from ..core.io.atomic import write_text
+
+    write_text(report_path, report)
+    payload = {
+        "measures": names,
+        "topics": topics,
+        "runs": {
+            r.name: {
+                "owner": owners[r.name],
+                "aggregate": {m: _num(res[r.name][m]) for m in names},
+                "per_topic": {m: table[m][r.name] for m in names},
+            }
+            for r in rows
+        },
+        "per_topic_stats": stats,
+        "comparisons": comparisons,
+        "qrels_pairs": len(qrels),
+    }
+    from ..output import dumps_json
+
+    with db.write() as s:
+        c = campaigns.get(s, campaign)
+        c.results_json = dumps_json(payload, indent=None)
+    return payload
+
+
+def _nan(v) -> bool:
+    return isinstance(v, float) and math.isnan(v)
+
+
+def _num(v):
+    try:
+        return float(v)
+    except (TypeError, ValueError):
+        return None
+
+
+def publish(db: Database, campaign: str) -> None:
+    """Release the computed results to the participants."""
+    with db.write() as s:
+        c = campaigns.get(s, campaign)
+        if not c.results_json:
+            raise Conflict("compute the results before publishing them")
+        c.published_at = now()
+        c.status = "published"
+
+
+def stored(db: Database, campaign: str) -> dict | None:
+    with db.read() as s:
+        c = campaigns.get(s, campaign)
+        return json.loads(c.results_json) if c.results_json else None
+
+
+def for_participant(db: Database, campaign: str, user_id: int) -> dict:
+    """The participant's view: its own runs' scores with the per-topic best, median and
+    worst over all runs. :class:`Forbidden` before the results are published."""
+    with db.read() as s:
+        c = campaigns.get(s, campaign)
+        if c.published_at is None or not c.results_json:
+            raise Forbidden("the results are not published yet")
+        data = json.loads(c.results_json)
+        own = {r.name for r in s.query(Run).filter(Run.campaign_id == c.id, Run.user_id == user_id)}
+    return {
+        "measures": data["measures"],
+        "topics": data["topics"],
+        "runs": {
+            name: {"aggregate": r["aggregate"], "per_topic": r["per_topic"]}
+            for name, r in data["runs"].items()
+            if name in own
+        },
+        "per_topic_stats": data["per_topic_stats"],
+    }
+
+
+def report_path(db: Database, campaign: str):
+    with db.read() as s:
+        c = campaigns.get(s, campaign)
+        path = db.data_dir / "reports" / f"{c.id}.html"
+    return path if path.exists() else None

@@ -1,0 +1,405 @@
+"""The HTML pages (Jinja2 templates shipped in the package; every value is escaped by
+autoescaping) and the forms behind them.
+
+Pages: login, campaigns, the coordinator's dashboard, the participant's upload page,
+the assessor's judging page, results. A form posts to a route of its own and is
+answered by a redirect (303) to the page, with a short message in the query string.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+from urllib.parse import quote
+
+from fastapi import APIRouter, Request
+from starlette.concurrency import run_in_threadpool
+from starlette.responses import HTMLResponse, RedirectResponse
+
+from . import accounts, campaigns, judging, pooling, quality, results, submissions, uploads
+from .api import add_member_to, create_from_form, do_login, set_session_cookie, submit_form
+from .auth import COOKIE, LOGIN_CSRF_COOKIE, principal
+from .problems import Invalid
+
+router = APIRouter()
+STOPWORDS = frozenset(
+    "a an and are as at be by for from has in is it its of on or that the to was were "
+    "will with what which who how about into their there these this those document "
+    "documents relevant discuss discussing identify find any".split()
+)
+
+
+def templates():
+    from jinja2 import Environment, FileSystemLoader, select_autoescape
+
+    from .app import HERE
+
+    env = Environment(
+        loader=FileSystemLoader(str(HERE / "templates")),
+        autoescape=select_autoescape(default=True, default_for_string=True),
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters["pct"] = lambda a, b: f"{100 * a / b:.0f}%" if b else "–"
+    env.filters["num"] = _num
+    return env
+
+
+def _num(v, digits: int = 4) -> str:
+    if v is None:
+        return "–"
+    try:
+        f = float(v)
+    except (TypeError, ValueError):
+        return str(v)
+    return "–" if f != f else f"{f:.{digits}f}"
+
+
+def render(request: Request, template: str, status: int = 200, **context) -> HTMLResponse:
+    p = principal(request)
+    context.setdefault("message", request.query_params.get("msg", "")[:300])
+    html = request.app.state.templates.get_template(template).render(
+        user=p, csrf=p.csrf or "", **context
+    )
+    return HTMLResponse(html, status_code=status)
+
+
+def error_page(request: Request, status: int, message: str) -> HTMLResponse:
+    return render(request, "error.html", status=status, status_code=status, error=message)
+
+
+def back(url: str, message: str = "") -> RedirectResponse:
+    return RedirectResponse(url + (f"?msg={quote(message)}" if message else ""), status_code=303)
+
+
+# -- login ----------------------------------------------------------------------------
+
+
+@router.get("/", name="home")
+def home(request: Request):
+    return RedirectResponse(
+        "/campaigns" if principal(request).user_id else "/login", status_code=303
+    )
+
+
+@router.get("/login", name="login_page")
+def login_page(request: Request, error: str = "", status: int = 200):
+    token = secrets.token_urlsafe(24)
+    response = render(request, "login.html", status=status, login_csrf=token, error=error)
+    response.set_cookie(LOGIN_CSRF_COOKIE, token, httponly=True, samesite="strict", path="/login")
+    return response
+
+
+@router.post("/login", name="login_form")
+async def login_form(request: Request):
+    form = await request.form()
+    username, password = str(form.get("username", "")), str(form.get("password", ""))
+    from .problems import ServiceError
+
+    try:
+        token, _csrf = await run_in_threadpool(do_login, request, username, password)
+    except ServiceError as exc:
+        return login_page(request, error=exc.message, status=exc.status)
+    response = RedirectResponse("/campaigns", status_code=303)
+    set_session_cookie(request, response, token)
+    return response
+
+
+@router.post("/logout", name="logout_form")
+def logout_form(request: Request):
+    accounts.logout(request.app.state.db, principal(request).token)
+    response = RedirectResponse("/login", status_code=303)
+    response.delete_cookie(COOKIE, path="/")
+    return response
+
+
+# -- campaigns ------------------------------------------------------------------------
+
+
+@router.get("/campaigns", name="campaigns_page")
+def campaigns_page(request: Request):
+    p = principal(request)
+    with request.app.state.db.read() as s:
+        mine = [
+            (campaigns.summary(s, c), sorted(accounts.roles(s, p.user_id, c.id)))
+            for c in campaigns.list_for(s, p.user_id)
+        ]
+    return render(
+        request,
+        "campaigns.html",
+        campaigns=mine,
+        scale=campaigns.DEFAULT_SCALE,
+        measures=campaigns.DEFAULT_MEASURES,
+    )
+
+
+@router.post("/campaigns", name="create_campaign_form")
+async def create_campaign_form(request: Request):
+    db = request.app.state.db
+    form = await uploads.receive(
+        request, submissions.upload_dir(db), request.app.state.config.max_upload
+    )
+    try:
+        name = await create_from_form(request, form)
+    finally:
+        form.discard()
+    return back(f"/c/{quote(name)}/dashboard", f"campaign {name} created")
+
+
+@router.get("/c/{name}", name="campaign_page")
+def campaign_page(request: Request, name: str):
+    roles = principal(request).roles
+    for role, page in (
+        ("coordinator", "dashboard"),
+        ("assessor", "judge"),
+        ("participant", "submit"),
+    ):
+        if role in roles:
+            return RedirectResponse(f"/c/{quote(name)}/{page}", status_code=303)
+    return RedirectResponse("/campaigns", status_code=303)
+
+
+# -- coordinator ----------------------------------------------------------------------
+
+
+@router.get("/c/{name}/dashboard", name="dashboard_page")
+def dashboard_page(request: Request, name: str):
+    db = request.app.state.db
+    data = quality.dashboard(db, name)
+    with db.read() as s:
+        c = campaigns.get(s, name)
+        run_rows = submissions.runs_of(s, c.id)
+        members = {
+            role: [u.username for u in accounts.members(s, c.id, role)]
+            for role in ("coordinator", "assessor", "participant")
+        }
+        owners = {u.id: u.username for role in members for u in accounts.members(s, c.id, role)}
+        has_results = bool(c.results_json)
+    return render(
+        request,
+        "dashboard.html",
+        name=name,
+        d=data,
+        runs=[(r, owners.get(r.user_id, "?")) for r in run_rows],
+        members=members,
+        has_results=has_results,
+    )
+
+
+async def _form(request: Request) -> dict:
+    form = await request.form()
+    return {k: str(v) for k, v in form.items()}
+
+
+def _int(text: str, what: str, default: int | None = None) -> int | None:
+    from ..errors import ParameterError
+
+    text = (text or "").strip()
+    if not text:
+        return default
+    try:
+        return int(text)
+    except ValueError:
+        raise ParameterError(what, "an integer", text) from None
+
+
+@router.post("/c/{name}/members", name="members_form")
+async def members_form(request: Request, name: str):
+    f = await _form(request)
+    await run_in_threadpool(
+        add_member_to,
+        request.app.state.db,
+        name,
+        f.get("username", ""),
+        f.get("role", ""),
+        f.get("password") or None,
+    )
+    return back(f"/c/{quote(name)}/dashboard", f"{f.get('username')} is now {f.get('role')}")
+
+
+@router.post("/c/{name}/pool", name="pool_form")
+async def pool_form(request: Request, name: str):
+    f = await _form(request)
+    info = await run_in_threadpool(
+        pooling.build,
+        request.app.state.db,
+        name,
+        strategy=f.get("strategy", "").strip() or "depth",
+        depth=_int(f.get("depth", ""), "depth", 10),
+    )
+    return back(
+        f"/c/{quote(name)}/dashboard", f"pool built: {info['pairs']} pairs ({info['strategy']})"
+    )
+
+
+@router.post("/c/{name}/assign", name="assign_form")
+async def assign_form(request: Request, name: str):
+    f = await _form(request)
+    out = await run_in_threadpool(
+        pooling.assign,
+        request.app.state.db,
+        name,
+        per_topic=_int(f.get("per_topic", ""), "assessors per topic"),
+    )
+    return back(f"/c/{quote(name)}/dashboard", f"{len(out)} topics assigned")
+
+
+@router.post("/c/{name}/adjudicate/{pair}", name="adjudicate_form")
+async def adjudicate_form(request: Request, name: str, pair: int):
+    f = await _form(request)
+    label = _int(f.get("label", ""), "label")
+    await run_in_threadpool(
+        quality.adjudicate, request.app.state.db, name, principal(request).user_id, pair, label
+    )
+    return back(f"/c/{quote(name)}/dashboard", f"pair {pair} adjudicated")
+
+
+@router.post("/c/{name}/results", name="results_form")
+async def results_form(request: Request, name: str):
+    f = await _form(request)
+    baselines = [b for b in re.split(r"[\s,]+", f.get("baselines", "")) if b]
+    await run_in_threadpool(results.compute, request.app.state.db, name, baselines)
+    return back(f"/c/{quote(name)}/results", "results computed (not yet published)")
+
+
+@router.post("/c/{name}/publish", name="publish_form")
+async def publish_form(request: Request, name: str):
+    await _form(request)
+    await run_in_threadpool(results.publish, request.app.state.db, name)
+    return back(f"/c/{quote(name)}/results", "results published")
+
+
+# -- participant ----------------------------------------------------------------------
+
+
+def _submit_page(request: Request, name: str, problems=None, error: str = "", status: int = 200):
+    db = request.app.state.db
+    with db.read() as s:
+        c = campaigns.get(s, name)
+        summary = campaigns.summary(s, c)
+        mine = submissions.runs_of(s, c.id, principal(request).user_id)
+    return render(
+        request,
+        "submit.html",
+        status=status,
+        name=name,
+        c=summary,
+        runs=mine,
+        problems=problems or [],
+        error=error,
+    )
+
+
+@router.get("/c/{name}/submit", name="submit_page")
+def submit_page(request: Request, name: str):
+    return _submit_page(request, name)
+
+
+@router.post("/c/{name}/submit", name="submit_form")
+async def submit_post(request: Request, name: str):
+    from ..errors import CranfieldError
+
+    db = request.app.state.db
+    form = await uploads.receive(
+        request, submissions.upload_dir(db), request.app.state.config.max_upload
+    )
+    try:
+        out = await run_in_threadpool(submit_form, request, name, form)
+    except Invalid as exc:
+        return await run_in_threadpool(_submit_page, request, name, exc.problems, exc.message, 422)
+    except CranfieldError as exc:
+        status = getattr(exc, "status", 422)
+        return await run_in_threadpool(_submit_page, request, name, None, str(exc), status)
+    finally:
+        form.discard()
+    return back(f"/c/{quote(name)}/submit", f"run {out['name']} accepted ({out['rows']} lines)")
+
+
+# -- assessor -------------------------------------------------------------------------
+
+
+def terms_of(topic: dict) -> set[str]:
+    """The words of the topic's title (and description) to highlight."""
+    words = re.findall(r"\w+", f"{topic.get('title', '')} {topic.get('description', '')}".lower())
+    return {w for w in words if len(w) > 2 and w not in STOPWORDS}
+
+
+def highlight(text: str, terms: set[str]):
+    """``text`` escaped, with the words in ``terms`` wrapped in ``<mark>``."""
+    from markupsafe import Markup, escape
+
+    out = []
+    for piece in re.split(r"(\w+)", text):
+        if piece and piece.lower() in terms:
+            out.append(Markup("<mark>") + escape(piece) + Markup("</mark>"))
+        else:
+            out.append(escape(piece))
+    return Markup("").join(out)
+
+
+def _judge(request: Request, name: str, view: dict | None):
+    db = request.app.state.db
+    with db.read() as s:
+        c = campaigns.get(s, name)
+        summary = campaigns.summary(s, c)
+        prog = judging.progress(s, c.id, principal(request).user_id)
+    if view is None:
+        return render(request, "judge.html", name=name, c=summary, view=None, progress=prog)
+    terms = terms_of(view["topic"])
+    return render(
+        request,
+        "judge.html",
+        name=name,
+        c=summary,
+        view=view,
+        progress=prog,
+        doc_html=highlight(view["document"]["text"], terms),
+        title_html=highlight(view["document"]["title"], terms),
+        nonce=secrets.token_urlsafe(8),
+    )
+
+
+@router.get("/c/{name}/judge", name="judge_page")
+def judge_page(request: Request, name: str):
+    view = judging.next_pair(request.app.state.db, name, principal(request).user_id)
+    return _judge(request, name, view)
+
+
+@router.get("/c/{name}/judge/{pair}", name="judge_pair_page")
+def judge_pair_page(request: Request, name: str, pair: int):
+    view = judging.pair_view(request.app.state.db, name, principal(request).user_id, pair)
+    return _judge(request, name, view)
+
+
+@router.post("/c/{name}/judge/{pair}", name="judge_form")
+async def judge_form(request: Request, name: str, pair: int):
+    f = await _form(request)
+    label = _int(f.get("label", ""), "label")
+    await run_in_threadpool(
+        judging.save,
+        request.app.state.db,
+        name,
+        principal(request).user_id,
+        pair,
+        label,
+        key=f.get("key") or None,
+    )
+    return RedirectResponse(f"/c/{quote(name)}/judge", status_code=303)
+
+
+# -- results --------------------------------------------------------------------------
+
+
+@router.get("/c/{name}/results", name="results_page")
+def results_page(request: Request, name: str):
+    p = principal(request)
+    db = request.app.state.db
+    if "coordinator" in p.roles:
+        data = results.stored(db, name)
+        with db.read() as s:
+            published = campaigns.get(s, name).published_at is not None
+        return render(
+            request, "results.html", name=name, data=data, coordinator=True, published=published
+        )
+    data = results.for_participant(db, name, p.user_id)
+    return render(request, "results.html", name=name, data=data, coordinator=False, published=True)

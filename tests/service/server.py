@@ -1,0 +1,85 @@
+"""``cranfield serve`` as a real process on a free localhost port, for the load, demo
+and browser tests."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+SRC = str(Path(__file__).resolve().parents[2] / "src")
+START_TIMEOUT = 90.0
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Server:
+    """``cranfield serve ARGS --port PORT``; :meth:`start`, :meth:`kill` (SIGKILL),
+    :meth:`stop`; the output is kept in ``log``."""
+
+    def __init__(self, *args: str, port: int | None = None, cwd=None):
+        self.args = [str(a) for a in args]
+        self.port = port or free_port()
+        self.cwd = cwd
+        self.proc: subprocess.Popen | None = None
+        self.log = Path(cwd or ".") / f"server-{self.port}.log"
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self) -> str:
+        """Start and wait until ``/api/health`` answers; returns what it printed so far."""
+        env = {**os.environ, "PYTHONPATH": SRC, "PYTHONUNBUFFERED": "1"}
+        out = open(self.log, "ab")
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "cranfield", "serve", *self.args, "--port", str(self.port)],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            env=env,
+            cwd=self.cwd,
+            start_new_session=True,
+        )
+        out.close()
+        deadline = time.monotonic() + START_TIMEOUT
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"the server exited: {self.log.read_text()[-2000:]}")
+            try:
+                with urllib.request.urlopen(self.url + "/api/health", timeout=2) as r:
+                    if r.status == 200:
+                        return self.log.read_text()
+            except OSError:
+                time.sleep(0.1)
+        self.stop()
+        raise RuntimeError(f"the server did not start: {self.log.read_text()[-2000:]}")
+
+    def kill(self) -> None:
+        """SIGKILL: no shutdown handler runs."""
+        if self.proc is not None and self.proc.poll() is None:
+            os.kill(self.proc.pid, signal.SIGKILL)
+            self.proc.wait(30)
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(20)
+            except subprocess.TimeoutExpired:
+                self.kill()
+
+    def __enter__(self) -> Server:
+        self.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.stop()

@@ -1,0 +1,248 @@
+"""The whole flow in a real browser (headless chromium through selenium), against a real
+``cranfield serve``: the coordinator creates a campaign from the sample collection, two
+participants upload runs (one with an error, shown with its line number, then fixed),
+the pool is built, two assessors judge with the keyboard, the agreement appears on the
+dashboard, the qrels are exported, and the published results equal ``cranfield eval``
+on the exported qrels. A screenshot of every page is kept (tests/browser.py)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from browser import screenshot
+from service.helpers import PASSWORD
+from service.server import SRC, Server
+
+MEASURES = ("AP", "nDCG@10", "P@10")
+
+
+@pytest.fixture
+def server(tmp_path):
+    from cranfield.service import accounts
+    from cranfield.service.db import open_database
+
+    db = open_database(str(tmp_path / "e2e.db"))
+    accounts.add_user(db, "boss", PASSWORD, role="coordinator")  # may create campaigns
+    for name in ("team1", "team2", "ann", "bob"):
+        accounts.add_user(db, name, PASSWORD)
+    db.close()
+    with Server(tmp_path / "e2e.db", cwd=tmp_path) as s:
+        yield s
+
+
+def _by(css):
+    from selenium.webdriver.common.by import By
+
+    return (By.CSS_SELECTOR, css)
+
+
+def _wait(driver, condition, timeout=60):
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    return WebDriverWait(driver, timeout).until(condition)
+
+
+def _login(driver, url, user, shot):
+    from selenium.webdriver.support import expected_conditions as ec
+
+    driver.delete_all_cookies()
+    driver.get(url + "/login")
+    driver.find_element(*_by("#username")).send_keys(user)
+    driver.find_element(*_by("#password")).send_keys(PASSWORD)
+    if shot:
+        screenshot(driver, shot)
+    driver.find_element(*_by("#login-button")).click()
+    _wait(driver, ec.url_contains("/campaigns"))
+
+
+def _submit(driver, button_css, url_part):
+    from selenium.webdriver.support import expected_conditions as ec
+
+    driver.find_element(*_by(button_css)).click()
+    _wait(driver, ec.url_contains(url_part))
+
+
+def _member(driver, user, role):
+    from selenium.webdriver.support.ui import Select
+
+    form = driver.find_element(*_by("#add-member"))
+    form.find_element(*_by("input[name=username]")).send_keys(user)
+    Select(form.find_element(*_by("select[name=role]"))).select_by_visible_text(role)
+    form.find_element(*_by("button")).click()
+    _wait(driver, lambda d: f"{user} is now {role}" in d.page_source)
+
+
+def _upload(driver, path, name):
+    driver.find_element(*_by("#run-file")).send_keys(str(path))
+    driver.find_element(*_by("#run-name")).send_keys(name)
+    driver.find_element(*_by("#upload-button")).click()
+
+
+def _judge_with_key(driver, key):
+    """Press ``key`` on a judging page; wait for the next page (another render: a new
+    nonce, or the page saying nothing is left)."""
+    from selenium.common.exceptions import WebDriverException
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    judge = driver.find_element(*_by("#judge"))
+    pair, nonce = judge.get_attribute("data-pair"), judge.get_attribute("data-nonce")
+    driver.find_element(*_by("body")).send_keys(key)
+
+    def next_page(d):
+        found = d.find_elements(*_by("#judge"))
+        if not found:
+            return bool(d.find_elements(*_by("#done")))
+        return found[0].get_attribute("data-nonce") != nonce
+
+    WebDriverWait(driver, 60, ignored_exceptions=(WebDriverException,)).until(next_page)
+    return int(pair)
+
+
+def test_the_whole_campaign_in_a_browser(browser, server, tmp_path):
+    from selenium.webdriver.support import expected_conditions as ec
+
+    from cranfield import sample
+
+    driver, url = browser, server.url
+    _, runs = sample.load()
+    good1, good2 = tmp_path / "team1.txt", tmp_path / "team2.txt"
+    runs["bm25"].to_trec(good1)
+    runs["hybrid"].to_trec(good2)
+    lines = good1.read_text().splitlines()
+    bad_line = 7
+    fields = lines[bad_line - 1].split()
+    fields[2] = "NOT-A-DOC"
+    lines[bad_line - 1] = " ".join(fields)
+    bad = tmp_path / "team1-bad.txt"
+    bad.write_text("\n".join(lines) + "\n")
+
+    # the coordinator creates the campaign and invites the teams and the assessors
+    _login(driver, url, "boss", "01-login")
+    screenshot(driver, "02-campaigns")
+    driver.find_element(*_by("#campaign-name")).send_keys("e2e")
+    driver.find_element(*_by("#use-sample")).click()
+    driver.find_element(*_by("input[name=per_topic]")).clear()
+    driver.find_element(*_by("input[name=per_topic]")).send_keys("2")
+    _submit(driver, "#create-button", "/c/e2e/dashboard")
+    screenshot(driver, "03-dashboard-new")
+    for user, role in (
+        ("team1", "participant"),
+        ("team2", "participant"),
+        ("ann", "assessor"),
+        ("bob", "assessor"),
+    ):
+        _member(driver, user, role)
+
+    # team1: an error with its line number, then the fixed run; team2: a valid run
+    _login(driver, url, "team1", None)
+    driver.get(url + "/c/e2e/submit")
+    screenshot(driver, "04-submit")
+    _upload(driver, bad, "team1-bm25")
+    _wait(driver, ec.presence_of_element_located(_by("#upload-errors")))
+    errors = driver.find_element(*_by("#upload-errors")).text
+    assert f"line {bad_line}: document 'NOT-A-DOC' is not in the collection" in errors
+    screenshot(driver, "05-submit-error")
+    _upload(driver, good1, "team1-bm25")
+    _wait(driver, lambda d: "run team1-bm25 accepted" in d.page_source)
+    screenshot(driver, "06-submit-accepted")
+    _login(driver, url, "team2", None)
+    driver.get(url + "/c/e2e/submit")
+    _upload(driver, good2, "team2-hybrid")
+    _wait(driver, lambda d: "run team2-hybrid accepted" in d.page_source)
+
+    # the pool and the assignment
+    _login(driver, url, "boss", None)
+    driver.get(url + "/c/e2e/dashboard")
+    depth = driver.find_element(*_by("#build-pool input[name=depth]"))
+    depth.clear()
+    depth.send_keys("3")
+    driver.find_element(*_by("#pool-button")).click()
+    _wait(driver, lambda d: "pool built" in d.page_source)
+    driver.find_element(*_by("#assign-button")).click()
+    _wait(driver, lambda d: "topics assigned" in d.page_source)
+    screenshot(driver, "07-dashboard-assigned")
+
+    # two assessors judge with the keyboard: ann her first pairs, bob the same pairs
+    _login(driver, url, "ann", None)
+    driver.get(url + "/c/e2e/judge")
+    screenshot(driver, "08-judge")
+    assert "<mark>" in driver.find_element(*_by("#document")).get_attribute("innerHTML")
+    judged = []
+    for key in "2100120":
+        judged.append((_judge_with_key(driver, key), int(key)))
+    driver.find_element(*_by("body")).send_keys("p")  # previous: the last judged pair
+    _wait(
+        driver,
+        lambda d: d.find_element(*_by("#judge")).get_attribute("data-pair") == str(judged[-1][0]),
+    )
+    assert driver.find_element(*_by("#label-0")).get_attribute("class").endswith("current")
+    screenshot(driver, "09-judge-previous")
+    _login(driver, url, "bob", None)
+    for i, (pair, label) in enumerate(judged):
+        driver.get(f"{url}/c/e2e/judge/{pair}")
+        _judge_with_key(driver, str(label if i % 3 else (label + 1) % 3))
+    screenshot(driver, "10-judge-bob")
+
+    # the dashboard shows the agreement; the qrels are exported
+    _login(driver, url, "boss", None)
+    driver.get(url + "/c/e2e/dashboard")
+    _wait(driver, ec.presence_of_element_located(_by("#agreement-table")))
+    alpha = driver.find_element(*_by('[data-stat="krippendorff_alpha"]')).text
+    assert alpha not in ("", "–")
+    assert driver.find_element(*_by("#live-judgments")).text == str(2 * len(judged))
+    driver.execute_script("arguments[0].scrollIntoView()", driver.find_element(*_by("#agreement")))
+    screenshot(driver, "11-dashboard-agreement")
+    driver.get(url + "/api/campaigns/e2e/qrels")
+    qrels_text = driver.find_element(*_by("body")).text.strip() + "\n"
+    assert len(qrels_text.splitlines()) == len(judged)
+    qrels = tmp_path / "exported.qrels"
+    qrels.write_text(qrels_text)
+
+    # results: computed, published, equal to cranfield eval on the exported qrels
+    driver.get(url + "/c/e2e/dashboard")
+    _submit(driver, "#compute-button", "/c/e2e/results")
+    screenshot(driver, "12-results-coordinator")
+    driver.find_element(*_by("#publish-button")).click()
+    _wait(driver, lambda d: "results published" in d.page_source)
+    shown = {
+        (cell.get_attribute("data-run"), cell.get_attribute("data-measure")): cell.text
+        for cell in driver.find_elements(*_by("#aggregates td[data-run]"))
+    }
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "cranfield",
+            "eval",
+            str(qrels),
+            str(good1),
+            str(good2),
+            "-m",
+            *MEASURES,
+            "-f",
+            "json",
+        ],
+        capture_output=True,
+        text=True,
+        env={"PYTHONPATH": SRC, "PATH": "/usr/bin:/bin"},
+        timeout=120,
+        check=True,
+    )
+    expected = {r["name"]: r["aggregate"] for r in json.loads(out.stdout)["runs"]}
+    names = {"bm25": "team1-bm25", "hybrid": "team2-hybrid"}
+    for tag, run in names.items():
+        for m in MEASURES:
+            value = expected[tag][m]
+            assert shown[(run, m)] == ("–" if value is None else f"{value:.4f}"), (run, m)
+
+    # a participant sees its own run only, with the best, median and worst per topic
+    _login(driver, url, "team1", None)
+    driver.get(url + "/c/e2e/results")
+    screenshot(driver, "13-results-participant")
+    page = driver.page_source
+    assert "team1-bm25" in page and "team2-hybrid" not in page
+    assert "median" in page and "worst" in page

@@ -1,0 +1,424 @@
+"""The domain layer on SQLite and PostgreSQL: campaigns, uploads, pool, queues, blind
+order, idempotent judgments with history, exports, results."""
+
+from __future__ import annotations
+
+import pytest
+
+from cranfield.errors import InputError, ParameterError
+from cranfield.service import (
+    accounts,
+    campaigns,
+    exports,
+    judging,
+    pooling,
+    quality,
+    results,
+    submissions,
+)
+from cranfield.service.problems import Conflict, Forbidden, Invalid, NotFound
+from service.helpers import (
+    doc_ids,
+    document,
+    judging_campaign,
+    make_campaign,
+    run_text,
+    submit,
+    topic,
+    user,
+    write,
+)
+
+
+def count(db, model) -> int:
+    from sqlalchemy import func, select
+
+    with db.read() as s:
+        return s.scalar(select(func.count()).select_from(model))
+
+
+# -- campaigns and users ---------------------------------------------------------------
+
+
+def test_a_failed_creation_writes_nothing(db):
+    from cranfield.service.models import Campaign, Document, Topic
+
+    docs = [document(d) for d in doc_ids(5)] + [document("D001")]  # a duplicate, last
+    with pytest.raises(InputError, match="D001"):
+        make_campaign(db, documents=docs)
+    assert (count(db, Campaign), count(db, Topic), count(db, Document)) == (0, 0, 0)
+    make_campaign(db)
+    with pytest.raises(Conflict):
+        make_campaign(db)
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("scale", "0,x"),
+        ("max_runs", 0),
+        ("per_topic", 0),
+        ("aggregation", "vote"),
+        ("measures", "nDCG@@"),
+    ],
+)
+def test_bad_settings_are_refused(db, field, value):
+    from cranfield.errors import CranfieldError
+
+    with pytest.raises(CranfieldError):
+        make_campaign(db, **{field: value})
+
+
+def test_users_roles_and_login(db):
+    make_campaign(db)
+    uid = user(db, "ann", "assessor")
+    accounts.grant(db, "ann", "c", "participant")
+    with db.read() as s:
+        c = campaigns.get(s, "c")
+        assert accounts.roles(s, uid, c.id) == {"assessor", "participant"}
+    assert accounts.login(db, "ann", "wrong password") is None
+    token, csrf, got = accounts.login(db, "ann", "correct horse battery")
+    assert got == uid and token != csrf
+    found = accounts.session_user(db, token)
+    assert found == (uid, "ann", False, csrf)
+    accounts.logout(db, token)
+    assert accounts.session_user(db, token) is None
+    with pytest.raises(ParameterError):
+        accounts.add_user(db, "<script>", "long enough password")
+    with pytest.raises(InputError):
+        accounts.add_user(db, "bob", "short")
+    with pytest.raises(NotFound):
+        accounts.grant(db, "ann", "nope", "assessor")
+
+
+def test_passwords_are_stored_as_argon2_hashes(db):
+    from sqlalchemy import select
+
+    from cranfield.service.models import Session, User
+
+    make_campaign(db)
+    user(db, "ann", "assessor")
+    token = accounts.login(db, "ann", "correct horse battery")[0]
+    with db.read() as s:
+        stored = s.scalar(select(User.password_hash))
+        sessions = list(s.scalars(select(Session.token_hash)))
+    assert stored.startswith("$argon2id$") and "correct" not in stored
+    assert token not in sessions and len(sessions) == 1
+
+
+# -- uploads ---------------------------------------------------------------------------
+
+
+def test_a_valid_run_is_accepted_and_kept_in_the_data_directory(db, tmp_path):
+    make_campaign(db)
+    uid = user(db, "p", "participant")
+    out = submit(db, tmp_path, uid, "alpha", description="<b>bold</b>", priority=2)
+    assert out["name"] == "alpha" and out["rows"] == 24
+    with db.read() as s:
+        (row,) = submissions.runs_of(s, campaigns.get(s, "c").id)
+    stored = db.data_dir / row.path
+    assert stored.is_file() and stored.resolve().is_relative_to(db.data_dir)
+    assert stored.read_text() == run_text("alpha")
+    assert not (tmp_path / "alpha.upload").exists()  # consumed
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("t1 Q0 D001 1 2.0 x\nt1 Q0 D002 two\n", [(2, "expected 6 fields")]),
+        ("t1 Q0 D001 1 2.0 x\nt1 Q0 D001 2 1.0 x\n", [(2, "appears twice")]),
+        ("t1 Q0 D001 1 abc x\n", [(1, "not a number")]),
+        (
+            "t1 Q0 D001 1 2.0 x\nt9 Q0 D002 2 1.0 x\nt1 Q0 NOPE 3 0.5 x\n",
+            [(2, "topic 't9'"), (3, "document 'NOPE'")],
+        ),
+    ],
+)
+def test_invalid_runs_are_refused_with_line_numbers(db, tmp_path, text, expected):
+    from cranfield.service.models import Run
+
+    make_campaign(db)
+    uid = user(db, "p", "participant")
+    path = write(tmp_path, "bad.run", text)
+    with pytest.raises(Invalid) as info:
+        submissions.submit(db, "c", uid, path)
+    got = [(p["line"], p["message"]) for p in info.value.problems]
+    assert len(got) == len(expected)
+    for (line, message), (want_line, want) in zip(got, expected, strict=True):
+        assert line == want_line and want in message
+    assert count(db, Run) == 0 and not path.exists()
+    assert (
+        not list((db.data_dir / "runs").rglob("*.run")) if (db.data_dir / "runs").exists() else True
+    )
+
+
+def test_run_limits_deadline_and_names(db, tmp_path):
+    import datetime as dt
+
+    make_campaign(db, max_runs=2)
+    uid = user(db, "p", "participant")
+    submit(db, tmp_path, uid, "a")
+    with pytest.raises(Conflict, match="exists already"):
+        submit(db, tmp_path, uid, "a")
+    submit(db, tmp_path, uid, "b")
+    with pytest.raises(Forbidden, match="at most 2"):
+        submit(db, tmp_path, uid, "c3")
+    with pytest.raises(ParameterError):
+        submissions.submit(db, "c", uid, write(tmp_path, "x.run", run_text("x")), name="<script>")
+    make_campaign(db, "late", deadline=dt.datetime(2000, 1, 1))
+    accounts.grant(db, "p", "late", "participant")
+    with pytest.raises(Conflict, match="deadline"):
+        submit(db, tmp_path, uid, "z", campaign="late")
+
+
+# -- pool, assignment, blind order --------------------------------------------------------
+
+
+def test_pool_and_assignment(db, tmp_path):
+    ids = judging_campaign(
+        db, tmp_path, assessors=("a1", "a2", "a3"), per_topic=2, gold=[("t1", "D029", 1)]
+    )
+    from sqlalchemy import select
+
+    from cranfield.service.models import Pair, Task
+
+    with db.read() as s:
+        pairs = s.execute(
+            select(Pair.id, Pair.topic_id, Pair.doc_id, Pair.gold_label).order_by(Pair.id)
+        ).all()
+        tasks = s.execute(select(Task.user_id, Task.pair_id, Task.position)).all()
+        status = campaigns.get(s, "c").status
+    assert status == "judging"
+    # pair ids follow (topic, document id): they reveal no rank
+    assert [(p[1], p[2]) for p in pairs] == sorted((p[1], p[2]) for p in pairs)
+    assert ("t1", "D029", 1) in [(p[1], p[2], p[3]) for p in pairs]
+    # every pair has exactly 2 distinct assessors
+    per_pair: dict[int, set[int]] = {}
+    for uid, pid, _ in tasks:
+        per_pair.setdefault(pid, set()).add(uid)
+    assert set(per_pair) == {p[0] for p in pairs}
+    assert all(len(v) == 2 for v in per_pair.values())
+    # positions are 0..n-1 per assessor
+    for a in ("a1", "a2", "a3"):
+        pos = sorted(p for u, _, p in tasks if u == ids[a])
+        assert pos == list(range(len(pos)))
+    with pytest.raises(Conflict):
+        pooling.build(db, "c", depth=5)
+    with pytest.raises(Conflict):
+        pooling.assign(db, "c")
+
+
+def _queue(db, uid):
+    order = []
+    view = judging.next_pair(db, "c", uid)
+    while view is not None:
+        order.append((view["topic"]["id"], view["document"]["id"]))
+        view = judging.pair_view(db, "c", uid, view["next"]) if view["next"] else None
+    return order
+
+
+def test_blind_order_is_deterministic_per_assessor_and_not_the_ranking(db, tmp_path):
+    from cranfield.service.db import open_database
+
+    ids = judging_campaign(db, tmp_path)
+    first, second = _queue(db, ids["a1"]), _queue(db, ids["a2"])
+    assert first == _queue(db, ids["a1"])  # deterministic
+    assert sorted(first) == sorted(second) and first != second  # same pairs, other order
+    for q in ("t1", "t2", "t3"):
+        mine = [d for t, d in first if t == q]
+        assert mine != sorted(mine)
+        idx = [i for i, (t, _) in enumerate(first) if t == q]
+        assert idx == list(range(idx[0], idx[0] + len(idx)))  # a topic at a time
+    # the same pool from runs ranking the documents in the opposite order: same queue
+    other = open_database(str(tmp_path / "reversed.db"))
+    make_campaign(other, per_topic=2)
+    p = user(other, "p1", "participant")
+    for a in ("a1", "a2"):
+        user(other, a, "assessor")
+    for name, off in (("r1", 0), ("r2", 1), ("s1", 2)):
+        lines = run_text(name, off).splitlines()
+        flipped = [
+            " ".join([*x.split()[:4], str(-float(x.split()[4])), x.split()[5]]) for x in lines
+        ]
+        path = write(tmp_path, f"{name}.rev", "\n".join(flipped) + "\n")
+        submissions.submit(other, "c", p, path)
+    pooling.build(other, "c", depth=8)
+    pooling.assign(other, "c")
+    with other.read() as s:
+        from sqlalchemy import select
+
+        from cranfield.service.models import User
+
+        a1 = s.scalar(select(User.id).where(User.username == "a1"))
+    flipped_queue = _queue(other, a1)
+    common = set(first) & set(flipped_queue)
+    assert len(common) > len(first) // 2
+    assert [x for x in flipped_queue if x in common] == [x for x in first if x in common]
+    other.close()
+
+
+def test_view_reveals_nothing_about_runs_or_other_assessors(db, tmp_path):
+    ids = judging_campaign(db, tmp_path, gold=[("t1", "D000", 2)])
+    view = judging.next_pair(db, "c", ids["a2"])
+    judging.save(db, "c", ids["a2"], view["pair"], 2)
+    other = judging.pair_view(db, "c", ids["a1"], view["pair"])
+    assert other["label"] is None  # a1 does not see a2's label
+    text = repr(other)
+    for secret in ("r1", "r2", "s1", "p1", "p2", "a2", "100.5", "gold", "rank", "score"):
+        assert secret not in text
+    assert set(other) == {
+        "pair",
+        "topic",
+        "document",
+        "label",
+        "position",
+        "previous",
+        "next",
+        "progress",
+        "scale",
+    }
+
+
+# -- judgments ---------------------------------------------------------------------------
+
+
+def test_saving_is_idempotent_and_keeps_the_history(db, tmp_path):
+    from cranfield.service.models import Judgment, JudgmentEvent
+
+    ids = judging_campaign(db, tmp_path)
+    a = ids["a1"]
+    pid = judging.next_pair(db, "c", a)["pair"]
+    assert judging.save(db, "c", a, pid, 1, key="k1") == (201, {"pair": pid, "label": 1})
+    assert judging.save(db, "c", a, pid, 1, key="k1") == (201, {"pair": pid, "label": 1})  # replay
+    assert (count(db, Judgment), count(db, JudgmentEvent)) == (1, 1)
+    with pytest.raises(Conflict, match="different"):
+        judging.save(db, "c", a, pid, 2, key="k1")
+    assert judging.save(db, "c", a, pid, 1) == (200, {"pair": pid, "label": 1})  # same label
+    assert count(db, JudgmentEvent) == 1
+    assert judging.save(db, "c", a, pid, 0, key="k2")[0] == 200  # changed
+    assert [h["label"] for h in judging.history(db, "c", a, pid)] == [1, 0]
+    assert judging.pair_view(db, "c", a, pid)["label"] == 0
+    assert judging.next_pair(db, "c", a)["pair"] != pid  # resume after the judged pair
+
+
+def test_saving_checks_queue_and_label(db, tmp_path):
+    ids = judging_campaign(db, tmp_path, assessors=("a1", "a2", "a3"), per_topic=1)
+    mine = judging.next_pair(db, "c", ids["a1"])["pair"]
+    others = {judging.next_pair(db, "c", ids[a])["pair"] for a in ("a2", "a3")} - {mine}
+    with pytest.raises(Forbidden):
+        judging.save(db, "c", ids["a1"], others.pop(), 1)
+    with pytest.raises(Forbidden):
+        judging.save(db, "c", ids["p1"], mine, 1)  # a participant has no queue
+    for bad in (7, -1, True, "1", 1.0):
+        with pytest.raises(ParameterError):
+            judging.save(db, "c", ids["a1"], mine, bad)
+    foreign = min(_pairs_of(db, ids["a1"]) - _pairs_of(db, ids["a2"]))
+    with pytest.raises(NotFound):
+        judging.pair_view(db, "c", ids["a2"], foreign)
+
+
+def _pairs_of(db, uid):
+    from sqlalchemy import select
+
+    from cranfield.service.models import Task
+
+    with db.read() as s:
+        return set(s.scalars(select(Task.pair_id).where(Task.user_id == uid)))
+
+
+def test_queue_ends_with_none(db, tmp_path):
+    ids = judging_campaign(db, tmp_path)
+    a = ids["a1"]
+    n = 0
+    while (view := judging.next_pair(db, "c", a)) is not None:
+        judging.save(db, "c", a, view["pair"], n % 3)
+        n += 1
+    assert n == len(_pairs_of(db, a))
+    with db.read() as s:
+        assert judging.progress(s, campaigns.get(s, "c").id, a) == {"judged": n, "total": n}
+
+
+# -- dashboard, export, results ------------------------------------------------------------
+
+
+def _judge_all(db, ids, rule):
+    """Both assessors judge their whole queue; ``rule(assessor, topic, doc) -> label``."""
+    for a in ("a1", "a2"):
+        while (view := judging.next_pair(db, "c", ids[a])) is not None:
+            judging.save(
+                db, "c", ids[a], view["pair"], rule(a, view["topic"]["id"], view["document"]["id"])
+            )
+
+
+def test_export_aggregates_labels_and_applies_adjudications(db, tmp_path):
+    ids = judging_campaign(db, tmp_path)
+
+    def rule(a, q, d):
+        return 0 if (a == "a2" and d.endswith("3")) else (2 if int(d[1:]) % 2 else 1)
+
+    _judge_all(db, ids, rule)
+    dash = quality.dashboard(db, "c")
+    assert dash["agreement"] is not None and dash["judgments"] == 2 * dash["pool"]["pairs"]
+    conflicts = dash["conflicts"]
+    assert conflicts and all(c["document"].endswith("3") for c in conflicts)
+    assert {a["assessor"] for a in dash["progress"]["assessors"]} == {"a1", "a2"}
+    labels = exports.qrels_labels(db, "c")
+    assert len(labels) == dash["pool"]["pairs"]
+    for (_q, d), label in labels.items():
+        if not d.endswith("3"):
+            assert label == (2 if int(d[1:]) % 2 else 1)
+    c0 = conflicts[0]
+    quality.adjudicate(db, "c", ids["boss"], c0["pair"], 2)
+    assert exports.qrels_labels(db, "c")[(c0["topic"], c0["document"])] == 2
+    text = exports.qrels_text(db, "c")
+    assert f"{c0['topic']} 0 {c0['document']} 2\n" in text
+    assert len(text.splitlines()) == len(labels)
+    log = exports.log_tsv(db, "c").splitlines()
+    assert len(log) == 1 + dash["judgments"]
+    current = exports.judgments_tsv(db, "c").splitlines()
+    assert len(current) == 1 + dash["judgments"]
+
+
+def test_results_equal_evaluate_on_the_export_and_participants_see_only_their_runs(db, tmp_path):
+    from cranfield import Qrels, Run, evaluate
+
+    ids = judging_campaign(db, tmp_path)
+    _judge_all(db, ids, lambda a, q, d: int(d[1:]) % 3)
+    with pytest.raises(Forbidden):
+        results.for_participant(db, "c", ids["p1"])
+    data = results.compute(db, "c", ["r1"])
+    qrels_path = write(tmp_path, "q.txt", exports.qrels_text(db, "c"))
+    runs = [
+        Run.read(str(write(tmp_path, f"{n}.txt", run_text(n, o))), name=n)
+        for n, o in (("r1", 0), ("r2", 1), ("s1", 2))
+    ]
+    expected = evaluate(Qrels.read(str(qrels_path)), runs, ["AP", "nDCG@10", "P@10"])
+    for r in runs:
+        for m in ("AP", "nDCG@10", "P@10"):
+            assert data["runs"][r.name]["aggregate"][m] == pytest.approx(expected[r.name][m], abs=0)
+    assert data["comparisons"] and data["comparisons"][0]["baseline"] == "r1"
+    results.publish(db, "c")
+    mine = results.for_participant(db, "c", ids["p1"])
+    assert set(mine["runs"]) == {"r1", "r2"}
+    theirs = results.for_participant(db, "c", ids["p2"])
+    assert set(theirs["runs"]) == {"s1"} and "r1" not in repr(theirs)
+    for q, st in mine["per_topic_stats"]["AP"].items():
+        vals = [data["runs"][n]["per_topic"]["AP"][q] for n in ("r1", "r2", "s1")]
+        assert (st["best"], st["worst"]) == (max(vals), min(vals))
+        assert st["median"] == sorted(vals)[1]
+    assert results.report_path(db, "c").read_text().startswith("<!DOCTYPE html>")
+
+
+def test_results_need_judgments(db, tmp_path):
+    judging_campaign(db, tmp_path)
+    with pytest.raises(InputError, match="no judgments"):
+        results.compute(db, "c")
+    with pytest.raises(Conflict):
+        results.publish(db, "c")
+
+
+def test_topics_with_script_are_stored_verbatim(db):
+    make_campaign(db, topics=[topic("t1", "<script>alert(1)</script>")])
+    with db.read() as s:
+        (t,) = campaigns.topics(s, campaigns.get(s, "c").id)
+    assert t.title == "<script>alert(1)</script>"
