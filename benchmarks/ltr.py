@@ -1,0 +1,146 @@
+"""Learning-to-rank speed: objective evaluations per second, a full MGA run, and the
+boosted baseline on the same data (docs/ltr.md; results in benchmarks/README.md).
+
+Data are generated at run time (never stored): a fold of LETOR 4.0 MQ2008 size,
+470 queries and about 9,000 documents with 46 features, query lengths drawn from a
+long-tailed distribution (5 to 121 documents, as MQ2008's), labels 0-2 from a noisy
+linear scorer. Run from the project root:
+
+    PYTHONPATH=src python benchmarks/ltr.py                 # all three parts
+    PYTHONPATH=src python benchmarks/ltr.py --part objective --population 200
+    PYTHONPATH=src python benchmarks/ltr.py --part read     # a LETOR file of MQ2007 size
+
+Timings are wall-clock, best of ``--repeat`` (single-threaded BLAS).
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+
+
+def mq2008_like(seed: int = 0, queries: int = 470, features: int = 46):
+    """(train, test, weights): two folds of MQ2008 size from one linear scorer."""
+    from cranfield.ltr.data import from_arrays
+
+    w = np.random.default_rng(12345).normal(size=features)
+
+    def part(s):
+        rng = np.random.default_rng(s)
+        sizes = np.clip(np.round(rng.lognormal(np.log(15), 0.6, queries)), 5, 121).astype(int)
+        n = int(sizes.sum())
+        x = rng.random((n, features))
+        latent = x @ w + 0.5 * rng.normal(size=n)
+        qids = np.repeat(np.arange(queries), sizes).astype(str)
+        starts = np.repeat(np.cumsum(sizes) - sizes, sizes)
+        order = np.lexsort((latent, qids.astype(int)))
+        rank = np.empty(n, dtype=np.int64)
+        rank[order] = np.arange(n) - starts[order]
+        frac = rank / np.repeat(sizes, sizes)
+        labels = np.where(frac >= 0.9, 2, np.where(frac >= 0.75, 1, 0))
+        return from_arrays(x, labels, qids, source=f"mq2008-like{s}")
+
+    return part(seed), part(seed + 1), w
+
+
+def bench_read(repeat: int) -> None:
+    """Read a LETOR file of MQ2007 size (70,000 lines x 46 features, written to a
+    temporary directory first, not timed)."""
+    import tempfile
+    from pathlib import Path
+
+    from cranfield.ltr.readers import read
+
+    rng = np.random.default_rng(0)
+    n, f = 70_000, 46
+    x = rng.random((n, f))
+    labels = rng.integers(0, 3, n)
+    cols = " ".join(f"{j + 1}:%.6f" for j in range(f))
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "train.txt"
+        with open(path, "w") as fh:
+            for i in range(n):
+                fh.write(
+                    f"{labels[i]} qid:{10000 + i // 41} "
+                    + cols % tuple(x[i])
+                    + f" #docid = GX{i:07d} inc = 1 prob = 0.5\n"
+                )
+        size = path.stat().st_size
+        t, data = best_of(repeat, lambda: read(path))
+    print(
+        f"read LETOR file: {n} lines x {f} features ({size / 2**20:.0f} MiB), "
+        f"{data.num_queries} queries: {t:.2f} s"
+    )
+
+
+def best_of(repeat: int, f):
+    times = []
+    out = None
+    for _ in range(repeat):
+        t = time.perf_counter()
+        out = f()
+        times.append(time.perf_counter() - t)
+    return min(times), out
+
+
+def bench_objective(data, population: int, repeat: int) -> None:
+    from cranfield.ltr.objective import Objective
+    from cranfield.ltr.rankers import single_threaded_blas
+
+    obj = Objective(data.normalised("query"), "nDCG@10")
+    w = np.random.default_rng(0).normal(size=(population, data.num_features))
+    with single_threaded_blas():
+        obj(w)  # warm
+        t, _ = best_of(repeat, lambda: obj(w))
+        t1, _ = best_of(repeat, lambda: [obj(w[i]) for i in range(20)])
+    print(
+        f"objective nDCG@10, {data.num_docs} docs x {data.num_features} features, "
+        f"{data.num_queries} queries: batch of {population}: {t * 1e3:.1f} ms = "
+        f"{population / t:,.0f} evaluations/s; one at a time: {20 / t1:,.0f} evaluations/s"
+    )
+
+
+def bench_training(train, test, w, budget: int, repeat: int, methods) -> None:
+    from cranfield.ltr.objective import Objective
+    from cranfield.ltr.rankers import train as fit
+
+    truth = Objective(test, "nDCG@10")(w)[0]
+    print(f"generating weights: test nDCG@10 {truth:.4f}")
+    for method in methods:
+        try:
+            t, model = best_of(repeat, lambda m=method: fit(train, m, budget=budget, seed=0))
+        except ImportError as exc:
+            print(f"{method}: not measured ({exc})")
+            continue
+        prepared = model.prepare(test)
+        from cranfield.ltr.protocol import evaluate_scores
+
+        value = evaluate_scores(prepared, model.scores(test), ["nDCG@10"]).aggregate["nDCG@10"]
+        evals = model.parameters.get("evaluations", "-")
+        print(
+            f"{method}: {t:.2f} s (evaluations {evals}), training {model.train_value:.4f}, "
+            f"test nDCG@10 {value:.4f}"
+        )
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--part", choices=("all", "read", "objective", "train"), default="all")
+    p.add_argument("--population", type=int, default=200)
+    p.add_argument("--budget", type=int, default=16_000)
+    p.add_argument("--repeat", type=int, default=3)
+    p.add_argument("--methods", default="mga,ga,coordinate-ascent,lightgbm")
+    args = p.parse_args()
+    if args.part in ("all", "read"):
+        bench_read(args.repeat)
+    train, test, w = mq2008_like()
+    if args.part in ("all", "objective"):
+        bench_objective(train, args.population, args.repeat)
+    if args.part in ("all", "train"):
+        bench_training(train, test, w, args.budget, 1, args.methods.split(","))
+
+
+if __name__ == "__main__":
+    main()

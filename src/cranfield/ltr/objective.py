@@ -1,0 +1,393 @@
+"""The training objective: a measure (or a weighted sum of measures) of the rankings that
+linear scoring functions produce, for a whole population of weight vectors at once.
+
+For weights ``W`` (``P x F``) the scores of all documents are one matrix product,
+``S = W @ X.T``; every (individual, query) ranking is then sorted at once on a padded
+``P x Q x L`` array (``L``: the longest query), and the ranked labels become one
+:class:`~cranfield.core.judged.JudgedRun` with ``P * Q`` rankings, on which cranfield's
+own measure kernels run. So the objective of a weight vector is exactly what
+``cranfield.evaluate`` gives for the TREC run those weights score (qrels: the labels),
+per query and in the mean (a sequential sum in query-id order, as ``evaluate``).
+
+Ties: with the ``trec`` convention (the default) a ranking is trec_eval's, score
+descending and then document id descending; with ``letor`` ties keep the file order
+(LETOR's evaluation script; see :mod:`cranfield.ltr.letor`).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..core.judged import JudgedRun
+from ..core.measures.names import parse as parse_measure
+from ..core.measures.registry import Measure
+from ..errors import MeasureError, ParameterError
+from .data import RankingData
+
+CONVENTIONS = ("trec", "letor")
+
+
+@dataclass(frozen=True)
+class Term:
+    """One measure of an objective and its weight."""
+
+    weight: float
+    measure: Measure | str  # a cranfield Measure, or a LETOR measure name
+
+
+def parse_objective(text: str | list, convention: str = "trec") -> tuple[Term, ...]:
+    """Parse ``'nDCG@10'`` or ``'0.7*nDCG@10 + 0.3*P@10'`` (weights > 0).
+
+    A list of names or ``(weight, name)`` pairs is accepted as well.
+    """
+    if convention not in CONVENTIONS:
+        raise ParameterError("convention", "one of " + ", ".join(CONVENTIONS), convention)
+    if isinstance(text, str):
+        items = []
+        for part in _split_plus(text):
+            m = re.fullmatch(r"\s*([0-9.eE+-]+)\s*\*\s*(.+?)\s*", part)
+            items.append((m.group(1), m.group(2)) if m else (1.0, part.strip()))
+    else:
+        items = [(1.0, t) if isinstance(t, (str, Measure)) else tuple(t) for t in text]
+    if not items or any(not str(name).strip() for _, name in items):
+        raise ParameterError("objective", "a measure or 'W*MEASURE + W*MEASURE ...'", text)
+    terms = []
+    for w, name in items:
+        try:
+            weight = float(w)
+        except (TypeError, ValueError):
+            weight = float("nan")
+        if not np.isfinite(weight) or weight <= 0:
+            raise ParameterError("objective weight", "a positive finite number", w)
+        terms.append(Term(weight, _measure(name, convention)))
+    return tuple(terms)
+
+
+def _split_plus(text: str) -> list[str]:
+    """Split on ``+`` outside brackets and quotes (a measure may hold ``1e+3``)."""
+    parts, depth, quote, start = [], 0, None, 0
+    for i, ch in enumerate(text):
+        if quote:
+            quote = None if ch == quote else quote
+        elif ch in "'\"":
+            quote = ch
+        elif ch in "([":
+            depth += 1
+        elif ch in ")]":
+            depth -= 1
+        elif ch == "+" and depth == 0 and i > 0 and text[i - 1] not in "eE*":
+            parts.append(text[start:i])
+            start = i + 1
+    parts.append(text[start:])
+    return parts
+
+
+def _measure(name, convention: str):
+    if convention == "letor":
+        from .letor import letor_measure
+
+        return letor_measure(str(name))
+    m = name if isinstance(name, Measure) else parse_measure(str(name))
+    if m.definition.aggregate != "mean" or m.definition.kind == "str":
+        raise MeasureError(f"{m}: an objective needs a measure averaged over queries")
+    return m
+
+
+@dataclass(frozen=True, eq=False)
+class Block:
+    """Queries of similar length padded to one width ``W`` (a power of two).
+
+    ``queries`` index the layout's evaluation order; ``pad`` holds each query's document
+    rows in tie order (``N``, the padding column, after them); ``labels`` their labels
+    (-1 for padding); ``ideal`` the labels sorted descending.
+    """
+
+    queries: np.ndarray
+    pad: np.ndarray
+    labels: np.ndarray
+    valid: np.ndarray
+    lengths: np.ndarray
+    ideal: np.ndarray
+
+    @property
+    def width(self) -> int:
+        return self.pad.shape[1]
+
+
+class Layout:
+    """The documents of every query in ranking-tie order, in padded blocks.
+
+    Queries are in evaluation order (query id byte order, as ``evaluate`` reports them,
+    for ``trec``; file order for ``letor``); within a query, documents are in the order
+    that breaks ties (document id descending for ``trec``; file order for ``letor``), so
+    ranking by descending score, ties by position, ranks them as the convention says.
+    Queries are grouped into blocks of lengths up to a power of two, so padding costs
+    at most as much as the documents themselves.
+    """
+
+    def __init__(self, data: RankingData, convention: str = "trec"):
+        self.convention = convention
+        n, q = data.num_docs, data.num_queries
+        lengths = np.diff(data.offsets)
+        qseg = data.query_of_doc
+        if convention == "trec":
+            qorder = np.argsort(data.query_ids.astype(str), kind="stable")
+            # byte order of UTF-8 equals code-point order of str
+            doc_rank = np.argsort(np.argsort(data.doc_ids.astype(str), kind="stable"))
+            rank_of_query = np.empty(q, dtype=np.int64)
+            rank_of_query[qorder] = np.arange(q)
+            rows = np.lexsort((-doc_rank, rank_of_query[qseg]))
+        else:
+            qorder = np.arange(q)
+            rows = np.arange(n)
+        self.query_order = qorder
+        self.query_ids = data.query_ids[qorder]
+        self.lengths = lengths[qorder]
+        self.width = int(self.lengths.max())
+        offsets = np.concatenate(([0], np.cumsum(self.lengths))).astype(np.int64)
+        labels = np.append(data.labels, -1)
+        widths = 2 ** np.ceil(np.log2(self.lengths)).astype(np.int64)
+        self.blocks = []
+        for w in np.unique(widths):  # at most ~20 widths: a loop over blocks, not queries
+            qs = np.flatnonzero(widths == w)
+            lens = self.lengths[qs]
+            valid = np.arange(w)[None, :] < lens[:, None]
+            pad = np.full((len(qs), w), n, dtype=np.int64)  # n: the padding column
+            first = np.repeat(offsets[qs] - (np.cumsum(lens) - lens), lens)
+            pad[valid] = rows[first + np.arange(int(lens.sum()))]
+            lab = labels[pad]
+            ideal = np.sort(lab, axis=1)[:, ::-1]  # padding (-1) last
+            self.blocks.append(Block(qs, pad, lab, valid, lens, ideal))
+        self.features_t = np.ascontiguousarray(data.features.T)  # F x N: W @ X.T is one GEMM
+        self._structure: dict = {}  # (P, widths) -> arrays of judged_run that only P sets
+
+    @property
+    def num_queries(self) -> int:
+        return len(self.lengths)
+
+    def scores(self, weights: np.ndarray) -> np.ndarray:
+        """``P x N`` scores ``W @ X.T`` (``-0.0`` made ``+0.0``: equal as TREC text)."""
+        s = weights @ self.features_t
+        s += 0.0
+        if not np.isfinite(s).all():
+            raise ParameterError("weights", "weights whose scores are finite", "overflow")
+        return s
+
+    def ranked_labels(self, weights: np.ndarray, depth: int | None = None) -> list[np.ndarray]:
+        """Per block, ``P x Qb x K`` labels of the top ``K = min(depth, W)`` documents of
+        every ranking (padding -1 at the end)."""
+        s = self.scores(weights)
+        p = s.shape[0]
+        neg = np.concatenate((-s, np.full((p, 1), np.inf)), axis=1)  # padding ranks last
+        out = []
+        for b in self.blocks:
+            k = b.width if depth is None else min(depth, b.width)
+            order = top_order(neg[:, b.pad], k)
+            out.append(b.labels[np.arange(len(b.queries))[None, :, None], order])
+        return out
+
+    def judged_run(
+        self, ranked: list[np.ndarray], depth: int | None = None, memo=None
+    ) -> JudgedRun:
+        """All rankings of every block as one JudgedRun (every document judged), the
+        rankings in (block, individual, query) order.
+
+        ``depth`` keeps the top ``depth`` documents of each ranking (trec_eval ``-M``),
+        which changes no value of a measure at a rank cutoff <= depth. ``memo``: the
+        arrays derived from the qrels alone (ideal rankings, relevant counts) of an
+        earlier JudgedRun of the same shape, reused as they are.
+        """
+        p = ranked[0].shape[0]
+        widths = tuple(r.shape[2] for r in ranked)
+        key = (p, widths)
+        if key not in self._structure:  # the same for every population of this size
+            lengths, qrels_lengths, grades, masks = [], [], [], []
+            for b, k in zip(self.blocks, widths, strict=True):
+                masks.append(b.valid[:, :k])
+                lengths.append(np.tile(np.minimum(b.lengths, k), p))
+                qrels_lengths.append(np.tile(b.lengths, p))
+                grades.append(np.tile(b.ideal[b.valid], p))
+            if len(self._structure) > 8:
+                self._structure.clear()
+            self._structure[key] = (
+                masks,
+                np.concatenate(([0], np.cumsum(np.concatenate(lengths)))).astype(np.int64),
+                np.concatenate(([0], np.cumsum(np.concatenate(qrels_lengths)))).astype(np.int64),
+                np.concatenate(grades).astype(np.int64),
+            )
+        masks, offsets, qrels_offsets, grades = self._structure[key]
+        flat = [r[:, m].reshape(-1) for r, m in zip(ranked, masks, strict=True)]
+        count = p * self.num_queries
+        jr = JudgedRun(
+            query_ids=np.arange(count),
+            offsets=offsets,
+            labels=np.concatenate(flat).astype(np.int64),
+            qrels_offsets=qrels_offsets,
+            qrels_grades=grades,
+            in_run=np.ones(count, dtype=bool),
+        )
+        if memo is not None:
+            ideal, num_rel = memo
+            jr._memo.update(ideal)
+            jr._num_rel_cache.update(num_rel)
+        return jr
+
+    def by_query(self, values: list[np.ndarray], p: int) -> np.ndarray:
+        """``P x Q`` (evaluation order) from per-block ``P x Qb`` values."""
+        out = np.empty((p, self.num_queries))
+        for b, v in zip(self.blocks, values, strict=True):
+            out[:, b.queries] = v
+        return out
+
+    def split(self, flat: np.ndarray, p: int) -> list[np.ndarray]:
+        """A JudgedRun's per-ranking values split into per-block ``P x Qb`` matrices."""
+        sizes = [p * len(b.queries) for b in self.blocks]
+        parts = np.split(flat, np.cumsum(sizes)[:-1])
+        return [part.reshape(p, -1) for part in parts]
+
+
+def top_order(neg: np.ndarray, k: int) -> np.ndarray:
+    """Positions of the ``k`` smallest entries of each row of ``neg`` (the last axis),
+    smallest first, ties by position: a stable sort's first ``k``, in O(width) per row.
+
+    The ``k``-th smallest value ``t`` is found by ``partition``; every entry below
+    ``t`` is taken, then entries equal to ``t`` in position order until there are
+    ``k``; those ``k`` are sorted stably.
+    """
+    width = neg.shape[-1]
+    if k >= width:
+        return np.argsort(neg, axis=-1, kind="stable")
+    t = np.partition(neg, k - 1, axis=-1)[..., k - 1 : k]
+    chosen = neg <= t
+    if np.count_nonzero(chosen) != chosen.size // width * k:  # ties at the k-th value
+        below = neg < t
+        equal = neg == t
+        need = k - below.sum(axis=-1, keepdims=True)
+        chosen = below | (equal & (np.cumsum(equal, axis=-1) <= need))
+    pos = np.nonzero(chosen)[-1].reshape(*neg.shape[:-1], k)
+    sub = np.take_along_axis(neg, pos, axis=-1)
+    return np.take_along_axis(pos, np.argsort(sub, axis=-1, kind="stable"), axis=-1)
+
+
+# memo entries of a JudgedRun that depend on the qrels alone (core/measures/gain.py's
+# ideal rankings): shared by every population of one size
+_QRELS_ONLY = ("ideal",)
+
+
+def _qrels_memo(jr: JudgedRun):
+    ideal = {k: v for k, v in jr._memo.items() if isinstance(k, tuple) and k[0] in _QRELS_ONLY}
+    return ideal, dict(jr._num_rel_cache)
+
+
+class Objective:
+    """A measure (or weighted sum) of linear rankings, for many weight vectors at once.
+
+    Parameters
+    ----------
+    data
+        The ranking data (normalised as the model will be).
+    objective
+        ``'nDCG@10'``, ``'0.7*nDCG@10 + 0.3*P@10'`` or the parsed terms.
+    convention
+        ``trec`` (cranfield's evaluator: trec_eval's ties and definitions) or ``letor``
+        (LETOR's Eval-Score-4.0 rules, :mod:`cranfield.ltr.letor`).
+
+    ``objective(W)`` returns one value per row of ``W`` (to maximise) and counts the
+    evaluations (``evaluations``: rows scored so far).
+    """
+
+    def __init__(self, data: RankingData, objective="nDCG@10", convention: str = "trec"):
+        parsed = isinstance(objective, tuple) and all(isinstance(t, Term) for t in objective)
+        self.terms = objective if parsed and objective else parse_objective(objective, convention)
+        self.convention = convention
+        self.layout = Layout(data, convention)
+        self.num_features = data.num_features
+        self.evaluations = 0
+        total = sum(t.weight for t in self.terms)
+        self.weights = np.array([t.weight / total for t in self.terms])
+        # individuals per batch: the padded P x Q x L arrays stay below ~32 MB
+        cells = sum(b.pad.size for b in self.layout.blocks)
+        self.batch = max(1, int(4_000_000 // max(cells, 1)))
+        self.depth = _depth(self.terms) if convention == "trec" else None
+        self._memo: dict = {}
+
+    def __str__(self) -> str:
+        if len(self.terms) == 1:
+            return str(self.terms[0].measure)
+        return " + ".join(f"{t.weight:g}*{t.measure}" for t in self.terms)
+
+    def __call__(self, weights: np.ndarray) -> np.ndarray:
+        w = self._check(weights)
+        self.evaluations += w.shape[0]
+        out = np.empty(w.shape[0])
+        for start in range(0, w.shape[0], self.batch):  # memory bound, not per individual
+            block = w[start : start + self.batch]
+            values = self.per_query(block)
+            total = np.zeros(block.shape[0])
+            for share, v in zip(self.weights, values, strict=True):
+                total += share * mean_rows(v)
+            out[start : start + self.batch] = total
+        return out
+
+    def per_query(self, weights: np.ndarray) -> list[np.ndarray]:
+        """For each term, a ``P x Q`` matrix of per-query values (queries in
+        ``layout.query_ids`` order). Does not count evaluations."""
+        w = self._check(weights)
+        p = w.shape[0]
+        layout = self.layout
+        if self.convention == "letor":
+            from .letor import letor_values
+
+            depth = max((t.measure.k or layout.width) for t in self.terms)
+            ranked = layout.ranked_labels(w, None if depth >= layout.width else depth)
+            return [
+                layout.by_query(
+                    [
+                        letor_values(t.measure, r, b)
+                        for b, r in zip(layout.blocks, ranked, strict=True)
+                    ],
+                    p,
+                )
+                for t in self.terms
+            ]
+        ranked = layout.ranked_labels(w, self.depth)
+        jr = layout.judged_run(ranked, self.depth, self._memo.get(p))
+        values = [
+            layout.by_query(layout.split(t.measure.compute(jr).astype(np.float64), p), p)
+            for t in self.terms
+        ]
+        if p not in self._memo and len(self._memo) < 8:
+            self._memo[p] = _qrels_memo(jr)
+        return values
+
+    def _check(self, weights) -> np.ndarray:
+        w = np.asarray(weights, dtype=np.float64)
+        if w.ndim == 1:
+            w = w[None, :]
+        if w.ndim != 2 or w.shape[1] != self.num_features:
+            raise ParameterError(
+                "weights", f"vectors of {self.num_features} features", f"shape {w.shape}"
+            )
+        if not np.isfinite(w).all():
+            raise ParameterError("weights", "finite numbers", "a non-finite weight")
+        return w
+
+
+def mean_rows(values: np.ndarray) -> np.ndarray:
+    """Mean of each row summed strictly left to right (``evaluate``'s aggregation)."""
+    if values.shape[1] == 0:
+        return np.zeros(values.shape[0])
+    return np.cumsum(values, axis=1)[:, -1] / values.shape[1]
+
+
+def _depth(terms) -> int | None:
+    """The largest rank cutoff when every measure has one (only the top that many
+    documents of a ranking then matter), else None."""
+    cutoffs = [t.measure.cutoff for t in terms]
+    kinds = [t.measure.definition.cutoff for t in terms]
+    if all(k == "rank" and isinstance(c, int) for k, c in zip(kinds, cutoffs, strict=True)):
+        return max(cutoffs)
+    return None

@@ -1,0 +1,289 @@
+"""Derivative-free searches for the weights of a linear ranking function ``w . x``.
+
+Each search maximises an :class:`~cranfield.ltr.objective.Objective` within a budget of
+objective evaluations (one evaluation = one weight vector scored on the training data)
+and reports checkpoints (candidate weights with their training value) to a
+:class:`Tracker`, which keeps the best one -- by the validation objective when there is
+one (the best generation / early stopping), else by the training objective.
+
+* :func:`genetic` -- a real-coded genetic algorithm (Holland 1975; Goldberg 1989):
+  tournament selection, blend crossover BLX-alpha (Eshelman & Schaffer 1993), Gaussian
+  mutation, elitism; weight vectors kept at unit length (a ranking does not change when
+  the weights are scaled by a positive number).
+* :func:`mga` -- the modified genetic algorithm of Semenikhin & Denisova ("Learning to
+  rank method based on a modified genetic algorithm for the NDCG metric", Omsk State
+  Technical University): the genetic algorithm for ``switch`` (0.75) of the budget
+  (Nrf = 16,000 evaluations in the article), then the Nelder-Mead simplex method
+  (Nelder & Mead 1965; SciPy's implementation) from the best individual for the rest.
+* :func:`nelder_mead` -- the simplex method alone, from the normalised all-ones vector.
+* :func:`coordinate_ascent` -- Metzler & Croft, "Linear feature-based models for
+  information retrieval", Information Retrieval 10 (2007), as RankLib implements it:
+  restarts, a line search along each feature in turn (steps growing geometrically in
+  both directions, every step of one feature scored in one batch), weights normalised
+  to unit L1 norm.
+* :func:`random_search` -- unit vectors drawn uniformly at random, scored in batches.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..errors import ParameterError
+
+
+@dataclass
+class Tracker:
+    """Checkpoints of a search; keeps the best by validation (or training) value."""
+
+    objective: object
+    budget: int
+    vali: object | None = None
+    history: list = field(default_factory=list)
+    best_w: np.ndarray | None = None
+    best_key: tuple = (-np.inf, -np.inf)
+    progress: object | None = None  # called with the evaluations done at each checkpoint
+
+    @property
+    def left(self) -> int:
+        return self.budget - self.objective.evaluations
+
+    def checkpoint(self, w: np.ndarray, train: float, stage: str) -> None:
+        entry = {"evaluations": int(self.objective.evaluations), "stage": stage, "train": train}
+        key = (train, train)
+        if self.vali is not None:
+            v = float(self.vali(w)[0])
+            entry["vali"] = v
+            key = (v, train)
+        self.history.append(entry)
+        if self.progress is not None:
+            self.progress(entry["evaluations"])
+        if key > self.best_key:
+            self.best_key = key
+            self.best_w = np.array(w, dtype=np.float64)
+
+
+def _unit(w: np.ndarray, rng: np.random.Generator, norm: str = "l2") -> np.ndarray:
+    """Rows scaled to unit norm; an all-zero row becomes a random unit vector."""
+    w = np.atleast_2d(np.asarray(w, dtype=np.float64))
+    size = np.abs(w).sum(axis=1) if norm == "l1" else np.sqrt((w * w).sum(axis=1))
+    zero = ~(size > 0) | ~np.isfinite(size)
+    if zero.any():
+        w = w.copy()
+        w[zero] = rng.normal(size=(int(zero.sum()), w.shape[1]))
+        return _unit(w, rng, norm)
+    return w / size[:, None]
+
+
+def genetic(
+    tracker: Tracker,
+    rng: np.random.Generator,
+    *,
+    budget: int,
+    population: int = 50,
+    tournament: int = 3,
+    crossover: float = 0.9,
+    alpha: float = 0.5,
+    mutation: float = 0.1,
+    sigma: float = 0.2,
+    elitism: int = 2,
+    start: np.ndarray | None = None,
+) -> tuple[np.ndarray, float]:
+    """Real-coded genetic algorithm for ``budget`` evaluations; the best individual
+    and its value. Each generation's best is a checkpoint."""
+    obj = tracker.objective
+    f = obj.num_features
+    pop = max(2, min(population, budget))
+    elitism = min(elitism, pop - 1)
+    x = _unit(rng.uniform(-1, 1, size=(pop, f)), rng)
+    if start is not None:
+        x[0] = _unit(start, rng)[0]
+    fit = obj(x)
+    used = pop
+    generation = 0
+    while True:
+        best = int(np.argmax(fit))
+        tracker.checkpoint(x[best], float(fit[best]), f"ga generation {generation}")
+        n_child = min(pop - elitism, budget - used)
+        if n_child <= 0:
+            break
+        # tournament selection: the fittest of `tournament` random individuals
+        entrants = rng.integers(0, pop, size=(n_child, 2, tournament))
+        winners = np.take_along_axis(entrants, np.argmax(fit[entrants], axis=2)[..., None], 2)
+        p1, p2 = x[winners[:, 0, 0]], x[winners[:, 1, 0]]
+        # BLX-alpha: each gene uniform on the parents' interval widened by alpha
+        u = rng.uniform(-alpha, 1 + alpha, size=p1.shape)
+        cross = rng.random(n_child) < crossover
+        child = np.where(cross[:, None], p1 + u * (p2 - p1), p1)
+        mutate = rng.random(child.shape) < mutation
+        child = child + mutate * rng.normal(0.0, sigma, size=child.shape)
+        child = _unit(child, rng)
+        child_fit = obj(child)
+        used += n_child
+        elite = np.argsort(-fit, kind="stable")[:elitism]
+        x = np.vstack((x[elite], child))
+        fit = np.concatenate((fit[elite], child_fit))
+        generation += 1
+    best = int(np.argmax(fit))
+    return x[best], float(fit[best])
+
+
+def nelder_mead(
+    tracker: Tracker,
+    rng: np.random.Generator,
+    *,
+    budget: int,
+    start: np.ndarray | None = None,
+    step: float = 0.1,
+    restarts: bool = True,
+) -> tuple[np.ndarray, float]:
+    """The Nelder-Mead simplex method (SciPy) maximising the objective for ``budget``
+    evaluations, from ``start`` (default: the normalised all-ones vector).
+
+    The initial simplex is ``start`` and ``start + step * e_i``. The objective is
+    piecewise constant, so the simplex often collapses early; with ``restarts`` it
+    starts again from the best point with half the step while budget is left.
+    """
+    from ..errors import require
+
+    optimize = require("scipy.optimize", "ltr")
+    obj = tracker.objective
+    f = obj.num_features
+    x0 = np.full(f, 1.0 / np.sqrt(f)) if start is None else np.asarray(start, dtype=np.float64)
+    best_x, best_v = x0.copy(), float(obj(x0)[0])
+    tracker.checkpoint(best_x, best_v, "nelder-mead start")
+    stop = obj.evaluations - 1 + budget
+
+    class _Done(Exception):
+        pass
+
+    def negative(w):
+        nonlocal best_x, best_v
+        if obj.evaluations >= stop:
+            raise _Done
+        v = float(obj(w)[0])
+        if v > best_v:
+            best_x, best_v = np.array(w), v
+        return -v
+
+    while obj.evaluations < stop and step > 1e-6:
+        simplex = np.vstack((best_x, best_x + step * np.eye(f)))
+        before = best_v
+        try:
+            optimize.minimize(
+                negative,
+                best_x,
+                method="Nelder-Mead",
+                options={
+                    "initial_simplex": simplex,
+                    "maxfev": stop - obj.evaluations,
+                    "xatol": 1e-8,
+                    "fatol": 1e-12,
+                    "adaptive": f > 10,
+                },
+            )
+        except _Done:
+            pass
+        tracker.checkpoint(best_x, best_v, "nelder-mead")
+        if not restarts:
+            break
+        if best_v <= before:
+            step /= 2
+    return best_x, best_v
+
+
+def mga(
+    tracker: Tracker,
+    rng: np.random.Generator,
+    *,
+    budget: int,
+    switch: float = 0.75,
+    **ga_params,
+) -> tuple[np.ndarray, float]:
+    """The genetic algorithm for ``floor(switch * budget)`` evaluations, then
+    Nelder-Mead from its best individual for the rest of the budget."""
+    step = ga_params.pop("step", 0.1)
+    ga_budget = int(np.floor(switch * budget))
+    w, v = genetic(tracker, rng, budget=ga_budget, **ga_params)
+    left = budget - ga_budget
+    if left > 0:
+        w, v = nelder_mead(tracker, rng, budget=left, start=w, step=step)
+    return w, v
+
+
+def random_search(
+    tracker: Tracker, rng: np.random.Generator, *, budget: int, batch: int = 200
+) -> tuple[np.ndarray, float]:
+    """Unit weight vectors drawn at random (Gaussian directions), scored in batches."""
+    obj = tracker.objective
+    best_w, best_v = None, -np.inf
+    used = 0
+    while used < budget:
+        n = min(batch, budget - used)
+        w = _unit(rng.normal(size=(n, obj.num_features)), rng)
+        v = obj(w)
+        used += n
+        i = int(np.argmax(v))
+        if v[i] > best_v:
+            best_w, best_v = w[i], float(v[i])
+        tracker.checkpoint(best_w, best_v, "random batch")
+    return best_w, best_v
+
+
+def coordinate_ascent(
+    tracker: Tracker,
+    rng: np.random.Generator,
+    *,
+    budget: int,
+    restarts: int = 5,
+    iterations: int = 25,
+    step_base: float = 0.05,
+    step_scale: float = 2.0,
+    tolerance: float = 0.001,
+) -> tuple[np.ndarray, float]:
+    """Coordinate ascent (Metzler & Croft 2007) as in RankLib.
+
+    The first start is the uniform vector ``1/F``, later ones random; passes over the
+    features in random order, each a line search: ``iterations`` steps in each
+    direction, ``step_base * step_scale^j`` (relative to the weight, or absolute when it
+    is 0). The weights are kept at unit L1 norm. A start ends when a pass improves the
+    objective by less than ``tolerance``.
+    """
+    obj = tracker.objective
+    f = obj.num_features
+    best_w, best_v = None, -np.inf
+    stop = obj.evaluations + budget
+    steps = step_base * step_scale ** np.arange(iterations)
+    for r in range(restarts):
+        if obj.evaluations >= stop:
+            break
+        w = np.full(f, 1.0 / f) if r == 0 else _unit(rng.random(f), rng, "l1")[0]
+        v = float(obj(w)[0])
+        while obj.evaluations < stop:
+            start_v = v
+            for j in rng.permutation(f):
+                left = stop - obj.evaluations
+                if left <= 0:
+                    break
+                size = steps * (abs(w[j]) if w[j] != 0 else 1.0)
+                deltas = np.concatenate((size, -size))[:left]
+                cand = np.repeat(w[None], len(deltas), axis=0)
+                cand[:, j] += deltas
+                cand = _unit(cand, rng, "l1")
+                values = obj(cand)
+                i = int(np.argmax(values))
+                if values[i] > v:
+                    w, v = cand[i], float(values[i])
+            tracker.checkpoint(w, v, f"coordinate ascent start {r + 1}")
+            if v - start_v < tolerance:
+                break
+        if v > best_v:
+            best_w, best_v = w, v
+    return best_w, best_v
+
+
+def check_budget(budget) -> int:
+    if isinstance(budget, bool) or not isinstance(budget, (int, np.integer)) or budget < 1:
+        raise ParameterError("budget", "a positive integer (objective evaluations)", budget)
+    return int(budget)
