@@ -1,0 +1,614 @@
+//! The batched learning-to-rank objective of cranfield (pure Rust, no Python).
+//!
+//! Documents are given query by query, each query's documents in the order that
+//! breaks ties (the caller sorts them: document id descending for trec_eval's rule,
+//! file order for LETOR's). For every (individual, query) the documents are ranked by
+//! score descending, ties by that position, and the measures are computed from the
+//! labels of the top of the ranking with the same operations, in the same order, as
+//! cranfield's NumPy kernels (`src/cranfield/core/measures/`), so values agree to the
+//! last bit or nearly so (ERR's `exp` may differ in the last place from NumPy's).
+//!
+//! Every document is judged (its label is its grade): R, the ideal DCG and the other
+//! per-query constants are computed once, at construction.
+
+use std::cmp::Ordering;
+
+/// A measure the kernel computes (cranfield's definitions; see the Python side).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// DCG@k / IDCG@k with per-document gains and the kernel's discount divisors.
+    Ndcg,
+    /// relevant in the top k / k.
+    Precision,
+    /// relevant in the top k / R.
+    Recall,
+    /// 1 if a relevant document is in the top k.
+    Success,
+    /// relevant in the top k / min(k, R).
+    RelativePrecision,
+    /// sum of P@rank over relevant ranks <= k, over R, min(R, k) or the relevant found.
+    AveragePrecision,
+    /// relevant in the top R / R.
+    RPrecision,
+    /// 1 / rank of the first relevant document within k.
+    ReciprocalRank,
+    /// expected reciprocal rank (stop probabilities per document).
+    ExpectedReciprocalRank,
+    /// bpref over the judged (all) documents.
+    Bpref,
+}
+
+/// The denominator of average precision.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Normalise {
+    /// R, all relevant documents of the query.
+    R,
+    /// min(R, k).
+    MinRK,
+    /// the relevant documents found in the top k.
+    RelevantRetrieved,
+}
+
+/// One measure: its kind, rank cutoff, relevance level and per-document numbers.
+#[derive(Clone, Debug)]
+pub struct Spec {
+    pub kind: Kind,
+    /// Rank cutoff k (None: the whole ranking).
+    pub cutoff: Option<usize>,
+    /// A document is relevant when its label >= level.
+    pub level: i64,
+    pub normalise: Normalise,
+    /// LETOR's rule: NDCG@k of a query with fewer than k documents is 0.
+    pub zero_if_short: bool,
+    /// Per document: the gain (Ndcg) or the stop probability (ERR).
+    pub gains: Vec<f64>,
+    /// Per document: ln(1 - stop probability) (ERR).
+    pub log_continue: Vec<f64>,
+}
+
+impl Spec {
+    /// A measure on labels alone (no per-document numbers).
+    pub fn new(kind: Kind, cutoff: Option<usize>, level: i64) -> Spec {
+        Spec {
+            kind,
+            cutoff,
+            level,
+            normalise: Normalise::R,
+            zero_if_short: false,
+            gains: Vec::new(),
+            log_continue: Vec::new(),
+        }
+    }
+
+    /// Whether the whole ranking is needed (not only the top `cutoff`).
+    fn needs_all(&self) -> bool {
+        self.cutoff.is_none() || matches!(self.kind, Kind::RPrecision | Kind::Bpref)
+    }
+}
+
+struct Term {
+    spec: Spec,
+    /// Per query: R (as a number), the ideal DCG@k (Ndcg), min(nonrelevant, R) (Bpref).
+    relevant: Vec<u64>,
+    ideal: Vec<f64>,
+    nonrel: Vec<u64>,
+}
+
+/// The prepared data of one objective: evaluates populations of score vectors.
+pub struct Kernel {
+    offsets: Vec<usize>,
+    labels: Vec<i64>,
+    discount: Vec<f64>,
+    terms: Vec<Term>,
+    depth: Option<usize>,
+    max_len: usize,
+}
+
+/// Why an evaluation failed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Failure {
+    /// A score was NaN or infinite.
+    NonFinite,
+    /// Arrays of the wrong size (a caller's bug).
+    Shape(String),
+}
+
+impl Kernel {
+    /// Prepare the kernel.
+    ///
+    /// `offsets` (Q + 1 entries, from 0 to N, non-decreasing) delimit each query's
+    /// documents; `labels` (N) are their grades; `discount[i]` is the divisor of the
+    /// gain at rank `i + 1` (at least as many entries as the longest query).
+    pub fn new(
+        offsets: Vec<usize>,
+        labels: Vec<i64>,
+        discount: Vec<f64>,
+        specs: Vec<Spec>,
+    ) -> Result<Kernel, String> {
+        let n = labels.len();
+        if offsets.first() != Some(&0) || offsets.last() != Some(&n) {
+            return Err(format!("offsets must run from 0 to {n}"));
+        }
+        if offsets.windows(2).any(|w| w[0] > w[1]) {
+            return Err("offsets must not decrease".to_string());
+        }
+        let max_len = offsets.windows(2).map(|w| w[1] - w[0]).max().unwrap_or(0);
+        if specs.is_empty() {
+            return Err("at least one measure is needed".to_string());
+        }
+        let mut terms = Vec::with_capacity(specs.len());
+        let mut depth = Some(0usize);
+        for spec in specs {
+            if spec.cutoff == Some(0) {
+                return Err("a rank cutoff must be at least 1".to_string());
+            }
+            let per_doc = matches!(spec.kind, Kind::Ndcg | Kind::ExpectedReciprocalRank);
+            if per_doc && spec.gains.len() != n {
+                return Err(format!("{:?}: {n} gains are needed", spec.kind));
+            }
+            if spec.kind == Kind::ExpectedReciprocalRank && spec.log_continue.len() != n {
+                return Err(format!("{:?}: {n} continuation logs are needed", spec.kind));
+            }
+            if spec.kind == Kind::Ndcg && discount.len() < max_len {
+                return Err(format!("{max_len} discounts are needed"));
+            }
+            depth = match (depth, spec.needs_all()) {
+                (_, true) | (None, _) => None,
+                (Some(d), false) => Some(d.max(spec.cutoff.unwrap_or(0))),
+            };
+            terms.push(prepare(spec, &offsets, &labels, &discount));
+        }
+        Ok(Kernel { offsets, labels, discount, terms, depth, max_len })
+    }
+
+    pub fn num_queries(&self) -> usize {
+        self.offsets.len() - 1
+    }
+
+    pub fn num_docs(&self) -> usize {
+        self.labels.len()
+    }
+
+    pub fn num_terms(&self) -> usize {
+        self.terms.len()
+    }
+
+    /// Values of `p` individuals whose scores are `scores` (`p x N`, row-major):
+    /// `out` (`p x T x Q`, row-major) gets every measure of every query.
+    /// Runs on up to `threads` threads (split by individual).
+    pub fn evaluate(
+        &self,
+        scores: &[f64],
+        p: usize,
+        out: &mut [f64],
+        threads: usize,
+    ) -> Result<(), Failure> {
+        let n = self.num_docs();
+        if scores.len() != p * n {
+            return Err(Failure::Shape(format!("{} scores for {p} x {n}", scores.len())));
+        }
+        self.split(p, out, threads, |first, count, o| {
+            self.rows(&scores[first * n..(first + count) * n], count, o)
+        })
+    }
+
+    /// As [`Kernel::evaluate`], the scores being `W X^T` for weights `W` (`p x F`,
+    /// row-major) and features `X` (`N x F`, in the kernel's document order), computed
+    /// here by [`scores`] (each thread scores its own individuals).
+    pub fn evaluate_weights(
+        &self,
+        features: &[f64],
+        weights: &[f64],
+        f: usize,
+        out: &mut [f64],
+        threads: usize,
+    ) -> Result<(), Failure> {
+        let n = self.num_docs();
+        if features.len() != n * f || f == 0 || weights.len() % f != 0 {
+            return Err(Failure::Shape(format!(
+                "{} features and {} weights for {n} documents x {f}",
+                features.len(),
+                weights.len()
+            )));
+        }
+        let p = weights.len() / f;
+        self.split(p, out, threads, |first, count, o| {
+            let mut s = vec![0.0; count * n];
+            scores(features, &weights[first * f..(first + count) * f], f, &mut s);
+            self.rows(&s, count, o)
+        })
+    }
+
+    /// Run `work(first individual, count, their values)` on up to `threads` threads.
+    fn split<W>(&self, p: usize, out: &mut [f64], threads: usize, work: W) -> Result<(), Failure>
+    where
+        W: Fn(usize, usize, &mut [f64]) -> Result<(), Failure> + Sync,
+    {
+        let row = self.num_terms() * self.num_queries();
+        if out.len() != p * row {
+            return Err(Failure::Shape(format!("{} values for {p} x {row}", out.len())));
+        }
+        if p == 0 || row == 0 {
+            return Ok(());
+        }
+        // a thread is worth its start-up only for a few hundred thousand documents
+        let useful = (p * self.num_docs().max(1)).div_ceil(200_000);
+        let threads = threads.clamp(1, p).min(useful.max(1));
+        if threads == 1 {
+            return work(0, p, out);
+        }
+        let per = p.div_ceil(threads);
+        let work = &work;
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = out
+                .chunks_mut(per * row)
+                .enumerate()
+                .map(|(i, o)| scope.spawn(move || work(i * per, o.len() / row, o)))
+                .collect();
+            let mut result = Ok(());
+            for h in handles {
+                let r = h.join().unwrap_or(Err(Failure::Shape("a worker failed".into())));
+                if result.is_ok() {
+                    result = r;
+                }
+            }
+            result
+        })
+    }
+
+    /// The values of `count` consecutive individuals (scores `count x N`, out
+    /// `count x T x Q`).
+    fn rows(&self, scores: &[f64], count: usize, out: &mut [f64]) -> Result<(), Failure> {
+        let n = self.num_docs();
+        let row = self.num_terms() * self.num_queries();
+        let mut order: Vec<u32> = Vec::with_capacity(self.max_len);
+        for j in 0..count {
+            let s = &scores[j * n..(j + 1) * n];
+            self.individual(s, &mut out[j * row..(j + 1) * row], &mut order)?;
+        }
+        Ok(())
+    }
+
+    /// Every query of one individual.
+    fn individual(&self, s: &[f64], out: &mut [f64], order: &mut Vec<u32>) -> Result<(), Failure> {
+        let q_count = self.num_queries();
+        for q in 0..q_count {
+            let (a, b) = (self.offsets[q], self.offsets[q + 1]);
+            let scores = &s[a..b];
+            if !scores.iter().all(|v| v.is_finite()) {
+                return Err(Failure::NonFinite);
+            }
+            let len = b - a;
+            let depth = self.depth.map_or(len, |d| d.min(len));
+            top(scores, depth, order);
+            let labels = &self.labels[a..b];
+            for (t, term) in self.terms.iter().enumerate() {
+                out[t * q_count + q] = self.value(term, q, a, labels, order);
+            }
+        }
+        Ok(())
+    }
+
+    /// One measure of one ranking (`order`: positions within the query, best first).
+    fn value(&self, term: &Term, q: usize, start: usize, labels: &[i64], order: &[u32]) -> f64 {
+        let spec = &term.spec;
+        let d = order.len();
+        let limit = spec.cutoff.map_or(d, |k| k.min(d));
+        let level = spec.level;
+        let rel = |i: usize| labels[order[i] as usize] >= level;
+        let count = |upto: usize| (0..upto.min(d)).filter(|&i| rel(i)).count() as u64;
+        let r = term.relevant[q];
+        let ratio = |num: f64, den: f64| if den != 0.0 { num / den } else { 0.0 };
+        match spec.kind {
+            Kind::Precision => count(limit) as f64 / spec.cutoff.unwrap_or(d.max(1)) as f64,
+            Kind::Recall => ratio(count(limit) as f64, r as f64),
+            Kind::Success => f64::from(u8::from(count(limit) > 0)),
+            Kind::RelativePrecision => {
+                let k = spec.cutoff.map_or(u64::MAX, |k| k as u64);
+                ratio(count(limit) as f64, r.min(k) as f64)
+            }
+            Kind::RPrecision => ratio(count(r as usize) as f64, r as f64),
+            Kind::ReciprocalRank => {
+                (0..limit).find(|&i| rel(i)).map_or(0.0, |i| 1.0 / (i + 1) as f64)
+            }
+            Kind::AveragePrecision => {
+                let mut total = 0.0;
+                let mut hits = 0u64;
+                for i in 0..limit {
+                    if rel(i) {
+                        hits += 1;
+                        total += hits as f64 / (i + 1) as f64;
+                    }
+                }
+                let den = match spec.normalise {
+                    Normalise::R => r,
+                    Normalise::MinRK => spec.cutoff.map_or(r, |k| r.min(k as u64)),
+                    Normalise::RelevantRetrieved => hits,
+                };
+                ratio(total, den as f64)
+            }
+            Kind::Ndcg => {
+                if spec.zero_if_short && spec.cutoff.is_some_and(|k| labels.len() < k) {
+                    return 0.0;
+                }
+                let mut dcg = 0.0;
+                for (i, &o) in order[..limit].iter().enumerate() {
+                    let g = spec.gains[start + o as usize];
+                    if g != 0.0 {
+                        dcg += g / self.discount[i];
+                    }
+                }
+                ratio(dcg, term.ideal[q])
+            }
+            Kind::ExpectedReciprocalRank => {
+                let mut total = 0.0;
+                let mut reach_log = 0.0f64;
+                for (i, &o) in order[..limit].iter().enumerate() {
+                    let doc = start + o as usize;
+                    total += spec.gains[doc] * reach_log.exp() / (i + 1) as f64;
+                    reach_log += spec.log_continue[doc];
+                }
+                total
+            }
+            Kind::Bpref => {
+                let den = term.nonrel[q] as f64;
+                let mut nonrel = 0u64;
+                let mut total = 0.0;
+                for i in 0..d {
+                    if rel(i) {
+                        total += if nonrel > 0 { 1.0 - nonrel.min(r) as f64 / den } else { 1.0 };
+                    } else {
+                        nonrel += 1;
+                    }
+                }
+                ratio(total, r as f64)
+            }
+        }
+    }
+}
+
+/// The per-query constants of one measure.
+fn prepare(spec: Spec, offsets: &[usize], labels: &[i64], discount: &[f64]) -> Term {
+    let q_count = offsets.len() - 1;
+    let mut relevant = Vec::with_capacity(q_count);
+    let mut nonrel = Vec::with_capacity(q_count);
+    let mut ideal = Vec::new();
+    let mut gains = Vec::new();
+    for q in 0..q_count {
+        let docs = &labels[offsets[q]..offsets[q + 1]];
+        let r = docs.iter().filter(|&&l| l >= spec.level).count() as u64;
+        relevant.push(r);
+        nonrel.push((docs.len() as u64 - r).min(r));
+        if spec.kind == Kind::Ndcg {
+            // the ideal ranking: positive gains, largest first, up to the cutoff
+            gains.clear();
+            gains.extend(
+                spec.gains[offsets[q]..offsets[q + 1]].iter().copied().filter(|&g| g > 0.0),
+            );
+            gains.sort_unstable_by(|a, b| b.partial_cmp(a).unwrap_or(Ordering::Equal));
+            let k = spec.cutoff.map_or(gains.len(), |k| k.min(gains.len()));
+            let mut total = 0.0;
+            for (i, g) in gains[..k].iter().enumerate() {
+                total += g / discount[i];
+            }
+            ideal.push(total);
+        }
+    }
+    Term { spec, relevant, ideal, nonrel }
+}
+
+/// The positions of the `depth` best scores, best first: score descending, ties by
+/// position ascending. No score may be NaN.
+pub fn top(scores: &[f64], depth: usize, order: &mut Vec<u32>) {
+    order.clear();
+    let len = scores.len();
+    if depth == 0 {
+        return;
+    }
+    if depth * 4 >= len {
+        order.extend(0..len as u32);
+        // a total order (no NaN): scores descending, then position ascending
+        order.sort_unstable_by(|&a, &b| {
+            scores[b as usize]
+                .partial_cmp(&scores[a as usize])
+                .unwrap_or(Ordering::Equal)
+                .then(a.cmp(&b))
+        });
+        order.truncate(depth);
+        return;
+    }
+    // insertion into the sorted top `depth`: a later document goes after every
+    // document with a score >= its own (ties keep positions)
+    for (i, &s) in scores.iter().enumerate() {
+        if order.len() == depth {
+            if s <= scores[order[depth - 1] as usize] {
+                continue;
+            }
+            order.pop();
+        }
+        let mut at = order.len();
+        while at > 0 && scores[order[at - 1] as usize] < s {
+            at -= 1;
+        }
+        order.insert(at, i as u32);
+    }
+}
+
+/// Scores `W X^T` (`p x N`, row-major) of weights `W` (`p x F`) on features `X`
+/// (`N x F`), each a dot product summed left to right in four lanes.
+pub fn scores(features: &[f64], weights: &[f64], f: usize, out: &mut [f64]) {
+    if f == 0 {
+        out.fill(0.0);
+        return;
+    }
+    let n = features.len() / f;
+    const BLOCK: usize = 256; // documents whose features stay in cache across individuals
+    for start in (0..n).step_by(BLOCK) {
+        let end = (start + BLOCK).min(n);
+        for (j, w) in weights.chunks_exact(f).enumerate() {
+            let row = &mut out[j * n..(j + 1) * n];
+            for (i, x) in features[start * f..end * f].chunks_exact(f).enumerate() {
+                row[start + i] = dot(x, w);
+            }
+        }
+    }
+}
+
+fn dot(x: &[f64], w: &[f64]) -> f64 {
+    let mut acc = [0.0f64; 4];
+    let xs = x.chunks_exact(4);
+    let ws = w.chunks_exact(4);
+    let (xr, wr) = (xs.remainder(), ws.remainder());
+    for (a, b) in xs.zip(ws) {
+        for l in 0..4 {
+            acc[l] += a[l] * b[l];
+        }
+    }
+    let mut s = (acc[0] + acc[1]) + (acc[2] + acc[3]);
+    for (a, b) in xr.iter().zip(wr) {
+        s += a * b;
+    }
+    s + 0.0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn log2_table(n: usize) -> Vec<f64> {
+        (1..=n).map(|r| ((r + 1) as f64).log2()).collect()
+    }
+
+    /// Rank by a plain stable sort (the reference for `top`).
+    fn reference_order(scores: &[f64]) -> Vec<u32> {
+        let mut o: Vec<u32> = (0..scores.len() as u32).collect();
+        o.sort_by(|&a, &b| scores[b as usize].partial_cmp(&scores[a as usize]).unwrap());
+        o
+    }
+
+    struct Lcg(u64);
+    impl Lcg {
+        fn next(&mut self) -> u64 {
+            self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            self.0 >> 33
+        }
+    }
+
+    #[test]
+    fn top_equals_a_stable_sort_with_ties() {
+        let mut rng = Lcg(7);
+        let mut order = Vec::new();
+        for _ in 0..2000 {
+            let len = (rng.next() % 40) as usize;
+            let scores: Vec<f64> = (0..len).map(|_| (rng.next() % 4) as f64 - 1.5).collect();
+            let full = reference_order(&scores);
+            for depth in 0..=len {
+                top(&scores, depth, &mut order);
+                assert_eq!(order, full[..depth], "{scores:?} depth {depth}");
+            }
+        }
+    }
+
+    #[test]
+    fn negative_zero_ties_with_zero() {
+        let mut order = Vec::new();
+        top(&[-0.0, 0.0, 1.0], 3, &mut order);
+        assert_eq!(order, vec![2, 0, 1]);
+        top(&[0.0, -0.0, 1.0, -1.0, -1.0, -1.0, -1.0, -1.0, -1.0], 2, &mut order);
+        assert_eq!(order, vec![2, 0]);
+    }
+
+    fn kernel(labels: Vec<i64>, offsets: Vec<usize>, specs: Vec<Spec>) -> Kernel {
+        let table = log2_table(labels.len().max(1));
+        Kernel::new(offsets, labels, table, specs).unwrap()
+    }
+
+    #[test]
+    fn hand_computed_values() {
+        // one query; scores rank documents 2, 0, 3, 1 (labels 2, 0, 1, 0)
+        let labels = vec![0, 0, 2, 1];
+        let gains: Vec<f64> = labels.iter().map(|&l| l as f64).collect();
+        let mut ndcg = Spec::new(Kind::Ndcg, Some(3), 1);
+        ndcg.gains = gains.clone();
+        let mut err = Spec::new(Kind::ExpectedReciprocalRank, None, 1);
+        err.gains = labels.iter().map(|&l| ((1u64 << l) as f64 - 1.0) / 16.0).collect();
+        err.log_continue = err.gains.iter().map(|s| (-s).ln_1p()).collect();
+        let specs = vec![
+            Spec::new(Kind::Precision, Some(2), 1),
+            Spec::new(Kind::AveragePrecision, None, 1),
+            Spec::new(Kind::ReciprocalRank, None, 2),
+            Spec::new(Kind::RPrecision, None, 1),
+            Spec::new(Kind::Bpref, None, 1),
+            ndcg,
+            err,
+        ];
+        let k = kernel(labels, vec![0, 4], specs);
+        let mut out = vec![0.0; 7];
+        k.evaluate(&[0.5, 0.1, 0.9, 0.3], 1, &mut out, 1).unwrap();
+        let idcg = 2.0 + 1.0 / 3f64.log2();
+        let dcg = 2.0 + 1.0 / 4f64.log2();
+        let (s2, s1) = (3.0 / 16.0, 1.0 / 16.0);
+        let err = s2 + (1.0 - s2) * s1 / 3.0;
+        let expect = [0.5, (1.0 + 2.0 / 3.0) / 2.0, 1.0, 0.5, (1.0 + 0.5) / 2.0, dcg / idcg, err];
+        for (got, want) in out.iter().zip(expect) {
+            assert!((got - want).abs() < 1e-12, "{out:?} vs {expect:?}");
+        }
+    }
+
+    #[test]
+    fn queries_without_relevant_documents_score_zero() {
+        let mut ndcg = Spec::new(Kind::Ndcg, Some(10), 1);
+        ndcg.gains = vec![0.0; 3];
+        let specs = vec![
+            ndcg,
+            Spec::new(Kind::AveragePrecision, None, 1),
+            Spec::new(Kind::Recall, Some(5), 1),
+            Spec::new(Kind::Bpref, None, 1),
+        ];
+        let k = kernel(vec![0, 0, 0], vec![0, 3], specs);
+        let mut out = vec![1.0; 4];
+        k.evaluate(&[1.0, 2.0, 3.0], 1, &mut out, 1).unwrap();
+        assert_eq!(out, vec![0.0; 4]);
+    }
+
+    #[test]
+    fn threads_give_the_same_values_and_nan_is_refused() {
+        let mut rng = Lcg(3);
+        let n = 3000;
+        let labels: Vec<i64> = (0..n).map(|_| (rng.next() % 3) as i64).collect();
+        let offsets: Vec<usize> = (0..=n).step_by(30).collect();
+        let mut ndcg = Spec::new(Kind::Ndcg, Some(10), 1);
+        ndcg.gains = labels.iter().map(|&l| l as f64).collect();
+        let k = kernel(labels, offsets, vec![ndcg, Spec::new(Kind::AveragePrecision, None, 1)]);
+        let p = 100;
+        let scores: Vec<f64> = (0..p * n).map(|_| (rng.next() % 5) as f64).collect();
+        let mut one = vec![0.0; p * 2 * 100];
+        let mut two = one.clone();
+        k.evaluate(&scores, p, &mut one, 1).unwrap();
+        k.evaluate(&scores, p, &mut two, 2).unwrap();
+        assert_eq!(one, two);
+        let mut bad = scores.clone();
+        bad[p * n - 1] = f64::NAN;
+        assert_eq!(k.evaluate(&bad, p, &mut two, 2), Err(Failure::NonFinite));
+        assert!(matches!(k.evaluate(&scores[1..], p, &mut two, 2), Err(Failure::Shape(_))));
+    }
+
+    #[test]
+    fn bad_construction_is_an_error() {
+        assert!(Kernel::new(vec![0, 2], vec![1], vec![1.0], vec![]).is_err());
+        assert!(Kernel::new(vec![0, 2, 1], vec![1], vec![1.0], vec![]).is_err());
+        let spec = Spec::new(Kind::Ndcg, Some(1), 1); // no gains
+        assert!(Kernel::new(vec![0, 1], vec![1], vec![1.0], vec![spec]).is_err());
+        let spec = Spec::new(Kind::Precision, Some(0), 1);
+        assert!(Kernel::new(vec![0, 1], vec![1], vec![1.0], vec![spec]).is_err());
+    }
+
+    #[test]
+    fn scores_are_dot_products() {
+        let x = [1.0, 2.0, 3.0, 4.0, 5.0, 0.5, 0.0, -1.0, 2.0, 1.0];
+        let w = [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 1.0, 0.0, 0.0, 0.0];
+        let mut out = [0.0; 4];
+        scores(&x, &w, 5, &mut out);
+        assert_eq!(out, [6.0, 1.5, 2.0, 0.0]);
+    }
+}
