@@ -86,10 +86,12 @@ where
 
 #[pymethods]
 impl LtrKernel {
-    /// `LtrKernel(offsets, labels, discount, measures, features)`: documents in tie
-    /// order (`offsets`: Q + 1 int64; `labels`: N int64), `discount[i]` the divisor of
-    /// the gain at rank i + 1, `measures` a list of measure tuples, `features` the
-    /// `N x F` matrix in the same document order (for `evaluate_weights`).
+    /// `LtrKernel(offsets, labels, discount, measures, features, columns)`: documents
+    /// in tie order (`offsets`: Q + 1 int64; `labels`: N int64), `discount[i]` the
+    /// divisor of the gain at rank i + 1, `measures` a list of measure tuples,
+    /// `features` the `N x F` matrix in the same document order (for
+    /// `evaluate_weights`), `columns[i]` the column of document i in the rows given
+    /// to `evaluate` (empty: column i).
     #[new]
     fn new(
         offsets: PyReadonlyArray1<'_, i64>,
@@ -97,7 +99,13 @@ impl LtrKernel {
         discount: PyReadonlyArray1<'_, f64>,
         measures: Vec<MeasureSpec<'_>>,
         features: PyReadonlyArray2<'_, f64>,
+        columns: PyReadonlyArray1<'_, i64>,
     ) -> PyResult<Self> {
+        let columns = slice(&columns, "columns")?
+            .iter()
+            .map(|&c| u32::try_from(c))
+            .collect::<Result<Vec<u32>, _>>()
+            .map_err(|_| PyValueError::new_err("columns must be in [0, 2^32)"))?;
         let offsets = slice(&offsets, "offsets")?
             .iter()
             .map(|&o| usize::try_from(o))
@@ -127,8 +135,8 @@ impl LtrKernel {
             .as_slice()
             .map_err(|_| PyValueError::new_err("features: a C-contiguous array is needed"))?
             .to_vec();
-        let kernel =
-            Kernel::new(offsets, labels, discount, specs).map_err(PyValueError::new_err)?;
+        let kernel = Kernel::new(offsets, labels, discount, specs, columns)
+            .map_err(PyValueError::new_err)?;
         Ok(LtrKernel { kernel, features, num_features })
     }
 

@@ -102,6 +102,9 @@ pub struct Kernel {
     terms: Vec<Term>,
     depth: Option<usize>,
     max_len: usize,
+    /// Where each document's score is in a row of scores given to `evaluate` (empty:
+    /// in document order).
+    columns: Vec<u32>,
 }
 
 /// Why an evaluation failed.
@@ -119,13 +122,18 @@ impl Kernel {
     /// `offsets` (Q + 1 entries, from 0 to N, non-decreasing) delimit each query's
     /// documents; `labels` (N) are their grades; `discount[i]` is the divisor of the
     /// gain at rank `i + 1` (at least as many entries as the longest query).
+    /// `columns[i]` is where document `i`'s score is in a row of scores (empty: at `i`).
     pub fn new(
         offsets: Vec<usize>,
         labels: Vec<i64>,
         discount: Vec<f64>,
         specs: Vec<Spec>,
+        columns: Vec<u32>,
     ) -> Result<Kernel, String> {
         let n = labels.len();
+        if !columns.is_empty() && (columns.len() != n || columns.iter().any(|&c| c as usize >= n)) {
+            return Err(format!("{n} score columns below {n} are needed"));
+        }
         if offsets.first() != Some(&0) || offsets.last() != Some(&n) {
             return Err(format!("offsets must run from 0 to {n}"));
         }
@@ -158,7 +166,7 @@ impl Kernel {
             };
             terms.push(prepare(spec, &offsets, &labels, &discount));
         }
-        Ok(Kernel { offsets, labels, discount, terms, depth, max_len })
+        Ok(Kernel { offsets, labels, discount, terms, depth, max_len, columns })
     }
 
     pub fn num_queries(&self) -> usize {
@@ -188,7 +196,7 @@ impl Kernel {
             return Err(Failure::Shape(format!("{} scores for {p} x {n}", scores.len())));
         }
         self.split(p, out, threads, |first, count, o| {
-            self.rows(&scores[first * n..(first + count) * n], count, o)
+            self.rows(&scores[first * n..(first + count) * n], count, o, &self.columns)
         })
     }
 
@@ -215,7 +223,7 @@ impl Kernel {
         self.split(p, out, threads, |first, count, o| {
             let mut s = vec![0.0; count * n];
             scores(features, &weights[first * f..(first + count) * f], f, &mut s);
-            self.rows(&s, count, o)
+            self.rows(&s, count, o, &[])
         })
     }
 
@@ -258,23 +266,44 @@ impl Kernel {
 
     /// The values of `count` consecutive individuals (scores `count x N`, out
     /// `count x T x Q`).
-    fn rows(&self, scores: &[f64], count: usize, out: &mut [f64]) -> Result<(), Failure> {
+    fn rows(
+        &self,
+        scores: &[f64],
+        count: usize,
+        out: &mut [f64],
+        columns: &[u32],
+    ) -> Result<(), Failure> {
         let n = self.num_docs();
         let row = self.num_terms() * self.num_queries();
         let mut order: Vec<u32> = Vec::with_capacity(self.max_len);
+        let mut gathered: Vec<f64> = Vec::with_capacity(self.max_len);
         for j in 0..count {
             let s = &scores[j * n..(j + 1) * n];
-            self.individual(s, &mut out[j * row..(j + 1) * row], &mut order)?;
+            let o = &mut out[j * row..(j + 1) * row];
+            self.individual(s, o, &mut order, &mut gathered, columns)?;
         }
         Ok(())
     }
 
     /// Every query of one individual.
-    fn individual(&self, s: &[f64], out: &mut [f64], order: &mut Vec<u32>) -> Result<(), Failure> {
+    fn individual(
+        &self,
+        s: &[f64],
+        out: &mut [f64],
+        order: &mut Vec<u32>,
+        gathered: &mut Vec<f64>,
+        columns: &[u32],
+    ) -> Result<(), Failure> {
         let q_count = self.num_queries();
         for q in 0..q_count {
             let (a, b) = (self.offsets[q], self.offsets[q + 1]);
-            let scores = &s[a..b];
+            let scores = if columns.is_empty() {
+                &s[a..b]
+            } else {
+                gathered.clear();
+                gathered.extend(columns[a..b].iter().map(|&c| s[c as usize]));
+                &gathered[..]
+            };
             if !scores.iter().all(|v| v.is_finite()) {
                 return Err(Failure::NonFinite);
             }
@@ -520,7 +549,7 @@ mod tests {
 
     fn kernel(labels: Vec<i64>, offsets: Vec<usize>, specs: Vec<Spec>) -> Kernel {
         let table = log2_table(labels.len().max(1));
-        Kernel::new(offsets, labels, table, specs).unwrap()
+        Kernel::new(offsets, labels, table, specs, Vec::new()).unwrap()
     }
 
     #[test]
@@ -594,13 +623,31 @@ mod tests {
     }
 
     #[test]
+    fn scores_are_read_through_columns() {
+        let labels = vec![2, 0, 1, 0, 1];
+        let make = |columns| {
+            let mut ndcg = Spec::new(Kind::Ndcg, Some(2), 1);
+            ndcg.gains = labels.iter().map(|&l| l as f64).collect();
+            let specs = vec![ndcg, Spec::new(Kind::AveragePrecision, None, 1)];
+            Kernel::new(vec![0, 3, 5], labels.clone(), log2_table(5), specs, columns).unwrap()
+        };
+        let scores = [0.5, 0.5, 0.7, 0.1, 0.2];
+        let reversed: Vec<f64> = scores.iter().rev().copied().collect();
+        let (mut a, mut b) = (vec![0.0; 4], vec![0.0; 4]);
+        make(Vec::new()).evaluate(&scores, 1, &mut a, 1).unwrap();
+        make(vec![4, 3, 2, 1, 0]).evaluate(&reversed, 1, &mut b, 1).unwrap();
+        assert_eq!(a, b);
+        assert!(Kernel::new(vec![0, 1], vec![1], vec![1.0], vec![], vec![1]).is_err());
+    }
+
+    #[test]
     fn bad_construction_is_an_error() {
-        assert!(Kernel::new(vec![0, 2], vec![1], vec![1.0], vec![]).is_err());
-        assert!(Kernel::new(vec![0, 2, 1], vec![1], vec![1.0], vec![]).is_err());
+        assert!(Kernel::new(vec![0, 2], vec![1], vec![1.0], vec![], vec![]).is_err());
+        assert!(Kernel::new(vec![0, 2, 1], vec![1], vec![1.0], vec![], vec![]).is_err());
         let spec = Spec::new(Kind::Ndcg, Some(1), 1); // no gains
-        assert!(Kernel::new(vec![0, 1], vec![1], vec![1.0], vec![spec]).is_err());
+        assert!(Kernel::new(vec![0, 1], vec![1], vec![1.0], vec![spec], vec![]).is_err());
         let spec = Spec::new(Kind::Precision, Some(0), 1);
-        assert!(Kernel::new(vec![0, 1], vec![1], vec![1.0], vec![spec]).is_err());
+        assert!(Kernel::new(vec![0, 1], vec![1], vec![1.0], vec![spec], vec![]).is_err());
     }
 
     #[test]
