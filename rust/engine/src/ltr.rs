@@ -131,6 +131,9 @@ impl LtrKernel {
             return Err(PyValueError::new_err("features: one row per document is needed"));
         }
         let num_features = shape[1];
+        if !features.is_c_contiguous() {
+            return Err(PyValueError::new_err("features: a C-contiguous array is needed"));
+        }
         let features = features
             .as_slice()
             .map_err(|_| PyValueError::new_err("features: a C-contiguous array is needed"))?
@@ -154,6 +157,9 @@ impl LtrKernel {
                 "scores: {} documents per row are needed, got {n}",
                 self.kernel.num_docs()
             )));
+        }
+        if !scores.is_c_contiguous() {
+            return Err(PyValueError::new_err("scores: a C-contiguous array is needed"));
         }
         let s = scores
             .as_slice()
@@ -180,6 +186,9 @@ impl LtrKernel {
                 "weights: {} features per row are needed, got {f}",
                 self.num_features
             )));
+        }
+        if !weights.is_c_contiguous() {
+            return Err(PyValueError::new_err("weights: a C-contiguous array is needed"));
         }
         let w = weights
             .as_slice()
