@@ -105,6 +105,19 @@ pub struct Kernel {
     /// Where each document's score is in a row of scores given to `evaluate` (empty:
     /// in document order).
     columns: Vec<u32>,
+    /// Per document: whether it can count in some measure (label at a relevance
+    /// level, non-zero gain or stop probability); per query, the positions of those.
+    is_positive: Vec<bool>,
+    positive_offsets: Vec<usize>,
+    positive_docs: Vec<u32>,
+}
+
+/// Buffers reused by every query of a thread.
+struct Scratch {
+    order: Vec<u32>,
+    values: Vec<f64>,
+    gathered: Vec<f64>,
+    ranked: Vec<(u32, u32)>,
 }
 
 /// Why an evaluation failed.
@@ -166,7 +179,33 @@ impl Kernel {
             };
             terms.push(prepare(spec, &offsets, &labels, &discount));
         }
-        Ok(Kernel { offsets, labels, discount, terms, depth, max_len, columns })
+        let is_positive: Vec<bool> = (0..n)
+            .map(|i| {
+                terms.iter().any(|t| match t.spec.kind {
+                    Kind::Ndcg | Kind::ExpectedReciprocalRank => t.spec.gains[i] != 0.0,
+                    _ => labels[i] >= t.spec.level,
+                })
+            })
+            .collect();
+        let mut positive_offsets = vec![0];
+        let mut positive_docs = Vec::new();
+        for w in offsets.windows(2) {
+            positive_docs
+                .extend((w[0]..w[1]).filter(|&i| is_positive[i]).map(|i| (i - w[0]) as u32));
+            positive_offsets.push(positive_docs.len());
+        }
+        Ok(Kernel {
+            offsets,
+            labels,
+            discount,
+            terms,
+            depth,
+            max_len,
+            columns,
+            is_positive,
+            positive_offsets,
+            positive_docs,
+        })
     }
 
     pub fn num_queries(&self) -> usize {
@@ -275,12 +314,16 @@ impl Kernel {
     ) -> Result<(), Failure> {
         let n = self.num_docs();
         let row = self.num_terms() * self.num_queries();
-        let mut order: Vec<u32> = Vec::with_capacity(self.max_len);
-        let mut gathered: Vec<f64> = Vec::with_capacity(self.max_len);
+        let mut scratch = Scratch {
+            order: Vec::with_capacity(self.max_len),
+            values: Vec::with_capacity(self.max_len),
+            gathered: Vec::with_capacity(self.max_len),
+            ranked: Vec::with_capacity(self.max_len),
+        };
         for j in 0..count {
             let s = &scores[j * n..(j + 1) * n];
             let o = &mut out[j * row..(j + 1) * row];
-            self.individual(s, o, &mut order, &mut gathered, columns)?;
+            self.individual(s, o, &mut scratch, columns)?;
         }
         Ok(())
     }
@@ -290,10 +333,10 @@ impl Kernel {
         &self,
         s: &[f64],
         out: &mut [f64],
-        order: &mut Vec<u32>,
-        gathered: &mut Vec<f64>,
+        scratch: &mut Scratch,
         columns: &[u32],
     ) -> Result<(), Failure> {
+        let Scratch { order, values, gathered, ranked } = scratch;
         let q_count = self.num_queries();
         for q in 0..q_count {
             let (a, b) = (self.offsets[q], self.offsets[q + 1]);
@@ -304,49 +347,92 @@ impl Kernel {
                 gathered.extend(columns[a..b].iter().map(|&c| s[c as usize]));
                 &gathered[..]
             };
-            if !scores.iter().all(|v| v.is_finite()) {
+            if !scores.iter().fold(true, |ok, v| ok & v.is_finite()) {
                 return Err(Failure::NonFinite);
             }
             let len = b - a;
             let depth = self.depth.map_or(len, |d| d.min(len));
-            top(scores, depth, order);
+            let positive =
+                &self.positive_docs[self.positive_offsets[q]..self.positive_offsets[q + 1]];
+            ranked.clear();
+            if positive.len() <= RANK_BY_COUNTING {
+                // the rank of each document that can count, by counting the documents
+                // ranked above it (a branch-free loop), then those few sorted by rank
+                for &d in positive {
+                    let rank = rank_of(scores, d as usize);
+                    if rank <= depth {
+                        ranked.push((rank as u32, d));
+                    }
+                }
+                ranked.sort_unstable();
+            } else {
+                top_with(scores, depth, order, values);
+                let flags = &self.is_positive[a..b];
+                ranked.extend(
+                    order
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, &o)| flags[o as usize])
+                        .map(|(i, &o)| (i as u32 + 1, o)),
+                );
+            }
             let labels = &self.labels[a..b];
             for (t, term) in self.terms.iter().enumerate() {
-                out[t * q_count + q] = self.value(term, q, a, labels, order);
+                out[t * q_count + q] = self.value(term, q, a, labels, ranked, depth);
             }
         }
         Ok(())
     }
 
-    /// One measure of one ranking (`order`: positions within the query, best first).
-    fn value(&self, term: &Term, q: usize, start: usize, labels: &[i64], order: &[u32]) -> f64 {
+    /// One measure of one ranking from the ranks (1-based, ascending, at most `depth`)
+    /// of the documents that can count (`ranked`: rank, position within the query):
+    /// every other document has label below every level, gain 0 and ERR's stop
+    /// probability 0, so it adds no term to any sum and no count.
+    fn value(
+        &self,
+        term: &Term,
+        q: usize,
+        start: usize,
+        labels: &[i64],
+        ranked: &[(u32, u32)],
+        depth: usize,
+    ) -> f64 {
         let spec = &term.spec;
-        let d = order.len();
-        let limit = spec.cutoff.map_or(d, |k| k.min(d));
+        let limit = spec.cutoff.map_or(depth, |k| k.min(depth)) as u32;
         let level = spec.level;
-        let rel = |i: usize| labels[order[i] as usize] >= level;
-        let count = |upto: usize| (0..upto.min(d)).filter(|&i| rel(i)).count() as u64;
+        let rel = |o: u32| labels[o as usize] >= level;
+        let count = |upto: u64| {
+            ranked
+                .iter()
+                .take_while(|&&(r, _)| u64::from(r) <= upto)
+                .filter(|&&(_, o)| rel(o))
+                .count() as u64
+        };
+        let within = || ranked.iter().take_while(move |&&(r, _)| r <= limit);
         let r = term.relevant[q];
         let ratio = |num: f64, den: f64| if den != 0.0 { num / den } else { 0.0 };
         match spec.kind {
-            Kind::Precision => count(limit) as f64 / spec.cutoff.unwrap_or(d.max(1)) as f64,
-            Kind::Recall => ratio(count(limit) as f64, r as f64),
-            Kind::Success => f64::from(u8::from(count(limit) > 0)),
+            Kind::Precision => {
+                let k = spec.cutoff.unwrap_or(depth.max(1));
+                count(k as u64) as f64 / k as f64
+            }
+            Kind::Recall => ratio(count(u64::from(limit)) as f64, r as f64),
+            Kind::Success => f64::from(u8::from(count(u64::from(limit)) > 0)),
             Kind::RelativePrecision => {
                 let k = spec.cutoff.map_or(u64::MAX, |k| k as u64);
-                ratio(count(limit) as f64, r.min(k) as f64)
+                ratio(count(u64::from(limit)) as f64, r.min(k) as f64)
             }
-            Kind::RPrecision => ratio(count(r as usize) as f64, r as f64),
+            Kind::RPrecision => ratio(count(r) as f64, r as f64),
             Kind::ReciprocalRank => {
-                (0..limit).find(|&i| rel(i)).map_or(0.0, |i| 1.0 / (i + 1) as f64)
+                within().find(|&&(_, o)| rel(o)).map_or(0.0, |&(rank, _)| 1.0 / f64::from(rank))
             }
             Kind::AveragePrecision => {
                 let mut total = 0.0;
                 let mut hits = 0u64;
-                for i in 0..limit {
-                    if rel(i) {
+                for &(rank, o) in within() {
+                    if rel(o) {
                         hits += 1;
-                        total += hits as f64 / (i + 1) as f64;
+                        total += hits as f64 / f64::from(rank);
                     }
                 }
                 let den = match spec.normalise {
@@ -361,39 +447,56 @@ impl Kernel {
                     return 0.0;
                 }
                 let mut dcg = 0.0;
-                for (i, &o) in order[..limit].iter().enumerate() {
+                for &(rank, o) in within() {
                     let g = spec.gains[start + o as usize];
                     if g != 0.0 {
-                        dcg += g / self.discount[i];
+                        dcg += g / self.discount[rank as usize - 1];
                     }
                 }
                 ratio(dcg, term.ideal[q])
             }
             Kind::ExpectedReciprocalRank => {
+                // documents with stop probability 0 add +0.0 to the sum and -0.0 to
+                // the log of the probability of reaching the next rank: no change
                 let mut total = 0.0;
                 let mut reach_log = 0.0f64;
-                for (i, &o) in order[..limit].iter().enumerate() {
+                for &(rank, o) in within() {
                     let doc = start + o as usize;
-                    total += spec.gains[doc] * reach_log.exp() / (i + 1) as f64;
+                    total += spec.gains[doc] * reach_log.exp() / f64::from(rank);
                     reach_log += spec.log_continue[doc];
                 }
                 total
             }
             Kind::Bpref => {
+                // the whole ranking: documents above a relevant one that are not
+                // relevant are judged non-relevant (every document is judged)
                 let den = term.nonrel[q] as f64;
-                let mut nonrel = 0u64;
+                let mut hits = 0u64;
                 let mut total = 0.0;
-                for i in 0..d {
-                    if rel(i) {
+                for &(rank, o) in ranked {
+                    if rel(o) {
+                        let nonrel = u64::from(rank) - 1 - hits;
                         total += if nonrel > 0 { 1.0 - nonrel.min(r) as f64 / den } else { 1.0 };
-                    } else {
-                        nonrel += 1;
+                        hits += 1;
                     }
                 }
                 ratio(total, r as f64)
             }
         }
     }
+}
+
+/// Documents that can count in a query up to which their ranks are found by counting
+/// (about that many passes over the query's scores) rather than by ranking the query.
+const RANK_BY_COUNTING: usize = 12;
+
+/// The 1-based rank of document `d`: the documents with a higher score, and those
+/// before it with an equal one (ties by position), ranked above it.
+fn rank_of(scores: &[f64], d: usize) -> usize {
+    let s = scores[d];
+    let before = scores[..d].iter().map(|&t| usize::from(t >= s)).sum::<usize>();
+    let after = scores[d + 1..].iter().map(|&t| usize::from(t > s)).sum::<usize>();
+    1 + before + after
 }
 
 /// The per-query constants of one measure.
@@ -429,14 +532,27 @@ fn prepare(spec: Spec, offsets: &[usize], labels: &[i64], discount: &[f64]) -> T
 /// The positions of the `depth` best scores, best first: score descending, ties by
 /// position ascending. No score may be NaN.
 pub fn top(scores: &[f64], depth: usize, order: &mut Vec<u32>) {
+    let mut values = Vec::with_capacity(depth.min(scores.len()));
+    top_with(scores, depth, order, &mut values);
+}
+
+/// [`top`] with a scratch vector for the selected scores (no allocation once warm).
+///
+/// Short queries and short tops: insertion into the sorted top `depth`, scores kept
+/// beside the positions (a later document goes after every document with a score >=
+/// its own, so ties keep positions; once the top is full, a document not above its
+/// last score is skipped at once). Long rankings: an unstable sort on (score
+/// descending, position ascending), a total order without NaN.
+pub fn top_with(scores: &[f64], depth: usize, order: &mut Vec<u32>, values: &mut Vec<f64>) {
     order.clear();
+    values.clear();
     let len = scores.len();
+    let depth = depth.min(len);
     if depth == 0 {
         return;
     }
-    if depth * 4 >= len {
+    if len > 64 && depth * 4 >= len {
         order.extend(0..len as u32);
-        // a total order (no NaN): scores descending, then position ascending
         order.sort_unstable_by(|&a, &b| {
             scores[b as usize]
                 .partial_cmp(&scores[a as usize])
@@ -446,20 +562,24 @@ pub fn top(scores: &[f64], depth: usize, order: &mut Vec<u32>) {
         order.truncate(depth);
         return;
     }
-    // insertion into the sorted top `depth`: a later document goes after every
-    // document with a score >= its own (ties keep positions)
+    let mut last = f64::NEG_INFINITY; // the last score of a full top
     for (i, &s) in scores.iter().enumerate() {
-        if order.len() == depth {
-            if s <= scores[order[depth - 1] as usize] {
+        if values.len() == depth {
+            if s <= last {
                 continue;
             }
+            values.pop();
             order.pop();
         }
-        let mut at = order.len();
-        while at > 0 && scores[order[at - 1] as usize] < s {
+        let mut at = values.len();
+        while at > 0 && values[at - 1] < s {
             at -= 1;
         }
+        values.insert(at, s);
         order.insert(at, i as u32);
+        if values.len() == depth {
+            last = values[depth - 1];
+        }
     }
 }
 

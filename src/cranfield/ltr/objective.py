@@ -304,19 +304,23 @@ class Objective:
         kernel, which also computes the scores ``W @ X.T`` itself (a plain dot product
         per document, not NumPy's BLAS: scores may differ from NumPy's in the last bit,
         so exact ties of differently summed scores may break otherwise; for
-        benchmarks).
+        benchmarks). None: :attr:`default_backend` (``auto``; benchmarks set it to
+        compare the paths in whole training runs).
 
     ``objective(W)`` returns one value per row of ``W`` (to maximise) and counts the
     evaluations (``evaluations``: rows scored so far).
     """
+
+    default_backend = "auto"
 
     def __init__(
         self,
         data: RankingData,
         objective="nDCG@10",
         convention: str = "trec",
-        backend: str = "auto",
+        backend: str | None = None,
     ):
+        backend = self.default_backend if backend is None else backend
         parsed = isinstance(objective, tuple) and all(isinstance(t, Term) for t in objective)
         self.terms = objective if parsed and objective else parse_objective(objective, convention)
         self.convention = convention
