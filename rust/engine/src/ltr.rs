@@ -90,7 +90,7 @@ impl LtrKernel {
     /// in tie order (`offsets`: Q + 1 int64; `labels`: N int64), `discount[i]` the
     /// divisor of the gain at rank i + 1, `measures` a list of measure tuples,
     /// `features` the `N x F` matrix in the same document order (for
-    /// `evaluate_weights`), `columns[i]` the column of document i in the rows given
+    /// `evaluate_weights`; `0 x F` when it is not called), `columns[i]` the column of document i in the rows given
     /// to `evaluate` (empty: column i).
     #[new]
     fn new(
@@ -127,8 +127,10 @@ impl LtrKernel {
             specs.push(spec);
         }
         let shape = features.shape();
-        if shape[0] != labels.len() {
-            return Err(PyValueError::new_err("features: one row per document is needed"));
+        if shape[0] != labels.len() && shape[0] != 0 {
+            return Err(PyValueError::new_err(
+                "features: one row per document (or none) is needed",
+            ));
         }
         let num_features = shape[1];
         if !features.is_c_contiguous() {

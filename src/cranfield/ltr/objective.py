@@ -340,7 +340,9 @@ class Objective:
         if backend != "numpy":
             from .compiled import kernel, threads
 
-            self.kernel = kernel(self.layout, data, self.terms, convention)
+            self.kernel = kernel(
+                self.layout, data, self.terms, convention, backend == "engine-scores"
+            )
             if self.kernel is None and backend != "auto":
                 raise ParameterError(
                     "backend",
