@@ -320,17 +320,22 @@ impl Kernel {
             gathered: Vec::with_capacity(self.max_len),
             ranked: Vec::with_capacity(self.max_len),
         };
-        for j in 0..count {
-            let s = &scores[j * n..(j + 1) * n];
-            let o = &mut out[j * row..(j + 1) * row];
-            self.individual(s, o, &mut scratch, columns)?;
+        // query by query, every individual in turn: the query's labels, gains and
+        // positions stay in cache while its scores are read from each row
+        for q in 0..self.num_queries() {
+            for j in 0..count {
+                let s = &scores[j * n..(j + 1) * n];
+                let o = &mut out[j * row..(j + 1) * row];
+                self.query(q, s, o, &mut scratch, columns)?;
+            }
         }
         Ok(())
     }
 
-    /// Every query of one individual.
-    fn individual(
+    /// One query of one individual (`s`: its scores; `out`: its `T x Q` values).
+    fn query(
         &self,
+        q: usize,
         s: &[f64],
         out: &mut [f64],
         scratch: &mut Scratch,
@@ -338,48 +343,45 @@ impl Kernel {
     ) -> Result<(), Failure> {
         let Scratch { order, values, gathered, ranked } = scratch;
         let q_count = self.num_queries();
-        for q in 0..q_count {
-            let (a, b) = (self.offsets[q], self.offsets[q + 1]);
-            let scores = if columns.is_empty() {
-                &s[a..b]
-            } else {
-                gathered.clear();
-                gathered.extend(columns[a..b].iter().map(|&c| s[c as usize]));
-                &gathered[..]
-            };
-            if !scores.iter().fold(true, |ok, v| ok & v.is_finite()) {
-                return Err(Failure::NonFinite);
-            }
-            let len = b - a;
-            let depth = self.depth.map_or(len, |d| d.min(len));
-            let positive =
-                &self.positive_docs[self.positive_offsets[q]..self.positive_offsets[q + 1]];
-            ranked.clear();
-            if positive.len() <= RANK_BY_COUNTING {
-                // the rank of each document that can count, by counting the documents
-                // ranked above it (a branch-free loop), then those few sorted by rank
-                for &d in positive {
-                    let rank = rank_of(scores, d as usize);
-                    if rank <= depth {
-                        ranked.push((rank as u32, d));
-                    }
+        let (a, b) = (self.offsets[q], self.offsets[q + 1]);
+        let scores = if columns.is_empty() {
+            &s[a..b]
+        } else {
+            gathered.clear();
+            gathered.extend(columns[a..b].iter().map(|&c| s[c as usize]));
+            &gathered[..]
+        };
+        if !scores.iter().fold(true, |ok, v| ok & v.is_finite()) {
+            return Err(Failure::NonFinite);
+        }
+        let len = b - a;
+        let depth = self.depth.map_or(len, |d| d.min(len));
+        let positive = &self.positive_docs[self.positive_offsets[q]..self.positive_offsets[q + 1]];
+        ranked.clear();
+        if positive.len() <= RANK_BY_COUNTING {
+            // the rank of each document that can count, by counting the documents
+            // ranked above it (a branch-free loop), then those few sorted by rank
+            for &d in positive {
+                let rank = rank_of(scores, d as usize);
+                if rank <= depth {
+                    ranked.push((rank as u32, d));
                 }
-                ranked.sort_unstable();
-            } else {
-                top_with(scores, depth, order, values);
-                let flags = &self.is_positive[a..b];
-                ranked.extend(
-                    order
-                        .iter()
-                        .enumerate()
-                        .filter(|(_, &o)| flags[o as usize])
-                        .map(|(i, &o)| (i as u32 + 1, o)),
-                );
             }
-            let labels = &self.labels[a..b];
-            for (t, term) in self.terms.iter().enumerate() {
-                out[t * q_count + q] = self.value(term, q, a, labels, ranked, depth);
-            }
+            ranked.sort_unstable();
+        } else {
+            top_with(scores, depth, order, values);
+            let flags = &self.is_positive[a..b];
+            ranked.extend(
+                order
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, &o)| flags[o as usize])
+                    .map(|(i, &o)| (i as u32 + 1, o)),
+            );
+        }
+        let labels = &self.labels[a..b];
+        for (t, term) in self.terms.iter().enumerate() {
+            out[t * q_count + q] = self.value(term, q, a, labels, ranked, depth);
         }
         Ok(())
     }
