@@ -98,7 +98,9 @@ def load() -> str:
     return "load average {:.2f} {:.2f} {:.2f}".format(*os.getloadavg())
 
 
-def bench_objective(data, population: int, repeat: int, backends, objective: str) -> None:
+def bench_objective(
+    data, population: int, repeat: int, backends, objective: str, threads: int | None
+) -> None:
     from cranfield.ltr.objective import Objective
     from cranfield.ltr.rankers import single_threaded_blas
 
@@ -108,12 +110,15 @@ def bench_objective(data, population: int, repeat: int, backends, objective: str
     singles = 200
     for backend in backends:
         obj = Objective(prepared, objective, backend=backend)
+        if threads and obj.kernel is not None:
+            obj._threads = threads
         with single_threaded_blas():
             obj(w)  # warm
             t, _ = best_of(repeat, lambda o=obj: o(w))
             t1, _ = best_of(repeat, lambda o=obj: [o(w[i % population]) for i in range(singles)])
         print(
-            f"objective {objective} [{backend}], {data.num_docs} docs x {data.num_features} "
+            f"objective {objective} [{backend}{f', {threads} threads' if threads else ''}], "
+            f"{data.num_docs} docs x {data.num_features} "
             f"features, {data.num_queries} queries: batch of {population}: {t * 1e3:.1f} ms = "
             f"{population / t:,.0f} evaluations/s; one at a time: {singles / t1:,.0f} "
             f"evaluations/s ({t1 / singles * 1e6:.0f} us each); {load()}"
@@ -159,13 +164,16 @@ def main() -> None:
     )
     p.add_argument("--objective", default="nDCG@10")
     p.add_argument("--train-repeat", type=int, default=1)
+    p.add_argument(
+        "--threads", type=int, help="the kernel's threads (default: the CPUs, at most 8)"
+    )
     args = p.parse_args()
     backends = args.backend.split(",")
     if args.part in ("all", "read"):
         bench_read(args.repeat)
     train, test, w = mq2008_like()
     if args.part in ("all", "objective"):
-        bench_objective(train, args.population, args.repeat, backends, args.objective)
+        bench_objective(train, args.population, args.repeat, backends, args.objective, args.threads)
     if args.part in ("all", "train"):
         bench_training(
             train, test, w, args.budget, args.train_repeat, args.methods.split(","), backends
