@@ -217,3 +217,16 @@ def test_the_kernel_refuses_bad_input_cleanly():
     ]:
         with pytest.raises(ValueError):
             _engine.LtrKernel(offsets, labels, ok, specs, np.zeros((1, 1)), np.zeros(0, np.int64))
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_long_queries_take_the_sorting_paths(seed):
+    # queries of up to 150 documents, most of them relevant: ranks come from the top-k
+    # insertion (cutoffs) and from a full sort (whole rankings), not by counting
+    data = random_data(600 + seed, queries=6, max_docs=150, levels=3)
+    w = _weights(seed, data, p=5)
+    for name in ("nDCG@10", "nDCG@100", "AP", "Bpref", "Rprec", "RR", "ERR", "P@50"):
+        engine = Objective(data, name, backend="engine")
+        numpy = Objective(data, name, backend="numpy")
+        _per_query_close(engine.per_query(w), numpy.per_query(w))
+        np.testing.assert_allclose(engine(w), numpy(w), rtol=0, atol=1e-12, err_msg=name)
