@@ -320,12 +320,13 @@ impl Kernel {
             gathered: Vec::with_capacity(self.max_len),
             ranked: Vec::with_capacity(self.max_len),
         };
-        // query by query, every individual in turn: the query's labels, gains and
-        // positions stay in cache while its scores are read from each row
-        for q in 0..self.num_queries() {
-            for j in 0..count {
-                let s = &scores[j * n..(j + 1) * n];
-                let o = &mut out[j * row..(j + 1) * row];
+        // individual by individual (measured faster than query by query across
+        // individuals once scores are gathered through `columns`: each row of scores is
+        // then read once, in a stream the prefetcher follows)
+        for j in 0..count {
+            let s = &scores[j * n..(j + 1) * n];
+            let o = &mut out[j * row..(j + 1) * row];
+            for q in 0..self.num_queries() {
                 self.query(q, s, o, &mut scratch, columns)?;
             }
         }
