@@ -763,6 +763,74 @@ mod tests {
         assert!(Kernel::new(vec![0, 1], vec![1], vec![1.0], vec![], vec![1]).is_err());
     }
 
+    /// P@k, AP, nDCG@k and RR of one ranking by their definitions, on a stable sort.
+    fn reference(scores: &[f64], labels: &[i64], k: usize, table: &[f64]) -> [f64; 4] {
+        let order = reference_order(scores);
+        let rel: Vec<bool> = order.iter().map(|&o| labels[o as usize] >= 1).collect();
+        let r = labels.iter().filter(|&&l| l >= 1).count() as f64;
+        let p = rel.iter().take(k).filter(|&&b| b).count() as f64 / k as f64;
+        let (mut hits, mut ap) = (0.0, 0.0);
+        for (i, &b) in rel.iter().enumerate() {
+            if b {
+                hits += 1.0;
+                ap += hits / (i + 1) as f64;
+            }
+        }
+        let ap = if r > 0.0 { ap / r } else { 0.0 };
+        let mut dcg = 0.0;
+        for (i, &o) in order.iter().take(k).enumerate() {
+            let g = labels[o as usize] as f64;
+            if g != 0.0 {
+                dcg += g / table[i];
+            }
+        }
+        let mut ideal: Vec<f64> = labels.iter().map(|&l| l as f64).filter(|&g| g > 0.0).collect();
+        ideal.sort_by(|a, b| b.partial_cmp(a).unwrap());
+        let idcg: f64 = ideal.iter().take(k).enumerate().fold(0.0, |t, (i, g)| t + g / table[i]);
+        let ndcg = if idcg != 0.0 { dcg / idcg } else { 0.0 };
+        let rr = rel.iter().position(|&b| b).map_or(0.0, |i| 1.0 / (i + 1) as f64);
+        [p, ap, ndcg, rr]
+    }
+
+    #[test]
+    fn counting_and_ranking_paths_equal_the_definitions() {
+        // queries from 1 to 150 documents with 0 to most of them relevant: ranks found
+        // by counting (few relevant), by the top-k insertion and by a full sort
+        let mut rng = Lcg(11);
+        let table = log2_table(200);
+        for _ in 0..300 {
+            let len = 1 + (rng.next() % 150) as usize;
+            let share = rng.next() % 4; // 0: none relevant ... 3: most
+            let labels: Vec<i64> = (0..len)
+                .map(|_| if rng.next() % 4 < share { 1 + (rng.next() % 3) as i64 } else { 0 })
+                .collect();
+            let scores: Vec<f64> = (0..len).map(|_| (rng.next() % 5) as f64 * 0.5).collect();
+            let k = 1 + (rng.next() % 20) as usize;
+            let mut ndcg = Spec::new(Kind::Ndcg, Some(k), 1);
+            ndcg.gains = labels.iter().map(|&l| l as f64).collect();
+            let specs = vec![
+                Spec::new(Kind::Precision, Some(k), 1),
+                Spec::new(Kind::AveragePrecision, None, 1),
+                ndcg,
+                Spec::new(Kind::ReciprocalRank, None, 1),
+            ];
+            let want = reference(&scores, &labels, k, &table);
+            // all four (whole rankings, as AP needs), then the cutoff ones (the top k)
+            for specs in [specs.clone(), vec![specs[0].clone(), specs[2].clone()]] {
+                let kernel =
+                    Kernel::new(vec![0, len], labels.clone(), table.clone(), specs, vec![]);
+                let kernel = kernel.unwrap();
+                let mut out = vec![0.0; kernel.num_terms()];
+                kernel.evaluate(&scores, 1, &mut out, 1).unwrap();
+                let want: Vec<f64> =
+                    if out.len() == 4 { want.to_vec() } else { vec![want[0], want[2]] };
+                for (got, want) in out.iter().zip(&want) {
+                    assert!((got - want).abs() < 1e-12, "{out:?} vs {want:?}: {labels:?}");
+                }
+            }
+        }
+    }
+
     #[test]
     fn bad_construction_is_an_error() {
         assert!(Kernel::new(vec![0, 2], vec![1], vec![1.0], vec![], vec![]).is_err());
