@@ -9,6 +9,11 @@ own measure kernels run. So the objective of a weight vector is exactly what
 ``cranfield.evaluate`` gives for the TREC run those weights score (qrels: the labels),
 per query and in the mean (a sequential sum in query-id order, as ``evaluate``).
 
+When the engine's compiled kernel computes every measure of the objective
+(:mod:`cranfield.ltr.compiled`), :class:`Objective` runs on it instead -- the one
+dispatch between the two paths is ``Objective.kernel`` (None: this NumPy path); the
+values are the same.
+
 Ties: with the ``trec`` convention (the default) a ranking is trec_eval's, score
 descending and then document id descending; with ``letor`` ties keep the file order
 (LETOR's evaluation script; see :mod:`cranfield.ltr.letor`).
