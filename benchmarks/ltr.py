@@ -9,13 +9,21 @@ linear scorer. Run from the project root:
     PYTHONPATH=src python benchmarks/ltr.py                 # all three parts
     PYTHONPATH=src python benchmarks/ltr.py --part objective --population 200
     PYTHONPATH=src python benchmarks/ltr.py --part read     # a LETOR file of MQ2007 size
+    PYTHONPATH=src python benchmarks/ltr.py --part objective --backend numpy,engine,engine-scores
+    PYTHONPATH=src python benchmarks/ltr.py --part train --methods mga --backend numpy,engine
 
-Timings are wall-clock, best of ``--repeat`` (single-threaded BLAS).
+``--backend`` runs the objective on the NumPy path (``numpy``, before the compiled
+kernel), the engine's kernel on NumPy's scores (``engine``, the default path) or on
+scores it computes itself (``engine-scores``). Timings are wall-clock, the median of
+``--repeat`` runs (single-threaded BLAS; the kernel's own threads as it chooses), with
+the machine's load average before each part.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import statistics
 import time
 
 import numpy as np
@@ -76,44 +84,63 @@ def bench_read(repeat: int) -> None:
 
 
 def best_of(repeat: int, f):
+    """(median wall time of ``repeat`` runs, the last result). The name is historical."""
     times = []
     out = None
     for _ in range(repeat):
         t = time.perf_counter()
         out = f()
         times.append(time.perf_counter() - t)
-    return min(times), out
+    return statistics.median(times), out
 
 
-def bench_objective(data, population: int, repeat: int) -> None:
+def load() -> str:
+    return "load average {:.2f} {:.2f} {:.2f}".format(*os.getloadavg())
+
+
+def bench_objective(
+    data, population: int, repeat: int, backends, objective: str, threads: int | None
+) -> None:
     from cranfield.ltr.objective import Objective
     from cranfield.ltr.rankers import single_threaded_blas
 
-    obj = Objective(data.normalised("query"), "nDCG@10")
+    prepared = data.normalised("query")
     w = np.random.default_rng(0).normal(size=(population, data.num_features))
-    with single_threaded_blas():
-        obj(w)  # warm
-        t, _ = best_of(repeat, lambda: obj(w))
-        t1, _ = best_of(repeat, lambda: [obj(w[i]) for i in range(20)])
-    print(
-        f"objective nDCG@10, {data.num_docs} docs x {data.num_features} features, "
-        f"{data.num_queries} queries: batch of {population}: {t * 1e3:.1f} ms = "
-        f"{population / t:,.0f} evaluations/s; one at a time: {20 / t1:,.0f} evaluations/s"
-    )
+    w /= np.linalg.norm(w, axis=1, keepdims=True)
+    singles = 200
+    for backend in backends:
+        obj = Objective(prepared, objective, backend=backend)
+        if threads and obj.kernel is not None:
+            obj._threads = threads
+        with single_threaded_blas():
+            obj(w)  # warm
+            t, _ = best_of(repeat, lambda o=obj: o(w))
+            t1, _ = best_of(repeat, lambda o=obj: [o(w[i % population]) for i in range(singles)])
+        print(
+            f"objective {objective} [{backend}{f', {threads} threads' if threads else ''}], "
+            f"{data.num_docs} docs x {data.num_features} "
+            f"features, {data.num_queries} queries: batch of {population}: {t * 1e3:.1f} ms = "
+            f"{population / t:,.0f} evaluations/s; one at a time: {singles / t1:,.0f} "
+            f"evaluations/s ({t1 / singles * 1e6:.0f} us each); {load()}"
+        )
 
 
-def bench_training(train, test, w, budget: int, repeat: int, methods) -> None:
+def bench_training(train, test, w, budget: int, repeat: int, methods, backends) -> None:
     from cranfield.ltr.objective import Objective
     from cranfield.ltr.rankers import train as fit
 
     truth = Objective(test, "nDCG@10")(w)[0]
     print(f"generating weights: test nDCG@10 {truth:.4f}")
-    for method in methods:
+    for method, backend in [(m, b) for m in methods for b in backends]:
+        Objective.default_backend = backend
         try:
             t, model = best_of(repeat, lambda m=method: fit(train, m, budget=budget, seed=0))
         except ImportError as exc:
             print(f"{method}: not measured ({exc})")
             continue
+        finally:
+            Objective.default_backend = "auto"
+        method = f"{method} [{backend}]"
         prepared = model.prepare(test)
         from cranfield.ltr.protocol import evaluate_scores
 
@@ -121,7 +148,7 @@ def bench_training(train, test, w, budget: int, repeat: int, methods) -> None:
         evals = model.parameters.get("evaluations", "-")
         print(
             f"{method}: {t:.2f} s (evaluations {evals}), training {model.train_value:.4f}, "
-            f"test nDCG@10 {value:.4f}"
+            f"test nDCG@10 {value:.4f}; {load()}"
         )
 
 
@@ -132,14 +159,25 @@ def main() -> None:
     p.add_argument("--budget", type=int, default=16_000)
     p.add_argument("--repeat", type=int, default=3)
     p.add_argument("--methods", default="mga,ga,coordinate-ascent,lightgbm")
+    p.add_argument(
+        "--backend", default="engine", help="comma-separated: numpy,engine,engine-scores"
+    )
+    p.add_argument("--objective", default="nDCG@10")
+    p.add_argument("--train-repeat", type=int, default=1)
+    p.add_argument(
+        "--threads", type=int, help="the kernel's threads (default: the CPUs, at most 8)"
+    )
     args = p.parse_args()
+    backends = args.backend.split(",")
     if args.part in ("all", "read"):
         bench_read(args.repeat)
     train, test, w = mq2008_like()
     if args.part in ("all", "objective"):
-        bench_objective(train, args.population, args.repeat)
+        bench_objective(train, args.population, args.repeat, backends, args.objective, args.threads)
     if args.part in ("all", "train"):
-        bench_training(train, test, w, args.budget, 1, args.methods.split(","))
+        bench_training(
+            train, test, w, args.budget, args.train_repeat, args.methods.split(","), backends
+        )
 
 
 if __name__ == "__main__":

@@ -4,6 +4,8 @@
 //! Python as NumPy arrays that own the Rust buffers (no copy). No panic reaches
 //! Python: one would be a bug, reported as `ReadError("internal", ...)`.
 
+mod ltr;
+
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
 
@@ -164,5 +166,6 @@ fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ReadError", m.py().get_type::<ReadError>())?;
     m.add_function(wrap_pyfunction!(read_trec_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(read_trec_file, m)?)?;
+    ltr::register(m)?;
     Ok(())
 }

@@ -9,6 +9,11 @@ own measure kernels run. So the objective of a weight vector is exactly what
 ``cranfield.evaluate`` gives for the TREC run those weights score (qrels: the labels),
 per query and in the mean (a sequential sum in query-id order, as ``evaluate``).
 
+When the engine's compiled kernel computes every measure of the objective
+(:mod:`cranfield.ltr.compiled`), :class:`Objective` runs on it instead -- the one
+dispatch between the two paths is ``Objective.kernel`` (None: this NumPy path); the
+values are the same.
+
 Ties: with the ``trec`` convention (the default) a ranking is trec_eval's, score
 descending and then document id descending; with ``letor`` ties keep the file order
 (LETOR's evaluation script; see :mod:`cranfield.ltr.letor`).
@@ -148,6 +153,8 @@ class Layout:
         self.lengths = lengths[qorder]
         self.width = int(self.lengths.max())
         offsets = np.concatenate(([0], np.cumsum(self.lengths))).astype(np.int64)
+        self.rows = rows  # the documents in evaluation order, each query's in tie order
+        self.offsets = offsets
         labels = np.append(data.labels, -1)
         widths = 2 ** np.ceil(np.log2(self.lengths)).astype(np.int64)
         self.blocks = []
@@ -295,11 +302,30 @@ class Objective:
         ``trec`` (cranfield's evaluator: trec_eval's ties and definitions) or ``letor``
         (LETOR's Eval-Score-4.0 rules, :mod:`cranfield.ltr.letor`).
 
+    backend
+        ``auto`` (default): the engine's compiled kernel (:mod:`cranfield.ltr.compiled`)
+        when it computes every measure of the objective, else NumPy; ``numpy``: always
+        NumPy; ``engine``: the kernel or a ParameterError; ``engine-scores``: the
+        kernel, which also computes the scores ``W @ X.T`` itself (a plain dot product
+        per document, not NumPy's BLAS: scores may differ from NumPy's in the last bit,
+        so exact ties of differently summed scores may break otherwise; for
+        benchmarks). None: :attr:`default_backend` (``auto``; benchmarks set it to
+        compare the paths in whole training runs).
+
     ``objective(W)`` returns one value per row of ``W`` (to maximise) and counts the
     evaluations (``evaluations``: rows scored so far).
     """
 
-    def __init__(self, data: RankingData, objective="nDCG@10", convention: str = "trec"):
+    default_backend = "auto"
+
+    def __init__(
+        self,
+        data: RankingData,
+        objective="nDCG@10",
+        convention: str = "trec",
+        backend: str | None = None,
+    ):
+        backend = self.default_backend if backend is None else backend
         parsed = isinstance(objective, tuple) and all(isinstance(t, Term) for t in objective)
         self.terms = objective if parsed and objective else parse_objective(objective, convention)
         self.convention = convention
@@ -313,6 +339,27 @@ class Objective:
         self.batch = max(1, int(4_000_000 // max(cells, 1)))
         self.depth = _depth(self.terms) if convention == "trec" else None
         self._memo: dict = {}
+        if backend not in BACKENDS:
+            raise ParameterError("backend", "one of " + ", ".join(BACKENDS), backend)
+        self.kernel = None
+        if backend != "numpy":
+            from .compiled import kernel, threads
+
+            self.kernel = kernel(
+                self.layout, data, self.terms, convention, backend == "engine-scores"
+            )
+            if self.kernel is None and backend != "auto":
+                raise ParameterError(
+                    "backend",
+                    "'auto' or 'numpy' for this objective (measures the "
+                    "compiled kernel does not compute)",
+                    backend,
+                )
+            self._threads = threads()
+            self._engine_scores = backend == "engine-scores"
+            # individuals per batch: the P x N scores stay below ~32 MB
+            self._kernel_batch = max(1, 4_000_000 // max(data.num_docs, 1))
+        self.backend = "numpy" if self.kernel is None else "engine"
 
     def __str__(self) -> str:
         if len(self.terms) == 1:
@@ -322,6 +369,8 @@ class Objective:
     def __call__(self, weights: np.ndarray) -> np.ndarray:
         w = self._check(weights)
         self.evaluations += w.shape[0]
+        if self.kernel is not None:
+            return self._compiled(w)
         out = np.empty(w.shape[0])
         for start in range(0, w.shape[0], self.batch):  # memory bound, not per individual
             block = w[start : start + self.batch]
@@ -338,6 +387,18 @@ class Objective:
         w = self._check(weights)
         p = w.shape[0]
         layout = self.layout
+        if self.kernel is not None:
+            values = (
+                np.concatenate(
+                    [
+                        self._kernel_values(w[i : i + self._kernel_batch])
+                        for i in range(0, p, self._kernel_batch)
+                    ]
+                )
+                if p > self._kernel_batch
+                else self._kernel_values(w)
+            )
+            return [values[:, t, :] for t in range(len(self.terms))]
         if self.convention == "letor":
             from .letor import letor_values
 
@@ -363,6 +424,33 @@ class Objective:
             self._memo[p] = _qrels_memo(jr)
         return values
 
+    def _kernel_values(self, w: np.ndarray) -> np.ndarray:
+        """``P x T x Q`` values from the compiled kernel (``w`` checked, P in a batch)."""
+        try:
+            if self._engine_scores:
+                return self.kernel.evaluate_weights(np.ascontiguousarray(w), self._threads)
+            return self.kernel.evaluate(w @ self.layout.features_t, self._threads)
+        except FloatingPointError:
+            raise ParameterError("weights", "weights whose scores are finite", "overflow") from None
+
+    def _compiled(self, w: np.ndarray) -> np.ndarray:
+        """The objective of checked weights on the compiled kernel."""
+        p = w.shape[0]
+        if p == 1:  # the Nelder-Mead phase: one individual, as little work as possible
+            v = self._kernel_values(w)
+            total = 0.0
+            for t, share in enumerate(self.weights):
+                total += share * _mean(v[0, t])
+            return np.array([total])
+        out = np.empty(p)
+        for start in range(0, p, self._kernel_batch):
+            v = self._kernel_values(w[start : start + self._kernel_batch])
+            total = np.zeros(v.shape[0])
+            for t, share in enumerate(self.weights):
+                total += share * mean_rows(v[:, t, :])
+            out[start : start + v.shape[0]] = total
+        return out
+
     def _check(self, weights) -> np.ndarray:
         w = np.asarray(weights, dtype=np.float64)
         if w.ndim == 1:
@@ -374,6 +462,16 @@ class Objective:
         if not np.isfinite(w).all():
             raise ParameterError("weights", "finite numbers", "a non-finite weight")
         return w
+
+
+BACKENDS = ("auto", "numpy", "engine", "engine-scores")
+
+
+def _mean(values: np.ndarray) -> float:
+    """Mean of one row summed strictly left to right (as :func:`mean_rows`)."""
+    if len(values) == 0:
+        return 0.0
+    return float(np.cumsum(values)[-1] / len(values))
 
 
 def mean_rows(values: np.ndarray) -> np.ndarray:

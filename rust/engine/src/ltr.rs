@@ -1,0 +1,223 @@
+//! `cranfield._engine.LtrKernel`: the batched learning-to-rank objective
+//! (`cranfield-ltr`) for Python.
+//!
+//! Built once per objective from the documents in tie order (query offsets, labels,
+//! per-measure gains), it evaluates a population's scores (`P x N`, from NumPy's
+//! matrix product) or weights (`P x F`, scored here) without the interpreter lock,
+//! on several threads, and returns a `P x T x Q` NumPy array that owns the Rust
+//! buffer. Non-finite scores raise `FloatingPointError`, bad shapes `ValueError`;
+//! a panic would be a bug and is raised as `RuntimeError`, never unwinding into Python.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use cranfield_ltr::{Failure, Kernel, Kind, Normalise, Spec};
+use numpy::{PyArray1, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
+use pyo3::exceptions::{PyFloatingPointError, PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::PyModule;
+
+/// One measure as Python describes it: `(kind, cutoff or 0, level, normalise,
+/// zero_if_short, gains or None, log_continue or None)`.
+type MeasureSpec<'py> = (
+    String,
+    usize,
+    i64,
+    String,
+    bool,
+    Option<PyReadonlyArray1<'py, f64>>,
+    Option<PyReadonlyArray1<'py, f64>>,
+);
+
+#[pyclass(module = "cranfield._engine", frozen)]
+pub struct LtrKernel {
+    kernel: Kernel,
+    features: Vec<f64>,
+    num_features: usize,
+}
+
+fn kind(name: &str) -> PyResult<Kind> {
+    Ok(match name {
+        "ndcg" => Kind::Ndcg,
+        "p" => Kind::Precision,
+        "recall" => Kind::Recall,
+        "success" => Kind::Success,
+        "relative_p" => Kind::RelativePrecision,
+        "ap" => Kind::AveragePrecision,
+        "rprec" => Kind::RPrecision,
+        "rr" => Kind::ReciprocalRank,
+        "err" => Kind::ExpectedReciprocalRank,
+        "bpref" => Kind::Bpref,
+        other => return Err(PyValueError::new_err(format!("unknown measure kind {other:?}"))),
+    })
+}
+
+fn normalise(name: &str) -> PyResult<Normalise> {
+    Ok(match name {
+        "R" => Normalise::R,
+        "min(R,k)" => Normalise::MinRK,
+        "relret@k" => Normalise::RelevantRetrieved,
+        other => return Err(PyValueError::new_err(format!("unknown normalisation {other:?}"))),
+    })
+}
+
+fn slice<'a, T: numpy::Element>(a: &'a PyReadonlyArray1<'_, T>, what: &str) -> PyResult<&'a [T]> {
+    a.as_slice().map_err(|_| PyValueError::new_err(format!("{what}: a contiguous array is needed")))
+}
+
+fn to_error(failure: Failure) -> PyErr {
+    match failure {
+        Failure::NonFinite => PyFloatingPointError::new_err("a score is not finite"),
+        Failure::Shape(text) => PyValueError::new_err(text),
+    }
+}
+
+/// Run `work` without the interpreter lock; a panic becomes a `RuntimeError`.
+fn guarded<F>(py: Python<'_>, work: F) -> PyResult<Vec<f64>>
+where
+    F: FnOnce() -> Result<Vec<f64>, Failure> + Send,
+{
+    let result = py.detach(|| catch_unwind(AssertUnwindSafe(work)));
+    match result {
+        Ok(Ok(values)) => Ok(values),
+        Ok(Err(failure)) => Err(to_error(failure)),
+        Err(_) => Err(PyRuntimeError::new_err("internal error in the ltr kernel")),
+    }
+}
+
+#[pymethods]
+impl LtrKernel {
+    /// `LtrKernel(offsets, labels, discount, measures, features, columns)`: documents
+    /// in tie order (`offsets`: Q + 1 int64; `labels`: N int64), `discount[i]` the
+    /// divisor of the gain at rank i + 1, `measures` a list of measure tuples,
+    /// `features` the `N x F` matrix in the same document order (for
+    /// `evaluate_weights`; `0 x F` when it is not called), `columns[i]` the column of document i in the rows given
+    /// to `evaluate` (empty: column i).
+    #[new]
+    fn new(
+        offsets: PyReadonlyArray1<'_, i64>,
+        labels: PyReadonlyArray1<'_, i64>,
+        discount: PyReadonlyArray1<'_, f64>,
+        measures: Vec<MeasureSpec<'_>>,
+        features: PyReadonlyArray2<'_, f64>,
+        columns: PyReadonlyArray1<'_, i64>,
+    ) -> PyResult<Self> {
+        let columns = slice(&columns, "columns")?
+            .iter()
+            .map(|&c| u32::try_from(c))
+            .collect::<Result<Vec<u32>, _>>()
+            .map_err(|_| PyValueError::new_err("columns must be in [0, 2^32)"))?;
+        let offsets = slice(&offsets, "offsets")?
+            .iter()
+            .map(|&o| usize::try_from(o))
+            .collect::<Result<Vec<usize>, _>>()
+            .map_err(|_| PyValueError::new_err("offsets must not be negative"))?;
+        let labels = slice(&labels, "labels")?.to_vec();
+        let discount = slice(&discount, "discount")?.to_vec();
+        let mut specs = Vec::with_capacity(measures.len());
+        for (name, cutoff, level, norm, zero_if_short, gains, log_continue) in measures {
+            let mut spec = Spec::new(kind(&name)?, (cutoff > 0).then_some(cutoff), level);
+            spec.normalise = normalise(&norm)?;
+            spec.zero_if_short = zero_if_short;
+            if let Some(g) = gains {
+                spec.gains = slice(&g, "gains")?.to_vec();
+            }
+            if let Some(l) = log_continue {
+                spec.log_continue = slice(&l, "log_continue")?.to_vec();
+            }
+            specs.push(spec);
+        }
+        let shape = features.shape();
+        if shape[0] != labels.len() && shape[0] != 0 {
+            return Err(PyValueError::new_err(
+                "features: one row per document (or none) is needed",
+            ));
+        }
+        let num_features = shape[1];
+        if !features.is_c_contiguous() {
+            return Err(PyValueError::new_err("features: a C-contiguous array is needed"));
+        }
+        let features = features
+            .as_slice()
+            .map_err(|_| PyValueError::new_err("features: a C-contiguous array is needed"))?
+            .to_vec();
+        let kernel = Kernel::new(offsets, labels, discount, specs, columns)
+            .map_err(PyValueError::new_err)?;
+        Ok(LtrKernel { kernel, features, num_features })
+    }
+
+    /// `P x T x Q` values of the scores `P x N` (C-contiguous float64).
+    fn evaluate<'py>(
+        &self,
+        py: Python<'py>,
+        scores: PyReadonlyArray2<'py, f64>,
+        threads: usize,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let shape = scores.shape();
+        let (p, n) = (shape[0], shape[1]);
+        if n != self.kernel.num_docs() {
+            return Err(PyValueError::new_err(format!(
+                "scores: {} documents per row are needed, got {n}",
+                self.kernel.num_docs()
+            )));
+        }
+        if !scores.is_c_contiguous() {
+            return Err(PyValueError::new_err("scores: a C-contiguous array is needed"));
+        }
+        let s = scores
+            .as_slice()
+            .map_err(|_| PyValueError::new_err("scores: a C-contiguous array is needed"))?;
+        let size = p * self.kernel.num_terms() * self.kernel.num_queries();
+        let values = guarded(py, || {
+            let mut out = vec![0.0; size];
+            self.kernel.evaluate(s, p, &mut out, threads).map(|_| out)
+        })?;
+        self.shaped(py, values, p)
+    }
+
+    /// `P x T x Q` values of the weights `P x F` (C-contiguous float64), scored here.
+    fn evaluate_weights<'py>(
+        &self,
+        py: Python<'py>,
+        weights: PyReadonlyArray2<'py, f64>,
+        threads: usize,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let shape = weights.shape();
+        let (p, f) = (shape[0], shape[1]);
+        if f != self.num_features || f == 0 {
+            return Err(PyValueError::new_err(format!(
+                "weights: {} features per row are needed, got {f}",
+                self.num_features
+            )));
+        }
+        if !weights.is_c_contiguous() {
+            return Err(PyValueError::new_err("weights: a C-contiguous array is needed"));
+        }
+        let w = weights
+            .as_slice()
+            .map_err(|_| PyValueError::new_err("weights: a C-contiguous array is needed"))?;
+        let size = p * self.kernel.num_terms() * self.kernel.num_queries();
+        let features = &self.features;
+        let values = guarded(py, || {
+            let mut out = vec![0.0; size];
+            self.kernel.evaluate_weights(features, w, f, &mut out, threads).map(|_| out)
+        })?;
+        self.shaped(py, values, p)
+    }
+}
+
+impl LtrKernel {
+    fn shaped<'py>(
+        &self,
+        py: Python<'py>,
+        values: Vec<f64>,
+        p: usize,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let shape = [p, self.kernel.num_terms(), self.kernel.num_queries()];
+        Ok(PyArray1::from_vec(py, values).reshape(shape)?.into_any())
+    }
+}
+
+/// Add the class to the module.
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<LtrKernel>()
+}

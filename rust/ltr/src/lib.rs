@@ -1,0 +1,852 @@
+//! The batched learning-to-rank objective of cranfield (pure Rust, no Python).
+//!
+//! Documents are given query by query, each query's documents in the order that
+//! breaks ties (the caller sorts them: document id descending for trec_eval's rule,
+//! file order for LETOR's). For every (individual, query) the documents are ranked by
+//! score descending, ties by that position, and the measures are computed from the
+//! labels of the top of the ranking with the same operations, in the same order, as
+//! cranfield's NumPy kernels (`src/cranfield/core/measures/`), so values agree to the
+//! last bit or nearly so (ERR's `exp` may differ in the last place from NumPy's).
+//!
+//! Every document is judged (its label is its grade): R, the ideal DCG and the other
+//! per-query constants are computed once, at construction.
+
+use std::cmp::Ordering;
+
+/// A measure the kernel computes (cranfield's definitions; see the Python side).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// DCG@k / IDCG@k with per-document gains and the kernel's discount divisors.
+    Ndcg,
+    /// relevant in the top k / k.
+    Precision,
+    /// relevant in the top k / R.
+    Recall,
+    /// 1 if a relevant document is in the top k.
+    Success,
+    /// relevant in the top k / min(k, R).
+    RelativePrecision,
+    /// sum of P@rank over relevant ranks <= k, over R, min(R, k) or the relevant found.
+    AveragePrecision,
+    /// relevant in the top R / R.
+    RPrecision,
+    /// 1 / rank of the first relevant document within k.
+    ReciprocalRank,
+    /// expected reciprocal rank (stop probabilities per document).
+    ExpectedReciprocalRank,
+    /// bpref over the judged (all) documents.
+    Bpref,
+}
+
+/// The denominator of average precision.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Normalise {
+    /// R, all relevant documents of the query.
+    R,
+    /// min(R, k).
+    MinRK,
+    /// the relevant documents found in the top k.
+    RelevantRetrieved,
+}
+
+/// One measure: its kind, rank cutoff, relevance level and per-document numbers.
+#[derive(Clone, Debug)]
+pub struct Spec {
+    pub kind: Kind,
+    /// Rank cutoff k (None: the whole ranking).
+    pub cutoff: Option<usize>,
+    /// A document is relevant when its label >= level.
+    pub level: i64,
+    pub normalise: Normalise,
+    /// LETOR's rule: NDCG@k of a query with fewer than k documents is 0.
+    pub zero_if_short: bool,
+    /// Per document: the gain (Ndcg) or the stop probability (ERR).
+    pub gains: Vec<f64>,
+    /// Per document: ln(1 - stop probability) (ERR).
+    pub log_continue: Vec<f64>,
+}
+
+impl Spec {
+    /// A measure on labels alone (no per-document numbers).
+    pub fn new(kind: Kind, cutoff: Option<usize>, level: i64) -> Spec {
+        Spec {
+            kind,
+            cutoff,
+            level,
+            normalise: Normalise::R,
+            zero_if_short: false,
+            gains: Vec::new(),
+            log_continue: Vec::new(),
+        }
+    }
+
+    /// Whether the whole ranking is needed (not only the top `cutoff`).
+    fn needs_all(&self) -> bool {
+        self.cutoff.is_none() || matches!(self.kind, Kind::RPrecision | Kind::Bpref)
+    }
+}
+
+struct Term {
+    spec: Spec,
+    /// Per query: R (as a number), the ideal DCG@k (Ndcg), min(nonrelevant, R) (Bpref).
+    relevant: Vec<u64>,
+    ideal: Vec<f64>,
+    nonrel: Vec<u64>,
+}
+
+/// The prepared data of one objective: evaluates populations of score vectors.
+pub struct Kernel {
+    offsets: Vec<usize>,
+    labels: Vec<i64>,
+    discount: Vec<f64>,
+    terms: Vec<Term>,
+    depth: Option<usize>,
+    max_len: usize,
+    /// Where each document's score is in a row of scores given to `evaluate` (empty:
+    /// in document order).
+    columns: Vec<u32>,
+    /// Per document: whether it can count in some measure (label at a relevance
+    /// level, non-zero gain or stop probability); per query, the positions of those.
+    is_positive: Vec<bool>,
+    positive_offsets: Vec<usize>,
+    positive_docs: Vec<u32>,
+}
+
+/// Buffers reused by every query of a thread.
+struct Scratch {
+    order: Vec<u32>,
+    values: Vec<f64>,
+    gathered: Vec<f64>,
+    ranked: Vec<(u32, u32)>,
+}
+
+/// Why an evaluation failed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Failure {
+    /// A score was NaN or infinite.
+    NonFinite,
+    /// Arrays of the wrong size (a caller's bug).
+    Shape(String),
+}
+
+impl Kernel {
+    /// Prepare the kernel.
+    ///
+    /// `offsets` (Q + 1 entries, from 0 to N, non-decreasing) delimit each query's
+    /// documents; `labels` (N) are their grades; `discount[i]` is the divisor of the
+    /// gain at rank `i + 1` (at least as many entries as the longest query).
+    /// `columns[i]` is where document `i`'s score is in a row of scores (empty: at `i`).
+    pub fn new(
+        offsets: Vec<usize>,
+        labels: Vec<i64>,
+        discount: Vec<f64>,
+        specs: Vec<Spec>,
+        columns: Vec<u32>,
+    ) -> Result<Kernel, String> {
+        let n = labels.len();
+        if !columns.is_empty() && (columns.len() != n || columns.iter().any(|&c| c as usize >= n)) {
+            return Err(format!("{n} score columns below {n} are needed"));
+        }
+        if offsets.first() != Some(&0) || offsets.last() != Some(&n) {
+            return Err(format!("offsets must run from 0 to {n}"));
+        }
+        if offsets.windows(2).any(|w| w[0] > w[1]) {
+            return Err("offsets must not decrease".to_string());
+        }
+        let max_len = offsets.windows(2).map(|w| w[1] - w[0]).max().unwrap_or(0);
+        if specs.is_empty() {
+            return Err("at least one measure is needed".to_string());
+        }
+        let mut terms = Vec::with_capacity(specs.len());
+        let mut depth = Some(0usize);
+        for spec in specs {
+            if spec.cutoff == Some(0) {
+                return Err("a rank cutoff must be at least 1".to_string());
+            }
+            let per_doc = matches!(spec.kind, Kind::Ndcg | Kind::ExpectedReciprocalRank);
+            if per_doc && spec.gains.len() != n {
+                return Err(format!("{:?}: {n} gains are needed", spec.kind));
+            }
+            if spec.kind == Kind::ExpectedReciprocalRank && spec.log_continue.len() != n {
+                return Err(format!("{:?}: {n} continuation logs are needed", spec.kind));
+            }
+            if spec.kind == Kind::Ndcg && discount.len() < max_len {
+                return Err(format!("{max_len} discounts are needed"));
+            }
+            depth = match (depth, spec.needs_all()) {
+                (_, true) | (None, _) => None,
+                (Some(d), false) => Some(d.max(spec.cutoff.unwrap_or(0))),
+            };
+            terms.push(prepare(spec, &offsets, &labels, &discount));
+        }
+        let is_positive: Vec<bool> = (0..n)
+            .map(|i| {
+                terms.iter().any(|t| match t.spec.kind {
+                    Kind::Ndcg | Kind::ExpectedReciprocalRank => t.spec.gains[i] != 0.0,
+                    _ => labels[i] >= t.spec.level,
+                })
+            })
+            .collect();
+        let mut positive_offsets = vec![0];
+        let mut positive_docs = Vec::new();
+        for w in offsets.windows(2) {
+            positive_docs
+                .extend((w[0]..w[1]).filter(|&i| is_positive[i]).map(|i| (i - w[0]) as u32));
+            positive_offsets.push(positive_docs.len());
+        }
+        Ok(Kernel {
+            offsets,
+            labels,
+            discount,
+            terms,
+            depth,
+            max_len,
+            columns,
+            is_positive,
+            positive_offsets,
+            positive_docs,
+        })
+    }
+
+    pub fn num_queries(&self) -> usize {
+        self.offsets.len() - 1
+    }
+
+    pub fn num_docs(&self) -> usize {
+        self.labels.len()
+    }
+
+    pub fn num_terms(&self) -> usize {
+        self.terms.len()
+    }
+
+    /// Values of `p` individuals whose scores are `scores` (`p x N`, row-major):
+    /// `out` (`p x T x Q`, row-major) gets every measure of every query.
+    /// Runs on up to `threads` threads (split by individual).
+    pub fn evaluate(
+        &self,
+        scores: &[f64],
+        p: usize,
+        out: &mut [f64],
+        threads: usize,
+    ) -> Result<(), Failure> {
+        let n = self.num_docs();
+        if scores.len() != p * n {
+            return Err(Failure::Shape(format!("{} scores for {p} x {n}", scores.len())));
+        }
+        self.split(p, out, threads, |first, count, o| {
+            self.rows(&scores[first * n..(first + count) * n], count, o, &self.columns)
+        })
+    }
+
+    /// As [`Kernel::evaluate`], the scores being `W X^T` for weights `W` (`p x F`,
+    /// row-major) and features `X` (`N x F`, in the kernel's document order), computed
+    /// here by [`scores`] (each thread scores its own individuals).
+    pub fn evaluate_weights(
+        &self,
+        features: &[f64],
+        weights: &[f64],
+        f: usize,
+        out: &mut [f64],
+        threads: usize,
+    ) -> Result<(), Failure> {
+        let n = self.num_docs();
+        if features.len() != n * f || f == 0 || weights.len() % f != 0 {
+            return Err(Failure::Shape(format!(
+                "{} features and {} weights for {n} documents x {f}",
+                features.len(),
+                weights.len()
+            )));
+        }
+        let p = weights.len() / f;
+        self.split(p, out, threads, |first, count, o| {
+            let mut s = vec![0.0; count * n];
+            scores(features, &weights[first * f..(first + count) * f], f, &mut s);
+            self.rows(&s, count, o, &[])
+        })
+    }
+
+    /// Run `work(first individual, count, their values)` on up to `threads` threads.
+    fn split<W>(&self, p: usize, out: &mut [f64], threads: usize, work: W) -> Result<(), Failure>
+    where
+        W: Fn(usize, usize, &mut [f64]) -> Result<(), Failure> + Sync,
+    {
+        let row = self.num_terms() * self.num_queries();
+        if out.len() != p * row {
+            return Err(Failure::Shape(format!("{} values for {p} x {row}", out.len())));
+        }
+        if p == 0 || row == 0 {
+            return Ok(());
+        }
+        // a thread is worth its start-up only for a few hundred thousand documents
+        let useful = (p * self.num_docs().max(1)).div_ceil(200_000);
+        let threads = threads.clamp(1, p).min(useful.max(1));
+        if threads == 1 {
+            return work(0, p, out);
+        }
+        let per = p.div_ceil(threads);
+        let work = &work;
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = out
+                .chunks_mut(per * row)
+                .enumerate()
+                .map(|(i, o)| scope.spawn(move || work(i * per, o.len() / row, o)))
+                .collect();
+            let mut result = Ok(());
+            for h in handles {
+                let r = h.join().unwrap_or(Err(Failure::Shape("a worker failed".into())));
+                if result.is_ok() {
+                    result = r;
+                }
+            }
+            result
+        })
+    }
+
+    /// The values of `count` consecutive individuals (scores `count x N`, out
+    /// `count x T x Q`).
+    fn rows(
+        &self,
+        scores: &[f64],
+        count: usize,
+        out: &mut [f64],
+        columns: &[u32],
+    ) -> Result<(), Failure> {
+        let n = self.num_docs();
+        let row = self.num_terms() * self.num_queries();
+        let mut scratch = Scratch {
+            order: Vec::with_capacity(self.max_len),
+            values: Vec::with_capacity(self.max_len),
+            gathered: Vec::with_capacity(self.max_len),
+            ranked: Vec::with_capacity(self.max_len),
+        };
+        // individual by individual (measured faster than query by query across
+        // individuals once scores are gathered through `columns`: each row of scores is
+        // then read once, in a stream the prefetcher follows)
+        for j in 0..count {
+            let s = &scores[j * n..(j + 1) * n];
+            let o = &mut out[j * row..(j + 1) * row];
+            for q in 0..self.num_queries() {
+                self.query(q, s, o, &mut scratch, columns)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// One query of one individual (`s`: its scores; `out`: its `T x Q` values).
+    fn query(
+        &self,
+        q: usize,
+        s: &[f64],
+        out: &mut [f64],
+        scratch: &mut Scratch,
+        columns: &[u32],
+    ) -> Result<(), Failure> {
+        let Scratch { order, values, gathered, ranked } = scratch;
+        let q_count = self.num_queries();
+        let (a, b) = (self.offsets[q], self.offsets[q + 1]);
+        let scores = if columns.is_empty() {
+            &s[a..b]
+        } else {
+            gathered.clear();
+            gathered.extend(columns[a..b].iter().map(|&c| s[c as usize]));
+            &gathered[..]
+        };
+        if !scores.iter().fold(true, |ok, v| ok & v.is_finite()) {
+            return Err(Failure::NonFinite);
+        }
+        let len = b - a;
+        let depth = self.depth.map_or(len, |d| d.min(len));
+        let positive = &self.positive_docs[self.positive_offsets[q]..self.positive_offsets[q + 1]];
+        ranked.clear();
+        if positive.len() <= RANK_BY_COUNTING {
+            // the rank of each document that can count, by counting the documents
+            // ranked above it (a branch-free loop), then those few sorted by rank
+            for &d in positive {
+                let rank = rank_of(scores, d as usize);
+                if rank <= depth {
+                    ranked.push((rank as u32, d));
+                }
+            }
+            ranked.sort_unstable();
+        } else {
+            top_with(scores, depth, order, values);
+            let flags = &self.is_positive[a..b];
+            ranked.extend(
+                order
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, &o)| flags[o as usize])
+                    .map(|(i, &o)| (i as u32 + 1, o)),
+            );
+        }
+        let labels = &self.labels[a..b];
+        for (t, term) in self.terms.iter().enumerate() {
+            out[t * q_count + q] = self.value(term, q, a, labels, ranked, depth);
+        }
+        Ok(())
+    }
+
+    /// One measure of one ranking from the ranks (1-based, ascending, at most `depth`)
+    /// of the documents that can count (`ranked`: rank, position within the query):
+    /// every other document has label below every level, gain 0 and ERR's stop
+    /// probability 0, so it adds no term to any sum and no count.
+    fn value(
+        &self,
+        term: &Term,
+        q: usize,
+        start: usize,
+        labels: &[i64],
+        ranked: &[(u32, u32)],
+        depth: usize,
+    ) -> f64 {
+        let spec = &term.spec;
+        let limit = spec.cutoff.map_or(depth, |k| k.min(depth)) as u32;
+        let level = spec.level;
+        let rel = |o: u32| labels[o as usize] >= level;
+        let count = |upto: u64| {
+            ranked
+                .iter()
+                .take_while(|&&(r, _)| u64::from(r) <= upto)
+                .filter(|&&(_, o)| rel(o))
+                .count() as u64
+        };
+        let within = || ranked.iter().take_while(move |&&(r, _)| r <= limit);
+        let r = term.relevant[q];
+        let ratio = |num: f64, den: f64| if den != 0.0 { num / den } else { 0.0 };
+        match spec.kind {
+            Kind::Precision => {
+                let k = spec.cutoff.unwrap_or(depth.max(1));
+                count(k as u64) as f64 / k as f64
+            }
+            Kind::Recall => ratio(count(u64::from(limit)) as f64, r as f64),
+            Kind::Success => f64::from(u8::from(count(u64::from(limit)) > 0)),
+            Kind::RelativePrecision => {
+                let k = spec.cutoff.map_or(u64::MAX, |k| k as u64);
+                ratio(count(u64::from(limit)) as f64, r.min(k) as f64)
+            }
+            Kind::RPrecision => ratio(count(r) as f64, r as f64),
+            Kind::ReciprocalRank => {
+                within().find(|&&(_, o)| rel(o)).map_or(0.0, |&(rank, _)| 1.0 / f64::from(rank))
+            }
+            Kind::AveragePrecision => {
+                let mut total = 0.0;
+                let mut hits = 0u64;
+                for &(rank, o) in within() {
+                    if rel(o) {
+                        hits += 1;
+                        total += hits as f64 / f64::from(rank);
+                    }
+                }
+                let den = match spec.normalise {
+                    Normalise::R => r,
+                    Normalise::MinRK => spec.cutoff.map_or(r, |k| r.min(k as u64)),
+                    Normalise::RelevantRetrieved => hits,
+                };
+                ratio(total, den as f64)
+            }
+            Kind::Ndcg => {
+                if spec.zero_if_short && spec.cutoff.is_some_and(|k| labels.len() < k) {
+                    return 0.0;
+                }
+                let mut dcg = 0.0;
+                for &(rank, o) in within() {
+                    let g = spec.gains[start + o as usize];
+                    if g != 0.0 {
+                        dcg += g / self.discount[rank as usize - 1];
+                    }
+                }
+                ratio(dcg, term.ideal[q])
+            }
+            Kind::ExpectedReciprocalRank => {
+                // documents with stop probability 0 add +0.0 to the sum and -0.0 to
+                // the log of the probability of reaching the next rank: no change
+                let mut total = 0.0;
+                let mut reach_log = 0.0f64;
+                for &(rank, o) in within() {
+                    let doc = start + o as usize;
+                    total += spec.gains[doc] * reach_log.exp() / f64::from(rank);
+                    reach_log += spec.log_continue[doc];
+                }
+                total
+            }
+            Kind::Bpref => {
+                // the whole ranking: documents above a relevant one that are not
+                // relevant are judged non-relevant (every document is judged)
+                let den = term.nonrel[q] as f64;
+                let mut hits = 0u64;
+                let mut total = 0.0;
+                for &(rank, o) in ranked {
+                    if rel(o) {
+                        let nonrel = u64::from(rank) - 1 - hits;
+                        total += if nonrel > 0 { 1.0 - nonrel.min(r) as f64 / den } else { 1.0 };
+                        hits += 1;
+                    }
+                }
+                ratio(total, r as f64)
+            }
+        }
+    }
+}
+
+/// Documents that can count in a query up to which their ranks are found by counting
+/// (about that many passes over the query's scores) rather than by ranking the query.
+const RANK_BY_COUNTING: usize = 12;
+
+/// The 1-based rank of document `d`: the documents with a higher score, and those
+/// before it with an equal one (ties by position), ranked above it.
+fn rank_of(scores: &[f64], d: usize) -> usize {
+    let s = scores[d];
+    let before = scores[..d].iter().map(|&t| usize::from(t >= s)).sum::<usize>();
+    let after = scores[d + 1..].iter().map(|&t| usize::from(t > s)).sum::<usize>();
+    1 + before + after
+}
+
+/// The per-query constants of one measure.
+fn prepare(spec: Spec, offsets: &[usize], labels: &[i64], discount: &[f64]) -> Term {
+    let q_count = offsets.len() - 1;
+    let mut relevant = Vec::with_capacity(q_count);
+    let mut nonrel = Vec::with_capacity(q_count);
+    let mut ideal = Vec::new();
+    let mut gains = Vec::new();
+    for q in 0..q_count {
+        let docs = &labels[offsets[q]..offsets[q + 1]];
+        let r = docs.iter().filter(|&&l| l >= spec.level).count() as u64;
+        relevant.push(r);
+        nonrel.push((docs.len() as u64 - r).min(r));
+        if spec.kind == Kind::Ndcg {
+            // the ideal ranking: positive gains, largest first, up to the cutoff
+            gains.clear();
+            gains.extend(
+                spec.gains[offsets[q]..offsets[q + 1]].iter().copied().filter(|&g| g > 0.0),
+            );
+            gains.sort_unstable_by(|a, b| b.partial_cmp(a).unwrap_or(Ordering::Equal));
+            let k = spec.cutoff.map_or(gains.len(), |k| k.min(gains.len()));
+            let mut total = 0.0;
+            for (i, g) in gains[..k].iter().enumerate() {
+                total += g / discount[i];
+            }
+            ideal.push(total);
+        }
+    }
+    Term { spec, relevant, ideal, nonrel }
+}
+
+/// The positions of the `depth` best scores, best first: score descending, ties by
+/// position ascending. No score may be NaN.
+pub fn top(scores: &[f64], depth: usize, order: &mut Vec<u32>) {
+    let mut values = Vec::with_capacity(depth.min(scores.len()));
+    top_with(scores, depth, order, &mut values);
+}
+
+/// [`top`] with a scratch vector for the selected scores (no allocation once warm).
+///
+/// Short queries and short tops: insertion into the sorted top `depth`, scores kept
+/// beside the positions (a later document goes after every document with a score >=
+/// its own, so ties keep positions; once the top is full, a document not above its
+/// last score is skipped at once). Long rankings: an unstable sort on (score
+/// descending, position ascending), a total order without NaN.
+pub fn top_with(scores: &[f64], depth: usize, order: &mut Vec<u32>, values: &mut Vec<f64>) {
+    order.clear();
+    values.clear();
+    let len = scores.len();
+    let depth = depth.min(len);
+    if depth == 0 {
+        return;
+    }
+    if len > 64 && depth * 4 >= len {
+        order.extend(0..len as u32);
+        order.sort_unstable_by(|&a, &b| {
+            scores[b as usize]
+                .partial_cmp(&scores[a as usize])
+                .unwrap_or(Ordering::Equal)
+                .then(a.cmp(&b))
+        });
+        order.truncate(depth);
+        return;
+    }
+    let mut last = f64::NEG_INFINITY; // the last score of a full top
+    for (i, &s) in scores.iter().enumerate() {
+        if values.len() == depth {
+            if s <= last {
+                continue;
+            }
+            values.pop();
+            order.pop();
+        }
+        let mut at = values.len();
+        while at > 0 && values[at - 1] < s {
+            at -= 1;
+        }
+        values.insert(at, s);
+        order.insert(at, i as u32);
+        if values.len() == depth {
+            last = values[depth - 1];
+        }
+    }
+}
+
+/// Scores `W X^T` (`p x N`, row-major) of weights `W` (`p x F`) on features `X`
+/// (`N x F`), each a dot product summed left to right in four lanes.
+pub fn scores(features: &[f64], weights: &[f64], f: usize, out: &mut [f64]) {
+    if f == 0 {
+        out.fill(0.0);
+        return;
+    }
+    let n = features.len() / f;
+    const BLOCK: usize = 256; // documents whose features stay in cache across individuals
+    for start in (0..n).step_by(BLOCK) {
+        let end = (start + BLOCK).min(n);
+        for (j, w) in weights.chunks_exact(f).enumerate() {
+            let row = &mut out[j * n..(j + 1) * n];
+            for (i, x) in features[start * f..end * f].chunks_exact(f).enumerate() {
+                row[start + i] = dot(x, w);
+            }
+        }
+    }
+}
+
+fn dot(x: &[f64], w: &[f64]) -> f64 {
+    let mut acc = [0.0f64; 4];
+    let xs = x.chunks_exact(4);
+    let ws = w.chunks_exact(4);
+    let (xr, wr) = (xs.remainder(), ws.remainder());
+    for (a, b) in xs.zip(ws) {
+        for l in 0..4 {
+            acc[l] += a[l] * b[l];
+        }
+    }
+    let mut s = (acc[0] + acc[1]) + (acc[2] + acc[3]);
+    for (a, b) in xr.iter().zip(wr) {
+        s += a * b;
+    }
+    s + 0.0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn log2_table(n: usize) -> Vec<f64> {
+        (1..=n).map(|r| ((r + 1) as f64).log2()).collect()
+    }
+
+    /// Rank by a plain stable sort (the reference for `top`).
+    fn reference_order(scores: &[f64]) -> Vec<u32> {
+        let mut o: Vec<u32> = (0..scores.len() as u32).collect();
+        o.sort_by(|&a, &b| scores[b as usize].partial_cmp(&scores[a as usize]).unwrap());
+        o
+    }
+
+    struct Lcg(u64);
+    impl Lcg {
+        fn next(&mut self) -> u64 {
+            self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            self.0 >> 33
+        }
+    }
+
+    #[test]
+    fn top_equals_a_stable_sort_with_ties() {
+        let mut rng = Lcg(7);
+        let mut order = Vec::new();
+        for _ in 0..2000 {
+            let len = (rng.next() % 40) as usize;
+            let scores: Vec<f64> = (0..len).map(|_| (rng.next() % 4) as f64 - 1.5).collect();
+            let full = reference_order(&scores);
+            for depth in 0..=len {
+                top(&scores, depth, &mut order);
+                assert_eq!(order, full[..depth], "{scores:?} depth {depth}");
+            }
+        }
+    }
+
+    #[test]
+    fn negative_zero_ties_with_zero() {
+        let mut order = Vec::new();
+        top(&[-0.0, 0.0, 1.0], 3, &mut order);
+        assert_eq!(order, vec![2, 0, 1]);
+        top(&[0.0, -0.0, 1.0, -1.0, -1.0, -1.0, -1.0, -1.0, -1.0], 2, &mut order);
+        assert_eq!(order, vec![2, 0]);
+    }
+
+    fn kernel(labels: Vec<i64>, offsets: Vec<usize>, specs: Vec<Spec>) -> Kernel {
+        let table = log2_table(labels.len().max(1));
+        Kernel::new(offsets, labels, table, specs, Vec::new()).unwrap()
+    }
+
+    #[test]
+    fn hand_computed_values() {
+        // one query; scores rank documents 2, 0, 3, 1 (labels 2, 0, 1, 0)
+        let labels = vec![0, 0, 2, 1];
+        let gains: Vec<f64> = labels.iter().map(|&l| l as f64).collect();
+        let mut ndcg = Spec::new(Kind::Ndcg, Some(3), 1);
+        ndcg.gains = gains.clone();
+        let mut err = Spec::new(Kind::ExpectedReciprocalRank, None, 1);
+        err.gains = labels.iter().map(|&l| ((1u64 << l) as f64 - 1.0) / 16.0).collect();
+        err.log_continue = err.gains.iter().map(|s| (-s).ln_1p()).collect();
+        let specs = vec![
+            Spec::new(Kind::Precision, Some(2), 1),
+            Spec::new(Kind::AveragePrecision, None, 1),
+            Spec::new(Kind::ReciprocalRank, None, 2),
+            Spec::new(Kind::RPrecision, None, 1),
+            Spec::new(Kind::Bpref, None, 1),
+            ndcg,
+            err,
+        ];
+        let k = kernel(labels, vec![0, 4], specs);
+        let mut out = vec![0.0; 7];
+        k.evaluate(&[0.5, 0.1, 0.9, 0.3], 1, &mut out, 1).unwrap();
+        let idcg = 2.0 + 1.0 / 3f64.log2();
+        let dcg = 2.0 + 1.0 / 4f64.log2();
+        let (s2, s1) = (3.0 / 16.0, 1.0 / 16.0);
+        let err = s2 + (1.0 - s2) * s1 / 3.0;
+        let expect = [0.5, (1.0 + 2.0 / 3.0) / 2.0, 1.0, 0.5, (1.0 + 0.5) / 2.0, dcg / idcg, err];
+        for (got, want) in out.iter().zip(expect) {
+            assert!((got - want).abs() < 1e-12, "{out:?} vs {expect:?}");
+        }
+    }
+
+    #[test]
+    fn queries_without_relevant_documents_score_zero() {
+        let mut ndcg = Spec::new(Kind::Ndcg, Some(10), 1);
+        ndcg.gains = vec![0.0; 3];
+        let specs = vec![
+            ndcg,
+            Spec::new(Kind::AveragePrecision, None, 1),
+            Spec::new(Kind::Recall, Some(5), 1),
+            Spec::new(Kind::Bpref, None, 1),
+        ];
+        let k = kernel(vec![0, 0, 0], vec![0, 3], specs);
+        let mut out = vec![1.0; 4];
+        k.evaluate(&[1.0, 2.0, 3.0], 1, &mut out, 1).unwrap();
+        assert_eq!(out, vec![0.0; 4]);
+    }
+
+    #[test]
+    fn threads_give_the_same_values_and_nan_is_refused() {
+        let mut rng = Lcg(3);
+        let n = 3000;
+        let labels: Vec<i64> = (0..n).map(|_| (rng.next() % 3) as i64).collect();
+        let offsets: Vec<usize> = (0..=n).step_by(30).collect();
+        let mut ndcg = Spec::new(Kind::Ndcg, Some(10), 1);
+        ndcg.gains = labels.iter().map(|&l| l as f64).collect();
+        let k = kernel(labels, offsets, vec![ndcg, Spec::new(Kind::AveragePrecision, None, 1)]);
+        let p = 100;
+        let scores: Vec<f64> = (0..p * n).map(|_| (rng.next() % 5) as f64).collect();
+        let mut one = vec![0.0; p * 2 * 100];
+        let mut two = one.clone();
+        k.evaluate(&scores, p, &mut one, 1).unwrap();
+        k.evaluate(&scores, p, &mut two, 2).unwrap();
+        assert_eq!(one, two);
+        let mut bad = scores.clone();
+        bad[p * n - 1] = f64::NAN;
+        assert_eq!(k.evaluate(&bad, p, &mut two, 2), Err(Failure::NonFinite));
+        assert!(matches!(k.evaluate(&scores[1..], p, &mut two, 2), Err(Failure::Shape(_))));
+    }
+
+    #[test]
+    fn scores_are_read_through_columns() {
+        let labels = vec![2, 0, 1, 0, 1];
+        let make = |columns| {
+            let mut ndcg = Spec::new(Kind::Ndcg, Some(2), 1);
+            ndcg.gains = labels.iter().map(|&l| l as f64).collect();
+            let specs = vec![ndcg, Spec::new(Kind::AveragePrecision, None, 1)];
+            Kernel::new(vec![0, 3, 5], labels.clone(), log2_table(5), specs, columns).unwrap()
+        };
+        let scores = [0.5, 0.5, 0.7, 0.1, 0.2];
+        let reversed: Vec<f64> = scores.iter().rev().copied().collect();
+        let (mut a, mut b) = (vec![0.0; 4], vec![0.0; 4]);
+        make(Vec::new()).evaluate(&scores, 1, &mut a, 1).unwrap();
+        make(vec![4, 3, 2, 1, 0]).evaluate(&reversed, 1, &mut b, 1).unwrap();
+        assert_eq!(a, b);
+        assert!(Kernel::new(vec![0, 1], vec![1], vec![1.0], vec![], vec![1]).is_err());
+    }
+
+    /// P@k, AP, nDCG@k and RR of one ranking by their definitions, on a stable sort.
+    fn reference(scores: &[f64], labels: &[i64], k: usize, table: &[f64]) -> [f64; 4] {
+        let order = reference_order(scores);
+        let rel: Vec<bool> = order.iter().map(|&o| labels[o as usize] >= 1).collect();
+        let r = labels.iter().filter(|&&l| l >= 1).count() as f64;
+        let p = rel.iter().take(k).filter(|&&b| b).count() as f64 / k as f64;
+        let (mut hits, mut ap) = (0.0, 0.0);
+        for (i, &b) in rel.iter().enumerate() {
+            if b {
+                hits += 1.0;
+                ap += hits / (i + 1) as f64;
+            }
+        }
+        let ap = if r > 0.0 { ap / r } else { 0.0 };
+        let mut dcg = 0.0;
+        for (i, &o) in order.iter().take(k).enumerate() {
+            let g = labels[o as usize] as f64;
+            if g != 0.0 {
+                dcg += g / table[i];
+            }
+        }
+        let mut ideal: Vec<f64> = labels.iter().map(|&l| l as f64).filter(|&g| g > 0.0).collect();
+        ideal.sort_by(|a, b| b.partial_cmp(a).unwrap());
+        let idcg: f64 = ideal.iter().take(k).enumerate().fold(0.0, |t, (i, g)| t + g / table[i]);
+        let ndcg = if idcg != 0.0 { dcg / idcg } else { 0.0 };
+        let rr = rel.iter().position(|&b| b).map_or(0.0, |i| 1.0 / (i + 1) as f64);
+        [p, ap, ndcg, rr]
+    }
+
+    #[test]
+    fn counting_and_ranking_paths_equal_the_definitions() {
+        // queries from 1 to 150 documents with 0 to most of them relevant: ranks found
+        // by counting (few relevant), by the top-k insertion and by a full sort
+        let mut rng = Lcg(11);
+        let table = log2_table(200);
+        for _ in 0..300 {
+            let len = 1 + (rng.next() % 150) as usize;
+            let share = rng.next() % 4; // 0: none relevant ... 3: most
+            let labels: Vec<i64> = (0..len)
+                .map(|_| if rng.next() % 4 < share { 1 + (rng.next() % 3) as i64 } else { 0 })
+                .collect();
+            let scores: Vec<f64> = (0..len).map(|_| (rng.next() % 5) as f64 * 0.5).collect();
+            let k = 1 + (rng.next() % 20) as usize;
+            let mut ndcg = Spec::new(Kind::Ndcg, Some(k), 1);
+            ndcg.gains = labels.iter().map(|&l| l as f64).collect();
+            let specs = vec![
+                Spec::new(Kind::Precision, Some(k), 1),
+                Spec::new(Kind::AveragePrecision, None, 1),
+                ndcg,
+                Spec::new(Kind::ReciprocalRank, None, 1),
+            ];
+            let want = reference(&scores, &labels, k, &table);
+            // all four (whole rankings, as AP needs), then the cutoff ones (the top k)
+            for specs in [specs.clone(), vec![specs[0].clone(), specs[2].clone()]] {
+                let kernel =
+                    Kernel::new(vec![0, len], labels.clone(), table.clone(), specs, vec![]);
+                let kernel = kernel.unwrap();
+                let mut out = vec![0.0; kernel.num_terms()];
+                kernel.evaluate(&scores, 1, &mut out, 1).unwrap();
+                let want: Vec<f64> =
+                    if out.len() == 4 { want.to_vec() } else { vec![want[0], want[2]] };
+                for (got, want) in out.iter().zip(&want) {
+                    assert!((got - want).abs() < 1e-12, "{out:?} vs {want:?}: {labels:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn bad_construction_is_an_error() {
+        assert!(Kernel::new(vec![0, 2], vec![1], vec![1.0], vec![], vec![]).is_err());
+        assert!(Kernel::new(vec![0, 2, 1], vec![1], vec![1.0], vec![], vec![]).is_err());
+        let spec = Spec::new(Kind::Ndcg, Some(1), 1); // no gains
+        assert!(Kernel::new(vec![0, 1], vec![1], vec![1.0], vec![spec], vec![]).is_err());
+        let spec = Spec::new(Kind::Precision, Some(0), 1);
+        assert!(Kernel::new(vec![0, 1], vec![1], vec![1.0], vec![spec], vec![]).is_err());
+    }
+
+    #[test]
+    fn scores_are_dot_products() {
+        let x = [1.0, 2.0, 3.0, 4.0, 5.0, 0.5, 0.0, -1.0, 2.0, 1.0];
+        let w = [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 1.0, 0.0, 0.0, 0.0];
+        let mut out = [0.0; 4];
+        scores(&x, &w, 5, &mut out);
+        assert_eq!(out, [6.0, 1.5, 2.0, 0.0]);
+    }
+}
