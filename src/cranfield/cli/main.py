@@ -43,6 +43,10 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "assessors": ("assessors_cmd", "assessor quality: gold accuracy, confusion, speed, spammers"),
     "clicks": ("clicks_cmd", "click logs: fit and compare click models, relevance from clicks"),
     "ab": ("ab_cmd", "A/B test from per-unit logs: Welch, Mann-Whitney, bootstrap, delta, CUPED"),
+    "interleave": (
+        "interleave_cmd",
+        "simulate interleaving of two runs (or multileaving) against offline nDCG",
+    ),
 }
 
 
