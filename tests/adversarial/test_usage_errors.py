@@ -41,6 +41,7 @@ CASES: dict[str, dict[str, list[str]]] = {
     "clicks": {"missing": [], "choice": ["bogus"]},
     "clicks compare": {"missing": ["a"], "choice": ["a", "b", "-f", "bogus"]},
     "ab": {"missing": ["log", "--metric", "m"], "choice": ["l", "--metric", "m", "-f", "x"]},
+    "interleave": {"missing": ["a", "b"], "choice": ["a", "b", "--qrels", "q", "--method", "x"]},
     "clicks relevance": {
         "missing": ["a", "-m", "dbn", "--compare"],
         "choice": ["a", "-m", "dbn", "--compare", "q", "-f", "bogus"],
