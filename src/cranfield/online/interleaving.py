@@ -131,55 +131,74 @@ def check_rankings(rankings, n_rankers: int | None = None) -> np.ndarray:
     return arr
 
 
-def _broadcast(rankings: np.ndarray, n: int | None) -> np.ndarray:
-    if rankings.ndim == 3:
-        if n is not None and n != rankings.shape[0]:
-            raise ParameterError("impressions", f"{rankings.shape[0]} (one per ranking set)", n)
-        return rankings
-    n = _int(1 if n is None else n, "impressions", 1, 10**8)
-    return np.broadcast_to(rankings[None], (n, *rankings.shape))
+def _prepare(rankings, impressions, n_rankers: int | None, cut: int | None):
+    """Checked rankings, renumbered once per ranking set (:class:`_Sets`).
+
+    ``impressions``: with ``R x M`` rankings, how many impressions (default 1); with
+    ``G x R x M`` ranking sets, ``None`` (one impression each) or an integer array
+    giving each impression's set (the renumbering is then done once per set)."""
+    arr = check_rankings(rankings, n_rankers)
+    if cut is not None:
+        arr = arr[..., :cut]
+    if arr.ndim == 2:
+        n = _int(1 if impressions is None else impressions, "impressions", 1, 10**8)
+        which = np.zeros(n, dtype=np.int64)
+        arr = arr[None]
+    elif impressions is None:
+        which = np.arange(arr.shape[0])
+    else:
+        which = np.asarray(impressions)
+        if (
+            which.ndim != 1
+            or which.size == 0
+            or not np.issubdtype(which.dtype, np.integer)
+            or which.min() < 0
+            or which.max() >= arr.shape[0]
+        ):
+            raise ParameterError(
+                "impressions", f"indices of ranking sets in [0, {arr.shape[0]})", "other values"
+            )
+    return _Sets(arr, which)
 
 
-def _local(lists: np.ndarray):
-    """Per impression, documents renumbered ``0..D-1`` (``D = R * M``; padding gets
-    code ``D``), and the table back to the given codes."""
-    n, r, m = lists.shape
-    flat = lists.reshape(n, r * m)
-    order = np.argsort(flat, axis=1, kind="stable")
-    s = np.take_along_axis(flat, order, 1)
-    start = np.ones(s.shape, dtype=bool)
-    start[:, 1:] = s[:, 1:] != s[:, :-1]
-    group = np.cumsum(start, axis=1) - 1
-    local = np.empty_like(flat)
-    np.put_along_axis(local, order, group, 1)
-    local = np.where(flat >= 0, local, r * m)
-    back = np.full((n, r * m + 1), -1, dtype=np.int64)
-    np.put_along_axis(back, local, flat, 1)
-    back[:, r * m] = -1
-    return local.reshape(n, r, m), back, r * m
+class _Sets:
+    """Ranking sets renumbered once each: per set, documents ``0..D-1`` (``D = R * M``,
+    padding ``D``), the table back to the given codes and each document's 1-based rank
+    in each ranking (0 if absent); ``which`` names each impression's set."""
 
+    def __init__(self, lists: np.ndarray, which: np.ndarray):
+        g, r, m = lists.shape
+        d = r * m
+        flat = lists.reshape(g, d)
+        order = np.argsort(flat, axis=1, kind="stable")
+        s = np.take_along_axis(flat, order, 1)
+        start = np.ones(s.shape, dtype=bool)
+        start[:, 1:] = s[:, 1:] != s[:, :-1]
+        local = np.empty_like(flat)
+        np.put_along_axis(local, order, np.cumsum(start, axis=1) - 1, 1)
+        local = np.where(flat >= 0, local, d).reshape(g, r, m)
+        back = np.full((g, d + 1), -1, dtype=np.int64)
+        np.put_along_axis(back, local.reshape(g, d), flat, 1)
+        back[:, d] = -1
+        rank = np.zeros((g, r, d + 1), dtype=np.int64)
+        np.put_along_axis(rank, local, np.broadcast_to(np.arange(1, m + 1), (g, r, m)), 2)
+        rank[:, :, d] = 0
+        self.local_sets, self.back, self.rank, self.which, self.d = local, back, rank, which, d
+        self.n, self.r, self.m = len(which), r, m
 
-def _ranks_of(local: np.ndarray, shown_local: np.ndarray, d: int) -> np.ndarray:
-    """``n x R x K``: rank of each shown document in each ranking (0 if absent)."""
-    n, r, m = local.shape
-    out = np.zeros((n, r, shown_local.shape[1]), dtype=np.int64)
-    pos = np.broadcast_to(np.arange(1, m + 1), (n, m))
-    for s in range(r):  # loop over rankers
-        table = np.zeros((n, d + 1), dtype=np.int64)
-        np.put_along_axis(table, local[:, s, :], pos, 1)
-        table[:, d] = 0
-        out[:, s, :] = np.take_along_axis(table, shown_local, 1)
-    return out
+    def local(self) -> np.ndarray:
+        """``n x R x M``: each impression's rankings in local codes."""
+        return self.local_sets[self.which]
 
-
-def _finish(method, local, back, d, out_local, team, prob_a=None) -> Interleaved:
-    docs = np.take_along_axis(back, out_local, 1)
-    ranks = _ranks_of(local, out_local, d)
-    shown = docs >= 0
-    team = np.where(shown, team, -1)
-    if prob_a is not None:
-        prob_a = np.where(shown, prob_a, 0.0)
-    return Interleaved(method, docs, team, np.where(shown[:, None, :], ranks, 0), prob_a)
+    def finish(self, method, out_local, team, prob_a=None) -> Interleaved:
+        w = self.which[:, None]
+        docs = self.back[w, out_local]
+        ranks = self.rank[w[:, :, None], np.arange(self.r)[None, :, None], out_local[:, None, :]]
+        shown = docs >= 0
+        team = np.where(shown, team, -1)
+        if prob_a is not None:
+            prob_a = np.where(shown, prob_a, 0.0)
+        return Interleaved(method, docs, team, np.where(shown[:, None, :], ranks, 0), prob_a)
 
 
 def _available(local, used):
@@ -189,19 +208,19 @@ def _available(local, used):
 
 
 # ------------------------------------------------------------------ methods
-def team_draft(
-    rankings, depth: int = 10, impressions: int | None = None, seed: int | None = None
-) -> Interleaved:
+def team_draft(rankings, depth: int = 10, impressions=None, seed: int | None = None) -> Interleaved:
     """Team-draft interleaving (Radlinski, Kurup & Joachims 2008) of 2 rankings, or
     team-draft multileaving (Schuth et al. 2014) of more: see the module docstring.
 
-    ``rankings``: ``R x M`` (the same for every impression; ``impressions`` copies) or
-    ``n x R x M`` document codes; ``depth``: positions of the interleaved list.
+    ``rankings``: ``R x M`` document codes (the same for every impression;
+    ``impressions`` copies), or ``G x R x M`` ranking sets (one impression each, or
+    ``impressions`` an integer array naming each impression's set); ``depth``:
+    positions of the interleaved list.
     """
     depth = _int(depth, "depth", 1, 1000)
-    lists = _broadcast(check_rankings(rankings), impressions)[..., :depth]
+    sets = _prepare(rankings, impressions, None, depth)
     rng = np.random.default_rng(seed)
-    local, back, d = _local(lists)
+    local, d = sets.local(), sets.d
     n, r, _ = local.shape
     rows = np.arange(n)
     used = np.zeros((n, d + 1), dtype=bool)
@@ -227,24 +246,20 @@ def team_draft(
         used[rows, doc] = True
         used[:, d] = True
         count[rows, s] += active
-    return _finish("team-draft", local, back, d, out, team)
+    return sets.finish("team-draft", out, team)
 
 
-def multileave(
-    rankings, depth: int = 10, impressions: int | None = None, seed: int | None = None
-) -> Interleaved:
+def multileave(rankings, depth: int = 10, impressions=None, seed: int | None = None) -> Interleaved:
     """Team-draft multileaving (Schuth et al. 2014) of ``R >= 2`` rankings."""
     return team_draft(rankings, depth, impressions, seed)
 
 
-def balanced(
-    rankings, depth: int = 10, impressions: int | None = None, seed: int | None = None
-) -> Interleaved:
+def balanced(rankings, depth: int = 10, impressions=None, seed: int | None = None) -> Interleaved:
     """Balanced interleaving (Joachims 2002) of 2 rankings: see the module docstring."""
     depth = _int(depth, "depth", 1, 1000)
-    lists = _broadcast(check_rankings(rankings, 2), impressions)[..., :depth]
+    sets = _prepare(rankings, impressions, 2, depth)
     rng = np.random.default_rng(seed)
-    local, back, d = _local(lists)
+    local, d = sets.local(), sets.d
     n, _, m = local.shape
     rows = np.arange(n)
     length = (local < d).sum(axis=2)  # n x 2
@@ -270,61 +285,64 @@ def balanced(
         used[rows, np.where(add, cand, d)] = True
         filled += add
         k[rows, s] += active
-    return _finish("balanced", local, back, d, out[:, :depth], team[:, :depth])
+    return sets.finish("balanced", out[:, :depth], team[:, :depth])
 
 
 def probabilistic(
     rankings,
     depth: int = 10,
-    impressions: int | None = None,
+    impressions=None,
     seed: int | None = None,
     tau: float = TAU,
 ) -> Interleaved:
     """Probabilistic interleaving (Hofmann, Whiteson & de Rijke 2011) of 2 rankings:
     softmax ``P_s(d) ∝ rank_s(d)^-tau`` over each whole ranking given (``M`` documents;
-    pass more than ``depth`` so that low-ranked documents can be drawn)."""
+    pass more than ``depth`` so that low-ranked documents can be drawn).
+
+    Draws work in rank space: each ranker keeps which of its ``M`` positions are still
+    free and the softmax mass left, so a draw costs ``O(M)`` per impression."""
     depth = _int(depth, "depth", 1, 1000)
     if not (isinstance(tau, (int, float)) and not isinstance(tau, bool) and 0 < tau <= 100):
         raise ParameterError("tau", "a number in (0, 100]", tau)
-    lists = _broadcast(check_rankings(rankings, 2), impressions)
+    sets = _prepare(rankings, impressions, 2, None)
     rng = np.random.default_rng(seed)
-    local, back, d = _local(lists)
-    n, _, m = local.shape
+    d, m, n, which = sets.d, sets.m, sets.n, sets.which
     rows = np.arange(n)
-    # base softmax weight of every local document under each ranker (0 if unranked)
-    weight = np.zeros((n, 2, d + 1))
+    valid_sets = sets.local_sets < d  # G x 2 x M: a document at this position
     w_rank = np.arange(1, m + 1, dtype=float) ** -float(tau)
-    for s in range(2):
-        np.put_along_axis(weight[:, s, :], local[:, s, :], np.broadcast_to(w_rank, (n, m)), 1)
-    weight[:, :, d] = 0.0
+    w_ext = np.append(w_rank, 0.0)  # position M: "not in this ranking"
+    free = np.zeros((n, 2, m + 1), dtype=bool)  # the ranking position is still free
+    free[:, :, :m] = valid_sets[which]
+    left = valid_sets.sum(axis=2)[which]  # documents left per ranker
+    mass = np.where(valid_sets, w_rank, 0.0).sum(axis=2)[which]  # softmax mass left
     out = np.full((n, depth), d, dtype=np.int64)
     team = np.full((n, depth), -1, dtype=np.int64)
     prob_a = np.full((n, depth), 0.5)
-    for pos in range(depth):
-        has = (weight > 0).any(axis=2)  # n x 2: the ranker has documents left
-        remaining = weight.sum(axis=2)  # its softmax mass not yet drawn
+    both = np.array([0, 1])
+    for r in range(depth):
+        has = left > 0
         active = has.any(axis=1)
         if not active.any():
             break
-        coin = rng.random(n) < 0.5
-        s = np.where(coin, 0, 1)
+        s = np.where(rng.random(n) < 0.5, 0, 1)
         s = np.where(has[rows, s], s, 1 - s)
-        w = weight[rows, s]  # n x (d + 1)
-        cdf = np.cumsum(w, axis=1)
+        cdf = np.cumsum(np.where(free[rows, s, :m], w_rank, 0.0), axis=1)
         u = rng.random(n) * cdf[:, -1]
-        doc = (cdf <= u[:, None]).sum(axis=1)
-        doc = np.minimum(doc, d)
-        doc = np.where(active, doc, d)
-        pa = ratio_or(weight[rows, 0, doc], remaining[:, 0])
-        pb = ratio_or(weight[rows, 1, doc], remaining[:, 1])
+        at = np.minimum((cdf <= u[:, None]).sum(axis=1), m - 1)
+        doc = np.where(active, sets.local_sets[which, s, at], d)
+        here = sets.rank[which[:, None], both, doc[:, None]] - 1  # doc's positions
+        here = np.where(here < 0, m, here)
+        w = w_ext[here]  # its softmax weight under each ranker
+        p = ratio_or(w, mass)
         # a used-up ranker hands the draw to the other: the coin posterior is then 1/2
-        pa = np.where(has[:, 0], pa, pb)
-        pb = np.where(has[:, 1], pb, pa)
-        prob_a[:, pos] = np.where(active, ratio_or(pa, pa + pb, 0.5), 0.5)
-        out[:, pos] = doc
-        team[:, pos] = np.where(active, s, -1)
-        weight[rows, :, doc] = 0.0
-    return _finish("probabilistic", local, back, d, out, team, prob_a)
+        p = np.where(has, p, p[:, ::-1])
+        prob_a[:, r] = np.where(active, ratio_or(p[:, 0], p.sum(axis=1), 0.5), 0.5)
+        out[:, r] = doc
+        team[:, r] = np.where(active, s, -1)
+        free[rows[:, None], both, here] = False
+        mass = np.maximum(mass - w, 0.0)
+        left = left - (here < m)
+    return sets.finish("probabilistic", out, team, prob_a)
 
 
 def ratio_or(num, den, default: float = 0.0) -> np.ndarray:
@@ -343,7 +361,7 @@ def interleave(
     method: str,
     rankings,
     depth: int = 10,
-    impressions: int | None = None,
+    impressions=None,
     seed: int | None = None,
 ) -> Interleaved:
     """Interleave with ``method`` (one of :data:`METHODS`)."""

@@ -175,7 +175,7 @@ def simulate_interleaving(
     for c, qs in enumerate(chunks):
         qidx = np.repeat(qs, impressions)
         s_inter, s_click = (int(v) for v in streams[c].generate_state(2, np.uint64) >> 1)
-        inter = interleave(method, table[qidx], depth, seed=s_inter)
+        inter = interleave(method, table, depth, qidx, seed=s_inter)
         template = ClickLog(
             qidx.astype(np.int64),
             inter.docs,
