@@ -310,3 +310,16 @@ def test_impressions_for_power_close_to_normal_approximation():
     assert abs(n / approx - 1) < 0.15
     assert impressions_for_power(0.2, 0.2, seed=0, max_impressions=10_000) is None
     assert impressions_for_power(0.0, 0.0) is None
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_impressions_naming_ranking_sets_equal_repeated_sets(method):
+    rng = np.random.default_rng(4)
+    sets = np.stack([rng.permutation(9)[:6] for _ in range(6)]).reshape(3, 2, 6)
+    which = np.array([2, 0, 0, 1, 2, 2, 1])
+    one = interleave(method, sets, 5, which, seed=3)
+    two = interleave(method, sets[which], 5, None, seed=3)
+    assert (one.docs == two.docs).all() and (one.team == two.team).all()
+    assert (one.ranks == two.ranks).all()
+    with pytest.raises(ParameterError):
+        interleave(method, sets, 5, np.array([0, 3]))
