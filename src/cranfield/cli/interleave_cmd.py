@@ -149,8 +149,9 @@ def _table(head, rows, md):
 
 def render(res: dict, fmt: str) -> str:
     md = fmt == "markdown"
+    title = res["method"] if "multileaving" in res["method"] else res["method"] + " interleaving"
     lines = [
-        f"{res['method']}{'' if 'multileaving' in res['method'] else ' interleaving'}, click model {res['click_model']}, "
+        f"{title}, click model {res['click_model']}, "
         f"{res['impressions_per_query']} impressions per query, {res['queries']} queries, "
         f"offline {res['measure']}",
     ]
