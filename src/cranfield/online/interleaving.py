@@ -87,7 +87,8 @@ class Credit:
     """Credit of each impression: ``credits`` (``n x R``: clicks credited to each
     ranker; probabilistic: expected clicks under the coin posterior), ``score`` (``n``:
     ``credits_A - credits_B`` for balanced and team-draft; ``P(A wins) - P(B wins)``
-    for probabilistic) and ``outcome`` (``n``: the sign of ``score``, ``+1`` A wins,
+    for probabilistic; 0 with more than two rankers, whose comparison is
+    :func:`preferences`) and ``outcome`` (``n``: the sign of ``score``, ``+1`` A wins,
     ``-1`` B wins, ``0`` tie)."""
 
     credits: np.ndarray
