@@ -143,3 +143,24 @@ def test_fitted_click_model_file(files):
                   "--impressions", "40", "-f", "json")  # fmt: skip
     assert_success(out, quiet=True)
     assert json.loads(out.stdout)["click_model"] == "dbn"
+
+
+def test_closed_streams_and_same_seed_same_report(files):
+    _, qrels, good, bad = files
+    argv = ("interleave", good, bad, "--qrels", qrels, "--impressions", "30", "--seed", "5")
+    out = run_cli(*argv, close_stdout=True)
+    assert_clean_failure(out, "cranfield interleave", "standard output is closed")
+    one, two = run_cli(*argv), run_cli(*argv, close_stderr=True)
+    assert_success(one, quiet=True)
+    assert_success(two)
+    assert one.stdout == two.stdout
+    other = run_cli(*argv[:-1], "6")
+    assert_success(other, quiet=True)
+    assert other.stdout != one.stdout
+
+
+def test_output_that_is_an_input_is_refused(files):
+    _, qrels, good, bad = files
+    with Unchanged(qrels, good, bad):
+        out = run_cli("interleave", good, bad, "--qrels", qrels, "-o", bad)
+    assert_clean_failure(out, "bad.txt")
