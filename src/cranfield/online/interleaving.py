@@ -329,7 +329,9 @@ def probabilistic(
         s = np.where(has[rows, s], s, 1 - s)
         cdf = np.cumsum(np.where(free[rows, s, :m], w_rank, 0.0), axis=1)
         u = rng.random(n) * cdf[:, -1]
-        at = np.minimum((cdf <= u[:, None]).sum(axis=1), m - 1)
+        # the first position whose cumulative mass exceeds u; never past the last free
+        # position (u could round up to the total when the uniform is within 2^-53 of 1)
+        at = np.minimum((cdf <= u[:, None]).sum(axis=1), cdf.argmax(axis=1))
         doc = np.where(active, sets.local_sets[which, s, at], d)
         here = sets.rank[which[:, None], both, doc[:, None]] - 1  # doc's positions
         here = np.where(here < 0, m, here)
