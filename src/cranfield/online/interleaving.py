@@ -400,7 +400,7 @@ def credit(inter: Interleaved, clicks) -> Credit:
         rows = np.arange(n)
         any_click = c.any(axis=1)
         lowest = np.where(any_click, k - 1 - c[:, ::-1].argmax(axis=1), 0)
-        lr = inter.ranks[rows, :, lowest]  # n x 2 ranks of the lowest clicked document
+        lr = inter.ranks[rows, :, lowest].astype(np.int64)  # ranks of the lowest click
         cut = np.where(lr > 0, lr, np.iinfo(np.int64).max).min(axis=1)
         within = (inter.ranks > 0) & (inter.ranks <= cut[:, None, None])
         credits = (within & c[:, None, :]).sum(axis=2).astype(float)
