@@ -122,3 +122,22 @@ def test_queries_left_out_and_errors():
 
 def _order_scores(run):
     return {q: {d: 100.0 - i for i, d in enumerate(docs)} for q, docs in _order(run).items()}
+
+
+def test_chunks_split_queries_and_counts_add_up(monkeypatch):
+    import cranfield.online.simulation as sim
+
+    monkeypatch.setattr(sim, "CHUNK", 37)  # chunks end inside queries
+    qrels, good, bad = collection()
+    calls = []
+    res = simulate_interleaving(
+        [good, bad], qrels, impressions=50, seed=2, progress=lambda d, t: calls.append((d, t))
+    )
+    assert calls[-1] == (9, 9) and len(calls) == 9  # ceil(6 * 50 / 37)
+    (pair,) = res["pairs"]
+    for row in pair["per_query"]:
+        assert row["wins_a"] + row["wins_b"] + row["ties"] == 50
+    o = pair["overall"]
+    assert o["impressions"] == 300
+    assert o["wins_a"] == sum(r["wins_a"] for r in pair["per_query"])
+    assert o["wins_a"] > o["wins_b"]

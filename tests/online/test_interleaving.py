@@ -323,3 +323,14 @@ def test_impressions_naming_ranking_sets_equal_repeated_sets(method):
     assert (one.ranks == two.ranks).all()
     with pytest.raises(ParameterError):
         interleave(method, sets, 5, np.array([0, 3]))
+
+
+def test_sign_test_from_counts_and_bad_counts():
+    from cranfield.online.interleaving import sign_test
+
+    assert sign_test(7, 3, 5) == outcome_test(np.array([1] * 7 + [-1] * 3 + [0] * 5))
+    for bad in ((-1, 2, 0), (1.5, 2, 0), (True, 2, 0)):
+        with pytest.raises(ParameterError):
+            sign_test(*bad)
+    with pytest.raises(ParameterError):
+        outcome_test(np.array([2, 0]))

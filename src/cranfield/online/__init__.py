@@ -21,6 +21,7 @@ from .interleaving import (
     outcome_test,
     preferences,
     probabilistic,
+    sign_test,
     team_draft,
 )
 from .power import power, sample_size
@@ -46,6 +47,7 @@ __all__ = [
     "read_units",
     "sample_ratio_mismatch",
     "sample_size",
+    "sign_test",
     "simulate_interleaving",
     "team_draft",
     "welch",

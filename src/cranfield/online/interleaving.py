@@ -450,6 +450,15 @@ def _sign_test_p(k, m):
 
 
 def outcome_test(outcome, confidence: float = 0.95) -> dict:
+    """The test over impressions of per-impression outcomes (``+1`` A, ``-1`` B, ``0``
+    tie): :func:`sign_test` of their counts."""
+    o = np.asarray(outcome)
+    if o.ndim != 1 or not np.isin(o, (-1, 0, 1)).all():
+        raise ParameterError("outcome", "a vector of -1, 0, 1", "other values")
+    return sign_test(int((o == 1).sum()), int((o == -1).sum()), int((o == 0).sum()), confidence)
+
+
+def sign_test(wins_a: int, wins_b: int, ties: int = 0, confidence: float = 0.95) -> dict:
     """Sign test over impressions: ``wins_a``, ``wins_b``, ``ties``; ``p_value`` (two
     sided, exact binomial on the ``wins_a + wins_b`` decisive impressions, ties left
     out); ``proportion`` ``= wins_a / (wins_a + wins_b)`` with its Clopper–Pearson
@@ -459,12 +468,10 @@ def outcome_test(outcome, confidence: float = 0.95) -> dict:
     st = require("scipy.stats", "stats")
     if not (isinstance(confidence, (int, float)) and 0 < confidence < 1):
         raise ParameterError("confidence", "a number in (0, 1)", confidence)
-    o = np.asarray(outcome)
-    if o.ndim != 1 or not np.isin(o, (-1, 0, 1)).all():
-        raise ParameterError("outcome", "a vector of -1, 0, 1", "other values")
-    wa, wb = int((o == 1).sum()), int((o == -1).sum())
-    ties, n = int((o == 0).sum()), int(o.size)
-    m = wa + wb
+    for name, v in (("wins_a", wins_a), ("wins_b", wins_b), ("ties", ties)):
+        _int(v, name, 0, 2**62)
+    wa, wb, ties = int(wins_a), int(wins_b), int(ties)
+    n, m = wa + wb + ties, wa + wb
     res = {
         "impressions": n,
         "wins_a": wa,

@@ -23,11 +23,18 @@ from itertools import combinations
 import numpy as np
 
 from ..errors import InputError, ParameterError
-from .interleaving import METHODS, _sign_test_p, credit, impressions_for_power, interleave
-from .interleaving import outcome_test as _outcome_test
+from .interleaving import (
+    METHODS,
+    _sign_test_p,
+    credit,
+    impressions_for_power,
+    interleave,
+    sign_test,
+)
 
 CHUNK = 40_000
-"""Impressions per vectorised chunk (bounds memory)."""
+"""Impressions per vectorised chunk: memory is bounded by the chunk and the per-query
+counts, whatever the number of impressions."""
 
 
 def _lists(run, depth: int) -> dict[str, list[str]]:
@@ -166,50 +173,43 @@ def simulate_interleaving(
         ndcg[s] = [per_q.get(q) or 0.0 for q in queries]
 
     pairs = list(combinations(range(n_r), 2))
-    per_chunk = max(1, CHUNK // impressions)
-    chunks = [np.arange(a, min(a + per_chunk, n_q)) for a in range(0, n_q, per_chunk)]
-    streams = np.random.SeedSequence(seed).spawn(len(chunks))
-    outcomes = np.zeros((len(pairs), n_q * impressions), dtype=np.int8)
+    total = n_q * impressions
+    bounds = list(range(0, total, CHUNK)) + [total]
+    streams = np.random.SeedSequence(seed).spawn(len(bounds) - 1)
+    # per pair and query: impressions won by the pair's first and second run
+    wins_a = np.zeros((len(pairs), n_q), dtype=np.int64)
+    wins_b = np.zeros((len(pairs), n_q), dtype=np.int64)
     query_names = np.asarray(queries, dtype=object)
     doc_names = np.asarray(names, dtype=object)
-    for c, qs in enumerate(chunks):
-        qidx = np.repeat(qs, impressions)
+    for c in range(len(bounds) - 1):
+        qidx = np.arange(bounds[c], bounds[c + 1]) // impressions
         s_inter, s_click = (int(v) for v in streams[c].generate_state(2, np.uint64) >> 1)
         inter = interleave(method, table, depth, qidx, seed=s_inter)
         template = ClickLog(
-            qidx.astype(np.int64),
-            inter.docs,
-            np.zeros(inter.docs.shape, dtype=bool),
-            query_names,
-            doc_names,
+            qidx, inter.docs, np.zeros(inter.docs.shape, dtype=bool), query_names, doc_names
         )
         clicks = simulate(model, template, seed=s_click).clicks
         cr = credit(inter, clicks)
-        at = slice(qs[0] * impressions, (qs[-1] + 1) * impressions)
         for p, (i, j) in enumerate(pairs):
-            if n_r == 2:
-                outcomes[p, at] = cr.outcome
-            else:
-                outcomes[p, at] = np.sign(cr.credits[:, i] - cr.credits[:, j])
+            o = cr.outcome if n_r == 2 else np.sign(cr.credits[:, i] - cr.credits[:, j])
+            wins_a[p] += np.bincount(qidx, o == 1, n_q).astype(np.int64)
+            wins_b[p] += np.bincount(qidx, o == -1, n_q).astype(np.int64)
         if progress is not None:
-            progress(c + 1, len(chunks))
+            progress(c + 1, len(bounds) - 1)
 
-    qid = np.repeat(np.arange(n_q), impressions)
     out_pairs = []
     for p, (i, j) in enumerate(pairs):
-        o = outcomes[p]
-        wins_a = np.bincount(qid, o == 1, n_q).astype(np.int64)
-        wins_b = np.bincount(qid, o == -1, n_q).astype(np.int64)
-        ties = impressions - wins_a - wins_b
-        pv = np.atleast_1d(_sign_test_p(wins_a, wins_a + wins_b))
+        wa, wb = wins_a[p], wins_b[p]
+        ties = impressions - wa - wb
+        pv = np.atleast_1d(_sign_test_p(wa, wa + wb))
         delta = ndcg[i] - ndcg[j]
-        pref = np.sign(wins_a - wins_b)
+        pref = np.sign(wa - wb)
         offline = np.sign(np.where(np.abs(delta) < 1e-12, 0.0, delta))
         decided = (offline != 0) & (pref != 0)
         agree = decided & (pref == offline)
         sig = pv < alpha
-        overall = _outcome_test(o, 1 - alpha)
-        pa, pb = overall["wins_a"] / o.size, overall["wins_b"] / o.size
+        overall = sign_test(int(wa.sum()), int(wb.sum()), int(ties.sum()), 1 - alpha)
+        pa, pb = overall["wins_a"] / total, overall["wins_b"] / total
         mean_delta = float(delta.mean())
         pooled = np.sign(overall["wins_a"] - overall["wins_b"])
         out_pairs.append(
@@ -242,8 +242,8 @@ def simulate_interleaving(
                         "query": q,
                         "ndcg_a": float(ndcg[i, k]),
                         "ndcg_b": float(ndcg[j, k]),
-                        "wins_a": int(wins_a[k]),
-                        "wins_b": int(wins_b[k]),
+                        "wins_a": int(wa[k]),
+                        "wins_b": int(wb[k]),
                         "ties": int(ties[k]),
                         "p_value": float(pv[k]),
                         "agrees": bool(agree[k]) if decided[k] else None,
