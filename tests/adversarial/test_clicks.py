@@ -8,7 +8,7 @@ import pytest
 
 from .harness import Unchanged, assert_clean_failure, assert_success, run_cli
 
-LOG = "q1\ta,b,c : 0,1,0;\nq2\tb,d : 1,1;\nq1\ta,b,c : 1,0,0;\nq1\tb,a,c : 0,0,1;\n"
+LOG = "q1\ta,b,c : b;\nq2\tb,d : b , d;\nq1\ta,b,c : a;\nq1\tb,a,c : c;\n"
 
 
 @pytest.fixture
@@ -20,7 +20,7 @@ def log(tmp_path):
 
 def test_compare_formats(log, tmp_path):
     test = tmp_path / "test.pyclick"
-    test.write_text(LOG + "q9\ta : 1;\n")
+    test.write_text(LOG + "q9\ta : a;\n")
     out = run_cli("clicks", "compare", log, test, "--models", "dctr,pbm,dbn", "-f", "json")
     assert_success(out, quiet=True)
     rows = json.loads(out.stdout)
@@ -57,11 +57,11 @@ def test_models_list():
 @pytest.mark.parametrize(
     "content, mentions",
     [
-        ("q1\ta,b : 0,1,1;\n", ("train.pyclick:1", "click flags")),
-        ("q1 a,b : 0,1;\n", ("train.pyclick:1", "TAB")),
+        ("q1\ta,,b : a;\n", ("train.pyclick:1", "document id")),
+        ("q1 a,b : a;\n", ("train.pyclick:1", "TAB")),
         ("", ("no session",)),
         ("\x00\x01\x02", ("train.pyclick",)),
-        ("q1\ta,b : 0,1;\nq1\ta,b : x,1;\n", ("train.pyclick:2",)),
+        ("q1\ta,b : a;\nq1\ta,b : x : b;\n", ("train.pyclick:2",)),
     ],
 )
 def test_bad_logs_fail_cleanly(tmp_path, content, mentions):

@@ -42,6 +42,7 @@ CASES: dict[str, dict[str, list[str]]] = {
     "clicks compare": {"missing": ["a"], "choice": ["a", "b", "-f", "bogus"]},
     "ab": {"missing": ["log", "--metric", "m"], "choice": ["l", "--metric", "m", "-f", "x"]},
     "ltr": {"missing": [], "choice": ["bogus"]},
+    "interleave": {"missing": ["a", "b"], "choice": ["a", "b", "--qrels", "q", "--method", "x"]},
     "clicks relevance": {
         "missing": ["a", "-m", "dbn", "--compare"],
         "choice": ["a", "-m", "dbn", "--compare", "q", "-f", "bogus"],

@@ -104,7 +104,7 @@ def test_cli_compare(tmp_path, capsys):
     from cranfield.cli.main import main
 
     log = tmp_path / "log.pyclick"
-    log.write_text("q1\ta,b,c : 1,0,0;\nq1\ta,b,c : 1,1,0;\nq1\tb,a,c : 0,1,0;\n")
+    log.write_text("q1\ta,b,c : a;\nq1\ta,b,c : a , b;\nq1\tb,a,c : a;\n")
     qrels = tmp_path / "qrels"
     qrels.write_text("q1 0 a 2\nq1 0 b 1\nq1 0 c 0\n")
     run_a, run_b = tmp_path / "a.run", tmp_path / "b.run"

@@ -31,8 +31,64 @@ def _check(log):
 
 def test_pyclick(tmp_path):
     p = tmp_path / "log.pyclick"
-    p.write_text("q1\ta,b,c : 0,1,0;\nq2\tb,d : 1,1;q1\ta,b : 0,0;\n")
+    p.write_text("q1\ta,b,c : b;\nq2\tb,d : d , b , d;q1\ta,b :;\n")
     _check(read_log(p))
+
+
+def test_pyclick_sample_lines_exactly_as_published(tmp_path):
+    # sessions in the layout of PyClick's examples/data (WSCD): clicked documents by
+    # id after ' : ', separated by ' , ', repeated clicks, '  ;  ' between sessions, a
+    # session without clicks ':;' and a click on a document not in the list (ignored)
+    line = (
+        "98435_1\t232429,688835,50189248,16704940,688844 : 688835 , 232429 , 16704940; "
+        "98435_1\t232429,688835,50189248,16704940,688844 :; "
+        "98435_1\t232429,688835,50189248,16704940,688844 : 232429 , 232429 , 232429  ;  "
+        "98435_1\t232429,688835,50189248,16704940,688844 : 232429 , 59472; "
+        "98435_1\t232429,688835,50189248,16704940,688844 :  ;  "
+        "98435_2\t11,12,13 : 1903261\n"
+    )
+    p = tmp_path / "oneQueryTrain"
+    p.write_text(line)
+    log = read_log(p, "pyclick")
+    assert log.n_sessions == 6
+    assert log.query_names[log.query].tolist() == ["98435_1"] * 5 + ["98435_2"]
+    assert log.doc_names[log.docs[0]].tolist() == [
+        "232429", "688835", "50189248", "16704940", "688844",
+    ]  # fmt: skip
+    assert log.clicks[:5].astype(int).tolist() == [
+        [1, 1, 0, 1, 0],
+        [0, 0, 0, 0, 0],
+        [1, 0, 0, 0, 0],
+        [1, 0, 0, 0, 0],
+        [0, 0, 0, 0, 0],
+    ]
+    assert not log.clicks[5].any()
+
+
+def test_yandex_relevance_prediction_lines_exactly_as_published(tmp_path):
+    # the challenge's layout: SessionID TimePassed TypeOfAction QueryID RegionID URLs /
+    # SessionID TimePassed TypeOfAction URLID, tab-separated, numeric ids; session 0
+    # goes back to its first page (a click on URL 3 after the second query), and
+    # clicks URL 99, which no page of the session shows (ignored, as PyClick does)
+    lines = [
+        "0\t0\tQ\t10\t0\t1\t2\t3\t4\t5\t6\t7\t8\t9\t10",
+        "0\t4\tC\t2",
+        "0\t30\tQ\t11\t0\t21\t22\t23\t24\t25\t26\t27\t28\t29\t30",
+        "0\t41\tC\t24",
+        "0\t55\tC\t3",
+        "0\t60\tC\t99",
+        "1\t0\tQ\t10\t2\t2\t1\t3\t4\t5\t6\t7\t8\t9\t10",
+        "1\t7\tC\t1",
+        "1\t9\tC\t1",
+    ]
+    p = tmp_path / "YandexRelPredChallenge.txt"
+    p.write_text("\r\n".join(lines) + "\r\n")
+    log = read_log(p, "yandex")
+    assert log.query_names[log.query].tolist() == ["10", "11", "10"]
+    clicked = [log.doc_names[row[c]].tolist() for row, c in zip(log.docs, log.clicks, strict=True)]
+    assert clicked == [["2", "3"], ["24"], ["1"]]
+    assert log.times[0, 1] == 4 and log.times[0, 2] == 55  # from the first page's time
+    assert log.times[1, 3] == 11 and log.times[2, 1] == 7  # the first click of 1 counts
 
 
 def test_jsonl_flags_and_ranks(tmp_path):
@@ -86,15 +142,16 @@ def test_yandex(tmp_path):
 @pytest.mark.parametrize(
     "name, text, line, words",
     [
-        ("x.pyclick", "q1\ta,b : 0,1;\nq2\ta,b : 0,1,1;\n", 2, "2 documents but 3"),
-        ("x.pyclick", "q1 a,b : 0,1;\n", 1, "TAB"),
-        ("x.pyclick", "q1\ta,b : 0,2;\n", 1, "0 or 1"),
+        ("x.pyclick", "q1\ta,b : a;\nq2\ta,,b : b;\n", 2, "non-empty document id"),
+        ("x.pyclick", "q1 a,b : a;\n", 1, "TAB"),
+        ("x.pyclick", "q1\ta,b : a , , b;\n", 1, "non-empty clicked"),
+        ("x.pyclick", "q1\ta,b : a : b;\n", 1, "one ':'"),
         ("x.jsonl", '{"query": "q", "docs": ["a"], "clicks": [1]}\n{bad\n', 2, "JSON"),
         ("x.jsonl", '{"query": "q", "docs": ["a"]}\n', 1, "exactly one of"),
         ("x.jsonl", '{"query": "q", "docs": ["a", "b"], "clicked": [3]}\n', 1, "[1, 2]"),
         ("x.jsonl", '{"query": "q", "docs": [], "clicked": []}\n', 1, "no document"),
         ("x.csv", "query,docs,clicks\nq,a b,0 1\nq,a,0 1\n", 3, "1 documents but 2"),
-        ("x.yandex", "1\t0\tQ\tq\t0\ta\n1\t3\tC\tz\n", 2, "not shown"),
+        ("x.yandex", "1\t0\tQ\tq\t0\ta\n2\t3\tC\ta\n", 2, "before any query"),
         ("x.yandex", "1\t3\tC\tz\n", 1, "before any query"),
         ("x.yandex", "1\t0\tX\tq\n", 1, "Q) or click (C)"),
         ("x.yandex", "1\tsoon\tQ\tq\t0\ta\n", 1, "time"),
@@ -113,7 +170,7 @@ def test_errors_name_file_and_line(tmp_path, name, text, line, words):
 def test_too_many_ranks(tmp_path):
     p = tmp_path / "x.pyclick"
     n = MAX_RANKS + 1
-    p.write_text("q\t" + ",".join(f"d{i}" for i in range(n)) + " : " + ",".join(["0"] * n) + ";\n")
+    p.write_text("q\t" + ",".join(f"d{i}" for i in range(n)) + " : d0;\n")
     with pytest.raises(InputError, match="more than"):
         read_log(p)
 

@@ -52,6 +52,10 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
         "serve_cmd",
         "the campaign service: run submission, blind judging, qrels and results in a browser",
     ),
+    "interleave": (
+        "interleave_cmd",
+        "simulate interleaving of two runs (or multileaving) against offline nDCG",
+    ),
 }
 
 

@@ -27,7 +27,7 @@ from .models import (
     through,
     weighted_sum,
 )
-from .tails import Tails, ext
+from .tails import Tails, dot, ext
 
 EPS = 1e-10
 """Probabilities are clipped to ``[EPS, 1 - EPS]`` before taking logarithms."""
@@ -184,7 +184,7 @@ def cells_em(pair, exam, click, weight, n_pairs, n_exam, impressions, tol, max_i
         a, g = alpha[s_pair], gamma[s_exam]
         ag = a * g
         ps = np.clip(ag, EPS, 1 - EPS)
-        ll = float(c_weight @ np.log(pc) + s_weight @ np.log1p(-ps))
+        ll = dot(c_weight, np.log(pc)) + dot(s_weight, np.log1p(-ps))
         den = 1 - ag
         post_a = ratio(a - ag, den, 0.0)
         post_e = ratio(g - ag, den, 0.0)
@@ -248,27 +248,26 @@ def fit_dbn(log, pairs, tol=1e-6, max_iter=100, rng=None):
         a_ext = ext(p.pair["attractiveness"])
         s_ext = ext(p.pair["satisfaction"])
         g = p.scalar["gamma"]
-        a = a_ext[t.pair]
-        z, zl, z0 = t.tail_z(a, g)
+        a = t.gather(a_ext)
+        zl, z0 = t.backward(a, g)
         q = (1 - g) + g * zl
         sl = s_ext[t.l_pair]
         al = a_ext[t.l_pair]
         post_s_last = ratio(sl, sl + (1 - sl) * q, 0.0)
         start = (1 - post_s_last) * ratio(g * zl, q, 0.0)
-        eps = t.tail_eps(z, start, g)
-        alpha = ratio(clicks_total + t.attractiveness_tail(a, eps, pairs.n), pairs.impressions)
+        _, attr, nxt_eps, below_eps, _ = t.forward(start, a)
+        alpha = ratio(clicks_total + attr, pairs.impressions)
         sat = np.bincount(t.l_pair, t.l_w * post_s_last, pairs.n + 1)[: pairs.n]
         sigma = ratio(sat, clicks_total)
-        opportunities = (
-            t.nxt_before + float(t.l_w[t.l_nxt] @ (1 - post_s_last[t.l_nxt])) + t.w_nxt @ eps
-        )
-        continues = t.nxt_before + t.w_shown_below @ eps
+        opportunities = t.nxt_before + dot(t.l_w_nxt, 1 - post_s_last) + nxt_eps
+        continues = t.nxt_before + below_eps
         gamma = float(ratio(continues, opportunities))
+        cb, sb = t.cb_at, t.sb_at
         ll = (
-            t.clicks_before @ _log(a_ext * (g * (1 - s_ext)))
-            + t.skips_before @ _log((1 - a_ext) * g)
-            + t.l_w @ (_log(al) + _log(sl + (1 - sl) * q))
-            + t.none_w @ _log(z0)
+            dot(t.clicks_before[cb], _log(a_ext[cb] * (g * (1 - s_ext[cb]))))
+            + dot(t.skips_before[sb], _log((1 - a_ext[sb]) * g))
+            + dot(t.l_w, _log(al) + _log(sl + (1 - sl) * q))
+            + dot(t.none_w, _log(z0))
         )
         new = Params(pair={"attractiveness": alpha, "satisfaction": sigma}, scalar={"gamma": gamma})
         return new, float(ll)
@@ -304,12 +303,12 @@ def fit_ccm(log, pairs, tol=1e-6, max_iter=100, rng=None):
         alpha_p = p.pair["attractiveness"]
         a_ext = ext(alpha_p)
         t1, t2, t3 = (p.scalar[n] for n in ("tau1", "tau2", "tau3"))
-        a = a_ext[t.pair]
-        z, zl, z0 = t.tail_z(a, t1)
+        a = t.gather(a_ext)
+        zl, z0 = t.backward(a, t1)
         al = a_ext[t.l_pair]
         cl = t2 * (1 - al) + t3 * al
         q = (1 - cl) + cl * zl
-        eps = t.tail_eps(z, ratio(cl * zl, q, 0.0), t1)
+        _, attr, nxt_eps, _, ahead = t.forward(ratio(cl * zl, q, 0.0), a)
         cc = t2 * (1 - a_ext) + t3 * a_ext
         bb = ratio(a_ext * t3, cc, 0.0)[: pairs.n]
         b_last = ratio(al * ((1 - t3) + t3 * zl), q, 0.0)
@@ -317,19 +316,18 @@ def fit_ccm(log, pairs, tol=1e-6, max_iter=100, rng=None):
         b0_last = ratio((1 - al) * t2 * zl, q, 0.0)
         w_ln = t.l_w[ln]
         coin_last = np.bincount(t.l_pair[ln], w_ln * b_last[ln], pairs.n + 1)[: pairs.n]
-        num = t.click_sum + t.attractiveness_tail(a, eps, pairs.n) + cb * bb + coin_last
+        num = t.click_sum + attr + cb * bb + coin_last
         alpha = ratio(num, den_alpha)
-        tau1 = float(
-            ratio(t.skip_nxt_before + t.w_nxt @ eps[t.below], t.skip_nxt_before + t.w_nxt @ eps)
-        )
-        b_sum, nb_sum = float(cb @ bb), float(cb @ (1 - bb))
-        tau2 = float(ratio(nb_sum + w_ln @ b0_last[ln], nb_sum + w_ln @ (1 - b_last[ln])))
-        tau3 = float(ratio(b_sum + w_ln @ b1_last[ln], b_sum + w_ln @ b_last[ln]))
+        tau1 = float(ratio(t.skip_nxt_before + ahead, t.skip_nxt_before + nxt_eps))
+        b_sum, nb_sum = dot(cb, bb), dot(cb, 1 - bb)
+        tau2 = float(ratio(nb_sum + dot(w_ln, b0_last[ln]), nb_sum + dot(w_ln, 1 - b_last[ln])))
+        tau3 = float(ratio(b_sum + dot(w_ln, b1_last[ln]), b_sum + dot(w_ln, b_last[ln])))
+        ca, sa = t.cb_at, t.sb_at
         ll = (
-            t.clicks_before @ _log(a_ext * cc)
-            + t.skips_before @ _log((1 - a_ext) * t1)
-            + t.l_w @ (_log(al) + _log(q))
-            + t.none_w @ _log(z0)
+            dot(t.clicks_before[ca], _log(a_ext[ca] * cc[ca]))
+            + dot(t.skips_before[sa], _log((1 - a_ext[sa]) * t1))
+            + dot(t.l_w, _log(al) + _log(q))
+            + dot(t.none_w, _log(z0))
         )
         new = Params(
             pair={"attractiveness": alpha}, scalar={"tau1": tau1, "tau2": tau2, "tau3": tau3}

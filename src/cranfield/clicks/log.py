@@ -323,37 +323,53 @@ def read_parquet(path, source: str) -> ClickLog:
 
 
 def read_pyclick(data: bytes, source: str) -> ClickLog:
-    """PyClick's text format: ``query<TAB>d1,d2,...,dN : c1,c2,...,cN;`` (flags 0/1).
+    """PyClick's text format, as in the WSCD sample logs of PyClick's examples
+    (the companion code of Chuklin, Markov & de Rijke 2015):
+    ``query<TAB>d1,d2,...,dN : c1 , c2 , ...;`` gives the documents shown, in rank order,
+    then the *clicked documents* by id, in click order (a document clicked twice is
+    listed twice; ``query<TAB>d1,...,dN :;`` is a session without clicks). Several
+    sessions share a line, each ended by ``;``; spaces around ids are ignored.
 
-    Several sessions may share a line, each ended by ``;``.
+    A clicked id that is not among the documents shown is ignored, as PyClick does
+    (the sample logs hold such clicks); a document clicked several times is one click.
     """
     b = _Builder(source)
     for i, raw in enumerate(_lines(data, source), 1):
         for part in raw.split(";"):
-            if not part.strip():
+            part = part.strip()
+            if not part:
                 continue
             if "\t" not in part:
-                raise InputError("expected 'query<TAB>docs : clicks'", source, i)
+                raise InputError("expected 'query<TAB>documents : clicked documents'", source, i)
             query, rest = part.split("\t", 1)
             if rest.count(":") != 1:
-                raise InputError("expected one ':' between documents and clicks", source, i)
+                raise InputError(
+                    "expected one ':' between the documents and the clicked documents", source, i
+                )
             docs_text, clicks_text = rest.split(":")
             docs = [d.strip() for d in docs_text.split(",")]
-            clicks = _flags([c for c in clicks_text.split(",")], len(docs), source, i)
-            b.add(query.strip(), docs, clicks, i)
+            clicked = set()
+            if clicks_text.strip():
+                for c in clicks_text.split(","):
+                    if not c.strip():
+                        raise InputError("expected a non-empty clicked document id", source, i)
+                    clicked.add(c.strip())
+            b.add(query.strip(), docs, [d in clicked for d in docs], i)
     return b.build()
 
 
 def read_yandex(data: bytes, source: str) -> ClickLog:
-    """The Yandex relevance-prediction log (tab-separated).
+    """The Yandex relevance-prediction challenge log (tab-separated, one action a line).
 
-    ``SessionID TimePassed Q QueryID RegionID URL1 ... URLn`` starts a result page;
-    ``SessionID TimePassed C URLID`` is a click on a document of that session's latest
-    page. The time of a document's first click, from its page, is kept in ``times``.
+    ``SessionID TimePassed Q QueryID RegionID URL1 ... URLn`` is a result page;
+    ``SessionID TimePassed C URLID`` a click. A click belongs to the latest page of its
+    session that shows the URL (a user may go back to an earlier page of the session);
+    a click on a URL no page of the session shows is ignored, as PyClick's parser does.
+    The time of a document's first click, from its page, is kept in ``times``.
     """
     b = _Builder(source)
     pages: list[tuple[str, list[str], list[bool], list, float, int]] = []
-    latest: dict[str, int] = {}
+    shown_on: dict[str, dict[str, int]] = {}  # session -> URL -> its latest page
     for i, raw in enumerate(_lines(data, source), 1):
         if not raw.strip():
             continue
@@ -368,23 +384,22 @@ def read_yandex(data: bytes, source: str) -> ClickLog:
                 )
             t = _time(f[1], source, i)
             docs = f[5:]
-            latest[f[0]] = len(pages)
+            latest = shown_on.setdefault(f[0], {})
+            latest.update(dict.fromkeys(docs, len(pages)))
             pages.append((f[3], docs, [False] * len(docs), [None] * len(docs), t, i))
         elif len(f) >= 3 and f[2] == "C":
             if len(f) != 4:
                 raise InputError("a click record is SessionID TimePassed C URLID", source, i)
             t = _time(f[1], source, i)
-            if f[0] not in latest:
+            if f[0] not in shown_on:
                 raise InputError(f"a click in session {f[0]!r} before any query", source, i)
-            query, docs, clicks, times, t0, _ = pages[latest[f[0]]]
-            if f[3] not in docs:
-                raise InputError(
-                    f"a click on {f[3]!r}, not shown on the session's latest page", source, i
-                )
-            r = docs.index(f[3])
-            if not clicks[r]:
-                clicks[r] = True
-                times[r] = max(t - t0, 0.0)
+            at = shown_on[f[0]].get(f[3])
+            if at is not None:
+                _, docs, clicks, times, t0, _ = pages[at]
+                r = docs.index(f[3])
+                if not clicks[r]:
+                    clicks[r] = True
+                    times[r] = max(t - t0, 0.0)
         else:
             raise InputError("expected a query (Q) or click (C) record", source, i)
     for query, docs, clicks, times, _, line in pages:

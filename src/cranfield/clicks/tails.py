@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .models import DEFAULT, _safe_div, last_click
+from .models import DEFAULT, last_click
 
 
 def _log(x):
@@ -56,9 +56,6 @@ class Tails:
         self.w = w[rows]
         self.w_shown = np.where(self.shown, self.w, 0.0)
         self.w_nxt = np.where(nxt[rows, ranks], self.w, 0.0)
-        # the same session's cell one rank down (rank r + 1 holds every rank-r tail row)
-        pos = np.arange(len(rows)) - self.off[ranks]
-        self.below = np.where(ranks < k - 1, self.off[np.minimum(ranks + 1, k - 1)] + pos, 0)
         self.w_shown_below = np.where(ranks > 0, self.w_shown, 0.0)
         # sessions with clicks, in the sorted order (rows cnt[0]:)
         clicked = order[cnt[0] :]
@@ -78,46 +75,82 @@ class Tails:
         self.nxt_before = float(cw[before & nxt].sum())
         self.skip_nxt_before = float(cw[before & ~clicks & nxt].sum())
         self.click_sum = np.bincount(index[clicks], cw[clicks], pairs.n)
+        self.n_pairs = pairs.n
+        self.l_w_nxt = np.where(self.l_nxt, self.l_w, 0.0)
+        # the pairs with weight in each constant log-likelihood term
+        self.cb_at = np.flatnonzero(self.clicks_before)
+        self.sb_at = np.flatnonzero(self.skips_before)
 
-    def tail_z(self, a, cont):
+    def gather(self, a_ext) -> np.ndarray:
+        """Attractiveness per tail cell from the per-pair values (``a_ext``, with the
+        appended default), into a buffer reused by every iteration."""
+        if not hasattr(self, "_a"):
+            n = len(self.pair)
+            self._a, self._z, self._f, self._eps, self._val = (np.empty(n) for _ in range(5))
+        np.take(a_ext, self.pair, out=self._a)
+        return self._a
+
+    def backward(self, a, cont):
         """``z_r`` (no click from an examined rank ``r`` on) on the tail cells (``a``:
-        attractiveness per tail cell), ``z_r = (1 - alpha_r)((1 - c) + c z_{r+1})``, 1
-        where nothing is shown; ``z_{l+1}`` of each clicked session; ``z_0`` of each
+        attractiveness per tail cell, from :meth:`gather`), ``z_r = (1 - alpha_r)((1 -
+        c) + c z_{r+1})``, 1 where nothing is shown, rank by rank from the bottom; with
+        each rank's factor ``c z_r / ((1 - c) + c z_r)`` of :meth:`forward` computed in
+        the same pass. Returns ``z_{l+1}`` of each clicked session and ``z_0`` of each
         session without clicks."""
         k, cnt, off = self.k, self.cnt, self.off
-        z = 1 - a
+        z, f = self._z, self._f
         nxt = np.ones(cnt[k])
         zl = [None] * k
+        keep = 1.0 - cont
         for r in range(k - 1, -1, -1):
             zl[r] = nxt[cnt[r] : cnt[r + 1]]
             sl = slice(off[r], off[r] + cnt[r])
-            z[sl] *= (1 - cont) + cont * nxt[: cnt[r]]
+            zr, fr = z[sl], f[sl]
+            np.subtract(1.0, a[sl], out=zr)
+            zr *= keep + cont * nxt[: cnt[r]]
             if not self.all_shown:
-                z[sl] = np.where(self.shown[sl], z[sl], 1.0)
-            nxt = z[sl]
-        return z, np.concatenate(zl), nxt
+                np.copyto(zr, 1.0, where=~self.shown[sl])
+            np.multiply(cont, zr, out=fr)
+            den = keep + fr
+            np.maximum(den, 1e-300, out=den)  # den = 0 only where c z = 0: factor 0
+            fr /= den
+            nxt = zr
+        return np.concatenate(zl), nxt
 
-    def tail_eps(self, z, start_clicked, cont):
+    def forward(self, start_clicked, a):
         """``P(E_r = 1 | clicks)`` on the tail cells, masked by ``shown``: ``start``
         just after the last click (1 at rank 0 without clicks), then ``eps_r = eps_{r-1}
-        c z_r / ((1 - c) + c z_r)``."""
-        cnt, off = self.cnt, self.off
-        cz = cont * z
-        factor = _safe_div(cz, (1 - cont) + cz)
+        c z_r / ((1 - c) + c z_r)`` (the factors of :meth:`backward`). Returns ``eps``
+        (a reused buffer), the per-pair sums of ``w (1 - eps_r) alpha_r`` over the shown
+        tail cells, and the weighted sums ``w_nxt . eps``, ``w_shown_below . eps`` and
+        ``sum w eps_{r+1}`` over cells whose next rank is shown."""
+        cnt, off, k = self.cnt, self.off, self.k
+        eps, f, val = self._eps, self._f, self._val
         start = np.concatenate([np.ones(cnt[0]), start_clicked])
-        eps = np.empty(len(z))
         eps[: cnt[0]] = start[: cnt[0]]
-        for r in range(1, self.k):
+        for r in range(1, k):
             head = slice(off[r], off[r] + cnt[r - 1])
-            np.multiply(eps[off[r - 1] : off[r - 1] + cnt[r - 1]], factor[head], out=eps[head])
+            np.multiply(eps[off[r - 1] : off[r - 1] + cnt[r - 1]], f[head], out=eps[head])
             eps[off[r] + cnt[r - 1] : off[r] + cnt[r]] = start[cnt[r - 1] : cnt[r]]
-        return eps if self.all_shown else np.where(self.shown, eps, 0.0)
-
-    def attractiveness_tail(self, a, eps, n_pairs):
-        """``sum w (1 - eps_r) alpha_r`` per pair over the shown tail cells."""
-        val = (1 - eps) * a
+        if not self.all_shown:
+            np.copyto(eps, 0.0, where=~self.shown)
+        np.subtract(1.0, eps, out=val)
+        val *= a
         val *= self.w_shown
-        return np.bincount(self.pair, val, n_pairs + 1)[:n_pairs]
+        attr = np.bincount(self.pair, val, self.n_pairs + 1)[: self.n_pairs]
+        w_nxt = self.w_nxt
+        ahead = sum(
+            dot(w_nxt[off[r] : off[r] + cnt[r]], eps[off[r + 1] : off[r + 1] + cnt[r]])
+            for r in range(k - 1)
+        )
+        return eps, attr, dot(w_nxt, eps), dot(self.w_shown_below, eps), ahead
+
+
+def dot(x, y) -> float:
+    """``sum(x * y)`` of two vectors, single-threaded: a BLAS dot product may hand the
+    work to threads whose wake-up costs milliseconds on a busy machine, more than the
+    product itself (EM calls this a dozen times per iteration)."""
+    return float(np.einsum("i,i->", x, y))
 
 
 def ext(values) -> np.ndarray:
