@@ -6,7 +6,7 @@ import argparse
 import math
 
 from ..errors import ParameterError
-from ._args import Parser
+from ._args import Parser, add_engine, engine_value
 
 _ACTIONS = ("compare", "fit", "relevance", "models")
 
@@ -63,6 +63,13 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("-o", "--output", help="write to this file instead of standard output")
 
 
+ENGINE_HELP = (
+    "local (default) or dask: fit PBM, UBM, DBN or CCM by EM in Dask workers, LOG then "
+    "being a file, a directory of files or a quoted glob pattern, the partitions of the "
+    "log (docs/scaling.md)"
+)
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     from ..clicks.registry import NAMES
 
@@ -77,6 +84,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     f.add_argument("log", metavar="LOG")
     f.add_argument("--model", "-m", required=True, help="one of " + ", ".join(NAMES))
     _common(f)
+    add_engine(f, ENGINE_HELP)
     r = sub.add_parser("relevance", help="click-derived relevance per (query, document)")
     r.add_argument("log", metavar="LOG")
     r.add_argument("--model", "-m", required=True, help="one of " + ", ".join(NAMES))
@@ -96,6 +104,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--runs", nargs="+", metavar="RUN", help="with --compare: rank these runs by both qrels"
     )
     r.add_argument("--measure", default="ndcg", help="with --runs: the measure (default ndcg)")
+    add_engine(r, ENGINE_HELP)
     r.add_argument(
         "-f",
         "--format",
@@ -147,8 +156,30 @@ def _compare(args: argparse.Namespace, est: dict) -> int:
     return 0
 
 
+def _fit(args: argparse.Namespace, name: str, options: dict):
+    """The fitted model: locally, or with ``--engine dask`` on the log's partitions."""
+    from ..clicks import fit, read_log
+
+    if engine_value(args) == "local":
+        return fit(read_log(args.log, args.log_format), name, **options)
+    from ..distributed.clicks import MODELS, fit_dask
+
+    if name not in MODELS:
+        raise ParameterError("--model", "pbm, ubm, dbn or ccm with --engine dask", name)
+    if args.seed is not None:
+        raise ParameterError("--seed", "not given with --engine dask (EM starts at 0.5)", args.seed)
+    return fit_dask(
+        args.log,
+        name,
+        tol=args.tol,
+        max_iter=args.max_iter,
+        scheduler=args.scheduler,
+        log_format=args.log_format,
+    )
+
+
 def run(args: argparse.Namespace) -> int:
-    from ..clicks import estimates, fit, read_log, to_json
+    from ..clicks import estimates, read_log, to_json
     from ..clicks.evaluation import compare, render
     from ..clicks.registry import REGISTRY, get
     from ..clicks.relevance import qrels_lines
@@ -172,7 +203,7 @@ def run(args: argparse.Namespace) -> int:
         test = read_log(args.test, args.log_format)
         _emit(render(compare(train, test, names, **options), args.format), args.output)
         return 0
-    model = fit(read_log(args.log, args.log_format), get(args.model).name, **options)
+    model = _fit(args, get(args.model).name, options)
     if args.action == "fit":
         _emit(dumps_json(to_json(model)) + "\n", args.output)
         return 0

@@ -30,24 +30,32 @@ distributed.
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 
 from ..errors import ParameterError
 from .cluster import connect, gather, remote
+from .partitions import paths
 
 CELL_MODELS = ("pbm", "ubm")
 TAIL_MODELS = ("dbn", "ccm")
 MODELS = CELL_MODELS + TAIL_MODELS
 
 
-def _cells_of(part, model: str):
+def _read(part, log_format):
+    from ..clicks.log import ClickLog, read_log
+
+    return part if isinstance(part, ClickLog) else read_log(part, log_format)
+
+
+def _cells_of(part, model: str, log_format=None):
     """Worker task: the cells of one partition, pairs named: (query ids, doc ids, rank,
     previous-click rank (UBM; else 0), click, weight, max rank)."""
     from ..clicks.estimate import em_cells
-    from ..clicks.log import ClickLog, read_log
     from ..clicks.models import Pairs, distinct_sessions, previous_click
 
-    log = part if isinstance(part, ClickLog) else read_log(part)
+    log = _read(part, log_format)
     log, weight = distinct_sessions(log)
     pairs = Pairs(log, weight)
     k = log.max_rank
@@ -63,14 +71,13 @@ def _cells_of(part, model: str):
     return queries, docs, rank, prev, click, w, k
 
 
-def _prepare(part, model: str):
+def _prepare(part, model: str, log_format=None):
     """Worker task: one partition made ready for DBN's or CCM's E-step (kept in the
     worker for the whole fit), with its pairs' ids, impressions and clicks."""
     from ..clicks.estimate import TAIL_MODELS
-    from ..clicks.log import ClickLog, read_log
     from ..clicks.models import Pairs, distinct_sessions, per_pair
 
-    log = part if isinstance(part, ClickLog) else read_log(part)
+    log = _read(part, log_format)
     log, weight = distinct_sessions(log)
     pairs = Pairs(log, weight)
     data = TAIL_MODELS[model][0](log, pairs)
@@ -106,9 +113,11 @@ def fit_dask(
     max_iter: int = 100,
     client=None,
     scheduler: str | None = None,
+    log_format: str | None = None,
 ):
-    """Fit PBM, UBM, DBN or CCM on a log given as partitions (paths or ``ClickLog``
-    objects).
+    """Fit PBM, UBM, DBN or CCM on a log given as partitions: ``ClickLog`` objects, or
+    files :func:`cranfield.clicks.read_log` reads (``log_format``: their format, else
+    told from each name), directories of them or glob patterns.
 
     Returns the :class:`~cranfield.clicks.FittedClickModel` that
     :func:`cranfield.clicks.fit` returns for the whole log (see the module docstring).
@@ -121,19 +130,20 @@ def fit_dask(
     parts = list(logs) if isinstance(logs, (list, tuple)) else [logs]
     if not parts:
         raise ParameterError("logs", "at least one partition", logs)
+    parts = [q for p in parts for q in (paths(p) if isinstance(p, (str, os.PathLike)) else [p])]
     labels = [getattr(p, "source", None) or str(p) for p in parts]
     with connect(client, scheduler) as dask_client:
         fit_parts = _fit_cells if model in CELL_MODELS else _fit_tails
-        return fit_parts(dask_client, parts, labels, model, tol, max_iter)
+        return fit_parts(dask_client, parts, labels, model, tol, max_iter, log_format)
 
 
-def _fit_cells(dask_client, parts, labels, model, tol, max_iter):
+def _fit_cells(dask_client, parts, labels, model, tol, max_iter, log_format):
     """PBM or UBM from the summed cell counts of the partitions."""
     from ..clicks.estimate import cells_em
     from ..clicks.models import Params
 
     task = remote(_cells_of)
-    futures = [dask_client.submit(task, p, model, pure=False) for p in parts]
+    futures = [dask_client.submit(task, p, model, log_format, pure=False) for p in parts]
     answers = gather(dask_client, futures, labels, "log partitions")
     k = max(a[6] for a in answers)
     n_exam = k * (k + 1) if model == "ubm" else k
@@ -174,12 +184,13 @@ def _fit_cells(dask_client, parts, labels, model, tol, max_iter):
     )
 
 
-def _fit_tails(dask_client, parts, labels, model, tol, max_iter):
+def _fit_tails(dask_client, parts, labels, model, tol, max_iter, log_format):
     """DBN or CCM: the partitions prepared once in the workers, one E-step per
     partition and iteration there, the sums added and the M-step on the client."""
     from ..clicks.estimate import TAIL_MODELS, Sums, _em, m_step
 
-    prepared = [dask_client.submit(remote(_prepare), p, model, pure=False) for p in parts]
+    prepare = remote(_prepare)
+    prepared = [dask_client.submit(prepare, p, model, log_format, pure=False) for p in parts]
     about = remote(_about)
     answers = gather(
         dask_client,
