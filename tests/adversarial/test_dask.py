@@ -137,6 +137,36 @@ def test_clicks_fit_engine_dask_equals_local(tmp_path):
             assert abs(p[name] - q[name]) < 1e-12, (key, name)
 
 
+def test_clicks_compare_engine_dask_equals_local(tmp_path):
+    """Models fitted on a partitioned training log in Dask workers, scored on the test
+    log on the client: the local table (numbers within 1e-9)."""
+    lines = click_sessions(6)
+    whole = tmp_path / "train.pyclick"
+    whole.write_text("".join(lines[:300]))
+    parts = tmp_path / "parts"
+    parts.mkdir()
+    (parts / "a.pyclick").write_text("".join(lines[:120]))
+    (parts / "b.pyclick").write_text("".join(lines[120:300]))
+    test = tmp_path / "test.pyclick"
+    test.write_text("".join(lines[300:]))
+    argv = ["--models", "ubm,ccm", "--tol", "1e-4", "-f", "json"]
+    local = run_cli("clicks", "compare", whole, test, *argv)
+    assert_success(local, quiet=True)
+    dask = run_cli("clicks", "compare", parts, test, *argv, "--engine", "dask", memory=None)
+    assert_success(dask)
+    a, b = json.loads(local.stdout), json.loads(dask.stdout)
+    assert [r["model"] for r in a] == [r["model"] for r in b] == ["ubm", "ccm"]
+    for ra, rb in zip(a, b, strict=True):
+        assert ra.keys() == rb.keys()
+        for key, value in ra.items():
+            if isinstance(value, float):
+                assert abs(value - rb[key]) <= 1e-9 * max(1.0, abs(value)), key
+            elif isinstance(value, list):
+                assert np.allclose(value, rb[key], rtol=1e-9, atol=0), key
+            else:
+                assert value == rb[key], key
+
+
 def test_pool_and_clicks_unreachable_scheduler(sample_paths, tmp_path):
     log = tmp_path / "log.pyclick"
     log.write_text("".join(click_sessions(1, 20)))
@@ -157,13 +187,15 @@ def test_clicks_engine_usage(tmp_path):
     (tmp_path / "empty").mkdir()
     for argv, mention in (
         ([log, "-m", "dctr", "--engine", "dask"], "--model"),
+        ([log, log, "--models", "pbm,cm", "--engine", "dask"], "--models"),
         ([log, "-m", "dbn", "--engine", "dask", "--seed", "3"], "--seed"),
         ([log, "-m", "dbn", "--engine", "local", "--scheduler", "tcp://h:1"], "--engine"),
         ([tmp_path / "none", "-m", "pbm", "--engine", "dask"], "no such file"),
         ([tmp_path / "empty", "-m", "pbm", "--engine", "dask"], "holds no files"),
         (["-", "-m", "pbm", "--engine", "dask"], "standard input"),
     ):
-        assert_clean_failure(run_cli("clicks", "fit", *argv, timeout=30), mention)
+        action = "compare" if "--models" in argv else "fit"
+        assert_clean_failure(run_cli("clicks", action, *argv, timeout=30), mention)
     outcome = run_cli("pool", log, "--engine", "local", "--scheduler", "tcp://h:1")
     assert_clean_failure(outcome, "--engine")
 
