@@ -1,4 +1,4 @@
-"""Output helpers of the subcommands that print results and notes (compare, correlate)."""
+"""Output helpers of the subcommands: delivering a result (a file or standard output) and notes."""
 
 from __future__ import annotations
 
@@ -25,6 +25,22 @@ def emit(text: str) -> None:
 
         raise CranfieldError("standard output is closed: nowhere to write the result")
     sys.stdout.write(text + "\n")
+
+
+def deliver(text: str, output: str | None) -> None:
+    """Write a command's result: into the file ``output`` atomically (never half-written),
+    or to standard output when ``output`` is None or ``"-"`` (a closed stdout is an error)."""
+    if output not in (None, "-"):
+        from ..core.io.atomic import write_text
+
+        write_text(output, text)
+        return
+    if sys.stdout is None:  # started with >&-
+        from ..errors import CranfieldError
+
+        raise CranfieldError("standard output is closed: nowhere to write the result")
+    sys.stdout.write(text)
+    sys.stdout.flush()
 
 
 def print_notes(command: str, notes: list[str]) -> None:

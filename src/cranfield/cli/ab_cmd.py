@@ -174,17 +174,11 @@ def render(res: dict, fmt: str) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    import sys
-
     from ..output import dumps_json
+    from ._output import deliver
 
     res = analyse(args)
-    text = dumps_json(res) + "\n" if args.format == "json" else render(res, args.format)
-    if args.output is None:
-        sys.stdout.write(text)
-        sys.stdout.flush()
-    else:
-        from ..core.io.atomic import write_text
-
-        write_text(args.output, text)
+    deliver(
+        dumps_json(res) + "\n" if args.format == "json" else render(res, args.format), args.output
+    )
     return 0

@@ -15,6 +15,7 @@ import os
 import sys
 
 from ._args import Parser, add_output, add_seed, seed_value
+from ._output import deliver
 
 ACTIONS = {
     "init": "create a campaign: topics, documents, relevance scale (or --sample)",
@@ -237,14 +238,10 @@ def run_assign(args) -> int:
 
 
 def run_export(args) -> int:
-    from ..core.io.atomic import write_text
     from ..service import exports
 
     db = _open(args.database)
     make = {"qrels": exports.qrels_text, "judgments": exports.judgments_tsv, "log": exports.log_tsv}
     text = make[args.what](db, args.name)
-    if args.output in (None, "-"):
-        sys.stdout.write(text)
-    else:
-        write_text(args.output, text)
+    deliver(text, args.output)
     return 0

@@ -7,6 +7,7 @@ import math
 
 from ..errors import ParameterError
 from ._args import Parser, add_engine, engine_value
+from ._output import deliver
 
 _ACTIONS = ("compare", "fit", "relevance", "models")
 
@@ -118,18 +119,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     m.add_argument("-o", "--output", help="write to this file instead of standard output")
 
 
-def _emit(text: str, output: str | None) -> None:
-    if output is None:
-        import sys
-
-        sys.stdout.write(text)
-        sys.stdout.flush()
-    else:
-        from ..core.io.atomic import write_text
-
-        write_text(output, text)
-
-
 def _compare(args: argparse.Namespace, est: dict) -> int:
     from .. import Qrels, Run
     from ..clicks.editorial import compare_with_qrels, render
@@ -153,7 +142,7 @@ def _compare(args: argparse.Namespace, est: dict) -> int:
         measure=args.measure,
     )
     text = dumps_json(result) + "\n" if args.format == "json" else render(result, args.format)
-    _emit(text, args.output)
+    deliver(text, args.output)
     return 0
 
 
@@ -206,7 +195,7 @@ def run(args: argparse.Namespace) -> int:
                 "    parameters: " + "; ".join(f"{k}: {v}" for k, v in d.parameters.items())
             )
             lines.append(f"    {d.reference}")
-        _emit("\n".join(lines) + "\n", args.output)
+        deliver("\n".join(lines) + "\n", args.output)
         return 0
     options = {"tol": args.tol, "max_iter": args.max_iter, "seed": args.seed}
     if args.action == "compare":
@@ -217,11 +206,11 @@ def run(args: argparse.Namespace) -> int:
         else:
             test = read_log(args.test, args.log_format)  # read on the client, checked first
             scores = [evaluate(m, test) for m in _fit(args, args.train, names, options)]
-        _emit(render(scores, args.format), args.output)
+        deliver(render(scores, args.format), args.output)
         return 0
     (model,) = _fit(args, args.log, [get(args.model).name], options)
     if args.action == "fit":
-        _emit(dumps_json(to_json(model)) + "\n", args.output)
+        deliver(dumps_json(to_json(model)) + "\n", args.output)
         return 0
     est = estimates(model)
     if args.compare is not None:
@@ -229,9 +218,9 @@ def run(args: argparse.Namespace) -> int:
     if args.runs is not None:
         raise ParameterError("--runs", "given with --compare QRELS", " ".join(args.runs))
     if args.qrels:
-        _emit(qrels_lines(est, args.thresholds, args.min_impressions), args.output)
+        deliver(qrels_lines(est, args.thresholds, args.min_impressions), args.output)
         return 0
     keep = est["impressions"] >= args.min_impressions
     rows = [{k: v[i] for k, v in est.items()} for i in range(len(keep)) if keep[i]]
-    _emit(dumps_json(rows) + "\n", args.output)
+    deliver(dumps_json(rows) + "\n", args.output)
     return 0

@@ -18,6 +18,7 @@ from ._args import (
     engine_value,
     judge_options,
 )
+from ._output import deliver
 
 
 def add_arguments(p) -> None:
@@ -150,10 +151,5 @@ def _finish(results, qrels, args, digits: int) -> int:
                 file=sys.stderr,
             )
     text = render(results, args.format, per_query=args.per_query, digits=digits)
-    if args.output:
-        from ..core.io.atomic import write_text
-
-        write_text(args.output, text)
-    else:
-        sys.stdout.write(text)
+    deliver(text, args.output)
     return 0

@@ -10,6 +10,7 @@ from __future__ import annotations
 import sys
 
 from ._args import Parser, add_digits, add_format, add_measures, add_output, digits_value, number
+from ._output import deliver
 
 ACTIONS = {
     "train": "train a ranker on a training file (selecting on --vali) and save it as JSON",
@@ -129,16 +130,6 @@ def _check(output, inputs) -> None:
         check_output(output, [i for i in inputs if i])
 
 
-def _emit(text: str, output: str | None) -> None:
-    if output and output != "-":
-        from ..core.io.atomic import write_text
-
-        write_text(output, text)
-    else:
-        sys.stdout.write(text)
-        sys.stdout.flush()
-
-
 def _params(items: list[str], methods: list[str] | None = None) -> dict:
     """``KEY=VALUE`` (or ``METHOD.KEY=VALUE`` for cv) as a dict."""
     from ..errors import ParameterError
@@ -228,7 +219,7 @@ def _eval(args) -> int:
             "aggregate": ev.aggregate,
             "per_query": ev.per_query,
         }
-        _emit(dumps_json(doc) + "\n", args.output)
+        deliver(dumps_json(doc) + "\n", args.output)
         return 0
     rows = [[k, "-" if v is None else f"{v:.{digits}f}"] for k, v in ev.aggregate.items()]
     text = (
@@ -236,7 +227,7 @@ def _eval(args) -> int:
         + table(["measure", "value"], rows)
         + "\n"
     )
-    _emit(text, args.output)
+    deliver(text, args.output)
     return 0
 
 
@@ -270,7 +261,7 @@ def _cv(args) -> int:
             tests=(args.test,),
         )
     if args.format == "json":
-        _emit(dumps_json(result.to_dict()) + "\n", args.output)
+        deliver(dumps_json(result.to_dict()) + "\n", args.output)
     else:
-        _emit(result.render(args.format, digits), args.output)
+        deliver(result.render(args.format, digits), args.output)
     return 0
