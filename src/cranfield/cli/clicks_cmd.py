@@ -6,7 +6,7 @@ import argparse
 import math
 
 from ..errors import ParameterError
-from ._args import Parser
+from ._args import Parser, add_engine, engine_value
 from ._output import deliver
 
 _ACTIONS = ("compare", "fit", "relevance", "models")
@@ -64,6 +64,13 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("-o", "--output", help="write to this file instead of standard output")
 
 
+ENGINE_HELP = (
+    "local (default) or dask: fit PBM, UBM, DBN or CCM by EM in Dask workers, LOG then "
+    "being a file, a directory of files or a quoted glob pattern, the partitions of the "
+    "log (docs/scaling.md)"
+)
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     from ..clicks.registry import NAMES
 
@@ -74,10 +81,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     c.add_argument("--models", default=",".join(NAMES), help="comma list of models (default: all)")
     c.add_argument("-f", "--format", choices=("text", "json", "markdown"), default="text")
     _common(c)
+    add_engine(c, ENGINE_HELP.replace("LOG", "TRAIN"))
     f = sub.add_parser("fit", help="fit one model; its parameters as JSON")
     f.add_argument("log", metavar="LOG")
     f.add_argument("--model", "-m", required=True, help="one of " + ", ".join(NAMES))
     _common(f)
+    add_engine(f, ENGINE_HELP)
     r = sub.add_parser("relevance", help="click-derived relevance per (query, document)")
     r.add_argument("log", metavar="LOG")
     r.add_argument("--model", "-m", required=True, help="one of " + ", ".join(NAMES))
@@ -97,6 +106,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--runs", nargs="+", metavar="RUN", help="with --compare: rank these runs by both qrels"
     )
     r.add_argument("--measure", default="ndcg", help="with --runs: the measure (default ndcg)")
+    add_engine(r, ENGINE_HELP)
     r.add_argument(
         "-f",
         "--format",
@@ -136,9 +146,42 @@ def _compare(args: argparse.Namespace, est: dict) -> int:
     return 0
 
 
+def _fit(args: argparse.Namespace, log: str, names: list[str], options: dict) -> list:
+    """The models ``names`` fitted on ``log``: locally, or with ``--engine dask`` on the
+    log's partitions (one cluster for all of them)."""
+    from ..clicks import fit, read_log
+
+    if engine_value(args) == "local":
+        train = read_log(log, args.log_format)
+        return [fit(train, name, **options) for name in names]
+    from ..distributed.clicks import MODELS, fit_dask
+    from ..distributed.cluster import connect
+    from ..distributed.partitions import paths
+
+    for name in names:
+        if name not in MODELS:
+            flag = "--models" if args.action == "compare" else "--model"
+            raise ParameterError(flag, "pbm, ubm, dbn or ccm with --engine dask", name)
+    if args.seed is not None:
+        raise ParameterError("--seed", "not given with --engine dask (EM starts at 0.5)", args.seed)
+    parts = paths(log)  # a missing log is reported before any cluster starts
+    with connect(None, args.scheduler) as client:
+        return [
+            fit_dask(
+                parts,
+                name,
+                tol=args.tol,
+                max_iter=args.max_iter,
+                client=client,
+                log_format=args.log_format,
+            )
+            for name in names
+        ]
+
+
 def run(args: argparse.Namespace) -> int:
-    from ..clicks import estimates, fit, read_log, to_json
-    from ..clicks.evaluation import compare, render
+    from ..clicks import estimates, read_log, to_json
+    from ..clicks.evaluation import compare, evaluate, render
     from ..clicks.registry import REGISTRY, get
     from ..clicks.relevance import qrels_lines
     from ..output import dumps_json
@@ -157,11 +200,15 @@ def run(args: argparse.Namespace) -> int:
     options = {"tol": args.tol, "max_iter": args.max_iter, "seed": args.seed}
     if args.action == "compare":
         names = [get(n).name for n in args.models.split(",")]
-        train = read_log(args.train, args.log_format)
-        test = read_log(args.test, args.log_format)
-        deliver(render(compare(train, test, names, **options), args.format), args.output)
+        if engine_value(args) == "local":
+            train = read_log(args.train, args.log_format)
+            scores = compare(train, read_log(args.test, args.log_format), names, **options)
+        else:
+            test = read_log(args.test, args.log_format)  # read on the client, checked first
+            scores = [evaluate(m, test) for m in _fit(args, args.train, names, options)]
+        deliver(render(scores, args.format), args.output)
         return 0
-    model = fit(read_log(args.log, args.log_format), get(args.model).name, **options)
+    (model,) = _fit(args, args.log, [get(args.model).name], options)
     if args.action == "fit":
         deliver(dumps_json(to_json(model)) + "\n", args.output)
         return 0

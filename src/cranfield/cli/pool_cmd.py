@@ -14,11 +14,13 @@ import sys
 
 from ._args import (
     Parser,
+    add_engine,
     add_format,
     add_measures,
     add_output,
     add_rel_level,
     add_seed,
+    engine_value,
     seed_value,
 )
 
@@ -73,6 +75,11 @@ def _pool_parser() -> Parser:
         "(default: the order of the runs on the command line)",
     )
     add_format(p, ("pairs", "qrels"), what="pairs: 'qid docid' lines; qrels: 'qid 0 docid -1'")
+    add_engine(
+        p,
+        "local (default) or dask: read the runs in Dask workers, one task per run file, "
+        "cut there to the pool depth (docs/scaling.md)",
+    )
     add_output(p)
     return p
 
@@ -179,20 +186,21 @@ def run_pool(argv: list[str]) -> int:
 
     groups, priority = read_groups(args.groups) if args.groups else (args.group_sep, None)
     qrels = Qrels.read(args.qrels) if args.qrels else None
-    runs = _read_runs(args.runs, top)
-    pool = build_pool(
-        runs,
-        spec,
-        qrels=qrels,
-        per_group=args.per_group,
-        groups=groups,
-        priority=priority,
-        **overrides,
-    )
-    if len(pool.runs) < len(runs):
-        left = [r.name for r in runs if r.name not in pool.runs]
+    options = {"qrels": qrels, "per_group": args.per_group, "groups": groups, "priority": priority}
+    if engine_value(args) == "dask":
+        from ..distributed.pooling import pool_and_names
+
+        pool, names = pool_and_names(
+            args.runs, spec, scheduler=args.scheduler, **options, **overrides
+        )
+    else:
+        runs = _read_runs(args.runs, top)
+        pool = build_pool(runs, spec, **options, **overrides)
+        names = [r.name for r in runs]
+    if len(pool.runs) < len(names):
+        left = [n for n in names if n not in pool.runs]
         print(
-            f"cranfield pool: note: pooled {len(pool.runs)} of {len(runs)} runs (at most "
+            f"cranfield pool: note: pooled {len(pool.runs)} of {len(names)} runs (at most "
             f"{args.per_group} per group); left out: {', '.join(left)}",
             file=sys.stderr,
         )

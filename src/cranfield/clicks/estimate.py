@@ -230,8 +230,53 @@ def fit_ubm(log, pairs, tol=1e-6, max_iter=100, rng=None):
     return params, it, converged, trace
 
 
-def fit_dbn(log, pairs, tol=1e-6, max_iter=100, rng=None):
-    """DBN by EM (one continuation probability ``gamma``).
+class Sums:
+    """The expected sufficient statistics of one E-step: for each parameter, the
+    numerator and denominator its M-step divides (``pair``: per-pair arrays;
+    ``scalar``: floats), and the log-likelihood of the parameters the E-step used.
+    Sums of several logs add up, term by term (:mod:`cranfield.distributed.clicks`)."""
+
+    def __init__(self, pair: dict, scalar: dict, ll: float):
+        self.pair, self.scalar, self.ll = pair, scalar, ll
+
+
+def m_step(sums: Sums) -> Params:
+    """The M-step of DBN and CCM: every parameter is its numerator over its
+    denominator (``DEFAULT`` where the denominator is 0)."""
+    return Params(
+        pair={name: ratio(num, den) for name, (num, den) in sums.pair.items()},
+        scalar={name: float(ratio(num, den)) for name, (num, den) in sums.scalar.items()},
+    )
+
+
+def tails_em(model: str, log, pairs, tol=1e-6, max_iter=100, rng=None):
+    """EM of DBN or CCM on one log: the E-step of :data:`TAIL_MODELS` on the log's
+    :class:`~.tails.Tails`, then :func:`m_step`."""
+    prepare, e_step, start = TAIL_MODELS[model]
+    data = prepare(log, pairs)
+
+    def step(p):
+        sums = e_step(data, p)
+        return m_step(sums), sums.ll
+
+    return _em(start(pairs.n, rng), step, tol, max_iter)
+
+
+def dbn_data(log, pairs):
+    """What DBN's E-step reads of a log: its tails and the pairs' impressions."""
+    return Tails(log, pairs), pairs.impressions
+
+
+def dbn_start(n_pairs: int, rng) -> Params:
+    """DBN's starting parameters (0.5, or drawn with ``rng``)."""
+    return Params(
+        pair={"attractiveness": _init(rng, n_pairs), "satisfaction": _init(rng, n_pairs)},
+        scalar={"gamma": float(_init(rng, ()))},
+    )
+
+
+def dbn_e_step(data, p: Params) -> Sums:
+    """DBN's E-step on one log (:func:`dbn_data`) for the parameters ``p``.
 
     Every rank up to the last click ``l`` was examined, every click before ``l`` was
     unsatisfying. With ``z_r`` the probability of no click from an examined rank ``r``
@@ -241,46 +286,65 @@ def fit_dbn(log, pairs, tol=1e-6, max_iter=100, rng=None):
     gamma + gamma z_r)``. Only the ranks after ``l`` are recomputed in each iteration
     (:class:`~.tails.Tails`).
     """
-    t = Tails(log, pairs)
+    t, impressions = data
     clicks_total = t.click_sum
-
-    def step(p):
-        a_ext = ext(p.pair["attractiveness"])
-        s_ext = ext(p.pair["satisfaction"])
-        g = p.scalar["gamma"]
-        a = t.gather(a_ext)
-        zl, z0 = t.backward(a, g)
-        q = (1 - g) + g * zl
-        sl = s_ext[t.l_pair]
-        al = a_ext[t.l_pair]
-        post_s_last = ratio(sl, sl + (1 - sl) * q, 0.0)
-        start = (1 - post_s_last) * ratio(g * zl, q, 0.0)
-        _, attr, nxt_eps, below_eps, _ = t.forward(start, a)
-        alpha = ratio(clicks_total + attr, pairs.impressions)
-        sat = np.bincount(t.l_pair, t.l_w * post_s_last, pairs.n + 1)[: pairs.n]
-        sigma = ratio(sat, clicks_total)
-        opportunities = t.nxt_before + dot(t.l_w_nxt, 1 - post_s_last) + nxt_eps
-        continues = t.nxt_before + below_eps
-        gamma = float(ratio(continues, opportunities))
-        cb, sb = t.cb_at, t.sb_at
-        ll = (
-            dot(t.clicks_before[cb], _log(a_ext[cb] * (g * (1 - s_ext[cb]))))
-            + dot(t.skips_before[sb], _log((1 - a_ext[sb]) * g))
-            + dot(t.l_w, _log(al) + _log(sl + (1 - sl) * q))
-            + dot(t.none_w, _log(z0))
-        )
-        new = Params(pair={"attractiveness": alpha, "satisfaction": sigma}, scalar={"gamma": gamma})
-        return new, float(ll)
-
-    start = Params(
-        pair={"attractiveness": _init(rng, pairs.n), "satisfaction": _init(rng, pairs.n)},
-        scalar={"gamma": float(_init(rng, ()))},
+    a_ext = ext(p.pair["attractiveness"])
+    s_ext = ext(p.pair["satisfaction"])
+    g = p.scalar["gamma"]
+    a = t.gather(a_ext)
+    zl, z0 = t.backward(a, g)
+    q = (1 - g) + g * zl
+    sl = s_ext[t.l_pair]
+    al = a_ext[t.l_pair]
+    post_s_last = ratio(sl, sl + (1 - sl) * q, 0.0)
+    start = (1 - post_s_last) * ratio(g * zl, q, 0.0)
+    _, attr, nxt_eps, below_eps, _ = t.forward(start, a)
+    sat = np.bincount(t.l_pair, t.l_w * post_s_last, t.n_pairs + 1)[: t.n_pairs]
+    opportunities = t.nxt_before + dot(t.l_w_nxt, 1 - post_s_last) + nxt_eps
+    continues = t.nxt_before + below_eps
+    cb, sb = t.cb_at, t.sb_at
+    ll = (
+        dot(t.clicks_before[cb], _log(a_ext[cb] * (g * (1 - s_ext[cb]))))
+        + dot(t.skips_before[sb], _log((1 - a_ext[sb]) * g))
+        + dot(t.l_w, _log(al) + _log(sl + (1 - sl) * q))
+        + dot(t.none_w, _log(z0))
     )
-    return _em(start, step, tol, max_iter)
+    return Sums(
+        pair={
+            "attractiveness": (clicks_total + attr, impressions),
+            "satisfaction": (sat, clicks_total),
+        },
+        scalar={"gamma": (continues, opportunities)},
+        ll=float(ll),
+    )
 
 
-def fit_ccm(log, pairs, tol=1e-6, max_iter=100, rng=None):
-    """CCM by EM.
+def fit_dbn(log, pairs, tol=1e-6, max_iter=100, rng=None):
+    """DBN by EM (one continuation probability ``gamma``): :func:`dbn_e_step`, then
+    :func:`m_step`."""
+    return tails_em("dbn", log, pairs, tol, max_iter, rng)
+
+
+def ccm_data(log, pairs):
+    """What CCM's E-step reads of a log: its tails and the denominators of
+    ``alpha`` (impressions plus the clicks followed by a shown rank: the coins)."""
+    shown, clicks = log.shown, log.clicks
+    nxt = np.zeros_like(shown)
+    nxt[:, :-1] = shown[:, 1:]
+    coin = clicks & nxt
+    return Tails(log, pairs), pairs.impressions + per_pair(pairs, np.ones(shown.shape), coin)
+
+
+def ccm_start(n_pairs: int, rng) -> Params:
+    """CCM's starting parameters (0.5, or drawn with ``rng``)."""
+    return Params(
+        pair={"attractiveness": _init(rng, n_pairs)},
+        scalar={t: float(_init(rng, ())) for t in ("tau1", "tau2", "tau3")},
+    )
+
+
+def ccm_e_step(data, p: Params) -> Sums:
+    """CCM's E-step on one log (:func:`ccm_data`) for the parameters ``p``.
 
     After a click the user goes on with ``tau2 (1 - alpha) + tau3 alpha``; EM treats
     this as a hidden coin ``B ~ Bernoulli(alpha)`` choosing ``tau3`` (B = 1) or ``tau2``,
@@ -290,52 +354,55 @@ def fit_ccm(log, pairs, tol=1e-6, max_iter=100, rng=None):
     pair: those ranks are summed per pair once; only the ranks after the last click are
     recomputed in each iteration (:class:`~.tails.Tails`).
     """
-    t = Tails(log, pairs)
-    shown, clicks = log.shown, log.clicks
-    nxt = np.zeros_like(shown)
-    nxt[:, :-1] = shown[:, 1:]
-    coin = clicks & nxt
-    den_alpha = pairs.impressions + per_pair(pairs, np.ones(shown.shape), coin)
+    t, den_alpha = data
+    n = t.n_pairs
     cb = t.coins_before
     ln = t.l_nxt
-
-    def step(p):
-        alpha_p = p.pair["attractiveness"]
-        a_ext = ext(alpha_p)
-        t1, t2, t3 = (p.scalar[n] for n in ("tau1", "tau2", "tau3"))
-        a = t.gather(a_ext)
-        zl, z0 = t.backward(a, t1)
-        al = a_ext[t.l_pair]
-        cl = t2 * (1 - al) + t3 * al
-        q = (1 - cl) + cl * zl
-        _, attr, nxt_eps, _, ahead = t.forward(ratio(cl * zl, q, 0.0), a)
-        cc = t2 * (1 - a_ext) + t3 * a_ext
-        bb = ratio(a_ext * t3, cc, 0.0)[: pairs.n]
-        b_last = ratio(al * ((1 - t3) + t3 * zl), q, 0.0)
-        b1_last = ratio(al * t3 * zl, q, 0.0)
-        b0_last = ratio((1 - al) * t2 * zl, q, 0.0)
-        w_ln = t.l_w[ln]
-        coin_last = np.bincount(t.l_pair[ln], w_ln * b_last[ln], pairs.n + 1)[: pairs.n]
-        num = t.click_sum + attr + cb * bb + coin_last
-        alpha = ratio(num, den_alpha)
-        tau1 = float(ratio(t.skip_nxt_before + ahead, t.skip_nxt_before + nxt_eps))
-        b_sum, nb_sum = dot(cb, bb), dot(cb, 1 - bb)
-        tau2 = float(ratio(nb_sum + dot(w_ln, b0_last[ln]), nb_sum + dot(w_ln, 1 - b_last[ln])))
-        tau3 = float(ratio(b_sum + dot(w_ln, b1_last[ln]), b_sum + dot(w_ln, b_last[ln])))
-        ca, sa = t.cb_at, t.sb_at
-        ll = (
-            dot(t.clicks_before[ca], _log(a_ext[ca] * cc[ca]))
-            + dot(t.skips_before[sa], _log((1 - a_ext[sa]) * t1))
-            + dot(t.l_w, _log(al) + _log(q))
-            + dot(t.none_w, _log(z0))
-        )
-        new = Params(
-            pair={"attractiveness": alpha}, scalar={"tau1": tau1, "tau2": tau2, "tau3": tau3}
-        )
-        return new, float(ll)
-
-    start = Params(
-        pair={"attractiveness": _init(rng, pairs.n)},
-        scalar={t: float(_init(rng, ())) for t in ("tau1", "tau2", "tau3")},
+    alpha_p = p.pair["attractiveness"]
+    a_ext = ext(alpha_p)
+    t1, t2, t3 = (p.scalar[name] for name in ("tau1", "tau2", "tau3"))
+    a = t.gather(a_ext)
+    zl, z0 = t.backward(a, t1)
+    al = a_ext[t.l_pair]
+    cl = t2 * (1 - al) + t3 * al
+    q = (1 - cl) + cl * zl
+    _, attr, nxt_eps, _, ahead = t.forward(ratio(cl * zl, q, 0.0), a)
+    cc = t2 * (1 - a_ext) + t3 * a_ext
+    bb = ratio(a_ext * t3, cc, 0.0)[:n]
+    b_last = ratio(al * ((1 - t3) + t3 * zl), q, 0.0)
+    b1_last = ratio(al * t3 * zl, q, 0.0)
+    b0_last = ratio((1 - al) * t2 * zl, q, 0.0)
+    w_ln = t.l_w[ln]
+    coin_last = np.bincount(t.l_pair[ln], w_ln * b_last[ln], n + 1)[:n]
+    num = t.click_sum + attr + cb * bb + coin_last
+    b_sum, nb_sum = dot(cb, bb), dot(cb, 1 - bb)
+    ca, sa = t.cb_at, t.sb_at
+    ll = (
+        dot(t.clicks_before[ca], _log(a_ext[ca] * cc[ca]))
+        + dot(t.skips_before[sa], _log((1 - a_ext[sa]) * t1))
+        + dot(t.l_w, _log(al) + _log(q))
+        + dot(t.none_w, _log(z0))
     )
-    return _em(start, step, tol, max_iter)
+    return Sums(
+        pair={"attractiveness": (num, den_alpha)},
+        scalar={
+            "tau1": (t.skip_nxt_before + ahead, t.skip_nxt_before + nxt_eps),
+            "tau2": (nb_sum + dot(w_ln, b0_last[ln]), nb_sum + dot(w_ln, 1 - b_last[ln])),
+            "tau3": (b_sum + dot(w_ln, b1_last[ln]), b_sum + dot(w_ln, b_last[ln])),
+        },
+        ll=float(ll),
+    )
+
+
+def fit_ccm(log, pairs, tol=1e-6, max_iter=100, rng=None):
+    """CCM by EM: :func:`ccm_e_step`, then :func:`m_step`."""
+    return tails_em("ccm", log, pairs, tol, max_iter, rng)
+
+
+TAIL_MODELS = {
+    "dbn": (dbn_data, dbn_e_step, dbn_start),
+    "ccm": (ccm_data, ccm_e_step, ccm_start),
+}
+"""The EM models whose E-step reads the tails: ``(prepare(log, pairs), e_step(data,
+params) -> Sums, start(n_pairs, rng) -> Params)``; shared by the local fit and the
+per-partition E-step on Dask."""

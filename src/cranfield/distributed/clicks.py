@@ -1,5 +1,6 @@
-"""PBM and UBM fitted by EM over a click log partitioned by session, on Dask.
+"""Click models fitted by EM over a click log partitioned by session, on Dask.
 
+**PBM and UBM.**
 Their EM (:func:`cranfield.clicks.estimate.cells_em`) reads the log only through the
 distinct (query, document, examination cell, click) cells and their counts — the
 sufficient statistics. Each worker reads one partition (a file
@@ -11,28 +12,50 @@ parameters equal those of :func:`cranfield.clicks.fit` on the whole log up to th
 order of floating-point sums over pairs (within 1e-12; pairs are ordered by id here,
 by first appearance there), so EM starts from 0.5 everywhere (no ``seed``).
 
-Sessions may be cut anywhere (a session is one row); the other models (DBN, CCM and
-the closed forms) are not distributed.
+**DBN and CCM.** Their E-step needs each session's ranks after its last click
+(:class:`cranfield.clicks.tails.Tails`), not cell counts. Each worker reads one
+partition and prepares it once (:data:`cranfield.clicks.estimate.TAIL_MODELS`:
+distinct sessions, pairs, tails), keeping it in its memory (a Dask future held for
+the whole fit) and sending back its pairs' ids, impressions and clicks. In each EM
+iteration the client sends every partition the current parameters of its own pairs;
+the worker runs the local fit's E-step (the same function) on its partition and
+returns the sums the M-step divides (:class:`~cranfield.clicks.estimate.Sums`, in its
+pair order); the client adds them per pair and over partitions and runs the local
+M-step (:func:`~cranfield.clicks.estimate.m_step`). Same parameters within 1e-12 (the
+sums are added in another order), same iterations.
+
+Sessions may be cut anywhere (a session is one row); the closed-form models are not
+distributed.
 """
 
 from __future__ import annotations
+
+import os
 
 import numpy as np
 
 from ..errors import ParameterError
 from .cluster import connect, gather, remote
+from .partitions import paths
 
-MODELS = ("pbm", "ubm")
+CELL_MODELS = ("pbm", "ubm")
+TAIL_MODELS = ("dbn", "ccm")
+MODELS = CELL_MODELS + TAIL_MODELS
 
 
-def _cells_of(part, model: str):
+def _read(part, log_format):
+    from ..clicks.log import ClickLog, read_log
+
+    return part if isinstance(part, ClickLog) else read_log(part, log_format)
+
+
+def _cells_of(part, model: str, log_format=None):
     """Worker task: the cells of one partition, pairs named: (query ids, doc ids, rank,
     previous-click rank (UBM; else 0), click, weight, max rank)."""
     from ..clicks.estimate import em_cells
-    from ..clicks.log import ClickLog, read_log
     from ..clicks.models import Pairs, distinct_sessions, previous_click
 
-    log = part if isinstance(part, ClickLog) else read_log(part)
+    log = _read(part, log_format)
     log, weight = distinct_sessions(log)
     pairs = Pairs(log, weight)
     k = log.max_rank
@@ -48,6 +71,40 @@ def _cells_of(part, model: str):
     return queries, docs, rank, prev, click, w, k
 
 
+def _prepare(part, model: str, log_format=None):
+    """Worker task: one partition made ready for DBN's or CCM's E-step (kept in the
+    worker for the whole fit), with its pairs' ids, impressions and clicks."""
+    from ..clicks.estimate import TAIL_MODELS
+    from ..clicks.models import Pairs, distinct_sessions, per_pair
+
+    log = _read(part, log_format)
+    log, weight = distinct_sessions(log)
+    pairs = Pairs(log, weight)
+    data = TAIL_MODELS[model][0](log, pairs)
+    about = (
+        log.query_names[pairs.query],
+        log.doc_names[pairs.doc],
+        pairs.impressions,
+        per_pair(pairs, log.clicks.astype(float)),
+        log.query_names[np.unique(log.query)],
+    )
+    return data, about
+
+
+def _about(prepared):
+    """Worker task: the pair ids, impressions and clicks of a prepared partition."""
+    return prepared[1]
+
+
+def _e_step(prepared, model: str, pair: dict, scalar: dict):
+    """Worker task: the local fit's E-step on one prepared partition, for the
+    parameters of its pairs: its :class:`~cranfield.clicks.estimate.Sums`."""
+    from ..clicks.estimate import TAIL_MODELS
+    from ..clicks.models import Params
+
+    return TAIL_MODELS[model][1](prepared[0], Params(pair=pair, scalar=scalar))
+
+
 def fit_dask(
     logs,
     model: str,
@@ -56,27 +113,38 @@ def fit_dask(
     max_iter: int = 100,
     client=None,
     scheduler: str | None = None,
+    log_format: str | None = None,
 ):
-    """Fit PBM or UBM on a log given as partitions (paths or ``ClickLog`` objects).
+    """Fit PBM, UBM, DBN or CCM on a log given as partitions: ``ClickLog`` objects, or
+    files :func:`cranfield.clicks.read_log` reads (``log_format``: their format, else
+    told from each name), directories of them or glob patterns.
 
     Returns the :class:`~cranfield.clicks.FittedClickModel` that
     :func:`cranfield.clicks.fit` returns for the whole log (see the module docstring).
     """
-    from ..clicks.estimate import cells_em
-    from ..clicks.fitted import FittedClickModel, _check_options
-    from ..clicks.models import Params
+    from ..clicks.fitted import _check_options
 
     if model not in MODELS:
-        raise ParameterError("model", "pbm or ubm (the EM models distributed)", model)
+        raise ParameterError("model", "pbm, ubm, dbn or ccm (the EM models distributed)", model)
     _check_options(tol, max_iter)
     parts = list(logs) if isinstance(logs, (list, tuple)) else [logs]
     if not parts:
         raise ParameterError("logs", "at least one partition", logs)
+    parts = [q for p in parts for q in (paths(p) if isinstance(p, (str, os.PathLike)) else [p])]
     labels = [getattr(p, "source", None) or str(p) for p in parts]
     with connect(client, scheduler) as dask_client:
-        task = remote(_cells_of)
-        futures = [dask_client.submit(task, p, model, pure=False) for p in parts]
-        answers = gather(dask_client, futures, labels, "log partitions")
+        fit_parts = _fit_cells if model in CELL_MODELS else _fit_tails
+        return fit_parts(dask_client, parts, labels, model, tol, max_iter, log_format)
+
+
+def _fit_cells(dask_client, parts, labels, model, tol, max_iter, log_format):
+    """PBM or UBM from the summed cell counts of the partitions."""
+    from ..clicks.estimate import cells_em
+    from ..clicks.models import Params
+
+    task = remote(_cells_of)
+    futures = [dask_client.submit(task, p, model, log_format, pure=False) for p in parts]
+    answers = gather(dask_client, futures, labels, "log partitions")
     k = max(a[6] for a in answers)
     n_exam = k * (k + 1) if model == "ubm" else k
     qnames, qcode = np.unique(np.concatenate([a[0] for a in answers]), return_inverse=True)
@@ -102,15 +170,86 @@ def fit_dask(
     examination = gamma.reshape(k, k + 1) if model == "ubm" else gamma
     pair_query = qnames[pair_keys // len(dnames)]
     pair_doc = dnames[pair_keys % len(dnames)]
-    return FittedClickModel(
+    return _fitted(
         model,
         Params(pair={"attractiveness": alpha}, rank={"examination": examination}),
         pair_query,
         pair_doc,
         impressions.round().astype(np.int64),
         clicks.round().astype(np.int64),
-        frozenset(pair_query.tolist()),
+        pair_query,
         it,
         converged,
         trace,
+    )
+
+
+def _fit_tails(dask_client, parts, labels, model, tol, max_iter, log_format):
+    """DBN or CCM: the partitions prepared once in the workers, one E-step per
+    partition and iteration there, the sums added and the M-step on the client."""
+    from ..clicks.estimate import TAIL_MODELS, Sums, _em, m_step
+
+    prepare = remote(_prepare)
+    prepared = [dask_client.submit(prepare, p, model, log_format, pure=False) for p in parts]
+    about = remote(_about)
+    answers = gather(
+        dask_client,
+        [dask_client.submit(about, f, pure=False) for f in prepared],
+        labels,
+        "log partitions",
+    )
+    qnames, qcode = np.unique(np.concatenate([a[0] for a in answers]), return_inverse=True)
+    dnames, dcode = np.unique(np.concatenate([a[1] for a in answers]), return_inverse=True)
+    pair_keys, code = np.unique(qcode * np.int64(len(dnames)) + dcode, return_inverse=True)
+    n_pairs = len(pair_keys)
+    cuts = np.cumsum([len(a[0]) for a in answers])[:-1]
+    local = np.split(code, cuts)  # partition i's pair j is pair local[i][j]
+    impressions = np.bincount(code, np.concatenate([a[2] for a in answers]), n_pairs)
+    clicks = np.bincount(code, np.concatenate([a[3] for a in answers]), n_pairs)
+    e_step = remote(_e_step)
+
+    def add(sums: list, name: str, at: int):
+        values = np.concatenate([s.pair[name][at] for s in sums])
+        return np.bincount(code, values, n_pairs)
+
+    def step(p):
+        futures = [
+            dask_client.submit(
+                e_step, f, model, {n: v[g] for n, v in p.pair.items()}, p.scalar, pure=False
+            )
+            for f, g in zip(prepared, local, strict=True)
+        ]
+        sums = gather(dask_client, futures, labels, "log partitions")
+        total = Sums(
+            pair={n: (add(sums, n, 0), add(sums, n, 1)) for n in sums[0].pair},
+            scalar={
+                n: (sum(s.scalar[n][0] for s in sums), sum(s.scalar[n][1] for s in sums))
+                for n in sums[0].scalar
+            },
+            ll=sum(s.ll for s in sums),
+        )
+        return m_step(total), total.ll
+
+    start = TAIL_MODELS[model][2](n_pairs, None)
+    params, it, converged, trace = _em(start, step, tol, max_iter)
+    queries = np.unique(np.concatenate([a[4] for a in answers]))
+    return _fitted(
+        model,
+        params,
+        qnames[pair_keys // len(dnames)],
+        dnames[pair_keys % len(dnames)],
+        impressions.round().astype(np.int64),
+        clicks.round().astype(np.int64),
+        queries,
+        it,
+        converged,
+        trace,
+    )
+
+
+def _fitted(model, params, pair_query, pair_doc, impressions, clicks, queries, *rest):
+    from ..clicks.fitted import FittedClickModel
+
+    return FittedClickModel(
+        model, params, pair_query, pair_doc, impressions, clicks, frozenset(queries.tolist()), *rest
     )

@@ -40,6 +40,12 @@ def build_pool_dask(runs, strategy: str = "depth", *, client=None, scheduler=Non
     :func:`cranfield.distributed.evaluate_dask`; ``options``: those of ``build_pool``
     (strategy parameters included). Returns the same :class:`~cranfield.pooling.Pool`.
     """
+    return pool_and_names(runs, strategy, client=client, scheduler=scheduler, **options)[0]
+
+
+def pool_and_names(runs, strategy: str = "depth", *, client=None, scheduler=None, **options):
+    """:func:`build_pool_dask`'s pool and the names of all the runs read (pooled or
+    not, as ``build_pool`` names them)."""
     from ..core.run import _default_name
     from ..pooling import strategies
     from ..pooling.pool import build_pool
@@ -52,7 +58,7 @@ def build_pool_dask(runs, strategy: str = "depth", *, client=None, scheduler=Non
         task = remote(_top)
         futures = [dask_client.submit(task, p, k, pure=False) for p in parts]
         cut = gather(dask_client, futures, [p.label for p in parts], "runs")
-    return build_pool(cut, strategy, **options)
+    return build_pool(cut, strategy, **options), [r.name for r in cut]
 
 
 _BUILD_OPTIONS = ("qrels", "per_group", "groups", "priority", "allow_empty")
