@@ -141,6 +141,20 @@ class Database:
             yield session
 
     @contextmanager
+    def transaction(self):
+        """A Core connection in one transaction (no ORM session: the hot paths of
+        judging use it), committed on success, rolled back on error; serialised like
+        :meth:`write`."""
+        with self._locked(), self.engine.begin() as connection:
+            yield connection
+
+    @contextmanager
+    def connection(self):
+        """A Core connection for reading (no ORM session), returned to the pool after."""
+        with self.engine.connect() as connection:
+            yield connection
+
+    @contextmanager
     def read(self):
         """A session for reading: nothing it changes is committed; the objects it loaded
         stay readable after it closes."""
