@@ -23,7 +23,7 @@ from pathlib import Path
 from ..errors import InputError
 
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
-HEAD = "0002"
+HEAD = "0003"
 
 
 def database_url(target: str) -> str:

@@ -12,7 +12,7 @@ the judgment log, so the earlier one is kept.
 
 from __future__ import annotations
 
-from sqlalchemy import and_, bindparam, case, func, insert, select, update
+from sqlalchemy import and_, bindparam, exists, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
 from ..errors import ParameterError
@@ -52,25 +52,54 @@ def _view_query():
     )
 
 
-_NEXT = _view_query().where(Judgment.id.is_(None)).order_by(Task.position).limit(1)
+_FIRST_UNJUDGED = (
+    select(Task.pair_id)
+    .where(
+        Task.campaign_id == bindparam("cid"),
+        Task.user_id == bindparam("uid"),
+        ~exists().where(Judgment.pair_id == Task.pair_id, Judgment.user_id == Task.user_id),
+    )
+    .order_by(Task.position)
+    .limit(1)
+    .scalar_subquery()
+)
+# the first unjudged task is found on the queue index and the judgments' unique index
+# alone; the pair, topic and document are then joined for that one row
+_NEXT = _view_query().where(Task.pair_id == _FIRST_UNJUDGED)
 _PAIR = _view_query().where(Task.pair_id == bindparam("pair"))
 _NEIGHBOURS = select(Task.position, Task.pair_id).where(
     Task.campaign_id == bindparam("cid"),
     Task.user_id == bindparam("uid"),
     Task.position.in_((bindparam("before"), bindparam("after"))),
 )
-_IN_TOPIC = Pair.topic_id == bindparam("topic")
-_PROGRESS = (
-    select(
-        func.count(Task.id),
-        func.count(Judgment.id),
-        func.coalesce(func.sum(case((_IN_TOPIC, 1), else_=0)), 0),
-        func.coalesce(func.sum(case((and_(_IN_TOPIC, Judgment.id.is_not(None)), 1), else_=0)), 0),
-    )
+_MY_TASK = and_(Task.campaign_id == bindparam("cid"), Task.user_id == bindparam("uid"))
+_JUDGED = and_(Judgment.pair_id == Task.pair_id, Judgment.user_id == Task.user_id)
+# a pair belongs to one campaign, so the assessor's tasks on the topic's pairs are the
+# topic's part of the queue (found on the tasks' (user, pair) key)
+_MY_TOPIC_TASK = and_(
+    Task.user_id == bindparam("uid"),
+    Task.pair_id.in_(
+        select(Pair.id).where(
+            Pair.campaign_id == bindparam("cid"), Pair.topic_id == bindparam("topic")
+        )
+    ),
+)
+# four counts in one statement, each read from indexes alone: the queue index (campaign,
+# user, position, pair), the judgments' (pair, user) key, the pairs' (campaign, topic,
+# document) key and the tasks' (user, pair) key
+_PROGRESS = select(
+    select(func.count()).select_from(Task).where(_MY_TASK).scalar_subquery(),
+    select(func.count())
     .select_from(Task)
-    .join(Pair, Pair.id == Task.pair_id)
-    .outerjoin(Judgment, and_(Judgment.pair_id == Task.pair_id, Judgment.user_id == Task.user_id))
-    .where(Task.campaign_id == bindparam("cid"), Task.user_id == bindparam("uid"))
+    .join(Judgment, _JUDGED)
+    .where(_MY_TASK)
+    .scalar_subquery(),
+    select(func.count()).select_from(Task).where(_MY_TOPIC_TASK).scalar_subquery(),
+    select(func.count())
+    .select_from(Task)
+    .join(Judgment, _JUDGED)
+    .where(_MY_TOPIC_TASK)
+    .scalar_subquery(),
 )
 _CURRENT = (
     select(Task.id, Judgment.id, Judgment.label)
