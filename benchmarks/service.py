@@ -22,6 +22,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 PASSWORD = "benchmark password"
 
 
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds of process ``pid`` (Linux ``/proc``; NaN elsewhere)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return float("nan")
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--assessors", type=int, default=50)
@@ -52,7 +61,9 @@ def main() -> int:
     db.close()
     server_args = ["--database", target] if args.database else [target]
     with Server(*server_args, "--data-dir", str(tmp / "data"), cwd=tmp) as server:
+        cpu0 = cpu_seconds(server.proc.pid)
         out = run_assessors(server.url, users, "bench", args.seconds, think=args.think)
+        cpu = cpu_seconds(server.proc.pid) - cpu0
     backend = "PostgreSQL" if args.database else "SQLite (WAL)"
     print(
         f"| {backend} | {args.assessors} assessors | {args.seconds:g} s | think {args.think:g} s |"
@@ -64,6 +75,12 @@ def main() -> int:
         print(
             f"| {label} | {len(lat)} | {1000 * percentile(lat, 50):.1f} | "
             f"{1000 * percentile(lat, 99):.1f} | {len(lat) / args.seconds:.0f} |"
+        )
+    pairs = len(out.latencies["save"])
+    if pairs and cpu == cpu:
+        print(
+            f"server CPU time: {cpu:.1f} s, {1000 * cpu / pairs:.2f} ms per judged pair "
+            "(next + save; independent of the machine's load)"
         )
     print(f"os.cpu_count() = {os.cpu_count()}; load average {os.getloadavg()[0]:.1f}")
     return 0

@@ -48,3 +48,31 @@ def test_demo_prints_working_one_time_passwords(tmp_path):
         req.add_header("Authorization", "Bearer " + token)
         view = json.loads(urllib.request.urlopen(req, timeout=30).read())
         assert view["topic"]["title"] and view["document"]["text"]
+
+
+def test_sample_campaign_draws_a_progress_bar_only_on_a_terminal(tmp_path, monkeypatch):
+    import io
+    import sys
+
+    from cranfield.service import demo
+    from cranfield.service.db import open_database
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    for progress, tty, expect in ((True, True, True), (False, True, False)):
+        err = Terminal() if tty else io.StringIO()
+        monkeypatch.setattr(sys, "stderr", err)
+        db = open_database(str(tmp_path / f"{progress}{tty}.db"))
+        try:
+            info = demo.sample_campaign(db, "c", progress=progress)
+        finally:
+            db.close()
+        assert info["runs"] == 4
+        text = err.getvalue()
+        if expect:
+            assert "cranfield campaign init [" in text
+            assert "7/7" in text and "3/7" in text  # the collection, reading, each run, pool
+        else:
+            assert text == ""

@@ -422,3 +422,48 @@ def test_topics_with_script_are_stored_verbatim(db):
     with db.read() as s:
         (t,) = campaigns.topics(s, campaigns.get(s, "c").id)
     assert t.title == "<script>alert(1)</script>"
+
+
+def test_next_pair_and_progress_agree_with_the_tables_when_judged_out_of_order(db, tmp_path):
+    """The next pair is the first unjudged one in queue order and the progress counts are
+    those of the tables, whichever pairs were judged first (the index-only queries)."""
+    from sqlalchemy import select
+
+    from cranfield.service.models import Judgment, Pair, Task
+
+    ids = judging_campaign(db, tmp_path)
+    a, b = ids["a1"], ids["a2"]
+    with db.read() as s:
+        queue = s.execute(
+            select(Task.pair_id, Pair.topic_id)
+            .join(Pair, Pair.id == Task.pair_id)
+            .where(Task.user_id == a)
+            .order_by(Task.position)
+        ).all()
+    judged: set[int] = set()
+    for i in [1, 2, 4, 0, 7, 3, 5, 6, 9]:  # out of queue order, the first pair late
+        pid = queue[i][0]
+        judging.save(db, "c", a, pid, 1, seconds=3.0)
+        if pid in _pairs_of(db, b):
+            judging.save(db, "c", b, pid, 2)
+        judged.add(pid)
+        view = judging.next_pair(db, "c", a)
+        first = next(p for p, _ in queue if p not in judged)
+        assert view["pair"] == first
+        topic = view["topic"]["id"]
+        in_topic = [p for p, t in queue if t == topic]
+        assert view["progress"] == {
+            "judged": len(judged),
+            "total": len(queue),
+            "topic_judged": len(judged & set(in_topic)),
+            "topic_total": len(in_topic),
+        }
+    # changing a label without a time keeps the time saved before
+    assert judging.save(db, "c", a, queue[0][0], 0) == (200, {"pair": queue[0][0], "label": 0})
+    with db.read() as s:
+        row = s.execute(
+            select(Judgment.label, Judgment.seconds).where(
+                Judgment.user_id == a, Judgment.pair_id == queue[0][0]
+            )
+        ).one()
+    assert tuple(row) == (0, 3.0)

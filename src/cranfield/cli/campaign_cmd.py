@@ -172,7 +172,7 @@ def run_init(args) -> int:
     campaigns.check_name(args.name)
     if args.sample:
         db = _open(args.database, create=True)
-        info = demo.sample_campaign(db, args.name, settings)
+        info = demo.sample_campaign(db, args.name, settings, progress=True)
         print(
             f"campaign {args.name}: {info['topics']} topics, {info['documents']} documents, "
             f"{info['runs']} runs, pool of {info['pairs']} pairs ({info['strategy']})"

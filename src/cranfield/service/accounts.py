@@ -176,7 +176,7 @@ def session_with_roles(db: Database, token: str, campaign_id: int) -> tuple | No
     live session in one query, or None."""
     if not token or len(token) > 200:
         return None
-    with db.read() as s:
+    with db.connection() as s:
         rows = s.execute(
             _SESSION_ROLES, {"hash": security.token_hash(token), "now": now(), "cid": campaign_id}
         ).all()

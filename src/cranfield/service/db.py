@@ -23,7 +23,7 @@ from pathlib import Path
 from ..errors import InputError
 
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
-HEAD = "0002"
+HEAD = "0003"
 
 
 def database_url(target: str) -> str:
@@ -139,6 +139,20 @@ class Database:
         """A session in one transaction: committed on success, rolled back on error."""
         with self._locked(), self.sessions() as session, session.begin():
             yield session
+
+    @contextmanager
+    def transaction(self):
+        """A Core connection in one transaction (no ORM session: the hot paths of
+        judging use it), committed on success, rolled back on error; serialised like
+        :meth:`write`."""
+        with self._locked(), self.engine.begin() as connection:
+            yield connection
+
+    @contextmanager
+    def connection(self):
+        """A Core connection for reading (no ORM session), returned to the pool after."""
+        with self.engine.connect() as connection:
+            yield connection
 
     @contextmanager
     def read(self):

@@ -59,20 +59,42 @@ def sample_campaign(
     owners: dict[str, str] | None = None,
     *,
     with_runs: bool = True,
+    progress: bool = False,
 ) -> dict:
     """Create campaign ``name`` from the sample collection. With ``with_runs`` (the
     default), also submit its four runs (owned by ``owners[run]``, default a
     password-less participant ``sample``) and pool them at depth 10 with gold pairs from
-    the sample qrels; without, the campaign waits for the participants' runs."""
+    the sample qrels; without, the campaign waits for the participants' runs. With
+    ``progress``, a bar on standard error when it is a terminal
+    (:class:`cranfield.progress.Progress`; nothing otherwise)."""
+    from .. import sample
+    from ..progress import Progress
+
+    with Progress(3 if with_runs else 1, "cranfield campaign init", _stderr(progress)) as bar:
+        campaigns.create_campaign(db, name, sample.topics(), sample.documents(), settings)
+        bar.step("reading the runs")
+        with db.read() as s:
+            summary = campaigns.summary(s, campaigns.get(s, name))
+        if not with_runs:
+            return {"topics": summary["topics"], "documents": summary["documents"], "runs": 0}
+        return _sample_runs(db, name, owners, summary, bar)
+
+
+def _stderr(enabled: bool):
+    """Standard error for a progress bar, or a stream that is never a terminal."""
+    import io
+    import sys
+
+    return sys.stderr if enabled else io.StringIO()
+
+
+def _sample_runs(db: Database, name: str, owners, summary: dict, bar) -> dict:
     from .. import sample
     from ..pooling import build_pool
 
-    campaigns.create_campaign(db, name, sample.topics(), sample.documents(), settings)
-    with db.read() as s:
-        summary = campaigns.summary(s, campaigns.get(s, name))
-    if not with_runs:
-        return {"topics": summary["topics"], "documents": summary["documents"], "runs": 0}
     qrels, runs = sample.load()
+    bar.total = 3 + len(runs)  # the collection, reading the runs, each run, the pool
+    bar.step("submitting the runs")
     owners = owners or {}
     ids: dict[str, int] = {}
     for user in sorted(set(owners.get(r, "sample") for r in runs)):
@@ -92,8 +114,10 @@ def sample_campaign(
         submissions.submit(
             db, name, ids[owners.get(run_name, "sample")], path, name=run_name, check_deadline=False
         )
+        bar.step(f"run {run_name}")
     pool = build_pool(list(runs.values()), "depth", k=SAMPLE_DEPTH)
     info = pooling.build(db, name, depth=SAMPLE_DEPTH, gold=gold_pairs(qrels, pool.pairs()))
+    bar.step("pool")
     return {
         "topics": summary["topics"],
         "documents": summary["documents"],

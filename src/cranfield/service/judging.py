@@ -12,7 +12,7 @@ the judgment log, so the earlier one is kept.
 
 from __future__ import annotations
 
-from sqlalchemy import and_, bindparam, case, func, select
+from sqlalchemy import and_, bindparam, exists, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
 from ..errors import ParameterError
@@ -52,28 +52,57 @@ def _view_query():
     )
 
 
-_NEXT = _view_query().where(Judgment.id.is_(None)).order_by(Task.position).limit(1)
+_FIRST_UNJUDGED = (
+    select(Task.pair_id)
+    .where(
+        Task.campaign_id == bindparam("cid"),
+        Task.user_id == bindparam("uid"),
+        ~exists().where(Judgment.pair_id == Task.pair_id, Judgment.user_id == Task.user_id),
+    )
+    .order_by(Task.position)
+    .limit(1)
+    .scalar_subquery()
+)
+# the first unjudged task is found on the queue index and the judgments' unique index
+# alone; the pair, topic and document are then joined for that one row
+_NEXT = _view_query().where(Task.pair_id == _FIRST_UNJUDGED)
 _PAIR = _view_query().where(Task.pair_id == bindparam("pair"))
 _NEIGHBOURS = select(Task.position, Task.pair_id).where(
     Task.campaign_id == bindparam("cid"),
     Task.user_id == bindparam("uid"),
     Task.position.in_((bindparam("before"), bindparam("after"))),
 )
-_IN_TOPIC = Pair.topic_id == bindparam("topic")
-_PROGRESS = (
-    select(
-        func.count(Task.id),
-        func.count(Judgment.id),
-        func.coalesce(func.sum(case((_IN_TOPIC, 1), else_=0)), 0),
-        func.coalesce(func.sum(case((and_(_IN_TOPIC, Judgment.id.is_not(None)), 1), else_=0)), 0),
-    )
+_MY_TASK = and_(Task.campaign_id == bindparam("cid"), Task.user_id == bindparam("uid"))
+_JUDGED = and_(Judgment.pair_id == Task.pair_id, Judgment.user_id == Task.user_id)
+# a pair belongs to one campaign, so the assessor's tasks on the topic's pairs are the
+# topic's part of the queue (found on the tasks' (user, pair) key)
+_MY_TOPIC_TASK = and_(
+    Task.user_id == bindparam("uid"),
+    Task.pair_id.in_(
+        select(Pair.id).where(
+            Pair.campaign_id == bindparam("cid"), Pair.topic_id == bindparam("topic")
+        )
+    ),
+)
+# four counts in one statement, each read from indexes alone: the queue index (campaign,
+# user, position, pair), the judgments' (pair, user) key, the pairs' (campaign, topic,
+# document) key and the tasks' (user, pair) key
+_PROGRESS = select(
+    select(func.count()).select_from(Task).where(_MY_TASK).scalar_subquery(),
+    select(func.count())
     .select_from(Task)
-    .join(Pair, Pair.id == Task.pair_id)
-    .outerjoin(Judgment, and_(Judgment.pair_id == Task.pair_id, Judgment.user_id == Task.user_id))
-    .where(Task.campaign_id == bindparam("cid"), Task.user_id == bindparam("uid"))
+    .join(Judgment, _JUDGED)
+    .where(_MY_TASK)
+    .scalar_subquery(),
+    select(func.count()).select_from(Task).where(_MY_TOPIC_TASK).scalar_subquery(),
+    select(func.count())
+    .select_from(Task)
+    .join(Judgment, _JUDGED)
+    .where(_MY_TOPIC_TASK)
+    .scalar_subquery(),
 )
 _CURRENT = (
-    select(Task.id, Judgment)
+    select(Task.id, Judgment.id, Judgment.label)
     .outerjoin(Judgment, and_(Judgment.pair_id == Task.pair_id, Judgment.user_id == Task.user_id))
     .where(
         Task.campaign_id == bindparam("cid"),
@@ -81,12 +110,27 @@ _CURRENT = (
         Task.pair_id == bindparam("pair"),
     )
 )
+_KEY = select(IdempotencyKey.pair_id, IdempotencyKey.label, IdempotencyKey.status).where(
+    IdempotencyKey.user_id == bindparam("uid"), IdempotencyKey.key == bindparam("key")
+)
+_INSERT_JUDGMENT = insert(Judgment)
+_INSERT_EVENT = insert(JudgmentEvent)
+_INSERT_KEY = insert(IdempotencyKey)
+_UPDATE_JUDGMENT = (
+    update(Judgment)
+    .where(Judgment.id == bindparam("jid"))
+    .values(
+        label=bindparam("label"),
+        seconds=func.coalesce(bindparam("seconds"), Judgment.seconds),
+        updated_at=bindparam("at"),
+    )
+)
 
 
 def next_pair(db: Database, campaign: str, user_id: int) -> dict | None:
     """The view of the assessor's first unjudged pair in queue order, or None."""
     ref = campaigns.ref(db, campaign)
-    with db.read() as s:
+    with db.connection() as s:
         row = s.execute(_NEXT, {"cid": ref.id, "uid": user_id}).first()
         return None if row is None else _view(s, ref, user_id, row)
 
@@ -94,7 +138,7 @@ def next_pair(db: Database, campaign: str, user_id: int) -> dict | None:
 def pair_view(db: Database, campaign: str, user_id: int, pair_id: int) -> dict:
     """The view of one pair of the assessor's queue (:class:`NotFound` otherwise)."""
     ref = campaigns.ref(db, campaign)
-    with db.read() as s:
+    with db.connection() as s:
         row = s.execute(_PAIR, {"cid": ref.id, "uid": user_id, "pair": pair_id}).first()
         if row is None:
             raise NotFound(f"pair {pair_id} is not in your queue")
@@ -186,35 +230,43 @@ def _save(db, campaign, user_id, pair_id, label, key, seconds) -> tuple[int, dic
             "label", "one of " + ", ".join(str(x["value"]) for x in ref.labels), label
         )
     body = {"pair": pair_id, "label": label}
-    with db.write() as s:
+    uid = user_id
+    with db.transaction() as c:  # Core statements: no ORM unit of work on the hot path
         if key is not None:
-            seen = s.get(IdempotencyKey, (user_id, key))
+            seen = c.execute(_KEY, {"uid": uid, "key": key}).first()
             if seen is not None:
-                if (seen.pair_id, seen.label) != (pair_id, label):
+                if (seen[0], seen[1]) != (pair_id, label):
                     raise Conflict("this Idempotency-Key was used for a different judgment")
-                return seen.status, body
-        row = s.execute(_CURRENT, {"cid": ref.id, "uid": user_id, "pair": pair_id}).first()
+                return seen[2], body
+        row = c.execute(_CURRENT, {"cid": ref.id, "uid": uid, "pair": pair_id}).first()
         if row is None:
             raise Forbidden(f"pair {pair_id} is not in your queue")
-        current = row[1]
-        if current is None:
-            s.add(Judgment(pair_id=pair_id, user_id=user_id, label=label, seconds=seconds))
-            s.add(JudgmentEvent(pair_id=pair_id, user_id=user_id, label=label, seconds=seconds))
+        _task, jid, current = row
+        at = now()
+        event = {"pair_id": pair_id, "user_id": uid, "label": label, "seconds": seconds}
+        if jid is None:
+            c.execute(_INSERT_JUDGMENT, {**event, "updated_at": at})
+            c.execute(_INSERT_EVENT, {**event, "created_at": at})
             status = 201
         else:
             status = 200
-            if current.label != label:
-                current.label = label
-                current.seconds = seconds if seconds is not None else current.seconds
-                current.updated_at = now()
-                s.add(JudgmentEvent(pair_id=pair_id, user_id=user_id, label=label, seconds=seconds))
-        if key is not None:
-            s.add(
-                IdempotencyKey(
-                    user_id=user_id, key=key, pair_id=pair_id, label=label, status=status
+            if current != label:
+                c.execute(
+                    _UPDATE_JUDGMENT, {"jid": jid, "label": label, "seconds": seconds, "at": at}
                 )
+                c.execute(_INSERT_EVENT, {**event, "created_at": at})
+        if key is not None:
+            c.execute(
+                _INSERT_KEY,
+                {
+                    "user_id": uid,
+                    "key": key,
+                    "pair_id": pair_id,
+                    "label": label,
+                    "status": status,
+                    "created_at": at,
+                },
             )
-        s.flush()
         return status, body
 
 

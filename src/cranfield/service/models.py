@@ -125,7 +125,7 @@ class Task(Base):
     __tablename__ = "tasks"
     __table_args__ = (
         UniqueConstraint("user_id", "pair_id"),
-        Index("ix_tasks_queue", "campaign_id", "user_id", "position"),
+        Index("ix_tasks_queue_pair", "campaign_id", "user_id", "position", "pair_id"),
     )
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     campaign_id: Mapped[int] = mapped_column(ForeignKey("campaigns.id", ondelete="CASCADE"))

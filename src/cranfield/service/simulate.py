@@ -48,14 +48,26 @@ class _Client:
         self.token: str | None = None
 
     def request(self, method: str, path: str, body=None, headers=None) -> tuple[int, bytes]:
-        if self.conn is None:
-            self.conn = http.client.HTTPConnection(self.host, self.port, timeout=self.timeout)
         h = {"Content-Type": "application/json"} if body is not None else {}
         if self.token:
             h["Authorization"] = "Bearer " + self.token
         h.update(headers or {})
+        data = None if body is None else json.dumps(body)
+        reused = self.conn is not None
         try:
-            self.conn.request(method, path, None if body is None else json.dumps(body), h)
+            return self._send(method, path, data, h)
+        except (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError):
+            if not reused:
+                raise
+        # the server closed the idle keep-alive connection (uvicorn after 5 s): send again
+        # at once on a new one, as browsers do (every request here is idempotent)
+        return self._send(method, path, data, h)
+
+    def _send(self, method: str, path: str, data, headers) -> tuple[int, bytes]:
+        if self.conn is None:
+            self.conn = http.client.HTTPConnection(self.host, self.port, timeout=self.timeout)
+        try:
+            self.conn.request(method, path, data, headers)
             r = self.conn.getresponse()
             return r.status, r.read()
         except (OSError, http.client.HTTPException):
