@@ -8,6 +8,9 @@ from __future__ import annotations
 
 from ._args import Parser
 
+#: Seconds an idle HTTP connection stays open (a judge reads a document between requests).
+KEEP_ALIVE_SECONDS = 120
+
 
 def add_arguments(parser: Parser) -> None:
     parser.add_argument(
@@ -83,6 +86,15 @@ def run(args) -> int:
     import uvicorn
 
     print(f"serving on http://{args.host}:{args.port}/", flush=True)
-    uvicorn.run(app, host=args.host, port=args.port, log_level="warning", access_log=False)
+    # assessors read a document for longer than uvicorn's default 5 s keep-alive: keep
+    # their connection open between pairs instead of reconnecting for each one
+    uvicorn.run(
+        app,
+        host=args.host,
+        port=args.port,
+        log_level="warning",
+        access_log=False,
+        timeout_keep_alive=KEEP_ALIVE_SECONDS,
+    )
     db.close()
     return 0
