@@ -6,7 +6,11 @@
   var campaign = script && script.getAttribute("data-campaign");
   var count = document.getElementById("live-judgments");
   if (!campaign || !count) { return; }
-  function format(v) { return (v === null || v === undefined) ? "–" : Number(v).toFixed(4); }
+  function format(v) {
+    if (v === null || v === undefined) return "–";
+    var n = Number(v);
+    return Number.isInteger(n) ? String(n) : n.toFixed(4);  // counts stay counts
+  }
   function refresh() {
     fetch("/api/campaigns/" + encodeURIComponent(campaign) + "/dashboard", { credentials: "same-origin" })
       .then(function (r) { return r.ok ? r.json() : null; })
