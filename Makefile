@@ -7,7 +7,7 @@ BIN := $(VENV)/bin
 # The compiled engine (rust/: the crates cranfield-trec and cranfield-engine) is built by
 # maturin, the package's build backend, when the package is installed: cargo is needed.
 ENGINE := src/cranfield/_engine.abi3.so
-RUST_SOURCES := $(wildcard rust/Cargo.* rust/*/Cargo.toml rust/*/src/*.rs)
+RUST_SOURCES := $(wildcard rust/Cargo.* rust/*/Cargo.toml rust/*/src/*.rs rust/*/src/*/*.rs)
 FUZZ_RUNS ?= 200000
 FUZZ_SECONDS ?= 45
 

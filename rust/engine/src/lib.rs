@@ -5,6 +5,7 @@
 //! Python: one would be a bug, reported as `ReadError("internal", ...)`.
 
 mod ltr;
+mod measures;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
@@ -167,5 +168,6 @@ fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(read_trec_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(read_trec_file, m)?)?;
     ltr::register(m)?;
+    measures::register(m)?;
     Ok(())
 }

@@ -561,6 +561,16 @@ class Measure:
     def compute(self, judged_run):
         """Per-query values for a :class:`~cranfield.core.judged.JudgedRun`."""
         judged_run, values = self._prepared(judged_run)
+        from . import engine
+
+        if self.name in engine.families():
+            (column,) = engine.compute([(self.name, self.cutoff, values)], judged_run)
+            return engine.as_array(column)
+        return self.definition.kernel(judged_run, self.cutoff, **values)
+
+    def reference(self, judged_run):
+        """Per-query values from the family's NumPy kernel (the engine's test oracle)."""
+        judged_run, values = self._prepared(judged_run)
         return self.definition.kernel(judged_run, self.cutoff, **values)
 
     def micro(self, judged_run) -> float:

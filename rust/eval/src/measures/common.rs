@@ -1,0 +1,1 @@
+//! Helpers shared by the kernels (the counterpart of `measures/_common.py`).

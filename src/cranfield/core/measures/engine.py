@@ -1,0 +1,63 @@
+"""Measure kernels computed by the compiled engine (``rust/eval``, ``cranfield._engine``).
+
+A family whose name is in :func:`families` is computed by the engine, one query at a
+time; the NumPy kernel declared with the family in the registry is then the reference
+it is tested against, bit for bit (tests/engine/test_measure_kernels.py).
+"""
+
+from __future__ import annotations
+
+import os
+from functools import cache
+
+import numpy as np
+
+# a run this large is split between threads (each computes every measure of its queries)
+_THREADS_FROM = 1_000_000
+
+
+@cache
+def families() -> frozenset[str]:
+    """The measure families the engine computes."""
+    from ... import _engine
+
+    return frozenset(_engine.measure_families())
+
+
+def _labels(a: np.ndarray) -> np.ndarray:
+    if a.dtype not in (np.int8, np.int64, np.float64):
+        a = a.astype(np.float64 if a.dtype.kind == "f" else np.int64)
+    return np.ascontiguousarray(a)
+
+
+def compute(specs, judged_run) -> list:
+    """Per-query values of several measures on one judged run.
+
+    ``specs`` are ``(family, cutoff, params)`` with every parameter filled in (as
+    :meth:`Measure.param_values` gives them, ``judged_only`` already applied). Returns
+    one float64 array per spec (a tuple of str for text families).
+    """
+    from ... import _engine
+
+    jr = judged_run
+    threads = min(2, os.cpu_count() or 1) if len(jr.labels) >= _THREADS_FROM else 1
+    return _engine.compute_measures(
+        [(f, c, dict(p)) for f, c, p in specs],
+        np.ascontiguousarray(jr.offsets, dtype=np.int64),
+        _labels(jr.labels),
+        np.ascontiguousarray(jr.qrels_offsets, dtype=np.int64),
+        _labels(jr.qrels_grades),
+        np.ascontiguousarray(jr.in_run, dtype=bool),
+        int(jr.rel_level),
+        int(jr.compat),
+        threads,
+    )
+
+
+def as_array(column) -> np.ndarray:
+    """An engine column as the NumPy kernels return it (text families: object array)."""
+    if isinstance(column, np.ndarray):
+        return column
+    out = np.empty(len(column), dtype=object)
+    out[:] = column
+    return out

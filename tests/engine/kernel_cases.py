@@ -1,0 +1,118 @@
+"""The harness of the engine's measure kernels: random judged runs, and the check that
+the engine's values equal the registry's NumPy kernel bit for bit.
+
+Each ``test_kernels_<module>.py`` lists the measures of one Python module with the
+parameter variants worth checking, and calls :func:`check_measure`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from cranfield.core.judged import judge
+from cranfield.core.measures import engine
+from cranfield.core.measures.names import parse
+from cranfield.core.measures.registry import Measure
+from cranfield.core.options import JudgeOptions
+from cranfield.core.qrels import Qrels
+from cranfield.core.run import Run
+
+SEEDS = range(60)
+
+# judging options each measure is checked under (with rel_level, compat and the rest)
+OPTIONS = [
+    JudgeOptions(),
+    JudgeOptions(rel_level=2),
+    JudgeOptions(rel_level=0),
+    JudgeOptions(compat=9),
+    JudgeOptions(judged_only=True),
+    JudgeOptions(complete=True),
+    JudgeOptions(depth=5, complete=True),
+]
+
+
+def random_inputs(seed: int, fractional: bool = False):
+    """Qrels and run dicts: 0-12 queries of 0-40 documents, tied scores, grades -2..4
+    (negative: pooled but unjudged), queries only in the run or only in the qrels, and
+    every few seeds large grades."""
+    rng = np.random.default_rng(seed)
+    nq = int(rng.integers(0, 13))
+    qrels: dict = {}
+    run: dict = {}
+    high = 4 if seed % 5 else 40
+    for q in range(nq):
+        qid = f"q{q}"
+        n = int(rng.integers(0, 41))
+        docs = [f"d{i}" for i in range(int(rng.integers(n, n + 30)) + 1)]
+        scores = rng.integers(0, 8, n).astype(float) if seed % 2 else rng.normal(size=n)
+        ranked = rng.choice(len(docs), n, replace=False)
+        if q % 7 != 6:  # some queries only in the qrels
+            run[qid] = {docs[i]: float(s) for i, s in zip(ranked, scores, strict=True)}
+        if q % 5 != 4:  # some only in the run
+            judged = rng.random(len(docs)) < rng.random()
+            grades = rng.integers(-2, high + 1, len(docs))
+            if fractional:
+                values = np.round(rng.random(len(docs)) * high, 2)
+                values[grades < 0] = grades[grades < 0]
+            else:
+                values = grades
+            qrels[qid] = {
+                d: (float(g) if fractional else int(g))
+                for d, g, j in zip(docs, values, judged, strict=True)
+                if j
+            }
+    return qrels, run
+
+
+def judged_runs(seeds=SEEDS, fractional: bool = False):
+    """(description, JudgedRun) for every seed and judging option; runs whose judging
+    fails (e.g. nothing to evaluate) are skipped."""
+    for seed in seeds:
+        qrels, run = random_inputs(seed, fractional)
+        if not qrels or not run:
+            continue
+        q = Qrels.from_dict(qrels, fractional=fractional)
+        r = Run.from_dict(run)
+        for options in OPTIONS:
+            try:
+                jr = judge(q, r, options)
+            except Exception:  # noqa: BLE001 - e.g. no query in common: nothing to compare
+                continue
+            yield f"seed={seed} {options}", jr
+
+
+def same_bits(a: np.ndarray, b: np.ndarray) -> bool:
+    """Equal values, bit for bit (the sign of zero and NaN's sign count: trec_eval
+    prints them)."""
+    a, b = np.asarray(a), np.asarray(b)
+    if a.dtype == object or b.dtype == object:
+        return a.shape == b.shape and list(a) == list(b)
+    if a.shape != b.shape:
+        return False
+    return bool(
+        np.array_equal(a.astype(np.float64).view(np.int64), b.astype(np.float64).view(np.int64))
+    )
+
+
+def check_measure(measure: str | Measure, fractional: bool = False, seeds=SEEDS) -> int:
+    """Compare the engine with the NumPy kernel on every random judged run; returns the
+    number of runs compared (asserted > 0)."""
+    m = measure if isinstance(measure, Measure) else parse(measure)
+    assert m.name in engine.families(), f"{m.name} is not computed by the engine"
+    compared = 0
+    for what, jr in judged_runs(seeds, fractional):
+        try:
+            expected = m.reference(jr)
+        except Exception as exc:  # noqa: BLE001 - the engine must refuse the same input
+            try:
+                m.compute(jr)
+            except type(exc):
+                continue
+            raise AssertionError(
+                f"{m} on {what}: the NumPy kernel raised {exc!r}, the engine did not"
+            ) from None
+        got = m.compute(jr)
+        assert same_bits(got, expected), f"{m} on {what}:\n engine {got!r}\n numpy  {expected!r}"
+        compared += 1
+    assert compared > 0
+    return compared
