@@ -6,6 +6,7 @@
 
 mod ltr;
 mod measures;
+mod trec_eval;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
@@ -169,5 +170,6 @@ fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(read_trec_file, m)?)?;
     ltr::register(m)?;
     measures::register(m)?;
+    trec_eval::register(m)?;
     Ok(())
 }

@@ -1,2 +1,564 @@
 //! trec_eval's output: measure columns printed as trec_eval 10.0 prints them, the
-//! counterpart of `cranfield/core/trec_eval.py`'s `run_trec_eval`.
+//! counterpart of `cranfield/core/trec_eval.py`'s `run_trec_eval` (which selects the
+//! columns and calls [`print`] through `cranfield._engine.trec_eval_print`).
+//!
+//! The layout (trec_eval's `print_single_eval.c` and `print_final_and_cleanup_eval.c`):
+//! with `-q`, one block per query in query order, every printable column in selection
+//! order, `%-22s\t%s\t%6.4f` (counts `%ld`, texts quoted); then the `all` block: the
+//! means over the `n` evaluated queries, sums for counts, and for the geometric means
+//! `exp(sum(log(max(v, 1e-5))) / n)` with the logs summed in query order. Sums run left
+//! to right, as the NumPy code (`np.cumsum`) and trec_eval do, so the digits printed are
+//! the same.
+
+use std::collections::HashMap;
+use std::io::Write;
+
+use crate::{Column, JudgedView, Kernel, Labels, Spec, NOT_POOLED};
+
+/// trec_eval's floor of a value before its log is taken for a geometric mean.
+pub const MIN_GEO_MEAN: f64 = 1e-5;
+/// trec_eval.h: the value of a (query, measure) without a usable mean and stddev (-Z).
+pub const MISSING_ZSCORE_VALUE: f64 = -1_000_000.0;
+
+/// How a column is printed (`TrecEval.kind` of the Python registry).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// `runid`: the run's name in the summary only.
+    RunName,
+    /// `num_q`: the number of queries in the summary only.
+    QueryCount,
+    /// A count: `%ld` per query, summed in the summary.
+    Long,
+    /// A real value (also the cutoff families): `%6.4f`, averaged in the summary.
+    Float,
+    /// A geometric mean: in the summary only.
+    Gm,
+    /// A text per query (relstring): quoted, never in the summary.
+    Text,
+}
+
+impl Kind {
+    /// The kind named as the Python registry names it.
+    pub fn parse(name: &str) -> Result<Kind, String> {
+        Ok(match name {
+            "run_name" => Kind::RunName,
+            "query_count" => Kind::QueryCount,
+            "long" => Kind::Long,
+            "float" | "params" | "cut_long" | "cut_double" => Kind::Float,
+            "gm" => Kind::Gm,
+            "string" => Kind::Text,
+            other => return Err(format!("unknown trec_eval column kind {other:?}")),
+        })
+    }
+
+    /// Whether the column is printed per query (`-q`).
+    fn per_query(self) -> bool {
+        matches!(self, Kind::Long | Kind::Float | Kind::Text)
+    }
+}
+
+/// One printed column: its printed name, its kind, and what trec_eval does with it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Col {
+    pub printed: String,
+    pub kind: Kind,
+    /// The measure computing its values (None for `runid` and `num_q`).
+    pub spec: Option<Spec>,
+    /// A relstring of length <= 0: trec_eval prints `''` for every query.
+    pub blank: bool,
+    /// The queries `-c` adds get 0 (or `''`) instead of their placeholder value.
+    pub reset: bool,
+    /// Under `-c` the summary prints the number of relevant qrels lines instead.
+    pub recount: bool,
+}
+
+/// z-scores (`-Z`): `(query id, printed name) -> (mean, stddev)`.
+pub type ZScores = HashMap<(Vec<u8>, String), (f64, f64)>;
+
+/// What is printed besides the values.
+#[derive(Clone, Debug)]
+pub struct Layout<'a> {
+    /// The evaluated queries' ids, in output order.
+    pub query_ids: &'a [&'a [u8]],
+    pub run_name: &'a [u8],
+    /// `-q`: the per-query blocks.
+    pub per_query: bool,
+    /// Not `-n`: the summary block.
+    pub summary: bool,
+    /// `-c`: counts marked `recount` print `relevant_in_qrels`.
+    pub complete: bool,
+    /// The number of qrels lines with a grade > 0 (all queries).
+    pub relevant_in_qrels: f64,
+    /// `-Z`: every numeric value replaced by its z-score, lines prefixed by `Z`.
+    pub zscores: Option<&'a ZScores>,
+}
+
+/// The output text and the (query, measure) pairs `-Z` could not score (for a note).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Printed {
+    pub text: Vec<u8>,
+    pub unusable: Vec<Vec<u8>>,
+}
+
+/// `printf("%6.4f", v)` as glibc prints it (NaN as `nan` or `-nan`).
+pub fn push_float(out: &mut Vec<u8>, v: f64) {
+    if v.is_nan() {
+        let text = if v.is_sign_negative() { "-nan" } else { "nan" };
+        let _ = write!(out, "{text:>6}");
+    } else {
+        // Rust prints the exact decimal value rounded half to even, as glibc does
+        // (checked against C's printf on random, halfway and extreme values in tests).
+        let _ = write!(out, "{v:6.4}");
+    }
+}
+
+/// `printf("%ld", (long) v)`: truncation toward zero; a value C cannot convert (NaN,
+/// infinite, out of range) becomes LONG_MIN, as on x86-64.
+pub fn push_long(out: &mut Vec<u8>, v: f64) {
+    let limit = 9_223_372_036_854_775_808.0; // 2^63
+    let n = if v.is_finite() && (-limit..limit).contains(&v) { v as i64 } else { i64::MIN };
+    let _ = write!(out, "{n}");
+}
+
+/// NumPy's `np.maximum(v, floor)`: NaN propagates.
+fn at_least(v: f64, floor: f64) -> f64 {
+    if v.is_nan() || v >= floor {
+        v
+    } else {
+        floor
+    }
+}
+
+/// Left-to-right sum (`np.cumsum(values)[-1]`).
+fn sum(values: &[f64]) -> f64 {
+    values.iter().fold(0.0, |acc, &v| acc + v)
+}
+
+/// A column's values as printed: numbers (after resets, logs and z-scores) or texts.
+enum Prepared {
+    None,
+    Numbers(Vec<f64>),
+    Texts(Vec<String>),
+}
+
+/// Print the columns as trec_eval does.
+///
+/// `values[i]` holds column `i`'s per-query values as computed on the judged run with
+/// trec_eval's placeholder ranking for the queries `-c` added (`added[q]`); None for
+/// `runid` and `num_q`. Errors name a column whose values do not fit it.
+pub fn print(
+    cols: &[Col],
+    values: Vec<Option<Column>>,
+    added: &[bool],
+    layout: &Layout,
+) -> Result<Printed, String> {
+    let n = layout.query_ids.len();
+    if values.len() != cols.len() || added.len() != n {
+        return Err("one value column per printed column and one flag per query expected".into());
+    }
+    let mut unusable = Vec::new();
+    let mut prepared = Vec::with_capacity(cols.len());
+    for (col, column) in cols.iter().zip(values) {
+        prepared.push(prepare(col, column, added, layout, &mut unusable)?);
+    }
+    let z = if layout.zscores.is_some() { "Z" } else { "" };
+    let names: Vec<String> = cols.iter().map(|c| format!("{:<22}", c.printed)).collect();
+    let mut out = Vec::new();
+    if layout.per_query {
+        for (q, qid) in layout.query_ids.iter().enumerate() {
+            for ((col, name), values) in cols.iter().zip(&names).zip(&prepared) {
+                if !col.kind.per_query() {
+                    continue;
+                }
+                match values {
+                    Prepared::Texts(t) => {
+                        out.extend_from_slice(name.as_bytes());
+                        out.push(b'\t');
+                        out.extend_from_slice(qid);
+                        let _ = write!(out, "\t'{}'", t[q]);
+                    }
+                    Prepared::Numbers(v) => {
+                        out.extend_from_slice(z.as_bytes());
+                        out.extend_from_slice(name.as_bytes());
+                        out.push(b'\t');
+                        out.extend_from_slice(qid);
+                        out.push(b'\t');
+                        if col.kind == Kind::Long && z.is_empty() {
+                            push_long(&mut out, v[q]);
+                        } else {
+                            push_float(&mut out, v[q]);
+                        }
+                    }
+                    Prepared::None => unreachable!("per-query columns have values"),
+                }
+                out.push(b'\n');
+            }
+        }
+    }
+    if layout.summary {
+        let count = |out: &mut Vec<u8>, v: f64| {
+            if z.is_empty() {
+                push_long(out, v)
+            } else {
+                push_float(out, v)
+            }
+        };
+        for ((col, name), values) in cols.iter().zip(&names).zip(&prepared) {
+            let numbers = match values {
+                Prepared::Numbers(v) => v.as_slice(),
+                _ => &[],
+            };
+            if col.kind == Kind::Text {
+                continue;
+            }
+            if col.kind != Kind::RunName {
+                out.extend_from_slice(z.as_bytes());
+            }
+            out.extend_from_slice(name.as_bytes());
+            out.extend_from_slice(b"\tall\t");
+            match col.kind {
+                Kind::RunName => out.extend_from_slice(layout.run_name),
+                Kind::QueryCount => count(&mut out, n as f64),
+                Kind::Long => {
+                    let total = if col.recount && layout.complete {
+                        layout.relevant_in_qrels
+                    } else {
+                        sum(numbers)
+                    };
+                    count(&mut out, total)
+                }
+                // the values are the queries' logs
+                Kind::Gm => push_float(&mut out, libm_exp(sum(numbers) / n as f64)),
+                Kind::Float => push_float(&mut out, sum(numbers) / n as f64),
+                Kind::Text => unreachable!(),
+            }
+            out.push(b'\n');
+        }
+    }
+    Ok(Printed { text: out, unusable })
+}
+
+/// `math.exp` as `cranfield.core.measures._common.libm_exp` calls it (NaN kept as is).
+fn libm_exp(x: f64) -> f64 {
+    if x.is_nan() {
+        x
+    } else {
+        x.exp()
+    }
+}
+
+/// `math.log` of a positive value or NaN (kept as is).
+fn libm_log(x: f64) -> f64 {
+    if x.is_nan() {
+        x
+    } else {
+        x.ln()
+    }
+}
+
+fn prepare(
+    col: &Col,
+    column: Option<Column>,
+    added: &[bool],
+    layout: &Layout,
+    unusable: &mut Vec<Vec<u8>>,
+) -> Result<Prepared, String> {
+    let n = added.len();
+    let wrong = |what: &str| format!("column {:?}: {what}", col.printed);
+    match (col.kind, column) {
+        (Kind::RunName | Kind::QueryCount, _) => Ok(Prepared::None),
+        (Kind::Text, Some(Column::Texts(mut texts))) => {
+            if texts.len() != n {
+                return Err(wrong("one text per query expected"));
+            }
+            if col.blank {
+                texts.iter_mut().for_each(String::clear);
+            } else if col.reset {
+                texts.iter_mut().zip(added).filter(|(_, &a)| a).for_each(|(t, _)| t.clear());
+            }
+            Ok(Prepared::Texts(texts))
+        }
+        (Kind::Long | Kind::Float | Kind::Gm, Some(Column::Numbers(mut v))) => {
+            if v.len() != n {
+                return Err(wrong("one value per query expected"));
+            }
+            if col.reset {
+                v.iter_mut().zip(added).filter(|(_, &a)| a).for_each(|(x, _)| *x = 0.0);
+            }
+            if col.kind == Kind::Gm {
+                v.iter_mut().for_each(|x| *x = libm_log(at_least(*x, MIN_GEO_MEAN)));
+            }
+            if let Some(table) = layout.zscores {
+                for (x, qid) in v.iter_mut().zip(layout.query_ids) {
+                    *x = zscore(*x, qid, &col.printed, table, unusable);
+                }
+            }
+            Ok(Prepared::Numbers(v))
+        }
+        (_, Some(_)) => Err(wrong("values of the wrong kind")),
+        (_, None) => Err(wrong("no values")),
+    }
+}
+
+/// trec_eval's `(value - mean) / stddev` (convert_zscores.c); a (query, measure) absent
+/// from the table, or with stddev 0 and a value other than the mean, gets
+/// [`MISSING_ZSCORE_VALUE`] and is noted in `unusable`.
+fn zscore(v: f64, qid: &[u8], printed: &str, table: &ZScores, unusable: &mut Vec<Vec<u8>>) -> f64 {
+    let note = |unusable: &mut Vec<Vec<u8>>, extra: &str| {
+        let mut text = qid.to_vec();
+        text.push(b' ');
+        text.extend_from_slice(printed.as_bytes());
+        text.extend_from_slice(extra.as_bytes());
+        unusable.push(text);
+    };
+    match table.get(&(qid.to_vec(), printed.to_string())) {
+        None => {
+            note(unusable, "");
+            MISSING_ZSCORE_VALUE
+        }
+        Some(&(mean, sd)) if sd != 0.0 => (v - mean) / sd,
+        Some(&(mean, _)) if v == mean => 0.0,
+        Some(_) => {
+            note(unusable, " (stddev 0)");
+            MISSING_ZSCORE_VALUE
+        }
+    }
+}
+
+/// Owned labels, for the placeholder rankings.
+#[derive(Clone, Debug, PartialEq)]
+pub enum LabelBuf {
+    I8(Vec<i8>),
+    I64(Vec<i64>),
+    F64(Vec<f64>),
+}
+
+impl LabelBuf {
+    pub fn labels(&self) -> Labels<'_> {
+        match self {
+            LabelBuf::I8(v) => Labels::I8(v),
+            LabelBuf::I64(v) => Labels::I64(v),
+            LabelBuf::F64(v) => Labels::F64(v),
+        }
+    }
+}
+
+/// The rankings with trec_eval's placeholder for the queries `-c` added: one document
+/// absent from the qrels (none with `-J`, which drops it); every query then counts as in
+/// the run. Returns the offsets, labels and `in_run` flags (the counterpart of
+/// `_with_placeholder` in `cranfield/core/trec_eval.py`).
+pub fn with_placeholder(run: &JudgedView, judged_only: bool) -> (Vec<i64>, LabelBuf, Vec<bool>) {
+    let n = run.num_queries();
+    let mut offsets = Vec::with_capacity(n + 1);
+    offsets.push(0i64);
+    let mut added = 0i64;
+    for q in 0..n {
+        if !run.in_run[q] && !judged_only {
+            added += 1;
+        }
+        offsets.push(run.offsets[q + 1] + added);
+    }
+    fn fill<T: Copy>(src: &[T], run: &JudgedView, judged_only: bool, code: T) -> Vec<T> {
+        let mut out = Vec::with_capacity(src.len() + run.in_run.len());
+        for q in 0..run.num_queries() {
+            if !run.in_run[q] && !judged_only {
+                out.push(code);
+            }
+            out.extend_from_slice(&src[run.offsets[q] as usize..run.offsets[q + 1] as usize]);
+        }
+        out
+    }
+    let labels = match run.labels {
+        Labels::I8(v) => LabelBuf::I8(fill(v, run, judged_only, NOT_POOLED as i8)),
+        Labels::I64(v) => LabelBuf::I64(fill(v, run, judged_only, NOT_POOLED)),
+        Labels::F64(v) => LabelBuf::F64(fill(v, run, judged_only, NOT_POOLED as f64)),
+    };
+    (offsets, labels, vec![true; n])
+}
+
+/// Compute the columns' values on a judged run (with the placeholder rankings of the
+/// queries `-c` added) and print them: the whole of trec_eval after judging.
+/// `judged_only` is `-J`; `threads` the kernels' threads.
+pub fn evaluate(
+    run: &JudgedView,
+    cols: &[Col],
+    layout: &Layout,
+    judged_only: bool,
+    threads: usize,
+) -> Result<Printed, String> {
+    run.check()?;
+    if run.num_queries() != layout.query_ids.len() {
+        return Err("one query id per query expected".into());
+    }
+    let added: Vec<bool> = run.in_run.iter().map(|&i| !i).collect();
+    let (offsets, labels, in_run) = with_placeholder(run, judged_only);
+    let full = JudgedView { offsets: &offsets, labels: labels.labels(), in_run: &in_run, ..*run };
+    let mut kernels: Vec<Box<dyn Kernel>> = Vec::new();
+    for spec in cols.iter().filter_map(|c| c.spec.as_ref()) {
+        kernels.push(crate::measures::kernel(spec)?);
+    }
+    let mut computed = crate::measures::compute(&full, &kernels, threads).into_iter();
+    let values =
+        cols.iter().map(|c| if c.spec.is_some() { computed.next() } else { None }).collect();
+    print(cols, values, &added, layout)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn float(v: f64) -> String {
+        let mut out = Vec::new();
+        push_float(&mut out, v);
+        String::from_utf8(out).unwrap()
+    }
+
+    fn long(v: f64) -> String {
+        let mut out = Vec::new();
+        push_long(&mut out, v);
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn floats_as_c_prints_them() {
+        assert_eq!(float(0.0), "0.0000");
+        assert_eq!(float(-0.0), "-0.0000");
+        assert_eq!(float(0.5), "0.5000");
+        assert_eq!(float(-0.00001), "-0.0000");
+        assert_eq!(float(0.03125), "0.0312"); // a tie: to even
+        assert_eq!(float(0.03135), "0.0314"); // not a tie in binary
+        assert_eq!(float(12345.6), "12345.6000");
+        assert_eq!(float(f64::NAN), "   nan");
+        assert_eq!(float(-f64::NAN), "  -nan");
+        assert_eq!(float(f64::INFINITY), "   inf");
+        assert_eq!(float(f64::NEG_INFINITY), "  -inf");
+        assert_eq!(float(1e20), "100000000000000000000.0000");
+    }
+
+    #[test]
+    fn longs_as_c_converts_them() {
+        assert_eq!(long(3.0), "3");
+        assert_eq!(long(-2.9), "-2");
+        assert_eq!(long(f64::NAN), "-9223372036854775808");
+        assert_eq!(long(1e19), "-9223372036854775808");
+        assert_eq!(long(-(2f64.powi(63))), "-9223372036854775808");
+        assert_eq!(long(9.223372036854774e18), "9223372036854773760");
+    }
+
+    fn col(printed: &str, kind: Kind) -> Col {
+        Col {
+            printed: printed.into(),
+            kind,
+            spec: None,
+            blank: false,
+            reset: false,
+            recount: false,
+        }
+    }
+
+    #[test]
+    fn blocks_and_summary() {
+        let qids: Vec<&[u8]> = vec![b"q1", b"q2"];
+        let layout = Layout {
+            query_ids: &qids,
+            run_name: b"run",
+            per_query: true,
+            summary: true,
+            complete: false,
+            relevant_in_qrels: 0.0,
+            zscores: None,
+        };
+        let cols = vec![
+            col("runid", Kind::RunName),
+            col("num_ret", Kind::Long),
+            col("map", Kind::Float),
+            col("gm_map", Kind::Gm),
+            col("relstring", Kind::Text),
+        ];
+        let values = vec![
+            None,
+            Some(Column::Numbers(vec![3.0, 4.0])),
+            Some(Column::Numbers(vec![0.25, 0.5])),
+            Some(Column::Numbers(vec![0.25, 0.0])),
+            Some(Column::Texts(vec!["10".into(), "-".into()])),
+        ];
+        let printed = print(&cols, values, &[false, false], &layout).unwrap();
+        let gm = (0.25f64.ln() + 1e-5f64.ln()) / 2.0;
+        let expected = format!(
+            "num_ret               \tq1\t3\nmap                   \tq1\t0.2500\n\
+             relstring             \tq1\t'10'\nnum_ret               \tq2\t4\n\
+             map                   \tq2\t0.5000\nrelstring             \tq2\t'-'\n\
+             runid                 \tall\trun\nnum_ret               \tall\t7\n\
+             map                   \tall\t0.3750\ngm_map                \tall\t{:6.4}\n",
+            gm.exp()
+        );
+        assert_eq!(String::from_utf8(printed.text).unwrap(), expected);
+    }
+
+    #[test]
+    fn zscores_and_resets() {
+        let qids: Vec<&[u8]> = vec![b"q1", b"q2"];
+        let mut table = ZScores::new();
+        table.insert((b"q1".to_vec(), "map".into()), (0.5, 0.25));
+        let layout = Layout {
+            query_ids: &qids,
+            run_name: b"run",
+            per_query: true,
+            summary: false,
+            complete: true,
+            relevant_in_qrels: 0.0,
+            zscores: Some(&table),
+        };
+        let mut map = col("map", Kind::Float);
+        map.reset = true;
+        let values = vec![Some(Column::Numbers(vec![1.0, 0.7]))];
+        let printed = print(&[map], values, &[false, true], &layout).unwrap();
+        assert_eq!(
+            String::from_utf8(printed.text).unwrap(),
+            "Zmap                   \tq1\t2.0000\nZmap                   \tq2\t-1000000.0000\n"
+        );
+        assert_eq!(printed.unusable, vec![b"q2 map".to_vec()]);
+    }
+
+    #[test]
+    fn mismatched_values_are_errors() {
+        let qids: Vec<&[u8]> = vec![b"q1"];
+        let layout = Layout {
+            query_ids: &qids,
+            run_name: b"",
+            per_query: false,
+            summary: true,
+            complete: false,
+            relevant_in_qrels: 0.0,
+            zscores: None,
+        };
+        let cols = [col("map", Kind::Float)];
+        assert!(print(&cols, vec![Some(Column::Numbers(vec![]))], &[false], &layout).is_err());
+        assert!(print(&cols, vec![None], &[false], &layout).is_err());
+        assert!(print(&cols, vec![], &[false], &layout).is_err());
+    }
+
+    #[test]
+    fn placeholder_rankings() {
+        let offsets = [0i64, 2, 2, 3];
+        let labels = [1i8, 0, 2];
+        let grades = [1i8];
+        let in_run = [true, false, true];
+        let run = JudgedView {
+            offsets: &offsets,
+            labels: Labels::I8(&labels),
+            qrels_offsets: &[0, 1, 1, 1],
+            qrels_grades: Labels::I8(&grades),
+            in_run: &in_run,
+            rel_level: 1,
+            compat: 10,
+        };
+        let (o, l, i) = with_placeholder(&run, false);
+        assert_eq!(o, vec![0, 2, 3, 4]);
+        assert_eq!(l, LabelBuf::I8(vec![1, 0, -1, 2]));
+        assert_eq!(i, vec![true; 3]);
+        let (o, l, _) = with_placeholder(&run, true);
+        assert_eq!(o, vec![0, 2, 2, 3]);
+        assert_eq!(l, LabelBuf::I8(vec![1, 0, 2]));
+    }
+}

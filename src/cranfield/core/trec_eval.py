@@ -2,7 +2,9 @@
 
 ``cranfield trec_eval`` takes trec_eval's arguments and prints byte-identical output
 (``%-22s\\t%s\\t%6.4f``; counts with ``%ld``), measures in trec_eval's internal order,
-per-topic blocks (``-q``) in byte order of topic id, then the ``all`` block.
+per-topic blocks (``-q``) in byte order of topic id, then the ``all`` block. The
+output is printed by the compiled engine (``rust/eval/src/trec_eval.rs``, the one home
+of the format); this module selects the columns and computes their values.
 
 Deliberate deviations from trec_eval 10.0 (documented in docs/trec_eval.md):
 
@@ -24,10 +26,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .. import _engine
 from ..errors import InputError, MeasureError
-from .evaluation import MIN_GEO_MEAN, aggregate, require_queries
+from .evaluation import require_queries
 from .judged import NOT_POOLED, JudgedRun, judge
-from .measures._common import libm_exp, libm_log
 from .measures.names import parse_trec
 from .measures.registry import (
     TREC_DEFAULT_NICKNAME,
@@ -49,6 +51,20 @@ class Column:
     blank: bool = False  # relstring of length <= 0: trec_eval prints '' for every topic
     reset: bool = False  # the topics -c adds score 0 (TrecEval.reset_with_c)
     recount: bool = False  # the summary under -c counts the qrels (TrecEval.recount_with_c)
+
+    def spec(self) -> tuple | None:
+        """The measure as the engine's kernels take it: ``(family, cutoff, params)``."""
+        if self.measure is None:
+            return None
+        m = self.measure
+        params = m.param_values()
+        params.pop("judged_only", None)  # trec_eval's -J is applied by judging
+        return (m.name, m.cutoff, params)
+
+    def described(self, with_spec: bool = False) -> tuple:
+        """The column for the engine's printer (``cranfield_eval::trec_eval::Col``)."""
+        spec = self.spec() if with_spec else None
+        return (self.printed, self.kind, spec, self.blank, self.reset, self.recount)
 
 
 def select(measure_args: list[str]) -> list[tuple[TrecEval, str | None]]:
@@ -264,30 +280,6 @@ def read_zscores(path: str) -> dict[tuple[str, str], tuple[float, float]]:
     return table
 
 
-def _zscore(values: np.ndarray, qids, printed: str, zscores, unusable: list) -> np.ndarray:
-    """trec_eval's ``(value - mean) / stddev`` per topic (convert_zscores.c).
-
-    A (topic, measure) absent from the file, or with stddev 0 and a value other than the
-    mean, gets ``MISSING_ZSCORE_VALUE``; it is appended to ``unusable`` for a note.
-    """
-    out = np.empty_like(values)
-    for i, q in enumerate(qids):  # one lookup per (query, measure) printed: output-sized work
-        entry = zscores.get((q, printed))
-        if entry is None:
-            out[i] = MISSING_ZSCORE_VALUE
-            unusable.append(f"{q} {printed}")
-            continue
-        mean, sd = entry
-        if sd:
-            out[i] = (values[i] - mean) / sd
-        elif values[i] == mean:
-            out[i] = 0.0
-        else:
-            out[i] = MISSING_ZSCORE_VALUE
-            unusable.append(f"{q} {printed} (stddev 0)")
-    return out
-
-
 def _with_placeholder(jr: JudgedRun, judged_only: bool) -> JudgedRun:
     """The topics ``-c`` adds (no results) as trec_eval 10.0 evaluates them.
 
@@ -318,49 +310,6 @@ def _with_placeholder(jr: JudgedRun, judged_only: bool) -> JudgedRun:
         run_name=jr.run_name,
         compat=jr.compat,
     )
-
-
-def _reset_for_placeholder(col: Column, values: np.ndarray, missing: np.ndarray):
-    """trec_eval's reset of the placeholder topics' values (trec_eval.c compares the
-    printed names: ``Column.reset``)."""
-    if col.reset:
-        fill = "" if col.kind == "string" else 0.0
-        values = np.where(missing, fill, values)
-        if col.kind == "string":
-            values = values.astype(object)
-    return values
-
-
-_LONG_MIN = -(2**63)
-
-
-def _fmt_long(v) -> str:
-    """``printf("%ld", (long) v)``: truncation toward zero; on x86-64 a value C cannot
-    convert (NaN, infinite, out of range) becomes LONG_MIN."""
-    v = float(v)
-    if not math.isfinite(v) or not -(2.0**63) <= v < 2.0**63:
-        return str(_LONG_MIN)
-    return str(int(v))
-
-
-def _formatted(values: np.ndarray, long: bool) -> list[str]:
-    """``%6.4f`` (or ``%ld``) of every value; each distinct bit pattern formatted once."""
-    values = np.ascontiguousarray(values, dtype=np.float64)
-    bits = values.view(np.int64)
-    order = np.argsort(bits, kind="stable")
-    sorted_bits = bits[order]
-    first = np.ones(len(bits), dtype=bool)
-    first[1:] = sorted_bits[1:] != sorted_bits[:-1]
-    group = np.cumsum(first) - 1
-    inverse = np.empty(len(bits), dtype=np.int64)
-    inverse[order] = group
-    distinct = values[order[first]].tolist()
-    # printf-style formatting is faster than f-strings here and prints the same digits
-    if long:
-        texts = [_fmt_long(v) for v in distinct]
-    else:
-        texts = ["%6.4f" % v if v == v else trec_format_number(v) for v in distinct]  # noqa: UP031
-    return [texts[i] for i in inverse.tolist()]
 
 
 def run_trec_eval(
@@ -411,80 +360,48 @@ def run_trec_eval(
 
     added = ~jr.in_run  # topics -c adds: evaluated on trec_eval's placeholder ranking
     jr = _with_placeholder(jr, judged_only)
-    qids = list(jr.query_ids)
-    per_values: list[np.ndarray | None] = []
-    unusable: list[str] = []
+    values = []
     for col in cols:
         if col.measure is None:
-            per_values.append(None)
+            values.append(None)
             continue
-        values = col.measure.compute(jr)
-        if col.blank:
-            values = np.full(len(values), "", dtype=object)
-        elif added.any():
-            values = _reset_for_placeholder(col, values, added)
-        if col.kind == "gm":
-            # trec_eval keeps log(max(v, 1e-5)) per topic and prints exp(mean)
-            values = libm_log(np.maximum(values, MIN_GEO_MEAN))
-        if zscores is not None and col.kind != "string":
-            values = _zscore(values, qids, col.printed, zscores, unusable)
-        per_values.append(values)
+        computed = col.measure.compute(jr)
+        if col.kind == "string":
+            values.append([str(v) for v in computed])
+        else:
+            values.append(np.ascontiguousarray(computed, dtype=np.float64))
+    relevant = 0.0
+    if complete and any(c.recount for c in cols):
+        relevant = float(np.sum(qrels.table.column("relevance").to_numpy() > 0))
+    table = None
+    if zscores is not None:
+        table = {(_bytes(q), m): v for (q, m), v in zscores.items()}
+    text, unusable = _engine.trec_eval_print(
+        [c.described() for c in cols],
+        values,
+        added.tolist(),
+        [_bytes(q) for q in jr.query_ids],
+        _bytes(jr.run_name),
+        per_query,
+        summary,
+        complete,
+        relevant,
+        table,
+    )
     if unusable and notes is not None:
-        shown = ", ".join(unusable[:10]) + (", ..." if len(unusable) > 10 else "")
+        shown = ", ".join(_text(u) for u in unusable[:10]) + (", ..." if len(unusable) > 10 else "")
         notes(
             f"note: {len(unusable)} (query, measure) value(s) have no usable mean/stddev in "
             f"the z-score file and print as {MISSING_ZSCORE_VALUE:.0f} per query, as in "
             f"trec_eval: {shown}"
         )
-
-    # under -Z trec_eval prefixes a Z to every numeric line and prints counts as doubles
-    z = "Z" if zscores is not None else ""
-    lines: list[str] = []
-    if per_query:
-        printable = [
-            (c, v)
-            for c, v in zip(cols, per_values, strict=True)
-            if c.kind not in ("run_name", "query_count", "gm")
-        ]
-        # column by column (each distinct value formatted once), then query-major order
-        tails = [f"\t{q}\t" for q in qids]
-        per_column = []
-        for col, values in printable:
-            if col.kind == "string":
-                prefix = f"{col.printed:<22}"
-                texts = [f"'{v}'" for v in values]
-            else:
-                prefix = f"{z}{col.printed:<22}"
-                texts = _formatted(values, col.kind == "long" and not z)
-            per_column.append([prefix + t + x for t, x in zip(tails, texts, strict=True)])
-        lines.extend(line for row in zip(*per_column, strict=True) for line in row)
-    if summary:
-        n = jr.num_queries
-        count = _fmt_long if not z else trec_format_number
-        for col, values in zip(cols, per_values, strict=True):
-            if col.kind == "run_name":
-                lines.append(f"{col.printed:<22}\tall\t{jr.run_name}")
-            elif col.kind == "query_count":
-                lines.append(f"{z}{col.printed:<22}\tall\t{count(n)}")
-            elif col.kind == "string":
-                continue
-            elif col.kind == "long":
-                total = aggregate(values, "sum")
-                if col.recount and complete:  # recounted, also under -Z
-                    total = float(np.sum(qrels.table.column("relevance").to_numpy() > 0))
-                lines.append(f"{z}{col.printed:<22}\tall\t{count(total)}")
-            elif col.kind == "gm":
-                # values are the topics' logs, summed in topic order as trec_eval does
-                value = float(libm_exp(aggregate(values, "sum") / n))
-                lines.append(f"{z}{col.printed:<22}\tall\t{trec_format_number(value)}")
-            else:
-                value = aggregate(values, "mean", n)
-                lines.append(f"{z}{col.printed:<22}\tall\t{trec_format_number(value)}")
-    return "\n".join(lines) + ("\n" if lines else "")
+    return _text(text)
 
 
-def trec_format_number(value: float) -> str:
-    """trec_eval's ``%6.4f`` (NaN printed as C does on glibc)."""
-    if math.isnan(value):
-        return f"{'-nan' if math.copysign(1.0, value) < 0 else 'nan':>6}"
-    return f"{value:6.4f}"
+def _bytes(text: str) -> bytes:
+    """A query id or run name for the engine (which prints bytes)."""
+    return text.encode("utf-8", "surrogatepass")
+
+
+def _text(data: bytes) -> str:
+    return data.decode("utf-8", "surrogatepass")
