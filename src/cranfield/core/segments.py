@@ -17,7 +17,9 @@ from __future__ import annotations
 import math
 from functools import lru_cache
 
-import numpy as np
+from .._lazy import lazy
+
+np = lazy("numpy", __name__, "np")
 
 
 def segment_ids(offsets: np.ndarray) -> np.ndarray:

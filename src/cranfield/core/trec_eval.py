@@ -23,13 +23,11 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from .. import _engine
+from .._lazy import lazy
 from ..errors import InputError, MeasureError
-from .evaluation import require_queries
-from .judged import NOT_POOLED, JudgedRun, judge
 from .measures.names import parse_trec
 from .measures.registry import (
     TREC_DEFAULT_NICKNAME,
@@ -39,6 +37,13 @@ from .measures.registry import (
     trec_nicknames,
 )
 from .options import JudgeOptions, merged
+
+# select() and columns() serve the CLI's cold path, which needs neither NumPy nor the
+# judging code (PyArrow): those are imported on first use
+np = lazy("numpy", __name__, "np")
+
+if TYPE_CHECKING:
+    from .judged import JudgedRun
 
 
 @dataclass
@@ -290,6 +295,8 @@ def _with_placeholder(jr: JudgedRun, judged_only: bool) -> JudgedRun:
     ``utility_a,b,c,d`` = b + c*R + d*(N - 1 - R), ``relstring_5`` = ``'-'``).
     Checked against the binary in tests/reference.
     """
+    from .judged import NOT_POOLED, JudgedRun
+
     missing = ~jr.in_run
     if not missing.any():
         return jr
@@ -334,6 +341,9 @@ def run_trec_eval(
     run already judged with these options (e.g. by
     :func:`cranfield.core.streaming.judge_file`); ``run`` is then not read.
     """
+    from .evaluation import require_queries
+    from .judged import judge
+
     opts = merged(options, judging)
     complete, judged_only = opts.complete, opts.judged_only
     selected = select(measure_args)

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import math
+from functools import cache
 
-import numpy as np
-
+from ..._lazy import lazy
 from .. import segments
+
+np = lazy("numpy", __name__, "np")
 
 
 def level(jr, rel) -> int:
@@ -67,22 +69,28 @@ def _c_math(f, at_zero: float):
     return call
 
 
-_log = np.frompyfunc(_c_math(math.log, -math.inf), 1, 1)
-_exp = np.frompyfunc(_c_math(math.exp, math.nan), 1, 1)
-_log2 = np.frompyfunc(_c_math(math.log2, -math.inf), 1, 1)
+@cache
+def _ufunc(name: str):
+    """The C library's ``name`` as a NumPy ufunc (made on first use)."""
+    f, at_zero = {
+        "log": (math.log, -math.inf),
+        "exp": (math.exp, math.nan),
+        "log2": (math.log2, -math.inf),
+    }[name]
+    return np.frompyfunc(_c_math(f, at_zero), 1, 1)
 
 
 def libm_log(x) -> np.ndarray:
-    return np.asarray(_log(np.asarray(x, dtype=np.float64)), dtype=np.float64)
+    return np.asarray(_ufunc("log")(np.asarray(x, dtype=np.float64)), dtype=np.float64)
 
 
 def libm_exp(x) -> np.ndarray:
     with np.errstate(over="ignore"):  # exp overflows to inf, as in C
-        return np.asarray(_exp(np.asarray(x, dtype=np.float64)), dtype=np.float64)
+        return np.asarray(_ufunc("exp")(np.asarray(x, dtype=np.float64)), dtype=np.float64)
 
 
 def libm_log2(x) -> np.ndarray:
-    return np.asarray(_log2(np.asarray(x, dtype=np.float64)), dtype=np.float64)
+    return np.asarray(_ufunc("log2")(np.asarray(x, dtype=np.float64)), dtype=np.float64)
 
 
 def discounts(jr) -> np.ndarray:

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import numpy as np
-
+from ..._lazy import lazy
 from .. import segments
 from ._common import level
 from .precision import REL, TREC
@@ -20,6 +19,8 @@ from .registry import (
     measure,
     weights,
 )
+
+np = lazy("numpy", __name__, "np")
 
 
 @measure(

@@ -10,7 +10,9 @@ from __future__ import annotations
 import os
 from functools import cache
 
-import numpy as np
+from ..._lazy import lazy
+
+np = lazy("numpy", __name__, "np")
 
 # a run this large is split between threads (each computes every measure of its queries)
 _THREADS_FROM = 1_000_000

@@ -11,11 +11,11 @@ level (trec_eval ``-l``).
 
 from __future__ import annotations
 
-import numpy as np
+from typing import TYPE_CHECKING
 
+from ..._lazy import lazy
 from ...errors import MeasureError
 from .. import segments
-from ..judged import NOT_POOLED, Positions
 from ._common import level, libm_log2, safe_div
 from .precision import JUDGED_ONLY, REL, TREC
 from .registry import (
@@ -28,6 +28,11 @@ from .registry import (
     number_in,
     weight,
 )
+
+np = lazy("numpy", __name__, "np")
+
+if TYPE_CHECKING:
+    from ..judged import Positions
 
 GAINS = Param(
     "gains",
@@ -143,6 +148,8 @@ def gain_positions(jr, gains=()) -> tuple[Positions, np.ndarray]:
     ``segments.sequential_sum``). Documents outside the pool have gain 0 unless
     ``gains`` names their label (-1), in which case every document is read.
     """
+
+    from ..judged import NOT_POOLED, Positions  # (judged.py loads PyArrow: on first use)
 
     def make():
         if any(lvl == NOT_POOLED for lvl, _ in gains):

@@ -8,8 +8,7 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
-
+from ..._lazy import lazy
 from ...errors import MeasureError
 from .. import segments
 from ._common import safe_div
@@ -25,6 +24,8 @@ from .registry import (
     number_in,
 )
 from .user_models import MZ
+
+np = lazy("numpy", __name__, "np")
 
 CHAPELLE = "Chapelle, Metzler, Zhang & Grinspan, 'Expected reciprocal rank for graded relevance', CIKM 2009"
 WEBER = "Weber, Multimedia Retrieval, lecture notes (Univ. Basel 2024), sec. 2.4"

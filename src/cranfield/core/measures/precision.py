@@ -8,8 +8,7 @@ otherwise a query with R = 0 scores 0 (trec_eval's convention).
 
 from __future__ import annotations
 
-import numpy as np
-
+from ..._lazy import lazy
 from .. import segments
 from ._common import count_at, in_top, level, libm_log, safe_div
 from .registry import (
@@ -23,6 +22,8 @@ from .registry import (
     integer_in,
     measure,
 )
+
+np = lazy("numpy", __name__, "np")
 
 REL = Param(
     "rel",

@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
-
+from ..._lazy import lazy
 from .. import segments
-from ..judged import NOT_POOLED
 from ._common import count_at, in_top, level, safe_div
 from .precision import JUDGED_ONLY, REL
 from .registry import Param, measure
+
+np = lazy("numpy", __name__, "np")
 
 WEBER = "Weber, Multimedia Retrieval, lecture notes (Univ. Basel 2019 ch. 1.4, 2024 sec. 2.3)"
 
@@ -146,6 +146,8 @@ def auprc(jr, cutoff, rel=None, method="interpolated"):
     fractional="judged",
 )
 def judged_at(jr, cutoff):
+    from ..judged import NOT_POOLED  # (judged.py loads PyArrow: on first use)
+
     judged = jr.labels != NOT_POOLED
     if cutoff is None:
         return safe_div(segments.int_sum(judged, jr.offsets), jr.num_ret)

@@ -7,11 +7,12 @@ denominator is 0 (trec_eval).
 
 from __future__ import annotations
 
-import numpy as np
-
+from ..._lazy import lazy
 from ._common import level, safe_div
 from .precision import JUDGED_ONLY, REL, TREC
 from .registry import MAX_MAGNITUDE, SET, Param, TrecEval, measure, number_in
+
+np = lazy("numpy", __name__, "np")
 
 
 def _counts(jr, rel):

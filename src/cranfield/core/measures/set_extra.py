@@ -11,12 +11,13 @@ and the identity f·p·(1-g) = r·g·(1-p). Queries are independent, so |A| (the
 
 from __future__ import annotations
 
-import numpy as np
-
+from ..._lazy import lazy
 from ...errors import MeasureError
 from ._common import count_at, level, safe_div
 from .precision import JUDGED_ONLY, REL
 from .registry import MAX_COUNT, Param, integer_in, measure
+
+np = lazy("numpy", __name__, "np")
 
 WEBER = "Weber, Multimedia Retrieval, lecture notes (Univ. Basel 2019 ch. 1.3, 2024 sec. 2.2)"
 

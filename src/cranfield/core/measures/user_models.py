@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import numpy as np
-
+from ..._lazy import lazy
 from .. import segments
-from ..judged import NOT_POOLED, Positions
 from .gain import GAINS, gain_of
 from .precision import TREC
 from .registry import Param, TrecEval, measure, number_in
+
+np = lazy("numpy", __name__, "np")
 
 MZ = "Moffat & Zobel, 'Rank-biased precision for measurement of retrieval effectiveness', TOIS 2008"
 
@@ -71,6 +71,8 @@ PERSISTENCE = Param(
     fractional="refused",
 )
 def rbp(jr, cutoff, p=0.9, gains=()):
+    from ..judged import NOT_POOLED, Positions  # (judged.py loads PyArrow: on first use)
+
     # documents outside the pool have gain 0 (no term) unless a custom gain names -1
     if any(lvl == NOT_POOLED for lvl, _ in gains):
         pos = Positions.of(np.ones(len(jr.labels), dtype=bool), jr)
