@@ -95,6 +95,60 @@ def _int_option(parser: Parser, value, flag: str) -> int:
         parser.error(f"option {flag} expects an integer, got {value!r}")
 
 
+def _note(msg: str) -> None:
+    print(f"cranfield trec_eval: {msg}", file=sys.stderr)
+
+
+def _write(output: str | bytes) -> None:
+    """The output on standard output, the ids' bytes as they came (text: read as
+    Latin-1); a closed pipe is no error."""
+    try:
+        if hasattr(sys.stdout, "buffer"):
+            sys.stdout.flush()
+            if isinstance(output, str):
+                output = output.encode("latin-1", "replace")
+            sys.stdout.buffer.write(output)
+        else:
+            sys.stdout.write(output if isinstance(output, str) else output.decode("latin-1"))
+        sys.stdout.flush()
+    except BrokenPipeError:
+        pass
+
+
+def _engine_path(args, judging, num_docs: int) -> int | None:
+    """The whole evaluation in one engine call (plain TREC files, measures the engine
+    computes): neither NumPy nor PyArrow is needed to select the measures. Returns the
+    exit status, or None when the engine cannot do it; the general path then runs and
+    reports any problem with its own messages."""
+    from ..core.trec_eval import (
+        columns,
+        evaluate_files,
+        note_ignored_params,
+        note_missing_topics,
+        select,
+    )
+
+    try:
+        selected = select(args.measures)
+        cols = columns(selected, num_docs)
+    except MeasureError:
+        return None
+    done = evaluate_files(
+        args.files[0],
+        args.files[1],
+        cols,
+        judging,
+        per_query=args.per_query,
+        summary=not args.nosummary,
+    )
+    if done is None:
+        return None
+    note_ignored_params(selected, _note)
+    note_missing_topics(done.missing, _note)
+    _write(done.text)
+    return 0
+
+
 def main(argv: list[str]) -> int:
     parser = build_parser()
     try:
@@ -135,6 +189,10 @@ def main(argv: list[str]) -> int:
     from ..core import memory
 
     streamed = not dask and memory.should_stream(args.files[1], args.stream)
+    if not (dask or streamed or args.zscores or "-" in args.files):
+        status = _engine_path(args, judging, num_docs)
+        if status is not None:
+            return status
     from ..core.qrels import Qrels
     from ..core.run import Run
     from ..core.streaming import judge_file, use_system_allocator
@@ -172,7 +230,7 @@ def main(argv: list[str]) -> int:
             summary=not args.nosummary,
             num_docs_in_coll=num_docs,
             zscores_path=args.zscores,
-            notes=lambda msg: print(f"cranfield trec_eval: {msg}", file=sys.stderr),
+            notes=_note,
             judged=judged,
         )
     except MeasureError as exc:
@@ -181,13 +239,5 @@ def main(argv: list[str]) -> int:
     except (InputError, CranfieldError, OSError) as exc:
         print(f"cranfield trec_eval: error: {exc}", file=sys.stderr)
         return 2
-    try:
-        if hasattr(sys.stdout, "buffer"):  # the ids' bytes as they came (read as Latin-1)
-            sys.stdout.flush()
-            sys.stdout.buffer.write(text.encode("latin-1", "replace"))
-        else:
-            sys.stdout.write(text)
-        sys.stdout.flush()
-    except BrokenPipeError:
-        pass
+    _write(text)
     return 0

@@ -285,6 +285,27 @@ def read_zscores(path: str) -> dict[tuple[str, str], tuple[float, float]]:
     return table
 
 
+def note_ignored_params(selected, notes) -> None:
+    """The note on parameters given to measures that take none (``-m map.5``)."""
+    ignored = [
+        f"{tm.name}.{p}" for tm, p in selected if p is not None and tm.kind in TAKES_NO_PARAMS
+    ]
+    if ignored:
+        notes(
+            f"note: these measures take no parameters, ignored as trec_eval does: {' '.join(ignored)}"
+        )
+
+
+def note_missing_topics(missing: list[str], notes) -> None:
+    """The note on qrels topics without results (``missing``, sorted), without ``-c``."""
+    if missing:
+        shown = " ".join(missing[:10]) + (" ..." if len(missing) > 10 else "")
+        notes(
+            f"note: {len(missing)} qrels topic(s) have no results and are ignored "
+            f"(use -c to score them as 0): {shown}"
+        )
+
+
 def _with_placeholder(jr: JudgedRun, judged_only: bool) -> JudgedRun:
     """The topics ``-c`` adds (no results) as trec_eval 10.0 evaluates them.
 
@@ -348,25 +369,13 @@ def run_trec_eval(
     complete, judged_only = opts.complete, opts.judged_only
     selected = select(measure_args)
     cols = columns(selected, num_docs_in_coll)
-    ignored = [
-        f"{tm.name}.{p}" for tm, p in selected if p is not None and tm.kind in TAKES_NO_PARAMS
-    ]
-    if ignored and notes is not None:
-        notes(
-            f"note: these measures take no parameters, ignored as trec_eval does: {' '.join(ignored)}"
-        )
+    if notes is not None:
+        note_ignored_params(selected, notes)
     zscores = read_zscores(zscores_path) if zscores_path else None
     jr: JudgedRun = judged if judged is not None else judge(qrels, run, opts)
     require_queries(jr, jr.run_name)
     if not complete and notes is not None:
-        all_topics = set(qrels.query_ids())
-        missing = sorted(all_topics - set(jr.query_ids))
-        if missing:
-            shown = " ".join(missing[:10]) + (" ..." if len(missing) > 10 else "")
-            notes(
-                f"note: {len(missing)} qrels topic(s) have no results and are ignored "
-                f"(use -c to score them as 0): {shown}"
-            )
+        note_missing_topics(sorted(set(qrels.query_ids()) - set(jr.query_ids)), notes)
 
     added = ~jr.in_run  # topics -c adds: evaluated on trec_eval's placeholder ranking
     jr = _with_placeholder(jr, judged_only)
@@ -415,3 +424,84 @@ def _bytes(text: str) -> bytes:
 
 def _text(data: bytes) -> str:
     return data.decode("utf-8", "surrogatepass")
+
+
+@dataclass
+class Evaluated:
+    """trec_eval's output of one evaluation by the engine: the text (bytes of the ids
+    as read) and the qrels topics without results, for the note (without ``-c``)."""
+
+    text: bytes
+    missing: list[str]
+
+
+def engine_columns(cols: list[Column]) -> list[tuple] | None:
+    """The columns with their measures as the engine takes them, or None when a measure
+    is one the engine does not compute (or a printed name is not ASCII: the general
+    path prints it in Latin-1)."""
+    families = _engine.measure_families()
+    if any(c.measure is not None and c.measure.name not in families for c in cols):
+        return None
+    if not all(c.printed.isascii() for c in cols):
+        return None
+    return [c.described(with_spec=True) for c in cols]
+
+
+def evaluate_files(
+    qrels_path: str,
+    run_path: str,
+    cols: list[Column],
+    options: JudgeOptions,
+    *,
+    per_query: bool = False,
+    summary: bool = True,
+) -> Evaluated | None:
+    """trec_eval on two TREC files (ids read as Latin-1, as bytes) in one engine call:
+    read, judge, compute and print.
+
+    Returns None when the engine cannot do it: a measure it does not compute, an input
+    it does not read, a problem in an input or no query to evaluate. The caller then
+    evaluates with :func:`run_trec_eval`, which reports problems with their messages.
+    """
+    described = engine_columns(cols)
+    if described is None or options.duplicates != "error":
+        return None
+    # Until the engine judges files itself, the Python reader and judge give it the
+    # judged arrays; this function's contract stays the same once it does.
+    from ..errors import CranfieldError
+    from .judged import judge
+    from .measures.engine import _labels, threads_for
+    from .qrels import Qrels
+    from .run import Run
+
+    try:
+        qrels = Qrels.read(qrels_path, format="trec", encoding="latin-1")
+        run = Run.read(run_path, format="trec", encoding="latin-1")
+        jr = judge(qrels, run, options)
+    except (CranfieldError, OSError):
+        return None
+    if jr.num_queries == 0 or jr.fractional:
+        return None
+    relevant = 0.0
+    if options.complete and any(c.recount for c in cols):
+        relevant = float(np.sum(qrels.table.column("relevance").to_numpy() > 0))
+    missing = [] if options.complete else sorted(set(qrels.query_ids()) - set(jr.query_ids))
+    text, _ = _engine.trec_eval_judged(
+        described,
+        np.ascontiguousarray(jr.offsets, dtype=np.int64),
+        _labels(jr.labels),
+        np.ascontiguousarray(jr.qrels_offsets, dtype=np.int64),
+        _labels(jr.qrels_grades),
+        np.ascontiguousarray(jr.in_run, dtype=bool),
+        int(jr.rel_level),
+        int(jr.compat),
+        [q.encode("latin-1") for q in jr.query_ids],
+        jr.run_name.encode("latin-1"),
+        per_query,
+        summary,
+        options.complete,
+        options.judged_only,
+        relevant,
+        threads_for(len(jr.labels)),
+    )
+    return Evaluated(text, missing)

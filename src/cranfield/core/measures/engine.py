@@ -26,6 +26,11 @@ def families() -> frozenset[str]:
     return frozenset(_engine.measure_families())
 
 
+def threads_for(num_labels: int) -> int:
+    """The kernels' threads for a judged run of ``num_labels`` ranked documents."""
+    return min(2, os.cpu_count() or 1) if num_labels >= _THREADS_FROM else 1
+
+
 def _labels(a: np.ndarray) -> np.ndarray:
     if a.dtype not in (np.int8, np.int64, np.float64):
         a = a.astype(np.float64 if a.dtype.kind == "f" else np.int64)
@@ -42,7 +47,7 @@ def compute(specs, judged_run) -> list:
     from ... import _engine
 
     jr = judged_run
-    threads = min(2, os.cpu_count() or 1) if len(jr.labels) >= _THREADS_FROM else 1
+    threads = threads_for(len(jr.labels))
     return _engine.compute_measures(
         [(f, c, dict(p)) for f, c, p in specs],
         np.ascontiguousarray(jr.offsets, dtype=np.int64),

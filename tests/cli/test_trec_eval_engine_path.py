@@ -1,0 +1,154 @@
+"""``cranfield trec_eval``'s engine path (one engine call: read, judge, compute, print)
+prints what the general path (``run_trec_eval``) prints, byte for byte, and hands every
+case it cannot do to the general path.
+
+The general path is itself compared with the trec_eval 10.0 binary in tests/reference.
+"""
+
+from __future__ import annotations
+
+import gzip
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from cranfield import _engine
+from cranfield.cli import trec_eval_cmd
+from cranfield.cli.main import main
+from cranfield.core import trec_eval as core
+from cranfield.core.measures.registry import trec_measures
+from generators import trec_files
+
+OPTIONS = [[], ["-q"], ["-q", "-c"], ["-c", "-J"], ["-q", "-l", "2", "-M", "7"], ["-q", "-J"]]
+
+
+def engine_measures() -> list[str]:
+    """The trec_eval measures whose family the engine computes, and runid/num_q."""
+    families = set(_engine.measure_families())
+    return [
+        t.name
+        for t in trec_measures()
+        if t.supported and (t.family in families or t.kind in ("run_name", "query_count"))
+    ]
+
+
+def run(capsys, argv, monkeypatch=None, general=False):
+    if general:
+        monkeypatch.setattr(trec_eval_cmd, "_engine_path", lambda *a: None)
+    code = main(["trec_eval", *argv])
+    out, err = capsys.readouterr()
+    if general:
+        monkeypatch.undo()
+    return code, out, err
+
+
+@pytest.fixture
+def pair(tmp_path):
+    def make(seed):
+        qrels, run_text = trec_files(seed)
+        q, r = tmp_path / f"q{seed}", tmp_path / f"r{seed}"
+        q.write_text(qrels)
+        r.write_text(run_text)
+        return str(q), str(r)
+
+    return make
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("options", OPTIONS, ids=" ".join)
+def test_engine_path_prints_what_the_general_path_prints(pair, capsys, monkeypatch, seed, options):
+    measures = [a for m in engine_measures() for a in ("-m", m)] + ["-m", "num_ret.5"]
+    argv = [*options, *measures, *pair(seed)]
+    taken = []
+    real = core.evaluate_files
+    monkeypatch.setattr(core, "evaluate_files", lambda *a, **k: taken.append(1) or real(*a, **k))
+    engine = run(capsys, argv)
+    assert taken  # the engine path ran
+    assert engine == run(capsys, argv, monkeypatch, general=True)
+    assert engine[0] == 0 and engine[1]
+
+
+def test_engine_path_is_taken_for_engine_measures(pair, capsys, monkeypatch):
+    def refused(*a, **k):
+        raise AssertionError("the general path ran")
+
+    monkeypatch.setattr(core, "run_trec_eval", refused)
+    monkeypatch.setattr(trec_eval_cmd, "run_trec_eval", refused, raising=False)
+    code, out, _ = run(capsys, ["-q", "-m", "num_ret", "-m", "runid", *pair(1)])
+    assert code == 0 and "num_ret" in out and "runid" in out
+
+
+def general_path_taken(capsys, monkeypatch, argv, stdin: bytes | None = None):
+    """Run argv, recording whether the engine path gave the output."""
+    calls = []
+    real = core.evaluate_files
+
+    def spy(*a, **k):
+        result = real(*a, **k)
+        calls.append(result is not None)
+        return result
+
+    monkeypatch.setattr(core, "evaluate_files", spy)
+    code, out, err = run(capsys, argv)
+    return code, out, err, not any(calls)
+
+
+def test_measures_the_engine_does_not_compute_fall_back(pair, capsys, monkeypatch):
+    (family,) = {t.family for t in trec_measures() if t.name == "map"}
+    families = [f for f in _engine.measure_families() if f != family]
+    argv = ["-q", "-m", "num_ret", "-m", "map", *pair(2)]
+    monkeypatch.setattr(_engine, "measure_families", lambda: families)
+    code, out, err, general = general_path_taken(capsys, monkeypatch, argv)
+    assert general and code == 0
+    assert (code, out, err) == run(capsys, argv, monkeypatch, general=True)
+
+
+def test_gzip_zscores_and_input_errors_fall_back(pair, capsys, monkeypatch, tmp_path):
+    q, r = pair(3)
+    gz = tmp_path / "r.gz"
+    gz.write_bytes(gzip.compress(Path(r).read_bytes()))
+    z = tmp_path / "z"
+    z.write_text("1 num_ret 1 1\n")
+    bad = tmp_path / "bad"
+    bad.write_text("1 Q0 d1 1 x tag\n")
+    dup = tmp_path / "dup"
+    dup.write_text("1 Q0 d1 1 1 tag\n1 Q0 d1 2 0 tag\n")
+    cases = [
+        (["-m", "num_ret", q, str(gz)], 0),
+        (["-Z", str(z), "-q", "-m", "num_ret", q, r], 0),
+        (["-m", "num_ret", q, str(bad)], 2),
+        (["-m", "num_ret", q, str(dup)], 2),
+        (["-m", "num_ret", q, str(tmp_path / "absent")], 2),
+        (["-m", "num_ret", str(tmp_path / "absent"), r], 2),
+    ]
+    for argv, status in cases:
+        code, out, err, general = general_path_taken(capsys, monkeypatch, argv)
+        monkeypatch.undo()
+        assert general or argv[-1] == str(gz), argv  # gzip: either path, same output
+        assert code == status, (argv, err)
+        assert (code, out, err) == run(capsys, argv, monkeypatch, general=True)
+        if status:
+            assert err.count("\n") == 1 and "error" in err and not out
+
+
+def test_non_ascii_printed_names_fall_back(pair, capsys, monkeypatch):
+    argv = ["-m", "num_ret", "-m", "relstring.é", *pair(4)]
+    code, out, err, general = general_path_taken(capsys, monkeypatch, argv)
+    assert general
+    assert (code, out, err) == run(capsys, argv, monkeypatch, general=True)
+
+
+def test_selection_imports_neither_numpy_nor_pyarrow():
+    script = (
+        "import sys\n"
+        "from cranfield.core.trec_eval import columns, select, engine_columns\n"
+        "cols = columns(select(['all_trec']), 1000)\n"
+        "engine_columns(cols)\n"
+        "print(sorted(m for m in ('numpy', 'pyarrow') if m in sys.modules))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True
+    ).stdout
+    assert out.strip() == "[]"
