@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import sys
 from importlib import import_module
-from typing import Any
 
 
 class _Lazy:
@@ -21,7 +20,7 @@ class _Lazy:
     def __init__(self, name: str, owner: str, alias: str) -> None:
         self._name, self._owner, self._alias = name, owner, alias
 
-    def __getattr__(self, attr: str) -> Any:
+    def __getattr__(self, attr: str):
         module = import_module(self._name)
         owner = sys.modules.get(self._owner)
         if owner is not None and getattr(owner, self._alias, None) is self:
@@ -32,6 +31,6 @@ class _Lazy:
         return f"<module {self._name!r}, imported on first use>"
 
 
-def lazy(name: str, owner: str, alias: str) -> Any:
+def lazy(name: str, owner: str, alias: str):
     """A stand-in for module ``name``, bound to ``alias`` in module ``owner``."""
     return _Lazy(name, owner, alias)

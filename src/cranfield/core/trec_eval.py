@@ -23,7 +23,6 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from .. import _engine
 from .._lazy import lazy
@@ -42,6 +41,7 @@ from .options import JudgeOptions, merged
 # judging code (PyArrow): those are imported on first use
 np = lazy("numpy", __name__, "np")
 
+TYPE_CHECKING = False  # (typing.TYPE_CHECKING without importing typing)
 if TYPE_CHECKING:
     from .judged import JudgedRun
 

@@ -11,8 +11,6 @@ level (trec_eval ``-l``).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from ..._lazy import lazy
 from ...errors import MeasureError
 from .. import segments
@@ -31,6 +29,7 @@ from .registry import (
 
 np = lazy("numpy", __name__, "np")
 
+TYPE_CHECKING = False  # (typing.TYPE_CHECKING without importing typing)
 if TYPE_CHECKING:
     from ..judged import Positions
 

@@ -15,9 +15,12 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Any
 
 from ...errors import MeasureError, invalid_value
+
+TYPE_CHECKING = False  # (typing.TYPE_CHECKING without importing typing: a cold CLI)
+if TYPE_CHECKING:
+    from typing import Any
 
 AGGREGATES = ("mean", "sum", "gmean", "none")
 
