@@ -7,6 +7,8 @@ parameter variants worth checking, and calls :func:`check_measure`.
 
 from __future__ import annotations
 
+from functools import cache
+
 import numpy as np
 
 from cranfield.core.judged import judge
@@ -64,9 +66,19 @@ def random_inputs(seed: int, fractional: bool = False):
     return qrels, run
 
 
-def judged_runs(seeds=SEEDS, fractional: bool = False):
+def judged_runs(seeds=SEEDS, fractional: bool = False) -> list:
     """(description, JudgedRun) for every seed and judging option; runs whose judging
-    fails (e.g. nothing to evaluate) are skipped."""
+    fails (e.g. nothing to evaluate) are skipped. Judged once per process (the kernels
+    never modify a judged run; the tests of every measure share them)."""
+    return _judged_runs(tuple(seeds), fractional)
+
+
+@cache
+def _judged_runs(seeds: tuple, fractional: bool) -> list:
+    return list(_judge_all(seeds, fractional))
+
+
+def _judge_all(seeds, fractional: bool):
     for seed in seeds:
         qrels, run = random_inputs(seed, fractional)
         if not qrels or not run:
