@@ -338,6 +338,22 @@ fn recall_count(point: f64, num_rel: usize, compat: u8) -> i64 {
 impl Kernel for Iprec {
     fn value(&self, q: &Query) -> f64 {
         let level = self.rel.unwrap_or(q.rel_level);
+        let num_rel = q.num_rel(level);
+        if !self.average {
+            // one point: the max of P@rank from the c-th relevant document on (max is
+            // exact in any order), without materialising the interpolated curve
+            let found = count_relevant(&q.ranked, q.num_ret(), level);
+            let c = recall_count(self.points[0], num_rel, q.compat);
+            if found == 0 || c > i64::try_from(found).unwrap_or(i64::MAX) {
+                return 0.0;
+            }
+            let skip = (c.max(1) - 1) as usize;
+            return relevant_ranks(q, level)
+                .enumerate()
+                .skip(skip)
+                .map(|(i, rank)| (i + 1) as f64 / rank as f64)
+                .fold(f64::NEG_INFINITY, f64::max);
+        }
         // interpolated precision at each relevant document: max P@rank from there on
         let mut interp: Vec<f64> = precisions(q, level, q.num_ret()).collect();
         let mut best = f64::NEG_INFINITY;
@@ -345,7 +361,6 @@ impl Kernel for Iprec {
             best = best.max(*p);
             *p = best;
         }
-        let num_rel = q.num_rel(level);
         let found = i64::try_from(interp.len()).unwrap_or(i64::MAX);
         let at = |point: f64| {
             let c = recall_count(point, num_rel, q.compat);
@@ -355,9 +370,6 @@ impl Kernel for Iprec {
                 0.0
             }
         };
-        if !self.average {
-            return at(self.points[0]);
-        }
         let total = sum(self.points.iter().rev().map(|&p| at(p)));
         total / self.points.len() as f64
     }
