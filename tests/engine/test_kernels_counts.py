@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from kernel_cases import OPTIONS, check_measure, random_inputs, same_bits
+from kernel_cases import OPTIONS, check_measure, judged_runs, random_inputs, same_bits
 
 from cranfield.core.judged import judge
+from cranfield.core.measures import engine
 from cranfield.core.measures.names import parse
 from cranfield.core.qrels import Qrels
 from cranfield.core.run import Run
@@ -90,3 +91,22 @@ def test_relstring_refuses_fractional_gains():
     assert jr.fractional
     with pytest.raises(InputError, match="fractional"):
         parse("relstring").compute(jr)
+
+
+BAD_SPECS = [
+    ("utility", None, {"a": float("nan"), "b": -1.0, "c": 0.0, "d": 0.0, "collection_size": 0}),
+    ("utility", None, {"a": 1.0, "b": float("inf"), "c": 0.0, "d": 0.0, "collection_size": 0}),
+    ("utility", None, {"a": 1.0, "b": -1.0, "c": 0.0, "d": 0.0, "collection_size": -1}),
+    ("NumRel", None, {"rel": "2"}),
+    ("relstring", 0, {}),
+    ("relstring", 2.5, {}),
+]
+
+
+@pytest.mark.parametrize("spec", BAD_SPECS, ids=[repr(s) for s in BAD_SPECS])
+def test_bad_parameters_are_refused_by_the_engine(spec):
+    """Parameters the registry would refuse, handed to the engine directly: a clear
+    ValueError naming the family, never a panic."""
+    _, jr = judged_runs(range(3))[0]
+    with pytest.raises(ValueError, match=spec[0]):
+        engine.compute([spec], jr)

@@ -4,7 +4,9 @@ bit for bit, on random judged runs (tests/engine/kernel_cases.py)."""
 from __future__ import annotations
 
 import pytest
-from kernel_cases import check_measure
+from kernel_cases import check_measure, judged_runs
+
+from cranfield.core.measures import engine
 
 MAX = 2**63 - 1
 MIN = -(2**63)
@@ -119,3 +121,27 @@ def test_engine_equals_numpy(measure):
 @pytest.mark.parametrize("measure", MEASURES)
 def test_engine_equals_numpy_fractional(measure):
     check_measure(measure, fractional=True, seeds=range(20))
+
+
+BAD_SPECS = [
+    ("P", None, {"rel": None}),
+    ("P", 0, {"rel": None}),
+    ("R", 0.5, {"rel": None}),
+    ("AP", None, {"rel": None, "normalise": "k"}),
+    ("AP", None, {"rel": 1.5, "normalise": "R"}),
+    ("IPrec", None, {"rel": None}),
+    ("IPrec", 1.5, {"rel": None}),
+    ("11pt_avg", None, {"rel": None, "points": ()}),
+    ("11pt_avg", None, {"rel": None, "points": (0.5, float("nan"))}),
+    ("Rprec_mult", 0.0, {"rel": None}),
+    ("Rprec_mult", float("inf"), {"rel": None}),
+]
+
+
+@pytest.mark.parametrize("spec", BAD_SPECS, ids=[repr(s) for s in BAD_SPECS])
+def test_bad_parameters_are_refused_by_the_engine(spec):
+    """Parameters the registry would refuse, handed to the engine directly: a clear
+    ValueError naming the family, never a panic."""
+    _, jr = judged_runs(range(3))[0]
+    with pytest.raises(ValueError, match=spec[0]):
+        engine.compute([spec], jr)
