@@ -110,21 +110,20 @@ impl Kernel for AtK {
     fn value(&self, q: &Query) -> f64 {
         let n = top(q, Some(self.cutoff));
         let k = self.cutoff as f64;
-        if let AtKind::Unjudged = self.kind {
-            let judged = (0..n).filter(|&i| q.ranked.judged(i)).count();
-            return (n - judged) as f64 / k;
-        }
         let level = self.rel.unwrap_or(q.rel_level);
-        let hits = count_relevant(&q.ranked, n, level) as f64;
+        let hits = || count_relevant(&q.ranked, n, level) as f64;
         match self.kind {
-            AtKind::Precision => hits / k,
-            AtKind::Recall => safe_div(hits, q.num_rel(level) as f64),
-            AtKind::Success => f64::from(u8::from(hits > 0.0)),
+            AtKind::Precision => hits() / k,
+            AtKind::Recall => safe_div(hits(), q.num_rel(level) as f64),
+            AtKind::Success => f64::from(u8::from(hits() > 0.0)),
             AtKind::RelativePrecision => {
                 let r = i64::try_from(q.num_rel(level)).unwrap_or(i64::MAX);
-                safe_div(hits, r.min(self.cutoff) as f64)
+                safe_div(hits(), r.min(self.cutoff) as f64)
             }
-            AtKind::Unjudged => unreachable!("handled above"),
+            AtKind::Unjudged => {
+                let judged = (0..n).filter(|&i| q.ranked.judged(i)).count();
+                (n - judged) as f64 / k
+            }
         }
     }
 }
