@@ -36,12 +36,13 @@ OPTIONS = [
 def random_inputs(seed: int, fractional: bool = False):
     """Qrels and run dicts: 0-12 queries of 0-40 documents, tied scores, grades -2..4
     (negative: pooled but unjudged), queries only in the run or only in the qrels, and
-    every few seeds large grades."""
+    every few seeds large grades (up to 40; every tenth seed up to 1000, beyond int8:
+    int64 labels)."""
     rng = np.random.default_rng(seed)
     nq = int(rng.integers(0, 13))
     qrels: dict = {}
     run: dict = {}
-    high = 4 if seed % 5 else 40
+    high = 4 if seed % 5 else (1000 if seed % 10 == 0 else 40)
     for q in range(nq):
         qid = f"q{q}"
         n = int(rng.integers(0, 41))
