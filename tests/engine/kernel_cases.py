@@ -7,6 +7,8 @@ parameter variants worth checking, and calls :func:`check_measure`.
 
 from __future__ import annotations
 
+from functools import cache
+
 import numpy as np
 
 from cranfield.core.judged import judge
@@ -34,12 +36,13 @@ OPTIONS = [
 def random_inputs(seed: int, fractional: bool = False):
     """Qrels and run dicts: 0-12 queries of 0-40 documents, tied scores, grades -2..4
     (negative: pooled but unjudged), queries only in the run or only in the qrels, and
-    every few seeds large grades."""
+    every few seeds large grades (up to 40; every tenth seed up to 1000, beyond int8:
+    int64 labels)."""
     rng = np.random.default_rng(seed)
     nq = int(rng.integers(0, 13))
     qrels: dict = {}
     run: dict = {}
-    high = 4 if seed % 5 else 40
+    high = 4 if seed % 5 else (1000 if seed % 10 == 0 else 40)
     for q in range(nq):
         qid = f"q{q}"
         n = int(rng.integers(0, 41))
@@ -64,9 +67,19 @@ def random_inputs(seed: int, fractional: bool = False):
     return qrels, run
 
 
-def judged_runs(seeds=SEEDS, fractional: bool = False):
+def judged_runs(seeds=SEEDS, fractional: bool = False) -> list:
     """(description, JudgedRun) for every seed and judging option; runs whose judging
-    fails (e.g. nothing to evaluate) are skipped."""
+    fails (e.g. nothing to evaluate) are skipped. Judged once per process (the kernels
+    never modify a judged run; the tests of every measure share them)."""
+    return _judged_runs(tuple(seeds), fractional)
+
+
+@cache
+def _judged_runs(seeds: tuple, fractional: bool) -> list:
+    return list(_judge_all(seeds, fractional))
+
+
+def _judge_all(seeds, fractional: bool):
     for seed in seeds:
         qrels, run = random_inputs(seed, fractional)
         if not qrels or not run:

@@ -210,3 +210,56 @@ def test_streams_are_read_whole_then_parsed_like_files(tmp_path):
     a = trec.parse(io.BytesIO(text), trec.RUN, "x")
     b = trec.parse(path, trec.RUN, "x")
     assert a.table.equals(b.table) and a.tag == b.tag == "u" and a.lines.tolist() == [1, 3]
+
+
+def _gz(data: bytes) -> bytes:
+    import gzip
+
+    return gzip.compress(data, mtime=0)
+
+
+def test_gzip_files_are_decompressed_by_the_engine_piece_by_piece(tmp_path, monkeypatch):
+    """A gzip file (recognised by its magic, whatever its name) reads as the plain
+    file: several members (one empty), zero padding after the last, pieces of 8 MiB."""
+    rng = np.random.default_rng(5)
+    rows = trec_rows(rng, "run", 60)
+    block = rows_text(rows) + b"# c\n"
+    data = block * (int(9.5 * (1 << 20)) // len(block) + 1)
+    cut = len(data) // 3
+    path = tmp_path / "run.data"
+    path.write_bytes(_gz(data[:cut]) + _gz(b"") + _gz(data[cut:]) + b"\0" * 1000)
+    plain = tmp_path / "run.txt"
+    plain.write_bytes(data)
+    read = []
+    real = _engine.read_trec_file
+    monkeypatch.setattr(_engine, "read_trec_file", lambda *a: read.append(a[0]) or real(*a))
+    got = trec.parse(path, trec.RUN, "x")
+    assert read == [str(path)]  # the engine read the compressed file itself
+    want = trec.parse(plain, trec.RUN, "x")
+    assert got.table.equals(want.table) and np.array_equal(got.lines, want.lines)
+
+
+@pytest.mark.parametrize(
+    ("make", "message"),
+    [
+        (lambda z: z[: len(z) // 2], "truncated gzip data"),
+        (lambda z: z[:-1], "truncated gzip data"),
+        (lambda z: z + b"garbage", "corrupt gzip data: trailing bytes"),
+        (lambda z: z[:3] + b"\xff" + z[4:], "corrupt gzip data"),
+        (lambda z: z[:-8] + bytes([z[-8] ^ 1]) + z[-7:], "corrupt gzip data"),
+    ],
+)
+def test_broken_gzip_files_fail_with_one_message(tmp_path, make, message):
+    path = tmp_path / "run.gz"
+    path.write_bytes(make(_gz(b"1 Q0 a 1 2.5 t\n" * 5000)))
+    with pytest.raises(InputError, match=message):
+        trec.parse(path, trec.RUN, "x")
+
+
+def test_gzip_that_decompresses_beyond_the_memory_budget_is_refused(tmp_path, monkeypatch):
+    """A small file that inflates beyond what may be read whole stops at the budget."""
+    path = tmp_path / "bomb.gz"
+    path.write_bytes(_gz(b"1 Q0 a 1 2.5 t\n" * 400_000))  # 6 MB from a few kB
+    monkeypatch.setattr(trec, "input_budget", lambda: 1 << 20)
+    with pytest.raises(InputError, match="more than 1 MiB"):
+        trec.parse(path, trec.RUN, "x")

@@ -8,9 +8,11 @@ mod ltr;
 mod measures;
 mod trec_eval;
 
+use std::io::{Read, Seek, SeekFrom};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
 
+use cranfield_trec::gzip::{self, GzipError};
 use cranfield_trec::{
     parse, read, Error, Kind, Options, Parsed, Problem, ReadError as Failed, Values,
 };
@@ -70,7 +72,15 @@ where
 
 fn raise(py: Python<'_>, failure: Failure) -> PyErr {
     let (what, line, detail): (&str, Option<u64>, Option<Py<PyAny>>) = match failure {
-        Failure::Io(err) => return err.into(),
+        Failure::Io(err) => match GzipError::of(&err) {
+            Some(GzipError::TooLarge(limit)) => {
+                ("too_large", None, Some(limit.into_pyobject(py).unwrap().into_any().unbind()))
+            }
+            Some(gz) => {
+                ("gzip", None, Some(gz.to_string().into_pyobject(py).unwrap().into_any().unbind()))
+            }
+            None => return err.into(),
+        },
         Failure::Panic(text) => {
             ("internal", None, Some(text.into_pyobject(py).unwrap().into_any().unbind()))
         }
@@ -138,21 +148,34 @@ fn read_trec_bytes<'py>(
     }
 }
 
-/// Read and parse a regular, uncompressed TREC file, piece by piece (memory holds
-/// the columns and a few pieces): checked for NUL bytes and overlong lines as it is
-/// read, then parsed as `read_trec_bytes` parses. An OS error is raised as `OSError`.
+/// Read and parse a regular TREC file, plain or gzip-compressed (recognised by its
+/// first two bytes), piece by piece (memory holds the columns and a few pieces): checked
+/// for NUL bytes and overlong lines as it is read, then parsed as `read_trec_bytes`
+/// parses. A gzip file may decompress to at most `max_bytes` (`ReadError("too_large")`
+/// beyond; `ReadError("gzip", None, message)` when it is corrupt or truncated). An OS
+/// error is raised as `OSError`.
 #[pyfunction]
+#[pyo3(signature = (path, kind, latin1, max_line, max_bytes=None))]
 fn read_trec_file<'py>(
     py: Python<'py>,
     path: PathBuf,
     kind: &str,
     latin1: bool,
     max_line: usize,
+    max_bytes: Option<u64>,
 ) -> PyResult<Bound<'py, PyTuple>> {
     let options = options(kind, latin1, max_line)?;
     let work = || {
-        let file = std::fs::File::open(&path).map_err(Failure::Io)?;
-        read(file, &options).map_err(|e| match e {
+        let mut file = std::fs::File::open(&path).map_err(Failure::Io)?;
+        let mut magic = [0u8; 2];
+        let got = file.read(&mut magic).map_err(Failure::Io)?;
+        file.seek(SeekFrom::Start(0)).map_err(Failure::Io)?;
+        let result = if got == 2 && magic == gzip::MAGIC {
+            read(gzip::Members::new(file, max_bytes.unwrap_or(u64::MAX)), &options)
+        } else {
+            read(file, &options)
+        };
+        result.map_err(|e| match e {
             Failed::Io(err) => Failure::Io(err),
             Failed::Input(err) => Failure::Input(err),
         })

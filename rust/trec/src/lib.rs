@@ -15,6 +15,7 @@
 //! "first" follows one fixed order (see [`parse`]), whatever the number of threads.
 
 pub mod check;
+pub mod gzip;
 pub mod number;
 mod piece;
 

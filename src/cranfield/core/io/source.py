@@ -96,14 +96,17 @@ def is_regular(fh) -> bool:
         return False
 
 
-def resolve(path_or_file, source: str, *, text: bool = True, check=None) -> Path | bytes:
-    """What a reader should parse: a regular uncompressed file's path, else its
-    content read once (:func:`load`: gunzipped and, for ``text``, checked)."""
+def resolve(
+    path_or_file, source: str, *, text: bool = True, check=None, gzip: bool = False
+) -> Path | bytes:
+    """What a reader should parse: a regular uncompressed file's path (or a gzip
+    file's, when the reader decompresses it: ``gzip=True``), else its content read once
+    (:func:`load`: gunzipped and, for ``text``, checked)."""
     if isinstance(path_or_file, (str, os.PathLike)) and str(path_or_file) != "-":
         with open_binary(path_or_file, source) as fh:
             if not is_regular(fh):
                 return _load_from(fh, source, text, check)
-            if _peek(fh, 2) != GZIP_MAGIC:
+            if gzip or _peek(fh, 2) != GZIP_MAGIC:
                 return Path(path_or_file)
             return _load_from(fh, source, text)  # gzip: the whole parse follows anyway
     return read_bytes(path_or_file, source, text=text, check=check)
@@ -190,6 +193,15 @@ def _split(pieces):
                 yield bytes(view[i : i + _PIECE])
 
 
+def too_large(budget: int, source: str) -> InputError:
+    """The error for an input that would not fit in memory read whole."""
+    return InputError(
+        f"more than {budget >> 20} MiB, more than fits in the memory available to "
+        "read it whole (save it to a file; runs can then be streamed)",
+        source=source,
+    )
+
+
 def load(pieces, source: str, *, text: bool = True, check=None) -> bytes:
     """Join pieces of an input (decompressed when they start with the gzip magic),
     checking text as it arrives: no NUL byte, no line over :data:`MAX_LINE` bytes,
@@ -243,11 +255,7 @@ def load(pieces, source: str, *, text: bool = True, check=None) -> bytes:
             lines += piece.count(b"\n")
         total += len(piece)
         if budget is not None and total > budget:
-            raise InputError(
-                f"more than {budget >> 20} MiB, more than fits in the memory available to "
-                "read it whole (save it to a file; runs can then be streamed)",
-                source=source,
-            )
+            raise too_large(budget, source)
         out.append(piece)
         if check is not None and total >= _PIECE:
             head = b"".join(out)

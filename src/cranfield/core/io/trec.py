@@ -29,8 +29,9 @@ import pyarrow.csv as pacsv
 
 from ... import _engine
 from ...errors import InputError
+from ..memory import input_budget
 from . import dedup, keys
-from .source import MAX_LINE, resolve, source_name
+from .source import MAX_LINE, is_gzip_file, resolve, source_name, too_large
 
 
 @dataclass(frozen=True)
@@ -143,7 +144,7 @@ def parse(path_or_file, layout: Layout, source: str, *, encoding: str = "utf-8")
         def check(head: bytes) -> None:  # the first lines of a pipe, before the rest
             _parse(head, layout, source, encoding, require_lines=False)
 
-        src = resolve(path_or_file, source, check=check)
+        src = resolve(path_or_file, source, check=check, gzip=True)
     return _parse(src, layout, source, encoding)
 
 
@@ -153,7 +154,11 @@ def _parse(
     latin1 = encoding == "latin-1"
     try:
         if isinstance(src, Path):
-            out = _engine.read_trec_file(os.fspath(src), layout.engine_kind, latin1, MAX_LINE)
+            # a gzip file decompresses in the engine, within what memory allows
+            budget = input_budget() if is_gzip_file(src) else None
+            out = _engine.read_trec_file(
+                os.fspath(src), layout.engine_kind, latin1, MAX_LINE, budget
+            )
         else:
             data = src if isinstance(src, bytes) else bytes(src)
             out = _engine.read_trec_bytes(data, layout.engine_kind, latin1, MAX_LINE)
@@ -192,6 +197,10 @@ def _problem(what: str, line: int | None, detail, layout: Layout, source: str) -
     """The message for a problem the engine found (its kind, line and detail)."""
     if what == "fields":
         return _field_error(layout, detail, source, line)
+    if what == "gzip":
+        return InputError(detail, source=source)
+    if what == "too_large":
+        return too_large(detail, source)
     messages = {
         "nul": "NUL byte: this is binary data, not a text file",
         "long_line": f"line longer than {MAX_LINE >> 20} MiB (the most one line may hold)",
