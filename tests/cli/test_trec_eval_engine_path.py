@@ -105,19 +105,34 @@ def test_measures_the_engine_does_not_compute_fall_back(pair, capsys, monkeypatc
     assert (code, out, err) == run(capsys, argv, monkeypatch, general=True)
 
 
+def test_zscores(pair, capsys, monkeypatch, tmp_path):
+    q, r = pair(0)
+    qids = sorted(
+        {line.split()[0] for line in Path(r).read_text().splitlines() if line[:1].isdigit()}
+    )
+    z = tmp_path / "z"
+    # some pairs scored, one with stddev 0, the others missing (notes)
+    z.write_text(f"{qids[0]} P_5 0.1 0.2\n{qids[1]} P_5 0.3 0\n{qids[0]} num_ret 10 5\n")
+    argv = ["-Z", str(z), "-q", "-m", "P.5", "-m", "num_ret", "-m", "num_q", q, r]
+    code, out, err, general = general_path_taken(capsys, monkeypatch, argv)
+    monkeypatch.undo()
+    assert not general and code == 0 and "ZP_5" in out and "note:" in err
+    assert (code, out, err) == run(capsys, argv, monkeypatch, general=True)
+
+
 def test_gzip_zscores_and_input_errors_fall_back(pair, capsys, monkeypatch, tmp_path):
     q, r = pair(3)
     gz = tmp_path / "r.gz"
     gz.write_bytes(gzip.compress(Path(r).read_bytes()))
     z = tmp_path / "z"
-    z.write_text("1 num_ret 1 1\n")
+    z.write_text("1 num_ret 1\n")  # three fields: an error in the z-score file
     bad = tmp_path / "bad"
     bad.write_text("1 Q0 d1 1 x tag\n")
     dup = tmp_path / "dup"
     dup.write_text("1 Q0 d1 1 1 tag\n1 Q0 d1 2 0 tag\n")
     cases = [
         (["-m", "num_ret", q, str(gz)], 0),
-        (["-Z", str(z), "-q", "-m", "num_ret", q, r], 0),
+        (["-Z", str(z), "-q", "-m", "num_ret", q, r], 2),
         (["-m", "num_ret", q, str(bad)], 2),
         (["-m", "num_ret", q, str(dup)], 2),
         (["-m", "num_ret", q, str(tmp_path / "absent")], 2),

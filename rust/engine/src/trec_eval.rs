@@ -112,10 +112,11 @@ fn trec_eval_print<'py>(
 /// Compute and print trec_eval's output from the arrays of a judged run (those of
 /// `cranfield.core.judged.JudgedRun`); every column's measure must be one the engine
 /// computes. `judged_only` is `-J` (the placeholder rankings of the queries `-c` added
-/// are then empty). Returns `(text, unusable)` as `trec_eval_print`. Raises ValueError
+/// are then empty); `zscores` as for `trec_eval_print`. Returns `(text, unusable)` as
+/// `trec_eval_print`. Raises ValueError
 /// for a measure the engine does not compute or inconsistent arrays.
 #[pyfunction]
-#[pyo3(signature = (columns, offsets, labels, qrels_offsets, qrels_grades, in_run, rel_level, compat, query_ids, run_name, per_query, summary, complete, judged_only, relevant_in_qrels, threads=1))]
+#[pyo3(signature = (columns, offsets, labels, qrels_offsets, qrels_grades, in_run, rel_level, compat, query_ids, run_name, per_query, summary, complete, judged_only, relevant_in_qrels, zscores=None, threads=1))]
 #[allow(clippy::too_many_arguments)]
 fn trec_eval_judged<'py>(
     py: Python<'py>,
@@ -134,6 +135,7 @@ fn trec_eval_judged<'py>(
     complete: bool,
     judged_only: bool,
     relevant_in_qrels: f64,
+    zscores: Option<&Bound<'py, PyDict>>,
     threads: usize,
 ) -> PyResult<Bound<'py, PyTuple>> {
     let cols: Vec<Col> = columns.iter().map(|c| col(&c)).collect::<PyResult<_>>()?;
@@ -151,6 +153,7 @@ fn trec_eval_judged<'py>(
     };
     let ids = ids(query_ids)?;
     let id_slices: Vec<&[u8]> = ids.iter().map(Vec::as_slice).collect();
+    let table = zscores.map(self::zscores).transpose()?;
     let layout = Layout {
         query_ids: &id_slices,
         run_name: &run_name,
@@ -158,7 +161,7 @@ fn trec_eval_judged<'py>(
         summary,
         complete,
         relevant_in_qrels,
-        zscores: None,
+        zscores: table.as_ref(),
     };
     let printed = py
         .detach(|| {

@@ -125,6 +125,7 @@ def _engine_path(args, judging, num_docs: int) -> int | None:
         evaluate_files,
         note_ignored_params,
         note_missing_topics,
+        note_unusable_zscores,
         select,
     )
 
@@ -140,11 +141,13 @@ def _engine_path(args, judging, num_docs: int) -> int | None:
         judging,
         per_query=args.per_query,
         summary=not args.nosummary,
+        zscores_path=args.zscores,
     )
     if done is None:
         return None
     note_ignored_params(selected, _note)
     note_missing_topics(done.missing, _note)
+    note_unusable_zscores(done.unusable, _note)
     _write(done.text)
     return 0
 
@@ -189,7 +192,7 @@ def main(argv: list[str]) -> int:
     from ..core import memory
 
     streamed = not dask and memory.should_stream(args.files[1], args.stream)
-    if not (dask or streamed or args.zscores or "-" in args.files):
+    if not (dask or streamed or "-" in args.files):
         status = _engine_path(args, judging, num_docs)
         if status is not None:
             return status

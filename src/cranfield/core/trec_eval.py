@@ -407,14 +407,20 @@ def run_trec_eval(
         relevant,
         table,
     )
-    if unusable and notes is not None:
-        shown = ", ".join(_text(u) for u in unusable[:10]) + (", ..." if len(unusable) > 10 else "")
+    if notes is not None:
+        note_unusable_zscores([_text(u) for u in unusable], notes)
+    return _text(text)
+
+
+def note_unusable_zscores(unusable: list[str], notes) -> None:
+    """The note on (query, measure) pairs without a usable mean and stddev (``-Z``)."""
+    if unusable:
+        shown = ", ".join(unusable[:10]) + (", ..." if len(unusable) > 10 else "")
         notes(
             f"note: {len(unusable)} (query, measure) value(s) have no usable mean/stddev in "
             f"the z-score file and print as {MISSING_ZSCORE_VALUE:.0f} per query, as in "
             f"trec_eval: {shown}"
         )
-    return _text(text)
 
 
 def _bytes(text: str) -> bytes:
@@ -433,6 +439,7 @@ class Evaluated:
 
     text: bytes
     missing: list[str]
+    unusable: list[str]  # (query, measure) pairs without a usable z-score, for the note
 
 
 def engine_columns(cols: list[Column]) -> list[tuple] | None:
@@ -455,9 +462,10 @@ def evaluate_files(
     *,
     per_query: bool = False,
     summary: bool = True,
+    zscores_path: str | None = None,
 ) -> Evaluated | None:
     """trec_eval on two TREC files (ids read as Latin-1, as bytes) in one engine call:
-    read, judge, compute and print.
+    read, judge, compute and print (``zscores_path``: ``-Z``).
 
     Returns None when the engine cannot do it: a measure it does not compute, an input
     it does not read, a problem in an input or no query to evaluate. The caller then
@@ -475,6 +483,7 @@ def evaluate_files(
     from .run import Run
 
     try:
+        zscores = read_zscores(zscores_path) if zscores_path else None
         qrels = Qrels.read(qrels_path, format="trec", encoding="latin-1")
         run = Run.read(run_path, format="trec", encoding="latin-1")
         jr = judge(qrels, run, options)
@@ -486,7 +495,10 @@ def evaluate_files(
     if options.complete and any(c.recount for c in cols):
         relevant = float(np.sum(qrels.table.column("relevance").to_numpy() > 0))
     missing = [] if options.complete else sorted(set(qrels.query_ids()) - set(jr.query_ids))
-    text, _ = _engine.trec_eval_judged(
+    table = None
+    if zscores is not None:
+        table = {(q.encode("latin-1"), m): v for (q, m), v in zscores.items()}
+    text, unusable = _engine.trec_eval_judged(
         described,
         np.ascontiguousarray(jr.offsets, dtype=np.int64),
         _labels(jr.labels),
@@ -502,6 +514,7 @@ def evaluate_files(
         options.complete,
         options.judged_only,
         relevant,
+        table,
         threads_for(len(jr.labels)),
     )
-    return Evaluated(text, missing)
+    return Evaluated(text, missing, [u.decode("latin-1") for u in unusable])
