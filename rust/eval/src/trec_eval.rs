@@ -403,6 +403,46 @@ pub fn evaluate(
     print(cols, values, &added, layout)
 }
 
+/// The number of qrels lines with a value above 0 (what `-c` prints as `num_rel`).
+pub fn relevant_lines(qrels: &cranfield_trec::Parsed) -> f64 {
+    use cranfield_trec::Values;
+    let mut n = 0usize;
+    for piece in &qrels.columns {
+        n += match &piece.values {
+            Values::Grades(v) => v.iter().filter(|&&g| g > 0).count(),
+            Values::Reals(v) | Values::Scores(v) => v.iter().filter(|&&g| g > 0.0).count(),
+        };
+    }
+    n as f64
+}
+
+/// The distinct query ids of a parsed input, in byte order.
+pub fn query_ids(parsed: &cranfield_trec::Parsed) -> Vec<&[u8]> {
+    let mut seen = std::collections::BTreeSet::new();
+    for piece in &parsed.columns {
+        let ids = &piece.query_id;
+        let mut last: Option<&[u8]> = None;
+        for i in 0..ids.len() {
+            let id = ids.get(i);
+            if last != Some(id) {
+                seen.insert(id);
+                last = Some(id);
+            }
+        }
+    }
+    seen.into_iter().collect()
+}
+
+/// The bytes of Latin-1 text held as UTF-8 (how the readers give ids read as Latin-1):
+/// every character is one byte again. None when a character is above U+00FF.
+pub fn latin1_bytes(utf8: &[u8]) -> Option<Vec<u8>> {
+    if utf8.is_ascii() {
+        return Some(utf8.to_vec());
+    }
+    let text = std::str::from_utf8(utf8).ok()?;
+    text.chars().map(|c| u8::try_from(u32::from(c)).ok()).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -536,6 +576,24 @@ mod tests {
         assert!(print(&cols, vec![Some(Column::Numbers(vec![]))], &[false], &layout).is_err());
         assert!(print(&cols, vec![None], &[false], &layout).is_err());
         assert!(print(&cols, vec![], &[false], &layout).is_err());
+    }
+
+    #[test]
+    fn qrels_counts_and_topics() {
+        let options = cranfield_trec::Options {
+            kind: cranfield_trec::Kind::Qrels,
+            latin1: true,
+            max_line: 1 << 20,
+            threads: 1,
+        };
+        let text = b"2 0 d1 1\n2 0 d2 0\n10 0 d1 3\n\xe9 0 d1 -1\n2 0 d3 2\n";
+        let parsed = cranfield_trec::parse(text, &options).unwrap();
+        assert_eq!(relevant_lines(&parsed), 3.0);
+        let ids: Vec<&[u8]> = query_ids(&parsed);
+        assert_eq!(ids, vec![&b"10"[..], b"2", "\u{e9}".as_bytes()]);
+        assert_eq!(latin1_bytes(ids[2]), Some(vec![0xe9]));
+        assert_eq!(latin1_bytes(b"ab"), Some(b"ab".to_vec()));
+        assert_eq!(latin1_bytes("\u{20ac}".as_bytes()), None);
     }
 
     #[test]
