@@ -403,34 +403,70 @@ pub fn evaluate(
     print(cols, values, &added, layout)
 }
 
-/// The number of qrels lines with a value above 0 (what `-c` prints as `num_rel`).
-pub fn relevant_lines(qrels: &cranfield_trec::Parsed) -> f64 {
-    use cranfield_trec::Values;
-    let mut n = 0usize;
-    for piece in &qrels.columns {
-        n += match &piece.values {
-            Values::Grades(v) => v.iter().filter(|&&g| g > 0).count(),
-            Values::Reals(v) | Values::Scores(v) => v.iter().filter(|&&g| g > 0.0).count(),
-        };
-    }
-    n as f64
+/// A judged run restricted to some of its queries (owned arrays).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Subset {
+    /// The queries kept, in order.
+    pub kept: Vec<usize>,
+    pub offsets: Vec<i64>,
+    pub labels: LabelBuf,
+    pub qrels_offsets: Vec<i64>,
+    pub qrels_grades: LabelBuf,
+    pub in_run: Vec<bool>,
 }
 
-/// The distinct query ids of a parsed input, in byte order.
-pub fn query_ids(parsed: &cranfield_trec::Parsed) -> Vec<&[u8]> {
-    let mut seen = std::collections::BTreeSet::new();
-    for piece in &parsed.columns {
-        let ids = &piece.query_id;
-        let mut last: Option<&[u8]> = None;
-        for i in 0..ids.len() {
-            let id = ids.get(i);
-            if last != Some(id) {
-                seen.insert(id);
-                last = Some(id);
-            }
+impl Subset {
+    /// The queries of `run` for which `keep(q)` holds.
+    pub fn of(run: &JudgedView, keep: impl Fn(usize) -> bool) -> Subset {
+        let kept: Vec<usize> = (0..run.num_queries()).filter(|&q| keep(q)).collect();
+        let (offsets, labels) = gather(run.offsets, run.labels, &kept);
+        let (qrels_offsets, qrels_grades) = gather(run.qrels_offsets, run.qrels_grades, &kept);
+        let in_run = kept.iter().map(|&q| run.in_run[q]).collect();
+        Subset { kept, offsets, labels, qrels_offsets, qrels_grades, in_run }
+    }
+
+    /// The view the kernels take (`rel_level` and `compat` of `run`).
+    pub fn view<'a>(&'a self, run: &JudgedView) -> JudgedView<'a> {
+        JudgedView {
+            offsets: &self.offsets,
+            labels: self.labels.labels(),
+            qrels_offsets: &self.qrels_offsets,
+            qrels_grades: self.qrels_grades.labels(),
+            in_run: &self.in_run,
+            rel_level: run.rel_level,
+            compat: run.compat,
         }
     }
-    seen.into_iter().collect()
+}
+
+/// The CSR segments `kept` of `values` (split by `offsets`), with their new offsets.
+fn gather(offsets: &[i64], values: Labels, kept: &[usize]) -> (Vec<i64>, LabelBuf) {
+    let mut out_offsets = Vec::with_capacity(kept.len() + 1);
+    out_offsets.push(0i64);
+    let mut at = 0i64;
+    for &q in kept {
+        at += offsets[q + 1] - offsets[q];
+        out_offsets.push(at);
+    }
+    fn pick<T: Copy>(v: &[T], offsets: &[i64], kept: &[usize]) -> Vec<T> {
+        let mut out = Vec::new();
+        for &q in kept {
+            out.extend_from_slice(&v[offsets[q] as usize..offsets[q + 1] as usize]);
+        }
+        out
+    }
+    let buf = match values {
+        Labels::I8(v) => LabelBuf::I8(pick(v, offsets, kept)),
+        Labels::I64(v) => LabelBuf::I64(pick(v, offsets, kept)),
+        Labels::F64(v) => LabelBuf::F64(pick(v, offsets, kept)),
+    };
+    (out_offsets, buf)
+}
+
+/// The number of judged grades above 0 (of a run judged with every qrels topic: the
+/// qrels lines `-c` counts as `num_rel`).
+pub fn relevant_grades(grades: Labels) -> f64 {
+    (0..grades.len()).filter(|&i| grades.value(i) > 0.0).count() as f64
 }
 
 /// The bytes of Latin-1 text held as UTF-8 (how the readers give ids read as Latin-1):
@@ -579,21 +615,38 @@ mod tests {
     }
 
     #[test]
-    fn qrels_counts_and_topics() {
-        let options = cranfield_trec::Options {
-            kind: cranfield_trec::Kind::Qrels,
-            latin1: true,
-            max_line: 1 << 20,
-            threads: 1,
-        };
-        let text = b"2 0 d1 1\n2 0 d2 0\n10 0 d1 3\n\xe9 0 d1 -1\n2 0 d3 2\n";
-        let parsed = cranfield_trec::parse(text, &options).unwrap();
-        assert_eq!(relevant_lines(&parsed), 3.0);
-        let ids: Vec<&[u8]> = query_ids(&parsed);
-        assert_eq!(ids, vec![&b"10"[..], b"2", "\u{e9}".as_bytes()]);
-        assert_eq!(latin1_bytes(ids[2]), Some(vec![0xe9]));
+    fn latin1_ids() {
+        assert_eq!(latin1_bytes("\u{e9}t\u{e9}".as_bytes()), Some(vec![0xe9, b't', 0xe9]));
         assert_eq!(latin1_bytes(b"ab"), Some(b"ab".to_vec()));
         assert_eq!(latin1_bytes("\u{20ac}".as_bytes()), None);
+    }
+
+    #[test]
+    fn subsets() {
+        let offsets = [0i64, 2, 2, 3];
+        let labels = [1i8, 0, 2];
+        let grades = [3i64, 1, 0, 2];
+        let in_run = [true, false, true];
+        let run = JudgedView {
+            offsets: &offsets,
+            labels: Labels::I8(&labels),
+            qrels_offsets: &[0, 2, 3, 4],
+            qrels_grades: Labels::I64(&grades),
+            in_run: &in_run,
+            rel_level: 2,
+            compat: 9,
+        };
+        let sub = Subset::of(&run, |q| run.in_run[q]);
+        assert_eq!(sub.kept, vec![0, 2]);
+        assert_eq!(sub.offsets, vec![0, 2, 3]);
+        assert_eq!(sub.labels, LabelBuf::I8(vec![1, 0, 2]));
+        assert_eq!(sub.qrels_offsets, vec![0, 2, 3]);
+        assert_eq!(sub.qrels_grades, LabelBuf::I64(vec![3, 1, 2]));
+        assert_eq!(sub.in_run, vec![true, true]);
+        let view = sub.view(&run);
+        assert!(view.check().is_ok());
+        assert_eq!((view.rel_level, view.compat), (2, 9));
+        assert_eq!(relevant_grades(run.qrels_grades), 3.0);
     }
 
     #[test]
