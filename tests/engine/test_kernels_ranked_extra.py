@@ -1,0 +1,47 @@
+"""The engine's kernels of `cranfield/core/measures/ranked_extra.py` equal the NumPy ones."""
+
+from __future__ import annotations
+
+import pytest
+from kernel_cases import check_measure
+
+MEASURES = [
+    "PrecAtRecall@0.5",
+    "PrecAtRecall@0",
+    "PrecAtRecall@1",
+    "PrecAtRecall@0.3",
+    "PrecAtRecall(interpolated=false)@0.3",
+    "PrecAtRecall(interpolated=false)@1",
+    "PrecAtRecall(rel=2)@0.5",
+    "PrecAtRecall(rel=-2, interpolated=false)@0.7",
+    "PrecAtRecall(judged_only=true)@0.5",
+    "Efficiency",
+    "Efficiency@1",
+    "Efficiency@5",
+    "Efficiency(rel=2)@3",
+    "Efficiency(rel=0)",
+    "Efficiency(judged_only=true)@10",
+    "AUPRC",
+    "AUPRC@1",
+    "AUPRC@10",
+    "AUPRC(rel=2)",
+    "AUPRC(rel=-2)@7",
+    "AUPRC(method=trapezoid)",
+    "AUPRC(method=trapezoid)@5",
+    "AUPRC(method=trapezoid, rel=2, judged_only=true)",
+    "AUPRC(judged_only=true)@20",
+    "Judged",
+    "Judged@1",
+    "Judged@5",
+    "Judged@1000",
+]
+
+
+@pytest.mark.parametrize("measure", MEASURES)
+def test_engine_equals_numpy(measure):
+    check_measure(measure)
+
+
+@pytest.mark.parametrize("measure", MEASURES)
+def test_engine_equals_numpy_fractional(measure):
+    check_measure(measure, fractional=True, seeds=range(20))
