@@ -175,20 +175,17 @@ impl Kernel for Auprc {
                 previous = p.precision;
             }
         } else {
-            // interpolated precision: the running maximum from the end of the top n
-            let mut heights: Vec<f64> = Vec::new();
-            let precision: Vec<(f64, bool)> =
-                points.take(n).map(|p| (p.precision, p.relevant)).collect();
+            // interpolated precision: the running maximum from the end of the top n.
+            // Between two relevant documents precision falls, so the maximum at or after
+            // a relevant document is reached at a relevant document: only those are kept.
+            let mut heights: Vec<f64> =
+                points.take(n).filter(|p| p.relevant).map(|p| p.precision).collect();
             let mut best = f64::NEG_INFINITY;
-            for &(p, relevant) in precision.iter().rev() {
-                best = best.max(p);
-                if relevant {
-                    heights.push(best);
-                }
+            for h in heights.iter_mut().rev() {
+                best = best.max(*h);
+                *h = best;
             }
-            for h in heights.iter().rev() {
-                total += h;
-            }
+            total = heights.iter().fold(total, |sum, h| sum + h);
         }
         total / num_rel
     }
