@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from kernel_cases import check_measure
+from kernel_cases import check_measure, judged_runs, same_bits
+
+from cranfield.core.measures import engine
+from cranfield.core.measures.names import parse
 
 MEASURES = [
     "PrecAtRecall@0.5",
@@ -45,3 +48,27 @@ def test_engine_equals_numpy(measure):
 @pytest.mark.parametrize("measure", MEASURES)
 def test_engine_equals_numpy_fractional(measure):
     check_measure(measure, fractional=True, seeds=range(20))
+
+
+@pytest.mark.parametrize(
+    "spec",
+    [
+        ("AUPRC", None, {"method": "spline", "rel": None}),
+        ("AUPRC", 5, {"method": 1, "rel": None}),
+        ("PrecAtRecall", None, {"interpolated": True, "rel": None}),
+        ("PrecAtRecall", 0.5, {"interpolated": 2, "rel": None}),
+        ("Efficiency", None, {"rel": "2"}),
+    ],
+)
+def test_bad_parameters_are_value_errors(spec):
+    """The engine refuses what the registry would never pass, without a panic."""
+    _, jr = next(judged_runs(range(1, 9)))
+    with pytest.raises(ValueError, match=spec[0]):
+        engine.compute([spec], jr)
+
+
+@pytest.mark.parametrize("measure", ["Judged", "Efficiency", "AUPRC"])
+def test_largest_cutoff(measure):
+    _, jr = next(judged_runs(range(1, 9)))
+    m = parse(f"{measure}@{2**63 - 1}")
+    assert same_bits(m.compute(jr), m.reference(jr))

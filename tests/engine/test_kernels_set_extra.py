@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 from kernel_cases import check_measure, judged_runs
 
+from cranfield.core.measures import engine
 from cranfield.core.measures.names import parse
 from cranfield.errors import MeasureError
 
@@ -54,3 +55,19 @@ def test_same_errors(measure):
     engine, numpy = _errors(measure)
     assert engine, f"{measure} raised no error"
     assert engine == numpy
+
+
+@pytest.mark.parametrize(
+    "spec",
+    [
+        ("Fallout", None, {"collection_size": None, "rel": None}),
+        ("Fallout", 5, {"collection_size": 0, "rel": None}),
+        ("Generality", None, {"collection_size": 2.5, "rel": None}),
+        ("Generality", None, {"collection_size": 10, "rel": 0.5}),
+    ],
+)
+def test_bad_parameters_are_value_errors(spec):
+    """The engine refuses what the registry would never pass, without a panic."""
+    _, jr = next(judged_runs(range(1, 9)))
+    with pytest.raises(ValueError, match=spec[0]):
+        engine.compute([spec], jr)
