@@ -19,6 +19,7 @@ from ..defaults import DEFAULT_MEASURES
 from ..errors import InputError, ParameterError
 from .judged import JudgedRun, judge
 from .measures._common import libm_exp, libm_log
+from .measures.engine import compute_many
 from .measures.names import parse_many
 from .measures.registry import Measure
 from .options import JudgeOptions, merged
@@ -423,7 +424,7 @@ def run_result(
             f"no query to evaluate: no query of run {name!r} has a relevant document "
             "and queries without one are skipped"
         )
-    values = {m: m.compute(jr) for m in measures}
+    values = dict(zip(measures, compute_many(measures, jr), strict=True))
     aggs = {}
     for m in measures:
         if aggregate_by == "micro":

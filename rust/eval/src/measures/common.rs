@@ -1,7 +1,5 @@
 //! Helpers shared by the kernels (the counterpart of `measures/_common.py`).
 
-// --- precision.rs / counts.rs helpers ---------------------------------------------
-
 /// Number of ranked documents within rank `cutoff` (all without one). Any cutoff up to
 /// 2^63 - 1 is fine: it is compared with the ranking's length, never allocated.
 pub fn top(q: &crate::Query, cutoff: Option<i64>) -> usize {

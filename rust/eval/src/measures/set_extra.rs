@@ -1,12 +1,117 @@
-//! The families of `cranfield/core/measures/set_extra.py`.
+//! The families of `cranfield/core/measures/set_extra.py`: fallout and generality,
+//! which need the collection size |A| (`collection_size`).
+//!
+//! A collection smaller than a query's relevant or retrieved documents is refused by
+//! the family's run check in Python (`MeasureDef.check`) before any kernel runs; the
+//! kernels here compute the formula whatever the counts.
 
-use crate::{Kernel, Spec};
+use super::common::{count_relevant, safe_div, top};
+use crate::{Kernel, Param, Query, Spec};
 
 /// The families this module computes.
-pub const FAMILIES: &[&str] = &[];
+pub const FAMILIES: &[&str] = &["Fallout", "Generality"];
 
 /// The kernel of `spec` when its family is one of [`FAMILIES`].
 pub fn kernel(spec: &Spec) -> Option<Result<Box<dyn Kernel>, String>> {
-    let _ = spec;
-    None
+    let generality = match spec.family.as_str() {
+        "Fallout" => false,
+        "Generality" => true,
+        _ => return None,
+    };
+    let made = collection_size(spec).and_then(|n| {
+        let rel = spec.int("rel")?;
+        Ok(if generality {
+            Box::new(Generality { n, rel }) as Box<dyn Kernel>
+        } else {
+            Box::new(Fallout { n, rel, cutoff: spec.rank_cutoff() })
+        })
+    });
+    Some(made)
+}
+
+/// |A| as a float (`set_extra._collection_size`): a required integer >= 1.
+fn collection_size(spec: &Spec) -> Result<f64, String> {
+    let name = &spec.family;
+    match spec.param("collection_size") {
+        Param::Int(n) if *n >= 1 => Ok(*n as f64),
+        Param::None => Err(format!(
+            "{name} needs the collection size: write {name}(collection_size=N), \
+             N = number of documents in the collection"
+        )),
+        other => Err(format!("{name}: collection_size must be an integer >= 1, got {other:?}")),
+    }
+}
+
+/// (ret - relret) / (|A| - R), ranks up to the cutoff; 0 when every document is relevant.
+struct Fallout {
+    n: f64,
+    rel: Option<i64>,
+    cutoff: Option<i64>,
+}
+
+impl Kernel for Fallout {
+    fn value(&self, q: &Query) -> f64 {
+        let level = self.rel.unwrap_or(q.rel_level);
+        let ret = top(q, self.cutoff);
+        let relret = count_relevant(&q.ranked, ret, level) as f64;
+        safe_div(ret as f64 - relret, self.n - q.num_rel(level) as f64)
+    }
+}
+
+/// R / |A|.
+struct Generality {
+    n: f64,
+    rel: Option<i64>,
+}
+
+impl Kernel for Generality {
+    fn value(&self, q: &Query) -> f64 {
+        q.num_rel(self.rel.unwrap_or(q.rel_level)) as f64 / self.n
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Cutoff, Labels};
+    use std::collections::BTreeMap;
+
+    fn spec(family: &str, cutoff: Option<i64>, params: &[(&str, Param)]) -> Spec {
+        let params: BTreeMap<String, Param> =
+            params.iter().map(|(k, v)| (k.to_string(), v.clone())).collect();
+        Spec { family: family.into(), cutoff: cutoff.map(Cutoff::Rank), params }
+    }
+
+    fn value(s: Spec) -> f64 {
+        // 4 retrieved, 1 relevant among them, R = 2
+        let q = Query {
+            ranked: Labels::I8(&[0, 1, -1, -2]),
+            judged: Labels::I8(&[3, 1, 0]),
+            in_run: true,
+            rel_level: 1,
+            compat: 10,
+        };
+        kernel(&s).unwrap().unwrap().value(&q)
+    }
+
+    #[test]
+    fn hand_computed() {
+        let n = [("collection_size", Param::Int(10))];
+        assert_eq!(value(spec("Fallout", None, &n)), 3.0 / 8.0);
+        assert_eq!(value(spec("Fallout", Some(2), &n)), 1.0 / 8.0);
+        assert_eq!(value(spec("Generality", None, &n)), 0.2);
+        let n3 = [("collection_size", Param::Int(10)), ("rel", Param::Int(3))];
+        assert_eq!(value(spec("Generality", None, &n3)), 0.1);
+        // every document of the collection relevant: 0
+        assert_eq!(value(spec("Fallout", None, &[("collection_size", Param::Int(2))])), 0.0);
+    }
+
+    #[test]
+    fn collection_size_is_required_and_positive() {
+        for bad in [Param::None, Param::Int(0), Param::Real(3.0)] {
+            let s = spec("Fallout", None, &[("collection_size", bad)]);
+            assert!(kernel(&s).unwrap().is_err());
+        }
+        assert!(kernel(&spec("Generality", None, &[])).unwrap().is_err());
+    }
 }

@@ -61,6 +61,44 @@ def compute(specs, judged_run) -> list:
     )
 
 
+def compute_many(measures, judged_run) -> list[np.ndarray]:
+    """Per-query values of several measures on one judged run, as
+    ``[m.compute(judged_run) for m in measures]`` gives them.
+
+    Every measure whose family the engine computes goes into one engine call per run
+    the measures see (the run itself, or its ``judged_only`` view: see
+    ``Measure._prepared``); the others go to their NumPy kernels. When any of this
+    raises, the measures are computed again one at a time, so that the error raised is
+    the one the first failing measure raises on its own.
+    """
+    try:
+        return _batched(measures, judged_run)
+    except MemoryError:
+        raise
+    except Exception:  # noqa: BLE001 - re-raised below, measure by measure
+        return [m.compute(judged_run) for m in measures]
+
+
+def _batched(measures, judged_run) -> list[np.ndarray]:
+    names = families()
+    out: list = [None] * len(measures)
+    groups: dict[int, tuple] = {}  # id(prepared run) -> (run, [(index, spec)])
+    rest = []
+    for i, m in enumerate(measures):
+        run, values = m._prepared(judged_run)
+        if m.name in names:
+            groups.setdefault(id(run), (run, []))[1].append((i, (m.name, m.cutoff, values)))
+        else:
+            rest.append((i, m, run, values))
+    for run, items in groups.values():
+        columns = compute([spec for _, spec in items], run)
+        for (i, _), column in zip(items, columns, strict=True):
+            out[i] = as_array(column)
+    for i, m, run, values in rest:
+        out[i] = m.definition.kernel(run, m.cutoff, **values)
+    return out
+
+
 def as_array(column) -> np.ndarray:
     """An engine column as the NumPy kernels return it (text families: object array)."""
     if isinstance(column, np.ndarray):

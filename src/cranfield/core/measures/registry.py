@@ -301,6 +301,9 @@ class MeasureDef:
     family: str = "ranked"
     micro: Callable | None = field(default=None, repr=False)  # pooled-count aggregate
     fractional: str | None = None  # see FRACTIONAL; None: by family (graded -> "gain")
+    # check(judged_run, cutoff, **params): raises MeasureError where the measure is not
+    # defined on this run; run before the kernel (the engine's or the NumPy one)
+    check: Callable | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         if self.fractional is not None and self.fractional not in FRACTIONAL:
@@ -587,17 +590,19 @@ class Measure:
         if micro is None:
             defined = ", ".join(d.name for d in all_definitions() if d.micro is not None)
             raise MeasureError(f"micro averaging is defined for {defined}, not {self}")
-        judged_run, values = self._prepared(judged_run)
+        judged_run, values = self._prepared(judged_run, check=False)
         return float(micro(judged_run, self.cutoff, **values))
 
-    def _prepared(self, judged_run):
+    def _prepared(self, judged_run, check: bool = True):
         """The run the kernels see and the parameter values they take.
 
         ``judged_only=True`` (ir_measures' parameter) is applied here, for every family
         that declares it: unjudged documents are dropped from the rankings before the
         kernel runs, as trec_eval ``-J`` does (:func:`cranfield.core.judged.judged_view`).
         A family that refuses fractional gains (``fractional="refused"``) is refused
-        here, the one place, when the judged grades are not all whole numbers.
+        here, the one place, when the judged grades are not all whole numbers; so is a
+        run the family's ``check`` finds it undefined on (per-query values only: not
+        for ``micro``, which pools the counts).
         """
         if self.definition.fractional_use == "refused" and judged_run.fractional:
             from ...errors import InputError
@@ -611,7 +616,10 @@ class Measure:
         if values.pop("judged_only", False):
             from ..judged import judged_view
 
-            judged_run = judged_view(judged_run)
+            # one view per run, shared by every measure that asks for it
+            judged_run = judged_run.memo("judged_view", lambda: judged_view(judged_run))
+        if check and self.definition.check is not None:
+            self.definition.check(judged_run, self.cutoff, **values)
         return judged_run, values
 
     def __str__(self) -> str:

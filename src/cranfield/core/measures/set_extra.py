@@ -47,6 +47,22 @@ def _check_fits(name: str, n: float, ret: np.ndarray, num_rel: np.ndarray) -> No
         )
 
 
+def _fallout_check(jr, cutoff, collection_size=None, rel=None) -> float:
+    """|A| as a float; MeasureError when it is missing or smaller than a query's
+    retrieved (up to the cutoff) or relevant documents."""
+    n = _collection_size("Fallout", collection_size)
+    ret = jr.num_ret if cutoff is None else np.minimum(jr.num_ret, cutoff)
+    _check_fits("Fallout", n, ret, jr.num_rel(level(jr, rel)))
+    return n
+
+
+def _generality_check(jr, cutoff, collection_size=None, rel=None) -> float:
+    """|A| as a float; MeasureError when it is missing or smaller than a query's R."""
+    n = _collection_size("Generality", collection_size)
+    _check_fits("Generality", n, np.zeros(0), jr.num_rel(level(jr, rel)))
+    return n
+
+
 def _fallout_counts(jr, cutoff, rel):
     lv = level(jr, rel)
     if cutoff is None:
@@ -76,11 +92,11 @@ def _fallout_micro(jr, cutoff, collection_size=None, rel=None):
     "the collection is relevant. Documents retrieved but not judged count as non-relevant.",
     family="set",
     micro=_fallout_micro,
+    check=_fallout_check,
 )
 def fallout(jr, cutoff, collection_size=None, rel=None):
-    n = _collection_size("Fallout", collection_size)
+    n = _fallout_check(jr, cutoff, collection_size, rel)
     relret, ret, r = _fallout_counts(jr, cutoff, rel)
-    _check_fits("Fallout", n, ret, r)
     return safe_div(ret - relret, n - r)
 
 
@@ -100,9 +116,8 @@ def _generality_micro(jr, cutoff, collection_size=None, rel=None):
     edge_cases="Needs collection_size (MeasureError otherwise). Independent of the run.",
     family="set",
     micro=_generality_micro,
+    check=_generality_check,
 )
 def generality(jr, cutoff, collection_size=None, rel=None):
-    n = _collection_size("Generality", collection_size)
-    r = jr.num_rel(level(jr, rel)).astype(np.float64)
-    _check_fits("Generality", n, np.zeros(0), r)
-    return r / n
+    n = _generality_check(jr, cutoff, collection_size, rel)
+    return jr.num_rel(level(jr, rel)).astype(np.float64) / n
