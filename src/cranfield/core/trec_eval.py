@@ -364,6 +364,7 @@ def run_trec_eval(
     """
     from .evaluation import require_queries
     from .judged import judge
+    from .measures.engine import compute_many
 
     opts = merged(options, judging)
     complete, judged_only = opts.complete, opts.judged_only
@@ -379,16 +380,16 @@ def run_trec_eval(
 
     added = ~jr.in_run  # topics -c adds: evaluated on trec_eval's placeholder ranking
     jr = _with_placeholder(jr, judged_only)
+    measured = [c for c in cols if c.measure is not None]
+    computed = iter(compute_many([c.measure for c in measured], jr))
     values = []
     for col in cols:
         if col.measure is None:
             values.append(None)
-            continue
-        computed = col.measure.compute(jr)
-        if col.kind == "string":
-            values.append([str(v) for v in computed])
+        elif col.kind == "string":
+            values.append([str(v) for v in next(computed)])
         else:
-            values.append(np.ascontiguousarray(computed, dtype=np.float64))
+            values.append(np.ascontiguousarray(next(computed), dtype=np.float64))
     relevant = 0.0
     if complete and any(c.recount for c in cols):
         relevant = float(np.sum(qrels.table.column("relevance").to_numpy() > 0))
@@ -447,8 +448,9 @@ def engine_columns(cols: list[Column]) -> list[tuple] | None:
     is one the engine does not compute (or a printed name is not ASCII: the general
     path prints it in Latin-1)."""
     families = _engine.measure_families()
-    if any(c.measure is not None and c.measure.name not in families for c in cols):
-        return None
+    measures = [c.measure for c in cols if c.measure is not None]
+    if any(m.name not in families or m.definition.check is not None for m in measures):
+        return None  # (a family's check runs on the judged run in Python)
     if not all(c.printed.isascii() for c in cols):
         return None
     return [c.described(with_spec=True) for c in cols]
