@@ -21,7 +21,16 @@ from cranfield.core import trec_eval as core
 from cranfield.core.measures.registry import trec_measures
 from generators import trec_files
 
-OPTIONS = [[], ["-q"], ["-q", "-c"], ["-c", "-J"], ["-q", "-l", "2", "-M", "7"], ["-q", "-J"]]
+OPTIONS = [
+    [],
+    ["-q"],
+    ["-q", "-c"],
+    ["-c", "-J"],
+    ["-q", "-l", "2", "-M", "7"],
+    ["-q", "-J"],
+    ["-q", "--compat", "9", "-c"],
+    ["-q", "-l", "0", "-N", "1000"],
+]
 
 
 def engine_measures() -> list[str]:
@@ -59,13 +68,20 @@ def pair(tmp_path):
 @pytest.mark.parametrize("seed", range(6))
 @pytest.mark.parametrize("options", OPTIONS, ids=" ".join)
 def test_engine_path_prints_what_the_general_path_prints(pair, capsys, monkeypatch, seed, options):
-    measures = [a for m in engine_measures() for a in ("-m", m)] + ["-m", "num_ret.5"]
+    extra = ["num_ret.5", "P.3,7", "relstring.4", "utility.1,-1,0,2", "set_F.0.5"]
+    measures = [a for m in engine_measures() + extra for a in ("-m", m)]
     argv = [*options, *measures, *pair(seed)]
     taken = []
     real = core.evaluate_files
-    monkeypatch.setattr(core, "evaluate_files", lambda *a, **k: taken.append(1) or real(*a, **k))
+
+    def spy(*a, **k):
+        result = real(*a, **k)
+        taken.append(result is not None)
+        return result
+
+    monkeypatch.setattr(core, "evaluate_files", spy)
     engine = run(capsys, argv)
-    assert taken  # the engine path ran
+    assert taken == [True]  # the engine path gave the output
     assert engine == run(capsys, argv, monkeypatch, general=True)
     assert engine[0] == 0 and engine[1]
 
