@@ -66,7 +66,18 @@ def random_inputs(seed: int, fractional: bool = False):
 
 def judged_runs(seeds=SEEDS, fractional: bool = False):
     """(description, JudgedRun) for every seed and judging option; runs whose judging
-    fails (e.g. nothing to evaluate) are skipped."""
+    fails (e.g. nothing to evaluate) are skipped. Judged once per process and shared by
+    the measures checked (judging costs more than the kernels)."""
+    key = (tuple(seeds), fractional)
+    if key not in _JUDGED:
+        _JUDGED[key] = list(_judge_all(seeds, fractional))
+    return _JUDGED[key]
+
+
+_JUDGED: dict = {}
+
+
+def _judge_all(seeds, fractional: bool):
     for seed in seeds:
         qrels, run = random_inputs(seed, fractional)
         if not qrels or not run:
@@ -116,3 +127,29 @@ def check_measure(measure: str | Measure, fractional: bool = False, seeds=SEEDS)
         compared += 1
     assert compared > 0
     return compared
+
+
+def check_refusal(measure: str | Measure, fractional: bool = False, seeds=SEEDS) -> int:
+    """Like :func:`check_measure` for parameters the data may refuse: on every random
+    judged run the engine gives the NumPy kernel's values, or raises the same exception
+    with the same message; returns the number of refusals (asserted > 0)."""
+    m = measure if isinstance(measure, Measure) else parse(measure)
+    assert m.name in engine.families(), f"{m.name} is not computed by the engine"
+    refused = 0
+    for what, jr in judged_runs(seeds, fractional):
+        try:
+            expected = m.reference(jr)
+        except Exception as exc:  # noqa: BLE001 - the engine must refuse the same input
+            try:
+                m.compute(jr)
+            except type(exc) as mine:
+                assert str(mine) == str(exc), f"{m} on {what}: {mine!r} != {exc!r}"
+                refused += 1
+                continue
+            raise AssertionError(
+                f"{m} on {what}: NumPy raised {exc!r}, the engine did not"
+            ) from None
+        got = m.compute(jr)
+        assert same_bits(got, expected), f"{m} on {what}:\n engine {got!r}\n numpy  {expected!r}"
+    assert refused > 0
+    return refused
