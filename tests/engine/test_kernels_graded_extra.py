@@ -81,3 +81,39 @@ REFUSED = [
 @pytest.mark.parametrize(("measure", "fractional"), REFUSED, ids=str)
 def test_engine_refuses_as_numpy(measure, fractional):
     check_refusal(measure, fractional=fractional, seeds=range(20))
+
+
+def _run(labels_per_query, grades_per_query):
+    import numpy as np
+
+    from cranfield.core.judged import JudgedRun
+
+    def csr(parts):
+        offsets = np.cumsum([0] + [len(p) for p in parts]).astype(np.int64)
+        return offsets, np.concatenate([np.asarray(p, dtype=np.int8) for p in parts])
+
+    offsets, labels = csr(labels_per_query)
+    q_offsets, grades = csr(grades_per_query)
+    n = len(labels_per_query)
+    return JudgedRun(
+        query_ids=np.array([f"q{i}" for i in range(n)], dtype=object),
+        offsets=offsets,
+        labels=labels,
+        qrels_offsets=q_offsets,
+        qrels_grades=grades,
+        in_run=np.ones(n, dtype=bool),
+    )
+
+
+@pytest.mark.parametrize("filler", [0, 1])
+@pytest.mark.parametrize("name", ["CG", "nCG"])
+def test_negative_zero_gains_in_long_runs(name, filler):
+    """A query whose every gain is -0.0: its NumPy sum is -0.0, except in a run of over
+    4096 documents mostly of gain 0 (the zeros are left out: +0.0)."""
+    from kernel_cases import same_bits
+
+    jr = _run([[filler] * 5000, [2, 2, 2]], [[2, 1], [2]])
+    m = Measure.of(name, 10**6 if name == "nCG" else None, gains={2: -0.0})
+    expected = m.reference(jr)
+    assert str(expected[1]) == ("0.0" if filler == 0 else "-0.0")  # both paths are exercised
+    assert same_bits(m.compute(jr), expected)

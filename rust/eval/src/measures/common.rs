@@ -132,11 +132,11 @@ pub fn power(p: f64, n: usize) -> f64 {
     w
 }
 
-/// A persistence parameter `p` in (0, 1).
-pub fn persistence(spec: &crate::Spec) -> Result<f64, String> {
-    match spec.real("p")? {
-        Some(p) if p > 0.0 && p < 1.0 => Ok(p),
-        other => Err(format!("{}: p must be in (0, 1), got {other:?}", spec.family)),
+/// The persistence parameter `p` (`default` when absent), in (0, 1).
+pub fn persistence(spec: &crate::Spec, default: f64) -> Result<f64, String> {
+    match spec.real("p")?.unwrap_or(default) {
+        p if p > 0.0 && p < 1.0 => Ok(p),
+        p => Err(format!("{}: p must be in (0, 1), got {p}", spec.family)),
     }
 }
 
@@ -183,5 +183,42 @@ pub fn unjudged(labels: &crate::Labels, i: usize) -> bool {
         crate::Labels::I8(v) => v[i] < 0,
         crate::Labels::I64(v) => v[i] < 0,
         crate::Labels::F64(v) => v[i] < 0.0,
+    }
+}
+
+#[cfg(test)]
+mod kgain_tests {
+    use super::*;
+
+    #[test]
+    fn sums_start_at_their_first_term() {
+        assert_eq!(seq_sum([]).to_bits(), 0f64.to_bits());
+        assert_eq!(seq_sum([-0.0]).to_bits(), (-0f64).to_bits());
+        assert_eq!(seq_sum([-0.0, 0.0]).to_bits(), 0f64.to_bits());
+        assert_eq!(seq_sum([0.1, 0.2, 0.3]), (0.1 + 0.2) + 0.3);
+    }
+
+    #[test]
+    fn format_g_as_python() {
+        for (x, text) in [
+            (513.0, "513"),
+            (600.5, "600.5"),
+            (1e100, "1e+100"),
+            (123456789.0, "1.23457e+08"),
+            (0.0001, "0.0001"),
+            (0.00001234, "1.234e-05"),
+            (3.47, "3.47"),
+        ] {
+            assert_eq!(format_g(x), text);
+        }
+        assert_eq!(format_int(1e20), "100000000000000000000");
+    }
+
+    #[test]
+    fn log2_as_the_c_library() {
+        assert_eq!(c_log2(0.0), f64::NEG_INFINITY);
+        assert_eq!(c_log2(-1.0).to_bits(), 0xfff8_0000_0000_0000);
+        assert_eq!(log2_discount(1), 1.0);
+        assert_eq!(power(0.5, 3), 0.125);
     }
 }

@@ -196,7 +196,7 @@ struct Rbp {
 impl Rbp {
     fn new(spec: &Spec, residual: bool) -> Result<Self, String> {
         Ok(Rbp {
-            p: persistence(spec)?,
+            p: persistence(spec, 0.8)?,
             rel: spec.int("rel")?,
             cutoff: spec.rank_cutoff(),
             residual,
@@ -252,5 +252,98 @@ impl Kernel for Rbp {
             }
         };
         (1.0 - self.p) * seq_sum((0..d).zip(powers(self.p)).map(|(i, w)| gain(i) * w))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Cutoff, Param};
+    use std::collections::BTreeMap;
+
+    fn make(family: &str, cutoff: Option<i64>, params: &[(&str, Param)]) -> Box<dyn Kernel> {
+        let params: BTreeMap<String, Param> =
+            params.iter().map(|(k, v)| (k.to_string(), v.clone())).collect();
+        let spec = Spec { family: family.into(), cutoff: cutoff.map(Cutoff::Rank), params };
+        kernel(&spec).unwrap().unwrap()
+    }
+
+    fn query<'a>(ranked: &'a [i64], judged: &'a [i64]) -> Query<'a> {
+        Query {
+            ranked: Labels::I64(ranked),
+            judged: Labels::I64(judged),
+            in_run: true,
+            rel_level: 1,
+            compat: 10,
+        }
+    }
+
+    #[test]
+    fn err_by_hand() {
+        // grades 2, 0, 1 with max_grade 2: R = 3/4, 0, 1/4
+        let q = query(&[2, 0, 1], &[2, 1, 0]);
+        let k = make("ERR", None, &[("max_grade", Param::Int(2))]);
+        let expected = 0.75 + 0.0 + 0.25 * (1.0 - 0.75) / 3.0;
+        assert!((k.value(&q) - expected).abs() < 1e-15);
+        assert_eq!(make("ERR", Some(1), &[("max_grade", Param::Int(2))]).value(&q), 0.75);
+    }
+
+    #[test]
+    fn err_refuses_a_grade_above_max_grade() {
+        let (offsets, labels, q_offsets, grades) = ([0i64, 2], [5i64, 1], [0i64, 1], [5i64]);
+        let run = JudgedView {
+            offsets: &offsets,
+            labels: Labels::I64(&labels),
+            qrels_offsets: &q_offsets,
+            qrels_grades: Labels::I64(&grades),
+            in_run: &[true],
+            rel_level: 1,
+            compat: 10,
+        };
+        let mut k = make("ERR", None, &[]);
+        let refusal = k.prepare(&run).unwrap_err();
+        assert_eq!(
+            refusal,
+            Refusal::Measure("ERR: grade 5 exceeds max_grade=4; use ERR(max_grade=5)".into())
+        );
+        // beyond the cutoff, the grade does not count
+        assert!(make("ERR", Some(1), &[("max_grade", Param::Int(5))]).prepare(&run).is_ok());
+    }
+
+    #[test]
+    fn rbp_and_residual_by_hand() {
+        // p = 0.5: grades 1, unjudged, 2 -> binary (rel 1) RBP = 0.5 (1 + 0.25)
+        let q = query(&[1, -1, 2], &[2, 1]);
+        let p = ("p", Param::Real(0.5));
+        assert_eq!(make("RBP", None, &[p.clone(), ("rel", Param::Int(1))]).value(&q), 0.625);
+        // graded: 0.5 (1 + 2 * 0.25)
+        assert_eq!(make("RBP", None, std::slice::from_ref(&p)).value(&q), 0.75);
+        // residual with rel: p^3 + 0.5 * p^1
+        let resid = make("RBPResidual", None, &[p.clone(), ("rel", Param::Int(1))]);
+        assert_eq!(resid.value(&q), 0.125 + 0.25);
+        // at cutoff 1: p^1, nothing unjudged above it
+        let resid = make("RBPResidual", Some(1), &[p, ("rel", Param::Int(1))]);
+        assert_eq!(resid.value(&q), 0.5);
+    }
+
+    #[test]
+    fn cg_and_ncg_by_hand() {
+        let q = query(&[3, -2, 1, 0], &[3, 1, 0]);
+        assert_eq!(make("CG", Some(3), &[]).value(&q), 4.0);
+        let ncg = make("nCG", Some(2), &[("max_gain", Param::Real(3.0))]);
+        assert_eq!(ncg.value(&q), 3.0 / 6.0);
+        assert_eq!(make("CG", Some(i64::MAX), &[]).value(&query(&[], &[])), 0.0);
+    }
+
+    #[test]
+    fn bad_parameters_are_errors() {
+        let spec = |family: &str, cutoff, params: &[(&str, Param)]| Spec {
+            family: family.into(),
+            cutoff,
+            params: params.iter().map(|(k, v)| (k.to_string(), v.clone())).collect(),
+        };
+        assert!(kernel(&spec("nCG", None, &[])).unwrap().is_err());
+        assert!(kernel(&spec("ERR", None, &[("max_grade", Param::Int(54))])).unwrap().is_err());
+        assert!(kernel(&spec("RBP", None, &[("p", Param::Real(1.0))])).unwrap().is_err());
     }
 }

@@ -47,7 +47,7 @@ impl Rbp {
         while gains.names(smallest) {
             smallest += 1;
         }
-        Ok(Rbp { p: persistence(spec)?, gains, lo, hi, smallest })
+        Ok(Rbp { p: persistence(spec, 0.9)?, gains, lo, hi, smallest })
     }
 }
 
@@ -102,7 +102,7 @@ struct RbpResid {
 
 impl RbpResid {
     fn new(spec: &Spec) -> Result<Self, String> {
-        Ok(RbpResid { p: persistence(spec)? })
+        Ok(RbpResid { p: persistence(spec, 0.9)? })
     }
 }
 
@@ -117,5 +117,48 @@ impl Kernel for RbpResid {
         let total =
             seq_sum((0..n).zip(powers(self.p)).map(|(i, w)| if unjudged(i) { w } else { 0.0 }));
         power(self.p, n) + (1.0 - self.p) * total
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Param, Spec};
+
+    fn make(family: &str, params: &[(&str, Param)]) -> Box<dyn Kernel> {
+        let params = params.iter().map(|(k, v)| (k.to_string(), v.clone())).collect();
+        kernel(&Spec { family: family.into(), cutoff: None, params }).unwrap().unwrap()
+    }
+
+    fn query<'a>(ranked: &'a [i64], judged: &'a [i64], in_run: bool) -> Query<'a> {
+        Query {
+            ranked: Labels::I64(ranked),
+            judged: Labels::I64(judged),
+            in_run,
+            rel_level: 1,
+            compat: 10,
+        }
+    }
+
+    #[test]
+    fn rbp_normalises_grades_above_one() {
+        // grades 0..2: gains 0, 0.5, 1; ranking 2, 1 at p = 0.5: 0.5 (1 + 0.5 * 0.5)
+        let q = query(&[2, 1], &[2, 1, 0], true);
+        assert_eq!(make("rbp", &[("p", Param::Real(0.5))]).value(&q), 0.625);
+        // binary grades are not rescaled
+        let q = query(&[1, 0, 1], &[1, 0], true);
+        assert_eq!(make("rbp", &[("p", Param::Real(0.5))]).value(&q), 0.5 * (1.0 + 0.25));
+    }
+
+    #[test]
+    fn rbp_resid_by_hand() {
+        let k = make("rbp_resid", &[("p", Param::Real(0.5))]);
+        // unjudged at rank 2 of 3: p^3 + 0.5 * p
+        assert_eq!(k.value(&query(&[1, -1, 0], &[1, 0], true)), 0.125 + 0.25);
+        assert_eq!(k.value(&query(&[1, 0], &[1, 0], true)), 0.0);
+        assert_eq!(k.value(&query(&[], &[1], false)), 0.0);
+        let extremes = query(&[i64::MIN, i64::MAX], &[i64::MAX], true);
+        assert!(k.value(&extremes).is_finite());
+        assert!(make("rbp", &[]).value(&extremes).is_finite());
     }
 }
