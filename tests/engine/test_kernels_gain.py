@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from kernel_cases import check_measure, check_refusal
+from kernel_cases import check_extremes, check_measure, check_refusal
 
 from cranfield.core.measures.registry import Measure
 
@@ -76,3 +76,8 @@ REFUSED = [
 @pytest.mark.parametrize(("measure", "fractional"), REFUSED, ids=str)
 def test_engine_refuses_as_numpy(measure, fractional):
     check_refusal(measure, fractional=fractional, seeds=range(20))
+
+
+@pytest.mark.parametrize("measure", MEASURES, ids=str)
+def test_engine_equals_numpy_at_extremes(measure):
+    check_extremes(measure)

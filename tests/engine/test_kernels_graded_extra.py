@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from kernel_cases import check_measure, check_refusal
+from kernel_cases import check_extremes, check_measure, check_refusal
 
 from cranfield.core.measures.registry import Measure
 
@@ -117,3 +117,8 @@ def test_negative_zero_gains_in_long_runs(name, filler):
     expected = m.reference(jr)
     assert str(expected[1]) == ("0.0" if filler == 0 else "-0.0")  # both paths are exercised
     assert same_bits(m.compute(jr), expected)
+
+
+@pytest.mark.parametrize("measure", MEASURES, ids=str)
+def test_engine_equals_numpy_at_extremes(measure):
+    check_extremes(measure)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from kernel_cases import check_measure
+from kernel_cases import check_extremes, check_measure
 
 from cranfield.core.measures.registry import Measure
 
@@ -37,3 +37,8 @@ def test_engine_equals_numpy(measure):
 )
 def test_engine_equals_numpy_fractional(measure):
     check_measure(measure, fractional=True, seeds=range(20))
+
+
+@pytest.mark.parametrize("measure", MEASURES, ids=str)
+def test_engine_equals_numpy_at_extremes(measure):
+    check_extremes(measure)

@@ -151,7 +151,8 @@ impl Kernel for Cascade {
                 if t == t.floor() { format_int(t) } else { format_g(t) },
                 format_int(t.ceil()),
             ),
-            (None, Some(t)) => (t > self.max_grade, t.to_string(), t.to_string()),
+            // math.ceil of an int64 goes through a double, as here
+            (None, Some(t)) => (t > self.max_grade, t.to_string(), format_int((t as f64).ceil())),
             (None, None) => return Ok(()),
         };
         if too_high {
