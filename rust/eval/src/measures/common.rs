@@ -186,39 +186,20 @@ pub fn unjudged(labels: &crate::Labels, i: usize) -> bool {
     }
 }
 
-#[cfg(test)]
-mod kgain_tests {
-    use super::*;
-
-    #[test]
-    fn sums_start_at_their_first_term() {
-        assert_eq!(seq_sum([]).to_bits(), 0f64.to_bits());
-        assert_eq!(seq_sum([-0.0]).to_bits(), (-0f64).to_bits());
-        assert_eq!(seq_sum([-0.0, 0.0]).to_bits(), 0f64.to_bits());
-        assert_eq!(seq_sum([0.1, 0.2, 0.3]), (0.1 + 0.2) + 0.3);
-    }
-
-    #[test]
-    fn format_g_as_python() {
-        for (x, text) in [
-            (513.0, "513"),
-            (600.5, "600.5"),
-            (1e100, "1e+100"),
-            (123456789.0, "1.23457e+08"),
-            (0.0001, "0.0001"),
-            (0.00001234, "1.234e-05"),
-            (3.47, "3.47"),
-        ] {
-            assert_eq!(format_g(x), text);
+/// The rank cutoff of a family that takes one (an error for a real cutoff).
+pub fn rank_cutoff(spec: &crate::Spec) -> Result<Option<i64>, String> {
+    match spec.cutoff {
+        Some(crate::Cutoff::Real(x)) => {
+            Err(format!("{} takes a rank cutoff, got {x}", spec.family))
         }
-        assert_eq!(format_int(1e20), "100000000000000000000");
+        _ => Ok(spec.rank_cutoff()),
     }
+}
 
-    #[test]
-    fn log2_as_the_c_library() {
-        assert_eq!(c_log2(0.0), f64::NEG_INFINITY);
-        assert_eq!(c_log2(-1.0).to_bits(), 0xfff8_0000_0000_0000);
-        assert_eq!(log2_discount(1), 1.0);
-        assert_eq!(power(0.5, 3), 0.125);
+/// An error for a cutoff given to a family that takes none.
+pub fn no_cutoff(spec: &crate::Spec) -> Result<(), String> {
+    match spec.cutoff {
+        Some(_) => Err(format!("{} takes no cutoff", spec.family)),
+        None => Ok(()),
     }
 }

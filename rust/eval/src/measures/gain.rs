@@ -6,7 +6,9 @@
 //! by gain. Sums run left to right as the NumPy kernels' (see [`seq_sum`]), over the
 //! documents with a non-zero gain only (a zero term changes no bit of such a sum).
 
-use super::common::{c_log2, depth, format_g, log2_discount, safe_div, seq_sum, Gains};
+use super::common::{
+    c_log2, depth, format_g, log2_discount, no_cutoff, rank_cutoff, safe_div, seq_sum, Gains,
+};
 use crate::{JudgedView, Kernel, Param, Query, Refusal, Spec};
 
 /// The families this module computes.
@@ -158,7 +160,7 @@ struct Dcg {
 
 impl Dcg {
     fn new(spec: &Spec, part: Part) -> Result<Self, String> {
-        Ok(Dcg { part, gains: Gains::of(spec)?, form: Form::of(spec)?, cutoff: spec.rank_cutoff() })
+        Ok(Dcg { part, gains: Gains::of(spec)?, form: Form::of(spec)?, cutoff: rank_cutoff(spec)? })
     }
 
     fn dcg(&self, q: &Query) -> f64 {
@@ -226,6 +228,7 @@ struct NdcgRel {
 
 impl NdcgRel {
     fn new(spec: &Spec) -> Result<Self, String> {
+        no_cutoff(spec)?;
         Ok(NdcgRel { gains: Gains::of(spec)? })
     }
 }
@@ -280,6 +283,7 @@ struct Rndcg {
 
 impl Rndcg {
     fn new(spec: &Spec) -> Result<Self, String> {
+        no_cutoff(spec)?;
         Ok(Rndcg { gains: Gains::of(spec)?, rel: spec.int("rel")? })
     }
 }
@@ -328,6 +332,7 @@ struct GMeasure {
 
 impl GMeasure {
     fn new(spec: &Spec) -> Result<Self, String> {
+        no_cutoff(spec)?;
         Ok(GMeasure { gains: Gains::of(spec)? })
     }
 }
@@ -428,5 +433,46 @@ mod tests {
         let jk = [("dcg", Param::Text("jk".into())), ("b", Param::Real(1.0))];
         assert!(kernel(&spec("DCG", None, &jk)).unwrap().is_err());
         assert!(kernel(&spec("G", None, &[("gains", Param::Int(3))])).unwrap().is_err());
+        assert!(kernel(&spec("G", Some(3), &[])).unwrap().is_err());
+        let mut real = spec("DCG", None, &[]);
+        real.cutoff = Some(crate::Cutoff::Real(0.5));
+        assert!(kernel(&real).unwrap().is_err());
+    }
+}
+
+#[cfg(test)]
+mod common_tests {
+    use super::super::common::*;
+
+    #[test]
+    fn sums_start_at_their_first_term() {
+        assert_eq!(seq_sum([]).to_bits(), 0f64.to_bits());
+        assert_eq!(seq_sum([-0.0]).to_bits(), (-0f64).to_bits());
+        assert_eq!(seq_sum([-0.0, 0.0]).to_bits(), 0f64.to_bits());
+        assert_eq!(seq_sum([0.1, 0.2, 0.3]), (0.1 + 0.2) + 0.3);
+    }
+
+    #[test]
+    fn format_g_as_python() {
+        for (x, text) in [
+            (513.0, "513"),
+            (600.5, "600.5"),
+            (1e100, "1e+100"),
+            (123456789.0, "1.23457e+08"),
+            (0.0001, "0.0001"),
+            (0.00001234, "1.234e-05"),
+            (3.47, "3.47"),
+        ] {
+            assert_eq!(format_g(x), text);
+        }
+        assert_eq!(format_int(1e20), "100000000000000000000");
+    }
+
+    #[test]
+    fn log2_as_the_c_library() {
+        assert_eq!(c_log2(0.0), f64::NEG_INFINITY);
+        assert_eq!(c_log2(-1.0).to_bits(), 0xfff8_0000_0000_0000);
+        assert_eq!(log2_discount(1), 1.0);
+        assert_eq!(power(0.5, 3), 0.125);
     }
 }

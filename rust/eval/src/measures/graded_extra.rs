@@ -2,7 +2,8 @@
 //! ir_measures' RBP with its residual.
 
 use super::common::{
-    depth, format_g, format_int, persistence, power, powers, safe_div, seq_sum, unjudged, Gains,
+    depth, format_g, format_int, persistence, power, powers, rank_cutoff, safe_div, seq_sum,
+    unjudged, Gains,
 };
 use crate::{JudgedView, Kernel, Labels, Query, Refusal, Spec};
 
@@ -39,7 +40,7 @@ struct Cg {
 
 impl Cg {
     fn new(spec: &Spec, normalise: bool) -> Result<Self, String> {
-        let cutoff = spec.rank_cutoff();
+        let cutoff = rank_cutoff(spec)?;
         let max_gain = spec.real("max_gain")?;
         if normalise {
             if !matches!(cutoff, Some(k) if k >= 1) {
@@ -122,7 +123,7 @@ impl Cascade {
                 spec.family
             ));
         }
-        Ok(Cascade { max_grade, cutoff: spec.rank_cutoff() })
+        Ok(Cascade { max_grade, cutoff: rank_cutoff(spec)? })
     }
 }
 
@@ -199,7 +200,7 @@ impl Rbp {
         Ok(Rbp {
             p: persistence(spec, 0.8)?,
             rel: spec.int("rel")?,
-            cutoff: spec.rank_cutoff(),
+            cutoff: rank_cutoff(spec)?,
             residual,
             scale: 1.0,
         })

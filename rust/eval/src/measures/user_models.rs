@@ -1,7 +1,7 @@
 //! The families of `cranfield/core/measures/user_models.py`: trec_eval's rank-biased
 //! precision (Moffat & Zobel 2008) and its residual.
 
-use super::common::{label_is, persistence, power, powers, seq_sum, unjudged, Gains};
+use super::common::{label_is, no_cutoff, persistence, power, powers, seq_sum, unjudged, Gains};
 use crate::{Kernel, Labels, Query, Spec};
 
 /// The families this module computes.
@@ -32,6 +32,7 @@ struct Rbp {
 
 impl Rbp {
     fn new(spec: &Spec) -> Result<Self, String> {
+        no_cutoff(spec)?;
         let gains = Gains::of(spec)?;
         // Python's min and max: the first of equal values is kept
         let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
@@ -102,6 +103,7 @@ struct RbpResid {
 
 impl RbpResid {
     fn new(spec: &Spec) -> Result<Self, String> {
+        no_cutoff(spec)?;
         Ok(RbpResid { p: persistence(spec, 0.9)? })
     }
 }
