@@ -129,3 +129,88 @@ def check_measure(measure: str | Measure, fractional: bool = False, seeds=SEEDS)
         compared += 1
     assert compared > 0
     return compared
+
+
+def check_refusal(measure: str | Measure, fractional: bool = False, seeds=SEEDS) -> int:
+    """Like :func:`check_measure` for parameters the data may refuse: on every random
+    judged run the engine gives the NumPy kernel's values, or raises the same exception
+    with the same message; returns the number of refusals (asserted > 0)."""
+    m = measure if isinstance(measure, Measure) else parse(measure)
+    assert m.name in engine.families(), f"{m.name} is not computed by the engine"
+    refused = 0
+    for what, jr in judged_runs(seeds, fractional):
+        try:
+            expected = m.reference(jr)
+        except Exception as exc:  # noqa: BLE001 - the engine must refuse the same input
+            try:
+                m.compute(jr)
+            except type(exc) as mine:
+                assert str(mine) == str(exc), f"{m} on {what}: {mine!r} != {exc!r}"
+                refused += 1
+                continue
+            raise AssertionError(
+                f"{m} on {what}: NumPy raised {exc!r}, the engine did not"
+            ) from None
+        got = m.compute(jr)
+        assert same_bits(got, expected), f"{m} on {what}:\n engine {got!r}\n numpy  {expected!r}"
+    assert refused > 0
+    return refused
+
+
+def extreme_runs():
+    """(description, JudgedRun) with labels and grades at the int64 extremes, huge and
+    tiny fractional gains, an empty ranking (-c) and a query without judgments."""
+    from cranfield.core.judged import JudgedRun
+
+    big, small = 2**63 - 1, -(2**63)
+    cases = {
+        "int64": (
+            [[big, small, -1, -2, 0, 1, big - 1], [], [3, -1, 0], [1, 2]],
+            [[big, big - 1, 1, 0], [2, 1], [], [5, 2, 2, 1]],
+            np.int64,
+        ),
+        "float64": (
+            [[1e300, 5e-324, -1.0, -2.0, 0.5, 0.0], [], [3.25, -1.0], [1.0]],
+            [[1e300, 0.5, 5e-324, 0.0], [2.0], [], [1.0]],
+            np.float64,
+        ),
+    }
+    for what, (ranked, judged, dtype) in cases.items():
+
+        def csr(parts, dtype=dtype):
+            offsets = np.cumsum([0] + [len(p) for p in parts]).astype(np.int64)
+            return offsets, np.concatenate([np.asarray(p, dtype=dtype) for p in parts])
+
+        offsets, labels = csr(ranked)
+        q_offsets, grades = csr(judged)
+        yield (
+            what,
+            JudgedRun(
+                query_ids=np.array([f"q{i}" for i in range(len(ranked))], dtype=object),
+                offsets=offsets,
+                labels=labels,
+                qrels_offsets=q_offsets,
+                qrels_grades=grades,
+                in_run=np.array([True, False, True, True]),
+            ),
+        )
+
+
+def check_extremes(measure: str | Measure) -> None:
+    """The engine gives the NumPy kernel's values on :func:`extreme_runs`, or raises the
+    same exception with the same message."""
+    m = measure if isinstance(measure, Measure) else parse(measure)
+    for what, jr in extreme_runs():
+        try:
+            expected = m.reference(jr)
+        except Exception as exc:  # noqa: BLE001 - the engine must refuse the same input
+            try:
+                m.compute(jr)
+            except type(exc) as mine:
+                assert str(mine) == str(exc), f"{m} on {what}: {mine!r} != {exc!r}"
+                continue
+            raise AssertionError(
+                f"{m} on {what}: NumPy raised {exc!r}, the engine did not"
+            ) from None
+        got = m.compute(jr)
+        assert same_bits(got, expected), f"{m} on {what}:\n engine {got!r}\n numpy  {expected!r}"

@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use cranfield_eval::measures::{compute, families, kernel};
-use cranfield_eval::{Column, Cutoff, JudgedView, Kernel, Labels, Param, Spec};
+use cranfield_eval::{Column, Cutoff, JudgedView, Kernel, Labels, Param, Refusal, Spec};
 use numpy::{PyArray1, PyReadonlyArray1};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
@@ -112,7 +112,7 @@ fn compute_measures<'py>(
     threads: usize,
 ) -> PyResult<Bound<'py, PyList>> {
     let specs: Vec<Spec> = specs.iter().map(|s| spec(&s)).collect::<PyResult<_>>()?;
-    let kernels: Vec<Box<dyn Kernel>> =
+    let mut kernels: Vec<Box<dyn Kernel>> =
         specs.iter().map(kernel).collect::<Result<_, _>>().map_err(PyValueError::new_err)?;
     let labels = Borrowed::of(labels, "labels")?;
     let grades = Borrowed::of(qrels_grades, "qrels_grades")?;
@@ -128,8 +128,9 @@ fn compute_measures<'py>(
     };
     run.check().map_err(PyValueError::new_err)?;
     let columns = py
-        .detach(|| catch_unwind(AssertUnwindSafe(|| compute(&run, &kernels, threads))))
-        .map_err(|_| PyRuntimeError::new_err("internal error: a measure kernel panicked"))?;
+        .detach(|| catch_unwind(AssertUnwindSafe(|| compute(&run, &mut kernels, threads))))
+        .map_err(|_| PyRuntimeError::new_err("internal error: a measure kernel panicked"))?
+        .map_err(|r| refusal(py, r))?;
     let out = PyList::empty(py);
     for column in columns {
         match column {
@@ -138,6 +139,18 @@ fn compute_measures<'py>(
         }
     }
     Ok(out)
+}
+
+/// A kernel's refusal as the exception the NumPy kernel raises (`cranfield.errors`).
+fn refusal(py: Python<'_>, r: Refusal) -> PyErr {
+    let (class, message) = match r {
+        Refusal::Input(m) => ("InputError", m),
+        Refusal::Measure(m) => ("MeasureError", m),
+    };
+    match py.import("cranfield.errors").and_then(|m| m.getattr(class)?.call1((message.as_str(),))) {
+        Ok(error) => PyErr::from_value(error),
+        Err(_) => PyValueError::new_err(message),
+    }
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

@@ -271,8 +271,23 @@ impl Spec {
     }
 }
 
+/// Why a kernel refuses a run: data the family does not define a value for.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Refusal {
+    /// The input data (Python: `cranfield.errors.InputError`).
+    Input(String),
+    /// The measure's parameters do not fit the data (Python: `MeasureError`).
+    Measure(String),
+}
+
 /// A measure ready to compute: one value per query.
 pub trait Kernel: Send + Sync {
+    /// A pre-pass over the whole run before any query is computed (default: nothing):
+    /// a scale taken from every evaluated topic, or a refusal of the run's data.
+    fn prepare(&mut self, _run: &JudgedView) -> Result<(), Refusal> {
+        Ok(())
+    }
+
     /// The value for one query (numeric families).
     fn value(&self, q: &Query) -> f64;
 

@@ -15,7 +15,7 @@ mod set_based;
 mod set_extra;
 mod user_models;
 
-use crate::{Column, JudgedView, Kernel, Spec};
+use crate::{Column, JudgedView, Kernel, Refusal, Spec};
 
 /// Each module: `FAMILIES` it computes and `kernel(spec)` (None for another module's family).
 type Maker = fn(&Spec) -> Option<Result<Box<dyn Kernel>, String>>;
@@ -46,10 +46,19 @@ pub fn kernel(spec: &Spec) -> Result<Box<dyn Kernel>, String> {
     Err(format!("the engine has no kernel for the measure family {:?}", spec.family))
 }
 
-/// Every measure for every query of `run`: one column per kernel. Queries are split
-/// into `threads` contiguous chunks; each thread computes all kernels of its queries
-/// (one query's arrays stay in cache across measures).
-pub fn compute(run: &JudgedView, kernels: &[Box<dyn Kernel>], threads: usize) -> Vec<Column> {
+/// Every measure for every query of `run`: one column per kernel. Each kernel first
+/// reads the whole run ([`Kernel::prepare`]; the first refusal is returned). Queries
+/// are then split into `threads` contiguous chunks; each thread computes all kernels
+/// of its queries (one query's arrays stay in cache across measures).
+pub fn compute(
+    run: &JudgedView,
+    kernels: &mut [Box<dyn Kernel>],
+    threads: usize,
+) -> Result<Vec<Column>, Refusal> {
+    for k in kernels.iter_mut() {
+        k.prepare(run)?;
+    }
+    let kernels: &[Box<dyn Kernel>] = kernels;
     let n = run.num_queries();
     let threads = threads.clamp(1, n.max(1));
     let chunk = n.div_ceil(threads).max(1);
@@ -82,7 +91,7 @@ pub fn compute(run: &JudgedView, kernels: &[Box<dyn Kernel>], threads: usize) ->
             }
         }
     }
-    out
+    Ok(out)
 }
 
 fn columns(

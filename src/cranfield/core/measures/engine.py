@@ -2,7 +2,7 @@
 
 A family whose name is in :func:`families` is computed by the engine, one query at a
 time; the NumPy kernel declared with the family in the registry is then the reference
-it is tested against, bit for bit (tests/engine/test_measure_kernels.py).
+it is tested against, bit for bit (tests/engine/kernel_cases.py).
 """
 
 from __future__ import annotations
