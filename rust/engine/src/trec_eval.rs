@@ -7,7 +7,7 @@
 use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use cranfield_eval::trec_eval::{evaluate, print, Col, Kind, Layout, Printed, ZScores};
+use cranfield_eval::trec_eval::{evaluate, print, Col, Failure, Kind, Layout, Printed, ZScores};
 use cranfield_eval::{Column, JudgedView};
 use numpy::PyReadonlyArray1;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
@@ -113,8 +113,9 @@ fn trec_eval_print<'py>(
 /// `cranfield.core.judged.JudgedRun`); every column's measure must be one the engine
 /// computes. `judged_only` is `-J` (the placeholder rankings of the queries `-c` added
 /// are then empty); `zscores` as for `trec_eval_print`. Returns `(text, unusable)` as
-/// `trec_eval_print`. Raises ValueError
-/// for a measure the engine does not compute or inconsistent arrays.
+/// `trec_eval_print`, or None when a measure refuses the run's data (the caller's
+/// general path reports it). Raises ValueError for a measure the engine does not
+/// compute or inconsistent arrays.
 #[pyfunction]
 #[pyo3(signature = (columns, offsets, labels, qrels_offsets, qrels_grades, in_run, rel_level, compat, query_ids, run_name, per_query, summary, complete, judged_only, relevant_in_qrels, zscores=None, threads=1))]
 #[allow(clippy::too_many_arguments)]
@@ -137,7 +138,7 @@ fn trec_eval_judged<'py>(
     relevant_in_qrels: f64,
     zscores: Option<&Bound<'py, PyDict>>,
     threads: usize,
-) -> PyResult<Bound<'py, PyTuple>> {
+) -> PyResult<Option<Bound<'py, PyTuple>>> {
     let cols: Vec<Col> = columns.iter().map(|c| col(&c)).collect::<PyResult<_>>()?;
     let labels = Borrowed::of(labels, "labels")?;
     let grades = Borrowed::of(qrels_grades, "qrels_grades")?;
@@ -167,9 +168,12 @@ fn trec_eval_judged<'py>(
         .detach(|| {
             catch_unwind(AssertUnwindSafe(|| evaluate(&run, &cols, &layout, judged_only, threads)))
         })
-        .map_err(|_| PyRuntimeError::new_err("internal error: a measure kernel panicked"))?
-        .map_err(PyValueError::new_err)?;
-    result(py, printed)
+        .map_err(|_| PyRuntimeError::new_err("internal error: a measure kernel panicked"))?;
+    match printed {
+        Ok(printed) => result(py, printed).map(Some),
+        Err(Failure::Refused(_)) => Ok(None),
+        Err(Failure::Invalid(message)) => Err(PyValueError::new_err(message)),
+    }
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

@@ -13,7 +13,7 @@
 use std::collections::HashMap;
 use std::io::Write;
 
-use crate::{Column, JudgedView, Kernel, Labels, Spec, NOT_POOLED};
+use crate::{Column, JudgedView, Kernel, Labels, Refusal, Spec, NOT_POOLED};
 
 /// trec_eval's floor of a value before its log is taken for a geometric mean.
 pub const MIN_GEO_MEAN: f64 = 1e-5;
@@ -378,29 +378,41 @@ pub fn with_placeholder(run: &JudgedView, judged_only: bool) -> (Vec<i64>, Label
 
 /// Compute the columns' values on a judged run (with the placeholder rankings of the
 /// queries `-c` added) and print them: the whole of trec_eval after judging.
-/// `judged_only` is `-J`; `threads` the kernels' threads.
+/// `judged_only` is `-J`; `threads` the kernels' threads. A kernel's refusal of the run
+/// is [`Failure::Refused`] (the caller's general path reports it with its message).
 pub fn evaluate(
     run: &JudgedView,
     cols: &[Col],
     layout: &Layout,
     judged_only: bool,
     threads: usize,
-) -> Result<Printed, String> {
-    run.check()?;
+) -> Result<Printed, Failure> {
+    run.check().map_err(Failure::Invalid)?;
     if run.num_queries() != layout.query_ids.len() {
-        return Err("one query id per query expected".into());
+        return Err(Failure::Invalid("one query id per query expected".into()));
     }
     let added: Vec<bool> = run.in_run.iter().map(|&i| !i).collect();
     let (offsets, labels, in_run) = with_placeholder(run, judged_only);
     let full = JudgedView { offsets: &offsets, labels: labels.labels(), in_run: &in_run, ..*run };
     let mut kernels: Vec<Box<dyn Kernel>> = Vec::new();
     for spec in cols.iter().filter_map(|c| c.spec.as_ref()) {
-        kernels.push(crate::measures::kernel(spec)?);
+        kernels.push(crate::measures::kernel(spec).map_err(Failure::Invalid)?);
     }
-    let mut computed = crate::measures::compute(&full, &kernels, threads).into_iter();
+    let computed = crate::measures::compute(&full, &mut kernels, threads);
+    let mut computed = computed.map_err(Failure::Refused)?.into_iter();
     let values =
         cols.iter().map(|c| if c.spec.is_some() { computed.next() } else { None }).collect();
-    print(cols, values, &added, layout)
+    print(cols, values, &added, layout).map_err(Failure::Invalid)
+}
+
+/// Why [`evaluate`] printed nothing.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Failure {
+    /// A kernel refuses the run's data.
+    Refused(Refusal),
+    /// The columns or arrays do not fit (a caller's mistake), or a measure the engine
+    /// does not compute.
+    Invalid(String),
 }
 
 /// A judged run restricted to some of its queries (owned arrays).

@@ -500,7 +500,7 @@ def evaluate_files(
     table = None
     if zscores is not None:
         table = {(q.encode("latin-1"), m): v for (q, m), v in zscores.items()}
-    text, unusable = _engine.trec_eval_judged(
+    done = _engine.trec_eval_judged(
         described,
         np.ascontiguousarray(jr.offsets, dtype=np.int64),
         _labels(jr.labels),
@@ -519,4 +519,7 @@ def evaluate_files(
         table,
         threads_for(len(jr.labels)),
     )
+    if done is None:
+        return None  # a measure refuses the run: the general path reports it
+    text, unusable = done
     return Evaluated(text, missing, [u.decode("latin-1") for u in unusable])
