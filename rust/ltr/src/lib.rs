@@ -11,6 +11,8 @@
 //! Every document is judged (its label is its grade): R, the ideal DCG and the other
 //! per-query constants are computed once, at construction.
 
+pub mod svmlight;
+
 use std::cmp::Ordering;
 
 /// A measure the kernel computes (cranfield's definitions; see the Python side).
