@@ -34,7 +34,6 @@ type MeasureSpec<'py> = (
 #[pyclass(module = "cranfield._engine", frozen)]
 pub struct LtrKernel {
     kernel: Kernel,
-    features: Vec<f64>,
     num_features: usize,
 }
 
@@ -141,11 +140,13 @@ impl LtrKernel {
         }
         let features = features
             .as_slice()
-            .map_err(|_| PyValueError::new_err("features: a C-contiguous array is needed"))?
-            .to_vec();
-        let kernel = Kernel::new(offsets, labels, discount, specs, columns)
+            .map_err(|_| PyValueError::new_err("features: a C-contiguous array is needed"))?;
+        let mut kernel = Kernel::new(offsets, labels, discount, specs, columns)
             .map_err(PyValueError::new_err)?;
-        Ok(LtrKernel { kernel, features, num_features })
+        if !features.is_empty() {
+            kernel.set_features(features, num_features).map_err(PyValueError::new_err)?;
+        }
+        Ok(LtrKernel { kernel, num_features })
     }
 
     /// `P x T x Q` values of the scores `P x N` (C-contiguous float64).
@@ -199,10 +200,9 @@ impl LtrKernel {
             .as_slice()
             .map_err(|_| PyValueError::new_err("weights: a C-contiguous array is needed"))?;
         let size = p * self.kernel.num_terms() * self.kernel.num_queries();
-        let features = &self.features;
         let values = guarded(py, || {
             let mut out = vec![0.0; size];
-            self.kernel.evaluate_weights(features, w, f, &mut out, threads).map(|_| out)
+            self.kernel.evaluate_weights(w, &mut out, threads).map(|_| out)
         })?;
         self.shaped(py, values, p)
     }
@@ -218,6 +218,31 @@ impl LtrKernel {
         let shape = [p, self.kernel.num_terms(), self.kernel.num_queries()];
         Ok(PyArray1::from_vec(py, values).reshape(shape)?.into_any())
     }
+}
+
+/// `ltr_scores(features, weights)`: the scores `W X^T` (`P x N` float64) of weights
+/// `W` (`P x F`) on features `X` (`N x F`), both C-contiguous float64, by the one
+/// scoring function of the linear rankers (`cranfield_ltr::scoring`).
+#[pyfunction]
+fn ltr_scores<'py>(
+    py: Python<'py>,
+    features: PyReadonlyArray2<'py, f64>,
+    weights: PyReadonlyArray2<'py, f64>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let (n, f) = (features.shape()[0], features.shape()[1]);
+    let (p, g) = (weights.shape()[0], weights.shape()[1]);
+    if f != g {
+        return Err(PyValueError::new_err(format!("{g} weights per row for {f} features")));
+    }
+    let contiguous = || PyValueError::new_err("a C-contiguous array is needed");
+    let x = features.as_slice().map_err(|_| contiguous())?;
+    let w = weights.as_slice().map_err(|_| contiguous())?;
+    let values = guarded(py, || {
+        let mut out = vec![0.0; p * n];
+        cranfield_ltr::scoring::scores(x, w, f, &mut out);
+        Ok(out)
+    })?;
+    Ok(PyArray1::from_vec(py, values).reshape([p, n])?.into_any())
 }
 
 /// Parse SVMlight ranking lines held in a bytes object (`cranfield_ltr::svmlight`).
@@ -280,5 +305,6 @@ fn read_svmlight<'py>(
 /// Add the class and the reader to the module.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<LtrKernel>()?;
-    m.add_function(wrap_pyfunction!(read_svmlight, m)?)
+    m.add_function(wrap_pyfunction!(read_svmlight, m)?)?;
+    m.add_function(wrap_pyfunction!(ltr_scores, m)?)
 }

@@ -11,7 +11,10 @@
 //! Every document is judged (its label is its grade): R, the ideal DCG and the other
 //! per-query constants are computed once, at construction.
 
+pub mod scoring;
 pub mod svmlight;
+
+use scoring::{Panels, MR, NR};
 
 use std::cmp::Ordering;
 
@@ -112,7 +115,15 @@ pub struct Kernel {
     is_positive: Vec<bool>,
     positive_offsets: Vec<usize>,
     positive_docs: Vec<u32>,
+    /// The features in panels (`set_features`), for `evaluate_weights`.
+    panels: Option<Panels>,
+    /// Runs of whole queries of about [`BLOCK_DOCS`] documents: (first query, end).
+    blocks: Vec<(usize, usize)>,
 }
+
+/// Documents scored at a time in `evaluate_weights`: their features (~190 KB at 46
+/// features) stay in the core's L2 cache across all individuals, their scores in L1.
+const BLOCK_DOCS: usize = 512;
 
 /// Buffers reused by every query of a thread.
 struct Scratch {
@@ -120,6 +131,17 @@ struct Scratch {
     values: Vec<f64>,
     gathered: Vec<f64>,
     ranked: Vec<(u32, u32)>,
+}
+
+impl Scratch {
+    fn new(len: usize) -> Scratch {
+        Scratch {
+            order: Vec::with_capacity(len),
+            values: Vec::with_capacity(len),
+            gathered: Vec::with_capacity(len),
+            ranked: Vec::with_capacity(len),
+        }
+    }
 }
 
 /// Why an evaluation failed.
@@ -207,7 +229,32 @@ impl Kernel {
             is_positive,
             positive_offsets,
             positive_docs,
+            panels: None,
+            blocks: Vec::new(),
         })
+    }
+
+    /// Give the kernel the documents' features (`N x F`, row-major, in its document
+    /// order), for [`Kernel::evaluate_weights`].
+    pub fn set_features(&mut self, features: &[f64], f: usize) -> Result<(), String> {
+        let n = self.num_docs();
+        if f == 0 || features.len() != n * f {
+            return Err(format!("{n} rows of features, at least one feature, are needed"));
+        }
+        self.panels = Some(Panels::new(features, f));
+        let mut blocks = Vec::new();
+        let mut first = 0;
+        for q in 0..self.num_queries() {
+            if self.offsets[q + 1] - self.offsets[first] > BLOCK_DOCS && q > first {
+                blocks.push((first, q));
+                first = q;
+            }
+        }
+        if first < self.num_queries() {
+            blocks.push((first, self.num_queries()));
+        }
+        self.blocks = blocks;
+        Ok(())
     }
 
     pub fn num_queries(&self) -> usize {
@@ -242,29 +289,58 @@ impl Kernel {
     }
 
     /// As [`Kernel::evaluate`], the scores being `W X^T` for weights `W` (`p x F`,
-    /// row-major) and features `X` (`N x F`, in the kernel's document order), computed
-    /// here by [`scores`] (each thread scores its own individuals).
+    /// row-major) and the features given to [`Kernel::set_features`], computed by
+    /// [`scoring`] block by block: for each run of queries, the scores of a tile of
+    /// individuals are computed into a small buffer and ranked at once, so no `p x N`
+    /// matrix is written or read (each thread scores its own individuals).
     pub fn evaluate_weights(
         &self,
-        features: &[f64],
         weights: &[f64],
-        f: usize,
         out: &mut [f64],
         threads: usize,
     ) -> Result<(), Failure> {
-        let n = self.num_docs();
-        if features.len() != n * f || f == 0 || weights.len() % f != 0 {
-            return Err(Failure::Shape(format!(
-                "{} features and {} weights for {n} documents x {f}",
-                features.len(),
-                weights.len()
-            )));
+        let Some(panels) = &self.panels else {
+            return Err(Failure::Shape("no features were given to the kernel".into()));
+        };
+        let f = panels.num_features();
+        if weights.len() % f != 0 {
+            return Err(Failure::Shape(format!("{} weights for {f} features", weights.len())));
         }
         let p = weights.len() / f;
+        let row = self.num_terms() * self.num_queries();
+        let widest = self
+            .blocks
+            .iter()
+            .map(|&(a, b)| self.offsets[b].div_ceil(NR) - self.offsets[a] / NR)
+            .max()
+            .unwrap_or(0)
+            * NR;
         self.split(p, out, threads, |first, count, o| {
-            let mut s = vec![0.0; count * n];
-            scores(features, &weights[first * f..(first + count) * f], f, &mut s);
-            self.rows(&s, count, o, &[])
+            let w = &weights[first * f..(first + count) * f];
+            let mut buf = vec![0.0; MR * widest];
+            let mut scratch = Scratch::new(self.max_len);
+            for &(qa, qb) in &self.blocks {
+                let (a, b) = (self.offsets[qa], self.offsets[qb]);
+                let p0 = a / NR;
+                let panels_here = b.div_ceil(NR) - p0;
+                let base = p0 * NR;
+                for g in (0..count).step_by(MR) {
+                    let rows = MR.min(count - g);
+                    panels.score(&w[g * f..(g + rows) * f], p0, panels_here, &mut buf, widest);
+                    // finiteness checked here for the whole tile (padding scores are 0)
+                    if !all_finite(&buf[..rows * widest]) {
+                        return Err(Failure::NonFinite);
+                    }
+                    for r in 0..rows {
+                        let s = &buf[r * widest..(r + 1) * widest];
+                        let o = &mut o[(g + r) * row..(g + r + 1) * row];
+                        for q in qa..qb {
+                            self.query(q, s, base, o, &mut scratch, None)?;
+                        }
+                    }
+                }
+            }
+            Ok(())
         })
     }
 
@@ -316,12 +392,7 @@ impl Kernel {
     ) -> Result<(), Failure> {
         let n = self.num_docs();
         let row = self.num_terms() * self.num_queries();
-        let mut scratch = Scratch {
-            order: Vec::with_capacity(self.max_len),
-            values: Vec::with_capacity(self.max_len),
-            gathered: Vec::with_capacity(self.max_len),
-            ranked: Vec::with_capacity(self.max_len),
-        };
+        let mut scratch = Scratch::new(self.max_len);
         // individual by individual (measured faster than query by query across
         // individuals once scores are gathered through `columns`: each row of scores is
         // then read once, in a stream the prefetcher follows)
@@ -329,32 +400,37 @@ impl Kernel {
             let s = &scores[j * n..(j + 1) * n];
             let o = &mut out[j * row..(j + 1) * row];
             for q in 0..self.num_queries() {
-                self.query(q, s, o, &mut scratch, columns)?;
+                self.query(q, s, 0, o, &mut scratch, Some(columns))?;
             }
         }
         Ok(())
     }
 
-    /// One query of one individual (`s`: its scores; `out`: its `T x Q` values).
+    /// One query of one individual (`s`: its scores from document `base` on, or through
+    /// `columns`; `out`: its `T x Q` values). `columns` None: the scores are known to
+    /// be finite and in document order.
     fn query(
         &self,
         q: usize,
         s: &[f64],
+        base: usize,
         out: &mut [f64],
         scratch: &mut Scratch,
-        columns: &[u32],
+        columns: Option<&[u32]>,
     ) -> Result<(), Failure> {
         let Scratch { order, values, gathered, ranked } = scratch;
+        let checked = columns.is_none();
+        let columns = columns.unwrap_or(&[]);
         let q_count = self.num_queries();
         let (a, b) = (self.offsets[q], self.offsets[q + 1]);
         let scores = if columns.is_empty() {
-            &s[a..b]
+            &s[a - base..b - base]
         } else {
             gathered.clear();
             gathered.extend(columns[a..b].iter().map(|&c| s[c as usize]));
             &gathered[..]
         };
-        if !scores.iter().fold(true, |ok, v| ok & v.is_finite()) {
+        if !checked && !all_finite(scores) {
             return Err(Failure::NonFinite);
         }
         let len = b - a;
@@ -363,13 +439,9 @@ impl Kernel {
         ranked.clear();
         if positive.len() <= RANK_BY_COUNTING {
             // the rank of each document that can count, by counting the documents
-            // ranked above it (a branch-free loop), then those few sorted by rank
-            for &d in positive {
-                let rank = rank_of(scores, d as usize);
-                if rank <= depth {
-                    ranked.push((rank as u32, d));
-                }
-            }
+            // ranked above it (one branch-free pass for up to LANES of them), then
+            // those few sorted by rank
+            count_ranks(scores, positive, depth, ranked);
             ranked.sort_unstable();
         } else {
             top_with(scores, depth, order, values);
@@ -491,17 +563,117 @@ impl Kernel {
     }
 }
 
-/// Documents that can count in a query up to which their ranks are found by counting
-/// (about that many passes over the query's scores) rather than by ranking the query.
-const RANK_BY_COUNTING: usize = 12;
+/// Whether no value is NaN or infinite (a branch-free pass).
+fn all_finite(values: &[f64]) -> bool {
+    values.iter().fold(true, |ok, v| ok & v.is_finite())
+}
 
-/// The 1-based rank of document `d`: the documents with a higher score, and those
-/// before it with an equal one (ties by position), ranked above it.
-fn rank_of(scores: &[f64], d: usize) -> usize {
-    let s = scores[d];
-    let before = scores[..d].iter().map(|&t| usize::from(t >= s)).sum::<usize>();
-    let after = scores[d + 1..].iter().map(|&t| usize::from(t > s)).sum::<usize>();
-    1 + before + after
+/// Documents that can count in a query up to which their ranks are found by counting
+/// (one pass over the query's scores per [`LANES`] of them) rather than by ranking the
+/// query.
+const RANK_BY_COUNTING: usize = 16;
+
+/// Documents whose ranks one pass of [`count_ranks`] counts.
+const LANES: usize = 8;
+
+/// `(rank, d)` for the documents `d` of `positive` ranked within `depth`: the 1-based
+/// rank of `d` is 1 + the documents with a higher score + those before it with an
+/// equal one (ties by position). One pass over the scores counts for [`LANES`]
+/// documents at once, every comparison branch-free (AVX2 when the CPU has it).
+fn count_ranks(scores: &[f64], positive: &[u32], depth: usize, ranked: &mut Vec<(u32, u32)>) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU has AVX2 (just checked)
+            return unsafe { count_ranks_avx2(scores, positive, depth, ranked) };
+        }
+    }
+    count_ranks_body(scores, positive, depth, ranked)
+}
+
+/// [`count_ranks_body`] with AVX2: a pass counts the higher scores of 8 documents in
+/// two registers and notes whether any score equals one of theirs; only then (rare
+/// with real-valued scores) is the group counted again with the tie rule.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn count_ranks_avx2(
+    scores: &[f64],
+    positive: &[u32],
+    depth: usize,
+    ranked: &mut Vec<(u32, u32)>,
+) {
+    use std::arch::x86_64::*;
+    for group in positive.chunks(LANES) {
+        let mut s = [f64::INFINITY; LANES];
+        for (l, &p) in group.iter().enumerate() {
+            s[l] = scores[p as usize];
+        }
+        let s0 = _mm256_loadu_pd(s.as_ptr());
+        let s1 = _mm256_loadu_pd(s.as_ptr().add(4));
+        let (mut g0, mut g1) = (_mm256_setzero_si256(), _mm256_setzero_si256());
+        let (mut e0, mut e1) = (_mm256_setzero_si256(), _mm256_setzero_si256());
+        if group.len() <= 4 {
+            // one register's worth: half the comparisons
+            for &x in scores {
+                let v = _mm256_set1_pd(x);
+                g0 = _mm256_sub_epi64(g0, _mm256_castpd_si256(_mm256_cmp_pd::<_CMP_GT_OQ>(v, s0)));
+                e0 = _mm256_sub_epi64(e0, _mm256_castpd_si256(_mm256_cmp_pd::<_CMP_GE_OQ>(v, s0)));
+            }
+        } else {
+            for &x in scores {
+                let v = _mm256_set1_pd(x);
+                g0 = _mm256_sub_epi64(g0, _mm256_castpd_si256(_mm256_cmp_pd::<_CMP_GT_OQ>(v, s0)));
+                g1 = _mm256_sub_epi64(g1, _mm256_castpd_si256(_mm256_cmp_pd::<_CMP_GT_OQ>(v, s1)));
+                e0 = _mm256_sub_epi64(e0, _mm256_castpd_si256(_mm256_cmp_pd::<_CMP_GE_OQ>(v, s0)));
+                e1 = _mm256_sub_epi64(e1, _mm256_castpd_si256(_mm256_cmp_pd::<_CMP_GE_OQ>(v, s1)));
+            }
+        }
+        let (mut above, mut at_least) = ([0u64; LANES], [0u64; LANES]);
+        _mm256_storeu_si256(above.as_mut_ptr().cast(), g0);
+        _mm256_storeu_si256(above.as_mut_ptr().add(4).cast(), g1);
+        _mm256_storeu_si256(at_least.as_mut_ptr().cast(), e0);
+        _mm256_storeu_si256(at_least.as_mut_ptr().add(4).cast(), e1);
+        // a document's own score is the one equal to it unless another ties with it:
+        // then the group is counted again with the tie rule (rare for real scores)
+        if (0..group.len()).any(|l| at_least[l] != above[l] + 1) {
+            count_ranks_body(scores, group, depth, ranked);
+            continue;
+        }
+        for (l, &p) in group.iter().enumerate() {
+            let rank = above[l] as usize + 1;
+            if rank <= depth {
+                ranked.push((rank as u32, p));
+            }
+        }
+    }
+}
+
+#[inline(always)]
+fn count_ranks_body(scores: &[f64], positive: &[u32], depth: usize, ranked: &mut Vec<(u32, u32)>) {
+    for group in positive.chunks(LANES) {
+        // padding lanes: a score nothing exceeds, at a position after every document
+        let mut s = [f64::INFINITY; LANES];
+        let mut d = [f64::INFINITY; LANES];
+        for (l, &p) in group.iter().enumerate() {
+            s[l] = scores[p as usize];
+            d[l] = f64::from(p);
+        }
+        let mut above = [0u64; LANES];
+        let mut j = 0.0f64;
+        for &x in scores {
+            for l in 0..LANES {
+                let counts = (x > s[l]) | ((x == s[l]) & (j < d[l]));
+                above[l] += u64::from(counts);
+            }
+            j += 1.0;
+        }
+        for (l, &p) in group.iter().enumerate() {
+            let rank = above[l] as usize + 1;
+            if rank <= depth {
+                ranked.push((rank as u32, p));
+            }
+        }
+    }
 }
 
 /// The per-query constants of one measure.
@@ -586,43 +758,6 @@ pub fn top_with(scores: &[f64], depth: usize, order: &mut Vec<u32>, values: &mut
             last = values[depth - 1];
         }
     }
-}
-
-/// Scores `W X^T` (`p x N`, row-major) of weights `W` (`p x F`) on features `X`
-/// (`N x F`), each a dot product summed left to right in four lanes.
-pub fn scores(features: &[f64], weights: &[f64], f: usize, out: &mut [f64]) {
-    if f == 0 {
-        out.fill(0.0);
-        return;
-    }
-    let n = features.len() / f;
-    const BLOCK: usize = 256; // documents whose features stay in cache across individuals
-    for start in (0..n).step_by(BLOCK) {
-        let end = (start + BLOCK).min(n);
-        for (j, w) in weights.chunks_exact(f).enumerate() {
-            let row = &mut out[j * n..(j + 1) * n];
-            for (i, x) in features[start * f..end * f].chunks_exact(f).enumerate() {
-                row[start + i] = dot(x, w);
-            }
-        }
-    }
-}
-
-fn dot(x: &[f64], w: &[f64]) -> f64 {
-    let mut acc = [0.0f64; 4];
-    let xs = x.chunks_exact(4);
-    let ws = w.chunks_exact(4);
-    let (xr, wr) = (xs.remainder(), ws.remainder());
-    for (a, b) in xs.zip(ws) {
-        for l in 0..4 {
-            acc[l] += a[l] * b[l];
-        }
-    }
-    let mut s = (acc[0] + acc[1]) + (acc[2] + acc[3]);
-    for (a, b) in xr.iter().zip(wr) {
-        s += a * b;
-    }
-    s + 0.0
 }
 
 #[cfg(test)]
@@ -834,6 +969,50 @@ mod tests {
     }
 
     #[test]
+    fn fused_scoring_equals_scoring_then_ranking() {
+        // queries across several blocks, individuals not a multiple of the tile, tied
+        // scores (whole-number features and weights) and real-valued ones
+        let mut rng = Lcg(17);
+        let mut offsets = vec![0usize];
+        for _ in 0..90 {
+            offsets.push(offsets.last().unwrap() + 1 + (rng.next() % 60) as usize);
+        }
+        offsets.push(offsets.last().unwrap() + 700); // a query longer than a block
+        let n = *offsets.last().unwrap();
+        let labels: Vec<i64> = (0..n).map(|_| (rng.next() % 5).saturating_sub(2) as i64).collect();
+        let f = 7;
+        for whole in [true, false] {
+            let mut value = |scale: u64| {
+                let v = (rng.next() % scale) as f64 - (scale / 2) as f64;
+                if whole {
+                    v
+                } else {
+                    v / 7.0
+                }
+            };
+            let features: Vec<f64> = (0..n * f).map(|_| value(3)).collect();
+            let weights: Vec<f64> = (0..13 * f).map(|_| value(5)).collect();
+            let mut ndcg = Spec::new(Kind::Ndcg, Some(10), 1);
+            ndcg.gains = labels.iter().map(|&l| l as f64).collect();
+            let specs = vec![ndcg, Spec::new(Kind::AveragePrecision, None, 1)];
+            let table = log2_table(n);
+            let mut k = Kernel::new(offsets.clone(), labels.clone(), table, specs, vec![]).unwrap();
+            k.set_features(&features, f).unwrap();
+            let p = weights.len() / f;
+            let mut s = vec![0.0; p * n];
+            scoring::scores(&features, &weights, f, &mut s);
+            let mut want = vec![0.0; p * 2 * k.num_queries()];
+            k.evaluate(&s, p, &mut want, 1).unwrap();
+            for threads in [1, 2] {
+                let mut got = vec![f64::NAN; want.len()];
+                k.evaluate_weights(&weights, &mut got, threads).unwrap();
+                let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+                assert_eq!(bits(&got), bits(&want), "whole {whole}, {threads} threads");
+            }
+        }
+    }
+
+    #[test]
     fn bad_construction_is_an_error() {
         assert!(Kernel::new(vec![0, 2], vec![1], vec![1.0], vec![], vec![]).is_err());
         assert!(Kernel::new(vec![0, 2, 1], vec![1], vec![1.0], vec![], vec![]).is_err());
@@ -848,7 +1027,7 @@ mod tests {
         let x = [1.0, 2.0, 3.0, 4.0, 5.0, 0.5, 0.0, -1.0, 2.0, 1.0];
         let w = [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 1.0, 0.0, 0.0, 0.0];
         let mut out = [0.0; 4];
-        scores(&x, &w, 5, &mut out);
+        scoring::scores(&x, &w, 5, &mut out);
         assert_eq!(out, [6.0, 1.5, 2.0, 0.0]);
     }
 }

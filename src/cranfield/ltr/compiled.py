@@ -56,10 +56,10 @@ def threads() -> int:
     return max(1, min(8, n))
 
 
-def kernel(layout, data, terms, convention: str, features: bool = False):
+def kernel(layout, data, terms, convention: str):
     """The engine's kernel for these measures, or None when one of them (or the
-    engine) is not supported. ``features``: give it the feature matrix too (a copy in
-    its document order), for ``evaluate_weights``."""
+    engine) is not supported. It gets the feature matrix too (in its document order),
+    and scores the documents itself in ``evaluate_weights``."""
     try:
         from .. import _engine
     except ImportError:  # a source tree without the compiled engine
@@ -83,8 +83,7 @@ def kernel(layout, data, terms, convention: str, features: bool = False):
         if spec is None:
             return None
         specs.append(spec)
-    rows = layout.rows if features else layout.rows[:0]
-    x = np.ascontiguousarray(data.features[rows], dtype=np.float64)
+    x = np.ascontiguousarray(data.features[layout.rows], dtype=np.float64)
     columns = np.ascontiguousarray(layout.rows, dtype=np.int64)
     offsets = np.ascontiguousarray(layout.offsets, dtype=np.int64)
     return _engine.LtrKernel(offsets, labels, discount, specs, x, columns)
