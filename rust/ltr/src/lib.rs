@@ -97,7 +97,15 @@ struct Term {
     relevant: Vec<u64>,
     ideal: Vec<f64>,
     nonrel: Vec<u64>,
+    /// nDCG at a cutoff k <= [`QUOTIENT_RANKS`] with at most 256 distinct gains: per
+    /// document the index of its gain, and `gain / discount[r]` for each distinct gain
+    /// and rank (the very quotients the sum adds, computed once).
+    gain_index: Vec<u8>,
+    quotients: Vec<f64>,
 }
+
+/// The largest cutoff for which nDCG's quotients are tabulated.
+const QUOTIENT_RANKS: usize = 64;
 
 /// The prepared data of one objective: evaluates populations of score vectors.
 pub struct Kernel {
@@ -442,7 +450,7 @@ impl Kernel {
             // ranked above it (one branch-free pass for up to LANES of them), then
             // those few sorted by rank
             count_ranks(scores, positive, depth, ranked);
-            ranked.sort_unstable();
+            sort_by_rank(ranked, depth);
         } else {
             top_with(scores, depth, order, values);
             let flags = &self.is_positive[a..b];
@@ -524,10 +532,22 @@ impl Kernel {
                     return 0.0;
                 }
                 let mut dcg = 0.0;
-                for &(rank, o) in within() {
-                    let g = spec.gains[start + o as usize];
-                    if g != 0.0 {
-                        dcg += g / self.discount[rank as usize - 1];
+                if term.quotients.is_empty() {
+                    for &(rank, o) in within() {
+                        let g = spec.gains[start + o as usize];
+                        if g != 0.0 {
+                            dcg += g / self.discount[rank as usize - 1];
+                        }
+                    }
+                } else {
+                    // the same quotients, looked up (ranks are within the cutoff)
+                    let width = spec.cutoff.unwrap_or(0).min(self.discount.len());
+                    for &(rank, o) in within() {
+                        let doc = start + o as usize;
+                        if spec.gains[doc] != 0.0 {
+                            let gi = term.gain_index[doc] as usize;
+                            dcg += term.quotients[gi * width + rank as usize - 1];
+                        }
                     }
                 }
                 ratio(dcg, term.ideal[q])
@@ -676,6 +696,57 @@ fn count_ranks_body(scores: &[f64], positive: &[u32], depth: usize, ranked: &mut
     }
 }
 
+/// nDCG's `gain / discount[r]` for every distinct gain and rank up to the cutoff, and
+/// each document's gain index; None when not worth it (no cutoff or a long one, many
+/// distinct gains).
+fn quotient_table(spec: &Spec, discount: &[f64]) -> Option<(Vec<u8>, Vec<f64>)> {
+    let k = spec.cutoff.filter(|&k| spec.kind == Kind::Ndcg && k <= QUOTIENT_RANKS)?;
+    let k = k.min(discount.len());
+    let mut distinct: Vec<u64> = Vec::new();
+    let mut index = Vec::with_capacity(spec.gains.len());
+    for g in &spec.gains {
+        let bits = g.to_bits();
+        let at = match distinct.iter().position(|&d| d == bits) {
+            Some(at) => at,
+            None if distinct.len() < 256 => {
+                distinct.push(bits);
+                distinct.len() - 1
+            }
+            None => return None,
+        };
+        index.push(at as u8);
+    }
+    let mut quotients = Vec::with_capacity(distinct.len() * k);
+    for &bits in &distinct {
+        let g = f64::from_bits(bits);
+        quotients.extend(discount[..k].iter().map(|&d| g / d));
+    }
+    Some((index, quotients))
+}
+
+/// Sort `(rank, d)` pairs of distinct ranks by rank: through slots for a short top, by
+/// a sort otherwise.
+fn sort_by_rank(ranked: &mut Vec<(u32, u32)>, depth: usize) {
+    const SLOTS: usize = 64;
+    if ranked.len() < 2 {
+        return;
+    }
+    if depth > SLOTS {
+        ranked.sort_unstable();
+        return;
+    }
+    let mut slots = [u32::MAX; SLOTS];
+    for &(r, d) in ranked.iter() {
+        slots[r as usize - 1] = d;
+    }
+    ranked.clear();
+    for (i, &d) in slots[..depth].iter().enumerate() {
+        if d != u32::MAX {
+            ranked.push((i as u32 + 1, d));
+        }
+    }
+}
+
 /// The per-query constants of one measure.
 fn prepare(spec: Spec, offsets: &[usize], labels: &[i64], discount: &[f64]) -> Term {
     let q_count = offsets.len() - 1;
@@ -703,7 +774,8 @@ fn prepare(spec: Spec, offsets: &[usize], labels: &[i64], discount: &[f64]) -> T
             ideal.push(total);
         }
     }
-    Term { spec, relevant, ideal, nonrel }
+    let (gain_index, quotients) = quotient_table(&spec, discount).unwrap_or_default();
+    Term { spec, relevant, ideal, nonrel, gain_index, quotients }
 }
 
 /// The positions of the `depth` best scores, best first: score descending, ties by
