@@ -370,23 +370,39 @@ impl Kernel {
         if threads == 1 {
             return work(0, p, out);
         }
-        let per = p.div_ceil(threads);
-        let work = &work;
+        // chunks of whole tiles taken in turn by whichever thread is free (on a busy
+        // machine a thread may get far less of a core than the other); each chunk's
+        // values depend on its individuals alone, so the result does not depend on
+        // which thread computed what
+        let per = p.div_ceil(threads * 4).max(4 * MR).div_ceil(MR) * MR;
+        let chunks = std::sync::Mutex::new(out.chunks_mut(per * row).enumerate());
+        let failed = std::sync::Mutex::new(None);
+        let worker = || loop {
+            let next = chunks.lock().map(|mut c| c.next()).unwrap_or(None);
+            let Some((i, o)) = next else { break };
+            if let Err(e) = work(i * per, o.len() / row, o) {
+                if let Ok(mut f) = failed.lock() {
+                    f.get_or_insert(e);
+                }
+                break;
+            }
+        };
         std::thread::scope(|scope| {
-            let handles: Vec<_> = out
-                .chunks_mut(per * row)
-                .enumerate()
-                .map(|(i, o)| scope.spawn(move || work(i * per, o.len() / row, o)))
-                .collect();
-            let mut result = Ok(());
+            let handles: Vec<_> = (1..threads).map(|_| scope.spawn(worker)).collect();
+            worker();
             for h in handles {
-                let r = h.join().unwrap_or(Err(Failure::Shape("a worker failed".into())));
-                if result.is_ok() {
-                    result = r;
+                if h.join().is_err() {
+                    if let Ok(mut f) = failed.lock() {
+                        f.get_or_insert(Failure::Shape("a worker failed".into()));
+                    }
                 }
             }
-            result
-        })
+        });
+        match failed.into_inner() {
+            Ok(None) => Ok(()),
+            Ok(Some(e)) => Err(e),
+            Err(_) => Err(Failure::Shape("a worker failed".into())),
+        }
     }
 
     /// The values of `count` consecutive individuals (scores `count x N`, out
