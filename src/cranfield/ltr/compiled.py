@@ -2,8 +2,9 @@
 the engine's batched kernel (``cranfield._engine.LtrKernel``, the crate ``rust/ltr``).
 
 The kernel receives the documents once, in the :class:`~cranfield.ltr.objective.Layout`'s
-order (queries in evaluation order, each query's documents in tie order), with the
-labels and, per measure, the per-document numbers computed here by NumPy with the
+order (queries in evaluation order, each query's documents in tie order), with their
+features (it scores weight vectors itself, block by block, with the linear rankers' one
+scoring function, :mod:`cranfield.ltr.scoring`), the labels and, per measure, the per-document numbers computed here by NumPy with the
 very operations of cranfield's kernels (gains, ERR's stop probabilities). For every
 (individual, query) it ranks the documents by score descending, ties by that order
 (trec_eval's document id descending, or LETOR's file order), keeping only the top
