@@ -466,7 +466,7 @@ impl Kernel {
             // ranked above it (one branch-free pass for up to LANES of them), then
             // those few sorted by rank
             count_ranks(scores, positive, depth, ranked);
-            sort_by_rank(ranked, depth);
+            sort_by_rank(ranked);
         } else {
             top_with(scores, depth, order, values);
             let flags = &self.is_positive[a..b];
@@ -740,27 +740,25 @@ fn quotient_table(spec: &Spec, discount: &[f64]) -> Option<(Vec<u8>, Vec<f64>)> 
     Some((index, quotients))
 }
 
-/// Sort `(rank, d)` pairs of distinct ranks by rank: through slots for a short top, by
-/// a sort otherwise.
-fn sort_by_rank(ranked: &mut Vec<(u32, u32)>, depth: usize) {
-    const SLOTS: usize = 64;
-    if ranked.len() < 2 {
+/// Sort `(rank, d)` pairs of distinct ranks by rank: a few pairs (as counting gives)
+/// each put at its place, the number of pairs of a lower rank (branch-free); more by a
+/// sort.
+fn sort_by_rank(ranked: &mut Vec<(u32, u32)>) {
+    const FEW: usize = 16;
+    let m = ranked.len();
+    if m < 2 {
         return;
     }
-    if depth > SLOTS {
+    if m > FEW {
         ranked.sort_unstable();
         return;
     }
-    let mut slots = [u32::MAX; SLOTS];
+    let mut placed = [(0u32, 0u32); FEW];
     for &(r, d) in ranked.iter() {
-        slots[r as usize - 1] = d;
+        let below = ranked.iter().map(|&(s, _)| usize::from(s < r)).sum::<usize>();
+        placed[below] = (r, d);
     }
-    ranked.clear();
-    for (i, &d) in slots[..depth].iter().enumerate() {
-        if d != u32::MAX {
-            ranked.push((i as u32 + 1, d));
-        }
-    }
+    ranked.copy_from_slice(&placed[..m]);
 }
 
 /// The per-query constants of one measure.
