@@ -743,7 +743,7 @@ fn quotient_table(spec: &Spec, discount: &[f64]) -> Option<(Vec<u8>, Vec<f64>)> 
 /// Sort `(rank, d)` pairs of distinct ranks by rank: a few pairs (as counting gives)
 /// each put at its place, the number of pairs of a lower rank (branch-free); more by a
 /// sort.
-fn sort_by_rank(ranked: &mut Vec<(u32, u32)>) {
+fn sort_by_rank(ranked: &mut [(u32, u32)]) {
     const FEW: usize = 16;
     let m = ranked.len();
     if m < 2 {
