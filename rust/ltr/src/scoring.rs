@@ -89,27 +89,32 @@ impl Panels {
 }
 
 /// Scores `W X^T` (`p x n`, row-major) of weights `W` (`p x F`) on features `X`
-/// (`n x F`), by [`Panels`].
+/// (`n x F`), by [`Panels`] of a few thousand documents at a time (so the copy in
+/// panels stays small whatever `n`).
 pub fn scores(features: &[f64], weights: &[f64], f: usize, out: &mut [f64]) {
-    let panels = Panels::new(features, f);
-    let n = panels.num_docs();
-    let p = weights.len().checked_div(f).unwrap_or(0);
+    const CHUNK: usize = 4096; // documents, a multiple of NR
     if f == 0 {
         out.fill(0.0);
         return;
     }
-    let count = panels.num_panels();
-    let stride = count * NR;
-    let mut buf = vec![0.0; MR * stride];
-    for (g, w) in weights.chunks(MR * f).enumerate() {
-        let rows = w.len() / f;
-        panels.score(w, 0, count, &mut buf, stride);
-        for r in 0..rows {
-            let i = g * MR + r;
-            out[i * n..(i + 1) * n].copy_from_slice(&buf[r * stride..r * stride + n]);
+    let n = features.len() / f;
+    debug_assert_eq!(out.len(), weights.len() / f * n);
+    let mut buf = Vec::new();
+    for start in (0..n).step_by(CHUNK) {
+        let end = (start + CHUNK).min(n);
+        let panels = Panels::new(&features[start * f..end * f], f);
+        let count = panels.num_panels();
+        let stride = count * NR;
+        buf.resize(MR * stride, 0.0);
+        for (g, w) in weights.chunks(MR * f).enumerate() {
+            panels.score(w, 0, count, &mut buf, stride);
+            for r in 0..w.len() / f {
+                let i = g * MR + r;
+                out[i * n + start..i * n + end]
+                    .copy_from_slice(&buf[r * stride..r * stride + end - start]);
+            }
         }
     }
-    debug_assert_eq!(out.len(), p * n);
 }
 
 /// The chains with `f64::mul_add`, individual by individual, panel by panel.
