@@ -386,12 +386,31 @@ fn number(token: &[u8]) -> Option<f64> {
 }
 
 fn slow(token: &[u8]) -> Option<f64> {
-    std::str::from_utf8(token).ok()?.parse::<f64>().ok()
+    let text = std::str::from_utf8(token).ok()?;
+    if token.contains(&b'_') {
+        return without_underscores(token)?.parse::<f64>().ok();
+    }
+    text.parse::<f64>().ok()
+}
+
+/// The digits without the underscores Python's `float()` and `int()` allow between two
+/// digits (`1_000.5`); None for any other underscore.
+fn without_underscores(token: &[u8]) -> Option<String> {
+    let ok = token.iter().enumerate().all(|(i, &b)| {
+        b != b'_'
+            || (i > 0
+                && token[i - 1].is_ascii_digit()
+                && token.get(i + 1).is_some_and(u8::is_ascii_digit))
+    });
+    ok.then(|| token.iter().filter(|&&b| b != b'_').map(|&b| b as char).collect())
 }
 
 /// A whole number as Python's `int()` reads it: Some(Some(i)) when it fits, Some(None)
 /// for a well-formed number too large (or negative), None when it is not a number.
 fn integer(token: &[u8]) -> Option<Option<u64>> {
+    if token.contains(&b'_') {
+        return integer(without_underscores(token)?.as_bytes());
+    }
     let digits = token.strip_prefix(b"+").or_else(|| token.strip_prefix(b"-")).unwrap_or(token);
     if digits.is_empty() || !digits.iter().all(u8::is_ascii_digit) {
         return None;
@@ -488,7 +507,9 @@ mod tests {
             let got = number(t.as_bytes()).unwrap();
             assert!(got.to_bits() == want.to_bits() || (got.is_nan() && want.is_nan()), "{t}");
         }
-        for bad in ["", "-", ".", "1.2.3", "1e", "x", "1_0", "--1"] {
+        assert_eq!(number(b"1_000.2_5"), Some(1000.25));
+        assert_eq!(integer(b"1_0"), Some(Some(10)));
+        for bad in ["", "-", ".", "1.2.3", "1e", "x", "_1", "1__0", "1_", "--1"] {
             assert_eq!(number(bad.as_bytes()), None, "{bad}");
         }
     }
