@@ -1077,7 +1077,7 @@ mod tests {
                 }
             };
             let features: Vec<f64> = (0..n * f).map(|_| value(3)).collect();
-            let weights: Vec<f64> = (0..13 * f).map(|_| value(5)).collect();
+            let weights: Vec<f64> = (0..61 * f).map(|_| value(5)).collect(); // threads
             let mut ndcg = Spec::new(Kind::Ndcg, Some(10), 1);
             ndcg.gains = labels.iter().map(|&l| l as f64).collect();
             let specs = vec![ndcg, Spec::new(Kind::AveragePrecision, None, 1)];
