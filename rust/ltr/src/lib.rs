@@ -10,6 +10,11 @@
 //!
 //! Every document is judged (its label is its grade): R, the ideal DCG and the other
 //! per-query constants are computed once, at construction.
+//!
+//! Given the features ([`Kernel::set_features`]), the kernel scores weight vectors
+//! itself with [`scoring`], the linear rankers' one scoring function, run of queries by
+//! run of queries, fused with the ranking. The crate also holds the SVMlight/LETOR
+//! reader ([`svmlight`]).
 
 pub mod scoring;
 pub mod svmlight;
