@@ -515,6 +515,55 @@ mod tests {
     }
 
     #[test]
+    fn hostile_bytes_give_a_result_or_a_problem_never_a_panic() {
+        let alphabet: &[&[u8]] = &[
+            b"0",
+            b"1",
+            b"9",
+            b".",
+            b"-",
+            b"+",
+            b"e",
+            b"_",
+            b":",
+            b"qid:",
+            b"#",
+            b"docid",
+            b"=",
+            b" ",
+            b"\t",
+            b"\n",
+            b"\r",
+            b"\x0c",
+            b"\xff",
+            b"\xe9",
+            b"nan",
+            b"inf",
+            b"100001",
+            b"99999999999999999999",
+            b"\0",
+        ];
+        let mut state = 99u64;
+        let mut next = || {
+            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (state >> 33) as usize
+        };
+        for _ in 0..20_000 {
+            let mut text = Vec::new();
+            for _ in 0..next() % 40 {
+                text.extend_from_slice(alphabet[next() % alphabet.len()]);
+            }
+            for has_qid in [true, false] {
+                if let Ok(p) = parse(&text, Options { budget: Some(1 << 24), ..opts(has_qid) }) {
+                    assert_eq!(p.features.len(), p.labels.len() * p.width);
+                    assert_eq!(p.lines.len(), p.labels.len());
+                    assert!(p.features.iter().all(|v| v.is_finite()));
+                }
+            }
+        }
+    }
+
+    #[test]
     fn chunks_on_threads_equal_one_chunk() {
         let mut text = Vec::new();
         for i in 0..60_000u64 {
