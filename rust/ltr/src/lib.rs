@@ -1026,13 +1026,17 @@ mod tests {
         // by counting (few relevant), by the top-k insertion and by a full sort
         let mut rng = Lcg(11);
         let table = log2_table(200);
-        for _ in 0..300 {
+        for _ in 0..600 {
             let len = 1 + (rng.next() % 150) as usize;
             let share = rng.next() % 4; // 0: none relevant ... 3: most
             let labels: Vec<i64> = (0..len)
                 .map(|_| if rng.next() % 4 < share { 1 + (rng.next() % 3) as i64 } else { 0 })
                 .collect();
-            let scores: Vec<f64> = (0..len).map(|_| (rng.next() % 5) as f64 * 0.5).collect();
+            // tie-heavy scores (the tie rule) or real-valued ones (the fast count)
+            let ties = rng.next() % 2 == 0;
+            let scores: Vec<f64> = (0..len)
+                .map(|_| if ties { (rng.next() % 5) as f64 * 0.5 } else { rng.next() as f64 / 7.0 })
+                .collect();
             let k = 1 + (rng.next() % 20) as usize;
             let mut ndcg = Spec::new(Kind::Ndcg, Some(k), 1);
             ndcg.gains = labels.iter().map(|&l| l as f64).collect();
