@@ -13,10 +13,11 @@ linear scorer. Run from the project root:
     PYTHONPATH=src python benchmarks/ltr.py --part train --methods mga --backend numpy,engine
 
 ``--backend`` runs the objective on the NumPy path (``numpy``, before the compiled
-kernel), the engine's kernel on NumPy's scores (``engine``, the default path) or on
-scores it computes itself (``engine-scores``). Timings are wall-clock, the median of
-``--repeat`` runs (single-threaded BLAS; the kernel's own threads as it chooses), with
-the machine's load average before each part.
+kernel), the engine's kernel scoring and ranking block by block (``engine``, the default
+path) or ranking a whole score matrix computed first (``engine-scores``). Timings are
+the median of ``--repeat`` runs, wall-clock and the process's CPU time (all threads;
+far less sensitive to the machine's load), single-threaded BLAS, the kernel's own
+threads as it chooses, with the machine's load average after each part.
 """
 
 from __future__ import annotations
@@ -76,22 +77,25 @@ def bench_read(repeat: int) -> None:
                     + f" #docid = GX{i:07d} inc = 1 prob = 0.5\n"
                 )
         size = path.stat().st_size
-        t, data = best_of(repeat, lambda: read(path))
+        t, c, data = timed(repeat, lambda: read(path))
     print(
         f"read LETOR file: {n} lines x {f} features ({size / 2**20:.0f} MiB), "
-        f"{data.num_queries} queries: {t:.2f} s"
+        f"{data.num_queries} queries: {t:.2f} s (CPU {c:.2f} s); {load()}"
     )
 
 
-def best_of(repeat: int, f):
-    """(median wall time of ``repeat`` runs, the last result). The name is historical."""
-    times = []
+def timed(repeat: int, f):
+    """(median wall time, median CPU time of this process -- every thread's -- and the
+    last result) of ``repeat`` runs. The CPU time hardly depends on the machine's load;
+    the wall time does."""
+    times, cpu = [], []
     out = None
     for _ in range(repeat):
-        t = time.perf_counter()
+        t, c = time.perf_counter(), time.process_time()
         out = f()
         times.append(time.perf_counter() - t)
-    return statistics.median(times), out
+        cpu.append(time.process_time() - c)
+    return statistics.median(times), statistics.median(cpu), out
 
 
 def load() -> str:
@@ -114,14 +118,15 @@ def bench_objective(
             obj._threads = threads
         with single_threaded_blas():
             obj(w)  # warm
-            t, _ = best_of(repeat, lambda o=obj: o(w))
-            t1, _ = best_of(repeat, lambda o=obj: [o(w[i % population]) for i in range(singles)])
+            t, c, _ = timed(repeat, lambda o=obj: o(w))
+            t1, c1, _ = timed(repeat, lambda o=obj: [o(w[i % population]) for i in range(singles)])
         print(
             f"objective {objective} [{backend}{f', {threads} threads' if threads else ''}], "
             f"{data.num_docs} docs x {data.num_features} "
             f"features, {data.num_queries} queries: batch of {population}: {t * 1e3:.1f} ms = "
-            f"{population / t:,.0f} evaluations/s; one at a time: {singles / t1:,.0f} "
-            f"evaluations/s ({t1 / singles * 1e6:.0f} us each); {load()}"
+            f"{population / t:,.0f} evaluations/s (CPU {c * 1e3:.1f} ms); one at a time: "
+            f"{singles / t1:,.0f} evaluations/s ({t1 / singles * 1e6:.0f} us each, CPU "
+            f"{c1 / singles * 1e6:.0f} us); {load()}"
         )
 
 
@@ -134,7 +139,7 @@ def bench_training(train, test, w, budget: int, repeat: int, methods, backends) 
     for method, backend in [(m, b) for m in methods for b in backends]:
         Objective.default_backend = backend
         try:
-            t, model = best_of(repeat, lambda m=method: fit(train, m, budget=budget, seed=0))
+            t, c, model = timed(repeat, lambda m=method: fit(train, m, budget=budget, seed=0))
         except ImportError as exc:
             print(f"{method}: not measured ({exc})")
             continue
@@ -147,7 +152,8 @@ def bench_training(train, test, w, budget: int, repeat: int, methods, backends) 
         value = evaluate_scores(prepared, model.scores(test), ["nDCG@10"]).aggregate["nDCG@10"]
         evals = model.parameters.get("evaluations", "-")
         print(
-            f"{method}: {t:.2f} s (evaluations {evals}), training {model.train_value:.4f}, "
+            f"{method}: {t:.2f} s (CPU {c:.2f} s; evaluations {evals}), "
+            f"training {model.train_value:.4f}, "
             f"test nDCG@10 {value:.4f}; {load()}"
         )
 

@@ -193,3 +193,41 @@ def test_a_corrupt_booster_is_one_line(tmp_path, folds, method):
         "normalisation": "none", "booster": "garbage"}))  # fmt: skip
     out = run_cli("ltr", "eval", bad, folds / "Fold1" / "test.txt")
     assert_clean_failure(out, "model")
+
+
+@pytest.mark.parametrize(
+    ("content", "mention"),
+    [
+        (b"1 qid:1 99999999999999999999999999:1\n", "bad.txt:1: feature index"),
+        (b"1 qid:1 1:0.5\n1 qid:1 1:1e400\n", "bad.txt:2: a feature value is not a finite"),
+        (b"1 qid:1 1:0.5 # docid = a\n" * 100_000 + b"2 qid:1 1:\xff\xfe\n", "bad.txt:100001:"),
+        (b"1 qid:1 1:0.5\r\n\r\n\x0c\r\n1 qid:\xff 2:x\r\n", "bad.txt:4: expected INDEX:VALUE"),
+        (b"1 qid:1 " + b"1:1 " * 5000 + b"\n", "bad.txt:1: a feature index appears twice"),
+        (b"\xef\xbb\xbf1 qid:1 1:1\n", "bad.txt:1: label"),  # a byte-order mark
+        (b"   \n#\n\t\n", "no documents"),
+    ],
+)
+def test_the_svmlight_reader_names_the_line(tmp_path, content, mention):
+    """The compiled reader's problems, past its first chunk too, as one line naming
+    file and line (never a traceback, never a panic)."""
+    bad = tmp_path / "bad.txt"
+    bad.write_bytes(content)
+    with Unchanged(bad):
+        out = run_cli("ltr", "train", bad, "-o", tmp_path / "m.json", cwd=tmp_path)
+    assert_clean_failure(out, mention)
+    assert not (tmp_path / "m.json").exists()
+
+
+def test_a_gzipped_letor_file_trains_as_the_plain_one(tmp_path, folds):
+    import gzip
+
+    train = folds / "Fold1" / "train.txt"
+    packed = tmp_path / "train.txt.gz"
+    packed.write_bytes(gzip.compress(train.read_bytes()))
+    models = []
+    for i, path in enumerate((train, packed)):
+        target = tmp_path / f"m{i}.json"
+        assert_success(run_cli("ltr", "train", path, "--method", "ga", "--budget", "100",
+                               "-o", target))  # fmt: skip
+        models.append(json.loads(target.read_text())["weights"])
+    assert models[0] == models[1]

@@ -167,3 +167,97 @@ def test_doc_ids_come_from_each_lines_own_comment(text, docs):
     d = read_svmlight(text, source="x")
     assert d.doc_ids.tolist() == docs
     assert d.features.ravel().tolist() in ([0.5, 0.2], [0.5, 0.7])
+
+
+def test_lightgbm_example_equals_scikit_learns_reader(example):
+    """The example data as scikit-learn's SVMlight reader (an independent parser) reads it."""
+    from sklearn.datasets import load_svmlight_file
+
+    for name in ("rank.train", "rank.test"):
+        d = read(example / name)
+        x, y = load_svmlight_file(str(example / name), n_features=d.num_features)
+        assert np.array_equal(d.features, x.toarray())  # LightGBM's layout keeps file order
+        assert np.array_equal(d.labels, y.astype(np.int64))
+
+
+def test_generated_sparse_files_hold_the_written_values(tmp_path):
+    """Random sparse lines (any feature order, CRLF, comments, blank lines, signs and
+    exponents) read back exactly as written, with scikit-learn's reader agreeing."""
+    from sklearn.datasets import load_svmlight_file
+
+    rng = np.random.default_rng(7)
+    for k in range(4):
+        n, f = 200, 12
+        x = np.where(rng.random((n, f)) < 0.5, 0.0, rng.normal(size=(n, f)) * 10.0 ** (k - 2))
+        lab = rng.integers(0, 5, n)
+        q = np.sort(rng.integers(0, 15, n))
+        end = "\r\n" if k % 2 else "\n"
+        lines = []
+        for i in range(n):
+            cols = rng.permutation(np.flatnonzero(x[i])) if k >= 2 else np.flatnonzero(x[i])
+            pairs = "\t".join(f"{j + 1}:{float(x[i, j])!r}" for j in cols)
+            lines.append(f"{lab[i]} qid:{q[i]}  {pairs} # docid = d{i} inc = 1{end}")
+            if i % 37 == 0:
+                lines.append(f"# a comment line{end}{end}")
+        p = tmp_path / f"g{k}.txt"
+        p.write_bytes("".join(lines).encode())
+        d = read(p)
+        width = max(int(np.flatnonzero(x.any(axis=0)).max()) + 1, 1)
+        assert np.array_equal(d.features, x[:, :width])
+        assert d.labels.tolist() == lab.tolist()
+        assert d.doc_ids.tolist() == [f"d{i}" for i in range(n)]
+        assert np.diff(d.offsets).tolist() == np.bincount(q)[np.unique(q)].tolist()
+        if k < 2:  # scikit-learn's reader wants indices in ascending order
+            xs, _, qs = load_svmlight_file(str(p), n_features=width, query_id=True)
+            assert np.array_equal(d.features, xs.toarray()) and qs.tolist() == q.tolist()
+
+
+def test_a_problem_past_the_first_chunk_names_its_line(tmp_path):
+    """Inputs of several MiB are parsed in chunks on threads: line numbers still count
+    every line of the file (comments and blank lines too)."""
+    body = "".join(
+        f"{i % 3} qid:{i // 20} 1:0.{i} 2:{i}.5 #docid = d{i}\n"
+        + ("# c\n\n" if i % 999 == 0 else "")
+        for i in range(60_000)
+    )
+    p = tmp_path / "big.txt"
+    p.write_text(body + "1 qid:9 1:0.5 2:oops\n")
+    lines = body.count("\n") + 1
+    with pytest.raises(InputError, match="INDEX:VALUE, got '2:oops'") as exc:
+        read(p)
+    assert exc.value.line == lines
+    p.write_text(body)
+    d = read(p)
+    assert d.num_docs == 60_000 and d.doc_ids[-1] == "d59999"
+    assert d.features[-1].tolist() == [float("0.59999"), 59999.5]
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("1 qid:1 99999999999999999999999:1\n", "outside"),
+        ("1 qid:1 -3:1\n", "feature index -3 is outside"),
+        ("1 qid:1 1:1e999\n", "finite"),
+        ("1 qid:1 :5\n", "INDEX:VALUE, got ':5'"),
+        ("1 qid:1 7\n", "INDEX:VALUE, got '7'"),
+        ("1 qid:1 1:2:3\n", "INDEX:VALUE"),
+        ("1 qid:1 0:1 1:zz\n", "INDEX:VALUE, got '1:zz'"),  # malformed before range
+        ("1 qid:\n", "qid"),
+        ("\u00e9 qid:1 1:1\n", "label '\u00e9' is not a number"),
+    ],
+)
+def test_more_bad_lines(tmp_path, text, message):
+    p = tmp_path / "bad.txt"
+    p.write_text(text)
+    with pytest.raises(InputError, match=message) as exc:
+        read(p)
+    assert exc.value.line == 1
+
+
+def test_a_qid_in_lightgbms_layout_is_refused(tmp_path):
+    p = tmp_path / "t.txt"
+    p.write_text("1 1:0.5\n0 qid:3 2:1\n")
+    (tmp_path / "t.txt.query").write_text("2\n")
+    with pytest.raises(InputError, match="queries come from a .query file") as exc:
+        read(p)
+    assert exc.value.line == 2

@@ -10,11 +10,14 @@
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
+use cranfield_ltr::svmlight::{self, Problem};
 use cranfield_ltr::{Failure, Kernel, Kind, Normalise, Spec};
 use numpy::{PyArray1, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
 use pyo3::exceptions::{PyFloatingPointError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::PyModule;
+use pyo3::types::{PyBytes, PyModule, PyTuple};
+
+use crate::ReadError;
 
 /// One measure as Python describes it: `(kind, cutoff or 0, level, normalise,
 /// zero_if_short, gains or None, log_continue or None)`.
@@ -31,7 +34,6 @@ type MeasureSpec<'py> = (
 #[pyclass(module = "cranfield._engine", frozen)]
 pub struct LtrKernel {
     kernel: Kernel,
-    features: Vec<f64>,
     num_features: usize,
 }
 
@@ -138,11 +140,13 @@ impl LtrKernel {
         }
         let features = features
             .as_slice()
-            .map_err(|_| PyValueError::new_err("features: a C-contiguous array is needed"))?
-            .to_vec();
-        let kernel = Kernel::new(offsets, labels, discount, specs, columns)
+            .map_err(|_| PyValueError::new_err("features: a C-contiguous array is needed"))?;
+        let mut kernel = Kernel::new(offsets, labels, discount, specs, columns)
             .map_err(PyValueError::new_err)?;
-        Ok(LtrKernel { kernel, features, num_features })
+        if !features.is_empty() {
+            kernel.set_features(features, num_features).map_err(PyValueError::new_err)?;
+        }
+        Ok(LtrKernel { kernel, num_features })
     }
 
     /// `P x T x Q` values of the scores `P x N` (C-contiguous float64).
@@ -196,10 +200,9 @@ impl LtrKernel {
             .as_slice()
             .map_err(|_| PyValueError::new_err("weights: a C-contiguous array is needed"))?;
         let size = p * self.kernel.num_terms() * self.kernel.num_queries();
-        let features = &self.features;
         let values = guarded(py, || {
             let mut out = vec![0.0; size];
-            self.kernel.evaluate_weights(features, w, f, &mut out, threads).map(|_| out)
+            self.kernel.evaluate_weights(w, &mut out, threads).map(|_| out)
         })?;
         self.shaped(py, values, p)
     }
@@ -217,7 +220,91 @@ impl LtrKernel {
     }
 }
 
-/// Add the class to the module.
+/// `ltr_scores(features, weights)`: the scores `W X^T` (`P x N` float64) of weights
+/// `W` (`P x F`) on features `X` (`N x F`), both C-contiguous float64, by the one
+/// scoring function of the linear rankers (`cranfield_ltr::scoring`).
+#[pyfunction]
+fn ltr_scores<'py>(
+    py: Python<'py>,
+    features: PyReadonlyArray2<'py, f64>,
+    weights: PyReadonlyArray2<'py, f64>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let (n, f) = (features.shape()[0], features.shape()[1]);
+    let (p, g) = (weights.shape()[0], weights.shape()[1]);
+    if f != g {
+        return Err(PyValueError::new_err(format!("{g} weights per row for {f} features")));
+    }
+    let contiguous = || PyValueError::new_err("a C-contiguous array is needed");
+    let x = features.as_slice().map_err(|_| contiguous())?;
+    let w = weights.as_slice().map_err(|_| contiguous())?;
+    let values = guarded(py, || {
+        let mut out = vec![0.0; p * n];
+        cranfield_ltr::scoring::scores(x, w, f, &mut out);
+        Ok(out)
+    })?;
+    Ok(PyArray1::from_vec(py, values).reshape([p, n])?.into_any())
+}
+
+/// Parse SVMlight ranking lines held in a bytes object (`cranfield_ltr::svmlight`).
+///
+/// Returns `(labels, qids, features, docs, lines)`: float64 labels, a list of query
+/// ids (None when `has_qid` is false), the `N x F` float64 features, a list of
+/// document ids (None unless every document line names one) and the 1-based line
+/// number (int64) of each document. Bad input raises `ReadError((what, line,
+/// detail))`: what is `label`, `pair`, `index` (detail: the token, bytes), `qid`,
+/// `unexpected_qid`, `twice`, `finite`, `empty`, `size` (detail: `(rows, features)`)
+/// or `internal` (a panic: a bug).
+#[pyfunction]
+#[pyo3(signature = (data, has_qid, max_feature, budget=None))]
+fn read_svmlight<'py>(
+    py: Python<'py>,
+    data: &Bound<'py, PyBytes>,
+    has_qid: bool,
+    max_feature: usize,
+    budget: Option<u64>,
+) -> PyResult<Bound<'py, PyTuple>> {
+    let bytes = data.as_bytes();
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(8);
+    let options = svmlight::Options { has_qid, max_feature, budget, threads };
+    let result = py.detach(|| catch_unwind(AssertUnwindSafe(|| svmlight::parse(bytes, options))));
+    let parsed = match result {
+        Ok(Ok(parsed)) => parsed,
+        Ok(Err(err)) => {
+            let token = |t: &[u8]| Some(PyBytes::new(py, t).into_any().unbind());
+            let (what, detail): (&str, Option<Py<PyAny>>) = match &err.problem {
+                Problem::Label(t) => ("label", token(t)),
+                Problem::Pair(t) => ("pair", token(t)),
+                Problem::Index(t) => ("index", token(t)),
+                Problem::Qid => ("qid", None),
+                Problem::UnexpectedQid => ("unexpected_qid", None),
+                Problem::Twice => ("twice", None),
+                Problem::NonFinite => ("finite", None),
+                Problem::Empty => ("empty", None),
+                Problem::TooLarge(rows, features) => {
+                    ("size", Some((*rows, *features).into_pyobject(py)?.into_any().unbind()))
+                }
+            };
+            return Err(ReadError::new_err((what, err.line, detail)));
+        }
+        Err(_) => return Err(ReadError::new_err(("internal", None::<u64>, None::<u64>))),
+    };
+    let rows = parsed.labels.len();
+    let features = PyArray1::from_vec(py, parsed.features).reshape([rows, parsed.width])?;
+    let lines: Vec<i64> = parsed.lines.iter().map(|&l| l as i64).collect();
+    let qids = has_qid.then_some(parsed.qids);
+    (
+        PyArray1::from_vec(py, parsed.labels),
+        qids,
+        features,
+        parsed.docs,
+        PyArray1::from_vec(py, lines),
+    )
+        .into_pyobject(py)
+}
+
+/// Add the class and the reader to the module.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_class::<LtrKernel>()
+    m.add_class::<LtrKernel>()?;
+    m.add_function(wrap_pyfunction!(read_svmlight, m)?)?;
+    m.add_function(wrap_pyfunction!(ltr_scores, m)?)
 }

@@ -10,6 +10,16 @@
 //!
 //! Every document is judged (its label is its grade): R, the ideal DCG and the other
 //! per-query constants are computed once, at construction.
+//!
+//! Given the features ([`Kernel::set_features`]), the kernel scores weight vectors
+//! itself with [`scoring`], the linear rankers' one scoring function, run of queries by
+//! run of queries, fused with the ranking. The crate also holds the SVMlight/LETOR
+//! reader ([`svmlight`]).
+
+pub mod scoring;
+pub mod svmlight;
+
+use scoring::{Panels, MR, NR};
 
 use std::cmp::Ordering;
 
@@ -92,7 +102,15 @@ struct Term {
     relevant: Vec<u64>,
     ideal: Vec<f64>,
     nonrel: Vec<u64>,
+    /// nDCG at a cutoff k <= [`QUOTIENT_RANKS`] with at most 256 distinct gains: per
+    /// document the index of its gain, and `gain / discount[r]` for each distinct gain
+    /// and rank (the very quotients the sum adds, computed once).
+    gain_index: Vec<u8>,
+    quotients: Vec<f64>,
 }
+
+/// The largest cutoff for which nDCG's quotients are tabulated.
+const QUOTIENT_RANKS: usize = 64;
 
 /// The prepared data of one objective: evaluates populations of score vectors.
 pub struct Kernel {
@@ -110,7 +128,15 @@ pub struct Kernel {
     is_positive: Vec<bool>,
     positive_offsets: Vec<usize>,
     positive_docs: Vec<u32>,
+    /// The features in panels (`set_features`), for `evaluate_weights`.
+    panels: Option<Panels>,
+    /// Runs of whole queries of about [`BLOCK_DOCS`] documents: (first query, end).
+    blocks: Vec<(usize, usize)>,
 }
+
+/// Documents scored at a time in `evaluate_weights`: their features (~190 KB at 46
+/// features) stay in the core's L2 cache across all individuals, their scores in L1.
+const BLOCK_DOCS: usize = 512;
 
 /// Buffers reused by every query of a thread.
 struct Scratch {
@@ -118,6 +144,17 @@ struct Scratch {
     values: Vec<f64>,
     gathered: Vec<f64>,
     ranked: Vec<(u32, u32)>,
+}
+
+impl Scratch {
+    fn new(len: usize) -> Scratch {
+        Scratch {
+            order: Vec::with_capacity(len),
+            values: Vec::with_capacity(len),
+            gathered: Vec::with_capacity(len),
+            ranked: Vec::with_capacity(len),
+        }
+    }
 }
 
 /// Why an evaluation failed.
@@ -205,7 +242,32 @@ impl Kernel {
             is_positive,
             positive_offsets,
             positive_docs,
+            panels: None,
+            blocks: Vec::new(),
         })
+    }
+
+    /// Give the kernel the documents' features (`N x F`, row-major, in its document
+    /// order), for [`Kernel::evaluate_weights`].
+    pub fn set_features(&mut self, features: &[f64], f: usize) -> Result<(), String> {
+        let n = self.num_docs();
+        if f == 0 || features.len() != n * f {
+            return Err(format!("{n} rows of features, at least one feature, are needed"));
+        }
+        self.panels = Some(Panels::new(features, f));
+        let mut blocks = Vec::new();
+        let mut first = 0;
+        for q in 0..self.num_queries() {
+            if self.offsets[q + 1] - self.offsets[first] > BLOCK_DOCS && q > first {
+                blocks.push((first, q));
+                first = q;
+            }
+        }
+        if first < self.num_queries() {
+            blocks.push((first, self.num_queries()));
+        }
+        self.blocks = blocks;
+        Ok(())
     }
 
     pub fn num_queries(&self) -> usize {
@@ -240,29 +302,58 @@ impl Kernel {
     }
 
     /// As [`Kernel::evaluate`], the scores being `W X^T` for weights `W` (`p x F`,
-    /// row-major) and features `X` (`N x F`, in the kernel's document order), computed
-    /// here by [`scores`] (each thread scores its own individuals).
+    /// row-major) and the features given to [`Kernel::set_features`], computed by
+    /// [`scoring`] block by block: for each run of queries, the scores of a tile of
+    /// individuals are computed into a small buffer and ranked at once, so no `p x N`
+    /// matrix is written or read (each thread scores its own individuals).
     pub fn evaluate_weights(
         &self,
-        features: &[f64],
         weights: &[f64],
-        f: usize,
         out: &mut [f64],
         threads: usize,
     ) -> Result<(), Failure> {
-        let n = self.num_docs();
-        if features.len() != n * f || f == 0 || weights.len() % f != 0 {
-            return Err(Failure::Shape(format!(
-                "{} features and {} weights for {n} documents x {f}",
-                features.len(),
-                weights.len()
-            )));
+        let Some(panels) = &self.panels else {
+            return Err(Failure::Shape("no features were given to the kernel".into()));
+        };
+        let f = panels.num_features();
+        if weights.len() % f != 0 {
+            return Err(Failure::Shape(format!("{} weights for {f} features", weights.len())));
         }
         let p = weights.len() / f;
+        let row = self.num_terms() * self.num_queries();
+        let widest = self
+            .blocks
+            .iter()
+            .map(|&(a, b)| self.offsets[b].div_ceil(NR) - self.offsets[a] / NR)
+            .max()
+            .unwrap_or(0)
+            * NR;
         self.split(p, out, threads, |first, count, o| {
-            let mut s = vec![0.0; count * n];
-            scores(features, &weights[first * f..(first + count) * f], f, &mut s);
-            self.rows(&s, count, o, &[])
+            let w = &weights[first * f..(first + count) * f];
+            let mut buf = vec![0.0; MR * widest];
+            let mut scratch = Scratch::new(self.max_len);
+            for &(qa, qb) in &self.blocks {
+                let (a, b) = (self.offsets[qa], self.offsets[qb]);
+                let p0 = a / NR;
+                let panels_here = b.div_ceil(NR) - p0;
+                let base = p0 * NR;
+                for g in (0..count).step_by(MR) {
+                    let rows = MR.min(count - g);
+                    panels.score(&w[g * f..(g + rows) * f], p0, panels_here, &mut buf, widest);
+                    // finiteness checked here for the whole tile (padding scores are 0)
+                    if !all_finite(&buf[..rows * widest]) {
+                        return Err(Failure::NonFinite);
+                    }
+                    for r in 0..rows {
+                        let s = &buf[r * widest..(r + 1) * widest];
+                        let o = &mut o[(g + r) * row..(g + r + 1) * row];
+                        for q in qa..qb {
+                            self.query(q, s, base, o, &mut scratch, None)?;
+                        }
+                    }
+                }
+            }
+            Ok(())
         })
     }
 
@@ -284,23 +375,39 @@ impl Kernel {
         if threads == 1 {
             return work(0, p, out);
         }
-        let per = p.div_ceil(threads);
-        let work = &work;
+        // chunks of whole tiles taken in turn by whichever thread is free (on a busy
+        // machine a thread may get far less of a core than the other); each chunk's
+        // values depend on its individuals alone, so the result does not depend on
+        // which thread computed what
+        let per = p.div_ceil(threads * 4).max(4 * MR).div_ceil(MR) * MR;
+        let chunks = std::sync::Mutex::new(out.chunks_mut(per * row).enumerate());
+        let failed = std::sync::Mutex::new(None);
+        let worker = || loop {
+            let next = chunks.lock().map(|mut c| c.next()).unwrap_or(None);
+            let Some((i, o)) = next else { break };
+            if let Err(e) = work(i * per, o.len() / row, o) {
+                if let Ok(mut f) = failed.lock() {
+                    f.get_or_insert(e);
+                }
+                break;
+            }
+        };
         std::thread::scope(|scope| {
-            let handles: Vec<_> = out
-                .chunks_mut(per * row)
-                .enumerate()
-                .map(|(i, o)| scope.spawn(move || work(i * per, o.len() / row, o)))
-                .collect();
-            let mut result = Ok(());
+            let handles: Vec<_> = (1..threads).map(|_| scope.spawn(worker)).collect();
+            worker();
             for h in handles {
-                let r = h.join().unwrap_or(Err(Failure::Shape("a worker failed".into())));
-                if result.is_ok() {
-                    result = r;
+                if h.join().is_err() {
+                    if let Ok(mut f) = failed.lock() {
+                        f.get_or_insert(Failure::Shape("a worker failed".into()));
+                    }
                 }
             }
-            result
-        })
+        });
+        match failed.into_inner() {
+            Ok(None) => Ok(()),
+            Ok(Some(e)) => Err(e),
+            Err(_) => Err(Failure::Shape("a worker failed".into())),
+        }
     }
 
     /// The values of `count` consecutive individuals (scores `count x N`, out
@@ -314,12 +421,7 @@ impl Kernel {
     ) -> Result<(), Failure> {
         let n = self.num_docs();
         let row = self.num_terms() * self.num_queries();
-        let mut scratch = Scratch {
-            order: Vec::with_capacity(self.max_len),
-            values: Vec::with_capacity(self.max_len),
-            gathered: Vec::with_capacity(self.max_len),
-            ranked: Vec::with_capacity(self.max_len),
-        };
+        let mut scratch = Scratch::new(self.max_len);
         // individual by individual (measured faster than query by query across
         // individuals once scores are gathered through `columns`: each row of scores is
         // then read once, in a stream the prefetcher follows)
@@ -327,32 +429,37 @@ impl Kernel {
             let s = &scores[j * n..(j + 1) * n];
             let o = &mut out[j * row..(j + 1) * row];
             for q in 0..self.num_queries() {
-                self.query(q, s, o, &mut scratch, columns)?;
+                self.query(q, s, 0, o, &mut scratch, Some(columns))?;
             }
         }
         Ok(())
     }
 
-    /// One query of one individual (`s`: its scores; `out`: its `T x Q` values).
+    /// One query of one individual (`s`: its scores from document `base` on, or through
+    /// `columns`; `out`: its `T x Q` values). `columns` None: the scores are known to
+    /// be finite and in document order.
     fn query(
         &self,
         q: usize,
         s: &[f64],
+        base: usize,
         out: &mut [f64],
         scratch: &mut Scratch,
-        columns: &[u32],
+        columns: Option<&[u32]>,
     ) -> Result<(), Failure> {
         let Scratch { order, values, gathered, ranked } = scratch;
+        let checked = columns.is_none();
+        let columns = columns.unwrap_or(&[]);
         let q_count = self.num_queries();
         let (a, b) = (self.offsets[q], self.offsets[q + 1]);
         let scores = if columns.is_empty() {
-            &s[a..b]
+            &s[a - base..b - base]
         } else {
             gathered.clear();
             gathered.extend(columns[a..b].iter().map(|&c| s[c as usize]));
             &gathered[..]
         };
-        if !scores.iter().fold(true, |ok, v| ok & v.is_finite()) {
+        if !checked && !all_finite(scores) {
             return Err(Failure::NonFinite);
         }
         let len = b - a;
@@ -361,14 +468,10 @@ impl Kernel {
         ranked.clear();
         if positive.len() <= RANK_BY_COUNTING {
             // the rank of each document that can count, by counting the documents
-            // ranked above it (a branch-free loop), then those few sorted by rank
-            for &d in positive {
-                let rank = rank_of(scores, d as usize);
-                if rank <= depth {
-                    ranked.push((rank as u32, d));
-                }
-            }
-            ranked.sort_unstable();
+            // ranked above it (one branch-free pass for up to LANES of them), then
+            // those few sorted by rank
+            count_ranks(scores, positive, depth, ranked);
+            sort_by_rank(ranked);
         } else {
             top_with(scores, depth, order, values);
             let flags = &self.is_positive[a..b];
@@ -450,10 +553,22 @@ impl Kernel {
                     return 0.0;
                 }
                 let mut dcg = 0.0;
-                for &(rank, o) in within() {
-                    let g = spec.gains[start + o as usize];
-                    if g != 0.0 {
-                        dcg += g / self.discount[rank as usize - 1];
+                if term.quotients.is_empty() {
+                    for &(rank, o) in within() {
+                        let g = spec.gains[start + o as usize];
+                        if g != 0.0 {
+                            dcg += g / self.discount[rank as usize - 1];
+                        }
+                    }
+                } else {
+                    // the same quotients, looked up (ranks are within the cutoff)
+                    let width = spec.cutoff.unwrap_or(0).min(self.discount.len());
+                    for &(rank, o) in within() {
+                        let doc = start + o as usize;
+                        if spec.gains[doc] != 0.0 {
+                            let gi = term.gain_index[doc] as usize;
+                            dcg += term.quotients[gi * width + rank as usize - 1];
+                        }
                     }
                 }
                 ratio(dcg, term.ideal[q])
@@ -489,17 +604,166 @@ impl Kernel {
     }
 }
 
-/// Documents that can count in a query up to which their ranks are found by counting
-/// (about that many passes over the query's scores) rather than by ranking the query.
-const RANK_BY_COUNTING: usize = 12;
+/// Whether no value is NaN or infinite (a branch-free pass).
+fn all_finite(values: &[f64]) -> bool {
+    values.iter().fold(true, |ok, v| ok & v.is_finite())
+}
 
-/// The 1-based rank of document `d`: the documents with a higher score, and those
-/// before it with an equal one (ties by position), ranked above it.
-fn rank_of(scores: &[f64], d: usize) -> usize {
-    let s = scores[d];
-    let before = scores[..d].iter().map(|&t| usize::from(t >= s)).sum::<usize>();
-    let after = scores[d + 1..].iter().map(|&t| usize::from(t > s)).sum::<usize>();
-    1 + before + after
+/// Documents that can count in a query up to which their ranks are found by counting
+/// (one pass over the query's scores per [`LANES`] of them) rather than by ranking the
+/// query.
+const RANK_BY_COUNTING: usize = 16;
+
+/// Documents whose ranks one pass of [`count_ranks`] counts.
+const LANES: usize = 8;
+
+/// `(rank, d)` for the documents `d` of `positive` ranked within `depth`: the 1-based
+/// rank of `d` is 1 + the documents with a higher score + those before it with an
+/// equal one (ties by position). One pass over the scores counts for [`LANES`]
+/// documents at once, every comparison branch-free (AVX2 when the CPU has it).
+fn count_ranks(scores: &[f64], positive: &[u32], depth: usize, ranked: &mut Vec<(u32, u32)>) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU has AVX2 (just checked)
+            return unsafe { count_ranks_avx2(scores, positive, depth, ranked) };
+        }
+    }
+    count_ranks_body(scores, positive, depth, ranked)
+}
+
+/// [`count_ranks_body`] with AVX2: a pass counts the higher scores of 8 documents in
+/// two registers and notes whether any score equals one of theirs; only then (rare
+/// with real-valued scores) is the group counted again with the tie rule.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn count_ranks_avx2(
+    scores: &[f64],
+    positive: &[u32],
+    depth: usize,
+    ranked: &mut Vec<(u32, u32)>,
+) {
+    use std::arch::x86_64::*;
+    for group in positive.chunks(LANES) {
+        let mut s = [f64::INFINITY; LANES];
+        for (l, &p) in group.iter().enumerate() {
+            s[l] = scores[p as usize];
+        }
+        let s0 = _mm256_loadu_pd(s.as_ptr());
+        let s1 = _mm256_loadu_pd(s.as_ptr().add(4));
+        let (mut g0, mut g1) = (_mm256_setzero_si256(), _mm256_setzero_si256());
+        let (mut e0, mut e1) = (_mm256_setzero_si256(), _mm256_setzero_si256());
+        if group.len() <= 4 {
+            // one register's worth: half the comparisons
+            for &x in scores {
+                let v = _mm256_set1_pd(x);
+                g0 = _mm256_sub_epi64(g0, _mm256_castpd_si256(_mm256_cmp_pd::<_CMP_GT_OQ>(v, s0)));
+                e0 = _mm256_sub_epi64(e0, _mm256_castpd_si256(_mm256_cmp_pd::<_CMP_GE_OQ>(v, s0)));
+            }
+        } else {
+            for &x in scores {
+                let v = _mm256_set1_pd(x);
+                g0 = _mm256_sub_epi64(g0, _mm256_castpd_si256(_mm256_cmp_pd::<_CMP_GT_OQ>(v, s0)));
+                g1 = _mm256_sub_epi64(g1, _mm256_castpd_si256(_mm256_cmp_pd::<_CMP_GT_OQ>(v, s1)));
+                e0 = _mm256_sub_epi64(e0, _mm256_castpd_si256(_mm256_cmp_pd::<_CMP_GE_OQ>(v, s0)));
+                e1 = _mm256_sub_epi64(e1, _mm256_castpd_si256(_mm256_cmp_pd::<_CMP_GE_OQ>(v, s1)));
+            }
+        }
+        let (mut above, mut at_least) = ([0u64; LANES], [0u64; LANES]);
+        _mm256_storeu_si256(above.as_mut_ptr().cast(), g0);
+        _mm256_storeu_si256(above.as_mut_ptr().add(4).cast(), g1);
+        _mm256_storeu_si256(at_least.as_mut_ptr().cast(), e0);
+        _mm256_storeu_si256(at_least.as_mut_ptr().add(4).cast(), e1);
+        // a document's own score is the one equal to it unless another ties with it:
+        // then the group is counted again with the tie rule (rare for real scores)
+        if (0..group.len()).any(|l| at_least[l] != above[l] + 1) {
+            count_ranks_body(scores, group, depth, ranked);
+            continue;
+        }
+        for (l, &p) in group.iter().enumerate() {
+            let rank = above[l] as usize + 1;
+            if rank <= depth {
+                ranked.push((rank as u32, p));
+            }
+        }
+    }
+}
+
+#[inline(always)]
+fn count_ranks_body(scores: &[f64], positive: &[u32], depth: usize, ranked: &mut Vec<(u32, u32)>) {
+    for group in positive.chunks(LANES) {
+        // padding lanes: a score nothing exceeds, at a position after every document
+        let mut s = [f64::INFINITY; LANES];
+        let mut d = [f64::INFINITY; LANES];
+        for (l, &p) in group.iter().enumerate() {
+            s[l] = scores[p as usize];
+            d[l] = f64::from(p);
+        }
+        let mut above = [0u64; LANES];
+        let mut j = 0.0f64;
+        for &x in scores {
+            for l in 0..LANES {
+                let counts = (x > s[l]) | ((x == s[l]) & (j < d[l]));
+                above[l] += u64::from(counts);
+            }
+            j += 1.0;
+        }
+        for (l, &p) in group.iter().enumerate() {
+            let rank = above[l] as usize + 1;
+            if rank <= depth {
+                ranked.push((rank as u32, p));
+            }
+        }
+    }
+}
+
+/// nDCG's `gain / discount[r]` for every distinct gain and rank up to the cutoff, and
+/// each document's gain index; None when not worth it (no cutoff or a long one, many
+/// distinct gains).
+fn quotient_table(spec: &Spec, discount: &[f64]) -> Option<(Vec<u8>, Vec<f64>)> {
+    let k = spec.cutoff.filter(|&k| spec.kind == Kind::Ndcg && k <= QUOTIENT_RANKS)?;
+    let k = k.min(discount.len());
+    let mut distinct: Vec<u64> = Vec::new();
+    let mut index = Vec::with_capacity(spec.gains.len());
+    for g in &spec.gains {
+        let bits = g.to_bits();
+        let at = match distinct.iter().position(|&d| d == bits) {
+            Some(at) => at,
+            None if distinct.len() < 256 => {
+                distinct.push(bits);
+                distinct.len() - 1
+            }
+            None => return None,
+        };
+        index.push(at as u8);
+    }
+    let mut quotients = Vec::with_capacity(distinct.len() * k);
+    for &bits in &distinct {
+        let g = f64::from_bits(bits);
+        quotients.extend(discount[..k].iter().map(|&d| g / d));
+    }
+    Some((index, quotients))
+}
+
+/// Sort `(rank, d)` pairs of distinct ranks by rank: a few pairs (as counting gives)
+/// each put at its place, the number of pairs of a lower rank (branch-free); more by a
+/// sort.
+fn sort_by_rank(ranked: &mut [(u32, u32)]) {
+    const FEW: usize = 16;
+    let m = ranked.len();
+    if m < 2 {
+        return;
+    }
+    if m > FEW {
+        ranked.sort_unstable();
+        return;
+    }
+    let mut placed = [(0u32, 0u32); FEW];
+    for &(r, d) in ranked.iter() {
+        let below = ranked.iter().map(|&(s, _)| usize::from(s < r)).sum::<usize>();
+        placed[below] = (r, d);
+    }
+    ranked.copy_from_slice(&placed[..m]);
 }
 
 /// The per-query constants of one measure.
@@ -529,7 +793,8 @@ fn prepare(spec: Spec, offsets: &[usize], labels: &[i64], discount: &[f64]) -> T
             ideal.push(total);
         }
     }
-    Term { spec, relevant, ideal, nonrel }
+    let (gain_index, quotients) = quotient_table(&spec, discount).unwrap_or_default();
+    Term { spec, relevant, ideal, nonrel, gain_index, quotients }
 }
 
 /// The positions of the `depth` best scores, best first: score descending, ties by
@@ -584,43 +849,6 @@ pub fn top_with(scores: &[f64], depth: usize, order: &mut Vec<u32>, values: &mut
             last = values[depth - 1];
         }
     }
-}
-
-/// Scores `W X^T` (`p x N`, row-major) of weights `W` (`p x F`) on features `X`
-/// (`N x F`), each a dot product summed left to right in four lanes.
-pub fn scores(features: &[f64], weights: &[f64], f: usize, out: &mut [f64]) {
-    if f == 0 {
-        out.fill(0.0);
-        return;
-    }
-    let n = features.len() / f;
-    const BLOCK: usize = 256; // documents whose features stay in cache across individuals
-    for start in (0..n).step_by(BLOCK) {
-        let end = (start + BLOCK).min(n);
-        for (j, w) in weights.chunks_exact(f).enumerate() {
-            let row = &mut out[j * n..(j + 1) * n];
-            for (i, x) in features[start * f..end * f].chunks_exact(f).enumerate() {
-                row[start + i] = dot(x, w);
-            }
-        }
-    }
-}
-
-fn dot(x: &[f64], w: &[f64]) -> f64 {
-    let mut acc = [0.0f64; 4];
-    let xs = x.chunks_exact(4);
-    let ws = w.chunks_exact(4);
-    let (xr, wr) = (xs.remainder(), ws.remainder());
-    for (a, b) in xs.zip(ws) {
-        for l in 0..4 {
-            acc[l] += a[l] * b[l];
-        }
-    }
-    let mut s = (acc[0] + acc[1]) + (acc[2] + acc[3]);
-    for (a, b) in xr.iter().zip(wr) {
-        s += a * b;
-    }
-    s + 0.0
 }
 
 #[cfg(test)]
@@ -798,13 +1026,17 @@ mod tests {
         // by counting (few relevant), by the top-k insertion and by a full sort
         let mut rng = Lcg(11);
         let table = log2_table(200);
-        for _ in 0..300 {
+        for _ in 0..600 {
             let len = 1 + (rng.next() % 150) as usize;
             let share = rng.next() % 4; // 0: none relevant ... 3: most
             let labels: Vec<i64> = (0..len)
                 .map(|_| if rng.next() % 4 < share { 1 + (rng.next() % 3) as i64 } else { 0 })
                 .collect();
-            let scores: Vec<f64> = (0..len).map(|_| (rng.next() % 5) as f64 * 0.5).collect();
+            // tie-heavy scores (the tie rule) or real-valued ones (the fast count)
+            let ties = rng.next() % 2 == 0;
+            let scores: Vec<f64> = (0..len)
+                .map(|_| if ties { (rng.next() % 5) as f64 * 0.5 } else { rng.next() as f64 / 7.0 })
+                .collect();
             let k = 1 + (rng.next() % 20) as usize;
             let mut ndcg = Spec::new(Kind::Ndcg, Some(k), 1);
             ndcg.gains = labels.iter().map(|&l| l as f64).collect();
@@ -832,6 +1064,50 @@ mod tests {
     }
 
     #[test]
+    fn fused_scoring_equals_scoring_then_ranking() {
+        // queries across several blocks, individuals not a multiple of the tile, tied
+        // scores (whole-number features and weights) and real-valued ones
+        let mut rng = Lcg(17);
+        let mut offsets = vec![0usize];
+        for _ in 0..90 {
+            offsets.push(offsets.last().unwrap() + 1 + (rng.next() % 60) as usize);
+        }
+        offsets.push(offsets.last().unwrap() + 700); // a query longer than a block
+        let n = *offsets.last().unwrap();
+        let labels: Vec<i64> = (0..n).map(|_| (rng.next() % 5).saturating_sub(2) as i64).collect();
+        let f = 7;
+        for whole in [true, false] {
+            let mut value = |scale: u64| {
+                let v = (rng.next() % scale) as f64 - (scale / 2) as f64;
+                if whole {
+                    v
+                } else {
+                    v / 7.0
+                }
+            };
+            let features: Vec<f64> = (0..n * f).map(|_| value(3)).collect();
+            let weights: Vec<f64> = (0..61 * f).map(|_| value(5)).collect(); // threads
+            let mut ndcg = Spec::new(Kind::Ndcg, Some(10), 1);
+            ndcg.gains = labels.iter().map(|&l| l as f64).collect();
+            let specs = vec![ndcg, Spec::new(Kind::AveragePrecision, None, 1)];
+            let table = log2_table(n);
+            let mut k = Kernel::new(offsets.clone(), labels.clone(), table, specs, vec![]).unwrap();
+            k.set_features(&features, f).unwrap();
+            let p = weights.len() / f;
+            let mut s = vec![0.0; p * n];
+            scoring::scores(&features, &weights, f, &mut s);
+            let mut want = vec![0.0; p * 2 * k.num_queries()];
+            k.evaluate(&s, p, &mut want, 1).unwrap();
+            for threads in [1, 2] {
+                let mut got = vec![f64::NAN; want.len()];
+                k.evaluate_weights(&weights, &mut got, threads).unwrap();
+                let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+                assert_eq!(bits(&got), bits(&want), "whole {whole}, {threads} threads");
+            }
+        }
+    }
+
+    #[test]
     fn bad_construction_is_an_error() {
         assert!(Kernel::new(vec![0, 2], vec![1], vec![1.0], vec![], vec![]).is_err());
         assert!(Kernel::new(vec![0, 2, 1], vec![1], vec![1.0], vec![], vec![]).is_err());
@@ -846,7 +1122,7 @@ mod tests {
         let x = [1.0, 2.0, 3.0, 4.0, 5.0, 0.5, 0.0, -1.0, 2.0, 1.0];
         let w = [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 1.0, 0.0, 0.0, 0.0];
         let mut out = [0.0; 4];
-        scores(&x, &w, 5, &mut out);
+        scoring::scores(&x, &w, 5, &mut out);
         assert_eq!(out, [6.0, 1.5, 2.0, 0.0]);
     }
 }

@@ -2,8 +2,9 @@
 the engine's batched kernel (``cranfield._engine.LtrKernel``, the crate ``rust/ltr``).
 
 The kernel receives the documents once, in the :class:`~cranfield.ltr.objective.Layout`'s
-order (queries in evaluation order, each query's documents in tie order), with the
-labels and, per measure, the per-document numbers computed here by NumPy with the
+order (queries in evaluation order, each query's documents in tie order), with their
+features (it scores weight vectors itself, block by block, with the linear rankers' one
+scoring function, :mod:`cranfield.ltr.scoring`), the labels and, per measure, the per-document numbers computed here by NumPy with the
 very operations of cranfield's kernels (gains, ERR's stop probabilities). For every
 (individual, query) it ranks the documents by score descending, ties by that order
 (trec_eval's document id descending, or LETOR's file order), keeping only the top
@@ -56,10 +57,10 @@ def threads() -> int:
     return max(1, min(8, n))
 
 
-def kernel(layout, data, terms, convention: str, features: bool = False):
+def kernel(layout, data, terms, convention: str):
     """The engine's kernel for these measures, or None when one of them (or the
-    engine) is not supported. ``features``: give it the feature matrix too (a copy in
-    its document order), for ``evaluate_weights``."""
+    engine) is not supported. It gets the feature matrix too (in its document order),
+    and scores the documents itself in ``evaluate_weights``."""
     try:
         from .. import _engine
     except ImportError:  # a source tree without the compiled engine
@@ -83,8 +84,7 @@ def kernel(layout, data, terms, convention: str, features: bool = False):
         if spec is None:
             return None
         specs.append(spec)
-    rows = layout.rows if features else layout.rows[:0]
-    x = np.ascontiguousarray(data.features[rows], dtype=np.float64)
+    x = np.ascontiguousarray(data.features[layout.rows], dtype=np.float64)
     columns = np.ascontiguousarray(layout.rows, dtype=np.int64)
     offsets = np.ascontiguousarray(layout.offsets, dtype=np.int64)
     return _engine.LtrKernel(offsets, labels, discount, specs, x, columns)

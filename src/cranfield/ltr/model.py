@@ -62,7 +62,9 @@ class Model:
         """One score per document of ``data`` (prepared as in training)."""
         x = self.prepare(data).features
         if self.weights is not None:
-            return x @ self.weights + 0.0
+            from .scoring import linear_scores
+
+            return linear_scores(x, self.weights)
         from .boosting import predict
 
         return predict(self, x)

@@ -31,6 +31,7 @@ from ..core.measures.names import parse as parse_measure
 from ..core.measures.registry import Measure
 from ..errors import MeasureError, ParameterError
 from .data import RankingData
+from .scoring import linear_scores
 
 CONVENTIONS = ("trec", "letor")
 
@@ -168,7 +169,7 @@ class Layout:
             lab = labels[pad]
             ideal = np.sort(lab, axis=1)[:, ::-1]  # padding (-1) last
             self.blocks.append(Block(qs, pad, lab, valid, lens, ideal))
-        self.features_t = np.ascontiguousarray(data.features.T)  # F x N: W @ X.T is one GEMM
+        self.features = np.ascontiguousarray(data.features, dtype=np.float64)
         self._structure: dict = {}  # (P, widths) -> arrays of judged_run that only P sets
 
     @property
@@ -176,9 +177,9 @@ class Layout:
         return len(self.lengths)
 
     def scores(self, weights: np.ndarray) -> np.ndarray:
-        """``P x N`` scores ``W @ X.T`` (``-0.0`` made ``+0.0``: equal as TREC text)."""
-        s = weights @ self.features_t
-        s += 0.0
+        """``P x N`` scores ``W @ X.T`` by the linear rankers' one scoring function
+        (:func:`cranfield.ltr.scoring.linear_scores`)."""
+        s = linear_scores(self.features, weights)
         if not np.isfinite(s).all():
             raise ParameterError("weights", "weights whose scores are finite", "overflow")
         return s
@@ -305,12 +306,13 @@ class Objective:
     backend
         ``auto`` (default): the engine's compiled kernel (:mod:`cranfield.ltr.compiled`)
         when it computes every measure of the objective, else NumPy; ``numpy``: always
-        NumPy; ``engine``: the kernel or a ParameterError; ``engine-scores``: the
-        kernel, which also computes the scores ``W @ X.T`` itself (a plain dot product
-        per document, not NumPy's BLAS: scores may differ from NumPy's in the last bit,
-        so exact ties of differently summed scores may break otherwise; for
-        benchmarks). None: :attr:`default_backend` (``auto``; benchmarks set it to
-        compare the paths in whole training runs).
+        NumPy; ``engine``: the kernel or a ParameterError. The kernel scores the
+        documents itself, block by block, fused with the ranking; ``engine-scores``
+        has it rank a whole ``P x N`` score matrix computed first (the unfused path,
+        for benchmarks). Every path scores by
+        :func:`~cranfield.ltr.scoring.linear_scores`' arithmetic, so all give the same
+        values. None: :attr:`default_backend` (``auto``; benchmarks set it to compare
+        the paths in whole training runs).
 
     ``objective(W)`` returns one value per row of ``W`` (to maximise) and counts the
     evaluations (``evaluations``: rows scored so far).
@@ -345,9 +347,7 @@ class Objective:
         if backend != "numpy":
             from .compiled import kernel, threads
 
-            self.kernel = kernel(
-                self.layout, data, self.terms, convention, backend == "engine-scores"
-            )
+            self.kernel = kernel(self.layout, data, self.terms, convention)
             if self.kernel is None and backend != "auto":
                 raise ParameterError(
                     "backend",
@@ -428,8 +428,8 @@ class Objective:
         """``P x T x Q`` values from the compiled kernel (``w`` checked, P in a batch)."""
         try:
             if self._engine_scores:
-                return self.kernel.evaluate_weights(np.ascontiguousarray(w), self._threads)
-            return self.kernel.evaluate(w @ self.layout.features_t, self._threads)
+                return self.kernel.evaluate(self.layout.scores(w), self._threads)
+            return self.kernel.evaluate_weights(np.ascontiguousarray(w), self._threads)
         except FloatingPointError:
             raise ParameterError("weights", "weights whose scores are finite", "overflow") from None
 
