@@ -744,3 +744,6 @@ impl<'a> Ranking<'_, 'a> {
         (labels, None)
     }
 }
+
+#[cfg(test)]
+mod tests;
