@@ -20,7 +20,7 @@ from cranfield.core.qrels import Qrels
 from cranfield.core.run import Run
 from cranfield.errors import InputError
 
-SEEDS = range(160)
+SEEDS = range(120)
 
 # query and document ids: byte order differs from any "natural" order
 ASCII_IDS = ["1", "10", "2", "A", "a", "B", "b", "Z9", "z", "q-1", "q_1", "Q1", "q1", "0"]
