@@ -304,3 +304,14 @@ def test_bad_options_are_refused(tmp_path):
     # a depth beyond 2**64 is the whole ranking
     got = _engine.judge_trec_files(str(run), str(qrels), depth=2**70)
     assert got[2].tolist() == [1]
+
+
+@pytest.mark.parametrize("policy", ["first", "max"])
+def test_signed_zero_grades_kept_as_python_keeps_them(tmp_path, policy):
+    """-0.0 and 0.0 judged twice for one document: the same one is kept, and the ideal
+    grades keep file order between them."""
+    qrels = _write(tmp_path, "q", b"q 0 a -0.0\nq 0 a 0.0\nq 0 b 0.0\nq 0 b -0.0\nq 0 c -0\n")
+    run = _write(tmp_path, "r", b"q Q0 a 1 1 t\nq Q0 b 1 2 t\nq Q0 c 1 3 t\n")
+    got = _engine.judge_trec_files(str(run), str(qrels), fractional=True, qrels_duplicates=policy)
+    assert_same(got, python_judge(run, qrels, False, True, policy, JudgeOptions()))
+    assert np.signbit(got[2]).tolist() == [True, False, True]
