@@ -315,3 +315,35 @@ def test_signed_zero_grades_kept_as_python_keeps_them(tmp_path, policy):
     got = _engine.judge_trec_files(str(run), str(qrels), fractional=True, qrels_duplicates=policy)
     assert_same(got, python_judge(run, qrels, False, True, policy, JudgeOptions()))
     assert np.signbit(got[2]).tolist() == [True, False, True]
+
+
+def test_a_file_of_several_pieces(tmp_path):
+    """A run of more than one 8 MiB piece (read in parallel), a topic straddling the
+    border, duplicate lines kept by policy, ties and float32 ties: judged as in Python."""
+    rng = np.random.default_rng(7)
+    n = 360_000
+    topic = np.sort(rng.integers(0, 40, n))
+    topic[-50:] = 3  # topic 3 again at the end: in two blocks
+    doc = rng.integers(0, 20_000, n)
+    score = np.round(rng.normal(size=n), 3) + np.where(rng.random(n) < 0.1, 1e-9, 0.0)
+    lines = [
+        f"q{t} Q0 D{d:05d} 0 {float(s)!r} tag\n" for t, d, s in zip(topic, doc, score, strict=True)
+    ]
+    run = _write(tmp_path, "run", "".join(lines).encode())
+    assert run.stat().st_size > (1 << 23) + (1 << 19)  # two pieces
+    q_topic, q_doc = rng.integers(0, 45, 20_000), rng.integers(0, 20_000, 20_000)
+    grades = rng.integers(-1, 3, 20_000)
+    q_lines = {(t, d): int(g) for t, d, g in zip(q_topic, q_doc, grades, strict=True)}
+    qrels = _write(
+        tmp_path,
+        "qrels",
+        "".join(f"q{t} 0 D{d:05d} {g}\n" for (t, d), g in q_lines.items()).encode(),
+    )
+    paths = (run, qrels, False, False, "error")
+    for options in (
+        JudgeOptions(duplicates="max", compat=9, complete=True),
+        JudgeOptions(duplicates="first", depth=100, judged_only=True),
+    ):
+        assert_same(engine_judge(*paths, options), python_judge(*paths, options))
+    with pytest.raises(_engine.JudgeError):
+        engine_judge(*paths, JudgeOptions())  # the duplicates are an error by default
