@@ -209,7 +209,8 @@ impl fmt::Display for Input {
 pub enum JudgeError {
     /// An option Python's `JudgeOptions` refuses.
     Options(&'static str),
-    /// The columns are not of the input's kind (a run needs scores, qrels grades).
+    /// The columns are not of the input's kind (a run needs scores, qrels grades), or
+    /// not consistent (columns of unequal lengths, string offsets outside their data).
     WrongKind(Input),
     /// No data line.
     Empty(Input),
@@ -443,6 +444,15 @@ enum ValueKind {
 /// The kind of an input's value column (the same in every piece), or an error when it
 /// has no rows or mixed kinds.
 fn value_kind(parsed: &Parsed, input: Input) -> Result<ValueKind, JudgeError> {
+    let consistent = parsed.columns.iter().all(|c| {
+        well_formed(&c.query_id)
+            && well_formed(&c.doc_id)
+            && c.values.len() == c.query_id.len()
+            && c.doc_id.len() == c.query_id.len()
+    });
+    if !consistent {
+        return Err(JudgeError::WrongKind(input));
+    }
     let mut kinds =
         parsed.columns.iter().filter(|c| !c.query_id.is_empty()).map(|c| match c.values {
             Values::Scores(_) => ValueKind::Scores,
@@ -450,14 +460,18 @@ fn value_kind(parsed: &Parsed, input: Input) -> Result<ValueKind, JudgeError> {
             Values::Reals(_) => ValueKind::Reals,
         });
     let first = kinds.next().ok_or(JudgeError::Empty(input))?;
-    let consistent = parsed
-        .columns
-        .iter()
-        .all(|c| c.values.len() == c.query_id.len() && c.doc_id.len() == c.query_id.len());
-    if !consistent || kinds.any(|k| k != first) {
+    if kinds.any(|k| k != first) {
         return Err(JudgeError::WrongKind(input));
     }
     Ok(first)
+}
+
+/// Whether every string of a column lies inside its data (`get` cannot fail).
+fn well_formed(strings: &Strings) -> bool {
+    let o = &strings.offsets;
+    o.first().is_some_and(|&start| start >= 0)
+        && o.windows(2).all(|w| w[0] <= w[1])
+        && o.last().is_some_and(|&end| end as usize <= strings.data.len())
 }
 
 fn duplicate(table: &Table, input: Input, first: usize, second: usize) -> JudgeError {

@@ -202,6 +202,11 @@ fn errors_are_told_apart() {
     assert!(matches!(judge(&empty, &q, &options()), Err(JudgeError::Empty(Input::Run))));
     assert!(matches!(judge(&q, &q, &options()), Err(JudgeError::WrongKind(Input::Run))));
     assert!(matches!(judge(&r, &r, &options()), Err(JudgeError::WrongKind(Input::Qrels))));
+    let mut broken = run("q Q0 a 1 1 t\n");
+    broken.columns[0].doc_id.offsets = vec![0, 99];
+    assert!(matches!(judge(&broken, &q, &options()), Err(JudgeError::WrongKind(Input::Run))));
+    broken.columns[0].doc_id.offsets = vec![];
+    assert!(matches!(judge(&broken, &q, &options()), Err(JudgeError::WrongKind(Input::Run))));
     let bad = JudgeOptions { depth: Some(0), ..options() };
     assert!(matches!(judge(&r, &q, &bad), Err(JudgeError::Options(_))));
     let bad = JudgeOptions { compat: 11, ..options() };
