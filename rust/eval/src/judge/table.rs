@@ -127,7 +127,9 @@ impl Grouped {
 
 impl<'a> Topics<'a> {
     pub fn new(qrels: &Table<'a>, run: &Table<'a>) -> Topics<'a> {
-        let mut code: hash::Map<&'a [u8], u32> = hash::map(1024);
+        // room for every block's id (each block may start a new topic), within reason
+        let blocks = qrels.parsed.query_starts.len() + run.parsed.query_starts.len();
+        let mut code: hash::Map<&'a [u8], u32> = hash::map(blocks.min(1 << 20));
         let mut ids: Vec<&'a [u8]> = Vec::new();
         let mut intern = |id: &'a [u8], ids: &mut Vec<&'a [u8]>| -> u32 {
             *code.entry(id).or_insert_with(|| {
