@@ -262,6 +262,9 @@ def test_no_topic_left(tmp_path):
         (b"q Q0 a 1 1 t\n", b"q 0 a x\n", "qrels", "read"),
         (b"", b"q 0 a 1\n", "run", "empty"),
         (b"q Q0 a 1 1 t\n", b"# nothing\n", "qrels", "empty"),
+        # the qrels are read first: their duplicate comes before any problem of the run
+        (b"", b"q 0 a 1\nq 0 a 0\n", "qrels", "duplicate"),
+        (b"q Q0 a 1 nan t\n", b"q 0 a 1\nq 0 a 0\n", "qrels", "duplicate"),
     ],
 )
 def test_raises_where_python_raises(tmp_path, run_text, qrels_text, which, what):

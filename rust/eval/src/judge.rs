@@ -290,7 +290,17 @@ pub fn judge_files(
     options.check()?;
     let qrels_kind = if reading.fractional { Kind::FractionalQrels } else { Kind::Qrels };
     let qrels = read_file(qrels_path, Input::Qrels, qrels_kind, reading)?;
-    let run = read_file(run_path, Input::Run, Kind::Run, reading)?;
+    let run = match read_file(run_path, Input::Run, Kind::Run, reading) {
+        Ok(run) => run,
+        Err(err) => {
+            // a duplicate in the qrels is reported first, as Qrels.read reports it
+            let threads = threads_for(&qrels, &qrels, reading.threads);
+            return match judge_with(&no_rows(), &qrels, options, threads) {
+                Err(dup @ JudgeError::Duplicate { .. }) => Err(dup),
+                _ => Err(err),
+            };
+        }
+    };
     judge_with(&run, &qrels, options, threads_for(&run, &qrels, reading.threads))
 }
 
@@ -360,10 +370,14 @@ pub fn judge_with(
         ValueKind::Reals => true,
         ValueKind::Scores => return Err(JudgeError::WrongKind(Input::Qrels)),
     };
-    if value_kind(run, Input::Run)? != ValueKind::Scores {
-        return Err(JudgeError::WrongKind(Input::Run));
-    }
-    let (qt, rt) = (Table::new(qrels), Table::new(run));
+    // the qrels' problems come first (Python reads them first), then the run's
+    let run_kind = match value_kind(run, Input::Run) {
+        Ok(ValueKind::Scores) => Ok(()),
+        Ok(_) => Err(JudgeError::WrongKind(Input::Run)),
+        Err(e) => Err(e),
+    };
+    let no_run = no_rows();
+    let (qt, rt) = (Table::new(qrels), Table::new(if run_kind.is_ok() { run } else { &no_run }));
     let threads = threads.max(1);
     let topics = Topics::new(&qt, &rt);
 
@@ -377,6 +391,7 @@ pub fn judge_with(
     if let Some((first, second)) = judged.iter().filter_map(|j| j.duplicate).min_by_key(|d| d.1) {
         return Err(duplicate(&qt, Input::Qrels, first, second));
     }
+    run_kind?;
     let kind = if real {
         LabelKind::F64
     } else {
@@ -432,6 +447,11 @@ pub fn judge_with(
         compat: options.compat,
         run_tag: run.tag.clone().unwrap_or_default(),
     })
+}
+
+/// An input without rows.
+fn no_rows() -> Parsed {
+    Parsed { columns: Vec::new(), lines: None, query_starts: vec![0], tag: None, rows: 0 }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

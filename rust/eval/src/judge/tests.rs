@@ -164,6 +164,11 @@ fn duplicates_in_qrels_are_checked_before_the_run() {
         judge(&r, &q, &options()),
         Err(JudgeError::Duplicate { input: Input::Qrels, lines: (1, 3), .. })
     ));
+    let empty = Parsed { columns: vec![], lines: None, query_starts: vec![0], tag: None, rows: 0 };
+    assert!(matches!(
+        judge(&empty, &q, &options()),
+        Err(JudgeError::Duplicate { input: Input::Qrels, .. })
+    ));
     let r = run("q Q0 a 1 1 t\n");
     let max = JudgeOptions { qrels_duplicates: Duplicates::Max, ..options() };
     let j = judge(&r, &q, &max).unwrap();
