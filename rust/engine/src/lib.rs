@@ -4,6 +4,7 @@
 //! Python as NumPy arrays that own the Rust buffers (no copy). No panic reaches
 //! Python: one would be a bug, reported as `ReadError("internal", ...)`.
 
+mod judge;
 mod ltr;
 mod measures;
 mod trec_eval;
@@ -193,6 +194,7 @@ fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(read_trec_file, m)?)?;
     ltr::register(m)?;
     measures::register(m)?;
+    judge::register(m)?;
     trec_eval::register(m)?;
     Ok(())
 }

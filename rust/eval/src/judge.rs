@@ -1,2 +1,788 @@
 //! Run x qrels -> judged run (trec_eval's `form_res_rels.c` for all queries at once),
-//! the counterpart of `cranfield/core/judged.py`'s `judge`.
+//! the counterpart of `cranfield/core/judged.py`'s `judge` applied to TREC files read
+//! by `Run.read` and `Qrels.read`.
+//!
+//! * Topics are the qrels' query ids, in byte order (trec_eval's per-topic order). A
+//!   run topic absent from the qrels is ignored; a qrels topic absent from the run is
+//!   left out, or with `complete` (-c) evaluated as an empty ranking (`in_run` false).
+//! * A document listed twice for one query is an error, or one line is kept (the
+//!   first, or the one with the highest value): [`Duplicates`], as the readers apply it
+//!   (to the qrels first, then the run).
+//! * Each topic's documents are ranked by score descending, ties by document id
+//!   descending in byte order; with `compat` 9 scores are rounded to `f32` first (as
+//!   trec_eval 9.x and pytrec_eval read them). The rank field of the file is ignored.
+//! * The label of a ranked document is its grade when the qrels judge it (>= 0),
+//!   [`UNJUDGED`] when they give it a negative value (pooled but unjudged), else
+//!   [`NOT_POOLED`]. Labels are `i8` when every qrels grade fits (as NumPy's int8),
+//!   else `i64`; `f64` for fractional qrels.
+//! * `depth` (-M) keeps the first `depth` documents of each ranking; `judged_only` (-J)
+//!   then drops the labels < 0, the order of the others kept.
+//! * `qrels_grades` holds, per evaluated topic, the grades >= 0 of every judged
+//!   document (ranked or not), descending; equal values (0.0 and -0.0) keep file order.
+//!
+//! Ids are hashed (seeded FxHash) per topic: the work is linear in the input but for
+//! the sort of each topic's ranking, and topics are shared among threads.
+
+mod hash;
+mod parallel;
+mod table;
+
+use std::fmt;
+use std::io::{Read, Seek, SeekFrom};
+use std::path::Path;
+
+use cranfield_trec::gzip;
+use cranfield_trec::{Kind, Options, Parsed, Strings, Values};
+
+use crate::{JudgedView, Labels, NOT_POOLED, UNJUDGED};
+use table::{raw_value, Table, Topics};
+
+/// What to do with a document listed twice for one query (Python's `duplicates`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Duplicates {
+    /// An error (as trec_eval).
+    #[default]
+    Error,
+    /// Keep the first line.
+    First,
+    /// Keep the line with the highest value (the first of equal ones).
+    Max,
+}
+
+impl Duplicates {
+    /// The policy named as in Python: "error", "first" or "max".
+    pub fn parse(name: &str) -> Option<Duplicates> {
+        match name {
+            "error" => Some(Duplicates::Error),
+            "first" => Some(Duplicates::First),
+            "max" => Some(Duplicates::Max),
+            _ => None,
+        }
+    }
+}
+
+/// The judging options of `cranfield/core/options.py`'s `JudgeOptions`, plus the
+/// duplicates policy of the qrels (Python's `Qrels.read(duplicates=...)`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct JudgeOptions {
+    /// Minimum grade of a relevant document (-l).
+    pub rel_level: i64,
+    /// Keep only the first `depth` documents of each ranking (-M); positive.
+    pub depth: Option<u64>,
+    /// Drop documents without a judgment from the rankings (-J).
+    pub judged_only: bool,
+    /// Evaluate every qrels topic, a missing one as an empty ranking (-c).
+    pub complete: bool,
+    /// 10 (trec_eval 10.0) or 9 (scores rounded to f32 before ranking).
+    pub compat: u8,
+    /// Documents ranked twice for one query (the run's policy).
+    pub duplicates: Duplicates,
+    /// Documents judged twice for one query (the qrels' policy).
+    pub qrels_duplicates: Duplicates,
+}
+
+impl Default for JudgeOptions {
+    fn default() -> Self {
+        JudgeOptions {
+            rel_level: 1,
+            depth: None,
+            judged_only: false,
+            complete: false,
+            compat: 10,
+            duplicates: Duplicates::Error,
+            qrels_duplicates: Duplicates::Error,
+        }
+    }
+}
+
+impl JudgeOptions {
+    /// Checks the values Python's `JudgeOptions` refuses.
+    pub fn check(&self) -> Result<(), JudgeError> {
+        if self.depth == Some(0) {
+            return Err(JudgeError::Options("depth must be a positive integer"));
+        }
+        if !matches!(self.compat, 9 | 10) {
+            return Err(JudgeError::Options("compat must be 9 or 10"));
+        }
+        Ok(())
+    }
+}
+
+/// Labels or grades, owned: the NumPy dtypes of `JudgedRun`'s arrays.
+#[derive(Clone, Debug, PartialEq)]
+pub enum LabelVec {
+    I8(Vec<i8>),
+    I64(Vec<i64>),
+    F64(Vec<f64>),
+}
+
+impl LabelVec {
+    pub fn view(&self) -> Labels<'_> {
+        match self {
+            LabelVec::I8(v) => Labels::I8(v),
+            LabelVec::I64(v) => Labels::I64(v),
+            LabelVec::F64(v) => Labels::F64(v),
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.view().len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// A judged run: what `cranfield.core.judged.JudgedRun` holds (but the document rows).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Judged {
+    /// The evaluated query ids, in byte order (UTF-8: Latin-1 input re-encoded).
+    pub query_ids: Strings,
+    /// `labels[offsets[q]..offsets[q + 1]]` is the ranking of query `q`.
+    pub offsets: Vec<i64>,
+    pub labels: LabelVec,
+    /// `qrels_grades[qrels_offsets[q]..qrels_offsets[q + 1]]`: query `q`'s grades >= 0,
+    /// descending (`I64`, or `F64` for fractional qrels).
+    pub qrels_offsets: Vec<i64>,
+    pub qrels_grades: LabelVec,
+    /// False for the queries evaluated as empty rankings because of `complete`.
+    pub in_run: Vec<bool>,
+    pub rel_level: i64,
+    pub compat: u8,
+    /// The run's tag (the sixth field of its last line), as bytes of the file.
+    pub run_tag: Vec<u8>,
+}
+
+impl Judged {
+    /// The borrowed view the measure kernels take.
+    pub fn view(&self) -> JudgedView<'_> {
+        JudgedView {
+            offsets: &self.offsets,
+            labels: self.labels.view(),
+            qrels_offsets: &self.qrels_offsets,
+            qrels_grades: self.qrels_grades.view(),
+            in_run: &self.in_run,
+            rel_level: self.rel_level,
+            compat: self.compat,
+        }
+    }
+
+    pub fn num_queries(&self) -> usize {
+        self.in_run.len()
+    }
+
+    /// Query `q`'s id (UTF-8 bytes).
+    pub fn query_id(&self, q: usize) -> &[u8] {
+        self.query_ids.get(q)
+    }
+
+    /// The run's name as Python's `Run.read` makes it from the tag: decoded as Latin-1
+    /// or as UTF-8 (invalid sequences replaced by U+FFFD).
+    pub fn run_name(&self, latin1: bool) -> String {
+        if latin1 {
+            self.run_tag.iter().map(|&b| char::from(b)).collect()
+        } else {
+            String::from_utf8_lossy(&self.run_tag).into_owned()
+        }
+    }
+}
+
+/// Which input a problem is in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Input {
+    Run,
+    Qrels,
+}
+
+impl fmt::Display for Input {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Input::Run => "run",
+            Input::Qrels => "qrels",
+        })
+    }
+}
+
+/// Why judging failed. The Python side reports input problems with its own messages
+/// (it reads the inputs again); these only need to tell the cases apart.
+#[derive(Debug)]
+pub enum JudgeError {
+    /// An option Python's `JudgeOptions` refuses.
+    Options(&'static str),
+    /// The columns are not of the input's kind (a run needs scores, qrels grades), or
+    /// not consistent (columns of unequal lengths, string offsets outside their data).
+    WrongKind(Input),
+    /// No data line.
+    Empty(Input),
+    /// A document listed twice for one query, with policy `Error`: the pair whose
+    /// second line comes first, and the lines of its two occurrences.
+    Duplicate { input: Input, query: Vec<u8>, doc: Vec<u8>, lines: (u64, u64) },
+    /// The reader found a problem (what and where).
+    Read { input: Input, error: cranfield_trec::Error },
+    /// The file cannot be opened or read.
+    Io { input: Input, error: std::io::Error },
+    /// An input read elsewhere (standard input, a pipe, gzip): the caller reads it.
+    Unsupported { input: Input, reason: &'static str },
+}
+
+impl fmt::Display for JudgeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            JudgeError::Options(what) => f.write_str(what),
+            JudgeError::WrongKind(input) => write!(f, "{input}: columns of the wrong kind"),
+            JudgeError::Empty(input) => write!(f, "{input}: no lines found"),
+            JudgeError::Duplicate { input, query, doc, lines } => write!(
+                f,
+                "{input}: document {:?} appears twice for query {:?} (lines {} and {})",
+                String::from_utf8_lossy(doc),
+                String::from_utf8_lossy(query),
+                lines.0,
+                lines.1
+            ),
+            JudgeError::Read { input, error } => match error.line {
+                Some(line) => write!(f, "{input}, line {line}: {:?}", error.problem),
+                None => write!(f, "{input}: {:?}", error.problem),
+            },
+            JudgeError::Io { input, error } => write!(f, "{input}: {error}"),
+            JudgeError::Unsupported { input, reason } => write!(f, "{input}: {reason}"),
+        }
+    }
+}
+
+impl std::error::Error for JudgeError {}
+
+/// How [`judge_files`] reads the two files.
+#[derive(Clone, Debug)]
+pub struct Reading {
+    /// Ids as Latin-1 (one character per byte) instead of UTF-8 (checked).
+    pub latin1: bool,
+    /// Qrels relevance as real numbers (fractional gains).
+    pub fractional: bool,
+    /// The longest line allowed, in bytes.
+    pub max_line: usize,
+    /// Worker threads.
+    pub threads: usize,
+    /// The most bytes a gzip file may decompress to.
+    pub max_bytes: u64,
+}
+
+impl Default for Reading {
+    fn default() -> Self {
+        Reading {
+            latin1: false,
+            fractional: false,
+            max_line: 1 << 26,
+            threads: parallel::threads(),
+            max_bytes: u64::MAX,
+        }
+    }
+}
+
+/// Reads a TREC run and qrels from regular files and judges the run.
+///
+/// gzip files (recognised by their first two bytes) are decompressed as they are read,
+/// to at most `reading.max_bytes`. Standard input (`-`) and anything but a regular file
+/// are [`JudgeError::Unsupported`]: the caller reads those.
+pub fn judge_files(
+    run_path: &Path,
+    qrels_path: &Path,
+    reading: &Reading,
+    options: &JudgeOptions,
+) -> Result<Judged, JudgeError> {
+    options.check()?;
+    let qrels_kind = if reading.fractional { Kind::FractionalQrels } else { Kind::Qrels };
+    let qrels = read_file(qrels_path, Input::Qrels, qrels_kind, reading)?;
+    let run = match read_file(run_path, Input::Run, Kind::Run, reading) {
+        Ok(run) => run,
+        Err(err) => {
+            // a duplicate in the qrels is reported first, as Qrels.read reports it
+            let threads = threads_for(&qrels, &qrels, reading.threads);
+            return match judge_with(&no_rows(), &qrels, options, threads) {
+                Err(dup @ JudgeError::Duplicate { .. }) => Err(dup),
+                _ => Err(err),
+            };
+        }
+    };
+    judge_with(&run, &qrels, options, threads_for(&run, &qrels, reading.threads))
+}
+
+fn read_file(
+    path: &Path,
+    input: Input,
+    kind: Kind,
+    reading: &Reading,
+) -> Result<Parsed, JudgeError> {
+    let unsupported = |reason| Err(JudgeError::Unsupported { input, reason });
+    if path.as_os_str() == "-" {
+        return unsupported("standard input");
+    }
+    let io = |error| JudgeError::Io { input, error };
+    // stat first: opening a named pipe would wait for a writer
+    if !std::fs::metadata(path).map_err(io)?.is_file() {
+        return unsupported("not a regular file");
+    }
+    let mut file = std::fs::File::open(path).map_err(io)?;
+    if !file.metadata().map_err(io)?.is_file() {
+        return unsupported("not a regular file");
+    }
+    let mut head = Vec::with_capacity(2);
+    (&mut file).take(2).read_to_end(&mut head).map_err(io)?;
+    file.seek(SeekFrom::Start(0)).map_err(io)?;
+    let options = Options {
+        kind,
+        latin1: reading.latin1,
+        max_line: reading.max_line,
+        threads: reading.threads.max(1),
+    };
+    let read = if head == gzip::MAGIC {
+        cranfield_trec::read(gzip::Members::new(file, reading.max_bytes), &options)
+    } else {
+        cranfield_trec::read(file, &options)
+    };
+    read.map_err(|e| match e {
+        cranfield_trec::ReadError::Io(error) => JudgeError::Io { input, error },
+        cranfield_trec::ReadError::Input(error) => JudgeError::Read { input, error },
+    })
+}
+
+/// Judges a parsed run against parsed qrels (see the module's documentation).
+pub fn judge(run: &Parsed, qrels: &Parsed, options: &JudgeOptions) -> Result<Judged, JudgeError> {
+    judge_with(run, qrels, options, threads_for(run, qrels, parallel::threads()))
+}
+
+/// Inputs smaller than this (rows of both) are judged on one thread.
+const PARALLEL_ROWS: usize = 1 << 16;
+
+fn threads_for(run: &Parsed, qrels: &Parsed, threads: usize) -> usize {
+    if run.rows + qrels.rows < PARALLEL_ROWS {
+        1
+    } else {
+        threads
+    }
+}
+
+/// [`judge`] on `threads` threads (whatever the size of the inputs).
+pub fn judge_with(
+    run: &Parsed,
+    qrels: &Parsed,
+    options: &JudgeOptions,
+    threads: usize,
+) -> Result<Judged, JudgeError> {
+    options.check()?;
+    let real = match value_kind(qrels, Input::Qrels)? {
+        ValueKind::Grades => false,
+        ValueKind::Reals => true,
+        ValueKind::Scores => return Err(JudgeError::WrongKind(Input::Qrels)),
+    };
+    // the qrels' problems come first (Python reads them first), then the run's
+    let run_kind = match value_kind(run, Input::Run) {
+        Ok(ValueKind::Scores) => Ok(()),
+        Ok(_) => Err(JudgeError::WrongKind(Input::Run)),
+        Err(e) => Err(e),
+    };
+    let no_run = no_rows();
+    let (qt, rt) = (Table::new(qrels), Table::new(if run_kind.is_ok() { run } else { &no_run }));
+    let threads = threads.max(1);
+    let topics = Topics::new(&qt, &rt);
+
+    // the qrels, topic by topic: the documents judged, duplicates resolved
+    let judged: Vec<QrelsTopic> = parallel::map(
+        topics.qrels_topics,
+        threads,
+        || (),
+        |_, t| QrelsTopic::new(&qt, topics.qrels_blocks.of(t), real, options.qrels_duplicates),
+    );
+    if let Some((first, second)) = judged.iter().filter_map(|j| j.duplicate).min_by_key(|d| d.1) {
+        return Err(duplicate(&qt, Input::Qrels, first, second));
+    }
+    run_kind?;
+    let kind = if real {
+        LabelKind::F64
+    } else {
+        let lo = judged.iter().map(|j| j.min).min().unwrap_or(0);
+        let hi = judged.iter().map(|j| j.max).max().unwrap_or(0);
+        if lo >= i8::MIN as i64 && hi <= i8::MAX as i64 {
+            LabelKind::I8
+        } else {
+            LabelKind::I64
+        }
+    };
+    // the evaluated topics, in byte order
+    let mut order: Vec<usize> = (0..topics.qrels_topics).collect();
+    order.sort_unstable_by(|&a, &b| topics.ids[a].cmp(topics.ids[b]));
+    let answered = |t: usize| !topics.run_blocks.of(t).is_empty();
+    let kept: Vec<usize> = order.into_iter().filter(|&t| options.complete || answered(t)).collect();
+
+    let ranking = Ranking { run: &rt, topics: &topics, judged: &judged, options, threads };
+    let (labels, lengths) = match kind {
+        LabelKind::I8 => ranking.labels::<i8>(&kept)?,
+        LabelKind::I64 => ranking.labels::<i64>(&kept)?,
+        LabelKind::F64 => ranking.labels::<f64>(&kept)?,
+    };
+    let mut query_ids = Strings { data: Vec::new(), offsets: vec![0] };
+    let mut offsets = Vec::with_capacity(kept.len() + 1);
+    let mut qrels_offsets = Vec::with_capacity(kept.len() + 1);
+    let (mut at, mut qrels_at) = (0i64, 0i64);
+    offsets.push(0);
+    qrels_offsets.push(0);
+    for (&t, &length) in kept.iter().zip(&lengths) {
+        query_ids.data.extend_from_slice(topics.ids[t]);
+        query_ids.offsets.push(i32::try_from(query_ids.data.len()).unwrap_or(i32::MAX));
+        at += length as i64;
+        offsets.push(at);
+        qrels_at += judged[t].grades.len() as i64;
+        qrels_offsets.push(qrels_at);
+    }
+    let in_run = kept.iter().map(|&t| answered(t)).collect();
+    let grades = kept.iter().flat_map(|&t| judged[t].grades.iter().copied());
+    let qrels_grades = if real {
+        LabelVec::F64(grades.map(f64::from_bits).collect())
+    } else {
+        LabelVec::I64(grades.map(|g| g as i64).collect())
+    };
+    Ok(Judged {
+        query_ids,
+        offsets,
+        labels,
+        qrels_offsets,
+        qrels_grades,
+        in_run,
+        rel_level: options.rel_level,
+        compat: options.compat,
+        run_tag: run.tag.clone().unwrap_or_default(),
+    })
+}
+
+/// An input without rows.
+fn no_rows() -> Parsed {
+    Parsed { columns: Vec::new(), lines: None, query_starts: vec![0], tag: None, rows: 0 }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum ValueKind {
+    Scores,
+    Grades,
+    Reals,
+}
+
+/// The kind of an input's value column (the same in every piece), or an error when it
+/// has no rows or mixed kinds.
+fn value_kind(parsed: &Parsed, input: Input) -> Result<ValueKind, JudgeError> {
+    let consistent = parsed.columns.iter().all(|c| {
+        well_formed(&c.query_id)
+            && well_formed(&c.doc_id)
+            && c.values.len() == c.query_id.len()
+            && c.doc_id.len() == c.query_id.len()
+    });
+    if !consistent {
+        return Err(JudgeError::WrongKind(input));
+    }
+    let mut kinds =
+        parsed.columns.iter().filter(|c| !c.query_id.is_empty()).map(|c| match c.values {
+            Values::Scores(_) => ValueKind::Scores,
+            Values::Grades(_) => ValueKind::Grades,
+            Values::Reals(_) => ValueKind::Reals,
+        });
+    let first = kinds.next().ok_or(JudgeError::Empty(input))?;
+    if kinds.any(|k| k != first) {
+        return Err(JudgeError::WrongKind(input));
+    }
+    Ok(first)
+}
+
+/// Whether every string of a column lies inside its data (`get` cannot fail).
+fn well_formed(strings: &Strings) -> bool {
+    let o = &strings.offsets;
+    o.first().is_some_and(|&start| start >= 0)
+        && o.windows(2).all(|w| w[0] <= w[1])
+        && o.last().is_some_and(|&end| end as usize <= strings.data.len())
+}
+
+fn duplicate(table: &Table, input: Input, first: usize, second: usize) -> JudgeError {
+    let mut doc = Vec::new();
+    table.each(second, second + 1, |_, c, r| doc = c.doc_id.get(r).to_vec());
+    JudgeError::Duplicate {
+        input,
+        query: table.query_id(second).to_vec(),
+        doc,
+        lines: (table.line(first), table.line(second)),
+    }
+}
+
+enum LabelKind {
+    I8,
+    I64,
+    F64,
+}
+
+/// Whether `a > b` for two raw values (reals as `f64` bits, else `i64`).
+#[inline]
+fn greater(a: u64, b: u64, real: bool) -> bool {
+    if real {
+        f64::from_bits(a) > f64::from_bits(b)
+    } else {
+        (a as i64) > (b as i64)
+    }
+}
+
+/// One topic of the qrels.
+struct QrelsTopic<'a> {
+    /// Each judged document's value (raw: `i64`, or `f64` bits for reals) and row.
+    docs: hash::Map<&'a [u8], (u64, usize)>,
+    /// The values >= 0, descending, equal ones in row order (raw).
+    grades: Vec<u64>,
+    /// The least and greatest value of the kept rows (integer grades only).
+    min: i64,
+    max: i64,
+    /// The first repeated pair with policy `Error`: (first row, second row).
+    duplicate: Option<(usize, usize)>,
+}
+
+impl<'a> QrelsTopic<'a> {
+    fn new(table: &Table<'a>, blocks: &[(usize, usize)], real: bool, policy: Duplicates) -> Self {
+        let rows: usize = blocks.iter().map(|(a, b)| b - a).sum();
+        let mut kept: hash::Map<&'a [u8], (u64, usize)> = hash::map(rows);
+        let mut duplicate = None;
+        for &(a, b) in blocks {
+            table.each(a, b, |row, columns, local| {
+                let doc = columns.doc_id.get(local);
+                let value = raw_value(columns, local);
+                match kept.entry(doc) {
+                    std::collections::hash_map::Entry::Vacant(e) => {
+                        e.insert((value, row));
+                    }
+                    std::collections::hash_map::Entry::Occupied(mut e) => match policy {
+                        Duplicates::Error => {
+                            duplicate.get_or_insert((e.get().1, row));
+                        }
+                        Duplicates::First => {}
+                        Duplicates::Max => {
+                            if greater(value, e.get().0, real) {
+                                e.insert((value, row));
+                            }
+                        }
+                    },
+                }
+            });
+        }
+        let (mut min, mut max) = (i64::MAX, i64::MIN);
+        let mut judged: Vec<(u64, usize)> = Vec::with_capacity(kept.len());
+        for &(value, row) in kept.values() {
+            if real {
+                if f64::from_bits(value) >= 0.0 {
+                    judged.push((value, row));
+                }
+            } else {
+                let g = value as i64;
+                min = min.min(g);
+                max = max.max(g);
+                if g >= 0 {
+                    judged.push((value, row));
+                }
+            }
+        }
+        // descending; equal values (0.0 and -0.0 too) in row order, as NumPy's stable
+        // lexsort on the negated values leaves them
+        if real {
+            judged.sort_unstable_by(|a, b| {
+                (f64::from_bits(b.0) + 0.0)
+                    .total_cmp(&(f64::from_bits(a.0) + 0.0))
+                    .then(a.1.cmp(&b.1))
+            });
+        } else {
+            judged.sort_unstable_by(|a, b| (b.0 as i64).cmp(&(a.0 as i64)).then(a.1.cmp(&b.1)));
+        }
+        QrelsTopic {
+            docs: kept,
+            grades: judged.into_iter().map(|(v, _)| v).collect(),
+            min,
+            max,
+            duplicate,
+        }
+    }
+}
+
+/// A label type of the judged run (`i8`, `i64`, `f64`: NumPy's dtypes of
+/// `JudgedRun.labels`).
+trait Label: Copy + Send + Sync {
+    const NOT_POOLED: Self;
+    /// The label of a document the qrels list with this raw value.
+    fn of(raw: u64) -> Self;
+    /// Whether the label is a grade (>= 0).
+    fn judged(self) -> bool;
+    fn wrap(labels: Vec<Self>) -> LabelVec;
+}
+
+impl Label for i8 {
+    const NOT_POOLED: i8 = NOT_POOLED as i8;
+    #[inline]
+    fn of(raw: u64) -> i8 {
+        // only used when every grade fits in an i8
+        let grade = raw as i64;
+        if grade >= 0 {
+            grade as i8
+        } else {
+            UNJUDGED as i8
+        }
+    }
+    #[inline]
+    fn judged(self) -> bool {
+        self >= 0
+    }
+    fn wrap(labels: Vec<i8>) -> LabelVec {
+        LabelVec::I8(labels)
+    }
+}
+
+impl Label for i64 {
+    const NOT_POOLED: i64 = NOT_POOLED;
+    #[inline]
+    fn of(raw: u64) -> i64 {
+        let grade = raw as i64;
+        if grade >= 0 {
+            grade
+        } else {
+            UNJUDGED
+        }
+    }
+    #[inline]
+    fn judged(self) -> bool {
+        self >= 0
+    }
+    fn wrap(labels: Vec<i64>) -> LabelVec {
+        LabelVec::I64(labels)
+    }
+}
+
+impl Label for f64 {
+    const NOT_POOLED: f64 = NOT_POOLED as f64;
+    #[inline]
+    fn of(raw: u64) -> f64 {
+        let gain = f64::from_bits(raw);
+        if gain >= 0.0 {
+            gain
+        } else {
+            UNJUDGED as f64
+        }
+    }
+    #[inline]
+    fn judged(self) -> bool {
+        self >= 0.0
+    }
+    fn wrap(labels: Vec<f64>) -> LabelVec {
+        LabelVec::F64(labels)
+    }
+}
+
+/// Two rows holding the same (query, document): the first and the second.
+type Pair = (usize, usize);
+
+/// A ranked document of a topic.
+struct Entry<'a> {
+    /// The score it is ranked by (rounded to f32 for compat 9; -0.0 made 0.0).
+    key: f64,
+    /// The score read.
+    score: f64,
+    doc: &'a [u8],
+    row: usize,
+}
+
+/// What a thread reuses from topic to topic.
+struct Scratch<'a> {
+    seen: hash::Map<&'a [u8], usize>,
+    entries: Vec<Entry<'a>>,
+}
+
+/// The run's side: every topic's ranking, judged.
+struct Ranking<'r, 'a> {
+    run: &'r Table<'a>,
+    topics: &'r Topics<'a>,
+    judged: &'r [QrelsTopic<'a>],
+    options: &'r JudgeOptions,
+    threads: usize,
+}
+
+impl<'a> Ranking<'_, 'a> {
+    /// The labels of the `kept` topics' rankings, back to back, and their lengths; or
+    /// the first duplicate of the run (by its second line).
+    fn labels<T: Label>(&self, kept: &[usize]) -> Result<(LabelVec, Vec<usize>), JudgeError> {
+        let make = || Scratch { seen: hash::map(0), entries: Vec::new() };
+        let mut parts: Vec<(Vec<T>, Option<Pair>)> =
+            parallel::map(self.topics.ids.len(), self.threads, make, |s, t| self.topic(s, t));
+        if let Some((first, second)) = parts.iter().filter_map(|p| p.1).min_by_key(|d| d.1) {
+            return Err(duplicate(self.run, Input::Run, first, second));
+        }
+        let lengths: Vec<usize> = kept.iter().map(|&t| parts[t].0.len()).collect();
+        let mut labels = Vec::with_capacity(lengths.iter().sum());
+        for &t in kept {
+            labels.append(&mut parts[t].0);
+        }
+        Ok((T::wrap(labels), lengths))
+    }
+
+    /// Topic `t`'s ranking, judged (empty for a topic the qrels do not have), or its
+    /// first duplicate (first row, second row).
+    fn topic<T: Label>(&self, s: &mut Scratch<'a>, t: usize) -> (Vec<T>, Option<Pair>) {
+        let blocks = self.topics.run_blocks.of(t);
+        let policy = self.options.duplicates;
+        let in_qrels = t < self.topics.qrels_topics;
+        if blocks.is_empty() || (!in_qrels && policy != Duplicates::Error) {
+            return (Vec::new(), None);
+        }
+        let rows = self.topics.run_blocks.rows(t);
+        hash::reset(&mut s.seen, rows);
+        s.entries.clear();
+        s.entries.reserve(rows);
+        let compat9 = self.options.compat == 9;
+        let mut duplicate = None;
+        for &(a, b) in blocks {
+            self.run.each(a, b, |row, columns, local| {
+                let Values::Scores(scores) = &columns.values else { return };
+                let score = scores[local];
+                let key = if compat9 { score as f32 as f64 } else { score } + 0.0;
+                let doc = columns.doc_id.get(local);
+                match s.seen.entry(doc) {
+                    std::collections::hash_map::Entry::Vacant(e) => {
+                        e.insert(s.entries.len());
+                        s.entries.push(Entry { key, score, doc, row });
+                    }
+                    std::collections::hash_map::Entry::Occupied(e) => {
+                        let kept = &mut s.entries[*e.get()];
+                        match policy {
+                            Duplicates::Error => {
+                                duplicate.get_or_insert((kept.row, row));
+                            }
+                            Duplicates::First => {}
+                            Duplicates::Max => {
+                                if score > kept.score {
+                                    *kept = Entry { key, score, doc, row };
+                                }
+                            }
+                        }
+                    }
+                }
+            });
+        }
+        if duplicate.is_some() || !in_qrels {
+            return (Vec::new(), duplicate);
+        }
+        // trec_eval's order: score descending, ties by document id descending
+        s.entries.sort_unstable_by(|a, b| b.key.total_cmp(&a.key).then_with(|| b.doc.cmp(a.doc)));
+        let depth =
+            self.options.depth.map_or(usize::MAX, |d| usize::try_from(d).unwrap_or(usize::MAX));
+        let docs = &self.judged[t].docs;
+        let judged_only = self.options.judged_only;
+        let mut labels = Vec::with_capacity(s.entries.len().min(depth));
+        for e in s.entries.iter().take(depth) {
+            let label = docs.get(e.doc).map_or(T::NOT_POOLED, |&(raw, _)| T::of(raw));
+            if !judged_only || label.judged() {
+                labels.push(label);
+            }
+        }
+        (labels, None)
+    }
+}
+
+#[cfg(test)]
+mod tests;

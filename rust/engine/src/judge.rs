@@ -1,0 +1,176 @@
+//! The judged-run arrays of TREC files (`cranfield_eval::judge`), for Python.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::PathBuf;
+
+use cranfield_eval::judge::{
+    judge_files, Duplicates, Input, JudgeError as Failed, JudgeOptions, Judged, LabelVec, Reading,
+};
+use cranfield_trec::Problem;
+use numpy::PyArray1;
+use pyo3::create_exception;
+use pyo3::exceptions::{PyException, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyList, PyTuple};
+
+create_exception!(
+    _engine,
+    JudgeError,
+    PyException,
+    "Judging TREC files failed: args are (what, input, line or None, detail or None); \
+     what is 'unsupported' (read the input in Python), 'io', 'read', 'empty', \
+     'duplicate', 'wrong_kind', 'options' or 'internal'; input is 'run', 'qrels' or None."
+);
+
+fn policy(name: &str, what: &str) -> PyResult<Duplicates> {
+    Duplicates::parse(name).ok_or_else(|| {
+        PyValueError::new_err(format!("{what} must be 'error', 'first' or 'max', got {name:?}"))
+    })
+}
+
+/// The reader's name of a problem (as `ReadError` gives it) and its detail.
+fn problem(py: Python<'_>, problem: &Problem) -> (&'static str, Option<Py<PyAny>>) {
+    let bytes = |v: &[u8]| Some(pyo3::types::PyBytes::new(py, v).into_any().unbind());
+    match problem {
+        Problem::Nul => ("nul", None),
+        Problem::LongLine => ("long_line", None),
+        Problem::Fields(got) => {
+            ("fields", got.into_pyobject(py).ok().map(|v| v.into_any().unbind()))
+        }
+        Problem::Score(value) => ("score", bytes(value)),
+        Problem::NanScore => ("nan", None),
+        Problem::Grade(value) => ("grade", bytes(value)),
+        Problem::Utf8 { column: 0, value } => ("query_id", bytes(value)),
+        Problem::Utf8 { value, .. } => ("doc_id", bytes(value)),
+        Problem::Empty => ("empty", None),
+    }
+}
+
+fn raise(py: Python<'_>, failure: Failed) -> PyErr {
+    let name = |input: Input| Some(input.to_string());
+    let text =
+        |t: String| Some(t.into_pyobject(py).map_or_else(|_| py.None(), |v| v.into_any().unbind()));
+    let (what, input, line, detail): (&str, Option<String>, Option<u64>, Option<Py<PyAny>>) =
+        match &failure {
+            Failed::Options(message) => ("options", None, None, text(message.to_string())),
+            Failed::WrongKind(input) => ("wrong_kind", name(*input), None, None),
+            Failed::Empty(input) => ("empty", name(*input), None, None),
+            Failed::Duplicate { input, lines, .. } => {
+                ("duplicate", name(*input), Some(lines.1), text(failure.to_string()))
+            }
+            Failed::Read { input, error } => {
+                let (kind, detail) = problem(py, &error.problem);
+                (
+                    "read",
+                    name(*input),
+                    error.line,
+                    Some(
+                        (kind, detail)
+                            .into_pyobject(py)
+                            .map_or_else(|_| py.None(), |v| v.into_any().unbind()),
+                    ),
+                )
+            }
+            Failed::Io { input, error } => ("io", name(*input), None, text(error.to_string())),
+            Failed::Unsupported { input, reason } => {
+                ("unsupported", name(*input), None, text(reason.to_string()))
+            }
+        };
+    JudgeError::new_err((what, input, line, detail))
+}
+
+fn labels<'py>(py: Python<'py>, labels: LabelVec) -> Bound<'py, PyAny> {
+    match labels {
+        LabelVec::I8(v) => PyArray1::from_vec(py, v).into_any(),
+        LabelVec::I64(v) => PyArray1::from_vec(py, v).into_any(),
+        LabelVec::F64(v) => PyArray1::from_vec(py, v).into_any(),
+    }
+}
+
+/// Read a TREC run and qrels (regular uncompressed files) and judge the run: the
+/// arrays of `cranfield.core.judged.JudgedRun`, as `judge(Qrels.read(qrels_path,
+/// duplicates=qrels_duplicates, ...), Run.read(run_path, duplicates=duplicates, ...),
+/// options)` makes them.
+///
+/// Returns `(query_ids, offsets, labels, qrels_offsets, qrels_grades, in_run,
+/// run_name)`: a list of str, int64, int8/int64/float64, int64, int64/float64 and bool
+/// arrays, and the run's tag (decoded as Latin-1 or UTF-8 with replacement). A `depth`
+/// of 2**64 or more is the whole ranking; a gzip file may decompress to at most
+/// `max_bytes` (no limit when None). Raises `JudgeError` (see its doc), or
+/// ValueError for a bad policy name.
+#[pyfunction]
+#[pyo3(signature = (run_path, qrels_path, *, latin1=false, fractional=false, rel_level=1,
+    depth=None, judged_only=false, complete=false, compat=10, duplicates="error",
+    qrels_duplicates="error", max_line=1 << 26, max_bytes=None))]
+#[allow(clippy::too_many_arguments)]
+fn judge_trec_files<'py>(
+    py: Python<'py>,
+    run_path: PathBuf,
+    qrels_path: PathBuf,
+    latin1: bool,
+    fractional: bool,
+    rel_level: i64,
+    depth: Option<Bound<'py, PyAny>>,
+    judged_only: bool,
+    complete: bool,
+    compat: u8,
+    duplicates: &str,
+    qrels_duplicates: &str,
+    max_line: usize,
+    max_bytes: Option<u64>,
+) -> PyResult<Bound<'py, PyTuple>> {
+    let depth = match depth {
+        None => None,
+        Some(d) => match d.extract::<u64>() {
+            Ok(d) => Some(d),
+            Err(_) if d.gt(u64::MAX)? => None,
+            Err(e) => return Err(e),
+        },
+    };
+    let options = JudgeOptions {
+        rel_level,
+        depth,
+        judged_only,
+        complete,
+        compat,
+        duplicates: policy(duplicates, "duplicates")?,
+        qrels_duplicates: policy(qrels_duplicates, "qrels_duplicates")?,
+    };
+    let reading = Reading {
+        latin1,
+        fractional,
+        max_line: max_line.min(1 << 29),
+        max_bytes: max_bytes.unwrap_or(u64::MAX),
+        ..Reading::default()
+    };
+    let work = || judge_files(&run_path, &qrels_path, &reading, &options);
+    let judged: Judged = match py.detach(|| catch_unwind(AssertUnwindSafe(work))) {
+        Ok(Ok(judged)) => judged,
+        Ok(Err(failure)) => return Err(raise(py, failure)),
+        Err(_) => {
+            return Err(JudgeError::new_err(("internal", py.None(), py.None(), "a panic in judge")))
+        }
+    };
+    let run_name = judged.run_name(latin1);
+    let ids = PyList::empty(py);
+    for q in 0..judged.num_queries() {
+        ids.append(String::from_utf8_lossy(judged.query_id(q)))?;
+    }
+    let Judged { offsets, labels: ranked, qrels_offsets, qrels_grades, in_run, .. } = judged;
+    (
+        ids,
+        PyArray1::from_vec(py, offsets),
+        labels(py, ranked),
+        PyArray1::from_vec(py, qrels_offsets),
+        labels(py, qrels_grades),
+        PyArray1::from_vec(py, in_run),
+        run_name,
+    )
+        .into_pyobject(py)
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("JudgeError", m.py().get_type::<JudgeError>())?;
+    m.add_function(wrap_pyfunction!(judge_trec_files, m)?)?;
+    Ok(())
+}
