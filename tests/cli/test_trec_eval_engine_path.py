@@ -171,6 +171,20 @@ def test_non_ascii_printed_names_fall_back(pair, capsys, monkeypatch):
     assert (code, out, err) == run(capsys, argv, monkeypatch, general=True)
 
 
+def test_engine_path_process_imports_neither_numpy_nor_pyarrow(pair):
+    q, r = pair(5)
+    script = (
+        "import sys\n"
+        "from cranfield.cli.main import main\n"
+        f"status = main(['trec_eval', '-q', '-c', '-m', 'all_trec', {q!r}, {r!r}])\n"
+        "print(status, sorted(m for m in ('numpy', 'pyarrow') if m in sys.modules))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True
+    ).stdout
+    assert out.splitlines()[-1] == "0 []"
+
+
 def test_selection_imports_neither_numpy_nor_pyarrow():
     script = (
         "import sys\n"

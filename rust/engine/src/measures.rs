@@ -11,14 +11,14 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyTuple};
 
 /// Labels or grades: an int8, int64 or float64 NumPy array, borrowed.
-pub(crate) enum Borrowed<'py> {
+enum Borrowed<'py> {
     I8(PyReadonlyArray1<'py, i8>),
     I64(PyReadonlyArray1<'py, i64>),
     F64(PyReadonlyArray1<'py, f64>),
 }
 
 impl<'py> Borrowed<'py> {
-    pub(crate) fn of(array: &Bound<'py, PyAny>, what: &str) -> PyResult<Self> {
+    fn of(array: &Bound<'py, PyAny>, what: &str) -> PyResult<Self> {
         if let Ok(a) = array.extract::<PyReadonlyArray1<i8>>() {
             return Ok(Borrowed::I8(a));
         }
@@ -31,7 +31,7 @@ impl<'py> Borrowed<'py> {
         Err(PyValueError::new_err(format!("{what} must be a 1-D int8, int64 or float64 array")))
     }
 
-    pub(crate) fn labels(&self) -> PyResult<Labels<'_>> {
+    fn labels(&self) -> PyResult<Labels<'_>> {
         let contiguous = || PyValueError::new_err("label arrays must be contiguous");
         Ok(match self {
             Borrowed::I8(a) => Labels::I8(a.as_slice().map_err(|_| contiguous())?),

@@ -1,20 +1,25 @@
 //! trec_eval's output (`cranfield_eval::trec_eval`), for `cranfield.core.trec_eval`.
 //!
 //! `trec_eval_print` prints values computed elsewhere (`run_trec_eval`'s path);
-//! `trec_eval_judged` computes and prints in one call from the arrays of a judged run
-//! (the engine's whole evaluation after judging: the cold path of `cranfield trec_eval`).
+//! `trec_eval_files` reads two TREC files, judges, computes and prints in one call (the
+//! engine path of `cranfield trec_eval`).
 
 use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::{Path, PathBuf};
 
-use cranfield_eval::trec_eval::{evaluate, print, Col, Failure, Kind, Layout, Printed, ZScores};
+use cranfield_eval::judge::{judge_files, JudgeOptions, Reading};
+use cranfield_eval::trec_eval::{
+    evaluate, latin1_bytes, print, relevant_grades, Col, Failure, Kind, Layout, Printed, Subset,
+    ZScores,
+};
 use cranfield_eval::{Column, JudgedView};
 use numpy::PyReadonlyArray1;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
 
-use crate::measures::{spec, Borrowed};
+use crate::measures::spec;
 
 /// `(printed, kind, spec or None, blank, reset, recount)` -> Col.
 fn col(item: &Bound<'_, PyAny>) -> PyResult<Col> {
@@ -109,75 +114,132 @@ fn trec_eval_print<'py>(
     result(py, printed)
 }
 
-/// Compute and print trec_eval's output from the arrays of a judged run (those of
-/// `cranfield.core.judged.JudgedRun`); every column's measure must be one the engine
-/// computes. `judged_only` is `-J` (the placeholder rankings of the queries `-c` added
-/// are then empty); `zscores` as for `trec_eval_print`. Returns `(text, unusable)` as
-/// `trec_eval_print`, or None when a measure refuses the run's data (the caller's
-/// general path reports it). Raises ValueError for a measure the engine does not
-/// compute or inconsistent arrays.
-#[pyfunction]
-#[pyo3(signature = (columns, offsets, labels, qrels_offsets, qrels_grades, in_run, rel_level, compat, query_ids, run_name, per_query, summary, complete, judged_only, relevant_in_qrels, zscores=None, threads=1))]
-#[allow(clippy::too_many_arguments)]
-fn trec_eval_judged<'py>(
-    py: Python<'py>,
-    columns: &Bound<'py, PyList>,
-    offsets: PyReadonlyArray1<'py, i64>,
-    labels: &Bound<'py, PyAny>,
-    qrels_offsets: PyReadonlyArray1<'py, i64>,
-    qrels_grades: &Bound<'py, PyAny>,
-    in_run: PyReadonlyArray1<'py, bool>,
-    rel_level: i64,
-    compat: u8,
-    query_ids: &Bound<'py, PyList>,
-    run_name: Vec<u8>,
-    per_query: bool,
-    summary: bool,
-    complete: bool,
-    judged_only: bool,
-    relevant_in_qrels: f64,
-    zscores: Option<&Bound<'py, PyDict>>,
-    threads: usize,
-) -> PyResult<Option<Bound<'py, PyTuple>>> {
-    let cols: Vec<Col> = columns.iter().map(|c| col(&c)).collect::<PyResult<_>>()?;
-    let labels = Borrowed::of(labels, "labels")?;
-    let grades = Borrowed::of(qrels_grades, "qrels_grades")?;
-    let contiguous = |_| PyValueError::new_err("offset arrays must be contiguous");
-    let run = JudgedView {
-        offsets: offsets.as_slice().map_err(contiguous)?,
-        labels: labels.labels()?,
-        qrels_offsets: qrels_offsets.as_slice().map_err(contiguous)?,
-        qrels_grades: grades.labels()?,
-        in_run: in_run.as_slice().map_err(contiguous)?,
-        rel_level,
-        compat,
+/// What `trec_eval_files` found: the output, the qrels topics without results (UTF-8
+/// ids, without `-c`) and the (query, measure) pairs without a usable z-score.
+type Done = (Printed, Vec<String>);
+
+/// Read, judge, compute and print; None when the engine cannot (the caller's general
+/// path then runs and reports any problem with its messages).
+fn files(
+    cols: &[Col],
+    qrels_path: &Path,
+    run_path: &Path,
+    options: &JudgeOptions,
+    reading: &Reading,
+    shape: (bool, bool),
+    zscores: Option<&ZScores>,
+) -> Result<Option<Done>, String> {
+    let (per_query, summary) = shape;
+    // judged with every qrels topic: the topics without results are those not `in_run`
+    let every = JudgeOptions { complete: true, ..options.clone() };
+    let Ok(judged) = judge_files(run_path, qrels_path, reading, &every) else {
+        return Ok(None);
     };
-    let ids = ids(query_ids)?;
+    let all = judged.view();
+    let relevant = relevant_grades(all.qrels_grades);
+    let subset;
+    let (run, queries): (JudgedView, Vec<usize>) = if options.complete {
+        (all, (0..all.num_queries()).collect())
+    } else {
+        subset = Subset::of(&all, |q| all.in_run[q]);
+        (subset.view(&all), subset.kept.clone())
+    };
+    if queries.is_empty() {
+        return Ok(None); // no query to evaluate: the general path's error
+    }
+    let Some(ids) =
+        queries.iter().map(|&q| latin1_bytes(judged.query_id(q))).collect::<Option<Vec<_>>>()
+    else {
+        return Ok(None);
+    };
+    let missing = if options.complete {
+        Vec::new()
+    } else {
+        (0..all.num_queries())
+            .filter(|&q| !all.in_run[q])
+            .map(|q| String::from_utf8_lossy(judged.query_id(q)).into_owned())
+            .collect()
+    };
     let id_slices: Vec<&[u8]> = ids.iter().map(Vec::as_slice).collect();
-    let table = zscores.map(self::zscores).transpose()?;
     let layout = Layout {
         query_ids: &id_slices,
-        run_name: &run_name,
+        run_name: &judged.run_tag,
         per_query,
         summary,
-        complete,
-        relevant_in_qrels,
-        zscores: table.as_ref(),
+        complete: options.complete,
+        relevant_in_qrels: relevant,
+        zscores,
     };
-    let printed = py
-        .detach(|| {
-            catch_unwind(AssertUnwindSafe(|| evaluate(&run, &cols, &layout, judged_only, threads)))
-        })
-        .map_err(|_| PyRuntimeError::new_err("internal error: a measure kernel panicked"))?;
-    match printed {
-        Ok(printed) => result(py, printed).map(Some),
-        Err(Failure::Refused(_)) => Ok(None),
-        Err(Failure::Invalid(message)) => Err(PyValueError::new_err(message)),
+    let threads = if run.labels.len() >= THREADS_FROM { reading.threads } else { 1 };
+    match evaluate(&run, cols, &layout, options.judged_only, threads) {
+        Ok(printed) => Ok(Some((printed, missing))),
+        Err(Failure::Refused(_)) => Ok(None), // the general path reports it
+        Err(Failure::Invalid(message)) => Err(message),
     }
+}
+
+/// Lines may not be longer than this, whatever the caller asks (32-bit offsets).
+const MAX_LINE_CAP: usize = 1 << 29;
+
+/// Ranked documents from which the kernels run on several threads.
+const THREADS_FROM: usize = 1_000_000;
+
+/// trec_eval on two TREC files in one call: read (ids as Latin-1), judge, compute and
+/// print. `columns` and `zscores` as for `trec_eval_print`; `rel_level`, `depth`,
+/// `judged_only`, `complete`, `compat` are the judging options (-l, -M, -J, -c);
+/// `max_line` the longest line read, `max_bytes` the most a gzip file may decompress to.
+///
+/// Returns `(text, missing, unusable)` — the output bytes, the qrels topics without
+/// results (without `-c`, for the note) and the (query, measure) pairs without a usable
+/// z-score — or None when the engine cannot do it: an input it does not read (standard
+/// input, gzip, not a regular file), a problem in an input, no query to evaluate. The
+/// caller then runs its general path, which reports problems with their messages.
+/// Raises ValueError for a measure the engine does not compute.
+#[pyfunction]
+#[pyo3(signature = (columns, qrels_path, run_path, rel_level, depth, judged_only, complete, compat, per_query, summary, zscores=None, max_line=1 << 26, max_bytes=None))]
+#[allow(clippy::too_many_arguments)]
+fn trec_eval_files<'py>(
+    py: Python<'py>,
+    columns: &Bound<'py, PyList>,
+    qrels_path: PathBuf,
+    run_path: PathBuf,
+    rel_level: i64,
+    depth: Option<u64>,
+    judged_only: bool,
+    complete: bool,
+    compat: u8,
+    per_query: bool,
+    summary: bool,
+    zscores: Option<&Bound<'py, PyDict>>,
+    max_line: usize,
+    max_bytes: Option<u64>,
+) -> PyResult<Option<Bound<'py, PyTuple>>> {
+    let cols: Vec<Col> = columns.iter().map(|c| col(&c)).collect::<PyResult<_>>()?;
+    let table = zscores.map(self::zscores).transpose()?;
+    let options =
+        JudgeOptions { rel_level, depth, judged_only, complete, compat, ..JudgeOptions::default() };
+    let reading = Reading {
+        latin1: true,
+        max_line: max_line.min(MAX_LINE_CAP),
+        max_bytes: max_bytes.unwrap_or(u64::MAX),
+        ..Reading::default()
+    };
+    let shape = (per_query, summary);
+    let work = || files(&cols, &qrels_path, &run_path, &options, &reading, shape, table.as_ref());
+    let done = py
+        .detach(|| catch_unwind(AssertUnwindSafe(work)))
+        .map_err(|_| PyRuntimeError::new_err("internal error: trec_eval's engine panicked"))?
+        .map_err(PyValueError::new_err)?;
+    let Some((printed, missing)) = done else {
+        return Ok(None);
+    };
+    let notes: Vec<Bound<'py, PyBytes>> =
+        printed.unusable.iter().map(|u| PyBytes::new(py, u)).collect();
+    Ok(Some((PyBytes::new(py, &printed.text), missing, notes).into_pyobject(py)?))
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(trec_eval_print, m)?)?;
-    m.add_function(wrap_pyfunction!(trec_eval_judged, m)?)?;
+    m.add_function(wrap_pyfunction!(trec_eval_files, m)?)?;
     Ok(())
 }

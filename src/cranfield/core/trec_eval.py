@@ -473,53 +473,35 @@ def evaluate_files(
     it does not read, a problem in an input or no query to evaluate. The caller then
     evaluates with :func:`run_trec_eval`, which reports problems with their messages.
     """
+    from .io.source import MAX_LINE
+    from .memory import input_budget
+
     described = engine_columns(cols)
     if described is None or options.duplicates != "error":
         return None
-    # Until the engine judges files itself, the Python reader and judge give it the
-    # judged arrays; this function's contract stays the same once it does.
-    from ..errors import CranfieldError
-    from .judged import judge
-    from .measures.engine import _labels, threads_for
-    from .qrels import Qrels
-    from .run import Run
-
     try:
         zscores = read_zscores(zscores_path) if zscores_path else None
-        qrels = Qrels.read(qrels_path, format="trec", encoding="latin-1")
-        run = Run.read(run_path, format="trec", encoding="latin-1")
-        jr = judge(qrels, run, options)
-    except (CranfieldError, OSError):
+    except InputError:
         return None
-    if jr.num_queries == 0 or jr.fractional:
-        return None
-    relevant = 0.0
-    if options.complete and any(c.recount for c in cols):
-        relevant = float(np.sum(qrels.table.column("relevance").to_numpy() > 0))
-    missing = [] if options.complete else sorted(set(qrels.query_ids()) - set(jr.query_ids))
     table = None
     if zscores is not None:
         table = {(q.encode("latin-1"), m): v for (q, m), v in zscores.items()}
-    done = _engine.trec_eval_judged(
+    done = _engine.trec_eval_files(
         described,
-        np.ascontiguousarray(jr.offsets, dtype=np.int64),
-        _labels(jr.labels),
-        np.ascontiguousarray(jr.qrels_offsets, dtype=np.int64),
-        _labels(jr.qrels_grades),
-        np.ascontiguousarray(jr.in_run, dtype=bool),
-        int(jr.rel_level),
-        int(jr.compat),
-        [q.encode("latin-1") for q in jr.query_ids],
-        jr.run_name.encode("latin-1"),
+        qrels_path,
+        run_path,
+        options.rel_level,
+        options.depth,
+        options.judged_only,
+        options.complete,
+        options.compat,
         per_query,
         summary,
-        options.complete,
-        options.judged_only,
-        relevant,
         table,
-        threads_for(len(jr.labels)),
+        MAX_LINE,
+        input_budget(),  # what a gzip file may decompress to, as the Python reader allows
     )
     if done is None:
-        return None  # a measure refuses the run: the general path reports it
-    text, unusable = done
+        return None
+    text, missing, unusable = done
     return Evaluated(text, missing, [u.decode("latin-1") for u in unusable])
