@@ -67,7 +67,7 @@ fn param(value: &Bound<'_, PyAny>, family: &str, name: &str) -> PyResult<Param> 
 }
 
 /// `(family, cutoff, params)` -> Spec.
-fn spec(item: &Bound<'_, PyAny>) -> PyResult<Spec> {
+pub(crate) fn spec(item: &Bound<'_, PyAny>) -> PyResult<Spec> {
     let (family, cutoff, params): (String, Bound<'_, PyAny>, Bound<'_, PyDict>) = item.extract()?;
     let cutoff = if cutoff.is_none() {
         None
