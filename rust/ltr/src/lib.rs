@@ -471,7 +471,6 @@ impl Kernel {
             // ranked above it (one branch-free pass for up to LANES of them), then
             // those few sorted by rank
             count_ranks(scores, positive, depth, ranked);
-            sort_by_rank(ranked);
         } else {
             top_with(scores, depth, order, values);
             let flags = &self.is_positive[a..b];
@@ -617,33 +616,46 @@ const RANK_BY_COUNTING: usize = 16;
 /// Documents whose ranks one pass of [`count_ranks`] counts.
 const LANES: usize = 8;
 
-/// `(rank, d)` for the documents `d` of `positive` ranked within `depth`: the 1-based
-/// rank of `d` is 1 + the documents with a higher score + those before it with an
-/// equal one (ties by position). One pass over the scores counts for [`LANES`]
-/// documents at once, every comparison branch-free (AVX2 when the CPU has it).
+/// `(rank, d)` for the documents `d` of `positive` (at most [`RANK_BY_COUNTING`])
+/// ranked within `depth`, in rank order: the 1-based rank of `d` is 1 + the documents
+/// with a higher score + those before it with an equal one (ties by position). One
+/// pass over the scores counts for [`LANES`] documents at once, every comparison
+/// branch-free (AVX2 when the CPU has it).
 fn count_ranks(scores: &[f64], positive: &[u32], depth: usize, ranked: &mut Vec<(u32, u32)>) {
+    let mut found = [(0u32, 0u32); RANK_BY_COUNTING];
+    let mut m = 0;
     #[cfg(target_arch = "x86_64")]
     {
         if std::is_x86_feature_detected!("avx2") {
             // SAFETY: the CPU has AVX2 (just checked)
-            return unsafe { count_ranks_avx2(scores, positive, depth, ranked) };
+            m = unsafe { count_ranks_avx2(scores, positive, depth, &mut found) };
+        } else {
+            for group in positive.chunks(LANES) {
+                m = count_ranks_body(scores, group, depth, &mut found, m);
+            }
         }
     }
-    count_ranks_body(scores, positive, depth, ranked)
+    #[cfg(not(target_arch = "x86_64"))]
+    for group in positive.chunks(LANES) {
+        m = count_ranks_body(scores, group, depth, &mut found, m);
+    }
+    put_in_rank_order(&found[..m], depth, ranked);
 }
 
 /// [`count_ranks_body`] with AVX2: a pass counts the higher scores of 8 documents in
 /// two registers and notes whether any score equals one of theirs; only then (rare
-/// with real-valued scores) is the group counted again with the tie rule.
+/// with real-valued scores) is the group counted again with the tie rule. Returns how
+/// many of `found` were filled (those ranked within `depth`, in no particular order).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 unsafe fn count_ranks_avx2(
     scores: &[f64],
     positive: &[u32],
     depth: usize,
-    ranked: &mut Vec<(u32, u32)>,
-) {
+    found: &mut [(u32, u32); RANK_BY_COUNTING],
+) -> usize {
     use std::arch::x86_64::*;
+    let mut m = 0;
     for group in positive.chunks(LANES) {
         let mut s = [f64::INFINITY; LANES];
         for (l, &p) in group.iter().enumerate() {
@@ -669,52 +681,92 @@ unsafe fn count_ranks_avx2(
                 e1 = _mm256_sub_epi64(e1, _mm256_castpd_si256(_mm256_cmp_pd::<_CMP_GE_OQ>(v, s1)));
             }
         }
-        let (mut above, mut at_least) = ([0u64; LANES], [0u64; LANES]);
-        _mm256_storeu_si256(above.as_mut_ptr().cast(), g0);
-        _mm256_storeu_si256(above.as_mut_ptr().add(4).cast(), g1);
-        _mm256_storeu_si256(at_least.as_mut_ptr().cast(), e0);
-        _mm256_storeu_si256(at_least.as_mut_ptr().add(4).cast(), e1);
-        // a document's own score is the one equal to it unless another ties with it:
+        // a document's own score is the one equal to it unless another ties with it
+        // (at least = above + 1 in every lane in use; padding lanes count nothing):
         // then the group is counted again with the tie rule (rare for real scores)
-        if (0..group.len()).any(|l| at_least[l] != above[l] + 1) {
-            count_ranks_body(scores, group, depth, ranked);
+        let one = _mm256_set1_epi64x(1);
+        let ok0 = _mm256_cmpeq_epi64(_mm256_sub_epi64(e0, g0), one);
+        let ok1 = _mm256_cmpeq_epi64(_mm256_sub_epi64(e1, g1), one);
+        let ok = _mm256_movemask_pd(_mm256_castsi256_pd(ok0))
+            | (_mm256_movemask_pd(_mm256_castsi256_pd(ok1)) << 4);
+        let used = (1i32 << group.len()) - 1;
+        if ok & used != used {
+            m = count_ranks_body(scores, group, depth, found, m);
             continue;
         }
+        let mut above = [0u64; LANES];
+        _mm256_storeu_si256(above.as_mut_ptr().cast(), g0);
+        _mm256_storeu_si256(above.as_mut_ptr().add(4).cast(), g1);
         for (l, &p) in group.iter().enumerate() {
+            // branch-free: written always, kept when within depth
             let rank = above[l] as usize + 1;
-            if rank <= depth {
-                ranked.push((rank as u32, p));
-            }
+            found[m] = (rank as u32, p);
+            m += usize::from(rank <= depth);
         }
     }
+    m
 }
 
+/// One group of at most [`LANES`] documents counted with the tie rule, appended to
+/// `found` from `m` on (when ranked within `depth`); returns the new count.
 #[inline(always)]
-fn count_ranks_body(scores: &[f64], positive: &[u32], depth: usize, ranked: &mut Vec<(u32, u32)>) {
-    for group in positive.chunks(LANES) {
-        // padding lanes: a score nothing exceeds, at a position after every document
-        let mut s = [f64::INFINITY; LANES];
-        let mut d = [f64::INFINITY; LANES];
-        for (l, &p) in group.iter().enumerate() {
-            s[l] = scores[p as usize];
-            d[l] = f64::from(p);
-        }
-        let mut above = [0u64; LANES];
-        let mut j = 0.0f64;
-        for &x in scores {
-            for l in 0..LANES {
-                let counts = (x > s[l]) | ((x == s[l]) & (j < d[l]));
-                above[l] += u64::from(counts);
-            }
-            j += 1.0;
-        }
-        for (l, &p) in group.iter().enumerate() {
-            let rank = above[l] as usize + 1;
-            if rank <= depth {
-                ranked.push((rank as u32, p));
-            }
-        }
+fn count_ranks_body(
+    scores: &[f64],
+    group: &[u32],
+    depth: usize,
+    found: &mut [(u32, u32); RANK_BY_COUNTING],
+    mut m: usize,
+) -> usize {
+    // padding lanes: a score nothing exceeds, at a position after every document
+    let mut s = [f64::INFINITY; LANES];
+    let mut d = [f64::INFINITY; LANES];
+    for (l, &p) in group.iter().enumerate() {
+        s[l] = scores[p as usize];
+        d[l] = f64::from(p);
     }
+    let mut above = [0u64; LANES];
+    let mut j = 0.0f64;
+    for &x in scores {
+        for l in 0..LANES {
+            let counts = (x > s[l]) | ((x == s[l]) & (j < d[l]));
+            above[l] += u64::from(counts);
+        }
+        j += 1.0;
+    }
+    for (l, &p) in group.iter().enumerate() {
+        let rank = above[l] as usize + 1;
+        found[m] = (rank as u32, p);
+        m += usize::from(rank <= depth);
+    }
+    m
+}
+
+/// Append `(rank, d)` pairs of distinct ranks (at most [`RANK_BY_COUNTING`], ranks at
+/// most `depth`) to `ranked` by rank: through a bit per rank when `depth` <= 64 (set,
+/// then read lowest first), else each put at its place, the number of pairs of a lower
+/// rank (branch-free).
+fn put_in_rank_order(found: &[(u32, u32)], depth: usize, ranked: &mut Vec<(u32, u32)>) {
+    if depth <= 64 {
+        let mut at = [0u32; 64];
+        let mut bits = 0u64;
+        for &(r, d) in found {
+            let i = (r as usize - 1) & 63;
+            at[i] = d;
+            bits |= 1u64 << i;
+        }
+        while bits != 0 {
+            let i = bits.trailing_zeros() as usize;
+            ranked.push((i as u32 + 1, at[i]));
+            bits &= bits - 1;
+        }
+        return;
+    }
+    let mut placed = [(0u32, 0u32); RANK_BY_COUNTING];
+    for &(r, d) in found {
+        let below = found.iter().map(|&(s, _)| usize::from(s < r)).sum::<usize>();
+        placed[below] = (r, d);
+    }
+    ranked.extend_from_slice(&placed[..found.len()]);
 }
 
 /// nDCG's `gain / discount[r]` for every distinct gain and rank up to the cutoff, and
@@ -743,27 +795,6 @@ fn quotient_table(spec: &Spec, discount: &[f64]) -> Option<(Vec<u8>, Vec<f64>)> 
         quotients.extend(discount[..k].iter().map(|&d| g / d));
     }
     Some((index, quotients))
-}
-
-/// Sort `(rank, d)` pairs of distinct ranks by rank: a few pairs (as counting gives)
-/// each put at its place, the number of pairs of a lower rank (branch-free); more by a
-/// sort.
-fn sort_by_rank(ranked: &mut [(u32, u32)]) {
-    const FEW: usize = 16;
-    let m = ranked.len();
-    if m < 2 {
-        return;
-    }
-    if m > FEW {
-        ranked.sort_unstable();
-        return;
-    }
-    let mut placed = [(0u32, 0u32); FEW];
-    for &(r, d) in ranked.iter() {
-        let below = ranked.iter().map(|&(s, _)| usize::from(s < r)).sum::<usize>();
-        placed[below] = (r, d);
-    }
-    ranked.copy_from_slice(&placed[..m]);
 }
 
 /// The per-query constants of one measure.
