@@ -42,6 +42,14 @@ fn main() {
     let t = best(|| scoring::scores(&features, &weights, f, &mut scores));
     println!("{n} docs x {f} features, {p} individuals: scoring {t:.2} ms (1 thread)");
     let mut out = vec![0.0; p * queries];
+    // one weight vector at a time (Nelder-Mead's use): scoring alone, then fused
+    let one = &weights[..f];
+    let mut row = vec![0.0; n];
+    scoring::scores(&features, one, f, &mut row);
+    let mut out1 = vec![0.0; queries];
+    let t = best(|| kernel.evaluate(&row, 1, &mut out1, 1).unwrap()) * 1e3;
+    let fused = best(|| kernel.evaluate_weights(one, &mut out1, 1).unwrap()) * 1e3;
+    println!("one vector: ranking {t:.1} us, fused {fused:.1} us");
     for threads in [1, 2] {
         let rank = best(|| kernel.evaluate(&scores, p, &mut out, threads).unwrap());
         let fused = best(|| kernel.evaluate_weights(&weights, &mut out, threads).unwrap());
