@@ -611,7 +611,7 @@ fn all_finite(values: &[f64]) -> bool {
 /// Documents that can count in a query up to which their ranks are found by counting
 /// (one pass over the query's scores per [`LANES`] of them) rather than by ranking the
 /// query.
-const RANK_BY_COUNTING: usize = 16;
+const RANK_BY_COUNTING: usize = 32;
 
 /// Documents whose ranks one pass of [`count_ranks`] counts.
 const LANES: usize = 8;
