@@ -344,17 +344,77 @@ impl Kernel {
                     if !all_finite(&buf[..rows * widest]) {
                         return Err(Failure::NonFinite);
                     }
-                    for r in 0..rows {
-                        let s = &buf[r * widest..(r + 1) * widest];
-                        let o = &mut o[(g + r) * row..(g + r + 1) * row];
-                        for q in qa..qb {
-                            self.query(q, s, base, o, &mut scratch, None)?;
-                        }
-                    }
+                    let o = &mut o[g * row..(g + rows) * row];
+                    let tile = (&buf[..rows * widest], widest);
+                    self.rank_tile(tile, (qa, qb), base, o, &mut scratch, None)?;
                 }
             }
             Ok(())
         })
+    }
+
+    /// The queries `qa..qb` of a tile of individuals: their scores from document
+    /// `base` on, `widest` apart in `tile`, their values (`T x Q` each) in `out`
+    /// (`columns`: as for [`Kernel::query`]).
+    /// Compiled a second time for CPUs with AVX2 (and BMI), where the ranking's
+    /// helpers are then inlined.
+    fn rank_tile(
+        &self,
+        (tile, widest): (&[f64], usize),
+        queries: (usize, usize),
+        base: usize,
+        out: &mut [f64],
+        scratch: &mut Scratch,
+        columns: Option<&[u32]>,
+    ) -> Result<(), Failure> {
+        #[cfg(target_arch = "x86_64")]
+        {
+            if std::is_x86_feature_detected!("avx2")
+                && std::is_x86_feature_detected!("bmi1")
+                && std::is_x86_feature_detected!("bmi2")
+                && std::is_x86_feature_detected!("popcnt")
+            {
+                // SAFETY: the CPU has these features (just checked)
+                return unsafe {
+                    self.rank_tile_avx2((tile, widest), queries, base, out, scratch, columns)
+                };
+            }
+        }
+        self.rank_tile_body((tile, widest), queries, base, out, scratch, columns)
+    }
+
+    /// [`Kernel::rank_tile`] with AVX2 and BMI.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
+    unsafe fn rank_tile_avx2(
+        &self,
+        (tile, widest): (&[f64], usize),
+        queries: (usize, usize),
+        base: usize,
+        out: &mut [f64],
+        scratch: &mut Scratch,
+        columns: Option<&[u32]>,
+    ) -> Result<(), Failure> {
+        self.rank_tile_body((tile, widest), queries, base, out, scratch, columns)
+    }
+
+    #[inline(always)]
+    fn rank_tile_body(
+        &self,
+        (tile, widest): (&[f64], usize),
+        (qa, qb): (usize, usize),
+        base: usize,
+        out: &mut [f64],
+        scratch: &mut Scratch,
+        columns: Option<&[u32]>,
+    ) -> Result<(), Failure> {
+        let row = self.num_terms() * self.num_queries();
+        for (s, o) in tile.chunks_exact(widest).zip(out.chunks_exact_mut(row)) {
+            for q in qa..qb {
+                self.query(q, s, base, o, scratch, columns)?;
+            }
+        }
+        Ok(())
     }
 
     /// Run `work(first individual, count, their values)` on up to `threads` threads.
@@ -420,24 +480,18 @@ impl Kernel {
         columns: &[u32],
     ) -> Result<(), Failure> {
         let n = self.num_docs();
-        let row = self.num_terms() * self.num_queries();
         let mut scratch = Scratch::new(self.max_len);
         // individual by individual (measured faster than query by query across
         // individuals once scores are gathered through `columns`: each row of scores is
         // then read once, in a stream the prefetcher follows)
-        for j in 0..count {
-            let s = &scores[j * n..(j + 1) * n];
-            let o = &mut out[j * row..(j + 1) * row];
-            for q in 0..self.num_queries() {
-                self.query(q, s, 0, o, &mut scratch, Some(columns))?;
-            }
-        }
-        Ok(())
+        let all = (0, self.num_queries());
+        self.rank_tile((&scores[..count * n], n), all, 0, out, &mut scratch, Some(columns))
     }
 
     /// One query of one individual (`s`: its scores from document `base` on, or through
     /// `columns`; `out`: its `T x Q` values). `columns` None: the scores are known to
     /// be finite and in document order.
+    #[inline(always)]
     fn query(
         &self,
         q: usize,
@@ -493,6 +547,7 @@ impl Kernel {
     /// of the documents that can count (`ranked`: rank, position within the query):
     /// every other document has label below every level, gain 0 and ERR's stop
     /// probability 0, so it adds no term to any sum and no count.
+    #[inline(always)]
     fn value(
         &self,
         term: &Term,
@@ -621,6 +676,7 @@ const LANES: usize = 8;
 /// with a higher score + those before it with an equal one (ties by position). One
 /// pass over the scores counts for [`LANES`] documents at once, every comparison
 /// branch-free (AVX2 when the CPU has it).
+#[inline(always)]
 fn count_ranks(scores: &[f64], positive: &[u32], depth: usize, ranked: &mut Vec<(u32, u32)>) {
     let mut found = [(0u32, 0u32); RANK_BY_COUNTING];
     let mut m = 0;
@@ -648,6 +704,7 @@ fn count_ranks(scores: &[f64], positive: &[u32], depth: usize, ranked: &mut Vec<
 /// many of `found` were filled (those ranked within `depth`, in no particular order).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
+#[inline]
 unsafe fn count_ranks_avx2(
     scores: &[f64],
     positive: &[u32],
@@ -745,6 +802,7 @@ fn count_ranks_body(
 /// most `depth`) to `ranked` by rank: through a bit per rank when `depth` <= 64 (set,
 /// then read lowest first), else each put at its place, the number of pairs of a lower
 /// rank (branch-free).
+#[inline(always)]
 fn put_in_rank_order(found: &[(u32, u32)], depth: usize, ranked: &mut Vec<(u32, u32)>) {
     if depth <= 64 {
         let mut at = [0u32; 64];
