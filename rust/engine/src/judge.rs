@@ -46,7 +46,7 @@ fn problem(py: Python<'_>, problem: &Problem) -> (&'static str, Option<Py<PyAny>
     }
 }
 
-fn raise(py: Python<'_>, failure: Failed) -> PyErr {
+pub(crate) fn raise(py: Python<'_>, failure: Failed) -> PyErr {
     let name = |input: Input| Some(input.to_string());
     let text =
         |t: String| Some(t.into_pyobject(py).map_or_else(|_| py.None(), |v| v.into_any().unbind()));

@@ -4,6 +4,7 @@
 //! Python as NumPy arrays that own the Rust buffers (no copy). No panic reaches
 //! Python: one would be a bug, reported as `ReadError("internal", ...)`.
 
+mod evaluate;
 mod judge;
 mod ltr;
 mod measures;
@@ -195,6 +196,7 @@ fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     ltr::register(m)?;
     measures::register(m)?;
     judge::register(m)?;
+    evaluate::register(m)?;
     trec_eval::register(m)?;
     Ok(())
 }

@@ -307,7 +307,9 @@ pub fn judge_files(
     judge_with(&run, &qrels, options, threads_for(&run, &qrels, reading.threads))
 }
 
-fn read_file(
+/// Reads one TREC input of `kind` from a regular file, plain or gzip (see
+/// [`judge_files`]); `input` names it in errors.
+pub fn read_file(
     path: &Path,
     input: Input,
     kind: Kind,
@@ -354,7 +356,8 @@ pub fn judge(run: &Parsed, qrels: &Parsed, options: &JudgeOptions) -> Result<Jud
 /// Inputs smaller than this (rows of both) are judged on one thread.
 const PARALLEL_ROWS: usize = 1 << 16;
 
-fn threads_for(run: &Parsed, qrels: &Parsed, threads: usize) -> usize {
+/// The threads worth using to judge `run` against `qrels` (at most `threads`).
+pub fn threads_for(run: &Parsed, qrels: &Parsed, threads: usize) -> usize {
     if run.rows + qrels.rows < PARALLEL_ROWS {
         1
     } else {
@@ -786,3 +789,14 @@ impl<'a> Ranking<'_, 'a> {
 
 #[cfg(test)]
 mod tests;
+
+/// The number of distinct query ids of a parsed input (the topics of the qrels).
+pub fn topics(parsed: &Parsed) -> usize {
+    let mut seen: std::collections::HashSet<&[u8]> = std::collections::HashSet::new();
+    for columns in &parsed.columns {
+        for i in 0..columns.query_id.len() {
+            seen.insert(columns.query_id.get(i));
+        }
+    }
+    seen.len()
+}

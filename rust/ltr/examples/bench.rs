@@ -1,6 +1,6 @@
 //! Time the kernel (nDCG@10) on MQ2008-sized random data (470 queries, 46 features),
 //! best of 20: `cargo run --release -p cranfield-ltr --example bench [FRACTION OF
-//! RELEVANT DOCUMENTS]`. Prints the scoring alone, the ranking of given scores and the
+//! RELEVANT DOCUMENTS [lognormal]]`. Prints the scoring alone, the ranking of given scores and the
 //! fused `evaluate_weights` (scoring and ranking block by block), on 1 and 2 threads.
 
 use cranfield_ltr::{scoring, Kernel, Kind, Spec};
@@ -24,8 +24,17 @@ fn main() {
     };
     let (queries, p, f) = (470usize, 200usize, 46usize);
     let mut offsets = vec![0usize];
+    // query lengths uniform on 5..35, or (second argument `lognormal`) as
+    // benchmarks/ltr.py draws them: log-normal, median 15, sigma 0.6, within 5..121
+    let lognormal = std::env::args().nth(2).is_some_and(|a| a == "lognormal");
     for _ in 0..queries {
-        let len = 5 + (next() * 30.0) as usize;
+        let len = if lognormal {
+            let z = (-2.0 * next().max(1e-300).ln()).sqrt()
+                * (2.0 * std::f64::consts::PI * next()).cos();
+            (15.0 * (0.6 * z).exp()).round().clamp(5.0, 121.0) as usize
+        } else {
+            5 + (next() * 30.0) as usize
+        };
         offsets.push(offsets.last().unwrap() + len);
     }
     let n = *offsets.last().unwrap();
@@ -42,6 +51,14 @@ fn main() {
     let t = best(|| scoring::scores(&features, &weights, f, &mut scores));
     println!("{n} docs x {f} features, {p} individuals: scoring {t:.2} ms (1 thread)");
     let mut out = vec![0.0; p * queries];
+    // one weight vector at a time (Nelder-Mead's use): scoring alone, then fused
+    let one = &weights[..f];
+    let mut row = vec![0.0; n];
+    scoring::scores(&features, one, f, &mut row);
+    let mut out1 = vec![0.0; queries];
+    let t = best(|| kernel.evaluate(&row, 1, &mut out1, 1).unwrap()) * 1e3;
+    let fused = best(|| kernel.evaluate_weights(one, &mut out1, 1).unwrap()) * 1e3;
+    println!("one vector: ranking {t:.1} us, fused {fused:.1} us");
     for threads in [1, 2] {
         let rank = best(|| kernel.evaluate(&scores, p, &mut out, threads).unwrap());
         let fused = best(|| kernel.evaluate_weights(&weights, &mut out, threads).unwrap());

@@ -344,17 +344,77 @@ impl Kernel {
                     if !all_finite(&buf[..rows * widest]) {
                         return Err(Failure::NonFinite);
                     }
-                    for r in 0..rows {
-                        let s = &buf[r * widest..(r + 1) * widest];
-                        let o = &mut o[(g + r) * row..(g + r + 1) * row];
-                        for q in qa..qb {
-                            self.query(q, s, base, o, &mut scratch, None)?;
-                        }
-                    }
+                    let o = &mut o[g * row..(g + rows) * row];
+                    let tile = (&buf[..rows * widest], widest);
+                    self.rank_tile(tile, (qa, qb), base, o, &mut scratch, None)?;
                 }
             }
             Ok(())
         })
+    }
+
+    /// The queries `qa..qb` of a tile of individuals: their scores from document
+    /// `base` on, `widest` apart in `tile`, their values (`T x Q` each) in `out`
+    /// (`columns`: as for [`Kernel::query`]).
+    /// Compiled a second time for CPUs with AVX2 (and BMI), where the ranking's
+    /// helpers are then inlined.
+    fn rank_tile(
+        &self,
+        (tile, widest): (&[f64], usize),
+        queries: (usize, usize),
+        base: usize,
+        out: &mut [f64],
+        scratch: &mut Scratch,
+        columns: Option<&[u32]>,
+    ) -> Result<(), Failure> {
+        #[cfg(target_arch = "x86_64")]
+        {
+            if std::is_x86_feature_detected!("avx2")
+                && std::is_x86_feature_detected!("bmi1")
+                && std::is_x86_feature_detected!("bmi2")
+                && std::is_x86_feature_detected!("popcnt")
+            {
+                // SAFETY: the CPU has these features (just checked)
+                return unsafe {
+                    self.rank_tile_avx2((tile, widest), queries, base, out, scratch, columns)
+                };
+            }
+        }
+        self.rank_tile_body((tile, widest), queries, base, out, scratch, columns)
+    }
+
+    /// [`Kernel::rank_tile`] with AVX2 and BMI.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
+    unsafe fn rank_tile_avx2(
+        &self,
+        (tile, widest): (&[f64], usize),
+        queries: (usize, usize),
+        base: usize,
+        out: &mut [f64],
+        scratch: &mut Scratch,
+        columns: Option<&[u32]>,
+    ) -> Result<(), Failure> {
+        self.rank_tile_body((tile, widest), queries, base, out, scratch, columns)
+    }
+
+    #[inline(always)]
+    fn rank_tile_body(
+        &self,
+        (tile, widest): (&[f64], usize),
+        (qa, qb): (usize, usize),
+        base: usize,
+        out: &mut [f64],
+        scratch: &mut Scratch,
+        columns: Option<&[u32]>,
+    ) -> Result<(), Failure> {
+        let row = self.num_terms() * self.num_queries();
+        for (s, o) in tile.chunks_exact(widest).zip(out.chunks_exact_mut(row)) {
+            for q in qa..qb {
+                self.query(q, s, base, o, scratch, columns)?;
+            }
+        }
+        Ok(())
     }
 
     /// Run `work(first individual, count, their values)` on up to `threads` threads.
@@ -420,24 +480,18 @@ impl Kernel {
         columns: &[u32],
     ) -> Result<(), Failure> {
         let n = self.num_docs();
-        let row = self.num_terms() * self.num_queries();
         let mut scratch = Scratch::new(self.max_len);
         // individual by individual (measured faster than query by query across
         // individuals once scores are gathered through `columns`: each row of scores is
         // then read once, in a stream the prefetcher follows)
-        for j in 0..count {
-            let s = &scores[j * n..(j + 1) * n];
-            let o = &mut out[j * row..(j + 1) * row];
-            for q in 0..self.num_queries() {
-                self.query(q, s, 0, o, &mut scratch, Some(columns))?;
-            }
-        }
-        Ok(())
+        let all = (0, self.num_queries());
+        self.rank_tile((&scores[..count * n], n), all, 0, out, &mut scratch, Some(columns))
     }
 
     /// One query of one individual (`s`: its scores from document `base` on, or through
     /// `columns`; `out`: its `T x Q` values). `columns` None: the scores are known to
     /// be finite and in document order.
+    #[inline(always)]
     fn query(
         &self,
         q: usize,
@@ -471,7 +525,6 @@ impl Kernel {
             // ranked above it (one branch-free pass for up to LANES of them), then
             // those few sorted by rank
             count_ranks(scores, positive, depth, ranked);
-            sort_by_rank(ranked);
         } else {
             top_with(scores, depth, order, values);
             let flags = &self.is_positive[a..b];
@@ -494,6 +547,7 @@ impl Kernel {
     /// of the documents that can count (`ranked`: rank, position within the query):
     /// every other document has label below every level, gain 0 and ERR's stop
     /// probability 0, so it adds no term to any sum and no count.
+    #[inline(always)]
     fn value(
         &self,
         term: &Term,
@@ -612,38 +666,53 @@ fn all_finite(values: &[f64]) -> bool {
 /// Documents that can count in a query up to which their ranks are found by counting
 /// (one pass over the query's scores per [`LANES`] of them) rather than by ranking the
 /// query.
-const RANK_BY_COUNTING: usize = 16;
+const RANK_BY_COUNTING: usize = 32;
 
 /// Documents whose ranks one pass of [`count_ranks`] counts.
 const LANES: usize = 8;
 
-/// `(rank, d)` for the documents `d` of `positive` ranked within `depth`: the 1-based
-/// rank of `d` is 1 + the documents with a higher score + those before it with an
-/// equal one (ties by position). One pass over the scores counts for [`LANES`]
-/// documents at once, every comparison branch-free (AVX2 when the CPU has it).
+/// `(rank, d)` for the documents `d` of `positive` (at most [`RANK_BY_COUNTING`])
+/// ranked within `depth`, in rank order: the 1-based rank of `d` is 1 + the documents
+/// with a higher score + those before it with an equal one (ties by position). One
+/// pass over the scores counts for [`LANES`] documents at once, every comparison
+/// branch-free (AVX2 when the CPU has it).
+#[inline(always)]
 fn count_ranks(scores: &[f64], positive: &[u32], depth: usize, ranked: &mut Vec<(u32, u32)>) {
+    let mut found = [(0u32, 0u32); RANK_BY_COUNTING];
+    let mut m = 0;
     #[cfg(target_arch = "x86_64")]
     {
         if std::is_x86_feature_detected!("avx2") {
             // SAFETY: the CPU has AVX2 (just checked)
-            return unsafe { count_ranks_avx2(scores, positive, depth, ranked) };
+            m = unsafe { count_ranks_avx2(scores, positive, depth, &mut found) };
+        } else {
+            for group in positive.chunks(LANES) {
+                m = count_ranks_body(scores, group, depth, &mut found, m);
+            }
         }
     }
-    count_ranks_body(scores, positive, depth, ranked)
+    #[cfg(not(target_arch = "x86_64"))]
+    for group in positive.chunks(LANES) {
+        m = count_ranks_body(scores, group, depth, &mut found, m);
+    }
+    put_in_rank_order(&found[..m], depth, ranked);
 }
 
 /// [`count_ranks_body`] with AVX2: a pass counts the higher scores of 8 documents in
 /// two registers and notes whether any score equals one of theirs; only then (rare
-/// with real-valued scores) is the group counted again with the tie rule.
+/// with real-valued scores) is the group counted again with the tie rule. Returns how
+/// many of `found` were filled (those ranked within `depth`, in no particular order).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
+#[inline]
 unsafe fn count_ranks_avx2(
     scores: &[f64],
     positive: &[u32],
     depth: usize,
-    ranked: &mut Vec<(u32, u32)>,
-) {
+    found: &mut [(u32, u32); RANK_BY_COUNTING],
+) -> usize {
     use std::arch::x86_64::*;
+    let mut m = 0;
     for group in positive.chunks(LANES) {
         let mut s = [f64::INFINITY; LANES];
         for (l, &p) in group.iter().enumerate() {
@@ -669,52 +738,93 @@ unsafe fn count_ranks_avx2(
                 e1 = _mm256_sub_epi64(e1, _mm256_castpd_si256(_mm256_cmp_pd::<_CMP_GE_OQ>(v, s1)));
             }
         }
-        let (mut above, mut at_least) = ([0u64; LANES], [0u64; LANES]);
-        _mm256_storeu_si256(above.as_mut_ptr().cast(), g0);
-        _mm256_storeu_si256(above.as_mut_ptr().add(4).cast(), g1);
-        _mm256_storeu_si256(at_least.as_mut_ptr().cast(), e0);
-        _mm256_storeu_si256(at_least.as_mut_ptr().add(4).cast(), e1);
-        // a document's own score is the one equal to it unless another ties with it:
+        // a document's own score is the one equal to it unless another ties with it
+        // (at least = above + 1 in every lane in use; padding lanes count nothing):
         // then the group is counted again with the tie rule (rare for real scores)
-        if (0..group.len()).any(|l| at_least[l] != above[l] + 1) {
-            count_ranks_body(scores, group, depth, ranked);
+        let one = _mm256_set1_epi64x(1);
+        let ok0 = _mm256_cmpeq_epi64(_mm256_sub_epi64(e0, g0), one);
+        let ok1 = _mm256_cmpeq_epi64(_mm256_sub_epi64(e1, g1), one);
+        let ok = _mm256_movemask_pd(_mm256_castsi256_pd(ok0))
+            | (_mm256_movemask_pd(_mm256_castsi256_pd(ok1)) << 4);
+        let used = (1i32 << group.len()) - 1;
+        if ok & used != used {
+            m = count_ranks_body(scores, group, depth, found, m);
             continue;
         }
+        let mut above = [0u64; LANES];
+        _mm256_storeu_si256(above.as_mut_ptr().cast(), g0);
+        _mm256_storeu_si256(above.as_mut_ptr().add(4).cast(), g1);
         for (l, &p) in group.iter().enumerate() {
+            // branch-free: written always, kept when within depth
             let rank = above[l] as usize + 1;
-            if rank <= depth {
-                ranked.push((rank as u32, p));
-            }
+            found[m] = (rank as u32, p);
+            m += usize::from(rank <= depth);
         }
     }
+    m
 }
 
+/// One group of at most [`LANES`] documents counted with the tie rule, appended to
+/// `found` from `m` on (when ranked within `depth`); returns the new count.
 #[inline(always)]
-fn count_ranks_body(scores: &[f64], positive: &[u32], depth: usize, ranked: &mut Vec<(u32, u32)>) {
-    for group in positive.chunks(LANES) {
-        // padding lanes: a score nothing exceeds, at a position after every document
-        let mut s = [f64::INFINITY; LANES];
-        let mut d = [f64::INFINITY; LANES];
-        for (l, &p) in group.iter().enumerate() {
-            s[l] = scores[p as usize];
-            d[l] = f64::from(p);
-        }
-        let mut above = [0u64; LANES];
-        let mut j = 0.0f64;
-        for &x in scores {
-            for l in 0..LANES {
-                let counts = (x > s[l]) | ((x == s[l]) & (j < d[l]));
-                above[l] += u64::from(counts);
-            }
-            j += 1.0;
-        }
-        for (l, &p) in group.iter().enumerate() {
-            let rank = above[l] as usize + 1;
-            if rank <= depth {
-                ranked.push((rank as u32, p));
-            }
-        }
+fn count_ranks_body(
+    scores: &[f64],
+    group: &[u32],
+    depth: usize,
+    found: &mut [(u32, u32); RANK_BY_COUNTING],
+    mut m: usize,
+) -> usize {
+    // padding lanes: a score nothing exceeds, at a position after every document
+    let mut s = [f64::INFINITY; LANES];
+    let mut d = [f64::INFINITY; LANES];
+    for (l, &p) in group.iter().enumerate() {
+        s[l] = scores[p as usize];
+        d[l] = f64::from(p);
     }
+    let mut above = [0u64; LANES];
+    let mut j = 0.0f64;
+    for &x in scores {
+        for l in 0..LANES {
+            let counts = (x > s[l]) | ((x == s[l]) & (j < d[l]));
+            above[l] += u64::from(counts);
+        }
+        j += 1.0;
+    }
+    for (l, &p) in group.iter().enumerate() {
+        let rank = above[l] as usize + 1;
+        found[m] = (rank as u32, p);
+        m += usize::from(rank <= depth);
+    }
+    m
+}
+
+/// Append `(rank, d)` pairs of distinct ranks (at most [`RANK_BY_COUNTING`], ranks at
+/// most `depth`) to `ranked` by rank: through a bit per rank when `depth` <= 64 (set,
+/// then read lowest first), else each put at its place, the number of pairs of a lower
+/// rank (branch-free).
+#[inline(always)]
+fn put_in_rank_order(found: &[(u32, u32)], depth: usize, ranked: &mut Vec<(u32, u32)>) {
+    if depth <= 64 {
+        let mut at = [0u32; 64];
+        let mut bits = 0u64;
+        for &(r, d) in found {
+            let i = (r as usize - 1) & 63;
+            at[i] = d;
+            bits |= 1u64 << i;
+        }
+        while bits != 0 {
+            let i = bits.trailing_zeros() as usize;
+            ranked.push((i as u32 + 1, at[i]));
+            bits &= bits - 1;
+        }
+        return;
+    }
+    let mut placed = [(0u32, 0u32); RANK_BY_COUNTING];
+    for &(r, d) in found {
+        let below = found.iter().map(|&(s, _)| usize::from(s < r)).sum::<usize>();
+        placed[below] = (r, d);
+    }
+    ranked.extend_from_slice(&placed[..found.len()]);
 }
 
 /// nDCG's `gain / discount[r]` for every distinct gain and rank up to the cutoff, and
@@ -743,27 +853,6 @@ fn quotient_table(spec: &Spec, discount: &[f64]) -> Option<(Vec<u8>, Vec<f64>)> 
         quotients.extend(discount[..k].iter().map(|&d| g / d));
     }
     Some((index, quotients))
-}
-
-/// Sort `(rank, d)` pairs of distinct ranks by rank: a few pairs (as counting gives)
-/// each put at its place, the number of pairs of a lower rank (branch-free); more by a
-/// sort.
-fn sort_by_rank(ranked: &mut [(u32, u32)]) {
-    const FEW: usize = 16;
-    let m = ranked.len();
-    if m < 2 {
-        return;
-    }
-    if m > FEW {
-        ranked.sort_unstable();
-        return;
-    }
-    let mut placed = [(0u32, 0u32); FEW];
-    for &(r, d) in ranked.iter() {
-        let below = ranked.iter().map(|&(s, _)| usize::from(s < r)).sum::<usize>();
-        placed[below] = (r, d);
-    }
-    ranked.copy_from_slice(&placed[..m]);
 }
 
 /// The per-query constants of one measure.

@@ -72,6 +72,10 @@ def run(args) -> int:
     if engine_value(args) == "dask":
         return _run_dask(args)
     streamed = [memory.should_stream(path, args.stream) for path in args.runs]
+    if not any(streamed):
+        done = _engine_path(args)
+        if done is not None:
+            return done
     from ..core.evaluation import DEFAULT_MEASURES, as_measures, combine, evaluate
     from ..core.io.source import source_name
     from ..core.qrels import Qrels
@@ -103,6 +107,82 @@ def run(args) -> int:
         del run
     results = combine(parts, sources)
     return _finish(results, qrels, args, digits)
+
+
+def _engine_specs(measures, fractional: bool) -> list | None:
+    """The engine's ``(family, cutoff, params)`` of each measure, or None when one of
+    them needs the general path (a family the engine does not compute, a run check, the
+    judged_only view, a family that refuses fractional gains)."""
+    from ..core.measures.engine import families
+
+    engine = families()
+    specs = []
+    for m in measures:
+        d = m.definition
+        values = m.param_values()
+        if m.name not in engine or d.check is not None or values.pop("judged_only", False):
+            return None
+        if fractional and d.fractional_use == "refused":
+            return None
+        specs.append((m.name, m.cutoff, values))
+    return specs
+
+
+def _engine_path(args) -> int | None:
+    """The evaluation of TREC files in one engine call: the qrels read once, each run
+    read, judged and measured in the engine, one at a time; NumPy and PyArrow are not
+    imported. Returns the exit status, or None when the engine cannot do it (other
+    formats, standard input, options it does not take, a problem in the input): the
+    general path then runs and reports any problem with its own messages."""
+    from .. import _engine
+    from ..core.io.formats import infer_format
+    from ..core.io.source import source_name
+    from ..core.memory import input_budget
+    from ..core.results import (
+        DEFAULT_MEASURES,
+        Results,
+        RunResult,
+        aggregate,
+        as_measures,
+        combine,
+    )
+
+    paths = [args.qrels, *args.runs]
+    if args.aggregate != "macro" or args.skip_no_relevant or args.collection_size is not None:
+        return None
+    if any(str(p) == "-" or infer_format(p, None) != "trec" for p in paths):
+        return None
+    judging = judge_options(args)
+    measures = as_measures(args.measures or DEFAULT_MEASURES)
+    specs = _engine_specs(measures, args.fractional)
+    if specs is None:
+        return None
+    try:
+        topics, runs = _engine.evaluate_trec_files(
+            str(args.qrels),
+            [str(p) for p in args.runs],
+            specs,
+            fractional=args.fractional,
+            rel_level=judging.rel_level,
+            depth=judging.depth,
+            judged_only=judging.judged_only,
+            complete=judging.complete,
+            compat=judging.compat,
+            duplicates=judging.duplicates,
+            max_bytes=input_budget(),
+        )
+    except (_engine.JudgeError, ValueError):
+        return None
+    parts = []
+    for name, query_ids, columns in runs:
+        if not query_ids:
+            return None  # the general path says why nothing is evaluated
+        values = dict(zip(measures, columns, strict=True))
+        aggregates = {m: aggregate(values[m], m.definition.aggregate) for m in measures}
+        result = RunResult(name, query_ids, values, aggregates)
+        parts.append(Results(measures, [result], judging.as_dict()))
+    results = combine(parts, [source_name(p) for p in args.runs])
+    return _finish(results, topics, args, digits_value(args))
 
 
 def _run_dask(args) -> int:
@@ -139,8 +219,9 @@ def _run_dask(args) -> int:
 
 
 def _finish(results, qrels, args, digits: int) -> int:
-    """Notes on missing topics, then the rendered results (stdout or ``-o``)."""
-    from ..core.evaluation import missing_topics
+    """Notes on missing topics, then the rendered results (stdout or ``-o``);
+    ``qrels``: the qrels, or their number of topics."""
+    from ..core.results import missing_topics
     from ..output import render
 
     if not args.complete:

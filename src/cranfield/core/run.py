@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
@@ -12,6 +11,7 @@ import pyarrow.compute as pc
 from ..errors import InputError
 from ._columnar import Columnar, arrow_of, frame_kind
 from .io import trec
+from .results import default_run_name as _default_name
 
 # columns naming the run of each row in a table holding several runs (case-insensitive,
 # the first present wins)
@@ -30,16 +30,6 @@ def _columns(obj) -> list:
 
 def _plural(n: int) -> str:
     return f"{n} query" if n == 1 else f"{n} queries"
-
-
-def _default_name(source: str | None) -> str:
-    if source and not source.startswith("<"):
-        name = Path(source).name
-        for suffix in (".gz", ".txt", ".trec", ".run", ".parquet", ".pq", ".csv", ".tsv"):
-            if name.lower().endswith(suffix) and len(name) > len(suffix):
-                name = name[: -len(suffix)]
-        return name
-    return "run"
 
 
 def trec_order(query, score, doc_id) -> pa.Array:

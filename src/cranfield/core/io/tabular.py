@@ -11,7 +11,6 @@ would silently become ``"7.0"``.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
@@ -21,6 +20,7 @@ import pyarrow.compute as pc
 
 from ...errors import InputError
 from . import dedup
+from .formats import FORMATS, infer_format  # noqa: F401 - re-exported
 from .source import read_bytes, resolve, source_name
 
 ALIASES: dict[str, tuple[str, ...]] = {
@@ -29,25 +29,6 @@ ALIASES: dict[str, tuple[str, ...]] = {
     "relevance": ("relevance", "rel", "grade", "label", "judgment", "judgement", "qrel"),
     "score": ("score", "sim", "similarity", "rsv", "value"),
 }
-
-FORMATS = ("trec", "csv", "tsv", "parquet")
-
-
-def infer_format(path_or_file, format: str | None) -> str:
-    """The explicit ``format``, else one guessed from the file extension (default TREC)."""
-    if format is not None:
-        if format not in FORMATS:
-            from ...errors import ParameterError
-
-            raise ParameterError("format", "one of " + ", ".join(map(repr, FORMATS)), format)
-        return format
-    if not isinstance(path_or_file, (str, os.PathLike)):
-        return "trec"
-    suffixes = [s.lower() for s in Path(path_or_file).suffixes]
-    if suffixes and suffixes[-1] == ".gz":
-        suffixes = suffixes[:-1]
-    ext = suffixes[-1] if suffixes else ""
-    return {".parquet": "parquet", ".pq": "parquet", ".csv": "csv", ".tsv": "tsv"}.get(ext, "trec")
 
 
 def _rename(table: pa.Table, value: str, source: str | None) -> pa.Table:

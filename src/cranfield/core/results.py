@@ -1,0 +1,275 @@
+"""Results of an evaluation, and the steps around measuring that need no arrays.
+
+:class:`Results` holds per-query values (in topic order) and aggregates of each run;
+:func:`aggregate` is the one aggregation (arithmetic mean for most measures, sum for
+counts, geometric mean with floor 1e-5 for GMAP/GMBpref, none for strings), accumulated
+query by query in topic order as trec_eval does, so aggregates agree to the last digit.
+This module imports neither NumPy nor PyArrow: the command line's engine path
+(``cli/eval_cmd.py``) builds its results here from the compiled engine's columns.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..defaults import DEFAULT_MEASURES  # noqa: F401 - re-exported
+from ..errors import ParameterError
+from .measures.names import parse_many
+from .measures.registry import Measure
+
+if TYPE_CHECKING:
+    from .judged import JudgedRun
+
+MIN_GEO_MEAN = 1e-5
+
+# file name endings left out of a run's name
+_SUFFIXES = (".gz", ".txt", ".trec", ".run", ".parquet", ".pq", ".csv", ".tsv")
+
+
+def default_run_name(source: str | None) -> str:
+    """A run's name from its file when it has no TREC tag: the file name without its
+    extensions (``run`` for standard input and in-memory data)."""
+    if source and not source.startswith("<"):
+        name = Path(source).name
+        for suffix in _SUFFIXES:
+            if name.lower().endswith(suffix) and len(name) > len(suffix):
+                name = name[: -len(suffix)]
+        return name
+    return "run"
+
+
+def distinct_run_names(names: list[str], sources: list[str | None]) -> list[str]:
+    """The names to show runs by: their own (TREC tags), or, when two share one, every
+    run's file name without its extension (``sources[i]`` is run ``i``'s file).
+
+    ``cranfield eval``, ``compare``, ``report``, ``plot`` and ``pool`` name runs so.
+    """
+    if len(set(names)) == len(names):
+        return list(names)
+    return [default_run_name(source) for source in sources]
+
+
+def as_measures(measures) -> list[Measure]:
+    """Parse measure names (readable or trec_eval) into a de-duplicated list."""
+    if isinstance(measures, (str, Measure)):
+        measures = [measures]
+    out: list[Measure] = []
+    for m in measures:
+        for parsed in [m] if isinstance(m, Measure) else parse_many(str(m)):
+            if parsed not in out:
+                out.append(parsed)
+    if not out:
+        raise ParameterError("measures", "at least one measure name", measures)
+    return out
+
+
+def _c_log(x: float) -> float:
+    """The C library's log: -inf at 0 and NaN below (Python raises there)."""
+    if x > 0 or x != x:
+        return math.log(x) if x != math.inf else math.inf
+    return -math.inf if x == 0 else -math.nan
+
+
+def _c_exp(x: float) -> float:
+    """The C library's exp: inf on overflow (Python raises)."""
+    try:
+        return math.exp(x)
+    except OverflowError:
+        return math.inf
+
+
+def _sequential_sum(values: list) -> float:
+    """v0 + v1 + ... left to right from the first value (NumPy's cumsum: a lone -0.0
+    stays -0.0); 0.0 when empty."""
+    if not values:
+        return 0.0
+    total = values[0]
+    for v in values[1:]:
+        total += v
+    return float(total)
+
+
+def aggregate(values, how: str, num_queries: int | None = None) -> float | None:
+    """Aggregate per-query values: mean, sum, gmean or none (sequential, topic order).
+
+    ``values`` is any sequence of floats (a NumPy array or a list); the mean divides by
+    ``num_queries`` when given (queries without values count as 0), the geometric mean
+    counts each of them at the floor 1e-5.
+    """
+    values = values.tolist() if hasattr(values, "tolist") else list(values)
+    n = len(values) if num_queries is None else num_queries
+    if how == "none":
+        return None
+    if how == "sum":
+        return _sequential_sum(values)
+    if n == 0:
+        return 0.0
+    if how == "gmean":
+        # max(v, floor) keeps NaN, as NumPy's maximum does
+        logs = [_c_log(v if v != v or v > MIN_GEO_MEAN else MIN_GEO_MEAN) for v in values]
+        total = _sequential_sum(logs)
+        total += (n - len(values)) * _c_log(MIN_GEO_MEAN)
+        return _c_exp(total / n)
+    return _sequential_sum(values) / n
+
+
+@dataclass
+class RunResult:
+    """Values of one run: per query (in topic order) and aggregated."""
+
+    name: str
+    query_ids: Sequence[str]
+    values: dict[Measure, Sequence]
+    aggregates: dict[Measure, Any]
+    judged: JudgedRun | None = field(default=None, repr=False)
+
+
+@dataclass
+class Results:
+    """Evaluation results of one or more runs.
+
+    ``results[run_name][measure]`` gives the aggregate; :meth:`per_query` the values
+    of every query; :meth:`to_json`, :meth:`to_pandas` and :meth:`to_polars` export.
+    """
+
+    measures: list[Measure]
+    runs: list[RunResult]
+    options: dict = field(default_factory=dict)
+
+    @property
+    def run_names(self) -> list[str]:
+        return [r.name for r in self.runs]
+
+    def run(self, name: str | int) -> RunResult:
+        if isinstance(name, int):
+            return self.runs[name]
+        for r in self.runs:
+            if r.name == name:
+                return r
+        raise KeyError(name)
+
+    def __getitem__(self, name) -> dict[str, Any]:
+        r = self.run(name)
+        return {str(m): r.aggregates[m] for m in self.measures}
+
+    def _measure(self, measure) -> Measure:
+        if isinstance(measure, Measure):
+            return measure
+        parsed = parse_many(str(measure))
+        if len(parsed) != 1 or parsed[0] not in self.measures:
+            raise KeyError(measure)
+        return parsed[0]
+
+    def aggregate(self, run=0, measure=None):
+        r = self.run(run)
+        if measure is None:
+            return {str(m): r.aggregates[m] for m in self.measures}
+        return r.aggregates[self._measure(measure)]
+
+    def per_query(self, run=0, measure=None) -> dict:
+        """``{qid: {measure: value}}`` for a run, or ``{qid: value}`` for one measure."""
+        r = self.run(run)
+        if measure is not None:
+            m = self._measure(measure)
+            return {q: _py(v) for q, v in zip(r.query_ids, r.values[m], strict=True)}
+        cols = [(str(m), r.values[m]) for m in self.measures]
+        return {q: {name: _py(v[i]) for name, v in cols} for i, q in enumerate(r.query_ids)}
+
+    def per_query_table(self) -> dict[str, dict[str, dict[str, float]]]:
+        """``{measure: {run: {qid: value}}}``: the input of :func:`cranfield.compare`."""
+        return {
+            str(m): {
+                r.name: {q: _py(v) for q, v in zip(r.query_ids, r.values[m], strict=True)}
+                for r in self.runs
+            }
+            for m in self.measures
+            if m.definition.kind != "str"
+        }
+
+    def to_json(self, per_query: bool = False) -> dict:
+        runs = []
+        for r in self.runs:
+            entry: dict[str, Any] = {
+                "name": r.name,
+                "aggregate": {str(m): _py(r.aggregates[m]) for m in self.measures},
+            }
+            if per_query:
+                entry["per_query"] = self.per_query(r.name)
+            runs.append(entry)
+        return {"runs": runs}
+
+    def dumps(self, per_query: bool = False) -> str:
+        from ..output import dumps_json
+
+        return dumps_json(self.to_json(per_query))
+
+    def rows(self, per_query: bool = False) -> list[dict]:
+        """Long format: one dict per (run, query, measure) or (run, measure)."""
+        out = []
+        for r in self.runs:
+            if per_query:
+                for m in self.measures:
+                    for q, v in zip(r.query_ids, r.values[m], strict=True):
+                        out.append(
+                            {"run": r.name, "query_id": q, "measure": str(m), "value": _py(v)}
+                        )
+            else:
+                for m in self.measures:
+                    out.append({"run": r.name, "measure": str(m), "value": _py(r.aggregates[m])})
+        return out
+
+    def to_pandas(self, per_query: bool = False):
+        """A wide DataFrame: rows are runs (or run, query), columns are measures."""
+        from ..errors import require
+
+        pd = require("pandas", "pandas")
+        records = []
+        for r in self.runs:
+            if per_query:
+                for i, q in enumerate(r.query_ids):
+                    rec = {"run": r.name, "query_id": q}
+                    rec.update({str(m): _py(r.values[m][i]) for m in self.measures})
+                    records.append(rec)
+            else:
+                rec = {"run": r.name}
+                rec.update({str(m): _py(r.aggregates[m]) for m in self.measures})
+                records.append(rec)
+        index = ["run", "query_id"] if per_query else ["run"]
+        return pd.DataFrame.from_records(records).set_index(index)
+
+    def to_polars(self, per_query: bool = False):
+        from ..errors import require
+
+        pl = require("polars", "polars")
+        return pl.from_pandas(self.to_pandas(per_query).reset_index())
+
+
+def _py(v):
+    """A NumPy scalar as the Python number it holds (Python values unchanged)."""
+    if type(v).__module__ == "numpy":
+        return v.item()
+    return v
+
+
+def combine(parts: list[Results], sources: list[str | None]) -> Results:
+    """One :class:`Results` from results of one run each (same measures and options),
+    the runs named apart by :func:`distinct_run_names` (``sources[i]``: part i's file).
+
+    ``cranfield eval`` evaluates its runs one at a time (one run in memory) and combines.
+    """
+    runs = [part.runs[0] for part in parts]
+    for result, name in zip(runs, distinct_run_names([r.name for r in runs], sources), strict=True):
+        result.name = name
+    return Results(parts[0].measures, runs, parts[0].options)
+
+
+def missing_topics(results: Results, qrels) -> list[tuple[str, int]]:
+    """(run name, how many topics of ``qrels`` the run has no values for), for each run
+    that misses any, in run order (``qrels``: the qrels, or their number of topics)."""
+    topics = qrels if isinstance(qrels, int) else len(set(qrels.query_ids()))
+    counts = [(r.name, topics - len(r.query_ids)) for r in results.runs]
+    return [(name, n) for name, n in counts if n]
