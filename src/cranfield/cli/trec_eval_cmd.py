@@ -116,9 +116,9 @@ def _write(output: str | bytes) -> None:
 
 
 def _engine_path(args, judging, num_docs: int) -> int | None:
-    """The whole evaluation in one engine call (plain TREC files, measures the engine
-    computes): neither NumPy nor PyArrow is needed to select the measures. Returns the
-    exit status, or None when the engine cannot do it; the general path then runs and
+    """The whole evaluation in one engine call (TREC files, plain or gzip, and measures
+    the engine computes): the process needs neither NumPy nor PyArrow. Returns the exit
+    status, or None when the engine cannot do it; the general path then runs and
     reports any problem with its own messages."""
     from ..core.trec_eval import (
         columns,
