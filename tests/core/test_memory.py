@@ -76,7 +76,9 @@ def test_figures_of_this_machine_are_sane():
     assert limit is None or limit > 0
 
 
-def test_out_of_memory_is_one_line(monkeypatch, sample_paths, capsys):
+@pytest.mark.parametrize("path", ["engine", "general"])
+def test_out_of_memory_is_one_line(monkeypatch, sample_paths, capsys, path):
+    from cranfield import _engine
     from cranfield.core.run import Run
 
     qrels, run, *_ = sample_paths
@@ -84,7 +86,13 @@ def test_out_of_memory_is_one_line(monkeypatch, sample_paths, capsys):
     def exhausted(*args, **kwargs):
         raise MemoryError
 
-    monkeypatch.setattr(Run, "read", classmethod(exhausted))
+    if path == "engine":  # the engine path of TREC files
+        monkeypatch.setattr(_engine, "evaluate_trec_files", exhausted)
+    else:
+        from cranfield.cli import eval_cmd
+
+        monkeypatch.setattr(eval_cmd, "_engine_path", lambda args: None)
+        monkeypatch.setattr(Run, "read", classmethod(exhausted))
     assert main(["eval", str(qrels), str(run)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "out of memory; --stream" in err
