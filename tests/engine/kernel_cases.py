@@ -107,19 +107,26 @@ def same_bits(a: np.ndarray, b: np.ndarray) -> bool:
     )
 
 
-def check_measure(measure: str | Measure, fractional: bool = False, seeds=SEEDS) -> int:
-    """Compare the engine with the NumPy kernel on every random judged run; returns the
-    number of runs compared (asserted > 0)."""
+def _measure(measure: str | Measure) -> Measure:
     m = measure if isinstance(measure, Measure) else parse(measure)
     assert m.name in engine.families(), f"{m.name} is not computed by the engine"
-    compared = 0
-    for what, jr in judged_runs(seeds, fractional):
+    return m
+
+
+def _compare(m: Measure, runs, same_message: bool) -> tuple[int, int]:
+    """(runs where the engine gave the NumPy kernel's values bit for bit, runs both
+    refused with the same exception type — and message, with ``same_message``)."""
+    compared = refused = 0
+    for what, jr in runs:
         try:
             expected = m.reference(jr)
         except Exception as exc:  # noqa: BLE001 - the engine must refuse the same input
             try:
                 m.compute(jr)
-            except type(exc):
+            except type(exc) as mine:
+                if same_message:
+                    assert str(mine) == str(exc), f"{m} on {what}: {mine!r} != {exc!r}"
+                refused += 1
                 continue
             raise AssertionError(
                 f"{m} on {what}: the NumPy kernel raised {exc!r}, the engine did not"
@@ -127,6 +134,13 @@ def check_measure(measure: str | Measure, fractional: bool = False, seeds=SEEDS)
         got = m.compute(jr)
         assert same_bits(got, expected), f"{m} on {what}:\n engine {got!r}\n numpy  {expected!r}"
         compared += 1
+    return compared, refused
+
+
+def check_measure(measure: str | Measure, fractional: bool = False, seeds=SEEDS) -> int:
+    """Compare the engine with the NumPy kernel on every random judged run; returns the
+    number of runs compared (asserted > 0)."""
+    compared, _ = _compare(_measure(measure), judged_runs(seeds, fractional), False)
     assert compared > 0
     return compared
 
@@ -135,24 +149,7 @@ def check_refusal(measure: str | Measure, fractional: bool = False, seeds=SEEDS)
     """Like :func:`check_measure` for parameters the data may refuse: on every random
     judged run the engine gives the NumPy kernel's values, or raises the same exception
     with the same message; returns the number of refusals (asserted > 0)."""
-    m = measure if isinstance(measure, Measure) else parse(measure)
-    assert m.name in engine.families(), f"{m.name} is not computed by the engine"
-    refused = 0
-    for what, jr in judged_runs(seeds, fractional):
-        try:
-            expected = m.reference(jr)
-        except Exception as exc:  # noqa: BLE001 - the engine must refuse the same input
-            try:
-                m.compute(jr)
-            except type(exc) as mine:
-                assert str(mine) == str(exc), f"{m} on {what}: {mine!r} != {exc!r}"
-                refused += 1
-                continue
-            raise AssertionError(
-                f"{m} on {what}: NumPy raised {exc!r}, the engine did not"
-            ) from None
-        got = m.compute(jr)
-        assert same_bits(got, expected), f"{m} on {what}:\n engine {got!r}\n numpy  {expected!r}"
+    _, refused = _compare(_measure(measure), judged_runs(seeds, fractional), True)
     assert refused > 0
     return refused
 
@@ -199,18 +196,4 @@ def extreme_runs():
 def check_extremes(measure: str | Measure) -> None:
     """The engine gives the NumPy kernel's values on :func:`extreme_runs`, or raises the
     same exception with the same message."""
-    m = measure if isinstance(measure, Measure) else parse(measure)
-    for what, jr in extreme_runs():
-        try:
-            expected = m.reference(jr)
-        except Exception as exc:  # noqa: BLE001 - the engine must refuse the same input
-            try:
-                m.compute(jr)
-            except type(exc) as mine:
-                assert str(mine) == str(exc), f"{m} on {what}: {mine!r} != {exc!r}"
-                continue
-            raise AssertionError(
-                f"{m} on {what}: NumPy raised {exc!r}, the engine did not"
-            ) from None
-        got = m.compute(jr)
-        assert same_bits(got, expected), f"{m} on {what}:\n engine {got!r}\n numpy  {expected!r}"
+    _compare(_measure(measure), extreme_runs(), True)

@@ -6,6 +6,7 @@
 //! by gain. Sums run left to right as the NumPy kernels' (see [`seq_sum`]), over the
 //! documents with a non-zero gain only (a zero term changes no bit of such a sum).
 
+use super::boxed;
 use super::common::{
     c_log2, depth, format_g, log2_discount, no_cutoff, rank_cutoff, safe_div, seq_sum, Gains,
 };
@@ -16,9 +17,6 @@ pub const FAMILIES: &[&str] = &["nDCG", "DCG", "IDCG", "ndcg_rel", "Rndcg", "G"]
 
 /// The kernel of `spec` when its family is one of [`FAMILIES`].
 pub fn kernel(spec: &Spec) -> Option<Result<Box<dyn Kernel>, String>> {
-    fn boxed<K: Kernel + 'static>(k: Result<K, String>) -> Result<Box<dyn Kernel>, String> {
-        k.map(|k| Box::new(k) as Box<dyn Kernel>)
-    }
     let made = match spec.family.as_str() {
         "nDCG" => boxed(Dcg::new(spec, Part::Ratio)),
         "DCG" => boxed(Dcg::new(spec, Part::Dcg)),

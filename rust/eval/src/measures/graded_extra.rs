@@ -1,6 +1,7 @@
 //! The families of `cranfield/core/measures/graded_extra.py`: cumulated gain, ERR and
 //! ir_measures' RBP with its residual.
 
+use super::boxed;
 use super::common::{
     depth, format_g, format_int, persistence, power, powers, rank_cutoff, safe_div, seq_sum, Gains,
 };
@@ -11,9 +12,6 @@ pub const FAMILIES: &[&str] = &["CG", "nCG", "ERR", "RBP", "RBPResidual"];
 
 /// The kernel of `spec` when its family is one of [`FAMILIES`].
 pub fn kernel(spec: &Spec) -> Option<Result<Box<dyn Kernel>, String>> {
-    fn boxed<K: Kernel + 'static>(k: Result<K, String>) -> Result<Box<dyn Kernel>, String> {
-        k.map(|k| Box::new(k) as Box<dyn Kernel>)
-    }
     let made = match spec.family.as_str() {
         "CG" => boxed(Cg::new(spec, false)),
         "nCG" => boxed(Cg::new(spec, true)),

@@ -31,6 +31,11 @@ const MODULES: &[(&[&str], Maker)] = &[
     (set_extra::FAMILIES, set_extra::kernel),
 ];
 
+/// A made kernel, boxed (the modules' `kernel` functions build theirs with it).
+fn boxed<K: Kernel + 'static>(made: Result<K, String>) -> Result<Box<dyn Kernel>, String> {
+    made.map(|k| Box::new(k) as Box<dyn Kernel>)
+}
+
 /// The names of the families the engine computes.
 pub fn families() -> Vec<&'static str> {
     MODULES.iter().flat_map(|(names, _)| names.iter().copied()).collect()

@@ -6,6 +6,7 @@
 //! does the float operations of its NumPy kernel in the same order: sums run left to
 //! right from 0.0, counts are exact integers converted to f64 where NumPy converts them.
 
+use super::boxed;
 use super::common::{c_log, count_relevant, relevant_ranks, safe_div, top};
 use crate::{Cutoff, Kernel, Query, Spec, UNJUDGED};
 
@@ -32,9 +33,6 @@ pub const FAMILIES: &[&str] = &[
 
 /// The kernel of `spec` when its family is one of [`FAMILIES`].
 pub fn kernel(spec: &Spec) -> Option<Result<Box<dyn Kernel>, String>> {
-    fn boxed<K: Kernel + 'static>(k: Result<K, String>) -> Result<Box<dyn Kernel>, String> {
-        k.map(|k| Box::new(k) as Box<dyn Kernel>)
-    }
     let made = match spec.family.as_str() {
         "P" => boxed(AtK::new(spec, AtKind::Precision)),
         "R" => boxed(AtK::new(spec, AtKind::Recall)),
