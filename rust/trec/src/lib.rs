@@ -114,8 +114,11 @@ pub struct Strings {
 }
 
 impl Strings {
-    fn new() -> Self {
-        Strings { data: Vec::new(), offsets: vec![0] }
+    /// An empty column with room for `rows` strings of `bytes` bytes in all.
+    fn with_capacity(rows: usize, bytes: usize) -> Self {
+        let mut offsets = Vec::with_capacity(rows + 1);
+        offsets.push(0);
+        Strings { data: Vec::with_capacity(bytes), offsets }
     }
 
     /// The number of strings.
@@ -243,9 +246,9 @@ pub fn read(mut reader: impl Read, options: &Options) -> Result<Parsed, ReadErro
         let mut searched = 0; // no piece end before this position of `pending`
         loop {
             let start = pending.len();
-            pending.resize(start + check::PIECE, 0);
-            let got = read_full(&mut reader, &mut pending[start..]).map_err(ReadError::Io)?;
-            pending.truncate(start + got);
+            // read into the spare capacity (no zeroing), retrying on `Interrupted`
+            let limit = check::PIECE as u64;
+            let got = (&mut reader).take(limit).read_to_end(&mut pending).map_err(ReadError::Io)?;
             if got == 0 {
                 if !pending.is_empty() {
                     feed.send(Cow::Owned(pending));
@@ -257,7 +260,10 @@ pub fn read(mut reader: impl Read, options: &Options) -> Result<Parsed, ReadErro
                 return Ok(());
             }
             while let Some(n) = cut(&pending, searched) {
-                let rest = pending.split_off(n);
+                // the rest goes to a buffer of full size: growing it would copy it again
+                let mut rest = Vec::with_capacity(CHUNK + check::PIECE);
+                rest.extend_from_slice(&pending[n..]);
+                pending.truncate(n);
                 feed.send(Cow::Owned(std::mem::replace(&mut pending, rest)));
                 searched = 0;
             }
@@ -268,19 +274,6 @@ pub fn read(mut reader: impl Read, options: &Options) -> Result<Parsed, ReadErro
         return Err(ReadError::Input(err));
     }
     assemble(pieces?).map_err(ReadError::Input)
-}
-
-fn read_full(reader: &mut impl Read, mut buf: &mut [u8]) -> std::io::Result<usize> {
-    let size = buf.len();
-    while !buf.is_empty() {
-        match reader.read(buf) {
-            Ok(0) => break,
-            Ok(n) => buf = &mut buf[n..],
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(size - buf.len())
 }
 
 /// Hands pieces to the workers of [`pipeline`], numbered in order.
