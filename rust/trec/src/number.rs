@@ -255,6 +255,17 @@ mod tests {
         }
         assert_eq!(plain_decimal(b"-0").map(f64::to_bits), Some((-0.0f64).to_bits()));
         assert_eq!(plain_decimal(b"1234567890123456"), None); // 16 digits: the general parser
+        for text in ["1:5", "1/5", "9.:", "/", ":", "1.2/", "0.12345678:", "12345678.9/"] {
+            assert_eq!(plain_decimal(text.as_bytes()), None, "{text}");
+        }
+        for digits in 1..=15 {
+            let text = "9".repeat(digits);
+            assert_eq!(plain_decimal(text.as_bytes()), Some(text.parse().unwrap()));
+            for point in 0..=digits {
+                let text = format!("{}.{}", &text[..point], &text[point..]);
+                assert_eq!(plain_decimal(text.as_bytes()), Some(text.parse().unwrap()));
+            }
+        }
     }
 
     #[test]
