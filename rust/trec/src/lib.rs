@@ -215,7 +215,7 @@ fn cut(text: &[u8], from: usize) -> Option<usize> {
 /// grade out of range; then the first query id that is not UTF-8; then the first such
 /// doc id.
 pub fn parse(data: &[u8], options: &Options) -> Result<Parsed, Error> {
-    let pieces = pipeline(options, |feed| {
+    let pieces = pipeline(options, false, |feed| {
         for (start, end) in bounds(data) {
             feed.send(Cow::Borrowed(&data[start..end]));
         }
@@ -241,7 +241,8 @@ pub enum ReadError {
 pub fn read(mut reader: impl Read, options: &Options) -> Result<Parsed, ReadError> {
     let mut checker = check::Checker::new(options.max_line);
     let mut problem = None;
-    let pieces = pipeline(options, |feed| {
+    // every byte goes through the checker before it is parsed: no piece has a NUL
+    let pieces = pipeline(options, true, |feed| {
         let mut pending: Vec<u8> = Vec::with_capacity(CHUNK + check::PIECE);
         let mut searched = 0; // no piece end before this position of `pending`
         loop {
@@ -292,8 +293,9 @@ impl<'a> Feed<'a> {
 
 /// Parse the pieces `produce` feeds, in worker threads, while it produces them (at
 /// most a few pieces wait at a time). Returns the pieces in order, up to the first
-/// one with an early problem (the later ones are not parsed).
-fn pipeline<'a, E, F>(options: &Options, produce: F) -> Result<Vec<Piece>, E>
+/// one with an early problem (the later ones are not parsed). `nul_free`: the pieces
+/// are known to hold no NUL byte (see [`Piece::parse`]).
+fn pipeline<'a, E, F>(options: &Options, nul_free: bool, produce: F) -> Result<Vec<Piece>, E>
 where
     F: FnOnce(&mut Feed<'a>) -> Result<(), E>,
 {
@@ -306,7 +308,7 @@ where
         }
         let text =
             if i == 0 && !options.latin1 { text.strip_prefix(BOM).unwrap_or(text) } else { text };
-        let piece = Piece::parse(text, options);
+        let piece = Piece::parse(text, options, nul_free);
         if piece.early.is_some() {
             stop.fetch_min(i, Ordering::Relaxed);
         }

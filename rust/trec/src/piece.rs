@@ -216,7 +216,9 @@ impl Piece {
         self.lines.as_ref().map_or(row as u64 + 1, |lines| u64::from(lines[row]))
     }
 
-    pub fn parse(text: &[u8], options: &Options) -> Piece {
+    /// Parse the lines of `text`. `nul_free`: the caller has already checked that
+    /// `text` holds no NUL byte ([`crate::check::Checker`]), so it is not searched again.
+    pub fn parse(text: &[u8], options: &Options, nul_free: bool) -> Piece {
         let kind = options.kind;
         let expect = kind.fields();
         let estimate = text.len() / 40 + 1;
@@ -244,7 +246,8 @@ impl Piece {
         if text.starts_with(b"#panic") {
             panic!("a panic the tests ask for"); // see tests::a_panic_in_a_worker_ends_the_read
         }
-        if let Some(nul) = memchr::memchr(0, text) {
+        let nul = if nul_free { None } else { memchr::memchr(0, text) };
+        if let Some(nul) = nul {
             piece.early = Some((Problem::Nul, count_lines(&text[..=nul])));
             return piece;
         }
