@@ -114,8 +114,11 @@ pub struct Strings {
 }
 
 impl Strings {
-    fn new() -> Self {
-        Strings { data: Vec::new(), offsets: vec![0] }
+    /// An empty column with room for `rows` strings of `bytes` bytes in all.
+    fn with_capacity(rows: usize, bytes: usize) -> Self {
+        let mut offsets = Vec::with_capacity(rows + 1);
+        offsets.push(0);
+        Strings { data: Vec::with_capacity(bytes), offsets }
     }
 
     /// The number of strings.
@@ -212,7 +215,7 @@ fn cut(text: &[u8], from: usize) -> Option<usize> {
 /// grade out of range; then the first query id that is not UTF-8; then the first such
 /// doc id.
 pub fn parse(data: &[u8], options: &Options) -> Result<Parsed, Error> {
-    let pieces = pipeline(options, |feed| {
+    let pieces = pipeline(options, false, |feed| {
         for (start, end) in bounds(data) {
             feed.send(Cow::Borrowed(&data[start..end]));
         }
@@ -238,14 +241,15 @@ pub enum ReadError {
 pub fn read(mut reader: impl Read, options: &Options) -> Result<Parsed, ReadError> {
     let mut checker = check::Checker::new(options.max_line);
     let mut problem = None;
-    let pieces = pipeline(options, |feed| {
+    // every byte goes through the checker before it is parsed: no piece has a NUL
+    let pieces = pipeline(options, true, |feed| {
         let mut pending: Vec<u8> = Vec::with_capacity(CHUNK + check::PIECE);
         let mut searched = 0; // no piece end before this position of `pending`
         loop {
             let start = pending.len();
-            pending.resize(start + check::PIECE, 0);
-            let got = read_full(&mut reader, &mut pending[start..]).map_err(ReadError::Io)?;
-            pending.truncate(start + got);
+            // read into the spare capacity (no zeroing), retrying on `Interrupted`
+            let limit = check::PIECE as u64;
+            let got = (&mut reader).take(limit).read_to_end(&mut pending).map_err(ReadError::Io)?;
             if got == 0 {
                 if !pending.is_empty() {
                     feed.send(Cow::Owned(pending));
@@ -257,7 +261,10 @@ pub fn read(mut reader: impl Read, options: &Options) -> Result<Parsed, ReadErro
                 return Ok(());
             }
             while let Some(n) = cut(&pending, searched) {
-                let rest = pending.split_off(n);
+                // the rest goes to a buffer of full size: growing it would copy it again
+                let mut rest = Vec::with_capacity(CHUNK + check::PIECE);
+                rest.extend_from_slice(&pending[n..]);
+                pending.truncate(n);
                 feed.send(Cow::Owned(std::mem::replace(&mut pending, rest)));
                 searched = 0;
             }
@@ -268,19 +275,6 @@ pub fn read(mut reader: impl Read, options: &Options) -> Result<Parsed, ReadErro
         return Err(ReadError::Input(err));
     }
     assemble(pieces?).map_err(ReadError::Input)
-}
-
-fn read_full(reader: &mut impl Read, mut buf: &mut [u8]) -> std::io::Result<usize> {
-    let size = buf.len();
-    while !buf.is_empty() {
-        match reader.read(buf) {
-            Ok(0) => break,
-            Ok(n) => buf = &mut buf[n..],
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(size - buf.len())
 }
 
 /// Hands pieces to the workers of [`pipeline`], numbered in order.
@@ -299,8 +293,9 @@ impl<'a> Feed<'a> {
 
 /// Parse the pieces `produce` feeds, in worker threads, while it produces them (at
 /// most a few pieces wait at a time). Returns the pieces in order, up to the first
-/// one with an early problem (the later ones are not parsed).
-fn pipeline<'a, E, F>(options: &Options, produce: F) -> Result<Vec<Piece>, E>
+/// one with an early problem (the later ones are not parsed). `nul_free`: the pieces
+/// are known to hold no NUL byte (see [`Piece::parse`]).
+fn pipeline<'a, E, F>(options: &Options, nul_free: bool, produce: F) -> Result<Vec<Piece>, E>
 where
     F: FnOnce(&mut Feed<'a>) -> Result<(), E>,
 {
@@ -313,7 +308,7 @@ where
         }
         let text =
             if i == 0 && !options.latin1 { text.strip_prefix(BOM).unwrap_or(text) } else { text };
-        let piece = Piece::parse(text, options);
+        let piece = Piece::parse(text, options, nul_free);
         if piece.early.is_some() {
             stop.fetch_min(i, Ordering::Relaxed);
         }

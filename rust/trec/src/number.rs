@@ -11,6 +11,7 @@
 /// are correctly rounded; out-of-range values become ±inf or ±0. Hexadecimal floats
 /// and anything after the number are refused. NaN is returned as a value: whether it
 /// is allowed is the caller's decision.
+#[inline]
 pub fn parse_score(field: &[u8]) -> Option<f64> {
     if let Some(value) = plain_decimal(field) {
         return Some(value);
@@ -40,37 +41,46 @@ const POW10: [f64; 23] = [
 /// of ten below 10^23, both exact doubles, so one division is correctly rounded
 /// (Clinger 1990, "How to read floating point numbers accurately"). None for anything
 /// else (the general parser decides).
+#[inline]
 fn plain_decimal(field: &[u8]) -> Option<f64> {
     let (negative, rest) = match field.first()? {
         b'-' => (true, &field[1..]),
         b'+' => (false, &field[1..]),
         _ => (false, field),
     };
-    let mut mantissa: u64 = 0;
-    let mut digits = 0;
-    let mut fraction: Option<usize> = None;
-    for &b in rest {
-        match b {
-            b'0'..=b'9' => {
-                mantissa = mantissa * 10 + u64::from(b - b'0');
-                digits += 1;
-                if digits > 15 {
-                    return None;
-                }
-                if let Some(f) = &mut fraction {
-                    *f += 1;
-                }
-            }
-            b'.' if fraction.is_none() => fraction = Some(0),
-            _ => return None,
-        }
+    if rest.len() > 16 {
+        return None; // more than 15 digits and a point
     }
-    if digits == 0 {
+    let (int_part, fraction) = match rest.iter().position(|&b| b == b'.') {
+        Some(point) => (&rest[..point], &rest[point + 1..]),
+        None => (rest, &[][..]),
+    };
+    let digits = int_part.len() + fraction.len();
+    if digits == 0 || digits > 15 {
         return None;
     }
-    let value = mantissa as f64 / POW10[fraction.unwrap_or(0)];
+    // two independent chains of multiply-adds (a second point is not a digit)
+    let value_of = |part: &[u8]| {
+        part.iter().try_fold(0u64, |value, &b| {
+            let digit = b.wrapping_sub(b'0');
+            (digit < 10).then(|| value * 10 + u64::from(digit))
+        })
+    };
+    let mantissa = value_of(int_part)? * POW10_INT[fraction.len()] + value_of(fraction)?;
+    let value = mantissa as f64 / POW10[fraction.len()];
     Some(if negative { -value } else { value })
 }
+
+/// Powers of ten up to `10^15`, as integers.
+const POW10_INT: [u64; 16] = {
+    let mut out = [1u64; 16];
+    let mut i = 1;
+    while i < out.len() {
+        out[i] = out[i - 1] * 10;
+        i += 1;
+    }
+    out
+};
 
 /// What may follow `nan`: nothing, or `(` letters, digits and `_` `)`.
 fn nan_payload_ok(rest: &[u8]) -> bool {
@@ -245,6 +255,17 @@ mod tests {
         }
         assert_eq!(plain_decimal(b"-0").map(f64::to_bits), Some((-0.0f64).to_bits()));
         assert_eq!(plain_decimal(b"1234567890123456"), None); // 16 digits: the general parser
+        for text in ["1:5", "1/5", "9.:", "/", ":", "1.2/", "0.12345678:", "12345678.9/"] {
+            assert_eq!(plain_decimal(text.as_bytes()), None, "{text}");
+        }
+        for digits in 1..=15 {
+            let text = "9".repeat(digits);
+            assert_eq!(plain_decimal(text.as_bytes()), Some(text.parse().unwrap()));
+            for point in 0..=digits {
+                let text = format!("{}.{}", &text[..point], &text[point..]);
+                assert_eq!(plain_decimal(text.as_bytes()), Some(text.parse().unwrap()));
+            }
+        }
     }
 
     #[test]

@@ -10,6 +10,146 @@ fn is_space(b: u8) -> bool {
     matches!(b, b' ' | b'\t' | 0x0b | 0x0c)
 }
 
+/// The most fields a line is split into: one more than the six a run needs, so that a
+/// qrels line with too many is seen.
+const MAX_FIELDS: usize = 7;
+
+/// One line of a piece, split into fields.
+struct Split {
+    /// Where the line ends (its line end, or the end of the text) and the next begins.
+    end: usize,
+    next: usize,
+    /// The first [`Split::count`] fields, as ranges from the line's start.
+    fields: [(usize, usize); MAX_FIELDS],
+    count: usize,
+}
+
+/// Split the line starting at `start` into fields (maximal runs of bytes other than
+/// [`is_space`]; at most [`MAX_FIELDS`] are kept) and find its end: the first `\n`,
+/// `\r` or `\r\n`. `specials` must be at `start` (every byte of `text` below `start`
+/// returned); it is left after the line end.
+///
+/// The bytes are visited only where [`Specials`] finds a byte at or below `b' '`:
+/// every separator and line end is one, and so are other control characters, which
+/// belong to fields and are passed over.
+#[inline]
+fn split_line(text: &[u8], start: usize, specials: &mut Specials) -> Split {
+    let mut fields = [(0usize, 0usize); MAX_FIELDS];
+    let mut count = 0;
+    let mut field_start = start;
+    let mut close = |at: usize, from: usize| {
+        if at > from && count < MAX_FIELDS {
+            fields[count] = (from - start, at - start);
+            count += 1;
+        }
+    };
+    let (end, next) = loop {
+        let Some(at) = specials.next() else {
+            close(text.len(), field_start);
+            break (text.len(), text.len());
+        };
+        match text[at] {
+            b'\n' => {
+                close(at, field_start);
+                break (at, at + 1);
+            }
+            b'\r' => {
+                close(at, field_start);
+                if text.get(at + 1) == Some(&b'\n') {
+                    specials.next(); // the `\n` of `\r\n`
+                    break (at, at + 2);
+                }
+                break (at, at + 1);
+            }
+            b if is_space(b) => {
+                close(at, field_start);
+                field_start = at + 1;
+            }
+            _ => {} // another control character: part of a field
+        }
+    };
+    Split { end, next, fields, count }
+}
+
+/// `0x01` in every byte of a word.
+const ONES: u64 = u64::from_ne_bytes([1; 8]);
+/// `0x80` in every byte of a word.
+const HIGHS: u64 = u64::from_ne_bytes([0x80; 8]);
+/// The bytes a block of [`Specials`] has.
+const BLOCK: usize = 64;
+
+/// The candidates of a block: bit `i` set when byte `i` may be at or below `b' '`.
+///
+/// In each word `w` of eight bytes, `(w - 0x21…) & !w & 0x80…` sets the high bit of
+/// every byte at or below `0x20` (and of a few others just above one, where the
+/// subtraction borrows; the caller checks each candidate); multiplying the high bits,
+/// shifted to the low bit of each byte, by `0x0102…80` gathers them in the top byte
+/// (each pair of bits lands on its own position, so nothing carries).
+#[inline]
+fn candidates(block: &[u8; BLOCK]) -> u64 {
+    let mut bits = 0;
+    for (i, word) in block.chunks_exact(8).enumerate() {
+        let word = u64::from_le_bytes(word.try_into().expect("eight bytes"));
+        let high = word.wrapping_sub(ONES * 0x21) & !word & HIGHS;
+        bits |= ((high >> 7).wrapping_mul(0x0102_0408_1020_4080) >> 56) << (8 * i);
+    }
+    bits
+}
+
+/// The positions of the bytes at or below `b' '` in a text, in order, found a block
+/// of [`BLOCK`] bytes at a time ([`candidates`]) without a branch per byte.
+struct Specials<'a> {
+    text: &'a [u8],
+    /// The position of the block in `bits`.
+    base: usize,
+    /// The candidates of the block at `base` not yet returned.
+    bits: u64,
+}
+
+impl<'a> Specials<'a> {
+    fn new(text: &'a [u8]) -> Self {
+        Specials { text, base: 0, bits: Self::block(text, 0) }
+    }
+
+    /// The candidates of the block at `base` (bytes past the end count as `0xff`).
+    #[inline]
+    fn block(text: &[u8], base: usize) -> u64 {
+        match text.get(base..base + BLOCK) {
+            Some(block) => candidates(block.try_into().expect("a block")),
+            None => {
+                let mut block = [0xff; BLOCK];
+                let rest = &text[base.min(text.len())..];
+                block[..rest.len()].copy_from_slice(rest);
+                candidates(&block)
+            }
+        }
+    }
+}
+
+impl Iterator for Specials<'_> {
+    type Item = usize;
+
+    /// The position of the next byte at or below `b' '`.
+    #[inline]
+    fn next(&mut self) -> Option<usize> {
+        loop {
+            while self.bits != 0 {
+                let at = self.base + self.bits.trailing_zeros() as usize;
+                self.bits &= self.bits - 1;
+                if self.text[at] <= b' ' {
+                    return Some(at);
+                }
+            }
+            if self.base + BLOCK >= self.text.len() {
+                self.base = self.text.len();
+                return None;
+            }
+            self.base += BLOCK;
+            self.bits = Self::block(self.text, self.base);
+        }
+    }
+}
+
 /// The result of parsing one piece; line numbers are counted from the piece's start.
 #[derive(Debug)]
 pub struct Piece {
@@ -76,14 +216,18 @@ impl Piece {
         self.lines.as_ref().map_or(row as u64 + 1, |lines| u64::from(lines[row]))
     }
 
-    pub fn parse(text: &[u8], options: &Options) -> Piece {
+    /// Parse the lines of `text`. `nul_free`: the caller has already checked that
+    /// `text` holds no NUL byte ([`crate::check::Checker`]), so it is not searched again.
+    pub fn parse(text: &[u8], options: &Options, nul_free: bool) -> Piece {
         let kind = options.kind;
         let expect = kind.fields();
         let estimate = text.len() / 40 + 1;
         let mut piece = Piece {
             columns: Columns {
-                query_id: Strings::new(),
-                doc_id: Strings::new(),
+                // room for rows of about 40 bytes, a fifth of them query id, and
+                // a third doc id (the vectors grow if not)
+                query_id: Strings::with_capacity(estimate, text.len() / 5),
+                doc_id: Strings::with_capacity(estimate, text.len() / 3),
                 values: match kind {
                     Kind::Run => Values::Scores(Vec::with_capacity(estimate)),
                     Kind::Qrels => Values::Grades(Vec::with_capacity(estimate)),
@@ -102,25 +246,19 @@ impl Piece {
         if text.starts_with(b"#panic") {
             panic!("a panic the tests ask for"); // see tests::a_panic_in_a_worker_ends_the_read
         }
-        if let Some(nul) = memchr::memchr(0, text) {
+        let nul = if nul_free { None } else { memchr::memchr(0, text) };
+        if let Some(nul) = nul {
             piece.early = Some((Problem::Nul, count_lines(&text[..=nul])));
             return piece;
         }
         let mut bad_score: Option<(Problem, u64)> = None;
         let mut last_tag: Option<(usize, usize)> = None;
         let mut previous_query: Option<&[u8]> = None;
-        let mut fields = [(0usize, 0usize); 7];
+        let mut specials = Specials::new(text);
         let mut line_no = 0u64;
         let mut pos = 0;
         while pos < text.len() {
-            let (end, next) = match memchr::memchr2(b'\n', b'\r', &text[pos..]) {
-                Some(i) => {
-                    let end = pos + i;
-                    let crlf = text[end] == b'\r' && text.get(end + 1) == Some(&b'\n');
-                    (end, end + 1 + usize::from(crlf))
-                }
-                None => (text.len(), text.len()),
-            };
+            let Split { end, next, fields, count: k } = split_line(text, pos, &mut specials);
             line_no += 1;
             let line = &text[pos..end];
             let line_start = pos;
@@ -128,23 +266,6 @@ impl Piece {
             if line.len() > options.max_line {
                 piece.early = Some((Problem::LongLine, line_no));
                 return piece;
-            }
-            // split into fields: up to one more than needed (a qrels line must not have it)
-            let mut k = 0;
-            let mut i = 0;
-            while i < line.len() && k < fields.len() {
-                while i < line.len() && is_space(line[i]) {
-                    i += 1;
-                }
-                if i == line.len() {
-                    break;
-                }
-                let start = i;
-                while i < line.len() && !is_space(line[i]) {
-                    i += 1;
-                }
-                fields[k] = (start, i);
-                k += 1;
             }
             if k == 0 || line[fields[0].0] == b'#' {
                 continue;
@@ -221,5 +342,83 @@ impl Piece {
         }
         piece.tag = last_tag.map(|(a, b)| text[a..b].to_vec());
         piece
+    }
+}
+
+#[cfg(test)]
+mod split_tests {
+    use super::*;
+
+    /// The line split byte by byte (the reader's first way): the line end found with
+    /// `memchr2`, then at most [`MAX_FIELDS`] runs of non-space bytes.
+    fn reference(text: &[u8], start: usize) -> (usize, usize, Vec<(usize, usize)>) {
+        let (end, next) = match memchr::memchr2(b'\n', b'\r', &text[start..]) {
+            Some(i) => {
+                let end = start + i;
+                let crlf = text[end] == b'\r' && text.get(end + 1) == Some(&b'\n');
+                (end, end + 1 + usize::from(crlf))
+            }
+            None => (text.len(), text.len()),
+        };
+        let line = &text[start..end];
+        let mut fields = Vec::new();
+        let mut i = 0;
+        while i < line.len() && fields.len() < MAX_FIELDS {
+            while i < line.len() && is_space(line[i]) {
+                i += 1;
+            }
+            if i == line.len() {
+                break;
+            }
+            let from = i;
+            while i < line.len() && !is_space(line[i]) {
+                i += 1;
+            }
+            fields.push((from, i));
+        }
+        (end, next, fields)
+    }
+
+    /// Random texts of bytes that matter: separators, line ends, other control
+    /// characters, bytes just above a space (where the block test borrows), high bytes.
+    fn texts() -> impl Iterator<Item = Vec<u8>> {
+        const ALPHABET: &[u8] = b" \t\x0b\x0c\n\r\x01\x1f!\"#a9.\x80\xff";
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        (0..3000).map(move |n| {
+            let mut text = Vec::new();
+            for _ in 0..n % 300 {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                let byte = ALPHABET[(state % ALPHABET.len() as u64) as usize];
+                // runs of ordinary bytes, as in real lines, half of the time
+                let run = if state & (1 << 40) != 0 { 1 } else { (state >> 50) as usize % 12 };
+                text.extend(std::iter::repeat_n(byte, run));
+            }
+            text
+        })
+    }
+
+    #[test]
+    fn specials_are_the_bytes_at_or_below_space() {
+        for text in texts() {
+            let want: Vec<usize> = (0..text.len()).filter(|&i| text[i] <= b' ').collect();
+            assert_eq!(Specials::new(&text).collect::<Vec<_>>(), want, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn lines_split_as_byte_by_byte() {
+        for text in texts() {
+            let mut specials = Specials::new(&text);
+            let mut pos = 0;
+            while pos < text.len() {
+                let split = split_line(&text, pos, &mut specials);
+                let (end, next, fields) = reference(&text, pos);
+                assert_eq!((split.end, split.next), (end, next), "{text:?} at {pos}");
+                assert_eq!(&split.fields[..split.count], &fields[..], "{text:?} at {pos}");
+                pos = split.next;
+            }
+        }
     }
 }
