@@ -364,7 +364,6 @@ impl Kernel for GMeasure {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Labels;
     use std::collections::BTreeMap;
 
     fn spec(family: &str, cutoff: Option<i64>, params: &[(&str, Param)]) -> Spec {
@@ -373,15 +372,7 @@ mod tests {
         Spec { family: family.into(), cutoff: cutoff.map(crate::Cutoff::Rank), params }
     }
 
-    fn query<'a>(ranked: &'a [i64], judged: &'a [i64]) -> Query<'a> {
-        Query {
-            ranked: Labels::I64(ranked),
-            judged: Labels::I64(judged),
-            in_run: true,
-            rel_level: 1,
-            compat: 10,
-        }
-    }
+    use crate::measures::test_query as query;
 
     fn value(family: &str, cutoff: Option<i64>, params: &[(&str, Param)], q: &Query) -> f64 {
         kernel(&spec(family, cutoff, params)).unwrap().unwrap().value(q)

@@ -267,15 +267,7 @@ mod tests {
         kernel(&spec).unwrap().unwrap()
     }
 
-    fn query<'a>(ranked: &'a [i64], judged: &'a [i64]) -> Query<'a> {
-        Query {
-            ranked: Labels::I64(ranked),
-            judged: Labels::I64(judged),
-            in_run: true,
-            rel_level: 1,
-            compat: 10,
-        }
-    }
+    use crate::measures::test_query as query;
 
     #[test]
     fn err_by_hand() {

@@ -119,3 +119,16 @@ fn columns(
     }
     out
 }
+
+/// A query of an integer-labelled ranking, in the run, default level and compat (the
+/// kernels' unit tests).
+#[cfg(test)]
+pub(crate) fn test_query<'a>(ranked: &'a [i64], judged: &'a [i64]) -> crate::Query<'a> {
+    crate::Query {
+        ranked: crate::Labels::I64(ranked),
+        judged: crate::Labels::I64(judged),
+        in_run: true,
+        rel_level: 1,
+        compat: 10,
+    }
+}

@@ -430,18 +430,10 @@ impl Kernel for BinG {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{Labels, Param};
+    use crate::Param;
     use std::collections::BTreeMap;
 
-    fn query<'a>(ranked: &'a [i64], judged: &'a [i64]) -> Query<'a> {
-        Query {
-            ranked: Labels::I64(ranked),
-            judged: Labels::I64(judged),
-            in_run: true,
-            rel_level: 1,
-            compat: 10,
-        }
-    }
+    use crate::measures::test_query as query;
 
     fn value(family: &str, cutoff: Option<Cutoff>, params: &[(&str, Param)], q: &Query) -> f64 {
         let params: BTreeMap<String, Param> =

@@ -86,7 +86,7 @@ fn f_measure(relret: f64, ret: f64, r: f64, b2: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{Labels, Param};
+    use crate::Param;
     use std::collections::BTreeMap;
 
     fn spec(family: &str, params: &[(&str, Param)]) -> Spec {
@@ -95,15 +95,7 @@ mod tests {
         Spec { family: family.into(), cutoff: None, params }
     }
 
-    fn query<'a>(ranked: &'a [i64], judged: &'a [i64]) -> Query<'a> {
-        Query {
-            ranked: Labels::I64(ranked),
-            judged: Labels::I64(judged),
-            in_run: true,
-            rel_level: 1,
-            compat: 10,
-        }
-    }
+    use crate::measures::test_query as query;
 
     // 4 retrieved, 2 of them relevant, R = 3
     const RANKED: &[i64] = &[1, 0, -1, 2];
