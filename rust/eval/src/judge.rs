@@ -770,8 +770,13 @@ impl<'a> Ranking<'_, 'a> {
         if duplicate.is_some() || !in_qrels {
             return (Vec::new(), duplicate);
         }
-        // trec_eval's order: score descending, ties by document id descending
-        s.entries.sort_unstable_by(|a, b| b.key.total_cmp(&a.key).then_with(|| b.doc.cmp(a.doc)));
+        // trec_eval's order: score descending, ties by document id descending (runs are
+        // usually written in it: checked in one pass, sorted only when they are not; the
+        // documents are distinct, so the order is unique and the check is exact)
+        let order = |a: &Entry, b: &Entry| b.key.total_cmp(&a.key).then_with(|| b.doc.cmp(a.doc));
+        if s.entries.windows(2).any(|w| order(&w[0], &w[1]).is_gt()) {
+            s.entries.sort_unstable_by(order);
+        }
         let depth =
             self.options.depth.map_or(usize::MAX, |d| usize::try_from(d).unwrap_or(usize::MAX));
         let docs = &self.judged[t].docs;

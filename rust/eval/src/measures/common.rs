@@ -198,9 +198,21 @@ pub fn top(q: &crate::Query, cutoff: Option<i64>) -> usize {
     depth(q.num_ret(), cutoff)
 }
 
-/// Number of `labels[..n]` with grade >= `level`.
+/// Number of `labels[..n]` with grade >= `level` (as [`crate::Labels::relevant`] decides,
+/// one comparison per label over the typed slice, so that it vectorises).
 pub fn count_relevant(labels: &crate::Labels, n: usize, level: i64) -> usize {
-    (0..n).filter(|&i| labels.relevant(i, level)).count()
+    match labels {
+        crate::Labels::I8(v) => match i8::try_from(level) {
+            Ok(l) => v[..n].iter().filter(|&&x| x >= l).count(),
+            Err(_) if level < 0 => n, // every int8 label is above a level below -128
+            Err(_) => 0,
+        },
+        crate::Labels::I64(v) => v[..n].iter().filter(|&&x| x >= level).count(),
+        crate::Labels::F64(v) => {
+            let l = level as f64;
+            v[..n].iter().filter(|&&x| x >= l).count()
+        }
+    }
 }
 
 /// Ranks (1-based) of the ranked documents with grade >= `level`, in rank order.
@@ -217,5 +229,27 @@ pub fn c_log(x: f64) -> f64 {
         -f64::NAN
     } else {
         x.ln()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::count_relevant;
+    use crate::Labels;
+
+    #[test]
+    fn count_relevant_is_relevant_counted() {
+        let small: Vec<i8> = vec![-2, -1, 0, 1, 2, 127, -128, 5];
+        let large: Vec<i64> = small.iter().map(|&x| i64::from(x) * 1_000_000_007).collect();
+        let real: Vec<f64> = small.iter().map(|&x| f64::from(x) / 2.0).collect();
+        for labels in [Labels::I8(&small), Labels::I64(&large), Labels::F64(&real)] {
+            for level in [i64::MIN, -200, -129, -128, -2, -1, 0, 1, 2, 127, 128, 1 << 40, i64::MAX]
+            {
+                for n in 0..=labels.len() {
+                    let want = (0..n).filter(|&i| labels.relevant(i, level)).count();
+                    assert_eq!(count_relevant(&labels, n, level), want, "{labels:?} {level} {n}");
+                }
+            }
+        }
     }
 }
