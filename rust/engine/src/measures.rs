@@ -3,6 +3,7 @@
 use std::collections::BTreeMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
+use cranfield_eval::aggregate::{aggregate as aggregated, How};
 use cranfield_eval::measures::{compute, families, kernel};
 use cranfield_eval::{Column, Cutoff, JudgedView, Kernel, Labels, Param, Refusal, Spec};
 use numpy::{PyArray1, PyReadonlyArray1};
@@ -153,7 +154,25 @@ fn refusal(py: Python<'_>, r: Refusal) -> PyErr {
     }
 }
 
+/// The aggregate of per-query values (`cranfield.core.results.aggregate`): `how` is
+/// "mean", "sum" or "gmean"; `values` a float64 array or a sequence of floats.
+#[pyfunction]
+#[pyo3(signature = (values, how, num_queries=None))]
+fn aggregate(values: &Bound<'_, PyAny>, how: &str, num_queries: Option<usize>) -> PyResult<f64> {
+    let how = How::parse(how).ok_or_else(|| {
+        PyValueError::new_err(format!("how must be 'mean', 'sum' or 'gmean', got {how:?}"))
+    })?;
+    if let Ok(array) = values.extract::<PyReadonlyArray1<f64>>() {
+        if let Ok(slice) = array.as_slice() {
+            return Ok(aggregated(slice, how, num_queries));
+        }
+    }
+    let values: Vec<f64> = values.extract()?;
+    Ok(aggregated(&values, how, num_queries))
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(aggregate, m)?)?;
     m.add_function(wrap_pyfunction!(measure_families, m)?)?;
     m.add_function(wrap_pyfunction!(compute_measures, m)?)?;
     Ok(())

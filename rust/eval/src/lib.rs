@@ -7,6 +7,7 @@
 //! descending (the material of ideal rankings). [`measures`] computes every measure
 //! family of cranfield's registry from it, one value per query.
 
+pub mod aggregate;
 pub mod judge;
 pub mod measures;
 pub mod trec_eval;

@@ -10,7 +10,6 @@ This module imports neither NumPy nor PyArrow: the command line's engine path
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -67,54 +66,20 @@ def as_measures(measures) -> list[Measure]:
     return out
 
 
-def _c_log(x: float) -> float:
-    """The C library's log: -inf at 0 and NaN below (Python raises there)."""
-    if x > 0 or x != x:
-        return math.log(x) if x != math.inf else math.inf
-    return -math.inf if x == 0 else -math.nan
-
-
-def _c_exp(x: float) -> float:
-    """The C library's exp: inf on overflow (Python raises)."""
-    try:
-        return math.exp(x)
-    except OverflowError:
-        return math.inf
-
-
-def _sequential_sum(values: list) -> float:
-    """v0 + v1 + ... left to right from the first value (NumPy's cumsum: a lone -0.0
-    stays -0.0); 0.0 when empty."""
-    if not values:
-        return 0.0
-    total = values[0]
-    for v in values[1:]:
-        total += v
-    return float(total)
-
-
 def aggregate(values, how: str, num_queries: int | None = None) -> float | None:
     """Aggregate per-query values: mean, sum, gmean or none (sequential, topic order).
 
-    ``values`` is any sequence of floats (a NumPy array or a list); the mean divides by
+    ``values`` is a float64 array or a sequence of floats; the mean divides by
     ``num_queries`` when given (queries without values count as 0), the geometric mean
-    counts each of them at the floor 1e-5.
+    (``exp(mean(log(max(v, 1e-5))))``) counts each of them at the floor 1e-5. Computed
+    by the engine (``rust/eval/src/aggregate.rs``): sums left to right from the first
+    value, as NumPy's ``cumsum`` and trec_eval add.
     """
-    values = values.tolist() if hasattr(values, "tolist") else list(values)
-    n = len(values) if num_queries is None else num_queries
     if how == "none":
         return None
-    if how == "sum":
-        return _sequential_sum(values)
-    if n == 0:
-        return 0.0
-    if how == "gmean":
-        # max(v, floor) keeps NaN, as NumPy's maximum does
-        logs = [_c_log(v if v != v or v > MIN_GEO_MEAN else MIN_GEO_MEAN) for v in values]
-        total = _sequential_sum(logs)
-        total += (n - len(values)) * _c_log(MIN_GEO_MEAN)
-        return _c_exp(total / n)
-    return _sequential_sum(values) / n
+    from .. import _engine
+
+    return _engine.aggregate(values, how, num_queries)
 
 
 @dataclass

@@ -2,13 +2,7 @@
 
 /// Left-to-right sum as NumPy's `cumsum` along a row (`segments.sequential_sum`): the
 /// first term is the start (a lone -0.0 stays -0.0); an empty sum is +0.0.
-pub fn seq_sum(terms: impl IntoIterator<Item = f64>) -> f64 {
-    let mut terms = terms.into_iter();
-    match terms.next() {
-        None => 0.0,
-        Some(first) => terms.fold(first, |s, t| s + t),
-    }
-}
+pub use crate::aggregate::sequential_sum as seq_sum;
 
 /// `log2(rank + 1)` for a 1-based rank, with the C library's log2 (`segments.log2_discounts`).
 pub fn log2_discount(rank: usize) -> f64 {
