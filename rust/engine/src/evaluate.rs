@@ -17,7 +17,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyTuple};
 
-use crate::judge::{raise, JudgeError};
+use crate::judge::{policy, raise, JudgeError};
 use crate::measures::spec;
 
 /// One run's result: its name (TREC tag), its query ids and one column per measure.
@@ -63,16 +63,13 @@ fn evaluate_trec_files<'py>(
     let specs: Vec<Spec> = specs.iter().map(|s| spec(&s)).collect::<PyResult<_>>()?;
     let mut kernels: Vec<Box<dyn Kernel>> =
         specs.iter().map(kernel).collect::<Result<_, _>>().map_err(PyValueError::new_err)?;
-    let duplicates = Duplicates::parse(duplicates).ok_or_else(|| {
-        PyValueError::new_err(format!("unknown duplicates policy {duplicates:?}"))
-    })?;
     let options = JudgeOptions {
         rel_level,
         depth,
         judged_only,
         complete,
         compat,
-        duplicates,
+        duplicates: policy(duplicates, "duplicates")?,
         qrels_duplicates: Duplicates::Error,
     };
     let reading = Reading {

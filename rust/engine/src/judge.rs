@@ -22,7 +22,7 @@ create_exception!(
      'duplicate', 'wrong_kind', 'options' or 'internal'; input is 'run', 'qrels' or None."
 );
 
-fn policy(name: &str, what: &str) -> PyResult<Duplicates> {
+pub(crate) fn policy(name: &str, what: &str) -> PyResult<Duplicates> {
     Duplicates::parse(name).ok_or_else(|| {
         PyValueError::new_err(format!("{what} must be 'error', 'first' or 'max', got {name:?}"))
     })
