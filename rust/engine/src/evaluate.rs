@@ -8,7 +8,7 @@ use std::path::PathBuf;
 
 use cranfield_eval::judge::{
     judge_with, read_file, threads_for, topics, Duplicates, Input, JudgeError as Failed,
-    JudgeOptions, Reading,
+    JudgeOptions,
 };
 use cranfield_eval::measures::{compute, kernel};
 use cranfield_eval::{Column, Kernel, Refusal, Spec};
@@ -17,7 +17,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyTuple};
 
-use crate::judge::{policy, raise, JudgeError};
+use crate::judge::{policy, raise, reading, JudgeError};
 use crate::measures::spec;
 
 /// One run's result: its name (TREC tag), its query ids and one column per measure.
@@ -72,13 +72,7 @@ fn evaluate_trec_files<'py>(
         duplicates: policy(duplicates, "duplicates")?,
         qrels_duplicates: Duplicates::Error,
     };
-    let reading = Reading {
-        latin1,
-        fractional,
-        max_line: max_line.min(1 << 29),
-        max_bytes: max_bytes.unwrap_or(u64::MAX),
-        ..Reading::default()
-    };
+    let reading = reading(latin1, fractional, max_line, max_bytes);
     let work = || -> Result<(usize, Vec<Evaluated>), Failure> {
         options.check().map_err(Failure::Judge)?;
         let kind = if fractional { Kind::FractionalQrels } else { Kind::Qrels };

@@ -9,6 +9,8 @@ use cranfield_eval::judge::{
 use cranfield_trec::Problem;
 use numpy::PyArray1;
 use pyo3::create_exception;
+
+use crate::MAX_LINE_CAP;
 use pyo3::exceptions::{PyException, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyTuple};
@@ -21,6 +23,23 @@ create_exception!(
      what is 'unsupported' (read the input in Python), 'io', 'read', 'empty', \
      'duplicate', 'wrong_kind', 'options' or 'internal'; input is 'run', 'qrels' or None."
 );
+
+/// How the bindings read TREC files: lines capped at [`MAX_LINE_CAP`], gzip within
+/// `max_bytes` (no limit when None).
+pub(crate) fn reading(
+    latin1: bool,
+    fractional: bool,
+    max_line: usize,
+    max_bytes: Option<u64>,
+) -> Reading {
+    Reading {
+        latin1,
+        fractional,
+        max_line: max_line.min(MAX_LINE_CAP),
+        max_bytes: max_bytes.unwrap_or(u64::MAX),
+        ..Reading::default()
+    }
+}
 
 pub(crate) fn policy(name: &str, what: &str) -> PyResult<Duplicates> {
     Duplicates::parse(name).ok_or_else(|| {
@@ -136,13 +155,7 @@ fn judge_trec_files<'py>(
         duplicates: policy(duplicates, "duplicates")?,
         qrels_duplicates: policy(qrels_duplicates, "qrels_duplicates")?,
     };
-    let reading = Reading {
-        latin1,
-        fractional,
-        max_line: max_line.min(1 << 29),
-        max_bytes: max_bytes.unwrap_or(u64::MAX),
-        ..Reading::default()
-    };
+    let reading = reading(latin1, fractional, max_line, max_bytes);
     let work = || judge_files(&run_path, &qrels_path, &reading, &options);
     let judged: Judged = match py.detach(|| catch_unwind(AssertUnwindSafe(work))) {
         Ok(Ok(judged)) => judged,

@@ -32,7 +32,7 @@ create_exception!(
 );
 
 /// Lines may not be longer than this, whatever the caller asks (32-bit offsets).
-const MAX_LINE_CAP: usize = 1 << 29;
+pub(crate) const MAX_LINE_CAP: usize = 1 << 29;
 
 enum Failure {
     Input(Error),

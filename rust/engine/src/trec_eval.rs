@@ -19,6 +19,7 @@ use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
 
+use crate::judge::reading;
 use crate::measures::spec;
 
 /// `(printed, kind, spec or None, blank, reset, recount)` -> Col.
@@ -178,9 +179,6 @@ fn files(
     }
 }
 
-/// Lines may not be longer than this, whatever the caller asks (32-bit offsets).
-const MAX_LINE_CAP: usize = 1 << 29;
-
 /// Ranked documents from which the kernels run on several threads.
 const THREADS_FROM: usize = 1_000_000;
 
@@ -218,12 +216,7 @@ fn trec_eval_files<'py>(
     let table = zscores.map(self::zscores).transpose()?;
     let options =
         JudgeOptions { rel_level, depth, judged_only, complete, compat, ..JudgeOptions::default() };
-    let reading = Reading {
-        latin1: true,
-        max_line: max_line.min(MAX_LINE_CAP),
-        max_bytes: max_bytes.unwrap_or(u64::MAX),
-        ..Reading::default()
-    };
+    let reading = reading(true, false, max_line, max_bytes);
     let shape = (per_query, summary);
     let work = || files(&cols, &qrels_path, &run_path, &options, &reading, shape, table.as_ref());
     let done = py
