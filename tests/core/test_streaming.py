@@ -107,6 +107,15 @@ def test_cli_stream_option_and_threshold(tmp_path, capsys, monkeypatch):
     room = memory.NEED_PER_BYTE * size + memory.NEED_BASE - 1
     monkeypatch.setattr(memory, "_meminfo_available", lambda: room / memory.RAM_SHARE)
     assert streaming.should_stream(run_path) and not streaming.should_stream(qrels_path)
+    # the compiled engine reads runs of any size itself (in pieces): no NumPy streaming
+    assert main(["trec_eval", *argv]) == 0
+    assert main(["eval", *argv]) == 0
+    assert calls == []
+    # where the engine declines, the general path streams what does not fit
+    from cranfield.cli import eval_cmd, trec_eval_cmd
+
+    monkeypatch.setattr(trec_eval_cmd, "_engine_path", lambda *a: None)
+    monkeypatch.setattr(eval_cmd, "_engine_path", lambda *a: None)
     assert main(["trec_eval", *argv]) == 0
     assert calls == [1]
     assert main(["eval", *argv]) == 0

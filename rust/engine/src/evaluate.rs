@@ -6,9 +6,9 @@
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
 
+use cranfield_eval::judge::stream::{judge_run_streamed, PIECE_BYTES};
 use cranfield_eval::judge::{
-    judge_with, read_file, threads_for, topics, Duplicates, Input, JudgeError as Failed,
-    JudgeOptions,
+    read_file, topics, Duplicates, Input, JudgeError as Failed, JudgeOptions, Reading,
 };
 use cranfield_eval::measures::{compute, kernel};
 use cranfield_eval::{Column, Kernel, Refusal, Spec};
@@ -42,7 +42,7 @@ enum Failure {
 #[pyfunction]
 #[pyo3(signature = (qrels_path, run_paths, specs, *, latin1=false, fractional=false,
     rel_level=1, depth=None, judged_only=false, complete=false, compat=10,
-    duplicates="error", max_line=1 << 26, max_bytes=None))]
+    duplicates="error", max_line=1 << 26, max_bytes=None, piece_bytes=PIECE_BYTES))]
 #[allow(clippy::too_many_arguments)]
 fn evaluate_trec_files<'py>(
     py: Python<'py>,
@@ -59,6 +59,7 @@ fn evaluate_trec_files<'py>(
     duplicates: &str,
     max_line: usize,
     max_bytes: Option<u64>,
+    piece_bytes: usize,
 ) -> PyResult<Bound<'py, PyTuple>> {
     let specs: Vec<Spec> = specs.iter().map(|s| spec(&s)).collect::<PyResult<_>>()?;
     let mut kernels: Vec<Box<dyn Kernel>> =
@@ -72,17 +73,15 @@ fn evaluate_trec_files<'py>(
         duplicates: policy(duplicates, "duplicates")?,
         qrels_duplicates: Duplicates::Error,
     };
-    let reading = reading(latin1, fractional, max_line, max_bytes);
+    let reading = Reading { piece_bytes, ..reading(latin1, fractional, max_line, max_bytes) };
     let work = || -> Result<(usize, Vec<Evaluated>), Failure> {
         options.check().map_err(Failure::Judge)?;
         let kind = if fractional { Kind::FractionalQrels } else { Kind::Qrels };
         let qrels = read_file(&qrels_path, Input::Qrels, kind, &reading).map_err(Failure::Judge)?;
         let mut out = Vec::with_capacity(run_paths.len());
         for path in &run_paths {
-            let run = read_file(path, Input::Run, Kind::Run, &reading).map_err(Failure::Judge)?;
-            let threads = threads_for(&run, &qrels, reading.threads);
-            let judged = judge_with(&run, &qrels, &options, threads).map_err(Failure::Judge)?;
-            drop(run);
+            let judged =
+                judge_run_streamed(path, &qrels, &reading, &options).map_err(Failure::Judge)?;
             let columns =
                 compute(&judged.view(), &mut kernels, reading.threads).map_err(Failure::Refused)?;
             let query_ids = (0..judged.num_queries())

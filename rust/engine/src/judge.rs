@@ -21,7 +21,9 @@ create_exception!(
     PyException,
     "Judging TREC files failed: args are (what, input, line or None, detail or None); \
      what is 'unsupported' (read the input in Python), 'io', 'read', 'empty', \
-     'duplicate', 'wrong_kind', 'options' or 'internal'; input is 'run', 'qrels' or None."
+     'duplicate', 'wrong_kind', 'options', 'regrouped' (detail: the query id and the \
+     run's path), 'memory' (detail: the message and the run's path) or 'internal'; \
+     input is 'run', 'qrels' or None."
 );
 
 /// How the bindings read TREC files: lines capped at [`MAX_LINE_CAP`], gzip within
@@ -94,8 +96,22 @@ pub(crate) fn raise(py: Python<'_>, failure: Failed) -> PyErr {
             Failed::Unsupported { input, reason } => {
                 ("unsupported", name(*input), None, text(reason.to_string()))
             }
+            // the query (or what lacked memory) and the run's path
+            Failed::Regrouped { path, query, line } => {
+                let detail = (String::from_utf8_lossy(query), path.clone());
+                ("regrouped", name(Input::Run), Some(*line), pair(py, detail))
+            }
+            Failed::Memory { path, what } => {
+                let detail = (format!("not enough memory to {what}"), path.clone());
+                ("memory", name(Input::Run), None, pair(py, detail))
+            }
         };
     JudgeError::new_err((what, input, line, detail))
+}
+
+fn pair(py: Python<'_>, detail: (impl AsRef<str>, PathBuf)) -> Option<Py<PyAny>> {
+    let (text, path) = detail;
+    (text.as_ref(), path).into_pyobject(py).ok().map(|v| v.into_any().unbind())
 }
 
 fn labels<'py>(py: Python<'py>, labels: LabelVec) -> Bound<'py, PyAny> {

@@ -8,7 +8,8 @@ use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 
-use cranfield_eval::judge::{judge_files, JudgeOptions, Reading};
+use cranfield_eval::judge::stream::{judge_files_streamed, PIECE_BYTES};
+use cranfield_eval::judge::{JudgeError as Failed, JudgeOptions, Reading};
 use cranfield_eval::trec_eval::{
     evaluate, latin1_bytes, print, relevant_grades, Col, Failure, Kind, Layout, Printed, Subset,
     ZScores,
@@ -19,7 +20,7 @@ use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
 
-use crate::judge::reading;
+use crate::judge::{raise, reading};
 use crate::measures::spec;
 
 /// `(printed, kind, spec or None, blank, reset, recount)` -> Col.
@@ -129,12 +130,14 @@ fn files(
     reading: &Reading,
     shape: (bool, bool),
     zscores: Option<&ZScores>,
-) -> Result<Option<Done>, String> {
+) -> Result<Option<Done>, Stop> {
     let (per_query, summary) = shape;
     // judged with every qrels topic: the topics without results are those not `in_run`
     let every = JudgeOptions { complete: true, ..options.clone() };
-    let Ok(judged) = judge_files(run_path, qrels_path, reading, &every) else {
-        return Ok(None);
+    let judged = match judge_files_streamed(run_path, qrels_path, reading, &every) {
+        Ok(judged) => judged,
+        Err(e @ (Failed::Regrouped { .. } | Failed::Memory { .. })) => return Err(Stop::Judge(e)),
+        Err(_) => return Ok(None),
     };
     let all = judged.view();
     let relevant = relevant_grades(all.qrels_grades);
@@ -175,8 +178,15 @@ fn files(
     match evaluate(&run, cols, &layout, options.judged_only, threads) {
         Ok(printed) => Ok(Some((printed, missing))),
         Err(Failure::Refused(_)) => Ok(None), // the general path reports it
-        Err(Failure::Invalid(message)) => Err(message),
+        Err(Failure::Invalid(message)) => Err(Stop::Invalid(message)),
     }
+}
+
+/// Why `files` stopped: a value that does not fit (ValueError), or a run the engine
+/// cannot evaluate whatever the path (`JudgeError`).
+enum Stop {
+    Invalid(String),
+    Judge(Failed),
 }
 
 /// Ranked documents from which the kernels run on several threads.
@@ -194,7 +204,7 @@ const THREADS_FROM: usize = 1_000_000;
 /// caller then runs its general path, which reports problems with their messages.
 /// Raises ValueError for a measure the engine does not compute.
 #[pyfunction]
-#[pyo3(signature = (columns, qrels_path, run_path, rel_level, depth, judged_only, complete, compat, per_query, summary, zscores=None, max_line=1 << 26, max_bytes=None))]
+#[pyo3(signature = (columns, qrels_path, run_path, rel_level, depth, judged_only, complete, compat, per_query, summary, zscores=None, max_line=1 << 26, max_bytes=None, piece_bytes=PIECE_BYTES))]
 #[allow(clippy::too_many_arguments)]
 fn trec_eval_files<'py>(
     py: Python<'py>,
@@ -211,18 +221,22 @@ fn trec_eval_files<'py>(
     zscores: Option<&Bound<'py, PyDict>>,
     max_line: usize,
     max_bytes: Option<u64>,
+    piece_bytes: usize,
 ) -> PyResult<Option<Bound<'py, PyTuple>>> {
     let cols: Vec<Col> = columns.iter().map(|c| col(&c)).collect::<PyResult<_>>()?;
     let table = zscores.map(self::zscores).transpose()?;
     let options =
         JudgeOptions { rel_level, depth, judged_only, complete, compat, ..JudgeOptions::default() };
-    let reading = reading(true, false, max_line, max_bytes);
+    let reading = Reading { piece_bytes, ..reading(true, false, max_line, max_bytes) };
     let shape = (per_query, summary);
     let work = || files(&cols, &qrels_path, &run_path, &options, &reading, shape, table.as_ref());
     let done = py
         .detach(|| catch_unwind(AssertUnwindSafe(work)))
         .map_err(|_| PyRuntimeError::new_err("internal error: trec_eval's engine panicked"))?
-        .map_err(PyValueError::new_err)?;
+        .map_err(|stop| match stop {
+            Stop::Invalid(message) => PyValueError::new_err(message),
+            Stop::Judge(failure) => raise(py, failure),
+        })?;
     let Some((printed, missing)) = done else {
         return Ok(None);
     };

@@ -25,6 +25,7 @@
 
 mod hash;
 mod parallel;
+pub mod stream;
 mod table;
 
 use std::fmt;
@@ -224,6 +225,12 @@ pub enum JudgeError {
     Io { input: Input, error: std::io::Error },
     /// An input read elsewhere (standard input, a pipe, gzip): the caller reads it.
     Unsupported { input: Input, reason: &'static str },
+    /// A query of a run read piece by piece whose lines reappear in a later piece,
+    /// after another query's (its id, and the line where it reappears).
+    Regrouped { path: std::path::PathBuf, query: Vec<u8>, line: u64 },
+    /// Memory could not be had to do what is named ("not enough memory to ...") while
+    /// reading the run at `path`.
+    Memory { path: std::path::PathBuf, what: &'static str },
 }
 
 impl fmt::Display for JudgeError {
@@ -246,6 +253,12 @@ impl fmt::Display for JudgeError {
             },
             JudgeError::Io { input, error } => write!(f, "{input}: {error}"),
             JudgeError::Unsupported { input, reason } => write!(f, "{input}: {reason}"),
+            JudgeError::Regrouped { query, line, .. } => write!(
+                f,
+                "run, line {line}: query {:?} appears again after other queries",
+                String::from_utf8_lossy(query)
+            ),
+            JudgeError::Memory { what, .. } => write!(f, "not enough memory to {what}"),
         }
     }
 }
@@ -263,8 +276,11 @@ pub struct Reading {
     pub max_line: usize,
     /// Worker threads.
     pub threads: usize,
-    /// The most bytes a gzip file may decompress to.
+    /// The most bytes a gzip file may decompress to; for a run read piece by piece
+    /// ([`stream`]), the most bytes of text read whole when it must be.
     pub max_bytes: u64,
+    /// The bytes of a run read per piece by [`stream`] (0: the run read whole).
+    pub piece_bytes: usize,
 }
 
 impl Default for Reading {
@@ -275,6 +291,7 @@ impl Default for Reading {
             max_line: 1 << 26,
             threads: parallel::threads(),
             max_bytes: u64::MAX,
+            piece_bytes: stream::PIECE_BYTES,
         }
     }
 }

@@ -71,11 +71,12 @@ def run(args) -> int:
 
     if engine_value(args) == "dask":
         return _run_dask(args)
+    # the engine reads runs of any size in bounded memory; the NumPy path (streamed
+    # when a run does not fit) only takes what the engine does not
+    done = _engine_path(args)
+    if done is not None:
+        return done
     streamed = [memory.should_stream(path, args.stream) for path in args.runs]
-    if not any(streamed):
-        done = _engine_path(args)
-        if done is not None:
-            return done
     from ..core.evaluation import DEFAULT_MEASURES, as_measures, combine, evaluate
     from ..core.io.source import source_name
     from ..core.qrels import Qrels
@@ -131,13 +132,16 @@ def _engine_specs(measures, fractional: bool) -> list | None:
 def _engine_path(args) -> int | None:
     """The evaluation of TREC files in one engine call: the qrels read once, each run
     read, judged and measured in the engine, one at a time; NumPy and PyArrow are not
-    imported. Returns the exit status, or None when the engine cannot do it (other
-    formats, standard input, options it does not take, a problem in the input): the
-    general path then runs and reports any problem with its own messages."""
+    imported; runs of any size are read in query-aligned pieces (bounded memory). Returns
+    the exit status, or None when the engine cannot do it (other formats, standard input,
+    options it does not take, a problem in the input): the general path then runs and
+    reports any problem with its own messages. A run whose queries reappear after
+    others' and that does not fit in memory, or memory lacking for one query's lines,
+    is an InputError."""
     from .. import _engine
     from ..core.io.formats import infer_format
     from ..core.io.source import source_name
-    from ..core.memory import input_budget
+    from ..core.memory import engine_error, engine_reading
     from ..core.results import (
         DEFAULT_MEASURES,
         Results,
@@ -169,9 +173,14 @@ def _engine_path(args) -> int | None:
             complete=judging.complete,
             compat=judging.compat,
             duplicates=judging.duplicates,
-            max_bytes=input_budget(),
+            **engine_reading(args.stream),
         )
-    except (_engine.JudgeError, ValueError):
+    except _engine.JudgeError as exc:
+        error = engine_error(exc)
+        if error is not None:
+            raise error from None
+        return None
+    except ValueError:
         return None
     parts = []
     for name, query_ids, columns in runs:

@@ -134,15 +134,25 @@ def _engine_path(args, judging, num_docs: int) -> int | None:
         cols = columns(selected, num_docs)
     except MeasureError:
         return None
-    done = evaluate_files(
-        args.files[0],
-        args.files[1],
-        cols,
-        judging,
-        per_query=args.per_query,
-        summary=not args.nosummary,
-        zscores_path=args.zscores,
-    )
+    from .. import _engine
+    from ..core.memory import engine_error
+
+    try:
+        done = evaluate_files(
+            args.files[0],
+            args.files[1],
+            cols,
+            judging,
+            per_query=args.per_query,
+            summary=not args.nosummary,
+            zscores_path=args.zscores,
+            stream=args.stream,
+        )
+    except _engine.JudgeError as exc:
+        error = engine_error(exc)
+        if error is None:
+            raise
+        raise error from None
     if done is None:
         return None
     note_ignored_params(selected, _note)
@@ -191,11 +201,17 @@ def main(argv: list[str]) -> int:
 
     from ..core import memory
 
-    streamed = not dask and memory.should_stream(args.files[1], args.stream)
-    if not (dask or streamed or "-" in args.files):
-        status = _engine_path(args, judging, num_docs)
+    # the engine reads runs of any size in bounded memory; the NumPy path (streamed
+    # when the run does not fit) only takes what the engine does not
+    if not (dask or "-" in args.files):
+        try:
+            status = _engine_path(args, judging, num_docs)
+        except InputError as exc:
+            print(f"cranfield trec_eval: error: {exc}", file=sys.stderr)
+            return 2
         if status is not None:
             return status
+    streamed = not dask and memory.should_stream(args.files[1], args.stream)
     from ..core.qrels import Qrels
     from ..core.run import Run
     from ..core.streaming import judge_file, use_system_allocator

@@ -1,5 +1,11 @@
 """Whether a run file fits in memory, or must be streamed piece by piece.
 
+The compiled engine (``cranfield._engine``) always reads a TREC run in query-aligned
+pieces of bounded size and decides inside itself; :func:`engine_reading` gives it the
+budget for a run it must read whole (one not grouped by query). The rest of this
+module decides for the NumPy path (``streaming.py``), which the command line takes only
+where the engine does not.
+
 Reading a TREC run whole is the fastest path, and it needs about 1.4 times the file's
 size in memory (Arrow's columns, the pair index, the judged labels: measured 3.4 GB of
 peak RSS for a 2.6 GB, 70-million-line run). The command line reads a run whole when
@@ -160,3 +166,45 @@ def should_stream(path, stream: bool | None = None) -> bool:
         size = _data_size(path)
         return size is not None and size > STREAM_THRESHOLD
     return not fits
+
+
+def regrouped(query: str, source: str, line: int | None):
+    """The error for a run read piece by piece (here or by the compiled engine) whose
+    query ``query`` reappears at ``line`` after another query's lines."""
+    from ..errors import InputError
+
+    return InputError(
+        f"query {query!r} appears again after other queries: streaming needs each query's "
+        "lines together (sort the run by query id, or evaluate it in memory)",
+        source=source,
+        line=line,
+    )
+
+
+def engine_error(exc: BaseException):
+    """The :class:`~cranfield.errors.InputError` for a failure of the compiled engine's
+    streamed reading that no other path would read differently — a query reappearing
+    in a later piece, memory lacking for a piece — or None (the caller's general path
+    then reports the problem)."""
+    args = getattr(exc, "args", ())
+    if len(args) != 4 or args[0] not in ("regrouped", "memory"):
+        return None
+    what, _, line, (detail, path) = args
+    source = "<stdin>" if str(path) == "-" else str(path)
+    if what == "regrouped":
+        return regrouped(detail, source, line)
+    from ..errors import InputError
+
+    return InputError(detail, source=source)
+
+
+def engine_reading(stream: bool | None) -> dict:
+    """The reading options of the compiled engine's streamed reading for ``--stream``
+    (True: pieces only, a query reappearing is an error, as ``streaming.py``),
+    ``--no-stream`` (False: the run read whole) or neither (None: pieces, and a run
+    not grouped by query read whole when it fits in memory: :func:`input_budget`)."""
+    if stream is None:
+        return {"max_bytes": input_budget()}
+    if stream:
+        return {"max_bytes": 0}
+    return {"max_bytes": input_budget(), "piece_bytes": 0}

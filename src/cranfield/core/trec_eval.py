@@ -465,16 +465,18 @@ def evaluate_files(
     per_query: bool = False,
     summary: bool = True,
     zscores_path: str | None = None,
+    stream: bool | None = None,
 ) -> Evaluated | None:
     """trec_eval on two TREC files (ids read as Latin-1, as bytes) in one engine call:
-    read, judge, compute and print (``zscores_path``: ``-Z``).
+    read, judge, compute and print (``zscores_path``: ``-Z``; ``stream``: ``--stream``
+    or ``--no-stream``, see :func:`cranfield.core.memory.engine_reading`).
 
     Returns None when the engine cannot do it: a measure it does not compute, an input
     it does not read, a problem in an input or no query to evaluate. The caller then
     evaluates with :func:`run_trec_eval`, which reports problems with their messages.
     """
     from .io.source import MAX_LINE
-    from .memory import input_budget
+    from .memory import engine_reading
 
     described = engine_columns(cols)
     if described is None or options.duplicates != "error":
@@ -499,7 +501,7 @@ def evaluate_files(
         summary,
         table,
         MAX_LINE,
-        input_budget(),  # what a gzip file may decompress to, as the Python reader allows
+        **engine_reading(stream),  # the run in pieces; read whole when it must and fits
     )
     if done is None:
         return None

@@ -1,0 +1,607 @@
+//! A TREC run judged piece by piece, in memory bounded by the size of a piece.
+//!
+//! The run (a regular file or standard input, plain or gzip) is read in blocks of
+//! `piece_bytes` bytes, each cut at the start of the lines of its last query (a run
+//! lists each query's documents together), exactly as `cranfield/core/streaming.py`
+//! cuts it. Every piece is parsed and judged against the qrels as a whole file would
+//! be, with line numbers counted from the start of the input; only the judged labels
+//! of each piece are kept (not the document ids nor the scores), and they are joined
+//! into the [`Judged`] that [`judge_with`] gives for the whole run: every value
+//! measured on it is the same, bit for bit. An input of at most `piece_bytes` bytes is
+//! one piece, judged as the whole file.
+//!
+//! A query whose lines reappear in a later piece, after another query's (the run is
+//! not grouped by query), cannot be judged piece by piece. The run is then read whole,
+//! as when it is not streamed, if its text fits in the budget for a whole input
+//! (`Reading::max_bytes`); otherwise it is [`JudgeError::Regrouped`], naming the line
+//! where the query reappears (as `streaming.py` names it).
+
+use std::collections::HashSet;
+use std::io::{Cursor, Read};
+use std::path::Path;
+
+use cranfield_trec::check::{Checker, PIECE};
+use cranfield_trec::gzip::{self, GzipError};
+use cranfield_trec::{Kind, Options, Parsed, Strings, BOM};
+
+use super::table::Table;
+use super::{
+    judge_with, no_rows, read_file, threads_for, Input, JudgeError, JudgeOptions, Judged, LabelVec,
+    Reading,
+};
+
+/// The bytes read per piece by default (64 MiB, about two million run lines: as
+/// `cranfield/core/streaming.py`'s `CHUNK_BYTES`).
+pub const PIECE_BYTES: usize = 1 << 26;
+
+/// Reads the qrels from a regular file and judges the run streamed from `run_path`
+/// (`-`: standard input), in pieces of `reading.piece_bytes` bytes: what
+/// [`super::judge_files`] gives, in bounded memory (see the module's documentation).
+pub fn judge_files_streamed(
+    run_path: &Path,
+    qrels_path: &Path,
+    reading: &Reading,
+    options: &JudgeOptions,
+) -> Result<Judged, JudgeError> {
+    options.check()?;
+    let qrels_kind = if reading.fractional { Kind::FractionalQrels } else { Kind::Qrels };
+    let qrels = read_file(qrels_path, Input::Qrels, qrels_kind, reading)?;
+    judge_run_streamed(run_path, &qrels, reading, options)
+}
+
+/// Judges the run read from `run_path` (`-`: standard input) piece by piece against
+/// parsed qrels, in pieces of `reading.piece_bytes` bytes; see the module's
+/// documentation. `piece_bytes` 0: the run is read whole, as [`super::judge_files`]
+/// reads it.
+pub fn judge_run_streamed(
+    run_path: &Path,
+    qrels: &Parsed,
+    reading: &Reading,
+    options: &JudgeOptions,
+) -> Result<Judged, JudgeError> {
+    options.check()?;
+    let piece_bytes = reading.piece_bytes;
+    if piece_bytes == 0 {
+        return judge_whole(run_path, qrels, reading, options);
+    }
+    let source = Source::open(run_path)?;
+    let stdin = source.is_stdin();
+    let mut stream = Stream::new(source.reader, qrels, reading, options, piece_bytes);
+    // standard input cannot be read twice: its text is kept while it fits the budget
+    if stdin {
+        stream.kept = Some(Vec::new());
+    }
+    let located = |err| match err {
+        JudgeError::Regrouped { query, line, .. } => {
+            JudgeError::Regrouped { path: run_path.to_path_buf(), query, line }
+        }
+        JudgeError::Memory { what, .. } => {
+            JudgeError::Memory { path: run_path.to_path_buf(), what }
+        }
+        other => other,
+    };
+    match stream.run().map_err(located) {
+        Err(JudgeError::Regrouped { path, query, line }) => {
+            let regrouped =
+                || JudgeError::Regrouped { path: path.clone(), query: query.clone(), line };
+            let whole = if stdin {
+                let Some(kept) = stream.kept.take() else { return Err(regrouped()) };
+                let rest = std::mem::take(&mut stream.carry);
+                let reader = Parts { parts: kept, next: 0, at: 0 }
+                    .chain(Cursor::new(rest))
+                    .chain(stream.reader);
+                read_whole(reader, reading)
+            } else {
+                drop(stream);
+                if !fits(run_path, reading.max_bytes) {
+                    return Err(regrouped());
+                }
+                read_file(run_path, Input::Run, Kind::Run, reading)
+            };
+            let run = match whole {
+                Ok(run) => run,
+                Err(JudgeError::Io { error, .. })
+                    if matches!(GzipError::of(&error), Some(GzipError::TooLarge(_))) =>
+                {
+                    return Err(regrouped());
+                }
+                Err(err) => return Err(qrels_first(qrels, options, err)),
+            };
+            judge_with(&run, qrels, options, threads_for(&run, qrels, reading.threads))
+        }
+        other => other,
+    }
+}
+
+/// The run read whole (at most `reading.max_bytes` of it from standard input or a gzip
+/// file) and judged: what `piece_bytes` 0 asks for.
+fn judge_whole(
+    run_path: &Path,
+    qrels: &Parsed,
+    reading: &Reading,
+    options: &JudgeOptions,
+) -> Result<Judged, JudgeError> {
+    let run = if run_path.as_os_str() == "-" {
+        Source::open(run_path).and_then(|source| read_whole(source.reader, reading))
+    } else {
+        read_file(run_path, Input::Run, Kind::Run, reading)
+    };
+    let run = run.map_err(|err| qrels_first(qrels, options, err))?;
+    judge_with(&run, qrels, options, threads_for(&run, qrels, reading.threads))
+}
+
+/// Whether the regular file at `path` holds at most `budget` bytes (gzip files are
+/// checked as they are decompressed).
+fn fits(path: &Path, budget: u64) -> bool {
+    std::fs::metadata(path).is_ok_and(|m| m.len() <= budget)
+}
+
+/// A duplicate in the qrels is reported before a problem of the run (as Python's
+/// `Qrels.read` comes first).
+fn qrels_first(qrels: &Parsed, options: &JudgeOptions, err: JudgeError) -> JudgeError {
+    match judge_with(&no_rows(), qrels, options, 1) {
+        Err(dup @ JudgeError::Duplicate { .. }) => dup,
+        _ => err,
+    }
+}
+
+/// A run read whole from `reader` (plain text), at most `reading.max_bytes` of it.
+fn read_whole(reader: impl Read, reading: &Reading) -> Result<Parsed, JudgeError> {
+    let capped = Capped { inner: reader, limit: reading.max_bytes, read: 0 };
+    let options = Options {
+        kind: Kind::Run,
+        latin1: reading.latin1,
+        max_line: reading.max_line,
+        threads: reading.threads.max(1),
+    };
+    cranfield_trec::read(capped, &options).map_err(|e| match e {
+        cranfield_trec::ReadError::Io(error) => JudgeError::Io { input: Input::Run, error },
+        cranfield_trec::ReadError::Input(error) => JudgeError::Read { input: Input::Run, error },
+    })
+}
+
+/// The input of a run.
+struct Source {
+    reader: Box<dyn Read>,
+    stdin: bool,
+}
+
+impl Source {
+    /// Opens a regular file or standard input (`-`); gzip by its first two bytes.
+    fn open(path: &Path) -> Result<Source, JudgeError> {
+        let input = Input::Run;
+        let io = |error| JudgeError::Io { input, error };
+        let stdin = path.as_os_str() == "-";
+        let mut raw: Box<dyn Read> = if stdin {
+            Box::new(std::io::stdin())
+        } else {
+            // stat first: opening a named pipe would wait for a writer
+            let unsupported = JudgeError::Unsupported { input, reason: "not a regular file" };
+            if !std::fs::metadata(path).map_err(io)?.is_file() {
+                return Err(unsupported);
+            }
+            let file = std::fs::File::open(path).map_err(io)?;
+            if !file.metadata().map_err(io)?.is_file() {
+                return Err(unsupported);
+            }
+            Box::new(file)
+        };
+        let mut head = Vec::with_capacity(2);
+        (&mut raw).take(2).read_to_end(&mut head).map_err(io)?;
+        let gzipped = head == gzip::MAGIC;
+        let raw = Cursor::new(head).chain(raw);
+        let reader: Box<dyn Read> =
+            if gzipped { Box::new(gzip::Members::new(raw, u64::MAX)) } else { Box::new(raw) };
+        Ok(Source { reader, stdin })
+    }
+
+    fn is_stdin(&self) -> bool {
+        self.stdin
+    }
+}
+
+/// The judged pieces so far.
+struct Stream<'q> {
+    reader: Box<dyn Read>,
+    qrels: &'q Parsed,
+    reading: &'q Reading,
+    options: &'q JudgeOptions,
+    piece_bytes: usize,
+    /// Bytes read after the last piece (the start of the next).
+    carry: Vec<u8>,
+    /// The text of the pieces so far, while it fits in the budget (standard input).
+    kept: Option<Vec<Vec<u8>>>,
+    kept_bytes: u64,
+    /// Every query id of the run seen in the pieces so far.
+    seen: HashSet<Vec<u8>>,
+    /// The qrels topics (judged with every topic) of the first judged piece, its
+    /// labels taken out.
+    base: Option<Judged>,
+    /// Each judged piece's labels, and for each qrels topic where its labels are
+    /// (piece, start, end).
+    labels: Vec<LabelVec>,
+    spans: Vec<Option<(usize, usize, usize)>>,
+    tag: Option<Vec<u8>>,
+}
+
+impl<'q> Stream<'q> {
+    fn new(
+        reader: Box<dyn Read>,
+        qrels: &'q Parsed,
+        reading: &'q Reading,
+        options: &'q JudgeOptions,
+        piece_bytes: usize,
+    ) -> Self {
+        Stream {
+            reader,
+            qrels,
+            reading,
+            options,
+            piece_bytes,
+            carry: Vec::new(),
+            kept: None,
+            kept_bytes: 0,
+            seen: HashSet::new(),
+            base: None,
+            labels: Vec::new(),
+            spans: Vec::new(),
+            tag: None,
+        }
+    }
+
+    /// Reads, judges and joins every piece.
+    fn run(&mut self) -> Result<Judged, JudgeError> {
+        let mut checker = Checker::new(self.reading.max_line);
+        let mut lines_before = 0u64;
+        loop {
+            let mut buf = std::mem::take(&mut self.carry);
+            let got = fill(&mut self.reader, &mut buf, self.piece_bytes, &mut checker)?;
+            if got < self.piece_bytes {
+                // the input ends here: the rest is the last piece
+                if !buf.is_empty() {
+                    self.piece(buf, lines_before)?;
+                }
+                break;
+            }
+            let cut = last_group_start(&buf, self.reading.latin1);
+            if cut == 0 {
+                self.carry = buf; // one query so far: read on
+                continue;
+            }
+            let mut rest = Vec::new();
+            reserve(&mut rest, buf.len() - cut + self.piece_bytes)?;
+            rest.extend_from_slice(&buf[cut..]);
+            buf.truncate(cut);
+            self.carry = rest;
+            let lines = count_lines(&buf);
+            self.piece(buf, lines_before)?;
+            lines_before += lines;
+        }
+        self.finish()
+    }
+
+    /// Parses and judges one piece (`lines_before` lines precede it) and keeps its
+    /// labels.
+    fn piece(&mut self, text: Vec<u8>, lines_before: u64) -> Result<(), JudgeError> {
+        let reading = self.reading;
+        let options = Options {
+            kind: Kind::Run,
+            latin1: reading.latin1,
+            max_line: reading.max_line,
+            threads: reading.threads.max(1),
+        };
+        // the parser's columns need about as much as the text: fail cleanly if they
+        // cannot be had (an allocation failure would end the process)
+        probe(text.len().saturating_mul(2))?;
+        // later pieces start at a line start: the byte-order mark is only the input's
+        // first bytes (a later piece never starts with one, see `last_group_start`)
+        let parsed = cranfield_trec::parse(&text, &options).map_err(|mut error| {
+            error.line = error.line.map(|l| l + lines_before);
+            JudgeError::Read { input: Input::Run, error }
+        });
+        let parsed = match parsed {
+            Ok(parsed) => parsed,
+            Err(err) => return Err(qrels_first(self.qrels, self.options, err)),
+        };
+        self.keep(text);
+        if parsed.rows == 0 {
+            return Ok(()); // blank lines and comments only
+        }
+        let every = JudgeOptions { complete: true, ..self.options.clone() };
+        let threads = threads_for(&parsed, self.qrels, reading.threads);
+        let judged = judge_with(&parsed, self.qrels, &every, threads).map_err(|e| match e {
+            JudgeError::Duplicate { input, query, doc, lines } => JudgeError::Duplicate {
+                input,
+                query,
+                doc,
+                lines: (lines.0 + lines_before, lines.1 + lines_before),
+            },
+            other => other,
+        })?;
+        self.regrouped(&parsed, lines_before)?;
+        if parsed.tag.is_some() {
+            self.tag = parsed.tag.clone();
+        }
+        drop(parsed);
+        self.join(judged)
+    }
+
+    /// Keeps the text of a piece while all of them fit in the budget.
+    fn keep(&mut self, text: Vec<u8>) {
+        if let Some(kept) = &mut self.kept {
+            self.kept_bytes += text.len() as u64;
+            if self.kept_bytes <= self.reading.max_bytes {
+                kept.push(text);
+            } else {
+                self.kept = None;
+            }
+        }
+    }
+
+    /// [`JudgeError::Regrouped`] for the first query of the piece (in file order) seen
+    /// in an earlier piece; else the piece's query ids join those seen.
+    fn regrouped(&mut self, parsed: &Parsed, lines_before: u64) -> Result<(), JudgeError> {
+        let table = Table::new(parsed);
+        let starts: Vec<usize> = table.blocks().map(|(start, _)| start).collect();
+        if let Some(&row) = starts.iter().find(|&&r| self.seen.contains(table.query_id(r))) {
+            return Err(JudgeError::Regrouped {
+                path: Default::default(),
+                query: table.query_id(row).to_vec(),
+                line: table.line(row) + lines_before,
+            });
+        }
+        for row in starts {
+            let id = table.query_id(row);
+            if !self.seen.contains(id) {
+                self.seen.insert(id.to_vec());
+            }
+        }
+        Ok(())
+    }
+
+    /// Keeps the labels of a piece judged with every qrels topic.
+    fn join(&mut self, mut judged: Judged) -> Result<(), JudgeError> {
+        let piece = self.labels.len();
+        if self.base.is_none() {
+            self.spans = vec![None; judged.num_queries()];
+        }
+        for (t, span) in self.spans.iter_mut().enumerate() {
+            if judged.in_run.get(t) == Some(&true) {
+                let (a, b) = (judged.offsets[t] as usize, judged.offsets[t + 1] as usize);
+                *span = Some((piece, a, b));
+            }
+        }
+        let empty = empty_like(&judged.labels);
+        let labels = std::mem::replace(&mut judged.labels, empty);
+        self.labels.push(labels);
+        if self.base.is_none() {
+            self.base = Some(judged);
+        }
+        Ok(())
+    }
+
+    /// The judged run: the kept labels in topic order.
+    fn finish(&mut self) -> Result<Judged, JudgeError> {
+        let Some(base) = self.base.take() else {
+            // no data line: the error the whole file gives
+            let err = judge_with(&no_rows(), self.qrels, self.options, 1).err();
+            return Err(err.unwrap_or(JudgeError::Empty(Input::Run)));
+        };
+        let complete = self.options.complete;
+        let kept: Vec<usize> =
+            (0..base.num_queries()).filter(|&t| complete || self.spans[t].is_some()).collect();
+        let total: usize = kept.iter().filter_map(|&t| self.spans[t]).map(|(_, a, b)| b - a).sum();
+        let mut labels = empty_like(&base.labels);
+        let mut offsets = Vec::with_capacity(kept.len() + 1);
+        let mut qrels_offsets = Vec::with_capacity(kept.len() + 1);
+        let mut query_ids = Strings { data: Vec::new(), offsets: vec![0] };
+        reserve_labels(&mut labels, total)?;
+        offsets.push(0i64);
+        qrels_offsets.push(0i64);
+        let mut grades = empty_like(&base.qrels_grades);
+        for &t in &kept {
+            if let Some((piece, a, b)) = self.spans[t] {
+                append(&mut labels, &self.labels[piece], a, b);
+            }
+            offsets.push(labels.len() as i64);
+            let (ga, gb) = (base.qrels_offsets[t] as usize, base.qrels_offsets[t + 1] as usize);
+            append(&mut grades, &base.qrels_grades, ga, gb);
+            qrels_offsets.push(grades.len() as i64);
+            query_ids.data.extend_from_slice(base.query_id(t));
+            query_ids.offsets.push(i32::try_from(query_ids.data.len()).unwrap_or(i32::MAX));
+        }
+        self.labels.clear();
+        let in_run = kept.iter().map(|&t| self.spans[t].is_some()).collect();
+        Ok(Judged {
+            query_ids,
+            offsets,
+            labels,
+            qrels_offsets,
+            qrels_grades: grades,
+            in_run,
+            rel_level: self.options.rel_level,
+            compat: self.options.compat,
+            run_tag: self.tag.take().unwrap_or_default(),
+        })
+    }
+}
+
+/// An empty vector of the same type.
+fn empty_like(labels: &LabelVec) -> LabelVec {
+    match labels {
+        LabelVec::I8(_) => LabelVec::I8(Vec::new()),
+        LabelVec::I64(_) => LabelVec::I64(Vec::new()),
+        LabelVec::F64(_) => LabelVec::F64(Vec::new()),
+    }
+}
+
+/// Room for `more` labels, or [`JudgeError::Memory`].
+fn reserve_labels(labels: &mut LabelVec, more: usize) -> Result<(), JudgeError> {
+    let failed = match labels {
+        LabelVec::I8(v) => v.try_reserve_exact(more).is_err(),
+        LabelVec::I64(v) => v.try_reserve_exact(more).is_err(),
+        LabelVec::F64(v) => v.try_reserve_exact(more).is_err(),
+    };
+    if failed {
+        return Err(memory("hold the judged run's labels"));
+    }
+    Ok(())
+}
+
+/// Appends `from[a..b]` to `to` (both of one type: the qrels decide it).
+fn append(to: &mut LabelVec, from: &LabelVec, a: usize, b: usize) {
+    match (to, from) {
+        (LabelVec::I8(t), LabelVec::I8(f)) => t.extend_from_slice(&f[a..b]),
+        (LabelVec::I64(t), LabelVec::I64(f)) => t.extend_from_slice(&f[a..b]),
+        (LabelVec::F64(t), LabelVec::F64(f)) => t.extend_from_slice(&f[a..b]),
+        _ => unreachable!("every piece's labels have the qrels' type"),
+    }
+}
+
+/// [`JudgeError::Memory`] for `what` (the path is set by [`judge_run_streamed`]).
+fn memory(what: &'static str) -> JudgeError {
+    JudgeError::Memory { path: Default::default(), what }
+}
+
+/// Room for `more` bytes in `buf`, or [`JudgeError::Memory`].
+fn reserve(buf: &mut Vec<u8>, more: usize) -> Result<(), JudgeError> {
+    buf.try_reserve_exact(more).map_err(|_| memory("hold a piece of the run"))
+}
+
+/// Whether `bytes` more can be had now (reserved and given back at once).
+fn probe(bytes: usize) -> Result<(), JudgeError> {
+    let mut room: Vec<u8> = Vec::new();
+    room.try_reserve_exact(bytes).map_err(|_| memory("parse a piece of the run"))
+}
+
+/// Reads up to `want` more bytes into `buf` (less only at the end of the input),
+/// checking them as they come; returns the bytes read.
+fn fill(
+    reader: &mut dyn Read,
+    buf: &mut Vec<u8>,
+    want: usize,
+    checker: &mut Checker,
+) -> Result<usize, JudgeError> {
+    let io = |error| JudgeError::Io { input: Input::Run, error };
+    // amortised growth: a query longer than a piece is read on without copying it
+    // again at every step
+    buf.try_reserve(want).map_err(|_| memory("hold a piece of the run"))?;
+    let target = buf.len() + want;
+    let first = buf.len();
+    while buf.len() < target {
+        let start = buf.len();
+        let step = (target - start).min(PIECE) as u64;
+        let got = reader.take(step).read_to_end(buf).map_err(io)?;
+        if got == 0 {
+            break;
+        }
+        checker
+            .feed(&buf[start..])
+            .map_err(|error| JudgeError::Read { input: Input::Run, error })?;
+    }
+    Ok(buf.len() - first)
+}
+
+/// Bytes Python's `bytes.split()` separates fields with (line ends included).
+#[inline]
+fn is_space(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c)
+}
+
+/// The first field of a line, if any.
+fn first_field(line: &[u8]) -> Option<&[u8]> {
+    let start = line.iter().position(|&b| !is_space(b))?;
+    let len = line[start..].iter().position(|&b| is_space(b)).unwrap_or(line.len() - start);
+    Some(&line[start..start + len])
+}
+
+/// Where the lines of the last query of `data` begin (0: all one query so far), as
+/// `streaming.py`'s `_last_group_start`: only complete lines (ended by `\n`) count;
+/// blank and comment lines belong to the lines after them. The cut is after a `\n`
+/// whose line is of another query than the line after it; a `\n`-ended stretch with
+/// lone `\r` line ends inside is never cut, and a cut is never made before a line
+/// starting with a byte-order mark (the parser would drop it there).
+fn last_group_start(data: &[u8], latin1: bool) -> usize {
+    let Some(mut pos) = memchr::memrchr(b'\n', data) else { return 0 };
+    // the query of the first data line after the cut looked at
+    let mut after: Option<&[u8]> = None;
+    loop {
+        let start = memchr::memrchr(b'\n', &data[..pos]).map_or(0, |i| i + 1);
+        let (first, last) = queries(&data[start..pos]);
+        if let (Some(first), Some(last)) = (first, last) {
+            match after {
+                Some(a) if a != last && (latin1 || !data[pos + 1..].starts_with(BOM)) => {
+                    return pos + 1;
+                }
+                _ => after = Some(first),
+            }
+        }
+        if start == 0 {
+            return 0;
+        }
+        pos = start - 1;
+    }
+}
+
+/// The query ids of the first and the last data line of a stretch of text without
+/// `\n` (lines end at a lone `\r`).
+fn queries(stretch: &[u8]) -> (Option<&[u8]>, Option<&[u8]>) {
+    let mut ids = stretch.split(|&b| b == b'\r').filter_map(first_field).filter(|f| f[0] != b'#');
+    let first = ids.next();
+    (first, ids.next_back().or(first))
+}
+
+/// The lines of a piece that ends with a line end, as the parser counts them: `\n`,
+/// `\r\n` and a lone `\r` each end one.
+fn count_lines(text: &[u8]) -> u64 {
+    let newlines = memchr::memchr_iter(b'\n', text).count();
+    let lone =
+        memchr::memchr_iter(b'\r', text).filter(|&i| text.get(i + 1) != Some(&b'\n')).count();
+    (newlines + lone) as u64
+}
+
+/// Reads `parts` one after the other.
+struct Parts {
+    parts: Vec<Vec<u8>>,
+    next: usize,
+    at: usize,
+}
+
+impl Read for Parts {
+    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+        while let Some(part) = self.parts.get_mut(self.next) {
+            if self.at < part.len() {
+                let n = out.len().min(part.len() - self.at);
+                out[..n].copy_from_slice(&part[self.at..self.at + n]);
+                self.at += n;
+                return Ok(n);
+            }
+            *part = Vec::new(); // given back as soon as it is read
+            self.next += 1;
+            self.at = 0;
+        }
+        Ok(0)
+    }
+}
+
+/// A reader that fails once more than `left` bytes are read from it (with
+/// [`GzipError::TooLarge`], as a gzip input over its limit).
+struct Capped<R> {
+    inner: R,
+    limit: u64,
+    read: u64,
+}
+
+impl<R: Read> Read for Capped<R> {
+    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(out)?;
+        self.read = self.read.saturating_add(n as u64);
+        if self.read > self.limit {
+            return Err(std::io::Error::other(GzipError::TooLarge(self.limit)));
+        }
+        Ok(n)
+    }
+}
+
+#[cfg(test)]
+mod tests;
