@@ -253,6 +253,7 @@ impl<'q> Stream<'q> {
     fn run(&mut self) -> Result<Judged, JudgeError> {
         let mut checker = Checker::new(self.reading.max_line);
         let mut lines_before = 0u64;
+        let mut cut_yet = false;
         loop {
             let mut buf = std::mem::take(&mut self.carry);
             let got = fill(&mut self.reader, &mut buf, self.piece_bytes, &mut checker)?;
@@ -263,7 +264,9 @@ impl<'q> Stream<'q> {
                 }
                 break;
             }
-            let cut = last_group_start(&buf, self.reading.latin1);
+            // the input's byte-order mark (dropped by the parser) is no part of an id
+            let bom = !self.reading.latin1 && lines_before == 0 && !cut_yet;
+            let cut = last_group_start(&buf, self.reading.latin1, bom);
             if cut == 0 {
                 self.carry = buf; // one query so far: read on
                 continue;
@@ -274,6 +277,7 @@ impl<'q> Stream<'q> {
             buf.truncate(cut);
             self.carry = rest;
             let lines = count_lines(&buf);
+            cut_yet = true;
             self.piece(buf, lines_before)?;
             lines_before += lines;
         }
@@ -520,14 +524,18 @@ fn first_field(line: &[u8]) -> Option<&[u8]> {
 /// blank and comment lines belong to the lines after them. The cut is after a `\n`
 /// whose line is of another query than the line after it; a `\n`-ended stretch with
 /// lone `\r` line ends inside is never cut, and a cut is never made before a line
-/// starting with a byte-order mark (the parser would drop it there).
-fn last_group_start(data: &[u8], latin1: bool) -> usize {
+/// starting with a byte-order mark (the parser would drop it there). `bom`: `data` is
+/// the start of the input, whose byte-order mark the parser drops.
+fn last_group_start(data: &[u8], latin1: bool, bom: bool) -> usize {
     let Some(mut pos) = memchr::memrchr(b'\n', data) else { return 0 };
     // the query of the first data line after the cut looked at
     let mut after: Option<&[u8]> = None;
     loop {
         let start = memchr::memrchr(b'\n', &data[..pos]).map_or(0, |i| i + 1);
-        let (first, last) = queries(&data[start..pos]);
+        let stretch = &data[start..pos];
+        let stretch =
+            if start == 0 && bom { stretch.strip_prefix(BOM).unwrap_or(stretch) } else { stretch };
+        let (first, last) = queries(stretch);
         if let (Some(first), Some(last)) = (first, last) {
             match after {
                 Some(a) if a != last && (latin1 || !data[pos + 1..].starts_with(BOM)) => {

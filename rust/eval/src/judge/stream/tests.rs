@@ -258,12 +258,14 @@ fn a_nul_byte_stops_the_reading_at_its_line() {
 
 #[test]
 fn the_cut_is_at_the_start_of_the_last_query() {
-    assert_eq!(last_group_start(b"a 1\na 2\nb 1\nb 2\nb", false), 8);
-    assert_eq!(last_group_start(b"a 1\na 2\n# x\n\nb 1\n", false), 8);
-    assert_eq!(last_group_start(b"a 1\na 2\n", false), 0);
-    assert_eq!(last_group_start(b"a 1 no line end", false), 0);
+    assert_eq!(last_group_start(b"a 1\na 2\nb 1\nb 2\nb", false, false), 8);
+    assert_eq!(last_group_start(b"a 1\na 2\n# x\n\nb 1\n", false, false), 8);
+    assert_eq!(last_group_start(b"a 1\na 2\n", false, false), 0);
+    assert_eq!(last_group_start(b"a 1 no line end", false, false), 0);
     // never before a byte-order mark: the group before it goes too
-    assert_eq!(last_group_start(b"a 1\nb 1\n\xef\xbb\xbfc 1\n", false), 4);
-    assert_eq!(last_group_start(b"a 1\nb 1\n\xef\xbb\xbfc 1\n", true), 8);
+    assert_eq!(last_group_start(b"a 1\nb 1\n\xef\xbb\xbfc 1\n", false, false), 4);
+    assert_eq!(last_group_start(b"a 1\nb 1\n\xef\xbb\xbfc 1\n", true, false), 8);
+    assert_eq!(last_group_start(b"\xef\xbb\xbfa 1\na 2\n", false, true), 0);
+    assert_eq!(last_group_start(b"\xef\xbb\xbfa 1\na 2\n", false, false), 7);
     assert_eq!(count_lines(b"a\r\nb\rc\n\n"), 4);
 }
