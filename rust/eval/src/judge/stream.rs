@@ -467,9 +467,12 @@ fn memory(what: &'static str) -> JudgeError {
     JudgeError::Memory { path: Default::default(), what }
 }
 
+/// What lacked memory when a piece could not grow.
+const HOLD_PIECE: &str = "hold a piece of the run (each query's lines are read together)";
+
 /// Room for `more` bytes in `buf`, or [`JudgeError::Memory`].
 fn reserve(buf: &mut Vec<u8>, more: usize) -> Result<(), JudgeError> {
-    buf.try_reserve_exact(more).map_err(|_| memory("hold a piece of the run"))
+    buf.try_reserve_exact(more).map_err(|_| memory(HOLD_PIECE))
 }
 
 /// Whether `bytes` more can be had now (reserved and given back at once).
@@ -489,7 +492,7 @@ fn fill(
     let io = |error| JudgeError::Io { input: Input::Run, error };
     // amortised growth: a query longer than a piece is read on without copying it
     // again at every step
-    buf.try_reserve(want).map_err(|_| memory("hold a piece of the run"))?;
+    buf.try_reserve(want).map_err(|_| memory(HOLD_PIECE))?;
     let target = buf.len() + want;
     let first = buf.len();
     while buf.len() < target {

@@ -1,0 +1,58 @@
+"""Runs read in pieces by the compiled engine, through the command line, under an
+address-space limit: a query whose lines do not fit in memory is one clean line and
+exit status 2 (never an abort); a run not grouped by query is read whole when it fits,
+else it is the streaming error naming the line."""
+
+from __future__ import annotations
+
+import gzip
+
+from .harness import Unchanged, assert_clean_failure, assert_success, run_cli
+
+QRELS = b"1 0 d 1\n2 0 d 1\n"
+
+
+def _one_huge_query(tmp_path):
+    """One query of about 400 MB of text (gzip members of 1 MB each: a small file)."""
+    member = gzip.compress(b"1 Q0 d 1 1 t\n" * 80_000, 9)
+    run = tmp_path / "run.gz"
+    run.write_bytes(member * 400)
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_bytes(QRELS)
+    return qrels, run
+
+
+def test_a_query_larger_than_memory_is_one_clean_line(tmp_path):
+    qrels, run = _one_huge_query(tmp_path)
+    with Unchanged(qrels, run):
+        for argv in (("eval", qrels, run), ("trec_eval", qrels, run)):
+            out = run_cli(*argv, memory=250 << 20)
+            message = assert_clean_failure(out, f"{run}: not enough memory to hold a piece")
+            assert "abort" not in message.lower()
+
+
+def test_a_run_not_grouped_by_query(tmp_path):
+    """Query 1, query 2 (together over the engine's 64 MiB piece), then query 1 again."""
+    doc = b"d" * 100  # long lines: few of them to parse
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_bytes(b"1 0 e 1\n2 0 %s 1\n" % doc)
+    run = tmp_path / "run.gz"
+    ones = gzip.compress(b"1 Q0 %s 1 1 t\n" % doc * 9_000, 9)
+    twos = gzip.compress(b"2 Q0 %s 1 1 t\n" % doc * 9_000, 9)
+    run.write_bytes(ones * 38 + twos * 38 + gzip.compress(b"1 Q0 e 2 2 t\n"))
+    line = 2 * 38 * 9_000 + 1
+    with Unchanged(qrels, run):
+        # --stream: pieces only, the error of the NumPy streaming reader
+        out = run_cli("eval", "--stream", "--duplicates", "first", "-m", "P@2", qrels, run)
+        message = assert_clean_failure(out, f"{run}:{line}: query '1' appears again")
+        assert "together" in message
+        # by default a run that fits in memory is read whole, as when it is not streamed
+        out = run_cli("eval", "--duplicates", "first", "-m", "P@2", "-q", qrels, run)
+    assert_success(out, quiet=True)
+    # query 1: e (the line after query 2's) ranked first, relevant; query 2: its one
+    # document (the duplicates dropped), relevant
+    assert out.stdout.split(b"\n")[1:4] == [
+        b"t    1      0.5000",
+        b"t    2      0.5000",
+        b"t    all    0.5000",
+    ]
