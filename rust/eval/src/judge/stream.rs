@@ -254,12 +254,14 @@ impl<'q> Stream<'q> {
         let mut checker = Checker::new(self.reading.max_line);
         let mut lines_before = 0u64;
         let mut cut_yet = false;
+        let mut spare = Vec::new();
         loop {
             let mut buf = std::mem::take(&mut self.carry);
             let got = fill(&mut self.reader, &mut buf, self.piece_bytes, &mut checker)?;
             if got < self.piece_bytes {
                 // the input ends here: the rest is the last piece
                 if !buf.is_empty() {
+                    drop(spare);
                     self.piece(buf, lines_before)?;
                 }
                 break;
@@ -271,22 +273,24 @@ impl<'q> Stream<'q> {
                 self.carry = buf; // one query so far: read on
                 continue;
             }
-            let mut rest = Vec::new();
+            // the buffer of the piece before is reused: its pages are already mapped
+            let mut rest = std::mem::take(&mut spare);
+            rest.clear();
             reserve(&mut rest, buf.len() - cut + self.piece_bytes)?;
             rest.extend_from_slice(&buf[cut..]);
             buf.truncate(cut);
             self.carry = rest;
             let lines = count_lines(&buf);
             cut_yet = true;
-            self.piece(buf, lines_before)?;
+            spare = self.piece(buf, lines_before)?;
             lines_before += lines;
         }
         self.finish()
     }
 
     /// Parses and judges one piece (`lines_before` lines precede it) and keeps its
-    /// labels.
-    fn piece(&mut self, text: Vec<u8>, lines_before: u64) -> Result<(), JudgeError> {
+    /// labels; gives the piece's buffer back unless its text is kept.
+    fn piece(&mut self, text: Vec<u8>, lines_before: u64) -> Result<Vec<u8>, JudgeError> {
         let reading = self.reading;
         let options = Options {
             kind: Kind::Run,
@@ -307,9 +311,9 @@ impl<'q> Stream<'q> {
             Ok(parsed) => parsed,
             Err(err) => return Err(qrels_first(self.qrels, self.options, err)),
         };
-        self.keep(text);
+        let text = self.keep(text);
         if parsed.rows == 0 {
-            return Ok(()); // blank lines and comments only
+            return Ok(text); // blank lines and comments only
         }
         let every = JudgeOptions { complete: true, ..self.options.clone() };
         let threads = threads_for(&parsed, self.qrels, reading.threads);
@@ -327,19 +331,22 @@ impl<'q> Stream<'q> {
             self.tag = parsed.tag.clone();
         }
         drop(parsed);
-        self.join(judged)
+        self.join(judged);
+        Ok(text)
     }
 
-    /// Keeps the text of a piece while all of them fit in the budget.
-    fn keep(&mut self, text: Vec<u8>) {
+    /// Keeps the text of a piece while all of them fit in the budget; else gives it
+    /// back.
+    fn keep(&mut self, text: Vec<u8>) -> Vec<u8> {
         if let Some(kept) = &mut self.kept {
             self.kept_bytes += text.len() as u64;
             if self.kept_bytes <= self.reading.max_bytes {
                 kept.push(text);
-            } else {
-                self.kept = None;
+                return Vec::new();
             }
+            self.kept = None;
         }
+        text
     }
 
     /// [`JudgeError::Regrouped`] for the first query of the piece (in file order) seen
@@ -364,7 +371,7 @@ impl<'q> Stream<'q> {
     }
 
     /// Keeps the labels of a piece judged with every qrels topic.
-    fn join(&mut self, mut judged: Judged) -> Result<(), JudgeError> {
+    fn join(&mut self, mut judged: Judged) {
         let piece = self.labels.len();
         if self.base.is_none() {
             self.spans = vec![None; judged.num_queries()];
@@ -381,7 +388,6 @@ impl<'q> Stream<'q> {
         if self.base.is_none() {
             self.base = Some(judged);
         }
-        Ok(())
     }
 
     /// The judged run: the kept labels in topic order.
