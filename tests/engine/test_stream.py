@@ -77,7 +77,9 @@ def test_pieces_equal_the_whole_file_bit_for_bit(tmp_path, seed):
         assert whole[1][0][0] == f"tag{seed}"
         for piece in PIECES:
             # no budget for a whole read: each piece must hold whole queries
-            assert evaluate(qrels, run, piece_bytes=piece, max_bytes=0, **opts) == whole
+            assert (
+                evaluate(qrels, run, piece_bytes=piece, max_bytes=0, whole_bytes=0, **opts) == whole
+            )
 
 
 @pytest.mark.parametrize("seed", range(3))
@@ -89,7 +91,10 @@ def test_trec_eval_output_streamed(tmp_path, seed):
         whole = _engine.trec_eval_files(*args, piece_bytes=0)
         assert whole is not None
         for piece in PIECES:
-            assert _engine.trec_eval_files(*args, piece_bytes=piece, max_bytes=0) == whole
+            assert (
+                _engine.trec_eval_files(*args, piece_bytes=piece, max_bytes=0, whole_bytes=0)
+                == whole
+            )
 
 
 def test_gzip_members_and_queries_longer_than_a_piece(tmp_path):
@@ -100,7 +105,7 @@ def test_gzip_members_and_queries_longer_than_a_piece(tmp_path):
     gz.write_bytes(gzip.compress(text[:half]) + gzip.compress(text[half:]))
     whole = evaluate(qrels, run, piece_bytes=0)
     for piece in (16, 700):
-        assert evaluate(qrels, gz, piece_bytes=piece, max_bytes=0) == whole
+        assert evaluate(qrels, gz, piece_bytes=piece, max_bytes=0, whole_bytes=0) == whole
 
 
 def test_blank_lines_comments_and_line_ends_at_piece_boundaries(tmp_path):
@@ -116,7 +121,9 @@ def test_blank_lines_comments_and_line_ends_at_piece_boundaries(tmp_path):
         path.write_bytes(content.encode())
         whole = evaluate(qrels, path, piece_bytes=0)
         for piece in (1, 13, 64, 301):
-            assert evaluate(qrels, path, piece_bytes=piece, max_bytes=0) == whole, variant
+            assert evaluate(qrels, path, piece_bytes=piece, max_bytes=0, whole_bytes=0) == whole, (
+                variant
+            )
 
 
 def _evaluate(qrels, run, **kw):
@@ -143,7 +150,7 @@ def test_a_query_reappearing_is_the_streaming_error(tmp_path, seed, chunk):
     expected = str(info.value)
     args = _engine_failure(
         lambda: _engine.evaluate_trec_files(
-            str(qrels), [str(bad)], SPECS, piece_bytes=chunk, max_bytes=0
+            str(qrels), [str(bad)], SPECS, piece_bytes=chunk, max_bytes=0, whole_bytes=0
         )
     )
     assert args[0] == "regrouped"
@@ -152,11 +159,20 @@ def test_a_query_reappearing_is_the_streaming_error(tmp_path, seed, chunk):
     assert error.line == info.value.line and error.line > 1
     # within the budget for a whole read: evaluated as the whole file is
     whole = evaluate(qrels, bad, piece_bytes=0)
-    assert evaluate(qrels, bad, piece_bytes=chunk, max_bytes=bad.stat().st_size) == whole
-    assert evaluate(qrels, bad, piece_bytes=chunk) == whole  # no budget given: no limit
+    assert (
+        evaluate(qrels, bad, piece_bytes=chunk, max_bytes=bad.stat().st_size, whole_bytes=0)
+        == whole
+    )
+    assert evaluate(qrels, bad, piece_bytes=chunk, whole_bytes=0) == whole  # no budget: no limit
+    assert evaluate(qrels, bad, piece_bytes=chunk, max_bytes=0) == whole  # a small file: whole
     args = _engine_failure(
         lambda: _engine.evaluate_trec_files(
-            str(qrels), [str(bad)], SPECS, piece_bytes=chunk, max_bytes=bad.stat().st_size - 1
+            str(qrels),
+            [str(bad)],
+            SPECS,
+            piece_bytes=chunk,
+            max_bytes=bad.stat().st_size - 1,
+            whole_bytes=0,
         )
     )
     assert args[0] == "regrouped"
@@ -176,7 +192,9 @@ def test_errors_past_the_first_piece_name_the_files_lines(tmp_path):
         bad = tmp_path / f"{name}.txt"
         bad.write_bytes("\n".join(content).encode("utf-8", "surrogateescape") + b"\n")
         whole = _engine_failure(lambda b=bad: _evaluate(qrels, b, piece_bytes=0))
-        streamed = _engine_failure(lambda b=bad: _evaluate(qrels, b, piece_bytes=50, max_bytes=0))
+        streamed = _engine_failure(
+            lambda b=bad: _evaluate(qrels, b, piece_bytes=50, max_bytes=0, whole_bytes=0)
+        )
         assert streamed == whole, name
         assert whole[2] is not None and whole[2] > at, name
 

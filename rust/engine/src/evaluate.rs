@@ -6,7 +6,7 @@
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
 
-use cranfield_eval::judge::stream::{judge_run_streamed, PIECE_BYTES};
+use cranfield_eval::judge::stream::{judge_run_streamed, PIECE_BYTES, WHOLE_BYTES};
 use cranfield_eval::judge::{
     read_file, topics, Duplicates, Input, JudgeError as Failed, JudgeOptions, Reading,
 };
@@ -42,7 +42,7 @@ enum Failure {
 #[pyfunction]
 #[pyo3(signature = (qrels_path, run_paths, specs, *, latin1=false, fractional=false,
     rel_level=1, depth=None, judged_only=false, complete=false, compat=10,
-    duplicates="error", max_line=1 << 26, max_bytes=None, piece_bytes=PIECE_BYTES))]
+    duplicates="error", max_line=1 << 26, max_bytes=None, piece_bytes=PIECE_BYTES, whole_bytes=WHOLE_BYTES))]
 #[allow(clippy::too_many_arguments)]
 fn evaluate_trec_files<'py>(
     py: Python<'py>,
@@ -60,6 +60,7 @@ fn evaluate_trec_files<'py>(
     max_line: usize,
     max_bytes: Option<u64>,
     piece_bytes: usize,
+    whole_bytes: u64,
 ) -> PyResult<Bound<'py, PyTuple>> {
     let specs: Vec<Spec> = specs.iter().map(|s| spec(&s)).collect::<PyResult<_>>()?;
     let mut kernels: Vec<Box<dyn Kernel>> =
@@ -73,7 +74,8 @@ fn evaluate_trec_files<'py>(
         duplicates: policy(duplicates, "duplicates")?,
         qrels_duplicates: Duplicates::Error,
     };
-    let reading = Reading { piece_bytes, ..reading(latin1, fractional, max_line, max_bytes) };
+    let reading =
+        Reading { piece_bytes, whole_bytes, ..reading(latin1, fractional, max_line, max_bytes) };
     let work = || -> Result<(usize, Vec<Evaluated>), Failure> {
         options.check().map_err(Failure::Judge)?;
         let kind = if fractional { Kind::FractionalQrels } else { Kind::Qrels };

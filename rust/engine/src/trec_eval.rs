@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 
-use cranfield_eval::judge::stream::{judge_files_streamed, PIECE_BYTES};
+use cranfield_eval::judge::stream::{judge_files_streamed, PIECE_BYTES, WHOLE_BYTES};
 use cranfield_eval::judge::{JudgeError as Failed, JudgeOptions, Reading};
 use cranfield_eval::trec_eval::{
     evaluate, latin1_bytes, print, relevant_grades, Col, Failure, Kind, Layout, Printed, Subset,
@@ -204,7 +204,7 @@ const THREADS_FROM: usize = 1_000_000;
 /// caller then runs its general path, which reports problems with their messages.
 /// Raises ValueError for a measure the engine does not compute.
 #[pyfunction]
-#[pyo3(signature = (columns, qrels_path, run_path, rel_level, depth, judged_only, complete, compat, per_query, summary, zscores=None, max_line=1 << 26, max_bytes=None, piece_bytes=PIECE_BYTES))]
+#[pyo3(signature = (columns, qrels_path, run_path, rel_level, depth, judged_only, complete, compat, per_query, summary, zscores=None, max_line=1 << 26, max_bytes=None, piece_bytes=PIECE_BYTES, whole_bytes=WHOLE_BYTES))]
 #[allow(clippy::too_many_arguments)]
 fn trec_eval_files<'py>(
     py: Python<'py>,
@@ -222,12 +222,13 @@ fn trec_eval_files<'py>(
     max_line: usize,
     max_bytes: Option<u64>,
     piece_bytes: usize,
+    whole_bytes: u64,
 ) -> PyResult<Option<Bound<'py, PyTuple>>> {
     let cols: Vec<Col> = columns.iter().map(|c| col(&c)).collect::<PyResult<_>>()?;
     let table = zscores.map(self::zscores).transpose()?;
     let options =
         JudgeOptions { rel_level, depth, judged_only, complete, compat, ..JudgeOptions::default() };
-    let reading = Reading { piece_bytes, ..reading(true, false, max_line, max_bytes) };
+    let reading = Reading { piece_bytes, whole_bytes, ..reading(true, false, max_line, max_bytes) };
     let shape = (per_query, summary);
     let work = || files(&cols, &qrels_path, &run_path, &options, &reading, shape, table.as_ref());
     let done = py

@@ -281,6 +281,9 @@ pub struct Reading {
     pub max_bytes: u64,
     /// The bytes of a run read per piece by [`stream`] (0: the run read whole).
     pub piece_bytes: usize,
+    /// [`stream`] reads a plain regular file of at most this many bytes whole (the
+    /// fastest way), larger ones and gzip input in pieces.
+    pub whole_bytes: u64,
 }
 
 impl Default for Reading {
@@ -292,6 +295,7 @@ impl Default for Reading {
             threads: parallel::threads(),
             max_bytes: u64::MAX,
             piece_bytes: stream::PIECE_BYTES,
+            whole_bytes: stream::WHOLE_BYTES,
         }
     }
 }

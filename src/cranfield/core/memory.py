@@ -34,6 +34,9 @@ NEED_PER_BYTE = 1.4
 NEED_BASE = 200 << 20  # interpreter, NumPy, Arrow and the qrels
 ADDRESS_SPACE_PER_BYTE = 2.0
 ADDRESS_SPACE_BASE = 3 << 29  # 1.5 GiB: libraries and allocator reservations
+WHOLE_BYTES = 1 << 29
+"""The compiled engine reads plain run files up to this size whole (fastest), larger
+ones in pieces (bounded memory)."""
 
 
 def _meminfo_available() -> int | None:
@@ -199,12 +202,15 @@ def engine_error(exc: BaseException):
 
 
 def engine_reading(stream: bool | None) -> dict:
-    """The reading options of the compiled engine's streamed reading for ``--stream``
-    (True: pieces only, a query reappearing is an error, as ``streaming.py``),
-    ``--no-stream`` (False: the run read whole) or neither (None: pieces, and a run
-    not grouped by query read whole when it fits in memory: :func:`input_budget`)."""
+    """The reading options of the compiled engine for ``--stream`` (True: pieces only,
+    a query reappearing in a later piece is an error, as in ``streaming.py``),
+    ``--no-stream`` (False: the run read whole) or neither (None: a plain file up to
+    ``WHOLE_BYTES`` — or what fits, if less — read whole, larger runs in pieces, and a
+    run not grouped by query read whole when it fits: :func:`input_budget`)."""
+    budget = input_budget()
     if stream is None:
-        return {"max_bytes": input_budget()}
+        whole = WHOLE_BYTES if budget is None else min(WHOLE_BYTES, budget)
+        return {"max_bytes": budget, "whole_bytes": whole}
     if stream:
-        return {"max_bytes": 0}
-    return {"max_bytes": input_budget(), "piece_bytes": 0}
+        return {"max_bytes": 0, "whole_bytes": 0}
+    return {"max_bytes": budget, "piece_bytes": 0}

@@ -8,7 +8,9 @@
 //! of each piece are kept (not the document ids nor the scores), and they are joined
 //! into the [`Judged`] that [`judge_with`] gives for the whole run: every value
 //! measured on it is the same, bit for bit. An input of at most `piece_bytes` bytes is
-//! one piece, judged as the whole file.
+//! one piece, judged as the whole file; a plain regular file of at most
+//! `Reading::whole_bytes` is read whole by [`read_file`] (faster: its reading and
+//! parsing overlap), with the same result.
 //!
 //! A query whose lines reappear in a later piece, after another query's (the run is
 //! not grouped by query), cannot be judged piece by piece. The run is then read whole,
@@ -33,6 +35,11 @@ use super::{
 /// The bytes read per piece by default (64 MiB, about two million run lines: as
 /// `cranfield/core/streaming.py`'s `CHUNK_BYTES`).
 pub const PIECE_BYTES: usize = 1 << 26;
+
+/// Plain files up to this size are read whole by default (512 MiB: about 15 million
+/// run lines, some 550 MB of memory), as fast as the parser goes; larger ones, and
+/// gzip input, in pieces.
+pub const WHOLE_BYTES: u64 = 1 << 29;
 
 /// Reads the qrels from a regular file and judges the run streamed from `run_path`
 /// (`-`: standard input), in pieces of `reading.piece_bytes` bytes: what
@@ -61,7 +68,7 @@ pub fn judge_run_streamed(
 ) -> Result<Judged, JudgeError> {
     options.check()?;
     let piece_bytes = reading.piece_bytes;
-    if piece_bytes == 0 {
+    if piece_bytes == 0 || small_plain_file(run_path, reading.whole_bytes) {
         return judge_whole(run_path, qrels, reading, options);
     }
     let source = Source::open(run_path)?;
@@ -128,6 +135,17 @@ fn judge_whole(
     };
     let run = run.map_err(|err| qrels_first(qrels, options, err))?;
     judge_with(&run, qrels, options, threads_for(&run, qrels, reading.threads))
+}
+
+/// Whether `path` is a regular file of at most `limit` bytes that is not gzip.
+fn small_plain_file(path: &Path, limit: u64) -> bool {
+    let Ok(meta) = std::fs::metadata(path) else { return false };
+    if !meta.is_file() || meta.len() > limit || path.as_os_str() == "-" {
+        return false;
+    }
+    let mut head = Vec::with_capacity(2);
+    let read = std::fs::File::open(path).and_then(|f| f.take(2).read_to_end(&mut head));
+    read.is_ok() && head != gzip::MAGIC
 }
 
 /// Whether the regular file at `path` holds at most `budget` bytes (gzip files are
@@ -280,17 +298,18 @@ impl<'q> Stream<'q> {
             rest.extend_from_slice(&buf[cut..]);
             buf.truncate(cut);
             self.carry = rest;
-            let lines = count_lines(&buf);
             cut_yet = true;
-            spare = self.piece(buf, lines_before)?;
+            let (buffer, lines) = self.piece(buf, lines_before)?;
+            spare = buffer;
             lines_before += lines;
         }
         self.finish()
     }
 
     /// Parses and judges one piece (`lines_before` lines precede it) and keeps its
-    /// labels; gives the piece's buffer back unless its text is kept.
-    fn piece(&mut self, text: Vec<u8>, lines_before: u64) -> Result<Vec<u8>, JudgeError> {
+    /// labels; gives the piece's buffer back (unless its text is kept) and the number
+    /// of its lines (exact for a piece cut by [`last_group_start`]).
+    fn piece(&mut self, text: Vec<u8>, lines_before: u64) -> Result<(Vec<u8>, u64), JudgeError> {
         let reading = self.reading;
         let options = Options {
             kind: Kind::Run,
@@ -311,9 +330,10 @@ impl<'q> Stream<'q> {
             Ok(parsed) => parsed,
             Err(err) => return Err(qrels_first(self.qrels, self.options, err)),
         };
+        let lines = lines_of(&parsed, &text);
         let text = self.keep(text);
         if parsed.rows == 0 {
-            return Ok(text); // blank lines and comments only
+            return Ok((text, lines)); // blank lines and comments only
         }
         let every = JudgeOptions { complete: true, ..self.options.clone() };
         let threads = threads_for(&parsed, self.qrels, reading.threads);
@@ -332,7 +352,7 @@ impl<'q> Stream<'q> {
         }
         drop(parsed);
         self.join(judged);
-        Ok(text)
+        Ok((text, lines))
     }
 
     /// Keeps the text of a piece while all of them fit in the budget; else gives it
@@ -568,8 +588,26 @@ fn queries(stretch: &[u8]) -> (Option<&[u8]>, Option<&[u8]>) {
     (first, ids.next_back().or(first))
 }
 
+/// The lines of a piece cut by [`last_group_start`], as the parser counts them: the
+/// line of its last row, plus the lines after it in its last `\n`-ended stretch
+/// (which holds that row; lone `\r` line ends inside). 0 for a piece without rows
+/// (only the input's last piece can be one, and its count is not needed).
+fn lines_of(parsed: &Parsed, text: &[u8]) -> u64 {
+    if parsed.rows == 0 {
+        return 0;
+    }
+    let last_row = Table::new(parsed).line(parsed.rows - 1);
+    let body = text.strip_suffix(b"\n").unwrap_or(text);
+    let body = body.strip_suffix(b"\r").unwrap_or(body); // the `\r` of `\r\n`
+    let start = memchr::memrchr(b'\n', body).map_or(0, |i| i + 1);
+    let lines: Vec<&[u8]> = body[start..].split(|&b| b == b'\r').collect();
+    let data = lines.iter().rposition(|l| first_field(l).is_some_and(|f| f[0] != b'#'));
+    last_row + data.map_or(0, |j| (lines.len() - 1 - j) as u64)
+}
+
 /// The lines of a piece that ends with a line end, as the parser counts them: `\n`,
 /// `\r\n` and a lone `\r` each end one.
+#[cfg(test)]
 fn count_lines(text: &[u8]) -> u64 {
     let newlines = memchr::memchr_iter(b'\n', text).count();
     let lone =

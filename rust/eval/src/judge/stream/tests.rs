@@ -82,7 +82,7 @@ fn collection(seed: u64) -> (Vec<u8>, Vec<u8>) {
 }
 
 fn reading(piece_bytes: usize, max_bytes: u64) -> Reading {
-    Reading { piece_bytes, max_bytes, threads: 2, ..Reading::default() }
+    Reading { piece_bytes, max_bytes, whole_bytes: 0, threads: 2, ..Reading::default() }
 }
 
 fn whole(run: &[u8], qrels: &Parsed, options: &JudgeOptions) -> Result<Judged, JudgeError> {
@@ -190,6 +190,9 @@ fn a_query_reappearing_in_a_later_piece_is_named_with_its_line() {
     );
     let one = reading(SCATTERED.len() + 1, 0);
     assert_eq!(judge_run_streamed(&file.0, &qrels, &one, &options).unwrap(), expected);
+    // a plain file within `whole_bytes` is read whole, whatever the pieces
+    let small = Reading { whole_bytes: budget, ..reading(30, 0) };
+    assert_eq!(judge_run_streamed(&file.0, &qrels, &small, &options).unwrap(), expected);
     // one byte over the budget: the error
     let over = reading(30, budget - 1);
     assert!(matches!(
@@ -268,4 +271,24 @@ fn the_cut_is_at_the_start_of_the_last_query() {
     assert_eq!(last_group_start(b"\xef\xbb\xbfa 1\na 2\n", false, true), 0);
     assert_eq!(last_group_start(b"\xef\xbb\xbfa 1\na 2\n", false, false), 7);
     assert_eq!(count_lines(b"a\r\nb\rc\n\n"), 4);
+}
+
+#[test]
+fn the_lines_of_a_piece_are_counted_as_the_parser_counts_them() {
+    for seed in 0..20 {
+        let (_, mut r) = collection(seed);
+        r.extend_from_slice(b"# x\rq99 Q0 d1 1 1 t\r\r# y\n");
+        let mut rest: &[u8] = &r;
+        let mut checked = 0;
+        while let Some(end) =
+            (1..rest.len()).find(|&n| last_group_start(&rest[..n], false, false) > 0)
+        {
+            let cut = last_group_start(&rest[..end], false, false);
+            let piece = &rest[..cut];
+            assert_eq!(lines_of(&parsed(piece, Kind::Run), piece), count_lines(piece), "{seed}");
+            rest = &rest[cut..];
+            checked += 1;
+        }
+        assert!(checked > 5);
+    }
 }
