@@ -534,6 +534,7 @@ fn duplicate(table: &Table, input: Input, first: usize, second: usize) -> JudgeE
     }
 }
 
+#[derive(Clone, Copy, PartialEq, Eq)]
 enum LabelKind {
     I8,
     I64,

@@ -26,10 +26,10 @@ use cranfield_trec::check::{Checker, PIECE};
 use cranfield_trec::gzip::{self, GzipError};
 use cranfield_trec::{Kind, Options, Parsed, Strings, BOM};
 
-use super::table::Table;
+use super::table::{Table, Topics};
 use super::{
-    judge_with, no_rows, read_file, threads_for, Input, JudgeError, JudgeOptions, Judged, LabelVec,
-    Reading,
+    duplicate, judge_with, no_rows, parallel, read_file, threads_for, value_kind, Input,
+    JudgeError, JudgeOptions, Judged, LabelKind, LabelVec, QrelsTopic, Ranking, Reading, ValueKind,
 };
 
 /// The bytes read per piece by default (64 MiB, about two million run lines: as
@@ -232,9 +232,8 @@ struct Stream<'q> {
     kept_bytes: u64,
     /// Every query id of the run seen in the pieces so far.
     seen: HashSet<Vec<u8>>,
-    /// The qrels topics (judged with every topic) of the first judged piece, its
-    /// labels taken out.
-    base: Option<Judged>,
+    /// The qrels' side of judging, made at the first piece with rows.
+    prepared: Option<Prepared<'q>>,
     /// Each judged piece's labels, and for each qrels topic where its labels are
     /// (piece, start, end).
     labels: Vec<LabelVec>,
@@ -260,7 +259,7 @@ impl<'q> Stream<'q> {
             kept: None,
             kept_bytes: 0,
             seen: HashSet::new(),
-            base: None,
+            prepared: None,
             labels: Vec::new(),
             spans: Vec::new(),
             tag: None,
@@ -335,9 +334,13 @@ impl<'q> Stream<'q> {
         if parsed.rows == 0 {
             return Ok((text, lines)); // blank lines and comments only
         }
-        let every = JudgeOptions { complete: true, ..self.options.clone() };
+        if self.prepared.is_none() {
+            let prepared = Prepared::new(self.qrels, self.options)?;
+            self.spans = vec![None; prepared.topics.len()];
+            self.prepared = Some(prepared);
+        }
         let threads = threads_for(&parsed, self.qrels, reading.threads);
-        let judged = judge_with(&parsed, self.qrels, &every, threads).map_err(|e| match e {
+        let (labels, spans) = self.judge(&parsed, threads).map_err(|e| match e {
             JudgeError::Duplicate { input, query, doc, lines } => JudgeError::Duplicate {
                 input,
                 query,
@@ -351,8 +354,41 @@ impl<'q> Stream<'q> {
             self.tag = parsed.tag.clone();
         }
         drop(parsed);
-        self.join(judged);
+        let piece = self.labels.len();
+        for (t, a, b) in spans {
+            self.spans[t] = Some((piece, a, b));
+        }
+        self.labels.push(labels);
         Ok((text, lines))
+    }
+
+    /// The labels of the qrels topics a piece ranks documents for, back to back, and
+    /// where each topic's are: `(topic, start, end)` (as [`judge_with`] judges them).
+    fn judge(&self, parsed: &Parsed, threads: usize) -> Result<PieceLabels, JudgeError> {
+        let Some(prepared) = &self.prepared else { unreachable!("prepared first") };
+        if value_kind(parsed, Input::Run)? != ValueKind::Scores {
+            return Err(JudgeError::WrongKind(Input::Run));
+        }
+        let run = Table::new(parsed);
+        let topics = Topics::new(&prepared.table, &run);
+        assert_eq!(topics.qrels_topics, prepared.topics.len(), "qrels topics numbered alike");
+        let answered = |t: usize| !topics.run_blocks.of(t).is_empty();
+        let kept: Vec<usize> = prepared.order.iter().copied().filter(|&t| answered(t)).collect();
+        let judged = &prepared.judged;
+        let ranking =
+            Ranking { run: &run, topics: &topics, judged, options: self.options, threads };
+        let (labels, lengths) = match prepared.kind {
+            LabelKind::I8 => ranking.labels::<i8>(&kept)?,
+            LabelKind::I64 => ranking.labels::<i64>(&kept)?,
+            LabelKind::F64 => ranking.labels::<f64>(&kept)?,
+        };
+        let mut at = 0;
+        let mut spans = Vec::with_capacity(kept.len());
+        for (&t, n) in kept.iter().zip(lengths) {
+            spans.push((t, at, at + n));
+            at += n;
+        }
+        Ok((labels, spans))
     }
 
     /// Keeps the text of a piece while all of them fit in the budget; else gives it
@@ -390,57 +426,46 @@ impl<'q> Stream<'q> {
         Ok(())
     }
 
-    /// Keeps the labels of a piece judged with every qrels topic.
-    fn join(&mut self, mut judged: Judged) {
-        let piece = self.labels.len();
-        if self.base.is_none() {
-            self.spans = vec![None; judged.num_queries()];
-        }
-        for (t, span) in self.spans.iter_mut().enumerate() {
-            if judged.in_run.get(t) == Some(&true) {
-                let (a, b) = (judged.offsets[t] as usize, judged.offsets[t + 1] as usize);
-                *span = Some((piece, a, b));
-            }
-        }
-        let empty = empty_like(&judged.labels);
-        let labels = std::mem::replace(&mut judged.labels, empty);
-        self.labels.push(labels);
-        if self.base.is_none() {
-            self.base = Some(judged);
-        }
-    }
-
     /// The judged run: the kept labels in topic order.
     fn finish(&mut self) -> Result<Judged, JudgeError> {
-        let Some(base) = self.base.take() else {
+        let Some(prepared) = self.prepared.take() else {
             // no data line: the error the whole file gives
             let err = judge_with(&no_rows(), self.qrels, self.options, 1).err();
             return Err(err.unwrap_or(JudgeError::Empty(Input::Run)));
         };
         let complete = self.options.complete;
-        let kept: Vec<usize> =
-            (0..base.num_queries()).filter(|&t| complete || self.spans[t].is_some()).collect();
+        let order = prepared.order.iter().copied();
+        let kept: Vec<usize> = order.filter(|&t| complete || self.spans[t].is_some()).collect();
         let total: usize = kept.iter().filter_map(|&t| self.spans[t]).map(|(_, a, b)| b - a).sum();
-        let mut labels = empty_like(&base.labels);
+        let mut labels = match prepared.kind {
+            LabelKind::I8 => LabelVec::I8(Vec::new()),
+            LabelKind::I64 => LabelVec::I64(Vec::new()),
+            LabelKind::F64 => LabelVec::F64(Vec::new()),
+        };
         let mut offsets = Vec::with_capacity(kept.len() + 1);
         let mut qrels_offsets = Vec::with_capacity(kept.len() + 1);
         let mut query_ids = Strings { data: Vec::new(), offsets: vec![0] };
         reserve_labels(&mut labels, total)?;
         offsets.push(0i64);
         qrels_offsets.push(0i64);
-        let mut grades = empty_like(&base.qrels_grades);
+        let mut qrels_at = 0i64;
         for &t in &kept {
             if let Some((piece, a, b)) = self.spans[t] {
                 append(&mut labels, &self.labels[piece], a, b);
             }
             offsets.push(labels.len() as i64);
-            let (ga, gb) = (base.qrels_offsets[t] as usize, base.qrels_offsets[t + 1] as usize);
-            append(&mut grades, &base.qrels_grades, ga, gb);
-            qrels_offsets.push(grades.len() as i64);
-            query_ids.data.extend_from_slice(base.query_id(t));
+            qrels_at += prepared.judged[t].grades.len() as i64;
+            qrels_offsets.push(qrels_at);
+            query_ids.data.extend_from_slice(prepared.topics[t]);
             query_ids.offsets.push(i32::try_from(query_ids.data.len()).unwrap_or(i32::MAX));
         }
         self.labels.clear();
+        let raw = kept.iter().flat_map(|&t| prepared.judged[t].grades.iter().copied());
+        let grades = if prepared.kind == LabelKind::F64 {
+            LabelVec::F64(raw.map(f64::from_bits).collect())
+        } else {
+            LabelVec::I64(raw.map(|g| g as i64).collect())
+        };
         let in_run = kept.iter().map(|&t| self.spans[t].is_some()).collect();
         Ok(Judged {
             query_ids,
@@ -456,12 +481,60 @@ impl<'q> Stream<'q> {
     }
 }
 
-/// An empty vector of the same type.
-fn empty_like(labels: &LabelVec) -> LabelVec {
-    match labels {
-        LabelVec::I8(_) => LabelVec::I8(Vec::new()),
-        LabelVec::I64(_) => LabelVec::I64(Vec::new()),
-        LabelVec::F64(_) => LabelVec::F64(Vec::new()),
+/// A piece's labels and where each topic's are: `(topic, start, end)`.
+type PieceLabels = (LabelVec, Vec<(usize, usize, usize)>);
+
+/// The qrels' side of judging, made once for every piece (as [`judge_with`] makes it).
+struct Prepared<'q> {
+    table: Table<'q>,
+    /// The qrels' topics (in order of first appearance, as [`Topics`] numbers them)
+    /// and each one's judged documents.
+    topics: Vec<&'q [u8]>,
+    judged: Vec<QrelsTopic<'q>>,
+    /// The topics in byte order of their ids.
+    order: Vec<usize>,
+    kind: LabelKind,
+}
+
+impl<'q> Prepared<'q> {
+    fn new(qrels: &'q Parsed, options: &JudgeOptions) -> Result<Prepared<'q>, JudgeError> {
+        static NO_ROWS: std::sync::OnceLock<Parsed> = std::sync::OnceLock::new();
+        let real = match value_kind(qrels, Input::Qrels)? {
+            ValueKind::Grades => false,
+            ValueKind::Reals => true,
+            ValueKind::Scores => return Err(JudgeError::WrongKind(Input::Qrels)),
+        };
+        let table = Table::new(qrels);
+        let empty = Table::new(NO_ROWS.get_or_init(no_rows));
+        let topics = Topics::new(&table, &empty);
+        let n = topics.qrels_topics;
+        let threads = if qrels.rows < (1 << 16) { 1 } else { parallel::threads() };
+        let policy = options.qrels_duplicates;
+        let judged: Vec<QrelsTopic<'q>> = parallel::map(
+            n,
+            threads,
+            || (),
+            |_, t| QrelsTopic::new(&table, topics.qrels_blocks.of(t), real, policy),
+        );
+        let first = judged.iter().filter_map(|j| j.duplicate).min_by_key(|d| d.1);
+        if let Some((first, second)) = first {
+            return Err(duplicate(&table, Input::Qrels, first, second));
+        }
+        let kind = if real {
+            LabelKind::F64
+        } else {
+            let lo = judged.iter().map(|j| j.min).min().unwrap_or(0);
+            let hi = judged.iter().map(|j| j.max).max().unwrap_or(0);
+            if lo >= i8::MIN as i64 && hi <= i8::MAX as i64 {
+                LabelKind::I8
+            } else {
+                LabelKind::I64
+            }
+        };
+        let ids: Vec<&'q [u8]> = topics.ids[..n].to_vec();
+        let mut order: Vec<usize> = (0..n).collect();
+        order.sort_unstable_by(|&a, &b| ids[a].cmp(ids[b]));
+        Ok(Prepared { table, topics: ids, judged, order, kind })
     }
 }
 
