@@ -22,10 +22,10 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
 
 from .. import _engine
 from .._lazy import lazy
+from .._record import Record
 from ..errors import InputError, MeasureError
 from .measures.names import parse_trec
 from .measures.registry import (
@@ -46,16 +46,29 @@ if TYPE_CHECKING:
     from .judged import JudgedRun
 
 
-@dataclass
-class Column:
+class Column(Record):
     """One printed measure: its printed name, the cranfield measure and the kind."""
 
+    __slots__ = ("printed", "kind", "measure", "blank", "reset", "recount")
+    _frozen = False
     printed: str
     kind: str
     measure: Measure | None
-    blank: bool = False  # relstring of length <= 0: trec_eval prints '' for every topic
-    reset: bool = False  # the topics -c adds score 0 (TrecEval.reset_with_c)
-    recount: bool = False  # the summary under -c counts the qrels (TrecEval.recount_with_c)
+    blank: bool  # relstring of length <= 0: trec_eval prints '' for every topic
+    reset: bool  # the topics -c adds score 0 (TrecEval.reset_with_c)
+    recount: bool  # the summary under -c counts the qrels (TrecEval.recount_with_c)
+
+    def __init__(
+        self,
+        printed: str,
+        kind: str,
+        measure: Measure | None,
+        blank: bool = False,
+        reset: bool = False,
+        recount: bool = False,
+    ) -> None:
+        self.printed, self.kind, self.measure = printed, kind, measure
+        self.blank, self.reset, self.recount = blank, reset, recount
 
     def spec(self) -> tuple | None:
         """The measure as the engine's kernels take it: ``(family, cutoff, params)``."""
@@ -433,14 +446,18 @@ def _text(data: bytes) -> str:
     return data.decode("utf-8", "surrogatepass")
 
 
-@dataclass
-class Evaluated:
+class Evaluated(Record):
     """trec_eval's output of one evaluation by the engine: the text (bytes of the ids
     as read) and the qrels topics without results, for the note (without ``-c``)."""
 
+    __slots__ = ("text", "missing", "unusable")
+    _frozen = False
     text: bytes
     missing: list[str]
     unusable: list[str]  # (query, measure) pairs without a usable z-score, for the note
+
+    def __init__(self, text: bytes, missing: list[str], unusable: list[str]) -> None:
+        self.text, self.missing, self.unusable = text, missing, unusable
 
 
 def engine_columns(cols: list[Column]) -> list[tuple] | None:
