@@ -15,7 +15,6 @@ no other exception escapes :func:`parse_many`.
 
 from __future__ import annotations
 
-import ast
 import re
 
 from ...errors import MeasureError, invalid_value
@@ -71,6 +70,8 @@ def suggest(name: str) -> str:
 
 
 def _literal(text: str):
+    import ast  # (not at the top: names without parameters do not need it; a cold CLI)
+
     text = text.strip()
     try:
         node = ast.parse(text, mode="eval").body
