@@ -54,12 +54,25 @@ class Parser(argparse.ArgumentParser):
         self.arguments: list[argparse.Action] = []
         self.measure_action: argparse.Action | None = None
         self.usage_status = usage_status
+        self._declaring = False
         super().__init__(*args, **kwargs)
 
     def add_argument(self, *args, **kwargs) -> argparse.Action:
-        action = super().add_argument(*args, **kwargs)
+        self._declaring = True
+        try:
+            action = super().add_argument(*args, **kwargs)
+        finally:
+            self._declaring = False
         self.arguments.append(action)
         return action
+
+    def _get_formatter(self):
+        # add_argument makes a formatter only to check the metavar against nargs: give it
+        # a width, which spares the import of shutil and a terminal-size query for each
+        # option (help and usage text still get the terminal's width)
+        if self._declaring:
+            return self.formatter_class(prog=self.prog, width=80)
+        return super()._get_formatter()
 
     def error(self, message: str):
         """One line on stderr and exit status ``usage_status``: the usage-error policy."""
