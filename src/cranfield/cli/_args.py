@@ -378,9 +378,10 @@ MEASURE_HELP = (
     "with its own -m or before the files"
 )
 
-_NUMBER = re.compile(r"\s*[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?\s*")
-_PAIR = re.compile(r"\s*[\w.+-]+\s*=\s*[\w.+-]*\s*")
-_TREC_DOTTED = re.compile(r"\s*[A-Za-z0-9_]+\.[^(@]*")
+# (compiled on first use, by re's cache: a lone measure name does not need them)
+_NUMBER = r"\s*[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?\s*"
+_PAIR = r"\s*[\w.+-]+\s*=\s*[\w.+-]*\s*"
+_TREC_DOTTED = r"\s*[A-Za-z0-9_]+\.[^(@]*"
 
 
 def split_measures(text: str) -> list[str]:
@@ -398,8 +399,8 @@ def split_measures(text: str) -> list[str]:
     for part in parts:
         if (
             out
-            and _TREC_DOTTED.fullmatch(out[-1])
-            and (_NUMBER.fullmatch(part) or _PAIR.fullmatch(part))
+            and re.fullmatch(_TREC_DOTTED, out[-1])
+            and (re.fullmatch(_NUMBER, part) or re.fullmatch(_PAIR, part))
         ):
             out[-1] += "," + part
         else:

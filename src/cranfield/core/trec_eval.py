@@ -123,9 +123,11 @@ def select(measure_args: list[str]) -> list[tuple[TrecEval, str | None]]:
 # Numbers are read as C's atol/atof read them: the longest numeric prefix after leading
 # white space, 0 when there is none ("1e3" -> 1 as a cutoff, "0.5x" -> 0.5, "x" -> 0).
 
+# (patterns compiled on first use, by re's cache: plain numbers, such as the default
+# cutoffs, are read without them)
 _SPACE = " \t\n\v\f\r"
-_ATOL = re.compile(r"[+-]?\d+")
-_ATOF = re.compile(
+_ATOL = r"[+-]?\d+"
+_ATOF = (
     r"[+-]?(?:0[xX](?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)(?:[pP][+-]?\d+)?"
     r"|(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?"
     r"|(?i:inf(?:inity)?|nan(?:\([0-9A-Za-z_]*\))?))"
@@ -135,7 +137,10 @@ _LONG_MAX = 2**63 - 1
 
 def c_atol(text: str) -> int:
     """C's ``atol`` (glibc's ``strtol``: saturates at the 64-bit range)."""
-    m = _ATOL.match(text.lstrip(_SPACE))
+    text = text.lstrip(_SPACE)
+    if text.isascii() and text.isdigit():  # digits only: the whole text is the number
+        return min(_LONG_MAX, int(text))
+    m = re.match(_ATOL, text)
     if not m:
         return 0
     return max(-_LONG_MAX - 1, min(_LONG_MAX, int(m.group())))
@@ -143,7 +148,11 @@ def c_atol(text: str) -> int:
 
 def c_atof(text: str) -> float:
     """C's ``atof`` (``strtod``): decimal, hexadecimal, inf and nan prefixes."""
-    m = _ATOF.match(text.lstrip(_SPACE))
+    text = text.lstrip(_SPACE)
+    digits = text.replace(".", "", 1)
+    if digits.isascii() and digits.isdigit():  # 5, 0.25, .5, 5.: the whole text
+        return float(text)
+    m = re.match(_ATOF, text)
     if not m:
         return 0.0
     number = m.group()

@@ -31,7 +31,7 @@ from .registry import (
     trec_measures,
 )
 
-_READABLE = re.compile(
+_READABLE = (  # (compiled on first use, by re's cache)
     r"^\s*(?P<name>[A-Za-z0-9_][A-Za-z0-9_\-]*)\s*(?:\((?P<args>.*)\))?\s*(?:@\s*(?P<cut>[^\s]+))?\s*$"
 )
 
@@ -70,9 +70,11 @@ def suggest(name: str) -> str:
 
 
 def _literal(text: str):
-    import ast  # (not at the top: names without parameters do not need it; a cold CLI)
-
     text = text.strip()
+    if text == "0" or (text.isdigit() and text.isascii() and len(text) < 19 and text[0] != "0"):
+        return int(text)  # a plain integer (a cutoff: nDCG@10), as literal_eval reads it
+    import ast  # (not at the top: most names need no more than the above; a cold CLI)
+
     try:
         node = ast.parse(text, mode="eval").body
         value = ast.literal_eval(node)
@@ -145,7 +147,7 @@ def _split_args(args: str) -> list[str]:
 
 
 def _parse_readable(text: str) -> Measure | None:
-    m = _READABLE.match(text)
+    m = re.match(_READABLE, text)
     if not m:
         return None
     name, args, cut = m.group("name"), m.group("args"), m.group("cut")
@@ -256,7 +258,7 @@ def _number(text: str, name: str, what: str = "parameter"):
     return value
 
 
-_TREC_PRINTED = re.compile(r"^(?P<name>[A-Za-z0-9_]+?)_(?P<cut>\d+(?:\.\d+)?)$")
+_TREC_PRINTED = r"^(?P<name>[A-Za-z0-9_]+?)_(?P<cut>\d+(?:\.\d+)?)$"
 
 
 def parse_many(text: str) -> list[Measure]:
@@ -279,7 +281,7 @@ def parse_many(text: str) -> list[Measure]:
     if "(" not in text and "@" not in text:
         definition = lookup(text)
         if definition is None:
-            m = _TREC_PRINTED.match(text)  # printed trec names: P_5, ndcg_cut_10
+            m = re.match(_TREC_PRINTED, text)  # printed trec names: P_5, ndcg_cut_10
             if m and _cutoff_measure(m.group("name")):
                 return parse_trec(m.group("name"), m.group("cut"))
     measure = _parse_readable(text)
