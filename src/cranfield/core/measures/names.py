@@ -248,7 +248,10 @@ def _pairs(name: str, params: str) -> dict:
 
 def _number(text: str, name: str, what: str = "parameter"):
     if re.fullmatch(r"\s*[+-]?\d+\s*", text):  # an integer exactly, however large
-        return int(text)
+        try:
+            return int(text)
+        except ValueError:  # more digits than Python converts: read as the float below
+            pass
     try:
         value = float(text)
     except ValueError:
