@@ -94,3 +94,19 @@ def test_the_general_path_still_imports_what_it_needs(files):
     # path) does import it
     status, loaded, _ = imported(["eval", files[0], "-", "-m", "AP"], stdin=RUN)
     assert status == 0 and "numpy" in loaded
+
+
+def test_a_subcommand_does_not_build_the_parser_of_every_subcommand(files, monkeypatch, capsys):
+    # the parser of the subcommand names (one parser and one module look-up for each of
+    # them) is for `cranfield`, --help, --version and unknown names only
+    from cranfield.cli import main as cli
+
+    def refused():
+        raise AssertionError("the top-level parser was built for a subcommand")
+
+    monkeypatch.setattr(cli, "_available", refused)
+    assert cli.main(["trec_eval", "-m", "num_ret", *files]) == 0
+    assert cli.main(["eval", *files, "-m", "NumRet"]) == 0
+    assert "num_ret" in capsys.readouterr().out
+    with pytest.raises(AssertionError, match="top-level parser"):
+        cli.main(["--help"])
