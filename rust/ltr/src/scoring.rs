@@ -12,6 +12,13 @@
 //! documents in registers: with AVX2 and FMA (detected at run time) 6 individuals x 8
 //! documents, 12 accumulators of 4 lanes each, every lane its own sequential chain;
 //! otherwise the same chains with `f64::mul_add` (slower, the same results).
+//!
+//! For batches, [`Lanes`] turns the layout around: the weights of [`LW`] (8)
+//! individuals are stored feature-major (`group[k * LW + lane]`) and the documents stay
+//! row-major, so that a microkernel keeps 6 documents x 8 individuals in registers (a
+//! feature of a document broadcast, each lane an individual's chain) and the scores come
+//! out document-major, 8 individuals side by side -- the layout in which the objective
+//! ranks 8 individuals at once. The chains are the same, so are the scores.
 
 /// Documents per panel.
 pub const NR: usize = 8;
@@ -88,6 +95,58 @@ impl Panels {
     }
 }
 
+/// Individuals per group of [`Lanes`] (two AVX2 registers).
+pub const LW: usize = 8;
+
+/// Weights of individuals in groups of [`LW`], feature-major within a group
+/// (`group[k * LW + lane]`; zero padding after the last individual).
+#[derive(Clone, Debug)]
+pub struct Lanes {
+    f: usize,
+    groups: usize,
+    data: Vec<f64>,
+}
+
+impl Lanes {
+    /// Groups of `weights` (`m x f`, row-major).
+    pub fn new(weights: &[f64], f: usize) -> Lanes {
+        let m = weights.len().checked_div(f).unwrap_or(0);
+        let groups = m.div_ceil(LW);
+        let mut data = vec![0.0; groups * LW * f];
+        for (i, w) in weights.chunks_exact(f.max(1)).enumerate().take(m) {
+            let (g, lane) = (i / LW, i % LW);
+            let group = &mut data[g * LW * f..(g + 1) * LW * f];
+            for (k, &v) in w.iter().enumerate() {
+                group[k * LW + lane] = v;
+            }
+        }
+        Lanes { f, groups, data }
+    }
+
+    pub fn num_groups(&self) -> usize {
+        self.groups
+    }
+
+    /// Scores of group `g` on the documents `rows` (`d x F`, row-major):
+    /// `out[j * LW + lane]` for the `j`-th document (`out.len() >= d * LW`).
+    pub fn score(&self, g: usize, rows: &[f64], out: &mut [f64]) {
+        let f = self.f;
+        assert!(g < self.groups && f > 0 && rows.len() % f == 0);
+        let d = rows.len() / f;
+        assert!(out.len() >= d * LW);
+        let group = &self.data[g * LW * f..(g + 1) * LW * f];
+        #[cfg(target_arch = "x86_64")]
+        {
+            if std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("fma") {
+                // SAFETY: the CPU has AVX2 and FMA (just checked)
+                unsafe { x86::score_lanes(group, f, rows, d, out) };
+                return;
+            }
+        }
+        portable_lanes(group, f, rows, d, out);
+    }
+}
+
 /// Scores `W X^T` (`p x n`, row-major) of weights `W` (`p x F`) on features `X`
 /// (`n x F`), by [`Panels`] of a few thousand documents at a time (so the copy in
 /// panels stays small whatever `n`).
@@ -145,9 +204,25 @@ fn portable(
     }
 }
 
+/// [`Lanes::score`] with `f64::mul_add`, document by document.
+fn portable_lanes(group: &[f64], f: usize, rows: &[f64], d: usize, out: &mut [f64]) {
+    for (j, x) in rows.chunks_exact(f).enumerate().take(d) {
+        let mut acc = [0.0f64; LW];
+        for (k, &xk) in x.iter().enumerate() {
+            let w = &group[k * LW..(k + 1) * LW];
+            for l in 0..LW {
+                acc[l] = w[l].mul_add(xk, acc[l]);
+            }
+        }
+        for l in 0..LW {
+            out[j * LW + l] = acc[l] + 0.0;
+        }
+    }
+}
+
 #[cfg(target_arch = "x86_64")]
 mod x86 {
-    use super::{MR, NR};
+    use super::{LW, MR, NR};
     use std::arch::x86_64::*;
 
     /// Tiles of MR individuals x 1 panel, then the remaining individuals one by one
@@ -178,6 +253,57 @@ mod x86 {
                 tile::<1, 1>(panels, f, weights, i, p, out, stride);
                 p += 1;
             }
+        }
+    }
+
+    /// Documents of `rows` in tiles of 6 (12 accumulators of 4 lanes), the last 1-5
+    /// in a tile of their own, each document's feature broadcast to both registers of
+    /// the group's weights.
+    #[target_feature(enable = "avx2,fma")]
+    pub unsafe fn score_lanes(group: &[f64], f: usize, rows: &[f64], d: usize, out: &mut [f64]) {
+        const D: usize = 6;
+        let mut j = 0;
+        while j + D <= d {
+            lane_tile::<D>(group, f, rows, j, out);
+            j += D;
+        }
+        match d - j {
+            1 => lane_tile::<1>(group, f, rows, j, out),
+            2 => lane_tile::<2>(group, f, rows, j, out),
+            3 => lane_tile::<3>(group, f, rows, j, out),
+            4 => lane_tile::<4>(group, f, rows, j, out),
+            5 => lane_tile::<5>(group, f, rows, j, out),
+            _ => {}
+        }
+    }
+
+    /// Documents `j0..j0 + D` x the group's 8 individuals.
+    #[inline(always)]
+    unsafe fn lane_tile<const D: usize>(
+        group: &[f64],
+        f: usize,
+        rows: &[f64],
+        j0: usize,
+        out: &mut [f64],
+    ) {
+        debug_assert!((j0 + D) * f <= rows.len() && (j0 + D) * LW <= out.len());
+        let mut accs = [[_mm256_setzero_pd(); 2]; D];
+        let wp = group.as_ptr();
+        let xp = rows.as_ptr().add(j0 * f);
+        for k in 0..f {
+            let w0 = _mm256_loadu_pd(wp.add(k * LW));
+            let w1 = _mm256_loadu_pd(wp.add(k * LW + 4));
+            for (j, a) in accs.iter_mut().enumerate() {
+                let x = _mm256_broadcast_sd(&*xp.add(j * f + k));
+                a[0] = _mm256_fmadd_pd(w0, x, a[0]);
+                a[1] = _mm256_fmadd_pd(w1, x, a[1]);
+            }
+        }
+        let zero = _mm256_setzero_pd();
+        for (j, a) in accs.iter().enumerate() {
+            let o = out.as_mut_ptr().add((j0 + j) * LW);
+            _mm256_storeu_pd(o, _mm256_add_pd(a[0], zero));
+            _mm256_storeu_pd(o.add(4), _mm256_add_pd(a[1], zero));
         }
     }
 
@@ -257,6 +383,31 @@ mod tests {
                     let want = chain(&w[i * f..(i + 1) * f], &x[d * f..(d + 1) * f]);
                     assert_eq!(got[i * n + d].to_bits(), want.to_bits(), "{n} {f} {p}: {i} {d}");
                     assert_eq!(slow[i * stride + d].to_bits(), want.to_bits());
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn lanes_give_the_chain_bit_for_bit() {
+        let mut rng = Lcg(9);
+        for (n, f, p) in [(1, 1, 1), (7, 3, 9), (13, 46, 8), (45, 46, 17), (6, 136, 3), (5, 2, 16)]
+        {
+            let x: Vec<f64> = (0..n * f).map(|_| rng.unit() * 1e3).collect();
+            let w: Vec<f64> = (0..p * f).map(|_| rng.unit()).collect();
+            let lanes = Lanes::new(&w, f);
+            let mut got = vec![f64::NAN; n * LW];
+            let mut slow = got.clone();
+            for g in 0..lanes.num_groups() {
+                lanes.score(g, &x, &mut got);
+                portable_lanes(&lanes.data[g * LW * f..(g + 1) * LW * f], f, &x, n, &mut slow);
+                for d in 0..n {
+                    for l in 0..LW.min(p - g * LW) {
+                        let i = g * LW + l;
+                        let want = chain(&w[i * f..(i + 1) * f], &x[d * f..(d + 1) * f]);
+                        assert_eq!(got[d * LW + l].to_bits(), want.to_bits(), "{n} {f} {p}: {i}");
+                        assert_eq!(slow[d * LW + l].to_bits(), want.to_bits());
+                    }
                 }
             }
         }
