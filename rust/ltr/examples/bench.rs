@@ -2,6 +2,8 @@
 //! best of 20: `cargo run --release -p cranfield-ltr --example bench [FRACTION OF
 //! RELEVANT DOCUMENTS [lognormal]]`. Prints the scoring alone, the ranking of given scores and the
 //! fused `evaluate_weights` (scoring and ranking block by block), on 1 and 2 threads.
+//! A third argument N: only the fused evaluation on one thread, N times (to time the
+//! process's CPU time, e.g. with `perf stat`, on a busy machine).
 
 use cranfield_ltr::{scoring, Kernel, Kind, Spec};
 use std::time::Instant;
@@ -47,6 +49,14 @@ fn main() {
     let features: Vec<f64> = (0..n * f).map(|_| next()).collect();
     let weights: Vec<f64> = (0..p * f).map(|_| next() - 0.5).collect();
     kernel.set_features(&features, f).unwrap();
+    if let Some(times) = std::env::args().nth(3).map(|a| a.parse::<usize>().unwrap()) {
+        let mut out = vec![0.0; p * queries];
+        for _ in 0..times {
+            kernel.evaluate_weights(&weights, &mut out, 1).unwrap();
+        }
+        println!("{times} fused evaluations of {p} individuals: sum {}", out.iter().sum::<f64>());
+        return;
+    }
     let mut scores = vec![0.0; p * n];
     let t = best(|| scoring::scores(&features, &weights, f, &mut scores));
     println!("{n} docs x {f} features, {p} individuals: scoring {t:.2} ms (1 thread)");

@@ -145,6 +145,27 @@ impl Lanes {
         }
         portable_lanes(group, f, rows, d, out);
     }
+
+    /// [`Lanes::score`] of groups `g` and `g + 1` at once (`out` for the first, `next`
+    /// for the second): with AVX2, 3 documents x 16 individuals in registers, half the
+    /// broadcasts per multiply-add of one group at a time.
+    pub fn score_two(&self, g: usize, rows: &[f64], out: &mut [f64], next: &mut [f64]) {
+        let f = self.f;
+        assert!(g + 1 < self.groups && f > 0 && rows.len() % f == 0);
+        let d = rows.len() / f;
+        assert!(out.len() >= d * LW && next.len() >= d * LW);
+        let (first, second) = self.data[g * LW * f..(g + 2) * LW * f].split_at(LW * f);
+        #[cfg(target_arch = "x86_64")]
+        {
+            if std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("fma") {
+                // SAFETY: the CPU has AVX2 and FMA (just checked)
+                unsafe { x86::score_two(first, second, f, rows, d, out, next) };
+                return;
+            }
+        }
+        portable_lanes(first, f, rows, d, out);
+        portable_lanes(second, f, rows, d, next);
+    }
 }
 
 /// Scores `W X^T` (`p x n`, row-major) of weights `W` (`p x F`) on features `X`
@@ -277,6 +298,69 @@ mod x86 {
         }
     }
 
+    /// [`score_lanes`] for two groups: tiles of 3 documents x 16 individuals.
+    #[target_feature(enable = "avx2,fma")]
+    pub unsafe fn score_two(
+        first: &[f64],
+        second: &[f64],
+        f: usize,
+        rows: &[f64],
+        d: usize,
+        out: &mut [f64],
+        next: &mut [f64],
+    ) {
+        const D: usize = 2;
+        let mut j = 0;
+        while j + D <= d {
+            two_tile::<D>(first, second, f, rows, j, out, next);
+            j += D;
+        }
+        if j < d {
+            two_tile::<1>(first, second, f, rows, j, out, next);
+        }
+    }
+
+    /// Documents `j0..j0 + D` x the two groups' 16 individuals.
+    #[inline(always)]
+    unsafe fn two_tile<const D: usize>(
+        first: &[f64],
+        second: &[f64],
+        f: usize,
+        rows: &[f64],
+        j0: usize,
+        out: &mut [f64],
+        next: &mut [f64],
+    ) {
+        debug_assert!((j0 + D) * f <= rows.len());
+        debug_assert!((j0 + D) * LW <= out.len() && (j0 + D) * LW <= next.len());
+        let mut accs = [[_mm256_setzero_pd(); 4]; D];
+        let (ap, bp) = (first.as_ptr(), second.as_ptr());
+        let xp = rows.as_ptr().add(j0 * f);
+        for k in 0..f {
+            let w = [
+                _mm256_loadu_pd(ap.add(k * LW)),
+                _mm256_loadu_pd(ap.add(k * LW + 4)),
+                _mm256_loadu_pd(bp.add(k * LW)),
+                _mm256_loadu_pd(bp.add(k * LW + 4)),
+            ];
+            for (j, a) in accs.iter_mut().enumerate() {
+                let x = _mm256_broadcast_sd(&*xp.add(j * f + k));
+                for v in 0..4 {
+                    a[v] = _mm256_fmadd_pd(w[v], x, a[v]);
+                }
+            }
+        }
+        let zero = _mm256_setzero_pd();
+        for (j, a) in accs.iter().enumerate() {
+            let o = out.as_mut_ptr().add((j0 + j) * LW);
+            _mm256_storeu_pd(o, _mm256_add_pd(a[0], zero));
+            _mm256_storeu_pd(o.add(4), _mm256_add_pd(a[1], zero));
+            let o = next.as_mut_ptr().add((j0 + j) * LW);
+            _mm256_storeu_pd(o, _mm256_add_pd(a[2], zero));
+            _mm256_storeu_pd(o.add(4), _mm256_add_pd(a[3], zero));
+        }
+    }
+
     /// Documents `j0..j0 + D` x the group's 8 individuals.
     #[inline(always)]
     unsafe fn lane_tile<const D: usize>(
@@ -398,8 +482,19 @@ mod tests {
             let lanes = Lanes::new(&w, f);
             let mut got = vec![f64::NAN; n * LW];
             let mut slow = got.clone();
+            let mut pair = vec![f64::NAN; 2 * n * LW];
             for g in 0..lanes.num_groups() {
                 lanes.score(g, &x, &mut got);
+                if g + 1 < lanes.num_groups() {
+                    let (one, two) = pair.split_at_mut(n * LW);
+                    lanes.score_two(g, &x, one, two);
+                    assert_eq!(one, &got[..]);
+                }
+                if g > 0 {
+                    let (one, two) = pair.split_at_mut(n * LW);
+                    lanes.score_two(g - 1, &x, one, two);
+                    assert_eq!(two, &got[..]);
+                }
                 portable_lanes(&lanes.data[g * LW * f..(g + 1) * LW * f], f, &x, n, &mut slow);
                 for d in 0..n {
                     for l in 0..LW.min(p - g * LW) {
