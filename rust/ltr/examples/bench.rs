@@ -24,7 +24,8 @@ fn main() {
         state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
         (state >> 11) as f64 / (1u64 << 53) as f64
     };
-    let (queries, p, f) = (470usize, 200usize, 46usize);
+    let queries: usize = std::env::var("LTR_BENCH_QUERIES").map_or(470, |q| q.parse().unwrap());
+    let (p, f) = (200usize, 46usize);
     let mut offsets = vec![0usize];
     // query lengths uniform on 5..35, or (second argument `lognormal`) as
     // benchmarks/ltr.py draws them: log-normal, median 15, sigma 0.6, within 5..121
@@ -68,7 +69,8 @@ fn main() {
     let mut out1 = vec![0.0; queries];
     let t = best(|| kernel.evaluate(&row, 1, &mut out1, 1).unwrap()) * 1e3;
     let fused = best(|| kernel.evaluate_weights(one, &mut out1, 1).unwrap()) * 1e3;
-    println!("one vector: ranking {t:.1} us, fused {fused:.1} us");
+    let fused2 = best(|| kernel.evaluate_weights(one, &mut out1, 2).unwrap()) * 1e3;
+    println!("one vector: ranking {t:.1} us, fused {fused:.1} us (1 thread), {fused2:.1} us (2)");
     for threads in [1, 2] {
         let rank = best(|| kernel.evaluate(&scores, p, &mut out, threads).unwrap());
         let fused = best(|| kernel.evaluate_weights(&weights, &mut out, threads).unwrap());
