@@ -130,8 +130,6 @@ pub struct Kernel {
     positive_docs: Vec<u32>,
     /// The features in panels (`set_features`), for `evaluate_weights`.
     panels: Option<Panels>,
-    /// The same features row-major (`N x F`), for groups of [`LW`] individuals.
-    rows: Vec<f64>,
     /// When the objective is one nDCG@k with tabulated quotients: the width of its
     /// table (the ranks it counts), for the groups' vectorised sum.
     ndcg_width: Option<usize>,
@@ -264,7 +262,6 @@ impl Kernel {
             positive_offsets,
             positive_docs,
             panels: None,
-            rows: Vec::new(),
             ndcg_width,
             blocks: Vec::new(),
         })
@@ -278,7 +275,6 @@ impl Kernel {
             return Err(format!("{n} rows of features, at least one feature, are needed"));
         }
         self.panels = Some(Panels::new(features, f));
-        self.rows = features.to_vec();
         let mut blocks = Vec::new();
         let mut first = 0;
         for q in 0..self.num_queries() {
@@ -420,16 +416,15 @@ impl Kernel {
         let mut scratch = Scratch::new(self.max_len);
         for &(qa, qb) in blocks {
             let (a, b) = (self.offsets[qa], self.offsets[qb]);
-            let x = &self.rows[a * f..b * f];
             // two groups at a time (the last alone when their number is odd)
             for g in (0..lanes.num_groups()).step_by(2) {
                 let (tile, next) = lane_buf.split_at_mut(LW * widest_docs);
                 let (tile, next) = (&mut tile[..(b - a) * LW], &mut next[..(b - a) * LW]);
                 let two = g + 1 < lanes.num_groups();
                 if two {
-                    lanes.score_two(g, x, tile, next);
+                    lanes.score_two(g, panels, (a, b), tile, next);
                 } else {
-                    lanes.score(g, x, tile);
+                    lanes.score(g, panels, (a, b), tile);
                 }
                 for (h, tile) in
                     [&tile[..], &next[..]].into_iter().take(1 + usize::from(two)).enumerate()
