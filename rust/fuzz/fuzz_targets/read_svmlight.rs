@@ -7,7 +7,7 @@ use cranfield_ltr::svmlight::{parse, Options, Parsed, Problem};
 use libfuzzer_sys::fuzz_target;
 use std::fmt::Write;
 
-const MAX_FEATURE: usize = 64;
+const MAX_FEATURE: usize = 512;
 
 /// `parsed` as SVMlight lines: every non-zero feature (and `-0.0`), the last column
 /// on the first line (so the width is kept), the doc ids as comments.
