@@ -119,3 +119,119 @@ def test_what_the_engine_does_not_do_takes_the_general_path(tmp_path, capsys, mo
     assert calls  # the engine was asked, refused, and the general path reported it
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "bad.txt" in err
+
+
+QRELS = "q0 0 d0 1\nq0 0 d1 0\nq1 0 d2 2\n"
+RUN = "q0 Q0 d0 1 2.0 t\nq0 Q0 d1 2 1.0 t\nq1 Q0 d2 1 0.5 t\n"
+# (name, qrels, run, second run or None, extra options): problems in an input, each
+# reported by the engine path with the general path's message and status
+PROBLEMS = [
+    ("duplicate_in_run", QRELS, RUN + "q0 Q0 d0 3 0.1 t\n", None, []),
+    ("duplicate_in_qrels", QRELS + "q0 0 d0 0\n", RUN, None, []),
+    ("duplicate_in_qrels_and_bad_run", QRELS + "q0 0 d0 0\n", RUN + "q0 Q0 d9 x\n", None, []),
+    ("empty_qrels_and_bad_run", "\n# nothing\n", RUN + "q0 Q0 d9 1 x t\n", None, []),
+    ("duplicates_first", QRELS, RUN + "q0 Q0 d0 3 9 t\n", None, ["--duplicates", "first"]),
+    ("duplicates_max", QRELS, RUN + "q0 Q0 d0 3 9 t\n", None, ["--duplicates", "max"]),
+    ("bad_score", QRELS, RUN + "q1 Q0 d3 2 x t\n", None, []),
+    ("nan_score", QRELS, RUN + "q1 Q0 d3 2 nan t\n", None, []),
+    ("qrels_as_run", QRELS, QRELS, None, []),
+    ("run_as_qrels", RUN, RUN, None, []),
+    ("five_fields", QRELS, RUN + "q1 Q0 d3 2 t\n", None, []),
+    ("bad_grade", QRELS + "q1 0 d4 x\n", RUN, None, []),
+    ("bad_fractional_grade", QRELS + "q1 0 d4 inf\n", RUN, None, ["--fractional"]),
+    ("nul_byte", QRELS, RUN + "q1 Q0 d\x003 2 0 t\n", None, []),
+    ("invalid_utf8", QRELS, RUN + "q1 Q0 d\udce93 2 0 t\n", None, []),
+    ("empty_run", QRELS, "", None, []),
+    ("empty_qrels", "", RUN, None, []),
+    ("no_shared_query", "q9 0 d0 1\n", RUN, None, []),
+    ("no_shared_query_first_of_two", "q9 0 d0 1\nq1 0 d2 1\n", "q0 Q0 d0 1 1 a\n", RUN, []),
+    ("second_run_bad", QRELS, RUN, RUN + "q1 Q0 d3 2 x u\n", []),
+    ("second_run_duplicate", QRELS, RUN, RUN + "q1 Q0 d2 2 0 u\n", []),
+    ("measure_refuses", QRELS + "q1 0 d5 9\n", RUN + "q1 Q0 d5 2 0 t\n", None, ["-m", "ERR@20"]),
+]
+
+
+def _write(path, text: str) -> str:
+    path.write_bytes(text.encode("utf-8", "surrogateescape"))
+    return str(path)
+
+
+def _engine_alone(monkeypatch):
+    """Make any reading by the general path fail the test."""
+    from cranfield.core.qrels import Qrels
+    from cranfield.core.run import Run
+
+    def general(*a, **k):
+        raise AssertionError("the general path ran")
+
+    monkeypatch.setattr(Qrels, "read", general)
+    monkeypatch.setattr(Run, "read", general)
+
+
+def _compare(capsys, monkeypatch, argv, engine_alone=True):
+    """(status, stderr) of the engine path, asserted equal to the general path's."""
+    with monkeypatch.context() as m:
+        if engine_alone:
+            _engine_alone(m)
+        status = main(argv)
+        fast = capsys.readouterr()
+    with monkeypatch.context() as m:
+        m.setattr(eval_cmd, "_engine_path", lambda args: None)
+        assert main(argv) == status, fast.err
+        general = capsys.readouterr()
+    assert (fast.out, fast.err) == (general.out, general.err)
+    return status, fast.err
+
+
+@pytest.mark.parametrize(
+    ("name", "qrels", "run", "second", "extra"), PROBLEMS, ids=[p[0] for p in PROBLEMS]
+)
+def test_input_problems_reported_by_the_engine_path(
+    tmp_path, capsys, monkeypatch, name, qrels, run, second, extra
+):
+    runs = [_write(tmp_path / "a.run", run)]
+    if second is not None:
+        runs.append(_write(tmp_path / "b.run", second))
+    argv = ["eval", _write(tmp_path / "q.txt", qrels), *runs, "-q", *(extra or ["-m", "AP"])]
+    status, err = _compare(capsys, monkeypatch, argv)
+    if name.startswith("duplicates_"):
+        assert status == 0
+    else:
+        assert status == 2 and err.count("\n") == 1 and err.startswith("cranfield eval: error:")
+
+
+def test_file_problems_reported_by_the_engine_path(tmp_path, capsys, monkeypatch):
+    """Missing files, dangling links and gzip problems: the engine path's messages are
+    the general path's (a directory is not a regular file: the general path reads it)."""
+    qrels = _write(tmp_path / "q.txt", QRELS)
+    run = _write(tmp_path / "r.txt", RUN)
+    data = gzip.compress(RUN.encode())
+    (tmp_path / "truncated.gz").write_bytes(data[:-9])
+    (tmp_path / "trailing.gz").write_bytes(data + b"junk")
+    (tmp_path / "corrupt.gz").write_bytes(data[:12] + b"\xff" * 8 + data[20:])
+    (tmp_path / "dangling").symlink_to(tmp_path / "nowhere")
+    for argv in (
+        [qrels, str(tmp_path / "absent")],
+        [str(tmp_path / "absent"), run],
+        [qrels, str(tmp_path / "dangling")],
+        [qrels, str(tmp_path / "truncated.gz")],
+        [qrels, str(tmp_path / "trailing.gz")],
+        [qrels, str(tmp_path / "corrupt.gz")],
+        [str(tmp_path / "truncated.gz"), run],
+    ):
+        status, err = _compare(capsys, monkeypatch, ["eval", *argv, "-m", "AP"])
+        assert status == 2 and err.count("\n") == 1, err
+    status, err = _compare(capsys, monkeypatch, ["eval", qrels, str(tmp_path)], False)
+    assert status == 2 and "directory" in err
+
+
+def test_gzip_beyond_the_memory_budget(tmp_path, capsys, monkeypatch):
+    from cranfield.core import memory
+    from cranfield.core.io import trec
+
+    qrels = _write(tmp_path / "q.txt", QRELS)
+    (tmp_path / "r.gz").write_bytes(gzip.compress(RUN.encode() * 100))
+    monkeypatch.setattr(memory, "input_budget", lambda: 1 << 10)
+    monkeypatch.setattr(trec, "input_budget", lambda: 1 << 10)
+    status, err = _compare(capsys, monkeypatch, ["eval", qrels, str(tmp_path / "r.gz")])
+    assert status == 2 and "MiB" in err

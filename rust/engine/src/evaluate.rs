@@ -7,18 +7,18 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
 
 use cranfield_eval::judge::{
-    judge_with, read_file, threads_for, topics, Duplicates, Input, JudgeError as Failed,
-    JudgeOptions,
+    judge_with, qrels_problem, read_file, threads_for, topics, Duplicates, Input,
+    JudgeError as Failed, JudgeOptions, Reading,
 };
 use cranfield_eval::measures::{compute, kernel};
 use cranfield_eval::{Column, Kernel, Refusal, Spec};
-use cranfield_trec::Kind;
+use cranfield_trec::{Kind, Parsed};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyTuple};
 
-use crate::judge::{policy, raise, reading, JudgeError};
-use crate::measures::spec;
+use crate::judge::{no_query, policy, raise, raise_in_run, reading, JudgeError};
+use crate::measures::{refusal as refusal_error, spec};
 
 /// One run's result: its name (TREC tag), its query ids and one column per measure.
 struct Evaluated {
@@ -29,7 +29,11 @@ struct Evaluated {
 
 enum Failure {
     Judge(Failed),
+    /// A problem in the run of this index (reading or judging it).
+    InRun(usize, Failed),
     Refused(Refusal),
+    /// A run (named) shares no query with the qrels.
+    NoQuery(String),
 }
 
 /// Evaluate TREC runs against TREC qrels: `(qrels topics, [(run name, query ids,
@@ -78,11 +82,16 @@ fn evaluate_trec_files<'py>(
         let kind = if fractional { Kind::FractionalQrels } else { Kind::Qrels };
         let qrels = read_file(&qrels_path, Input::Qrels, kind, &reading).map_err(Failure::Judge)?;
         let mut out = Vec::with_capacity(run_paths.len());
-        for path in &run_paths {
-            let run = read_file(path, Input::Run, Kind::Run, &reading).map_err(Failure::Judge)?;
+        for (index, path) in run_paths.iter().enumerate() {
+            let run = read_file(path, Input::Run, Kind::Run, &reading)
+                .map_err(|e| in_run(index, first_problem(e, &qrels, &options, &reading)))?;
             let threads = threads_for(&run, &qrels, reading.threads);
-            let judged = judge_with(&run, &qrels, &options, threads).map_err(Failure::Judge)?;
+            let judged =
+                judge_with(&run, &qrels, &options, threads).map_err(|e| in_run(index, e))?;
             drop(run);
+            if judged.num_queries() == 0 {
+                return Err(Failure::NoQuery(judged.run_name(latin1)));
+            }
             let columns =
                 compute(&judged.view(), &mut kernels, reading.threads).map_err(Failure::Refused)?;
             let query_ids = (0..judged.num_queries())
@@ -95,12 +104,9 @@ fn evaluate_trec_files<'py>(
     let (topics, runs) = match py.detach(|| catch_unwind(AssertUnwindSafe(work))) {
         Ok(Ok(done)) => done,
         Ok(Err(Failure::Judge(failure))) => return Err(raise(py, failure)),
-        Ok(Err(Failure::Refused(refusal))) => {
-            let message = match refusal {
-                Refusal::Input(m) | Refusal::Measure(m) => m,
-            };
-            return Err(JudgeError::new_err(("refused", py.None(), py.None(), message)));
-        }
+        Ok(Err(Failure::InRun(index, failure))) => return Err(raise_in_run(py, failure, index)),
+        Ok(Err(Failure::Refused(refusal))) => return Err(refusal_error(py, refusal)),
+        Ok(Err(Failure::NoQuery(name))) => return Err(no_query(name)),
         Err(_) => {
             return Err(JudgeError::new_err(("internal", py.None(), py.None(), "a panic")));
         }
@@ -117,6 +123,23 @@ fn evaluate_trec_files<'py>(
         results.append((run.name, run.query_ids, columns))?;
     }
     (topics, results).into_pyobject(py)
+}
+
+/// A failure in the run of this index; one in the qrels (found judging the run) as is.
+fn in_run(index: usize, failure: Failed) -> Failure {
+    match failure {
+        Failed::Duplicate { input: Input::Qrels, .. }
+        | Failed::Empty(Input::Qrels)
+        | Failed::WrongKind(Input::Qrels)
+        | Failed::Options(_) => Failure::Judge(failure),
+        _ => Failure::InRun(index, failure),
+    }
+}
+
+/// The problem Python reports for a run that cannot be read: one in the qrels (which
+/// Python reads first) comes before it.
+fn first_problem(run: Failed, qrels: &Parsed, options: &JudgeOptions, reading: &Reading) -> Failed {
+    qrels_problem(qrels, options, reading.threads).unwrap_or(run)
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

@@ -171,18 +171,31 @@ def _engine_path(args) -> int | None:
             duplicates=judging.duplicates,
             max_bytes=input_budget(),
         )
-    except (_engine.JudgeError, ValueError):
-        return None
+    except _engine.JudgeError as exc:
+        return _reported(exc, args)
     parts = []
     for name, query_ids, columns in runs:
-        if not query_ids:
-            return None  # the general path says why nothing is evaluated
         values = dict(zip(measures, columns, strict=True))
         aggregates = {m: aggregate(values[m], m.definition.aggregate) for m in measures}
         result = RunResult(name, query_ids, values, aggregates)
         parts.append(Results(measures, [result], judging.as_dict()))
     results = combine(parts, [source_name(p) for p in args.runs])
     return _finish(results, topics, args, digits_value(args))
+
+
+def _reported(exc, args) -> None:
+    """Raise the general path's InputError for a problem the engine found in an input
+    (the run being read when it failed is the one the engine names), or return None
+    when the general path must read the inputs itself (e.g. not a regular file)."""
+    from ..core.io.problems import engine_error
+
+    paths = {"qrels": str(args.qrels)}
+    if len(exc.args) > 4:  # the index of the run it is in
+        paths["run"] = str(args.runs[exc.args[4]])
+    error = engine_error(exc, paths, fractional=args.fractional)
+    if error is None:
+        return None
+    raise error
 
 
 def _run_dask(args) -> int:

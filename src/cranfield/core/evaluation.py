@@ -205,7 +205,9 @@ def require_queries(jr: JudgedRun, name: str) -> None:
     every cranfield path that aggregates (``evaluate``, streaming, ``trec_eval``).
     """
     if jr.num_queries == 0:
-        raise InputError(f"no query to evaluate: run {name!r} and the qrels share no query")
+        from .io.problems import no_query
+
+        raise no_query(name)
 
 
 def run_result(

@@ -470,8 +470,10 @@ def evaluate_files(
     read, judge, compute and print (``zscores_path``: ``-Z``).
 
     Returns None when the engine cannot do it: a measure it does not compute, an input
-    it does not read, a problem in an input or no query to evaluate. The caller then
-    evaluates with :func:`run_trec_eval`, which reports problems with their messages.
+    it does not read (not a regular file), a problem in the z-score file. The caller
+    then evaluates with :func:`run_trec_eval`. Raises the :class:`InputError` (or
+    :class:`MeasureError`) :func:`run_trec_eval` raises for a problem in the qrels or
+    the run (naming the file), no query to evaluate or a measure refusing the data.
     """
     from .io.source import MAX_LINE
     from .memory import input_budget
@@ -486,21 +488,29 @@ def evaluate_files(
     table = None
     if zscores is not None:
         table = {(q.encode("latin-1"), m): v for (q, m), v in zscores.items()}
-    done = _engine.trec_eval_files(
-        described,
-        qrels_path,
-        run_path,
-        options.rel_level,
-        options.depth,
-        options.judged_only,
-        options.complete,
-        options.compat,
-        per_query,
-        summary,
-        table,
-        MAX_LINE,
-        input_budget(),  # what a gzip file may decompress to, as the Python reader allows
-    )
+    try:
+        done = _engine.trec_eval_files(
+            described,
+            qrels_path,
+            run_path,
+            options.rel_level,
+            options.depth,
+            options.judged_only,
+            options.complete,
+            options.compat,
+            per_query,
+            summary,
+            table,
+            MAX_LINE,
+            input_budget(),  # what a gzip file may decompress to, as the Python reader allows
+        )
+    except _engine.JudgeError as exc:
+        from .io.problems import engine_error
+
+        error = engine_error(exc, {"qrels": str(qrels_path), "run": str(run_path)})
+        if error is None:
+            return None
+        raise error from None
     if done is None:
         return None
     text, missing, unusable = done
