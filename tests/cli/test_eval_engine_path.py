@@ -44,14 +44,18 @@ def _files(tmp_path, seed: int, tags=("sysA",)):
     return str(qpath), paths
 
 
-def _both(capsys, monkeypatch, argv):
-    """(engine path's output, general path's output), asserting the engine ran."""
+def _both(capsys, monkeypatch, argv, engine_alone=True):
+    """(engine path's output, general path's output), asserting the engine ran (and,
+    with ``engine_alone``, that the general path did not)."""
     calls = []
     real = _engine.evaluate_trec_files
     monkeypatch.setattr(
         _engine, "evaluate_trec_files", lambda *a, **k: calls.append(1) or real(*a, **k)
     )
-    status = main(argv)
+    with monkeypatch.context() as m:
+        if engine_alone:
+            _engine_alone(m)
+        status = main(argv)
     fast = capsys.readouterr()
     assert calls, "the engine path was not taken"
     monkeypatch.setattr(eval_cmd, "_engine_path", lambda args: None)
@@ -86,6 +90,31 @@ def test_engine_path_prints_what_the_general_path_prints(
     assert fast.out == general.out and fast.err == general.err
 
 
+# option sets the engine path took over from the general path, with the measures
+# they concern: the judged-only view, skipped queries, the collection size and the
+# run checks of Fallout and Generality (a refusal when it is too small)
+MORE_OPTIONS = [
+    ["--skip-no-relevant", "-q"],
+    ["--skip-no-relevant", "-c", "--format", "json"],
+    ["-m", "P(judged_only=True)@5", "AP(judged_only=True)", "nDCG@10", "-q"],
+    ["-m", "nDCG(judged_only=True)@10", "bpref", "RR(judged_only=True)", "-J", "-q"],
+    ["-m", "Fallout@5", "Generality", "P@5", "-N", "1000", "-q", "--format", "csv"],
+    ["-m", "Fallout", "Generality(collection_size=7)", "-N", "25", "-q"],
+    ["-m", "Fallout@3", "-N", "3", "--skip-no-relevant", "-q"],
+    ["-m", "AP", "Fallout(collection_size=2)@2", "ERR@20", "-q"],
+    ["-m", "Generality", "-q"],  # no collection size: the general path's refusal
+]
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("options", MORE_OPTIONS, ids=" ".join)
+def test_options_on_the_engine_path(tmp_path, capsys, monkeypatch, seed, options):
+    qrels, runs = _files(tmp_path, seed, tags=("a", "b"))
+    argv = ["eval", qrels, *runs, *(options if "-m" in options else ["-m", *MEASURES, *options])]
+    fast, general = _both(capsys, monkeypatch, argv, engine_alone=options[1] != "Generality")
+    assert fast.out == general.out and fast.err == general.err
+
+
 def test_runs_of_one_tag_gzip_and_relstring(tmp_path, capsys, monkeypatch):
     """Two runs with the same tag are named by their files; a gzip run reads as plain;
     text measures (relstring) and measures with parameters go through the engine."""
@@ -98,27 +127,16 @@ def test_runs_of_one_tag_gzip_and_relstring(tmp_path, capsys, monkeypatch):
 
 
 def test_what_the_engine_does_not_do_takes_the_general_path(tmp_path, capsys, monkeypatch):
-    """Other formats, standard input, micro averages, a measure with a run check, and
-    problems in the input (the general path's message) are not the engine path's."""
+    """Micro averages are not the engine path's."""
     qrels, runs = _files(tmp_path, 1)
     calls = []
     real = _engine.evaluate_trec_files
     monkeypatch.setattr(
         _engine, "evaluate_trec_files", lambda *a, **k: calls.append(1) or real(*a, **k)
     )
-    for extra in (
-        ["--aggregate", "micro", "-m", "P@5"],
-        ["-m", "Fallout@5", "--collection-size", "1000"],
-        ["-m", "P(judged_only=True)@5"],
-    ):
+    for extra in (["--aggregate", "micro", "-m", "P@5"],):
         assert main(["eval", qrels, *runs, *extra]) == 0
     assert not calls
-    bad = tmp_path / "bad.txt"
-    bad.write_text("q0 Q0 d0 1 1.0 t\nq0 Q0 d0 2 0.5 t\n")  # a document ranked twice
-    assert main(["eval", qrels, str(bad), "-m", "AP"]) == 2
-    assert calls  # the engine was asked, refused, and the general path reported it
-    err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "bad.txt" in err
 
 
 QRELS = "q0 0 d0 1\nq0 0 d1 0\nq1 0 d2 2\n"

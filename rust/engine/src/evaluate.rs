@@ -10,7 +10,8 @@ use cranfield_eval::judge::{
     judge_with, qrels_problem, read_file, threads_for, topics, Duplicates, Input,
     JudgeError as Failed, JudgeOptions, Reading,
 };
-use cranfield_eval::measures::{compute, kernel};
+use cranfield_eval::measures::kernel;
+use cranfield_eval::views::{compute_seen, has_relevant};
 use cranfield_eval::{Column, Kernel, Refusal, Spec};
 use cranfield_trec::{Kind, Parsed};
 use pyo3::exceptions::PyValueError;
@@ -25,6 +26,8 @@ struct Evaluated {
     name: String,
     query_ids: Vec<String>,
     columns: Vec<Column>,
+    /// With `skip_no_relevant`: whether each query has a relevant document.
+    relevant: Option<Vec<bool>>,
 }
 
 enum Failure {
@@ -34,19 +37,43 @@ enum Failure {
     Refused(Refusal),
     /// A run (named) shares no query with the qrels.
     NoQuery(String),
+    /// No query of a run (named) has a relevant document, and such queries are skipped.
+    NoRelevant(String),
+}
+
+/// With `skip`: whether each query has a relevant document, or the failure when none
+/// has one (Python's `run_result`).
+fn relevant_queries(
+    judged: &cranfield_eval::judge::Judged,
+    skip: bool,
+    latin1: bool,
+) -> Result<Option<Vec<bool>>, Failure> {
+    if !skip {
+        return Ok(None);
+    }
+    let relevant = has_relevant(&judged.view());
+    if !relevant.contains(&true) {
+        return Err(Failure::NoRelevant(judged.run_name(latin1)));
+    }
+    Ok(Some(relevant))
 }
 
 /// Evaluate TREC runs against TREC qrels: `(qrels topics, [(run name, query ids,
-/// columns)])`, one column per spec (a list of float, or of str for text families).
+/// columns, relevant)])`, one column per spec (a list of float, or of str for text
+/// families); `relevant` (with `skip_no_relevant`, else None) tells the queries with a
+/// relevant document. `judged_only_specs[i]`: spec `i` sees the judged-only view.
 ///
 /// `specs` are `(family, cutoff, params)` as `compute_measures` takes them. Raises
-/// `JudgeError` for anything the engine does not read or judge (the caller then takes
-/// the general path, which reports the problem), `what` being 'refused' when a measure
-/// refuses the data; ValueError for a bad spec or option.
+/// `JudgeError` for a problem in an input or an input the engine does not read (see
+/// its doc; with a fifth argument, the index of the run it is in), 'no_query' or
+/// 'no_relevant' (detail: the run's name) when a run has nothing to evaluate;
+/// `InputError`/`MeasureError` when a measure refuses the data; ValueError for a bad
+/// spec or option.
 #[pyfunction]
 #[pyo3(signature = (qrels_path, run_paths, specs, *, latin1=false, fractional=false,
     rel_level=1, depth=None, judged_only=false, complete=false, compat=10,
-    duplicates="error", max_line=1 << 26, max_bytes=None))]
+    duplicates="error", max_line=1 << 26, max_bytes=None, judged_only_specs=Vec::new(),
+    skip_no_relevant=false))]
 #[allow(clippy::too_many_arguments)]
 fn evaluate_trec_files<'py>(
     py: Python<'py>,
@@ -63,6 +90,8 @@ fn evaluate_trec_files<'py>(
     duplicates: &str,
     max_line: usize,
     max_bytes: Option<u64>,
+    judged_only_specs: Vec<bool>,
+    skip_no_relevant: bool,
 ) -> PyResult<Bound<'py, PyTuple>> {
     let specs: Vec<Spec> = specs.iter().map(|s| spec(&s)).collect::<PyResult<_>>()?;
     let mut kernels: Vec<Box<dyn Kernel>> =
@@ -92,12 +121,14 @@ fn evaluate_trec_files<'py>(
             if judged.num_queries() == 0 {
                 return Err(Failure::NoQuery(judged.run_name(latin1)));
             }
+            let relevant = relevant_queries(&judged, skip_no_relevant, latin1)?;
             let columns =
-                compute(&judged.view(), &mut kernels, reading.threads).map_err(Failure::Refused)?;
+                compute_seen(&judged.view(), &mut kernels, &judged_only_specs, reading.threads)
+                    .map_err(Failure::Refused)?;
             let query_ids = (0..judged.num_queries())
                 .map(|q| String::from_utf8_lossy(judged.query_id(q)).into_owned())
                 .collect();
-            out.push(Evaluated { name: judged.run_name(latin1), query_ids, columns });
+            out.push(Evaluated { name: judged.run_name(latin1), query_ids, columns, relevant });
         }
         Ok((topics(&qrels), out))
     };
@@ -107,6 +138,9 @@ fn evaluate_trec_files<'py>(
         Ok(Err(Failure::InRun(index, failure))) => return Err(raise_in_run(py, failure, index)),
         Ok(Err(Failure::Refused(refusal))) => return Err(refusal_error(py, refusal)),
         Ok(Err(Failure::NoQuery(name))) => return Err(no_query(name)),
+        Ok(Err(Failure::NoRelevant(name))) => {
+            return Err(JudgeError::new_err(("no_relevant", "run", None::<u64>, name)))
+        }
         Err(_) => {
             return Err(JudgeError::new_err(("internal", py.None(), py.None(), "a panic")));
         }
@@ -120,7 +154,7 @@ fn evaluate_trec_files<'py>(
                 Column::Texts(v) => columns.append(PyList::new(py, v)?)?,
             }
         }
-        results.append((run.name, run.query_ids, columns))?;
+        results.append((run.name, run.query_ids, columns, run.relevant))?;
     }
     (topics, results).into_pyobject(py)
 }

@@ -102,6 +102,14 @@ def no_query(name: str) -> InputError:
     return InputError(f"no query to evaluate: run {name!r} and the qrels share no query")
 
 
+def no_relevant(name: str) -> InputError:
+    """No query of a run has a relevant document, and such queries are skipped."""
+    return InputError(
+        f"no query to evaluate: no query of run {name!r} has a relevant document "
+        "and queries without one are skipped"
+    )
+
+
 def engine_error(exc: Exception, paths: dict[str, str], *, fractional: bool = False):
     """The :class:`InputError` the general path raises for what the engine's
     ``JudgeError`` reports, or None when the general path must read the input itself
@@ -114,6 +122,8 @@ def engine_error(exc: Exception, paths: dict[str, str], *, fractional: bool = Fa
     what, which, line, detail = exc.args[:4]
     if what == "no_query":
         return no_query(detail)
+    if what == "no_relevant":
+        return no_relevant(detail)
     if which not in paths:
         return None
     path = paths[which]
