@@ -103,6 +103,11 @@ MORE_OPTIONS = [
     ["-m", "Fallout@3", "-N", "3", "--skip-no-relevant", "-q"],
     ["-m", "AP", "Fallout(collection_size=2)@2", "ERR@20", "-q"],
     ["-m", "Generality", "-q"],  # no collection size: the general path's refusal
+    ["--aggregate", "micro", "-m", "P@5", "R@10", "SetP", "SetR", "SetF", "set_F", "-q"],
+    ["--aggregate", "micro", "-m", "SetF(beta=0.5)", "set_F(x=0.25)", "P(rel=2)@3", "-c"],
+    ["--aggregate", "micro", "-m", "Fallout@4", "Generality", "-N", "500", "-J"],
+    ["--aggregate", "micro", "-m", "P(judged_only=True)@5", "SetR(rel=2)", "-l", "2"],
+    ["--aggregate", "micro", "-m", "P@2", "SetP", "--skip-no-relevant", "--format", "json"],
 ]
 
 
@@ -127,16 +132,17 @@ def test_runs_of_one_tag_gzip_and_relstring(tmp_path, capsys, monkeypatch):
 
 
 def test_what_the_engine_does_not_do_takes_the_general_path(tmp_path, capsys, monkeypatch):
-    """Micro averages are not the engine path's."""
+    """A micro average of a measure that has none is the general path's refusal."""
     qrels, runs = _files(tmp_path, 1)
     calls = []
     real = _engine.evaluate_trec_files
     monkeypatch.setattr(
         _engine, "evaluate_trec_files", lambda *a, **k: calls.append(1) or real(*a, **k)
     )
-    for extra in (["--aggregate", "micro", "-m", "P@5"],):
-        assert main(["eval", qrels, *runs, *extra]) == 0
+    assert main(["eval", qrels, *runs, "--aggregate", "micro", "-m", "P@5", "AP"]) == 2
     assert not calls
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "micro averaging is defined for" in err
 
 
 QRELS = "q0 0 d0 1\nq0 0 d1 0\nq1 0 d2 2\n"

@@ -11,6 +11,7 @@ use cranfield_eval::judge::{
     JudgeError as Failed, JudgeOptions, Reading,
 };
 use cranfield_eval::measures::kernel;
+use cranfield_eval::micro::micro_all;
 use cranfield_eval::views::{compute_seen, has_relevant};
 use cranfield_eval::{Column, Kernel, Refusal, Spec};
 use cranfield_trec::{Kind, Parsed};
@@ -28,6 +29,8 @@ struct Evaluated {
     columns: Vec<Column>,
     /// With `skip_no_relevant`: whether each query has a relevant document.
     relevant: Option<Vec<bool>>,
+    /// With `micro`: the micro average of each spec.
+    micro: Option<Vec<f64>>,
 }
 
 enum Failure {
@@ -39,6 +42,8 @@ enum Failure {
     NoQuery(String),
     /// No query of a run (named) has a relevant document, and such queries are skipped.
     NoRelevant(String),
+    /// A spec without a micro average here.
+    Spec(String),
 }
 
 /// With `skip`: whether each query has a relevant document, or the failure when none
@@ -59,9 +64,10 @@ fn relevant_queries(
 }
 
 /// Evaluate TREC runs against TREC qrels: `(qrels topics, [(run name, query ids,
-/// columns, relevant)])`, one column per spec (a list of float, or of str for text
-/// families); `relevant` (with `skip_no_relevant`, else None) tells the queries with a
-/// relevant document. `judged_only_specs[i]`: spec `i` sees the judged-only view.
+/// columns, relevant, micro)])`, one column per spec (a list of float, or of str for
+/// text families); `relevant` (with `skip_no_relevant`, else None) tells the queries
+/// with a relevant document; `micro` (with `micro`, else None) the micro average of
+/// each spec (`cranfield_eval::micro`: ValueError for a family without one). `judged_only_specs[i]`: spec `i` sees the judged-only view.
 ///
 /// `specs` are `(family, cutoff, params)` as `compute_measures` takes them. Raises
 /// `JudgeError` for a problem in an input or an input the engine does not read (see
@@ -73,7 +79,7 @@ fn relevant_queries(
 #[pyo3(signature = (qrels_path, run_paths, specs, *, latin1=false, fractional=false,
     rel_level=1, depth=None, judged_only=false, complete=false, compat=10,
     duplicates="error", max_line=1 << 26, max_bytes=None, judged_only_specs=Vec::new(),
-    skip_no_relevant=false))]
+    skip_no_relevant=false, micro=false))]
 #[allow(clippy::too_many_arguments)]
 fn evaluate_trec_files<'py>(
     py: Python<'py>,
@@ -92,6 +98,7 @@ fn evaluate_trec_files<'py>(
     max_bytes: Option<u64>,
     judged_only_specs: Vec<bool>,
     skip_no_relevant: bool,
+    micro: bool,
 ) -> PyResult<Bound<'py, PyTuple>> {
     let specs: Vec<Spec> = specs.iter().map(|s| spec(&s)).collect::<PyResult<_>>()?;
     let mut kernels: Vec<Box<dyn Kernel>> =
@@ -125,10 +132,15 @@ fn evaluate_trec_files<'py>(
             let columns =
                 compute_seen(&judged.view(), &mut kernels, &judged_only_specs, reading.threads)
                     .map_err(Failure::Refused)?;
+            let micro = micro
+                .then(|| micro_all(&judged.view(), &specs, &judged_only_specs))
+                .transpose()
+                .map_err(Failure::Spec)?;
             let query_ids = (0..judged.num_queries())
                 .map(|q| String::from_utf8_lossy(judged.query_id(q)).into_owned())
                 .collect();
-            out.push(Evaluated { name: judged.run_name(latin1), query_ids, columns, relevant });
+            let name = judged.run_name(latin1);
+            out.push(Evaluated { name, query_ids, columns, relevant, micro });
         }
         Ok((topics(&qrels), out))
     };
@@ -138,6 +150,7 @@ fn evaluate_trec_files<'py>(
         Ok(Err(Failure::InRun(index, failure))) => return Err(raise_in_run(py, failure, index)),
         Ok(Err(Failure::Refused(refusal))) => return Err(refusal_error(py, refusal)),
         Ok(Err(Failure::NoQuery(name))) => return Err(no_query(name)),
+        Ok(Err(Failure::Spec(message))) => return Err(PyValueError::new_err(message)),
         Ok(Err(Failure::NoRelevant(name))) => {
             return Err(JudgeError::new_err(("no_relevant", "run", None::<u64>, name)))
         }
@@ -154,7 +167,7 @@ fn evaluate_trec_files<'py>(
                 Column::Texts(v) => columns.append(PyList::new(py, v)?)?,
             }
         }
-        results.append((run.name, run.query_ids, columns, run.relevant))?;
+        results.append((run.name, run.query_ids, columns, run.relevant, run.micro))?;
     }
     (topics, results).into_pyobject(py)
 }

@@ -10,6 +10,7 @@
 pub mod aggregate;
 pub mod judge;
 pub mod measures;
+pub mod micro;
 pub mod trec_eval;
 pub mod views;
 

@@ -132,8 +132,8 @@ def _engine_path(args) -> int | None:
     """The evaluation of TREC files in one engine call: the qrels read once, each run
     read, judged and measured in the engine, one at a time; NumPy and PyArrow are not
     imported. Returns the exit status, or None when the engine cannot do it (other
-    formats, standard input, micro averages, a measure it does not compute): the
-    general path then runs. A problem in an input is reported here, with the general
+    formats, standard input, a measure it does not compute or without a micro average
+    asked for): the general path then runs. A problem in an input is reported here, with the general
     path's message."""
     from itertools import compress
 
@@ -153,8 +153,6 @@ def _engine_path(args) -> int | None:
     from ..errors import CranfieldError
 
     paths = [args.qrels, *args.runs]
-    if args.aggregate != "macro":
-        return None
     if any(str(p) == "-" or infer_format(p, None) != "trec" for p in paths):
         return None
     judging = judge_options(args)
@@ -162,8 +160,9 @@ def _engine_path(args) -> int | None:
     if args.collection_size is not None:
         measures = [with_collection_size(m, args.collection_size) for m in measures]
     engine = _engine_specs(measures, args.fractional)
-    if engine is None:
-        return None
+    micro = args.aggregate == "micro"
+    if engine is None or (micro and any(m.definition.micro is None for m in measures)):
+        return None  # (the general path says which measure has no micro average)
     specs, judged_only = engine
     try:
         topics, runs = _engine.evaluate_trec_files(
@@ -180,6 +179,7 @@ def _engine_path(args) -> int | None:
             max_bytes=input_budget(),
             judged_only_specs=judged_only,
             skip_no_relevant=args.skip_no_relevant,
+            micro=micro,
         )
     except _engine.JudgeError as exc:
         return _reported(exc, args)
@@ -188,12 +188,15 @@ def _engine_path(args) -> int | None:
     except ValueError:
         return None  # a spec the engine refuses (e.g. no collection size): reported there
     parts = []
-    for name, query_ids, columns, relevant in runs:
+    for name, query_ids, columns, relevant, micros in runs:
         values = dict(zip(measures, columns, strict=True))
-        aggregates = {}
-        for m in measures:
-            kept = values[m] if relevant is None else list(compress(values[m], relevant))
-            aggregates[m] = aggregate(kept, m.definition.aggregate)
+        if micros is not None:  # pooled counts over every query (Measure.micro)
+            aggregates = dict(zip(measures, micros, strict=True))
+        else:
+            aggregates = {}
+            for m in measures:
+                kept = values[m] if relevant is None else list(compress(values[m], relevant))
+                aggregates[m] = aggregate(kept, m.definition.aggregate)
         result = RunResult(name, query_ids, values, aggregates)
         parts.append(Results(measures, [result], judging.as_dict()))
     results = combine(parts, [source_name(p) for p in args.runs])
