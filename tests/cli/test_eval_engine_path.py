@@ -58,8 +58,9 @@ def _both(capsys, monkeypatch, argv, engine_alone=True):
         status = main(argv)
     fast = capsys.readouterr()
     assert calls, "the engine path was not taken"
-    monkeypatch.setattr(eval_cmd, "_engine_path", lambda args: None)
-    assert main(argv) == status
+    with monkeypatch.context() as m:
+        m.setattr(eval_cmd, "_engine_path", lambda args: None)
+        assert main(argv) == status
     general = capsys.readouterr()
     return fast, general
 
@@ -259,3 +260,19 @@ def test_gzip_beyond_the_memory_budget(tmp_path, capsys, monkeypatch):
     monkeypatch.setattr(trec, "input_budget", lambda: 1 << 10)
     status, err = _compare(capsys, monkeypatch, ["eval", qrels, str(tmp_path / "r.gz")])
     assert status == 2 and "MiB" in err
+
+
+def test_every_micro_average_is_the_engines(tmp_path, capsys, monkeypatch):
+    """Each family the registry gives a micro average (``MeasureDef.micro``) has one in
+    the engine (rust/eval/src/micro.rs), equal to the general path's."""
+    from cranfield.core.measures.registry import all_definitions
+
+    qrels, runs = _files(tmp_path, 4)
+    names = [d.name for d in all_definitions() if d.micro is not None]
+    assert len(names) >= 8
+    for name in names:
+        d = next(d for d in all_definitions() if d.name == name)
+        measure = name + ("@5" if d.cutoff_required else "")
+        argv = ["eval", qrels, *runs, "--aggregate", "micro", "-N", "300", "-m", measure]
+        fast, general = _both(capsys, monkeypatch, argv)
+        assert fast.out == general.out and fast.err == general.err and fast.out, name
