@@ -142,8 +142,8 @@ def test_zscores(pair, capsys, monkeypatch, tmp_path):
 
 
 def test_gzip_input_errors_and_zscore_errors(pair, capsys, monkeypatch, tmp_path):
-    """gzip runs and problems in the qrels or the run are the engine path's, with the
-    general path's messages; a problem in the z-score file is the general path's."""
+    """gzip runs and problems in the qrels, the run or the z-score file are the engine
+    path's, with the general path's messages, notes and order."""
     q, r = pair(3)
     gz = tmp_path / "r.gz"
     gz.write_bytes(gzip.compress(Path(r).read_bytes()))
@@ -157,7 +157,10 @@ def test_gzip_input_errors_and_zscore_errors(pair, capsys, monkeypatch, tmp_path
     none.write_text("no-such-query Q0 d1 1 1 tag\n")
     cases = [
         (["-m", "num_ret", q, str(gz)], 0, False),
-        (["-Z", str(z), "-q", "-m", "num_ret", q, r], 2, True),
+        (["-Z", str(z), "-q", "-m", "num_ret", q, r], 2, False),
+        (["-Z", str(z), "-m", "num_ret", q, str(bad)], 2, False),
+        (["-Z", str(z), "-m", "map.5", q, str(none)], 2, False),
+        (["-Z", str(tmp_path / "absent"), "-m", "map.5", q, r], 2, False),
         (["-m", "num_ret", q, str(bad)], 2, False),
         (["-m", "num_ret", q, str(dup)], 2, False),
         (["-m", "num_ret", q, str(tmp_path / "absent")], 2, False),
@@ -172,7 +175,8 @@ def test_gzip_input_errors_and_zscore_errors(pair, capsys, monkeypatch, tmp_path
         assert code == status, (argv, err)
         assert (code, out, err) == run(capsys, argv, monkeypatch, general=True)
         if status:
-            assert err.count("\n") == 1 + ("map.5" in argv) and "error" in err and not out
+            notes = "map.5" in argv and "bad" not in argv[-1]
+            assert err.count("\n") == 1 + notes and "error" in err and not out
 
 
 def test_non_ascii_printed_names_fall_back(pair, capsys, monkeypatch):

@@ -145,8 +145,9 @@ def _engine_path(args, judging, num_docs: int) -> int | None:
             zscores_path=args.zscores,
         )
     except (InputError, MeasureError) as exc:
-        if not (isinstance(exc, InputError) and exc.source is not None):
-            # found after reading the files (no query, a refusal): after the notes
+        if getattr(exc, "source", None) not in (args.files[0], args.files[1]):
+            # found after reading the qrels and the run (the z-scores, no query, a
+            # refusal): after the notes, as the general path
             note_ignored_params(selected, _note)
         return _failed(exc)
     if done is None:

@@ -470,10 +470,11 @@ def evaluate_files(
     read, judge, compute and print (``zscores_path``: ``-Z``).
 
     Returns None when the engine cannot do it: a measure it does not compute, an input
-    it does not read (not a regular file), a problem in the z-score file. The caller
-    then evaluates with :func:`run_trec_eval`. Raises the :class:`InputError` (or
-    :class:`MeasureError`) :func:`run_trec_eval` raises for a problem in the qrels or
-    the run (naming the file), no query to evaluate or a measure refusing the data.
+    it does not read (not a regular file). The caller then evaluates with
+    :func:`run_trec_eval`. Raises the :class:`InputError` (or :class:`MeasureError`)
+    :func:`run_trec_eval` raises, in its order: a problem in the qrels or the run
+    (naming the file), then in the z-score file, then no query to evaluate or a
+    measure refusing the data.
     """
     from .io.source import MAX_LINE
     from .memory import input_budget
@@ -481,10 +482,11 @@ def evaluate_files(
     described = engine_columns(cols)
     if described is None or options.duplicates != "error":
         return None
+    zscore_error = None  # reported after any problem in the qrels or the run
     try:
         zscores = read_zscores(zscores_path) if zscores_path else None
-    except InputError:
-        return None
+    except InputError as exc:
+        zscores, zscore_error = None, exc
     table = None
     if zscores is not None:
         table = {(q.encode("latin-1"), m): v for (q, m), v in zscores.items()}
@@ -510,7 +512,13 @@ def evaluate_files(
         error = engine_error(exc, {"qrels": str(qrels_path), "run": str(run_path)})
         if error is None:
             return None
-        raise error from None
+        raise (error if zscore_error is None or error.source is not None else zscore_error)
+    except (InputError, MeasureError):  # a refusal: after reading the z-scores
+        if zscore_error is not None:
+            raise zscore_error from None
+        raise
+    if zscore_error is not None:
+        raise zscore_error
     if done is None:
         return None
     text, missing, unusable = done
