@@ -512,7 +512,9 @@ def evaluate_files(
         error = engine_error(exc, {"qrels": str(qrels_path), "run": str(run_path)})
         if error is None:
             return None
-        raise (error if zscore_error is None or error.source is not None else zscore_error)
+        raise (
+            error if zscore_error is None or error.source is not None else zscore_error
+        ) from None
     except (InputError, MeasureError):  # a refusal: after reading the z-scores
         if zscore_error is not None:
             raise zscore_error from None
