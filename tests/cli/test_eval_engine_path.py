@@ -262,6 +262,24 @@ def test_gzip_beyond_the_memory_budget(tmp_path, capsys, monkeypatch):
     assert status == 2 and "MiB" in err
 
 
+@pytest.mark.parametrize(
+    "measures",
+    [["AP", "relstring@5", "rbp"], ["P(judged_only=True)@5", "rbp", "ERR@20"], ["nDCG@5", "rbp"]],
+    ids=" ".join,
+)
+@pytest.mark.parametrize("soft", [True, False])
+def test_families_refusing_fractional_grades(tmp_path, capsys, monkeypatch, measures, soft):
+    """With --fractional, relstring and rbp refuse qrels with fractional grades (the
+    first refusing measure in order is reported), and take whole-valued ones."""
+    grades = "0.5" if soft else "2.0"
+    qrels = _write(tmp_path / "q.txt", QRELS + f"q1 0 d3 {grades}\n")
+    run = _write(tmp_path / "r.txt", RUN)
+    argv = ["eval", qrels, run, "--fractional", "-q", "-m", *measures]
+    fast, general = _both(capsys, monkeypatch, argv)
+    assert (fast.out, fast.err) == (general.out, general.err)
+    assert ("not defined for fractional relevance" in fast.err) == soft
+
+
 def test_every_micro_average_is_the_engines(tmp_path, capsys, monkeypatch):
     """Each family the registry gives a micro average (``MeasureDef.micro``) has one in
     the engine (rust/eval/src/micro.rs), equal to the general path's."""

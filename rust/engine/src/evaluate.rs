@@ -79,7 +79,7 @@ fn relevant_queries(
 #[pyo3(signature = (qrels_path, run_paths, specs, *, latin1=false, fractional=false,
     rel_level=1, depth=None, judged_only=false, complete=false, compat=10,
     duplicates="error", max_line=1 << 26, max_bytes=None, judged_only_specs=Vec::new(),
-    skip_no_relevant=false, micro=false))]
+    skip_no_relevant=false, micro=false, fractional_refusals=Vec::new()))]
 #[allow(clippy::too_many_arguments)]
 fn evaluate_trec_files<'py>(
     py: Python<'py>,
@@ -99,6 +99,7 @@ fn evaluate_trec_files<'py>(
     judged_only_specs: Vec<bool>,
     skip_no_relevant: bool,
     micro: bool,
+    fractional_refusals: Vec<Option<String>>,
 ) -> PyResult<Bound<'py, PyTuple>> {
     let specs: Vec<Spec> = specs.iter().map(|s| spec(&s)).collect::<PyResult<_>>()?;
     let mut kernels: Vec<Box<dyn Kernel>> =
@@ -129,9 +130,14 @@ fn evaluate_trec_files<'py>(
                 return Err(Failure::NoQuery(judged.run_name(latin1)));
             }
             let relevant = relevant_queries(&judged, skip_no_relevant, latin1)?;
-            let columns =
-                compute_seen(&judged.view(), &mut kernels, &judged_only_specs, reading.threads)
-                    .map_err(Failure::Refused)?;
+            let columns = compute_seen(
+                &judged.view(),
+                &mut kernels,
+                &judged_only_specs,
+                &fractional_refusals,
+                reading.threads,
+            )
+            .map_err(Failure::Refused)?;
             let micro = micro
                 .then(|| micro_all(&judged.view(), &specs, &judged_only_specs))
                 .transpose()

@@ -60,23 +60,37 @@ impl JudgedOnly {
     }
 }
 
+/// Whether some judged grade of `run` is not a whole number (`JudgedRun.fractional`).
+pub fn is_fractional(run: &JudgedView) -> bool {
+    match run.qrels_grades {
+        Labels::F64(v) => v.iter().any(|g| *g != g.floor()),
+        _ => false,
+    }
+}
+
 /// [`compute`] with each kernel on the run it sees: `judged_only[i]` puts kernel `i`
-/// on the judged-only view of `run` (an empty `judged_only`: every kernel on `run`).
-/// A refusal is the first kernel's, in order, that refuses its run (as Python's
-/// `compute_many` reports it).
+/// on the judged-only view of `run` (an empty `judged_only`: every kernel on `run`);
+/// `fractional_refusals[i]`, when given, is the refusal of kernel `i`'s family when the
+/// run's grades are fractional (`Measure._prepared`). A refusal is the first kernel's,
+/// in order, that refuses its run (as Python's `compute_many` reports it).
 pub fn compute_seen(
     run: &JudgedView,
     kernels: &mut Vec<Box<dyn Kernel>>,
     judged_only: &[bool],
+    fractional_refusals: &[Option<String>],
     threads: usize,
 ) -> Result<Vec<Column>, Refusal> {
-    if !judged_only.iter().any(|&j| j) {
+    let refusing = fractional_refusals.iter().any(Option::is_some) && is_fractional(run);
+    if !refusing && !judged_only.iter().any(|&j| j) {
         return compute(run, kernels, threads);
     }
     let data = JudgedOnly::of(run);
     let view = data.view(run);
     let on_view = |i: usize| judged_only.get(i).copied().unwrap_or(false);
     for (i, k) in kernels.iter_mut().enumerate() {
+        if let (true, Some(Some(message))) = (refusing, fractional_refusals.get(i)) {
+            return Err(Refusal::Input(message.clone()));
+        }
         k.prepare(if on_view(i) { &view } else { run })?;
     }
     let n = kernels.len();
@@ -136,7 +150,7 @@ mod tests {
         assert_eq!(only.offsets, vec![0, 2, 2, 3]);
         assert_eq!(only.labels, LabelBuf::I8(vec![1, 0, 2]));
         let mut kernels: Vec<Box<dyn Kernel>> = vec![Box::new(NumRet), Box::new(NumRet)];
-        let got = compute_seen(&run, &mut kernels, &[false, true], 1).unwrap();
+        let got = compute_seen(&run, &mut kernels, &[false, true], &[], 1).unwrap();
         assert_eq!(got[0], Column::Numbers(vec![3.0, 0.0, 2.0]));
         assert_eq!(got[1], Column::Numbers(vec![2.0, 0.0, 1.0]));
         assert_eq!(kernels.len(), 2);
@@ -160,5 +174,14 @@ mod tests {
             LabelBuf::F64(v) => assert_eq!(v.len(), 2),
             other => panic!("{other:?}"),
         }
+        assert!(!is_fractional(&run));
+        let grades = [2.0, 0.5];
+        let soft = JudgedView { qrels_offsets: &[0, 2], qrels_grades: Labels::F64(&grades), ..run };
+        assert!(is_fractional(&soft));
+        let mut kernels: Vec<Box<dyn Kernel>> = vec![Box::new(NumRet), Box::new(NumRet)];
+        let refusals = [None, Some("no fractions".to_string())];
+        let got = compute_seen(&soft, &mut kernels, &[], &refusals, 1);
+        assert_eq!(got, Err(Refusal::Input("no fractions".into())));
+        assert_eq!(compute_seen(&run, &mut kernels, &[], &refusals, 1).map(|c| c.len()), Ok(2));
     }
 }

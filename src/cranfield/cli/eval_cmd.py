@@ -109,23 +109,25 @@ def run(args) -> int:
     return _finish(results, qrels, args, digits)
 
 
-def _engine_specs(measures, fractional: bool) -> tuple[list, list] | None:
-    """The engine's ``(family, cutoff, params)`` of each measure and whether it sees the
-    judged-only view (``judged_only=True``), or None when one of them needs the general
-    path (a family the engine does not compute, a family that refuses fractional
-    gains)."""
+def _engine_specs(measures, fractional: bool) -> tuple[list, list, list] | None:
+    """The engine's ``(family, cutoff, params)`` of each measure, whether it sees the
+    judged-only view (``judged_only=True``) and, with ``fractional``, its refusal of
+    fractional grades (families that refuse them); None when one of them needs the
+    general path (a family the engine does not compute)."""
     from ..core.measures.engine import families
+    from ..core.measures.registry import fractional_refusal
 
     engine = families()
-    specs, judged_only = [], []
+    specs, judged_only, refusals = [], [], []
     for m in measures:
-        d = m.definition
         values = m.param_values()
-        if m.name not in engine or (fractional and d.fractional_use == "refused"):
+        if m.name not in engine:
             return None
         judged_only.append(bool(values.pop("judged_only", False)))
+        refused = fractional and m.definition.fractional_use == "refused"
+        refusals.append(fractional_refusal(m) if refused else None)
         specs.append((m.name, m.cutoff, values))
-    return specs, judged_only
+    return specs, judged_only, refusals
 
 
 def _engine_path(args) -> int | None:
@@ -163,7 +165,7 @@ def _engine_path(args) -> int | None:
     micro = args.aggregate == "micro"
     if engine is None or (micro and any(m.definition.micro is None for m in measures)):
         return None  # (the general path says which measure has no micro average)
-    specs, judged_only = engine
+    specs, judged_only, refusals = engine
     try:
         topics, runs = _engine.evaluate_trec_files(
             str(args.qrels),
@@ -180,6 +182,7 @@ def _engine_path(args) -> int | None:
             judged_only_specs=judged_only,
             skip_no_relevant=args.skip_no_relevant,
             micro=micro,
+            fractional_refusals=refusals,
         )
     except _engine.JudgeError as exc:
         return _reported(exc, args)
