@@ -179,11 +179,23 @@ def test_gzip_input_errors_and_zscore_errors(pair, capsys, monkeypatch, tmp_path
             assert err.count("\n") == 1 + notes and "error" in err and not out
 
 
-def test_non_ascii_printed_names_fall_back(pair, capsys, monkeypatch):
-    argv = ["-m", "num_ret", "-m", "relstring.é", *pair(4)]
-    code, out, err, general = general_path_taken(capsys, monkeypatch, argv)
-    assert general
-    assert (code, out, err) == run(capsys, argv, monkeypatch, general=True)
+@pytest.mark.parametrize("name", ["relstring.é", "relstring.ŝ"])
+def test_non_ascii_printed_names(pair, capsysbinary, monkeypatch, tmp_path, name):
+    """Printed names beyond ASCII print in Latin-1 ('?' beyond it) on both paths, in
+    every line and in the -Z note."""
+    q, r = pair(4)
+    z = tmp_path / "z"
+    z.write_text("nosuchquery num_ret 1 2\n")  # every other pair is noted
+    for extra in (["-q"], ["-q", "-c", "-Z", str(z)]):
+        argv = ["trec_eval", *extra, "-m", "num_ret", "-m", name, q, r]
+        with monkeypatch.context() as m:
+            m.setattr(core, "run_trec_eval", None)  # the engine path alone
+            fast = (main(argv), *capsysbinary.readouterr())
+        with monkeypatch.context() as m:
+            m.setattr(trec_eval_cmd, "_engine_path", lambda *a: None)
+            general = (main(argv), *capsysbinary.readouterr())
+        assert fast == general and fast[0] == 0
+        assert name.split(".")[1].encode("latin-1", "replace") in fast[1]
 
 
 def test_engine_path_process_imports_neither_numpy_nor_pyarrow(pair):

@@ -445,15 +445,40 @@ class Evaluated:
 
 def engine_columns(cols: list[Column]) -> list[tuple] | None:
     """The columns with their measures as the engine takes them, or None when a measure
-    is one the engine does not compute (or a printed name is not ASCII: the general
-    path prints it in Latin-1)."""
+    is one the engine does not compute or a printed name is not text (lone surrogates
+    from undecodable arguments)."""
     families = _engine.measure_families()
     measures = [c.measure for c in cols if c.measure is not None]
-    if any(m.name not in families or m.definition.check is not None for m in measures):
-        return None  # (a family's check runs on the judged run in Python)
-    if not all(c.printed.isascii() for c in cols):
+    if any(m.name not in families for m in measures):
+        return None
+    try:
+        for c in cols:
+            c.printed.encode("utf-8")
+    except UnicodeEncodeError:
         return None
     return [c.described(with_spec=True) for c in cols]
+
+
+def _latin1_names(text: bytes, cols: list[Column]) -> bytes:
+    """The engine's output with the printed names that are not ASCII in Latin-1 (a
+    character beyond it as '?'), as the general path writes its whole text: every line
+    starts with the padded name (``Z`` first with ``-Z``), then a tab."""
+    names = [f"{c.printed:<22}" for c in cols if not c.printed.isascii()]
+    if not names:
+        return text
+    text = b"\n" + text
+    for name in names:
+        utf8, latin1 = name.encode("utf-8"), name.encode("latin-1", "replace")
+        for start in (b"\n", b"\nZ"):
+            text = text.replace(start + utf8 + b"\t", start + latin1 + b"\t")
+    return text[1:]
+
+
+def _unusable_note(pair: bytes) -> str:
+    """A (query, measure) pair of the engine's -Z note: the query's bytes as Latin-1,
+    the printed name (after the first space) as UTF-8."""
+    qid, _, rest = pair.partition(b" ")
+    return qid.decode("latin-1") + " " + rest.decode("utf-8")
 
 
 def evaluate_files(
@@ -524,4 +549,4 @@ def evaluate_files(
     if done is None:
         return None
     text, missing, unusable = done
-    return Evaluated(text, missing, [u.decode("latin-1") for u in unusable])
+    return Evaluated(_latin1_names(text, cols), missing, [_unusable_note(u) for u in unusable])
