@@ -172,6 +172,21 @@ PROBLEMS = [
     ("no_shared_query_first_of_two", "q9 0 d0 1\nq1 0 d2 1\n", "q0 Q0 d0 1 1 a\n", RUN, []),
     ("second_run_bad", QRELS, RUN, RUN + "q1 Q0 d3 2 x u\n", []),
     ("second_run_duplicate", QRELS, RUN, RUN + "q1 Q0 d2 2 0 u\n", []),
+    ("nothing_relevant_skipped", "q0 0 d0 0\n", RUN, None, ["--skip-no-relevant", "-m", "AP"]),
+    (
+        "second_run_nothing_relevant",
+        "q0 0 d0 1\nq1 0 d2 0\n",
+        RUN,
+        "q1 Q0 d2 1 1 u\n",
+        ["--skip-no-relevant", "-m", "AP"],
+    ),
+    (
+        "refusal_before_second_run_bad",
+        QRELS + "q1 0 d5 9\n",
+        RUN + "q1 Q0 d5 2 0 t\n",
+        "q1 Q0 x\n",
+        ["-m", "AP", "ERR@20"],
+    ),
     ("measure_refuses", QRELS + "q1 0 d5 9\n", RUN + "q1 Q0 d5 2 0 t\n", None, ["-m", "ERR@20"]),
 ]
 
