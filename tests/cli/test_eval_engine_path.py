@@ -309,3 +309,30 @@ def test_every_micro_average_is_the_engines(tmp_path, capsys, monkeypatch):
         argv = ["eval", qrels, *runs, "--aggregate", "micro", "-N", "300", "-m", measure]
         fast, general = _both(capsys, monkeypatch, argv)
         assert fast.out == general.out and fast.err == general.err and fast.out, name
+
+
+def test_options_and_problems_import_neither_numpy_nor_pyarrow(tmp_path):
+    """The options the engine path took over, and the problems it reports, need
+    neither NumPy nor PyArrow in the process."""
+    import subprocess
+    import sys
+
+    qrels = _write(tmp_path / "q.txt", QRELS)
+    run = _write(tmp_path / "r.txt", RUN)
+    dup = _write(tmp_path / "d.txt", RUN + "q0 Q0 d0 3 0.1 t\n")
+    cases = [
+        [qrels, run, "--aggregate", "micro", "-m", "P@5", "SetF", "--skip-no-relevant"],
+        [qrels, run, "-m", "P(judged_only=True)@5", "Fallout@5", "Generality", "-N", "100"],
+        [qrels, dup, "-m", "AP"],
+        [qrels, str(tmp_path / "absent"), "-m", "AP"],
+    ]
+    script = (
+        "import sys, contextlib, io\n"
+        "from cranfield.cli.main import main\n"
+        f"for argv in {cases!r}:\n"
+        "    with contextlib.redirect_stdout(io.StringIO()):\n"
+        "        status = main(['eval', *argv])\n"
+        "    print(status, sorted(m for m in ('numpy', 'pyarrow') if m in sys.modules))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert done.stdout.splitlines() == ["0 []", "0 []", "2 []", "2 []"], done.stderr
