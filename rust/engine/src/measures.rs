@@ -143,7 +143,7 @@ fn compute_measures<'py>(
 }
 
 /// A kernel's refusal as the exception the NumPy kernel raises (`cranfield.errors`).
-fn refusal(py: Python<'_>, r: Refusal) -> PyErr {
+pub(crate) fn refusal(py: Python<'_>, r: Refusal) -> PyErr {
     let (class, message) = match r {
         Refusal::Input(m) => ("InputError", m),
         Refusal::Measure(m) => ("MeasureError", m),

@@ -10,7 +10,9 @@
 pub mod aggregate;
 pub mod judge;
 pub mod measures;
+pub mod micro;
 pub mod trec_eval;
+pub mod views;
 
 use std::collections::BTreeMap;
 

@@ -118,8 +118,8 @@ def _write(output: str | bytes) -> None:
 def _engine_path(args, judging, num_docs: int) -> int | None:
     """The whole evaluation in one engine call (TREC files, plain or gzip, and measures
     the engine computes): the process needs neither NumPy nor PyArrow. Returns the exit
-    status, or None when the engine cannot do it; the general path then runs and
-    reports any problem with its own messages."""
+    status, or None when the engine cannot do it (the general path then runs); a
+    problem in an input is reported with the general path's message and status."""
     from ..core.trec_eval import (
         columns,
         evaluate_files,
@@ -134,15 +134,22 @@ def _engine_path(args, judging, num_docs: int) -> int | None:
         cols = columns(selected, num_docs)
     except MeasureError:
         return None
-    done = evaluate_files(
-        args.files[0],
-        args.files[1],
-        cols,
-        judging,
-        per_query=args.per_query,
-        summary=not args.nosummary,
-        zscores_path=args.zscores,
-    )
+    try:
+        done = evaluate_files(
+            args.files[0],
+            args.files[1],
+            cols,
+            judging,
+            per_query=args.per_query,
+            summary=not args.nosummary,
+            zscores_path=args.zscores,
+        )
+    except (InputError, MeasureError) as exc:
+        if getattr(exc, "source", None) not in (args.files[0], args.files[1]):
+            # found after reading the qrels and the run (the z-scores, no query, a
+            # refusal): after the notes, as the general path
+            note_ignored_params(selected, _note)
+        return _failed(exc)
     if done is None:
         return None
     note_ignored_params(selected, _note)
@@ -236,11 +243,16 @@ def main(argv: list[str]) -> int:
             notes=_note,
             judged=judged,
         )
-    except MeasureError as exc:
-        print(f"cranfield trec_eval: {exc}", file=sys.stderr)
-        return 1
-    except (InputError, CranfieldError, OSError) as exc:
-        print(f"cranfield trec_eval: error: {exc}", file=sys.stderr)
-        return 2
+    except (CranfieldError, OSError) as exc:
+        return _failed(exc)
     _write(text)
     return 0
+
+
+def _failed(exc: Exception) -> int:
+    """One line on stderr and the status: 1 for a measure (as trec_eval), 2 for input."""
+    if isinstance(exc, MeasureError):
+        print(f"cranfield trec_eval: {exc}", file=sys.stderr)
+        return 1
+    print(f"cranfield trec_eval: error: {exc}", file=sys.stderr)
+    return 2

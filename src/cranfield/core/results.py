@@ -78,6 +78,17 @@ def as_measures(measures) -> list[Measure]:
     return out
 
 
+def with_collection_size(measure: Measure, size: int) -> Measure:
+    """The measure with ``collection_size`` filled in, if it has that parameter and was
+    not given one (``evaluate(collection_size=...)``, ``cranfield eval -N``)."""
+    names = [p.name for p in measure.definition.params]
+    if "collection_size" not in names or "collection_size" in dict(measure.params):
+        return measure
+    return Measure.of(
+        measure.name, cutoff=measure.cutoff, **dict(measure.params), collection_size=size
+    )
+
+
 def aggregate(values, how: str, num_queries: int | None = None) -> float | None:
     """Aggregate per-query values: mean, sum, gmean or none (sequential, topic order).
 

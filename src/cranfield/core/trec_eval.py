@@ -471,15 +471,40 @@ class Evaluated(Record):
 
 def engine_columns(cols: list[Column]) -> list[tuple] | None:
     """The columns with their measures as the engine takes them, or None when a measure
-    is one the engine does not compute (or a printed name is not ASCII: the general
-    path prints it in Latin-1)."""
+    is one the engine does not compute or a printed name is not text (lone surrogates
+    from undecodable arguments)."""
     families = _engine.measure_families()
     measures = [c.measure for c in cols if c.measure is not None]
-    if any(m.name not in families or m.definition.check is not None for m in measures):
-        return None  # (a family's check runs on the judged run in Python)
-    if not all(c.printed.isascii() for c in cols):
+    if any(m.name not in families for m in measures):
+        return None
+    try:
+        for c in cols:
+            c.printed.encode("utf-8")
+    except UnicodeEncodeError:
         return None
     return [c.described(with_spec=True) for c in cols]
+
+
+def _latin1_names(text: bytes, cols: list[Column]) -> bytes:
+    """The engine's output with the printed names that are not ASCII in Latin-1 (a
+    character beyond it as '?'), as the general path writes its whole text: every line
+    starts with the padded name (``Z`` first with ``-Z``), then a tab."""
+    names = [f"{c.printed:<22}" for c in cols if not c.printed.isascii()]
+    if not names:
+        return text
+    text = b"\n" + text
+    for name in names:
+        utf8, latin1 = name.encode("utf-8"), name.encode("latin-1", "replace")
+        for start in (b"\n", b"\nZ"):
+            text = text.replace(start + utf8 + b"\t", start + latin1 + b"\t")
+    return text[1:]
+
+
+def _unusable_note(pair: bytes) -> str:
+    """A (query, measure) pair of the engine's -Z note: the query's bytes as Latin-1,
+    the printed name (after the first space) as UTF-8."""
+    qid, _, rest = pair.partition(b" ")
+    return qid.decode("latin-1") + " " + rest.decode("utf-8")
 
 
 def evaluate_files(
@@ -496,8 +521,11 @@ def evaluate_files(
     read, judge, compute and print (``zscores_path``: ``-Z``).
 
     Returns None when the engine cannot do it: a measure it does not compute, an input
-    it does not read, a problem in an input or no query to evaluate. The caller then
-    evaluates with :func:`run_trec_eval`, which reports problems with their messages.
+    it does not read (not a regular file). The caller then evaluates with
+    :func:`run_trec_eval`. Raises the :class:`InputError` (or :class:`MeasureError`)
+    :func:`run_trec_eval` raises, in its order: a problem in the qrels or the run
+    (naming the file), then in the z-score file, then no query to evaluate or a
+    measure refusing the data.
     """
     from .io.source import MAX_LINE
     from .memory import input_budget
@@ -505,29 +533,46 @@ def evaluate_files(
     described = engine_columns(cols)
     if described is None or options.duplicates != "error":
         return None
+    zscore_error = None  # reported after any problem in the qrels or the run
     try:
         zscores = read_zscores(zscores_path) if zscores_path else None
-    except InputError:
-        return None
+    except InputError as exc:
+        zscores, zscore_error = None, exc
     table = None
     if zscores is not None:
         table = {(q.encode("latin-1"), m): v for (q, m), v in zscores.items()}
-    done = _engine.trec_eval_files(
-        described,
-        qrels_path,
-        run_path,
-        options.rel_level,
-        options.depth,
-        options.judged_only,
-        options.complete,
-        options.compat,
-        per_query,
-        summary,
-        table,
-        MAX_LINE,
-        input_budget(),  # what a gzip file may decompress to, as the Python reader allows
-    )
+    try:
+        done = _engine.trec_eval_files(
+            described,
+            qrels_path,
+            run_path,
+            options.rel_level,
+            options.depth,
+            options.judged_only,
+            options.complete,
+            options.compat,
+            per_query,
+            summary,
+            table,
+            MAX_LINE,
+            input_budget(),  # what a gzip file may decompress to, as the Python reader allows
+        )
+    except _engine.JudgeError as exc:
+        from .io.problems import engine_error
+
+        error = engine_error(exc, {"qrels": str(qrels_path), "run": str(run_path)})
+        if error is None:
+            return None
+        raise (
+            error if zscore_error is None or error.source is not None else zscore_error
+        ) from None
+    except (InputError, MeasureError):  # a refusal: after reading the z-scores
+        if zscore_error is not None:
+            raise zscore_error from None
+        raise
+    if zscore_error is not None:
+        raise zscore_error
     if done is None:
         return None
     text, missing, unusable = done
-    return Evaluated(text, missing, [u.decode("latin-1") for u in unusable])
+    return Evaluated(_latin1_names(text, cols), missing, [_unusable_note(u) for u in unusable])

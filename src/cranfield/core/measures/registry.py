@@ -727,11 +727,7 @@ class Measure(Record):
         if self.definition.fractional_use == "refused" and judged_run.fractional:
             from ...errors import InputError
 
-            raise InputError(
-                f"{self} is not defined for fractional relevance (it reads grades as whole "
-                "levels) and these qrels hold non-integer values; evaluate it with integer "
-                "qrels"
-            )
+            raise InputError(fractional_refusal(self))
         values = self.param_values()
         if values.pop("judged_only", False):
             from ..judged import judged_view
@@ -768,6 +764,14 @@ class Measure(Record):
 
     def __repr__(self) -> str:
         return f"Measure({str(self)!r})"
+
+
+def fractional_refusal(measure: Measure) -> str:
+    """Why a family with ``fractional="refused"`` refuses qrels with fractional grades."""
+    return (
+        f"{measure} is not defined for fractional relevance (it reads grades as whole "
+        "levels) and these qrels hold non-integer values; evaluate it with integer qrels"
+    )
 
 
 CUTOFF_ALLOWED = {
