@@ -348,3 +348,237 @@ impl Ideal {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::measures::{compute, kernel};
+    use crate::{Column, Cutoff, JudgedView, Kernel, Labels, Param, Query, Spec};
+    use std::collections::BTreeMap;
+
+    /// xorshift64: a fixed stream of pseudo-random numbers.
+    struct Stream(u64);
+
+    impl Stream {
+        fn below(&mut self, n: u64) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0 % n
+        }
+    }
+
+    fn spec(text: &str) -> Spec {
+        // family[@cutoff][;name=value...]; values: int, real (with a dot), text, or
+        // gains as g:grade=gain,...
+        let mut parts = text.split(';');
+        let head = parts.next().unwrap();
+        let (family, cutoff) = match head.split_once('@') {
+            Some((f, c)) if c.contains('.') => (f, Some(Cutoff::Real(c.parse().unwrap()))),
+            Some((f, c)) => (f, Some(Cutoff::Rank(c.parse().unwrap()))),
+            None => (head, None),
+        };
+        let params: BTreeMap<String, Param> = parts
+            .map(|p| {
+                let (k, v) = p.split_once('=').unwrap();
+                let value = if let Some(g) = v.strip_prefix("g:") {
+                    Param::Gains(
+                        g.split(',')
+                            .map(|pair| {
+                                let (l, x) = pair.split_once('/').unwrap();
+                                (l.parse().unwrap(), x.parse().unwrap())
+                            })
+                            .collect(),
+                    )
+                } else if let Ok(i) = v.parse::<i64>() {
+                    Param::Int(i)
+                } else if let Ok(x) = v.parse::<f64>() {
+                    Param::Real(x)
+                } else {
+                    Param::Text(v.into())
+                };
+                (k.to_string(), value)
+            })
+            .collect();
+        Spec { family: family.into(), cutoff, params }
+    }
+
+    /// Measures reading every piece of [`super::Shared`], at several levels, gains and
+    /// cutoffs (with cutoffs beyond the rankings' length).
+    const SPECS: &[&str] = &[
+        "P@1",
+        "P@5",
+        "P@50",
+        "P@5;rel=2",
+        "R@5",
+        "R@100;rel=3",
+        "Success@1",
+        "relative_P@10",
+        "Unjudged@5",
+        "AP",
+        "AP@5",
+        "AP@100",
+        "AP@5;normalise=min(R,k)",
+        "AP@5;normalise=relret@k",
+        "AP;rel=2",
+        "GMAP",
+        "Rprec",
+        "Rprec;rel=0",
+        "RR",
+        "RR@3",
+        "Bpref",
+        "Bpref;rel=2",
+        "GMBpref",
+        "infAP",
+        "infAP;rel=2",
+        "IPrec@0.0",
+        "IPrec@0.5",
+        "IPrec@1.0",
+        "IPrec@0.3;rel=2",
+        "11pt_avg",
+        "Rprec_mult@0.5",
+        "Rprec_mult@2.0",
+        "yaap",
+        "binG",
+        "NumRelRet",
+        "NumRelRet@3",
+        "NumNonRelJudgedRet",
+        "utility",
+        "SetP",
+        "SetR",
+        "set_F",
+        "SetAP;rel=2",
+        "nDCG",
+        "nDCG@3",
+        "nDCG@100",
+        "nDCG;gains=g:1/3.0,-1/0.5",
+        "DCG;dcg=exp-log2",
+        "DCG@4;dcg=jk",
+        "IDCG@2",
+        "IDCG;gains=g:2/0.5",
+        "ndcg_rel",
+        "ndcg_rel;gains=g:0/1.0,3/-2.0",
+        "Rndcg",
+        "Rndcg;rel=2",
+        "G",
+        "G;gains=g:1/-1.5",
+        "rbp",
+        "rbp;p=0.5",
+        "rbp;gains=g:0/-1.0",
+        "rbp;gains=g:2/0.0",
+        "rbp_resid",
+        "rbp_resid;p=0.2",
+        "Fallout;collection_size=1000",
+        "relstring@7",
+    ];
+
+    fn gains_free(s: &&str) -> bool {
+        !s.contains("gains")
+    }
+
+    /// Every kernel computed with the work shared by all (`compute`) gives the bits it
+    /// gives alone, on random rankings of the three label types.
+    #[test]
+    fn shared_work_changes_no_bit() {
+        let mut stream = Stream(0x9e37_79b9_7f4a_7c15);
+        for round in 0..40 {
+            let queries = 1 + stream.below(12) as usize;
+            let (mut offsets, mut qrels_offsets) = (vec![0i64], vec![0i64]);
+            let (mut ranked, mut judged, mut in_run) = (Vec::new(), Vec::new(), Vec::new());
+            for _ in 0..queries {
+                // empty rankings, no relevant, rankings longer than the cutoffs
+                let n = [0, 1, 3, 8, 60][stream.below(5) as usize];
+                let top = stream.below(5) as i64; // judged grades 0..=top
+                for _ in 0..n {
+                    ranked.push(stream.below(top as u64 + 3) as i64 - 2);
+                }
+                let mut grades: Vec<i64> =
+                    (0..stream.below(10)).map(|_| stream.below(top as u64 + 1) as i64).collect();
+                grades.sort_unstable_by(|a, b| b.cmp(a));
+                judged.extend(grades);
+                offsets.push(ranked.len() as i64);
+                qrels_offsets.push(judged.len() as i64);
+                in_run.push(stream.below(8) != 0);
+            }
+            let small: Vec<i8> = ranked.iter().map(|&l| l as i8).collect();
+            let small_judged: Vec<i8> = judged.iter().map(|&l| l as i8).collect();
+            // fractional gains: a half added to some positive labels
+            let real: Vec<f64> = ranked
+                .iter()
+                .map(|&l| l as f64 + if l > 0 && l % 2 == 0 { 0.5 } else { 0.0 })
+                .collect();
+            let real_judged: Vec<f64> = judged.iter().map(|&l| l as f64).collect();
+            let cases = [
+                (Labels::I64(&ranked), Labels::I64(&judged), true),
+                (Labels::I8(&small), Labels::I8(&small_judged), true),
+                (Labels::F64(&real), Labels::F64(&real_judged), false),
+            ];
+            for (labels, grades, custom_gains) in cases {
+                let view = JudgedView {
+                    offsets: &offsets,
+                    labels,
+                    qrels_offsets: &qrels_offsets,
+                    qrels_grades: grades,
+                    in_run: &in_run,
+                    rel_level: 1 + (round % 2),
+                    compat: if round % 3 == 0 { 9 } else { 10 },
+                };
+                view.check().unwrap();
+                let specs: Vec<Spec> = SPECS
+                    .iter()
+                    .filter(|s| custom_gains || gains_free(s))
+                    .map(|s| spec(s))
+                    .collect();
+                let mut kernels: Vec<Box<dyn Kernel>> =
+                    specs.iter().map(|s| kernel(s).unwrap()).collect();
+                let columns = compute(&view, &mut kernels, 2).unwrap();
+                for ((s, k), column) in specs.iter().zip(&kernels).zip(&columns) {
+                    for q in 0..view.num_queries() {
+                        let query: Query = view.query(q);
+                        match column {
+                            Column::Numbers(v) => assert_eq!(
+                                v[q].to_bits(),
+                                k.value(&query).to_bits(),
+                                "{s:?} query {q} of round {round}: {query:?}"
+                            ),
+                            Column::Texts(v) => assert_eq!(v[q], k.text(&query)),
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn pieces_by_hand() {
+        let ranked: &[i64] = &[0, 2, -1, 1, -2, 3];
+        let judged: &[i64] = &[3, 2, 1, 1, 0];
+        let q = crate::measures::test_query(ranked, judged);
+        let mut shared = super::Shared::default();
+        let r = shared.relevant(&q, 1);
+        assert_eq!((r.num_rel, r.ranks.as_slice()), (4, &[2, 4, 6][..]));
+        assert_eq!((r.within(0), r.within(4), r.within(100)), (0, 2, 3));
+        assert_eq!(r.precision_sums(), &[0.0, 0.5, 1.0, 1.5][..]);
+        assert_eq!(r.interpolated(), &[0.5, 0.5, 0.5][..]);
+        assert_eq!(shared.relevant(&q, 3).ranks, vec![6]);
+        assert_eq!(shared.pooled(&q), &[0, 1, 3, 4, 5][..]);
+        let none = super::Gains::default();
+        let g = shared.gains(&q, &none);
+        assert_eq!(
+            (g.positions.as_slice(), g.values.as_slice()),
+            (&[1, 3, 5][..], &[2.0, 1.0, 3.0][..])
+        );
+        assert_eq!(g.dcg_log2_at(1).to_bits(), 0f64.to_bits());
+        assert_eq!(g.dcg_log2_at(2), 2.0 / 3f64.log2());
+        let ideal = shared.ideal(&q, &none);
+        assert_eq!(ideal.gains, vec![3.0, 2.0, 1.0, 1.0]);
+        assert_eq!(ideal.dcg_log2_at(0).to_bits(), 0f64.to_bits());
+        assert_eq!(ideal.dcg_log2_at(9), ideal.dcg_log2()[3]);
+        assert_eq!(shared.powers(0.5, 3), &[1.0, 0.5, 0.25, 0.125][..]);
+        // a new query: nothing of the previous one is kept
+        shared.reset();
+        let empty = crate::measures::test_query(&[], &[]);
+        assert!(shared.relevant(&empty, 1).ranks.is_empty());
+        assert!(shared.gains(&empty, &none).positions.is_empty());
+        assert!(shared.pooled(&empty).is_empty());
+    }
+}
