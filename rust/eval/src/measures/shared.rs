@@ -112,29 +112,60 @@ impl Shared {
         gains: &Gains,
         p: f64,
         n: usize,
-    ) -> (&mut RankedGains, &[f64]) {
+    ) -> (&mut RankedGains, Powers<'_>) {
         let i = self.gains_index(q, gains);
-        Self::fill_powers(&mut self.powers, p, n);
-        (&mut self.gains[i], &self.powers.1[..=n])
+        let powers = Powers::of(&mut self.powers, p, n);
+        (&mut self.gains[i], powers)
     }
 
     /// `p**i` for i = 0..=n by repeated multiplication (`common::powers`).
-    pub fn powers(&mut self, p: f64, n: usize) -> &[f64] {
-        Self::fill_powers(&mut self.powers, p, n);
-        &self.powers.1[..=n]
+    pub fn powers(&mut self, p: f64, n: usize) -> Powers<'_> {
+        Powers::of(&mut self.powers, p, n)
     }
+}
 
-    fn fill_powers(powers: &mut (u64, Vec<f64>), p: f64, n: usize) {
-        let (key, table) = powers;
+/// The most powers of `p` kept from one query to the next (512 KiB): past them, a
+/// [`Powers`] multiplies on from the last.
+const MAX_POWERS: usize = 1 << 16;
+
+/// `p**i` for i = 0, 1, ... by repeated multiplication (`common::powers`), read at any
+/// `i` up to [`MAX_POWERS`] from a table, and past it at increasing `i`.
+#[derive(Debug)]
+pub struct Powers<'a> {
+    table: &'a [f64],
+    p: f64,
+    /// The last power computed past the table, and its exponent.
+    beyond: (usize, f64),
+}
+
+impl<'a> Powers<'a> {
+    fn of(kept: &'a mut (u64, Vec<f64>), p: f64, n: usize) -> Self {
+        let (key, table) = kept;
         if *key != p.to_bits() || table.is_empty() {
             *key = p.to_bits();
             table.clear();
             table.push(1.0);
         }
-        while table.len() <= n {
+        while table.len() <= n.min(MAX_POWERS - 1) {
             let last = table[table.len() - 1];
             table.push(last * p);
         }
+        let last = table.len() - 1;
+        Powers { table, p, beyond: (last, table[last]) }
+    }
+
+    /// `p**i`; past the table, `i` is never below a previous call's.
+    #[inline]
+    pub fn at(&mut self, i: usize) -> f64 {
+        if let Some(&w) = self.table.get(i) {
+            return w;
+        }
+        debug_assert!(i >= self.beyond.0, "powers past the table are read in order");
+        while self.beyond.0 < i {
+            self.beyond.1 *= self.p;
+            self.beyond.0 += 1;
+        }
+        self.beyond.1
     }
 }
 
@@ -573,7 +604,16 @@ mod tests {
         assert_eq!(ideal.gains, vec![3.0, 2.0, 1.0, 1.0]);
         assert_eq!(ideal.dcg_log2_at(0).to_bits(), 0f64.to_bits());
         assert_eq!(ideal.dcg_log2_at(9), ideal.dcg_log2()[3]);
-        assert_eq!(shared.powers(0.5, 3), &[1.0, 0.5, 0.25, 0.125][..]);
+        let mut powers = shared.powers(0.5, 3);
+        assert_eq!([0, 1, 2, 3].map(|i| powers.at(i)), [1.0, 0.5, 0.25, 0.125]);
+        // past the kept table: multiplied on, as the iterator does
+        let mut powers = shared.powers(0.9, 3);
+        let mut want = super::super::common::powers(0.9);
+        let far = super::MAX_POWERS + 5;
+        let got: Vec<f64> = (0..=far).map(|i| powers.at(i)).collect();
+        assert!(got.iter().all(|&w| w.to_bits() == want.next().unwrap().to_bits()));
+        let mut again = shared.powers(0.9, far);
+        assert_eq!(again.at(far).to_bits(), got[far].to_bits());
         // a new query: nothing of the previous one is kept
         shared.reset();
         let empty = crate::measures::test_query(&[], &[]);

@@ -1,7 +1,7 @@
 //! The families of `cranfield/core/measures/user_models.py`: trec_eval's rank-biased
 //! precision (Moffat & Zobel 2008) and its residual.
 
-use super::common::{label_is, no_cutoff, persistence, seq_sum, Gains};
+use super::common::{label_is, no_cutoff, persistence, powers, seq_sum, Gains};
 use super::Shared;
 use crate::{Kernel, Labels, Query, Spec};
 
@@ -83,19 +83,17 @@ impl Kernel for Rbp {
         let normalise = lo < 0.0 || hi > 1.0;
         let labels = &q.ranked;
         let n = q.num_ret();
-        let (ranked, w) = shared.gains_and_powers(q, &self.gains, self.p, n);
+        let (ranked, mut w) = shared.gains_and_powers(q, &self.gains, self.p, n);
         let in_list = |i: usize| {
             within(labels, i, top) || self.gains.0.iter().any(|&(l, _)| label_is(labels, i, l))
         };
-        let term = |i: usize, raw: f64| {
-            let g = if normalise { (raw - lo) / (hi - lo) } else { raw };
-            (g != 0.0).then(|| g * w[i])
-        };
+        let gain = |raw: f64| if normalise { (raw - lo) / (hi - lo) } else { raw };
         if normalise && lo != 0.0 {
             // a zero gain may count: every document
-            let terms = (0..n).map(|i| {
-                if in_list(i) {
-                    term(i, self.gains.gain(labels, i)).unwrap_or(0.0)
+            let terms = (0..n).zip(powers(self.p)).map(|(i, w)| {
+                let g = if in_list(i) { gain(self.gains.gain(labels, i)) } else { 0.0 };
+                if g != 0.0 {
+                    g * w
                 } else {
                     0.0
                 }
@@ -107,8 +105,9 @@ impl Kernel for Rbp {
         let mut active = 0usize;
         let mut total = -0.0; // -0.0 + x == x: the first term starts the sum
         for (&i, &raw) in ranked.positions.iter().zip(&ranked.values) {
-            if let Some(t) = in_list(i).then(|| term(i, raw)).flatten() {
-                total += t;
+            let g = gain(raw);
+            if in_list(i) && g != 0.0 {
+                total += g * w.at(i);
                 active += 1;
             }
         }
@@ -132,20 +131,22 @@ impl RbpResid {
 
 impl Kernel for RbpResid {
     fn value(&self, q: &Query) -> f64 {
-        self.value_shared(q, &mut Shared::default())
-    }
-
-    fn value_shared(&self, q: &Query, shared: &mut Shared) -> f64 {
         let n = q.num_ret();
         let labels = &q.ranked;
         let unjudged = |i: usize| !labels.judged(i);
         if !q.in_run || !(0..n).any(unjudged) {
             return 0.0;
         }
-        let w = shared.powers(self.p, n);
-        // every term is >= +0.0: the sum from the first term is the sum from +0.0
-        let total = (0..n).fold(0.0, |s, i| s + if unjudged(i) { w[i] } else { 0.0 });
-        w[n] + (1.0 - self.p) * total
+        // every term is >= +0.0: the sum from the first term is the sum from +0.0; the
+        // weight multiplied by p once per rank, as `common::powers` (p**n at the end)
+        let (mut total, mut w) = (0.0, 1.0);
+        for i in 0..n {
+            if unjudged(i) {
+                total += w;
+            }
+            w *= self.p;
+        }
+        w + (1.0 - self.p) * total
     }
 }
 
