@@ -519,8 +519,10 @@ mod tests {
                 // empty rankings, no relevant, rankings longer than the cutoffs
                 let n = [0, 1, 3, 8, 60][stream.below(5) as usize];
                 let top = stream.below(5) as i64; // judged grades 0..=top
+                                                  // every fourth round as a judged_only view: judged documents only
+                let codes = if round % 4 == 3 { 0 } else { 2 };
                 for _ in 0..n {
-                    ranked.push(stream.below(top as u64 + 3) as i64 - 2);
+                    ranked.push(stream.below(top as u64 + 1 + codes) as i64 - codes as i64);
                 }
                 let mut grades: Vec<i64> =
                     (0..stream.below(10)).map(|_| stream.below(top as u64 + 1) as i64).collect();
