@@ -294,6 +294,13 @@ pub trait Kernel: Send + Sync {
     /// The value for one query (numeric families).
     fn value(&self, q: &Query) -> f64;
 
+    /// The value for one query, reading the work shared with the query's other kernels
+    /// from `shared` (which [`measures::compute`] resets between queries). The default
+    /// computes [`Kernel::value`]; a kernel that overrides it gives the same bits either way.
+    fn value_shared(&self, q: &Query, _shared: &mut measures::Shared) -> f64 {
+        self.value(q)
+    }
+
     /// The text for one query (string families: relstring); numeric families never
     /// receive this call.
     fn text(&self, _q: &Query) -> String {
