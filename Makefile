@@ -41,19 +41,26 @@ system-deps:
 rust-check:
 	cd rust && cargo fmt --check && cargo clippy --all-targets -- -D warnings && cargo test -q
 
-# libFuzzer on the readers (rust/fuzz) for a fixed number of runs, on stable Rust (the
-# coverage flags cargo fuzz would pass); a copy of the seeds grows in a temporary folder
+# libFuzzer on the readers (rust/fuzz: read_trec with seeds/, read_svmlight with
+# seeds-svmlight/) for a fixed number of runs each, FUZZ_SECONDS in all (split evenly), on
+# stable Rust (the coverage flags cargo fuzz would pass); a copy of a target's seeds grows
+# in a temporary folder
 FUZZ_FLAGS := -Cpasses=sancov-module -Cllvm-args=-sanitizer-coverage-level=4 \
 	-Cllvm-args=-sanitizer-coverage-inline-8bit-counters -Cllvm-args=-sanitizer-coverage-pc-table \
 	-Cllvm-args=-sanitizer-coverage-trace-compares -Cdebug-assertions -Coverflow-checks
+FUZZ_TARGETS := read_trec:seeds read_svmlight:seeds-svmlight
 fuzz:
 	cd rust/fuzz && HOST=$$(rustc -vV | sed -n 's/^host: //p') && \
-	RUSTFLAGS="$(FUZZ_FLAGS)" cargo build -q --release --target $$HOST --bin read_trec && \
-	corpus=$$(mktemp -d) && cp seeds/* $$corpus/ && \
-	target/$$HOST/release/read_trec -runs=$(FUZZ_RUNS) -max_total_time=$(FUZZ_SECONDS) \
-		-max_len=4096 -seed=1 -print_final_stats=1 -artifact_prefix=$$corpus/ $$corpus 2>&1 \
-		| grep -E '^(Done|stat::number_of_executed_units|==|SUMMARY)|panicked' ; \
-	status=$${PIPESTATUS[0]}; rm -rf $$corpus; exit $$status
+	RUSTFLAGS="$(FUZZ_FLAGS)" cargo build -q --release --target $$HOST \
+		$(foreach t,$(FUZZ_TARGETS),--bin $(firstword $(subst :, ,$(t)))) && \
+	seconds=$$(( $(FUZZ_SECONDS) / $(words $(FUZZ_TARGETS)) )) && status=0 && \
+	for t in $(FUZZ_TARGETS); do \
+		echo "$${t%%:*}:"; corpus=$$(mktemp -d) && cp $${t#*:}/* $$corpus/ && \
+		target/$$HOST/release/$${t%%:*} -runs=$(FUZZ_RUNS) -max_total_time=$$seconds \
+			-max_len=4096 -seed=1 -print_final_stats=1 -artifact_prefix=$$corpus/ $$corpus 2>&1 \
+			| grep -E '^(Done|stat::number_of_executed_units|==|SUMMARY)|panicked' ; \
+		s=$${PIPESTATUS[0]}; rm -rf $$corpus; [ $$s -eq 0 ] || status=$$s; \
+	done; exit $$status
 
 test: setup-test system-deps rust-check fuzz
 	$(BIN)/ruff check .

@@ -7,6 +7,8 @@ from __future__ import annotations
 import pytest
 
 from cranfield.cli import trec_eval_cmd
+from cranfield.core.qrels import Qrels
+from cranfield.core.run import Run
 
 from .harness import Unchanged, assert_clean_failure, assert_success, run_cli, run_main
 
@@ -16,7 +18,7 @@ RUN = b"1 Q0 a 1 2.0 r\n1 Q0 b 2 1.0 r\n2 Q0 x 1 1.0 r\n\xe9t\xe9 Q0 d 1 0.5 r\x
 # in-process runs (captured as UTF-8 text) use ASCII ids
 QA, RA = QRELS.replace(b"\xe9", b"e"), RUN.replace(b"\xe9", b"e").replace(b"\xff", b"z")
 
-# (name, qrels bytes, run bytes): problems the engine hands to the general path
+# (name, qrels bytes, run bytes): problems the engine path reports as the general path
 HOSTILE = [
     ("nul_in_run", QA, RA + b"1 Q0 c 3 0\x00.5 r\n"),
     ("bad_score", QA, RA + b"1 Q0 c 3 x r\n"),
@@ -34,6 +36,10 @@ HOSTILE = [
 ]
 
 
+def _general_ran(*a, **k):
+    raise AssertionError("the general path ran")
+
+
 def general(monkeypatch, capsys, argv):
     monkeypatch.setattr(trec_eval_cmd, "_engine_path", lambda *a: None)
     got = run_main(capsys, *argv)
@@ -48,7 +54,10 @@ def test_hostile_inputs_as_the_general_path(tmp_path, monkeypatch, capsys, name,
     r.write_bytes(run)
     for options in ([], ["-q", "-c"]):
         argv = ["trec_eval", *options, "-m", "map", "-m", "P.5", "-m", "num_ret", q, r]
-        engine = run_main(capsys, *argv)
+        with monkeypatch.context() as m:
+            m.setattr(Qrels, "read", _general_ran)  # the engine path alone
+            m.setattr(Run, "read", _general_ran)
+            engine = run_main(capsys, *argv)
         assert engine == general(monkeypatch, capsys, argv), name
         status, out, err = engine
         assert "Traceback" not in err

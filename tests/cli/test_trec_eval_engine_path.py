@@ -19,6 +19,7 @@ from cranfield.cli import trec_eval_cmd
 from cranfield.cli.main import main
 from cranfield.core import trec_eval as core
 from cranfield.core.measures.registry import trec_measures
+from cranfield.errors import InputError, MeasureError
 from generators import trec_files
 
 OPTIONS = [
@@ -102,7 +103,11 @@ def general_path_taken(capsys, monkeypatch, argv, stdin: bytes | None = None):
     real = core.evaluate_files
 
     def spy(*a, **k):
-        result = real(*a, **k)
+        try:
+            result = real(*a, **k)
+        except (InputError, MeasureError):
+            calls.append(True)  # the engine path reported the problem
+            raise
         calls.append(result is not None)
         return result
 
@@ -136,7 +141,9 @@ def test_zscores(pair, capsys, monkeypatch, tmp_path):
     assert (code, out, err) == run(capsys, argv, monkeypatch, general=True)
 
 
-def test_gzip_zscores_and_input_errors_fall_back(pair, capsys, monkeypatch, tmp_path):
+def test_gzip_input_errors_and_zscore_errors(pair, capsys, monkeypatch, tmp_path):
+    """gzip runs and problems in the qrels, the run or the z-score file are the engine
+    path's, with the general path's messages, notes and order."""
     q, r = pair(3)
     gz = tmp_path / "r.gz"
     gz.write_bytes(gzip.compress(Path(r).read_bytes()))
@@ -146,29 +153,49 @@ def test_gzip_zscores_and_input_errors_fall_back(pair, capsys, monkeypatch, tmp_
     bad.write_text("1 Q0 d1 1 x tag\n")
     dup = tmp_path / "dup"
     dup.write_text("1 Q0 d1 1 1 tag\n1 Q0 d1 2 0 tag\n")
+    none = tmp_path / "none"
+    none.write_text("no-such-query Q0 d1 1 1 tag\n")
     cases = [
-        (["-m", "num_ret", q, str(gz)], 0),
-        (["-Z", str(z), "-q", "-m", "num_ret", q, r], 2),
-        (["-m", "num_ret", q, str(bad)], 2),
-        (["-m", "num_ret", q, str(dup)], 2),
-        (["-m", "num_ret", q, str(tmp_path / "absent")], 2),
-        (["-m", "num_ret", str(tmp_path / "absent"), r], 2),
+        (["-m", "num_ret", q, str(gz)], 0, False),
+        (["-Z", str(z), "-q", "-m", "num_ret", q, r], 2, False),
+        (["-Z", str(z), "-m", "num_ret", q, str(bad)], 2, False),
+        (["-Z", str(z), "-m", "map.5", q, str(none)], 2, False),
+        (["-Z", str(tmp_path / "absent"), "-m", "map.5", q, r], 2, False),
+        (["-m", "num_ret", q, str(bad)], 2, False),
+        (["-m", "num_ret", q, str(dup)], 2, False),
+        (["-m", "num_ret", q, str(tmp_path / "absent")], 2, False),
+        (["-m", "num_ret", str(tmp_path / "absent"), r], 2, False),
+        (["-m", "num_ret", "-m", "map.5", q, str(none)], 2, False),
+        (["-m", "num_ret", q, str(tmp_path)], 2, True),  # a directory: read in Python
     ]
-    for argv, status in cases:
+    for argv, status, general_expected in cases:
         code, out, err, general = general_path_taken(capsys, monkeypatch, argv)
         monkeypatch.undo()
-        assert general or argv[-1] == str(gz), argv  # gzip: either path, same output
+        assert general == general_expected, argv
         assert code == status, (argv, err)
         assert (code, out, err) == run(capsys, argv, monkeypatch, general=True)
         if status:
-            assert err.count("\n") == 1 and "error" in err and not out
+            notes = "map.5" in argv and "bad" not in argv[-1]
+            assert err.count("\n") == 1 + notes and "error" in err and not out
 
 
-def test_non_ascii_printed_names_fall_back(pair, capsys, monkeypatch):
-    argv = ["-m", "num_ret", "-m", "relstring.é", *pair(4)]
-    code, out, err, general = general_path_taken(capsys, monkeypatch, argv)
-    assert general
-    assert (code, out, err) == run(capsys, argv, monkeypatch, general=True)
+@pytest.mark.parametrize("name", ["relstring.é", "relstring.ŝ"])
+def test_non_ascii_printed_names(pair, capsysbinary, monkeypatch, tmp_path, name):
+    """Printed names beyond ASCII print in Latin-1 ('?' beyond it) on both paths, in
+    every line and in the -Z note."""
+    q, r = pair(4)
+    z = tmp_path / "z"
+    z.write_text("nosuchquery num_ret 1 2\n")  # every other pair is noted
+    for extra in (["-q"], ["-q", "-c", "-Z", str(z)]):
+        argv = ["trec_eval", *extra, "-m", "num_ret", "-m", name, q, r]
+        with monkeypatch.context() as m:
+            m.setattr(core, "run_trec_eval", None)  # the engine path alone
+            fast = (main(argv), *capsysbinary.readouterr())
+        with monkeypatch.context() as m:
+            m.setattr(trec_eval_cmd, "_engine_path", lambda *a: None)
+            general = (main(argv), *capsysbinary.readouterr())
+        assert fast == general and fast[0] == 0
+        assert name.split(".")[1].encode("latin-1", "replace") in fast[1]
 
 
 def test_engine_path_process_imports_neither_numpy_nor_pyarrow(pair):

@@ -230,3 +230,41 @@ def test_long_queries_take_the_sorting_paths(seed):
         numpy = Objective(data, name, backend="numpy")
         _per_query_close(engine.per_query(w), numpy.per_query(w))
         np.testing.assert_allclose(engine(w), numpy(w), rtol=0, atol=1e-12, err_msg=name)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_fused_groups_equal_scores_ranked_one_at_a_time(seed):
+    # evaluate_weights takes whole groups of 8 individuals side by side (their scores in
+    # one lane each, ranked together, nDCG@k summed for the group) and the rest in tiles;
+    # the unfused path computes every score first and ranks individual by individual:
+    # the same values bit for bit, for populations around the group size, 1 feature or
+    # many, single-document queries, tied and real-valued scores, both conventions
+    features = (1, 3, 60)[seed % 3]
+    data = random_data(
+        900 + seed,
+        queries=17 + seed,
+        features=features,
+        max_docs=(3, 30)[seed % 2],
+        tie_prone=seed % 4 < 2,
+    )
+    rng = np.random.default_rng(seed)
+    w = rng.normal(size=(33, features))
+    w[3] = 0.0  # every score tied
+    for name, convention in [
+        ("nDCG@10", "trec"),
+        ("nDCG@3", "trec"),
+        ("nDCG@10", "letor"),
+        ("nDCG@10 + AP", "trec"),
+        ("P@5", "trec"),
+    ]:
+        fused = Objective(data, name, convention, backend="engine")
+        unfused = Objective(data, name, convention, backend="engine-scores")
+        numpy = Objective(data, name, convention, backend="numpy")
+        for p in (1, 7, 8, 9, 16, 17, 33):
+            got, want = fused.per_query(w[:p]), unfused.per_query(w[:p])
+            for a, b in zip(got, want, strict=True):
+                assert np.array_equal(a, b), (name, convention, p)
+            assert np.array_equal(fused(w[:p]), unfused(w[:p]))
+            _per_query_close(got, numpy.per_query(w[:p]))
+        single = np.array([fused(w[i])[0] for i in range(len(w))])
+        assert np.array_equal(fused(w), single), (name, convention)

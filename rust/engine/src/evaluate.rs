@@ -10,39 +10,77 @@ use cranfield_eval::judge::stream::{judge_run_streamed, PIECE_BYTES, WHOLE_BYTES
 use cranfield_eval::judge::{
     read_file, topics, Duplicates, Input, JudgeError as Failed, JudgeOptions, Reading,
 };
-use cranfield_eval::measures::{compute, kernel};
+use cranfield_eval::measures::kernel;
+use cranfield_eval::micro::micro_all;
+use cranfield_eval::views::{compute_seen, has_relevant};
 use cranfield_eval::{Column, Kernel, Refusal, Spec};
 use cranfield_trec::Kind;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyTuple};
 
-use crate::judge::{policy, raise, reading, JudgeError};
-use crate::measures::spec;
+use crate::judge::{no_query, policy, raise, raise_in_run, reading, JudgeError};
+use crate::measures::{refusal as refusal_error, spec};
 
 /// One run's result: its name (TREC tag), its query ids and one column per measure.
 struct Evaluated {
     name: String,
     query_ids: Vec<String>,
     columns: Vec<Column>,
+    /// With `skip_no_relevant`: whether each query has a relevant document.
+    relevant: Option<Vec<bool>>,
+    /// With `micro`: the micro average of each spec.
+    micro: Option<Vec<f64>>,
 }
 
 enum Failure {
     Judge(Failed),
+    /// A problem in the run of this index (reading or judging it).
+    InRun(usize, Failed),
     Refused(Refusal),
+    /// A run (named) shares no query with the qrels.
+    NoQuery(String),
+    /// No query of a run (named) has a relevant document, and such queries are skipped.
+    NoRelevant(String),
+    /// A spec without a micro average here.
+    Spec(String),
+}
+
+/// With `skip`: whether each query has a relevant document, or the failure when none
+/// has one (Python's `run_result`).
+fn relevant_queries(
+    judged: &cranfield_eval::judge::Judged,
+    skip: bool,
+    latin1: bool,
+) -> Result<Option<Vec<bool>>, Failure> {
+    if !skip {
+        return Ok(None);
+    }
+    let relevant = has_relevant(&judged.view());
+    if !relevant.contains(&true) {
+        return Err(Failure::NoRelevant(judged.run_name(latin1)));
+    }
+    Ok(Some(relevant))
 }
 
 /// Evaluate TREC runs against TREC qrels: `(qrels topics, [(run name, query ids,
-/// columns)])`, one column per spec (a list of float, or of str for text families).
+/// columns, relevant, micro)])`, one column per spec (a list of float, or of str for
+/// text families); `relevant` (with `skip_no_relevant`, else None) tells the queries
+/// with a relevant document; `micro` (with `micro`, else None) the micro average of
+/// each spec (`cranfield_eval::micro`: ValueError for a family without one). `judged_only_specs[i]`: spec `i` sees the judged-only view.
 ///
 /// `specs` are `(family, cutoff, params)` as `compute_measures` takes them. Raises
-/// `JudgeError` for anything the engine does not read or judge (the caller then takes
-/// the general path, which reports the problem), `what` being 'refused' when a measure
-/// refuses the data; ValueError for a bad spec or option.
+/// `JudgeError` for a problem in an input or an input the engine does not read (see
+/// its doc; with a fifth argument, the index of the run it is in), 'no_query' or
+/// 'no_relevant' (detail: the run's name) when a run has nothing to evaluate;
+/// `InputError`/`MeasureError` when a measure refuses the data; ValueError for a bad
+/// spec or option.
 #[pyfunction]
 #[pyo3(signature = (qrels_path, run_paths, specs, *, latin1=false, fractional=false,
     rel_level=1, depth=None, judged_only=false, complete=false, compat=10,
-    duplicates="error", max_line=1 << 26, max_bytes=None, piece_bytes=PIECE_BYTES, whole_bytes=WHOLE_BYTES))]
+    duplicates="error", max_line=1 << 26, max_bytes=None, judged_only_specs=Vec::new(),
+    skip_no_relevant=false, micro=false, fractional_refusals=Vec::new(),
+    piece_bytes=PIECE_BYTES, whole_bytes=WHOLE_BYTES))]
 #[allow(clippy::too_many_arguments)]
 fn evaluate_trec_files<'py>(
     py: Python<'py>,
@@ -59,6 +97,10 @@ fn evaluate_trec_files<'py>(
     duplicates: &str,
     max_line: usize,
     max_bytes: Option<u64>,
+    judged_only_specs: Vec<bool>,
+    skip_no_relevant: bool,
+    micro: bool,
+    fractional_refusals: Vec<Option<String>>,
     piece_bytes: usize,
     whole_bytes: u64,
 ) -> PyResult<Bound<'py, PyTuple>> {
@@ -81,26 +123,42 @@ fn evaluate_trec_files<'py>(
         let kind = if fractional { Kind::FractionalQrels } else { Kind::Qrels };
         let qrels = read_file(&qrels_path, Input::Qrels, kind, &reading).map_err(Failure::Judge)?;
         let mut out = Vec::with_capacity(run_paths.len());
-        for path in &run_paths {
-            let judged =
-                judge_run_streamed(path, &qrels, &reading, &options).map_err(Failure::Judge)?;
-            let columns =
-                compute(&judged.view(), &mut kernels, reading.threads).map_err(Failure::Refused)?;
+        for (index, path) in run_paths.iter().enumerate() {
+            let judged = judge_run_streamed(path, &qrels, &reading, &options)
+                .map_err(|e| in_run(index, e))?;
+            if judged.num_queries() == 0 {
+                return Err(Failure::NoQuery(judged.run_name(latin1)));
+            }
+            let relevant = relevant_queries(&judged, skip_no_relevant, latin1)?;
+            let columns = compute_seen(
+                &judged.view(),
+                &mut kernels,
+                &judged_only_specs,
+                &fractional_refusals,
+                reading.threads,
+            )
+            .map_err(Failure::Refused)?;
+            let micro = micro
+                .then(|| micro_all(&judged.view(), &specs, &judged_only_specs))
+                .transpose()
+                .map_err(Failure::Spec)?;
             let query_ids = (0..judged.num_queries())
                 .map(|q| String::from_utf8_lossy(judged.query_id(q)).into_owned())
                 .collect();
-            out.push(Evaluated { name: judged.run_name(latin1), query_ids, columns });
+            let name = judged.run_name(latin1);
+            out.push(Evaluated { name, query_ids, columns, relevant, micro });
         }
         Ok((topics(&qrels), out))
     };
     let (topics, runs) = match py.detach(|| catch_unwind(AssertUnwindSafe(work))) {
         Ok(Ok(done)) => done,
         Ok(Err(Failure::Judge(failure))) => return Err(raise(py, failure)),
-        Ok(Err(Failure::Refused(refusal))) => {
-            let message = match refusal {
-                Refusal::Input(m) | Refusal::Measure(m) => m,
-            };
-            return Err(JudgeError::new_err(("refused", py.None(), py.None(), message)));
+        Ok(Err(Failure::InRun(index, failure))) => return Err(raise_in_run(py, failure, index)),
+        Ok(Err(Failure::Refused(refusal))) => return Err(refusal_error(py, refusal)),
+        Ok(Err(Failure::NoQuery(name))) => return Err(no_query(name)),
+        Ok(Err(Failure::Spec(message))) => return Err(PyValueError::new_err(message)),
+        Ok(Err(Failure::NoRelevant(name))) => {
+            return Err(JudgeError::new_err(("no_relevant", "run", None::<u64>, name)))
         }
         Err(_) => {
             return Err(JudgeError::new_err(("internal", py.None(), py.None(), "a panic")));
@@ -115,9 +173,20 @@ fn evaluate_trec_files<'py>(
                 Column::Texts(v) => columns.append(PyList::new(py, v)?)?,
             }
         }
-        results.append((run.name, run.query_ids, columns))?;
+        results.append((run.name, run.query_ids, columns, run.relevant, run.micro))?;
     }
     (topics, results).into_pyobject(py)
+}
+
+/// A failure in the run of this index; one in the qrels (found judging the run) as is.
+fn in_run(index: usize, failure: Failed) -> Failure {
+    match failure {
+        Failed::Duplicate { input: Input::Qrels, .. }
+        | Failed::Empty(Input::Qrels)
+        | Failed::WrongKind(Input::Qrels)
+        | Failed::Options(_) => Failure::Judge(failure),
+        _ => Failure::InRun(index, failure),
+    }
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use cranfield_eval::judge::{
     judge_files, Duplicates, Input, JudgeError as Failed, JudgeOptions, Judged, LabelVec, Reading,
 };
+use cranfield_trec::gzip::GzipError;
 use cranfield_trec::Problem;
 use numpy::PyArray1;
 use pyo3::create_exception;
@@ -13,17 +14,21 @@ use pyo3::create_exception;
 use crate::MAX_LINE_CAP;
 use pyo3::exceptions::{PyException, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyList, PyTuple};
+use pyo3::types::{PyBytes, PyList, PyTuple};
+use pyo3::IntoPyObjectExt;
 
 create_exception!(
     _engine,
     JudgeError,
     PyException,
     "Judging TREC files failed: args are (what, input, line or None, detail or None); \
-     what is 'unsupported' (read the input in Python), 'io', 'read', 'empty', \
-     'duplicate', 'wrong_kind', 'options', 'regrouped' (detail: the query id and the \
-     run's path), 'memory' (detail: the message and the run's path) or 'internal'; \
-     input is 'run', 'qrels' or None."
+     what is 'unsupported' (read the input in Python), 'io' (detail ('os', errno, text), \
+     ('gzip', message) or ('too_large', limit)), 'read' (detail (problem, value) as \
+     ReadError gives them), 'empty', 'duplicate' (detail (query, doc, first line, second \
+     line)), 'no_query' (detail: the run's name), 'wrong_kind', 'options', 'regrouped' \
+     (a run read in pieces whose query reappears; detail: the query id and the run's \
+     path), 'memory' (detail: the message and the run's path) or 'internal'; input is \
+     'run', 'qrels' or None."
 );
 
 /// How the bindings read TREC files: lines capped at [`MAX_LINE_CAP`], gzip within
@@ -51,7 +56,7 @@ pub(crate) fn policy(name: &str, what: &str) -> PyResult<Duplicates> {
 
 /// The reader's name of a problem (as `ReadError` gives it) and its detail.
 fn problem(py: Python<'_>, problem: &Problem) -> (&'static str, Option<Py<PyAny>>) {
-    let bytes = |v: &[u8]| Some(pyo3::types::PyBytes::new(py, v).into_any().unbind());
+    let bytes = |v: &[u8]| Some(PyBytes::new(py, v).into_any().unbind());
     match problem {
         Problem::Nul => ("nul", None),
         Problem::LongLine => ("long_line", None),
@@ -67,6 +72,25 @@ fn problem(py: Python<'_>, problem: &Problem) -> (&'static str, Option<Py<PyAny>
     }
 }
 
+/// `JudgeError("no_query", "run", None, name)`: a run and the qrels share no query
+/// (nothing to evaluate: the mean over no query is undefined).
+pub(crate) fn no_query(name: String) -> PyErr {
+    JudgeError::new_err(("no_query", "run", None::<u64>, name))
+}
+
+/// `raise`'s error with a fifth argument: the index of the run (of several) it is in.
+pub(crate) fn raise_in_run(py: Python<'_>, failure: Failed, run: usize) -> PyErr {
+    let error = raise(py, failure);
+    let args = error.value(py).getattr("args").and_then(|a| a.extract::<Vec<Py<PyAny>>>());
+    match args {
+        Ok(mut args) => {
+            args.push(any(py, run).unwrap_or_else(|| py.None()));
+            JudgeError::new_err(PyTuple::new(py, args).map_or_else(|_| py.None(), |t| t.into()))
+        }
+        Err(_) => error,
+    }
+}
+
 pub(crate) fn raise(py: Python<'_>, failure: Failed) -> PyErr {
     let name = |input: Input| Some(input.to_string());
     let text =
@@ -76,8 +100,9 @@ pub(crate) fn raise(py: Python<'_>, failure: Failed) -> PyErr {
             Failed::Options(message) => ("options", None, None, text(message.to_string())),
             Failed::WrongKind(input) => ("wrong_kind", name(*input), None, None),
             Failed::Empty(input) => ("empty", name(*input), None, None),
-            Failed::Duplicate { input, lines, .. } => {
-                ("duplicate", name(*input), Some(lines.1), text(failure.to_string()))
+            Failed::Duplicate { input, query, doc, lines } => {
+                let detail = (PyBytes::new(py, query), PyBytes::new(py, doc), lines.0, lines.1);
+                ("duplicate", name(*input), Some(lines.1), any(py, detail))
             }
             Failed::Read { input, error } => {
                 let (kind, detail) = problem(py, &error.problem);
@@ -92,7 +117,7 @@ pub(crate) fn raise(py: Python<'_>, failure: Failed) -> PyErr {
                     ),
                 )
             }
-            Failed::Io { input, error } => ("io", name(*input), None, text(error.to_string())),
+            Failed::Io { input, error } => ("io", name(*input), None, io_detail(py, error)),
             Failed::Unsupported { input, reason } => {
                 ("unsupported", name(*input), None, text(reason.to_string()))
             }
@@ -111,7 +136,22 @@ pub(crate) fn raise(py: Python<'_>, failure: Failed) -> PyErr {
 
 fn pair(py: Python<'_>, detail: (impl AsRef<str>, PathBuf)) -> Option<Py<PyAny>> {
     let (text, path) = detail;
-    (text.as_ref(), path).into_pyobject(py).ok().map(|v| v.into_any().unbind())
+    any(py, (text.as_ref(), path))
+}
+
+fn any<'py>(py: Python<'py>, value: impl IntoPyObject<'py>) -> Option<Py<PyAny>> {
+    value.into_py_any(py).ok()
+}
+
+/// What went wrong reading a file: `("too_large", limit)` or `("gzip", message)` for a
+/// gzip file beyond the budget or corrupt (the messages of `ReadError`), else `("os",
+/// errno or None, message)`.
+fn io_detail(py: Python<'_>, error: &std::io::Error) -> Option<Py<PyAny>> {
+    match GzipError::of(error) {
+        Some(GzipError::TooLarge(limit)) => any(py, ("too_large", *limit)),
+        Some(gz) => any(py, ("gzip", gz.to_string())),
+        None => any(py, ("os", error.raw_os_error(), error.to_string())),
+    }
 }
 
 fn labels<'py>(py: Python<'py>, labels: LabelVec) -> Bound<'py, PyAny> {

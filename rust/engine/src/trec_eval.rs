@@ -9,19 +9,19 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 
 use cranfield_eval::judge::stream::{judge_files_streamed, PIECE_BYTES, WHOLE_BYTES};
-use cranfield_eval::judge::{JudgeError as Failed, JudgeOptions, Reading};
+use cranfield_eval::judge::{JudgeError as JudgeFailure, JudgeOptions, Reading};
 use cranfield_eval::trec_eval::{
     evaluate, latin1_bytes, print, relevant_grades, Col, Failure, Kind, Layout, Printed, Subset,
     ZScores,
 };
-use cranfield_eval::{Column, JudgedView};
+use cranfield_eval::{Column, JudgedView, Refusal};
 use numpy::PyReadonlyArray1;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
 
-use crate::judge::{raise, reading};
-use crate::measures::spec;
+use crate::judge::{no_query, raise, reading};
+use crate::measures::{refusal as refusal_error, spec};
 
 /// `(printed, kind, spec or None, blank, reset, recount)` -> Col.
 fn col(item: &Bound<'_, PyAny>) -> PyResult<Col> {
@@ -120,8 +120,17 @@ fn trec_eval_print<'py>(
 /// ids, without `-c`) and the (query, measure) pairs without a usable z-score.
 type Done = (Printed, Vec<String>);
 
+/// Why `files` stops: an input the engine leaves to Python or a problem in an input
+/// (raised as `JudgeError`), a measure refusing the data, or a bad column.
+enum Stop {
+    Judge(JudgeFailure),
+    NoQuery(String),
+    Refused(Refusal),
+    Invalid(String),
+}
+
 /// Read, judge, compute and print; None when the engine cannot (the caller's general
-/// path then runs and reports any problem with its messages).
+/// path then runs).
 fn files(
     cols: &[Col],
     qrels_path: &Path,
@@ -134,11 +143,8 @@ fn files(
     let (per_query, summary) = shape;
     // judged with every qrels topic: the topics without results are those not `in_run`
     let every = JudgeOptions { complete: true, ..options.clone() };
-    let judged = match judge_files_streamed(run_path, qrels_path, reading, &every) {
-        Ok(judged) => judged,
-        Err(e @ (Failed::Regrouped { .. } | Failed::Memory { .. })) => return Err(Stop::Judge(e)),
-        Err(_) => return Ok(None),
-    };
+    let judged =
+        judge_files_streamed(run_path, qrels_path, reading, &every).map_err(Stop::Judge)?;
     let all = judged.view();
     let relevant = relevant_grades(all.qrels_grades);
     let subset;
@@ -149,7 +155,7 @@ fn files(
         (subset.view(&all), subset.kept.clone())
     };
     if queries.is_empty() {
-        return Ok(None); // no query to evaluate: the general path's error
+        return Err(Stop::NoQuery(judged.run_name(true)));
     }
     let Some(ids) =
         queries.iter().map(|&q| latin1_bytes(judged.query_id(q))).collect::<Option<Vec<_>>>()
@@ -177,16 +183,9 @@ fn files(
     let threads = if run.labels.len() >= THREADS_FROM { reading.threads } else { 1 };
     match evaluate(&run, cols, &layout, options.judged_only, threads) {
         Ok(printed) => Ok(Some((printed, missing))),
-        Err(Failure::Refused(_)) => Ok(None), // the general path reports it
+        Err(Failure::Refused(refusal)) => Err(Stop::Refused(refusal)),
         Err(Failure::Invalid(message)) => Err(Stop::Invalid(message)),
     }
-}
-
-/// Why `files` stopped: a value that does not fit (ValueError), or a run the engine
-/// cannot evaluate whatever the path (`JudgeError`).
-enum Stop {
-    Invalid(String),
-    Judge(Failed),
 }
 
 /// Ranked documents from which the kernels run on several threads.
@@ -199,10 +198,11 @@ const THREADS_FROM: usize = 1_000_000;
 ///
 /// Returns `(text, missing, unusable)` — the output bytes, the qrels topics without
 /// results (without `-c`, for the note) and the (query, measure) pairs without a usable
-/// z-score — or None when the engine cannot do it: an input it does not read (standard
-/// input, gzip, not a regular file), a problem in an input, no query to evaluate. The
-/// caller then runs its general path, which reports problems with their messages.
-/// Raises ValueError for a measure the engine does not compute.
+/// z-score — or None when the engine cannot do it (ids that are not Latin-1). Raises
+/// `JudgeError` for a problem in an input, an input it does not read (standard input,
+/// not a regular file: 'unsupported') or no query to evaluate ('no_query');
+/// `InputError`/`MeasureError` when a measure refuses the data; ValueError for a
+/// measure the engine does not compute.
 #[pyfunction]
 #[pyo3(signature = (columns, qrels_path, run_path, rel_level, depth, judged_only, complete, compat, per_query, summary, zscores=None, max_line=1 << 26, max_bytes=None, piece_bytes=PIECE_BYTES, whole_bytes=WHOLE_BYTES))]
 #[allow(clippy::too_many_arguments)]
@@ -235,8 +235,10 @@ fn trec_eval_files<'py>(
         .detach(|| catch_unwind(AssertUnwindSafe(work)))
         .map_err(|_| PyRuntimeError::new_err("internal error: trec_eval's engine panicked"))?
         .map_err(|stop| match stop {
-            Stop::Invalid(message) => PyValueError::new_err(message),
             Stop::Judge(failure) => raise(py, failure),
+            Stop::NoQuery(name) => no_query(name),
+            Stop::Refused(refusal) => refusal_error(py, refusal),
+            Stop::Invalid(message) => PyValueError::new_err(message),
         })?;
     let Some((printed, missing)) = done else {
         return Ok(None);

@@ -316,16 +316,21 @@ pub fn judge_files(
     let qrels = read_file(qrels_path, Input::Qrels, qrels_kind, reading)?;
     let run = match read_file(run_path, Input::Run, Kind::Run, reading) {
         Ok(run) => run,
-        Err(err) => {
-            // a duplicate in the qrels is reported first, as Qrels.read reports it
-            let threads = threads_for(&qrels, &qrels, reading.threads);
-            return match judge_with(&no_rows(), &qrels, options, threads) {
-                Err(dup @ JudgeError::Duplicate { .. }) => Err(dup),
-                _ => Err(err),
-            };
-        }
+        Err(err) => return Err(qrels_problem(&qrels, options, reading.threads).unwrap_or(err)),
     };
     judge_with(&run, &qrels, options, threads_for(&run, &qrels, reading.threads))
+}
+
+/// The problem Python's `Qrels.read` would report in parsed qrels (no rows, a duplicate
+/// under the `Error` policy), if any: what comes before any problem of a run, which
+/// Python reads after the qrels. Judges the qrels alone (call it on an error path).
+pub fn qrels_problem(qrels: &Parsed, options: &JudgeOptions, threads: usize) -> Option<JudgeError> {
+    let threads = threads_for(qrels, qrels, threads);
+    match judge_with(&no_rows(), qrels, options, threads) {
+        Err(e @ JudgeError::Duplicate { input: Input::Qrels, .. }) => Some(e),
+        Err(e @ (JudgeError::Empty(Input::Qrels) | JudgeError::WrongKind(Input::Qrels))) => Some(e),
+        _ => None,
+    }
 }
 
 /// Reads one TREC input of `kind` from a regular file, plain or gzip (see

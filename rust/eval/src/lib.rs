@@ -10,7 +10,9 @@
 pub mod aggregate;
 pub mod judge;
 pub mod measures;
+pub mod micro;
 pub mod trec_eval;
+pub mod views;
 
 use std::collections::BTreeMap;
 
@@ -291,6 +293,13 @@ pub trait Kernel: Send + Sync {
 
     /// The value for one query (numeric families).
     fn value(&self, q: &Query) -> f64;
+
+    /// The value for one query, reading the work shared with the query's other kernels
+    /// from `shared` (which [`measures::compute`] resets between queries). The default
+    /// computes [`Kernel::value`]; a kernel that overrides it gives the same bits either way.
+    fn value_shared(&self, q: &Query, _shared: &mut measures::Shared) -> f64 {
+        self.value(q)
+    }
 
     /// The text for one query (string families: relstring); numeric families never
     /// receive this call.

@@ -2,6 +2,8 @@
 //! best of 20: `cargo run --release -p cranfield-ltr --example bench [FRACTION OF
 //! RELEVANT DOCUMENTS [lognormal]]`. Prints the scoring alone, the ranking of given scores and the
 //! fused `evaluate_weights` (scoring and ranking block by block), on 1 and 2 threads.
+//! A third argument N: only the fused evaluation on one thread, N times (to time the
+//! process's CPU time, e.g. with `perf stat`, on a busy machine).
 
 use cranfield_ltr::{scoring, Kernel, Kind, Spec};
 use std::time::Instant;
@@ -22,7 +24,8 @@ fn main() {
         state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
         (state >> 11) as f64 / (1u64 << 53) as f64
     };
-    let (queries, p, f) = (470usize, 200usize, 46usize);
+    let queries: usize = std::env::var("LTR_BENCH_QUERIES").map_or(470, |q| q.parse().unwrap());
+    let (p, f) = (200usize, 46usize);
     let mut offsets = vec![0usize];
     // query lengths uniform on 5..35, or (second argument `lognormal`) as
     // benchmarks/ltr.py draws them: log-normal, median 15, sigma 0.6, within 5..121
@@ -47,6 +50,14 @@ fn main() {
     let features: Vec<f64> = (0..n * f).map(|_| next()).collect();
     let weights: Vec<f64> = (0..p * f).map(|_| next() - 0.5).collect();
     kernel.set_features(&features, f).unwrap();
+    if let Some(times) = std::env::args().nth(3).map(|a| a.parse::<usize>().unwrap()) {
+        let mut out = vec![0.0; p * queries];
+        for _ in 0..times {
+            kernel.evaluate_weights(&weights, &mut out, 1).unwrap();
+        }
+        println!("{times} fused evaluations of {p} individuals: sum {}", out.iter().sum::<f64>());
+        return;
+    }
     let mut scores = vec![0.0; p * n];
     let t = best(|| scoring::scores(&features, &weights, f, &mut scores));
     println!("{n} docs x {f} features, {p} individuals: scoring {t:.2} ms (1 thread)");
@@ -58,7 +69,8 @@ fn main() {
     let mut out1 = vec![0.0; queries];
     let t = best(|| kernel.evaluate(&row, 1, &mut out1, 1).unwrap()) * 1e3;
     let fused = best(|| kernel.evaluate_weights(one, &mut out1, 1).unwrap()) * 1e3;
-    println!("one vector: ranking {t:.1} us, fused {fused:.1} us");
+    let fused2 = best(|| kernel.evaluate_weights(one, &mut out1, 2).unwrap()) * 1e3;
+    println!("one vector: ranking {t:.1} us, fused {fused:.1} us (1 thread), {fused2:.1} us (2)");
     for threads in [1, 2] {
         let rank = best(|| kernel.evaluate(&scores, p, &mut out, threads).unwrap());
         let fused = best(|| kernel.evaluate_weights(&weights, &mut out, threads).unwrap());

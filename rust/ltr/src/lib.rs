@@ -19,7 +19,7 @@
 pub mod scoring;
 pub mod svmlight;
 
-use scoring::{Panels, MR, NR};
+use scoring::{Lanes, Panels, LW, MR, NR};
 
 use std::cmp::Ordering;
 
@@ -130,9 +130,18 @@ pub struct Kernel {
     positive_docs: Vec<u32>,
     /// The features in panels (`set_features`), for `evaluate_weights`.
     panels: Option<Panels>,
+    /// When the objective is one nDCG@k with tabulated quotients: the width of its
+    /// table (the ranks it counts), for the groups' vectorised sum.
+    ndcg_width: Option<usize>,
     /// Runs of whole queries of about [`BLOCK_DOCS`] documents: (first query, end).
     blocks: Vec<(usize, usize)>,
 }
+
+/// Documents from which `evaluate_weights` splits a few individuals' queries between
+/// two threads. Measured on the shared 2-core machine (load 8): at 9,000 and 24,000
+/// documents (one vector: ~90 and ~260 us) the second thread made it slower (starting
+/// and joining it, and waiting for a core); at 69,000 (~2.5 ms) it saved up to a third.
+const SPLIT_DOCS: usize = 50_000;
 
 /// Documents scored at a time in `evaluate_weights`: their features (~190 KB at 46
 /// features) stay in the core's L2 cache across all individuals, their scores in L1.
@@ -144,6 +153,9 @@ struct Scratch {
     values: Vec<f64>,
     gathered: Vec<f64>,
     ranked: Vec<(u32, u32)>,
+    /// Per rank up to the nDCG cutoff, and one spare: each lane's quotient (+0.0 when
+    /// no document of the lane has that rank).
+    slots: Vec<[f64; LW]>,
 }
 
 impl Scratch {
@@ -153,6 +165,7 @@ impl Scratch {
             values: Vec::with_capacity(len),
             gathered: Vec::with_capacity(len),
             ranked: Vec::with_capacity(len),
+            slots: vec![[0.0; LW]; QUOTIENT_RANKS + 1],
         }
     }
 }
@@ -231,6 +244,12 @@ impl Kernel {
                 .extend((w[0]..w[1]).filter(|&i| is_positive[i]).map(|i| (i - w[0]) as u32));
             positive_offsets.push(positive_docs.len());
         }
+        let ndcg_width = match &terms[..] {
+            [t] if t.spec.kind == Kind::Ndcg && !t.quotients.is_empty() => {
+                Some(t.spec.cutoff.unwrap_or(0).min(discount.len())).filter(|&w| w >= 1)
+            }
+            _ => None,
+        };
         Ok(Kernel {
             offsets,
             labels,
@@ -243,6 +262,7 @@ impl Kernel {
             positive_offsets,
             positive_docs,
             panels: None,
+            ndcg_width,
             blocks: Vec::new(),
         })
     }
@@ -321,6 +341,63 @@ impl Kernel {
         }
         let p = weights.len() / f;
         let row = self.num_terms() * self.num_queries();
+        if p > 0 && p < LW && threads > 1 && self.num_docs() >= SPLIT_DOCS {
+            let out_len = out.len();
+            if out_len != p * row {
+                return Err(Failure::Shape(format!("{out_len} values for {p} x {row}")));
+            }
+            return self.split_queries(weights, p, out);
+        }
+        self.split(p, out, threads, |first, count, o| {
+            let w = &weights[first * f..(first + count) * f];
+            self.weights_blocks(w, count, o, &self.blocks)
+        })
+    }
+
+    /// A few individuals (Nelder-Mead's one) on two threads: the first blocks of
+    /// queries (about half the documents) here, the others on a second thread into a
+    /// buffer of their own, whose queries' values are then copied. Each query's values
+    /// are computed as on one thread.
+    fn split_queries(&self, weights: &[f64], p: usize, out: &mut [f64]) -> Result<(), Failure> {
+        let half = self.num_docs() / 2;
+        let mid = self.blocks.partition_point(|&(qa, _)| self.offsets[qa] < half).max(1);
+        let (mine, theirs) = self.blocks.split_at(mid.min(self.blocks.len()));
+        if theirs.is_empty() {
+            return self.weights_blocks(weights, p, out, mine);
+        }
+        let len = out.len();
+        let (done, other) = std::thread::scope(|scope| {
+            let other = scope.spawn(|| {
+                let mut local = vec![0.0; len];
+                self.weights_blocks(weights, p, &mut local, theirs).map(|_| local)
+            });
+            let done = self.weights_blocks(weights, p, out, mine);
+            (done, other.join())
+        });
+        done?;
+        let local = other.map_err(|_| Failure::Shape("a worker failed".into()))??;
+        let q_count = self.num_queries();
+        let (qa, qb) = (theirs[0].0, q_count);
+        for (o, l) in out.chunks_exact_mut(q_count).zip(local.chunks_exact(q_count)) {
+            o[qa..qb].copy_from_slice(&l[qa..qb]);
+        }
+        Ok(())
+    }
+
+    /// The values (`count x T x Q`, `out`) of the queries of `blocks` for the
+    /// individuals `w` (`count x F`).
+    fn weights_blocks(
+        &self,
+        w: &[f64],
+        count: usize,
+        o: &mut [f64],
+        blocks: &[(usize, usize)],
+    ) -> Result<(), Failure> {
+        let Some(panels) = &self.panels else {
+            return Err(Failure::Shape("no features were given to the kernel".into()));
+        };
+        let f = panels.num_features();
+        let row = self.num_terms() * self.num_queries();
         let widest = self
             .blocks
             .iter()
@@ -328,29 +405,201 @@ impl Kernel {
             .max()
             .unwrap_or(0)
             * NR;
-        self.split(p, out, threads, |first, count, o| {
-            let w = &weights[first * f..(first + count) * f];
-            let mut buf = vec![0.0; MR * widest];
-            let mut scratch = Scratch::new(self.max_len);
-            for &(qa, qb) in &self.blocks {
-                let (a, b) = (self.offsets[qa], self.offsets[qb]);
-                let p0 = a / NR;
-                let panels_here = b.div_ceil(NR) - p0;
-                let base = p0 * NR;
-                for g in (0..count).step_by(MR) {
-                    let rows = MR.min(count - g);
-                    panels.score(&w[g * f..(g + rows) * f], p0, panels_here, &mut buf, widest);
-                    // finiteness checked here for the whole tile (padding scores are 0)
-                    if !all_finite(&buf[..rows * widest]) {
+        let widest_docs = self.blocks.iter().map(|&(a, b)| self.offsets[b] - self.offsets[a]);
+        let widest_docs = widest_docs.max().unwrap_or(0);
+        // whole groups of LW individuals scored side by side and ranked together,
+        // the rest in tiles of MR (the same chains, so the same values)
+        let full = count / LW * LW;
+        let lanes = Lanes::new(&w[..full * f], f);
+        let mut lane_buf = vec![0.0; if full > 0 { 2 * LW * widest_docs } else { 0 }];
+        let mut buf = vec![0.0; if full < count { MR * widest } else { 0 }];
+        let mut scratch = Scratch::new(self.max_len);
+        for &(qa, qb) in blocks {
+            let (a, b) = (self.offsets[qa], self.offsets[qb]);
+            // two groups at a time (the last alone when their number is odd)
+            for g in (0..lanes.num_groups()).step_by(2) {
+                let (tile, next) = lane_buf.split_at_mut(LW * widest_docs);
+                let (tile, next) = (&mut tile[..(b - a) * LW], &mut next[..(b - a) * LW]);
+                let two = g + 1 < lanes.num_groups();
+                if two {
+                    lanes.score_two(g, panels, (a, b), tile, next);
+                } else {
+                    lanes.score(g, panels, (a, b), tile);
+                }
+                for (h, tile) in
+                    [&tile[..], &next[..]].into_iter().take(1 + usize::from(two)).enumerate()
+                {
+                    if !all_finite(tile) {
                         return Err(Failure::NonFinite);
                     }
-                    let o = &mut o[g * row..(g + rows) * row];
-                    let tile = (&buf[..rows * widest], widest);
-                    self.rank_tile(tile, (qa, qb), base, o, &mut scratch, None)?;
+                    let o = &mut o[(g + h) * LW * row..(g + h + 1) * LW * row];
+                    self.rank_lanes(tile, (qa, qb), a, o, &mut scratch);
                 }
             }
-            Ok(())
-        })
+            let p0 = a / NR;
+            let panels_here = b.div_ceil(NR) - p0;
+            let base = p0 * NR;
+            for g in (full..count).step_by(MR) {
+                let rows = MR.min(count - g);
+                panels.score(&w[g * f..(g + rows) * f], p0, panels_here, &mut buf, widest);
+                // finiteness checked here for the whole tile (padding scores are 0)
+                if !all_finite(&buf[..rows * widest]) {
+                    return Err(Failure::NonFinite);
+                }
+                let o = &mut o[g * row..(g + rows) * row];
+                let tile = (&buf[..rows * widest], widest);
+                self.rank_tile(tile, (qa, qb), base, o, &mut scratch, None)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The queries `qa..qb` of a group of [`LW`] individuals whose finite scores are
+    /// `tile` (from document `base` on, document-major, [`LW`] individuals per
+    /// document): their values (`LW x T x Q`) in `out`. Compiled a second time for
+    /// AVX2 CPUs, as [`Kernel::rank_tile`].
+    fn rank_lanes(
+        &self,
+        tile: &[f64],
+        queries: (usize, usize),
+        base: usize,
+        out: &mut [f64],
+        scratch: &mut Scratch,
+    ) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            if std::is_x86_feature_detected!("avx2")
+                && std::is_x86_feature_detected!("bmi1")
+                && std::is_x86_feature_detected!("bmi2")
+                && std::is_x86_feature_detected!("popcnt")
+            {
+                // SAFETY: the CPU has these features (just checked)
+                return unsafe { self.rank_lanes_avx2(tile, queries, base, out, scratch) };
+            }
+        }
+        self.rank_lanes_body(tile, queries, base, out, scratch, false)
+    }
+
+    /// [`Kernel::rank_lanes`] with AVX2 and BMI.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2,bmi1,bmi2,popcnt")]
+    unsafe fn rank_lanes_avx2(
+        &self,
+        tile: &[f64],
+        queries: (usize, usize),
+        base: usize,
+        out: &mut [f64],
+        scratch: &mut Scratch,
+    ) {
+        self.rank_lanes_body(tile, queries, base, out, scratch, true)
+    }
+
+    /// Query by query: the ranks of the documents that can count, for the [`LW`]
+    /// individuals at once ([`count_lanes`]); then nDCG@k summed for all of them
+    /// ([`Kernel::ndcg_lanes`]) or each individual's values from its ranks, as
+    /// [`Kernel::query`] computes them. A query with more documents that can count
+    /// than [`RANK_BY_COUNTING`] goes individual by individual through
+    /// [`Kernel::query`]'s ranking.
+    #[inline(always)]
+    fn rank_lanes_body(
+        &self,
+        tile: &[f64],
+        (qa, qb): (usize, usize),
+        base: usize,
+        out: &mut [f64],
+        scratch: &mut Scratch,
+        avx2: bool,
+    ) {
+        let q_count = self.num_queries();
+        let row = self.num_terms() * q_count;
+        let mut ranks = [[0u64; LW]; RANK_BY_COUNTING];
+        for q in qa..qb {
+            let (a, b) = (self.offsets[q], self.offsets[q + 1]);
+            let s = &tile[(a - base) * LW..(b - base) * LW];
+            let positive =
+                &self.positive_docs[self.positive_offsets[q]..self.positive_offsets[q + 1]];
+            if positive.len() > RANK_BY_COUNTING {
+                for (l, o) in out.chunks_exact_mut(row).enumerate() {
+                    let Scratch { order, values, gathered, ranked, .. } = scratch;
+                    gathered.clear();
+                    gathered.extend(s.iter().skip(l).step_by(LW));
+                    self.values_of(q, gathered, o, order, values, ranked);
+                }
+                continue;
+            }
+            let ranks = &mut ranks[..positive.len()];
+            count_lanes(s, positive, ranks, avx2);
+            if let Some(width) = self.ndcg_width {
+                self.ndcg_lanes(q, positive, ranks, width, out, &mut scratch.slots);
+                continue;
+            }
+            let len = b - a;
+            let depth = self.depth.map_or(len, |d| d.min(len));
+            let labels = &self.labels[a..b];
+            for (l, o) in out.chunks_exact_mut(row).enumerate() {
+                // as `count_ranks` leaves them: kept when within depth, then in order
+                let mut found = [(0u32, 0u32); RANK_BY_COUNTING];
+                let mut m = 0;
+                for (r, &p) in ranks.iter().zip(positive) {
+                    found[m] = (r[l] as u32, p);
+                    m += usize::from(r[l] as usize <= depth);
+                }
+                scratch.ranked.clear();
+                put_in_rank_order(&found[..m], depth, &mut scratch.ranked);
+                for (t, term) in self.terms.iter().enumerate() {
+                    o[t * q_count + q] = self.value(term, q, a, labels, &scratch.ranked, depth);
+                }
+            }
+        }
+    }
+
+    /// nDCG@k (the kernel's one measure, with tabulated quotients `width` ranks wide)
+    /// of query `q` for [`LW`] individuals from the ranks of its documents that can
+    /// count: each document's quotient put in its lane's slot for its rank (beyond the
+    /// cutoff: the spare slot), then the slots summed in rank order. A rank no document
+    /// has adds +0.0, which leaves the sum as it is (the sum starts at +0.0 and cannot
+    /// become -0.0), so each lane's sum is [`Kernel::value`]'s, bit for bit.
+    #[inline(always)]
+    fn ndcg_lanes(
+        &self,
+        q: usize,
+        positive: &[u32],
+        ranks: &[[u64; LW]],
+        width: usize,
+        out: &mut [f64],
+        slots: &mut [[f64; LW]],
+    ) {
+        let term = &self.terms[0];
+        let spec = &term.spec;
+        let a = self.offsets[q];
+        let len = self.offsets[q + 1] - a;
+        let mut dcg = [0.0f64; LW];
+        // ranks are at most len, within the discounts: rank <= k exactly when <= width
+        if !(spec.zero_if_short && spec.cutoff.is_some_and(|k| len < k)) {
+            for (r, &p) in ranks.iter().zip(positive) {
+                let doc = a + p as usize;
+                if spec.gains[doc] == 0.0 {
+                    continue;
+                }
+                let quotients = &term.quotients[term.gain_index[doc] as usize * width..][..width];
+                for l in 0..LW {
+                    let rank = r[l] as usize;
+                    let at = if rank <= width { rank - 1 } else { width };
+                    slots[at][l] = quotients[(rank - 1).min(width - 1)];
+                }
+            }
+            for slot in &mut slots[..width] {
+                for l in 0..LW {
+                    dcg[l] += slot[l];
+                }
+                *slot = [0.0; LW];
+            }
+        }
+        let row = self.num_terms() * self.num_queries();
+        let ideal = term.ideal[q];
+        for (o, d) in out.chunks_exact_mut(row).zip(dcg) {
+            o[q] = if ideal != 0.0 { d / ideal } else { 0.0 };
+        }
     }
 
     /// The queries `qa..qb` of a tile of individuals: their scores from document
@@ -439,7 +688,7 @@ impl Kernel {
         // machine a thread may get far less of a core than the other); each chunk's
         // values depend on its individuals alone, so the result does not depend on
         // which thread computed what
-        let per = p.div_ceil(threads * 4).max(4 * MR).div_ceil(MR) * MR;
+        let per = p.div_ceil(threads * 4).max(4 * LW).div_ceil(LW) * LW;
         let chunks = std::sync::Mutex::new(out.chunks_mut(per * row).enumerate());
         let failed = std::sync::Mutex::new(None);
         let worker = || loop {
@@ -501,10 +750,9 @@ impl Kernel {
         scratch: &mut Scratch,
         columns: Option<&[u32]>,
     ) -> Result<(), Failure> {
-        let Scratch { order, values, gathered, ranked } = scratch;
+        let Scratch { order, values, gathered, ranked, .. } = scratch;
         let checked = columns.is_none();
         let columns = columns.unwrap_or(&[]);
-        let q_count = self.num_queries();
         let (a, b) = (self.offsets[q], self.offsets[q + 1]);
         let scores = if columns.is_empty() {
             &s[a - base..b - base]
@@ -516,6 +764,24 @@ impl Kernel {
         if !checked && !all_finite(scores) {
             return Err(Failure::NonFinite);
         }
+        self.values_of(q, scores, out, order, values, ranked);
+        Ok(())
+    }
+
+    /// The values of query `q` for one individual whose finite scores of the query's
+    /// documents are `scores` (`out`: its `T x Q` values).
+    #[inline(always)]
+    fn values_of(
+        &self,
+        q: usize,
+        scores: &[f64],
+        out: &mut [f64],
+        order: &mut Vec<u32>,
+        values: &mut Vec<f64>,
+        ranked: &mut Vec<(u32, u32)>,
+    ) {
+        let q_count = self.num_queries();
+        let (a, b) = (self.offsets[q], self.offsets[q + 1]);
         let len = b - a;
         let depth = self.depth.map_or(len, |d| d.min(len));
         let positive = &self.positive_docs[self.positive_offsets[q]..self.positive_offsets[q + 1]];
@@ -540,7 +806,6 @@ impl Kernel {
         for (t, term) in self.terms.iter().enumerate() {
             out[t * q_count + q] = self.value(term, q, a, labels, ranked, depth);
         }
-        Ok(())
     }
 
     /// One measure of one ranking from the ranks (1-based, ascending, at most `depth`)
@@ -658,9 +923,21 @@ impl Kernel {
     }
 }
 
-/// Whether no value is NaN or infinite (a branch-free pass).
+/// Whether no value is NaN or infinite: `x * 0.0` is 0 for a finite `x`, NaN for any
+/// other, so 8 running sums of those stay 0 exactly when all are finite (a branch-free
+/// pass the compiler vectorises).
 fn all_finite(values: &[f64]) -> bool {
-    values.iter().fold(true, |ok, v| ok & v.is_finite())
+    let mut sums = [0.0f64; 8];
+    let mut chunks = values.chunks_exact(8);
+    for c in &mut chunks {
+        for l in 0..8 {
+            sums[l] += c[l] * 0.0;
+        }
+    }
+    for (l, &v) in chunks.remainder().iter().enumerate() {
+        sums[l] += v * 0.0;
+    }
+    sums.iter().all(|&s| s == 0.0)
 }
 
 /// Documents that can count in a query up to which their ranks are found by counting
@@ -796,6 +1073,70 @@ fn count_ranks_body(
         m += usize::from(rank <= depth);
     }
     m
+}
+
+/// The 1-based ranks, for each of [`LW`] individuals, of the documents `positive` of a
+/// query whose scores are `s` (document-major, [`LW`] individuals per document):
+/// `ranks[i][l]` = 1 + the documents before `positive[i]` with a score >= its own + those
+/// after it with a higher one (ties by position, with one comparison per document).
+#[inline(always)]
+fn count_lanes(s: &[f64], positive: &[u32], ranks: &mut [[u64; LW]], avx2: bool) {
+    #[cfg(target_arch = "x86_64")]
+    if avx2 {
+        // SAFETY: the caller checked that the CPU has AVX2
+        unsafe { count_lanes_avx2(s, positive, ranks) };
+        return;
+    }
+    let _ = avx2;
+    let len = s.len() / LW;
+    for (r, &p) in ranks.iter_mut().zip(positive) {
+        let p = p as usize;
+        let own = &s[p * LW..(p + 1) * LW];
+        let mut c = [1u64; LW];
+        for j in 0..p {
+            for l in 0..LW {
+                c[l] += u64::from(s[j * LW + l] >= own[l]);
+            }
+        }
+        for j in p + 1..len {
+            for l in 0..LW {
+                c[l] += u64::from(s[j * LW + l] > own[l]);
+            }
+        }
+        *r = c;
+    }
+}
+
+/// [`count_lanes`] with AVX2: two registers of 4 individuals, a comparison mask
+/// (all ones, i.e. -1) subtracted per document.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn count_lanes_avx2(s: &[f64], positive: &[u32], ranks: &mut [[u64; LW]]) {
+    use std::arch::x86_64::*;
+    let len = s.len() / LW;
+    let sp = s.as_ptr();
+    for (r, &p) in ranks.iter_mut().zip(positive) {
+        let p = p as usize;
+        assert!(p < len);
+        let t0 = _mm256_loadu_pd(sp.add(p * LW));
+        let t1 = _mm256_loadu_pd(sp.add(p * LW + 4));
+        let (mut c0, mut c1) = (_mm256_set1_epi64x(1), _mm256_set1_epi64x(1));
+        for j in 0..p {
+            let v0 = _mm256_loadu_pd(sp.add(j * LW));
+            let v1 = _mm256_loadu_pd(sp.add(j * LW + 4));
+            c0 = _mm256_sub_epi64(c0, _mm256_castpd_si256(_mm256_cmp_pd::<_CMP_GE_OQ>(v0, t0)));
+            c1 = _mm256_sub_epi64(c1, _mm256_castpd_si256(_mm256_cmp_pd::<_CMP_GE_OQ>(v1, t1)));
+        }
+        for j in p + 1..len {
+            let v0 = _mm256_loadu_pd(sp.add(j * LW));
+            let v1 = _mm256_loadu_pd(sp.add(j * LW + 4));
+            c0 = _mm256_sub_epi64(c0, _mm256_castpd_si256(_mm256_cmp_pd::<_CMP_GT_OQ>(v0, t0)));
+            c1 = _mm256_sub_epi64(c1, _mm256_castpd_si256(_mm256_cmp_pd::<_CMP_GT_OQ>(v1, t1)));
+        }
+        _mm256_storeu_si256(r.as_mut_ptr().cast(), c0);
+        _mm256_storeu_si256(r.as_mut_ptr().add(4).cast(), c1);
+    }
 }
 
 /// Append `(rank, d)` pairs of distinct ranks (at most [`RANK_BY_COUNTING`], ranks at
@@ -1192,6 +1533,169 @@ mod tests {
                 k.evaluate_weights(&weights, &mut got, threads).unwrap();
                 let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
                 assert_eq!(bits(&got), bits(&want), "whole {whole}, {threads} threads");
+            }
+        }
+    }
+
+    /// Random queries (some empty or of one document, some with more documents that
+    /// can count than are counted), `f` features, weights of `p` individuals; whole
+    /// numbers (ties) or real ones.
+    fn random_case(
+        rng: &mut Lcg,
+        f: usize,
+        p: usize,
+        whole: bool,
+    ) -> (Vec<usize>, Vec<i64>, Vec<f64>, Vec<f64>) {
+        let mut offsets = vec![0usize];
+        for _ in 0..(1 + rng.next() % 70) {
+            let len = match rng.next() % 8 {
+                0 => 0,
+                1 => 1,
+                2 => 40 + (rng.next() % 90) as usize,
+                _ => 2 + (rng.next() % 30) as usize,
+            };
+            offsets.push(offsets.last().unwrap() + len);
+        }
+        let n = *offsets.last().unwrap();
+        let share = 1 + rng.next() % 4; // of 4: relevant documents
+        let labels: Vec<i64> = (0..n)
+            .map(|_| if rng.next() % 4 < share { (rng.next() % 3) as i64 } else { 0 })
+            .collect();
+        let mut value = |scale: u64| {
+            let v = (rng.next() % scale) as f64 - (scale / 2) as f64;
+            if whole {
+                v
+            } else {
+                v / 7.0 + (rng.next() % 1000) as f64 * 1e-3
+            }
+        };
+        let features: Vec<f64> = (0..n * f).map(|_| value(3)).collect();
+        let weights: Vec<f64> = (0..p * f).map(|_| value(5)).collect();
+        (offsets, labels, features, weights)
+    }
+
+    #[test]
+    fn groups_of_individuals_give_the_values_of_one_at_a_time() {
+        // the fused path (groups of LW individuals ranked together, nDCG@k summed for a
+        // group at once, the rest in tiles) against the scores computed first and
+        // ranked individual by individual, bit for bit
+        let mut rng = Lcg(23);
+        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        for case in 0..120 {
+            let f = [1, 2, 5, 46, 136][case % 5];
+            let p = [1, 7, 8, 9, 16, 17, 61][(case / 5) % 7];
+            let whole = case % 2 == 0;
+            let (offsets, labels, features, weights) = random_case(&mut rng, f, p, whole);
+            let n = labels.len();
+            let table = log2_table(n.max(1));
+            let k = [1, 3, 10, 64, 100][(case / 3) % 5];
+            let mut ndcg = Spec::new(Kind::Ndcg, Some(k), 1);
+            ndcg.gains = labels.iter().map(|&l| ((1u64 << l) - 1) as f64).collect();
+            ndcg.zero_if_short = case % 4 == 1;
+            let mut specs = vec![vec![ndcg.clone()]];
+            if case % 3 == 0 {
+                specs.push(vec![ndcg, Spec::new(Kind::AveragePrecision, None, 1)]);
+                specs.push(vec![Spec::new(Kind::Precision, Some(k), 2)]);
+            }
+            for specs in specs {
+                let kernel =
+                    Kernel::new(offsets.clone(), labels.clone(), table.clone(), specs, vec![]);
+                let mut kernel = kernel.unwrap();
+                kernel.set_features(&features, f).unwrap();
+                let mut s = vec![0.0; p * n];
+                scoring::scores(&features, &weights, f, &mut s);
+                let mut want = vec![0.0; p * kernel.num_terms() * kernel.num_queries()];
+                kernel.evaluate(&s, p, &mut want, 1).unwrap();
+                for threads in [1, 2] {
+                    let mut got = vec![f64::NAN; want.len()];
+                    kernel.evaluate_weights(&weights, &mut got, threads).unwrap();
+                    assert_eq!(bits(&got), bits(&want), "case {case}, {threads} threads");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn lane_counts_follow_the_tie_rule_on_every_instruction_set() {
+        let mut rng = Lcg(31);
+        for _ in 0..300 {
+            let len = 1 + (rng.next() % 40) as usize;
+            let s: Vec<f64> = (0..len * LW).map(|_| (rng.next() % 6) as f64 - 2.0).collect();
+            let positive: Vec<u32> = (0..len as u32).filter(|_| rng.next() % 3 == 0).collect();
+            let positive = &positive[..positive.len().min(RANK_BY_COUNTING)];
+            let mut ranks = vec![[0u64; LW]; positive.len()];
+            for avx2 in
+                [false, cfg!(target_arch = "x86_64") && std::is_x86_feature_detected!("avx2")]
+            {
+                count_lanes(&s, positive, &mut ranks, avx2);
+                for l in 0..LW {
+                    let lane: Vec<f64> = s.iter().skip(l).step_by(LW).copied().collect();
+                    let order = reference_order(&lane);
+                    for (r, &p) in ranks.iter().zip(positive) {
+                        let want = order.iter().position(|&o| o == p).unwrap() as u64 + 1;
+                        assert_eq!(r[l], want, "{lane:?} {p} avx2 {avx2}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_large_fold_split_between_threads_gives_the_same_values() {
+        let mut rng = Lcg(37);
+        let mut offsets = vec![0usize];
+        while *offsets.last().unwrap() < SPLIT_DOCS + 1000 {
+            offsets.push(offsets.last().unwrap() + 1 + (rng.next() % 40) as usize);
+        }
+        let n = *offsets.last().unwrap();
+        let labels: Vec<i64> = (0..n).map(|_| (rng.next() % 5).saturating_sub(2) as i64).collect();
+        let f = 2;
+        let features: Vec<f64> = (0..n * f).map(|_| (rng.next() % 9) as f64 / 7.0).collect();
+        let weights: Vec<f64> = (0..3 * f).map(|_| (rng.next() % 9) as f64 - 4.0).collect();
+        let mut ndcg = Spec::new(Kind::Ndcg, Some(10), 1);
+        ndcg.gains = labels.iter().map(|&l| l as f64).collect();
+        for specs in [vec![ndcg.clone()], vec![ndcg, Spec::new(Kind::AveragePrecision, None, 1)]] {
+            let table = log2_table(n);
+            let mut k = Kernel::new(offsets.clone(), labels.clone(), table, specs, vec![]).unwrap();
+            k.set_features(&features, f).unwrap();
+            for p in [1, 3] {
+                let w = &weights[..p * f];
+                let mut s = vec![0.0; p * n];
+                scoring::scores(&features, w, f, &mut s);
+                let mut want = vec![0.0; p * k.num_terms() * k.num_queries()];
+                k.evaluate(&s, p, &mut want, 1).unwrap();
+                let mut got = vec![f64::NAN; want.len()];
+                k.evaluate_weights(w, &mut got, 2).unwrap();
+                let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+                assert_eq!(bits(&got), bits(&want), "{p}");
+            }
+        }
+    }
+
+    #[test]
+    fn non_finite_features_are_refused_on_every_path() {
+        let mut rng = Lcg(29);
+        let (offsets, labels, mut features, weights) = random_case(&mut rng, 3, 17, false);
+        let n = labels.len();
+        features.push(0.0); // a last document of its own query, feature 2 = inf or NaN
+        features.push(0.0);
+        features.push(0.0);
+        let mut offsets = offsets;
+        offsets.push(n + 1);
+        let mut labels = labels;
+        labels.push(1);
+        for bad in [f64::INFINITY, f64::NAN] {
+            features[n * 3 + 1] = bad;
+            let mut ndcg = Spec::new(Kind::Ndcg, Some(10), 1);
+            ndcg.gains = labels.iter().map(|&l| l as f64).collect();
+            let table = log2_table(n + 1);
+            let kernel = Kernel::new(offsets.clone(), labels.clone(), table, vec![ndcg], vec![]);
+            let mut kernel = kernel.unwrap();
+            kernel.set_features(&features, 3).unwrap();
+            for p in [1, 8, 17] {
+                let mut out = vec![0.0; p * kernel.num_queries()];
+                let got = kernel.evaluate_weights(&weights[..p * 3], &mut out, 2);
+                assert_eq!(got, Err(Failure::NonFinite), "{bad} {p}");
             }
         }
     }

@@ -12,6 +12,13 @@
 //! documents in registers: with AVX2 and FMA (detected at run time) 6 individuals x 8
 //! documents, 12 accumulators of 4 lanes each, every lane its own sequential chain;
 //! otherwise the same chains with `f64::mul_add` (slower, the same results).
+//!
+//! For batches, [`Lanes`] turns the roles around: the weights of [`LW`] (8) individuals
+//! are stored feature-major (`group[k * LW + lane]`), and a microkernel broadcasts one
+//! feature of a document (read from the same panels) into the lanes of 8 or 16
+//! individuals, each lane an individual's chain, so that the scores come out
+//! document-major, 8 individuals side by side -- the layout in which the objective ranks
+//! 8 individuals at once. The chains are the same, so are the scores.
 
 /// Documents per panel.
 pub const NR: usize = 8;
@@ -88,6 +95,91 @@ impl Panels {
     }
 }
 
+/// Individuals per group of [`Lanes`] (two AVX2 registers).
+pub const LW: usize = 8;
+
+/// Weights of individuals in groups of [`LW`], feature-major within a group
+/// (`group[k * LW + lane]`; zero padding after the last individual).
+#[derive(Clone, Debug)]
+pub struct Lanes {
+    f: usize,
+    groups: usize,
+    data: Vec<f64>,
+}
+
+impl Lanes {
+    /// Groups of `weights` (`m x f`, row-major).
+    pub fn new(weights: &[f64], f: usize) -> Lanes {
+        let m = weights.len().checked_div(f).unwrap_or(0);
+        let groups = m.div_ceil(LW);
+        let mut data = vec![0.0; groups * LW * f];
+        for (i, w) in weights.chunks_exact(f.max(1)).enumerate().take(m) {
+            let (g, lane) = (i / LW, i % LW);
+            let group = &mut data[g * LW * f..(g + 1) * LW * f];
+            for (k, &v) in w.iter().enumerate() {
+                group[k * LW + lane] = v;
+            }
+        }
+        Lanes { f, groups, data }
+    }
+
+    pub fn num_groups(&self) -> usize {
+        self.groups
+    }
+
+    /// Scores of group `g` on the documents `a..b` of `panels`: `out[j * LW + lane]`
+    /// for document `a + j` (`out.len() >= (b - a) * LW`).
+    pub fn score(&self, g: usize, panels: &Panels, (a, b): (usize, usize), out: &mut [f64]) {
+        let f = self.f;
+        assert!(g < self.groups && f > 0 && f == panels.f && a <= b && b <= panels.n);
+        assert!(out.len() >= (b - a) * LW);
+        let group = &self.data[g * LW * f..(g + 1) * LW * f];
+        #[cfg(target_arch = "x86_64")]
+        {
+            if std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("fma") {
+                // SAFETY: the CPU has AVX2 and FMA (just checked); documents a..b exist
+                unsafe { x86::score_lanes(group, f, &panels.data, (a, b), out) };
+                return;
+            }
+        }
+        portable_lanes(group, f, &panels.data, (a, b), out);
+    }
+
+    /// [`Lanes::score`] of groups `g` and `g + 1` at once (`out` for the first, `next`
+    /// for the second): with AVX2, 2 documents x 16 individuals in registers, half the
+    /// broadcasts per multiply-add of one group at a time.
+    pub fn score_two(
+        &self,
+        g: usize,
+        panels: &Panels,
+        (a, b): (usize, usize),
+        out: &mut [f64],
+        next: &mut [f64],
+    ) {
+        let f = self.f;
+        assert!(g + 1 < self.groups && f > 0 && f == panels.f && a <= b && b <= panels.n);
+        assert!(out.len() >= (b - a) * LW && next.len() >= (b - a) * LW);
+        let (first, second) = self.data[g * LW * f..(g + 2) * LW * f].split_at(LW * f);
+        #[cfg(target_arch = "x86_64")]
+        {
+            if std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("fma") {
+                // SAFETY: the CPU has AVX2 and FMA (just checked); documents a..b exist
+                unsafe { x86::score_two(first, second, f, &panels.data, (a, b), out, next) };
+                return;
+            }
+        }
+        portable_lanes(first, f, &panels.data, (a, b), out);
+        portable_lanes(second, f, &panels.data, (a, b), next);
+    }
+}
+
+/// Where document `d`'s first feature is in panels of `f` features (the next feature
+/// is [`NR`] further on).
+#[inline(always)]
+fn doc_at(d: usize, f: usize) -> usize {
+    d / NR * NR * f + d % NR
+}
+
 /// Scores `W X^T` (`p x n`, row-major) of weights `W` (`p x F`) on features `X`
 /// (`n x F`), by [`Panels`] of a few thousand documents at a time (so the copy in
 /// panels stays small whatever `n`).
@@ -145,9 +237,26 @@ fn portable(
     }
 }
 
+/// [`Lanes::score`] with `f64::mul_add`, document by document.
+fn portable_lanes(group: &[f64], f: usize, data: &[f64], (a, b): (usize, usize), out: &mut [f64]) {
+    for d in a..b {
+        let x = &data[doc_at(d, f)..];
+        let mut acc = [0.0f64; LW];
+        for k in 0..f {
+            let (xk, w) = (x[k * NR], &group[k * LW..(k + 1) * LW]);
+            for l in 0..LW {
+                acc[l] = w[l].mul_add(xk, acc[l]);
+            }
+        }
+        for l in 0..LW {
+            out[(d - a) * LW + l] = acc[l] + 0.0;
+        }
+    }
+}
+
 #[cfg(target_arch = "x86_64")]
 mod x86 {
-    use super::{MR, NR};
+    use super::{LW, MR, NR};
     use std::arch::x86_64::*;
 
     /// Tiles of MR individuals x 1 panel, then the remaining individuals one by one
@@ -178,6 +287,133 @@ mod x86 {
                 tile::<1, 1>(panels, f, weights, i, p, out, stride);
                 p += 1;
             }
+        }
+    }
+
+    /// Documents `a..b` of the panels `data` in tiles of 6 (12 accumulators of 4
+    /// lanes), the last 1-5 in a tile of their own, each document's feature broadcast
+    /// to both registers of the group's weights.
+    #[target_feature(enable = "avx2,fma")]
+    pub unsafe fn score_lanes(
+        group: &[f64],
+        f: usize,
+        data: &[f64],
+        (a, b): (usize, usize),
+        out: &mut [f64],
+    ) {
+        const D: usize = 6;
+        let mut j = a;
+        while j + D <= b {
+            lane_tile::<D>(group, f, data, (a, j), out);
+            j += D;
+        }
+        match b - j {
+            1 => lane_tile::<1>(group, f, data, (a, j), out),
+            2 => lane_tile::<2>(group, f, data, (a, j), out),
+            3 => lane_tile::<3>(group, f, data, (a, j), out),
+            4 => lane_tile::<4>(group, f, data, (a, j), out),
+            5 => lane_tile::<5>(group, f, data, (a, j), out),
+            _ => {}
+        }
+    }
+
+    /// [`score_lanes`] for two groups: tiles of 2 documents x 16 individuals.
+    #[target_feature(enable = "avx2,fma")]
+    pub unsafe fn score_two(
+        first: &[f64],
+        second: &[f64],
+        f: usize,
+        data: &[f64],
+        (a, b): (usize, usize),
+        out: &mut [f64],
+        next: &mut [f64],
+    ) {
+        const D: usize = 2;
+        let mut j = a;
+        while j + D <= b {
+            two_tile::<D>((first, second), f, data, (a, j), out, next);
+            j += D;
+        }
+        if j < b {
+            two_tile::<1>((first, second), f, data, (a, j), out, next);
+        }
+    }
+
+    /// Where each of the documents `j0..j0 + D` has its first feature in `data`.
+    #[inline(always)]
+    unsafe fn doc_pointers<const D: usize>(data: &[f64], f: usize, j0: usize) -> [*const f64; D] {
+        debug_assert!(super::doc_at(j0 + D - 1, f) + (f - 1) * NR < data.len());
+        std::array::from_fn(|j| data.as_ptr().add(super::doc_at(j0 + j, f)))
+    }
+
+    /// Documents `j0..j0 + D` x the two groups' 16 individuals (`a`: the first
+    /// document of `out` and `next`).
+    #[inline(always)]
+    unsafe fn two_tile<const D: usize>(
+        (first, second): (&[f64], &[f64]),
+        f: usize,
+        data: &[f64],
+        (a, j0): (usize, usize),
+        out: &mut [f64],
+        next: &mut [f64],
+    ) {
+        debug_assert!((j0 + D - a) * LW <= out.len() && (j0 + D - a) * LW <= next.len());
+        let mut accs = [[_mm256_setzero_pd(); 4]; D];
+        let (ap, bp) = (first.as_ptr(), second.as_ptr());
+        let xs = doc_pointers::<D>(data, f, j0);
+        for k in 0..f {
+            let w = [
+                _mm256_loadu_pd(ap.add(k * LW)),
+                _mm256_loadu_pd(ap.add(k * LW + 4)),
+                _mm256_loadu_pd(bp.add(k * LW)),
+                _mm256_loadu_pd(bp.add(k * LW + 4)),
+            ];
+            for (a, xp) in accs.iter_mut().zip(xs) {
+                let x = _mm256_broadcast_sd(&*xp.add(k * NR));
+                for v in 0..4 {
+                    a[v] = _mm256_fmadd_pd(w[v], x, a[v]);
+                }
+            }
+        }
+        let zero = _mm256_setzero_pd();
+        for (j, acc) in accs.iter().enumerate() {
+            let o = out.as_mut_ptr().add((j0 + j - a) * LW);
+            _mm256_storeu_pd(o, _mm256_add_pd(acc[0], zero));
+            _mm256_storeu_pd(o.add(4), _mm256_add_pd(acc[1], zero));
+            let o = next.as_mut_ptr().add((j0 + j - a) * LW);
+            _mm256_storeu_pd(o, _mm256_add_pd(acc[2], zero));
+            _mm256_storeu_pd(o.add(4), _mm256_add_pd(acc[3], zero));
+        }
+    }
+
+    /// Documents `j0..j0 + D` x the group's 8 individuals (`a`: the first document of
+    /// `out`).
+    #[inline(always)]
+    unsafe fn lane_tile<const D: usize>(
+        group: &[f64],
+        f: usize,
+        data: &[f64],
+        (a, j0): (usize, usize),
+        out: &mut [f64],
+    ) {
+        debug_assert!((j0 + D - a) * LW <= out.len());
+        let mut accs = [[_mm256_setzero_pd(); 2]; D];
+        let wp = group.as_ptr();
+        let xs = doc_pointers::<D>(data, f, j0);
+        for k in 0..f {
+            let w0 = _mm256_loadu_pd(wp.add(k * LW));
+            let w1 = _mm256_loadu_pd(wp.add(k * LW + 4));
+            for (acc, xp) in accs.iter_mut().zip(xs) {
+                let x = _mm256_broadcast_sd(&*xp.add(k * NR));
+                acc[0] = _mm256_fmadd_pd(w0, x, acc[0]);
+                acc[1] = _mm256_fmadd_pd(w1, x, acc[1]);
+            }
+        }
+        let zero = _mm256_setzero_pd();
+        for (j, acc) in accs.iter().enumerate() {
+            let o = out.as_mut_ptr().add((j0 + j - a) * LW);
+            _mm256_storeu_pd(o, _mm256_add_pd(acc[0], zero));
+            _mm256_storeu_pd(o.add(4), _mm256_add_pd(acc[1], zero));
         }
     }
 
@@ -257,6 +493,55 @@ mod tests {
                     let want = chain(&w[i * f..(i + 1) * f], &x[d * f..(d + 1) * f]);
                     assert_eq!(got[i * n + d].to_bits(), want.to_bits(), "{n} {f} {p}: {i} {d}");
                     assert_eq!(slow[i * stride + d].to_bits(), want.to_bits());
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn lanes_give_the_chain_bit_for_bit() {
+        let mut rng = Lcg(9);
+        for (n, f, p) in [(1, 1, 1), (7, 3, 9), (13, 46, 8), (45, 46, 17), (6, 136, 3), (21, 2, 40)]
+        {
+            let x: Vec<f64> = (0..n * f).map(|_| rng.unit() * 1e3).collect();
+            let w: Vec<f64> = (0..p * f).map(|_| rng.unit()).collect();
+            let lanes = Lanes::new(&w, f);
+            let panels = Panels::new(&x, f);
+            // every range of documents (odd starts, any length)
+            for a in 0..n {
+                for b in a..=n {
+                    let d = b - a;
+                    let mut got = vec![f64::NAN; d * LW];
+                    let mut slow = got.clone();
+                    let mut pair = vec![f64::NAN; 2 * d * LW];
+                    for g in 0..lanes.num_groups() {
+                        lanes.score(g, &panels, (a, b), &mut got);
+                        let group = &lanes.data[g * LW * f..(g + 1) * LW * f];
+                        portable_lanes(group, f, &panels.data, (a, b), &mut slow);
+                        if g + 1 < lanes.num_groups() {
+                            let (one, two) = pair.split_at_mut(d * LW);
+                            lanes.score_two(g, &panels, (a, b), one, two);
+                            assert_eq!(one, &got[..]);
+                        }
+                        if g > 0 {
+                            let (one, two) = pair.split_at_mut(d * LW);
+                            lanes.score_two(g - 1, &panels, (a, b), one, two);
+                            assert_eq!(two, &got[..]);
+                        }
+                        for j in 0..d {
+                            for l in 0..LW.min(p - g * LW) {
+                                let (i, doc) = (g * LW + l, a + j);
+                                let want =
+                                    chain(&w[i * f..(i + 1) * f], &x[doc * f..(doc + 1) * f]);
+                                assert_eq!(
+                                    got[j * LW + l].to_bits(),
+                                    want.to_bits(),
+                                    "{n} {f} {p}"
+                                );
+                                assert_eq!(slow[j * LW + l].to_bits(), want.to_bits());
+                            }
+                        }
+                    }
                 }
             }
         }

@@ -110,23 +110,25 @@ def run(args) -> int:
     return _finish(results, qrels, args, digits)
 
 
-def _engine_specs(measures, fractional: bool) -> list | None:
-    """The engine's ``(family, cutoff, params)`` of each measure, or None when one of
-    them needs the general path (a family the engine does not compute, a run check, the
-    judged_only view, a family that refuses fractional gains)."""
+def _engine_specs(measures, fractional: bool) -> tuple[list, list, list] | None:
+    """The engine's ``(family, cutoff, params)`` of each measure, whether it sees the
+    judged-only view (``judged_only=True``) and, with ``fractional``, its refusal of
+    fractional grades (families that refuse them); None when one of them needs the
+    general path (a family the engine does not compute)."""
     from ..core.measures.engine import families
+    from ..core.measures.registry import fractional_refusal
 
     engine = families()
-    specs = []
+    specs, judged_only, refusals = [], [], []
     for m in measures:
-        d = m.definition
         values = m.param_values()
-        if m.name not in engine or d.check is not None or values.pop("judged_only", False):
+        if m.name not in engine:
             return None
-        if fractional and d.fractional_use == "refused":
-            return None
+        judged_only.append(bool(values.pop("judged_only", False)))
+        refused = fractional and m.definition.fractional_use == "refused"
+        refusals.append(fractional_refusal(m) if refused else None)
         specs.append((m.name, m.cutoff, values))
-    return specs
+    return specs, judged_only, refusals
 
 
 def _engine_path(args) -> int | None:
@@ -134,14 +136,16 @@ def _engine_path(args) -> int | None:
     read, judged and measured in the engine, one at a time; NumPy and PyArrow are not
     imported; runs of any size are read in query-aligned pieces (bounded memory). Returns
     the exit status, or None when the engine cannot do it (other formats, standard input,
-    options it does not take, a problem in the input): the general path then runs and
-    reports any problem with its own messages. A run whose queries reappear after
-    others' and that does not fit in memory, or memory lacking for one query's lines,
-    is an InputError."""
+    a measure it does not compute or without a micro average asked for): the general
+    path then runs. A problem in an input is reported here, with the general path's
+    message (a run whose queries reappear after others' and that does not fit in
+    memory, or memory lacking for one query's lines: ``memory.engine_error``)."""
+    from itertools import compress
+
     from .. import _engine
     from ..core.io.formats import infer_format
     from ..core.io.source import source_name
-    from ..core.memory import engine_error, engine_reading
+    from ..core.memory import engine_reading
     from ..core.results import (
         DEFAULT_MEASURES,
         Results,
@@ -149,18 +153,22 @@ def _engine_path(args) -> int | None:
         aggregate,
         as_measures,
         combine,
+        with_collection_size,
     )
+    from ..errors import CranfieldError
 
     paths = [args.qrels, *args.runs]
-    if args.aggregate != "macro" or args.skip_no_relevant or args.collection_size is not None:
-        return None
     if any(str(p) == "-" or infer_format(p, None) != "trec" for p in paths):
         return None
     judging = judge_options(args)
     measures = as_measures(args.measures or DEFAULT_MEASURES)
-    specs = _engine_specs(measures, args.fractional)
-    if specs is None:
-        return None
+    if args.collection_size is not None:
+        measures = [with_collection_size(m, args.collection_size) for m in measures]
+    engine = _engine_specs(measures, args.fractional)
+    micro = args.aggregate == "micro"
+    if engine is None or (micro and any(m.definition.micro is None for m in measures)):
+        return None  # (the general path says which measure has no micro average)
+    specs, judged_only, refusals = engine
     try:
         topics, runs = _engine.evaluate_trec_files(
             str(args.qrels),
@@ -173,25 +181,51 @@ def _engine_path(args) -> int | None:
             complete=judging.complete,
             compat=judging.compat,
             duplicates=judging.duplicates,
+            judged_only_specs=judged_only,
+            skip_no_relevant=args.skip_no_relevant,
+            micro=micro,
+            fractional_refusals=refusals,
             **engine_reading(args.stream),
         )
     except _engine.JudgeError as exc:
-        error = engine_error(exc)
-        if error is not None:
-            raise error from None
-        return None
+        return _reported(exc, args)
+    except CranfieldError:
+        raise  # a measure refusing the data, as the general path refuses it
     except ValueError:
-        return None
+        return None  # a spec the engine refuses (e.g. no collection size): reported there
     parts = []
-    for name, query_ids, columns in runs:
-        if not query_ids:
-            return None  # the general path says why nothing is evaluated
+    for name, query_ids, columns, relevant, micros in runs:
         values = dict(zip(measures, columns, strict=True))
-        aggregates = {m: aggregate(values[m], m.definition.aggregate) for m in measures}
+        if micros is not None:  # pooled counts over every query (Measure.micro)
+            aggregates = dict(zip(measures, micros, strict=True))
+        else:
+            aggregates = {}
+            for m in measures:
+                kept = values[m] if relevant is None else list(compress(values[m], relevant))
+                aggregates[m] = aggregate(kept, m.definition.aggregate)
         result = RunResult(name, query_ids, values, aggregates)
         parts.append(Results(measures, [result], judging.as_dict()))
     results = combine(parts, [source_name(p) for p in args.runs])
     return _finish(results, topics, args, digits_value(args))
+
+
+def _reported(exc, args) -> None:
+    """Raise the general path's InputError for a problem the engine found in an input
+    (the run being read when it failed is the one the engine names), or return None
+    when the general path must read the inputs itself (e.g. not a regular file)."""
+    from ..core.io.problems import engine_error
+    from ..core.memory import engine_error as streaming_error
+
+    error = streaming_error(exc)  # a run read in pieces: reappearing query, memory
+    if error is not None:
+        raise error
+    paths = {"qrels": str(args.qrels)}
+    if len(exc.args) > 4:  # the index of the run it is in
+        paths["run"] = str(args.runs[exc.args[4]])
+    error = engine_error(exc, paths, fractional=args.fractional)
+    if error is None:
+        return None
+    raise error
 
 
 def _run_dask(args) -> int:

@@ -118,8 +118,8 @@ def _write(output: str | bytes) -> None:
 def _engine_path(args, judging, num_docs: int) -> int | None:
     """The whole evaluation in one engine call (TREC files, plain or gzip, and measures
     the engine computes): the process needs neither NumPy nor PyArrow. Returns the exit
-    status, or None when the engine cannot do it; the general path then runs and
-    reports any problem with its own messages."""
+    status, or None when the engine cannot do it (the general path then runs); a
+    problem in an input is reported with the general path's message and status."""
     from ..core.trec_eval import (
         columns,
         evaluate_files,
@@ -134,9 +134,6 @@ def _engine_path(args, judging, num_docs: int) -> int | None:
         cols = columns(selected, num_docs)
     except MeasureError:
         return None
-    from .. import _engine
-    from ..core.memory import engine_error
-
     try:
         done = evaluate_files(
             args.files[0],
@@ -148,11 +145,12 @@ def _engine_path(args, judging, num_docs: int) -> int | None:
             zscores_path=args.zscores,
             stream=args.stream,
         )
-    except _engine.JudgeError as exc:
-        error = engine_error(exc)
-        if error is None:
-            raise
-        raise error from None
+    except (InputError, MeasureError) as exc:
+        if getattr(exc, "source", None) not in (args.files[0], args.files[1]):
+            # found after reading the qrels and the run (the z-scores, no query, a
+            # refusal): after the notes, as the general path
+            note_ignored_params(selected, _note)
+        return _failed(exc)
     if done is None:
         return None
     note_ignored_params(selected, _note)
@@ -204,11 +202,7 @@ def main(argv: list[str]) -> int:
     # the engine reads runs of any size in bounded memory; the NumPy path (streamed
     # when the run does not fit) only takes what the engine does not
     if not (dask or "-" in args.files):
-        try:
-            status = _engine_path(args, judging, num_docs)
-        except InputError as exc:
-            print(f"cranfield trec_eval: error: {exc}", file=sys.stderr)
-            return 2
+        status = _engine_path(args, judging, num_docs)
         if status is not None:
             return status
     streamed = not dask and memory.should_stream(args.files[1], args.stream)
@@ -252,11 +246,16 @@ def main(argv: list[str]) -> int:
             notes=_note,
             judged=judged,
         )
-    except MeasureError as exc:
-        print(f"cranfield trec_eval: {exc}", file=sys.stderr)
-        return 1
-    except (InputError, CranfieldError, OSError) as exc:
-        print(f"cranfield trec_eval: error: {exc}", file=sys.stderr)
-        return 2
+    except (CranfieldError, OSError) as exc:
+        return _failed(exc)
     _write(text)
     return 0
+
+
+def _failed(exc: Exception) -> int:
+    """One line on stderr and the status: 1 for a measure (as trec_eval), 2 for input."""
+    if isinstance(exc, MeasureError):
+        print(f"cranfield trec_eval: {exc}", file=sys.stderr)
+        return 1
+    print(f"cranfield trec_eval: error: {exc}", file=sys.stderr)
+    return 2

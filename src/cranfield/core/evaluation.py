@@ -27,6 +27,7 @@ from .results import (  # noqa: F401 - re-exported: the names callers import fro
     combine,
     distinct_run_names,
     missing_topics,
+    with_collection_size,
 )
 
 
@@ -82,14 +83,7 @@ def as_runs(runs, duplicates: str = "error") -> list:
     return out
 
 
-def _with_collection_size(measure: Measure, size: int) -> Measure:
-    """The measure with ``collection_size`` filled in, if it has that parameter."""
-    names = [p.name for p in measure.definition.params]
-    if "collection_size" not in names or "collection_size" in dict(measure.params):
-        return measure
-    return Measure.of(
-        measure.name, cutoff=measure.cutoff, **dict(measure.params), collection_size=size
-    )
+_with_collection_size = with_collection_size  # the name streaming and distributed import
 
 
 def micro_aggregate(measure: Measure, jr: JudgedRun) -> float:
@@ -186,7 +180,7 @@ def evaluate(
     run_list = as_runs(runs, opts.duplicates)
     measure_list = as_measures(measures)
     if collection_size is not None:
-        measure_list = [_with_collection_size(m, collection_size) for m in measure_list]
+        measure_list = [with_collection_size(m, collection_size) for m in measure_list]
     names = [r.name for r in run_list]
     if len(set(names)) != len(names):
         dup = next(n for n in names if names.count(n) > 1)
@@ -205,7 +199,9 @@ def require_queries(jr: JudgedRun, name: str) -> None:
     every cranfield path that aggregates (``evaluate``, streaming, ``trec_eval``).
     """
     if jr.num_queries == 0:
-        raise InputError(f"no query to evaluate: run {name!r} and the qrels share no query")
+        from .io.problems import no_query
+
+        raise no_query(name)
 
 
 def run_result(
@@ -219,10 +215,9 @@ def run_result(
     require_queries(jr, name)
     keep = jr.num_rel() > 0 if skip_no_relevant else np.ones(jr.num_queries, bool)
     if not keep.any():
-        raise InputError(
-            f"no query to evaluate: no query of run {name!r} has a relevant document "
-            "and queries without one are skipped"
-        )
+        from .io.problems import no_relevant
+
+        raise no_relevant(name)
     values = dict(zip(measures, compute_many(measures, jr), strict=True))
     aggs = {}
     for m in measures:

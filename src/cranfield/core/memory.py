@@ -189,10 +189,10 @@ def engine_error(exc: BaseException):
     streamed reading that no other path would read differently — a query reappearing
     in a later piece, memory lacking for a piece — or None (the caller's general path
     then reports the problem)."""
-    args = getattr(exc, "args", ())
-    if len(args) != 4 or args[0] not in ("regrouped", "memory"):
+    args = getattr(exc, "args", ())  # (what, input, line, detail[, run index])
+    if len(args) < 4 or args[0] not in ("regrouped", "memory"):
         return None
-    what, _, line, (detail, path) = args
+    what, _, line, (detail, path) = args[:4]
     source = "<stdin>" if str(path) == "-" else str(path)
     if what == "regrouped":
         return regrouped(detail, source, line)

@@ -22,10 +22,10 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
 
 from .. import _engine
 from .._lazy import lazy
+from .._record import Record
 from ..errors import InputError, MeasureError
 from .measures.names import parse_trec
 from .measures.registry import (
@@ -46,16 +46,29 @@ if TYPE_CHECKING:
     from .judged import JudgedRun
 
 
-@dataclass
-class Column:
+class Column(Record):
     """One printed measure: its printed name, the cranfield measure and the kind."""
 
+    __slots__ = ("printed", "kind", "measure", "blank", "reset", "recount")
+    _frozen = False
     printed: str
     kind: str
     measure: Measure | None
-    blank: bool = False  # relstring of length <= 0: trec_eval prints '' for every topic
-    reset: bool = False  # the topics -c adds score 0 (TrecEval.reset_with_c)
-    recount: bool = False  # the summary under -c counts the qrels (TrecEval.recount_with_c)
+    blank: bool  # relstring of length <= 0: trec_eval prints '' for every topic
+    reset: bool  # the topics -c adds score 0 (TrecEval.reset_with_c)
+    recount: bool  # the summary under -c counts the qrels (TrecEval.recount_with_c)
+
+    def __init__(
+        self,
+        printed: str,
+        kind: str,
+        measure: Measure | None,
+        blank: bool = False,
+        reset: bool = False,
+        recount: bool = False,
+    ) -> None:
+        self.printed, self.kind, self.measure = printed, kind, measure
+        self.blank, self.reset, self.recount = blank, reset, recount
 
     def spec(self) -> tuple | None:
         """The measure as the engine's kernels take it: ``(family, cutoff, params)``."""
@@ -110,9 +123,11 @@ def select(measure_args: list[str]) -> list[tuple[TrecEval, str | None]]:
 # Numbers are read as C's atol/atof read them: the longest numeric prefix after leading
 # white space, 0 when there is none ("1e3" -> 1 as a cutoff, "0.5x" -> 0.5, "x" -> 0).
 
+# (patterns compiled on first use, by re's cache: plain numbers, such as the default
+# cutoffs, are read without them)
 _SPACE = " \t\n\v\f\r"
-_ATOL = re.compile(r"[+-]?\d+")
-_ATOF = re.compile(
+_ATOL = r"[+-]?\d+"
+_ATOF = (
     r"[+-]?(?:0[xX](?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)(?:[pP][+-]?\d+)?"
     r"|(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?"
     r"|(?i:inf(?:inity)?|nan(?:\([0-9A-Za-z_]*\))?))"
@@ -122,7 +137,10 @@ _LONG_MAX = 2**63 - 1
 
 def c_atol(text: str) -> int:
     """C's ``atol`` (glibc's ``strtol``: saturates at the 64-bit range)."""
-    m = _ATOL.match(text.lstrip(_SPACE))
+    text = text.lstrip(_SPACE)
+    if text.isascii() and text.isdigit():  # digits only: the whole text is the number
+        return min(_LONG_MAX, int(text))
+    m = re.match(_ATOL, text)
     if not m:
         return 0
     return max(-_LONG_MAX - 1, min(_LONG_MAX, int(m.group())))
@@ -130,7 +148,11 @@ def c_atol(text: str) -> int:
 
 def c_atof(text: str) -> float:
     """C's ``atof`` (``strtod``): decimal, hexadecimal, inf and nan prefixes."""
-    m = _ATOF.match(text.lstrip(_SPACE))
+    text = text.lstrip(_SPACE)
+    digits = text.replace(".", "", 1)
+    if digits.isascii() and digits.isdigit():  # 5, 0.25, .5, 5.: the whole text
+        return float(text)
+    m = re.match(_ATOF, text)
     if not m:
         return 0.0
     number = m.group()
@@ -433,27 +455,56 @@ def _text(data: bytes) -> str:
     return data.decode("utf-8", "surrogatepass")
 
 
-@dataclass
-class Evaluated:
+class Evaluated(Record):
     """trec_eval's output of one evaluation by the engine: the text (bytes of the ids
     as read) and the qrels topics without results, for the note (without ``-c``)."""
 
+    __slots__ = ("text", "missing", "unusable")
+    _frozen = False
     text: bytes
     missing: list[str]
     unusable: list[str]  # (query, measure) pairs without a usable z-score, for the note
 
+    def __init__(self, text: bytes, missing: list[str], unusable: list[str]) -> None:
+        self.text, self.missing, self.unusable = text, missing, unusable
+
 
 def engine_columns(cols: list[Column]) -> list[tuple] | None:
     """The columns with their measures as the engine takes them, or None when a measure
-    is one the engine does not compute (or a printed name is not ASCII: the general
-    path prints it in Latin-1)."""
+    is one the engine does not compute or a printed name is not text (lone surrogates
+    from undecodable arguments)."""
     families = _engine.measure_families()
     measures = [c.measure for c in cols if c.measure is not None]
-    if any(m.name not in families or m.definition.check is not None for m in measures):
-        return None  # (a family's check runs on the judged run in Python)
-    if not all(c.printed.isascii() for c in cols):
+    if any(m.name not in families for m in measures):
+        return None
+    try:
+        for c in cols:
+            c.printed.encode("utf-8")
+    except UnicodeEncodeError:
         return None
     return [c.described(with_spec=True) for c in cols]
+
+
+def _latin1_names(text: bytes, cols: list[Column]) -> bytes:
+    """The engine's output with the printed names that are not ASCII in Latin-1 (a
+    character beyond it as '?'), as the general path writes its whole text: every line
+    starts with the padded name (``Z`` first with ``-Z``), then a tab."""
+    names = [f"{c.printed:<22}" for c in cols if not c.printed.isascii()]
+    if not names:
+        return text
+    text = b"\n" + text
+    for name in names:
+        utf8, latin1 = name.encode("utf-8"), name.encode("latin-1", "replace")
+        for start in (b"\n", b"\nZ"):
+            text = text.replace(start + utf8 + b"\t", start + latin1 + b"\t")
+    return text[1:]
+
+
+def _unusable_note(pair: bytes) -> str:
+    """A (query, measure) pair of the engine's -Z note: the query's bytes as Latin-1,
+    the printed name (after the first space) as UTF-8."""
+    qid, _, rest = pair.partition(b" ")
+    return qid.decode("latin-1") + " " + rest.decode("utf-8")
 
 
 def evaluate_files(
@@ -472,8 +523,11 @@ def evaluate_files(
     or ``--no-stream``, see :func:`cranfield.core.memory.engine_reading`).
 
     Returns None when the engine cannot do it: a measure it does not compute, an input
-    it does not read, a problem in an input or no query to evaluate. The caller then
-    evaluates with :func:`run_trec_eval`, which reports problems with their messages.
+    it does not read (not a regular file). The caller then evaluates with
+    :func:`run_trec_eval`. Raises the :class:`InputError` (or :class:`MeasureError`)
+    :func:`run_trec_eval` raises, in its order: a problem in the qrels or the run
+    (naming the file), then in the z-score file, then no query to evaluate or a
+    measure refusing the data.
     """
     from .io.source import MAX_LINE
     from .memory import engine_reading
@@ -481,29 +535,49 @@ def evaluate_files(
     described = engine_columns(cols)
     if described is None or options.duplicates != "error":
         return None
+    zscore_error = None  # reported after any problem in the qrels or the run
     try:
         zscores = read_zscores(zscores_path) if zscores_path else None
-    except InputError:
-        return None
+    except InputError as exc:
+        zscores, zscore_error = None, exc
     table = None
     if zscores is not None:
         table = {(q.encode("latin-1"), m): v for (q, m), v in zscores.items()}
-    done = _engine.trec_eval_files(
-        described,
-        qrels_path,
-        run_path,
-        options.rel_level,
-        options.depth,
-        options.judged_only,
-        options.complete,
-        options.compat,
-        per_query,
-        summary,
-        table,
-        MAX_LINE,
-        **engine_reading(stream),  # the run in pieces; read whole when it must and fits
-    )
+    try:
+        done = _engine.trec_eval_files(
+            described,
+            qrels_path,
+            run_path,
+            options.rel_level,
+            options.depth,
+            options.judged_only,
+            options.complete,
+            options.compat,
+            per_query,
+            summary,
+            table,
+            MAX_LINE,
+            **engine_reading(stream),  # the run in pieces; read whole when it must and fits
+        )
+    except _engine.JudgeError as exc:
+        from .io.problems import engine_error
+        from .memory import engine_error as streaming_error
+
+        error = streaming_error(exc) or engine_error(
+            exc, {"qrels": str(qrels_path), "run": str(run_path)}
+        )
+        if error is None:
+            return None
+        raise (
+            error if zscore_error is None or error.source is not None else zscore_error
+        ) from None
+    except (InputError, MeasureError):  # a refusal: after reading the z-scores
+        if zscore_error is not None:
+            raise zscore_error from None
+        raise
+    if zscore_error is not None:
+        raise zscore_error
     if done is None:
         return None
     text, missing, unusable = done
-    return Evaluated(text, missing, [u.decode("latin-1") for u in unusable])
+    return Evaluated(_latin1_names(text, cols), missing, [_unusable_note(u) for u in unusable])

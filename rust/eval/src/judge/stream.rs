@@ -28,8 +28,9 @@ use cranfield_trec::{Kind, Options, Parsed, Strings, BOM};
 
 use super::table::{Table, Topics};
 use super::{
-    duplicate, judge_with, no_rows, parallel, read_file, threads_for, value_kind, Input,
-    JudgeError, JudgeOptions, Judged, LabelKind, LabelVec, QrelsTopic, Ranking, Reading, ValueKind,
+    duplicate, judge_with, no_rows, parallel, qrels_problem, read_file, threads_for, value_kind,
+    Input, JudgeError, JudgeOptions, Judged, LabelKind, LabelVec, QrelsTopic, Ranking, Reading,
+    ValueKind,
 };
 
 /// The bytes read per piece by default (64 MiB, about two million run lines: as
@@ -154,13 +155,10 @@ fn fits(path: &Path, budget: u64) -> bool {
     std::fs::metadata(path).is_ok_and(|m| m.len() <= budget)
 }
 
-/// A duplicate in the qrels is reported before a problem of the run (as Python's
-/// `Qrels.read` comes first).
+/// A problem of the qrels (a duplicate, no rows) is reported before one of the run
+/// (as Python's `Qrels.read` comes first).
 fn qrels_first(qrels: &Parsed, options: &JudgeOptions, err: JudgeError) -> JudgeError {
-    match judge_with(&no_rows(), qrels, options, 1) {
-        Err(dup @ JudgeError::Duplicate { .. }) => dup,
-        _ => err,
-    }
+    qrels_problem(qrels, options, 1).unwrap_or(err)
 }
 
 /// A run read whole from `reader` (plain text), at most `reading.max_bytes` of it.

@@ -209,11 +209,6 @@ pub fn count_relevant(labels: &crate::Labels, n: usize, level: i64) -> usize {
     }
 }
 
-/// Ranks (1-based) of the ranked documents with grade >= `level`, in rank order.
-pub fn relevant_ranks<'a>(q: &'a crate::Query, level: i64) -> impl Iterator<Item = usize> + 'a {
-    (0..q.num_ret()).filter(move |&i| q.ranked.relevant(i, level)).map(|i| i + 1)
-}
-
 /// The C library's `log` as `_common.libm_log` answers: -inf at 0, NaN with the sign
 /// set below 0.
 pub fn c_log(x: f64) -> f64 {

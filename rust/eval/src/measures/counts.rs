@@ -1,6 +1,7 @@
 //! The families of `cranfield/core/measures/counts.py`.
 
-use super::common::{count_relevant, top};
+use super::common::top;
+use super::Shared;
 use crate::{Cutoff, Kernel, Query, Spec, NOT_POOLED, UNJUDGED};
 
 /// The families this module computes.
@@ -83,7 +84,11 @@ impl NumRelRet {
 
 impl Kernel for NumRelRet {
     fn value(&self, q: &Query) -> f64 {
-        count_relevant(&q.ranked, top(q, self.cutoff), self.rel.unwrap_or(q.rel_level)) as f64
+        self.value_shared(q, &mut Shared::default())
+    }
+
+    fn value_shared(&self, q: &Query, shared: &mut Shared) -> f64 {
+        shared.relevant(q, self.rel.unwrap_or(q.rel_level)).within(top(q, self.cutoff)) as f64
     }
 }
 
@@ -94,9 +99,14 @@ struct NumNonRelJudgedRet {
 
 impl Kernel for NumNonRelJudgedRet {
     fn value(&self, q: &Query) -> f64 {
+        self.value_shared(q, &mut Shared::default())
+    }
+
+    fn value_shared(&self, q: &Query, shared: &mut Shared) -> f64 {
         let level = self.rel.unwrap_or(q.rel_level);
         let r = &q.ranked;
-        (0..q.num_ret()).filter(|&i| r.judged(i) && !r.relevant(i, level)).count() as f64
+        // the judged documents are among the pooled ones
+        shared.pooled(q).iter().filter(|&&i| r.judged(i) && !r.relevant(i, level)).count() as f64
     }
 }
 
@@ -130,14 +140,18 @@ impl Utility {
 
 impl Kernel for Utility {
     fn value(&self, q: &Query) -> f64 {
+        self.value_shared(q, &mut Shared::default())
+    }
+
+    fn value_shared(&self, q: &Query, shared: &mut Shared) -> f64 {
         if !q.in_run {
             return 0.0;
         }
-        let level = self.rel.unwrap_or(q.rel_level);
+        let relevant = shared.relevant(q, self.rel.unwrap_or(q.rel_level));
         let [a, b, c, d] = self.weights;
-        let relret = count_relevant(&q.ranked, q.num_ret(), level) as f64;
+        let relret = relevant.ranks.len() as f64;
         let ret = q.num_ret() as f64;
-        let r = q.num_rel(level) as f64;
+        let r = relevant.num_rel as f64;
         a * relret
             + b * (ret - relret)
             + c * (r - relret)

@@ -10,6 +10,7 @@ use super::boxed;
 use super::common::{
     c_log2, depth, format_g, log2_discount, no_cutoff, rank_cutoff, safe_div, seq_sum, Gains,
 };
+use super::Shared;
 use crate::{JudgedView, Kernel, Param, Query, Refusal, Spec};
 
 /// The families this module computes.
@@ -91,53 +92,13 @@ fn max_of(acc: Option<f64>, g: f64) -> Option<f64> {
     Some(acc.map_or(g, |m| if g > m { g } else { m }))
 }
 
-/// The ideal gains of a query: its judged documents' positive gains, sorted descending.
-fn ideal_gains(gains: &Gains, q: &Query) -> Vec<f64> {
-    let mut g: Vec<f64> =
-        (0..q.judged.len()).map(|i| gains.gain(&q.judged, i)).filter(|&g| g > 0.0).collect();
-    g.sort_unstable_by(|a, b| b.total_cmp(a));
-    g
-}
-
-/// Running ideal DCG (log2) at every position of the ideal ranking (`Ideal.cumulative`).
-fn ideal_cumulative(ideal: &[f64]) -> Vec<f64> {
-    let mut sum = -0.0; // -0.0 + x == x: the first term starts the sum, as NumPy's cumsum
-    ideal
-        .iter()
-        .enumerate()
-        .map(|(j, g)| {
-            sum += g / log2_discount(j + 1);
-            sum
-        })
-        .collect()
-}
-
-/// The running DCG (log2) of a ranking, read at increasing depths.
-struct Running<'q> {
-    q: &'q Query<'q>,
-    gains: &'q Gains,
-    next: usize,
-    sum: Option<f64>,
-}
-
-impl<'q> Running<'q> {
-    fn new(q: &'q Query<'q>, gains: &'q Gains) -> Self {
-        Running { q, gains, next: 0, sum: None }
-    }
-
-    /// DCG of the top `d` documents (`d` never below a previous call's); 0.0 with no
-    /// non-zero gain among them.
-    fn upto(&mut self, d: usize) -> f64 {
-        while self.next < d.min(self.q.num_ret()) {
-            let g = self.gains.gain(&self.q.ranked, self.next);
-            if g != 0.0 {
-                let t = g / log2_discount(self.next + 1);
-                self.sum = Some(self.sum.map_or(t, |s| s + t));
-            }
-            self.next += 1;
+/// The kernels here compute with the query's [`Shared`] work; alone, with a fresh one.
+macro_rules! alone {
+    () => {
+        fn value(&self, q: &Query) -> f64 {
+            self.value_shared(q, &mut Shared::default())
         }
-        self.sum.unwrap_or(0.0)
-    }
+    };
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -161,18 +122,25 @@ impl Dcg {
         Ok(Dcg { part, gains: Gains::of(spec)?, form: Form::of(spec)?, cutoff: rank_cutoff(spec)? })
     }
 
-    fn dcg(&self, q: &Query) -> f64 {
+    /// The DCG of the top documents: the terms of the non-zero gains, left to right.
+    fn dcg(&self, q: &Query, shared: &mut Shared) -> f64 {
         let n = depth(q.num_ret(), self.cutoff);
-        seq_sum((0..n).filter_map(|i| {
-            let g = self.gains.gain(&q.ranked, i);
-            (g != 0.0).then(|| self.form.term(g, i + 1))
-        }))
+        let ranked = shared.gains(q, &self.gains);
+        if self.form == Form::Log2 {
+            return ranked.dcg_log2_at(n);
+        }
+        let c = ranked.within(n);
+        let terms = ranked.positions[..c].iter().zip(&ranked.values[..c]);
+        seq_sum(terms.map(|(&i, &g)| self.form.term(g, i + 1)))
     }
 
-    fn ideal(&self, q: &Query) -> f64 {
-        let ideal = ideal_gains(&self.gains, q);
-        let k = depth(ideal.len(), self.cutoff);
-        seq_sum(ideal[..k].iter().enumerate().map(|(j, &g)| self.form.term(g, j + 1)))
+    fn ideal(&self, q: &Query, shared: &mut Shared) -> f64 {
+        let ideal = shared.ideal(q, &self.gains);
+        let k = depth(ideal.gains.len(), self.cutoff);
+        if self.form == Form::Log2 {
+            return ideal.dcg_log2_at(k);
+        }
+        seq_sum(ideal.gains[..k].iter().enumerate().map(|(j, &g)| self.form.term(g, j + 1)))
     }
 }
 
@@ -209,11 +177,13 @@ impl Kernel for Dcg {
         Ok(())
     }
 
-    fn value(&self, q: &Query) -> f64 {
+    alone!();
+
+    fn value_shared(&self, q: &Query, shared: &mut Shared) -> f64 {
         match self.part {
-            Part::Ratio => safe_div(self.dcg(q), self.ideal(q)),
-            Part::Dcg => self.dcg(q),
-            Part::Ideal => self.ideal(q),
+            Part::Ratio => safe_div(self.dcg(q, shared), self.ideal(q, shared)),
+            Part::Dcg => self.dcg(q, shared),
+            Part::Ideal => self.ideal(q, shared),
         }
     }
 }
@@ -236,32 +206,30 @@ impl Kernel for NdcgRel {
         self.gains.check(&run.qrels_grades)
     }
 
-    fn value(&self, q: &Query) -> f64 {
-        let ideal = ideal_gains(&self.gains, q);
-        let l = ideal.len();
+    alone!();
+
+    fn value_shared(&self, q: &Query, shared: &mut Shared) -> f64 {
+        let (ranked, ideal) = shared.ranked_and_ideal(q, &self.gains);
+        let l = ideal.gains.len();
         if l == 0 {
             return 0.0;
         }
-        let icum = ideal_cumulative(&ideal);
-        let mut dcg: Option<f64> = None;
+        let icum = ideal.dcg_log2();
+        ranked.dcg_log2();
+        let (ranked, running_dcg) = (&*ranked, &ranked.dcg);
         let mut total: Option<f64> = None;
         let mut found = 0usize;
-        for i in 0..q.num_ret() {
-            let g = self.gains.gain(&q.ranked, i);
-            if g == 0.0 {
-                continue;
-            }
-            let t = g / log2_discount(i + 1);
-            let running = dcg.map_or(t, |s| s + t);
-            dcg = Some(running);
-            let term = if g > 0.0 {
+        // the documents with a non-zero gain, with the running DCG at each
+        for (k, &i) in ranked.positions.iter().enumerate() {
+            let term = if ranked.values[k] > 0.0 {
                 found += 1;
-                running / icum[i.min(l - 1)]
+                running_dcg[k] / icum[i.min(l - 1)]
             } else {
                 0.0
             };
             total = Some(total.map_or(term, |s| s + term));
         }
+        let dcg = running_dcg.last().copied();
         let total = total.unwrap_or(0.0)
             + safe_div((l as f64 - found as f64) * dcg.unwrap_or(0.0), icum[l - 1]);
         if total > 0.0 {
@@ -291,18 +259,20 @@ impl Kernel for Rndcg {
         self.gains.check(&run.qrels_grades)
     }
 
-    fn value(&self, q: &Query) -> f64 {
-        if q.num_rel(self.rel.unwrap_or(q.rel_level)) == 0 {
+    alone!();
+
+    fn value_shared(&self, q: &Query, shared: &mut Shared) -> f64 {
+        if shared.relevant(q, self.rel.unwrap_or(q.rel_level)).num_rel == 0 {
             return 0.0;
         }
-        let ideal = ideal_gains(&self.gains, q);
-        let l = ideal.len();
+        let (ranked, ideal) = shared.ranked_and_ideal(q, &self.gains);
+        let l = ideal.gains.len();
         if l == 0 {
             return 0.0;
         }
-        let icum = ideal_cumulative(&ideal);
+        ideal.dcg_log2();
+        let (ideal, icum) = (&ideal.gains, &ideal.dcg);
         let n = q.num_ret();
-        let mut running = Running::new(q, &self.gains);
         let mut total = -0.0; // -0.0 + x == x: the first value starts the sum
         let mut count = 0usize;
         let mut add = |v: f64| {
@@ -311,12 +281,12 @@ impl Kernel for Rndcg {
         };
         for b in 1..l {
             if ideal[b] != ideal[b - 1] {
-                add(running.upto(b.min(n)) / icum[b - 1]);
+                add(ranked.dcg_log2_at(b.min(n)) / icum[b - 1]);
             }
         }
-        add(running.upto(l.min(n)) / icum[l - 1]);
+        add(ranked.dcg_log2_at(l.min(n)) / icum[l - 1]);
         if n > l + 1 {
-            add(running.upto(n) / icum[l - 1]);
+            add(ranked.dcg_log2_at(n) / icum[l - 1]);
         }
         total / count as f64
     }
@@ -340,21 +310,26 @@ impl Kernel for GMeasure {
         self.gains.check(&run.qrels_grades)
     }
 
-    fn value(&self, q: &Query) -> f64 {
-        let ideal = ideal_gains(&self.gains, q);
+    alone!();
+
+    fn value_shared(&self, q: &Query, shared: &mut Shared) -> f64 {
+        let (ranked, ideal) = shared.ranked_and_ideal(q, &self.gains);
+        let ideal = &ideal.gains;
         // running sums start at -0.0 (-0.0 + x == x): NumPy's cumsum starts at its first term
         let (mut cost, mut got, mut total) = (-0.0, -0.0, -0.0);
-        for i in 0..q.num_ret() {
-            let step = match ideal.get(i) {
-                Some(&g) if g >= 1.0 => g,
-                _ => 1.0,
-            };
-            cost += step;
-            let g = self.gains.gain(&q.ranked, i);
-            got += g;
-            if g != 0.0 {
-                total += g / c_log2((2.0 + cost) - got);
+        // the cost of every rank is added; the gains only where non-zero (a zero gain
+        // changes the running gain's sign of zero only, which 2 + cost - got ignores)
+        let mut costed = 0usize;
+        for (&i, &g) in ranked.positions.iter().zip(&ranked.values) {
+            while costed <= i {
+                cost += match ideal.get(costed) {
+                    Some(&g) if g >= 1.0 => g,
+                    _ => 1.0,
+                };
+                costed += 1;
             }
+            got += g;
+            total += g / c_log2((2.0 + cost) - got);
         }
         // + 0.0: the sum of trec_eval starts at +0.0
         safe_div(total + 0.0, seq_sum(ideal.iter().copied()))

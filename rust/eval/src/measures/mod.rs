@@ -13,7 +13,10 @@ mod precision;
 mod ranked_extra;
 mod set_based;
 mod set_extra;
+mod shared;
 mod user_models;
+
+pub use shared::Shared;
 
 use crate::{Column, JudgedView, Kernel, Refusal, Spec};
 
@@ -54,7 +57,8 @@ pub fn kernel(spec: &Spec) -> Result<Box<dyn Kernel>, String> {
 /// Every measure for every query of `run`: one column per kernel. Each kernel first
 /// reads the whole run ([`Kernel::prepare`]; the first refusal is returned). Queries
 /// are then split into `threads` contiguous chunks; each thread computes all kernels
-/// of its queries (one query's arrays stay in cache across measures).
+/// of its queries (one query's arrays stay in cache across measures), sharing the
+/// query's common work between them ([`Shared`]: relevant ranks, gains, ideal DCG...).
 pub fn compute(
     run: &JudgedView,
     kernels: &mut [Box<dyn Kernel>],
@@ -108,11 +112,13 @@ fn columns(
         .iter()
         .map(|k| if k.is_text() { Column::Texts(Vec::new()) } else { Column::Numbers(Vec::new()) })
         .collect();
+    let mut shared = Shared::default();
     for q in queries {
         let query = run.query(q);
+        shared.reset();
         for (column, k) in out.iter_mut().zip(kernels) {
             match column {
-                Column::Numbers(v) => v.push(k.value(&query)),
+                Column::Numbers(v) => v.push(k.value_shared(&query, &mut shared)),
                 Column::Texts(v) => v.push(k.text(&query)),
             }
         }

@@ -7,7 +7,8 @@
 //! right from 0.0, counts are exact integers converted to f64 where NumPy converts them.
 
 use super::boxed;
-use super::common::{c_log, count_relevant, relevant_ranks, safe_div, top};
+use super::common::{c_log, safe_div, top};
+use super::Shared;
 use crate::{Cutoff, Kernel, Query, Spec, UNJUDGED};
 
 /// The families this module computes.
@@ -67,17 +68,13 @@ fn rank_cutoff(spec: &Spec, required: bool) -> Result<Option<i64>, String> {
     }
 }
 
-/// P@rank of every relevant ranked document (ranks up to `n`), in rank order.
-fn precisions<'a>(q: &'a Query, level: i64, n: usize) -> impl Iterator<Item = f64> + 'a {
-    relevant_ranks(q, level)
-        .take_while(move |&rank| rank <= n)
-        .enumerate()
-        .map(|(i, rank)| (i + 1) as f64 / rank as f64)
-}
-
-/// Left-to-right sum from 0.0 (`segments.sequential_sum`).
-fn sum(values: impl Iterator<Item = f64>) -> f64 {
-    values.fold(0.0, |acc, x| acc + x)
+/// The kernels here compute with the query's [`Shared`] work; alone, with a fresh one.
+macro_rules! alone {
+    () => {
+        fn value(&self, q: &Query) -> f64 {
+            self.value_shared(q, &mut Shared::default())
+        }
+    };
 }
 
 #[derive(Clone, Copy)]
@@ -105,18 +102,27 @@ impl AtK {
 }
 
 impl Kernel for AtK {
-    fn value(&self, q: &Query) -> f64 {
+    alone!();
+
+    fn value_shared(&self, q: &Query, shared: &mut Shared) -> f64 {
         let n = top(q, Some(self.cutoff));
         let k = self.cutoff as f64;
         let level = self.rel.unwrap_or(q.rel_level);
-        let hits = || count_relevant(&q.ranked, n, level) as f64;
+        let mut relevant = || {
+            let r = shared.relevant(q, level);
+            (r.within(n) as f64, r.num_rel)
+        };
         match self.kind {
-            AtKind::Precision => hits() / k,
-            AtKind::Recall => safe_div(hits(), q.num_rel(level) as f64),
-            AtKind::Success => f64::from(u8::from(hits() > 0.0)),
+            AtKind::Precision => relevant().0 / k,
+            AtKind::Recall => {
+                let (hits, num_rel) = relevant();
+                safe_div(hits, num_rel as f64)
+            }
+            AtKind::Success => f64::from(u8::from(relevant().0 > 0.0)),
             AtKind::RelativePrecision => {
-                let r = i64::try_from(q.num_rel(level)).unwrap_or(i64::MAX);
-                safe_div(hits(), r.min(self.cutoff) as f64)
+                let (hits, num_rel) = relevant();
+                let r = i64::try_from(num_rel).unwrap_or(i64::MAX);
+                safe_div(hits, r.min(self.cutoff) as f64)
             }
             AtKind::Unjudged => {
                 let judged = (0..n).filter(|&i| q.ranked.judged(i)).count();
@@ -162,15 +168,15 @@ impl Ap {
 }
 
 impl Kernel for Ap {
-    fn value(&self, q: &Query) -> f64 {
+    alone!();
+
+    fn value_shared(&self, q: &Query, shared: &mut Shared) -> f64 {
         let level = self.rel.unwrap_or(q.rel_level);
         let n = top(q, self.cutoff);
-        let (mut total, mut found) = (0.0, 0usize);
-        for p in precisions(q, level, n) {
-            total += p;
-            found += 1;
-        }
-        let num_rel = q.num_rel(level);
+        let relevant = shared.relevant(q, level);
+        let found = relevant.within(n);
+        let num_rel = relevant.num_rel;
+        let total = relevant.precision_sums()[found];
         let den = match (self.normalise, self.cutoff) {
             (Norm::R, _) | (Norm::MinRk, None) => num_rel as f64,
             (Norm::MinRk, Some(k)) => i64::try_from(num_rel).unwrap_or(i64::MAX).min(k) as f64,
@@ -186,10 +192,12 @@ struct Rprec {
 }
 
 impl Kernel for Rprec {
-    fn value(&self, q: &Query) -> f64 {
-        let level = self.rel.unwrap_or(q.rel_level);
-        let r = q.num_rel(level);
-        let hits = count_relevant(&q.ranked, q.num_ret().min(r), level);
+    alone!();
+
+    fn value_shared(&self, q: &Query, shared: &mut Shared) -> f64 {
+        let relevant = shared.relevant(q, self.rel.unwrap_or(q.rel_level));
+        let r = relevant.num_rel;
+        let hits = relevant.within(q.num_ret().min(r));
         safe_div(hits as f64, r as f64)
     }
 }
@@ -207,10 +215,12 @@ impl Rr {
 }
 
 impl Kernel for Rr {
-    fn value(&self, q: &Query) -> f64 {
+    alone!();
+
+    fn value_shared(&self, q: &Query, shared: &mut Shared) -> f64 {
         let level = self.rel.unwrap_or(q.rel_level);
-        match relevant_ranks(q, level).next() {
-            Some(rank) if rank <= top(q, self.cutoff) => 1.0 / rank as f64,
+        match shared.relevant(q, level).ranks.first() {
+            Some(&rank) if rank <= top(q, self.cutoff) => 1.0 / rank as f64,
             _ => 0.0,
         }
     }
@@ -222,13 +232,16 @@ struct Bpref {
 }
 
 impl Kernel for Bpref {
-    fn value(&self, q: &Query) -> f64 {
+    alone!();
+
+    fn value_shared(&self, q: &Query, shared: &mut Shared) -> f64 {
         let level = self.rel.unwrap_or(q.rel_level);
         let r = q.num_rel(level);
         let num_nonrel = if level > 0 { q.judged.len().saturating_sub(r) } else { 0 };
         let denom = num_nonrel.min(r) as f64;
         let (mut total, mut nonrel_so_far) = (0.0, 0usize);
-        for i in (0..q.num_ret()).filter(|&i| q.ranked.judged(i)) {
+        // the judged documents are among the pooled ones
+        for &i in shared.pooled(q).iter().filter(|&&i| q.ranked.judged(i)) {
             if !q.ranked.relevant(i, level) {
                 nonrel_so_far += 1;
             } else if nonrel_so_far > 0 {
@@ -250,11 +263,13 @@ struct InfAp {
 }
 
 impl Kernel for InfAp {
-    fn value(&self, q: &Query) -> f64 {
+    alone!();
+
+    fn value_shared(&self, q: &Query, shared: &mut Shared) -> f64 {
         let level = self.rel.unwrap_or(q.rel_level);
         let (mut total, mut rel_so_far, mut nonrel_before, mut unj_before) =
             (0.0, 0u64, 0u64, 0u64);
-        for i in (0..q.num_ret()).filter(|&i| q.ranked.pooled(i)) {
+        for &i in shared.pooled(q) {
             let judged = q.ranked.judged(i);
             let relevant = judged && q.ranked.relevant(i, level);
             if relevant {
@@ -333,31 +348,15 @@ fn recall_count(point: f64, num_rel: usize, compat: u8) -> i64 {
 }
 
 impl Kernel for Iprec {
-    fn value(&self, q: &Query) -> f64 {
+    alone!();
+
+    fn value_shared(&self, q: &Query, shared: &mut Shared) -> f64 {
         let level = self.rel.unwrap_or(q.rel_level);
-        let num_rel = q.num_rel(level);
-        if !self.average {
-            // one point: the max of P@rank from the c-th relevant document on (max is
-            // exact in any order), without materialising the interpolated curve
-            let found = count_relevant(&q.ranked, q.num_ret(), level);
-            let c = recall_count(self.points[0], num_rel, q.compat);
-            if found == 0 || c > i64::try_from(found).unwrap_or(i64::MAX) {
-                return 0.0;
-            }
-            let skip = (c.max(1) - 1) as usize;
-            return relevant_ranks(q, level)
-                .enumerate()
-                .skip(skip)
-                .map(|(i, rank)| (i + 1) as f64 / rank as f64)
-                .fold(f64::NEG_INFINITY, f64::max);
-        }
+        let relevant = shared.relevant(q, level);
+        let num_rel = relevant.num_rel;
         // interpolated precision at each relevant document: max P@rank from there on
-        let mut interp: Vec<f64> = precisions(q, level, q.num_ret()).collect();
-        let mut best = f64::NEG_INFINITY;
-        for p in interp.iter_mut().rev() {
-            best = best.max(*p);
-            *p = best;
-        }
+        // (max is exact in any order)
+        let interp = relevant.interpolated();
         let found = i64::try_from(interp.len()).unwrap_or(i64::MAX);
         let at = |point: f64| {
             let c = recall_count(point, num_rel, q.compat);
@@ -367,7 +366,11 @@ impl Kernel for Iprec {
                 0.0
             }
         };
-        let total = sum(self.points.iter().rev().map(|&p| at(p)));
+        if !self.average {
+            return at(self.points[0]);
+        }
+        // summed from the last point to the first, left to right from 0.0
+        let total = self.points.iter().rev().fold(0.0, |acc, &p| acc + at(p));
         total / self.points.len() as f64
     }
 }
@@ -389,10 +392,12 @@ impl RprecMult {
 }
 
 impl Kernel for RprecMult {
-    fn value(&self, q: &Query) -> f64 {
-        let level = self.rel.unwrap_or(q.rel_level);
-        let c = (self.multiple * q.num_rel(level) as f64 + 0.9).floor() as i64;
-        let hits = count_relevant(&q.ranked, top(q, Some(c)), level);
+    alone!();
+
+    fn value_shared(&self, q: &Query, shared: &mut Shared) -> f64 {
+        let relevant = shared.relevant(q, self.rel.unwrap_or(q.rel_level));
+        let c = (self.multiple * relevant.num_rel as f64 + 0.9).floor() as i64;
+        let hits = relevant.within(top(q, Some(c)));
         safe_div(hits as f64, c as f64)
     }
 }
@@ -403,10 +408,13 @@ struct Yaap {
 }
 
 impl Kernel for Yaap {
-    fn value(&self, q: &Query) -> f64 {
-        let level = self.rel.unwrap_or(q.rel_level);
-        let s = sum(precisions(q, level, q.num_ret()));
-        c_log((1.0 + s) / (1.0 + q.num_rel(level) as f64 - s))
+    alone!();
+
+    fn value_shared(&self, q: &Query, shared: &mut Shared) -> f64 {
+        let relevant = shared.relevant(q, self.rel.unwrap_or(q.rel_level));
+        let num_rel = relevant.num_rel;
+        let s = *relevant.precision_sums().last().unwrap_or(&0.0);
+        c_log((1.0 + s) / (1.0 + num_rel as f64 - s))
     }
 }
 
@@ -416,14 +424,17 @@ struct BinG {
 }
 
 impl Kernel for BinG {
-    fn value(&self, q: &Query) -> f64 {
-        let level = self.rel.unwrap_or(q.rel_level);
+    alone!();
+
+    fn value_shared(&self, q: &Query, shared: &mut Shared) -> f64 {
+        let relevant = shared.relevant(q, self.rel.unwrap_or(q.rel_level));
         let mut found = 0usize;
-        let total = sum(relevant_ranks(q, level).map(|rank| {
+        let mut total = 0.0; // left to right from 0.0
+        for &rank in &relevant.ranks {
             found += 1;
-            1.0 / ((rank - found) as f64 + 2.0).log2()
-        }));
-        safe_div(total, q.num_rel(level) as f64) * f64::from(u8::from(found > 0))
+            total += 1.0 / ((rank - found) as f64 + 2.0).log2();
+        }
+        safe_div(total, relevant.num_rel as f64) * f64::from(u8::from(found > 0))
     }
 }
 

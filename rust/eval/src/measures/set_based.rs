@@ -1,7 +1,8 @@
 //! The families of `cranfield/core/measures/set_based.py`: the retrieved list taken as
 //! a set, from relret (relevant retrieved), ret (retrieved) and R (relevant).
 
-use super::common::{count_relevant, safe_div};
+use super::common::safe_div;
+use super::Shared;
 use crate::{Kernel, Query, Spec};
 
 /// The families this module computes.
@@ -57,10 +58,14 @@ struct SetMeasure {
 
 impl Kernel for SetMeasure {
     fn value(&self, q: &Query) -> f64 {
-        let level = self.rel.unwrap_or(q.rel_level);
+        self.value_shared(q, &mut Shared::default())
+    }
+
+    fn value_shared(&self, q: &Query, shared: &mut Shared) -> f64 {
+        let relevant = shared.relevant(q, self.rel.unwrap_or(q.rel_level));
         let ret = q.num_ret() as f64;
-        let relret = count_relevant(&q.ranked, q.num_ret(), level) as f64;
-        let r = q.num_rel(level) as f64;
+        let relret = relevant.ranks.len() as f64;
+        let r = relevant.num_rel as f64;
         match self.formula {
             Formula::Precision => safe_div(relret, ret),
             Formula::RelativePrecision => safe_div(relret, ret.min(r)),

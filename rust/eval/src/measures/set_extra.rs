@@ -1,12 +1,11 @@
 //! The families of `cranfield/core/measures/set_extra.py`: fallout and generality,
 //! which need the collection size |A| (`collection_size`).
 //!
-//! A collection smaller than a query's relevant or retrieved documents is refused by
-//! the family's run check in Python (`MeasureDef.check`) before any kernel runs; the
-//! kernels here compute the formula whatever the counts.
+//! A collection smaller than a query's relevant or retrieved documents is refused, in
+//! `prepare`, as the family's run check in Python (`MeasureDef.check`) refuses it.
 
 use super::common::{count_relevant, safe_div, top};
-use crate::{Kernel, Param, Query, Spec};
+use crate::{JudgedView, Kernel, Param, Query, Refusal, Spec};
 
 /// The families this module computes.
 pub const FAMILIES: &[&str] = &["Fallout", "Generality"];
@@ -49,7 +48,36 @@ struct Fallout {
     cutoff: Option<i64>,
 }
 
+/// `set_extra._check_fits`: a MeasureError when a query has more relevant documents
+/// (at `rel`, else the run's level) or, with `cutoff` given (Fallout), more retrieved
+/// documents up to that cutoff than the collection holds.
+fn check_fits(
+    name: &str,
+    n: f64,
+    run: &JudgedView,
+    rel: Option<i64>,
+    cutoff: Option<Option<i64>>,
+) -> Result<(), Refusal> {
+    let too_many = (0..run.num_queries()).any(|q| {
+        let q = run.query(q);
+        let ret = cutoff.map_or(0, |c| top(&q, c));
+        q.num_rel(rel.unwrap_or(q.rel_level)) as f64 > n || ret as f64 > n
+    });
+    if too_many {
+        return Err(Refusal::Measure(format!(
+            "{name}: collection_size={} is smaller than the number of relevant or retrieved \
+             documents of a query",
+            n as i64
+        )));
+    }
+    Ok(())
+}
+
 impl Kernel for Fallout {
+    fn prepare(&mut self, run: &JudgedView) -> Result<(), Refusal> {
+        check_fits("Fallout", self.n, run, self.rel, Some(self.cutoff))
+    }
+
     fn value(&self, q: &Query) -> f64 {
         let level = self.rel.unwrap_or(q.rel_level);
         let ret = top(q, self.cutoff);
@@ -65,6 +93,10 @@ struct Generality {
 }
 
 impl Kernel for Generality {
+    fn prepare(&mut self, run: &JudgedView) -> Result<(), Refusal> {
+        check_fits("Generality", self.n, run, self.rel, None)
+    }
+
     fn value(&self, q: &Query) -> f64 {
         q.num_rel(self.rel.unwrap_or(q.rel_level)) as f64 / self.n
     }

@@ -1,7 +1,8 @@
 //! The families of `cranfield/core/measures/user_models.py`: trec_eval's rank-biased
 //! precision (Moffat & Zobel 2008) and its residual.
 
-use super::common::{label_is, no_cutoff, persistence, power, powers, seq_sum, Gains};
+use super::common::{label_is, no_cutoff, persistence, powers, seq_sum, Gains};
+use super::Shared;
 use crate::{Kernel, Labels, Query, Spec};
 
 /// The families this module computes.
@@ -64,6 +65,10 @@ fn within(labels: &Labels, i: usize, top: i64) -> bool {
 
 impl Kernel for Rbp {
     fn value(&self, q: &Query) -> f64 {
+        self.value_shared(q, &mut Shared::default())
+    }
+
+    fn value_shared(&self, q: &Query, shared: &mut Shared) -> f64 {
         // the query's largest judged grade (-1 without judgments)
         let top = if q.judged.is_empty() { -1 } else { q.judged.grade(0) };
         let lo =
@@ -77,21 +82,37 @@ impl Kernel for Rbp {
         let hi = if largest >= 0 { f64::max(self.hi, largest as f64) } else { self.hi };
         let normalise = lo < 0.0 || hi > 1.0;
         let labels = &q.ranked;
-        let terms = (0..q.num_ret()).zip(powers(self.p)).map(|(i, w)| {
-            let in_list =
-                within(labels, i, top) || self.gains.0.iter().any(|&(l, _)| label_is(labels, i, l));
-            if !in_list {
-                return 0.0;
+        let n = q.num_ret();
+        let (ranked, mut w) = shared.gains_and_powers(q, &self.gains, self.p, n);
+        let in_list = |i: usize| {
+            within(labels, i, top) || self.gains.0.iter().any(|&(l, _)| label_is(labels, i, l))
+        };
+        let gain = |raw: f64| if normalise { (raw - lo) / (hi - lo) } else { raw };
+        if normalise && lo != 0.0 {
+            // a zero gain may count: every document
+            let terms = (0..n).zip(powers(self.p)).map(|(i, w)| {
+                let g = if in_list(i) { gain(self.gains.gain(labels, i)) } else { 0.0 };
+                if g != 0.0 {
+                    g * w
+                } else {
+                    0.0
+                }
+            });
+            return (1.0 - self.p) * seq_sum(terms);
+        }
+        // only the documents with a non-zero gain count: their terms summed left to right
+        // from the first; the +0.0 terms of the others change a -0.0 sum into +0.0 only
+        let mut active = 0usize;
+        let mut total = -0.0; // -0.0 + x == x: the first term starts the sum
+        for (&i, &raw) in ranked.positions.iter().zip(&ranked.values) {
+            let g = gain(raw);
+            if in_list(i) && g != 0.0 {
+                total += g * w.at(i);
+                active += 1;
             }
-            let raw = self.gains.gain(labels, i);
-            let g = if normalise { (raw - lo) / (hi - lo) } else { raw };
-            if g != 0.0 {
-                g * w
-            } else {
-                0.0
-            }
-        });
-        (1.0 - self.p) * seq_sum(terms)
+        }
+        let total = if active == n && active > 0 { total } else { total + 0.0 };
+        (1.0 - self.p) * total
     }
 }
 
@@ -116,9 +137,16 @@ impl Kernel for RbpResid {
         if !q.in_run || !(0..n).any(unjudged) {
             return 0.0;
         }
-        let total =
-            seq_sum((0..n).zip(powers(self.p)).map(|(i, w)| if unjudged(i) { w } else { 0.0 }));
-        power(self.p, n) + (1.0 - self.p) * total
+        // every term is >= +0.0: the sum from the first term is the sum from +0.0; the
+        // weight multiplied by p once per rank, as `common::powers` (p**n at the end)
+        let (mut total, mut w) = (0.0, 1.0);
+        for i in 0..n {
+            if unjudged(i) {
+                total += w;
+            }
+            w *= self.p;
+        }
+        w + (1.0 - self.p) * total
     }
 }
 

@@ -15,8 +15,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ...errors import InputError, ParameterError
-from . import keys
+from ...errors import ParameterError
+from . import keys, problems
 from .keys import hash_strings  # noqa: F401  (re-exported)
 
 POLICIES = ("error", "first", "max")
@@ -94,13 +94,13 @@ def resolve(
         def where(r: int) -> int:
             return line_of(r) if line_of is not None else r + 1
 
-        word = unit + "s"
-        raise InputError(
-            f"document {d[i].as_py()!r} appears twice for query {q[i].as_py()!r} "
-            f"({word} {where(first)} and {where(second)}); "
-            "to keep one, use duplicates='first' or 'max' (cranfield eval --duplicates)",
-            source=source,
+        raise problems.duplicate(
+            d[i].as_py(),
+            q[i].as_py(),
+            (where(first), where(second)),
+            source,
             line=where(second) if line_of is not None else None,
+            unit=unit,
         )
     keep = np.ones(table.num_rows, dtype=bool)
     keep[rows[same]] = False

@@ -30,8 +30,9 @@ import pyarrow.csv as pacsv
 from ... import _engine
 from ...errors import InputError
 from ..memory import input_budget
-from . import dedup, keys
-from .source import MAX_LINE, is_gzip_file, resolve, source_name, too_large
+from . import dedup, keys, problems
+from .problems import shown  # noqa: F401  (re-exported)
+from .source import MAX_LINE, is_gzip_file, resolve, source_name
 
 
 @dataclass(frozen=True)
@@ -53,7 +54,6 @@ RUN = Layout("run", "score")
 QRELS = Layout("qrels", "relevance")
 #: Qrels with real-valued relevance (fractional gains: ``Qrels.read(..., fractional=True)``).
 FRACTIONAL_QRELS = Layout("qrels", "relevance", fractional=True)
-_FIELDS = {"run": "qid iter docno rank score tag", "qrels": "qid iter docno rel"}
 
 
 @dataclass
@@ -170,7 +170,7 @@ def _parse(
     if not rows:
         if not require_lines:
             return None
-        raise InputError(f"no {layout.kind} lines found (empty file?)", source=source)
+        raise problems.no_lines(layout.kind, source)
     value_type = layout.value_type
     columns: dict[str, list] = {"query_id": [], "doc_id": [], layout.value: []}
     for q_offsets, q_data, d_offsets, d_data, values in pieces:
@@ -195,53 +195,9 @@ def _strings(n: int, offsets: np.ndarray, data: np.ndarray) -> pa.Array:
 
 def _problem(what: str, line: int | None, detail, layout: Layout, source: str) -> InputError:
     """The message for a problem the engine found (its kind, line and detail)."""
-    if what == "fields":
-        return _field_error(layout, detail, source, line)
-    if what == "gzip":
-        return InputError(detail, source=source)
-    if what == "too_large":
-        return too_large(detail, source)
-    messages = {
-        "nul": "NUL byte: this is binary data, not a text file",
-        "long_line": f"line longer than {MAX_LINE >> 20} MiB (the most one line may hold)",
-        "nan": "score is NaN",
-        "score": lambda: f"score {shown(detail)} is not a number",
-        "grade": lambda: (
-            f"relevance grade {shown(detail)} is not "
-            + ("a finite number" if layout.fractional else "an integer")
-        ),
-        "query_id": lambda: f"query_id is not valid UTF-8: {shown(detail)}",
-        "doc_id": lambda: f"doc_id is not valid UTF-8: {shown(detail)}",
-    }
-    message = messages.get(what, lambda: f"internal error in the reader ({what}: {detail})")
-    return InputError(message if isinstance(message, str) else message(), source=source, line=line)
-
-
-def _field_error(layout: Layout, got: int, source: str, line: int) -> InputError:
-    fields = _FIELDS[layout.kind]
-    if layout.kind == "run":
-        msg = f"expected 6 fields ({fields}), got {got}"
-        if got == 4:
-            msg += " — is this a qrels file?"
-    else:
-        msg = f"expected 4 fields ({fields}), got {got}"
-        if got >= 6:
-            msg += " — is this a run file?"
-    return InputError(msg, source=source, line=line)
-
-
-def shown(value: bytes | str, limit: int = 60) -> str:
-    """A field quoted for a one-line message, cut to ``limit`` characters."""
-    if isinstance(value, bytes):
-        try:
-            value = value.decode("utf-8")
-        except UnicodeDecodeError:
-            text = repr(value)[1:]  # b'...' without the b
-            return text if len(text) <= limit else f"{text[: limit - 5]}...' ({len(value)} bytes)"
-    text = repr(value)
-    if len(text) > limit:
-        text = f"{text[: limit - 5]}...{text[-1]} ({len(value)} characters)"
-    return text
+    return problems.read_problem(
+        what, line, detail, layout.kind, source, fractional=layout.fractional
+    )
 
 
 # -- writing ----------------------------------------------------------------------------------

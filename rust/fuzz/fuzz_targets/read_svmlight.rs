@@ -1,0 +1,79 @@
+//! Any bytes, read as SVMlight/LETOR ranking lines (with and without `qid:`, under a
+//! small memory budget): the reader must end with consistent arrays or one problem,
+//! never a panic; what it accepts, written back as SVMlight lines, reads the same.
+#![no_main]
+
+use cranfield_ltr::svmlight::{parse, Options, Parsed, Problem};
+use libfuzzer_sys::fuzz_target;
+use std::fmt::Write;
+
+const MAX_FEATURE: usize = 512;
+
+/// `parsed` as SVMlight lines: every non-zero feature (and `-0.0`), the last column
+/// on the first line (so the width is kept), the doc ids as comments.
+fn write(parsed: &Parsed, has_qid: bool) -> String {
+    let mut text = String::new();
+    for (r, label) in parsed.labels.iter().enumerate() {
+        let _ = write!(text, "{label:?}");
+        if has_qid {
+            let _ = write!(text, " qid:{}", parsed.qids[r]);
+        }
+        let row = &parsed.features[r * parsed.width..(r + 1) * parsed.width];
+        for (c, v) in row.iter().enumerate() {
+            if v.to_bits() != 0 || (r == 0 && c + 1 == parsed.width) {
+                let _ = write!(text, " {}:{v:?}", c + 1);
+            }
+        }
+        if let Some(docs) = &parsed.docs {
+            let _ = write!(text, " # docid = {}", docs[r]);
+        }
+        text.push('\n');
+    }
+    text
+}
+
+fn same_label(a: f64, b: f64) -> bool {
+    a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan())
+}
+
+fuzz_target!(|data: &[u8]| {
+    for has_qid in [true, false] {
+        let options =
+            |threads| Options { has_qid, max_feature: MAX_FEATURE, budget: Some(1 << 16), threads };
+        let result = parse(data, options(1));
+        assert_eq!(result, parse(data, options(2)), "threads change the result");
+        match result {
+            Ok(parsed) => {
+                let rows = parsed.labels.len();
+                assert!(rows > 0);
+                assert!(parsed.width >= 1 && parsed.width <= MAX_FEATURE);
+                assert_eq!(parsed.features.len(), rows * parsed.width);
+                assert!((rows * parsed.width * 8) as u64 <= 1 << 16);
+                assert!(parsed.features.iter().all(|v| v.is_finite()));
+                assert_eq!(parsed.qids.len(), if has_qid { rows } else { 0 });
+                assert!(parsed.qids.iter().all(|q| !q.is_empty()));
+                assert_eq!(parsed.lines.len(), rows);
+                assert!(parsed.lines.first().is_some_and(|&l| l >= 1));
+                assert!(parsed.lines.windows(2).all(|w| w[0] < w[1]));
+                if let Some(docs) = &parsed.docs {
+                    assert_eq!(docs.len(), rows);
+                    assert!(docs.iter().all(|d| !d.is_empty()));
+                }
+                let text = write(&parsed, has_qid);
+                let again = parse(text.as_bytes(), options(1))
+                    .unwrap_or_else(|e| panic!("the written lines do not read: {e:?}\n{text}"));
+                assert_eq!(again.width, parsed.width);
+                assert_eq!(again.qids, parsed.qids);
+                assert_eq!(again.docs, parsed.docs);
+                assert!(parsed.labels.iter().zip(&again.labels).all(|(a, b)| same_label(*a, *b)));
+                let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+                assert_eq!(bits(&again.features), bits(&parsed.features));
+                assert_eq!(again.lines, (1..=rows as u64).collect::<Vec<_>>());
+            }
+            Err(err) => match err.problem {
+                Problem::Empty | Problem::TooLarge(..) => assert!(err.line.is_none()),
+                _ => assert!(err.line.is_some_and(|l| l >= 1)),
+            },
+        }
+    }
+});
