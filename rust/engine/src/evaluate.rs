@@ -1,5 +1,6 @@
 //! `cranfield eval`'s whole evaluation of TREC files in one call: the qrels read once,
-//! each run read, judged and measured in turn (one run in memory at a time), for the
+//! each run read, judged and measured (several runs at once, one per core:
+//! `cranfield_eval::runs`; at most one run per core in memory at a time), for the
 //! command line's engine path (`cranfield/cli/eval_cmd.py`), which needs neither NumPy
 //! nor PyArrow.
 
@@ -8,9 +9,10 @@ use std::path::PathBuf;
 
 use cranfield_eval::judge::{
     judge_with, read_file, threads_for, topics, Duplicates, Input, JudgeError as Failed,
-    JudgeOptions,
+    JudgeOptions, Judged, Reading,
 };
 use cranfield_eval::measures::{compute, kernel};
+use cranfield_eval::runs::in_order;
 use cranfield_eval::{Column, Kernel, Refusal, Spec};
 use cranfield_trec::Kind;
 use pyo3::exceptions::PyValueError;
@@ -25,6 +27,14 @@ struct Evaluated {
     name: String,
     query_ids: Vec<String>,
     columns: Vec<Column>,
+}
+
+/// One judged run's result.
+fn evaluated(judged: &Judged, columns: Vec<Column>, latin1: bool) -> Evaluated {
+    let query_ids = (0..judged.num_queries())
+        .map(|q| String::from_utf8_lossy(judged.query_id(q)).into_owned())
+        .collect();
+    Evaluated { name: judged.run_name(latin1), query_ids, columns }
 }
 
 enum Failure {
@@ -61,8 +71,9 @@ fn evaluate_trec_files<'py>(
     max_bytes: Option<u64>,
 ) -> PyResult<Bound<'py, PyTuple>> {
     let specs: Vec<Spec> = specs.iter().map(|s| spec(&s)).collect::<PyResult<_>>()?;
-    let mut kernels: Vec<Box<dyn Kernel>> =
-        specs.iter().map(kernel).collect::<Result<_, _>>().map_err(PyValueError::new_err)?;
+    for s in &specs {
+        kernel(s).map_err(PyValueError::new_err)?;
+    }
     let options = JudgeOptions {
         rel_level,
         depth,
@@ -77,19 +88,20 @@ fn evaluate_trec_files<'py>(
         options.check().map_err(Failure::Judge)?;
         let kind = if fractional { Kind::FractionalQrels } else { Kind::Qrels };
         let qrels = read_file(&qrels_path, Input::Qrels, kind, &reading).map_err(Failure::Judge)?;
-        let mut out = Vec::with_capacity(run_paths.len());
-        for path in &run_paths {
-            let run = read_file(path, Input::Run, Kind::Run, &reading).map_err(Failure::Judge)?;
-            let threads = threads_for(&run, &qrels, reading.threads);
+        // the runs in parallel (in input order; the first failing run's error)
+        let make = || -> Vec<Box<dyn Kernel>> {
+            specs.iter().filter_map(|s| kernel(s).ok()).collect() // each made once above
+        };
+        let out = in_order(run_paths.len(), reading.threads, make, |kernels, i, inner| {
+            let reading = Reading { threads: inner, ..reading.clone() };
+            let run = read_file(&run_paths[i], Input::Run, Kind::Run, &reading)
+                .map_err(Failure::Judge)?;
+            let threads = threads_for(&run, &qrels, inner);
             let judged = judge_with(&run, &qrels, &options, threads).map_err(Failure::Judge)?;
             drop(run);
-            let columns =
-                compute(&judged.view(), &mut kernels, reading.threads).map_err(Failure::Refused)?;
-            let query_ids = (0..judged.num_queries())
-                .map(|q| String::from_utf8_lossy(judged.query_id(q)).into_owned())
-                .collect();
-            out.push(Evaluated { name: judged.run_name(latin1), query_ids, columns });
-        }
+            let columns = compute(&judged.view(), kernels, inner).map_err(Failure::Refused)?;
+            Ok(evaluated(&judged, columns, latin1))
+        })?;
         Ok((topics(&qrels), out))
     };
     let (topics, runs) = match py.detach(|| catch_unwind(AssertUnwindSafe(work))) {

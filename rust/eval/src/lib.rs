@@ -10,6 +10,7 @@
 pub mod aggregate;
 pub mod judge;
 pub mod measures;
+pub mod runs;
 pub mod trec_eval;
 
 use std::collections::BTreeMap;
