@@ -689,11 +689,25 @@ struct Entry<'a> {
     score: f64,
     doc: &'a [u8],
     row: usize,
+    /// Its value in the qrels (raw), if they list it.
+    qrels: Option<u64>,
 }
+
+/// A document of a topic: its entry, once ranked, and its value in the qrels.
+#[derive(Clone, Copy)]
+struct Slot {
+    /// The index of its [`Entry`] ([`UNRANKED`] until the run ranks it).
+    entry: usize,
+    qrels: Option<u64>,
+}
+
+const UNRANKED: usize = usize::MAX;
 
 /// What a thread reuses from topic to topic.
 struct Scratch<'a> {
-    seen: hash::Map<&'a [u8], usize>,
+    /// The topic's documents: those the qrels list, then those the run ranks (one hash
+    /// lookup per ranked document finds both a repeat and the qrels' value).
+    docs: hash::Map<&'a [u8], Slot>,
     entries: Vec<Entry<'a>>,
 }
 
@@ -710,7 +724,7 @@ impl<'a> Ranking<'_, 'a> {
     /// The labels of the `kept` topics' rankings, back to back, and their lengths; or
     /// the first duplicate of the run (by its second line).
     fn labels<T: Label>(&self, kept: &[usize]) -> Result<(LabelVec, Vec<usize>), JudgeError> {
-        let make = || Scratch { seen: hash::map(0), entries: Vec::new() };
+        let make = || Scratch { docs: hash::map(0), entries: Vec::new() };
         let mut parts: Vec<(Vec<T>, Option<Pair>)> =
             parallel::map(self.topics.ids.len(), self.threads, make, |s, t| self.topic(s, t));
         if let Some((first, second)) = parts.iter().filter_map(|p| p.1).min_by_key(|d| d.1) {
@@ -734,7 +748,11 @@ impl<'a> Ranking<'_, 'a> {
             return (Vec::new(), None);
         }
         let rows = self.topics.run_blocks.rows(t);
-        hash::reset(&mut s.seen, rows);
+        let judged = if in_qrels { Some(&self.judged[t].docs) } else { None };
+        hash::reset(&mut s.docs, rows + judged.map_or(0, |d| d.len()));
+        for (&doc, &(raw, _)) in judged.into_iter().flatten() {
+            s.docs.insert(doc, Slot { entry: UNRANKED, qrels: Some(raw) });
+        }
         s.entries.clear();
         s.entries.reserve(rows);
         let compat9 = self.options.compat == 9;
@@ -745,23 +763,21 @@ impl<'a> Ranking<'_, 'a> {
                 let score = scores[local];
                 let key = if compat9 { score as f32 as f64 } else { score } + 0.0;
                 let doc = columns.doc_id.get(local);
-                match s.seen.entry(doc) {
-                    std::collections::hash_map::Entry::Vacant(e) => {
-                        e.insert(s.entries.len());
-                        s.entries.push(Entry { key, score, doc, row });
+                let slot = s.docs.entry(doc).or_insert(Slot { entry: UNRANKED, qrels: None });
+                if slot.entry == UNRANKED {
+                    slot.entry = s.entries.len();
+                    s.entries.push(Entry { key, score, doc, row, qrels: slot.qrels });
+                    return;
+                }
+                let kept = &mut s.entries[slot.entry];
+                match policy {
+                    Duplicates::Error => {
+                        duplicate.get_or_insert((kept.row, row));
                     }
-                    std::collections::hash_map::Entry::Occupied(e) => {
-                        let kept = &mut s.entries[*e.get()];
-                        match policy {
-                            Duplicates::Error => {
-                                duplicate.get_or_insert((kept.row, row));
-                            }
-                            Duplicates::First => {}
-                            Duplicates::Max => {
-                                if score > kept.score {
-                                    *kept = Entry { key, score, doc, row };
-                                }
-                            }
+                    Duplicates::First => {}
+                    Duplicates::Max => {
+                        if score > kept.score {
+                            *kept = Entry { key, score, doc, row, qrels: kept.qrels };
                         }
                     }
                 }
@@ -779,11 +795,10 @@ impl<'a> Ranking<'_, 'a> {
         }
         let depth =
             self.options.depth.map_or(usize::MAX, |d| usize::try_from(d).unwrap_or(usize::MAX));
-        let docs = &self.judged[t].docs;
         let judged_only = self.options.judged_only;
         let mut labels = Vec::with_capacity(s.entries.len().min(depth));
         for e in s.entries.iter().take(depth) {
-            let label = docs.get(e.doc).map_or(T::NOT_POOLED, |&(raw, _)| T::of(raw));
+            let label = e.qrels.map_or(T::NOT_POOLED, T::of);
             if !judged_only || label.judged() {
                 labels.push(label);
             }
