@@ -12,7 +12,7 @@ use cranfield_eval::judge::{
     JudgeOptions, Judged, Reading,
 };
 use cranfield_eval::measures::{compute, kernel};
-use cranfield_eval::runs::in_order;
+use cranfield_eval::runs::{in_order, parallel};
 use cranfield_eval::{Column, Kernel, Refusal, Spec};
 use cranfield_trec::Kind;
 use pyo3::exceptions::PyValueError;
@@ -92,7 +92,9 @@ fn evaluate_trec_files<'py>(
         let make = || -> Vec<Box<dyn Kernel>> {
             specs.iter().filter_map(|s| kernel(s).ok()).collect() // each made once above
         };
-        let out = in_order(run_paths.len(), reading.threads, make, |kernels, i, inner| {
+        let sizes = run_paths.iter().map(|p| std::fs::metadata(p).ok().map(|m| m.len()));
+        let (n, threads) = (run_paths.len(), reading.threads);
+        let out = in_order(n, threads, parallel(sizes), make, |kernels, i, inner| {
             let reading = Reading { threads: inner, ..reading.clone() };
             let run = read_file(&run_paths[i], Input::Run, Kind::Run, &reading)
                 .map_err(Failure::Judge)?;

@@ -9,18 +9,26 @@ use std::sync::Mutex;
 /// `work(&mut scratch, i, inner)` for every item `i` in `0..items`: the results in order
 /// of `i`, or the error of the first failing item in that order.
 ///
-/// With `threads >= 2` and several items, `min(threads, items)` scoped workers each take
+/// With `parallel`, `threads >= 2` and several items, `min(threads, items)` scoped
+/// workers each take
 /// the next item (so at most that many are in progress, and in memory, at once), each
 /// with its own `scratch` (from `make`) reused from item to item; `work` is then given
 /// `inner = 1`, the threads its own work may use (the cores are taken by the workers).
-/// Otherwise the items run in turn on the calling thread with `inner = threads`.
+/// Otherwise the items run in turn on the calling thread with `inner = threads` (see
+/// [`parallel`]).
 ///
 /// Once an item fails no later item is started; the items already started finish. Every
 /// item before a failing one was started before it (items are taken in order), so the
 /// error returned is the first failing item's in input order, whatever the timing, and
 /// no result is returned with it. A panic in `work` reaches the caller (as from
 /// `std::thread::scope`) once every worker has stopped.
-pub fn in_order<S, R, E, M, F>(items: usize, threads: usize, make: M, work: F) -> Result<Vec<R>, E>
+pub fn in_order<S, R, E, M, F>(
+    items: usize,
+    threads: usize,
+    parallel: bool,
+    make: M,
+    work: F,
+) -> Result<Vec<R>, E>
 where
     R: Send,
     E: Send,
@@ -28,7 +36,7 @@ where
     F: Fn(&mut S, usize, usize) -> Result<R, E> + Sync,
 {
     let threads = threads.max(1);
-    if threads == 1 || items <= 1 {
+    if threads == 1 || items <= 1 || !parallel {
         let mut scratch = make();
         return (0..items).map(|i| work(&mut scratch, i, threads)).collect();
     }
@@ -65,9 +73,21 @@ where
     Ok(out)
 }
 
+/// Run files from this size on are evaluated one after the other, each on every core:
+/// their own work (reading, judging, measuring) then keeps the cores busy, and only
+/// one is in memory at a time.
+pub const PARALLEL_BELOW: u64 = 64 << 20;
+
+/// Whether runs of these file sizes (in bytes) are worth evaluating in parallel: when
+/// each is smaller than [`PARALLEL_BELOW`] (a file that cannot be sized counts as
+/// small: its evaluation fails at once).
+pub fn parallel(sizes: impl IntoIterator<Item = Option<u64>>) -> bool {
+    sizes.into_iter().all(|size| size.map_or(true, |s| s < PARALLEL_BELOW))
+}
+
 #[cfg(test)]
 mod tests {
-    use super::in_order;
+    use super::{in_order, parallel, PARALLEL_BELOW};
     use std::sync::atomic::{AtomicUsize, Ordering};
     use std::time::Duration;
 
@@ -78,6 +98,7 @@ mod tests {
                 let out: Result<Vec<usize>, ()> = in_order(
                     items,
                     threads,
+                    true,
                     || (),
                     |_, i, _| {
                         // later items finish first
@@ -93,11 +114,20 @@ mod tests {
     #[test]
     fn the_inner_threads_are_one_when_items_run_in_parallel() {
         let inner = |items, threads| {
-            in_order(items, threads, || (), |_, _, inner| Ok::<_, ()>(inner)).unwrap()
+            in_order(items, threads, true, || (), |_, _, inner| Ok::<_, ()>(inner)).unwrap()
         };
         assert_eq!(inner(3, 4), vec![1, 1, 1]);
         assert_eq!(inner(1, 4), vec![4]);
         assert_eq!(inner(3, 1), vec![1, 1, 1]);
+        let alone = in_order(3, 4, false, || (), |_, _, inner| Ok::<_, ()>(inner));
+        assert_eq!(alone, Ok(vec![4, 4, 4]));
+    }
+
+    #[test]
+    fn large_runs_are_not_evaluated_in_parallel() {
+        assert!(parallel([Some(0), Some(PARALLEL_BELOW - 1), None]));
+        assert!(parallel([]));
+        assert!(!parallel([Some(10), Some(PARALLEL_BELOW)]));
     }
 
     #[test]
@@ -107,6 +137,7 @@ mod tests {
                 let out: Result<Vec<usize>, usize> = in_order(
                     10,
                     threads,
+                    true,
                     || (),
                     |_, i, _| {
                         // a later failure finishes before an earlier one
@@ -130,6 +161,7 @@ mod tests {
         let out: Result<Vec<()>, usize> = in_order(
             1000,
             2,
+            true,
             || made.fetch_add(1, Ordering::SeqCst),
             |_, i, _| {
                 started.fetch_add(1, Ordering::SeqCst);
@@ -151,6 +183,7 @@ mod tests {
         let out: Result<Vec<usize>, ()> = in_order(
             50,
             2,
+            true,
             || 0usize,
             |count, _, _| {
                 *count += 1;
