@@ -9,7 +9,7 @@ use std::path::PathBuf;
 
 use cranfield_eval::judge::{
     judge_with, read_file, threads_for, topics, Duplicates, Input, JudgeError as Failed,
-    JudgeOptions, Judged, Reading,
+    JudgeOptions, Reading,
 };
 use cranfield_eval::measures::{compute, kernel};
 use cranfield_eval::runs::{in_order, parallel};
@@ -27,14 +27,6 @@ struct Evaluated {
     name: String,
     query_ids: Vec<String>,
     columns: Vec<Column>,
-}
-
-/// One judged run's result.
-fn evaluated(judged: &Judged, columns: Vec<Column>, latin1: bool) -> Evaluated {
-    let query_ids = (0..judged.num_queries())
-        .map(|q| String::from_utf8_lossy(judged.query_id(q)).into_owned())
-        .collect();
-    Evaluated { name: judged.run_name(latin1), query_ids, columns }
 }
 
 enum Failure {
@@ -88,21 +80,26 @@ fn evaluate_trec_files<'py>(
         options.check().map_err(Failure::Judge)?;
         let kind = if fractional { Kind::FractionalQrels } else { Kind::Qrels };
         let qrels = read_file(&qrels_path, Input::Qrels, kind, &reading).map_err(Failure::Judge)?;
-        // the runs in parallel (in input order; the first failing run's error)
+        // the runs in parallel (`runs::in_order`: in input order, the first failing run's
+        // error); each worker with its kernels, each run's own work on `inner` threads
         let make = || -> Vec<Box<dyn Kernel>> {
             specs.iter().filter_map(|s| kernel(s).ok()).collect() // each made once above
         };
         let sizes = run_paths.iter().map(|p| std::fs::metadata(p).ok().map(|m| m.len()));
         let (n, threads) = (run_paths.len(), reading.threads);
-        let out = in_order(n, threads, parallel(sizes), make, |kernels, i, inner| {
-            let reading = Reading { threads: inner, ..reading.clone() };
-            let run = read_file(&run_paths[i], Input::Run, Kind::Run, &reading)
-                .map_err(Failure::Judge)?;
-            let threads = threads_for(&run, &qrels, inner);
+        let out = in_order(n, threads, parallel(sizes), make, |kernels, index, inner| {
+            let (path, reading) =
+                (&run_paths[index], Reading { threads: inner, ..reading.clone() });
+            let run = read_file(path, Input::Run, Kind::Run, &reading).map_err(Failure::Judge)?;
+            let threads = threads_for(&run, &qrels, reading.threads);
             let judged = judge_with(&run, &qrels, &options, threads).map_err(Failure::Judge)?;
             drop(run);
-            let columns = compute(&judged.view(), kernels, inner).map_err(Failure::Refused)?;
-            Ok(evaluated(&judged, columns, latin1))
+            let columns =
+                compute(&judged.view(), kernels, reading.threads).map_err(Failure::Refused)?;
+            let query_ids = (0..judged.num_queries())
+                .map(|q| String::from_utf8_lossy(judged.query_id(q)).into_owned())
+                .collect();
+            Ok(Evaluated { name: judged.run_name(latin1), query_ids, columns })
         })?;
         Ok((topics(&qrels), out))
     };
