@@ -116,6 +116,21 @@ def test_the_error_is_the_first_failing_runs(tmp_path, failing):
     _engine.evaluate_trec_files(qrels, runs[: failing[0]], SPECS)
 
 
+def test_an_earlier_slow_failure_wins_over_a_later_quick_one(tmp_path):
+    """A long run failing on its last line, then a missing file: the missing file fails
+    first in time, but the long run's error is the one reported (as one after the other)."""
+    rng = np.random.default_rng(5)
+    qrels = _qrels(tmp_path, rng)
+    slow = tmp_path / "slow.txt"
+    lines = [f"q{i % 50} Q0 d{i} {i} {1.0 / (i + 1)!r} slow\n" for i in range(60_000)]
+    slow.write_text("".join(lines) + "q1 Q0 last 1 not-a-score slow\n")
+    runs = [_run(tmp_path, rng, "first.txt", "a"), str(slow), str(tmp_path / "missing.txt")]
+    runs += _runs(tmp_path, rng, 4)
+    error = _error(lambda: _engine.evaluate_trec_files(qrels, runs, SPECS))
+    assert error[0] == "read" and error[2] == len(lines) + 1
+    assert error == _error(lambda: _engine.evaluate_trec_files(qrels, [str(slow)], SPECS))
+
+
 @pytest.mark.parametrize(
     ("refusing", "duplicate", "expected"),
     [([2, 5], 4, "refused"), ([3], 1, "duplicate"), ([0, 1], 5, "refused")],
