@@ -12,7 +12,7 @@ use cranfield_eval::judge::{
     JudgeOptions, Reading,
 };
 use cranfield_eval::measures::{compute, kernel};
-use cranfield_eval::runs::{in_order, parallel};
+use cranfield_eval::runs::{in_order, parallel, text_size};
 use cranfield_eval::{Column, Kernel, Refusal, Spec};
 use cranfield_trec::Kind;
 use pyo3::exceptions::PyValueError;
@@ -85,7 +85,7 @@ fn evaluate_trec_files<'py>(
         let make = || -> Vec<Box<dyn Kernel>> {
             specs.iter().filter_map(|s| kernel(s).ok()).collect() // each made once above
         };
-        let sizes = run_paths.iter().map(|p| std::fs::metadata(p).ok().map(|m| m.len()));
+        let sizes = run_paths.iter().map(|p| text_size(p));
         let (n, threads) = (run_paths.len(), reading.threads);
         let out = in_order(n, threads, parallel(sizes), make, |kernels, index, inner| {
             let (path, reading) =

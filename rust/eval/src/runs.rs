@@ -3,6 +3,8 @@
 //! every core busy; the results come back in input order, or the first failing run's
 //! error, exactly as when the runs are evaluated one after the other.
 
+use std::io::Read;
+use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
@@ -78,7 +80,24 @@ where
 /// one is in memory at a time.
 pub const PARALLEL_BELOW: u64 = 64 << 20;
 
-/// Whether runs of these file sizes (in bytes) are worth evaluating in parallel: when
+/// How much a gzip file is taken to expand (TREC text compresses about 5 to 8 times).
+const GZIP_RATIO: u64 = 8;
+
+/// The size in bytes of the text of a run file: its length, times [`GZIP_RATIO`] for a
+/// gzip file; None when it is not a regular file (never opened: a named pipe would
+/// wait for a writer) or cannot be read.
+pub fn text_size(path: &Path) -> Option<u64> {
+    if !std::fs::metadata(path).ok()?.is_file() {
+        return None;
+    }
+    let mut file = std::fs::File::open(path).ok()?;
+    let length = file.metadata().ok()?.len();
+    let mut head = [0u8; 2];
+    let gzip = file.read_exact(&mut head).is_ok() && head == cranfield_trec::gzip::MAGIC;
+    Some(if gzip { length.saturating_mul(GZIP_RATIO) } else { length })
+}
+
+/// Whether runs of these sizes (in bytes, [`text_size`]) are worth evaluating in parallel: when
 /// each is smaller than [`PARALLEL_BELOW`] (a file that cannot be sized counts as
 /// small: its evaluation fails at once).
 pub fn parallel(sizes: impl IntoIterator<Item = Option<u64>>) -> bool {
@@ -121,6 +140,20 @@ mod tests {
         assert_eq!(inner(3, 1), vec![1, 1, 1]);
         let alone = in_order(3, 4, false, || (), |_, _, inner| Ok::<_, ()>(inner));
         assert_eq!(alone, Ok(vec![4, 4, 4]));
+    }
+
+    #[test]
+    fn gzip_files_count_as_their_text() {
+        let dir = std::env::temp_dir().join(format!("cranfield-runs-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let (plain, gzip) = (dir.join("plain.txt"), dir.join("run.gz"));
+        std::fs::write(&plain, b"q1 Q0 d1 1 1.0 t\n").unwrap();
+        std::fs::write(&gzip, [0x1f, 0x8b, 8, 0]).unwrap();
+        assert_eq!(super::text_size(&plain), Some(17));
+        assert_eq!(super::text_size(&gzip), Some(4 * super::GZIP_RATIO));
+        assert_eq!(super::text_size(&dir.join("missing")), None);
+        assert_eq!(super::text_size(&dir), None);
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
