@@ -212,6 +212,25 @@ mod tests {
     }
 
     #[test]
+    fn a_panic_reaches_the_caller() {
+        for threads in [1, 2] {
+            let caught = std::panic::catch_unwind(|| {
+                in_order(
+                    20,
+                    threads,
+                    true,
+                    || (),
+                    |_, i, _| {
+                        assert_ne!(i, 3, "item 3 panics");
+                        Ok::<_, ()>(i)
+                    },
+                )
+            });
+            assert!(caught.is_err());
+        }
+    }
+
+    #[test]
     fn each_worker_reuses_its_scratch() {
         let out: Result<Vec<usize>, ()> = in_order(
             50,
