@@ -12,12 +12,11 @@ use std::sync::Mutex;
 /// of `i`, or the error of the first failing item in that order.
 ///
 /// With `parallel`, `threads >= 2` and several items, `min(threads, items)` scoped
-/// workers each take
-/// the next item (so at most that many are in progress, and in memory, at once), each
-/// with its own `scratch` (from `make`) reused from item to item; `work` is then given
-/// `inner = 1`, the threads its own work may use (the cores are taken by the workers).
-/// Otherwise the items run in turn on the calling thread with `inner = threads` (see
-/// [`parallel`]).
+/// workers each take the next item (so at most that many are in progress, and in
+/// memory, at once), each with its own `scratch` (from `make`) reused from item to item;
+/// `work` is then given `inner = 1`, the threads its own work may use (the cores are
+/// taken by the workers). Otherwise the items run in turn on the calling thread with
+/// `inner = threads` (see [`parallel`]).
 ///
 /// Once an item fails no later item is started; the items already started finish. Every
 /// item before a failing one was started before it (items are taken in order), so the
@@ -75,7 +74,7 @@ where
     Ok(out)
 }
 
-/// Run files from this size on are evaluated one after the other, each on every core:
+/// Runs from this size of text on are evaluated one after the other, each on every core:
 /// their own work (reading, judging, measuring) then keeps the cores busy, and only
 /// one is in memory at a time.
 pub const PARALLEL_BELOW: u64 = 64 << 20;
@@ -97,9 +96,9 @@ pub fn text_size(path: &Path) -> Option<u64> {
     Some(if gzip { length.saturating_mul(GZIP_RATIO) } else { length })
 }
 
-/// Whether runs of these sizes (in bytes, [`text_size`]) are worth evaluating in parallel: when
-/// each is smaller than [`PARALLEL_BELOW`] (a file that cannot be sized counts as
-/// small: its evaluation fails at once).
+/// Whether runs of these sizes (bytes of text, [`text_size`]) are worth evaluating in
+/// parallel: when each is smaller than [`PARALLEL_BELOW`] (a file that cannot be sized
+/// counts as small: its evaluation fails at once).
 pub fn parallel(sizes: impl IntoIterator<Item = Option<u64>>) -> bool {
     sizes.into_iter().all(|size| size.map_or(true, |s| s < PARALLEL_BELOW))
 }
