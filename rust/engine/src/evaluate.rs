@@ -8,8 +8,8 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
 
 use cranfield_eval::judge::{
-    judge_with, read_file, threads_for, topics, Duplicates, Input, JudgeError as Failed,
-    JudgeOptions, Reading,
+    judge_prepared, read_file, threads_for, topics, Duplicates, Input, JudgeError as Failed,
+    JudgeOptions, Prepared, Reading,
 };
 use cranfield_eval::measures::{compute, kernel};
 use cranfield_eval::runs::{in_order, parallel, text_size};
@@ -80,6 +80,9 @@ fn evaluate_trec_files<'py>(
         options.check().map_err(Failure::Judge)?;
         let kind = if fractional { Kind::FractionalQrels } else { Kind::Qrels };
         let qrels = read_file(&qrels_path, Input::Qrels, kind, &reading).map_err(Failure::Judge)?;
+        // the qrels judged once for every run
+        let qrels_threads = threads_for(&qrels, &qrels, reading.threads);
+        let prepared = Prepared::new(&qrels, options.qrels_duplicates, qrels_threads);
         // the runs in parallel (`runs::in_order`: in input order, the first failing run's
         // error); each worker with its kernels, each run's own work on `inner` threads
         let make = || -> Vec<Box<dyn Kernel>> {
@@ -92,7 +95,8 @@ fn evaluate_trec_files<'py>(
                 (&run_paths[index], Reading { threads: inner, ..reading.clone() });
             let run = read_file(path, Input::Run, Kind::Run, &reading).map_err(Failure::Judge)?;
             let threads = threads_for(&run, &qrels, reading.threads);
-            let judged = judge_with(&run, &qrels, &options, threads).map_err(Failure::Judge)?;
+            let judged =
+                judge_prepared(&run, &prepared, &options, threads).map_err(Failure::Judge)?;
             drop(run);
             let columns =
                 compute(&judged.view(), kernels, reading.threads).map_err(Failure::Refused)?;

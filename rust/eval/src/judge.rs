@@ -35,7 +35,7 @@ use cranfield_trec::gzip;
 use cranfield_trec::{Kind, Options, Parsed, Strings, Values};
 
 use crate::{JudgedView, Labels, NOT_POOLED, UNJUDGED};
-use table::{raw_value, Table, Topics};
+use table::{raw_value, QrelsTopics, Table, Topics};
 
 /// What to do with a document listed twice for one query (Python's `duplicates`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -373,52 +373,109 @@ pub fn judge_with(
     threads: usize,
 ) -> Result<Judged, JudgeError> {
     options.check()?;
-    let real = match value_kind(qrels, Input::Qrels)? {
-        ValueKind::Grades => false,
-        ValueKind::Reals => true,
-        ValueKind::Scores => return Err(JudgeError::WrongKind(Input::Qrels)),
-    };
-    // the qrels' problems come first (Python reads them first), then the run's
-    let run_kind = match value_kind(run, Input::Run) {
-        Ok(ValueKind::Scores) => Ok(()),
-        Ok(_) => Err(JudgeError::WrongKind(Input::Run)),
-        Err(e) => Err(e),
-    };
-    let no_run = no_rows();
-    let (qt, rt) = (Table::new(qrels), Table::new(if run_kind.is_ok() { run } else { &no_run }));
-    let threads = threads.max(1);
-    let topics = Topics::new(&qt, &rt);
+    let prepared = Prepared::new(qrels, options.qrels_duplicates, threads);
+    judge_prepared(run, &prepared, options, threads)
+}
 
-    // the qrels, topic by topic: the documents judged, duplicates resolved
-    let judged: Vec<QrelsTopic> = parallel::map(
-        topics.qrels_topics,
-        threads,
-        || (),
-        |_, t| QrelsTopic::new(&qt, topics.qrels_blocks.of(t), real, options.qrels_duplicates),
-    );
-    if let Some((first, second)) = judged.iter().filter_map(|j| j.duplicate).min_by_key(|d| d.1) {
-        return Err(duplicate(&qt, Input::Qrels, first, second));
-    }
-    run_kind?;
-    let kind = if real {
-        LabelKind::F64
-    } else {
-        let lo = judged.iter().map(|j| j.min).min().unwrap_or(0);
-        let hi = judged.iter().map(|j| j.max).max().unwrap_or(0);
-        if lo >= i8::MIN as i64 && hi <= i8::MAX as i64 {
-            LabelKind::I8
+/// Qrels judged once for any number of runs (or pieces of one): per topic, the
+/// documents judged (duplicates resolved by the qrels' policy) and the grades, and the
+/// topics in trec_eval's order. [`judge_prepared`] then judges a run against them as
+/// [`judge_with`] judges it against the qrels, problems of the qrels included.
+pub struct Prepared<'q> {
+    ready: Result<Ready<'q>, Problem>,
+}
+
+/// A problem of the qrels' columns (reported before anything of a run).
+#[derive(Clone, Copy, Debug)]
+enum Problem {
+    Empty,
+    WrongKind,
+}
+
+struct Ready<'q> {
+    table: Table<'q>,
+    topics: QrelsTopics<'q>,
+    judged: Vec<QrelsTopic<'q>>,
+    /// Fractional gains rather than integer grades.
+    real: bool,
+    kind: LabelKind,
+    /// The qrels' topics in byte order of their ids.
+    order: Vec<usize>,
+    /// The first repeated (query, document), by its second line, with policy `Error`.
+    duplicate: Option<(usize, usize)>,
+}
+
+impl<'q> Prepared<'q> {
+    /// The qrels judged with `policy` for their repeated documents, on `threads` threads.
+    pub fn new(qrels: &'q Parsed, policy: Duplicates, threads: usize) -> Prepared<'q> {
+        let real = match value_kind(qrels, Input::Qrels) {
+            Ok(ValueKind::Grades) => false,
+            Ok(ValueKind::Reals) => true,
+            Ok(ValueKind::Scores) | Err(JudgeError::WrongKind(_)) => {
+                return Prepared { ready: Err(Problem::WrongKind) }
+            }
+            Err(_) => return Prepared { ready: Err(Problem::Empty) },
+        };
+        let table = Table::new(qrels);
+        let topics = QrelsTopics::new(&table);
+        // topic by topic: the documents judged, duplicates resolved
+        let judged: Vec<QrelsTopic> = parallel::map(
+            topics.ids.len(),
+            threads.max(1),
+            || (),
+            |_, t| QrelsTopic::new(&table, topics.blocks.of(t), real, policy),
+        );
+        let duplicate = judged.iter().filter_map(|j| j.duplicate).min_by_key(|d| d.1);
+        let kind = if real {
+            LabelKind::F64
         } else {
-            LabelKind::I64
-        }
-    };
-    // the evaluated topics, in byte order
-    let mut order: Vec<usize> = (0..topics.qrels_topics).collect();
-    order.sort_unstable_by(|&a, &b| topics.ids[a].cmp(topics.ids[b]));
-    let answered = |t: usize| !topics.run_blocks.of(t).is_empty();
-    let kept: Vec<usize> = order.into_iter().filter(|&t| options.complete || answered(t)).collect();
+            let lo = judged.iter().map(|j| j.min).min().unwrap_or(0);
+            let hi = judged.iter().map(|j| j.max).max().unwrap_or(0);
+            if lo >= i8::MIN as i64 && hi <= i8::MAX as i64 {
+                LabelKind::I8
+            } else {
+                LabelKind::I64
+            }
+        };
+        let mut order: Vec<usize> = (0..topics.ids.len()).collect();
+        order.sort_unstable_by(|&a, &b| topics.ids[a].cmp(topics.ids[b]));
+        Prepared { ready: Ok(Ready { table, topics, judged, real, kind, order, duplicate }) }
+    }
+}
 
-    let ranking = Ranking { run: &rt, topics: &topics, judged: &judged, options, threads };
-    let (labels, lengths) = match kind {
+/// [`judge_with`] against qrels judged once ([`Prepared`]; `options.qrels_duplicates`
+/// is the policy they were prepared with).
+pub fn judge_prepared(
+    run: &Parsed,
+    prepared: &Prepared<'_>,
+    options: &JudgeOptions,
+    threads: usize,
+) -> Result<Judged, JudgeError> {
+    options.check()?;
+    // the qrels' problems come first (Python reads them first), then the run's
+    let qrels = match &prepared.ready {
+        Ok(ready) => ready,
+        Err(Problem::Empty) => return Err(JudgeError::Empty(Input::Qrels)),
+        Err(Problem::WrongKind) => return Err(JudgeError::WrongKind(Input::Qrels)),
+    };
+    if let Some((first, second)) = qrels.duplicate {
+        return Err(duplicate(&qrels.table, Input::Qrels, first, second));
+    }
+    match value_kind(run, Input::Run)? {
+        ValueKind::Scores => {}
+        _ => return Err(JudgeError::WrongKind(Input::Run)),
+    }
+    let (real, judged) = (qrels.real, &qrels.judged);
+    let rt = Table::new(run);
+    let threads = threads.max(1);
+    let topics = Topics::new(&qrels.topics, &rt);
+    // the evaluated topics, in byte order
+    let answered = |t: usize| !topics.run_blocks.of(t).is_empty();
+    let kept: Vec<usize> =
+        qrels.order.iter().copied().filter(|&t| options.complete || answered(t)).collect();
+
+    let ranking = Ranking { run: &rt, topics: &topics, judged, options, threads };
+    let (labels, lengths) = match qrels.kind {
         LabelKind::I8 => ranking.labels::<i8>(&kept)?,
         LabelKind::I64 => ranking.labels::<i64>(&kept)?,
         LabelKind::F64 => ranking.labels::<f64>(&kept)?,
@@ -513,6 +570,7 @@ fn duplicate(table: &Table, input: Input, first: usize, second: usize) -> JudgeE
     }
 }
 
+#[derive(Clone, Copy)]
 enum LabelKind {
     I8,
     I64,
