@@ -377,3 +377,19 @@ def test_eval_headers_are_canonical_names(files):
     assert_success(outcome)
     header = outcome.stdout.decode().splitlines()[0].split(",")
     assert header[-3:] == ["RBP(p=0.8)", "rbp.p=0.9", "P@5"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "P." + "1" * 5000,
+        "ndcg_cut.5," + "9" * 4400,
+        "P@" + "1" * 5000,
+        "P(cutoff=" + "1" * 5000 + ")",
+    ],
+)
+def test_numbers_too_long_to_convert_are_one_measure_error(text):
+    # more digits than Python converts to an int (4300): a MeasureError, not a ValueError
+    with pytest.raises(MeasureError) as err:
+        parse_many(text)
+    assert type(err.value) is MeasureError and "\n" not in str(err.value)

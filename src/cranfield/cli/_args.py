@@ -54,12 +54,25 @@ class Parser(argparse.ArgumentParser):
         self.arguments: list[argparse.Action] = []
         self.measure_action: argparse.Action | None = None
         self.usage_status = usage_status
+        self._declaring = False
         super().__init__(*args, **kwargs)
 
     def add_argument(self, *args, **kwargs) -> argparse.Action:
-        action = super().add_argument(*args, **kwargs)
+        self._declaring = True
+        try:
+            action = super().add_argument(*args, **kwargs)
+        finally:
+            self._declaring = False
         self.arguments.append(action)
         return action
+
+    def _get_formatter(self):
+        # add_argument makes a formatter only to check the metavar against nargs: give it
+        # a width, which spares the import of shutil and a terminal-size query for each
+        # option (help and usage text still get the terminal's width)
+        if self._declaring:
+            return self.formatter_class(prog=self.prog, width=80)
+        return super()._get_formatter()
 
     def error(self, message: str):
         """One line on stderr and exit status ``usage_status``: the usage-error policy."""
@@ -365,9 +378,10 @@ MEASURE_HELP = (
     "with its own -m or before the files"
 )
 
-_NUMBER = re.compile(r"\s*[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?\s*")
-_PAIR = re.compile(r"\s*[\w.+-]+\s*=\s*[\w.+-]*\s*")
-_TREC_DOTTED = re.compile(r"\s*[A-Za-z0-9_]+\.[^(@]*")
+# (compiled on first use, by re's cache: a lone measure name does not need them)
+_NUMBER = r"\s*[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?\s*"
+_PAIR = r"\s*[\w.+-]+\s*=\s*[\w.+-]*\s*"
+_TREC_DOTTED = r"\s*[A-Za-z0-9_]+\.[^(@]*"
 
 
 def split_measures(text: str) -> list[str]:
@@ -385,8 +399,8 @@ def split_measures(text: str) -> list[str]:
     for part in parts:
         if (
             out
-            and _TREC_DOTTED.fullmatch(out[-1])
-            and (_NUMBER.fullmatch(part) or _PAIR.fullmatch(part))
+            and re.fullmatch(_TREC_DOTTED, out[-1])
+            and (re.fullmatch(_NUMBER, part) or re.fullmatch(_PAIR, part))
         ):
             out[-1] += "," + part
         else:

@@ -11,12 +11,15 @@ a :class:`~cranfield.cli._args.Parser`: a usage error is one line and exit statu
 
 from __future__ import annotations
 
-import argparse
 import importlib
 import sys
 
 from ..errors import CranfieldError
 from ._args import Parser, expand_measure_lists
+
+TYPE_CHECKING = False  # (typing.TYPE_CHECKING without importing typing: a cold CLI)
+if TYPE_CHECKING:
+    from argparse import Namespace
 
 # name -> (module, one-line description). Kept here so `cranfield --help` needs no imports.
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
@@ -82,14 +85,26 @@ def subcommand_parser(name: str):
     return module, parser
 
 
-def parse(parser: Parser, argv: list[str]) -> argparse.Namespace:
+def parse(parser: Parser, argv: list[str]) -> Namespace:
     """Parse ``argv``: the names after one ``-m`` first become ``-m`` options of their
     own (:func:`~cranfield.cli._args.expand_measure_lists`), then argparse parses."""
     return parser.parse_args(expand_measure_lists(parser, argv))
 
 
-def main(argv: list[str] | None = None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
+def _module(name: str):
+    """The module of subcommand ``name``, or None when it is not installed."""
+    path = f"cranfield.cli.{SUBCOMMANDS[name][0]}"
+    try:
+        return importlib.import_module(path)
+    except ModuleNotFoundError as exc:
+        if exc.name != path:  # a module it needs is missing, not the subcommand itself
+            raise
+        return None
+
+
+def _top_level(argv: list[str]) -> int:
+    """``cranfield``, ``cranfield --help``, ``--version`` or an unknown subcommand: the
+    parser of the subcommand names (built only here: a subcommand does not need it)."""
     available = _available()
     parser = Parser(
         prog="cranfield",
@@ -101,11 +116,16 @@ def main(argv: list[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, (_, help_text) in available.items():
         sub.add_parser(name, help=help_text, add_help=False)
-    if not argv or argv[0] not in available:
-        parser.parse_args(argv or ["--help"])
-        return 1
+    parser.parse_args(argv or ["--help"])
+    return 1
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    module = _module(argv[0]) if argv and argv[0] in SUBCOMMANDS else None
+    if module is None:
+        return _top_level(argv)
     name = argv[0]
-    module = importlib.import_module(f"cranfield.cli.{available[name][0]}")
     if hasattr(module, "main"):  # subcommands that parse their own arguments
         return _guard(lambda: module.main(argv[1:]), name)
     module, sub_parser = subcommand_parser(name)

@@ -14,9 +14,7 @@ NumPy is loaded.
 
 from __future__ import annotations
 
-import numbers
-from dataclasses import asdict, dataclass, fields, replace
-
+from .._record import Record
 from ..errors import ParameterError
 
 MIN_LEVEL, MAX_LEVEL = -(2**63), 2**63 - 1
@@ -30,11 +28,14 @@ def _is_bool(value) -> bool:
 
 
 def _is_int(value) -> bool:
+    if type(value) is int:
+        return True
+    import numbers  # NumPy's integers are registered as Integral
+
     return isinstance(value, numbers.Integral) and not _is_bool(value)
 
 
-@dataclass(frozen=True)
-class JudgeOptions:
+class JudgeOptions(Record):
     """Options of judging a run (trec_eval semantics).
 
     Parameters
@@ -67,31 +68,42 @@ class JudgeOptions:
     2
     """
 
-    rel_level: int = 1
-    depth: int | None = None
-    judged_only: bool = False
-    complete: bool = False
-    compat: int = 10
-    duplicates: str = "error"
+    __slots__ = ("rel_level", "depth", "judged_only", "complete", "compat", "duplicates")
+    rel_level: int
+    depth: int | None
+    judged_only: bool
+    complete: bool
+    compat: int
+    duplicates: str
 
-    def __post_init__(self) -> None:
-        if not _is_int(self.rel_level) or not MIN_LEVEL <= self.rel_level <= MAX_LEVEL:
-            raise ParameterError("rel_level", "an integer grade", self.rel_level)
-        if self.depth is not None and (not _is_int(self.depth) or self.depth <= 0):
-            raise ParameterError("depth", "a positive integer", self.depth)
-        for name in ("judged_only", "complete"):
-            if not _is_bool(getattr(self, name)):
-                raise ParameterError(name, "True or False", getattr(self, name))
-        if self.compat not in COMPAT or _is_bool(self.compat):
-            raise ParameterError("compat", "9 or 10", self.compat)
-        if self.duplicates not in DUPLICATES:
-            raise ParameterError("duplicates", "one of 'error', 'first', 'max'", self.duplicates)
-        # plain Python values from here on (NumPy integers and bools are accepted)
-        object.__setattr__(self, "rel_level", int(self.rel_level))
-        object.__setattr__(self, "depth", None if self.depth is None else int(self.depth))
-        object.__setattr__(self, "judged_only", bool(self.judged_only))
-        object.__setattr__(self, "complete", bool(self.complete))
-        object.__setattr__(self, "compat", int(self.compat))
+    def __init__(
+        self,
+        rel_level: int = 1,
+        depth: int | None = None,
+        judged_only: bool = False,
+        complete: bool = False,
+        compat: int = 10,
+        duplicates: str = "error",
+    ) -> None:
+        if not _is_int(rel_level) or not MIN_LEVEL <= rel_level <= MAX_LEVEL:
+            raise ParameterError("rel_level", "an integer grade", rel_level)
+        if depth is not None and (not _is_int(depth) or depth <= 0):
+            raise ParameterError("depth", "a positive integer", depth)
+        for name, value in (("judged_only", judged_only), ("complete", complete)):
+            if not _is_bool(value):
+                raise ParameterError(name, "True or False", value)
+        if compat not in COMPAT or _is_bool(compat):
+            raise ParameterError("compat", "9 or 10", compat)
+        if duplicates not in DUPLICATES:
+            raise ParameterError("duplicates", "one of 'error', 'first', 'max'", duplicates)
+        # plain Python values from here on (NumPy integers and bools are accepted); frozen
+        set_ = object.__setattr__
+        set_(self, "rel_level", int(rel_level))
+        set_(self, "depth", None if depth is None else int(depth))
+        set_(self, "judged_only", bool(judged_only))
+        set_(self, "complete", bool(complete))
+        set_(self, "compat", int(compat))
+        set_(self, "duplicates", duplicates)
 
     @classmethod
     def of(cls, options: JudgeOptions | None = None, /, **changes) -> JudgeOptions:
@@ -101,26 +113,23 @@ class JudgeOptions:
         """
         if options is not None and not isinstance(options, JudgeOptions):
             raise ParameterError("options", "a JudgeOptions value or None", options)
-        names = {f.name for f in fields(cls)}
-        unknown = sorted(set(changes) - names)
+        unknown = sorted(set(changes) - set(cls._fields))
         if unknown:
             raise TypeError(f"unexpected keyword argument {unknown[0]!r}")
         base = options if options is not None else cls()
-        return replace(base, **changes) if changes else base
+        return base._replace(**changes) if changes else base
 
     def as_dict(self) -> dict:
         """The judging options as a dict (what :class:`~cranfield.core.evaluation.Results`
         records in ``options``: every field but ``duplicates``)."""
-        out = asdict(self)
-        del out["duplicates"]
-        return out
+        return {name: getattr(self, name) for name in self._fields if name != "duplicates"}
 
 
 def _same(value, default) -> bool:
     return value is default or (type(value) is type(default) and value == default)
 
 
-DEFAULTS = {f.name: f.default for f in fields(JudgeOptions)}
+DEFAULTS = dict(zip(JudgeOptions._fields, JudgeOptions()._values(), strict=True))
 
 
 def merged(options: JudgeOptions | None, given: dict) -> JudgeOptions:

@@ -10,17 +10,19 @@ This module imports neither NumPy nor PyArrow: the command line's engine path
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+import os
 
+from .._record import Record
 from ..defaults import DEFAULT_MEASURES  # noqa: F401 - re-exported
 from ..errors import ParameterError
 from .measures.names import parse_many
 from .measures.registry import Measure
 
+TYPE_CHECKING = False  # (typing.TYPE_CHECKING without importing typing: a cold CLI)
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
+
     from .judged import JudgedRun
 
 MIN_GEO_MEAN = 1e-5
@@ -33,12 +35,22 @@ def default_run_name(source: str | None) -> str:
     """A run's name from its file when it has no TREC tag: the file name without its
     extensions (``run`` for standard input and in-memory data)."""
     if source and not source.startswith("<"):
-        name = Path(source).name
+        name = _name(source)
         for suffix in _SUFFIXES:
             if name.lower().endswith(suffix) and len(name) > len(suffix):
                 name = name[: -len(suffix)]
         return name
     return "run"
+
+
+def _name(path: str) -> str:
+    """``pathlib.PurePath(path).name`` without importing pathlib on POSIX (a cold CLI)."""
+    if os.name != "posix":
+        from pathlib import PurePath
+
+        return PurePath(path).name
+    parts = [part for part in path.split("/") if part and part != "."]
+    return parts[-1] if parts else ""
 
 
 def distinct_run_names(names: list[str], sources: list[str | None]) -> list[str]:
@@ -82,28 +94,48 @@ def aggregate(values, how: str, num_queries: int | None = None) -> float | None:
     return _engine.aggregate(values, how, num_queries)
 
 
-@dataclass
-class RunResult:
+class RunResult(Record):
     """Values of one run: per query (in topic order) and aggregated."""
 
+    __slots__ = ("name", "query_ids", "values", "aggregates", "judged")
+    _frozen = False
+    _no_repr = ("judged",)
     name: str
     query_ids: Sequence[str]
     values: dict[Measure, Sequence]
     aggregates: dict[Measure, Any]
-    judged: JudgedRun | None = field(default=None, repr=False)
+    judged: JudgedRun | None
+
+    def __init__(
+        self,
+        name: str,
+        query_ids: Sequence[str],
+        values: dict[Measure, Sequence],
+        aggregates: dict[Measure, Any],
+        judged: JudgedRun | None = None,
+    ) -> None:
+        self.name, self.query_ids, self.values = name, query_ids, values
+        self.aggregates, self.judged = aggregates, judged
 
 
-@dataclass
-class Results:
+class Results(Record):
     """Evaluation results of one or more runs.
 
     ``results[run_name][measure]`` gives the aggregate; :meth:`per_query` the values
     of every query; :meth:`to_json`, :meth:`to_pandas` and :meth:`to_polars` export.
     """
 
+    __slots__ = ("measures", "runs", "options")
+    _frozen = False
     measures: list[Measure]
     runs: list[RunResult]
-    options: dict = field(default_factory=dict)
+    options: dict
+
+    def __init__(
+        self, measures: list[Measure], runs: list[RunResult], options: dict | None = None
+    ) -> None:
+        self.measures, self.runs = measures, runs
+        self.options = {} if options is None else options
 
     @property
     def run_names(self) -> list[str]:

@@ -23,7 +23,6 @@ import sys
 import time
 import zlib
 from collections.abc import Iterator
-from dataclasses import replace
 
 from ..errors import InputError
 from .io import trec
@@ -193,7 +192,7 @@ def judge_file(
     from .run import Run, _default_name
 
     opts = merged(options, judging)
-    piece_options = replace(opts, complete=False)  # concat applies -c to the whole
+    piece_options = JudgeOptions.of(opts, complete=False)  # concat applies -c to the whole
     source = source_name(path)
     chunk_bytes = CHUNK_BYTES if chunk_bytes is None else chunk_bytes
     if not isinstance(chunk_bytes, int) or chunk_bytes <= 0:

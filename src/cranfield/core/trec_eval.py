@@ -22,10 +22,10 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
 
 from .. import _engine
 from .._lazy import lazy
+from .._record import Record
 from ..errors import InputError, MeasureError
 from .measures.names import parse_trec
 from .measures.registry import (
@@ -46,16 +46,29 @@ if TYPE_CHECKING:
     from .judged import JudgedRun
 
 
-@dataclass
-class Column:
+class Column(Record):
     """One printed measure: its printed name, the cranfield measure and the kind."""
 
+    __slots__ = ("printed", "kind", "measure", "blank", "reset", "recount")
+    _frozen = False
     printed: str
     kind: str
     measure: Measure | None
-    blank: bool = False  # relstring of length <= 0: trec_eval prints '' for every topic
-    reset: bool = False  # the topics -c adds score 0 (TrecEval.reset_with_c)
-    recount: bool = False  # the summary under -c counts the qrels (TrecEval.recount_with_c)
+    blank: bool  # relstring of length <= 0: trec_eval prints '' for every topic
+    reset: bool  # the topics -c adds score 0 (TrecEval.reset_with_c)
+    recount: bool  # the summary under -c counts the qrels (TrecEval.recount_with_c)
+
+    def __init__(
+        self,
+        printed: str,
+        kind: str,
+        measure: Measure | None,
+        blank: bool = False,
+        reset: bool = False,
+        recount: bool = False,
+    ) -> None:
+        self.printed, self.kind, self.measure = printed, kind, measure
+        self.blank, self.reset, self.recount = blank, reset, recount
 
     def spec(self) -> tuple | None:
         """The measure as the engine's kernels take it: ``(family, cutoff, params)``."""
@@ -110,9 +123,11 @@ def select(measure_args: list[str]) -> list[tuple[TrecEval, str | None]]:
 # Numbers are read as C's atol/atof read them: the longest numeric prefix after leading
 # white space, 0 when there is none ("1e3" -> 1 as a cutoff, "0.5x" -> 0.5, "x" -> 0).
 
+# (patterns compiled on first use, by re's cache: plain numbers, such as the default
+# cutoffs, are read without them)
 _SPACE = " \t\n\v\f\r"
-_ATOL = re.compile(r"[+-]?\d+")
-_ATOF = re.compile(
+_ATOL = r"[+-]?\d+"
+_ATOF = (
     r"[+-]?(?:0[xX](?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)(?:[pP][+-]?\d+)?"
     r"|(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?"
     r"|(?i:inf(?:inity)?|nan(?:\([0-9A-Za-z_]*\))?))"
@@ -122,7 +137,10 @@ _LONG_MAX = 2**63 - 1
 
 def c_atol(text: str) -> int:
     """C's ``atol`` (glibc's ``strtol``: saturates at the 64-bit range)."""
-    m = _ATOL.match(text.lstrip(_SPACE))
+    text = text.lstrip(_SPACE)
+    if text.isascii() and text.isdigit():  # digits only: the whole text is the number
+        return min(_LONG_MAX, int(text))
+    m = re.match(_ATOL, text)
     if not m:
         return 0
     return max(-_LONG_MAX - 1, min(_LONG_MAX, int(m.group())))
@@ -130,7 +148,11 @@ def c_atol(text: str) -> int:
 
 def c_atof(text: str) -> float:
     """C's ``atof`` (``strtod``): decimal, hexadecimal, inf and nan prefixes."""
-    m = _ATOF.match(text.lstrip(_SPACE))
+    text = text.lstrip(_SPACE)
+    digits = text.replace(".", "", 1)
+    if digits.isascii() and digits.isdigit():  # 5, 0.25, .5, 5.: the whole text
+        return float(text)
+    m = re.match(_ATOF, text)
     if not m:
         return 0.0
     number = m.group()
@@ -433,14 +455,18 @@ def _text(data: bytes) -> str:
     return data.decode("utf-8", "surrogatepass")
 
 
-@dataclass
-class Evaluated:
+class Evaluated(Record):
     """trec_eval's output of one evaluation by the engine: the text (bytes of the ids
     as read) and the qrels topics without results, for the note (without ``-c``)."""
 
+    __slots__ = ("text", "missing", "unusable")
+    _frozen = False
     text: bytes
     missing: list[str]
     unusable: list[str]  # (query, measure) pairs without a usable z-score, for the note
+
+    def __init__(self, text: bytes, missing: list[str], unusable: list[str]) -> None:
+        self.text, self.missing, self.unusable = text, missing, unusable
 
 
 def engine_columns(cols: list[Column]) -> list[tuple] | None:

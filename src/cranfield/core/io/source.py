@@ -23,10 +23,12 @@ import errno
 import os
 import stat
 import sys
-import zlib
-from pathlib import Path
 
 from ...errors import InputError
+
+TYPE_CHECKING = False  # (typing.TYPE_CHECKING without importing typing: a cold CLI)
+if TYPE_CHECKING:
+    from pathlib import Path
 
 GZIP_MAGIC = b"\x1f\x8b"
 MAX_LINE = 1 << 26
@@ -62,6 +64,8 @@ def _os_error(exc: OSError, path, source: str) -> InputError:
 def check_path(path: str | os.PathLike, source: str) -> Path:
     """Fail with a readable :class:`InputError` unless ``path`` can be opened as a file
     (``stat`` only: a named pipe is not opened here)."""
+    from pathlib import Path  # (not at the top: the CLI's cold path imports this module)
+
     p = Path(path)
     try:
         st = os.stat(p)
@@ -107,6 +111,8 @@ def resolve(
             if not is_regular(fh):
                 return _load_from(fh, source, text, check)
             if gzip or _peek(fh, 2) != GZIP_MAGIC:
+                from pathlib import Path
+
                 return Path(path_or_file)
             return _load_from(fh, source, text)  # gzip: the whole parse follows anyway
     return read_bytes(path_or_file, source, text=text, check=check)
@@ -162,6 +168,8 @@ def _load_from(fh, source: str, text: bool, check=None) -> bytes:
 
 def _gunzip(pieces, source: str):
     """Decompress gzip members (one after the other) piece by piece."""
+    import zlib
+
     d = zlib.decompressobj(31)
     for raw in pieces:
         while raw:

@@ -15,7 +15,6 @@ no other exception escapes :func:`parse_many`.
 
 from __future__ import annotations
 
-import ast
 import re
 
 from ...errors import MeasureError, invalid_value
@@ -32,7 +31,7 @@ from .registry import (
     trec_measures,
 )
 
-_READABLE = re.compile(
+_READABLE = (  # (compiled on first use, by re's cache)
     r"^\s*(?P<name>[A-Za-z0-9_][A-Za-z0-9_\-]*)\s*(?:\((?P<args>.*)\))?\s*(?:@\s*(?P<cut>[^\s]+))?\s*$"
 )
 
@@ -72,6 +71,10 @@ def suggest(name: str) -> str:
 
 def _literal(text: str):
     text = text.strip()
+    if text == "0" or (text.isdigit() and text.isascii() and len(text) < 19 and text[0] != "0"):
+        return int(text)  # a plain integer (a cutoff: nDCG@10), as literal_eval reads it
+    import ast  # (not at the top: most names need no more than the above; a cold CLI)
+
     try:
         node = ast.parse(text, mode="eval").body
         value = ast.literal_eval(node)
@@ -144,7 +147,7 @@ def _split_args(args: str) -> list[str]:
 
 
 def _parse_readable(text: str) -> Measure | None:
-    m = _READABLE.match(text)
+    m = re.match(_READABLE, text)
     if not m:
         return None
     name, args, cut = m.group("name"), m.group("args"), m.group("cut")
@@ -245,7 +248,10 @@ def _pairs(name: str, params: str) -> dict:
 
 def _number(text: str, name: str, what: str = "parameter"):
     if re.fullmatch(r"\s*[+-]?\d+\s*", text):  # an integer exactly, however large
-        return int(text)
+        try:
+            return int(text)
+        except ValueError:  # more digits than Python converts: read as the float below
+            pass
     try:
         value = float(text)
     except ValueError:
@@ -255,7 +261,7 @@ def _number(text: str, name: str, what: str = "parameter"):
     return value
 
 
-_TREC_PRINTED = re.compile(r"^(?P<name>[A-Za-z0-9_]+?)_(?P<cut>\d+(?:\.\d+)?)$")
+_TREC_PRINTED = r"^(?P<name>[A-Za-z0-9_]+?)_(?P<cut>\d+(?:\.\d+)?)$"
 
 
 def parse_many(text: str) -> list[Measure]:
@@ -278,7 +284,7 @@ def parse_many(text: str) -> list[Measure]:
     if "(" not in text and "@" not in text:
         definition = lookup(text)
         if definition is None:
-            m = _TREC_PRINTED.match(text)  # printed trec names: P_5, ndcg_cut_10
+            m = re.match(_TREC_PRINTED, text)  # printed trec names: P_5, ndcg_cut_10
             if m and _cutoff_measure(m.group("name")):
                 return parse_trec(m.group("name"), m.group("cut"))
     measure = _parse_readable(text)

@@ -13,14 +13,16 @@ return one value per query of the :class:`~cranfield.core.judged.JudgedRun`.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
-from dataclasses import dataclass, field, replace
 
+from ..._record import Record
 from ...errors import MeasureError, invalid_value
 
 TYPE_CHECKING = False  # (typing.TYPE_CHECKING without importing typing: a cold CLI)
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
+
+_set = object.__setattr__  # how the frozen values below fill their fields
 
 AGGREGATES = ("mean", "sum", "gmean", "none")
 
@@ -88,8 +90,7 @@ def _bound(v) -> str:
     return _num(v) if isinstance(v, float) else str(v)
 
 
-@dataclass(frozen=True)
-class Param:
+class Param(Record):
     """One parameter of a measure family.
 
     ``kind`` is the Python type values are coerced to (int, float, str, bool, or
@@ -99,13 +100,32 @@ class Param:
     the message of a bad value is the one template of :func:`cranfield.errors.invalid_value`.
     """
 
+    __slots__ = ("name", "kind", "default", "doc", "allowed", "check", "choices")
     name: str
     kind: Any
     default: Any
     doc: str
-    allowed: str = ""
-    check: Callable[[Any], bool] | None = None
-    choices: tuple = ()
+    allowed: str
+    check: Callable[[Any], bool] | None
+    choices: tuple
+
+    def __init__(
+        self,
+        name: str,
+        kind: Any,
+        default: Any,
+        doc: str,
+        allowed: str = "",
+        check: Callable[[Any], bool] | None = None,
+        choices: tuple = (),
+    ) -> None:
+        _set(self, "name", name)
+        _set(self, "kind", kind)
+        _set(self, "default", default)
+        _set(self, "doc", doc)
+        _set(self, "allowed", allowed)
+        _set(self, "check", check)
+        _set(self, "choices", choices)
 
     @property
     def allowed_text(self) -> str:
@@ -203,8 +223,7 @@ STANDARD_CUTOFFS = "5,10,15,20,30,100,200,500,1000"
 """trec_eval's default cutoffs of P, recall, relative_P, map_cut and ndcg_cut."""
 
 
-@dataclass(frozen=True)
-class TrecEval:
+class TrecEval(Record):
     """How trec_eval 10.0 names, parameterises and prints one of its measures.
 
     Declared with the family that computes it (``@measure(trec=TrecEval(...))``), so
@@ -249,16 +268,52 @@ class TrecEval:
         and the unsupported measures).
     """
 
+    __slots__ = (
+        "name",
+        "order",
+        "nicknames",
+        "cutoffs",
+        "values",
+        "pairs",
+        "kind",
+        "reset_with_c",
+        "recount_with_c",
+        "family",
+    )
     name: str
     order: int
-    nicknames: tuple[str, ...] = ALL_TREC
-    cutoffs: str | None = None
-    values: tuple[str, ...] = ()
-    pairs: tuple[str, ...] | None = None
-    kind: str = ""
-    reset_with_c: bool = False
-    recount_with_c: bool = False
-    family: str | None = None
+    nicknames: tuple[str, ...]
+    cutoffs: str | None
+    values: tuple[str, ...]
+    pairs: tuple[str, ...] | None
+    kind: str
+    reset_with_c: bool
+    recount_with_c: bool
+    family: str | None
+
+    def __init__(
+        self,
+        name: str,
+        order: int,
+        nicknames: tuple[str, ...] = ALL_TREC,
+        cutoffs: str | None = None,
+        values: tuple[str, ...] = (),
+        pairs: tuple[str, ...] | None = None,
+        kind: str = "",
+        reset_with_c: bool = False,
+        recount_with_c: bool = False,
+        family: str | None = None,
+    ) -> None:
+        _set(self, "name", name)
+        _set(self, "order", order)
+        _set(self, "nicknames", nicknames)
+        _set(self, "cutoffs", cutoffs)
+        _set(self, "values", values)
+        _set(self, "pairs", pairs)
+        _set(self, "kind", kind)
+        _set(self, "reset_with_c", reset_with_c)
+        _set(self, "recount_with_c", recount_with_c)
+        _set(self, "family", family)
 
     @property
     def supported(self) -> bool:
@@ -275,8 +330,7 @@ FRACTIONAL = {
 }
 
 
-@dataclass(frozen=True)
-class MeasureDef:
+class MeasureDef(Record):
     """Declaration of a measure family.
 
     ``trec`` holds the trec_eval measures it computes (:class:`TrecEval`; the first is
@@ -285,29 +339,85 @@ class MeasureDef:
     counts of all queries), for the families that define one.
     """
 
+    __slots__ = (
+        "name",
+        "kernel",
+        "summary",
+        "formula",
+        "reference",
+        "params",
+        "cutoff",
+        "cutoff_required",
+        "aggregate",
+        "kind",
+        "aliases",
+        "trec",
+        "edge_cases",
+        "family",
+        "micro",
+        "fractional",
+        "check",
+    )
+    _no_repr = ("kernel", "micro", "check")
     name: str
-    kernel: Callable = field(repr=False)
+    kernel: Callable
     summary: str
     formula: str
     reference: str
-    params: tuple[Param, ...] = ()
-    cutoff: str | None = None  # None, "rank" (int >= 1) or "recall" (float in [0, 1])
-    cutoff_required: bool = False
-    aggregate: str = "mean"
-    kind: str = "float"  # "float", "int" (counts) or "str"
-    aliases: tuple[str, ...] = ()
-    trec: tuple[TrecEval, ...] = ()
-    edge_cases: str = ""
-    family: str = "ranked"
-    micro: Callable | None = field(default=None, repr=False)  # pooled-count aggregate
-    fractional: str | None = None  # see FRACTIONAL; None: by family (graded -> "gain")
+    params: tuple[Param, ...]
+    cutoff: str | None  # None, "rank" (int >= 1) or "recall" (float in [0, 1])
+    cutoff_required: bool
+    aggregate: str
+    kind: str  # "float", "int" (counts) or "str"
+    aliases: tuple[str, ...]
+    trec: tuple[TrecEval, ...]
+    edge_cases: str
+    family: str
+    micro: Callable | None  # pooled-count aggregate
+    fractional: str | None  # see FRACTIONAL; None: by family (graded -> "gain")
     # check(judged_run, cutoff, **params): raises MeasureError where the measure is not
     # defined on this run; run before the kernel (the engine's or the NumPy one)
-    check: Callable | None = field(default=None, repr=False)
+    check: Callable | None
 
-    def __post_init__(self) -> None:
-        if self.fractional is not None and self.fractional not in FRACTIONAL:
-            raise ValueError(f"{self.name}: bad fractional={self.fractional!r}")
+    def __init__(
+        self,
+        name: str,
+        kernel: Callable,
+        summary: str,
+        formula: str,
+        reference: str,
+        params: tuple[Param, ...] = (),
+        cutoff: str | None = None,
+        cutoff_required: bool = False,
+        aggregate: str = "mean",
+        kind: str = "float",
+        aliases: tuple[str, ...] = (),
+        trec: tuple[TrecEval, ...] = (),
+        edge_cases: str = "",
+        family: str = "ranked",
+        micro: Callable | None = None,
+        fractional: str | None = None,
+        check: Callable | None = None,
+    ) -> None:
+        if fractional is not None and fractional not in FRACTIONAL:
+            raise ValueError(f"{name}: bad fractional={fractional!r}")
+        _set(self, "name", name)
+        _set(self, "kernel", kernel)
+        _set(self, "summary", summary)
+        _set(self, "formula", formula)
+        _set(self, "reference", reference)
+        _set(self, "params", params)
+        _set(self, "cutoff", cutoff)
+        _set(self, "cutoff_required", cutoff_required)
+        _set(self, "aggregate", aggregate)
+        _set(self, "kind", kind)
+        _set(self, "aliases", aliases)
+        _set(self, "trec", trec)
+        _set(self, "edge_cases", edge_cases)
+        _set(self, "family", family)
+        _set(self, "micro", micro)
+        _set(self, "fractional", fractional)
+        _set(self, "check", check)
 
     @property
     def fractional_use(self) -> str:
@@ -333,6 +443,7 @@ _REGISTRY: dict[str, MeasureDef] = {}
 _EXACT: dict[str, str] = {}  # name or alias -> family
 _FOLDED: dict[str, set[str]] = {}  # lower-cased name or alias -> families
 _TREC: dict[str, TrecEval] = {}  # trec_eval name -> declaration
+_TREC_ORDER: dict[int, str] = {}  # position in trec_eval's table -> trec_eval name
 
 
 def register(definition: MeasureDef) -> MeasureDef:
@@ -345,18 +456,20 @@ def register(definition: MeasureDef) -> MeasureDef:
         _EXACT[name] = definition.name
         _FOLDED.setdefault(name.lower(), set()).add(definition.name)
     for t in definition.trec:
-        _register_trec(replace(t, family=definition.name, kind=t.kind or _trec_kind(definition, t)))
+        kind = t.kind or _trec_kind(definition, t)
+        _register_trec(t._replace(family=definition.name, kind=kind))
     _REGISTRY[definition.name] = definition
     return definition
 
 
 def _register_trec(t: TrecEval) -> None:
-    clash = [u.name for u in _TREC.values() if u.name == t.name or u.order == t.order]
-    if clash:
-        raise ValueError(f"trec_eval measure {t.name!r} clashes with {clash[0]!r}")
+    clash = t.name if t.name in _TREC else _TREC_ORDER.get(t.order)
+    if clash is not None:
+        raise ValueError(f"trec_eval measure {t.name!r} clashes with {clash!r}")
     if not set(t.nicknames) <= set(TREC_NICKNAMES):
         raise ValueError(f"{t.name}: unknown trec_eval nickname in {t.nicknames}")
     _TREC[t.name] = t
+    _TREC_ORDER[t.order] = t.name
 
 
 def _trec_kind(d: MeasureDef, t: TrecEval) -> str:
@@ -512,8 +625,7 @@ def _num(v: float) -> str:
     return str(int(v)) if v.is_integer() and abs(v) < 1e16 else repr(v)
 
 
-@dataclass(frozen=True)
-class Measure:
+class Measure(Record):
     """One measure: a family, explicit parameter values and an optional cutoff.
 
     Construct with :func:`cranfield.parse_measure` (``"nDCG@10"``) or
@@ -521,9 +633,17 @@ class Measure:
     :func:`~cranfield.core.measures.names.parse` maps back to an equal value.
     """
 
+    __slots__ = ("name", "params", "cutoff")
     name: str
-    params: tuple[tuple[str, Any], ...] = ()
-    cutoff: int | float | None = None
+    params: tuple[tuple[str, Any], ...]
+    cutoff: int | float | None
+
+    def __init__(
+        self, name: str, params: tuple[tuple[str, Any], ...] = (), cutoff: int | float | None = None
+    ) -> None:
+        _set(self, "name", name)
+        _set(self, "params", params)
+        _set(self, "cutoff", cutoff)
 
     @classmethod
     def of(cls, name: str, cutoff=None, **params) -> Measure:

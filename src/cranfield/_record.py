@@ -1,0 +1,72 @@
+"""Small value classes without :mod:`dataclasses`, for the modules the CLI's cold path loads.
+
+``import dataclasses`` costs about 10 ms (it imports :mod:`inspect`, which imports
+:mod:`ast`, :mod:`dis` and :mod:`tokenize`), and each ``@dataclass`` compiles its methods
+when its module is imported: about a fifth of what ``cranfield trec_eval`` on a
+100,000-line run takes in all. The measure registry, the judging options and the
+results of an evaluation are therefore plain classes with ``__slots__`` and an explicit
+``__init__``, and this base gives them what ``@dataclass`` gave: equality and (for
+frozen values) hashing over the fields in order, the same ``repr``, and a frozen value's
+refusal to change (an ``AttributeError``, as ``dataclasses.FrozenInstanceError`` is).
+
+A subclass lists its fields in ``__slots__`` (in ``__init__``'s order), may leave some
+out of ``repr`` (``_no_repr``), and is frozen unless it sets ``_frozen = False`` (then
+its fields are assigned as usual and it has no hash, as a mutable dataclass); a frozen
+class sets its fields in ``__init__`` with ``object.__setattr__``.
+"""
+
+from __future__ import annotations
+
+
+class Record:
+    """Base of a value class whose fields are its ``__slots__`` (see the module notes)."""
+
+    __slots__ = ()
+    _frozen = True
+    _no_repr: tuple[str, ...] = ()
+
+    _fields: tuple[str, ...] = ()
+
+    def __init_subclass__(cls, **kwargs) -> None:
+        super().__init_subclass__(**kwargs)
+        cls._fields = tuple(
+            name for klass in reversed(cls.__mro__) for name in klass.__dict__.get("__slots__", ())
+        )
+        if not cls._frozen:  # a mutable value: fields assigned as usual, and no hash
+            cls.__setattr__ = object.__setattr__
+            cls.__delattr__ = object.__delattr__
+            cls.__hash__ = None
+
+    def _values(self) -> tuple:
+        return tuple([getattr(self, name) for name in self._fields])
+
+    def __eq__(self, other):
+        if other.__class__ is self.__class__:
+            return self._values() == other._values()
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self._values())
+
+    def __repr__(self) -> str:
+        shown = ", ".join(
+            f"{name}={getattr(self, name)!r}" for name in self._fields if name not in self._no_repr
+        )
+        return f"{type(self).__qualname__}({shown})"
+
+    def __setattr__(self, name: str, value) -> None:
+        raise AttributeError(f"cannot assign to field {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"cannot delete field {name!r}")
+
+    def __reduce__(self):
+        # pickle and copy rebuild the value through __init__ (a frozen one cannot be
+        # filled in attribute by attribute)
+        return (type(self), self._values())
+
+    def _replace(self, **changes):
+        """A copy with ``changes`` applied, made (and checked) by ``__init__``."""
+        values = dict(zip(self._fields, self._values(), strict=True))
+        values.update(changes)
+        return type(self)(**values)

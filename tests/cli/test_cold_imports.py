@@ -1,0 +1,112 @@
+"""The command line's cold path: what ``cranfield trec_eval`` and ``cranfield eval`` on
+TREC files import.
+
+Their whole evaluation runs in the compiled engine, so the process needs neither NumPy
+nor PyArrow, and the front end keeps its imports to what it uses (issue 21's goal:
+``cranfield trec_eval`` on one run at least twice as fast as trec_eval, where the
+interpreter's start and the imports are most of the time). Each module listed here was
+once on the path and was taken off it; the tests fail if one comes back.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+# heavy or needless on the engine path: NumPy/PyArrow (0.1-0.3 s), dataclasses (imports
+# inspect, ast, dis, tokenize: ~10 ms), pathlib (urllib.parse, ipaddress), shutil (zlib,
+# bz2, lzma), typing, and what only error messages need (difflib)
+NOT_IMPORTED = (
+    "numpy",
+    "pyarrow",
+    "pandas",
+    "dataclasses",
+    "inspect",
+    "ast",
+    "dis",
+    "tokenize",
+    "pathlib",
+    "urllib.parse",
+    "ipaddress",
+    "shutil",
+    "typing",
+    "difflib",
+)
+
+QRELS = "1 0 a 1\n1 0 b 0\n2 0 c 2\n2 0 d 1\n"
+RUN = "1 Q0 a 1 2.0 r\n1 Q0 b 2 1.0 r\n2 Q0 c 1 1.0 r\n2 Q0 x 2 0.5 r\n"
+
+
+def imported(argv: list[str], stdin: str = "") -> tuple[int, list[str], str]:
+    """(status, the modules of NOT_IMPORTED loaded, stdout) of ``main(argv)`` in a fresh
+    interpreter (standard output is kept apart from the report)."""
+    script = (
+        "import io, sys\n"
+        "out, sys.stdout = sys.stdout, io.StringIO()\n"
+        "from cranfield.cli.main import main\n"
+        f"status = main({argv!r})\n"
+        "text, sys.stdout = sys.stdout.getvalue(), out\n"
+        f"loaded = sorted(m for m in {NOT_IMPORTED!r} if m in sys.modules)\n"
+        "print(repr((status, loaded, text)))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], input=stdin, capture_output=True, text=True, check=True
+    )
+    return eval(done.stdout.strip().splitlines()[-1])  # noqa: S307 - our own repr
+
+
+@pytest.fixture
+def files(tmp_path):
+    (tmp_path / "qrels.txt").write_text(QRELS)
+    (tmp_path / "run.txt").write_text(RUN)
+    return str(tmp_path / "qrels.txt"), str(tmp_path / "run.txt")
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["trec_eval", "-q", "-m", "all_trec"],
+        ["trec_eval"],
+        ["trec_eval", "-c", "-m", "P.5,10", "-m", "ndcg_cut.10"],
+    ],
+)
+def test_trec_eval_imports_nothing_it_does_not_need(files, argv):
+    status, loaded, text = imported([*argv, *files])
+    assert status == 0
+    assert loaded == []
+    assert "\tall\t" in text and ("num_q" in text or "P_5" in text)  # it did evaluate
+
+
+@pytest.mark.parametrize(
+    "measures", [["-m", "AP"], ["-m", "AP", "nDCG@10", "P@5", "GMAP", "NumRet"], []]
+)
+def test_eval_imports_nothing_it_does_not_need(files, measures):
+    status, loaded, text = imported(["eval", *files, *measures])
+    assert status == 0
+    assert loaded == []
+    assert text.splitlines()[1].startswith("r ")  # one row of values for run r
+
+
+def test_the_general_path_still_imports_what_it_needs(files):
+    # the check above can fail: a path that needs NumPy (stdin is read by the general
+    # path) does import it
+    status, loaded, _ = imported(["eval", files[0], "-", "-m", "AP"], stdin=RUN)
+    assert status == 0 and "numpy" in loaded
+
+
+def test_a_subcommand_does_not_build_the_parser_of_every_subcommand(files, monkeypatch, capsys):
+    # the parser of the subcommand names (one parser and one module look-up for each of
+    # them) is for `cranfield`, --help, --version and unknown names only
+    from cranfield.cli import main as cli
+
+    def refused():
+        raise AssertionError("the top-level parser was built for a subcommand")
+
+    monkeypatch.setattr(cli, "_available", refused)
+    assert cli.main(["trec_eval", "-m", "num_ret", *files]) == 0
+    assert cli.main(["eval", *files, "-m", "NumRet"]) == 0
+    assert "num_ret" in capsys.readouterr().out
+    with pytest.raises(AssertionError, match="top-level parser"):
+        cli.main(["--help"])
