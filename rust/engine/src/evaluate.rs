@@ -1,5 +1,6 @@
 //! `cranfield eval`'s whole evaluation of TREC files in one call: the qrels read once,
-//! each run read, judged and measured in turn (one run in memory at a time), for the
+//! each run read, judged and measured (several runs at once, one per core:
+//! `cranfield_eval::runs`; at most one run per core in memory at a time), for the
 //! command line's engine path (`cranfield/cli/eval_cmd.py`), which needs neither NumPy
 //! nor PyArrow.
 
@@ -8,10 +9,12 @@ use std::path::PathBuf;
 
 use cranfield_eval::judge::stream::{judge_run_streamed, PIECE_BYTES, WHOLE_BYTES};
 use cranfield_eval::judge::{
-    read_file, topics, Duplicates, Input, JudgeError as Failed, JudgeOptions, Reading,
+    read_file, threads_for, topics, Duplicates, Input, JudgeError as Failed, JudgeOptions,
+    Prepared, Reading,
 };
 use cranfield_eval::measures::kernel;
 use cranfield_eval::micro::micro_all;
+use cranfield_eval::runs::{in_order, parallel, text_size};
 use cranfield_eval::views::{compute_seen, has_relevant};
 use cranfield_eval::{Column, Kernel, Refusal, Spec};
 use cranfield_trec::Kind;
@@ -105,8 +108,9 @@ fn evaluate_trec_files<'py>(
     whole_bytes: u64,
 ) -> PyResult<Bound<'py, PyTuple>> {
     let specs: Vec<Spec> = specs.iter().map(|s| spec(&s)).collect::<PyResult<_>>()?;
-    let mut kernels: Vec<Box<dyn Kernel>> =
-        specs.iter().map(kernel).collect::<Result<_, _>>().map_err(PyValueError::new_err)?;
+    for s in &specs {
+        kernel(s).map_err(PyValueError::new_err)?;
+    }
     let options = JudgeOptions {
         rel_level,
         depth,
@@ -122,9 +126,20 @@ fn evaluate_trec_files<'py>(
         options.check().map_err(Failure::Judge)?;
         let kind = if fractional { Kind::FractionalQrels } else { Kind::Qrels };
         let qrels = read_file(&qrels_path, Input::Qrels, kind, &reading).map_err(Failure::Judge)?;
-        let mut out = Vec::with_capacity(run_paths.len());
-        for (index, path) in run_paths.iter().enumerate() {
-            let judged = judge_run_streamed(path, &qrels, &reading, &options)
+        // the qrels judged once for every run
+        let qrels_threads = threads_for(&qrels, &qrels, reading.threads);
+        let prepared = Prepared::new(&qrels, options.qrels_duplicates, qrels_threads);
+        // the runs in parallel (`runs::in_order`: in input order, the first failing run's
+        // error); each worker with its kernels, each run's own work on `inner` threads
+        let make = || -> Vec<Box<dyn Kernel>> {
+            specs.iter().filter_map(|s| kernel(s).ok()).collect() // each made once above
+        };
+        let sizes = run_paths.iter().map(|p| text_size(p));
+        let (n, threads) = (run_paths.len(), reading.threads);
+        let out = in_order(n, threads, parallel(sizes), make, |kernels, index, inner| {
+            let (path, reading) =
+                (&run_paths[index], Reading { threads: inner, ..reading.clone() });
+            let judged = judge_run_streamed(path, &qrels, &prepared, &reading, &options)
                 .map_err(|e| in_run(index, e))?;
             if judged.num_queries() == 0 {
                 return Err(Failure::NoQuery(judged.run_name(latin1)));
@@ -132,7 +147,7 @@ fn evaluate_trec_files<'py>(
             let relevant = relevant_queries(&judged, skip_no_relevant, latin1)?;
             let columns = compute_seen(
                 &judged.view(),
-                &mut kernels,
+                kernels,
                 &judged_only_specs,
                 &fractional_refusals,
                 reading.threads,
@@ -146,8 +161,8 @@ fn evaluate_trec_files<'py>(
                 .map(|q| String::from_utf8_lossy(judged.query_id(q)).into_owned())
                 .collect();
             let name = judged.run_name(latin1);
-            out.push(Evaluated { name, query_ids, columns, relevant, micro });
-        }
+            Ok(Evaluated { name, query_ids, columns, relevant, micro })
+        })?;
         Ok((topics(&qrels), out))
     };
     let (topics, runs) = match py.detach(|| catch_unwind(AssertUnwindSafe(work))) {

@@ -188,8 +188,9 @@ fn files(
     }
 }
 
-/// Ranked documents from which the kernels run on several threads.
-const THREADS_FROM: usize = 1_000_000;
+/// Ranked documents from which the kernels run on several threads (as the judge's
+/// threads: a 100k-line run's kernels take milliseconds, a thread tens of microseconds).
+const THREADS_FROM: usize = 1 << 16;
 
 /// trec_eval on two TREC files in one call: read (ids as Latin-1), judge, compute and
 /// print. `columns` and `zscores` as for `trec_eval_print`; `rel_level`, `depth`,

@@ -36,7 +36,7 @@ use cranfield_trec::gzip;
 use cranfield_trec::{Kind, Options, Parsed, Strings, Values};
 
 use crate::{JudgedView, Labels, NOT_POOLED, UNJUDGED};
-use table::{raw_value, Table, Topics};
+use table::{raw_value, QrelsTopics, Table, Topics};
 
 /// What to do with a document listed twice for one query (Python's `duplicates`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -399,52 +399,109 @@ pub fn judge_with(
     threads: usize,
 ) -> Result<Judged, JudgeError> {
     options.check()?;
-    let real = match value_kind(qrels, Input::Qrels)? {
-        ValueKind::Grades => false,
-        ValueKind::Reals => true,
-        ValueKind::Scores => return Err(JudgeError::WrongKind(Input::Qrels)),
-    };
-    // the qrels' problems come first (Python reads them first), then the run's
-    let run_kind = match value_kind(run, Input::Run) {
-        Ok(ValueKind::Scores) => Ok(()),
-        Ok(_) => Err(JudgeError::WrongKind(Input::Run)),
-        Err(e) => Err(e),
-    };
-    let no_run = no_rows();
-    let (qt, rt) = (Table::new(qrels), Table::new(if run_kind.is_ok() { run } else { &no_run }));
-    let threads = threads.max(1);
-    let topics = Topics::new(&qt, &rt);
+    let prepared = Prepared::new(qrels, options.qrels_duplicates, threads);
+    judge_prepared(run, &prepared, options, threads)
+}
 
-    // the qrels, topic by topic: the documents judged, duplicates resolved
-    let judged: Vec<QrelsTopic> = parallel::map(
-        topics.qrels_topics,
-        threads,
-        || (),
-        |_, t| QrelsTopic::new(&qt, topics.qrels_blocks.of(t), real, options.qrels_duplicates),
-    );
-    if let Some((first, second)) = judged.iter().filter_map(|j| j.duplicate).min_by_key(|d| d.1) {
-        return Err(duplicate(&qt, Input::Qrels, first, second));
-    }
-    run_kind?;
-    let kind = if real {
-        LabelKind::F64
-    } else {
-        let lo = judged.iter().map(|j| j.min).min().unwrap_or(0);
-        let hi = judged.iter().map(|j| j.max).max().unwrap_or(0);
-        if lo >= i8::MIN as i64 && hi <= i8::MAX as i64 {
-            LabelKind::I8
+/// Qrels judged once for any number of runs (or pieces of one): per topic, the
+/// documents judged (duplicates resolved by the qrels' policy) and the grades, and the
+/// topics in trec_eval's order. [`judge_prepared`] then judges a run against them as
+/// [`judge_with`] judges it against the qrels, problems of the qrels included.
+pub struct Prepared<'q> {
+    ready: Result<Ready<'q>, Problem>,
+}
+
+/// A problem of the qrels' columns (reported before anything of a run).
+#[derive(Clone, Copy, Debug)]
+enum Problem {
+    Empty,
+    WrongKind,
+}
+
+struct Ready<'q> {
+    table: Table<'q>,
+    topics: QrelsTopics<'q>,
+    judged: Vec<QrelsTopic<'q>>,
+    /// Fractional gains rather than integer grades.
+    real: bool,
+    kind: LabelKind,
+    /// The qrels' topics in byte order of their ids.
+    order: Vec<usize>,
+    /// The first repeated (query, document), by its second line, with policy `Error`.
+    duplicate: Option<(usize, usize)>,
+}
+
+impl<'q> Prepared<'q> {
+    /// The qrels judged with `policy` for their repeated documents, on `threads` threads.
+    pub fn new(qrels: &'q Parsed, policy: Duplicates, threads: usize) -> Prepared<'q> {
+        let real = match value_kind(qrels, Input::Qrels) {
+            Ok(ValueKind::Grades) => false,
+            Ok(ValueKind::Reals) => true,
+            Ok(ValueKind::Scores) | Err(JudgeError::WrongKind(_)) => {
+                return Prepared { ready: Err(Problem::WrongKind) }
+            }
+            Err(_) => return Prepared { ready: Err(Problem::Empty) },
+        };
+        let table = Table::new(qrels);
+        let topics = QrelsTopics::new(&table);
+        // topic by topic: the documents judged, duplicates resolved
+        let judged: Vec<QrelsTopic> = parallel::map(
+            topics.ids.len(),
+            threads.max(1),
+            || (),
+            |_, t| QrelsTopic::new(&table, topics.blocks.of(t), real, policy),
+        );
+        let duplicate = judged.iter().filter_map(|j| j.duplicate).min_by_key(|d| d.1);
+        let kind = if real {
+            LabelKind::F64
         } else {
-            LabelKind::I64
-        }
-    };
-    // the evaluated topics, in byte order
-    let mut order: Vec<usize> = (0..topics.qrels_topics).collect();
-    order.sort_unstable_by(|&a, &b| topics.ids[a].cmp(topics.ids[b]));
-    let answered = |t: usize| !topics.run_blocks.of(t).is_empty();
-    let kept: Vec<usize> = order.into_iter().filter(|&t| options.complete || answered(t)).collect();
+            let lo = judged.iter().map(|j| j.min).min().unwrap_or(0);
+            let hi = judged.iter().map(|j| j.max).max().unwrap_or(0);
+            if lo >= i8::MIN as i64 && hi <= i8::MAX as i64 {
+                LabelKind::I8
+            } else {
+                LabelKind::I64
+            }
+        };
+        let mut order: Vec<usize> = (0..topics.ids.len()).collect();
+        order.sort_unstable_by(|&a, &b| topics.ids[a].cmp(topics.ids[b]));
+        Prepared { ready: Ok(Ready { table, topics, judged, real, kind, order, duplicate }) }
+    }
+}
 
-    let ranking = Ranking { run: &rt, topics: &topics, judged: &judged, options, threads };
-    let (labels, lengths) = match kind {
+/// [`judge_with`] against qrels judged once ([`Prepared`]; `options.qrels_duplicates`
+/// is the policy they were prepared with).
+pub fn judge_prepared(
+    run: &Parsed,
+    prepared: &Prepared<'_>,
+    options: &JudgeOptions,
+    threads: usize,
+) -> Result<Judged, JudgeError> {
+    options.check()?;
+    // the qrels' problems come first (Python reads them first), then the run's
+    let qrels = match &prepared.ready {
+        Ok(ready) => ready,
+        Err(Problem::Empty) => return Err(JudgeError::Empty(Input::Qrels)),
+        Err(Problem::WrongKind) => return Err(JudgeError::WrongKind(Input::Qrels)),
+    };
+    if let Some((first, second)) = qrels.duplicate {
+        return Err(duplicate(&qrels.table, Input::Qrels, first, second));
+    }
+    match value_kind(run, Input::Run)? {
+        ValueKind::Scores => {}
+        _ => return Err(JudgeError::WrongKind(Input::Run)),
+    }
+    let (real, judged) = (qrels.real, &qrels.judged);
+    let rt = Table::new(run);
+    let threads = threads.max(1);
+    let topics = Topics::new(&qrels.topics, &rt);
+    // the evaluated topics, in byte order
+    let answered = |t: usize| !topics.run_blocks.of(t).is_empty();
+    let kept: Vec<usize> =
+        qrels.order.iter().copied().filter(|&t| options.complete || answered(t)).collect();
+
+    let ranking = Ranking { run: &rt, topics: &topics, judged, options, threads };
+    let (labels, lengths) = match qrels.kind {
         LabelKind::I8 => ranking.labels::<i8>(&kept)?,
         LabelKind::I64 => ranking.labels::<i64>(&kept)?,
         LabelKind::F64 => ranking.labels::<f64>(&kept)?,
@@ -539,7 +596,7 @@ fn duplicate(table: &Table, input: Input, first: usize, second: usize) -> JudgeE
     }
 }
 
-#[derive(Clone, Copy, PartialEq, Eq)]
+#[derive(Clone, Copy)]
 enum LabelKind {
     I8,
     I64,
@@ -716,11 +773,25 @@ struct Entry<'a> {
     score: f64,
     doc: &'a [u8],
     row: usize,
+    /// Its value in the qrels (raw), if they list it.
+    qrels: Option<u64>,
 }
+
+/// A document of a topic: its entry, once ranked, and its value in the qrels.
+#[derive(Clone, Copy)]
+struct Slot {
+    /// The index of its [`Entry`] ([`UNRANKED`] until the run ranks it).
+    entry: usize,
+    qrels: Option<u64>,
+}
+
+const UNRANKED: usize = usize::MAX;
 
 /// What a thread reuses from topic to topic.
 struct Scratch<'a> {
-    seen: hash::Map<&'a [u8], usize>,
+    /// The topic's documents: those the qrels list, then those the run ranks (one hash
+    /// lookup per ranked document finds both a repeat and the qrels' value).
+    docs: hash::Map<&'a [u8], Slot>,
     entries: Vec<Entry<'a>>,
 }
 
@@ -737,7 +808,7 @@ impl<'a> Ranking<'_, 'a> {
     /// The labels of the `kept` topics' rankings, back to back, and their lengths; or
     /// the first duplicate of the run (by its second line).
     fn labels<T: Label>(&self, kept: &[usize]) -> Result<(LabelVec, Vec<usize>), JudgeError> {
-        let make = || Scratch { seen: hash::map(0), entries: Vec::new() };
+        let make = || Scratch { docs: hash::map(0), entries: Vec::new() };
         let mut parts: Vec<(Vec<T>, Option<Pair>)> =
             parallel::map(self.topics.ids.len(), self.threads, make, |s, t| self.topic(s, t));
         if let Some((first, second)) = parts.iter().filter_map(|p| p.1).min_by_key(|d| d.1) {
@@ -761,7 +832,11 @@ impl<'a> Ranking<'_, 'a> {
             return (Vec::new(), None);
         }
         let rows = self.topics.run_blocks.rows(t);
-        hash::reset(&mut s.seen, rows);
+        let judged = if in_qrels { Some(&self.judged[t].docs) } else { None };
+        hash::reset(&mut s.docs, rows + judged.map_or(0, |d| d.len()));
+        for (&doc, &(raw, _)) in judged.into_iter().flatten() {
+            s.docs.insert(doc, Slot { entry: UNRANKED, qrels: Some(raw) });
+        }
         s.entries.clear();
         s.entries.reserve(rows);
         let compat9 = self.options.compat == 9;
@@ -772,23 +847,21 @@ impl<'a> Ranking<'_, 'a> {
                 let score = scores[local];
                 let key = if compat9 { score as f32 as f64 } else { score } + 0.0;
                 let doc = columns.doc_id.get(local);
-                match s.seen.entry(doc) {
-                    std::collections::hash_map::Entry::Vacant(e) => {
-                        e.insert(s.entries.len());
-                        s.entries.push(Entry { key, score, doc, row });
+                let slot = s.docs.entry(doc).or_insert(Slot { entry: UNRANKED, qrels: None });
+                if slot.entry == UNRANKED {
+                    slot.entry = s.entries.len();
+                    s.entries.push(Entry { key, score, doc, row, qrels: slot.qrels });
+                    return;
+                }
+                let kept = &mut s.entries[slot.entry];
+                match policy {
+                    Duplicates::Error => {
+                        duplicate.get_or_insert((kept.row, row));
                     }
-                    std::collections::hash_map::Entry::Occupied(e) => {
-                        let kept = &mut s.entries[*e.get()];
-                        match policy {
-                            Duplicates::Error => {
-                                duplicate.get_or_insert((kept.row, row));
-                            }
-                            Duplicates::First => {}
-                            Duplicates::Max => {
-                                if score > kept.score {
-                                    *kept = Entry { key, score, doc, row };
-                                }
-                            }
+                    Duplicates::First => {}
+                    Duplicates::Max => {
+                        if score > kept.score {
+                            *kept = Entry { key, score, doc, row, qrels: kept.qrels };
                         }
                     }
                 }
@@ -806,11 +879,10 @@ impl<'a> Ranking<'_, 'a> {
         }
         let depth =
             self.options.depth.map_or(usize::MAX, |d| usize::try_from(d).unwrap_or(usize::MAX));
-        let docs = &self.judged[t].docs;
         let judged_only = self.options.judged_only;
         let mut labels = Vec::with_capacity(s.entries.len().min(depth));
         for e in s.entries.iter().take(depth) {
-            let label = docs.get(e.doc).map_or(T::NOT_POOLED, |&(raw, _)| T::of(raw));
+            let label = e.qrels.map_or(T::NOT_POOLED, T::of);
             if !judged_only || label.judged() {
                 labels.push(label);
             }

@@ -11,6 +11,7 @@ pub mod aggregate;
 pub mod judge;
 pub mod measures;
 pub mod micro;
+pub mod runs;
 pub mod trec_eval;
 pub mod views;
 

@@ -5,6 +5,7 @@
 //! `set_extra.py`). The counts are integers summed exactly, then turned into floats
 //! and combined with the float operations of the Python definitions, in their order.
 
+use crate::measures::set_based::f_measure;
 use crate::views::JudgedOnly;
 use crate::{JudgedView, Labels, Param, Spec};
 
@@ -36,19 +37,6 @@ fn pooled(run: &JudgedView, rel: Option<i64>, cutoff: Option<i64>) -> (u64, u64,
 fn safe_div(num: f64, den: f64) -> f64 {
     if den != 0.0 {
         num / den
-    } else {
-        0.0
-    }
-}
-
-/// `set_based.f_measure` of one (relret, ret, R): `(b2 + 1) P R / (b2 P + R)`, 0 when
-/// nothing relevant was retrieved.
-fn f_measure(relret: f64, ret: f64, r: f64, beta2: f64) -> f64 {
-    let p = safe_div(relret, ret);
-    let rec = safe_div(relret, r);
-    let den = beta2 * p + rec;
-    if relret > 0.0 {
-        safe_div((beta2 + 1.0) * p * rec, den)
     } else {
         0.0
     }
@@ -149,14 +137,8 @@ pub fn micro_all(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Cutoff;
-    use std::collections::BTreeMap;
 
-    fn spec(family: &str, cutoff: Option<i64>, params: &[(&str, Param)]) -> Spec {
-        let params: BTreeMap<String, Param> =
-            params.iter().map(|(k, v)| (k.to_string(), v.clone())).collect();
-        Spec { family: family.into(), cutoff: cutoff.map(Cutoff::Rank), params }
-    }
+    use crate::measures::test_spec as spec;
 
     #[test]
     fn pooled_counts_over_queries() {

@@ -105,11 +105,53 @@ pub fn push_float(out: &mut Vec<u8>, v: f64) {
     if v.is_nan() {
         let text = if v.is_sign_negative() { "-nan" } else { "nan" };
         let _ = write!(out, "{text:>6}");
+    } else if let Some(units) = ten_thousandths(v) {
+        // |v| < 2^53: at least 6 characters ("0.0000"), so no padding
+        if v.is_sign_negative() {
+            out.push(b'-');
+        }
+        let (whole, fraction) = (units / 10_000, units % 10_000);
+        let _ = write!(out, "{whole}.");
+        let f = fraction as usize;
+        let digits = [f / 1000, f / 100 % 10, f / 10 % 10, f % 10];
+        out.extend(digits.iter().map(|&d| b'0' + d as u8));
     } else {
         // Rust prints the exact decimal value rounded half to even, as glibc does
         // (checked against C's printf on random, halfway and extreme values in tests).
         let _ = write!(out, "{v:6.4}");
     }
+}
+
+/// `|v| * 10^4` rounded to the nearest integer, ties to even, computed exactly (what
+/// `%.4f` prints, without its point) for finite `|v| < 2^53`; None for other values.
+///
+/// `|v| = m * 2^e` exactly, so `|v| * 10^4 = m * 10^4 / 2^-e` (for `e < 0`): an
+/// integer quotient and an exact remainder, compared with half the divisor. The
+/// formatting machinery of `write!` gives the same digits, about ten times slower.
+fn ten_thousandths(v: f64) -> Option<u128> {
+    let a = v.abs();
+    if a.is_nan() || a >= 9_007_199_254_740_992.0 {
+        return None; // 2^53 and above, infinite or NaN
+    }
+    let bits = a.to_bits();
+    let (exponent, fraction) = ((bits >> 52) as i32, bits & ((1u64 << 52) - 1));
+    let (m, e) = if exponent == 0 {
+        (fraction, -1074) // subnormal
+    } else {
+        (fraction | (1u64 << 52), exponent - 1075)
+    };
+    let n = u128::from(m) * 10_000; // < 2^67
+    if e >= 0 {
+        return Some(n << e); // a < 2^53: n << e < 2^67
+    }
+    let shift = (-e) as u32;
+    if shift >= 100 {
+        return Some(0); // n < 2^67, far below half of 2^shift
+    }
+    let (quotient, remainder) = (n >> shift, n & ((1u128 << shift) - 1));
+    let half = 1u128 << (shift - 1);
+    let up = remainder > half || (remainder == half && quotient & 1 == 1);
+    Some(quotient + u128::from(up))
 }
 
 /// `printf("%ld", (long) v)`: truncation toward zero; a value C cannot convert (NaN,
@@ -521,6 +563,30 @@ mod tests {
         assert_eq!(float(f64::INFINITY), "   inf");
         assert_eq!(float(f64::NEG_INFINITY), "  -inf");
         assert_eq!(float(1e20), "100000000000000000000.0000");
+    }
+
+    #[test]
+    fn the_exact_path_prints_what_the_formatter_prints() {
+        let mut values = vec![0.0, -0.0, 5e-5, -5e-5, 1.5e-4, 2.5e-4, 0.99995, 1.00005];
+        values.extend((0..4000).map(|k| k as f64 / 20_000.0)); // decimal ties
+        values.extend((0..4000).map(|k| -(k as f64) / 16_384.0)); // binary ties
+        values.extend([5e-324, 2.2e-308, 1e-4 / 2.0, 9_007_199_254_740_991.0, 4.5e15 + 0.5]);
+        values.extend([9_007_199_254_740_992.0, 1e300, f64::MAX, f64::MIN_POSITIVE]);
+        // random bit patterns and random values of every magnitude (a fixed LCG)
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut next = || {
+            state = state.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+            state
+        };
+        for _ in 0..40_000 {
+            values.push(f64::from_bits(next()));
+            let unit = (next() >> 11) as f64 / (1u64 << 53) as f64;
+            values.push((unit - 0.5) * 10f64.powi((next() % 40) as i32 - 12));
+            values.push((unit * 1e5).round() / 1e5);
+        }
+        for v in values.into_iter().filter(|v| !v.is_nan()) {
+            assert_eq!(float(v), format!("{v:6.4}"), "{v:e}");
+        }
     }
 
     #[test]

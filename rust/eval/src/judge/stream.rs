@@ -28,9 +28,8 @@ use cranfield_trec::{Kind, Options, Parsed, Strings, BOM};
 
 use super::table::{Table, Topics};
 use super::{
-    duplicate, judge_with, no_rows, parallel, qrels_problem, read_file, threads_for, value_kind,
-    Input, JudgeError, JudgeOptions, Judged, LabelKind, LabelVec, QrelsTopic, Ranking, Reading,
-    ValueKind,
+    judge_prepared, no_rows, qrels_problem, read_file, threads_for, value_kind, Input, JudgeError,
+    JudgeOptions, Judged, LabelKind, LabelVec, Prepared, Problem, Ranking, Reading, ValueKind,
 };
 
 /// The bytes read per piece by default (64 MiB, about two million run lines: as
@@ -54,27 +53,30 @@ pub fn judge_files_streamed(
     options.check()?;
     let qrels_kind = if reading.fractional { Kind::FractionalQrels } else { Kind::Qrels };
     let qrels = read_file(qrels_path, Input::Qrels, qrels_kind, reading)?;
-    judge_run_streamed(run_path, &qrels, reading, options)
+    let threads = threads_for(&qrels, &qrels, reading.threads);
+    let prepared = Prepared::new(&qrels, options.qrels_duplicates, threads);
+    judge_run_streamed(run_path, &qrels, &prepared, reading, options)
 }
 
 /// Judges the run read from `run_path` (`-`: standard input) piece by piece against
-/// parsed qrels, in pieces of `reading.piece_bytes` bytes; see the module's
+/// parsed qrels (`prepared` from them with `options.qrels_duplicates`), in pieces of `reading.piece_bytes` bytes; see the module's
 /// documentation. `piece_bytes` 0: the run is read whole, as [`super::judge_files`]
 /// reads it.
 pub fn judge_run_streamed(
     run_path: &Path,
     qrels: &Parsed,
+    prepared: &Prepared<'_>,
     reading: &Reading,
     options: &JudgeOptions,
 ) -> Result<Judged, JudgeError> {
     options.check()?;
     let piece_bytes = reading.piece_bytes;
     if piece_bytes == 0 || small_plain_file(run_path, reading.whole_bytes) {
-        return judge_whole(run_path, qrels, reading, options);
+        return judge_whole(run_path, qrels, prepared, reading, options);
     }
     let source = Source::open(run_path)?;
     let stdin = source.is_stdin();
-    let mut stream = Stream::new(source.reader, qrels, reading, options, piece_bytes);
+    let mut stream = Stream::new(source.reader, qrels, prepared, reading, options, piece_bytes);
     // standard input cannot be read twice: its text is kept while it fits the budget
     if stdin {
         stream.kept = Some(Vec::new());
@@ -115,7 +117,7 @@ pub fn judge_run_streamed(
                 }
                 Err(err) => return Err(qrels_first(qrels, options, err)),
             };
-            judge_with(&run, qrels, options, threads_for(&run, qrels, reading.threads))
+            judge_prepared(&run, prepared, options, threads_for(&run, qrels, reading.threads))
         }
         other => other,
     }
@@ -126,6 +128,7 @@ pub fn judge_run_streamed(
 fn judge_whole(
     run_path: &Path,
     qrels: &Parsed,
+    prepared: &Prepared<'_>,
     reading: &Reading,
     options: &JudgeOptions,
 ) -> Result<Judged, JudgeError> {
@@ -135,7 +138,7 @@ fn judge_whole(
         read_file(run_path, Input::Run, Kind::Run, reading)
     };
     let run = run.map_err(|err| qrels_first(qrels, options, err))?;
-    judge_with(&run, qrels, options, threads_for(&run, qrels, reading.threads))
+    judge_prepared(&run, prepared, options, threads_for(&run, qrels, reading.threads))
 }
 
 /// Whether `path` is a regular file of at most `limit` bytes that is not gzip.
@@ -217,9 +220,10 @@ impl Source {
 }
 
 /// The judged pieces so far.
-struct Stream<'q> {
+struct Stream<'q, 'p> {
     reader: Box<dyn Read>,
     qrels: &'q Parsed,
+    prepared: &'p Prepared<'p>,
     reading: &'q Reading,
     options: &'q JudgeOptions,
     piece_bytes: usize,
@@ -230,8 +234,6 @@ struct Stream<'q> {
     kept_bytes: u64,
     /// Every query id of the run seen in the pieces so far.
     seen: HashSet<Vec<u8>>,
-    /// The qrels' side of judging, made at the first piece with rows.
-    prepared: Option<Prepared<'q>>,
     /// Each judged piece's labels, and for each qrels topic where its labels are
     /// (piece, start, end).
     labels: Vec<LabelVec>,
@@ -239,10 +241,11 @@ struct Stream<'q> {
     tag: Option<Vec<u8>>,
 }
 
-impl<'q> Stream<'q> {
+impl<'q, 'p> Stream<'q, 'p> {
     fn new(
         reader: Box<dyn Read>,
         qrels: &'q Parsed,
+        prepared: &'p Prepared<'p>,
         reading: &'q Reading,
         options: &'q JudgeOptions,
         piece_bytes: usize,
@@ -250,6 +253,7 @@ impl<'q> Stream<'q> {
         Stream {
             reader,
             qrels,
+            prepared,
             reading,
             options,
             piece_bytes,
@@ -257,7 +261,6 @@ impl<'q> Stream<'q> {
             kept: None,
             kept_bytes: 0,
             seen: HashSet::new(),
-            prepared: None,
             labels: Vec::new(),
             spans: Vec::new(),
             tag: None,
@@ -332,11 +335,6 @@ impl<'q> Stream<'q> {
         if parsed.rows == 0 {
             return Ok((text, lines)); // blank lines and comments only
         }
-        if self.prepared.is_none() {
-            let prepared = Prepared::new(self.qrels, self.options)?;
-            self.spans = vec![None; prepared.topics.len()];
-            self.prepared = Some(prepared);
-        }
         let threads = threads_for(&parsed, self.qrels, reading.threads);
         let (labels, spans) = self.judge(&parsed, threads).map_err(|e| match e {
             JudgeError::Duplicate { input, query, doc, lines } => JudgeError::Duplicate {
@@ -362,20 +360,22 @@ impl<'q> Stream<'q> {
 
     /// The labels of the qrels topics a piece ranks documents for, back to back, and
     /// where each topic's are: `(topic, start, end)` (as [`judge_with`] judges them).
-    fn judge(&self, parsed: &Parsed, threads: usize) -> Result<PieceLabels, JudgeError> {
-        let Some(prepared) = &self.prepared else { unreachable!("prepared first") };
+    fn judge(&mut self, parsed: &Parsed, threads: usize) -> Result<PieceLabels, JudgeError> {
+        let qrels = ready(self.prepared)?;
         if value_kind(parsed, Input::Run)? != ValueKind::Scores {
             return Err(JudgeError::WrongKind(Input::Run));
         }
         let run = Table::new(parsed);
-        let topics = Topics::new(&prepared.table, &run);
-        assert_eq!(topics.qrels_topics, prepared.topics.len(), "qrels topics numbered alike");
+        let topics = Topics::new(&qrels.topics, &run);
+        if self.spans.is_empty() {
+            self.spans = vec![None; qrels.topics.ids.len()];
+        }
         let answered = |t: usize| !topics.run_blocks.of(t).is_empty();
-        let kept: Vec<usize> = prepared.order.iter().copied().filter(|&t| answered(t)).collect();
-        let judged = &prepared.judged;
+        let kept: Vec<usize> = qrels.order.iter().copied().filter(|&t| answered(t)).collect();
+        let judged = &qrels.judged;
         let ranking =
             Ranking { run: &run, topics: &topics, judged, options: self.options, threads };
-        let (labels, lengths) = match prepared.kind {
+        let (labels, lengths) = match qrels.kind {
             LabelKind::I8 => ranking.labels::<i8>(&kept)?,
             LabelKind::I64 => ranking.labels::<i64>(&kept)?,
             LabelKind::F64 => ranking.labels::<f64>(&kept)?,
@@ -426,11 +426,12 @@ impl<'q> Stream<'q> {
 
     /// The judged run: the kept labels in topic order.
     fn finish(&mut self) -> Result<Judged, JudgeError> {
-        let Some(prepared) = self.prepared.take() else {
+        if self.spans.is_empty() {
             // no data line: the error the whole file gives
-            let err = judge_with(&no_rows(), self.qrels, self.options, 1).err();
+            let err = judge_prepared(&no_rows(), self.prepared, self.options, 1).err();
             return Err(err.unwrap_or(JudgeError::Empty(Input::Run)));
-        };
+        }
+        let prepared = ready(self.prepared)?;
         let complete = self.options.complete;
         let order = prepared.order.iter().copied();
         let kept: Vec<usize> = order.filter(|&t| complete || self.spans[t].is_some()).collect();
@@ -454,12 +455,12 @@ impl<'q> Stream<'q> {
             offsets.push(labels.len() as i64);
             qrels_at += prepared.judged[t].grades.len() as i64;
             qrels_offsets.push(qrels_at);
-            query_ids.data.extend_from_slice(prepared.topics[t]);
+            query_ids.data.extend_from_slice(prepared.topics.ids[t]);
             query_ids.offsets.push(i32::try_from(query_ids.data.len()).unwrap_or(i32::MAX));
         }
         self.labels.clear();
         let raw = kept.iter().flat_map(|&t| prepared.judged[t].grades.iter().copied());
-        let grades = if prepared.kind == LabelKind::F64 {
+        let grades = if prepared.real {
             LabelVec::F64(raw.map(f64::from_bits).collect())
         } else {
             LabelVec::I64(raw.map(|g| g as i64).collect())
@@ -482,58 +483,18 @@ impl<'q> Stream<'q> {
 /// A piece's labels and where each topic's are: `(topic, start, end)`.
 type PieceLabels = (LabelVec, Vec<(usize, usize, usize)>);
 
-/// The qrels' side of judging, made once for every piece (as [`judge_with`] makes it).
-struct Prepared<'q> {
-    table: Table<'q>,
-    /// The qrels' topics (in order of first appearance, as [`Topics`] numbers them)
-    /// and each one's judged documents.
-    topics: Vec<&'q [u8]>,
-    judged: Vec<QrelsTopic<'q>>,
-    /// The topics in byte order of their ids.
-    order: Vec<usize>,
-    kind: LabelKind,
-}
-
-impl<'q> Prepared<'q> {
-    fn new(qrels: &'q Parsed, options: &JudgeOptions) -> Result<Prepared<'q>, JudgeError> {
-        static NO_ROWS: std::sync::OnceLock<Parsed> = std::sync::OnceLock::new();
-        let real = match value_kind(qrels, Input::Qrels)? {
-            ValueKind::Grades => false,
-            ValueKind::Reals => true,
-            ValueKind::Scores => return Err(JudgeError::WrongKind(Input::Qrels)),
-        };
-        let table = Table::new(qrels);
-        let empty = Table::new(NO_ROWS.get_or_init(no_rows));
-        let topics = Topics::new(&table, &empty);
-        let n = topics.qrels_topics;
-        let threads = if qrels.rows < (1 << 16) { 1 } else { parallel::threads() };
-        let policy = options.qrels_duplicates;
-        let judged: Vec<QrelsTopic<'q>> = parallel::map(
-            n,
-            threads,
-            || (),
-            |_, t| QrelsTopic::new(&table, topics.qrels_blocks.of(t), real, policy),
-        );
-        let first = judged.iter().filter_map(|j| j.duplicate).min_by_key(|d| d.1);
-        if let Some((first, second)) = first {
-            return Err(duplicate(&table, Input::Qrels, first, second));
-        }
-        let kind = if real {
-            LabelKind::F64
-        } else {
-            let lo = judged.iter().map(|j| j.min).min().unwrap_or(0);
-            let hi = judged.iter().map(|j| j.max).max().unwrap_or(0);
-            if lo >= i8::MIN as i64 && hi <= i8::MAX as i64 {
-                LabelKind::I8
-            } else {
-                LabelKind::I64
-            }
-        };
-        let ids: Vec<&'q [u8]> = topics.ids[..n].to_vec();
-        let mut order: Vec<usize> = (0..n).collect();
-        order.sort_unstable_by(|&a, &b| ids[a].cmp(ids[b]));
-        Ok(Prepared { table, topics: ids, judged, order, kind })
+/// The qrels judged, or their problem (reported before any of a run), as
+/// [`judge_prepared`] reports it.
+fn ready<'a, 'q>(prepared: &'a Prepared<'q>) -> Result<&'a super::Ready<'q>, JudgeError> {
+    let qrels = match &prepared.ready {
+        Ok(ready) => ready,
+        Err(Problem::Empty) => return Err(JudgeError::Empty(Input::Qrels)),
+        Err(Problem::WrongKind) => return Err(JudgeError::WrongKind(Input::Qrels)),
+    };
+    if let Some((first, second)) = qrels.duplicate {
+        return Err(super::duplicate(&qrels.table, Input::Qrels, first, second));
     }
+    Ok(qrels)
 }
 
 /// Room for `more` labels, or [`JudgeError::Memory`].

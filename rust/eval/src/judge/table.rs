@@ -79,14 +79,55 @@ impl<'a> Table<'a> {
     }
 }
 
-/// The topics of a qrels file and a run: every distinct query id, with the blocks of
-/// rows each file has for it. Topics `0..qrels_topics` are those of the qrels (in
-/// order of first appearance); the run's other topics follow.
+/// The topics of a qrels file: every distinct query id, in order of first appearance,
+/// with the blocks of rows the file has for it.
+pub struct QrelsTopics<'a> {
+    pub ids: Vec<&'a [u8]>,
+    /// Each id's topic.
+    code: hash::Map<&'a [u8], u32>,
+    pub blocks: Grouped,
+}
+
+impl<'a> QrelsTopics<'a> {
+    pub fn new(qrels: &Table<'a>) -> QrelsTopics<'a> {
+        // room for every block's id (each block may start a new topic), within reason
+        let mut code = hash::map(qrels.parsed.query_starts.len().min(1 << 20));
+        let mut ids = Vec::new();
+        let blocks: Vec<(usize, usize)> = qrels.blocks().collect();
+        let topic: Vec<u32> =
+            blocks.iter().map(|&(a, _)| intern(&mut code, &mut ids, qrels.query_id(a))).collect();
+        let grouped = Grouped::new(ids.len(), blocks, &topic);
+        QrelsTopics { ids, code, blocks: grouped }
+    }
+}
+
+/// `id`'s topic, a new one if it has none yet.
+fn intern<'a>(code: &mut hash::Map<&'a [u8], u32>, ids: &mut Vec<&'a [u8]>, id: &'a [u8]) -> u32 {
+    *code.entry(id).or_insert_with(|| {
+        ids.push(id);
+        (ids.len() - 1) as u32
+    })
+}
+
+/// The topics of a run against qrels: topics `0..qrels_topics` are the qrels' (as
+/// [`QrelsTopics`] numbers them); the run's other query ids follow. `run_blocks` holds
+/// the blocks of rows the run has for each.
 pub struct Topics<'a> {
     pub ids: Vec<&'a [u8]>,
     pub qrels_topics: usize,
-    pub qrels_blocks: Grouped,
     pub run_blocks: Grouped,
+}
+
+impl<'a> Topics<'a> {
+    pub fn new(qrels: &QrelsTopics<'a>, run: &Table<'a>) -> Topics<'a> {
+        let mut code = qrels.code.clone();
+        let mut ids = qrels.ids.clone();
+        let blocks: Vec<(usize, usize)> = run.blocks().collect();
+        let topic: Vec<u32> =
+            blocks.iter().map(|&(a, _)| intern(&mut code, &mut ids, run.query_id(a))).collect();
+        let n = ids.len();
+        Topics { ids, qrels_topics: qrels.ids.len(), run_blocks: Grouped::new(n, blocks, &topic) }
+    }
 }
 
 /// Blocks grouped by topic (CSR): `blocks[offsets[t]..offsets[t + 1]]` are topic
@@ -122,35 +163,6 @@ impl Grouped {
     /// The number of rows of topic `t`.
     pub fn rows(&self, t: usize) -> usize {
         self.of(t).iter().map(|(a, b)| b - a).sum()
-    }
-}
-
-impl<'a> Topics<'a> {
-    pub fn new(qrels: &Table<'a>, run: &Table<'a>) -> Topics<'a> {
-        // room for every block's id (each block may start a new topic), within reason
-        let blocks = qrels.parsed.query_starts.len() + run.parsed.query_starts.len();
-        let mut code: hash::Map<&'a [u8], u32> = hash::map(blocks.min(1 << 20));
-        let mut ids: Vec<&'a [u8]> = Vec::new();
-        let mut intern = |id: &'a [u8], ids: &mut Vec<&'a [u8]>| -> u32 {
-            *code.entry(id).or_insert_with(|| {
-                ids.push(id);
-                (ids.len() - 1) as u32
-            })
-        };
-        let q_blocks: Vec<(usize, usize)> = qrels.blocks().collect();
-        let q_topic: Vec<u32> =
-            q_blocks.iter().map(|&(a, _)| intern(qrels.query_id(a), &mut ids)).collect();
-        let qrels_topics = ids.len();
-        let r_blocks: Vec<(usize, usize)> = run.blocks().collect();
-        let r_topic: Vec<u32> =
-            r_blocks.iter().map(|&(a, _)| intern(run.query_id(a), &mut ids)).collect();
-        let n = ids.len();
-        Topics {
-            ids,
-            qrels_topics,
-            qrels_blocks: Grouped::new(n, q_blocks, &q_topic),
-            run_blocks: Grouped::new(n, r_blocks, &r_topic),
-        }
     }
 }
 

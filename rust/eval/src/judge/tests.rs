@@ -298,3 +298,38 @@ fn a_big_topic_then_many_small_ones() {
     assert_eq!(i8s(&j.labels)[..2], [1, -1]);
     assert_eq!(i8s(&j.labels)[5000], 2);
 }
+
+#[test]
+fn qrels_prepared_once_judge_every_run_as_judge_with() {
+    let all = [Duplicates::Error, Duplicates::First, Duplicates::Max];
+    for seed in 0..12 {
+        let (_, q) = random_inputs(seed);
+        let q = qrels(&q);
+        let runs: Vec<Parsed> = (0..6).map(|i| run(&random_inputs(seed * 7 + i).0)).collect();
+        for (i, &duplicates) in all.iter().enumerate() {
+            let o = JudgeOptions {
+                duplicates,
+                qrels_duplicates: all[(i + seed as usize) % 3],
+                complete: seed % 2 == 0,
+                judged_only: seed % 3 == 1,
+                ..options()
+            };
+            let prepared = Prepared::new(&q, o.qrels_duplicates, 2);
+            for r in &runs {
+                let alone = format!("{:?}", judge_with(r, &q, &o, 1));
+                assert_eq!(format!("{:?}", judge_prepared(r, &prepared, &o, 2)), alone);
+            }
+        }
+    }
+    // the qrels' problems, before the run's (a run of the wrong kind here)
+    let wrong_run = qrels("t1 0 d1 1\n");
+    for bad in ["t1 0 d1 1\nt1 0 d1 2\n", "t1 Q0 d1 1 0.5 x\n", ""] {
+        let q = read(bad, if bad.contains("Q0") { Kind::Run } else { Kind::Qrels });
+        let prepared = Prepared::new(&q, Duplicates::Error, 1);
+        for r in [&wrong_run, &run("t1 Q0 d1 1 0.5 x\n")] {
+            let alone = format!("{:?}", judge_with(r, &q, &options(), 1));
+            assert_eq!(format!("{:?}", judge_prepared(r, &prepared, &options(), 1)), alone);
+            assert!(alone.contains("Qrels"), "{alone}");
+        }
+    }
+}

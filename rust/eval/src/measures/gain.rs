@@ -339,13 +339,8 @@ impl Kernel for GMeasure {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::collections::BTreeMap;
 
-    fn spec(family: &str, cutoff: Option<i64>, params: &[(&str, Param)]) -> Spec {
-        let params: BTreeMap<String, Param> =
-            params.iter().map(|(k, v)| (k.to_string(), v.clone())).collect();
-        Spec { family: family.into(), cutoff: cutoff.map(crate::Cutoff::Rank), params }
-    }
+    use crate::measures::test_spec as spec;
 
     use crate::measures::test_query as query;
 

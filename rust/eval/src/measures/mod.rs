@@ -11,7 +11,7 @@ mod gain;
 mod graded_extra;
 mod precision;
 mod ranked_extra;
-mod set_based;
+pub(crate) mod set_based;
 mod set_extra;
 mod shared;
 mod user_models;
@@ -137,4 +137,15 @@ pub(crate) fn test_query<'a>(ranked: &'a [i64], judged: &'a [i64]) -> crate::Que
         rel_level: 1,
         compat: 10,
     }
+}
+
+/// A spec for tests: `family`, a rank cutoff, parameters.
+#[cfg(test)]
+pub(crate) fn test_spec(
+    family: &str,
+    cutoff: Option<i64>,
+    params: &[(&str, crate::Param)],
+) -> Spec {
+    let params = params.iter().map(|(k, v)| (k.to_string(), v.clone())).collect();
+    Spec { family: family.into(), cutoff: cutoff.map(crate::Cutoff::Rank), params }
 }

@@ -77,7 +77,7 @@ impl Kernel for SetMeasure {
 }
 
 /// `set_based.f_measure` for one query, in its order of operations.
-fn f_measure(relret: f64, ret: f64, r: f64, b2: f64) -> f64 {
+pub(crate) fn f_measure(relret: f64, ret: f64, r: f64, b2: f64) -> f64 {
     let p = safe_div(relret, ret);
     let rec = safe_div(relret, r);
     let den = b2 * p + rec;

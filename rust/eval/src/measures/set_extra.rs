@@ -105,14 +105,9 @@ impl Kernel for Generality {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{Cutoff, Labels};
-    use std::collections::BTreeMap;
+    use crate::Labels;
 
-    fn spec(family: &str, cutoff: Option<i64>, params: &[(&str, Param)]) -> Spec {
-        let params: BTreeMap<String, Param> =
-            params.iter().map(|(k, v)| (k.to_string(), v.clone())).collect();
-        Spec { family: family.into(), cutoff: cutoff.map(Cutoff::Rank), params }
-    }
+    use crate::measures::test_spec as spec;
 
     fn value(s: Spec) -> f64 {
         // 4 retrieved, 1 relevant among them, R = 2

@@ -1,5 +1,5 @@
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use cranfield_trec::{parse, Kind, Options, Parsed, Problem};
 
@@ -81,12 +81,23 @@ fn collection(seed: u64) -> (Vec<u8>, Vec<u8>) {
     (qrels.into_bytes(), run.into_bytes())
 }
 
+/// [`judge_run_streamed`] with the qrels prepared here.
+fn streamed(
+    path: &Path,
+    qrels: &Parsed,
+    reading: &Reading,
+    options: &JudgeOptions,
+) -> Result<Judged, JudgeError> {
+    let prepared = Prepared::new(qrels, options.qrels_duplicates, 2);
+    judge_run_streamed(path, qrels, &prepared, reading, options)
+}
+
 fn reading(piece_bytes: usize, max_bytes: u64) -> Reading {
     Reading { piece_bytes, max_bytes, whole_bytes: 0, threads: 2, ..Reading::default() }
 }
 
 fn whole(run: &[u8], qrels: &Parsed, options: &JudgeOptions) -> Result<Judged, JudgeError> {
-    judge_with(&parsed(run, Kind::Run), qrels, options, 2)
+    crate::judge::judge_with(&parsed(run, Kind::Run), qrels, options, 2)
 }
 
 fn option_sets() -> Vec<JudgeOptions> {
@@ -109,7 +120,7 @@ fn pieces_of_any_size_give_the_whole_runs_judgment() {
             let expected = whole(&r, &qrels, &options).unwrap();
             for piece in [1, 7, 40, 100, 333, 1000, 1 << 20, 0] {
                 // no budget for a whole read: every piece boundary is a query's start
-                let got = judge_run_streamed(&file.0, &qrels, &reading(piece, 0), &options);
+                let got = streamed(&file.0, &qrels, &reading(piece, 0), &options);
                 assert_eq!(got.unwrap(), expected, "seed {seed}, pieces of {piece}");
             }
         }
@@ -130,7 +141,7 @@ fn gzip_runs_stream_too() {
     let file = Temp::new("run.gz", &gz);
     let expected = whole(&r, &qrels, &JudgeOptions::default()).unwrap();
     for piece in [16, 300] {
-        let got = judge_run_streamed(&file.0, &qrels, &reading(piece, 0), &JudgeOptions::default());
+        let got = streamed(&file.0, &qrels, &reading(piece, 0), &JudgeOptions::default());
         assert_eq!(got.unwrap(), expected);
     }
 }
@@ -173,7 +184,7 @@ fn a_query_reappearing_in_a_later_piece_is_named_with_its_line() {
     let qrels = parsed(b"a 0 d1 1\nb 0 d3 1\nc 0 d1 0\n", Kind::Qrels);
     let file = Temp::new("run.txt", SCATTERED);
     let options = JudgeOptions::default();
-    let err = judge_run_streamed(&file.0, &qrels, &reading(30, 0), &options).unwrap_err();
+    let err = streamed(&file.0, &qrels, &reading(30, 0), &options).unwrap_err();
     match err {
         JudgeError::Regrouped { path, query, line } => {
             assert_eq!((query.as_slice(), line), (&b"a"[..], 7));
@@ -184,19 +195,16 @@ fn a_query_reappearing_in_a_later_piece_is_named_with_its_line() {
     // within the budget for a whole read (or in one piece): judged as a whole file
     let expected = whole(SCATTERED, &qrels, &options).unwrap();
     let budget = SCATTERED.len() as u64;
-    assert_eq!(
-        judge_run_streamed(&file.0, &qrels, &reading(30, budget), &options).unwrap(),
-        expected
-    );
+    assert_eq!(streamed(&file.0, &qrels, &reading(30, budget), &options).unwrap(), expected);
     let one = reading(SCATTERED.len() + 1, 0);
-    assert_eq!(judge_run_streamed(&file.0, &qrels, &one, &options).unwrap(), expected);
+    assert_eq!(streamed(&file.0, &qrels, &one, &options).unwrap(), expected);
     // a plain file within `whole_bytes` is read whole, whatever the pieces
     let small = Reading { whole_bytes: budget, ..reading(30, 0) };
-    assert_eq!(judge_run_streamed(&file.0, &qrels, &small, &options).unwrap(), expected);
+    assert_eq!(streamed(&file.0, &qrels, &small, &options).unwrap(), expected);
     // one byte over the budget: the error
     let over = reading(30, budget - 1);
     assert!(matches!(
-        judge_run_streamed(&file.0, &qrels, &over, &options),
+        streamed(&file.0, &qrels, &over, &options),
         Err(JudgeError::Regrouped { line: 7, .. })
     ));
 }
@@ -217,11 +225,11 @@ fn errors_past_the_first_piece_name_the_lines_of_the_file() {
     let options = JudgeOptions { duplicates: Duplicates::Error, ..JudgeOptions::default() };
     for (bad, duplicate) in cases {
         let file = Temp::new("bad.txt", bad.as_bytes());
-        let streamed = judge_run_streamed(&file.0, &qrels, &reading(64, 0), &options).unwrap_err();
+        let got = streamed(&file.0, &qrels, &reading(64, 0), &options).unwrap_err();
         let read_whole = reading(0, u64::MAX);
-        let expected = judge_run_streamed(&file.0, &qrels, &read_whole, &options).unwrap_err();
-        assert_eq!(streamed.to_string(), expected.to_string());
-        assert_eq!(matches!(streamed, JudgeError::Duplicate { .. }), duplicate);
+        let expected = streamed(&file.0, &qrels, &read_whole, &options).unwrap_err();
+        assert_eq!(got.to_string(), expected.to_string());
+        assert_eq!(matches!(got, JudgeError::Duplicate { .. }), duplicate);
     }
 }
 
@@ -231,7 +239,7 @@ fn empty_runs_and_pieces_of_blank_lines() {
     let options = JudgeOptions::default();
     for text in [&b""[..], b"\n\n\n", b"# only a comment\n\n"] {
         let file = Temp::new("empty.txt", text);
-        let got = judge_run_streamed(&file.0, &qrels, &reading(2, 0), &options);
+        let got = streamed(&file.0, &qrels, &reading(2, 0), &options);
         assert!(matches!(got, Err(JudgeError::Empty(Input::Run))), "{got:?}");
     }
     // many blank lines and comments between two queries, cut anywhere
@@ -239,7 +247,7 @@ fn empty_runs_and_pieces_of_blank_lines() {
     let file = Temp::new("blank.txt", text);
     let expected = whole(text, &qrels, &options).unwrap();
     for piece in 1..text.len() + 2 {
-        let got = judge_run_streamed(&file.0, &qrels, &reading(piece, 0), &options).unwrap();
+        let got = streamed(&file.0, &qrels, &reading(piece, 0), &options).unwrap();
         assert_eq!(got, expected, "pieces of {piece}");
     }
 }
@@ -251,7 +259,7 @@ fn a_nul_byte_stops_the_reading_at_its_line() {
         (0..40).flat_map(|i| format!("q{i} Q0 d1 1 1 t\n").into_bytes()).collect();
     text.extend_from_slice(&[0; 100]);
     let file = Temp::new("nul.txt", &text);
-    match judge_run_streamed(&file.0, &qrels, &reading(50, 0), &JudgeOptions::default()) {
+    match streamed(&file.0, &qrels, &reading(50, 0), &JudgeOptions::default()) {
         Err(JudgeError::Read { error, .. }) => {
             assert_eq!((error.problem, error.line), (Problem::Nul, Some(41)));
         }
