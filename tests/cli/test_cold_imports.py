@@ -89,10 +89,18 @@ def test_eval_imports_nothing_it_does_not_need(files, measures):
     assert text.splitlines()[1].startswith("r ")  # one row of values for run r
 
 
+@pytest.mark.parametrize("command", ["eval", "trec_eval"])
+def test_a_run_on_standard_input_imports_nothing_it_does_not_need(files, command):
+    status, loaded, text = imported([command, files[0], "-"], stdin=RUN)
+    assert status == 0
+    assert loaded == []
+    assert "\tall\tr\n" in text or "\nr " in text  # run r's values
+
+
 def test_the_general_path_still_imports_what_it_needs(files):
-    # the check above can fail: a path that needs NumPy (stdin is read by the general
-    # path) does import it
-    status, loaded, _ = imported(["eval", files[0], "-", "-m", "AP"], stdin=RUN)
+    # the checks above can fail: a path that needs NumPy (qrels on standard input are
+    # read by the general path) does import it
+    status, loaded, _ = imported(["eval", "-", files[1], "-m", "AP"], stdin=QRELS)
     assert status == 0 and "numpy" in loaded
 
 

@@ -135,9 +135,12 @@ def _engine_path(args) -> int | None:
     """The evaluation of TREC files in one engine call: the qrels read once, each run
     read, judged and measured in the engine, one at a time; NumPy and PyArrow are not
     imported; runs of any size are read in query-aligned pieces (bounded memory). Returns
-    the exit status, or None when the engine cannot do it (other formats, standard input,
-    a measure it does not compute or without a micro average asked for): the general
-    path then runs. A problem in an input is reported here, with the general path's
+    the exit status, or None when the engine cannot do it (other formats, qrels on
+    standard input, a measure it does not compute or without a micro average asked
+    for): the general path then runs. A run on standard input is read by the engine
+    too; as it can be read only once, what would send it to the general path is
+    decided before reading (:func:`_engine_reads`), and after reading every problem is
+    reported here. A problem in an input is reported here, with the general path's
     message (a run whose queries reappear after others' and that does not fit in
     memory, or memory lacking for one query's lines: ``memory.engine_error``)."""
     from itertools import compress
@@ -158,7 +161,7 @@ def _engine_path(args) -> int | None:
     from ..errors import CranfieldError
 
     paths = [args.qrels, *args.runs]
-    if any(str(p) == "-" or infer_format(p, None) != "trec" for p in paths):
+    if any(infer_format(p, None) != "trec" for p in paths) or not _engine_reads(args):
         return None
     judging = judge_options(args)
     measures = as_measures(args.measures or DEFAULT_MEASURES)
@@ -168,6 +171,8 @@ def _engine_path(args) -> int | None:
     micro = args.aggregate == "micro"
     if engine is None or (micro and any(m.definition.micro is None for m in measures)):
         return None  # (the general path says which measure has no micro average)
+    if micro and "-" in map(str, args.runs):
+        return None  # (an engine refusal of a micro average comes after reading stdin)
     specs, judged_only, refusals = engine
     try:
         topics, runs = _engine.evaluate_trec_files(
@@ -209,11 +214,27 @@ def _engine_path(args) -> int | None:
     return _finish(results, topics, args, digits_value(args))
 
 
+def _engine_reads(args) -> bool:
+    """Whether the engine may read the inputs: TREC files, and standard input as one
+    run. Standard input can be read once only, so with it every other run must be a
+    regular file (or not exist): the engine reads the runs in parallel, and leaves
+    anything else (a directory, a named pipe) to the general path — which would then
+    find standard input already read."""
+    import os
+
+    runs = [str(p) for p in args.runs]
+    if str(args.qrels) == "-" or runs.count("-") > 1:
+        return False
+    if "-" not in runs:
+        return True
+    return all(p == "-" or os.path.isfile(p) or not os.path.lexists(p) for p in runs)
+
+
 def _reported(exc, args) -> None:
     """Raise the general path's InputError for a problem the engine found in an input
     (the run being read when it failed is the one the engine names), or return None
     when the general path must read the inputs itself (e.g. not a regular file)."""
-    from ..core.io.problems import engine_error
+    from ..core.io.problems import engine_error, unread
     from ..core.memory import engine_error as streaming_error
 
     error = streaming_error(exc)  # a run read in pieces: reappearing query, memory
@@ -223,6 +244,8 @@ def _reported(exc, args) -> None:
     if len(exc.args) > 4:  # the index of the run it is in
         paths["run"] = str(args.runs[exc.args[4]])
     error = engine_error(exc, paths, fractional=args.fractional)
+    if error is None and "-" in map(str, args.runs):
+        error = unread(exc)  # standard input is read: the general path cannot read it
     if error is None:
         return None
     raise error

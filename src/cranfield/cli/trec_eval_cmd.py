@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ..errors import CranfieldError, InputError, MeasureError
+from ..errors import CranfieldError, MeasureError
 from ._args import (
     Parser,
     UsageError,
@@ -145,7 +145,7 @@ def _engine_path(args, judging, num_docs: int) -> int | None:
             zscores_path=args.zscores,
             stream=args.stream,
         )
-    except (InputError, MeasureError) as exc:
+    except CranfieldError as exc:
         if getattr(exc, "source", None) not in (args.files[0], args.files[1]):
             # found after reading the qrels and the run (the z-scores, no query, a
             # refusal): after the notes, as the general path
@@ -201,7 +201,7 @@ def main(argv: list[str]) -> int:
 
     # the engine reads runs of any size in bounded memory; the NumPy path (streamed
     # when the run does not fit) only takes what the engine does not
-    if not (dask or "-" in args.files):
+    if not dask and args.files[0] != "-":  # a run on standard input: read by the engine
         status = _engine_path(args, judging, num_docs)
         if status is not None:
             return status

@@ -523,8 +523,9 @@ def evaluate_files(
     or ``--no-stream``, see :func:`cranfield.core.memory.engine_reading`).
 
     Returns None when the engine cannot do it: a measure it does not compute, an input
-    it does not read (not a regular file). The caller then evaluates with
-    :func:`run_trec_eval`. Raises the :class:`InputError` (or :class:`MeasureError`)
+    it does not read (qrels on standard input, a run that is not a regular file). The
+    caller then evaluates with :func:`run_trec_eval`. A run on standard input (``-``)
+    is read once, so once the engine has read it every problem is raised here. Raises the :class:`InputError` (or :class:`MeasureError`)
     :func:`run_trec_eval` raises, in its order: a problem in the qrels or the run
     (naming the file), then in the z-score file, then no query to evaluate or a
     measure refusing the data.
@@ -533,8 +534,9 @@ def evaluate_files(
     from .memory import engine_reading
 
     described = engine_columns(cols)
-    if described is None or options.duplicates != "error":
+    if described is None or options.duplicates != "error" or str(qrels_path) == "-":
         return None
+    stdin = str(run_path) == "-"  # read once: no general path after the engine's reading
     zscore_error = None  # reported after any problem in the qrels or the run
     try:
         zscores = read_zscores(zscores_path) if zscores_path else None
@@ -560,12 +562,14 @@ def evaluate_files(
             **engine_reading(stream),  # the run in pieces; read whole when it must and fits
         )
     except _engine.JudgeError as exc:
-        from .io.problems import engine_error
+        from .io.problems import engine_error, unread
         from .memory import engine_error as streaming_error
 
         error = streaming_error(exc) or engine_error(
             exc, {"qrels": str(qrels_path), "run": str(run_path)}
         )
+        if error is None and stdin:
+            error = unread(exc)
         if error is None:
             return None
         raise (
@@ -578,6 +582,10 @@ def evaluate_files(
     if zscore_error is not None:
         raise zscore_error
     if done is None:
+        if stdin:
+            from ..errors import CranfieldError
+
+            raise CranfieldError("internal error in the engine reading standard input")
         return None
     text, missing, unusable = done
     return Evaluated(_latin1_names(text, cols), missing, [_unusable_note(u) for u in unusable])

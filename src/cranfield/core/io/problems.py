@@ -144,3 +144,17 @@ def engine_error(exc: Exception, paths: dict[str, str], *, fractional: bool = Fa
             return _os_error(error, path, source)
         return read_problem(detail[0], None, detail[1], which, source)
     return None
+
+
+def unread(exc: Exception):
+    """For an engine failure that :func:`engine_error` leaves to the general path, when
+    the engine was reading the run from standard input: None if the failure came before
+    any input was read (an option refused, qrels that are not a regular file: the
+    general path may still read everything), else the error to report — standard input
+    is consumed, and the general path would find it empty."""
+    from ...errors import CranfieldError
+
+    what, which, _, detail = exc.args[:4]
+    if what == "options" or (what == "unsupported" and which == "qrels"):
+        return None
+    return CranfieldError(f"internal error in the engine reading standard input ({what}: {detail})")

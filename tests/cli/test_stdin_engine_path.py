@@ -1,0 +1,147 @@
+"""A run on standard input (``-``) takes the engine path of ``cranfield eval`` and
+``cranfield trec_eval``: the same output, stderr and status as the general path on
+the same input, without NumPy.
+
+Each case runs twice in a subprocess fed ``input=``: once with NumPy made
+unimportable (so only the engine path can succeed or report a problem: standard input
+is read once, and a fall back to the general path after the engine has read it would
+find it empty), once with the engine path switched off (the general path, the
+reference).
+"""
+
+from __future__ import annotations
+
+import gzip
+import subprocess
+import sys
+
+import pytest
+
+SCRIPT = """
+import sys
+if sys.argv[1] == "engine":
+    sys.modules["numpy"] = None  # the general path would fail importing it
+else:
+    from cranfield.cli import eval_cmd, trec_eval_cmd
+    eval_cmd._engine_path = lambda args: None
+    trec_eval_cmd._engine_path = lambda *a: None
+from cranfield.cli.main import main
+sys.exit(main(sys.argv[2:]))
+"""
+
+QRELS = "".join(
+    f"{q} 0 d{d} {g}\n"
+    for q, d, g in [(1, 1, 1), (1, 2, 0), (1, 3, 2), (2, 1, 1), (2, 4, 1), (5, 9, 0)]
+)
+RUN = "".join(
+    f"{q} Q0 d{d} {r} {s} tag\n"
+    for q, d, r, s in [(1, 1, 1, 9.0), (1, 3, 2, 8.5), (1, 5, 3, 7.0), (2, 4, 1, 3.0)]
+    + [(2, 2, 2, 2.0), (3, 1, 1, 1.0)]
+)
+UNGROUPED = "".join(RUN.splitlines(keepends=True)[i] for i in (0, 3, 1, 5, 4, 2))
+
+
+def cli(mode: str, argv: list[str], data: bytes) -> tuple[int, str, str]:
+    done = subprocess.run(
+        [sys.executable, "-c", SCRIPT, mode, *argv],
+        input=data,
+        capture_output=True,
+        timeout=60,
+        check=False,
+    )
+    return done.returncode, done.stdout.decode(), done.stderr.decode()
+
+
+def same(argv: list[str], data: bytes) -> tuple[int, str, str]:
+    """The engine path's (status, stdout, stderr), asserted equal to the general path's."""
+    engine = cli("engine", argv, data)
+    assert "Traceback" not in engine[2]
+    assert engine == cli("general", argv, data)
+    return engine
+
+
+@pytest.fixture
+def qrels(tmp_path):
+    path = tmp_path / "qrels.txt"
+    path.write_text(QRELS)
+    return str(path)
+
+
+@pytest.mark.parametrize("command", ["eval", "trec_eval"])
+@pytest.mark.parametrize("text", [RUN, UNGROUPED], ids=["grouped", "ungrouped"])
+@pytest.mark.parametrize("packed", [False, True], ids=["plain", "gzip"])
+@pytest.mark.parametrize("stream", [[], ["--no-stream"]])
+def test_standard_input_is_evaluated_by_the_engine(qrels, command, text, packed, stream):
+    data = gzip.compress(text.encode()) if packed else text.encode()
+    measures = ["-m", "AP", "P@2", "nDCG"] if command == "eval" else ["-m", "all_trec"]
+    status, out, _ = same([command, "-q", *measures, *stream, qrels, "-"], data)
+    assert status == 0
+    assert "0.5" in out  # AP of query 2: its one relevant document of two at rank 1
+
+
+def _lines(*replacements: tuple[int, str]) -> bytes:
+    lines = RUN.splitlines()
+    for at, line in replacements:
+        lines[at] = line
+    return ("\n".join(lines) + "\n").encode("utf-8", "surrogateescape")
+
+
+PROBLEMS = {
+    "fields": _lines((2, "1 Q0 d5 3 7.0")),
+    "qrels_line": _lines((2, "1 0 d5 1")),
+    "nan": _lines((4, "2 Q0 d2 2 nan tag")),
+    "score": _lines((4, "2 Q0 d2 2 high tag")),
+    "nul": _lines((1, "1 Q0 d3 2 8.5 t\0ag")),
+    "utf8": _lines((3, "\udcff Q0 d4 1 3.0 tag")),
+    "duplicate": _lines((1, "1 Q0 d1 2 8.5 tag")),
+    "empty": b"",
+    "blank": b"\n\n",
+    "no_query": b"7 Q0 d1 1 1.0 tag\n8 Q0 d2 1 1.0 tag\n",
+    "missing_topic": b"1 Q0 d1 1 1.0 tag\n",
+    "bad_gzip": gzip.compress(RUN.encode())[:-9],
+    "not_gzip": b"\x1f\x8b\x08\x00garbage",
+}
+
+
+@pytest.mark.parametrize("command", ["eval", "trec_eval"])
+@pytest.mark.parametrize("problem", sorted(PROBLEMS))
+def test_every_problem_on_standard_input_is_reported_as_the_general_path_does(
+    qrels, command, problem
+):
+    measures = ["-m", "AP"] if command == "eval" else ["-m", "map"]
+    status, _, err = same([command, *measures, qrels, "-"], PROBLEMS[problem])
+    if problem == "missing_topic" or (problem == "utf8" and command == "trec_eval"):
+        assert status == 0 and "qrels topic" in err  # (trec_eval reads ids as Latin-1)
+    else:
+        assert status != 0 and len(err.strip().splitlines()) == 1, err
+
+
+def test_eval_reports_what_follows_the_reading(qrels, tmp_path):
+    # no query with a relevant document, and queries without one skipped
+    unjudged = b"5 Q0 d2 1 1.0 tag\n"
+    status, _, err = same(["eval", "-m", "AP", "--skip-no-relevant", qrels, "-"], unjudged)
+    assert status == 2 and "relevant document" in err
+    # a problem in another run, before or after the one on standard input
+    missing = str(tmp_path / "absent.txt")
+    for runs in (["-", missing], [missing, "-"]):
+        status, _, err = same(["eval", "-m", "AP", qrels, *runs], RUN.encode())
+        assert status == 2 and "no such file" in err
+    bad_qrels = tmp_path / "bad.qrels"
+    bad_qrels.write_text("1 0 d1\n")
+    status, _, err = same(["eval", "-m", "AP", str(bad_qrels), "-"], RUN.encode())
+    assert status == 2 and "bad.qrels" in err
+
+
+def test_trec_eval_reports_zscores_after_the_run(qrels, tmp_path):
+    zscores = tmp_path / "z.txt"
+    zscores.write_text("1 map nope 1\n")
+    for data in (RUN.encode(), PROBLEMS["nan"]):
+        status, _, err = same(["trec_eval", "-Z", str(zscores), qrels, "-"], data)
+        assert status == 2 and len(err.strip().splitlines()) == 1
+
+
+def test_eval_several_runs_with_standard_input_among_them(qrels, tmp_path):
+    other = tmp_path / "other.txt"
+    other.write_text(RUN.replace("tag", "other"))
+    status, out, _ = same(["eval", "-m", "AP", "P@2", qrels, str(other), "-"], UNGROUPED.encode())
+    assert status == 0 and "other" in out and "tag" in out
