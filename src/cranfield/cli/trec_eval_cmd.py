@@ -146,7 +146,7 @@ def _engine_path(args, judging, num_docs: int) -> int | None:
             stream=args.stream,
         )
     except CranfieldError as exc:
-        if getattr(exc, "source", None) not in (args.files[0], args.files[1]):
+        if getattr(exc, "source", None) not in (args.files[0], args.files[1], "<stdin>"):
             # found after reading the qrels and the run (the z-scores, no query, a
             # refusal): after the notes, as the general path
             note_ignored_params(selected, _note)
