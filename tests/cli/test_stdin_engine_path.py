@@ -12,8 +12,10 @@ reference).
 from __future__ import annotations
 
 import gzip
+import os
 import subprocess
 import sys
+import threading
 
 import pytest
 
@@ -21,7 +23,7 @@ SCRIPT = """
 import sys
 if sys.argv[1] == "engine":
     sys.modules["numpy"] = None  # the general path would fail importing it
-else:
+elif sys.argv[1] == "general":
     from cranfield.cli import eval_cmd, trec_eval_cmd
     eval_cmd._engine_path = lambda args: None
     trec_eval_cmd._engine_path = lambda *a: None
@@ -151,3 +153,44 @@ def test_eval_several_runs_with_standard_input_among_them(qrels, tmp_path):
     other.write_text(RUN.replace("tag", "other"))
     status, out, _ = same(["eval", "-m", "AP", "P@2", qrels, str(other), "-"], UNGROUPED.encode())
     assert status == 0 and "other" in out and "tag" in out
+
+
+def test_other_runs_that_are_not_regular_files_go_to_the_general_path(qrels, tmp_path):
+    # decided before reading standard input: the general path names the directory
+    argv = ["eval", "-m", "AP", qrels, "-", str(tmp_path)]
+    done = cli("plain", argv, RUN.encode())
+    assert done == cli("general", argv, RUN.encode())
+    assert done[0] == 2 and "is a directory" in done[2]
+
+
+@pytest.mark.parametrize("command", ["eval", "trec_eval"])
+def test_a_named_pipe_is_read_as_a_file(qrels, tmp_path, command):
+    # the engine leaves a named pipe to the general path without opening it
+    fifo = tmp_path / "run.pipe"
+    os.mkfifo(fifo)
+
+    def write():
+        with open(fifo, "w") as fh:
+            fh.write(UNGROUPED)
+
+    writer = threading.Thread(target=write, daemon=True)
+    writer.start()
+    try:
+        piped = cli("plain", [command, qrels, str(fifo)], b"")
+    finally:
+        os.close(os.open(fifo, os.O_RDONLY | os.O_NONBLOCK))  # never leave the writer waiting
+        writer.join(timeout=10)
+    assert piped == cli("engine", [command, qrels, "-"], UNGROUPED.encode())
+    assert piped[0] == 0
+
+
+@pytest.mark.parametrize("command", ["eval", "trec_eval"])
+def test_a_stream_put_in_place_of_standard_input_is_read(qrels, command, monkeypatch, capsys):
+    # the engine reads descriptor 0: a sys.stdin that is not it goes to the general path
+    import io
+
+    from cranfield.cli.main import main
+
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(RUN.encode())))
+    assert main([command, qrels, "-"]) == 0
+    assert "0.7500" in capsys.readouterr().out  # mean AP: (1 + 0.5) / 2

@@ -233,15 +233,15 @@ def add_stream(p: argparse.ArgumentParser) -> None:
         const=True,
         default=None,
         help="read TREC runs in query-aligned pieces (bounded memory; each query's lines "
-        "must be together); default: only when reading a run whole would not fit in "
-        "the memory available",
+        "must be together); default: runs over 512 MiB, gzip runs and standard input "
+        "in pieces (read whole when not grouped by query and it fits), smaller runs whole",
     )
     p.add_argument(
         "--no-stream",
         dest="stream",
         action="store_const",
         const=False,
-        help="read runs whole, whatever their size",
+        help="read TREC runs whole, whatever their size",
     )
 
 

@@ -222,12 +222,16 @@ def _engine_reads(args) -> bool:
     find standard input already read."""
     import os
 
+    from ..core.memory import engine_stdin
+
     runs = [str(p) for p in args.runs]
     if str(args.qrels) == "-" or runs.count("-") > 1:
         return False
     if "-" not in runs:
         return True
-    return all(p == "-" or os.path.isfile(p) or not os.path.lexists(p) for p in runs)
+    return engine_stdin() and all(
+        p == "-" or os.path.isfile(p) or not os.path.lexists(p) for p in runs
+    )
 
 
 def _reported(exc, args) -> None:

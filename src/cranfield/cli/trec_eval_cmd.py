@@ -46,7 +46,8 @@ DESCRIPTION = """Evaluate a TREC run against qrels exactly as trec_eval 10.0 doe
   -D LEVEL                       accepted and ignored (trec_eval debug output)
   --compat 9|10                  reproduce trec_eval 10.0 (default) or 9.x/pytrec_eval
   --stream, --no-stream          read the run in query-aligned pieces (bounded memory;
-                                 automatic when it would not fit whole) / read it whole
+                                 default for runs over 512 MiB, gzip and standard
+                                 input) / read it whole
   --engine local|dask            dask: the run's partitions (a directory or quoted glob
                                  pattern of files partitioned by topic) judged in Dask
                                  workers, same output (needs cranfield[dask])

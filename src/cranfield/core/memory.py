@@ -201,6 +201,18 @@ def engine_error(exc: BaseException):
     return InputError(detail, source=source)
 
 
+def engine_stdin() -> bool:
+    """Whether the compiled engine may read standard input (``-``): it reads file
+    descriptor 0, so only when ``sys.stdin`` is that descriptor (not a stream put in its
+    place, as by a test or a program calling the command line's ``main``)."""
+    import sys
+
+    try:
+        return sys.stdin is not None and sys.stdin.fileno() == 0
+    except (AttributeError, OSError, ValueError):  # io.UnsupportedOperation is both
+        return False
+
+
 def engine_reading(stream: bool | None) -> dict:
     """The reading options of the compiled engine for ``--stream`` (True: pieces only,
     a query reappearing in a later piece is an error, as in ``streaming.py``),

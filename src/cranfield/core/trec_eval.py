@@ -531,12 +531,14 @@ def evaluate_files(
     measure refusing the data.
     """
     from .io.source import MAX_LINE
-    from .memory import engine_reading
+    from .memory import engine_reading, engine_stdin
 
     described = engine_columns(cols)
     if described is None or options.duplicates != "error" or str(qrels_path) == "-":
         return None
     stdin = str(run_path) == "-"  # read once: no general path after the engine's reading
+    if stdin and not engine_stdin():
+        return None
     zscore_error = None  # reported after any problem in the qrels or the run
     try:
         zscores = read_zscores(zscores_path) if zscores_path else None
