@@ -20,7 +20,12 @@ import threading
 import pytest
 
 SCRIPT = """
-import sys
+import os, sys
+if os.environ.get("PIECE"):  # pieces of this many bytes, in both paths
+    from cranfield.core import memory, streaming
+    streaming.CHUNK_BYTES = int(os.environ["PIECE"])
+    reading = memory.engine_reading
+    memory.engine_reading = lambda s: {**reading(s), "piece_bytes": streaming.CHUNK_BYTES}
 if sys.argv[1] == "engine":
     sys.modules["numpy"] = None  # the general path would fail importing it
 elif sys.argv[1] == "general":
@@ -43,9 +48,10 @@ RUN = "".join(
 UNGROUPED = "".join(RUN.splitlines(keepends=True)[i] for i in (0, 3, 1, 5, 4, 2))
 
 
-def cli(mode: str, argv: list[str], data: bytes) -> tuple[int, str, str]:
+def cli(mode: str, argv: list[str], data: bytes, piece: int = 0) -> tuple[int, str, str]:
     done = subprocess.run(
         [sys.executable, "-c", SCRIPT, mode, *argv],
+        env={**os.environ, "PIECE": str(piece or "")},
         input=data,
         capture_output=True,
         timeout=60,
@@ -54,11 +60,11 @@ def cli(mode: str, argv: list[str], data: bytes) -> tuple[int, str, str]:
     return done.returncode, done.stdout.decode(), done.stderr.decode()
 
 
-def same(argv: list[str], data: bytes) -> tuple[int, str, str]:
+def same(argv: list[str], data: bytes, piece: int = 0) -> tuple[int, str, str]:
     """The engine path's (status, stdout, stderr), asserted equal to the general path's."""
-    engine = cli("engine", argv, data)
+    engine = cli("engine", argv, data, piece)
     assert "Traceback" not in engine[2]
-    assert engine == cli("general", argv, data)
+    assert engine == cli("general", argv, data, piece)
     return engine
 
 
@@ -194,3 +200,17 @@ def test_a_stream_put_in_place_of_standard_input_is_read(qrels, command, monkeyp
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(RUN.encode())))
     assert main([command, qrels, "-"]) == 0
     assert "0.7500" in capsys.readouterr().out  # mean AP: (1 + 0.5) / 2
+
+
+@pytest.mark.parametrize("command", ["eval", "trec_eval"])
+def test_standard_input_in_pieces(qrels, command):
+    # pieces of 40 bytes: a run not grouped by query is read whole from what was kept of
+    # standard input; with --stream, a query reappearing in a later piece is an error
+    data = UNGROUPED.encode()
+    assert same([command, "-q", qrels, "-"], data, piece=40) == same(
+        [command, "-q", qrels, "-"], data
+    )
+    status, _, err = same([command, "--stream", qrels, "-"], data, piece=40)
+    assert status == 2 and "<stdin>:3: query '1' appears again" in err
+    grouped = gzip.compress(RUN.encode())
+    assert same([command, "--stream", qrels, "-"], grouped, piece=40)[0] == 0
