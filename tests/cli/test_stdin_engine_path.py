@@ -214,3 +214,29 @@ def test_standard_input_in_pieces(qrels, command):
     assert status == 2 and "<stdin>:3: query '1' appears again" in err
     grouped = gzip.compress(RUN.encode())
     assert same([command, "--stream", qrels, "-"], grouped, piece=40)[0] == 0
+
+
+def test_after_reading_standard_input_nothing_is_left_to_the_general_path():
+    from types import SimpleNamespace
+
+    from cranfield import _engine
+    from cranfield.cli.eval_cmd import _reported
+    from cranfield.errors import CranfieldError
+
+    args = SimpleNamespace(qrels="q.txt", runs=["-"], fractional=False)
+    for failure in [("internal", None, None, "a panic"), ("wrong_kind", "run", None, None)]:
+        with pytest.raises(CranfieldError, match="internal error in the engine"):
+            _reported(_engine.JudgeError(*failure, 0), args)
+        # with the run in a file, the general path reads it again
+        assert (
+            _reported(
+                _engine.JudgeError(*failure, 0), SimpleNamespace(**{**vars(args), "runs": ["r"]})
+            )
+            is None
+        )
+    # found before anything was read: the general path can still read standard input
+    for failure in [
+        ("options", None, None, "bad"),
+        ("unsupported", "qrels", None, "not a regular file"),
+    ]:
+        assert _reported(_engine.JudgeError(*failure), args) is None
