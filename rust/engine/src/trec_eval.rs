@@ -20,7 +20,7 @@ use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
 
-use crate::judge::{no_query, raise, reading};
+use crate::judge::{no_query, raise, reading, JudgeError};
 use crate::measures::{refusal as refusal_error, spec};
 
 /// `(printed, kind, spec or None, blank, reset, recount)` -> Col.
@@ -234,7 +234,9 @@ fn trec_eval_files<'py>(
     let work = || files(&cols, &qrels_path, &run_path, &options, &reading, shape, table.as_ref());
     let done = py
         .detach(|| catch_unwind(AssertUnwindSafe(work)))
-        .map_err(|_| PyRuntimeError::new_err("internal error: trec_eval's engine panicked"))?
+        // a panic (a bug) is an internal JudgeError, as in `evaluate_trec_files`: the
+        // caller takes the general path, or reports it in one line for standard input
+        .map_err(|_| JudgeError::new_err(("internal", py.None(), py.None(), "a panic")))?
         .map_err(|stop| match stop {
             Stop::Judge(failure) => raise(py, failure),
             Stop::NoQuery(name) => no_query(name),
