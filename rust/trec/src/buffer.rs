@@ -16,10 +16,18 @@ pub const HUGE_PAGE: usize = 1 << 21;
 /// (see the module's documentation).
 pub fn huge(capacity: usize) -> Vec<u8> {
     let mut buffer = Vec::with_capacity(capacity);
-    if let Some((start, len)) = huge_blocks(buffer.as_mut_ptr() as usize, buffer.capacity()) {
+    advise_spare(&mut buffer, capacity);
+    buffer
+}
+
+/// Advises the next `bytes` bytes of `buffer`'s spare capacity (at most all of it) as
+/// huge pages: call it on a buffer about to be filled with that many bytes.
+pub fn advise_spare(buffer: &mut Vec<u8>, bytes: usize) {
+    let spare = buffer.spare_capacity_mut();
+    let bytes = bytes.min(spare.len());
+    if let Some((start, len)) = huge_blocks(spare.as_mut_ptr() as usize, bytes) {
         advise(start, len);
     }
-    buffer
 }
 
 /// The whole [`HUGE_PAGE`] blocks inside `len` bytes at address `at`: their start and
@@ -82,6 +90,13 @@ mod tests {
             let mut buffer = huge(capacity);
             std::io::Cursor::new(&text).read_to_end(&mut buffer).unwrap();
             assert_eq!(buffer, text);
+            // advised again on what is left, it keeps its bytes
+            advise_spare(&mut buffer, usize::MAX);
+            buffer.reserve(5 << 20);
+            advise_spare(&mut buffer, 4 << 20);
+            buffer.extend_from_slice(&text[..3]);
+            assert_eq!(&buffer[..text.len()], &text[..]);
+            assert_eq!(&buffer[text.len()..], &text[..3]);
         }
     }
 }
