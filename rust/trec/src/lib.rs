@@ -14,6 +14,7 @@
 //! side). The first problem is reported with its physical line number; which one is
 //! "first" follows one fixed order (see [`parse`]), whatever the number of threads.
 
+pub mod buffer;
 pub mod check;
 pub mod gzip;
 pub mod number;
@@ -243,7 +244,8 @@ pub fn read(mut reader: impl Read, options: &Options) -> Result<Parsed, ReadErro
     let mut problem = None;
     // every byte goes through the checker before it is parsed: no piece has a NUL
     let pieces = pipeline(options, true, |feed| {
-        let mut pending: Vec<u8> = Vec::with_capacity(CHUNK + check::PIECE);
+        // the text's buffers are filled whole: huge pages, fewer page faults
+        let mut pending = buffer::huge(CHUNK + check::PIECE);
         let mut searched = 0; // no piece end before this position of `pending`
         loop {
             let start = pending.len();
@@ -262,7 +264,7 @@ pub fn read(mut reader: impl Read, options: &Options) -> Result<Parsed, ReadErro
             }
             while let Some(n) = cut(&pending, searched) {
                 // the rest goes to a buffer of full size: growing it would copy it again
-                let mut rest = Vec::with_capacity(CHUNK + check::PIECE);
+                let mut rest = buffer::huge(CHUNK + check::PIECE);
                 rest.extend_from_slice(&pending[n..]);
                 pending.truncate(n);
                 feed.send(Cow::Owned(std::mem::replace(&mut pending, rest)));

@@ -221,11 +221,13 @@ impl Piece {
     pub fn parse(text: &[u8], options: &Options, nul_free: bool) -> Piece {
         let kind = options.kind;
         let expect = kind.fields();
-        let estimate = text.len() / 40 + 1;
+        // room for rows of 32 bytes (TREC run lines are rarely shorter): the vectors of
+        // one value per row seldom grow (growing copies them and touches more memory)
+        let estimate = text.len() / 32 + 1;
         let mut piece = Piece {
             columns: Columns {
-                // room for rows of about 40 bytes, a fifth of them query id, and
-                // a third doc id (the vectors grow if not)
+                // ids taking a fifth (query) and a third (doc) of the text (the
+                // vectors grow if not)
                 query_id: Strings::with_capacity(estimate, text.len() / 5),
                 doc_id: Strings::with_capacity(estimate, text.len() / 3),
                 values: match kind {

@@ -232,3 +232,45 @@ fn a_panic_in_a_worker_ends_the_read() {
         assert!(outcome.is_err());
     }
 }
+
+/// A reader giving at most `step` bytes a call (a pipe, a slow file).
+struct Trickle<'a> {
+    text: &'a [u8],
+    step: usize,
+}
+
+impl std::io::Read for Trickle<'_> {
+    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.step.min(out.len()).min(self.text.len());
+        out[..n].copy_from_slice(&self.text[..n]);
+        self.text = &self.text[n..];
+        Ok(n)
+    }
+}
+
+#[test]
+fn short_lines_and_short_reads_fill_the_buffers_exactly() {
+    // lines of 13 bytes: more rows than the room a piece starts with, so its columns grow
+    let mut text = Vec::new();
+    let mut row = 0;
+    while text.len() < CHUNK + check::PIECE + 5 {
+        text.extend_from_slice(format!("{} Q0 d 1 {} t\n", row / 5000 % 10, row % 10).as_bytes());
+        row += 1;
+    }
+    for threads in [1, 2] {
+        let options = Options { threads, ..options(Kind::Run) };
+        let whole = parse(&text, &options).unwrap();
+        assert_eq!(whole.rows, row);
+        assert!(scores(&whole).iter().enumerate().all(|(i, &s)| s == (i % 10) as f64));
+        for step in [1 << 20, 7777, (1 << 20) + 1] {
+            let read = read(Trickle { text: &text, step }, &options).unwrap();
+            assert!(same(&whole, &read), "step {step}");
+        }
+        // an empty input and one of exactly one piece
+        let empty = read(Trickle { text: b"", step: 10 }, &options).unwrap();
+        assert_eq!((empty.rows, empty.columns.len()), (0, 0));
+        let cut = memchr::memchr(b'\n', &text[CHUNK..]).unwrap() + CHUNK + 1;
+        let one = read(Trickle { text: &text[..cut], step: 4096 }, &options).unwrap();
+        assert!(same(&parse(&text[..cut], &options).unwrap(), &one));
+    }
+}
