@@ -56,3 +56,35 @@ def test_a_run_not_grouped_by_query(tmp_path):
         b"t    2      0.5000",
         b"t    all    0.5000",
     ]
+
+
+def test_a_run_read_whole_beyond_the_budget_is_refused_before_reading(tmp_path):
+    """``--no-stream`` on a plain run larger than the memory budget (under a 250 MB
+    address-space limit the budget is its 1 MiB floor): one line naming ``--stream``,
+    never an abort from an allocation failing half-way; by default the same run is
+    read in pieces and evaluated."""
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_bytes(QRELS)
+    run = tmp_path / "run.txt"
+    run.write_bytes(b"".join(b"1 Q0 d%d 1 %d t\n" % (d, -d) for d in range(150_000)))
+    assert run.stat().st_size > 1 << 21
+    with Unchanged(qrels, run):
+        for command in ("eval", "trec_eval"):
+            out = run_cli(command, "--no-stream", qrels, run, memory=250 << 20)
+            message = assert_clean_failure(out, f"{run}: not enough memory to read the run whole")
+            assert "--stream" in message
+            assert_success(run_cli(command, qrels, run, memory=250 << 20))
+
+
+def test_stream_reads_gzip_qrels_whole(tmp_path):
+    """``--stream`` puts the run in pieces; a gzip qrels file is still read whole (it
+    was refused as 'more than 0 MiB' when the option zeroed the whole-reading budget)."""
+    qrels = tmp_path / "qrels.txt.gz"
+    qrels.write_bytes(gzip.compress(b"1 0 d0 1\n1 0 d2 1\n2 0 d1 1\n"))
+    run = tmp_path / "run.txt"
+    run.write_bytes(b"".join(b"%d Q0 d%d 1 %d t\n" % (q, d, -d) for q in (1, 2) for d in range(5)))
+    with Unchanged(qrels, run):
+        for command in ("eval", "trec_eval"):
+            streamed = run_cli(command, "--stream", qrels, run)
+            assert_success(streamed)
+            assert streamed.stdout == run_cli(command, qrels, run).stdout

@@ -83,7 +83,7 @@ fn relevant_queries(
     rel_level=1, depth=None, judged_only=false, complete=false, compat=10,
     duplicates="error", max_line=1 << 26, max_bytes=None, judged_only_specs=Vec::new(),
     skip_no_relevant=false, micro=false, fractional_refusals=Vec::new(),
-    piece_bytes=PIECE_BYTES, whole_bytes=WHOLE_BYTES))]
+    piece_bytes=PIECE_BYTES, whole_bytes=WHOLE_BYTES, regroup_bytes=None))]
 #[allow(clippy::too_many_arguments)]
 fn evaluate_trec_files<'py>(
     py: Python<'py>,
@@ -106,6 +106,7 @@ fn evaluate_trec_files<'py>(
     fractional_refusals: Vec<Option<String>>,
     piece_bytes: usize,
     whole_bytes: u64,
+    regroup_bytes: Option<u64>,
 ) -> PyResult<Bound<'py, PyTuple>> {
     let specs: Vec<Spec> = specs.iter().map(|s| spec(&s)).collect::<PyResult<_>>()?;
     for s in &specs {
@@ -120,8 +121,12 @@ fn evaluate_trec_files<'py>(
         duplicates: policy(duplicates, "duplicates")?,
         qrels_duplicates: Duplicates::Error,
     };
-    let reading =
-        Reading { piece_bytes, whole_bytes, ..reading(latin1, fractional, max_line, max_bytes) };
+    let reading = Reading {
+        piece_bytes,
+        whole_bytes,
+        regroup_bytes: regroup_bytes.unwrap_or(u64::MAX),
+        ..reading(latin1, fractional, max_line, max_bytes)
+    };
     let work = || -> Result<(usize, Vec<Evaluated>), Failure> {
         options.check().map_err(Failure::Judge)?;
         let kind = if fractional { Kind::FractionalQrels } else { Kind::Qrels };

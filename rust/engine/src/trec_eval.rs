@@ -205,7 +205,7 @@ const THREADS_FROM: usize = 1 << 16;
 /// `InputError`/`MeasureError` when a measure refuses the data; ValueError for a
 /// measure the engine does not compute.
 #[pyfunction]
-#[pyo3(signature = (columns, qrels_path, run_path, rel_level, depth, judged_only, complete, compat, per_query, summary, zscores=None, max_line=1 << 26, max_bytes=None, piece_bytes=PIECE_BYTES, whole_bytes=WHOLE_BYTES))]
+#[pyo3(signature = (columns, qrels_path, run_path, rel_level, depth, judged_only, complete, compat, per_query, summary, zscores=None, max_line=1 << 26, max_bytes=None, piece_bytes=PIECE_BYTES, whole_bytes=WHOLE_BYTES, regroup_bytes=None))]
 #[allow(clippy::too_many_arguments)]
 fn trec_eval_files<'py>(
     py: Python<'py>,
@@ -224,12 +224,18 @@ fn trec_eval_files<'py>(
     max_bytes: Option<u64>,
     piece_bytes: usize,
     whole_bytes: u64,
+    regroup_bytes: Option<u64>,
 ) -> PyResult<Option<Bound<'py, PyTuple>>> {
     let cols: Vec<Col> = columns.iter().map(|c| col(&c)).collect::<PyResult<_>>()?;
     let table = zscores.map(self::zscores).transpose()?;
     let options =
         JudgeOptions { rel_level, depth, judged_only, complete, compat, ..JudgeOptions::default() };
-    let reading = Reading { piece_bytes, whole_bytes, ..reading(true, false, max_line, max_bytes) };
+    let reading = Reading {
+        piece_bytes,
+        whole_bytes,
+        regroup_bytes: regroup_bytes.unwrap_or(u64::MAX),
+        ..reading(true, false, max_line, max_bytes)
+    };
     let shape = (per_query, summary);
     let work = || files(&cols, &qrels_path, &run_path, &options, &reading, shape, table.as_ref());
     let done = py

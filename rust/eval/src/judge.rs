@@ -284,6 +284,9 @@ pub struct Reading {
     /// [`stream`] reads a plain regular file of at most this many bytes whole (the
     /// fastest way), larger ones and gzip input in pieces.
     pub whole_bytes: u64,
+    /// The most bytes of a run not grouped by query that [`stream`] reads whole instead
+    /// (within `max_bytes` too); 0: never, a query reappearing is an error (`--stream`).
+    pub regroup_bytes: u64,
 }
 
 impl Default for Reading {
@@ -296,6 +299,7 @@ impl Default for Reading {
             max_bytes: u64::MAX,
             piece_bytes: stream::PIECE_BYTES,
             whole_bytes: stream::WHOLE_BYTES,
+            regroup_bytes: u64::MAX,
         }
     }
 }

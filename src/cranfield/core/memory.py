@@ -223,6 +223,6 @@ def engine_reading(stream: bool | None) -> dict:
     if stream is None:
         whole = WHOLE_BYTES if budget is None else min(WHOLE_BYTES, budget)
         return {"max_bytes": budget, "whole_bytes": whole}
-    if stream:
-        return {"max_bytes": 0, "whole_bytes": 0}
+    if stream:  # (the budget still caps a gzip qrels file's text)
+        return {"max_bytes": budget, "whole_bytes": 0, "regroup_bytes": 0}
     return {"max_bytes": budget, "piece_bytes": 0}

@@ -71,6 +71,16 @@ pub fn judge_run_streamed(
 ) -> Result<Judged, JudgeError> {
     options.check()?;
     let piece_bytes = reading.piece_bytes;
+    if piece_bytes == 0 && too_large_to_read_whole(run_path, reading.max_bytes) {
+        // asked to read whole a run over the budget: refused before reading, as an
+        // allocation failing half-way would abort the process
+        let what = "read the run whole (--stream reads it in pieces of bounded size)";
+        return Err(qrels_first(
+            qrels,
+            options,
+            JudgeError::Memory { path: run_path.into(), what },
+        ));
+    }
     if piece_bytes == 0 || small_plain_file(run_path, reading.whole_bytes) {
         return judge_whole(run_path, qrels, prepared, reading, options);
     }
@@ -103,7 +113,7 @@ pub fn judge_run_streamed(
                 read_whole(reader, reading)
             } else {
                 drop(stream);
-                if !fits(run_path, reading.max_bytes) {
+                if !fits(run_path, reading.max_bytes.min(reading.regroup_bytes)) {
                     return Err(regrouped());
                 }
                 read_file(run_path, Input::Run, Kind::Run, reading)
@@ -150,6 +160,12 @@ fn small_plain_file(path: &Path, limit: u64) -> bool {
     let mut head = Vec::with_capacity(2);
     let read = std::fs::File::open(path).and_then(|f| f.take(2).read_to_end(&mut head));
     read.is_ok() && head != gzip::MAGIC
+}
+
+/// Whether `path` is a plain (not gzip) regular file of more than `budget` bytes: too
+/// large to be read whole (a gzip file's text is capped as it is decompressed).
+fn too_large_to_read_whole(path: &Path, budget: u64) -> bool {
+    !fits(path, budget) && small_plain_file(path, u64::MAX)
 }
 
 /// Whether the regular file at `path` holds at most `budget` bytes (gzip files are
@@ -394,7 +410,7 @@ impl<'q, 'p> Stream<'q, 'p> {
     fn keep(&mut self, text: Vec<u8>) -> Vec<u8> {
         if let Some(kept) = &mut self.kept {
             self.kept_bytes += text.len() as u64;
-            if self.kept_bytes <= self.reading.max_bytes {
+            if self.kept_bytes <= self.reading.max_bytes.min(self.reading.regroup_bytes) {
                 kept.push(text);
                 return Vec::new();
             }
