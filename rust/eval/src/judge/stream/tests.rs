@@ -92,8 +92,8 @@ fn streamed(
     judge_run_streamed(path, qrels, &prepared, reading, options)
 }
 
-fn reading(piece_bytes: usize, max_bytes: u64) -> Reading {
-    Reading { piece_bytes, max_bytes, whole_bytes: 0, threads: 2, ..Reading::default() }
+fn reading(piece_bytes: usize, regroup_bytes: u64) -> Reading {
+    Reading { piece_bytes, regroup_bytes, whole_bytes: 0, threads: 2, ..Reading::default() }
 }
 
 fn whole(run: &[u8], qrels: &Parsed, options: &JudgeOptions) -> Result<Judged, JudgeError> {
@@ -299,4 +299,28 @@ fn the_lines_of_a_piece_are_counted_as_the_parser_counts_them() {
         }
         assert!(checked > 5);
     }
+}
+
+#[test]
+fn a_plain_run_over_the_budget_is_refused_before_a_whole_read() {
+    let (q, r) = collection(5);
+    let qrels = parsed(&q, Kind::Qrels);
+    let options = JudgeOptions::default();
+    let expected = whole(&r, &qrels, &options).unwrap();
+    let plain = Temp::new("run.txt", &r);
+    let budget = r.len() as u64 - 1;
+    let over = Reading { max_bytes: budget, ..reading(0, u64::MAX) };
+    match streamed(&plain.0, &qrels, &over, &options) {
+        Err(JudgeError::Memory { path, what }) => {
+            assert_eq!(path, plain.0);
+            assert!(what.contains("--stream"), "{what}");
+        }
+        other => panic!("expected the memory refusal, got {other:?}"),
+    }
+    // within the budget it is read whole; a gzip file's text is capped as it is read
+    let within = Reading { max_bytes: r.len() as u64, ..reading(0, u64::MAX) };
+    assert_eq!(streamed(&plain.0, &qrels, &within, &options).unwrap(), expected);
+    let gz = Temp::new("run.gz", &flate2_member(&r));
+    let capped = Reading { max_bytes: r.len() as u64, ..reading(0, u64::MAX) };
+    assert_eq!(streamed(&gz.0, &qrels, &capped, &options).unwrap(), expected);
 }
