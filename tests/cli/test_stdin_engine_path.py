@@ -15,9 +15,10 @@ import gzip
 import os
 import subprocess
 import sys
-import threading
 
 import pytest
+
+from fifo import fifo_with_writer
 
 SCRIPT = """
 import os, sys
@@ -172,15 +173,7 @@ def test_other_runs_that_are_not_regular_files_go_to_the_general_path(qrels, tmp
 @pytest.mark.parametrize("command", ["eval", "trec_eval"])
 def test_a_named_pipe_is_read_as_a_file(qrels, tmp_path, command):
     # the engine leaves a named pipe to the general path without opening it
-    fifo = tmp_path / "run.pipe"
-    os.mkfifo(fifo)
-
-    def write():
-        with open(fifo, "w") as fh:
-            fh.write(UNGROUPED)
-
-    writer = threading.Thread(target=write, daemon=True)
-    writer.start()
+    fifo, writer = fifo_with_writer(tmp_path / "run.pipe", UNGROUPED.encode())
     try:
         piped = cli("plain", [command, qrels, str(fifo)], b"")
     finally:

@@ -16,6 +16,7 @@ from cranfield.core.io import dedup, trec
 from cranfield.core.qrels import Qrels
 from cranfield.core.run import Run
 from cranfield.errors import InputError, ParameterError
+from fifo import fifo_with_writer
 from generators import messy_text, rows_text, trec_rows
 
 
@@ -254,22 +255,6 @@ def test_hash_is_equal_exactly_for_equal_strings():
 RUN_TEXT = b"1 Q0 a 1 2.0 t\n1 Q0 b 2 1.0 t\n2 Q0 c 1 1.0 t\n"
 
 
-def _fifo_with_writer(tmp_path, data: bytes):
-    import os
-    import threading
-
-    fifo = tmp_path / "pipe"
-    os.mkfifo(fifo)
-
-    def feed():
-        with open(fifo, "wb") as fh:
-            fh.write(data)
-
-    thread = threading.Thread(target=feed, daemon=True)
-    thread.start()
-    return fifo, thread
-
-
 def _bounded(fn, timeout: float = 20.0):
     """``fn()`` in a thread: a reader that blocks (reopening a pipe) fails the test
     instead of hanging the suite."""
@@ -287,7 +272,7 @@ def _bounded(fn, timeout: float = 20.0):
 def test_named_pipe_is_read_once(tmp_path, gz):
     """A pipe cannot be opened twice: the reader opens it once and reads it whole."""
     data = gzip.compress(RUN_TEXT) if gz else RUN_TEXT
-    fifo, thread = _fifo_with_writer(tmp_path, data)
+    fifo, thread = fifo_with_writer(tmp_path / "pipe", data)
     run = _bounded(lambda: Run.read(fifo))
     thread.join(timeout=5)
     plain = tmp_path / "plain.txt"
@@ -559,7 +544,7 @@ def test_tabular_from_a_named_pipe(tmp_path, fmt):
         Run.from_dict({"1": {"a": 2.0, "b": 1.0}}).to_parquet(src)
     else:
         src.write_text("qid,docno,score\n1,a,2\n1,b,1\n")
-    fifo, thread = _fifo_with_writer(tmp_path, src.read_bytes())
+    fifo, thread = fifo_with_writer(tmp_path / "pipe", src.read_bytes())
     run = _bounded(lambda: Run.read(fifo, format=fmt))
     thread.join(timeout=5)
     assert run.to_dict() == {"1": {"a": 2.0, "b": 1.0}}
