@@ -9,7 +9,7 @@ use std::path::PathBuf;
 
 use cranfield_eval::judge::stream::{judge_run_streamed, PIECE_BYTES, WHOLE_BYTES};
 use cranfield_eval::judge::{
-    read_file, threads_for, topics, Duplicates, Input, JudgeError as Failed, JudgeOptions,
+    read_qrels, threads_for, topics, Duplicates, Input, JudgeError as Failed, JudgeOptions,
     Prepared, Reading,
 };
 use cranfield_eval::measures::kernel;
@@ -17,7 +17,6 @@ use cranfield_eval::micro::micro_all;
 use cranfield_eval::runs::{in_order, parallel, text_size};
 use cranfield_eval::views::{compute_seen, has_relevant};
 use cranfield_eval::{Column, Kernel, Refusal, Spec};
-use cranfield_trec::Kind;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyTuple};
@@ -129,8 +128,7 @@ fn evaluate_trec_files<'py>(
     };
     let work = || -> Result<(usize, Vec<Evaluated>), Failure> {
         options.check().map_err(Failure::Judge)?;
-        let kind = if fractional { Kind::FractionalQrels } else { Kind::Qrels };
-        let qrels = read_file(&qrels_path, Input::Qrels, kind, &reading).map_err(Failure::Judge)?;
+        let qrels = read_qrels(&qrels_path, &reading).map_err(Failure::Judge)?;
         // the qrels judged once for every run
         let qrels_threads = threads_for(&qrels, &qrels, reading.threads);
         let prepared = Prepared::new(&qrels, options.qrels_duplicates, qrels_threads);

@@ -316,8 +316,7 @@ pub fn judge_files(
     options: &JudgeOptions,
 ) -> Result<Judged, JudgeError> {
     options.check()?;
-    let qrels_kind = if reading.fractional { Kind::FractionalQrels } else { Kind::Qrels };
-    let qrels = read_file(qrels_path, Input::Qrels, qrels_kind, reading)?;
+    let qrels = read_qrels(qrels_path, reading)?;
     let run = match read_file(run_path, Input::Run, Kind::Run, reading) {
         Ok(run) => run,
         Err(err) => return Err(qrels_problem(&qrels, options, reading.threads).unwrap_or(err)),
@@ -335,6 +334,13 @@ pub fn qrels_problem(qrels: &Parsed, options: &JudgeOptions, threads: usize) -> 
         Err(e @ (JudgeError::Empty(Input::Qrels) | JudgeError::WrongKind(Input::Qrels))) => Some(e),
         _ => None,
     }
+}
+
+/// Reads TREC qrels from a regular file, plain or gzip: grades, or real-valued gains
+/// with `reading.fractional`.
+pub fn read_qrels(path: &Path, reading: &Reading) -> Result<Parsed, JudgeError> {
+    let kind = if reading.fractional { Kind::FractionalQrels } else { Kind::Qrels };
+    read_file(path, Input::Qrels, kind, reading)
 }
 
 /// Reads one TREC input of `kind` from a regular file, plain or gzip (see

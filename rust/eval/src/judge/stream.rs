@@ -28,8 +28,9 @@ use cranfield_trec::{Kind, Options, Parsed, Strings, BOM};
 
 use super::table::{Table, Topics};
 use super::{
-    judge_prepared, no_rows, qrels_problem, read_file, threads_for, value_kind, Input, JudgeError,
-    JudgeOptions, Judged, LabelKind, LabelVec, Prepared, Problem, Ranking, Reading, ValueKind,
+    judge_prepared, no_rows, qrels_problem, read_file, read_qrels, threads_for, value_kind, Input,
+    JudgeError, JudgeOptions, Judged, LabelKind, LabelVec, Prepared, Problem, Ranking, Reading,
+    ValueKind,
 };
 
 /// The bytes read per piece by default (64 MiB, about two million run lines: as
@@ -51,8 +52,7 @@ pub fn judge_files_streamed(
     options: &JudgeOptions,
 ) -> Result<Judged, JudgeError> {
     options.check()?;
-    let qrels_kind = if reading.fractional { Kind::FractionalQrels } else { Kind::Qrels };
-    let qrels = read_file(qrels_path, Input::Qrels, qrels_kind, reading)?;
+    let qrels = read_qrels(qrels_path, reading)?;
     let threads = threads_for(&qrels, &qrels, reading.threads);
     let prepared = Prepared::new(&qrels, options.qrels_duplicates, threads);
     judge_run_streamed(run_path, &qrels, &prepared, reading, options)
