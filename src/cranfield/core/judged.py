@@ -212,6 +212,25 @@ class JudgedRun:
         return np.asarray(ids.to_pylist(), dtype=object)
 
 
+def from_engine(parts: tuple, *, rel_level: int, compat: int, doc_rows=None) -> JudgedRun:
+    """The :class:`JudgedRun` of the engine's judging (``_engine.judge_trec_files`` and
+    the engine's other judges): ``parts`` is its tuple ``(query ids, offsets, labels,
+    qrels offsets, qrels grades, in_run, run name)``, arrays the engine owns (no copy)."""
+    query_ids, offsets, labels, qrels_offsets, qrels_grades, in_run, run_name = parts[:7]
+    return JudgedRun(
+        query_ids=np.asarray(query_ids, dtype=object),
+        offsets=offsets,
+        labels=labels,
+        qrels_offsets=qrels_offsets,
+        qrels_grades=qrels_grades,
+        in_run=in_run,
+        rel_level=rel_level,
+        run_name=run_name,
+        doc_rows=doc_rows,
+        compat=compat,
+    )
+
+
 def judged_view(jr: JudgedRun) -> JudgedRun:
     """The same rankings without unjudged documents (labels < 0), order kept.
 
