@@ -23,10 +23,10 @@ from fifo import fifo_with_writer
 SCRIPT = """
 import os, sys
 if os.environ.get("PIECE"):  # pieces of this many bytes, in both paths
-    from cranfield.core import memory, streaming
-    streaming.CHUNK_BYTES = int(os.environ["PIECE"])
+    from cranfield.core import memory
+    piece = int(os.environ["PIECE"])
     reading = memory.engine_reading
-    memory.engine_reading = lambda s: {**reading(s), "piece_bytes": streaming.CHUNK_BYTES}
+    memory.engine_reading = lambda s: {**reading(s), "piece_bytes": piece}
 if sys.argv[1] == "engine":
     sys.modules["numpy"] = None  # the general path would fail importing it
 elif sys.argv[1] == "general":

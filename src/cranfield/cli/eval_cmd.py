@@ -67,27 +67,30 @@ def add_arguments(p) -> None:
 
 
 def run(args) -> int:
-    from ..core import memory
-
     if engine_value(args) == "dask":
         return _run_dask(args)
-    # the engine reads runs of any size in bounded memory; the NumPy path (streamed
-    # when a run does not fit) only takes what the engine does not
+    # the engine reads runs of any size in bounded memory; the general path only takes
+    # what the engine does not evaluate whole
     done = _engine_path(args)
     if done is not None:
         return done
-    streamed = [memory.should_stream(path, args.stream) for path in args.runs]
-    from ..core.evaluation import DEFAULT_MEASURES, as_measures, combine, evaluate
+    from ..core.engine_judge import judge_trec
+    from ..core.evaluation import (
+        DEFAULT_MEASURES,
+        Results,
+        as_measures,
+        combine,
+        evaluate,
+        run_result,
+        with_collection_size,
+    )
     from ..core.io.source import source_name
     from ..core.qrels import Qrels
     from ..core.run import Run
-    from ..core.streaming import evaluate_file, use_system_allocator
 
     digits = digits_value(args)
     judging = judge_options(args)
     measures = as_measures(args.measures or DEFAULT_MEASURES)
-    if any(streamed):
-        use_system_allocator()  # bounded address space, see streaming.py
     qrels = Qrels.read(args.qrels, fractional=args.fractional)
     options = dict(
         options=judging,
@@ -95,11 +98,17 @@ def run(args) -> int:
         skip_no_relevant=args.skip_no_relevant,
         collection_size=args.collection_size,
     )
-    # one run in memory at a time; the qrels are read and indexed once
+    measured = measures
+    if args.collection_size is not None:
+        measured = [with_collection_size(m, args.collection_size) for m in measures]
+    # one run in memory at a time; the qrels are read once
     parts, sources = [], []
-    for path, stream in zip(args.runs, streamed, strict=True):
-        if stream:
-            parts.append(evaluate_file(qrels, path, measures, **options))
+    for path in args.runs:
+        # a TREC run: read and judged by the engine (in pieces when large), measured here
+        jr = judge_trec(qrels, args.qrels, path, judging, stream=args.stream)
+        if jr is not None:
+            result = run_result(jr, jr.run_name, measured, args.aggregate, args.skip_no_relevant)
+            parts.append(Results(measured, [result], judging.as_dict()))
             sources.append(source_name(path))
             continue
         run = Run.read(path, duplicates=judging.duplicates)

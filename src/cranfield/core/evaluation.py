@@ -83,7 +83,7 @@ def as_runs(runs, duplicates: str = "error") -> list:
     return out
 
 
-_with_collection_size = with_collection_size  # the name streaming and distributed import
+_with_collection_size = with_collection_size  # the name distributed imports
 
 
 def micro_aggregate(measure: Measure, jr: JudgedRun) -> float:
@@ -196,7 +196,7 @@ def require_queries(jr: JudgedRun, name: str) -> None:
     """Raise :class:`InputError` when a judged run has no query to evaluate.
 
     A mean over zero queries is undefined: trec_eval stops with an error, and so does
-    every cranfield path that aggregates (``evaluate``, streaming, ``trec_eval``).
+    every cranfield path that aggregates (``evaluate``, ``eval``, ``trec_eval``).
     """
     if jr.num_queries == 0:
         from .io.problems import no_query
