@@ -157,7 +157,7 @@ def _engine_path(args) -> int | None:
     from .. import _engine
     from ..core.io.formats import infer_format
     from ..core.io.source import source_name
-    from ..core.memory import engine_reading
+    from ..core.memory import engine_reading, read_once
     from ..core.results import (
         DEFAULT_MEASURES,
         Results,
@@ -180,7 +180,7 @@ def _engine_path(args) -> int | None:
     micro = args.aggregate == "micro"
     if engine is None or (micro and any(m.definition.micro is None for m in measures)):
         return None  # (the general path says which measure has no micro average)
-    if micro and "-" in map(str, args.runs):
+    if micro and any(map(read_once, args.runs)):
         return None  # (an engine refusal of a micro average comes after reading stdin)
     specs, judged_only, refusals = engine
     try:
@@ -224,23 +224,23 @@ def _engine_path(args) -> int | None:
 
 
 def _engine_reads(args) -> bool:
-    """Whether the engine may read the inputs: TREC files, and standard input as one
-    run. Standard input can be read once only, so with it every other run must be a
-    regular file (or not exist): the engine reads the runs in parallel, and leaves
-    anything else (a directory, a named pipe) to the general path — which would then
-    find standard input already read."""
+    """Whether the engine may read the inputs: TREC files, named pipes, and standard
+    input as one run. Standard input and pipes can be read once only, so with one of
+    them no other run may be one the engine leaves to the general path (a directory):
+    the engine reads the runs in parallel, and the general path would then find the
+    pipe already read."""
     import os
 
-    from ..core.memory import engine_stdin
+    from ..core.memory import engine_stdin, read_once
 
     runs = [str(p) for p in args.runs]
     if str(args.qrels) == "-" or runs.count("-") > 1:
         return False
-    if "-" not in runs:
+    if "-" in runs and not engine_stdin():
+        return False
+    if not any(map(read_once, runs)):
         return True
-    return engine_stdin() and all(
-        p == "-" or os.path.isfile(p) or not os.path.lexists(p) for p in runs
-    )
+    return not any(os.path.isdir(p) for p in runs)
 
 
 def _reported(exc, args) -> None:
@@ -249,6 +249,7 @@ def _reported(exc, args) -> None:
     when the general path must read the inputs itself (e.g. not a regular file)."""
     from ..core.io.problems import engine_error, unread
     from ..core.memory import engine_error as streaming_error
+    from ..core.memory import read_once
 
     error = streaming_error(exc)  # a run read in pieces: reappearing query, memory
     if error is not None:
@@ -257,8 +258,8 @@ def _reported(exc, args) -> None:
     if len(exc.args) > 4:  # the index of the run it is in
         paths["run"] = str(args.runs[exc.args[4]])
     error = engine_error(exc, paths, fractional=args.fractional)
-    if error is None and "-" in map(str, args.runs):
-        error = unread(exc)  # standard input is read: the general path cannot read it
+    if error is None and any(map(read_once, args.runs)):
+        error = unread(exc)  # standard input or a pipe is read: no general path after
     if error is None:
         return None
     raise error
