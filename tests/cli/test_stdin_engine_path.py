@@ -259,13 +259,30 @@ def test_after_reading_standard_input_nothing_is_left_to_the_general_path():
 
 @pytest.mark.parametrize("command", ["eval", "trec_eval"])
 def test_qrels_in_a_named_pipe(qrels, tmp_path, command):
-    # qrels in a pipe are read by the general path (the run judged by the engine)
+    # read once by the engine path (NumPy unimportable)
     run = tmp_path / "run.txt"
     run.write_text(UNGROUPED)
     fifo, writer = fifo_with_writer(tmp_path / "qrels.pipe", QRELS.encode())
     try:
-        got = cli("plain", [command, "-q", str(fifo), str(run)], b"")
+        got = cli("engine", [command, "-q", str(fifo), str(run)], b"")
     finally:
         os.close(os.open(fifo, os.O_RDONLY | os.O_NONBLOCK))
         writer.join(timeout=10)
     assert got[0] == 0 and got == cli("engine", [command, "-q", qrels, str(run)], b"")
+
+
+@pytest.mark.parametrize("command", ["eval", "trec_eval"])
+def test_qrels_on_standard_input(tmp_path, command):
+    # read by the engine path, as the general path reads them; problems alike
+    run = tmp_path / "run.txt"
+    run.write_text(UNGROUPED)
+    for data in (QRELS.encode(), gzip.compress(QRELS.encode())):
+        status, out, _ = same([command, "-q", "-", str(run)], data)
+        assert status == 0 and "0.7500" in out
+    status, _, err = same([command, "-", str(run)], (QRELS + "7 0 d1 high\n").encode())
+    assert status == 2 and err.count("\n") == 1 and "<stdin>:7:" in err
+    # with a directory for a run: decided before reading, the general path reads both
+    argv = [command, "-", str(tmp_path)]
+    done = cli("plain", argv, QRELS.encode())
+    assert done == cli("general", argv, QRELS.encode())
+    assert done[0] == 2 and done[2].count("\n") == 1 and "directory" in done[2]

@@ -144,12 +144,12 @@ def _engine_path(args) -> int | None:
     """The evaluation of TREC files in one engine call: the qrels read once, each run
     read, judged and measured in the engine, one at a time; NumPy and PyArrow are not
     imported; runs of any size are read in query-aligned pieces (bounded memory). Returns
-    the exit status, or None when the engine cannot do it (other formats, qrels on
-    standard input, a measure it does not compute or without a micro average asked
-    for): the general path then runs. A run on standard input is read by the engine
-    too; as it can be read only once, what would send it to the general path is
-    decided before reading (:func:`_engine_reads`), and after reading every problem is
-    reported here. A problem in an input is reported here, with the general path's
+    the exit status, or None when the engine cannot do it (other formats, a measure it
+    does not compute or without a micro average asked for): the general path then
+    runs. Standard input and named pipes (qrels or runs) are read by the engine too; as
+    they can be read only once, what would send them to the general path is decided
+    before reading (:func:`_engine_reads`), and after reading every problem is reported
+    here. A problem in an input is reported here, with the general path's
     message (a run whose queries reappear after others' and that does not fit in
     memory, or memory lacking for one query's lines: ``memory.engine_error``)."""
     from itertools import compress
@@ -180,7 +180,7 @@ def _engine_path(args) -> int | None:
     micro = args.aggregate == "micro"
     if engine is None or (micro and any(m.definition.micro is None for m in measures)):
         return None  # (the general path says which measure has no micro average)
-    if micro and any(map(read_once, args.runs)):
+    if micro and any(map(read_once, paths)):
         return None  # (an engine refusal of a micro average comes after reading stdin)
     specs, judged_only, refusals = engine
     try:
@@ -225,22 +225,20 @@ def _engine_path(args) -> int | None:
 
 def _engine_reads(args) -> bool:
     """Whether the engine may read the inputs: TREC files, named pipes, and standard
-    input as one run. Standard input and pipes can be read once only, so with one of
-    them no other run may be one the engine leaves to the general path (a directory):
-    the engine reads the runs in parallel, and the general path would then find the
-    pipe already read."""
+    input as the qrels or one run. Standard input and pipes can be read once only, so
+    with one of them no run may be one the engine leaves to the general path (a
+    directory): the engine reads the runs in parallel, and the general path would then
+    find the pipe already read."""
     import os
 
     from ..core.memory import engine_stdin, read_once
 
-    runs = [str(p) for p in args.runs]
-    if str(args.qrels) == "-" or runs.count("-") > 1:
+    inputs = [str(args.qrels), *map(str, args.runs)]
+    if inputs.count("-") > 1 or ("-" in inputs and not engine_stdin()):
         return False
-    if "-" in runs and not engine_stdin():
-        return False
-    if not any(map(read_once, runs)):
+    if not any(map(read_once, inputs)):
         return True
-    return not any(os.path.isdir(p) for p in runs)
+    return not any(os.path.isdir(p) for p in inputs[1:])
 
 
 def _reported(exc, args) -> None:
@@ -258,7 +256,7 @@ def _reported(exc, args) -> None:
     if len(exc.args) > 4:  # the index of the run it is in
         paths["run"] = str(args.runs[exc.args[4]])
     error = engine_error(exc, paths, fractional=args.fractional)
-    if error is None and any(map(read_once, args.runs)):
+    if error is None and any(map(read_once, [args.qrels, *args.runs])):
         error = unread(exc)  # standard input or a pipe is read: no general path after
     if error is None:
         return None

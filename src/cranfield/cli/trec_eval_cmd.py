@@ -200,7 +200,7 @@ def main(argv: list[str]) -> int:
 
     # the engine reads runs of any size in bounded memory; the general path only takes
     # what the engine does not evaluate whole
-    if not dask and args.files[0] != "-":  # a run on standard input: read by the engine
+    if not dask:  # standard input and named pipes too: read by the engine
         status = _engine_path(args, judging, num_docs)
         if status is not None:
             return status

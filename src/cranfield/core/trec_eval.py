@@ -21,6 +21,7 @@ Deliberate deviations from trec_eval 10.0 (documented in docs/trec_eval.md):
 from __future__ import annotations
 
 import math
+import os
 import re
 
 from .. import _engine
@@ -523,9 +524,9 @@ def evaluate_files(
     or ``--no-stream``, see :func:`cranfield.core.memory.engine_reading`).
 
     Returns None when the engine cannot do it: a measure it does not compute, an input
-    it does not read (qrels on standard input or a pipe, a directory). The caller then
-    evaluates with :func:`run_trec_eval`. A run on standard input (``-``) or a named
-    pipe is read once, so once the engine has read it every problem is raised here.
+    it does not read (a directory). The caller then evaluates with
+    :func:`run_trec_eval`. Standard input (``-``) and named pipes are read once, so once
+    the engine has read one every problem is raised here.
     Raises the :class:`InputError` (or :class:`MeasureError`) :func:`run_trec_eval` raises, in its order: a problem in the qrels or the run
     (naming the file), then in the z-score file, then no query to evaluate or a
     measure refusing the data.
@@ -534,11 +535,14 @@ def evaluate_files(
     from .memory import engine_reading, engine_stdin, read_once
 
     described = engine_columns(cols)
-    if described is None or options.duplicates != "error" or str(qrels_path) == "-":
+    if described is None or options.duplicates != "error":
         return None
-    if str(run_path) == "-" and not engine_stdin():
+    if "-" in (str(qrels_path), str(run_path)) and not engine_stdin():
         return None
-    once = read_once(run_path)  # standard input, a pipe: no general path after reading
+    # standard input, a pipe: no general path after reading
+    once = read_once(run_path) or read_once(qrels_path)
+    if once and os.path.isdir(run_path):
+        return None  # (left to the general path by the engine, after reading the qrels)
     zscore_error = None  # reported after any problem in the qrels or the run
     try:
         zscores = read_zscores(zscores_path) if zscores_path else None
