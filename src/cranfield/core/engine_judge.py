@@ -34,12 +34,15 @@ def judge_trec(
 
     ``encoding``: ids as ``"utf-8"`` or ``"latin-1"`` (as ``Run.read`` reads them);
     ``trec``: both inputs are TREC files whatever their names (else the format is told
-    from each name, as ``Run.read`` tells it); ``stream``: ``--stream`` (True), ``--no-stream`` (False) or neither (None), see
-    :func:`cranfield.core.memory.engine_reading`. Returns None when the engine cannot
-    judge it and the input is still unread (not a TREC path, standard input replaced
-    by a stream, qrels ids that cannot be written as TREC text, a directory): the
-    caller then reads the run in Python. A problem in the run raises the
-    :class:`~cranfield.errors.InputError` ``Run.read`` and ``judge`` raise.
+    from each name, as ``Run.read`` tells it); ``stream``: ``--stream`` (True),
+    ``--no-stream`` (False) or neither (None), see
+    :func:`cranfield.core.memory.engine_reading`.
+
+    Returns None when the engine cannot judge it and the input is still unread (not a
+    TREC path, standard input replaced by a stream, qrels ids that cannot be written as
+    TREC text, a directory): the caller then reads the run in Python. A problem in the
+    run raises the :class:`~cranfield.errors.InputError` ``Run.read`` and ``judge``
+    raise; once standard input or a pipe is read, every problem is raised here.
     """
     from .. import _engine
     from .io.formats import infer_format
