@@ -315,6 +315,11 @@ def test_pipes_and_qrels_text_are_read_directories_are_not(tmp_path):
     for text in (qrels_text, gzip.compress(qrels_text)):
         got = _engine.judge_trec_files(str(run), "<qrels>", qrels_text=text)
         assert _same(got, want)
+    for text, problem in ((b"q 0 a 1\nq 0 b x\n", "grade"), (b"q 0 a 1\nq 0 \0 1\n", "nul")):
+        with pytest.raises(_engine.JudgeError) as info:
+            _engine.judge_trec_files(str(run), "<qrels>", qrels_text=text)
+        assert info.value.args[:3] == ("read", "qrels", 2)
+        assert info.value.args[3][0] == problem
     with pytest.raises(_engine.JudgeError) as info:
         _engine.judge_trec_files(str(tmp_path), str(qrels))
     assert info.value.args[:2] == ("unsupported", "run")

@@ -291,7 +291,21 @@ pub fn read_qrels_text(text: &[u8], reading: &Reading) -> Result<Parsed, JudgeEr
         let reader = gzip::Members::new(Cursor::new(text), reading.max_bytes);
         return read_whole_as(reader, kind, Input::Qrels, reading);
     }
-    read_whole_as(Cursor::new(text), kind, Input::Qrels, reading)
+    // parsed where it lies (no reading buffers), checked first as a reader checks it
+    let read = |error| JudgeError::Read { input: Input::Qrels, error };
+    let mut checker = Checker::new(reading.max_line);
+    for piece in text.chunks(PIECE) {
+        checker.feed(piece).map_err(read)?;
+    }
+    probe(text.len().saturating_mul(2))
+        .map_err(|_| JudgeError::Memory { path: Default::default(), what: "parse the qrels" })?;
+    let options = Options {
+        kind,
+        latin1: reading.latin1,
+        max_line: reading.max_line,
+        threads: reading.threads.max(1),
+    };
+    cranfield_trec::parse(text, &options).map_err(read)
 }
 
 fn qrels_kind(reading: &Reading) -> Kind {
