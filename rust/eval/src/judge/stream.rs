@@ -1,9 +1,8 @@
 //! A TREC run judged piece by piece, in memory bounded by the size of a piece.
 //!
-//! The run (a regular file, a named pipe or standard input, plain or gzip) is read in blocks of
-//! `piece_bytes` bytes, each cut at the start of the lines of its last query (a run
-//! lists each query's documents together), exactly as `cranfield/core/streaming.py`
-//! cuts it. Every piece is parsed and judged against the qrels as a whole file would
+//! The run (a regular file, a named pipe or standard input, plain or gzip) is read in
+//! blocks of `piece_bytes` bytes, each cut at the start of the lines of its last query
+//! (a run lists each query's documents together). Every piece is parsed and judged against the qrels as a whole file would
 //! be, with line numbers counted from the start of the input; only the judged labels
 //! of each piece are kept (not the document ids nor the scores), and they are joined
 //! into the [`Judged`] that [`judge_with`] gives for the whole run: every value
@@ -16,7 +15,9 @@
 //! not grouped by query), cannot be judged piece by piece. The run is then read whole,
 //! as when it is not streamed, if its text fits in the budget for a whole input
 //! (`Reading::max_bytes`); otherwise it is [`JudgeError::Regrouped`], naming the line
-//! where the query reappears (as `streaming.py` names it).
+//! where the query reappears (`cranfield.core.memory.regrouped` words the message).
+//! The command line's every path reads runs this way (the general path through
+//! `judge_streamed`, for `cranfield/core/engine_judge.py`).
 
 use std::collections::HashSet;
 use std::io::{Cursor, Read};
@@ -33,8 +34,7 @@ use super::{
     ValueKind,
 };
 
-/// The bytes read per piece by default (64 MiB, about two million run lines: as
-/// `cranfield/core/streaming.py`'s `CHUNK_BYTES`).
+/// The bytes read per piece by default (64 MiB, about two million run lines).
 pub const PIECE_BYTES: usize = 1 << 26;
 
 /// Plain files up to this size are read whole by default (512 MiB: about 15 million
@@ -677,8 +677,8 @@ fn first_field(line: &[u8]) -> Option<&[u8]> {
     Some(&line[start..start + len])
 }
 
-/// Where the lines of the last query of `data` begin (0: all one query so far), as
-/// `streaming.py`'s `_last_group_start`: only complete lines (ended by `\n`) count;
+/// Where the lines of the last query of `data` begin (0: all one query so far): only
+/// complete lines (ended by `\n`) count;
 /// blank and comment lines belong to the lines after them. The cut is after a `\n`
 /// whose line is of another query than the line after it; a `\n`-ended stretch with
 /// lone `\r` line ends inside is never cut, and a cut is never made before a line
