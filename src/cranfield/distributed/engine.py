@@ -340,8 +340,9 @@ def judge_dask(
     **judging,
 ):
     """The :class:`~cranfield.core.judged.JudgedRun` of one partitioned run, judged in
-    the workers and joined on the client (:func:`cranfield.core.judged.concat`): what ``cranfield trec_eval --engine dask`` measures.
-    Moves one byte per ranked document to the client."""
+    the workers and joined on the client (:func:`cranfield.core.judged.concat`): what
+    ``cranfield trec_eval --engine dask`` measures. Moves one byte per ranked document
+    to the client."""
     from ..core.judged import concat
     from ..core.options import merged
     from ..core.run import _default_name
