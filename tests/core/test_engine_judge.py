@@ -285,3 +285,33 @@ def test_gather_in_batches_equals_slices():
         got = _gather(values, first, lens, batch=int(rng.integers(1, 12)))
         want = [values[f : f + k] for f, k in zip(first, lens, strict=True)]
         same_bits(got, np.concatenate(want) if want else np.zeros(0, np.int8))
+
+
+def test_evaluate_judges_run_files_with_the_engine(tmp_path, pieces, monkeypatch):
+    """``cranfield.evaluate`` given a TREC run by its path judges it with the engine (in
+    pieces when large: the bounded-memory evaluation from Python), with the values
+    of the run read whole."""
+    from cranfield import evaluate
+    from cranfield.core import engine_judge
+
+    qrels_path, run_path = write_collection(tmp_path, 3)
+    gz = tmp_path / "run.gz"
+    gz.write_bytes(gzip.compress(run_path.read_bytes()))
+    qrels = Qrels.read(qrels_path)
+    calls = []
+    real = engine_judge.judge_trec
+    monkeypatch.setattr(
+        engine_judge, "judge_trec", lambda *a, **k: calls.append(1) or real(*a, **k)
+    )
+    pieces(100, max_bytes=0)
+    for opts in OPTIONS:
+        whole = evaluate(qrels, Run.read(run_path), MEASURES, **opts)
+        for given in (str(run_path), gz, [run_path]):
+            got = evaluate(qrels_path, given, MEASURES, **opts)
+            assert got.runs[0].name == whole.runs[0].name == "tag3"
+            same_values(got.runs[0], whole.runs[0])
+    assert len(calls) == 3 * len(OPTIONS)
+    with pytest.raises(InputError, match="two runs are named 'tag3'"):
+        evaluate(qrels, [run_path, gz], MEASURES)
+    renamed = evaluate(qrels, {"mine": run_path}, ["AP"])  # a mapping renames: Run.read
+    assert renamed.runs[0].name == "mine"
