@@ -13,10 +13,20 @@ FUZZ_SECONDS ?= 45
 
 .PHONY: demo test lint setup setup-test system-deps rust-check fuzz clean
 
-$(BIN)/cranfield:
+$(BIN)/pip:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
+
+# Each `pip install -e` builds the package, the engine included (maturin, in a fresh
+# build environment): one install per target, with the extras the target needs, listed
+# before $(ENGINE) so that make looks at the module only after it was built.
+$(BIN)/cranfield: | $(BIN)/pip
 	$(BIN)/pip install -q -e .
+
+# the test dependencies (the `test` extra), installed again when pyproject.toml changes
+$(VENV)/test-extra: pyproject.toml | $(BIN)/pip
+	$(BIN)/pip install -q -e '.[test]'
+	touch $@
 
 # rebuilt when a Rust source is newer than the built module
 $(ENGINE): $(RUST_SOURCES) | $(BIN)/cranfield
@@ -25,8 +35,7 @@ $(ENGINE): $(RUST_SOURCES) | $(BIN)/cranfield
 
 setup: $(BIN)/cranfield $(ENGINE)
 
-setup-test: setup
-	$(BIN)/pip install -q -e '.[test]'
+setup-test: $(VENV)/test-extra $(ENGINE)
 
 demo: setup
 	$(BIN)/cranfield demo
