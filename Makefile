@@ -10,6 +10,8 @@ ENGINE := src/cranfield/_engine.abi3.so
 RUST_SOURCES := $(wildcard rust/Cargo.* rust/*/Cargo.toml rust/*/src/*.rs rust/*/src/*/*.rs)
 FUZZ_RUNS ?= 200000
 FUZZ_SECONDS ?= 45
+# pytest's worker processes (pytest-xdist): the CI machine has 2 cores
+PYTEST_WORKERS ?= 2
 
 .PHONY: demo test lint setup setup-test system-deps rust-check fuzz clean
 
@@ -74,7 +76,7 @@ fuzz:
 test: setup-test system-deps rust-check fuzz
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n $(PYTEST_WORKERS) --dist worksteal
 
 clean:
 	rm -rf $(VENV) build dist src/*.egg-info .pytest_cache .ruff_cache rust/target rust/fuzz/target
