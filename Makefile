@@ -48,9 +48,11 @@ system-deps:
 	sh tools/system-deps chromium=chromium chromedriver=chromium-driver \
 	  '/usr/lib/postgresql/*/bin/initdb=postgresql' cc=gcc make=make
 
-# the Rust crates: formatting, lints, unit tests
+# the Rust crates: formatting, lints, unit tests (cranfield-engine, the PyO3 module, has
+# none: cargo test would only compile it, and PyO3, a second time)
 rust-check:
-	cd rust && cargo fmt --check && cargo clippy --all-targets -- -D warnings && cargo test -q
+	cd rust && cargo fmt --check && cargo clippy --all-targets -- -D warnings && \
+		cargo test -q --workspace --exclude cranfield-engine
 
 # libFuzzer on the readers (rust/fuzz: read_trec with seeds/, read_svmlight with
 # seeds-svmlight/) for a fixed number of runs each, FUZZ_SECONDS in all (split evenly), on
