@@ -10,13 +10,25 @@ ENGINE := src/cranfield/_engine.abi3.so
 RUST_SOURCES := $(wildcard rust/Cargo.* rust/*/Cargo.toml rust/*/src/*.rs rust/*/src/*/*.rs)
 FUZZ_RUNS ?= 200000
 FUZZ_SECONDS ?= 45
+# pytest's worker processes (pytest-xdist): the CI machine has 2 cores
+PYTEST_WORKERS ?= 2
 
 .PHONY: demo test lint setup setup-test system-deps rust-check fuzz clean
 
-$(BIN)/cranfield:
+$(BIN)/pip:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
+
+# Each `pip install -e` builds the package, the engine included (maturin, in a fresh
+# build environment): one install per target, with the extras the target needs, listed
+# before $(ENGINE) so that make looks at the module only after it was built.
+$(BIN)/cranfield: | $(BIN)/pip
 	$(BIN)/pip install -q -e .
+
+# the test dependencies (the `test` extra), installed again when pyproject.toml changes
+$(VENV)/test-extra: pyproject.toml | $(BIN)/pip
+	$(BIN)/pip install -q -e '.[test]'
+	touch $@
 
 # rebuilt when a Rust source is newer than the built module
 $(ENGINE): $(RUST_SOURCES) | $(BIN)/cranfield
@@ -25,8 +37,7 @@ $(ENGINE): $(RUST_SOURCES) | $(BIN)/cranfield
 
 setup: $(BIN)/cranfield $(ENGINE)
 
-setup-test: setup
-	$(BIN)/pip install -q -e '.[test]'
+setup-test: $(VENV)/test-extra $(ENGINE)
 
 demo: setup
 	$(BIN)/cranfield demo
@@ -37,9 +48,11 @@ system-deps:
 	sh tools/system-deps chromium=chromium chromedriver=chromium-driver \
 	  '/usr/lib/postgresql/*/bin/initdb=postgresql' cc=gcc make=make
 
-# the Rust crates: formatting, lints, unit tests
+# the Rust crates: formatting, lints, unit tests (cranfield-engine, the PyO3 module, has
+# none: cargo test would only compile it, and PyO3, a second time)
 rust-check:
-	cd rust && cargo fmt --check && cargo clippy --all-targets -- -D warnings && cargo test -q
+	cd rust && cargo fmt --check && cargo clippy --all-targets -- -D warnings && \
+		cargo test -q --workspace --exclude cranfield-engine
 
 # libFuzzer on the readers (rust/fuzz: read_trec with seeds/, read_svmlight with
 # seeds-svmlight/) for a fixed number of runs each, FUZZ_SECONDS in all (split evenly), on
@@ -65,7 +78,7 @@ fuzz:
 test: setup-test system-deps rust-check fuzz
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n $(PYTEST_WORKERS) --dist worksteal
 
 clean:
 	rm -rf $(VENV) build dist src/*.egg-info .pytest_cache .ruff_cache rust/target rust/fuzz/target

@@ -15,10 +15,16 @@ the command from ``adversarial/harness.py``):
   ``postgres.create_database(postgres_url, NAME)``;
 * ``browser``: a headless chromium WebDriver started once per session (``browser.py``);
   ``browser.screenshot(driver, NAME)`` keeps a picture of the page as a test artefact.
+
+``make test`` runs the suite on every core with pytest-xdist (``-n auto``): each worker
+process has its own session fixtures (its own PostgreSQL server, browser, trec_eval
+build, all in private temporary directories), so a test may never rely on another
+test having run in the same process, nor write to a fixed path outside ``tmp_path``.
 """
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -82,3 +88,43 @@ def browser() -> Iterator:
 
     with chromium_driver() as driver:
         yield driver
+
+
+# How many command lines tests/reference compared with the trec_eval 10.0 binary
+# (reference/oracle.py counts them): summed over pytest-xdist's workers when there are any.
+_COMPARED = "trec_eval_compared"
+_COMPARED_KEY = pytest.StashKey[dict]()
+
+
+def _oracle_counts() -> dict[str, int] | None:
+    oracle = sys.modules.get("reference.oracle")
+    return dict(oracle.COMPARED) if oracle is not None else None
+
+
+def pytest_sessionfinish(session) -> None:
+    """On an xdist worker, hand this process's comparison counts to the controller."""
+    output = getattr(session.config, "workeroutput", None)
+    counts = _oracle_counts()
+    if output is not None and counts is not None:
+        output[_COMPARED] = counts
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error) -> None:
+    """On the xdist controller: add up the counts each worker handed over."""
+    counts = getattr(node, "workeroutput", {}).get(_COMPARED)
+    if counts:
+        total = node.config.stash.setdefault(_COMPARED_KEY, {})
+        for key, value in counts.items():
+            total[key] = total.get(key, 0) + value
+
+
+def pytest_terminal_summary(terminalreporter, config) -> None:
+    """How many command lines were compared with the binary, and how they ended."""
+    c = config.stash.get(_COMPARED_KEY, None) or _oracle_counts()
+    if c and c["commands"]:
+        terminalreporter.write_line(
+            f"trec_eval 10.0 comparisons: {c['commands']} command lines; "
+            f"{c['identical']} byte-identical, {c['both_refused']} refused by both, "
+            f"{c['deviation_applied']} identical but for a documented deviation"
+        )

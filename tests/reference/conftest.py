@@ -1,5 +1,8 @@
 """Build trec_eval 10.0 from its C source once per test session (the reference oracle).
 
+Under pytest-xdist the workers of one run share the build: the first to need it builds
+it, under a file lock, in the run's temporary directory.
+
 The source is in ``../shared/reference/trec_eval-10.0`` beside the project (see the
 ``.md`` file there); ``CRANFIELD_TREC_EVAL_SRC`` names another copy. The tests that use
 the binary are skipped, with the reason, only when no C compiler is installed.
@@ -13,6 +16,7 @@ values cranfield computes. Nothing else in a deterministic run reads such memory
 
 from __future__ import annotations
 
+import fcntl
 import os
 import re
 import shutil
@@ -61,14 +65,29 @@ def trec_eval_bin(tmp_path_factory) -> str:
     cc = _compiler()
     if cc is None:
         pytest.skip("no C compiler (gcc, cc or clang) to build the trec_eval 10.0 oracle")
-    build = tmp_path_factory.mktemp("trec_eval-build") / "src"
-    shutil.copytree(src, build)
     zeroed = _zero_init(cc)
     flags = ["-g", "-I.", "-Wall", *zeroed]
     if not zeroed:
         from . import oracle
 
         oracle.RBP_UNDEFINED = True
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        # pytest-xdist: the workers of this run share one build (the first one builds it)
+        shared = tmp_path_factory.getbasetemp().parent
+        with open(shared / "trec_eval-build.lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            binary = shared / "trec_eval-build" / "src" / "trec_eval"
+            if binary.is_file():
+                return str(binary)
+            if binary.parent.exists():
+                pytest.fail("building trec_eval 10.0 failed (in another pytest-xdist worker)")
+            return _build(src, binary.parent, cc, flags)
+    return _build(src, tmp_path_factory.mktemp("trec_eval-build") / "src", cc, flags)
+
+
+def _build(src: Path, build: Path, cc: str, flags: list[str]) -> str:
+    """Copy the source to ``build``, compile it there; the binary's path."""
+    shutil.copytree(src, build)
     if shutil.which("make"):
         cflags = " ".join([*flags, '-DVERSIONID=\\"10.0-rc3\\"'])
         command = ["make", "-C", str(build), f"CC={cc}", f"CFLAGS={cflags}", "trec_eval"]
@@ -83,16 +102,3 @@ def trec_eval_bin(tmp_path_factory) -> str:
     if done.returncode != 0 or not binary.is_file():
         pytest.fail(f"building trec_eval 10.0 failed:\n{done.stdout}\n{done.stderr}")
     return str(binary)
-
-
-def pytest_terminal_summary(terminalreporter):
-    """How many command lines were compared with the binary, and how they ended."""
-    from . import oracle
-
-    c = oracle.COMPARED
-    if c["commands"]:
-        terminalreporter.write_line(
-            f"trec_eval 10.0 comparisons: {c['commands']} command lines; "
-            f"{c['identical']} byte-identical, {c['both_refused']} refused by both, "
-            f"{c['deviation_applied']} identical but for a documented deviation"
-        )
