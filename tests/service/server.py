@@ -4,6 +4,7 @@ and browser tests."""
 from __future__ import annotations
 
 import os
+import random
 import signal
 import socket
 import subprocess
@@ -17,9 +18,23 @@ START_TIMEOUT = 90.0
 
 
 def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    """A free localhost port below the kernel's ephemeral range (32768 on), so no
+    socket bound to port 0 takes it before the server binds it. Under pytest-xdist each
+    worker only takes ports of its own residue modulo the number of workers: another
+    worker's server can never be on the port chosen here (and answer this one's health
+    check)."""
+    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1") or 1)
+    worker = int(os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw") or 0)
+    rng = random.Random()
+    for _ in range(1000):
+        port = rng.randrange(20000, 32000, workers) + worker % workers
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+        return port
+    raise RuntimeError("no free localhost port between 20000 and 32000")
 
 
 class Server:
