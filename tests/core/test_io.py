@@ -243,13 +243,6 @@ def test_vectorised_duplicate_detection_matches_python(seed):
             dedup.resolve(table, "score", "error", None, None)
 
 
-def test_hash_is_equal_exactly_for_equal_strings():
-    values = ["", "a", "a\x00", "abcdefgh", "abcdefghi", "abcdefgh" * 3, "é", "abcdefgi"]
-    h = dedup.hash_strings(pa.chunked_array([values[:3], values[3:], values]))
-    assert len(set(h[: len(values)].tolist())) == len(values)
-    np.testing.assert_array_equal(h[: len(values)], h[len(values) :])
-
-
 # -- hostile input: bounded reading, special files, encodings (issue 13) ----------------------
 
 RUN_TEXT = b"1 Q0 a 1 2.0 t\n1 Q0 b 2 1.0 t\n2 Q0 c 1 1.0 t\n"
@@ -455,16 +448,6 @@ def test_bom_kept_in_latin1_and_dropped_in_utf8(tmp_path, exact):
     assert Qrels.read(path).table["query_id"].to_pylist() == ["1", "1"]
     path.write_bytes(b"\xef\xbb\xbf# a comment\n1 0 a 1\n")  # the mark before a comment
     assert Qrels.read(path).table["query_id"].to_pylist() == ["1"]
-
-
-def test_long_ids_hash_the_same_in_any_chunk():
-    from cranfield.core.io import keys
-
-    long_id = "x" * 5000
-    a = pa.array([long_id, "b", "c" * 2000])
-    b = pa.array(["b", long_id])
-    ha, hb = keys.hash_strings(a), keys.hash_strings(b)
-    assert ha[0] == hb[1] and ha[1] == hb[0] and len(set(ha.tolist())) == 3
 
 
 # -- CSV, TSV, Parquet (issue 13) ----------------------------------------------------------------

@@ -238,26 +238,6 @@ def test_progress_bar_only_on_a_terminal_after_a_second(tmp_path, monkeypatch):
     assert quiet.getvalue() == ""
 
 
-def test_pieces_are_judged_without_the_join_thread(tmp_path, monkeypatch):
-    from cranfield.core import judged
-
-    qrels_path, run_path = write_collection(tmp_path, 3)
-    qrels = Qrels.read(qrels_path)
-
-    def no_thread(*args):
-        raise AssertionError("a join thread while streaming")
-
-    monkeypatch.setattr(judged, "_JOIN_IN_THREAD_ROWS", 0)
-    monkeypatch.setattr(judged, "in_thread", no_thread)
-    streamed = streaming.evaluate_file(qrels, run_path, MEASURES, chunk_bytes=256)
-    with pytest.raises(AssertionError, match="join thread"):
-        evaluate(qrels, Run.read(run_path), MEASURES)  # in memory: the thread is asked for
-    monkeypatch.setattr(judged, "_JOIN_IN_THREAD_ROWS", 1 << 62)
-    whole = evaluate(qrels, Run.read(run_path), MEASURES)
-    for m in whole.measures:
-        same_bits(whole.runs[0].values[m], streamed.runs[0].values[m])
-
-
 # -- hostile input (issue 13) -------------------------------------------------------------------
 
 

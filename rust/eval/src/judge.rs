@@ -23,6 +23,7 @@
 //! Ids are hashed (seeded FxHash) per topic: the work is linear in the input but for
 //! the sort of each topic's ranking, and topics are shared among threads.
 
+pub mod arrays;
 mod hash;
 mod parallel;
 pub mod stream;
@@ -487,6 +488,28 @@ pub fn judge_prepared(
     options: &JudgeOptions,
     threads: usize,
 ) -> Result<Judged, JudgeError> {
+    judge_ranked(run, prepared, options, threads, Rows::Drop).map(|(judged, _)| judged)
+}
+
+/// What [`judge_ranked`] makes of the run: an empty run is an error or not, and the
+/// run row of each ranked document is kept or not.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Rows {
+    /// Files: no row kept, a run without rows is [`JudgeError::Empty`].
+    Drop,
+    /// Tables ([`arrays`]): rows kept, a run without rows judged (no ranking).
+    Keep,
+}
+
+/// [`judge_prepared`], with the run row of each ranked document when `rows` is
+/// [`Rows::Keep`] (`None` when they are every row of the run in its order).
+fn judge_ranked(
+    run: &Parsed,
+    prepared: &Prepared<'_>,
+    options: &JudgeOptions,
+    threads: usize,
+    rows: Rows,
+) -> Result<(Judged, Option<Vec<i64>>), JudgeError> {
     options.check()?;
     // the qrels' problems come first (Python reads them first), then the run's
     let qrels = match &prepared.ready {
@@ -497,9 +520,11 @@ pub fn judge_prepared(
     if let Some((first, second)) = qrels.duplicate {
         return Err(duplicate(&qrels.table, Input::Qrels, first, second));
     }
-    match value_kind(run, Input::Run)? {
-        ValueKind::Scores => {}
-        _ => return Err(JudgeError::WrongKind(Input::Run)),
+    match value_kind(run, Input::Run) {
+        Ok(ValueKind::Scores) => {}
+        Err(JudgeError::Empty(_)) if rows == Rows::Keep => {}
+        Ok(_) => return Err(JudgeError::WrongKind(Input::Run)),
+        Err(e) => return Err(e),
     }
     let (real, judged) = (qrels.real, &qrels.judged);
     let rt = Table::new(run);
@@ -510,11 +535,12 @@ pub fn judge_prepared(
     let kept: Vec<usize> =
         qrels.order.iter().copied().filter(|&t| options.complete || answered(t)).collect();
 
+    let keep_rows = rows == Rows::Keep;
     let ranking = Ranking { run: &rt, topics: &topics, judged, options, threads };
-    let (labels, lengths) = match qrels.kind {
-        LabelKind::I8 => ranking.labels::<i8>(&kept)?,
-        LabelKind::I64 => ranking.labels::<i64>(&kept)?,
-        LabelKind::F64 => ranking.labels::<f64>(&kept)?,
+    let (labels, lengths, ranked_rows) = match qrels.kind {
+        LabelKind::I8 => ranking.ranked::<i8>(&kept, keep_rows)?,
+        LabelKind::I64 => ranking.ranked::<i64>(&kept, keep_rows)?,
+        LabelKind::F64 => ranking.ranked::<f64>(&kept, keep_rows)?,
     };
     let mut query_ids = Strings { data: Vec::new(), offsets: vec![0] };
     let mut offsets = Vec::with_capacity(kept.len() + 1);
@@ -537,7 +563,7 @@ pub fn judge_prepared(
     } else {
         LabelVec::I64(grades.map(|g| g as i64).collect())
     };
-    Ok(Judged {
+    let judged = Judged {
         query_ids,
         offsets,
         labels,
@@ -547,7 +573,10 @@ pub fn judge_prepared(
         rel_level: options.rel_level,
         compat: options.compat,
         run_tag: run.tag.clone().unwrap_or_default(),
-    })
+    };
+    let identity = ranked_rows.len() == rt.rows()
+        && ranked_rows.iter().enumerate().all(|(i, &r)| r == i as i64);
+    Ok((judged, (keep_rows && !identity).then_some(ranked_rows)))
 }
 
 /// An input without rows.
@@ -814,32 +843,50 @@ struct Ranking<'r, 'a> {
     threads: usize,
 }
 
+/// A topic's ranking judged: labels, the run row of each (when kept), and the first
+/// duplicate.
+type Ranked<T> = (Vec<T>, Vec<i64>, Option<Pair>);
+
 impl<'a> Ranking<'_, 'a> {
     /// The labels of the `kept` topics' rankings, back to back, and their lengths; or
     /// the first duplicate of the run (by its second line).
     fn labels<T: Label>(&self, kept: &[usize]) -> Result<(LabelVec, Vec<usize>), JudgeError> {
+        self.ranked::<T>(kept, false).map(|(labels, lengths, _)| (labels, lengths))
+    }
+
+    /// [`Ranking::labels`], and the run row of each ranked document when `keep_rows`.
+    #[allow(clippy::type_complexity)]
+    fn ranked<T: Label>(
+        &self,
+        kept: &[usize],
+        keep_rows: bool,
+    ) -> Result<(LabelVec, Vec<usize>, Vec<i64>), JudgeError> {
         let make = || Scratch { docs: hash::map(0), entries: Vec::new() };
-        let mut parts: Vec<(Vec<T>, Option<Pair>)> =
-            parallel::map(self.topics.ids.len(), self.threads, make, |s, t| self.topic(s, t));
-        if let Some((first, second)) = parts.iter().filter_map(|p| p.1).min_by_key(|d| d.1) {
+        let work = |s: &mut Scratch<'a>, t| self.topic(s, t, keep_rows);
+        let mut parts: Vec<Ranked<T>> =
+            parallel::map(self.topics.ids.len(), self.threads, make, work);
+        if let Some((first, second)) = parts.iter().filter_map(|p| p.2).min_by_key(|d| d.1) {
             return Err(duplicate(self.run, Input::Run, first, second));
         }
         let lengths: Vec<usize> = kept.iter().map(|&t| parts[t].0.len()).collect();
-        let mut labels = Vec::with_capacity(lengths.iter().sum());
+        let total = lengths.iter().sum();
+        let mut labels = Vec::with_capacity(total);
+        let mut rows = Vec::with_capacity(if keep_rows { total } else { 0 });
         for &t in kept {
             labels.append(&mut parts[t].0);
+            rows.append(&mut parts[t].1);
         }
-        Ok((T::wrap(labels), lengths))
+        Ok((T::wrap(labels), lengths, rows))
     }
 
     /// Topic `t`'s ranking, judged (empty for a topic the qrels do not have), or its
     /// first duplicate (first row, second row).
-    fn topic<T: Label>(&self, s: &mut Scratch<'a>, t: usize) -> (Vec<T>, Option<Pair>) {
+    fn topic<T: Label>(&self, s: &mut Scratch<'a>, t: usize, keep_rows: bool) -> Ranked<T> {
         let blocks = self.topics.run_blocks.of(t);
         let policy = self.options.duplicates;
         let in_qrels = t < self.topics.qrels_topics;
         if blocks.is_empty() || (!in_qrels && policy != Duplicates::Error) {
-            return (Vec::new(), None);
+            return (Vec::new(), Vec::new(), None);
         }
         let rows = self.topics.run_blocks.rows(t);
         let judged = if in_qrels { Some(&self.judged[t].docs) } else { None };
@@ -878,7 +925,7 @@ impl<'a> Ranking<'_, 'a> {
             });
         }
         if duplicate.is_some() || !in_qrels {
-            return (Vec::new(), duplicate);
+            return (Vec::new(), Vec::new(), duplicate);
         }
         // trec_eval's order: score descending, ties by document id descending (runs are
         // usually written in it: checked in one pass, sorted only when they are not; the
@@ -891,13 +938,17 @@ impl<'a> Ranking<'_, 'a> {
             self.options.depth.map_or(usize::MAX, |d| usize::try_from(d).unwrap_or(usize::MAX));
         let judged_only = self.options.judged_only;
         let mut labels = Vec::with_capacity(s.entries.len().min(depth));
+        let mut rows = Vec::with_capacity(if keep_rows { labels.capacity() } else { 0 });
         for e in s.entries.iter().take(depth) {
             let label = e.qrels.map_or(T::NOT_POOLED, T::of);
             if !judged_only || label.judged() {
                 labels.push(label);
+                if keep_rows {
+                    rows.push(e.row as i64);
+                }
             }
         }
-        (labels, None)
+        (labels, rows, None)
     }
 }
 

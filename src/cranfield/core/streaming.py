@@ -219,12 +219,11 @@ def judge_file(
                     line_offset=before,
                     encoding=encoding,
                 )
-                run = Run._wrap(parsed.table, source, index=parsed.index, name="")
-                blocks = run.pair_index.query_blocks
-                ids = blocks.values.to_pylist()
+                run = Run._wrap(parsed.table, source, name="")
+                starts, ids = _query_blocks(parsed.table)
                 again = [i for i, q in enumerate(ids) if q in seen]  # one per query block
                 if again:
-                    row = int(blocks.starts[again[0]])
+                    row = int(starts[again[0]])
                     raise InputError(
                         f"query {ids[again[0]]!r} appears again after other queries: streaming "
                         "needs each query's lines together (sort the run by query id, or "
@@ -235,7 +234,7 @@ def judge_file(
                 seen.update(ids)
                 tag = parsed.tag if parsed.tag is not None else tag
                 parts.append(
-                    judge(qrels, run, piece_options, join_thread=False)  # bounded memory
+                    judge(qrels, run, piece_options)
                 )
                 del run, parsed
                 if bar is not None:
@@ -292,3 +291,18 @@ def evaluate_file(
     jr = judge_file(qrels, path, opts, name=name, chunk_bytes=chunk_bytes, progress=progress)
     result = run_result(jr, jr.run_name, measure_list, aggregate_by, skip_no_relevant)
     return Results(measure_list, [result], opts.as_dict())
+
+
+def _query_blocks(table) -> tuple[list[int], list[str]]:
+    """The first row of each block of adjacent rows with one query id, and its id."""
+    import numpy as np
+    import pyarrow.compute as pc
+
+    from .io.arrays import bools, ints
+
+    q = table.column("query_id").combine_chunks()  # a piece: bounded
+    new = np.ones(len(q), dtype=bool)
+    if len(q) > 1:
+        new[1:] = ~bools(pc.equal(q[1:], q[:-1]))
+    starts = np.flatnonzero(new)
+    return starts.tolist(), q.take(ints(starts)).to_pylist()
