@@ -4,12 +4,12 @@
 //! Python hands each table over as record batches: per batch the query ids' and
 //! document ids' Arrow buffers as NumPy views (offsets int32 or int64, sliced to the
 //! batch's rows; data uint8) and the value column (float64 or int64). They are read
-//! without the interpreter lock and copied once into the judge's columns.
+//! where they are (not copied), without the interpreter lock.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use cranfield_eval::judge::arrays::{
-    judge_batches, parsed, repeats, Batch, Offsets, Repeats, StringsRef, ValuesRef,
+    judge_batches, repeats, Batch, Checked, Offsets, Repeats, StringsRef, ValuesRef,
 };
 use cranfield_eval::judge::{Duplicates, Input, JudgeOptions, LabelVec, Reading};
 use numpy::{PyArray1, PyReadonlyArray1};
@@ -220,7 +220,7 @@ fn repeated_pairs<'py>(
     let table_held = held(&table)?;
     let table = batches(&table_held, input)?;
     let threads = Reading::default().threads;
-    let work = || parsed(&table, input).map(|p| repeats(&p, policy, threads));
+    let work = || Checked::new(&table, input).map(|c| repeats(&c, policy, threads));
     let found = match py.detach(|| catch_unwind(AssertUnwindSafe(work))) {
         Ok(Ok(found)) => found,
         Ok(Err(failure)) => return Err(raise(py, failure)),

@@ -37,7 +37,7 @@ use cranfield_trec::gzip;
 use cranfield_trec::{Kind, Options, Parsed, Strings, Values};
 
 use crate::{JudgedView, Labels, NOT_POOLED, UNJUDGED};
-use table::{raw_value, QrelsTopics, Table, Topics};
+use table::{raw_value, QrelsTopics, Table, Topics, ValuesView};
 
 /// What to do with a document listed twice for one query (Python's `duplicates`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -453,7 +453,12 @@ impl<'q> Prepared<'q> {
             }
             Err(_) => return Prepared { ready: Err(Problem::Empty) },
         };
-        let table = Table::new(qrels);
+        Prepared::of_table(Table::new(qrels), real, policy, threads)
+    }
+
+    /// The qrels of `table` (gains when `real`, else grades; at least one row) judged
+    /// as [`Prepared::new`] judges them.
+    fn of_table(table: Table<'q>, real: bool, policy: Duplicates, threads: usize) -> Prepared<'q> {
         let topics = QrelsTopics::new(&table);
         // topic by topic: the documents judged, duplicates resolved
         let judged: Vec<QrelsTopic> = parallel::map(
@@ -488,30 +493,20 @@ pub fn judge_prepared(
     options: &JudgeOptions,
     threads: usize,
 ) -> Result<Judged, JudgeError> {
-    judge_ranked(run, prepared, options, threads, Rows::Drop).map(|(judged, _)| judged)
-}
-
-/// What [`judge_ranked`] makes of the run: an empty run is an error or not, and the
-/// run row of each ranked document is kept or not.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Rows {
-    /// Files: no row kept, a run without rows is [`JudgeError::Empty`].
-    Drop,
-    /// Tables ([`arrays`]): rows kept, a run without rows judged (no ranking).
-    Keep,
-}
-
-/// [`judge_prepared`], with the run row of each ranked document when `rows` is
-/// [`Rows::Keep`] (`None` when they are every row of the run in its order).
-fn judge_ranked(
-    run: &Parsed,
-    prepared: &Prepared<'_>,
-    options: &JudgeOptions,
-    threads: usize,
-    rows: Rows,
-) -> Result<(Judged, Option<Vec<i64>>), JudgeError> {
     options.check()?;
     // the qrels' problems come first (Python reads them first), then the run's
+    let qrels = prepared_qrels(prepared)?;
+    match value_kind(run, Input::Run)? {
+        ValueKind::Scores => {}
+        _ => return Err(JudgeError::WrongKind(Input::Run)),
+    }
+    let tag = run.tag.as_deref();
+    judge_table(&Table::new(run), tag, qrels, options, threads, false).map(|(judged, _)| judged)
+}
+
+/// The qrels judged, or their problem (no rows, columns of the wrong kind, a repeated
+/// pair with policy `Error`).
+fn prepared_qrels<'a, 'q>(prepared: &'a Prepared<'q>) -> Result<&'a Ready<'q>, JudgeError> {
     let qrels = match &prepared.ready {
         Ok(ready) => ready,
         Err(Problem::Empty) => return Err(JudgeError::Empty(Input::Qrels)),
@@ -520,23 +515,29 @@ fn judge_ranked(
     if let Some((first, second)) = qrels.duplicate {
         return Err(duplicate(&qrels.table, Input::Qrels, first, second));
     }
-    match value_kind(run, Input::Run) {
-        Ok(ValueKind::Scores) => {}
-        Err(JudgeError::Empty(_)) if rows == Rows::Keep => {}
-        Ok(_) => return Err(JudgeError::WrongKind(Input::Run)),
-        Err(e) => return Err(e),
-    }
+    Ok(qrels)
+}
+
+/// Judges the run `rt` (scores; `tag` its run tag) against prepared qrels, with the
+/// run row of each ranked document when `keep_rows` (`None` when they are every row
+/// of the run in its order, or not kept; see [`Ranking::ranked`]).
+fn judge_table(
+    rt: &Table<'_>,
+    tag: Option<&[u8]>,
+    qrels: &Ready<'_>,
+    options: &JudgeOptions,
+    threads: usize,
+    keep_rows: bool,
+) -> Result<(Judged, Option<Vec<i64>>), JudgeError> {
     let (real, judged) = (qrels.real, &qrels.judged);
-    let rt = Table::new(run);
     let threads = threads.max(1);
-    let topics = Topics::new(&qrels.topics, &rt);
+    let topics = Topics::new(&qrels.topics, rt);
     // the evaluated topics, in byte order
     let answered = |t: usize| !topics.run_blocks.of(t).is_empty();
     let kept: Vec<usize> =
         qrels.order.iter().copied().filter(|&t| options.complete || answered(t)).collect();
 
-    let keep_rows = rows == Rows::Keep;
-    let ranking = Ranking { run: &rt, topics: &topics, judged, options, threads };
+    let ranking = Ranking { run: rt, topics: &topics, judged, options, threads };
     let (labels, lengths, ranked_rows) = match qrels.kind {
         LabelKind::I8 => ranking.ranked::<i8>(&kept, keep_rows)?,
         LabelKind::I64 => ranking.ranked::<i64>(&kept, keep_rows)?,
@@ -572,7 +573,7 @@ fn judge_ranked(
         in_run,
         rel_level: options.rel_level,
         compat: options.compat,
-        run_tag: run.tag.clone().unwrap_or_default(),
+        run_tag: tag.unwrap_or_default().to_vec(),
     };
     let identity = ranked_rows.len() == rt.rows()
         && ranked_rows.iter().enumerate().all(|(i, &r)| r == i as i64);
@@ -854,7 +855,9 @@ impl<'a> Ranking<'_, 'a> {
         self.ranked::<T>(kept, false).map(|(labels, lengths, _)| (labels, lengths))
     }
 
-    /// [`Ranking::labels`], and the run row of each ranked document when `keep_rows`.
+    /// [`Ranking::labels`], and the run row of each ranked document when `keep_rows`
+    /// (a table's run, whose reader applied the duplicates policy: every row of a qrels
+    /// topic is ranked, without a map of its documents).
     #[allow(clippy::type_complexity)]
     fn ranked<T: Label>(
         &self,
@@ -890,17 +893,35 @@ impl<'a> Ranking<'_, 'a> {
         }
         let rows = self.topics.run_blocks.rows(t);
         let judged = if in_qrels { Some(&self.judged[t].docs) } else { None };
+        let compat9 = self.options.compat == 9;
+        if keep_rows && in_qrels {
+            // a table: its reader applied the duplicates policy, so every row is ranked
+            // and only the qrels' documents are looked up (no map of the run's)
+            s.entries.clear();
+            s.entries.reserve(rows);
+            let docs = &self.judged[t].docs;
+            for &(a, b) in blocks {
+                self.run.each(a, b, |row, columns, local| {
+                    let ValuesView::Scores(scores) = columns.values else { return };
+                    let score = scores[local];
+                    let key = if compat9 { score as f32 as f64 } else { score } + 0.0;
+                    let doc = columns.doc_id.get(local);
+                    let qrels = docs.get(doc).map(|&(raw, _)| raw);
+                    s.entries.push(Entry { key, score, doc, row, qrels });
+                });
+            }
+            return self.ranking(s, true);
+        }
         hash::reset(&mut s.docs, rows + judged.map_or(0, |d| d.len()));
         for (&doc, &(raw, _)) in judged.into_iter().flatten() {
             s.docs.insert(doc, Slot { entry: UNRANKED, qrels: Some(raw) });
         }
         s.entries.clear();
         s.entries.reserve(rows);
-        let compat9 = self.options.compat == 9;
         let mut duplicate = None;
         for &(a, b) in blocks {
             self.run.each(a, b, |row, columns, local| {
-                let Values::Scores(scores) = &columns.values else { return };
+                let ValuesView::Scores(scores) = columns.values else { return };
                 let score = scores[local];
                 let key = if compat9 { score as f32 as f64 } else { score } + 0.0;
                 let doc = columns.doc_id.get(local);
@@ -927,10 +948,19 @@ impl<'a> Ranking<'_, 'a> {
         if duplicate.is_some() || !in_qrels {
             return (Vec::new(), Vec::new(), duplicate);
         }
+        self.ranking(s, keep_rows)
+    }
+
+    /// The topic's documents (`s.entries`) ranked and judged: labels, and their rows
+    /// when `keep_rows`.
+    fn ranking<T: Label>(&self, s: &mut Scratch<'a>, keep_rows: bool) -> Ranked<T> {
         // trec_eval's order: score descending, ties by document id descending (runs are
         // usually written in it: checked in one pass, sorted only when they are not; the
-        // documents are distinct, so the order is unique and the check is exact)
-        let order = |a: &Entry, b: &Entry| b.key.total_cmp(&a.key).then_with(|| b.doc.cmp(a.doc));
+        // documents are distinct, so the order is unique and the check is exact; the row
+        // orders a pair a table repeats, which the caller promised it does not)
+        let order = |a: &Entry, b: &Entry| {
+            b.key.total_cmp(&a.key).then_with(|| b.doc.cmp(a.doc)).then(a.row.cmp(&b.row))
+        };
         if s.entries.windows(2).any(|w| order(&w[0], &w[1]).is_gt()) {
             s.entries.sort_unstable_by(order);
         }

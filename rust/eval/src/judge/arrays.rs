@@ -5,19 +5,20 @@
 //! The columns come as record batches (rows aligned across the three columns), each
 //! string column as Arrow lays it out: `offsets` (`i32` for `string`, `i64` for
 //! `large_string`, already sliced to the batch's rows: `offsets[i]..offsets[i + 1]` are
-//! the bytes of row `i` in `data`). They are copied into [`Parsed`] pieces (strings
-//! re-based to offset 0, cut where a piece would pass `i32` offsets), checked first:
-//! offsets non-decreasing and inside their data, equal lengths. Query ids need not be
-//! grouped: a query's rows may lie in several blocks of the table (the judge gathers
-//! them per topic, in row order).
+//! the bytes of row `i` in `data`). They are read where they are, not copied (but the
+//! offsets of `large_string` columns, re-based to `i32`), after a check: offsets
+//! non-decreasing and inside their data, equal lengths. Query ids need not be grouped:
+//! a query's rows may lie in several blocks of the table (the judge gathers them per
+//! topic, in row order).
 
-use cranfield_trec::{Columns, Parsed, Strings, Values};
+use std::borrow::Cow;
 
-use super::table::{raw_value, QrelsTopics, Table};
+use super::table::{raw_value, Piece, QrelsTopics, StrView, Table, ValuesView};
 use super::{
-    greater, hash, judge_ranked, parallel, Duplicates, Input, JudgeError, JudgeOptions, Judged,
-    Prepared, Rows,
+    greater, hash, judge_table, parallel, prepared_qrels, Duplicates, Input, JudgeError,
+    JudgeOptions, Judged, Prepared,
 };
+use cranfield_trec::Strings;
 
 /// The offsets of a string column of one batch (`rows + 1` of them).
 #[derive(Clone, Copy, Debug)]
@@ -50,36 +51,39 @@ pub struct StringsRef<'a> {
     pub data: &'a [u8],
 }
 
-impl StringsRef<'_> {
+impl<'a> StringsRef<'a> {
     /// The number of strings, if the column is well formed: offsets non-decreasing,
     /// within `data`.
     fn rows(&self) -> Option<usize> {
         let n = self.offsets.len().checked_sub(1)?;
-        let first = self.offsets.get(0);
-        let mut prev = first;
-        for i in 1..=n {
-            let o = self.offsets.get(i);
-            if o < prev {
-                return None;
-            }
-            prev = o;
-        }
-        (first >= 0 && prev as u64 <= self.data.len() as u64).then_some(n)
-    }
-
-    /// Rows `a..b` as an owned column with offsets from 0 (they fit in `i32`).
-    fn copy(&self, a: usize, b: usize) -> Strings {
-        let base = self.offsets.get(a);
-        let data = self.data[base as usize..self.offsets.get(b) as usize].to_vec();
-        let offsets = match self.offsets {
-            Offsets::Small(o) => o[a..=b].iter().map(|&x| x - base as i32).collect(),
-            Offsets::Large(o) => o[a..=b].iter().map(|&x| (x - base) as i32).collect(),
+        let ok = match self.offsets {
+            Offsets::Small(o) => o.windows(2).all(|w| w[0] <= w[1]),
+            Offsets::Large(o) => o.windows(2).all(|w| w[0] <= w[1]),
         };
-        Strings { data, offsets }
+        let (first, last) = (self.offsets.get(0), self.offsets.get(n));
+        (ok && first >= 0 && last as u64 <= self.data.len() as u64).then_some(n)
     }
 
-    /// The last row `e` in `a..=limit` such that rows `a..e` hold at most `bytes` bytes.
+    /// Rows `a..b` with `i32` offsets: borrowed for `string`, re-based (offsets from
+    /// 0, data from row `a`'s first byte) for `large_string` (`b` chosen so that they
+    /// fit).
+    fn rows_in(&self, a: usize, b: usize) -> (Cow<'a, [i32]>, &'a [u8]) {
+        match self.offsets {
+            Offsets::Small(o) => (Cow::Borrowed(&o[a..=b]), self.data),
+            Offsets::Large(o) => {
+                let base = o[a];
+                let offsets = o[a..=b].iter().map(|&x| (x - base) as i32).collect();
+                (Cow::Owned(offsets), &self.data[base as usize..o[b] as usize])
+            }
+        }
+    }
+
+    /// The last row `e` in `a..=limit` such that rows `a..e` hold at most `bytes` bytes
+    /// (`limit` for `string` columns, whose offsets are `i32` already).
     fn cut(&self, a: usize, limit: usize, bytes: i64) -> usize {
+        if let Offsets::Small(_) = self.offsets {
+            return limit;
+        }
         let base = self.offsets.get(a);
         let (mut lo, mut hi) = (a, limit);
         while lo < hi {
@@ -95,27 +99,13 @@ impl StringsRef<'_> {
 }
 
 /// A value column of one batch, borrowed: a run's scores, qrels' grades or gains.
-#[derive(Clone, Copy, Debug)]
-pub enum ValuesRef<'a> {
-    Scores(&'a [f64]),
-    Grades(&'a [i64]),
-    Reals(&'a [f64]),
-}
+pub type ValuesRef<'a> = ValuesView<'a>;
 
-impl ValuesRef<'_> {
-    fn len(&self) -> usize {
-        match self {
-            ValuesRef::Scores(v) | ValuesRef::Reals(v) => v.len(),
-            ValuesRef::Grades(v) => v.len(),
-        }
-    }
-
-    fn copy(&self, a: usize, b: usize) -> Values {
-        match self {
-            ValuesRef::Scores(v) => Values::Scores(v[a..b].to_vec()),
-            ValuesRef::Grades(v) => Values::Grades(v[a..b].to_vec()),
-            ValuesRef::Reals(v) => Values::Reals(v[a..b].to_vec()),
-        }
+fn sub<'a>(values: ValuesRef<'a>, a: usize, b: usize) -> ValuesRef<'a> {
+    match values {
+        ValuesView::Scores(v) => ValuesView::Scores(&v[a..b]),
+        ValuesView::Grades(v) => ValuesView::Grades(&v[a..b]),
+        ValuesView::Reals(v) => ValuesView::Reals(&v[a..b]),
     }
 }
 
@@ -127,56 +117,80 @@ pub struct Batch<'a> {
     pub values: ValuesRef<'a>,
 }
 
-/// The most bytes of one string column in a piece (within `i32` offsets).
-const PIECE_BYTES: i64 = 1 << 30;
+/// The most bytes of one string column in a piece (`i32` offsets).
+const PIECE_BYTES: i64 = i32::MAX as i64;
 
-/// The batches as a [`Parsed`] input (copied; row `i` is line `i + 1`), or
-/// [`JudgeError::WrongKind`] for `input` when a column is malformed or the columns'
-/// lengths differ.
-pub fn parsed(batches: &[Batch<'_>], input: Input) -> Result<Parsed, JudgeError> {
-    parsed_in(batches, input, PIECE_BYTES)
+/// The rows of some batches with `i32` offsets: borrowed, or re-based offsets owned.
+pub struct Checked<'a> {
+    parts: Vec<Part<'a>>,
 }
 
-fn parsed_in(batches: &[Batch<'_>], input: Input, bytes: i64) -> Result<Parsed, JudgeError> {
-    let wrong = || JudgeError::WrongKind(input);
-    let mut columns = Vec::new();
-    for b in batches {
-        let n = b.query_id.rows().ok_or_else(wrong)?;
-        if b.doc_id.rows() != Some(n) || b.values.len() != n {
-            return Err(wrong());
-        }
-        let mut a = 0;
-        while a < n {
-            let end = b.query_id.cut(a, n, bytes).min(b.doc_id.cut(a, n, bytes)).max(a + 1);
-            if b.query_id.offsets.get(end) - b.query_id.offsets.get(a) > i32::MAX as i64
-                || b.doc_id.offsets.get(end) - b.doc_id.offsets.get(a) > i32::MAX as i64
-            {
-                return Err(wrong()); // one id of over 2 GiB
-            }
-            columns.push(Columns {
-                query_id: b.query_id.copy(a, end),
-                doc_id: b.doc_id.copy(a, end),
-                values: b.values.copy(a, end),
-            });
-            a = end;
-        }
+struct Part<'a> {
+    query_id: (Cow<'a, [i32]>, &'a [u8]),
+    doc_id: (Cow<'a, [i32]>, &'a [u8]),
+    values: ValuesRef<'a>,
+}
+
+impl<'a> Checked<'a> {
+    /// The batches checked (see the module's documentation), or
+    /// [`JudgeError::WrongKind`] for `input` when a column is malformed or the columns'
+    /// lengths differ.
+    pub fn new(batches: &[Batch<'a>], input: Input) -> Result<Checked<'a>, JudgeError> {
+        Checked::cut(batches, input, PIECE_BYTES)
     }
-    // where the query id changes (across pieces too)
-    let mut query_starts = Vec::new();
-    let mut prev: Option<&[u8]> = None;
-    let mut row = 0i64;
-    for c in &columns {
-        for i in 0..c.query_id.len() {
-            let id = c.query_id.get(i);
-            if prev != Some(id) {
-                query_starts.push(row);
+
+    fn cut(batches: &[Batch<'a>], input: Input, bytes: i64) -> Result<Checked<'a>, JudgeError> {
+        let wrong = || JudgeError::WrongKind(input);
+        let mut parts = Vec::with_capacity(batches.len());
+        for b in batches {
+            let n = b.query_id.rows().ok_or_else(wrong)?;
+            if b.doc_id.rows() != Some(n) || b.values.len() != n {
+                return Err(wrong());
             }
-            prev = Some(id);
-            row += 1;
+            let mut a = 0;
+            while a < n {
+                let end = b.query_id.cut(a, n, bytes).min(b.doc_id.cut(a, n, bytes));
+                if end == a {
+                    return Err(wrong()); // one id of 2 GiB or more
+                }
+                parts.push(Part {
+                    query_id: b.query_id.rows_in(a, end),
+                    doc_id: b.doc_id.rows_in(a, end),
+                    values: sub(b.values, a, end),
+                });
+                a = end;
+            }
         }
+        Ok(Checked { parts })
     }
-    query_starts.push(row);
-    Ok(Parsed { columns, lines: None, query_starts, tag: None, rows: row as usize })
+
+    /// The number of rows.
+    pub fn rows(&self) -> usize {
+        self.parts.iter().map(|p| p.values.len()).sum()
+    }
+
+    /// Whether every value is of the kind `is`.
+    fn all(&self, is: impl Fn(&ValuesRef) -> bool) -> bool {
+        self.parts.iter().all(|p| is(&p.values))
+    }
+
+    /// The rows as a table (row `i` is line `i + 1`).
+    fn table(&self) -> Table<'_> {
+        fn view<'b>(column: &'b (Cow<'_, [i32]>, &'b [u8])) -> StrView<'b> {
+            StrView { offsets: &column.0, data: column.1 }
+        }
+        let pieces: Vec<Piece> = self
+            .parts
+            .iter()
+            .map(|p| Piece {
+                query_id: view(&p.query_id),
+                doc_id: view(&p.doc_id),
+                values: p.values,
+            })
+            .collect();
+        let starts = Table::find_query_starts(&pieces);
+        Table::of_pieces(pieces, Cow::Owned(starts))
+    }
 }
 
 /// A judged table: the [`Judged`] arrays and the run row of each ranked document
@@ -197,18 +211,22 @@ pub fn judge_batches(
     threads: usize,
 ) -> Result<JudgedRows, JudgeError> {
     options.check()?;
-    let run = parsed(run, Input::Run)?;
-    if run.columns.iter().any(|c| !matches!(c.values, Values::Scores(_))) {
+    let run = Checked::new(run, Input::Run)?;
+    if !run.all(|v| matches!(v, ValuesView::Scores(_))) {
         return Err(JudgeError::WrongKind(Input::Run));
     }
-    let real = qrels.iter().any(|b| matches!(b.values, ValuesRef::Reals(_)));
-    let qrels = parsed(qrels, Input::Qrels)?;
-    if qrels.rows == 0 {
+    let qrels = Checked::new(qrels, Input::Qrels)?;
+    let real = qrels.all(|v| matches!(v, ValuesView::Reals(_)));
+    if !real && !qrels.all(|v| matches!(v, ValuesView::Grades(_))) {
+        return Err(JudgeError::WrongKind(Input::Qrels));
+    }
+    if qrels.rows() == 0 {
         return Ok((empty(real, options), None));
     }
-    let threads = if run.rows + qrels.rows < super::PARALLEL_ROWS { 1 } else { threads.max(1) };
-    let prepared = Prepared::new(&qrels, options.qrels_duplicates, threads);
-    judge_ranked(&run, &prepared, options, threads, Rows::Keep)
+    let threads = if run.rows() + qrels.rows() < super::PARALLEL_ROWS { 1 } else { threads.max(1) };
+    let prepared = Prepared::of_table(qrels.table(), real, options.qrels_duplicates, threads);
+    let ready = prepared_qrels(&prepared)?;
+    judge_table(&run.table(), None, ready, options, threads, true)
 }
 
 /// The judged run of qrels without rows: no query.
@@ -249,11 +267,11 @@ pub enum Repeats {
 /// The repeated (query id, document id) pairs of a table, under `policy`: `First`
 /// keeps each pair's first row, `Max` its row with the highest value (the first of
 /// equal ones; values compared as `f64` for scores and gains, `i64` for grades).
-pub fn repeats(parsed: &Parsed, policy: Duplicates, threads: usize) -> Repeats {
-    let table = Table::new(parsed);
+pub fn repeats(checked: &Checked<'_>, policy: Duplicates, threads: usize) -> Repeats {
+    let table = checked.table();
     let topics = QrelsTopics::new(&table);
-    let real = parsed.columns.iter().any(|c| !matches!(c.values, Values::Grades(_)));
-    let threads = if parsed.rows < super::PARALLEL_ROWS { 1 } else { threads.max(1) };
+    let real = !checked.all(|v| matches!(v, ValuesView::Grades(_)));
+    let threads = if checked.rows() < super::PARALLEL_ROWS { 1 } else { threads.max(1) };
     let make = || hash::map::<&[u8], (u64, usize)>(0);
     let found: Vec<(Vec<usize>, Option<Pair>)> =
         parallel::map(topics.ids.len(), threads, make, |seen, t| {
@@ -262,9 +280,9 @@ pub fn repeats(parsed: &Parsed, policy: Duplicates, threads: usize) -> Repeats {
             let mut drop = Vec::new();
             let mut pair = None;
             for &(a, b) in blocks {
-                table.each(a, b, |row, columns, local| {
-                    let value = raw_value(columns, local);
-                    match seen.entry(columns.doc_id.get(local)) {
+                table.each(a, b, |row, piece, local| {
+                    let value = raw_value(piece, local);
+                    match seen.entry(piece.doc_id.get(local)) {
                         std::collections::hash_map::Entry::Vacant(e) => {
                             e.insert((value, row));
                         }
@@ -304,54 +322,85 @@ pub fn repeats(parsed: &Parsed, policy: Duplicates, threads: usize) -> Repeats {
 mod tests {
     use super::*;
 
-    fn strings(ids: &[&str]) -> (Vec<i32>, Vec<u8>) {
+    fn strings(ids: &[&str]) -> (Vec<i64>, Vec<u8>) {
         let mut offsets = vec![0];
         let mut data = Vec::new();
         for id in ids {
             data.extend_from_slice(id.as_bytes());
-            offsets.push(data.len() as i32);
+            offsets.push(data.len() as i64);
         }
         (offsets, data)
     }
 
+    fn small(offsets: &[i64]) -> Vec<i32> {
+        offsets.iter().map(|&o| o as i32).collect()
+    }
+
+    fn docs(table: &Table) -> Vec<Vec<u8>> {
+        let mut out = Vec::new();
+        table.each(0, table.rows(), |_, p, i| out.push(p.doc_id.get(i).to_vec()));
+        out
+    }
+
     #[test]
-    fn pieces_are_cut_within_the_byte_limit_and_queries_found_across_them() {
+    fn large_strings_are_cut_within_the_byte_limit_and_queries_found_across_pieces() {
         let (qo, qd) = strings(&["q1", "q1", "q2", "q2", "q1"]);
         let (d_o, dd) = strings(&["aaaa", "b", "cc", "d", "eeeeee"]);
         let scores = [1.0, 2.0, 3.0, 4.0, 5.0];
         let batch = Batch {
-            query_id: StringsRef { offsets: Offsets::Small(&qo), data: &qd },
-            doc_id: StringsRef { offsets: Offsets::Small(&d_o), data: &dd },
-            values: ValuesRef::Scores(&scores),
+            query_id: StringsRef { offsets: Offsets::Large(&qo), data: &qd },
+            doc_id: StringsRef { offsets: Offsets::Large(&d_o), data: &dd },
+            values: ValuesView::Scores(&scores),
         };
-        let whole = parsed_in(&[batch], Input::Run, 1 << 30).unwrap();
-        assert_eq!(whole.columns.len(), 1);
-        let cut = parsed_in(&[batch], Input::Run, 5).unwrap();
-        assert!(cut.columns.len() > 1);
-        for p in [&whole, &cut] {
-            assert_eq!(p.rows, 5);
-            assert_eq!(p.query_starts, vec![0, 2, 4, 5]);
-            let docs: Vec<Vec<u8>> = p
-                .columns
-                .iter()
-                .flat_map(|c| (0..c.doc_id.len()).map(|i| c.doc_id.get(i).to_vec()))
-                .collect();
-            assert_eq!(docs, [&b"aaaa"[..], b"b", b"cc", b"d", b"eeeeee"]);
+        let whole = Checked::new(&[batch], Input::Run).unwrap();
+        assert_eq!(whole.parts.len(), 1);
+        let cut = Checked::cut(&[batch], Input::Run, 6).unwrap();
+        // an id longer than a piece may hold is refused
+        assert!(matches!(Checked::cut(&[batch], Input::Run, 5), Err(JudgeError::WrongKind(_))));
+        assert!(cut.parts.len() > 1);
+        for c in [&whole, &cut] {
+            let table = c.table();
+            assert_eq!(table.rows(), 5);
+            assert_eq!(table.blocks().collect::<Vec<_>>(), [(0, 2), (2, 4), (4, 5)]);
+            assert_eq!(docs(&table), [&b"aaaa"[..], b"b", b"cc", b"d", b"eeeeee"]);
         }
+    }
+
+    #[test]
+    fn sliced_offsets_are_read_in_place() {
+        // rows 1..4 of a column: offsets do not start at 0
+        let (qo, qd) = strings(&["x", "q1", "q1", "q2", "y"]);
+        let (d_o, dd) = strings(&["zz", "a", "b", "c", "w"]);
+        let (qs, ds) = (small(&qo), small(&d_o));
+        let scores = [1.0, 2.0, 3.0];
+        let batch = Batch {
+            query_id: StringsRef { offsets: Offsets::Small(&qs[1..5]), data: &qd },
+            doc_id: StringsRef { offsets: Offsets::Small(&ds[1..5]), data: &dd },
+            values: ValuesView::Scores(&scores),
+        };
+        let checked = Checked::new(&[batch], Input::Run).unwrap();
+        let table = checked.table();
+        assert_eq!(docs(&table), [&b"a"[..], b"b", b"c"]);
+        assert_eq!(table.query_id(2), b"q2");
     }
 
     #[test]
     fn malformed_columns_are_refused() {
         let (qo, qd) = strings(&["q1", "q2"]);
+        let qs = small(&qo);
         let bad = [0i32, 5, 1];
+        let beyond = [0i32, 1, 9];
         let scores = [1.0, 2.0];
-        for (offsets, values) in [(&bad[..], &scores[..]), (&qo[..], &scores[..1])] {
+        for (offsets, values) in
+            [(&bad[..], &scores[..]), (&beyond[..], &scores[..]), (&qs[..], &scores[..1])]
+        {
             let batch = Batch {
-                query_id: StringsRef { offsets: Offsets::Small(&qo), data: &qd },
+                query_id: StringsRef { offsets: Offsets::Small(&qs), data: &qd },
                 doc_id: StringsRef { offsets: Offsets::Small(offsets), data: &qd },
-                values: ValuesRef::Scores(values),
+                values: ValuesView::Scores(values),
             };
-            assert!(matches!(parsed(&[batch], Input::Run), Err(JudgeError::WrongKind(Input::Run))));
+            let refused = Checked::new(&[batch], Input::Run);
+            assert!(matches!(refused, Err(JudgeError::WrongKind(Input::Run))));
         }
     }
 
@@ -359,13 +408,14 @@ mod tests {
     fn repeats_follow_each_policy() {
         let (qo, qd) = strings(&["q1", "q2", "q1", "q1", "q2"]);
         let (d_o, dd) = strings(&["a", "a", "a", "a", "b"]);
+        let (qs, ds) = (small(&qo), small(&d_o));
         let scores = [1.0, 2.0, 3.0, 0.5, 4.0];
         let batch = Batch {
-            query_id: StringsRef { offsets: Offsets::Small(&qo), data: &qd },
-            doc_id: StringsRef { offsets: Offsets::Small(&d_o), data: &dd },
-            values: ValuesRef::Scores(&scores),
+            query_id: StringsRef { offsets: Offsets::Small(&qs), data: &qd },
+            doc_id: StringsRef { offsets: Offsets::Small(&ds), data: &dd },
+            values: ValuesView::Scores(&scores),
         };
-        let p = parsed(&[batch], Input::Run).unwrap();
+        let p = Checked::new(&[batch], Input::Run).unwrap();
         assert_eq!(repeats(&p, Duplicates::Error, 1), Repeats::First(Some((0, 2))));
         assert_eq!(repeats(&p, Duplicates::First, 2), Repeats::Drop(vec![2, 3]));
         assert_eq!(repeats(&p, Duplicates::Max, 1), Repeats::Drop(vec![0, 3]));
