@@ -1,6 +1,6 @@
-//! Run x qrels -> judged run (trec_eval's `form_res_rels.c` for all queries at once),
-//! the counterpart of `cranfield/core/judged.py`'s `judge` applied to TREC files read
-//! by `Run.read` and `Qrels.read`.
+//! Run x qrels -> judged run (trec_eval's `form_res_rels.c` for all queries at once):
+//! of TREC files read here, and ([`arrays`]) of the Arrow tables of Python's `Run` and
+//! `Qrels` (`cranfield/core/judged.py`'s `judge`).
 //!
 //! * Topics are the qrels' query ids, in byte order (trec_eval's per-topic order). A
 //!   run topic absent from the qrels is ignored; a qrels topic absent from the run is
