@@ -325,5 +325,3 @@ def test_take_from_chunks_in_any_order():
         if rng.random() < 0.5:
             rows = np.sort(rows)  # ascending: one pass over the chunks
         assert arrays.take(col, rows).to_pylist() == [values[i] for i in rows]
-
-

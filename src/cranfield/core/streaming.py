@@ -233,9 +233,7 @@ def judge_file(
                     )
                 seen.update(ids)
                 tag = parsed.tag if parsed.tag is not None else tag
-                parts.append(
-                    judge(qrels, run, piece_options)
-                )
+                parts.append(judge(qrels, run, piece_options))
                 del run, parsed
                 if bar is not None:
                     bar.step()
