@@ -649,3 +649,23 @@ def test_interleaved_queries_and_repeats_across_chunks():
         got = (jr.offsets, jr.labels, jr.qrels_offsets, jr.qrels_grades, jr.in_run)
         assert_same((list(jr.query_ids), *got), want)
         assert jr.doc_ids(run).tolist() == [rows[r][1] for r in want_rows]
+
+
+def test_unaligned_buffers_are_judged():
+    """Arrow buffers at an odd address (as a table unpickled in a Dask worker may have)
+    are handed to the engine aligned."""
+    scores = np.array([1.0, 3.0, 2.0])
+    raw = np.zeros(scores.nbytes + 1, dtype=np.uint8)
+    raw[1:] = scores.view(np.uint8)
+    odd = pa.Array.from_buffers(pa.float64(), 3, [None, pa.py_buffer(raw)[1:]])
+    offsets = np.zeros(4 * 4 + 1, dtype=np.uint8)
+    offsets[1:] = np.array([0, 1, 2, 3], dtype=np.int32).view(np.uint8)
+    ids = pa.Array.from_buffers(
+        pa.string(), 3, [None, pa.py_buffer(offsets)[1:], pa.py_buffer(b"abc")]
+    )
+    table = pa.table({"query_id": pa.array(["q", "q", "q"]), "doc_id": ids, "score": odd})
+    assert not np.frombuffer(table["score"].chunk(0).buffers()[1], np.float64).flags.aligned
+    run = Run(table)
+    jr = judge(Qrels.from_dict({"q": {"b": 1, "c": 2}}), run)
+    assert jr.labels.tolist() == [1, 2, -1]
+    assert jr.doc_ids(run).tolist() == ["b", "c", "a"]

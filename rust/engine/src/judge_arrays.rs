@@ -83,7 +83,7 @@ fn held<'py>(batches: &Bound<'py, PyAny>) -> PyResult<Vec<Held<'py>>> {
 }
 
 fn contiguous<T>(r: Result<&[T], numpy::AsSliceError>) -> PyResult<&[T]> {
-    r.map_err(|_| PyValueError::new_err("arrays must be contiguous"))
+    r.map_err(|_| PyValueError::new_err("arrays must be contiguous and aligned"))
 }
 
 fn strings<'a>(held: &'a (HeldOffsets<'_>, PyReadonlyArray1<'_, u8>)) -> PyResult<StringsRef<'a>> {

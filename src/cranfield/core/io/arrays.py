@@ -126,7 +126,13 @@ def _string_buffers(arr: pa.Array, name: str) -> tuple[np.ndarray, np.ndarray]:
     _, off_buf, data_buf = arr.buffers()
     offsets = np.frombuffer(off_buf, dtype=dtype)[arr.offset : arr.offset + len(arr) + 1]
     data = np.frombuffer(data_buf, dtype=np.uint8) if data_buf is not None else _NO_BYTES
-    return offsets, data
+    return _aligned(offsets), data
+
+
+def _aligned(values: np.ndarray) -> np.ndarray:
+    """``values``, copied when its buffer is not aligned to its item size (Arrow aligns
+    what it allocates, but a table unpickled from a Dask worker's message may not be)."""
+    return values if values.flags.aligned else values.copy()
 
 
 def engine_batches(table: pa.Table, value: str) -> list[tuple]:
@@ -143,5 +149,6 @@ def engine_batches(table: pa.Table, value: str) -> list[tuple]:
         q, d, v = batch.columns
         if v.null_count or v.type not in (pa.float64(), pa.int64()):
             raise ValueError(f"{value} column must be float64 or int64 without nulls")
-        out.append((*_string_buffers(q, "query_id"), *_string_buffers(d, "doc_id"), _view(v)))
+        values = _aligned(_view(v))
+        out.append((*_string_buffers(q, "query_id"), *_string_buffers(d, "doc_id"), values))
     return out
