@@ -426,9 +426,9 @@ def test_latin1_ids_are_bytes(tmp_path, exact):
         Run.read(path, encoding="cp1252")
 
 
-def test_latin1_query_blocks_match_the_column(tmp_path):
-    """The query blocks the fast path hands on hold the converted ids too (they key the
-    join with the qrels: raw bytes there matched nothing)."""
+def test_latin1_query_ids_join_as_the_converted_strings(tmp_path):
+    """Latin-1 query ids are judged as the strings of the column (raw bytes in the join
+    with the qrels once matched nothing)."""
     from cranfield import evaluate
 
     q, r = tmp_path / "q.txt", tmp_path / "r.txt"
