@@ -4,7 +4,6 @@ The command line reads them while it builds its parsers: building a parser impor
 NumPy or Arrow.
 """
 
-#: The measures of :func:`cranfield.evaluate`, ``cranfield eval`` and
-#: :func:`cranfield.core.streaming.evaluate_file` when none are named: the usual summary of
-#: an ad hoc retrieval run.
+#: The measures of :func:`cranfield.evaluate` and ``cranfield eval`` when none are
+#: named: the usual summary of an ad hoc retrieval run.
 DEFAULT_MEASURES: tuple[str, ...] = ("AP", "nDCG@10", "P@10", "R@100", "RR")

@@ -88,3 +88,21 @@ def test_stream_reads_gzip_qrels_whole(tmp_path):
             streamed = run_cli(command, "--stream", qrels, run)
             assert_success(streamed)
             assert streamed.stdout == run_cli(command, qrels, run).stdout
+
+
+def test_the_general_path_reads_runs_as_the_engine_path(tmp_path):
+    """Qrels in CSV take the general path; the run is still read and judged by the
+    engine in pieces: a query larger than memory is one clean line, ``--no-stream``
+    over the budget is refused before reading, and by default a run larger than the
+    budget is evaluated."""
+    _, run = _one_huge_query(tmp_path)
+    qrels = tmp_path / "qrels.csv"
+    qrels.write_bytes(b"query_id,doc_id,relevance\n1,d,1\n2,d,1\n")
+    plain = tmp_path / "plain.txt"
+    plain.write_bytes(b"".join(b"1 Q0 d%d 1 %d t\n" % (d, -d) for d in range(150_000)))
+    with Unchanged(qrels, run, plain):
+        out = run_cli("eval", qrels, run, memory=1 << 30)
+        assert_clean_failure(out, f"{run}: not enough memory to hold a piece")
+        out = run_cli("eval", "--no-stream", qrels, plain, memory=1 << 30)
+        assert_clean_failure(out, f"{plain}: not enough memory to read the run whole")
+        assert_success(run_cli("eval", qrels, plain, memory=1 << 30))

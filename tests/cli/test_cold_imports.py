@@ -97,10 +97,20 @@ def test_a_run_on_standard_input_imports_nothing_it_does_not_need(files, command
     assert "\tall\tr\n" in text or "\nr " in text  # run r's values
 
 
-def test_the_general_path_still_imports_what_it_needs(files):
-    # the checks above can fail: a path that needs NumPy (qrels on standard input are
-    # read by the general path) does import it
-    status, loaded, _ = imported(["eval", "-", files[1], "-m", "AP"], stdin=QRELS)
+@pytest.mark.parametrize("command", ["eval", "trec_eval"])
+def test_qrels_on_standard_input_import_nothing_they_do_not_need(files, command):
+    status, loaded, text = imported([command, "-", files[1]], stdin=QRELS)
+    assert status == 0
+    assert loaded == []
+    assert "\tall\tr\n" in text or "\nr " in text  # run r's values
+
+
+def test_the_general_path_still_imports_what_it_needs(files, tmp_path):
+    # the checks above can fail: a path that needs NumPy (qrels in CSV are read by the
+    # general path) does import it
+    qrels = tmp_path / "qrels.csv"
+    qrels.write_text("query_id,doc_id,relevance\n" + QRELS.replace(" 0 ", ",").replace(" ", ","))
+    status, loaded, _ = imported(["eval", str(qrels), files[1], "-m", "AP"])
     assert status == 0 and "numpy" in loaded
 
 

@@ -12,6 +12,7 @@ reference).
 from __future__ import annotations
 
 import gzip
+import itertools
 import os
 import subprocess
 import sys
@@ -23,10 +24,10 @@ from fifo import fifo_with_writer
 SCRIPT = """
 import os, sys
 if os.environ.get("PIECE"):  # pieces of this many bytes, in both paths
-    from cranfield.core import memory, streaming
-    streaming.CHUNK_BYTES = int(os.environ["PIECE"])
+    from cranfield.core import memory
+    piece = int(os.environ["PIECE"])
     reading = memory.engine_reading
-    memory.engine_reading = lambda s: {**reading(s), "piece_bytes": streaming.CHUNK_BYTES}
+    memory.engine_reading = lambda s: {**reading(s), "piece_bytes": piece}
 if sys.argv[1] == "engine":
     sys.modules["numpy"] = None  # the general path would fail importing it
 elif sys.argv[1] == "general":
@@ -170,17 +171,38 @@ def test_other_runs_that_are_not_regular_files_go_to_the_general_path(qrels, tmp
     assert done[0] == 2 and "is a directory" in done[2]
 
 
-@pytest.mark.parametrize("command", ["eval", "trec_eval"])
-def test_a_named_pipe_is_read_as_a_file(qrels, tmp_path, command):
-    # the engine leaves a named pipe to the general path without opening it
-    fifo, writer = fifo_with_writer(tmp_path / "run.pipe", UNGROUPED.encode())
+PIPES = itertools.count()
+
+
+def piped(tmp_path, mode: str, argv: list[str], data: bytes, piece: int = 0):
+    """``cli`` with ``data`` in the named pipe that ``{pipe}`` in ``argv`` names (and
+    in the output)."""
+    fifo, writer = fifo_with_writer(tmp_path / f"run-{next(PIPES)}.pipe", data)
     try:
-        piped = cli("plain", [command, qrels, str(fifo)], b"")
+        done = cli(mode, [str(fifo) if a == "{pipe}" else a for a in argv], b"", piece)
+        return tuple(x.replace(str(fifo), "{pipe}") if isinstance(x, str) else x for x in done)
     finally:
         os.close(os.open(fifo, os.O_RDONLY | os.O_NONBLOCK))  # never leave the writer waiting
         writer.join(timeout=10)
-    assert piped == cli("engine", [command, qrels, "-"], UNGROUPED.encode())
-    assert piped[0] == 0
+
+
+@pytest.mark.parametrize("command", ["eval", "trec_eval"])
+@pytest.mark.parametrize("piece", [0, 40])
+def test_a_named_pipe_is_read_by_the_engine(qrels, tmp_path, command, piece):
+    # read once by the engine path (NumPy unimportable), as standard input is; the
+    # general path (the engine judging for it) gives the same
+    for data in (UNGROUPED.encode(), gzip.compress(RUN.encode())):
+        argv = [command, "-q", qrels, "{pipe}"]
+        got = piped(tmp_path, "engine", argv, data, piece)
+        assert got == cli("engine", [command, "-q", qrels, "-"], data, piece)
+        assert got[0] == 0
+        assert got == piped(tmp_path, "general", argv, data, piece)
+    # a problem after reading: one line, status 2, from both paths alike
+    bad = (RUN + "3 Q0 d9 1 high tag\n").encode()
+    argv = [command, qrels, "{pipe}"]
+    got = piped(tmp_path, "engine", argv, bad, piece)
+    assert got[0] == 2 and got[2].count("\n") == 1 and ":7:" in got[2]
+    assert got == piped(tmp_path, "general", argv, bad, piece)
 
 
 @pytest.mark.parametrize("command", ["eval", "trec_eval"])
@@ -233,3 +255,34 @@ def test_after_reading_standard_input_nothing_is_left_to_the_general_path():
         ("unsupported", "qrels", None, "not a regular file"),
     ]:
         assert _reported(_engine.JudgeError(*failure), args) is None
+
+
+@pytest.mark.parametrize("command", ["eval", "trec_eval"])
+def test_qrels_in_a_named_pipe(qrels, tmp_path, command):
+    # read once by the engine path (NumPy unimportable)
+    run = tmp_path / "run.txt"
+    run.write_text(UNGROUPED)
+    fifo, writer = fifo_with_writer(tmp_path / "qrels.pipe", QRELS.encode())
+    try:
+        got = cli("engine", [command, "-q", str(fifo), str(run)], b"")
+    finally:
+        os.close(os.open(fifo, os.O_RDONLY | os.O_NONBLOCK))
+        writer.join(timeout=10)
+    assert got[0] == 0 and got == cli("engine", [command, "-q", qrels, str(run)], b"")
+
+
+@pytest.mark.parametrize("command", ["eval", "trec_eval"])
+def test_qrels_on_standard_input(tmp_path, command):
+    # read by the engine path, as the general path reads them; problems alike
+    run = tmp_path / "run.txt"
+    run.write_text(UNGROUPED)
+    for data in (QRELS.encode(), gzip.compress(QRELS.encode())):
+        status, out, _ = same([command, "-q", "-", str(run)], data)
+        assert status == 0 and "0.7500" in out
+    status, _, err = same([command, "-", str(run)], (QRELS + "7 0 d1 high\n").encode())
+    assert status == 2 and err.count("\n") == 1 and "<stdin>:7:" in err
+    # with a directory for a run: decided before reading, the general path reads both
+    argv = [command, "-", str(tmp_path)]
+    done = cli("plain", argv, QRELS.encode())
+    assert done == cli("general", argv, QRELS.encode())
+    assert done[0] == 2 and done[2].count("\n") == 1 and "directory" in done[2]

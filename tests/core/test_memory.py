@@ -1,8 +1,6 @@
-"""When the command line streams a run: memory figures of this machine and process."""
+"""The memory budget of inputs read whole, and how the engine is told to read a run."""
 
 from __future__ import annotations
-
-import gzip
 
 import pytest
 
@@ -25,46 +23,45 @@ def limits(monkeypatch, available=None, cgroup=None, address_space=None):
     monkeypatch.setattr(memory, "_address_space_limit", lambda: address_space)
 
 
-def test_each_limit_can_ask_for_streaming(monkeypatch, run_file):
-    size = run_file.stat().st_size
-    need = memory.NEED_PER_BYTE * size + memory.NEED_BASE
-    limits(monkeypatch, available=10 * need)
-    assert not memory.should_stream(run_file)
-    limits(monkeypatch, available=0.9 * need / memory.RAM_SHARE)
-    assert memory.should_stream(run_file)
-    limits(monkeypatch, available=10 * need, cgroup=need - 1)
-    assert memory.should_stream(run_file)
-    limits(monkeypatch, available=10 * need, cgroup=need + 1)
-    assert not memory.should_stream(run_file)
-    space = memory.ADDRESS_SPACE_PER_BYTE * size + memory.ADDRESS_SPACE_BASE
-    limits(monkeypatch, address_space=space - 1)
-    assert memory.should_stream(run_file)
-    limits(monkeypatch, address_space=space + 1)
-    assert not memory.should_stream(run_file)
-
-
-def test_without_figures_the_size_threshold_decides(monkeypatch, run_file):
+def test_each_limit_bounds_the_budget(monkeypatch):
+    """The budget of an input read whole is the least of what each figure allows."""
+    gib = 1 << 30
     limits(monkeypatch)
-    assert memory.fits_in_memory(run_file) is None
-    assert not memory.should_stream(run_file)
-    monkeypatch.setattr(memory, "STREAM_THRESHOLD", run_file.stat().st_size - 1)
-    assert memory.should_stream(run_file)
+    assert memory.input_budget() is None  # no figure: no budget
+    limits(monkeypatch, available=10 * gib)
+    want = (memory.RAM_SHARE * 10 * gib - memory.NEED_BASE) / memory.NEED_PER_BYTE
+    assert memory.input_budget() == int(want)
+    limits(monkeypatch, available=10 * gib, cgroup=gib)
+    assert memory.input_budget() == int((gib - memory.NEED_BASE) / memory.NEED_PER_BYTE)
+    limits(monkeypatch, available=10 * gib, address_space=2 * gib)
+    space = (2 * gib - memory.ADDRESS_SPACE_BASE) / memory.ADDRESS_SPACE_PER_BYTE
+    assert memory.input_budget() == int(space)
+    limits(monkeypatch, available=1)  # nothing fits: a floor of 1 MiB
+    assert memory.input_budget() == MIB
 
 
-def test_explicit_choice_stdin_and_missing_files(monkeypatch, tmp_path, run_file):
-    limits(monkeypatch, available=1)  # nothing fits
-    assert memory.should_stream(run_file)
-    assert not memory.should_stream(run_file, stream=False)
-    assert memory.should_stream(tmp_path / "missing.txt", stream=True)
-    assert not memory.should_stream("-")
-    assert not memory.should_stream(tmp_path / "missing.txt")  # the reader reports it
+def test_engine_reading_of_stream_and_no_stream(monkeypatch):
+    limits(monkeypatch, cgroup=1 << 30)
+    budget = memory.input_budget()
+    assert memory.engine_reading(None) == {
+        "max_bytes": budget,
+        "whole_bytes": min(memory.WHOLE_BYTES, budget),
+    }
+    assert memory.engine_reading(True) == {
+        "max_bytes": budget,
+        "whole_bytes": 0,
+        "regroup_bytes": 0,
+    }
+    assert memory.engine_reading(False) == {"max_bytes": budget, "piece_bytes": 0}
 
 
-def test_gzip_size_is_the_uncompressed_size(tmp_path):
-    text = b"1 Q0 d 1 1.0 t\n" * 100_000
-    gz = tmp_path / "run.gz"
-    gz.write_bytes(gzip.compress(text))
-    assert memory._data_size(gz) == max(len(text), 4 * gz.stat().st_size)
+def test_read_once(tmp_path, run_file):
+    import os
+
+    os.mkfifo(tmp_path / "pipe")
+    assert memory.read_once("-") and memory.read_once(tmp_path / "pipe")
+    assert not memory.read_once(run_file) and not memory.read_once(tmp_path)
+    assert not memory.read_once(tmp_path / "missing")  # its reading reports it
 
 
 def test_figures_of_this_machine_are_sane():
@@ -92,6 +89,7 @@ def test_out_of_memory_is_one_line(monkeypatch, sample_paths, capsys, path):
         from cranfield.cli import eval_cmd
 
         monkeypatch.setattr(eval_cmd, "_engine_path", lambda args: None)
+        monkeypatch.setattr(_engine, "judge_trec_files", exhausted)  # the run's judging
         monkeypatch.setattr(Run, "read", classmethod(exhausted))
     assert main(["eval", str(qrels), str(run)]) == 2
     err = capsys.readouterr().err

@@ -7,10 +7,10 @@ import pytest
 
 from cranfield import Qrels, Run
 from cranfield.cli.main import main
+from cranfield.core.engine_judge import judge_trec
 from cranfield.core.evaluation import evaluate
 from cranfield.core.judged import judge
 from cranfield.core.options import JudgeOptions
-from cranfield.core.streaming import evaluate_file, judge_file
 from cranfield.core.trec_eval import run_trec_eval
 from cranfield.errors import ParameterError, invalid_value
 from generators import adversarial_case
@@ -74,10 +74,8 @@ def test_options_equal_the_keywords_everywhere(seed, tmp_path):
     r2 = evaluate(qrels, run, measures, **kw)
     assert r1.to_json(per_query=True) == r2.to_json(per_query=True)
     assert r1.options == r2.options == opts.as_dict()
-    s1 = evaluate_file(qrels, path, measures, opts, progress=False)
-    s2 = evaluate_file(qrels, path, measures, progress=False, **kw)
-    assert s1.to_json(per_query=True) == s2.to_json(per_query=True)
-    assert np.array_equal(judge_file(qrels, path, opts, progress=False).labels, a.labels)
+    e = judge_trec(qrels, None, path, opts)  # the engine's judge (qrels given as text)
+    assert np.array_equal(e.labels, a.labels) and np.array_equal(e.offsets, a.offsets)
     t1 = run_trec_eval(qrels, run, ["all_trec"], opts, per_query=True)
     t2 = run_trec_eval(qrels, run, ["all_trec"], per_query=True, **kw)
     assert t1 == t2

@@ -5,7 +5,6 @@ from __future__ import annotations
 import pytest
 
 from cranfield import evaluate
-from cranfield.core.streaming import evaluate_file
 from cranfield.errors import InputError
 
 QRELS = {"q1": {"d1": 1, "d2": 0}, "q2": {"d3": 0}}
@@ -16,11 +15,22 @@ def test_no_query_in_common():
         evaluate(QRELS, {"r": {"x1": {"d1": 1.0}}}, ["AP", "P@5"])
 
 
-def test_streamed_run_with_no_query_in_common(tmp_path):
+def test_engine_judged_run_with_no_query_in_common(tmp_path, capsys):
+    from cranfield.cli.main import main
+    from cranfield.core.engine_judge import judge_trec
+    from cranfield.core.evaluation import as_measures, run_result
+    from cranfield.core.options import JudgeOptions
+    from cranfield.core.qrels import Qrels
+
     run = tmp_path / "run.txt"
     run.write_text("x1 Q0 d1 1 1.0 r\n")
+    jr = judge_trec(Qrels.from_dict(QRELS), None, run, JudgeOptions())
     with pytest.raises(InputError, match="no query to evaluate"):
-        evaluate_file(QRELS, run, ["AP"], progress=False)
+        run_result(jr, jr.run_name, as_measures(["AP"]))
+    qrels = tmp_path / "qrels.csv"  # the command line's general path
+    qrels.write_text("query_id,doc_id,relevance\nq1,d1,1\n")
+    assert main(["eval", str(qrels), str(run), "-m", "AP"]) == 2
+    assert "no query to evaluate" in capsys.readouterr().err
 
 
 def test_skip_no_relevant_leaving_no_query():

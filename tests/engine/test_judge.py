@@ -14,7 +14,6 @@ every judging option; and raising where the reference raises."""
 from __future__ import annotations
 
 import gzip
-import os
 
 import numpy as np
 import pyarrow as pa
@@ -527,20 +526,44 @@ def test_gzip_files_are_judged_as_the_plain_ones(tmp_path):
     assert info.value.args[:2] == ("io", "qrels")
 
 
-def test_inputs_read_elsewhere_are_unsupported(tmp_path):
-    """Standard input and non-regular files are left to the Python readers."""
-    plain = _write(tmp_path, "q", b"q 0 a 1\n")
-    os.mkfifo(tmp_path / "fifo")
-    for run, qrels, which in (
-        ("-", plain, "run"),
-        (plain, tmp_path / "fifo", "qrels"),
-    ):
+def test_pipes_and_qrels_text_are_read_directories_are_not(tmp_path):
+    """A named pipe (run or qrels) is read once, as the regular file; the qrels may come
+    as their text (plain or gzip); a directory is left to the Python readers."""
+    from fifo import fifo_with_writer
+
+    qrels_text = b"q 0 a 1\nq 0 b 0\nr 0 c 2\n"
+    run_text = b"q Q0 b 1 2 t\nq Q0 a 2 1 t\nr Q0 c 1 1 t\n"
+    qrels = _write(tmp_path, "q", qrels_text)
+    run = _write(tmp_path, "r", run_text)
+    want = _engine.judge_trec_files(str(run), str(qrels))
+    pipe, writer = fifo_with_writer(tmp_path / "run-pipe", gzip.compress(run_text))
+    assert _same(_engine.judge_trec_files(str(pipe), str(qrels)), want)
+    writer.join(timeout=5)
+    pipe, writer = fifo_with_writer(tmp_path / "qrels-pipe", qrels_text)
+    assert _same(_engine.judge_trec_files(str(run), str(pipe)), want)
+    writer.join(timeout=5)
+    for text in (qrels_text, gzip.compress(qrels_text)):
+        got = _engine.judge_trec_files(str(run), "<qrels>", qrels_text=text)
+        assert _same(got, want)
+    for text, problem in ((b"q 0 a 1\nq 0 b x\n", "grade"), (b"q 0 a 1\nq 0 \0 1\n", "nul")):
         with pytest.raises(_engine.JudgeError) as info:
-            _engine.judge_trec_files(str(run), str(qrels))
-        assert info.value.args[:2] == ("unsupported", which)
+            _engine.judge_trec_files(str(run), "<qrels>", qrels_text=text)
+        assert info.value.args[:3] == ("read", "qrels", 2)
+        assert info.value.args[3][0] == problem
     with pytest.raises(_engine.JudgeError) as info:
-        _engine.judge_trec_files(str(tmp_path / "missing"), str(plain))
+        _engine.judge_trec_files(str(tmp_path), str(qrels))
+    assert info.value.args[:2] == ("unsupported", "run")
+    with pytest.raises(_engine.JudgeError) as info:
+        _engine.judge_trec_files(str(tmp_path / "missing"), str(qrels))
     assert info.value.args[:2] == ("io", "run")
+
+
+def _same(a: tuple, b: tuple) -> bool:
+    """Two judging tuples are equal, array for array (dtypes too)."""
+    return all(
+        x == y if not hasattr(x, "dtype") else (x.dtype == y.dtype and np.array_equal(x, y))
+        for x, y in zip(a, b, strict=True)
+    )
 
 
 def test_bad_options_are_refused(tmp_path):

@@ -9,7 +9,7 @@ import pytest
 import cranfield
 from cranfield.errors import MeasureError, ParameterError
 from cranfield.ltr.data import from_arrays
-from cranfield.ltr.objective import Objective
+from cranfield.ltr.objective import Objective, mean_rows
 from cranfield.ltr.runs import to_qrels, to_run
 
 from .helpers import random_data
@@ -126,6 +126,11 @@ def test_weighted_combinations_and_batches():
         np.testing.assert_allclose(engine(w), numpy(w), rtol=0, atol=1e-12)
         _per_query_close(engine.per_query(w), numpy.per_query(w))
         assert engine.evaluations == len(w)
+        # the kernel's own weighted means: the bits of mean_rows' weighted sum
+        expected = np.zeros(len(w))
+        for share, values in zip(engine.weights, engine.per_query(w), strict=True):
+            expected += share * mean_rows(values)
+        assert np.array_equal(engine(w), expected), name
 
 
 def test_many_individuals_on_threads_equal_numpy():
@@ -201,6 +206,11 @@ def test_the_kernel_refuses_bad_input_cleanly():
         kernel.evaluate(np.zeros((data.num_docs, 2)).T, 1)  # not C-contiguous
     with pytest.raises(ValueError):
         kernel.evaluate_weights(np.zeros((2, data.num_features + 2)), 1)
+    with pytest.raises(ValueError, match="shares"):
+        kernel.objective_weights(np.zeros((2, data.num_features)), np.ones(2), 1)
+    with pytest.raises(ValueError):
+        kernel.objective_weights(np.zeros((2, data.num_features + 1)), np.ones(1), 1)
+    assert kernel.objective_weights(np.zeros((0, data.num_features)), np.ones(1), 1).shape == (0,)
     with pytest.raises(FloatingPointError):
         kernel.evaluate(np.full((1, data.num_docs), np.nan), 1)
     empty = kernel.evaluate(np.zeros((0, data.num_docs)), 2)

@@ -7,10 +7,11 @@
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
 
-use cranfield_eval::judge::stream::{judge_run_streamed, PIECE_BYTES, WHOLE_BYTES};
+use cranfield_eval::judge::stream::{
+    judge_run_streamed, read_qrels_from, PIECE_BYTES, WHOLE_BYTES,
+};
 use cranfield_eval::judge::{
-    read_qrels, threads_for, topics, Duplicates, Input, JudgeError as Failed, JudgeOptions,
-    Prepared, Reading,
+    threads_for, topics, Duplicates, Input, JudgeError as Failed, JudgeOptions, Prepared, Reading,
 };
 use cranfield_eval::measures::kernel;
 use cranfield_eval::micro::micro_all;
@@ -128,7 +129,8 @@ fn evaluate_trec_files<'py>(
     };
     let work = || -> Result<(usize, Vec<Evaluated>), Failure> {
         options.check().map_err(Failure::Judge)?;
-        let qrels = read_qrels(&qrels_path, &reading).map_err(Failure::Judge)?;
+        // (a regular file, a named pipe or standard input)
+        let qrels = read_qrels_from(&qrels_path, &reading).map_err(Failure::Judge)?;
         // the qrels judged once for every run
         let qrels_threads = threads_for(&qrels, &qrels, reading.threads);
         let prepared = Prepared::new(&qrels, options.qrels_duplicates, qrels_threads);

@@ -3,8 +3,9 @@
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
 
+use cranfield_eval::judge::stream::{judge_streamed, PIECE_BYTES, WHOLE_BYTES};
 use cranfield_eval::judge::{
-    judge_files, Duplicates, Input, JudgeError as Failed, JudgeOptions, Judged, LabelVec, Reading,
+    Duplicates, Input, JudgeError as Failed, JudgeOptions, Judged, LabelVec, Reading,
 };
 use cranfield_trec::gzip::GzipError;
 use cranfield_trec::Problem;
@@ -162,21 +163,30 @@ fn labels<'py>(py: Python<'py>, labels: LabelVec) -> Bound<'py, PyAny> {
     }
 }
 
-/// Read a TREC run and qrels (regular uncompressed files) and judge the run: the
-/// arrays of `cranfield.core.judged.JudgedRun`, as `judge(Qrels.read(qrels_path,
+/// Read a TREC run and qrels and judge the run: the arrays of
+/// `cranfield.core.judged.JudgedRun`, as `judge(Qrels.read(qrels_path,
 /// duplicates=qrels_duplicates, ...), Run.read(run_path, duplicates=duplicates, ...),
 /// options)` makes them.
+///
+/// The run is a regular file, a named pipe or standard input (`-`), plain or gzip, read
+/// as the engine paths read it (`cranfield_eval::judge::stream`): a plain file up to
+/// `whole_bytes` whole, anything larger in query-aligned pieces of `piece_bytes` (0:
+/// whole), a run not grouped by query read whole within `max_bytes` and
+/// `regroup_bytes` (0: never; None: no limit). The qrels likewise (read whole), or
+/// parsed from `qrels_text` when given (their bytes, plain or gzip; `qrels_path` then
+/// only names them).
 ///
 /// Returns `(query_ids, offsets, labels, qrels_offsets, qrels_grades, in_run,
 /// run_name)`: a list of str, int64, int8/int64/float64, int64, int64/float64 and bool
 /// arrays, and the run's tag (decoded as Latin-1 or UTF-8 with replacement). A `depth`
-/// of 2**64 or more is the whole ranking; a gzip file may decompress to at most
-/// `max_bytes` (no limit when None). Raises `JudgeError` (see its doc), or
-/// ValueError for a bad policy name.
+/// of 2**64 or more is the whole ranking; a gzip file, standard input or a pipe may
+/// hold at most `max_bytes` of text when read whole (no limit when None). Raises
+/// `JudgeError` (see its doc), or ValueError for a bad policy name.
 #[pyfunction]
 #[pyo3(signature = (run_path, qrels_path, *, latin1=false, fractional=false, rel_level=1,
     depth=None, judged_only=false, complete=false, compat=10, duplicates="error",
-    qrels_duplicates="error", max_line=1 << 26, max_bytes=None))]
+    qrels_duplicates="error", max_line=1 << 26, max_bytes=None, piece_bytes=PIECE_BYTES,
+    whole_bytes=WHOLE_BYTES, regroup_bytes=None, qrels_text=None))]
 #[allow(clippy::too_many_arguments)]
 fn judge_trec_files<'py>(
     py: Python<'py>,
@@ -193,6 +203,10 @@ fn judge_trec_files<'py>(
     qrels_duplicates: &str,
     max_line: usize,
     max_bytes: Option<u64>,
+    piece_bytes: usize,
+    whole_bytes: u64,
+    regroup_bytes: Option<u64>,
+    qrels_text: Option<&[u8]>,
 ) -> PyResult<Bound<'py, PyTuple>> {
     let depth = match depth {
         None => None,
@@ -211,8 +225,14 @@ fn judge_trec_files<'py>(
         duplicates: policy(duplicates, "duplicates")?,
         qrels_duplicates: policy(qrels_duplicates, "qrels_duplicates")?,
     };
-    let reading = reading(latin1, fractional, max_line, max_bytes);
-    let work = || judge_files(&run_path, &qrels_path, &reading, &options);
+    let reading = Reading {
+        piece_bytes,
+        whole_bytes,
+        regroup_bytes: regroup_bytes.unwrap_or(u64::MAX),
+        ..reading(latin1, fractional, max_line, max_bytes)
+    };
+    let text = qrels_text;
+    let work = || judge_streamed(&run_path, &qrels_path, text, &reading, &options);
     let judged: Judged = match py.detach(|| catch_unwind(AssertUnwindSafe(work))) {
         Ok(Ok(judged)) => judged,
         Ok(Err(failure)) => return Err(raise(py, failure)),

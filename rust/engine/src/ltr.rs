@@ -206,6 +206,42 @@ impl LtrKernel {
         })?;
         self.shaped(py, values, p)
     }
+
+    /// The objective (`P` float64) of the weights `P x F` (C-contiguous float64):
+    /// per individual, `sum_t shares[t] * (mean over queries of term t)`, as
+    /// `cranfield_ltr::weighted_means` sums them (the values are not returned).
+    fn objective_weights<'py>(
+        &self,
+        py: Python<'py>,
+        weights: PyReadonlyArray2<'py, f64>,
+        shares: PyReadonlyArray1<'py, f64>,
+        threads: usize,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let (p, f) = (weights.shape()[0], weights.shape()[1]);
+        if f != self.num_features || f == 0 {
+            return Err(PyValueError::new_err(format!(
+                "weights: {} features per row are needed, got {f}",
+                self.num_features
+            )));
+        }
+        let contiguous =
+            |what: &str| PyValueError::new_err(format!("{what}: a C-contiguous array is needed"));
+        let w = weights.as_slice().map_err(|_| contiguous("weights"))?;
+        let shares = shares.as_slice().map_err(|_| contiguous("shares"))?;
+        let (terms, queries) = (self.kernel.num_terms(), self.kernel.num_queries());
+        if shares.len() != terms {
+            return Err(PyValueError::new_err(format!(
+                "shares: one per measure ({terms}) is needed, got {}",
+                shares.len()
+            )));
+        }
+        let means = guarded(py, || {
+            let mut out = vec![0.0; p * terms * queries];
+            self.kernel.evaluate_weights(w, &mut out, threads)?;
+            Ok(cranfield_ltr::weighted_means(&out, p, shares, queries))
+        })?;
+        Ok(PyArray1::from_vec(py, means).into_any())
+    }
 }
 
 impl LtrKernel {

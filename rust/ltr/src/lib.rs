@@ -1227,6 +1227,31 @@ fn prepare(spec: Spec, offsets: &[usize], labels: &[i64], discount: &[f64]) -> T
     Term { spec, relevant, ideal, nonrel, gain_index, quotients }
 }
 
+/// The objective of each of `p` individuals from their values (`p x T x Q`,
+/// row-major, as [`Kernel::evaluate_weights`] writes them): `sum_t shares[t] *
+/// mean_q v[i, t, q]`, each mean summed left to right and divided by Q (0 without
+/// queries), the terms added in order to 0 — the arithmetic of
+/// `cranfield.ltr.objective.mean_rows` and its weighted sum, so both give the same bits.
+pub fn weighted_means(values: &[f64], p: usize, shares: &[f64], queries: usize) -> Vec<f64> {
+    debug_assert_eq!(values.len(), p * shares.len() * queries);
+    (0..p)
+        .map(|i| {
+            let mut total = 0.0;
+            for (t, &share) in shares.iter().enumerate() {
+                let first = (i * shares.len() + t) * queries;
+                let term = &values[first..first + queries];
+                let mean = if queries == 0 {
+                    0.0
+                } else {
+                    term.iter().fold(0.0, |s, &v| s + v) / queries as f64
+                };
+                total += share * mean;
+            }
+            total
+        })
+        .collect()
+}
+
 /// The positions of the `depth` best scores, best first: score descending, ties by
 /// position ascending. No score may be NaN.
 pub fn top(scores: &[f64], depth: usize, order: &mut Vec<u32>) {
@@ -1717,5 +1742,16 @@ mod tests {
         let mut out = [0.0; 4];
         scoring::scores(&x, &w, 5, &mut out);
         assert_eq!(out, [6.0, 1.5, 2.0, 0.0]);
+    }
+    #[test]
+    fn weighted_means_sum_left_to_right() {
+        // 2 individuals x 2 terms x 3 queries
+        let v = [0.1, 0.2, 0.3, 1.0, 0.0, 0.5, 0.7, 0.7, 0.7, 0.0, 0.0, 0.0];
+        let got = weighted_means(&v, 2, &[0.25, 0.75], 3);
+        let mean = |a: f64, b: f64, c: f64| ((0.0 + a + b) + c) / 3.0;
+        let first = 0.0 + 0.25 * mean(0.1, 0.2, 0.3) + 0.75 * mean(1.0, 0.0, 0.5);
+        let second = 0.0 + 0.25 * mean(0.7, 0.7, 0.7) + 0.75 * mean(0.0, 0.0, 0.0);
+        assert_eq!(got, vec![first, second]);
+        assert_eq!(weighted_means(&[], 3, &[1.0], 0), vec![0.0; 3]);
     }
 }

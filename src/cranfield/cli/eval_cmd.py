@@ -67,27 +67,30 @@ def add_arguments(p) -> None:
 
 
 def run(args) -> int:
-    from ..core import memory
-
     if engine_value(args) == "dask":
         return _run_dask(args)
-    # the engine reads runs of any size in bounded memory; the NumPy path (streamed
-    # when a run does not fit) only takes what the engine does not
+    # the engine reads runs of any size in bounded memory; the general path only takes
+    # what the engine does not evaluate whole
     done = _engine_path(args)
     if done is not None:
         return done
-    streamed = [memory.should_stream(path, args.stream) for path in args.runs]
-    from ..core.evaluation import DEFAULT_MEASURES, as_measures, combine, evaluate
+    from ..core.engine_judge import judge_trec
+    from ..core.evaluation import (
+        DEFAULT_MEASURES,
+        Results,
+        as_measures,
+        combine,
+        evaluate,
+        run_result,
+        with_collection_size,
+    )
     from ..core.io.source import source_name
     from ..core.qrels import Qrels
     from ..core.run import Run
-    from ..core.streaming import evaluate_file, use_system_allocator
 
     digits = digits_value(args)
     judging = judge_options(args)
     measures = as_measures(args.measures or DEFAULT_MEASURES)
-    if any(streamed):
-        use_system_allocator()  # bounded address space, see streaming.py
     qrels = Qrels.read(args.qrels, fractional=args.fractional)
     options = dict(
         options=judging,
@@ -95,11 +98,17 @@ def run(args) -> int:
         skip_no_relevant=args.skip_no_relevant,
         collection_size=args.collection_size,
     )
-    # one run in memory at a time; the qrels are read and indexed once
+    measured = measures
+    if args.collection_size is not None:
+        measured = [with_collection_size(m, args.collection_size) for m in measures]
+    # one run in memory at a time; the qrels are read once
     parts, sources = [], []
-    for path, stream in zip(args.runs, streamed, strict=True):
-        if stream:
-            parts.append(evaluate_file(qrels, path, measures, **options))
+    for path in args.runs:
+        # a TREC run: read and judged by the engine (in pieces when large), measured here
+        jr = judge_trec(qrels, args.qrels, path, judging, stream=args.stream)
+        if jr is not None:
+            result = run_result(jr, jr.run_name, measured, args.aggregate, args.skip_no_relevant)
+            parts.append(Results(measured, [result], judging.as_dict()))
             sources.append(source_name(path))
             continue
         run = Run.read(path, duplicates=judging.duplicates)
@@ -135,12 +144,12 @@ def _engine_path(args) -> int | None:
     """The evaluation of TREC files in one engine call: the qrels read once, each run
     read, judged and measured in the engine, one at a time; NumPy and PyArrow are not
     imported; runs of any size are read in query-aligned pieces (bounded memory). Returns
-    the exit status, or None when the engine cannot do it (other formats, qrels on
-    standard input, a measure it does not compute or without a micro average asked
-    for): the general path then runs. A run on standard input is read by the engine
-    too; as it can be read only once, what would send it to the general path is
-    decided before reading (:func:`_engine_reads`), and after reading every problem is
-    reported here. A problem in an input is reported here, with the general path's
+    the exit status, or None when the engine cannot do it (other formats, a measure it
+    does not compute or without a micro average asked for): the general path then
+    runs. Standard input and named pipes (qrels or runs) are read by the engine too; as
+    they can be read only once, what would send them to the general path is decided
+    before reading (:func:`_engine_reads`), and after reading every problem is reported
+    here. A problem in an input is reported here, with the general path's
     message (a run whose queries reappear after others' and that does not fit in
     memory, or memory lacking for one query's lines: ``memory.engine_error``)."""
     from itertools import compress
@@ -148,7 +157,7 @@ def _engine_path(args) -> int | None:
     from .. import _engine
     from ..core.io.formats import infer_format
     from ..core.io.source import source_name
-    from ..core.memory import engine_reading
+    from ..core.memory import engine_reading, read_once
     from ..core.results import (
         DEFAULT_MEASURES,
         Results,
@@ -171,7 +180,7 @@ def _engine_path(args) -> int | None:
     micro = args.aggregate == "micro"
     if engine is None or (micro and any(m.definition.micro is None for m in measures)):
         return None  # (the general path says which measure has no micro average)
-    if micro and "-" in map(str, args.runs):
+    if micro and any(map(read_once, paths)):
         return None  # (an engine refusal of a micro average comes after reading stdin)
     specs, judged_only, refusals = engine
     try:
@@ -215,23 +224,21 @@ def _engine_path(args) -> int | None:
 
 
 def _engine_reads(args) -> bool:
-    """Whether the engine may read the inputs: TREC files, and standard input as one
-    run. Standard input can be read once only, so with it every other run must be a
-    regular file (or not exist): the engine reads the runs in parallel, and leaves
-    anything else (a directory, a named pipe) to the general path — which would then
-    find standard input already read."""
+    """Whether the engine may read the inputs: TREC files, named pipes, and standard
+    input as the qrels or one run. Standard input and pipes can be read once only, so
+    with one of them no run may be one the engine leaves to the general path (a
+    directory): the engine reads the runs in parallel, and the general path would then
+    find the pipe already read."""
     import os
 
-    from ..core.memory import engine_stdin
+    from ..core.memory import engine_stdin, read_once
 
-    runs = [str(p) for p in args.runs]
-    if str(args.qrels) == "-" or runs.count("-") > 1:
+    inputs = [str(args.qrels), *map(str, args.runs)]
+    if inputs.count("-") > 1 or ("-" in inputs and not engine_stdin()):
         return False
-    if "-" not in runs:
+    if not any(map(read_once, inputs)):
         return True
-    return engine_stdin() and all(
-        p == "-" or os.path.isfile(p) or not os.path.lexists(p) for p in runs
-    )
+    return not any(os.path.isdir(p) for p in inputs[1:])
 
 
 def _reported(exc, args) -> None:
@@ -240,6 +247,7 @@ def _reported(exc, args) -> None:
     when the general path must read the inputs itself (e.g. not a regular file)."""
     from ..core.io.problems import engine_error, unread
     from ..core.memory import engine_error as streaming_error
+    from ..core.memory import read_once
 
     error = streaming_error(exc)  # a run read in pieces: reappearing query, memory
     if error is not None:
@@ -248,8 +256,8 @@ def _reported(exc, args) -> None:
     if len(exc.args) > 4:  # the index of the run it is in
         paths["run"] = str(args.runs[exc.args[4]])
     error = engine_error(exc, paths, fractional=args.fractional)
-    if error is None and "-" in map(str, args.runs):
-        error = unread(exc)  # standard input is read: the general path cannot read it
+    if error is None and any(map(read_once, [args.qrels, *args.runs])):
+        error = unread(exc)  # standard input or a pipe is read: no general path after
     if error is None:
         return None
     raise error

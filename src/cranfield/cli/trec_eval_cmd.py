@@ -198,18 +198,15 @@ def main(argv: list[str]) -> int:
     except UsageError as exc:  # reported on one line by Parser.error
         return int(exc.code)
 
-    from ..core import memory
-
-    # the engine reads runs of any size in bounded memory; the NumPy path (streamed
-    # when the run does not fit) only takes what the engine does not
-    if not dask and args.files[0] != "-":  # a run on standard input: read by the engine
+    # the engine reads runs of any size in bounded memory; the general path only takes
+    # what the engine does not evaluate whole
+    if not dask:  # standard input and named pipes too: read by the engine
         status = _engine_path(args, judging, num_docs)
         if status is not None:
             return status
-    streamed = not dask and memory.should_stream(args.files[1], args.stream)
+    from ..core.engine_judge import judge_trec
     from ..core.qrels import Qrels
     from ..core.run import Run
-    from ..core.streaming import judge_file, use_system_allocator
     from ..core.trec_eval import run_trec_eval, select
 
     try:
@@ -218,23 +215,27 @@ def main(argv: list[str]) -> int:
         print(f"cranfield trec_eval: {exc}", file=sys.stderr)
         return 1
     try:
-        if streamed:
-            use_system_allocator()  # bounded address space, see streaming.py
         # ids are bytes, as in trec_eval: read as Latin-1 and written back as Latin-1
         qrels = Qrels.read(args.files[0], format="trec", encoding="latin-1")
-        judged = None
+        run = None
         if dask:
             from ..distributed.engine import judge_dask
 
-            run = None
             judged = judge_dask(
                 qrels, args.files[1], judging, scheduler=args.scheduler, encoding="latin-1"
             )
-        elif streamed:
-            run = None
-            judged = judge_file(qrels, args.files[1], judging, encoding="latin-1")
-        else:
-            run = Run.read(args.files[1], format="trec", encoding="latin-1")
+        else:  # read and judged by the engine (in pieces when large), measured here
+            judged = judge_trec(
+                qrels,
+                args.files[0],
+                args.files[1],
+                judging,
+                encoding="latin-1",
+                stream=args.stream,
+                trec=True,
+            )
+            if judged is None:
+                run = Run.read(args.files[1], format="trec", encoding="latin-1")
         text = run_trec_eval(
             qrels,
             run,

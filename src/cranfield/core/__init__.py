@@ -5,7 +5,8 @@
 * :mod:`.judged` — Run x Qrels -> JudgedRun (join, ordering, -M/-J/-l semantics);
 * :mod:`.measures` — the measure registry and its vectorised kernels;
 * :mod:`.evaluation` — ``evaluate(qrels, runs, measures)`` -> Results;
-* :mod:`.streaming`, :mod:`.memory` — bounded-memory evaluation of large files;
+* :mod:`.engine_judge`, :mod:`.memory` — TREC runs of any size judged by the compiled
+  engine in bounded memory;
 * :mod:`.trec_eval` — the drop-in front end with byte-exact output.
 
 Nothing is imported by ``import cranfield.core``; the public names are re-exported

@@ -83,7 +83,7 @@ def as_runs(runs, duplicates: str = "error") -> list:
     return out
 
 
-_with_collection_size = with_collection_size  # the name streaming and distributed import
+_with_collection_size = with_collection_size  # the name distributed imports
 
 
 def micro_aggregate(measure: Measure, jr: JudgedRun) -> float:
@@ -176,27 +176,56 @@ def evaluate(
         return run_engine(engine, client, qrels, runs, measures, opts, other)
     if aggregate_by not in ("macro", "micro"):
         raise ParameterError("aggregate_by", "'macro' or 'micro'", aggregate_by)
+    qrels_path = qrels if isinstance(qrels, (str, Path)) else None
     qrels = qrels if isinstance(qrels, Qrels) else Qrels.coerce(qrels)
-    run_list = as_runs(runs, opts.duplicates)
     measure_list = as_measures(measures)
     if collection_size is not None:
         measure_list = [with_collection_size(m, collection_size) for m in measure_list]
-    names = [r.name for r in run_list]
+    judged = [_judged(qrels, qrels_path, run, opts) for run in _run_items(runs, opts)]
+    names = [name for name, _ in judged]
     if len(set(names)) != len(names):
         dup = next(n for n in names if names.count(n) > 1)
         raise InputError(f"two runs are named {dup!r}; give each run a distinct name")
-    results = []
-    for run in run_list:
-        jr = judge(qrels, run, opts)
-        results.append(run_result(jr, run.name, measure_list, aggregate_by, skip_no_relevant))
+    results = [
+        run_result(jr, name, measure_list, aggregate_by, skip_no_relevant) for name, jr in judged
+    ]
     return Results(measure_list, results, opts.as_dict())
+
+
+def _run_items(runs, opts: JudgeOptions) -> list:
+    """The runs of :func:`evaluate`: :class:`Run` objects (:func:`as_runs`), except that
+    a run given by its path (alone or in a list) stays a path, for
+    :func:`_judged`."""
+    if isinstance(runs, (str, Path)):
+        return [runs]
+    if isinstance(runs, (list, tuple)) and runs:
+        items = []
+        for r in runs:
+            items.extend([r] if isinstance(r, (str, Path)) else as_runs([r], opts.duplicates))
+        return items
+    return as_runs(runs, opts.duplicates)
+
+
+def _judged(qrels, qrels_path, run, opts: JudgeOptions) -> tuple:
+    """``(name, JudgedRun)`` of one run: a TREC file read and judged by the compiled
+    engine (:func:`cranfield.core.engine_judge.judge_trec`: in query-aligned pieces
+    when large, so in bounded memory), anything else by :func:`judge`."""
+    if isinstance(run, (str, Path)):
+        from .engine_judge import judge_trec
+        from .run import Run
+
+        jr = judge_trec(qrels, qrels_path, run, opts)
+        if jr is not None:
+            return jr.run_name, jr
+        run = Run.read(run, duplicates=opts.duplicates)
+    return run.name, judge(qrels, run, opts)
 
 
 def require_queries(jr: JudgedRun, name: str) -> None:
     """Raise :class:`InputError` when a judged run has no query to evaluate.
 
     A mean over zero queries is undefined: trec_eval stops with an error, and so does
-    every cranfield path that aggregates (``evaluate``, streaming, ``trec_eval``).
+    every cranfield path that aggregates (``evaluate``, ``eval``, ``trec_eval``).
     """
     if jr.num_queries == 0:
         from .io.problems import no_query

@@ -1,15 +1,12 @@
-"""Whether a run file fits in memory, or must be streamed piece by piece.
+"""How much of an input this process may hold in memory, and how the compiled engine
+reads a run.
 
-The compiled engine (``cranfield._engine``) always reads a TREC run in query-aligned
-pieces of bounded size and decides inside itself; :func:`engine_reading` gives it the
-budget for a run it must read whole (one not grouped by query). The rest of this
-module decides for the NumPy path (``streaming.py``), which the command line takes only
-where the engine does not.
-
-Reading a TREC run whole is the fastest path, and it needs about 1.4 times the file's
-size in memory (Arrow's columns, the pair index, the judged labels: measured 3.4 GB of
-peak RSS for a 2.6 GB, 70-million-line run). The command line reads a run whole when
-that fits in what this process may use, and streams it otherwise (``streaming.py``):
+The compiled engine (``cranfield._engine``) reads a TREC run — on every path of the
+command line — whole when it is small and in query-aligned pieces of bounded size
+otherwise, and decides that inside itself; :func:`engine_reading` gives it the budget
+for a run it must read whole (one not grouped by query, or with ``--no-stream``) and
+maps ``--stream``/``--no-stream``. :func:`input_budget` is that budget, also the most
+any reader holds of an input that is not a regular file:
 
 * the memory the system has available (``MemAvailable``), of which at most
   ``RAM_SHARE`` is taken, so that other programs keep theirs;
@@ -18,17 +15,15 @@ that fits in what this process may use, and streams it otherwise (``streaming.py
   its libraries and Arrow's allocator take about ``ADDRESS_SPACE_BASE`` before any
   data.
 
-Where none of these can be read (not Linux), runs above ``STREAM_THRESHOLD`` bytes
-are streamed. Only the standard library is imported here: the command line decides
-before the heavy imports.
+Reading a TREC run whole into Arrow's columns needs about ``NEED_PER_BYTE`` times its
+text. Only the standard library is imported here: the command line decides before the
+heavy imports.
 """
 
 from __future__ import annotations
 
 import os
 
-STREAM_THRESHOLD = 1 << 30
-"""Without readable memory limits, run files larger than this (bytes) are streamed."""
 RAM_SHARE = 0.6
 NEED_PER_BYTE = 1.4
 NEED_BASE = 200 << 20  # interpreter, NumPy, Arrow and the qrels
@@ -93,51 +88,10 @@ def _address_space_limit() -> int | None:
     return None if soft == resource.RLIM_INFINITY else soft
 
 
-def _data_size(path) -> int | None:
-    """The size of the text in a file: its size, or for gzip the size the trailer
-    records (modulo 4 GiB, so at least four times the compressed size is assumed)."""
-    try:
-        size = os.stat(path).st_size
-        with open(path, "rb") as fh:
-            if fh.read(2) != b"\x1f\x8b" or size < 20:
-                return size
-            fh.seek(-4, os.SEEK_END)
-            recorded = int.from_bytes(fh.read(4), "little")
-        return max(recorded, 4 * size)
-    except (OSError, TypeError, ValueError):
-        return None
-
-
-def fits_in_memory(path) -> bool | None:
-    """True when reading ``path`` whole fits in this process's memory, False when it
-    does not, None when no memory figure could be read."""
-    size = _data_size(path)
-    if size is None:
-        return True  # not a file: read as usual (errors are reported by the reader)
-    need = NEED_PER_BYTE * size + NEED_BASE
-    known = False
-    available = _meminfo_available()
-    if available is not None:
-        known = True
-        if need > RAM_SHARE * available:
-            return False
-    room = _cgroup_room()
-    if room is not None:
-        known = True
-        if need > room:
-            return False
-    limit = _address_space_limit()
-    if limit is not None:
-        known = True
-        if ADDRESS_SPACE_PER_BYTE * size + ADDRESS_SPACE_BASE > limit:
-            return False
-    return True if known else None
-
-
 def input_budget() -> int | None:
     """The most bytes an input that is not a regular file (standard input, a pipe, a
     device, decompressed gzip) may hold when it is read whole into memory: what
-    :func:`fits_in_memory` would allow a file of that size. None when no memory figure
+    reading a file of that size whole may take. None when no memory figure
     can be read (then only the interpreter's own ``MemoryError`` stops it)."""
     budgets = []
     available = _meminfo_available()
@@ -154,25 +108,8 @@ def input_budget() -> int | None:
     return max(1 << 20, int(min(budgets)))
 
 
-def should_stream(path, stream: bool | None = None) -> bool:
-    """``stream`` if given; else whether the run file ``path`` should be streamed
-    because reading it whole would not fit (see the module's notes). Standard input
-    and file objects are never streamed by default."""
-    if stream is not None:
-        return bool(stream)
-    if not isinstance(path, (str, os.PathLike)) or str(path) == "-":
-        return False
-    if not os.path.isfile(path):
-        return False
-    fits = fits_in_memory(path)
-    if fits is None:
-        size = _data_size(path)
-        return size is not None and size > STREAM_THRESHOLD
-    return not fits
-
-
 def regrouped(query: str, source: str, line: int | None):
-    """The error for a run read piece by piece (here or by the compiled engine) whose
+    """The error for a run read piece by piece by the compiled engine whose
     query ``query`` reappears at ``line`` after another query's lines."""
     from ..errors import InputError
 
@@ -213,9 +150,24 @@ def engine_stdin() -> bool:
         return False
 
 
+def read_once(path) -> bool:
+    """Whether the input at ``path`` can be read only once: standard input (``-``), a
+    named pipe or a device — not a regular file nor a directory (nor a path that cannot
+    be examined: its reading reports why)."""
+    import stat
+
+    if str(path) == "-":
+        return True
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, TypeError, ValueError):
+        return False
+    return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
+
+
 def engine_reading(stream: bool | None) -> dict:
     """The reading options of the compiled engine for ``--stream`` (True: pieces only,
-    a query reappearing in a later piece is an error, as in ``streaming.py``),
+    a query reappearing in a later piece is an error),
     ``--no-stream`` (False: the run read whole) or neither (None: a plain file up to
     ``WHOLE_BYTES`` — or what fits, if less — read whole, larger runs in pieces, and a
     run not grouped by query read whole when it fits: :func:`input_budget`)."""

@@ -4,9 +4,8 @@
 ``-c``, the 9.x compatibility mode) and the policy for a document ranked twice. It is
 validated once, when it is made (scikit-learn style: every bad value is a
 :class:`~cranfield.errors.ParameterError` with the one message template), and then
-passed down unchanged: :func:`cranfield.evaluate`, ``streaming.judge_file`` /
-``evaluate_file``, ``trec_eval.run_trec_eval`` and :func:`cranfield.core.judged.judge`
-all take it (``options=``), and accept its fields as keyword arguments too.
+passed down unchanged: :func:`cranfield.evaluate`, ``engine_judge.judge_trec``,
+``trec_eval.run_trec_eval`` and :func:`cranfield.core.judged.judge` all take it (``options=``), and accept its fields as keyword arguments too.
 
 The module imports nothing heavy, so the command line can build the value before
 NumPy is loaded.

@@ -21,6 +21,7 @@ Deliberate deviations from trec_eval 10.0 (documented in docs/trec_eval.md):
 from __future__ import annotations
 
 import math
+import os
 import re
 
 from .. import _engine
@@ -382,7 +383,7 @@ def run_trec_eval(
     ``judged_only``, ``complete``, ``compat``) are the
     :class:`~cranfield.core.options.JudgeOptions` of ``-l/-M/-J/-c``. ``judged`` is the
     run already judged with these options (e.g. by
-    :func:`cranfield.core.streaming.judge_file`); ``run`` is then not read.
+    :func:`cranfield.core.engine_judge.judge_trec`); ``run`` is then not read.
     """
     from .evaluation import require_queries
     from .judged import judge
@@ -523,22 +524,25 @@ def evaluate_files(
     or ``--no-stream``, see :func:`cranfield.core.memory.engine_reading`).
 
     Returns None when the engine cannot do it: a measure it does not compute, an input
-    it does not read (qrels on standard input, a run that is not a regular file). The
-    caller then evaluates with :func:`run_trec_eval`. A run on standard input (``-``)
-    is read once, so once the engine has read it every problem is raised here. Raises the :class:`InputError` (or :class:`MeasureError`)
-    :func:`run_trec_eval` raises, in its order: a problem in the qrels or the run
+    it does not read (a directory). The caller then evaluates with
+    :func:`run_trec_eval`. Standard input (``-``) and named pipes are read once, so once
+    the engine has read one every problem is raised here.
+    Raises the :class:`InputError` (or :class:`MeasureError`) :func:`run_trec_eval` raises, in its order: a problem in the qrels or the run
     (naming the file), then in the z-score file, then no query to evaluate or a
     measure refusing the data.
     """
     from .io.source import MAX_LINE
-    from .memory import engine_reading, engine_stdin
+    from .memory import engine_reading, engine_stdin, read_once
 
     described = engine_columns(cols)
-    if described is None or options.duplicates != "error" or str(qrels_path) == "-":
+    if described is None or options.duplicates != "error":
         return None
-    stdin = str(run_path) == "-"  # read once: no general path after the engine's reading
-    if stdin and not engine_stdin():
+    if "-" in (str(qrels_path), str(run_path)) and not engine_stdin():
         return None
+    # standard input, a pipe: no general path after reading
+    once = read_once(run_path) or read_once(qrels_path)
+    if once and os.path.isdir(run_path):
+        return None  # (left to the general path by the engine, after reading the qrels)
     zscore_error = None  # reported after any problem in the qrels or the run
     try:
         zscores = read_zscores(zscores_path) if zscores_path else None
@@ -570,7 +574,7 @@ def evaluate_files(
         error = streaming_error(exc) or engine_error(
             exc, {"qrels": str(qrels_path), "run": str(run_path)}
         )
-        if error is None and stdin:
+        if error is None and once:
             error = unread(exc)
         if error is None:
             return None
@@ -584,7 +588,7 @@ def evaluate_files(
     if zscore_error is not None:
         raise zscore_error
     if done is None:
-        if stdin:
+        if once:
             from ..errors import CranfieldError
 
             raise CranfieldError("internal error in the engine reading standard input")

@@ -21,7 +21,7 @@ evaluated on the client as the empty rankings the local engine gives them.
 * ``aggregate_by="micro"`` needs pooled counts, and two measures (:data:`WHOLE_RUN`)
   scale every query by the largest grade judged for any evaluated topic: the workers
   then also return their judged labels (one byte per ranked document) and the client
-  pools them (:func:`cranfield.core.judged.concat`, as streaming does) and computes
+  pools them (:func:`cranfield.core.judged.concat`) and computes
   these there. Otherwise ``RunResult.judged`` is None.
 * A failed task raises its error (one line); a task whose workers keep dying raises a
   :class:`~cranfield.errors.CranfieldError`; no partial result is ever returned.
@@ -340,9 +340,9 @@ def judge_dask(
     **judging,
 ):
     """The :class:`~cranfield.core.judged.JudgedRun` of one partitioned run, judged in
-    the workers and joined on the client (:func:`cranfield.core.judged.concat`, as
-    streaming joins pieces): what ``cranfield trec_eval --engine dask`` measures.
-    Moves one byte per ranked document to the client."""
+    the workers and joined on the client (:func:`cranfield.core.judged.concat`): what
+    ``cranfield trec_eval --engine dask`` measures. Moves one byte per ranked document
+    to the client."""
     from ..core.judged import concat
     from ..core.options import merged
     from ..core.run import _default_name

@@ -426,25 +426,31 @@ class Objective:
 
     def _kernel_values(self, w: np.ndarray) -> np.ndarray:
         """``P x T x Q`` values from the compiled kernel (``w`` checked, P in a batch)."""
+        if self._engine_scores:
+            return self._kernel_call(self.kernel.evaluate, self.layout.scores(w))
+        return self._kernel_call(self.kernel.evaluate_weights, np.ascontiguousarray(w))
+
+    def _kernel_call(self, method, *args) -> np.ndarray:
+        """``method(*args, threads)``, non-finite scores reported as a ParameterError."""
         try:
-            if self._engine_scores:
-                return self.kernel.evaluate(self.layout.scores(w), self._threads)
-            return self.kernel.evaluate_weights(np.ascontiguousarray(w), self._threads)
+            return method(*args, self._threads)
         except FloatingPointError:
             raise ParameterError("weights", "weights whose scores are finite", "overflow") from None
 
     def _compiled(self, w: np.ndarray) -> np.ndarray:
-        """The objective of checked weights on the compiled kernel."""
+        """The objective of checked weights on the compiled kernel: the kernel sums the
+        weighted means itself (:func:`mean_rows`' arithmetic), unless it is given
+        scores (``engine-scores``)."""
         p = w.shape[0]
-        if p == 1:  # the Nelder-Mead phase: one individual, as little work as possible
-            v = self._kernel_values(w)
-            total = 0.0
-            for t, share in enumerate(self.weights):
-                total += share * _mean(v[0, t])
-            return np.array([total])
         out = np.empty(p)
         for start in range(0, p, self._kernel_batch):
-            v = self._kernel_values(w[start : start + self._kernel_batch])
+            block = w[start : start + self._kernel_batch]
+            if not self._engine_scores:
+                out[start : start + len(block)] = self._kernel_call(
+                    self.kernel.objective_weights, np.ascontiguousarray(block), self.weights
+                )
+                continue
+            v = self._kernel_values(block)
             total = np.zeros(v.shape[0])
             for t, share in enumerate(self.weights):
                 total += share * mean_rows(v[:, t, :])
@@ -465,13 +471,6 @@ class Objective:
 
 
 BACKENDS = ("auto", "numpy", "engine", "engine-scores")
-
-
-def _mean(values: np.ndarray) -> float:
-    """Mean of one row summed strictly left to right (as :func:`mean_rows`)."""
-    if len(values) == 0:
-        return 0.0
-    return float(np.cumsum(values)[-1] / len(values))
 
 
 def mean_rows(values: np.ndarray) -> np.ndarray:

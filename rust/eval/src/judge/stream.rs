@@ -1,9 +1,8 @@
 //! A TREC run judged piece by piece, in memory bounded by the size of a piece.
 //!
-//! The run (a regular file or standard input, plain or gzip) is read in blocks of
-//! `piece_bytes` bytes, each cut at the start of the lines of its last query (a run
-//! lists each query's documents together), exactly as `cranfield/core/streaming.py`
-//! cuts it. Every piece is parsed and judged against the qrels as a whole file would
+//! The run (a regular file, a named pipe or standard input, plain or gzip) is read in
+//! blocks of `piece_bytes` bytes, each cut at the start of the lines of its last query
+//! (a run lists each query's documents together). Every piece is parsed and judged against the qrels as a whole file would
 //! be, with line numbers counted from the start of the input; only the judged labels
 //! of each piece are kept (not the document ids nor the scores), and they are joined
 //! into the [`Judged`] that [`judge_with`] gives for the whole run: every value
@@ -16,7 +15,9 @@
 //! not grouped by query), cannot be judged piece by piece. The run is then read whole,
 //! as when it is not streamed, if its text fits in the budget for a whole input
 //! (`Reading::max_bytes`); otherwise it is [`JudgeError::Regrouped`], naming the line
-//! where the query reappears (as `streaming.py` names it).
+//! where the query reappears (`cranfield.core.memory.regrouped` words the message).
+//! The command line's every path reads runs this way (the general path through
+//! `judge_streamed`, for `cranfield/core/engine_judge.py`).
 
 use std::collections::HashSet;
 use std::io::{Cursor, Read};
@@ -33,8 +34,7 @@ use super::{
     ValueKind,
 };
 
-/// The bytes read per piece by default (64 MiB, about two million run lines: as
-/// `cranfield/core/streaming.py`'s `CHUNK_BYTES`).
+/// The bytes read per piece by default (64 MiB, about two million run lines).
 pub const PIECE_BYTES: usize = 1 << 26;
 
 /// Plain files up to this size are read whole by default (512 MiB: about 15 million
@@ -42,17 +42,33 @@ pub const PIECE_BYTES: usize = 1 << 26;
 /// gzip input, in pieces.
 pub const WHOLE_BYTES: u64 = 1 << 29;
 
-/// Reads the qrels from a regular file and judges the run streamed from `run_path`
-/// (`-`: standard input), in pieces of `reading.piece_bytes` bytes: what
-/// [`super::judge_files`] gives, in bounded memory (see the module's documentation).
+/// Reads the qrels (a regular file, a named pipe or standard input: see
+/// [`read_qrels_from`]) and judges the run streamed from `run_path` (`-`: standard
+/// input), in pieces of `reading.piece_bytes` bytes: what [`super::judge_files`]
+/// gives, in bounded memory (see the module's documentation).
 pub fn judge_files_streamed(
     run_path: &Path,
     qrels_path: &Path,
     reading: &Reading,
     options: &JudgeOptions,
 ) -> Result<Judged, JudgeError> {
+    judge_streamed(run_path, qrels_path, None, reading, options)
+}
+
+/// [`judge_files_streamed`], the qrels parsed from `qrels_text` (plain or gzip) when it
+/// is given (then `qrels_path` only names them).
+pub fn judge_streamed(
+    run_path: &Path,
+    qrels_path: &Path,
+    qrels_text: Option<&[u8]>,
+    reading: &Reading,
+    options: &JudgeOptions,
+) -> Result<Judged, JudgeError> {
     options.check()?;
-    let qrels = read_qrels(qrels_path, reading)?;
+    let qrels = match qrels_text {
+        Some(text) => read_qrels_text(text, reading)?,
+        None => read_qrels_from(qrels_path, reading)?,
+    };
     let threads = threads_for(&qrels, &qrels, reading.threads);
     let prepared = Prepared::new(&qrels, options.qrels_duplicates, threads);
     judge_run_streamed(run_path, &qrels, &prepared, reading, options)
@@ -85,9 +101,10 @@ pub fn judge_run_streamed(
         return judge_whole(run_path, qrels, prepared, reading, options);
     }
     let source = Source::open(run_path)?;
-    let stdin = source.is_stdin();
+    let stdin = source.once;
     let mut stream = Stream::new(source.reader, qrels, prepared, reading, options, piece_bytes);
-    // standard input cannot be read twice: its text is kept while it fits the budget
+    // standard input or a pipe cannot be read twice: its text is kept while it fits
+    // the budget
     if stdin {
         stream.kept = Some(Vec::new());
     }
@@ -142,7 +159,7 @@ fn judge_whole(
     reading: &Reading,
     options: &JudgeOptions,
 ) -> Result<Judged, JudgeError> {
-    let run = if run_path.as_os_str() == "-" {
+    let run = if read_once(run_path) {
         Source::open(run_path).and_then(|source| read_whole(source.reader, reading))
     } else {
         read_file(run_path, Input::Run, Kind::Run, reading)
@@ -182,56 +199,120 @@ fn qrels_first(qrels: &Parsed, options: &JudgeOptions, err: JudgeError) -> Judge
 
 /// A run read whole from `reader` (plain text), at most `reading.max_bytes` of it.
 fn read_whole(reader: impl Read, reading: &Reading) -> Result<Parsed, JudgeError> {
+    read_whole_as(reader, Kind::Run, Input::Run, reading)
+}
+
+/// `input` (of `kind`) read whole from `reader` (plain text), at most
+/// `reading.max_bytes` of it.
+fn read_whole_as(
+    reader: impl Read,
+    kind: Kind,
+    input: Input,
+    reading: &Reading,
+) -> Result<Parsed, JudgeError> {
     let capped = Capped { inner: reader, limit: reading.max_bytes, read: 0 };
     let options = Options {
-        kind: Kind::Run,
+        kind,
         latin1: reading.latin1,
         max_line: reading.max_line,
         threads: reading.threads.max(1),
     };
     cranfield_trec::read(capped, &options).map_err(|e| match e {
-        cranfield_trec::ReadError::Io(error) => JudgeError::Io { input: Input::Run, error },
-        cranfield_trec::ReadError::Input(error) => JudgeError::Read { input: Input::Run, error },
+        cranfield_trec::ReadError::Io(error) => JudgeError::Io { input, error },
+        cranfield_trec::ReadError::Input(error) => JudgeError::Read { input, error },
     })
 }
 
-/// The input of a run.
+/// Whether `path` is standard input or another input that can be read only once (a
+/// named pipe, a character device): not a regular file nor a directory. A path that
+/// cannot be examined is not (its reading reports why).
+fn read_once(path: &Path) -> bool {
+    path.as_os_str() == "-" || std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir())
+}
+
+/// The input of a run or qrels.
 struct Source {
     reader: Box<dyn Read>,
-    stdin: bool,
+    /// Standard input or a pipe: it can be read only once.
+    once: bool,
 }
 
 impl Source {
-    /// Opens a regular file or standard input (`-`); gzip by its first two bytes.
+    /// Opens a regular file, a named pipe or standard input (`-`) as the run; gzip by
+    /// its first two bytes.
     fn open(path: &Path) -> Result<Source, JudgeError> {
-        let input = Input::Run;
+        Source::open_as(path, Input::Run, u64::MAX)
+    }
+
+    /// Opens `path` as `input`; gzip decompressed to at most `max_bytes`. A directory
+    /// is [`JudgeError::Unsupported`].
+    fn open_as(path: &Path, input: Input, max_bytes: u64) -> Result<Source, JudgeError> {
         let io = |error| JudgeError::Io { input, error };
         let stdin = path.as_os_str() == "-";
         let mut raw: Box<dyn Read> = if stdin {
             Box::new(std::io::stdin())
         } else {
-            // stat first: opening a named pipe would wait for a writer
-            let unsupported = JudgeError::Unsupported { input, reason: "not a regular file" };
-            if !std::fs::metadata(path).map_err(io)?.is_file() {
+            let unsupported = JudgeError::Unsupported { input, reason: "a directory" };
+            if std::fs::metadata(path).map_err(io)?.is_dir() {
                 return Err(unsupported);
             }
+            // (opening a named pipe waits for its writer)
             let file = std::fs::File::open(path).map_err(io)?;
-            if !file.metadata().map_err(io)?.is_file() {
+            if file.metadata().map_err(io)?.is_dir() {
                 return Err(unsupported);
             }
             Box::new(file)
         };
+        let once = stdin || read_once(path);
         let mut head = Vec::with_capacity(2);
         (&mut raw).take(2).read_to_end(&mut head).map_err(io)?;
         let gzipped = head == gzip::MAGIC;
         let raw = Cursor::new(head).chain(raw);
         let reader: Box<dyn Read> =
-            if gzipped { Box::new(gzip::Members::new(raw, u64::MAX)) } else { Box::new(raw) };
-        Ok(Source { reader, stdin })
+            if gzipped { Box::new(gzip::Members::new(raw, max_bytes)) } else { Box::new(raw) };
+        Ok(Source { reader, once })
     }
+}
 
-    fn is_stdin(&self) -> bool {
-        self.stdin
+/// Reads TREC qrels from a regular file (as [`read_qrels`]), a named pipe or standard
+/// input (`-`; plain or gzip, at most `reading.max_bytes` of text).
+pub fn read_qrels_from(path: &Path, reading: &Reading) -> Result<Parsed, JudgeError> {
+    if !read_once(path) {
+        return read_qrels(path, reading);
+    }
+    let source = Source::open_as(path, Input::Qrels, reading.max_bytes)?;
+    read_whole_as(source.reader, qrels_kind(reading), Input::Qrels, reading)
+}
+
+/// Parses TREC qrels from `text` (plain or gzip, at most `reading.max_bytes` of it).
+pub fn read_qrels_text(text: &[u8], reading: &Reading) -> Result<Parsed, JudgeError> {
+    let kind = qrels_kind(reading);
+    if text.starts_with(&gzip::MAGIC) {
+        let reader = gzip::Members::new(Cursor::new(text), reading.max_bytes);
+        return read_whole_as(reader, kind, Input::Qrels, reading);
+    }
+    // parsed where it lies (no reading buffers), checked first as a reader checks it
+    let read = |error| JudgeError::Read { input: Input::Qrels, error };
+    let mut checker = Checker::new(reading.max_line);
+    for piece in text.chunks(PIECE) {
+        checker.feed(piece).map_err(read)?;
+    }
+    probe(text.len().saturating_mul(2))
+        .map_err(|_| JudgeError::Memory { path: Default::default(), what: "parse the qrels" })?;
+    let options = Options {
+        kind,
+        latin1: reading.latin1,
+        max_line: reading.max_line,
+        threads: reading.threads.max(1),
+    };
+    cranfield_trec::parse(text, &options).map_err(read)
+}
+
+fn qrels_kind(reading: &Reading) -> Kind {
+    if reading.fractional {
+        Kind::FractionalQrels
+    } else {
+        Kind::Qrels
     }
 }
 
@@ -596,8 +677,8 @@ fn first_field(line: &[u8]) -> Option<&[u8]> {
     Some(&line[start..start + len])
 }
 
-/// Where the lines of the last query of `data` begin (0: all one query so far), as
-/// `streaming.py`'s `_last_group_start`: only complete lines (ended by `\n`) count;
+/// Where the lines of the last query of `data` begin (0: all one query so far): only
+/// complete lines (ended by `\n`) count;
 /// blank and comment lines belong to the lines after them. The cut is after a `\n`
 /// whose line is of another query than the line after it; a `\n`-ended stretch with
 /// lone `\r` line ends inside is never cut, and a cut is never made before a line

@@ -1,0 +1,150 @@
+"""A TREC run judged by the compiled engine, for paths that compute in Python.
+
+:func:`judge_trec` reads a TREC run (a file, plain or gzip, a named pipe or standard
+input) the way the engine paths of ``cranfield eval`` and ``cranfield trec_eval`` read
+it (``rust/eval/src/judge/stream.rs``: whole when small, in query-aligned pieces of
+bounded size otherwise, decided inside the engine) and judges it against qrels already
+read in Python: the :class:`~cranfield.core.judged.JudgedRun` that ``judge(qrels,
+Run.read(path), options)`` gives, in bounded memory whatever the run's size. The
+qrels are given to the engine as their file when it is a regular TREC file, else as
+TREC text written from the :class:`~cranfield.core.qrels.Qrels` (qrels from standard
+input, a pipe, Parquet, CSV, ...).
+"""
+
+from __future__ import annotations
+
+import os
+
+from .judged import JudgedRun
+from .options import JudgeOptions
+
+
+def judge_trec(
+    qrels,
+    qrels_path,
+    run_path,
+    options: JudgeOptions,
+    *,
+    encoding: str = "utf-8",
+    stream: bool | None = None,
+    trec: bool = False,
+) -> JudgedRun | None:
+    """Judge the TREC run at ``run_path`` (``-``: standard input) against ``qrels``
+    (read from ``qrels_path``, a path or None) with the engine.
+
+    ``encoding``: ids as ``"utf-8"`` or ``"latin-1"`` (as ``Run.read`` reads them);
+    ``trec``: both inputs are TREC files whatever their names (else the format is told
+    from each name, as ``Run.read`` tells it); ``stream``: ``--stream`` (True),
+    ``--no-stream`` (False) or neither (None), see
+    :func:`cranfield.core.memory.engine_reading`.
+
+    Returns None when the engine cannot judge it and the input is still unread (not a
+    TREC path, standard input replaced by a stream, qrels ids that cannot be written as
+    TREC text, a directory): the caller then reads the run in Python. A problem in the
+    run raises the :class:`~cranfield.errors.InputError` ``Run.read`` and ``judge``
+    raise; once standard input or a pipe is read, every problem is raised here.
+    """
+    from .. import _engine
+    from .io.formats import infer_format
+    from .io.source import MAX_LINE
+    from .memory import engine_reading, engine_stdin, read_once
+    from .results import default_run_name
+
+    if not isinstance(run_path, (str, os.PathLike)):
+        return None
+    if not trec and infer_format(run_path, None) != "trec":
+        return None
+    run_path = str(run_path)
+    if run_path == "-" and not engine_stdin():
+        return None
+    qrels_text = None
+    if not _regular_trec_file(qrels_path, trec):
+        qrels_text = _trec_text(qrels, encoding)
+        if qrels_text is None:
+            return None
+    source = "<stdin>" if run_path == "-" else run_path
+    once = read_once(run_path)  # standard input, a pipe: reported here once read
+    try:
+        parts = _engine.judge_trec_files(
+            run_path,
+            str(qrels_path) if qrels_text is None else "<qrels>",
+            latin1=encoding == "latin-1",
+            fractional=qrels.fractional,
+            rel_level=options.rel_level,
+            depth=options.depth,
+            judged_only=options.judged_only,
+            complete=options.complete,
+            compat=options.compat,
+            duplicates=options.duplicates,
+            qrels_text=qrels_text,
+            **{"max_line": MAX_LINE, **engine_reading(stream)},
+        )
+    except _engine.JudgeError as exc:
+        from .io.problems import engine_error, unread
+        from .memory import engine_error as streaming_error
+
+        error = streaming_error(exc) or engine_error(
+            exc, {"run": run_path, "qrels": str(qrels_path)}, fractional=qrels.fractional
+        )
+        if error is None and once:
+            error = unread(exc)
+        if error is None:
+            return None
+        raise error from None
+    from .judged import from_engine
+
+    name = parts[6] or default_run_name(source)  # the TREC tag, else the file's name
+    return from_engine((*parts[:6], name), rel_level=options.rel_level, compat=options.compat)
+
+
+def _regular_trec_file(path, trec: bool) -> bool:
+    """Whether the engine can read the qrels again from ``path``: a regular TREC file
+    (``trec``: whatever its name)."""
+    from .io.formats import infer_format
+
+    if not isinstance(path, (str, os.PathLike)) or str(path) == "-":
+        return False
+    return os.path.isfile(path) and (trec or infer_format(path, None) == "trec")
+
+
+def _trec_text(qrels, encoding: str) -> bytes | None:
+    """The qrels as ``qid 0 docno rel`` lines in ``encoding`` (relevance written
+    exactly: integers, or the shortest text of each real that reads back as it), or
+    None when an id cannot be written (whitespace, empty) or encoded. Whole-array
+    Arrow operations."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    table = qrels.table
+    if not table.num_rows:
+        return b""
+    for name in ("query_id", "doc_id"):
+        ids = table[name]
+        if pc.any(pc.match_substring_regex(ids, r"\s")).as_py():
+            return None
+        if pc.min(pc.utf8_length(ids)).as_py() == 0:
+            return None
+    # the constants as scalars of an array built from buffers (pa.scalar would import
+    # pandas: a third of a second)
+    parts = (b"0", b" ", b"", b"\n")
+    ends = np.cumsum([0, *map(len, parts)]).astype(np.int32)
+    constants = pa.StringArray.from_buffers(
+        len(parts), pa.py_buffer(ends.tobytes()), pa.py_buffer(b"".join(parts))
+    )
+    zero, space, nothing, newline = (constants[i] for i in range(len(parts)))
+    lines = pc.binary_join_element_wise(
+        table["query_id"], zero, table["doc_id"], pc.cast(table["relevance"], pa.string()), space
+    )
+    lines = pc.binary_join_element_wise(lines, nothing, newline)  # each line ended
+    lines = lines.combine_chunks() if isinstance(lines, pa.ChunkedArray) else lines
+    lines = pc.cast(lines, pa.large_string())  # one buffer of every line, in order
+    _, offsets, values = lines.buffers()
+    at = np.frombuffer(offsets, dtype=np.int64)[lines.offset : lines.offset + len(lines) + 1]
+    data = bytes(memoryview(values)[int(at[0]) : int(at[-1])])
+    if encoding == "utf-8":
+        return data
+    try:
+        return data.decode("utf-8").encode(encoding)
+    except UnicodeEncodeError:
+        return None
