@@ -692,3 +692,16 @@ def test_unaligned_buffers_are_judged():
     jr = judge(Qrels.from_dict({"q": {"b": 1, "c": 2}}), run)
     assert jr.labels.tolist() == [1, 2, -1]
     assert jr.doc_ids(run).tolist() == ["b", "c", "a"]
+
+
+def test_document_rows_only_when_asked_for():
+    """``judge(..., doc_rows=False)`` (what the measures need) gives the same arrays
+    without the rows, and its ``doc_ids`` refuses rather than guess."""
+    run = Run(pa.table({"query_id": ["q", "q"], "doc_id": ["a", "b"], "score": [1.0, 2.0]}))
+    qrels = Qrels.from_dict({"q": {"a": 1}})
+    full, lean = judge(qrels, run), judge(qrels, run, doc_rows=False)
+    assert full.doc_ids(run).tolist() == ["b", "a"]
+    assert full.labels.tolist() == lean.labels.tolist() == [-1, 1]
+    assert lean.doc_rows is None
+    with pytest.raises(ValueError, match="without its document rows"):
+        lean.doc_ids(run)

@@ -132,12 +132,13 @@ fn labels<'py>(py: Python<'py>, labels: LabelVec) -> Bound<'py, PyAny> {
 /// Returns `(query_ids, offsets, labels, qrels_offsets, qrels_grades, in_run, "",
 /// doc_rows)`: a list of str, int64, int8/int64/float64, int64, int64/float64 and bool
 /// arrays, an empty run name (the caller knows it), and the run row of each ranked
-/// document (int64), or None when they are every row of the run in order. A `depth`
+/// document (int64), or None when they are every row of the run in order or when
+/// `doc_rows` is false (not computed). A `depth`
 /// of 2**64 or more is the whole ranking. Raises ValueError for arrays of the wrong
 /// type or layout, `JudgeError` for malformed columns or options.
 #[pyfunction]
 #[pyo3(signature = (run, qrels, *, rel_level=1, depth=None, judged_only=false,
-    complete=false, compat=10))]
+    complete=false, compat=10, doc_rows=true))]
 #[allow(clippy::too_many_arguments)]
 fn judge_arrow<'py>(
     py: Python<'py>,
@@ -148,6 +149,7 @@ fn judge_arrow<'py>(
     judged_only: bool,
     complete: bool,
     compat: u8,
+    doc_rows: bool,
 ) -> PyResult<Bound<'py, PyTuple>> {
     let depth = match depth {
         None => None,
@@ -170,7 +172,7 @@ fn judge_arrow<'py>(
     let run = batches(&run_held, Input::Run)?;
     let qrels = batches(&qrels_held, Input::Qrels)?;
     let threads = Reading::default().threads;
-    let work = || judge_batches(&run, &qrels, &options, threads);
+    let work = || judge_batches(&run, &qrels, &options, threads, doc_rows);
     let (judged, rows) = match py.detach(|| catch_unwind(AssertUnwindSafe(work))) {
         Ok(Ok(judged)) => judged,
         Ok(Err(failure)) => return Err(raise(py, failure)),

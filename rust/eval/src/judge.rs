@@ -501,7 +501,8 @@ pub fn judge_prepared(
         _ => return Err(JudgeError::WrongKind(Input::Run)),
     }
     let tag = run.tag.as_deref();
-    judge_table(&Table::new(run), tag, qrels, options, threads, false).map(|(judged, _)| judged)
+    let run = Table::new(run);
+    judge_table(&run, tag, qrels, options, threads, RunKind::File).map(|(judged, _)| judged)
 }
 
 /// The qrels judged, or their problem (no rows, columns of the wrong kind, a repeated
@@ -518,17 +519,29 @@ fn prepared_qrels<'a, 'q>(prepared: &'a Prepared<'q>) -> Result<&'a Ready<'q>, J
     Ok(qrels)
 }
 
+/// How a run is judged.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum RunKind {
+    /// A file's: repeated pairs resolved by the options' policy, no rows kept.
+    File,
+    /// A table's, whose reader applied the duplicates policy: every row of a qrels
+    /// topic is ranked, without a map of its documents; the run row of each ranked
+    /// document kept when `rows`.
+    Table { rows: bool },
+}
+
 /// Judges the run `rt` (scores; `tag` its run tag) against prepared qrels, with the
-/// run row of each ranked document when `keep_rows` (`None` when they are every row
-/// of the run in its order, or not kept; see [`Ranking::ranked`]).
+/// run row of each ranked document for a table asking for them (`None` when they are
+/// every row of the run in its order, or not kept).
 fn judge_table(
     rt: &Table<'_>,
     tag: Option<&[u8]>,
     qrels: &Ready<'_>,
     options: &JudgeOptions,
     threads: usize,
-    keep_rows: bool,
+    kind: RunKind,
 ) -> Result<(Judged, Option<Vec<i64>>), JudgeError> {
+    let keep_rows = kind == RunKind::Table { rows: true };
     let (real, judged) = (qrels.real, &qrels.judged);
     let threads = threads.max(1);
     let topics = Topics::new(&qrels.topics, rt);
@@ -539,9 +552,9 @@ fn judge_table(
 
     let ranking = Ranking { run: rt, topics: &topics, judged, options, threads };
     let (labels, lengths, ranked_rows) = match qrels.kind {
-        LabelKind::I8 => ranking.ranked::<i8>(&kept, keep_rows)?,
-        LabelKind::I64 => ranking.ranked::<i64>(&kept, keep_rows)?,
-        LabelKind::F64 => ranking.ranked::<f64>(&kept, keep_rows)?,
+        LabelKind::I8 => ranking.ranked::<i8>(&kept, kind)?,
+        LabelKind::I64 => ranking.ranked::<i64>(&kept, kind)?,
+        LabelKind::F64 => ranking.ranked::<f64>(&kept, kind)?,
     };
     let mut query_ids = Strings { data: Vec::new(), offsets: vec![0] };
     let mut offsets = Vec::with_capacity(kept.len() + 1);
@@ -852,20 +865,20 @@ impl<'a> Ranking<'_, 'a> {
     /// The labels of the `kept` topics' rankings, back to back, and their lengths; or
     /// the first duplicate of the run (by its second line).
     fn labels<T: Label>(&self, kept: &[usize]) -> Result<(LabelVec, Vec<usize>), JudgeError> {
-        self.ranked::<T>(kept, false).map(|(labels, lengths, _)| (labels, lengths))
+        self.ranked::<T>(kept, RunKind::File).map(|(labels, lengths, _)| (labels, lengths))
     }
 
-    /// [`Ranking::labels`], and the run row of each ranked document when `keep_rows`
-    /// (a table's run, whose reader applied the duplicates policy: every row of a qrels
-    /// topic is ranked, without a map of its documents).
+    /// [`Ranking::labels`] of a run of `kind`, and the run row of each ranked document
+    /// when it asks for them (else empty).
     #[allow(clippy::type_complexity)]
     fn ranked<T: Label>(
         &self,
         kept: &[usize],
-        keep_rows: bool,
+        kind: RunKind,
     ) -> Result<(LabelVec, Vec<usize>, Vec<i64>), JudgeError> {
+        let keep_rows = kind == RunKind::Table { rows: true };
         let make = || Scratch { docs: hash::map(0), entries: Vec::new() };
-        let work = |s: &mut Scratch<'a>, t| self.topic(s, t, keep_rows);
+        let work = |s: &mut Scratch<'a>, t| self.topic(s, t, kind);
         let mut parts: Vec<Ranked<T>> =
             parallel::map(self.topics.ids.len(), self.threads, make, work);
         if let Some((first, second)) = parts.iter().filter_map(|p| p.2).min_by_key(|d| d.1) {
@@ -884,7 +897,7 @@ impl<'a> Ranking<'_, 'a> {
 
     /// Topic `t`'s ranking, judged (empty for a topic the qrels do not have), or its
     /// first duplicate (first row, second row).
-    fn topic<T: Label>(&self, s: &mut Scratch<'a>, t: usize, keep_rows: bool) -> Ranked<T> {
+    fn topic<T: Label>(&self, s: &mut Scratch<'a>, t: usize, kind: RunKind) -> Ranked<T> {
         let blocks = self.topics.run_blocks.of(t);
         let policy = self.options.duplicates;
         let in_qrels = t < self.topics.qrels_topics;
@@ -894,7 +907,7 @@ impl<'a> Ranking<'_, 'a> {
         let rows = self.topics.run_blocks.rows(t);
         let judged = if in_qrels { Some(&self.judged[t].docs) } else { None };
         let compat9 = self.options.compat == 9;
-        if keep_rows && in_qrels {
+        if let (RunKind::Table { rows: keep_rows }, true) = (kind, in_qrels) {
             // a table: its reader applied the duplicates policy, so every row is ranked
             // and only the qrels' documents are looked up (no map of the run's)
             s.entries.clear();
@@ -910,7 +923,7 @@ impl<'a> Ranking<'_, 'a> {
                     s.entries.push(Entry { key, score, doc, row, qrels });
                 });
             }
-            return self.ranking(s, true);
+            return self.ranking(s, keep_rows);
         }
         hash::reset(&mut s.docs, rows + judged.map_or(0, |d| d.len()));
         for (&doc, &(raw, _)) in judged.into_iter().flatten() {
@@ -948,7 +961,7 @@ impl<'a> Ranking<'_, 'a> {
         if duplicate.is_some() || !in_qrels {
             return (Vec::new(), Vec::new(), duplicate);
         }
-        self.ranking(s, keep_rows)
+        self.ranking(s, false)
     }
 
     /// The topic's documents (`s.entries`) ranked and judged: labels, and their rows

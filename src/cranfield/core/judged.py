@@ -99,7 +99,10 @@ class JudgedRun:
         The run's name (TREC tag).
     doc_rows
         Row of the run table of each ranked document (to recover document ids);
-        None when they are all the rows in table order.
+        None when they are all the rows in table order, or not kept.
+    has_doc_rows
+        False when the document rows were not kept (``judge(..., doc_rows=False)``,
+        :func:`concat`): :meth:`doc_ids` then refuses.
     """
 
     query_ids: np.ndarray
@@ -112,6 +115,7 @@ class JudgedRun:
     run_name: str = ""
     doc_rows: np.ndarray | None = None
     compat: int = 10
+    has_doc_rows: bool = True
     _num_rel_cache: dict = field(default_factory=dict, repr=False)
     _memo: dict = field(default_factory=dict, repr=False)
 
@@ -198,16 +202,22 @@ class JudgedRun:
 
     def doc_ids(self, run) -> np.ndarray:
         """Document ids of the ranked documents (needs the Run it was built from)."""
+        if not self.has_doc_rows:
+            raise ValueError("this judged run was made without its document rows")
         ids = run.table.column("doc_id")
         if self.doc_rows is not None:
             ids = ids.take(arrays.ints(self.doc_rows))
         return np.asarray(ids.to_pylist(), dtype=object)
 
 
-def from_engine(parts: tuple, *, rel_level: int, compat: int, doc_rows=None) -> JudgedRun:
+def from_engine(
+    parts: tuple, *, rel_level: int, compat: int, doc_rows=None, has_doc_rows: bool = False
+) -> JudgedRun:
     """The :class:`JudgedRun` of the engine's judging (``_engine.judge_trec_files`` and
     the engine's other judges): ``parts`` is its tuple ``(query ids, offsets, labels,
-    qrels offsets, qrels grades, in_run, run name)``, arrays the engine owns (no copy)."""
+    qrels offsets, qrels grades, in_run, run name)``, arrays the engine owns (no copy).
+    ``doc_rows``/``has_doc_rows``: the document rows when the engine kept them (only
+    ``_engine.judge_arrow`` does; see :class:`JudgedRun`)."""
     query_ids, offsets, labels, qrels_offsets, qrels_grades, in_run, run_name = parts[:7]
     return JudgedRun(
         query_ids=np.asarray(query_ids, dtype=object),
@@ -220,6 +230,7 @@ def from_engine(parts: tuple, *, rel_level: int, compat: int, doc_rows=None) -> 
         run_name=run_name,
         doc_rows=doc_rows,
         compat=compat,
+        has_doc_rows=has_doc_rows,
     )
 
 
@@ -241,6 +252,7 @@ def judged_view(jr: JudgedRun) -> JudgedRun:
         run_name=jr.run_name,
         doc_rows=rows,
         compat=jr.compat,
+        has_doc_rows=jr.has_doc_rows,
     )
 
 
@@ -274,7 +286,9 @@ def _codes(values: pa.ChunkedArray | pa.Array, universe: pa.Array) -> np.ndarray
     return arrays.codes_or_minus_one(pc.index_in(values, value_set=universe))
 
 
-def judge(qrels, run, options: JudgeOptions | None = None, **judging) -> JudgedRun:
+def judge(
+    qrels, run, options: JudgeOptions | None = None, *, doc_rows: bool = True, **judging
+) -> JudgedRun:
     """Join a run with qrels into a :class:`JudgedRun` (trec_eval semantics, see the
     module's documentation), in the compiled engine (``_engine.judge_arrow``:
     ``cranfield_eval::judge``, which judges TREC files the same way).
@@ -289,6 +303,9 @@ def judge(qrels, run, options: JudgeOptions | None = None, **judging) -> JudgedR
         The :class:`~cranfield.core.options.JudgeOptions` (relevance level, depth,
         judged-only, complete, compat); or give its fields as keyword arguments
         (``rel_level=2, depth=100``), not both.
+    doc_rows
+        Keep the run row of each ranked document (:meth:`JudgedRun.doc_ids`); False
+        saves their array (8 bytes per ranked document) where only measures are needed.
     """
     from .. import _engine
 
@@ -301,10 +318,15 @@ def judge(qrels, run, options: JudgeOptions | None = None, **judging) -> JudgedR
         judged_only=opts.judged_only,
         complete=opts.complete,
         compat=opts.compat,
+        doc_rows=doc_rows,
     )
     name = getattr(run, "name", "") or ""
     return from_engine(
-        (*parts[:6], name), rel_level=opts.rel_level, compat=opts.compat, doc_rows=parts[7]
+        (*parts[:6], name),
+        rel_level=opts.rel_level,
+        compat=opts.compat,
+        doc_rows=parts[7],
+        has_doc_rows=doc_rows,
     )
 
 
@@ -429,4 +451,5 @@ def concat(
         run_name=run_name,
         doc_rows=None,
         compat=opts.compat,
+        has_doc_rows=False,
     )

@@ -371,7 +371,7 @@ def _judge_partition(qrels, part, options, encoding):
 
     (run,) = read_partition(part, options.duplicates, encoding)
     ids = np.asarray(pc.unique(run.table["query_id"]).to_pylist(), dtype=object)
-    jr = judge(qrels, run, JudgeOptions.of(options, complete=False))
+    jr = judge(qrels, run, JudgeOptions.of(options, complete=False), doc_rows=False)
     return ids, _clean(jr), run.name
 
 

@@ -16,7 +16,7 @@ use std::borrow::Cow;
 use super::table::{raw_value, Piece, QrelsTopics, StrView, Table, ValuesView};
 use super::{
     greater, hash, judge_table, parallel, prepared_qrels, Duplicates, Input, JudgeError,
-    JudgeOptions, Judged, Prepared,
+    JudgeOptions, Judged, Prepared, RunKind,
 };
 use cranfield_trec::Strings;
 
@@ -204,11 +204,13 @@ pub type JudgedRows = (Judged, Option<Vec<i64>>);
 /// Unlike files, either may have no rows: qrels without rows evaluate no query, a run
 /// without rows none either (or, with `complete`, every qrels topic as an empty
 /// ranking). Labels are `i8` or `i64` for grades ([`super::LabelVec`]), `f64` for gains.
+/// The run rows of the ranked documents are returned when `rows` (else `None`).
 pub fn judge_batches(
     run: &[Batch<'_>],
     qrels: &[Batch<'_>],
     options: &JudgeOptions,
     threads: usize,
+    rows: bool,
 ) -> Result<JudgedRows, JudgeError> {
     options.check()?;
     let run = Checked::new(run, Input::Run)?;
@@ -226,7 +228,7 @@ pub fn judge_batches(
     let threads = if run.rows() + qrels.rows() < super::PARALLEL_ROWS { 1 } else { threads.max(1) };
     let prepared = Prepared::of_table(qrels.table(), real, options.qrels_duplicates, threads);
     let ready = prepared_qrels(&prepared)?;
-    judge_table(&run.table(), None, ready, options, threads, true)
+    judge_table(&run.table(), None, ready, options, threads, RunKind::Table { rows })
 }
 
 /// The judged run of qrels without rows: no query.
