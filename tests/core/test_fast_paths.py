@@ -4,23 +4,21 @@ The reference ranks each query's documents with Python's sort (score descending,
 descending in byte order, trec_eval's order) and looks labels up in a dict. Inputs are
 generated to hit every branch of the fast path: files already in trec_eval order,
 ties listed in the wrong doc order, topics out of byte order, a topic split over two
-blocks, rising scores, shuffled lines, ids of mixed widths, forced hash collisions.
+blocks, rising scores, shuffled lines, ids of mixed widths.
 """
 
 from __future__ import annotations
 
 import io
 import zlib
-from collections import Counter
 
 import numpy as np
 import pyarrow as pa
 import pytest
 
-from cranfield.core.io import dedup, keys
+from cranfield.core.io import arrays, dedup
 from cranfield.core.judged import NOT_POOLED, UNJUDGED, judge
 from cranfield.core.qrels import Qrels
-from cranfield.core.run import Run
 from generators import (
     LAYOUTS,
     byte_sorted,
@@ -56,17 +54,9 @@ def build(qrels: dict, rows: list):
     return Qrels.from_dict(qrels), run_from_rows(rows)
 
 
-@pytest.fixture(params=["join in a thread", "join inline"])
-def join_thread(request, monkeypatch):
-    from cranfield.core import judged
-
-    threshold = 0 if request.param == "join in a thread" else 1 << 62
-    monkeypatch.setattr(judged, "_JOIN_IN_THREAD_ROWS", threshold)
-
-
 @pytest.mark.parametrize("layout", LAYOUTS)
 @pytest.mark.parametrize("compat", [10, 9])
-def test_judge_matches_reference(layout, compat, join_thread):
+def test_judge_matches_reference(layout, compat):
     rng = np.random.default_rng(zlib.crc32(f"{layout}/{compat}".encode()))
     for _ in range(40):
         qrels, rows = layout_case(rng, layout)
@@ -93,96 +83,13 @@ def test_judge_matches_reference(layout, compat, join_thread):
         assert jr.in_run.tolist() == [q in want for q in all_topics]
 
 
-def test_hash_does_not_depend_on_the_width_of_neighbours():
-    # fixed-width arrays take a different code path; the hash must be the same
-    values = ["abcdefgh", "abcdefghi", "a", "", "é", "abcdefghijklmnopq", "abcdefgh\x00"]
-    mixed = keys.hash_strings(pa.array(values))
-    alone = np.array([keys.hash_strings(pa.array([v]))[0] for v in values])
-    assert (mixed == alone).all()
-    assert len(set(mixed.tolist())) == len(values)
-    same_width = keys.hash_strings(pa.array(["abcdefgh", "abcdefgh", "hgfedcba"]))
-    assert same_width[0] == same_width[1] == mixed[0] and same_width[2] != mixed[0]
-
-
-@pytest.mark.parametrize("index_layout", ["blocked", "general"])
-def test_forced_hash_collisions_stay_exact(monkeypatch, index_layout):
-    # keep 3 bits of every string hash: nearly every pair collides with others
-    real = keys._hash_chunk
-
-    def coarse(arr, out=None):
-        h = real(arr, out)
-        h &= np.uint64(7 << 61)
-        return h
-
-    monkeypatch.setattr(keys, "_hash_chunk", coarse)
-    if index_layout == "general":
-        monkeypatch.setattr(keys, "_blocked_bits", lambda qb: None)
-    rng = np.random.default_rng(7)
-    for layout in LAYOUTS:
-        qrels, rows = layout_case(rng, layout)
-        qr, run = build(qrels, rows)
-        jr = judge(qr, run)
-        if layout == "ranked":
-            assert bool(run.pair_index.block_bits) == (index_layout == "blocked")
-        qids, labels, _ = reference(qrels, rows)
-        got = [
-            jr.labels[a:b].tolist() for a, b in zip(jr.offsets[:-1], jr.offsets[1:], strict=True)
-        ]
-        assert list(jr.query_ids) == qids and got == labels
-    # and the duplicate check still finds exactly the repeated pairs
+def test_duplicate_check_finds_exactly_the_repeated_pairs():
     table = pa.table({"query_id": ["1", "1", "2", "1"], "doc_id": ["a", "b", "a", "a"]})
     table = table.append_column("score", pa.array([1.0, 2.0, 3.0, 4.0]))
     with pytest.raises(Exception, match="appears twice for query '1'.*rows 1 and 4"):
         dedup.resolve(table, "score", "error", None, None, unit="row")
     kept = dedup.resolve(table, "score", "first", None, None)
     assert kept.num_rows == 3
-
-
-def test_index_is_built_once_per_table(tmp_path):
-    path = tmp_path / "run.txt"
-    path.write_text("1 Q0 a 1 2.0 t\n1 Q0 b 2 1.0 t\n2 Q0 a 1 5.0 t\n")
-    run = Run.read(path)
-    first = run.pair_index
-    assert run.pair_index is first
-    qrels_path = tmp_path / "qrels.txt"
-    qrels_path.write_text("1 0 a 1\n2 0 b 2\n")
-    qr = Qrels.read(qrels_path)
-    index = qr.pair_index
-    judge(qr, run)
-    judge(qr, run)
-    assert qr.pair_index is index
-    assert judge(qr, run).labels.tolist() == [1, NOT_POOLED, NOT_POOLED]
-
-
-def test_fast_path_is_taken_only_when_verified():
-    from cranfield.core import judged
-
-    rng = np.random.default_rng(3)
-    taken = {layout: set() for layout in LAYOUTS}
-    for layout in LAYOUTS:
-        for _ in range(30):
-            qrels, rows = layout_case(rng, layout)
-            qr, run = build(qrels, rows)
-            topics = pa.array(sorted(qrels, key=str.encode))
-            rb = run.pair_index.query_blocks
-            code = judged._codes(rb.values, topics)
-            got = judged._presorted_order(rb, code, run.table["score"], run.table["doc_id"])
-            taken[layout].add(got is not False)
-            if got is not False:  # the order it describes is the reference's
-                rows, fix = got
-                order = np.arange(run.table.num_rows) if rows is None else rows.copy()
-                if fix is not None:
-                    order[fix[0]] = fix[1]
-                sorted_rows = judged._sorted_order(
-                    rb.expand(code),
-                    run.table["score"],
-                    run.table["doc_id"],
-                )
-                assert order.tolist() == sorted_rows.tolist()
-    assert taken["ranked"] == {True}
-    assert taken["wrong_ties"] == {True}  # ties are repaired in place
-    assert taken["topics_unordered"] == {True}
-    assert False in taken["split"] and False in taken["shuffled"]
 
 
 RUN_TEXTS = [
@@ -313,18 +220,13 @@ def test_sequential_sum_skipping_zeros_equals_a_python_loop(seed):
         assert got[q] == total and np.signbit(got[q]) == np.signbit(total)
 
 
-def test_blocks_and_take_across_chunks():
+def test_take_across_chunks():
     values = ["a", "a", "b", "b", "b", "a", "c", "c"]
     for cuts in [(1,), (2,), (3, 5), (2, 2, 6), (1, 2, 3, 4, 5, 6, 7)]:
         bounds = [0, *cuts, len(values)]
         col = pa.chunked_array([values[a:b] for a, b in zip(bounds[:-1], bounds[1:], strict=True)])
-        b = keys.blocks(col)
-        assert b.starts.tolist() == [0, 2, 5, 6, 8]
-        assert b.values.to_pylist() == ["a", "b", "a", "c"]
         rows = np.array([7, 0, 3, 3, 5])
-        assert keys.take(col, rows).to_pylist() == [values[i] for i in rows]
-        single = keys.pair_keys(keys.blocks(pa.array(values)), pa.array(values))
-        assert np.array_equal(keys.pair_keys(b, col), single)
+        assert arrays.take(col, rows).to_pylist() == [values[i] for i in rows]
 
 
 def _old_iprec(jr, points, lv):
@@ -412,91 +314,6 @@ def test_judge_with_qrels_topics_split_over_blocks(layout):
         assert list(jr.query_ids) == qids and got == labels
 
 
-@pytest.mark.parametrize("equal_lengths", [True, False])
-def test_blocked_and_general_index_agree(monkeypatch, equal_lengths):
-    # enough rows and blocks for the threaded hashing and the two-thread matrix sort
-    rng = np.random.default_rng(5 + equal_lengths)
-    n_blocks = 300
-    lengths = np.full(n_blocks, 40) if equal_lengths else rng.integers(1, 80, n_blocks)
-    qids = np.repeat([f"q{i}" for i in range(n_blocks)], lengths)
-    docs = np.array([f"d{x}" for x in rng.integers(0, 500, len(qids))])
-    chunks = np.array_split(np.arange(len(qids)), 9)
-    table = pa.table(
-        {
-            "query_id": pa.chunked_array([qids[c].tolist() for c in chunks]),
-            "doc_id": pa.chunked_array([docs[c].tolist() for c in chunks]),
-        }
-    )
-    blocked = keys.build_index(table)
-    assert blocked.block_bits > 0
-    assert (np.diff(blocked.packed.astype(object)) >= 0).all()  # sorted
-    assert sorted(blocked.rows.tolist()) == list(range(len(qids)))
-    with monkeypatch.context() as m:
-        m.setattr(keys, "_blocked_bits", lambda qb: None)
-        general = keys.build_index(table)
-    assert general.block_bits == 0
-    # every repeated pair is a candidate in both; the exact duplicates are the same
-    pairs = list(zip(qids.tolist(), docs.tolist(), strict=True))
-    counts = Counter(pairs)
-    repeated = {i for i, p in enumerate(pairs) if counts[p] > 1}
-    assert repeated
-    for index in (blocked, general):
-        cand = set(index.duplicate_candidates().tolist())
-        assert repeated <= cand
-        assert len(cand) <= len(repeated) + 4  # hash collisions only, rare
-    # the label lookup of judge: the same labels, those of a dict
-    unique = table.filter(pa.array([i not in repeated for i in range(len(pairs))]))
-    scores = pa.array(rng.permutation(unique.num_rows).astype(float))
-    run = Run(unique.append_column("score", scores), name="r")
-    judged = {}
-    for q, d in rng.permutation(np.array(sorted(set(pairs)), dtype=object))[: len(pairs) // 3]:
-        judged.setdefault(q, {})[d] = int(rng.integers(-1, 3))
-    judged["not-in-run"] = {"d1": 1}
-    qr = Qrels.from_dict(judged)
-    labels = {}
-    for layout in ("blocked", "general"):
-        with monkeypatch.context() as m:
-            if layout == "general":
-                m.setattr(keys, "_blocked_bits", lambda qb: None)
-            fresh = Run(run.table, name="r")
-            jr = judge(qr, fresh)
-            assert bool(fresh.pair_index.block_bits) == (layout == "blocked")
-            labels[layout] = jr.labels.tolist()
-    qids_, want, _ = reference(
-        judged,
-        [
-            (q, d, s)
-            for q, d, s in zip(
-                *[run.table[c].to_pylist() for c in ("query_id", "doc_id", "score")], strict=True
-            )
-        ],
-    )
-    assert labels["blocked"] == labels["general"] == [x for lab in want for x in lab]
-
-
-@pytest.mark.parametrize("seed", range(4))
-def test_query_blocks_equal_python_run_length_encoding(seed):
-    # fixed-width ids take a NumPy path (1, 2, 4, 8 bytes as integers, others as
-    # raw rows); widths that merely add up to a multiple of one width must not
-    rng = np.random.default_rng(seed)
-    pools = [["1", "2", "9"], ["301", "302", "303"], ["12345", "12346"], ["11", "42", "1", "3"]]
-    for _ in range(200):
-        pool = pools[int(rng.integers(len(pools)))] + (["é", "ab"] if rng.random() < 0.2 else [])
-        values = [str(v) for v in rng.choice(pool, int(rng.integers(1, 30)))]
-        cut = sorted(rng.integers(0, len(values) + 1, 2).tolist())
-        col = pa.chunked_array(
-            [values[: cut[0]], values[cut[0] : cut[1]], values[cut[1] :]], pa.string()
-        )
-        if rng.random() < 0.5:
-            col = col.cast(pa.binary())
-        got = keys.blocks(col)
-        starts = [i for i in range(len(values)) if i == 0 or values[i] != values[i - 1]]
-        assert got.starts.tolist() == starts + [len(values)]
-        assert [v if isinstance(v, str) else v.decode() for v in got.values.to_pylist()] == [
-            values[i] for i in starts
-        ]
-
-
 def test_take_from_chunks_in_any_order():
     rng = np.random.default_rng(3)
     for _ in range(300):
@@ -507,18 +324,4 @@ def test_take_from_chunks_in_any_order():
         rows = rng.integers(0, len(values), int(rng.integers(0, 30)))
         if rng.random() < 0.5:
             rows = np.sort(rows)  # ascending: one pass over the chunks
-        assert keys.take(col, rows).to_pylist() == [values[i] for i in rows]
-
-
-def test_an_error_in_the_threaded_join_reaches_the_caller(monkeypatch):
-    from cranfield.core import judged
-
-    def broken(*args):
-        raise ValueError("join failed")
-
-    monkeypatch.setattr(judged, "_JOIN_IN_THREAD_ROWS", 0)
-    monkeypatch.setattr(judged, "_lookup_labels", broken)
-    qrels, rows = layout_case(np.random.default_rng(1), "ranked")
-    qr, run = build(qrels, rows)
-    with pytest.raises(ValueError, match="join failed"):
-        judge(qr, run)
+        assert arrays.take(col, rows).to_pylist() == [values[i] for i in rows]

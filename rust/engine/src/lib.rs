@@ -6,6 +6,7 @@
 
 mod evaluate;
 mod judge;
+mod judge_arrays;
 mod ltr;
 mod measures;
 mod trec_eval;
@@ -196,6 +197,7 @@ fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     ltr::register(m)?;
     measures::register(m)?;
     judge::register(m)?;
+    judge_arrays::register(m)?;
     evaluate::register(m)?;
     trec_eval::register(m)?;
     Ok(())

@@ -1,6 +1,6 @@
-//! Run x qrels -> judged run (trec_eval's `form_res_rels.c` for all queries at once),
-//! the counterpart of `cranfield/core/judged.py`'s `judge` applied to TREC files read
-//! by `Run.read` and `Qrels.read`.
+//! Run x qrels -> judged run (trec_eval's `form_res_rels.c` for all queries at once):
+//! of TREC files read here, and ([`arrays`]) of the Arrow tables of Python's `Run` and
+//! `Qrels` (`cranfield/core/judged.py`'s `judge`).
 //!
 //! * Topics are the qrels' query ids, in byte order (trec_eval's per-topic order). A
 //!   run topic absent from the qrels is ignored; a qrels topic absent from the run is
@@ -23,6 +23,7 @@
 //! Ids are hashed (seeded FxHash) per topic: the work is linear in the input but for
 //! the sort of each topic's ranking, and topics are shared among threads.
 
+pub mod arrays;
 mod hash;
 mod parallel;
 pub mod stream;
@@ -36,7 +37,7 @@ use cranfield_trec::gzip;
 use cranfield_trec::{Kind, Options, Parsed, Strings, Values};
 
 use crate::{JudgedView, Labels, NOT_POOLED, UNJUDGED};
-use table::{raw_value, QrelsTopics, Table, Topics};
+use table::{raw_value, QrelsTopics, Table, Topics, ValuesView};
 
 /// What to do with a document listed twice for one query (Python's `duplicates`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -452,7 +453,12 @@ impl<'q> Prepared<'q> {
             }
             Err(_) => return Prepared { ready: Err(Problem::Empty) },
         };
-        let table = Table::new(qrels);
+        Prepared::of_table(Table::new(qrels), real, policy, threads)
+    }
+
+    /// The qrels of `table` (gains when `real`, else grades; at least one row) judged
+    /// as [`Prepared::new`] judges them.
+    fn of_table(table: Table<'q>, real: bool, policy: Duplicates, threads: usize) -> Prepared<'q> {
         let topics = QrelsTopics::new(&table);
         // topic by topic: the documents judged, duplicates resolved
         let judged: Vec<QrelsTopic> = parallel::map(
@@ -489,6 +495,19 @@ pub fn judge_prepared(
 ) -> Result<Judged, JudgeError> {
     options.check()?;
     // the qrels' problems come first (Python reads them first), then the run's
+    let qrels = prepared_qrels(prepared)?;
+    match value_kind(run, Input::Run)? {
+        ValueKind::Scores => {}
+        _ => return Err(JudgeError::WrongKind(Input::Run)),
+    }
+    let tag = run.tag.as_deref();
+    let run = Table::new(run);
+    judge_table(&run, tag, qrels, options, threads, RunKind::File).map(|(judged, _)| judged)
+}
+
+/// The qrels judged, or their problem (no rows, columns of the wrong kind, a repeated
+/// pair with policy `Error`).
+fn prepared_qrels<'a, 'q>(prepared: &'a Prepared<'q>) -> Result<&'a Ready<'q>, JudgeError> {
     let qrels = match &prepared.ready {
         Ok(ready) => ready,
         Err(Problem::Empty) => return Err(JudgeError::Empty(Input::Qrels)),
@@ -497,24 +516,45 @@ pub fn judge_prepared(
     if let Some((first, second)) = qrels.duplicate {
         return Err(duplicate(&qrels.table, Input::Qrels, first, second));
     }
-    match value_kind(run, Input::Run)? {
-        ValueKind::Scores => {}
-        _ => return Err(JudgeError::WrongKind(Input::Run)),
-    }
+    Ok(qrels)
+}
+
+/// How a run is judged.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum RunKind {
+    /// A file's: repeated pairs resolved by the options' policy, no rows kept.
+    File,
+    /// A table's, whose reader applied the duplicates policy: every row of a qrels
+    /// topic is ranked, without a map of its documents; the run row of each ranked
+    /// document kept when `rows`.
+    Table { rows: bool },
+}
+
+/// Judges the run `rt` (scores; `tag` its run tag) against prepared qrels, with the
+/// run row of each ranked document for a table asking for them (`None` when they are
+/// every row of the run in its order, or not kept).
+fn judge_table(
+    rt: &Table<'_>,
+    tag: Option<&[u8]>,
+    qrels: &Ready<'_>,
+    options: &JudgeOptions,
+    threads: usize,
+    kind: RunKind,
+) -> Result<(Judged, Option<Vec<i64>>), JudgeError> {
+    let keep_rows = kind == RunKind::Table { rows: true };
     let (real, judged) = (qrels.real, &qrels.judged);
-    let rt = Table::new(run);
     let threads = threads.max(1);
-    let topics = Topics::new(&qrels.topics, &rt);
+    let topics = Topics::new(&qrels.topics, rt);
     // the evaluated topics, in byte order
     let answered = |t: usize| !topics.run_blocks.of(t).is_empty();
     let kept: Vec<usize> =
         qrels.order.iter().copied().filter(|&t| options.complete || answered(t)).collect();
 
-    let ranking = Ranking { run: &rt, topics: &topics, judged, options, threads };
-    let (labels, lengths) = match qrels.kind {
-        LabelKind::I8 => ranking.labels::<i8>(&kept)?,
-        LabelKind::I64 => ranking.labels::<i64>(&kept)?,
-        LabelKind::F64 => ranking.labels::<f64>(&kept)?,
+    let ranking = Ranking { run: rt, topics: &topics, judged, options, threads };
+    let (labels, lengths, ranked_rows) = match qrels.kind {
+        LabelKind::I8 => ranking.ranked::<i8>(&kept, kind)?,
+        LabelKind::I64 => ranking.ranked::<i64>(&kept, kind)?,
+        LabelKind::F64 => ranking.ranked::<f64>(&kept, kind)?,
     };
     let mut query_ids = Strings { data: Vec::new(), offsets: vec![0] };
     let mut offsets = Vec::with_capacity(kept.len() + 1);
@@ -537,7 +577,7 @@ pub fn judge_prepared(
     } else {
         LabelVec::I64(grades.map(|g| g as i64).collect())
     };
-    Ok(Judged {
+    let judged = Judged {
         query_ids,
         offsets,
         labels,
@@ -546,8 +586,11 @@ pub fn judge_prepared(
         in_run,
         rel_level: options.rel_level,
         compat: options.compat,
-        run_tag: run.tag.clone().unwrap_or_default(),
-    })
+        run_tag: tag.unwrap_or_default().to_vec(),
+    };
+    let identity = ranked_rows.len() == rt.rows()
+        && ranked_rows.iter().enumerate().all(|(i, &r)| r == i as i64);
+    Ok((judged, (keep_rows && !identity).then_some(ranked_rows)))
 }
 
 /// An input without rows.
@@ -814,46 +857,84 @@ struct Ranking<'r, 'a> {
     threads: usize,
 }
 
+/// A topic's ranking judged: labels, the run row of each (when kept), and the first
+/// duplicate.
+type Ranked<T> = (Vec<T>, Vec<i64>, Option<Pair>);
+
 impl<'a> Ranking<'_, 'a> {
     /// The labels of the `kept` topics' rankings, back to back, and their lengths; or
     /// the first duplicate of the run (by its second line).
     fn labels<T: Label>(&self, kept: &[usize]) -> Result<(LabelVec, Vec<usize>), JudgeError> {
+        self.ranked::<T>(kept, RunKind::File).map(|(labels, lengths, _)| (labels, lengths))
+    }
+
+    /// [`Ranking::labels`] of a run of `kind`, and the run row of each ranked document
+    /// when it asks for them (else empty).
+    #[allow(clippy::type_complexity)]
+    fn ranked<T: Label>(
+        &self,
+        kept: &[usize],
+        kind: RunKind,
+    ) -> Result<(LabelVec, Vec<usize>, Vec<i64>), JudgeError> {
+        let keep_rows = kind == RunKind::Table { rows: true };
         let make = || Scratch { docs: hash::map(0), entries: Vec::new() };
-        let mut parts: Vec<(Vec<T>, Option<Pair>)> =
-            parallel::map(self.topics.ids.len(), self.threads, make, |s, t| self.topic(s, t));
-        if let Some((first, second)) = parts.iter().filter_map(|p| p.1).min_by_key(|d| d.1) {
+        let work = |s: &mut Scratch<'a>, t| self.topic(s, t, kind);
+        let mut parts: Vec<Ranked<T>> =
+            parallel::map(self.topics.ids.len(), self.threads, make, work);
+        if let Some((first, second)) = parts.iter().filter_map(|p| p.2).min_by_key(|d| d.1) {
             return Err(duplicate(self.run, Input::Run, first, second));
         }
         let lengths: Vec<usize> = kept.iter().map(|&t| parts[t].0.len()).collect();
-        let mut labels = Vec::with_capacity(lengths.iter().sum());
+        let total = lengths.iter().sum();
+        let mut labels = Vec::with_capacity(total);
+        let mut rows = Vec::with_capacity(if keep_rows { total } else { 0 });
         for &t in kept {
             labels.append(&mut parts[t].0);
+            rows.append(&mut parts[t].1);
         }
-        Ok((T::wrap(labels), lengths))
+        Ok((T::wrap(labels), lengths, rows))
     }
 
     /// Topic `t`'s ranking, judged (empty for a topic the qrels do not have), or its
     /// first duplicate (first row, second row).
-    fn topic<T: Label>(&self, s: &mut Scratch<'a>, t: usize) -> (Vec<T>, Option<Pair>) {
+    fn topic<T: Label>(&self, s: &mut Scratch<'a>, t: usize, kind: RunKind) -> Ranked<T> {
         let blocks = self.topics.run_blocks.of(t);
         let policy = self.options.duplicates;
         let in_qrels = t < self.topics.qrels_topics;
         if blocks.is_empty() || (!in_qrels && policy != Duplicates::Error) {
-            return (Vec::new(), None);
+            return (Vec::new(), Vec::new(), None);
         }
         let rows = self.topics.run_blocks.rows(t);
         let judged = if in_qrels { Some(&self.judged[t].docs) } else { None };
+        let compat9 = self.options.compat == 9;
+        if let (RunKind::Table { rows: keep_rows }, true) = (kind, in_qrels) {
+            // a table: its reader applied the duplicates policy, so every row is ranked
+            // and only the qrels' documents are looked up (no map of the run's)
+            s.entries.clear();
+            s.entries.reserve(rows);
+            let docs = &self.judged[t].docs;
+            for &(a, b) in blocks {
+                self.run.each(a, b, |row, columns, local| {
+                    let ValuesView::Scores(scores) = columns.values else { return };
+                    let score = scores[local];
+                    let key = if compat9 { score as f32 as f64 } else { score } + 0.0;
+                    let doc = columns.doc_id.get(local);
+                    let qrels = docs.get(doc).map(|&(raw, _)| raw);
+                    s.entries.push(Entry { key, score, doc, row, qrels });
+                });
+            }
+            return self.ranking(s, keep_rows);
+        }
         hash::reset(&mut s.docs, rows + judged.map_or(0, |d| d.len()));
         for (&doc, &(raw, _)) in judged.into_iter().flatten() {
             s.docs.insert(doc, Slot { entry: UNRANKED, qrels: Some(raw) });
         }
         s.entries.clear();
         s.entries.reserve(rows);
-        let compat9 = self.options.compat == 9;
         let mut duplicate = None;
         for &(a, b) in blocks {
             self.run.each(a, b, |row, columns, local| {
-                let Values::Scores(scores) = &columns.values else { return };
+                let ValuesView::Scores(scores) = columns.values else { return };
                 let score = scores[local];
                 let key = if compat9 { score as f32 as f64 } else { score } + 0.0;
                 let doc = columns.doc_id.get(local);
@@ -878,12 +959,21 @@ impl<'a> Ranking<'_, 'a> {
             });
         }
         if duplicate.is_some() || !in_qrels {
-            return (Vec::new(), duplicate);
+            return (Vec::new(), Vec::new(), duplicate);
         }
+        self.ranking(s, false)
+    }
+
+    /// The topic's documents (`s.entries`) ranked and judged: labels, and their rows
+    /// when `keep_rows`.
+    fn ranking<T: Label>(&self, s: &mut Scratch<'a>, keep_rows: bool) -> Ranked<T> {
         // trec_eval's order: score descending, ties by document id descending (runs are
         // usually written in it: checked in one pass, sorted only when they are not; the
-        // documents are distinct, so the order is unique and the check is exact)
-        let order = |a: &Entry, b: &Entry| b.key.total_cmp(&a.key).then_with(|| b.doc.cmp(a.doc));
+        // documents are distinct, so the order is unique and the check is exact; the row
+        // orders a pair a table repeats, which the caller promised it does not)
+        let order = |a: &Entry, b: &Entry| {
+            b.key.total_cmp(&a.key).then_with(|| b.doc.cmp(a.doc)).then(a.row.cmp(&b.row))
+        };
         if s.entries.windows(2).any(|w| order(&w[0], &w[1]).is_gt()) {
             s.entries.sort_unstable_by(order);
         }
@@ -891,13 +981,17 @@ impl<'a> Ranking<'_, 'a> {
             self.options.depth.map_or(usize::MAX, |d| usize::try_from(d).unwrap_or(usize::MAX));
         let judged_only = self.options.judged_only;
         let mut labels = Vec::with_capacity(s.entries.len().min(depth));
+        let mut rows = Vec::with_capacity(if keep_rows { labels.capacity() } else { 0 });
         for e in s.entries.iter().take(depth) {
             let label = e.qrels.map_or(T::NOT_POOLED, T::of);
             if !judged_only || label.judged() {
                 labels.push(label);
+                if keep_rows {
+                    rows.push(e.row as i64);
+                }
             }
         }
-        (labels, None)
+        (labels, rows, None)
     }
 }
 

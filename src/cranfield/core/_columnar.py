@@ -14,7 +14,7 @@ from typing import Any, ClassVar, TypeVar
 import pyarrow as pa
 
 from ..errors import InputError
-from .io import keys, tabular, trec
+from .io import tabular, trec
 
 T = TypeVar("T")
 
@@ -61,17 +61,11 @@ class Columnar:
         self.source = source
 
     @classmethod
-    def _wrap(cls, table: pa.Table, source: str | None, *, index=None, **extra: Any):
-        """Build from an already validated table (no second check).
-
-        ``index`` is the table's ``io.keys.PairIndex`` when the reader built one (kept
-        so that judging does not sort the pair keys again).
-        """
+    def _wrap(cls, table: pa.Table, source: str | None, **extra: Any):
+        """Build from an already validated table (no second check)."""
         obj = cls.__new__(cls)
         obj.table = table
         obj.source = source
-        if index is not None:
-            obj._derived = (table, {"pair_index": index})
         for key, val in extra.items():
             setattr(obj, key, val)
         return obj
@@ -82,9 +76,9 @@ class Columnar:
         """A value computed from :attr:`table`, kept by this object.
 
         ``build()`` runs on the first call with ``key``; later calls return the same
-        value. Indexes and orders that judging needs (:attr:`pair_index`, the qrels'
-        topic offsets, ...) are kept here, so that many runs judged against one
-        ``Qrels`` build them once. This is a cache the object owns: Arrow tables are
+        value. What judging derives from a table (the qrels' topic offsets and grades
+        of ``judged.qrels_side``) is kept here, so that many runs judged against one
+        ``Qrels`` build it once. This is a cache the object owns: Arrow tables are
         immutable, so a value stays valid as long as :attr:`table` is the same object;
         assigning a new table drops every cached value. Other modules read and fill it
         only through this method, never through attributes of their own.
@@ -97,13 +91,6 @@ class Columnar:
             store[key] = build()
         return store[key]
 
-    @property
-    def pair_index(self) -> keys.PairIndex:
-        """The sorted (query id, doc id) keys of :attr:`table` (:class:`io.keys.PairIndex`):
-        handed over by the TREC reader, or built on first use; once per table (see
-        :meth:`derived`)."""
-        return self.derived("pair_index", lambda: keys.build_index(self.table))
-
     # -- construction ---------------------------------------------------------------------
 
     @classmethod
@@ -115,13 +102,13 @@ class Columnar:
         encoding: str = "utf-8",
         fractional: bool = False,
     ):
-        """(table, source, TREC tag or None, PairIndex or None) from any supported format
+        """(table, source, TREC tag or None) from any supported format
         (``fractional``: qrels relevance as real numbers, see :meth:`Qrels.read`)."""
         fmt = tabular.infer_format(path_or_file, format)
         if fmt == "trec":
             layout = trec.FRACTIONAL_QRELS if fractional else cls._layout
             parsed, source = trec.read(path_or_file, layout, duplicates, encoding=encoding)
-            return parsed.table, source, parsed.tag, parsed.index
+            return parsed.table, source, parsed.tag
         if encoding != "utf-8":
             from ..errors import ParameterError
 
@@ -133,7 +120,7 @@ class Columnar:
             table, source = tabular.read_delimited(
                 path_or_file, cls._value, delim, duplicates, fractional
             )
-        return table, source, None, None
+        return table, source, None
 
     @classmethod
     def from_arrow(cls, table: pa.Table, *, duplicates: str = "error", **kw):

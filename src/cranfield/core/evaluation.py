@@ -218,7 +218,7 @@ def _judged(qrels, qrels_path, run, opts: JudgeOptions) -> tuple:
         if jr is not None:
             return jr.run_name, jr
         run = Run.read(run, duplicates=opts.duplicates)
-    return run.name, judge(qrels, run, opts)
+    return run.name, judge(qrels, run, opts, doc_rows=False)  # measures only
 
 
 def require_queries(jr: JudgedRun, name: str) -> None:

@@ -26,10 +26,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from . import segments
-from ._background import in_thread
-from .io import keys
+from .io import arrays
 from .options import JudgeOptions, merged
-from .run import trec_order
 
 NOT_POOLED = -1
 UNJUDGED = -2
@@ -101,8 +99,10 @@ class JudgedRun:
         The run's name (TREC tag).
     doc_rows
         Row of the run table of each ranked document (to recover document ids);
-        None when they are all the rows in table order, except that ``doc_fix``
-        ``(positions, rows)`` may swap a few tied documents.
+        None when they are all the rows in table order, or not kept.
+    has_doc_rows
+        False when the document rows were not kept (``judge(..., doc_rows=False)``,
+        :func:`concat`): :meth:`doc_ids` then refuses.
     """
 
     query_ids: np.ndarray
@@ -115,7 +115,7 @@ class JudgedRun:
     run_name: str = ""
     doc_rows: np.ndarray | None = None
     compat: int = 10
-    doc_fix: tuple | None = None
+    has_doc_rows: bool = True
     _num_rel_cache: dict = field(default_factory=dict, repr=False)
     _memo: dict = field(default_factory=dict, repr=False)
 
@@ -202,20 +202,22 @@ class JudgedRun:
 
     def doc_ids(self, run) -> np.ndarray:
         """Document ids of the ranked documents (needs the Run it was built from)."""
+        if not self.has_doc_rows:
+            raise ValueError("this judged run was made without its document rows")
         ids = run.table.column("doc_id")
         if self.doc_rows is not None:
-            ids = ids.take(keys.ints(self.doc_rows))
-        elif self.doc_fix is not None:
-            rows = np.arange(len(ids), dtype=np.int64)
-            rows[self.doc_fix[0]] = self.doc_fix[1]
-            ids = ids.take(keys.ints(rows))
+            ids = ids.take(arrays.ints(self.doc_rows))
         return np.asarray(ids.to_pylist(), dtype=object)
 
 
-def from_engine(parts: tuple, *, rel_level: int, compat: int, doc_rows=None) -> JudgedRun:
+def from_engine(
+    parts: tuple, *, rel_level: int, compat: int, doc_rows=None, has_doc_rows: bool = False
+) -> JudgedRun:
     """The :class:`JudgedRun` of the engine's judging (``_engine.judge_trec_files`` and
     the engine's other judges): ``parts`` is its tuple ``(query ids, offsets, labels,
-    qrels offsets, qrels grades, in_run, run name)``, arrays the engine owns (no copy)."""
+    qrels offsets, qrels grades, in_run, run name)``, arrays the engine owns (no copy).
+    ``doc_rows``/``has_doc_rows``: the document rows when the engine kept them (only
+    ``_engine.judge_arrow`` does; see :class:`JudgedRun`)."""
     query_ids, offsets, labels, qrels_offsets, qrels_grades, in_run, run_name = parts[:7]
     return JudgedRun(
         query_ids=np.asarray(query_ids, dtype=object),
@@ -228,6 +230,7 @@ def from_engine(parts: tuple, *, rel_level: int, compat: int, doc_rows=None) -> 
         run_name=run_name,
         doc_rows=doc_rows,
         compat=compat,
+        has_doc_rows=has_doc_rows,
     )
 
 
@@ -249,6 +252,7 @@ def judged_view(jr: JudgedRun) -> JudgedRun:
         run_name=jr.run_name,
         doc_rows=rows,
         compat=jr.compat,
+        has_doc_rows=jr.has_doc_rows,
     )
 
 
@@ -264,7 +268,7 @@ def _keep_ranked(keep: np.ndarray, labels: np.ndarray, offsets: np.ndarray, rows
 
 def _grades(col) -> np.ndarray:
     """The qrels' relevance values as int64, or float64 when they are fractional gains."""
-    values = keys.numbers(col) if not isinstance(col, np.ndarray) else col
+    values = arrays.numbers(col) if not isinstance(col, np.ndarray) else col
     return values.astype(np.float64 if values.dtype.kind == "f" else np.int64, copy=False)
 
 
@@ -279,110 +283,51 @@ def _label_dtype(grades: np.ndarray) -> type:
 
 def _codes(values: pa.ChunkedArray | pa.Array, universe: pa.Array) -> np.ndarray:
     """Index of each value in ``universe`` (-1 when absent)."""
-    return keys.codes_or_minus_one(pc.index_in(values, value_set=universe))
-
-
-def _as_array(col) -> pa.Array:
-    return col.combine_chunks() if isinstance(col, pa.ChunkedArray) else col
+    return arrays.codes_or_minus_one(pc.index_in(values, value_set=universe))
 
 
 def judge(
-    qrels,
-    run,
-    options: JudgeOptions | None = None,
-    *,
-    join_thread: bool | None = None,
-    **judging,
+    qrels, run, options: JudgeOptions | None = None, *, doc_rows: bool = True, **judging
 ) -> JudgedRun:
-    """Join a run with qrels into a :class:`JudgedRun` (trec_eval semantics).
+    """Join a run with qrels into a :class:`JudgedRun` (trec_eval semantics, see the
+    module's documentation), in the compiled engine (``_engine.judge_arrow``:
+    ``cranfield_eval::judge``, which judges TREC files the same way).
 
     Parameters
     ----------
     qrels, run
-        :class:`cranfield.Qrels` and :class:`cranfield.Run`.
+        :class:`cranfield.Qrels` and :class:`cranfield.Run`: their tables' query ids
+        need not be grouped; a (query, document) pair appears at most once in each
+        (their readers apply the duplicates policies).
     options
         The :class:`~cranfield.core.options.JudgeOptions` (relevance level, depth,
         judged-only, complete, compat); or give its fields as keyword arguments
         (``rel_level=2, depth=100``), not both.
-    join_thread
-        Look the labels up in a thread while the ranking order is verified: faster,
-        for a little more memory. Default: for runs of a million rows or more
-        (streaming, which bounds memory, turns it off for its pieces).
+    doc_rows
+        Keep the run row of each ranked document (:meth:`JudgedRun.doc_ids`); False
+        saves their array (8 bytes per ranked document) where only measures are needed.
     """
+    from .. import _engine
+
     opts = merged(options, judging)
-    rel_level, depth, judged_only = opts.rel_level, opts.depth, opts.judged_only
-    complete, compat = opts.complete, opts.compat
-    rt = run.table
-    topics, qrels_offsets, qrels_grades = qrels_side(qrels)
-    num_topics = len(topics)
-
-    # run rows of qrels topics, in trec_eval order: topic, score desc, docno desc
-    r_index = run.pair_index
-    rb = r_index.query_blocks
-    block_code = _codes(rb.values, topics)
-    scores = rt.column("score")
-    if compat == 9:
-        scores = pc.cast(scores, pa.float32(), safe=False)
-    # the labels (a join) and the ranking order are independent: the join runs in a
-    # thread meanwhile (both are whole-array NumPy and Arrow work, which releases the GIL)
-    threaded = rt.num_rows >= _JOIN_IN_THREAD_ROWS if join_thread is None else join_thread
-    lookup = in_thread(_lookup_labels, qrels, run, r_index) if threaded else None
-    ranked = _presorted_order(rb, block_code, scores, rt.column("doc_id"))
-    fix = None
-    if ranked is False:
-        r_code = rb.expand(block_code)
-        rows = _sorted_order(r_code, scores, rt.column("doc_id"))
-        del r_code
-    else:
-        rows, fix = ranked  # rows None: the file order is the ranking already
-        if rows is None and fix is not None and (depth is not None or judged_only):
-            rows = np.arange(rt.num_rows, dtype=np.int64)
-            rows[fix[0]] = fix[1]
-            fix = None
-
-    # labels: join on (topic, docno) against the qrels, in file order, then ranked
-    labels = _lookup_labels(qrels, run, r_index) if lookup is None else lookup()
-    if rows is not None:
-        labels = labels[rows]
-    elif fix is not None:
-        labels[fix[0]] = labels[fix[1]]
-
-    in_run_all = np.zeros(num_topics, dtype=bool)
-    in_run_all[block_code[block_code >= 0]] = True
-    evaluated = np.arange(num_topics) if complete else np.flatnonzero(in_run_all)
-
-    # rows per topic (ranked rows are grouped by topic, in topic order)
-    kept = block_code >= 0
-    counts = np.bincount(block_code[kept], weights=rb.lengths[kept], minlength=num_topics)
-    offsets_all = np.concatenate(([0], np.cumsum(counts.astype(np.int64)))).astype(np.int64)
-    # depth / judged-only filtering
-    if depth is not None or judged_only:
-        keep_rank = np.ones(len(labels), dtype=bool)
-        if depth is not None:
-            keep_rank &= segments.positions(offsets_all) < depth
-        if judged_only:
-            keep_rank &= labels >= 0
-        if rows is None:
-            rows = np.arange(len(labels), dtype=np.int64)
-        labels, offsets_all, rows = _keep_ranked(keep_rank, labels, offsets_all, rows)
-
-    # restrict to evaluated topics (contiguous blocks, in topic order)
-    lengths = np.diff(offsets_all)[evaluated]
-    return _assemble(
-        (topics, qrels_offsets, qrels_grades),
-        evaluated,
-        lengths,
-        labels,
-        in_run_all,
-        rel_level=rel_level,
-        run_name=getattr(run, "name", "") or "",
-        doc_rows=rows,
-        compat=compat,
-        doc_fix=fix,
+    parts = _engine.judge_arrow(
+        arrays.engine_batches(run.table, "score"),
+        arrays.engine_batches(qrels.table, "relevance"),
+        rel_level=opts.rel_level,
+        depth=opts.depth,
+        judged_only=opts.judged_only,
+        complete=opts.complete,
+        compat=opts.compat,
+        doc_rows=doc_rows,
     )
-
-
-_JOIN_IN_THREAD_ROWS = 1 << 20  # smaller runs: not worth a thread
+    name = getattr(run, "name", "") or ""
+    return from_engine(
+        (*parts[:6], name),
+        rel_level=opts.rel_level,
+        compat=opts.compat,
+        doc_rows=parts[7],
+        has_doc_rows=doc_rows,
+    )
 
 
 def qrels_side(qrels) -> tuple[pa.Array, np.ndarray, np.ndarray]:
@@ -396,7 +341,7 @@ def qrels_side(qrels) -> tuple[pa.Array, np.ndarray, np.ndarray]:
 
 def _qrels_side(qrels) -> tuple[pa.Array, np.ndarray, np.ndarray]:
     qt = qrels.table
-    q_qid = _as_array(qt.column("query_id"))
+    q_qid = arrays.as_array(qt.column("query_id"))
     topics = pc.unique(q_qid)
     topics = topics.take(pc.sort_indices(topics))
     num_topics = len(topics)
@@ -490,7 +435,7 @@ def concat(
     if pieces:
         labels = np.concatenate([p.labels for p in pieces])
     else:
-        labels = np.zeros(0, dtype=_label_dtype(keys.numbers(qrels.table["relevance"])))
+        labels = np.zeros(0, dtype=_label_dtype(arrays.numbers(qrels.table["relevance"])))
     lens = lengths[evaluated]
     first = starts[evaluated]
     expected = np.concatenate(([0], np.cumsum(lens)[:-1])).astype(np.int64)
@@ -506,184 +451,5 @@ def concat(
         run_name=run_name,
         doc_rows=None,
         compat=opts.compat,
+        has_doc_rows=False,
     )
-
-
-def _sorted_order(r_code: np.ndarray, scores, doc_ids) -> np.ndarray:
-    """Rows of qrels topics in trec_eval order (:func:`cranfield.core.run.trec_order`; topics
-    by their code, which sorts as the ids do): one Arrow sort."""
-    keep = np.flatnonzero(r_code >= 0)
-    perm = trec_order(keys.ints(r_code[keep]), keys.take(scores, keep), keys.take(doc_ids, keep))
-    return keep[keys.numbers(perm).astype(np.int64, copy=False)]
-
-
-def _ties_if_descending(scores, starts: np.ndarray) -> np.ndarray | None:
-    """Rows i tied with row i + 1 of the same block, or None if a score rises in a block.
-
-    Reads the score column chunk by chunk (no copy of the whole column).
-    """
-    chunks = scores.chunks if isinstance(scores, pa.ChunkedArray) else [scores]
-    ties = []
-    pos = 0
-    prev = None
-    for c in chunks:
-        m = len(c)
-        if m == 0:
-            continue
-        s = keys.numbers(c)
-        if prev is not None:  # the pair across the chunk border
-            s = np.concatenate(([prev], s))
-            base = pos - 1
-        else:
-            base = pos
-        # pairs (i, i + 1) in this slice; skip those where i + 1 starts a block
-        new_block = np.zeros(len(s) - 1, dtype=bool)
-        inner = starts[(starts > base) & (starts < base + len(s))]
-        new_block[inner - base - 1] = True
-        if ((s[1:] > s[:-1]) & ~new_block).any():
-            return None
-        ties.append(np.flatnonzero((s[1:] == s[:-1]) & ~new_block) + base)
-        prev = s[-1]
-        pos += m
-    return np.concatenate(ties) if ties else np.zeros(0, dtype=np.int64)
-
-
-def _presorted_order(rb: keys.Blocks, block_code: np.ndarray, scores, doc_ids):
-    """The order of :func:`_sorted_order` when the file is ranked already.
-
-    Returns ``False`` when the file is not ranked (a full sort is needed), else
-    ``(rows, fix)``: the rows in ranking order, or ``None`` when that is the file
-    order itself; ``fix`` is None or ``(positions, rows)``, the few places where tied
-    documents of an otherwise ranked file must change places.
-
-    Verified, not assumed: every topic must fill one contiguous block of lines with
-    scores non-increasing inside it; ties must list doc ids in descending byte order
-    (tie groups that do not are sorted on their own). Blocks are then put in topic
-    order, which costs one small sort.
-    """
-    kept = np.flatnonzero(block_code >= 0)
-    codes = block_code[kept]
-    sorted_codes = np.sort(codes)  # (np.unique would import numpy.ma: 15 ms at start-up)
-    if (sorted_codes[1:] == sorted_codes[:-1]).any():  # a topic split over several blocks
-        return False
-    starts = rb.starts
-    n = int(starts[-1])
-    tie = _ties_if_descending(scores, starts)
-    if tie is None:
-        return False
-    # rows in topic order (blocks reordered, blocks of non-qrels topics dropped)
-    order = kept[np.argsort(codes, kind="stable")]
-    if len(order) == len(block_code) and (np.diff(order) > 0).all():
-        rows = None  # all blocks kept, already in topic order: the identity
-    else:
-        lengths = rb.lengths[order]
-        total = int(lengths.sum())
-        first = starts[:-1][order] - np.concatenate(([0], np.cumsum(lengths)[:-1]))
-        rows = np.repeat(first, lengths) + np.arange(total, dtype=np.int64)
-    # ties: adjacent equal scores in a block must have doc ids in descending order
-    if len(tie) == 0:
-        return rows, None
-    ok = keys.bools(pc.greater(keys.take(doc_ids, tie), keys.take(doc_ids, tie + 1)))
-    if ok.all():
-        return rows, None
-    # sort every tie group (maximal run of equal scores) by doc id descending, in place
-    tie_start = np.zeros(n, dtype=bool)  # row i ties with row i + 1
-    tie_start[tie] = True
-    in_tie = tie_start.copy()
-    in_tie[tie + 1] = True
-    members = np.flatnonzero(in_tie)
-    new_group = np.ones(len(members), dtype=bool)
-    new_group[1:] = ~tie_start[members[1:] - 1]
-    group = np.cumsum(new_group)
-    sub = pa.table({"g": keys.ints(group), "d": keys.take(doc_ids, members)})
-    perm = pc.sort_indices(sub, sort_keys=[("g", "ascending"), ("d", "descending")])
-    sources = members[keys.numbers(perm).astype(np.int64, copy=False)]
-    if rows is None:  # keep it sparse: position members[i] holds row sources[i]
-        return None, (members, sources)
-    fixed = np.arange(n, dtype=np.int64)
-    fixed[members] = sources
-    return fixed[rows], None
-
-
-class _QrelsLookup:
-    """What the label lookup needs of a qrels table: computed once per table, each part
-    when first needed (a blocked run index needs no pair keys)."""
-
-    def __init__(self, qrels, q_index: keys.PairIndex):
-        self.table = qrels.table
-        self.blocks = q_index.query_blocks
-
-    @cached_property
-    def doc_hashes(self) -> np.ndarray:
-        return keys.hash_strings(self.table["doc_id"])
-
-    @cached_property
-    def row_topic(self) -> np.ndarray:
-        """A topic code per row: the topic's first block (qrels files may list a topic
-        in several blocks)."""
-        qb = self.blocks
-        first_block = keys.codes_or_minus_one(pc.index_in(qb.values, value_set=qb.values))
-        return np.repeat(first_block, qb.lengths)
-
-    @cached_property
-    def sorted_pair_keys(self) -> tuple[np.ndarray, np.ndarray]:
-        """(pair keys ascending, the qrels row of each)."""
-        row_keys = keys.pair_keys(self.blocks, self.table["doc_id"])
-        order = np.argsort(row_keys)
-        return row_keys[order], order
-
-
-def _qrels_lookup_side(qrels, q_index: keys.PairIndex) -> _QrelsLookup:
-    """The qrels' lookup material, kept by the ``Qrels`` object (once per table)."""
-    return qrels.derived("lookup_side", lambda: _QrelsLookup(qrels, q_index))
-
-
-def _qrels_rows_of(q_blocks: keys.Blocks, r_blocks: keys.Blocks) -> np.ndarray | None:
-    """Mask of the qrels rows of the topics the run answers, or None when that is most
-    of them."""
-    inside = keys.bools(pc.is_in(q_blocks.values, value_set=r_blocks.values))
-    lengths = np.where(inside, q_blocks.lengths, 0)
-    if int(lengths.sum()) * 2 > int(q_blocks.starts[-1]):
-        return None
-    return np.repeat(inside, q_blocks.lengths)
-
-
-def _lookup_labels(qrels, run, r_index: keys.PairIndex) -> np.ndarray:
-    """Grade of each run row (file order): NOT_POOLED when absent, UNJUDGED when negative.
-
-    The qrels' pair keys are searched among the run's sorted keys; every key match is
-    confirmed exactly: the query ids through their blocks (qrels block -> run block,
-    matched on the strings), the doc ids string by string.
-    """
-    qt, rt = qrels.table, run.table
-    grades_all = keys.numbers(qt["relevance"])
-    labels = np.full(rt.num_rows, NOT_POOLED, dtype=_label_dtype(grades_all))
-    q_index = qrels.pair_index
-    qb, rb = q_index.query_blocks, r_index.query_blocks
-    side = _qrels_lookup_side(qrels, q_index)
-    if r_index.block_bits:  # keys name the run's blocks: one per topic
-        run_block = keys.codes_or_minus_one(pc.index_in(qb.values, value_set=rb.values))
-        run_block = np.repeat(run_block, qb.lengths)
-        key_rows = np.flatnonzero(run_block >= 0)
-        needles = r_index.needles(side.doc_hashes[key_rows], run_block[key_rows])
-        order = np.argsort(needles)
-        sorted_keys, key_rows = needles[order], key_rows[order]
-    else:
-        sorted_keys, key_rows = side.sorted_pair_keys
-        chosen = _qrels_rows_of(qb, rb)
-        if chosen is not None:  # a run with few of the qrels topics (a streamed piece)
-            sel = chosen[key_rows]
-            sorted_keys, key_rows = sorted_keys[sel], key_rows[sel]
-    which, rows = r_index.find_sorted(sorted_keys)
-    if len(which) == 0:
-        return labels
-    which = key_rows[which]
-    block_topic = keys.codes_or_minus_one(pc.index_in(rb.values, value_set=qb.values))
-    row_block = np.searchsorted(rb.starts, rows, "right") - 1
-    same_query = block_topic[row_block] == side.row_topic[which]
-    which, rows = which[same_query], rows[same_query]
-    same_doc = keys.bools(pc.equal(keys.take(qt["doc_id"], which), keys.take(rt["doc_id"], rows)))
-    which, rows = which[same_doc], rows[same_doc]
-    grades = _grades(grades_all)[which]
-    labels[rows] = np.where(grades >= 0, grades, UNJUDGED)
-    return labels

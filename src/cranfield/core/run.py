@@ -186,10 +186,10 @@ class Run(Columnar):
         made = cls._read_object(path_or_file, format, duplicates, **kw)
         if made is not None:
             return made
-        table, source, tag, index = cls._read_table(path_or_file, format, duplicates, encoding)
+        table, source, tag = cls._read_table(path_or_file, format, duplicates, encoding)
         if name is None:
             name = tag if tag is not None else _default_name(source)
-        return cls._wrap(table, source, index=index, name=name)
+        return cls._wrap(table, source, name=name)
 
     def ranked(self) -> pa.Table:
         """The rows in trec_eval order (:func:`trec_order`): query id ascending (byte

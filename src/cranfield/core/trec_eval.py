@@ -396,7 +396,7 @@ def run_trec_eval(
     if notes is not None:
         note_ignored_params(selected, notes)
     zscores = read_zscores(zscores_path) if zscores_path else None
-    jr: JudgedRun = judged if judged is not None else judge(qrels, run, opts)
+    jr: JudgedRun = judged if judged is not None else judge(qrels, run, opts, doc_rows=False)
     require_queries(jr, jr.run_name)
     if not complete and notes is not None:
         note_missing_topics(sorted(set(qrels.query_ids()) - set(jr.query_ids)), notes)

@@ -65,9 +65,9 @@ def read_partition(part: Partition, duplicates: str = "error", encoding: str = "
         return Run.split(data, duplicates=duplicates)
     fmt = tabular.infer_format(data, None)
     if fmt == "trec":
-        table, source, tag, index = Run._read_table(data, "trec", duplicates, encoding)
+        table, source, tag = Run._read_table(data, "trec", duplicates, encoding)
         name = tag if tag is not None else part.default_name
-        return [Run._wrap(table, source, index=index, name=name)]
+        return [Run._wrap(table, source, name=name)]
     if fmt == "parquet":
         import pyarrow.parquet as pq
 
@@ -81,7 +81,7 @@ def _clean(jr):
     """The JudgedRun without document rows or cached arrays (what is sent back)."""
     import dataclasses
 
-    return dataclasses.replace(jr, doc_rows=None, doc_fix=None, _num_rel_cache={}, _memo={})
+    return dataclasses.replace(jr, doc_rows=None, _num_rel_cache={}, _memo={})
 
 
 def _evaluate_partition(qrels, part, measures, options, want_judged):
@@ -371,7 +371,7 @@ def _judge_partition(qrels, part, options, encoding):
 
     (run,) = read_partition(part, options.duplicates, encoding)
     ids = np.asarray(pc.unique(run.table["query_id"]).to_pylist(), dtype=object)
-    jr = judge(qrels, run, JudgeOptions.of(options, complete=False))
+    jr = judge(qrels, run, JudgeOptions.of(options, complete=False), doc_rows=False)
     return ids, _clean(jr), run.name
 
 

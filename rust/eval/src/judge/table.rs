@@ -1,31 +1,150 @@
-//! The rows of a parsed TREC file (columns cut into pieces) by global row number, and
-//! its topics (blocks of adjacent rows with one query id) grouped by query id.
+//! The rows of a parsed TREC file or of an Arrow table (columns cut into pieces,
+//! borrowed) by global row number, and its topics (blocks of adjacent rows with one
+//! query id) grouped by query id.
 
-use cranfield_trec::{Columns, Parsed, Values};
+use std::borrow::Cow;
+
+use cranfield_trec::{Columns, Parsed, Strings, Values};
 
 use super::hash;
 
-/// A parsed file's pieces, addressed by global row.
+/// A string column of one piece, borrowed: string `i` is `data[offsets[i]..offsets[i
+/// + 1]]` (offsets non-decreasing, within `data`: checked where the view is made).
+#[derive(Clone, Copy, Debug)]
+pub struct StrView<'a> {
+    pub offsets: &'a [i32],
+    pub data: &'a [u8],
+}
+
+impl<'a> StrView<'a> {
+    pub fn of(strings: &'a Strings) -> Self {
+        StrView { offsets: &strings.offsets, data: &strings.data }
+    }
+
+    pub fn len(&self) -> usize {
+        self.offsets.len().saturating_sub(1)
+    }
+
+    /// The bytes of string `i`.
+    #[inline]
+    pub fn get(&self, i: usize) -> &'a [u8] {
+        &self.data[self.offsets[i] as usize..self.offsets[i + 1] as usize]
+    }
+}
+
+/// A value column of one piece, borrowed: a run's scores, qrels' grades or gains.
+#[derive(Clone, Copy, Debug)]
+pub enum ValuesView<'a> {
+    Scores(&'a [f64]),
+    Grades(&'a [i64]),
+    Reals(&'a [f64]),
+}
+
+impl<'a> ValuesView<'a> {
+    pub fn of(values: &'a Values) -> Self {
+        match values {
+            Values::Scores(v) => ValuesView::Scores(v),
+            Values::Grades(v) => ValuesView::Grades(v),
+            Values::Reals(v) => ValuesView::Reals(v),
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        match self {
+            ValuesView::Scores(v) | ValuesView::Reals(v) => v.len(),
+            ValuesView::Grades(v) => v.len(),
+        }
+    }
+}
+
+/// Whether two ids are equal: short ones compared inline (most query ids are a few
+/// bytes, and a call to `memcmp` per row costs more than the comparison).
+#[inline]
+fn same(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && if a.len() <= 8 { a.iter().zip(b).all(|(x, y)| x == y) } else { a == b }
+}
+
+/// One piece's rows, borrowed.
+#[derive(Clone, Copy, Debug)]
+pub struct Piece<'a> {
+    pub query_id: StrView<'a>,
+    pub doc_id: StrView<'a>,
+    pub values: ValuesView<'a>,
+}
+
+impl<'a> Piece<'a> {
+    pub fn of(columns: &'a Columns) -> Self {
+        Piece {
+            query_id: StrView::of(&columns.query_id),
+            doc_id: StrView::of(&columns.doc_id),
+            values: ValuesView::of(&columns.values),
+        }
+    }
+}
+
+/// An input's pieces, addressed by global row.
 pub struct Table<'a> {
-    pub parsed: &'a Parsed,
+    pieces: Vec<Piece<'a>>,
     /// The global row of each piece's first row, then the number of rows.
     bases: Vec<usize>,
+    /// The physical line of every row, or `None` when row `i` is line `i + 1`.
+    lines: Option<&'a [i64]>,
+    /// Row numbers where the query id differs from the row before (0 first), then the
+    /// number of rows.
+    query_starts: Cow<'a, [i64]>,
 }
 
 impl<'a> Table<'a> {
     pub fn new(parsed: &'a Parsed) -> Self {
-        let mut bases = Vec::with_capacity(parsed.columns.len() + 1);
+        let pieces = parsed.columns.iter().map(Piece::of).collect();
+        let mut table = Table::of_pieces(pieces, Cow::Borrowed(&parsed.query_starts));
+        table.lines = parsed.lines.as_deref();
+        table
+    }
+
+    /// A table of `pieces` (row `i` is line `i + 1`), with its `query_starts` or, when
+    /// `None`, those found by comparing adjacent query ids.
+    pub fn of_pieces(pieces: Vec<Piece<'a>>, query_starts: Cow<'a, [i64]>) -> Self {
+        let mut bases = Vec::with_capacity(pieces.len() + 1);
         let mut rows = 0;
-        for c in &parsed.columns {
+        for p in &pieces {
             bases.push(rows);
-            rows += c.query_id.len();
+            rows += p.query_id.len();
         }
         bases.push(rows);
-        Table { parsed, bases }
+        Table { pieces, bases, lines: None, query_starts }
+    }
+
+    /// The rows where the query id differs from the row before (0 first), then the
+    /// number of rows, found by comparing adjacent ids.
+    pub fn find_query_starts(pieces: &[Piece<'_>]) -> Vec<i64> {
+        let mut starts = Vec::new();
+        let mut prev: Option<&[u8]> = None;
+        let mut row = 0i64;
+        for p in pieces {
+            for i in 0..p.query_id.len() {
+                let id = p.query_id.get(i);
+                if !prev.is_some_and(|before| same(before, id)) {
+                    starts.push(row);
+                }
+                prev = Some(id);
+                row += 1;
+            }
+        }
+        if starts.is_empty() {
+            starts.push(0);
+        }
+        starts.push(row);
+        starts
     }
 
     pub fn rows(&self) -> usize {
         *self.bases.last().unwrap_or(&0)
+    }
+
+    /// The number of blocks of adjacent rows with one query id (an upper bound).
+    pub fn num_blocks(&self) -> usize {
+        self.query_starts.len().saturating_sub(1)
     }
 
     /// The piece holding global row `row` (< rows) and the row within it.
@@ -36,27 +155,27 @@ impl<'a> Table<'a> {
 
     pub fn query_id(&self, row: usize) -> &'a [u8] {
         let (piece, local) = self.locate(row);
-        self.parsed.columns[piece].query_id.get(local)
+        self.pieces[piece].query_id.get(local)
     }
 
     /// The physical line of a row (1-based).
     pub fn line(&self, row: usize) -> u64 {
-        match &self.parsed.lines {
+        match self.lines {
             Some(lines) => lines.get(row).map_or(row as u64 + 1, |&l| l as u64),
             None => row as u64 + 1,
         }
     }
 
-    /// Calls `f(global row, columns, row in piece)` for every row of `start..end`.
+    /// Calls `f(global row, piece, row in piece)` for every row of `start..end`.
     #[inline]
-    pub fn each(&self, start: usize, end: usize, mut f: impl FnMut(usize, &'a Columns, usize)) {
+    pub fn each(&self, start: usize, end: usize, mut f: impl FnMut(usize, &Piece<'a>, usize)) {
         if start >= end {
             return;
         }
         let (mut piece, mut local) = self.locate(start);
         let mut row = start;
         while row < end {
-            let columns = &self.parsed.columns[piece];
+            let columns = &self.pieces[piece];
             let stop = (self.bases[piece + 1]).min(end);
             while row < stop {
                 f(row, columns, local);
@@ -69,10 +188,9 @@ impl<'a> Table<'a> {
     }
 
     /// The blocks of adjacent rows with one query id: `(start, end)` rows.
-    pub fn blocks(&self) -> impl Iterator<Item = (usize, usize)> + 'a {
-        let starts = &self.parsed.query_starts;
+    pub fn blocks(&self) -> impl Iterator<Item = (usize, usize)> + '_ {
         let rows = self.rows();
-        starts.windows(2).filter_map(move |w| {
+        self.query_starts.windows(2).filter_map(move |w| {
             let (a, b) = ((w[0].max(0) as usize).min(rows), (w[1].max(0) as usize).min(rows));
             (a < b).then_some((a, b))
         })
@@ -91,7 +209,7 @@ pub struct QrelsTopics<'a> {
 impl<'a> QrelsTopics<'a> {
     pub fn new(qrels: &Table<'a>) -> QrelsTopics<'a> {
         // room for every block's id (each block may start a new topic), within reason
-        let mut code = hash::map(qrels.parsed.query_starts.len().min(1 << 20));
+        let mut code = hash::map(qrels.num_blocks().min(1 << 20));
         let mut ids = Vec::new();
         let blocks: Vec<(usize, usize)> = qrels.blocks().collect();
         let topic: Vec<u32> =
@@ -166,10 +284,11 @@ impl Grouped {
     }
 }
 
-/// The value column of a piece as raw 64-bit values, and whether they are reals.
-pub fn raw_value(columns: &Columns, row: usize) -> u64 {
-    match &columns.values {
-        Values::Grades(v) => v[row] as u64,
-        Values::Scores(v) | Values::Reals(v) => v[row].to_bits(),
+/// The value of a piece's row as a raw 64-bit value (`i64`, or `f64` bits).
+#[inline]
+pub fn raw_value(piece: &Piece, row: usize) -> u64 {
+    match piece.values {
+        ValuesView::Grades(v) => v[row] as u64,
+        ValuesView::Scores(v) | ValuesView::Reals(v) => v[row].to_bits(),
     }
 }

@@ -1,10 +1,9 @@
-"""Duplicate documents within a query, found without a Python loop per row.
+"""Documents listed twice for one query: the duplicates policies of the readers.
 
-Each (query id, doc id) pair is hashed to 64 bits with NumPy (``keys.pair_keys``), the
-keys are sorted with their row numbers (``keys.build_index``), and only rows whose key
-occurs twice are compared exactly. On a 7-million-row run this costs a few tenths of a
-second where hashing the strings with Arrow's ``dictionary_encode`` or ``group_by``
-takes well over a second; the sorted keys are kept for the join with the qrels.
+The compiled engine finds the repeated (query id, doc id) pairs
+(``_engine.repeated_pairs``: per query, a hash map of its documents, as the engine's
+judge of TREC files does), reading the table's Arrow buffers; this module applies the
+policy and words the error.
 """
 
 from __future__ import annotations
@@ -13,11 +12,9 @@ from collections.abc import Callable
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from ...errors import ParameterError
-from . import keys, problems
-from .keys import hash_strings  # noqa: F401  (re-exported)
+from . import arrays, problems
 
 POLICIES = ("error", "first", "max")
 
@@ -28,12 +25,6 @@ def check_policy(duplicates: str) -> str:
     return duplicates
 
 
-def duplicate_candidates(query_id, doc_id) -> np.ndarray:
-    """Row indices whose (query, doc) key is shared with another row (a superset of duplicates)."""
-    table = pa.table({"query_id": query_id, "doc_id": doc_id})
-    return keys.build_index(table).duplicate_candidates()
-
-
 def resolve(
     table: pa.Table,
     value: str,
@@ -41,67 +32,39 @@ def resolve(
     source: str | None,
     line_of: Callable[[int], int] | None,
     unit: str = "line",
-    index_out: list | None = None,
-    query_blocks: keys.Blocks | None = None,
 ) -> pa.Table:
     """Apply a duplicates policy to a (query_id, doc_id, value) table, keeping row order.
 
-    ``"error"`` raises :class:`InputError` naming the first repeated pair (both line
-    numbers); ``"first"`` keeps the first occurrence; ``"max"`` keeps the occurrence
-    with the highest value (the first one among equal values).
-    ``line_of(row)`` maps a 0-based row to the line number quoted in messages; when it
-    is None, rows are quoted 1-based as ``row N``. When the table comes back unchanged
-    and ``index_out`` is a list, the :class:`keys.PairIndex` built for the check is
-    appended to it (for ``judge`` to reuse). ``query_blocks`` are the table's query
-    id blocks (``keys.blocks``) when already known.
+    ``"error"`` raises :class:`InputError` naming the first repeated pair (the one whose
+    second occurrence comes first; both line numbers); ``"first"`` keeps the first
+    occurrence; ``"max"`` keeps the occurrence with the highest value (the first one
+    among equal values). ``line_of(row)`` maps a 0-based row to the line number quoted
+    in messages; when it is None, rows are quoted 1-based as ``row N``. ``value`` is
+    ``"score"`` (float64) or ``"relevance"`` (int64 grades, float64 gains).
     """
+    from ... import _engine
+
     check_policy(duplicates)
-    index = keys.build_index(table, query_blocks)
-    cand = index.duplicate_candidates()
-    if len(cand) == 0:
-        if index_out is not None:
-            index_out.append(index)
-        return table
-    # column by column: Table.take would first concatenate every chunk of a big table
-    sub = pa.table(
-        {
-            "query_id": keys.take(table["query_id"], cand),
-            "doc_id": keys.take(table["doc_id"], cand),
-            value: keys.take(table[value], cand),
-            "_row": keys.ints(cand),
-        }
-    )
-    if duplicates == "max":
-        sort_keys = [("query_id", "ascending"), ("doc_id", "ascending"), (value, "descending")]
-    else:
-        sort_keys = [("query_id", "ascending"), ("doc_id", "ascending")]
-    sub = sub.sort_by([*sort_keys, ("_row", "ascending")])
-    q, d = sub["query_id"].combine_chunks(), sub["doc_id"].combine_chunks()
-    same = np.zeros(len(sub), dtype=bool)
-    if len(sub) > 1:
-        same[1:] = keys.bools(pc.and_(pc.equal(q[1:], q[:-1]), pc.equal(d[1:], d[:-1])))
-    if not same.any():  # only hash collisions
-        if index_out is not None:
-            index_out.append(index)
-        return table
-    rows = keys.numbers(sub["_row"])
+    kind = "run" if value == "score" else "qrels"
+    found = _engine.repeated_pairs(arrays.engine_batches(table, value), kind, duplicates)
     if duplicates == "error":
-        group_first = np.maximum.accumulate(np.where(~same, np.arange(len(sub)), 0))
-        later = np.flatnonzero(same)
-        i = later[np.argmin(rows[later])]
-        first, second = int(rows[group_first[i]]), int(rows[i])
+        if found is None:
+            return table
+        first, second = found
 
         def where(r: int) -> int:
             return line_of(r) if line_of is not None else r + 1
 
         raise problems.duplicate(
-            d[i].as_py(),
-            q[i].as_py(),
+            table["doc_id"][second].as_py(),
+            table["query_id"][second].as_py(),
             (where(first), where(second)),
             source,
             line=where(second) if line_of is not None else None,
             unit=unit,
         )
+    if not len(found):
+        return table
     keep = np.ones(table.num_rows, dtype=bool)
-    keep[rows[same]] = False
+    keep[found] = False
     return table.filter(pa.array(keep.tolist()))  # rare path (duplicates removed)

@@ -30,7 +30,7 @@ import pyarrow.csv as pacsv
 from ... import _engine
 from ...errors import InputError
 from ..memory import input_budget
-from . import dedup, keys, problems
+from . import dedup, problems
 from .problems import shown  # noqa: F401  (re-exported)
 from .source import MAX_LINE, is_gzip_file, resolve, source_name
 
@@ -63,8 +63,6 @@ class Parsed:
     table: pa.Table  # query_id: string, doc_id: string, score: float64 | relevance: int64
     lines: np.ndarray | None  # line of each row; None when row i is line i + 1
     tag: str | None  # run tag of the last line
-    index: object = None  # keys.PairIndex of the final table, when the duplicate check built it
-    query_blocks: object = None  # keys.Blocks of the query ids (runs of equal adjacent ids)
 
     def line_of(self, row: int) -> int:
         return row + 1 if self.lines is None else int(self.lines[row])
@@ -116,17 +114,7 @@ def read(
         def line_of(row: int) -> int:
             return parsed.line_of(row) + line_offset
 
-    index: list = []
-    parsed.table = dedup.resolve(
-        parsed.table,
-        layout.value,
-        duplicates,
-        source,
-        line_of,
-        index_out=index,
-        query_blocks=parsed.query_blocks,
-    )
-    parsed.index = index[0] if index else None
+    parsed.table = dedup.resolve(parsed.table, layout.value, duplicates, source, line_of)
     return parsed, source
 
 
@@ -166,7 +154,7 @@ def _parse(
         raise _problem(*exc.args, layout, source) from None
     except OSError as exc:
         raise InputError(f"cannot read: {exc.strerror or exc}", source=source) from exc
-    pieces, lines, starts, tag, rows = out
+    pieces, lines, _starts, tag, rows = out
     if not rows:
         if not require_lines:
             return None
@@ -182,10 +170,9 @@ def _parse(
         )
     types = {"query_id": pa.string(), "doc_id": pa.string(), layout.value: value_type}
     table = pa.table({k: pa.chunked_array(v, types[k]) for k, v in columns.items()})
-    blocks = keys.Blocks(starts, keys.take(table["query_id"], starts[:-1]))
     if tag is not None:
         tag = tag.decode(encoding, "replace")
-    return Parsed(table, lines, tag, query_blocks=blocks)
+    return Parsed(table, lines, tag)
 
 
 def _strings(n: int, offsets: np.ndarray, data: np.ndarray) -> pa.Array:
