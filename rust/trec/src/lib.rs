@@ -19,6 +19,7 @@ pub mod check;
 pub mod gzip;
 pub mod number;
 mod piece;
+pub mod room;
 
 use std::borrow::Cow;
 use std::io::Read;
@@ -98,6 +99,8 @@ pub enum Problem {
     Utf8 { column: usize, value: Vec<u8> },
     /// No data line at all.
     Empty,
+    /// Memory could not be had for the input's buffers or columns (no line).
+    Memory,
 }
 
 /// A problem and the physical line (1-based) where it is; `None` for the whole input.
@@ -116,10 +119,10 @@ pub struct Strings {
 
 impl Strings {
     /// An empty column with room for `rows` strings of `bytes` bytes in all.
-    fn with_capacity(rows: usize, bytes: usize) -> Self {
-        let mut offsets = Vec::with_capacity(rows + 1);
+    fn with_capacity(rows: usize, bytes: usize) -> Result<Self, room::NoRoom> {
+        let mut offsets = room::with_capacity(rows + 1)?;
         offsets.push(0);
-        Strings { data: Vec::with_capacity(bytes), offsets }
+        Ok(Strings { data: room::with_capacity(bytes)?, offsets })
     }
 
     /// The number of strings.
@@ -225,11 +228,29 @@ pub fn parse(data: &[u8], options: &Options) -> Result<Parsed, Error> {
     assemble(pieces?)
 }
 
-/// Why [`read`] failed.
+/// Why [`read`] failed. Memory that cannot be had for the text or the columns is
+/// `Input` with [`Problem::Memory`].
 #[derive(Debug)]
 pub enum ReadError {
     Io(std::io::Error),
     Input(Error),
+}
+
+impl From<room::NoRoom> for ReadError {
+    fn from(no_room: room::NoRoom) -> Self {
+        ReadError::Input(no_room.into())
+    }
+}
+
+impl ReadError {
+    /// An I/O error, or [`Problem::Memory`] for one of kind `OutOfMemory` (a reader's
+    /// buffer that could not grow).
+    fn io(err: std::io::Error) -> Self {
+        if err.kind() == std::io::ErrorKind::OutOfMemory {
+            return room::NoRoom.into();
+        }
+        ReadError::Io(err)
+    }
 }
 
 /// Read and parse an input from `reader` (a file), piece by piece: memory holds the
@@ -243,15 +264,15 @@ pub fn read(mut reader: impl Read, options: &Options) -> Result<Parsed, ReadErro
     let mut checker = check::Checker::new(options.max_line);
     let mut problem = None;
     // every byte goes through the checker before it is parsed: no piece has a NUL
-    let pieces = pipeline(options, true, |feed| {
+    let pieces: Result<_, ReadError> = pipeline(options, true, |feed| {
         // the text's buffers are filled whole: huge pages, fewer page faults
-        let mut pending = buffer::huge(CHUNK + check::PIECE);
+        let mut pending = buffer::huge(CHUNK + check::PIECE).map_err(ReadError::from)?;
         let mut searched = 0; // no piece end before this position of `pending`
         loop {
             let start = pending.len();
             // read into the spare capacity (no zeroing), retrying on `Interrupted`
             let limit = check::PIECE as u64;
-            let got = (&mut reader).take(limit).read_to_end(&mut pending).map_err(ReadError::Io)?;
+            let got = (&mut reader).take(limit).read_to_end(&mut pending).map_err(ReadError::io)?;
             if got == 0 {
                 if !pending.is_empty() {
                     feed.send(Cow::Owned(pending));
@@ -264,7 +285,7 @@ pub fn read(mut reader: impl Read, options: &Options) -> Result<Parsed, ReadErro
             }
             while let Some(n) = cut(&pending, searched) {
                 // the rest goes to a buffer of full size: growing it would copy it again
-                let mut rest = buffer::huge(CHUNK + check::PIECE);
+                let mut rest = buffer::huge(CHUNK + check::PIECE).map_err(ReadError::from)?;
                 rest.extend_from_slice(&pending[n..]);
                 pending.truncate(n);
                 feed.send(Cow::Owned(std::mem::replace(&mut pending, rest)));
@@ -358,7 +379,8 @@ fn assemble(pieces: Vec<Piece>) -> Result<Parsed, Error> {
     for piece in &pieces {
         line_base.push(lines_so_far);
         if let Some((problem, line)) = &piece.early {
-            return Err(Error { problem: problem.clone(), line: Some(lines_so_far + line) });
+            let line = (*problem != Problem::Memory).then_some(lines_so_far + line);
+            return Err(Error { problem: problem.clone(), line });
         }
         lines_so_far += piece.line_count;
     }
@@ -380,14 +402,17 @@ fn assemble(pieces: Vec<Piece>) -> Result<Parsed, Error> {
         .iter()
         .enumerate()
         .all(|(i, piece)| piece.lines.is_none() && line_base[i] == row_base[i] as u64);
-    let lines = (!numbered).then(|| {
-        let mut out = Vec::with_capacity(rows);
+    let lines = if numbered {
+        None
+    } else {
+        let mut out = room::with_capacity(rows)?;
         for (i, piece) in pieces.iter().enumerate() {
             out.extend((0..piece.rows).map(|r| (line_base[i] + piece.line(r)) as i64));
         }
-        out
-    });
-    let mut query_starts = Vec::new();
+        Some(out)
+    };
+    let starts = pieces.iter().map(|p| p.query_starts.len()).sum::<usize>() + 1;
+    let mut query_starts = room::with_capacity(starts)?;
     let mut previous: Option<&[u8]> = None;
     for (i, piece) in pieces.iter().enumerate() {
         if piece.columns.query_id.is_empty() {
