@@ -300,16 +300,25 @@ pub fn read(mut reader: impl Read, options: &Options) -> Result<Parsed, ReadErro
     assemble(pieces?).map_err(ReadError::Input)
 }
 
-/// Hands pieces to the workers of [`pipeline`], numbered in order.
-struct Feed<'a> {
+/// Hands pieces to the workers of [`pipeline`], numbered in order, or parses them
+/// itself (`inline`) when no worker thread could be started.
+struct Feed<'a, 'f> {
     tx: std::sync::mpsc::SyncSender<(usize, Cow<'a, [u8]>)>,
     count: usize,
+    inline: Option<&'f Work<'f>>,
 }
 
-impl<'a> Feed<'a> {
+/// The parsing of one piece (its number, its text), as a worker does it.
+type Work<'w> = dyn Fn(usize, &[u8]) + Sync + 'w;
+
+impl<'a> Feed<'a, '_> {
     fn send(&mut self, text: Cow<'a, [u8]>) {
-        // fails only when every worker is gone (a panic, re-raised when the scope ends)
-        let _ = self.tx.send((self.count, text));
+        match self.inline {
+            Some(work) => work(self.count, &text),
+            // fails only when every worker is gone (a panic, re-raised when the scope
+            // ends)
+            None => drop(self.tx.send((self.count, text))),
+        }
         self.count += 1;
     }
 }
@@ -318,9 +327,13 @@ impl<'a> Feed<'a> {
 /// most a few pieces wait at a time). Returns the pieces in order, up to the first
 /// one with an early problem (the later ones are not parsed). `nul_free`: the pieces
 /// are known to hold no NUL byte (see [`Piece::parse`]).
+///
+/// The workers are as many of `options.threads` as the system starts: under an
+/// address-space limit a thread's stack may not be had, and with no worker at all the
+/// producer parses each piece itself.
 fn pipeline<'a, E, F>(options: &Options, nul_free: bool, produce: F) -> Result<Vec<Piece>, E>
 where
-    F: FnOnce(&mut Feed<'a>) -> Result<(), E>,
+    F: for<'f> FnOnce(&mut Feed<'a, 'f>) -> Result<(), E>,
 {
     let threads = options.threads.max(1);
     let stop = AtomicUsize::new(usize::MAX); // the first piece with an early problem
@@ -342,19 +355,28 @@ where
     // a worker that panicked (a bug) keeps taking pieces, so that the producer never
     // waits for a full channel; the panic is raised again once all have stopped
     let panicked: Mutex<Option<Box<dyn std::any::Any + Send>>> = Mutex::new(None);
+    let work = |i: usize, text: &[u8]| {
+        let parsed = catch_unwind(AssertUnwindSafe(|| parse_one(i, text)));
+        if let Err(payload) = parsed {
+            stop.store(0, Ordering::Relaxed);
+            panicked.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert(payload);
+        }
+    };
     let produced = std::thread::scope(|scope| {
+        let mut started = 0;
         for _ in 0..threads {
-            scope.spawn(|| loop {
+            let worker = || loop {
                 let next = rx.lock().unwrap_or_else(|e| e.into_inner()).recv();
                 let Ok((i, text)) = next else { return };
-                let parsed = catch_unwind(AssertUnwindSafe(|| parse_one(i, &text)));
-                if let Err(payload) = parsed {
-                    stop.store(0, Ordering::Relaxed);
-                    panicked.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert(payload);
-                }
-            });
+                work(i, &text);
+            };
+            if room::spawn(scope, worker).is_none() {
+                break;
+            }
+            started += 1;
         }
-        let mut feed = Feed { tx, count: 0 };
+        let inline = (started == 0).then_some(&work as &Work<'_>);
+        let mut feed = Feed { tx, count: 0, inline };
         let produced = produce(&mut feed);
         drop(feed);
         produced

@@ -49,6 +49,21 @@ fn grow<T>(vec: &mut Vec<T>, more: usize) -> Result<(), NoRoom> {
     vec.try_reserve(more).map_err(|_| NoRoom)
 }
 
+/// Starts `work` on a new scoped thread, or `None` when the system refuses one (its
+/// stack is memory too: under an address-space limit it may not be had, where
+/// `Scope::spawn` would panic). The caller then makes do with the threads it has, or
+/// does the work itself.
+pub fn spawn<'scope, T, F>(
+    scope: &'scope std::thread::Scope<'scope, '_>,
+    work: F,
+) -> Option<std::thread::ScopedJoinHandle<'scope, T>>
+where
+    F: FnOnce() -> T + Send + 'scope,
+    T: Send + 'scope,
+{
+    std::thread::Builder::new().spawn_scoped(scope, work).ok()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
