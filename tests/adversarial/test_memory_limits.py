@@ -83,3 +83,29 @@ def test_right_result_or_one_clean_line(data, expected, path, how, limit):
         assert done.stdout == expected[path], done
     else:
         assert_clean_failure(done, "memory")
+
+
+def test_memory_lacking_outside_python_is_the_out_of_memory_line(capsys):
+    """A library that cannot be mapped, an Arrow thread that cannot start (memory the
+    system refuses outside Python's allocator) is the out-of-memory line; any other
+    error is left alone (a bug stays a traceback for the tests to see)."""
+    from cranfield.cli.main import _guard
+
+    def raising(exc):
+        def call():
+            raise exc
+
+        return call
+
+    no_map = ImportError("libarrow.so.2600: failed to map segment from shared object")
+    assert _guard(raising(no_map), "eval") == 2
+    assert capsys.readouterr().err == (
+        "cranfield eval: error: out of memory; --stream reads a run in pieces of bounded size\n"
+    )
+    pa = pytest.importorskip("pyarrow")
+    no_thread = pa.lib.ArrowException("Unknown error: Failed to launch worker thread: EAGAIN")
+    assert _guard(raising(no_thread), "compare") == 2
+    assert capsys.readouterr().err == "cranfield compare: error: out of memory\n"
+    for other in (ImportError("No module named 'x'"), pa.lib.ArrowException("bad"), ValueError()):
+        with pytest.raises(type(other)):
+            _guard(raising(other), "eval")
