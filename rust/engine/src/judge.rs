@@ -70,6 +70,7 @@ fn problem(py: Python<'_>, problem: &Problem) -> (&'static str, Option<Py<PyAny>
         Problem::Utf8 { column: 0, value } => ("query_id", bytes(value)),
         Problem::Utf8 { value, .. } => ("doc_id", bytes(value)),
         Problem::Empty => ("empty", None),
+        Problem::Memory => ("memory", None),
     }
 }
 

@@ -101,6 +101,7 @@ fn raise(py: Python<'_>, failure: Failure) -> PyErr {
                 Problem::Utf8 { column: 0, value } => ("query_id", line, bytes(&value)),
                 Problem::Utf8 { value, .. } => ("doc_id", line, bytes(&value)),
                 Problem::Empty => ("empty", None, None),
+                Problem::Memory => ("memory", None, None),
             }
         }
     };

@@ -8,6 +8,8 @@ use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
+use cranfield_trec::room::spawn;
+
 /// `work(&mut scratch, i, inner)` for every item `i` in `0..items`: the results in order
 /// of `i`, or the error of the first failing item in that order.
 ///
@@ -45,22 +47,26 @@ where
     // the least item known to have failed (usize::MAX: none)
     let failed = AtomicUsize::new(usize::MAX);
     let done: Mutex<Vec<Option<Result<R, E>>>> = Mutex::new((0..items).map(|_| None).collect());
+    let worker = || {
+        let mut scratch = make();
+        loop {
+            let i = next.fetch_add(1, Ordering::SeqCst);
+            if i >= items || i > failed.load(Ordering::SeqCst) {
+                return;
+            }
+            let result = work(&mut scratch, i, 1);
+            if result.is_err() {
+                failed.fetch_min(i, Ordering::SeqCst);
+            }
+            done.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(result);
+        }
+    };
     std::thread::scope(|scope| {
-        for _ in 0..threads.min(items) {
-            scope.spawn(|| {
-                let mut scratch = make();
-                loop {
-                    let i = next.fetch_add(1, Ordering::SeqCst);
-                    if i >= items || i > failed.load(Ordering::SeqCst) {
-                        return;
-                    }
-                    let result = work(&mut scratch, i, 1);
-                    if result.is_err() {
-                        failed.fetch_min(i, Ordering::SeqCst);
-                    }
-                    done.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(result);
-                }
-            });
+        // as many workers as the system starts (see `cranfield_trec::room::spawn`);
+        // with none, the calling thread does every item
+        let started = (0..threads.min(items)).take_while(|_| spawn(scope, worker).is_some());
+        if started.count() == 0 {
+            worker();
         }
     });
     let mut out = Vec::with_capacity(items);

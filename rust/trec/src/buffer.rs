@@ -8,16 +8,18 @@
 //! a huge page is resident as soon as one byte of it is touched. Elsewhere, and where
 //! the advice is refused, the buffer is an ordinary one.
 
+use crate::room::{self, NoRoom};
+
 /// The size of a transparent huge page on the systems that have them (x86-64, arm64
 /// with 4 KiB pages).
 pub const HUGE_PAGE: usize = 1 << 21;
 
 /// An empty buffer with room for `capacity` bytes, its memory advised as huge pages
-/// (see the module's documentation).
-pub fn huge(capacity: usize) -> Vec<u8> {
-    let mut buffer = Vec::with_capacity(capacity);
+/// (see the module's documentation), or [`NoRoom`] when the memory cannot be had.
+pub fn huge(capacity: usize) -> Result<Vec<u8>, NoRoom> {
+    let mut buffer = room::with_capacity(capacity)?;
     advise_spare(&mut buffer, capacity);
-    buffer
+    Ok(buffer)
 }
 
 /// Advises the next `bytes` bytes of `buffer`'s spare capacity (at most all of it) as
@@ -81,13 +83,14 @@ mod tests {
     #[test]
     fn a_huge_buffer_is_an_ordinary_empty_vec() {
         for capacity in [0, 1, 4096, HUGE_PAGE, 9 << 20] {
-            let buffer = huge(capacity);
+            let buffer = huge(capacity).unwrap();
             assert!(buffer.is_empty() && buffer.capacity() >= capacity);
         }
+        assert_eq!(huge(usize::MAX / 2), Err(NoRoom));
         // filled by a read, longer and shorter than its capacity, it holds the bytes
         let text: Vec<u8> = (0..(5 << 20) + 17).map(|i| (i % 251) as u8).collect();
         for capacity in [0, 100, 3 << 20, text.len(), text.len() + 1, 8 << 20] {
-            let mut buffer = huge(capacity);
+            let mut buffer = huge(capacity).unwrap();
             std::io::Cursor::new(&text).read_to_end(&mut buffer).unwrap();
             assert_eq!(buffer, text);
             // advised again on what is left, it keeps its bytes

@@ -19,6 +19,7 @@ pub mod check;
 pub mod gzip;
 pub mod number;
 mod piece;
+pub mod room;
 
 use std::borrow::Cow;
 use std::io::Read;
@@ -98,6 +99,8 @@ pub enum Problem {
     Utf8 { column: usize, value: Vec<u8> },
     /// No data line at all.
     Empty,
+    /// Memory could not be had for the input's buffers or columns (no line).
+    Memory,
 }
 
 /// A problem and the physical line (1-based) where it is; `None` for the whole input.
@@ -116,10 +119,10 @@ pub struct Strings {
 
 impl Strings {
     /// An empty column with room for `rows` strings of `bytes` bytes in all.
-    fn with_capacity(rows: usize, bytes: usize) -> Self {
-        let mut offsets = Vec::with_capacity(rows + 1);
+    fn with_capacity(rows: usize, bytes: usize) -> Result<Self, room::NoRoom> {
+        let mut offsets = room::with_capacity(rows + 1)?;
         offsets.push(0);
-        Strings { data: Vec::with_capacity(bytes), offsets }
+        Ok(Strings { data: room::with_capacity(bytes)?, offsets })
     }
 
     /// The number of strings.
@@ -225,11 +228,29 @@ pub fn parse(data: &[u8], options: &Options) -> Result<Parsed, Error> {
     assemble(pieces?)
 }
 
-/// Why [`read`] failed.
+/// Why [`read`] failed. Memory that cannot be had for the text or the columns is
+/// `Input` with [`Problem::Memory`].
 #[derive(Debug)]
 pub enum ReadError {
     Io(std::io::Error),
     Input(Error),
+}
+
+impl From<room::NoRoom> for ReadError {
+    fn from(no_room: room::NoRoom) -> Self {
+        ReadError::Input(no_room.into())
+    }
+}
+
+impl ReadError {
+    /// An I/O error, or [`Problem::Memory`] for one of kind `OutOfMemory` (a reader's
+    /// buffer that could not grow).
+    fn io(err: std::io::Error) -> Self {
+        if err.kind() == std::io::ErrorKind::OutOfMemory {
+            return room::NoRoom.into();
+        }
+        ReadError::Io(err)
+    }
 }
 
 /// Read and parse an input from `reader` (a file), piece by piece: memory holds the
@@ -243,15 +264,15 @@ pub fn read(mut reader: impl Read, options: &Options) -> Result<Parsed, ReadErro
     let mut checker = check::Checker::new(options.max_line);
     let mut problem = None;
     // every byte goes through the checker before it is parsed: no piece has a NUL
-    let pieces = pipeline(options, true, |feed| {
+    let pieces: Result<_, ReadError> = pipeline(options, true, |feed| {
         // the text's buffers are filled whole: huge pages, fewer page faults
-        let mut pending = buffer::huge(CHUNK + check::PIECE);
+        let mut pending = buffer::huge(CHUNK + check::PIECE).map_err(ReadError::from)?;
         let mut searched = 0; // no piece end before this position of `pending`
         loop {
             let start = pending.len();
             // read into the spare capacity (no zeroing), retrying on `Interrupted`
             let limit = check::PIECE as u64;
-            let got = (&mut reader).take(limit).read_to_end(&mut pending).map_err(ReadError::Io)?;
+            let got = (&mut reader).take(limit).read_to_end(&mut pending).map_err(ReadError::io)?;
             if got == 0 {
                 if !pending.is_empty() {
                     feed.send(Cow::Owned(pending));
@@ -264,7 +285,7 @@ pub fn read(mut reader: impl Read, options: &Options) -> Result<Parsed, ReadErro
             }
             while let Some(n) = cut(&pending, searched) {
                 // the rest goes to a buffer of full size: growing it would copy it again
-                let mut rest = buffer::huge(CHUNK + check::PIECE);
+                let mut rest = buffer::huge(CHUNK + check::PIECE).map_err(ReadError::from)?;
                 rest.extend_from_slice(&pending[n..]);
                 pending.truncate(n);
                 feed.send(Cow::Owned(std::mem::replace(&mut pending, rest)));
@@ -279,16 +300,25 @@ pub fn read(mut reader: impl Read, options: &Options) -> Result<Parsed, ReadErro
     assemble(pieces?).map_err(ReadError::Input)
 }
 
-/// Hands pieces to the workers of [`pipeline`], numbered in order.
-struct Feed<'a> {
+/// Hands pieces to the workers of [`pipeline`], numbered in order, or parses them
+/// itself (`inline`) when no worker thread could be started.
+struct Feed<'a, 'f> {
     tx: std::sync::mpsc::SyncSender<(usize, Cow<'a, [u8]>)>,
     count: usize,
+    inline: Option<&'f Work<'f>>,
 }
 
-impl<'a> Feed<'a> {
+/// The parsing of one piece (its number, its text), as a worker does it.
+type Work<'w> = dyn Fn(usize, &[u8]) + Sync + 'w;
+
+impl<'a> Feed<'a, '_> {
     fn send(&mut self, text: Cow<'a, [u8]>) {
-        // fails only when every worker is gone (a panic, re-raised when the scope ends)
-        let _ = self.tx.send((self.count, text));
+        match self.inline {
+            Some(work) => work(self.count, &text),
+            // fails only when every worker is gone (a panic, re-raised when the scope
+            // ends)
+            None => drop(self.tx.send((self.count, text))),
+        }
         self.count += 1;
     }
 }
@@ -297,9 +327,13 @@ impl<'a> Feed<'a> {
 /// most a few pieces wait at a time). Returns the pieces in order, up to the first
 /// one with an early problem (the later ones are not parsed). `nul_free`: the pieces
 /// are known to hold no NUL byte (see [`Piece::parse`]).
+///
+/// The workers are as many of `options.threads` as the system starts: under an
+/// address-space limit a thread's stack may not be had, and with no worker at all the
+/// producer parses each piece itself.
 fn pipeline<'a, E, F>(options: &Options, nul_free: bool, produce: F) -> Result<Vec<Piece>, E>
 where
-    F: FnOnce(&mut Feed<'a>) -> Result<(), E>,
+    F: for<'f> FnOnce(&mut Feed<'a, 'f>) -> Result<(), E>,
 {
     let threads = options.threads.max(1);
     let stop = AtomicUsize::new(usize::MAX); // the first piece with an early problem
@@ -321,19 +355,28 @@ where
     // a worker that panicked (a bug) keeps taking pieces, so that the producer never
     // waits for a full channel; the panic is raised again once all have stopped
     let panicked: Mutex<Option<Box<dyn std::any::Any + Send>>> = Mutex::new(None);
+    let work = |i: usize, text: &[u8]| {
+        let parsed = catch_unwind(AssertUnwindSafe(|| parse_one(i, text)));
+        if let Err(payload) = parsed {
+            stop.store(0, Ordering::Relaxed);
+            panicked.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert(payload);
+        }
+    };
     let produced = std::thread::scope(|scope| {
+        let mut started = 0;
         for _ in 0..threads {
-            scope.spawn(|| loop {
+            let worker = || loop {
                 let next = rx.lock().unwrap_or_else(|e| e.into_inner()).recv();
                 let Ok((i, text)) = next else { return };
-                let parsed = catch_unwind(AssertUnwindSafe(|| parse_one(i, &text)));
-                if let Err(payload) = parsed {
-                    stop.store(0, Ordering::Relaxed);
-                    panicked.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert(payload);
-                }
-            });
+                work(i, &text);
+            };
+            if room::spawn(scope, worker).is_none() {
+                break;
+            }
+            started += 1;
         }
-        let mut feed = Feed { tx, count: 0 };
+        let inline = (started == 0).then_some(&work as &Work<'_>);
+        let mut feed = Feed { tx, count: 0, inline };
         let produced = produce(&mut feed);
         drop(feed);
         produced
@@ -358,7 +401,8 @@ fn assemble(pieces: Vec<Piece>) -> Result<Parsed, Error> {
     for piece in &pieces {
         line_base.push(lines_so_far);
         if let Some((problem, line)) = &piece.early {
-            return Err(Error { problem: problem.clone(), line: Some(lines_so_far + line) });
+            let line = (*problem != Problem::Memory).then_some(lines_so_far + line);
+            return Err(Error { problem: problem.clone(), line });
         }
         lines_so_far += piece.line_count;
     }
@@ -380,14 +424,17 @@ fn assemble(pieces: Vec<Piece>) -> Result<Parsed, Error> {
         .iter()
         .enumerate()
         .all(|(i, piece)| piece.lines.is_none() && line_base[i] == row_base[i] as u64);
-    let lines = (!numbered).then(|| {
-        let mut out = Vec::with_capacity(rows);
+    let lines = if numbered {
+        None
+    } else {
+        let mut out = room::with_capacity(rows)?;
         for (i, piece) in pieces.iter().enumerate() {
             out.extend((0..piece.rows).map(|r| (line_base[i] + piece.line(r)) as i64));
         }
-        out
-    });
-    let mut query_starts = Vec::new();
+        Some(out)
+    };
+    let starts = pieces.iter().map(|p| p.query_starts.len()).sum::<usize>() + 1;
+    let mut query_starts = room::with_capacity(starts)?;
     let mut previous: Option<&[u8]> = None;
     for (i, piece) in pieces.iter().enumerate() {
         if piece.columns.query_id.is_empty() {

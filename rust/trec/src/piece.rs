@@ -1,6 +1,7 @@
 //! One piece of an input: its lines split into fields, its rows as columns.
 
 use crate::number::{parse_real_relevance, parse_relevance, parse_score, GradeError};
+use crate::room::{self, room, NoRoom};
 use crate::{Columns, Kind, Options, Problem, Strings, Values};
 
 /// Whitespace between fields (Python's `bytes.split()`, less the line ends, which never
@@ -185,12 +186,17 @@ fn count_lines(text: &[u8]) -> u64 {
     count + u64::from(pos < text.len())
 }
 
-/// Append an id; false when it is not valid UTF-8 (in UTF-8 mode).
-fn push_id(out: &mut Strings, field: &[u8], latin1: bool) -> bool {
+/// Append an id; false when it is not valid UTF-8 (in UTF-8 mode); [`NoRoom`] when the
+/// column cannot grow.
+#[inline]
+fn push_id(out: &mut Strings, field: &[u8], latin1: bool) -> Result<bool, NoRoom> {
+    room(&mut out.offsets, 1)?;
     let valid = if latin1 {
         if field.is_ascii() {
+            room(&mut out.data, field.len())?;
             out.data.extend_from_slice(field);
         } else {
+            room(&mut out.data, 2 * field.len())?; // two bytes at most per character
             for &b in field {
                 if b < 0x80 {
                     out.data.push(b);
@@ -201,13 +207,14 @@ fn push_id(out: &mut Strings, field: &[u8], latin1: bool) -> bool {
         }
         true
     } else {
+        room(&mut out.data, field.len())?;
         out.data.extend_from_slice(field);
         field.is_ascii() || std::str::from_utf8(field).is_ok()
     };
     // a piece holds at most CHUNK bytes plus one line of at most `max_line` (the
     // binding keeps it under 1 GiB), so twice that fits in an i32 offset
     out.offsets.push(i32::try_from(out.data.len()).expect("piece too large for 32-bit offsets"));
-    valid
+    Ok(valid)
 }
 
 impl Piece {
@@ -218,7 +225,26 @@ impl Piece {
 
     /// Parse the lines of `text`. `nul_free`: the caller has already checked that
     /// `text` holds no NUL byte ([`crate::check::Checker`]), so it is not searched again.
+    /// When memory for the columns cannot be had, the piece has no rows and its early
+    /// problem is [`Problem::Memory`] (at line 0: it has none).
     pub fn parse(text: &[u8], options: &Options, nul_free: bool) -> Piece {
+        Piece::try_parse(text, options, nul_free).unwrap_or_else(|NoRoom| Piece {
+            columns: Columns {
+                query_id: Strings { data: Vec::new(), offsets: vec![0] },
+                doc_id: Strings { data: Vec::new(), offsets: vec![0] },
+                values: Values::Scores(Vec::new()),
+            },
+            rows: 0,
+            lines: None,
+            query_starts: Vec::new(),
+            tag: None,
+            line_count: 0,
+            early: Some((Problem::Memory, 0)),
+            late: [None, None, None, None],
+        })
+    }
+
+    fn try_parse(text: &[u8], options: &Options, nul_free: bool) -> Result<Piece, NoRoom> {
         let kind = options.kind;
         let expect = kind.fields();
         // room for rows of 32 bytes (TREC run lines are rarely shorter): the vectors of
@@ -228,12 +254,12 @@ impl Piece {
             columns: Columns {
                 // ids taking a fifth (query) and a third (doc) of the text (the
                 // vectors grow if not)
-                query_id: Strings::with_capacity(estimate, text.len() / 5),
-                doc_id: Strings::with_capacity(estimate, text.len() / 3),
+                query_id: Strings::with_capacity(estimate, text.len() / 5)?,
+                doc_id: Strings::with_capacity(estimate, text.len() / 3)?,
                 values: match kind {
-                    Kind::Run => Values::Scores(Vec::with_capacity(estimate)),
-                    Kind::Qrels => Values::Grades(Vec::with_capacity(estimate)),
-                    Kind::FractionalQrels => Values::Reals(Vec::with_capacity(estimate)),
+                    Kind::Run => Values::Scores(room::with_capacity(estimate)?),
+                    Kind::Qrels => Values::Grades(room::with_capacity(estimate)?),
+                    Kind::FractionalQrels => Values::Reals(room::with_capacity(estimate)?),
                 },
             },
             rows: 0,
@@ -248,10 +274,14 @@ impl Piece {
         if text.starts_with(b"#panic") {
             panic!("a panic the tests ask for"); // see tests::a_panic_in_a_worker_ends_the_read
         }
+        #[cfg(test)]
+        if text.starts_with(b"#no room") {
+            return Err(NoRoom); // see tests::a_piece_without_memory_is_an_error
+        }
         let nul = if nul_free { None } else { memchr::memchr(0, text) };
         if let Some(nul) = nul {
             piece.early = Some((Problem::Nul, count_lines(&text[..=nul])));
-            return piece;
+            return Ok(piece);
         }
         let mut bad_score: Option<(Problem, u64)> = None;
         let mut last_tag: Option<(usize, usize)> = None;
@@ -267,7 +297,7 @@ impl Piece {
             pos = next;
             if line.len() > options.max_line {
                 piece.early = Some((Problem::LongLine, line_no));
-                return piece;
+                return Ok(piece);
             }
             if k == 0 || line[fields[0].0] == b'#' {
                 continue;
@@ -275,7 +305,7 @@ impl Piece {
             if k < expect || (kind.exact() && k > expect) {
                 let got = line.split(|&b| is_space(b)).filter(|f| !f.is_empty()).count();
                 piece.early = Some((Problem::Fields(got), line_no));
-                return piece;
+                return Ok(piece);
             }
             let field = |j: usize| &line[fields[j].0..fields[j].1];
             let row = piece.rows;
@@ -290,6 +320,7 @@ impl Piece {
                     if score.is_nan() && piece.late[0].is_none() {
                         piece.late[0] = Some((row, Problem::NanScore));
                     }
+                    room(scores, 1)?;
                     scores.push(score);
                     last_tag = Some((line_start + fields[5].0, line_start + fields[5].1));
                 }
@@ -301,6 +332,7 @@ impl Piece {
                             piece.late[slot] = Some((row, Problem::Grade(value.to_vec())));
                         }
                     }
+                    room(grades, 1)?;
                     grades.push(grade.unwrap_or(0));
                 }
                 Values::Reals(reals) => {
@@ -308,11 +340,13 @@ impl Piece {
                     if real.is_none() && piece.late[0].is_none() {
                         piece.late[0] = Some((row, Problem::Grade(value.to_vec())));
                     }
+                    room(reals, 1)?;
                     reals.push(real.unwrap_or(0.0));
                 }
             }
             let qid = field(0);
             if previous_query != Some(qid) {
+                room(&mut piece.query_starts, 1)?;
                 piece.query_starts.push(row);
             }
             previous_query = Some(qid);
@@ -322,16 +356,17 @@ impl Piece {
                 } else {
                     &mut piece.columns.doc_id
                 };
-                if !push_id(out, id, options.latin1) && piece.late[column].is_none() {
+                if !push_id(out, id, options.latin1)? && piece.late[column].is_none() {
                     let problem = Problem::Utf8 { column: column - 1, value: id.to_vec() };
                     piece.late[column] = Some((row, problem));
                 }
             }
             let line = u32::try_from(line_no).expect("a piece has fewer than 2^32 lines");
             if let Some(lines) = &mut piece.lines {
+                room(lines, 1)?;
                 lines.push(line);
             } else if u64::from(line) != row as u64 + 1 {
-                let mut lines = Vec::with_capacity(estimate);
+                let mut lines = room::with_capacity(estimate.max(row + 1))?;
                 lines.extend(1..=row as u32);
                 lines.push(line);
                 piece.lines = Some(lines);
@@ -343,7 +378,7 @@ impl Piece {
             piece.early = Some(bad);
         }
         piece.tag = last_tag.map(|(a, b)| text[a..b].to_vec());
-        piece
+        Ok(piece)
     }
 }
 

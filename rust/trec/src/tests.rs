@@ -233,6 +233,30 @@ fn a_panic_in_a_worker_ends_the_read() {
     }
 }
 
+#[test]
+fn a_piece_without_memory_is_an_error() {
+    // a piece whose columns cannot be had (the tests' marker stands for the failed
+    // allocation) ends the read with `Problem::Memory`, without a line, whatever comes
+    // before and after it; the pieces after it are not needed
+    let good = [b"q1 Q0 d 1 1 t\n".repeat(CHUNK / 14 + 1)].concat();
+    let starved = [b"#no room\n".to_vec(), vec![b'x'; CHUNK], b"\n".to_vec()].concat();
+    let bad_later = b"q1 Q0 d 1 x t\n".to_vec();
+    for text in [starved.clone(), [good.clone(), starved.clone(), bad_later].concat()] {
+        for threads in [1, 3] {
+            let options = Options { threads, ..options(Kind::Run) };
+            let want = Error { problem: Problem::Memory, line: None };
+            assert_eq!(parse(&text, &options).unwrap_err(), want);
+            match read(&text[..], &options) {
+                Err(ReadError::Input(err)) => assert_eq!(err, want),
+                other => panic!("{other:?}"),
+            }
+        }
+    }
+    // a problem in a piece before it is still reported first
+    let text = [b"q1 Q0 d 1\n".to_vec(), good, starved].concat();
+    assert_eq!(error(run(&text)), (Problem::Fields(4), Some(1)));
+}
+
 /// A reader giving at most `step` bytes a call (a pipe, a slow file).
 struct Trickle<'a> {
     text: &'a [u8],

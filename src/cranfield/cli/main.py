@@ -173,15 +173,38 @@ def _guard(call, name: str) -> int:
         print(f"cranfield {name}: error: {exc}", file=sys.stderr)
         return 2
     except MemoryError:
-        hint = (
-            "; --stream reads a run in pieces of bounded size"
-            if name in ("eval", "trec_eval")
-            else ""
-        )
-        print(f"cranfield {name}: error: out of memory{hint}", file=sys.stderr)
-        return 2
+        return _out_of_memory(name)
     except KeyboardInterrupt:
         return 130
+    except Exception as exc:
+        if not _lacks_memory(exc):
+            raise
+        return _out_of_memory(name)
+
+
+def _out_of_memory(name: str) -> int:
+    hint = (
+        "; --stream reads a run in pieces of bounded size" if name in ("eval", "trec_eval") else ""
+    )
+    print(f"cranfield {name}: error: out of memory{hint}", file=sys.stderr)
+    return 2
+
+
+# what the system says when memory runs out other than by MemoryError: a library that
+# cannot be mapped (dlopen), a thread whose stack cannot be had (Arrow's thread pool)
+_NO_MEMORY = ("failed to map segment from shared object", "cannot allocate memory")
+_NO_THREAD = "failed to launch worker thread"
+
+
+def _lacks_memory(exc: BaseException) -> bool:
+    """Whether ``exc`` is the system running out of memory (under ``ulimit -v`` or a
+    control group's limit) in a form other than :class:`MemoryError`."""
+    text = str(exc).lower()
+    if isinstance(exc, ImportError):
+        return any(s in text for s in _NO_MEMORY)
+    return type(exc).__module__.startswith("pyarrow") and (
+        _NO_THREAD in text or any(s in text for s in _NO_MEMORY)
+    )
 
 
 class _Closed:

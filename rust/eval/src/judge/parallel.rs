@@ -3,6 +3,8 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
+use cranfield_trec::room::spawn;
+
 /// The worker threads to use: the machine's cores, at most 8.
 pub fn threads() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get()).min(8)
@@ -26,20 +28,24 @@ where
     let batch = (tasks / (threads * 16)).clamp(1, 64);
     let next = AtomicUsize::new(0);
     let done: Mutex<Vec<(usize, Vec<R>)>> = Mutex::new(Vec::new());
+    let worker = || {
+        let mut scratch = make();
+        loop {
+            let start = next.fetch_add(batch, Ordering::Relaxed);
+            if start >= tasks {
+                return;
+            }
+            let end = (start + batch).min(tasks);
+            let out: Vec<R> = (start..end).map(|i| work(&mut scratch, i)).collect();
+            done.lock().unwrap_or_else(|e| e.into_inner()).push((start, out));
+        }
+    };
     std::thread::scope(|scope| {
-        for _ in 0..threads.min(tasks) {
-            scope.spawn(|| {
-                let mut scratch = make();
-                loop {
-                    let start = next.fetch_add(batch, Ordering::Relaxed);
-                    if start >= tasks {
-                        return;
-                    }
-                    let end = (start + batch).min(tasks);
-                    let out: Vec<R> = (start..end).map(|i| work(&mut scratch, i)).collect();
-                    done.lock().unwrap_or_else(|e| e.into_inner()).push((start, out));
-                }
-            });
+        // as many threads as the system starts (a thread's stack may not be had under
+        // an address-space limit); with none, the calling thread does every task
+        let started = (0..threads.min(tasks)).take_while(|_| spawn(scope, worker).is_some());
+        if started.count() == 0 {
+            worker();
         }
     });
     let mut parts = done.into_inner().unwrap_or_else(|e| e.into_inner());

@@ -297,8 +297,8 @@ pub fn read_qrels_text(text: &[u8], reading: &Reading) -> Result<Parsed, JudgeEr
     for piece in text.chunks(PIECE) {
         checker.feed(piece).map_err(read)?;
     }
-    probe(text.len().saturating_mul(2))
-        .map_err(|_| JudgeError::Memory { path: Default::default(), what: "parse the qrels" })?;
+    // (reported as the reader reports it: `Read`, which names the qrels)
+    probe(text.len().saturating_mul(2)).map_err(|_| read(cranfield_trec::room::NoRoom.into()))?;
     let options = Options {
         kind,
         latin1: reading.latin1,
@@ -420,6 +420,9 @@ impl<'q, 'p> Stream<'q, 'p> {
         // later pieces start at a line start: the byte-order mark is only the input's
         // first bytes (a later piece never starts with one, see `last_group_start`)
         let parsed = cranfield_trec::parse(&text, &options).map_err(|mut error| {
+            if error.problem == cranfield_trec::Problem::Memory {
+                return memory("parse a piece of the run");
+            }
             error.line = error.line.map(|l| l + lines_before);
             JudgeError::Read { input: Input::Run, error }
         });
@@ -644,16 +647,20 @@ fn fill(
     want: usize,
     checker: &mut Checker,
 ) -> Result<usize, JudgeError> {
-    let io = |error| JudgeError::Io { input: Input::Run, error };
-    // amortised growth: a query longer than a piece is read on without copying it
-    // again at every step
-    buf.try_reserve(want).map_err(|_| memory(HOLD_PIECE))?;
+    let io = |error: std::io::Error| match error.kind() {
+        std::io::ErrorKind::OutOfMemory => memory(HOLD_PIECE),
+        _ => JudgeError::Io { input: Input::Run, error },
+    };
     let target = buf.len() + want;
     let first = buf.len();
     while buf.len() < target {
         let start = buf.len();
-        let step = (target - start).min(PIECE) as u64;
-        let got = reader.take(step).read_to_end(buf).map_err(io)?;
+        let step = (target - start).min(PIECE);
+        // amortised growth, as the text comes: a small input (standard input, a gzip
+        // file) takes little memory, and a query longer than a piece is read on
+        // without copying it again at every step
+        buf.try_reserve(step).map_err(|_| memory(HOLD_PIECE))?;
+        let got = reader.take(step as u64).read_to_end(buf).map_err(io)?;
         if got == 0 {
             break;
         }

@@ -19,6 +19,7 @@ mod user_models;
 pub use shared::Shared;
 
 use crate::{Column, JudgedView, Kernel, Refusal, Spec};
+use cranfield_trec::room::spawn;
 
 /// Each module: `FAMILIES` it computes and `kernel(spec)` (None for another module's family).
 type Maker = fn(&Spec) -> Option<Result<Box<dyn Kernel>, String>>;
@@ -76,10 +77,16 @@ pub fn compute(
             .step_by(chunk)
             .map(|start| {
                 let end = (start + chunk).min(n);
-                scope.spawn(move || columns(run, kernels, start..end))
+                // a thread the system refuses (no memory for its stack): done here
+                spawn(scope, move || columns(run, kernels, start..end))
+                    .ok_or_else(|| columns(run, kernels, start..end))
             })
             .collect();
-        handles.into_iter().map(|h| h.join().expect("a measure kernel panicked")).collect()
+        let join = |h: std::thread::ScopedJoinHandle<'_, _>| h.join();
+        handles
+            .into_iter()
+            .map(|h| h.map_or_else(Ok, join).expect("a measure kernel panicked"))
+            .collect()
     });
     let mut out: Vec<Column> = kernels
         .iter()

@@ -42,6 +42,8 @@ def read_problem(
         return InputError(detail, source=source)
     if what == "too_large":
         return too_large(detail, source)
+    if what == "memory":  # the engine could not have memory for its buffers or columns
+        return InputError(f"not enough memory to read the {kind}", source=source)
     messages = {
         "nul": "NUL byte: this is binary data, not a text file",
         "long_line": f"line longer than {MAX_LINE >> 20} MiB (the most one line may hold)",
