@@ -156,7 +156,21 @@ fn io_detail(py: Python<'_>, error: &std::io::Error) -> Option<Py<PyAny>> {
     }
 }
 
-fn labels<'py>(py: Python<'py>, labels: LabelVec) -> Bound<'py, PyAny> {
+/// `-M`'s depth as Python gives it: None, or an int, 2**64 or more meaning the whole
+/// ranking (None).
+pub(crate) fn depth_of(depth: Option<Bound<'_, PyAny>>) -> PyResult<Option<u64>> {
+    match depth {
+        None => Ok(None),
+        Some(d) => match d.extract::<u64>() {
+            Ok(d) => Ok(Some(d)),
+            Err(_) if d.gt(u64::MAX)? => Ok(None),
+            Err(e) => Err(e),
+        },
+    }
+}
+
+/// Labels or grades as the NumPy array of their dtype (owning the vector).
+pub(crate) fn labels<'py>(py: Python<'py>, labels: LabelVec) -> Bound<'py, PyAny> {
     match labels {
         LabelVec::I8(v) => PyArray1::from_vec(py, v).into_any(),
         LabelVec::I64(v) => PyArray1::from_vec(py, v).into_any(),
@@ -209,14 +223,7 @@ fn judge_trec_files<'py>(
     regroup_bytes: Option<u64>,
     qrels_text: Option<&[u8]>,
 ) -> PyResult<Bound<'py, PyTuple>> {
-    let depth = match depth {
-        None => None,
-        Some(d) => match d.extract::<u64>() {
-            Ok(d) => Some(d),
-            Err(_) if d.gt(u64::MAX)? => None,
-            Err(e) => return Err(e),
-        },
-    };
+    let depth = depth_of(depth)?;
     let options = JudgeOptions {
         rel_level,
         depth,

@@ -11,13 +11,13 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use cranfield_eval::judge::arrays::{
     judge_batches, repeats, Batch, Checked, Offsets, Repeats, StringsRef, ValuesRef,
 };
-use cranfield_eval::judge::{Duplicates, Input, JudgeOptions, LabelVec, Reading};
+use cranfield_eval::judge::{Duplicates, Input, JudgeOptions, Reading};
 use numpy::{PyArray1, PyReadonlyArray1};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyTuple};
 
-use crate::judge::{policy, raise, JudgeError};
+use crate::judge::{depth_of, labels, policy, raise, JudgeError};
 
 /// A string column's offsets, borrowed from NumPy.
 enum HeldOffsets<'py> {
@@ -116,14 +116,6 @@ fn internal(what: &str) -> PyErr {
     JudgeError::new_err(("internal", None::<String>, None::<u64>, format!("a panic in {what}")))
 }
 
-fn labels<'py>(py: Python<'py>, labels: LabelVec) -> Bound<'py, PyAny> {
-    match labels {
-        LabelVec::I8(v) => PyArray1::from_vec(py, v).into_any(),
-        LabelVec::I64(v) => PyArray1::from_vec(py, v).into_any(),
-        LabelVec::F64(v) => PyArray1::from_vec(py, v).into_any(),
-    }
-}
-
 /// Judge a run against qrels given as Arrow record batches (see the module's doc): the
 /// arrays of `cranfield.core.judged.JudgedRun`, with trec_eval's judging
 /// (`cranfield_eval::judge`). The tables hold no repeated (query, document) pair
@@ -151,14 +143,7 @@ fn judge_arrow<'py>(
     compat: u8,
     doc_rows: bool,
 ) -> PyResult<Bound<'py, PyTuple>> {
-    let depth = match depth {
-        None => None,
-        Some(d) => match d.extract::<u64>() {
-            Ok(d) => Some(d),
-            Err(_) if d.gt(u64::MAX)? => None,
-            Err(e) => return Err(e),
-        },
-    };
+    let depth = depth_of(depth)?;
     let options = JudgeOptions {
         rel_level,
         depth,
