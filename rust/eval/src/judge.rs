@@ -917,7 +917,7 @@ impl<'a> Ranking<'_, 'a> {
                 self.run.each(a, b, |row, columns, local| {
                     let ValuesView::Scores(scores) = columns.values else { return };
                     let score = scores[local];
-                    let key = if compat9 { score as f32 as f64 } else { score } + 0.0;
+                    let key = order_key(score, compat9);
                     let doc = columns.doc_id.get(local);
                     let qrels = docs.get(doc).map(|&(raw, _)| raw);
                     s.entries.push(Entry { key, score, doc, row, qrels });
@@ -936,7 +936,7 @@ impl<'a> Ranking<'_, 'a> {
             self.run.each(a, b, |row, columns, local| {
                 let ValuesView::Scores(scores) = columns.values else { return };
                 let score = scores[local];
-                let key = if compat9 { score as f32 as f64 } else { score } + 0.0;
+                let key = order_key(score, compat9);
                 let doc = columns.doc_id.get(local);
                 let slot = s.docs.entry(doc).or_insert(Slot { entry: UNRANKED, qrels: None });
                 if slot.entry == UNRANKED {
@@ -997,6 +997,16 @@ impl<'a> Ranking<'_, 'a> {
 
 #[cfg(test)]
 mod tests;
+
+/// The score a ranking is sorted by: rounded to f32 first under `compat` 9 (trec_eval
+/// 9.x and pytrec_eval read scores as floats), and -0.0 made +0.0 (they tie).
+fn order_key(score: f64, compat9: bool) -> f64 {
+    if compat9 {
+        score as f32 as f64 + 0.0
+    } else {
+        score + 0.0
+    }
+}
 
 /// The number of distinct query ids of a parsed input (the topics of the qrels).
 pub fn topics(parsed: &Parsed) -> usize {
