@@ -3,7 +3,8 @@
 use std::path::Path;
 use std::time::Instant;
 
-use cranfield_eval::judge::{judge_files, judge_with, JudgeOptions, Reading};
+use cranfield_eval::judge::stream::judge_files_streamed;
+use cranfield_eval::judge::{judge_with, JudgeOptions, Reading};
 use cranfield_trec::{read, Kind, Options};
 
 fn main() {
@@ -26,10 +27,11 @@ fn main() {
         let judge_time = start.elapsed().as_secs_f64();
         let start = Instant::now();
         let files = Reading { threads, ..Reading::default() };
-        judge_files(Path::new(run_path), Path::new(qrels_path), &files, &options).expect("judged");
+        judge_files_streamed(Path::new(run_path), Path::new(qrels_path), &files, &options)
+            .expect("judged");
         println!(
             "{threads} thread(s): read run {read_time:.3} s, judge {judge_time:.3} s, \
-             judge_files {:.3} s; {} queries, {} ranked",
+             judge_files_streamed {:.3} s; {} queries, {} ranked",
             start.elapsed().as_secs_f64(),
             judged.num_queries(),
             judged.labels.len()

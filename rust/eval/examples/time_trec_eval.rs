@@ -10,7 +10,8 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Instant;
 
-use cranfield_eval::judge::{judge_files, JudgeOptions, Reading};
+use cranfield_eval::judge::stream::judge_files_streamed;
+use cranfield_eval::judge::{JudgeOptions, Reading};
 use cranfield_eval::trec_eval::{Col, Kind, Layout};
 use cranfield_eval::{measures, Cutoff, Kernel, Param, Spec};
 
@@ -95,7 +96,7 @@ fn main() {
     let reading = Reading::default();
     let options = JudgeOptions { complete: true, ..JudgeOptions::default() };
     let (judge_time, judged) = best(repeat, || {
-        judge_files(Path::new(run), Path::new(qrels), &reading, &options).expect("judged")
+        judge_files_streamed(Path::new(run), Path::new(qrels), &reading, &options).expect("judged")
     });
     let run_view = judged.view();
     let mut kernels: Vec<Box<dyn Kernel>> = cols

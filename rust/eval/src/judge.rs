@@ -266,7 +266,7 @@ impl fmt::Display for JudgeError {
 
 impl std::error::Error for JudgeError {}
 
-/// How [`judge_files`] reads the two files.
+/// How the engine reads a run and qrels ([`stream::judge_files_streamed`]).
 #[derive(Clone, Debug)]
 pub struct Reading {
     /// Ids as Latin-1 (one character per byte) instead of UTF-8 (checked).
@@ -305,26 +305,6 @@ impl Default for Reading {
     }
 }
 
-/// Reads a TREC run and qrels from regular files and judges the run.
-///
-/// gzip files (recognised by their first two bytes) are decompressed as they are read,
-/// to at most `reading.max_bytes`. Standard input (`-`) and anything but a regular file
-/// are [`JudgeError::Unsupported`]: the caller reads those.
-pub fn judge_files(
-    run_path: &Path,
-    qrels_path: &Path,
-    reading: &Reading,
-    options: &JudgeOptions,
-) -> Result<Judged, JudgeError> {
-    options.check()?;
-    let qrels = read_qrels(qrels_path, reading)?;
-    let run = match read_file(run_path, Input::Run, Kind::Run, reading) {
-        Ok(run) => run,
-        Err(err) => return Err(qrels_problem(&qrels, options, reading.threads).unwrap_or(err)),
-    };
-    judge_with(&run, &qrels, options, threads_for(&run, &qrels, reading.threads))
-}
-
 /// The problem Python's `Qrels.read` would report in parsed qrels (no rows, a duplicate
 /// under the `Error` policy), if any: what comes before any problem of a run, which
 /// Python reads after the qrels. Judges the qrels alone (call it on an error path).
@@ -344,8 +324,8 @@ pub fn read_qrels(path: &Path, reading: &Reading) -> Result<Parsed, JudgeError> 
     read_file(path, Input::Qrels, kind, reading)
 }
 
-/// Reads one TREC input of `kind` from a regular file, plain or gzip (see
-/// [`judge_files`]); `input` names it in errors.
+/// Reads one TREC input of `kind` from a regular file, plain or gzip (decompressed as
+/// it is read, to at most `reading.max_bytes`); `input` names it in errors.
 pub fn read_file(
     path: &Path,
     input: Input,

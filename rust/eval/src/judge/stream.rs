@@ -44,8 +44,7 @@ pub const WHOLE_BYTES: u64 = 1 << 29;
 
 /// Reads the qrels (a regular file, a named pipe or standard input: see
 /// [`read_qrels_from`]) and judges the run streamed from `run_path` (`-`: standard
-/// input), in pieces of `reading.piece_bytes` bytes: what [`super::judge_files`]
-/// gives, in bounded memory (see the module's documentation).
+/// input), in pieces of `reading.piece_bytes` bytes: the judged run, in bounded memory (see the module's documentation).
 pub fn judge_files_streamed(
     run_path: &Path,
     qrels_path: &Path,
@@ -76,8 +75,7 @@ pub fn judge_streamed(
 
 /// Judges the run read from `run_path` (`-`: standard input) piece by piece against
 /// parsed qrels (`prepared` from them with `options.qrels_duplicates`), in pieces of `reading.piece_bytes` bytes; see the module's
-/// documentation. `piece_bytes` 0: the run is read whole, as [`super::judge_files`]
-/// reads it.
+/// documentation. `piece_bytes` 0: the run is read whole.
 pub fn judge_run_streamed(
     run_path: &Path,
     qrels: &Parsed,
