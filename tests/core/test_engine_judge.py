@@ -112,11 +112,10 @@ def test_pieces_equal_in_memory(tmp_path, pieces, seed, piece):
 def _general(monkeypatch):
     """The command line's general path only (the engine's whole evaluation off), with a
     record of the runs the engine judged for it."""
-    from cranfield.cli import eval_cmd, trec_eval_cmd
-    from cranfield.core import engine_judge
+    from cranfield.core import engine_judge, files, trec_eval
 
-    monkeypatch.setattr(trec_eval_cmd, "_engine_path", lambda *a: None)
-    monkeypatch.setattr(eval_cmd, "_engine_path", lambda *a: None)
+    monkeypatch.setattr(trec_eval, "evaluate_files", lambda *a, **k: None)
+    monkeypatch.setattr(files, "_engine_results", lambda job: None)
     judged = []
     real = engine_judge.judge_trec
 
