@@ -289,8 +289,9 @@ def test_gather_in_batches_equals_slices():
 def test_evaluate_judges_run_files_with_the_engine(tmp_path, pieces, monkeypatch):
     """``cranfield.evaluate`` given a TREC run by its path judges it with the engine (in
     pieces when large: the bounded-memory evaluation from Python), with the values
-    of the run read whole."""
-    from cranfield import evaluate
+    of the run read whole; given the qrels by their path too, the engine evaluates it
+    whole (``evaluate_files``, the command line's path)."""
+    from cranfield import _engine, evaluate
     from cranfield.core import engine_judge
 
     qrels_path, run_path = write_collection(tmp_path, 3)
@@ -302,14 +303,22 @@ def test_evaluate_judges_run_files_with_the_engine(tmp_path, pieces, monkeypatch
     monkeypatch.setattr(
         engine_judge, "judge_trec", lambda *a, **k: calls.append(1) or real(*a, **k)
     )
+    engine_calls = []
+    real_files = _engine.evaluate_trec_files
+    monkeypatch.setattr(
+        _engine,
+        "evaluate_trec_files",
+        lambda *a, **k: engine_calls.append(1) or real_files(*a, **k),
+    )
     pieces(100, max_bytes=0)
     for opts in OPTIONS:
         whole = evaluate(qrels, Run.read(run_path), MEASURES, **opts)
         for given in (str(run_path), gz, [run_path]):
-            got = evaluate(qrels_path, given, MEASURES, **opts)
-            assert got.runs[0].name == whole.runs[0].name == "tag3"
-            same_values(got.runs[0], whole.runs[0])
-    assert len(calls) == 3 * len(OPTIONS)
+            for q in (qrels, qrels_path):
+                got = evaluate(q, given, MEASURES, **opts)
+                assert got.runs[0].name == whole.runs[0].name == "tag3"
+                same_values(got.runs[0], whole.runs[0])
+    assert len(calls) == len(engine_calls) == 3 * len(OPTIONS)
     with pytest.raises(InputError, match="two runs are named 'tag3'"):
         evaluate(qrels, [run_path, gz], MEASURES)
     renamed = evaluate(qrels, {"mine": run_path}, ["AP"])  # a mapping renames: Run.read
