@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from cranfield.cli import trec_eval_cmd
+from cranfield.core import trec_eval as trec_eval_core
 from cranfield.core.qrels import Qrels
 from cranfield.core.run import Run
 
@@ -41,7 +41,7 @@ def _general_ran(*a, **k):
 
 
 def general(monkeypatch, capsys, argv):
-    monkeypatch.setattr(trec_eval_cmd, "_engine_path", lambda *a: None)
+    monkeypatch.setattr(trec_eval_core, "evaluate_files", lambda *a, **k: None)
     got = run_main(capsys, *argv)
     monkeypatch.undo()
     return got

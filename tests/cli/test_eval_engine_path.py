@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 from cranfield import _engine
-from cranfield.cli import eval_cmd
 from cranfield.cli.main import main
+from cranfield.core import files
 
 
 def _files(tmp_path, seed: int, tags=("sysA",)):
@@ -59,7 +59,7 @@ def _both(capsys, monkeypatch, argv, engine_alone=True):
     fast = capsys.readouterr()
     assert calls, "the engine path was not taken"
     with monkeypatch.context() as m:
-        m.setattr(eval_cmd, "_engine_path", lambda args: None)
+        m.setattr(files, "_engine_results", lambda job: None)
         assert main(argv) == status
     general = capsys.readouterr()
     return fast, general
@@ -216,7 +216,7 @@ def _compare(capsys, monkeypatch, argv, engine_alone=True):
         status = main(argv)
         fast = capsys.readouterr()
     with monkeypatch.context() as m:
-        m.setattr(eval_cmd, "_engine_path", lambda args: None)
+        m.setattr(files, "_engine_results", lambda job: None)
         assert main(argv) == status, fast.err
         general = capsys.readouterr()
     assert (fast.out, fast.err) == (general.out, general.err)

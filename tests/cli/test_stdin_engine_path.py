@@ -31,9 +31,9 @@ if os.environ.get("PIECE"):  # pieces of this many bytes, in both paths
 if sys.argv[1] == "engine":
     sys.modules["numpy"] = None  # the general path would fail importing it
 elif sys.argv[1] == "general":
-    from cranfield.cli import eval_cmd, trec_eval_cmd
-    eval_cmd._engine_path = lambda args: None
-    trec_eval_cmd._engine_path = lambda *a: None
+    from cranfield.core import files, trec_eval
+    files._engine_results = lambda job: None
+    trec_eval.evaluate_files = lambda *a, **k: None
 from cranfield.cli.main import main
 sys.exit(main(sys.argv[2:]))
 """
@@ -232,29 +232,22 @@ def test_standard_input_in_pieces(qrels, command):
 
 
 def test_after_reading_standard_input_nothing_is_left_to_the_general_path():
-    from types import SimpleNamespace
-
     from cranfield import _engine
-    from cranfield.cli.eval_cmd import _reported
+    from cranfield.core.files import engine_problem
     from cranfield.errors import CranfieldError
 
-    args = SimpleNamespace(qrels="q.txt", runs=["-"], fractional=False)
     for failure in [("internal", None, None, "a panic"), ("wrong_kind", "run", None, None)]:
-        with pytest.raises(CranfieldError, match="internal error in the engine"):
-            _reported(_engine.JudgeError(*failure, 0), args)
+        error = engine_problem(_engine.JudgeError(*failure, 0), "q.txt", ["-"])
+        assert isinstance(error, CranfieldError)
+        assert "internal error in the engine" in str(error)
         # with the run in a file, the general path reads it again
-        assert (
-            _reported(
-                _engine.JudgeError(*failure, 0), SimpleNamespace(**{**vars(args), "runs": ["r"]})
-            )
-            is None
-        )
+        assert engine_problem(_engine.JudgeError(*failure, 0), "q.txt", ["r"]) is None
     # found before anything was read: the general path can still read standard input
     for failure in [
         ("options", None, None, "bad"),
         ("unsupported", "qrels", None, "not a regular file"),
     ]:
-        assert _reported(_engine.JudgeError(*failure), args) is None
+        assert engine_problem(_engine.JudgeError(*failure), "q.txt", ["-"]) is None
 
 
 @pytest.mark.parametrize("command", ["eval", "trec_eval"])

@@ -15,7 +15,6 @@ from pathlib import Path
 import pytest
 
 from cranfield import _engine
-from cranfield.cli import trec_eval_cmd
 from cranfield.cli.main import main
 from cranfield.core import trec_eval as core
 from cranfield.core.measures.registry import trec_measures
@@ -46,7 +45,7 @@ def engine_measures() -> list[str]:
 
 def run(capsys, argv, monkeypatch=None, general=False):
     if general:
-        monkeypatch.setattr(trec_eval_cmd, "_engine_path", lambda *a: None)
+        monkeypatch.setattr(core, "evaluate_files", lambda *a, **k: None)
     code = main(["trec_eval", *argv])
     out, err = capsys.readouterr()
     if general:
@@ -92,7 +91,6 @@ def test_engine_path_is_taken_for_engine_measures(pair, capsys, monkeypatch):
         raise AssertionError("the general path ran")
 
     monkeypatch.setattr(core, "run_trec_eval", refused)
-    monkeypatch.setattr(trec_eval_cmd, "run_trec_eval", refused, raising=False)
     code, out, _ = run(capsys, ["-q", "-m", "num_ret", "-m", "runid", *pair(1)])
     assert code == 0 and "num_ret" in out and "runid" in out
 
@@ -192,7 +190,7 @@ def test_non_ascii_printed_names(pair, capsysbinary, monkeypatch, tmp_path, name
             m.setattr(core, "run_trec_eval", None)  # the engine path alone
             fast = (main(argv), *capsysbinary.readouterr())
         with monkeypatch.context() as m:
-            m.setattr(trec_eval_cmd, "_engine_path", lambda *a: None)
+            m.setattr(core, "evaluate_files", lambda *a, **k: None)
             general = (main(argv), *capsysbinary.readouterr())
         assert fast == general and fast[0] == 0
         assert name.split(".")[1].encode("latin-1", "replace") in fast[1]

@@ -112,11 +112,10 @@ def test_pieces_equal_in_memory(tmp_path, pieces, seed, piece):
 def _general(monkeypatch):
     """The command line's general path only (the engine's whole evaluation off), with a
     record of the runs the engine judged for it."""
-    from cranfield.cli import eval_cmd, trec_eval_cmd
-    from cranfield.core import engine_judge
+    from cranfield.core import engine_judge, files, trec_eval
 
-    monkeypatch.setattr(trec_eval_cmd, "_engine_path", lambda *a: None)
-    monkeypatch.setattr(eval_cmd, "_engine_path", lambda *a: None)
+    monkeypatch.setattr(trec_eval, "evaluate_files", lambda *a, **k: None)
+    monkeypatch.setattr(files, "_engine_results", lambda job: None)
     judged = []
     real = engine_judge.judge_trec
 
@@ -290,8 +289,9 @@ def test_gather_in_batches_equals_slices():
 def test_evaluate_judges_run_files_with_the_engine(tmp_path, pieces, monkeypatch):
     """``cranfield.evaluate`` given a TREC run by its path judges it with the engine (in
     pieces when large: the bounded-memory evaluation from Python), with the values
-    of the run read whole."""
-    from cranfield import evaluate
+    of the run read whole; given the qrels by their path too, the engine evaluates it
+    whole (``evaluate_files``, the command line's path)."""
+    from cranfield import _engine, evaluate
     from cranfield.core import engine_judge
 
     qrels_path, run_path = write_collection(tmp_path, 3)
@@ -303,14 +303,22 @@ def test_evaluate_judges_run_files_with_the_engine(tmp_path, pieces, monkeypatch
     monkeypatch.setattr(
         engine_judge, "judge_trec", lambda *a, **k: calls.append(1) or real(*a, **k)
     )
+    engine_calls = []
+    real_files = _engine.evaluate_trec_files
+    monkeypatch.setattr(
+        _engine,
+        "evaluate_trec_files",
+        lambda *a, **k: engine_calls.append(1) or real_files(*a, **k),
+    )
     pieces(100, max_bytes=0)
     for opts in OPTIONS:
         whole = evaluate(qrels, Run.read(run_path), MEASURES, **opts)
         for given in (str(run_path), gz, [run_path]):
-            got = evaluate(qrels_path, given, MEASURES, **opts)
-            assert got.runs[0].name == whole.runs[0].name == "tag3"
-            same_values(got.runs[0], whole.runs[0])
-    assert len(calls) == 3 * len(OPTIONS)
+            for q in (qrels, qrels_path):
+                got = evaluate(q, given, MEASURES, **opts)
+                assert got.runs[0].name == whole.runs[0].name == "tag3"
+                same_values(got.runs[0], whole.runs[0])
+    assert len(calls) == len(engine_calls) == 3 * len(OPTIONS)
     with pytest.raises(InputError, match="two runs are named 'tag3'"):
         evaluate(qrels, [run_path, gz], MEASURES)
     renamed = evaluate(qrels, {"mine": run_path}, ["AP"])  # a mapping renames: Run.read

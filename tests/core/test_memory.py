@@ -86,9 +86,9 @@ def test_out_of_memory_is_one_line(monkeypatch, sample_paths, capsys, path):
     if path == "engine":  # the engine path of TREC files
         monkeypatch.setattr(_engine, "evaluate_trec_files", exhausted)
     else:
-        from cranfield.cli import eval_cmd
+        from cranfield.core import files
 
-        monkeypatch.setattr(eval_cmd, "_engine_path", lambda args: None)
+        monkeypatch.setattr(files, "_engine_results", lambda job: None)
         monkeypatch.setattr(_engine, "judge_trec_files", exhausted)  # the run's judging
         monkeypatch.setattr(Run, "read", classmethod(exhausted))
     assert main(["eval", str(qrels), str(run)]) == 2

@@ -174,7 +174,7 @@ def test_a_refusal_and_a_bad_run_in_input_order(tmp_path, refusing, duplicate, e
 def test_the_command_line_prints_many_runs_as_the_general_path(tmp_path, capsys, monkeypatch):
     """`cranfield eval` on many runs (tags shared: named by their files) prints what the
     general path prints; a failing run is reported by its file, the first in order."""
-    from cranfield.cli import eval_cmd
+    from cranfield.core import files
 
     rng = np.random.default_rng(11)
     qrels = _qrels(tmp_path, rng)
@@ -183,7 +183,7 @@ def test_the_command_line_prints_many_runs_as_the_general_path(tmp_path, capsys,
     assert main(argv) == 0
     fast = capsys.readouterr()
     with monkeypatch.context() as m:
-        m.setattr(eval_cmd, "_engine_path", lambda args: None)
+        m.setattr(files, "_engine_results", lambda job: None)
         assert main(argv) == 0
         general = capsys.readouterr()
     assert fast.out == general.out and fast.err == general.err

@@ -20,7 +20,7 @@ import sys
 import pytest
 
 from cranfield import _engine
-from cranfield.cli.eval_cmd import _engine_specs
+from cranfield.core.files import engine_specs
 from cranfield.core.memory import engine_error, regrouped
 from cranfield.core.results import as_measures
 from cranfield.core.trec_eval import columns, engine_columns, select
@@ -28,7 +28,7 @@ from cranfield.errors import InputError
 from generators import trec_files
 
 MEASURES = ["AP", "nDCG@10", "P@5", "R@20", "RR", "Rprec", "Bpref", "infAP", "SetF"]
-SPECS = _engine_specs(as_measures(MEASURES), False)[0]
+SPECS = engine_specs(as_measures(MEASURES), False)[0]
 PIECES = [1, 40, 300, 5000]
 OPTIONS = [
     {},

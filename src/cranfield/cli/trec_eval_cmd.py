@@ -116,51 +116,6 @@ def _write(output: str | bytes) -> None:
         pass
 
 
-def _engine_path(args, judging, num_docs: int) -> int | None:
-    """The whole evaluation in one engine call (TREC files, plain or gzip, and measures
-    the engine computes): the process needs neither NumPy nor PyArrow. Returns the exit
-    status, or None when the engine cannot do it (the general path then runs); a
-    problem in an input is reported with the general path's message and status."""
-    from ..core.trec_eval import (
-        columns,
-        evaluate_files,
-        note_ignored_params,
-        note_missing_topics,
-        note_unusable_zscores,
-        select,
-    )
-
-    try:
-        selected = select(args.measures)
-        cols = columns(selected, num_docs)
-    except MeasureError:
-        return None
-    try:
-        done = evaluate_files(
-            args.files[0],
-            args.files[1],
-            cols,
-            judging,
-            per_query=args.per_query,
-            summary=not args.nosummary,
-            zscores_path=args.zscores,
-            stream=args.stream,
-        )
-    except CranfieldError as exc:
-        if getattr(exc, "source", None) not in (args.files[0], args.files[1], "<stdin>"):
-            # found after reading the qrels and the run (the z-scores, no query, a
-            # refusal): after the notes, as the general path
-            note_ignored_params(selected, _note)
-        return _failed(exc)
-    if done is None:
-        return None
-    note_ignored_params(selected, _note)
-    note_missing_topics(done.missing, _note)
-    note_unusable_zscores(done.unusable, _note)
-    _write(done.text)
-    return 0
-
-
 def main(argv: list[str]) -> int:
     parser = build_parser()
     try:
@@ -198,59 +153,26 @@ def main(argv: list[str]) -> int:
     except UsageError as exc:  # reported on one line by Parser.error
         return int(exc.code)
 
-    # the engine reads runs of any size in bounded memory; the general path only takes
-    # what the engine does not evaluate whole
-    if not dask:  # standard input and named pipes too: read by the engine
-        status = _engine_path(args, judging, num_docs)
-        if status is not None:
-            return status
-    from ..core.engine_judge import judge_trec
-    from ..core.qrels import Qrels
-    from ..core.run import Run
-    from ..core.trec_eval import run_trec_eval, select
+    from ..core.trec_eval import trec_eval_files
 
     try:
-        select(args.measures)  # validate measure names before reading large files
-    except MeasureError as exc:
-        print(f"cranfield trec_eval: {exc}", file=sys.stderr)
-        return 1
-    try:
-        # ids are bytes, as in trec_eval: read as Latin-1 and written back as Latin-1
-        qrels = Qrels.read(args.files[0], format="trec", encoding="latin-1")
-        run = None
-        if dask:
-            from ..distributed.engine import judge_dask
-
-            judged = judge_dask(
-                qrels, args.files[1], judging, scheduler=args.scheduler, encoding="latin-1"
-            )
-        else:  # read and judged by the engine (in pieces when large), measured here
-            judged = judge_trec(
-                qrels,
-                args.files[0],
-                args.files[1],
-                judging,
-                encoding="latin-1",
-                stream=args.stream,
-                trec=True,
-            )
-            if judged is None:
-                run = Run.read(args.files[1], format="trec", encoding="latin-1")
-        text = run_trec_eval(
-            qrels,
-            run,
+        done = trec_eval_files(
+            args.files[0],
+            args.files[1],
             args.measures,
             judging,
             per_query=args.per_query,
             summary=not args.nosummary,
             num_docs_in_coll=num_docs,
             zscores_path=args.zscores,
-            notes=_note,
-            judged=judged,
+            stream=args.stream,
+            engine="dask" if dask else "local",
+            scheduler=args.scheduler,
+            notes=_note,  # printed as they arise, before an error found after them
         )
     except (CranfieldError, OSError) as exc:
         return _failed(exc)
-    _write(text)
+    _write(done.text)
     return 0
 
 

@@ -7,6 +7,7 @@ needs no arrays.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
@@ -14,6 +15,7 @@ import numpy as np
 
 from ..defaults import DEFAULT_MEASURES
 from ..errors import InputError, ParameterError
+from .files import evaluate_files
 from .judged import JudgedRun, judge
 from .measures.engine import compute_many
 from .measures.registry import Measure
@@ -176,6 +178,17 @@ def evaluate(
         return run_engine(engine, client, qrels, runs, measures, opts, other)
     if aggregate_by not in ("macro", "micro"):
         raise ParameterError("aggregate_by", "'macro' or 'micro'", aggregate_by)
+    if _all_paths(qrels, runs):  # the command line's path: cranfield eval
+        results = evaluate_files(
+            qrels,
+            runs,
+            measures,
+            options=opts,
+            aggregate_by=aggregate_by,
+            skip_no_relevant=skip_no_relevant,
+            collection_size=collection_size,
+        )
+        return _with_arrays(results)
     qrels_path = qrels if isinstance(qrels, (str, Path)) else None
     qrels = qrels if isinstance(qrels, Qrels) else Qrels.coerce(qrels)
     measure_list = as_measures(measures)
@@ -190,6 +203,28 @@ def evaluate(
         run_result(jr, name, measure_list, aggregate_by, skip_no_relevant) for name, jr in judged
     ]
     return Results(measure_list, results, opts.as_dict())
+
+
+def _all_paths(qrels, runs) -> bool:
+    """Whether the qrels and every run are given by their paths (files, ``-``, pipes)."""
+    paths = (str, os.PathLike)
+    if not isinstance(qrels, paths):
+        return False
+    if isinstance(runs, paths):
+        return True
+    return (
+        isinstance(runs, (list, tuple)) and bool(runs) and all(isinstance(r, paths) for r in runs)
+    )
+
+
+def _with_arrays(results: Results) -> Results:
+    """The results with NumPy arrays of values and query ids, as :func:`run_result`
+    gives them (the engine path of :func:`evaluate_files` gives lists)."""
+    for r in results.runs:
+        if r.judged is None:
+            r.values = {m: np.asarray(v, dtype=np.float64) for m, v in r.values.items()}
+            r.query_ids = np.asarray(r.query_ids, dtype=object)
+    return results
 
 
 def _run_items(runs, opts: JudgeOptions) -> list:

@@ -5,7 +5,7 @@
 counts, geometric mean with floor 1e-5 for GMAP/GMBpref, none for strings), accumulated
 query by query in topic order as trec_eval does, so aggregates agree to the last digit.
 This module imports neither NumPy nor PyArrow: the command line's engine path
-(``cli/eval_cmd.py``) builds its results here from the compiled engine's columns.
+(``core/files.py``) builds its results here from the compiled engine's columns.
 """
 
 from __future__ import annotations

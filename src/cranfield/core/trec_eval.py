@@ -27,7 +27,7 @@ import re
 from .. import _engine
 from .._lazy import lazy
 from .._record import Record
-from ..errors import InputError, MeasureError
+from ..errors import CranfieldError, InputError, MeasureError
 from .measures.names import parse_trec
 from .measures.registry import (
     TREC_DEFAULT_NICKNAME,
@@ -589,9 +589,134 @@ def evaluate_files(
         raise zscore_error
     if done is None:
         if once:
-            from ..errors import CranfieldError
-
             raise CranfieldError("internal error in the engine reading standard input")
         return None
     text, missing, unusable = done
     return Evaluated(_latin1_names(text, cols), missing, [_unusable_note(u) for u in unusable])
+
+
+class TrecEvalOutput(Record):
+    """What :func:`trec_eval_files` gives: trec_eval's output (bytes from the engine,
+    text from the general path: ids read as Latin-1) and the notes for standard error,
+    in order (each starts with ``note:``)."""
+
+    __slots__ = ("text", "notes")
+    _frozen = False
+    text: bytes | str
+    notes: list[str]
+
+    def __init__(self, text: bytes | str, notes: list[str]) -> None:
+        self.text, self.notes = text, notes
+
+
+def trec_eval_files(
+    qrels_path,
+    run_path,
+    measure_args: list[str],
+    options: JudgeOptions | None = None,
+    *,
+    per_query: bool = False,
+    summary: bool = True,
+    num_docs_in_coll: int = 0,
+    zscores_path: str | None = None,
+    stream: bool | None = None,
+    engine: str = "local",
+    scheduler: str | None = None,
+    notes=None,
+) -> TrecEvalOutput:
+    """trec_eval on a qrels file and a run file (``-``: standard input; named pipes;
+    plain or gzip): the one path of ``cranfield trec_eval``.
+
+    In order of preference: the whole evaluation in one engine call
+    (:func:`evaluate_files`: neither NumPy nor PyArrow imported), else the qrels read in
+    Python and the run read and judged by the engine
+    (:func:`cranfield.core.engine_judge.judge_trec`; ``engine="dask"``: in Dask
+    workers, :func:`cranfield.distributed.engine.judge_dask`), else read by
+    ``Run.read``, measured and printed by :func:`run_trec_eval`. ``measure_args`` are
+    trec_eval's ``-m`` values; the other arguments are its options (``stream``:
+    ``--stream``/``--no-stream``). ``notes``, if given, is called with each note as it
+    arises (before an error raised after it); the notes are returned too.
+
+    Raises the :class:`~cranfield.errors.InputError` or
+    :class:`~cranfield.errors.MeasureError` the command line reports (status 2 or 1).
+    """
+    said: list[str] = []
+
+    def note(msg: str) -> None:
+        said.append(msg)
+        if notes is not None:
+            notes(msg)
+
+    opts = merged(options, {})
+    if engine == "local":
+        try:
+            selected = select(measure_args)
+            cols = columns(selected, num_docs_in_coll)
+        except MeasureError:
+            selected = None  # reported by the general path
+        if selected is not None:
+            try:
+                done = evaluate_files(
+                    qrels_path,
+                    run_path,
+                    cols,
+                    opts,
+                    per_query=per_query,
+                    summary=summary,
+                    zscores_path=zscores_path,
+                    stream=stream,
+                )
+            except CranfieldError as exc:
+                source = getattr(exc, "source", None)
+                if source not in (str(qrels_path), str(run_path), "<stdin>"):
+                    # found after reading the qrels and the run (the z-scores, no query,
+                    # a refusal): after the notes, as the general path
+                    note_ignored_params(selected, note)
+                raise
+            if done is not None:
+                note_ignored_params(selected, note)
+                note_missing_topics(done.missing, note)
+                note_unusable_zscores(done.unusable, note)
+                return TrecEvalOutput(done.text, said)
+    return TrecEvalOutput(
+        _general_trec_eval(
+            qrels_path,
+            run_path,
+            measure_args,
+            opts,
+            per_query=per_query,
+            summary=summary,
+            num_docs_in_coll=num_docs_in_coll,
+            zscores_path=zscores_path,
+            stream=stream,
+            dask=engine != "local",
+            scheduler=scheduler,
+            notes=note,
+        ),
+        said,
+    )
+
+
+def _general_trec_eval(
+    qrels_path, run_path, measure_args, opts, *, stream, dask, scheduler, notes, **printing
+) -> str:
+    """The general path of :func:`trec_eval_files`: the qrels read in Python (ids as
+    Latin-1, as bytes), the run judged by the engine or Dask, else read by ``Run.read``."""
+    from .engine_judge import judge_trec
+    from .qrels import Qrels
+    from .run import Run
+
+    select(measure_args)  # validate measure names before reading large files
+    qrels = Qrels.read(qrels_path, format="trec", encoding="latin-1")
+    run = None
+    if dask:
+        from ..distributed.engine import judge_dask
+
+        judged = judge_dask(qrels, run_path, opts, scheduler=scheduler, encoding="latin-1")
+    else:  # read and judged by the engine (in pieces when large), measured here
+        judged = judge_trec(
+            qrels, qrels_path, run_path, opts, encoding="latin-1", stream=stream, trec=True
+        )
+        if judged is None:
+            run = Run.read(run_path, format="trec", encoding="latin-1")
+    return run_trec_eval(qrels, run, measure_args, opts, notes=notes, judged=judged, **printing)

@@ -1,0 +1,293 @@
+"""evaluate_files(): runs in files evaluated against qrels in a file, by one path.
+
+The one home of the evaluation of files, which ``cranfield eval`` and
+:func:`cranfield.evaluate` (given paths) both call. In order of preference:
+
+1. TREC files (plain or gzip, standard input ``-``, named pipes) and measures the
+   compiled engine computes: one engine call (``_engine.evaluate_trec_files``) reads the
+   qrels once and the runs in parallel, in query-aligned pieces when large (bounded
+   memory), judges and measures them; neither NumPy nor PyArrow is imported.
+2. Otherwise the qrels are read in Python and each run in turn (one in memory at a
+   time): a TREC run read and judged by the engine
+   (:func:`cranfield.core.engine_judge.judge_trec`) and measured in Python, any other
+   run read by ``Run.read`` and evaluated by :func:`cranfield.core.evaluation.evaluate`.
+
+The runs are named apart by their files (:func:`cranfield.core.results.combine`).
+This module imports no arrays: the first path stays free of NumPy and PyArrow.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Sequence
+
+from ..defaults import DEFAULT_MEASURES
+from .options import JudgeOptions, merged
+
+
+def evaluate_files(
+    qrels: str | os.PathLike,
+    runs: str | os.PathLike | Sequence[str | os.PathLike],
+    measures: str | Iterable = DEFAULT_MEASURES,
+    *,
+    options: JudgeOptions | None = None,
+    aggregate_by: str = "macro",
+    skip_no_relevant: bool = False,
+    collection_size: int | None = None,
+    fractional: bool = False,
+    stream: bool | None = None,
+):
+    """Evaluate the runs in files against the qrels in a file.
+
+    Parameters
+    ----------
+    qrels, runs
+        Paths (``runs``: one or a list) in any format the readers take (TREC, plain or
+        gzip, CSV, TSV, JSON lines, Parquet, ...); ``"-"`` reads standard input (for one
+        of them), named pipes are read once.
+    measures, aggregate_by, skip_no_relevant, collection_size, options
+        As :func:`cranfield.evaluate` (``options``: the
+        :class:`~cranfield.core.options.JudgeOptions`; its ``duplicates`` applies to
+        the runs).
+    fractional
+        Read qrels relevance as real numbers (``cranfield eval --fractional``).
+    stream
+        ``True`` (``--stream``: runs read in query-aligned pieces only), ``False``
+        (``--no-stream``: read whole) or ``None`` (decided by the size of each run):
+        :func:`cranfield.core.memory.engine_reading`.
+
+    Returns
+    -------
+    Results
+        One :class:`~cranfield.core.results.RunResult` per run, in order, named apart by
+        their files; ``RunResult.judged`` is None when the engine measured the run.
+
+    Raises
+    ------
+    InputError
+        A problem in an input (naming its file and line), no query to evaluate.
+    MeasureError, ParameterError
+        A measure or an option refused.
+    """
+    return evaluate_files_counted(
+        qrels,
+        runs,
+        measures,
+        options=options,
+        aggregate_by=aggregate_by,
+        skip_no_relevant=skip_no_relevant,
+        collection_size=collection_size,
+        fractional=fractional,
+        stream=stream,
+    )[0]
+
+
+def evaluate_files_counted(
+    qrels,
+    runs,
+    measures=DEFAULT_MEASURES,
+    *,
+    options: JudgeOptions | None = None,
+    aggregate_by: str = "macro",
+    skip_no_relevant: bool = False,
+    collection_size: int | None = None,
+    fractional: bool = False,
+    stream: bool | None = None,
+) -> tuple:
+    """:func:`evaluate_files`, and the number of qrels topics (the qrels object when
+    they were read in Python), for :func:`cranfield.core.results.missing_topics`."""
+    from ..errors import ParameterError
+    from .results import as_measures, with_collection_size
+
+    if aggregate_by not in ("macro", "micro"):
+        raise ParameterError("aggregate_by", "'macro' or 'micro'", aggregate_by)
+    opts = merged(options, {})
+    runs = [runs] if isinstance(runs, (str, os.PathLike)) else list(runs)
+    if not runs:
+        raise ParameterError("runs", "at least one run", runs)
+    given = as_measures(measures)
+    measures = given
+    if collection_size is not None:
+        measures = [with_collection_size(m, collection_size) for m in given]
+    job = _Job(qrels, runs, measures, opts, aggregate_by, skip_no_relevant, fractional, stream)
+    done = _engine_results(job)
+    if done is not None:
+        return done
+    return _general_results(job, given, collection_size)
+
+
+class _Job:
+    """The inputs of one :func:`evaluate_files` (measures with the collection size)."""
+
+    def __init__(self, qrels, runs, measures, opts, aggregate_by, skip, fractional, stream):
+        self.qrels, self.runs, self.measures, self.opts = qrels, runs, measures, opts
+        self.aggregate_by, self.skip_no_relevant = aggregate_by, skip
+        self.fractional, self.stream = fractional, stream
+
+
+def _general_results(job: _Job, given: list, collection_size: int | None) -> tuple:
+    """The qrels read in Python, each run in turn: a TREC run judged by the engine and
+    measured here, any other read by ``Run.read`` and evaluated by ``evaluate``."""
+    from .engine_judge import judge_trec
+    from .evaluation import evaluate, run_result
+    from .io.source import source_name
+    from .qrels import Qrels
+    from .results import Results, combine
+    from .run import Run
+
+    opts, measures = job.opts, job.measures
+    qrels = Qrels.read(job.qrels, fractional=job.fractional)
+    parts, sources = [], []
+    for path in job.runs:
+        # a TREC run: read and judged by the engine (in pieces when large), measured here
+        jr = judge_trec(qrels, job.qrels, path, opts, stream=job.stream)
+        if jr is not None:
+            result = run_result(jr, jr.run_name, measures, job.aggregate_by, job.skip_no_relevant)
+            parts.append(Results(measures, [result], opts.as_dict()))
+            sources.append(source_name(path))
+            continue
+        run = Run.read(path, duplicates=opts.duplicates)
+        parts.append(
+            evaluate(
+                qrels,
+                run,
+                given,
+                options=opts,
+                aggregate_by=job.aggregate_by,
+                skip_no_relevant=job.skip_no_relevant,
+                collection_size=collection_size,
+            )
+        )
+        sources.append(run.source)
+        del run
+    return combine(parts, sources), qrels
+
+
+def engine_specs(measures, fractional: bool) -> tuple[list, list, list] | None:
+    """The engine's ``(family, cutoff, params)`` of each measure, whether it sees the
+    judged-only view (``judged_only=True``) and, with ``fractional``, its refusal of
+    fractional grades (families that refuse them); None when one of them needs the
+    general path (a family the engine does not compute)."""
+    from .measures.engine import families
+    from .measures.registry import fractional_refusal
+
+    engine = families()
+    specs, judged_only, refusals = [], [], []
+    for m in measures:
+        values = m.param_values()
+        if m.name not in engine:
+            return None
+        judged_only.append(bool(values.pop("judged_only", False)))
+        refused = fractional and m.definition.fractional_use == "refused"
+        refusals.append(fractional_refusal(m) if refused else None)
+        specs.append((m.name, m.cutoff, values))
+    return specs, judged_only, refusals
+
+
+def _engine_results(job: _Job) -> tuple | None:
+    """The evaluation of TREC files in one engine call: the qrels read once, the runs
+    read, judged and measured in the engine; NumPy and PyArrow are not imported; runs of
+    any size are read in query-aligned pieces (bounded memory). Returns ``(Results, qrels
+    topics)``, or None when the engine cannot do it (other formats, a measure it does
+    not compute or without a micro average asked for): the general path then runs.
+    Standard input and named pipes are read by the engine too; as they can be read only
+    once, what would send them to the general path is decided before reading
+    (:func:`engine_reads`), and after reading every problem is raised here, with the
+    general path's message (:func:`engine_problem`)."""
+    from itertools import compress
+
+    from .. import _engine
+    from ..errors import CranfieldError
+    from .io.formats import infer_format
+    from .io.source import source_name
+    from .memory import engine_reading, read_once
+    from .results import Results, RunResult, aggregate, combine
+
+    paths = [job.qrels, *job.runs]
+    if any(infer_format(p, None) != "trec" for p in paths) or not engine_reads(*paths):
+        return None
+    opts, measures = job.opts, job.measures
+    engine = engine_specs(measures, job.fractional)
+    micro = job.aggregate_by == "micro"
+    if engine is None or (micro and any(m.definition.micro is None for m in measures)):
+        return None  # (the general path says which measure has no micro average)
+    if micro and any(map(read_once, paths)):
+        return None  # (an engine refusal of a micro average comes after reading stdin)
+    specs, judged_only, refusals = engine
+    try:
+        topics, runs = _engine.evaluate_trec_files(
+            str(job.qrels),
+            [str(p) for p in job.runs],
+            specs,
+            fractional=job.fractional,
+            rel_level=opts.rel_level,
+            depth=opts.depth,
+            judged_only=opts.judged_only,
+            complete=opts.complete,
+            compat=opts.compat,
+            duplicates=opts.duplicates,
+            judged_only_specs=judged_only,
+            skip_no_relevant=job.skip_no_relevant,
+            micro=micro,
+            fractional_refusals=refusals,
+            **engine_reading(job.stream),
+        )
+    except _engine.JudgeError as exc:
+        error = engine_problem(exc, job.qrels, job.runs, job.fractional)
+        if error is None:
+            return None
+        raise error from None
+    except CranfieldError:
+        raise  # a measure refusing the data, as the general path refuses it
+    except ValueError:
+        return None  # a spec the engine refuses (e.g. no collection size): reported there
+    parts = []
+    for name, query_ids, columns, relevant, micros in runs:
+        values = dict(zip(measures, columns, strict=True))
+        if micros is not None:  # pooled counts over every query (Measure.micro)
+            aggregates = dict(zip(measures, micros, strict=True))
+        else:
+            aggregates = {}
+            for m in measures:
+                kept = values[m] if relevant is None else list(compress(values[m], relevant))
+                aggregates[m] = aggregate(kept, m.definition.aggregate)
+        result = RunResult(name, query_ids, values, aggregates)
+        parts.append(Results(measures, [result], opts.as_dict()))
+    return combine(parts, [source_name(p) for p in job.runs]), topics
+
+
+def engine_reads(qrels, *runs) -> bool:
+    """Whether the engine may read the inputs: TREC files, named pipes, and standard
+    input as the qrels or one run. Standard input and pipes can be read once only, so
+    with one of them no run may be one the engine leaves to the general path (a
+    directory): the engine reads the runs in parallel, and the general path would then
+    find the pipe already read."""
+    from .memory import engine_stdin, read_once
+
+    inputs = [str(qrels), *map(str, runs)]
+    if inputs.count("-") > 1 or ("-" in inputs and not engine_stdin()):
+        return False
+    if not any(map(read_once, inputs)):
+        return True
+    return not any(os.path.isdir(p) for p in inputs[1:])
+
+
+def engine_problem(exc, qrels, runs, fractional: bool = False):
+    """The general path's :class:`~cranfield.errors.InputError` for a problem the engine
+    found in an input (the run being read when it failed is the one the engine names),
+    or None when the general path must read the inputs itself (e.g. not a regular
+    file)."""
+    from .io.problems import engine_error, unread
+    from .memory import engine_error as streaming_error
+    from .memory import read_once
+
+    error = streaming_error(exc)  # a run read in pieces: reappearing query, memory
+    if error is not None:
+        return error
+    paths = {"qrels": str(qrels)}
+    if len(exc.args) > 4:  # the index of the run it is in
+        paths["run"] = str(runs[exc.args[4]])
+    error = engine_error(exc, paths, fractional=fractional)
+    if error is None and any(map(read_once, [qrels, *runs])):
+        error = unread(exc)  # standard input or a pipe is read: no general path after
+    return error
