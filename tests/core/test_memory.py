@@ -94,3 +94,22 @@ def test_out_of_memory_is_one_line(monkeypatch, sample_paths, capsys, path):
     assert main(["eval", str(qrels), str(run)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "out of memory; --stream" in err
+
+
+def test_too_little_address_space_for_numpy_and_pyarrow_is_a_memory_error(monkeypatch):
+    # a process that has not loaded them yet (their C++ start-up can abort under a tight
+    # limit): refused before the import, with the command line's out-of-memory line
+    import sys
+
+    from cranfield.core import memory
+
+    monkeypatch.delitem(sys.modules, "pyarrow.compute", raising=False)
+    monkeypatch.setattr(memory, "_address_space_used", lambda: 30 << 20)
+    monkeypatch.setattr(memory, "_address_space_limit", lambda: (30 << 20) + (100 << 20))
+    with pytest.raises(MemoryError):
+        memory.check_room_for_arrays()
+    monkeypatch.setattr(memory, "_address_space_limit", lambda: (30 << 20) + (300 << 20))
+    memory.check_room_for_arrays()  # room enough
+    monkeypatch.setattr(memory, "_address_space_limit", lambda: None)
+    memory.check_room_for_arrays()  # no limit
+    assert memory._address_space_used() > 0

@@ -128,6 +128,9 @@ class _Job:
 def _general_results(job: _Job, given: list, collection_size: int | None) -> tuple:
     """The qrels read in Python, each run in turn: a TREC run judged by the engine and
     measured here, any other read by ``Run.read`` and evaluated by ``evaluate``."""
+    from .memory import check_room_for_arrays
+
+    check_room_for_arrays()
     from .engine_judge import judge_trec
     from .evaluation import evaluate, run_result
     from .io.source import source_name

@@ -34,6 +34,40 @@ WHOLE_BYTES = 1 << 29
 ones in pieces (bounded memory)."""
 
 
+ARRAY_LIBRARIES_ROOM = 240 << 20
+"""Address space NumPy and PyArrow need to load. Importing them grows the address space
+by about 290 MB (their libraries, OpenBLAS's buffers, Arrow's thread pools); under a
+limit that leaves them less than this, PyArrow's C++ start-up was seen to abort the
+process (``std::bad_alloc`` during ``import pyarrow.compute``), which no handler can
+turn into a message."""
+
+
+def check_room_for_arrays() -> None:
+    """Raise :class:`MemoryError` (the command line's "out of memory" line) before NumPy
+    and PyArrow are imported when the address-space limit leaves them less than
+    :data:`ARRAY_LIBRARIES_ROOM`; nothing when they are loaded or there is no limit."""
+    import sys
+
+    if "numpy" in sys.modules and "pyarrow.compute" in sys.modules:
+        return
+    limit = _address_space_limit()
+    used = _address_space_used()
+    if limit is not None and used is not None and limit - used < ARRAY_LIBRARIES_ROOM:
+        raise MemoryError("too little address space left to load NumPy and PyArrow")
+
+
+def _address_space_used() -> int | None:
+    """This process's address space (``VmSize``), or None where /proc does not say."""
+    try:
+        with open("/proc/self/status", "rb") as fh:
+            for line in fh:
+                if line.startswith(b"VmSize:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        return None
+    return None
+
+
 def _meminfo_available() -> int | None:
     try:
         with open("/proc/meminfo", "rb") as fh:

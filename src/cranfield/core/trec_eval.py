@@ -702,6 +702,9 @@ def _general_trec_eval(
 ) -> str:
     """The general path of :func:`trec_eval_files`: the qrels read in Python (ids as
     Latin-1, as bytes), the run judged by the engine or Dask, else read by ``Run.read``."""
+    from .memory import check_room_for_arrays
+
+    check_room_for_arrays()
     from .engine_judge import judge_trec
     from .qrels import Qrels
     from .run import Run
