@@ -10,7 +10,9 @@ very operations of cranfield's kernels (gains, ERR's stop probabilities). For ev
 (trec_eval's document id descending, or LETOR's file order), keeping only the top
 ``k`` when every measure has a rank cutoff, and computes each measure as
 ``core/measures`` does; it runs without the interpreter lock on up to
-:func:`threads` threads (split by individual) and returns a ``P x T x Q`` array.
+:func:`threads` threads (split by individual) and returns a ``P x T x Q`` array, or
+(``objective_weights``) each individual's objective: the measures' means summed left
+to right as :func:`~cranfield.ltr.objective.mean_rows` sums them, weighted by their shares.
 
 Measures it computes (with ``judged_only`` either way, every document being judged):
 
