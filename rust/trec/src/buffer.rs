@@ -16,17 +16,17 @@ pub const HUGE_PAGE: usize = 1 << 21;
 
 /// An empty buffer with room for `capacity` bytes, its memory advised as huge pages
 /// (see the module's documentation), or [`NoRoom`] when the memory cannot be had.
-pub fn huge(capacity: usize) -> Result<Vec<u8>, NoRoom> {
+pub fn huge<T>(capacity: usize) -> Result<Vec<T>, NoRoom> {
     let mut buffer = room::with_capacity(capacity)?;
     advise_spare(&mut buffer, capacity);
     Ok(buffer)
 }
 
-/// Advises the next `bytes` bytes of `buffer`'s spare capacity (at most all of it) as
-/// huge pages: call it on a buffer about to be filled with that many bytes.
-pub fn advise_spare(buffer: &mut Vec<u8>, bytes: usize) {
+/// Advises the next `items` items of `buffer`'s spare capacity (at most all of it) as
+/// huge pages: call it on a buffer about to be filled with that many items.
+pub fn advise_spare<T>(buffer: &mut Vec<T>, items: usize) {
     let spare = buffer.spare_capacity_mut();
-    let bytes = bytes.min(spare.len());
+    let bytes = items.min(spare.len()) * std::mem::size_of::<T>();
     if let Some((start, len)) = huge_blocks(spare.as_mut_ptr() as usize, bytes) {
         advise(start, len);
     }

@@ -266,7 +266,7 @@ pub fn read(mut reader: impl Read, options: &Options) -> Result<Parsed, ReadErro
     // every byte goes through the checker before it is parsed: no piece has a NUL
     let pieces: Result<_, ReadError> = pipeline(options, true, |feed| {
         // the text's buffers are filled whole: huge pages, fewer page faults
-        let mut pending = buffer::huge(CHUNK + check::PIECE).map_err(ReadError::from)?;
+        let mut pending = feed.buffer(CHUNK + check::PIECE).map_err(ReadError::from)?;
         let mut searched = 0; // no piece end before this position of `pending`
         loop {
             let start = pending.len();
@@ -285,7 +285,7 @@ pub fn read(mut reader: impl Read, options: &Options) -> Result<Parsed, ReadErro
             }
             while let Some(n) = cut(&pending, searched) {
                 // the rest goes to a buffer of full size: growing it would copy it again
-                let mut rest = buffer::huge(CHUNK + check::PIECE).map_err(ReadError::from)?;
+                let mut rest = feed.buffer(CHUNK + check::PIECE).map_err(ReadError::from)?;
                 rest.extend_from_slice(&pending[n..]);
                 pending.truncate(n);
                 feed.send(Cow::Owned(std::mem::replace(&mut pending, rest)));
@@ -306,6 +306,8 @@ struct Feed<'a, 'f> {
     tx: std::sync::mpsc::SyncSender<(usize, Cow<'a, [u8]>)>,
     count: usize,
     inline: Option<&'f Work<'f>>,
+    /// The text buffers of parsed pieces, emptied, for the next pieces.
+    spare: &'f Mutex<Vec<Vec<u8>>>,
 }
 
 /// The parsing of one piece (its number, its text), as a worker does it.
@@ -314,12 +316,42 @@ type Work<'w> = dyn Fn(usize, &[u8]) + Sync + 'w;
 impl<'a> Feed<'a, '_> {
     fn send(&mut self, text: Cow<'a, [u8]>) {
         match self.inline {
-            Some(work) => work(self.count, &text),
+            Some(work) => {
+                work(self.count, &text);
+                recycle(self.spare, text);
+            }
             // fails only when every worker is gone (a panic, re-raised when the scope
             // ends)
             None => drop(self.tx.send((self.count, text))),
         }
         self.count += 1;
+    }
+
+    /// An empty text buffer with room for `capacity` bytes: one a parsed piece left
+    /// when there is one (its memory is already mapped: a fresh buffer's every page
+    /// is faulted in and zeroed by the system, a tenth of the reading time), else a new
+    /// one advised as huge pages.
+    fn buffer(&mut self, capacity: usize) -> Result<Vec<u8>, room::NoRoom> {
+        let spare = self.spare.lock().unwrap_or_else(|e| e.into_inner()).pop();
+        match spare {
+            Some(mut text) => {
+                room::reserve_exact(&mut text, capacity)?;
+                Ok(text)
+            }
+            None => buffer::huge(capacity),
+        }
+    }
+}
+
+/// Keeps a parsed piece's text buffer for the next piece (at most a few are kept: as
+/// many as pieces are parsed or wait at a time).
+fn recycle(spare: &Mutex<Vec<Vec<u8>>>, text: Cow<'_, [u8]>) {
+    if let Cow::Owned(mut text) = text {
+        text.clear();
+        let mut spare = spare.lock().unwrap_or_else(|e| e.into_inner());
+        if spare.len() < 4 {
+            spare.push(text);
+        }
     }
 }
 
@@ -362,6 +394,7 @@ where
             panicked.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert(payload);
         }
     };
+    let spare = Mutex::new(Vec::new());
     let produced = std::thread::scope(|scope| {
         let mut started = 0;
         for _ in 0..threads {
@@ -369,6 +402,7 @@ where
                 let next = rx.lock().unwrap_or_else(|e| e.into_inner()).recv();
                 let Ok((i, text)) = next else { return };
                 work(i, &text);
+                recycle(&spare, text);
             };
             if room::spawn(scope, worker).is_none() {
                 break;
@@ -376,7 +410,7 @@ where
             started += 1;
         }
         let inline = (started == 0).then_some(&work as &Work<'_>);
-        let mut feed = Feed { tx, count: 0, inline };
+        let mut feed = Feed { tx, count: 0, inline, spare: &spare };
         let produced = produce(&mut feed);
         drop(feed);
         produced
