@@ -78,8 +78,11 @@ def timed(argv: list[str], env: dict) -> tuple[float, float]:
     return wall, int(done.stderr.split()[-1]) / 1e6
 
 
+PYTHON = sys.executable  # the interpreter that runs cranfield (--python)
+
+
 def cranfield(*args) -> list[str]:
-    return [sys.executable, "-m", "cranfield", *map(str, args)]
+    return [PYTHON, "-m", "cranfield", *map(str, args)]
 
 
 def jobs(trec_eval: str | None) -> list[tuple[str, list[str] | None, list[str]]]:
@@ -141,7 +144,15 @@ def main(argv=None) -> None:
     p.add_argument("--before", help="a cranfield src directory to time beside this one")
     p.add_argument("--repeat", type=int, default=5)
     p.add_argument("--out", default=str(HERE / "results" / "engine.md"))
+    p.add_argument(
+        "--python",
+        default=sys.executable,
+        help="the interpreter that runs cranfield (default: this one); its bare start-up "
+        "time is measured and reported, as it is part of every cranfield job",
+    )
     a = p.parse_args(argv)
+    global PYTHON
+    PYTHON = a.python
     sides = [("after", str(SRC))] + ([("before", a.before)] if a.before else [])
     for _, src in sides:  # compile the packages once, as installed packages are
         subprocess.run([sys.executable, "-m", "compileall", "-q", src], check=True)
@@ -164,13 +175,16 @@ def main(argv=None) -> None:
         print(title, {k: f"{w:.3f}s {m:.2f}GB" for k, (w, m) in cells.items()}, flush=True)
     imports = {}
     for name, env in envs.items():
-        walls = [timed([sys.executable, "-c", "import cranfield"], env)[0] for _ in range(a.repeat)]
+        walls = [timed([PYTHON, "-c", "import cranfield"], env)[0] for _ in range(a.repeat)]
         imports[name] = statistics.median(walls)
+    bare = statistics.median(timed([PYTHON, "-c", "pass"], {})[0] for _ in range(a.repeat))
     with open("/proc/loadavg") as fh:
         load_after = fh.read().split()[:3]
     lines = [
         f"Medians of {a.repeat} runs, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; "
         f"load average before {' '.join(load_before)}, after {' '.join(load_after)} (2 cores, shared).",
+        f"Interpreter: `{PYTHON}`; `python -c pass` alone takes "
+        f"{bare:.3f} s.",
         "",
         "| workload | trec_eval 10.0 s | cranfield s | peak GB | cranfield vs trec_eval |"
         + (" before s | before peak GB |" if a.before else ""),

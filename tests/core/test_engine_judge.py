@@ -323,3 +323,18 @@ def test_evaluate_judges_run_files_with_the_engine(tmp_path, pieces, monkeypatch
         evaluate(qrels, [run_path, gz], MEASURES)
     renamed = evaluate(qrels, {"mine": run_path}, ["AP"])  # a mapping renames: Run.read
     assert renamed.runs[0].name == "mine"
+
+
+def test_a_failure_after_reading_once_names_the_consumed_inputs():
+    """An engine failure the general path would take over, once standard input or a
+    named pipe is consumed, is reported naming them (the general path would read them
+    empty); one before any reading is left to the general path."""
+    from cranfield.core.io.problems import unread
+
+    late = Exception("io", "run", None, "broken")
+    got = unread(late, ["-"])
+    assert str(got) == "internal error in the engine reading standard input (io: broken)"
+    got = unread(late, ["/tmp/q.fifo", "-"])
+    assert "reading /tmp/q.fifo, standard input (io: broken)" in str(got)
+    assert unread(Exception("options", None, None, "bad"), ["-"]) is None
+    assert unread(Exception("unsupported", "qrels", None, "pipe"), ["/tmp/q.fifo"]) is None

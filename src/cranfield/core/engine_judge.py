@@ -87,7 +87,7 @@ def judge_trec(
             exc, {"run": run_path, "qrels": str(qrels_path)}, fractional=qrels.fractional
         )
         if error is None and once:
-            error = unread(exc)
+            error = unread(exc, [run_path])
         if error is None:
             return None
         raise error from None

@@ -291,6 +291,7 @@ def engine_problem(exc, qrels, runs, fractional: bool = False):
     if len(exc.args) > 4:  # the index of the run it is in
         paths["run"] = str(runs[exc.args[4]])
     error = engine_error(exc, paths, fractional=fractional)
-    if error is None and any(map(read_once, [qrels, *runs])):
-        error = unread(exc)  # standard input or a pipe is read: no general path after
+    once = [p for p in [qrels, *runs] if read_once(p)]
+    if error is None and once:
+        error = unread(exc, once)  # standard input or a pipe is read: no general path after
     return error

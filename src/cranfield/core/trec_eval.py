@@ -540,7 +540,7 @@ def evaluate_files(
     if "-" in (str(qrels_path), str(run_path)) and not engine_stdin():
         return None
     # standard input, a pipe: no general path after reading
-    once = read_once(run_path) or read_once(qrels_path)
+    once = [p for p in (qrels_path, run_path) if read_once(p)]
     if once and os.path.isdir(run_path):
         return None  # (left to the general path by the engine, after reading the qrels)
     zscore_error = None  # reported after any problem in the qrels or the run
@@ -575,7 +575,7 @@ def evaluate_files(
             exc, {"qrels": str(qrels_path), "run": str(run_path)}
         )
         if error is None and once:
-            error = unread(exc)
+            error = unread(exc, once)
         if error is None:
             return None
         raise (
@@ -589,7 +589,8 @@ def evaluate_files(
         raise zscore_error
     if done is None:
         if once:
-            raise CranfieldError("internal error in the engine reading standard input")
+            names = ", ".join("standard input" if str(p) == "-" else str(p) for p in once)
+            raise CranfieldError(f"internal error in the engine reading {names}")
         return None
     text, missing, unusable = done
     return Evaluated(_latin1_names(text, cols), missing, [_unusable_note(u) for u in unusable])

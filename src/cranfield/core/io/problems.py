@@ -148,15 +148,17 @@ def engine_error(exc: Exception, paths: dict[str, str], *, fractional: bool = Fa
     return None
 
 
-def unread(exc: Exception):
+def unread(exc: Exception, sources) -> Exception | None:
     """For an engine failure that :func:`engine_error` leaves to the general path, when
-    the engine was reading the run from standard input: None if the failure came before
-    any input was read (an option refused, qrels that are not a regular file: the
-    general path may still read everything), else the error to report — standard input
-    is consumed, and the general path would find it empty."""
+    the engine was reading inputs that can be read only once (``sources``: standard input
+    as ``-``, named pipes): None if the failure came before any input was read (an option
+    refused, qrels that are not a regular file: the general path may still read
+    everything), else the error to report — such an input is consumed, and the general
+    path would find it empty."""
     from ...errors import CranfieldError
 
     what, which, _, detail = exc.args[:4]
     if what == "options" or (what == "unsupported" and which == "qrels"):
         return None
-    return CranfieldError(f"internal error in the engine reading standard input ({what}: {detail})")
+    names = ", ".join("standard input" if str(s) == "-" else str(s) for s in sources)
+    return CranfieldError(f"internal error in the engine reading {names} ({what}: {detail})")
