@@ -33,7 +33,8 @@ def test_watch_redraws_from_the_counter_until_the_block_ends():
     n = len(calls)
     assert bar.done == total
     out = stream.getvalue()
-    assert "reading [" in out and "30/100 MB" in out and out.rstrip().endswith("100/100 MB")
+    assert "reading [" in out and "30/100 MB" in out and "100/100 MB" in out
+    assert out.endswith("\r" + " " * 120 + "\r")  # the line is cleared at the end
     assert not any(t.name == "cranfield-progress" for t in threading.enumerate())
     assert len(calls) == n  # stopped: no poll after the block
 
@@ -54,3 +55,12 @@ def test_set_clamps_to_the_total():
     assert bar.done == 4 and "4/4" in stream.getvalue()
     bar.set(-3)
     assert bar.done == 0
+
+
+def test_work_done_within_the_delay_draws_nothing():
+    stream = Terminal(True)
+    bar = Progress(10, "reading", stream=stream)
+    calls = []
+    with bar.watch(lambda: calls.append(None) or 1, interval=0.001, delay=60):
+        pass
+    assert stream.getvalue() == "" and calls == []

@@ -58,14 +58,16 @@ class Progress:
         self.done = max(0, min(int(done), self.total))
         self._draw(what)
 
-    def watch(self, count: Callable[[], int], interval: float = 0.2) -> _Watch:
+    def watch(self, count: Callable[[], int], interval: float = 0.2, delay: float = 0.0) -> _Watch:
         """Redraw from ``count()`` every ``interval`` seconds while a ``with`` block runs.
 
         For work that cannot call :meth:`step` itself, such as one call into the compiled
         engine (which releases the interpreter while it works): a background thread
-        polls the work's counter. Nothing is started when the bar is not drawn.
+        polls the work's counter, drawing from ``delay`` seconds on (work done sooner
+        draws nothing), and the bar's line is cleared when the block ends. Nothing is
+        started when the bar is not drawn.
         """
-        return _Watch(self, count, interval)
+        return _Watch(self, count, interval, delay)
 
     def _draw(self, what: str) -> None:
         if not self.enabled:
@@ -97,9 +99,10 @@ class Progress:
 class _Watch:
     """:meth:`Progress.watch`'s context: a thread redrawing the bar from a counter."""
 
-    def __init__(self, bar: Progress, count: Callable[[], int], interval: float):
-        self.bar, self.count, self.interval = bar, count, interval
+    def __init__(self, bar: Progress, count: Callable[[], int], interval: float, delay: float):
+        self.bar, self.count, self.interval, self.delay = bar, count, interval, delay
         self.thread = self.stop = None
+        self.drawn = False
 
     def __enter__(self) -> Progress:
         if self.bar.enabled:
@@ -113,11 +116,68 @@ class _Watch:
         return self.bar
 
     def _poll(self) -> None:
-        while not self.stop.wait(self.interval):
+        if self.delay > 0 and self.stop.wait(self.delay):
+            return
+        while True:
             self.bar.set(self.count())
+            self.drawn = True
+            if self.stop.wait(self.interval):
+                return
 
     def __exit__(self, *exc) -> None:
-        if self.thread is not None:
-            self.stop.set()
-            self.thread.join()
+        if self.thread is None:
+            return
+        self.stop.set()
+        self.thread.join()
+        if self.drawn:
             self.bar.set(self.count())
+            self.bar.close()
+
+
+# the engine's reading: drawn for inputs of at least MIN_BYTES, from DELAY seconds on
+MIN_BYTES = 32 << 20
+DELAY = 0.5
+
+
+class ReadProgress:
+    """A bar of the bytes one engine call reads from TREC files, on a terminal.
+
+    ``counter`` is the ``_engine.ReadCounter`` to pass as the call's ``progress=``, or
+    None when no bar is drawn: standard error is not a terminal, an input is not a
+    regular file (standard input, a pipe: no size to count against) or the inputs are
+    small. Use it as a ``with`` block around the call.
+    """
+
+    def __init__(self, paths, label: str):
+        import os
+        import stat
+
+        self.counter = self._watch = None
+        bar = Progress(1, label, unit="bytes")
+        if not bar.enabled:
+            return
+        total = 0
+        for path in paths:
+            try:
+                st = os.stat(path)
+            except (OSError, TypeError, ValueError):
+                return
+            if not stat.S_ISREG(st.st_mode):
+                return
+            total += st.st_size
+        if total < MIN_BYTES:
+            return
+        from . import _engine
+
+        bar.total = total
+        self.counter = counter = _engine.ReadCounter()
+        self._watch = bar.watch(lambda: counter.bytes, delay=DELAY)
+
+    def __enter__(self) -> ReadProgress:
+        if self._watch is not None:
+            self._watch.__enter__()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self._watch is not None:
+            self._watch.__exit__(*exc)

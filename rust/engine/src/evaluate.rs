@@ -20,6 +20,8 @@ use cranfield_eval::views::{compute_seen, has_relevant};
 use cranfield_eval::{Column, Kernel, Refusal, Spec};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
+
+use crate::progress::{counter, ReadCounter};
 use pyo3::types::{PyList, PyTuple};
 
 use crate::judge::{no_query, policy, raise, raise_in_run, reading, JudgeError};
@@ -83,7 +85,7 @@ fn relevant_queries(
     rel_level=1, depth=None, judged_only=false, complete=false, compat=10,
     duplicates="error", max_line=1 << 26, max_bytes=None, judged_only_specs=Vec::new(),
     skip_no_relevant=false, micro=false, fractional_refusals=Vec::new(),
-    piece_bytes=PIECE_BYTES, whole_bytes=WHOLE_BYTES, regroup_bytes=None))]
+    piece_bytes=PIECE_BYTES, whole_bytes=WHOLE_BYTES, regroup_bytes=None, progress=None))]
 #[allow(clippy::too_many_arguments)]
 fn evaluate_trec_files<'py>(
     py: Python<'py>,
@@ -107,6 +109,7 @@ fn evaluate_trec_files<'py>(
     piece_bytes: usize,
     whole_bytes: u64,
     regroup_bytes: Option<u64>,
+    progress: Option<&Bound<'py, ReadCounter>>,
 ) -> PyResult<Bound<'py, PyTuple>> {
     let specs: Vec<Spec> = specs.iter().map(|s| spec(&s)).collect::<PyResult<_>>()?;
     for s in &specs {
@@ -125,6 +128,7 @@ fn evaluate_trec_files<'py>(
         piece_bytes,
         whole_bytes,
         regroup_bytes: regroup_bytes.unwrap_or(u64::MAX),
+        progress: counter(progress),
         ..reading(latin1, fractional, max_line, max_bytes)
     };
     let work = || -> Result<(usize, Vec<Evaluated>), Failure> {

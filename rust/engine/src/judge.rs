@@ -15,6 +15,8 @@ use pyo3::create_exception;
 use crate::MAX_LINE_CAP;
 use pyo3::exceptions::{PyException, PyValueError};
 use pyo3::prelude::*;
+
+use crate::progress::{counter, ReadCounter};
 use pyo3::types::{PyBytes, PyList, PyTuple};
 use pyo3::IntoPyObjectExt;
 
@@ -201,7 +203,7 @@ pub(crate) fn labels<'py>(py: Python<'py>, labels: LabelVec) -> Bound<'py, PyAny
 #[pyo3(signature = (run_path, qrels_path, *, latin1=false, fractional=false, rel_level=1,
     depth=None, judged_only=false, complete=false, compat=10, duplicates="error",
     qrels_duplicates="error", max_line=1 << 26, max_bytes=None, piece_bytes=PIECE_BYTES,
-    whole_bytes=WHOLE_BYTES, regroup_bytes=None, qrels_text=None))]
+    whole_bytes=WHOLE_BYTES, regroup_bytes=None, qrels_text=None, progress=None))]
 #[allow(clippy::too_many_arguments)]
 fn judge_trec_files<'py>(
     py: Python<'py>,
@@ -222,6 +224,7 @@ fn judge_trec_files<'py>(
     whole_bytes: u64,
     regroup_bytes: Option<u64>,
     qrels_text: Option<&[u8]>,
+    progress: Option<&Bound<'py, ReadCounter>>,
 ) -> PyResult<Bound<'py, PyTuple>> {
     let depth = depth_of(depth)?;
     let options = JudgeOptions {
@@ -237,6 +240,7 @@ fn judge_trec_files<'py>(
         piece_bytes,
         whole_bytes,
         regroup_bytes: regroup_bytes.unwrap_or(u64::MAX),
+        progress: counter(progress),
         ..reading(latin1, fractional, max_line, max_bytes)
     };
     let text = qrels_text;

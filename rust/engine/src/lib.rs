@@ -9,6 +9,7 @@ mod judge;
 mod judge_arrays;
 mod ltr;
 mod measures;
+mod progress;
 mod trec_eval;
 
 use std::io::{Read, Seek, SeekFrom};
@@ -201,5 +202,6 @@ fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     judge_arrays::register(m)?;
     evaluate::register(m)?;
     trec_eval::register(m)?;
+    progress::register(m)?;
     Ok(())
 }

@@ -18,6 +18,8 @@ use cranfield_eval::{Column, JudgedView, Refusal};
 use numpy::PyReadonlyArray1;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
+
+use crate::progress::{counter, ReadCounter};
 use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
 
 use crate::judge::{no_query, raise, reading, JudgeError};
@@ -205,7 +207,7 @@ const THREADS_FROM: usize = 1 << 16;
 /// `InputError`/`MeasureError` when a measure refuses the data; ValueError for a
 /// measure the engine does not compute.
 #[pyfunction]
-#[pyo3(signature = (columns, qrels_path, run_path, rel_level, depth, judged_only, complete, compat, per_query, summary, zscores=None, max_line=1 << 26, max_bytes=None, piece_bytes=PIECE_BYTES, whole_bytes=WHOLE_BYTES, regroup_bytes=None))]
+#[pyo3(signature = (columns, qrels_path, run_path, rel_level, depth, judged_only, complete, compat, per_query, summary, zscores=None, max_line=1 << 26, max_bytes=None, piece_bytes=PIECE_BYTES, whole_bytes=WHOLE_BYTES, regroup_bytes=None, progress=None))]
 #[allow(clippy::too_many_arguments)]
 fn trec_eval_files<'py>(
     py: Python<'py>,
@@ -225,6 +227,7 @@ fn trec_eval_files<'py>(
     piece_bytes: usize,
     whole_bytes: u64,
     regroup_bytes: Option<u64>,
+    progress: Option<&Bound<'py, ReadCounter>>,
 ) -> PyResult<Option<Bound<'py, PyTuple>>> {
     let cols: Vec<Col> = columns.iter().map(|c| col(&c)).collect::<PyResult<_>>()?;
     let table = zscores.map(self::zscores).transpose()?;
@@ -234,6 +237,7 @@ fn trec_eval_files<'py>(
         piece_bytes,
         whole_bytes,
         regroup_bytes: regroup_bytes.unwrap_or(u64::MAX),
+        progress: counter(progress),
         ..reading(true, false, max_line, max_bytes)
     };
     let shape = (per_query, summary);

@@ -24,6 +24,7 @@
 //! the sort of each topic's ranking, and topics are shared among threads.
 
 pub mod arrays;
+pub mod counted;
 mod hash;
 mod parallel;
 pub mod stream;
@@ -32,6 +33,8 @@ mod table;
 use std::fmt;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
+use std::sync::atomic::AtomicU64;
+use std::sync::Arc;
 
 use cranfield_trec::gzip;
 use cranfield_trec::{Kind, Options, Parsed, Strings, Values};
@@ -288,6 +291,8 @@ pub struct Reading {
     /// The most bytes of a run not grouped by query that [`stream`] reads whole instead
     /// (within `max_bytes` too); 0: never, a query reappearing is an error (`--stream`).
     pub regroup_bytes: u64,
+    /// A counter of the bytes read from the inputs, for a progress bar ([`counted`]).
+    pub progress: Option<Arc<AtomicU64>>,
 }
 
 impl Default for Reading {
@@ -301,6 +306,7 @@ impl Default for Reading {
             piece_bytes: stream::PIECE_BYTES,
             whole_bytes: stream::WHOLE_BYTES,
             regroup_bytes: u64::MAX,
+            progress: None,
         }
     }
 }
@@ -348,6 +354,7 @@ pub fn read_file(
     let mut head = Vec::with_capacity(2);
     (&mut file).take(2).read_to_end(&mut head).map_err(io)?;
     file.seek(SeekFrom::Start(0)).map_err(io)?;
+    let file = counted::Counted::new(file, reading.progress.clone());
     let options = Options {
         kind,
         latin1: reading.latin1,

@@ -45,6 +45,7 @@ def judge_trec(
     raise; once standard input or a pipe is read, every problem is raised here.
     """
     from .. import _engine
+    from ..progress import ReadProgress
     from .io.formats import infer_format
     from .io.source import MAX_LINE
     from .memory import engine_reading, engine_stdin, read_once
@@ -64,21 +65,24 @@ def judge_trec(
             return None
     source = "<stdin>" if run_path == "-" else run_path
     once = read_once(run_path)  # standard input, a pipe: reported here once read
+    inputs = [run_path] if qrels_text is not None else [run_path, qrels_path]
     try:
-        parts = _engine.judge_trec_files(
-            run_path,
-            str(qrels_path) if qrels_text is None else "<qrels>",
-            latin1=encoding == "latin-1",
-            fractional=qrels.fractional,
-            rel_level=options.rel_level,
-            depth=options.depth,
-            judged_only=options.judged_only,
-            complete=options.complete,
-            compat=options.compat,
-            duplicates=options.duplicates,
-            qrels_text=qrels_text,
-            **{"max_line": MAX_LINE, **engine_reading(stream)},
-        )
+        with ReadProgress(inputs, "reading") as bar:
+            parts = _engine.judge_trec_files(
+                run_path,
+                str(qrels_path) if qrels_text is None else "<qrels>",
+                latin1=encoding == "latin-1",
+                fractional=qrels.fractional,
+                rel_level=options.rel_level,
+                depth=options.depth,
+                judged_only=options.judged_only,
+                complete=options.complete,
+                compat=options.compat,
+                duplicates=options.duplicates,
+                qrels_text=qrels_text,
+                progress=bar.counter,
+                **{"max_line": MAX_LINE, **engine_reading(stream)},
+            )
     except _engine.JudgeError as exc:
         from .io.problems import engine_error, unread
         from .memory import engine_error as streaming_error

@@ -201,6 +201,7 @@ def _engine_results(job: _Job) -> tuple | None:
 
     from .. import _engine
     from ..errors import CranfieldError
+    from ..progress import ReadProgress
     from .io.formats import infer_format
     from .io.source import source_name
     from .memory import engine_reading, read_once
@@ -218,23 +219,25 @@ def _engine_results(job: _Job) -> tuple | None:
         return None  # (an engine refusal of a micro average comes after reading stdin)
     specs, judged_only, refusals = engine
     try:
-        topics, runs = _engine.evaluate_trec_files(
-            str(job.qrels),
-            [str(p) for p in job.runs],
-            specs,
-            fractional=job.fractional,
-            rel_level=opts.rel_level,
-            depth=opts.depth,
-            judged_only=opts.judged_only,
-            complete=opts.complete,
-            compat=opts.compat,
-            duplicates=opts.duplicates,
-            judged_only_specs=judged_only,
-            skip_no_relevant=job.skip_no_relevant,
-            micro=micro,
-            fractional_refusals=refusals,
-            **engine_reading(job.stream),
-        )
+        with ReadProgress(paths, "reading") as bar:
+            topics, runs = _engine.evaluate_trec_files(
+                str(job.qrels),
+                [str(p) for p in job.runs],
+                specs,
+                fractional=job.fractional,
+                rel_level=opts.rel_level,
+                depth=opts.depth,
+                judged_only=opts.judged_only,
+                complete=opts.complete,
+                compat=opts.compat,
+                duplicates=opts.duplicates,
+                judged_only_specs=judged_only,
+                skip_no_relevant=job.skip_no_relevant,
+                micro=micro,
+                fractional_refusals=refusals,
+                progress=bar.counter,
+                **engine_reading(job.stream),
+            )
     except _engine.JudgeError as exc:
         error = engine_problem(exc, job.qrels, job.runs, job.fractional)
         if error is None:

@@ -22,11 +22,14 @@
 use std::collections::HashSet;
 use std::io::{Cursor, Read};
 use std::path::Path;
+use std::sync::atomic::AtomicU64;
+use std::sync::Arc;
 
 use cranfield_trec::check::{Checker, PIECE};
 use cranfield_trec::gzip::{self, GzipError};
 use cranfield_trec::{Kind, Options, Parsed, Strings, BOM};
 
+use super::counted::Counted;
 use super::table::{Table, Topics};
 use super::{
     judge_prepared, no_rows, qrels_problem, read_file, read_qrels, threads_for, value_kind, Input,
@@ -98,7 +101,7 @@ pub fn judge_run_streamed(
     if piece_bytes == 0 || small_plain_file(run_path, reading.whole_bytes) {
         return judge_whole(run_path, qrels, prepared, reading, options);
     }
-    let source = Source::open(run_path)?;
+    let source = Source::open(run_path, &reading.progress)?;
     let stdin = source.once;
     let mut stream = Stream::new(source.reader, qrels, prepared, reading, options, piece_bytes);
     // standard input or a pipe cannot be read twice: its text is kept while it fits
@@ -158,7 +161,8 @@ fn judge_whole(
     options: &JudgeOptions,
 ) -> Result<Judged, JudgeError> {
     let run = if read_once(run_path) {
-        Source::open(run_path).and_then(|source| read_whole(source.reader, reading))
+        Source::open(run_path, &reading.progress)
+            .and_then(|source| read_whole(source.reader, reading))
     } else {
         read_file(run_path, Input::Run, Kind::Run, reading)
     };
@@ -238,16 +242,21 @@ struct Source {
 impl Source {
     /// Opens a regular file, a named pipe or standard input (`-`) as the run; gzip by
     /// its first two bytes.
-    fn open(path: &Path) -> Result<Source, JudgeError> {
-        Source::open_as(path, Input::Run, u64::MAX)
+    fn open(path: &Path, progress: &Option<Arc<AtomicU64>>) -> Result<Source, JudgeError> {
+        Source::open_as(path, Input::Run, u64::MAX, progress)
     }
 
     /// Opens `path` as `input`; gzip decompressed to at most `max_bytes`. A directory
     /// is [`JudgeError::Unsupported`].
-    fn open_as(path: &Path, input: Input, max_bytes: u64) -> Result<Source, JudgeError> {
+    fn open_as(
+        path: &Path,
+        input: Input,
+        max_bytes: u64,
+        progress: &Option<Arc<AtomicU64>>,
+    ) -> Result<Source, JudgeError> {
         let io = |error| JudgeError::Io { input, error };
         let stdin = path.as_os_str() == "-";
-        let mut raw: Box<dyn Read> = if stdin {
+        let raw: Box<dyn Read> = if stdin {
             Box::new(std::io::stdin())
         } else {
             let unsupported = JudgeError::Unsupported { input, reason: "a directory" };
@@ -261,6 +270,7 @@ impl Source {
             }
             Box::new(file)
         };
+        let mut raw: Box<dyn Read> = Box::new(Counted::new(raw, progress.clone()));
         let once = stdin || read_once(path);
         let mut head = Vec::with_capacity(2);
         (&mut raw).take(2).read_to_end(&mut head).map_err(io)?;
@@ -278,7 +288,7 @@ pub fn read_qrels_from(path: &Path, reading: &Reading) -> Result<Parsed, JudgeEr
     if !read_once(path) {
         return read_qrels(path, reading);
     }
-    let source = Source::open_as(path, Input::Qrels, reading.max_bytes)?;
+    let source = Source::open_as(path, Input::Qrels, reading.max_bytes, &reading.progress)?;
     read_whole_as(source.reader, qrels_kind(reading), Input::Qrels, reading)
 }
 
