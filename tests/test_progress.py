@@ -15,6 +15,19 @@ class Terminal(io.StringIO):
         return self.tty
 
 
+def test_progress_draws_on_a_terminal_only():
+    for tty in (True, False):
+        stream = Terminal(tty)
+        with Progress(4, "work", stream=stream) as bar:
+            for _ in range(4):
+                bar.step("x")
+        out = stream.getvalue()
+        if tty:
+            assert "work [" in out and "4/4" in out and "#" * 30 in out
+        else:
+            assert out == ""
+
+
 def test_watch_redraws_from_the_counter_until_the_block_ends():
     total = 100_000_000
     calls = []

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import io
 import sys
 
 import numpy as np
@@ -10,7 +9,6 @@ import pytest
 
 from cranfield import evaluate
 from cranfield.errors import ParameterError
-from cranfield.progress import Progress
 from cranfield.report import data, plots
 
 LABELS = {"a": [1, 0, 1, 0, 0, 1, 0], "b": [0, 1, 1, 0, 0, 0, 0], "c": [0, 0, 0, 0, 1, 0, 0]}
@@ -122,28 +120,6 @@ def test_plots_do_not_touch_pyplot():
     plots.pr_plot(qrels, runs)
     if "matplotlib.pyplot" in sys.modules:  # imported by another test: no figure left open
         assert sys.modules["matplotlib.pyplot"].get_fignums() == []
-
-
-class FakeTTY(io.StringIO):
-    def __init__(self, tty: bool):
-        super().__init__()
-        self.tty = tty
-
-    def isatty(self):
-        return self.tty
-
-
-def test_progress_draws_on_a_terminal_only():
-    for tty in (True, False):
-        stream = FakeTTY(tty)
-        with Progress(4, "work", stream=stream) as bar:
-            for _ in range(4):
-                bar.step("x")
-        out = stream.getvalue()
-        if tty:
-            assert "work [" in out and "4/4" in out and "#" * 30 in out
-        else:
-            assert out == ""
 
 
 def test_distribution_data_unchanged_by_plotting():
