@@ -270,7 +270,11 @@ impl Source {
             }
             Box::new(file)
         };
-        let mut raw: Box<dyn Read> = Box::new(Counted::new(raw, progress.clone()));
+        // (counted only for a progress bar: see `read_file`)
+        let mut raw: Box<dyn Read> = match progress {
+            Some(bytes) => Box::new(Counted::new(raw, bytes.clone())),
+            None => raw,
+        };
         let once = stdin || read_once(path);
         let mut head = Vec::with_capacity(2);
         (&mut raw).take(2).read_to_end(&mut head).map_err(io)?;
