@@ -848,6 +848,17 @@ struct Ranking<'r, 'a> {
     threads: usize,
 }
 
+/// An empty vector with room for exactly `items` items, the judged run's labels or
+/// rows joined from its topics' (a 7M-line run's are several MiB of fresh memory:
+/// advised as huge pages, a fault per 2 MiB instead of per 4 KiB), or
+/// [`JudgeError::Memory`] when it cannot be had.
+fn joined<T>(items: usize) -> Result<Vec<T>, JudgeError> {
+    cranfield_trec::buffer::huge(items).map_err(|_| JudgeError::Memory {
+        path: Default::default(),
+        what: "hold the judged run's labels",
+    })
+}
+
 /// A topic's ranking judged: labels, the run row of each (when kept), and the first
 /// duplicate.
 type Ranked<T> = (Vec<T>, Vec<i64>, Option<Pair>);
@@ -877,8 +888,8 @@ impl<'a> Ranking<'_, 'a> {
         }
         let lengths: Vec<usize> = kept.iter().map(|&t| parts[t].0.len()).collect();
         let total = lengths.iter().sum();
-        let mut labels = Vec::with_capacity(total);
-        let mut rows = Vec::with_capacity(if keep_rows { total } else { 0 });
+        let mut labels = joined(total)?;
+        let mut rows = joined(if keep_rows { total } else { 0 })?;
         for &t in kept {
             labels.append(&mut parts[t].0);
             rows.append(&mut parts[t].1);

@@ -340,3 +340,12 @@ fn qrels_prepared_once_judge_every_run_as_judge_with() {
         }
     }
 }
+
+#[test]
+fn the_joined_labels_lacking_memory_are_an_error() {
+    // reserved fallibly: an error the caller words, not the end of the process
+    let err = joined::<i64>(usize::MAX / 16).unwrap_err();
+    assert!(matches!(err, JudgeError::Memory { what: "hold the judged run's labels", .. }));
+    let labels = joined::<i8>(5 << 20).unwrap();
+    assert!(labels.is_empty() && labels.capacity() >= 5 << 20);
+}
