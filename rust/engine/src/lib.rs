@@ -17,8 +17,9 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
 
 use cranfield_trec::gzip::{self, GzipError};
+use cranfield_trec::room::NoRoom;
 use cranfield_trec::{
-    parse, read, Error, Kind, Options, Parsed, Problem, ReadError as Failed, Values,
+    parse, read, Error, Kind, Options, Parsed, Problem, ReadError as Failed, Strings, Values,
 };
 use numpy::PyArray1;
 use pyo3::create_exception;
@@ -58,9 +59,10 @@ fn options(kind: &str, latin1: bool, max_line: usize) -> PyResult<Options> {
 }
 
 /// Run `work` without the interpreter lock, turning a panic into a failure.
-fn guarded<F>(py: Python<'_>, work: F) -> Result<Parsed, Failure>
+fn guarded<T, F>(py: Python<'_>, work: F) -> Result<T, Failure>
 where
-    F: FnOnce() -> Result<Parsed, Failure> + Send,
+    F: FnOnce() -> Result<T, Failure> + Send,
+    T: Send,
 {
     py.detach(|| {
         catch_unwind(AssertUnwindSafe(work)).unwrap_or_else(|panic| {
@@ -109,19 +111,37 @@ fn raise(py: Python<'_>, failure: Failure) -> PyErr {
     ReadError::new_err((what, line, detail))
 }
 
+/// A parsed input and the query ids of each piece one per row: the reader keeps one
+/// per block of rows (the engine's own judge reads them so), the Python side takes an
+/// Arrow string column; only this read path pays for the copy.
+struct ForPython {
+    parsed: Parsed,
+    query_ids: Vec<Strings>,
+}
+
+/// [`ForPython`] of a parsed input (made without the interpreter lock); a lack of
+/// memory for the per-row ids is [`Problem::Memory`], as for the other columns.
+fn per_row(parsed: Parsed) -> Result<ForPython, Failure> {
+    let query_ids: Result<Vec<Strings>, NoRoom> =
+        parsed.columns.iter().map(|c| c.query_id.to_rows()).collect();
+    let query_ids = query_ids.map_err(|no_room| Failure::Input(no_room.into()))?;
+    Ok(ForPython { parsed, query_ids })
+}
+
 /// The parsed columns as Python objects:
 /// `(pieces, lines, query_starts, tag, rows)`, each piece
 /// `(query offsets, query bytes, doc offsets, doc bytes, values)`.
-fn to_python(py: Python<'_>, parsed: Parsed) -> PyResult<Bound<'_, PyTuple>> {
+fn to_python(py: Python<'_>, input: ForPython) -> PyResult<Bound<'_, PyTuple>> {
+    let ForPython { parsed, query_ids } = input;
     let pieces = PyList::empty(py);
-    for columns in parsed.columns {
+    for (columns, query_id) in parsed.columns.into_iter().zip(query_ids) {
         let values = match columns.values {
             Values::Scores(v) | Values::Reals(v) => PyArray1::from_vec(py, v).into_any(),
             Values::Grades(v) => PyArray1::from_vec(py, v).into_any(),
         };
         pieces.append((
-            PyArray1::from_vec(py, columns.query_id.offsets),
-            PyArray1::from_vec(py, columns.query_id.data),
+            PyArray1::from_vec(py, query_id.offsets),
+            PyArray1::from_vec(py, query_id.data),
             PyArray1::from_vec(py, columns.doc_id.offsets),
             PyArray1::from_vec(py, columns.doc_id.data),
             values,
@@ -147,7 +167,7 @@ fn read_trec_bytes<'py>(
 ) -> PyResult<Bound<'py, PyTuple>> {
     let options = options(kind, latin1, max_line)?;
     let bytes = data.as_bytes();
-    match guarded(py, || parse(bytes, &options).map_err(Failure::Input)) {
+    match guarded(py, || parse(bytes, &options).map_err(Failure::Input).and_then(per_row)) {
         Ok(parsed) => to_python(py, parsed),
         Err(failure) => Err(raise(py, failure)),
     }
@@ -180,10 +200,11 @@ fn read_trec_file<'py>(
         } else {
             read(file, &options)
         };
-        result.map_err(|e| match e {
+        let parsed = result.map_err(|e| match e {
             Failed::Io(err) => Failure::Io(err),
             Failed::Input(err) => Failure::Input(err),
-        })
+        })?;
+        per_row(parsed)
     };
     match guarded(py, work) {
         Ok(parsed) => to_python(py, parsed),

@@ -37,7 +37,7 @@ use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
 
 use cranfield_trec::gzip;
-use cranfield_trec::{Kind, Options, Parsed, Strings, Values};
+use cranfield_trec::{Kind, Options, Parsed, QueryIds, Strings, Values};
 
 use crate::{JudgedView, Labels, NOT_POOLED, UNJUDGED};
 use table::{raw_value, QrelsTopics, Table, Topics, ValuesView};
@@ -605,7 +605,7 @@ enum ValueKind {
 /// has no rows or mixed kinds.
 fn value_kind(parsed: &Parsed, input: Input) -> Result<ValueKind, JudgeError> {
     let consistent = parsed.columns.iter().all(|c| {
-        well_formed(&c.query_id)
+        blocks_well_formed(&c.query_id)
             && well_formed(&c.doc_id)
             && c.values.len() == c.query_id.len()
             && c.doc_id.len() == c.query_id.len()
@@ -632,6 +632,17 @@ fn well_formed(strings: &Strings) -> bool {
     o.first().is_some_and(|&start| start >= 0)
         && o.windows(2).all(|w| w[0] <= w[1])
         && o.last().is_some_and(|&end| end as usize <= strings.data.len())
+}
+
+/// Whether query ids by block are consistent (`QueryIds::get` cannot fail): a
+/// well-formed id per block, blocks starting at row 0 and increasing within the rows.
+fn blocks_well_formed(ids: &QueryIds) -> bool {
+    let s = &ids.starts;
+    well_formed(&ids.ids)
+        && ids.ids.len() == s.len()
+        && s.first().map_or(ids.rows == 0, |&first| first == 0)
+        && s.windows(2).all(|w| w[0] < w[1])
+        && s.last().map_or(true, |&last| last < ids.rows)
 }
 
 fn duplicate(table: &Table, input: Input, first: usize, second: usize) -> JudgeError {
@@ -853,6 +864,17 @@ struct Ranking<'r, 'a> {
     threads: usize,
 }
 
+/// An empty vector with room for exactly `items` items, the judged run's labels or
+/// rows joined from its topics' (a 7M-line run's are several MiB of fresh memory:
+/// advised as huge pages, a fault per 2 MiB instead of per 4 KiB), or
+/// [`JudgeError::Memory`] when it cannot be had.
+fn joined<T>(items: usize) -> Result<Vec<T>, JudgeError> {
+    cranfield_trec::buffer::huge(items).map_err(|_| JudgeError::Memory {
+        path: Default::default(),
+        what: "hold the judged run's labels",
+    })
+}
+
 /// A topic's ranking judged: labels, the run row of each (when kept), and the first
 /// duplicate.
 type Ranked<T> = (Vec<T>, Vec<i64>, Option<Pair>);
@@ -882,8 +904,8 @@ impl<'a> Ranking<'_, 'a> {
         }
         let lengths: Vec<usize> = kept.iter().map(|&t| parts[t].0.len()).collect();
         let total = lengths.iter().sum();
-        let mut labels = Vec::with_capacity(total);
-        let mut rows = Vec::with_capacity(if keep_rows { total } else { 0 });
+        let mut labels = joined(total)?;
+        let mut rows = joined(if keep_rows { total } else { 0 })?;
         for &t in kept {
             labels.append(&mut parts[t].0);
             rows.append(&mut parts[t].1);
@@ -1008,8 +1030,9 @@ fn order_key(score: f64, compat9: bool) -> f64 {
 pub fn topics(parsed: &Parsed) -> usize {
     let mut seen: std::collections::HashSet<&[u8]> = std::collections::HashSet::new();
     for columns in &parsed.columns {
-        for i in 0..columns.query_id.len() {
-            seen.insert(columns.query_id.get(i));
+        let ids = &columns.query_id.ids;
+        for block in 0..ids.len() {
+            seen.insert(ids.get(block));
         }
     }
     seen.len()

@@ -20,7 +20,14 @@ fuzz_target!(|data: &[u8]| {
                         if let Values::Reals(v) = &c.values {
                             assert!(v.iter().all(|x| x.is_finite()));
                         }
-                        for s in [&c.query_id, &c.doc_id] {
+                        let ids = &c.query_id;
+                        assert_eq!(ids.ids.len(), ids.starts.len());
+                        assert_eq!(ids.starts.first(), Some(&0));
+                        assert!(ids.starts.windows(2).all(|w| w[0] < w[1]));
+                        assert!((1..ids.ids.len()).all(|b| ids.ids.get(b) != ids.ids.get(b - 1)));
+                        let query_rows = ids.to_rows().expect("room for the ids");
+                        assert_eq!(query_rows.len(), n);
+                        for s in [&query_rows, &c.doc_id] {
                             assert!(s.offsets.windows(2).all(|w| w[0] < w[1]), "empty id");
                             assert_eq!(*s.offsets.last().unwrap() as usize, s.data.len());
                             assert!(std::str::from_utf8(&s.data).is_ok(), "ids are UTF-8");

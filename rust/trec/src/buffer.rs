@@ -83,10 +83,10 @@ mod tests {
     #[test]
     fn a_huge_buffer_is_an_ordinary_empty_vec() {
         for capacity in [0, 1, 4096, HUGE_PAGE, 9 << 20] {
-            let buffer = huge(capacity).unwrap();
+            let buffer: Vec<u8> = huge(capacity).unwrap();
             assert!(buffer.is_empty() && buffer.capacity() >= capacity);
         }
-        assert_eq!(huge(usize::MAX / 2), Err(NoRoom));
+        assert_eq!(huge::<u8>(usize::MAX / 2), Err(NoRoom));
         // filled by a read, longer and shorter than its capacity, it holds the bytes
         let text: Vec<u8> = (0..(5 << 20) + 17).map(|i| (i % 251) as u8).collect();
         for capacity in [0, 100, 3 << 20, text.len(), text.len() + 1, 8 << 20] {

@@ -140,6 +140,102 @@ impl Strings {
     }
 }
 
+/// The query ids of one piece's rows, each stored once for its block of adjacent rows
+/// with that id: a run has about a thousand rows per query, and an id copied for every
+/// row was a sixth of the columns' bytes — fresh memory, every page of it faulted in.
+/// Arrow tables from Python keep one id per row (`cranfield_eval`'s table view serves
+/// both); [`QueryIds::to_rows`] makes that column for the Python side.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct QueryIds {
+    /// One id per block, in row order (adjacent blocks have different ids).
+    pub ids: Strings,
+    /// The first row of each block, increasing (0 first when there are rows).
+    pub starts: Vec<usize>,
+    /// The number of rows.
+    pub rows: usize,
+}
+
+impl Default for QueryIds {
+    fn default() -> Self {
+        QueryIds {
+            ids: Strings { data: Vec::new(), offsets: vec![0] },
+            starts: Vec::new(),
+            rows: 0,
+        }
+    }
+}
+
+impl QueryIds {
+    /// No rows, with room for `blocks` blocks of `bytes` bytes of ids in all.
+    fn with_capacity(blocks: usize, bytes: usize) -> Result<Self, room::NoRoom> {
+        Ok(QueryIds {
+            ids: Strings::with_capacity(blocks, bytes)?,
+            starts: room::with_capacity(blocks)?,
+            rows: 0,
+        })
+    }
+
+    /// The ids of `rows`, one per row, stored a block at a time.
+    pub fn from_rows(rows: &Strings) -> Self {
+        let mut out = QueryIds::default();
+        for row in 0..rows.len() {
+            let id = rows.get(row);
+            if out.starts.is_empty() || out.ids.get(out.ids.len() - 1) != id {
+                out.starts.push(row);
+                out.ids.data.extend_from_slice(id);
+                out.ids.offsets.push(i32::try_from(out.ids.data.len()).expect("32-bit offsets"));
+            }
+        }
+        out.rows = rows.len();
+        out
+    }
+
+    /// The number of rows.
+    pub fn len(&self) -> usize {
+        self.rows
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.rows == 0
+    }
+
+    /// The block holding row `row` (< [`QueryIds::len`]).
+    #[inline]
+    pub fn block_of(&self, row: usize) -> usize {
+        self.starts.partition_point(|&start| start <= row) - 1
+    }
+
+    /// The id of row `row` (< [`QueryIds::len`]).
+    #[inline]
+    pub fn get(&self, row: usize) -> &[u8] {
+        self.ids.get(self.block_of(row))
+    }
+
+    /// The rows of block `block`: from its start to the next block's (or the end).
+    pub fn rows_of(&self, block: usize) -> std::ops::Range<usize> {
+        self.starts[block]..self.starts.get(block + 1).copied().unwrap_or(self.rows)
+    }
+
+    /// One id per row, in Arrow's layout (the column the Python side takes), or
+    /// [`room::NoRoom`] when memory for it (or 32-bit offsets) cannot be had.
+    pub fn to_rows(&self) -> Result<Strings, room::NoRoom> {
+        let mut bytes = 0usize;
+        for block in 0..self.ids.len() {
+            bytes += self.ids.get(block).len() * self.rows_of(block).len();
+        }
+        i32::try_from(bytes).map_err(|_| room::NoRoom)?;
+        let mut out = Strings::with_capacity(self.rows, bytes)?;
+        for block in 0..self.ids.len() {
+            let id = self.ids.get(block);
+            for _ in self.rows_of(block) {
+                out.data.extend_from_slice(id);
+                out.offsets.push(out.data.len() as i32); // under `bytes`: fits
+            }
+        }
+        Ok(out)
+    }
+}
+
 /// The value column: scores (runs), grades (qrels) or real-valued relevance
 /// (fractional qrels).
 #[derive(Clone, Debug, PartialEq)]
@@ -166,7 +262,7 @@ impl Values {
 /// One piece's rows.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Columns {
-    pub query_id: Strings,
+    pub query_id: QueryIds,
     pub doc_id: Strings,
     pub values: Values,
 }
@@ -467,23 +563,24 @@ fn assemble(pieces: Vec<Piece>) -> Result<Parsed, Error> {
         }
         Some(out)
     };
-    let starts = pieces.iter().map(|p| p.query_starts.len()).sum::<usize>() + 1;
+    let starts = pieces.iter().map(|p| p.columns.query_id.starts.len()).sum::<usize>() + 1;
     let mut query_starts = room::with_capacity(starts)?;
     let mut previous: Option<&[u8]> = None;
     for (i, piece) in pieces.iter().enumerate() {
-        if piece.columns.query_id.is_empty() {
+        let ids = &piece.columns.query_id.ids;
+        if ids.is_empty() {
             continue;
         }
-        let first = piece.columns.query_id.get(0);
-        let skip_first = previous == Some(first);
+        let skip_first = previous == Some(ids.get(0));
         query_starts.extend(
             piece
-                .query_starts
+                .columns
+                .query_id
+                .starts
                 .iter()
                 .skip(usize::from(skip_first))
                 .map(|&r| (row_base[i] + r) as i64),
         );
-        let ids = &piece.columns.query_id;
         previous = Some(ids.get(ids.len() - 1));
     }
     query_starts.push(rows as i64);

@@ -2,7 +2,7 @@
 
 use crate::number::{parse_real_relevance, parse_relevance, parse_score, GradeError};
 use crate::room::{self, room, NoRoom};
-use crate::{Columns, Kind, Options, Problem, Strings, Values};
+use crate::{Columns, Kind, Options, Problem, QueryIds, Strings, Values};
 
 /// Whitespace between fields (Python's `bytes.split()`, less the line ends, which never
 /// occur inside a line).
@@ -159,8 +159,6 @@ pub struct Piece {
     pub rows: usize,
     /// The line of each row; None while row `r` is line `r + 1` (no line skipped).
     pub lines: Option<Vec<u32>>,
-    /// Rows where the query id differs from the row before (row 0 included).
-    pub query_starts: Vec<usize>,
     /// The tag of the last row (runs).
     pub tag: Option<Vec<u8>>,
     /// Lines in the piece (as `bytes.splitlines` counts them).
@@ -230,13 +228,12 @@ impl Piece {
     pub fn parse(text: &[u8], options: &Options, nul_free: bool) -> Piece {
         Piece::try_parse(text, options, nul_free).unwrap_or_else(|NoRoom| Piece {
             columns: Columns {
-                query_id: Strings { data: Vec::new(), offsets: vec![0] },
+                query_id: QueryIds::default(),
                 doc_id: Strings { data: Vec::new(), offsets: vec![0] },
                 values: Values::Scores(Vec::new()),
             },
             rows: 0,
             lines: None,
-            query_starts: Vec::new(),
             tag: None,
             line_count: 0,
             early: Some((Problem::Memory, 0)),
@@ -252,9 +249,9 @@ impl Piece {
         let estimate = text.len() / 32 + 1;
         let mut piece = Piece {
             columns: Columns {
-                // ids taking a fifth (query) and a third (doc) of the text (the
-                // vectors grow if not)
-                query_id: Strings::with_capacity(estimate, text.len() / 5)?,
+                // a few query ids (one per block of rows), doc ids taking a third of
+                // the text (the vectors grow if not)
+                query_id: QueryIds::with_capacity(64, 1024)?,
                 doc_id: Strings::with_capacity(estimate, text.len() / 3)?,
                 values: match kind {
                     Kind::Run => Values::Scores(room::with_capacity(estimate)?),
@@ -264,7 +261,6 @@ impl Piece {
             },
             rows: 0,
             lines: None,
-            query_starts: Vec::new(),
             tag: None,
             line_count: 0,
             early: None,
@@ -344,22 +340,22 @@ impl Piece {
                     reals.push(real.unwrap_or(0.0));
                 }
             }
+            // the query id once per block: every row of a block has the same bytes,
+            // so the block's first row is the first of them that is not UTF-8
             let qid = field(0);
             if previous_query != Some(qid) {
-                room(&mut piece.query_starts, 1)?;
-                piece.query_starts.push(row);
-            }
-            previous_query = Some(qid);
-            for (column, id) in [(1, qid), (2, field(2))] {
-                let out = if column == 1 {
-                    &mut piece.columns.query_id
-                } else {
-                    &mut piece.columns.doc_id
-                };
-                if !push_id(out, id, options.latin1)? && piece.late[column].is_none() {
-                    let problem = Problem::Utf8 { column: column - 1, value: id.to_vec() };
-                    piece.late[column] = Some((row, problem));
+                let query_ids = &mut piece.columns.query_id;
+                room(&mut query_ids.starts, 1)?;
+                query_ids.starts.push(row);
+                if !push_id(&mut query_ids.ids, qid, options.latin1)? && piece.late[1].is_none() {
+                    piece.late[1] = Some((row, Problem::Utf8 { column: 0, value: qid.to_vec() }));
                 }
+                previous_query = Some(qid);
+            }
+            let doc = field(2);
+            if !push_id(&mut piece.columns.doc_id, doc, options.latin1)? && piece.late[2].is_none()
+            {
+                piece.late[2] = Some((row, Problem::Utf8 { column: 1, value: doc.to_vec() }));
             }
             let line = u32::try_from(line_no).expect("a piece has fewer than 2^32 lines");
             if let Some(lines) = &mut piece.lines {
@@ -372,6 +368,7 @@ impl Piece {
                 piece.lines = Some(lines);
             }
             piece.rows += 1;
+            piece.columns.query_id.rows += 1;
         }
         piece.line_count = line_no;
         if let Some(bad) = bad_score {

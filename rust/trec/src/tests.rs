@@ -15,7 +15,8 @@ fn qrels(text: &[u8]) -> Result<Parsed, Error> {
 fn strings(parsed: &Parsed, column: usize) -> Vec<String> {
     let mut out = Vec::new();
     for c in &parsed.columns {
-        let s = if column == 0 { &c.query_id } else { &c.doc_id };
+        let rows = c.query_id.to_rows().unwrap();
+        let s = if column == 0 { &rows } else { &c.doc_id };
         out.extend((0..s.len()).map(|i| String::from_utf8(s.get(i).to_vec()).unwrap()));
     }
     out
@@ -296,5 +297,137 @@ fn short_lines_and_short_reads_fill_the_buffers_exactly() {
         let cut = memchr::memchr(b'\n', &text[CHUNK..]).unwrap() + CHUNK + 1;
         let one = read(Trickle { text: &text[..cut], step: 4096 }, &options).unwrap();
         assert!(same(&parse(&text[..cut], &options).unwrap(), &one));
+    }
+}
+
+/// A xorshift generator: random test inputs, the same at every run.
+struct Random(u64);
+
+impl Random {
+    fn below(&mut self, n: u64) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0 % n
+    }
+}
+
+/// A random run: query ids in blocks of random lengths (some ids coming back later,
+/// some not UTF-8 when `bad`), comments and blank lines between, and the query id of
+/// every data line, as the old per-row column held it.
+fn random_run(random: &mut Random, lines: usize, bad: bool) -> (Vec<u8>, Vec<Vec<u8>>) {
+    const IDS: [&[u8]; 6] = [b"1", b"2", b"10", b"q\xc3\xa9", b"a-long-query-id-0042", b"q\xe9"];
+    let ids = if bad { &IDS[..] } else { &IDS[..5] };
+    let mut text = Vec::new();
+    let mut want = Vec::new();
+    let mut id: &[u8] = ids[0];
+    for row in 0..lines {
+        if random.below(4) == 0 {
+            id = ids[random.below(ids.len() as u64) as usize];
+        }
+        match random.below(20) {
+            0 => text.extend_from_slice(b"# a comment\n"),
+            1 => text.extend_from_slice(b" \t\r\n"),
+            _ => {}
+        }
+        text.extend_from_slice(id);
+        text.extend_from_slice(format!(" Q0 d{row} {row} {} t\n", random.below(100)).as_bytes());
+        want.push(id.to_vec());
+    }
+    (text, want)
+}
+
+/// The query id of every row of a parsed input, from its blocks.
+fn query_ids(parsed: &Parsed) -> Vec<Vec<u8>> {
+    let mut out = Vec::new();
+    for c in &parsed.columns {
+        let ids = &c.query_id;
+        out.extend((0..ids.len()).map(|row| ids.get(row).to_vec()));
+        let rows = ids.to_rows().unwrap();
+        assert_eq!(rows.len(), ids.len());
+        assert!((0..ids.len()).all(|row| rows.get(row) == ids.get(row)));
+        assert_eq!(&QueryIds::from_rows(&rows), ids);
+    }
+    out
+}
+
+/// The rows where the query id differs from the row before, then the number of rows.
+fn starts_of(ids: &[Vec<u8>]) -> Vec<i64> {
+    let mut starts: Vec<i64> =
+        (0..ids.len()).filter(|&r| r == 0 || ids[r] != ids[r - 1]).map(|r| r as i64).collect();
+    starts.push(ids.len() as i64);
+    starts
+}
+
+#[test]
+fn query_ids_by_block_give_every_row_its_id() {
+    let mut random = Random(0x2545_f491_4f6c_dd1d);
+    for case in 0..300 {
+        let (text, want) = random_run(&mut random, case % 40, false);
+        let p = run(&text).unwrap();
+        assert_eq!(query_ids(&p), want);
+        assert_eq!(p.query_starts, starts_of(&want));
+        for c in &p.columns {
+            let ids = &c.query_id;
+            // one id per block: adjacent blocks differ, each block non-empty
+            assert_eq!(ids.ids.len(), ids.starts.len());
+            assert_eq!(ids.starts.first(), Some(&0));
+            assert!((1..ids.ids.len()).all(|b| ids.ids.get(b) != ids.ids.get(b - 1)));
+            assert!((0..ids.ids.len()).all(|b| !ids.rows_of(b).is_empty()));
+        }
+    }
+}
+
+#[test]
+fn query_ids_by_block_in_latin1_and_their_utf8_problems() {
+    let mut random = Random(0x9e37_79b9_7f4a_7c15);
+    let latin1 = Options { latin1: true, ..options(Kind::Run) };
+    for case in 0..300 {
+        let (text, want) = random_run(&mut random, 1 + case % 40, true);
+        let recoded: Vec<Vec<u8>> = want
+            .iter()
+            .map(|id| id.iter().map(|&b| b as char).collect::<String>().into())
+            .collect();
+        assert_eq!(query_ids(&parse(&text, &latin1).unwrap()), recoded);
+        // in UTF-8, the first row whose id is not UTF-8 is the problem, at its line
+        let first_bad = want.iter().position(|id| std::str::from_utf8(id).is_err());
+        match (run(&text), first_bad) {
+            (Ok(p), None) => assert_eq!(query_ids(&p), want),
+            (Err(err), Some(row)) => {
+                let data_lines: Vec<usize> = text
+                    .split(|&b| b == b'\n')
+                    .enumerate()
+                    .filter(|(_, line)| line.first().is_some_and(|&b| b != b'#' && b > b' '))
+                    .map(|(i, _)| i + 1)
+                    .collect();
+                let value = want[row].clone();
+                let line = Some(data_lines[row] as u64);
+                assert_eq!(err, Error { problem: Problem::Utf8 { column: 0, value }, line });
+            }
+            (other, bad) => panic!("{other:?} for the first bad row {bad:?}"),
+        }
+    }
+}
+
+#[test]
+fn query_ids_by_block_across_pieces_cut_anywhere() {
+    // the text cut into two pieces after every line: a query's block split in two
+    // (its id stored in both pieces) still starts once in the joined input
+    let mut random = Random(0xdead_beef_cafe_f00d);
+    for _ in 0..20 {
+        let (text, want) = random_run(&mut random, 30, false);
+        let options = options(Kind::Run);
+        let whole = parse(&text, &options).unwrap();
+        let ends = text.iter().enumerate().filter(|(_, &b)| b == b'\n').map(|(i, _)| i + 1);
+        for cut in std::iter::once(0).chain(ends) {
+            let pieces = vec![
+                Piece::parse(&text[..cut], &options, false),
+                Piece::parse(&text[cut..], &options, false),
+            ];
+            let joined = assemble(pieces).unwrap();
+            assert_eq!(query_ids(&joined), want, "cut at {cut}");
+            assert_eq!(joined.query_starts, whole.query_starts, "cut at {cut}");
+            assert_eq!(joined.lines, whole.lines, "cut at {cut}");
+        }
     }
 }

@@ -13,7 +13,7 @@
 
 use std::borrow::Cow;
 
-use super::table::{raw_value, Piece, QrelsTopics, StrView, Table, ValuesView};
+use super::table::{raw_value, Piece, QrelsTopics, QueryView, StrView, Table, ValuesView};
 use super::{
     greater, hash, judge_table, parallel, prepared_qrels, Duplicates, Input, JudgeError,
     JudgeOptions, Judged, Prepared, RunKind,
@@ -183,7 +183,7 @@ impl<'a> Checked<'a> {
             .parts
             .iter()
             .map(|p| Piece {
-                query_id: view(&p.query_id),
+                query_id: QueryView::Rows(view(&p.query_id)),
                 doc_id: view(&p.doc_id),
                 values: p.values,
             })

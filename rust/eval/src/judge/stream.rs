@@ -167,7 +167,12 @@ fn judge_whole(
         read_file(run_path, Input::Run, Kind::Run, reading)
     };
     let run = run.map_err(|err| qrels_first(qrels, options, err))?;
-    judge_prepared(&run, prepared, options, threads_for(&run, qrels, reading.threads))
+    let judged = judge_prepared(&run, prepared, options, threads_for(&run, qrels, reading.threads));
+    // memory lacking for the judged run's labels: reported with the run's path
+    judged.map_err(|err| match err {
+        JudgeError::Memory { what, .. } => JudgeError::Memory { path: run_path.into(), what },
+        other => other,
+    })
 }
 
 /// Whether `path` is a regular file of at most `limit` bytes that is not gzip.

@@ -4,7 +4,7 @@
 
 use std::borrow::Cow;
 
-use cranfield_trec::{Columns, Parsed, Strings, Values};
+use cranfield_trec::{Columns, Parsed, QueryIds, Strings, Values};
 
 use super::hash;
 
@@ -29,6 +29,57 @@ impl<'a> StrView<'a> {
     #[inline]
     pub fn get(&self, i: usize) -> &'a [u8] {
         &self.data[self.offsets[i] as usize..self.offsets[i + 1] as usize]
+    }
+}
+
+/// The query ids of one piece, borrowed: one per row (an Arrow table's column), or one
+/// per block of adjacent rows with that id (the TREC reader's [`QueryIds`], which does
+/// not copy an id for every row).
+#[derive(Clone, Copy, Debug)]
+pub enum QueryView<'a> {
+    Rows(StrView<'a>),
+    /// `ids.get(b)` is the id of rows `starts[b]..starts[b + 1]` (the last block ends
+    /// at `rows`); `starts` increasing from 0, one per id (checked where it is made).
+    Blocks {
+        ids: StrView<'a>,
+        starts: &'a [usize],
+        rows: usize,
+    },
+}
+
+impl<'a> QueryView<'a> {
+    pub fn of(ids: &'a QueryIds) -> Self {
+        QueryView::Blocks { ids: StrView::of(&ids.ids), starts: &ids.starts, rows: ids.rows }
+    }
+
+    /// The number of rows.
+    pub fn len(&self) -> usize {
+        match self {
+            QueryView::Rows(ids) => ids.len(),
+            QueryView::Blocks { rows, .. } => *rows,
+        }
+    }
+
+    /// The id of row `row` (< [`QueryView::len`]).
+    #[inline]
+    pub fn get(&self, row: usize) -> &'a [u8] {
+        match self {
+            QueryView::Rows(ids) => ids.get(row),
+            QueryView::Blocks { ids, starts, .. } => {
+                ids.get(starts.partition_point(|&start| start <= row) - 1)
+            }
+        }
+    }
+
+    /// Calls `f(start, id)` for each block of adjacent rows with one id (a block of a
+    /// per-row column may follow one with the same id; `f` compares if it matters).
+    fn each_block(&self, mut f: impl FnMut(usize, &'a [u8])) {
+        match *self {
+            QueryView::Rows(ids) => (0..ids.len()).for_each(|row| f(row, ids.get(row))),
+            QueryView::Blocks { ids, starts, .. } => {
+                starts.iter().enumerate().for_each(|(b, &start)| f(start, ids.get(b)))
+            }
+        }
     }
 }
 
@@ -67,7 +118,7 @@ fn same(a: &[u8], b: &[u8]) -> bool {
 /// One piece's rows, borrowed.
 #[derive(Clone, Copy, Debug)]
 pub struct Piece<'a> {
-    pub query_id: StrView<'a>,
+    pub query_id: QueryView<'a>,
     pub doc_id: StrView<'a>,
     pub values: ValuesView<'a>,
 }
@@ -75,7 +126,7 @@ pub struct Piece<'a> {
 impl<'a> Piece<'a> {
     pub fn of(columns: &'a Columns) -> Self {
         Piece {
-            query_id: StrView::of(&columns.query_id),
+            query_id: QueryView::of(&columns.query_id),
             doc_id: StrView::of(&columns.doc_id),
             values: ValuesView::of(&columns.values),
         }
@@ -116,20 +167,20 @@ impl<'a> Table<'a> {
     }
 
     /// The rows where the query id differs from the row before (0 first), then the
-    /// number of rows, found by comparing adjacent ids.
+    /// number of rows, found by comparing adjacent ids (of blocks, where a piece has
+    /// them).
     pub fn find_query_starts(pieces: &[Piece<'_>]) -> Vec<i64> {
         let mut starts = Vec::new();
         let mut prev: Option<&[u8]> = None;
         let mut row = 0i64;
         for p in pieces {
-            for i in 0..p.query_id.len() {
-                let id = p.query_id.get(i);
+            p.query_id.each_block(|start, id| {
                 if !prev.is_some_and(|before| same(before, id)) {
-                    starts.push(row);
+                    starts.push(row + start as i64);
                 }
                 prev = Some(id);
-                row += 1;
-            }
+            });
+            row += p.query_id.len() as i64;
         }
         if starts.is_empty() {
             starts.push(0);
@@ -290,5 +341,60 @@ pub fn raw_value(piece: &Piece, row: usize) -> u64 {
     match piece.values {
         ValuesView::Grades(v) => v[row] as u64,
         ValuesView::Scores(v) | ValuesView::Reals(v) => v[row].to_bits(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Per-row ids as one string column.
+    fn column(ids: &[&[u8]]) -> Strings {
+        let mut out = Strings { data: Vec::new(), offsets: vec![0] };
+        for id in ids {
+            out.data.extend_from_slice(id);
+            out.offsets.push(out.data.len() as i32);
+        }
+        out
+    }
+
+    #[test]
+    fn ids_by_block_and_by_row_read_the_same() {
+        // random ids cut into pieces at every row: the views of one id per row and of
+        // one per block give every row the same id and the same starts of blocks
+        let mut state = 0x853c_49e6_748f_ea9bu64;
+        let alphabet: [&[u8]; 4] = [b"1", b"2", b"q10", b""];
+        for case in 0..200 {
+            let n = case % 23;
+            let ids: Vec<&[u8]> = (0..n)
+                .map(|_| {
+                    state ^= state << 13;
+                    state ^= state >> 7;
+                    state ^= state << 17;
+                    alphabet[(state % 4) as usize]
+                })
+                .collect();
+            for cut in 0..=n {
+                let parts = [column(&ids[..cut]), column(&ids[cut..])];
+                let blocks: Vec<QueryIds> = parts.iter().map(QueryIds::from_rows).collect();
+                let docs = column(&vec![&b"d"[..]; n]);
+                let view = |query_id| Piece {
+                    query_id,
+                    doc_id: StrView::of(&docs),
+                    values: ValuesView::Scores(&[]),
+                };
+                let by_row: Vec<Piece> =
+                    parts.iter().map(|p| view(QueryView::Rows(StrView::of(p)))).collect();
+                let by_block: Vec<Piece> = blocks.iter().map(|b| view(QueryView::of(b))).collect();
+                let starts = Table::find_query_starts(&by_row);
+                assert_eq!(Table::find_query_starts(&by_block), starts, "{ids:?} cut {cut}");
+                let rows = Table::of_pieces(by_row, Cow::Owned(starts.clone()));
+                let table = Table::of_pieces(by_block, Cow::Owned(starts));
+                assert_eq!(table.rows(), n);
+                for (row, id) in ids.iter().enumerate() {
+                    assert_eq!((table.query_id(row), rows.query_id(row)), (*id, *id));
+                }
+            }
+        }
     }
 }

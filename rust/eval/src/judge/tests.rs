@@ -1,4 +1,4 @@
-use cranfield_trec::{parse, Columns, Kind, Options, Parsed, Strings, Values};
+use cranfield_trec::{parse, Columns, Kind, Options, Parsed, QueryIds, Strings, Values};
 
 use super::*;
 
@@ -33,6 +33,7 @@ fn i8s(labels: &LabelVec) -> Vec<i8> {
 /// The same rows cut into pieces after the given rows (as the reader cuts big files).
 fn cut(parsed: &Parsed, after: &[usize]) -> Parsed {
     let all = &parsed.columns[0];
+    let all_query_ids = all.query_id.to_rows().unwrap();
     let mut columns = Vec::new();
     let mut bounds = vec![0];
     bounds.extend(after.iter().copied().filter(|&r| r > 0 && r < parsed.rows));
@@ -52,7 +53,7 @@ fn cut(parsed: &Parsed, after: &[usize]) -> Parsed {
             Values::Reals(v) => Values::Reals(v[w[0]..w[1]].to_vec()),
         };
         columns.push(Columns {
-            query_id: strings(&all.query_id),
+            query_id: QueryIds::from_rows(&strings(&all_query_ids)),
             doc_id: strings(&all.doc_id),
             values,
         });
@@ -212,6 +213,12 @@ fn errors_are_told_apart() {
     assert!(matches!(judge(&broken, &q, &options()), Err(JudgeError::WrongKind(Input::Run))));
     broken.columns[0].doc_id.offsets = vec![];
     assert!(matches!(judge(&broken, &q, &options()), Err(JudgeError::WrongKind(Input::Run))));
+    // query ids by block that do not cover the rows: refused, not a panic
+    for starts in [vec![], vec![1, 0], vec![1, 1], vec![0, 2], vec![0]] {
+        let mut broken = run("q Q0 a 1 1 t\nr Q0 b 1 1 t\n");
+        broken.columns[0].query_id.starts = starts;
+        assert!(matches!(judge(&broken, &q, &options()), Err(JudgeError::WrongKind(Input::Run))));
+    }
     let bad = JudgeOptions { depth: Some(0), ..options() };
     assert!(matches!(judge(&r, &q, &bad), Err(JudgeError::Options(_))));
     let bad = JudgeOptions { compat: 11, ..options() };
@@ -332,4 +339,13 @@ fn qrels_prepared_once_judge_every_run_as_judge_with() {
             assert!(alone.contains("Qrels"), "{alone}");
         }
     }
+}
+
+#[test]
+fn the_joined_labels_lacking_memory_are_an_error() {
+    // reserved fallibly: an error the caller words, not the end of the process
+    let err = joined::<i64>(usize::MAX / 16).unwrap_err();
+    assert!(matches!(err, JudgeError::Memory { what: "hold the judged run's labels", .. }));
+    let labels = joined::<i8>(5 << 20).unwrap();
+    assert!(labels.is_empty() && labels.capacity() >= 5 << 20);
 }
