@@ -33,11 +33,8 @@ import os
 import re
 import sys
 
-
-class UsageError(SystemExit):
-    """A usage error, already reported on stderr by :meth:`Parser.error`; ``code`` is
-    the exit status. A ``SystemExit``, so an uncaught one ends the program as argparse's
-    errors always have; a subcommand that returns its status itself catches this one."""
+# (their home is _common, which needs no argparse; the subcommands import them from here)
+from ._common import UsageError, engine_value, judge_options  # noqa: F401
 
 
 class Parser(argparse.ArgumentParser):
@@ -133,35 +130,6 @@ def add_judging(p: argparse.ArgumentParser) -> None:
     add_complete(p)
     add_judged_only(p)
     add_duplicates(p)
-
-
-# option of each JudgeOptions field, for messages
-_JUDGE_FLAGS = {
-    "rel_level": "--rel-level",
-    "depth": "--depth",
-    "judged_only": "--judged-only",
-    "complete": "--complete",
-    "compat": "--compat",
-    "duplicates": "--duplicates",
-}
-
-
-def judge_options(args: argparse.Namespace, **values):
-    """The :class:`~cranfield.core.options.JudgeOptions` of the parsed options (those a
-    subcommand declares; the others keep their defaults), ``values`` taking precedence.
-
-    The one place the command line turns ``-l/-M/-J/-c/--compat/--duplicates`` into
-    judging options; a bad value is a ParameterError naming the option.
-    """
-    from ..core.options import JudgeOptions
-    from ..errors import ParameterError
-
-    given = {k: getattr(args, k) for k in _JUDGE_FLAGS if getattr(args, k, None) is not None}
-    given.update(values)
-    try:
-        return JudgeOptions(**given)
-    except ParameterError as exc:
-        raise ParameterError(_JUDGE_FLAGS[exc.name], exc.allowed, exc.given) from None
 
 
 def eval_options(args: argparse.Namespace) -> dict:
@@ -261,17 +229,6 @@ def add_engine(p: argparse.ArgumentParser, help: str = ENGINE_HELP) -> None:
         help="the Dask scheduler to run on, e.g. tcp://host:8786 (implies --engine dask; "
         "default: a local cluster of one worker per core)",
     )
-
-
-def engine_value(args: argparse.Namespace) -> str:
-    """The engine asked for: ``--engine``, or dask when ``--scheduler`` is given."""
-    if args.scheduler is not None and args.engine == "local":
-        from ..errors import ParameterError
-
-        raise ParameterError("--engine", "dask (or no --engine) with --scheduler", "local")
-    if args.engine is None:
-        return "dask" if args.scheduler is not None else "local"
-    return args.engine
 
 
 def add_format(

@@ -15,11 +15,12 @@ import importlib
 import sys
 
 from ..errors import CranfieldError
-from ._args import Parser, expand_measure_lists
 
 TYPE_CHECKING = False  # (typing.TYPE_CHECKING without importing typing: a cold CLI)
 if TYPE_CHECKING:
     from argparse import Namespace
+
+    from ._args import Parser
 
 # name -> (module, one-line description). Kept here so `cranfield --help` needs no imports.
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
@@ -79,6 +80,8 @@ def _available() -> dict[str, tuple[str, str]]:
 
 def subcommand_parser(name: str):
     """(module, parser) of subcommand ``name`` with its arguments declared."""
+    from ._args import Parser
+
     module = importlib.import_module(f"cranfield.cli.{SUBCOMMANDS[name][0]}")
     parser = Parser(prog=f"cranfield {name}", description=description(name))
     module.add_arguments(parser)
@@ -88,6 +91,8 @@ def subcommand_parser(name: str):
 def parse(parser: Parser, argv: list[str]) -> Namespace:
     """Parse ``argv``: the names after one ``-m`` first become ``-m`` options of their
     own (:func:`~cranfield.cli._args.expand_measure_lists`), then argparse parses."""
+    from ._args import expand_measure_lists
+
     return parser.parse_args(expand_measure_lists(parser, argv))
 
 
@@ -105,6 +110,8 @@ def _module(name: str):
 def _top_level(argv: list[str]) -> int:
     """``cranfield``, ``cranfield --help``, ``--version`` or an unknown subcommand: the
     parser of the subcommand names (built only here: a subcommand does not need it)."""
+    from ._args import Parser
+
     available = _available()
     parser = Parser(
         prog="cranfield",
