@@ -9,6 +9,8 @@ here; :mod:`cranfield.cli._args` re-exports it for the other subcommands.
 
 from __future__ import annotations
 
+import math
+
 TYPE_CHECKING = False  # (typing.TYPE_CHECKING without importing typing: a cold CLI)
 if TYPE_CHECKING:
     from argparse import Namespace
@@ -58,3 +60,45 @@ def engine_value(args: Namespace) -> str:
     if args.engine is None:
         return "dask" if args.scheduler is not None else "local"
     return args.engine
+
+
+def digits_value(args: Namespace) -> int:
+    """``--digits`` as an integer from 0 to 17 (:class:`~cranfield.errors.ParameterError`)."""
+    return number(args.digits, "--digits", int, 0, 17)
+
+
+def number(text: str, name: str, kind: type, low: float, high: float, *, open_: bool = False):
+    """``text`` as an ``int`` or ``float`` within [low, high] (``open_``: (low, high)).
+
+    Fails with :class:`ParameterError` naming the allowed range. Integers may be written
+    ``1e4``; non-finite and fractional values are refused for integers.
+    """
+    from ..errors import ParameterError
+
+    if kind is int:
+        allowed = f"an integer from {low:,} to {high:,}".replace(",", "")
+    elif open_:
+        allowed = f"a number strictly between {low:g} and {high:g}"
+    else:
+        allowed = f"a number from {low:g} to {high:g}"
+    try:
+        value = float(text)
+    except (TypeError, ValueError):
+        raise ParameterError(name, allowed, text) from None
+    if not math.isfinite(value):
+        raise ParameterError(name, allowed, text)
+    if kind is int:
+        if not value.is_integer():
+            raise ParameterError(name, allowed, text)
+        try:
+            value = int(text)
+        except ValueError:
+            value = int(value)
+    inside = low < value < high if open_ else low <= value <= high
+    if not inside:
+        raise ParameterError(name, allowed, text)
+    return value
+
+
+class Parsed:
+    """Options read without ``argparse`` (what an ``argparse.Namespace`` holds)."""

@@ -135,15 +135,24 @@ def main(argv: list[str] | None = None) -> int:
     name = argv[0]
     if hasattr(module, "main"):  # subcommands that parse their own arguments
         return _guard(lambda: module.main(argv[1:]), name)
+    # plain command lines read without argparse, where the subcommand can (eval)
+    quick = getattr(module, "quick", None)
+    args = quick(argv[1:]) if quick is not None else None
+    if args is None:
+        args = _parsed(name, argv[1:])
+    return _guard(lambda: _check_output(args) or module.run(args), name)
+
+
+def _parsed(name: str, argv: list[str]) -> Namespace:
+    """The arguments of subcommand ``name``, read by its argparse parser."""
     module, sub_parser = subcommand_parser(name)
     early = getattr(module, "early", None)
     if early is not None:  # background work that must start before the heavy imports
         try:
-            early(argv[1:])
+            early(argv)
         except OSError:  # best effort: the subcommand does the same work itself
             pass
-    args = parse(sub_parser, argv[1:])
-    return _guard(lambda: _check_output(args) or module.run(args), name)
+    return parse(sub_parser, argv)
 
 
 def _check_output(args) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 
 from ..errors import CranfieldError, MeasureError
-from ._common import UsageError, engine_value, judge_options
+from ._common import Parsed, UsageError, engine_value, judge_options
 
 TYPE_CHECKING = False  # (typing.TYPE_CHECKING without importing typing: a cold CLI)
 if TYPE_CHECKING:
@@ -101,10 +101,6 @@ def build_parser() -> Parser:
     return p
 
 
-class _Args:
-    """The parsed options (what ``argparse.Namespace`` holds; see :func:`quick_parse`)."""
-
-
 # the options of add_compat, add_stream and add_engine (cli/_args.py) as quick_parse
 # reads them: option -> (dest, the values it takes, as parsed)
 _SHARED = {
@@ -128,7 +124,7 @@ def quick_parse(argv: list[str]):
     are argparse's. tests/cli/test_trec_eval_quick_parse.py checks that both give the
     same options.
     """
-    args = _Args()
+    args = Parsed()
     values = vars(args)
     actions = {}
     for flags, dest, action, default in OPTIONS:
