@@ -9,8 +9,6 @@ here; :mod:`cranfield.cli._args` re-exports it for the other subcommands.
 
 from __future__ import annotations
 
-import math
-
 TYPE_CHECKING = False  # (typing.TYPE_CHECKING without importing typing: a cold CLI)
 if TYPE_CHECKING:
     from argparse import Namespace
@@ -73,6 +71,8 @@ def number(text: str, name: str, kind: type, low: float, high: float, *, open_: 
     Fails with :class:`ParameterError` naming the allowed range. Integers may be written
     ``1e4``; non-finite and fractional values are refused for integers.
     """
+    import math  # (not at the top: a shared library to load; a cold CLI)
+
     from ..errors import ParameterError
 
     if kind is int:

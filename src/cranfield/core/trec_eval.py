@@ -20,7 +20,6 @@ Deliberate deviations from trec_eval 10.0 (documented in docs/trec_eval.md):
 
 from __future__ import annotations
 
-import math
 import os
 
 from .. import _engine
@@ -33,6 +32,7 @@ from .options import JudgeOptions, merged
 # measures without parameters not even the measure registry (:func:`quick_columns`):
 # those are imported on first use
 np = lazy("numpy", __name__, "np")
+math = lazy("math", __name__, "math")  # (a shared library to load: parameters need it)
 
 TYPE_CHECKING = False  # (typing.TYPE_CHECKING without importing typing)
 if TYPE_CHECKING:
