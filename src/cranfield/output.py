@@ -13,7 +13,10 @@ from __future__ import annotations
 
 import io
 import math
-from collections.abc import Iterable, Sequence
+
+TYPE_CHECKING = False  # (typing.TYPE_CHECKING without importing typing: a cold CLI)
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Sequence
 
 FORMATS = ("text", "markdown", "json", "csv", "tsv", "trec")
 

@@ -11,7 +11,6 @@ a :class:`~cranfield.cli._args.Parser`: a usage error is one line and exit statu
 
 from __future__ import annotations
 
-import importlib
 import sys
 
 from ..errors import CranfieldError
@@ -82,7 +81,7 @@ def subcommand_parser(name: str):
     """(module, parser) of subcommand ``name`` with its arguments declared."""
     from ._args import Parser
 
-    module = importlib.import_module(f"cranfield.cli.{SUBCOMMANDS[name][0]}")
+    module = _import(f"cranfield.cli.{SUBCOMMANDS[name][0]}")
     parser = Parser(prog=f"cranfield {name}", description=description(name))
     module.add_arguments(parser)
     return module, parser
@@ -96,11 +95,18 @@ def parse(parser: Parser, argv: list[str]) -> Namespace:
     return parser.parse_args(expand_measure_lists(parser, argv))
 
 
+def _import(path: str):
+    """``importlib.import_module(path)`` for an absolute name, without importing importlib
+    (which the console script has not loaded: a cold start)."""
+    __import__(path)
+    return sys.modules[path]
+
+
 def _module(name: str):
     """The module of subcommand ``name``, or None when it is not installed."""
     path = f"cranfield.cli.{SUBCOMMANDS[name][0]}"
     try:
-        return importlib.import_module(path)
+        return _import(path)
     except ModuleNotFoundError as exc:
         if exc.name != path:  # a module it needs is missing, not the subcommand itself
             raise
