@@ -6,8 +6,6 @@ first access, so ``import cranfield`` stays cheap (no pandas, SciPy or matplotli
 
 from __future__ import annotations
 
-from importlib import import_module
-
 TYPE_CHECKING = False  # (typing.TYPE_CHECKING without importing typing)
 
 __version__ = "0.1.0"
@@ -41,13 +39,15 @@ __all__ = sorted(set(_EXPORTS) | set(_MODULES)) + ["__version__"]
 
 
 def __getattr__(name: str):
+    if name not in _MODULES and name not in _EXPORTS:  # (asked for every submodule imported)
+        raise AttributeError(f"module 'cranfield' has no attribute {name!r}")
+    from importlib import import_module  # (here: the console script has not loaded it)
+
     if name in _MODULES:
         value = import_module(f".{_MODULES[name]}", __name__)
         globals()[name] = value
         return value
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'cranfield' has no attribute {name!r}")
+    module = _EXPORTS[name]
     mod = import_module(f".{module}", __name__)
     value = getattr(mod, "parse" if name == "parse_measure" else name)
     globals()[name] = value

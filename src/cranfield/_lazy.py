@@ -11,7 +11,6 @@ global lookup of an ``import`` statement.
 from __future__ import annotations
 
 import sys
-from importlib import import_module
 
 
 class _Lazy:
@@ -21,6 +20,8 @@ class _Lazy:
         self._name, self._owner, self._alias = name, owner, alias
 
     def __getattr__(self, attr: str):
+        from importlib import import_module
+
         module = import_module(self._name)
         owner = sys.modules.get(self._owner)
         if owner is not None and getattr(owner, self._alias, None) is self:

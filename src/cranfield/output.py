@@ -11,11 +11,12 @@ The shapes:
 
 from __future__ import annotations
 
-import csv
 import io
-import json
 import math
-from collections.abc import Iterable, Sequence
+
+TYPE_CHECKING = False  # (typing.TYPE_CHECKING without importing typing: a cold CLI)
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Sequence
 
 FORMATS = ("text", "markdown", "json", "csv", "tsv", "trec")
 
@@ -48,6 +49,8 @@ def dumps_json(obj, indent: int | None = 2) -> str:
 
     ``allow_nan=False`` makes any value that slipped through an error, never invalid JSON.
     """
+    import json  # (here: a text table needs neither json nor csv; a cold CLI)
+
     return json.dumps(json_safe(obj), indent=indent, allow_nan=False)
 
 
@@ -116,6 +119,8 @@ def delimited(head: Sequence[str], body: Iterable[Sequence], delimiter: str = ",
     """CSV (``delimiter=","``) or TSV (``"\\t"``) text: the header, then one line per row,
     each ended by a newline; quoting as Python's :mod:`csv` (minimal)."""
     buf = io.StringIO()
+    import csv
+
     writer = csv.writer(buf, delimiter=delimiter, lineterminator="\n")
     writer.writerow(head)
     writer.writerows(body)

@@ -128,3 +128,56 @@ def test_a_subcommand_does_not_build_the_parser_of_every_subcommand(files, monke
     assert "num_ret" in capsys.readouterr().out
     with pytest.raises(AssertionError, match="top-level parser"):
         cli.main(["--help"])
+
+
+def imported_modules(argv: list[str], prefixes: tuple[str, ...]) -> list[str]:
+    """The modules ``main(argv)`` loads in a fresh interpreter (its status must be 0) that
+    are one of ``prefixes`` or inside one (a prefix ending in '.': its submodules)."""
+    script = (
+        "import io, sys\n"
+        "before = set(sys.modules)\n"
+        "out, sys.stdout = sys.stdout, io.StringIO()\n"
+        "from cranfield.cli.main import main\n"
+        f"status = main({argv!r})\n"
+        "sys.stdout = out\n"
+        "assert status == 0, status\n"
+        f"prefixes = {prefixes!r}\n"
+        "print(sorted(m for m in set(sys.modules) - before if any(\n"
+        "    m.startswith(p) if p.endswith('.') else m == p or m.startswith(p + '.')\n"
+        "    for p in prefixes)))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    return eval(done.stdout.strip().splitlines()[-1])  # noqa: S307 - our own repr
+
+
+# plain command lines are read without argparse (which imports re, enum, gettext and
+# locale), and measures named without parameters need no measure family
+# (cli/trec_eval_cmd.quick_parse, cli/eval_cmd.quick, core/trec_eval.quick_columns)
+PLAIN = ("argparse", "re", "enum", "gettext", "locale", "json", "csv")
+FAMILIES = ("cranfield.core.measures.",)
+
+
+# and what the console script (`cranfield`, which imports only sys) has not loaded:
+# importlib (with warnings), contextlib (with collections and functools), math
+UNLOADED = ("importlib", "warnings", "contextlib")
+
+
+@pytest.mark.parametrize(
+    "argv", [["trec_eval", "-q", "-m", "all_trec"], ["trec_eval"], ["trec_eval", "-m", "map"]]
+)
+def test_plain_trec_eval_reads_its_arguments_and_measures_cheaply(files, argv):
+    loaded = imported_modules([*argv, *files], PLAIN + UNLOADED + FAMILIES)
+    assert loaded == []
+    assert imported_modules([*argv, *files], ("collections", "functools", "math")) == []
+
+
+def test_plain_eval_reads_its_arguments_cheaply(files):
+    loaded = imported_modules(["eval", *files, "-m", "AP"], PLAIN + UNLOADED)
+    assert loaded == []
+
+
+def test_other_command_lines_still_use_argparse(files):
+    # the checks above can fail: a line that is not plain is read by argparse
+    assert "argparse" in imported_modules(["trec_eval", "-qc", *files], ("argparse",))
+    assert "argparse" in imported_modules(["eval", *files, "-m", "AP,P@5"], ("argparse",))

@@ -28,16 +28,12 @@ The third form is rewritten into the first by :func:`expand_measure_lists`, whic
 from __future__ import annotations
 
 import argparse
-import math
 import os
 import re
 import sys
 
-
-class UsageError(SystemExit):
-    """A usage error, already reported on stderr by :meth:`Parser.error`; ``code`` is
-    the exit status. A ``SystemExit``, so an uncaught one ends the program as argparse's
-    errors always have; a subcommand that returns its status itself catches this one."""
+# (their home is _common, which needs no argparse; the subcommands import them from here)
+from ._common import UsageError, digits_value, engine_value, judge_options, number  # noqa: F401
 
 
 class Parser(argparse.ArgumentParser):
@@ -133,35 +129,6 @@ def add_judging(p: argparse.ArgumentParser) -> None:
     add_complete(p)
     add_judged_only(p)
     add_duplicates(p)
-
-
-# option of each JudgeOptions field, for messages
-_JUDGE_FLAGS = {
-    "rel_level": "--rel-level",
-    "depth": "--depth",
-    "judged_only": "--judged-only",
-    "complete": "--complete",
-    "compat": "--compat",
-    "duplicates": "--duplicates",
-}
-
-
-def judge_options(args: argparse.Namespace, **values):
-    """The :class:`~cranfield.core.options.JudgeOptions` of the parsed options (those a
-    subcommand declares; the others keep their defaults), ``values`` taking precedence.
-
-    The one place the command line turns ``-l/-M/-J/-c/--compat/--duplicates`` into
-    judging options; a bad value is a ParameterError naming the option.
-    """
-    from ..core.options import JudgeOptions
-    from ..errors import ParameterError
-
-    given = {k: getattr(args, k) for k in _JUDGE_FLAGS if getattr(args, k, None) is not None}
-    given.update(values)
-    try:
-        return JudgeOptions(**given)
-    except ParameterError as exc:
-        raise ParameterError(_JUDGE_FLAGS[exc.name], exc.allowed, exc.given) from None
 
 
 def eval_options(args: argparse.Namespace) -> dict:
@@ -263,17 +230,6 @@ def add_engine(p: argparse.ArgumentParser, help: str = ENGINE_HELP) -> None:
     )
 
 
-def engine_value(args: argparse.Namespace) -> str:
-    """The engine asked for: ``--engine``, or dask when ``--scheduler`` is given."""
-    if args.scheduler is not None and args.engine == "local":
-        from ..errors import ParameterError
-
-        raise ParameterError("--engine", "dask (or no --engine) with --scheduler", "local")
-    if args.engine is None:
-        return "dask" if args.scheduler is not None else "local"
-    return args.engine
-
-
 def add_format(
     p: argparse.ArgumentParser, choices, default: str | None = None, what: str = ""
 ) -> None:
@@ -300,11 +256,6 @@ def add_digits(p: argparse.ArgumentParser) -> None:
     )
 
 
-def digits_value(args: argparse.Namespace) -> int:
-    """``--digits`` as an integer from 0 to 17 (:class:`~cranfield.errors.ParameterError`)."""
-    return number(args.digits, "--digits", int, 0, 17)
-
-
 def add_output(p: argparse.ArgumentParser, required: bool = False, help: str | None = None):
     """``-o/--output FILE``, checked before any work by ``cli/main.py`` (dest ``output``)."""
     default_help = "file to write" if required else "write to this file instead of standard output"
@@ -323,39 +274,6 @@ def add_seed(p: argparse.ArgumentParser, what: str = "randomised steps") -> None
 def seed_value(args: argparse.Namespace) -> int:
     """``--seed`` as an integer, checked (:class:`~cranfield.errors.ParameterError`)."""
     return number(args.seed, "--seed", int, 0, 2**63 - 1)
-
-
-def number(text: str, name: str, kind: type, low: float, high: float, *, open_: bool = False):
-    """``text`` as an ``int`` or ``float`` within [low, high] (``open_``: (low, high)).
-
-    Fails with :class:`ParameterError` naming the allowed range. Integers may be written
-    ``1e4``; non-finite and fractional values are refused for integers.
-    """
-    from ..errors import ParameterError
-
-    if kind is int:
-        allowed = f"an integer from {low:,} to {high:,}".replace(",", "")
-    elif open_:
-        allowed = f"a number strictly between {low:g} and {high:g}"
-    else:
-        allowed = f"a number from {low:g} to {high:g}"
-    try:
-        value = float(text)
-    except (TypeError, ValueError):
-        raise ParameterError(name, allowed, text) from None
-    if not math.isfinite(value):
-        raise ParameterError(name, allowed, text)
-    if kind is int:
-        if not value.is_integer():
-            raise ParameterError(name, allowed, text)
-        try:
-            value = int(text)
-        except ValueError:
-            value = int(value)
-    inside = low < value < high if open_ else low <= value <= high
-    if not inside:
-        raise ParameterError(name, allowed, text)
-    return value
 
 
 def parse_ints(text: str, name: str) -> list[int]:

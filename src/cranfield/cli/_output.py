@@ -2,20 +2,34 @@
 
 from __future__ import annotations
 
-import contextlib
 import sys
-import warnings
 
 
-@contextlib.contextmanager
-def warnings_as_notes(notes: list[str]):
+class warnings_as_notes:  # (used as a function: `with warnings_as_notes(notes):`)
     """Collect the warnings raised inside (NumPy, SciPy) into ``notes``, once each,
-    instead of letting Python print them raw with file names and line numbers."""
-    with warnings.catch_warnings(record=True) as caught:
+    instead of letting Python print them raw with file names and line numbers.
+
+    (A class rather than a ``contextlib.contextmanager``: ``cranfield eval`` imports
+    this module, and contextlib costs a cold start ``collections`` and ``functools``.)
+    """
+
+    def __init__(self, notes: list[str]) -> None:
+        self._notes = notes
+
+    def __enter__(self) -> None:
+        import warnings
+
+        self._catching = warnings.catch_warnings(record=True)
+        self._caught = self._catching.__enter__()
         warnings.simplefilter("always")
-        yield
-    for text in dict.fromkeys(str(w.message).splitlines()[0] for w in caught if str(w.message)):
-        notes.append(text)
+
+    def __exit__(self, *error) -> None:
+        self._catching.__exit__(*error)
+        if error[0] is not None:  # (the notes are collected only when the block ends)
+            return
+        caught = self._caught
+        for text in dict.fromkeys(str(w.message).splitlines()[0] for w in caught if str(w.message)):
+            self._notes.append(text)
 
 
 def emit(text: str) -> None:

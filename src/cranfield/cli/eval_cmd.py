@@ -4,25 +4,23 @@ from __future__ import annotations
 
 import sys
 
-from ._args import (
-    add_compat,
-    add_digits,
-    add_engine,
-    add_format,
-    add_judging,
-    add_measures,
-    add_output,
-    add_qrels_and_runs,
-    add_stream,
-    digits_value,
-    engine_value,
-    judge_options,
-)
+from ._common import Parsed, digits_value, engine_value, judge_options
 from ._output import deliver
 
 
 def add_arguments(p) -> None:
     from ..defaults import DEFAULT_MEASURES
+    from ._args import (
+        add_compat,
+        add_digits,
+        add_engine,
+        add_format,
+        add_judging,
+        add_measures,
+        add_output,
+        add_qrels_and_runs,
+        add_stream,
+    )
 
     add_qrels_and_runs(p)
     add_measures(
@@ -64,6 +62,115 @@ def add_arguments(p) -> None:
     add_format(p, ["text", "markdown", "json", "csv", "tsv", "trec"])
     add_digits(p)
     add_output(p)
+
+
+# the options of add_arguments as quick() reads them: option -> (dest, kind, accepted)
+# with kind "switch" (stores True), "int", "text" or "measure"; accepted: the values a
+# choice takes (as parsed), else None
+_QUICK = {
+    "-m": ("measures", "measure", None),
+    "--measure": ("measures", "measure", None),
+    "-q": ("per_query", "switch", None),
+    "--per-query": ("per_query", "switch", None),
+    "-l": ("rel_level", "int", None),
+    "--rel-level": ("rel_level", "int", None),
+    "-c": ("complete", "switch", None),
+    "--complete": ("complete", "switch", None),
+    "-J": ("judged_only", "switch", None),
+    "--judged-only": ("judged_only", "switch", None),
+    "--duplicates": ("duplicates", "text", ("error", "first", "max")),
+    "--fractional": ("fractional", "switch", None),
+    "-M": ("depth", "int", None),
+    "--depth": ("depth", "int", None),
+    "--aggregate": ("aggregate", "text", ("macro", "micro")),
+    "--skip-no-relevant": ("skip_no_relevant", "switch", None),
+    "-N": ("collection_size", "int", None),
+    "--collection-size": ("collection_size", "int", None),
+    "--compat": ("compat", "int", (9, 10)),
+    "--engine": ("engine", "text", ("local", "dask")),
+    "--scheduler": ("scheduler", "text", None),
+    "-f": ("format", "text", ("text", "markdown", "json", "csv", "tsv", "trec")),
+    "--format": ("format", "text", ("text", "markdown", "json", "csv", "tsv", "trec")),
+    "--digits": ("digits", "text", None),
+    "-o": ("output", "text", None),
+    "--output": ("output", "text", None),
+}
+_QUICK_DEFAULTS = {
+    "measures": None,
+    "per_query": False,
+    "rel_level": 1,
+    "complete": False,
+    "judged_only": False,
+    "duplicates": "error",
+    "fractional": False,
+    "depth": None,
+    "aggregate": "macro",
+    "skip_no_relevant": False,
+    "collection_size": None,
+    "compat": 10,
+    "stream": None,
+    "engine": None,
+    "scheduler": None,
+    "format": "text",
+    "digits": "4",
+    "output": None,
+}
+
+
+def quick(argv: list[str]) -> Parsed | None:
+    """The options of a plain ``cranfield eval`` command line without ``argparse``, or
+    None (then cli/main.py's parser reads it: its results and messages).
+
+    Plain: ``QRELS RUN [RUN ...]`` together, every option written out in full and
+    alone, each value an argument of its own not starting with '-', a ``-m`` value
+    without commas and not followed by another word (``-m AP nDCG@10``, a list, is
+    read by :func:`~cranfield.cli._args.expand_measure_lists`), an integer option's
+    value all digits. tests/cli/test_eval_quick_parse.py checks that argparse reads
+    such lines to the same options.
+    """
+    args = Parsed()
+    values = vars(args)
+    values.update(_QUICK_DEFAULTS)
+    files: list[str] = []
+    last_file = -1
+    i, n = 0, len(argv)
+    while i < n:
+        token = argv[i]
+        if token == "-" or not token.startswith("-"):
+            if files and last_file != i - 1:
+                return None
+            files.append(token)
+            last_file = i
+        elif token in ("--stream", "--no-stream"):
+            values["stream"] = token == "--stream"
+        elif token in _QUICK:
+            dest, kind, accepted = _QUICK[token]
+            if kind == "switch":
+                values[dest] = True
+                i += 1
+                continue
+            if i + 1 >= n or argv[i + 1].startswith("-"):
+                return None
+            i += 1
+            value = argv[i]
+            if kind == "int":
+                if not (value.isascii() and value.isdigit()):
+                    return None
+                value = int(value)
+            if accepted is not None and value not in accepted:
+                return None
+            if kind == "measure":
+                if "," in value or (i + 1 < n and not argv[i + 1].startswith("-")):
+                    return None  # a comma list, or names after one -m
+                value = (values[dest] or []) + [value.strip()]
+            values[dest] = value
+        else:
+            return None
+        i += 1
+    if len(files) < 2:
+        return None
+    values["qrels"], values["runs"] = files[0], files[1:]
+    return args
 
 
 def run(args) -> int:

@@ -11,15 +11,15 @@ a :class:`~cranfield.cli._args.Parser`: a usage error is one line and exit statu
 
 from __future__ import annotations
 
-import importlib
 import sys
 
 from ..errors import CranfieldError
-from ._args import Parser, expand_measure_lists
 
 TYPE_CHECKING = False  # (typing.TYPE_CHECKING without importing typing: a cold CLI)
 if TYPE_CHECKING:
     from argparse import Namespace
+
+    from ._args import Parser
 
 # name -> (module, one-line description). Kept here so `cranfield --help` needs no imports.
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
@@ -79,7 +79,9 @@ def _available() -> dict[str, tuple[str, str]]:
 
 def subcommand_parser(name: str):
     """(module, parser) of subcommand ``name`` with its arguments declared."""
-    module = importlib.import_module(f"cranfield.cli.{SUBCOMMANDS[name][0]}")
+    from ._args import Parser
+
+    module = _import(f"cranfield.cli.{SUBCOMMANDS[name][0]}")
     parser = Parser(prog=f"cranfield {name}", description=description(name))
     module.add_arguments(parser)
     return module, parser
@@ -88,14 +90,23 @@ def subcommand_parser(name: str):
 def parse(parser: Parser, argv: list[str]) -> Namespace:
     """Parse ``argv``: the names after one ``-m`` first become ``-m`` options of their
     own (:func:`~cranfield.cli._args.expand_measure_lists`), then argparse parses."""
+    from ._args import expand_measure_lists
+
     return parser.parse_args(expand_measure_lists(parser, argv))
+
+
+def _import(path: str):
+    """``importlib.import_module(path)`` for an absolute name, without importing importlib
+    (which the console script has not loaded: a cold start)."""
+    __import__(path)
+    return sys.modules[path]
 
 
 def _module(name: str):
     """The module of subcommand ``name``, or None when it is not installed."""
     path = f"cranfield.cli.{SUBCOMMANDS[name][0]}"
     try:
-        return importlib.import_module(path)
+        return _import(path)
     except ModuleNotFoundError as exc:
         if exc.name != path:  # a module it needs is missing, not the subcommand itself
             raise
@@ -105,6 +116,8 @@ def _module(name: str):
 def _top_level(argv: list[str]) -> int:
     """``cranfield``, ``cranfield --help``, ``--version`` or an unknown subcommand: the
     parser of the subcommand names (built only here: a subcommand does not need it)."""
+    from ._args import Parser
+
     available = _available()
     parser = Parser(
         prog="cranfield",
@@ -128,15 +141,24 @@ def main(argv: list[str] | None = None) -> int:
     name = argv[0]
     if hasattr(module, "main"):  # subcommands that parse their own arguments
         return _guard(lambda: module.main(argv[1:]), name)
+    # plain command lines read without argparse, where the subcommand can (eval)
+    quick = getattr(module, "quick", None)
+    args = quick(argv[1:]) if quick is not None else None
+    if args is None:
+        args = _parsed(name, argv[1:])
+    return _guard(lambda: _check_output(args) or module.run(args), name)
+
+
+def _parsed(name: str, argv: list[str]) -> Namespace:
+    """The arguments of subcommand ``name``, read by its argparse parser."""
     module, sub_parser = subcommand_parser(name)
     early = getattr(module, "early", None)
     if early is not None:  # background work that must start before the heavy imports
         try:
-            early(argv[1:])
+            early(argv)
         except OSError:  # best effort: the subcommand does the same work itself
             pass
-    args = parse(sub_parser, argv[1:])
-    return _guard(lambda: _check_output(args) or module.run(args), name)
+    return parse(sub_parser, argv)
 
 
 def _check_output(args) -> None:

@@ -6,19 +6,14 @@ Same arguments and output as trec_eval; ``--compat 9`` reproduces trec_eval 9.x
 
 from __future__ import annotations
 
-import argparse
 import sys
 
 from ..errors import CranfieldError, MeasureError
-from ._args import (
-    Parser,
-    UsageError,
-    add_compat,
-    add_engine,
-    add_stream,
-    engine_value,
-    judge_options,
-)
+from ._common import Parsed, UsageError, engine_value, judge_options
+
+TYPE_CHECKING = False  # (typing.TYPE_CHECKING without importing typing: a cold CLI)
+if TYPE_CHECKING:
+    from ._args import Parser
 
 USAGE = """usage: cranfield trec_eval [-h] [-q] [-m measure[.params]] [-c] [-n] [-l <num>]
                            [-D debug_level] [-N <num>] [-M <num>] [-R rel_format]
@@ -57,8 +52,33 @@ DESCRIPTION = """Evaluate a TREC run against qrels exactly as trec_eval 10.0 doe
   See 'cranfield measures' for what every measure computes."""
 
 
+# trec_eval's own options, in the order argparse is given them (its messages list
+# options in that order): (option strings, dest, action, default)
+OPTIONS = (
+    (("-h", "--help"), "help", "store_true", False),
+    (("-v", "--version"), "version", "store_true", False),
+    (("-q", "--query_eval_wanted"), "per_query", "store_true", False),
+    (("-m", "--measure"), "measures", "append", None),  # (default: a new list)
+    (("-c", "--complete_rel_info_wanted"), "complete", "store_true", False),
+    (("-n", "--nosummary"), "nosummary", "store_true", False),
+    (("-l", "--level_for_rel"), "rel_level", "store", "1"),
+    (("-N", "--Number_docs_in_coll"), "num_docs", "store", "0"),
+    (("-M", "--Max_retrieved_per_topic"), "depth", "store", None),
+    (("-J", "--Judged_docs_only"), "judged_only", "store_true", False),
+    (("-Z", "--Zscore"), "zscores", "store", None),
+    (("-R", "--Rel_info_format"), "rel_format", "store", "qrels"),
+    (("-T", "--Results_format"), "results_format", "store", "trec_results"),
+    (("-D", "--Debug_level"), "debug", "store", None),
+    (("-o", "--Output_old_results_format"), "Output_old_results_format", "store_true", False),
+)
+
+
 def build_parser() -> Parser:
     """trec_eval's options; a usage error exits with status 1, as trec_eval's do."""
+    import argparse
+
+    from ._args import Parser, add_compat, add_engine, add_stream
+
     p = Parser(
         prog="cranfield trec_eval",
         usage_status=1,
@@ -67,21 +87,13 @@ def build_parser() -> Parser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
         add_help=False,
     )
-    p.add_argument("-h", "--help", action="store_true")
-    p.add_argument("-v", "--version", action="store_true")
-    p.add_argument("-q", "--query_eval_wanted", action="store_true", dest="per_query")
-    p.add_argument("-m", "--measure", action="append", dest="measures", default=[])
-    p.add_argument("-c", "--complete_rel_info_wanted", action="store_true", dest="complete")
-    p.add_argument("-n", "--nosummary", action="store_true")
-    p.add_argument("-l", "--level_for_rel", dest="rel_level", default="1")
-    p.add_argument("-N", "--Number_docs_in_coll", dest="num_docs", default="0")
-    p.add_argument("-M", "--Max_retrieved_per_topic", dest="depth", default=None)
-    p.add_argument("-J", "--Judged_docs_only", action="store_true", dest="judged_only")
-    p.add_argument("-Z", "--Zscore", dest="zscores", default=None)
-    p.add_argument("-R", "--Rel_info_format", dest="rel_format", default="qrels")
-    p.add_argument("-T", "--Results_format", dest="results_format", default="trec_results")
-    p.add_argument("-D", "--Debug_level", dest="debug", default=None)
-    p.add_argument("-o", "--Output_old_results_format", action="store_true")
+    for flags, dest, action, default in OPTIONS:
+        if action == "store_true":
+            p.add_argument(*flags, action=action, dest=dest)
+        else:
+            p.add_argument(
+                *flags, action=action, dest=dest, default=[] if action == "append" else default
+            )
     add_compat(p)
     add_stream(p)
     add_engine(p)
@@ -89,7 +101,76 @@ def build_parser() -> Parser:
     return p
 
 
-def _int_option(parser: Parser, value, flag: str) -> int:
+# the options of add_compat, add_stream and add_engine (cli/_args.py) as quick_parse
+# reads them: option -> (dest, the values it takes, as parsed)
+_SHARED = {
+    "--compat": ("compat", {"9": 9, "10": 10}),
+    "--engine": ("engine", {"local": "local", "dask": "dask"}),
+    "--scheduler": ("scheduler", None),
+}
+_SHARED_DEFAULTS = {"compat": 10, "stream": None, "engine": None, "scheduler": None}
+
+
+def quick_parse(argv: list[str]):
+    """The options of a plain trec_eval command line without ``argparse``, or None.
+
+    Plain: every option written out in full and alone (``-q``, ``-m all_trec``,
+    ``--compat 9``), each value an argument of its own that does not start with '-',
+    and the two files next to each other. That is how trec_eval is called (and
+    importing and building an ``argparse`` parser costs more than the rest of the
+    Python work of a small evaluation); anything else (``-qc``, ``-mP.5``,
+    ``--measure=P``, an abbreviation, ``--``, a missing or odd value, not two files)
+    returns None and :func:`build_parser`'s parser reads it, so results and messages
+    are argparse's. tests/cli/test_trec_eval_quick_parse.py checks that both give the
+    same options.
+    """
+    args = Parsed()
+    values = vars(args)
+    actions = {}
+    for flags, dest, action, default in OPTIONS:
+        values[dest] = [] if action == "append" else default
+        actions.update(dict.fromkeys(flags, (dest, action)))
+    values.update(_SHARED_DEFAULTS)
+    files: list[str] = []
+    last_file = -1
+    i, n = 0, len(argv)
+    while i < n:
+        token = argv[i]
+        if token == "-" or not token.startswith("-"):
+            if files and last_file != i - 1:
+                return None  # (argparse reads the files once, together)
+            files.append(token)
+            last_file = i
+        elif token in ("--stream", "--no-stream"):
+            values["stream"] = token == "--stream"
+        elif actions.get(token, (None, None))[1] == "store_true":
+            values[actions[token][0]] = True
+        elif token in actions or token in _SHARED:
+            if i + 1 >= n or argv[i + 1].startswith("-"):
+                return None
+            i += 1
+            value = argv[i]
+            if token in actions:
+                dest, action = actions[token]
+                if action == "append":
+                    values[dest].append(value)
+                else:
+                    values[dest] = value
+            else:
+                dest, accepted = _SHARED[token]
+                if accepted is not None and value not in accepted:
+                    return None
+                values[dest] = value if accepted is None else accepted[value]
+        else:
+            return None
+        i += 1
+    if len(files) != 2:
+        return None
+    values["files"] = files
+    return args
+
+
+def _int_option(parser: Parser | _Later, value, flag: str) -> int:
     try:
         return int(value)
     except (TypeError, ValueError):
@@ -116,10 +197,20 @@ def _write(output: str | bytes) -> None:
         pass
 
 
+class _Later:
+    """Stands in for :func:`build_parser`'s parser after :func:`quick_parse`: a usage
+    error is reported by the parser, built then."""
+
+    def error(self, message: str):
+        build_parser().error(message)
+
+
 def main(argv: list[str]) -> int:
-    parser = build_parser()
+    args = quick_parse(argv)
+    parser = _Later() if args is not None else build_parser()
     try:
-        args = parser.parse_args(argv)
+        if args is None:
+            args = parser.parse_args(argv)
         if args.help:
             # the option table is DESCRIPTION; argparse's own list would repeat it
             print(f"{USAGE}\n\n{DESCRIPTION}")

@@ -19,10 +19,13 @@ This module imports no arrays: the first path stays free of NumPy and PyArrow.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Sequence
 
 from ..defaults import DEFAULT_MEASURES
 from .options import JudgeOptions, merged
+
+TYPE_CHECKING = False  # (typing.TYPE_CHECKING without importing typing: a cold CLI)
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Sequence
 
 
 def evaluate_files(

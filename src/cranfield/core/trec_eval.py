@@ -20,31 +20,24 @@ Deliberate deviations from trec_eval 10.0 (documented in docs/trec_eval.md):
 
 from __future__ import annotations
 
-import math
 import os
-import re
 
 from .. import _engine
 from .._lazy import lazy
 from .._record import Record
 from ..errors import CranfieldError, InputError, MeasureError
-from .measures.names import parse_trec
-from .measures.registry import (
-    TREC_DEFAULT_NICKNAME,
-    Measure,
-    TrecEval,
-    trec_measures,
-    trec_nicknames,
-)
 from .options import JudgeOptions, merged
 
-# select() and columns() serve the CLI's cold path, which needs neither NumPy nor the
-# judging code (PyArrow): those are imported on first use
+# The CLI's cold path needs neither NumPy nor the judging code (PyArrow), and for
+# measures without parameters not even the measure registry (:func:`quick_columns`):
+# those are imported on first use
 np = lazy("numpy", __name__, "np")
+math = lazy("math", __name__, "math")  # (a shared library to load: parameters need it)
 
 TYPE_CHECKING = False  # (typing.TYPE_CHECKING without importing typing)
 if TYPE_CHECKING:
     from .judged import JudgedRun
+    from .measures.registry import Measure, TrecEval
 
 
 class Column(Record):
@@ -92,6 +85,8 @@ def select(measure_args: list[str]) -> list[tuple[TrecEval, str | None]]:
     The measures, their order and the nicknames come from the measure registry
     (:class:`~cranfield.core.measures.registry.TrecEval`).
     """
+    from .measures.registry import TREC_DEFAULT_NICKNAME, trec_measures, trec_nicknames
+
     table = {t.name: t for t in trec_measures()}
     nicknames = trec_nicknames()
     unsupported = {n for n, t in table.items() if not t.supported} | {
@@ -141,6 +136,8 @@ def c_atol(text: str) -> int:
     text = text.lstrip(_SPACE)
     if text.isascii() and text.isdigit():  # digits only: the whole text is the number
         return min(_LONG_MAX, int(text))
+    import re
+
     m = re.match(_ATOL, text)
     if not m:
         return 0
@@ -153,6 +150,8 @@ def c_atof(text: str) -> float:
     digits = text.replace(".", "", 1)
     if digits.isascii() and digits.isdigit():  # 5, 0.25, .5, 5.: the whole text
         return float(text)
+    import re
+
     m = re.match(_ATOF, text)
     if not m:
         return 0.0
@@ -168,6 +167,8 @@ def c_atof(text: str) -> float:
 
 def _valid_int(text: str) -> bool:
     """gain_init.c's test of a gain level name: an optional sign, then digits only."""
+    import re
+
     return re.fullmatch(r"[+-]?[0-9]+", text) is not None
 
 
@@ -247,6 +248,9 @@ TAKES_NO_PARAMS = ("run_name", "query_count", "long", "float", "gm")
 
 def columns(selected, num_docs_in_coll: int = 0) -> list[Column]:
     """Expand the selected trec measures into printed columns."""
+    from .measures.names import parse_trec
+    from .measures.registry import Measure
+
     out: list[Column] = []
     for tm, param in selected:
         if tm.kind in TAKES_NO_PARAMS:
@@ -269,6 +273,75 @@ def columns(selected, num_docs_in_coll: int = 0) -> list[Column]:
             reset = tm.reset_with_c and param is None
             out.append(Column(printed, tm.kind, m, blank, reset, tm.recount_with_c))
     return out
+
+
+def quick_columns(measure_args: list[str], num_docs_in_coll: int = 0) -> list[tuple] | None:
+    """The columns for the engine (as :func:`engine_columns` gives them) of measures
+    named without parameters, read from :mod:`cranfield.core._trec_columns`, or None.
+
+    That table is what :func:`select`, :func:`columns` and :func:`engine_columns` make
+    of each supported trec_eval measure and nickname without parameters; it spares a
+    ``cranfield trec_eval -m all_trec`` the import of every measure family (tests/core/
+    test_trec_columns.py checks it against the registry). Parameters (``P.5,10``), a
+    collection size (``-N``), a name it does not hold (unsupported, unknown) and a
+    family the engine does not compute all return None: :func:`select` and
+    :func:`columns` then read the measures (and raise the errors).
+    """
+    from ._trec_columns import COLUMNS, DEFAULT, NICKNAMES, ORDER
+
+    if num_docs_in_coll:
+        return None
+    marked: set[str] = set()
+    for arg in measure_args or [DEFAULT]:
+        if arg in NICKNAMES:
+            marked.update(NICKNAMES[arg])
+        elif arg in COLUMNS:
+            marked.add(arg)
+        else:
+            return None
+    described = [col for name in ORDER if name in marked for col in COLUMNS[name]]
+    families = _engine.measure_families()
+    if any(col[2] is not None and col[2][0] not in families for col in described):
+        return None
+    return described
+
+
+def trec_columns_table() -> tuple[str, tuple[str, ...], dict, dict]:
+    """(DEFAULT, ORDER, NICKNAMES, COLUMNS) of :mod:`cranfield.core._trec_columns`, made
+    from the measure registry: the nickname used without ``-m``, the supported trec_eval
+    measures in trec_eval's order, the nicknames all of whose measures are supported,
+    and each measure's engine columns without parameters (:func:`quick_columns`)."""
+    from .measures.registry import TREC_DEFAULT_NICKNAME, trec_measures, trec_nicknames
+
+    table = [t for t in trec_measures() if t.supported]
+    order = tuple(t.name for t in table)
+    nicknames = {
+        n: tuple(members)
+        for n, members in trec_nicknames().items()
+        if all(m in order for m in members)
+    }
+    cols = {t.name: tuple(engine_columns(columns([(t, None)]))) for t in table}
+    return TREC_DEFAULT_NICKNAME, order, nicknames, cols
+
+
+def write_trec_columns() -> None:
+    """Write :mod:`cranfield.core._trec_columns` from the registry (then ruff-format it)."""
+    from pprint import pformat
+
+    default, order, nicknames, cols = trec_columns_table()
+    text = (
+        '"""trec_eval\'s measures as ``cranfield trec_eval`` prints them without parameters.\n\n'
+        "Generated from the measure registry by\n"
+        "``python -c 'from cranfield.core.trec_eval import write_trec_columns as w; w()'``\n"
+        "(do not edit; tests/core/test_trec_columns.py checks it). See\n"
+        ':func:`cranfield.core.trec_eval.quick_columns`.\n"""\n\n'
+        f"DEFAULT = {default!r}\n\n"
+        f"ORDER = {pformat(order, width=88)}\n\n"
+        f"NICKNAMES = {pformat(nicknames, width=88, sort_dicts=False)}\n\n"
+        f"COLUMNS = {pformat(cols, width=88, sort_dicts=False)}\n"
+    )
+    with open(os.path.join(os.path.dirname(__file__), "_trec_columns.py"), "w") as fh:
+        fh.write(text)
 
 
 # trec_eval.h: the value given to a (topic, measure) without a usable mean and stddev
@@ -511,13 +584,14 @@ def _unusable_note(pair: bytes) -> str:
 def evaluate_files(
     qrels_path: str,
     run_path: str,
-    cols: list[Column],
+    cols: list[Column] | None,
     options: JudgeOptions,
     *,
     per_query: bool = False,
     summary: bool = True,
     zscores_path: str | None = None,
     stream: bool | None = None,
+    described: list[tuple] | None = None,
 ) -> Evaluated | None:
     """trec_eval on two TREC files (ids read as Latin-1, as bytes) in one engine call:
     read, judge, compute and print (``zscores_path``: ``-Z``; ``stream``: ``--stream``
@@ -527,6 +601,8 @@ def evaluate_files(
     it does not read (a directory). The caller then evaluates with
     :func:`run_trec_eval`. Standard input (``-``) and named pipes are read once, so once
     the engine has read one every problem is raised here.
+    ``described``: the columns as :func:`engine_columns` gives them, when already known
+    (:func:`quick_columns`; then ``cols`` is not read).
     Raises the :class:`InputError` (or :class:`MeasureError`) :func:`run_trec_eval` raises, in its order: a problem in the qrels or the run
     (naming the file), then in the z-score file, then no query to evaluate or a
     measure refusing the data.
@@ -534,7 +610,8 @@ def evaluate_files(
     from .io.source import MAX_LINE
     from .memory import engine_reading, engine_stdin, read_once
 
-    described = engine_columns(cols)
+    if described is None:
+        described = engine_columns(cols)
     if described is None or options.duplicates != "error":
         return None
     if "-" in (str(qrels_path), str(run_path)) and not engine_stdin():
@@ -593,7 +670,9 @@ def evaluate_files(
             raise CranfieldError(f"internal error in the engine reading {names}")
         return None
     text, missing, unusable = done
-    return Evaluated(_latin1_names(text, cols), missing, [_unusable_note(u) for u in unusable])
+    if cols is not None:  # (quick_columns' names are ASCII)
+        text = _latin1_names(text, cols)
+    return Evaluated(text, missing, [_unusable_note(u) for u in unusable])
 
 
 class TrecEvalOutput(Record):
@@ -650,11 +729,16 @@ def trec_eval_files(
 
     opts = merged(options, {})
     if engine == "local":
-        try:
-            selected = select(measure_args)
-            cols = columns(selected, num_docs_in_coll)
-        except MeasureError:
-            selected = None  # reported by the general path
+        # measures without parameters: no parameters to note as ignored
+        described = quick_columns(measure_args, num_docs_in_coll)
+        selected: list | None = []
+        cols = None
+        if described is None:
+            try:
+                selected = select(measure_args)
+                cols = columns(selected, num_docs_in_coll)
+            except MeasureError:
+                selected = None  # reported by the general path
         if selected is not None:
             try:
                 done = evaluate_files(
@@ -666,6 +750,7 @@ def trec_eval_files(
                     summary=summary,
                     zscores_path=zscores_path,
                     stream=stream,
+                    described=described,
                 )
             except CranfieldError as exc:
                 source = getattr(exc, "source", None)

@@ -15,8 +15,6 @@ no other exception escapes :func:`parse_many`.
 
 from __future__ import annotations
 
-import re
-
 from ...errors import MeasureError, invalid_value
 from .registry import (
     MAX_NAME,
@@ -146,11 +144,19 @@ def _split_args(args: str) -> list[str]:
     return parts
 
 
+_WORD = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
+
+
 def _parse_readable(text: str) -> Measure | None:
-    m = re.match(_READABLE, text)
-    if not m:
-        return None
-    name, args, cut = m.group("name"), m.group("args"), m.group("cut")
+    if text[:1] not in ("", "-") and _WORD.issuperset(text):
+        name, args, cut = text, None, None  # a bare name (AP): what _READABLE reads
+    else:
+        import re  # (not at the top: bare names need no pattern; a cold CLI)
+
+        m = re.match(_READABLE, text)
+        if not m:
+            return None
+        name, args, cut = m.group("name"), m.group("args"), m.group("cut")
     definition = lookup(name)
     if definition is None:
         return None
@@ -235,7 +241,7 @@ def _pairs(name: str, params: str) -> dict:
     for k, v in pairs:
         k = k.strip()
         value = _number(v, name, f"parameter {k}")
-        if re.fullmatch(r"[+-]?\d+", k):
+        if _is_integer(k):
             gains.append((int(k), value))
         elif k in kwargs:
             raise MeasureError(f"{name}: parameter {k!r} given twice in {params!r}")
@@ -246,8 +252,14 @@ def _pairs(name: str, params: str) -> dict:
     return kwargs
 
 
+def _is_integer(text: str) -> bool:
+    """``[+-]?\\d+`` exactly (\\d: any Unicode decimal digit, as ``re`` reads it)."""
+    digits = text[1:] if text[:1] in ("+", "-") else text
+    return digits.isdecimal()
+
+
 def _number(text: str, name: str, what: str = "parameter"):
-    if re.fullmatch(r"\s*[+-]?\d+\s*", text):  # an integer exactly, however large
+    if _is_integer(text.strip()):  # an integer exactly, however large
         try:
             return int(text)
         except ValueError:  # more digits than Python converts: read as the float below
@@ -284,12 +296,16 @@ def parse_many(text: str) -> list[Measure]:
     if "(" not in text and "@" not in text:
         definition = lookup(text)
         if definition is None:
+            import re
+
             m = re.match(_TREC_PRINTED, text)  # printed trec names: P_5, ndcg_cut_10
             if m and _cutoff_measure(m.group("name")):
                 return parse_trec(m.group("name"), m.group("cut"))
     measure = _parse_readable(text)
     if measure is not None:
         return [measure]
+    import re
+
     head = re.split(r"[(@.]", text, maxsplit=1)[0]
     raise MeasureError(f"unknown measure {head!r}{suggest(head)}")
 

@@ -1,0 +1,108 @@
+"""The parts of the command line that need no ``argparse``: the usage-error exception and
+the judging and engine options read from parsed arguments.
+
+``cranfield trec_eval`` reads its usual command lines without ``argparse`` (importing
+it and building the parser is a third of the Python work of a small evaluation: see
+:func:`cranfield.cli.trec_eval_cmd.quick_parse`), so what it needs after parsing lives
+here; :mod:`cranfield.cli._args` re-exports it for the other subcommands.
+"""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False  # (typing.TYPE_CHECKING without importing typing: a cold CLI)
+if TYPE_CHECKING:
+    from argparse import Namespace
+
+
+class UsageError(SystemExit):
+    """A usage error, already reported on stderr by :meth:`Parser.error`; ``code`` is
+    the exit status. A ``SystemExit``, so an uncaught one ends the program as argparse's
+    errors always have; a subcommand that returns its status itself catches this one."""
+
+
+# option of each JudgeOptions field, for messages
+_JUDGE_FLAGS = {
+    "rel_level": "--rel-level",
+    "depth": "--depth",
+    "judged_only": "--judged-only",
+    "complete": "--complete",
+    "compat": "--compat",
+    "duplicates": "--duplicates",
+}
+
+
+def judge_options(args: Namespace, **values):
+    """The :class:`~cranfield.core.options.JudgeOptions` of the parsed options (those a
+    subcommand declares; the others keep their defaults), ``values`` taking precedence.
+
+    The one place the command line turns ``-l/-M/-J/-c/--compat/--duplicates`` into
+    judging options; a bad value is a ParameterError naming the option.
+    """
+    from ..core.options import JudgeOptions
+    from ..errors import ParameterError
+
+    given = {k: getattr(args, k) for k in _JUDGE_FLAGS if getattr(args, k, None) is not None}
+    given.update(values)
+    try:
+        return JudgeOptions(**given)
+    except ParameterError as exc:
+        raise ParameterError(_JUDGE_FLAGS[exc.name], exc.allowed, exc.given) from None
+
+
+def engine_value(args: Namespace) -> str:
+    """The engine asked for: ``--engine``, or dask when ``--scheduler`` is given."""
+    if args.scheduler is not None and args.engine == "local":
+        from ..errors import ParameterError
+
+        raise ParameterError("--engine", "dask (or no --engine) with --scheduler", "local")
+    if args.engine is None:
+        return "dask" if args.scheduler is not None else "local"
+    return args.engine
+
+
+def digits_value(args: Namespace) -> int:
+    """``--digits`` as an integer from 0 to 17 (:class:`~cranfield.errors.ParameterError`)."""
+    return number(args.digits, "--digits", int, 0, 17)
+
+
+def number(text: str, name: str, kind: type, low: float, high: float, *, open_: bool = False):
+    """``text`` as an ``int`` or ``float`` within [low, high] (``open_``: (low, high)).
+
+    Fails with :class:`ParameterError` naming the allowed range. Integers may be written
+    ``1e4``; non-finite and fractional values are refused for integers.
+    """
+    from ..errors import ParameterError
+
+    if kind is int:
+        allowed = f"an integer from {low:,} to {high:,}".replace(",", "")
+    elif open_:
+        allowed = f"a number strictly between {low:g} and {high:g}"
+    else:
+        allowed = f"a number from {low:g} to {high:g}"
+    if kind is int and isinstance(text, str) and text.isascii() and text.isdigit():
+        value = int(text[:18])  # (--digits 4: what the lines below give, without math)
+        if len(text) <= 18 and (low < value < high if open_ else low <= value <= high):
+            return value
+    import math  # (not at the top: a shared library to load; a cold CLI)
+
+    try:
+        value = float(text)
+    except (TypeError, ValueError):
+        raise ParameterError(name, allowed, text) from None
+    if not math.isfinite(value):
+        raise ParameterError(name, allowed, text)
+    if kind is int:
+        if not value.is_integer():
+            raise ParameterError(name, allowed, text)
+        try:
+            value = int(text)
+        except ValueError:
+            value = int(value)
+    inside = low < value < high if open_ else low <= value <= high
+    if not inside:
+        raise ParameterError(name, allowed, text)
+    return value
+
+
+class Parsed:
+    """Options read without ``argparse`` (what an ``argparse.Namespace`` holds)."""
