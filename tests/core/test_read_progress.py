@@ -85,3 +85,17 @@ def test_no_counter_without_a_bar(files, monkeypatch, tmp_path):
     # no size to count against: standard input, a directory, a missing file
     for other in ["-", tmp_path, tmp_path / "missing"]:
         assert progress.ReadProgress([qrels, other], "reading").counter is None
+
+
+def test_trec_eval_draws_its_reading_too(files, monkeypatch):
+    from cranfield.core.trec_eval import trec_eval_files
+
+    qrels, run, _ = files
+    quiet = trec_eval_files(str(qrels), str(run), ["map"])
+    monkeypatch.setattr(progress, "MIN_BYTES", 0)
+    monkeypatch.setattr(progress, "DELAY", 0)
+    terminal = Terminal()
+    monkeypatch.setattr("sys.stderr", terminal)
+    drawn = trec_eval_files(str(qrels), str(run), ["map"])
+    assert drawn.text == quiet.text
+    assert "reading [" + "#" * 30 + "]" in terminal.getvalue()

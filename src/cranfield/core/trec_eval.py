@@ -629,21 +629,25 @@ def evaluate_files(
     if zscores is not None:
         table = {(q.encode("latin-1"), m): v for (q, m), v in zscores.items()}
     try:
-        done = _engine.trec_eval_files(
-            described,
-            qrels_path,
-            run_path,
-            options.rel_level,
-            options.depth,
-            options.judged_only,
-            options.complete,
-            options.compat,
-            per_query,
-            summary,
-            table,
-            MAX_LINE,
-            **engine_reading(stream),  # the run in pieces; read whole when it must and fits
-        )
+        from ..progress import ReadProgress
+
+        with ReadProgress([qrels_path, run_path], "reading") as bar:
+            done = _engine.trec_eval_files(
+                described,
+                qrels_path,
+                run_path,
+                options.rel_level,
+                options.depth,
+                options.judged_only,
+                options.complete,
+                options.compat,
+                per_query,
+                summary,
+                table,
+                MAX_LINE,
+                progress=bar.counter,
+                **engine_reading(stream),  # the run in pieces; read whole when it must and fits
+            )
     except _engine.JudgeError as exc:
         from .io.problems import engine_error, unread
         from .memory import engine_error as streaming_error
