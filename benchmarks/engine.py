@@ -183,8 +183,7 @@ def main(argv=None) -> None:
     lines = [
         f"Medians of {a.repeat} runs, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; "
         f"load average before {' '.join(load_before)}, after {' '.join(load_after)} (2 cores, shared).",
-        f"Interpreter: `{PYTHON}`; `python -c pass` alone takes "
-        f"{bare:.3f} s.",
+        f"Interpreter: `{PYTHON}`; `python -c pass` alone takes {bare:.3f} s.",
         "",
         "| workload | trec_eval 10.0 s | cranfield s | peak GB | cranfield vs trec_eval |"
         + (" before s | before peak GB |" if a.before else ""),
