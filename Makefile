@@ -75,9 +75,12 @@ fuzz:
 		s=$${PIPESTATUS[0]}; rm -rf $$corpus; [ $$s -eq 0 ] || status=$$s; \
 	done; exit $$status
 
-test: setup-test system-deps rust-check fuzz
+# the Python lints first: they take seconds, the Rust checks and the fuzzing minutes
+lint: setup-test
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+
+test: setup-test lint system-deps rust-check fuzz
 	$(BIN)/python -m pytest -q -n $(PYTEST_WORKERS) --dist worksteal
 
 clean:
