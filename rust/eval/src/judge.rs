@@ -36,7 +36,7 @@ use std::path::Path;
 use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
 
-use cranfield_trec::gzip;
+use cranfield_trec::{gzip, room};
 use cranfield_trec::{Kind, Options, Parsed, QueryIds, Strings, Values};
 
 use crate::{JudgedView, Labels, NOT_POOLED, UNJUDGED};
@@ -552,27 +552,16 @@ fn judge_table(
         LabelKind::I64 => ranking.ranked::<i64>(&kept, kind)?,
         LabelKind::F64 => ranking.ranked::<f64>(&kept, kind)?,
     };
-    let mut query_ids = Strings { data: Vec::new(), offsets: vec![0] };
     let mut offsets = Vec::with_capacity(kept.len() + 1);
-    let mut qrels_offsets = Vec::with_capacity(kept.len() + 1);
-    let (mut at, mut qrels_at) = (0i64, 0i64);
+    let mut at = 0i64;
     offsets.push(0);
-    qrels_offsets.push(0);
-    for (&t, &length) in kept.iter().zip(&lengths) {
-        query_ids.data.extend_from_slice(topics.ids[t]);
-        query_ids.offsets.push(i32::try_from(query_ids.data.len()).unwrap_or(i32::MAX));
+    for &length in &lengths {
         at += length as i64;
         offsets.push(at);
-        qrels_at += judged[t].grades.len() as i64;
-        qrels_offsets.push(qrels_at);
     }
     let in_run = kept.iter().map(|&t| answered(t)).collect();
-    let grades = kept.iter().flat_map(|&t| judged[t].grades.iter().copied());
-    let qrels_grades = if real {
-        LabelVec::F64(grades.map(f64::from_bits).collect())
-    } else {
-        LabelVec::I64(grades.map(|g| g as i64).collect())
-    };
+    let QrelsSide { query_ids, qrels_offsets, qrels_grades } =
+        qrels_side(&kept, &topics.ids, judged, real)?;
     let judged = Judged {
         query_ids,
         offsets,
@@ -587,6 +576,50 @@ fn judge_table(
     let identity = ranked_rows.len() == rt.rows()
         && ranked_rows.iter().enumerate().all(|(i, &r)| r == i as i64);
     Ok((judged, (keep_rows && !identity).then_some(ranked_rows)))
+}
+
+/// The qrels side of a judged run for its `kept` topics.
+struct QrelsSide {
+    query_ids: Strings,
+    qrels_offsets: Vec<i64>,
+    qrels_grades: LabelVec,
+}
+
+/// The `kept` topics' ids (`ids[t]`), where each one's judgments start and their
+/// grades back to back, as [`Judged`] holds them; [`JudgeError::Memory`] when memory
+/// cannot be had for them (the grades are as many as the qrels' lines).
+fn qrels_side(
+    kept: &[usize],
+    ids: &[&[u8]],
+    judged: &[QrelsTopic<'_>],
+    real: bool,
+) -> Result<QrelsSide, JudgeError> {
+    let no_room = |_| JudgeError::Memory { path: Default::default(), what: "hold the qrels" };
+    let id_bytes = kept.iter().map(|&t| ids[t].len()).sum();
+    let total = kept.iter().map(|&t| judged[t].grades.len()).sum();
+    let mut query_ids = Strings { data: Vec::new(), offsets: Vec::new() };
+    let mut qrels_offsets = Vec::new();
+    room::reserve_exact(&mut query_ids.data, id_bytes).map_err(no_room)?;
+    room::reserve_exact(&mut query_ids.offsets, kept.len() + 1).map_err(no_room)?;
+    room::reserve_exact(&mut qrels_offsets, kept.len() + 1).map_err(no_room)?;
+    query_ids.offsets.push(0);
+    qrels_offsets.push(0);
+    for &t in kept {
+        query_ids.data.extend_from_slice(ids[t]);
+        query_ids.offsets.push(i32::try_from(query_ids.data.len()).unwrap_or(i32::MAX));
+        qrels_offsets.push(qrels_offsets[qrels_offsets.len() - 1] + judged[t].grades.len() as i64);
+    }
+    let grades = kept.iter().flat_map(|&t| judged[t].grades.iter().copied());
+    let qrels_grades = if real {
+        let mut out = room::with_capacity(total).map_err(no_room)?;
+        out.extend(grades.map(f64::from_bits));
+        LabelVec::F64(out)
+    } else {
+        let mut out = room::with_capacity(total).map_err(no_room)?;
+        out.extend(grades.map(|g| g as i64));
+        LabelVec::I64(out)
+    };
+    Ok(QrelsSide { query_ids, qrels_offsets, qrels_grades })
 }
 
 /// An input without rows.

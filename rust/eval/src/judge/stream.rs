@@ -27,14 +27,15 @@ use std::sync::Arc;
 
 use cranfield_trec::check::{Checker, PIECE};
 use cranfield_trec::gzip::{self, GzipError};
-use cranfield_trec::{Kind, Options, Parsed, Strings, BOM};
+use cranfield_trec::room;
+use cranfield_trec::{Kind, Options, Parsed, BOM};
 
 use super::counted::Counted;
 use super::table::{Table, Topics};
 use super::{
-    judge_prepared, no_rows, qrels_problem, read_file, read_qrels, threads_for, value_kind, Input,
-    JudgeError, JudgeOptions, Judged, LabelKind, LabelVec, Prepared, Problem, Ranking, Reading,
-    ValueKind,
+    judge_prepared, no_rows, qrels_problem, qrels_side, read_file, read_qrels, threads_for,
+    value_kind, Input, JudgeError, JudgeOptions, Judged, LabelKind, LabelVec, Prepared, Problem,
+    QrelsSide, Ranking, Reading, ValueKind,
 };
 
 /// The bytes read per piece by default (64 MiB, about two million run lines).
@@ -315,7 +316,7 @@ pub fn read_qrels_text(text: &[u8], reading: &Reading) -> Result<Parsed, JudgeEr
         checker.feed(piece).map_err(read)?;
     }
     // (reported as the reader reports it: `Read`, which names the qrels)
-    probe(text.len().saturating_mul(2)).map_err(|_| read(cranfield_trec::room::NoRoom.into()))?;
+    probe(text.len().saturating_mul(2)).map_err(|_| read(room::NoRoom.into()))?;
     let options = Options {
         kind,
         latin1: reading.latin1,
@@ -559,36 +560,24 @@ impl<'q, 'p> Stream<'q, 'p> {
             LabelKind::F64 => LabelVec::F64(Vec::new()),
         };
         let mut offsets = Vec::with_capacity(kept.len() + 1);
-        let mut qrels_offsets = Vec::with_capacity(kept.len() + 1);
-        let mut query_ids = Strings { data: Vec::new(), offsets: vec![0] };
         reserve_labels(&mut labels, total)?;
         offsets.push(0i64);
-        qrels_offsets.push(0i64);
-        let mut qrels_at = 0i64;
         for &t in &kept {
             if let Some((piece, a, b)) = self.spans[t] {
                 append(&mut labels, &self.labels[piece], a, b);
             }
             offsets.push(labels.len() as i64);
-            qrels_at += prepared.judged[t].grades.len() as i64;
-            qrels_offsets.push(qrels_at);
-            query_ids.data.extend_from_slice(prepared.topics.ids[t]);
-            query_ids.offsets.push(i32::try_from(query_ids.data.len()).unwrap_or(i32::MAX));
         }
         self.labels.clear();
-        let raw = kept.iter().flat_map(|&t| prepared.judged[t].grades.iter().copied());
-        let grades = if prepared.real {
-            LabelVec::F64(raw.map(f64::from_bits).collect())
-        } else {
-            LabelVec::I64(raw.map(|g| g as i64).collect())
-        };
+        let QrelsSide { query_ids, qrels_offsets, qrels_grades } =
+            qrels_side(&kept, &prepared.topics.ids, &prepared.judged, prepared.real)?;
         let in_run = kept.iter().map(|&t| self.spans[t].is_some()).collect();
         Ok(Judged {
             query_ids,
             offsets,
             labels,
             qrels_offsets,
-            qrels_grades: grades,
+            qrels_grades,
             in_run,
             rel_level: self.options.rel_level,
             compat: self.options.compat,
@@ -616,15 +605,12 @@ fn ready<'a, 'q>(prepared: &'a Prepared<'q>) -> Result<&'a super::Ready<'q>, Jud
 
 /// Room for `more` labels, or [`JudgeError::Memory`].
 fn reserve_labels(labels: &mut LabelVec, more: usize) -> Result<(), JudgeError> {
-    let failed = match labels {
-        LabelVec::I8(v) => v.try_reserve_exact(more).is_err(),
-        LabelVec::I64(v) => v.try_reserve_exact(more).is_err(),
-        LabelVec::F64(v) => v.try_reserve_exact(more).is_err(),
-    };
-    if failed {
-        return Err(memory("hold the judged run's labels"));
+    match labels {
+        LabelVec::I8(v) => room::reserve_exact(v, more),
+        LabelVec::I64(v) => room::reserve_exact(v, more),
+        LabelVec::F64(v) => room::reserve_exact(v, more),
     }
-    Ok(())
+    .map_err(|_| memory("hold the judged run's labels"))
 }
 
 /// Appends `from[a..b]` to `to` (both of one type: the qrels decide it).
@@ -647,13 +633,12 @@ const HOLD_PIECE: &str = "hold a piece of the run (each query's lines are read t
 
 /// Room for `more` bytes in `buf`, or [`JudgeError::Memory`].
 fn reserve(buf: &mut Vec<u8>, more: usize) -> Result<(), JudgeError> {
-    buf.try_reserve_exact(more).map_err(|_| memory(HOLD_PIECE))
+    room::reserve_exact(buf, more).map_err(|_| memory(HOLD_PIECE))
 }
 
 /// Whether `bytes` more can be had now (reserved and given back at once).
 fn probe(bytes: usize) -> Result<(), JudgeError> {
-    let mut room: Vec<u8> = Vec::new();
-    room.try_reserve_exact(bytes).map_err(|_| memory("parse a piece of the run"))
+    room::with_capacity::<u8>(bytes).map(drop).map_err(|_| memory("parse a piece of the run"))
 }
 
 /// Reads up to `want` more bytes into `buf` (less only at the end of the input),
@@ -676,8 +661,8 @@ fn fill(
         // amortised growth, as the text comes: a small input (standard input, a gzip
         // file) takes little memory, and a query longer than a piece is read on
         // without copying it again at every step
-        buf.try_reserve(step).map_err(|_| memory(HOLD_PIECE))?;
-        let got = reader.take(step as u64).read_to_end(buf).map_err(io)?;
+        room::room(buf, step).map_err(|_| memory(HOLD_PIECE))?;
+        let got = room::fallibly(|| reader.take(step as u64).read_to_end(buf)).map_err(io)?;
         if got == 0 {
             break;
         }

@@ -72,22 +72,32 @@ pub fn compute(
     let n = run.num_queries();
     let threads = threads.clamp(1, n.max(1));
     let chunk = n.div_ceil(threads).max(1);
+    // the first chunks on threads of their own, the last on this one (a single chunk,
+    // the common case of a small run, starts no thread)
+    let starts: Vec<usize> = (0..n).step_by(chunk).collect();
+    let last = starts.last().copied().unwrap_or(0);
     let parts: Vec<Vec<Column>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..n)
-            .step_by(chunk)
-            .map(|start| {
+        let handles: Vec<_> = starts[..starts.len().saturating_sub(1)]
+            .iter()
+            .map(|&start| {
                 let end = (start + chunk).min(n);
                 // a thread the system refuses (no memory for its stack): done here
                 spawn(scope, move || columns(run, kernels, start..end))
                     .ok_or_else(|| columns(run, kernels, start..end))
             })
             .collect();
+        let here = columns(run, kernels, last..n);
         let join = |h: std::thread::ScopedJoinHandle<'_, _>| h.join();
-        handles
+        let mut parts: Vec<Vec<Column>> = handles
             .into_iter()
             .map(|h| h.map_or_else(Ok, join).expect("a measure kernel panicked"))
-            .collect()
+            .collect();
+        parts.push(here);
+        parts
     });
+    if let [_] = parts.as_slice() {
+        return Ok(parts.into_iter().next().unwrap_or_default());
+    }
     let mut out: Vec<Column> = kernels
         .iter()
         .map(|k| {
