@@ -109,3 +109,35 @@ def test_memory_lacking_outside_python_is_the_out_of_memory_line(capsys):
     for other in (ImportError("No module named 'x'"), pa.lib.ArrowException("bad"), ValueError()):
         with pytest.raises(type(other)):
             _guard(raising(other), "eval")
+
+
+@pytest.fixture(scope="module")
+def large_qrels(tmp_path_factory):
+    """Qrels of 600,000 judgments (about 12 MB of text) and a run ranking ten documents
+    for each of their 2,000 queries, with the output without a limit."""
+    root = tmp_path_factory.mktemp("large-qrels")
+    rng = random.Random(11)
+    with open(root / "qrels.txt", "w") as out:
+        for q in range(2000):
+            out.writelines(f"q{q} 0 d{d} {rng.randint(0, 3)}\n" for d in range(300))
+    with open(root / "run.txt", "w") as out:
+        for q in range(2000):
+            out.writelines(f"q{q} Q0 d{d * 7} {d + 1} {10 - d} t\n" for d in range(10))
+    done = run_cli("trec_eval", root / "qrels.txt", root / "run.txt", "-m", "map", "-m", "P.5")
+    assert done.status == 0 and b"map" in done.stdout, done
+    return root, done.stdout
+
+
+@pytest.mark.parametrize("limit", [40, 60, 80, 100, 120, 160, 240])
+def test_large_qrels_right_result_or_one_clean_line(large_qrels, limit):
+    """Memory for what is sized by the qrels (their text, columns, index, and the judged
+    run's copy of their grades) lacking at any point is the clean line."""
+    root, expected = large_qrels
+    argv = ("trec_eval", root / "qrels.txt", root / "run.txt", "-m", "map", "-m", "P.5")
+    done = run_cli(*argv, memory=limit << 20)
+    for never in ("memory allocation of", "panicked", "Traceback", "internal error"):
+        assert never not in done.stderr, done
+    if done.status == 0:
+        assert done.stdout == expected, done
+    else:
+        assert_clean_failure(done, "memory")

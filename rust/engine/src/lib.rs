@@ -9,6 +9,7 @@ mod judge;
 mod judge_arrays;
 mod ltr;
 mod measures;
+mod out_of_memory;
 mod progress;
 mod trec_eval;
 
@@ -215,6 +216,7 @@ fn read_trec_file<'py>(
 #[pymodule]
 fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ReadError", m.py().get_type::<ReadError>())?;
+    m.add_function(wrap_pyfunction!(out_of_memory::set_out_of_memory_line, m)?)?;
     m.add_function(wrap_pyfunction!(read_trec_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(read_trec_file, m)?)?;
     ltr::register(m)?;

@@ -368,7 +368,8 @@ pub fn read(mut reader: impl Read, options: &Options) -> Result<Parsed, ReadErro
             let start = pending.len();
             // read into the spare capacity (no zeroing), retrying on `Interrupted`
             let limit = check::PIECE as u64;
-            let got = (&mut reader).take(limit).read_to_end(&mut pending).map_err(ReadError::io)?;
+            let got = room::fallibly(|| (&mut reader).take(limit).read_to_end(&mut pending))
+                .map_err(ReadError::io)?;
             if got == 0 {
                 if !pending.is_empty() {
                     feed.send(Cow::Owned(pending));

@@ -9,6 +9,32 @@
 //! [`NoRoom`], reported as [`crate::Problem::Memory`]. The checks are made once per
 //! buffer or column, or per row only as a comparison with the capacity (the growth
 //! itself is out of line), so the parser's loop is no slower.
+//!
+//! The helpers also mark their thread as asking fallibly while they ask
+//! ([`fallibly`], [`is_fallible`]): a global allocator that ends the process on a
+//! failed allocation (the Python extension's, `rust/engine/src/out_of_memory.rs`)
+//! leaves those failures to the caller, which words them.
+
+use std::cell::Cell;
+
+thread_local! {
+    static FALLIBLE: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Runs `ask` (a `try_reserve`, a `read_to_end` that reports `OutOfMemory`) with its
+/// thread marked as asking for memory fallibly: an allocation that fails meanwhile is
+/// the caller's to report.
+pub fn fallibly<R>(ask: impl FnOnce() -> R) -> R {
+    let was = FALLIBLE.with(|f| f.replace(true));
+    let out = ask();
+    FALLIBLE.with(|f| f.set(was));
+    out
+}
+
+/// Whether this thread is inside [`fallibly`].
+pub fn is_fallible() -> bool {
+    FALLIBLE.with(Cell::get)
+}
 
 /// Memory could not be had for a buffer or a column.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -23,13 +49,13 @@ impl From<NoRoom> for crate::Error {
 /// An empty vector with room for exactly `capacity` items, or [`NoRoom`].
 pub fn with_capacity<T>(capacity: usize) -> Result<Vec<T>, NoRoom> {
     let mut out = Vec::new();
-    out.try_reserve_exact(capacity).map_err(|_| NoRoom)?;
+    fallibly(|| out.try_reserve_exact(capacity)).map_err(|_| NoRoom)?;
     Ok(out)
 }
 
 /// Room for `more` items in `vec` beyond its length (exactly, if it must grow).
 pub fn reserve_exact<T>(vec: &mut Vec<T>, more: usize) -> Result<(), NoRoom> {
-    vec.try_reserve_exact(more).map_err(|_| NoRoom)
+    fallibly(|| vec.try_reserve_exact(more)).map_err(|_| NoRoom)
 }
 
 /// Room for `more` items in `vec` beyond its length: nothing to do when it has it (the
@@ -46,7 +72,7 @@ pub fn room<T>(vec: &mut Vec<T>, more: usize) -> Result<(), NoRoom> {
 #[cold]
 #[inline(never)]
 fn grow<T>(vec: &mut Vec<T>, more: usize) -> Result<(), NoRoom> {
-    vec.try_reserve(more).map_err(|_| NoRoom)
+    fallibly(|| vec.try_reserve(more)).map_err(|_| NoRoom)
 }
 
 /// Starts `work` on a new scoped thread, or `None` when the system refuses one (its
@@ -67,6 +93,16 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn asking_fallibly_is_marked_while_it_lasts() {
+        assert!(!is_fallible());
+        let inner = fallibly(|| (is_fallible(), fallibly(is_fallible), is_fallible()));
+        assert_eq!(inner, (true, true, true));
+        assert!(!is_fallible());
+        let other = std::thread::spawn(|| fallibly(|| std::thread::spawn(is_fallible).join()));
+        assert!(!other.join().unwrap().unwrap(), "a thread's own mark");
+    }
 
     #[test]
     fn room_is_had_or_refused_never_aborted() {

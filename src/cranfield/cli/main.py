@@ -183,8 +183,17 @@ def _check_output(args) -> None:
 
 
 def _guard(call, name: str) -> int:
-    """Run a subcommand; user errors become one line on stderr and exit status 2."""
+    """Run a subcommand; user errors become one line on stderr and exit status 2.
+
+    Memory the compiled engine cannot have (outside its fallible allocations, which it
+    reports as errors) ends the process with the same line as a :class:`MemoryError`
+    (``rust/engine/src/out_of_memory.rs``), instead of Rust's abort.
+    """
+    engine = None
     try:
+        from .. import _engine as engine
+
+        engine.set_out_of_memory_line(_out_of_memory_line(name))
         return int(call() or 0)
     except BrokenPipeError:
         return 0
@@ -202,13 +211,20 @@ def _guard(call, name: str) -> int:
         if not _lacks_memory(exc):
             raise
         return _out_of_memory(name)
+    finally:
+        if engine is not None:
+            engine.set_out_of_memory_line("")
 
 
-def _out_of_memory(name: str) -> int:
+def _out_of_memory_line(name: str) -> str:
     hint = (
         "; --stream reads a run in pieces of bounded size" if name in ("eval", "trec_eval") else ""
     )
-    print(f"cranfield {name}: error: out of memory{hint}", file=sys.stderr)
+    return f"cranfield {name}: error: out of memory{hint}"
+
+
+def _out_of_memory(name: str) -> int:
+    print(_out_of_memory_line(name), file=sys.stderr)
     return 2
 
 
