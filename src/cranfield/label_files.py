@@ -353,6 +353,8 @@ def _split_delimited(text: str, delimiter: str, path: Path) -> list:
     import pyarrow as pa
     import pyarrow.csv as pcsv
 
+    from .core.io.tabular import arrow_threads
+
     end = text.find("\n")
     first = text if end < 0 else text[:end]
     if not first.strip():
@@ -368,6 +370,7 @@ def _split_delimited(text: str, delimiter: str, path: Path) -> list:
                 column_names=[f"c{i}" for i in range(width)],
                 # one block holds any row (up to 1 GiB): a huge field is read, not refused
                 block_size=min(max(len(data) + 1, 1 << 16), 1 << 30),
+                use_threads=arrow_threads(len(data)),
             ),
             parse_options=pcsv.ParseOptions(delimiter=delimiter),
             convert_options=pcsv.ConvertOptions(

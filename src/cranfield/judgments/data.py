@@ -23,6 +23,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ..core.io.tabular import arrow_threads
 from ..errors import InputError, ParameterError
 
 LEVELS = ("nominal", "ordinal", "interval", "ratio")
@@ -456,6 +457,7 @@ def _read_file(path) -> tuple[pa.Table, object, str]:
     try:
         table = pacsv.read_csv(
             pa.BufferReader(data),
+            read_options=pacsv.ReadOptions(use_threads=arrow_threads(len(data))),
             parse_options=pacsv.ParseOptions(delimiter=delimiter),
             convert_options=pacsv.ConvertOptions(
                 column_types=types, strings_can_be_null=False, null_values=[""]

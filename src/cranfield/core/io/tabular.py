@@ -228,6 +228,20 @@ def normalise(
 # -- files -----------------------------------------------------------------------------------
 
 
+# Arrow's thread pools for inputs of at least this many bytes only
+ARROW_THREADS_FROM = 8 << 20
+
+
+def arrow_threads(nbytes: int) -> bool:
+    """Whether Arrow should read ``nbytes`` of CSV or Parquet with its thread pools.
+
+    Below :data:`ARROW_THREADS_FROM` starting the pools costs more than they save,
+    and under an address-space limit (``ulimit -v``) the threads' stacks and memory
+    arenas are where Arrow's C++ code aborts instead of reporting the lack of memory.
+    """
+    return nbytes >= ARROW_THREADS_FROM
+
+
 def read_parquet(
     path, value: str, duplicates: str = "error", fractional: bool = False
 ) -> tuple[pa.Table, str]:
@@ -241,7 +255,11 @@ def read_parquet(
 
     src = resolve(path, source, text=False, check=check)  # read once: a pipe cannot be reread
     try:
-        table = pq.read_table(str(src) if isinstance(src, Path) else pa.BufferReader(src))
+        size = src.stat().st_size if isinstance(src, Path) else len(src)
+        table = pq.read_table(
+            str(src) if isinstance(src, Path) else pa.BufferReader(src),
+            use_threads=arrow_threads(size),
+        )
     except (pa.ArrowInvalid, OSError) as exc:
         raise InputError(f"cannot read Parquet: {exc}", source=source) from exc
     return normalise(
@@ -270,7 +288,9 @@ def read_delimited(
         try:
             table = pacsv.read_csv(
                 pa.BufferReader(data),
-                read_options=pacsv.ReadOptions(block_size=block),
+                read_options=pacsv.ReadOptions(
+                    block_size=block, use_threads=arrow_threads(len(data))
+                ),
                 parse_options=pacsv.ParseOptions(delimiter=delimiter),
                 convert_options=pacsv.ConvertOptions(
                     column_types=types,
