@@ -20,6 +20,60 @@ class UsageError(SystemExit):
     errors always have; a subcommand that returns its status itself catches this one."""
 
 
+def quick_scan(argv: list[str], table: dict, values: dict) -> list[str] | None:
+    """The file arguments of a plain command line, its options set in ``values``; or
+    None when the line is not plain (then the subcommand's argparse parser reads it).
+
+    ``table`` maps each option, written out in full, to ``(dest, kind, accepted)``:
+    kind "switch" (stores True), "text", "int" (all digits), "append" or "measure"
+    (appends; a measure without commas and not followed by another word, as a list of
+    names after one ``-m`` is argparse's); ``accepted``: the values a choice takes (as
+    parsed), else None. ``--stream``/``--no-stream`` set ``stream``. Plain also means
+    each value an argument of its own not starting with '-', and the files together
+    (argparse reads them once). The quick parsers of ``eval`` and ``trec_eval`` are
+    built on it; their tests check that argparse reads such lines alike.
+    """
+    files: list[str] = []
+    last_file = -1
+    i, n = 0, len(argv)
+    while i < n:
+        token = argv[i]
+        if token == "-" or not token.startswith("-"):
+            if files and last_file != i - 1:
+                return None
+            files.append(token)
+            last_file = i
+        elif token in ("--stream", "--no-stream"):
+            values["stream"] = token == "--stream"
+        elif token in table:
+            dest, kind, accepted = table[token]
+            if kind == "switch":
+                values[dest] = True
+                i += 1
+                continue
+            if i + 1 >= n or argv[i + 1].startswith("-"):
+                return None
+            i += 1
+            value = argv[i]
+            if kind == "int":
+                if not (value.isascii() and value.isdigit()):
+                    return None
+                value = int(value)
+            if accepted is not None and value not in accepted:
+                return None
+            if kind == "measure":
+                if "," in value or (i + 1 < n and not argv[i + 1].startswith("-")):
+                    return None  # a comma list, or names after one -m
+                value = value.strip()
+            if kind in ("append", "measure"):
+                value = [*(values[dest] or []), value]
+            values[dest] = value
+        else:
+            return None
+        i += 1
+    return files
+
+
 # option of each JudgeOptions field, for messages
 _JUDGE_FLAGS = {
     "rel_level": "--rel-level",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from ._common import Parsed, digits_value, engine_value, judge_options
+from ._common import Parsed, digits_value, engine_value, judge_options, quick_scan
 from ._output import deliver
 
 
@@ -131,43 +131,8 @@ def quick(argv: list[str]) -> Parsed | None:
     args = Parsed()
     values = vars(args)
     values.update(_QUICK_DEFAULTS)
-    files: list[str] = []
-    last_file = -1
-    i, n = 0, len(argv)
-    while i < n:
-        token = argv[i]
-        if token == "-" or not token.startswith("-"):
-            if files and last_file != i - 1:
-                return None
-            files.append(token)
-            last_file = i
-        elif token in ("--stream", "--no-stream"):
-            values["stream"] = token == "--stream"
-        elif token in _QUICK:
-            dest, kind, accepted = _QUICK[token]
-            if kind == "switch":
-                values[dest] = True
-                i += 1
-                continue
-            if i + 1 >= n or argv[i + 1].startswith("-"):
-                return None
-            i += 1
-            value = argv[i]
-            if kind == "int":
-                if not (value.isascii() and value.isdigit()):
-                    return None
-                value = int(value)
-            if accepted is not None and value not in accepted:
-                return None
-            if kind == "measure":
-                if "," in value or (i + 1 < n and not argv[i + 1].startswith("-")):
-                    return None  # a comma list, or names after one -m
-                value = (values[dest] or []) + [value.strip()]
-            values[dest] = value
-        else:
-            return None
-        i += 1
-    if len(files) < 2:
+    files = quick_scan(argv, _QUICK, values)
+    if files is None or len(files) < 2:
         return None
     values["qrels"], values["runs"] = files[0], files[1:]
     return args

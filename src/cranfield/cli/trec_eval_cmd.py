@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 
 from ..errors import CranfieldError, MeasureError
-from ._common import Parsed, UsageError, engine_value, judge_options
+from ._common import Parsed, UsageError, engine_value, judge_options, quick_scan
 
 TYPE_CHECKING = False  # (typing.TYPE_CHECKING without importing typing: a cold CLI)
 if TYPE_CHECKING:
@@ -101,12 +101,15 @@ def build_parser() -> Parser:
     return p
 
 
-# the options of add_compat, add_stream and add_engine (cli/_args.py) as quick_parse
-# reads them: option -> (dest, the values it takes, as parsed)
-_SHARED = {
-    "--compat": ("compat", {"9": 9, "10": 10}),
-    "--engine": ("engine", {"local": "local", "dask": "dask"}),
-    "--scheduler": ("scheduler", None),
+# trec_eval's options and those of add_compat, add_stream and add_engine (cli/_args.py)
+# as quick_parse reads them (cli/_common.quick_scan): option -> (dest, kind, accepted)
+_KINDS = {"store_true": "switch", "append": "append", "store": "text"}
+_QUICK = {
+    flag: (dest, _KINDS[action], None) for flags, dest, action, _ in OPTIONS for flag in flags
+} | {
+    "--compat": ("compat", "int", (9, 10)),
+    "--engine": ("engine", "text", ("local", "dask")),
+    "--scheduler": ("scheduler", "text", None),
 }
 _SHARED_DEFAULTS = {"compat": 10, "stream": None, "engine": None, "scheduler": None}
 
@@ -126,45 +129,11 @@ def quick_parse(argv: list[str]):
     """
     args = Parsed()
     values = vars(args)
-    actions = {}
-    for flags, dest, action, default in OPTIONS:
+    for _, dest, action, default in OPTIONS:
         values[dest] = [] if action == "append" else default
-        actions.update(dict.fromkeys(flags, (dest, action)))
     values.update(_SHARED_DEFAULTS)
-    files: list[str] = []
-    last_file = -1
-    i, n = 0, len(argv)
-    while i < n:
-        token = argv[i]
-        if token == "-" or not token.startswith("-"):
-            if files and last_file != i - 1:
-                return None  # (argparse reads the files once, together)
-            files.append(token)
-            last_file = i
-        elif token in ("--stream", "--no-stream"):
-            values["stream"] = token == "--stream"
-        elif actions.get(token, (None, None))[1] == "store_true":
-            values[actions[token][0]] = True
-        elif token in actions or token in _SHARED:
-            if i + 1 >= n or argv[i + 1].startswith("-"):
-                return None
-            i += 1
-            value = argv[i]
-            if token in actions:
-                dest, action = actions[token]
-                if action == "append":
-                    values[dest].append(value)
-                else:
-                    values[dest] = value
-            else:
-                dest, accepted = _SHARED[token]
-                if accepted is not None and value not in accepted:
-                    return None
-                values[dest] = value if accepted is None else accepted[value]
-        else:
-            return None
-        i += 1
-    if len(files) != 2:
+    files = quick_scan(argv, _QUICK, values)
+    if files is None or len(files) != 2:
         return None
     values["files"] = files
     return args
