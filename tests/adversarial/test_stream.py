@@ -102,7 +102,11 @@ def test_the_general_path_reads_runs_as_the_engine_path(tmp_path):
     plain.write_bytes(b"".join(b"1 Q0 d%d 1 %d t\n" % (d, -d) for d in range(150_000)))
     with Unchanged(qrels, run, plain):
         out = run_cli("eval", qrels, run, memory=1 << 30)
-        assert_clean_failure(out, f"{run}: not enough memory to hold a piece")
+        message = assert_clean_failure(out, f"{run}: not enough memory to ")
+        # the query's text lacking room as it grows, or (when its 512 MiB buffer could
+        # be had beside PyArrow) the room to parse it: which comes first depends on how
+        # the address space is laid out
+        assert "to hold a piece" in message or "to parse a piece" in message, out
         out = run_cli("eval", "--no-stream", qrels, plain, memory=1 << 30)
         assert_clean_failure(out, f"{plain}: not enough memory to read the run whole")
         assert_success(run_cli("eval", qrels, plain, memory=1 << 30))

@@ -215,6 +215,10 @@ fn read_trec_file<'py>(
 
 #[pymodule]
 fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    // this thread's thread-locals of the extension, and the destructor of its handle,
+    // had now: glibc allocates them at their first use, and ends the process when it
+    // cannot (out_of_memory.rs); later, memory may be short
+    drop(std::thread::current());
     m.add("ReadError", m.py().get_type::<ReadError>())?;
     m.add_function(wrap_pyfunction!(out_of_memory::set_out_of_memory_line, m)?)?;
     m.add_function(wrap_pyfunction!(read_trec_bytes, m)?)?;

@@ -8,7 +8,7 @@ use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
-use cranfield_trec::room::spawn;
+use cranfield_trec::room::{spawn_workers, Gate};
 
 /// `work(&mut scratch, i, inner)` for every item `i` in `0..items`: the results in order
 /// of `i`, or the error of the first failing item in that order.
@@ -61,11 +61,11 @@ where
             done.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(result);
         }
     };
+    let gate = Gate::default();
     std::thread::scope(|scope| {
         // as many workers as the system starts (see `cranfield_trec::room::spawn`);
         // with none, the calling thread does every item
-        let started = (0..threads.min(items)).take_while(|_| spawn(scope, worker).is_some());
-        if started.count() == 0 {
+        if spawn_workers(scope, threads.min(items), &gate, &worker) == 0 {
             worker();
         }
     });

@@ -15,25 +15,93 @@
 //! failed allocation (the Python extension's, `rust/engine/src/out_of_memory.rs`)
 //! leaves those failures to the caller, which words them.
 
-use std::cell::Cell;
-
-thread_local! {
-    static FALLIBLE: Cell<bool> = const { Cell::new(false) };
-}
+use marks::mark;
 
 /// Runs `ask` (a `try_reserve`, a `read_to_end` that reports `OutOfMemory`) with its
 /// thread marked as asking for memory fallibly: an allocation that fails meanwhile is
 /// the caller's to report.
 pub fn fallibly<R>(ask: impl FnOnce() -> R) -> R {
-    let was = FALLIBLE.with(|f| f.replace(true));
-    let out = ask();
-    FALLIBLE.with(|f| f.set(was));
-    out
+    if is_fallible() {
+        return ask(); // (nested)
+    }
+    let _mark = mark();
+    ask()
 }
 
 /// Whether this thread is inside [`fallibly`].
 pub fn is_fallible() -> bool {
-    FALLIBLE.with(Cell::get)
+    marks::is_marked()
+}
+
+/// The threads inside [`fallibly`], as a table of their `pthread_self` values.
+///
+/// Not a thread-local: the allocator asks while memory is lacking, and the first use
+/// of a thread-local of a library loaded by `dlopen` (the Python extension) allocates
+/// (glibc then ends the process: "cannot allocate memory for thread-local data").
+#[cfg(target_os = "linux")]
+mod marks {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    /// More threads than cranfield's engine runs at once; a thread that finds none
+    /// free goes unmarked (a failure is then the process's end, with its line).
+    const SLOTS: usize = 64;
+    static MARKED: [AtomicUsize; SLOTS] = [const { AtomicUsize::new(0) }; SLOTS];
+
+    fn this_thread() -> usize {
+        // SAFETY: pthread_self has no preconditions and allocates nothing
+        unsafe { libc::pthread_self() as usize }
+    }
+
+    pub fn is_marked() -> bool {
+        let me = this_thread();
+        MARKED.iter().any(|slot| slot.load(Ordering::Acquire) == me)
+    }
+
+    /// The slot taken for this thread, freed when dropped (also when unwinding).
+    pub struct Mark(Option<&'static AtomicUsize>);
+
+    impl Drop for Mark {
+        fn drop(&mut self) {
+            if let Some(slot) = self.0 {
+                slot.store(0, Ordering::Release);
+            }
+        }
+    }
+
+    pub fn mark() -> Mark {
+        let me = this_thread();
+        let free = |slot: &&AtomicUsize| {
+            slot.compare_exchange(0, me, Ordering::AcqRel, Ordering::Relaxed).is_ok()
+        };
+        Mark(MARKED.iter().find(free))
+    }
+}
+
+/// Elsewhere a thread-local (no `dlopen` caveat is known there).
+#[cfg(not(target_os = "linux"))]
+mod marks {
+    use std::cell::Cell;
+
+    thread_local! {
+        static MARKED: Cell<bool> = const { Cell::new(false) };
+    }
+
+    pub fn is_marked() -> bool {
+        MARKED.with(Cell::get)
+    }
+
+    pub struct Mark;
+
+    impl Drop for Mark {
+        fn drop(&mut self) {
+            MARKED.with(|m| m.set(false));
+        }
+    }
+
+    pub fn mark() -> Mark {
+        MARKED.with(|m| m.set(true));
+        Mark
+    }
 }
 
 /// Memory could not be had for a buffer or a column.
@@ -75,10 +143,19 @@ fn grow<T>(vec: &mut Vec<T>, more: usize) -> Result<(), NoRoom> {
     fallibly(|| vec.try_reserve(more)).map_err(|_| NoRoom)
 }
 
+/// Memory that must be free for a new thread to start (see [`spawn`]).
+pub const THREAD_HEADROOM: usize = 4 << 20;
+
 /// Starts `work` on a new scoped thread, or `None` when the system refuses one (its
 /// stack is memory too: under an address-space limit it may not be had, where
-/// `Scope::spawn` would panic). The caller then makes do with the threads it has, or
-/// does the work itself.
+/// `Scope::spawn` would panic) or when less than [`THREAD_HEADROOM`] of memory is
+/// free. The caller then makes do with the threads it has, or does the work itself.
+///
+/// A thread's first use of the thread-locals of a library loaded by `dlopen` (the
+/// Python extension; the standard library uses them as the thread starts) allocates
+/// inside glibc, which ends the process when that fails. So the headroom is checked
+/// just before, and `spawn` returns once the thread has started, before the threads
+/// already working can use the memory up meanwhile.
 pub fn spawn<'scope, T, F>(
     scope: &'scope std::thread::Scope<'scope, '_>,
     work: F,
@@ -87,7 +164,72 @@ where
     F: FnOnce() -> T + Send + 'scope,
     T: Send + 'scope,
 {
-    std::thread::Builder::new().spawn_scoped(scope, work).ok()
+    with_capacity::<u8>(THREAD_HEADROOM).ok()?;
+    // (a mutex and a condition variable: futexes, no thread-local of their own)
+    let started = std::sync::Arc::new((std::sync::Mutex::new(false), std::sync::Condvar::new()));
+    let signal = std::sync::Arc::clone(&started);
+    let handle = std::thread::Builder::new()
+        .spawn_scoped(scope, move || {
+            *signal.0.lock().unwrap_or_else(|e| e.into_inner()) = true;
+            signal.1.notify_one();
+            drop(signal);
+            work()
+        })
+        .ok()?;
+    let (flag, changed) = &*started;
+    let mut has_started = flag.lock().unwrap_or_else(|e| e.into_inner());
+    while !*has_started {
+        has_started = changed.wait(has_started).unwrap_or_else(|e| e.into_inner());
+    }
+    Some(handle)
+}
+
+/// Keeps the threads of [`spawn_workers`] from working before all have started.
+#[derive(Default)]
+pub struct Gate {
+    open: std::sync::Mutex<bool>,
+    opened: std::sync::Condvar,
+}
+
+impl Gate {
+    fn wait(&self) {
+        let mut open = self.open.lock().unwrap_or_else(|e| e.into_inner());
+        while !*open {
+            open = self.opened.wait(open).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+
+    fn open(&self) {
+        *self.open.lock().unwrap_or_else(|e| e.into_inner()) = true;
+        self.opened.notify_all();
+    }
+}
+
+/// Starts up to `threads` copies of `worker` with [`spawn`] (fewer when the system
+/// refuses one), none of which begins before every one has started (`gate`, made by
+/// the caller outside the scope): the threads' start-up allocations (see [`spawn`])
+/// are all made before any work uses memory. Returns how many started; with none,
+/// the caller does the work itself.
+pub fn spawn_workers<'scope, F>(
+    scope: &'scope std::thread::Scope<'scope, '_>,
+    threads: usize,
+    gate: &'scope Gate,
+    worker: &'scope F,
+) -> usize
+where
+    F: Fn() + Sync,
+{
+    let started = (0..threads)
+        .take_while(|_| {
+            spawn(scope, move || {
+                gate.wait();
+                worker()
+            })
+            .is_some()
+        })
+        .count();
+    gate.open();
+    started
 }
 
 #[cfg(test)]
@@ -102,6 +244,19 @@ mod tests {
         assert!(!is_fallible());
         let other = std::thread::spawn(|| fallibly(|| std::thread::spawn(is_fallible).join()));
         assert!(!other.join().unwrap().unwrap(), "a thread's own mark");
+        let unwound = std::panic::catch_unwind(|| fallibly(|| panic!("in a request")));
+        assert!(unwound.is_err() && !is_fallible(), "the mark goes when unwinding");
+        // as many threads asking at once as there are marks, and more
+        let barrier = std::sync::Barrier::new(80);
+        let seen: Vec<bool> = std::thread::scope(|scope| {
+            let asks: Vec<_> = (0..80)
+                .map(|_| scope.spawn(|| fallibly(|| (barrier.wait(), is_fallible()).1)))
+                .collect();
+            asks.into_iter().map(|a| a.join().unwrap()).collect()
+        });
+        // (other tests of this binary may hold a few marks meanwhile)
+        let marked = seen.iter().filter(|&&m| m).count();
+        assert!((48..=64).contains(&marked), "{marked} of 80 threads marked");
     }
 
     #[test]

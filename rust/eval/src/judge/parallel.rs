@@ -3,7 +3,7 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
-use cranfield_trec::room::spawn;
+use cranfield_trec::room::{spawn_workers, Gate};
 
 /// The worker threads to use: the machine's cores, at most 8.
 pub fn threads() -> usize {
@@ -40,11 +40,11 @@ where
             done.lock().unwrap_or_else(|e| e.into_inner()).push((start, out));
         }
     };
+    let gate = Gate::default();
     std::thread::scope(|scope| {
         // as many threads as the system starts (a thread's stack may not be had under
         // an address-space limit); with none, the calling thread does every task
-        let started = (0..threads.min(tasks)).take_while(|_| spawn(scope, worker).is_some());
-        if started.count() == 0 {
+        if spawn_workers(scope, threads.min(tasks), &gate, &worker) == 0 {
             worker();
         }
     });
