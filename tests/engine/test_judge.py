@@ -21,7 +21,7 @@ import pytest
 
 from cranfield import _engine
 from cranfield.core.io import arrays
-from cranfield.core.judged import judge
+from cranfield.core.judged import judge, judge_runs
 from cranfield.core.options import JudgeOptions
 from cranfield.core.qrels import Qrels
 from cranfield.core.run import Run
@@ -395,7 +395,21 @@ def check_tables(run_rows, qrels_rows, options, qrels_policy, fractional, rng) -
     arrays_of = (jr.offsets, jr.labels, jr.qrels_offsets, jr.qrels_grades, jr.in_run)
     assert_same((list(jr.query_ids), *arrays_of), want)
     assert jr.doc_ids(run).tolist() == [run_rows[r][1] for r in want_rows]
+    # several runs at once, the qrels indexed once: each as judge gives it alone
+    other = Run(run_t.slice(0, len(run_t) // 2), duplicates=options.duplicates)
+    other_alone = judge(qrels, other, options)
+    for runs, alone in (([run, other, run], [jr, other_alone, jr]), ([other], [other_alone])):
+        for r, got_jr, want_jr in zip(runs, judge_runs(qrels, runs, options), alone, strict=True):
+            assert_same_judged(got_jr, want_jr, r)
     return "ok"
+
+
+def assert_same_judged(got, want, run) -> None:
+    """Two JudgedRuns of ``run`` hold the same arrays, ids and document rows."""
+    assert list(got.query_ids) == list(want.query_ids)
+    for name in ("offsets", "labels", "qrels_offsets", "qrels_grades", "in_run"):
+        assert same_array(getattr(got, name), getattr(want, name)), name
+    assert got.doc_ids(run).tolist() == want.doc_ids(run).tolist()
 
 
 def _as_columns(rows, value):
@@ -705,3 +719,26 @@ def test_document_rows_only_when_asked_for():
     assert lean.doc_rows is None
     with pytest.raises(ValueError, match="without its document rows"):
         lean.doc_ids(run)
+
+
+def test_several_runs_problems_name_their_run(monkeypatch):
+    """The engine's several-runs judge appends the index of the run with the problem;
+    ``judge_runs`` then judges each run alone, so its errors are ``judge``'s."""
+    table = pa.table({"query_id": ["q"], "doc_id": ["a"], "score": [1.0]})
+    qrels_table = pa.table({"query_id": ["q"], "doc_id": ["a"], "relevance": [1]})
+    batches = arrays.engine_batches(table, "score")
+    qrels_batches = arrays.engine_batches(qrels_table, "relevance")
+    with pytest.raises(_engine.JudgeError) as raised:
+        _engine.judge_arrow_runs([batches, batches], qrels_batches, depth=0)
+    assert raised.value.args[-1] == 0
+    assert len(_engine.judge_arrow_runs([batches, batches, batches], qrels_batches)) == 3
+    assert _engine.judge_arrow_runs([], qrels_batches) == []
+
+    def refused(*args, **kwargs):
+        raise _engine.JudgeError("options", None, None, "injected", 1)
+
+    qrels, run = Qrels(qrels_table), Run(table)
+    expected = judge(qrels, run)
+    monkeypatch.setattr(_engine, "judge_arrow_runs", refused)
+    for got in judge_runs(qrels, [run, run]):
+        assert_same_judged(got, expected, run)

@@ -9,15 +9,15 @@
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use cranfield_eval::judge::arrays::{
-    judge_batches, repeats, Batch, Checked, Offsets, Repeats, StringsRef, ValuesRef,
+    judge_batches_runs, repeats, Batch, Checked, Offsets, Repeats, StringsRef, ValuesRef,
 };
-use cranfield_eval::judge::{Duplicates, Input, JudgeOptions, Reading};
+use cranfield_eval::judge::{Duplicates, Input, JudgeOptions, Judged, Reading};
 use numpy::{PyArray1, PyReadonlyArray1};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyTuple};
 
-use crate::judge::{depth_of, labels, policy, raise, JudgeError};
+use crate::judge::{depth_of, labels, policy, raise, raise_in_run, JudgeError};
 
 /// A string column's offsets, borrowed from NumPy.
 enum HeldOffsets<'py> {
@@ -143,26 +143,84 @@ fn judge_arrow<'py>(
     compat: u8,
     doc_rows: bool,
 ) -> PyResult<Bound<'py, PyTuple>> {
-    let depth = depth_of(depth)?;
-    let options = JudgeOptions {
+    let runs = PyList::new(py, [run])?.into_any();
+    let options = judge_options(rel_level, depth, judged_only, complete, compat)?;
+    let mut judged = judged_runs(py, &runs, &qrels, &options, doc_rows)?;
+    Ok(judged.remove(0))
+}
+
+/// Several runs (a list of what [`judge_arrow`] takes as `run`) judged against the same
+/// qrels, which are indexed once: a list of [`judge_arrow`]'s tuples, in order. A
+/// problem raises `JudgeError` with the index of its run appended to its args.
+#[pyfunction]
+#[pyo3(signature = (runs, qrels, *, rel_level=1, depth=None, judged_only=false,
+    complete=false, compat=10, doc_rows=true))]
+#[allow(clippy::too_many_arguments)]
+fn judge_arrow_runs<'py>(
+    py: Python<'py>,
+    runs: Bound<'py, PyAny>,
+    qrels: Bound<'py, PyAny>,
+    rel_level: i64,
+    depth: Option<Bound<'py, PyAny>>,
+    judged_only: bool,
+    complete: bool,
+    compat: u8,
+    doc_rows: bool,
+) -> PyResult<Vec<Bound<'py, PyTuple>>> {
+    let options = judge_options(rel_level, depth, judged_only, complete, compat)?;
+    judged_runs(py, &runs, &qrels, &options, doc_rows)
+}
+
+fn judge_options(
+    rel_level: i64,
+    depth: Option<Bound<'_, PyAny>>,
+    judged_only: bool,
+    complete: bool,
+    compat: u8,
+) -> PyResult<JudgeOptions> {
+    Ok(JudgeOptions {
         rel_level,
-        depth,
+        depth: depth_of(depth)?,
         judged_only,
         complete,
         compat,
         duplicates: Duplicates::First,
         qrels_duplicates: Duplicates::First,
-    };
-    let (run_held, qrels_held) = (held(&run)?, held(&qrels)?);
-    let run = batches(&run_held, Input::Run)?;
+    })
+}
+
+/// The runs judged (see [`judge_arrow_runs`]), each as [`judge_arrow`]'s tuple.
+fn judged_runs<'py>(
+    py: Python<'py>,
+    runs: &Bound<'py, PyAny>,
+    qrels: &Bound<'py, PyAny>,
+    options: &JudgeOptions,
+    doc_rows: bool,
+) -> PyResult<Vec<Bound<'py, PyTuple>>> {
+    let runs_held = runs.try_iter()?.map(|run| held(&run?)).collect::<PyResult<Vec<_>>>()?;
+    let qrels_held = held(qrels)?;
+    let runs = runs_held.iter().map(|h| batches(h, Input::Run)).collect::<PyResult<Vec<_>>>()?;
+    let run_slices: Vec<&[Batch<'_>]> = runs.iter().map(Vec::as_slice).collect();
     let qrels = batches(&qrels_held, Input::Qrels)?;
     let threads = Reading::default().threads;
-    let work = || judge_batches(&run, &qrels, &options, threads, doc_rows);
-    let (judged, rows) = match py.detach(|| catch_unwind(AssertUnwindSafe(work))) {
+    let work = || judge_batches_runs(&run_slices, &qrels, options, threads, doc_rows);
+    let judged = match py.detach(|| catch_unwind(AssertUnwindSafe(work))) {
         Ok(Ok(judged)) => judged,
-        Ok(Err(failure)) => return Err(raise(py, failure)),
+        Ok(Err((run, failure))) if run_slices.len() > 1 => {
+            return Err(raise_in_run(py, failure, run))
+        }
+        Ok(Err((_, failure))) => return Err(raise(py, failure)),
         Err(_) => return Err(internal("judge_arrow")),
     };
+    judged.into_iter().map(|(judged, rows)| judged_tuple(py, judged, rows)).collect()
+}
+
+/// [`judge_arrow`]'s tuple of one judged run.
+fn judged_tuple<'py>(
+    py: Python<'py>,
+    judged: Judged,
+    rows: Option<Vec<i64>>,
+) -> PyResult<Bound<'py, PyTuple>> {
     let ids = PyList::empty(py);
     for q in 0..judged.num_queries() {
         ids.append(String::from_utf8_lossy(judged.query_id(q)))?;
@@ -225,6 +283,7 @@ fn repeated_pairs<'py>(
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(judge_arrow, m)?)?;
+    m.add_function(wrap_pyfunction!(judge_arrow_runs, m)?)?;
     m.add_function(wrap_pyfunction!(repeated_pairs, m)?)?;
     Ok(())
 }

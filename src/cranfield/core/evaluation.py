@@ -16,7 +16,7 @@ import numpy as np
 from ..defaults import DEFAULT_MEASURES
 from ..errors import InputError, ParameterError
 from .files import evaluate_files
-from .judged import JudgedRun, judge
+from .judged import JudgedRun, judge, judge_runs
 from .measures.engine import compute_many
 from .measures.registry import Measure
 from .options import JudgeOptions, merged
@@ -194,7 +194,7 @@ def evaluate(
     measure_list = as_measures(measures)
     if collection_size is not None:
         measure_list = [with_collection_size(m, collection_size) for m in measure_list]
-    judged = [_judged(qrels, qrels_path, run, opts) for run in _run_items(runs, opts)]
+    judged = _judged_all(qrels, qrels_path, _run_items(runs, opts), opts)
     names = [name for name, _ in judged]
     if len(set(names)) != len(names):
         dup = next(n for n in names if names.count(n) > 1)
@@ -239,6 +239,19 @@ def _run_items(runs, opts: JudgeOptions) -> list:
             items.extend([r] if isinstance(r, (str, Path)) else as_runs([r], opts.duplicates))
         return items
     return as_runs(runs, opts.duplicates)
+
+
+def _judged_all(qrels, qrels_path, items: list, opts: JudgeOptions) -> list[tuple]:
+    """``(name, JudgedRun)`` of each run, in order: paths by :func:`_judged`, the
+    :class:`Run` objects together (:func:`~cranfield.core.judged.judge_runs`: the qrels
+    indexed once)."""
+    objects = [i for i, run in enumerate(items) if not isinstance(run, (str, Path))]
+    together = judge_runs(qrels, [items[i] for i in objects], opts, doc_rows=False)
+    judged = {i: (items[i].name, jr) for i, jr in zip(objects, together, strict=True)}
+    return [
+        judged[i] if i in judged else _judged(qrels, qrels_path, run, opts)
+        for i, run in enumerate(items)
+    ]
 
 
 def _judged(qrels, qrels_path, run, opts: JudgeOptions) -> tuple:

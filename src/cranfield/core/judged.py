@@ -330,6 +330,43 @@ def judge(
     )
 
 
+def judge_runs(
+    qrels, runs: list, options: JudgeOptions | None = None, *, doc_rows: bool = True
+) -> list[JudgedRun]:
+    """:func:`judge` for several runs against the same qrels, the qrels indexed once
+    by the engine (``_engine.judge_arrow_runs``; for a small run against large qrels
+    the index is most of the work). Each result is :func:`judge`'s; a problem is
+    raised as :func:`judge` raises it for the first run that has one."""
+    from .. import _engine
+
+    if len(runs) < 2:
+        return [judge(qrels, run, options, doc_rows=doc_rows) for run in runs]
+    opts = merged(options, {})
+    try:
+        parts = _engine.judge_arrow_runs(
+            [arrays.engine_batches(run.table, "score") for run in runs],
+            arrays.engine_batches(qrels.table, "relevance"),
+            rel_level=opts.rel_level,
+            depth=opts.depth,
+            judged_only=opts.judged_only,
+            complete=opts.complete,
+            compat=opts.compat,
+            doc_rows=doc_rows,
+        )
+    except _engine.JudgeError:  # each run alone: judge's error, in judge's order
+        return [judge(qrels, run, opts, doc_rows=doc_rows) for run in runs]
+    return [
+        from_engine(
+            (*p[:6], getattr(run, "name", "") or ""),
+            rel_level=opts.rel_level,
+            compat=opts.compat,
+            doc_rows=p[7],
+            has_doc_rows=doc_rows,
+        )
+        for run, p in zip(runs, parts, strict=True)
+    ]
+
+
 def qrels_side(qrels) -> tuple[pa.Array, np.ndarray, np.ndarray]:
     """(topics in byte order, CSR offsets, non-negative grades sorted descending per topic).
 

@@ -212,23 +212,55 @@ pub fn judge_batches(
     threads: usize,
     rows: bool,
 ) -> Result<JudgedRows, JudgeError> {
-    options.check()?;
-    let run = Checked::new(run, Input::Run)?;
-    if !run.all(|v| matches!(v, ValuesView::Scores(_))) {
-        return Err(JudgeError::WrongKind(Input::Run));
+    let mut judged = judge_batches_runs(&[run], qrels, options, threads, rows).map_err(|e| e.1)?;
+    Ok(judged.remove(0))
+}
+
+/// Several runs judged against the same qrels as [`judge_batches`] judges each, the
+/// qrels checked and indexed once (for a small run against large qrels, most of the
+/// work). The first problem found ends it, with the index of its run (0 for the
+/// options' and the qrels' problems); the runs are checked before the qrels.
+pub fn judge_batches_runs(
+    runs: &[&[Batch<'_>]],
+    qrels: &[Batch<'_>],
+    options: &JudgeOptions,
+    threads: usize,
+    rows: bool,
+) -> Result<Vec<JudgedRows>, (usize, JudgeError)> {
+    options.check().map_err(|e| (0, e))?;
+    let mut checked = Vec::with_capacity(runs.len());
+    for (i, run) in runs.iter().enumerate() {
+        let run = Checked::new(run, Input::Run).map_err(|e| (i, e))?;
+        if !run.all(|v| matches!(v, ValuesView::Scores(_))) {
+            return Err((i, JudgeError::WrongKind(Input::Run)));
+        }
+        checked.push(run);
     }
-    let qrels = Checked::new(qrels, Input::Qrels)?;
+    let qrels = Checked::new(qrels, Input::Qrels).map_err(|e| (0, e))?;
     let real = qrels.all(|v| matches!(v, ValuesView::Reals(_)));
     if !real && !qrels.all(|v| matches!(v, ValuesView::Grades(_))) {
-        return Err(JudgeError::WrongKind(Input::Qrels));
+        return Err((0, JudgeError::WrongKind(Input::Qrels)));
     }
     if qrels.rows() == 0 {
-        return Ok((empty(real, options), None));
+        return Ok(checked.iter().map(|_| (empty(real, options), None)).collect());
     }
-    let threads = if run.rows() + qrels.rows() < super::PARALLEL_ROWS { 1 } else { threads.max(1) };
-    let prepared = Prepared::of_table(qrels.table(), real, options.qrels_duplicates, threads);
-    let ready = prepared_qrels(&prepared)?;
-    judge_table(&run.table(), None, ready, options, threads, RunKind::Table { rows })
+    let threads_for = |rows: usize| {
+        if rows + qrels.rows() < super::PARALLEL_ROWS {
+            1
+        } else {
+            threads.max(1)
+        }
+    };
+    let most = checked.iter().map(Checked::rows).max().unwrap_or(0);
+    let prepared =
+        Prepared::of_table(qrels.table(), real, options.qrels_duplicates, threads_for(most));
+    let ready = prepared_qrels(&prepared).map_err(|e| (0, e))?;
+    let kind = RunKind::Table { rows };
+    let judge = |(i, run): (usize, &Checked<'_>)| {
+        judge_table(&run.table(), None, ready, options, threads_for(run.rows()), kind)
+            .map_err(|e| (i, e))
+    };
+    checked.iter().enumerate().map(judge).collect()
 }
 
 /// The judged run of qrels without rows: no query.
