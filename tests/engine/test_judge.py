@@ -2,7 +2,7 @@
 sorting: trec_eval's ``form_res_rels`` spelled out), on both of its paths:
 
 * TREC files (``_engine.judge_trec_files``, the crate ``rust/eval``'s ``judge``);
-* Arrow tables (``cranfield.core.judged.judge`` -> ``_engine.judge_arrow``, after the
+* Arrow tables (``cranfield.core.judged.judge`` -> ``_engine.judge_arrow_runs``, after the
   readers' duplicate check ``_engine.repeated_pairs``): tables chunked and sliced
   every which way, ``string`` and ``large_string`` ids, queries interleaved.
 
@@ -349,8 +349,8 @@ def arrow_table(rows: list, value: str, value_type, rng, large: bool) -> pa.Tabl
 
 
 def judge_arrow(run_table, qrels_table, options):
-    return _engine.judge_arrow(
-        arrays.engine_batches(run_table, "score"),
+    [got] = _engine.judge_arrow_runs(
+        [arrays.engine_batches(run_table, "score")],
         arrays.engine_batches(qrels_table, "relevance"),
         rel_level=options.rel_level,
         depth=options.depth,
@@ -358,6 +358,7 @@ def judge_arrow(run_table, qrels_table, options):
         complete=options.complete,
         compat=options.compat,
     )
+    return got
 
 
 def check_tables(run_rows, qrels_rows, options, qrels_policy, fractional, rng) -> str:
@@ -734,8 +735,12 @@ def test_several_runs_problems_name_their_run(monkeypatch):
     assert len(_engine.judge_arrow_runs([batches, batches, batches], qrels_batches)) == 3
     assert _engine.judge_arrow_runs([], qrels_batches) == []
 
-    def refused(*args, **kwargs):
-        raise _engine.JudgeError("options", None, None, "injected", 1)
+    real = _engine.judge_arrow_runs
+
+    def refused(runs, *args, **kwargs):  # several runs: a problem with the second
+        if len(runs) > 1:
+            raise _engine.JudgeError("options", None, None, "injected", 1)
+        return real(runs, *args, **kwargs)
 
     qrels, run = Qrels(qrels_table), Run(table)
     expected = judge(qrels, run)

@@ -116,42 +116,20 @@ fn internal(what: &str) -> PyErr {
     JudgeError::new_err(("internal", None::<String>, None::<u64>, format!("a panic in {what}")))
 }
 
-/// Judge a run against qrels given as Arrow record batches (see the module's doc): the
-/// arrays of `cranfield.core.judged.JudgedRun`, with trec_eval's judging
-/// (`cranfield_eval::judge`). The tables hold no repeated (query, document) pair
-/// (their readers applied the duplicates policies).
+/// Runs judged against qrels, all given as Arrow record batches (see the module's doc;
+/// `runs` a list of the runs' batches): the arrays of
+/// `cranfield.core.judged.JudgedRun` of each run, in order, with trec_eval's judging
+/// (`cranfield_eval::judge`), the qrels checked and indexed once. The tables hold no
+/// repeated (query, document) pair (their readers applied the duplicates policies).
 ///
-/// Returns `(query_ids, offsets, labels, qrels_offsets, qrels_grades, in_run, "",
-/// doc_rows)`: a list of str, int64, int8/int64/float64, int64, int64/float64 and bool
-/// arrays, an empty run name (the caller knows it), and the run row of each ranked
-/// document (int64), or None when they are every row of the run in order or when
-/// `doc_rows` is false (not computed). A `depth`
-/// of 2**64 or more is the whole ranking. Raises ValueError for arrays of the wrong
-/// type or layout, `JudgeError` for malformed columns or options.
-#[pyfunction]
-#[pyo3(signature = (run, qrels, *, rel_level=1, depth=None, judged_only=false,
-    complete=false, compat=10, doc_rows=true))]
-#[allow(clippy::too_many_arguments)]
-fn judge_arrow<'py>(
-    py: Python<'py>,
-    run: Bound<'py, PyAny>,
-    qrels: Bound<'py, PyAny>,
-    rel_level: i64,
-    depth: Option<Bound<'py, PyAny>>,
-    judged_only: bool,
-    complete: bool,
-    compat: u8,
-    doc_rows: bool,
-) -> PyResult<Bound<'py, PyTuple>> {
-    let runs = PyList::new(py, [run])?.into_any();
-    let options = judge_options(rel_level, depth, judged_only, complete, compat)?;
-    let mut judged = judged_runs(py, &runs, &qrels, &options, doc_rows)?;
-    Ok(judged.remove(0))
-}
-
-/// Several runs (a list of what [`judge_arrow`] takes as `run`) judged against the same
-/// qrels, which are indexed once: a list of [`judge_arrow`]'s tuples, in order. A
-/// problem raises `JudgeError` with the index of its run appended to its args.
+/// Each run's tuple is `(query_ids, offsets, labels, qrels_offsets, qrels_grades,
+/// in_run, "", doc_rows)`: a list of str, int64, int8/int64/float64, int64,
+/// int64/float64 and bool arrays, an empty run name (the caller knows it), and the run
+/// row of each ranked document (int64), or None when they are every row of the run in
+/// order or when `doc_rows` is false (not computed). A `depth` of 2**64 or more is the
+/// whole ranking. Raises ValueError for arrays of the wrong type or layout, `JudgeError`
+/// for malformed columns or options (with more than one run, the index of the run with
+/// the problem appended to its args).
 #[pyfunction]
 #[pyo3(signature = (runs, qrels, *, rel_level=1, depth=None, judged_only=false,
     complete=false, compat=10, doc_rows=true))]
@@ -167,18 +145,7 @@ fn judge_arrow_runs<'py>(
     compat: u8,
     doc_rows: bool,
 ) -> PyResult<Vec<Bound<'py, PyTuple>>> {
-    let options = judge_options(rel_level, depth, judged_only, complete, compat)?;
-    judged_runs(py, &runs, &qrels, &options, doc_rows)
-}
-
-fn judge_options(
-    rel_level: i64,
-    depth: Option<Bound<'_, PyAny>>,
-    judged_only: bool,
-    complete: bool,
-    compat: u8,
-) -> PyResult<JudgeOptions> {
-    Ok(JudgeOptions {
+    let options = JudgeOptions {
         rel_level,
         depth: depth_of(depth)?,
         judged_only,
@@ -186,36 +153,26 @@ fn judge_options(
         compat,
         duplicates: Duplicates::First,
         qrels_duplicates: Duplicates::First,
-    })
-}
-
-/// The runs judged (see [`judge_arrow_runs`]), each as [`judge_arrow`]'s tuple.
-fn judged_runs<'py>(
-    py: Python<'py>,
-    runs: &Bound<'py, PyAny>,
-    qrels: &Bound<'py, PyAny>,
-    options: &JudgeOptions,
-    doc_rows: bool,
-) -> PyResult<Vec<Bound<'py, PyTuple>>> {
+    };
     let runs_held = runs.try_iter()?.map(|run| held(&run?)).collect::<PyResult<Vec<_>>>()?;
-    let qrels_held = held(qrels)?;
+    let qrels_held = held(&qrels)?;
     let runs = runs_held.iter().map(|h| batches(h, Input::Run)).collect::<PyResult<Vec<_>>>()?;
     let run_slices: Vec<&[Batch<'_>]> = runs.iter().map(Vec::as_slice).collect();
     let qrels = batches(&qrels_held, Input::Qrels)?;
     let threads = Reading::default().threads;
-    let work = || judge_batches_runs(&run_slices, &qrels, options, threads, doc_rows);
+    let work = || judge_batches_runs(&run_slices, &qrels, &options, threads, doc_rows);
     let judged = match py.detach(|| catch_unwind(AssertUnwindSafe(work))) {
         Ok(Ok(judged)) => judged,
         Ok(Err((run, failure))) if run_slices.len() > 1 => {
             return Err(raise_in_run(py, failure, run))
         }
         Ok(Err((_, failure))) => return Err(raise(py, failure)),
-        Err(_) => return Err(internal("judge_arrow")),
+        Err(_) => return Err(internal("judge_arrow_runs")),
     };
     judged.into_iter().map(|(judged, rows)| judged_tuple(py, judged, rows)).collect()
 }
 
-/// [`judge_arrow`]'s tuple of one judged run.
+/// The tuple of one judged run (see [`judge_arrow_runs`]).
 fn judged_tuple<'py>(
     py: Python<'py>,
     judged: Judged,
@@ -282,7 +239,6 @@ fn repeated_pairs<'py>(
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_function(wrap_pyfunction!(judge_arrow, m)?)?;
     m.add_function(wrap_pyfunction!(judge_arrow_runs, m)?)?;
     m.add_function(wrap_pyfunction!(repeated_pairs, m)?)?;
     Ok(())

@@ -217,7 +217,7 @@ def from_engine(
     the engine's other judges): ``parts`` is its tuple ``(query ids, offsets, labels,
     qrels offsets, qrels grades, in_run, run name)``, arrays the engine owns (no copy).
     ``doc_rows``/``has_doc_rows``: the document rows when the engine kept them (only
-    ``_engine.judge_arrow`` does; see :class:`JudgedRun`)."""
+    ``_engine.judge_arrow_runs`` does; see :class:`JudgedRun`)."""
     query_ids, offsets, labels, qrels_offsets, qrels_grades, in_run, run_name = parts[:7]
     return JudgedRun(
         query_ids=np.asarray(query_ids, dtype=object),
@@ -290,7 +290,7 @@ def judge(
     qrels, run, options: JudgeOptions | None = None, *, doc_rows: bool = True, **judging
 ) -> JudgedRun:
     """Join a run with qrels into a :class:`JudgedRun` (trec_eval semantics, see the
-    module's documentation), in the compiled engine (``_engine.judge_arrow``:
+    module's documentation), in the compiled engine (``_engine.judge_arrow_runs``:
     ``cranfield_eval::judge``, which judges TREC files the same way).
 
     Parameters
@@ -307,11 +307,32 @@ def judge(
         Keep the run row of each ranked document (:meth:`JudgedRun.doc_ids`); False
         saves their array (8 bytes per ranked document) where only measures are needed.
     """
+    return _judged_by_engine(qrels, [run], merged(options, judging), doc_rows)[0]
+
+
+def judge_runs(
+    qrels, runs: list, options: JudgeOptions | None = None, *, doc_rows: bool = True
+) -> list[JudgedRun]:
+    """:func:`judge` for several runs against the same qrels, the qrels indexed once
+    by the engine (for a small run against large qrels the index is most of the
+    work). Each result is :func:`judge`'s; a problem is raised as :func:`judge` raises
+    it for the first run that has one."""
     from .. import _engine
 
-    opts = merged(options, judging)
-    parts = _engine.judge_arrow(
-        arrays.engine_batches(run.table, "score"),
+    opts = merged(options, {})
+    try:
+        return _judged_by_engine(qrels, runs, opts, doc_rows)
+    except _engine.JudgeError:  # each run alone: judge's error, in judge's order
+        return [judge(qrels, run, opts, doc_rows=doc_rows) for run in runs]
+
+
+def _judged_by_engine(qrels, runs: list, opts: JudgeOptions, doc_rows: bool) -> list[JudgedRun]:
+    """The runs judged in one engine call (``_engine.judge_arrow_runs``:
+    ``cranfield_eval::judge::arrays``, which judges as TREC files are judged)."""
+    from .. import _engine
+
+    parts = _engine.judge_arrow_runs(
+        [arrays.engine_batches(run.table, "score") for run in runs],
         arrays.engine_batches(qrels.table, "relevance"),
         rel_level=opts.rel_level,
         depth=opts.depth,
@@ -320,41 +341,6 @@ def judge(
         compat=opts.compat,
         doc_rows=doc_rows,
     )
-    name = getattr(run, "name", "") or ""
-    return from_engine(
-        (*parts[:6], name),
-        rel_level=opts.rel_level,
-        compat=opts.compat,
-        doc_rows=parts[7],
-        has_doc_rows=doc_rows,
-    )
-
-
-def judge_runs(
-    qrels, runs: list, options: JudgeOptions | None = None, *, doc_rows: bool = True
-) -> list[JudgedRun]:
-    """:func:`judge` for several runs against the same qrels, the qrels indexed once
-    by the engine (``_engine.judge_arrow_runs``; for a small run against large qrels
-    the index is most of the work). Each result is :func:`judge`'s; a problem is
-    raised as :func:`judge` raises it for the first run that has one."""
-    from .. import _engine
-
-    if len(runs) < 2:
-        return [judge(qrels, run, options, doc_rows=doc_rows) for run in runs]
-    opts = merged(options, {})
-    try:
-        parts = _engine.judge_arrow_runs(
-            [arrays.engine_batches(run.table, "score") for run in runs],
-            arrays.engine_batches(qrels.table, "relevance"),
-            rel_level=opts.rel_level,
-            depth=opts.depth,
-            judged_only=opts.judged_only,
-            complete=opts.complete,
-            compat=opts.compat,
-            doc_rows=doc_rows,
-        )
-    except _engine.JudgeError:  # each run alone: judge's error, in judge's order
-        return [judge(qrels, run, opts, doc_rows=doc_rows) for run in runs]
     return [
         from_engine(
             (*p[:6], getattr(run, "name", "") or ""),

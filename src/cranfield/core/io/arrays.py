@@ -3,7 +3,7 @@
 ``pa.array`` on a NumPy array and ``Array.to_numpy()`` import pandas when it is
 installed (0.3 s for a cold process), so these read and wrap Arrow buffers directly.
 :func:`engine_batches` hands a table to the compiled engine (``cranfield._engine``'s
-``judge_arrow`` and ``repeated_pairs``) as views of its buffers.
+``judge_arrow_runs`` and ``repeated_pairs``) as views of its buffers.
 """
 
 from __future__ import annotations
