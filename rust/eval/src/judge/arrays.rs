@@ -1,5 +1,5 @@
 //! Runs and qrels given as Arrow columns (the tables of Python's `Run` and `Qrels`):
-//! judged as TREC files are ([`judge_batches`]), and their repeated (query, document)
+//! judged as TREC files are ([`judge_batches_runs`]), and their repeated (query, document)
 //! pairs found ([`repeats`]).
 //!
 //! The columns come as record batches (rows aligned across the three columns), each
@@ -197,29 +197,17 @@ impl<'a> Checked<'a> {
 /// (`None` when they are every row of the run, in order).
 pub type JudgedRows = (Judged, Option<Vec<i64>>);
 
-/// Judges a run against qrels, both given as batches (see the module's
-/// documentation), with the judging of [`super::judge`]; the run and the qrels hold no
+/// Judges runs against qrels, all given as batches (see the module's documentation),
+/// with the judging of [`super::judge`], the qrels checked and indexed once (for a
+/// small run against large qrels, most of the work); the runs and the qrels hold no
 /// repeated pair (their readers applied their policies: see [`repeats`]).
 ///
-/// Unlike files, either may have no rows: qrels without rows evaluate no query, a run
+/// Unlike files, any may have no rows: qrels without rows evaluate no query, a run
 /// without rows none either (or, with `complete`, every qrels topic as an empty
 /// ranking). Labels are `i8` or `i64` for grades ([`super::LabelVec`]), `f64` for gains.
-/// The run rows of the ranked documents are returned when `rows` (else `None`).
-pub fn judge_batches(
-    run: &[Batch<'_>],
-    qrels: &[Batch<'_>],
-    options: &JudgeOptions,
-    threads: usize,
-    rows: bool,
-) -> Result<JudgedRows, JudgeError> {
-    let mut judged = judge_batches_runs(&[run], qrels, options, threads, rows).map_err(|e| e.1)?;
-    Ok(judged.remove(0))
-}
-
-/// Several runs judged against the same qrels as [`judge_batches`] judges each, the
-/// qrels checked and indexed once (for a small run against large qrels, most of the
-/// work). The first problem found ends it, with the index of its run (0 for the
-/// options' and the qrels' problems); the runs are checked before the qrels.
+/// The run rows of the ranked documents are returned when `rows` (else `None`). The
+/// first problem found ends it, with the index of its run (0 for the options' and the
+/// qrels' problems); the runs are checked before the qrels.
 pub fn judge_batches_runs(
     runs: &[&[Batch<'_>]],
     qrels: &[Batch<'_>],
