@@ -20,7 +20,7 @@ use std::path::PathBuf;
 use cranfield_trec::gzip::{self, GzipError};
 use cranfield_trec::room::NoRoom;
 use cranfield_trec::{
-    parse, read, Error, Kind, Options, Parsed, Problem, ReadError as Failed, Strings, Values,
+    parse, read_stored, Error, Kind, Options, Parsed, Problem, ReadError as Failed, Strings, Values,
 };
 use numpy::PyArray1;
 use pyo3::create_exception;
@@ -196,11 +196,8 @@ fn read_trec_file<'py>(
         let mut magic = [0u8; 2];
         let got = file.read(&mut magic).map_err(Failure::Io)?;
         file.seek(SeekFrom::Start(0)).map_err(Failure::Io)?;
-        let result = if got == 2 && magic == gzip::MAGIC {
-            read(gzip::Members::new(file, max_bytes.unwrap_or(u64::MAX)), &options)
-        } else {
-            read(file, &options)
-        };
+        let gzipped = got == 2 && magic == gzip::MAGIC;
+        let result = read_stored(file, gzipped, max_bytes.unwrap_or(u64::MAX), &options);
         let parsed = result.map_err(|e| match e {
             Failed::Io(err) => Failure::Io(err),
             Failed::Input(err) => Failure::Input(err),

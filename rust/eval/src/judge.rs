@@ -361,19 +361,15 @@ pub fn read_file(
         threads: reading.threads.max(1),
     };
     let gzipped = head == gzip::MAGIC;
-    let read = match (&reading.progress, gzipped) {
+    let max_bytes = reading.max_bytes;
+    let read = match &reading.progress {
         // (a counted file is read through `Read::read` alone, whose buffers std zeroes
         // first: 2-3% of the time, paid only when a progress bar is drawn)
-        (Some(bytes), _) => {
+        Some(bytes) => {
             let file = counted::Counted::new(file, bytes.clone());
-            if gzipped {
-                cranfield_trec::read(gzip::Members::new(file, reading.max_bytes), &options)
-            } else {
-                cranfield_trec::read(file, &options)
-            }
+            cranfield_trec::read_stored(file, gzipped, max_bytes, &options)
         }
-        (None, true) => cranfield_trec::read(gzip::Members::new(file, reading.max_bytes), &options),
-        (None, false) => cranfield_trec::read(file, &options),
+        None => cranfield_trec::read_stored(file, gzipped, max_bytes, &options),
     };
     read.map_err(|e| match e {
         cranfield_trec::ReadError::Io(error) => JudgeError::Io { input, error },

@@ -349,6 +349,21 @@ impl ReadError {
     }
 }
 
+/// [`read`] of an input as stored: decompressed as it is read when `gzipped`
+/// ([`gzip::Members`], to at most `max_bytes` of text).
+pub fn read_stored(
+    reader: impl Read,
+    gzipped: bool,
+    max_bytes: u64,
+    options: &Options,
+) -> Result<Parsed, ReadError> {
+    if gzipped {
+        read(gzip::Members::new(reader, max_bytes), options)
+    } else {
+        read(reader, options)
+    }
+}
+
 /// Read and parse an input from `reader` (a file), piece by piece: memory holds the
 /// columns and a few pieces, never the whole text.
 ///
