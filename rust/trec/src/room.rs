@@ -165,26 +165,23 @@ where
     T: Send + 'scope,
 {
     with_capacity::<u8>(THREAD_HEADROOM).ok()?;
-    // (a mutex and a condition variable: futexes, no thread-local of their own)
-    let started = std::sync::Arc::new((std::sync::Mutex::new(false), std::sync::Condvar::new()));
+    let started = std::sync::Arc::new(Gate::default());
     let signal = std::sync::Arc::clone(&started);
     let handle = std::thread::Builder::new()
         .spawn_scoped(scope, move || {
-            *signal.0.lock().unwrap_or_else(|e| e.into_inner()) = true;
-            signal.1.notify_one();
+            signal.open();
             drop(signal);
             work()
         })
         .ok()?;
-    let (flag, changed) = &*started;
-    let mut has_started = flag.lock().unwrap_or_else(|e| e.into_inner());
-    while !*has_started {
-        has_started = changed.wait(has_started).unwrap_or_else(|e| e.into_inner());
-    }
+    started.wait();
     Some(handle)
 }
 
-/// Keeps the threads of [`spawn_workers`] from working before all have started.
+/// A one-way signal between threads: [`Gate::wait`] returns once [`Gate::open`] has
+/// been called (a mutex and a condition variable: futexes, no thread-local of their
+/// own). [`spawn`] waits on one for its thread to start, the threads of
+/// [`spawn_workers`] on one for all to have started.
 #[derive(Default)]
 pub struct Gate {
     open: std::sync::Mutex<bool>,
