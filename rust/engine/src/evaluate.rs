@@ -20,12 +20,11 @@ use cranfield_eval::views::{compute_seen, has_relevant};
 use cranfield_eval::{Column, Kernel, Refusal, Spec};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-
-use crate::progress::{counter, ReadCounter};
 use pyo3::types::{PyList, PyTuple};
 
 use crate::judge::{no_query, policy, raise, raise_in_run, reading, JudgeError};
 use crate::measures::{refusal as refusal_error, spec};
+use crate::progress::{counter, ReadCounter};
 
 /// One run's result: its name (TREC tag), its query ids and one column per measure.
 struct Evaluated {

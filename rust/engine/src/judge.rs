@@ -11,14 +11,13 @@ use cranfield_trec::gzip::GzipError;
 use cranfield_trec::Problem;
 use numpy::PyArray1;
 use pyo3::create_exception;
-
-use crate::MAX_LINE_CAP;
 use pyo3::exceptions::{PyException, PyValueError};
 use pyo3::prelude::*;
-
-use crate::progress::{counter, ReadCounter};
 use pyo3::types::{PyBytes, PyList, PyTuple};
 use pyo3::IntoPyObjectExt;
+
+use crate::progress::{counter, ReadCounter};
+use crate::MAX_LINE_CAP;
 
 create_exception!(
     _engine,

@@ -18,12 +18,11 @@ use cranfield_eval::{Column, JudgedView, Refusal};
 use numpy::PyReadonlyArray1;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
-
-use crate::progress::{counter, ReadCounter};
 use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
 
 use crate::judge::{no_query, raise, reading, JudgeError};
 use crate::measures::{refusal as refusal_error, spec};
+use crate::progress::{counter, ReadCounter};
 
 /// `(printed, kind, spec or None, blank, reset, recount)` -> Col.
 fn col(item: &Bound<'_, PyAny>) -> PyResult<Col> {
