@@ -118,9 +118,9 @@ def markdown_table(
 def delimited(head: Sequence[str], body: Iterable[Sequence], delimiter: str = ",") -> str:
     """CSV (``delimiter=","``) or TSV (``"\\t"``) text: the header, then one line per row,
     each ended by a newline; quoting as Python's :mod:`csv` (minimal)."""
-    buf = io.StringIO()
     import csv
 
+    buf = io.StringIO()
     writer = csv.writer(buf, delimiter=delimiter, lineterminator="\n")
     writer.writerow(head)
     writer.writerows(body)

@@ -670,8 +670,9 @@ def evaluate_files(
         raise zscore_error
     if done is None:
         if once:
-            names = ", ".join("standard input" if str(p) == "-" else str(p) for p in once)
-            raise CranfieldError(f"internal error in the engine reading {names}")
+            from .io.problems import read_once_names
+
+            raise CranfieldError(f"internal error in the engine reading {read_once_names(once)}")
         return None
     text, missing, unusable = done
     if cols is not None:  # (quick_columns' names are ASCII)

@@ -160,5 +160,11 @@ def unread(exc: Exception, sources) -> Exception | None:
     what, which, _, detail = exc.args[:4]
     if what == "options" or (what == "unsupported" and which == "qrels"):
         return None
-    names = ", ".join("standard input" if str(s) == "-" else str(s) for s in sources)
-    return CranfieldError(f"internal error in the engine reading {names} ({what}: {detail})")
+    return CranfieldError(
+        f"internal error in the engine reading {read_once_names(sources)} ({what}: {detail})"
+    )
+
+
+def read_once_names(sources) -> str:
+    """Inputs read once (standard input as ``-``, named pipes) as a message names them."""
+    return ", ".join("standard input" if str(s) == "-" else str(s) for s in sources)
