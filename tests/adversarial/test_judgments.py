@@ -258,3 +258,28 @@ def test_agreement_tables_come_from_the_one_table_renderer(table, capsys):
     assert mlines[at + 1] == "|---|---:|"  # numbers right-aligned, as every markdown table
     rows = [[c.strip() for c in x.strip("|").split("|")] for x in mlines[at + 2 : at + 7]]
     assert "\n".join(mlines[at : at + 7]) == markdown_table(head, rows)
+
+
+@pytest.mark.parametrize("method", ["dawid-skene", "mace"])
+def test_aggregate_tolerance_zero_runs_exactly_the_iterations(table, method):
+    # --tolerance 0 means "no convergence test": exactly --max-iterations, and no note
+    # about stopping at the cap
+    out = run_cli(
+        "aggregate",
+        "--judgments",
+        table,
+        "--method",
+        method,
+        "--tolerance",
+        "0",
+        "--max-iterations",
+        "5",
+    )
+    assert_success(out, quiet=True)
+    assert len(out.stdout.decode().splitlines()) == 3
+    bad_options = [("--tolerance", "-1")]
+    if method == "mace":
+        bad_options += [("--restarts", "0"), ("--mace-fit", "gibbs")]
+    for option, value in bad_options:
+        bad = run_cli("aggregate", "--judgments", table, "--method", method, option, value)
+        assert_clean_failure(bad, option)

@@ -97,4 +97,4 @@ def test_mace_without_spammers_agrees_with_majority_vote_on_clear_items():
     clear = j.counts().max(axis=1) >= 4
     assert np.array_equal(mace(j).label[clear], majority_vote(j).label[clear])
     with pytest.raises(ParameterError):
-        mace(j, tolerance=0)
+        mace(j, tolerance=-1)

@@ -23,12 +23,34 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="majority vote: a tie goes to a random tied label, the higher or the lower "
         "label, or no label (the pair is left out); default random",
     )
-    add_seed(parser, "tie-breaking draws")
+    add_seed(parser, "tie-breaking draws and MACE restarts")
     parser.add_argument(
-        "--tolerance", default="1e-5", help="Dawid-Skene and MACE: convergence tolerance"
+        "--tolerance",
+        default="1e-5",
+        help="Dawid-Skene and MACE: stop when the log-likelihood per judgment changes by "
+        "less than this (default 1e-5); 0 runs exactly --max-iterations",
     )
     parser.add_argument(
         "--max-iterations", default="100", help="Dawid-Skene and MACE: iteration cap (default 100)"
+    )
+    parser.add_argument(
+        "--mace-fit",
+        choices=("vb", "em"),
+        default="vb",
+        help="MACE: variational Bayes with Beta(0.5, 0.5) and Dirichlet(10) priors (default) "
+        "or EM with smoothing 0.01/labels (Hovy et al. 2013)",
+    )
+    parser.add_argument(
+        "--restarts",
+        default="10",
+        help="MACE: runs, the first from majority vote, the others from random starts "
+        "(--seed); the most likely is kept (default 10)",
+    )
+    parser.add_argument(
+        "--class-priors",
+        choices=("learned", "uniform"),
+        default="learned",
+        help="MACE: estimate the share of each label (default) or keep Hovy et al.'s uniform prior",
     )
     parser.add_argument(
         "--gold",
@@ -81,9 +103,16 @@ def run(args) -> int:
         options = {"ties": args.ties, "seed": state}
     elif args.method in ("dawid-skene", "mace"):
         options = {
-            "tolerance": number(args.tolerance, "--tolerance", float, 0, 1, open_=True),
+            "tolerance": number(args.tolerance, "--tolerance", float, 0, 1),
             "max_iterations": number(args.max_iterations, "--max-iterations", int, 1, 10**6),
         }
+        if args.method == "mace":
+            options |= {
+                "fit": args.mace_fit,
+                "class_priors": args.class_priors,
+                "restarts": number(args.restarts, "--restarts", int, 1, 1000),
+                "seed": state,
+            }
     inputs = [*args.qrels, *([args.judgments] if args.judgments else [])]
     inputs += [args.gold] if args.gold else []
     if args.posteriors is not None:
@@ -102,7 +131,7 @@ def run(args) -> int:
     else:
         qrels.to_trec(args.output)
     info = result.info
-    if "converged" in info and not info["converged"] and sys.stderr is not None:
+    if info.get("converged") is False and sys.stderr is not None:
         print(
             f"cranfield aggregate: note: {args.method} stopped at the iteration cap "
             f"({info['max_iterations']}) before converging to {info['tolerance']:g}",
