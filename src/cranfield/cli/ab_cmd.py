@@ -111,7 +111,7 @@ def analyse(args: argparse.Namespace) -> dict:
         else:
             a, b = values[ia], values[ib]
             tests.append(welch(a, b, confidence))
-            tests.append(mann_whitney(a, b))
+            tests.append(mann_whitney(a, b, confidence))
             if replicates:
                 tests.append(bootstrap_ci(a, b, confidence, replicates, seed))
             if pre is not None:
