@@ -164,8 +164,10 @@ def _run(args, notes: list[str]) -> int:
         d = opts["digits"]
         out = [f"# {args.a} ({ma}) vs {args.b} ({mb}), {len(a)} runs"]
         out.append(
-            f"# p: two-sided; {level} intervals: Fisher z-transform with the standard error "
-            "of Fieller, Hartley & Pearson 1957 (tau) and Bonett & Wright 2000 (rho)"
+            f"# p: two-sided (kendall_tau {result['kendall_tau_p_method']}, spearman_rho "
+            f"{result['spearman_rho_p_method']}); {level} intervals: Fisher z-transform with "
+            "the standard error of Fieller, Hartley & Pearson 1957 (tau) and Bonett & Wright "
+            "2000 (rho)"
         )
         out.append("statistic\tvalue\tp\tci_low\tci_high")
         for k in ("kendall_tau", "tau_ap", "spearman_rho", "rbo"):

@@ -361,7 +361,9 @@ def correlate_tables(
     name). With ``confidence`` (e.g. 0.95) also the two-sided p-values and confidence
     intervals of tau and rho (:func:`~cranfield.compare.correlation.kendall_tau_test`,
     :func:`~cranfield.compare.correlation.spearman_rho_test`): keys ``kendall_tau_p``,
-    ``kendall_tau_ci_low``, ``kendall_tau_ci_high`` and the same for ``spearman_rho``.
+    ``kendall_tau_p_method`` (how the p-value was found: ``exact``, ``permutation``,
+    ``asymptotic`` or ``t-distribution``), ``kendall_tau_ci_low``, ``kendall_tau_ci_high``
+    and the same for ``spearman_rho``.
     """
     if confidence is not None:
         _check_inference("two-sided", confidence)
@@ -391,6 +393,7 @@ def correlate_tables(
         for name, test in (("kendall_tau", kendall_tau_test), ("spearman_rho", spearman_rho_test)):
             res = test(x, y, "two-sided", confidence)
             out[f"{name}_p"] = res.pvalue
+            out[f"{name}_p_method"] = res.method
             out[f"{name}_ci_low"] = res.ci_low
             out[f"{name}_ci_high"] = res.ci_high
     return out
