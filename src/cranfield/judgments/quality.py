@@ -110,7 +110,9 @@ def assessor_quality(
     crowd_median = np.nan
     if j.seconds is not None and np.isfinite(j.seconds).any():
         ok = np.isfinite(j.seconds)
-        crowd_median = float(np.median(j.seconds[ok]))
+        m = int(ok.sum())
+        mid = np.partition(j.seconds[ok], [(m - 1) // 2, m // 2])[[(m - 1) // 2, m // 2]]
+        crowd_median = float(mid[0] + (mid[1] - mid[0]) / 2)  # no overflow near 1e308
         order = np.lexsort((j.seconds[ok], j.assessor[ok]))
         who, secs = j.assessor[ok][order], j.seconds[ok][order]
         n_ok = np.bincount(who, minlength=n_a)
@@ -118,7 +120,8 @@ def assessor_quality(
         has_t = n_ok > 0
         lo = start + (n_ok - 1) // 2
         hi = start + n_ok // 2
-        median_s[has_t] = (secs[lo[has_t]] + secs[hi[has_t]]) / 2
+        low, high = secs[lo[has_t]], secs[hi[has_t]]
+        median_s[has_t] = low + (high - low) / 2  # seconds >= 0: no overflow near 1e308
     out = []
     for a in range(n_a):
         reasons: list[str] = []
