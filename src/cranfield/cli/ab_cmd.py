@@ -165,6 +165,10 @@ def render(res: dict, fmt: str) -> str:
             )
     lines.append(table(head, rows, "markdown" if md else "text", left=2))
     for c in res["comparisons"]:
+        for t in c["tests"]:
+            if t.get("note"):
+                lines.append(f"note: {c['variant']} {t['test']}: {t['note']}")
+    for c in res["comparisons"]:
         if "units_needed_per_variant" in c:
             lines.append(
                 f"{c['variant']}: units per variant for 80% power at alpha 0.05: "

@@ -15,12 +15,24 @@ import numpy as np
 
 from ..errors import InputError, ParameterError, require
 
+#: Largest magnitude of a value the statistics take: sums of squares of up to 10^8
+#: such values stay finite (1e150^2 * 1e8 = 1e308).
+LARGEST = 1e150
+
 
 def _check(a, b, minimum: int = 2):
     a = np.asarray(a, dtype=float)
     b = np.asarray(b, dtype=float)
     if a.size < minimum or b.size < minimum:
         raise InputError(f"each variant needs at least {minimum} units", "A/B test")
+    for v in (a, b):
+        if v.size and not np.abs(v).max() <= LARGEST:
+            worst = float(v[np.argmax(~(np.abs(v) <= LARGEST))])
+            raise InputError(
+                f"a value of {worst:g} is beyond ±{LARGEST:g}, where squares and sums "
+                "overflow: rescale the metric",
+                "A/B test",
+            )
     return a, b
 
 
@@ -228,6 +240,10 @@ def ratio_delta(num_a, den_a, num_b, den_b, confidence: float = 0.95) -> dict:
     }
 
 
+#: Relative size of rounding noise: 16 units in the last place of a double.
+ROUNDING = 16 * np.finfo(float).eps
+
+
 def cuped(a, b, a_pre, b_pre, confidence: float = 0.95) -> dict:
     r"""CUPED (Deng, Xu, Kohavi & Walker 2013): with the pre-period covariate ``x``,
     :math:`\theta = \mathrm{cov}(y, x) / \mathrm{var}(x)` on the units of ``a`` and ``b`` pooled (the
@@ -244,6 +260,20 @@ def cuped(a, b, a_pre, b_pre, confidence: float = 0.95) -> dict:
     theta = float(np.cov(y, x, ddof=1)[0, 1] / vx) if vx > 0 else 0.0
     adj = y - theta * (x - x.mean())
     out = welch(adj[: a.size], adj[a.size :], confidence)
+    noise = ROUNDING * (float(np.abs(y).max()) + abs(theta) * float(np.abs(x - x.mean()).max()))
+    if max(adj[: a.size].std(), adj[a.size :].std()) <= noise:
+        diff = out["difference"] if abs(out["difference"]) > noise else 0.0
+        out.update(
+            difference=diff,
+            relative=diff / out["mean_control"] if out["mean_control"] != 0 else math.nan,
+            se=math.nan,
+            statistic=math.nan,
+            df=math.nan,
+            p_value=math.nan,
+            ci=[diff, diff],
+            note="the covariate predicts the metric exactly (the adjusted values are "
+            "constant within rounding in each variant): no test",
+        )
     vy = y.var(ddof=1)
     out.update(
         test="cuped",
