@@ -26,6 +26,32 @@ FORMATS = ("text", "markdown", "json", "csv", "tsv", "trec")
 UNDEFINED = "nan"
 
 
+#: How a p-value of exactly 0 is shown: every p-value computed here is positive in
+#: exact arithmetic, so 0 means it fell below the smallest double (about 5e-324).
+UNDERFLOW = "<1e-300"
+
+
+def monte_carlo_bound(replicates: int, sides: int = 2) -> float:
+    """The resolution of a Monte Carlo p-value none of whose ``replicates`` draws was
+    as extreme as the data: ``sides / (replicates + 1)``, the add-one estimate
+    ``(1 + 0) / (B + 1)`` of Davison & Hinkley (1997, sec. 4.2.1), doubled for a
+    two-sided p-value that is twice the smaller tail."""
+    return min(1.0, sides / (replicates + 1))
+
+
+def p_cell(p, bound: bool = False) -> str:
+    """A p-value as a table cell: :data:`UNDEFINED` for none or NaN, ``<B`` when ``p``
+    is an upper bound ``B`` (written with 2 significant digits, rounded up, so the
+    statement stays true), :data:`UNDERFLOW` for an exact 0, else 4 significant
+    digits."""
+    if p is None or p != p:
+        return UNDEFINED
+    if bound:
+        scale = 10.0 ** (math.floor(math.log10(p)) - 1)
+        return f"<{math.ceil(p / scale - 1e-9) * scale:.2g}"
+    return UNDERFLOW if p == 0 else f"{p:.4g}"
+
+
 def json_safe(obj):
     """``obj`` with every non-finite float (NaN, infinity) replaced by ``None``.
 

@@ -21,7 +21,7 @@ import math
 import string
 
 from ..errors import ParameterError
-from ..output import UNDEFINED, delimited, dumps_json, markdown_table, text_table
+from ..output import UNDEFINED, UNDERFLOW, delimited, dumps_json, markdown_table, text_table
 
 __all__ = ["FORMATS", "UNDERFLOW", "format_pvalue", "render", "letters"]
 
@@ -60,11 +60,6 @@ def _num(v: float, digits: int = 4) -> str:
     if v is None or (isinstance(v, float) and math.isnan(v)):
         return UNDEFINED
     return f"{v:.{digits}f}"
-
-
-#: How a p-value of exactly 0 is shown: every p-value computed here is positive in
-#: exact arithmetic, so 0 means it fell below the smallest double (about 5e-324).
-UNDERFLOW = "<1e-300"
 
 
 def format_pvalue(v: float) -> str:
