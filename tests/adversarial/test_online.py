@@ -159,3 +159,25 @@ def test_a_covariate_equal_to_the_metric_is_degenerate_not_an_effect(tmp_path):
                    "--replicates", "0")  # fmt: skip
     assert_success(text, quiet=True)
     assert "note: b cuped: the covariate predicts the metric exactly" in text.stdout.decode()
+
+
+@pytest.mark.parametrize("fmt", ["text", "markdown", "json"])
+def test_a_bootstrap_p_value_with_no_extreme_replicate_is_a_bound(tmp_path, fmt):
+    # a clear effect: none of the 999 replicates reaches 0; the p-value is the
+    # resolution 2/(B+1), shown as "<0.002" and flagged as a bound in JSON, never 0
+    rng = np.random.default_rng(0)
+    rows = "".join(
+        f"u{i},{'ab'[i % 2]},1,1,0,{float(rng.normal(i % 2, 0.1))}\n" for i in range(400)
+    )
+    path = tmp_path / "clear.csv"
+    path.write_text(HEAD + rows)
+    out = run_cli("ab", path, "--metric", "x", "--variant-column", "v", "--replicates", "999",
+                  "-f", fmt)  # fmt: skip
+    assert_success(out, quiet=True)
+    if fmt == "json":
+        boot = json.loads(out.stdout)["comparisons"][0]["tests"][2]
+        assert boot["test"] == "bootstrap"
+        assert boot["p_value"] == pytest.approx(2 / 1000) and boot["p_value_is_bound"] is True
+        return
+    row = next(line for line in out.stdout.decode().splitlines() if "bootstrap" in line)
+    assert row.strip(" |").split()[-1] == "<0.002"

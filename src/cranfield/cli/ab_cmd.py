@@ -135,7 +135,7 @@ def _fmt(v) -> str:
 
 
 def render(res: dict, fmt: str) -> str:
-    from ..output import table
+    from ..output import p_cell, table
 
     md = fmt == "markdown"
     srm = res["sample_ratio"]
@@ -143,7 +143,7 @@ def render(res: dict, fmt: str) -> str:
         f"metric {res['metric']}, control {res['control']}, units "
         + ", ".join(f"{k} {v}" for k, v in res["units"].items()),
         f"sample-ratio check: chi2 {_fmt(srm['statistic'])}, df {srm['df']}, "
-        f"p {_fmt(srm['p_value'])}",
+        f"p {p_cell(srm['p_value'])}",
         "",
     ]
     head = ["variant", "test", "control", "treatment", "difference", "ci_low", "ci_high", "p"]
@@ -160,7 +160,7 @@ def render(res: dict, fmt: str) -> str:
                     _fmt(t.get("difference")),
                     _fmt(ci[0]),
                     _fmt(ci[1]),
-                    _fmt(t["p_value"]),
+                    p_cell(t["p_value"], t.get("p_value_is_bound", False)),
                 ]
             )
     lines.append(table(head, rows, "markdown" if md else "text", left=2))

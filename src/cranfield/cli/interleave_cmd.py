@@ -148,6 +148,8 @@ def _table(head, rows, md):
 
 
 def render(res: dict, fmt: str) -> str:
+    from ..output import p_cell
+
     md = fmt == "markdown"
     title = res["method"] if "multileaving" in res["method"] else res["method"] + " interleaving"
     lines = [
@@ -177,13 +179,11 @@ def render(res: dict, fmt: str) -> str:
         ci = o["ci"] or [None, None]
         rows.append(
             [p["a"], p["b"]]
+            + [_fmt(v) for v in (o["wins_a"], o["wins_b"], o["ties"])]
+            + [p_cell(o["p_value"])]
             + [
                 _fmt(v)
                 for v in (
-                    o["wins_a"],
-                    o["wins_b"],
-                    o["ties"],
-                    o["p_value"],
                     o["proportion"],
                     ci[0],
                     ci[1],
@@ -223,10 +223,8 @@ def render(res: dict, fmt: str) -> str:
         head = ["query", "ndcg_a", "ndcg_b", "wins_a", "wins_b", "ties", "p", "agrees"]
         rows = [
             [q["query"]]
-            + [
-                _fmt(q[k])
-                for k in ("ndcg_a", "ndcg_b", "wins_a", "wins_b", "ties", "p_value", "agrees")
-            ]
+            + [_fmt(q[k]) for k in ("ndcg_a", "ndcg_b", "wins_a", "wins_b", "ties")]
+            + [p_cell(q["p_value"]), _fmt(q["agrees"])]
             for q in p["per_query"]
         ]
         lines += _table(head, rows, md)

@@ -14,6 +14,7 @@ import math
 import numpy as np
 
 from ..errors import InputError, ParameterError, require
+from ..output import monte_carlo_bound
 
 #: Largest magnitude of a value the statistics take: sums of squares of up to 10^8
 #: such values stay finite (1e150^2 * 1e8 = 1e308).
@@ -170,7 +171,9 @@ def bootstrap_ci(a, b, confidence: float = 0.95, replicates: int = 2000, seed: i
     ``numpy.random.default_rng(seed)`` in blocks of at most 256 replicates and about
     4 million drawn indices (so memory stays bounded and the result depends only on the
     data and the seed). Also the two-sided bootstrap p-value
-    ``2 min(P*(d <= 0), P*(d >= 0))``, capped at 1."""
+    ``2 min(P*(d <= 0), P*(d >= 0))``, capped at 1; when no replicate reaches 0 that is
+    0, and the p-value reported is the resolution ``2 / (replicates + 1)``
+    (:func:`cranfield.output.monte_carlo_bound`) with ``p_value_is_bound`` true."""
     a, b = _check(a, b, 1)
     c = _confidence(confidence)
     if (
@@ -189,11 +192,13 @@ def bootstrap_ci(a, b, confidence: float = 0.95, replicates: int = 2000, seed: i
         diffs[start : start + m] = b[ib].mean(axis=1) - a[ia].mean(axis=1)
     low, high = np.quantile(diffs, [0.5 - c / 2, 0.5 + c / 2])
     p = min(1.0, 2 * min(float((diffs <= 0).mean()), float((diffs >= 0).mean())))
+    bound = p == 0
     return {
         "test": "bootstrap",
         "difference": float(b.mean() - a.mean()),
         "ci": [float(low), float(high)],
-        "p_value": p,
+        "p_value": monte_carlo_bound(replicates) if bound else p,
+        "p_value_is_bound": bound,
         "replicates": replicates,
     }
 
