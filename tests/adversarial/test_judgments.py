@@ -91,7 +91,18 @@ def test_degenerate_tables_give_nan_with_a_reason(tmp_path):
     doc = json.loads(out.stdout)["graded"]
     assert doc["overall"]["krippendorff_alpha"] is None  # undefined -> null
     assert doc["overall"]["percent_agreement"] == 1.0
-    assert any("same label" in n for n in doc["notes"])
+    # the scale read from the labels has one label: AC1 is undefined (null) and the note
+    # says so (it used to say "AC1 is 1")
+    assert doc["overall"]["gwet_ac1"] is None
+    assert any("one label" in n and "AC1" in n and "undefined" in n for n in doc["notes"])
+    assert not any("AC1 is 1" in n for n in doc["notes"])
+    # on a two-label scale the same judgments have AC1 = 1, as the note says
+    out = run_cli("agreement", "--judgments", path, "--scale", "0,1", "--format", "json",
+                  "--bootstrap", "0")  # fmt: skip
+    assert_success(out, quiet=True)
+    doc = json.loads(out.stdout)["graded"]
+    assert doc["overall"]["gwet_ac1"] == 1.0
+    assert any("same label" in n and "AC1 is 1" in n for n in doc["notes"])
     path.write_text("topic,document,assessor,label\n1,d1,a,1\n1,d2,a,0\n")
     out = run_cli("agreement", "--judgments", path, "--format", "json", "--bootstrap", "0")
     assert_success(out, quiet=True)

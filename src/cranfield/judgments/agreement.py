@@ -401,6 +401,14 @@ def _notes(j: Judgments, stats: dict) -> list[str]:
     notes = []
     if stats["pairable_items"][0] == 0:
         notes.append("no item was judged by two assessors: agreement is undefined (nan)")
+    elif j.scale.size < 2:
+        # Gwet (2008): chance agreement sum_k pi_k (1 - pi_k) / (K - 1) needs K >= 2
+        notes.append(
+            "the scale has one label: the chance agreement of the kappas, pi and alpha is "
+            "1, and Gwet's AC1 (whose chance agreement divides by the number of labels "
+            "minus 1) is undefined too, so all are undefined (nan); give the whole scale "
+            "(--scale) if other labels were possible"
+        )
     elif len(np.unique(j.label)) < 2:
         notes.append(
             "every judgment has the same label: the chance agreement of the kappas, pi "
