@@ -34,7 +34,7 @@ UNDERFLOW = "<1e-300"
 def monte_carlo_bound(replicates: int, sides: int = 2) -> float:
     """The resolution of a Monte Carlo p-value none of whose ``replicates`` draws was
     as extreme as the data: ``sides / (replicates + 1)``, the add-one estimate
-    ``(1 + 0) / (B + 1)`` of Davison & Hinkley (1997, sec. 4.2.1), doubled for a
+    ``(1 + 0) / (B + 1)`` of Davison & Hinkley (1997, ch. 4), doubled for a
     two-sided p-value that is twice the smaller tail."""
     return min(1.0, sides / (replicates + 1))
 

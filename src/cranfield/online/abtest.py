@@ -129,8 +129,8 @@ def mann_whitney(a, b, confidence: float = 0.95) -> dict:
     :math:`n_a n_b` differences :math:`b_j - a_i` (Hodges & Lehmann 1963); ``ci``: the
     order statistics :math:`[D_{(C)}, D_{(n_a n_b + 1 - C)}]` with
     :math:`C = \lceil \mu - z_{1-\alpha/2}\sigma \rceil`, the shifts the
-    normal-approximation test does not reject (Lehmann 1975, sec. 2.6; Hollander & Wolfe
-    1999, sec. 4.3); undefined (``nan``) when :math:`C < 1`.
+    normal-approximation test does not reject (Lehmann 1975, ch. 2; Hollander & Wolfe
+    1999, ch. 4); undefined (``nan``) when :math:`C < 1`.
     """
     st = require("scipy.stats", "stats")
     a, b = _check(a, b, 1)
