@@ -275,18 +275,9 @@ def test_agreement_tables_come_from_the_one_table_renderer(table, capsys):
 def test_aggregate_tolerance_zero_runs_exactly_the_iterations(table, method):
     # --tolerance 0 means "no convergence test": exactly --max-iterations, and no note
     # about stopping at the cap
-    out = run_cli(
-        "aggregate",
-        "--judgments",
-        table,
-        "--method",
-        method,
-        "--tolerance",
-        "0",
-        "--max-iterations",
-        "5",
-    )
-    assert_success(out, quiet=True)
+    out = run_cli("aggregate", "--judgments", table, "--method", method,
+                  "--tolerance", "0", "--max-iterations", "5")  # fmt: skip
+    assert_success(out, quiet=True)  # quiet: no note about the cap on stderr
     assert len(out.stdout.decode().splitlines()) == 3
     bad_options = [("--tolerance", "-1")]
     if method == "mace":
