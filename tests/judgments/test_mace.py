@@ -101,6 +101,7 @@ def test_tolerance_zero_runs_exactly_max_iterations(fit):
         ("alpha", 0),
         ("strategy_prior", -1.0),
         ("smoothing", -0.1),
+        ("smoothing", 0.0),
         ("tolerance", -1e-5),
     ],
 )

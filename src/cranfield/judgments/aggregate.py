@@ -452,8 +452,8 @@ def mace(
     for name, value in (("alpha", alpha), ("beta", beta), ("strategy_prior", strategy_prior)):
         if not (isinstance(value, (int, float)) and 0 < value < math.inf):
             raise ParameterError(name, "a number > 0", value)
-    if not (isinstance(smoothing, (int, float)) and 0 <= smoothing < math.inf):
-        raise ParameterError("smoothing", "a number >= 0", smoothing)
+    if not (isinstance(smoothing, (int, float)) and 0 < smoothing < math.inf):
+        raise ParameterError("smoothing", "a number > 0 (0 makes a label impossible)", smoothing)
     t, votes, _ = _em_start(j, gold, tolerance, max_iterations)
     rng = np.random.default_rng(seed)
     options = {
