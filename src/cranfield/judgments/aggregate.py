@@ -434,7 +434,9 @@ def mace(
     ``class_priors="learned"`` (default) re-estimates ``p_k = (sum_u T[u, k] + 1) / (n
     + K)`` in each M-step; ``"uniform"`` keeps Hovy et al.'s ``p_k = 1/K``, which loses
     to majority vote when one label dominates the items. ``restarts`` runs: the first
-    starts from the majority-vote shares, the others from random parameters (uniform on
+    starts from parameters read off the majority-vote shares (class priors: their
+    means; competence: the assessor's mean share of the label it gave, clipped to
+    [0.05, 0.95]; uniform strategies), the others from random parameters (uniform on
     [1, 2.5], normalised, from ``numpy.random.default_rng(seed)``); the run with the
     highest log marginal likelihood is kept. A run stops when the log marginal
     likelihood per judgment changes by less than ``tolerance`` (0: run exactly
