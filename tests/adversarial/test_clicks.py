@@ -94,9 +94,12 @@ def test_bad_arguments_fail_cleanly(log, tmp_path, argv, mention):
 
 def test_unknown_extension_asks_for_the_format(tmp_path):
     p = tmp_path / "log.txt"
-    p.write_text(LOG)
+    p.write_text("just some words\nand more\n")
     assert_clean_failure(run_cli("clicks", "fit", p, "-m", "dctr"), "--log-format")
-    assert_success(run_cli("clicks", "fit", p, "-m", "dctr", "--log-format", "pyclick"))
+    q = tmp_path / "log.txt"
+    q.write_text(LOG)
+    assert_success(run_cli("clicks", "fit", q, "-m", "dctr"), quiet=True)  # sniffed
+    assert_success(run_cli("clicks", "fit", q, "-m", "dctr", "--log-format", "pyclick"))
 
 
 def test_closed_stdout(log):

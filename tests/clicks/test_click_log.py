@@ -182,9 +182,12 @@ def test_empty_and_unknown_format(tmp_path):
         read_log(p)
     q = tmp_path / "x.dat"
     q.write_text("q\ta : 1;\n")
-    with pytest.raises(InputError, match="log-format"):
-        read_log(q)
+    assert read_log(q).n_sessions == 1  # no known extension: told from the content
     assert read_log(q, "pyclick").n_sessions == 1
+    unknown = tmp_path / "y.dat"
+    unknown.write_text("hello\n")
+    with pytest.raises(InputError, match="log-format"):
+        read_log(unknown)
     with pytest.raises(ParameterError):
         read_log(q, "nope")
 

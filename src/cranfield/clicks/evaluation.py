@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .estimate import EPS
+from .estimate import EPS, PYCLICK_PRIOR
 from .fitted import FittedClickModel, fit
 from .log import ClickLog
 from .models import Pairs
@@ -94,9 +94,12 @@ def compare(
     tol: float = 1e-6,
     max_iter: int = 100,
     seed: int | None = None,
+    prior=PYCLICK_PRIOR,
 ) -> list[Evaluation]:
-    """Fit each of ``models`` on ``train`` and score it on ``test``."""
-    return [evaluate(fit(train, m, tol=tol, max_iter=max_iter, seed=seed), test) for m in models]
+    """Fit each of ``models`` on ``train`` (see :func:`~.fitted.fit`) and score it on
+    ``test``."""
+    options = {"tol": tol, "max_iter": max_iter, "seed": seed, "prior": prior}
+    return [evaluate(fit(train, m, **options), test) for m in models]
 
 
 _COLUMNS = (

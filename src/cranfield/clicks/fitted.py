@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import InputError, ParameterError
+from .estimate import PYCLICK_PRIOR
 from .log import ClickLog
 from .models import Matrices, Pairs, Params, click_probabilities, distinct_sessions
 from .registry import get
@@ -63,27 +64,63 @@ class FittedClickModel:
         return known[log.query]
 
 
-def _check_options(tol: float, max_iter: int) -> None:
-    if not (isinstance(tol, (int, float)) and math.isfinite(tol) and 0 <= tol < 1):
+PRIOR_LIMIT = 1e6
+"""The largest pseudo-count ``--prior`` takes (a prior of more impressions than any log
+holds is a mistake, and keeps every sum finite)."""
+
+
+def check_prior(prior) -> tuple[float, float]:
+    """``prior = (a, b)`` as floats: pseudo-clicks ``a`` in pseudo-impressions ``b``,
+    ``0 <= a <= b <= 1e6`` (``(0, 0)``: maximum likelihood); else a ParameterError."""
+    try:
+        a, b = (float(v) for v in prior)
+    except (TypeError, ValueError):
+        raise ParameterError("prior", "two numbers A,B with 0 <= A <= B", prior) from None
+    if not (math.isfinite(a) and math.isfinite(b) and 0 <= a <= b <= PRIOR_LIMIT):
+        raise ParameterError("prior", "two numbers A,B with 0 <= A <= B <= 1e6", prior)
+    return a, b
+
+
+def check_options(tol: float, max_iter: int, prior=PYCLICK_PRIOR) -> tuple[float, float]:
+    """EM's options checked (a ParameterError names the first bad one); the prior as
+    floats."""
+    if not (
+        isinstance(tol, (int, float))
+        and not isinstance(tol, bool)
+        and math.isfinite(tol)
+        and 0 <= tol < 1
+    ):
         raise ParameterError("tol", "a number in [0, 1)", tol)
     if isinstance(max_iter, bool) or not isinstance(max_iter, int) or not 1 <= max_iter <= 100_000:
         raise ParameterError("max_iter", "an integer in [1, 100000]", max_iter)
+    return check_prior(prior)
 
 
 def fit(
-    log: ClickLog, model: str, *, tol: float = 1e-6, max_iter: int = 100, seed: int | None = None
+    log: ClickLog,
+    model: str,
+    *,
+    tol: float = 1e-6,
+    max_iter: int = 100,
+    seed: int | None = None,
+    prior=PYCLICK_PRIOR,
 ) -> FittedClickModel:
     """Fit click model ``model`` (a registry name) on ``log``.
 
-    Closed-form models ignore ``tol``, ``max_iter`` and ``seed``. EM starts every
-    parameter at 0.5, or, with ``seed``, at values drawn uniformly from [0.25, 0.75].
+    ``prior = (a, b)`` adds ``a`` clicks in ``b`` impressions to every estimate
+    (default ``(1, 2)``, PyClick's; ``(0, 0)`` is maximum likelihood; see
+    :mod:`~cranfield.clicks.estimate`). Closed-form models ignore ``tol``, ``max_iter``
+    and ``seed``. EM starts every parameter at 0.5, or, with ``seed``, at values drawn
+    uniformly from [0.25, 0.75]; ``tol = 0`` runs exactly ``max_iter`` iterations.
     """
     d = get(model)
-    _check_options(tol, max_iter)
+    prior = check_options(tol, max_iter, prior)
     rng = None if seed is None else np.random.default_rng(seed)
     log, weight = distinct_sessions(log)
     pairs = Pairs(log, weight)
-    params, iterations, converged, trace = d.fit(log, pairs, tol=tol, max_iter=max_iter, rng=rng)
+    params, iterations, converged, trace = d.fit(
+        log, pairs, tol=tol, max_iter=max_iter, rng=rng, prior=prior
+    )
     clicks = np.bincount(
         pairs.index[log.clicks], weights=pairs.cell_weight[log.clicks], minlength=pairs.n
     ).round()

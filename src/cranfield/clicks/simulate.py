@@ -15,8 +15,7 @@ from ..errors import ParameterError
 from .fitted import FittedClickModel
 from .log import MAX_RANKS, ClickLog
 from .models import CHAINS, Matrices, Params, _chain_terms, _ubm_gamma, click_probabilities
-
-QRELS_MODELS = ("pbm", "cm", "sdbn", "dbn")
+from .registry import QRELS_MODELS, get
 
 
 def simulate(model: FittedClickModel, template: ClickLog, seed: int | None = None) -> ClickLog:
@@ -117,8 +116,7 @@ def from_qrels(
     mapping); PBM examines rank ``r`` with ``1 / r^position_bias`` (a power-law position
     bias, as in Craswell et al. 2008's experiments); DBN goes on with ``gamma``.
     """
-    if model not in QRELS_MODELS:
-        raise ParameterError("model", "one of " + ", ".join(QRELS_MODELS), model)
+    model = get(model, QRELS_MODELS).name
     if not (
         isinstance(position_bias, (int, float))
         and math.isfinite(position_bias)
