@@ -84,16 +84,17 @@ def _common(p: argparse.ArgumentParser) -> None:
         "--tol",
         dest="tol",
         type=_tol,
-        default=1e-6,
-        help="EM stops below this relative gain (default 1e-6; 0: run exactly --max-iterations)",
+        default=0.0,
+        help="EM stops when an iteration gains less than this share of the "
+        "log-likelihood (default 0: exactly --max-iterations, as PyClick)",
     )
     p.add_argument(
         "--max-iterations",
         "--max-iter",
         dest="max_iter",
         type=_positive_int,
-        default=100,
-        help="EM iteration cap (default 100)",
+        default=50,
+        help="EM iterations, at most (default 50, PyClick's fixed count)",
     )
     p.add_argument("--seed", type=_seed, help="random EM start values (default: all 0.5)")
     p.add_argument("-o", "--output", help="write to this file instead of standard output")

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .estimate import EPS, PYCLICK_PRIOR
+from .estimate import EPS, MAX_ITER, PYCLICK_PRIOR, TOL
 from .fitted import FittedClickModel, fit
 from .log import ClickLog
 from .models import Pairs
@@ -91,8 +91,8 @@ def compare(
     test: ClickLog,
     models,
     *,
-    tol: float = 1e-6,
-    max_iter: int = 100,
+    tol: float = TOL,
+    max_iter: int = MAX_ITER,
     seed: int | None = None,
     prior=PYCLICK_PRIOR,
 ) -> list[Evaluation]:

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import InputError, ParameterError
-from .estimate import PYCLICK_PRIOR
+from .estimate import MAX_ITER, PYCLICK_PRIOR, TOL
 from .log import ClickLog
 from .models import Matrices, Pairs, Params, click_probabilities, distinct_sessions
 from .registry import get
@@ -100,8 +100,8 @@ def fit(
     log: ClickLog,
     model: str,
     *,
-    tol: float = 1e-6,
-    max_iter: int = 100,
+    tol: float = TOL,
+    max_iter: int = MAX_ITER,
     seed: int | None = None,
     prior=PYCLICK_PRIOR,
 ) -> FittedClickModel:

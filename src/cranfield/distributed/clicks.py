@@ -34,7 +34,7 @@ import os
 
 import numpy as np
 
-from ..clicks.estimate import PYCLICK_PRIOR
+from ..clicks.estimate import MAX_ITER, PYCLICK_PRIOR, TOL
 from ..errors import ParameterError
 from .cluster import connect, gather, remote
 from .partitions import paths
@@ -110,8 +110,8 @@ def fit_dask(
     logs,
     model: str,
     *,
-    tol: float = 1e-6,
-    max_iter: int = 100,
+    tol: float = TOL,
+    max_iter: int = MAX_ITER,
     client=None,
     scheduler: str | None = None,
     log_format: str | None = None,
