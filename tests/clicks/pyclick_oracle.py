@@ -80,6 +80,32 @@ class DCTR:
         return [p if c else 1 - p for p, c in zip(self.full(q, docs, clicks), clicks, strict=True)]
 
 
+class GCTR(DCTR):
+    """One click-through rate for every rank and document."""
+
+    def fit(self, sessions):
+        self.ctr = defaultdict(lambda: self.one)
+        self.one = Counter()
+        for _, _docs, clicks in sessions:
+            for c in clicks:
+                self.one.add(c)
+        return self
+
+
+class RCTR(DCTR):
+    """One click-through rate per rank."""
+
+    def fit(self, sessions):
+        self.rank = _table()
+        for _, _docs, clicks in sessions:
+            for r, c in enumerate(clicks):
+                self.rank[r].add(c)
+        return self
+
+    def full(self, q, docs, clicks):
+        return [self.rank[r].value() for r in range(len(docs))]
+
+
 class _Cascade:
     """SDBN and DCM: attractiveness counted at and above the last click; the user
     goes on after a click with ``cont`` and always after a skip."""
@@ -226,7 +252,16 @@ class UBM(_Factored):
         return out
 
 
-MODELS = {"dctr": DCTR, "sdbn": SDBN, "dcm": DCM, "cm": CM, "pbm": PBM, "ubm": UBM}
+MODELS = {
+    "gctr": GCTR,
+    "rctr": RCTR,
+    "dctr": DCTR,
+    "sdbn": SDBN,
+    "dcm": DCM,
+    "cm": CM,
+    "pbm": PBM,
+    "ubm": UBM,
+}
 
 
 def log_likelihood(model, sessions) -> float:

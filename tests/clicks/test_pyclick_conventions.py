@@ -94,7 +94,7 @@ def logs(request):
     return split(pyclick_shaped(seed, n, q, truth))
 
 
-@pytest.mark.parametrize("name", ["dctr", "pbm", "sdbn", "dcm", "ubm"])
+@pytest.mark.parametrize("name", ["gctr", "rctr", "dctr", "pbm", "sdbn", "dcm", "ubm"])
 def test_pyclick_conventions_reproduce_the_reference(logs, name):
     train, test = logs
     ll, ppl, at = reference(name, train, test)
