@@ -83,3 +83,10 @@ def test_relevance_estimates_and_qrels():
         grades(np.array([0.1]), [0.5, 0.2])
     with pytest.raises(ParameterError):
         estimates(fit(LOG, "gctr"))
+
+
+def test_cascade_model_note_says_to_compare_by_perplexity():
+    rows = compare(LOG, LOG, ["cascade", "dctr"])
+    for fmt in ("text", "markdown"):
+        assert "compare it by perplexity" in render(rows, fmt)
+    assert "perplexity" not in render(compare(LOG, LOG, ["dctr"]), "text").splitlines()[-1]

@@ -83,6 +83,7 @@ def _common(p: argparse.ArgumentParser) -> None:
         "--tolerance",
         "--tol",
         dest="tol",
+        metavar="T",
         type=_tol,
         default=0.0,
         help="EM stops when an iteration gains less than this share of the "
@@ -92,6 +93,7 @@ def _common(p: argparse.ArgumentParser) -> None:
         "--max-iterations",
         "--max-iter",
         dest="max_iter",
+        metavar="N",
         type=_positive_int,
         default=50,
         help="EM iterations, at most (default 50, PyClick's fixed count)",

@@ -102,6 +102,11 @@ def compare(
     return [evaluate(fit(train, m, **options), test) for m in models]
 
 
+CM_NOTE = (
+    "cm allows one click per session: its log-likelihood depends on how later clicks are "
+    "scored (PyClick's differs); compare it by perplexity"
+)
+
 _COLUMNS = (
     ("model", "model"),
     ("log_likelihood", "log-likelihood"),
@@ -148,4 +153,6 @@ def render(evaluations: list[Evaluation], fmt: str = "text", digits: int = 4) ->
             f"{e.sessions} test sessions scored; {e.sessions_left_out} left out "
             "(their query is not in the training log)"
         )
+    if any(e.model == "cm" for e in evaluations):
+        lines.append(CM_NOTE)
     return "\n".join(lines) + "\n"
