@@ -229,3 +229,16 @@ def test_training_log_likelihood_is_the_sum_of_conditional_log_probabilities(nam
     assert len(m.trace) == 16
     total = log_likelihood_matrix(name, m.params, m.index(log), log).sum()
     assert m.trace[-1] == pytest.approx(total, rel=1e-9)
+
+
+def test_model_file_records_the_prior():
+    m = fit(CASCADE_LOG, "pbm", prior=(0.5, 3))
+    obj = to_json(m)
+    assert obj["prior"] == [0.5, 3.0]
+    assert from_json(obj).prior == (0.5, 3.0)
+    assert to_json(fit(CASCADE_LOG, "dctr"))["prior"] == [1.0, 2.0]
+    del obj["prior"]  # a file written before the prior was recorded: not known
+    assert from_json(obj).prior is None
+    for bad in ([3, 2], "1,2", [1]):
+        with pytest.raises(InputError, match="prior"):
+            from_json({**obj, "prior": bad})

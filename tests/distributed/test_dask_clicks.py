@@ -71,6 +71,7 @@ def test_partitioned_tails_fit_equals_local(dask_client, model, prior):
     whole, parts = cut(7)
     local = fit(whole, model, tol=1e-4, max_iter=40, prior=prior)
     dist = fit_dask(parts, model, tol=1e-4, max_iter=40, client=dask_client, prior=prior)
+    assert dist.prior == local.prior == tuple(map(float, prior))
     assert 3 < local.iterations < 40 and local.converged  # stops by tol, not max_iter
     assert dist.iterations == local.iterations and dist.converged == local.converged
     order = same_pairs(local, dist)

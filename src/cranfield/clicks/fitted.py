@@ -22,7 +22,8 @@ class FittedClickModel:
 
     ``pair_query``/``pair_doc`` name the pairs (strings); ``impressions`` and
     ``clicks`` are each pair's support in the training log; ``trace`` is the training
-    log-likelihood after each EM iteration.
+    log-likelihood after each EM iteration; ``prior`` the pseudo-counts it was fitted
+    with (``None``: not known, a model file written before they were recorded).
     """
 
     name: str
@@ -35,6 +36,7 @@ class FittedClickModel:
     iterations: int = 0
     converged: bool = True
     trace: list = field(default_factory=list)
+    prior: tuple[float, float] | None = None
 
     def index(self, log: ClickLog) -> np.ndarray:
         """``n x K`` index of each shown (query, document) into this model's pairs, -1
@@ -135,6 +137,7 @@ def fit(
         iterations,
         converged,
         trace,
+        prior,
     )
 
 
@@ -160,6 +163,7 @@ def to_json(m: FittedClickModel) -> dict:
         "iterations": m.iterations,
         "converged": m.converged,
         "log_likelihood": m.trace[-1] if m.trace else None,
+        "prior": None if m.prior is None else list(m.prior),
         "queries": sorted(m.queries),
         "global": dict(m.params.scalar),
         "ranks": {name: np.asarray(v).tolist() for name, v in m.params.rank.items()},
@@ -194,6 +198,7 @@ def from_json(obj: dict, source: str = "<model>") -> FittedClickModel:
             frozenset(str(q) for q in obj["queries"]),
             int(obj.get("iterations", 0)),
             bool(obj.get("converged", True)),
+            prior=None if obj.get("prior") is None else check_prior(obj["prior"]),
         )
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         if isinstance(exc, InputError):

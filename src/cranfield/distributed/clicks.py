@@ -136,7 +136,9 @@ def fit_dask(
     labels = [getattr(p, "source", None) or str(p) for p in parts]
     with connect(client, scheduler) as dask_client:
         fit_parts = _fit_cells if model in CELL_MODELS else _fit_tails
-        return fit_parts(dask_client, parts, labels, model, (tol, max_iter, prior), log_format)
+        fitted = fit_parts(dask_client, parts, labels, model, (tol, max_iter, prior), log_format)
+    fitted.prior = prior
+    return fitted
 
 
 def _fit_cells(dask_client, parts, labels, model, em, log_format):
