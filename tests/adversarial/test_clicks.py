@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 
 import pytest
 
@@ -94,9 +95,12 @@ def test_bad_arguments_fail_cleanly(log, tmp_path, argv, mention):
 
 def test_unknown_extension_asks_for_the_format(tmp_path):
     p = tmp_path / "log.txt"
-    p.write_text(LOG)
+    p.write_text("just some words\nand more\n")
     assert_clean_failure(run_cli("clicks", "fit", p, "-m", "dctr"), "--log-format")
-    assert_success(run_cli("clicks", "fit", p, "-m", "dctr", "--log-format", "pyclick"))
+    q = tmp_path / "log.txt"
+    q.write_text(LOG)
+    assert_success(run_cli("clicks", "fit", q, "-m", "dctr"), quiet=True)  # sniffed
+    assert_success(run_cli("clicks", "fit", q, "-m", "dctr", "--log-format", "pyclick"))
 
 
 def test_closed_stdout(log):
@@ -138,3 +142,88 @@ def test_relevance_runs_need_compare(log, tmp_path):
     run = tmp_path / "a.run"
     run.write_text("q1 Q0 a 1 1 x\n")
     assert_clean_failure(run_cli("clicks", "relevance", log, "-m", "dctr", "--runs", run, run))
+
+
+@pytest.mark.parametrize(
+    "value", ["-1,2", "a", "1", "3,2", "nan,1", "1,inf", "1,2,3", "", "1e7,1e7", ","]
+)
+def test_bad_prior(log, value):
+    out = run_cli("clicks", "fit", log, "-m", "dctr", f"--prior={value}")
+    assert_clean_failure(out, "--prior")
+    out = run_cli("clicks", "compare", log, log, "--models", "pbm", "--prior", value)
+    assert_clean_failure(out, "--prior")
+
+
+def test_maximum_likelihood_prior_on_zero_counts_stays_finite(tmp_path):
+    """--prior 0,0 on a pair never clicked in training that the test log clicks (and a
+    pair always clicked that the test log skips): the scores are finite, no warning."""
+    train = tmp_path / "train.pyclick"
+    train.write_text("q\ta,b,c : a;\nq\ta,b,c : a;\nq\tb,a,c :;\n")
+    test = tmp_path / "test.pyclick"
+    test.write_text("q\ta,b,c : b , c;\nq\tb,a,c : a;\nq\ta,c,b :;\n")
+    names = "gctr,rctr,dctr,pbm,cm,ubm,dcm,ccm,dbn,sdbn"
+    out = run_cli("clicks", "compare", train, test, "--models", names, "--prior", "0,0",
+                  "-f", "json")  # fmt: skip
+    assert_success(out, quiet=True)
+    rows = json.loads(out.stdout)
+    assert len(rows) == 10
+    for r in rows:
+        values = [r["log_likelihood"], r["perplexity"], r["ctr_error"], *r["perplexity_at"]]
+        assert all(isinstance(v, float) and math.isfinite(v) for v in values), r
+    out = run_cli("clicks", "fit", train, "-m", "dctr", "--prior", "0,0")
+    assert_success(out, quiet=True)
+    pairs = {p["doc"]: p["attractiveness"] for p in json.loads(out.stdout)["pairs"]}
+    assert pairs == {"a": 2 / 3, "b": 0.0, "c": 0.0}  # plain k / n
+
+
+def test_tolerance_zero_runs_exactly_the_iterations_asked(log):
+    for flags in (["--tolerance", "0", "--max-iterations", "7"], ["--tol", "0", "--max-iter", "7"]):
+        out = run_cli("clicks", "fit", log, "-m", "pbm", *flags)
+        assert_success(out, quiet=True)
+        model = json.loads(out.stdout)
+        assert model["iterations"] == 7 and model["converged"] is False
+    out = run_cli("clicks", "fit", log, "-m", "dbn")  # the default: PyClick's 50
+    assert json.loads(out.stdout)["iterations"] == 50
+
+
+def test_cascade_is_a_click_model_name_everywhere(log, tmp_path):
+    out = run_cli("clicks", "compare", log, log, "--models", "cascade,dctr", "-f", "json")
+    assert_success(out, quiet=True)
+    assert [r["model"] for r in json.loads(out.stdout)] == ["cm", "dctr"]
+    out = run_cli("clicks", "fit", log, "-m", "Cascade")
+    assert_success(out, quiet=True)
+    assert json.loads(out.stdout)["model"] == "cm"
+    out = run_cli("clicks", "models")
+    assert "\ncm  cascade model (closed form, also cascade)" in out.stdout.decode()
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("".join(f"q 0 d{i} {int(i < 2)}\n" for i in range(6)))
+    run = tmp_path / "a.txt"
+    run.write_text("".join(f"q Q0 d{i} {i + 1} {9 - i} a\n" for i in range(6)))
+    other = tmp_path / "b.txt"
+    other.write_text("".join(f"q Q0 d{5 - i} {i + 1} {9 - i} b\n" for i in range(6)))
+    out = run_cli("interleave", run, other, "--qrels", qrels, "--click-model", "cascade",
+                  "--impressions", "20", "-f", "json")  # fmt: skip
+    assert_success(out, quiet=True)
+    out = run_cli("interleave", run, other, "--qrels", qrels, "--click-model", "ubm")
+    assert_clean_failure(out, "--click-model", "cascade")
+
+
+@pytest.mark.parametrize(
+    "fmt, content",
+    [
+        ("pyclick", LOG),
+        ("yandex", "1\t0\tQ\tq1\t5\ta\tb\tc\n1\t3\tC\tb\n2\t0\tQ\tq2\t5\tb\td\n"),
+        ("jsonl", '{"query": "q1", "docs": ["a", "b"], "clicks": [0, 1]}\n'),
+        ("csv", "query,docs,clicked\nq1,a b c,2\nq2,b d,\n"),
+        ("tsv", "query\tdocs\tclicked\nq1\ta b c\t2 3\n"),
+    ],
+)
+def test_log_format_told_from_the_content(tmp_path, fmt, content):
+    """PyClick's and Yandex's files have no extension: their format is sniffed."""
+    bare = tmp_path / "sessions"
+    bare.write_text(content)
+    named = tmp_path / f"sessions.{fmt}"
+    named.write_text(content)
+    out = run_cli("clicks", "fit", bare, "-m", "dctr")
+    assert_success(out, quiet=True)
+    assert out.stdout == run_cli("clicks", "fit", named, "-m", "dctr").stdout

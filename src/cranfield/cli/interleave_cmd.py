@@ -7,10 +7,10 @@ import argparse
 
 from ._args import add_format, add_output, add_seed, number, seed_value
 
-CLICK_MODELS = ("pbm", "cascade", "cm", "sdbn", "dbn")
-
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from ..clicks.registry import QRELS_MODELS, spellings
+
     parser.add_argument(
         "runs", nargs="+", metavar="RUN", help="two TREC runs (A, B), or more for multileaving"
     )
@@ -24,7 +24,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--click-model",
-        choices=CLICK_MODELS,
+        choices=spellings(QRELS_MODELS),
         help="users simulated by this model built from the qrels (default pbm)",
     )
     parser.add_argument(
