@@ -367,7 +367,7 @@ class Registry(dict):
         """The declaration called ``name`` or one of its aliases (any case), or None."""
         if not isinstance(name, str):
             return None
-        key = name.strip().lower()
+        key = name.lower()
         return self.get(self._aliases.get(key, key))
 
     def lookup(self, name: Any) -> Declaration:
