@@ -24,7 +24,7 @@ from ..errors import InputError, ParameterError, require
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from typing import Any
 
 __all__ = [
     "CHUNK",
@@ -153,21 +153,16 @@ class StatTest(Declaration):
 
     def __init__(
         self,
-        name: str,
-        behaviour: Callable,
-        summary: str,
-        formula: str,
-        reference: str,
-        params: tuple[Param, ...] = (),
-        aliases: tuple[str, ...] = (),
-        *,
+        *declared: Any,
         label: str,
         scope: str = "pair",
         alternatives: tuple[str, ...] = _ALTERNATIVES,
+        **named: Any,
     ) -> None:
+        """``declared``/``named``: the fields of :class:`Declaration`, then these."""
+        super().__init__(*declared, **named)
         if scope not in ("pair", "runs"):
-            raise ValueError(f"{name}: scope must be 'pair' or 'runs', not {scope!r}")
-        super().__init__(name, behaviour, summary, formula, reference, params, aliases)
+            raise ValueError(f"{self.name}: scope must be 'pair' or 'runs', not {scope!r}")
         object.__setattr__(self, "label", label)
         object.__setattr__(self, "scope", scope)
         object.__setattr__(self, "alternatives", tuple(alternatives))

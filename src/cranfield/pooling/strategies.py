@@ -46,16 +46,12 @@ class StrategyDef(Declaration):
 
     def __init__(
         self,
-        name: str,
-        behaviour: Callable[..., np.ndarray],
-        summary: str,
-        formula: str,
-        reference: str,
-        params: tuple[Param, ...] = (),
-        aliases: tuple[str, ...] = (),
+        *declared: Any,
         max_rank: Callable[[dict], int | None] = lambda params: None,
+        **named: Any,
     ) -> None:
-        super().__init__(name, behaviour, summary, formula, reference, params, aliases)
+        """``declared``/``named``: the fields of :class:`Declaration`, then ``max_rank``."""
+        super().__init__(*declared, **named)
         _set(self, "max_rank", max_rank)
 
 
