@@ -69,3 +69,11 @@ def test_a_test_over_all_runs_is_not_corrected_again():
     for r in cmp.rows:
         i, j = RUNS.index(r.run), RUNS.index(r.baseline)
         assert r.pvalues["tukey"] == r.pvalues_adjusted["tukey"] == p[i, j]
+
+
+def test_help_text_lists_the_names_first_as_default():
+    from cranfield.compare import tests_text
+
+    assert tests_text() == "t (default), wilcoxon, sign, randomization, bootstrap or tukey"
+    assert tests_text(("t", "sign")) == "t (default) or sign"
+    assert tests_text(("t",)) == "t (default)"

@@ -37,8 +37,8 @@ PAIR_TESTS = tuple(n for n in TESTS if st.STAT_TESTS[n].scope == "pair")
 def tests_text(names: Sequence[str] = TESTS) -> str:
     """``t (default), wilcoxon, ... or tukey``: test names in words, for help texts."""
     first, *rest = names
-    listed = f"{first} (default)"
-    return f"{listed}, {', '.join(rest[:-1])} or {rest[-1]}" if len(rest) > 1 else listed
+    listed = [f"{first} (default)", *rest[:-1]]
+    return f"{', '.join(listed)} or {rest[-1]}" if rest else listed[0]
 
 
 _SHOWN_QUERIES = 10
