@@ -22,7 +22,7 @@ from ._output import emit, print_notes, rounded_note, warnings_as_notes
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from ..compare import CORRECTIONS, FORMATS, TESTS
+    from ..compare import CORRECTIONS, FORMATS, TESTS, tests_text
 
     parser.add_argument("qrels", nargs="?", help="qrels file (omit with --from-per-query)")
     parser.add_argument("runs", nargs="*", metavar="RUN", help="run files")
@@ -42,8 +42,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="append",
         choices=TESTS,
         metavar="TEST",
-        help="t (default), wilcoxon, sign, randomization, bootstrap or tukey; repeatable, "
-        "the first decides significance",
+        help=tests_text() + "; repeatable, the first decides significance",
     )
     parser.add_argument(
         "--correction",

@@ -25,6 +25,12 @@ def _ranker_names() -> list[str]:
     return list(RANKERS)
 
 
+def _pair_tests() -> tuple[str, ...]:
+    from ..compare import PAIR_TESTS
+
+    return PAIR_TESTS
+
+
 def _common(p: Parser) -> None:
     p.add_argument(
         "--objective",
@@ -97,7 +103,7 @@ def _parser(action: str) -> Parser:
         p.add_argument(
             "--test",
             default="t",
-            choices=("t", "wilcoxon", "sign", "randomization", "bootstrap"),
+            choices=_pair_tests(),
             help="significance test over the test queries (default t)",
         )
         add_format(p, ("text", "json", "markdown"))

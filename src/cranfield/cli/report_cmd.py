@@ -10,6 +10,7 @@ MAX_DEPTH = 1000  # largest --max-depth: the depth figure evaluates 2 measures p
 
 
 def add_arguments(p) -> None:
+    from ..compare import TESTS
     from ..report.html import DEFAULT_MEASURES
 
     add_figure_inputs(
@@ -34,8 +35,7 @@ def add_arguments(p) -> None:
         action="extend",
         nargs="+",
         metavar="TEST",
-        help="significance tests: t, wilcoxon, sign, randomization, bootstrap, tukey "
-        "(default: t; the first decides significance)",
+        help=f"significance tests: {', '.join(TESTS)} (default: t; the first decides significance)",
     )
     p.add_argument(
         "--images",
