@@ -1,8 +1,10 @@
 """The harness of the engine's measure kernels: random judged runs, and the check that
 the engine's values equal the registry's NumPy kernel bit for bit.
 
-Each ``test_kernels_<module>.py`` lists the measures of one Python module with the
-parameter variants worth checking, and calls :func:`check_measure`.
+``test_kernels_registry.py`` checks every registered family on measures generated
+from its declaration; each ``test_kernels_<module>.py`` adds the adversarial variants
+of one Python module (extreme gains and grades, refusals) and calls
+:func:`check_measure`.
 """
 
 from __future__ import annotations
