@@ -79,6 +79,16 @@ def test_every_family_has_an_engine_kernel_or_says_why():
             )
 
 
+def test_micro_averages_are_the_declared_ones():
+    """The engine's micro averages (rust/eval/src/micro.rs, ``MICRO``) are those of the
+    families that declare ``micro=``, no more, no fewer (their values are compared in
+    tests/cli/test_eval_engine_path.py)."""
+    from cranfield import _engine
+
+    declared = {d.name for d in DEFINITIONS if d.micro is not None}
+    assert set(_engine.micro_families()) == declared
+
+
 def test_the_generator_varies_every_parameter():
     for d in DEFINITIONS:
         measures = variants(d)
