@@ -15,55 +15,11 @@ import pytest
 from kernel_cases import _compare, judged_runs
 
 from cranfield.core.measures import engine
-from cranfield.core.measures.registry import Measure, MeasureDef, all_definitions
-from cranfield.errors import CranfieldError
+from cranfield.core.measures.registry import all_definitions
+from generators import measure_variants, parameter_values
 
 DEFINITIONS = all_definitions()
 SEEDS = range(24)
-CUTOFFS = {None: [None], "rank": [None, 1, 5], "recall": [None, 0.5], "positive": [0.5, 2.0]}
-# candidate values of numeric parameters; those outside a parameter's range are dropped
-INTS = [0, 2, 3, 40, 1_000_000]
-FLOATS = [0.5, 0.95, 2.0, 3.0, -1.0, 0.0]
-
-
-def _values(p) -> list:
-    """Values of parameter ``p`` worth checking besides its default."""
-    if p.choices:
-        values = list(p.choices)
-    elif p.kind is bool:
-        values = [not p.default]
-    elif p.kind == "gains":
-        values = [((1, 2.0), (2, 0.5)), ((0, 1.0), (3, 7.0))]
-    elif p.kind == "floats":
-        values = [(0.0, 0.25, 1.0)]
-    elif p.kind is int:
-        values = INTS
-    elif p.kind is float:
-        values = FLOATS
-    else:
-        values = []
-    ok = [v for v in values if v != p.default and (p.check is None or p.check(v))]
-    return ok[:3]
-
-
-def _of(name: str, cutoff, params: dict) -> Measure | None:
-    try:
-        return Measure.of(name, cutoff, **params)
-    except CranfieldError:  # a combination the declaration refuses
-        return None
-
-
-def variants(d: MeasureDef) -> list[Measure]:
-    """Measures of family ``d``: defaults at each cutoff, then one parameter at a time
-    (parameters without a default, such as a collection size, get their first value)."""
-    cutoffs = [c for c in CUTOFFS[d.cutoff] if c is not None or not d.cutoff_required]
-    base = {}
-    if _of(d.name, cutoffs[-1], {}) is None:
-        base = {p.name: _values(p)[0] for p in d.params if p.default is None and _values(p)}
-    out = [_of(d.name, c, base) for c in cutoffs]
-    for p in d.params:
-        out += [_of(d.name, cutoffs[-1], {**base, p.name: v}) for v in _values(p)]
-    return [m for m in out if m is not None]
 
 
 def test_every_family_has_an_engine_kernel_or_says_why():
@@ -91,11 +47,11 @@ def test_micro_averages_are_the_declared_ones():
 
 def test_the_generator_varies_every_parameter():
     for d in DEFINITIONS:
-        measures = variants(d)
+        measures = measure_variants(d)
         assert measures, d.name
         for p in d.params:
             seen = {m.param_values()[p.name] for m in measures}
-            assert len(seen) > 1 or not _values(p), (d.name, p.name)
+            assert len(seen) > 1 or not parameter_values(p), (d.name, p.name)
 
 
 @pytest.mark.parametrize(
@@ -105,7 +61,7 @@ def test_the_generator_varies_every_parameter():
 def test_engine_equals_specification(definition, fractional):
     runs = judged_runs(SEEDS, fractional)
     compared = refused = 0
-    for m in variants(definition):
+    for m in measure_variants(definition):
         done, no = _compare(m, runs, same_message=True)
         compared, refused = compared + done, refused + no
     if fractional and definition.fractional_use == "refused":

@@ -48,6 +48,8 @@ _BINARY = {
     "RR": "rr",
     "Bpref": "bpref",
 }
+# every trec family the kernel computes (parameters it does not take make kernel() None)
+FAMILIES = (*_BINARY, "AP", "nDCG", "ERR")
 DEFAULT_LEVEL = 1  # JudgedRun's default relevance level (trec_eval -l 1)
 
 
