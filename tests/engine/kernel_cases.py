@@ -156,6 +156,20 @@ def check_refusal(measure: str | Measure, fractional: bool = False, seeds=SEEDS)
     return refused
 
 
+@cache
+def _generated() -> frozenset[str]:
+    from cranfield.core.measures.registry import all_definitions
+    from generators import measure_variants
+
+    return frozenset(str(m) for d in all_definitions() for m in measure_variants(d))
+
+
+def beyond_generated(measures) -> list:
+    """The measures of a module's list that ``test_kernels_registry.py`` does not
+    already check (on the same runs, at the extremes too): its adversarial variants."""
+    return [m for m in measures if str(_measure(m)) not in _generated()]
+
+
 def extreme_runs():
     """(description, JudgedRun) with labels and grades at the int64 extremes, huge and
     tiny fractional gains, an empty ranking (-c) and a query without judgments."""

@@ -12,14 +12,13 @@ refusals). A family the engine does not compute must say why in its declaration
 from __future__ import annotations
 
 import pytest
-from kernel_cases import _compare, judged_runs
+from kernel_cases import SEEDS, _compare, extreme_runs, judged_runs
 
 from cranfield.core.measures import engine
 from cranfield.core.measures.registry import all_definitions
 from generators import measure_variants, parameter_values
 
 DEFINITIONS = all_definitions()
-SEEDS = range(24)
 
 
 def test_every_family_has_an_engine_kernel_or_says_why():
@@ -59,11 +58,13 @@ def test_the_generator_varies_every_parameter():
 )
 @pytest.mark.parametrize("fractional", [False, True], ids=["grades", "fractional"])
 def test_engine_equals_specification(definition, fractional):
-    runs = judged_runs(SEEDS, fractional)
+    runs = judged_runs(range(20) if fractional else SEEDS, fractional)
     compared = refused = 0
     for m in measure_variants(definition):
         done, no = _compare(m, runs, same_message=True)
         compared, refused = compared + done, refused + no
+        if not fractional:
+            _compare(m, extreme_runs(), same_message=True)
     if fractional and definition.fractional_use == "refused":
         assert refused > 0, f"{definition.name}: fractional qrels were not refused"
     else:

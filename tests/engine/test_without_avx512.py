@@ -25,6 +25,12 @@ NUMERIC = [
     "engine/test_kernels_gain.py",
     "engine/test_kernels_graded_extra.py",
     "ltr/test_objective.py::test_objective_equals_evaluate_per_query_and_mean",
+    "ltr/test_kernel_equals_engine.py",
+    *(
+        f"engine/test_kernels_registry.py::test_engine_equals_specification[{kind}-{family}]"
+        for kind in ("grades", "fractional")
+        for family in ("nDCG", "DCG", "IDCG", "G", "ERR", "yaap")
+    ),
 ]
 
 
