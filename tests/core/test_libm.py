@@ -46,6 +46,17 @@ def test_each_function_is_the_c_library_bit_for_bit(f, reference, x):
     assert (_bits(got) == _bits(want)).all()
 
 
+def test_exp2_without_math_exp2_is_the_same_c_function():
+    """Python 3.10 has no ``math.exp2``: the C library's is called through ctypes."""
+    if not hasattr(math, "exp2"):
+        pytest.skip("Python < 3.11: the ctypes path is the one the other tests check")
+    from cranfield.core.libm import _c_exp2
+
+    via_ctypes = _c_exp2(prefer_math=False)
+    assert via_ctypes is not math.exp2
+    assert (_bits([via_ctypes(v) for v in WIDE]) == _bits([math.exp2(v) for v in WIDE])).all()
+
+
 def test_power_is_pythons_float_power():
     base = RNG.uniform(1e-3, 1.0, 4000)
     exponent = RNG.uniform(0, 300, 4000)

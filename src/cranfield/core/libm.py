@@ -48,9 +48,9 @@ def _log1p(x: float) -> float:
     return math.log1p(x) if x > -1.0 else (-math.inf if x == -1.0 else -math.nan)
 
 
-def _c_exp2():
+def _c_exp2(prefer_math: bool = True):
     """``math.exp2`` (Python 3.11+), else the C library's ``exp2`` through ctypes."""
-    if hasattr(math, "exp2"):
+    if prefer_math and hasattr(math, "exp2"):
         return math.exp2
     import ctypes
     import ctypes.util
