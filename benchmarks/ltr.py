@@ -11,6 +11,7 @@ linear scorer. Run from the project root:
     PYTHONPATH=src python benchmarks/ltr.py --part read     # a LETOR file of MQ2007 size
     PYTHONPATH=src python benchmarks/ltr.py --part objective --backend numpy,engine,engine-scores
     PYTHONPATH=src python benchmarks/ltr.py --part train --methods mga --backend numpy,engine
+    PYTHONPATH=src python benchmarks/ltr.py --part kernels --objective nDCG@10,AP,ERR@10
 
 ``--backend`` runs the objective on the NumPy path (``numpy``, before the compiled
 kernel), the engine's kernel scoring and ranking block by block (``engine``, the default
@@ -130,6 +131,37 @@ def bench_objective(
         )
 
 
+def bench_kernels(data, population: int, repeat: int, objective: str) -> None:
+    """rust/ltr's own measure kernels against the engine's (rust/eval), on the same
+    population: why the LTR kernel keeps its copy of ten measures (issue 31).
+
+    ``ltr`` times the LTR kernel on a score matrix (ranking each (individual, query)
+    and computing the measure, in Rust); ``engine`` times only the engine's measure
+    kernels (``Measure.compute``, as ``evaluate`` runs them) on the same rankings
+    already ranked and laid out as one JudgedRun (building it, not timed, is more work
+    again). Both on one thread; CPU times.
+    """
+    from cranfield.ltr.objective import Objective
+    from cranfield.ltr.rankers import single_threaded_blas
+
+    prepared = data.normalised("query")
+    w = np.random.default_rng(0).normal(size=(population, data.num_features))
+    w /= np.linalg.norm(w, axis=1, keepdims=True)
+    fast = Objective(prepared, objective, backend="engine-scores")
+    layout, term = fast.layout, fast.terms[0]
+    scores = layout.scores(w)
+    ranked = layout.ranked_labels(w, fast.depth)
+    jr = layout.judged_run(ranked, fast.depth)
+    with single_threaded_blas():
+        _, ltr, _ = timed(repeat, lambda: fast.kernel.evaluate(scores, 1))
+        _, eng, _ = timed(repeat, lambda: term.measure.compute(jr))
+    print(
+        f"kernels {objective}, {population} individuals x {data.num_queries} queries: "
+        f"ltr {ltr * 1e3:.1f} ms (ranking included), engine {eng * 1e3:.1f} ms (measures "
+        f"only, {len(jr.labels):,} ranked labels), ratio {eng / ltr:.1f}; {load()}"
+    )
+
+
 def bench_training(train, test, w, budget: int, repeat: int, methods, backends) -> None:
     from cranfield.ltr.objective import Objective
     from cranfield.ltr.rankers import train as fit
@@ -160,7 +192,9 @@ def bench_training(train, test, w, budget: int, repeat: int, methods, backends) 
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--part", choices=("all", "read", "objective", "train"), default="all")
+    p.add_argument(
+        "--part", choices=("all", "read", "objective", "kernels", "train"), default="all"
+    )
     p.add_argument("--population", type=int, default=200)
     p.add_argument("--budget", type=int, default=16_000)
     p.add_argument("--repeat", type=int, default=3)
@@ -180,6 +214,9 @@ def main() -> None:
     train, test, w = mq2008_like()
     if args.part in ("all", "objective"):
         bench_objective(train, args.population, args.repeat, backends, args.objective, args.threads)
+    if args.part in ("all", "kernels"):
+        for name in args.objective.split(","):
+            bench_kernels(train, args.population, args.repeat, name)
     if args.part in ("all", "train"):
         bench_training(
             train, test, w, args.budget, args.train_repeat, args.methods.split(","), backends

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core import segments
+from ..core import libm, segments
 from ..core.declarations import Declaration, Param, Registry, integer_at_least, number_in
 from ..errors import ParameterError
 from .candidates import Candidates
@@ -186,7 +186,9 @@ def _budget(cands: Candidates, n: int, order: str, p: float, rrf_k: int) -> np.n
     if order == "rrf":
         weight = 1.0 / (rrf_k + cands.rank.astype(np.float64))
     else:
-        weight = (1.0 - p) * np.power(p, (cands.rank - 1).astype(np.float64))
+        # p^(rank-1) by the C library's pow (NumPy's differs by CPU), once per distinct rank
+        ranks, inverse = np.unique(cands.rank, return_inverse=True)
+        weight = (1.0 - p) * libm.power(p, (ranks - 1).astype(np.float64))[inverse]
     # per pair, weights largest first: equal multisets of weights give equal sums
     srt = np.lexsort((-weight, key))
     skey, sw = key[srt], weight[srt]

@@ -192,6 +192,7 @@ class MeasureDef(Record):
         "micro",
         "fractional",
         "check",
+        "no_engine_kernel",
     )
     _no_repr = ("kernel", "micro", "check")
     name: str
@@ -213,6 +214,9 @@ class MeasureDef(Record):
     # check(judged_run, cutoff, **params): raises MeasureError where the measure is not
     # defined on this run; run before the kernel (the engine's or the NumPy one)
     check: Callable | None
+    # why the engine (rust/eval) has no kernel for this family, which then runs on its
+    # NumPy kernel; empty: the engine computes it (tests/engine/test_registry_engine.py)
+    no_engine_kernel: str
 
     def __init__(
         self,
@@ -233,6 +237,7 @@ class MeasureDef(Record):
         micro: Callable | None = None,
         fractional: str | None = None,
         check: Callable | None = None,
+        no_engine_kernel: str = "",
     ) -> None:
         if fractional is not None and fractional not in FRACTIONAL:
             raise ValueError(f"{name}: bad fractional={fractional!r}")
@@ -253,6 +258,7 @@ class MeasureDef(Record):
         _set(self, "micro", micro)
         _set(self, "fractional", fractional)
         _set(self, "check", check)
+        _set(self, "no_engine_kernel", no_engine_kernel)
 
     @property
     def fractional_use(self) -> str:
