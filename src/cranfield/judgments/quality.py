@@ -54,27 +54,35 @@ class Thresholds:
                 raise ParameterError(name, "an integer >= 1", v)
 
 
-def assessor_quality(
+#: The per-assessor columns of :func:`assessor_columns`, in the order of the rows.
+COLUMNS = (
+    "judgments",
+    "gold_pairs",
+    "gold_accuracy",
+    "agreement_with_aggregate",
+    "accuracy",
+    "kappa",
+    "median_seconds",
+    "top_label_share",
+    "score",
+)
+
+
+def assessor_columns(
     j: Judgments,
     *,
     gold=None,
     aggregate: Aggregate | None = None,
     thresholds: Thresholds | None = None,
-) -> list[dict]:
-    """One dict per assessor (sorted by score, worst first).
+) -> dict:
+    """Every assessor's quality as whole arrays (one entry per assessor code).
 
-    Keys: ``assessor``, ``judgments``, ``gold_pairs``, ``gold_accuracy``,
-    ``agreement_with_aggregate`` (share of the assessor's labels equal to the aggregate
-    label of the pair, abstentions left out), ``accuracy`` (Dawid–Skene estimate
-    ``sum_k p_k pi[k, k]``), ``kappa`` (``(accuracy - chance) / (1 - chance)``,
-    ``chance = sum_k p_k q_k`` with ``q_k = sum_l p_l pi[l, k]`` the assessor's rate of
-    label ``k``; 0 for a spammer, whose rows of ``pi`` are equal: Raykar & Yu 2012),
-    ``confusion`` (rows: true label, columns: given), ``median_seconds``,
-    ``top_label_share``, ``score`` and ``reasons``.
-
-    The score is ``kappa`` clipped to [0, 1], capped by the gold accuracy when there
-    are at least ``min_gold`` gold pairs, and halved for each behavioural reason
-    (straight-lining, implausibly fast work).
+    Returns a dict with the arrays of :data:`COLUMNS`, ``confusion`` (assessors × true
+    label × given label), the reason flags ``spammer``, ``low_gold``, ``disagrees``,
+    ``straight``, ``fast`` (booleans), ``order`` (assessor codes, worst first: by score,
+    then name), ``crowd_median`` and ``thresholds``. Time and memory are
+    O(judgments + assessors × labels²): nothing loops over assessors or pairs of them.
+    :func:`assessor_rows` turns it into :func:`assessor_quality`'s dicts.
     """
     th = thresholds or Thresholds()
     agg = aggregate if aggregate is not None else dawid_skene(j)
@@ -119,53 +127,116 @@ def assessor_quality(
         lo = start + (n_ok - 1) // 2
         hi = start + n_ok // 2
         median_s[has_t] = (secs[lo[has_t]] + secs[hi[has_t]]) / 2
-    out = []
-    for a in range(n_a):
-        reasons: list[str] = []
-        score = float(np.clip(kappa[a], 0, 1)) if np.isfinite(kappa[a]) else 0.0
-        if np.isfinite(kappa[a]) and kappa[a] < th.min_kappa:
-            reasons.append(
-                f"answers barely depend on the true label (Dawid-Skene chance-corrected "
-                f"accuracy {kappa[a]:.2f} < {th.min_kappa:g}): a likely spammer"
-            )
-        if gold_n[a] >= th.min_gold:
-            score = min(score, float(gold_acc[a]))
-            if gold_acc[a] < th.min_gold_accuracy:
-                reasons.append(
-                    f"accuracy {gold_acc[a]:.2f} on {int(gold_n[a])} gold pairs "
-                    f"< {th.min_gold_accuracy:g}"
-                )
-        if agreement[a] < th.min_agreement:
-            reasons.append(
-                f"agrees with the aggregate on {agreement[a]:.2f} of the pairs "
-                f"< {th.min_agreement:g}"
-            )
-        if per[a] >= th.min_judgments and label_counts[a].max() == per[a] and crowd_labels > 1:
-            reasons.append(f"the same label for all {int(per[a])} judgments (straight-lining)")
-            score /= 2
-        if np.isfinite(median_s[a]) and median_s[a] < th.fast_fraction * crowd_median:
-            reasons.append(
-                f"median {median_s[a]:.3g} s per judgment, under {th.fast_fraction:g} of the "
-                f"crowd's median {crowd_median:.3g} s (implausibly fast)"
-            )
-            score /= 2
-        out.append(
-            {
-                "assessor": j.assessors[a],
-                "judgments": int(per[a]),
-                "gold_pairs": int(gold_n[a]),
-                "gold_accuracy": float(gold_acc[a]),
-                "agreement_with_aggregate": float(agreement[a]),
-                "accuracy": float(accuracy[a]),
-                "kappa": float(kappa[a]),
-                "confusion": conf[a].tolist(),
-                "median_seconds": float(median_s[a]),
-                "top_label_share": float(top_share[a]),
-                "score": score,
-                "reasons": reasons,
-            }
+    finite = np.isfinite(kappa)
+    score = np.where(finite, np.clip(np.where(finite, kappa, 0), 0, 1), 0.0)
+    enough_gold = gold_n >= th.min_gold
+    score = np.where(enough_gold, np.minimum(score, gold_acc), score)
+    straight = (per >= th.min_judgments) & (label_counts.max(axis=1) == per) & (crowd_labels > 1)
+    with np.errstate(invalid="ignore"):
+        fast = np.isfinite(median_s) & (median_s < th.fast_fraction * crowd_median)
+    score = np.where(straight, score / 2, score)
+    score = np.where(fast, score / 2, score)
+    names = np.asarray(j.assessors, dtype=str)
+    order = np.lexsort((np.argsort(np.argsort(names, kind="stable")), score))
+    return {
+        "judgments": per.astype(np.int64),
+        "gold_pairs": gold_n.astype(np.int64),
+        "gold_accuracy": gold_acc,
+        "agreement_with_aggregate": agreement,
+        "accuracy": accuracy,
+        "kappa": kappa,
+        "median_seconds": median_s,
+        "top_label_share": top_share,
+        "score": score,
+        "confusion": conf,
+        "spammer": finite & (np.where(finite, kappa, 0) < th.min_kappa),
+        "low_gold": enough_gold & (np.where(enough_gold, gold_acc, 1) < th.min_gold_accuracy),
+        "disagrees": agreement < th.min_agreement,
+        "straight": straight,
+        "fast": fast,
+        "order": order,
+        "crowd_median": crowd_median,
+        "thresholds": th,
+    }
+
+
+#: The reason flags of :func:`assessor_columns`, in the order the reasons are given.
+FLAGS = ("spammer", "low_gold", "disagrees", "straight", "fast")
+
+
+def _reasons(row: dict, flags: tuple, th: Thresholds, crowd_median: float) -> list[str]:
+    """The reasons given for one assessor's ``row`` with these ``flags`` (of :data:`FLAGS`)."""
+    spammer, low_gold, disagrees, straight, fast = flags
+    reasons = []
+    if spammer:
+        reasons.append(
+            f"answers barely depend on the true label (Dawid-Skene chance-corrected "
+            f"accuracy {row['kappa']:.2f} < {th.min_kappa:g}): a likely spammer"
         )
-    return sorted(out, key=lambda r: (r["score"], r["assessor"]))
+    if low_gold:
+        reasons.append(
+            f"accuracy {row['gold_accuracy']:.2f} on {row['gold_pairs']} gold pairs "
+            f"< {th.min_gold_accuracy:g}"
+        )
+    if disagrees:
+        reasons.append(
+            f"agrees with the aggregate on {row['agreement_with_aggregate']:.2f} of the "
+            f"pairs < {th.min_agreement:g}"
+        )
+    if straight:
+        reasons.append(f"the same label for all {row['judgments']} judgments (straight-lining)")
+    if fast:
+        reasons.append(
+            f"median {row['median_seconds']:.3g} s per judgment, under {th.fast_fraction:g} "
+            f"of the crowd's median {crowd_median:.3g} s (implausibly fast)"
+        )
+    return reasons
+
+
+def assessor_rows(j: Judgments, cols: dict, start: int = 0, stop: int | None = None):
+    """The dicts of :func:`assessor_quality` for positions ``start:stop`` of the worst-
+    first order (a slice, so a caller can write a million assessors in pieces)."""
+    codes = cols["order"][start:stop]
+    values = [cols[c][codes].tolist() for c in COLUMNS]
+    confusion = cols["confusion"][codes].tolist()
+    flags = zip(*[cols[f][codes].tolist() for f in FLAGS], strict=True)
+    names = [j.assessors[a] for a in codes.tolist()]
+    th, crowd_median = cols["thresholds"], cols["crowd_median"]
+    rows = []
+    for name, conf, flag, *v in zip(names, confusion, flags, *values, strict=True):
+        row = {"assessor": name, **dict(zip(COLUMNS[:6], v[:6], strict=True))}
+        row["confusion"] = conf
+        row.update(zip(COLUMNS[6:], v[6:], strict=True))
+        row["reasons"] = _reasons(row, flag, th, crowd_median) if any(flag) else []
+        rows.append(row)
+    return rows
+
+
+def assessor_quality(
+    j: Judgments,
+    *,
+    gold=None,
+    aggregate: Aggregate | None = None,
+    thresholds: Thresholds | None = None,
+) -> list[dict]:
+    """One dict per assessor (sorted by score, worst first).
+
+    Keys: ``assessor``, ``judgments``, ``gold_pairs``, ``gold_accuracy``,
+    ``agreement_with_aggregate`` (share of the assessor's labels equal to the aggregate
+    label of the pair, abstentions left out), ``accuracy`` (Dawid–Skene estimate
+    ``sum_k p_k pi[k, k]``), ``kappa`` (``(accuracy - chance) / (1 - chance)``,
+    ``chance = sum_k p_k q_k`` with ``q_k = sum_l p_l pi[l, k]`` the assessor's rate of
+    label ``k``; 0 for a spammer, whose rows of ``pi`` are equal: Raykar & Yu 2012),
+    ``confusion`` (rows: true label, columns: given), ``median_seconds``,
+    ``top_label_share``, ``score`` and ``reasons``.
+
+    The score is ``kappa`` clipped to [0, 1], capped by the gold accuracy when there
+    are at least ``min_gold`` gold pairs, and halved for each behavioural reason
+    (straight-lining, implausibly fast work). Computed whole-array by
+    :func:`assessor_columns`.
+    """
+    cols = assessor_columns(j, gold=gold, aggregate=aggregate, thresholds=thresholds)
+    return assessor_rows(j, cols)
 
 
 def judgments_needed(
