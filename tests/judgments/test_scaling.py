@@ -8,12 +8,10 @@ issue 30 run in a subprocess under an address-space limit (no wall-clock asserti
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import numpy as np
 import pytest
-from tests.adversarial.harness import SRC
+from tests.adversarial.harness import assert_success, run_cli
 
 from cranfield.errors import ParameterError
 from cranfield.judgments import agreement as ag
@@ -84,22 +82,6 @@ def _write(path, topic, doc, assessor, label):
     path.write_text("\n".join(lines) + "\n")
 
 
-def _bounded(*argv, memory=1_500 << 20):
-    """``python -m cranfield ARGV`` under an address-space limit (prlimit --as)."""
-    code = (
-        "import resource, runpy, sys\n"
-        f"resource.setrlimit(resource.RLIMIT_AS, ({memory}, {memory}))\n"
-        "sys.argv = ['cranfield', *sys.argv[1:]]\n"
-        "runpy.run_module('cranfield', run_name='__main__')\n"
-    )
-    return subprocess.run(
-        [sys.executable, "-c", code, *map(str, argv)],
-        capture_output=True,
-        env={"PYTHONPATH": SRC, "PATH": "/usr/bin:/bin"},
-        timeout=600,
-    )
-
-
 def test_agreement_with_thousands_of_assessors_on_five_items_is_bounded(tmp_path):
     """2,000 assessors on the same 5 pairs: 2M pairs of assessors. The old code built a
     4M-cell accumulator and 2M table rows (2.6 GB); now the table is left out."""
@@ -107,7 +89,7 @@ def test_agreement_with_thousands_of_assessors_on_five_items_is_bounded(tmp_path
     a = np.repeat(np.arange(2000), 5)
     d = np.tile(np.arange(5), 2000)
     _write(tmp_path / "j.csv", np.ones(len(a), int), d, a, rng.integers(0, 2, len(a)))
-    out = _bounded(
+    out = run_cli(
         "agreement",
         "--bootstrap",
         "0",
@@ -116,8 +98,9 @@ def test_agreement_with_thousands_of_assessors_on_five_items_is_bounded(tmp_path
         "--judgments",
         tmp_path / "j.csv",
         memory=1_200 << 20,
+        timeout=600,
     )
-    assert out.returncode == 0, out.stderr.decode()[-2000:]
+    assert_success(out)
     assert b"pairwise statistics left out: 2000 assessors" in out.stdout
 
 
@@ -135,10 +118,16 @@ def test_assessors_with_one_judgment_each_is_bounded(tmp_path):
         rng.integers(0, 3, n),
     )
     for fmt in ("text", "json"):
-        out = _bounded(
-            "assessors", "--format", fmt, "--judgments", tmp_path / "j.csv", memory=2_000 << 20
+        out = run_cli(
+            "assessors",
+            "--format",
+            fmt,
+            "--judgments",
+            tmp_path / "j.csv",
+            memory=2_000 << 20,
+            timeout=600,
         )
-        assert out.returncode == 0, out.stderr.decode()[-2000:]
+        assert_success(out)
         assert out.stdout.count(b"w299999") == 1
         if fmt == "json":
             rows = json.loads(out.stdout)["assessors"]
