@@ -29,7 +29,12 @@ CHUNK = 10_000
 
 
 def run(args) -> int:
-    from ..judgments.quality import Thresholds, assessor_columns, assessor_rows
+    from ..judgments.quality import (
+        Thresholds,
+        assessor_columns,
+        assessor_reasons,
+        assessor_rows,
+    )
     from ..output import UNDEFINED, delimited, dumps_json
 
     thresholds = Thresholds(
@@ -66,22 +71,23 @@ def run(args) -> int:
     # a name with a line break spans lines when quoted: then each row is laid out alone
     one_line = not any("\n" in a or "\r" in a for a in j.assessors)
     for start in pieces:
-        rows = assessor_rows(j, table, start, start + CHUNK)
-        body = [
-            [
-                r["assessor"],
-                str(r["judgments"]),
-                *[UNDEFINED if r[c] != r[c] else fmt(r[c]) for c in cols[1:]],
-            ]
-            for r in rows
+        codes = table["order"][start : start + CHUNK]
+        columns = [
+            [j.assessors[a] for a in codes.tolist()],
+            [str(n) for n in table["judgments"][codes].tolist()],
+            *[
+                [UNDEFINED if v != v else fmt(v) for v in table[c][codes].tolist()]
+                for c in cols[1:]
+            ],
         ]
+        body = list(zip(*columns, strict=True))
         if one_line:
             lines = delimited(body[0], body[1:], "\t").split("\n")
         else:
             lines = [delimited(cells, [], "\t").rstrip("\n") for cells in body]
         out = []
-        for line, r in zip(lines, rows, strict=False):
+        for line, reasons in zip(lines, assessor_reasons(table, codes), strict=False):
             out.append(line)
-            out += [f"  - {reason}" for reason in r["reasons"]]
+            out += [f"  - {reason}" for reason in reasons]
         emit("\n".join(out))
     return 0

@@ -164,33 +164,51 @@ def assessor_columns(
 FLAGS = ("spammer", "low_gold", "disagrees", "straight", "fast")
 
 
-def _reasons(row: dict, flags: tuple, th: Thresholds, crowd_median: float) -> list[str]:
-    """The reasons given for one assessor's ``row`` with these ``flags`` (of :data:`FLAGS`)."""
-    spammer, low_gold, disagrees, straight, fast = flags
-    reasons = []
-    if spammer:
-        reasons.append(
+def _texts(flag: str, cols: dict, codes: np.ndarray) -> list[str]:
+    """The reason of ``flag`` for each assessor code in ``codes`` (all flagged)."""
+    th: Thresholds = cols["thresholds"]
+    if flag == "spammer":
+        return [
             f"answers barely depend on the true label (Dawid-Skene chance-corrected "
-            f"accuracy {row['kappa']:.2f} < {th.min_kappa:g}): a likely spammer"
-        )
-    if low_gold:
-        reasons.append(
-            f"accuracy {row['gold_accuracy']:.2f} on {row['gold_pairs']} gold pairs "
-            f"< {th.min_gold_accuracy:g}"
-        )
-    if disagrees:
-        reasons.append(
-            f"agrees with the aggregate on {row['agreement_with_aggregate']:.2f} of the "
-            f"pairs < {th.min_agreement:g}"
-        )
-    if straight:
-        reasons.append(f"the same label for all {row['judgments']} judgments (straight-lining)")
-    if fast:
-        reasons.append(
-            f"median {row['median_seconds']:.3g} s per judgment, under {th.fast_fraction:g} "
-            f"of the crowd's median {crowd_median:.3g} s (implausibly fast)"
-        )
-    return reasons
+            f"accuracy {v:.2f} < {th.min_kappa:g}): a likely spammer"
+            for v in cols["kappa"][codes].tolist()
+        ]
+    if flag == "low_gold":
+        return [
+            f"accuracy {v:.2f} on {n} gold pairs < {th.min_gold_accuracy:g}"
+            for v, n in zip(
+                cols["gold_accuracy"][codes].tolist(),
+                cols["gold_pairs"][codes].tolist(),
+                strict=True,
+            )
+        ]
+    if flag == "disagrees":
+        return [
+            f"agrees with the aggregate on {v:.2f} of the pairs < {th.min_agreement:g}"
+            for v in cols["agreement_with_aggregate"][codes].tolist()
+        ]
+    if flag == "straight":
+        return [
+            f"the same label for all {n} judgments (straight-lining)"
+            for n in cols["judgments"][codes].tolist()
+        ]
+    crowd = cols["crowd_median"]
+    return [
+        f"median {v:.3g} s per judgment, under {th.fast_fraction:g} of the crowd's median "
+        f"{crowd:.3g} s (implausibly fast)"
+        for v in cols["median_seconds"][codes].tolist()
+    ]
+
+
+def assessor_reasons(cols: dict, codes: np.ndarray) -> list[list[str]]:
+    """The reasons given for each assessor code in ``codes``, in :data:`FLAGS` order
+    (one pass per flag over the flagged assessors only)."""
+    out: list[list[str]] = [[] for _ in range(len(codes))]
+    for flag in FLAGS:
+        hit = np.flatnonzero(cols[flag][codes])
+        for i, text in zip(hit.tolist(), _texts(flag, cols, codes[hit]), strict=True):
+            out[i].append(text)
+    return out
 
 
 def assessor_rows(j: Judgments, cols: dict, start: int = 0, stop: int | None = None):
@@ -199,15 +217,14 @@ def assessor_rows(j: Judgments, cols: dict, start: int = 0, stop: int | None = N
     codes = cols["order"][start:stop]
     values = [cols[c][codes].tolist() for c in COLUMNS]
     confusion = cols["confusion"][codes].tolist()
-    flags = zip(*[cols[f][codes].tolist() for f in FLAGS], strict=True)
+    reasons = assessor_reasons(cols, codes)
     names = [j.assessors[a] for a in codes.tolist()]
-    th, crowd_median = cols["thresholds"], cols["crowd_median"]
     rows = []
-    for name, conf, flag, *v in zip(names, confusion, flags, *values, strict=True):
+    for name, conf, why, *v in zip(names, confusion, reasons, *values, strict=True):
         row = {"assessor": name, **dict(zip(COLUMNS[:6], v[:6], strict=True))}
         row["confusion"] = conf
         row.update(zip(COLUMNS[6:], v[6:], strict=True))
-        row["reasons"] = _reasons(row, flag, th, crowd_median) if any(flag) else []
+        row["reasons"] = why
         rows.append(row)
     return rows
 
