@@ -17,6 +17,7 @@ from cranfield.errors import ParameterError
 from cranfield.judgments import agreement as ag
 from cranfield.judgments.aggregate import dawid_skene
 from cranfield.judgments.agreement import agreement_report
+from cranfield.judgments.data import Judgments
 from cranfield.judgments.quality import Thresholds, assessor_quality
 from cranfield.judgments.simulate import simulate_crowd
 
@@ -258,3 +259,57 @@ def test_whole_array_assessor_quality_equals_the_per_assessor_loop(state):
     assert _same(new, old)
     assert gold is None or any(r["gold_pairs"] for r in new)
     assert sum(bool(r["reasons"]) for r in new) > 0 or n_assessors < 3
+
+
+def test_the_text_table_shows_the_rows_of_assessor_quality(tmp_path, capsys):
+    """The command writes per column and in pieces; every line must still be the row
+    (and the reasons) of ``assessor_quality``, which equals the former loop above."""
+    from tests.adversarial.harness import run_main
+
+    from cranfield.cli import assessors_cmd
+
+    rng = np.random.default_rng(9)
+    truth = rng.integers(0, 3, 60)
+    j = simulate_crowd(
+        truth,
+        rng.uniform(0.4, 0.95, 25),
+        labels=3,
+        per_item=12,
+        spammers=rng.random(25) < 0.3,
+        seconds=rng.choice([0.5, 5.0, 10.0], 25),
+        seed=9,
+    )
+    lines = ["topic,document,assessor,label,seconds"]
+    lines += [
+        f"{j.topics[u]},{j.documents[u]},{j.assessors[a]},{j.scale.values[lab]},{sec!r}"
+        for u, a, lab, sec in zip(
+            j.item.tolist(), j.assessor.tolist(), j.label.tolist(), j.seconds.tolist(),
+            strict=True,
+        )
+    ]  # fmt: skip
+    (tmp_path / "j.csv").write_text("\n".join(lines) + "\n")
+    gold = tmp_path / "gold.txt"
+    gold.write_text(
+        "".join(f"{j.topics[u]} 0 {j.documents[u]} {truth[u] % 3}\n" for u in range(20))
+    )
+    j2 = Judgments.read(tmp_path / "j.csv")
+    rows = assessor_quality(j2, gold=str(gold))
+    assert any(r["gold_pairs"] for r in rows) and sum(len(r["reasons"]) for r in rows) > 10
+    monkey_chunk = assessors_cmd.CHUNK
+    assessors_cmd.CHUNK = 7  # several pieces
+    try:
+        status, out, _ = run_main(capsys, "assessors", "--judgments", tmp_path / "j.csv",
+                                  "--gold", gold, "--digits", "4")  # fmt: skip
+    finally:
+        assessors_cmd.CHUNK = monkey_chunk
+    assert status == 0
+    want = ["# worst first; reasons after each row"]
+    want.append("\t".join(["assessor", "judgments", "score", "kappa", "accuracy",
+                           "agreement_with_aggregate", "gold_accuracy", "median_seconds"]))  # fmt: skip
+    for r in rows:
+        cells = [r["score"], r["kappa"], r["accuracy"], r["agreement_with_aggregate"],
+                 r["gold_accuracy"], r["median_seconds"]]  # fmt: skip
+        want.append("\t".join([r["assessor"], str(r["judgments"]),
+                               *["nan" if v != v else f"{v:.4f}" for v in cells]]))  # fmt: skip
+        want += [f"  - {reason}" for reason in r["reasons"]]
+    assert out.splitlines() == want
