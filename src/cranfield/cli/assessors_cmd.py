@@ -49,9 +49,9 @@ def run(args) -> int:
         # one assessor per line, so the rows can be written a piece at a time
         emit(dumps_json({"source": j.source})[:-2] + ',\n  "assessors": [')
         for start in pieces:
-            rows = assessor_rows(j, table, start, start + CHUNK)
+            rows = assessor_rows(j, table, start, start + CHUNK, undefined=None)
             last = start + CHUNK >= j.n_assessors
-            text = ",\n".join("    " + dumps_json(r, indent=None) for r in rows)
+            text = ",\n".join("    " + dumps_json(r, indent=None, plain=True) for r in rows)
             emit(text + ("" if last else ","))
         emit("  ]\n}")
         return 0

@@ -211,12 +211,15 @@ def assessor_reasons(cols: dict, codes: np.ndarray) -> list[list[str]]:
     return out
 
 
-def assessor_rows(j: Judgments, cols: dict, start: int = 0, stop: int | None = None):
+def assessor_rows(
+    j: Judgments, cols: dict, start: int = 0, stop: int | None = None, *, undefined=np.nan
+):
     """The dicts of :func:`assessor_quality` for positions ``start:stop`` of the worst-
-    first order (a slice, so a caller can write a million assessors in pieces)."""
+    first order (a slice, so a caller can write a million assessors in pieces);
+    ``undefined`` stands for every non-finite number (None: ready for JSON)."""
     codes = cols["order"][start:stop]
-    values = [cols[c][codes].tolist() for c in COLUMNS]
-    confusion = cols["confusion"][codes].tolist()
+    values = [_values(cols[c][codes], undefined) for c in COLUMNS]
+    confusion = _values(cols["confusion"][codes], undefined)
     reasons = assessor_reasons(cols, codes)
     names = [j.assessors[a] for a in codes.tolist()]
     rows = []
@@ -227,6 +230,18 @@ def assessor_rows(j: Judgments, cols: dict, start: int = 0, stop: int | None = N
         row["reasons"] = why
         rows.append(row)
     return rows
+
+
+def _values(x: np.ndarray, undefined) -> list:
+    """``x.tolist()`` with ``undefined`` for every non-finite float."""
+    if x.dtype.kind != "f" or (undefined is not None and np.isnan(undefined)):
+        return x.tolist()
+    finite = np.isfinite(x)
+    if finite.all():
+        return x.tolist()
+    out = x.astype(object)
+    out[~finite] = undefined
+    return out.tolist()
 
 
 def assessor_quality(
