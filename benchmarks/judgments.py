@@ -11,6 +11,12 @@ long table (same stopping parameters; its rule differs, see docs/judgments.md).
 Usage::
 
     PYTHONPATH=src python benchmarks/judgments.py --pairs 100000 --assessors 10
+
+``--write-workloads DIR`` instead writes the two judgment tables of issue 30 (CSV,
+deterministic) for timing the command line with ``/usr/bin/time -v``:
+``one-each.csv`` (10^6 assessors with one judgment each, 50 topics × 20,000 documents,
+labels 0-2) and ``crowd-2000.csv`` (2,000 assessors judging the same 5 documents, labels
+0-1); see benchmarks/README.md.
 """
 
 from __future__ import annotations
@@ -30,13 +36,49 @@ def best(f, repeat: int):
     return min(times), out
 
 
+def write_workloads(folder: str, assessors: int = 1_000_000) -> None:
+    """The two tables of issue 30 §4 (see the module docstring)."""
+    from pathlib import Path
+
+    out = Path(folder)
+    out.mkdir(parents=True, exist_ok=True)
+    rng = np.random.default_rng(0)
+
+    def write(name, topic, doc, assessor, label):
+        lines = [
+            f"{t},d{d},w{a},{lab}" for t, d, a, lab in zip(topic, doc, assessor, label, strict=True)
+        ]
+        (out / name).write_text("topic,document,assessor,label\n" + "\n".join(lines) + "\n")
+
+    n = assessors
+    write(
+        "one-each.csv",
+        rng.integers(1, 51, n),
+        rng.integers(0, 20_000, n),
+        np.arange(n),
+        rng.integers(0, 3, n),
+    )
+    who = np.repeat(np.arange(2000), 5)
+    write(
+        "crowd-2000.csv",
+        np.ones(len(who), int),
+        np.tile(np.arange(5), 2000),
+        who,
+        rng.integers(0, 2, len(who)),
+    )
+
+
 def main() -> None:
     p = argparse.ArgumentParser()
+    p.add_argument("--write-workloads", metavar="DIR")
     p.add_argument("--pairs", type=int, default=100_000)
     p.add_argument("--assessors", type=int, default=10)
     p.add_argument("--repeat", type=int, default=3)
     p.add_argument("--no-peers", action="store_true")
     args = p.parse_args()
+    if args.write_workloads:
+        write_workloads(args.write_workloads)
+        return
 
     from cranfield.judgments import dawid_skene, krippendorff_alpha, simulate_crowd
 

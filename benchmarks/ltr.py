@@ -12,6 +12,7 @@ linear scorer. Run from the project root:
     PYTHONPATH=src python benchmarks/ltr.py --part objective --backend numpy,engine,engine-scores
     PYTHONPATH=src python benchmarks/ltr.py --part train --methods mga --backend numpy,engine
     PYTHONPATH=src python benchmarks/ltr.py --part kernels --objective nDCG@10,AP,ERR@10
+    PYTHONPATH=src python benchmarks/ltr.py --write-wide DIR  # the wide files of issue 30
 
 ``--backend`` runs the objective on the NumPy path (``numpy``, before the compiled
 kernel), the engine's kernel scoring and ranking block by block (``engine``, the default
@@ -190,8 +191,28 @@ def bench_training(train, test, w, budget: int, repeat: int, methods, backends) 
         )
 
 
+def write_wide(folder: str) -> None:
+    """The sparse files of issue 30 §4 (deterministic): ``wide-20000.txt`` (200
+    documents of 20 queries, 20,000 features, 30 non-zeros a line) and
+    ``index-100000.txt`` (two documents of one query, feature index 100,000)."""
+    from pathlib import Path
+
+    out = Path(folder)
+    out.mkdir(parents=True, exist_ok=True)
+    rng = np.random.default_rng(0)
+    lines = []
+    for q in range(20):
+        for _ in range(10):
+            idx = np.sort(rng.choice(20_000, 30, replace=False)) + 1
+            pairs = " ".join(f"{j}:{rng.random():.4f}" for j in idx)
+            lines.append(f"{rng.integers(0, 3)} qid:{q} {pairs}")
+    (out / "wide-20000.txt").write_text("\n".join(lines) + "\n")
+    (out / "index-100000.txt").write_text("1 qid:1 1:0.5 100000:1.0\n0 qid:1 2:0.3 100000:0.5\n")
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--write-wide", metavar="DIR", help="write the wide files and stop")
     p.add_argument(
         "--part", choices=("all", "read", "objective", "kernels", "train"), default="all"
     )
@@ -208,6 +229,9 @@ def main() -> None:
         "--threads", type=int, help="the kernel's threads (default: the CPUs, at most 8)"
     )
     args = p.parse_args()
+    if args.write_wide:
+        write_wide(args.write_wide)
+        return
     backends = args.backend.split(",")
     if args.part in ("all", "read"):
         bench_read(args.repeat)

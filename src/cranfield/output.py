@@ -70,14 +70,17 @@ def json_safe(obj):
     return obj
 
 
-def dumps_json(obj, indent: int | None = 2) -> str:
+def dumps_json(obj, indent: int | None = 2, *, plain: bool = False) -> str:
     """Valid JSON text of ``obj`` (non-finite numbers as ``null``, see :func:`json_safe`).
 
     ``allow_nan=False`` makes any value that slipped through an error, never invalid JSON.
+    ``plain``: ``obj`` holds only Python numbers, strings, None, lists and dicts, with
+    non-finite numbers already None (a caller writing a million rows skips the walk of
+    :func:`json_safe`; a NaN left in is still an error, never invalid JSON).
     """
     import json  # (here: a text table needs neither json nor csv; a cold CLI)
 
-    return json.dumps(json_safe(obj), indent=indent, allow_nan=False)
+    return json.dumps(obj if plain else json_safe(obj), indent=indent, allow_nan=False)
 
 
 # -- tables ------------------------------------------------------------------------------

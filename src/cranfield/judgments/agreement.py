@@ -220,15 +220,47 @@ def _within_item_pairs(item: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return order[first], order[second]
 
 
-#: Largest assessors² × labels² accumulator of the pairwise confusion matrices (int64).
-MAX_PAIR_CELLS = 50_000_000
+#: Most rows of the pairwise table: pairs of assessors with an item in common. The
+#: count statistics (percent agreement, Fleiss' kappa, alpha, AC1) cover any number.
+MAX_PAIRS = 20_000
+#: Most pairs of judgments of one item the pairwise table may look at (its work).
+MAX_JUDGMENT_PAIRS = 50_000_000
 #: Pairs of judgments generated at once (bounds memory with many judgments per item).
 PAIR_CHUNK = 5_000_000
 
 
+def judgment_pairs(judgments: Judgments) -> int:
+    """Pairs of judgments of the same item: ``sum_u m_u (m_u - 1) / 2``."""
+    sizes = np.bincount(judgments.item, minlength=judgments.n_items).astype(np.int64)
+    return int((sizes * (sizes - 1) // 2).sum())
+
+
+def pairwise_limit(judgments: Judgments) -> str | None:
+    """Why the pairwise table is left out (None when it is computed).
+
+    Its rows are at most ``min(P, A (A - 1) / 2)`` for ``P`` pairs of judgments of one
+    item and ``A`` assessors, and its work is ``P``: above :data:`MAX_PAIRS` rows or
+    :data:`MAX_JUDGMENT_PAIRS` pairs of judgments it is refused, so time and memory
+    follow the judgments, not the pairs of assessors.
+    """
+    n_a, k = judgments.n_assessors, judgments.scale.size
+    p = judgment_pairs(judgments)
+    rows = min(p, n_a * (n_a - 1) // 2)
+    if rows > MAX_PAIRS:
+        return f"{n_a} assessors make up to {rows:,} pairs (at most {MAX_PAIRS:,})"
+    if p > MAX_JUDGMENT_PAIRS:
+        return (
+            f"{p:,} pairs of judgments of the same topic-document pair "
+            f"(at most {MAX_JUDGMENT_PAIRS:,})"
+        )
+    if n_a * n_a * k * k >= 2**62:
+        return f"{n_a} assessors x {k} labels overflow the pair keys"
+    return None
+
+
 def pairwise_feasible(judgments: Judgments) -> bool:
-    """Whether the pairwise confusion matrices fit :data:`MAX_PAIR_CELLS`."""
-    return judgments.n_assessors**2 * judgments.scale.size**2 <= MAX_PAIR_CELLS
+    """Whether the pairwise table is computed: see :func:`pairwise_limit`."""
+    return pairwise_limit(judgments) is None
 
 
 def confusion_matrices(judgments: Judgments) -> tuple[np.ndarray, np.ndarray]:
@@ -236,24 +268,24 @@ def confusion_matrices(judgments: Judgments) -> tuple[np.ndarray, np.ndarray]:
     ``a < b`` (codes) and the K × K confusion matrix (rows: a's label, columns: b's).
 
     Returns ``(pairs (P, 2), matrices (P, K, K))``, pairs in ascending order. The pairs
-    of judgments are generated in pieces of about :data:`PAIR_CHUNK` items' worth, so
-    memory stays bounded however many assessors judge one item.
+    of judgments are generated in pieces of about :data:`PAIR_CHUNK`, each reduced to
+    its distinct (pair, label, label) cells, so memory follows the judgments and the
+    table's own size, never assessors²; refused (:class:`ParameterError`) beyond
+    :func:`pairwise_limit`.
     """
     k = judgments.scale.size
     n_a = judgments.n_assessors
-    if not pairwise_feasible(judgments):
-        raise ParameterError(
-            "assessors for pairwise statistics",
-            f"at most {int((MAX_PAIR_CELLS / k**2) ** 0.5)} with {k} labels",
-            n_a,
-        )
+    why = pairwise_limit(judgments)
+    if why is not None:
+        raise ParameterError("pairs of assessors for pairwise statistics", "fewer", why)
     order = np.argsort(judgments.item, kind="stable")
     item = judgments.item[order]
     sizes = np.bincount(item, minlength=judgments.n_items)
     pairs_per_item = sizes * (sizes - 1) // 2
     bounds = np.concatenate([[0], np.cumsum(sizes)])
     cum_pairs = np.cumsum(pairs_per_item)
-    acc = np.zeros(n_a * n_a * k * k, np.int64)
+    keys = np.zeros(0, np.int64)
+    counts = np.zeros(0, np.int64)
     start_item = 0
     while start_item < judgments.n_items:
         base = cum_pairs[start_item - 1] if start_item else 0
@@ -262,16 +294,22 @@ def confusion_matrices(judgments: Judgments) -> tuple[np.ndarray, np.ndarray]:
         rows = order[bounds[start_item] : bounds[stop_item]]
         i, j = _within_item_pairs(judgments.item[rows] - start_item)
         i, j = rows[i], rows[j]
-        a, b = judgments.assessor[i], judgments.assessor[j]
-        la, lb = judgments.label[i], judgments.label[j]
+        a, b = judgments.assessor[i].astype(np.int64), judgments.assessor[j].astype(np.int64)
+        la, lb = judgments.label[i].astype(np.int64), judgments.label[j].astype(np.int64)
         swap = a > b
         a, b = np.where(swap, b, a), np.where(swap, a, b)
         la, lb = np.where(swap, lb, la), np.where(swap, la, lb)
-        acc += np.bincount(((a * n_a + b) * k + la) * k + lb, minlength=len(acc))
+        new, n_new = np.unique(((a * n_a + b) * k + la) * k + lb, return_counts=True)
+        keys, inverse = np.unique(np.concatenate([keys, new]), return_inverse=True)
+        counts = np.bincount(
+            inverse, weights=np.concatenate([counts, n_new]), minlength=len(keys)
+        ).astype(np.int64)
         start_item = stop_item
-    acc = acc.reshape(n_a * n_a, k, k)
-    keys = np.flatnonzero(acc.sum(axis=(1, 2)))
-    return np.stack([keys // n_a, keys % n_a], axis=1), acc[keys]
+    pair_keys, cell_pair = np.unique(keys // (k * k), return_inverse=True)
+    mats = np.zeros((len(pair_keys), k * k), np.int64)
+    mats[cell_pair, keys % (k * k)] = counts
+    pairs = np.stack([pair_keys // n_a, pair_keys % n_a], axis=1)
+    return pairs, mats.reshape(len(pair_keys), k, k)
 
 
 def kappa_weights(k: int, weights: str) -> np.ndarray:
@@ -436,10 +474,8 @@ def _section(j: Judgments, level: str, replicates: int, confidence: float, seed:
         )
         section["overall"]["ci"] = {s: list(v) for s, v in ci.items()}
     section["per_topic"] = {str(t): _stats_dict(per, g) for g, t in enumerate(topics)}
-    if pairwise_feasible(j):
-        section["pairs"] = pairwise(j)
-    else:
-        section["pairs"] = []
+    why = pairwise_limit(j)
+    section["pairs"] = pairwise(j) if why is None else []
     if j.n_assessors == 2:
         _, mats = confusion_matrices(j)
         section["confusion"] = {
@@ -449,10 +485,10 @@ def _section(j: Judgments, level: str, replicates: int, confidence: float, seed:
             "matrix": mats[0].tolist() if len(mats) else [],
         }
     section["notes"] = _notes(j, overall)
-    if not pairwise_feasible(j):
+    if why is not None:
         section["notes"].append(
-            f"pairwise statistics left out: {j.n_assessors} assessors make too many pairs "
-            "(Fleiss' kappa, alpha and AC1 cover them all)"
+            f"pairwise statistics left out: {why} (percent agreement, Fleiss' kappa, "
+            "alpha and AC1 cover them all)"
         )
     return section
 

@@ -130,13 +130,16 @@ def query_min_max(features: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     starts = offsets[:-1]
     lengths = np.diff(offsets)
     lo = np.minimum.reduceat(features, starts, axis=0)
-    hi = np.maximum.reduceat(features, starts, axis=0)
-    span = hi - lo
-    lo_rows = np.repeat(lo, lengths, axis=0)
-    span_rows = np.repeat(span, lengths, axis=0)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        out = (features - lo_rows) / span_rows
-    out[np.repeat(span == 0, lengths, axis=0)] = 0.0
+    with np.errstate(over="ignore"):
+        span = np.maximum.reduceat(features, starts, axis=0) - lo
+    # in place: about three documents x features matrices at the peak, not five
+    with np.errstate(invalid="ignore", over="ignore"):  # spans near 2 x 1e308
+        out = features - np.repeat(lo, lengths, axis=0)
+        span_rows = np.repeat(span, lengths, axis=0)
+        flat = span_rows == 0
+        span_rows[flat] = 1.0
+        np.divide(out, span_rows, out=out)
+    out[flat] = 0.0
     return out
 
 
