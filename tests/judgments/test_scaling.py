@@ -179,7 +179,9 @@ def _old_assessor_quality(j, *, gold=None, aggregate=None, thresholds=None):
         has_t = n_ok > 0
         lo = start + (n_ok - 1) // 2
         hi = start + n_ok // 2
-        median_s[has_t] = (secs[lo[has_t]] + secs[hi[has_t]]) / 2
+        # the overflow-safe midpoint quality.py uses since seconds near 1e308 were refused
+        low, high = secs[lo[has_t]], secs[hi[has_t]]
+        median_s[has_t] = low + (high - low) / 2
     out = []
     for a in range(n_a):
         reasons = []
