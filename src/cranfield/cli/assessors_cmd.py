@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from ._args import number
-from ._judgments import add_input_arguments, load_judgments
+from ._judgments import add_input_arguments, load_judgments, note_unjudged
 from ._output import emit
 
 
@@ -37,6 +37,7 @@ def run(args) -> int:
     rows = assessor_quality(j, gold=args.gold, thresholds=thresholds)
     if args.format == "json":
         emit(dumps_json({"source": j.source, "assessors": rows}))
+        note_unjudged("assessors", j)
         return 0
     cols = (
         "judgments",
@@ -70,4 +71,5 @@ def run(args) -> int:
         out.append(line)
         out += [f"  - {reason}" for reason in r["reasons"]]
     emit("\n".join(out))
+    note_unjudged("assessors", j)
     return 0
