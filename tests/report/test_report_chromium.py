@@ -180,7 +180,7 @@ def test_sample_report_renders(report, results, tmp_path):
     assert list(summary) == RUNS
     for r in results.runs:
         for m in results.measures:
-            shown = summary[r.name][str(m)][0].replace("\u25c6", "").strip()
+            shown = summary[r.name][str(m)][0].replace("\u25b2", "").replace("\u25bc", "").strip()
             assert shown == f"{r.aggregates[m]:.4f}"
     pixels = screenshot(path, tmp_path, probe["height"], "report-sample")
     for f in probe["figures"]:
@@ -216,7 +216,10 @@ def check_numbers(dom, res, names, topics) -> None:
         assert list(rows) == sorted(names, key=lambda n: (-means[n], names.index(n)))
         heat = table_dict(dom.tables[f"table-heatmap-{i}"])
         for name in names:
-            assert board[name][str(m)][0].replace("\u25c6", "").strip() == f"{means[name]:.4f}"
+            assert (
+                board[name][str(m)][0].replace("\u25b2", "").replace("\u25bc", "").strip()
+                == f"{means[name]:.4f}"
+            )
             assert rows[name][f"mean {m}"][0] == f"{means[name]:.4f}"
             values = table[str(m)][name]
             assert [heat[name][t][0] for t in sorted(topics)] == [
