@@ -53,10 +53,13 @@ def test_agreement_counts_judged_grades_only(tmp_path, capsys):
 
 def test_aggregate_leaves_unjudged_out(tmp_path, capsys):
     paths, _ = _packages(tmp_path)
-    (tmp_path / "cy.qrels").write_text("".join(f"1 0 {d} -1\n" for d in DOCS[:5]) + "1 0 d5 2\n")
+    # cy left five pairs and one only cy has ("zz": nobody judged it) at -1
+    cy = "".join(f"1 0 {d} -1\n" for d in [*DOCS[:5], "zz"]) + "1 0 d5 2\n"
+    (tmp_path / "cy.qrels").write_text(cy)
     assert main(["aggregate", *paths, "--method", "majority"]) == 0
-    lines = capsys.readouterr().out.splitlines()
-    assert lines == [f"1 0 {d} {TRUTH[d]}" for d in DOCS]
+    out, err = capsys.readouterr()
+    assert sorted(out.splitlines()) == sorted(f"1 0 {d} {TRUTH[d]}" for d in DOCS)
+    assert "6 negative grade(s) left out" in err
 
 
 def test_judgments_table_with_unjudged_rows(tmp_path):
@@ -90,3 +93,13 @@ def test_a_declared_negative_grade_is_a_grade(tmp_path):
     j = Judgments.read(path, scale="-1,0,1,2")
     assert (len(j), j.unjudged) == (2, 1)
     assert sorted(j.values().tolist()) == [-1, 2]
+
+
+def test_a_gold_grade_not_yet_judged_is_no_gold_label(tmp_path, capsys):
+    paths, gold = _packages(tmp_path)
+    text = open(gold).read().replace("1 0 d19 1", "1 0 d19 -1").replace("1 0 d18 0", "1 0 d18 -1")
+    assert text.count(" -1\n") == 2
+    (tmp_path / "gold.qrels").write_text(text)
+    assert main(["assessors", *paths, "--gold", gold, "--format", "json"]) == 0
+    rows = {r["assessor"]: r for r in json.loads(capsys.readouterr().out)["assessors"]}
+    assert rows["ann"]["gold_accuracy"] == 1.0  # 18 gold labels, all matched
