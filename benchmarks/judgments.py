@@ -8,9 +8,15 @@ convergence (tolerance 1e-5, at most 100 iterations), the ``krippendorff`` packa
 ``alpha`` on the 10 × 100,000 reliability matrix, and crowd-kit's ``DawidSkene`` on the
 long table (same stopping parameters; its rule differs, see docs/judgments.md).
 
+With ``--bootstrap R``, also ``agreement_report`` (graded, ordinal) with and without
+its R-replicate percentile bootstrap over pairs; ``--per-item`` assessors of
+``--assessors`` judge each pair (default: all of them), on ``--labels`` labels.
+
 Usage::
 
     PYTHONPATH=src python benchmarks/judgments.py --pairs 100000 --assessors 10
+    PYTHONPATH=src python benchmarks/judgments.py --pairs 85864 --assessors 20 \
+        --per-item 3 --labels 4 --bootstrap 1000 --no-peers --repeat 3
 
 ``--write-workloads DIR`` instead writes the two judgment tables of issue 30 (CSV,
 deterministic) for timing the command line with ``/usr/bin/time -v``:
@@ -75,23 +81,38 @@ def main() -> None:
     p.add_argument("--assessors", type=int, default=10)
     p.add_argument("--repeat", type=int, default=3)
     p.add_argument("--no-peers", action="store_true")
+    p.add_argument("--per-item", type=int, default=None)
+    p.add_argument("--labels", type=int, default=3)
+    p.add_argument("--bootstrap", type=int, default=0, metavar="R")
     args = p.parse_args()
     if args.write_workloads:
         write_workloads(args.write_workloads)
         return
 
-    from cranfield.judgments import dawid_skene, krippendorff_alpha, simulate_crowd
+    from cranfield.judgments import (
+        agreement_report,
+        dawid_skene,
+        krippendorff_alpha,
+        simulate_crowd,
+    )
 
     rng = np.random.default_rng(1)
-    truth = rng.integers(0, 3, args.pairs)
+    truth = rng.integers(0, args.labels, args.pairs)
     acc = np.linspace(0.55, 0.9, args.assessors)
+    per_item = args.per_item or args.assessors
     t0 = time.perf_counter()
-    j = simulate_crowd(truth, acc, labels=3, per_item=args.assessors, seed=2)
+    j = simulate_crowd(truth, acc, labels=args.labels, per_item=per_item, seed=2)
     print(
-        f"{len(j):,} judgments ({args.pairs:,} pairs × {args.assessors} assessors), "
-        f"built in {time.perf_counter() - t0:.2f} s"
+        f"{len(j):,} judgments ({args.pairs:,} pairs × {per_item} of {args.assessors} "
+        f"assessors, {args.labels} labels), built in {time.perf_counter() - t0:.2f} s"
     )
     rows = []
+    if args.bootstrap:
+        for r in (0, args.bootstrap):
+            t, rep = best(lambda r=r: agreement_report(j, replicates=r, seed=3), args.repeat)
+            ci = rep["graded"]["overall"].get("ci", {}).get("krippendorff_alpha")
+            note = "no bootstrap" if not r else f"alpha 95% CI [{ci[0]:.6f}, {ci[1]:.6f}]"
+            rows.append((f"cranfield agreement_report, {r} replicates", t, note))
     for level in ("ordinal", "nominal"):
         t, a = best(lambda lv=level: krippendorff_alpha(j, lv), args.repeat)
         rows.append((f"cranfield krippendorff_alpha ({level})", t, f"alpha={a:.6f}"))

@@ -496,3 +496,17 @@ def test_streams_closed_from_the_start(name, files, tmp_path, normal_runs):
     if name in ("eval", "trec_eval"):
         status, stdout, err = run_started_closed([*noted[:2], "-"], 0)
         assert status == 2 and err.endswith("standard input is closed\n"), err
+
+
+def test_demo_never_writes_over_an_edited_collection(tmp_path):
+    target = tmp_path / "sample-collection"
+    assert_success(run_cli("demo", "--dir", target))
+    (target / "qrels.txt").write_text("301 0 mine 2\n")  # edited: one of the user's files
+    (target / "hybrid.txt").unlink()  # a missing file alone would be written
+    files = sorted(target.iterdir())
+    with Unchanged(*files):
+        err = assert_clean_failure(run_cli("demo", "--dir", target), "qrels.txt", "--force")
+    assert "differs from the sample collection" in err
+    assert not (target / "hybrid.txt").exists()  # nothing written when refused
+    assert_success(run_cli("demo", "--dir", target, "--force"))
+    assert (target / "hybrid.txt").exists() and "mine" not in (target / "qrels.txt").read_text()

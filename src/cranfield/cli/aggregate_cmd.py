@@ -6,7 +6,7 @@ import argparse
 
 from ..errors import ParameterError
 from ._args import add_seed, number, seed_value
-from ._judgments import add_input_arguments, load_judgments
+from ._judgments import add_input_arguments, load_judgments, note_unjudged
 from ._output import emit
 
 METHODS = ("majority", "mean", "median", "dawid-skene", "mace")
@@ -120,7 +120,8 @@ def run(args) -> int:
     gains = _gains(args.gains) if args.gains is not None else None
     if gains is not None and not args.soft:
         raise ParameterError("--gains", "only with --soft", args.gains)
-    result = aggregate(load_judgments(args), args.method, gold=args.gold, **options)
+    judgments = load_judgments(args)
+    result = aggregate(judgments, args.method, gold=args.gold, **options)
     qrels = result.to_qrels(soft=True, gains=gains) if args.soft else result.to_qrels()
     if args.posteriors is not None:
         write_text(args.posteriors, result.posterior_table())
@@ -137,4 +138,5 @@ def run(args) -> int:
             f"({info['max_iterations']}) before converging to {info['tolerance']:g}",
             file=sys.stderr,
         )
+    note_unjudged("aggregate", judgments)
     return 0

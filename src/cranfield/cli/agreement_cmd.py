@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from ._args import add_seed, number, seed_value
-from ._judgments import add_input_arguments, load_judgments
+from ._judgments import add_input_arguments, load_judgments, note_unjudged
 from ._output import emit
 
 
@@ -119,6 +119,7 @@ def run(args) -> int:
         report["effect"] = effect_on_rankings(j, args.run, args.measure)
     if args.format == "json":
         emit(dumps_json(report))
+        note_unjudged("agreement", j)
         return 0
     md = args.format == "markdown"
     head = (
@@ -150,4 +151,5 @@ def run(args) -> int:
         head = ["assessor_a", "assessor_b", "kendall_tau", "tau_ap", "largest_change", "run"]
         out += _table(head, rows, md, left=2)
     emit("\n".join(out))
+    note_unjudged("agreement", j)
     return 0

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from ._args import number
-from ._judgments import add_input_arguments, load_judgments
+from ._judgments import add_input_arguments, load_judgments, note_unjudged
 from ._output import emit
 
 
@@ -54,6 +54,7 @@ def run(args) -> int:
             text = ",\n".join("    " + dumps_json(r, indent=None, plain=True) for r in rows)
             emit(text + ("" if last else ","))
         emit("  ]\n}")
+        note_unjudged("assessors", j)
         return 0
     cols = (
         "judgments",
@@ -90,4 +91,5 @@ def run(args) -> int:
             out.append(line)
             out += [f"  - {reason}" for reason in reasons]
         emit("\n".join(out))
+    note_unjudged("assessors", j)
     return 0

@@ -153,6 +153,9 @@ def _password(path: str) -> str:
 
 
 def run(args) -> int:
+    from ..service import require_serve
+
+    require_serve()  # the one-line install hint, as `serve` gives it, before any import
     return globals()["run_" + args.action.replace("-", "_")](args)
 
 

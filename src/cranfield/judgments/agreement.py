@@ -39,6 +39,19 @@ def _group_sum(x: np.ndarray, group: np.ndarray, n_groups: int) -> np.ndarray:
     return out.reshape((n_groups, *shape))
 
 
+def _weighted_group_sum(weights: np.ndarray | None):
+    """:func:`_group_sum` with each row counted ``weights[row]`` times (None: once)."""
+    if weights is None:
+        return _group_sum
+    w = np.asarray(weights, np.float64)
+
+    def weighted(x: np.ndarray, group: np.ndarray, n_groups: int) -> np.ndarray:
+        x = np.asarray(x, np.float64)
+        return _group_sum(x * w.reshape(-1, *[1] * (x.ndim - 1)), group, n_groups)
+
+    return weighted
+
+
 def _ratio(num, den):
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(den > 0, num / np.where(den > 0, den, 1), np.nan)
@@ -87,6 +100,8 @@ def count_statistics(
     n_groups: int = 1,
     values=None,
     level: str = "nominal",
+    *,
+    weights: np.ndarray | None = None,
 ) -> dict[str, np.ndarray]:
     """Percent agreement, Fleiss' kappa, Gwet's AC1 and Krippendorff's alpha per group.
 
@@ -100,6 +115,9 @@ def count_statistics(
         The label values (for alpha's interval and ratio distances; default 0..K-1).
     level
         Krippendorff's level of measurement: nominal, ordinal, interval or ratio.
+    weights
+        How many times each row counts (default once): a row of weight ``w`` gives the
+        statistics of ``w`` copies of it (the bootstrap's resampled items, collapsed).
 
     Returns
     -------
@@ -126,6 +144,7 @@ def count_statistics(
     n_items, k = counts.shape
     group = np.zeros(n_items, np.int64) if group is None else np.asarray(group, np.int64)
     values = np.arange(k) if values is None else np.asarray(values)
+    _group_sum = _weighted_group_sum(weights)  # every sum below counts a row `weight` times
     m = counts.sum(axis=1)
     pairable = m >= 2
     agree = (counts * (counts - 1)).sum(axis=1)
@@ -395,24 +414,38 @@ def bootstrap(
     """Percentile bootstrap intervals (Efron & Tibshirani 1993) of the count statistics,
     resampling items with replacement (``numpy.random.default_rng(seed)``).
 
-    Each replicate is one group of :func:`count_statistics`, so replicates are computed
-    together, ``chunk_rows`` resampled items at a time. A replicate whose statistic is
+    A replicate draws ``n_items`` item indices (``rng.integers``, ``chunk_rows`` draws
+    of several replicates at a time). The statistics are sums over the drawn items of
+    per-item terms that depend only on the item's row of counts, and items share few
+    distinct rows (patterns: one per way the assessors split over the labels), so each
+    replicate is reduced to how many times it drew each pattern, and all replicates of a
+    chunk are one weighted call of :func:`count_statistics` with a group per replicate
+    (rows: replicate × pattern, weights: the number of draws). The cost is the draws,
+    not ``replicates × items`` rows of statistics. A replicate whose statistic is
     undefined is left out; the interval is (nan, nan) when fewer than half are defined.
+    A bar is drawn on a terminal (:class:`cranfield.progress.Progress`).
     """
+    from ..progress import Progress
+
     counts = np.asarray(counts)
     n_items = len(counts)
     rng = np.random.default_rng(seed)
     per_chunk = max(1, chunk_rows // max(n_items, 1))
-    out = {s: [] for s in STATISTICS}
+    out: dict[str, list] = {s: [] for s in STATISTICS}
+    if n_items:
+        patterns, pattern_of = np.unique(counts, axis=0, return_inverse=True)
+        pattern_of = pattern_of.reshape(-1)
     done = 0
-    while done < replicates:
-        b = min(per_chunk, replicates - done)
-        idx = rng.integers(0, n_items, size=(b, n_items)).ravel()
-        group = np.repeat(np.arange(b), n_items)
-        stats = count_statistics(counts[idx], group, b, values, level)
-        for s in STATISTICS:
-            out[s].append(stats[s])
-        done += b
+    with Progress(replicates, "bootstrap") as bar:
+        while done < replicates and n_items:
+            b = min(per_chunk, replicates - done)
+            stats = _replicate_statistics(
+                rng.integers(0, n_items, size=(b, n_items)), pattern_of, patterns, values, level
+            )
+            for s in STATISTICS:
+                out[s].append(stats[s])
+            done += b
+            bar.set(done, "replicates")
     alpha = (1 - confidence) / 2
     result = {}
     for s in STATISTICS:
@@ -424,6 +457,26 @@ def bootstrap(
             lo, hi = np.quantile(v, [alpha, 1 - alpha])
             result[s] = (float(lo), float(hi))
     return result
+
+
+def _replicate_statistics(
+    draws: np.ndarray, pattern_of: np.ndarray, patterns: np.ndarray, values, level: str
+) -> dict[str, np.ndarray]:
+    """:func:`count_statistics` of each row of ``draws`` (replicates × item indices):
+    the patterns each replicate drew, with how many times, as weighted rows."""
+    b = len(draws)
+    n_patterns = len(patterns)
+    key = (np.arange(b)[:, None] * n_patterns + pattern_of[draws]).ravel()
+    times = np.bincount(key, minlength=b * n_patterns)
+    drawn = np.flatnonzero(times)
+    return count_statistics(
+        patterns[drawn % n_patterns],
+        drawn // n_patterns,
+        b,
+        values,
+        level,
+        weights=times[drawn],
+    )
 
 
 # -- the report ----------------------------------------------------------------------------
