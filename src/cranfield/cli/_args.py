@@ -256,10 +256,24 @@ def add_digits(p: argparse.ArgumentParser) -> None:
     )
 
 
-def add_output(p: argparse.ArgumentParser, required: bool = False, help: str | None = None):
-    """``-o/--output FILE``, checked before any work by ``cli/main.py`` (dest ``output``)."""
+def add_output(
+    p: argparse.ArgumentParser,
+    required: bool = False,
+    help: str | None = None,
+    flags: tuple[str, ...] = ("-o", "--output"),
+) -> None:
+    """An option naming a file the command writes (``-o/--output FILE`` unless ``flags``
+    says otherwise; ``-`` is standard output).
+
+    Every output of every command is declared here: its dest joins the parser's
+    ``_outputs`` default, and :func:`cranfield.cli._output.check_outputs` refuses, before
+    any work, an output that is an input, cannot be written, or names the same file as
+    another output of the same command (``tests/cli/test_outputs_declared.py``).
+    """
     default_help = "file to write" if required else "write to this file instead of standard output"
-    p.add_argument("-o", "--output", required=required, help=help or default_help)
+    metavar = None if flags == ("-o", "--output") else "FILE"
+    action = p.add_argument(*flags, required=required, metavar=metavar, help=help or default_help)
+    p.set_defaults(_outputs=(*(p.get_default("_outputs") or ()), action.dest))
 
 
 def add_seed(p: argparse.ArgumentParser, what: str = "randomised steps") -> None:
@@ -426,3 +440,29 @@ def expand_measure_lists(parser: Parser, args: list[str]) -> list[str]:
             out += [token, word]
             i += 1
     return out
+
+
+def _same_file(a: str, b: str) -> bool:
+    try:
+        import os
+
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
+def resolve_baseline(baseline: str | None, names, paths=()) -> str | None:
+    """The run name ``--baseline`` designates, in every command that has it (compare,
+    report, plot): a run name, or the path of one of the run files (``paths[i]`` is the
+    file of run ``names[i]``)."""
+    if baseline is None or baseline in names:
+        return baseline
+    for name, path in zip(names, paths, strict=False):
+        if baseline == str(path) or _same_file(baseline, str(path)):
+            return name
+    allowed = "a run name (" + ", ".join(names) + ")"
+    if paths:
+        allowed += " or one of the run files"
+    from ..errors import ParameterError
+
+    raise ParameterError("--baseline", allowed, baseline)

@@ -5,9 +5,9 @@ from __future__ import annotations
 import argparse
 
 from ..errors import ParameterError
-from ._args import add_seed, number, seed_value
+from ._args import add_output, add_seed, number, seed_value
 from ._judgments import add_input_arguments, load_judgments, note_unjudged
-from ._output import emit
+from ._output import deliver, emit
 
 METHODS = ("majority", "mean", "median", "dawid-skene", "mace")
 TIES = ("random", "higher", "lower", "abstain")
@@ -71,11 +71,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="with --soft: the gain of each label, e.g. 0=0,1=1,2=3 (default: the label's "
         "value; labels not listed keep their value; needed for a nominal scale)",
     )
-    parser.add_argument("-o", "--output", help="qrels file to write (default: standard output)")
-    parser.add_argument(
-        "--posteriors",
-        metavar="FILE",
-        help="also write a TSV: topic, document, label, votes and the posterior of each label",
+    add_output(parser, help="qrels file to write (default: standard output)")
+    add_output(
+        parser,
+        flags=("--posteriors",),
+        help="also write a TSV: topic, document, label, votes and the posterior of each label "
+        "('-': standard output)",
     )
 
 
@@ -94,7 +95,6 @@ def _gains(text: str) -> dict[int, float]:
 def run(args) -> int:
     import sys
 
-    from ..core.io.atomic import check_output, write_text
     from ..judgments import aggregate
 
     state = seed_value(args)
@@ -113,10 +113,6 @@ def run(args) -> int:
                 "restarts": number(args.restarts, "--restarts", int, 1, 1000),
                 "seed": state,
             }
-    inputs = [*args.qrels, *([args.judgments] if args.judgments else [])]
-    inputs += [args.gold] if args.gold else []
-    if args.posteriors is not None:
-        check_output(args.posteriors, inputs + ([args.output] if args.output else []))
     gains = _gains(args.gains) if args.gains is not None else None
     if gains is not None and not args.soft:
         raise ParameterError("--gains", "only with --soft", args.gains)
@@ -124,7 +120,7 @@ def run(args) -> int:
     result = aggregate(judgments, args.method, gold=args.gold, **options)
     qrels = result.to_qrels(soft=True, gains=gains) if args.soft else result.to_qrels()
     if args.posteriors is not None:
-        write_text(args.posteriors, result.posterior_table())
+        deliver(result.posterior_table(), args.posteriors)
     if args.output is None or args.output == "-":
         if sys.stdout is None:
             emit("")  # the one clear message about a closed standard output

@@ -6,7 +6,7 @@ import argparse
 import math
 
 from ..errors import ParameterError
-from ._args import Parser, add_engine, engine_value
+from ._args import Parser, add_engine, add_output, engine_value
 from ._output import deliver
 
 _ACTIONS = ("compare", "fit", "relevance", "models")
@@ -99,7 +99,7 @@ def _common(p: argparse.ArgumentParser) -> None:
         help="EM iterations, at most (default 50, PyClick's fixed count)",
     )
     p.add_argument("--seed", type=_seed, help="random EM start values (default: all 0.5)")
-    p.add_argument("-o", "--output", help="write to this file instead of standard output")
+    add_output(p)
 
 
 ENGINE_HELP = (
@@ -154,7 +154,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     _common(r)
     m = sub.add_parser("models", help="list the click models with definitions and sources")
-    m.add_argument("-o", "--output", help="write to this file instead of standard output")
+    add_output(m)
 
 
 def _compare(args: argparse.Namespace, est: dict) -> int:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import os
 
 from ..compare.stats import MAX_RESAMPLES
 from ..errors import ParameterError
@@ -16,6 +15,7 @@ from ._args import (
     add_seed,
     engine_value,
     number,
+    resolve_baseline,
     seed_value,
 )
 from ._output import emit, print_notes, rounded_note, warnings_as_notes
@@ -97,27 +97,6 @@ def _options(args) -> dict:
         "n_permutations": number(args.permutations, "--permutations", int, 1, MAX_RESAMPLES),
         "seed": seed_value(args),
     }
-
-
-def _same_file(a: str, b: str) -> bool:
-    try:
-        return os.path.samefile(a, b)
-    except OSError:
-        return False
-
-
-def resolve_baseline(baseline: str | None, names, paths=()) -> str | None:
-    """The run name ``baseline`` designates: a run name, or the path of one of the run
-    files (``paths[i]`` is the file of run ``names[i]``)."""
-    if baseline is None or baseline in names:
-        return baseline
-    for name, path in zip(names, paths, strict=False):
-        if baseline == str(path) or _same_file(baseline, str(path)):
-            return name
-    allowed = "a run name (" + ", ".join(names) + ")"
-    if paths:
-        allowed += " or one of the run files"
-    raise ParameterError("--baseline", allowed, baseline)
 
 
 def _scores(args):

@@ -114,6 +114,7 @@ _QUICK_DEFAULTS = {
     "format": "text",
     "digits": "4",
     "output": None,
+    "_outputs": ("output",),
 }
 
 

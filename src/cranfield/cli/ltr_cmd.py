@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 
 from ._args import Parser, add_digits, add_format, add_measures, add_output, digits_value, number
-from ._output import deliver
+from ._output import check_outputs, deliver
 
 ACTIONS = {
     "train": "train a ranker on a training file (selecting on --vali) and save it as JSON",
@@ -85,7 +85,7 @@ def _parser(action: str) -> Parser:
         p.add_argument("test", metavar="TEST", help="SVMlight/LETOR, LightGBM or Parquet file")
         add_measures(p, "measures (default: nDCG@10 P@1 P@5 P@10 Bpref R@10 AP)")
         _convention(p)
-        p.add_argument("--run", metavar="FILE", help="also write the ranking as a TREC run")
+        add_output(p, flags=("--run",), help="also write the ranking as a TREC run ('-': stdout)")
         add_format(p, ("text", "json"))
         add_digits(p)
         add_output(p)
@@ -129,13 +129,6 @@ def main(argv: list[str]) -> int:
     return {"train": _train, "eval": _eval, "cv": _cv}[action](args)
 
 
-def _check(output, inputs) -> None:
-    if output and output != "-":
-        from ..core.io.atomic import check_output
-
-        check_output(output, [i for i in inputs if i])
-
-
 def _params(items: list[str], methods: list[str] | None = None) -> dict:
     """``KEY=VALUE`` (or ``METHOD.KEY=VALUE`` for cv) as a dict."""
     from ..errors import ParameterError
@@ -166,7 +159,7 @@ def _train(args) -> int:
     from ..ltr.readers import read
     from ..progress import Progress
 
-    _check(args.output, [args.train, args.vali])
+    check_outputs(args)
     budget, seed = _budget_seed(args)
     data = read(args.train)
     vali = read(args.vali) if args.vali else None
@@ -205,18 +198,16 @@ def _eval(args) -> int:
     from ..output import dumps_json, table
 
     digits = digits_value(args)
-    _check(args.output, [args.model, args.test, args.run])
-    _check(args.run, [args.model, args.test, args.output])
+    check_outputs(args)
     model = Model.load(args.model)
     data = read(args.test)
     scores = model.scores(data)
     measures = args.measures or list(default_measures(args.convention))
     ev = evaluate_scores(data, scores, measures, args.convention, model.method)
     if args.run:
-        from ..core.io.atomic import write_text
         from ..ltr.runs import trec_run_text
 
-        write_text(args.run, trec_run_text(data, scores, model.method))
+        deliver(trec_run_text(data, scores, model.method), args.run)
     if args.format == "json":
         doc = {
             "convention": ev.convention,
@@ -247,7 +238,7 @@ def _cv(args) -> int:
     methods = [m.strip() for m in args.methods.split(",") if m.strip()]
     for m in methods:
         ranker(m)
-    _check(args.output, [args.folds])
+    check_outputs(args)
     budget, seed = _budget_seed(args)
     params = _params(args.param, methods)
     folds = load_folds(args.folds)

@@ -162,24 +162,10 @@ def _parsed(name: str, argv: list[str]) -> Namespace:
 
 
 def _check_output(args) -> None:
-    """Refuse an ``-o`` file that is a directory, in no directory, or one of the inputs.
+    """Refuse unusable outputs before any work (:func:`cranfield.cli._output.check_outputs`)."""
+    from ._output import check_outputs
 
-    Every other argument that names a file counts as an input (the title of a report
-    does not), so a subcommand that gains an ``--output`` is covered without a list.
-    """
-    output = getattr(args, "output", None)
-    if not isinstance(output, str):
-        return
-    from ..core.io.atomic import check_output
-
-    inputs: list[str] = []
-    for key, value in vars(args).items():
-        if key in ("output", "title"):
-            continue
-        for item in value if isinstance(value, (list, tuple)) else [value]:
-            if isinstance(item, str):
-                inputs.append(item)
-    check_output(output, inputs)
+    check_outputs(args)
 
 
 def _guard(call, name: str) -> int:

@@ -65,19 +65,22 @@ def run(args) -> int:
     from ..core.evaluation import read_runs
     from ..core.qrels import Qrels
     from ..errors import ParameterError
-    from ..report.html import DEFAULT_MEASURES, write_report
+    from ..report.html import DEFAULT_MEASURES, build_report
+    from ._args import resolve_baseline
+    from ._output import deliver
 
     if not 1 <= args.max_depth <= MAX_DEPTH:  # each k is two more measures to evaluate
         raise ParameterError("--max-depth", f"an integer in [1, {MAX_DEPTH}]", args.max_depth)
     measures = args.measures or list(DEFAULT_MEASURES)
     qrels = Qrels.read(args.qrels)
     runs = read_runs(args.runs, duplicates=args.duplicates)
-    write_report(
-        args.output,
+    # a run name or one of the run files, as in compare: checked before the report's work
+    baseline = resolve_baseline(args.baseline, [r.name for r in runs], args.runs)
+    text = build_report(
         qrels,
         runs,
         measures,
-        baseline=args.baseline,
+        baseline=baseline,
         query=args.query,
         depths=parse_ints(args.depths, "--depths"),
         max_depth=args.max_depth,
@@ -88,4 +91,5 @@ def run(args) -> int:
         convention=args.convention,
         **eval_options(args),
     )
+    deliver(text, args.output)
     return 0
