@@ -111,7 +111,8 @@ def print_notes(command: str, notes: list[str]) -> None:
 def rounded_note(source: str) -> str:
     """The note for a score file whose values trec_eval rounded to 4 decimals."""
     return (
-        f"{source} holds values rounded to 4 decimals (trec_eval format); statistics are "
+        f"{source} holds values rounded to 4 decimals (as trec_eval and the text tables print "
+        "them); statistics are "
         "computed on the rounded values (cranfield eval --per-query --format csv keeps "
         "full precision)"
     )

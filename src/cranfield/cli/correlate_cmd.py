@@ -77,7 +77,8 @@ def _looks_like_run(path: str) -> bool:
         with open(path, encoding="utf-8", errors="replace") as fh:
             for line in fh:
                 if line.strip() and not line.startswith("#"):
-                    return len(line.split()) >= 6
+                    # (a Markdown score table's header has 6+ words too)
+                    return len(line.split()) >= 6 and not line.lstrip().startswith("|")
     except OSError:
         return False
     return False
