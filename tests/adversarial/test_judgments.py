@@ -285,3 +285,20 @@ def test_aggregate_tolerance_zero_runs_exactly_the_iterations(table, method):
     for option, value in bad_options:
         bad = run_cli("aggregate", "--judgments", table, "--method", method, option, value)
         assert_clean_failure(bad, option)
+
+
+def test_numbers_in_messages_are_written_as_numbers_not_numpy_reprs(tmp_path):
+    path = tmp_path / "j.csv"
+    path.write_text("topic,doc,assessor,label,seconds\n1,d1,ann,1,-5.5\n1,d1,bob,0,3\n")
+    err = assert_clean_failure(run_cli("agreement", "--judgments", path), "j.csv:2")
+    assert "-5.5 seconds" in err and "np." not in err
+
+
+def test_parameter_errors_show_numpy_values_as_python_values():
+    import numpy as np
+
+    from cranfield.errors import ParameterError, number_shown
+
+    assert str(ParameterError("x", "a number", np.float64(-5.0))).endswith("got -5.0")
+    assert number_shown(np.float64(99999999999.0)) == "99999999999"
+    assert number_shown(np.int64(3)) == "3"

@@ -29,7 +29,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..core.io.tabular import arrow_threads
-from ..errors import InputError, ParameterError
+from ..errors import InputError, ParameterError, number_shown
 
 LEVELS = ("nominal", "ordinal", "interval", "ratio")
 
@@ -244,7 +244,18 @@ class Judgments:
             bad = ~np.isfinite(vals) | (vals != np.round(vals))
             if bad.any():
                 r = int(np.flatnonzero(bad)[0])
-                raise InputError(f"label {vals[r]!r} is not an integer", source, where(r))
+                raise InputError(
+                    f"label {number_shown(vals[r])} is not an integer", source, where(r)
+                )
+            big = np.abs(vals) >= 2.0**53  # beyond, floats are not every integer
+            if big.any():
+                r = int(np.flatnonzero(big)[0])
+                raise InputError(
+                    f"label {number_shown(vals[r])} is out of range (labels are integers "
+                    "of magnitude below 2^53)",
+                    source,
+                    where(r),
+                )
             raw = pa.chunked_array([pa.array(vals.astype(np.int64))])
         if raw.null_count:
             r = int(np.flatnonzero(raw.is_null().to_numpy(zero_copy_only=False))[0])
@@ -567,5 +578,5 @@ def _seconds(col: pa.ChunkedArray, source, where) -> np.ndarray:
     bad = vals < 0
     if bad.any():
         r = int(np.flatnonzero(bad)[0])
-        raise InputError(f"negative time spent: {vals[r]!r} seconds", source, where(r))
+        raise InputError(f"negative time spent: {number_shown(vals[r])} seconds", source, where(r))
     return np.where(np.isnan(vals), np.nan, vals)

@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from ..core import segments
-from ..errors import InputError, ParameterError
+from ..errors import InputError, ParameterError, number_shown
 
 NORMALISATIONS = ("query", "none")
 
@@ -203,12 +203,18 @@ def _grades(y: np.ndarray, source: str) -> np.ndarray:
             f = y.astype(np.float64)
         except (TypeError, ValueError):
             raise InputError("labels must be numbers", source) from None
-        bad = ~np.isfinite(f) | (f != np.round(f)) | (np.abs(f) > 2**31)
+        bad = ~np.isfinite(f) | (f != np.round(f))
         if bad.any():
+            i = int(np.argmax(bad))
+            raise InputError(f"label {number_shown(y[i])} is not a whole number", source, i + 1)
+        big = np.abs(f) > 2**31
+        if big.any():
+            i = int(np.argmax(big))
             raise InputError(
-                f"label {y[np.argmax(bad)]!r} is not a whole number",
+                f"label {number_shown(y[i])} is out of range (labels are whole numbers "
+                "from 0 to 2^31)",
                 source,
-                int(np.argmax(bad)) + 1,
+                i + 1,
             )
         g = f.astype(np.int64)
     if np.any(g < 0):
