@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import sys
 
+from .. import _interrupt
 from ..errors import CranfieldError
 
 TYPE_CHECKING = False  # (typing.TYPE_CHECKING without importing typing: a cold CLI)
@@ -183,23 +184,34 @@ def _guard(call, name: str) -> int:
         return int(call() or 0)
     except BrokenPipeError:
         return 0
-    except CranfieldError as exc:
-        print(f"cranfield {name}: error: {exc}", file=sys.stderr)
-        return 2
-    except (OSError, UnicodeDecodeError) as exc:
+    except (CranfieldError, OSError, UnicodeDecodeError) as exc:
+        if _interrupt.interrupted:  # e.g. a read cut short by the signal
+            return _interrupted_status(name)
         print(f"cranfield {name}: error: {exc}", file=sys.stderr)
         return 2
     except MemoryError:
         return _out_of_memory(name)
     except KeyboardInterrupt:
-        return 130
+        return _interrupted_status(name)
     except Exception as exc:
+        if _interrupt.interrupted:  # Ctrl-C half-way through an import shows as any exception
+            return _interrupted_status(name)
         if not _lacks_memory(exc):
             raise
         return _out_of_memory(name)
     finally:
         if engine is not None:
             engine.set_out_of_memory_line("")
+
+
+def _interrupted_status(name: str) -> int:
+    """The one line of an interrupted command (on stderr, when there is one); 130."""
+    if sys.stderr is not None:
+        try:
+            print(f"cranfield {name}: interrupted", file=sys.stderr, flush=True)
+        except OSError:
+            pass
+    return 130
 
 
 def _out_of_memory_line(name: str) -> str:
@@ -315,12 +327,24 @@ def entry() -> None:
     """
     import os
 
-    _standard_streams()
-    if sys.argv[1:2] in (["eval"], ["trec_eval"]) and "numpy" not in sys.modules:
-        # no BLAS thread pool: evaluation does no linear algebra, and OpenBLAS's idle
-        # threads spin for about 0.1 s of CPU after they start, which the reader needs
-        os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-    status = main()
+    # Ctrl-C anywhere (an import, an engine call, a half-imported module raising some
+    # other exception) ends the command with one line and status 130
+    _interrupt.install()
+    _interrupt.running = True
+    name = sys.argv[1] if sys.argv[1:2] and sys.argv[1] in SUBCOMMANDS else ""
+    try:
+        _standard_streams()
+        if sys.argv[1:2] in (["eval"], ["trec_eval"]) and "numpy" not in sys.modules:
+            # no BLAS thread pool: evaluation does no linear algebra, and OpenBLAS's idle
+            # threads spin for about 0.1 s of CPU after they start, which the reader needs
+            os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+        status = main()
+    except BaseException:
+        if not _interrupt.interrupted:
+            raise
+        os._exit(_interrupted_status(name or "(starting)"))
+    # the result is complete: a signal now no longer interrupts its delivery
+    _interrupt.ignore()
     try:
         sys.stdout.flush()
     except BrokenPipeError:  # the reader went away (cranfield ... | head)
