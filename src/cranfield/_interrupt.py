@@ -21,22 +21,44 @@ interrupted = False
 running = False
 
 
+_stderr = 2  # where say() writes: standard error as it was when the signal came
+
+
 def on_interrupt(signum, frame) -> None:
     """Remember the signal, ignore any further one while the process ends, and raise
-    :class:`KeyboardInterrupt` where Python is (before the command runs: end now)."""
-    global interrupted
+    :class:`KeyboardInterrupt` where Python is (before the command runs: end now).
+
+    What the unwinding prints (a compiled extension's panic message when the exception
+    cuts through it, a module's warning) is noise: standard error is pointed at
+    ``/dev/null`` from here on, and :func:`say` writes the one line to the real one.
+    """
+    import os
+
+    global interrupted, _stderr
     interrupted = True
     _signal.signal(_signal.SIGINT, _signal.SIG_IGN)
+    try:
+        saved = os.dup(2)
+        quiet = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(quiet, 2)
+        os.close(quiet)
+        _stderr = saved
+    except OSError:  # no standard error, or no descriptors left: keep what there is
+        pass
     if not running:
-        import os
-
-        command = f"cranfield {sys.argv[1]}" if sys.argv[1:2] else "cranfield"
-        try:
-            os.write(2, f"{command}: interrupted\n".encode("utf-8", "replace"))
-        except OSError:
-            pass
+        say(f"cranfield {sys.argv[1]}" if sys.argv[1:2] else "cranfield")
         os._exit(130)
     raise KeyboardInterrupt
+
+
+def say(command: str) -> None:
+    """``COMMAND: interrupted`` on the real standard error."""
+    import os
+
+    try:
+        os.write(_stderr, f"{command}: interrupted\n".encode("utf-8", "replace"))
+    except OSError:
+        pass
 
 
 def install() -> None:

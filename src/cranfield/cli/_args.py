@@ -247,12 +247,26 @@ def add_format(
     )
 
 
-def add_digits(p: argparse.ArgumentParser) -> None:
-    """``--digits``: decimals of the numbers in text output; read with :func:`digits_value`."""
+ROUNDING_FORMATS = ("text", "markdown", "trec", "latex", "html")  # the formats --digits rounds
+
+
+def add_digits(p: argparse.ArgumentParser, default: int = 4) -> None:
+    """``--digits``: decimals of the numbers in the formats for people; read with
+    :func:`digits_value`. Its help names the command's own formats that it rounds (the
+    ``-f`` declared before it), never a format the command does not have."""
+    formats = next((a.choices for a in p._actions if a.dest == "format" and a.choices), None)
+    rounded = [f for f in (formats or ()) if f in ROUNDING_FORMATS]
+    where = (
+        "in "
+        + (", ".join(rounded[:-1]) + " and " + rounded[-1] if len(rounded) > 1 else rounded[0])
+        + " output"
+        if rounded
+        else "in the output"
+    )
     p.add_argument(
         "--digits",
-        default="4",
-        help="decimals in text, markdown and trec output, 0 to 17 (default 4)",
+        default=str(default),
+        help=f"decimals {where}, 0 to 17 (default {default})",
     )
 
 
@@ -261,6 +275,7 @@ def add_output(
     required: bool = False,
     help: str | None = None,
     flags: tuple[str, ...] = ("-o", "--output"),
+    via_stdout: bool = False,
 ) -> None:
     """An option naming a file the command writes (``-o/--output FILE`` unless ``flags``
     says otherwise; ``-`` is standard output).
@@ -269,11 +284,15 @@ def add_output(
     ``_outputs`` default, and :func:`cranfield.cli._output.check_outputs` refuses, before
     any work, an output that is an input, cannot be written, or names the same file as
     another output of the same command (``tests/cli/test_outputs_declared.py``).
+    ``via_stdout``: the command prints its result on standard output, and
+    ``cli/main.py`` writes what it prints into the file instead (atomically).
     """
     default_help = "file to write" if required else "write to this file instead of standard output"
     metavar = None if flags == ("-o", "--output") else "FILE"
     action = p.add_argument(*flags, required=required, metavar=metavar, help=help or default_help)
     p.set_defaults(_outputs=(*(p.get_default("_outputs") or ()), action.dest))
+    if via_stdout:  # the command prints its result: cli/main.py sends it to the file
+        p.set_defaults(_stdout_output=action.dest)
 
 
 def add_seed(p: argparse.ArgumentParser, what: str = "randomised steps") -> None:

@@ -82,10 +82,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _gains(text: str) -> dict[int, float]:
     """``--gains 0=0,1=1,2=3``: label value -> gain (the measure language's pair syntax)."""
-    from ..core.measures.registry import _coerce_gains
+    from ..core.declarations import coerce_gains
 
     try:
-        return dict(_coerce_gains(text))
+        return dict(coerce_gains(text))
     except ValueError:
         raise ParameterError(
             "--gains", "LABEL=GAIN pairs such as 0=0,1=1,2=3 (each label once)", text

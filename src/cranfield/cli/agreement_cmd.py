@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from ._args import add_seed, number, seed_value
+from ._args import add_digits, add_format, add_output, add_seed, number, seed_value
 from ._judgments import add_input_arguments, load_judgments, note_unjudged
 from ._output import emit
 
@@ -32,8 +32,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--measure", default="AP", help="measure for --run (default AP; one measure name)"
     )
-    parser.add_argument("--digits", default="4", help="decimals in text and markdown (default 4)")
-    parser.add_argument("--format", choices=("text", "json", "markdown"), default="text")
+    add_format(parser, ("text", "json", "markdown"))
+    add_digits(parser)
+    add_output(parser, via_stdout=True)
 
 
 STATS = ("percent_agreement", "krippendorff_alpha", "fleiss_kappa", "gwet_ac1")

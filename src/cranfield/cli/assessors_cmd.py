@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from ._args import number
+from ._args import add_digits, add_format, add_output, number
 from ._judgments import add_input_arguments, load_judgments, note_unjudged
 from ._output import emit
 
@@ -20,8 +20,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default="0.25",
         help="flag a median time per judgment under this share of the crowd's (default 0.25)",
     )
-    parser.add_argument("--digits", default="3", help="decimals in text output (default 3)")
-    parser.add_argument("--format", choices=("text", "json"), default="text")
+    add_format(parser, ("text", "json"))
+    add_digits(parser, default=3)
+    add_output(parser, via_stdout=True)
 
 
 #: Assessors rendered at once: a million rows are written in pieces, never held whole.

@@ -12,6 +12,7 @@ from ._args import (
     add_engine,
     add_format,
     add_measures,
+    add_output,
     add_seed,
     engine_value,
     number,
@@ -87,6 +88,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "cranfield eval --per-query (any --format; csv keeps full precision), trec_eval -q "
         "(one or several runs per file) or a run,qid,measure,value table",
     )
+    add_output(parser, via_stdout=True)
 
 
 def _options(args) -> dict:

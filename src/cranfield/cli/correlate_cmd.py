@@ -7,7 +7,7 @@ import argparse
 import os
 
 from ..errors import InputError, ParameterError
-from ._args import add_digits, add_format, digits_value, number
+from ._args import add_digits, add_format, add_output, digits_value, number
 from ._output import emit, print_notes, rounded_note, warnings_as_notes
 
 #: Largest --depth accepted (a ranking deeper than this is not a ranking one reads).
@@ -46,6 +46,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-q", "--per-query", action="store_true", help="with runs: every query")
     add_digits(parser)
     add_format(parser, ("text", "json"))
+    add_output(parser, via_stdout=True)
 
 
 def _options(args) -> dict:

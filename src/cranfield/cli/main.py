@@ -147,7 +147,26 @@ def main(argv: list[str] | None = None) -> int:
     args = quick(argv[1:]) if quick is not None else None
     if args is None:
         args = _parsed(name, argv[1:])
-    return _guard(lambda: _check_output(args) or module.run(args), name)
+    return _guard(lambda: _check_output(args) or _run(module, args), name)
+
+
+def _run(module, args) -> int:
+    """``module.run(args)``; for a command that prints its result and has ``-o FILE``
+    (``add_output(..., via_stdout=True)``), what it prints goes into FILE, atomically:
+    the file appears complete when the command succeeds and is left as it was if not."""
+    dest = getattr(args, "_stdout_output", None)
+    target = getattr(args, dest, None) if dest else None
+    if target in (None, "-"):
+        return module.run(args)
+    from ..core.io.atomic import atomic_path
+
+    saved = sys.stdout
+    with atomic_path(target) as tmp, open(tmp, "w", encoding="utf-8") as fh:
+        sys.stdout = fh
+        try:
+            return module.run(args)
+        finally:
+            sys.stdout = saved
 
 
 def _parsed(name: str, argv: list[str]) -> Namespace:
@@ -206,7 +225,9 @@ def _guard(call, name: str) -> int:
 
 def _interrupted_status(name: str) -> int:
     """The one line of an interrupted command (on stderr, when there is one); 130."""
-    if sys.stderr is not None:
+    if _interrupt.interrupted:
+        _interrupt.say(f"cranfield {name}")
+    elif sys.stderr is not None:  # a KeyboardInterrupt raised by other means (in-process)
         try:
             print(f"cranfield {name}: interrupted", file=sys.stderr, flush=True)
         except OSError:

@@ -198,7 +198,7 @@ class Param(Record):
 
     def _read(self, value: Any) -> Any:
         if self.kind == "gains":
-            return _coerce_gains(value)
+            return coerce_gains(value)
         if self.kind == "floats":
             if isinstance(value, str):
                 value = value.split(",")
@@ -235,7 +235,7 @@ class Param(Record):
         )
 
 
-def _coerce_gains(value) -> tuple[tuple[int, float], ...]:
+def coerce_gains(value) -> tuple[tuple[int, float], ...]:
     """``level=gain`` pairs: each grade an integer (once), each gain a finite number."""
     if isinstance(value, dict):
         items = list(value.items())
