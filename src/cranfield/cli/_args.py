@@ -485,3 +485,15 @@ def resolve_baseline(baseline: str | None, names, paths=()) -> str | None:
     from ..errors import ParameterError
 
     raise ParameterError("--baseline", allowed, baseline)
+
+
+class _Refused(argparse.Action):
+    def __call__(self, parser, namespace, values, option_string=None):
+        parser.error(self.const)
+
+
+def add_refused(p: argparse.ArgumentParser, flag: str, hint: str) -> None:
+    """``flag`` is refused with ``hint`` (a usage error, one line; not in the help): an
+    option spelling that means something else in the rest of cranfield (``-m`` is always
+    a measure)."""
+    p.add_argument(flag, nargs="?", action=_Refused, const=hint, help=argparse.SUPPRESS)

@@ -6,7 +6,7 @@ import argparse
 import math
 
 from ..errors import ParameterError
-from ._args import Parser, add_engine, add_output, engine_value
+from ._args import Parser, add_engine, add_output, add_refused, engine_value
 from ._output import deliver
 
 _ACTIONS = ("compare", "fit", "relevance", "models")
@@ -122,12 +122,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_engine(c, ENGINE_HELP.replace("LOG", "TRAIN"))
     f = sub.add_parser("fit", help="fit one model; its parameters as JSON")
     f.add_argument("log", metavar="LOG")
-    f.add_argument("--model", "-m", required=True, help="one of " + ", ".join(spellings()))
+    f.add_argument("--model", required=True, help="one of " + ", ".join(spellings()))
+    add_refused(f, "-m", "-m names measures in cranfield: give the click model as --model MODEL")
     _common(f)
     add_engine(f, ENGINE_HELP)
     r = sub.add_parser("relevance", help="click-derived relevance per (query, document)")
     r.add_argument("log", metavar="LOG")
-    r.add_argument("--model", "-m", required=True, help="one of " + ", ".join(spellings()))
+    r.add_argument("--model", required=True, help="one of " + ", ".join(spellings()))
+    add_refused(r, "-m", "-m names measures in cranfield: give the click model as --model MODEL")
     r.add_argument(
         "--qrels",
         action="store_true",
