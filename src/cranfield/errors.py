@@ -45,14 +45,14 @@ class InputError(CranfieldError, ValueError):
 def shown(value: object) -> str:
     """``repr`` of a value for a message, a NumPy scalar as the Python value it holds
     (NumPy 2's own repr, ``np.float64(-5.0)``, is not for users)."""
-    if type(value).__module__ == "numpy" and hasattr(value, "item"):
+    if type(value).__module__ == "numpy" and getattr(value, "ndim", None) == 0:
         value = value.item()
     return repr(value)
 
 
 def number_shown(value: object) -> str:
     """A number for a message: a whole float without its ``.0`` (``99999999999``)."""
-    if type(value).__module__ == "numpy" and hasattr(value, "item"):
+    if type(value).__module__ == "numpy" and getattr(value, "ndim", None) == 0:
         value = value.item()
     if isinstance(value, float) and value.is_integer():
         return str(int(value))

@@ -253,8 +253,8 @@ def test_cli_test_choices_and_help_come_from_the_registry():
     from cranfield.compare import PAIR_TESTS, TESTS
     from cranfield.compare.stats import STAT_TESTS
 
-    action = _choices(add_arguments, "test")
-    assert tuple(action.choices) == TESTS == STAT_TESTS.names
+    action = _choices(add_arguments, "tests")
+    assert tuple(action.choices_allowed) == TESTS == STAT_TESTS.names
     for name in STAT_TESTS:
         assert name in action.help
     assert PAIR_TESTS == tuple(n for n, d in STAT_TESTS.items() if d.scope == "pair")

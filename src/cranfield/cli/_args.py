@@ -497,3 +497,31 @@ def add_refused(p: argparse.ArgumentParser, flag: str, hint: str) -> None:
     option spelling that means something else in the rest of cranfield (``-m`` is always
     a measure)."""
     p.add_argument(flag, nargs="?", action=_Refused, const=hint, help=argparse.SUPPRESS)
+
+
+class _TestList(argparse.Action):
+    """``--test`` values: each a test or a comma list of tests, repeatable; checked."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        canonical = {c.lower(): c for c in self.choices_allowed}
+        names = []
+        for name in (v.strip() for v in values.split(",") if v.strip()):
+            if name.lower() not in canonical:
+                parser.error(
+                    f"argument --test: invalid choice: {name!r} (choose from "
+                    + ", ".join(self.choices_allowed)
+                    + ")"
+                )
+            names.append(canonical[name.lower()])
+        setattr(namespace, self.dest, [*(getattr(namespace, self.dest) or []), *names])
+
+
+def add_tests(p: argparse.ArgumentParser, names, help: str) -> None:
+    """``--test TEST``: significance tests, in every command that has them the same way:
+    repeatable, and each value may be a comma list (``--test t --test wilcoxon`` is
+    ``--test t,wilcoxon``); the first decides significance. Read as ``args.tests``
+    (None: the command's default)."""
+    action = p.add_argument(
+        "--test", dest="tests", action=_TestList, metavar="TEST[,TEST...]", help=help
+    )
+    action.choices_allowed = tuple(names)

@@ -14,6 +14,7 @@ from ._args import (
     add_measures,
     add_output,
     add_seed,
+    add_tests,
     engine_value,
     number,
     resolve_baseline,
@@ -38,12 +39,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="compare every run with this one, given by run name or by the path of one of "
         "the RUN files (default: all pairs)",
     )
-    parser.add_argument(
-        "--test",
-        action="append",
-        choices=TESTS,
-        metavar="TEST",
-        help=tests_text() + "; repeatable, the first decides significance",
+    add_tests(
+        parser, TESTS, tests_text() + "; repeatable or a comma list, the first decides significance"
     )
     parser.add_argument(
         "--correction",
@@ -170,7 +167,7 @@ def run(args) -> int:
             result = compare(
                 scores,
                 baseline=baseline,
-                tests=tuple(args.test or ("t",)),
+                tests=tuple(args.tests or ("t",)),
                 correction=args.correction,
                 complete=args.complete,
                 ci=args.ci,

@@ -9,7 +9,16 @@ from __future__ import annotations
 
 import sys
 
-from ._args import Parser, add_digits, add_format, add_measures, add_output, digits_value, number
+from ._args import (
+    Parser,
+    add_digits,
+    add_format,
+    add_measures,
+    add_output,
+    add_tests,
+    digits_value,
+    number,
+)
 from ._output import check_outputs, deliver
 
 ACTIONS = {
@@ -100,11 +109,10 @@ def _parser(action: str) -> Parser:
         add_measures(p, "measures on the test folds (default: nDCG@10 P@1 P@5 P@10 Bpref R@10 AP)")
         _common(p)
         p.add_argument("--runs", metavar="DIR", help="write FOLD/METHOD.run and FOLD/test.qrels")
-        p.add_argument(
-            "--test",
-            default="t",
-            choices=_pair_tests(),
-            help="significance test over the test queries (default t)",
+        add_tests(
+            p,
+            _pair_tests(),
+            "significance tests over the test queries; repeatable or a comma list (default t)",
         )
         add_format(p, ("text", "json", "markdown"))
         add_digits(p)
@@ -255,7 +263,7 @@ def _cv(args) -> int:
             params=params,
             runs_dir=args.runs,
             progress=bar,
-            tests=(args.test,),
+            tests=tuple(args.tests or ("t",)),
         )
     if args.format == "json":
         deliver(dumps_json(result.to_dict()) + "\n", args.output)

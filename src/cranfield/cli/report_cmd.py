@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import shlex
 
-from ._args import add_figure_inputs, eval_options, parse_ints
+from ._args import add_figure_inputs, add_tests, eval_options, parse_ints
 
 MAX_DEPTH = 1000  # largest --max-depth: the depth figure evaluates 2 measures per k
 
@@ -29,13 +29,11 @@ def add_arguments(p) -> None:
         default=20,
         help=f"P@k and nDCG@k for k = 1..N, N in [1, {MAX_DEPTH}] (default 20)",
     )
-    p.add_argument(
-        "--test",
-        dest="tests",
-        action="extend",
-        nargs="+",
-        metavar="TEST",
-        help=f"significance tests: {', '.join(TESTS)} (default: t; the first decides significance)",
+    add_tests(
+        p,
+        TESTS,
+        f"significance tests: {', '.join(TESTS)}; repeatable or a comma list (default: t; "
+        "the first decides significance)",
     )
     p.add_argument(
         "--images",
@@ -55,7 +53,7 @@ def command_line(args, measures) -> str:
             argv += [flag, value]
     argv += ["-l", str(args.rel_level), "--convention", args.convention]
     argv += ["--complete"] * args.complete + ["--judged-only"] * args.judged_only
-    argv += ["--test", *(args.tests or ["t"])]
+    argv += ["--test", ",".join(args.tests or ["t"])]
     argv += ["--depths", args.depths, "--max-depth", str(args.max_depth)]
     argv += ["--images", args.images, "--title", args.title, "-o", args.output]
     return shlex.join(argv)
