@@ -178,16 +178,42 @@ def table(
     raise ParameterError("format", "one of " + ", ".join(TABLE_FORMATS), fmt)
 
 
-def _cell(value, digits: int) -> str:
+def number_cell(value, digits: int | None = 4, *, significant: int | None = None) -> str:
+    """The one way a number is written in a table cell for people.
+
+    ``None`` is an empty cell, NaN is :data:`UNDEFINED`, a bool ``yes``/``no``, a string
+    itself; a float ``digits`` decimals (or ``significant`` digits, ``%g``), never a
+    negative zero (``-0.0000`` is written ``0.0000``: the sign of a value that rounds to
+    zero says nothing), from 1e15 up in exponent notation; integers as they are.
+    """
     if value is None:
         return ""
     if isinstance(value, str):
         return value
-    if isinstance(value, float) and math.isnan(value):
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if type(value).__module__ == "numpy" and getattr(value, "ndim", None) == 0:
+        value = value.item()
+    if isinstance(value, int):
+        return str(value)
+    value = float(value)
+    if math.isnan(value):
         return UNDEFINED
-    if isinstance(value, float) and value.is_integer() and abs(value) >= 1 and digits == 0:
+    if significant is not None:
+        text = f"{value:.{significant}g}"
+    elif value.is_integer() and abs(value) >= 1 and digits == 0 and abs(value) < 1e15:
         return str(int(value))
-    return f"{value:.{digits}f}"
+    elif abs(value) >= 1e15:  # not hundreds of digits for a value near 1e308
+        text = f"{value:.{max(digits or 0, 1)}e}"
+    else:
+        text = f"{value:.{digits}f}"
+    if text.startswith("-") and not any(c in "123456789" for c in text.split("e")[0]):
+        text = text[1:]
+    return text
+
+
+def _cell(value, digits: int) -> str:
+    return number_cell(value, digits)
 
 
 def _full(v: float) -> str:

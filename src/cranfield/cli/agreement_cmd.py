@@ -48,9 +48,9 @@ PAIR_STATS = (
 
 
 def _fmt(v, digits: int) -> str:
-    from ..output import UNDEFINED
+    from ..output import number_cell
 
-    return UNDEFINED if v != v else f"{v:.{digits}f}"
+    return number_cell(v, digits)
 
 
 def _table(head: list[str], rows: list[list[str]], markdown: bool, left: int = 1) -> list[str]:

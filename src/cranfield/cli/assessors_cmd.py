@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from ..output import number_cell
 from ._args import add_digits, add_format, add_output, number
 from ._judgments import add_input_arguments, load_judgments, note_unjudged
 from ._output import emit
@@ -36,7 +37,7 @@ def run(args) -> int:
         assessor_reasons,
         assessor_rows,
     )
-    from ..output import UNDEFINED, delimited, dumps_json
+    from ..output import delimited, dumps_json
 
     thresholds = Thresholds(
         min_kappa=number(args.min_kappa, "--min-kappa", float, 0, 1),
@@ -69,7 +70,6 @@ def run(args) -> int:
     # tab-separated (a stable, parseable layout), through the one table renderer
     head = delimited(["assessor", *cols], [], "\t").rstrip("\n")
     emit("# worst first; reasons after each row\n" + head)
-    fmt = f"{{:.{digits}f}}".format
     # a name with a line break spans lines when quoted: then each row is laid out alone
     one_line = not any("\n" in a or "\r" in a for a in j.assessors)
     for start in pieces:
@@ -77,10 +77,7 @@ def run(args) -> int:
         columns = [
             [j.assessors[a] for a in codes.tolist()],
             [str(n) for n in table["judgments"][codes].tolist()],
-            *[
-                [UNDEFINED if v != v else fmt(v) for v in table[c][codes].tolist()]
-                for c in cols[1:]
-            ],
+            *[[number_cell(v, digits) for v in table[c][codes].tolist()] for c in cols[1:]],
         ]
         body = list(zip(*columns, strict=True))
         if one_line:

@@ -86,13 +86,9 @@ def _looks_like_run(path: str) -> bool:
 
 
 def _fmt(v, digits: int) -> str:
-    from ..output import UNDEFINED
+    from ..output import number_cell
 
-    if v is None:
-        return ""
-    if v != v:  # NaN
-        return UNDEFINED
-    return f"{v:.{digits}f}"
+    return number_cell(v, digits)
 
 
 def _run_mode(args, opts) -> int:

@@ -130,13 +130,9 @@ def analyse(args: argparse.Namespace) -> dict:
 
 
 def _fmt(v) -> str:
-    from ..output import UNDEFINED
+    from ..output import UNDEFINED, number_cell
 
-    if v is None or v != v:
-        return UNDEFINED
-    if isinstance(v, bool):
-        return "yes" if v else "no"
-    return f"{v:.4g}" if isinstance(v, float) else str(v)
+    return UNDEFINED if v is None else number_cell(v, significant=4)
 
 
 def _table(head, rows, md):
