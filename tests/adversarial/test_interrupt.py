@@ -112,10 +112,12 @@ COMMANDS = {
 }
 
 
-def _interrupt(argv: list, delay: float) -> tuple[int, str]:
+def _signalled(code: str, delay: float = 0.0, argv=()) -> tuple[int, str]:
+    """Run ``code`` (a child that writes "R" once ready), send SIGINT ``delay`` s later;
+    its status and standard error."""
     env = {**os.environ, "PYTHONPATH": SRC, "PYTHONFAULTHANDLER": ""}
     child = subprocess.Popen(
-        [sys.executable, "-c", CHILD, *map(str, argv)],
+        [sys.executable, "-c", code, *map(str, argv)],
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -129,7 +131,7 @@ def _interrupt(argv: list, delay: float) -> tuple[int, str]:
     except subprocess.TimeoutExpired:
         child.kill()
         child.communicate()
-        raise AssertionError(f"cranfield {argv[0]} did not end {LIVENESS} s after SIGINT") from None
+        raise AssertionError(f"no end {LIVENESS} s after SIGINT: {argv}") from None
     return child.returncode, err.decode("utf-8", "replace")
 
 
@@ -138,7 +140,7 @@ def test_ctrl_c_ends_every_command_with_one_line_and_status_130(inputs, command)
     argv = COMMANDS[command](inputs)
     outcomes = []
     for delay in DELAYS:
-        status, err = _interrupt(argv, delay)
+        status, err = _signalled(CHILD, delay, argv)
         assert "Traceback" not in err and "Exception" not in err, (command, delay, err)
         if status == 130:
             assert err.count("\n") == 1 and err.endswith(": interrupted\n"), (command, delay, err)
@@ -169,27 +171,6 @@ SWALLOWING = (
     "command.main = main\n"
     "runpy.run_module('cranfield', run_name='__main__')\n"
 )
-
-
-def _signalled(code: str, delay: float = 0.0, argv=()) -> tuple[int, str]:
-    env = {**os.environ, "PYTHONPATH": SRC, "PYTHONFAULTHANDLER": ""}
-    child = subprocess.Popen(
-        [sys.executable, "-c", code, *map(str, argv)],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env=env,
-    )
-    try:
-        assert child.stdout.read(1) == b"R"
-        time.sleep(delay)
-        child.send_signal(signal.SIGINT)
-        _, err = child.communicate(timeout=LIVENESS)
-    except subprocess.TimeoutExpired:
-        child.kill()
-        child.communicate()
-        raise AssertionError(f"no end {LIVENESS} s after SIGINT: {argv}") from None
-    return child.returncode, err.decode("utf-8", "replace")
 
 
 @pytest.mark.parametrize("after", ["pass", "return 0"], ids=["runs-on", "finishes"])
