@@ -590,3 +590,16 @@ def test_csv_nul_bytes(tmp_path, fmt):
     bad = _tabular(tmp_path, fmt, CSV_RUN.replace(b",c,", b",c\0,"))
     qrels, run, _ = _pair(tmp_path, "run", bad)
     assert "NUL byte" in _fail("eval", qrels, run, bad, bad, line=5)
+
+
+def test_a_dict_grade_from_numpy_is_shown_as_a_number():
+    """evaluate() on a qrels dict whose grades are NumPy values: the message shows the
+    grade as a number, not NumPy 2's repr (np.float64(0.5))."""
+    import numpy as np
+
+    import cranfield
+    from cranfield.errors import InputError
+
+    with pytest.raises(InputError, match=r"relevance grade 0\.5 is not an integer") as caught:
+        cranfield.evaluate({"q": {"d": np.float64(0.5)}}, {"r": {"q": {"d": 1.0}}}, ["AP"])
+    assert "np." not in str(caught.value)
