@@ -44,7 +44,10 @@ class InputError(CranfieldError, ValueError):
 
 def shown(value: object) -> str:
     """``repr`` of a value for a message, a NumPy scalar as the Python value it holds
-    (NumPy 2's own repr, ``np.float64(-5.0)``, is not for users)."""
+    (NumPy 2's own repr, ``np.float64(-5.0)``, is not for users); a list shows its items
+    so."""
+    if isinstance(value, list):
+        return "[" + ", ".join(map(shown, value)) + "]"
     if type(value).__module__ == "numpy" and getattr(value, "ndim", None) == 0:
         value = value.item()
     return repr(value)

@@ -164,3 +164,29 @@ def test_good_input_succeeds_quietly(tmp_path, command):
     with Unchanged(truth, pred):
         out = run_cli(command, truth, pred)
     assert_success(out, quiet=True)
+
+
+def test_library_messages_show_numpy_labels_as_numbers():
+    """NumPy 2's repr (np.int64(7)) never reaches a message: labels given as arrays are
+    shown as the numbers they are."""
+    import numpy as np
+
+    from cranfield.classification import BinaryConfusion, ConfusionMatrix
+    from cranfield.errors import InputError
+
+    truth, predicted = np.array([3, 5, 5]), np.array([3, 3, 5])
+    cases = [
+        (lambda: BinaryConfusion.from_labels(truth, predicted), "among [3, 5];"),
+        (
+            lambda: BinaryConfusion.from_labels(truth, predicted, positive=np.int64(7)),
+            "unknown positive label 7; the labels are [3, 5]",
+        ),
+        (
+            lambda: ConfusionMatrix.from_labels(truth, predicted).one_vs_rest(np.int64(7)),
+            "unknown class 7; the classes are [3, 5]",
+        ),
+    ]
+    for call, expected in cases:
+        with pytest.raises(InputError) as caught:
+            call()
+        assert expected in str(caught.value) and "np." not in str(caught.value)

@@ -112,10 +112,12 @@ COMMANDS = {
 }
 
 
-def _interrupt(argv: list, delay: float) -> tuple[int, str]:
+def _signalled(code: str, delay: float = 0.0, argv=()) -> tuple[int, str]:
+    """Run ``code`` (a child that writes "R" once ready), send SIGINT ``delay`` s later;
+    its status and standard error."""
     env = {**os.environ, "PYTHONPATH": SRC, "PYTHONFAULTHANDLER": ""}
     child = subprocess.Popen(
-        [sys.executable, "-c", CHILD, *map(str, argv)],
+        [sys.executable, "-c", code, *map(str, argv)],
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -129,7 +131,7 @@ def _interrupt(argv: list, delay: float) -> tuple[int, str]:
     except subprocess.TimeoutExpired:
         child.kill()
         child.communicate()
-        raise AssertionError(f"cranfield {argv[0]} did not end {LIVENESS} s after SIGINT") from None
+        raise AssertionError(f"no end {LIVENESS} s after SIGINT: {argv}") from None
     return child.returncode, err.decode("utf-8", "replace")
 
 
@@ -138,7 +140,7 @@ def test_ctrl_c_ends_every_command_with_one_line_and_status_130(inputs, command)
     argv = COMMANDS[command](inputs)
     outcomes = []
     for delay in DELAYS:
-        status, err = _interrupt(argv, delay)
+        status, err = _signalled(CHILD, delay, argv)
         assert "Traceback" not in err and "Exception" not in err, (command, delay, err)
         if status == 130:
             assert err.count("\n") == 1 and err.endswith(": interrupted\n"), (command, delay, err)
@@ -147,3 +149,59 @@ def test_ctrl_c_ends_every_command_with_one_line_and_status_130(inputs, command)
             assert status == 0 and "interrupted" not in err, (command, delay, status, err)
         outcomes.append(status)
     assert outcomes[0] == 130  # signalled before the command began: always interrupted
+
+
+# A command that swallows the KeyboardInterrupt, as a compiled module may (pyarrow's
+# to_numpy imports pandas inside Cython and the exception was lost: `pool` then ran
+# on and ended with status 0): the command still ends with the one line and 130.
+SWALLOWING = (
+    "import os, runpy, sys, time\n"
+    "sys.argv = ['cranfield', 'pool']\n"
+    "import cranfield\n"
+    "import cranfield.cli.pool_cmd as command\n"
+    "def main(argv):\n"
+    "    os.write(1, b'R')\n"
+    "    end = time.monotonic() + 20\n"
+    "    while time.monotonic() < end:\n"
+    "        try:\n"
+    "            time.sleep(0.01)\n"
+    "        except KeyboardInterrupt:\n"
+    "            {after}\n"
+    "    return 0\n"
+    "command.main = main\n"
+    "runpy.run_module('cranfield', run_name='__main__')\n"
+)
+
+
+@pytest.mark.parametrize("after", ["pass", "return 0"], ids=["runs-on", "finishes"])
+def test_a_swallowed_interrupt_still_ends_the_command(after):
+    status, err = _signalled(SWALLOWING.replace("{after}", after))
+    assert (status, err) == (130, "cranfield pool: interrupted\n")
+
+
+@pytest.fixture(scope="module")
+def long_run(tmp_path_factory) -> Path:
+    """Two million run lines: `pool --depth` on it runs for seconds (5.6 s on the
+    development machine), longer than every delay below on any machine."""
+    import numpy as np
+
+    rng = np.random.default_rng(11)
+    queries, depth = 20_000, 100
+    rank = np.tile(np.arange(depth), queries)
+    qid = np.repeat(np.arange(queries), depth)
+    # distinct within a query: 7,919 is prime to 200,000
+    docs = (np.repeat(rng.integers(0, 200_000, size=queries), depth) + 7_919 * rank) % 200_000
+    lines = np.char.add(np.char.add(qid.astype(str), " Q0 d"), docs.astype(str))
+    lines = np.char.add(np.char.add(lines, " "), rank.astype(str))
+    lines = np.char.add(np.char.add(lines, " "), (depth - rank).astype(str))
+    path = tmp_path_factory.mktemp("long") / "long.run"
+    path.write_text("\n".join(np.char.add(lines, " long").tolist()) + "\n")
+    return path
+
+
+def test_ctrl_c_is_never_lost_while_pool_works(long_run):
+    """A spread of moments through reading, the imports pyarrow starts (pandas) and the
+    engine's work: every one ends with the line and 130, never the pool (status 0)."""
+    for delay in (0.05, 0.2, 0.4, 0.6, 0.75, 0.85, 0.95, 1.05, 1.2):
+        status, err = _signalled(CHILD, delay, ["pool", long_run, "--depth", "100"])
+        assert (status, err) == (130, "cranfield pool: interrupted\n"), delay

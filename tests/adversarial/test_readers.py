@@ -590,3 +590,33 @@ def test_csv_nul_bytes(tmp_path, fmt):
     bad = _tabular(tmp_path, fmt, CSV_RUN.replace(b",c,", b",c\0,"))
     qrels, run, _ = _pair(tmp_path, "run", bad)
     assert "NUL byte" in _fail("eval", qrels, run, bad, bad, line=5)
+
+
+def test_a_dict_grade_from_numpy_is_shown_as_a_number():
+    """evaluate() on a qrels dict whose grades are NumPy values: the message shows the
+    grade as a number, not NumPy 2's repr (np.float64(0.5))."""
+    import numpy as np
+
+    import cranfield
+    from cranfield.errors import InputError
+
+    with pytest.raises(InputError, match=r"relevance grade 0\.5 is not an integer") as caught:
+        cranfield.evaluate({"q": {"d": np.float64(0.5)}}, {"r": {"q": {"d": 1.0}}}, ["AP"])
+    assert "np." not in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    "grade", ["99999999999999999999", "-9223372036854775809", "1e99999999999.5"]
+)
+def test_a_whole_grade_beyond_64_bits_is_out_of_range(tmp_path, grade):
+    """A grade that is a whole number too large for the reader is out of range (with the
+    range), not 'not an integer'; a malformed one still is not an integer."""
+    qrels = tmp_path / "q.txt"
+    qrels.write_text(f"1 0 a {grade}\n")
+    run = tmp_path / "r.txt"
+    run.write_text("1 Q0 a 1 1.0 r\n")
+    malformed = "e" in grade
+    expected = "is not an integer" if malformed else "is out of range (a grade is a 64-bit"
+    for command in (["eval", qrels, run, "-m", "P@1"], ["trec_eval", qrels, run]):
+        err = assert_clean_failure(run_cli(*command), f"q.txt:1: relevance grade '{grade}'")
+        assert expected in err and ("2^63-1" in err) != malformed, err

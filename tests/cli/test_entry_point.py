@@ -101,8 +101,13 @@ def test_entry_turns_off_blas_threads_for_evaluation_only(monkeypatch):
     def fake_exit(status):
         raise SystemExit(status)
 
-    monkeypatch.setattr(cli, "main", fake_main)
-    monkeypatch.setattr(os, "_exit", fake_exit)
+    def patch():  # and pytest keeps its own Ctrl-C (no handler, no watcher thread)
+        monkeypatch.setattr(cli, "main", fake_main)
+        monkeypatch.setattr(os, "_exit", fake_exit)
+        monkeypatch.setattr(cli._interrupt, "install", lambda: None)
+        monkeypatch.setattr(cli._interrupt, "running", False)
+
+    patch()
     for command, numpy_loaded, expected in [
         ("eval", False, "1"),
         ("trec_eval", False, "1"),
@@ -117,5 +122,4 @@ def test_entry_turns_off_blas_threads_for_evaluation_only(monkeypatch):
             cli.entry()
         assert done.value.code == 0 and seen["blas"] == expected
         monkeypatch.undo()
-        monkeypatch.setattr(cli, "main", fake_main)
-        monkeypatch.setattr(os, "_exit", fake_exit)
+        patch()

@@ -91,7 +91,7 @@ def read(data: bytes, kind: str, encoding: str = "utf-8", max_line: int = 1 << 2
             whole = int(grade.lstrip(b"+-").split(b".")[0] or b"0")
             whole = -whole if grade.startswith(b"-") else whole
             if not -(2**63) <= whole < 2**63:
-                late[1] = late[1] or ("error", _grade(grade), lines[i])
+                late[1] = late[1] or ("error", _grade(grade, "range"), lines[i])
             values.append(whole)
         for column, name, field in ((2, "query_id", fields[0]), (3, "doc_id", fields[2])):
             if encoding == "utf-8" and late[column] is None:
@@ -107,5 +107,10 @@ def read(data: bytes, kind: str, encoding: str = "utf-8", max_line: int = 1 << 2
     return ("ok", [(q, d, v) for (q, d), v in zip(ids, values, strict=True)], lines, tag)
 
 
-def _grade(grade: bytes) -> str:
+def _grade(grade: bytes, why: str = "syntax") -> str:
+    if why == "range":
+        return (
+            f"relevance grade {shown(grade)} is out of range "
+            "(a grade is a 64-bit integer, -2^63 to 2^63-1)"
+        )
     return f"relevance grade {shown(grade)} is not an integer"

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..errors import InputError
+from ..errors import InputError, shown
 
 _POSITIVE_PAIRS = ({0, 1}, {-1, 1}, {False, True})
 
@@ -62,8 +62,8 @@ def encode(values: np.ndarray, labels: Sequence, name: str) -> np.ndarray:
     bad = np.flatnonzero(codes < 0)
     if len(bad):
         raise InputError(
-            f"item {int(bad[0])} has label {_plain(arr[bad[0]])!r}, which is not one of "
-            f"the classes {list(labels)!r}",
+            f"item {int(bad[0])} has label {shown(arr[bad[0]])}, which is not one of "
+            f"the classes {shown(list(labels))}",
             source=name,
         )
     return codes
@@ -75,7 +75,9 @@ def infer_positive(labels: Sequence, positive=None):
     if positive is not None:
         matches = [lab for lab in labels if lab == positive or str(lab) == str(positive)]
         if not matches:
-            raise InputError(f"unknown positive label {positive!r}; the labels are {labels!r}")
+            raise InputError(
+                f"unknown positive label {shown(positive)}; the labels are {shown(labels)}"
+            )
         return matches[0]
     # labels read from text files are strings: compare spellings too ("0"/"1", "true")
     spelled = {str(lab).lower(): lab for lab in labels}
@@ -85,7 +87,7 @@ def infer_positive(labels: Sequence, positive=None):
             top = str(max(pair)).lower()
             return spelled.get(top, max(pair))
     raise InputError(
-        f"cannot tell which label is positive among {labels!r}; "
+        f"cannot tell which label is positive among {shown(labels)}; "
         "pass positive=<label> (--positive on the command line)"
     )
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import InputError, ParameterError
+from ..errors import InputError, ParameterError, shown
 from . import rates as R
 from ._labels import (
     as_labels,
@@ -244,7 +244,9 @@ class ConfusionMatrix:
         """Collapse to the binary matrix "in class" vs "not in class"."""
         matches = [i for i, lab in enumerate(self.labels) if lab == label]
         if not matches:
-            raise InputError(f"unknown class {label!r}; the classes are {list(self.labels)!r}")
+            raise InputError(
+                f"unknown class {shown(label)}; the classes are {shown(list(self.labels))}"
+            )
         i = matches[0]
         tp, fp, fn, tn = (int(x[i]) for x in self.one_vs_rest_counts())
         return BinaryConfusion(tp, fp, fn, tn, self.labels[i])

@@ -353,6 +353,7 @@ def entry() -> None:
     _interrupt.install()
     _interrupt.running = True
     name = sys.argv[1] if sys.argv[1:2] and sys.argv[1] in SUBCOMMANDS else ""
+    _interrupt.command = f"cranfield {name or '(starting)'}"
     try:
         _standard_streams()
         if sys.argv[1:2] in (["eval"], ["trec_eval"]) and "numpy" not in sys.modules:
@@ -363,6 +364,8 @@ def entry() -> None:
     except BaseException:
         if not _interrupt.interrupted:
             raise
+        os._exit(_interrupted_status(name or "(starting)"))
+    if _interrupt.interrupted:  # a compiled module swallowed the KeyboardInterrupt
         os._exit(_interrupted_status(name or "(starting)"))
     # the result is complete: a signal now no longer interrupts its delivery
     _interrupt.ignore()

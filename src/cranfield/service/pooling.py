@@ -19,7 +19,7 @@ from collections.abc import Iterable
 
 from sqlalchemy import delete, func, insert, select
 
-from ..errors import InputError, ParameterError
+from ..errors import InputError, ParameterError, shown
 from . import accounts, campaigns, submissions
 from .db import Database
 from .models import Pair, Task, Topic, User
@@ -73,7 +73,7 @@ def build(
             continue
         if int(label) not in scale.values:
             raise InputError(
-                f"gold label {label!r} of ({topic}, {doc}) is not on the scale {scale.describe()}"
+                f"gold label {shown(label)} of ({topic}, {doc}) is not on the scale {scale.describe()}"
             )
         pairs[(topic, doc)] = int(label)
         n_gold += 1

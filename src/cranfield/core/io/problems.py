@@ -50,14 +50,29 @@ def read_problem(
         "nan": "score is NaN",
         "score": lambda: f"score {shown(detail)} is not a number",
         "grade": lambda: (
-            f"relevance grade {shown(detail)} is not "
-            + ("a finite number" if fractional else "an integer")
+            f"relevance grade {shown(detail)} is "
+            + (
+                "not a finite number"
+                if fractional
+                else "out of range (a grade is a 64-bit integer, -2^63 to 2^63-1)"
+                if _decimal(detail)
+                else "not an integer"
+            )
         ),
         "query_id": lambda: f"query_id is not valid UTF-8: {shown(detail)}",
         "doc_id": lambda: f"doc_id is not valid UTF-8: {shown(detail)}",
     }
     message = messages.get(what, lambda: f"internal error in the reader ({what}: {detail})")
     return InputError(message if isinstance(message, str) else message(), source=source, line=line)
+
+
+def _decimal(field: bytes | str) -> bool:
+    """Whether ``field`` is a decimal number as the grade reader takes one (``-12``,
+    ``3.``, ``+4.50``): one it refused is then out of range, not malformed."""
+    text = field.decode("latin-1") if isinstance(field, bytes) else str(field)
+    body = text[1:] if text[:1] in ("+", "-") else text
+    whole, _, fraction = body.partition(".")
+    return (whole + fraction).isascii() and (whole + fraction).isdigit()
 
 
 def field_error(kind: str, got: int, source: str, line: int) -> InputError:

@@ -18,7 +18,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ...errors import InputError
+from ...errors import InputError, shown
 from . import dedup
 from .formats import FORMATS, infer_format  # noqa: F401 - re-exported
 from .source import read_bytes, resolve, source_name
@@ -349,7 +349,7 @@ def from_dict(
         numeric = (int, float, np.integer, np.floating)
         bad = next((v for v in vals if not isinstance(v, numeric) or isinstance(v, bool)), None)
         if bad is not None:
-            raise InputError(f"relevance grade {bad!r} is not a number", source=source)
+            raise InputError(f"relevance grade {shown(bad)} is not a number", source=source)
         arr = pa.array([float(v) for v in vals], pa.float64())
     elif value == "relevance":
         if not all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in vals):
@@ -357,7 +357,7 @@ def from_dict(
                 v for v in vals if not isinstance(v, (int, np.integer)) or isinstance(v, bool)
             )
             if not (isinstance(bad, (float, np.floating)) and float(bad).is_integer()):
-                raise InputError(f"relevance grade {bad!r} is not an integer", source=source)
+                raise InputError(f"relevance grade {shown(bad)} is not an integer", source=source)
         arr = pa.array([int(v) for v in vals], pa.int64())
     else:
         try:
