@@ -294,9 +294,10 @@ def test_saving_is_idempotent_and_keeps_the_history(db, tmp_path):
     with pytest.raises(Conflict, match="different"):
         judging.save(db, "c", a, pid, 2, key="k1")
     assert judging.save(db, "c", a, pid, 1) == (200, {"pair": pid, "label": 1})  # same label
-    assert count(db, JudgmentEvent) == 1
+    assert count(db, JudgmentEvent) == 2  # every acknowledged save is in the log
     assert judging.save(db, "c", a, pid, 0, key="k2")[0] == 200  # changed
-    assert [h["label"] for h in judging.history(db, "c", a, pid)] == [1, 0]
+    assert judging.save(db, "c", a, pid, 0, key="k2")[0] == 200  # a replay: not a save
+    assert [h["label"] for h in judging.history(db, "c", a, pid)] == [1, 1, 0]
     assert judging.pair_view(db, "c", a, pid)["label"] == 0
     assert judging.next_pair(db, "c", a)["pair"] != pid  # resume after the judged pair
 

@@ -23,13 +23,9 @@ from . import (
     uploads,
 )
 from .auth import COOKIE, principal
-from .problems import ServiceError
+from .params import PairId
 
 router = APIRouter(prefix="/api")
-
-
-class TooMany(ServiceError):
-    status = 429
 
 
 class Credentials(BaseModel):
@@ -85,20 +81,23 @@ def set_session_cookie(request: Request, response: Response, token: str) -> None
     )
 
 
-def do_login(request: Request, username: str, password: str):
-    """``(token, csrf)`` or a 401/429 error; failed attempts are counted."""
-    limit = request.app.state.rate_limit
-    client = request.client.host if request.client else "?"
-    keys = ("u:" + username, "ip:" + client)
-    if limit.blocked(*keys):
-        raise TooMany("too many failed logins; wait a few minutes")
-    found = accounts.login(db_of(request), username, password)
+async def do_login(request: Request, username: str, password: str):
+    """``(token, csrf)`` or a 401/429 error (:mod:`cranfield.service.throttle`)."""
+    throttle = request.app.state.throttle
+    address = request.client.host if request.client else "?"
+    attempt = await run_in_threadpool(throttle.reserve, username, address)
+    try:
+        slot = await throttle.verification_slot()
+    except BaseException:
+        await run_in_threadpool(throttle.release, attempt)
+        raise
+    async with slot:
+        found = await run_in_threadpool(accounts.login, db_of(request), username, password)
     if found is None:
-        limit.failed(*keys)
         from .auth import Unauthorized
 
         raise Unauthorized("wrong user name or password")
-    limit.succeeded(keys[0])
+    await run_in_threadpool(throttle.succeeded, username, address, attempt)
     return found[0], found[1]
 
 
@@ -108,10 +107,10 @@ def health() -> dict:
 
 
 @router.post("/session", name="api_login")
-def login(request: Request, body: Credentials, response: Response) -> dict:
+async def login(request: Request, body: Credentials, response: Response) -> dict:
     """Log in: a session cookie and ``{"token", "csrf"}`` (the token also works as
     ``Authorization: Bearer``)."""
-    token, csrf = do_login(request, body.username, body.password)
+    token, csrf = await do_login(request, body.username, body.password)
     set_session_cookie(request, response, token)
     return {"token": token, "csrf": csrf}
 
@@ -353,7 +352,7 @@ def next_pair(request: Request, name: str):
 
 
 @router.get("/campaigns/{name}/pairs/{pair}", name="api_pair")
-def pair(request: Request, name: str, pair: int) -> dict:
+def pair(request: Request, name: str, pair: PairId) -> dict:
     return judging.pair_view(db_of(request), name, user_id(request), pair)
 
 
@@ -361,7 +360,7 @@ def pair(request: Request, name: str, pair: int) -> dict:
 def judge(
     request: Request,
     name: str,
-    pair: int,
+    pair: PairId,
     body: Label,
     response: Response,
     idempotency_key: str | None = Header(default=None),
@@ -382,7 +381,7 @@ def judge(
 
 
 @router.get("/campaigns/{name}/judgments/{pair}/history", name="api_history")
-def history(request: Request, name: str, pair: int) -> list:
+def history(request: Request, name: str, pair: PairId) -> list:
     """Your labels for a pair, oldest first."""
     return judging.history(db_of(request), name, user_id(request), pair)
 
@@ -393,7 +392,7 @@ def dashboard(request: Request, name: str) -> dict:
 
 
 @router.put("/campaigns/{name}/adjudications/{pair}", name="api_adjudicate")
-def adjudicate(request: Request, name: str, pair: int, body: Label) -> dict:
+def adjudicate(request: Request, name: str, pair: PairId, body: Label) -> dict:
     quality.adjudicate(db_of(request), name, user_id(request), pair, body.label)
     return {"pair": pair, "label": body.label}
 

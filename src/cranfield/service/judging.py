@@ -5,9 +5,9 @@ the assessor's own label and progress — never a run name, a rank, a score, the
 label or another assessor's label.
 
 Saving is idempotent: with an ``Idempotency-Key`` the first answer is stored with the
-key and a repeated request gets it again without any change; without a key, saving the
-label the pair already has changes nothing either. A changed label is a new entry in
-the judgment log, so the earlier one is kept.
+key and a repeated request gets it again without any change. Every other save is an
+entry in the judgment log (its label, seconds and time), the same label again included,
+so the log holds every label saved, in order; the pair's current label is the last.
 """
 
 from __future__ import annotations
@@ -241,7 +241,7 @@ def _save(db, campaign, user_id, pair_id, label, key, seconds) -> tuple[int, dic
         row = c.execute(_CURRENT, {"cid": ref.id, "uid": uid, "pair": pair_id}).first()
         if row is None:
             raise Forbidden(f"pair {pair_id} is not in your queue")
-        _task, jid, current = row
+        _task, jid, _current = row
         at = now()
         event = {"pair_id": pair_id, "user_id": uid, "label": label, "seconds": seconds}
         if jid is None:
@@ -250,11 +250,8 @@ def _save(db, campaign, user_id, pair_id, label, key, seconds) -> tuple[int, dic
             status = 201
         else:
             status = 200
-            if current != label:
-                c.execute(
-                    _UPDATE_JUDGMENT, {"jid": jid, "label": label, "seconds": seconds, "at": at}
-                )
-                c.execute(_INSERT_EVENT, {**event, "created_at": at})
+            c.execute(_UPDATE_JUDGMENT, {"jid": jid, "label": label, "seconds": seconds, "at": at})
+            c.execute(_INSERT_EVENT, {**event, "created_at": at})
         if key is not None:
             c.execute(
                 _INSERT_KEY,

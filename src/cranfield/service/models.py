@@ -195,3 +195,18 @@ class Session(Base):
     csrf: Mapped[str] = mapped_column(String(64))
     created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=now)
     expires_at: Mapped[dt.datetime] = mapped_column(DateTime)
+
+
+class LoginAttempt(Base):
+    """A password verification, recorded before it runs (added by revision 0004).
+
+    ``key`` is what the attempt counts against: ``"u:ADDRESS USER"`` for the user name
+    from one client address, ``"a:ADDRESS"`` for the address alone. Kept in the
+    database, so that every worker process behind it throttles alike.
+    """
+
+    __tablename__ = "login_attempts"
+    __table_args__ = (Index("ix_login_attempts_key", "key", "at"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    key: Mapped[str] = mapped_column(String(200))
+    at: Mapped[dt.datetime] = mapped_column(DateTime)

@@ -19,6 +19,7 @@ from starlette.responses import HTMLResponse, RedirectResponse
 from . import accounts, campaigns, judging, pooling, quality, results, submissions, uploads
 from .api import add_member_to, create_from_form, do_login, set_session_cookie, submit_form
 from .auth import COOKIE, LOGIN_CSRF_COOKIE, principal
+from .params import PairId
 from .problems import Invalid
 
 router = APIRouter()
@@ -97,7 +98,7 @@ async def login_form(request: Request):
     from .problems import ServiceError
 
     try:
-        token, _csrf = await run_in_threadpool(do_login, request, username, password)
+        token, _csrf = await do_login(request, username, password)
     except ServiceError as exc:
         return login_page(request, error=exc.message, status=exc.status)
     response = RedirectResponse("/campaigns", status_code=303)
@@ -245,7 +246,7 @@ async def assign_form(request: Request, name: str):
 
 
 @router.post("/c/{name}/adjudicate/{pair}", name="adjudicate_form")
-async def adjudicate_form(request: Request, name: str, pair: int):
+async def adjudicate_form(request: Request, name: str, pair: PairId):
     f = await _form(request)
     label = _int(f.get("label", ""), "label")
     await run_in_threadpool(
@@ -366,13 +367,13 @@ def judge_page(request: Request, name: str):
 
 
 @router.get("/c/{name}/judge/{pair}", name="judge_pair_page")
-def judge_pair_page(request: Request, name: str, pair: int):
+def judge_pair_page(request: Request, name: str, pair: PairId):
     view = judging.pair_view(request.app.state.db, name, principal(request).user_id, pair)
     return _judge(request, name, view)
 
 
 @router.post("/c/{name}/judge/{pair}", name="judge_form")
-async def judge_form(request: Request, name: str, pair: int):
+async def judge_form(request: Request, name: str, pair: PairId):
     f = await _form(request)
     label = _int(f.get("label", ""), "label")
     await run_in_threadpool(
