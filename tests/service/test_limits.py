@@ -103,7 +103,9 @@ def test_a_declared_length_over_the_cap_is_refused_before_reading(served):
             b"PUT /api/campaigns/open/judgments/1 HTTP/1.1\r\nHost: x\r\n"
             b"Content-Type: application/json\r\nContent-Length: 10000000000\r\n\r\n"
         )
-        first = sock.recv(4096)  # no byte of the body was sent
+        first = b""  # no byte of the body was sent; the server closes after answering
+        while piece := sock.recv(4096):
+            first += piece
     assert first.startswith(b"HTTP/1.1 413 ")
     assert b"limit of 1 MB" in first
 
@@ -149,3 +151,37 @@ def test_an_upload_cut_off_half_way_leaves_nothing_on_disk(served):
             break
         time.sleep(0.1)
     assert not served.uploads.exists() or not list(served.uploads.rglob("*"))
+
+
+def wrong_login(server, forwarded_for: str, username: str = "nobody") -> int:
+    request = urllib.request.Request(
+        server.url + "/api/session",
+        data=json.dumps({"username": username, "password": "guess"}).encode(),
+        headers={"Content-Type": "application/json", "X-Forwarded-For": forwarded_for},
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=30) as r:
+            return r.status
+    except urllib.error.HTTPError as e:
+        return e.code
+
+
+def test_x_forwarded_for_is_not_believed_from_an_untrusted_client(served):
+    statuses = [wrong_login(served, f"10.9.0.{i}", f"user{i}") for i in range(51)]
+    assert statuses == [401] * 50 + [429]  # all counted against 127.0.0.1
+
+
+def test_x_forwarded_for_is_believed_from_a_trusted_proxy(tmp_path):
+    from cranfield.service.db import open_database
+
+    open_database(str(tmp_path / "p.db")).close()
+    with Server(tmp_path / "p.db", "--trusted-proxy", "127.0.0.1", cwd=tmp_path) as server:
+        statuses = [wrong_login(server, f"10.9.0.{i}") for i in range(11)]
+    assert statuses == [401] * 11  # eleven clients behind the proxy
+
+
+def test_a_trusted_proxy_must_be_an_address(cli, tmp_path):
+    status, _out, err = cli("serve", str(tmp_path / "x.db"), "--trusted-proxy", "proxy.example")
+    assert status == 2 and err.count("\n") == 1
+    assert "--trusted-proxy" in err and "IP address" in err
+    assert not (tmp_path / "x.db").exists()
