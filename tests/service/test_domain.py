@@ -468,3 +468,31 @@ def test_next_pair_and_progress_agree_with_the_tables_when_judged_out_of_order(d
             )
         ).one()
     assert tuple(row) == (0, 3.0)
+
+
+def test_a_document_id_with_quotes_and_commas_is_exported_as_it_is(db, tmp_path):
+    """TREC files separate fields by whitespace only: ``D"001`` and ``D,002`` are ids
+    the readers accept, so the qrels, the judgments and the log carry them (the qrels
+    export answered 500 on a ``"``)."""
+    from cranfield import Qrels
+
+    def odd(did: str) -> str:
+        return did.replace("D00", "D,0").replace("D0", 'D"0')
+
+    make_campaign(db, documents=[document(odd(d)) for d in doc_ids(30)])
+    ids = {a: user(db, a, "assessor") for a in ("a1", "a2")}
+    p1 = user(db, "p1", "participant")
+    submissions.submit(db, "c", p1, write(tmp_path, "r1.txt", odd(run_text("r1"))))
+    pooling.build(db, "c", depth=5)
+    pooling.assign(db, "c")
+    _judge_all(db, ids, lambda a, q, d: 1 if '"' in d else 0)
+    text = exports.qrels_text(db, "c")
+    assert 't1 0 D"011 1\n' in text and "t1 0 D,02 0\n" in text
+    back = Qrels.read(str(write(tmp_path, "q.txt", text))).to_dict()
+    assert back == {
+        q: {d: label for (q2, d), label in exports.qrels_labels(db, "c").items() if q2 == q}
+        for q in back
+    }
+    assert 'D"011' in exports.judgments_tsv(db, "c") and 'D"011' in exports.log_tsv(db, "c")
+    data = results.compute(db, "c", [])
+    assert data["runs"]["r1"]["aggregate"]["P@10"] > 0
