@@ -347,3 +347,35 @@ def test_a_pair_id_outside_the_database_integers_is_refused_not_a_server_error(s
         assert r.status_code == 422, (url, r.status_code, r.text[:200])
     r = assessor.get(f"/api/campaigns/c/pairs/{2**63 - 1}")
     assert r.status_code == 404
+
+
+def test_a_coordinator_reaches_only_the_users_of_their_own_campaigns(tmp_path):
+    site = build_site(tmp_path)
+    eve = site.client("eve")  # coordinates "other" only; not a site coordinator
+
+    def add(client, username, password=None, campaign="other"):
+        body = {"username": username, "role": "assessor", "password": password}
+        return client.post(f"/api/campaigns/{campaign}/users", json=body)
+
+    absent, present = add(eve, "nobody"), add(eve, "boss")  # boss: the site coordinator
+    assert absent.status_code == present.status_code == 422
+    assert absent.json()["error"].replace("nobody", "X") == present.json()["error"].replace(
+        "boss", "X"
+    )  # the same answer: nothing says whether the user exists
+    assert add(eve, "ann", PASSWORD).status_code == 409  # a new account cannot take it
+    assert add(eve, "ann", PASSWORD).json()["error"].count("ann") == 1
+    assert add(eve, "newbie", PASSWORD).status_code == 201
+    assert add(eve, "newbie", campaign="other").status_code == 201  # now one of hers
+    assert add(site.client("boss"), "eve", campaign="c").status_code == 201  # site: anyone
+    with site.db.read() as s:
+        from sqlalchemy import select
+
+        from cranfield.service.models import Campaign, Membership, User
+
+        boss_in_other = s.scalar(
+            select(Membership.id)
+            .join(User, User.id == Membership.user_id)
+            .join(Campaign, Campaign.id == Membership.campaign_id)
+            .where(User.username == "boss", Campaign.name == "other")
+        )
+    assert boss_in_other is None

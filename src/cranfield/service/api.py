@@ -248,25 +248,40 @@ def campaign(request: Request, name: str) -> dict:
 
 @router.post("/campaigns/{name}/users", name="api_add_member", status_code=201)
 def add_member(request: Request, name: str, body: Member) -> dict:
-    """Give a user a role in the campaign; a new user needs a ``password``."""
-    add_member_to(db_of(request), name, body.username, body.role, body.password)
+    """Give a user a role in the campaign: a member of the caller's campaigns (a site
+    coordinator: any user), or a new user with a ``password``."""
+    add_member_to(db_of(request), name, body.username, body.role, body.password, principal(request))
     return {"username": body.username, "role": body.role}
 
 
-def add_member_to(db, name: str, username: str, role: str, password: str | None) -> None:
+def add_member_to(db, name: str, username: str, role: str, password: str | None, by) -> None:
+    """Give ``username`` a role in campaign ``name``, on behalf of the principal ``by``.
+
+    A coordinator may add a user of their own campaigns (a site coordinator: any user)
+    or create a new one (with a password); anyone else's account is out of reach, and
+    the answer does not say whether it exists unless a password is given for it (a new
+    account cannot take a name in use).
+    """
     from sqlalchemy import select
 
     from ..errors import InputError
     from .models import User
+    from .problems import Conflict
 
     accounts.check_username(username)
     accounts.check_role(role)
     with db.read() as s:
-        exists = s.scalar(select(User.id).where(User.username == username)) is not None
-    if exists:
+        found = s.scalar(select(User.id).where(User.username == username))
+        reachable = found is not None and (by.site or accounts.known_to(s, found, by.user_id))
+    if reachable:
         accounts.grant(db, username, name, role)
     elif not password:
-        raise InputError(f"user {username!r} is new: give a password")
+        raise InputError(
+            f"no user {username!r} among the members of your campaigns: give a password "
+            "to create a new user"
+        )
+    elif found is not None:
+        raise Conflict(f"the user name {username!r} is taken: choose another")
     else:
         accounts.add_user(db, username, password, role=role, campaign=name)
 

@@ -214,6 +214,7 @@ async def members_form(request: Request, name: str):
         f.get("username", ""),
         f.get("role", ""),
         f.get("password") or None,
+        principal(request),
     )
     return back(f"/c/{quote(name)}/dashboard", f"{f.get('username')} is now {f.get('role')}")
 
