@@ -496,3 +496,30 @@ def test_a_document_id_with_quotes_and_commas_is_exported_as_it_is(db, tmp_path)
     assert 'D"011' in exports.judgments_tsv(db, "c") and 'D"011' in exports.log_tsv(db, "c")
     data = results.compute(db, "c", [])
     assert data["runs"]["r1"]["aggregate"]["P@10"] > 0
+
+
+def test_results_say_how_much_is_judged_and_become_stale_when_judgments_change(db, tmp_path):
+    from cranfield.service.models import Pair
+
+    ids = judging_campaign(db, tmp_path)
+    view = judging.next_pair(db, "c", ids["a1"])
+    judging.save(db, "c", ids["a1"], view["pair"], 1)
+    data = results.compute(db, "c", [])
+    cov = data["coverage"]
+    assert cov["labelled"] == 1 and cov["pool"] == count(db, Pair) > 1
+    assert cov["fraction"] == 1 / cov["pool"]
+    assert f"only 1 of the pool's {cov['pool']} pairs" in cov["warning"]
+    assert sorted(cov["per_topic"].values())[-1] > 0 and sorted(cov["per_topic"].values())[0] == 0
+    results.publish(db, "c")
+    assert results.stored(db, "c")["stale"] is False
+    assert results.for_participant(db, "c", ids["p1"])["stale"] is False
+    judging.save(db, "c", ids["a1"], view["pair"], 1)  # the same label: the qrels are the same
+    assert results.stored(db, "c")["stale"] is False
+    judging.save(db, "c", ids["a1"], view["pair"], 0)  # changed after publication
+    assert results.stored(db, "c")["stale"] is True
+    mine = results.for_participant(db, "c", ids["p1"])
+    assert mine["stale"] is True and mine["coverage"]["labelled"] == 1
+    _judge_all(db, ids, lambda a, q, d: 1)
+    again = results.compute(db, "c", [])
+    assert again["coverage"]["warning"] is None and again["coverage"]["fraction"] == 1.0
+    assert results.stored(db, "c")["stale"] is False

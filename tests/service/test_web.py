@@ -379,3 +379,20 @@ def test_a_coordinator_reaches_only_the_users_of_their_own_campaigns(tmp_path):
             .where(User.username == "boss", Campaign.name == "other")
         )
     assert boss_in_other is None
+
+
+def test_published_results_show_the_judged_fraction_and_turn_stale(tmp_path):
+    site = build_site(tmp_path)
+    page = site.client("alice", cookie=True).get("/c/c/results").text
+    assert 'id="coverage-warning"' in page and "pairs with a label" in page
+    assert 'class="num judged"' in page and 'id="stale"' not in page
+    api = site.client("alice").get("/api/campaigns/c/results").json()
+    assert api["stale"] is False and 0 < api["coverage"]["fraction"] < 1
+    ann = site.client("ann")
+    pair = ann.get("/api/campaigns/c/next").json()["pair"]
+    assert ann.put(f"/api/campaigns/c/judgments/{pair}", json={"label": 2}).status_code == 201
+    assert 'id="stale"' in site.client("alice", cookie=True).get("/c/c/results").text
+    assert site.client("boss").get("/api/campaigns/c/results").json()["stale"] is True
+    computed = site.client("boss").post("/api/campaigns/c/results", json={}).json()
+    assert computed["coverage"]["labelled"] == api["coverage"]["labelled"] + 1
+    assert site.client("alice").get("/api/campaigns/c/results").json()["stale"] is False

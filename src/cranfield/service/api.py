@@ -432,11 +432,14 @@ def log(request: Request, name: str):
 
 @router.post("/campaigns/{name}/results", name="api_compute_results")
 def compute_results(request: Request, name: str, body: ResultsRequest) -> dict:
+    """Compute (not publish) the results; ``coverage.warning`` says when part of the
+    pool has no label yet."""
     data = results.compute(db_of(request), name, body.baselines)
     return {
         "runs": sorted(data["runs"]),
         "measures": data["measures"],
         "qrels_pairs": data["qrels_pairs"],
+        "coverage": data["coverage"],
     }
 
 

@@ -260,8 +260,11 @@ async def adjudicate_form(request: Request, name: str, pair: PairId):
 async def results_form(request: Request, name: str):
     f = await _form(request)
     baselines = [b for b in re.split(r"[\s,]+", f.get("baselines", "")) if b]
-    await run_in_threadpool(results.compute, request.app.state.db, name, baselines)
-    return back(f"/c/{quote(name)}/results", "results computed (not yet published)")
+    data = await run_in_threadpool(results.compute, request.app.state.db, name, baselines)
+    note = "results computed (not yet published)"
+    if data["coverage"]["warning"]:
+        note += "; " + data["coverage"]["warning"]
+    return back(f"/c/{quote(name)}/results", note)
 
 
 @router.post("/c/{name}/publish", name="publish_form")
