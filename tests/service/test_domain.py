@@ -523,3 +523,29 @@ def test_results_say_how_much_is_judged_and_become_stale_when_judgments_change(d
     again = results.compute(db, "c", [])
     assert again["coverage"]["warning"] is None and again["coverage"]["fraction"] == 1.0
     assert results.stored(db, "c")["stale"] is False
+
+
+@pytest.mark.parametrize("method", ["majority", "mean", "dawid-skene"])
+def test_agreement_with_aggregate_is_agreement_with_the_exported_qrels(db, tmp_path, method):
+    """The dashboard's column is computed against the labels the qrels export writes
+    (ties, gold and adjudications the same), checked by recounting from the export."""
+    ids = judging_campaign(db, tmp_path, assessors=("a1", "a2"), per_topic=2)
+    with db.write() as s:
+        from sqlalchemy import update
+
+        from cranfield.service.models import Campaign
+
+        s.execute(update(Campaign).values(aggregation=method))
+    _judge_all(db, ids, lambda a, q, d: (int(d[1:]) + (a == "a2")) % 2)  # ties everywhere
+    dash = quality.dashboard(db, "c")
+    quality.adjudicate(db, "c", ids["boss"], dash["conflicts"][0]["pair"], 1)
+    dash = quality.dashboard(db, "c")
+    exported = exports.qrels_labels(db, "c")
+    current = [line.split("\t") for line in exports.judgments_tsv(db, "c").splitlines()[1:]]
+    for row in dash["quality"]:
+        mine = [(q, d, int(lab)) for q, d, a, lab, _s in current if a == row["assessor"]]
+        expected = sum(exported[(q, d)] == lab for q, d, lab in mine) / len(mine)
+        assert row["agreement_with_aggregate"] == pytest.approx(expected, abs=1e-15)
+    assert "adjudications applied" in dash["aggregate_rule"]
+    if method == "majority":
+        assert "seed 0" in dash["aggregate_rule"]
