@@ -132,6 +132,11 @@ def test_a_valid_run_is_accepted_and_kept_in_the_data_directory(db, tmp_path):
             "t1 Q0 D001 1 2.0 x\nt9 Q0 D002 2 1.0 x\nt1 Q0 NOPE 3 0.5 x\n",
             [(2, "topic 't9'"), (3, "document 'NOPE'")],
         ),
+        (
+            "t1 Q0 D001 1 inf x\nt1 Q0 D002 -2 1.0 x\nt1 Q0 D003 3 -Infinity x\n"
+            "t1 Q0 D005 0 1e308 x\n",
+            [(1, "score inf is not"), (2, "rank -2 is negative"), (3, "score -Infinity")],
+        ),
     ],
 )
 def test_invalid_runs_are_refused_with_line_numbers(db, tmp_path, text, expected):
