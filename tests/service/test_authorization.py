@@ -125,7 +125,7 @@ def test_routes_times_callers(site, caller):
         # with the rule's message (other 403s are the CSRF check or the domain's own)
         refused = (
             (r.status_code == 401 and "log in first" in r.text)
-            or (r.status_code == 403 and "you may not do this" in r.text)
+            or (r.status_code == 403 and "this is for" in r.text)
             or (r.status_code == 303 and r.headers.get("location") == "/login" and path != "/")
         )
         if allowed == refused:

@@ -396,3 +396,30 @@ def test_published_results_show_the_judged_fraction_and_turn_stale(tmp_path):
     computed = site.client("boss").post("/api/campaigns/c/results", json={}).json()
     assert computed["coverage"]["labelled"] == api["coverage"]["labelled"] + 1
     assert site.client("alice").get("/api/campaigns/c/results").json()["stale"] is False
+
+
+def test_a_refusal_says_who_may_and_what_the_caller_is(site):
+    r = site.client("ann").get("/api/campaigns/c/dashboard")
+    assert r.status_code == 403
+    assert (
+        r.json()["error"]
+        == "this is for the coordinators of campaign 'c'; you are an assessor there"
+    )
+    r = site.client("eve", cookie=True).get("/c/c/dashboard")
+    assert r.status_code == 403 and "you are not a member of campaign &#39;c&#39;" in r.text
+    r = site.client("ann").post("/api/campaigns", files={"name": (None, "x")})
+    assert r.status_code == 403 and "site coordinators only" in r.json()["error"]
+
+
+def test_the_empty_queue_page_links_to_the_start_of_the_queue(tmp_path):
+    site = build_site(tmp_path)
+    ann = site.client("ann", cookie=True)
+    api = site.client("ann")
+    while (view := api.get("/api/campaigns/c/next")).status_code == 200 and view.json():
+        pair = view.json()["pair"]
+        api.put(f"/api/campaigns/c/judgments/{pair}", json={"label": 1})
+    page = ann.get("/c/c/judge").text
+    assert 'id="done"' in page
+    link = page.split('id="revise"')[0].rsplit('href="', 1)[1].split('"')[0]
+    assert link.startswith("/c/c/judge/")
+    assert ann.get(link).status_code == 200 and 'id="judge"' in ann.get(link).text

@@ -135,6 +135,21 @@ def next_pair(db: Database, campaign: str, user_id: int) -> dict | None:
         return None if row is None else _view(s, ref, user_id, row)
 
 
+_FIRST = (
+    select(Task.pair_id)
+    .where(Task.campaign_id == bindparam("cid"), Task.user_id == bindparam("uid"))
+    .order_by(Task.position)
+    .limit(1)
+)
+
+
+def first_pair(db: Database, campaign: str, user_id: int) -> int | None:
+    """The id of the first pair of the assessor's queue (None: an empty queue)."""
+    ref = campaigns.ref(db, campaign)
+    with db.connection() as s:
+        return s.scalar(_FIRST, {"cid": ref.id, "uid": user_id})
+
+
 def pair_view(db: Database, campaign: str, user_id: int, pair_id: int) -> dict:
     """The view of one pair of the assessor's queue (:class:`NotFound` otherwise)."""
     ref = campaigns.ref(db, campaign)

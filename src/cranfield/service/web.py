@@ -349,7 +349,10 @@ def _judge(request: Request, name: str, view: dict | None):
         summary = campaigns.summary(s, c)
         prog = judging.progress(s, c.id, principal(request).user_id)
     if view is None:
-        return render(request, "judge.html", name=name, c=summary, view=None, progress=prog)
+        first = judging.first_pair(db, name, principal(request).user_id)
+        return render(
+            request, "judge.html", name=name, c=summary, view=None, progress=prog, first=first
+        )
     terms = terms_of(view["topic"])
     return render(
         request,
