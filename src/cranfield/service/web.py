@@ -176,6 +176,8 @@ def dashboard_page(request: Request, name: str):
         }
         owners = {u.id: u.username for role in members for u in accounts.members(s, c.id, role)}
         has_results = bool(c.results_json)
+        published = c.published_at is not None
+    data["conflicts"].sort(key=lambda x: x["adjudicated"] is not None)  # undecided first
     return render(
         request,
         "dashboard.html",
@@ -184,7 +186,39 @@ def dashboard_page(request: Request, name: str):
         runs=[(r, owners.get(r.user_id, "?")) for r in run_rows],
         members=members,
         has_results=has_results,
+        steps=steps(data, len(run_rows), has_results, published),
     )
+
+
+def steps(d: dict, runs: int, has_results: bool, published: bool) -> list[dict]:
+    """The campaign's stages (submissions, pool, assignment, judging, adjudication,
+    results), each ``done`` or not, the first not done being ``current``: the
+    dashboard's step indicator, each linking to its section."""
+    assessors = d["progress"]["assessors"]
+    assigned = sum(a["assigned"] for a in assessors)
+    judged = sum(a["judged"] for a in assessors)
+    undecided = sum(1 for x in d["conflicts"] if x["adjudicated"] is None)
+    stages = [
+        ("submissions", "runs", runs > 0, f"{runs} runs"),
+        ("pool", "pool", d["pool"]["pairs"] > 0, f"{d['pool']['pairs']} pairs"),
+        ("assignment", "pool", bool(assessors), f"{len(assessors)} assessors"),
+        ("judging", "progress", assigned > 0 and judged == assigned, f"{judged} of {assigned}"),
+        ("adjudication", "conflicts", judged > 0 and undecided == 0, f"{undecided} undecided"),
+        (
+            "results",
+            "results",
+            published,
+            "published" if published else ("computed" if has_results else "not computed"),
+        ),
+    ]
+    out, current = [], False
+    for name, anchor, done, detail in stages:
+        here = not done and not current
+        current = current or here
+        out.append(
+            {"name": name, "anchor": anchor, "done": done, "current": here, "detail": detail}
+        )
+    return out
 
 
 async def _form(request: Request) -> dict:
