@@ -44,6 +44,8 @@ EXPECTED: dict[tuple[str, str], set[str]] = {
     ("POST", "/api/campaigns/{name}/publish"): {C},
     ("GET", "/api/campaigns/{name}/results"): {C, P},
     ("GET", "/api/campaigns/{name}/report"): {C},
+    ("GET", "/api/campaigns/{name}/audit"): {C},
+    ("GET", "/api/campaigns/{name}/audit.tsv"): {C},
     ("GET", "/"): ALL,
     ("GET", "/login"): ALL,
     ("POST", "/login"): ALL,

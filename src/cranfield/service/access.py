@@ -55,6 +55,8 @@ RULES: dict[str, frozenset[str]] = {
     "api_publish": COORD,
     "api_results": COORD | PART,
     "api_report": COORD,
+    "api_audit": COORD,
+    "api_audit_tsv": COORD,
     # HTML pages and forms
     "home": ANYONE,
     "login_page": ANYONE,

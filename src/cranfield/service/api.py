@@ -13,6 +13,7 @@ from starlette.responses import PlainTextResponse, Response
 
 from . import (
     accounts,
+    audit,
     campaigns,
     exports,
     judging,
@@ -251,6 +252,7 @@ def add_member(request: Request, name: str, body: Member) -> dict:
     """Give a user a role in the campaign: a member of the caller's campaigns (a site
     coordinator: any user), or a new user with a ``password``."""
     add_member_to(db_of(request), name, body.username, body.role, body.password, principal(request))
+    audit.note(request, username=body.username, role=body.role)
     return {"username": body.username, "role": body.role}
 
 
@@ -343,14 +345,18 @@ def runs(request: Request, name: str) -> list:
 
 @router.post("/campaigns/{name}/pool", name="api_pool")
 def pool(request: Request, name: str, body: PoolRequest) -> dict:
-    return pooling.build(
+    info = pooling.build(
         db_of(request), name, strategy=body.strategy, depth=body.depth, per_group=body.per_group
     )
+    audit.note(request, strategy=info["strategy"], pairs=info["pairs"], gold=info["gold"])
+    return info
 
 
 @router.post("/campaigns/{name}/assignments", name="api_assign")
 def assign(request: Request, name: str, body: AssignRequest) -> dict:
-    return pooling.assign(db_of(request), name, per_topic=body.per_topic, seed=body.seed)
+    out = pooling.assign(db_of(request), name, per_topic=body.per_topic, seed=body.seed)
+    audit.note(request, per_topic=body.per_topic, seed=body.seed, topics=len(out))
+    return out
 
 
 @router.get(
@@ -409,6 +415,7 @@ def dashboard(request: Request, name: str) -> dict:
 @router.put("/campaigns/{name}/adjudications/{pair}", name="api_adjudicate")
 def adjudicate(request: Request, name: str, pair: PairId, body: Label) -> dict:
     quality.adjudicate(db_of(request), name, user_id(request), pair, body.label)
+    audit.note(request, pair=pair, label=body.label)
     return {"pair": pair, "label": body.label}
 
 
@@ -435,6 +442,7 @@ def compute_results(request: Request, name: str, body: ResultsRequest) -> dict:
     """Compute (not publish) the results; ``coverage.warning`` says when part of the
     pool has no label yet."""
     data = results.compute(db_of(request), name, body.baselines)
+    audit.note(request, baselines=body.baselines, labelled=data["coverage"]["labelled"])
     return {
         "runs": sorted(data["runs"]),
         "measures": data["measures"],
@@ -462,6 +470,18 @@ def get_results(request: Request, name: str) -> dict:
             raise NotFound("no results computed yet")
         return data
     return results.for_participant(db_of(request), name, p.user_id)
+
+
+@router.get("/campaigns/{name}/audit", name="api_audit")
+def audit_log(request: Request, name: str) -> list:
+    """Every coordinator action in the campaign, oldest first."""
+    return audit.entries(db_of(request), name)
+
+
+@router.get("/campaigns/{name}/audit.tsv", name="api_audit_tsv", response_class=PlainTextResponse)
+def audit_tsv(request: Request, name: str):
+    """The audit log as TSV (``time user action detail``)."""
+    return PlainTextResponse(audit.entries_tsv(db_of(request), name))
 
 
 @router.get("/campaigns/{name}/report", name="api_report", response_class=Response)

@@ -16,6 +16,7 @@ from pathlib import Path
 from fastapi import Request
 
 from . import auth
+from .audit import AuditTrail
 from .db import Database
 from .limits import BodyLimit
 from .throttle import Limits, Throttle
@@ -163,6 +164,7 @@ def create_app(db: Database, config: Config | None = None):
     async def http_error(request, exc: HTTPException):
         return problem(request, exc.status_code, str(exc.detail))
 
+    app.add_middleware(AuditTrail, db=db)
     app.add_middleware(BodyLimit, upload_limit=lambda: app.state.config.max_upload)
     app.add_middleware(SecurityHeaders)
     return app

@@ -16,7 +16,7 @@ from fastapi import APIRouter, Request
 from starlette.concurrency import run_in_threadpool
 from starlette.responses import HTMLResponse, RedirectResponse
 
-from . import accounts, campaigns, judging, pooling, quality, results, submissions, uploads
+from . import accounts, audit, campaigns, judging, pooling, quality, results, submissions, uploads
 from .api import add_member_to, create_from_form, do_login, set_session_cookie, submit_form
 from .auth import COOKIE, LOGIN_CSRF_COOKIE, principal
 from .params import PairId
@@ -187,6 +187,7 @@ def dashboard_page(request: Request, name: str):
         members=members,
         has_results=has_results,
         steps=steps(data, len(run_rows), has_results, published),
+        audit_entries=audit.entries(db, name)[-10:][::-1],
     )
 
 
@@ -250,6 +251,7 @@ async def members_form(request: Request, name: str):
         f.get("password") or None,
         principal(request),
     )
+    audit.note(request, username=f.get("username", ""), role=f.get("role", ""))
     return back(f"/c/{quote(name)}/dashboard", f"{f.get('username')} is now {f.get('role')}")
 
 
@@ -263,6 +265,7 @@ async def pool_form(request: Request, name: str):
         strategy=f.get("strategy", "").strip() or "depth",
         depth=_int(f.get("depth", ""), "depth", 10),
     )
+    audit.note(request, strategy=info["strategy"], pairs=info["pairs"], gold=info["gold"])
     return back(
         f"/c/{quote(name)}/dashboard", f"pool built: {info['pairs']} pairs ({info['strategy']})"
     )
@@ -277,6 +280,7 @@ async def assign_form(request: Request, name: str):
         name,
         per_topic=_int(f.get("per_topic", ""), "assessors per topic"),
     )
+    audit.note(request, per_topic=f.get("per_topic", ""), topics=len(out))
     return back(f"/c/{quote(name)}/dashboard", f"{len(out)} topics assigned")
 
 
@@ -287,6 +291,7 @@ async def adjudicate_form(request: Request, name: str, pair: PairId):
     await run_in_threadpool(
         quality.adjudicate, request.app.state.db, name, principal(request).user_id, pair, label
     )
+    audit.note(request, pair=pair, label=label)
     return back(f"/c/{quote(name)}/dashboard", f"pair {pair} adjudicated")
 
 
@@ -295,6 +300,7 @@ async def results_form(request: Request, name: str):
     f = await _form(request)
     baselines = [b for b in re.split(r"[\s,]+", f.get("baselines", "")) if b]
     data = await run_in_threadpool(results.compute, request.app.state.db, name, baselines)
+    audit.note(request, baselines=baselines, labelled=data["coverage"]["labelled"])
     note = "results computed (not yet published)"
     if data["coverage"]["warning"]:
         note += "; " + data["coverage"]["warning"]
