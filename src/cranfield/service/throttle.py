@@ -7,9 +7,12 @@ most ``per_user_address`` attempts in the last ``window`` seconds and the second
 most ``per_address``; otherwise it is refused with 429 and not counted. A successful
 login removes its own attempts and the earlier failures of that user from that address.
 
-Recording before verifying makes the limit exact under concurrency: the attempts are
-committed before they are counted, so the n-th to commit counts at least n (40
-simultaneous wrong logins are 10 verifications and 30 refusals, not 40 verifications).
+Recording before verifying makes the limit hold under concurrency: the attempts are
+committed before they are counted, so the n-th to commit counts at least n, and no more
+than the limit are ever verified (40 simultaneous wrong logins were 40 verifications;
+now they are at most 10, the rest refused). Attempts that arrive together may count
+each other before the refused ones are removed, so a burst may be refused a little
+early — the burst's own address only.
 The counts live in the database, so every worker process in front of it shares them.
 
 There is no limit per user name alone: it would let anyone lock the owner (or the
