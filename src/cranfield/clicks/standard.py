@@ -25,7 +25,8 @@ register(
     ClickModel(
         "gctr",
         estimate.fit_gctr,
-        "Global click-through rate: every rank of every session is clicked alike.",
+        "Global click-through rate: every rank of every session is clicked alike. Closed "
+        "form: clicks / impressions.",
         "P(C_r = 1) = rho for every rank and document",
         BOOK + ", sec. 3.1",
         params=(probability("ctr", "rho, one probability"),),
@@ -39,7 +40,7 @@ register(
     ClickModel(
         "rctr",
         estimate.fit_rctr,
-        "Rank-based click-through rate: a click depends on the rank only.",
+        "Rank-based click-through rate: a click depends on the rank only. Closed form per rank.",
         "P(C_r = 1) = rho_r",
         BOOK + ", sec. 3.1",
         params=(probability("ctr", "rho_r, one per rank"),),
@@ -53,7 +54,8 @@ register(
     ClickModel(
         "dctr",
         estimate.fit_dctr,
-        "Document-based click-through rate: a click depends on the document only.",
+        "Document-based click-through rate: a click depends on the document only. Closed "
+        "form per (q, d).",
         "P(C_r = 1) = rho_qd",
         BOOK + ", sec. 3.1",
         params=(probability("attractiveness", "rho_qd, one per (query, document)"),),
@@ -77,7 +79,7 @@ register(
         "pbm",
         estimate.fit_pbm,
         "Position-based model: a document is clicked if examined and attractive, "
-        "examination depending on the rank only.",
+        "examination depending on the rank only. EM.",
         "P(C_r = 1) = alpha_qd * gamma_r (examination depends on the rank only)",
         "Craswell, Zoeter, Taylor & Ramsey (2008), WSDM; " + BOOK + ", sec. 3.2",
         params=(_ATTRACTIVENESS, probability("examination", "gamma_r, one per rank")),
@@ -101,7 +103,8 @@ register(
     ClickModel(
         "cm",
         estimate.fit_cm,
-        "Cascade model: the user scans down and stops at the first click.",
+        "Cascade model: the user scans down and stops at the first click. Closed form: "
+        "first clicks / impressions at or above the first click.",
         "E_1 = 1; E_{r+1} = 1 iff E_r = 1 and C_r = 0; P(C_r = 1 | E_r = 1) = alpha_qd, so "
         "P(first click at r) = prod_{j<r}(1 - alpha_j) alpha_r",
         "Craswell, Zoeter, Taylor & Ramsey (2008), WSDM; " + BOOK + ", sec. 3.3",
@@ -166,7 +169,7 @@ register(
         "ubm",
         estimate.fit_ubm,
         "User browsing model: examination depends on the rank and on the rank of the "
-        "previous click.",
+        "previous click. EM.",
         "P(C_r = 1 | C_<r) = alpha_qd * gamma_{r r'}, r' the rank of the previous click "
         "(0 if none)",
         "Dupret & Piwowarski (2008), SIGIR; " + BOOK + ", sec. 3.4",
@@ -190,7 +193,9 @@ register(
         "dcm",
         estimate.fit_dcm,
         "Dependent click model: a cascade with several clicks, going on after a click "
-        "with a probability per rank.",
+        "with a probability per rank. Closed form, the book's approximate MLE: alpha_qd = "
+        "clicks / impressions at or above the last click; lambda_r = (clicks at r that "
+        "are not the session's last) / (clicks at r).",
         "cascade with several clicks: after a click at r the user goes on with lambda_r, "
         "after a skip always: P(E_{r+1}=1 | C_r=1) = lambda_r, P(E_{r+1}=1 | E_r=1, C_r=0) = 1",
         "Guo, Liu & Wang (2009), WSDM; " + BOOK + ", sec. 3.5",
@@ -215,7 +220,7 @@ register(
         "ccm",
         estimate.fit_ccm,
         "Click chain model: going on after a skip, or after a click depending on the "
-        "clicked document's attractiveness.",
+        "clicked document's attractiveness. EM.",
         "after a skip go on with tau1; after a click go on with tau2 (1 - alpha_qd) + "
         "tau3 alpha_qd",
         "Guo, Liu, Kannan, Minka, Taylor, Wang & Faloutsos (2009), WWW; " + BOOK + ", sec. 3.6",
@@ -252,7 +257,7 @@ register(
         "dbn",
         estimate.fit_dbn,
         "Dynamic Bayesian network model: after a click the user may be satisfied and "
-        "stop; otherwise goes on with a constant probability.",
+        "stop; otherwise goes on with a constant probability. EM.",
         "after a click the user is satisfied with sigma_qd and stops; otherwise goes on "
         "with gamma: P(E_{r+1}=1 | E_r=1) = gamma (1 - C_r sigma_qd)",
         "Chapelle & Zhang (2009), WWW; " + BOOK + ", sec. 3.7",
@@ -269,7 +274,8 @@ register(
     ClickModel(
         "sdbn",
         estimate.fit_sdbn,
-        "Simplified dynamic Bayesian network model: DBN whose user goes on until satisfied.",
+        "Simplified dynamic Bayesian network model: DBN whose user goes on until satisfied. "
+        "Closed form: alpha_qd as DCM's, sigma_qd = last clicks / clicks.",
         "DBN with gamma = 1: the user goes on until satisfied",
         "Chapelle & Zhang (2009), WWW; " + BOOK + ", sec. 3.7",
         params=(_ATTRACTIVENESS, _SATISFACTION),
