@@ -15,9 +15,11 @@ from ._args import (
     add_format,
     add_measures,
     add_output,
+    add_seed,
     add_tests,
     digits_value,
     number,
+    seed_value,
 )
 from ._output import check_outputs, deliver
 
@@ -53,7 +55,7 @@ def _common(p: Parser) -> None:
         help="objective evaluations on the training data (default 16000, the Nrf of "
         "Semenikhin & Denisova)",
     )
-    p.add_argument("--seed", default="0", help="random seed, an integer >= 0 (default 0)")
+    add_seed(p, "rankers' random steps")
     p.add_argument(
         "--normalisation",
         choices=("query", "none"),
@@ -158,7 +160,7 @@ def _params(items: list[str], methods: list[str] | None = None) -> dict:
 
 def _budget_seed(args) -> tuple[int, int]:
     budget = number(args.budget, "--budget", int, 1, 10**9)
-    seed = number(args.seed, "--seed", int, 0, 2**63 - 1)
+    seed = seed_value(args)
     return budget, seed
 
 
