@@ -34,6 +34,23 @@ def _ranker_names() -> list[str]:
     return list(RANKERS)
 
 
+def _rankers_text() -> str:
+    """``mga: genetic algorithm ...; ga: ...``: the rankers in words, for help texts."""
+    from ..ltr.rankers import RANKERS
+
+    text = "; ".join(f"{name}: {d.summary}" for name, d in RANKERS.items())
+    return text.replace("%", "%%")  # (argparse formats help with %)
+
+
+def _parameters_text() -> str:
+    """``mga: population, ...; ga: ...``: each ranker's parameters, for help texts."""
+    from ..ltr.rankers import RANKERS
+
+    return "; ".join(
+        f"{name}: {', '.join(p.name for p in d.params)}" for name, d in RANKERS.items()
+    )
+
+
 def _pair_tests() -> tuple[str, ...]:
     from ..compare import PAIR_TESTS
 
@@ -66,7 +83,8 @@ def _common(p: Parser) -> None:
         action="append",
         default=[],
         metavar="KEY=VALUE",
-        help="a ranker parameter, e.g. population=100 (repeatable; in cv: METHOD.KEY=VALUE)",
+        help="a ranker parameter, e.g. population=100 (repeatable; in cv: METHOD.KEY=VALUE); "
+        "their ranges are in docs/ltr.md: " + _parameters_text(),
     )
 
 
@@ -86,7 +104,12 @@ def _parser(action: str) -> Parser:
     if action == "train":
         p.add_argument("train", metavar="TRAIN", help="SVMlight/LETOR, LightGBM or Parquet file")
         p.add_argument("--vali", metavar="VALI", help="validation data: selects the checkpoint")
-        p.add_argument("--method", choices=_ranker_names(), default="mga", help="default mga")
+        p.add_argument(
+            "--method",
+            choices=_ranker_names(),
+            default="mga",
+            help="the ranker (default mga): " + _rankers_text(),
+        )
         _common(p)
         add_output(p, required=True, help="the model file to write (JSON)")
     elif action == "eval":
@@ -104,7 +127,7 @@ def _parser(action: str) -> Parser:
             "--methods",
             default="mga,ga,coordinate-ascent",
             help="comma list of rankers (default mga,ga,coordinate-ascent; the first is the "
-            "baseline of the significance tests): " + ", ".join(_ranker_names()),
+            "baseline of the significance tests): " + _rankers_text(),
         )
         add_measures(p, "measures on the test folds (default: nDCG@10 P@1 P@5 P@10 Bpref R@10 AP)")
         _common(p)
