@@ -26,6 +26,7 @@ from ..declarations import (  # noqa: F401 (re-exported)
     MIN_GRADE,
     MIN_MAGNITUDE,
     WEIGHT_ALLOWED,
+    Declaration,
     Param,
     _bound,
     integer_in,
@@ -165,27 +166,22 @@ FRACTIONAL = {
 }
 
 
-class MeasureDef(Record):
-    """Declaration of a measure family.
+class MeasureDef(Declaration):
+    """Declaration of a measure family (:class:`~cranfield.core.declarations.Declaration`).
 
-    ``trec`` holds the trec_eval measures it computes (:class:`TrecEval`; the first is
-    its trec_eval name, e.g. ``map`` then ``map_cut`` for AP); ``micro`` is the
+    ``behaviour`` is the family's NumPy kernel, the executable specification
+    (:attr:`kernel`): ``kernel(judged_run, cutoff, **params) -> ndarray``, one value per
+    query. ``trec`` holds the trec_eval measures it computes (:class:`TrecEval`; the
+    first is its trec_eval name, e.g. ``map`` then ``map_cut`` for AP); ``micro`` is the
     micro-averaged value, ``micro(judged_run, cutoff, **params) -> float`` (pooled
     counts of all queries), for the families that define one.
     """
 
     __slots__ = (
-        "name",
-        "kernel",
-        "summary",
-        "formula",
-        "reference",
-        "params",
         "cutoff",
         "cutoff_required",
         "aggregate",
         "kind",
-        "aliases",
         "trec",
         "edge_cases",
         "family",
@@ -194,18 +190,11 @@ class MeasureDef(Record):
         "check",
         "no_engine_kernel",
     )
-    _no_repr = ("kernel", "micro", "check")
-    name: str
-    kernel: Callable
-    summary: str
-    formula: str
-    reference: str
-    params: tuple[Param, ...]
+    _no_repr = ("behaviour", "micro", "check")
     cutoff: str | None  # None, "rank" (int >= 1) or "recall" (float in [0, 1])
     cutoff_required: bool
     aggregate: str
     kind: str  # "float", "int" (counts) or "str"
-    aliases: tuple[str, ...]
     trec: tuple[TrecEval, ...]
     edge_cases: str
     family: str
@@ -221,16 +210,16 @@ class MeasureDef(Record):
     def __init__(
         self,
         name: str,
-        kernel: Callable,
+        behaviour: Callable,
         summary: str,
         formula: str,
         reference: str,
         params: tuple[Param, ...] = (),
+        aliases: tuple[str, ...] = (),
         cutoff: str | None = None,
         cutoff_required: bool = False,
         aggregate: str = "mean",
         kind: str = "float",
-        aliases: tuple[str, ...] = (),
         trec: tuple[TrecEval, ...] = (),
         edge_cases: str = "",
         family: str = "ranked",
@@ -241,17 +230,11 @@ class MeasureDef(Record):
     ) -> None:
         if fractional is not None and fractional not in FRACTIONAL:
             raise ValueError(f"{name}: bad fractional={fractional!r}")
-        _set(self, "name", name)
-        _set(self, "kernel", kernel)
-        _set(self, "summary", summary)
-        _set(self, "formula", formula)
-        _set(self, "reference", reference)
-        _set(self, "params", params)
+        super().__init__(name, behaviour, summary, formula, reference, params, aliases)
         _set(self, "cutoff", cutoff)
         _set(self, "cutoff_required", cutoff_required)
         _set(self, "aggregate", aggregate)
         _set(self, "kind", kind)
-        _set(self, "aliases", aliases)
         _set(self, "trec", trec)
         _set(self, "edge_cases", edge_cases)
         _set(self, "family", family)
@@ -259,6 +242,12 @@ class MeasureDef(Record):
         _set(self, "fractional", fractional)
         _set(self, "check", check)
         _set(self, "no_engine_kernel", no_engine_kernel)
+
+    @property
+    def kernel(self) -> Callable:
+        """The family's NumPy kernel (its ``behaviour``): the specification the engine's
+        kernel is checked against."""
+        return self.behaviour
 
     @property
     def fractional_use(self) -> str:
@@ -272,12 +261,6 @@ class MeasureDef(Record):
     def trec_name(self) -> str | None:
         """trec_eval's name of the family (the first of :attr:`trec`), or None."""
         return self.trec[0].name if self.trec else None
-
-    def param(self, name: str) -> Param:
-        for p in self.params:
-            if p.name == name:
-                return p
-        raise KeyError(name)
 
 
 _REGISTRY: dict[str, MeasureDef] = {}
@@ -342,7 +325,7 @@ def measure(**spec) -> Callable[[Callable], Callable]:
         spec["trec"] = (spec["trec"],)
 
     def wrap(kernel: Callable) -> Callable:
-        register(MeasureDef(kernel=kernel, **spec))
+        register(MeasureDef(behaviour=kernel, **spec))
         return kernel
 
     return wrap
