@@ -86,3 +86,27 @@ def test_a_model_without_weights_needs_a_boosted_ranker(method):
     model = Model(method=method, num_features=1, normalisation="none", booster="x")
     with pytest.raises(InputError, match="unknown method"):
         predict(model, np.zeros((1, 1)))
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (
+            ["train", "{missing}", "--method", "ga", "--param", "crossover=2", "-o", "{out}"],
+            "invalid value for ga parameter crossover: expected a number in [0, 1], got 2.0",
+        ),
+        (
+            ["cv", "{missing}", "--methods", "mga,ga", "--param", "ga.elitism=-1"],
+            "invalid value for ga parameter elitism: expected an integer in [0, 100000], got -1",
+        ),
+    ],
+)
+def test_the_command_line_checks_ranker_parameters_before_reading(capsys, tmp_path, argv, message):
+    """A bad --param stops ``ltr train``/``ltr cv`` in one line before any file is read
+    (the data named here does not exist)."""
+    from adversarial.harness import run_main
+
+    paths = {"missing": tmp_path / "nowhere", "out": tmp_path / "m.json"}
+    status, out, err = run_main(capsys, "ltr", *(a.format(**paths) for a in argv))
+    assert status == 2 and out == ""
+    assert err == f"cranfield ltr: error: {message}\n"

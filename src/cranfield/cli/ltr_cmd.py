@@ -186,12 +186,13 @@ def _budget_seed(args) -> tuple[int, int]:
 
 
 def _train(args) -> int:
-    from ..ltr.rankers import train
+    from ..ltr.rankers import parameters, train
     from ..ltr.readers import read
     from ..progress import Progress
 
     check_outputs(args)
     budget, seed = _budget_seed(args)
+    params = parameters(args.method, _params(args.param))  # checked before any reading
     data = read(args.train)
     vali = read(args.vali) if args.vali else None
     with Progress(100, f"ltr train {args.method}") as bar:
@@ -209,7 +210,7 @@ def _train(args) -> int:
             seed=seed,
             normalisation=args.normalisation,
             convention=args.convention,
-            params=_params(args.param),
+            params=params,
             progress=progress,
         )
     model.save(args.output)
@@ -261,7 +262,7 @@ def _eval(args) -> int:
 
 def _cv(args) -> int:
     from ..ltr.protocol import cross_validate, load_folds
-    from ..ltr.rankers import ranker
+    from ..ltr.rankers import parameters, ranker
     from ..output import dumps_json
     from ..progress import Progress
 
@@ -269,9 +270,11 @@ def _cv(args) -> int:
     methods = [m.strip() for m in args.methods.split(",") if m.strip()]
     for m in methods:
         ranker(m)
+    given = _params(args.param, methods)
+    # every ranker and its parameters checked before any reading
+    params = {m: parameters(m, given.get(m)) for m in methods}
     check_outputs(args)
     budget, seed = _budget_seed(args)
-    params = _params(args.param, methods)
     folds = load_folds(args.folds)
     with Progress(len(folds) * len(methods), "ltr cv") as bar:
         result = cross_validate(
