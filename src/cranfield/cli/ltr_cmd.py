@@ -36,6 +36,23 @@ def _ranker_names() -> list[str]:
     return list(RANKERS)
 
 
+def _rankers_text() -> str:
+    """``mga: genetic algorithm ...; ga: ...``: the rankers in words, for help texts."""
+    from ..ltr.rankers import RANKERS
+
+    text = "; ".join(f"{name}: {d.summary}" for name, d in RANKERS.items())
+    return text.replace("%", "%%")  # (argparse formats help with %)
+
+
+def _parameters_text() -> str:
+    """``mga: population, ...; ga: ...``: each ranker's parameters, for help texts."""
+    from ..ltr.rankers import RANKERS
+
+    return "; ".join(
+        f"{name}: {', '.join(p.name for p in d.params)}" for name, d in RANKERS.items()
+    )
+
+
 def _pair_tests() -> tuple[str, ...]:
     from ..compare import PAIR_TESTS
 
@@ -68,7 +85,8 @@ def _common(p: Parser) -> None:
         action="append",
         default=[],
         metavar="KEY=VALUE",
-        help="a ranker parameter, e.g. population=100 (repeatable; in cv: METHOD.KEY=VALUE)",
+        help="a ranker parameter, e.g. population=100 (repeatable; in cv: METHOD.KEY=VALUE); "
+        "their ranges are in docs/ltr.md: " + _parameters_text(),
     )
 
 
@@ -88,7 +106,12 @@ def _parser(action: str) -> Parser:
     if action == "train":
         p.add_argument("train", metavar="TRAIN", help="SVMlight/LETOR, LightGBM or Parquet file")
         p.add_argument("--vali", metavar="VALI", help="validation data: selects the checkpoint")
-        p.add_argument("--method", choices=_ranker_names(), default="mga", help="default mga")
+        p.add_argument(
+            "--method",
+            choices=_ranker_names(),
+            default="mga",
+            help="the ranker (default mga): " + _rankers_text(),
+        )
         _common(p)
         add_output(p, required=True, help="the model file to write (JSON)")
     elif action == "eval":
@@ -106,7 +129,7 @@ def _parser(action: str) -> Parser:
             "--methods",
             default="mga,ga,coordinate-ascent",
             help="comma list of rankers (default mga,ga,coordinate-ascent; the first is the "
-            "baseline of the significance tests): " + ", ".join(_ranker_names()),
+            "baseline of the significance tests): " + _rankers_text(),
         )
         add_measures(p, "measures on the test folds (default: nDCG@10 P@1 P@5 P@10 Bpref R@10 AP)")
         _common(p)
@@ -165,12 +188,13 @@ def _budget_seed(args) -> tuple[int, int]:
 
 
 def _train(args) -> int:
-    from ..ltr.rankers import train
+    from ..ltr.rankers import parameters, train
     from ..ltr.readers import read
     from ..progress import Progress
 
     check_outputs(args)
     budget, seed = _budget_seed(args)
+    params = parameters(args.method, _params(args.param))  # checked before any reading
     data = read(args.train)
     vali = read(args.vali) if args.vali else None
     with Progress(100, f"ltr train {args.method}") as bar:
@@ -188,7 +212,7 @@ def _train(args) -> int:
             seed=seed,
             normalisation=args.normalisation,
             convention=args.convention,
-            params=_params(args.param),
+            params=params,
             progress=progress,
         )
     model.save(args.output)
@@ -240,7 +264,7 @@ def _eval(args) -> int:
 
 def _cv(args) -> int:
     from ..ltr.protocol import cross_validate, load_folds
-    from ..ltr.rankers import ranker
+    from ..ltr.rankers import parameters, ranker
     from ..output import dumps_json
     from ..progress import Progress
 
@@ -248,9 +272,11 @@ def _cv(args) -> int:
     methods = [m.strip() for m in args.methods.split(",") if m.strip()]
     for m in methods:
         ranker(m)
+    given = _params(args.param, methods)
+    # every ranker and its parameters checked before any reading
+    params = {m: parameters(m, given.get(m)) for m in methods}
     check_outputs(args)
     budget, seed = _budget_seed(args)
-    params = _params(args.param, methods)
     folds = load_folds(args.folds)
     with Progress(len(folds) * len(methods), "ltr cv") as bar:
         result = cross_validate(
