@@ -6,10 +6,23 @@ import argparse
 import math
 
 from ..errors import ParameterError
-from ._args import Parser, add_engine, add_output, add_refused, engine_value
-from ._output import deliver
+from ._args import (
+    Parser,
+    add_digits,
+    add_engine,
+    add_format,
+    add_output,
+    add_refused,
+    add_seed,
+    digits_value,
+    engine_value,
+    seed_value,
+)
+from ._output import deliver, print_notes
 
 _ACTIONS = ("compare", "fit", "relevance", "models")
+#: the formats of the comparison tables (the shared renderer's and JSON)
+TABLE_CHOICES = ("text", "markdown", "csv", "tsv", "json")
 
 
 def _positive_int(text: str) -> int:
@@ -29,16 +42,6 @@ def _tol(text: str) -> float:
         value = math.nan
     if not 0 <= value < 1:
         raise argparse.ArgumentTypeError(f"expected a number in [0, 1), got {text!r}")
-    return value
-
-
-def _seed(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = -1
-    if not 0 <= value < 2**63:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {text!r}")
     return value
 
 
@@ -98,7 +101,7 @@ def _common(p: argparse.ArgumentParser) -> None:
         default=50,
         help="EM iterations, at most (default 50, PyClick's fixed count)",
     )
-    p.add_argument("--seed", type=_seed, help="random EM start values (default: all 0.5)")
+    add_seed(p, "EM start values", without="every start value 0.5")
     add_output(p)
 
 
@@ -120,7 +123,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     c.add_argument("train", metavar="TRAIN")
     c.add_argument("test", metavar="TEST")
     c.add_argument("--models", default=",".join(NAMES), help="comma list of models (default: all)")
-    c.add_argument("-f", "--format", choices=("text", "json", "markdown"), default="text")
+    add_format(c, TABLE_CHOICES)
+    add_digits(c)
     _common(c)
     add_engine(c, _engine_help("TRAIN"))
     f = sub.add_parser("fit", help="fit one model; its parameters as JSON")
@@ -150,13 +154,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     r.add_argument("--measure", default="ndcg", help="with --runs: the measure (default ndcg)")
     add_engine(r, _engine_help("LOG"))
-    r.add_argument(
-        "-f",
-        "--format",
-        choices=("text", "json", "markdown"),
-        default="text",
-        help="with --compare: the report's format",
-    )
+    add_format(r, TABLE_CHOICES, what="with --compare: the report's format")
+    add_digits(r)
     _common(r)
     m = sub.add_parser("models", help="list the click models with definitions and sources")
     add_output(m)
@@ -184,7 +183,10 @@ def _compare(args: argparse.Namespace, est: dict) -> int:
         runs=runs,
         measure=args.measure,
     )
-    text = dumps_json(result) + "\n" if args.format == "json" else render(result, args.format)
+    if args.format == "json":
+        text = dumps_json(result) + "\n"
+    else:
+        text = render(result, args.format, digits_value(args))
     deliver(text, args.output)
     return 0
 
@@ -206,7 +208,7 @@ def _fit(args: argparse.Namespace, log: str, names: list[str], options: dict) ->
         if get(name).em is None:
             flag = "--models" if args.action == "compare" else "--model"
             raise ParameterError(flag, f"{listed(DASK_MODELS)} with --engine dask", name)
-    if args.seed is not None:
+    if seed_value(args) is not None:
         raise ParameterError("--seed", "not given with --engine dask (EM starts at 0.5)", args.seed)
     parts = paths(log)  # a missing log is reported before any cluster starts
     with connect(None, args.scheduler) as client:
@@ -226,7 +228,7 @@ def _fit(args: argparse.Namespace, log: str, names: list[str], options: dict) ->
 
 def run(args: argparse.Namespace) -> int:
     from ..clicks import estimates, read_log, to_json
-    from ..clicks.evaluation import compare, evaluate, render
+    from ..clicks.evaluation import compare, evaluate, notes, render
     from ..clicks.registry import CLICK_MODELS, get
     from ..clicks.relevance import qrels_lines
     from ..output import dumps_json
@@ -244,7 +246,7 @@ def run(args: argparse.Namespace) -> int:
     options = {
         "tol": args.tol,
         "max_iter": args.max_iter,
-        "seed": args.seed,
+        "seed": seed_value(args),
         "prior": _prior(args.prior),
     }
     if args.action == "compare":
@@ -255,7 +257,9 @@ def run(args: argparse.Namespace) -> int:
         else:
             test = read_log(args.test, args.log_format)  # read on the client, checked first
             scores = [evaluate(m, test) for m in _fit(args, args.train, names, options)]
-        deliver(render(scores, args.format), args.output)
+        deliver(render(scores, args.format, digits_value(args)), args.output)
+        if args.format in ("csv", "tsv"):  # the table alone: the notes on stderr
+            print_notes("clicks compare", notes(scores))
         return 0
     (model,) = _fit(args, args.log, [get(args.model).name], options)
     if args.action == "fit":
