@@ -105,11 +105,14 @@ def _common(p: argparse.ArgumentParser) -> None:
     add_output(p)
 
 
-ENGINE_HELP = (
-    "local (default) or dask: fit PBM, UBM, DBN or CCM by EM in Dask workers, LOG then "
-    "being a file, a directory of files or a quoted glob pattern, the partitions of the "
-    "log (docs/scaling.md)"
-)
+def _engine_help(log: str) -> str:
+    from ..clicks.registry import DASK_MODELS, listed
+
+    return (
+        f"local (default) or dask: fit {listed(DASK_MODELS, upper=True)} by EM in Dask "
+        f"workers, {log} then being a file, a directory of files or a quoted glob "
+        "pattern, the partitions of the log (docs/scaling.md)"
+    )
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -123,13 +126,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_format(c, TABLE_CHOICES)
     add_digits(c)
     _common(c)
-    add_engine(c, ENGINE_HELP.replace("LOG", "TRAIN"))
+    add_engine(c, _engine_help("TRAIN"))
     f = sub.add_parser("fit", help="fit one model; its parameters as JSON")
     f.add_argument("log", metavar="LOG")
     f.add_argument("--model", required=True, help="one of " + ", ".join(spellings()))
     add_refused(f, "-m", "-m names measures in cranfield: give the click model as --model MODEL")
     _common(f)
-    add_engine(f, ENGINE_HELP)
+    add_engine(f, _engine_help("LOG"))
     r = sub.add_parser("relevance", help="click-derived relevance per (query, document)")
     r.add_argument("log", metavar="LOG")
     r.add_argument("--model", required=True, help="one of " + ", ".join(spellings()))
@@ -150,7 +153,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--runs", nargs="+", metavar="RUN", help="with --compare: rank these runs by both qrels"
     )
     r.add_argument("--measure", default="ndcg", help="with --runs: the measure (default ndcg)")
-    add_engine(r, ENGINE_HELP)
+    add_engine(r, _engine_help("LOG"))
     add_format(r, TABLE_CHOICES, what="with --compare: the report's format")
     add_digits(r)
     _common(r)
@@ -196,14 +199,15 @@ def _fit(args: argparse.Namespace, log: str, names: list[str], options: dict) ->
     if engine_value(args) == "local":
         train = read_log(log, args.log_format)
         return [fit(train, name, **options) for name in names]
-    from ..distributed.clicks import MODELS, fit_dask
+    from ..clicks.registry import DASK_MODELS, get, listed
+    from ..distributed.clicks import fit_dask
     from ..distributed.cluster import connect
     from ..distributed.partitions import paths
 
     for name in names:
-        if name not in MODELS:
+        if get(name).em is None:
             flag = "--models" if args.action == "compare" else "--model"
-            raise ParameterError(flag, "pbm, ubm, dbn or ccm with --engine dask", name)
+            raise ParameterError(flag, f"{listed(DASK_MODELS)} with --engine dask", name)
     if seed_value(args) is not None:
         raise ParameterError("--seed", "not given with --engine dask (EM starts at 0.5)", args.seed)
     parts = paths(log)  # a missing log is reported before any cluster starts
@@ -225,19 +229,17 @@ def _fit(args: argparse.Namespace, log: str, names: list[str], options: dict) ->
 def run(args: argparse.Namespace) -> int:
     from ..clicks import estimates, read_log, to_json
     from ..clicks.evaluation import compare, evaluate, notes, render
-    from ..clicks.registry import REGISTRY, get
+    from ..clicks.registry import CLICK_MODELS, get
     from ..clicks.relevance import qrels_lines
     from ..output import dumps_json
 
     if args.action == "models":
         lines = []
-        for d in REGISTRY.values():
+        for d in CLICK_MODELS.values():
             also = f", also {', '.join(d.aliases)}" if d.aliases else ""
-            lines.append(f"{d.name}  {d.title} ({d.estimation}{also})")
-            lines.append(f"    {d.definition}")
-            lines.append(
-                "    parameters: " + "; ".join(f"{k}: {v}" for k, v in d.parameters.items())
-            )
+            lines.append(f"{d.name}  {d.label} ({d.estimation}{also})")
+            lines.append(f"    {d.formula}")
+            lines.append("    parameters: " + "; ".join(f"{p.name}: {p.doc}" for p in d.params))
             lines.append(f"    {d.reference}")
         deliver("\n".join(lines) + "\n", args.output)
         return 0

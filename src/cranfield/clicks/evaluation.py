@@ -29,6 +29,7 @@ from .estimate import EPS, MAX_ITER, PYCLICK_PRIOR, TOL
 from .fitted import FittedClickModel, fit
 from .log import ClickLog
 from .models import Pairs
+from .registry import get
 
 
 @dataclass
@@ -102,11 +103,6 @@ def compare(
     return [evaluate(fit(train, m, **options), test) for m in models]
 
 
-CM_NOTE = (
-    "cm allows one click per session: its log-likelihood depends on how later clicks are "
-    "scored (PyClick's differs); compare it by perplexity"
-)
-
 _COLUMNS = (
     ("model", "model"),
     ("log_likelihood", "log-likelihood"),
@@ -148,6 +144,7 @@ def notes(evaluations: list[Evaluation]) -> list[str]:
             f"{e.sessions} test sessions scored; {e.sessions_left_out} left out "
             "(their query is not in the training log)"
         )
-    if any(e.model == "cm" for e in evaluations):
-        out.append(CM_NOTE)
+    for note in dict.fromkeys(get(e.model).note for e in evaluations):
+        if note:
+            out.append(note)
     return out
