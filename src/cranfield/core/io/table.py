@@ -1,0 +1,372 @@
+"""The one reader of tables: any table input becomes an Arrow table and the source
+line of each of its rows.
+
+An input is a path, ``"-"`` (standard input) or a file object; every input is read the
+same way (:mod:`.source`: gzip recognised by its magic bytes, text stopped at a NUL
+byte or a line over 64 MiB). Its format is told from the content (:func:`.formats.sniff`:
+Parquet and Arrow IPC by their magic bytes, CSV, TSV, whitespace-separated columns or
+JSON lines by the first line), the file's extension deciding only what the content
+leaves open, and an explicit ``format`` winning over both. Text inputs are UTF-8 with a
+header row (a byte-order mark and CRLF line ends accepted; quoted CSV fields may hold
+line breaks, RFC 4180); their rows keep the 1-based line where each starts
+(:attr:`Table.lines`), so that a problem with a row is reported as ``FILE:LINE:
+message`` -- or ``FILE: row N: message`` for binary formats, which have no lines.
+
+Every problem is an :class:`~cranfield.errors.InputError` worded once here: an empty
+file, a header without rows, a row with a different number of fields, text that is not
+UTF-8, a Parquet file that is not one or is cut short, a missing or duplicated column,
+a column of the wrong type.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+import numpy as np
+import pyarrow as pa
+
+from ...errors import InputError, ParameterError
+from .formats import TABLE_FORMATS, compression, extension_format, sniff
+from .source import read_bytes, resolve, source_name
+
+BINARY = ("parquet", "arrow")
+_HEAD = 1 << 16
+
+
+@dataclass(frozen=True)
+class Table:
+    """A table as read: its Arrow ``table``, the 1-based source line where each row
+    starts (``lines``; None for Parquet, Arrow and in-memory tables), the ``source``
+    name for messages and the ``format`` it was read as."""
+
+    table: pa.Table
+    lines: np.ndarray | None
+    source: str
+    format: str
+
+    @property
+    def num_rows(self) -> int:
+        return self.table.num_rows
+
+    def line(self, row: int) -> int | None:
+        """The 1-based line where 0-based row ``row`` starts (None without lines)."""
+        return None if self.lines is None else int(self.lines[row])
+
+    def error(self, row: int, message: str) -> InputError:
+        """The one wording of a problem in row ``row`` (0-based): ``FILE:LINE: message``
+        for text, ``FILE: row N: message`` (1-based) otherwise."""
+        if self.lines is None:
+            return InputError(f"row {row + 1}: {message}", self.source)
+        return InputError(message, self.source, self.line(row))
+
+    def column(self, name: str) -> pa.ChunkedArray:
+        """Column ``name``; a missing one is an error listing the columns there are."""
+        if name not in self.table.column_names:
+            raise self.missing(name)
+        return self.table.column(name)
+
+    def missing(self, name: str, role: str | None = None) -> InputError:
+        """The error for a column that is not there."""
+        what = f"{role} column {name!r}" if role else f"column {name!r}"
+        found = ", ".join(self.table.column_names) or "none"
+        return InputError(f"no {what} (columns: {found})", self.source)
+
+    def require(self, columns: Mapping[str, str]) -> None:
+        """Check that each column exists and holds its kind of values: ``"number"``
+        (integers or floats), ``"integer"``, ``"string"`` or ``"any"``."""
+        for name, kind in columns.items():
+            col = self.column(name)
+            t = col.type
+            if pa.types.is_dictionary(t):
+                t = t.value_type
+            ok = {
+                "number": pa.types.is_integer(t) or pa.types.is_floating(t),
+                "integer": pa.types.is_integer(t),
+                "string": pa.types.is_string(t) or pa.types.is_large_string(t),
+                "any": True,
+            }[kind]
+            if not ok and not pa.types.is_null(t):
+                raise InputError(f"column {name!r} holds {t}, expected {_KINDS[kind]}", self.source)
+            if col.null_count:
+                row = int(np.flatnonzero(col.is_null().to_numpy(zero_copy_only=False))[0])
+                raise self.error(row, f"missing value in column {name!r}")
+
+
+_KINDS = {"number": "numbers", "integer": "integers", "string": "text", "any": "values"}
+
+
+def read_table(
+    path_or_file,
+    *,
+    format: str | None = None,
+    formats: Iterable[str] = TABLE_FORMATS,
+    strings: Iterable[str] | bool = (),
+    header: bool = True,
+    rows: bool = True,
+) -> Table:
+    """Read a table input (see the module docstring).
+
+    Parameters
+    ----------
+    path_or_file
+        A path, ``"-"`` for standard input, a file object, or an in-memory table
+        (a ``pyarrow.Table`` or a pandas/polars DataFrame, taken as it is).
+    format
+        One of ``formats``; by default told from the content (:func:`.formats.sniff`).
+    formats
+        The formats the caller accepts; another one is an error.
+    strings
+        Columns of a text format to keep as text (matched case-insensitively, after
+        stripping blanks), or ``True`` for every column: ids such as ``007`` stay as
+        written instead of becoming numbers.
+    header
+        Whether a text input starts with a header row; without one, columns are
+        named ``1``, ``2``, ...
+    rows
+        Whether a table without rows is an error (``"no data rows after the header"``).
+    """
+    formats = tuple(formats)
+    if format is not None and format not in formats:
+        raise ParameterError("format", "one of " + ", ".join(formats), format)
+    if not isinstance(path_or_file, (str, os.PathLike)) and not hasattr(path_or_file, "read"):
+        return _in_memory(path_or_file, rows)
+    source = source_name(path_or_file)
+    hint = extension_format(path_or_file)
+    data = resolve(path_or_file, source, text=False)
+    head = _head(data)
+    packed = compression(head)
+    if packed is not None:
+        raise InputError(
+            f"{packed}-compressed data: decompress it first (cranfield reads gzip)", source
+        )
+    if not head:
+        raise InputError("empty file", source)
+    fmt = format or sniff(head, hint)
+    if format is None and hint in BINARY and fmt not in BINARY:
+        magic = "PAR1" if hint == "parquet" else "ARROW1"
+        raise InputError(f"not a {_NAMES[hint]} file (it does not start with {magic})", source)
+    if fmt not in formats:
+        raise InputError(
+            f"{_NAMES[fmt]} data; expected {', '.join(_NAMES[f] for f in formats)}", source
+        )
+    if fmt in BINARY:
+        table = _binary(data, fmt, source)
+        lines = None
+    else:
+        text = read_bytes(data, source)  # read, or checked, as text: NUL, line length
+        table, lines = _text(text, fmt, source, strings, header)
+    _unique(table.column_names, source, lines is not None)
+    out = Table(table, lines, source, fmt)
+    if rows and table.num_rows == 0:
+        raise InputError(
+            "no data rows after the header" if lines is not None else "the table has no rows",
+            source,
+        )
+    return out
+
+
+_NAMES = {
+    "parquet": "Parquet",
+    "arrow": "Arrow IPC",
+    "csv": "CSV",
+    "tsv": "TSV",
+    "whitespace": "whitespace-separated",
+    "jsonl": "JSON lines",
+}
+
+
+def _in_memory(obj, rows: bool) -> Table:
+    from .._columnar import arrow_of
+
+    try:
+        table = arrow_of(obj)
+        if not isinstance(table, pa.Table):
+            table = pa.table(table)
+    except (TypeError, ValueError, pa.ArrowInvalid) as exc:
+        raise InputError(f"cannot read as a table: {_first(exc)}", "<table>") from None
+    if rows and table.num_rows == 0:
+        raise InputError("the table has no rows", "<table>")
+    return Table(table, None, "<table>", "arrow")
+
+
+def _head(data) -> bytes:
+    if isinstance(data, bytes):
+        return data[:_HEAD]
+    with open(data, "rb") as fh:
+        return fh.read(_HEAD)
+
+
+def _first(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
+def _binary(data, fmt: str, source: str) -> pa.Table:
+    from .tabular import arrow_threads
+
+    size = len(data) if isinstance(data, bytes) else os.path.getsize(data)
+    src = pa.BufferReader(data) if isinstance(data, bytes) else str(data)
+    try:
+        if fmt == "parquet":
+            import pyarrow.parquet as pq
+
+            return pq.read_table(src, use_threads=arrow_threads(size))
+        import pyarrow.ipc as ipc
+
+        stream = src if isinstance(src, pa.BufferReader) else pa.memory_map(src)
+        if _head(data).startswith(b"ARROW1"):
+            return ipc.open_file(stream).read_all()
+        return ipc.open_stream(stream).read_all()
+    except (pa.ArrowException, OSError, ValueError) as exc:
+        raise InputError(f"cannot read {_NAMES[fmt]}: {_first(exc)}", source) from None
+
+
+def _unique(names: list[str], source: str, text: bool) -> None:
+    seen: set[str] = set()
+    for name in names:
+        if name in seen:
+            raise InputError(
+                f"column {name!r} appears twice in the header", source, 1 if text else None
+            )
+        seen.add(name)
+
+
+# -- text ---------------------------------------------------------------------------------
+
+
+def record_lines(data: bytes, quoted: bool = True, blanks: bool = False) -> np.ndarray:
+    """The 1-based line where each record of delimited text starts: every line that is
+    not empty (nor, with ``blanks``, only spaces and tabs) and, with ``quoted``, does not
+    continue a quoted field (an odd number of ``"`` before it).
+
+    Whole-array: a few passes of NumPy over the bytes, whatever the number of lines.
+    """
+    buf = np.frombuffer(data, np.uint8)
+    ends = np.flatnonzero(buf == 10)
+    starts = np.concatenate(([0], ends + 1))
+    stops = np.concatenate((ends, [len(buf)]))
+    if starts[-1] == len(buf):  # the text ends with a line end
+        starts, stops = starts[:-1], stops[:-1]
+    ink = ~np.isin(buf, (10, 13, 32, 9) if blanks else (10, 13))
+    before = np.concatenate(([0], np.cumsum(ink, dtype=np.int64)))
+    begins = before[stops] > before[starts]
+    if quoted:
+        quotes = np.flatnonzero(buf == 34)
+        if quotes.size:
+            begins &= np.searchsorted(quotes, starts) % 2 == 0
+    return np.flatnonzero(begins).astype(np.int64) + 1
+
+
+_BLANKS = re.compile(rb"(?m)^[ \t]+|[ \t]+(?=\r?$)")
+_RUNS = re.compile(rb"[ \t]+")
+
+
+def _text(data: bytes, fmt: str, source: str, strings, header: bool):
+    if not data.strip(b" \t\r\n\xef\xbb\xbf"):
+        raise InputError("empty file", source)
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]  # a byte-order mark: the lines stay where they are
+    if fmt == "jsonl":
+        return _jsonl(data, source)
+    if fmt == "whitespace":
+        data = _RUNS.sub(b"\t", _BLANKS.sub(b"", data))
+    quoted = fmt != "whitespace"
+    starts = record_lines(data, quoted)
+    return _delimited(data, fmt, source, strings, header, quoted, starts)
+
+
+def _delimited(data, fmt, source, strings, header, quoted, starts):
+    import pyarrow.csv as pacsv
+
+    delimiter = "," if fmt == "csv" else "\t"
+    first = data[: data.find(b"\n")] if b"\n" in data else data
+    width = len(_decode(first.rstrip(b"\r"), source, 1).split(delimiter))
+    names = None if header else [str(i + 1) for i in range(width)]
+    if header:
+        heads = _decode(first, source, starts[0]).strip().split(delimiter)
+        heads = [h.strip().strip('"') for h in heads]
+    else:
+        heads = names
+    if strings is True:
+        types = {h: pa.string() for h in heads}
+    else:
+        wanted = {s.strip().lower() for s in strings}
+        types = {h: pa.string() for h in heads if h.strip().lower() in wanted}
+    bad: list = []
+
+    def invalid(row) -> str:
+        bad.append(row)
+        return "skip"
+
+    block = 1 << 20
+    while True:
+        bad.clear()
+        try:
+            table = pacsv.read_csv(
+                pa.BufferReader(data),
+                read_options=pacsv.ReadOptions(
+                    block_size=block,
+                    use_threads=False,  # (threads lose invalid rows' numbers)
+                    column_names=names,
+                ),
+                parse_options=pacsv.ParseOptions(
+                    delimiter=delimiter,
+                    quote_char='"' if quoted else False,
+                    newlines_in_values=quoted,
+                    invalid_row_handler=invalid,
+                ),
+                convert_options=pacsv.ConvertOptions(
+                    column_types=types, strings_can_be_null=False, null_values=[""]
+                ),
+            )
+            break
+        except pa.ArrowInvalid as exc:
+            message = str(exc)
+            if "straddl" in message and block < len(data):  # a row longer than a block
+                block = min(4 * block, len(data) + 1)
+                continue
+            if "UTF8" in message or "UTF-8" in message:
+                _decode(data, source, 1)
+            raise InputError(f"cannot parse {_NAMES[fmt]}: {_first(exc)}", source) from None
+    if bad:
+        row = bad[0]
+        record = row.number if row.number is not None and row.number > 0 else None
+        line = int(starts[record - 1]) if record is not None and record <= len(starts) else None
+        raise InputError(
+            f"expected {row.expected_columns} fields (as in the "
+            f"{'header' if header else 'first line'}), got {row.actual_columns}",
+            source,
+            line,
+        )
+    lines = starts[1:] if header else starts
+    if len(lines) != table.num_rows:  # (cannot happen: a record is a row) keep messages true
+        lines = None
+    return table, lines
+
+
+def _decode(data: bytes, source: str, line: int) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        at = line + data.count(b"\n", 0, exc.start)
+        raise InputError("not valid UTF-8 text (save the file as UTF-8)", source, at) from None
+
+
+def _jsonl(data: bytes, source: str):
+    import pyarrow.json as pajson
+
+    starts = record_lines(data, quoted=False, blanks=True)
+    try:
+        table = pajson.read_json(pa.BufferReader(data))
+    except pa.ArrowInvalid as exc:
+        _decode(data, source, 1)
+        match = re.search(r"[Rr]ow #?(\d+)", str(exc))
+        line = None
+        if match and 0 < int(match.group(1)) <= len(starts):
+            line = int(starts[int(match.group(1)) - 1])
+        raise InputError(f"cannot parse JSON lines: {_first(exc)}", source, line) from None
+    lines = starts if len(starts) == table.num_rows else None
+    return table, lines
