@@ -370,3 +370,19 @@ def _jsonl(data: bytes, source: str):
         raise InputError(f"cannot parse JSON lines: {_first(exc)}", source, line) from None
     lines = starts if len(starts) == table.num_rows else None
     return table, lines
+
+
+def holds_binary_table(path_or_file) -> bool:
+    """Whether a file is Parquet or Arrow IPC -- by its magic bytes, or by its name when
+    it cannot be peeked at (standard input) or is too short: for readers that take other,
+    non-tabular formats too (the learning-to-rank reader's SVMlight lines)."""
+    if extension_format(path_or_file) in BINARY:
+        return True
+    if not isinstance(path_or_file, (str, os.PathLike)) or os.fspath(path_or_file) == "-":
+        return False
+    try:
+        with open(path_or_file, "rb") as fh:
+            head = fh.read(8)
+    except OSError:
+        return False  # the reader that follows reports it
+    return sniff(head) in BINARY
