@@ -213,7 +213,9 @@ def _binary(data, fmt: str, source: str) -> pa.Table:
         if fmt == "parquet":
             import pyarrow.parquet as pq
 
-            return pq.read_table(src, use_threads=arrow_threads(size))
+            file = pq.ParquetFile(src)
+            _unique(file.schema_arrow.names, source, False)  # (Arrow fails on them unclearly)
+            return file.read(use_threads=arrow_threads(size))
         import pyarrow.ipc as ipc
 
         stream = src if isinstance(src, pa.BufferReader) else pa.memory_map(src)
@@ -281,15 +283,21 @@ def _text(data: bytes, fmt: str, source: str, strings, header: bool):
 def _delimited(data, fmt, source, strings, header, quoted, starts):
     import pyarrow.csv as pacsv
 
+    import csv
+
     delimiter = "," if fmt == "csv" else "\t"
-    first = data[: data.find(b"\n")] if b"\n" in data else data
-    width = len(_decode(first.rstrip(b"\r"), source, 1).split(delimiter))
-    names = None if header else [str(i + 1) for i in range(width)]
-    if header:
-        heads = _decode(first, source, starts[0]).strip().split(delimiter)
-        heads = [h.strip().strip('"') for h in heads]
+    at = int(starts[0]) if len(starts) else 1
+    offset = 0
+    for _ in range(at - 1):  # (only the blank lines before the first record)
+        offset = data.index(b"\n", offset) + 1
+    end = data.find(b"\n", offset)
+    first = decode(data[offset : end if end >= 0 else len(data)].rstrip(b"\r"), source, at)
+    if quoted:
+        heads = next(csv.reader([first], delimiter=delimiter), [])
     else:
-        heads = names
+        heads = first.split(delimiter)
+    names = None if header else [str(i + 1) for i in range(len(heads))]
+    heads = [h.strip() for h in heads] if header else names
     if strings is True:
         types = {h: pa.string() for h in heads}
     else:
@@ -329,7 +337,7 @@ def _delimited(data, fmt, source, strings, header, quoted, starts):
                 block = min(4 * block, len(data) + 1)
                 continue
             if "UTF8" in message or "UTF-8" in message:
-                _decode(data, source, 1)
+                decode(data, source, 1)
             raise InputError(f"cannot parse {_NAMES[fmt]}: {_first(exc)}", source) from None
     if bad:
         row = bad[0]
@@ -347,7 +355,9 @@ def _delimited(data, fmt, source, strings, header, quoted, starts):
     return table, lines
 
 
-def _decode(data: bytes, source: str, line: int) -> str:
+def decode(data: bytes, source: str, line: int = 1) -> str:
+    """``data`` as UTF-8 text; else the one error, naming the line (``data`` starts at
+    ``line``)."""
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -362,7 +372,7 @@ def _jsonl(data: bytes, source: str):
     try:
         table = pajson.read_json(pa.BufferReader(data))
     except pa.ArrowInvalid as exc:
-        _decode(data, source, 1)
+        decode(data, source, 1)
         match = re.search(r"[Rr]ow #?(\d+)", str(exc))
         line = None
         if match and 0 < int(match.group(1)) <= len(starts):
