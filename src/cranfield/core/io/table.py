@@ -281,9 +281,9 @@ def _text(data: bytes, fmt: str, source: str, strings, header: bool):
 
 
 def _delimited(data, fmt, source, strings, header, quoted, starts):
-    import pyarrow.csv as pacsv
-
     import csv
+
+    import pyarrow.csv as pacsv
 
     delimiter = "," if fmt == "csv" else "\t"
     at = int(starts[0]) if len(starts) else 1
