@@ -106,6 +106,7 @@ def read_table(
     strings: Iterable[str] | bool = (),
     header: bool = True,
     rows: bool = True,
+    source: str | None = None,
 ) -> Table:
     """Read a table input (see the module docstring).
 
@@ -127,13 +128,18 @@ def read_table(
         named ``1``, ``2``, ...
     rows
         Whether a table without rows is an error (``"no data rows after the header"``).
+    source
+        The name of the input in messages (default: the path, ``<stdin>``, ``<file>``;
+        for ``bytes`` already read, ``<bytes>``).
     """
     formats = tuple(formats)
     if format is not None and format not in formats:
         raise ParameterError("format", "one of " + ", ".join(formats), format)
+    raw = isinstance(path_or_file, (bytes, bytearray, memoryview))
     if not isinstance(path_or_file, (str, os.PathLike)) and not hasattr(path_or_file, "read"):
-        return _in_memory(path_or_file, rows)
-    source = source_name(path_or_file)
+        if not raw:
+            return _in_memory(path_or_file, rows)
+    source = source or ("<bytes>" if raw else source_name(path_or_file))
     hint = extension_format(path_or_file)
     data = resolve(path_or_file, source, text=False)
     head = _head(data)
