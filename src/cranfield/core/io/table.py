@@ -30,7 +30,7 @@ import pyarrow as pa
 
 from ...errors import InputError, ParameterError
 from .formats import TABLE_FORMATS, compression, extension_format, sniff
-from .source import read_bytes, resolve, source_name
+from .source import open_binary, read_bytes, resolve, source_name
 
 BINARY = ("parquet", "arrow")
 _HEAD = 1 << 16
@@ -201,8 +201,11 @@ def _in_memory(obj, rows: bool) -> Table:
 def _head(data) -> bytes:
     if isinstance(data, bytes):
         return data[:_HEAD]
-    with open(data, "rb") as fh:
-        return fh.read(_HEAD)
+    with open_binary(data, str(data)) as fh:
+        try:
+            return fh.read(_HEAD)
+        except OSError as exc:
+            raise InputError(f"cannot read: {exc.strerror or exc}", str(data)) from None
 
 
 def _first(exc: BaseException) -> str:
@@ -277,6 +280,7 @@ def _text(data: bytes, fmt: str, source: str, strings, header: bool):
         raise InputError("empty file", source)
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]  # a byte-order mark: the lines stay where they are
+    _utf8(data, source)
     if fmt == "jsonl":
         return _jsonl(data, source)
     if fmt == "whitespace":
@@ -361,6 +365,18 @@ def _delimited(data, fmt, source, strings, header, quoted, starts):
     return table, lines
 
 
+def _utf8(data: bytes, source: str) -> None:
+    """Fail unless ``data`` is UTF-8 (checked by Arrow, without a Python string)."""
+    if data.isascii():
+        return
+    offsets = pa.py_buffer(np.array([0, len(data)], np.int64).tobytes())
+    array = pa.Array.from_buffers(pa.large_binary(), 1, [None, offsets, pa.py_buffer(data)])
+    try:
+        array.cast(pa.large_string()).validate(full=True)
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        decode(data, source)  # names the line
+
+
 def decode(data: bytes, source: str, line: int = 1) -> str:
     """``data`` as UTF-8 text; else the one error, naming the line (``data`` starts at
     ``line``)."""
@@ -388,17 +404,25 @@ def _jsonl(data: bytes, source: str):
     return table, lines
 
 
-def holds_binary_table(path_or_file) -> bool:
-    """Whether a file is Parquet or Arrow IPC -- by its magic bytes, or by its name when
-    it cannot be peeked at (standard input) or is too short: for readers that take other,
-    non-tabular formats too (the learning-to-rank reader's SVMlight lines)."""
-    if extension_format(path_or_file) in BINARY:
-        return True
+def binary_format(path_or_file) -> str | None:
+    """``"parquet"`` or ``"arrow"`` when a file holds one (its magic bytes; its name when
+    it cannot be peeked at, as standard input, or names one), else None: for readers
+    that take other, non-tabular formats too (the learning-to-rank reader's SVMlight
+    lines) and for listing a directory's Parquet files."""
+    hint = extension_format(path_or_file)
+    if hint in BINARY:
+        return hint
     if not isinstance(path_or_file, (str, os.PathLike)) or os.fspath(path_or_file) == "-":
-        return False
+        return None
     try:
         with open(path_or_file, "rb") as fh:
             head = fh.read(8)
     except OSError:
-        return False  # the reader that follows reports it
-    return sniff(head) in BINARY
+        return None  # the reader that follows reports it
+    told = sniff(head)
+    return told if told in BINARY else None
+
+
+def holds_binary_table(path_or_file) -> bool:
+    """Whether :func:`binary_format` finds Parquet or Arrow IPC."""
+    return binary_format(path_or_file) is not None
