@@ -234,7 +234,9 @@ def read_table(
     import pyarrow as pa
 
     if header:
-        _check_unique(first, path)
+        from .core.io.table import unique_names
+
+        unique_names(first, str(path))
         columns = dict(zip(first, (column.slice(1) for column in cells), strict=True))
         rest = None if lines is None else lines[1:]
         return LabelTable(path, pa.table(columns), 2, True, rest)
@@ -248,14 +250,6 @@ def _read_binary(path: Path) -> LabelTable:
 
     read = read_any(path, formats=BINARY, rows=False)
     return LabelTable(path, read.table, None, True)
-
-
-def _check_unique(names: list[str], path: Path) -> None:
-    seen: set[str] = set()
-    for name in names:
-        if name in seen:
-            raise InputError(f"column {shown(name)} appears twice in the header", str(path), 1)
-        seen.add(name)
 
 
 def _split_plain(path: Path) -> list:

@@ -250,12 +250,9 @@ def _split_text(value):
 
 
 def _lines(data: bytes, source: str):
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = data[: exc.start].count(b"\n") + 1
-        raise InputError("not valid UTF-8", source, line) from None
-    return text.splitlines()
+    from ..core.io.table import decode
+
+    return decode(data, source).splitlines()
 
 
 def read_jsonl(data: bytes, source: str) -> ClickLog:

@@ -164,7 +164,7 @@ def read_table(
     else:
         text = read_bytes(data, source)  # read, or checked, as text: NUL, line length
         table, lines = _text(text, fmt, source, strings, header)
-    _unique(table.column_names, source, lines is not None)
+    unique_names(table.column_names, source, lines is not None)
     out = Table(table, lines, source, fmt)
     if rows and table.num_rows == 0:
         raise InputError(
@@ -223,7 +223,7 @@ def _binary(data, fmt: str, source: str) -> pa.Table:
             import pyarrow.parquet as pq
 
             file = pq.ParquetFile(src)
-            _unique(file.schema_arrow.names, source, False)  # (Arrow fails on them unclearly)
+            unique_names(file.schema_arrow.names, source, False)  # (Arrow fails on them unclearly)
             return file.read(use_threads=arrow_threads(size))
         import pyarrow.ipc as ipc
 
@@ -235,7 +235,8 @@ def _binary(data, fmt: str, source: str) -> pa.Table:
         raise InputError(f"cannot read {_NAMES[fmt]}: {_first(exc)}", source) from None
 
 
-def _unique(names: list[str], source: str, text: bool) -> None:
+def unique_names(names: list[str], source: str, text: bool = True) -> None:
+    """Refuse a column name that appears twice (the header is line 1 of a text input)."""
     seen: set[str] = set()
     for name in names:
         if name in seen:
