@@ -198,3 +198,21 @@ def test_directory_listing_finds_parquet_by_its_magic_bytes(tmp_path):
     pq.write_table(TABLE, tmp_path / "part-00001.parquet")
     (tmp_path / "README.txt").write_text("not data\n")
     assert paths(tmp_path) == [str(tmp_path / "part-00000"), str(tmp_path / "part-00001.parquet")]
+
+
+@pytest.mark.parametrize(
+    "data, quoted, blanks, expected",
+    [
+        (b"", True, False, []),
+        (b"\n", True, False, []),
+        (b"\r\n", True, False, []),
+        (b"x", True, False, [1]),
+        (b"a\n\nb", True, False, [1, 3]),
+        (b"a\r\n\r\nb\r", True, False, [1, 3]),
+        (b"\n\nab\n\r\n", True, False, [3]),
+        (b' \n"a\n\nb"\n', True, False, [1, 2]),  # a line of one blank is a record for CSV
+        (b' \n"a\n\nb"\n', False, True, [2, 3, 4]),  # whitespace/JSON: no quoting, blanks skip
+    ],
+)
+def test_record_lines_by_hand(data, quoted, blanks, expected):
+    assert record_lines(data, quoted, blanks).tolist() == expected

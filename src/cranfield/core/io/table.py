@@ -254,21 +254,31 @@ def record_lines(data: bytes, quoted: bool = True, blanks: bool = False) -> np.n
     not empty (nor, with ``blanks``, only spaces and tabs) and, with ``quoted``, does not
     continue a quoted field (an odd number of ``"`` before it).
 
-    Whole-array: a few passes of NumPy over the bytes, whatever the number of lines.
+    Whole-array: a few passes of NumPy over the bytes, whatever the number of lines,
+    with one byte of scratch per byte (counts of quotes are kept modulo 256: only their
+    parity matters) and eight per line.
     """
     buf = np.frombuffer(data, np.uint8)
-    ends = np.flatnonzero(buf == 10)
-    starts = np.concatenate(([0], ends + 1))
-    stops = np.concatenate((ends, [len(buf)]))
-    if starts[-1] == len(buf):  # the text ends with a line end
-        starts, stops = starts[:-1], stops[:-1]
-    ink = ~np.isin(buf, (10, 13, 32, 9) if blanks else (10, 13))
-    before = np.concatenate(([0], np.cumsum(ink, dtype=np.int64)))
-    begins = before[stops] > before[starts]
-    if quoted:
-        quotes = np.flatnonzero(buf == 34)
-        if quotes.size:
-            begins &= np.searchsorted(quotes, starts) % 2 == 0
+    if not len(buf):
+        return np.zeros(0, np.int64)
+    starts = np.flatnonzero(buf == 10) + 1
+    starts = np.concatenate(([0], starts[starts < len(buf)]))  # (a final line end opens none)
+    if blanks:
+        ink = buf != 10
+        ink &= buf != 13
+        ink &= buf != 32
+        ink &= buf != 9
+        begins = np.logical_or.reduceat(ink, starts)
+        del ink
+    else:  # a line is empty when nothing but its line end (LF or CRLF) is on it
+        end = len(buf) + (buf[-1] != 10)  # where a line end after the last line would be
+        length = np.diff(starts, append=end) - 1  # without the LF
+        first = buf[np.minimum(starts, len(buf) - 1)]
+        begins = (length > 1) | ((length == 1) & (first != 13))
+    if quoted and data.find(b'"') >= 0:
+        quotes = np.cumsum(buf == 34, dtype=np.uint8)  # wraps at 256: the parity stays
+        before = np.where(starts > 0, quotes[np.maximum(starts - 1, 0)], 0)
+        begins &= (before & 1) == 0
     return np.flatnonzero(begins).astype(np.int64) + 1
 
 
@@ -318,8 +328,11 @@ def _delimited(data, fmt, source, strings, header, quoted, starts):
 
     def invalid(row) -> str:
         bad.append(row)
-        return "skip"
+        return "error"  # the first one is reported: stop there
 
+    from .tabular import arrow_threads
+
+    threads = arrow_threads(len(data))
     block = 1 << 20
     while True:
         bad.clear()
@@ -328,7 +341,7 @@ def _delimited(data, fmt, source, strings, header, quoted, starts):
                 pa.BufferReader(data),
                 read_options=pacsv.ReadOptions(
                     block_size=block,
-                    use_threads=False,  # (threads lose invalid rows' numbers)
+                    use_threads=threads,
                     column_names=names,
                 ),
                 parse_options=pacsv.ParseOptions(
@@ -343,6 +356,11 @@ def _delimited(data, fmt, source, strings, header, quoted, starts):
             )
             break
         except pa.ArrowInvalid as exc:
+            if bad and bad[0].number is None and threads:  # threads do not number rows:
+                threads = False  # read again in order to name its line
+                continue
+            if bad:
+                break
             message = str(exc)
             if "straddl" in message and block < len(data):  # a row longer than a block
                 block = min(4 * block, len(data) + 1)
