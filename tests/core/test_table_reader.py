@@ -211,7 +211,7 @@ def test_directory_listing_finds_parquet_by_its_magic_bytes(tmp_path):
         (b"a\r\n\r\nb\r", True, False, [1, 3]),
         (b"\n\nab\n\r\n", True, False, [3]),
         (b' \n"a\n\nb"\n', True, False, [1, 2]),  # a line of one blank is a record for CSV
-        (b' \n"a\n\nb"\n', False, True, [2, 3, 4]),  # whitespace/JSON: no quoting, blanks skip
+        (b' \n"a\n\nb"\n', False, True, [2, 4]),  # whitespace/JSON: no quoting, blanks skip
     ],
 )
 def test_record_lines_by_hand(data, quoted, blanks, expected):
