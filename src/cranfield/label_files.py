@@ -74,8 +74,8 @@ class LabelTable:
     header
         Whether the file's first line was a header.
     lines
-        The 1-based file line of each data row, when blank lines make them differ from
-        ``first_line + row``.
+        For delimited text, the table reader's result (``Table``), which knows the line
+        of every row past blank lines and quoted line breaks.
     """
 
     path: Path
@@ -96,8 +96,8 @@ class LabelTable:
         """(source, line, message prefix) naming data row ``row`` (0-based)."""
         if self.first_line is None:
             return str(self.path), None, f"row {row + 1}: "
-        if self.lines is not None:
-            return str(self.path), int(self.lines[row]), ""
+        if self.lines is not None:  # the reader's table: its lines, header row included
+            return str(self.path), self.lines.line(row + int(self.header)), ""
         return str(self.path), self.first_line + row, ""
 
     def find(self, spec: str) -> str | None:
@@ -238,8 +238,7 @@ def read_table(
 
         unique_names(first, str(path))
         columns = dict(zip(first, (column.slice(1) for column in cells), strict=True))
-        rest = None if lines is None else lines[1:]
-        return LabelTable(path, pa.table(columns), 2, True, rest)
+        return LabelTable(path, pa.table(columns), 2, True, lines)
     columns = {str(i + 1): column for i, column in enumerate(cells)}
     return LabelTable(path, pa.table(columns), 1, False, lines)
 
@@ -272,10 +271,10 @@ def _split_delimited(path: Path, fmt: str) -> tuple[list, object]:
     from .core.io.table import read_table as read_any
 
     read = read_any(path, format=fmt, strings=True, header=False, rows=False)
-    if read.num_rows and read.lines is not None and read.lines[0] != 1:
+    if read.num_rows and read.first_line != 1:
         raise InputError("the first line is empty; expected a header or labels", str(path), 1)
     columns = [read.table.column(i).combine_chunks() for i in range(read.table.num_columns)]
-    return columns, read.lines
+    return columns, read
 
 
 # ------------------------------------------------------------------ header detection

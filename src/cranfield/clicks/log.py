@@ -290,11 +290,11 @@ def read_table(data, source: str, format: str | None = None) -> ClickLog:
     b = _Builder(source)
     names = [str(n).strip() for n in read.table.column_names]
     for i, rec in enumerate(read.table.rename_columns(names).to_pylist()):
-        if read.lines is not None:
+        if read.has_lines:
             rec = {k: (None if isinstance(v, str) and not v.strip() else v) for k, v in rec.items()}
             if rec.get("clicked") is None and "clicked" in rec and rec.get("clicks") is None:
                 rec["clicked"] = []
-        where = (source, read.line(i)) if read.lines is not None else (f"{source} row", i + 1)
+        where = (source, read.line(i)) if read.has_lines else (f"{source} row", i + 1)
         _wrap(lambda rec=rec, line=where[1]: _record(b, rec, line, _split_text), *where)
     return b.build()
 

@@ -481,7 +481,7 @@ def _read_file(path) -> tuple[pa.Table, object, str]:
         a for k in ("topic", "document", "assessor", "label", "timestamp") for a in COLUMNS[k]
     ]
     read = read_table(path, strings=strings)
-    return read.table, (read.line if read.lines is not None else None), read.source
+    return read.table, (read.line if read.has_lines else None), read.source
 
 
 def _columns(table: pa.Table, source: str) -> dict[str, str]:

@@ -24,6 +24,7 @@ import os
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 import pyarrow as pa
@@ -37,28 +38,61 @@ _HEAD = 1 << 16
 
 
 @dataclass(frozen=True)
-class Table:
-    """A table as read: its Arrow ``table``, the 1-based source line where each row
-    starts (``lines``; None for Parquet, Arrow and in-memory tables), the ``source``
-    name for messages and the ``format`` it was read as."""
+class Text:
+    """What the lines of a text table are found from, when they are asked for (only
+    messages need them): the parsed bytes, how they were parsed, the header rows."""
 
-    table: pa.Table
-    lines: np.ndarray | None
-    source: str
-    format: str
+    data: bytes
+    quoted: bool
+    blanks: bool
+    skip: int
+    first_line: int
+
+
+class Table:
+    """A table as read: its Arrow ``table``, the ``source`` name for messages, the
+    ``format`` it was read as and, for text, the 1-based source line where each row
+    starts (``lines``, found on first use; None for Parquet, Arrow and in-memory
+    tables)."""
+
+    def __init__(self, table: pa.Table, source: str, format: str, text: Text | None = None):
+        self.table = table
+        self.source = source
+        self.format = format
+        self._text = text
 
     @property
     def num_rows(self) -> int:
         return self.table.num_rows
 
+    @property
+    def has_lines(self) -> bool:
+        """Whether rows have source lines (text formats)."""
+        return self._text is not None
+
+    @property
+    def first_line(self) -> int | None:
+        """The line of the first record of a text table (the header, if any)."""
+        return None if self._text is None else self._text.first_line
+
+    @cached_property
+    def lines(self) -> np.ndarray | None:
+        """The 1-based line where each row starts (None without lines)."""
+        text = self._text
+        if text is None:
+            return None
+        lines = record_lines(text.data, text.quoted, text.blanks)[text.skip :]
+        return lines if len(lines) == self.table.num_rows else None
+
     def line(self, row: int) -> int | None:
         """The 1-based line where 0-based row ``row`` starts (None without lines)."""
-        return None if self.lines is None else int(self.lines[row])
+        lines = self.lines
+        return None if lines is None else int(lines[row])
 
     def error(self, row: int, message: str) -> InputError:
         """The one wording of a problem in row ``row`` (0-based): ``FILE:LINE: message``
         for text, ``FILE: row N: message`` (1-based) otherwise."""
-        if self.lines is None:
+        if not self.has_lines:
             return InputError(f"row {row + 1}: {message}", self.source)
         return InputError(message, self.source, self.line(row))
 
@@ -159,19 +193,17 @@ def read_table(
             f"{_NAMES[fmt]} data; expected {', '.join(_NAMES[f] for f in formats)}", source
         )
     if fmt in BINARY:
-        table = _binary(data, fmt, source)
-        lines = None
+        table, text = _binary(data, fmt, source), None
     else:
-        text = read_bytes(data, source)  # read, or checked, as text: NUL, line length
-        table, lines = _text(text, fmt, source, strings, header)
-    unique_names(table.column_names, source, lines is not None)
-    out = Table(table, lines, source, fmt)
+        raw = read_bytes(data, source)  # read, or checked, as text: NUL, line length
+        table, text = _text(raw, fmt, source, strings, header)
+    unique_names(table.column_names, source, text is not None)
     if rows and table.num_rows == 0:
         raise InputError(
-            "no data rows after the header" if lines is not None else "the table has no rows",
+            "no data rows after the header" if text is not None else "the table has no rows",
             source,
         )
-    return out
+    return Table(table, source, fmt, text)
 
 
 _NAMES = {
@@ -195,7 +227,7 @@ def _in_memory(obj, rows: bool) -> Table:
         raise InputError(f"cannot read as a table: {_first(exc)}", "<table>") from None
     if rows and table.num_rows == 0:
         raise InputError("the table has no rows", "<table>")
-    return Table(table, None, "<table>", "arrow")
+    return Table(table, "<table>", "arrow")
 
 
 def _head(data) -> bytes:
@@ -296,22 +328,21 @@ def _text(data: bytes, fmt: str, source: str, strings, header: bool):
         return _jsonl(data, source)
     if fmt == "whitespace":
         data = _RUNS.sub(b"\t", _BLANKS.sub(b"", data))
-    quoted = fmt != "whitespace"
-    starts = record_lines(data, quoted)
-    return _delimited(data, fmt, source, strings, header, quoted, starts)
+    return _delimited(data, fmt, source, strings, header, fmt != "whitespace")
 
 
-def _delimited(data, fmt, source, strings, header, quoted, starts):
+def _delimited(data, fmt, source, strings, header, quoted):
     import csv
 
     import pyarrow.csv as pacsv
 
     delimiter = "," if fmt == "csv" else "\t"
-    at = int(starts[0]) if len(starts) else 1
-    offset = 0
-    for _ in range(at - 1):  # (only the blank lines before the first record)
-        offset = data.index(b"\n", offset) + 1
-    end = data.find(b"\n", offset)
+    at, offset = 1, 0
+    while True:  # (only the empty lines before the first record)
+        end = data.find(b"\n", offset)
+        if end < 0 or data[offset:end] not in (b"", b"\r"):
+            break
+        at, offset = at + 1, end + 1
     first = decode(data[offset : end if end >= 0 else len(data)].rstrip(b"\r"), source, at)
     if quoted:
         heads = next(csv.reader([first], delimiter=delimiter), [])
@@ -347,7 +378,7 @@ def _delimited(data, fmt, source, strings, header, quoted, starts):
                 parse_options=pacsv.ParseOptions(
                     delimiter=delimiter,
                     quote_char='"' if quoted else False,
-                    newlines_in_values=quoted,
+                    newlines_in_values=quoted and data.find(b'"') >= 0,
                     invalid_row_handler=invalid,
                 ),
                 convert_options=pacsv.ConvertOptions(
@@ -370,6 +401,7 @@ def _delimited(data, fmt, source, strings, header, quoted, starts):
             raise InputError(f"cannot parse {_NAMES[fmt]}: {_first(exc)}", source) from None
     if bad:
         row = bad[0]
+        starts = record_lines(data, quoted)
         record = row.number if row.number is not None and row.number > 0 else None
         line = int(starts[record - 1]) if record is not None and record <= len(starts) else None
         raise InputError(
@@ -378,10 +410,7 @@ def _delimited(data, fmt, source, strings, header, quoted, starts):
             source,
             line,
         )
-    lines = starts[1:] if header else starts
-    if len(lines) != table.num_rows:  # (cannot happen: a record is a row) keep messages true
-        lines = None
-    return table, lines
+    return table, Text(data, quoted, False, 1 if header else 0, at)
 
 
 def _utf8(data: bytes, source: str) -> None:
@@ -409,18 +438,17 @@ def decode(data: bytes, source: str, line: int = 1) -> str:
 def _jsonl(data: bytes, source: str):
     import pyarrow.json as pajson
 
-    starts = record_lines(data, quoted=False, blanks=True)
     try:
         table = pajson.read_json(pa.BufferReader(data))
     except pa.ArrowInvalid as exc:
         decode(data, source, 1)
+        starts = record_lines(data, quoted=False, blanks=True)
         match = re.search(r"[Rr]ow #?(\d+)", str(exc))
         line = None
         if match and 0 < int(match.group(1)) <= len(starts):
             line = int(starts[int(match.group(1)) - 1])
         raise InputError(f"cannot parse JSON lines: {_first(exc)}", source, line) from None
-    lines = starts if len(starts) == table.num_rows else None
-    return table, lines
+    return table, Text(data, False, True, 0, 1)
 
 
 def binary_format(path_or_file) -> str | None:
