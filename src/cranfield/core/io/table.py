@@ -314,15 +314,16 @@ def record_lines(data: bytes, quoted: bool = True, blanks: bool = False) -> np.n
     return np.flatnonzero(begins).astype(np.int64) + 1
 
 
+_INK = re.compile(rb"[^ \t\r\n]")
 _BLANKS = re.compile(rb"(?m)^[ \t]+|[ \t]+(?=\r?$)")
 _RUNS = re.compile(rb"[ \t]+")
 
 
 def _text(data: bytes, fmt: str, source: str, strings, header: bool):
-    if not data.strip(b" \t\r\n\xef\xbb\xbf"):
-        raise InputError("empty file", source)
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]  # a byte-order mark: the lines stay where they are
+    if _INK.search(data) is None:  # (the first non-blank byte: no copy of the data)
+        raise InputError("empty file", source)
     _utf8(data, source)
     if fmt == "jsonl":
         return _jsonl(data, source)
