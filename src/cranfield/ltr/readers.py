@@ -181,8 +181,9 @@ def read_table(
 
     from ..core.io.table import read_table as read_any
 
-    read = read_any(table, formats=("parquet", "arrow", "csv", "tsv"), strings=[query, doc or ""])
-    table, source = read.table, source or read.source
+    formats = ("parquet", "arrow", "csv", "tsv")
+    read = read_any(table, formats=formats, strings=[query, doc or ""], source=source)
+    table, source = read.table, read.source
     names = table.column_names
     for role, col in (("query", query), ("label", label)):
         if col not in names:

@@ -169,11 +169,11 @@ def read_table(
     formats = tuple(formats)
     if format is not None and format not in formats:
         raise ParameterError("format", "one of " + ", ".join(formats), format)
-    raw = isinstance(path_or_file, (bytes, bytearray, memoryview))
+    is_bytes = isinstance(path_or_file, (bytes, bytearray, memoryview))
     if not isinstance(path_or_file, (str, os.PathLike)) and not hasattr(path_or_file, "read"):
-        if not raw:
-            return _in_memory(path_or_file, rows)
-    source = source or ("<bytes>" if raw else source_name(path_or_file))
+        if not is_bytes:
+            return _in_memory(path_or_file, rows, source or "<table>")
+    source = source or ("<bytes>" if is_bytes else source_name(path_or_file))
     hint = extension_format(path_or_file)
     data = resolve(path_or_file, source, text=False)
     head = _head(data)
@@ -195,8 +195,8 @@ def read_table(
     if fmt in BINARY:
         table, text = _binary(data, fmt, source), None
     else:
-        raw = read_bytes(data, source)  # read, or checked, as text: NUL, line length
-        table, text = _text(raw, fmt, source, strings, header)
+        content = read_bytes(data, source)  # read, or checked, as text: NUL, line length
+        table, text = _text(content, fmt, source, strings, header)
     unique_names(table.column_names, source, text is not None)
     if rows and table.num_rows == 0:
         raise InputError(
@@ -216,7 +216,7 @@ _NAMES = {
 }
 
 
-def _in_memory(obj, rows: bool) -> Table:
+def _in_memory(obj, rows: bool, source: str) -> Table:
     from .._columnar import arrow_of
 
     try:
@@ -224,10 +224,10 @@ def _in_memory(obj, rows: bool) -> Table:
         if not isinstance(table, pa.Table):
             table = pa.table(table)
     except (TypeError, ValueError, pa.ArrowInvalid) as exc:
-        raise InputError(f"cannot read as a table: {_first(exc)}", "<table>") from None
+        raise InputError(f"cannot read as a table: {_first(exc)}", source) from None
     if rows and table.num_rows == 0:
-        raise InputError("the table has no rows", "<table>")
-    return Table(table, "<table>", "arrow")
+        raise InputError("the table has no rows", source)
+    return Table(table, source, "arrow")
 
 
 def _head(data) -> bytes:
