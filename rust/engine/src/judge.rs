@@ -5,8 +5,9 @@ use std::path::PathBuf;
 
 use cranfield_eval::judge::stream::{judge_streamed, PIECE_BYTES, WHOLE_BYTES};
 use cranfield_eval::judge::{
-    Duplicates, Input, JudgeError as Failed, JudgeOptions, Judged, LabelVec, Reading,
+    Duplicates, Input, JudgeError as Failed, JudgeOptions, Judged, Reading,
 };
+use cranfield_eval::LabelVec;
 use cranfield_trec::gzip::GzipError;
 use cranfield_trec::Problem;
 use numpy::PyArray1;

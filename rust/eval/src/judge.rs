@@ -39,7 +39,7 @@ use std::sync::Arc;
 use cranfield_trec::{gzip, room};
 use cranfield_trec::{Kind, Options, Parsed, QueryIds, Strings, Values};
 
-use crate::{JudgedView, Labels, NOT_POOLED, UNJUDGED};
+use crate::{JudgedView, LabelVec, NOT_POOLED, UNJUDGED};
 use table::{raw_value, QrelsTopics, Table, Topics, ValuesView};
 
 /// What to do with a document listed twice for one query (Python's `duplicates`).
@@ -110,32 +110,6 @@ impl JudgeOptions {
             return Err(JudgeError::Options("compat must be 9 or 10"));
         }
         Ok(())
-    }
-}
-
-/// Labels or grades, owned: the NumPy dtypes of `JudgedRun`'s arrays.
-#[derive(Clone, Debug, PartialEq)]
-pub enum LabelVec {
-    I8(Vec<i8>),
-    I64(Vec<i64>),
-    F64(Vec<f64>),
-}
-
-impl LabelVec {
-    pub fn view(&self) -> Labels<'_> {
-        match self {
-            LabelVec::I8(v) => Labels::I8(v),
-            LabelVec::I64(v) => Labels::I64(v),
-            LabelVec::F64(v) => Labels::F64(v),
-        }
-    }
-
-    pub fn len(&self) -> usize {
-        self.view().len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
     }
 }
 

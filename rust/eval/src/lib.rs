@@ -22,6 +22,33 @@ pub const NOT_POOLED: i64 = -1;
 /// Label of a retrieved document the qrels list with a negative value (pooled, unjudged).
 pub const UNJUDGED: i64 = -2;
 
+/// [`Labels`], owned: the NumPy dtypes of `JudgedRun`'s arrays (a judged run, its
+/// judged-only view, a subset of its queries, the placeholder rankings of `-c`).
+#[derive(Clone, Debug, PartialEq)]
+pub enum LabelVec {
+    I8(Vec<i8>),
+    I64(Vec<i64>),
+    F64(Vec<f64>),
+}
+
+impl LabelVec {
+    pub fn view(&self) -> Labels<'_> {
+        match self {
+            LabelVec::I8(v) => Labels::I8(v),
+            LabelVec::I64(v) => Labels::I64(v),
+            LabelVec::F64(v) => Labels::F64(v),
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.view().len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
 /// Grades or labels of documents: small or large integers, or fractional gains (qrels
 /// read with `fractional=True`, where the codes -1 and -2 are -1.0 and -2.0).
 #[derive(Clone, Copy, Debug)]

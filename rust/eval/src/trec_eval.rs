@@ -13,7 +13,7 @@
 use std::collections::HashMap;
 use std::io::Write;
 
-use crate::{Column, JudgedView, Kernel, Labels, Refusal, Spec, NOT_POOLED};
+use crate::{Column, JudgedView, Kernel, LabelVec, Labels, Refusal, Spec, NOT_POOLED};
 
 /// trec_eval's floor of a value before its log is taken for a geometric mean.
 pub const MIN_GEO_MEAN: f64 = 1e-5;
@@ -367,29 +367,11 @@ fn zscore(v: f64, qid: &[u8], printed: &str, table: &ZScores, unusable: &mut Vec
     }
 }
 
-/// Owned labels, for the placeholder rankings.
-#[derive(Clone, Debug, PartialEq)]
-pub enum LabelBuf {
-    I8(Vec<i8>),
-    I64(Vec<i64>),
-    F64(Vec<f64>),
-}
-
-impl LabelBuf {
-    pub fn labels(&self) -> Labels<'_> {
-        match self {
-            LabelBuf::I8(v) => Labels::I8(v),
-            LabelBuf::I64(v) => Labels::I64(v),
-            LabelBuf::F64(v) => Labels::F64(v),
-        }
-    }
-}
-
 /// The rankings with trec_eval's placeholder for the queries `-c` added: one document
 /// absent from the qrels (none with `-J`, which drops it); every query then counts as in
 /// the run. Returns the offsets, labels and `in_run` flags (the counterpart of
 /// `_with_placeholder` in `cranfield/core/trec_eval.py`).
-pub fn with_placeholder(run: &JudgedView, judged_only: bool) -> (Vec<i64>, LabelBuf, Vec<bool>) {
+pub fn with_placeholder(run: &JudgedView, judged_only: bool) -> (Vec<i64>, LabelVec, Vec<bool>) {
     let n = run.num_queries();
     let mut offsets = Vec::with_capacity(n + 1);
     offsets.push(0i64);
@@ -411,9 +393,9 @@ pub fn with_placeholder(run: &JudgedView, judged_only: bool) -> (Vec<i64>, Label
         out
     }
     let labels = match run.labels {
-        Labels::I8(v) => LabelBuf::I8(fill(v, run, judged_only, NOT_POOLED as i8)),
-        Labels::I64(v) => LabelBuf::I64(fill(v, run, judged_only, NOT_POOLED)),
-        Labels::F64(v) => LabelBuf::F64(fill(v, run, judged_only, NOT_POOLED as f64)),
+        Labels::I8(v) => LabelVec::I8(fill(v, run, judged_only, NOT_POOLED as i8)),
+        Labels::I64(v) => LabelVec::I64(fill(v, run, judged_only, NOT_POOLED)),
+        Labels::F64(v) => LabelVec::F64(fill(v, run, judged_only, NOT_POOLED as f64)),
     };
     (offsets, labels, vec![true; n])
 }
@@ -435,7 +417,7 @@ pub fn evaluate(
     }
     let added: Vec<bool> = run.in_run.iter().map(|&i| !i).collect();
     let (offsets, labels, in_run) = with_placeholder(run, judged_only);
-    let full = JudgedView { offsets: &offsets, labels: labels.labels(), in_run: &in_run, ..*run };
+    let full = JudgedView { offsets: &offsets, labels: labels.view(), in_run: &in_run, ..*run };
     let mut kernels: Vec<Box<dyn Kernel>> = Vec::new();
     for spec in cols.iter().filter_map(|c| c.spec.as_ref()) {
         kernels.push(crate::measures::kernel(spec).map_err(Failure::Invalid)?);
@@ -463,9 +445,9 @@ pub struct Subset {
     /// The queries kept, in order.
     pub kept: Vec<usize>,
     pub offsets: Vec<i64>,
-    pub labels: LabelBuf,
+    pub labels: LabelVec,
     pub qrels_offsets: Vec<i64>,
-    pub qrels_grades: LabelBuf,
+    pub qrels_grades: LabelVec,
     pub in_run: Vec<bool>,
 }
 
@@ -483,9 +465,9 @@ impl Subset {
     pub fn view<'a>(&'a self, run: &JudgedView) -> JudgedView<'a> {
         JudgedView {
             offsets: &self.offsets,
-            labels: self.labels.labels(),
+            labels: self.labels.view(),
             qrels_offsets: &self.qrels_offsets,
-            qrels_grades: self.qrels_grades.labels(),
+            qrels_grades: self.qrels_grades.view(),
             in_run: &self.in_run,
             rel_level: run.rel_level,
             compat: run.compat,
@@ -494,7 +476,7 @@ impl Subset {
 }
 
 /// The CSR segments `kept` of `values` (split by `offsets`), with their new offsets.
-fn gather(offsets: &[i64], values: Labels, kept: &[usize]) -> (Vec<i64>, LabelBuf) {
+fn gather(offsets: &[i64], values: Labels, kept: &[usize]) -> (Vec<i64>, LabelVec) {
     let mut out_offsets = Vec::with_capacity(kept.len() + 1);
     out_offsets.push(0i64);
     let mut at = 0i64;
@@ -510,9 +492,9 @@ fn gather(offsets: &[i64], values: Labels, kept: &[usize]) -> (Vec<i64>, LabelBu
         out
     }
     let buf = match values {
-        Labels::I8(v) => LabelBuf::I8(pick(v, offsets, kept)),
-        Labels::I64(v) => LabelBuf::I64(pick(v, offsets, kept)),
-        Labels::F64(v) => LabelBuf::F64(pick(v, offsets, kept)),
+        Labels::I8(v) => LabelVec::I8(pick(v, offsets, kept)),
+        Labels::I64(v) => LabelVec::I64(pick(v, offsets, kept)),
+        Labels::F64(v) => LabelVec::F64(pick(v, offsets, kept)),
     };
     (out_offsets, buf)
 }
@@ -717,9 +699,9 @@ mod tests {
         let sub = Subset::of(&run, |q| run.in_run[q]);
         assert_eq!(sub.kept, vec![0, 2]);
         assert_eq!(sub.offsets, vec![0, 2, 3]);
-        assert_eq!(sub.labels, LabelBuf::I8(vec![1, 0, 2]));
+        assert_eq!(sub.labels, LabelVec::I8(vec![1, 0, 2]));
         assert_eq!(sub.qrels_offsets, vec![0, 2, 3]);
-        assert_eq!(sub.qrels_grades, LabelBuf::I64(vec![3, 1, 2]));
+        assert_eq!(sub.qrels_grades, LabelVec::I64(vec![3, 1, 2]));
         assert_eq!(sub.in_run, vec![true, true]);
         let view = sub.view(&run);
         assert!(view.check().is_ok());
@@ -744,10 +726,10 @@ mod tests {
         };
         let (o, l, i) = with_placeholder(&run, false);
         assert_eq!(o, vec![0, 2, 3, 4]);
-        assert_eq!(l, LabelBuf::I8(vec![1, 0, -1, 2]));
+        assert_eq!(l, LabelVec::I8(vec![1, 0, -1, 2]));
         assert_eq!(i, vec![true; 3]);
         let (o, l, _) = with_placeholder(&run, true);
         assert_eq!(o, vec![0, 2, 2, 3]);
-        assert_eq!(l, LabelBuf::I8(vec![1, 0, 2]));
+        assert_eq!(l, LabelVec::I8(vec![1, 0, 2]));
     }
 }
