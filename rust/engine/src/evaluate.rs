@@ -17,13 +17,13 @@ use cranfield_eval::measures::kernel;
 use cranfield_eval::micro::micro_all;
 use cranfield_eval::runs::{in_order, parallel, text_size};
 use cranfield_eval::views::{compute_seen, has_relevant};
-use cranfield_eval::{Column, Kernel, Refusal, Spec};
-use pyo3::exceptions::PyValueError;
+use cranfield_eval::{Column, EvalError, Kernel, Spec};
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyTuple};
 
+use crate::errors;
 use crate::judge::{no_query, policy, raise, raise_in_run, reading, JudgeError};
-use crate::measures::{refusal as refusal_error, spec};
+use crate::measures::spec;
 use crate::progress::{counter, ReadCounter};
 
 /// One run's result: its name (TREC tag), its query ids and one column per measure.
@@ -41,13 +41,12 @@ enum Failure {
     Judge(Failed),
     /// A problem in the run of this index (reading or judging it).
     InRun(usize, Failed),
-    Refused(Refusal),
+    /// A measure refusing a run's data, or a spec without a micro average here.
+    Eval(EvalError),
     /// A run (named) shares no query with the qrels.
     NoQuery(String),
     /// No query of a run (named) has a relevant document, and such queries are skipped.
     NoRelevant(String),
-    /// A spec without a micro average here.
-    Spec(String),
 }
 
 /// With `skip`: whether each query has a relevant document, or the failure when none
@@ -112,7 +111,7 @@ fn evaluate_trec_files<'py>(
 ) -> PyResult<Bound<'py, PyTuple>> {
     let specs: Vec<Spec> = specs.iter().map(|s| spec(&s)).collect::<PyResult<_>>()?;
     for s in &specs {
-        kernel(s).map_err(PyValueError::new_err)?;
+        kernel(s).map_err(|e| errors::raise(py, e))?;
     }
     let options = JudgeOptions {
         rel_level,
@@ -160,11 +159,11 @@ fn evaluate_trec_files<'py>(
                 &fractional_refusals,
                 reading.threads,
             )
-            .map_err(Failure::Refused)?;
+            .map_err(|r| Failure::Eval(r.into()))?;
             let micro = micro
                 .then(|| micro_all(&judged.view(), &specs, &judged_only_specs))
                 .transpose()
-                .map_err(Failure::Spec)?;
+                .map_err(Failure::Eval)?;
             let query_ids = (0..judged.num_queries())
                 .map(|q| String::from_utf8_lossy(judged.query_id(q)).into_owned())
                 .collect();
@@ -177,9 +176,8 @@ fn evaluate_trec_files<'py>(
         Ok(Ok(done)) => done,
         Ok(Err(Failure::Judge(failure))) => return Err(raise(py, failure)),
         Ok(Err(Failure::InRun(index, failure))) => return Err(raise_in_run(py, failure, index)),
-        Ok(Err(Failure::Refused(refusal))) => return Err(refusal_error(py, refusal)),
+        Ok(Err(Failure::Eval(error))) => return Err(errors::raise(py, error)),
         Ok(Err(Failure::NoQuery(name))) => return Err(no_query(name)),
-        Ok(Err(Failure::Spec(message))) => return Err(PyValueError::new_err(message)),
         Ok(Err(Failure::NoRelevant(name))) => {
             return Err(JudgeError::new_err(("no_relevant", "run", None::<u64>, name)))
         }

@@ -4,6 +4,7 @@
 //! Python as NumPy arrays that own the Rust buffers (no copy). No panic reaches
 //! Python: one would be a bug, reported as `ReadError("internal", ...)`.
 
+mod errors;
 mod evaluate;
 mod judge;
 mod judge_arrays;

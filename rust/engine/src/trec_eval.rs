@@ -11,17 +11,17 @@ use std::path::{Path, PathBuf};
 use cranfield_eval::judge::stream::{judge_files_streamed, PIECE_BYTES, WHOLE_BYTES};
 use cranfield_eval::judge::{JudgeError as JudgeFailure, JudgeOptions, Reading};
 use cranfield_eval::trec_eval::{
-    evaluate, latin1_bytes, print, relevant_grades, Col, Failure, Kind, Layout, Printed, Subset,
-    ZScores,
+    evaluate, latin1_bytes, print, relevant_grades, Col, Kind, Layout, Printed, Subset, ZScores,
 };
-use cranfield_eval::{Column, JudgedView, Refusal};
+use cranfield_eval::{Column, EvalError, JudgedView};
 use numpy::PyReadonlyArray1;
-use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
 
+use crate::errors;
 use crate::judge::{no_query, raise, reading, JudgeError};
-use crate::measures::{refusal as refusal_error, spec};
+use crate::measures::spec;
 use crate::progress::{counter, ReadCounter};
 
 /// `(printed, kind, spec or None, blank, reset, recount)` -> Col.
@@ -34,7 +34,7 @@ fn col(item: &Bound<'_, PyAny>) -> PyResult<Col> {
         bool,
         bool,
     ) = item.extract()?;
-    let kind = Kind::parse(&kind).map_err(PyValueError::new_err)?;
+    let kind = Kind::parse(&kind).map_err(|e| errors::raise(item.py(), e))?;
     let spec = if measure.is_none() { None } else { Some(spec(&measure)?) };
     Ok(Col { printed, kind, spec, blank, reset, recount })
 }
@@ -113,7 +113,7 @@ fn trec_eval_print<'py>(
     let printed = py
         .detach(|| catch_unwind(AssertUnwindSafe(|| print(&cols, values, &added, &layout))))
         .map_err(|_| PyRuntimeError::new_err("internal error: trec_eval's printer panicked"))?
-        .map_err(PyValueError::new_err)?;
+        .map_err(|e| errors::raise(py, e))?;
     result(py, printed)
 }
 
@@ -122,12 +122,12 @@ fn trec_eval_print<'py>(
 type Done = (Printed, Vec<String>);
 
 /// Why `files` stops: an input the engine leaves to Python or a problem in an input
-/// (raised as `JudgeError`), a measure refusing the data, or a bad column.
+/// (raised as `JudgeError`), no query to evaluate, a measure refusing the data or a bad
+/// column.
 enum Stop {
     Judge(JudgeFailure),
     NoQuery(String),
-    Refused(Refusal),
-    Invalid(String),
+    Eval(EvalError),
 }
 
 /// Read, judge, compute and print; None when the engine cannot (the caller's general
@@ -182,11 +182,9 @@ fn files(
         zscores,
     };
     let threads = if run.labels.len() >= THREADS_FROM { reading.threads } else { 1 };
-    match evaluate(&run, cols, &layout, options.judged_only, threads) {
-        Ok(printed) => Ok(Some((printed, missing))),
-        Err(Failure::Refused(refusal)) => Err(Stop::Refused(refusal)),
-        Err(Failure::Invalid(message)) => Err(Stop::Invalid(message)),
-    }
+    let printed =
+        evaluate(&run, cols, &layout, options.judged_only, threads).map_err(Stop::Eval)?;
+    Ok(Some((printed, missing)))
 }
 
 /// Ranked documents from which the kernels run on several threads (as the judge's
@@ -249,8 +247,7 @@ fn trec_eval_files<'py>(
         .map_err(|stop| match stop {
             Stop::Judge(failure) => raise(py, failure),
             Stop::NoQuery(name) => no_query(name),
-            Stop::Refused(refusal) => refusal_error(py, refusal),
-            Stop::Invalid(message) => PyValueError::new_err(message),
+            Stop::Eval(error) => errors::raise(py, error),
         })?;
     let Some((printed, missing)) = done else {
         return Ok(None);

@@ -13,7 +13,7 @@
 use std::collections::HashMap;
 use std::io::Write;
 
-use crate::{Column, JudgedView, Kernel, LabelVec, Labels, Refusal, Spec, NOT_POOLED};
+use crate::{Column, EvalError, JudgedView, Kernel, LabelVec, Labels, Spec, NOT_POOLED};
 
 /// trec_eval's floor of a value before its log is taken for a geometric mean.
 pub const MIN_GEO_MEAN: f64 = 1e-5;
@@ -39,7 +39,7 @@ pub enum Kind {
 
 impl Kind {
     /// The kind named as the Python registry names it.
-    pub fn parse(name: &str) -> Result<Kind, String> {
+    pub fn parse(name: &str) -> Result<Kind, EvalError> {
         Ok(match name {
             "run_name" => Kind::RunName,
             "query_count" => Kind::QueryCount,
@@ -47,7 +47,9 @@ impl Kind {
             "float" | "params" | "cut_long" | "cut_double" => Kind::Float,
             "gm" => Kind::Gm,
             "string" => Kind::Text,
-            other => return Err(format!("unknown trec_eval column kind {other:?}")),
+            other => {
+                return Err(EvalError::Shape(format!("unknown trec_eval column kind {other:?}")))
+            }
         })
     }
 
@@ -193,10 +195,11 @@ pub fn print(
     values: Vec<Option<Column>>,
     added: &[bool],
     layout: &Layout,
-) -> Result<Printed, String> {
+) -> Result<Printed, EvalError> {
     let n = layout.query_ids.len();
     if values.len() != cols.len() || added.len() != n {
-        return Err("one value column per printed column and one flag per query expected".into());
+        let m = "one value column per printed column and one flag per query expected";
+        return Err(EvalError::Shape(m.into()));
     }
     let mut unusable = Vec::new();
     let mut prepared = Vec::with_capacity(cols.len());
@@ -304,9 +307,9 @@ fn prepare(
     added: &[bool],
     layout: &Layout,
     unusable: &mut Vec<Vec<u8>>,
-) -> Result<Prepared, String> {
+) -> Result<Prepared, EvalError> {
     let n = added.len();
-    let wrong = |what: &str| format!("column {:?}: {what}", col.printed);
+    let wrong = |what: &str| EvalError::Shape(format!("column {:?}: {what}", col.printed));
     match (col.kind, column) {
         (Kind::RunName | Kind::QueryCount, _) => Ok(Prepared::None),
         (Kind::Text, Some(Column::Texts(mut texts))) => {
@@ -403,40 +406,30 @@ pub fn with_placeholder(run: &JudgedView, judged_only: bool) -> (Vec<i64>, Label
 /// Compute the columns' values on a judged run (with the placeholder rankings of the
 /// queries `-c` added) and print them: the whole of trec_eval after judging.
 /// `judged_only` is `-J`; `threads` the kernels' threads. A kernel's refusal of the run
-/// is [`Failure::Refused`] (the caller's general path reports it with its message).
+/// is [`EvalError::Refused`] (the caller's general path reports it with its message).
 pub fn evaluate(
     run: &JudgedView,
     cols: &[Col],
     layout: &Layout,
     judged_only: bool,
     threads: usize,
-) -> Result<Printed, Failure> {
-    run.check().map_err(Failure::Invalid)?;
+) -> Result<Printed, EvalError> {
+    run.check()?;
     if run.num_queries() != layout.query_ids.len() {
-        return Err(Failure::Invalid("one query id per query expected".into()));
+        return Err(EvalError::Shape("one query id per query expected".into()));
     }
     let added: Vec<bool> = run.in_run.iter().map(|&i| !i).collect();
     let (offsets, labels, in_run) = with_placeholder(run, judged_only);
     let full = JudgedView { offsets: &offsets, labels: labels.view(), in_run: &in_run, ..*run };
     let mut kernels: Vec<Box<dyn Kernel>> = Vec::new();
     for spec in cols.iter().filter_map(|c| c.spec.as_ref()) {
-        kernels.push(crate::measures::kernel(spec).map_err(Failure::Invalid)?);
+        kernels.push(crate::measures::kernel(spec)?);
     }
     let computed = crate::measures::compute(&full, &mut kernels, threads);
-    let mut computed = computed.map_err(Failure::Refused)?.into_iter();
+    let mut computed = computed?.into_iter();
     let values =
         cols.iter().map(|c| if c.spec.is_some() { computed.next() } else { None }).collect();
-    print(cols, values, &added, layout).map_err(Failure::Invalid)
-}
-
-/// Why [`evaluate`] printed nothing.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Failure {
-    /// A kernel refuses the run's data.
-    Refused(Refusal),
-    /// The columns or arrays do not fit (a caller's mistake), or a measure the engine
-    /// does not compute.
-    Invalid(String),
+    print(cols, values, &added, layout)
 }
 
 /// A judged run restricted to some of its queries (owned arrays).
