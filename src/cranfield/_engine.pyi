@@ -7,7 +7,7 @@ disagree. The docstrings of the functions are in ``rust/engine/src/*.rs``.
 
 from collections.abc import Iterable, Sequence
 from os import PathLike
-from typing import Any, final
+from typing import Any, Protocol, final
 
 import numpy as np
 import numpy.typing as npt
@@ -53,6 +53,16 @@ _Col = tuple[str, str, _Spec | None, bool, bool, bool]
 _LtrSpec = tuple[
     str, int, int, str, bool, npt.NDArray[np.float64] | None, npt.NDArray[np.float64] | None
 ]
+
+class _JudgeOptions(Protocol):
+    """What the bindings' ``options`` read (``cranfield.core.options.JudgeOptions``)."""
+
+    rel_level: int
+    depth: int | None
+    judged_only: bool
+    complete: bool
+    compat: int
+    duplicates: str
 
 class ReadError(Exception):
     """A problem with an input: args are (what, line or None, detail or None)."""
@@ -128,14 +138,9 @@ def judge_trec_files(
     run_path: _Path,
     qrels_path: _Path,
     *,
+    options: _JudgeOptions | None = None,
     latin1: bool = False,
     fractional: bool = False,
-    rel_level: int = 1,
-    depth: int | None = None,
-    judged_only: bool = False,
-    complete: bool = False,
-    compat: int = 10,
-    duplicates: str = "error",
     qrels_duplicates: str = "error",
     max_line: int = ...,
     max_bytes: int | None = None,
@@ -149,11 +154,7 @@ def judge_arrow_runs(
     runs: Iterable[Iterable[_Batch]],
     qrels: Iterable[_Batch],
     *,
-    rel_level: int = 1,
-    depth: int | None = None,
-    judged_only: bool = False,
-    complete: bool = False,
-    compat: int = 10,
+    options: _JudgeOptions | None = None,
     doc_rows: bool = True,
 ) -> list[
     tuple[
@@ -175,14 +176,9 @@ def evaluate_trec_files(
     run_paths: Sequence[_Path],
     specs: list[_Spec],
     *,
+    options: _JudgeOptions | None = None,
     latin1: bool = False,
     fractional: bool = False,
-    rel_level: int = 1,
-    depth: int | None = None,
-    judged_only: bool = False,
-    complete: bool = False,
-    compat: int = 10,
-    duplicates: str = "error",
     max_line: int = ...,
     max_bytes: int | None = None,
     judged_only_specs: Sequence[bool] = ...,
@@ -215,11 +211,7 @@ def trec_eval_files(
     columns: list[_Col],
     qrels_path: _Path,
     run_path: _Path,
-    rel_level: int,
-    depth: int | None,
-    judged_only: bool,
-    complete: bool,
-    compat: int,
+    options: _JudgeOptions,
     per_query: bool,
     summary: bool,
     zscores: dict[tuple[bytes, str], tuple[float, float]] | None = None,

@@ -10,9 +10,7 @@ use std::path::PathBuf;
 use cranfield_eval::judge::stream::{
     judge_run_streamed, read_qrels_from, PIECE_BYTES, WHOLE_BYTES,
 };
-use cranfield_eval::judge::{
-    threads_for, topics, Duplicates, Input, JudgeError as Failed, JudgeOptions, Prepared, Reading,
-};
+use cranfield_eval::judge::{threads_for, topics, Input, JudgeError as Failed, Prepared, Reading};
 use cranfield_eval::measures::kernel;
 use cranfield_eval::micro::micro_all;
 use cranfield_eval::runs::{in_order, parallel, text_size};
@@ -22,7 +20,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyList, PyTuple};
 
 use crate::errors;
-use crate::judge::{no_query, policy, raise, raise_in_run, reading, JudgeError};
+use crate::judge::{judging, no_query, raise, raise_in_run, reading, JudgeError};
 use crate::measures::spec;
 use crate::progress::{counter, ReadCounter};
 
@@ -72,16 +70,17 @@ fn relevant_queries(
 /// with a relevant document; `micro` (with `micro`, else None) the micro average of
 /// each spec (`cranfield_eval::micro`: ValueError for a family without one). `judged_only_specs[i]`: spec `i` sees the judged-only view.
 ///
-/// `specs` are `(family, cutoff, params)` as `compute_measures` takes them. Raises
+/// `specs` are `(family, cutoff, params)` as `compute_measures` takes them; `options`
+/// the `JudgeOptions` value (None: its defaults; the qrels must hold no repeated
+/// pair). Raises
 /// `JudgeError` for a problem in an input or an input the engine does not read (see
 /// its doc; with a fifth argument, the index of the run it is in), 'no_query' or
 /// 'no_relevant' (detail: the run's name) when a run has nothing to evaluate;
 /// `InputError`/`MeasureError` when a measure refuses the data; ValueError for a bad
 /// spec or option.
 #[pyfunction]
-#[pyo3(signature = (qrels_path, run_paths, specs, *, latin1=false, fractional=false,
-    rel_level=1, depth=None, judged_only=false, complete=false, compat=10,
-    duplicates="error", max_line=1 << 26, max_bytes=None, judged_only_specs=Vec::new(),
+#[pyo3(signature = (qrels_path, run_paths, specs, *, options=None, latin1=false,
+    fractional=false, max_line=1 << 26, max_bytes=None, judged_only_specs=Vec::new(),
     skip_no_relevant=false, micro=false, fractional_refusals=Vec::new(),
     piece_bytes=PIECE_BYTES, whole_bytes=WHOLE_BYTES, regroup_bytes=None, progress=None))]
 #[allow(clippy::too_many_arguments)]
@@ -90,14 +89,9 @@ fn evaluate_trec_files<'py>(
     qrels_path: PathBuf,
     run_paths: Vec<PathBuf>,
     specs: &Bound<'py, PyList>,
+    options: Option<&Bound<'py, PyAny>>,
     latin1: bool,
     fractional: bool,
-    rel_level: i64,
-    depth: Option<u64>,
-    judged_only: bool,
-    complete: bool,
-    compat: u8,
-    duplicates: &str,
     max_line: usize,
     max_bytes: Option<u64>,
     judged_only_specs: Vec<bool>,
@@ -113,15 +107,7 @@ fn evaluate_trec_files<'py>(
     for s in &specs {
         kernel(s).map_err(|e| errors::raise(py, e))?;
     }
-    let options = JudgeOptions {
-        rel_level,
-        depth,
-        judged_only,
-        complete,
-        compat,
-        duplicates: policy(duplicates, "duplicates")?,
-        qrels_duplicates: Duplicates::Error,
-    };
+    let options = judging(options)?;
     let reading = Reading {
         piece_bytes,
         whole_bytes,

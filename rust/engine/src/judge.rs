@@ -160,15 +160,35 @@ fn io_detail(py: Python<'_>, error: &std::io::Error) -> Option<Py<PyAny>> {
 
 /// `-M`'s depth as Python gives it: None, or an int, 2**64 or more meaning the whole
 /// ranking (None).
-pub(crate) fn depth_of(depth: Option<Bound<'_, PyAny>>) -> PyResult<Option<u64>> {
-    match depth {
-        None => Ok(None),
-        Some(d) => match d.extract::<u64>() {
-            Ok(d) => Ok(Some(d)),
-            Err(_) if d.gt(u64::MAX)? => Ok(None),
-            Err(e) => Err(e),
-        },
+fn depth_of(depth: Bound<'_, PyAny>) -> PyResult<Option<u64>> {
+    if depth.is_none() {
+        return Ok(None);
     }
+    match depth.extract::<u64>() {
+        Ok(d) => Ok(Some(d)),
+        Err(_) if depth.gt(u64::MAX)? => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+/// The judging options of the bindings' `options` argument, converted once: a
+/// `cranfield.core.options.JudgeOptions` (any object with its six fields as attributes;
+/// the engine checks them again, [`JudgeOptions::check`]), or None for its defaults.
+/// The qrels' duplicates policy is not one of them (`Qrels.read`'s): `Error` here.
+pub(crate) fn judging(options: Option<&Bound<'_, PyAny>>) -> PyResult<JudgeOptions> {
+    let Some(o) = options.filter(|o| !o.is_none()) else {
+        return Ok(JudgeOptions::default());
+    };
+    let duplicates: String = o.getattr("duplicates")?.extract()?;
+    Ok(JudgeOptions {
+        rel_level: o.getattr("rel_level")?.extract()?,
+        depth: depth_of(o.getattr("depth")?)?,
+        judged_only: o.getattr("judged_only")?.extract()?,
+        complete: o.getattr("complete")?.extract()?,
+        compat: o.getattr("compat")?.extract()?,
+        duplicates: policy(&duplicates, "duplicates")?,
+        qrels_duplicates: Duplicates::Error,
+    })
 }
 
 /// Labels or grades as the NumPy array of their dtype (owning the vector).
@@ -200,8 +220,7 @@ pub(crate) fn labels<'py>(py: Python<'py>, labels: LabelVec) -> Bound<'py, PyAny
 /// hold at most `max_bytes` of text when read whole (no limit when None). Raises
 /// `JudgeError` (see its doc), or ValueError for a bad policy name.
 #[pyfunction]
-#[pyo3(signature = (run_path, qrels_path, *, latin1=false, fractional=false, rel_level=1,
-    depth=None, judged_only=false, complete=false, compat=10, duplicates="error",
+#[pyo3(signature = (run_path, qrels_path, *, options=None, latin1=false, fractional=false,
     qrels_duplicates="error", max_line=1 << 26, max_bytes=None, piece_bytes=PIECE_BYTES,
     whole_bytes=WHOLE_BYTES, regroup_bytes=None, qrels_text=None, progress=None))]
 #[allow(clippy::too_many_arguments)]
@@ -209,14 +228,9 @@ fn judge_trec_files<'py>(
     py: Python<'py>,
     run_path: PathBuf,
     qrels_path: PathBuf,
+    options: Option<&Bound<'py, PyAny>>,
     latin1: bool,
     fractional: bool,
-    rel_level: i64,
-    depth: Option<Bound<'py, PyAny>>,
-    judged_only: bool,
-    complete: bool,
-    compat: u8,
-    duplicates: &str,
     qrels_duplicates: &str,
     max_line: usize,
     max_bytes: Option<u64>,
@@ -226,15 +240,9 @@ fn judge_trec_files<'py>(
     qrels_text: Option<&[u8]>,
     progress: Option<&Bound<'py, ReadCounter>>,
 ) -> PyResult<Bound<'py, PyTuple>> {
-    let depth = depth_of(depth)?;
     let options = JudgeOptions {
-        rel_level,
-        depth,
-        judged_only,
-        complete,
-        compat,
-        duplicates: policy(duplicates, "duplicates")?,
         qrels_duplicates: policy(qrels_duplicates, "qrels_duplicates")?,
+        ..judging(options)?
     };
     let reading = Reading {
         piece_bytes,

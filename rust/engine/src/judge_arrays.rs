@@ -17,7 +17,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyTuple};
 
-use crate::judge::{depth_of, labels, policy, raise, raise_in_run, JudgeError};
+use crate::judge::{judging, labels, policy, raise, raise_in_run, JudgeError};
 
 /// A string column's offsets, borrowed from NumPy.
 enum HeldOffsets<'py> {
@@ -127,32 +127,23 @@ fn internal(what: &str) -> PyErr {
 /// int64/float64 and bool arrays, an empty run name (the caller knows it), and the run
 /// row of each ranked document (int64), or None when they are every row of the run in
 /// order or when `doc_rows` is false (not computed). A `depth` of 2**64 or more is the
-/// whole ranking. Raises ValueError for arrays of the wrong type or layout, `JudgeError`
+/// whole ranking. `options` is the `JudgeOptions` value (None: its defaults; its
+/// duplicates policy has been applied by the readers). Raises ValueError for arrays of the wrong type or layout, `JudgeError`
 /// for malformed columns or options (with more than one run, the index of the run with
 /// the problem appended to its args).
 #[pyfunction]
-#[pyo3(signature = (runs, qrels, *, rel_level=1, depth=None, judged_only=false,
-    complete=false, compat=10, doc_rows=true))]
-#[allow(clippy::too_many_arguments)]
+#[pyo3(signature = (runs, qrels, *, options=None, doc_rows=true))]
 fn judge_arrow_runs<'py>(
     py: Python<'py>,
     runs: Bound<'py, PyAny>,
     qrels: Bound<'py, PyAny>,
-    rel_level: i64,
-    depth: Option<Bound<'py, PyAny>>,
-    judged_only: bool,
-    complete: bool,
-    compat: u8,
+    options: Option<&Bound<'py, PyAny>>,
     doc_rows: bool,
 ) -> PyResult<Vec<Bound<'py, PyTuple>>> {
     let options = JudgeOptions {
-        rel_level,
-        depth: depth_of(depth)?,
-        judged_only,
-        complete,
-        compat,
         duplicates: Duplicates::First,
         qrels_duplicates: Duplicates::First,
+        ..judging(options)?
     };
     let runs_held = runs.try_iter()?.map(|run| held(&run?)).collect::<PyResult<Vec<_>>>()?;
     let qrels_held = held(&qrels)?;

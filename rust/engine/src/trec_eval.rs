@@ -20,7 +20,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
 
 use crate::errors;
-use crate::judge::{no_query, raise, reading, JudgeError};
+use crate::judge::{judging, no_query, raise, reading, JudgeError};
 use crate::measures::spec;
 use crate::progress::{counter, ReadCounter};
 
@@ -192,8 +192,8 @@ fn files(
 const THREADS_FROM: usize = 1 << 16;
 
 /// trec_eval on two TREC files in one call: read (ids as Latin-1), judge, compute and
-/// print. `columns` and `zscores` as for `trec_eval_print`; `rel_level`, `depth`,
-/// `judged_only`, `complete`, `compat` are the judging options (-l, -M, -J, -c);
+/// print. `columns` and `zscores` as for `trec_eval_print`; `options` the
+/// `JudgeOptions` value (-l, -M, -J, -c, 9.x; its duplicates policy 'error');
 /// `max_line` the longest line read, `max_bytes` the most a gzip file may decompress to.
 ///
 /// Returns `(text, missing, unusable)` — the output bytes, the qrels topics without
@@ -204,18 +204,14 @@ const THREADS_FROM: usize = 1 << 16;
 /// `InputError`/`MeasureError` when a measure refuses the data; ValueError for a
 /// measure the engine does not compute.
 #[pyfunction]
-#[pyo3(signature = (columns, qrels_path, run_path, rel_level, depth, judged_only, complete, compat, per_query, summary, zscores=None, max_line=1 << 26, max_bytes=None, piece_bytes=PIECE_BYTES, whole_bytes=WHOLE_BYTES, regroup_bytes=None, progress=None))]
+#[pyo3(signature = (columns, qrels_path, run_path, options, per_query, summary, zscores=None, max_line=1 << 26, max_bytes=None, piece_bytes=PIECE_BYTES, whole_bytes=WHOLE_BYTES, regroup_bytes=None, progress=None))]
 #[allow(clippy::too_many_arguments)]
 fn trec_eval_files<'py>(
     py: Python<'py>,
     columns: &Bound<'py, PyList>,
     qrels_path: PathBuf,
     run_path: PathBuf,
-    rel_level: i64,
-    depth: Option<u64>,
-    judged_only: bool,
-    complete: bool,
-    compat: u8,
+    options: &Bound<'py, PyAny>,
     per_query: bool,
     summary: bool,
     zscores: Option<&Bound<'py, PyDict>>,
@@ -228,8 +224,7 @@ fn trec_eval_files<'py>(
 ) -> PyResult<Option<Bound<'py, PyTuple>>> {
     let cols: Vec<Col> = columns.iter().map(|c| col(&c)).collect::<PyResult<_>>()?;
     let table = zscores.map(self::zscores).transpose()?;
-    let options =
-        JudgeOptions { rel_level, depth, judged_only, complete, compat, ..JudgeOptions::default() };
+    let options = judging(Some(options))?;
     let reading = Reading {
         piece_bytes,
         whole_bytes,
