@@ -13,10 +13,11 @@
 
 use std::borrow::Cow;
 
+use super::ranking::greater;
 use super::table::{raw_value, Piece, QrelsTopics, QueryView, StrView, Table, ValuesView};
 use super::{
-    greater, hash, judge_table, parallel, prepared_qrels, Duplicates, Input, JudgeError,
-    JudgeOptions, Judged, Prepared, RunKind,
+    hash, judge_table, parallel, prepared_qrels, Duplicates, Input, JudgeError, JudgeOptions,
+    Judged, Prepared, RunKind,
 };
 use cranfield_trec::Strings;
 
