@@ -7,10 +7,12 @@ disagree. The docstrings of the functions are in ``rust/engine/src/*.rs``.
 
 from collections.abc import Iterable, Sequence
 from os import PathLike
-from typing import Any, Protocol, final
+from typing import Any, final
 
 import numpy as np
 import numpy.typing as npt
+
+from cranfield.core.options import JudgeOptions
 
 _Path = str | PathLike[str]
 _Labels = npt.NDArray[np.int8] | npt.NDArray[np.int64] | npt.NDArray[np.float64]
@@ -53,16 +55,6 @@ _Col = tuple[str, str, _Spec | None, bool, bool, bool]
 _LtrSpec = tuple[
     str, int, int, str, bool, npt.NDArray[np.float64] | None, npt.NDArray[np.float64] | None
 ]
-
-class _JudgeOptions(Protocol):
-    """What the bindings' ``options`` read (``cranfield.core.options.JudgeOptions``)."""
-
-    rel_level: int
-    depth: int | None
-    judged_only: bool
-    complete: bool
-    compat: int
-    duplicates: str
 
 class ReadError(Exception):
     """A problem with an input: args are (what, line or None, detail or None)."""
@@ -138,7 +130,7 @@ def judge_trec_files(
     run_path: _Path,
     qrels_path: _Path,
     *,
-    options: _JudgeOptions | None = None,
+    options: JudgeOptions | None = None,
     latin1: bool = False,
     fractional: bool = False,
     qrels_duplicates: str = "error",
@@ -154,7 +146,7 @@ def judge_arrow_runs(
     runs: Iterable[Iterable[_Batch]],
     qrels: Iterable[_Batch],
     *,
-    options: _JudgeOptions | None = None,
+    options: JudgeOptions | None = None,
     doc_rows: bool = True,
 ) -> list[
     tuple[
@@ -176,7 +168,7 @@ def evaluate_trec_files(
     run_paths: Sequence[_Path],
     specs: list[_Spec],
     *,
-    options: _JudgeOptions | None = None,
+    options: JudgeOptions | None = None,
     latin1: bool = False,
     fractional: bool = False,
     max_line: int = ...,
@@ -211,7 +203,7 @@ def trec_eval_files(
     columns: list[_Col],
     qrels_path: _Path,
     run_path: _Path,
-    options: _JudgeOptions,
+    options: JudgeOptions,
     per_query: bool,
     summary: bool,
     zscores: dict[tuple[bytes, str], tuple[float, float]] | None = None,
