@@ -19,8 +19,8 @@ use cranfield_eval::{Column, EvalError, Kernel, Spec};
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyTuple};
 
-use crate::errors;
-use crate::judge::{judging, no_query, raise, raise_in_run, reading, JudgeError};
+use crate::errors::{self, internal, judge_error, no_query, no_relevant, run_error};
+use crate::judge::{judging, reading};
 use crate::measures::spec;
 use crate::progress::{counter, ReadCounter};
 
@@ -105,7 +105,7 @@ fn evaluate_trec_files<'py>(
 ) -> PyResult<Bound<'py, PyTuple>> {
     let specs: Vec<Spec> = specs.iter().map(|s| spec(&s)).collect::<PyResult<_>>()?;
     for s in &specs {
-        kernel(s).map_err(|e| errors::raise(py, e))?;
+        kernel(s).map_err(|e| errors::eval_error(py, e))?;
     }
     let options = judging(options)?;
     let reading = Reading {
@@ -160,15 +160,13 @@ fn evaluate_trec_files<'py>(
     };
     let (topics, runs) = match py.detach(|| catch_unwind(AssertUnwindSafe(work))) {
         Ok(Ok(done)) => done,
-        Ok(Err(Failure::Judge(failure))) => return Err(raise(py, failure)),
-        Ok(Err(Failure::InRun(index, failure))) => return Err(raise_in_run(py, failure, index)),
-        Ok(Err(Failure::Eval(error))) => return Err(errors::raise(py, error)),
+        Ok(Err(Failure::Judge(failure))) => return Err(judge_error(py, failure)),
+        Ok(Err(Failure::InRun(index, failure))) => return Err(run_error(py, failure, index)),
+        Ok(Err(Failure::Eval(error))) => return Err(errors::eval_error(py, error)),
         Ok(Err(Failure::NoQuery(name))) => return Err(no_query(name)),
-        Ok(Err(Failure::NoRelevant(name))) => {
-            return Err(JudgeError::new_err(("no_relevant", "run", None::<u64>, name)))
-        }
+        Ok(Err(Failure::NoRelevant(name))) => return Err(no_relevant(name)),
         Err(_) => {
-            return Err(JudgeError::new_err(("internal", py.None(), py.None(), "a panic")));
+            return Err(internal("a panic"));
         }
     };
     let results = PyList::empty(py);

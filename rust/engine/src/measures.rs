@@ -121,8 +121,11 @@ fn compute_measures<'py>(
     threads: usize,
 ) -> PyResult<Bound<'py, PyList>> {
     let specs: Vec<Spec> = specs.iter().map(|s| spec(&s)).collect::<PyResult<_>>()?;
-    let mut kernels: Vec<Box<dyn Kernel>> =
-        specs.iter().map(kernel).collect::<Result<_, _>>().map_err(|e| errors::raise(py, e))?;
+    let mut kernels: Vec<Box<dyn Kernel>> = specs
+        .iter()
+        .map(kernel)
+        .collect::<Result<_, _>>()
+        .map_err(|e| errors::eval_error(py, e))?;
     let labels = Borrowed::of(labels, "labels")?;
     let grades = Borrowed::of(qrels_grades, "qrels_grades")?;
     let contiguous = |_| PyValueError::new_err("offset arrays must be contiguous");
@@ -135,11 +138,11 @@ fn compute_measures<'py>(
         rel_level,
         compat,
     };
-    run.check().map_err(|e| errors::raise(py, e))?;
+    run.check().map_err(|e| errors::eval_error(py, e))?;
     let columns = py
         .detach(|| catch_unwind(AssertUnwindSafe(|| compute(&run, &mut kernels, threads))))
         .map_err(|_| PyRuntimeError::new_err("internal error: a measure kernel panicked"))?
-        .map_err(|r| errors::raise(py, r.into()))?;
+        .map_err(|r| errors::eval_error(py, r.into()))?;
     let out = PyList::empty(py);
     for column in columns {
         match column {

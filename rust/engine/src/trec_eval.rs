@@ -19,8 +19,8 @@ use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
 
-use crate::errors;
-use crate::judge::{judging, no_query, raise, reading, JudgeError};
+use crate::errors::{self, internal, judge_error, no_query};
+use crate::judge::{judging, reading};
 use crate::measures::spec;
 use crate::progress::{counter, ReadCounter};
 
@@ -34,7 +34,7 @@ fn col(item: &Bound<'_, PyAny>) -> PyResult<Col> {
         bool,
         bool,
     ) = item.extract()?;
-    let kind = Kind::parse(&kind).map_err(|e| errors::raise(item.py(), e))?;
+    let kind = Kind::parse(&kind).map_err(|e| errors::eval_error(item.py(), e))?;
     let spec = if measure.is_none() { None } else { Some(spec(&measure)?) };
     Ok(Col { printed, kind, spec, blank, reset, recount })
 }
@@ -113,7 +113,7 @@ fn trec_eval_print<'py>(
     let printed = py
         .detach(|| catch_unwind(AssertUnwindSafe(|| print(&cols, values, &added, &layout))))
         .map_err(|_| PyRuntimeError::new_err("internal error: trec_eval's printer panicked"))?
-        .map_err(|e| errors::raise(py, e))?;
+        .map_err(|e| errors::eval_error(py, e))?;
     result(py, printed)
 }
 
@@ -238,11 +238,11 @@ fn trec_eval_files<'py>(
         .detach(|| catch_unwind(AssertUnwindSafe(work)))
         // a panic (a bug) is an internal JudgeError, as in `evaluate_trec_files`: the
         // caller takes the general path, or reports it in one line for standard input
-        .map_err(|_| JudgeError::new_err(("internal", py.None(), py.None(), "a panic")))?
+        .map_err(|_| internal("a panic"))?
         .map_err(|stop| match stop {
-            Stop::Judge(failure) => raise(py, failure),
+            Stop::Judge(failure) => judge_error(py, failure),
             Stop::NoQuery(name) => no_query(name),
-            Stop::Eval(error) => errors::raise(py, error),
+            Stop::Eval(error) => errors::eval_error(py, error),
         })?;
     let Some((printed, missing)) = done else {
         return Ok(None);
