@@ -118,3 +118,19 @@ def test_the_stub_ships_beside_the_module():
     root = Path(__file__).resolve().parents[2]
     assert (root / "src" / "cranfield" / "_engine.pyi").is_file()
     assert (root / "src" / "cranfield" / "py.typed").is_file()
+
+
+# the fields of cranfield.core.options.JudgeOptions: they cross the boundary as the one
+# value (``options=``), never one by one; the exceptions are not judging options
+JUDGING_FIELDS = {"rel_level", "depth", "judged_only", "complete", "compat", "duplicates"}
+NOT_JUDGING = {
+    "compute_measures": {"rel_level", "compat"},  # a judged run's own (JudgedRun's fields)
+    "trec_eval_print": {"complete"},  # how the printer lays out values computed before
+}
+
+
+@pytest.mark.parametrize("name", FUNCTIONS)
+def test_judging_options_cross_the_boundary_as_one_value(name):
+    parameters = set(inspect.signature(getattr(_engine, name)).parameters)
+    flat = parameters & JUDGING_FIELDS - NOT_JUDGING.get(name, set())
+    assert not flat, f"{name} takes judging options one by one: {sorted(flat)}"
