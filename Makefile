@@ -13,7 +13,7 @@ FUZZ_SECONDS ?= 45
 # pytest's worker processes (pytest-xdist): the CI machine has 2 cores
 PYTEST_WORKERS ?= 2
 
-.PHONY: demo test quick lint setup setup-test system-deps rust-check fuzz clean
+.PHONY: demo test quick lint setup setup-test system-deps rust-check fuzz clean trec_eval
 
 $(BIN)/pip:
 	$(PYTHON) -m venv $(VENV)
@@ -47,6 +47,16 @@ demo: setup
 system-deps:
 	sh tools/system-deps chromium=chromium chromedriver=chromium-driver \
 	  '/usr/lib/postgresql/*/bin/initdb=postgresql' cc=gcc make=make
+
+# trec_eval 10.0, the peer of the README's speed table and of benchmarks/, built -O2 from
+# its C source (NIST, github.com/usnistgov/trec_eval; TREC_EVAL_SRC: where a copy is) into
+# TREC_EVAL_DIR: `make trec_eval` gives /tmp/te/trec_eval (the tests build their own)
+TREC_EVAL_SRC ?= $(firstword $(wildcard ../shared/reference/trec_eval-10.0 ../../shared/reference/trec_eval-10.0))
+TREC_EVAL_DIR ?= /tmp/te
+trec_eval:
+	mkdir -p $(TREC_EVAL_DIR) && cp -r $(TREC_EVAL_SRC)/. $(TREC_EVAL_DIR)/
+	$(MAKE) -C $(TREC_EVAL_DIR) CFLAGS='-O2 -I. -Wall -DVERSIONID=\"10.0-rc3\"' trec_eval
+	@echo "built $(TREC_EVAL_DIR)/trec_eval"
 
 # the Rust crates: formatting, lints, unit tests (cranfield-engine, the PyO3 module, has
 # none: cargo test would only compile it, and PyO3, a second time)

@@ -11,6 +11,8 @@ linear scorer. Run from the project root:
     PYTHONPATH=src python benchmarks/ltr.py --part read     # a LETOR file of MQ2007 size
     PYTHONPATH=src python benchmarks/ltr.py --part objective --backend numpy,engine,engine-scores
     PYTHONPATH=src python benchmarks/ltr.py --part train --methods mga --backend numpy,engine
+    PYTHONPATH=src python benchmarks/ltr.py --part kernels --objective nDCG@10,AP,ERR@10
+    PYTHONPATH=src python benchmarks/ltr.py --write-wide DIR  # the wide files of issue 30
 
 ``--backend`` runs the objective on the NumPy path (``numpy``, before the compiled
 kernel), the engine's kernel scoring and ranking block by block (``engine``, the default
@@ -130,6 +132,37 @@ def bench_objective(
         )
 
 
+def bench_kernels(data, population: int, repeat: int, objective: str) -> None:
+    """rust/ltr's own measure kernels against the engine's (rust/eval), on the same
+    population: why the LTR kernel keeps its copy of ten measures (issue 31).
+
+    ``ltr`` times the LTR kernel on a score matrix (ranking each (individual, query)
+    and computing the measure, in Rust); ``engine`` times only the engine's measure
+    kernels (``Measure.compute``, as ``evaluate`` runs them) on the same rankings
+    already ranked and laid out as one JudgedRun (building it, not timed, is more work
+    again). Both on one thread; CPU times.
+    """
+    from cranfield.ltr.objective import Objective
+    from cranfield.ltr.rankers import single_threaded_blas
+
+    prepared = data.normalised("query")
+    w = np.random.default_rng(0).normal(size=(population, data.num_features))
+    w /= np.linalg.norm(w, axis=1, keepdims=True)
+    fast = Objective(prepared, objective, backend="engine-scores")
+    layout, term = fast.layout, fast.terms[0]
+    scores = layout.scores(w)
+    ranked = layout.ranked_labels(w, fast.depth)
+    jr = layout.judged_run(ranked, fast.depth)
+    with single_threaded_blas():
+        _, ltr, _ = timed(repeat, lambda: fast.kernel.evaluate(scores, 1))
+        _, eng, _ = timed(repeat, lambda: term.measure.compute(jr))
+    print(
+        f"kernels {objective}, {population} individuals x {data.num_queries} queries: "
+        f"ltr {ltr * 1e3:.1f} ms (ranking included), engine {eng * 1e3:.1f} ms (measures "
+        f"only, {len(jr.labels):,} ranked labels), ratio {eng / ltr:.1f}; {load()}"
+    )
+
+
 def bench_training(train, test, w, budget: int, repeat: int, methods, backends) -> None:
     from cranfield.ltr.objective import Objective
     from cranfield.ltr.rankers import train as fit
@@ -158,9 +191,31 @@ def bench_training(train, test, w, budget: int, repeat: int, methods, backends) 
         )
 
 
+def write_wide(folder: str) -> None:
+    """The sparse files of issue 30 §4 (deterministic): ``wide-20000.txt`` (200
+    documents of 20 queries, 20,000 features, 30 non-zeros a line) and
+    ``index-100000.txt`` (two documents of one query, feature index 100,000)."""
+    from pathlib import Path
+
+    out = Path(folder)
+    out.mkdir(parents=True, exist_ok=True)
+    rng = np.random.default_rng(0)
+    lines = []
+    for q in range(20):
+        for _ in range(10):
+            idx = np.sort(rng.choice(20_000, 30, replace=False)) + 1
+            pairs = " ".join(f"{j}:{rng.random():.4f}" for j in idx)
+            lines.append(f"{rng.integers(0, 3)} qid:{q} {pairs}")
+    (out / "wide-20000.txt").write_text("\n".join(lines) + "\n")
+    (out / "index-100000.txt").write_text("1 qid:1 1:0.5 100000:1.0\n0 qid:1 2:0.3 100000:0.5\n")
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--part", choices=("all", "read", "objective", "train"), default="all")
+    p.add_argument("--write-wide", metavar="DIR", help="write the wide files and stop")
+    p.add_argument(
+        "--part", choices=("all", "read", "objective", "kernels", "train"), default="all"
+    )
     p.add_argument("--population", type=int, default=200)
     p.add_argument("--budget", type=int, default=16_000)
     p.add_argument("--repeat", type=int, default=3)
@@ -174,12 +229,18 @@ def main() -> None:
         "--threads", type=int, help="the kernel's threads (default: the CPUs, at most 8)"
     )
     args = p.parse_args()
+    if args.write_wide:
+        write_wide(args.write_wide)
+        return
     backends = args.backend.split(",")
     if args.part in ("all", "read"):
         bench_read(args.repeat)
     train, test, w = mq2008_like()
     if args.part in ("all", "objective"):
         bench_objective(train, args.population, args.repeat, backends, args.objective, args.threads)
+    if args.part in ("all", "kernels"):
+        for name in args.objective.split(","):
+            bench_kernels(train, args.population, args.repeat, name)
     if args.part in ("all", "train"):
         bench_training(
             train, test, w, args.budget, args.train_repeat, args.methods.split(","), backends

@@ -33,7 +33,9 @@ judged and documents judged but never retrieved (which they all have):
   fields;
 * :func:`pool_runs`, :func:`pool_qrels`: several runs over shared non-ASCII, non-numeric
   ids, many ties within and across runs;
-* :func:`collections` (Hypothesis): small collections, tie-free or with ties.
+* :func:`collections` (Hypothesis): small collections, tie-free or with ties;
+* :func:`measure_variants`: measures of one registered family, generated from its
+  declaration (each cutoff kind, each parameter's choices and declared range).
 
 The reference order, :func:`trec_order`, is trec_eval's: score descending, ties broken
 by document id descending in byte order (docs/trec_eval.md).
@@ -429,6 +431,68 @@ def pool_qrels(rng: np.random.Generator) -> dict[str, dict[str, int]]:
         docs = rng.choice(POOL_DOCS, size=rng.integers(1, len(POOL_DOCS)), replace=False)
         out[q] = {str(d): int(g) for d, g in zip(docs, rng.integers(-1, 3, len(docs)), strict=True)}
     return out
+
+
+# -- measures ---------------------------------------------------------------------------
+
+# cutoffs of each cutoff kind, and candidate values of numeric parameters (those outside
+# a parameter's declared range are dropped)
+VARIANT_CUTOFFS = {
+    None: [None],
+    "rank": [None, 1, 5],
+    "recall": [None, 0.5],
+    "positive": [0.5, 2.0],
+}
+VARIANT_INTS = [0, 2, 3, 40, 1_000_000]
+VARIANT_FLOATS = [0.5, 0.95, 2.0, 3.0, -1.0, 0.0]
+
+
+def parameter_values(p) -> list:
+    """Values of measure parameter ``p`` worth checking besides its default."""
+    if p.choices:
+        values = list(p.choices)
+    elif p.kind is bool:
+        values = [not p.default]
+    elif p.kind == "gains":
+        values = [((1, 2.0), (2, 0.5)), ((0, 1.0), (3, 7.0))]
+    elif p.kind == "floats":
+        values = [(0.0, 0.25, 1.0)]
+    elif p.kind is int:
+        values = VARIANT_INTS
+    elif p.kind is float:
+        values = VARIANT_FLOATS
+    else:
+        values = []
+    ok = [v for v in values if v != p.default and (p.check is None or p.check(v))]
+    return ok[:3]
+
+
+def _measure_of(name: str, cutoff, params: dict):
+    from cranfield.core.measures.registry import Measure
+    from cranfield.errors import CranfieldError
+
+    try:
+        return Measure.of(name, cutoff, **params)
+    except CranfieldError:  # a combination the declaration refuses
+        return None
+
+
+def measure_variants(d) -> list:
+    """Measures of the family declared by ``d`` (a ``MeasureDef``): its defaults at each
+    cutoff, then one parameter at a time (parameters without a default, such as a
+    collection size, get their first value)."""
+    cutoffs = [c for c in VARIANT_CUTOFFS[d.cutoff] if c is not None or not d.cutoff_required]
+    base = {}
+    if _measure_of(d.name, cutoffs[-1], {}) is None:
+        base = {
+            p.name: parameter_values(p)[0]
+            for p in d.params
+            if p.default is None and parameter_values(p)
+        }
+    out = [_measure_of(d.name, c, base) for c in cutoffs]
+    for p in d.params:
+        out += [_measure_of(d.name, cutoffs[-1], {**base, p.name: v}) for v in parameter_values(p)]
+    return [m for m in out if m is not None]
 
 
 # -- Hypothesis ------------------------------------------------------------------------

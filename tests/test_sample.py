@@ -84,3 +84,22 @@ def test_deterministic_and_written_files_read_back(tmp_path):
         back = Run.read(p)
         assert back.name == p.stem
         assert back.to_dict() == runs[p.stem].to_dict()
+
+
+def test_demo_refuses_to_overwrite_an_edited_collection(tmp_path, capsys):
+    from cranfield.cli.main import main
+
+    target = tmp_path / "sample-collection"
+    assert main(["demo", "--dir", str(target)]) == 0
+    assert main(["demo", "--dir", str(target)]) == 0  # unchanged: written again, no error
+    edited = (target / "dense.txt").read_bytes() + b"1 Q0 extra 999 0.5 mine\n"
+    (target / "dense.txt").write_bytes(edited)
+    before = {p.name: p.read_bytes() for p in target.iterdir()}
+    capsys.readouterr()
+    assert main(["demo", "--dir", str(target)]) != 0
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and "dense.txt: differs from the sample collection" in err[0]
+    assert "--force" in err[0]
+    assert {p.name: p.read_bytes() for p in target.iterdir()} == before  # nothing written
+    assert main(["demo", "--dir", str(target), "--force"]) == 0
+    assert (target / "dense.txt").read_bytes() == sample.write(tmp_path / "fresh")[2].read_bytes()

@@ -6,6 +6,11 @@ first access, so ``import cranfield`` stays cheap (no pandas, SciPy or matplotli
 
 from __future__ import annotations
 
+from . import _interrupt
+
+if _interrupt.is_command_line():  # first: Ctrl-C during the imports is one line too
+    _interrupt.install()
+
 TYPE_CHECKING = False  # (typing.TYPE_CHECKING without importing typing)
 
 __version__ = "0.1.0"

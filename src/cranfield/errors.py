@@ -42,13 +42,30 @@ class InputError(CranfieldError, ValueError):
         return f"{where}{self.message}"
 
 
+def shown(value: object) -> str:
+    """``repr`` of a value for a message, a NumPy scalar as the Python value it holds
+    (NumPy 2's own repr, ``np.float64(-5.0)``, is not for users)."""
+    if type(value).__module__ == "numpy" and getattr(value, "ndim", None) == 0:
+        value = value.item()
+    return repr(value)
+
+
+def number_shown(value: object) -> str:
+    """A number for a message: a whole float without its ``.0`` (``99999999999``)."""
+    if type(value).__module__ == "numpy" and getattr(value, "ndim", None) == 0:
+        value = value.item()
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return repr(value) if isinstance(value, str) else str(value)
+
+
 def invalid_value(name: str, allowed: str, given: object) -> str:
     """The one message template for a bad parameter value.
 
     ``invalid value for NAME: expected ALLOWED, got GIVEN`` -- ``allowed`` names the
     accepted values or range (``"an integer in [1, 1000]"``).
     """
-    return f"invalid value for {name}: expected {allowed}, got {given!r}"
+    return f"invalid value for {name}: expected {allowed}, got {shown(given)}"
 
 
 class ParameterError(CranfieldError, ValueError):

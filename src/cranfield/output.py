@@ -26,6 +26,32 @@ FORMATS = ("text", "markdown", "json", "csv", "tsv", "trec")
 UNDEFINED = "nan"
 
 
+#: How a p-value of exactly 0 is shown: every p-value computed here is positive in
+#: exact arithmetic, so 0 means it fell below the smallest double (about 5e-324).
+UNDERFLOW = "<1e-300"
+
+
+def monte_carlo_bound(replicates: int, sides: int = 2) -> float:
+    """The resolution of a Monte Carlo p-value none of whose ``replicates`` draws was
+    as extreme as the data: ``sides / (replicates + 1)``, the add-one estimate
+    ``(1 + 0) / (B + 1)`` of Davison & Hinkley (1997, ch. 4), doubled for a
+    two-sided p-value that is twice the smaller tail."""
+    return min(1.0, sides / (replicates + 1))
+
+
+def p_cell(p, bound: bool = False) -> str:
+    """A p-value as a table cell: :data:`UNDEFINED` for none or NaN, ``<B`` when ``p``
+    is an upper bound ``B`` (written with 2 significant digits, rounded up, so the
+    statement stays true), :data:`UNDERFLOW` for an exact 0, else 4 significant
+    digits."""
+    if p is None or p != p:
+        return UNDEFINED
+    if bound:
+        scale = 10.0 ** (math.floor(math.log10(p)) - 1)
+        return f"<{math.ceil(p / scale - 1e-9) * scale:.2g}"
+    return UNDERFLOW if p == 0 else f"{p:.4g}"
+
+
 def json_safe(obj):
     """``obj`` with every non-finite float (NaN, infinity) replaced by ``None``.
 
@@ -44,14 +70,17 @@ def json_safe(obj):
     return obj
 
 
-def dumps_json(obj, indent: int | None = 2) -> str:
+def dumps_json(obj, indent: int | None = 2, *, plain: bool = False) -> str:
     """Valid JSON text of ``obj`` (non-finite numbers as ``null``, see :func:`json_safe`).
 
     ``allow_nan=False`` makes any value that slipped through an error, never invalid JSON.
+    ``plain``: ``obj`` holds only Python numbers, strings, None, lists and dicts, with
+    non-finite numbers already None (a caller writing a million rows skips the walk of
+    :func:`json_safe`; a NaN left in is still an error, never invalid JSON).
     """
     import json  # (here: a text table needs neither json nor csv; a cold CLI)
 
-    return json.dumps(json_safe(obj), indent=indent, allow_nan=False)
+    return json.dumps(obj if plain else json_safe(obj), indent=indent, allow_nan=False)
 
 
 # -- tables ------------------------------------------------------------------------------
@@ -149,16 +178,42 @@ def table(
     raise ParameterError("format", "one of " + ", ".join(TABLE_FORMATS), fmt)
 
 
-def _cell(value, digits: int) -> str:
+def number_cell(value, digits: int | None = 4, *, significant: int | None = None) -> str:
+    """The one way a number is written in a table cell for people.
+
+    ``None`` is an empty cell, NaN is :data:`UNDEFINED`, a bool ``yes``/``no``, a string
+    itself; a float ``digits`` decimals (or ``significant`` digits, ``%g``), never a
+    negative zero (``-0.0000`` is written ``0.0000``: the sign of a value that rounds to
+    zero says nothing), from 1e15 up in exponent notation; integers as they are.
+    """
     if value is None:
         return ""
     if isinstance(value, str):
         return value
-    if isinstance(value, float) and math.isnan(value):
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if type(value).__module__ == "numpy" and getattr(value, "ndim", None) == 0:
+        value = value.item()
+    if isinstance(value, int):
+        return str(value)
+    value = float(value)
+    if math.isnan(value):
         return UNDEFINED
-    if isinstance(value, float) and value.is_integer() and abs(value) >= 1 and digits == 0:
+    if significant is not None:
+        text = f"{value:.{significant}g}"
+    elif value.is_integer() and abs(value) >= 1 and digits == 0 and abs(value) < 1e15:
         return str(int(value))
-    return f"{value:.{digits}f}"
+    elif abs(value) >= 1e15:  # not hundreds of digits for a value near 1e308
+        text = f"{value:.{max(digits or 0, 1)}e}"
+    else:
+        text = f"{value:.{digits}f}"
+    if text.startswith("-") and not any(c in "123456789" for c in text.split("e")[0]):
+        text = text[1:]
+    return text
+
+
+def _cell(value, digits: int) -> str:
+    return number_cell(value, digits)
 
 
 def _full(v: float) -> str:

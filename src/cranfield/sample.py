@@ -492,17 +492,36 @@ def load() -> tuple[Qrels, dict[str, Run]]:
     )
 
 
-def write(directory: str | os.PathLike) -> list[Path]:
+def write(directory: str | os.PathLike, *, overwrite: bool = False) -> list[Path]:
     """Write ``qrels.txt`` and one ``<run>.txt`` per run (TREC format) into ``directory``.
 
-    Returns the paths written, qrels first. The directory is created if needed.
+    Returns the paths written, qrels first. The directory is created if needed. A file
+    that is already there with other contents (an edited collection) is an
+    :class:`~cranfield.errors.InputError` and nothing is written, unless ``overwrite``;
+    files equal to the sample's are left as they are.
     """
+    import io
+
+    from .core.io.atomic import write_bytes
+    from .errors import InputError
+
     out = Path(directory)
-    out.mkdir(parents=True, exist_ok=True)
     qrels, runs = load()
-    paths = [out / "qrels.txt"]
-    qrels.to_trec(paths[0])
-    for name, run in runs.items():
-        paths.append(out / f"{name}.txt")
-        run.to_trec(paths[-1])
-    return paths
+    contents: dict[Path, bytes] = {}
+    for name, obj in [("qrels", qrels), *runs.items()]:
+        sink = io.BytesIO()
+        obj.to_trec(sink)
+        contents[out / f"{name}.txt"] = sink.getvalue()
+    if not overwrite:
+        for path, data in contents.items():
+            if path.exists() and (not path.is_file() or path.read_bytes() != data):
+                raise InputError(
+                    "differs from the sample collection (edited?): not overwritten without "
+                    "--force (Python: overwrite=True), or choose another --dir",
+                    source=str(path),
+                )
+    out.mkdir(parents=True, exist_ok=True)
+    for path, data in contents.items():
+        if not (path.is_file() and path.read_bytes() == data):
+            write_bytes(path, data)
+    return list(contents)

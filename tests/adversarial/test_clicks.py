@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 
 import pytest
 
@@ -41,7 +42,9 @@ def test_fit_writes_model_file_atomically(log, tmp_path):
 
 
 def test_relevance_qrels(log):
-    out = run_cli("clicks", "relevance", log, "-m", "dctr", "--qrels", "--thresholds", "0.3,0.6")
+    out = run_cli(
+        "clicks", "relevance", log, "--model", "dctr", "--qrels", "--thresholds", "0.3,0.6"
+    )
     assert_success(out, quiet=True)
     lines = out.stdout.decode().splitlines()
     assert "q2 0 d 2" in lines and "q1 0 c 1" in lines  # d 1/1; c 1/3
@@ -67,22 +70,26 @@ def test_models_list():
 def test_bad_logs_fail_cleanly(tmp_path, content, mentions):
     p = tmp_path / "train.pyclick"
     p.write_bytes(content.encode("latin-1"))
-    for argv in (("fit", p, "-m", "pbm"), ("compare", p, p), ("relevance", p, "-m", "dbn")):
+    for argv in (
+        ("fit", p, "--model", "pbm"),
+        ("compare", p, p),
+        ("relevance", p, "--model", "dbn"),
+    ):
         assert_clean_failure(run_cli("clicks", *argv), *mentions)
 
 
 @pytest.mark.parametrize(
     "argv, mention",
     [
-        (("fit", "{log}", "-m", "nope"), "click model"),
+        (("fit", "{log}", "--model", "nope"), "click model"),
         (("compare", "{log}", "{log}", "--models", "pbm,zzz"), "zzz"),
-        (("fit", "{log}", "-m", "pbm", "--max-iter", "0"), "max-iter"),
-        (("fit", "{log}", "-m", "pbm", "--tol", "nan"), "tol"),
-        (("relevance", "{log}", "-m", "pbm", "--thresholds", "0.5,0.2"), "thresholds"),
-        (("relevance", "{log}", "-m", "gctr"), "per-document"),
-        (("fit", "{missing}", "-m", "pbm"), "missing"),
-        (("fit", "{log}", "-m", "pbm", "-o", "{log}"), "train.pyclick"),
-        (("fit", "{log}", "-m", "pbm", "--log-format", "jsonl"), "JSON"),
+        (("fit", "{log}", "--model", "pbm", "--max-iter", "0"), "max-iter"),
+        (("fit", "{log}", "--model", "pbm", "--tol", "nan"), "tol"),
+        (("relevance", "{log}", "--model", "pbm", "--thresholds", "0.5,0.2"), "thresholds"),
+        (("relevance", "{log}", "--model", "gctr"), "per-document"),
+        (("fit", "{missing}", "--model", "pbm"), "missing"),
+        (("fit", "{log}", "--model", "pbm", "-o", "{log}"), "train.pyclick"),
+        (("fit", "{log}", "--model", "pbm", "--log-format", "jsonl"), "JSON"),
     ],
 )
 def test_bad_arguments_fail_cleanly(log, tmp_path, argv, mention):
@@ -94,13 +101,16 @@ def test_bad_arguments_fail_cleanly(log, tmp_path, argv, mention):
 
 def test_unknown_extension_asks_for_the_format(tmp_path):
     p = tmp_path / "log.txt"
-    p.write_text(LOG)
-    assert_clean_failure(run_cli("clicks", "fit", p, "-m", "dctr"), "--log-format")
-    assert_success(run_cli("clicks", "fit", p, "-m", "dctr", "--log-format", "pyclick"))
+    p.write_text("just some words\nand more\n")
+    assert_clean_failure(run_cli("clicks", "fit", p, "--model", "dctr"), "--log-format")
+    q = tmp_path / "log.txt"
+    q.write_text(LOG)
+    assert_success(run_cli("clicks", "fit", q, "--model", "dctr"), quiet=True)  # sniffed
+    assert_success(run_cli("clicks", "fit", q, "--model", "dctr", "--log-format", "pyclick"))
 
 
 def test_closed_stdout(log):
-    out = run_cli("clicks", "fit", log, "-m", "dctr", close_stdout=True)
+    out = run_cli("clicks", "fit", log, "--model", "dctr", close_stdout=True)
     assert out.status != 0 and "Traceback" not in out.stderr
 
 
@@ -109,7 +119,7 @@ def test_relevance_compare_with_editorial_qrels(log, tmp_path):
     qrels.write_text("q1 0 a 1\nq1 0 b 1\nq2 0 d 2\n")
     with Unchanged(log, qrels):
         out = run_cli(
-            "clicks", "relevance", log, "-m", "dctr", "--compare", qrels,
+            "clicks", "relevance", log, "--model", "dctr", "--compare", qrels,
             "--thresholds", "0.3,0.6", "-f", "json",
         )  # fmt: skip
     assert_success(out, quiet=True)
@@ -130,11 +140,102 @@ def test_relevance_compare_errors(log, tmp_path, extra):
     run = tmp_path / "only-one.run"
     run.write_text("q1 Q0 a 1 1 x\n")
     extra = [str(run) if e == "only-one.run" else e for e in extra]
-    out = run_cli("clicks", "relevance", log, "-m", "dctr", "--compare", qrels, *extra)
+    out = run_cli("clicks", "relevance", log, "--model", "dctr", "--compare", qrels, *extra)
     assert_clean_failure(out)
 
 
 def test_relevance_runs_need_compare(log, tmp_path):
     run = tmp_path / "a.run"
     run.write_text("q1 Q0 a 1 1 x\n")
-    assert_clean_failure(run_cli("clicks", "relevance", log, "-m", "dctr", "--runs", run, run))
+    assert_clean_failure(run_cli("clicks", "relevance", log, "--model", "dctr", "--runs", run, run))
+
+
+@pytest.mark.parametrize(
+    "value", ["-1,2", "a", "1", "3,2", "nan,1", "1,inf", "1,2,3", "", "1e7,1e7", ","]
+)
+def test_bad_prior(log, value):
+    out = run_cli("clicks", "fit", log, "--model", "dctr", f"--prior={value}")
+    assert_clean_failure(out, "--prior")
+    out = run_cli("clicks", "compare", log, log, "--models", "pbm", "--prior", value)
+    assert_clean_failure(out, "--prior")
+
+
+def test_maximum_likelihood_prior_on_zero_counts_stays_finite(tmp_path):
+    """--prior 0,0 on a pair never clicked in training that the test log clicks (and a
+    pair always clicked that the test log skips): the scores are finite, no warning."""
+    train = tmp_path / "train.pyclick"
+    train.write_text("q\ta,b,c : a;\nq\ta,b,c : a;\nq\tb,a,c :;\n")
+    test = tmp_path / "test.pyclick"
+    test.write_text("q\ta,b,c : b , c;\nq\tb,a,c : a;\nq\ta,c,b :;\n")
+    names = "gctr,rctr,dctr,pbm,cm,ubm,dcm,ccm,dbn,sdbn"
+    out = run_cli("clicks", "compare", train, test, "--models", names, "--prior", "0,0",
+                  "-f", "json")  # fmt: skip
+    assert_success(out, quiet=True)
+    rows = json.loads(out.stdout)
+    assert len(rows) == 10
+    for r in rows:
+        values = [r["log_likelihood"], r["perplexity"], r["ctr_error"], *r["perplexity_at"]]
+        assert all(isinstance(v, float) and math.isfinite(v) for v in values), r
+    out = run_cli("clicks", "fit", train, "--model", "dctr", "--prior", "0,0")
+    assert_success(out, quiet=True)
+    pairs = {p["doc"]: p["attractiveness"] for p in json.loads(out.stdout)["pairs"]}
+    assert pairs == {"a": 2 / 3, "b": 0.0, "c": 0.0}  # plain k / n
+
+
+def test_tolerance_zero_runs_exactly_the_iterations_asked(log):
+    for flags in (["--tolerance", "0", "--max-iterations", "7"], ["--tol", "0", "--max-iter", "7"]):
+        out = run_cli("clicks", "fit", log, "--model", "pbm", *flags)
+        assert_success(out, quiet=True)
+        model = json.loads(out.stdout)
+        assert model["iterations"] == 7 and model["converged"] is False
+    out = run_cli("clicks", "fit", log, "--model", "dbn")  # the default: PyClick's 50
+    assert json.loads(out.stdout)["iterations"] == 50
+
+
+def test_cascade_is_a_click_model_name_everywhere(log, tmp_path):
+    out = run_cli("clicks", "compare", log, log, "--models", "cascade,dctr", "-f", "json")
+    assert_success(out, quiet=True)
+    assert [r["model"] for r in json.loads(out.stdout)] == ["cm", "dctr"]
+    out = run_cli("clicks", "fit", log, "--model", "Cascade")
+    assert_success(out, quiet=True)
+    assert json.loads(out.stdout)["model"] == "cm"
+    out = run_cli("clicks", "models")
+    assert "\ncm  cascade model (closed form, also cascade)" in out.stdout.decode()
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("".join(f"q 0 d{i} {int(i < 2)}\n" for i in range(6)))
+    run = tmp_path / "a.txt"
+    run.write_text("".join(f"q Q0 d{i} {i + 1} {9 - i} a\n" for i in range(6)))
+    other = tmp_path / "b.txt"
+    other.write_text("".join(f"q Q0 d{5 - i} {i + 1} {9 - i} b\n" for i in range(6)))
+    out = run_cli("interleave", run, other, "--qrels", qrels, "--click-model", "cascade",
+                  "--impressions", "20", "-f", "json")  # fmt: skip
+    assert_success(out, quiet=True)
+    out = run_cli("interleave", run, other, "--qrels", qrels, "--click-model", "ubm")
+    assert_clean_failure(out, "--click-model", "cascade")
+
+
+@pytest.mark.parametrize(
+    "fmt, content",
+    [
+        ("pyclick", LOG),
+        ("yandex", "1\t0\tQ\tq1\t5\ta\tb\tc\n1\t3\tC\tb\n2\t0\tQ\tq2\t5\tb\td\n"),
+        ("jsonl", '{"query": "q1", "docs": ["a", "b"], "clicks": [0, 1]}\n'),
+        ("csv", "query,docs,clicked\nq1,a b c,2\nq2,b d,\n"),
+        ("tsv", "query\tdocs\tclicked\nq1\ta b c\t2 3\n"),
+    ],
+)
+def test_log_format_told_from_the_content(tmp_path, fmt, content):
+    """PyClick's and Yandex's files have no extension: their format is sniffed."""
+    bare = tmp_path / "sessions"
+    bare.write_text(content)
+    named = tmp_path / f"sessions.{fmt}"
+    named.write_text(content)
+    out = run_cli("clicks", "fit", bare, "--model", "dctr")
+    assert_success(out, quiet=True)
+    assert out.stdout == run_cli("clicks", "fit", named, "--model", "dctr").stdout
+
+
+def test_m_is_a_measure_everywhere_so_clicks_refuse_it_with_a_hint(log):
+    for action in ("fit", "relevance"):
+        out = run_cli("clicks", action, log, "-m", "pbm")
+        assert_clean_failure(out, "--model MODEL")

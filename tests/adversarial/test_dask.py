@@ -116,7 +116,7 @@ def test_clicks_fit_engine_dask_equals_local(tmp_path):
     parts.mkdir()
     for i, cut in enumerate(np.array_split(np.arange(len(lines)), 3)):
         (parts / f"p{i}.pyclick").write_text("".join(lines[j] for j in cut))
-    argv = ["-m", "dbn", "--tol", "1e-4", "--max-iter", "50"]
+    argv = ["--model", "dbn", "--tol", "1e-4", "--max-iter", "50"]
     local = run_cli("clicks", "fit", whole, *argv)
     assert_success(local, quiet=True)
     dask = run_cli("clicks", "fit", parts, *argv, "--engine", "dask", memory=None)
@@ -173,9 +173,9 @@ def test_pool_and_clicks_unreachable_scheduler(sample_paths, tmp_path):
     bad = "tcp://127.0.0.1:9"
     outcome = run_cli("pool", sample_paths[1], "--scheduler", bad)
     assert_clean_failure(outcome, "cannot connect to the Dask scheduler", bad)
-    outcome = run_cli("clicks", "fit", log, "-m", "ccm", "--scheduler", bad)
+    outcome = run_cli("clicks", "fit", log, "--model", "ccm", "--scheduler", bad)
     assert_clean_failure(outcome, "cannot connect to the Dask scheduler", bad)
-    outcome = run_cli("clicks", "relevance", log, "-m", "pbm", "--scheduler", "nonsense")
+    outcome = run_cli("clicks", "relevance", log, "--model", "pbm", "--scheduler", "nonsense")
     assert_clean_failure(outcome, "scheduler")
 
 
@@ -186,13 +186,13 @@ def test_clicks_engine_usage(tmp_path):
     log.write_text("".join(click_sessions(2, 20)))
     (tmp_path / "empty").mkdir()
     for argv, mention in (
-        ([log, "-m", "dctr", "--engine", "dask"], "--model"),
+        ([log, "--model", "dctr", "--engine", "dask"], "--model"),
         ([log, log, "--models", "pbm,cm", "--engine", "dask"], "--models"),
-        ([log, "-m", "dbn", "--engine", "dask", "--seed", "3"], "--seed"),
-        ([log, "-m", "dbn", "--engine", "local", "--scheduler", "tcp://h:1"], "--engine"),
-        ([tmp_path / "none", "-m", "pbm", "--engine", "dask"], "no such file"),
-        ([tmp_path / "empty", "-m", "pbm", "--engine", "dask"], "holds no files"),
-        (["-", "-m", "pbm", "--engine", "dask"], "standard input"),
+        ([log, "--model", "dbn", "--engine", "dask", "--seed", "3"], "--seed"),
+        ([log, "--model", "dbn", "--engine", "local", "--scheduler", "tcp://h:1"], "--engine"),
+        ([tmp_path / "none", "--model", "pbm", "--engine", "dask"], "no such file"),
+        ([tmp_path / "empty", "--model", "pbm", "--engine", "dask"], "holds no files"),
+        (["-", "--model", "pbm", "--engine", "dask"], "standard input"),
     ):
         action = "compare" if "--models" in argv else "fit"
         assert_clean_failure(run_cli("clicks", action, *argv, timeout=30), mention)
@@ -205,5 +205,5 @@ def test_clicks_bad_partition_one_line(tmp_path):
     parts.mkdir()
     (parts / "a.pyclick").write_text("".join(click_sessions(4, 30)))
     (parts / "b.pyclick").write_text("q1 d1 d2\n")  # no tab, no clicks
-    outcome = run_cli("clicks", "fit", parts, "-m", "dbn", "--engine", "dask", memory=None)
+    outcome = run_cli("clicks", "fit", parts, "--model", "dbn", "--engine", "dask", memory=None)
     assert_clean_failure(outcome, "b.pyclick:1", "expected")

@@ -164,3 +164,24 @@ def test_output_that_is_an_input_is_refused(files):
     with Unchanged(qrels, good, bad):
         out = run_cli("interleave", good, bad, "--qrels", qrels, "-o", bad)
     assert_clean_failure(out, "bad.txt")
+
+
+@pytest.mark.parametrize("fmt", ["text", "markdown"])
+def test_an_underflowed_p_value_is_not_printed_as_zero(files, fmt):
+    # 5,000 impressions per query, every decision for the good run: the sign test's p is
+    # below the smallest double, shown as the underflow bound, never "0"
+    _, qrels, good, bad = files
+    out = run_cli("interleave", good, bad, "--qrels", qrels, "--impressions", "5000",
+                  "-f", fmt)  # fmt: skip
+    assert_success(out, quiet=True)
+    text = out.stdout.decode()
+    sep = "|" if fmt == "markdown" else "\t"
+    row = next(
+        line
+        for line in text.splitlines()
+        if line.replace(" ", "").startswith(
+            f"{sep}good{sep}bad" if fmt == "markdown" else "good\tbad"
+        )
+    )
+    cells = [c.strip() for c in row.strip(sep).split(sep)]
+    assert cells[5] == "<1e-300"

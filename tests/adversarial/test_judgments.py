@@ -91,7 +91,18 @@ def test_degenerate_tables_give_nan_with_a_reason(tmp_path):
     doc = json.loads(out.stdout)["graded"]
     assert doc["overall"]["krippendorff_alpha"] is None  # undefined -> null
     assert doc["overall"]["percent_agreement"] == 1.0
-    assert any("same label" in n for n in doc["notes"])
+    # the scale read from the labels has one label: AC1 is undefined (null) and the note
+    # says so (it used to say "AC1 is 1")
+    assert doc["overall"]["gwet_ac1"] is None
+    assert any("one label" in n and "AC1" in n and "undefined" in n for n in doc["notes"])
+    assert not any("AC1 is 1" in n for n in doc["notes"])
+    # on a two-label scale the same judgments have AC1 = 1, as the note says
+    out = run_cli("agreement", "--judgments", path, "--scale", "0,1", "--format", "json",
+                  "--bootstrap", "0")  # fmt: skip
+    assert_success(out, quiet=True)
+    doc = json.loads(out.stdout)["graded"]
+    assert doc["overall"]["gwet_ac1"] == 1.0
+    assert any("same label" in n and "AC1 is 1" in n for n in doc["notes"])
     path.write_text("topic,document,assessor,label\n1,d1,a,1\n1,d2,a,0\n")
     out = run_cli("agreement", "--judgments", path, "--format", "json", "--bootstrap", "0")
     assert_success(out, quiet=True)
@@ -258,3 +269,36 @@ def test_agreement_tables_come_from_the_one_table_renderer(table, capsys):
     assert mlines[at + 1] == "|---|---:|"  # numbers right-aligned, as every markdown table
     rows = [[c.strip() for c in x.strip("|").split("|")] for x in mlines[at + 2 : at + 7]]
     assert "\n".join(mlines[at : at + 7]) == markdown_table(head, rows)
+
+
+@pytest.mark.parametrize("method", ["dawid-skene", "mace"])
+def test_aggregate_tolerance_zero_runs_exactly_the_iterations(table, method):
+    # --tolerance 0 means "no convergence test": exactly --max-iterations, and no note
+    # about stopping at the cap
+    out = run_cli("aggregate", "--judgments", table, "--method", method,
+                  "--tolerance", "0", "--max-iterations", "5")  # fmt: skip
+    assert_success(out, quiet=True)  # quiet: no note about the cap on stderr
+    assert len(out.stdout.decode().splitlines()) == 3
+    bad_options = [("--tolerance", "-1")]
+    if method == "mace":
+        bad_options += [("--restarts", "0"), ("--mace-fit", "gibbs")]
+    for option, value in bad_options:
+        bad = run_cli("aggregate", "--judgments", table, "--method", method, option, value)
+        assert_clean_failure(bad, option)
+
+
+def test_numbers_in_messages_are_written_as_numbers_not_numpy_reprs(tmp_path):
+    path = tmp_path / "j.csv"
+    path.write_text("topic,doc,assessor,label,seconds\n1,d1,ann,1,-5.5\n1,d1,bob,0,3\n")
+    err = assert_clean_failure(run_cli("agreement", "--judgments", path), "j.csv:2")
+    assert "-5.5 seconds" in err and "np." not in err
+
+
+def test_parameter_errors_show_numpy_values_as_python_values():
+    import numpy as np
+
+    from cranfield.errors import ParameterError, number_shown
+
+    assert str(ParameterError("x", "a number", np.float64(-5.0))).endswith("got -5.0")
+    assert number_shown(np.float64(99999999999.0)) == "99999999999"
+    assert number_shown(np.int64(3)) == "3"

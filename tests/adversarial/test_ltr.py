@@ -231,3 +231,18 @@ def test_a_gzipped_letor_file_trains_as_the_plain_one(tmp_path, folds):
                                "-o", target))  # fmt: skip
         models.append(json.loads(target.read_text())["weights"])
     assert models[0] == models[1]
+
+
+@pytest.mark.parametrize(
+    ("label", "mention"),
+    [
+        ("99999999999", "label 99999999999 is out of range"),
+        ("1.5", "label 1.5 is not a whole number"),
+        ("nan", "is not a whole number"),
+    ],
+)
+def test_a_label_that_is_not_a_grade_is_named_as_written(tmp_path, label, mention):
+    data = tmp_path / "l.txt"
+    data.write_text(f"{label} qid:1 1:0.5\n0 qid:1 1:0.2\n")
+    err = assert_clean_failure(run_cli("ltr", "train", data, "-o", tmp_path / "m.json"), mention)
+    assert "np." not in err and "l.txt:1" in err

@@ -111,6 +111,17 @@ def test_ctr_from_other_formats(tmp_path, fmt):
             ["--metric", "ctr"],
             "denominator",
         ),
+        # ±1e308: squares and sums overflow; one line, no NumPy warnings
+        (
+            HEAD + "u1,a,1,1,0,1e308\nu3,a,1,1,0,-1e308\nu2,b,1,1,0,1\nu4,b,1,1,0,2\n",
+            ["--metric", "x"],
+            "1e+150",
+        ),
+        (
+            HEAD + "u1,a,1,1,0,1\nu3,a,1,1,0,2\nu2,b,1,1,0,1e308\nu4,b,1,1,0,2\n",
+            ["--metric", "x", "--covariate", "pre"],
+            "1e+150",
+        ),
     ],
 )
 def test_clean_failures(tmp_path, log, body, extra, mention):
@@ -127,3 +138,46 @@ def test_missing_file_and_variant_column(tmp_path, log):
         run_cli("ab", tmp_path / "none.csv", "--metric", "x", "--variant-column", "v")
     )
     assert_clean_failure(run_cli("ab", log, "--metric", "x", "--variant-column", "w"), "w")
+
+
+def test_a_covariate_equal_to_the_metric_is_degenerate_not_an_effect(tmp_path):
+    # the case: --covariate = the metric gave a difference of -8.9e-16 with
+    # p = 2.5e-145; the adjusted values are constant up to rounding: no test
+    rng = np.random.default_rng(3)
+    values = rng.normal(10, 2, 500) * 1e6
+    rows = "".join(f"u{i},{'ab'[i % 2]},1,1,{v},{v}\n" for i, v in enumerate(values.tolist()))
+    path = tmp_path / "same.csv"
+    path.write_text(HEAD + rows)
+    out = run_cli("ab", path, "--metric", "x", "--variant-column", "v", "--covariate", "pre",
+                  "-f", "json", "--replicates", "0")  # fmt: skip
+    assert_success(out, quiet=True)
+    test = json.loads(out.stdout)["comparisons"][0]["tests"][-1]
+    assert test["test"] == "cuped"
+    assert test["difference"] == 0.0 and test["ci"] == [0.0, 0.0]
+    assert test["p_value"] is None and "no test" in test["note"]
+    text = run_cli("ab", path, "--metric", "x", "--variant-column", "v", "--covariate", "pre",
+                   "--replicates", "0")  # fmt: skip
+    assert_success(text, quiet=True)
+    assert "note: b cuped: the covariate predicts the metric exactly" in text.stdout.decode()
+
+
+@pytest.mark.parametrize("fmt", ["text", "markdown", "json"])
+def test_a_bootstrap_p_value_with_no_extreme_replicate_is_a_bound(tmp_path, fmt):
+    # a clear effect: none of the 999 replicates reaches 0; the p-value is the
+    # resolution 2/(B+1), shown as "<0.002" and flagged as a bound in JSON, never 0
+    rng = np.random.default_rng(0)
+    rows = "".join(
+        f"u{i},{'ab'[i % 2]},1,1,0,{float(rng.normal(i % 2, 0.1))}\n" for i in range(400)
+    )
+    path = tmp_path / "clear.csv"
+    path.write_text(HEAD + rows)
+    out = run_cli("ab", path, "--metric", "x", "--variant-column", "v", "--replicates", "999",
+                  "-f", fmt)  # fmt: skip
+    assert_success(out, quiet=True)
+    if fmt == "json":
+        boot = json.loads(out.stdout)["comparisons"][0]["tests"][2]
+        assert boot["test"] == "bootstrap"
+        assert boot["p_value"] == pytest.approx(2 / 1000) and boot["p_value_is_bound"] is True
+        return
+    row = next(line for line in out.stdout.decode().splitlines() if "bootstrap" in line)
+    assert row.strip(" |").split()[-1] == "<0.002"

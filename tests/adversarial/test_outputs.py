@@ -496,3 +496,50 @@ def test_streams_closed_from_the_start(name, files, tmp_path, normal_runs):
     if name in ("eval", "trec_eval"):
         status, stdout, err = run_started_closed([*noted[:2], "-"], 0)
         assert status == 2 and err.endswith("standard input is closed\n"), err
+
+
+def test_demo_never_writes_over_an_edited_collection(tmp_path):
+    target = tmp_path / "sample-collection"
+    assert_success(run_cli("demo", "--dir", target))
+    (target / "qrels.txt").write_text("301 0 mine 2\n")  # edited: one of the user's files
+    (target / "hybrid.txt").unlink()  # a missing file alone would be written
+    files = sorted(target.iterdir())
+    with Unchanged(*files):
+        err = assert_clean_failure(run_cli("demo", "--dir", target), "qrels.txt", "--force")
+    assert "differs from the sample collection" in err
+    assert not (target / "hybrid.txt").exists()  # nothing written when refused
+    assert_success(run_cli("demo", "--dir", target, "--force"))
+    assert (target / "hybrid.txt").exists() and "mine" not in (target / "qrels.txt").read_text()
+
+
+@pytest.mark.parametrize("name", ["compare", "correlate", "curve", "classify", "cluster"])
+def test_printed_results_go_to_o_atomically(name, files, tmp_path, normal_runs):
+    """The commands that print their result take -o like every other (one meaning): the
+    file holds exactly what they print, and '-' is standard output."""
+    argv = stream_commands(files, tmp_path, noted=False)[name]
+    target = tmp_path / "out.txt"
+    with Unchanged(*inputs(files)):
+        out = run_cli(*argv, "-o", target)
+    assert_success(out)
+    assert out.stdout == b"" and target.read_bytes() == normal_runs[name].stdout
+    assert leftovers(tmp_path, {"out.txt"}) == []
+    dash = run_cli(*argv, "-o", "-", cwd=tmp_path)
+    assert dash.stdout == normal_runs[name].stdout and not (tmp_path / "-").exists()
+    # a failure leaves an existing file as it was
+    target.write_text("keep\n")
+    assert_clean_failure(run_cli(*argv[:-1], tmp_path / "missing", "-o", target))
+    assert target.read_text() == "keep\n"
+
+
+def test_agreement_and_assessors_take_o_and_f(tmp_path):
+    table = tmp_path / "j.csv"
+    table.write_text(
+        "topic,doc,assessor,label\n"
+        + "".join(f"1,d{d},{a},{(d + (a == 'c')) % 2}\n" for d in range(6) for a in "abc")
+    )
+    for command in ("agreement", "assessors"):
+        plain = run_cli(command, "--judgments", table, "-f", "json")
+        assert_success(plain)
+        target = tmp_path / f"{command}.json"
+        assert_success(run_cli(command, "--judgments", table, "-f", "json", "-o", target))
+        assert target.read_bytes() == plain.stdout

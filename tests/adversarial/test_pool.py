@@ -352,3 +352,46 @@ def test_huge_depths_mean_everything(files):
     assert_success(out, quiet=True)
     assert json.loads(out.stdout)["pool_size"] == 5
     assert_success(run_cli("pool", "reuse", q, a, b, "--depth", HUGE, "-m", "AP"), quiet=True)
+
+
+@pytest.mark.parametrize(
+    ("line", "mention"),
+    [
+        ("303 D1 extra junk", "integer grade in field 4"),
+        ("303 0 D1 0.5", "integer grade in field 4"),
+        ("303 D1 x", "expected 2 fields"),
+    ],
+)
+def test_pool_assign_refuses_lines_it_cannot_read(tmp_path, line, mention):
+    pool = tmp_path / "pool.txt"
+    pool.write_text(f"301 D0\n{line}\n")
+    who = tmp_path / "who.txt"
+    who.write_text("ann\n")
+    out = run_cli("pool", "assign", pool, "--assessors", who, "-o", tmp_path / "pk")
+    assert_clean_failure(out, "pool.txt:2", mention)
+    assert not (tmp_path / "pk").exists()
+
+
+@pytest.mark.parametrize(
+    ("grade", "mention"),
+    [("-2", "ann.qrels:2: grade -2 below -1"), ("x", "ann.qrels:2"), ("1.5", "ann.qrels:2")],
+)
+def test_pool_merge_refuses_grades_that_are_not_grades(tmp_path, grade, mention):
+    pool = tmp_path / "pool.txt"
+    pool.write_text("301 D0\n301 D1\n301 D2\n")
+    who = tmp_path / "who.txt"
+    who.write_text("ann\n")
+    assert_success(run_cli("pool", "assign", pool, "--assessors", who, "-o", tmp_path / "pk"))
+    package = tmp_path / "pk" / "ann.qrels"
+    lines = package.read_text().splitlines()
+    lines[0] = lines[0].rsplit(" ", 1)[0] + " 1"
+    lines[1] = lines[1].rsplit(" ", 1)[0] + f" {grade}"
+    package.write_text("\n".join(lines) + "\n")
+    assert_clean_failure(run_cli("pool", "merge", tmp_path / "pk"), mention)
+    # -1 is "not yet judged": kept as such in the merged qrels
+    lines[1] = lines[1].rsplit(" ", 1)[0] + " -1"
+    package.write_text("\n".join(lines) + "\n")
+    merged = run_cli("pool", "merge", tmp_path / "pk")
+    assert_success(merged)
+    grades = sorted(int(x.split()[3]) for x in merged.stdout.decode().splitlines())
+    assert grades == [-1, -1, 1]

@@ -172,11 +172,21 @@ def test_add_user_reads_the_password_from_stdin_and_export_writes_atomically(cam
     assert (tmp_path / "q.txt").read_text() == ""  # nothing judged yet: empty qrels
 
 
-def test_missing_dependencies_give_the_install_hint(tmp_path):
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["serve", "x.db"],
+        ["campaign", "init", "x.db", "--name", "c", "--sample"],
+        ["campaign", "export", "x.db", "c"],
+    ],
+    ids=" ".join,
+)
+def test_missing_dependencies_give_the_install_hint(tmp_path, argv):
+    argv = [str(tmp_path / a) if a == "x.db" else a for a in argv]
     code = (
         "import sys; sys.modules['sqlalchemy'] = None\n"
         "from cranfield.cli.main import main\n"
-        f"sys.exit(main(['serve', {str(tmp_path / 'x.db')!r}]))\n"
+        f"sys.exit(main({argv!r}))\n"
     )
     out = subprocess.run(
         [sys.executable, "-c", code],
@@ -187,8 +197,10 @@ def test_missing_dependencies_give_the_install_hint(tmp_path):
     )
     assert out.returncode == 2
     assert out.stderr.strip().splitlines() == [
-        "cranfield serve: error: sqlalchemy is required for this feature: pip install 'cranfield[serve]'"
+        f"cranfield {argv[0]}: error: sqlalchemy is required for this feature: "
+        "pip install 'cranfield[serve]'"
     ]
+    assert not (tmp_path / "x.db").exists()
 
 
 def test_the_core_imports_none_of_the_service_dependencies():

@@ -44,8 +44,8 @@ CASES: dict[str, dict[str, list[str]]] = {
     "ltr": {"missing": [], "choice": ["bogus"]},
     "interleave": {"missing": ["a", "b"], "choice": ["a", "b", "--qrels", "q", "--method", "x"]},
     "clicks relevance": {
-        "missing": ["a", "-m", "dbn", "--compare"],
-        "choice": ["a", "-m", "dbn", "--compare", "q", "-f", "bogus"],
+        "missing": ["a", "--model", "dbn", "--compare"],
+        "choice": ["a", "--model", "dbn", "--compare", "q", "-f", "bogus"],
     },
     "campaign": {"missing": [], "choice": ["bogus"]},
     "campaign init": {"missing": ["db"]},

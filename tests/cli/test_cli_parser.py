@@ -50,3 +50,25 @@ def test_parser_records_its_arguments():
     parser = Parser(prog="p")
     action = parser.add_argument("files", nargs="*")
     assert action in parser.arguments and parser.measure_action is None
+
+
+def test_test_is_one_option_in_every_command_that_has_it():
+    """compare, report and ltr cv read --test alike: repeatable, comma lists, checked."""
+    import argparse
+
+    from cranfield.cli import compare_cmd, ltr_cmd, report_cmd
+
+    parsers = []
+    for module in (compare_cmd, report_cmd):
+        p = argparse.ArgumentParser(exit_on_error=False)
+        module.add_arguments(p)
+        parsers.append(p)
+    parsers.append(ltr_cmd._parser("cv"))
+    for p in parsers:
+        (action,) = [a for a in p._actions if "--test" in a.option_strings]
+        assert action.dest == "tests" and action.metavar == "TEST[,TEST...]"
+        assert type(action).__name__ == "_TestList"
+        ns = argparse.Namespace(tests=None)
+        action(p, ns, "t,wilcoxon")
+        action(p, ns, "sign")
+        assert ns.tests == ["t", "wilcoxon", "sign"]

@@ -110,7 +110,7 @@ def test_cli_compare(tmp_path, capsys):
     run_a, run_b = tmp_path / "a.run", tmp_path / "b.run"
     run_a.write_text("q1 Q0 a 1 3 x\nq1 Q0 b 2 2 x\nq1 Q0 c 3 1 x\n")
     run_b.write_text("q1 Q0 c 1 3 y\nq1 Q0 b 2 2 y\nq1 Q0 a 3 1 y\n")
-    args = ["clicks", "relevance", str(log), "-m", "dctr", "--compare", str(qrels)]
+    args = ["clicks", "relevance", str(log), "--model", "dctr", "--compare", str(qrels)]
     args += ["--thresholds", "0.3,0.6", "--runs", str(run_a), str(run_b), "-f", "json"]
     assert main(args) == 0
     res = json.loads(capsys.readouterr().out)

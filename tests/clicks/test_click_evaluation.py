@@ -15,9 +15,11 @@ from cranfield.errors import ParameterError
 
 LOG = from_arrays([0, 0], [[0, 1, 2], [1, 0, 2]], [[0, 1, 1], [0, 0, 0]], ["q"], list("abc"))
 
+ML = (0.0, 0.0)  # plain maximum likelihood: the counts by hand below
+
 
 def test_gctr_scores_by_hand():
-    e = evaluate(fit(LOG, "gctr"), LOG)  # rho = 1/3 everywhere
+    e = evaluate(fit(LOG, "gctr", prior=ML), LOG)  # rho = 1/3 everywhere
     l1 = (math.log(2 / 3) + 2 * math.log(1 / 3)) / 3
     l2 = math.log(2 / 3)
     assert e.log_likelihood == pytest.approx((l1 + l2) / 2)
@@ -30,7 +32,7 @@ def test_gctr_scores_by_hand():
 
 
 def test_dctr_predicts_its_own_ctr():
-    assert evaluate(fit(LOG, "dctr"), LOG).ctr_error == pytest.approx(0, abs=1e-9)
+    assert evaluate(fit(LOG, "dctr", prior=ML), LOG).ctr_error == pytest.approx(0, abs=1e-9)
 
 
 def test_unknown_queries_left_out():
@@ -69,7 +71,7 @@ def test_render_formats():
 
 
 def test_relevance_estimates_and_qrels():
-    m = fit(LOG, "sdbn")
+    m = fit(LOG, "sdbn", prior=ML)
     est = estimates(m)
     assert est["doc"].tolist() == ["a", "b", "c"]
     assert est["relevance"].tolist() == [0.0, 0.0, 0.5]  # alpha * sigma
@@ -81,3 +83,10 @@ def test_relevance_estimates_and_qrels():
         grades(np.array([0.1]), [0.5, 0.2])
     with pytest.raises(ParameterError):
         estimates(fit(LOG, "gctr"))
+
+
+def test_cascade_model_note_says_to_compare_by_perplexity():
+    rows = compare(LOG, LOG, ["cascade", "dctr"])
+    for fmt in ("text", "markdown"):
+        assert "compare it by perplexity" in render(rows, fmt)
+    assert "perplexity" not in render(compare(LOG, LOG, ["dctr"]), "text").splitlines()[-1]

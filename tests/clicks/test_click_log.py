@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pytest
 
-from cranfield.clicks.log import MAX_RANKS, from_arrays, read_log
+from cranfield.clicks.log import MAX_RANKS, from_arrays, read_log, sniff_format
 from cranfield.errors import InputError, ParameterError
 
 # q1: a b c, click on b; q2: b d, clicks on both; q1: a b, no click
@@ -182,9 +182,12 @@ def test_empty_and_unknown_format(tmp_path):
         read_log(p)
     q = tmp_path / "x.dat"
     q.write_text("q\ta : 1;\n")
-    with pytest.raises(InputError, match="log-format"):
-        read_log(q)
+    assert read_log(q).n_sessions == 1  # no known extension: told from the content
     assert read_log(q, "pyclick").n_sessions == 1
+    unknown = tmp_path / "y.dat"
+    unknown.write_text("hello\n")
+    with pytest.raises(InputError, match="log-format"):
+        read_log(unknown)
     with pytest.raises(ParameterError):
         read_log(q, "nope")
 
@@ -196,3 +199,19 @@ def test_from_arrays_checks():
         from_arrays([0], [[0, -1]], [[0, 1]])
     log = from_arrays([0, 1], [[0, 1], [1, -1]], [[1, 0], [0, 0]])
     assert log.n_sessions == 2 and log.max_rank == 2
+
+
+def test_parquet_told_from_its_magic_bytes(tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    table = pa.table({"query": ["q1", "q2"], "docs": [["a", "b"], ["b"]], "clicks": [[0, 1], [1]]})
+    pq.write_table(table, tmp_path / "log")
+    pq.write_table(table, tmp_path / "log.parquet")
+    bare, named = read_log(tmp_path / "log"), read_log(tmp_path / "log.parquet")
+    assert bare.clicks.tolist() == named.clicks.tolist() == [[False, True], [True, False]]
+    assert sniff_format(b"PAR1....") == "parquet"
+    assert sniff_format(b"\n\n  \n") is None  # nothing to go by: --log-format is asked for
+    assert sniff_format(b'\xef\xbb\xbf{"query": 1}\n') == "jsonl"
+    assert sniff_format(b"1\t0\tQ\tq\t0\ta\n") == "yandex"
+    assert sniff_format(b"q\ta,b : a;\n") == "pyclick"

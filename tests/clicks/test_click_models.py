@@ -14,6 +14,7 @@ from cranfield.errors import InputError, ParameterError
 
 # docs a=0, b=1, c=2; one query
 # s1: a b c, clicks on b and c; s2: b a c, no click
+ML = (0.0, 0.0)  # plain maximum likelihood: the counts by hand below
 CASCADE_LOG = from_arrays(
     [0, 0], [[0, 1, 2], [1, 0, 2]], [[0, 1, 1], [0, 0, 0]], ["q"], list("abc")
 )
@@ -28,40 +29,40 @@ def alpha(model, doc, name="attractiveness"):
 
 
 def test_ctr_models_closed_form():
-    assert fit(CASCADE_LOG, "gctr").params.scalar["ctr"] == pytest.approx(2 / 6)
-    assert fit(CASCADE_LOG, "rctr").params.rank["ctr"].tolist() == [0, 0.5, 0.5]
-    m = fit(CASCADE_LOG, "dctr")
+    assert fit(CASCADE_LOG, "gctr", prior=ML).params.scalar["ctr"] == pytest.approx(2 / 6)
+    assert fit(CASCADE_LOG, "rctr", prior=ML).params.rank["ctr"].tolist() == [0, 0.5, 0.5]
+    m = fit(CASCADE_LOG, "dctr", prior=ML)
     assert [alpha(m, d) for d in "abc"] == [0, 0.5, 0.5]
 
 
 def test_cascade_model_counts_up_to_the_first_click():
-    m = fit(CASCADE_LOG, "cm")
+    m = fit(CASCADE_LOG, "cm", prior=ML)
     # a: shown above the first click once, and in s2: 0/2; b: 1 click / 2; c: never examined in s1
     assert [alpha(m, d) for d in "abc"] == [0, 0.5, 0]
 
 
 def test_dcm_approximate_mle():
-    m = fit(CASCADE_LOG, "dcm")
+    m = fit(CASCADE_LOG, "dcm", prior=ML)
     assert [alpha(m, d) for d in "abc"] == [0, 0.5, 0.5]
     # lambda_r = 1 - last clicks at r / clicks at r; rank 1 has no click -> 0.5
     assert m.params.rank["continuation"].tolist() == [0.5, 1.0, 0.0]
 
 
 def test_sdbn_closed_form():
-    m = fit(CASCADE_LOG, "sdbn")
+    m = fit(CASCADE_LOG, "sdbn", prior=ML)
     assert [alpha(m, d) for d in "abc"] == [0, 0.5, 0.5]
     assert alpha(m, "b", "satisfaction") == 0 and alpha(m, "c", "satisfaction") == 1
 
 
 def test_pbm_one_em_step_by_hand():
-    m = fit(TWO, "pbm", max_iter=1, tol=0)
+    m = fit(TWO, "pbm", max_iter=1, tol=0, prior=ML)
     # a skip at 0.5/0.5 has P(A=1|C=0) = P(E=1|C=0) = 0.25 / 0.75 = 1/3
     assert alpha(m, "a") == pytest.approx(2 / 3) and alpha(m, "b") == pytest.approx(1 / 3)
     assert m.params.rank["examination"] == pytest.approx([2 / 3, 1 / 3])
 
 
 def test_ubm_one_em_step_by_hand():
-    m = fit(TWO, "ubm", max_iter=1, tol=0)
+    m = fit(TWO, "ubm", max_iter=1, tol=0, prior=ML)
     g = m.params.rank["examination"]
     assert alpha(m, "a") == pytest.approx(2 / 3)
     assert g[0, 0] == pytest.approx(2 / 3)  # rank 1, no click before
@@ -73,8 +74,9 @@ def test_ubm_one_em_step_by_hand():
 def test_dbn_one_em_step_by_hand():
     # after the click on a: satisfied 1/2 (stop); else go on 1/2 and skip b 1/2 or stop
     # P(no click on b | click on a) = 7/8; P(S_a=1 | clicks) = 4/7; P(E_b=1 | clicks) = 1/7
-    m = fit(ONE, "dbn", max_iter=1, tol=0)
-    assert alpha(m, "a") == 1 and alpha(m, "b") == pytest.approx(3 / 7)
+    m = fit(ONE, "dbn", max_iter=1, tol=0, prior=ML)
+    assert alpha(m, "a") == 1 - 1e-6  # 1, capped as EM parameters are (PyClick's cap)
+    assert alpha(m, "b") == pytest.approx(3 / 7)
     assert alpha(m, "a", "satisfaction") == pytest.approx(4 / 7)
     assert m.params.scalar["gamma"] == pytest.approx((1 / 7) / (3 / 7))
 
@@ -82,7 +84,7 @@ def test_dbn_one_em_step_by_hand():
 def test_ccm_one_em_step_by_hand():
     # after the click on a the coin B (attractive part) is 1 with posterior 1/2; the user
     # went on with B=1 with posterior 1/6, with B=0 with 1/6; b was examined with 1/3
-    m = fit(ONE, "ccm", max_iter=1, tol=0)
+    m = fit(ONE, "ccm", max_iter=1, tol=0, prior=ML)
     assert alpha(m, "a") == pytest.approx((1 + 0.5) / 2)
     assert alpha(m, "b") == pytest.approx(1 / 3)
     s = m.params.scalar
@@ -129,7 +131,7 @@ def test_em_log_likelihood_never_decreases(name, seed):
     docs = np.array([rng.permutation(8)[:k] for _ in range(n)])
     clicks = rng.random((n, k)) < np.array([0.5, 0.35, 0.3, 0.2, 0.1])
     log = from_arrays(rng.integers(0, 3, n), docs, clicks)
-    m = fit(log, name, tol=0, max_iter=40, seed=seed)
+    m = fit(log, name, tol=0, max_iter=40, seed=seed, prior=ML)
     assert len(m.trace) == 41
     assert (np.diff(m.trace) >= -1e-9 * np.abs(m.trace[1:])).all()
     assert m.trace[-1] > m.trace[0]
@@ -181,7 +183,7 @@ def test_bad_options():
 
 
 def test_unseen_pairs_take_the_default():
-    m = fit(ONE, "dctr")
+    m = fit(ONE, "dctr", prior=ML)
     other = from_arrays([0], [[2, 0]], [[0, 0]], ["q"], ["z", "x", "a"])
     p = m.probabilities(other)
     assert p[0, 0] == 1.0 and p[0, 1] == 0.5  # a: 1 click / 1; z unseen
@@ -227,3 +229,16 @@ def test_training_log_likelihood_is_the_sum_of_conditional_log_probabilities(nam
     assert len(m.trace) == 16
     total = log_likelihood_matrix(name, m.params, m.index(log), log).sum()
     assert m.trace[-1] == pytest.approx(total, rel=1e-9)
+
+
+def test_model_file_records_the_prior():
+    m = fit(CASCADE_LOG, "pbm", prior=(0.5, 3))
+    obj = to_json(m)
+    assert obj["prior"] == [0.5, 3.0]
+    assert from_json(obj).prior == (0.5, 3.0)
+    assert to_json(fit(CASCADE_LOG, "dctr"))["prior"] == [1.0, 2.0]
+    del obj["prior"]  # a file written before the prior was recorded: not known
+    assert from_json(obj).prior is None
+    for bad in ([3, 2], "1,2", [1]):
+        with pytest.raises(InputError, match="prior"):
+            from_json({**obj, "prior": bad})

@@ -103,3 +103,13 @@ def test_simulation_is_reproducible_and_checked():
         from_qrels(QRELS, "ubm")
     with pytest.raises(ParameterError):
         shuffled_sessions(LISTS, 0, 5)
+
+
+def test_shuffled_sessions_weights_draw_queries_in_proportion():
+    lists = {"a": ["x", "y"], "b": ["y", "z"], "c": ["z"]}
+    log = shuffled_sessions(lists, 20_000, 2, seed=3, weights=[6, 3, 1])
+    share = np.bincount(log.query, minlength=3) / log.n_sessions
+    assert np.abs(share - [0.6, 0.3, 0.1]).max() < 0.015
+    for bad in ([1, 2], [1, -1, 1], [0, 0, 0], [1, float("nan"), 1]):
+        with pytest.raises(ParameterError, match="weights"):
+            shuffled_sessions(lists, 10, 2, weights=bad)

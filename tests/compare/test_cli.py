@@ -133,11 +133,18 @@ def test_correlate(tmp_path, capsys):
     # orders r0 r1 r2 r3 vs r0 r2 r1 r3: one discordant pair of 6 -> tau = 4/6, rho = 0.8
     assert doc["kendall_tau"] == pytest.approx(4 / 6)
     assert doc["spearman_rho"] == pytest.approx(0.8)
+    # 4 runs: exact permutation p-values (rho >= 0.8 in 4 of the 24 pairings, the
+    # identity and the 3 adjacent swaps: two-sided 8/24), and the method is named
+    assert doc["spearman_rho_p"] == pytest.approx(1 / 3) and doc["spearman_rho_p_method"] == (
+        "permutation"
+    )
+    assert doc["kendall_tau_p_method"] == "exact"
     # tau_AP: C = (1, 1, 3) at positions 2..4 -> 2/3 (1 + 1/2 + 1) - 1 = 2/3
     assert doc["tau_ap"] == pytest.approx(2 / 3)
     assert 0 < doc["rbo"] < 1
     assert main(["correlate", str(a), str(a), "-m", "MAP", "--measure-b", "P@10"]) == 0
     out = capsys.readouterr().out
     assert "kendall_tau\t0.6667" in out  # MAP order r0 r1 r2 r3, P@10 order r1 r0 r2 r3
+    assert "(kendall_tau exact, spearman_rho permutation)" in out
     assert main(["correlate", str(a), str(b)]) == 2  # A has two measures: which one?
     assert "measure of A" in capsys.readouterr().err

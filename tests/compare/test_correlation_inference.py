@@ -46,6 +46,8 @@ def test_kendall_p_values_match_scipy():
                 ref = ss.kendalltau(x, y, alternative=alt)
             got = kendall_tau_test(x, y, alt)
             assert rel_close(got.statistic, float(ref.statistic), 1e-12), (x.size, alt)
+            if got.method == "permutation":  # ties, n <= 9: checked below
+                continue
             assert rel_close(got.pvalue, float(ref.pvalue)), (x.size, alt, got, ref.pvalue)
             exact += got.method == "exact"
             asym += got.method == "asymptotic"
@@ -75,6 +77,9 @@ def test_spearman_p_values_match_scipy():
                 ref = ss.spearmanr(x, y, alternative=alt)
             got = spearman_rho_test(x, y, alt)
             assert rel_close(got.statistic, float(ref.statistic), 1e-12), (x.size, alt)
+            if x.size <= 9 and not math.isnan(got.statistic):  # exact: checked below
+                assert got.method == "permutation"
+                continue
             if abs(got.statistic) == 1:
                 # perfect agreement: t is infinite, p is 0 (SciPy's rank correlation may
                 # round to 1 - 2e-16 and report a finite, meaningless tiny p)
@@ -83,6 +88,73 @@ def test_spearman_p_values_match_scipy():
             assert rel_close(got.pvalue, float(ref.pvalue)), (x.size, alt, got, ref.pvalue)
             checked += 1
     assert checked > 500
+
+
+def _spearman_vectorized(xp, y, axis=-1):
+    rx = ss.rankdata(xp, axis=-1)
+    ry = ss.rankdata(y)
+    rx = rx - rx.mean(axis=-1, keepdims=True)
+    ry = ry - ry.mean()
+    return (rx @ ry) / np.sqrt((rx * rx).sum(axis=-1) * (ry @ ry))
+
+
+def _permutation_reference(x, y, name, alt):
+    """SciPy's permutation test over every pairing (``n_resamples=inf``): Spearman with
+    SciPy's ranks (vectorised), Kendall with ``scipy.stats.kendalltau`` itself."""
+    if name == "spearman":
+        statistic, vectorized = (lambda xp, axis=-1: _spearman_vectorized(xp, y)), True
+    else:
+        statistic, vectorized = (lambda xp: ss.kendalltau(xp, y).statistic), False
+    return ss.permutation_test(
+        (x,),
+        statistic,
+        permutation_type="pairings",
+        n_resamples=np.inf,
+        vectorized=vectorized,
+        alternative=alt,
+    ).pvalue
+
+
+def _small_samples(seed):
+    rng = np.random.default_rng(seed)
+    for k in range(50):
+        n = 9 if k == 0 else int(rng.integers(3, 8))
+        x = rng.integers(0, 3 if k % 3 == 0 else 50, n).astype(float)
+        y = x * rng.choice([0.0, 1.0, -1.0]) + rng.integers(0, 2 if k % 2 else 40, n)
+        if np.ptp(x) and np.ptp(y):
+            yield x, y
+
+
+@pytest.mark.parametrize(
+    ("x", "y", "p"),
+    [
+        ([1, 2, 3], [1, 2, 3], 1 / 3),
+        ([1, 2, 3], [3, 2, 1], 1 / 3),
+        ([1, 2, 3, 4], [1, 2, 3, 4], 1 / 12),
+    ],
+)
+def test_spearman_small_n_is_exact_not_zero(x, y, p):
+    # the issue's case: 3 systems, rho = 1: the t-distribution gave p 0 (`<1e-300`)
+    got = spearman_rho_test(x, y)
+    assert got.method == "permutation"
+    assert got.pvalue == pytest.approx(p, rel=1e-15)
+
+
+def test_spearman_and_kendall_small_n_match_scipy_permutation_test():
+    checked = {"spearman": 0, "kendall": 0}
+    for x, y in _small_samples(4):
+        for alt in ALTS:
+            got = spearman_rho_test(x, y, alt)
+            ref = _permutation_reference(x, y, "spearman", alt)
+            assert got.method == "permutation"
+            assert got.pvalue == pytest.approx(ref, rel=1e-12), (x, y, alt)
+            checked["spearman"] += 1
+            got = kendall_tau_test(x, y, alt)
+            if got.method == "permutation" and x.size <= 5:  # ties (else SciPy's exact rule)
+                ref = _permutation_reference(x, y, "kendall", alt)
+                assert got.pvalue == pytest.approx(ref, rel=1e-12), (x, y, alt)
+                checked["kendall"] += 1
+    assert checked["spearman"] > 100 and checked["kendall"] > 10
 
 
 def test_fisher_intervals():

@@ -19,6 +19,7 @@ from adversarial.harness import run_main as _cli
 from cranfield import sample
 from cranfield.compare import compare, read_table
 from cranfield.core.evaluation import evaluate
+from cranfield.errors import InputError
 
 RUNS = ("bm25", "hybrid", "random")  # the sample runs that answer every topic
 MEASURES = ("AP", "nDCG@10")
@@ -210,3 +211,37 @@ def test_bad_tables_name_file_and_line(tmp_path, content, message):
     with pytest.raises(InputError) as exc:
         read_table(path)
     assert message in str(exc.value) and str(path) in str(exc.value)
+
+
+@pytest.mark.parametrize("digits", ["4", "9"])
+@pytest.mark.parametrize("fmt", ["text", "markdown"])
+def test_eval_tables_printed_for_people_are_read_back(capsys, collection, fmt, digits):
+    """The default text table (and Markdown) chain into compare and correlate: every
+    value as printed, the note about rounding only when it is the 4 decimals."""
+    d, qrels, runs, expected = collection
+    status, out, err = _cli(
+        capsys, "eval", qrels, *runs, "-m", *MEASURES, "--per-query", "--format", fmt,
+        "--digits", digits,
+    )  # fmt: skip
+    assert status == 0, err
+    path = d / f"people-{digits}.{fmt}"
+    path.write_text(out)
+    table = read_table(path)
+    assert table.scores.keys() == expected.keys()
+    for m, per_run in expected.items():
+        for run, per_q in per_run.items():
+            got = table.scores[m][run]
+            assert got.keys() == per_q.keys()
+            assert all(got[q] == float(f"{v:.{digits}f}") for q, v in per_q.items())
+    assert table.rounded == ([str(path)] if digits == "4" else [])
+    status, out, err = _cli(capsys, "compare", "--from-per-query", path, "--test", "wilcoxon")
+    assert status == 0 and out.count("\n") >= 2 * (len(RUNS) - 1), err
+    status, out, err = _cli(capsys, "correlate", path, "-m", "AP", "--measure-b", "nDCG@10")
+    assert status == 0 and "kendall_tau" in out, err
+
+
+def test_a_text_table_whose_run_name_has_a_space_is_refused_with_its_line(tmp_path):
+    path = tmp_path / "pq.txt"
+    path.write_text("run     query  AP\nmy run  1      0.5000\n")
+    with pytest.raises(InputError, match=r"pq.txt:2: expected 3 fields"):
+        read_table(path)

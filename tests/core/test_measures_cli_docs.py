@@ -122,3 +122,16 @@ def test_curve_pr_json_points_and_averages(tmp_path, capsys):
     assert rows[0] == {"rank": 5, "precision": 0.4, "recall": 0.5}
     assert main(["curve", "pr", q, r, "--query", "9"]) == 2
     assert "query" in capsys.readouterr().err
+
+
+def test_measures_name_is_laid_out_for_a_terminal_and_markdown_on_request(cli):
+    from cranfield.core.measures import docs
+    from cranfield.core.measures.registry import lookup
+
+    status, text, _ = cli("measures", "nDCG")
+    assert status == 0
+    assert not any(mark in text for mark in ("**", "###", "`", "|---", "| parameter"))
+    assert text.startswith("nDCG\n====\n") and "Formula: nDCG@k" in text
+    assert "dcg" in text and "exp-log2" in text  # the parameter table survives, aligned
+    status, md, _ = cli("measures", "nDCG", "-f", "markdown")
+    assert status == 0 and md == docs.describe(lookup("nDCG"))

@@ -133,6 +133,15 @@ def test_judged_and_rr_at_k_agree_without_ties(data):
         _agree(_ours(qrels, run, name), theirs, missing_is_zero=True)
 
 
+def test_judged_divides_by_the_documents_retrieved_not_by_k():
+    # 3 documents retrieved, 2 judged: Judged@10 is 2/3 (min(k, n) = 3), as ir_measures
+    qrels = {"1": {"a": 1, "b": 0}}
+    run = {"1": {"a": 3.0, "b": 2.0, "c": 1.0}}
+    assert _ours(qrels, run, "Judged@10")["1"] == pytest.approx(2 / 3, rel=1e-15)
+    assert _theirs(ir_measures.judged, qrels, run, "Judged@10")["1"] == pytest.approx(2 / 3)
+    assert _ours(qrels, run, "P@10")["1"] == pytest.approx(0.1)  # P@k divides by k
+
+
 def test_judged_tie_order_differs_from_trec_eval():
     # two documents tied; trec_eval ranks "b" first (doc id descending), ir_measures "a"
     qrels = {"1": {"a": 1}}

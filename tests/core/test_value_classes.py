@@ -75,7 +75,7 @@ def test_repr_is_the_dataclass_repr():
     )
     d = lookup("AP")
     shown = [f for f in MeasureDef._fields if f not in ("kernel", "micro", "check")]
-    assert shown[:3] == ["name", "summary", "formula"] and len(shown) == 14
+    assert shown[:3] == ["name", "summary", "formula"] and len(shown) == 15
     assert repr(d) == "MeasureDef(" + ", ".join(f"{f}={getattr(d, f)!r}" for f in shown) + ")"
 
 

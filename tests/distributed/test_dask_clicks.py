@@ -46,11 +46,12 @@ def same_pairs(local, dist) -> np.ndarray:
     return order
 
 
+@pytest.mark.parametrize("prior", [(1, 2), (0, 0)])
 @pytest.mark.parametrize("model", ["pbm", "ubm"])
-def test_partitioned_fit_equals_local(dask_client, model):
+def test_partitioned_fit_equals_local(dask_client, model, prior):
     whole, parts = cut(4)
-    local = fit(whole, model, max_iter=60)
-    dist = fit_dask(parts, model, max_iter=60, client=dask_client)
+    local = fit(whole, model, tol=1e-6, max_iter=60, prior=prior)
+    dist = fit_dask(parts, model, tol=1e-6, max_iter=60, client=dask_client, prior=prior)
     assert local.iterations > 3
     assert dist.iterations == local.iterations and dist.converged == local.converged
     order = same_pairs(local, dist)
@@ -64,11 +65,13 @@ def test_partitioned_fit_equals_local(dask_client, model):
     assert dist.queries == local.queries
 
 
+@pytest.mark.parametrize("prior", [(1, 2), (0, 0), (0.5, 3)])
 @pytest.mark.parametrize("model", ["dbn", "ccm"])
-def test_partitioned_tails_fit_equals_local(dask_client, model):
+def test_partitioned_tails_fit_equals_local(dask_client, model, prior):
     whole, parts = cut(7)
-    local = fit(whole, model, tol=3e-5, max_iter=40)
-    dist = fit_dask(parts, model, tol=3e-5, max_iter=40, client=dask_client)
+    local = fit(whole, model, tol=1e-4, max_iter=40, prior=prior)
+    dist = fit_dask(parts, model, tol=1e-4, max_iter=40, client=dask_client, prior=prior)
+    assert dist.prior == local.prior == tuple(map(float, prior))
     assert 3 < local.iterations < 40 and local.converged  # stops by tol, not max_iter
     assert dist.iterations == local.iterations and dist.converged == local.converged
     order = same_pairs(local, dist)

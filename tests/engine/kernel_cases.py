@@ -1,8 +1,10 @@
 """The harness of the engine's measure kernels: random judged runs, and the check that
 the engine's values equal the registry's NumPy kernel bit for bit.
 
-Each ``test_kernels_<module>.py`` lists the measures of one Python module with the
-parameter variants worth checking, and calls :func:`check_measure`.
+``test_kernels_registry.py`` checks every registered family on measures generated
+from its declaration; each ``test_kernels_<module>.py`` adds the adversarial variants
+of one Python module (extreme gains and grades, refusals) and calls
+:func:`check_measure`.
 """
 
 from __future__ import annotations
@@ -152,6 +154,20 @@ def check_refusal(measure: str | Measure, fractional: bool = False, seeds=SEEDS)
     _, refused = _compare(_measure(measure), judged_runs(seeds, fractional), True)
     assert refused > 0
     return refused
+
+
+@cache
+def _generated() -> frozenset[str]:
+    from cranfield.core.measures.registry import all_definitions
+    from generators import measure_variants
+
+    return frozenset(str(m) for d in all_definitions() for m in measure_variants(d))
+
+
+def beyond_generated(measures) -> list:
+    """The measures of a module's list that ``test_kernels_registry.py`` does not
+    already check (on the same runs, at the extremes too): its adversarial variants."""
+    return [m for m in measures if str(_measure(m)) not in _generated()]
 
 
 def extreme_runs():

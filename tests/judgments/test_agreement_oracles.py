@@ -61,6 +61,56 @@ def test_cohen_kappa_matches_scikit_learn_for_every_pair(rng, weights):
     assert checked > 50
 
 
+def test_fleiss_kappa_with_missing_judgments_hand_computed():
+    # u1: 0 0 1, u2: 1 1, u3: 0 1 1 1. Per-item agreement over each item's own m_u:
+    # P = (2/6 + 2/2 + 6/12) / 3 = 11/18; pooled proportions p = (3/9, 6/9):
+    # P_e = 5/9; kappa = (11/18 - 10/18) / (8/18) = 1/8. (Item-averaged proportions,
+    # Gwet's convention for missing ratings, would give P_e = 746/1296 and 0.0837.)
+    import pyarrow as pa
+
+    from cranfield.judgments.data import Judgments
+
+    rows = [("d1", "a", 0), ("d1", "b", 0), ("d1", "c", 1), ("d2", "a", 1), ("d2", "b", 1),
+            ("d3", "a", 0), ("d3", "b", 1), ("d3", "c", 1), ("d3", "d", 1)]  # fmt: skip
+    d, a, lab = zip(*rows, strict=True)
+    table = pa.table({"topic": ["1"] * 9, "document": d, "assessor": a, "label": list(lab)})
+    j = Judgments.from_table(table, scale="0,1")
+    assert ag.fleiss_kappa(j) == pytest.approx(1 / 8, rel=1e-14)
+
+
+def test_fleiss_kappa_with_missing_judgments_matches_statsmodels_per_group(rng):
+    # The generalisation to unequal m_u: the mean per-item agreement over pairable
+    # items, each over its own m_u, against chance from the pooled label proportions
+    # (statsmodels' p_cat). statsmodels handles equal m_u only, so the reference takes
+    # each group of items with the same m_u to statsmodels, recovers the group's mean
+    # agreement P_g = kappa_g (1 - P_e,g) + P_e,g, and combines the groups.
+    checked = 0
+    for _ in range(100):
+        j, _ = random_judgments(rng, items=40, assessors=int(rng.integers(3, 7)), missing=0.4)
+        counts = j.counts().astype(float)
+        m = counts.sum(axis=1)
+        pairable = m >= 2
+        if pairable.sum() < 2:
+            continue
+        total = 0.0
+        for size in np.unique(m[pairable]):
+            group = counts[m == size]
+            pe_g = ((group.sum(axis=0) / group.sum()) ** 2).sum()
+            with np.errstate(all="ignore"):
+                kappa_g = inter_rater.fleiss_kappa(group, method="fleiss")
+            if not np.isfinite(kappa_g):  # one label in the group: every item agrees
+                total += len(group)
+                continue
+            total += len(group) * (kappa_g * (1 - pe_g) + pe_g)
+        p_mean = total / pairable.sum()
+        p_cat = counts[pairable].sum(axis=0) / counts[pairable].sum()
+        pe = (p_cat**2).sum()
+        ref = (p_mean - pe) / (1 - pe) if pe < 1 else np.nan
+        assert ag.fleiss_kappa(j) == pytest.approx(ref, nan_ok=True, abs=1e-9)
+        checked += np.isfinite(ref)
+    assert checked > 50
+
+
 def test_fleiss_kappa_matches_statsmodels_with_equal_raters(rng):
     checked = 0
     for _ in range(150):

@@ -118,6 +118,6 @@ def test_binarised_and_subset_keep_the_judgments_consistent():
 
 def test_a_qrels_grade_off_the_scale_names_the_file_and_line(tmp_path):
     (tmp_path / "a.qrels").write_text("1 0 d1 1\n")
-    (tmp_path / "b.qrels").write_text("# judged by b\n1 0 d1 1\n1 0 d2 -1\n")
-    with pytest.raises(InputError, match=r"b\.qrels:3: label '-1' is not on the scale 0,1,2"):
+    (tmp_path / "b.qrels").write_text("# judged by b\n1 0 d1 1\n1 0 d2 3\n")
+    with pytest.raises(InputError, match=r"b\.qrels:3: label '3' is not on the scale 0,1,2"):
         Judgments.from_qrels([tmp_path / "a.qrels", tmp_path / "b.qrels"], scale="0,1,2")

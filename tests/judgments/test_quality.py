@@ -97,4 +97,30 @@ def test_mace_without_spammers_agrees_with_majority_vote_on_clear_items():
     clear = j.counts().max(axis=1) >= 4
     assert np.array_equal(mace(j).label[clear], majority_vote(j).label[clear])
     with pytest.raises(ParameterError):
-        mace(j, tolerance=0)
+        mace(j, tolerance=-1)
+
+
+def test_median_seconds_of_huge_times_do_not_overflow():
+    # two judgments of 1e308 seconds: their midpoint is 1e308, not inf (and no warning)
+    import warnings
+
+    import pyarrow as pa
+
+    from cranfield.judgments.data import Judgments
+
+    table = pa.table(
+        {
+            "topic": ["1"] * 4,
+            "document": ["d1", "d1", "d2", "d2"],
+            "assessor": ["a", "b", "a", "b"],
+            "label": [1, 1, 0, 1],
+            "seconds": [1e308, 3.0, 1.7e308, 1.5e308],
+        }
+    )
+    j = Judgments.from_table(table, scale="0,1")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        rows = {r["assessor"]: r for r in assessor_quality(j)}
+    assert rows["a"]["median_seconds"] == 1e308 + (1.7e308 - 1e308) / 2
+    assert np.isfinite(rows["a"]["median_seconds"])
+    assert rows["b"]["median_seconds"] == 3.0 + (1.5e308 - 3.0) / 2

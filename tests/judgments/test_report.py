@@ -94,7 +94,7 @@ def test_pairwise_confusions_do_not_depend_on_the_chunk_size(rng, monkeypatch):
 
 def test_too_many_assessors_leave_the_pairwise_table_out_with_a_note(rng, monkeypatch):
     j, _ = random_judgments(rng, items=20, assessors=5, labels=2, missing=0.0)
-    monkeypatch.setattr(ag, "MAX_PAIR_CELLS", 10)
+    monkeypatch.setattr(ag, "MAX_PAIRS", 9)  # 5 assessors: 10 pairs
     report = agreement_report(j, replicates=0)
     assert report["graded"]["pairs"] == []
     assert any("pairwise statistics left out" in n for n in report["graded"]["notes"])

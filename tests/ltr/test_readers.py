@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -261,3 +263,31 @@ def test_a_qid_in_lightgbms_layout_is_refused(tmp_path):
     with pytest.raises(InputError, match="queries come from a .query file") as exc:
         read(p)
     assert exc.value.line == 2
+
+
+def _old_query_min_max(features, offsets):
+    """The former normalisation (five full-size temporaries): the oracle."""
+    starts, lengths = offsets[:-1], np.diff(offsets)
+    lo = np.minimum.reduceat(features, starts, axis=0)
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        span = np.maximum.reduceat(features, starts, axis=0) - lo
+        out = (features - np.repeat(lo, lengths, axis=0)) / np.repeat(span, lengths, axis=0)
+    out[np.repeat(span == 0, lengths, axis=0)] = 0.0
+    return out
+
+
+def test_in_place_query_min_max_equals_the_former_one_bit_for_bit():
+    rng = np.random.default_rng(5)
+    for _ in range(200):
+        sizes = rng.integers(1, 6, int(rng.integers(1, 8)))
+        offsets = np.concatenate([[0], np.cumsum(sizes)])
+        x = rng.choice([0.0, 1.0, -2.5, 1e-300, 3.0], size=(offsets[-1], 4))  # ties, constants
+        x[:, 3] = rng.normal(size=offsets[-1]) * rng.choice([1.0, 1e300])
+        if rng.random() < 0.2:
+            x[0, 2], x[-1, 2] = 1.7e308, -1.7e308  # a span that overflows
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # no RuntimeWarning reaches the user
+            new = query_min_max(x, offsets)
+        old = _old_query_min_max(x, offsets)
+        assert np.array_equal(new, old, equal_nan=True)
+        assert np.array_equal(np.signbit(new), np.signbit(old))

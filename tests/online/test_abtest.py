@@ -58,6 +58,86 @@ def test_mann_whitney_against_scipy(seed):
         assert got["p_value"] == pytest.approx(ref.pvalue, rel=1e-9, abs=1e-15)
 
 
+@pytest.mark.parametrize("seed", range(30))
+def test_mann_whitney_z_has_the_sign_of_the_difference(seed):
+    # SciPy's one-sided tests give the signed statistic: p_greater = sf(z) when b
+    # tends to be larger, p_less = sf(-z) when it tends to be smaller
+    a, b = samples(seed)
+    got = mann_whitney(a, b)
+    if np.isnan(got["z"]):
+        return
+    greater = stats.mannwhitneyu(b, a, alternative="greater", method="asymptotic").pvalue
+    less = stats.mannwhitneyu(b, a, alternative="less", method="asymptotic").pvalue
+    mu = a.size * b.size / 2
+    if got["statistic"] > mu + 0.5:
+        assert got["z"] == pytest.approx(stats.norm.isf(greater), rel=1e-9)
+    elif got["statistic"] < mu - 0.5:
+        assert got["z"] == pytest.approx(-stats.norm.isf(less), rel=1e-9)
+    else:
+        assert got["z"] == 0
+    assert np.sign(got["z"]) in (0, np.sign(welch(a, b)["difference"]), np.sign(got["difference"]))
+
+
+def test_mann_whitney_z_is_negative_when_the_treatment_is_lower():
+    # the case: Welch t < 0 and z > 0 on the same data
+    rng = np.random.default_rng(3)
+    a, b = rng.normal(1, 1, 200), rng.normal(0.7, 1, 200)
+    assert welch(a, b)["statistic"] < 0
+    assert mann_whitney(a, b)["z"] < 0
+    assert mann_whitney(b, a)["z"] == -mann_whitney(a, b)["z"]
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_mann_whitney_hodges_lehmann_shift_and_interval(seed):
+    a, b = samples(seed)
+    got = mann_whitney(a, b, confidence=0.9)
+    d = np.sort(np.subtract.outer(b, a).ravel())
+    assert got["estimate"] == "hodges-lehmann"
+    assert got["difference"] == pytest.approx(np.median(d), abs=1e-12)
+    low, high = got["ci"]
+    if np.isnan(low):
+        return
+    assert low <= got["difference"] <= high
+    if seed % 3 == 1:  # ties: the shifted samples tie differently; the order statistics
+        assert low in d and high in d
+        return
+
+    # continuous data: the interval is the set of shifts that SciPy's test (normal
+    # approximation, no continuity correction) does not reject at 10 %
+    def p(shift):
+        return stats.mannwhitneyu(b - shift, a, method="asymptotic", use_continuity=False).pvalue
+
+    i, j = np.searchsorted(d, low), np.searchsorted(d, high)
+    if i > 0:
+        assert p((d[i - 1] + d[i]) / 2) < 0.1
+    assert p((d[i] + d[i + 1]) / 2) >= 0.1
+    if j + 1 < d.size:
+        assert p((d[j] + d[j + 1]) / 2) < 0.1
+    assert p((d[j - 1] + d[j]) / 2) >= 0.1
+
+
+def test_hodges_lehmann_interval_covers_the_shift():
+    rng = np.random.default_rng(0)
+    covered = 0
+    for _ in range(400):
+        a, b = rng.standard_t(3, 25), rng.standard_t(3, 30) + 0.5
+        low, high = mann_whitney(a, b)["ci"]
+        covered += low <= 0.5 <= high
+    assert 0.92 <= covered / 400 <= 0.98
+
+
+def test_large_samples_find_the_order_statistics_by_bisection(monkeypatch):
+    from cranfield.online import abtest
+
+    rng = np.random.default_rng(1)
+    a, b = rng.normal(0, 1, 300), rng.exponential(1, 400)
+    exact = mann_whitney(a, b)
+    monkeypatch.setattr(abtest, "PAIRS_IN_MEMORY", 100)
+    bisected = mann_whitney(a, b)
+    assert bisected["difference"] == pytest.approx(exact["difference"], rel=1e-15, abs=1e-15)
+    assert bisected["ci"] == pytest.approx(exact["ci"], rel=1e-15, abs=1e-15)
+
+
 @pytest.mark.parametrize("seed", range(10))
 def test_srm_against_scipy(seed):
     rng = np.random.default_rng(seed)

@@ -7,8 +7,6 @@ documents out but keeps every run's ranks as they are.
 
 from __future__ import annotations
 
-import numpy as np
-
 from generators import trec_order
 
 
@@ -60,8 +58,8 @@ def fused_pool(runs, n, order, p=0.8, rrf_k=60, judged=frozenset()):
                     continue  # left out, but the run's ranks stay as they are
                 if order == "rrf":
                     w = 1.0 / (rrf_k + r)
-                else:  # NumPy's pow, as the library (only the weight formula is shared)
-                    w = (1.0 - p) * float(np.power(p, float(r - 1)))
+                else:  # the C library's pow (Python's float **), as the library
+                    w = (1.0 - p) * p ** float(r - 1)
                 weights.setdefault(d, []).append(w)
         prio = {}
         for d, ws in weights.items():

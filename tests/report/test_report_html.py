@@ -46,8 +46,9 @@ def test_summary_table_has_evaluate_numbers(report, results):
         assert row["queries"][0] == str(len(r.query_ids))
         for m in results.measures:
             text, value = row[str(m)]
-            # the leaderboard marks the runs not significantly different from the best
-            assert abs(float(text.replace("\u25c6", "")) - r.aggregates[m]) <= 0.5e-4
+            # the leaderboard marks the runs significantly above / below the baseline
+            number = text.replace("\u25b2", "").replace("\u25bc", "")
+            assert abs(float(number) - r.aggregates[m]) <= 0.5e-4
             assert float(value) == r.aggregates[m]
 
 
@@ -184,23 +185,29 @@ def test_shared_task_report_is_deterministic_and_escaped(tmp_path):
     assert names[-1] in text and names[-1][:27] + "\u2026" in text
 
 
-def test_leaderboard_marks_the_runs_not_significantly_below_the_best(report, results):
+def test_leaderboard_marks_the_runs_against_the_baseline(report, results):
+    """▲ / ▼: significantly above / below ``--baseline`` (bm25), as the comparison
+    section's tests say (all measures in one compare call, Holm over the runs) — not
+    against the best run of the measure."""
     from cranfield.compare import compare
 
     _, _, page = report
     board = table_dict(page.tables["summary"])
     scores = results.per_query_table()
     common = set.intersection(*(set(v) for by in scores.values() for v in by.values()))
-    marked_any_gap = False
-    for m in results.measures:
-        by_run = {r: {q: v for q, v in s.items() if q in common} for r, s in scores[str(m)].items()}
-        best = max(by_run, key=lambda r: np.mean(list(by_run[r].values())))
-        rows = compare({str(m): by_run}, baseline=best).rows
-        top = {best} | {row.run for row in rows if not row.significant}
-        marked = {name for name in RUNS if "\u25c6" in board[name][str(m)][0]}
-        assert marked == top
-        marked_any_gap |= marked != set(RUNS)
-    assert marked_any_gap  # in the sample some run is significantly below the best
+    aligned = {
+        str(m): {r: {q: v for q, v in s.items() if q in common} for r, s in scores[str(m)].items()}
+        for m in results.measures
+    }
+    rows = compare(aligned, baseline="bm25").rows
+    seen = set()
+    for row in rows:
+        cell = board[row.run][row.measure][0]
+        want = ("\u25b2" if row.diff > 0 else "\u25bc") if row.significant else None
+        assert ("\u25b2" in cell, "\u25bc" in cell) == (want == "\u25b2", want == "\u25bc")
+        seen.add(want)
+    assert {"\u25b2", "\u25bc"} <= seen  # the sample has runs above and below bm25
+    assert not any("\u25b2" in v[0] or "\u25bc" in v[0] for v in board["bm25"].values())
 
 
 def test_one_run_report():

@@ -137,3 +137,20 @@ def test_report_modules_import_no_matplotlib():
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
+
+
+@pytest.mark.parametrize("which", ["pr", "averages"])
+def test_the_legend_covers_no_curve(which):
+    """The legend is drawn beside the axes, never over them: a run whose precision
+    stays high to recall 1 (the sample's best) runs through every corner of the axes."""
+    qrels, runs = collection()
+    fig, _ = plots.pr_plot(qrels, runs) if which == "pr" else plots.averages_plot(qrels, runs)
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    (legend,) = fig.legends
+    assert [t.get_text() for t in legend.get_texts()]  # it names the curves
+    box = legend.get_window_extent(renderer)
+    assert all(a.get_legend() is None for a in fig.axes)
+    for ax in fig.axes:
+        axes_box = ax.get_window_extent(renderer)
+        assert box.x0 >= axes_box.x1 or box.y1 <= axes_box.y0 or box.y0 >= axes_box.y1

@@ -92,6 +92,12 @@ fn measure_families() -> Vec<&'static str> {
     families()
 }
 
+/// The names of the measure families with a micro average in the engine.
+#[pyfunction]
+fn micro_families() -> Vec<&'static str> {
+    cranfield_eval::micro::micro_families()
+}
+
 /// Compute measures on a judged run (the arrays of `JudgedRun`).
 ///
 /// `specs` is a list of `(family, cutoff, params)`; returns one column per spec: a
@@ -178,6 +184,7 @@ fn aggregate(values: &Bound<'_, PyAny>, how: &str, num_queries: Option<usize>) -
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(aggregate, m)?)?;
     m.add_function(wrap_pyfunction!(measure_families, m)?)?;
+    m.add_function(wrap_pyfunction!(micro_families, m)?)?;
     m.add_function(wrap_pyfunction!(compute_measures, m)?)?;
     Ok(())
 }

@@ -1,8 +1,8 @@
 //! Micro averages: a measure of the contingency counts pooled over every query (micro-
 //! vs macro-averaging, Manning, Raghavan & Schütze 2008, sec. 13.6), for the families
-//! whose Python definition declares `micro=` (`P`, `R` in `precision.py`; `SetP`,
-//! `SetR`, `set_F`, `SetF` in `set_based.py`; `Fallout`, `Generality` in
-//! `set_extra.py`). The counts are integers summed exactly, then turned into floats
+//! whose Python definition declares `micro=` ([`MICRO`]: `P`, `R` in `precision.py`;
+//! `SetP`, `SetR`, `set_F`, `SetF` in `set_based.py`; `Fallout`, `Generality` in
+//! `set_extra.py`; a test checks the two lists equal). The counts are integers summed exactly, then turned into floats
 //! and combined with the float operations of the Python definitions, in their order.
 
 use crate::measures::set_based::f_measure;
@@ -53,65 +53,107 @@ fn collection_size(spec: &Spec) -> Result<f64, String> {
     }
 }
 
-/// The micro average of `spec` over `run`, or None when its family has none here.
+/// How a family's pooled counts make its micro average (the formula of its Python
+/// `micro=`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Micro {
+    /// relret@k / (k * queries)
+    Precision,
+    /// relret@k / R (every ranked document without a cutoff)
+    Recall,
+    /// relret / ret
+    SetPrecision,
+    /// relret / R
+    SetRecall,
+    /// F with beta^2 = `x`
+    SetFx,
+    /// F with beta^2 = `beta`^2
+    SetFBeta,
+    /// (ret@k - relret@k) / (queries * N - R)
+    Fallout,
+    /// R / (queries * N)
+    Generality,
+}
+
+/// The families with a micro average: exactly those whose Python definition declares
+/// `micro=` (checked by tests/engine/test_micro_engine.py through `micro_families`).
+pub const MICRO: &[(&str, Micro)] = &[
+    ("P", Micro::Precision),
+    ("R", Micro::Recall),
+    ("SetP", Micro::SetPrecision),
+    ("SetR", Micro::SetRecall),
+    ("set_F", Micro::SetFx),
+    ("SetF", Micro::SetFBeta),
+    ("Fallout", Micro::Fallout),
+    ("Generality", Micro::Generality),
+];
+
+impl Micro {
+    /// The micro average of `family`, or None when it has none.
+    pub fn of(family: &str) -> Option<Micro> {
+        MICRO.iter().find(|(name, _)| *name == family).map(|&(_, m)| m)
+    }
+}
+
+/// The names of the families with a micro average.
+pub fn micro_families() -> Vec<&'static str> {
+    MICRO.iter().map(|&(name, _)| name).collect()
+}
+
+/// The micro average of `spec` over `run`, or None when its family has none.
 /// An error for parameters the family does not take (the caller's general path then
 /// reports them).
 pub fn micro(spec: &Spec, run: &JudgedView) -> Option<Result<f64, String>> {
-    let rel = match spec.int("rel") {
-        Ok(rel) => rel,
-        Err(e) => return Some(Err(e)),
-    };
+    let how = Micro::of(&spec.family)?;
+    Some(micro_of(how, spec, run))
+}
+
+fn micro_of(how: Micro, spec: &Spec, run: &JudgedView) -> Result<f64, String> {
+    let rel = spec.int("rel")?;
     let nq = run.num_queries();
-    let value = || -> Result<f64, String> {
-        Ok(match spec.family.as_str() {
-            "P" => {
-                let k = spec.rank_cutoff().ok_or("P: micro average without a cutoff")?;
-                let (relret, _, _) = pooled(run, rel, Some(k));
-                if nq == 0 {
-                    0.0
-                } else {
-                    // Python: relret / (cutoff * num_queries), an exact integer product
-                    relret as f64 / (i128::from(k) * nq as i128) as f64
-                }
+    Ok(match how {
+        Micro::Precision => {
+            let k = spec.rank_cutoff().ok_or("P: micro average without a cutoff")?;
+            let (relret, _, _) = pooled(run, rel, Some(k));
+            if nq == 0 {
+                0.0
+            } else {
+                // Python: relret / (cutoff * num_queries), an exact integer product
+                relret as f64 / (i128::from(k) * nq as i128) as f64
             }
-            "R" => {
-                let (relret, _, r) = pooled(run, rel, spec.rank_cutoff());
-                safe_div(relret as f64, r as f64)
-            }
-            "SetP" => {
-                let (relret, ret, _) = pooled(run, rel, None);
-                safe_div(relret as f64, ret as f64)
-            }
-            "SetR" => {
-                let (relret, _, r) = pooled(run, rel, None);
-                safe_div(relret as f64, r as f64)
-            }
-            "set_F" | "SetF" => {
-                let beta2 = if spec.family == "set_F" {
-                    real(spec, "x", 1.0)?
-                } else {
-                    real(spec, "beta", 1.0)?.powi(2)
-                };
-                let (relret, ret, r) = pooled(run, rel, None);
-                f_measure(relret as f64, ret as f64, r as f64, beta2)
-            }
-            "Fallout" => {
-                let n = collection_size(spec)?;
-                let (relret, ret, r) = pooled(run, rel, spec.rank_cutoff());
-                safe_div((ret - relret) as f64, nq as f64 * n - r as f64)
-            }
-            "Generality" => {
-                let n = collection_size(spec)?;
-                let (_, _, r) = pooled(run, rel, None);
-                safe_div(r as f64, nq as f64 * n)
-            }
-            _ => return Err(String::new()),
-        })
-    };
-    match value() {
-        Err(e) if e.is_empty() => None,
-        done => Some(done),
-    }
+        }
+        Micro::Recall => {
+            let (relret, _, r) = pooled(run, rel, spec.rank_cutoff());
+            safe_div(relret as f64, r as f64)
+        }
+        Micro::SetPrecision => {
+            let (relret, ret, _) = pooled(run, rel, None);
+            safe_div(relret as f64, ret as f64)
+        }
+        Micro::SetRecall => {
+            let (relret, _, r) = pooled(run, rel, None);
+            safe_div(relret as f64, r as f64)
+        }
+        Micro::SetFx | Micro::SetFBeta => {
+            let beta2 = if how == Micro::SetFx {
+                real(spec, "x", 1.0)?
+            } else {
+                real(spec, "beta", 1.0)?.powi(2)
+            };
+            let (relret, ret, r) = pooled(run, rel, None);
+            f_measure(relret as f64, ret as f64, r as f64, beta2)
+        }
+        Micro::Fallout => {
+            let n = collection_size(spec)?;
+            let (relret, ret, r) = pooled(run, rel, spec.rank_cutoff());
+            safe_div((ret - relret) as f64, nq as f64 * n - r as f64)
+        }
+        Micro::Generality => {
+            let n = collection_size(spec)?;
+            let (_, _, r) = pooled(run, rel, None);
+            safe_div(r as f64, nq as f64 * n)
+        }
+    })
 }
 
 /// The micro average of each spec over `run`, spec `i` on the judged-only view when

@@ -280,7 +280,7 @@ pub fn print(
     Ok(Printed { text: out, unusable })
 }
 
-/// `math.exp` as `cranfield.core.measures._common.libm_exp` calls it (NaN kept as is).
+/// `math.exp` as `cranfield.core.libm.exp` calls it (NaN kept as is).
 fn libm_exp(x: f64) -> f64 {
     if x.is_nan() {
         x

@@ -247,19 +247,52 @@ def add_format(
     )
 
 
-def add_digits(p: argparse.ArgumentParser) -> None:
-    """``--digits``: decimals of the numbers in text output; read with :func:`digits_value`."""
+ROUNDING_FORMATS = ("text", "markdown", "trec", "latex", "html")  # the formats --digits rounds
+
+
+def add_digits(p: argparse.ArgumentParser, default: int = 4) -> None:
+    """``--digits``: decimals of the numbers in the formats for people; read with
+    :func:`digits_value`. Its help names the command's own formats that it rounds (the
+    ``-f`` declared before it), never a format the command does not have."""
+    formats = next((a.choices for a in p._actions if a.dest == "format" and a.choices), None)
+    rounded = [f for f in (formats or ()) if f in ROUNDING_FORMATS]
+    where = (
+        "in "
+        + (", ".join(rounded[:-1]) + " and " + rounded[-1] if len(rounded) > 1 else rounded[0])
+        + " output"
+        if rounded
+        else "in the output"
+    )
     p.add_argument(
         "--digits",
-        default="4",
-        help="decimals in text, markdown and trec output, 0 to 17 (default 4)",
+        default=str(default),
+        help=f"decimals {where}, 0 to 17 (default {default})",
     )
 
 
-def add_output(p: argparse.ArgumentParser, required: bool = False, help: str | None = None):
-    """``-o/--output FILE``, checked before any work by ``cli/main.py`` (dest ``output``)."""
+def add_output(
+    p: argparse.ArgumentParser,
+    required: bool = False,
+    help: str | None = None,
+    flags: tuple[str, ...] = ("-o", "--output"),
+    via_stdout: bool = False,
+) -> None:
+    """An option naming a file the command writes (``-o/--output FILE`` unless ``flags``
+    says otherwise; ``-`` is standard output).
+
+    Every output of every command is declared here: its dest joins the parser's
+    ``_outputs`` default, and :func:`cranfield.cli._output.check_outputs` refuses, before
+    any work, an output that is an input, cannot be written, or names the same file as
+    another output of the same command (``tests/cli/test_outputs_declared.py``).
+    ``via_stdout``: the command prints its result on standard output, and
+    ``cli/main.py`` writes what it prints into the file instead (atomically).
+    """
     default_help = "file to write" if required else "write to this file instead of standard output"
-    p.add_argument("-o", "--output", required=required, help=help or default_help)
+    metavar = None if flags == ("-o", "--output") else "FILE"
+    action = p.add_argument(*flags, required=required, metavar=metavar, help=help or default_help)
+    p.set_defaults(_outputs=(*(p.get_default("_outputs") or ()), action.dest))
+    if via_stdout:  # the command prints its result: cli/main.py sends it to the file
+        p.set_defaults(_stdout_output=action.dest)
 
 
 def add_seed(p: argparse.ArgumentParser, what: str = "randomised steps") -> None:
@@ -426,3 +459,69 @@ def expand_measure_lists(parser: Parser, args: list[str]) -> list[str]:
             out += [token, word]
             i += 1
     return out
+
+
+def _same_file(a: str, b: str) -> bool:
+    try:
+        import os
+
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
+def resolve_baseline(baseline: str | None, names, paths=()) -> str | None:
+    """The run name ``--baseline`` designates, in every command that has it (compare,
+    report, plot): a run name, or the path of one of the run files (``paths[i]`` is the
+    file of run ``names[i]``)."""
+    if baseline is None or baseline in names:
+        return baseline
+    for name, path in zip(names, paths, strict=False):
+        if baseline == str(path) or _same_file(baseline, str(path)):
+            return name
+    allowed = "a run name (" + ", ".join(names) + ")"
+    if paths:
+        allowed += " or one of the run files"
+    from ..errors import ParameterError
+
+    raise ParameterError("--baseline", allowed, baseline)
+
+
+class _Refused(argparse.Action):
+    def __call__(self, parser, namespace, values, option_string=None):
+        parser.error(self.const)
+
+
+def add_refused(p: argparse.ArgumentParser, flag: str, hint: str) -> None:
+    """``flag`` is refused with ``hint`` (a usage error, one line; not in the help): an
+    option spelling that means something else in the rest of cranfield (``-m`` is always
+    a measure)."""
+    p.add_argument(flag, nargs="?", action=_Refused, const=hint, help=argparse.SUPPRESS)
+
+
+class _TestList(argparse.Action):
+    """``--test`` values: each a test or a comma list of tests, repeatable; checked."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        canonical = {c.lower(): c for c in self.choices_allowed}
+        names = []
+        for name in (v.strip() for v in values.split(",") if v.strip()):
+            if name.lower() not in canonical:
+                parser.error(
+                    f"argument --test: invalid choice: {name!r} (choose from "
+                    + ", ".join(self.choices_allowed)
+                    + ")"
+                )
+            names.append(canonical[name.lower()])
+        setattr(namespace, self.dest, [*(getattr(namespace, self.dest) or []), *names])
+
+
+def add_tests(p: argparse.ArgumentParser, names, help: str) -> None:
+    """``--test TEST``: significance tests, in every command that has them the same way:
+    repeatable, and each value may be a comma list (``--test t --test wilcoxon`` is
+    ``--test t,wilcoxon``); the first decides significance. Read as ``args.tests``
+    (None: the command's default)."""
+    action = p.add_argument(
+        "--test", dest="tests", action=_TestList, metavar="TEST[,TEST...]", help=help
+    )
+    action.choices_allowed = tuple(names)

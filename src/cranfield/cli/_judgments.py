@@ -37,3 +37,17 @@ def load_judgments(args):
     if args.judgments is not None:
         return Judgments.read(args.judgments, scale=args.scale, level=args.level)
     return Judgments.from_qrels(args.qrels, scale=args.scale, level=args.level)
+
+
+def note_unjudged(command: str, judgments) -> None:
+    """After the result: the note saying how many rows were left out as not yet judged."""
+    from ._output import print_notes
+
+    if judgments.unjudged:
+        print_notes(
+            command,
+            [
+                f"{judgments.unjudged} negative grade(s) left out: pooled, not yet judged "
+                "(as pool merge does)"
+            ],
+        )

@@ -57,6 +57,45 @@ def deliver(text: str, output: str | None) -> None:
     sys.stdout.flush()
 
 
+def check_outputs(args) -> None:
+    """Refuse, before any work, the outputs of ``args`` (declared by
+    :func:`cranfield.cli._args.add_output`) that cannot be written, that are one of the
+    inputs, or that name the same file as another output (or, both ``-``, standard
+    output twice): two outputs of one command never share a path.
+
+    Every other argument that names a file counts as an input (the title of a report
+    does not), so a subcommand that gains an option is covered without a list.
+    """
+    dests = getattr(args, "_outputs", None) or ("output",)
+    # -o left out is standard output: another output given as '-' would share it
+    outputs = [(d, getattr(args, d, None) or ("-" if d == "output" else None)) for d in dests]
+    outputs = [(d, v) for d, v in outputs if isinstance(v, str)]
+    if all(path == "-" for _, path in outputs) and len(outputs) < 2:
+        return  # standard output: nothing to check (and nothing to import: eval's cold start)
+    from ..core.io.atomic import check_output, same_destination
+    from ..errors import OutputError
+
+    skip = {*dests, "_outputs", "title"}
+    inputs: list[str] = []
+    for key, value in vars(args).items():
+        if key in skip:
+            continue
+        for item in value if isinstance(value, (list, tuple)) else [value]:
+            if isinstance(item, str):
+                inputs.append(item)
+    for i, (dest, path) in enumerate(outputs):
+        for other, earlier in outputs[:i]:
+            if same_destination(path, earlier):
+                where = "standard output" if path == "-" else "the same file"
+                raise OutputError(
+                    f"--{dest.replace('_', '-')} and --{other.replace('_', '-')} both name "
+                    f"{where}: give each output its own file",
+                    path,
+                )
+        if path != "-":
+            check_output(path, inputs)
+
+
 def print_notes(command: str, notes: list[str]) -> None:
     """``cranfield COMMAND: note: ...`` lines on stderr (nothing when stderr is closed:
     ``print(file=None)`` would write them into the result on stdout)."""
@@ -72,7 +111,8 @@ def print_notes(command: str, notes: list[str]) -> None:
 def rounded_note(source: str) -> str:
     """The note for a score file whose values trec_eval rounded to 4 decimals."""
     return (
-        f"{source} holds values rounded to 4 decimals (trec_eval format); statistics are "
+        f"{source} holds values rounded to 4 decimals (as trec_eval and the text tables print "
+        "them); statistics are "
         "computed on the rounded values (cranfield eval --per-query --format csv keeps "
         "full precision)"
     )

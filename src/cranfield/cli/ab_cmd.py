@@ -111,7 +111,7 @@ def analyse(args: argparse.Namespace) -> dict:
         else:
             a, b = values[ia], values[ib]
             tests.append(welch(a, b, confidence))
-            tests.append(mann_whitney(a, b))
+            tests.append(mann_whitney(a, b, confidence))
             if replicates:
                 tests.append(bootstrap_ci(a, b, confidence, replicates, seed))
             if pre is not None:
@@ -127,15 +127,13 @@ def analyse(args: argparse.Namespace) -> dict:
 
 
 def _fmt(v) -> str:
-    from ..output import UNDEFINED
+    from ..output import UNDEFINED, number_cell
 
-    if v is None or v != v:
-        return UNDEFINED
-    return f"{v:.4g}" if isinstance(v, float) else str(v)
+    return UNDEFINED if v is None else number_cell(v, significant=4)
 
 
 def render(res: dict, fmt: str) -> str:
-    from ..output import table
+    from ..output import p_cell, table
 
     md = fmt == "markdown"
     srm = res["sample_ratio"]
@@ -143,7 +141,7 @@ def render(res: dict, fmt: str) -> str:
         f"metric {res['metric']}, control {res['control']}, units "
         + ", ".join(f"{k} {v}" for k, v in res["units"].items()),
         f"sample-ratio check: chi2 {_fmt(srm['statistic'])}, df {srm['df']}, "
-        f"p {_fmt(srm['p_value'])}",
+        f"p {p_cell(srm['p_value'])}",
         "",
     ]
     head = ["variant", "test", "control", "treatment", "difference", "ci_low", "ci_high", "p"]
@@ -160,10 +158,14 @@ def render(res: dict, fmt: str) -> str:
                     _fmt(t.get("difference")),
                     _fmt(ci[0]),
                     _fmt(ci[1]),
-                    _fmt(t["p_value"]),
+                    p_cell(t["p_value"], t.get("p_value_is_bound", False)),
                 ]
             )
     lines.append(table(head, rows, "markdown" if md else "text", left=2))
+    for c in res["comparisons"]:
+        for t in c["tests"]:
+            if t.get("note"):
+                lines.append(f"note: {c['variant']} {t['test']}: {t['note']}")
     for c in res["comparisons"]:
         if "units_needed_per_variant" in c:
             lines.append(

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-from ._args import add_seed, number, seed_value
-from ._judgments import add_input_arguments, load_judgments
+from ._args import add_digits, add_format, add_output, add_seed, number, seed_value
+from ._judgments import add_input_arguments, load_judgments, note_unjudged
 from ._output import emit
 
 
@@ -32,8 +32,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--measure", default="AP", help="measure for --run (default AP; one measure name)"
     )
-    parser.add_argument("--digits", default="4", help="decimals in text and markdown (default 4)")
-    parser.add_argument("--format", choices=("text", "json", "markdown"), default="text")
+    add_format(parser, ("text", "json", "markdown"))
+    add_digits(parser)
+    add_output(parser, via_stdout=True)
 
 
 STATS = ("percent_agreement", "krippendorff_alpha", "fleiss_kappa", "gwet_ac1")
@@ -47,9 +48,9 @@ PAIR_STATS = (
 
 
 def _fmt(v, digits: int) -> str:
-    from ..output import UNDEFINED
+    from ..output import number_cell
 
-    return UNDEFINED if v != v else f"{v:.{digits}f}"
+    return number_cell(v, digits)
 
 
 def _table(head: list[str], rows: list[list[str]], markdown: bool, left: int = 1) -> list[str]:
@@ -119,6 +120,7 @@ def run(args) -> int:
         report["effect"] = effect_on_rankings(j, args.run, args.measure)
     if args.format == "json":
         emit(dumps_json(report))
+        note_unjudged("agreement", j)
         return 0
     md = args.format == "markdown"
     head = (
@@ -150,4 +152,5 @@ def run(args) -> int:
         head = ["assessor_a", "assessor_b", "kendall_tau", "tau_ap", "largest_change", "run"]
         out += _table(head, rows, md, left=2)
     emit("\n".join(out))
+    note_unjudged("agreement", j)
     return 0

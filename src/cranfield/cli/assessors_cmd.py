@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import argparse
 
-from ._args import number
-from ._judgments import add_input_arguments, load_judgments
+from ..output import number_cell
+from ._args import add_digits, add_format, add_output, number
+from ._judgments import add_input_arguments, load_judgments, note_unjudged
 from ._output import emit
 
 
@@ -20,13 +21,23 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default="0.25",
         help="flag a median time per judgment under this share of the crowd's (default 0.25)",
     )
-    parser.add_argument("--digits", default="3", help="decimals in text output (default 3)")
-    parser.add_argument("--format", choices=("text", "json"), default="text")
+    add_format(parser, ("text", "json"))
+    add_digits(parser, default=3)
+    add_output(parser, via_stdout=True)
+
+
+#: Assessors rendered at once: a million rows are written in pieces, never held whole.
+CHUNK = 10_000
 
 
 def run(args) -> int:
-    from ..judgments.quality import Thresholds, assessor_quality
-    from ..output import UNDEFINED, delimited, dumps_json
+    from ..judgments.quality import (
+        Thresholds,
+        assessor_columns,
+        assessor_reasons,
+        assessor_rows,
+    )
+    from ..output import delimited, dumps_json
 
     thresholds = Thresholds(
         min_kappa=number(args.min_kappa, "--min-kappa", float, 0, 1),
@@ -34,9 +45,18 @@ def run(args) -> int:
     )
     digits = number(args.digits, "--digits", int, 0, 17)
     j = load_judgments(args)
-    rows = assessor_quality(j, gold=args.gold, thresholds=thresholds)
+    table = assessor_columns(j, gold=args.gold, thresholds=thresholds)
+    pieces = range(0, j.n_assessors, CHUNK)
     if args.format == "json":
-        emit(dumps_json({"source": j.source, "assessors": rows}))
+        # one assessor per line, so the rows can be written a piece at a time
+        emit(dumps_json({"source": j.source})[:-2] + ',\n  "assessors": [')
+        for start in pieces:
+            rows = assessor_rows(j, table, start, start + CHUNK, undefined=None)
+            last = start + CHUNK >= j.n_assessors
+            text = ",\n".join("    " + dumps_json(r, indent=None, plain=True) for r in rows)
+            emit(text + ("" if last else ","))
+        emit("  ]\n}")
+        note_unjudged("assessors", j)
         return 0
     cols = (
         "judgments",
@@ -47,27 +67,27 @@ def run(args) -> int:
         "gold_accuracy",
         "median_seconds",
     )
-    body = [
-        [
-            r["assessor"],
-            *[
-                str(r[c])
-                if c == "judgments"
-                else UNDEFINED
-                if r[c] != r[c]
-                else f"{r[c]:.{digits}f}"
-                for c in cols
-            ],
-        ]
-        for r in rows
-    ]
     # tab-separated (a stable, parseable layout), through the one table renderer
-    head, *lines = [
-        delimited(cells, [], "\t").rstrip("\n") for cells in [["assessor", *cols], *body]
-    ]
-    out = ["# worst first; reasons after each row", head]
-    for line, r in zip(lines, rows, strict=True):
-        out.append(line)
-        out += [f"  - {reason}" for reason in r["reasons"]]
-    emit("\n".join(out))
+    head = delimited(["assessor", *cols], [], "\t").rstrip("\n")
+    emit("# worst first; reasons after each row\n" + head)
+    # a name with a line break spans lines when quoted: then each row is laid out alone
+    one_line = not any("\n" in a or "\r" in a for a in j.assessors)
+    for start in pieces:
+        codes = table["order"][start : start + CHUNK]
+        columns = [
+            [j.assessors[a] for a in codes.tolist()],
+            [str(n) for n in table["judgments"][codes].tolist()],
+            *[[number_cell(v, digits) for v in table[c][codes].tolist()] for c in cols[1:]],
+        ]
+        body = list(zip(*columns, strict=True))
+        if one_line:
+            lines = delimited(body[0], body[1:], "\t").split("\n")
+        else:
+            lines = [delimited(cells, [], "\t").rstrip("\n") for cells in body]
+        out = []
+        for line, reasons in zip(lines, assessor_reasons(table, codes), strict=False):
+            out.append(line)
+            out += [f"  - {reason}" for reason in reasons]
+        emit("\n".join(out))
+    note_unjudged("assessors", j)
     return 0

@@ -153,6 +153,9 @@ def _password(path: str) -> str:
 
 
 def run(args) -> int:
+    from ..service import require_serve
+
+    require_serve()  # the one-line install hint, as `serve` gives it, before any import
     return globals()["run_" + args.action.replace("-", "_")](args)
 
 
@@ -170,21 +173,34 @@ def run_init(args) -> int:
         measures=args.measures,
     )
     campaigns.check_name(args.name)
-    if args.sample:
-        db = _open(args.database, create=True)
-        info = demo.sample_campaign(db, args.name, settings, progress=True)
-        print(
-            f"campaign {args.name}: {info['topics']} topics, {info['documents']} documents, "
-            f"{info['runs']} runs, pool of {info['pairs']} pairs ({info['strategy']})"
-        )
-        return 0
-    if not args.topics or not args.documents:
+    if not args.sample and (not args.topics or not args.documents):
         raise InputError("give --topics and --documents, or --sample")
-    from ..collection import read_documents, read_topics
+    from ..service.db import removed_on_failure
 
-    topics = read_topics(args.topics)
-    db = _open(args.database, create=True)
-    campaigns.create_campaign(db, args.name, topics, read_documents(args.documents), settings)
+    # a failed init (bad documents, an interrupted pooling) leaves no database behind
+    with removed_on_failure(args.database):
+        if args.sample:
+            db = _open(args.database, create=True)
+            try:
+                info = demo.sample_campaign(db, args.name, settings, progress=True)
+            finally:
+                db.close()
+            print(
+                f"campaign {args.name}: {info['topics']} topics, {info['documents']} "
+                f"documents, {info['runs']} runs, pool of {info['pairs']} pairs "
+                f"({info['strategy']})"
+            )
+            return 0
+        from ..collection import read_documents, read_topics
+
+        topics = read_topics(args.topics)
+        db = _open(args.database, create=True)
+        try:
+            campaigns.create_campaign(
+                db, args.name, topics, read_documents(args.documents), settings
+            )
+        finally:
+            db.close()
     print(f"campaign {args.name}: {len(topics)} topics")
     return 0
 

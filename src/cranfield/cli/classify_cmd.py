@@ -8,7 +8,7 @@ import numpy as np
 
 from ..classification.thresholds import CRITERIA as _CRITERIA
 from ..errors import InputError, ParameterError
-from ._args import add_format, add_header
+from ._args import add_format, add_header, add_output
 
 
 def _zero_division(text: str):
@@ -102,6 +102,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default="warn",
         help="value of an undefined 0/0 rate: 'warn' (nan, the default) or a number",
     )
+    add_output(parser, via_stdout=True)
 
 
 _EPILOG = """\

@@ -6,7 +6,7 @@ import argparse
 import math
 
 from ..errors import ParameterError
-from ._args import Parser, add_engine, engine_value
+from ._args import Parser, add_engine, add_output, add_refused, engine_value
 from ._output import deliver
 
 _ACTIONS = ("compare", "fit", "relevance", "models")
@@ -52,16 +52,54 @@ def _thresholds(text: str) -> list[float]:
     return values
 
 
+def _prior(text: str) -> tuple[float, float]:
+    from ..clicks.fitted import check_prior
+
+    parts = str(text).split(",")
+    try:
+        return check_prior(parts if len(parts) == 2 else None)
+    except ParameterError:
+        raise ParameterError(
+            "--prior", "A,B with 0 <= A <= B <= 1e6 (0,0: maximum likelihood)", text
+        ) from None
+
+
 def _common(p: argparse.ArgumentParser) -> None:
     from ..clicks.log import FORMATS
 
     p.add_argument(
-        "--log-format", choices=FORMATS, help="format of the logs (default: from the file name)"
+        "--log-format",
+        choices=FORMATS,
+        help="format of the logs (default: from the file name, else from the content)",
     )
-    p.add_argument("--tol", type=_tol, default=1e-6, help="EM stops below this relative gain")
-    p.add_argument("--max-iter", type=_positive_int, default=100, help="EM iteration cap")
+    p.add_argument(
+        "--prior",
+        default="1,2",
+        metavar="A,B",
+        help="add A clicks in B impressions to every estimate (default 1,2, PyClick's; "
+        "0,0: maximum likelihood)",
+    )
+    p.add_argument(
+        "--tolerance",
+        "--tol",
+        dest="tol",
+        metavar="T",
+        type=_tol,
+        default=0.0,
+        help="EM stops when an iteration gains less than this share of the "
+        "log-likelihood (default 0: exactly --max-iterations, as PyClick)",
+    )
+    p.add_argument(
+        "--max-iterations",
+        "--max-iter",
+        dest="max_iter",
+        metavar="N",
+        type=_positive_int,
+        default=50,
+        help="EM iterations, at most (default 50, PyClick's fixed count)",
+    )
     p.add_argument("--seed", type=_seed, help="random EM start values (default: all 0.5)")
-    p.add_argument("-o", "--output", help="write to this file instead of standard output")
+    add_output(p)
 
 
 ENGINE_HELP = (
@@ -72,7 +110,7 @@ ENGINE_HELP = (
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from ..clicks.registry import NAMES
+    from ..clicks.registry import NAMES, spellings
 
     sub = parser.add_subparsers(dest="action", metavar="ACTION", required=True, parser_class=Parser)
     c = sub.add_parser("compare", help="fit models on TRAIN, score them on TEST")
@@ -84,12 +122,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_engine(c, ENGINE_HELP.replace("LOG", "TRAIN"))
     f = sub.add_parser("fit", help="fit one model; its parameters as JSON")
     f.add_argument("log", metavar="LOG")
-    f.add_argument("--model", "-m", required=True, help="one of " + ", ".join(NAMES))
+    f.add_argument("--model", required=True, help="one of " + ", ".join(spellings()))
+    add_refused(f, "-m", "-m names measures in cranfield: give the click model as --model MODEL")
     _common(f)
     add_engine(f, ENGINE_HELP)
     r = sub.add_parser("relevance", help="click-derived relevance per (query, document)")
     r.add_argument("log", metavar="LOG")
-    r.add_argument("--model", "-m", required=True, help="one of " + ", ".join(NAMES))
+    r.add_argument("--model", required=True, help="one of " + ", ".join(spellings()))
+    add_refused(r, "-m", "-m names measures in cranfield: give the click model as --model MODEL")
     r.add_argument(
         "--qrels",
         action="store_true",
@@ -116,7 +156,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     _common(r)
     m = sub.add_parser("models", help="list the click models with definitions and sources")
-    m.add_argument("-o", "--output", help="write to this file instead of standard output")
+    add_output(m)
 
 
 def _compare(args: argparse.Namespace, est: dict) -> int:
@@ -174,6 +214,7 @@ def _fit(args: argparse.Namespace, log: str, names: list[str], options: dict) ->
                 max_iter=args.max_iter,
                 client=client,
                 log_format=args.log_format,
+                prior=options["prior"],
             )
             for name in names
         ]
@@ -189,7 +230,8 @@ def run(args: argparse.Namespace) -> int:
     if args.action == "models":
         lines = []
         for d in REGISTRY.values():
-            lines.append(f"{d.name}  {d.title} ({d.estimation})")
+            also = f", also {', '.join(d.aliases)}" if d.aliases else ""
+            lines.append(f"{d.name}  {d.title} ({d.estimation}{also})")
             lines.append(f"    {d.definition}")
             lines.append(
                 "    parameters: " + "; ".join(f"{k}: {v}" for k, v in d.parameters.items())
@@ -197,7 +239,12 @@ def run(args: argparse.Namespace) -> int:
             lines.append(f"    {d.reference}")
         deliver("\n".join(lines) + "\n", args.output)
         return 0
-    options = {"tol": args.tol, "max_iter": args.max_iter, "seed": args.seed}
+    options = {
+        "tol": args.tol,
+        "max_iter": args.max_iter,
+        "seed": args.seed,
+        "prior": _prior(args.prior),
+    }
     if args.action == "compare":
         names = [get(n).name for n in args.models.split(",")]
         if engine_value(args) == "local":

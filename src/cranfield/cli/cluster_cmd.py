@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from ._args import add_digits, add_format, add_header, digits_value
+from ._args import add_digits, add_format, add_header, add_output, digits_value
 
 _EPILOG = """\
 files: .csv/.tsv/.tab (gzipped too), .parquet/.pq; anything else is plain text with one
@@ -52,6 +52,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--table", action="store_true", help="also print the contingency table")
     add_format(parser, OUTPUT_FORMATS, "text")
     add_digits(parser)
+    add_output(parser, via_stdout=True)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import os
 
 from ..compare.stats import MAX_RESAMPLES
 from ..errors import ParameterError
@@ -13,16 +12,19 @@ from ._args import (
     add_engine,
     add_format,
     add_measures,
+    add_output,
     add_seed,
+    add_tests,
     engine_value,
     number,
+    resolve_baseline,
     seed_value,
 )
 from ._output import emit, print_notes, rounded_note, warnings_as_notes
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from ..compare import CORRECTIONS, FORMATS, TESTS
+    from ..compare import CORRECTIONS, FORMATS, TESTS, tests_text
 
     parser.add_argument("qrels", nargs="?", help="qrels file (omit with --from-per-query)")
     parser.add_argument("runs", nargs="*", metavar="RUN", help="run files")
@@ -37,13 +39,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="compare every run with this one, given by run name or by the path of one of "
         "the RUN files (default: all pairs)",
     )
-    parser.add_argument(
-        "--test",
-        action="append",
-        choices=TESTS,
-        metavar="TEST",
-        help="t (default), wilcoxon, sign, randomization, bootstrap or tukey; repeatable, "
-        "the first decides significance",
+    add_tests(
+        parser, TESTS, tests_text() + "; repeatable or a comma list, the first decides significance"
     )
     parser.add_argument(
         "--correction",
@@ -88,6 +85,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "cranfield eval --per-query (any --format; csv keeps full precision), trec_eval -q "
         "(one or several runs per file) or a run,qid,measure,value table",
     )
+    add_output(parser, via_stdout=True)
 
 
 def _options(args) -> dict:
@@ -98,27 +96,6 @@ def _options(args) -> dict:
         "n_permutations": number(args.permutations, "--permutations", int, 1, MAX_RESAMPLES),
         "seed": seed_value(args),
     }
-
-
-def _same_file(a: str, b: str) -> bool:
-    try:
-        return os.path.samefile(a, b)
-    except OSError:
-        return False
-
-
-def resolve_baseline(baseline: str | None, names, paths=()) -> str | None:
-    """The run name ``baseline`` designates: a run name, or the path of one of the run
-    files (``paths[i]`` is the file of run ``names[i]``)."""
-    if baseline is None or baseline in names:
-        return baseline
-    for name, path in zip(names, paths, strict=False):
-        if baseline == str(path) or _same_file(baseline, str(path)):
-            return name
-    allowed = "a run name (" + ", ".join(names) + ")"
-    if paths:
-        allowed += " or one of the run files"
-    raise ParameterError("--baseline", allowed, baseline)
 
 
 def _scores(args):
@@ -190,7 +167,7 @@ def run(args) -> int:
             result = compare(
                 scores,
                 baseline=baseline,
-                tests=tuple(args.test or ("t",)),
+                tests=tuple(args.tests or ("t",)),
                 correction=args.correction,
                 complete=args.complete,
                 ci=args.ci,

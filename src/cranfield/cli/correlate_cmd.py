@@ -7,7 +7,7 @@ import argparse
 import os
 
 from ..errors import InputError, ParameterError
-from ._args import add_digits, add_format, digits_value, number
+from ._args import add_digits, add_format, add_output, digits_value, number
 from ._output import emit, print_notes, rounded_note, warnings_as_notes
 
 #: Largest --depth accepted (a ranking deeper than this is not a ranking one reads).
@@ -46,6 +46,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-q", "--per-query", action="store_true", help="with runs: every query")
     add_digits(parser)
     add_format(parser, ("text", "json"))
+    add_output(parser, via_stdout=True)
 
 
 def _options(args) -> dict:
@@ -77,20 +78,17 @@ def _looks_like_run(path: str) -> bool:
         with open(path, encoding="utf-8", errors="replace") as fh:
             for line in fh:
                 if line.strip() and not line.startswith("#"):
-                    return len(line.split()) >= 6
+                    # (a Markdown score table's header has 6+ words too)
+                    return len(line.split()) >= 6 and not line.lstrip().startswith("|")
     except OSError:
         return False
     return False
 
 
 def _fmt(v, digits: int) -> str:
-    from ..output import UNDEFINED
+    from ..output import number_cell
 
-    if v is None:
-        return ""
-    if v != v:  # NaN
-        return UNDEFINED
-    return f"{v:.{digits}f}"
+    return number_cell(v, digits)
 
 
 def _run_mode(args, opts) -> int:
@@ -164,8 +162,10 @@ def _run(args, notes: list[str]) -> int:
         d = opts["digits"]
         out = [f"# {args.a} ({ma}) vs {args.b} ({mb}), {len(a)} runs"]
         out.append(
-            f"# p: two-sided; {level} intervals: Fisher z-transform with the standard error "
-            "of Fieller, Hartley & Pearson 1957 (tau) and Bonett & Wright 2000 (rho)"
+            f"# p: two-sided (kendall_tau {result['kendall_tau_p_method']}, spearman_rho "
+            f"{result['spearman_rho_p_method']}); {level} intervals: Fisher z-transform with "
+            "the standard error of Fieller, Hartley & Pearson 1957 (tau) and Bonett & Wright "
+            "2000 (rho)"
         )
         out.append("statistic\tvalue\tp\tci_low\tci_high")
         for k in ("kendall_tau", "tau_ap", "spearman_rho", "rbo"):

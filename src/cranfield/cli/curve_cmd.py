@@ -6,7 +6,7 @@ import argparse
 import csv
 import sys
 
-from ._args import add_convention, add_format, add_rel_level
+from ._args import add_convention, add_format, add_output, add_rel_level
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -33,6 +33,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     add_rel_level(parser)
     add_format(parser, ["csv", "json"])
+    add_output(parser, via_stdout=True)
 
 
 def run(args) -> int:

@@ -27,6 +27,11 @@ def add_arguments(p) -> None:
         default="sample-collection",
         help="where to write the sample files (default: ./sample-collection)",
     )
+    p.add_argument(
+        "--force",
+        action="store_true",
+        help="write the sample files over edited ones (without it an edited file is refused)",
+    )
     add_measures(p, "measures (default: " + " ".join(demo_measures()) + ")")
 
 
@@ -38,7 +43,7 @@ def run(args) -> int:
     from ..output import render
 
     directory = Path(args.dir)
-    paths = sample.write(directory)
+    paths = sample.write(directory, overwrite=args.force)
     qrels_path, run_paths = paths[0], paths[1:]
     qrels = Qrels.read(qrels_path)
     runs = [Run.read(p) for p in run_paths]

@@ -114,6 +114,7 @@ _QUICK_DEFAULTS = {
     "format": "text",
     "digits": "4",
     "output": None,
+    "_outputs": ("output",),
 }
 
 
@@ -199,6 +200,12 @@ def _finish(results, qrels, args, digits: int) -> int:
     from ..core.results import missing_topics
     from ..output import render
 
+    if not args.fractional:
+        from ..core.io.grades import truncation_note
+
+        note = truncation_note(args.qrels, str(args.qrels), "--fractional")
+        if note is not None:
+            print(f"cranfield eval: {note}", file=sys.stderr)
     if not args.complete:
         for name, missing in missing_topics(results, qrels):
             print(

@@ -7,10 +7,10 @@ import argparse
 
 from ._args import add_format, add_output, add_seed, number, seed_value
 
-CLICK_MODELS = ("pbm", "cascade", "cm", "sdbn", "dbn")
-
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from ..clicks.registry import QRELS_MODELS, spellings
+
     parser.add_argument(
         "runs", nargs="+", metavar="RUN", help="two TREC runs (A, B), or more for multileaving"
     )
@@ -24,7 +24,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--click-model",
-        choices=CLICK_MODELS,
+        choices=spellings(QRELS_MODELS),
         help="users simulated by this model built from the qrels (default pbm)",
     )
     parser.add_argument(
@@ -130,13 +130,9 @@ def analyse(args: argparse.Namespace) -> dict:
 
 
 def _fmt(v) -> str:
-    from ..output import UNDEFINED
+    from ..output import UNDEFINED, number_cell
 
-    if v is None or v != v:
-        return UNDEFINED
-    if isinstance(v, bool):
-        return "yes" if v else "no"
-    return f"{v:.4g}" if isinstance(v, float) else str(v)
+    return UNDEFINED if v is None else number_cell(v, significant=4)
 
 
 def _table(head, rows, md):
@@ -148,6 +144,8 @@ def _table(head, rows, md):
 
 
 def render(res: dict, fmt: str) -> str:
+    from ..output import p_cell
+
     md = fmt == "markdown"
     title = res["method"] if "multileaving" in res["method"] else res["method"] + " interleaving"
     lines = [
@@ -177,13 +175,11 @@ def render(res: dict, fmt: str) -> str:
         ci = o["ci"] or [None, None]
         rows.append(
             [p["a"], p["b"]]
+            + [_fmt(v) for v in (o["wins_a"], o["wins_b"], o["ties"])]
+            + [p_cell(o["p_value"])]
             + [
                 _fmt(v)
                 for v in (
-                    o["wins_a"],
-                    o["wins_b"],
-                    o["ties"],
-                    o["p_value"],
                     o["proportion"],
                     ci[0],
                     ci[1],
@@ -223,10 +219,8 @@ def render(res: dict, fmt: str) -> str:
         head = ["query", "ndcg_a", "ndcg_b", "wins_a", "wins_b", "ties", "p", "agrees"]
         rows = [
             [q["query"]]
-            + [
-                _fmt(q[k])
-                for k in ("ndcg_a", "ndcg_b", "wins_a", "wins_b", "ties", "p_value", "agrees")
-            ]
+            + [_fmt(q[k]) for k in ("ndcg_a", "ndcg_b", "wins_a", "wins_b", "ties")]
+            + [p_cell(q["p_value"]), _fmt(q["agrees"])]
             for q in p["per_query"]
         ]
         lines += _table(head, rows, md)

@@ -9,8 +9,17 @@ from __future__ import annotations
 
 import sys
 
-from ._args import Parser, add_digits, add_format, add_measures, add_output, digits_value, number
-from ._output import deliver
+from ._args import (
+    Parser,
+    add_digits,
+    add_format,
+    add_measures,
+    add_output,
+    add_tests,
+    digits_value,
+    number,
+)
+from ._output import check_outputs, deliver
 
 ACTIONS = {
     "train": "train a ranker on a training file (selecting on --vali) and save it as JSON",
@@ -23,6 +32,12 @@ def _ranker_names() -> list[str]:
     from ..ltr.rankers import RANKERS
 
     return list(RANKERS)
+
+
+def _pair_tests() -> tuple[str, ...]:
+    from ..compare import PAIR_TESTS
+
+    return PAIR_TESTS
 
 
 def _common(p: Parser) -> None:
@@ -79,7 +94,7 @@ def _parser(action: str) -> Parser:
         p.add_argument("test", metavar="TEST", help="SVMlight/LETOR, LightGBM or Parquet file")
         add_measures(p, "measures (default: nDCG@10 P@1 P@5 P@10 Bpref R@10 AP)")
         _convention(p)
-        p.add_argument("--run", metavar="FILE", help="also write the ranking as a TREC run")
+        add_output(p, flags=("--run",), help="also write the ranking as a TREC run ('-': stdout)")
         add_format(p, ("text", "json"))
         add_digits(p)
         add_output(p)
@@ -94,11 +109,10 @@ def _parser(action: str) -> Parser:
         add_measures(p, "measures on the test folds (default: nDCG@10 P@1 P@5 P@10 Bpref R@10 AP)")
         _common(p)
         p.add_argument("--runs", metavar="DIR", help="write FOLD/METHOD.run and FOLD/test.qrels")
-        p.add_argument(
-            "--test",
-            default="t",
-            choices=("t", "wilcoxon", "sign", "randomization", "bootstrap"),
-            help="significance test over the test queries (default t)",
+        add_tests(
+            p,
+            _pair_tests(),
+            "significance tests over the test queries; repeatable or a comma list (default t)",
         )
         add_format(p, ("text", "json", "markdown"))
         add_digits(p)
@@ -121,13 +135,6 @@ def main(argv: list[str]) -> int:
     action = argv[0]
     args = parse(_parser(action), argv[1:])
     return {"train": _train, "eval": _eval, "cv": _cv}[action](args)
-
-
-def _check(output, inputs) -> None:
-    if output and output != "-":
-        from ..core.io.atomic import check_output
-
-        check_output(output, [i for i in inputs if i])
 
 
 def _params(items: list[str], methods: list[str] | None = None) -> dict:
@@ -160,7 +167,7 @@ def _train(args) -> int:
     from ..ltr.readers import read
     from ..progress import Progress
 
-    _check(args.output, [args.train, args.vali])
+    check_outputs(args)
     budget, seed = _budget_seed(args)
     data = read(args.train)
     vali = read(args.vali) if args.vali else None
@@ -199,18 +206,16 @@ def _eval(args) -> int:
     from ..output import dumps_json, table
 
     digits = digits_value(args)
-    _check(args.output, [args.model, args.test, args.run])
-    _check(args.run, [args.model, args.test, args.output])
+    check_outputs(args)
     model = Model.load(args.model)
     data = read(args.test)
     scores = model.scores(data)
     measures = args.measures or list(default_measures(args.convention))
     ev = evaluate_scores(data, scores, measures, args.convention, model.method)
     if args.run:
-        from ..core.io.atomic import write_text
         from ..ltr.runs import trec_run_text
 
-        write_text(args.run, trec_run_text(data, scores, model.method))
+        deliver(trec_run_text(data, scores, model.method), args.run)
     if args.format == "json":
         doc = {
             "convention": ev.convention,
@@ -241,7 +246,7 @@ def _cv(args) -> int:
     methods = [m.strip() for m in args.methods.split(",") if m.strip()]
     for m in methods:
         ranker(m)
-    _check(args.output, [args.folds])
+    check_outputs(args)
     budget, seed = _budget_seed(args)
     params = _params(args.param, methods)
     folds = load_folds(args.folds)
@@ -258,7 +263,7 @@ def _cv(args) -> int:
             params=params,
             runs_dir=args.runs,
             progress=bar,
-            tests=(args.test,),
+            tests=tuple(args.tests or ("t",)),
         )
     if args.format == "json":
         deliver(dumps_json(result.to_dict()) + "\n", args.output)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import sys
 
+from .. import _interrupt
 from ..errors import CranfieldError
 
 TYPE_CHECKING = False  # (typing.TYPE_CHECKING without importing typing: a cold CLI)
@@ -146,7 +147,26 @@ def main(argv: list[str] | None = None) -> int:
     args = quick(argv[1:]) if quick is not None else None
     if args is None:
         args = _parsed(name, argv[1:])
-    return _guard(lambda: _check_output(args) or module.run(args), name)
+    return _guard(lambda: _check_output(args) or _run(module, args), name)
+
+
+def _run(module, args) -> int:
+    """``module.run(args)``; for a command that prints its result and has ``-o FILE``
+    (``add_output(..., via_stdout=True)``), what it prints goes into FILE, atomically:
+    the file appears complete when the command succeeds and is left as it was if not."""
+    dest = getattr(args, "_stdout_output", None)
+    target = getattr(args, dest, None) if dest else None
+    if target in (None, "-"):
+        return module.run(args)
+    from ..core.io.atomic import atomic_path
+
+    saved = sys.stdout
+    with atomic_path(target) as tmp, open(tmp, "w", encoding="utf-8") as fh:
+        sys.stdout = fh
+        try:
+            return module.run(args)
+        finally:
+            sys.stdout = saved
 
 
 def _parsed(name: str, argv: list[str]) -> Namespace:
@@ -162,24 +182,10 @@ def _parsed(name: str, argv: list[str]) -> Namespace:
 
 
 def _check_output(args) -> None:
-    """Refuse an ``-o`` file that is a directory, in no directory, or one of the inputs.
+    """Refuse unusable outputs before any work (:func:`cranfield.cli._output.check_outputs`)."""
+    from ._output import check_outputs
 
-    Every other argument that names a file counts as an input (the title of a report
-    does not), so a subcommand that gains an ``--output`` is covered without a list.
-    """
-    output = getattr(args, "output", None)
-    if not isinstance(output, str):
-        return
-    from ..core.io.atomic import check_output
-
-    inputs: list[str] = []
-    for key, value in vars(args).items():
-        if key in ("output", "title"):
-            continue
-        for item in value if isinstance(value, (list, tuple)) else [value]:
-            if isinstance(item, str):
-                inputs.append(item)
-    check_output(output, inputs)
+    check_outputs(args)
 
 
 def _guard(call, name: str) -> int:
@@ -197,23 +203,36 @@ def _guard(call, name: str) -> int:
         return int(call() or 0)
     except BrokenPipeError:
         return 0
-    except CranfieldError as exc:
-        print(f"cranfield {name}: error: {exc}", file=sys.stderr)
-        return 2
-    except (OSError, UnicodeDecodeError) as exc:
+    except (CranfieldError, OSError, UnicodeDecodeError) as exc:
+        if _interrupt.interrupted:  # e.g. a read cut short by the signal
+            return _interrupted_status(name)
         print(f"cranfield {name}: error: {exc}", file=sys.stderr)
         return 2
     except MemoryError:
         return _out_of_memory(name)
     except KeyboardInterrupt:
-        return 130
+        return _interrupted_status(name)
     except Exception as exc:
+        if _interrupt.interrupted:  # Ctrl-C half-way through an import shows as any exception
+            return _interrupted_status(name)
         if not _lacks_memory(exc):
             raise
         return _out_of_memory(name)
     finally:
         if engine is not None:
             engine.set_out_of_memory_line("")
+
+
+def _interrupted_status(name: str) -> int:
+    """The one line of an interrupted command (on stderr, when there is one); 130."""
+    if _interrupt.interrupted:
+        _interrupt.say(f"cranfield {name}")
+    elif sys.stderr is not None:  # a KeyboardInterrupt raised by other means (in-process)
+        try:
+            print(f"cranfield {name}: interrupted", file=sys.stderr, flush=True)
+        except OSError:
+            pass
+    return 130
 
 
 def _out_of_memory_line(name: str) -> str:
@@ -329,12 +348,24 @@ def entry() -> None:
     """
     import os
 
-    _standard_streams()
-    if sys.argv[1:2] in (["eval"], ["trec_eval"]) and "numpy" not in sys.modules:
-        # no BLAS thread pool: evaluation does no linear algebra, and OpenBLAS's idle
-        # threads spin for about 0.1 s of CPU after they start, which the reader needs
-        os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-    status = main()
+    # Ctrl-C anywhere (an import, an engine call, a half-imported module raising some
+    # other exception) ends the command with one line and status 130
+    _interrupt.install()
+    _interrupt.running = True
+    name = sys.argv[1] if sys.argv[1:2] and sys.argv[1] in SUBCOMMANDS else ""
+    try:
+        _standard_streams()
+        if sys.argv[1:2] in (["eval"], ["trec_eval"]) and "numpy" not in sys.modules:
+            # no BLAS thread pool: evaluation does no linear algebra, and OpenBLAS's idle
+            # threads spin for about 0.1 s of CPU after they start, which the reader needs
+            os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+        status = main()
+    except BaseException:
+        if not _interrupt.interrupted:
+            raise
+        os._exit(_interrupted_status(name or "(starting)"))
+    # the result is complete: a signal now no longer interrupts its delivery
+    _interrupt.ignore()
     try:
         sys.stdout.flush()
     except BrokenPipeError:  # the reader went away (cranfield ... | head)

@@ -23,6 +23,7 @@ from ._args import (
     engine_value,
     seed_value,
 )
+from ._output import check_outputs
 
 ACTIONS: dict[str, str] = {}  # action -> one-line help, filled below
 
@@ -395,18 +396,19 @@ def run_merge(argv: list[str]) -> int:
         default="max",
         help="grade of a pair judged by several assessors (default max)",
     )
-    p.add_argument("--provenance", help="also write 'query_id doc_id assessor relevance' (TSV)")
+    add_output(
+        p,
+        flags=("--provenance",),
+        help="also write 'query_id doc_id assessor relevance' (TSV; '-': standard output)",
+    )
     add_output(p, help="merged qrels (default: standard output)")
     args = p.parse_args(argv)
     inside = []
     if os.path.isdir(args.directory):
         inside = [os.path.join(args.directory, f) for f in os.listdir(args.directory)]
+    check_outputs(args)
     for out in (args.output, args.provenance):
         _check_output(out, inside)
-    if args.output and args.provenance and args.output == args.provenance:
-        from ..errors import ParameterError
-
-        raise ParameterError("--provenance", "a file other than -o", args.provenance)
     merged = assign.merge_packages(args.directory, args.combine)
     if args.provenance:
         emit(merged.provenance_bytes(), args.provenance)

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import shlex
 
-from ._args import add_figure_inputs, eval_options, parse_ints
+from ._args import add_figure_inputs, add_tests, eval_options, parse_ints
 
 MAX_DEPTH = 1000  # largest --max-depth: the depth figure evaluates 2 measures per k
 
 
 def add_arguments(p) -> None:
+    from ..compare import TESTS
     from ..report.html import DEFAULT_MEASURES
 
     add_figure_inputs(
@@ -28,14 +29,11 @@ def add_arguments(p) -> None:
         default=20,
         help=f"P@k and nDCG@k for k = 1..N, N in [1, {MAX_DEPTH}] (default 20)",
     )
-    p.add_argument(
-        "--test",
-        dest="tests",
-        action="extend",
-        nargs="+",
-        metavar="TEST",
-        help="significance tests: t, wilcoxon, sign, randomization, bootstrap, tukey "
-        "(default: t; the first decides significance)",
+    add_tests(
+        p,
+        TESTS,
+        f"significance tests: {', '.join(TESTS)}; repeatable or a comma list (default: t; "
+        "the first decides significance)",
     )
     p.add_argument(
         "--images",
@@ -55,7 +53,7 @@ def command_line(args, measures) -> str:
             argv += [flag, value]
     argv += ["-l", str(args.rel_level), "--convention", args.convention]
     argv += ["--complete"] * args.complete + ["--judged-only"] * args.judged_only
-    argv += ["--test", *(args.tests or ["t"])]
+    argv += ["--test", ",".join(args.tests or ["t"])]
     argv += ["--depths", args.depths, "--max-depth", str(args.max_depth)]
     argv += ["--images", args.images, "--title", args.title, "-o", args.output]
     return shlex.join(argv)
@@ -65,19 +63,22 @@ def run(args) -> int:
     from ..core.evaluation import read_runs
     from ..core.qrels import Qrels
     from ..errors import ParameterError
-    from ..report.html import DEFAULT_MEASURES, write_report
+    from ..report.html import DEFAULT_MEASURES, build_report
+    from ._args import resolve_baseline
+    from ._output import deliver
 
     if not 1 <= args.max_depth <= MAX_DEPTH:  # each k is two more measures to evaluate
         raise ParameterError("--max-depth", f"an integer in [1, {MAX_DEPTH}]", args.max_depth)
     measures = args.measures or list(DEFAULT_MEASURES)
     qrels = Qrels.read(args.qrels)
     runs = read_runs(args.runs, duplicates=args.duplicates)
-    write_report(
-        args.output,
+    # a run name or one of the run files, as in compare: checked before the report's work
+    baseline = resolve_baseline(args.baseline, [r.name for r in runs], args.runs)
+    text = build_report(
         qrels,
         runs,
         measures,
-        baseline=args.baseline,
+        baseline=baseline,
         query=args.query,
         depths=parse_ints(args.depths, "--depths"),
         max_depth=args.max_depth,
@@ -88,4 +89,5 @@ def run(args) -> int:
         convention=args.convention,
         **eval_options(args),
     )
+    deliver(text, args.output)
     return 0

@@ -232,6 +232,11 @@ def main(argv: list[str]) -> int:
         )
     except (CranfieldError, OSError) as exc:
         return _failed(exc)
+    from ..core.io.grades import truncation_note
+
+    note = truncation_note(args.files[0], args.files[0], "cranfield eval --fractional")
+    if note is not None:
+        _note(note)
     _write(done.text)
     return 0
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import ParameterError
+from ..output import number_cell
 from .relevance import grades
 
 KAPPA_WEIGHTS = ("unweighted", "linear", "quadratic")
@@ -162,4 +163,4 @@ def render(result: dict, fmt: str) -> str:
 
 
 def _fmt(v: float) -> str:
-    return "nan" if v != v else f"{v:.4f}"
+    return number_cell(v, 4)

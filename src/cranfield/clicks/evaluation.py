@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .estimate import EPS
+from .estimate import EPS, MAX_ITER, PYCLICK_PRIOR, TOL
 from .fitted import FittedClickModel, fit
 from .log import ClickLog
 from .models import Pairs
@@ -91,13 +91,21 @@ def compare(
     test: ClickLog,
     models,
     *,
-    tol: float = 1e-6,
-    max_iter: int = 100,
+    tol: float = TOL,
+    max_iter: int = MAX_ITER,
     seed: int | None = None,
+    prior=PYCLICK_PRIOR,
 ) -> list[Evaluation]:
-    """Fit each of ``models`` on ``train`` and score it on ``test``."""
-    return [evaluate(fit(train, m, tol=tol, max_iter=max_iter, seed=seed), test) for m in models]
+    """Fit each of ``models`` on ``train`` (see :func:`~.fitted.fit`) and score it on
+    ``test``."""
+    options = {"tol": tol, "max_iter": max_iter, "seed": seed, "prior": prior}
+    return [evaluate(fit(train, m, **options), test) for m in models]
 
+
+CM_NOTE = (
+    "cm allows one click per session: its log-likelihood depends on how later clicks are "
+    "scored (PyClick's differs); compare it by perplexity"
+)
 
 _COLUMNS = (
     ("model", "model"),
@@ -145,4 +153,6 @@ def render(evaluations: list[Evaluation], fmt: str = "text", digits: int = 4) ->
             f"{e.sessions} test sessions scored; {e.sessions_left_out} left out "
             "(their query is not in the training log)"
         )
+    if any(e.model == "cm" for e in evaluations):
+        lines.append(CM_NOTE)
     return "\n".join(lines) + "\n"

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import InputError, ParameterError
+from .estimate import MAX_ITER, PYCLICK_PRIOR, TOL
 from .log import ClickLog
 from .models import Matrices, Pairs, Params, click_probabilities, distinct_sessions
 from .registry import get
@@ -21,7 +22,8 @@ class FittedClickModel:
 
     ``pair_query``/``pair_doc`` name the pairs (strings); ``impressions`` and
     ``clicks`` are each pair's support in the training log; ``trace`` is the training
-    log-likelihood after each EM iteration.
+    log-likelihood after each EM iteration; ``prior`` the pseudo-counts it was fitted
+    with (``None``: not known, a model file written before they were recorded).
     """
 
     name: str
@@ -34,6 +36,7 @@ class FittedClickModel:
     iterations: int = 0
     converged: bool = True
     trace: list = field(default_factory=list)
+    prior: tuple[float, float] | None = None
 
     def index(self, log: ClickLog) -> np.ndarray:
         """``n x K`` index of each shown (query, document) into this model's pairs, -1
@@ -63,27 +66,63 @@ class FittedClickModel:
         return known[log.query]
 
 
-def _check_options(tol: float, max_iter: int) -> None:
-    if not (isinstance(tol, (int, float)) and math.isfinite(tol) and 0 <= tol < 1):
+PRIOR_LIMIT = 1e6
+"""The largest pseudo-count ``--prior`` takes (a prior of more impressions than any log
+holds is a mistake, and keeps every sum finite)."""
+
+
+def check_prior(prior) -> tuple[float, float]:
+    """``prior = (a, b)`` as floats: pseudo-clicks ``a`` in pseudo-impressions ``b``,
+    ``0 <= a <= b <= 1e6`` (``(0, 0)``: maximum likelihood); else a ParameterError."""
+    try:
+        a, b = (float(v) for v in prior)
+    except (TypeError, ValueError):
+        raise ParameterError("prior", "two numbers A,B with 0 <= A <= B", prior) from None
+    if not (math.isfinite(a) and math.isfinite(b) and 0 <= a <= b <= PRIOR_LIMIT):
+        raise ParameterError("prior", "two numbers A,B with 0 <= A <= B <= 1e6", prior)
+    return a, b
+
+
+def check_options(tol: float, max_iter: int, prior=PYCLICK_PRIOR) -> tuple[float, float]:
+    """EM's options checked (a ParameterError names the first bad one); the prior as
+    floats."""
+    if not (
+        isinstance(tol, (int, float))
+        and not isinstance(tol, bool)
+        and math.isfinite(tol)
+        and 0 <= tol < 1
+    ):
         raise ParameterError("tol", "a number in [0, 1)", tol)
     if isinstance(max_iter, bool) or not isinstance(max_iter, int) or not 1 <= max_iter <= 100_000:
         raise ParameterError("max_iter", "an integer in [1, 100000]", max_iter)
+    return check_prior(prior)
 
 
 def fit(
-    log: ClickLog, model: str, *, tol: float = 1e-6, max_iter: int = 100, seed: int | None = None
+    log: ClickLog,
+    model: str,
+    *,
+    tol: float = TOL,
+    max_iter: int = MAX_ITER,
+    seed: int | None = None,
+    prior=PYCLICK_PRIOR,
 ) -> FittedClickModel:
     """Fit click model ``model`` (a registry name) on ``log``.
 
-    Closed-form models ignore ``tol``, ``max_iter`` and ``seed``. EM starts every
-    parameter at 0.5, or, with ``seed``, at values drawn uniformly from [0.25, 0.75].
+    ``prior = (a, b)`` adds ``a`` clicks in ``b`` impressions to every estimate
+    (default ``(1, 2)``, PyClick's; ``(0, 0)`` is maximum likelihood; see
+    :mod:`~cranfield.clicks.estimate`). Closed-form models ignore ``tol``, ``max_iter``
+    and ``seed``. EM starts every parameter at 0.5, or, with ``seed``, at values drawn
+    uniformly from [0.25, 0.75]; ``tol = 0`` runs exactly ``max_iter`` iterations.
     """
     d = get(model)
-    _check_options(tol, max_iter)
+    prior = check_options(tol, max_iter, prior)
     rng = None if seed is None else np.random.default_rng(seed)
     log, weight = distinct_sessions(log)
     pairs = Pairs(log, weight)
-    params, iterations, converged, trace = d.fit(log, pairs, tol=tol, max_iter=max_iter, rng=rng)
+    params, iterations, converged, trace = d.fit(
+        log, pairs, tol=tol, max_iter=max_iter, rng=rng, prior=prior
+    )
     clicks = np.bincount(
         pairs.index[log.clicks], weights=pairs.cell_weight[log.clicks], minlength=pairs.n
     ).round()
@@ -98,6 +137,7 @@ def fit(
         iterations,
         converged,
         trace,
+        prior,
     )
 
 
@@ -123,6 +163,7 @@ def to_json(m: FittedClickModel) -> dict:
         "iterations": m.iterations,
         "converged": m.converged,
         "log_likelihood": m.trace[-1] if m.trace else None,
+        "prior": None if m.prior is None else list(m.prior),
         "queries": sorted(m.queries),
         "global": dict(m.params.scalar),
         "ranks": {name: np.asarray(v).tolist() for name, v in m.params.rank.items()},
@@ -157,6 +198,7 @@ def from_json(obj: dict, source: str = "<model>") -> FittedClickModel:
             frozenset(str(q) for q in obj["queries"]),
             int(obj.get("iterations", 0)),
             bool(obj.get("converged", True)),
+            prior=None if obj.get("prior") is None else check_prior(obj["prior"]),
         )
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         if isinstance(exc, InputError):

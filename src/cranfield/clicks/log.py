@@ -407,7 +407,35 @@ def read_yandex(data: bytes, source: str) -> ClickLog:
     return b.build()
 
 
-def infer_format(path, format: str | None) -> str:
+def sniff_format(data: bytes) -> str | None:
+    """The log format told from the content, ``None`` when nothing fits.
+
+    Parquet by its magic bytes ``PAR1``; else by the first non-blank line: a JSON object
+    is JSONL; ``SessionID<TAB>TimePassed<TAB>Q|C...`` the Yandex log; ``query<TAB>docs
+    : clicks;`` PyClick's format (one tab, a ``:``, a ``;``); a header of tab- or
+    comma-separated names TSV or CSV.
+    """
+    if data[:4] == b"PAR1":
+        return "parquet"
+    head = next((line for line in data[:65536].splitlines() if line.strip()), b"")
+    head = head.removeprefix(b"\xef\xbb\xbf").strip()
+    if head.startswith(b"{"):
+        return "jsonl"
+    fields = head.split(b"\t")
+    if len(fields) >= 4 and fields[2] in (b"Q", b"C"):
+        return "yandex"
+    if len(fields) == 2 and b":" in fields[1] and head.endswith(b";"):
+        return "pyclick"
+    if len(fields) > 1:
+        return "tsv"
+    if b"," in head:
+        return "csv"
+    return None
+
+
+def infer_format(path, format: str | None, data: bytes | None = None) -> str:
+    """``format`` checked, else the format its file name's extension names, else (with
+    ``data``, the content) :func:`sniff_format`'s."""
     if format is not None:
         if format not in FORMATS:
             raise ParameterError("format", "one of " + ", ".join(FORMATS), format)
@@ -426,17 +454,30 @@ def infer_format(path, format: str | None) -> str:
     ):
         if name.endswith(suffix):
             return fmt
+    sniffed = None if data is None else sniff_format(data)
+    if sniffed is not None:
+        return sniffed
     raise InputError(
-        "cannot tell the log format from the file name: give --log-format "
+        "cannot tell the log format from the file name or the content: give --log-format "
         "(" + ", ".join(FORMATS) + ")",
         source_name(path),
     )
 
 
 def read_log(path: str | os.PathLike, format: str | None = None) -> ClickLog:
-    """Read a click log; ``format`` is one of :data:`FORMATS` or told from the name."""
+    """Read a click log; ``format`` is one of :data:`FORMATS`, else told from the file
+    name's extension, else from the content (:func:`sniff_format`)."""
     source = source_name(path)
-    fmt = infer_format(path, format)
+    try:
+        fmt = infer_format(path, format)
+    except InputError:  # no extension to go by: read once, tell from the content
+        raw = read_bytes(path, source, text=False)
+        fmt = infer_format(path, None, raw)
+        if fmt == "parquet":
+            import pyarrow as pa
+
+            return read_parquet(pa.BufferReader(raw), source)
+        return _read_text(read_bytes(raw, source), source, fmt)
     if fmt == "parquet":
         if str(path) == "-":
             import pyarrow as pa
@@ -445,7 +486,11 @@ def read_log(path: str | os.PathLike, format: str | None = None) -> ClickLog:
         if not Path(path).is_file():
             read_bytes(path, source, text=False)  # the one message for missing files
         return read_parquet(path, source)
-    data = read_bytes(path, source)
+    return _read_text(read_bytes(path, source), source, fmt)
+
+
+def _read_text(data: bytes, source: str, fmt: str) -> ClickLog:
+    """A text-format log from its content."""
     if fmt == "jsonl":
         return read_jsonl(data, source)
     if fmt in ("csv", "tsv"):

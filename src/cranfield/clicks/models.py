@@ -134,17 +134,17 @@ def through(k: int, upto: np.ndarray) -> np.ndarray:
 
 
 # ------------------------------------------------------------------ cascade chains
-def _safe_div(num, den):
-    out = np.zeros(np.broadcast(num, den).shape)
-    np.divide(num, den, out=out, where=den > 0)
-    return out
-
-
 def _chain_conditional(alpha, c_click, c_skip, clicks, shown) -> np.ndarray:
     """``P(C_r = 1 | C_<r)`` of a cascade-family model, ``n x K``.
 
     ``e_r = P(E_r = 1 | C_<r)``: ``e_1 = 1``; after a click ``e_{r+1} = c_click(r)``;
     after none ``e_{r+1} = c_skip(r) e_r (1 - alpha_r) / (1 - alpha_r e_r)``.
+
+    A skip the model calls impossible (``alpha_r = e_r = 1``, possible with maximum
+    likelihood) takes the limit of that ratio as ``alpha_r -> 1``, ``e_{r+1} =
+    c_skip(r)``: the skip itself is scored as impossible once (at the clipped
+    probability), and the ranks after it as if the document had been examined and
+    passed over, not as unexamined.
     """
     n, k = alpha.shape
     e = np.ones(n)
@@ -152,7 +152,10 @@ def _chain_conditional(alpha, c_click, c_skip, clicks, shown) -> np.ndarray:
     for r in range(k):
         a = alpha[:, r]
         out[:, r] = a * e
-        skipped = c_skip[:, r] * _safe_div(e * (1 - a), 1 - a * e)
+        den = 1 - a * e
+        kept = np.ones(n)  # the limit of e (1 - a) / (1 - a e) where a = e = 1
+        np.divide(e * (1 - a), den, out=kept, where=den > 0)
+        skipped = c_skip[:, r] * kept
         e = np.where(clicks[:, r], c_click[:, r], skipped)
     return np.where(shown, out, 0.0)
 

@@ -26,6 +26,8 @@ class ClickModelDef:
     estimation: str  # "closed form" or "EM"
     reference: str
     fit: Callable
+    aliases: tuple[str, ...] = ()
+    from_qrels: bool = False  # clicks.simulate.from_qrels can build it from judgments
 
 
 _DEFS = [
@@ -64,6 +66,7 @@ _DEFS = [
         "EM",
         "Craswell, Zoeter, Taylor & Ramsey (2008), WSDM; " + BOOK + ", sec. 3.2",
         estimate.fit_pbm,
+        from_qrels=True,
     ),
     ClickModelDef(
         "cm",
@@ -74,6 +77,8 @@ _DEFS = [
         "closed form",
         "Craswell, Zoeter, Taylor & Ramsey (2008), WSDM; " + BOOK + ", sec. 3.3",
         estimate.fit_cm,
+        aliases=("cascade",),
+        from_qrels=True,
     ),
     ClickModelDef(
         "ubm",
@@ -117,6 +122,7 @@ _DEFS = [
         "EM",
         "Chapelle & Zhang (2009), WWW; " + BOOK + ", sec. 3.7",
         estimate.fit_dbn,
+        from_qrels=True,
     ),
     ClickModelDef(
         "sdbn",
@@ -126,16 +132,30 @@ _DEFS = [
         "closed form",
         "Chapelle & Zhang (2009), WWW; " + BOOK + ", sec. 3.7",
         estimate.fit_sdbn,
+        from_qrels=True,
     ),
 ]
 
 REGISTRY: dict[str, ClickModelDef] = {d.name: d for d in _DEFS}
 NAMES = tuple(REGISTRY)
+_BY_NAME = {n: d for d in _DEFS for n in (d.name, *d.aliases)}
 
 
-def get(name: str) -> ClickModelDef:
-    """The model named ``name`` (case-insensitive) or a :class:`ParameterError`."""
-    key = str(name).strip().lower()
-    if key not in REGISTRY:
-        raise ParameterError("click model", "one of " + ", ".join(NAMES), name)
-    return REGISTRY[key]
+def spellings(defs=_DEFS) -> tuple[str, ...]:
+    """Every name and alias of ``defs`` (default: all models), in registry order: the
+    choices a command accepts."""
+    return tuple(n for d in defs for n in (d.name, *d.aliases))
+
+
+def get(name: str, among=None) -> ClickModelDef:
+    """The model named ``name`` or one of its aliases (case-insensitive), or a
+    :class:`ParameterError`; ``among`` restricts the choice to those definitions."""
+    among = _DEFS if among is None else among
+    d = _BY_NAME.get(str(name).strip().lower())
+    if d is None or d not in among:
+        raise ParameterError("click model", "one of " + ", ".join(spellings(among)), name)
+    return d
+
+
+QRELS_MODELS = tuple(d for d in _DEFS if d.from_qrels)
+"""The models :func:`cranfield.clicks.simulate.from_qrels` builds from judgments."""

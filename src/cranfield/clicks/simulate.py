@@ -15,8 +15,7 @@ from ..errors import ParameterError
 from .fitted import FittedClickModel
 from .log import MAX_RANKS, ClickLog
 from .models import CHAINS, Matrices, Params, _chain_terms, _ubm_gamma, click_probabilities
-
-QRELS_MODELS = ("pbm", "cm", "sdbn", "dbn")
+from .registry import QRELS_MODELS, get
 
 
 def simulate(model: FittedClickModel, template: ClickLog, seed: int | None = None) -> ClickLog:
@@ -68,10 +67,15 @@ def simulate(model: FittedClickModel, template: ClickLog, seed: int | None = Non
 
 
 def shuffled_sessions(
-    lists: dict[str, list[str]], n_sessions: int, depth: int, seed: int | None = None
+    lists: dict[str, list[str]],
+    n_sessions: int,
+    depth: int,
+    seed: int | None = None,
+    weights=None,
 ) -> ClickLog:
-    """``n_sessions`` sessions without clicks: a query drawn uniformly, its documents in
-    a random order, the first ``depth`` shown (a template for :func:`simulate`)."""
+    """``n_sessions`` sessions without clicks: a query drawn uniformly (or in proportion
+    to ``weights``, one per query of ``lists``), its documents in a random order, the
+    first ``depth`` shown (a template for :func:`simulate`)."""
     if isinstance(n_sessions, bool) or not isinstance(n_sessions, int) or n_sessions < 1:
         raise ParameterError("sessions", "an integer >= 1", n_sessions)
     if isinstance(depth, bool) or not isinstance(depth, int) or not 1 <= depth <= MAX_RANKS:
@@ -87,7 +91,13 @@ def shuffled_sessions(
     sizes = np.array([len(lists[q]) for q in queries])
     for i, q in enumerate(queries):  # one row per query, not per session
         table[i, : sizes[i]] = [code[d] for d in lists[q]]
-    query = rng.integers(0, len(queries), n_sessions)
+    if weights is None:
+        query = rng.integers(0, len(queries), n_sessions)
+    else:
+        w = np.asarray(weights, dtype=float)
+        if w.shape != (len(queries),) or not (np.isfinite(w) & (w >= 0)).all() or w.sum() <= 0:
+            raise ParameterError("weights", "one number >= 0 per query, not all 0", weights)
+        query = rng.choice(len(queries), n_sessions, p=w / w.sum())
     keys = rng.random((n_sessions, width))
     keys[np.arange(width)[None, :] >= sizes[query][:, None]] = np.inf
     order = np.argsort(keys, axis=1)[:, :depth]
@@ -117,8 +127,7 @@ def from_qrels(
     mapping); PBM examines rank ``r`` with ``1 / r^position_bias`` (a power-law position
     bias, as in Craswell et al. 2008's experiments); DBN goes on with ``gamma``.
     """
-    if model not in QRELS_MODELS:
-        raise ParameterError("model", "one of " + ", ".join(QRELS_MODELS), model)
+    model = get(model, QRELS_MODELS).name
     if not (
         isinstance(position_bias, (int, float))
         and math.isfinite(position_bias)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import sys as _sys
 import types as _types
 
-from .compare import TESTS, Comparison, ComparisonRow, align_scores, compare
+from .compare import PAIR_TESTS, TESTS, Comparison, ComparisonRow, align_scores, compare, tests_text
 from .correlation import (
     CorrelationTest,
     kendall_tau,
@@ -44,6 +44,8 @@ __all__ = [
     "CORRECTIONS",
     "FORMATS",
     "TESTS",
+    "PAIR_TESTS",
+    "tests_text",
     "Comparison",
     "ComparisonRow",
     "CorrelationTest",

@@ -17,19 +17,30 @@ import numpy as np
 from ..errors import InputError, ParameterError
 from . import stats as st
 
-__all__ = ["TESTS", "ComparisonRow", "Comparison", "compare", "align_scores"]
+__all__ = [
+    "TESTS",
+    "PAIR_TESTS",
+    "tests_text",
+    "ComparisonRow",
+    "Comparison",
+    "compare",
+    "align_scores",
+]
 
-#: Accepted test names (canonical first) and their aliases.
-TESTS = ("t", "wilcoxon", "sign", "randomization", "bootstrap", "tukey")
-_ALIASES = {
-    "ttest": "t",
-    "t-test": "t",
-    "randomisation": "randomization",
-    "permutation": "randomization",
-    "fisher": "randomization",
-    "tukey_hsd": "tukey",
-    "hsd": "tukey",
-}
+#: Names of the statistical tests, in the order of their declarations
+#: (:data:`~cranfield.compare.stats.STAT_TESTS`, where their aliases are too).
+TESTS = st.STAT_TESTS.names
+#: The tests of one run against a baseline (all but those over all runs at once).
+PAIR_TESTS = tuple(n for n in TESTS if st.STAT_TESTS[n].scope == "pair")
+
+
+def tests_text(names: Sequence[str] = TESTS) -> str:
+    """``t (default), wilcoxon, ... or tukey``: test names in words, for help texts."""
+    first, *rest = names
+    listed = [f"{first} (default)", *rest[:-1]]
+    return f"{', '.join(listed)} or {rest[-1]}" if rest else listed[0]
+
+
 _SHOWN_QUERIES = 10
 
 
@@ -161,9 +172,10 @@ def _canonical_tests(tests) -> tuple[str, ...]:
         tests = (tests,)
     out = []
     for t in tests:
-        name = _ALIASES.get(str(t).lower(), str(t).lower())
-        if name not in TESTS:
+        declared = st.STAT_TESTS.find(str(t))
+        if declared is None:
             raise ParameterError("tests", "names among " + ", ".join(TESTS), t)
+        name = declared.name
         if name not in out:
             out.append(name)
     if not out:
@@ -271,24 +283,14 @@ def align_scores(
     return out
 
 
-def _pair_pvalue(test: str, x, y, alternative: str, n_permutations: int, seed: int) -> float:
-    if test == "t":
-        return st.paired_t_test(x, y, alternative).pvalue
-    if test == "wilcoxon":
-        return st.wilcoxon_test(x, y, alternative).pvalue
-    if test == "sign":
-        return st.sign_test(x, y, alternative).pvalue
-    if test == "randomization":
-        return st.randomization_test(x, y, n_permutations, seed, alternative).pvalue
-    return st.bootstrap_test(x, y, n_permutations, seed, alternative).pvalue
-
-
 def pair_statistics(x, y, tests, alternative, n_permutations, seed, confidence, ci):
-    """``({test: p-value}, (low, high))`` of one pair: the pairwise tests (not tukey)
-    and the interval of the mean difference; a pure function of its arguments (the
-    randomised tests of every pair use the same ``seed``), so pairs may be computed in
-    any order or place (:mod:`cranfield.distributed.compare`)."""
-    pvalues = {t: _pair_pvalue(t, x, y, alternative, n_permutations, seed) for t in tests}
+    """``({test: p-value}, (low, high))`` of one pair: the pairwise tests (``scope``
+    ``"pair"``, not tukey) and the interval of the mean difference; a pure function of
+    its arguments (the randomised tests of every pair use the same ``seed``), so pairs
+    may be computed in any order or place (:mod:`cranfield.distributed.compare`)."""
+    pvalues = {
+        t: st.STAT_TESTS[t].behaviour(x, y, alternative, n_permutations, seed) for t in tests
+    }
     return pvalues, st.mean_difference_ci(x, y, confidence, ci, n_permutations, seed)
 
 
@@ -353,8 +355,11 @@ def compare(
         raise ParameterError("ci", "one of t, bootstrap", ci)
     if alternative not in ("two-sided", "greater", "less"):
         raise ParameterError("alternative", "one of two-sided, greater, less", alternative)
-    if "tukey" in tests and alternative != "two-sided":
-        raise ParameterError("alternative", "'two-sided' with the tukey test", alternative)
+    for t in tests:
+        allowed = st.STAT_TESTS[t].alternatives
+        if alternative not in allowed:
+            alone = " or ".join(map(repr, allowed))
+            raise ParameterError("alternative", f"{alone} with the {t} test", alternative)
     if not isinstance(confidence, (int, float)) or not 0 < confidence < 1:
         raise ParameterError("confidence", "a number strictly between 0 and 1", confidence)
     st._check_count("n_permutations", n_permutations)
@@ -370,7 +375,7 @@ def compare(
         b = run_names.index(baseline)
         pairs = [(j, b) for j in range(len(run_names)) if j != b]
 
-    pair_tests = tuple(t for t in tests if t != "tukey")
+    pair_tests = tuple(t for t in tests if st.STAT_TESTS[t].scope == "pair")
     jobs = [(m[i], m[j]) for _, _, m in aligned.values() for i, j in pairs]
     settings = (pair_tests, alternative, n_permutations, seed, confidence, ci)
     if engine == "local" and client is None:
@@ -385,12 +390,13 @@ def compare(
         mean = m.mean(axis=1)
         means[measure] = {r: float(v) for r, v in zip(run_names, mean, strict=True)}
         raw = {t: np.empty(len(pairs)) for t in tests}
-        tukey = st.tukey_hsd(m) if "tukey" in tests else None
+        # tests over all runs at once (tukey): family-wise already, not corrected again
+        whole = {t: st.STAT_TESTS[t].behaviour(m) for t in tests if t not in pair_tests}
         mine = stats[n_measure * len(pairs) : (n_measure + 1) * len(pairs)]
         for k, (i, j) in enumerate(pairs):
             for t in tests:
-                raw[t][k] = tukey.pvalue[i, j] if t == "tukey" else mine[k][0][t]
-        adj = {t: raw[t] if t == "tukey" else st.adjust_pvalues(raw[t], correction) for t in tests}
+                raw[t][k] = whole[t][i, j] if t in whole else mine[k][0][t]
+        adj = {t: raw[t] if t in whole else st.adjust_pvalues(raw[t], correction) for t in tests}
         for k, (i, j) in enumerate(pairs):
             x, y = m[i], m[j]
             diff = float(mean[i] - mean[j])

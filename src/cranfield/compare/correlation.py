@@ -12,6 +12,7 @@ Pairwise quantities are computed on blocks of rows of the ``n x n`` comparison m
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -224,8 +225,8 @@ def kendall_tau_distance(relevance) -> int:
 class CorrelationTest:
     """A rank correlation with its p-value and confidence interval.
 
-    ``method`` says how the p-value was obtained (``"exact"``, ``"asymptotic"``,
-    ``"t-distribution"``); every field is ``nan`` where it is undefined (constant
+    ``method`` says how the p-value was obtained (``"exact"``, ``"permutation"``,
+    ``"asymptotic"``, ``"t-distribution"``); every field is ``nan`` where it is undefined (constant
     ordering, too few items for the interval).
     """
 
@@ -290,6 +291,47 @@ def _kendall_exact_lower(n: int, c: int) -> tuple[float, float]:
     return float(p.sum()), float(p[-1])
 
 
+#: Up to this many items, p-values come from every permutation of one ordering
+#: (9! = 362,880 rows): Spearman's always, Kendall's when there are ties.
+PERMUTATION_MAX_N = 9
+
+
+@functools.lru_cache(maxsize=4)
+def _permutations(n: int) -> np.ndarray:
+    """All ``n!`` permutations of ``range(n)``, one per row (int8), built by inserting
+    the last item at every position of the permutations of ``n - 1``."""
+    perms = np.zeros((1, 0), np.int8)
+    for m in range(n):  # n <= PERMUTATION_MAX_N steps, each whole-array
+        rows = []
+        for pos in range(m + 1):
+            new = np.empty((perms.shape[0], m + 1), np.int8)
+            new[:, :pos] = perms[:, :pos]
+            new[:, pos] = m
+            new[:, pos + 1 :] = perms[:, pos:]
+            rows.append(new)
+        perms = np.concatenate(rows)
+    return perms
+
+
+def _permutation_p(null: np.ndarray, observed, alternative: str) -> float:
+    """The exact permutation p-value of an integer-valued statistic, as
+    :func:`scipy.stats.permutation_test` with every permutation: ``greater`` the share
+    of ``null >= observed``, ``less`` of ``<=``, two-sided twice the smaller, capped at
+    1."""
+    greater = float(np.count_nonzero(null >= observed)) / null.size
+    less = float(np.count_nonzero(null <= observed)) / null.size
+    if alternative == "greater":
+        return greater
+    if alternative == "less":
+        return less
+    return min(1.0, 2.0 * min(greater, less))
+
+
+def _pair_signs(values: np.ndarray) -> np.ndarray:
+    i, j = np.triu_indices(values.shape[-1], 1)
+    return np.sign(values[..., j] - values[..., i]).astype(np.float32)
+
+
 def kendall_tau_test(
     x, y, alternative: str = "two-sided", confidence: float = 0.95
 ) -> CorrelationTest:
@@ -298,7 +340,11 @@ def kendall_tau_test(
 
     P-value: without ties and for :math:`n \le 33` (or at most one discordant or
     concordant pair) the exact null distribution of the number of discordant pairs
-    (Kendall 1970); otherwise the normal approximation of :math:`C - D` with the tie
+    (Kendall 1970; ``method="exact"``); with ties and :math:`n \le 9`
+    (:data:`PERMUTATION_MAX_N`) the exact permutation distribution of :math:`C - D` over
+    all :math:`n!` pairings (``method="permutation"``, as
+    :func:`scipy.stats.permutation_test` with every permutation); otherwise the normal
+    approximation of :math:`C - D` with the tie
     corrected variance (Kendall 1970, eq. 4.3):
 
     .. math:: \mathrm{Var}(C - D) = \frac{v_0 - v_x - v_y}{18}
@@ -320,7 +366,17 @@ def kendall_tau_test(
     ytie, y0, y1 = _tie_sums(y)
     ntie = _tie_sums(x + 1j * y)[0]  # pairs tied in both
     dis = int(round((tot - xtie - ytie + ntie - s) / 2))
-    if xtie == 0 and ytie == 0 and (n <= 33 or min(dis, tot - dis) <= 1):
+    if (xtie or ytie) and n <= PERMUTATION_MAX_N:
+        # ties: the exact conditional null, every pairing of the y values with the x
+        # values (C - D is an integer: compared exactly)
+        method = "permutation"
+        perms = _permutations(n)
+        sx = _pair_signs(x)  # float32: sums of at most 36 signs are exact
+        null = np.concatenate(
+            [_pair_signs(y[perms[i : i + 40320]]) @ sx for i in range(0, len(perms), 40320)]
+        )
+        p = _permutation_p(null, int(round(s)), alternative)
+    elif xtie == 0 and ytie == 0 and (n <= 33 or min(dis, tot - dis) <= 1):
         method = "exact"
         conc = tot - dis
         right = conc >= tot - conc
@@ -355,8 +411,13 @@ def spearman_rho_test(
     r"""Spearman's rho with its p-value (as :func:`scipy.stats.spearmanr`) and a
     Fisher z-transform confidence interval.
 
-    P-value: :math:`t = \rho\sqrt{(n-2)/((1+\rho)(1-\rho))}` against Student's t with
-    :math:`n-2` degrees of freedom (requires SciPy). Interval:
+    P-value: for :math:`n \le 9` (:data:`PERMUTATION_MAX_N`) the exact permutation
+    distribution of rho over all :math:`n!` pairings of the ranks, ties included
+    (``method="permutation"``, as :func:`scipy.stats.permutation_test` with every
+    permutation: two-sided, twice the smaller tail, capped at 1); above,
+    :math:`t = \rho\sqrt{(n-2)/((1+\rho)(1-\rho))}` against Student's t with
+    :math:`n-2` degrees of freedom (``method="t-distribution"``, as
+    :func:`scipy.stats.spearmanr`; requires SciPy). Interval:
     :math:`\tanh(\operatorname{atanh}\rho \mp z_{1-\alpha/2}\,\sigma)` with
     :math:`\sigma^2 = (1 + \rho^2/2)/(n-3)` (Bonett & Wright 2000); ``nan`` for
     :math:`n < 4`.
@@ -367,6 +428,15 @@ def spearman_rho_test(
     rho = spearman_rho(x, y)
     if math.isnan(rho) or n < 3:
         return CorrelationTest(rho, math.nan, math.nan, math.nan, n, "t-distribution")
+    se = math.sqrt((1 + rho * rho / 2) / (n - 3)) if n > 3 else math.nan
+    low, high = _fisher_interval(rho, se, confidence)
+    if n <= PERMUTATION_MAX_N:
+        # every pairing of the ranks: sum rank_x * rank_y orders rho (the means and
+        # variances of the ranks do not change); twice the average ranks are integers
+        rx, ry = (np.rint(2 * _average_ranks(v)).astype(np.int64) for v in (x, y))
+        null = rx[_permutations(n)] @ ry
+        p = _permutation_p(null, int(rx @ ry), alternative)
+        return CorrelationTest(rho, p, low, high, n, "permutation")
     from ..errors import require
 
     special = require("scipy.special", "stats")
@@ -381,6 +451,4 @@ def spearman_rho_test(
         p = 2.0 * float(special.stdtr(dof, -abs(t)))
     else:
         p = float(special.stdtr(dof, -t if alternative == "greater" else t))
-    se = math.sqrt((1 + rho * rho / 2) / (n - 3)) if n > 3 else math.nan
-    low, high = _fisher_interval(rho, se, confidence)
     return CorrelationTest(rho, min(1.0, p), low, high, n, "t-distribution")

@@ -10,6 +10,10 @@ from the content, not the file name):
   run's aggregate.
 - long tables: a header naming ``run``, ``measure``, ``value`` and optionally ``qid``
   (or ``query``/``query_id``) columns, tab- or comma-separated.
+- ``cranfield eval`` as printed for people (``--format text``, the default: columns
+  aligned by spaces under a ``run ...`` header; ``--format markdown``): read as the
+  CSV/TSV tables above (a run name with a space cannot be told from two text cells:
+  use tsv or json then). Their values are rounded to ``--digits`` (a note says so).
 - ``cranfield eval --format json``: ``{"runs": [{"name", "aggregate", "per_query"}]}``.
 - ``trec_eval -q`` output and ``cranfield eval --format trec``: whitespace-separated
   ``measure qid value`` lines. Several runs may follow each other in one file: a run is
@@ -164,6 +168,56 @@ def _header(line: str) -> tuple[str, list[str]] | None:
     return (delim, names) if "run" in [n.lower() for n in names] else None
 
 
+_MD_RULE = re.compile(r"\s*:?-+:?\s*")
+
+
+def _markdown_cells(line: str) -> list[str]:
+    """The cells of a Markdown table row ``| a | b\\|c |`` (``\\|`` is a ``|`` in a cell)."""
+    inner = line.strip()[1:-1].replace("\\|", "\x00")
+    return [c.strip().replace("\x00", "|") for c in inner.split("|")]
+
+
+def _laid_out_table(lines: list[str], first: int):
+    """(lines as tab-separated text, TSV header) when the file is a table as ``cranfield
+    eval`` prints it for people (``--format text``: columns aligned by spaces, or
+    ``markdown``) with a ``run`` column; else ``None``. Line numbers stay those of the file.
+
+    Text cells are split at runs of spaces, so a run name with a space cannot be told
+    from two cells: such a row has too many fields and is refused with its line (write
+    the scores with ``--format tsv`` or ``json`` then).
+    """
+    top = lines[first].strip()
+    if top.startswith("|") and top.endswith("|") and len(top) > 1:
+        names = _markdown_cells(top)
+        if "run" not in [n.lower() for n in names]:
+            return None
+        out = list(lines)
+        for i in range(first, len(lines)):
+            text = lines[i].strip()
+            if not text:
+                continue
+            cells = _markdown_cells(text) if text.startswith("|") and text.endswith("|") else [text]
+            out[i] = "" if all(_MD_RULE.fullmatch(c) for c in cells) else "\t".join(cells)
+        return out, ("\t", names)
+    if "\t" in top or "," in top:
+        return None
+    names = top.split()
+    if len(names) < 2 or names[0].lower() != "run":
+        return None
+    out = list(lines)
+    for i in range(first, len(lines)):
+        out[i] = "\t".join(lines[i].split())
+    return out, ("\t", names)
+
+
+def _printed_rounded(rows: list[str]) -> bool:
+    """Whether every number with decimals in these tab-separated rows has at most 4 of
+    them (the default ``--digits`` of the text and Markdown tables)."""
+    cells = [c for row in rows for c in row.split("\t") if "." in c]
+    numbers = [c for c in cells if c.replace(".", "", 1).lstrip("-").isdigit()]
+    return bool(numbers) and all(_ROUNDED.fullmatch(c) for c in numbers)
+
+
 def _read_delimited(table: ScoreTable, lines, first: int, source: str, head) -> None:
     delim, names = head
     lowered = [n.lower() for n in names]
@@ -314,9 +368,15 @@ def read_table(paths) -> ScoreTable:
         if lines[first].lstrip().startswith("{"):
             _read_json(table, "\n".join(lines), source)
             continue
-        head = _header(lines[first])
+        laid_out = _laid_out_table(lines, first)
+        if laid_out is not None:  # cranfield's text or Markdown table: as TSV, same lines
+            lines, head = laid_out
+        else:
+            head = _header(lines[first])
         if head is not None:
             _read_delimited(table, lines, first, source, head)
+            if laid_out is not None and _printed_rounded(lines[first + 1 :]):
+                table.rounded.append(source)
         else:
             _read_trec(table, lines, first, source)
     if not table.scores and not table.aggregates:
@@ -361,7 +421,9 @@ def correlate_tables(
     name). With ``confidence`` (e.g. 0.95) also the two-sided p-values and confidence
     intervals of tau and rho (:func:`~cranfield.compare.correlation.kendall_tau_test`,
     :func:`~cranfield.compare.correlation.spearman_rho_test`): keys ``kendall_tau_p``,
-    ``kendall_tau_ci_low``, ``kendall_tau_ci_high`` and the same for ``spearman_rho``.
+    ``kendall_tau_p_method`` (how the p-value was found: ``exact``, ``permutation``,
+    ``asymptotic`` or ``t-distribution``), ``kendall_tau_ci_low``, ``kendall_tau_ci_high``
+    and the same for ``spearman_rho``.
     """
     if confidence is not None:
         _check_inference("two-sided", confidence)
@@ -391,6 +453,7 @@ def correlate_tables(
         for name, test in (("kendall_tau", kendall_tau_test), ("spearman_rho", spearman_rho_test)):
             res = test(x, y, "two-sided", confidence)
             out[f"{name}_p"] = res.pvalue
+            out[f"{name}_p_method"] = res.method
             out[f"{name}_ci_low"] = res.ci_low
             out[f"{name}_ci_high"] = res.ci_high
     return out

@@ -19,7 +19,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..core.declarations import Declaration, Param, Registry, integer_at_least, integer_in
 from ..errors import InputError, ParameterError, require
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = [
     "CHUNK",
@@ -36,6 +41,8 @@ __all__ = [
     "tukey_hsd",
     "adjust_pvalues",
     "CORRECTIONS",
+    "StatTest",
+    "STAT_TESTS",
 ]
 
 #: Rows of random signs / resample indices drawn per block (fixed for reproducibility).
@@ -128,6 +135,55 @@ def _normal_sf(z: float) -> float:
 
 
 # --------------------------------------------------------------------------- t-test
+class StatTest(Declaration):
+    """Declaration of a statistical test (:class:`~cranfield.core.declarations.Declaration`).
+
+    ``scope="pair"``: ``behaviour(x, y, alternative, n_permutations, seed) -> p-value``
+    of one run ``x`` against a baseline ``y`` on the same queries. ``scope="runs"``:
+    ``behaviour(scores) -> k x k matrix of p-values`` over all ``k`` runs at once (``scores``
+    is ``runs x queries``); these p-values are family-wise already and are not corrected
+    again. ``label`` names the test in tables; ``alternatives`` are the hypotheses it
+    tests.
+    """
+
+    __slots__ = ("label", "scope", "alternatives")
+    label: str
+    scope: str
+    alternatives: tuple[str, ...]
+
+    def __init__(
+        self,
+        *declared: Any,
+        label: str,
+        scope: str = "pair",
+        alternatives: tuple[str, ...] = _ALTERNATIVES,
+        **named: Any,
+    ) -> None:
+        """``declared``/``named``: the fields of :class:`Declaration`, then these."""
+        super().__init__(*declared, **named)
+        if scope not in ("pair", "runs"):
+            raise ValueError(f"{self.name}: scope must be 'pair' or 'runs', not {scope!r}")
+        object.__setattr__(self, "label", label)
+        object.__setattr__(self, "scope", scope)
+        object.__setattr__(self, "alternatives", tuple(alternatives))
+
+
+#: The statistical tests of ``compare`` (``--test``), in the order shown; each declared
+#: once, below its function.
+STAT_TESTS = Registry("test")
+
+_RESAMPLING = (
+    Param(
+        "n_permutations",
+        int,
+        10000,
+        "random sign flips / bootstrap resamples (--permutations)",
+        **integer_in(1, MAX_RESAMPLES),
+    ),
+    Param("seed", int, 0, "seed of numpy.random.default_rng (--seed)", **integer_at_least(0)),
+)
+
+
 def paired_t_test(x, y, alternative: str = "two-sided") -> TestResult:
     r"""Student's paired t-test (as :func:`scipy.stats.ttest_rel`).
 
@@ -157,6 +213,19 @@ def paired_t_test(x, y, alternative: str = "two-sided") -> TestResult:
 
 
 # --------------------------------------------------------------------------- Wilcoxon
+STAT_TESTS.register(
+    StatTest(
+        "t",
+        lambda x, y, alternative, n_permutations, seed: paired_t_test(x, y, alternative).pvalue,
+        "Student's paired t-test of the mean difference.",
+        "$t = \\bar d / (s_d/\\sqrt n)$, Student t with $n-1$ df",
+        "Student 1908; as `scipy.stats.ttest_rel`",
+        aliases=("ttest", "t-test"),
+        label="paired t-test",
+    )
+)
+
+
 def _average_ranks(a: np.ndarray) -> tuple[np.ndarray, bool]:
     """Average (mid) ranks of ``a`` starting at 1, and whether there were ties."""
     order = np.argsort(a, kind="stable")
@@ -295,6 +364,18 @@ def wilcoxon_test(
 
 
 # --------------------------------------------------------------------------- sign test
+STAT_TESTS.register(
+    StatTest(
+        "wilcoxon",
+        lambda x, y, alternative, n_permutations, seed: wilcoxon_test(x, y, alternative).pvalue,
+        "Wilcoxon signed-rank test.",
+        "signed ranks, $\\min(W^+, W^-)$ (two-sided)",
+        "Wilcoxon 1945; as `scipy.stats.wilcoxon` defaults",
+        label="Wilcoxon signed-rank test",
+    )
+)
+
+
 def sign_test(x, y, alternative: str = "two-sided") -> TestResult:
     r"""Sign test: a binomial test of the number of queries where ``x > y``.
 
@@ -318,6 +399,18 @@ def sign_test(x, y, alternative: str = "two-sided") -> TestResult:
 
 
 # --------------------------------------------------------------------------- randomisation
+STAT_TESTS.register(
+    StatTest(
+        "sign",
+        lambda x, y, alternative, n_permutations, seed: sign_test(x, y, alternative).pvalue,
+        "Sign test: a binomial test of the queries where the run wins.",
+        "$k$ = queries with $x > y$ among the $m$ untied; binomial $B(m, 1/2)$",
+        "Conover 1999, sec. 3.4; as `scipy.stats.binomtest`",
+        label="sign test",
+    )
+)
+
+
 def _count_extreme(null: np.ndarray, observed: float, tol: float, alternative: str):
     if alternative == "greater":
         return int(np.count_nonzero(null >= observed - tol))
@@ -386,6 +479,23 @@ def randomization_test(
 
 
 # --------------------------------------------------------------------------- bootstrap
+STAT_TESTS.register(
+    StatTest(
+        "randomization",
+        lambda x, y, alternative, n_permutations, seed: (
+            randomization_test(x, y, n_permutations, seed, alternative).pvalue
+        ),
+        "Fisher's paired randomisation (permutation) test of the mean difference.",
+        "$\\bar d$; share of sign flips $s$ with "
+        "$\\lvert\\frac1n\\sum s_i d_i\\rvert \\ge \\lvert\\bar d\\rvert$",
+        "Fisher 1935; Smucker, Allan & Carterette 2007; as `scipy.stats.permutation_test` (exact)",
+        _RESAMPLING,
+        aliases=("randomisation", "permutation", "fisher"),
+        label="randomisation test",
+    )
+)
+
+
 def _bootstrap_means(d: np.ndarray, n_resamples: int, seed: int, studentize: bool = False):
     """Means (and standard deviations) of paired bootstrap resamples of ``d``.
 
@@ -458,6 +568,21 @@ def bootstrap_test(
 
 
 # --------------------------------------------------------------------------- effect, CI
+STAT_TESTS.register(
+    StatTest(
+        "bootstrap",
+        lambda x, y, alternative, n_permutations, seed: (
+            bootstrap_test(x, y, n_permutations, seed, alternative).pvalue
+        ),
+        "Paired bootstrap test of the mean difference.",
+        "studentised $t$ against resamples of $d - \\bar d$",
+        "Efron & Tibshirani 1993, alg. 16.2; Sakai 2006",
+        _RESAMPLING,
+        label="bootstrap test",
+    )
+)
+
+
 def cohens_d(x, y) -> float:
     r"""Cohen's d for paired samples (often written :math:`d_z`).
 
@@ -569,6 +694,21 @@ def tukey_hsd(scores, design: str = "twoway") -> TukeyResult:
 
 
 # --------------------------------------------------------------------------- corrections
+STAT_TESTS.register(
+    StatTest(
+        "tukey",
+        lambda scores: tukey_hsd(scores).pvalue,
+        "Tukey's honestly significant difference test over all runs (two-way design).",
+        "$q = \\lvert\\bar y_i - \\bar y_j\\rvert / \\sqrt{MSE/n}$, studentized range",
+        "Tukey 1949; Carterette 2012; as `scipy.stats.tukey_hsd` (one-way)",
+        aliases=("tukey_hsd", "hsd"),
+        label="Tukey HSD",
+        scope="runs",
+        alternatives=("two-sided",),
+    )
+)
+
+
 def adjust_pvalues(pvalues, method: str = "holm") -> np.ndarray:
     r"""Adjust a family of p-values for multiple comparisons.
 

@@ -21,19 +21,12 @@ import math
 import string
 
 from ..errors import ParameterError
-from ..output import UNDEFINED, delimited, dumps_json, markdown_table, text_table
+from ..output import UNDEFINED, UNDERFLOW, delimited, dumps_json, markdown_table, text_table
+from .stats import STAT_TESTS
 
 __all__ = ["FORMATS", "UNDERFLOW", "format_pvalue", "render", "letters"]
 
 FORMATS = ("text", "markdown", "latex", "html", "csv", "json")
-_TEST_LABEL = {
-    "t": "paired t-test",
-    "wilcoxon": "Wilcoxon signed-rank test",
-    "sign": "sign test",
-    "randomization": "randomisation test",
-    "bootstrap": "bootstrap test",
-    "tukey": "Tukey HSD",
-}
 _CORRECTION_LABEL = {
     "none": "no correction",
     "bonferroni": "Bonferroni correction",
@@ -60,11 +53,6 @@ def _num(v: float, digits: int = 4) -> str:
     if v is None or (isinstance(v, float) and math.isnan(v)):
         return UNDEFINED
     return f"{v:.{digits}f}"
-
-
-#: How a p-value of exactly 0 is shown: every p-value computed here is positive in
-#: exact arithmetic, so 0 means it fell below the smallest double (about 5e-324).
-UNDERFLOW = "<1e-300"
 
 
 def format_pvalue(v: float) -> str:
@@ -129,8 +117,10 @@ def _summary_cells(cmp):
 
 
 def _legend(cmp) -> str:
-    test = _TEST_LABEL[cmp.tests[0]]
-    corr = "" if cmp.tests[0] == "tukey" else f", {_CORRECTION_LABEL[cmp.correction]}"
+    first = STAT_TESTS[cmp.tests[0]]
+    # a test over all runs (tukey) is family-wise already: no correction was applied
+    corr = "" if first.scope == "runs" else f", {_CORRECTION_LABEL[cmp.correction]}"
+    test = first.label
     return (
         f"superscripts name the runs a run is significantly better than "
         f"({test}{corr}, alpha = {cmp.alpha:g})"

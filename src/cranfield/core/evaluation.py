@@ -48,6 +48,11 @@ def read_runs(paths, duplicates: str = "error") -> list:
 def as_runs(runs, duplicates: str = "error") -> list:
     """Accept a Run, a path, a table, a list of these, or a {name: run} mapping.
 
+    A mapping whose values are all ``{docid: score}`` mappings is one run in the
+    pytrec_eval / ranx / ir_measures shape ``{qid: {docid: score}}``, not a dict of runs
+    (whose values are runs: ``{qid: {docid: score}}`` one level deeper, Run objects,
+    paths or tables); the two shapes differ in depth, so neither is mistaken for the other.
+
     A run given as a path is read with the ``duplicates`` policy (``Run.read``).
 
     A table (pandas or polars DataFrame, Arrow table) with a run-name column (``run``,
@@ -67,12 +72,22 @@ def as_runs(runs, duplicates: str = "error") -> list:
             return Run.read(obj, duplicates=duplicates)
         return Run.coerce(obj)
 
-    if isinstance(runs, (Run, str, Path)) or is_table(runs):
+    if isinstance(runs, (Run, str, Path)) or is_table(runs) or _one_run_dict(runs):
         runs = [runs]
     if isinstance(runs, Mapping):
         out = []
         for name, run in runs.items():
-            run = run if isinstance(run, Run) else coerce(run)
+            try:
+                run = run if isinstance(run, Run) else coerce(run)
+            except InputError as exc:
+                if not isinstance(run, Mapping):
+                    raise
+                raise InputError(
+                    f"run {name!r}: {exc.message} (a dict of runs is {{name: {{qid: {{docid: "
+                    "score}}}; one run is {qid: {docid: score}}, or pass [run] or {name: run})",
+                    exc.source,
+                    exc.line,
+                ) from None
             if run.name != str(name):
                 run = Run(run.table, run.source, name=str(name))
             out.append(run)
@@ -83,6 +98,18 @@ def as_runs(runs, duplicates: str = "error") -> list:
     if not out:
         raise ParameterError("runs", "at least one run", runs)
     return out
+
+
+def _one_run_dict(runs) -> bool:
+    """Whether ``runs`` is one run as ``{qid: {docid: score}}`` (scores at depth 2),
+    rather than ``{name: run}``."""
+    if not isinstance(runs, Mapping) or not runs:
+        return False
+    inner = list(runs.values())
+    if not all(isinstance(v, Mapping) for v in inner):
+        return False
+    leaves = [leaf for v in inner for leaf in v.values()]
+    return bool(leaves) and not any(isinstance(leaf, Mapping) for leaf in leaves)
 
 
 _with_collection_size = with_collection_size  # the name distributed imports
@@ -118,7 +145,9 @@ def evaluate(
         :class:`~cranfield.Qrels`, or anything ``Qrels.coerce`` accepts (a path, a
         ``{qid: {docid: grade}}`` dict, a DataFrame, an Arrow table).
     runs
-        A :class:`~cranfield.Run`, a path, a list of them or a ``{name: run}`` dict.
+        A :class:`~cranfield.Run`, a path, a list of them or a ``{name: run}`` dict; a
+        ``{qid: {docid: score}}`` dict (pytrec_eval's, ranx's and ir_measures' shape) is
+        one run, named ``"run"``.
     measures
         Measure names, readable (``"nDCG@10"``) or trec_eval (``"ndcg_cut.10"``).
     rel_level

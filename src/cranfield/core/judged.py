@@ -116,8 +116,10 @@ class JudgedRun:
     doc_rows: np.ndarray | None = None
     compat: int = 10
     has_doc_rows: bool = True
-    _num_rel_cache: dict = field(default_factory=dict, repr=False)
-    _memo: dict = field(default_factory=dict, repr=False)
+    # arrays derived from this run's own arrays; not arguments, so that a copy made
+    # with dataclasses.replace (other arrays) starts without them
+    _num_rel_cache: dict = field(default_factory=dict, init=False, repr=False)
+    _memo: dict = field(default_factory=dict, init=False, repr=False)
 
     @cached_property
     def fractional(self) -> bool:

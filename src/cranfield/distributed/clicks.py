@@ -34,6 +34,7 @@ import os
 
 import numpy as np
 
+from ..clicks.estimate import MAX_ITER, PYCLICK_PRIOR, TOL
 from ..errors import ParameterError
 from .cluster import connect, gather, remote
 from .partitions import paths
@@ -109,11 +110,12 @@ def fit_dask(
     logs,
     model: str,
     *,
-    tol: float = 1e-6,
-    max_iter: int = 100,
+    tol: float = TOL,
+    max_iter: int = MAX_ITER,
     client=None,
     scheduler: str | None = None,
     log_format: str | None = None,
+    prior=PYCLICK_PRIOR,
 ):
     """Fit PBM, UBM, DBN or CCM on a log given as partitions: ``ClickLog`` objects, or
     files :func:`cranfield.clicks.read_log` reads (``log_format``: their format, else
@@ -122,11 +124,11 @@ def fit_dask(
     Returns the :class:`~cranfield.clicks.FittedClickModel` that
     :func:`cranfield.clicks.fit` returns for the whole log (see the module docstring).
     """
-    from ..clicks.fitted import _check_options
+    from ..clicks.fitted import check_options
 
     if model not in MODELS:
         raise ParameterError("model", "pbm, ubm, dbn or ccm (the EM models distributed)", model)
-    _check_options(tol, max_iter)
+    prior = check_options(tol, max_iter, prior)
     parts = list(logs) if isinstance(logs, (list, tuple)) else [logs]
     if not parts:
         raise ParameterError("logs", "at least one partition", logs)
@@ -134,10 +136,12 @@ def fit_dask(
     labels = [getattr(p, "source", None) or str(p) for p in parts]
     with connect(client, scheduler) as dask_client:
         fit_parts = _fit_cells if model in CELL_MODELS else _fit_tails
-        return fit_parts(dask_client, parts, labels, model, tol, max_iter, log_format)
+        fitted = fit_parts(dask_client, parts, labels, model, (tol, max_iter, prior), log_format)
+    fitted.prior = prior
+    return fitted
 
 
-def _fit_cells(dask_client, parts, labels, model, tol, max_iter, log_format):
+def _fit_cells(dask_client, parts, labels, model, em, log_format):
     """PBM or UBM from the summed cell counts of the partitions."""
     from ..clicks.estimate import cells_em
     from ..clicks.models import Params
@@ -165,7 +169,7 @@ def _fit_cells(dask_client, parts, labels, model, tol, max_iter, log_format):
     impressions = np.bincount(c_pair, weights=cell_weight, minlength=n_pairs)
     clicks = np.bincount(c_pair[c_click], weights=cell_weight[c_click], minlength=n_pairs)
     alpha, gamma, it, converged, trace = cells_em(
-        c_pair, c_exam, c_click, cell_weight, n_pairs, n_exam, impressions, tol, max_iter, None
+        c_pair, c_exam, c_click, cell_weight, n_pairs, n_exam, impressions, *em[:2], None, em[2]
     )
     examination = gamma.reshape(k, k + 1) if model == "ubm" else gamma
     pair_query = qnames[pair_keys // len(dnames)]
@@ -184,7 +188,7 @@ def _fit_cells(dask_client, parts, labels, model, tol, max_iter, log_format):
     )
 
 
-def _fit_tails(dask_client, parts, labels, model, tol, max_iter, log_format):
+def _fit_tails(dask_client, parts, labels, model, em, log_format):
     """DBN or CCM: the partitions prepared once in the workers, one E-step per
     partition and iteration there, the sums added and the M-step on the client."""
     from ..clicks.estimate import TAIL_MODELS, Sums, _em, m_step
@@ -228,10 +232,10 @@ def _fit_tails(dask_client, parts, labels, model, tol, max_iter, log_format):
             },
             ll=sum(s.ll for s in sums),
         )
-        return m_step(total), total.ll
+        return m_step(total, em[2]), total.ll
 
     start = TAIL_MODELS[model][2](n_pairs, None)
-    params, it, converged, trace = _em(start, step, tol, max_iter)
+    params, it, converged, trace = _em(start, step, *em[:2])
     queries = np.unique(np.concatenate([a[4] for a in answers]))
     return _fitted(
         model,

@@ -81,7 +81,7 @@ def _clean(jr):
     """The JudgedRun without document rows or cached arrays (what is sent back)."""
     import dataclasses
 
-    return dataclasses.replace(jr, doc_rows=None, _num_rel_cache={}, _memo={})
+    return dataclasses.replace(jr, doc_rows=None)  # the caches are not copied
 
 
 def _evaluate_partition(qrels, part, measures, options, want_judged):

@@ -4,7 +4,8 @@
 * :func:`mean_label` and :func:`median_label` for graded (ordinal or interval) scales;
 * :func:`dawid_skene`: the EM estimate of Dawid & Skene (1979) with one confusion
   matrix per assessor and class priors;
-* :func:`mace`: MACE (Hovy et al. 2013), which models spamming explicitly.
+* :func:`mace`: MACE (Hovy et al. 2013), which models spamming explicitly, fitted by
+  variational Bayes (default) or EM, with learned class priors and restarts.
 
 Each returns an :class:`Aggregate`: per item the chosen label (or none: an abstention),
 the posterior (or vote share) of each label and the number of votes; it converts to a
@@ -13,6 +14,7 @@ the posterior (or vote share) of each label and the number of votes; it converts
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -45,7 +47,9 @@ class Aggregate:
     info
         The method and its parameters; Dawid–Skene adds ``iterations``, ``converged``,
         ``tolerance``, ``max_iterations``, ``log_likelihood``, the class ``priors`` and
-        each assessor's ``confusion`` matrix (rows: true label, columns: given label).
+        each assessor's ``confusion`` matrix (rows: true label, columns: given label);
+        MACE adds ``fit``, ``class_priors``, ``restarts``, ``restart`` (the run kept),
+        ``priors``, ``competence`` and ``strategy``.
     """
 
     judgments: Judgments
@@ -203,8 +207,10 @@ def _clamp(t: np.ndarray, gold: np.ndarray | None) -> np.ndarray:
 def _em_start(j: Judgments, gold, tolerance, max_iterations):
     """The checks and the start shared by the EM models: (vote shares with gold pairs
     clamped, votes per item, ``assessor * K + label`` per judgment)."""
-    if not tolerance > 0:
-        raise ParameterError("tolerance", "a number > 0", tolerance)
+    if not 0 <= tolerance < math.inf:
+        raise ParameterError(
+            "tolerance", "a number >= 0 (0: run exactly max_iterations)", tolerance
+        )
     if int(max_iterations) != max_iterations or max_iterations < 1:
         raise ParameterError("max_iterations", "an integer >= 1", max_iterations)
     t, votes = _shares(j)
@@ -213,16 +219,19 @@ def _em_start(j: Judgments, gold, tolerance, max_iterations):
 
 def _em(step, state, tolerance: float, max_iterations: int):
     """Iterate ``state, objective = step(state)`` until the objective (per judgment)
-    rises by less than ``tolerance`` or ``max_iterations`` steps; returns the last
+    changes by less than ``tolerance`` or ``max_iterations`` steps; returns the last
     state and the fit's ``info`` entries (iterations, converged, tolerance,
-    max_iterations, log_likelihood)."""
+    max_iterations, log_likelihood). ``tolerance=0`` runs exactly ``max_iterations``
+    steps (``converged`` is then None: not tested)."""
     value, iterations, converged = -np.inf, 0, False
     for iterations in range(1, int(max_iterations) + 1):  # noqa: B007
         state, new = step(state)
-        if new - value < tolerance:
+        if tolerance > 0 and abs(new - value) < tolerance:
             converged, value = True, new
             break
         value = new
+    if tolerance == 0:
+        converged = None
     fit = {
         "iterations": iterations,
         "converged": converged,
@@ -297,75 +306,207 @@ def dawid_skene(
     return Aggregate(j, _pick(t, ties, seed), t, votes, info)
 
 
+def _digamma(x: np.ndarray) -> np.ndarray:
+    """The digamma function ``psi(x)`` for ``x > 0``, whole-array (NumPy only, so MACE
+    needs no SciPy): the recurrence ``psi(x) = psi(x + 10) - sum_{i<10} 1/(x + i)`` and
+    the asymptotic series ``ln y - 1/(2y) - sum_n B_2n / (2n y^2n)`` at ``y = x + 10``
+    to ``y^-12`` (Abramowitz & Stegun 1964, 6.3.5 and 6.3.18); within 4e-15 of
+    ``scipy.special.digamma`` on (0, 1e12], relative where ``|psi| > 1`` (tested)."""
+    x = np.asarray(x, dtype=np.float64)
+    shift = sum(1.0 / (x + i) for i in range(10))
+    y = x + 10.0
+    inv = 1.0 / (y * y)
+    series = inv * (
+        1 / 12
+        - inv * (1 / 120 - inv * (1 / 252 - inv * (1 / 240 - inv * (1 / 132 - inv * 691 / 32760))))
+    )
+    return np.log(y) - 0.5 / y - series - shift
+
+
+MACE_FITS = ("vb", "em")
+CLASS_PRIORS = ("learned", "uniform")
+
+
+def _mace_fit(
+    j,
+    gold,
+    start,
+    *,
+    fit,
+    class_priors,
+    alpha,
+    beta,
+    strategy_prior,
+    smoothing,
+    tolerance,
+    max_iterations,
+):
+    """One MACE run from ``start = (log class priors, P(knowing), P(spamming), xi)``;
+    returns (posteriors, parameters, log marginal likelihood, ``info`` entries)."""
+    k, n_a = j.scale.size, j.n_assessors
+    key = j.assessor * k + j.label
+
+    def e_step(log_prior, know, spam, xi):
+        spammed = spam[j.assessor] * xi[key]  # P(l | k) for k != l
+        base = np.log(spammed)
+        hit = np.log(spammed + know[j.assessor])  # P(l | k) for k == l
+        logits = np.bincount(j.item, weights=base, minlength=j.n_items)[:, None] + np.bincount(
+            j.item * k + j.label, weights=hit - base, minlength=j.n_items * k
+        ).reshape(j.n_items, k)
+        logits += log_prior
+        top = logits.max(axis=1, keepdims=True)
+        like = np.exp(logits - top)
+        total = like.sum(axis=1, keepdims=True)
+        return _clamp(like / total, gold), float((np.log(total) + top).sum())
+
+    def m_step(t, know, spam, xi):
+        spammed = spam[j.assessor] * xi[key]
+        knowing = t[j.item, j.label] * know[j.assessor] / (spammed + know[j.assessor])
+        n_know = np.bincount(j.assessor, weights=knowing, minlength=n_a)
+        n_spam = np.bincount(j.assessor, weights=1 - knowing, minlength=n_a)
+        counts = np.bincount(key, weights=1 - knowing, minlength=n_a * k).reshape(n_a, k)
+        if fit == "em":
+            know = (n_know + smoothing) / (n_know + n_spam + 2 * smoothing)
+            spam = 1 - know
+            xi = (counts + smoothing) / (counts.sum(axis=1, keepdims=True) + k * smoothing)
+        else:  # variational Bayes: exp E[log parameter] under the Beta/Dirichlet posterior
+            total = _digamma(n_know + n_spam + alpha + beta)
+            know = np.exp(_digamma(n_know + beta) - total)
+            spam = np.exp(_digamma(n_spam + alpha) - total)
+            xi = np.exp(
+                _digamma(counts + strategy_prior)
+                - _digamma(counts.sum(axis=1, keepdims=True) + k * strategy_prior)
+            )
+        log_prior = (
+            np.log((t.sum(axis=0) + 1) / (j.n_items + k))
+            if class_priors == "learned"
+            else np.full(k, -np.log(k))
+        )
+        return log_prior, know, spam, xi.ravel()
+
+    def step(params):
+        t, value = e_step(*params)
+        return m_step(t, *params[1:]), value / len(j)
+
+    params, info = _em(step, start, tolerance, max_iterations)
+    t, value = e_step(*params)
+    return t, params, value, info
+
+
 def mace(
     j: Judgments,
     *,
     gold: np.ndarray | None = None,
+    fit: str = "vb",
+    class_priors: str = "learned",
+    restarts: int = 10,
+    alpha: float = 0.5,
+    beta: float = 0.5,
+    strategy_prior: float = 10.0,
+    smoothing: float | None = None,
     tolerance: float = 1e-5,
     max_iterations: int = 100,
     ties: str = "higher",
     seed: int = 0,
 ) -> Aggregate:
-    """MACE (Hovy, Berg-Kirkpatrick, Vaswani & Hovy 2013), fitted by EM: each assessor
-    is either truthful or spamming on each judgment.
+    """MACE (Hovy, Berg-Kirkpatrick, Vaswani & Hovy 2013): each assessor is either
+    knowing or spamming on each judgment.
 
-    Model: the true label ``T_u`` is uniform over the scale; on each judgment assessor
-    ``a`` is truthful with probability ``theta_a`` (its *competence*) and then gives
+    Model: the true label ``T_u`` has class priors ``p_k``; on each judgment assessor
+    ``a`` knows the answer with probability ``theta_a`` (its *competence*) and gives
     ``T_u``; otherwise it spams, drawing its label from its own strategy ``xi_a``
-    regardless of the item. So ``P(label l | T_u = k) = theta_a [l = k] + (1 -
-    theta_a) xi_a(l)``.
+    whatever the item. So ``P(label l | T_u = k) = theta_a [l = k] + (1 - theta_a)
+    xi_a(l)``.
 
-    EM, starting from the majority-vote shares: the E-step gives ``T[u, k] ∝ prod_(a,l)
-    P(l | k)`` and, per judgment, the expected truthfulness ``s = T[u, l] theta_a /
-    (theta_a + (1 - theta_a) xi_a(l))``; the M-step sets ``theta_a`` to the mean of
-    ``s`` over the assessor's judgments and ``xi_a(l) ∝ sum (1 - s)`` over its
-    judgments with label ``l`` (floored at ``EPS``). It stops when the log-likelihood per
-    judgment rises by less than ``tolerance`` or after ``max_iterations``. Hovy et al.
-    also offer variational Bayes with Beta/Dirichlet priors and restarts; this is the
-    plain EM estimate. ``info["competence"]`` holds ``theta`` per assessor: a spammer's
-    is near 0.
+    Each run alternates an E-step, ``T[u, k] ∝ p_k prod_(a,l) P(l | k)`` and per
+    judgment the expected knowing ``s = T[u, l] theta_a / (theta_a + (1 - theta_a)
+    xi_a(l))``, with an M-step on the expected counts ``K_a = sum s``, ``S_a = sum (1 -
+    s)``, ``C_al = sum (1 - s)`` over ``a``'s judgments with label ``l``:
+
+    * ``fit="vb"`` (default): variational Bayes with a Beta(``alpha`` spamming, ``beta``
+      knowing) prior on ``theta_a`` and a symmetric Dirichlet(``strategy_prior``) on
+      ``xi_a``: ``theta_a = exp(psi(K_a + beta) - psi(K_a + S_a + alpha + beta))``,
+      ``1 - theta_a`` likewise with ``alpha``, ``xi_a(l) = exp(psi(C_al + strategy_prior)
+      - psi(sum_l C_al + K strategy_prior))`` (Hovy et al. 2013, sec. 2.2; the E-step
+      uses these sub-normalised values);
+    * ``fit="em"``: EM with ``smoothing`` (default ``0.01 / K``) added to every count.
+
+    ``class_priors="learned"`` (default) re-estimates ``p_k = (sum_u T[u, k] + 1) / (n
+    + K)`` in each M-step; ``"uniform"`` keeps Hovy et al.'s ``p_k = 1/K``, which loses
+    to majority vote when one label dominates the items. ``restarts`` runs: the first
+    starts from parameters read off the majority-vote shares (class priors: their
+    means; competence: the assessor's mean share of the label it gave, clipped to
+    [0.05, 0.95]; uniform strategies), the others from random parameters (uniform on
+    [1, 2.5], normalised, from ``numpy.random.default_rng(seed)``); the run with the
+    highest log marginal likelihood is kept. A run stops when the log marginal
+    likelihood per judgment changes by less than ``tolerance`` (0: run exactly
+    ``max_iterations``). ``info["competence"]`` holds ``theta`` per assessor (a
+    spammer's is near 0), ``info["strategy"]`` ``xi`` and ``info["priors"]`` ``p``.
     """
+    if fit not in MACE_FITS:
+        raise ParameterError("fit", "one of " + ", ".join(MACE_FITS), fit)
+    if class_priors not in CLASS_PRIORS:
+        raise ParameterError("class_priors", "one of " + ", ".join(CLASS_PRIORS), class_priors)
+    if isinstance(restarts, bool) or not isinstance(restarts, int) or not 1 <= restarts <= 1000:
+        raise ParameterError("restarts", "an integer in [1, 1000]", restarts)
     k, n_a = j.scale.size, j.n_assessors
-    t, votes, key = _em_start(j, gold, tolerance, max_iterations)
-    per = np.bincount(j.assessor, minlength=n_a).astype(np.float64)
-
-    def m_step(t, theta, xi):
-        truthful = t[j.item, j.label] * theta[j.assessor]
-        truthful = truthful / np.maximum(theta[j.assessor] + (1 - theta[j.assessor]) * xi[key], EPS)
-        theta = np.clip(
-            np.bincount(j.assessor, weights=truthful, minlength=n_a) / per, EPS, 1 - EPS
-        )
-        spam = np.bincount(key, weights=1 - truthful, minlength=n_a * k).reshape(n_a, k)
-        spam = np.maximum(spam, EPS)
-        return theta, (spam / spam.sum(axis=1, keepdims=True)).ravel()
-
-    def e_step(theta, xi):
-        base = np.log((1 - theta[j.assessor]) * xi[key])  # P(l | k) for k != l
-        hit = np.log(theta[j.assessor] + (1 - theta[j.assessor]) * xi[key])  # for k == l
-        logits = np.bincount(j.item, weights=base, minlength=j.n_items)[:, None] * np.ones(k)
-        extra = np.bincount(j.item * k + j.label, weights=hit - base, minlength=j.n_items * k)
-        logits = logits + extra.reshape(j.n_items, k)
-        top = logits.max(axis=1, keepdims=True)
-        like = np.exp(logits - top)
-        total = like.sum(axis=1, keepdims=True)
-        loglik = float((np.log(total) + top).sum() - j.n_items * np.log(k))
-        return like / total, loglik
-
-    def step(state):
-        _, theta, xi = state
-        t, new = e_step(theta, xi)
-        t = _clamp(t, gold)
-        return (t, *m_step(t, theta, xi)), new / len(j)
-
-    start = (t, *m_step(t, np.full(n_a, 0.5), np.full(n_a * k, 1 / k)))
-    (t, theta, xi), fit = _em(step, start, tolerance, max_iterations)
+    smoothing = 0.01 / k if smoothing is None else smoothing
+    for name, value in (("alpha", alpha), ("beta", beta), ("strategy_prior", strategy_prior)):
+        if not (isinstance(value, (int, float)) and 0 < value < math.inf):
+            raise ParameterError(name, "a number > 0", value)
+    if not (isinstance(smoothing, (int, float)) and 0 < smoothing < math.inf):
+        raise ParameterError("smoothing", "a number > 0 (0 makes a label impossible)", smoothing)
+    t, votes, _ = _em_start(j, gold, tolerance, max_iterations)
+    rng = np.random.default_rng(seed)
+    options = {
+        "fit": fit,
+        "class_priors": class_priors,
+        "alpha": alpha,
+        "beta": beta,
+        "strategy_prior": strategy_prior,
+        "smoothing": smoothing,
+        "tolerance": tolerance,
+        "max_iterations": max_iterations,
+    }
+    uniform = np.full(k, -np.log(k))
+    best = None
+    for run in range(restarts):  # a handful of whole-array fits, not a loop over items
+        if run == 0:
+            log_prior = (
+                np.log(np.maximum(t.mean(axis=0), EPS)) if class_priors == "learned" else uniform
+            )
+            knowing = np.clip(t[j.item, j.label], EPS, 1 - EPS)
+            know = np.bincount(j.assessor, weights=knowing, minlength=n_a) / np.maximum(
+                np.bincount(j.assessor, minlength=n_a), 1
+            )
+            start = (
+                log_prior,
+                np.clip(know, 0.05, 0.95),
+                1 - np.clip(know, 0.05, 0.95),
+                np.full(n_a * k, 1 / k),
+            )
+        else:
+            s = rng.uniform(1, 2.5, (n_a, 2))
+            x = rng.uniform(1, 2.5, (n_a, k))
+            s /= s.sum(axis=1, keepdims=True)
+            x /= x.sum(axis=1, keepdims=True)
+            start = (uniform, s[:, 1], s[:, 0], x.ravel())
+        post, params, value, fit_info = _mace_fit(j, gold, start, **options)
+        if best is None or value > best[2]:
+            best = (post, params, value, {**fit_info, "restart": run})
+    post, (log_prior, know, spam, xi), value, fit_info = best
     info = {
         "method": "mace",
-        **fit,
-        "competence": theta.tolist(),
-        "strategy": xi.reshape(n_a, k).tolist(),
+        **fit_info,
+        "log_likelihood": value / len(j),
+        "fit": fit,
+        "class_priors": class_priors,
+        "restarts": restarts,
+        "priors": np.exp(log_prior).tolist(),
+        "competence": (know / (know + spam)).tolist(),
+        "strategy": (xi.reshape(n_a, k) / xi.reshape(n_a, k).sum(axis=1, keepdims=True)).tolist(),
     }
-    return Aggregate(j, _pick(t, ties, seed), t, votes, info)
+    return Aggregate(j, _pick(post, ties, seed), post, votes, info)
 
 
 def aggregate(j: Judgments, method: str = "majority", *, gold=None, **options) -> Aggregate:

@@ -39,6 +39,19 @@ def _group_sum(x: np.ndarray, group: np.ndarray, n_groups: int) -> np.ndarray:
     return out.reshape((n_groups, *shape))
 
 
+def _weighted_group_sum(weights: np.ndarray | None):
+    """:func:`_group_sum` with each row counted ``weights[row]`` times (None: once)."""
+    if weights is None:
+        return _group_sum
+    w = np.asarray(weights, np.float64)
+
+    def weighted(x: np.ndarray, group: np.ndarray, n_groups: int) -> np.ndarray:
+        x = np.asarray(x, np.float64)
+        return _group_sum(x * w.reshape(-1, *[1] * (x.ndim - 1)), group, n_groups)
+
+    return weighted
+
+
 def _ratio(num, den):
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(den > 0, num / np.where(den > 0, den, 1), np.nan)
@@ -87,6 +100,8 @@ def count_statistics(
     n_groups: int = 1,
     values=None,
     level: str = "nominal",
+    *,
+    weights: np.ndarray | None = None,
 ) -> dict[str, np.ndarray]:
     """Percent agreement, Fleiss' kappa, Gwet's AC1 and Krippendorff's alpha per group.
 
@@ -100,6 +115,9 @@ def count_statistics(
         The label values (for alpha's interval and ratio distances; default 0..K-1).
     level
         Krippendorff's level of measurement: nominal, ordinal, interval or ratio.
+    weights
+        How many times each row counts (default once): a row of weight ``w`` gives the
+        statistics of ``w`` copies of it (the bootstrap's resampled items, collapsed).
 
     Returns
     -------
@@ -126,6 +144,7 @@ def count_statistics(
     n_items, k = counts.shape
     group = np.zeros(n_items, np.int64) if group is None else np.asarray(group, np.int64)
     values = np.arange(k) if values is None else np.asarray(values)
+    _group_sum = _weighted_group_sum(weights)  # every sum below counts a row `weight` times
     m = counts.sum(axis=1)
     pairable = m >= 2
     agree = (counts * (counts - 1)).sum(axis=1)
@@ -220,15 +239,47 @@ def _within_item_pairs(item: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return order[first], order[second]
 
 
-#: Largest assessors² × labels² accumulator of the pairwise confusion matrices (int64).
-MAX_PAIR_CELLS = 50_000_000
+#: Most rows of the pairwise table: pairs of assessors with an item in common. The
+#: count statistics (percent agreement, Fleiss' kappa, alpha, AC1) cover any number.
+MAX_PAIRS = 20_000
+#: Most pairs of judgments of one item the pairwise table may look at (its work).
+MAX_JUDGMENT_PAIRS = 50_000_000
 #: Pairs of judgments generated at once (bounds memory with many judgments per item).
 PAIR_CHUNK = 5_000_000
 
 
+def judgment_pairs(judgments: Judgments) -> int:
+    """Pairs of judgments of the same item: ``sum_u m_u (m_u - 1) / 2``."""
+    sizes = np.bincount(judgments.item, minlength=judgments.n_items).astype(np.int64)
+    return int((sizes * (sizes - 1) // 2).sum())
+
+
+def pairwise_limit(judgments: Judgments) -> str | None:
+    """Why the pairwise table is left out (None when it is computed).
+
+    Its rows are at most ``min(P, A (A - 1) / 2)`` for ``P`` pairs of judgments of one
+    item and ``A`` assessors, and its work is ``P``: above :data:`MAX_PAIRS` rows or
+    :data:`MAX_JUDGMENT_PAIRS` pairs of judgments it is refused, so time and memory
+    follow the judgments, not the pairs of assessors.
+    """
+    n_a, k = judgments.n_assessors, judgments.scale.size
+    p = judgment_pairs(judgments)
+    rows = min(p, n_a * (n_a - 1) // 2)
+    if rows > MAX_PAIRS:
+        return f"{n_a} assessors make up to {rows:,} pairs (at most {MAX_PAIRS:,})"
+    if p > MAX_JUDGMENT_PAIRS:
+        return (
+            f"{p:,} pairs of judgments of the same topic-document pair "
+            f"(at most {MAX_JUDGMENT_PAIRS:,})"
+        )
+    if n_a * n_a * k * k >= 2**62:
+        return f"{n_a} assessors x {k} labels overflow the pair keys"
+    return None
+
+
 def pairwise_feasible(judgments: Judgments) -> bool:
-    """Whether the pairwise confusion matrices fit :data:`MAX_PAIR_CELLS`."""
-    return judgments.n_assessors**2 * judgments.scale.size**2 <= MAX_PAIR_CELLS
+    """Whether the pairwise table is computed: see :func:`pairwise_limit`."""
+    return pairwise_limit(judgments) is None
 
 
 def confusion_matrices(judgments: Judgments) -> tuple[np.ndarray, np.ndarray]:
@@ -236,24 +287,24 @@ def confusion_matrices(judgments: Judgments) -> tuple[np.ndarray, np.ndarray]:
     ``a < b`` (codes) and the K × K confusion matrix (rows: a's label, columns: b's).
 
     Returns ``(pairs (P, 2), matrices (P, K, K))``, pairs in ascending order. The pairs
-    of judgments are generated in pieces of about :data:`PAIR_CHUNK` items' worth, so
-    memory stays bounded however many assessors judge one item.
+    of judgments are generated in pieces of about :data:`PAIR_CHUNK`, each reduced to
+    its distinct (pair, label, label) cells, so memory follows the judgments and the
+    table's own size, never assessors²; refused (:class:`ParameterError`) beyond
+    :func:`pairwise_limit`.
     """
     k = judgments.scale.size
     n_a = judgments.n_assessors
-    if not pairwise_feasible(judgments):
-        raise ParameterError(
-            "assessors for pairwise statistics",
-            f"at most {int((MAX_PAIR_CELLS / k**2) ** 0.5)} with {k} labels",
-            n_a,
-        )
+    why = pairwise_limit(judgments)
+    if why is not None:
+        raise ParameterError("pairs of assessors for pairwise statistics", "fewer", why)
     order = np.argsort(judgments.item, kind="stable")
     item = judgments.item[order]
     sizes = np.bincount(item, minlength=judgments.n_items)
     pairs_per_item = sizes * (sizes - 1) // 2
     bounds = np.concatenate([[0], np.cumsum(sizes)])
     cum_pairs = np.cumsum(pairs_per_item)
-    acc = np.zeros(n_a * n_a * k * k, np.int64)
+    keys = np.zeros(0, np.int64)
+    counts = np.zeros(0, np.int64)
     start_item = 0
     while start_item < judgments.n_items:
         base = cum_pairs[start_item - 1] if start_item else 0
@@ -262,16 +313,22 @@ def confusion_matrices(judgments: Judgments) -> tuple[np.ndarray, np.ndarray]:
         rows = order[bounds[start_item] : bounds[stop_item]]
         i, j = _within_item_pairs(judgments.item[rows] - start_item)
         i, j = rows[i], rows[j]
-        a, b = judgments.assessor[i], judgments.assessor[j]
-        la, lb = judgments.label[i], judgments.label[j]
+        a, b = judgments.assessor[i].astype(np.int64), judgments.assessor[j].astype(np.int64)
+        la, lb = judgments.label[i].astype(np.int64), judgments.label[j].astype(np.int64)
         swap = a > b
         a, b = np.where(swap, b, a), np.where(swap, a, b)
         la, lb = np.where(swap, lb, la), np.where(swap, la, lb)
-        acc += np.bincount(((a * n_a + b) * k + la) * k + lb, minlength=len(acc))
+        new, n_new = np.unique(((a * n_a + b) * k + la) * k + lb, return_counts=True)
+        keys, inverse = np.unique(np.concatenate([keys, new]), return_inverse=True)
+        counts = np.bincount(
+            inverse, weights=np.concatenate([counts, n_new]), minlength=len(keys)
+        ).astype(np.int64)
         start_item = stop_item
-    acc = acc.reshape(n_a * n_a, k, k)
-    keys = np.flatnonzero(acc.sum(axis=(1, 2)))
-    return np.stack([keys // n_a, keys % n_a], axis=1), acc[keys]
+    pair_keys, cell_pair = np.unique(keys // (k * k), return_inverse=True)
+    mats = np.zeros((len(pair_keys), k * k), np.int64)
+    mats[cell_pair, keys % (k * k)] = counts
+    pairs = np.stack([pair_keys // n_a, pair_keys % n_a], axis=1)
+    return pairs, mats.reshape(len(pair_keys), k, k)
 
 
 def kappa_weights(k: int, weights: str) -> np.ndarray:
@@ -357,24 +414,38 @@ def bootstrap(
     """Percentile bootstrap intervals (Efron & Tibshirani 1993) of the count statistics,
     resampling items with replacement (``numpy.random.default_rng(seed)``).
 
-    Each replicate is one group of :func:`count_statistics`, so replicates are computed
-    together, ``chunk_rows`` resampled items at a time. A replicate whose statistic is
+    A replicate draws ``n_items`` item indices (``rng.integers``, ``chunk_rows`` draws
+    of several replicates at a time). The statistics are sums over the drawn items of
+    per-item terms that depend only on the item's row of counts, and items share few
+    distinct rows (patterns: one per way the assessors split over the labels), so each
+    replicate is reduced to how many times it drew each pattern, and all replicates of a
+    chunk are one weighted call of :func:`count_statistics` with a group per replicate
+    (rows: replicate × pattern, weights: the number of draws). The cost is the draws,
+    not ``replicates × items`` rows of statistics. A replicate whose statistic is
     undefined is left out; the interval is (nan, nan) when fewer than half are defined.
+    A bar is drawn on a terminal (:class:`cranfield.progress.Progress`).
     """
+    from ..progress import Progress
+
     counts = np.asarray(counts)
     n_items = len(counts)
     rng = np.random.default_rng(seed)
     per_chunk = max(1, chunk_rows // max(n_items, 1))
-    out = {s: [] for s in STATISTICS}
+    out: dict[str, list] = {s: [] for s in STATISTICS}
+    if n_items:
+        patterns, pattern_of = np.unique(counts, axis=0, return_inverse=True)
+        pattern_of = pattern_of.reshape(-1)
     done = 0
-    while done < replicates:
-        b = min(per_chunk, replicates - done)
-        idx = rng.integers(0, n_items, size=(b, n_items)).ravel()
-        group = np.repeat(np.arange(b), n_items)
-        stats = count_statistics(counts[idx], group, b, values, level)
-        for s in STATISTICS:
-            out[s].append(stats[s])
-        done += b
+    with Progress(replicates, "bootstrap") as bar:
+        while done < replicates and n_items:
+            b = min(per_chunk, replicates - done)
+            stats = _replicate_statistics(
+                rng.integers(0, n_items, size=(b, n_items)), pattern_of, patterns, values, level
+            )
+            for s in STATISTICS:
+                out[s].append(stats[s])
+            done += b
+            bar.set(done, "replicates")
     alpha = (1 - confidence) / 2
     result = {}
     for s in STATISTICS:
@@ -386,6 +457,26 @@ def bootstrap(
             lo, hi = np.quantile(v, [alpha, 1 - alpha])
             result[s] = (float(lo), float(hi))
     return result
+
+
+def _replicate_statistics(
+    draws: np.ndarray, pattern_of: np.ndarray, patterns: np.ndarray, values, level: str
+) -> dict[str, np.ndarray]:
+    """:func:`count_statistics` of each row of ``draws`` (replicates × item indices):
+    the patterns each replicate drew, with how many times, as weighted rows."""
+    b = len(draws)
+    n_patterns = len(patterns)
+    key = (np.arange(b)[:, None] * n_patterns + pattern_of[draws]).ravel()
+    times = np.bincount(key, minlength=b * n_patterns)
+    drawn = np.flatnonzero(times)
+    return count_statistics(
+        patterns[drawn % n_patterns],
+        drawn // n_patterns,
+        b,
+        values,
+        level,
+        weights=times[drawn],
+    )
 
 
 # -- the report ----------------------------------------------------------------------------
@@ -401,6 +492,14 @@ def _notes(j: Judgments, stats: dict) -> list[str]:
     notes = []
     if stats["pairable_items"][0] == 0:
         notes.append("no item was judged by two assessors: agreement is undefined (nan)")
+    elif j.scale.size < 2:
+        # Gwet (2008): chance agreement sum_k pi_k (1 - pi_k) / (K - 1) needs K >= 2
+        notes.append(
+            "the scale has one label: the chance agreement of the kappas, pi and alpha is "
+            "1, and Gwet's AC1 (whose chance agreement divides by the number of labels "
+            "minus 1) is undefined too, so all are undefined (nan); give the whole scale "
+            "(--scale) if other labels were possible"
+        )
     elif len(np.unique(j.label)) < 2:
         notes.append(
             "every judgment has the same label: the chance agreement of the kappas, pi "
@@ -428,10 +527,8 @@ def _section(j: Judgments, level: str, replicates: int, confidence: float, seed:
         )
         section["overall"]["ci"] = {s: list(v) for s, v in ci.items()}
     section["per_topic"] = {str(t): _stats_dict(per, g) for g, t in enumerate(topics)}
-    if pairwise_feasible(j):
-        section["pairs"] = pairwise(j)
-    else:
-        section["pairs"] = []
+    why = pairwise_limit(j)
+    section["pairs"] = pairwise(j) if why is None else []
     if j.n_assessors == 2:
         _, mats = confusion_matrices(j)
         section["confusion"] = {
@@ -441,10 +538,10 @@ def _section(j: Judgments, level: str, replicates: int, confidence: float, seed:
             "matrix": mats[0].tolist() if len(mats) else [],
         }
     section["notes"] = _notes(j, overall)
-    if not pairwise_feasible(j):
+    if why is not None:
         section["notes"].append(
-            f"pairwise statistics left out: {j.n_assessors} assessors make too many pairs "
-            "(Fleiss' kappa, alpha and AC1 cover them all)"
+            f"pairwise statistics left out: {why} (percent agreement, Fleiss' kappa, "
+            "alpha and AC1 cover them all)"
         )
     return section
 

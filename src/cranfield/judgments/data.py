@@ -9,6 +9,11 @@ Internally every judgment is three integer codes held as NumPy arrays: the item 
 ``(topic, document)`` pair), the assessor and the label (an index into the declared
 :class:`Scale`). Labels not on the scale are an :class:`~cranfield.errors.InputError`
 naming the file and line.
+
+A negative grade that the declared scale does not hold (``-1`` in the packages of
+``cranfield pool assign``: pooled, not yet judged) is no judgment: such rows are left
+out, as ``cranfield pool merge`` leaves them out, and counted in
+:attr:`Judgments.unjudged`.
 """
 
 from __future__ import annotations
@@ -24,7 +29,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..core.io.tabular import arrow_threads
-from ..errors import InputError, ParameterError
+from ..errors import InputError, ParameterError, number_shown
 
 LEVELS = ("nominal", "ordinal", "interval", "ratio")
 
@@ -124,6 +129,9 @@ class Judgments:
     seconds, timestamp
         Time spent per judgment (float64, NaN if unknown) and the timestamp as given
         (strings), or None when the table has no such column.
+    unjudged
+        How many rows of the input were left out as not yet judged (a negative grade
+        not on the declared scale, e.g. the ``-1`` of an assessment package).
     """
 
     item: np.ndarray
@@ -136,6 +144,7 @@ class Judgments:
     source: str = "<judgments>"
     seconds: np.ndarray | None = None
     timestamp: np.ndarray | None = field(default=None, repr=False)
+    unjudged: int = 0
 
     # -- construction ------------------------------------------------------------------
 
@@ -206,15 +215,28 @@ class Judgments:
         """Build from an Arrow table whose columns are named as in ``COLUMNS``."""
         from ..core.io.tabular import _id_column
 
-        def row_of(r: int) -> str:
-            return f"line {line_of(r)}" if line_of is not None else f"row {r + 1}"
-
-        def where(r: int) -> int | None:
-            return line_of(r) if line_of is not None else None
-
         cols = _columns(table, source)
         if table.num_rows == 0:
             raise InputError("no judgments", source=source)
+        if isinstance(scale, str):
+            scale = Scale.parse(scale, level)
+        unjudged = _unjudged_rows(table[cols["label"]], scale)
+        kept = np.flatnonzero(~unjudged)  # row r below is row kept[r] of the input
+        if unjudged.any():
+            if len(kept) == 0:
+                raise InputError(
+                    "no judgments (every grade is negative: pooled, not yet judged)",
+                    source=source,
+                )
+            table = table.take(pa.array(kept))
+
+        def row_of(r: int) -> str:
+            r = int(kept[r])
+            return f"line {line_of(r)}" if line_of is not None else f"row {r + 1}"
+
+        def where(r: int) -> int | None:
+            return line_of(int(kept[r])) if line_of is not None else None
+
         ids = {k: _id_column(table[cols[k]], k, source, row_of) for k in _REQUIRED[:3]}
         raw = table[cols["label"]]
         if pa.types.is_floating(raw.type):
@@ -222,7 +244,18 @@ class Judgments:
             bad = ~np.isfinite(vals) | (vals != np.round(vals))
             if bad.any():
                 r = int(np.flatnonzero(bad)[0])
-                raise InputError(f"label {vals[r]!r} is not an integer", source, where(r))
+                raise InputError(
+                    f"label {number_shown(vals[r])} is not an integer", source, where(r)
+                )
+            big = np.abs(vals) >= 2.0**53  # beyond, floats are not every integer
+            if big.any():
+                r = int(np.flatnonzero(big)[0])
+                raise InputError(
+                    f"label {number_shown(vals[r])} is out of range (labels are integers "
+                    "of magnitude below 2^53)",
+                    source,
+                    where(r),
+                )
             raw = pa.chunked_array([pa.array(vals.astype(np.int64))])
         if raw.null_count:
             r = int(np.flatnonzero(raw.is_null().to_numpy(zero_copy_only=False))[0])
@@ -233,8 +266,6 @@ class Judgments:
         indices = enc.indices.to_numpy(zero_copy_only=False).astype(np.int64)
         if scale is None:
             scale = _infer_scale(dictionary, indices, level, source, where)
-        elif isinstance(scale, str):
-            scale = Scale.parse(scale, level)
         codes_of_dict = scale.codes_of(dictionary)
         label = codes_of_dict[indices]
         if (label < 0).any():
@@ -269,6 +300,7 @@ class Judgments:
             source=source,
             seconds=seconds,
             timestamp=timestamp,
+            unjudged=int(unjudged.sum()),
         )
 
     # -- views -------------------------------------------------------------------------
@@ -328,7 +360,8 @@ class Judgments:
 
     def gold_codes(self, gold) -> np.ndarray:
         """Per item, the code of its gold label (-1: none). ``gold`` is a qrels (file or
-        :class:`~cranfield.core.qrels.Qrels`); a gold label not on the scale is an error."""
+        :class:`~cranfield.core.qrels.Qrels`); a gold label not on the scale is an error,
+        except a negative one (pooled, not yet judged), which is no gold label."""
         from ..core.qrels import Qrels
 
         q = gold if isinstance(gold, Qrels) else Qrels.read(gold)
@@ -344,6 +377,8 @@ class Judgments:
         out = np.full(self.n_items, -1, np.int64)
         for i, pair in enumerate(zip(self.topics, self.documents, strict=True)):
             if pair in lookup:
+                if lookup[pair] < 0 and lookup[pair] not in code:
+                    continue  # pooled, not yet judged (as in pool merge): no gold label
                 if lookup[pair] not in code:
                     raise InputError(
                         f"gold label {lookup[pair]} of topic {pair[0]}, document {pair[1]} "
@@ -362,9 +397,10 @@ class Judgments:
 
 
 def _check_qrels_labels(q, path, scale: Scale) -> None:
-    """A qrels grade off the scale is an error naming the file and its line."""
+    """A qrels grade off the scale is an error naming the file and its line (a negative
+    one is "not yet judged", left out by :meth:`Judgments.from_table`)."""
     grades = q.table["relevance"].to_numpy()
-    bad = ~np.isin(grades, np.asarray(scale.values, np.int64))
+    bad = ~np.isin(grades, np.asarray(scale.values, np.int64)) & (grades >= 0)
     if not bad.any():
         return
     value = int(grades[np.flatnonzero(bad)[0]])
@@ -390,6 +426,26 @@ def _line_with_grade(path, value: int) -> int | None:
                 except ValueError:
                     continue
     return None
+
+
+def _unjudged_rows(labels: pa.ChunkedArray, scale: Scale | None) -> np.ndarray:
+    """Per row: is the label a negative integer the scale does not hold (pooled, not
+    yet judged: ``pool assign`` writes -1, ``pool merge`` skips every negative grade)?"""
+    if pa.types.is_integer(labels.type) or pa.types.is_floating(labels.type):
+        vals = labels.to_numpy(zero_copy_only=False)
+        negative = (vals < 0) & (vals == np.round(vals))
+    else:
+        text = pc.utf8_trim_whitespace(labels.cast(pa.string()))
+        whole = pc.match_substring_regex(text, r"^-[0-9]+$")
+        negative = whole.to_numpy(zero_copy_only=False).astype(bool) & ~np.asarray(
+            pc.is_null(labels).to_numpy(zero_copy_only=False), bool
+        )
+        vals = np.zeros(len(negative), np.float64)
+        if negative.any():
+            vals[negative] = [float(s) for s in text.filter(whole.fill_null(False)).to_pylist()]
+    if scale is not None and negative.any():
+        negative &= ~np.isin(vals, np.asarray(scale.values, np.float64))
+    return np.asarray(negative, bool)
 
 
 def _strings(col) -> np.ndarray:
@@ -522,5 +578,5 @@ def _seconds(col: pa.ChunkedArray, source, where) -> np.ndarray:
     bad = vals < 0
     if bad.any():
         r = int(np.flatnonzero(bad)[0])
-        raise InputError(f"negative time spent: {vals[r]!r} seconds", source, where(r))
+        raise InputError(f"negative time spent: {number_shown(vals[r])} seconds", source, where(r))
     return np.where(np.isnan(vals), np.nan, vals)

@@ -54,27 +54,35 @@ class Thresholds:
                 raise ParameterError(name, "an integer >= 1", v)
 
 
-def assessor_quality(
+#: The per-assessor columns of :func:`assessor_columns`, in the order of the rows.
+COLUMNS = (
+    "judgments",
+    "gold_pairs",
+    "gold_accuracy",
+    "agreement_with_aggregate",
+    "accuracy",
+    "kappa",
+    "median_seconds",
+    "top_label_share",
+    "score",
+)
+
+
+def assessor_columns(
     j: Judgments,
     *,
     gold=None,
     aggregate: Aggregate | None = None,
     thresholds: Thresholds | None = None,
-) -> list[dict]:
-    """One dict per assessor (sorted by score, worst first).
+) -> dict:
+    """Every assessor's quality as whole arrays (one entry per assessor code).
 
-    Keys: ``assessor``, ``judgments``, ``gold_pairs``, ``gold_accuracy``,
-    ``agreement_with_aggregate`` (share of the assessor's labels equal to the aggregate
-    label of the pair, abstentions left out), ``accuracy`` (Dawid–Skene estimate
-    ``sum_k p_k pi[k, k]``), ``kappa`` (``(accuracy - chance) / (1 - chance)``,
-    ``chance = sum_k p_k q_k`` with ``q_k = sum_l p_l pi[l, k]`` the assessor's rate of
-    label ``k``; 0 for a spammer, whose rows of ``pi`` are equal: Raykar & Yu 2012),
-    ``confusion`` (rows: true label, columns: given), ``median_seconds``,
-    ``top_label_share``, ``score`` and ``reasons``.
-
-    The score is ``kappa`` clipped to [0, 1], capped by the gold accuracy when there
-    are at least ``min_gold`` gold pairs, and halved for each behavioural reason
-    (straight-lining, implausibly fast work).
+    Returns a dict with the arrays of :data:`COLUMNS`, ``confusion`` (assessors × true
+    label × given label), the reason flags ``spammer``, ``low_gold``, ``disagrees``,
+    ``straight``, ``fast`` (booleans), ``order`` (assessor codes, worst first: by score,
+    then name), ``crowd_median`` and ``thresholds``. Time and memory are
+    O(judgments + assessors × labels²): nothing loops over assessors or pairs of them.
+    :func:`assessor_rows` turns it into :func:`assessor_quality`'s dicts.
     """
     th = thresholds or Thresholds()
     agg = aggregate if aggregate is not None else dawid_skene(j)
@@ -110,7 +118,9 @@ def assessor_quality(
     crowd_median = np.nan
     if j.seconds is not None and np.isfinite(j.seconds).any():
         ok = np.isfinite(j.seconds)
-        crowd_median = float(np.median(j.seconds[ok]))
+        m = int(ok.sum())
+        mid = np.partition(j.seconds[ok], [(m - 1) // 2, m // 2])[[(m - 1) // 2, m // 2]]
+        crowd_median = float(mid[0] + (mid[1] - mid[0]) / 2)  # no overflow near 1e308
         order = np.lexsort((j.seconds[ok], j.assessor[ok]))
         who, secs = j.assessor[ok][order], j.seconds[ok][order]
         n_ok = np.bincount(who, minlength=n_a)
@@ -118,54 +128,150 @@ def assessor_quality(
         has_t = n_ok > 0
         lo = start + (n_ok - 1) // 2
         hi = start + n_ok // 2
-        median_s[has_t] = (secs[lo[has_t]] + secs[hi[has_t]]) / 2
-    out = []
-    for a in range(n_a):
-        reasons: list[str] = []
-        score = float(np.clip(kappa[a], 0, 1)) if np.isfinite(kappa[a]) else 0.0
-        if np.isfinite(kappa[a]) and kappa[a] < th.min_kappa:
-            reasons.append(
-                f"answers barely depend on the true label (Dawid-Skene chance-corrected "
-                f"accuracy {kappa[a]:.2f} < {th.min_kappa:g}): a likely spammer"
+        low, high = secs[lo[has_t]], secs[hi[has_t]]
+        median_s[has_t] = low + (high - low) / 2  # seconds >= 0: no overflow near 1e308
+    finite = np.isfinite(kappa)
+    score = np.where(finite, np.clip(np.where(finite, kappa, 0), 0, 1), 0.0)
+    enough_gold = gold_n >= th.min_gold
+    score = np.where(enough_gold, np.minimum(score, gold_acc), score)
+    straight = (per >= th.min_judgments) & (label_counts.max(axis=1) == per) & (crowd_labels > 1)
+    with np.errstate(invalid="ignore"):
+        fast = np.isfinite(median_s) & (median_s < th.fast_fraction * crowd_median)
+    score = np.where(straight, score / 2, score)
+    score = np.where(fast, score / 2, score)
+    names = np.asarray(j.assessors, dtype=str)
+    order = np.lexsort((np.argsort(np.argsort(names, kind="stable")), score))
+    return {
+        "judgments": per.astype(np.int64),
+        "gold_pairs": gold_n.astype(np.int64),
+        "gold_accuracy": gold_acc,
+        "agreement_with_aggregate": agreement,
+        "accuracy": accuracy,
+        "kappa": kappa,
+        "median_seconds": median_s,
+        "top_label_share": top_share,
+        "score": score,
+        "confusion": conf,
+        "spammer": finite & (np.where(finite, kappa, 0) < th.min_kappa),
+        "low_gold": enough_gold & (np.where(enough_gold, gold_acc, 1) < th.min_gold_accuracy),
+        "disagrees": agreement < th.min_agreement,
+        "straight": straight,
+        "fast": fast,
+        "order": order,
+        "crowd_median": crowd_median,
+        "thresholds": th,
+    }
+
+
+#: The reason flags of :func:`assessor_columns`, in the order the reasons are given.
+FLAGS = ("spammer", "low_gold", "disagrees", "straight", "fast")
+
+
+def _texts(flag: str, cols: dict, codes: np.ndarray) -> list[str]:
+    """The reason of ``flag`` for each assessor code in ``codes`` (all flagged)."""
+    th: Thresholds = cols["thresholds"]
+    if flag == "spammer":
+        return [
+            f"answers barely depend on the true label (Dawid-Skene chance-corrected "
+            f"accuracy {v:.2f} < {th.min_kappa:g}): a likely spammer"
+            for v in cols["kappa"][codes].tolist()
+        ]
+    if flag == "low_gold":
+        return [
+            f"accuracy {v:.2f} on {n} gold pairs < {th.min_gold_accuracy:g}"
+            for v, n in zip(
+                cols["gold_accuracy"][codes].tolist(),
+                cols["gold_pairs"][codes].tolist(),
+                strict=True,
             )
-        if gold_n[a] >= th.min_gold:
-            score = min(score, float(gold_acc[a]))
-            if gold_acc[a] < th.min_gold_accuracy:
-                reasons.append(
-                    f"accuracy {gold_acc[a]:.2f} on {int(gold_n[a])} gold pairs "
-                    f"< {th.min_gold_accuracy:g}"
-                )
-        if agreement[a] < th.min_agreement:
-            reasons.append(
-                f"agrees with the aggregate on {agreement[a]:.2f} of the pairs "
-                f"< {th.min_agreement:g}"
-            )
-        if per[a] >= th.min_judgments and label_counts[a].max() == per[a] and crowd_labels > 1:
-            reasons.append(f"the same label for all {int(per[a])} judgments (straight-lining)")
-            score /= 2
-        if np.isfinite(median_s[a]) and median_s[a] < th.fast_fraction * crowd_median:
-            reasons.append(
-                f"median {median_s[a]:.3g} s per judgment, under {th.fast_fraction:g} of the "
-                f"crowd's median {crowd_median:.3g} s (implausibly fast)"
-            )
-            score /= 2
-        out.append(
-            {
-                "assessor": j.assessors[a],
-                "judgments": int(per[a]),
-                "gold_pairs": int(gold_n[a]),
-                "gold_accuracy": float(gold_acc[a]),
-                "agreement_with_aggregate": float(agreement[a]),
-                "accuracy": float(accuracy[a]),
-                "kappa": float(kappa[a]),
-                "confusion": conf[a].tolist(),
-                "median_seconds": float(median_s[a]),
-                "top_label_share": float(top_share[a]),
-                "score": score,
-                "reasons": reasons,
-            }
-        )
-    return sorted(out, key=lambda r: (r["score"], r["assessor"]))
+        ]
+    if flag == "disagrees":
+        return [
+            f"agrees with the aggregate on {v:.2f} of the pairs < {th.min_agreement:g}"
+            for v in cols["agreement_with_aggregate"][codes].tolist()
+        ]
+    if flag == "straight":
+        return [
+            f"the same label for all {n} judgments (straight-lining)"
+            for n in cols["judgments"][codes].tolist()
+        ]
+    crowd = cols["crowd_median"]
+    return [
+        f"median {v:.3g} s per judgment, under {th.fast_fraction:g} of the crowd's median "
+        f"{crowd:.3g} s (implausibly fast)"
+        for v in cols["median_seconds"][codes].tolist()
+    ]
+
+
+def assessor_reasons(cols: dict, codes: np.ndarray) -> list[list[str]]:
+    """The reasons given for each assessor code in ``codes``, in :data:`FLAGS` order
+    (one pass per flag over the flagged assessors only)."""
+    out: list[list[str]] = [[] for _ in range(len(codes))]
+    for flag in FLAGS:
+        hit = np.flatnonzero(cols[flag][codes])
+        for i, text in zip(hit.tolist(), _texts(flag, cols, codes[hit]), strict=True):
+            out[i].append(text)
+    return out
+
+
+def assessor_rows(
+    j: Judgments, cols: dict, start: int = 0, stop: int | None = None, *, undefined=np.nan
+):
+    """The dicts of :func:`assessor_quality` for positions ``start:stop`` of the worst-
+    first order (a slice, so a caller can write a million assessors in pieces);
+    ``undefined`` stands for every non-finite number (None: ready for JSON)."""
+    codes = cols["order"][start:stop]
+    values = [_values(cols[c][codes], undefined) for c in COLUMNS]
+    confusion = _values(cols["confusion"][codes], undefined)
+    reasons = assessor_reasons(cols, codes)
+    names = [j.assessors[a] for a in codes.tolist()]
+    rows = []
+    for name, conf, why, *v in zip(names, confusion, reasons, *values, strict=True):
+        row = {"assessor": name, **dict(zip(COLUMNS[:6], v[:6], strict=True))}
+        row["confusion"] = conf
+        row.update(zip(COLUMNS[6:], v[6:], strict=True))
+        row["reasons"] = why
+        rows.append(row)
+    return rows
+
+
+def _values(x: np.ndarray, undefined) -> list:
+    """``x.tolist()`` with ``undefined`` for every non-finite float."""
+    if x.dtype.kind != "f" or (undefined is not None and np.isnan(undefined)):
+        return x.tolist()
+    finite = np.isfinite(x)
+    if finite.all():
+        return x.tolist()
+    out = x.astype(object)
+    out[~finite] = undefined
+    return out.tolist()
+
+
+def assessor_quality(
+    j: Judgments,
+    *,
+    gold=None,
+    aggregate: Aggregate | None = None,
+    thresholds: Thresholds | None = None,
+) -> list[dict]:
+    """One dict per assessor (sorted by score, worst first).
+
+    Keys: ``assessor``, ``judgments``, ``gold_pairs``, ``gold_accuracy``,
+    ``agreement_with_aggregate`` (share of the assessor's labels equal to the aggregate
+    label of the pair, abstentions left out), ``accuracy`` (Dawid–Skene estimate
+    ``sum_k p_k pi[k, k]``), ``kappa`` (``(accuracy - chance) / (1 - chance)``,
+    ``chance = sum_k p_k q_k`` with ``q_k = sum_l p_l pi[l, k]`` the assessor's rate of
+    label ``k``; 0 for a spammer, whose rows of ``pi`` are equal: Raykar & Yu 2012),
+    ``confusion`` (rows: true label, columns: given), ``median_seconds``,
+    ``top_label_share``, ``score`` and ``reasons``.
+
+    The score is ``kappa`` clipped to [0, 1], capped by the gold accuracy when there
+    are at least ``min_gold`` gold pairs, and halved for each behavioural reason
+    (straight-lining, implausibly fast work). Computed whole-array by
+    :func:`assessor_columns`.
+    """
+    cols = assessor_columns(j, gold=gold, aggregate=aggregate, thresholds=thresholds)
+    return assessor_rows(j, cols)
 
 
 def judgments_needed(

@@ -33,8 +33,9 @@ import os
 
 import numpy as np
 
-from ..core import segments
-from ..core.measures.gain import MAX_EXP_GAIN, gain_of
+from ..core import libm, segments
+from ..core.measures.gain import MAX_EXP_GAIN, exp_gain, gain_of
+from ..core.measures.graded_extra import err_stop
 from ..core.measures.registry import Measure
 
 # trec family -> kernel kind (binary-relevance measures taking `rel`)
@@ -47,6 +48,8 @@ _BINARY = {
     "RR": "rr",
     "Bpref": "bpref",
 }
+# every trec family the kernel computes (parameters it does not take make kernel() None)
+FAMILIES = (*_BINARY, "AP", "nDCG", "ERR")
 DEFAULT_LEVEL = 1  # JudgedRun's default relevance level (trec_eval -l 1)
 
 
@@ -72,8 +75,9 @@ def kernel(layout, data, terms, convention: str):
     labels = np.ascontiguousarray(data.labels[layout.rows], dtype=np.int64)
     width = max(layout.width, 1)
     if convention == "letor":
-        r = np.arange(1, width + 1, dtype=np.float64)
-        discount = np.maximum(1.0, np.log2(np.maximum(r, 2.0)))  # LETOR: 1, 1, log2 r
+        from .letor import log2_ranks
+
+        discount = log2_ranks(width)  # LETOR: 1, 1, log2 r
     else:
         discount = np.ascontiguousarray(segments.log2_discounts(width), dtype=np.float64)
     specs = []
@@ -90,6 +94,14 @@ def kernel(layout, data, terms, convention: str):
     columns = np.ascontiguousarray(layout.rows, dtype=np.int64)
     offsets = np.ascontiguousarray(layout.offsets, dtype=np.int64)
     return _engine.LtrKernel(offsets, labels, discount, specs, x, columns)
+
+
+def _per_value(f, values: np.ndarray) -> np.ndarray:
+    """``f`` of every value, computed once per distinct value: the gains go through the
+    C library's functions (:mod:`cranfield.core.libm`) as in the measures' own kernels,
+    and a training set has millions of documents but a handful of labels."""
+    distinct, inverse = np.unique(values, return_inverse=True)
+    return np.ascontiguousarray(np.asarray(f(distinct), dtype=np.float64)[inverse])
 
 
 def _spec(kind, cutoff=None, level=DEFAULT_LEVEL, normalise="R", short=False, a=None, b=None):
@@ -115,26 +127,25 @@ def _trec_spec(m: Measure, labels: np.ndarray):
         if params["dcg"] == "exp-log2":
             if len(g) and g.max() > MAX_EXP_GAIN:
                 return None  # the NumPy path raises the error
-            g = np.exp2(g) - 1.0
+            g = _per_value(exp_gain, g)
         return _spec("ndcg", cutoff, a=np.ascontiguousarray(g, dtype=np.float64))
     if name == "ERR":
         max_grade = int(params["max_grade"])
         if len(labels) and labels.max() > max_grade:
             return None  # the NumPy path raises when such a document is ranked
-        g = np.where(labels > 0, labels, 0).astype(np.float64)
-        stop = (np.exp2(g) - 1.0) / 2.0**max_grade
-        return _spec("err", cutoff, a=stop, b=np.ascontiguousarray(np.log1p(-stop)))
+        stop = _per_value(lambda u: err_stop(u, max_grade), labels)
+        log_continue = _per_value(lambda u: libm.log1p(-err_stop(u, max_grade)), labels)
+        return _spec("err", cutoff, a=stop, b=log_continue)
     return None
 
 
 def _letor_spec(m, labels: np.ndarray):
-    from .letor import MAX_LABEL
+    from .letor import MAX_LABEL, gains
 
     if m.kind == "ndcg":
         if len(labels) and labels.max() > MAX_LABEL:
             return None  # the NumPy path raises the error
-        g = np.exp2(np.maximum(labels, 0).astype(np.float64)) - 1.0
-        return _spec("ndcg", m.k, short=True, a=g)
+        return _spec("ndcg", m.k, short=True, a=np.ascontiguousarray(gains(labels)))
     if m.kind == "p":
         return _spec("p", m.k, 1)
     return _spec("ap", None, 1)

@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from ..core import segments
-from ..errors import InputError, ParameterError
+from ..errors import InputError, ParameterError, number_shown
 
 NORMALISATIONS = ("query", "none")
 
@@ -130,13 +130,16 @@ def query_min_max(features: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     starts = offsets[:-1]
     lengths = np.diff(offsets)
     lo = np.minimum.reduceat(features, starts, axis=0)
-    hi = np.maximum.reduceat(features, starts, axis=0)
-    span = hi - lo
-    lo_rows = np.repeat(lo, lengths, axis=0)
-    span_rows = np.repeat(span, lengths, axis=0)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        out = (features - lo_rows) / span_rows
-    out[np.repeat(span == 0, lengths, axis=0)] = 0.0
+    with np.errstate(over="ignore"):
+        span = np.maximum.reduceat(features, starts, axis=0) - lo
+    # in place: about three documents x features matrices at the peak, not five
+    with np.errstate(invalid="ignore", over="ignore"):  # spans near 2 x 1e308
+        out = features - np.repeat(lo, lengths, axis=0)
+        span_rows = np.repeat(span, lengths, axis=0)
+        flat = span_rows == 0
+        span_rows[flat] = 1.0
+        np.divide(out, span_rows, out=out)
+    out[flat] = 0.0
     return out
 
 
@@ -200,12 +203,18 @@ def _grades(y: np.ndarray, source: str) -> np.ndarray:
             f = y.astype(np.float64)
         except (TypeError, ValueError):
             raise InputError("labels must be numbers", source) from None
-        bad = ~np.isfinite(f) | (f != np.round(f)) | (np.abs(f) > 2**31)
+        bad = ~np.isfinite(f) | (f != np.round(f))
         if bad.any():
+            i = int(np.argmax(bad))
+            raise InputError(f"label {number_shown(y[i])} is not a whole number", source, i + 1)
+        big = np.abs(f) > 2**31
+        if big.any():
+            i = int(np.argmax(big))
             raise InputError(
-                f"label {y[np.argmax(bad)]!r} is not a whole number",
+                f"label {number_shown(y[i])} is out of range (labels are whole numbers "
+                "from 0 to 2^31)",
                 source,
-                int(np.argmax(bad)) + 1,
+                i + 1,
             )
         g = f.astype(np.int64)
     if np.any(g < 0):

@@ -20,9 +20,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cache
 
 import numpy as np
 
+from ..core import libm
+from ..core.measures.gain import exp_gain
 from ..errors import MeasureError
 
 LETOR_MEASURES = ("NDCG@k", "P@k", "MAP")
@@ -53,10 +56,27 @@ def letor_measure(name: str) -> LetorMeasure:
     )
 
 
+@cache
+def _gain_table() -> np.ndarray:
+    return exp_gain(np.arange(MAX_LABEL + 1))
+
+
+def gains(labels: np.ndarray) -> np.ndarray:
+    """LETOR's NDCG gain 2^label - 1 of labels up to :data:`MAX_LABEL` (negative labels
+    gain 0), by the measures' own exponential gain (:func:`~cranfield.core.measures.gain.exp_gain`)."""
+    return _gain_table()[np.clip(labels, 0, MAX_LABEL).astype(np.int64)]
+
+
+def log2_ranks(n: int) -> np.ndarray:
+    """The denominators of LETOR's discount of ranks 1..n: 1, 1, log2(3), log2(4), ...
+    (the C library's log2, :mod:`cranfield.core.libm`)."""
+    r = np.arange(1, n + 1, dtype=np.float64)
+    return np.maximum(1.0, libm.log2(np.maximum(r, 2.0)))
+
+
 def discounts(n: int) -> np.ndarray:
     """LETOR's discount of ranks 1..n: 1, 1, 1/log2(3), 1/log2(4), ..."""
-    r = np.arange(1, n + 1, dtype=np.float64)
-    return 1.0 / np.maximum(1.0, np.log2(np.maximum(r, 2.0)))
+    return 1.0 / log2_ranks(n)
 
 
 def letor_values(measure: LetorMeasure, ranked: np.ndarray, block) -> np.ndarray:
@@ -74,9 +94,9 @@ def letor_values(measure: LetorMeasure, ranked: np.ndarray, block) -> np.ndarray
         top = _top(ranked, k)
         ideal = _top(block.ideal[None], k)[0]
         d = discounts(k)
-        dcg = np.exp2(np.maximum(top, 0)) - 1.0
+        dcg = gains(top)
         dcg = (dcg * d).sum(axis=2)
-        idcg = ((np.exp2(np.maximum(ideal, 0)) - 1.0) * d).sum(axis=1)
+        idcg = (gains(ideal) * d).sum(axis=1)
         with np.errstate(invalid="ignore", divide="ignore"):
             out = np.where(idcg > 0, dcg / np.where(idcg > 0, idcg, 1.0), 0.0)
         out[:, lengths < k] = 0.0

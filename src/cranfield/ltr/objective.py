@@ -197,16 +197,12 @@ class Layout:
             out.append(b.labels[np.arange(len(b.queries))[None, :, None], order])
         return out
 
-    def judged_run(
-        self, ranked: list[np.ndarray], depth: int | None = None, memo=None
-    ) -> JudgedRun:
+    def judged_run(self, ranked: list[np.ndarray], depth: int | None = None) -> JudgedRun:
         """All rankings of every block as one JudgedRun (every document judged), the
         rankings in (block, individual, query) order.
 
         ``depth`` keeps the top ``depth`` documents of each ranking (trec_eval ``-M``),
-        which changes no value of a measure at a rank cutoff <= depth. ``memo``: the
-        arrays derived from the qrels alone (ideal rankings, relevant counts) of an
-        earlier JudgedRun of the same shape, reused as they are.
+        which changes no value of a measure at a rank cutoff <= depth.
         """
         p = ranked[0].shape[0]
         widths = tuple(r.shape[2] for r in ranked)
@@ -229,7 +225,7 @@ class Layout:
         masks, offsets, qrels_offsets, grades = self._structure[key]
         flat = [r[:, m].reshape(-1) for r, m in zip(ranked, masks, strict=True)]
         count = p * self.num_queries
-        jr = JudgedRun(
+        return JudgedRun(
             query_ids=np.arange(count),
             offsets=offsets,
             labels=np.concatenate(flat).astype(np.int64),
@@ -237,11 +233,6 @@ class Layout:
             qrels_grades=grades,
             in_run=np.ones(count, dtype=bool),
         )
-        if memo is not None:
-            ideal, num_rel = memo
-            jr._memo.update(ideal)
-            jr._num_rel_cache.update(num_rel)
-        return jr
 
     def by_query(self, values: list[np.ndarray], p: int) -> np.ndarray:
         """``P x Q`` (evaluation order) from per-block ``P x Qb`` values."""
@@ -278,16 +269,6 @@ def top_order(neg: np.ndarray, k: int) -> np.ndarray:
     pos = np.nonzero(chosen)[-1].reshape(*neg.shape[:-1], k)
     sub = np.take_along_axis(neg, pos, axis=-1)
     return np.take_along_axis(pos, np.argsort(sub, axis=-1, kind="stable"), axis=-1)
-
-
-# memo entries of a JudgedRun that depend on the qrels alone (core/measures/gain.py's
-# ideal rankings): shared by every population of one size
-_QRELS_ONLY = ("ideal",)
-
-
-def _qrels_memo(jr: JudgedRun):
-    ideal = {k: v for k, v in jr._memo.items() if isinstance(k, tuple) and k[0] in _QRELS_ONLY}
-    return ideal, dict(jr._num_rel_cache)
 
 
 class Objective:
@@ -340,7 +321,6 @@ class Objective:
         cells = sum(b.pad.size for b in self.layout.blocks)
         self.batch = max(1, int(4_000_000 // max(cells, 1)))
         self.depth = _depth(self.terms) if convention == "trec" else None
-        self._memo: dict = {}
         if backend not in BACKENDS:
             raise ParameterError("backend", "one of " + ", ".join(BACKENDS), backend)
         self.kernel = None
@@ -415,14 +395,11 @@ class Objective:
                 for t in self.terms
             ]
         ranked = layout.ranked_labels(w, self.depth)
-        jr = layout.judged_run(ranked, self.depth, self._memo.get(p))
-        values = [
+        jr = layout.judged_run(ranked, self.depth)
+        return [
             layout.by_query(layout.split(t.measure.compute(jr).astype(np.float64), p), p)
             for t in self.terms
         ]
-        if p not in self._memo and len(self._memo) < 8:
-            self._memo[p] = _qrels_memo(jr)
-        return values
 
     def _kernel_values(self, w: np.ndarray) -> np.ndarray:
         """``P x T x Q`` values from the compiled kernel (``w`` checked, P in a batch)."""

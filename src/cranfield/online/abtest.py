@@ -14,6 +14,11 @@ import math
 import numpy as np
 
 from ..errors import InputError, ParameterError, require
+from ..output import monte_carlo_bound
+
+#: Largest magnitude of a value the statistics take: sums of squares of up to 10^8
+#: such values stay finite (1e150^2 * 1e8 = 1e308).
+LARGEST = 1e150
 
 
 def _check(a, b, minimum: int = 2):
@@ -21,6 +26,14 @@ def _check(a, b, minimum: int = 2):
     b = np.asarray(b, dtype=float)
     if a.size < minimum or b.size < minimum:
         raise InputError(f"each variant needs at least {minimum} units", "A/B test")
+    for v in (a, b):
+        if v.size and not np.abs(v).max() <= LARGEST:
+            worst = float(v[np.argmax(~(np.abs(v) <= LARGEST))])
+            raise InputError(
+                f"a value of {worst:g} is beyond ±{LARGEST:g}, where squares and sums "
+                "overflow: rescale the metric",
+                "A/B test",
+            )
     return a, b
 
 
@@ -66,16 +79,62 @@ def welch(a, b, confidence: float = 0.95) -> dict:
     }
 
 
-def mann_whitney(a, b) -> dict:
+#: Above this many pairs (n_a n_b) the order statistics of the pairwise differences are
+#: found by bisection on their value (memory O(n_a + n_b)) instead of enumerating them.
+PAIRS_IN_MEMORY = 1 << 22
+
+
+def _difference_order_statistics(a: np.ndarray, b: np.ndarray, ranks) -> np.ndarray:
+    """The ``ranks``-th smallest (1-based) of the ``n_a n_b`` differences ``b_j - a_i``.
+
+    Up to :data:`PAIRS_IN_MEMORY` pairs: all differences and ``np.partition``; above,
+    bisection on the value with the count ``#{b_j - a_i <= t} = sum_j #{a_i >= b_j - t}``
+    (one ``searchsorted`` per step), to adjacent doubles: exact up to the rounding of
+    ``b_j - t``."""
+    ranks = np.asarray(ranks, np.int64)
+    if a.size * b.size <= PAIRS_IN_MEMORY:
+        d = np.subtract.outer(b, a).ravel()
+        return np.partition(d, ranks - 1)[ranks - 1]
+    a = np.sort(a)
+    lo = np.full(ranks.shape, float(b.min() - a.max()))
+    hi = np.full(ranks.shape, float(b.max() - a.min()))
+
+    def count(t):
+        return (a.size - np.searchsorted(a, b[None, :] - t[:, None], side="left")).sum(axis=1)
+
+    for _ in range(2100):  # bisection halves the gap: about 64 steps each on doubles
+        mid = lo + (hi - lo) / 2
+        moving = (mid > lo) & (mid < hi)
+        if not moving.any():
+            break
+        enough = count(mid) >= ranks
+        hi = np.where(moving & enough, mid, hi)
+        lo = np.where(moving & ~enough, mid, lo)
+    return hi
+
+
+def mann_whitney(a, b, confidence: float = 0.95) -> dict:
     r"""Mann–Whitney U test, two-sided, normal approximation with tie and continuity
-    corrections (as :func:`scipy.stats.mannwhitneyu` with ``method="asymptotic"``).
+    corrections (as :func:`scipy.stats.mannwhitneyu` with ``method="asymptotic"``),
+    with the Hodges–Lehmann shift and its distribution-free interval.
 
     :math:`U_b = R_b - n_b(n_b+1)/2` (``R_b``: rank sum of ``b`` in the pooled sample,
-    average ranks for ties), :math:`z = (|U_b - n_a n_b / 2| - 1/2) / \sigma`,
-    :math:`\sigma^2 = \frac{n_a n_b}{12}\left(n + 1 - \frac{\sum (t^3 - t)}{n(n-1)}\right)`.
+    average ranks for ties), :math:`\mu = n_a n_b / 2`,
+    :math:`\sigma^2 = \frac{n_a n_b}{12}\left(n + 1 - \frac{\sum (t^3 - t)}{n(n-1)}\right)`,
+    :math:`z = \operatorname{sign}(U_b - \mu)\,\max(|U_b - \mu| - 1/2, 0) / \sigma`: positive
+    when ``b`` tends to be larger (SciPy's one-sided statistic), so its sign is that of
+    the difference; ``p = min(1, 2 \Phi(-|z|))``.
+
+    ``difference``: the Hodges–Lehmann estimate of the shift, the median of the
+    :math:`n_a n_b` differences :math:`b_j - a_i` (Hodges & Lehmann 1963); ``ci``: the
+    order statistics :math:`[D_{(C)}, D_{(n_a n_b + 1 - C)}]` with
+    :math:`C = \lceil \mu - z_{1-\alpha/2}\sigma \rceil`, the shifts the
+    normal-approximation test does not reject (Lehmann 1975, ch. 2; Hollander & Wolfe
+    1999, ch. 4); undefined (``nan``) when :math:`C < 1`.
     """
     st = require("scipy.stats", "stats")
     a, b = _check(a, b, 1)
+    c = _confidence(confidence)
     na, nb = a.size, b.size
     n = na + nb
     ranks = st.rankdata(np.concatenate([b, a]))
@@ -87,9 +146,23 @@ def mann_whitney(a, b) -> dict:
     if sigma == 0:
         z = p = math.nan
     else:
-        z = (abs(u - mu) - 0.5) / sigma
-        p = float(min(1.0, 2 * st.norm.sf(z)))
-    return {"test": "mann-whitney", "statistic": u, "z": z, "p_value": p}
+        z = math.copysign(max(abs(u - mu) - 0.5, 0.0), u - mu) / sigma
+        p = float(min(1.0, 2 * st.norm.sf(abs(z))))
+    pairs = na * nb
+    middle = [(pairs + 1) // 2, pairs // 2 + 1]
+    cut = math.ceil(mu - float(st.norm.ppf(0.5 + c / 2)) * sigma)
+    ends = [cut, pairs + 1 - cut] if cut >= 1 else []
+    stats = _difference_order_statistics(a, b, middle + ends)
+    low, high = (float(stats[2]), float(stats[3])) if ends else (math.nan, math.nan)
+    return {
+        "test": "mann-whitney",
+        "statistic": u,
+        "z": z,
+        "p_value": p,
+        "difference": float(stats[0] / 2 + stats[1] / 2),
+        "estimate": "hodges-lehmann",
+        "ci": [low, high],
+    }
 
 
 def bootstrap_ci(a, b, confidence: float = 0.95, replicates: int = 2000, seed: int = 0) -> dict:
@@ -98,7 +171,9 @@ def bootstrap_ci(a, b, confidence: float = 0.95, replicates: int = 2000, seed: i
     ``numpy.random.default_rng(seed)`` in blocks of at most 256 replicates and about
     4 million drawn indices (so memory stays bounded and the result depends only on the
     data and the seed). Also the two-sided bootstrap p-value
-    ``2 min(P*(d <= 0), P*(d >= 0))``, capped at 1."""
+    ``2 min(P*(d <= 0), P*(d >= 0))``, capped at 1; when no replicate reaches 0 that is
+    0, and the p-value reported is the resolution ``2 / (replicates + 1)``
+    (:func:`cranfield.output.monte_carlo_bound`) with ``p_value_is_bound`` true."""
     a, b = _check(a, b, 1)
     c = _confidence(confidence)
     if (
@@ -117,11 +192,13 @@ def bootstrap_ci(a, b, confidence: float = 0.95, replicates: int = 2000, seed: i
         diffs[start : start + m] = b[ib].mean(axis=1) - a[ia].mean(axis=1)
     low, high = np.quantile(diffs, [0.5 - c / 2, 0.5 + c / 2])
     p = min(1.0, 2 * min(float((diffs <= 0).mean()), float((diffs >= 0).mean())))
+    bound = p == 0
     return {
         "test": "bootstrap",
         "difference": float(b.mean() - a.mean()),
         "ci": [float(low), float(high)],
-        "p_value": p,
+        "p_value": monte_carlo_bound(replicates) if bound else p,
+        "p_value_is_bound": bound,
         "replicates": replicates,
     }
 
@@ -168,9 +245,14 @@ def ratio_delta(num_a, den_a, num_b, den_b, confidence: float = 0.95) -> dict:
     }
 
 
+#: Relative size of rounding noise: 16 units in the last place of a double.
+ROUNDING = 16 * np.finfo(float).eps
+
+
 def cuped(a, b, a_pre, b_pre, confidence: float = 0.95) -> dict:
     r"""CUPED (Deng, Xu, Kohavi & Walker 2013): with the pre-period covariate ``x``,
-    :math:`\theta = \mathrm{cov}(y, x) / \mathrm{var}(x)` on all units pooled and
+    :math:`\theta = \mathrm{cov}(y, x) / \mathrm{var}(x)` on the units of ``a`` and ``b`` pooled (the
+    two variants compared, not every variant of the experiment) and
     :math:`y' = y - \theta (x - \bar x)`; Welch's test on ``y'``. Reports ``theta``
     and the variance reduction :math:`1 - \mathrm{var}(y') / \mathrm{var}(y)`."""
     a, b = _check(a, b)
@@ -183,6 +265,20 @@ def cuped(a, b, a_pre, b_pre, confidence: float = 0.95) -> dict:
     theta = float(np.cov(y, x, ddof=1)[0, 1] / vx) if vx > 0 else 0.0
     adj = y - theta * (x - x.mean())
     out = welch(adj[: a.size], adj[a.size :], confidence)
+    noise = ROUNDING * (float(np.abs(y).max()) + abs(theta) * float(np.abs(x - x.mean()).max()))
+    if max(adj[: a.size].std(), adj[a.size :].std()) <= noise:
+        diff = out["difference"] if abs(out["difference"]) > noise else 0.0
+        out.update(
+            difference=diff,
+            relative=diff / out["mean_control"] if out["mean_control"] != 0 else math.nan,
+            se=math.nan,
+            statistic=math.nan,
+            df=math.nan,
+            p_value=math.nan,
+            ci=[diff, diff],
+            note="the covariate predicts the metric exactly (the adjusted values are "
+            "constant within rounding in each variant): no test",
+        )
     vy = y.var(ddof=1)
     out.update(
         test="cuped",

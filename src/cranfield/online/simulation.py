@@ -52,15 +52,11 @@ def _lists(run, depth: int) -> dict[str, list[str]]:
 
 def _model(click_model, qrels_dict, lists, queries, depth, position_bias):
     from ..clicks import from_qrels
-    from ..clicks.simulate import QRELS_MODELS
+    from ..clicks.registry import QRELS_MODELS, get
 
     if not isinstance(click_model, str):
         return click_model, click_model.name
-    name = {"cascade": "cm"}.get(click_model, click_model)
-    if name not in QRELS_MODELS:
-        raise ParameterError(
-            "click model", "one of " + ", ".join((*QRELS_MODELS, "cascade")), click_model
-        )
+    name = get(click_model, QRELS_MODELS).name
     # every candidate document has a grade: an unjudged one is not relevant (0)
     grades = {}
     for q in queries:

@@ -33,6 +33,9 @@ COMBINE = ("max", "min")
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._@+-]*$")
 
 
+_INTEGER = re.compile(r"[+-]?\d+")
+
+
 def check_assessors(names: Sequence[str]) -> list[str]:
     """Assessor names: non-empty, distinct, usable as file names."""
     out = [str(n) for n in names]
@@ -174,6 +177,12 @@ def read_pool_pairs(path: str) -> pa.Table:
                 q, d = f
             elif len(f) == 4:
                 q, d = f[0], f[2]
+                if not _INTEGER.fullmatch(f[3]):  # a pool in qrels form: qid 0 docid grade
+                    raise InputError(
+                        f"expected an integer grade in field 4 (qid 0 docid grade), got {f[3]!r}",
+                        path,
+                        no,
+                    )
             else:
                 raise InputError(
                     f"expected 2 fields (qid docid) or 4 (qid 0 docid grade), got {len(f)}",
@@ -321,6 +330,33 @@ class Merged:
         return sink.getvalue()
 
 
+def _check_package_grades(table: pa.Table, path: str) -> None:
+    """A package's grades are whole numbers from -1 up: -1 is "not yet judged" (as
+    :func:`write_packages` writes it), anything below is refused with its line."""
+    from ..core.io.grades import first_fractional_grade
+
+    fractional = first_fractional_grade(path)  # the qrels reader truncates it, as trec_eval
+    if fractional is not None:
+        raise InputError(
+            f"grade {fractional[1]} is not a whole number (-1: not yet judged)", path, fractional[0]
+        )
+    grades = table["relevance"]
+    low = pa.compute.less(grades, -1)
+    if not pa.compute.any(low).as_py():
+        return
+    value = pa.compute.filter(grades, low)[0].as_py()
+    with open(path, encoding="utf-8", errors="replace") as fh:
+        for no, line in enumerate(fh, start=1):
+            f = line.split()
+            if len(f) == 4 and _INTEGER.fullmatch(f[3]) and int(f[3]) < -1:
+                raise InputError(
+                    f"grade {f[3]} below -1: grades are 0 and up, -1 marks a pair not yet judged",
+                    path,
+                    no,
+                )
+    raise InputError(f"grade {value} below -1 (-1 marks a pair not yet judged)", path)
+
+
 def merge_packages(directory: str, combine: str = "max") -> Merged:
     """Read the judged packages of ``directory`` (as written by :func:`write_packages`,
     grades filled in) into one qrels.
@@ -352,6 +388,7 @@ def merge_packages(directory: str, combine: str = "max") -> Merged:
         if not os.path.isfile(path):
             raise InputError(f"the package of {person!r} is missing", path)
         t = Qrels.read(path).table
+        _check_package_grades(t, path)
         qs = t["query_id"].to_pylist()
         foreign = sorted(set(qs) - topics_of[person], key=str.encode)
         if foreign:

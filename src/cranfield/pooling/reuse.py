@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import ParameterError
+from ..output import number_cell
 from .candidates import collect, contributions, pair_keys
 from .groups import resolve_groups
 from .pool import as_runs, check_depth
@@ -394,7 +395,7 @@ def render(result: ReuseResult, fmt: str = "text", digits: int = 4) -> str:
         raise ParameterError("format", "one of text, json, markdown", fmt)
 
     def num(v: float) -> str:
-        return "-" if math.isnan(v) else f"{v:.{digits}f}"
+        return number_cell(v, digits)
 
     parts = []
     if result.subsample is None:

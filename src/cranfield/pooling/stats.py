@@ -300,12 +300,7 @@ def render(stats: PoolStats, fmt: str = "text", digits: int = 4) -> str:
     if stats.overlap is not None:
         names = list(stats.overlap)
         o_body = [
-            [a]
-            + [
-                "-" if math.isnan(stats.overlap[a][b]) else f"{stats.overlap[a][b]:.{digits}f}"
-                for b in names
-            ]
-            for a in names
+            [a] + [output.number_cell(stats.overlap[a][b], digits) for b in names] for a in names
         ]
         o_title = f"mean Jaccard overlap of the runs' top {stats.depth} (over topics)"
         lead = f"**{o_title}**\n\n" if fmt == "markdown" else f"# {o_title}\n"

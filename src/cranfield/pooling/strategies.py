@@ -1,10 +1,12 @@
 """The pool strategy registry: each strategy is declared once, with its parameters.
 
-A :class:`StrategyDef` names a strategy, declares its typed parameters (defaults and
-range checks), its definition and its source, and the kernel that selects the pooled
-(topic, document) pairs of all topics at once from the coded ranked documents of the
-runs (:class:`~cranfield.pooling.candidates.Candidates`). Kernels are whole-array NumPy
-operations: no loop over topics or documents.
+A :class:`StrategyDef` (the one declaration shape of cranfield's registries,
+:mod:`cranfield.core.declarations`) names a strategy, declares its typed parameters
+(defaults and ranges, in the shared :class:`~cranfield.core.declarations.Param`
+vocabulary), its formula and its source, and its behaviour: the kernel that selects the
+pooled (topic, document) pairs of all topics at once from the coded ranked documents of
+the runs (:class:`~cranfield.pooling.candidates.Candidates`). Kernels are whole-array
+NumPy operations: no loop over topics or documents.
 
 Strategies are written ``name`` or ``name(param=value, ...)``, e.g. ``depth(k=100)``,
 ``budget(n=500, order=rrf)``; :func:`parse` reads that form and :func:`canonical`
@@ -13,102 +15,51 @@ prints it.
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from ..core import segments
+from ..core import libm, segments
+from ..core.declarations import Declaration, Param, Registry, integer_at_least, number_in
 from ..errors import ParameterError
 from .candidates import Candidates
 
 __all__ = ["Param", "StrategyDef", "STRATEGIES", "lookup", "split", "parse", "canonical", "select"]
 
 
-@dataclass(frozen=True)
-class Param:
-    """One parameter of a strategy: type, default, and the values allowed."""
-
-    name: str
-    kind: type
-    default: Any
-    doc: str
-    allowed: str
-    check: Callable[[Any], bool] | None = None
-    choices: tuple = ()
-
-    def coerce(self, value: Any, strategy: str) -> Any:
-        label = f"{strategy} parameter {self.name}"
-        try:
-            if self.kind is int:
-                if isinstance(value, bool) or (isinstance(value, float) and not value.is_integer()):
-                    raise ValueError
-                value = int(value)
-            elif self.kind is float:
-                if isinstance(value, bool):
-                    raise ValueError
-                value = float(value)
-                if not math.isfinite(value):
-                    raise ValueError
-            else:
-                value = str(value)
-        except (TypeError, ValueError):
-            raise ParameterError(label, self.allowed, value) from None
-        if (self.choices and value not in self.choices) or (self.check and not self.check(value)):
-            raise ParameterError(label, self.allowed, value)
-        return value
+_set = object.__setattr__
 
 
-@dataclass(frozen=True)
-class StrategyDef:
-    """Declaration of a pool strategy."""
+class StrategyDef(Declaration):
+    """Declaration of a pool strategy (:class:`~cranfield.core.declarations.Declaration`).
 
-    name: str
-    kernel: Callable[..., np.ndarray] = field(repr=False)
-    summary: str
-    definition: str
-    reference: str
-    params: tuple[Param, ...] = ()
-    max_rank: Callable[[dict], int | None] = field(default=lambda params: None, repr=False)
+    ``behaviour`` is the kernel, ``behaviour(cands, **params) -> sorted pair keys``;
+    ``max_rank(params)`` is the deepest rank it can select (None: any), so that only
+    those ranks are collected.
+    """
 
-    def resolve(self, given: dict[str, Any]) -> dict[str, Any]:
-        """Defaults filled in and every value checked; unknown names are an error."""
-        names = [p.name for p in self.params]
-        for key in given:
-            if key not in names:
-                raise ParameterError(
-                    f"{self.name} parameter", "one of " + ", ".join(names), key
-                ) from None
-        out = {}
-        for p in self.params:
-            if p.name in given and given[p.name] is not None:
-                out[p.name] = p.coerce(given[p.name], self.name)
-            elif p.default is None:
-                raise ParameterError(f"{self.name} parameter {p.name}", p.allowed, None)
-            else:
-                out[p.name] = p.default
-        return out
+    __slots__ = ("max_rank",)
+    _no_repr = ("behaviour", "max_rank")
+    max_rank: Callable[[dict], int | None]
+
+    def __init__(
+        self,
+        *declared: Any,
+        max_rank: Callable[[dict], int | None] = lambda params: None,
+        **named: Any,
+    ) -> None:
+        """``declared``/``named``: the fields of :class:`Declaration`, then ``max_rank``."""
+        super().__init__(*declared, **named)
+        _set(self, "max_rank", max_rank)
 
 
-STRATEGIES: dict[str, StrategyDef] = {}
+STRATEGIES: Registry = Registry("pool strategy")
 
 
-def register(definition: StrategyDef) -> StrategyDef:
-    if definition.name in STRATEGIES:
-        raise ValueError(f"pool strategy {definition.name!r} already registered")
-    STRATEGIES[definition.name] = definition
-    return definition
-
-
-def lookup(name: str) -> StrategyDef:
-    """The strategy called ``name``; an unknown name lists the registered ones."""
-    found = STRATEGIES.get(name.strip().lower()) if isinstance(name, str) else None
-    if found is None:
-        raise ParameterError("pool strategy", "one of " + ", ".join(STRATEGIES), name)
-    return found
+register = STRATEGIES.register
+lookup = STRATEGIES.lookup  # the strategy called ``name``; an unknown one lists them all
 
 
 _SPEC = re.compile(r"^\s*([A-Za-z_][\w-]*)\s*(?:\((.*)\))?\s*$", re.S)
@@ -170,7 +121,7 @@ def select(definition: StrategyDef, params: dict[str, Any], cands: Candidates) -
         k: min(v, MAX_RANK) if isinstance(v, int) and not isinstance(v, bool) else v
         for k, v in params.items()
     }
-    return definition.kernel(cands, **capped)
+    return definition.behaviour(cands, **capped)
 
 
 # --- helpers: whole-array segment operations over sorted keys ------------------------------
@@ -207,15 +158,13 @@ def _depth(cands: Candidates, k: int) -> np.ndarray:
 register(
     StrategyDef(
         name="depth",
-        kernel=_depth,
+        behaviour=_depth,
         summary="The top k documents of every run (TREC pooling).",
-        definition="pool(t) = union over runs r of { d : rank_r(t, d) <= k }, ranks in "
+        formula="pool(t) = union over runs r of { d : rank_r(t, d) <= k }, ranks in "
         "trec_eval's order (score descending, then doc id descending).",
         reference="Spärck Jones & van Rijsbergen 1975 (the ideal test collection); "
         "Harman 1993 (TREC-1); Voorhees & Harman 2005 (TREC, ch. 2)",
-        params=(
-            Param("k", int, 100, "pool depth: ranks per run", "an integer >= 1", lambda v: v >= 1),
-        ),
+        params=(Param("k", int, 100, "pool depth: ranks per run", **integer_at_least(1)),),
         max_rank=lambda params: params["k"],
     )
 )
@@ -237,7 +186,9 @@ def _budget(cands: Candidates, n: int, order: str, p: float, rrf_k: int) -> np.n
     if order == "rrf":
         weight = 1.0 / (rrf_k + cands.rank.astype(np.float64))
     else:
-        weight = (1.0 - p) * np.power(p, (cands.rank - 1).astype(np.float64))
+        # p^(rank-1) by the C library's pow (NumPy's differs by CPU), once per distinct rank
+        ranks, inverse = np.unique(cands.rank, return_inverse=True)
+        weight = (1.0 - p) * libm.power(p, (ranks - 1).astype(np.float64))[inverse]
     # per pair, weights largest first: equal multisets of weights give equal sums
     srt = np.lexsort((-weight, key))
     skey, sw = key[srt], weight[srt]
@@ -253,9 +204,9 @@ def _budget(cands: Candidates, n: int, order: str, p: float, rrf_k: int) -> np.n
 register(
     StrategyDef(
         name="budget",
-        kernel=_budget,
+        behaviour=_budget,
         summary="Exactly min(n, |union|) documents per topic, taken in a priority order.",
-        definition="order=take: round-robin over the runs by rank (rank 1 of every run, "
+        formula="order=take: round-robin over the runs by rank (rank 1 of every run, "
         "then rank 2, ...; runs in the order given), each document counted at its first "
         "appearance (Take@N). order=rrf: priority sum_r 1/(rrf_k + rank_r(d)). "
         "order=rbp-sum: priority sum_r (1-p) p^(rank_r(d)-1); order=rbp-max: the largest "
@@ -265,7 +216,7 @@ register(
         "pooling strategies); RRF: Cormack, Clarke & Büttcher 2009; RBP: Moffat, Webber & "
         "Zobel 2007 (strategic system comparisons via targeted relevance judgments)",
         params=(
-            Param("n", int, None, "documents per topic", "an integer >= 1", lambda v: v >= 1),
+            Param("n", int, None, "documents per topic", **integer_at_least(1)),
             Param(
                 "order",
                 str,
@@ -279,10 +230,9 @@ register(
                 float,
                 0.8,
                 "RBP persistence (rbp-sum, rbp-max)",
-                "a number strictly between 0 and 1",
-                lambda v: 0.0 < v < 1.0,
+                **number_in(0, 1, open_lo=True, open_hi=True),
             ),
-            Param("rrf_k", int, 60, "RRF rank offset", "an integer >= 0", lambda v: v >= 0),
+            Param("rrf_k", int, 60, "RRF rank offset", **integer_at_least(0)),
         ),
     )
 )

@@ -45,10 +45,11 @@ table { border-collapse: collapse; margin: 0.8em 0; font-size: 0.92em; }
 .scroll, details, #comparison { max-width: 100%; overflow-x: auto; }
 th, td { border: 1px solid #ccc; padding: 0.25em 0.6em; max-width: 24em;
          overflow-wrap: anywhere; }
-th { background: #f3f3f3; text-align: left; }
+th { background: #f3f3f3; text-align: left; overflow-wrap: break-word; hyphens: none; }
 #comparison td { white-space: nowrap; }
+#comparison { max-width: none; width: calc(100vw - max(1em, 50vw - 500px) - 1em); }
 td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
-td.best { font-weight: bold; } td.top { background: #e8f1fa; }
+td.best { font-weight: bold; } tr.baseline th { font-style: italic; } td.above { background: #e8f1fa; } td.below { background: #fbeee6; }
 .leaderboard th button { font: inherit; font-weight: bold; background: none; border: 0;
                          padding: 0; cursor: pointer; text-align: left; color: inherit; }
 .leaderboard th button:focus-visible { outline: 2px solid #0072B2; }
@@ -68,6 +69,7 @@ pre { background: #f6f6f6; padding: 0.6em; overflow-x: auto; white-space: pre-wr
 select { max-width: 100%; font: inherit; }
 @media print {
   body { max-width: none; margin: 0; font-size: 10pt; }
+  #comparison { width: auto; }
   section.measure[hidden] { display: block; }
   .needs-script, nav, details, #detail { display: none !important; }
   figure, tr { break-inside: avoid; }
@@ -236,6 +238,30 @@ def top_groups(scores: dict, tests: Sequence[str] = ("t",)) -> dict[str, set[str
     return out
 
 
+def baseline_marks(
+    scores: dict, baseline: str, tests: Sequence[str] = ("t",)
+) -> dict[str, dict[str, int]] | None:
+    """Per measure and run: +1 when significantly above the baseline, -1 when below, 0
+    otherwise (the baseline itself: 0). The tests are those of the comparison section
+    (:func:`comparison_html`: :func:`cranfield.compare.compare` against ``baseline`` on
+    the queries all runs have, Holm's correction, the first test decides), so the marks
+    agree with its table. ``None`` without SciPy."""
+    from ..compare import compare
+
+    aligned, _ = _aligned(scores)
+    marks = {m: dict.fromkeys(by_run, 0) for m, by_run in aligned.items()}
+    if len(next(iter(aligned.values()), {})) < 2:
+        return marks
+    try:
+        result = compare(aligned, baseline=baseline, tests=tests)
+    except MissingDependencyError:
+        return None
+    for row in result.rows:
+        if row.significant:
+            marks[row.measure][row.run] = 1 if row.diff > 0 else -1
+    return marks
+
+
 def mean_intervals(values: np.ndarray, confidence: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
     """t confidence interval of the mean of each row (:func:`compare.mean_difference_ci`
     against zero: ``mean +- t_{1-a/2, n-1} s / sqrt(n)``); ``nan`` without SciPy or
@@ -288,8 +314,15 @@ def _fig(fig_id: str, svg_text: str, caption: str, table_html: str) -> str:
 DEFAULT_MEASURES: tuple[str, ...] = ("AP", "nDCG@10", "P@10", "RR")
 
 
-def _leaderboard(results, numeric, groups, intervals) -> str:
-    """The runs x measures table: sortable headers, best bold, top group marked."""
+_MARKS = {
+    1: ("\u25b2", "significantly above the baseline"),
+    -1: ("\u25bc", "significantly below the baseline"),
+}
+
+
+def _leaderboard(results, numeric, marks, intervals, baseline: str) -> str:
+    """The runs x measures table: sortable headers, best bold, each run marked against
+    the baseline (:func:`baseline_marks`)."""
     header = ["run", "queries"] + [str(m) for m in numeric]
     best = {m: np.nanmax([float(r.aggregates[m]) for r in results.runs]) for m in numeric}
     out = ['<div class="scroll"><table id="summary" class="leaderboard"><thead><tr>']
@@ -297,7 +330,8 @@ def _leaderboard(results, numeric, groups, intervals) -> str:
         out.append(f'<th scope="col"><button type="button" data-col="{j}">{_e(h)}</button></th>')
     out.append("</tr></thead><tbody>")
     for i, r in enumerate(results.runs):
-        out.append(f'<tr><th scope="row">{_e(r.name)}</th>')
+        role = ' class="baseline" title="the baseline"' if r.name == baseline else ""
+        out.append(f'<tr{role}><th scope="row">{_e(r.name)}</th>')
         out.append(f'<td class="num" data-value="{len(r.query_ids)}">{len(r.query_ids)}</td>')
         for m in numeric:
             v = float(r.aggregates[m])
@@ -309,12 +343,13 @@ def _leaderboard(results, numeric, groups, intervals) -> str:
                 else ""
             )
             mark = ""
-            if groups is not None and r.name in groups[str(m)]:
-                cls += " top"
+            sign = 0 if marks is None else marks.get(str(m), {}).get(r.name, 0)
+            if sign:
+                symbol, meaning = _MARKS[sign]
+                cls += " above" if sign > 0 else " below"
                 mark = (
-                    '<span class="top-mark" aria-label="not significantly different from '
-                    'the best run" title="not significantly different from the best run">'
-                    " \u25c6</span>"
+                    f'<span class="baseline-mark" aria-label="{meaning}" title="{meaning}">'
+                    f" {symbol}</span>"
                 )
             out.append(f'<td class="{cls}" data-value="{v!r}"{ci}>{_num(v)}{mark}</td>')
         out.append("</tr>")
@@ -409,17 +444,18 @@ def build_report(
         matrices = {m: _matrix(table[m], names, topics) for m in measure_names if m in table}
         numeric_table = {m: table[m] for m in matrices}
         groups = top_groups(numeric_table, tests) if len(names) > 1 else None
+        marks = baseline_marks(numeric_table, baseline, tests) if len(names) > 1 else None
         intervals = {m: mean_intervals(matrices[m]) for m in matrices}
         bar.step("leaderboard")
 
         # ---- overview: leaderboard
         parts.append('<section id="overview"><h2>Leaderboard</h2>')
         group_note = (
-            f"&#9670; marks the runs not significantly different from the best run of the "
-            f"measure ({_e(tests[0])} test on the queries all runs have, Holm correction, "
-            f"&alpha; = 0.05)"
-            if groups is not None
-            else "significance groups need SciPy (pip install 'cranfield[stats]')"
+            f"&#9650; / &#9660; mark the runs significantly above / below the baseline "
+            f"<b>{_e(baseline)}</b> ({_e(tests[0])} test on the queries all runs have, "
+            f"Holm correction, &alpha; = 0.05; as in the comparison with the baseline below)"
+            if marks is not None
+            else "significance marks need SciPy (pip install 'cranfield[stats]')"
             if len(names) > 1
             else "one run: nothing to compare it with"
         )
@@ -429,7 +465,7 @@ def build_report(
             f"click a column header (or press Enter on it) to sort. Baseline: "
             f"<b>{_e(baseline)}</b>.</p>"
         )
-        parts.append(_leaderboard(results, numeric, groups, intervals))
+        parts.append(_leaderboard(results, numeric, marks, intervals, baseline))
         parts.append("</section>")
 
         # ---- per measure

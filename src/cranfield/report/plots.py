@@ -77,6 +77,12 @@ def _figure(height: float, ncols: int = 1, nrows: int = 1, **kw):
     return fig, axes
 
 
+def _legend_outside(fig, ax) -> None:
+    """``ax``'s legend to the right of the axes (constrained layout makes room): inside,
+    any corner may cover a curve (a good run's precision stays high up to recall 1)."""
+    fig.legend(*ax.get_legend_handles_labels(), loc="outside right upper", fontsize="small")
+
+
 def _color(i: int) -> str:
     return COLORS[i % len(COLORS)]
 
@@ -131,7 +137,7 @@ def draw_pr(
             **style,
         )
     _unit_axes(ax, "recall", "precision")
-    ax.legend(fontsize="small", loc="upper right")
+    _legend_outside(fig, ax)
     if title is None:
         title = (
             f"Precision-recall, query {query}"
@@ -170,7 +176,7 @@ def draw_averages(data: dict, convention: str = "textbook"):
         right.set_title(
             f"Mean interpolated precision, {levels} points ({convention})", fontsize="medium"
         )
-    right.legend(fontsize="small", loc="upper right")
+    _legend_outside(fig, right)
     return fig
 
 

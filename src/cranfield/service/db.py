@@ -15,6 +15,7 @@ up to ``busy_timeout``.
 from __future__ import annotations
 
 import os
+import shutil
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -24,6 +25,9 @@ from ..errors import InputError
 
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 HEAD = "0003"
+#: seconds to wait for a PostgreSQL server before giving up (psycopg's connect_timeout)
+CONNECT_TIMEOUT = 10
+_SQLITE_MAGIC = b"SQLite format 3\x00"
 
 
 def database_url(target: str) -> str:
@@ -78,6 +82,7 @@ class Database:
             kwargs["pool_size"] = 20
             kwargs["max_overflow"] = 40
             kwargs["pool_pre_ping"] = True
+            kwargs["connect_args"] = {"connect_timeout": CONNECT_TIMEOUT}
         self.engine = create_engine(url, **kwargs)
         if self.is_sqlite:
             event.listen(self.engine, "connect", _sqlite_pragmas)
@@ -85,9 +90,13 @@ class Database:
         self._write_lock = threading.Lock() if self.is_sqlite else None
         self.cache: dict = {}  # facts that never change once written (campaigns.ref)
         self.data_dir = Path(data_dir).resolve()
+        try:
+            if migrate:
+                self.migrate()
+        except BaseException:
+            self.engine.dispose()
+            raise
         self.data_dir.mkdir(parents=True, exist_ok=True)
-        if migrate:
-            self.migrate()
 
     # -- schema ------------------------------------------------------------------------
 
@@ -173,19 +182,123 @@ def default_data_dir(target: str) -> Path:
     return p.with_name(p.stem + ".data") if p.suffix else p.with_name(p.name + ".data")
 
 
+def _check_sqlite_file(target: str) -> None:
+    """Refuse, before SQLite touches it, a path that cannot be an SQLite database: a
+    directory, a device or pipe (``/dev/null``), or a non-empty file without SQLite's
+    header (an empty file is a new database, as SQLite treats it)."""
+    path = Path(target)
+    parent = path.resolve().parent
+    if not parent.is_dir():
+        raise InputError(f"no such directory: {parent}", source=target)
+    if path.is_dir():
+        raise InputError("is a directory, not a database file", source=target)
+    if not path.exists():
+        return
+    if not path.is_file():
+        raise InputError("not a regular file: an SQLite database is a file", source=target)
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(len(_SQLITE_MAGIC))
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror}", source=target) from None
+    if head and head != _SQLITE_MAGIC:
+        raise InputError(
+            "not an SQLite database (give a new file name, an existing campaign database "
+            "or a postgresql:// URL)",
+            source=target,
+        )
+    if head and not _is_ours(path):
+        raise InputError(
+            "an SQLite database without cranfield's tables (another application's?): it is "
+            "left as it is; give a new file name or a campaign database",
+            source=target,
+        )
+
+
+def _is_ours(path: Path) -> bool:
+    """Whether the SQLite file ``path`` is empty of tables or a campaign database (its
+    ``alembic_version`` holds one of our revisions), read without writing anything."""
+    import sqlite3
+
+    revisions = {p.name.split("_", 1)[0] for p in (MIGRATIONS / "versions").glob("0*.py")}
+    try:
+        conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+        try:
+            tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master")}
+            if not tables:
+                return True
+            if "alembic_version" not in tables:
+                return False
+            found = {r[0] for r in conn.execute("SELECT version_num FROM alembic_version")}
+        finally:
+            conn.close()
+    except sqlite3.Error as exc:
+        raise InputError(f"cannot use as an SQLite database: {exc}", source=str(path)) from None
+    return bool(found) and found <= revisions
+
+
+@contextmanager
+def removed_on_failure(target: str, data_dir: str | os.PathLike | None = None) -> Iterator[None]:
+    """Remove what the block created of database ``target`` (the SQLite file, its
+    ``-wal``/``-shm``/``-journal`` companions, the data directory) when it fails: a
+    failed ``campaign init`` or ``serve`` leaves nothing behind. What existed before is
+    never touched."""
+    paths = [Path(data_dir) if data_dir else default_data_dir(target)]
+    if "://" not in target:
+        paths += [Path(target + suffix) for suffix in ("", "-wal", "-shm", "-journal")]
+    existed = {p: os.path.lexists(p) for p in paths}
+    try:
+        yield
+    except BaseException:
+        for p, was in existed.items():
+            if was or not os.path.lexists(p):
+                continue
+            if p.is_dir() and not p.is_symlink():
+                shutil.rmtree(p, ignore_errors=True)
+            else:
+                p.unlink(missing_ok=True)
+        raise
+
+
+def _unusable(target: str, exc: Exception) -> InputError:
+    """The one line for a database SQLAlchemy could not open or migrate."""
+    detail = str(getattr(exc, "orig", None) or exc).strip().splitlines()
+    detail = detail[0] if detail else type(exc).__name__
+    if "://" in target:
+        return InputError(f"cannot use the PostgreSQL database: {detail}", source=_shown(target))
+    return InputError(f"cannot use as an SQLite database: {detail}", source=target)
+
+
+def _shown(url: str) -> str:
+    """A database URL without its password."""
+    scheme, _, rest = url.partition("://")
+    if "@" in rest:
+        user, _, host = rest.rpartition("@")
+        rest = f"{user.split(':', 1)[0]}@{host}"
+    return f"{scheme}://{rest}"
+
+
 def open_database(
     target: str, *, data_dir: str | os.PathLike | None = None, migrate: bool = True
 ) -> Database:
     """Open (creating and migrating if needed) the database ``target``: a file path
-    (SQLite) or a ``postgresql://`` URL."""
+    (SQLite) or a ``postgresql://`` URL.
+
+    Raises :class:`~cranfield.errors.InputError` (one line) when it cannot be used: not
+    an SQLite file, a server that does not answer within :data:`CONNECT_TIMEOUT` seconds
+    or refuses the login; nothing it created is left behind then.
+    """
+    from sqlalchemy.exc import SQLAlchemyError
+
     from .. import service
 
     service.require_serve()
     if "://" not in target:
-        parent = Path(target).resolve().parent
-        if not parent.is_dir():
-            raise InputError(f"no such directory: {parent}", source=target)
-        if Path(target).is_dir():
-            raise InputError("is a directory, not a database file", source=target)
+        _check_sqlite_file(target)
     url = database_url(target)
-    return Database(url, Path(data_dir) if data_dir else default_data_dir(target), migrate=migrate)
+    directory = Path(data_dir) if data_dir else default_data_dir(target)
+    with removed_on_failure(target, directory):
+        try:
+            return Database(url, directory, migrate=migrate)
+        except SQLAlchemyError as exc:
+            raise _unusable(target, exc) from None

@@ -9,7 +9,7 @@ pub fn log2_discount(rank: usize) -> f64 {
     ((rank - 1) as f64 + 2.0).log2()
 }
 
-/// log2 as `_common.libm_log2`: -inf at 0 and -NaN (sign set) below 0.
+/// log2 as `cranfield.core.libm.log2`: -inf at 0 and -NaN (sign set) below 0.
 pub fn c_log2(x: f64) -> f64 {
     if x < 0.0 {
         f64::from_bits(0xfff8_0000_0000_0000)
@@ -209,7 +209,7 @@ pub fn count_relevant(labels: &crate::Labels, n: usize, level: i64) -> usize {
     }
 }
 
-/// The C library's `log` as `_common.libm_log` answers: -inf at 0, NaN with the sign
+/// The C library's `log` as `cranfield.core.libm.log` answers: -inf at 0, NaN with the sign
 /// set below 0.
 pub fn c_log(x: f64) -> f64 {
     if x == 0.0 {

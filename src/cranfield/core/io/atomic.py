@@ -215,6 +215,18 @@ def _identity(path: str | os.PathLike) -> tuple[int, int] | None:
     return st.st_dev, st.st_ino
 
 
+def same_destination(a: str | os.PathLike, b: str | os.PathLike) -> bool:
+    """Whether writing ``a`` and ``b`` would write one file: both ``"-"`` (standard
+    output), the same existing file (device and inode: links too), or the same path once
+    symbolic links and ``..`` are resolved."""
+    if str(a) == "-" or str(b) == "-":
+        return str(a) == str(b)
+    ia, ib = _identity(a), _identity(b)
+    if ia is not None and ia == ib:
+        return True
+    return os.path.realpath(_destination(a)) == os.path.realpath(_destination(b))
+
+
 def check_output(target: str | os.PathLike, inputs: Iterable[str | os.PathLike] = ()) -> None:
     """Refuse, before any work, an output that cannot be written or is one of the inputs.
 

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import math
-from functools import cache
-
 from ..._lazy import lazy
 from .. import segments
 
@@ -48,49 +45,6 @@ def safe_div(num, den) -> np.ndarray:
     out = np.zeros(np.broadcast(num, den).shape, dtype=np.float64)
     np.divide(num, den, out=out, where=den != 0)
     return out
-
-
-# NumPy's SIMD log/exp differ from the C library in the last bit on some CPUs; these
-# scalar-per-query helpers keep results identical to trec_eval. They are applied to
-# one value per query (or per relevant document), never in the per-document hot path.
-def _c_math(f, at_zero: float):
-    """``f`` as the C library answers outside its domain: ``-inf`` at 0 and NaN
-    (``-nan``, sign set, as glibc prints it) below, instead of Python's ValueError;
-    ``inf`` instead of OverflowError."""
-
-    def call(x: float) -> float:
-        try:
-            return f(x)
-        except ValueError:
-            return at_zero if x == 0 else -math.nan
-        except OverflowError:
-            return math.inf
-
-    return call
-
-
-@cache
-def _ufunc(name: str):
-    """The C library's ``name`` as a NumPy ufunc (made on first use)."""
-    f, at_zero = {
-        "log": (math.log, -math.inf),
-        "exp": (math.exp, math.nan),
-        "log2": (math.log2, -math.inf),
-    }[name]
-    return np.frompyfunc(_c_math(f, at_zero), 1, 1)
-
-
-def libm_log(x) -> np.ndarray:
-    return np.asarray(_ufunc("log")(np.asarray(x, dtype=np.float64)), dtype=np.float64)
-
-
-def libm_exp(x) -> np.ndarray:
-    with np.errstate(over="ignore"):  # exp overflows to inf, as in C
-        return np.asarray(_ufunc("exp")(np.asarray(x, dtype=np.float64)), dtype=np.float64)
-
-
-def libm_log2(x) -> np.ndarray:
-    return np.asarray(_ufunc("log2")(np.asarray(x, dtype=np.float64)), dtype=np.float64)
 
 
 def discounts(jr) -> np.ndarray:

@@ -121,6 +121,12 @@ def render() -> str:
         "grade is not an expected gain: to average gains, give them to `aggregate --soft",
         "--gains` and use a linear-gain measure (nDCG's default `log2` form, DCG, CG).",
         "",
+        "**Floating point.** Logarithms and powers (log2 discounts, `2^g`, ERR's stop",
+        "probabilities, the geometric mean) come from the platform's C library, as in",
+        "trec_eval: the values are the same on every CPU and equal trec_eval's bit for bit",
+        "where trec_eval has the measure. (NumPy's own `exp2`/`log1p`/`power` differ in the",
+        "last bit on CPUs with AVX-512; cranfield does not use them for these numbers.)",
+        "",
         "| measure | cutoff | summary |",
         "|---|---|---|",
     ]

@@ -11,10 +11,12 @@ level (trec_eval ``-l``).
 
 from __future__ import annotations
 
+import math
+
 from ..._lazy import lazy
 from ...errors import MeasureError
-from .. import segments
-from ._common import level, libm_log2, safe_div
+from .. import libm, segments
+from ._common import level, safe_div
 from .precision import JUDGED_ONLY, REL, TREC
 from .registry import (
     MAX_MAGNITUDE,
@@ -82,6 +84,12 @@ def gain_of(labels: np.ndarray, gains=()) -> np.ndarray:
     return out
 
 
+def exp_gain(g) -> np.ndarray:
+    """The exponential gain ``2^g - 1`` (Burges et al., ICML 2005), ``2^g`` by the C
+    library's ``exp2`` as the engine computes it (:mod:`cranfield.core.libm`)."""
+    return libm.exp2(g) - 1.0
+
+
 def discounted(g: np.ndarray, rank: np.ndarray, dcg: str = "log2", b: float = 2.0):
     """DCG terms of gains ``g`` at 1-based ranks ``rank`` in one of three formulations.
 
@@ -91,7 +99,7 @@ def discounted(g: np.ndarray, rank: np.ndarray, dcg: str = "log2", b: float = 2.
       Kekäläinen, TOIS 2002; with b = 2: R_1 + sum_{i>=2} R_i / log2 i).
     """
     if dcg == "jk":
-        disc = np.maximum(1.0, np.log(rank.astype(np.float64)) / np.log(b))
+        disc = np.maximum(1.0, libm.log(rank) / math.log(b))
         return g / disc
     table = segments.log2_discounts(int(rank.max()) if len(rank) else 1)
     if dcg == "exp-log2":
@@ -100,7 +108,7 @@ def discounted(g: np.ndarray, rank: np.ndarray, dcg: str = "log2", b: float = 2.
                 f"dcg='exp-log2': a gain of {g.max():g} is above {MAX_EXP_GAIN} (2^gain would "
                 "overflow); give smaller gains with gains={grade: gain, ...}"
             )
-        g = np.exp2(g) - 1.0
+        g = exp_gain(g)
     return g / table[rank - 1]
 
 
@@ -367,7 +375,7 @@ def g_measure(jr, cutoff, gains=()):
     # within the ideal ranking: its running cost; past it: its total + one per rank
     cost = np.where(p < length, base, np.where(length > 0, base + (p + 1 - length), p + 1))
     got = segments.sequential_cumsum(g, pos.offsets)
-    terms = g / libm_log2((2.0 + cost.astype(np.float64)) - got)
+    terms = g / libm.log2((2.0 + cost.astype(np.float64)) - got)
     # + 0.0: trec_eval's sum starts at +0.0, so a lone -0.0 term (a gain over
     # log2(0) = -inf) sums to +0.0
     total = segments.sequential_sum(terms, pos.offsets) + 0.0
@@ -387,6 +395,6 @@ def _g_dense(jr, best, gains):
     got = segments.sequential_cumsum(g, jr.offsets)
     nonzero = g != 0
     terms = np.zeros(len(g))
-    terms[nonzero] = g[nonzero] / libm_log2((2.0 + cost[nonzero]) - got[nonzero])
+    terms[nonzero] = g[nonzero] / libm.log2((2.0 + cost[nonzero]) - got[nonzero])
     total = segments.sequential_sum(terms, jr.offsets) + 0.0  # +0.0: as g_measure
     return safe_div(total, best.total_gain())

@@ -10,9 +10,9 @@ import math
 
 from ..._lazy import lazy
 from ...errors import MeasureError
-from .. import segments
+from .. import libm, segments
 from ._common import safe_div
-from .gain import GAINS, JK, gain_of
+from .gain import GAINS, JK, exp_gain, gain_of
 from .registry import (
     MAX_GRADE,
     MAX_MAGNITUDE,
@@ -128,11 +128,17 @@ def err(jr, cutoff, max_grade=4):
             f"ERR: grade {_grade_text(labels.max())} exceeds max_grade={max_grade}; "
             f"use ERR(max_grade={math.ceil(labels.max())})"
         )
-    g = np.where(labels > 0, labels, 0).astype(np.float64)
-    stop = (np.exp2(g) - 1.0) / 2.0**max_grade
+    stop = err_stop(labels, max_grade)
     # P(reaching rank i) = prod_{j<i} (1 - R_j) = exp(sum log(1 - R_j)); R_j < 1 always
-    reach = np.exp(_exclusive_cumsum(np.log1p(-stop), jr.offsets))
+    reach = libm.exp(_exclusive_cumsum(libm.log1p(-stop), jr.offsets))
     return segments.sequential_sum(stop * reach / jr.rank, jr.offsets)
+
+
+def err_stop(labels: np.ndarray, max_grade: int) -> np.ndarray:
+    """ERR's stop probability of each label, R = (2^g - 1) / 2^g_max (g = max(label, 0)),
+    ``2^g`` by the C library's ``exp2`` as the engine computes it."""
+    g = np.where(labels > 0, labels, 0).astype(np.float64)
+    return exp_gain(g) / 2.0**max_grade
 
 
 RBP_P = Param(

@@ -9,8 +9,8 @@ otherwise a query with R = 0 scores 0 (trec_eval's convention).
 from __future__ import annotations
 
 from ..._lazy import lazy
-from .. import segments
-from ._common import count_at, in_top, level, libm_log, safe_div
+from .. import libm, segments
+from ._common import count_at, in_top, level, safe_div
 from .registry import (
     MAX_GRADE,
     MAX_POINTS,
@@ -457,7 +457,7 @@ def yaap(jr, cutoff, rel=None):
     lv = level(jr, rel)
     prec, sub = _relevant_precisions(jr, lv)
     s = segments.sequential_sum(prec, sub)
-    return libm_log((1.0 + s) / (1.0 + jr.num_rel(lv).astype(np.float64) - s))
+    return libm.log((1.0 + s) / (1.0 + jr.num_rel(lv).astype(np.float64) - s))
 
 
 @measure(

@@ -141,7 +141,9 @@ def auprc(jr, cutoff, rel=None, method="interpolated"):
     "n = ranking length",
     reference="ir_measures 0.4 (MacAvaney et al., ECIR 2022), Judged; OpenNIR",
     cutoff="rank",
-    edge_cases="0 for an empty ranking. A document with a negative qrels grade counts as "
+    edge_cases="The denominator is min(k, n), the documents actually retrieved, not k (as "
+    "ir_measures, unlike P@k): a ranking of 3 documents, 2 of them judged, has Judged@10 = "
+    "2/3, not 0.2. 0 for an empty ranking. A document with a negative qrels grade counts as "
     "judged (it is in the qrels), as in ir_measures. Without a cutoff the whole ranking.",
     fractional="judged",
 )

@@ -12,10 +12,27 @@ return one value per query of the :class:`~cranfield.core.judged.JudgedRun`.
 
 from __future__ import annotations
 
-import math
-
 from ..._record import Record
 from ...errors import MeasureError, invalid_value
+
+# The parameter vocabulary and its ranges are the shared ones of every registry
+# (cranfield.core.declarations); a measure's Param is that Param.
+from ..declarations import (  # noqa: F401 (re-exported)
+    MAX_COUNT,
+    MAX_GRADE,
+    MAX_MAGNITUDE,
+    MAX_POINTS,
+    MAX_RANK,
+    MIN_GRADE,
+    MIN_MAGNITUDE,
+    WEIGHT_ALLOWED,
+    Param,
+    _bound,
+    integer_in,
+    number_in,
+    weight,
+    weights,
+)
 
 TYPE_CHECKING = False  # (typing.TYPE_CHECKING without importing typing: a cold CLI)
 if TYPE_CHECKING:
@@ -26,190 +43,8 @@ _set = object.__setattr__  # how the frozen values below fill their fields
 
 AGGREGATES = ("mean", "sum", "gmean", "none")
 
-# Ranges every parameter is checked against (docs/measure-language.md, "Parameter
-# ranges"). They keep each computation finite and its work proportional to the run:
-# a rank cutoff is at most MAX_RANK (trec_eval's long), a weight or gain has a magnitude
-# in [MIN_MAGNITUDE, MAX_MAGNITUDE] (or is 0), so that a sum over any run stays finite
-# and no value is a denormal; counts are exact in a double.
-MAX_RANK = 2**63 - 1
 MAX_MULTIPLE = 1e6  # largest multiple of R (Rprec_mult@x)
-MAX_MAGNITUDE = 1e100
-MIN_MAGNITUDE = 1e-100
-MAX_COUNT = 2**53
-MIN_GRADE, MAX_GRADE = -(2**63), 2**63 - 1
-MAX_POINTS = 1000
 MAX_NAME = 10_000  # characters of one measure name
-
-
-def number_in(lo: float, hi: float, *, open_lo: bool = False, open_hi: bool = False):
-    """``allowed=`` and ``check=`` of a :class:`Param` for a real number in an interval.
-
-    Use as ``Param("p", float, 0.8, "...", **number_in(0, 1, open_lo=True, open_hi=True))``.
-    """
-    left, right = "(" if open_lo else "[", ")" if open_hi else "]"
-    allowed = f"a number in {left}{_bound(lo)}, {_bound(hi)}{right}"
-
-    def check(v) -> bool:
-        if v is None:
-            return True
-        above = v > lo if open_lo else v >= lo
-        below = v < hi if open_hi else v <= hi
-        return bool(above and below)
-
-    return {"allowed": allowed, "check": check}
-
-
-def integer_in(lo: int, hi: int, what: str = "an integer"):
-    """``allowed=`` and ``check=`` of a :class:`Param` for an integer in ``[lo, hi]``."""
-    return {
-        "allowed": f"{what} in [{_bound(lo)}, {_bound(hi)}]",
-        "check": lambda v: v is None or lo <= v <= hi,
-    }
-
-
-def weights() -> dict:
-    """``allowed=`` and ``check=`` of a :class:`Param` for a weight (see :func:`weight`)."""
-    return {"allowed": WEIGHT_ALLOWED, "check": weight}
-
-
-def weight(v) -> bool:
-    """0 or a finite magnitude in [MIN_MAGNITUDE, MAX_MAGNITUDE]."""
-    return v == 0 or MIN_MAGNITUDE <= abs(v) <= MAX_MAGNITUDE
-
-
-WEIGHT_ALLOWED = "0 or a number of magnitude in [1e-100, 1e100]"
-
-
-def _bound(v) -> str:
-    names = {MAX_RANK: "2^63-1", MAX_COUNT: "2^53", MIN_GRADE: "-2^63"}
-    if isinstance(v, int) and v in names:
-        return names[v]
-    if isinstance(v, float) and (abs(v) >= 1e6 or 0 < abs(v) < 1e-4):
-        mantissa, exponent = f"{v:g}".split("e")
-        return f"{mantissa}e{int(exponent)}"  # 1e6, 1e-100
-    return _num(v) if isinstance(v, float) else str(v)
-
-
-class Param(Record):
-    """One parameter of a measure family.
-
-    ``kind`` is the Python type values are coerced to (int, float, str, bool, or
-    ``"gains"`` for ``level=gain`` pairs, ``"floats"`` for a tuple of floats);
-    ``check`` returns True for valid values and ``allowed`` says so in words: every
-    numeric parameter declares its range (:func:`number_in`, :func:`integer_in`), and
-    the message of a bad value is the one template of :func:`cranfield.errors.invalid_value`.
-    """
-
-    __slots__ = ("name", "kind", "default", "doc", "allowed", "check", "choices")
-    name: str
-    kind: Any
-    default: Any
-    doc: str
-    allowed: str
-    check: Callable[[Any], bool] | None
-    choices: tuple
-
-    def __init__(
-        self,
-        name: str,
-        kind: Any,
-        default: Any,
-        doc: str,
-        allowed: str = "",
-        check: Callable[[Any], bool] | None = None,
-        choices: tuple = (),
-    ) -> None:
-        _set(self, "name", name)
-        _set(self, "kind", kind)
-        _set(self, "default", default)
-        _set(self, "doc", doc)
-        _set(self, "allowed", allowed)
-        _set(self, "check", check)
-        _set(self, "choices", choices)
-
-    @property
-    def allowed_text(self) -> str:
-        """The accepted values in words (the declared range, the choices or the type)."""
-        if self.allowed:
-            return self.allowed
-        if self.choices:
-            return f"one of {', '.join(map(repr, self.choices))}"
-        return self._kind_name()
-
-    def coerce(self, value: Any, measure: str) -> Any:
-        allowed = self.allowed_text
-        given = value
-        try:
-            if self.kind == "gains":
-                value = _coerce_gains(value)
-            elif self.kind == "floats":
-                if isinstance(value, str):
-                    value = value.split(",")
-                elif isinstance(value, (int, float)):
-                    value = (value,)
-                value = tuple(float(v) for v in value)
-                if not value or len(value) > MAX_POINTS:
-                    raise ValueError
-            elif self.kind is bool:
-                if isinstance(value, str):
-                    if value.lower() not in ("true", "false", "1", "0"):
-                        raise ValueError
-                    value = value.lower() in ("true", "1")
-                value = bool(value)
-            elif self.kind is int:
-                if isinstance(value, bool) or (isinstance(value, float) and not value.is_integer()):
-                    raise ValueError
-                value = int(value)
-            elif self.kind is float:
-                value = float(value)
-                if not math.isfinite(value):
-                    raise ValueError
-            elif self.kind is str:
-                if not isinstance(value, (str, int, float)):
-                    raise ValueError
-                value = str(value)
-        except (TypeError, ValueError, OverflowError):
-            raise MeasureError(
-                f"{measure}: {invalid_value(f'parameter {self.name}', allowed, given)}"
-            ) from None
-        if (self.choices and value not in self.choices) or (self.check and not self.check(value)):
-            raise MeasureError(
-                f"{measure}: {invalid_value(f'parameter {self.name}', allowed, given)}"
-            )
-        return value
-
-    def _kind_name(self) -> str:
-        return {int: "an integer", float: "a number", str: "a string", bool: "true or false"}.get(
-            self.kind, str(self.kind)
-        )
-
-
-def _coerce_gains(value) -> tuple[tuple[int, float], ...]:
-    """``level=gain`` pairs: each grade an integer (once), each gain a finite number."""
-    if isinstance(value, dict):
-        items = list(value.items())
-    elif isinstance(value, str):
-        items = [pair.split("=", 1) for pair in value.split(",") if pair.strip()]
-        if any(len(p) != 2 for p in items):
-            raise ValueError
-    elif isinstance(value, (list, tuple)):
-        items = list(value)
-    else:
-        raise ValueError
-    pairs = []
-    for item in items:
-        if not isinstance(item, (list, tuple)) or len(item) != 2:
-            raise ValueError
-        k, v = item
-        if isinstance(k, (bool, float)) or isinstance(v, bool):
-            raise ValueError
-        level, gain = int(k), float(v)
-        if not (MIN_GRADE <= level <= MAX_GRADE and math.isfinite(gain)):
-            raise ValueError
-        pairs.append((level, gain))
-    if len({k for k, _ in pairs}) != len(pairs):
-        raise ValueError  # a grade given two gains
-    return tuple(sorted(pairs))
 
 
 TREC_NICKNAMES = ("official", "set", "all_trec", "all_prefs", "prefs", "qrels_jg")
@@ -357,6 +192,7 @@ class MeasureDef(Record):
         "micro",
         "fractional",
         "check",
+        "no_engine_kernel",
     )
     _no_repr = ("kernel", "micro", "check")
     name: str
@@ -378,6 +214,9 @@ class MeasureDef(Record):
     # check(judged_run, cutoff, **params): raises MeasureError where the measure is not
     # defined on this run; run before the kernel (the engine's or the NumPy one)
     check: Callable | None
+    # why the engine (rust/eval) has no kernel for this family, which then runs on its
+    # NumPy kernel; empty: the engine computes it (tests/engine/test_registry_engine.py)
+    no_engine_kernel: str
 
     def __init__(
         self,
@@ -398,6 +237,7 @@ class MeasureDef(Record):
         micro: Callable | None = None,
         fractional: str | None = None,
         check: Callable | None = None,
+        no_engine_kernel: str = "",
     ) -> None:
         if fractional is not None and fractional not in FRACTIONAL:
             raise ValueError(f"{name}: bad fractional={fractional!r}")
@@ -418,6 +258,7 @@ class MeasureDef(Record):
         _set(self, "micro", micro)
         _set(self, "fractional", fractional)
         _set(self, "check", check)
+        _set(self, "no_engine_kernel", no_engine_kernel)
 
     @property
     def fractional_use(self) -> str:

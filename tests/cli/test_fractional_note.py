@@ -1,0 +1,71 @@
+"""Fractional qrels grades read as integers (truncated toward zero, as trec_eval's
+``atol`` does) are said on standard error, in one note naming ``--fractional``."""
+
+from __future__ import annotations
+
+import gzip
+
+import pytest
+
+from cranfield import _engine
+from cranfield.cli.main import main
+from cranfield.core import files
+
+RUN = "1 Q0 a 1 3 r\n1 Q0 b 2 2 r\n1 Q0 c 3 1 r\n2 Q0 a 1 1 r\n"
+QRELS = "# soft labels\n1 0 a 1\n1 0 b 0\n1 0 c 2.5\n2 0 a 1.0\n2 0 b 0.25\n"
+TRUNCATED = "1 0 a 1\n1 0 b 0\n1 0 c 2\n2 0 a 1\n2 0 b 0\n"
+NOTE = (
+    "note: {}:4: grade 2.5 is read as 2 (fractional grades are truncated toward zero, as "
+    "trec_eval does); {} keeps them\n"
+)
+
+
+@pytest.fixture
+def paths(tmp_path):
+    (tmp_path / "q.txt").write_text(QRELS)
+    (tmp_path / "int.txt").write_text(TRUNCATED)
+    (tmp_path / "r.txt").write_text(RUN)
+    with gzip.open(tmp_path / "q.txt.gz", "wt") as fh:
+        fh.write(QRELS)
+    return tmp_path
+
+
+@pytest.mark.parametrize("path", ["engine", "general"])
+@pytest.mark.parametrize("qrels", ["q.txt", "q.txt.gz"])
+def test_eval_notes_truncated_grades(paths, capsys, monkeypatch, path, qrels):
+    calls = []
+    real = _engine.evaluate_trec_files
+    monkeypatch.setattr(
+        _engine, "evaluate_trec_files", lambda *a, **k: calls.append(1) or real(*a, **k)
+    )
+    if path == "general":
+        monkeypatch.setattr(files, "_engine_results", lambda job: None)
+    q = str(paths / qrels)
+    assert main(["eval", q, str(paths / "r.txt"), "-m", "nDCG@10"]) == 0
+    out, err = capsys.readouterr()
+    assert bool(calls) == (path == "engine")
+    assert err == "cranfield eval: " + NOTE.format(q, "--fractional")
+    assert main(["eval", str(paths / "int.txt"), str(paths / "r.txt"), "-m", "nDCG@10"]) == 0
+    assert capsys.readouterr() == (out, "")  # the numbers of the truncated grades, no note
+    assert main(["eval", q, str(paths / "r.txt"), "-m", "nDCG@10", "--fractional"]) == 0
+    fractional = capsys.readouterr()
+    assert fractional.err == "" and fractional.out != out
+
+
+def test_trec_eval_output_unchanged_and_noted(paths, capsys):
+    q = str(paths / "q.txt")
+    assert main(["trec_eval", "-q", "-m", "all_trec", q, str(paths / "r.txt")]) == 0
+    out, err = capsys.readouterr()
+    assert err == "cranfield trec_eval: " + NOTE.format(q, "cranfield eval --fractional")
+    assert (
+        main(["trec_eval", "-q", "-m", "all_trec", str(paths / "int.txt"), str(paths / "r.txt")])
+        == 0
+    )
+    assert capsys.readouterr() == (out, "")  # byte for byte what the integer grades give
+
+
+def test_whole_decimals_and_dotted_ids_are_no_fractional_grades(tmp_path, capsys):
+    (tmp_path / "q.txt").write_text("1 0 doc.5 2.0\n1 0 a.b 1.\n1 0 x 0.000\n")
+    (tmp_path / "r.txt").write_text("1 Q0 doc.5 1 3 r\n")
+    assert main(["eval", str(tmp_path / "q.txt"), str(tmp_path / "r.txt"), "-m", "AP"]) == 0
+    assert capsys.readouterr().err == ""

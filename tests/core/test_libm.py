@@ -1,0 +1,109 @@
+"""cranfield.core.libm is the C library, on every CPU; the specification kernels and the
+LTR objective's gains use it (NumPy's AVX-512 exp2/log1p/pow differ in the last bit).
+
+The reference is Python's :mod:`math` (a thin wrapper of the C library's functions, as
+the engine's ``f64::exp2``/``ln_1p``/``powf`` are), compared bit for bit.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from cranfield.core import libm
+from cranfield.core.measures.gain import discounted, exp_gain
+from cranfield.core.measures.graded_extra import err_stop
+from cranfield.core.measures.registry import Measure
+from cranfield.ltr import compiled, letor
+
+RNG = np.random.default_rng(30)
+# wide random arguments, plus values NumPy's SIMD paths round differently on AVX-512
+# CPUs (fractional gains, stop probabilities near 0 and near 1, ranks)
+WIDE = np.concatenate([RNG.uniform(-60, 60, 5000), RNG.uniform(0, 40, 5000), [0.0, -0.0, 1.0]])
+UNIT = np.concatenate([-RNG.uniform(0, 1, 5000), -(2.0 ** -RNG.uniform(1, 60, 2000)), [0.0]])
+POSITIVE = np.concatenate([RNG.uniform(1e-9, 1e6, 5000), np.arange(1.0, 3000.0)])
+
+CASES = [
+    (libm.exp2, getattr(math, "exp2", lambda x: 2.0**x), WIDE),
+    (libm.exp, math.exp, WIDE),
+    (libm.log, math.log, POSITIVE),
+    (libm.log2, math.log2, POSITIVE),
+    (libm.log1p, math.log1p, UNIT),
+]
+
+
+def _bits(a) -> np.ndarray:
+    return np.asarray(a, dtype=np.float64).view(np.int64)
+
+
+@pytest.mark.parametrize("f, reference, x", CASES, ids=lambda c: getattr(c, "__name__", ""))
+def test_each_function_is_the_c_library_bit_for_bit(f, reference, x):
+    want = np.array([reference(v) for v in x])
+    got = f(x)
+    assert got.shape == x.shape
+    assert (_bits(got) == _bits(want)).all()
+
+
+def test_exp2_without_math_exp2_is_the_same_c_function():
+    """Python 3.10 has no ``math.exp2``: the C library's is called through ctypes."""
+    if not hasattr(math, "exp2"):
+        pytest.skip("Python < 3.11: the ctypes path is the one the other tests check")
+    from cranfield.core.libm import _c_exp2
+
+    via_ctypes = _c_exp2(prefer_math=False)
+    assert via_ctypes is not math.exp2
+    assert (_bits([via_ctypes(v) for v in WIDE]) == _bits([math.exp2(v) for v in WIDE])).all()
+
+
+def test_power_is_pythons_float_power():
+    base = RNG.uniform(1e-3, 1.0, 4000)
+    exponent = RNG.uniform(0, 300, 4000)
+    want = np.array([b**e for b, e in zip(base, exponent, strict=True)])
+    assert (_bits(libm.power(base, exponent)) == _bits(want)).all()
+    ranks = np.arange(0.0, 2000.0)
+    assert (_bits(libm.power(0.8, ranks)) == _bits([0.8**r for r in ranks])).all()
+
+
+def test_c_answers_outside_the_domain():
+    assert libm.log1p(np.array([-1.0]))[0] == -math.inf
+    assert np.isnan(libm.log1p(np.array([-2.0]))[0])
+    assert math.copysign(1.0, libm.log1p(np.array([-0.0]))[0]) < 0  # sign of zero kept
+    assert libm.exp2(np.array([2000.0]))[0] == math.inf
+    assert libm.power(0.0, -1.0) == math.inf and np.isnan(libm.power(-2.0, 0.5))
+    assert libm.exp2(np.zeros((2, 3))).shape == (2, 3)
+
+
+def test_specification_gains_are_cpu_independent():
+    g = RNG.uniform(0, 40, 4000)
+    ref_exp2 = getattr(math, "exp2", lambda x: 2.0**x)
+    want = np.array([ref_exp2(v) - 1.0 for v in g])
+    assert (_bits(exp_gain(g)) == _bits(want)).all()
+    rank = RNG.integers(1, 500, len(g))
+    terms = discounted(g, rank, "exp-log2")
+    assert (_bits(terms) == _bits(want / np.array([math.log2(r + 1.0) for r in rank]))).all()
+    jk = discounted(g, rank, "jk", b=3.0)
+    disc = np.array([max(1.0, math.log(r) / math.log(3.0)) for r in rank])
+    assert (_bits(jk) == _bits(g / disc)).all()
+    labels = RNG.integers(-2, 41, 3000).astype(np.float64)
+    stop = np.array([(ref_exp2(max(v, 0.0)) - 1.0) / 2.0**40 for v in labels])
+    assert (_bits(err_stop(labels, 40)) == _bits(stop)).all()
+
+
+def test_ltr_objective_gains_are_the_measures_gains():
+    """The LTR kernel's per-document numbers come from the very functions
+    ``evaluate``'s specification uses: one gain function, on every CPU."""
+    labels = RNG.integers(-1, 41, 5000)
+    ndcg = compiled._trec_spec(Measure.of("nDCG", dcg="exp-log2"), labels)
+    assert (_bits(ndcg[5]) == _bits(exp_gain(np.maximum(labels, 0)))).all()
+    err = compiled._trec_spec(Measure.of("ERR", max_grade=40), labels)
+    stop = err_stop(labels, 40)
+    assert (_bits(err[5]) == _bits(stop)).all()
+    assert (_bits(err[6]) == _bits([math.log1p(-s) for s in stop])).all()
+    small = labels % 61
+    g = compiled._letor_spec(letor.letor_measure("NDCG@10"), small)[5]
+    assert (_bits(g) == _bits([2.0 ** int(v) - 1.0 for v in small])).all()
+    assert (
+        _bits(letor.log2_ranks(3000)[2:]) == _bits([math.log2(r) for r in range(3, 3001)])
+    ).all()

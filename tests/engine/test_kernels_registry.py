@@ -1,0 +1,71 @@
+"""Every registered measure family has an engine kernel, and the engine equals the
+family's specification (its NumPy kernel) bit for bit on measures generated from the
+declaration: each cutoff kind, each parameter's choices and a few values of its
+declared range.
+
+A new family is checked here without a line of test code; the ``test_kernels_<module>``
+files add the adversarial variants of their module (extreme gains, int64 grades,
+refusals). A family the engine does not compute must say why in its declaration
+(``no_engine_kernel=``).
+"""
+
+from __future__ import annotations
+
+import pytest
+from kernel_cases import SEEDS, _compare, extreme_runs, judged_runs
+
+from cranfield.core.measures import engine
+from cranfield.core.measures.registry import all_definitions
+from generators import measure_variants, parameter_values
+
+DEFINITIONS = all_definitions()
+
+
+def test_every_family_has_an_engine_kernel_or_says_why():
+    names = {d.name for d in DEFINITIONS}
+    assert engine.families() <= names, engine.families() - names
+    for d in DEFINITIONS:
+        if d.no_engine_kernel:
+            assert d.name not in engine.families(), f"{d.name}: no_engine_kernel is stale"
+        else:
+            assert d.name in engine.families(), (
+                f"{d.name} has no engine kernel (rust/eval/src/measures/): add one, or say "
+                "why in its declaration (no_engine_kernel=...)"
+            )
+
+
+def test_micro_averages_are_the_declared_ones():
+    """The engine's micro averages (rust/eval/src/micro.rs, ``MICRO``) are those of the
+    families that declare ``micro=``, no more, no fewer (their values are compared in
+    tests/cli/test_eval_engine_path.py)."""
+    from cranfield import _engine
+
+    declared = {d.name for d in DEFINITIONS if d.micro is not None}
+    assert set(_engine.micro_families()) == declared
+
+
+def test_the_generator_varies_every_parameter():
+    for d in DEFINITIONS:
+        measures = measure_variants(d)
+        assert measures, d.name
+        for p in d.params:
+            seen = {m.param_values()[p.name] for m in measures}
+            assert len(seen) > 1 or not parameter_values(p), (d.name, p.name)
+
+
+@pytest.mark.parametrize(
+    "definition", [d for d in DEFINITIONS if not d.no_engine_kernel], ids=lambda d: d.name
+)
+@pytest.mark.parametrize("fractional", [False, True], ids=["grades", "fractional"])
+def test_engine_equals_specification(definition, fractional):
+    runs = judged_runs(range(20) if fractional else SEEDS, fractional)
+    compared = refused = 0
+    for m in measure_variants(definition):
+        done, no = _compare(m, runs, same_message=True)
+        compared, refused = compared + done, refused + no
+        if not fractional:
+            _compare(m, extreme_runs(), same_message=True)
+    if fractional and definition.fractional_use == "refused":
+        assert refused > 0, f"{definition.name}: fractional qrels were not refused"
+    else:
+        assert compared > 0, f"{definition.name}: every generated measure was refused"
