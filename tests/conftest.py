@@ -23,7 +23,7 @@ test, so that ``make quick`` can run the rest in a few minutes:
   ``postgres_url``, ``dask_client`` or ``trec_eval_bin`` fixture (directly or through
   another fixture): :func:`pytest_collection_modifyitems` marks it, nobody writes it;
 * ``process``: the test starts a process (``run_cli``, ``subprocess``, a server). It is
-  marked when its function, a fixture it uses, or a helper either of them calls (in
+  marked (``marking.py``) when its function, a fixture it uses, or a helper either of them calls (in
   tests/, followed through module globals) refers to ``subprocess`` or
   ``multiprocessing``; a test that starts one some other way fails (:func:`_spawn_guard`)
   until it says ``@pytest.mark.process``.
@@ -36,96 +36,26 @@ test having run in the same process, nor write to a fixed path outside ``tmp_pat
 
 from __future__ import annotations
 
-import inspect
 import multiprocessing.util
 import os
 import subprocess
 import sys
-import types
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 from hypothesis import settings
 
+from marking import SLOW_MARKS, mark
+
 settings.register_profile("deterministic", derandomize=True, database=None, deadline=None)
 settings.register_profile("explore", deadline=None)
 settings.load_profile("deterministic")
 
-TESTS = Path(__file__).resolve().parent
-
-# the fixtures that bring an external program up, and the marker of a test using one
-FIXTURE_MARKS = {
-    "browser": "browser",
-    "postgres_url": "postgres",
-    "dask_client": "dask",
-    "trec_eval_bin": "trec_eval",
-}
-# the markers of the tests `make quick` leaves out (every one of them starts a process)
-SLOW_MARKS = ("process", *FIXTURE_MARKS.values())
-_SPAWNERS = (subprocess, multiprocessing)
-
-
-def _code_objects(code: types.CodeType) -> Iterator[types.CodeType]:
-    yield code
-    for const in code.co_consts:
-        if isinstance(const, types.CodeType):
-            yield from _code_objects(const)
-
-
-def _test_helper(obj: object) -> bool:
-    """Defined in a module of tests/ (followed when looking for a process start)."""
-    try:
-        return Path(inspect.getfile(obj)).resolve().is_relative_to(TESTS)
-    except (TypeError, OSError):
-        return False
-
-
-def _spawns(obj: object, seen: set[int]) -> bool:
-    """Whether ``obj`` (a function, or a class's methods), or a function or class of
-    tests/ it names, refers to ``subprocess`` or ``multiprocessing``."""
-    if id(obj) in seen:
-        return False
-    seen.add(id(obj))
-    if isinstance(obj, type):
-        return any(_spawns(v, seen) for v in vars(obj).values() if inspect.isfunction(v))
-    obj = inspect.unwrap(obj)
-    if not inspect.isfunction(obj):
-        return False
-    names = {n for code in _code_objects(obj.__code__) for n in code.co_names}
-    if names & {"subprocess", "multiprocessing"}:  # also imported inside the function
-        return True
-    for name in names:
-        value = obj.__globals__.get(name)
-        if any(value is m for m in _SPAWNERS):
-            return True
-        if (inspect.isfunction(value) or isinstance(value, type)) and _test_helper(value):
-            if _spawns(value, seen):
-                return True
-        if isinstance(value, types.ModuleType) and _test_helper(value):
-            for attr in names:  # module.helper(...): the attributes it may be
-                member = getattr(value, attr, None)
-                if member is not None and _spawns(member, seen):
-                    return True
-    return False
-
 
 def pytest_collection_modifyitems(items) -> None:
     """Mark each test by the external programs it needs (see the module's docstring)."""
-    for item in items:
-        names = set(getattr(item, "fixturenames", ()))
-        for fixture, mark in FIXTURE_MARKS.items():
-            if fixture in names:
-                item.add_marker(mark)
-        if item.get_closest_marker("process") is not None:
-            continue
-        seen: set[int] = set()
-        funcs = [getattr(item, "function", None)]
-        info = getattr(item, "_fixtureinfo", None)
-        for defs in info.name2fixturedefs.values() if info else ():
-            funcs += [d.func for d in defs if d.argname != "_spawn_guard" and _test_helper(d.func)]
-        if any(f is not None and _spawns(f, seen) for f in funcs):
-            item.add_marker("process")
+    mark(items)
 
 
 @pytest.fixture(autouse=True)

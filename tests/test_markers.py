@@ -18,10 +18,10 @@ def test_an_unmarked_test_cannot_start_a_process():
 
 def test_the_static_look_follows_helpers(pytestconfig):
     from adversarial.harness import run_cli, run_main
-    from conftest import FIXTURE_MARKS, _spawns
+    from marking import FIXTURE_MARKS, spawns
 
     assert set(FIXTURE_MARKS.values()) <= {
         line.split(":")[0] for line in pytestconfig.getini("markers")
     }
-    assert _spawns(run_cli, set())  # the subprocess helper of the adversarial tests
-    assert not _spawns(run_main, set())  # its in-process twin
+    assert spawns(run_cli, set())  # the subprocess helper of the adversarial tests
+    assert not spawns(run_main, set())  # its in-process twin
