@@ -13,7 +13,7 @@ FUZZ_SECONDS ?= 45
 # pytest's worker processes (pytest-xdist): the CI machine has 2 cores
 PYTEST_WORKERS ?= 2
 
-.PHONY: demo test lint setup setup-test system-deps rust-check fuzz clean trec_eval
+.PHONY: demo test quick lint setup setup-test system-deps rust-check fuzz clean trec_eval
 
 $(BIN)/pip:
 	$(PYTHON) -m venv $(VENV)
@@ -92,6 +92,12 @@ lint: setup-test
 
 test: setup-test lint system-deps rust-check fuzz
 	$(BIN)/python -m pytest -q -n $(PYTEST_WORKERS) --dist worksteal
+
+# the tests that start no process (no subprocess, browser, PostgreSQL, Dask cluster or
+# trec_eval build: tests/conftest.py marks those), without the lints, Rust checks and fuzzing
+QUICK_MARKS := not (process or browser or postgres or dask or trec_eval)
+quick: setup-test
+	$(BIN)/python -m pytest -q -n $(PYTEST_WORKERS) --dist worksteal -m "$(QUICK_MARKS)"
 
 clean:
 	rm -rf $(VENV) build dist src/*.egg-info .pytest_cache .ruff_cache rust/target rust/fuzz/target

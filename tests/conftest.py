@@ -16,6 +16,18 @@ the command from ``adversarial/harness.py``):
 * ``browser``: a headless chromium WebDriver started once per session (``browser.py``);
   ``browser.screenshot(driver, NAME)`` keeps a picture of the page as a test artefact.
 
+Markers (registered in pyproject.toml, ``--strict-markers``) put aside the slow kinds of
+test, so that ``make quick`` can run the rest in a few minutes:
+
+* ``browser``, ``postgres``, ``dask``, ``trec_eval``: the test uses the ``browser``,
+  ``postgres_url``, ``dask_client`` or ``trec_eval_bin`` fixture (directly or through
+  another fixture): :func:`pytest_collection_modifyitems` marks it, nobody writes it;
+* ``process``: the test starts a process (``run_cli``, ``subprocess``, a server). It is
+  marked (``marking.py``) when its function, a fixture it uses, or a helper either of them calls (in
+  tests/, followed through module globals) refers to ``subprocess`` or
+  ``multiprocessing``; a test that starts one some other way fails (:func:`_spawn_guard`)
+  until it says ``@pytest.mark.process``.
+
 ``make test`` runs the suite on every core with pytest-xdist (``-n auto``): each worker
 process has its own session fixtures (its own PostgreSQL server, browser, trec_eval
 build, all in private temporary directories), so a test may never rely on another
@@ -24,6 +36,9 @@ test having run in the same process, nor write to a fixed path outside ``tmp_pat
 
 from __future__ import annotations
 
+import multiprocessing.util
+import os
+import subprocess
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -31,9 +46,33 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
+from marking import SLOW_MARKS, mark
+
 settings.register_profile("deterministic", derandomize=True, database=None, deadline=None)
 settings.register_profile("explore", deadline=None)
 settings.load_profile("deterministic")
+
+
+def pytest_collection_modifyitems(items) -> None:
+    """Mark each test by the external programs it needs (see the module's docstring)."""
+    mark(items)
+
+
+@pytest.fixture(autouse=True)
+def _spawn_guard(request, monkeypatch) -> None:
+    """Fail a test that starts a process without a marker saying so: the static look of
+    :func:`pytest_collection_modifyitems` missed it; add ``@pytest.mark.process``."""
+    if any(request.node.get_closest_marker(m) is not None for m in SLOW_MARKS):
+        return
+    name = request.node.nodeid
+
+    def refuse(*args, **kwargs):
+        pytest.fail(f"{name} starts a process but is not marked: add @pytest.mark.process")
+
+    monkeypatch.setattr(subprocess.Popen, "_execute_child", refuse)
+    monkeypatch.setattr(multiprocessing.util, "spawnv_passfds", refuse)
+    monkeypatch.setattr(os, "fork", refuse)
+    monkeypatch.setattr(os, "posix_spawn", refuse)
 
 
 @pytest.fixture(scope="session")

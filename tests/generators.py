@@ -10,6 +10,12 @@ by its seed alone.
 What each generator produces beyond graded judgments, documents retrieved but never
 judged and documents judged but never retrieved (which they all have):
 
+* :func:`judging_case`: 0-12 topics of 0-40 documents, tied or normal scores, grades
+  -2..4 (every fifth seed up to 40, every tenth up to 1000: int64 labels) or fractions,
+  topics on one side only (the engine's kernels against the specification);
+* :func:`judging_files`: TREC files of ids in UTF-8 or Latin-1 bytes, float32-only
+  ties, infinities, ``-0``, fractional grades in many spellings, duplicate lines,
+  shuffled topics, CRLF, comments (the engine's judge against a plain reference);
 * :func:`adversarial_case`: exact ties, 1e-9 and float32 near-ties, +-1e6 scores,
   negative judgments, one-document, empty and 2000-document rankings, topics on one side
   only, ids of mixed case and width (non-numeric; byte order unlike numeric order);
@@ -126,6 +132,40 @@ def run_from_rows(rows: list[tuple[str, str, float]], name: str = "r"):
 
 
 # -- generators of dict cases ----------------------------------------------------------
+
+
+def judging_case(seed: int, fractional: bool = False) -> tuple[dict, dict]:
+    """``(qrels, run)`` dicts: 0-12 queries of 0-40 documents, tied scores, grades -2..4
+    (negative: pooled but unjudged), queries only in the run or only in the qrels, and
+    every few seeds large grades (up to 40; every tenth seed up to 1000, beyond int8:
+    int64 labels)."""
+    rng = np.random.default_rng(seed)
+    nq = int(rng.integers(0, 13))
+    qrels: dict = {}
+    run: dict = {}
+    high = 4 if seed % 5 else (1000 if seed % 10 == 0 else 40)
+    for q in range(nq):
+        qid = f"q{q}"
+        n = int(rng.integers(0, 41))
+        docs = [f"d{i}" for i in range(int(rng.integers(n, n + 30)) + 1)]
+        scores = rng.integers(0, 8, n).astype(float) if seed % 2 else rng.normal(size=n)
+        ranked = rng.choice(len(docs), n, replace=False)
+        if q % 7 != 6:  # some queries only in the qrels
+            run[qid] = {docs[i]: float(s) for i, s in zip(ranked, scores, strict=True)}
+        if q % 5 != 4:  # some only in the run
+            judged = rng.random(len(docs)) < rng.random()
+            grades = rng.integers(-2, high + 1, len(docs))
+            if fractional:
+                values = np.round(rng.random(len(docs)) * high, 2)
+                values[grades < 0] = grades[grades < 0]
+            else:
+                values = grades
+            qrels[qid] = {
+                d: (float(g) if fractional else int(g))
+                for d, g, j in zip(docs, values, judged, strict=True)
+                if j
+            }
+    return qrels, run
 
 
 def adversarial_case(seed: int) -> tuple[dict, dict]:
@@ -313,6 +353,116 @@ def unranked_collection(seed: int):
 
 
 # -- generators of file text -----------------------------------------------------------
+
+
+# query and document ids: byte order differs from any "natural" order
+ASCII_IDS = ["1", "10", "2", "A", "a", "B", "b", "Z9", "z", "q-1", "q_1", "Q1", "q1", "0"]
+UTF8_IDS = ["é", "e", "ü", "日本", "日", "Ω", "a\u00e9", "\U0001f600", "ß", "ss"]
+LATIN1_IDS = [b"\xe9", b"e", b"\xff", b"\x80x", b"a\xa0", b"Z", b"\xc3\xa9", b"z"]
+
+# scores: ties, -0.0 / 0.0, infinities, and pairs equal only after rounding to float32
+SCORES = [
+    "1",
+    "1.0",
+    "2",
+    "0",
+    "-0",
+    "-0.0",
+    "0.5",
+    "-3",
+    "inf",
+    "-inf",
+    "1e300",
+    "-1e300",
+    "0.1",
+    "0.10000000000000002",
+    "1.00000001",
+    "1.00000002",
+    "16777217",
+    "16777216",
+    "3.4028235e38",
+    "3.4028236e38",
+]
+FRACTIONS = ["0.5", "-0.0", "0.0", "0", "1.25", "2", "-1.5", "-0", "3.75", "1e-300"]
+
+
+def _ids(rng, pool, n):
+    return [pool[i] for i in rng.choice(len(pool), size=min(n, len(pool)), replace=False)]
+
+
+def _encode(value, latin1: bool) -> bytes:
+    return value if isinstance(value, bytes) else value.encode("latin-1" if latin1 else "utf-8")
+
+
+def judging_files(seed: int, directory):
+    """A TREC run and qrels file written in ``directory`` (names from ``seed``):
+    ``(run path, qrels path, latin1, fractional, qrels duplicates policy)``.
+
+    One to eight topics of up to 30 documents over ids whose byte order differs from any
+    natural order (case, digits, non-ASCII UTF-8; every fourth seed Latin-1 bytes, not
+    UTF-8), scores from :data:`SCORES` (ties, ``-0``, infinities, pairs equal only as
+    float32) or normal draws, grades -3..4 (every seventh seed some times 300, beyond
+    int8) or, every fifth seed, fractions from :data:`FRACTIONS`; topics only in one
+    file, now and then a duplicate line, shuffled lines (topics in several blocks),
+    CRLF line ends, a comment and blank line, and run tags in UTF-8 or Latin-1.
+    """
+    rng = np.random.default_rng(seed)
+    latin1 = seed % 4 == 3
+    fractional = seed % 5 == 4
+    pool = LATIN1_IDS + [s.encode() for s in ASCII_IDS] if latin1 else ASCII_IDS + UTF8_IDS
+    queries = _ids(rng, pool, int(rng.integers(1, 9)))
+    docs_pool = pool + [f"d{i}" for i in range(40)]
+    big = seed % 7 == 0
+    q_lines, r_lines = [], []
+    for qi, q in enumerate(queries):
+        docs = _ids(rng, docs_pool, int(rng.integers(0, 30)))
+        # qrels: some topics only in the run, some only in the qrels
+        if qi % 5 != 4:
+            for d in docs[: int(rng.integers(0, len(docs) + 1))]:
+                if fractional:
+                    g = FRACTIONS[int(rng.integers(len(FRACTIONS)))]
+                else:
+                    g = str(int(rng.integers(-3, 5)) * (300 if big and rng.random() < 0.2 else 1))
+                q_lines.append((q, d, g))
+        if qi % 5 != 3:
+            ranked = docs[: int(rng.integers(0, len(docs) + 1))] + [f"x{j}" for j in range(3)]
+            for d in ranked:
+                s = SCORES[int(rng.integers(len(SCORES)))] if seed % 3 else str(rng.normal())
+                r_lines.append((q, d, s))
+    # duplicate lines now and then (the policies decide what they mean)
+    for lines in (q_lines, r_lines):
+        if lines and rng.random() < 0.3:
+            q, d, v = lines[int(rng.integers(len(lines)))]
+            lines.insert(
+                int(rng.integers(len(lines) + 1)), (q, d, v if rng.random() < 0.5 else "1")
+            )
+    # shuffled files: topics in several blocks
+    for lines in (q_lines, r_lines):
+        if rng.random() < 0.5:
+            order = rng.permutation(len(lines))
+            lines[:] = [lines[i] for i in order]
+    if not r_lines:
+        r_lines.append((pool[0], "d0", "1"))
+    if not q_lines:
+        q_lines.append((pool[1], "d0", "1"))
+    tags = [b"runA", b"r\xe9n" if latin1 else "rün".encode(), b"t\xff" if not latin1 else b"x"]
+    tag = tags[seed % 3]
+    end = [b"\n", b"\r\n", b"\n"][seed % 3]
+    q_text = b"".join(
+        _encode(q, latin1) + b" 0 " + _encode(d, latin1) + b" " + g.encode() + end
+        for q, d, g in q_lines
+    )
+    r_text = b"".join(
+        _encode(q, latin1) + b" Q0 " + _encode(d, latin1) + f" {i} {s} ".encode() + tag + end
+        for i, (q, d, s) in enumerate(r_lines)
+    )
+    if seed % 6 == 0:
+        r_text = b"# a comment\n\n" + r_text
+    run_path, qrels_path = directory / f"run{seed}", directory / f"qrels{seed}"
+    run_path.write_bytes(r_text)
+    qrels_path.write_bytes(q_text)
+    qrels_policy = ["error", "first", "max"][seed % 3]
+    return run_path, qrels_path, latin1, fractional, qrels_policy
 
 
 def trec_files(seed: int, sep: str = " ") -> tuple[str, str]:

@@ -39,6 +39,7 @@ def test_trec_order_is_score_then_docno_descending_in_bytes():
 
 SEEDED = [
     lambda s: gen.adversarial_case(s),
+    lambda s: gen.judging_case(s, fractional=bool(s % 2)),
     lambda s: gen.mixed_topics_case(s),
     lambda s: gen.graded_collection(np.random.default_rng(s)),
     lambda s: gen.sparse_case(s, uniform=bool(s % 2)),
@@ -56,6 +57,17 @@ SEEDED = [
 def test_same_seed_same_case_other_seed_other_case(make):
     cases = [repr(SEEDED[make](seed)) for seed in range(6)]
     assert cases == [repr(SEEDED[make](seed)) for seed in range(6)]
+    assert len(set(cases)) == len(cases)
+
+
+def test_judging_files_are_a_function_of_the_seed(tmp_path):
+    def texts(seed: int, where: str) -> tuple:
+        (tmp_path / where).mkdir(exist_ok=True)
+        run, qrels, *rest = gen.judging_files(seed, tmp_path / where)
+        return run.read_bytes(), qrels.read_bytes(), *rest
+
+    cases = [texts(seed, "a") for seed in range(8)]
+    assert cases == [texts(seed, "b") for seed in range(8)]
     assert len(set(cases)) == len(cases)
 
 

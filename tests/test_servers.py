@@ -57,6 +57,7 @@ def test_postgres_create_database(postgres_url):
         create_database(postgres_url, 'x"; DROP DATABASE cranfield; --')
 
 
+@pytest.mark.postgres
 def test_postgres_stops_and_cleans_up_on_failure():
     import sqlalchemy as sa
 

@@ -13,7 +13,8 @@ from cranfield.cli import eval_cmd
 from cranfield.cli._common import UsageError
 from cranfield.cli.main import parse, subcommand_parser
 
-FLAGS = list(eval_cmd._QUICK) + ["--stream", "--no-stream"]
+# every option of the parser (not of the quick parser's table: one missing there is tried too)
+FLAGS = [f for a in subcommand_parser("eval")[1]._actions for f in a.option_strings]
 ODD = ["-qc", "-mAP", "--measure=AP", "--meas", "--", "-1", "-", "", "-h", "--no", "-x"]
 WORDS = [
     "qrels",

@@ -10,15 +10,10 @@ import random
 import pytest
 
 from cranfield.cli._common import UsageError
-from cranfield.cli.trec_eval_cmd import OPTIONS, build_parser, quick_parse
+from cranfield.cli.trec_eval_cmd import build_parser, quick_parse
 
-FLAGS = [flag for flags, *_ in OPTIONS for flag in flags] + [
-    "--compat",
-    "--engine",
-    "--scheduler",
-    "--stream",
-    "--no-stream",
-]
+# every option of the parser (not of the quick parser's table: one missing there is tried too)
+FLAGS = [flag for action in build_parser()._actions for flag in action.option_strings]
 # values, files and what argparse reads its own way: clusters, attached values,
 # abbreviations, '--', negative numbers, '-' (standard input), empty words
 ODD = ["-qc", "-mP.5", "--measure=P", "--meas", "--Z", "--", "-1", "-", "", "-x", "--no"]

@@ -110,6 +110,7 @@ def test_judged_only_agrees(data):
         _agree(_ours(qrels, run, name), _theirs(ir_measures.pytrec_eval, qrels, run, name))
 
 
+@pytest.mark.process  # ir_measures runs gdeval, a Perl script
 @pytest.mark.parametrize("ties", [False, True])
 @SETTINGS
 @given(data=st.data())

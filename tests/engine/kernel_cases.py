@@ -1,5 +1,6 @@
-"""The harness of the engine's measure kernels: random judged runs, and the check that
-the engine's values equal the registry's NumPy kernel bit for bit.
+"""The harness of the engine's measure kernels: judged runs of random qrels and runs
+(:func:`generators.judging_case`), and the check that the engine's values equal the
+registry's NumPy kernel bit for bit.
 
 ``test_kernels_registry.py`` checks every registered family on measures generated
 from its declaration; each ``test_kernels_<module>.py`` adds the adversarial variants
@@ -20,6 +21,7 @@ from cranfield.core.measures.registry import Measure
 from cranfield.core.options import JudgeOptions
 from cranfield.core.qrels import Qrels
 from cranfield.core.run import Run
+from generators import judging_case
 
 SEEDS = range(60)
 
@@ -33,40 +35,6 @@ OPTIONS = [
     JudgeOptions(complete=True),
     JudgeOptions(depth=5, complete=True),
 ]
-
-
-def random_inputs(seed: int, fractional: bool = False):
-    """Qrels and run dicts: 0-12 queries of 0-40 documents, tied scores, grades -2..4
-    (negative: pooled but unjudged), queries only in the run or only in the qrels, and
-    every few seeds large grades (up to 40; every tenth seed up to 1000, beyond int8:
-    int64 labels)."""
-    rng = np.random.default_rng(seed)
-    nq = int(rng.integers(0, 13))
-    qrels: dict = {}
-    run: dict = {}
-    high = 4 if seed % 5 else (1000 if seed % 10 == 0 else 40)
-    for q in range(nq):
-        qid = f"q{q}"
-        n = int(rng.integers(0, 41))
-        docs = [f"d{i}" for i in range(int(rng.integers(n, n + 30)) + 1)]
-        scores = rng.integers(0, 8, n).astype(float) if seed % 2 else rng.normal(size=n)
-        ranked = rng.choice(len(docs), n, replace=False)
-        if q % 7 != 6:  # some queries only in the qrels
-            run[qid] = {docs[i]: float(s) for i, s in zip(ranked, scores, strict=True)}
-        if q % 5 != 4:  # some only in the run
-            judged = rng.random(len(docs)) < rng.random()
-            grades = rng.integers(-2, high + 1, len(docs))
-            if fractional:
-                values = np.round(rng.random(len(docs)) * high, 2)
-                values[grades < 0] = grades[grades < 0]
-            else:
-                values = grades
-            qrels[qid] = {
-                d: (float(g) if fractional else int(g))
-                for d, g, j in zip(docs, values, judged, strict=True)
-                if j
-            }
-    return qrels, run
 
 
 def judged_runs(seeds=SEEDS, fractional: bool = False) -> list:
@@ -83,7 +51,7 @@ def _judged_runs(seeds: tuple, fractional: bool) -> list:
 
 def _judge_all(seeds, fractional: bool):
     for seed in seeds:
-        qrels, run = random_inputs(seed, fractional)
+        qrels, run = judging_case(seed, fractional)
         if not qrels or not run:
             continue
         q = Qrels.from_dict(qrels, fractional=fractional)

@@ -4,7 +4,7 @@ evaluate) give the values and errors of the measures computed one at a time."""
 from __future__ import annotations
 
 import pytest
-from kernel_cases import judged_runs, random_inputs, same_bits
+from kernel_cases import judged_runs, same_bits
 
 from cranfield import evaluate
 from cranfield.core.measures import engine
@@ -12,6 +12,7 @@ from cranfield.core.measures.names import parse
 from cranfield.core.qrels import Qrels
 from cranfield.core.run import Run
 from cranfield.errors import InputError, MeasureError
+from generators import judging_case
 
 # engine families (with and without judged_only, i.e. two prepared runs), NumPy ones
 # in between, a text family and one refusing fractional qrels
@@ -119,7 +120,7 @@ def test_same_first_error(names):
 
 
 def test_evaluate_many_equals_each_alone():
-    qrels, run = random_inputs(7)
+    qrels, run = judging_case(7)
     q, r = Qrels.from_dict(qrels), Run.from_dict(run)
     together = evaluate(q, r, MEASURES)
     assert len(together.measures) == len(MEASURES)

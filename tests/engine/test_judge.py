@@ -27,38 +27,9 @@ from cranfield.core.options import JudgeOptions
 from cranfield.core.qrels import Qrels
 from cranfield.core.run import Run
 from cranfield.errors import InputError
+from generators import judging_files
 
 SEEDS = range(120)
-
-# query and document ids: byte order differs from any "natural" order
-ASCII_IDS = ["1", "10", "2", "A", "a", "B", "b", "Z9", "z", "q-1", "q_1", "Q1", "q1", "0"]
-UTF8_IDS = ["é", "e", "ü", "日本", "日", "Ω", "a\u00e9", "\U0001f600", "ß", "ss"]
-LATIN1_IDS = [b"\xe9", b"e", b"\xff", b"\x80x", b"a\xa0", b"Z", b"\xc3\xa9", b"z"]
-
-# scores: ties, -0.0 / 0.0, infinities, and pairs equal only after rounding to float32
-SCORES = [
-    "1",
-    "1.0",
-    "2",
-    "0",
-    "-0",
-    "-0.0",
-    "0.5",
-    "-3",
-    "inf",
-    "-inf",
-    "1e300",
-    "-1e300",
-    "0.1",
-    "0.10000000000000002",
-    "1.00000001",
-    "1.00000002",
-    "16777217",
-    "16777216",
-    "3.4028235e38",
-    "3.4028236e38",
-]
-FRACTIONS = ["0.5", "-0.0", "0.0", "0", "1.25", "2", "-1.5", "-0", "3.75", "1e-300"]
 
 OPTION_SETS = [
     {},
@@ -73,75 +44,6 @@ OPTION_SETS = [
     {"duplicates": "first"},
     {"duplicates": "max", "compat": 9},
 ]
-
-
-def _ids(rng, pool, n):
-    return [pool[i] for i in rng.choice(len(pool), size=min(n, len(pool)), replace=False)]
-
-
-def _encode(value, latin1: bool) -> bytes:
-    return value if isinstance(value, bytes) else value.encode("latin-1" if latin1 else "utf-8")
-
-
-def random_files(seed: int, tmp_path):
-    """(run path, qrels path, latin1, fractional, qrels duplicates policy)."""
-    rng = np.random.default_rng(seed)
-    latin1 = seed % 4 == 3
-    fractional = seed % 5 == 4
-    pool = LATIN1_IDS + [s.encode() for s in ASCII_IDS] if latin1 else ASCII_IDS + UTF8_IDS
-    queries = _ids(rng, pool, int(rng.integers(1, 9)))
-    docs_pool = pool + [f"d{i}" for i in range(40)]
-    big = seed % 7 == 0
-    q_lines, r_lines = [], []
-    for qi, q in enumerate(queries):
-        docs = _ids(rng, docs_pool, int(rng.integers(0, 30)))
-        # qrels: some topics only in the run, some only in the qrels
-        if qi % 5 != 4:
-            for d in docs[: int(rng.integers(0, len(docs) + 1))]:
-                if fractional:
-                    g = FRACTIONS[int(rng.integers(len(FRACTIONS)))]
-                else:
-                    g = str(int(rng.integers(-3, 5)) * (300 if big and rng.random() < 0.2 else 1))
-                q_lines.append((q, d, g))
-        if qi % 5 != 3:
-            ranked = docs[: int(rng.integers(0, len(docs) + 1))] + [f"x{j}" for j in range(3)]
-            for d in ranked:
-                s = SCORES[int(rng.integers(len(SCORES)))] if seed % 3 else str(rng.normal())
-                r_lines.append((q, d, s))
-    # duplicate lines now and then (the policies decide what they mean)
-    for lines in (q_lines, r_lines):
-        if lines and rng.random() < 0.3:
-            q, d, v = lines[int(rng.integers(len(lines)))]
-            lines.insert(
-                int(rng.integers(len(lines) + 1)), (q, d, v if rng.random() < 0.5 else "1")
-            )
-    # shuffled files: topics in several blocks
-    for lines in (q_lines, r_lines):
-        if rng.random() < 0.5:
-            order = rng.permutation(len(lines))
-            lines[:] = [lines[i] for i in order]
-    if not r_lines:
-        r_lines.append((pool[0], "d0", "1"))
-    if not q_lines:
-        q_lines.append((pool[1], "d0", "1"))
-    tags = [b"runA", b"r\xe9n" if latin1 else "rün".encode(), b"t\xff" if not latin1 else b"x"]
-    tag = tags[seed % 3]
-    end = [b"\n", b"\r\n", b"\n"][seed % 3]
-    q_text = b"".join(
-        _encode(q, latin1) + b" 0 " + _encode(d, latin1) + b" " + g.encode() + end
-        for q, d, g in q_lines
-    )
-    r_text = b"".join(
-        _encode(q, latin1) + b" Q0 " + _encode(d, latin1) + f" {i} {s} ".encode() + tag + end
-        for i, (q, d, s) in enumerate(r_lines)
-    )
-    if seed % 6 == 0:
-        r_text = b"# a comment\n\n" + r_text
-    run_path, qrels_path = tmp_path / f"run{seed}", tmp_path / f"qrels{seed}"
-    run_path.write_bytes(r_text)
-    qrels_path.write_bytes(q_text)
-    qrels_policy = ["error", "first", "max"][seed % 3]
-    return run_path, qrels_path, latin1, fractional, qrels_policy
 
 
 class Repeated(Exception):
@@ -286,7 +188,7 @@ def assert_same(got, want) -> None:
 
 
 def read_paths(paths):
-    """The reference's rows of the files of :func:`random_files`."""
+    """The reference's rows of the files of :func:`judging_files`."""
     run_path, qrels_path, latin1, fractional, _ = paths
     run_rows, tag = parse_text(run_path.read_bytes(), "run", latin1)
     qrels_rows, _ = parse_text(qrels_path.read_bytes(), "qrels", latin1, fractional)
@@ -415,7 +317,7 @@ def _as_columns(rows, value):
 
 @pytest.mark.parametrize("seed", SEEDS)
 def test_engine_judges_as_the_reference(seed, tmp_path):
-    paths = random_files(seed, tmp_path)
+    paths = judging_files(seed, tmp_path)
     run_rows, _, qrels_rows = read_paths(paths)
     rng = np.random.default_rng(seed)
     for kw in OPTION_SETS:
@@ -428,7 +330,7 @@ def test_the_random_files_reach_every_case(tmp_path):
     """The generator makes judged runs of every shape the comparison must cover."""
     seen = set()
     for seed in SEEDS:
-        paths = random_files(seed, tmp_path)
+        paths = judging_files(seed, tmp_path)
         run_rows, _, qrels_rows = read_paths(paths)
         for kw in ({}, {"complete": True}, {"duplicates": "first"}):
             try:

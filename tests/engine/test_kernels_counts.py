@@ -8,7 +8,6 @@ from kernel_cases import (
     beyond_generated,
     check_measure,
     judged_runs,
-    random_inputs,
     same_bits,
 )
 
@@ -18,6 +17,7 @@ from cranfield.core.measures.names import parse
 from cranfield.core.qrels import Qrels
 from cranfield.core.run import Run
 from cranfield.errors import InputError
+from generators import judging_case
 
 MAX = 2**63 - 1
 MIN = -(2**63)
@@ -71,7 +71,7 @@ def test_engine_equals_numpy_fractional(measure):
 def _whole_gains(seed):
     """Qrels read as fractional gains whose values are all whole numbers (float64
     labels, which relstring accepts), and the run."""
-    qrels, run = random_inputs(seed, fractional=True)
+    qrels, run = judging_case(seed, fractional=True)
     qrels = {q: {d: float(round(g)) for d, g in docs.items()} for q, docs in qrels.items()}
     return Qrels.from_dict(qrels, fractional=True), Run.from_dict(run)
 
@@ -93,7 +93,7 @@ def test_relstring_on_whole_float_gains(measure):
 
 
 def test_relstring_refuses_fractional_gains():
-    qrels, run = random_inputs(3, fractional=True)
+    qrels, run = judging_case(3, fractional=True)
     jr = judge(Qrels.from_dict(qrels, fractional=True), Run.from_dict(run))
     assert jr.fractional
     with pytest.raises(InputError, match="fractional"):

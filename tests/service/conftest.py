@@ -41,7 +41,7 @@ def cheap_password_hashing():
     security._hasher = None
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
 def db_target(request, tmp_path) -> str:
     """Where a test's database lives: an SQLite file or a PostgreSQL URL."""
     if request.param == "sqlite":

@@ -20,19 +20,25 @@ class UsageError(SystemExit):
     errors always have; a subcommand that returns its status itself catches this one."""
 
 
-def quick_scan(argv: list[str], table: dict, values: dict) -> list[str] | None:
-    """The file arguments of a plain command line, its options set in ``values``; or
-    None when the line is not plain (then the subcommand's argparse parser reads it).
+def quick_scan(argv: list[str], table: dict, defaults: dict) -> tuple[Parsed, list[str]] | None:
+    """The options of a plain command line (``defaults`` where it gives none) and its
+    file arguments; or None when the line is not plain (then the subcommand's argparse
+    parser reads it).
 
-    ``table`` maps each option, written out in full, to ``(dest, kind, accepted)``:
-    kind "switch" (stores True), "text", "int" (all digits), "append" or "measure"
-    (appends; a measure without commas and not followed by another word, as a list of
-    names after one ``-m`` is argparse's); ``accepted``: the values a choice takes (as
-    parsed), else None. ``--stream``/``--no-stream`` set ``stream``. Plain also means
-    each value an argument of its own not starting with '-', and the files together
-    (argparse reads them once). The quick parsers of ``eval`` and ``trec_eval`` are
-    built on it; their tests check that argparse reads such lines alike.
+    ``table`` and ``defaults`` are one command's, generated from its argparse parser
+    (:mod:`cranfield.cli._quick_tables`): ``table`` maps each option, written out in
+    full, to ``(dest, kind, arg)``: kind "const" stores ``arg``; "text", "int" (all
+    digits), "append" and "measure" take a value (the last two append it; a measure
+    without commas and not followed by another word, as a list of names after one
+    ``-m`` is argparse's), ``arg`` being the values a choice accepts (as parsed), else
+    None. Plain also means each value an argument of its own not starting with '-', and
+    the files together (argparse reads them once). The quick parsers of ``eval`` and
+    ``trec_eval`` are built on it; their tests check that argparse reads such lines
+    alike.
     """
+    args = Parsed()
+    values = vars(args)
+    values.update({k: list(v) if isinstance(v, list) else v for k, v in defaults.items()})
     files: list[str] = []
     last_file = -1
     i, n = 0, len(argv)
@@ -43,12 +49,10 @@ def quick_scan(argv: list[str], table: dict, values: dict) -> list[str] | None:
                 return None
             files.append(token)
             last_file = i
-        elif token in ("--stream", "--no-stream"):
-            values["stream"] = token == "--stream"
         elif token in table:
-            dest, kind, accepted = table[token]
-            if kind == "switch":
-                values[dest] = True
+            dest, kind, arg = table[token]
+            if kind == "const":
+                values[dest] = arg
                 i += 1
                 continue
             if i + 1 >= n or argv[i + 1].startswith("-"):
@@ -59,7 +63,7 @@ def quick_scan(argv: list[str], table: dict, values: dict) -> list[str] | None:
                 if not (value.isascii() and value.isdigit()):
                     return None
                 value = int(value)
-            if accepted is not None and value not in accepted:
+            if arg is not None and value not in arg:
                 return None
             if kind == "measure":
                 if "," in value or (i + 1 < n and not argv[i + 1].startswith("-")):
@@ -71,7 +75,7 @@ def quick_scan(argv: list[str], table: dict, values: dict) -> list[str] | None:
         else:
             return None
         i += 1
-    return files
+    return args, files
 
 
 # option of each JudgeOptions field, for messages

@@ -6,6 +6,7 @@ import sys
 
 from ._common import Parsed, digits_value, engine_value, judge_options, quick_scan
 from ._output import deliver
+from ._quick_tables import EVAL, EVAL_DEFAULTS
 
 
 def add_arguments(p) -> None:
@@ -64,60 +65,6 @@ def add_arguments(p) -> None:
     add_output(p)
 
 
-# the options of add_arguments as quick() reads them: option -> (dest, kind, accepted)
-# with kind "switch" (stores True), "int", "text" or "measure"; accepted: the values a
-# choice takes (as parsed), else None
-_QUICK = {
-    "-m": ("measures", "measure", None),
-    "--measure": ("measures", "measure", None),
-    "-q": ("per_query", "switch", None),
-    "--per-query": ("per_query", "switch", None),
-    "-l": ("rel_level", "int", None),
-    "--rel-level": ("rel_level", "int", None),
-    "-c": ("complete", "switch", None),
-    "--complete": ("complete", "switch", None),
-    "-J": ("judged_only", "switch", None),
-    "--judged-only": ("judged_only", "switch", None),
-    "--duplicates": ("duplicates", "text", ("error", "first", "max")),
-    "--fractional": ("fractional", "switch", None),
-    "-M": ("depth", "int", None),
-    "--depth": ("depth", "int", None),
-    "--aggregate": ("aggregate", "text", ("macro", "micro")),
-    "--skip-no-relevant": ("skip_no_relevant", "switch", None),
-    "-N": ("collection_size", "int", None),
-    "--collection-size": ("collection_size", "int", None),
-    "--compat": ("compat", "int", (9, 10)),
-    "--engine": ("engine", "text", ("local", "dask")),
-    "--scheduler": ("scheduler", "text", None),
-    "-f": ("format", "text", ("text", "markdown", "json", "csv", "tsv", "trec")),
-    "--format": ("format", "text", ("text", "markdown", "json", "csv", "tsv", "trec")),
-    "--digits": ("digits", "text", None),
-    "-o": ("output", "text", None),
-    "--output": ("output", "text", None),
-}
-_QUICK_DEFAULTS = {
-    "measures": None,
-    "per_query": False,
-    "rel_level": 1,
-    "complete": False,
-    "judged_only": False,
-    "duplicates": "error",
-    "fractional": False,
-    "depth": None,
-    "aggregate": "macro",
-    "skip_no_relevant": False,
-    "collection_size": None,
-    "compat": 10,
-    "stream": None,
-    "engine": None,
-    "scheduler": None,
-    "format": "text",
-    "digits": "4",
-    "output": None,
-    "_outputs": ("output",),
-}
-
-
 def quick(argv: list[str]) -> Parsed | None:
     """The options of a plain ``cranfield eval`` command line without ``argparse``, or
     None (then cli/main.py's parser reads it: its results and messages).
@@ -127,15 +74,14 @@ def quick(argv: list[str]) -> Parsed | None:
     without commas and not followed by another word (``-m AP nDCG@10``, a list, is
     read by :func:`~cranfield.cli._args.expand_measure_lists`), an integer option's
     value all digits. tests/cli/test_eval_quick_parse.py checks that argparse reads
-    such lines to the same options.
+    such lines to the same options; the options are :mod:`cranfield.cli._quick_tables`'s,
+    generated from :func:`add_arguments`.
     """
-    args = Parsed()
-    values = vars(args)
-    values.update(_QUICK_DEFAULTS)
-    files = quick_scan(argv, _QUICK, values)
-    if files is None or len(files) < 2:
+    read = quick_scan(argv, EVAL, EVAL_DEFAULTS)
+    if read is None or len(read[1]) < 2:
         return None
-    values["qrels"], values["runs"] = files[0], files[1:]
+    args, files = read
+    args.qrels, args.runs = files[0], files[1:]
     return args
 
 

@@ -9,7 +9,8 @@ from __future__ import annotations
 import sys
 
 from ..errors import CranfieldError, MeasureError
-from ._common import Parsed, UsageError, engine_value, judge_options, quick_scan
+from ._common import UsageError, engine_value, judge_options, quick_scan
+from ._quick_tables import TREC_EVAL, TREC_EVAL_DEFAULTS
 
 TYPE_CHECKING = False  # (typing.TYPE_CHECKING without importing typing: a cold CLI)
 if TYPE_CHECKING:
@@ -53,7 +54,8 @@ DESCRIPTION = """Evaluate a TREC run against qrels exactly as trec_eval 10.0 doe
 
 
 # trec_eval's own options, in the order argparse is given them (its messages list
-# options in that order): (option strings, dest, action, default)
+# options in that order): (option strings, dest, action, default); the quick parser's
+# table is generated from build_parser (cli/_quick_gen.py)
 OPTIONS = (
     (("-h", "--help"), "help", "store_true", False),
     (("-v", "--version"), "version", "store_true", False),
@@ -101,19 +103,6 @@ def build_parser() -> Parser:
     return p
 
 
-# trec_eval's options and those of add_compat, add_stream and add_engine (cli/_args.py)
-# as quick_parse reads them (cli/_common.quick_scan): option -> (dest, kind, accepted)
-_KINDS = {"store_true": "switch", "append": "append", "store": "text"}
-_QUICK = {
-    flag: (dest, _KINDS[action], None) for flags, dest, action, _ in OPTIONS for flag in flags
-} | {
-    "--compat": ("compat", "int", (9, 10)),
-    "--engine": ("engine", "text", ("local", "dask")),
-    "--scheduler": ("scheduler", "text", None),
-}
-_SHARED_DEFAULTS = {"compat": 10, "stream": None, "engine": None, "scheduler": None}
-
-
 def quick_parse(argv: list[str]):
     """The options of a plain trec_eval command line without ``argparse``, or None.
 
@@ -125,17 +114,14 @@ def quick_parse(argv: list[str]):
     ``--measure=P``, an abbreviation, ``--``, a missing or odd value, not two files)
     returns None and :func:`build_parser`'s parser reads it, so results and messages
     are argparse's. tests/cli/test_trec_eval_quick_parse.py checks that both give the
-    same options.
+    same options; the options are :mod:`cranfield.cli._quick_tables`'s, generated from
+    :func:`build_parser`.
     """
-    args = Parsed()
-    values = vars(args)
-    for _, dest, action, default in OPTIONS:
-        values[dest] = [] if action == "append" else default
-    values.update(_SHARED_DEFAULTS)
-    files = quick_scan(argv, _QUICK, values)
-    if files is None or len(files) != 2:
+    read = quick_scan(argv, TREC_EVAL, TREC_EVAL_DEFAULTS)
+    if read is None or len(read[1]) != 2:
         return None
-    values["files"] = files
+    args, files = read
+    args.files = files
     return args
 
 

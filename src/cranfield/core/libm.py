@@ -53,12 +53,13 @@ def _c_exp2(prefer_math: bool = True):
     if prefer_math and hasattr(math, "exp2"):
         return math.exp2
     import ctypes
-    import ctypes.util
 
-    path = ctypes.util.find_library("m")
-    if path is None:  # no separate libm (Windows): pow(2, x) is the closest C function
+    try:
+        # the C library this process has loaded (CPython links libm); not
+        # ctypes.util.find_library, which runs ldconfig or a compiler to find it
+        f = ctypes.CDLL(None).exp2
+    except (OSError, TypeError, AttributeError):  # Windows: pow(2, x) is the closest C function
         return lambda x: math.pow(2.0, x)
-    f = ctypes.CDLL(path).exp2
     f.restype, f.argtypes = ctypes.c_double, (ctypes.c_double,)
     return f
 
