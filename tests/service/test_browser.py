@@ -178,8 +178,17 @@ def test_the_whole_campaign_in_a_browser(browser, server, tmp_path):
     driver.get(url + "/c/e2e/judge")
     screenshot(driver, "08-judge")
     assert "<mark>" in driver.find_element(*_by("#document")).get_attribute("innerHTML")
-    judged = []
-    for key in "2100120":
+    # "come back later" on the first pair, a comment and "unsure" on the next
+    skipped = driver.find_element(*_by("#judge")).get_attribute("data-pair")
+    driver.find_element(*_by("body")).send_keys("s")
+    _wait(driver, lambda d: d.find_element(*_by("#judge")).get_attribute("data-pair") != skipped)
+    driver.find_element(*_by("#comment")).send_keys("mentions the topic in passing")
+    driver.execute_script("document.activeElement.blur()")
+    driver.find_element(*_by("body")).send_keys("u")
+    assert driver.find_element(*_by("#flag-unsure")).is_selected()
+    noted = _judge_with_key(driver, "1")
+    judged = [(noted, 1)]
+    for key in "100120":
         judged.append((_judge_with_key(driver, key), int(key)))
     driver.find_element(*_by("body")).send_keys("p")  # previous: the last judged pair
     _wait(
@@ -188,6 +197,11 @@ def test_the_whole_campaign_in_a_browser(browser, server, tmp_path):
     )
     assert driver.find_element(*_by("#label-0")).get_attribute("class").endswith("current")
     screenshot(driver, "09-judge-previous")
+    driver.get(f"{url}/api/campaigns/e2e/pairs/{noted}")
+    view = json.loads(driver.find_element(*_by("body")).text)
+    assert view["comment"] == "mentions the topic in passing" and view["flags"] == ["unsure"]
+    driver.get(f"{url}/api/campaigns/e2e/pairs/{skipped}")
+    assert json.loads(driver.find_element(*_by("body")).text)["skipped"] is True
     _login(driver, url, "bob", None)
     for i, (pair, label) in enumerate(judged):
         driver.get(f"{url}/c/e2e/judge/{pair}")

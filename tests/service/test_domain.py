@@ -272,6 +272,9 @@ def test_view_reveals_nothing_about_runs_or_other_assessors(db, tmp_path):
     for secret in ("r1", "r2", "s1", "p1", "p2", "a2", "100.5", "gold", "rank", "score"):
         assert secret not in text
     assert set(other) == {
+        "comment",
+        "flags",
+        "skipped",
         "pair",
         "topic",
         "document",
@@ -548,9 +551,54 @@ def test_agreement_with_aggregate_is_agreement_with_the_exported_qrels(db, tmp_p
     exported = exports.qrels_labels(db, "c")
     current = [line.split("\t") for line in exports.judgments_tsv(db, "c").splitlines()[1:]]
     for row in dash["quality"]:
-        mine = [(q, d, int(lab)) for q, d, a, lab, _s in current if a == row["assessor"]]
+        mine = [(q, d, int(lab)) for q, d, a, lab, *_ in current if a == row["assessor"]]
         expected = sum(exported[(q, d)] == lab for q, d, lab in mine) / len(mine)
         assert row["agreement_with_aggregate"] == pytest.approx(expected, abs=1e-15)
     assert "adjudications applied" in dash["aggregate_rule"]
     if method == "majority":
         assert "seed 0" in dash["aggregate_rule"]
+
+
+def test_skipped_pairs_come_back_after_the_rest_in_the_order_they_were_set_aside(db, tmp_path):
+    ids = judging_campaign(db, tmp_path, assessors=("a1",), per_topic=1)
+    a = ids["a1"]
+    first = judging.next_pair(db, "c", a)["pair"]
+    second = judging.skip(db, "c", a, first)["pair"]
+    assert second != first and judging.pair_view(db, "c", a, first)["skipped"] is True
+    third = judging.skip(db, "c", a, second)["pair"]
+    left = []
+    while (view := judging.next_pair(db, "c", a)) is not None and not view["skipped"]:
+        judging.save(db, "c", a, view["pair"], 1)
+        left.append(view["pair"])
+    assert third in left and first not in left and second not in left
+    assert view["pair"] == first  # set aside first, back first
+    assert judging.skip(db, "c", a, first)["pair"] == second  # skipped again: to the end
+    judging.save(db, "c", a, second, 0)
+    assert judging.next_pair(db, "c", a)["pair"] == first
+    judging.save(db, "c", a, first, 2)
+    assert judging.next_pair(db, "c", a) is None
+    with pytest.raises(Conflict, match="judged already"):
+        judging.skip(db, "c", a, first)
+
+
+def test_a_judgment_keeps_its_comment_and_flags(db, tmp_path):
+    ids = judging_campaign(db, tmp_path, assessors=("a1",), per_topic=1)
+    a = ids["a1"]
+    pid = judging.next_pair(db, "c", a)["pair"]
+    judging.save(db, "c", a, pid, 0, comment="  empty page \n", flags=["broken", "unsure"])
+    view = judging.pair_view(db, "c", a, pid)
+    assert view["comment"] == "empty page" and view["flags"] == ["broken", "unsure"]
+    judging.save(db, "c", a, pid, 1)  # a new save sets the notes anew
+    view = judging.pair_view(db, "c", a, pid)
+    assert view["comment"] == "" and view["flags"] == []
+    with pytest.raises(ParameterError, match="flag"):
+        judging.save(db, "c", a, pid, 1, flags=["spam"])
+    with pytest.raises(ParameterError, match="2000"):
+        judging.save(db, "c", a, pid, 1, comment="x" * 2001)
+    with pytest.raises(ParameterError, match="control"):
+        judging.save(db, "c", a, pid, 1, comment="a\x00b")
+    judging.save(db, "c", a, pid, 1, comment="tab\there", flags=["broken"])
+    exported = exports.judgments_tsv(db, "c").splitlines()
+    assert exported[0].split("\t")[-2:] == ["flags", "comment"]
+    row = next(line for line in exported[1:] if "broken" in line)
+    assert row.split("\t")[-2:] == ["broken", "tab here"]

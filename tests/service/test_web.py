@@ -166,6 +166,9 @@ def test_assessors_receive_nothing_that_reveals_runs_ranks_or_other_labels(site)
     assert view.status_code == 200
     _assert_blind(view.text)
     assert set(view.json()) == {
+        "comment",
+        "flags",
+        "skipped",
         "pair",
         "topic",
         "document",

@@ -56,6 +56,7 @@ RULES: dict[str, frozenset[str]] = {
     "api_results": COORD | PART,
     "api_report": COORD,
     "api_audit": COORD,
+    "api_skip": ASSESS,
     "api_audit_tsv": COORD,
     # HTML pages and forms
     "home": ANYONE,
@@ -77,6 +78,7 @@ RULES: dict[str, frozenset[str]] = {
     "judge_page": ASSESS,
     "judge_pair_page": ASSESS,
     "judge_form": ASSESS,
+    "skip_form": ASSESS,
     "results_page": COORD | PART,
 }
 

@@ -39,6 +39,14 @@ class Label(BaseModel):
     seconds: float | None = None
 
 
+class JudgmentBody(Label):
+    """A label with the assessor's notes: a comment, unsure, a broken document."""
+
+    comment: str | None = Field(default=None, max_length=2000)
+    unsure: bool = False
+    broken: bool = False
+
+
 class Member(BaseModel):
     username: str
     role: str
@@ -382,12 +390,13 @@ def judge(
     request: Request,
     name: str,
     pair: PairId,
-    body: Label,
+    body: JudgmentBody,
     response: Response,
     idempotency_key: str | None = Header(default=None),
 ) -> dict:
-    """Save a label (201 first time, 200 after); repeating a request with the same
-    ``Idempotency-Key`` changes nothing and gets the same answer."""
+    """Save a label (201 first time, 200 after), with an optional ``comment`` and the
+    flags ``unsure`` and ``broken`` (a document that cannot be judged); repeating a
+    request with the same ``Idempotency-Key`` changes nothing and gets the same answer."""
     status, out = judging.save(
         db_of(request),
         name,
@@ -396,9 +405,25 @@ def judge(
         body.label,
         key=idempotency_key,
         seconds=body.seconds,
+        comment=body.comment,
+        flags=[f for f in judging.FLAGS if getattr(body, f)],
     )
     response.status_code = status
     return out
+
+
+@router.post(
+    "/campaigns/{name}/skips/{pair}",
+    name="api_skip",
+    responses={204: {"description": "nothing left to judge"}},
+)
+def skip(request: Request, name: str, pair: PairId):
+    """Set an unjudged pair aside ("come back later": it comes after the rest of the
+    queue); answers the next pair to judge, or 204."""
+    view = judging.skip(db_of(request), name, user_id(request), pair)
+    if view is None:
+        return Response(status_code=204)
+    return view
 
 
 @router.get("/campaigns/{name}/judgments/{pair}/history", name="api_history")

@@ -424,13 +424,25 @@ async def judge_form(request: Request, name: str, pair: PairId):
     f = await _form(request)
     label = _int(f.get("label", ""), "label")
     await run_in_threadpool(
-        judging.save,
-        request.app.state.db,
-        name,
-        principal(request).user_id,
-        pair,
-        label,
-        key=f.get("key") or None,
+        lambda: judging.save(
+            request.app.state.db,
+            name,
+            principal(request).user_id,
+            pair,
+            label,
+            key=f.get("key") or None,
+            comment=f.get("comment") or None,
+            flags=[x for x in judging.FLAGS if f.get(x)],
+        )
+    )
+    return RedirectResponse(f"/c/{quote(name)}/judge", status_code=303)
+
+
+@router.post("/c/{name}/skip/{pair}", name="skip_form")
+async def skip_form(request: Request, name: str, pair: PairId):
+    await _form(request)
+    await run_in_threadpool(
+        judging.skip, request.app.state.db, name, principal(request).user_id, pair
     )
     return RedirectResponse(f"/c/{quote(name)}/judge", status_code=303)
 
