@@ -46,13 +46,13 @@ def _wait(driver, condition, timeout=60):
     return WebDriverWait(driver, timeout).until(condition)
 
 
-def _login(driver, url, user, shot):
+def _login(driver, url, user, shot, password=PASSWORD):
     from selenium.webdriver.support import expected_conditions as ec
 
     driver.delete_all_cookies()
     driver.get(url + "/login")
     driver.find_element(*_by("#username")).send_keys(user)
-    driver.find_element(*_by("#password")).send_keys(PASSWORD)
+    driver.find_element(*_by("#password")).send_keys(password)
     if shot:
         screenshot(driver, shot)
     driver.find_element(*_by("#login-button")).click()
@@ -143,6 +143,22 @@ def test_the_whole_campaign_in_a_browser(browser, server, tmp_path):
         ("bob", "assessor"),
     ):
         _member(driver, user, role)
+
+    # a third team joins by a one-time link the coordinator hands over
+    driver.find_element(*_by("#invite select[name=role]")).send_keys("participant")
+    _submit(driver, "#invite-button", "/c/e2e/invite")
+    link = driver.find_element(*_by("#link-url")).text
+    screenshot(driver, "03b-invitation-link")
+    driver.find_element(*_by(".logout button")).click()
+    driver.get(link)
+    driver.find_element(*_by("#link-username")).send_keys("cara")
+    driver.find_element(*_by("#link-password")).send_keys("cara's long password")
+    _submit(driver, "#link-button", "/login")
+    _login(driver, url, "cara", None, password="cara's long password")
+    driver.get(url + "/c/e2e/submit")
+    assert driver.find_elements(*_by("#run-file"))  # a participant of e2e
+    _login(driver, url, "boss", None)
+    driver.get(url + "/c/e2e/dashboard")
 
     # team1: an error with its line number, then the fixed run; team2: a valid run
     _login(driver, url, "team1", None)

@@ -16,6 +16,7 @@ from . import (
     audit,
     campaigns,
     exports,
+    invitations,
     judging,
     pooling,
     quality,
@@ -51,6 +52,26 @@ class Member(BaseModel):
     username: str
     role: str
     password: str | None = None
+
+
+class InviteRequest(BaseModel):
+    role: str
+    days: StrictInt = 7
+
+
+class ResetRequest(BaseModel):
+    username: str = Field(max_length=64)
+    days: StrictInt = 7
+
+
+class UseLink(BaseModel):
+    username: str | None = Field(default=None, max_length=64)
+    password: str = Field(max_length=1024)
+
+
+class PasswordChange(BaseModel):
+    current: str = Field(max_length=1024)
+    new: str = Field(max_length=1024)
 
 
 class PoolRequest(BaseModel):
@@ -495,6 +516,50 @@ def get_results(request: Request, name: str) -> dict:
             raise NotFound("no results computed yet")
         return data
     return results.for_participant(db_of(request), name, p.user_id)
+
+
+def link_url(request: Request, token: str) -> str:
+    """The absolute address of a one-time link (as the caller reached the service)."""
+    return str(request.base_url).rstrip("/") + "/link/" + token
+
+
+@router.post("/campaigns/{name}/invitations", name="api_invite", status_code=201)
+def invite(request: Request, name: str, body: InviteRequest) -> dict:
+    """A one-time link that creates an account with ``role`` in the campaign
+    (``days``: 1 to 90, default 7); the link is in the answer only."""
+    out = invitations.invite(db_of(request), name, body.role, user_id(request), body.days)
+    audit.note(request, role=body.role, days=body.days)
+    return {"link": link_url(request, out["token"]), "expires": out["expires"]}
+
+
+@router.post("/campaigns/{name}/password-resets", name="api_reset_link", status_code=201)
+def reset_link(request: Request, name: str, body: ResetRequest) -> dict:
+    """A one-time link that sets a new password for a member of the campaign."""
+    out = invitations.reset(db_of(request), name, body.username, user_id(request), body.days)
+    audit.note(request, username=body.username, days=body.days)
+    return {"link": link_url(request, out["token"]), "expires": out["expires"]}
+
+
+@router.get("/links/{token}", name="api_link")
+def link(request: Request, token: str) -> dict:
+    """What a one-time link does (404 when unknown, used or expired)."""
+    return invitations.peek(db_of(request), token)
+
+
+@router.post("/links/{token}", name="api_use_link")
+def use_link(request: Request, token: str, body: UseLink) -> dict:
+    """Use a one-time link: an invitation with ``username`` and ``password``, a reset
+    with ``password``."""
+    name = invitations.accept(db_of(request), token, body.password, body.username)
+    return {"username": name}
+
+
+@router.post("/me/password", name="api_change_password")
+def change_password(request: Request, body: PasswordChange) -> dict:
+    """Change one's own password (the other sessions end)."""
+    p = principal(request)
+    invitations.change_password(db_of(request), p.user_id, body.current, body.new, p.token)
+    return {"changed": True}
 
 
 @router.get("/campaigns/{name}/audit", name="api_audit")

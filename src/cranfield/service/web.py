@@ -16,7 +16,19 @@ from fastapi import APIRouter, Request
 from starlette.concurrency import run_in_threadpool
 from starlette.responses import HTMLResponse, RedirectResponse
 
-from . import accounts, audit, campaigns, judging, pooling, quality, results, submissions, uploads
+from ..errors import CranfieldError
+from . import (
+    accounts,
+    audit,
+    campaigns,
+    invitations,
+    judging,
+    pooling,
+    quality,
+    results,
+    submissions,
+    uploads,
+)
 from .api import add_member_to, create_from_form, do_login, set_session_cookie, submit_form
 from .auth import COOKIE, LOGIN_CSRF_COOKIE, principal
 from .params import PairId
@@ -106,6 +118,67 @@ async def login_form(request: Request):
     return response
 
 
+@router.get("/link/{token}", name="link_page")
+def link_page(request: Request, token: str, error: str = "", status: int = 200):
+    """An invitation (choose a user name and a password) or a password reset."""
+    from .problems import NotFound
+
+    try:
+        what = invitations.peek(request.app.state.db, token)
+    except NotFound as exc:
+        return error_page(request, 404, exc.message)
+    return render(request, "link.html", status=status, what=what, token=token, error=error)
+
+
+@router.post("/link/{token}", name="link_form")
+async def link_form(request: Request, token: str):
+    from .problems import NotFound, ServiceError
+
+    f = await _form(request)
+    try:
+        name = await run_in_threadpool(
+            invitations.accept,
+            request.app.state.db,
+            token,
+            f.get("password", ""),
+            f.get("username") or None,
+        )
+    except NotFound as exc:
+        return error_page(request, 404, exc.message)
+    except (ServiceError, CranfieldError) as exc:
+        message = exc.message if isinstance(exc, ServiceError) else str(exc)
+        return link_page(request, token, error=message, status=getattr(exc, "status", 422))
+    return RedirectResponse(
+        "/login?msg=" + quote(f"{name}: your password is set; log in"), status_code=303
+    )
+
+
+@router.get("/account", name="account_page")
+def account_page(request: Request, error: str = "", status: int = 200):
+    return render(request, "account.html", status=status, error=error)
+
+
+@router.post("/account/password", name="password_form")
+async def password_form(request: Request):
+    from .problems import ServiceError
+
+    f = await _form(request)
+    p = principal(request)
+    try:
+        await run_in_threadpool(
+            invitations.change_password,
+            request.app.state.db,
+            p.user_id,
+            f.get("current", ""),
+            f.get("new", ""),
+            p.token,
+        )
+    except (ServiceError, CranfieldError) as exc:
+        message = exc.message if isinstance(exc, ServiceError) else str(exc)
+        return account_page(request, error=message, status=getattr(exc, "status", 422))
+    return back("/account", "your password is changed; your other sessions have ended")
+
+
 @router.post("/logout", name="logout_form")
 def logout_form(request: Request):
     accounts.logout(request.app.state.db, principal(request).token)
@@ -165,6 +238,12 @@ def campaign_page(request: Request, name: str):
 
 @router.get("/c/{name}/dashboard", name="dashboard_page")
 def dashboard_page(request: Request, name: str):
+    return _dashboard(request, name)
+
+
+def _dashboard(request: Request, name: str, link: dict | None = None):
+    """The dashboard; ``link``: a one-time link just made, shown once on this page (it
+    never goes into a URL, where history and logs would keep it)."""
     db = request.app.state.db
     data = quality.dashboard(db, name)
     with db.read() as s:
@@ -188,6 +267,7 @@ def dashboard_page(request: Request, name: str):
         has_results=has_results,
         steps=steps(data, len(run_rows), has_results, published),
         audit_entries=audit.entries(db, name)[-10:][::-1],
+        link=link,
     )
 
 
@@ -253,6 +333,34 @@ async def members_form(request: Request, name: str):
     )
     audit.note(request, username=f.get("username", ""), role=f.get("role", ""))
     return back(f"/c/{quote(name)}/dashboard", f"{f.get('username')} is now {f.get('role')}")
+
+
+@router.post("/c/{name}/invite", name="invite_form")
+async def invite_form(request: Request, name: str):
+    from .api import link_url
+
+    f = await _form(request)
+    role = f.get("role", "")
+    out = await run_in_threadpool(
+        invitations.invite, request.app.state.db, name, role, principal(request).user_id
+    )
+    audit.note(request, role=role, days=invitations.DEFAULT_DAYS)
+    link = {"what": f"invitation as {role}", "url": link_url(request, out["token"]), **out}
+    return await run_in_threadpool(_dashboard, request, name, link)
+
+
+@router.post("/c/{name}/reset", name="reset_form")
+async def reset_form(request: Request, name: str):
+    from .api import link_url
+
+    f = await _form(request)
+    username = f.get("username", "")
+    out = await run_in_threadpool(
+        invitations.reset, request.app.state.db, name, username, principal(request).user_id
+    )
+    audit.note(request, username=username, days=invitations.DEFAULT_DAYS)
+    link = {"what": f"password reset for {username}", "url": link_url(request, out["token"])}
+    return await run_in_threadpool(_dashboard, request, name, {**link, **out})
 
 
 @router.post("/c/{name}/pool", name="pool_form")
