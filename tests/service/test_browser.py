@@ -297,3 +297,29 @@ def test_the_whole_campaign_in_a_browser(browser, server, tmp_path):
     driver.get(url + "/c/e2e/results")
     _wait(driver, ec.presence_of_element_located(_by("#stale")))
     screenshot(driver, "14-results-stale")
+
+    # work that moves: a topic from ann to bob, a late run pooled into the queues
+    _login(driver, url, "boss", None)
+    driver.get(url + "/c/e2e/dashboard")
+    form = driver.find_element(*_by("#reassign"))
+    topic = driver.find_element(*_by("#progress-topics tbody tr td")).text
+    form.find_element(*_by("input[name=topic]")).send_keys(topic)
+    form.find_element(*_by("input[name=source]")).send_keys("ann")
+    form.find_element(*_by("select[name=target]")).send_keys("bob")
+    form.find_element(*_by("#reassign-button")).click()
+    _wait(driver, lambda d: f"topic {topic}:" in d.page_source and "from ann" in d.page_source)
+    driver.find_element(*_by("#reopen-button")).click()
+    _wait(driver, lambda d: "submissions are open again" in d.page_source)
+    _login(driver, url, "team1", None)
+    driver.get(url + "/c/e2e/submit")
+    late = tmp_path / "team1-late.txt"
+    runs["dense"].to_trec(late)
+    _upload(driver, late, "team1-late")
+    _wait(driver, lambda d: "run team1-late accepted" in d.page_source)
+    _login(driver, url, "boss", None)
+    driver.get(url + "/c/e2e/dashboard")
+    driver.find_element(*_by("#extend-button")).click()
+    _wait(driver, lambda d: "new pairs pooled" in d.page_source)
+    added = int(driver.page_source.split(" new pairs pooled")[0].rsplit(">", 1)[-1].split()[-1])
+    assert added > 0
+    screenshot(driver, "15-late-run-pooled")

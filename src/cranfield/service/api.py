@@ -74,6 +74,19 @@ class PasswordChange(BaseModel):
     new: str = Field(max_length=1024)
 
 
+class TopicAssessor(BaseModel):
+    username: str = Field(max_length=64)
+
+
+class Reassign(BaseModel):
+    source: str = Field(max_length=64)
+    target: str = Field(max_length=64)
+
+
+class Reopen(BaseModel):
+    deadline: str | None = None
+
+
 class PoolRequest(BaseModel):
     depth: StrictInt | None = 10
     strategy: str = "depth"
@@ -172,7 +185,6 @@ def list_campaigns(request: Request) -> list:
 
 async def create_from_form(request: Request, form: uploads.Form) -> str:
     """Create a campaign from form fields (and topic/document files, or ``sample``)."""
-    import datetime as dt
 
     from ..errors import InputError, ParameterError
     from . import demo
@@ -190,14 +202,7 @@ async def create_from_form(request: Request, form: uploads.Form) -> str:
         except ValueError:
             raise ParameterError(key.replace("_", " "), "an integer", text) from None
 
-    deadline = None
-    if f.get("deadline", "").strip():
-        try:
-            deadline = dt.datetime.fromisoformat(f["deadline"].strip())
-        except ValueError:
-            raise ParameterError(
-                "deadline", "an ISO 8601 date, e.g. 2026-06-30T23:59", f["deadline"]
-            ) from None
+    deadline = parse_deadline(f.get("deadline"))
     settings = campaigns.Settings(
         title=f.get("title", "")[:200],
         scale=f.get("scale", "").strip() or campaigns.DEFAULT_SCALE,
@@ -386,6 +391,64 @@ def assign(request: Request, name: str, body: AssignRequest) -> dict:
     out = pooling.assign(db_of(request), name, per_topic=body.per_topic, seed=body.seed)
     audit.note(request, per_topic=body.per_topic, seed=body.seed, topics=len(out))
     return out
+
+
+@router.post("/campaigns/{name}/topics/{topic}/assessors", name="api_give_topic")
+def give_topic(request: Request, name: str, topic: str, body: TopicAssessor) -> dict:
+    """Give a topic to one more assessor (its pairs join the end of their queue)."""
+    added = pooling.give_topic(db_of(request), name, topic, body.username)
+    audit.note(request, topic=topic, username=body.username, added=added)
+    return {"topic": topic, "username": body.username, "added": added}
+
+
+@router.delete("/campaigns/{name}/topics/{topic}/assessors/{username}", name="api_take_topic")
+def take_topic(request: Request, name: str, topic: str, username: str) -> dict:
+    """Take a topic from an assessor: their unjudged pairs of it leave their queue."""
+    removed = pooling.take_topic(db_of(request), name, topic, username)
+    audit.note(request, topic=topic, username=username, removed=removed)
+    return {"topic": topic, "username": username, "removed": removed}
+
+
+@router.post("/campaigns/{name}/topics/{topic}/reassign", name="api_reassign")
+def reassign(request: Request, name: str, topic: str, body: Reassign) -> dict:
+    """Move a topic's unjudged pairs from ``source`` to ``target``."""
+    out = pooling.reassign_topic(db_of(request), name, topic, body.source, body.target)
+    audit.note(request, **out)
+    return out
+
+
+@router.post("/campaigns/{name}/pool/extend", name="api_extend_pool")
+def extend_pool(request: Request, name: str) -> dict:
+    """Pool the runs submitted since, with the pool's own strategy (judgments kept)."""
+    out = pooling.extend(db_of(request), name)
+    audit.note(request, added=out["added"], unassigned=out["unassigned"])
+    return out
+
+
+@router.post("/campaigns/{name}/reopen", name="api_reopen")
+def reopen(request: Request, name: str, body: Reopen) -> dict:
+    """Accept runs again, until ``deadline`` (ISO 8601, UTC; none: no deadline)."""
+    deadline = parse_deadline(body.deadline)
+    campaigns.reopen(db_of(request), name, deadline)
+    audit.note(request, deadline=body.deadline)
+    return {"status": "submission", "deadline": body.deadline}
+
+
+def parse_deadline(text: str | None):
+    """An ISO 8601 date and time (UTC), or None for an empty text."""
+    import datetime as dt
+
+    from ..errors import ParameterError
+
+    if text is None or not str(text).strip():
+        return None
+    try:
+        value = dt.datetime.fromisoformat(str(text).strip())
+    except ValueError:
+        raise ParameterError("deadline", "an ISO 8601 date, e.g. 2026-06-30T23:59", text) from None
+    if value.tzinfo is not None:
+        value = value.astimezone(dt.timezone.utc).replace(tzinfo=None)
+    return value
 
 
 @router.get(

@@ -211,6 +211,16 @@ def set_status(db: Database, name: str, status: str) -> None:
         get(s, name).status = status
 
 
+def reopen(db: Database, name: str, deadline=None) -> None:
+    """Accept runs again (a late team, a resubmission), until ``deadline`` (a UTC
+    datetime; None: no deadline). A pool built already stays: its strategy pools the
+    new runs when the coordinator extends it (:func:`cranfield.service.pooling.extend`)."""
+    with db.write() as s:
+        c = get(s, name)
+        c.status = "submission"
+        c.deadline = deadline
+
+
 def summary(s, c: Campaign) -> dict:
     """The campaign's public description (no run, pool or judgment detail)."""
     n_topics = s.scalar(select(func.count()).select_from(Topic).where(Topic.campaign_id == c.id))

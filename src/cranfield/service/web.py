@@ -363,6 +363,46 @@ async def reset_form(request: Request, name: str):
     return await run_in_threadpool(_dashboard, request, name, {**link, **out})
 
 
+@router.post("/c/{name}/reassign", name="reassign_form")
+async def reassign_form(request: Request, name: str):
+    """Give a topic to an assessor (``target``), taking its unjudged pairs from
+    ``source`` when one is named."""
+    f = await _form(request)
+    topic, source, target = (f.get(k, "").strip() for k in ("topic", "source", "target"))
+    db = request.app.state.db
+    if source:
+        out = await run_in_threadpool(pooling.reassign_topic, db, name, topic, source, target)
+        note = f"topic {topic}: {out['removed']} pairs from {source}, {out['added']} to {target}"
+    else:
+        added = await run_in_threadpool(pooling.give_topic, db, name, topic, target)
+        out = {"topic": topic, "to": target, "added": added}
+        note = f"topic {topic}: {added} pairs to {target}"
+    audit.note(request, **out)
+    return back(f"/c/{quote(name)}/dashboard", note)
+
+
+@router.post("/c/{name}/pool/extend", name="extend_form")
+async def extend_form(request: Request, name: str):
+    await _form(request)
+    out = await run_in_threadpool(pooling.extend, request.app.state.db, name)
+    audit.note(request, added=out["added"], unassigned=out["unassigned"])
+    note = f"{out['added']} new pairs pooled"
+    if out["unassigned"]:
+        note += "; no assessor has topic " + ", ".join(out["unassigned"])
+    return back(f"/c/{quote(name)}/dashboard", note)
+
+
+@router.post("/c/{name}/reopen", name="reopen_form")
+async def reopen_form(request: Request, name: str):
+    from .api import parse_deadline
+
+    f = await _form(request)
+    deadline = parse_deadline(f.get("deadline"))
+    await run_in_threadpool(campaigns.reopen, request.app.state.db, name, deadline)
+    audit.note(request, deadline=f.get("deadline", ""))
+    return back(f"/c/{quote(name)}/dashboard", "submissions are open again")
+
+
 @router.post("/c/{name}/pool", name="pool_form")
 async def pool_form(request: Request, name: str):
     f = await _form(request)
