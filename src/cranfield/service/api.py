@@ -74,6 +74,10 @@ class PasswordChange(BaseModel):
     new: str = Field(max_length=1024)
 
 
+class Guidelines(BaseModel):
+    text: str = Field(max_length=100_000)
+
+
 class TopicAssessor(BaseModel):
     username: str = Field(max_length=64)
 
@@ -391,6 +395,45 @@ def assign(request: Request, name: str, body: AssignRequest) -> dict:
     out = pooling.assign(db_of(request), name, per_topic=body.per_topic, seed=body.seed)
     audit.note(request, per_topic=body.per_topic, seed=body.seed, topics=len(out))
     return out
+
+
+@router.get("/campaigns/{name}/topics", name="api_topics")
+def topic_list(request: Request, name: str) -> list:
+    """The campaign's topics: ``[{"id", "title", "description", "narrative"}]``."""
+    with db_of(request).read() as s:
+        c = campaigns.get(s, name)
+        return [
+            {
+                "id": t.topic_id,
+                "title": t.title,
+                "description": t.description,
+                "narrative": t.narrative,
+            }
+            for t in campaigns.topics(s, c.id)
+        ]
+
+
+@router.get(
+    "/campaigns/{name}/topics.txt", name="api_topics_trec", response_class=PlainTextResponse
+)
+def topics_trec(request: Request, name: str):
+    """The topics as TREC ``<top>`` blocks."""
+    with db_of(request).read() as s:
+        return PlainTextResponse(campaigns.topics_trec(s, campaigns.get(s, name).id))
+
+
+@router.get("/campaigns/{name}/guidelines", name="api_guidelines")
+def guidelines(request: Request, name: str) -> dict:
+    with db_of(request).read() as s:
+        return {"text": campaigns.get(s, name).guidelines or ""}
+
+
+@router.put("/campaigns/{name}/guidelines", name="api_set_guidelines")
+def set_guidelines(request: Request, name: str, body: Guidelines) -> dict:
+    """Set the campaign's guidelines (plain text; paragraphs separated by blank lines)."""
+    campaigns.set_guidelines(db_of(request), name, body.text)
+    audit.note(request, characters=len(body.text))
+    return {"text": body.text.strip()}
 
 
 @router.post("/campaigns/{name}/topics/{topic}/assessors", name="api_give_topic")

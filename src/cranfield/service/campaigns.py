@@ -260,6 +260,38 @@ def topics(s, campaign_id: int) -> list[Topic]:
     )
 
 
+MAX_GUIDELINES = 100_000
+
+
+def topics_trec(s, campaign_id: int) -> str:
+    """The campaign's topics as TREC ``<top>`` blocks (what
+    :func:`cranfield.collection.read_topics` reads back)."""
+    out = []
+    for t in topics(s, campaign_id):
+        out.append(
+            f"<top>\n<num> Number: {t.topic_id}\n<title> {_line(t.title)}\n\n"
+            f"<desc> Description:\n{_line(t.description)}\n\n"
+            f"<narr> Narrative:\n{_line(t.narrative)}\n</top>\n"
+        )
+    return "\n".join(out)
+
+
+def _line(text: str | None) -> str:
+    """A field on its lines, with no ``<`` that would start a tag."""
+    return (text or "").replace("<", "&lt;")
+
+
+def set_guidelines(db: Database, name: str, text: str) -> None:
+    """The campaign's guidelines for assessors and participants (plain text, paragraphs
+    separated by blank lines; at most :data:`MAX_GUIDELINES` characters)."""
+    if not isinstance(text, str) or len(text) > MAX_GUIDELINES:
+        raise ParameterError(
+            "guidelines", f"text of at most {MAX_GUIDELINES} characters", len(str(text))
+        )
+    with db.write() as s:
+        get(s, name).guidelines = text.strip() or None
+
+
 def list_for(s, user_id: int | None) -> list[Campaign]:
     """The campaigns the user is a member of (every campaign for ``None``)."""
     from .models import Membership

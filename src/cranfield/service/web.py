@@ -363,6 +363,24 @@ async def reset_form(request: Request, name: str):
     return await run_in_threadpool(_dashboard, request, name, {**link, **out})
 
 
+@router.get("/c/{name}/guidelines", name="guidelines_page")
+def guidelines_page(request: Request, name: str):
+    with request.app.state.db.read() as s:
+        c = campaigns.get(s, name)
+        text, title = c.guidelines or "", c.title or c.name
+    paragraphs = [" ".join(p.split()) for p in text.split("\n\n") if p.strip()]
+    return render(request, "guidelines.html", name=name, title=title, paragraphs=paragraphs)
+
+
+@router.post("/c/{name}/guidelines", name="guidelines_form")
+async def guidelines_form(request: Request, name: str):
+    f = await _form(request)
+    text = f.get("text", "")
+    await run_in_threadpool(campaigns.set_guidelines, request.app.state.db, name, text)
+    audit.note(request, characters=len(text))
+    return back(f"/c/{quote(name)}/guidelines", "guidelines saved")
+
+
 @router.post("/c/{name}/reassign", name="reassign_form")
 async def reassign_form(request: Request, name: str):
     """Give a topic to an assessor (``target``), taking its unjudged pairs from
