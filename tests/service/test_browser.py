@@ -46,13 +46,13 @@ def _wait(driver, condition, timeout=60):
     return WebDriverWait(driver, timeout).until(condition)
 
 
-def _login(driver, url, user, shot):
+def _login(driver, url, user, shot, password=PASSWORD):
     from selenium.webdriver.support import expected_conditions as ec
 
     driver.delete_all_cookies()
     driver.get(url + "/login")
     driver.find_element(*_by("#username")).send_keys(user)
-    driver.find_element(*_by("#password")).send_keys(PASSWORD)
+    driver.find_element(*_by("#password")).send_keys(password)
     if shot:
         screenshot(driver, shot)
     driver.find_element(*_by("#login-button")).click()
@@ -144,6 +144,22 @@ def test_the_whole_campaign_in_a_browser(browser, server, tmp_path):
     ):
         _member(driver, user, role)
 
+    # a third team joins by a one-time link the coordinator hands over
+    driver.find_element(*_by("#invite select[name=role]")).send_keys("participant")
+    _submit(driver, "#invite-button", "/c/e2e/invite")
+    link = driver.find_element(*_by("#link-url")).text
+    screenshot(driver, "03b-invitation-link")
+    driver.find_element(*_by(".logout button")).click()
+    driver.get(link)
+    driver.find_element(*_by("#link-username")).send_keys("cara")
+    driver.find_element(*_by("#link-password")).send_keys("cara's long password")
+    _submit(driver, "#link-button", "/login")
+    _login(driver, url, "cara", None, password="cara's long password")
+    driver.get(url + "/c/e2e/submit")
+    assert driver.find_elements(*_by("#run-file"))  # a participant of e2e
+    _login(driver, url, "boss", None)
+    driver.get(url + "/c/e2e/dashboard")
+
     # team1: an error with its line number, then the fixed run; team2: a valid run
     _login(driver, url, "team1", None)
     driver.get(url + "/c/e2e/submit")
@@ -178,8 +194,17 @@ def test_the_whole_campaign_in_a_browser(browser, server, tmp_path):
     driver.get(url + "/c/e2e/judge")
     screenshot(driver, "08-judge")
     assert "<mark>" in driver.find_element(*_by("#document")).get_attribute("innerHTML")
-    judged = []
-    for key in "2100120":
+    # "come back later" on the first pair, a comment and "unsure" on the next
+    skipped = driver.find_element(*_by("#judge")).get_attribute("data-pair")
+    driver.find_element(*_by("body")).send_keys("s")
+    _wait(driver, lambda d: d.find_element(*_by("#judge")).get_attribute("data-pair") != skipped)
+    driver.find_element(*_by("#comment")).send_keys("mentions the topic in passing")
+    driver.execute_script("document.activeElement.blur()")
+    driver.find_element(*_by("body")).send_keys("u")
+    assert driver.find_element(*_by("#flag-unsure")).is_selected()
+    noted = _judge_with_key(driver, "1")
+    judged = [(noted, 1)]
+    for key in "100120":
         judged.append((_judge_with_key(driver, key), int(key)))
     driver.find_element(*_by("body")).send_keys("p")  # previous: the last judged pair
     _wait(
@@ -188,6 +213,11 @@ def test_the_whole_campaign_in_a_browser(browser, server, tmp_path):
     )
     assert driver.find_element(*_by("#label-0")).get_attribute("class").endswith("current")
     screenshot(driver, "09-judge-previous")
+    driver.get(f"{url}/api/campaigns/e2e/pairs/{noted}")
+    view = json.loads(driver.find_element(*_by("body")).text)
+    assert view["comment"] == "mentions the topic in passing" and view["flags"] == ["unsure"]
+    driver.get(f"{url}/api/campaigns/e2e/pairs/{skipped}")
+    assert json.loads(driver.find_element(*_by("body")).text)["skipped"] is True
     _login(driver, url, "bob", None)
     for i, (pair, label) in enumerate(judged):
         driver.get(f"{url}/c/e2e/judge/{pair}")
@@ -267,3 +297,29 @@ def test_the_whole_campaign_in_a_browser(browser, server, tmp_path):
     driver.get(url + "/c/e2e/results")
     _wait(driver, ec.presence_of_element_located(_by("#stale")))
     screenshot(driver, "14-results-stale")
+
+    # work that moves: a topic from ann to bob, a late run pooled into the queues
+    _login(driver, url, "boss", None)
+    driver.get(url + "/c/e2e/dashboard")
+    form = driver.find_element(*_by("#reassign"))
+    topic = driver.find_element(*_by("#progress-topics tbody tr td")).text
+    form.find_element(*_by("input[name=topic]")).send_keys(topic)
+    form.find_element(*_by("input[name=source]")).send_keys("ann")
+    form.find_element(*_by("select[name=target]")).send_keys("bob")
+    form.find_element(*_by("#reassign-button")).click()
+    _wait(driver, lambda d: f"topic {topic}:" in d.page_source and "from ann" in d.page_source)
+    driver.find_element(*_by("#reopen-button")).click()
+    _wait(driver, lambda d: "submissions are open again" in d.page_source)
+    _login(driver, url, "team1", None)
+    driver.get(url + "/c/e2e/submit")
+    late = tmp_path / "team1-late.txt"
+    runs["dense"].to_trec(late)
+    _upload(driver, late, "team1-late")
+    _wait(driver, lambda d: "run team1-late accepted" in d.page_source)
+    _login(driver, url, "boss", None)
+    driver.get(url + "/c/e2e/dashboard")
+    driver.find_element(*_by("#extend-button")).click()
+    _wait(driver, lambda d: "new pairs pooled" in d.page_source)
+    added = int(driver.page_source.split(" new pairs pooled")[0].rsplit(">", 1)[-1].split()[-1])
+    assert added > 0
+    screenshot(driver, "15-late-run-pooled")

@@ -272,6 +272,9 @@ def test_view_reveals_nothing_about_runs_or_other_assessors(db, tmp_path):
     for secret in ("r1", "r2", "s1", "p1", "p2", "a2", "100.5", "gold", "rank", "score"):
         assert secret not in text
     assert set(other) == {
+        "comment",
+        "flags",
+        "skipped",
         "pair",
         "topic",
         "document",
@@ -548,9 +551,119 @@ def test_agreement_with_aggregate_is_agreement_with_the_exported_qrels(db, tmp_p
     exported = exports.qrels_labels(db, "c")
     current = [line.split("\t") for line in exports.judgments_tsv(db, "c").splitlines()[1:]]
     for row in dash["quality"]:
-        mine = [(q, d, int(lab)) for q, d, a, lab, _s in current if a == row["assessor"]]
+        mine = [(q, d, int(lab)) for q, d, a, lab, *_ in current if a == row["assessor"]]
         expected = sum(exported[(q, d)] == lab for q, d, lab in mine) / len(mine)
         assert row["agreement_with_aggregate"] == pytest.approx(expected, abs=1e-15)
     assert "adjudications applied" in dash["aggregate_rule"]
     if method == "majority":
         assert "seed 0" in dash["aggregate_rule"]
+
+
+def test_skipped_pairs_come_back_after_the_rest_in_the_order_they_were_set_aside(db, tmp_path):
+    ids = judging_campaign(db, tmp_path, assessors=("a1",), per_topic=1)
+    a = ids["a1"]
+    first = judging.next_pair(db, "c", a)["pair"]
+    second = judging.skip(db, "c", a, first)["pair"]
+    assert second != first and judging.pair_view(db, "c", a, first)["skipped"] is True
+    third = judging.skip(db, "c", a, second)["pair"]
+    left = []
+    while (view := judging.next_pair(db, "c", a)) is not None and not view["skipped"]:
+        judging.save(db, "c", a, view["pair"], 1)
+        left.append(view["pair"])
+    assert third in left and first not in left and second not in left
+    assert view["pair"] == first  # set aside first, back first
+    assert judging.skip(db, "c", a, first)["pair"] == second  # skipped again: to the end
+    judging.save(db, "c", a, second, 0)
+    assert judging.next_pair(db, "c", a)["pair"] == first
+    judging.save(db, "c", a, first, 2)
+    assert judging.next_pair(db, "c", a) is None
+    with pytest.raises(Conflict, match="judged already"):
+        judging.skip(db, "c", a, first)
+
+
+def test_a_judgment_keeps_its_comment_and_flags(db, tmp_path):
+    ids = judging_campaign(db, tmp_path, assessors=("a1",), per_topic=1)
+    a = ids["a1"]
+    pid = judging.next_pair(db, "c", a)["pair"]
+    judging.save(db, "c", a, pid, 0, comment="  empty page \n", flags=["broken", "unsure"])
+    view = judging.pair_view(db, "c", a, pid)
+    assert view["comment"] == "empty page" and view["flags"] == ["broken", "unsure"]
+    judging.save(db, "c", a, pid, 1)  # a new save sets the notes anew
+    view = judging.pair_view(db, "c", a, pid)
+    assert view["comment"] == "" and view["flags"] == []
+    with pytest.raises(ParameterError, match="flag"):
+        judging.save(db, "c", a, pid, 1, flags=["spam"])
+    with pytest.raises(ParameterError, match="2000"):
+        judging.save(db, "c", a, pid, 1, comment="x" * 2001)
+    with pytest.raises(ParameterError, match="control"):
+        judging.save(db, "c", a, pid, 1, comment="a\x00b")
+    judging.save(db, "c", a, pid, 1, comment="tab\there", flags=["broken"])
+    exported = exports.judgments_tsv(db, "c").splitlines()
+    assert exported[0].split("\t")[-2:] == ["flags", "comment"]
+    row = next(line for line in exported[1:] if "broken" in line)
+    assert row.split("\t")[-2:] == ["broken", "tab here"]
+
+
+def _queue(db, uid):
+    from sqlalchemy import select
+
+    from cranfield.service.models import Pair, Task
+
+    with db.read() as s:
+        return list(
+            s.execute(
+                select(Task.position, Pair.topic_id, Pair.id)
+                .join(Pair, Pair.id == Task.pair_id)
+                .where(Task.user_id == uid)
+                .order_by(Task.position)
+            )
+        )
+
+
+def test_a_topic_moves_between_assessors_and_judgments_stay(db, tmp_path):
+    ids = judging_campaign(db, tmp_path, assessors=("a1", "a2"), per_topic=1)
+    a1, a2 = ids["a1"], ids["a2"]
+    first = judging.next_pair(db, "c", a1)
+    topic = first["topic"]["id"]
+    judging.save(db, "c", a1, first["pair"], 1)
+    before_a2 = _queue(db, a2)
+    assert topic not in {t for _, t, _ in before_a2}
+    topic_size = sum(1 for _, t, _ in _queue(db, a1) if t == topic)
+    out = pooling.reassign_topic(db, "c", topic, "a1", "a2")
+    assert out["removed"] == topic_size - 1 and out["added"] == topic_size
+    after_a1, after_a2 = _queue(db, a1), _queue(db, a2)
+    assert [(t, p) for _, t, p in after_a1 if t == topic] == [(topic, first["pair"])]  # judged
+    assert after_a2[: len(before_a2)] == before_a2  # appended at the end, in order
+    assert [t for _, t, _ in after_a2[len(before_a2) :]] == [topic] * topic_size
+    assert [pos for pos, _, _ in after_a2] == list(range(len(after_a2)))
+    assert judging.pair_view(db, "c", a1, first["pair"])["label"] == 1
+    assert pooling.give_topic(db, "c", topic, "a2") == 0  # nothing twice
+    with pytest.raises(InputError, match="not an assessor"):
+        pooling.give_topic(db, "c", topic, "p1")
+    with pytest.raises(InputError, match="no pooled pairs"):
+        pooling.give_topic(db, "c", "t9", "a1")
+
+
+def test_a_late_run_is_pooled_into_the_queues_with_the_judgments_kept(db, tmp_path):
+    from cranfield.service.models import Pair
+
+    ids = judging_campaign(db, tmp_path, assessors=("a1", "a2"), per_topic=2)
+    view = judging.next_pair(db, "c", ids["a1"])
+    judging.save(db, "c", ids["a1"], view["pair"], 2)
+    pool_before, queue_before = count(db, Pair), _queue(db, ids["a1"])
+    with pytest.raises(Conflict):
+        submit(db, tmp_path, ids["p2"], "late", offset=20)  # submissions closed
+    campaigns.reopen(db, "c")
+    submit(db, tmp_path, ids["p2"], "late", offset=20)  # other documents at the top
+    out = pooling.extend(db, "c")
+    assert out["added"] > 0 and out["unassigned"] == []
+    assert count(db, Pair) == pool_before + out["added"]
+    queue = _queue(db, ids["a1"])
+    assert (
+        queue[: len(queue_before)] == queue_before
+        and len(queue) == len(queue_before) + out["added"]
+    )
+    assert judging.pair_view(db, "c", ids["a1"], view["pair"])["label"] == 2
+    assert pooling.extend(db, "c")["added"] == 0  # nothing new: nothing added
+    with db.read() as s:
+        assert campaigns.get(s, "c").status == "judging"

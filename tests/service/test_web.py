@@ -166,6 +166,9 @@ def test_assessors_receive_nothing_that_reveals_runs_ranks_or_other_labels(site)
     assert view.status_code == 200
     _assert_blind(view.text)
     assert set(view.json()) == {
+        "comment",
+        "flags",
+        "skipped",
         "pair",
         "topic",
         "document",
@@ -423,3 +426,26 @@ def test_the_empty_queue_page_links_to_the_start_of_the_queue(tmp_path):
     link = page.split('id="revise"')[0].rsplit('href="', 1)[1].split('"')[0]
     assert link.startswith("/c/c/judge/")
     assert ann.get(link).status_code == 200 and 'id="judge"' in ann.get(link).text
+
+
+def test_topics_download_in_trec_format_and_guidelines_for_every_member(tmp_path):
+    from cranfield.collection import read_topics
+
+    site = build_site(tmp_path)
+    text = site.client("alice").get("/api/campaigns/c/topics.txt").text
+    path = tmp_path / "topics.txt"
+    path.write_text(text)
+    back = {t.id: t for t in read_topics(str(path))}
+    listed = site.client("ann").get("/api/campaigns/c/topics").json()
+    assert [t["id"] for t in listed] == sorted(back) == ["t1", "t2", "t3"]
+    for t in listed:
+        assert back[t["id"]].title == " ".join(t["title"].replace("<", "&lt;").split())
+    boss = site.client("boss")
+    evil = "Judge the document, not the site.\n\n<script>alert(1)</script> second paragraph"
+    assert boss.put("/api/campaigns/c/guidelines", json={"text": evil}).status_code == 200
+    assert site.client("ann").get("/api/campaigns/c/guidelines").json()["text"] == evil
+    page = site.client("ann", cookie=True).get("/c/c/guidelines").text
+    assert page.count("<p>") >= 2 and "<script>alert" not in page and "&lt;script&gt;" in page
+    assert 'id="edit-guidelines"' not in page  # coordinators only
+    judge = site.client("ann", cookie=True).get("/c/c/judge").text
+    assert 'id="guidelines-link"' in judge

@@ -16,6 +16,7 @@ from . import (
     audit,
     campaigns,
     exports,
+    invitations,
     judging,
     pooling,
     quality,
@@ -39,10 +40,55 @@ class Label(BaseModel):
     seconds: float | None = None
 
 
+class JudgmentBody(Label):
+    """A label with the assessor's notes: a comment, unsure, a broken document."""
+
+    comment: str | None = Field(default=None, max_length=2000)
+    unsure: bool = False
+    broken: bool = False
+
+
 class Member(BaseModel):
     username: str
     role: str
     password: str | None = None
+
+
+class InviteRequest(BaseModel):
+    role: str
+    days: StrictInt = 7
+
+
+class ResetRequest(BaseModel):
+    username: str = Field(max_length=64)
+    days: StrictInt = 7
+
+
+class UseLink(BaseModel):
+    username: str | None = Field(default=None, max_length=64)
+    password: str = Field(max_length=1024)
+
+
+class PasswordChange(BaseModel):
+    current: str = Field(max_length=1024)
+    new: str = Field(max_length=1024)
+
+
+class Guidelines(BaseModel):
+    text: str = Field(max_length=100_000)
+
+
+class TopicAssessor(BaseModel):
+    username: str = Field(max_length=64)
+
+
+class Reassign(BaseModel):
+    source: str = Field(max_length=64)
+    target: str = Field(max_length=64)
+
+
+class Reopen(BaseModel):
+    deadline: str | None = None
 
 
 class PoolRequest(BaseModel):
@@ -143,7 +189,6 @@ def list_campaigns(request: Request) -> list:
 
 async def create_from_form(request: Request, form: uploads.Form) -> str:
     """Create a campaign from form fields (and topic/document files, or ``sample``)."""
-    import datetime as dt
 
     from ..errors import InputError, ParameterError
     from . import demo
@@ -161,14 +206,7 @@ async def create_from_form(request: Request, form: uploads.Form) -> str:
         except ValueError:
             raise ParameterError(key.replace("_", " "), "an integer", text) from None
 
-    deadline = None
-    if f.get("deadline", "").strip():
-        try:
-            deadline = dt.datetime.fromisoformat(f["deadline"].strip())
-        except ValueError:
-            raise ParameterError(
-                "deadline", "an ISO 8601 date, e.g. 2026-06-30T23:59", f["deadline"]
-            ) from None
+    deadline = parse_deadline(f.get("deadline"))
     settings = campaigns.Settings(
         title=f.get("title", "")[:200],
         scale=f.get("scale", "").strip() or campaigns.DEFAULT_SCALE,
@@ -359,6 +397,103 @@ def assign(request: Request, name: str, body: AssignRequest) -> dict:
     return out
 
 
+@router.get("/campaigns/{name}/topics", name="api_topics")
+def topic_list(request: Request, name: str) -> list:
+    """The campaign's topics: ``[{"id", "title", "description", "narrative"}]``."""
+    with db_of(request).read() as s:
+        c = campaigns.get(s, name)
+        return [
+            {
+                "id": t.topic_id,
+                "title": t.title,
+                "description": t.description,
+                "narrative": t.narrative,
+            }
+            for t in campaigns.topics(s, c.id)
+        ]
+
+
+@router.get(
+    "/campaigns/{name}/topics.txt", name="api_topics_trec", response_class=PlainTextResponse
+)
+def topics_trec(request: Request, name: str):
+    """The topics as TREC ``<top>`` blocks."""
+    with db_of(request).read() as s:
+        return PlainTextResponse(campaigns.topics_trec(s, campaigns.get(s, name).id))
+
+
+@router.get("/campaigns/{name}/guidelines", name="api_guidelines")
+def guidelines(request: Request, name: str) -> dict:
+    with db_of(request).read() as s:
+        return {"text": campaigns.get(s, name).guidelines or ""}
+
+
+@router.put("/campaigns/{name}/guidelines", name="api_set_guidelines")
+def set_guidelines(request: Request, name: str, body: Guidelines) -> dict:
+    """Set the campaign's guidelines (plain text; paragraphs separated by blank lines)."""
+    campaigns.set_guidelines(db_of(request), name, body.text)
+    audit.note(request, characters=len(body.text))
+    return {"text": body.text.strip()}
+
+
+@router.post("/campaigns/{name}/topics/{topic}/assessors", name="api_give_topic")
+def give_topic(request: Request, name: str, topic: str, body: TopicAssessor) -> dict:
+    """Give a topic to one more assessor (its pairs join the end of their queue)."""
+    added = pooling.give_topic(db_of(request), name, topic, body.username)
+    audit.note(request, topic=topic, username=body.username, added=added)
+    return {"topic": topic, "username": body.username, "added": added}
+
+
+@router.delete("/campaigns/{name}/topics/{topic}/assessors/{username}", name="api_take_topic")
+def take_topic(request: Request, name: str, topic: str, username: str) -> dict:
+    """Take a topic from an assessor: their unjudged pairs of it leave their queue."""
+    removed = pooling.take_topic(db_of(request), name, topic, username)
+    audit.note(request, topic=topic, username=username, removed=removed)
+    return {"topic": topic, "username": username, "removed": removed}
+
+
+@router.post("/campaigns/{name}/topics/{topic}/reassign", name="api_reassign")
+def reassign(request: Request, name: str, topic: str, body: Reassign) -> dict:
+    """Move a topic's unjudged pairs from ``source`` to ``target``."""
+    out = pooling.reassign_topic(db_of(request), name, topic, body.source, body.target)
+    audit.note(request, **out)
+    return out
+
+
+@router.post("/campaigns/{name}/pool/extend", name="api_extend_pool")
+def extend_pool(request: Request, name: str) -> dict:
+    """Pool the runs submitted since, with the pool's own strategy (judgments kept)."""
+    out = pooling.extend(db_of(request), name)
+    audit.note(request, added=out["added"], unassigned=out["unassigned"])
+    return out
+
+
+@router.post("/campaigns/{name}/reopen", name="api_reopen")
+def reopen(request: Request, name: str, body: Reopen) -> dict:
+    """Accept runs again, until ``deadline`` (ISO 8601, UTC; none: no deadline)."""
+    deadline = parse_deadline(body.deadline)
+    campaigns.reopen(db_of(request), name, deadline)
+    audit.note(request, deadline=body.deadline)
+    return {"status": "submission", "deadline": body.deadline}
+
+
+def parse_deadline(text: str | None):
+    """An ISO 8601 date and time (UTC), or None for an empty text."""
+    import datetime as dt
+
+    from ..errors import ParameterError
+
+    if text is None or not str(text).strip():
+        return None
+    try:
+        value = dt.datetime.fromisoformat(str(text).strip())
+    except ValueError:
+        raise ParameterError("deadline", "an ISO 8601 date, e.g. 2026-06-30T23:59", text) from None
+    if value.tzinfo is not None:
+        value = value.astimezone(dt.timezone.utc).replace(tzinfo=None)
+    return value
+
+
 @router.get(
     "/campaigns/{name}/next",
     name="api_next",
@@ -382,12 +517,13 @@ def judge(
     request: Request,
     name: str,
     pair: PairId,
-    body: Label,
+    body: JudgmentBody,
     response: Response,
     idempotency_key: str | None = Header(default=None),
 ) -> dict:
-    """Save a label (201 first time, 200 after); repeating a request with the same
-    ``Idempotency-Key`` changes nothing and gets the same answer."""
+    """Save a label (201 first time, 200 after), with an optional ``comment`` and the
+    flags ``unsure`` and ``broken`` (a document that cannot be judged); repeating a
+    request with the same ``Idempotency-Key`` changes nothing and gets the same answer."""
     status, out = judging.save(
         db_of(request),
         name,
@@ -396,9 +532,25 @@ def judge(
         body.label,
         key=idempotency_key,
         seconds=body.seconds,
+        comment=body.comment,
+        flags=[f for f in judging.FLAGS if getattr(body, f)],
     )
     response.status_code = status
     return out
+
+
+@router.post(
+    "/campaigns/{name}/skips/{pair}",
+    name="api_skip",
+    responses={204: {"description": "nothing left to judge"}},
+)
+def skip(request: Request, name: str, pair: PairId):
+    """Set an unjudged pair aside ("come back later": it comes after the rest of the
+    queue); answers the next pair to judge, or 204."""
+    view = judging.skip(db_of(request), name, user_id(request), pair)
+    if view is None:
+        return Response(status_code=204)
+    return view
 
 
 @router.get("/campaigns/{name}/judgments/{pair}/history", name="api_history")
@@ -470,6 +622,50 @@ def get_results(request: Request, name: str) -> dict:
             raise NotFound("no results computed yet")
         return data
     return results.for_participant(db_of(request), name, p.user_id)
+
+
+def link_url(request: Request, token: str) -> str:
+    """The absolute address of a one-time link (as the caller reached the service)."""
+    return str(request.base_url).rstrip("/") + "/link/" + token
+
+
+@router.post("/campaigns/{name}/invitations", name="api_invite", status_code=201)
+def invite(request: Request, name: str, body: InviteRequest) -> dict:
+    """A one-time link that creates an account with ``role`` in the campaign
+    (``days``: 1 to 90, default 7); the link is in the answer only."""
+    out = invitations.invite(db_of(request), name, body.role, user_id(request), body.days)
+    audit.note(request, role=body.role, days=body.days)
+    return {"link": link_url(request, out["token"]), "expires": out["expires"]}
+
+
+@router.post("/campaigns/{name}/password-resets", name="api_reset_link", status_code=201)
+def reset_link(request: Request, name: str, body: ResetRequest) -> dict:
+    """A one-time link that sets a new password for a member of the campaign."""
+    out = invitations.reset(db_of(request), name, body.username, user_id(request), body.days)
+    audit.note(request, username=body.username, days=body.days)
+    return {"link": link_url(request, out["token"]), "expires": out["expires"]}
+
+
+@router.get("/links/{token}", name="api_link")
+def link(request: Request, token: str) -> dict:
+    """What a one-time link does (404 when unknown, used or expired)."""
+    return invitations.peek(db_of(request), token)
+
+
+@router.post("/links/{token}", name="api_use_link")
+def use_link(request: Request, token: str, body: UseLink) -> dict:
+    """Use a one-time link: an invitation with ``username`` and ``password``, a reset
+    with ``password``."""
+    name = invitations.accept(db_of(request), token, body.password, body.username)
+    return {"username": name}
+
+
+@router.post("/me/password", name="api_change_password")
+def change_password(request: Request, body: PasswordChange) -> dict:
+    """Change one's own password (the other sessions end)."""
+    p = principal(request)
+    invitations.change_password(db_of(request), p.user_id, body.current, body.new, p.token)
+    return {"changed": True}
 
 
 @router.get("/campaigns/{name}/audit", name="api_audit")

@@ -211,6 +211,16 @@ def set_status(db: Database, name: str, status: str) -> None:
         get(s, name).status = status
 
 
+def reopen(db: Database, name: str, deadline=None) -> None:
+    """Accept runs again (a late team, a resubmission), until ``deadline`` (a UTC
+    datetime; None: no deadline). A pool built already stays: its strategy pools the
+    new runs when the coordinator extends it (:func:`cranfield.service.pooling.extend`)."""
+    with db.write() as s:
+        c = get(s, name)
+        c.status = "submission"
+        c.deadline = deadline
+
+
 def summary(s, c: Campaign) -> dict:
     """The campaign's public description (no run, pool or judgment detail)."""
     n_topics = s.scalar(select(func.count()).select_from(Topic).where(Topic.campaign_id == c.id))
@@ -248,6 +258,38 @@ def topics(s, campaign_id: int) -> list[Topic]:
     return list(
         s.scalars(select(Topic).where(Topic.campaign_id == campaign_id).order_by(Topic.topic_id))
     )
+
+
+MAX_GUIDELINES = 100_000
+
+
+def topics_trec(s, campaign_id: int) -> str:
+    """The campaign's topics as TREC ``<top>`` blocks (what
+    :func:`cranfield.collection.read_topics` reads back)."""
+    out = []
+    for t in topics(s, campaign_id):
+        out.append(
+            f"<top>\n<num> Number: {t.topic_id}\n<title> {_line(t.title)}\n\n"
+            f"<desc> Description:\n{_line(t.description)}\n\n"
+            f"<narr> Narrative:\n{_line(t.narrative)}\n</top>\n"
+        )
+    return "\n".join(out)
+
+
+def _line(text: str | None) -> str:
+    """A field on its lines, with no ``<`` that would start a tag."""
+    return (text or "").replace("<", "&lt;")
+
+
+def set_guidelines(db: Database, name: str, text: str) -> None:
+    """The campaign's guidelines for assessors and participants (plain text, paragraphs
+    separated by blank lines; at most :data:`MAX_GUIDELINES` characters)."""
+    if not isinstance(text, str) or len(text) > MAX_GUIDELINES:
+        raise ParameterError(
+            "guidelines", f"text of at most {MAX_GUIDELINES} characters", len(str(text))
+        )
+    with db.write() as s:
+        get(s, name).guidelines = text.strip() or None
 
 
 def list_for(s, user_id: int | None) -> list[Campaign]:

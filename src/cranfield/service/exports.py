@@ -84,13 +84,30 @@ def qrels_text(db: Database, campaign: str) -> str:
 
 def judgments_tsv(db: Database, campaign: str) -> str:
     """The current judgments, one per pair and assessor: ``topic document assessor label
-    seconds`` (a header line; readable by ``cranfield agreement``)."""
+    seconds flags comment`` (a header line; readable by ``cranfield agreement``, which
+    reads the columns it knows). A comment's tabs and line breaks are written as spaces."""
+    from .models import Judgment
+
     with db.read() as s:
         c = campaigns.get(s, campaign)
         rows = judgment_rows(s, c.id)
-    lines = ["topic\tdocument\tassessor\tlabel\tseconds"]
-    for _pid, topic, doc, user, label, seconds, _gold in rows:
-        lines.append(f"{topic}\t{doc}\t{user}\t{label}\t{'' if seconds is None else seconds}")
+        notes = {
+            (pid, user): (flags or "", " ".join((comment or "").split()))
+            for pid, user, flags, comment in s.execute(
+                select(Judgment.pair_id, User.username, Judgment.flags, Judgment.comment)
+                .join(User, User.id == Judgment.user_id)
+                .join(Pair, Pair.id == Judgment.pair_id)
+                .where(
+                    Pair.campaign_id == c.id,
+                    (Judgment.flags.is_not(None)) | (Judgment.comment.is_not(None)),
+                )
+            )
+        }
+    lines = ["topic\tdocument\tassessor\tlabel\tseconds\tflags\tcomment"]
+    for pid, topic, doc, user, label, seconds, _gold in rows:
+        flags, comment = notes.get((pid, user), ("", ""))
+        secs = "" if seconds is None else seconds
+        lines.append(f"{topic}\t{doc}\t{user}\t{label}\t{secs}\t{flags}\t{comment}")
     return "\n".join(lines) + "\n"
 
 

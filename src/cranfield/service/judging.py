@@ -41,6 +41,9 @@ def _view_query():
             Document.title,
             Document.text,
             Judgment.label,
+            Judgment.comment,
+            Judgment.flags,
+            Task.skipped_at,
         )
         .join(Pair, Pair.id == Task.pair_id)
         .outerjoin(Topic, and_(Topic.campaign_id == cid, Topic.topic_id == Pair.topic_id))
@@ -52,20 +55,26 @@ def _view_query():
     )
 
 
-_FIRST_UNJUDGED = (
-    select(Task.pair_id)
-    .where(
-        Task.campaign_id == bindparam("cid"),
-        Task.user_id == bindparam("uid"),
-        ~exists().where(Judgment.pair_id == Task.pair_id, Judgment.user_id == Task.user_id),
+def _first_unjudged(skipped: bool):
+    return (
+        select(Task.pair_id)
+        .where(
+            Task.campaign_id == bindparam("cid"),
+            Task.user_id == bindparam("uid"),
+            Task.skipped_at.is_not(None) if skipped else Task.skipped_at.is_(None),
+            ~exists().where(Judgment.pair_id == Task.pair_id, Judgment.user_id == Task.user_id),
+        )
+        .order_by(*((Task.skipped_at, Task.position) if skipped else (Task.position,)))
+        .limit(1)
+        .scalar_subquery()
     )
-    .order_by(Task.position)
-    .limit(1)
-    .scalar_subquery()
-)
-# the first unjudged task is found on the queue index and the judgments' unique index
-# alone; the pair, topic and document are then joined for that one row
-_NEXT = _view_query().where(Task.pair_id == _FIRST_UNJUDGED)
+
+
+# the first unjudged task not set aside ("come back later"), else the first set aside:
+# found on the queue index and the judgments' unique index; the pair, topic and document
+# are then joined for that one row
+_NEXT = _view_query().where(Task.pair_id == _first_unjudged(False))
+_NEXT_SKIPPED = _view_query().where(Task.pair_id == _first_unjudged(True))
 _PAIR = _view_query().where(Task.pair_id == bindparam("pair"))
 _NEIGHBOURS = select(Task.position, Task.pair_id).where(
     Task.campaign_id == bindparam("cid"),
@@ -123,15 +132,32 @@ _UPDATE_JUDGMENT = (
         label=bindparam("label"),
         seconds=func.coalesce(bindparam("seconds"), Judgment.seconds),
         updated_at=bindparam("at"),
+        comment=bindparam("comment"),
+        flags=bindparam("flags"),
     )
 )
+_SKIP = (
+    update(Task)
+    .where(
+        Task.campaign_id == bindparam("cid"),
+        Task.user_id == bindparam("uid"),
+        Task.pair_id == bindparam("pair"),
+    )
+    .values(skipped_at=bindparam("at"))
+)
+#: what an assessor may flag a judgment with
+FLAGS = ("unsure", "broken")
+MAX_COMMENT = 2000
 
 
 def next_pair(db: Database, campaign: str, user_id: int) -> dict | None:
-    """The view of the assessor's first unjudged pair in queue order, or None."""
+    """The view of the assessor's first unjudged pair in queue order, those set aside
+    with :func:`skip` last; None when every pair is judged."""
     ref = campaigns.ref(db, campaign)
     with db.connection() as s:
         row = s.execute(_NEXT, {"cid": ref.id, "uid": user_id}).first()
+        if row is None:
+            row = s.execute(_NEXT_SKIPPED, {"cid": ref.id, "uid": user_id}).first()
         return None if row is None else _view(s, ref, user_id, row)
 
 
@@ -161,7 +187,10 @@ def pair_view(db: Database, campaign: str, user_id: int, pair_id: int) -> dict:
 
 
 def _view(s, ref, user_id: int, row) -> dict:
-    pair_id, position, topic_id, doc_id, t_title, t_desc, t_narr, d_title, d_text, label = row
+    (pair_id, position, topic_id, doc_id, t_title, t_desc, t_narr, d_title, d_text, label) = row[
+        :10
+    ]
+    comment, flags, skipped_at = row[10:]
     neighbours = dict(
         s.execute(
             _NEIGHBOURS,
@@ -182,6 +211,9 @@ def _view(s, ref, user_id: int, row) -> dict:
             "text": d_text if d_text is not None else "(this document is not in the collection)",
         },
         "label": label,
+        "comment": comment or "",
+        "flags": flags.split(",") if flags else [],
+        "skipped": skipped_at is not None and label is None,
         "position": position + 1,
         "previous": neighbours.get(position - 1),
         "next": neighbours.get(position + 1),
@@ -220,25 +252,31 @@ def save(
     *,
     key: str | None = None,
     seconds: float | None = None,
+    comment: str | None = None,
+    flags=(),
 ) -> tuple[int, dict]:
     """Save the assessor's label for a pair: ``(201, body)`` when first judged, ``(200,
     body)`` otherwise. One transaction; retried once when a concurrent save of the same
-    pair won the race (the retry then sees its row)."""
+    pair won the race (the retry then sees its row). ``comment`` (at most
+    :data:`MAX_COMMENT` characters) and ``flags`` (a subset of :data:`FLAGS`: the
+    assessor is unsure, the document is broken) are kept with the judgment; each save
+    sets them anew."""
     key = check_key(key)
+    comment, flags = check_comment(comment), check_flags(flags)
     if isinstance(label, bool) or not isinstance(label, int):
         raise ParameterError("label", "an integer label of the scale", label)
     if seconds is not None and not (isinstance(seconds, (int, float)) and 0 <= seconds < 86400):
         raise ParameterError("seconds", "a number of seconds from 0 to 86400", seconds)
     for attempt in (0, 1):
         try:
-            return _save(db, campaign, user_id, pair_id, label, key, seconds)
+            return _save(db, campaign, user_id, pair_id, label, key, seconds, comment, flags)
         except IntegrityError:
             if attempt:
                 raise Conflict("the judgment was saved concurrently; try again") from None
     raise AssertionError("unreachable")
 
 
-def _save(db, campaign, user_id, pair_id, label, key, seconds) -> tuple[int, dict]:
+def _save(db, campaign, user_id, pair_id, label, key, seconds, comment, flags) -> tuple[int, dict]:
     ref = campaigns.ref(db, campaign)
     if label not in ref.values:
         raise ParameterError(
@@ -259,13 +297,17 @@ def _save(db, campaign, user_id, pair_id, label, key, seconds) -> tuple[int, dic
         _task, jid, _current = row
         at = now()
         event = {"pair_id": pair_id, "user_id": uid, "label": label, "seconds": seconds}
+        notes = {"comment": comment, "flags": flags}
         if jid is None:
-            c.execute(_INSERT_JUDGMENT, {**event, "updated_at": at})
+            c.execute(_INSERT_JUDGMENT, {**event, **notes, "updated_at": at})
             c.execute(_INSERT_EVENT, {**event, "created_at": at})
             status = 201
         else:
             status = 200
-            c.execute(_UPDATE_JUDGMENT, {"jid": jid, "label": label, "seconds": seconds, "at": at})
+            c.execute(
+                _UPDATE_JUDGMENT,
+                {"jid": jid, "label": label, "seconds": seconds, "at": at, **notes},
+            )
             c.execute(_INSERT_EVENT, {**event, "created_at": at})
         if key is not None:
             c.execute(
@@ -280,6 +322,45 @@ def _save(db, campaign, user_id, pair_id, label, key, seconds) -> tuple[int, dic
                 },
             )
         return status, body
+
+
+def check_comment(comment: str | None) -> str | None:
+    """A judgment's comment: None or text of at most :data:`MAX_COMMENT` characters
+    (empty means none; control characters but newline and tab refused)."""
+    if comment is None:
+        return None
+    if not isinstance(comment, str):
+        raise ParameterError("comment", "text", comment)
+    text = comment.strip()
+    if len(text) > MAX_COMMENT:
+        raise ParameterError("comment", f"at most {MAX_COMMENT} characters", len(text))
+    if any(not ch.isprintable() and ch not in "\n\t" for ch in text):
+        raise ParameterError("comment", "text without control characters", text[:40])
+    return text or None
+
+
+def check_flags(flags) -> str | None:
+    """The flags as stored (``"broken,unsure"``), or None; each one of :data:`FLAGS`."""
+    chosen = sorted(set(flags or ()))
+    for flag in chosen:
+        if flag not in FLAGS:
+            raise ParameterError("flag", "one of " + ", ".join(FLAGS), flag)
+    return ",".join(chosen) or None
+
+
+def skip(db: Database, campaign: str, user_id: int, pair_id: int) -> dict | None:
+    """Set an unjudged pair aside ("come back later"): it comes after every other unjudged
+    pair of the queue (pairs set aside come back in the order they were set aside, so
+    skipping one again sends it to the end). Returns the view of the next pair to judge (None: none left)."""
+    ref = campaigns.ref(db, campaign)
+    with db.transaction() as c:
+        row = c.execute(_CURRENT, {"cid": ref.id, "uid": user_id, "pair": pair_id}).first()
+        if row is None:
+            raise Forbidden(f"pair {pair_id} is not in your queue")
+        if row[1] is not None:
+            raise Conflict(f"pair {pair_id} is judged already: change its label instead")
+        c.execute(_SKIP, {"cid": ref.id, "uid": user_id, "pair": pair_id, "at": now()})
+    return next_pair(db, campaign, user_id)
 
 
 def history(db: Database, campaign: str, user_id: int, pair_id: int) -> list[dict]:

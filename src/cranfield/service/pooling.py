@@ -90,6 +90,7 @@ def build(
             ],
         )
         c.pool_strategy = pool.strategy
+        c.pool_per_group = per_group
         c.status = "judging"
     return {
         "strategy": pool.strategy,
@@ -188,3 +189,144 @@ def assessors_of(s, campaign_id: int) -> list[User]:
             .order_by(User.username)
         )
     )
+
+
+# -- work that moves: topics to more or other assessors, runs after the pool -----------
+
+
+def _append(s, cid: int, name: str, user: User, topic_pairs: list[tuple[int, str, str]]) -> int:
+    """Put ``topic_pairs`` ``(pair id, topic, document)`` at the end of ``user``'s queue,
+    in the blind order (topic, then document, by the assessor's hash), skipping the
+    pairs already in it. Returns how many were added."""
+    have = set(s.scalars(select(Task.pair_id).where(Task.user_id == user.id)))
+    new = [p for p in topic_pairs if p[0] not in have]
+    if not new:
+        return 0
+    last = s.scalar(
+        select(func.max(Task.position)).where(Task.campaign_id == cid, Task.user_id == user.id)
+    )
+    position = -1 if last is None else last
+    rows = []
+    for pid, _topic, _doc in sorted(
+        new,
+        key=lambda p: (
+            blind_key(name, user.username, p[1]),
+            blind_key(name, user.username, p[1], p[2]),
+        ),
+    ):
+        position += 1
+        rows.append({"campaign_id": cid, "user_id": user.id, "pair_id": pid, "position": position})
+    s.execute(insert(Task), rows)
+    return len(rows)
+
+
+def _assessor(s, cid: int, campaign: str, username: str) -> User:
+    user = s.scalar(select(User).where(User.username == username))
+    if user is None or "assessor" not in accounts.roles(s, user.id, cid):
+        raise InputError(f"{username!r} is not an assessor of campaign {campaign!r}")
+    return user
+
+
+def _topic_pairs(s, cid: int, topic: str) -> list[tuple[int, str, str]]:
+    return [
+        tuple(r)
+        for r in s.execute(
+            select(Pair.id, Pair.topic_id, Pair.doc_id).where(
+                Pair.campaign_id == cid, Pair.topic_id == topic
+            )
+        )
+    ]
+
+
+def give_topic(db: Database, campaign: str, topic: str, username: str) -> int:
+    """Give ``topic`` to one more assessor (an assessor added late, or a second opinion):
+    its pairs join the end of their queue. Returns the pairs added."""
+    with db.write() as s:
+        c = campaigns.get(s, campaign)
+        user = _assessor(s, c.id, campaign, username)
+        pairs = _topic_pairs(s, c.id, topic)
+        if not pairs:
+            raise InputError(f"topic {topic!r} has no pooled pairs in campaign {campaign!r}")
+        return _append(s, c.id, c.name, user, pairs)
+
+
+def take_topic(db: Database, campaign: str, topic: str, username: str) -> int:
+    """Take ``topic`` from an assessor: the pairs they have not judged leave their queue
+    (their judgments stay). Returns the pairs removed."""
+    from .models import Judgment
+
+    with db.write() as s:
+        c = campaigns.get(s, campaign)
+        user = _assessor(s, c.id, campaign, username)
+        judged = select(Judgment.pair_id).where(Judgment.user_id == user.id)
+        ids = [p[0] for p in _topic_pairs(s, c.id, topic)]
+        gone = s.execute(
+            delete(Task).where(
+                Task.user_id == user.id, Task.pair_id.in_(ids), Task.pair_id.not_in(judged)
+            )
+        )
+        return int(gone.rowcount or 0)
+
+
+def reassign_topic(db: Database, campaign: str, topic: str, source: str, target: str) -> dict:
+    """Move the unjudged part of ``topic`` from ``source`` to ``target`` (who gets every
+    pair of the topic they do not have)."""
+    removed = take_topic(db, campaign, topic, source)
+    added = give_topic(db, campaign, topic, target)
+    return {"topic": topic, "from": source, "to": target, "removed": removed, "added": added}
+
+
+def extend(db: Database, campaign: str) -> dict:
+    """Pool the runs again with the pool's own strategy and add the pairs the pool does
+    not have yet (a run submitted late; existing pairs and their judgments are kept).
+    Each new pair joins the queues of the assessors who have its topic; a topic nobody
+    has is listed in ``unassigned``. Returns ``{"added", "topics", "unassigned"}``."""
+    from ..pooling import build_pool
+
+    with db.read() as s:
+        c = campaigns.get(s, campaign)
+        if c.pool_strategy is None:
+            raise InputError(f"campaign {campaign!r} has no pool yet: build it first")
+        rows = submissions.runs_of(s, c.id)
+        owners = {r.name: r.user_id for r in rows}
+        priority = {r.name: r.priority for r in rows}
+        strategy, per_group, cid = c.pool_strategy, c.pool_per_group, c.id
+        have = set(s.execute(select(Pair.topic_id, Pair.doc_id).where(Pair.campaign_id == cid)))
+    pool = build_pool(
+        submissions.load_runs(db, rows),
+        strategy,
+        per_group=per_group,
+        groups={n: str(u) for n, u in owners.items()} if per_group is not None else None,
+        priority=priority,
+    )
+    new = sorted(set(pool.pairs()) - have)
+    topics: dict[str, int] = defaultdict(int)
+    unassigned: set[str] = set()
+    with db.write() as s:
+        c = campaigns.get(s, campaign)
+        if new:
+            s.execute(
+                insert(Pair),
+                [
+                    {"campaign_id": cid, "topic_id": q, "doc_id": d, "gold_label": None}
+                    for q, d in new
+                ],
+            )
+        for topic in sorted({q for q, _ in new}):
+            pairs = _topic_pairs(s, cid, topic)
+            holders = list(
+                s.scalars(
+                    select(User)
+                    .join(Task, Task.user_id == User.id)
+                    .join(Pair, Pair.id == Task.pair_id)
+                    .where(Pair.campaign_id == cid, Pair.topic_id == topic)
+                    .distinct()
+                )
+            )
+            topics[topic] = sum(1 for q, _ in new if q == topic)
+            if not holders:
+                unassigned.add(topic)
+            for user in holders:
+                _append(s, cid, c.name, user, pairs)
+        c.status = "judging"
+    return {"added": len(new), "topics": dict(topics), "unassigned": sorted(unassigned)}

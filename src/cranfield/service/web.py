@@ -16,7 +16,19 @@ from fastapi import APIRouter, Request
 from starlette.concurrency import run_in_threadpool
 from starlette.responses import HTMLResponse, RedirectResponse
 
-from . import accounts, audit, campaigns, judging, pooling, quality, results, submissions, uploads
+from ..errors import CranfieldError
+from . import (
+    accounts,
+    audit,
+    campaigns,
+    invitations,
+    judging,
+    pooling,
+    quality,
+    results,
+    submissions,
+    uploads,
+)
 from .api import add_member_to, create_from_form, do_login, set_session_cookie, submit_form
 from .auth import COOKIE, LOGIN_CSRF_COOKIE, principal
 from .params import PairId
@@ -106,6 +118,67 @@ async def login_form(request: Request):
     return response
 
 
+@router.get("/link/{token}", name="link_page")
+def link_page(request: Request, token: str, error: str = "", status: int = 200):
+    """An invitation (choose a user name and a password) or a password reset."""
+    from .problems import NotFound
+
+    try:
+        what = invitations.peek(request.app.state.db, token)
+    except NotFound as exc:
+        return error_page(request, 404, exc.message)
+    return render(request, "link.html", status=status, what=what, token=token, error=error)
+
+
+@router.post("/link/{token}", name="link_form")
+async def link_form(request: Request, token: str):
+    from .problems import NotFound, ServiceError
+
+    f = await _form(request)
+    try:
+        name = await run_in_threadpool(
+            invitations.accept,
+            request.app.state.db,
+            token,
+            f.get("password", ""),
+            f.get("username") or None,
+        )
+    except NotFound as exc:
+        return error_page(request, 404, exc.message)
+    except (ServiceError, CranfieldError) as exc:
+        message = exc.message if isinstance(exc, ServiceError) else str(exc)
+        return link_page(request, token, error=message, status=getattr(exc, "status", 422))
+    return RedirectResponse(
+        "/login?msg=" + quote(f"{name}: your password is set; log in"), status_code=303
+    )
+
+
+@router.get("/account", name="account_page")
+def account_page(request: Request, error: str = "", status: int = 200):
+    return render(request, "account.html", status=status, error=error)
+
+
+@router.post("/account/password", name="password_form")
+async def password_form(request: Request):
+    from .problems import ServiceError
+
+    f = await _form(request)
+    p = principal(request)
+    try:
+        await run_in_threadpool(
+            invitations.change_password,
+            request.app.state.db,
+            p.user_id,
+            f.get("current", ""),
+            f.get("new", ""),
+            p.token,
+        )
+    except (ServiceError, CranfieldError) as exc:
+        message = exc.message if isinstance(exc, ServiceError) else str(exc)
+        return account_page(request, error=message, status=getattr(exc, "status", 422))
+    return back("/account", "your password is changed; your other sessions have ended")
+
+
 @router.post("/logout", name="logout_form")
 def logout_form(request: Request):
     accounts.logout(request.app.state.db, principal(request).token)
@@ -165,6 +238,12 @@ def campaign_page(request: Request, name: str):
 
 @router.get("/c/{name}/dashboard", name="dashboard_page")
 def dashboard_page(request: Request, name: str):
+    return _dashboard(request, name)
+
+
+def _dashboard(request: Request, name: str, link: dict | None = None):
+    """The dashboard; ``link``: a one-time link just made, shown once on this page (it
+    never goes into a URL, where history and logs would keep it)."""
     db = request.app.state.db
     data = quality.dashboard(db, name)
     with db.read() as s:
@@ -188,6 +267,7 @@ def dashboard_page(request: Request, name: str):
         has_results=has_results,
         steps=steps(data, len(run_rows), has_results, published),
         audit_entries=audit.entries(db, name)[-10:][::-1],
+        link=link,
     )
 
 
@@ -253,6 +333,92 @@ async def members_form(request: Request, name: str):
     )
     audit.note(request, username=f.get("username", ""), role=f.get("role", ""))
     return back(f"/c/{quote(name)}/dashboard", f"{f.get('username')} is now {f.get('role')}")
+
+
+@router.post("/c/{name}/invite", name="invite_form")
+async def invite_form(request: Request, name: str):
+    from .api import link_url
+
+    f = await _form(request)
+    role = f.get("role", "")
+    out = await run_in_threadpool(
+        invitations.invite, request.app.state.db, name, role, principal(request).user_id
+    )
+    audit.note(request, role=role, days=invitations.DEFAULT_DAYS)
+    link = {"what": f"invitation as {role}", "url": link_url(request, out["token"]), **out}
+    return await run_in_threadpool(_dashboard, request, name, link)
+
+
+@router.post("/c/{name}/reset", name="reset_form")
+async def reset_form(request: Request, name: str):
+    from .api import link_url
+
+    f = await _form(request)
+    username = f.get("username", "")
+    out = await run_in_threadpool(
+        invitations.reset, request.app.state.db, name, username, principal(request).user_id
+    )
+    audit.note(request, username=username, days=invitations.DEFAULT_DAYS)
+    link = {"what": f"password reset for {username}", "url": link_url(request, out["token"])}
+    return await run_in_threadpool(_dashboard, request, name, {**link, **out})
+
+
+@router.get("/c/{name}/guidelines", name="guidelines_page")
+def guidelines_page(request: Request, name: str):
+    with request.app.state.db.read() as s:
+        c = campaigns.get(s, name)
+        text, title = c.guidelines or "", c.title or c.name
+    paragraphs = [" ".join(p.split()) for p in text.split("\n\n") if p.strip()]
+    return render(request, "guidelines.html", name=name, title=title, paragraphs=paragraphs)
+
+
+@router.post("/c/{name}/guidelines", name="guidelines_form")
+async def guidelines_form(request: Request, name: str):
+    f = await _form(request)
+    text = f.get("text", "")
+    await run_in_threadpool(campaigns.set_guidelines, request.app.state.db, name, text)
+    audit.note(request, characters=len(text))
+    return back(f"/c/{quote(name)}/guidelines", "guidelines saved")
+
+
+@router.post("/c/{name}/reassign", name="reassign_form")
+async def reassign_form(request: Request, name: str):
+    """Give a topic to an assessor (``target``), taking its unjudged pairs from
+    ``source`` when one is named."""
+    f = await _form(request)
+    topic, source, target = (f.get(k, "").strip() for k in ("topic", "source", "target"))
+    db = request.app.state.db
+    if source:
+        out = await run_in_threadpool(pooling.reassign_topic, db, name, topic, source, target)
+        note = f"topic {topic}: {out['removed']} pairs from {source}, {out['added']} to {target}"
+    else:
+        added = await run_in_threadpool(pooling.give_topic, db, name, topic, target)
+        out = {"topic": topic, "to": target, "added": added}
+        note = f"topic {topic}: {added} pairs to {target}"
+    audit.note(request, **out)
+    return back(f"/c/{quote(name)}/dashboard", note)
+
+
+@router.post("/c/{name}/pool/extend", name="extend_form")
+async def extend_form(request: Request, name: str):
+    await _form(request)
+    out = await run_in_threadpool(pooling.extend, request.app.state.db, name)
+    audit.note(request, added=out["added"], unassigned=out["unassigned"])
+    note = f"{out['added']} new pairs pooled"
+    if out["unassigned"]:
+        note += "; no assessor has topic " + ", ".join(out["unassigned"])
+    return back(f"/c/{quote(name)}/dashboard", note)
+
+
+@router.post("/c/{name}/reopen", name="reopen_form")
+async def reopen_form(request: Request, name: str):
+    from .api import parse_deadline
+
+    f = await _form(request)
+    deadline = parse_deadline(f.get("deadline"))
+    await run_in_threadpool(campaigns.reopen, request.app.state.db, name, deadline)
+    audit.note(request, deadline=f.get("deadline", ""))
+    return back(f"/c/{quote(name)}/dashboard", "submissions are open again")
 
 
 @router.post("/c/{name}/pool", name="pool_form")
@@ -424,13 +590,25 @@ async def judge_form(request: Request, name: str, pair: PairId):
     f = await _form(request)
     label = _int(f.get("label", ""), "label")
     await run_in_threadpool(
-        judging.save,
-        request.app.state.db,
-        name,
-        principal(request).user_id,
-        pair,
-        label,
-        key=f.get("key") or None,
+        lambda: judging.save(
+            request.app.state.db,
+            name,
+            principal(request).user_id,
+            pair,
+            label,
+            key=f.get("key") or None,
+            comment=f.get("comment") or None,
+            flags=[x for x in judging.FLAGS if f.get(x)],
+        )
+    )
+    return RedirectResponse(f"/c/{quote(name)}/judge", status_code=303)
+
+
+@router.post("/c/{name}/skip/{pair}", name="skip_form")
+async def skip_form(request: Request, name: str, pair: PairId):
+    await _form(request)
+    await run_in_threadpool(
+        judging.skip, request.app.state.db, name, principal(request).user_id, pair
     )
     return RedirectResponse(f"/c/{quote(name)}/judge", status_code=303)
 

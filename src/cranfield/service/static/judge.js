@@ -1,4 +1,5 @@
-// The judging page: one key per label, p/n (or the arrow keys) for previous/next.
+// The judging page: one key per label, p/n (or the arrow keys) for previous/next, u and
+// b toggle "unsure" and "broken document", s sets the pair aside ("come back later").
 // A label is saved through the JSON API with the session's CSRF token and an
 // Idempotency-Key (a retry of the same choice is recorded once); without JavaScript the
 // label buttons post the same form.
@@ -15,6 +16,15 @@
   var busy = false;
   var base = "/c/" + encodeURIComponent(campaign) + "/judge";
 
+  // the notes are part of the request: a changed comment or flag is another request
+  function notesKey() {
+    var text = document.getElementById("comment").value;
+    var hash = 0;
+    for (var i = 0; i < text.length; i++) { hash = (hash * 31 + text.charCodeAt(i)) | 0; }
+    return (document.getElementById("flag-unsure").checked ? "u" : "") +
+      (document.getElementById("flag-broken").checked ? "b" : "") + (hash >>> 0).toString(36);
+  }
+
   function save(button) {
     if (busy) { return; }
     busy = true;
@@ -26,9 +36,15 @@
       headers: {
         "Content-Type": "application/json",
         "X-CSRF-Token": csrf,
-        "Idempotency-Key": pair + "-" + label + "-" + nonce
+        "Idempotency-Key": pair + "-" + label + "-" + nonce + "-" + notesKey()
       },
-      body: JSON.stringify({ label: label, seconds: (Date.now() - started) / 1000 })
+      body: JSON.stringify({
+        label: label,
+        seconds: (Date.now() - started) / 1000,
+        comment: document.getElementById("comment").value,
+        unsure: document.getElementById("flag-unsure").checked,
+        broken: document.getElementById("flag-broken").checked
+      })
     }).then(function (response) {
       if (response.status === 200 || response.status === 201) {
         window.location.assign(base);
@@ -55,6 +71,17 @@
     var key = event.key;
     var button = form.querySelector('button[data-key="' + (key.length === 1 ? key : "") + '"]');
     if (button) { event.preventDefault(); save(button); return; }
+    if (key === "u" || key === "b") {
+      event.preventDefault();
+      var box = document.getElementById(key === "u" ? "flag-unsure" : "flag-broken");
+      box.checked = !box.checked;
+      return;
+    }
+    if (key === "s" && document.getElementById("skip")) {
+      event.preventDefault();
+      document.getElementById("skip").submit();
+      return;
+    }
     var link = null;
     if (key === "p" || key === "ArrowLeft") { link = document.getElementById("previous"); }
     if (key === "n" || key === "ArrowRight") { link = document.getElementById("next"); }
