@@ -604,7 +604,7 @@ def test_a_judgment_keeps_its_comment_and_flags(db, tmp_path):
     assert row.split("\t")[-2:] == ["broken", "tab here"]
 
 
-def _queue(db, uid):
+def _positions(db, uid):
     from sqlalchemy import select
 
     from cranfield.service.models import Pair, Task
@@ -626,12 +626,12 @@ def test_a_topic_moves_between_assessors_and_judgments_stay(db, tmp_path):
     first = judging.next_pair(db, "c", a1)
     topic = first["topic"]["id"]
     judging.save(db, "c", a1, first["pair"], 1)
-    before_a2 = _queue(db, a2)
+    before_a2 = _positions(db, a2)
     assert topic not in {t for _, t, _ in before_a2}
-    topic_size = sum(1 for _, t, _ in _queue(db, a1) if t == topic)
+    topic_size = sum(1 for _, t, _ in _positions(db, a1) if t == topic)
     out = pooling.reassign_topic(db, "c", topic, "a1", "a2")
     assert out["removed"] == topic_size - 1 and out["added"] == topic_size
-    after_a1, after_a2 = _queue(db, a1), _queue(db, a2)
+    after_a1, after_a2 = _positions(db, a1), _positions(db, a2)
     assert [(t, p) for _, t, p in after_a1 if t == topic] == [(topic, first["pair"])]  # judged
     assert after_a2[: len(before_a2)] == before_a2  # appended at the end, in order
     assert [t for _, t, _ in after_a2[len(before_a2) :]] == [topic] * topic_size
@@ -650,7 +650,7 @@ def test_a_late_run_is_pooled_into_the_queues_with_the_judgments_kept(db, tmp_pa
     ids = judging_campaign(db, tmp_path, assessors=("a1", "a2"), per_topic=2)
     view = judging.next_pair(db, "c", ids["a1"])
     judging.save(db, "c", ids["a1"], view["pair"], 2)
-    pool_before, queue_before = count(db, Pair), _queue(db, ids["a1"])
+    pool_before, queue_before = count(db, Pair), _positions(db, ids["a1"])
     with pytest.raises(Conflict):
         submit(db, tmp_path, ids["p2"], "late", offset=20)  # submissions closed
     campaigns.reopen(db, "c")
@@ -658,7 +658,7 @@ def test_a_late_run_is_pooled_into_the_queues_with_the_judgments_kept(db, tmp_pa
     out = pooling.extend(db, "c")
     assert out["added"] > 0 and out["unassigned"] == []
     assert count(db, Pair) == pool_before + out["added"]
-    queue = _queue(db, ids["a1"])
+    queue = _positions(db, ids["a1"])
     assert (
         queue[: len(queue_before)] == queue_before
         and len(queue) == len(queue_before) + out["added"]
