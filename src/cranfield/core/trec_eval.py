@@ -715,8 +715,8 @@ def trec_eval_files(
     In order of preference: the whole evaluation in one engine call
     (:func:`evaluate_files`: neither NumPy nor PyArrow imported), else the qrels read in
     Python and the run read and judged by the engine
-    (:func:`cranfield.core.engine_judge.judge_trec`; ``engine="dask"``: in Dask
-    workers, :func:`cranfield.distributed.engine.judge_dask`), else read by
+    (:func:`cranfield.core.engine_judge.judge_trec`; ``engine``: the execution
+    backend, :mod:`cranfield.core.backends`, e.g. ``"dask"``: in Dask workers), else read by
     ``Run.read``, measured and printed by :func:`run_trec_eval`. ``measure_args`` are
     trec_eval's ``-m`` values; the other arguments are its options (``stream``:
     ``--stream``/``--no-stream``). ``notes``, if given, is called with each note as it
@@ -780,7 +780,7 @@ def trec_eval_files(
             num_docs_in_coll=num_docs_in_coll,
             zscores_path=zscores_path,
             stream=stream,
-            dask=engine != "local",
+            backend=engine,
             scheduler=scheduler,
             notes=note,
         ),
@@ -789,28 +789,26 @@ def trec_eval_files(
 
 
 def _general_trec_eval(
-    qrels_path, run_path, measure_args, opts, *, stream, dask, scheduler, notes, **printing
+    qrels_path, run_path, measure_args, opts, *, stream, backend, scheduler, notes, **printing
 ) -> str:
     """The general path of :func:`trec_eval_files`: the qrels read in Python (ids as
-    Latin-1, as bytes), the run judged by the engine or Dask, else read by ``Run.read``."""
+    Latin-1, as bytes), the run judged by the execution ``backend``
+    (:mod:`cranfield.core.backends`; locally by the compiled engine), else read by
+    ``Run.read``."""
     from .memory import check_room_for_arrays
 
     check_room_for_arrays()
-    from .engine_judge import judge_trec
+    from .backends import backend as find_backend
     from .qrels import Qrels
     from .run import Run
 
     select(measure_args)  # validate measure names before reading large files
     qrels = Qrels.read(qrels_path, format="trec", encoding="latin-1")
     run = None
-    if dask:
-        from ..distributed.engine import judge_dask
-
-        judged = judge_dask(qrels, run_path, opts, scheduler=scheduler, encoding="latin-1")
-    else:  # read and judged by the engine (in pieces when large), measured here
-        judged = judge_trec(
-            qrels, qrels_path, run_path, opts, encoding="latin-1", stream=stream, trec=True
-        )
-        if judged is None:
-            run = Run.read(run_path, format="trec", encoding="latin-1")
+    # locally: read and judged by the engine (in pieces when large), measured here
+    judged = find_backend(backend).judge(
+        qrels, qrels_path, run_path, opts, encoding="latin-1", stream=stream, scheduler=scheduler
+    )
+    if judged is None:
+        run = Run.read(run_path, format="trec", encoding="latin-1")
     return run_trec_eval(qrels, run, measure_args, opts, notes=notes, judged=judged, **printing)
