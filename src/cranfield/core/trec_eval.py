@@ -581,7 +581,7 @@ def _unusable_note(pair: bytes) -> str:
     return qid.decode("latin-1") + " " + rest.decode("utf-8")
 
 
-def evaluate_files(
+def trec_eval_by_engine(
     qrels_path: str,
     run_path: str,
     cols: list[Column] | None,
@@ -713,7 +713,7 @@ def trec_eval_files(
     plain or gzip): the one path of ``cranfield trec_eval``.
 
     In order of preference: the whole evaluation in one engine call
-    (:func:`evaluate_files`: neither NumPy nor PyArrow imported), else the qrels read in
+    (:func:`trec_eval_by_engine`: neither NumPy nor PyArrow imported), else the qrels read in
     Python and the run read and judged by the engine
     (:func:`cranfield.core.engine_judge.judge_trec`; ``engine``: the execution
     backend, :mod:`cranfield.core.backends`, e.g. ``"dask"``: in Dask workers), else read by
@@ -746,7 +746,7 @@ def trec_eval_files(
                 selected = None  # reported by the general path
         if selected is not None:
             try:
-                done = evaluate_files(
+                done = trec_eval_by_engine(
                     qrels_path,
                     run_path,
                     cols,
