@@ -303,7 +303,6 @@ def evaluate_counted(
         raise ParameterError(
             "--engine", "local with --stream (with dask, partition the runs by query)", "dask"
         )
-    opts = options
     if aggregate_by not in ("macro", "micro"):
         raise ParameterError("aggregate_by", "'macro' or 'micro'", aggregate_by)
     measure_list = as_measures(DEFAULT_MEASURES if measures is None else measures)
@@ -325,7 +324,9 @@ def evaluate_counted(
         ]
         task = remote(_evaluate_partition)
         futures = [
-            dask_client.submit(task, shared_qrels, p, measure_list, opts, want_judged, pure=False)
+            dask_client.submit(
+                task, shared_qrels, p, measure_list, options, want_judged, pure=False
+            )
             for p in inputs
         ]
         answers = gather(dask_client, futures, [p.label for p in parts])
@@ -344,13 +345,13 @@ def evaluate_counted(
             [pr for pr, _ in groups[key]],
             [label for _, label in groups[key]],
             measure_list,
-            options=opts,
+            options=options,
             micro=aggregate_by == "micro",
             keep_rel=skip_no_relevant,
         )
         for key, name in zip(keys, names, strict=True)
     ]
-    return Results(measure_list, results, opts.as_dict()), qrels
+    return Results(measure_list, results, options.as_dict()), qrels
 
 
 def _group_source(parts: list[Partition], group: int) -> str | None:
