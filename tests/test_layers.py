@@ -36,7 +36,7 @@ CAPABILITY = 2
 
 def layer(unit: str) -> int:
     """The layer of a top-level unit (``cranfield.X`` -> ``X``; the root: ``cranfield``)."""
-    if unit in FOUNDATION or unit.startswith("_") and unit != "__main__":
+    if unit in FOUNDATION or (unit.startswith("_") and unit != "__main__"):
         return 0
     return LAYERS.get(unit, CAPABILITY)
 
