@@ -9,14 +9,14 @@ linear scorer. Run from the project root:
     PYTHONPATH=src python benchmarks/ltr.py                 # all three parts
     PYTHONPATH=src python benchmarks/ltr.py --part objective --population 200
     PYTHONPATH=src python benchmarks/ltr.py --part read     # a LETOR file of MQ2007 size
-    PYTHONPATH=src python benchmarks/ltr.py --part objective --backend numpy,engine,engine-scores
-    PYTHONPATH=src python benchmarks/ltr.py --part train --methods mga --backend numpy,engine
+    PYTHONPATH=src python benchmarks/ltr.py --part objective --backend general,engine,engine-scores
+    PYTHONPATH=src python benchmarks/ltr.py --part train --methods mga --backend general,engine
     PYTHONPATH=src python benchmarks/ltr.py --part kernels --objective nDCG@10,AP,ERR@10
     PYTHONPATH=src python benchmarks/ltr.py --write-wide DIR  # the wide files of issue 30
 
-``--backend`` runs the objective on the NumPy path (``numpy``, before the compiled
-kernel), the engine's kernel scoring and ranking block by block (``engine``, the default
-path) or ranking a whole score matrix computed first (``engine-scores``). Timings are
+``--backend`` runs the objective on the general path (``general``, formerly ``numpy``:
+NumPy ranks, cranfield's evaluator measures; the path before the compiled kernel), the
+engine's kernel scoring and ranking block by block (``engine``, the default path) or ranking a whole score matrix computed first (``engine-scores``). Timings are
 the median of ``--repeat`` runs, wall-clock and the process's CPU time (all threads;
 far less sensitive to the machine's load), single-threaded BLAS, the kernel's own
 threads as it chooses, with the machine's load average after each part.
@@ -221,7 +221,7 @@ def main() -> None:
     p.add_argument("--repeat", type=int, default=3)
     p.add_argument("--methods", default="mga,ga,coordinate-ascent,lightgbm")
     p.add_argument(
-        "--backend", default="engine", help="comma-separated: numpy,engine,engine-scores"
+        "--backend", default="engine", help="comma-separated: general,engine,engine-scores"
     )
     p.add_argument("--objective", default="nDCG@10")
     p.add_argument("--train-repeat", type=int, default=1)

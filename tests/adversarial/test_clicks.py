@@ -30,6 +30,21 @@ def test_compare_formats(log, tmp_path):
     out = run_cli("clicks", "compare", log, test, "--models", "gctr", "-f", "markdown")
     assert_success(out, quiet=True)
     assert out.stdout.startswith(b"| model |") and b"1 left out" in out.stdout
+    table = run_cli("clicks", "compare", log, test, "--models", "gctr,dbn", "-f", "text")
+    values = {line.split()[0]: line.split()[1:] for line in table.stdout.decode().splitlines()[1:3]}
+    for fmt, sep in (("csv", ","), ("tsv", "\t")):
+        out = run_cli("clicks", "compare", log, test, "--models", "gctr,dbn", "-f", fmt)
+        assert_success(out)
+        lines = out.stdout.decode().splitlines()
+        assert lines[0].split(sep)[:3] == ["model", "log-likelihood", "perplexity"]
+        assert {r.split(sep)[0]: r.split(sep)[1:] for r in lines[1:]} == values  # same cells
+        assert out.stderr == (
+            "cranfield clicks compare: note: 4 test sessions scored; 1 left out "
+            "(their query is not in the training log)\n"
+        )
+    out = run_cli("clicks", "compare", log, test, "--models", "gctr", "--digits", "2")
+    two = out.stdout.decode().splitlines()[1].split()
+    assert two[1] == f"{float(values['gctr'][0]):.2f}" and len(two[1].split(".")[1]) == 2
 
 
 def test_fit_writes_model_file_atomically(log, tmp_path):

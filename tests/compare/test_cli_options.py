@@ -29,17 +29,17 @@ def files(tmp_path_factory):
 @pytest.mark.parametrize(
     ("option", "value", "allowed"),
     [
-        ("--permutations", "1e20", "an integer from 1 to 10000000"),
-        ("--permutations", "0", "an integer from 1 to 10000000"),
-        ("--permutations", "-5", "an integer from 1 to 10000000"),
-        ("--permutations", "2.5", "an integer from 1 to 10000000"),
-        ("--permutations", "lots", "an integer from 1 to 10000000"),
-        ("--seed", "-1", "an integer from 0 to"),
-        ("--seed", "inf", "an integer from 0 to"),
-        ("--alpha", "0", "a number strictly between 0 and 1"),
-        ("--alpha", "nan", "a number strictly between 0 and 1"),
-        ("--confidence", "1", "a number strictly between 0 and 1"),
-        ("--confidence", "95", "a number strictly between 0 and 1"),
+        ("--permutations", "1e20", "an integer in [1, 10000000]"),
+        ("--permutations", "0", "an integer in [1, 10000000]"),
+        ("--permutations", "-5", "an integer in [1, 10000000]"),
+        ("--permutations", "2.5", "an integer in [1, 10000000]"),
+        ("--permutations", "lots", "an integer in [1, 10000000]"),
+        ("--seed", "-1", "an integer in [0, 2^63-1]"),
+        ("--seed", "inf", "an integer in [0, 2^63-1]"),
+        ("--alpha", "0", "a number in (0, 1)"),
+        ("--alpha", "nan", "a number in (0, 1)"),
+        ("--confidence", "1", "a number in (0, 1)"),
+        ("--confidence", "95", "a number in (0, 1)"),
     ],
 )
 def test_compare_numeric_options(capsys, files, monkeypatch, option, value, allowed):
@@ -72,13 +72,13 @@ def test_permutations_within_range_accepts_scientific_notation(capsys, files):
 @pytest.mark.parametrize(
     ("option", "value", "allowed"),
     [
-        ("--depth", "0", "an integer from 1 to 1000000000"),
-        ("--depth", "1e20", "an integer from 1 to 1000000000"),
-        ("--digits", "-1", "an integer from 0 to 17"),
-        ("--digits", "99", "an integer from 0 to 17"),
-        ("--rbo-p", "1", "a number strictly between 0 and 1"),
-        ("-p", "0", "a number strictly between 0 and 1"),
-        ("--confidence", "-0.1", "a number strictly between 0 and 1"),
+        ("--depth", "0", "an integer in [1, 1000000000]"),
+        ("--depth", "1e20", "an integer in [1, 1000000000]"),
+        ("--digits", "-1", "an integer in [0, 17]"),
+        ("--digits", "99", "an integer in [0, 17]"),
+        ("--rbo-p", "1", "a number in (0, 1)"),
+        ("-p", "0", "a number in (0, 1)"),
+        ("--confidence", "-0.1", "a number in (0, 1)"),
     ],
 )
 def test_correlate_numeric_options(capsys, files, option, value, allowed):

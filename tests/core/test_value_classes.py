@@ -74,7 +74,7 @@ def test_repr_is_the_dataclass_repr():
         "pairs=None, kind='', reset_with_c=False, recount_with_c=False, family=None)"
     )
     d = lookup("AP")
-    shown = [f for f in MeasureDef._fields if f not in ("kernel", "micro", "check")]
+    shown = [f for f in MeasureDef._fields if f not in ("behaviour", "micro", "check")]
     assert shown[:3] == ["name", "summary", "formula"] and len(shown) == 15
     assert repr(d) == "MeasureDef(" + ", ".join(f"{f}={getattr(d, f)!r}" for f in shown) + ")"
 

@@ -77,8 +77,8 @@ def test_compiled_equals_numpy_for_every_measure(seed):
         if "max_grade=2" in name and data.labels.max() > 2:
             continue  # NumPy's path: see test_errors_of_the_numpy_path_are_kept
         engine = Objective(data, name, backend="engine")
-        numpy = Objective(data, name, backend="numpy")
-        assert engine.backend == "engine" and numpy.backend == "numpy"
+        numpy = Objective(data, name, backend="general")
+        assert engine.backend == "engine" and numpy.backend == "general"
         _per_query_close(engine.per_query(w), numpy.per_query(w))
         batched = engine(w)
         np.testing.assert_allclose(batched, numpy(w), rtol=0, atol=1e-12, err_msg=name)
@@ -111,7 +111,7 @@ def test_letor_convention_compiled_equals_numpy(seed):
     w = _weights(seed, data)
     for name in LETOR:
         engine = Objective(data, name, "letor", backend="engine")
-        numpy = Objective(data, name, "letor", backend="numpy")
+        numpy = Objective(data, name, "letor", backend="general")
         _per_query_close(engine.per_query(w), numpy.per_query(w))
         np.testing.assert_allclose(engine(w), numpy(w), rtol=0, atol=1e-12)
 
@@ -122,7 +122,7 @@ def test_weighted_combinations_and_batches():
     for name in ("0.7*nDCG@10 + 0.3*P@10", "nDCG@5 + AP + ERR@10 + Bpref + RR"):
         engine = Objective(data, name, backend="engine")
         engine._kernel_batch = 5  # several batches
-        numpy = Objective(data, name, backend="numpy")
+        numpy = Objective(data, name, backend="general")
         np.testing.assert_allclose(engine(w), numpy(w), rtol=0, atol=1e-12)
         _per_query_close(engine.per_query(w), numpy.per_query(w))
         assert engine.evaluations == len(w)
@@ -139,7 +139,7 @@ def test_many_individuals_on_threads_equal_numpy():
     w = np.random.default_rng(11).integers(-3, 4, size=(400, data.num_features)) / 2
     engine = Objective(data, "nDCG@10 + AP", backend="engine")
     engine._threads = 4
-    numpy = Objective(data, "nDCG@10 + AP", backend="numpy")
+    numpy = Objective(data, "nDCG@10 + AP", backend="general")
     np.testing.assert_allclose(engine(w), numpy(w), rtol=0, atol=1e-12)
 
 
@@ -150,7 +150,7 @@ def test_scores_computed_by_the_engine():
     w = np.random.default_rng(13).integers(-3, 4, size=(9, data.num_features)).astype(float)
     for name in ("nDCG@10", "AP", "P@5 + ERR@10"):
         own = Objective(data, name, backend="engine-scores")
-        numpy = Objective(data, name, backend="numpy")
+        numpy = Objective(data, name, backend="general")
         np.testing.assert_allclose(own(w), numpy(w), rtol=0, atol=1e-12)
         assert np.array_equal(own(w), np.array([own(x)[0] for x in w]))
 
@@ -159,11 +159,20 @@ def test_scores_computed_by_the_engine():
 def test_other_measures_fall_back_to_numpy(name):
     data = random_data(3)
     obj = Objective(data, name)
-    assert obj.backend == "numpy"
+    assert obj.backend == "general"
     w = _weights(3, data, p=3)
-    np.testing.assert_array_equal(obj(w), Objective(data, name, backend="numpy")(w))
+    np.testing.assert_array_equal(obj(w), Objective(data, name, backend="general")(w))
     with pytest.raises(ParameterError, match="backend"):
         Objective(data, name, backend="engine")
+
+
+def test_the_former_numpy_backend_is_the_general_path_with_a_deprecation_warning():
+    data = random_data(2)
+    w = _weights(2, data, p=3)
+    with pytest.warns(DeprecationWarning, match="'general'"):
+        old = Objective(data, "nDCG@10", backend="numpy")
+    assert old.backend == "general"
+    np.testing.assert_array_equal(old(w), Objective(data, "nDCG@10", backend="general")(w))
 
 
 def test_unknown_backend_is_refused():
@@ -176,7 +185,7 @@ def test_errors_of_the_numpy_path_are_kept():
     x = np.array([[1.0], [0.0], [0.5]])
     data = from_arrays(x, np.array([0, 3, 1]), np.array(["q", "q", "q"]))
     obj = Objective(data, "ERR(max_grade=2)@1")
-    assert obj.backend == "numpy"
+    assert obj.backend == "general"
     assert obj(np.array([1.0]))[0] == 0.0  # the grade-3 document is ranked last
     with pytest.raises(MeasureError, match="max_grade"):
         obj(np.array([-1.0]))
@@ -237,7 +246,7 @@ def test_long_queries_take_the_sorting_paths(seed):
     w = _weights(seed, data, p=5)
     for name in ("nDCG@10", "nDCG@100", "AP", "Bpref", "Rprec", "RR", "ERR", "P@50"):
         engine = Objective(data, name, backend="engine")
-        numpy = Objective(data, name, backend="numpy")
+        numpy = Objective(data, name, backend="general")
         _per_query_close(engine.per_query(w), numpy.per_query(w))
         np.testing.assert_allclose(engine(w), numpy(w), rtol=0, atol=1e-12, err_msg=name)
 
@@ -269,7 +278,7 @@ def test_fused_groups_equal_scores_ranked_one_at_a_time(seed):
     ]:
         fused = Objective(data, name, convention, backend="engine")
         unfused = Objective(data, name, convention, backend="engine-scores")
-        numpy = Objective(data, name, convention, backend="numpy")
+        numpy = Objective(data, name, convention, backend="general")
         for p in (1, 7, 8, 9, 16, 17, 33):
             got, want = fused.per_query(w[:p]), unfused.per_query(w[:p])
             for a, b in zip(got, want, strict=True):

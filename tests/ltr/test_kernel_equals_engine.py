@@ -3,7 +3,7 @@ engine's kernels, kept because it is far faster: benchmarks/ltr.py ``--part kern
 this test holds the copy equal to the engine's kernels, bit for bit, per query, on
 measures generated from each family's declaration (tests/generators.py).
 
-The reference side is ``backend="numpy"``: the rankings as one JudgedRun, every measure
+The reference side is ``backend="general"``: the rankings as one JudgedRun, every measure
 computed by the engine's measure kernels (rust/eval), as ``cranfield.evaluate`` does.
 """
 
@@ -36,7 +36,7 @@ def test_kernel_equals_the_engines_measure_kernels(family):
         for m in _supported(family, data.labels):
             fast = Objective(data, str(m), backend="engine")
             assert fast.kernel is not None, str(m)
-            slow = Objective(data, str(m), backend="numpy")
+            slow = Objective(data, str(m), backend="general")
             got, want = fast.per_query(w)[0], slow.per_query(w)[0]
             assert np.array_equal(got.view(np.int64), want.view(np.int64)), str(m)
             assert np.array_equal(fast(w), slow(w)), str(m)

@@ -51,5 +51,5 @@ def test_every_path_ranks_on_the_same_scores():
     assert np.array_equal(layout_scores, model.scores(data))
     fused = obj(w)
     assert np.array_equal(fused, Objective(data, "nDCG@10 + AP", backend="engine-scores")(w))
-    assert np.array_equal(fused, Objective(data, "nDCG@10 + AP", backend="numpy")(w))
+    assert np.array_equal(fused, Objective(data, "nDCG@10 + AP", backend="general")(w))
     assert np.array_equal(fused, np.concatenate([obj(v) for v in w]))

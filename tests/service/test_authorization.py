@@ -44,6 +44,8 @@ EXPECTED: dict[tuple[str, str], set[str]] = {
     ("POST", "/api/campaigns/{name}/publish"): {C},
     ("GET", "/api/campaigns/{name}/results"): {C, P},
     ("GET", "/api/campaigns/{name}/report"): {C},
+    ("GET", "/api/campaigns/{name}/audit"): {C},
+    ("GET", "/api/campaigns/{name}/audit.tsv"): {C},
     ("GET", "/"): ALL,
     ("GET", "/login"): ALL,
     ("POST", "/login"): ALL,
@@ -125,7 +127,7 @@ def test_routes_times_callers(site, caller):
         # with the rule's message (other 403s are the CSRF check or the domain's own)
         refused = (
             (r.status_code == 401 and "log in first" in r.text)
-            or (r.status_code == 403 and "you may not do this" in r.text)
+            or (r.status_code == 403 and "this is for" in r.text)
             or (r.status_code == 303 and r.headers.get("location") == "/login" and path != "/")
         )
         if allowed == refused:

@@ -123,6 +123,13 @@ def test_the_whole_campaign_in_a_browser(browser, server, tmp_path):
     # the coordinator creates the campaign and invites the teams and the assessors
     _login(driver, url, "boss", "01-login")
     screenshot(driver, "02-campaigns")
+    for box in ("#use-sample", "#use-sample-runs"):  # each checkbox beside its words
+        label = driver.find_element(*_by(f"label:has(> {box})"))
+        assert label.size["height"] < 1.6 * float(
+            driver.execute_script(
+                "return parseFloat(getComputedStyle(arguments[0]).lineHeight)", label
+            )
+        ), label.size
     driver.find_element(*_by("#campaign-name")).send_keys("e2e")
     driver.find_element(*_by("#use-sample")).click()
     driver.find_element(*_by("input[name=per_topic]")).clear()
@@ -196,6 +203,10 @@ def test_the_whole_campaign_in_a_browser(browser, server, tmp_path):
     assert driver.find_element(*_by("#live-judgments")).text == str(2 * len(judged))
     driver.execute_script("arguments[0].scrollIntoView()", driver.find_element(*_by("#agreement")))
     screenshot(driver, "11-dashboard-agreement")
+    rows = driver.find_elements(*_by("#progress-assessors tbody tr"))
+    assert rows and all(r.size["height"] < 60 for r in rows), [r.size for r in rows]
+    current = driver.find_elements(*_by("#steps li.current"))
+    assert [li.text.split()[0] for li in current] == ["judging"]
     driver.get(url + "/api/campaigns/e2e/qrels")
     qrels_text = driver.find_element(*_by("body")).text.strip() + "\n"
     assert len(qrels_text.splitlines()) == len(judged)
@@ -246,3 +257,13 @@ def test_the_whole_campaign_in_a_browser(browser, server, tmp_path):
     page = driver.page_source
     assert "team1-bm25" in page and "team2-hybrid" not in page
     assert "median" in page and "worst" in page
+    assert 'id="stale"' not in page and 'id="coverage-warning"' in page
+
+    # judging goes on after publication: the published results are marked stale
+    _login(driver, url, "ann", None)
+    driver.get(f"{url}/c/e2e/judge")  # her next pair: one more pair in the qrels
+    _judge_with_key(driver, "1")
+    _login(driver, url, "team1", None)
+    driver.get(url + "/c/e2e/results")
+    _wait(driver, ec.presence_of_element_located(_by("#stale")))
+    screenshot(driver, "14-results-stale")

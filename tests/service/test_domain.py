@@ -132,6 +132,11 @@ def test_a_valid_run_is_accepted_and_kept_in_the_data_directory(db, tmp_path):
             "t1 Q0 D001 1 2.0 x\nt9 Q0 D002 2 1.0 x\nt1 Q0 NOPE 3 0.5 x\n",
             [(2, "topic 't9'"), (3, "document 'NOPE'")],
         ),
+        (
+            "t1 Q0 D001 1 inf x\nt1 Q0 D002 -2 1.0 x\nt1 Q0 D003 3 -Infinity x\n"
+            "t1 Q0 D005 0 1e308 x\n",
+            [(1, "score inf is not"), (2, "rank -2 is negative"), (3, "score -Infinity")],
+        ),
     ],
 )
 def test_invalid_runs_are_refused_with_line_numbers(db, tmp_path, text, expected):
@@ -294,9 +299,10 @@ def test_saving_is_idempotent_and_keeps_the_history(db, tmp_path):
     with pytest.raises(Conflict, match="different"):
         judging.save(db, "c", a, pid, 2, key="k1")
     assert judging.save(db, "c", a, pid, 1) == (200, {"pair": pid, "label": 1})  # same label
-    assert count(db, JudgmentEvent) == 1
+    assert count(db, JudgmentEvent) == 2  # every acknowledged save is in the log
     assert judging.save(db, "c", a, pid, 0, key="k2")[0] == 200  # changed
-    assert [h["label"] for h in judging.history(db, "c", a, pid)] == [1, 0]
+    assert judging.save(db, "c", a, pid, 0, key="k2")[0] == 200  # a replay: not a save
+    assert [h["label"] for h in judging.history(db, "c", a, pid)] == [1, 1, 0]
     assert judging.pair_view(db, "c", a, pid)["label"] == 0
     assert judging.next_pair(db, "c", a)["pair"] != pid  # resume after the judged pair
 
@@ -467,3 +473,84 @@ def test_next_pair_and_progress_agree_with_the_tables_when_judged_out_of_order(d
             )
         ).one()
     assert tuple(row) == (0, 3.0)
+
+
+def test_a_document_id_with_quotes_and_commas_is_exported_as_it_is(db, tmp_path):
+    """TREC files separate fields by whitespace only: ``D"001`` and ``D,002`` are ids
+    the readers accept, so the qrels, the judgments and the log carry them (the qrels
+    export answered 500 on a ``"``)."""
+    from cranfield import Qrels
+
+    def odd(did: str) -> str:
+        return did.replace("D00", "D,0").replace("D0", 'D"0')
+
+    make_campaign(db, documents=[document(odd(d)) for d in doc_ids(30)])
+    ids = {a: user(db, a, "assessor") for a in ("a1", "a2")}
+    p1 = user(db, "p1", "participant")
+    submissions.submit(db, "c", p1, write(tmp_path, "r1.txt", odd(run_text("r1"))))
+    pooling.build(db, "c", depth=5)
+    pooling.assign(db, "c")
+    _judge_all(db, ids, lambda a, q, d: 1 if '"' in d else 0)
+    text = exports.qrels_text(db, "c")
+    assert 't1 0 D"011 1\n' in text and "t1 0 D,02 0\n" in text
+    back = Qrels.read(str(write(tmp_path, "q.txt", text))).to_dict()
+    assert back == {
+        q: {d: label for (q2, d), label in exports.qrels_labels(db, "c").items() if q2 == q}
+        for q in back
+    }
+    assert 'D"011' in exports.judgments_tsv(db, "c") and 'D"011' in exports.log_tsv(db, "c")
+    data = results.compute(db, "c", [])
+    assert data["runs"]["r1"]["aggregate"]["P@10"] > 0
+
+
+def test_results_say_how_much_is_judged_and_become_stale_when_judgments_change(db, tmp_path):
+    from cranfield.service.models import Pair
+
+    ids = judging_campaign(db, tmp_path)
+    view = judging.next_pair(db, "c", ids["a1"])
+    judging.save(db, "c", ids["a1"], view["pair"], 1)
+    data = results.compute(db, "c", [])
+    cov = data["coverage"]
+    assert cov["labelled"] == 1 and cov["pool"] == count(db, Pair) > 1
+    assert cov["fraction"] == 1 / cov["pool"]
+    assert f"only 1 of the pool's {cov['pool']} pairs" in cov["warning"]
+    assert sorted(cov["per_topic"].values())[-1] > 0 and sorted(cov["per_topic"].values())[0] == 0
+    results.publish(db, "c")
+    assert results.stored(db, "c")["stale"] is False
+    assert results.for_participant(db, "c", ids["p1"])["stale"] is False
+    judging.save(db, "c", ids["a1"], view["pair"], 1)  # the same label: the qrels are the same
+    assert results.stored(db, "c")["stale"] is False
+    judging.save(db, "c", ids["a1"], view["pair"], 0)  # changed after publication
+    assert results.stored(db, "c")["stale"] is True
+    mine = results.for_participant(db, "c", ids["p1"])
+    assert mine["stale"] is True and mine["coverage"]["labelled"] == 1
+    _judge_all(db, ids, lambda a, q, d: 1)
+    again = results.compute(db, "c", [])
+    assert again["coverage"]["warning"] is None and again["coverage"]["fraction"] == 1.0
+    assert results.stored(db, "c")["stale"] is False
+
+
+@pytest.mark.parametrize("method", ["majority", "mean", "dawid-skene"])
+def test_agreement_with_aggregate_is_agreement_with_the_exported_qrels(db, tmp_path, method):
+    """The dashboard's column is computed against the labels the qrels export writes
+    (ties, gold and adjudications the same), checked by recounting from the export."""
+    ids = judging_campaign(db, tmp_path, assessors=("a1", "a2"), per_topic=2)
+    with db.write() as s:
+        from sqlalchemy import update
+
+        from cranfield.service.models import Campaign
+
+        s.execute(update(Campaign).values(aggregation=method))
+    _judge_all(db, ids, lambda a, q, d: (int(d[1:]) + (a == "a2")) % 2)  # ties everywhere
+    dash = quality.dashboard(db, "c")
+    quality.adjudicate(db, "c", ids["boss"], dash["conflicts"][0]["pair"], 1)
+    dash = quality.dashboard(db, "c")
+    exported = exports.qrels_labels(db, "c")
+    current = [line.split("\t") for line in exports.judgments_tsv(db, "c").splitlines()[1:]]
+    for row in dash["quality"]:
+        mine = [(q, d, int(lab)) for q, d, a, lab, _s in current if a == row["assessor"]]
+        expected = sum(exported[(q, d)] == lab for q, d, lab in mine) / len(mine)
+        assert row["agreement_with_aggregate"] == pytest.approx(expected, abs=1e-15)
+    assert "adjudications applied" in dash["aggregate_rule"]
+    if method == "majority":
+        assert "seed 0" in dash["aggregate_rule"]

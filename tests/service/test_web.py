@@ -82,7 +82,9 @@ def test_login_form_csrf(site):
 
 
 def test_login_is_rate_limited(tmp_path):
-    site = build_site(tmp_path, Config(login_attempts=3, login_window=600))
+    from cranfield.service.throttle import Limits
+
+    site = build_site(tmp_path, Config(logins=Limits(per_user_address=3, window=600)))
     c = site.client()
     for _ in range(3):
         assert (
@@ -90,9 +92,9 @@ def test_login_is_rate_limited(tmp_path):
             == 401
         )
     r = c.post("/api/session", json={"username": "ann", "password": PASSWORD})
-    assert r.status_code == 429  # even the right password, for a while
+    assert r.status_code == 429  # even the right password, from this address, for a while
     r = c.post("/api/session", json={"username": "dave", "password": PASSWORD})
-    assert r.status_code == 429  # the same client address
+    assert r.status_code == 200  # another user from the same address
 
 
 # -- uploads ---------------------------------------------------------------------------
@@ -127,7 +129,7 @@ def test_uploads_are_limited_and_streamed_into_the_data_directory(tmp_path):
     r = c.post("/api/campaigns/open/runs", files={"file": ("big.txt", big.encode())})
     assert r.status_code == 413 and "limit" in r.json()["error"]
     uploads = site.db.data_dir / "uploads"
-    assert not [p for p in uploads.iterdir() if p.is_file()]  # nothing left behind
+    assert not uploads.exists() or not list(uploads.rglob("*"))  # nothing left behind
     small = run_text("small", topics=("t1",), depth=3)
     r = c.post("/api/campaigns/open/runs", files={"file": ("../../escape.txt", small.encode())})
     assert r.status_code == 201, r.text
@@ -328,3 +330,96 @@ def test_pages_forbid_foreign_scripts(site):
     assert "http" not in r.text.split("<body>")[0].replace("http-equiv", "")  # no CDN
     js = site.client().get("/static/judge.js")
     assert js.status_code == 200 and "fetch(" in js.text
+
+
+@pytest.mark.parametrize("pair", ["9223372036854775808", "99999999999999999999999", "0", "-1"])
+def test_a_pair_id_outside_the_database_integers_is_refused_not_a_server_error(site, pair):
+    assessor = site.client("ann")
+    coordinator = site.client("boss")
+    for client, method, url, body in (
+        (assessor, "GET", f"/api/campaigns/c/pairs/{pair}", None),
+        (assessor, "GET", f"/api/campaigns/c/judgments/{pair}/history", None),
+        (assessor, "PUT", f"/api/campaigns/c/judgments/{pair}", {"label": 1}),
+        (coordinator, "PUT", f"/api/campaigns/c/adjudications/{pair}", {"label": 1}),
+        (assessor, "GET", f"/c/c/judge/{pair}", None),
+    ):
+        r = client.request(method, url, json=body, follow_redirects=False)
+        assert r.status_code == 422, (url, r.status_code, r.text[:200])
+    r = assessor.get(f"/api/campaigns/c/pairs/{2**63 - 1}")
+    assert r.status_code == 404
+
+
+def test_a_coordinator_reaches_only_the_users_of_their_own_campaigns(tmp_path):
+    site = build_site(tmp_path)
+    eve = site.client("eve")  # coordinates "other" only; not a site coordinator
+
+    def add(client, username, password=None, campaign="other"):
+        body = {"username": username, "role": "assessor", "password": password}
+        return client.post(f"/api/campaigns/{campaign}/users", json=body)
+
+    absent, present = add(eve, "nobody"), add(eve, "boss")  # boss: the site coordinator
+    assert absent.status_code == present.status_code == 422
+    assert absent.json()["error"].replace("nobody", "X") == present.json()["error"].replace(
+        "boss", "X"
+    )  # the same answer: nothing says whether the user exists
+    assert add(eve, "ann", PASSWORD).status_code == 409  # a new account cannot take it
+    assert add(eve, "ann", PASSWORD).json()["error"].count("ann") == 1
+    assert add(eve, "newbie", PASSWORD).status_code == 201
+    assert add(eve, "newbie", campaign="other").status_code == 201  # now one of hers
+    assert add(site.client("boss"), "eve", campaign="c").status_code == 201  # site: anyone
+    with site.db.read() as s:
+        from sqlalchemy import select
+
+        from cranfield.service.models import Campaign, Membership, User
+
+        boss_in_other = s.scalar(
+            select(Membership.id)
+            .join(User, User.id == Membership.user_id)
+            .join(Campaign, Campaign.id == Membership.campaign_id)
+            .where(User.username == "boss", Campaign.name == "other")
+        )
+    assert boss_in_other is None
+
+
+def test_published_results_show_the_judged_fraction_and_turn_stale(tmp_path):
+    site = build_site(tmp_path)
+    page = site.client("alice", cookie=True).get("/c/c/results").text
+    assert 'id="coverage-warning"' in page and "pairs with a label" in page
+    assert 'class="num judged"' in page and 'id="stale"' not in page
+    api = site.client("alice").get("/api/campaigns/c/results").json()
+    assert api["stale"] is False and 0 < api["coverage"]["fraction"] < 1
+    ann = site.client("ann")
+    pair = ann.get("/api/campaigns/c/next").json()["pair"]
+    assert ann.put(f"/api/campaigns/c/judgments/{pair}", json={"label": 2}).status_code == 201
+    assert 'id="stale"' in site.client("alice", cookie=True).get("/c/c/results").text
+    assert site.client("boss").get("/api/campaigns/c/results").json()["stale"] is True
+    computed = site.client("boss").post("/api/campaigns/c/results", json={}).json()
+    assert computed["coverage"]["labelled"] == api["coverage"]["labelled"] + 1
+    assert site.client("alice").get("/api/campaigns/c/results").json()["stale"] is False
+
+
+def test_a_refusal_says_who_may_and_what_the_caller_is(site):
+    r = site.client("ann").get("/api/campaigns/c/dashboard")
+    assert r.status_code == 403
+    assert (
+        r.json()["error"]
+        == "this is for the coordinators of campaign 'c'; you are an assessor there"
+    )
+    r = site.client("eve", cookie=True).get("/c/c/dashboard")
+    assert r.status_code == 403 and "you are not a member of campaign &#39;c&#39;" in r.text
+    r = site.client("ann").post("/api/campaigns", files={"name": (None, "x")})
+    assert r.status_code == 403 and "site coordinators only" in r.json()["error"]
+
+
+def test_the_empty_queue_page_links_to_the_start_of_the_queue(tmp_path):
+    site = build_site(tmp_path)
+    ann = site.client("ann", cookie=True)
+    api = site.client("ann")
+    while (view := api.get("/api/campaigns/c/next")).status_code == 200 and view.json():
+        pair = view.json()["pair"]
+        api.put(f"/api/campaigns/c/judgments/{pair}", json={"label": 1})
+    page = ann.get("/c/c/judge").text
+    assert 'id="done"' in page
+    link = page.split('id="revise"')[0].rsplit('href="', 1)[1].split('"')[0]
+    assert link.startswith("/c/c/judge/")
+    assert ann.get(link).status_code == 200 and 'id="judge"' in ann.get(link).text

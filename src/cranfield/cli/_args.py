@@ -295,17 +295,27 @@ def add_output(
         p.set_defaults(_stdout_output=action.dest)
 
 
-def add_seed(p: argparse.ArgumentParser, what: str = "randomised steps") -> None:
-    """``--seed N``: the seed of the random generator; read with :func:`seed_value`."""
+def add_seed(
+    p: argparse.ArgumentParser, what: str = "randomised steps", without: str | None = None
+) -> None:
+    """``--seed N``: the seed of the random generator; read with :func:`seed_value`.
+
+    ``without``: what happens when no seed is given, for a command whose default is not
+    random at all (``--seed`` then has no default, :func:`seed_value` gives None)."""
+    default = "0" if without is None else None
+    tail = "default 0" if without is None else f"without it: {without}"
     p.add_argument(
         "--seed",
-        default="0",
-        help=f"random seed of the {what}, an integer from 0 to 2^63-1 (default 0)",
+        default=default,
+        help=f"random seed of the {what}, an integer from 0 to 2^63-1 ({tail})",
     )
 
 
-def seed_value(args: argparse.Namespace) -> int:
-    """``--seed`` as an integer, checked (:class:`~cranfield.errors.ParameterError`)."""
+def seed_value(args: argparse.Namespace) -> int | None:
+    """``--seed`` as an integer, checked (:class:`~cranfield.errors.ParameterError`);
+    None when the option has no default and was not given."""
+    if args.seed is None:
+        return None
     return number(args.seed, "--seed", int, 0, 2**63 - 1)
 
 

@@ -122,40 +122,38 @@ def digits_value(args: Namespace) -> int:
 def number(text: str, name: str, kind: type, low: float, high: float, *, open_: bool = False):
     """``text`` as an ``int`` or ``float`` within [low, high] (``open_``: (low, high)).
 
-    Fails with :class:`ParameterError` naming the allowed range. Integers may be written
-    ``1e4``; non-finite and fractional values are refused for integers.
+    The range is a :class:`~cranfield.core.declarations.Param`'s, in the one vocabulary
+    and wording of every registry (``an integer in [0, 17]``, ``a number in (0, 1)``);
+    a bad value is a :class:`ParameterError` naming the option and the range. Integers
+    may be written ``1e4``; non-finite and fractional values are refused for integers.
     """
+    if kind is int and isinstance(text, str) and text.isascii() and text.isdigit():
+        value = int(text[:18])  # (--digits 4: what the Param below gives, without it)
+        if len(text) <= 18 and (low < value < high if open_ else low <= value <= high):
+            return value
+    from ..core.declarations import Param, integer_in, number_in
     from ..errors import ParameterError
 
     if kind is int:
-        allowed = f"an integer from {low:,} to {high:,}".replace(",", "")
-    elif open_:
-        allowed = f"a number strictly between {low:g} and {high:g}"
+        bounds = integer_in(low, high)
+        if open_:
+            raise ValueError("an integer range is closed: give [low + 1, high - 1]")
+        value = text
+        if isinstance(text, str):
+            try:
+                value = int(text)
+            except ValueError:
+                try:
+                    value = float(text)  # 1e4 (then refused unless a whole number)
+                except ValueError:
+                    pass
     else:
-        allowed = f"a number from {low:g} to {high:g}"
-    if kind is int and isinstance(text, str) and text.isascii() and text.isdigit():
-        value = int(text[:18])  # (--digits 4: what the lines below give, without math)
-        if len(text) <= 18 and (low < value < high if open_ else low <= value <= high):
-            return value
-    import math  # (not at the top: a shared library to load; a cold CLI)
-
-    try:
-        value = float(text)
-    except (TypeError, ValueError):
-        raise ParameterError(name, allowed, text) from None
-    if not math.isfinite(value):
-        raise ParameterError(name, allowed, text)
-    if kind is int:
-        if not value.is_integer():
-            raise ParameterError(name, allowed, text)
-        try:
-            value = int(text)
-        except ValueError:
-            value = int(value)
-    inside = low < value < high if open_ else low <= value <= high
-    if not inside:
-        raise ParameterError(name, allowed, text)
-    return value
+        bounds = number_in(low, high, open_lo=open_, open_hi=open_)
+        value = text
+    param = Param(name, kind, None, "", **bounds)
+    return param.coerce(
+        value, name, lambda owner, p, given, read: ParameterError(name, p.allowed_text, text)
+    )
 
 
 class Parsed:

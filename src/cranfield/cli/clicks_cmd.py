@@ -6,10 +6,23 @@ import argparse
 import math
 
 from ..errors import ParameterError
-from ._args import Parser, add_engine, add_output, add_refused, engine_value
-from ._output import deliver
+from ._args import (
+    Parser,
+    add_digits,
+    add_engine,
+    add_format,
+    add_output,
+    add_refused,
+    add_seed,
+    digits_value,
+    engine_value,
+    seed_value,
+)
+from ._output import deliver, print_notes
 
 _ACTIONS = ("compare", "fit", "relevance", "models")
+#: the formats of the comparison tables (the shared renderer's and JSON)
+TABLE_CHOICES = ("text", "markdown", "csv", "tsv", "json")
 
 
 def _positive_int(text: str) -> int:
@@ -29,16 +42,6 @@ def _tol(text: str) -> float:
         value = math.nan
     if not 0 <= value < 1:
         raise argparse.ArgumentTypeError(f"expected a number in [0, 1), got {text!r}")
-    return value
-
-
-def _seed(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = -1
-    if not 0 <= value < 2**63:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 0, got {text!r}")
     return value
 
 
@@ -98,15 +101,18 @@ def _common(p: argparse.ArgumentParser) -> None:
         default=50,
         help="EM iterations, at most (default 50, PyClick's fixed count)",
     )
-    p.add_argument("--seed", type=_seed, help="random EM start values (default: all 0.5)")
+    add_seed(p, "EM start values", without="every start value 0.5")
     add_output(p)
 
 
-ENGINE_HELP = (
-    "local (default) or dask: fit PBM, UBM, DBN or CCM by EM in Dask workers, LOG then "
-    "being a file, a directory of files or a quoted glob pattern, the partitions of the "
-    "log (docs/scaling.md)"
-)
+def _engine_help(log: str) -> str:
+    from ..clicks.registry import DASK_MODELS, listed
+
+    return (
+        f"local (default) or dask: fit {listed(DASK_MODELS, upper=True)} by EM in Dask "
+        f"workers, {log} then being a file, a directory of files or a quoted glob "
+        "pattern, the partitions of the log (docs/scaling.md)"
+    )
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -117,15 +123,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     c.add_argument("train", metavar="TRAIN")
     c.add_argument("test", metavar="TEST")
     c.add_argument("--models", default=",".join(NAMES), help="comma list of models (default: all)")
-    c.add_argument("-f", "--format", choices=("text", "json", "markdown"), default="text")
+    add_format(c, TABLE_CHOICES)
+    add_digits(c)
     _common(c)
-    add_engine(c, ENGINE_HELP.replace("LOG", "TRAIN"))
+    add_engine(c, _engine_help("TRAIN"))
     f = sub.add_parser("fit", help="fit one model; its parameters as JSON")
     f.add_argument("log", metavar="LOG")
     f.add_argument("--model", required=True, help="one of " + ", ".join(spellings()))
     add_refused(f, "-m", "-m names measures in cranfield: give the click model as --model MODEL")
     _common(f)
-    add_engine(f, ENGINE_HELP)
+    add_engine(f, _engine_help("LOG"))
     r = sub.add_parser("relevance", help="click-derived relevance per (query, document)")
     r.add_argument("log", metavar="LOG")
     r.add_argument("--model", required=True, help="one of " + ", ".join(spellings()))
@@ -146,14 +153,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--runs", nargs="+", metavar="RUN", help="with --compare: rank these runs by both qrels"
     )
     r.add_argument("--measure", default="ndcg", help="with --runs: the measure (default ndcg)")
-    add_engine(r, ENGINE_HELP)
-    r.add_argument(
-        "-f",
-        "--format",
-        choices=("text", "json", "markdown"),
-        default="text",
-        help="with --compare: the report's format",
-    )
+    add_engine(r, _engine_help("LOG"))
+    add_format(r, TABLE_CHOICES, what="with --compare: the report's format")
+    add_digits(r)
     _common(r)
     m = sub.add_parser("models", help="list the click models with definitions and sources")
     add_output(m)
@@ -181,7 +183,10 @@ def _compare(args: argparse.Namespace, est: dict) -> int:
         runs=runs,
         measure=args.measure,
     )
-    text = dumps_json(result) + "\n" if args.format == "json" else render(result, args.format)
+    if args.format == "json":
+        text = dumps_json(result) + "\n"
+    else:
+        text = render(result, args.format, digits_value(args))
     deliver(text, args.output)
     return 0
 
@@ -194,15 +199,16 @@ def _fit(args: argparse.Namespace, log: str, names: list[str], options: dict) ->
     if engine_value(args) == "local":
         train = read_log(log, args.log_format)
         return [fit(train, name, **options) for name in names]
-    from ..distributed.clicks import MODELS, fit_dask
+    from ..clicks.registry import DASK_MODELS, get, listed
+    from ..distributed.clicks import fit_dask
     from ..distributed.cluster import connect
     from ..distributed.partitions import paths
 
     for name in names:
-        if name not in MODELS:
+        if get(name).em is None:
             flag = "--models" if args.action == "compare" else "--model"
-            raise ParameterError(flag, "pbm, ubm, dbn or ccm with --engine dask", name)
-    if args.seed is not None:
+            raise ParameterError(flag, f"{listed(DASK_MODELS)} with --engine dask", name)
+    if seed_value(args) is not None:
         raise ParameterError("--seed", "not given with --engine dask (EM starts at 0.5)", args.seed)
     parts = paths(log)  # a missing log is reported before any cluster starts
     with connect(None, args.scheduler) as client:
@@ -222,27 +228,25 @@ def _fit(args: argparse.Namespace, log: str, names: list[str], options: dict) ->
 
 def run(args: argparse.Namespace) -> int:
     from ..clicks import estimates, read_log, to_json
-    from ..clicks.evaluation import compare, evaluate, render
-    from ..clicks.registry import REGISTRY, get
+    from ..clicks.evaluation import compare, evaluate, notes, render
+    from ..clicks.registry import CLICK_MODELS, get
     from ..clicks.relevance import qrels_lines
     from ..output import dumps_json
 
     if args.action == "models":
         lines = []
-        for d in REGISTRY.values():
+        for d in CLICK_MODELS.values():
             also = f", also {', '.join(d.aliases)}" if d.aliases else ""
-            lines.append(f"{d.name}  {d.title} ({d.estimation}{also})")
-            lines.append(f"    {d.definition}")
-            lines.append(
-                "    parameters: " + "; ".join(f"{k}: {v}" for k, v in d.parameters.items())
-            )
+            lines.append(f"{d.name}  {d.label} ({d.estimation}{also})")
+            lines.append(f"    {d.formula}")
+            lines.append("    parameters: " + "; ".join(f"{p.name}: {p.doc}" for p in d.params))
             lines.append(f"    {d.reference}")
         deliver("\n".join(lines) + "\n", args.output)
         return 0
     options = {
         "tol": args.tol,
         "max_iter": args.max_iter,
-        "seed": args.seed,
+        "seed": seed_value(args),
         "prior": _prior(args.prior),
     }
     if args.action == "compare":
@@ -253,7 +257,9 @@ def run(args: argparse.Namespace) -> int:
         else:
             test = read_log(args.test, args.log_format)  # read on the client, checked first
             scores = [evaluate(m, test) for m in _fit(args, args.train, names, options)]
-        deliver(render(scores, args.format), args.output)
+        deliver(render(scores, args.format, digits_value(args)), args.output)
+        if args.format in ("csv", "tsv"):  # the table alone: the notes on stderr
+            print_notes("clicks compare", notes(scores))
         return 0
     (model,) = _fit(args, args.log, [get(args.model).name], options)
     if args.action == "fit":

@@ -135,18 +135,19 @@ def _fmt(v) -> str:
     return UNDEFINED if v is None else number_cell(v, significant=4)
 
 
-def _table(head, rows, md):
-    if md:
-        return ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)] + [
-            "| " + " | ".join(r) + " |" for r in rows
-        ]
-    return ["\t".join(head)] + ["\t".join(r) for r in rows]
+def _table(head, rows, fmt: str, left: int) -> list[str]:
+    """One of the report's tables, laid out by the shared renderer (aligned text or
+    Markdown): the first ``left`` columns (names) left-aligned, numbers right-aligned."""
+    from ..output import table
+
+    return table(head, rows, fmt, left=left, escape=True).splitlines()
 
 
 def render(res: dict, fmt: str) -> str:
+    """The report: a title, the notes, then three kinds of table (overall, per-query
+    agreement, per query of each pair), as aligned text or Markdown."""
     from ..output import p_cell
 
-    md = fmt == "markdown"
     title = res["method"] if "multileaving" in res["method"] else res["method"] + " interleaving"
     lines = [
         f"{title}, click model {res['click_model']}, "
@@ -191,7 +192,7 @@ def render(res: dict, fmt: str) -> str:
             ]
         )
     lines += ["", "overall (all impressions; sign test, ties left out):"]
-    lines += _table(head, rows, md)
+    lines += _table(head, rows, fmt, 2)
     lines += ["", "per-query agreement with the offline difference:"]
     head = ["a", "b", "queries", "with_difference", "decided", "agree", "fraction", "sig_agree"]
     head.append("sig_disagree")
@@ -213,7 +214,7 @@ def render(res: dict, fmt: str) -> str:
                 )
             ]
         )
-    lines += _table(head, rows, md)
+    lines += _table(head, rows, fmt, 2)
     for p in res["pairs"]:
         lines += ["", f"per query, {p['a']} vs {p['b']}:"]
         head = ["query", "ndcg_a", "ndcg_b", "wins_a", "wins_b", "ties", "p", "agrees"]
@@ -223,7 +224,7 @@ def render(res: dict, fmt: str) -> str:
             + [p_cell(q["p_value"]), _fmt(q["agrees"])]
             for q in p["per_query"]
         ]
-        lines += _table(head, rows, md)
+        lines += _table(head, rows, fmt, 1)
     return "\n".join(lines) + "\n"
 
 

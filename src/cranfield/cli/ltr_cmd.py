@@ -15,9 +15,11 @@ from ._args import (
     add_format,
     add_measures,
     add_output,
+    add_seed,
     add_tests,
     digits_value,
     number,
+    seed_value,
 )
 from ._output import check_outputs, deliver
 
@@ -32,6 +34,23 @@ def _ranker_names() -> list[str]:
     from ..ltr.rankers import RANKERS
 
     return list(RANKERS)
+
+
+def _rankers_text() -> str:
+    """``mga: genetic algorithm ...; ga: ...``: the rankers in words, for help texts."""
+    from ..ltr.rankers import RANKERS
+
+    text = "; ".join(f"{name}: {d.summary}" for name, d in RANKERS.items())
+    return text.replace("%", "%%")  # (argparse formats help with %)
+
+
+def _parameters_text() -> str:
+    """``mga: population, ...; ga: ...``: each ranker's parameters, for help texts."""
+    from ..ltr.rankers import RANKERS
+
+    return "; ".join(
+        f"{name}: {', '.join(p.name for p in d.params)}" for name, d in RANKERS.items()
+    )
 
 
 def _pair_tests() -> tuple[str, ...]:
@@ -53,7 +72,7 @@ def _common(p: Parser) -> None:
         help="objective evaluations on the training data (default 16000, the Nrf of "
         "Semenikhin & Denisova)",
     )
-    p.add_argument("--seed", default="0", help="random seed, an integer >= 0 (default 0)")
+    add_seed(p, "rankers' random steps")
     p.add_argument(
         "--normalisation",
         choices=("query", "none"),
@@ -66,7 +85,8 @@ def _common(p: Parser) -> None:
         action="append",
         default=[],
         metavar="KEY=VALUE",
-        help="a ranker parameter, e.g. population=100 (repeatable; in cv: METHOD.KEY=VALUE)",
+        help="a ranker parameter, e.g. population=100 (repeatable; in cv: METHOD.KEY=VALUE); "
+        "their ranges are in docs/ltr.md: " + _parameters_text(),
     )
 
 
@@ -86,7 +106,12 @@ def _parser(action: str) -> Parser:
     if action == "train":
         p.add_argument("train", metavar="TRAIN", help="SVMlight/LETOR, LightGBM or Parquet file")
         p.add_argument("--vali", metavar="VALI", help="validation data: selects the checkpoint")
-        p.add_argument("--method", choices=_ranker_names(), default="mga", help="default mga")
+        p.add_argument(
+            "--method",
+            choices=_ranker_names(),
+            default="mga",
+            help="the ranker (default mga): " + _rankers_text(),
+        )
         _common(p)
         add_output(p, required=True, help="the model file to write (JSON)")
     elif action == "eval":
@@ -104,7 +129,7 @@ def _parser(action: str) -> Parser:
             "--methods",
             default="mga,ga,coordinate-ascent",
             help="comma list of rankers (default mga,ga,coordinate-ascent; the first is the "
-            "baseline of the significance tests): " + ", ".join(_ranker_names()),
+            "baseline of the significance tests): " + _rankers_text(),
         )
         add_measures(p, "measures on the test folds (default: nDCG@10 P@1 P@5 P@10 Bpref R@10 AP)")
         _common(p)
@@ -158,17 +183,18 @@ def _params(items: list[str], methods: list[str] | None = None) -> dict:
 
 def _budget_seed(args) -> tuple[int, int]:
     budget = number(args.budget, "--budget", int, 1, 10**9)
-    seed = number(args.seed, "--seed", int, 0, 2**63 - 1)
+    seed = seed_value(args)
     return budget, seed
 
 
 def _train(args) -> int:
-    from ..ltr.rankers import train
+    from ..ltr.rankers import parameters, train
     from ..ltr.readers import read
     from ..progress import Progress
 
     check_outputs(args)
     budget, seed = _budget_seed(args)
+    params = parameters(args.method, _params(args.param))  # checked before any reading
     data = read(args.train)
     vali = read(args.vali) if args.vali else None
     with Progress(100, f"ltr train {args.method}") as bar:
@@ -186,7 +212,7 @@ def _train(args) -> int:
             seed=seed,
             normalisation=args.normalisation,
             convention=args.convention,
-            params=_params(args.param),
+            params=params,
             progress=progress,
         )
     model.save(args.output)
@@ -238,7 +264,7 @@ def _eval(args) -> int:
 
 def _cv(args) -> int:
     from ..ltr.protocol import cross_validate, load_folds
-    from ..ltr.rankers import ranker
+    from ..ltr.rankers import parameters, ranker
     from ..output import dumps_json
     from ..progress import Progress
 
@@ -246,9 +272,11 @@ def _cv(args) -> int:
     methods = [m.strip() for m in args.methods.split(",") if m.strip()]
     for m in methods:
         ranker(m)
+    given = _params(args.param, methods)
+    # every ranker and its parameters checked before any reading
+    params = {m: parameters(m, given.get(m)) for m in methods}
     check_outputs(args)
     budget, seed = _budget_seed(args)
-    params = _params(args.param, methods)
     folds = load_folds(args.folds)
     with Progress(len(folds) * len(methods), "ltr cv") as bar:
         result = cross_validate(

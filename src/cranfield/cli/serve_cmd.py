@@ -47,6 +47,14 @@ def add_arguments(parser: Parser) -> None:
         action="store_true",
         help="mark the session cookie Secure (behind an HTTPS proxy)",
     )
+    parser.add_argument(
+        "--trusted-proxy",
+        action="append",
+        default=[],
+        metavar="ADDRESS",
+        help="a reverse proxy whose X-Forwarded-For names the client (repeatable; "
+        "default: none, the client is the connection's address)",
+    )
 
 
 def run(args) -> int:
@@ -61,6 +69,8 @@ def run(args) -> int:
         raise InputError("give either DB or --database URL, not both")
     if not 0 < args.port < 65536:
         raise ParameterError("--port", "an integer from 1 to 65535", args.port)
+    for address in args.trusted_proxy:
+        _check_address(address)
     if not 0 < args.max_upload <= 1e6:
         raise ParameterError(
             "--max-upload", "a number of megabytes in (0, 1000000]", args.max_upload
@@ -95,6 +105,25 @@ def run(args) -> int:
         log_level="warning",
         access_log=False,
         timeout_keep_alive=KEEP_ALIVE_SECONDS,
+        # X-Forwarded-For only from the proxies named: anyone else could choose the
+        # address the login throttle counts against (uvicorn trusts 127.0.0.1 by default)
+        proxy_headers=bool(args.trusted_proxy),
+        forwarded_allow_ips=list(args.trusted_proxy) or None,
     )
     db.close()
     return 0
+
+
+def _check_address(address: str) -> None:
+    """An IP address or network (``10.0.0.0/8``), as uvicorn's ``forwarded_allow_ips``
+    takes them."""
+    import ipaddress
+
+    from ..errors import ParameterError
+
+    try:
+        ipaddress.ip_network(address, strict=False)
+    except ValueError:
+        raise ParameterError(
+            "--trusted-proxy", "an IP address or network such as 10.0.0.0/8", address
+        ) from None

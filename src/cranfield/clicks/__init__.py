@@ -5,15 +5,16 @@ simulated logs. See docs/clicks.md."""
 from .evaluation import Evaluation, compare, evaluate
 from .fitted import FittedClickModel, fit, from_json, to_json
 from .log import ClickLog, from_arrays, read_log
-from .registry import NAMES, REGISTRY, ClickModelDef
+from .registry import CLICK_MODELS, NAMES, REGISTRY, ClickModel
 from .relevance import estimates
 from .simulate import from_qrels, shuffled_sessions, simulate
 
 __all__ = [
+    "CLICK_MODELS",
     "NAMES",
     "REGISTRY",
     "ClickLog",
-    "ClickModelDef",
+    "ClickModel",
     "Evaluation",
     "FittedClickModel",
     "compare",

@@ -136,31 +136,29 @@ def _float(v) -> float:
     return float("nan") if v is None else float(v)
 
 
-def render(result: dict, fmt: str) -> str:
-    """``text`` or ``markdown`` lines (JSON goes through :func:`cranfield.output.dumps_json`)."""
+def render(result: dict, fmt: str, digits: int = 4) -> str:
+    """The report as a two-column table (statistic, value) in one of
+    :data:`cranfield.output.TABLE_FORMATS` (the shared renderer and cell formatter; JSON
+    goes through :func:`cranfield.output.dumps_json`). With runs, each run's mean
+    editorial and click score are two rows."""
+    from ..output import table
+
+    def cell(v) -> str:
+        return number_cell(v, digits)
+
     p = result["pairs"]
     rows = [
-        ("pairs judged by both", str(p["common"])),
-        ("pairs with clicks only", str(p["clicks_only"])),
-        ("pairs judged editorially only", str(p["editorial_only"])),
-        ("percent agreement", _fmt(result["percent_agreement"])),
-        *((f"Cohen's kappa ({w})", _fmt(v)) for w, v in result["kappa"].items()),
-        ("Kendall tau (click relevance vs grade)", _fmt(result["kendall_tau"])),
+        ("pairs judged by both", cell(p["common"])),
+        ("pairs with clicks only", cell(p["clicks_only"])),
+        ("pairs judged editorially only", cell(p["editorial_only"])),
+        ("percent agreement", cell(result["percent_agreement"])),
+        *((f"Cohen's kappa ({w})", cell(v)) for w, v in result["kappa"].items()),
+        ("Kendall tau (click relevance vs grade)", cell(result["kendall_tau"])),
     ]
+    for s in result.get("systems", ()):
+        rows.append((f"{s['run']}: mean editorial", cell(s["editorial"])))
+        rows.append((f"{s['run']}: mean clicks", cell(s["clicks"])))
     if "systems" in result:
-        rows += [
-            (
-                f"{s['run']}: mean editorial / clicks",
-                f"{_fmt(s['editorial'])} / {_fmt(s['clicks'])}",
-            )
-            for s in result["systems"]
-        ]
-        rows.append(("Kendall tau of the system rankings", _fmt(result["system_tau"])))
-    if fmt == "markdown":
-        return "| statistic | value |\n|---|---:|\n" + "".join(f"| {a} | {b} |\n" for a, b in rows)
-    width = max(len(a) for a, _ in rows)
-    return "".join(f"{a:<{width}}  {b}\n" for a, b in rows)
-
-
-def _fmt(v: float) -> str:
-    return number_cell(v, 4)
+        rows.append(("Kendall tau of the system rankings", cell(result["system_tau"])))
+    text = table(["statistic", "value"], rows, fmt, left=1, escape=True)
+    return text if text.endswith("\n") else text + "\n"

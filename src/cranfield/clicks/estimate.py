@@ -264,25 +264,52 @@ def cells_em(
     return alpha, gamma, it, converged, trace
 
 
-def fit_pbm(log, pairs, tol=TOL, max_iter=MAX_ITER, rng=None, prior=PYCLICK_PRIOR):
-    """PBM by EM: ``P(C_r=1) = alpha_qd gamma_r``."""
+class CellsEM:
+    """How a model of ``P(C = 1) = alpha_qd gamma_e`` names its examination cells ``e``
+    (PBM: the rank; UBM: the rank and the previous click's rank): its EM is
+    :func:`cells_em`, locally (:func:`fit_cells`) and over partitions
+    (:mod:`cranfield.distributed.clicks`).
+
+    ``cell(rank, prev, k)`` is the cell of a 0-based ``rank`` after a click at 1-based
+    ``prev`` (0: none) in a log of ``k`` ranks, ``n_cells(k)`` their number, and
+    ``examination(gamma, k)`` the per-cell values as the model's rank parameter."""
+
+    def __init__(self, cell, n_cells, examination):
+        self.cell, self.n_cells, self.examination = cell, n_cells, examination
+
+
+def fit_cells(em: CellsEM, log, pairs, tol=TOL, max_iter=MAX_ITER, rng=None, prior=PYCLICK_PRIOR):
+    """EM of a cells model (:class:`CellsEM`) on one log."""
     k = log.max_rank
     ranks = np.broadcast_to(np.arange(k)[None, :], log.docs.shape)
-    alpha, gamma, it, converged, trace = _cells_em(log, pairs, ranks, k, tol, max_iter, rng, prior)
-    params = Params(pair={"attractiveness": alpha}, rank={"examination": gamma})
+    cell = em.cell(ranks, previous_click(log.clicks), k)
+    alpha, gamma, it, converged, trace = _cells_em(
+        log, pairs, cell, em.n_cells(k), tol, max_iter, rng, prior
+    )
+    params = Params(pair={"attractiveness": alpha}, rank={"examination": em.examination(gamma, k)})
     return params, it, converged, trace
+
+
+PBM_EM = CellsEM(lambda rank, prev, k: rank, lambda k: k, lambda gamma, k: gamma)
+"""PBM's cells: ``gamma_r``, one per rank."""
+
+UBM_EM = CellsEM(
+    lambda rank, prev, k: rank * (k + 1) + prev,
+    lambda k: k * (k + 1),
+    lambda gamma, k: gamma.reshape(k, k + 1),
+)
+"""UBM's cells: ``gamma_{r r'}``, rank x previous-click rank (0..K)."""
+
+
+def fit_pbm(log, pairs, tol=TOL, max_iter=MAX_ITER, rng=None, prior=PYCLICK_PRIOR):
+    """PBM by EM: ``P(C_r=1) = alpha_qd gamma_r``."""
+    return fit_cells(PBM_EM, log, pairs, tol, max_iter, rng, prior)
 
 
 def fit_ubm(log, pairs, tol=TOL, max_iter=MAX_ITER, rng=None, prior=PYCLICK_PRIOR):
     """UBM by EM: ``P(C_r=1 | C_<r) = alpha_qd gamma_{r r'}``, ``r'`` the rank of the
     previous click (0 when none)."""
-    k = log.max_rank
-    cell = np.arange(k)[None, :] * (k + 1) + previous_click(log.clicks)
-    alpha, gamma, it, converged, trace = _cells_em(
-        log, pairs, cell, k * (k + 1), tol, max_iter, rng, prior
-    )
-    params = Params(pair={"attractiveness": alpha}, rank={"examination": gamma.reshape(k, k + 1)})
-    return params, it, converged, trace
+    return fit_cells(UBM_EM, log, pairs, tol, max_iter, rng, prior)
 
 
 class Sums:
@@ -306,17 +333,26 @@ def m_step(sums: Sums, prior=PYCLICK_PRIOR) -> Params:
     )
 
 
-def tails_em(model: str, log, pairs, tol=TOL, max_iter=MAX_ITER, rng=None, prior=PYCLICK_PRIOR):
-    """EM of DBN or CCM on one log: the E-step of :data:`TAIL_MODELS` on the log's
+class TailsEM:
+    """The EM of a model whose E-step reads the ranks after the last click (DBN, CCM):
+    ``prepare(log, pairs) -> data``, ``e_step(data, params) -> Sums`` and ``start(n_pairs,
+    rng) -> Params``; shared by the local fit (:func:`tails_em`) and the per-partition
+    E-step on Dask (:mod:`cranfield.distributed.clicks`)."""
+
+    def __init__(self, prepare, e_step, start):
+        self.prepare, self.e_step, self.start = prepare, e_step, start
+
+
+def tails_em(em: TailsEM, log, pairs, tol=TOL, max_iter=MAX_ITER, rng=None, prior=PYCLICK_PRIOR):
+    """EM of DBN or CCM on one log: the E-step of ``em`` on the log's
     :class:`~.tails.Tails`, then :func:`m_step`."""
-    prepare, e_step, start = TAIL_MODELS[model]
-    data = prepare(log, pairs)
+    data = em.prepare(log, pairs)
 
     def step(p):
-        sums = e_step(data, p)
+        sums = em.e_step(data, p)
         return m_step(sums, prior), sums.ll
 
-    return run_em(start(pairs.n, rng), step, tol, max_iter)
+    return run_em(em.start(pairs.n, rng), step, tol, max_iter)
 
 
 def dbn_data(log, pairs):
@@ -379,7 +415,7 @@ def dbn_e_step(data, p: Params) -> Sums:
 def fit_dbn(log, pairs, tol=TOL, max_iter=MAX_ITER, rng=None, prior=PYCLICK_PRIOR):
     """DBN by EM (one continuation probability ``gamma``): :func:`dbn_e_step`, then
     :func:`m_step`."""
-    return tails_em("dbn", log, pairs, tol, max_iter, rng, prior)
+    return tails_em(DBN_EM, log, pairs, tol, max_iter, rng, prior)
 
 
 def ccm_data(log, pairs):
@@ -453,13 +489,8 @@ def ccm_e_step(data, p: Params) -> Sums:
 
 def fit_ccm(log, pairs, tol=TOL, max_iter=MAX_ITER, rng=None, prior=PYCLICK_PRIOR):
     """CCM by EM: :func:`ccm_e_step`, then :func:`m_step`."""
-    return tails_em("ccm", log, pairs, tol, max_iter, rng, prior)
+    return tails_em(CCM_EM, log, pairs, tol, max_iter, rng, prior)
 
 
-TAIL_MODELS = {
-    "dbn": (dbn_data, dbn_e_step, dbn_start),
-    "ccm": (ccm_data, ccm_e_step, ccm_start),
-}
-"""The EM models whose E-step reads the tails: ``(prepare(log, pairs), e_step(data,
-params) -> Sums, start(n_pairs, rng) -> Params)``; shared by the local fit and the
-per-partition E-step on Dask."""
+DBN_EM = TailsEM(dbn_data, dbn_e_step, dbn_start)
+CCM_EM = TailsEM(ccm_data, ccm_e_step, ccm_start)

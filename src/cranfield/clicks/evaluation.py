@@ -29,6 +29,7 @@ from .estimate import EPS, MAX_ITER, PYCLICK_PRIOR, TOL
 from .fitted import FittedClickModel, fit
 from .log import ClickLog
 from .models import Pairs
+from .registry import get
 
 
 @dataclass
@@ -102,11 +103,6 @@ def compare(
     return [evaluate(fit(train, m, **options), test) for m in models]
 
 
-CM_NOTE = (
-    "cm allows one click per session: its log-likelihood depends on how later clicks are "
-    "scored (PyClick's differs); compare it by perplexity"
-)
-
 _COLUMNS = (
     ("model", "model"),
     ("log_likelihood", "log-likelihood"),
@@ -117,42 +113,38 @@ _COLUMNS = (
 
 
 def render(evaluations: list[Evaluation], fmt: str = "text", digits: int = 4) -> str:
-    """The comparison table as ``text``, ``markdown`` or ``json`` (with per-rank
-    perplexities); a note line counts the test sessions left out."""
-    from ..output import dumps_json
+    """The comparison table in one of :data:`cranfield.output.TABLE_FORMATS` or ``json``
+    (the shared renderer and cell formatter), one column per rank's perplexity. In text
+    and markdown the :func:`notes` follow the table; csv and tsv hold the table alone."""
+    from ..output import dumps_json, number_cell, table
 
     if fmt == "json":
         return dumps_json([e.as_dict() for e in evaluations]) + "\n"
     k = max((len(e.perplexity_at) for e in evaluations), default=0)
     heads = [h for _, h in _COLUMNS] + [f"ppl@{r + 1}" for r in range(k)]
-
-    def cell(v) -> str:
-        if isinstance(v, bool) or isinstance(v, (int, np.integer)) or isinstance(v, str):
-            return str(v)
-        return "nan" if not np.isfinite(v) else f"{v:.{digits}f}"
-
     rows = [
-        [cell(getattr(e, key)) for key, _ in _COLUMNS]
-        + [cell(v) for v in e.perplexity_at]
+        [number_cell(getattr(e, key), digits) for key, _ in _COLUMNS]
+        + [number_cell(v, digits) for v in e.perplexity_at]
         + [""] * (k - len(e.perplexity_at))
         for e in evaluations
     ]
-    if fmt == "markdown":
-        lines = ["| " + " | ".join(heads) + " |", "|" + "---|" * len(heads)]
-        lines += ["| " + " | ".join(r) + " |" for r in rows]
-    else:
-        widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(heads)]
-        lines = ["  ".join(h.ljust(w) for h, w in zip(heads, widths, strict=True)).rstrip()]
-        lines += [
-            "  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows
-        ]
+    text = table(heads, rows, fmt, left=1)
+    if fmt in ("csv", "tsv"):
+        return text
+    return "\n".join([text, "", *notes(evaluations)]).rstrip("\n") + "\n"
+
+
+def notes(evaluations: list[Evaluation]) -> list[str]:
+    """What the table's reader should know: the sessions scored and left out, and how
+    to read the cascade model's log-likelihood."""
+    out = []
     if evaluations:
         e = evaluations[0]
-        lines.append("")
-        lines.append(
+        out.append(
             f"{e.sessions} test sessions scored; {e.sessions_left_out} left out "
             "(their query is not in the training log)"
         )
-    if any(e.model == "cm" for e in evaluations):
-        lines.append(CM_NOTE)
-    return "\n".join(lines) + "\n"
+    for note in dict.fromkeys(get(e.model).note for e in evaluations):
+        if note:
+            out.append(note)
+    return out

@@ -120,7 +120,7 @@ def fit(
     rng = None if seed is None else np.random.default_rng(seed)
     log, weight = distinct_sessions(log)
     pairs = Pairs(log, weight)
-    params, iterations, converged, trace = d.fit(
+    params, iterations, converged, trace = d.behaviour(
         log, pairs, tol=tol, max_iter=max_iter, rng=rng, prior=prior
     )
     clicks = np.bincount(
@@ -179,7 +179,7 @@ def from_json(obj: dict, source: str = "<model>") -> FittedClickModel:
                 f"not a cranfield click model (format version {FORMAT_VERSION})", source
             )
         d = get(obj["model"])
-        names = [p for p in d.parameters if p in ("attractiveness", "satisfaction")]
+        names = d.laid_out("pair")
         rows = obj["pairs"]
         pair = {n: np.array([float(r[n]) for r in rows]) for n in names}
         ranks = {k: np.array(v, dtype=float) for k, v in obj["ranks"].items()}
@@ -223,7 +223,9 @@ def _check_shape(m: FittedClickModel, source: str) -> None:
     ):
         raise InputError(f"the parameters of a {m.name} model are missing or unexpected", source)
     for name, v in p.rank.items():
-        if v.ndim != want.rank[name].ndim or v.size == 0:
+        w = want.rank[name]
+        if v.ndim != w.ndim or v.size == 0:
             raise InputError(f"malformed rank parameter {name!r}", source)
-    if m.name == "ubm" and p.rank["examination"].shape[1] != p.rank["examination"].shape[0] + 1:
-        raise InputError("malformed rank parameter 'examination'", source)
+        # a matrix (UBM's rank x previous-click rank) keeps its columns-minus-rows shape
+        if v.ndim == 2 and v.shape[1] - v.shape[0] != w.shape[1] - w.shape[0]:
+            raise InputError(f"malformed rank parameter {name!r}", source)

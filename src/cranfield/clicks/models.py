@@ -14,8 +14,9 @@ iterations, never over sessions.
 
 The cascade-family models (CM, DCM, SDBN, DBN, CCM) share one form: examination starts
 at rank 1, and after rank ``r`` the user goes on with probability ``c_click(r)`` after a
-click and ``c_skip(r)`` after none. :func:`_chain_conditional` and :func:`_chain_full`
-compute their click probabilities for all of them.
+click and ``c_skip(r)`` after none. :func:`chain` gives their click probabilities and
+draws from that form (:func:`_chain_conditional`, :func:`_chain_full`); each model
+declares its own terms (:mod:`~.standard`).
 """
 
 from __future__ import annotations
@@ -214,70 +215,47 @@ class Matrices:
         return np.full((self.n, self.k), self.params.scalar[name])
 
 
-# ------------------------------------------------------- click probabilities by model
-def _ubm_gamma(m: Matrices) -> np.ndarray:
-    g = m.params.rank["examination"]
-    if g.shape[0] < m.k:  # extend rows (ranks) with the last row, columns with zeros' row
-        extra = np.repeat(g[-1:, :], m.k - g.shape[0], axis=0)
-        g = np.concatenate([g, extra], axis=0)
-    g = g[: m.k]
-    if g.shape[1] < m.k + 1:
-        g = np.concatenate([g, np.full((m.k, m.k + 1 - g.shape[1]), DEFAULT)], axis=1)
-    return g[:, : m.k + 1]
-
-
-def _chain_terms(name: str, m: Matrices):
-    ones = np.ones((m.n, m.k))
-    a = m.pair["attractiveness"]
-    if name == "cm":
-        return a, np.zeros((m.n, m.k)), ones
-    if name == "dcm":
-        return a, m.rank("continuation"), ones
-    if name == "sdbn":
-        return a, 1 - m.pair["satisfaction"], ones
-    if name == "dbn":
-        g = m.scalar("gamma")
-        return a, g * (1 - m.pair["satisfaction"]), g
-    if name == "ccm":
-        t1, t2, t3 = (m.scalar(t) for t in ("tau1", "tau2", "tau3"))
-        return a, t2 * (1 - a) + t3 * a, t1
-    raise KeyError(name)
-
-
-CHAINS = ("cm", "dcm", "sdbn", "dbn", "ccm")
-
-
+# ------------------------------------------------------- click probabilities, draws
 def click_probabilities(name: str, m: Matrices, conditional: bool) -> np.ndarray:
-    """``n x K`` click probabilities of model ``name``: ``P(C_r = 1 | C_<r)`` when
-    ``conditional``, else ``P(C_r = 1)``; 0 where nothing is shown."""
-    if name in CHAINS:
-        a, cc, cs = _chain_terms(name, m)
+    """``n x K`` click probabilities of the model called ``name`` (its declaration's
+    ``probabilities``, :mod:`~.registry`): ``P(C_r = 1 | C_<r)`` when ``conditional``,
+    else ``P(C_r = 1)``; 0 where nothing is shown."""
+    from .registry import get
+
+    return np.where(m.shown, get(name).probabilities(m, conditional), 0.0)
+
+
+def draw_independent(probabilities, m: Matrices, rng) -> np.ndarray:
+    """Clicks drawn at every shown rank independently, with the model's conditional
+    click probabilities (for models whose clicks do not depend on earlier ones)."""
+    p = np.where(m.shown, probabilities(m, True), 0.0)
+    return m.shown & (rng.random((m.n, m.k)) < p)
+
+
+def chain(terms):
+    """``probabilities`` and ``draw`` of a cascade-family model (:class:`~.registry.
+    ClickModel`) from its ``terms(m) -> (alpha, c_click, c_skip)``, each ``n x K``:
+    examination starts at rank 1, after rank ``r`` the user goes on with ``c_click(r)``
+    after a click and ``c_skip(r)`` after none."""
+
+    def probabilities(m: Matrices, conditional: bool) -> np.ndarray:
+        a, c_click, c_skip = terms(m)
         if conditional:
-            return _chain_conditional(a, cc, cs, m.clicks, m.shown)
-        return _chain_full(a, cc, cs, m.shown)
-    if name == "gctr":
-        p = m.scalar("ctr")
-    elif name == "rctr":
-        p = m.rank("ctr")
-    elif name == "dctr":
-        p = m.pair["attractiveness"]
-    elif name == "pbm":
-        p = m.pair["attractiveness"] * m.rank("examination")
-    elif name == "ubm":
-        g = _ubm_gamma(m)
-        a = m.pair["attractiveness"]
-        if conditional:
-            prev = previous_click(m.clicks)
-            p = a * g[np.arange(m.k)[None, :], prev]
-        else:  # distribution of the previous click rank r' (0..K), rank by rank
-            dist = np.zeros((m.n, m.k + 1))
-            dist[:, 0] = 1.0
-            p = np.zeros((m.n, m.k))
-            for r in range(m.k):
-                click = a[:, r : r + 1] * g[r][None, :] * dist  # P(r' = j and click)
-                p[:, r] = click.sum(axis=1)
-                dist = dist - click
-                dist[:, r + 1] += p[:, r]
-    else:
-        raise KeyError(name)
-    return np.where(m.shown, p, 0.0)
+            return _chain_conditional(a, c_click, c_skip, m.clicks, m.shown)
+        return _chain_full(a, c_click, c_skip, m.shown)
+
+    def draw(m: Matrices, rng) -> np.ndarray:
+        """The examination chain itself: a click needs an examined, attractive document;
+        the user goes on with ``c_click`` or ``c_skip``."""
+        a, c_click, c_skip = terms(m)
+        clicks = np.zeros((m.n, m.k), dtype=bool)
+        examined = np.ones(m.n, dtype=bool)
+        for r in range(m.k):
+            clicks[:, r] = examined & m.shown[:, r] & (rng.random(m.n) < a[:, r])
+            go_on = rng.random(m.n)
+            examined = np.where(
+                clicks[:, r], go_on < c_click[:, r], examined & (go_on < c_skip[:, r])
+            )
+        return clicks
+
+    return {"probabilities": probabilities, "draw": draw}

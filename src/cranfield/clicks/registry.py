@@ -1,161 +1,164 @@
-"""The click-model registry: each model declared once, with its definition and source.
+"""The click-model registry: each model declared once, with its definition, source and
+behaviour (:class:`ClickModel`, the shared :class:`~cranfield.core.declarations.Declaration`).
 
-Notation as in :mod:`cranfield.clicks.models`. ``cranfield clicks models`` and
-docs/clicks.md print this table.
+Notation as in :mod:`cranfield.clicks.models`. ``cranfield clicks models``, the CLI's
+model choices and the table of docs/clicks.md come from :data:`CLICK_MODELS`. The
+models are declared in the modules of :data:`MODULES` (imported at the end of this
+one); nothing outside them tells a model by its name: fitting, click probabilities,
+simulation, models from judgments and the distributed EM all go through the
+declaration (a test fails on an ``if name == "pbm"`` elsewhere).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+import importlib
 
-from ..errors import ParameterError
-from . import estimate
+from ..core.declarations import Declaration, Param, Registry, number_in
+from .models import DEFAULT, draw_independent
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
 
 BOOK = "Chuklin, Markov & de Rijke (2015), Click Models for Web Search, Morgan & Claypool"
 
-
-@dataclass(frozen=True)
-class ClickModelDef:
-    """One click model: name, definition, parameters, estimation and reference."""
-
-    name: str
-    title: str
-    definition: str
-    parameters: dict[str, str]
-    estimation: str  # "closed form" or "EM"
-    reference: str
-    fit: Callable
-    aliases: tuple[str, ...] = ()
-    from_qrels: bool = False  # clicks.simulate.from_qrels can build it from judgments
+LAYOUTS = ("pair", "rank", "global")
+"""Where a fitted parameter has its values: one per (query, document) pair, per rank
+(a vector, or a matrix for UBM), or one value (the sections of a model file)."""
 
 
-_DEFS = [
-    ClickModelDef(
-        "gctr",
-        "global click-through rate",
-        "P(C_r = 1) = rho for every rank and document",
-        {"ctr": "rho, one probability"},
-        "closed form",
-        BOOK + ", sec. 3.1",
-        estimate.fit_gctr,
-    ),
-    ClickModelDef(
-        "rctr",
-        "rank-based click-through rate",
-        "P(C_r = 1) = rho_r",
-        {"ctr": "rho_r, one per rank"},
-        "closed form",
-        BOOK + ", sec. 3.1",
-        estimate.fit_rctr,
-    ),
-    ClickModelDef(
-        "dctr",
-        "document-based click-through rate",
-        "P(C_r = 1) = rho_qd",
-        {"attractiveness": "rho_qd, one per (query, document)"},
-        "closed form",
-        BOOK + ", sec. 3.1",
-        estimate.fit_dctr,
-    ),
-    ClickModelDef(
-        "pbm",
-        "position-based model",
-        "P(C_r = 1) = alpha_qd * gamma_r (examination depends on the rank only)",
-        {"attractiveness": "alpha_qd", "examination": "gamma_r, one per rank"},
-        "EM",
-        "Craswell, Zoeter, Taylor & Ramsey (2008), WSDM; " + BOOK + ", sec. 3.2",
-        estimate.fit_pbm,
-        from_qrels=True,
-    ),
-    ClickModelDef(
-        "cm",
-        "cascade model",
-        "E_1 = 1; E_{r+1} = 1 iff E_r = 1 and C_r = 0; P(C_r = 1 | E_r = 1) = alpha_qd, so "
-        "P(first click at r) = prod_{j<r}(1 - alpha_j) alpha_r",
-        {"attractiveness": "alpha_qd"},
-        "closed form",
-        "Craswell, Zoeter, Taylor & Ramsey (2008), WSDM; " + BOOK + ", sec. 3.3",
-        estimate.fit_cm,
-        aliases=("cascade",),
-        from_qrels=True,
-    ),
-    ClickModelDef(
-        "ubm",
-        "user browsing model",
-        "P(C_r = 1 | C_<r) = alpha_qd * gamma_{r r'}, r' the rank of the previous click (0 if none)",
-        {"attractiveness": "alpha_qd", "examination": "gamma_{r r'}, rank x previous-click rank"},
-        "EM",
-        "Dupret & Piwowarski (2008), SIGIR; " + BOOK + ", sec. 3.4",
-        estimate.fit_ubm,
-    ),
-    ClickModelDef(
-        "dcm",
-        "dependent click model",
-        "cascade with several clicks: after a click at r the user goes on with lambda_r, "
-        "after a skip always: P(E_{r+1}=1 | C_r=1) = lambda_r, P(E_{r+1}=1 | E_r=1, C_r=0) = 1",
-        {"attractiveness": "alpha_qd", "continuation": "lambda_r, one per rank"},
-        "closed form (approximate MLE)",
-        "Guo, Liu & Wang (2009), WSDM; " + BOOK + ", sec. 3.5",
-        estimate.fit_dcm,
-    ),
-    ClickModelDef(
-        "ccm",
-        "click chain model",
-        "after a skip go on with tau1; after a click go on with tau2 (1 - alpha_qd) + tau3 alpha_qd",
-        {
-            "attractiveness": "alpha_qd",
-            "tau1": "after a skip",
-            "tau2": "after a click, unattractive part",
-            "tau3": "after a click, attractive part",
-        },
-        "EM",
-        "Guo, Liu, Kannan, Minka, Taylor, Wang & Faloutsos (2009), WWW; " + BOOK + ", sec. 3.6",
-        estimate.fit_ccm,
-    ),
-    ClickModelDef(
-        "dbn",
-        "dynamic Bayesian network model",
-        "after a click the user is satisfied with sigma_qd and stops; otherwise goes on with "
-        "gamma: P(E_{r+1}=1 | E_r=1) = gamma (1 - C_r sigma_qd)",
-        {"attractiveness": "alpha_qd", "satisfaction": "sigma_qd", "gamma": "continuation"},
-        "EM",
-        "Chapelle & Zhang (2009), WWW; " + BOOK + ", sec. 3.7",
-        estimate.fit_dbn,
-        from_qrels=True,
-    ),
-    ClickModelDef(
-        "sdbn",
-        "simplified dynamic Bayesian network model",
-        "DBN with gamma = 1: the user goes on until satisfied",
-        {"attractiveness": "alpha_qd", "satisfaction": "sigma_qd"},
-        "closed form",
-        "Chapelle & Zhang (2009), WWW; " + BOOK + ", sec. 3.7",
-        estimate.fit_sdbn,
-        from_qrels=True,
-    ),
-]
-
-REGISTRY: dict[str, ClickModelDef] = {d.name: d for d in _DEFS}
-NAMES = tuple(REGISTRY)
-_BY_NAME = {n: d for d in _DEFS for n in (d.name, *d.aliases)}
+def probability(name: str, doc: str) -> Param:
+    """A fitted probability of a click model: in [0, 1], :data:`~.models.DEFAULT` where
+    there is no data (and EM's start)."""
+    return Param(name, float, DEFAULT, doc, **number_in(0, 1))
 
 
-def spellings(defs=_DEFS) -> tuple[str, ...]:
-    """Every name and alias of ``defs`` (default: all models), in registry order: the
-    choices a command accepts."""
-    return tuple(n for d in defs for n in (d.name, *d.aliases))
+class ClickModel(Declaration):
+    """Declaration of a click model (:class:`~cranfield.core.declarations.Declaration`).
+
+    ``behaviour`` is its estimation, ``behaviour(log, pairs, tol=, max_iter=, rng=,
+    prior=) -> (Params, iterations, converged, trace)`` (:mod:`~.estimate`); ``params``
+    are the probabilities it fits, and ``layout`` (given as a dict) says where each has
+    its values (one of :data:`LAYOUTS` per parameter; kept as ``(name, layout)`` pairs). ``probabilities(m, conditional)`` gives the
+    ``n x K`` click probabilities on a :class:`~.models.Matrices` (``P(C_r = 1 | C_<r)``
+    or ``P(C_r = 1)``), ``draw(m, rng)`` draws the clicks of a simulated log (default:
+    every rank independently, :func:`~.models.draw_independent`); a cascade-family model
+    gives both with ``**chain(terms)`` (:func:`~.models.chain`).
+
+    Optional: ``from_qrels(alpha, position_bias, gamma, max_rank) -> Params`` builds the
+    model from judgments (:func:`~.simulate.from_qrels`); ``em`` is its EM on
+    sufficient statistics (:class:`~.estimate.CellsEM` or :class:`~.estimate.TailsEM`),
+    which lets it be fitted over a partitioned log (:mod:`cranfield.distributed.clicks`);
+    ``note`` is a caveat printed under the ``clicks compare`` table when it is compared.
+    ``label`` names it in ``clicks models``; ``estimation`` says how it is fitted.
+    """
+
+    __slots__ = (
+        "label",
+        "estimation",
+        "layout",
+        "probabilities",
+        "draw",
+        "from_qrels",
+        "em",
+        "note",
+    )
+    _no_repr = ("behaviour", "probabilities", "draw", "from_qrels", "em")
+    label: str
+    estimation: str
+    layout: tuple[tuple[str, str], ...]
+    probabilities: Callable
+    draw: Callable
+    from_qrels: Callable | None
+    em: Any
+    note: str
+
+    def __init__(
+        self,
+        *declared: Any,
+        label: str,
+        estimation: str,
+        layout: dict[str, str],
+        probabilities: Callable,
+        draw: Callable | None = None,
+        from_qrels: Callable | None = None,
+        em: Any = None,
+        note: str = "",
+        **named: Any,
+    ) -> None:
+        """``declared``/``named``: the fields of :class:`Declaration`, then these."""
+        super().__init__(*declared, **named)
+        if set(layout) != {p.name for p in self.params} or not set(layout.values()) <= set(LAYOUTS):
+            raise ValueError(f"{self.name}: layout must place every parameter in {LAYOUTS}")
+        if draw is None:
+
+            def draw(m, rng):
+                return draw_independent(probabilities, m, rng)
+
+        for field, value in (
+            ("label", label),
+            ("estimation", estimation),
+            ("layout", tuple((p.name, layout[p.name]) for p in self.params)),
+            ("probabilities", probabilities),
+            ("draw", draw),
+            ("from_qrels", from_qrels),
+            ("em", em),
+            ("note", note),
+        ):
+            object.__setattr__(self, field, value)
+
+    @property
+    def fit(self) -> Callable:
+        """The estimation (``behaviour``), by the name this registry gives it."""
+        return self.behaviour
+
+    def laid_out(self, layout: str) -> tuple[str, ...]:
+        """The names of the parameters with values per ``layout`` (one of :data:`LAYOUTS`)."""
+        return tuple(name for name, where in self.layout if where == layout)
 
 
-def get(name: str, among=None) -> ClickModelDef:
-    """The model named ``name`` or one of its aliases (case-insensitive), or a
-    :class:`ParameterError`; ``among`` restricts the choice to those definitions."""
-    among = _DEFS if among is None else among
-    d = _BY_NAME.get(str(name).strip().lower())
+CLICK_MODELS: Registry = Registry("click model")
+"""Every click model, in the order shown (``clicks models``, docs/clicks.md)."""
+
+MODULES = ("standard",)
+"""The modules of :mod:`cranfield.clicks` that declare click models (each registers its
+own in :data:`CLICK_MODELS` when imported)."""
+
+
+def spellings(models=None) -> tuple[str, ...]:
+    """Every name and alias of ``models`` (default: all), in registry order: the choices
+    a command accepts."""
+    models = CLICK_MODELS.values() if models is None else models
+    return tuple(n for d in models for n in (d.name, *d.aliases))
+
+
+def get(name: Any, among=None) -> ClickModel:
+    """The model named ``name`` or one of its aliases (case-insensitive, surrounding
+    space ignored), or a :class:`~cranfield.errors.ParameterError` listing the choices;
+    ``among`` restricts the choice to those declarations."""
+    from ..errors import ParameterError
+
+    d = CLICK_MODELS.find(name.strip() if isinstance(name, str) else name)
+    among = tuple(CLICK_MODELS.values()) if among is None else tuple(among)
     if d is None or d not in among:
         raise ParameterError("click model", "one of " + ", ".join(spellings(among)), name)
     return d
 
 
-QRELS_MODELS = tuple(d for d in _DEFS if d.from_qrels)
+def listed(models, upper: bool = False) -> str:
+    """``"pbm, ubm, ccm or dbn"``: the names of ``models`` in a sentence (upper case:
+    ``"PBM, UBM, CCM or DBN"``)."""
+    names = [d.name.upper() if upper else d.name for d in models]
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} or {names[-1]}"
+
+
+for _module in MODULES:
+    importlib.import_module(f"{__package__}.{_module}")
+
+REGISTRY = CLICK_MODELS
+NAMES = CLICK_MODELS.names
+QRELS_MODELS = tuple(d for d in CLICK_MODELS.values() if d.from_qrels is not None)
 """The models :func:`cranfield.clicks.simulate.from_qrels` builds from judgments."""
+DASK_MODELS = tuple(d for d in CLICK_MODELS.values() if d.em is not None)
+"""The models fitted over a partitioned log (:mod:`cranfield.distributed.clicks`)."""

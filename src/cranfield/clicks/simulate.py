@@ -14,46 +14,29 @@ import numpy as np
 from ..errors import ParameterError
 from .fitted import FittedClickModel
 from .log import MAX_RANKS, ClickLog
-from .models import CHAINS, Matrices, Params, _chain_terms, _ubm_gamma, click_probabilities
+from .models import Matrices
 from .registry import QRELS_MODELS, get
 
 
 def simulate(model: FittedClickModel, template: ClickLog, seed: int | None = None) -> ClickLog:
     """``template``'s sessions (queries and result lists) with clicks drawn from ``model``.
 
-    Cascade-family models draw the examination chain itself (a click needs an examined,
-    attractive document; the user goes on with ``c_click`` or ``c_skip``); UBM draws
-    rank by rank with ``gamma`` indexed by the last click drawn; the others draw every
-    rank independently.
+    The clicks are drawn by the model's declaration (``draw``, :class:`~.registry.
+    ClickModel`): cascade-family models draw the examination chain itself (a click needs
+    an examined, attractive document; the user goes on with ``c_click`` or ``c_skip``);
+    UBM draws rank by rank with ``gamma`` indexed by the last click drawn; the others
+    draw every rank independently.
     """
     rng = np.random.default_rng(seed)
     index = model.index(template)
-    n, k = template.docs.shape
-    shown = template.shown
-    clicks = np.zeros((n, k), dtype=bool)
     blank = ClickLog(
-        template.query, template.docs, clicks, template.query_names, template.doc_names
+        template.query,
+        template.docs,
+        np.zeros(template.docs.shape, dtype=bool),
+        template.query_names,
+        template.doc_names,
     )
-    m = Matrices(model.params, index, blank)
-    if model.name in CHAINS:
-        a, c_click, c_skip = _chain_terms(model.name, m)
-        examined = np.ones(n, dtype=bool)
-        for r in range(k):
-            clicks[:, r] = examined & shown[:, r] & (rng.random(n) < a[:, r])
-            go_on = rng.random(n)
-            examined = np.where(
-                clicks[:, r], go_on < c_click[:, r], examined & (go_on < c_skip[:, r])
-            )
-    elif model.name == "ubm":
-        g = _ubm_gamma(m)
-        a = m.pair["attractiveness"]
-        prev = np.zeros(n, dtype=np.int64)
-        for r in range(k):
-            clicks[:, r] = shown[:, r] & (rng.random(n) < a[:, r] * g[r, prev])
-            prev = np.where(clicks[:, r], r + 1, prev)
-    else:
-        p = click_probabilities(model.name, m, True)
-        clicks[:] = shown & (rng.random((n, k)) < p)
+    clicks = get(model.name).draw(Matrices(model.params, index, blank), rng)
     return ClickLog(
         template.query,
         template.docs,
@@ -124,10 +107,11 @@ def from_qrels(
 
     Attractiveness (and, for SDBN/DBN, satisfaction) of a document of grade ``g`` is
     ``(2^g - 1) / 2^g_max`` (Chapelle, Metzler, Zhang & Grinspan 2009, the ERR
-    mapping); PBM examines rank ``r`` with ``1 / r^position_bias`` (a power-law position
-    bias, as in Craswell et al. 2008's experiments); DBN goes on with ``gamma``.
+    mapping); the model's declaration (``from_qrels``) builds the rest: PBM examines
+    rank ``r`` with ``1 / r^position_bias`` (a power-law position bias, as in Craswell
+    et al. 2008's experiments); DBN goes on with ``gamma``.
     """
-    model = get(model, QRELS_MODELS).name
+    declared = get(model, QRELS_MODELS)
     if not (
         isinstance(position_bias, (int, float))
         and math.isfinite(position_bias)
@@ -147,18 +131,11 @@ def from_qrels(
     g = np.asarray(grades, dtype=float)
     gmax = max(g.max(), 1.0)
     alpha = (np.exp2(g) - 1) / np.exp2(gmax)
-    pair = {"attractiveness": alpha}
-    rank, scalar = {}, {}
-    if model in ("sdbn", "dbn"):
-        pair["satisfaction"] = alpha.copy()
-    if model == "pbm":
-        rank["examination"] = 1.0 / np.arange(1, max_rank + 1) ** float(position_bias)
-    if model == "dbn":
-        scalar["gamma"] = float(gamma)
+    params = declared.from_qrels(alpha, position_bias, gamma, max_rank)
     n = len(grades)
     return FittedClickModel(
-        model,
-        Params(pair, rank, scalar),
+        declared.name,
+        params,
         np.asarray(pq, dtype=object),
         np.asarray(pd, dtype=object),
         np.zeros(n, dtype=np.int64),

@@ -25,7 +25,8 @@ M-step (:func:`~cranfield.clicks.estimate.m_step`). Same parameters within 1e-12
 sums are added in another order), same iterations.
 
 Sessions may be cut anywhere (a session is one row); the closed-form models are not
-distributed.
+distributed. Which EM a model has is its declaration's ``em``
+(:data:`cranfield.clicks.registry.DASK_MODELS`); nothing here tells a model by its name.
 """
 
 from __future__ import annotations
@@ -39,10 +40,6 @@ from ..errors import ParameterError
 from .cluster import connect, gather, remote
 from .partitions import paths
 
-CELL_MODELS = ("pbm", "ubm")
-TAIL_MODELS = ("dbn", "ccm")
-MODELS = CELL_MODELS + TAIL_MODELS
-
 
 def _read(part, log_format):
     from ..clicks.log import ClickLog, read_log
@@ -50,9 +47,11 @@ def _read(part, log_format):
     return part if isinstance(part, ClickLog) else read_log(part, log_format)
 
 
-def _cells_of(part, model: str, log_format=None):
+def _cells_of(part, log_format=None):
     """Worker task: the cells of one partition, pairs named: (query ids, doc ids, rank,
-    previous-click rank (UBM; else 0), click, weight, max rank)."""
+    previous-click rank, click, weight, max rank). The cells are the finest any model
+    uses, (rank, previous-click rank); the client merges them into its model's own
+    (:class:`~cranfield.clicks.estimate.CellsEM`)."""
     from ..clicks.estimate import em_cells
     from ..clicks.models import Pairs, distinct_sessions, previous_click
 
@@ -61,27 +60,23 @@ def _cells_of(part, model: str, log_format=None):
     pairs = Pairs(log, weight)
     k = log.max_rank
     ranks = np.broadcast_to(np.arange(k)[None, :], log.docs.shape)
-    if model == "ubm":
-        cell, n_exam = ranks * (k + 1) + previous_click(log.clicks), k * (k + 1)
-    else:
-        cell, n_exam = ranks, k
-    pair, exam, click, w = em_cells(log, pairs, cell, n_exam)
-    rank, prev = (exam // (k + 1), exam % (k + 1)) if model == "ubm" else (exam, 0 * exam)
+    cell = ranks * (k + 1) + previous_click(log.clicks)
+    pair, exam, click, w = em_cells(log, pairs, cell, k * (k + 1))
     queries = log.query_names[pairs.query[pair]]
     docs = log.doc_names[pairs.doc[pair]]
-    return queries, docs, rank, prev, click, w, k
+    return queries, docs, exam // (k + 1), exam % (k + 1), click, w, k
 
 
 def _prepare(part, model: str, log_format=None):
     """Worker task: one partition made ready for DBN's or CCM's E-step (kept in the
     worker for the whole fit), with its pairs' ids, impressions and clicks."""
-    from ..clicks.estimate import TAIL_MODELS
     from ..clicks.models import Pairs, distinct_sessions, per_pair
+    from ..clicks.registry import get
 
     log = _read(part, log_format)
     log, weight = distinct_sessions(log)
     pairs = Pairs(log, weight)
-    data = TAIL_MODELS[model][0](log, pairs)
+    data = get(model).em.prepare(log, pairs)
     about = (
         log.query_names[pairs.query],
         log.doc_names[pairs.doc],
@@ -100,10 +95,10 @@ def _about(prepared):
 def _e_step(prepared, model: str, pair: dict, scalar: dict):
     """Worker task: the local fit's E-step on one prepared partition, for the
     parameters of its pairs: its :class:`~cranfield.clicks.estimate.Sums`."""
-    from ..clicks.estimate import TAIL_MODELS
     from ..clicks.models import Params
+    from ..clicks.registry import get
 
-    return TAIL_MODELS[model][1](prepared[0], Params(pair=pair, scalar=scalar))
+    return get(model).em.e_step(prepared[0], Params(pair=pair, scalar=scalar))
 
 
 def fit_dask(
@@ -124,10 +119,13 @@ def fit_dask(
     Returns the :class:`~cranfield.clicks.FittedClickModel` that
     :func:`cranfield.clicks.fit` returns for the whole log (see the module docstring).
     """
+    from ..clicks.estimate import CellsEM
     from ..clicks.fitted import check_options
+    from ..clicks.registry import DASK_MODELS, get, listed
 
-    if model not in MODELS:
-        raise ParameterError("model", "pbm, ubm, dbn or ccm (the EM models distributed)", model)
+    declared = get(model)
+    if declared.em is None:
+        raise ParameterError("model", f"{listed(DASK_MODELS)} (the EM models distributed)", model)
     prior = check_options(tol, max_iter, prior)
     parts = list(logs) if isinstance(logs, (list, tuple)) else [logs]
     if not parts:
@@ -135,28 +133,29 @@ def fit_dask(
     parts = [q for p in parts for q in (paths(p) if isinstance(p, (str, os.PathLike)) else [p])]
     labels = [getattr(p, "source", None) or str(p) for p in parts]
     with connect(client, scheduler) as dask_client:
-        fit_parts = _fit_cells if model in CELL_MODELS else _fit_tails
-        fitted = fit_parts(dask_client, parts, labels, model, (tol, max_iter, prior), log_format)
+        fit_parts = _fit_cells if isinstance(declared.em, CellsEM) else _fit_tails
+        fitted = fit_parts(dask_client, parts, labels, declared, (tol, max_iter, prior), log_format)
     fitted.prior = prior
     return fitted
 
 
-def _fit_cells(dask_client, parts, labels, model, em, log_format):
+def _fit_cells(dask_client, parts, labels, declared, em, log_format):
     """PBM or UBM from the summed cell counts of the partitions."""
     from ..clicks.estimate import cells_em
     from ..clicks.models import Params
 
     task = remote(_cells_of)
-    futures = [dask_client.submit(task, p, model, log_format, pure=False) for p in parts]
+    futures = [dask_client.submit(task, p, log_format, pure=False) for p in parts]
     answers = gather(dask_client, futures, labels, "log partitions")
     k = max(a[6] for a in answers)
-    n_exam = k * (k + 1) if model == "ubm" else k
+    cells = declared.em
+    n_exam = cells.n_cells(k)
     qnames, qcode = np.unique(np.concatenate([a[0] for a in answers]), return_inverse=True)
     dnames, dcode = np.unique(np.concatenate([a[1] for a in answers]), return_inverse=True)
     pair_keys, code = np.unique(qcode * np.int64(len(dnames)) + dcode, return_inverse=True)
     rank = np.concatenate([a[2] for a in answers])
-    prev = np.concatenate([np.broadcast_to(a[3], a[2].shape) for a in answers])
-    exam = rank * (k + 1) + prev if model == "ubm" else rank
+    prev = np.concatenate([a[3] for a in answers])
+    exam = cells.cell(rank, prev, k)
     click = np.concatenate([a[4] for a in answers])
     weight = np.concatenate([a[5] for a in answers])
     key = (code.astype(np.int64) * n_exam + exam) * 2 + click
@@ -171,11 +170,11 @@ def _fit_cells(dask_client, parts, labels, model, em, log_format):
     alpha, gamma, it, converged, trace = cells_em(
         c_pair, c_exam, c_click, cell_weight, n_pairs, n_exam, impressions, *em[:2], None, em[2]
     )
-    examination = gamma.reshape(k, k + 1) if model == "ubm" else gamma
+    examination = cells.examination(gamma, k)
     pair_query = qnames[pair_keys // len(dnames)]
     pair_doc = dnames[pair_keys % len(dnames)]
     return _fitted(
-        model,
+        declared.name,
         Params(pair={"attractiveness": alpha}, rank={"examination": examination}),
         pair_query,
         pair_doc,
@@ -188,12 +187,13 @@ def _fit_cells(dask_client, parts, labels, model, em, log_format):
     )
 
 
-def _fit_tails(dask_client, parts, labels, model, em, log_format):
+def _fit_tails(dask_client, parts, labels, declared, em, log_format):
     """DBN or CCM: the partitions prepared once in the workers, one E-step per
     partition and iteration there, the sums added and the M-step on the client."""
-    from ..clicks.estimate import TAIL_MODELS, Sums, m_step, run_em
+    from ..clicks.estimate import Sums, m_step, run_em
 
     prepare = remote(_prepare)
+    model = declared.name
     prepared = [dask_client.submit(prepare, p, model, log_format, pure=False) for p in parts]
     about = remote(_about)
     answers = gather(
@@ -234,11 +234,11 @@ def _fit_tails(dask_client, parts, labels, model, em, log_format):
         )
         return m_step(total, em[2]), total.ll
 
-    start = TAIL_MODELS[model][2](n_pairs, None)
+    start = declared.em.start(n_pairs, None)
     params, it, converged, trace = run_em(start, step, *em[:2])
     queries = np.unique(np.concatenate([a[4] for a in answers]))
     return _fitted(
-        model,
+        declared.name,
         params,
         qnames[pair_keys // len(dnames)],
         dnames[pair_keys % len(dnames)],

@@ -26,8 +26,7 @@ def _max_label(*datas) -> int:
 MAX_LABEL = 31  # both libraries use gains 2^label - 1 (XGBoost refuses labels above 31)
 
 
-def fit_boosted(method: str, train: RankingData, vali, params: dict, seed: int) -> str:
-    """Train ``lightgbm`` or ``xgboost``; the model as text."""
+def _check_labels(method: str, train: RankingData, vali) -> None:
     for d in (train, vali):
         if d is not None and int(d.labels.max()) > MAX_LABEL:
             raise InputError(
@@ -35,67 +34,76 @@ def fit_boosted(method: str, train: RankingData, vali, params: dict, seed: int) 
                 f"got {int(d.labels.max())}",
                 d.source,
             )
-    if method == "lightgbm":
-        lgb = _lightgbm()
-        top = _max_label(train, vali)
-        options = {
-            "objective": "lambdarank",
-            "num_leaves": params["leaves"],
-            "learning_rate": params["learning_rate"],
-            "seed": seed,
-            "deterministic": True,
-            "num_threads": 1,
-            "verbosity": -1,
-            "label_gain": [float(2**i - 1) for i in range(top + 1)],
-        }
-        ds = lgb.Dataset(train.features, train.labels, group=_groups(train))
-        valid = []
-        callbacks = []
-        if vali is not None:
-            valid = [lgb.Dataset(vali.features, vali.labels, group=_groups(vali), reference=ds)]
-            callbacks = [lgb.early_stopping(20, verbose=False)]
-            options["metric"] = "ndcg"
-            options["eval_at"] = [10]
-        try:
-            booster = lgb.train(
-                options, ds, num_boost_round=params["trees"], valid_sets=valid, callbacks=callbacks
-            )
-        except lgb.basic.LightGBMError as exc:
-            raise InputError(f"lightgbm: {_first_line(exc)}", train.source) from None
-        return booster.model_to_string()
-    if method == "xgboost":
-        xgb = require("xgboost", "ltr")
-        dtrain = xgb.DMatrix(train.features, label=train.labels)
-        dtrain.set_group(_groups(train))
-        options = {
-            "objective": "rank:ndcg",
-            "max_depth": params["depth"],
-            "eta": params["learning_rate"],
-            "seed": seed,
-            "nthread": 1,
-            "eval_metric": "ndcg@10",
-        }
-        evals = []
-        stopping = None
-        if vali is not None:
-            dvali = xgb.DMatrix(vali.features, label=vali.labels)
-            dvali.set_group(_groups(vali))
-            evals, stopping = [(dvali, "vali")], 20
-        try:
-            booster = xgb.train(
-                options,
-                dtrain,
-                num_boost_round=params["trees"],
-                evals=evals,
-                early_stopping_rounds=stopping,
-                verbose_eval=False,
-            )
-        except xgb.core.XGBoostError as exc:
-            raise InputError(f"xgboost: {_first_line(exc)}", train.source) from None
-        if stopping is not None and hasattr(booster, "best_iteration"):
-            booster = booster[: booster.best_iteration + 1]
-        return bytes(booster.save_raw("json")).decode("utf-8")
-    raise InputError(f"unknown boosted method {method!r}")
+
+
+def fit_lightgbm(train: RankingData, vali, params: dict, seed: int) -> str:
+    """Train LightGBM's lambdarank (``trees``, ``leaves``, ``learning_rate``); early
+    stopping on nDCG@10 of ``vali`` when given. The model as LightGBM's text."""
+    _check_labels("lightgbm", train, vali)
+    lgb = _lightgbm()
+    top = _max_label(train, vali)
+    options = {
+        "objective": "lambdarank",
+        "num_leaves": params["leaves"],
+        "learning_rate": params["learning_rate"],
+        "seed": seed,
+        "deterministic": True,
+        "num_threads": 1,
+        "verbosity": -1,
+        "label_gain": [float(2**i - 1) for i in range(top + 1)],
+    }
+    ds = lgb.Dataset(train.features, train.labels, group=_groups(train))
+    valid = []
+    callbacks = []
+    if vali is not None:
+        valid = [lgb.Dataset(vali.features, vali.labels, group=_groups(vali), reference=ds)]
+        callbacks = [lgb.early_stopping(20, verbose=False)]
+        options["metric"] = "ndcg"
+        options["eval_at"] = [10]
+    try:
+        booster = lgb.train(
+            options, ds, num_boost_round=params["trees"], valid_sets=valid, callbacks=callbacks
+        )
+    except lgb.basic.LightGBMError as exc:
+        raise InputError(f"lightgbm: {_first_line(exc)}", train.source) from None
+    return booster.model_to_string()
+
+
+def fit_xgboost(train: RankingData, vali, params: dict, seed: int) -> str:
+    """Train XGBoost's rank:ndcg (``trees``, ``depth``, ``learning_rate``); early stopping
+    on nDCG@10 of ``vali`` when given. The model as XGBoost's JSON text."""
+    _check_labels("xgboost", train, vali)
+    xgb = require("xgboost", "ltr")
+    dtrain = xgb.DMatrix(train.features, label=train.labels)
+    dtrain.set_group(_groups(train))
+    options = {
+        "objective": "rank:ndcg",
+        "max_depth": params["depth"],
+        "eta": params["learning_rate"],
+        "seed": seed,
+        "nthread": 1,
+        "eval_metric": "ndcg@10",
+    }
+    evals = []
+    stopping = None
+    if vali is not None:
+        dvali = xgb.DMatrix(vali.features, label=vali.labels)
+        dvali.set_group(_groups(vali))
+        evals, stopping = [(dvali, "vali")], 20
+    try:
+        booster = xgb.train(
+            options,
+            dtrain,
+            num_boost_round=params["trees"],
+            evals=evals,
+            early_stopping_rounds=stopping,
+            verbose_eval=False,
+        )
+    except xgb.core.XGBoostError as exc:
+        raise InputError(f"xgboost: {_first_line(exc)}", train.source) from None
+    if stopping is not None and hasattr(booster, "best_iteration"):
+        booster = booster[: booster.best_iteration + 1]
+    return bytes(booster.save_raw("json")).decode("utf-8")
 
 
 def _lightgbm():
@@ -116,24 +124,34 @@ def _first_line(exc: Exception) -> str:
 
 
 def predict(model, x: np.ndarray) -> np.ndarray:
-    """Scores of the rows of ``x`` by a boosted model."""
-    if model.method == "lightgbm":
-        lgb = _lightgbm()
-        text = model.booster
-        if not text.startswith("tree\n") or "num_class=" not in text or "end of trees" not in text:
-            # checked here: LightGBM's own parser prints to standard error before failing
-            raise InputError("the booster is not a LightGBM model text")
-        try:
-            booster = lgb.Booster(model_str=text)
-        except lgb.basic.LightGBMError as exc:
-            raise InputError(f"lightgbm cannot read the model: {_first_line(exc)}") from None
-        return np.asarray(booster.predict(x, num_threads=1), dtype=np.float64)
-    if model.method == "xgboost":
-        xgb = require("xgboost", "ltr")
-        booster = xgb.Booster()
-        try:
-            booster.load_model(bytearray(model.booster.encode("utf-8")))
-        except xgb.core.XGBoostError as exc:
-            raise InputError(f"xgboost cannot read the model: {_first_line(exc)}") from None
-        return np.asarray(booster.predict(xgb.DMatrix(x)), dtype=np.float64)
-    raise InputError(f"the model has no weights and an unknown method {model.method!r}")
+    """Scores of the rows of ``x`` by a boosted model (its ranker's ``predict``)."""
+    from .rankers import RANKERS
+
+    d = RANKERS.get(model.method)
+    if d is None or d.predict is None:
+        raise InputError(f"the model has no weights and an unknown method {model.method!r}")
+    return d.predict(model.booster, x)
+
+
+def predict_lightgbm(text: str, x: np.ndarray) -> np.ndarray:
+    """Scores of the rows of ``x`` by a LightGBM model text."""
+    lgb = _lightgbm()
+    if not text.startswith("tree\n") or "num_class=" not in text or "end of trees" not in text:
+        # checked here: LightGBM's own parser prints to standard error before failing
+        raise InputError("the booster is not a LightGBM model text")
+    try:
+        booster = lgb.Booster(model_str=text)
+    except lgb.basic.LightGBMError as exc:
+        raise InputError(f"lightgbm cannot read the model: {_first_line(exc)}") from None
+    return np.asarray(booster.predict(x, num_threads=1), dtype=np.float64)
+
+
+def predict_xgboost(text: str, x: np.ndarray) -> np.ndarray:
+    """Scores of the rows of ``x`` by an XGBoost JSON model text."""
+    xgb = require("xgboost", "ltr")
+    booster = xgb.Booster()
+    try:
+        booster.load_model(bytearray(text.encode("utf-8")))
+    except xgb.core.XGBoostError as exc:
+        raise InputError(f"xgboost cannot read the model: {_first_line(exc)}") from None
+    return np.asarray(booster.predict(xgb.DMatrix(x)), dtype=np.float64)

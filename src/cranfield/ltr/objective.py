@@ -286,8 +286,12 @@ class Objective:
 
     backend
         ``auto`` (default): the engine's compiled kernel (:mod:`cranfield.ltr.compiled`)
-        when it computes every measure of the objective, else NumPy; ``numpy``: always
-        NumPy; ``engine``: the kernel or a ParameterError. The kernel scores the
+        when it computes every measure of the objective, else the general path;
+        ``general``: always the general path (rankings by NumPy, as one
+        :class:`~cranfield.core.judged.JudgedRun`, measured by cranfield's evaluator,
+        whose measure kernels are the engine's; LETOR's rules in NumPy); ``numpy``: its
+        former name, deprecated (a DeprecationWarning); ``engine``: the kernel or a
+        ParameterError. The kernel scores the
         documents itself, block by block, fused with the ranking; ``engine-scores``
         has it rank a whole ``P x N`` score matrix computed first (the unfused path,
         for benchmarks). Every path scores by
@@ -309,6 +313,16 @@ class Objective:
         backend: str | None = None,
     ):
         backend = self.default_backend if backend is None else backend
+        if backend == "numpy":
+            import warnings
+
+            warnings.warn(
+                "Objective(backend='numpy') is deprecated: it is called 'general' (NumPy "
+                "ranks, cranfield's evaluator measures, on the engine)",
+                DeprecationWarning,
+                stacklevel=2,
+            )
+            backend = "general"
         parsed = isinstance(objective, tuple) and all(isinstance(t, Term) for t in objective)
         self.terms = objective if parsed and objective else parse_objective(objective, convention)
         self.convention = convention
@@ -324,14 +338,14 @@ class Objective:
         if backend not in BACKENDS:
             raise ParameterError("backend", "one of " + ", ".join(BACKENDS), backend)
         self.kernel = None
-        if backend != "numpy":
+        if backend != "general":
             from .compiled import kernel, threads
 
             self.kernel = kernel(self.layout, data, self.terms, convention)
             if self.kernel is None and backend != "auto":
                 raise ParameterError(
                     "backend",
-                    "'auto' or 'numpy' for this objective (measures the "
+                    "'auto' or 'general' for this objective (measures the "
                     "compiled kernel does not compute)",
                     backend,
                 )
@@ -339,7 +353,7 @@ class Objective:
             self._engine_scores = backend == "engine-scores"
             # individuals per batch: the P x N scores stay below ~32 MB
             self._kernel_batch = max(1, 4_000_000 // max(data.num_docs, 1))
-        self.backend = "numpy" if self.kernel is None else "engine"
+        self.backend = "general" if self.kernel is None else "engine"
 
     def __str__(self) -> str:
         if len(self.terms) == 1:
@@ -447,7 +461,7 @@ class Objective:
         return w
 
 
-BACKENDS = ("auto", "numpy", "engine", "engine-scores")
+BACKENDS = ("auto", "general", "engine", "engine-scores")  # and "numpy", deprecated
 
 
 def mean_rows(values: np.ndarray) -> np.ndarray:

@@ -1,4 +1,6 @@
-"""The rankers, declared once: name, kind, parameters with defaults, and reference.
+"""The rankers, declared once (:class:`RankerDef`, the one declaration shape of
+cranfield's registries): name, parameters with their ranges, formula, reference and
+the search or trainer itself.
 
 :func:`train` fits one of them on ranking data (optionally selecting on validation
 data) and returns a :class:`~cranfield.ltr.model.Model`. The linear rankers maximise a
@@ -12,12 +14,13 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from contextlib import contextmanager
-from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
+from ..core.declarations import Declaration, Param, Registry, integer_in, number_in
 from ..errors import CranfieldError, ParameterError
-from . import search
+from . import boosting, search
 from .data import RankingData
 from .model import Model
 from .objective import Objective
@@ -29,101 +32,194 @@ DEFAULT_BUDGET = 16_000  # Nrf of Semenikhin & Denisova's experiments
 SIMPLEX_MAX_FEATURES = 2_000
 
 
-@dataclass(frozen=True)
-class RankerDef:
-    name: str
-    summary: str
-    reference: str
-    fit: Callable | None = None  # linear: fit(tracker, rng, budget=..., **params)
-    params: tuple[tuple[str, type, float, float, float], ...] = ()  # name, type, default, lo, hi
-    linear: bool = True
-    max_features: int | None = None  # refused above (state that grows with F²)
+class RankerDef(Declaration):
+    """Declaration of a ranker (:class:`~cranfield.core.declarations.Declaration`).
 
+    A linear ranker's ``behaviour`` searches weights ``w`` of the scores ``w . x``:
+    ``behaviour(tracker, rng, budget=..., **params)`` (:mod:`cranfield.ltr.search`),
+    every checkpoint going to the ``tracker``. A boosted one (``linear=False``) trains
+    ``behaviour(train, vali, params, seed) -> model text`` and scores with
+    ``predict(model_text, features) -> scores`` (:mod:`cranfield.ltr.boosting`).
+    ``max_features``: refused above that many features (state growing with F²).
+    """
+
+    __slots__ = ("linear", "max_features", "predict")
+    _no_repr = ("behaviour", "predict")
+    linear: bool
+    max_features: int | None
+    predict: Callable | None
+
+    def __init__(
+        self,
+        *declared: Any,
+        linear: bool = True,
+        max_features: int | None = None,
+        predict: Callable | None = None,
+        **named: Any,
+    ) -> None:
+        """``declared``/``named``: the fields of :class:`Declaration`, then these."""
+        super().__init__(*declared, **named)
+        if linear == (predict is not None):
+            raise ValueError(f"{self.name}: a boosted ranker (only) declares predict=")
+        object.__setattr__(self, "linear", linear)
+        object.__setattr__(self, "max_features", max_features)
+        object.__setattr__(self, "predict", predict)
+
+
+#: The rankers of ``cranfield ltr`` (``--method``), in the order shown; each declared once.
+RANKERS: Registry = Registry("ranker")
 
 _GA_PARAMS = (
-    ("population", int, 50, 2, 100_000),
-    ("tournament", int, 3, 1, 1000),
-    ("crossover", float, 0.9, 0.0, 1.0),
-    ("alpha", float, 0.5, 0.0, 10.0),
-    ("mutation", float, 0.1, 0.0, 1.0),
-    ("sigma", float, 0.2, 0.0, 100.0),
-    ("elitism", int, 2, 0, 100_000),
+    Param("population", int, 50, "individuals per generation", **integer_in(2, 100_000)),
+    Param("tournament", int, 3, "entrants per tournament selection", **integer_in(1, 1000)),
+    Param("crossover", float, 0.9, "probability that a child is crossed", **number_in(0, 1)),
+    Param("alpha", float, 0.5, "BLX-alpha's widening of the parents' interval", **number_in(0, 10)),
+    Param("mutation", float, 0.1, "probability that a weight is mutated", **number_in(0, 1)),
+    Param("sigma", float, 0.2, "standard deviation of a mutation", **number_in(0, 100)),
+    Param("elitism", int, 2, "best individuals kept unchanged", **integer_in(0, 100_000)),
+)
+_STEP = Param("step", float, 0.1, "size of the initial simplex", **number_in(1e-9, 100))
+_GA_FORMULA = (
+    "tournament selection; child = p1 + u (p2 - p1), u ~ U(-alpha, 1 + alpha) per weight "
+    "(BLX-alpha) with probability crossover, + N(0, sigma^2) per weight with probability "
+    "mutation; rows rescaled to ||w||_2 = 1"
+)
+_BOOSTED = (
+    Param("trees", int, 100, "boosting rounds (at most, with --vali)", **integer_in(1, 100_000)),
+)
+_LEARNING_RATE = Param("learning_rate", float, 0.1, "shrinkage of each tree", **number_in(1e-6, 10))
+_LAMBDAMART = (
+    "LambdaMART: boosted regression trees on the lambda-gradients of nDCG, gains "
+    "2^label - 1; early stopping on nDCG@10 of --vali (20 rounds)"
 )
 
-RANKERS: dict[str, RankerDef] = {
-    d.name: d
-    for d in (
-        RankerDef(
-            "mga",
-            "genetic algorithm for 75% of the budget, then Nelder-Mead from its best",
-            "Semenikhin & Denisova, 'Learning to rank method based on a modified genetic "
-            "algorithm for the NDCG metric'; Nelder & Mead 1965",
-            search.mga,
-            (*_GA_PARAMS, ("switch", float, 0.75, 0.0, 1.0), ("step", float, 0.1, 1e-9, 100.0)),
-            max_features=SIMPLEX_MAX_FEATURES,
-        ),
-        RankerDef(
-            "ga",
-            "real-coded genetic algorithm: tournament, BLX-alpha crossover, mutation, elitism",
-            "Goldberg 1989; Eshelman & Schaffer 1993 (BLX-alpha)",
-            search.genetic,
-            _GA_PARAMS,
-        ),
-        RankerDef(
-            "nelder-mead",
-            "Nelder-Mead simplex method (SciPy), restarted from the best point",
-            "Nelder & Mead, 'A simplex method for function minimization', 1965",
-            search.nelder_mead,
-            (("step", float, 0.1, 1e-9, 100.0),),
-            max_features=SIMPLEX_MAX_FEATURES,
-        ),
-        RankerDef(
-            "coordinate-ascent",
-            "coordinate ascent with restarts and a line search per feature (RankLib's)",
-            "Metzler & Croft, 'Linear feature-based models for information retrieval', 2007",
-            search.coordinate_ascent,
-            (
-                ("restarts", int, 5, 1, 10_000),
-                ("iterations", int, 25, 1, 1000),
-                ("step_base", float, 0.05, 1e-9, 100.0),
-                ("step_scale", float, 2.0, 1.0, 100.0),
-                ("tolerance", float, 0.001, 0.0, 1.0),
+RANKERS.register(
+    RankerDef(
+        "mga",
+        search.mga,
+        "genetic algorithm for 75% of the budget, then Nelder-Mead from its best",
+        f"ga for floor(switch * budget) evaluations ({_GA_FORMULA}), then nelder-mead "
+        "from its best individual for the rest",
+        "Semenikhin & Denisova, 'Learning to rank method based on a modified genetic "
+        "algorithm for the NDCG metric'; Nelder & Mead 1965",
+        (
+            *_GA_PARAMS,
+            Param(
+                "switch",
+                float,
+                0.75,
+                "share of the budget for the genetic algorithm",
+                **number_in(0, 1),
             ),
+            _STEP,
         ),
-        RankerDef(
-            "random-search",
-            "random unit weight vectors, the best kept",
-            "Bergstra & Bengio, 'Random search for hyper-parameter optimization', 2012",
-            search.random_search,
-            (("batch", int, 200, 1, 1_000_000),),
-        ),
-        RankerDef(
-            "lightgbm",
-            "LightGBM lambdarank (boosted trees; extra 'ltr')",
-            "Burges, 'From RankNet to LambdaRank to LambdaMART', 2010; Ke et al. 2017",
-            params=(
-                ("trees", int, 100, 1, 100_000),
-                ("leaves", int, 31, 2, 100_000),
-                ("learning_rate", float, 0.1, 1e-6, 10.0),
+        max_features=SIMPLEX_MAX_FEATURES,
+    )
+)
+RANKERS.register(
+    RankerDef(
+        "ga",
+        search.genetic,
+        "real-coded genetic algorithm: tournament selection, BLX-alpha crossover, Gaussian "
+        "mutation, elitism",
+        _GA_FORMULA,
+        "Goldberg 1989; Eshelman & Schaffer 1993 (BLX-alpha)",
+        _GA_PARAMS,
+    )
+)
+RANKERS.register(
+    RankerDef(
+        "nelder-mead",
+        search.nelder_mead,
+        "Nelder-Mead simplex method (SciPy) from the normalised all-ones vector, restarted "
+        "from the best point with half the step while budget is left",
+        "simplex {w0, w0 + step e_i}: reflection, expansion, contraction, shrink (SciPy); "
+        "when it collapses, restarted from the best point with half the step",
+        "Nelder & Mead, 'A simplex method for function minimization', 1965",
+        (_STEP,),
+        max_features=SIMPLEX_MAX_FEATURES,
+    )
+)
+RANKERS.register(
+    RankerDef(
+        "coordinate-ascent",
+        search.coordinate_ascent,
+        "coordinate ascent with restarts and a line search per feature (RankLib's)",
+        "starts from 1/F, then random; per feature in random order, a line search over "
+        "w_f +- step_base * step_scale^j (j < iterations; both directions scored as one "
+        "batch); ||w||_1 = 1; a start ends when a pass gains less than tolerance",
+        "Metzler & Croft, 'Linear feature-based models for information retrieval', 2007",
+        (
+            Param(
+                "restarts",
+                int,
+                5,
+                "starts (the first uniform, then random)",
+                **integer_in(1, 10_000),
             ),
-            linear=False,
-        ),
-        RankerDef(
-            "xgboost",
-            "XGBoost rank:ndcg (boosted trees; extra 'ltr')",
-            "Chen & Guestrin, 'XGBoost: a scalable tree boosting system', 2016",
-            params=(
-                ("trees", int, 100, 1, 100_000),
-                ("depth", int, 6, 1, 64),
-                ("learning_rate", float, 0.1, 1e-6, 10.0),
+            Param(
+                "iterations",
+                int,
+                25,
+                "steps of a line search in each direction",
+                **integer_in(1, 1000),
             ),
-            linear=False,
+            Param(
+                "step_base",
+                float,
+                0.05,
+                "first step, relative to the weight",
+                **number_in(1e-9, 100),
+            ),
+            Param("step_scale", float, 2.0, "growth of the step", **number_in(1, 100)),
+            Param(
+                "tolerance", float, 0.001, "least gain of a pass that goes on", **number_in(0, 1)
+            ),
         ),
     )
-}
+)
+RANKERS.register(
+    RankerDef(
+        "random-search",
+        search.random_search,
+        "random unit weight vectors, the best kept",
+        "w = z / ||z||_2, z ~ N(0, I), in batches; the best kept",
+        "Bergstra & Bengio, 'Random search for hyper-parameter optimization', 2012",
+        (Param("batch", int, 200, "vectors scored at once", **integer_in(1, 1_000_000)),),
+    )
+)
+RANKERS.register(
+    RankerDef(
+        "lightgbm",
+        boosting.fit_lightgbm,
+        "LightGBM lambdarank (boosted trees; extra 'ltr')",
+        _LAMBDAMART,
+        "Burges, 'From RankNet to LambdaRank to LambdaMART', 2010; Ke et al. 2017",
+        (
+            *_BOOSTED,
+            Param("leaves", int, 31, "leaves per tree", **integer_in(2, 100_000)),
+            _LEARNING_RATE,
+        ),
+        linear=False,
+        predict=boosting.predict_lightgbm,
+    )
+)
+RANKERS.register(
+    RankerDef(
+        "xgboost",
+        boosting.fit_xgboost,
+        "XGBoost rank:ndcg (boosted trees; extra 'ltr')",
+        _LAMBDAMART,
+        "Chen & Guestrin, 'XGBoost: a scalable tree boosting system', 2016",
+        (*_BOOSTED, Param("depth", int, 6, "depth of a tree", **integer_in(1, 64)), _LEARNING_RATE),
+        linear=False,
+        predict=boosting.predict_xgboost,
+    )
+)
 
 
 def ranker(name: str) -> RankerDef:
+    """The ranker called ``name`` (exactly); an unknown one lists them all."""
     if name not in RANKERS:
         raise ParameterError("method", "one of " + ", ".join(RANKERS), name)
     return RANKERS[name]
@@ -143,25 +239,9 @@ def check_features(name: str, num_features: int) -> None:
 
 
 def parameters(name: str, given: dict | None = None) -> dict:
-    """The method's parameters: defaults, overridden by ``given`` (checked)."""
-    d = ranker(name)
-    out = {p[0]: p[2] for p in d.params}
-    for key, value in (given or {}).items():
-        spec = next((p for p in d.params if p[0] == key), None)
-        if spec is None:
-            names = ", ".join(p[0] for p in d.params) or "none"
-            raise ParameterError(f"{name} parameter", f"one of {names}", key)
-        _, kind, _, lo, hi = spec
-        try:
-            v = kind(float(value)) if kind is int else float(value)
-            ok = (kind is not int or float(value) == v) and lo <= v <= hi
-        except (TypeError, ValueError, OverflowError):
-            ok = False
-        if not ok:
-            what = "an integer" if kind is int else "a number"
-            raise ParameterError(f"{name} {key}", f"{what} in [{lo:g}, {hi:g}]", value)
-        out[key] = v
-    return out
+    """The method's parameters: defaults, overridden by ``given`` (checked against the
+    declared ranges; a ParameterError names the parameter)."""
+    return ranker(name).resolve(dict(given or {}))
 
 
 @contextmanager
@@ -235,9 +315,7 @@ def train(
         seed=int(seed),
     )
     if not d.linear:
-        from .boosting import fit_boosted
-
-        model.booster = fit_boosted(method, train_data, vali_data, p, int(seed))
+        model.booster = d.behaviour(train_data, vali_data, p, int(seed))
         model.seconds = time.perf_counter() - start
         model.train_value = float(_value(obj, model, train_data))
         if vali_obj is not None:
@@ -246,7 +324,7 @@ def train(
     rng = np.random.default_rng(seed)
     tracker = search.Tracker(obj, budget, vali_obj, progress=progress)
     with single_threaded_blas():
-        d.fit(tracker, rng, budget=budget, **p)
+        d.behaviour(tracker, rng, budget=budget, **p)
     model.seconds = time.perf_counter() - start
     model.weights = tracker.best_w
     model.history = tracker.history

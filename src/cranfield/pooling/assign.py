@@ -313,21 +313,10 @@ class Merged:
 
     def provenance_bytes(self) -> bytes:
         """Tab-separated ``query_id doc_id assessor relevance`` with a header line."""
-        import io
+        from ..core.io.trec import delimited_lines
 
-        import pyarrow.csv as pacsv
-
-        sink = io.BytesIO()
-        sink.write(b"query_id\tdoc_id\tassessor\trelevance\n")
-        if self.provenance.num_rows:
-            pacsv.write_csv(
-                self.provenance,
-                sink,
-                write_options=pacsv.WriteOptions(
-                    include_header=False, delimiter="\t", quoting_style="none"
-                ),
-            )
-        return sink.getvalue()
+        header = b"query_id\tdoc_id\tassessor\trelevance\n"
+        return header + delimited_lines(self.provenance.columns, "\t")
 
 
 def _check_package_grades(table: pa.Table, path: str) -> None:

@@ -55,6 +55,8 @@ RULES: dict[str, frozenset[str]] = {
     "api_publish": COORD,
     "api_results": COORD | PART,
     "api_report": COORD,
+    "api_audit": COORD,
+    "api_audit_tsv": COORD,
     # HTML pages and forms
     "home": ANYONE,
     "login_page": ANYONE,
@@ -90,3 +92,20 @@ def allowed(rule: frozenset[str], *, logged_in: bool, site: bool, roles: set[str
     if "site-coordinator" in rule and site:
         return True
     return bool(rule & roles)
+
+
+def refusal(rule: frozenset[str], *, campaign: str | None, roles: set[str]) -> str:
+    """Why a logged-in user is refused: who may, and what the user is (the 403 pages and
+    the API's errors say it)."""
+    if rule == SITE:
+        return "this is for site coordinators only: ask one to create the campaign"
+    needed = sorted(rule & {"coordinator", "assessor", "participant"})
+    who = " or ".join(f"{r}s" for r in needed) or "nobody"
+    where = f"campaign {campaign!r}" if campaign else "this campaign"
+    if not roles:
+        return f"you are not a member of {where}: this is for its {who}"
+    return (
+        f"this is for the {who} of {where}; you are "
+        + " and ".join(f"{'an' if r[0] in 'aeiou' else 'a'} {r}" for r in sorted(roles))
+        + " there"
+    )

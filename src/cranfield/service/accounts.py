@@ -101,6 +101,24 @@ def grant(db: Database, username: str, campaign: str, role: str) -> None:
         _grant(s, campaign, user.id, role)
 
 
+def known_to(s, user_id: int, coordinator_id: int) -> bool:
+    """Whether ``user_id`` has a role in a campaign that ``coordinator_id`` coordinates."""
+    from sqlalchemy.orm import aliased
+
+    theirs, mine = aliased(Membership), aliased(Membership)
+    found = s.scalar(
+        select(theirs.id)
+        .join(mine, mine.campaign_id == theirs.campaign_id)
+        .where(
+            theirs.user_id == user_id,
+            mine.user_id == coordinator_id,
+            mine.role == "coordinator",
+        )
+        .limit(1)
+    )
+    return found is not None
+
+
 _ROLES = select(Membership.role).where(
     Membership.user_id == bindparam("uid"), Membership.campaign_id == bindparam("cid")
 )
@@ -125,8 +143,10 @@ def members(s, campaign_id: int, role: str) -> list[User]:
 
 def login(db: Database, username: str, password: str) -> tuple[str, str, int] | None:
     """``(token, csrf, user id)`` of a new session, or None for a wrong name/password."""
-    with db.read() as s:
-        user = s.scalar(select(User).where(User.username == username))
+    user = None
+    if "\x00" not in username:  # no user name has one (PostgreSQL cannot even compare it)
+        with db.read() as s:
+            user = s.scalar(select(User).where(User.username == username))
     if user is None:
         security.verify_password(_DUMMY_HASH(), password)  # same time as a wrong password
         return None

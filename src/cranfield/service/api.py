@@ -13,6 +13,7 @@ from starlette.responses import PlainTextResponse, Response
 
 from . import (
     accounts,
+    audit,
     campaigns,
     exports,
     judging,
@@ -23,13 +24,9 @@ from . import (
     uploads,
 )
 from .auth import COOKIE, principal
-from .problems import ServiceError
+from .params import PairId
 
 router = APIRouter(prefix="/api")
-
-
-class TooMany(ServiceError):
-    status = 429
 
 
 class Credentials(BaseModel):
@@ -85,20 +82,23 @@ def set_session_cookie(request: Request, response: Response, token: str) -> None
     )
 
 
-def do_login(request: Request, username: str, password: str):
-    """``(token, csrf)`` or a 401/429 error; failed attempts are counted."""
-    limit = request.app.state.rate_limit
-    client = request.client.host if request.client else "?"
-    keys = ("u:" + username, "ip:" + client)
-    if limit.blocked(*keys):
-        raise TooMany("too many failed logins; wait a few minutes")
-    found = accounts.login(db_of(request), username, password)
+async def do_login(request: Request, username: str, password: str):
+    """``(token, csrf)`` or a 401/429 error (:mod:`cranfield.service.throttle`)."""
+    throttle = request.app.state.throttle
+    address = request.client.host if request.client else "?"
+    attempt = await run_in_threadpool(throttle.reserve, username, address)
+    try:
+        slot = await throttle.verification_slot()
+    except BaseException:
+        await run_in_threadpool(throttle.release, attempt)
+        raise
+    async with slot:
+        found = await run_in_threadpool(accounts.login, db_of(request), username, password)
     if found is None:
-        limit.failed(*keys)
         from .auth import Unauthorized
 
         raise Unauthorized("wrong user name or password")
-    limit.succeeded(keys[0])
+    await run_in_threadpool(throttle.succeeded, username, address, attempt)
     return found[0], found[1]
 
 
@@ -108,10 +108,10 @@ def health() -> dict:
 
 
 @router.post("/session", name="api_login")
-def login(request: Request, body: Credentials, response: Response) -> dict:
+async def login(request: Request, body: Credentials, response: Response) -> dict:
     """Log in: a session cookie and ``{"token", "csrf"}`` (the token also works as
     ``Authorization: Bearer``)."""
-    token, csrf = do_login(request, body.username, body.password)
+    token, csrf = await do_login(request, body.username, body.password)
     set_session_cookie(request, response, token)
     return {"token": token, "csrf": csrf}
 
@@ -249,25 +249,41 @@ def campaign(request: Request, name: str) -> dict:
 
 @router.post("/campaigns/{name}/users", name="api_add_member", status_code=201)
 def add_member(request: Request, name: str, body: Member) -> dict:
-    """Give a user a role in the campaign; a new user needs a ``password``."""
-    add_member_to(db_of(request), name, body.username, body.role, body.password)
+    """Give a user a role in the campaign: a member of the caller's campaigns (a site
+    coordinator: any user), or a new user with a ``password``."""
+    add_member_to(db_of(request), name, body.username, body.role, body.password, principal(request))
+    audit.note(request, username=body.username, role=body.role)
     return {"username": body.username, "role": body.role}
 
 
-def add_member_to(db, name: str, username: str, role: str, password: str | None) -> None:
+def add_member_to(db, name: str, username: str, role: str, password: str | None, by) -> None:
+    """Give ``username`` a role in campaign ``name``, on behalf of the principal ``by``.
+
+    A coordinator may add a user of their own campaigns (a site coordinator: any user)
+    or create a new one (with a password); anyone else's account is out of reach, and
+    the answer does not say whether it exists unless a password is given for it (a new
+    account cannot take a name in use).
+    """
     from sqlalchemy import select
 
     from ..errors import InputError
     from .models import User
+    from .problems import Conflict
 
     accounts.check_username(username)
     accounts.check_role(role)
     with db.read() as s:
-        exists = s.scalar(select(User.id).where(User.username == username)) is not None
-    if exists:
+        found = s.scalar(select(User.id).where(User.username == username))
+        reachable = found is not None and (by.site or accounts.known_to(s, found, by.user_id))
+    if reachable:
         accounts.grant(db, username, name, role)
     elif not password:
-        raise InputError(f"user {username!r} is new: give a password")
+        raise InputError(
+            f"no user {username!r} among the members of your campaigns: give a password "
+            "to create a new user"
+        )
+    elif found is not None:
+        raise Conflict(f"the user name {username!r} is taken: choose another")
     else:
         accounts.add_user(db, username, password, role=role, campaign=name)
 
@@ -329,14 +345,18 @@ def runs(request: Request, name: str) -> list:
 
 @router.post("/campaigns/{name}/pool", name="api_pool")
 def pool(request: Request, name: str, body: PoolRequest) -> dict:
-    return pooling.build(
+    info = pooling.build(
         db_of(request), name, strategy=body.strategy, depth=body.depth, per_group=body.per_group
     )
+    audit.note(request, strategy=info["strategy"], pairs=info["pairs"], gold=info["gold"])
+    return info
 
 
 @router.post("/campaigns/{name}/assignments", name="api_assign")
 def assign(request: Request, name: str, body: AssignRequest) -> dict:
-    return pooling.assign(db_of(request), name, per_topic=body.per_topic, seed=body.seed)
+    out = pooling.assign(db_of(request), name, per_topic=body.per_topic, seed=body.seed)
+    audit.note(request, per_topic=body.per_topic, seed=body.seed, topics=len(out))
+    return out
 
 
 @router.get(
@@ -353,7 +373,7 @@ def next_pair(request: Request, name: str):
 
 
 @router.get("/campaigns/{name}/pairs/{pair}", name="api_pair")
-def pair(request: Request, name: str, pair: int) -> dict:
+def pair(request: Request, name: str, pair: PairId) -> dict:
     return judging.pair_view(db_of(request), name, user_id(request), pair)
 
 
@@ -361,7 +381,7 @@ def pair(request: Request, name: str, pair: int) -> dict:
 def judge(
     request: Request,
     name: str,
-    pair: int,
+    pair: PairId,
     body: Label,
     response: Response,
     idempotency_key: str | None = Header(default=None),
@@ -382,7 +402,7 @@ def judge(
 
 
 @router.get("/campaigns/{name}/judgments/{pair}/history", name="api_history")
-def history(request: Request, name: str, pair: int) -> list:
+def history(request: Request, name: str, pair: PairId) -> list:
     """Your labels for a pair, oldest first."""
     return judging.history(db_of(request), name, user_id(request), pair)
 
@@ -393,8 +413,9 @@ def dashboard(request: Request, name: str) -> dict:
 
 
 @router.put("/campaigns/{name}/adjudications/{pair}", name="api_adjudicate")
-def adjudicate(request: Request, name: str, pair: int, body: Label) -> dict:
+def adjudicate(request: Request, name: str, pair: PairId, body: Label) -> dict:
     quality.adjudicate(db_of(request), name, user_id(request), pair, body.label)
+    audit.note(request, pair=pair, label=body.label)
     return {"pair": pair, "label": body.label}
 
 
@@ -418,11 +439,15 @@ def log(request: Request, name: str):
 
 @router.post("/campaigns/{name}/results", name="api_compute_results")
 def compute_results(request: Request, name: str, body: ResultsRequest) -> dict:
+    """Compute (not publish) the results; ``coverage.warning`` says when part of the
+    pool has no label yet."""
     data = results.compute(db_of(request), name, body.baselines)
+    audit.note(request, baselines=body.baselines, labelled=data["coverage"]["labelled"])
     return {
         "runs": sorted(data["runs"]),
         "measures": data["measures"],
         "qrels_pairs": data["qrels_pairs"],
+        "coverage": data["coverage"],
     }
 
 
@@ -445,6 +470,18 @@ def get_results(request: Request, name: str) -> dict:
             raise NotFound("no results computed yet")
         return data
     return results.for_participant(db_of(request), name, p.user_id)
+
+
+@router.get("/campaigns/{name}/audit", name="api_audit")
+def audit_log(request: Request, name: str) -> list:
+    """Every coordinator action in the campaign, oldest first."""
+    return audit.entries(db_of(request), name)
+
+
+@router.get("/campaigns/{name}/audit.tsv", name="api_audit_tsv", response_class=PlainTextResponse)
+def audit_tsv(request: Request, name: str):
+    """The audit log as TSV (``time user action detail``)."""
+    return PlainTextResponse(audit.entries_tsv(db_of(request), name))
 
 
 @router.get("/campaigns/{name}/report", name="api_report", response_class=Response)

@@ -10,14 +10,16 @@ service itself: it works offline, with no CDN). JSON is written by
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from fastapi import Request
 
 from . import auth
+from .audit import AuditTrail
 from .db import Database
-from .security import RateLimit
+from .limits import BodyLimit
+from .throttle import Limits, Throttle
 from .uploads import DEFAULT_LIMIT
 
 HERE = Path(__file__).resolve().parent
@@ -37,8 +39,7 @@ class Config:
 
     max_upload: int = DEFAULT_LIMIT
     secure_cookies: bool = False
-    login_attempts: int = 10
-    login_window: float = 300.0
+    logins: Limits = field(default_factory=Limits)
 
 
 def json_response_class():
@@ -124,7 +125,7 @@ def create_app(db: Database, config: Config | None = None):
     )
     app.state.db = db
     app.state.config = config
-    app.state.rate_limit = RateLimit(config.login_attempts, config.login_window)
+    app.state.throttle = Throttle(db, config.logins)
     app.state.templates = web.templates()
 
     guards = [Depends(authorize), Depends(csrf)]
@@ -163,6 +164,8 @@ def create_app(db: Database, config: Config | None = None):
     async def http_error(request, exc: HTTPException):
         return problem(request, exc.status_code, str(exc.detail))
 
+    app.add_middleware(AuditTrail, db=db)
+    app.add_middleware(BodyLimit, upload_limit=lambda: app.state.config.max_upload)
     app.add_middleware(SecurityHeaders)
     return app
 

@@ -104,7 +104,9 @@ def authorize(request) -> Principal:
     if not allowed(rule, logged_in=p.user_id is not None, site=p.site, roles=p.roles):
         if p.user_id is None:
             raise Unauthorized("log in first")
-        raise Forbidden("you may not do this")
+        from .access import refusal
+
+        raise Forbidden(refusal(rule, campaign=request.path_params.get("name"), roles=p.roles))
     return p
 
 

@@ -15,13 +15,13 @@ from sqlalchemy import select
 from . import campaigns
 from .db import Database
 from .models import Adjudication, JudgmentEvent, Pair, User
-from .quality import gold_qrels, judgment_rows, judgments_object
+from .quality import campaign_aggregate, judgment_rows, judgments_object
 
 
 def qrels_labels(db: Database, campaign: str) -> dict[tuple[str, str], int]:
-    """``{(topic, document): label}`` of the exported qrels."""
-    from ..judgments import aggregate
-
+    """``{(topic, document): label}`` of the exported qrels
+    (:func:`~cranfield.service.quality.campaign_aggregate`; an adjudicated pair nobody
+    judged has its adjudicated label)."""
     with db.read() as s:
         c = campaigns.get(s, campaign)
         scale = campaigns.scale_of(c)
@@ -32,7 +32,7 @@ def qrels_labels(db: Database, campaign: str) -> dict[tuple[str, str], int]:
             )
         ).all()
         decided = s.execute(
-            select(Pair.topic_id, Pair.doc_id, Adjudication.label)
+            select(Pair.id, Pair.topic_id, Pair.doc_id, Adjudication.label)
             .join(Adjudication, Adjudication.pair_id == Pair.id)
             .where(Pair.campaign_id == c.id)
         ).all()
@@ -40,9 +40,8 @@ def qrels_labels(db: Database, campaign: str) -> dict[tuple[str, str], int]:
     labels: dict[tuple[str, str], int] = {}
     j = judgments_object(rows, scale)
     if j is not None:
-        judged = {(r[1], r[2]) for r in rows}
-        gold = gold_qrels([p for p in pairs if (p[1], p[2]) in judged])
-        agg = aggregate(j, method, gold=gold)
+        adjudicated = {pid: int(label) for pid, _t, _d, label in decided}
+        agg = campaign_aggregate(j, method, rows, pairs, adjudicated)
         q = agg.to_qrels().table
         for topic, doc, rel in zip(
             q["query_id"].to_pylist(),
@@ -51,7 +50,7 @@ def qrels_labels(db: Database, campaign: str) -> dict[tuple[str, str], int]:
             strict=True,
         ):
             labels[(topic, doc)] = int(rel)
-    for topic, doc, label in decided:
+    for _pid, topic, doc, label in decided:
         labels[(topic, doc)] = int(label)
     return labels
 

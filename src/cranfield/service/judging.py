@@ -5,9 +5,9 @@ the assessor's own label and progress — never a run name, a rank, a score, the
 label or another assessor's label.
 
 Saving is idempotent: with an ``Idempotency-Key`` the first answer is stored with the
-key and a repeated request gets it again without any change; without a key, saving the
-label the pair already has changes nothing either. A changed label is a new entry in
-the judgment log, so the earlier one is kept.
+key and a repeated request gets it again without any change. Every other save is an
+entry in the judgment log (its label, seconds and time), the same label again included,
+so the log holds every label saved, in order; the pair's current label is the last.
 """
 
 from __future__ import annotations
@@ -135,6 +135,21 @@ def next_pair(db: Database, campaign: str, user_id: int) -> dict | None:
         return None if row is None else _view(s, ref, user_id, row)
 
 
+_FIRST = (
+    select(Task.pair_id)
+    .where(Task.campaign_id == bindparam("cid"), Task.user_id == bindparam("uid"))
+    .order_by(Task.position)
+    .limit(1)
+)
+
+
+def first_pair(db: Database, campaign: str, user_id: int) -> int | None:
+    """The id of the first pair of the assessor's queue (None: an empty queue)."""
+    ref = campaigns.ref(db, campaign)
+    with db.connection() as s:
+        return s.scalar(_FIRST, {"cid": ref.id, "uid": user_id})
+
+
 def pair_view(db: Database, campaign: str, user_id: int, pair_id: int) -> dict:
     """The view of one pair of the assessor's queue (:class:`NotFound` otherwise)."""
     ref = campaigns.ref(db, campaign)
@@ -241,7 +256,7 @@ def _save(db, campaign, user_id, pair_id, label, key, seconds) -> tuple[int, dic
         row = c.execute(_CURRENT, {"cid": ref.id, "uid": uid, "pair": pair_id}).first()
         if row is None:
             raise Forbidden(f"pair {pair_id} is not in your queue")
-        _task, jid, current = row
+        _task, jid, _current = row
         at = now()
         event = {"pair_id": pair_id, "user_id": uid, "label": label, "seconds": seconds}
         if jid is None:
@@ -250,11 +265,8 @@ def _save(db, campaign, user_id, pair_id, label, key, seconds) -> tuple[int, dic
             status = 201
         else:
             status = 200
-            if current != label:
-                c.execute(
-                    _UPDATE_JUDGMENT, {"jid": jid, "label": label, "seconds": seconds, "at": at}
-                )
-                c.execute(_INSERT_EVENT, {**event, "created_at": at})
+            c.execute(_UPDATE_JUDGMENT, {"jid": jid, "label": label, "seconds": seconds, "at": at})
+            c.execute(_INSERT_EVENT, {**event, "created_at": at})
         if key is not None:
             c.execute(
                 _INSERT_KEY,

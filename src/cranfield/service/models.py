@@ -63,6 +63,9 @@ class Campaign(Base):
     # added by revision 0002
     published_at: Mapped[dt.datetime | None] = mapped_column(DateTime, nullable=True)
     results_json: Mapped[str | None] = mapped_column(Text, nullable=True)
+    # added by revision 0005
+    guidelines: Mapped[str | None] = mapped_column(Text, nullable=True)
+    pool_per_group: Mapped[int | None] = mapped_column(Integer, nullable=True)
 
 
 class Membership(Base):
@@ -132,6 +135,8 @@ class Task(Base):
     user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
     pair_id: Mapped[int] = mapped_column(ForeignKey("pairs.id", ondelete="CASCADE"))
     position: Mapped[int] = mapped_column(Integer)
+    # added by revision 0005: "come back later" (the pair waits until the rest is judged)
+    skipped_at: Mapped[dt.datetime | None] = mapped_column(DateTime, nullable=True)
 
 
 class Judgment(Base):
@@ -145,6 +150,9 @@ class Judgment(Base):
     label: Mapped[int] = mapped_column(Integer)
     seconds: Mapped[float | None] = mapped_column(Float, nullable=True)
     updated_at: Mapped[dt.datetime] = mapped_column(DateTime, default=now)
+    # added by revision 0005: the assessor's note and flags ("unsure", "broken")
+    comment: Mapped[str | None] = mapped_column(Text, nullable=True)
+    flags: Mapped[str | None] = mapped_column(String(32), nullable=True)
 
 
 class JudgmentEvent(Base):
@@ -195,3 +203,57 @@ class Session(Base):
     csrf: Mapped[str] = mapped_column(String(64))
     created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=now)
     expires_at: Mapped[dt.datetime] = mapped_column(DateTime)
+
+
+class LoginAttempt(Base):
+    """A password verification, recorded before it runs (added by revision 0004).
+
+    ``key`` is what the attempt counts against: ``"u:ADDRESS USER"`` for the user name
+    from one client address, ``"a:ADDRESS"`` for the address alone. Kept in the
+    database, so that every worker process behind it throttles alike.
+    """
+
+    __tablename__ = "login_attempts"
+    __table_args__ = (Index("ix_login_attempts_key", "key", "at"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    key: Mapped[str] = mapped_column(String(200))
+    at: Mapped[dt.datetime] = mapped_column(DateTime)
+
+
+class Invitation(Base):
+    """A one-time link (added by revision 0005): ``invite`` creates an account with a
+    role in a campaign, ``reset`` sets a user's password. Only the token's SHA-256 is
+    kept; a link works once, until it expires."""
+
+    __tablename__ = "invitations"
+    token_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
+    kind: Mapped[str] = mapped_column(String(16))
+    campaign_id: Mapped[int | None] = mapped_column(
+        ForeignKey("campaigns.id", ondelete="CASCADE"), nullable=True
+    )
+    role: Mapped[str | None] = mapped_column(String(16), nullable=True)
+    user_id: Mapped[int | None] = mapped_column(
+        ForeignKey("users.id", ondelete="CASCADE"), nullable=True
+    )
+    created_by: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=now)
+    expires_at: Mapped[dt.datetime] = mapped_column(DateTime)
+    used_at: Mapped[dt.datetime | None] = mapped_column(DateTime, nullable=True)
+
+
+class AuditEntry(Base):
+    """What a coordinator did (added by revision 0005): members, pools, assignments,
+    adjudications, results, invitations — in order, never changed."""
+
+    __tablename__ = "audit_log"
+    __table_args__ = (Index("ix_audit_log_campaign", "campaign_id", "id"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    campaign_id: Mapped[int | None] = mapped_column(
+        ForeignKey("campaigns.id", ondelete="CASCADE"), nullable=True
+    )
+    user_id: Mapped[int | None] = mapped_column(
+        ForeignKey("users.id", ondelete="SET NULL"), nullable=True
+    )
+    action: Mapped[str] = mapped_column(String(64))
+    detail: Mapped[str] = mapped_column(Text, default="")
+    at: Mapped[dt.datetime] = mapped_column(DateTime, default=now)

@@ -99,6 +99,30 @@ def progress(s, cid: int) -> dict:
     }
 
 
+def campaign_aggregate(j, method: str, rows: list[tuple], pairs, adjudicated: dict[int, int]):
+    """The campaign's labels as the export writes them: ``method`` over the judgments,
+    the gold pairs that were judged held at their known label, then each adjudication
+    (``{pair id: label}``) in place of its pair's aggregate. The qrels export and the
+    dashboard's "agreement with aggregate" both come from here, so their tie rule (for
+    majority: uniform at random with seed 0, :func:`cranfield.judgments.majority_vote`)
+    and everything else are the same."""
+    from ..judgments import aggregate
+
+    judged = {(r[1], r[2]) for r in rows}
+    gold = gold_qrels([p for p in pairs if (p[1], p[2]) in judged])
+    agg = aggregate(j, method, gold=gold)
+    if adjudicated:
+        where = {(t, d): pid for pid, t, d, *_ in rows}
+        item = {
+            (str(t), str(d)): i for i, (t, d) in enumerate(zip(j.topics, j.documents, strict=True))
+        }
+        position = {v: k for k, v in enumerate(j.scale.values)}
+        for key, pid in where.items():
+            if pid in adjudicated and key in item and adjudicated[pid] in position:
+                agg.label[item[key]] = position[adjudicated[pid]]
+    return agg
+
+
 def conflicts(rows: list[tuple], adjudicated: dict[int, int]) -> list[dict]:
     """Pairs whose assessors disagree, with every label (for the coordinator only)."""
     by_pair: dict[int, dict] = {}
@@ -117,7 +141,7 @@ def conflicts(rows: list[tuple], adjudicated: dict[int, int]) -> list[dict]:
 
 def dashboard(db: Database, campaign: str) -> dict:
     """Everything the coordinator's dashboard shows, as a JSON-ready dict."""
-    from ..judgments import aggregate, agreement_report, assessor_quality
+    from ..judgments import agreement_report, assessor_quality
 
     with db.read() as s:
         c = campaigns.get(s, campaign)
@@ -157,16 +181,33 @@ def dashboard(db: Database, campaign: str) -> dict:
             out["agreement"] = report["graded"]["overall"]
         else:
             out["notes"].append("agreement needs pairs judged by two assessors or more")
-        gold = gold_qrels(pairs)
-        agg = aggregate(
-            j, aggregation if aggregation in ("majority", "dawid-skene", "mace") else "majority"
-        )
-        out["quality"] = assessor_quality(
-            j, gold=gold, aggregate=agg if "confusion" in agg.info else None
-        )
+        agg = campaign_aggregate(j, aggregation, rows, pairs, adjudicated)
+        out["quality"] = assessor_quality(j, gold=gold_qrels(pairs), aggregate=agg)
+        out["aggregate_rule"] = aggregate_rule(agg)
     except (CranfieldError, ValueError, FloatingPointError) as exc:
         out["notes"].append(f"not computed yet: {exc}")
     return out
+
+
+def aggregate_rule(agg) -> str:
+    """How the campaign's labels are decided, in words (the dashboard shows it)."""
+    info = agg.info
+    method = info.get("method", "")
+    if method == "majority":
+        ties = {
+            "random": f"ties broken uniformly at random (seed {info.get('seed', 0)})",
+            "higher": "ties: the higher label",
+            "lower": "ties: the lower label",
+            "abstain": "ties left out",
+        }.get(info.get("ties"), "")
+        text = f"majority vote, {ties}"
+    elif method == "mean":
+        text = "the label nearest the mean (ties: the higher label)"
+    elif method == "median":
+        text = "the lower median label"
+    else:
+        text = method
+    return text + "; gold pairs at their known label; adjudications applied"
 
 
 def adjudicate(db: Database, campaign: str, user_id: int, pair_id: int, label) -> None:

@@ -7,10 +7,17 @@ writes the HTML report of :func:`cranfield.report.build_report` into the data
 directory. Participants see only their own runs' per-topic scores, beside the best,
 median and worst score of each topic over all runs (as TREC returns them to
 participants; Voorhees & Harman 2005) — never another team's run.
+
+Every stored result says on what it stands: how many of the pool's pairs had a label
+(``coverage``; a warning when not all did: unjudged documents count as not relevant),
+when it was computed, and whether it is ``stale`` — whether the qrels exported now
+(judgments saved or adjudicated since) differ from those it was computed on (their
+SHA-256 is kept with the result).
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 
@@ -31,6 +38,7 @@ def compute(db: Database, campaign: str, baselines: list[str] | None = None) -> 
     from ..report.html import build_report
 
     qrels = exports.qrels(db, campaign)
+    digest = _digest(qrels)
     if len(qrels) == 0:
         raise InputError(f"campaign {campaign!r} has no judgments to evaluate with")
     with db.read() as s:
@@ -93,6 +101,9 @@ def compute(db: Database, campaign: str, baselines: list[str] | None = None) -> 
         "per_topic_stats": stats,
         "comparisons": comparisons,
         "qrels_pairs": len(qrels),
+        "coverage": coverage(db, campaign, qrels),
+        "computed_at": now().isoformat(timespec="seconds") + "Z",
+        "qrels_sha256": digest,
     }
     from ..output import dumps_json
 
@@ -100,6 +111,61 @@ def compute(db: Database, campaign: str, baselines: list[str] | None = None) -> 
         c = campaigns.get(s, campaign)
         c.results_json = dumps_json(payload, indent=None)
     return payload
+
+
+def _digest(qrels) -> str:
+    import io
+
+    sink = io.BytesIO()
+    if len(qrels):
+        qrels.to_trec(sink)
+    return hashlib.sha256(sink.getvalue()).hexdigest()
+
+
+def coverage(db: Database, campaign: str, qrels) -> dict:
+    """``{"pool", "labelled", "fraction", "per_topic", "warning"}``: the pool's pairs,
+    those with a label in ``qrels`` (judged, gold or adjudicated), their fraction overall
+    and per topic, and a warning when some have none."""
+    from collections import Counter
+
+    from sqlalchemy import func, select
+
+    from .models import Pair
+
+    with db.read() as s:
+        cid = campaigns.get(s, campaign).id
+        pools = dict(
+            s.execute(
+                select(Pair.topic_id, func.count(Pair.id))
+                .where(Pair.campaign_id == cid)
+                .group_by(Pair.topic_id)
+            ).all()
+        )
+    per_topic_labels = Counter(qrels.table.column("query_id").to_pylist())
+    pool, labelled = sum(pools.values()), len(qrels)
+    fraction = labelled / pool if pool else 1.0
+    warning = None
+    if labelled < pool:
+        warning = (
+            f"only {labelled} of the pool's {pool} pairs have a label ({fraction:.1%}): "
+            "the unjudged documents count as not relevant"
+        )
+    per_topic = {t: per_topic_labels.get(t, 0) / n for t, n in sorted(pools.items())}
+    return {
+        "pool": pool,
+        "labelled": labelled,
+        "fraction": fraction,
+        "per_topic": per_topic,
+        "warning": warning,
+    }
+
+
+def with_state(db: Database, campaign: str, data: dict) -> dict:
+    """``data`` with ``stale``: whether the qrels exported now differ from those the
+    results were computed on (results stored before this was recorded: unknown, None)."""
+    known = data.get("qrels_sha256")
+    data["stale"] = None if known is None else _digest(exports.qrels(db, campaign)) != known
+    return data
 
 
 def _nan(v) -> bool:
@@ -124,9 +190,11 @@ def publish(db: Database, campaign: str) -> None:
 
 
 def stored(db: Database, campaign: str) -> dict | None:
+    """The computed results (with ``stale``), or None."""
     with db.read() as s:
         c = campaigns.get(s, campaign)
-        return json.loads(c.results_json) if c.results_json else None
+        text = c.results_json
+    return with_state(db, campaign, json.loads(text)) if text else None
 
 
 def for_participant(db: Database, campaign: str, user_id: int) -> dict:
@@ -147,6 +215,9 @@ def for_participant(db: Database, campaign: str, user_id: int) -> dict:
             if name in own
         },
         "per_topic_stats": data["per_topic_stats"],
+        "coverage": data.get("coverage"),
+        "computed_at": data.get("computed_at"),
+        "stale": with_state(db, campaign, data)["stale"],
     }
 
 

@@ -8,8 +8,7 @@
   with the cookie (a form field ``csrf`` or the header ``X-CSRF-Token``); a request
   authenticated by a Bearer header needs none (a browser never adds that header by
   itself).
-* :class:`RateLimit`: at most ``attempts`` failed logins per user name and per client
-  address in a sliding window of ``window`` seconds.
+* The login throttle is :mod:`cranfield.service.throttle`.
 """
 
 from __future__ import annotations
@@ -17,9 +16,6 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
-import threading
-import time
-from collections import defaultdict, deque
 
 SESSION_DAYS = 14
 #: Argon2 parameters (argon2-cffi's defaults, RFC 9106's second recommendation, when
@@ -70,40 +66,3 @@ def same(a: str, b: str) -> bool:
 def new_password() -> str:
     """A one-time password: 16 URL-safe characters."""
     return secrets.token_urlsafe(12)
-
-
-class RateLimit:
-    """Failed logins allowed per key (user name, client address) in a sliding window."""
-
-    def __init__(self, attempts: int = 10, window: float = 300.0):
-        self.attempts = attempts
-        self.window = window
-        self._failures: dict[str, deque] = defaultdict(deque)
-        self._lock = threading.Lock()
-
-    def _trim(self, q: deque, now: float) -> None:
-        while q and q[0] <= now - self.window:
-            q.popleft()
-
-    def blocked(self, *keys: str) -> bool:
-        now = time.monotonic()
-        with self._lock:
-            for key in keys:
-                q = self._failures.get(key)
-                if q is not None:
-                    self._trim(q, now)
-                    if len(q) >= self.attempts:
-                        return True
-        return False
-
-    def failed(self, *keys: str) -> None:
-        now = time.monotonic()
-        with self._lock:
-            for key in keys:
-                q = self._failures[key]
-                self._trim(q, now)
-                q.append(now)
-
-    def succeeded(self, username_key: str) -> None:
-        with self._lock:
-            self._failures.pop(username_key, None)

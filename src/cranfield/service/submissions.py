@@ -71,6 +71,7 @@ def validate(
                 found.append(f"topic {qid!r} is not a topic of the campaign")
             if did not in doc_ids:
                 found.append(f"document {did!r} is not in the collection")
+            found.extend(_rank_and_score(fields[3], fields[4]))
             for message in found:
                 if len(problems) < MAX_PROBLEMS:
                     problems.append({"line": number, "message": message})
@@ -81,6 +82,26 @@ def validate(
     if not problems and len(run) == 0:
         problems.append({"line": None, "message": "the run has no lines"})
     return run, problems
+
+
+def _rank_and_score(rank: bytes, score: bytes) -> list[str]:
+    """What a submitted line's rank and score may not be (the reader already checked
+    they are numbers): a negative rank, a score that is not finite (``inf``
+    orders nothing: trec_eval sorts by score; the reader refuses nan)."""
+    import math
+
+    found = []
+    try:
+        if int(rank) < 0:
+            found.append(f"rank {rank.decode('utf-8', 'replace')} is negative")
+    except ValueError:
+        pass
+    try:
+        if not math.isfinite(float(score)):
+            found.append(f"score {score.decode('utf-8', 'replace')} is not a finite number")
+    except ValueError:
+        pass
+    return found
 
 
 def submit(

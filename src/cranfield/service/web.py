@@ -16,9 +16,10 @@ from fastapi import APIRouter, Request
 from starlette.concurrency import run_in_threadpool
 from starlette.responses import HTMLResponse, RedirectResponse
 
-from . import accounts, campaigns, judging, pooling, quality, results, submissions, uploads
+from . import accounts, audit, campaigns, judging, pooling, quality, results, submissions, uploads
 from .api import add_member_to, create_from_form, do_login, set_session_cookie, submit_form
 from .auth import COOKIE, LOGIN_CSRF_COOKIE, principal
+from .params import PairId
 from .problems import Invalid
 
 router = APIRouter()
@@ -97,7 +98,7 @@ async def login_form(request: Request):
     from .problems import ServiceError
 
     try:
-        token, _csrf = await run_in_threadpool(do_login, request, username, password)
+        token, _csrf = await do_login(request, username, password)
     except ServiceError as exc:
         return login_page(request, error=exc.message, status=exc.status)
     response = RedirectResponse("/campaigns", status_code=303)
@@ -175,6 +176,8 @@ def dashboard_page(request: Request, name: str):
         }
         owners = {u.id: u.username for role in members for u in accounts.members(s, c.id, role)}
         has_results = bool(c.results_json)
+        published = c.published_at is not None
+    data["conflicts"].sort(key=lambda x: x["adjudicated"] is not None)  # undecided first
     return render(
         request,
         "dashboard.html",
@@ -183,7 +186,40 @@ def dashboard_page(request: Request, name: str):
         runs=[(r, owners.get(r.user_id, "?")) for r in run_rows],
         members=members,
         has_results=has_results,
+        steps=steps(data, len(run_rows), has_results, published),
+        audit_entries=audit.entries(db, name)[-10:][::-1],
     )
+
+
+def steps(d: dict, runs: int, has_results: bool, published: bool) -> list[dict]:
+    """The campaign's stages (submissions, pool, assignment, judging, adjudication,
+    results), each ``done`` or not, the first not done being ``current``: the
+    dashboard's step indicator, each linking to its section."""
+    assessors = d["progress"]["assessors"]
+    assigned = sum(a["assigned"] for a in assessors)
+    judged = sum(a["judged"] for a in assessors)
+    undecided = sum(1 for x in d["conflicts"] if x["adjudicated"] is None)
+    stages = [
+        ("submissions", "runs", runs > 0, f"{runs} runs"),
+        ("pool", "pool", d["pool"]["pairs"] > 0, f"{d['pool']['pairs']} pairs"),
+        ("assignment", "pool", bool(assessors), f"{len(assessors)} assessors"),
+        ("judging", "progress", assigned > 0 and judged == assigned, f"{judged} of {assigned}"),
+        ("adjudication", "conflicts", judged > 0 and undecided == 0, f"{undecided} undecided"),
+        (
+            "results",
+            "results",
+            published,
+            "published" if published else ("computed" if has_results else "not computed"),
+        ),
+    ]
+    out, current = [], False
+    for name, anchor, done, detail in stages:
+        here = not done and not current
+        current = current or here
+        out.append(
+            {"name": name, "anchor": anchor, "done": done, "current": here, "detail": detail}
+        )
+    return out
 
 
 async def _form(request: Request) -> dict:
@@ -213,7 +249,9 @@ async def members_form(request: Request, name: str):
         f.get("username", ""),
         f.get("role", ""),
         f.get("password") or None,
+        principal(request),
     )
+    audit.note(request, username=f.get("username", ""), role=f.get("role", ""))
     return back(f"/c/{quote(name)}/dashboard", f"{f.get('username')} is now {f.get('role')}")
 
 
@@ -227,6 +265,7 @@ async def pool_form(request: Request, name: str):
         strategy=f.get("strategy", "").strip() or "depth",
         depth=_int(f.get("depth", ""), "depth", 10),
     )
+    audit.note(request, strategy=info["strategy"], pairs=info["pairs"], gold=info["gold"])
     return back(
         f"/c/{quote(name)}/dashboard", f"pool built: {info['pairs']} pairs ({info['strategy']})"
     )
@@ -241,16 +280,18 @@ async def assign_form(request: Request, name: str):
         name,
         per_topic=_int(f.get("per_topic", ""), "assessors per topic"),
     )
+    audit.note(request, per_topic=f.get("per_topic", ""), topics=len(out))
     return back(f"/c/{quote(name)}/dashboard", f"{len(out)} topics assigned")
 
 
 @router.post("/c/{name}/adjudicate/{pair}", name="adjudicate_form")
-async def adjudicate_form(request: Request, name: str, pair: int):
+async def adjudicate_form(request: Request, name: str, pair: PairId):
     f = await _form(request)
     label = _int(f.get("label", ""), "label")
     await run_in_threadpool(
         quality.adjudicate, request.app.state.db, name, principal(request).user_id, pair, label
     )
+    audit.note(request, pair=pair, label=label)
     return back(f"/c/{quote(name)}/dashboard", f"pair {pair} adjudicated")
 
 
@@ -258,8 +299,12 @@ async def adjudicate_form(request: Request, name: str, pair: int):
 async def results_form(request: Request, name: str):
     f = await _form(request)
     baselines = [b for b in re.split(r"[\s,]+", f.get("baselines", "")) if b]
-    await run_in_threadpool(results.compute, request.app.state.db, name, baselines)
-    return back(f"/c/{quote(name)}/results", "results computed (not yet published)")
+    data = await run_in_threadpool(results.compute, request.app.state.db, name, baselines)
+    audit.note(request, baselines=baselines, labelled=data["coverage"]["labelled"])
+    note = "results computed (not yet published)"
+    if data["coverage"]["warning"]:
+        note += "; " + data["coverage"]["warning"]
+    return back(f"/c/{quote(name)}/results", note)
 
 
 @router.post("/c/{name}/publish", name="publish_form")
@@ -344,7 +389,10 @@ def _judge(request: Request, name: str, view: dict | None):
         summary = campaigns.summary(s, c)
         prog = judging.progress(s, c.id, principal(request).user_id)
     if view is None:
-        return render(request, "judge.html", name=name, c=summary, view=None, progress=prog)
+        first = judging.first_pair(db, name, principal(request).user_id)
+        return render(
+            request, "judge.html", name=name, c=summary, view=None, progress=prog, first=first
+        )
     terms = terms_of(view["topic"])
     return render(
         request,
@@ -366,13 +414,13 @@ def judge_page(request: Request, name: str):
 
 
 @router.get("/c/{name}/judge/{pair}", name="judge_pair_page")
-def judge_pair_page(request: Request, name: str, pair: int):
+def judge_pair_page(request: Request, name: str, pair: PairId):
     view = judging.pair_view(request.app.state.db, name, principal(request).user_id, pair)
     return _judge(request, name, view)
 
 
 @router.post("/c/{name}/judge/{pair}", name="judge_form")
-async def judge_form(request: Request, name: str, pair: int):
+async def judge_form(request: Request, name: str, pair: PairId):
     f = await _form(request)
     label = _int(f.get("label", ""), "label")
     await run_in_threadpool(

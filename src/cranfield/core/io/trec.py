@@ -25,7 +25,6 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.csv as pacsv
 
 from ... import _engine
 from ...errors import InputError
@@ -190,23 +189,36 @@ def _problem(what: str, line: int | None, detail, layout: Layout, source: str) -
 # -- writing ----------------------------------------------------------------------------------
 
 
+def delimited_lines(columns: list, delimiter: str) -> bytes:
+    """The rows of ``columns`` (Arrow arrays of one length) as text lines, the fields
+    separated by ``delimiter``: numbers as Arrow writes them (as its CSV writer does),
+    strings as they are. Unlike the CSV writer with quoting off, a field may hold ``"``
+    or ``,`` (a TREC id may: only whitespace and control characters separate fields,
+    and the readers refuse those in ids)."""
+    import pyarrow.compute as pc
+
+    if not columns or len(columns[0]) == 0:
+        return b""
+    text = [pc.cast(c, pa.large_string()) for c in columns]  # 64-bit offsets: any size
+    sep, empty = (pa.scalar(x, pa.large_string()) for x in (delimiter, ""))
+    joined = pc.binary_join_element_wise(*text, sep) if len(text) > 1 else text[0]
+    lines = pc.binary_join_element_wise(joined, pa.scalar("\n", pa.large_string()), empty)
+    if isinstance(lines, pa.ChunkedArray):
+        lines = lines.combine_chunks()
+    offsets = np.frombuffer(lines.buffers()[1], dtype=np.int64)
+    first, last = offsets[lines.offset], offsets[lines.offset + len(lines)]
+    return lines.buffers()[2].to_pybytes()[first:last]
+
+
 def write(table: pa.Table, path_or_file, columns: list) -> None:
     """Write space-separated columns (arrays or scalars) to a path, ``"-"`` or a binary file."""
-    import io
     import sys
 
     n = table.num_rows
     cols = {}
     for i, c in enumerate(columns):
         cols[f"c{i}"] = c if isinstance(c, (pa.Array, pa.ChunkedArray)) else pa.array([c] * n)
-    out = pa.table(cols)
-    sink = io.BytesIO()
-    pacsv.write_csv(
-        out,
-        sink,
-        write_options=pacsv.WriteOptions(include_header=False, delimiter=" ", quoting_style="none"),
-    )
-    data = sink.getvalue()
+    data = delimited_lines(list(cols.values()), " ")
     if isinstance(path_or_file, (str, os.PathLike)) and str(path_or_file) == "-":
         stream = sys.stdout
         (stream.buffer if hasattr(stream, "buffer") else stream).write(

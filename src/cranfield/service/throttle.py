@@ -1,0 +1,150 @@
+"""The login throttle: attackers slow down, the owner of an account is never locked out.
+
+Every password verification is recorded in the database (:class:`~.models.LoginAttempt`)
+*before* it runs, under two keys: the user name from the client address, and the
+address alone. The attempt goes ahead only if, counting itself, the first key has at
+most ``per_user_address`` attempts in the last ``window`` seconds and the second at
+most ``per_address``; otherwise it is refused with 429 and not counted. A successful
+login removes its own attempts and the earlier failures of that user from that address.
+
+Recording before verifying makes the limit hold under concurrency: the attempts are
+committed before they are counted, so the n-th to commit counts at least n, and no more
+than the limit are ever verified (40 simultaneous wrong logins were 40 verifications;
+now they are at most 10, the rest refused). Attempts that arrive together may count
+each other before the refused ones are removed, so a burst may be refused a little
+early — the burst's own address only.
+The counts live in the database, so every worker process in front of it shares them.
+
+There is no limit per user name alone: it would let anyone lock the owner (or the
+coordinator) out by failing on purpose. Guessing from many addresses is bounded by
+the verifications themselves: at most ``concurrent`` run at once in a process (Argon2id
+takes 64 MiB and tens of milliseconds each), and a request that waits more than
+``wait`` seconds for its turn is refused with 429 "busy" — so a flood of logins costs
+the server a bounded amount of memory and never holds it for long.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+from dataclasses import dataclass
+
+from sqlalchemy import and_, delete, func, insert, select
+
+from .models import LoginAttempt, now
+from .problems import ServiceError
+
+
+class TooMany(ServiceError):
+    status = 429
+
+
+@dataclass(frozen=True)
+class Limits:
+    """The throttle's settings (``cranfield serve`` shows the defaults in its help)."""
+
+    per_user_address: int = 10
+    per_address: int = 50
+    window: float = 300.0
+    concurrent: int = 2
+    wait: float = 5.0
+
+
+def keys(username: str, address: str) -> tuple[str, str]:
+    """The two keys an attempt counts against (an address has no space; a user name of
+    up to 64 characters with no NUL, which PostgreSQL cannot store, follows it)."""
+    name = username.replace("\x00", "\ufffd")
+    return f"u:{address} {name}"[:200], f"a:{address}"[:200]
+
+
+class Throttle:
+    """The throttle of one service process over its database."""
+
+    def __init__(self, db, limits: Limits | None = None):
+        self.db = db
+        self.limits = limits or Limits()
+        self._slots: asyncio.Semaphore | None = None
+        self._loop = None
+
+    def reserve(self, username: str, address: str) -> list[int]:
+        """Record the attempt (committed), then count: the ids of its rows, or
+        :class:`TooMany` (the rows removed again)."""
+        user_key, address_key = keys(username, address)
+        at = now()
+        since = at - dt.timedelta(seconds=self.limits.window)
+        with self.db.transaction() as c:
+            c.execute(
+                delete(LoginAttempt).where(
+                    LoginAttempt.key.in_((user_key, address_key)), LoginAttempt.at < since
+                )
+            )
+            ids = [
+                c.execute(insert(LoginAttempt).values(key=k, at=at)).inserted_primary_key[0]
+                for k in (user_key, address_key)
+            ]
+        with self.db.connection() as c:
+            counts = dict(
+                c.execute(
+                    select(LoginAttempt.key, func.count())
+                    .where(
+                        and_(
+                            LoginAttempt.key.in_((user_key, address_key)),
+                            LoginAttempt.at >= since,
+                        )
+                    )
+                    .group_by(LoginAttempt.key)
+                ).all()
+            )
+        if (
+            counts.get(user_key, 0) > self.limits.per_user_address
+            or counts.get(address_key, 0) > self.limits.per_address
+        ):
+            self.release(ids)
+            raise TooMany(
+                f"too many failed logins; wait {_minutes(self.limits.window)} and try again"
+            )
+        return ids
+
+    def release(self, ids: list[int]) -> None:
+        """Forget an attempt that did not verify a password."""
+        with self.db.transaction() as c:
+            c.execute(delete(LoginAttempt).where(LoginAttempt.id.in_(ids)))
+
+    def succeeded(self, username: str, address: str, ids: list[int]) -> None:
+        """Forget the attempt and the user's earlier failures from this address."""
+        user_key, _ = keys(username, address)
+        with self.db.transaction() as c:
+            c.execute(
+                delete(LoginAttempt).where(
+                    (LoginAttempt.id.in_(ids)) | (LoginAttempt.key == user_key)
+                )
+            )
+
+    async def verification_slot(self):
+        """Wait at most ``wait`` seconds for one of the ``concurrent`` slots; an async
+        context manager (the waiting holds no thread)."""
+        loop = asyncio.get_running_loop()
+        if self._loop is not loop:  # one server runs one loop; a test client one each
+            self._slots, self._loop = asyncio.Semaphore(self.limits.concurrent), loop
+        try:
+            await asyncio.wait_for(self._slots.acquire(), self.limits.wait)
+        except TimeoutError:
+            raise TooMany("the server is busy checking other logins; try again shortly") from None
+        return _Slot(self._slots)
+
+
+class _Slot:
+    def __init__(self, semaphore: asyncio.Semaphore):
+        self.semaphore = semaphore
+
+    async def __aenter__(self):
+        return self
+
+    async def __aexit__(self, *exc) -> None:
+        self.semaphore.release()
+
+
+def _minutes(seconds: float) -> str:
+    if seconds < 60:
+        return f"{seconds:g} seconds"
+    return f"{seconds / 60:g} minutes"

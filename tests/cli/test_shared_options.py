@@ -1,0 +1,48 @@
+"""One option, one declaration: ``-f/--format``, ``--digits``, ``--seed`` and the output
+options are declared by their helpers in ``cli/_args.py`` (one help text, one reading,
+one meaning) and never by a command itself. The scan reads every module of the command
+line, the parsers built inside functions included."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+CLI = Path(__file__).resolve().parents[2] / "src" / "cranfield" / "cli"
+
+#: flag -> the helper of cli/_args.py that declares it
+SHARED = {
+    "-f": "add_format",
+    "--format": "add_format",
+    "--digits": "add_digits",
+    "--seed": "add_seed",
+    "-o": "add_output",
+    "--output": "add_output",
+}
+#: trec_eval's own option table mirrors trec_eval's flags (its -f is not a format)
+EXEMPT = {"trec_eval_cmd.py"}
+
+
+def declared_by_hand(folder: Path = CLI) -> list[str]:
+    found = []
+    for path in sorted(folder.glob("*.py")):
+        if path.name == "_args.py" or path.name in EXEMPT:
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Call) and getattr(node.func, "attr", "") == "add_argument":
+                flags = [a.value for a in node.args if isinstance(a, ast.Constant)]
+                for flag in set(flags) & set(SHARED):
+                    found.append(f"{path.name}:{node.lineno} {flag} (use _args.{SHARED[flag]})")
+    return found
+
+
+def test_no_command_declares_a_shared_option_itself():
+    assert declared_by_hand() == []
+
+
+def test_the_scan_finds_a_hand_made_declaration(tmp_path):
+    """The rule can fail: a module declaring ``--seed`` itself is reported."""
+    (tmp_path / "x_cmd.py").write_text(
+        "def add_arguments(p):\n    p.add_argument('--seed', default='0')\n"
+    )
+    assert declared_by_hand(tmp_path) == ["x_cmd.py:2 --seed (use _args.add_seed)"]
