@@ -2,12 +2,12 @@
 
 The one reader behind ``cranfield classify`` and ``cranfield cluster``.
 
-Formats, chosen by file suffix (a trailing ``.gz`` is ignored; gzip is recognised by
-content):
+Files are read by the one table reader (:mod:`cranfield.core.io.table`: gzip and the
+format recognised by content, ``-`` for standard input):
 
-- ``.csv`` / ``.tsv`` / ``.tab``: delimited text. Every column is read as text, so labels
-  such as ``01`` and ``1`` stay distinct.
-- ``.parquet`` / ``.pq``: columns keep their Parquet types and names.
+- Parquet or Arrow IPC (by their magic bytes): columns keep their types and names.
+- ``.csv`` / ``.tsv`` / ``.tab`` (a trailing ``.gz`` ignored): delimited text. Every
+  column is read as text, so labels such as ``01`` and ``1`` stay distinct.
 - anything else (``.txt``, no suffix, ...): plain text, one value per line (the whole
   line, stripped), as written by ``np.savetxt`` or ``cut -f2``.
 
@@ -30,13 +30,8 @@ line); reading stops at the first NUL byte, so binary data and special files suc
 
 from __future__ import annotations
 
-import csv
-import gzip
-import io
 import math
 import os
-import stat
-import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -46,27 +41,8 @@ from .errors import InputError
 
 __all__ = ["LabelTable", "header_hint", "read_label_pair", "read_table"]
 
-_DELIMITED = {".csv": ",", ".tsv": "\t", ".tab": "\t"}
-_PARQUET = {".parquet", ".pq"}
-_CHUNK = 1 << 20
 #: Bytes a fixed-width array of text labels may take beyond 4x their Arrow size.
 _WIDE_LABELS = 1 << 20
-
-
-def _suffix(path: Path) -> str:
-    suffixes = [s.lower() for s in path.suffixes]
-    if suffixes and suffixes[-1] == ".gz":
-        suffixes.pop()
-    return suffixes[-1] if suffixes else ""
-
-
-def _kind(path: Path) -> str:
-    suffix = _suffix(path)
-    if suffix in _DELIMITED:
-        return "delimited"
-    if suffix in _PARQUET:
-        return "parquet"
-    return "plain"
 
 
 def shown(value: object, limit: int = 60) -> str:
@@ -77,63 +53,6 @@ def shown(value: object, limit: int = 60) -> str:
 
 def _first_line(exc: Exception) -> str:
     return str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-
-
-# ------------------------------------------------------------------- bytes and text
-
-
-def _open_checked(path: Path):
-    """Open an input for reading; a directory or unreadable path is an InputError."""
-    try:
-        fh = open(path, "rb")  # noqa: SIM115 - closed by the caller
-    except IsADirectoryError:
-        raise InputError("is a directory, expected a file", str(path)) from None
-    except FileNotFoundError:
-        raise FileNotFoundError(f"no such file: {path}") from None
-    except OSError as exc:
-        raise InputError(f"cannot read: {exc.strerror or exc}", str(path)) from None
-    if stat.S_ISDIR(os.fstat(fh.fileno()).st_mode):
-        fh.close()
-        raise InputError("is a directory, expected a file", str(path))
-    return fh
-
-
-def _read_text_bytes(path: Path) -> bytes:
-    """The bytes of a text input (gunzipped), read once, stopping at the first NUL byte."""
-    with _open_checked(path) as fh:
-        try:
-            head = fh.read(_CHUNK)
-            stream = fh
-            if head[:2] == b"\x1f\x8b":
-                fh.seek(0)
-                stream = gzip.GzipFile(fileobj=fh)
-                head = stream.read(_CHUNK)
-            parts = []
-            chunk = head
-            offset = 0
-            while chunk:
-                nul = chunk.find(b"\x00")
-                if nul >= 0:
-                    raise InputError(
-                        f"binary data (a NUL byte at offset {offset + nul}); expected text",
-                        str(path),
-                    )
-                parts.append(chunk)
-                offset += len(chunk)
-                chunk = stream.read(_CHUNK)
-        except (EOFError, gzip.BadGzipFile, zlib.error) as exc:
-            raise InputError(f"corrupt gzip data: {_first_line(exc)}", str(path)) from None
-        except OSError as exc:
-            raise InputError(f"cannot read: {exc.strerror or exc}", str(path)) from None
-    return b"".join(parts)
-
-
-def _decode(data: bytes, path: Path) -> str:
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
-        raise InputError("not UTF-8 text (undecodable bytes)", str(path), line) from None
 
 
 # ------------------------------------------------------------------------ the table
@@ -150,16 +69,20 @@ class LabelTable:
     table
         One column per file column (text for delimited and plain files).
     first_line
-        The 1-based file line of the first data row (``None`` for Parquet, whose rows
-        are named by their 0-based number).
+        The 1-based file line of the first data row (``None`` for Parquet and Arrow,
+        whose rows are named by their number).
     header
         Whether the file's first line was a header.
+    lines
+        For delimited text, the table reader's result (``Table``), which knows the line
+        of every row past blank lines and quoted line breaks.
     """
 
     path: Path
     table: object
     first_line: int | None
     header: bool
+    lines: object = None
 
     @property
     def names(self) -> list[str]:
@@ -172,7 +95,9 @@ class LabelTable:
     def where(self, row: int) -> tuple[str, int | None, str]:
         """(source, line, message prefix) naming data row ``row`` (0-based)."""
         if self.first_line is None:
-            return str(self.path), None, f"row {row}: "
+            return str(self.path), None, f"row {row + 1}: "
+        if self.lines is not None:  # the reader's table: its lines, header row included
+            return str(self.path), self.lines.line(row + int(self.header)), ""
         return str(self.path), self.first_line + row, ""
 
     def find(self, spec: str) -> str | None:
@@ -289,15 +214,17 @@ def read_table(
         Column names the caller will ask for; one found in the first line makes it a
         header.
     """
+    from .core.io.formats import extension_format
+    from .core.io.table import holds_binary_table
+
     path = Path(path)
-    kind = _kind(path)
-    if kind == "parquet":
-        return _read_parquet(path)
-    text = _decode(_read_text_bytes(path), path)
-    if kind == "delimited":
-        cells = _split_delimited(text, _DELIMITED[_suffix(path)], path)
+    if holds_binary_table(path):
+        return _read_binary(path)
+    hint = extension_format(path)
+    if hint in ("csv", "tsv"):
+        cells, lines = _split_delimited(path, hint)
     else:
-        cells = _split_plain(text)
+        cells, lines = _split_plain(path), None
     if not cells or len(cells[0]) == 0:
         raise InputError("empty file: no header and no labels", str(path))
     first = [column[0].as_py() for column in cells]
@@ -307,80 +234,47 @@ def read_table(
     import pyarrow as pa
 
     if header:
-        _check_unique(first, path)
+        from .core.io.table import unique_names
+
+        unique_names(first, str(path))
         columns = dict(zip(first, (column.slice(1) for column in cells), strict=True))
-        return LabelTable(path, pa.table(columns), 2, True)
+        return LabelTable(path, pa.table(columns), 2, True, lines)
     columns = {str(i + 1): column for i, column in enumerate(cells)}
-    return LabelTable(path, pa.table(columns), 1, False)
+    return LabelTable(path, pa.table(columns), 1, False, lines)
 
 
-def _read_parquet(path: Path) -> LabelTable:
-    import pyarrow as pa
-    import pyarrow.parquet as pq
+def _read_binary(path: Path) -> LabelTable:
+    from .core.io.table import BINARY
+    from .core.io.table import read_table as read_any
 
-    with _open_checked(path):
-        pass
-    try:
-        _check_unique(pq.read_schema(path).names, path)
-        table = pq.read_table(path)
-    except (pa.ArrowInvalid, OSError) as exc:
-        if isinstance(exc, FileNotFoundError):
-            raise
-        raise InputError(f"not a readable Parquet file: {_first_line(exc)}", str(path)) from None
-    return LabelTable(path, table, None, True)
+    read = read_any(path, formats=BINARY, rows=False)
+    return LabelTable(path, read.table, None, True)
 
 
-def _check_unique(names: list[str], path: Path) -> None:
-    seen: set[str] = set()
-    for name in names:
-        if name in seen:
-            raise InputError(f"column {shown(name)} appears twice in the header", str(path), 1)
-        seen.add(name)
-
-
-def _split_plain(text: str) -> list:
+def _split_plain(path: Path) -> list:
     """One column: each line stripped (a final newline ends the last line)."""
     import pyarrow as pa
 
+    from .core.io.source import read_bytes
+    from .core.io.table import decode
+
+    text = decode(read_bytes(path, str(path)), str(path)).removeprefix("\ufeff")
     lines = text.split("\n")
     if lines and lines[-1].strip() == "":
         lines.pop()
     return [pa.array([line.strip() for line in lines], type=pa.string())] if lines else []
 
 
-def _split_delimited(text: str, delimiter: str, path: Path) -> list:
-    """Columns of a delimited file (RFC 4180 quoting); every row must have as many fields."""
-    import pyarrow as pa
-    import pyarrow.csv as pcsv
+def _split_delimited(path: Path, fmt: str) -> tuple[list, object]:
+    """Columns of a delimited file (RFC 4180 quoting), every one text, and the line of
+    each row; every row must have as many fields."""
+    from .core.io.table import read_table as read_any
 
-    from .core.io.tabular import arrow_threads
-
-    end = text.find("\n")
-    first = text if end < 0 else text[:end]
-    if not first.strip():
-        if not text.strip():
-            return []
+    read = read_any(path, format=fmt, strings=True, header=False, rows=False)
+    if read.num_rows and read.first_line != 1:
         raise InputError("the first line is empty; expected a header or labels", str(path), 1)
-    width = len(next(csv.reader(io.StringIO(first), delimiter=delimiter)))
-    data = text.encode("utf-8")
-    try:
-        table = pcsv.read_csv(
-            io.BytesIO(data),
-            read_options=pcsv.ReadOptions(
-                column_names=[f"c{i}" for i in range(width)],
-                # one block holds any row (up to 1 GiB): a huge field is read, not refused
-                block_size=min(max(len(data) + 1, 1 << 16), 1 << 30),
-                use_threads=arrow_threads(len(data)),
-            ),
-            parse_options=pcsv.ParseOptions(delimiter=delimiter),
-            convert_options=pcsv.ConvertOptions(
-                column_types={f"c{i}": pa.string() for i in range(width)},
-                strings_can_be_null=False,
-            ),
-        )
-    except (pa.ArrowInvalid, OverflowError) as exc:
-        raise InputError(_first_line(exc), str(path)) from None
-    return [table.column(i).combine_chunks() for i in range(width)]
+    columns = [read.table.column(i).combine_chunks() for i in range(read.table.num_columns)]
+    return columns, read
 
 
 # ------------------------------------------------------------------ header detection

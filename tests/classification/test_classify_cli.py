@@ -133,7 +133,7 @@ def test_error_non_numeric_score_names_file_and_line(capsys, tmp_path):
 def test_error_non_numeric_score_parquet_names_row(capsys, tmp_path):
     pq.write_table(pa.table({"t": [1, 0], "s": ["0.1", "x"]}), tmp_path / "b.parquet")
     path = str(tmp_path / "b.parquet")
-    assert_one_line_error(capsys, [path, "--scores"], path, "row 1", "'x'")
+    assert_one_line_error(capsys, [path, "--scores"], path, "row 2", "'x'")
 
 
 def test_error_unknown_positive(capsys, roc_csv):

@@ -156,7 +156,7 @@ def test_gzip_by_content_and_corrupt_gzip(tmp_path):
     assert table.header and table.num_rows == len(TRUTH)
     packed = gzip.compress(data.encode())
     (tmp_path / "bad.csv.gz").write_bytes(packed[: len(packed) // 2])
-    with pytest.raises(InputError, match="corrupt gzip"):
+    with pytest.raises(InputError, match="(truncated|corrupt) gzip data"):
         read_table(tmp_path / "bad.csv.gz")
 
 

@@ -126,7 +126,7 @@ def test_tsv_without_header_by_column_number_keeps_text_labels(tmp_path, capsys)
             ["--no-header", "--beta", "-1"],
             "invalid value for beta",
         ),
-        ({"t.csv": "a,b\n1,2,3\n", "p": None}, [], "t.csv: "),
+        ({"t.csv": "a,b\n1,2,3\n", "p": None}, [], "t.csv:2: expected 2 fields"),
         ({"t.txt": "", "p.txt": ""}, [], "no labels"),
     ],
 )

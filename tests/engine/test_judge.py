@@ -14,6 +14,7 @@ every judging option; and raising where the reference raises."""
 from __future__ import annotations
 
 import gzip
+from types import SimpleNamespace
 
 import numpy as np
 import pyarrow as pa
@@ -255,14 +256,9 @@ def engine_judge(run_path, qrels_path, latin1, fractional, qrels_policy, options
     return _engine.judge_trec_files(
         str(run_path),
         str(qrels_path),
+        options=options,
         latin1=latin1,
         fractional=fractional,
-        rel_level=options.rel_level,
-        depth=options.depth,
-        judged_only=options.judged_only,
-        complete=options.complete,
-        compat=options.compat,
-        duplicates=options.duplicates,
         qrels_duplicates=qrels_policy,
     )
 
@@ -352,11 +348,7 @@ def judge_arrow(run_table, qrels_table, options):
     [got] = _engine.judge_arrow_runs(
         [arrays.engine_batches(run_table, "score")],
         arrays.engine_batches(qrels_table, "relevance"),
-        rel_level=options.rel_level,
-        depth=options.depth,
-        judged_only=options.judged_only,
-        complete=options.complete,
-        compat=options.compat,
+        options=options,
     )
     return got
 
@@ -479,7 +471,7 @@ def test_ties_only_as_float32(tmp_path):
     run = _write(tmp_path, "r", b"q Q0 a 1 1.00000002 t\nq Q0 b 2 1.00000001 t\n")
     qrels = _write(tmp_path, "q", b"q 0 a 1\nq 0 b 0\n")
     for compat, expected in ((10, [1, 0]), (9, [0, 1])):
-        got = _engine.judge_trec_files(str(run), str(qrels), compat=compat)
+        got = _engine.judge_trec_files(str(run), str(qrels), options=JudgeOptions(compat=compat))
         assert got[2].tolist() == expected
         assert_same(
             got, reference_of(run, qrels, False, False, "error", JudgeOptions(compat=compat))
@@ -581,16 +573,24 @@ def _same(a: tuple, b: tuple) -> bool:
     )
 
 
+def _unchecked(**changes):
+    """Judging options with fields :class:`JudgeOptions` itself refuses (the engine
+    checks them again: it reads any object with the six fields)."""
+    return SimpleNamespace(**{**JudgeOptions().as_dict(), "duplicates": "error", **changes})
+
+
 def test_bad_options_are_refused(tmp_path):
     run, qrels = _write(tmp_path, "r", b"q Q0 a 1 1 t\n"), _write(tmp_path, "q", b"q 0 a 1\n")
     with pytest.raises(_engine.JudgeError):
-        _engine.judge_trec_files(str(run), str(qrels), depth=0)
+        _engine.judge_trec_files(str(run), str(qrels), options=_unchecked(depth=0))
     with pytest.raises(_engine.JudgeError):
-        _engine.judge_trec_files(str(run), str(qrels), compat=8)
+        _engine.judge_trec_files(str(run), str(qrels), options=_unchecked(compat=8))
     with pytest.raises(ValueError):
-        _engine.judge_trec_files(str(run), str(qrels), duplicates="last")
+        _engine.judge_trec_files(str(run), str(qrels), options=_unchecked(duplicates="last"))
+    with pytest.raises(AttributeError):  # not judging options
+        _engine.judge_trec_files(str(run), str(qrels), options={"depth": 3})
     # a depth beyond 2**64 is the whole ranking
-    got = _engine.judge_trec_files(str(run), str(qrels), depth=2**70)
+    got = _engine.judge_trec_files(str(run), str(qrels), options=JudgeOptions(depth=2**70))
     assert got[2].tolist() == [1]
 
 
@@ -730,7 +730,7 @@ def test_several_runs_problems_name_their_run(monkeypatch):
     batches = arrays.engine_batches(table, "score")
     qrels_batches = arrays.engine_batches(qrels_table, "relevance")
     with pytest.raises(_engine.JudgeError) as raised:
-        _engine.judge_arrow_runs([batches, batches], qrels_batches, depth=0)
+        _engine.judge_arrow_runs([batches, batches], qrels_batches, options=_unchecked(depth=0))
     assert raised.value.args[-1] == 0
     assert len(_engine.judge_arrow_runs([batches, batches, batches], qrels_batches)) == 3
     assert _engine.judge_arrow_runs([], qrels_batches) == []

@@ -10,6 +10,7 @@ import pytest
 
 from cranfield import _engine
 from cranfield.cli.main import main
+from cranfield.core.options import JudgeOptions
 
 SPECS = [
     ("AP", None, {}),
@@ -86,8 +87,9 @@ def test_many_runs_in_one_call_are_each_run_alone(tmp_path, seed, options):
     rng = np.random.default_rng(seed)
     qrels = _qrels(tmp_path, rng)
     runs = _runs(tmp_path, rng, 23)
-    topics, together = _engine.evaluate_trec_files(qrels, runs, SPECS, **options)
-    alone = [_engine.evaluate_trec_files(qrels, [r], SPECS, **options) for r in runs]
+    judging = JudgeOptions(**options)
+    topics, together = _engine.evaluate_trec_files(qrels, runs, SPECS, options=judging)
+    alone = [_engine.evaluate_trec_files(qrels, [r], SPECS, options=judging) for r in runs]
     assert all(t == topics for t, _ in alone)
     assert len(together) == len(runs)
     # repr: byte-identical values (NaN included), names and query ids, in input order

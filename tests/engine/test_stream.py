@@ -22,6 +22,7 @@ import pytest
 from cranfield import _engine
 from cranfield.core.files import engine_specs
 from cranfield.core.memory import engine_error, regrouped
+from cranfield.core.options import JudgeOptions
 from cranfield.core.results import as_measures
 from cranfield.core.trec_eval import columns, engine_columns, select
 from cranfield.errors import InputError
@@ -69,12 +70,14 @@ def test_the_specs_cover_several_families():
 def test_pieces_equal_the_whole_file_bit_for_bit(tmp_path, seed):
     qrels, run = write(tmp_path, seed, sep="\t" if seed == 4 else " ")
     for opts in OPTIONS:
-        whole = evaluate(qrels, run, piece_bytes=0, **opts)
+        options = JudgeOptions(**opts)
+        whole = evaluate(qrels, run, piece_bytes=0, options=options)
         assert whole[1][0][0] == f"tag{seed}"
         for piece in PIECES:
             # no budget for a whole read: each piece must hold whole queries
             assert (
-                evaluate(qrels, run, piece_bytes=piece, max_bytes=0, whole_bytes=0, **opts) == whole
+                evaluate(qrels, run, piece_bytes=piece, max_bytes=0, whole_bytes=0, options=options)
+                == whole
             )
 
 
@@ -83,7 +86,7 @@ def test_trec_eval_output_streamed(tmp_path, seed):
     qrels, run = write(tmp_path, seed)
     described = engine_columns(columns(select(["all_trec"])))
     for complete in (False, True):
-        args = (described, str(qrels), str(run), 1, None, False, complete, 10, True, True)
+        args = (described, str(qrels), str(run), JudgeOptions(complete=complete), True, True)
         whole = _engine.trec_eval_files(*args, piece_bytes=0)
         assert whole is not None
         for piece in PIECES:

@@ -10,20 +10,18 @@ use std::path::PathBuf;
 use cranfield_eval::judge::stream::{
     judge_run_streamed, read_qrels_from, PIECE_BYTES, WHOLE_BYTES,
 };
-use cranfield_eval::judge::{
-    threads_for, topics, Duplicates, Input, JudgeError as Failed, JudgeOptions, Prepared, Reading,
-};
+use cranfield_eval::judge::{threads_for, topics, Input, JudgeError as Failed, Prepared, Reading};
 use cranfield_eval::measures::kernel;
 use cranfield_eval::micro::micro_all;
 use cranfield_eval::runs::{in_order, parallel, text_size};
 use cranfield_eval::views::{compute_seen, has_relevant};
-use cranfield_eval::{Column, Kernel, Refusal, Spec};
-use pyo3::exceptions::PyValueError;
+use cranfield_eval::{Column, EvalError, Kernel, Spec};
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyTuple};
 
-use crate::judge::{no_query, policy, raise, raise_in_run, reading, JudgeError};
-use crate::measures::{refusal as refusal_error, spec};
+use crate::errors::{self, internal, judge_error, no_query, no_relevant, run_error};
+use crate::judge::{judging, reading};
+use crate::measures::spec;
 use crate::progress::{counter, ReadCounter};
 
 /// One run's result: its name (TREC tag), its query ids and one column per measure.
@@ -41,13 +39,12 @@ enum Failure {
     Judge(Failed),
     /// A problem in the run of this index (reading or judging it).
     InRun(usize, Failed),
-    Refused(Refusal),
+    /// A measure refusing a run's data, or a spec without a micro average here.
+    Eval(EvalError),
     /// A run (named) shares no query with the qrels.
     NoQuery(String),
     /// No query of a run (named) has a relevant document, and such queries are skipped.
     NoRelevant(String),
-    /// A spec without a micro average here.
-    Spec(String),
 }
 
 /// With `skip`: whether each query has a relevant document, or the failure when none
@@ -73,16 +70,17 @@ fn relevant_queries(
 /// with a relevant document; `micro` (with `micro`, else None) the micro average of
 /// each spec (`cranfield_eval::micro`: ValueError for a family without one). `judged_only_specs[i]`: spec `i` sees the judged-only view.
 ///
-/// `specs` are `(family, cutoff, params)` as `compute_measures` takes them. Raises
+/// `specs` are `(family, cutoff, params)` as `compute_measures` takes them; `options`
+/// the `JudgeOptions` value (None: its defaults; the qrels must hold no repeated
+/// pair). Raises
 /// `JudgeError` for a problem in an input or an input the engine does not read (see
 /// its doc; with a fifth argument, the index of the run it is in), 'no_query' or
 /// 'no_relevant' (detail: the run's name) when a run has nothing to evaluate;
 /// `InputError`/`MeasureError` when a measure refuses the data; ValueError for a bad
 /// spec or option.
 #[pyfunction]
-#[pyo3(signature = (qrels_path, run_paths, specs, *, latin1=false, fractional=false,
-    rel_level=1, depth=None, judged_only=false, complete=false, compat=10,
-    duplicates="error", max_line=1 << 26, max_bytes=None, judged_only_specs=Vec::new(),
+#[pyo3(signature = (qrels_path, run_paths, specs, *, options=None, latin1=false,
+    fractional=false, max_line=1 << 26, max_bytes=None, judged_only_specs=Vec::new(),
     skip_no_relevant=false, micro=false, fractional_refusals=Vec::new(),
     piece_bytes=PIECE_BYTES, whole_bytes=WHOLE_BYTES, regroup_bytes=None, progress=None))]
 #[allow(clippy::too_many_arguments)]
@@ -91,14 +89,9 @@ fn evaluate_trec_files<'py>(
     qrels_path: PathBuf,
     run_paths: Vec<PathBuf>,
     specs: &Bound<'py, PyList>,
+    options: Option<&Bound<'py, PyAny>>,
     latin1: bool,
     fractional: bool,
-    rel_level: i64,
-    depth: Option<u64>,
-    judged_only: bool,
-    complete: bool,
-    compat: u8,
-    duplicates: &str,
     max_line: usize,
     max_bytes: Option<u64>,
     judged_only_specs: Vec<bool>,
@@ -112,17 +105,9 @@ fn evaluate_trec_files<'py>(
 ) -> PyResult<Bound<'py, PyTuple>> {
     let specs: Vec<Spec> = specs.iter().map(|s| spec(&s)).collect::<PyResult<_>>()?;
     for s in &specs {
-        kernel(s).map_err(PyValueError::new_err)?;
+        kernel(s).map_err(|e| errors::eval_error(py, e))?;
     }
-    let options = JudgeOptions {
-        rel_level,
-        depth,
-        judged_only,
-        complete,
-        compat,
-        duplicates: policy(duplicates, "duplicates")?,
-        qrels_duplicates: Duplicates::Error,
-    };
+    let options = judging(options)?;
     let reading = Reading {
         piece_bytes,
         whole_bytes,
@@ -160,11 +145,11 @@ fn evaluate_trec_files<'py>(
                 &fractional_refusals,
                 reading.threads,
             )
-            .map_err(Failure::Refused)?;
+            .map_err(|r| Failure::Eval(r.into()))?;
             let micro = micro
                 .then(|| micro_all(&judged.view(), &specs, &judged_only_specs))
                 .transpose()
-                .map_err(Failure::Spec)?;
+                .map_err(Failure::Eval)?;
             let query_ids = (0..judged.num_queries())
                 .map(|q| String::from_utf8_lossy(judged.query_id(q)).into_owned())
                 .collect();
@@ -175,16 +160,13 @@ fn evaluate_trec_files<'py>(
     };
     let (topics, runs) = match py.detach(|| catch_unwind(AssertUnwindSafe(work))) {
         Ok(Ok(done)) => done,
-        Ok(Err(Failure::Judge(failure))) => return Err(raise(py, failure)),
-        Ok(Err(Failure::InRun(index, failure))) => return Err(raise_in_run(py, failure, index)),
-        Ok(Err(Failure::Refused(refusal))) => return Err(refusal_error(py, refusal)),
+        Ok(Err(Failure::Judge(failure))) => return Err(judge_error(py, failure)),
+        Ok(Err(Failure::InRun(index, failure))) => return Err(run_error(py, failure, index)),
+        Ok(Err(Failure::Eval(error))) => return Err(errors::eval_error(py, error)),
         Ok(Err(Failure::NoQuery(name))) => return Err(no_query(name)),
-        Ok(Err(Failure::Spec(message))) => return Err(PyValueError::new_err(message)),
-        Ok(Err(Failure::NoRelevant(name))) => {
-            return Err(JudgeError::new_err(("no_relevant", "run", None::<u64>, name)))
-        }
+        Ok(Err(Failure::NoRelevant(name))) => return Err(no_relevant(name)),
         Err(_) => {
-            return Err(JudgeError::new_err(("internal", py.None(), py.None(), "a panic")));
+            return Err(internal("a panic"));
         }
     };
     let results = PyList::empty(py);

@@ -17,7 +17,8 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyTuple};
 
-use crate::judge::{depth_of, labels, policy, raise, raise_in_run, JudgeError};
+use crate::errors::{internal, judge_error, run_error};
+use crate::judge::{judging, labels, policy};
 
 /// A string column's offsets, borrowed from NumPy.
 enum HeldOffsets<'py> {
@@ -112,10 +113,6 @@ fn batches<'a>(held: &'a [Held<'_>], input: Input) -> PyResult<Vec<Batch<'a>>> {
         .collect()
 }
 
-fn internal(what: &str) -> PyErr {
-    JudgeError::new_err(("internal", None::<String>, None::<u64>, format!("a panic in {what}")))
-}
-
 /// Runs judged against qrels, all given as Arrow record batches (see the module's doc;
 /// `runs` a list of the runs' batches): the arrays of
 /// `cranfield.core.judged.JudgedRun` of each run, in order, with trec_eval's judging
@@ -127,32 +124,23 @@ fn internal(what: &str) -> PyErr {
 /// int64/float64 and bool arrays, an empty run name (the caller knows it), and the run
 /// row of each ranked document (int64), or None when they are every row of the run in
 /// order or when `doc_rows` is false (not computed). A `depth` of 2**64 or more is the
-/// whole ranking. Raises ValueError for arrays of the wrong type or layout, `JudgeError`
+/// whole ranking. `options` is the `JudgeOptions` value (None: its defaults; its
+/// duplicates policy has been applied by the readers). Raises ValueError for arrays of the wrong type or layout, `JudgeError`
 /// for malformed columns or options (with more than one run, the index of the run with
 /// the problem appended to its args).
 #[pyfunction]
-#[pyo3(signature = (runs, qrels, *, rel_level=1, depth=None, judged_only=false,
-    complete=false, compat=10, doc_rows=true))]
-#[allow(clippy::too_many_arguments)]
+#[pyo3(signature = (runs, qrels, *, options=None, doc_rows=true))]
 fn judge_arrow_runs<'py>(
     py: Python<'py>,
     runs: Bound<'py, PyAny>,
     qrels: Bound<'py, PyAny>,
-    rel_level: i64,
-    depth: Option<Bound<'py, PyAny>>,
-    judged_only: bool,
-    complete: bool,
-    compat: u8,
+    options: Option<&Bound<'py, PyAny>>,
     doc_rows: bool,
 ) -> PyResult<Vec<Bound<'py, PyTuple>>> {
     let options = JudgeOptions {
-        rel_level,
-        depth: depth_of(depth)?,
-        judged_only,
-        complete,
-        compat,
         duplicates: Duplicates::First,
         qrels_duplicates: Duplicates::First,
+        ..judging(options)?
     };
     let runs_held = runs.try_iter()?.map(|run| held(&run?)).collect::<PyResult<Vec<_>>>()?;
     let qrels_held = held(&qrels)?;
@@ -163,11 +151,9 @@ fn judge_arrow_runs<'py>(
     let work = || judge_batches_runs(&run_slices, &qrels, &options, threads, doc_rows);
     let judged = match py.detach(|| catch_unwind(AssertUnwindSafe(work))) {
         Ok(Ok(judged)) => judged,
-        Ok(Err((run, failure))) if run_slices.len() > 1 => {
-            return Err(raise_in_run(py, failure, run))
-        }
-        Ok(Err((_, failure))) => return Err(raise(py, failure)),
-        Err(_) => return Err(internal("judge_arrow_runs")),
+        Ok(Err((run, failure))) if run_slices.len() > 1 => return Err(run_error(py, failure, run)),
+        Ok(Err((_, failure))) => return Err(judge_error(py, failure)),
+        Err(_) => return Err(internal("a panic in judge_arrow_runs")),
     };
     judged.into_iter().map(|(judged, rows)| judged_tuple(py, judged, rows)).collect()
 }
@@ -225,8 +211,8 @@ fn repeated_pairs<'py>(
     let work = || Checked::new(&table, input).map(|c| repeats(&c, policy, threads));
     let found = match py.detach(|| catch_unwind(AssertUnwindSafe(work))) {
         Ok(Ok(found)) => found,
-        Ok(Err(failure)) => return Err(raise(py, failure)),
-        Err(_) => return Err(internal("repeated_pairs")),
+        Ok(Err(failure)) => return Err(judge_error(py, failure)),
+        Err(_) => return Err(internal("a panic in repeated_pairs")),
     };
     match found {
         Repeats::First(None) => Ok(py.None().into_bound(py)),

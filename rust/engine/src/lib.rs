@@ -4,6 +4,7 @@
 //! Python as NumPy arrays that own the Rust buffers (no copy). No panic reaches
 //! Python: one would be a bug, reported as `ReadError("internal", ...)`.
 
+mod errors;
 mod evaluate;
 mod judge;
 mod judge_arrays;
@@ -92,21 +93,11 @@ fn raise(py: Python<'_>, failure: Failure) -> PyErr {
             ("internal", None, Some(text.into_pyobject(py).unwrap().into_any().unbind()))
         }
         Failure::Input(Error { problem, line }) => {
-            let bytes = |v: &[u8]| Some(PyBytes::new(py, v).into_any().unbind());
-            match problem {
-                Problem::Nul => ("nul", line, None),
-                Problem::LongLine => ("long_line", line, None),
-                Problem::Fields(got) => {
-                    ("fields", line, Some(got.into_pyobject(py).unwrap().into_any().unbind()))
-                }
-                Problem::Score(value) => ("score", line, bytes(&value)),
-                Problem::NanScore => ("nan", line, None),
-                Problem::Grade(value) => ("grade", line, bytes(&value)),
-                Problem::Utf8 { column: 0, value } => ("query_id", line, bytes(&value)),
-                Problem::Utf8 { value, .. } => ("doc_id", line, bytes(&value)),
-                Problem::Empty => ("empty", None, None),
-                Problem::Memory => ("memory", None, None),
-            }
+            let (what, detail) = errors::problem(py, &problem);
+            // (no input, or no memory: a problem of no line)
+            let line =
+                if matches!(problem, Problem::Empty | Problem::Memory) { None } else { line };
+            (what, line, detail)
         }
     };
     ReadError::new_err((what, line, detail))

@@ -5,11 +5,13 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use cranfield_eval::aggregate::{aggregate as aggregated, How};
 use cranfield_eval::measures::{compute, families, kernel};
-use cranfield_eval::{Column, Cutoff, JudgedView, Kernel, Labels, Param, Refusal, Spec};
+use cranfield_eval::{Column, Cutoff, JudgedView, Kernel, Labels, Param, Spec};
 use numpy::{PyArray1, PyReadonlyArray1};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyTuple};
+
+use crate::errors;
 
 /// Labels or grades: an int8, int64 or float64 NumPy array, borrowed.
 enum Borrowed<'py> {
@@ -119,8 +121,11 @@ fn compute_measures<'py>(
     threads: usize,
 ) -> PyResult<Bound<'py, PyList>> {
     let specs: Vec<Spec> = specs.iter().map(|s| spec(&s)).collect::<PyResult<_>>()?;
-    let mut kernels: Vec<Box<dyn Kernel>> =
-        specs.iter().map(kernel).collect::<Result<_, _>>().map_err(PyValueError::new_err)?;
+    let mut kernels: Vec<Box<dyn Kernel>> = specs
+        .iter()
+        .map(kernel)
+        .collect::<Result<_, _>>()
+        .map_err(|e| errors::eval_error(py, e))?;
     let labels = Borrowed::of(labels, "labels")?;
     let grades = Borrowed::of(qrels_grades, "qrels_grades")?;
     let contiguous = |_| PyValueError::new_err("offset arrays must be contiguous");
@@ -133,11 +138,11 @@ fn compute_measures<'py>(
         rel_level,
         compat,
     };
-    run.check().map_err(PyValueError::new_err)?;
+    run.check().map_err(|e| errors::eval_error(py, e))?;
     let columns = py
         .detach(|| catch_unwind(AssertUnwindSafe(|| compute(&run, &mut kernels, threads))))
         .map_err(|_| PyRuntimeError::new_err("internal error: a measure kernel panicked"))?
-        .map_err(|r| refusal(py, r))?;
+        .map_err(|r| errors::eval_error(py, r.into()))?;
     let out = PyList::empty(py);
     for column in columns {
         match column {
@@ -146,18 +151,6 @@ fn compute_measures<'py>(
         }
     }
     Ok(out)
-}
-
-/// A kernel's refusal as the exception the NumPy kernel raises (`cranfield.errors`).
-pub(crate) fn refusal(py: Python<'_>, r: Refusal) -> PyErr {
-    let (class, message) = match r {
-        Refusal::Input(m) => ("InputError", m),
-        Refusal::Measure(m) => ("MeasureError", m),
-    };
-    match py.import("cranfield.errors").and_then(|m| m.getattr(class)?.call1((message.as_str(),))) {
-        Ok(error) => PyErr::from_value(error),
-        Err(_) => PyValueError::new_err(message),
-    }
 }
 
 /// The aggregate of per-query values (`cranfield.core.results.aggregate`): `how` is

@@ -11,17 +11,17 @@ use std::path::{Path, PathBuf};
 use cranfield_eval::judge::stream::{judge_files_streamed, PIECE_BYTES, WHOLE_BYTES};
 use cranfield_eval::judge::{JudgeError as JudgeFailure, JudgeOptions, Reading};
 use cranfield_eval::trec_eval::{
-    evaluate, latin1_bytes, print, relevant_grades, Col, Failure, Kind, Layout, Printed, Subset,
-    ZScores,
+    evaluate, latin1_bytes, print, relevant_grades, Col, Kind, Layout, Printed, Subset, ZScores,
 };
-use cranfield_eval::{Column, JudgedView, Refusal};
+use cranfield_eval::{Column, EvalError, JudgedView};
 use numpy::PyReadonlyArray1;
-use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
 
-use crate::judge::{no_query, raise, reading, JudgeError};
-use crate::measures::{refusal as refusal_error, spec};
+use crate::errors::{self, internal, judge_error, no_query};
+use crate::judge::{judging, reading};
+use crate::measures::spec;
 use crate::progress::{counter, ReadCounter};
 
 /// `(printed, kind, spec or None, blank, reset, recount)` -> Col.
@@ -34,7 +34,7 @@ fn col(item: &Bound<'_, PyAny>) -> PyResult<Col> {
         bool,
         bool,
     ) = item.extract()?;
-    let kind = Kind::parse(&kind).map_err(PyValueError::new_err)?;
+    let kind = Kind::parse(&kind).map_err(|e| errors::eval_error(item.py(), e))?;
     let spec = if measure.is_none() { None } else { Some(spec(&measure)?) };
     Ok(Col { printed, kind, spec, blank, reset, recount })
 }
@@ -113,7 +113,7 @@ fn trec_eval_print<'py>(
     let printed = py
         .detach(|| catch_unwind(AssertUnwindSafe(|| print(&cols, values, &added, &layout))))
         .map_err(|_| PyRuntimeError::new_err("internal error: trec_eval's printer panicked"))?
-        .map_err(PyValueError::new_err)?;
+        .map_err(|e| errors::eval_error(py, e))?;
     result(py, printed)
 }
 
@@ -122,12 +122,12 @@ fn trec_eval_print<'py>(
 type Done = (Printed, Vec<String>);
 
 /// Why `files` stops: an input the engine leaves to Python or a problem in an input
-/// (raised as `JudgeError`), a measure refusing the data, or a bad column.
+/// (raised as `JudgeError`), no query to evaluate, a measure refusing the data or a bad
+/// column.
 enum Stop {
     Judge(JudgeFailure),
     NoQuery(String),
-    Refused(Refusal),
-    Invalid(String),
+    Eval(EvalError),
 }
 
 /// Read, judge, compute and print; None when the engine cannot (the caller's general
@@ -182,11 +182,9 @@ fn files(
         zscores,
     };
     let threads = if run.labels.len() >= THREADS_FROM { reading.threads } else { 1 };
-    match evaluate(&run, cols, &layout, options.judged_only, threads) {
-        Ok(printed) => Ok(Some((printed, missing))),
-        Err(Failure::Refused(refusal)) => Err(Stop::Refused(refusal)),
-        Err(Failure::Invalid(message)) => Err(Stop::Invalid(message)),
-    }
+    let printed =
+        evaluate(&run, cols, &layout, options.judged_only, threads).map_err(Stop::Eval)?;
+    Ok(Some((printed, missing)))
 }
 
 /// Ranked documents from which the kernels run on several threads (as the judge's
@@ -194,8 +192,8 @@ fn files(
 const THREADS_FROM: usize = 1 << 16;
 
 /// trec_eval on two TREC files in one call: read (ids as Latin-1), judge, compute and
-/// print. `columns` and `zscores` as for `trec_eval_print`; `rel_level`, `depth`,
-/// `judged_only`, `complete`, `compat` are the judging options (-l, -M, -J, -c);
+/// print. `columns` and `zscores` as for `trec_eval_print`; `options` the
+/// `JudgeOptions` value (-l, -M, -J, -c, 9.x; its duplicates policy 'error');
 /// `max_line` the longest line read, `max_bytes` the most a gzip file may decompress to.
 ///
 /// Returns `(text, missing, unusable)` — the output bytes, the qrels topics without
@@ -206,18 +204,14 @@ const THREADS_FROM: usize = 1 << 16;
 /// `InputError`/`MeasureError` when a measure refuses the data; ValueError for a
 /// measure the engine does not compute.
 #[pyfunction]
-#[pyo3(signature = (columns, qrels_path, run_path, rel_level, depth, judged_only, complete, compat, per_query, summary, zscores=None, max_line=1 << 26, max_bytes=None, piece_bytes=PIECE_BYTES, whole_bytes=WHOLE_BYTES, regroup_bytes=None, progress=None))]
+#[pyo3(signature = (columns, qrels_path, run_path, options, per_query, summary, zscores=None, max_line=1 << 26, max_bytes=None, piece_bytes=PIECE_BYTES, whole_bytes=WHOLE_BYTES, regroup_bytes=None, progress=None))]
 #[allow(clippy::too_many_arguments)]
 fn trec_eval_files<'py>(
     py: Python<'py>,
     columns: &Bound<'py, PyList>,
     qrels_path: PathBuf,
     run_path: PathBuf,
-    rel_level: i64,
-    depth: Option<u64>,
-    judged_only: bool,
-    complete: bool,
-    compat: u8,
+    options: &Bound<'py, PyAny>,
     per_query: bool,
     summary: bool,
     zscores: Option<&Bound<'py, PyDict>>,
@@ -230,8 +224,7 @@ fn trec_eval_files<'py>(
 ) -> PyResult<Option<Bound<'py, PyTuple>>> {
     let cols: Vec<Col> = columns.iter().map(|c| col(&c)).collect::<PyResult<_>>()?;
     let table = zscores.map(self::zscores).transpose()?;
-    let options =
-        JudgeOptions { rel_level, depth, judged_only, complete, compat, ..JudgeOptions::default() };
+    let options = judging(Some(options))?;
     let reading = Reading {
         piece_bytes,
         whole_bytes,
@@ -245,12 +238,11 @@ fn trec_eval_files<'py>(
         .detach(|| catch_unwind(AssertUnwindSafe(work)))
         // a panic (a bug) is an internal JudgeError, as in `evaluate_trec_files`: the
         // caller takes the general path, or reports it in one line for standard input
-        .map_err(|_| JudgeError::new_err(("internal", py.None(), py.None(), "a panic")))?
+        .map_err(|_| internal("a panic"))?
         .map_err(|stop| match stop {
-            Stop::Judge(failure) => raise(py, failure),
+            Stop::Judge(failure) => judge_error(py, failure),
             Stop::NoQuery(name) => no_query(name),
-            Stop::Refused(refusal) => refusal_error(py, refusal),
-            Stop::Invalid(message) => PyValueError::new_err(message),
+            Stop::Eval(error) => errors::eval_error(py, error),
         })?;
     let Some((printed, missing)) = done else {
         return Ok(None);

@@ -8,6 +8,7 @@
 //! family of cranfield's registry from it, one value per query.
 
 pub mod aggregate;
+pub mod error;
 pub mod judge;
 pub mod measures;
 pub mod micro;
@@ -17,10 +18,39 @@ pub mod views;
 
 use std::collections::BTreeMap;
 
+pub use error::EvalError;
+
 /// Label of a retrieved document absent from the qrels.
 pub const NOT_POOLED: i64 = -1;
 /// Label of a retrieved document the qrels list with a negative value (pooled, unjudged).
 pub const UNJUDGED: i64 = -2;
+
+/// [`Labels`], owned: the NumPy dtypes of `JudgedRun`'s arrays (a judged run, its
+/// judged-only view, a subset of its queries, the placeholder rankings of `-c`).
+#[derive(Clone, Debug, PartialEq)]
+pub enum LabelVec {
+    I8(Vec<i8>),
+    I64(Vec<i64>),
+    F64(Vec<f64>),
+}
+
+impl LabelVec {
+    pub fn view(&self) -> Labels<'_> {
+        match self {
+            LabelVec::I8(v) => Labels::I8(v),
+            LabelVec::I64(v) => Labels::I64(v),
+            LabelVec::F64(v) => Labels::F64(v),
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.view().len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
 
 /// Grades or labels of documents: small or large integers, or fractional gains (qrels
 /// read with `fractional=True`, where the codes -1 and -2 are -1.0 and -2.0).
@@ -149,21 +179,25 @@ impl<'a> JudgedView<'a> {
 
     /// Checks the arrays are consistent (lengths, monotone offsets); an error names the
     /// first problem. Kernels may then index without further checks.
-    pub fn check(&self) -> Result<(), String> {
-        let monotone = |o: &[i64], len: usize, what: &str| -> Result<(), String> {
+    pub fn check(&self) -> Result<(), EvalError> {
+        let monotone = |o: &[i64], len: usize, what: &str| -> Result<(), EvalError> {
             if o.first().copied().unwrap_or(0) != 0
                 || o.windows(2).any(|w| w[0] > w[1])
                 || o.last().copied().unwrap_or(0) as usize != len
             {
-                return Err(format!("{what} offsets are not a partition of {len} entries"));
+                return Err(EvalError::Shape(format!(
+                    "{what} offsets are not a partition of {len} entries"
+                )));
             }
             Ok(())
         };
         if self.offsets.is_empty() || self.qrels_offsets.len() != self.offsets.len() {
-            return Err("offsets and qrels offsets must have one entry per query plus one".into());
+            return Err(EvalError::Shape(
+                "offsets and qrels offsets must have one entry per query plus one".into(),
+            ));
         }
         if self.in_run.len() != self.num_queries() {
-            return Err("in_run must have one entry per query".into());
+            return Err(EvalError::Shape("in_run must have one entry per query".into()));
         }
         monotone(self.offsets, self.labels.len(), "ranking")?;
         monotone(self.qrels_offsets, self.qrels_grades.len(), "qrels")
@@ -232,30 +266,34 @@ impl Spec {
     }
 
     /// An optional integer parameter (`rel`): None when absent or None.
-    pub fn int(&self, name: &str) -> Result<Option<i64>, String> {
+    pub fn int(&self, name: &str) -> Result<Option<i64>, EvalError> {
         match self.param(name) {
             Param::None => Ok(None),
             Param::Int(v) => Ok(Some(*v)),
             other => {
-                Err(format!("{}: parameter {name} must be an integer, got {other:?}", self.family))
+                let m =
+                    format!("{}: parameter {name} must be an integer, got {other:?}", self.family);
+                Err(EvalError::Spec(m))
             }
         }
     }
 
     /// An optional real parameter (integers are accepted).
-    pub fn real(&self, name: &str) -> Result<Option<f64>, String> {
+    pub fn real(&self, name: &str) -> Result<Option<f64>, EvalError> {
         match self.param(name) {
             Param::None => Ok(None),
             Param::Int(v) => Ok(Some(*v as f64)),
             Param::Real(v) => Ok(Some(*v)),
             other => {
-                Err(format!("{}: parameter {name} must be a number, got {other:?}", self.family))
+                let m =
+                    format!("{}: parameter {name} must be a number, got {other:?}", self.family);
+                Err(EvalError::Spec(m))
             }
         }
     }
 
     /// The relevance threshold: the `rel` parameter, else the run's default.
-    pub fn level(&self, q: &Query) -> Result<i64, String> {
+    pub fn level(&self, q: &Query) -> Result<i64, EvalError> {
         Ok(self.int("rel")?.unwrap_or(q.rel_level))
     }
 

@@ -7,6 +7,7 @@
 
 use crate::measures::set_based::f_measure;
 use crate::views::JudgedOnly;
+use crate::EvalError;
 use crate::{JudgedView, Labels, Param, Spec};
 
 /// Relevant ranked documents (label >= `level`) among the first `n` of `ranked`.
@@ -42,14 +43,17 @@ fn safe_div(num: f64, den: f64) -> f64 {
     }
 }
 
-fn real(spec: &Spec, name: &str, default: f64) -> Result<f64, String> {
+fn real(spec: &Spec, name: &str, default: f64) -> Result<f64, EvalError> {
     Ok(spec.real(name)?.unwrap_or(default))
 }
 
-fn collection_size(spec: &Spec) -> Result<f64, String> {
+fn collection_size(spec: &Spec) -> Result<f64, EvalError> {
     match spec.param("collection_size") {
         Param::Int(n) => Ok(*n as f64),
-        _ => Err(format!("{}: micro average without a collection size", spec.family)),
+        _ => Err(EvalError::Spec(format!(
+            "{}: micro average without a collection size",
+            spec.family
+        ))),
     }
 }
 
@@ -103,17 +107,19 @@ pub fn micro_families() -> Vec<&'static str> {
 /// The micro average of `spec` over `run`, or None when its family has none.
 /// An error for parameters the family does not take (the caller's general path then
 /// reports them).
-pub fn micro(spec: &Spec, run: &JudgedView) -> Option<Result<f64, String>> {
+pub fn micro(spec: &Spec, run: &JudgedView) -> Option<Result<f64, EvalError>> {
     let how = Micro::of(&spec.family)?;
     Some(micro_of(how, spec, run))
 }
 
-fn micro_of(how: Micro, spec: &Spec, run: &JudgedView) -> Result<f64, String> {
+fn micro_of(how: Micro, spec: &Spec, run: &JudgedView) -> Result<f64, EvalError> {
     let rel = spec.int("rel")?;
     let nq = run.num_queries();
     Ok(match how {
         Micro::Precision => {
-            let k = spec.rank_cutoff().ok_or("P: micro average without a cutoff")?;
+            let k = spec
+                .rank_cutoff()
+                .ok_or_else(|| EvalError::Spec("P: micro average without a cutoff".into()))?;
             let (relret, _, _) = pooled(run, rel, Some(k));
             if nq == 0 {
                 0.0
@@ -162,7 +168,7 @@ pub fn micro_all(
     run: &JudgedView,
     specs: &[Spec],
     judged_only: &[bool],
-) -> Result<Vec<f64>, String> {
+) -> Result<Vec<f64>, EvalError> {
     let on_view = |i: usize| judged_only.get(i).copied().unwrap_or(false);
     let data = (0..specs.len()).any(on_view).then(|| JudgedOnly::of(run));
     let view = data.as_ref().map(|d| d.view(run));
@@ -171,7 +177,9 @@ pub fn micro_all(
         .enumerate()
         .map(|(i, spec)| {
             let on = if on_view(i) { view.as_ref().unwrap_or(run) } else { run };
-            micro(spec, on).unwrap_or_else(|| Err(format!("no micro average of {}", spec.family)))
+            micro(spec, on).unwrap_or_else(|| {
+                Err(EvalError::Spec(format!("no micro average of {}", spec.family)))
+            })
         })
         .collect()
 }

@@ -13,7 +13,7 @@
 use std::collections::HashMap;
 use std::io::Write;
 
-use crate::{Column, JudgedView, Kernel, Labels, Refusal, Spec, NOT_POOLED};
+use crate::{Column, EvalError, JudgedView, Kernel, LabelVec, Labels, Spec, NOT_POOLED};
 
 /// trec_eval's floor of a value before its log is taken for a geometric mean.
 pub const MIN_GEO_MEAN: f64 = 1e-5;
@@ -39,7 +39,7 @@ pub enum Kind {
 
 impl Kind {
     /// The kind named as the Python registry names it.
-    pub fn parse(name: &str) -> Result<Kind, String> {
+    pub fn parse(name: &str) -> Result<Kind, EvalError> {
         Ok(match name {
             "run_name" => Kind::RunName,
             "query_count" => Kind::QueryCount,
@@ -47,7 +47,9 @@ impl Kind {
             "float" | "params" | "cut_long" | "cut_double" => Kind::Float,
             "gm" => Kind::Gm,
             "string" => Kind::Text,
-            other => return Err(format!("unknown trec_eval column kind {other:?}")),
+            other => {
+                return Err(EvalError::Shape(format!("unknown trec_eval column kind {other:?}")))
+            }
         })
     }
 
@@ -193,10 +195,11 @@ pub fn print(
     values: Vec<Option<Column>>,
     added: &[bool],
     layout: &Layout,
-) -> Result<Printed, String> {
+) -> Result<Printed, EvalError> {
     let n = layout.query_ids.len();
     if values.len() != cols.len() || added.len() != n {
-        return Err("one value column per printed column and one flag per query expected".into());
+        let m = "one value column per printed column and one flag per query expected";
+        return Err(EvalError::Shape(m.into()));
     }
     let mut unusable = Vec::new();
     let mut prepared = Vec::with_capacity(cols.len());
@@ -304,9 +307,9 @@ fn prepare(
     added: &[bool],
     layout: &Layout,
     unusable: &mut Vec<Vec<u8>>,
-) -> Result<Prepared, String> {
+) -> Result<Prepared, EvalError> {
     let n = added.len();
-    let wrong = |what: &str| format!("column {:?}: {what}", col.printed);
+    let wrong = |what: &str| EvalError::Shape(format!("column {:?}: {what}", col.printed));
     match (col.kind, column) {
         (Kind::RunName | Kind::QueryCount, _) => Ok(Prepared::None),
         (Kind::Text, Some(Column::Texts(mut texts))) => {
@@ -367,29 +370,11 @@ fn zscore(v: f64, qid: &[u8], printed: &str, table: &ZScores, unusable: &mut Vec
     }
 }
 
-/// Owned labels, for the placeholder rankings.
-#[derive(Clone, Debug, PartialEq)]
-pub enum LabelBuf {
-    I8(Vec<i8>),
-    I64(Vec<i64>),
-    F64(Vec<f64>),
-}
-
-impl LabelBuf {
-    pub fn labels(&self) -> Labels<'_> {
-        match self {
-            LabelBuf::I8(v) => Labels::I8(v),
-            LabelBuf::I64(v) => Labels::I64(v),
-            LabelBuf::F64(v) => Labels::F64(v),
-        }
-    }
-}
-
 /// The rankings with trec_eval's placeholder for the queries `-c` added: one document
 /// absent from the qrels (none with `-J`, which drops it); every query then counts as in
 /// the run. Returns the offsets, labels and `in_run` flags (the counterpart of
 /// `_with_placeholder` in `cranfield/core/trec_eval.py`).
-pub fn with_placeholder(run: &JudgedView, judged_only: bool) -> (Vec<i64>, LabelBuf, Vec<bool>) {
+pub fn with_placeholder(run: &JudgedView, judged_only: bool) -> (Vec<i64>, LabelVec, Vec<bool>) {
     let n = run.num_queries();
     let mut offsets = Vec::with_capacity(n + 1);
     offsets.push(0i64);
@@ -411,9 +396,9 @@ pub fn with_placeholder(run: &JudgedView, judged_only: bool) -> (Vec<i64>, Label
         out
     }
     let labels = match run.labels {
-        Labels::I8(v) => LabelBuf::I8(fill(v, run, judged_only, NOT_POOLED as i8)),
-        Labels::I64(v) => LabelBuf::I64(fill(v, run, judged_only, NOT_POOLED)),
-        Labels::F64(v) => LabelBuf::F64(fill(v, run, judged_only, NOT_POOLED as f64)),
+        Labels::I8(v) => LabelVec::I8(fill(v, run, judged_only, NOT_POOLED as i8)),
+        Labels::I64(v) => LabelVec::I64(fill(v, run, judged_only, NOT_POOLED)),
+        Labels::F64(v) => LabelVec::F64(fill(v, run, judged_only, NOT_POOLED as f64)),
     };
     (offsets, labels, vec![true; n])
 }
@@ -421,40 +406,30 @@ pub fn with_placeholder(run: &JudgedView, judged_only: bool) -> (Vec<i64>, Label
 /// Compute the columns' values on a judged run (with the placeholder rankings of the
 /// queries `-c` added) and print them: the whole of trec_eval after judging.
 /// `judged_only` is `-J`; `threads` the kernels' threads. A kernel's refusal of the run
-/// is [`Failure::Refused`] (the caller's general path reports it with its message).
+/// is [`EvalError::Refused`] (the caller's general path reports it with its message).
 pub fn evaluate(
     run: &JudgedView,
     cols: &[Col],
     layout: &Layout,
     judged_only: bool,
     threads: usize,
-) -> Result<Printed, Failure> {
-    run.check().map_err(Failure::Invalid)?;
+) -> Result<Printed, EvalError> {
+    run.check()?;
     if run.num_queries() != layout.query_ids.len() {
-        return Err(Failure::Invalid("one query id per query expected".into()));
+        return Err(EvalError::Shape("one query id per query expected".into()));
     }
     let added: Vec<bool> = run.in_run.iter().map(|&i| !i).collect();
     let (offsets, labels, in_run) = with_placeholder(run, judged_only);
-    let full = JudgedView { offsets: &offsets, labels: labels.labels(), in_run: &in_run, ..*run };
+    let full = JudgedView { offsets: &offsets, labels: labels.view(), in_run: &in_run, ..*run };
     let mut kernels: Vec<Box<dyn Kernel>> = Vec::new();
     for spec in cols.iter().filter_map(|c| c.spec.as_ref()) {
-        kernels.push(crate::measures::kernel(spec).map_err(Failure::Invalid)?);
+        kernels.push(crate::measures::kernel(spec)?);
     }
     let computed = crate::measures::compute(&full, &mut kernels, threads);
-    let mut computed = computed.map_err(Failure::Refused)?.into_iter();
+    let mut computed = computed?.into_iter();
     let values =
         cols.iter().map(|c| if c.spec.is_some() { computed.next() } else { None }).collect();
-    print(cols, values, &added, layout).map_err(Failure::Invalid)
-}
-
-/// Why [`evaluate`] printed nothing.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Failure {
-    /// A kernel refuses the run's data.
-    Refused(Refusal),
-    /// The columns or arrays do not fit (a caller's mistake), or a measure the engine
-    /// does not compute.
-    Invalid(String),
+    print(cols, values, &added, layout)
 }
 
 /// A judged run restricted to some of its queries (owned arrays).
@@ -463,9 +438,9 @@ pub struct Subset {
     /// The queries kept, in order.
     pub kept: Vec<usize>,
     pub offsets: Vec<i64>,
-    pub labels: LabelBuf,
+    pub labels: LabelVec,
     pub qrels_offsets: Vec<i64>,
-    pub qrels_grades: LabelBuf,
+    pub qrels_grades: LabelVec,
     pub in_run: Vec<bool>,
 }
 
@@ -483,9 +458,9 @@ impl Subset {
     pub fn view<'a>(&'a self, run: &JudgedView) -> JudgedView<'a> {
         JudgedView {
             offsets: &self.offsets,
-            labels: self.labels.labels(),
+            labels: self.labels.view(),
             qrels_offsets: &self.qrels_offsets,
-            qrels_grades: self.qrels_grades.labels(),
+            qrels_grades: self.qrels_grades.view(),
             in_run: &self.in_run,
             rel_level: run.rel_level,
             compat: run.compat,
@@ -494,7 +469,7 @@ impl Subset {
 }
 
 /// The CSR segments `kept` of `values` (split by `offsets`), with their new offsets.
-fn gather(offsets: &[i64], values: Labels, kept: &[usize]) -> (Vec<i64>, LabelBuf) {
+fn gather(offsets: &[i64], values: Labels, kept: &[usize]) -> (Vec<i64>, LabelVec) {
     let mut out_offsets = Vec::with_capacity(kept.len() + 1);
     out_offsets.push(0i64);
     let mut at = 0i64;
@@ -510,9 +485,9 @@ fn gather(offsets: &[i64], values: Labels, kept: &[usize]) -> (Vec<i64>, LabelBu
         out
     }
     let buf = match values {
-        Labels::I8(v) => LabelBuf::I8(pick(v, offsets, kept)),
-        Labels::I64(v) => LabelBuf::I64(pick(v, offsets, kept)),
-        Labels::F64(v) => LabelBuf::F64(pick(v, offsets, kept)),
+        Labels::I8(v) => LabelVec::I8(pick(v, offsets, kept)),
+        Labels::I64(v) => LabelVec::I64(pick(v, offsets, kept)),
+        Labels::F64(v) => LabelVec::F64(pick(v, offsets, kept)),
     };
     (out_offsets, buf)
 }
@@ -717,9 +692,9 @@ mod tests {
         let sub = Subset::of(&run, |q| run.in_run[q]);
         assert_eq!(sub.kept, vec![0, 2]);
         assert_eq!(sub.offsets, vec![0, 2, 3]);
-        assert_eq!(sub.labels, LabelBuf::I8(vec![1, 0, 2]));
+        assert_eq!(sub.labels, LabelVec::I8(vec![1, 0, 2]));
         assert_eq!(sub.qrels_offsets, vec![0, 2, 3]);
-        assert_eq!(sub.qrels_grades, LabelBuf::I64(vec![3, 1, 2]));
+        assert_eq!(sub.qrels_grades, LabelVec::I64(vec![3, 1, 2]));
         assert_eq!(sub.in_run, vec![true, true]);
         let view = sub.view(&run);
         assert!(view.check().is_ok());
@@ -744,10 +719,10 @@ mod tests {
         };
         let (o, l, i) = with_placeholder(&run, false);
         assert_eq!(o, vec![0, 2, 3, 4]);
-        assert_eq!(l, LabelBuf::I8(vec![1, 0, -1, 2]));
+        assert_eq!(l, LabelVec::I8(vec![1, 0, -1, 2]));
         assert_eq!(i, vec![true; 3]);
         let (o, l, _) = with_placeholder(&run, true);
         assert_eq!(o, vec![0, 2, 2, 3]);
-        assert_eq!(l, LabelBuf::I8(vec![1, 0, 2]));
+        assert_eq!(l, LabelVec::I8(vec![1, 0, 2]));
     }
 }

@@ -9,14 +9,13 @@
 //!   `skip_no_relevant`.
 
 use crate::measures::compute;
-use crate::trec_eval::LabelBuf;
-use crate::{Column, JudgedView, Kernel, Labels, Refusal};
+use crate::{Column, JudgedView, Kernel, LabelVec, Labels, Refusal};
 
 /// The rankings of a judged run without their unjudged documents (owned arrays).
 #[derive(Clone, Debug, PartialEq)]
 pub struct JudgedOnly {
     pub offsets: Vec<i64>,
-    pub labels: LabelBuf,
+    pub labels: LabelVec,
 }
 
 impl JudgedOnly {
@@ -40,15 +39,15 @@ impl JudgedOnly {
         let (offsets, labels) = match run.labels {
             Labels::I8(v) => {
                 let (o, l) = keep(v, run.offsets, |x| x >= 0);
-                (o, LabelBuf::I8(l))
+                (o, LabelVec::I8(l))
             }
             Labels::I64(v) => {
                 let (o, l) = keep(v, run.offsets, |x| x >= 0);
-                (o, LabelBuf::I64(l))
+                (o, LabelVec::I64(l))
             }
             Labels::F64(v) => {
                 let (o, l) = keep(v, run.offsets, |x| x >= 0.0);
-                (o, LabelBuf::F64(l))
+                (o, LabelVec::F64(l))
             }
         };
         JudgedOnly { offsets, labels }
@@ -56,7 +55,7 @@ impl JudgedOnly {
 
     /// The view the kernels take: these rankings, `run`'s qrels and options.
     pub fn view<'a>(&'a self, run: &JudgedView<'a>) -> JudgedView<'a> {
-        JudgedView { offsets: &self.offsets, labels: self.labels.labels(), ..*run }
+        JudgedView { offsets: &self.offsets, labels: self.labels.view(), ..*run }
     }
 }
 
@@ -148,7 +147,7 @@ mod tests {
         };
         let only = JudgedOnly::of(&run);
         assert_eq!(only.offsets, vec![0, 2, 2, 3]);
-        assert_eq!(only.labels, LabelBuf::I8(vec![1, 0, 2]));
+        assert_eq!(only.labels, LabelVec::I8(vec![1, 0, 2]));
         let mut kernels: Vec<Box<dyn Kernel>> = vec![Box::new(NumRet), Box::new(NumRet)];
         let got = compute_seen(&run, &mut kernels, &[false, true], &[], 1).unwrap();
         assert_eq!(got[0], Column::Numbers(vec![3.0, 0.0, 2.0]));
@@ -171,7 +170,7 @@ mod tests {
         };
         let only = JudgedOnly::of(&run);
         match only.labels {
-            LabelBuf::F64(v) => assert_eq!(v.len(), 2),
+            LabelVec::F64(v) => assert_eq!(v.len(), 2),
             other => panic!("{other:?}"),
         }
         assert!(!is_fractional(&run));

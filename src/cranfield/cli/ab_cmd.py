@@ -8,7 +8,11 @@ from ._args import add_format, add_output, add_seed, number, seed_value
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("log", metavar="LOG", help="one row per unit: CSV, Parquet or JSON lines")
+    parser.add_argument(
+        "log",
+        metavar="LOG",
+        help="one row per unit: CSV, TSV, Parquet, Arrow or JSON lines, or - for stdin",
+    )
     parser.add_argument(
         "--metric",
         required=True,
@@ -34,7 +38,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="also plan: units per variant to detect this absolute difference (80%% power)",
     )
     parser.add_argument(
-        "--log-format", choices=("csv", "parquet", "jsonl"), help="default: from the extension"
+        "--log-format",
+        choices=("csv", "tsv", "parquet", "arrow", "jsonl"),
+        help="default: told from the content",
     )
     add_seed(parser, "bootstrap resampling")
     add_format(parser, ("text", "json", "markdown"))

@@ -106,7 +106,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 _EPILOG = """\
-files: .csv, .tsv/.tab (gzipped too), .parquet/.pq; anything else is plain text with one
+files: .csv, .tsv/.tab (gzipped too), Parquet or Arrow (by content); anything else is
+plain text with one
 value per line (np.savetxt, cut -f2). Whether a text file's first line is a header is
 told from the data (a cell that is not a number or label found below it); when it
 cannot be told, cranfield asks for --header or --no-header instead of guessing.

@@ -8,19 +8,17 @@ codes, ``-1`` after the end of a shorter list), ``clicks`` (``n x K`` booleans, 
 in the padding). Query and document ids are interned once into ``query_names`` and
 ``doc_names``.
 
-Readers (:func:`read_log`): JSONL, CSV, Parquet, PyClick's text format and the Yandex
+Readers (:func:`read_log`): JSONL, CSV, TSV, Parquet and Arrow (the one table reader,
+:mod:`cranfield.core.io.table`), PyClick's text format and the Yandex
 relevance-prediction log. Every problem is an :class:`~cranfield.errors.InputError`
 naming the file and, for the text formats, the line.
 """
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import os
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 
@@ -30,7 +28,7 @@ from ..errors import InputError, ParameterError
 MAX_RANKS = 1000
 """The most documents one session may show (bounds the ``n x K`` arrays)."""
 
-FORMATS = ("jsonl", "csv", "tsv", "parquet", "pyclick", "yandex")
+FORMATS = ("jsonl", "csv", "tsv", "parquet", "arrow", "pyclick", "yandex")
 
 
 @dataclass(frozen=True, eq=False)
@@ -252,12 +250,9 @@ def _split_text(value):
 
 
 def _lines(data: bytes, source: str):
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = data[: exc.start].count(b"\n") + 1
-        raise InputError("not valid UTF-8", source, line) from None
-    return text.splitlines()
+    from ..core.io.table import decode
+
+    return decode(data, source).splitlines()
 
 
 def read_jsonl(data: bytes, source: str) -> ClickLog:
@@ -285,41 +280,26 @@ def _wrap(fn, source, line):
         raise
 
 
-def read_csv(data: bytes, source: str, delimiter: str = ",") -> ClickLog:
+def read_table(data, source: str, format: str | None = None) -> ClickLog:
+    """A CSV, TSV, Parquet or Arrow log, one session per row, read by the one table
+    reader (:func:`cranfield.core.io.table.read_table`); text cells are kept as
+    written (empty ones missing), a problem names the line (the row, for Parquet)."""
+    from ..core.io.table import read_table as read_any
+
+    read = read_any(data, format=format, formats=_TABLES, strings=True, rows=False, source=source)
     b = _Builder(source)
-    lines = _lines(data, source)
-    reader = csv.DictReader(io.StringIO("\n".join(lines)), delimiter=delimiter)
-    if reader.fieldnames is None:
-        raise InputError("the log holds no session", source)
-    names = [f.strip() for f in reader.fieldnames]
-    reader.fieldnames = names
-    try:
-        for rec in reader:
-            line = reader.line_num
-            if None in rec:
-                raise InputError("more fields than the header names", source, line)
-            clean = {k: (v if v is None or v.strip() != "" else None) for k, v in rec.items()}
-            if clean.get("clicked") is None and "clicked" in rec and clean.get("clicks") is None:
-                clean["clicked"] = []
-            _wrap(lambda clean=clean, line=line: _record(b, clean, line, _split_text), source, line)
-    except csv.Error as exc:
-        raise InputError(f"malformed CSV: {exc}", source, reader.line_num) from None
+    names = [str(n).strip() for n in read.table.column_names]
+    for i, rec in enumerate(read.table.rename_columns(names).to_pylist()):
+        if read.has_lines:
+            rec = {k: (None if isinstance(v, str) and not v.strip() else v) for k, v in rec.items()}
+            if rec.get("clicked") is None and "clicked" in rec and rec.get("clicks") is None:
+                rec["clicked"] = []
+        where = (source, read.line(i)) if read.has_lines else (f"{source} row", i + 1)
+        _wrap(lambda rec=rec, line=where[1]: _record(b, rec, line, _split_text), *where)
     return b.build()
 
 
-def read_parquet(path, source: str) -> ClickLog:
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    try:
-        table = pq.read_table(path)
-    except (OSError, pa.ArrowException) as exc:
-        raise InputError(f"not a readable Parquet file: {exc}", source) from None
-    b = _Builder(source)
-    rows = table.to_pylist()
-    for i, rec in enumerate(rows, 1):
-        _wrap(lambda rec=rec, i=i: _record(b, rec, i, _split_text), f"{source} row", i)
-    return b.build()
+_TABLES = ("csv", "tsv", "parquet", "arrow")
 
 
 def read_pyclick(data: bytes, source: str) -> ClickLog:
@@ -407,94 +387,74 @@ def read_yandex(data: bytes, source: str) -> ClickLog:
     return b.build()
 
 
-def sniff_format(data: bytes) -> str | None:
+def sniff_format(data: bytes, hint: str | None = None) -> str | None:
     """The log format told from the content, ``None`` when nothing fits.
 
-    Parquet by its magic bytes ``PAR1``; else by the first non-blank line: a JSON object
-    is JSONL; ``SessionID<TAB>TimePassed<TAB>Q|C...`` the Yandex log; ``query<TAB>docs
-    : clicks;`` PyClick's format (one tab, a ``:``, a ``;``); a header of tab- or
-    comma-separated names TSV or CSV.
+    Parquet and Arrow by their magic bytes (:func:`cranfield.core.io.formats.sniff`);
+    else by the first non-blank line: a JSON object is JSONL;
+    ``SessionID<TAB>TimePassed<TAB>Q|C...`` the Yandex log; ``query<TAB>docs : clicks;``
+    PyClick's format (one tab, a ``:``, a ``;``). ``hint`` (the format the file name
+    suggests) comes next; then a header of tab- or comma-separated names is TSV or CSV.
     """
-    if data[:4] == b"PAR1":
-        return "parquet"
+    from ..core.io.formats import sniff
+
+    told = sniff(data[:65536])
+    if told in ("parquet", "arrow", "jsonl"):
+        return told
     head = next((line for line in data[:65536].splitlines() if line.strip()), b"")
     head = head.removeprefix(b"\xef\xbb\xbf").strip()
-    if head.startswith(b"{"):
-        return "jsonl"
     fields = head.split(b"\t")
     if len(fields) >= 4 and fields[2] in (b"Q", b"C"):
         return "yandex"
     if len(fields) == 2 and b":" in fields[1] and head.endswith(b";"):
         return "pyclick"
-    if len(fields) > 1:
-        return "tsv"
-    if b"," in head:
-        return "csv"
-    return None
+    if hint is not None:
+        return hint
+    return told if told in ("csv", "tsv") and (b"," in head or b"\t" in head) else None
+
+
+_HINTS = {".pyclick": "pyclick", ".yandex": "yandex"}
 
 
 def infer_format(path, format: str | None, data: bytes | None = None) -> str:
-    """``format`` checked, else the format its file name's extension names, else (with
-    ``data``, the content) :func:`sniff_format`'s."""
+    """``format`` checked, else the format told from ``data`` (the content:
+    :func:`sniff_format`), the file name's extension deciding what the content leaves
+    open."""
+    from ..core.io.formats import extension_format, file_suffixes
+
     if format is not None:
         if format not in FORMATS:
             raise ParameterError("format", "one of " + ", ".join(FORMATS), format)
         return format
-    name = str(path).lower().removesuffix(".gz")
-    for suffix, fmt in (
-        (".jsonl", "jsonl"),
-        (".ndjson", "jsonl"),
-        (".json", "jsonl"),
-        (".csv", "csv"),
-        (".tsv", "tsv"),
-        (".parquet", "parquet"),
-        (".pq", "parquet"),
-        (".pyclick", "pyclick"),
-        (".yandex", "yandex"),
-    ):
-        if name.endswith(suffix):
-            return fmt
-    sniffed = None if data is None else sniff_format(data)
+    hint = extension_format(path)
+    if hint is None and isinstance(path, (str, os.PathLike)):
+        suffixes = [x.lower() for x in file_suffixes(path) if x.lower() != ".gz"]
+        hint = _HINTS.get(suffixes[-1]) if suffixes else None
+    sniffed = sniff_format(data or b"", hint if hint in FORMATS else None)
     if sniffed is not None:
         return sniffed
     raise InputError(
-        "cannot tell the log format from the file name or the content: give --log-format "
+        "cannot tell the log format from the content or the file name: give --log-format "
         "(" + ", ".join(FORMATS) + ")",
         source_name(path),
     )
 
 
 def read_log(path: str | os.PathLike, format: str | None = None) -> ClickLog:
-    """Read a click log; ``format`` is one of :data:`FORMATS`, else told from the file
-    name's extension, else from the content (:func:`sniff_format`)."""
+    """Read a click log; ``format`` is one of :data:`FORMATS`, else told from the
+    content (:func:`sniff_format`), the file name's extension a hint."""
     source = source_name(path)
-    try:
-        fmt = infer_format(path, format)
-    except InputError:  # no extension to go by: read once, tell from the content
-        raw = read_bytes(path, source, text=False)
-        fmt = infer_format(path, None, raw)
-        if fmt == "parquet":
-            import pyarrow as pa
-
-            return read_parquet(pa.BufferReader(raw), source)
-        return _read_text(read_bytes(raw, source), source, fmt)
-    if fmt == "parquet":
-        if str(path) == "-":
-            import pyarrow as pa
-
-            return read_parquet(pa.BufferReader(read_bytes(path, source, text=False)), source)
-        if not Path(path).is_file():
-            read_bytes(path, source, text=False)  # the one message for missing files
-        return read_parquet(path, source)
-    return _read_text(read_bytes(path, source), source, fmt)
+    raw = read_bytes(path, source, text=False)
+    fmt = infer_format(path, format, raw)
+    if fmt in _TABLES:
+        return read_table(raw, source, fmt)
+    return _read_text(read_bytes(raw, source), source, fmt)
 
 
 def _read_text(data: bytes, source: str, fmt: str) -> ClickLog:
     """A text-format log from its content."""
     if fmt == "jsonl":
         return read_jsonl(data, source)
-    if fmt in ("csv", "tsv"):
-        return read_csv(data, source, "," if fmt == "csv" else "\t")
     if fmt == "pyclick":
         return read_pyclick(data, source)
     return read_yandex(data, source)

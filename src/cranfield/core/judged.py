@@ -336,11 +336,7 @@ def _judged_by_engine(qrels, runs: list, opts: JudgeOptions, doc_rows: bool) -> 
     parts = _engine.judge_arrow_runs(
         [arrays.engine_batches(run.table, "score") for run in runs],
         arrays.engine_batches(qrels.table, "relevance"),
-        rel_level=opts.rel_level,
-        depth=opts.depth,
-        judged_only=opts.judged_only,
-        complete=opts.complete,
-        compat=opts.compat,
+        options=opts,
         doc_rows=doc_rows,
     )
     return [

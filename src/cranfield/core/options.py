@@ -5,7 +5,10 @@
 validated once, when it is made (scikit-learn style: every bad value is a
 :class:`~cranfield.errors.ParameterError` with the one message template), and then
 passed down unchanged: :func:`cranfield.evaluate`, ``engine_judge.judge_trec``,
-``trec_eval.run_trec_eval`` and :func:`cranfield.core.judged.judge` all take it (``options=``), and accept its fields as keyword arguments too.
+``trec_eval.run_trec_eval`` and :func:`cranfield.core.judged.judge` all take it
+(``options=``), and accept its fields as keyword arguments too. It crosses into the
+compiled engine as it is: the bindings of ``cranfield._engine`` that judge take it as
+``options=`` and read its fields once (``rust/engine/src/judge.rs``, ``judging``).
 
 The module imports nothing heavy, so the command line can build the value before
 NumPy is loaded.

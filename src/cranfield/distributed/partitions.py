@@ -1,7 +1,8 @@
 """Inputs partitioned by query: what one worker task reads.
 
 An input is a TREC/Parquet/CSV/TSV file (one partition), a directory (its Parquet
-files, recursively, when it holds any: a partitioned Parquet dataset; otherwise the
+files -- told by their magic bytes ``PAR1`` or their name -- recursively, when it
+holds any: a partitioned Parquet dataset; otherwise the
 regular files directly in it, names starting with ``.`` or ``_`` left out), a glob
 pattern (``runs/part-*.txt``; ``**`` recurses), or an in-memory
 :class:`~cranfield.Run` / table; a list or tuple of these is the partitions of one
@@ -40,12 +41,14 @@ class Partition:
 
 
 def _listing(directory: Path) -> list[str]:
+    from ..core.io.table import binary_format
+
     parquet = sorted(
         str(p)
         for p in directory.rglob("*")
-        if p.suffix.lower() in (".parquet", ".pq")
-        and p.is_file()
+        if p.is_file()
         and not any(part.startswith((".", "_")) for part in p.relative_to(directory).parts)
+        and binary_format(p) == "parquet"  # its magic bytes, or its name
     )
     if parquet:
         return parquet

@@ -28,7 +28,6 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..core.io.tabular import arrow_threads
 from ..errors import InputError, ParameterError, number_shown
 
 LEVELS = ("nominal", "ordinal", "interval", "ratio")
@@ -150,7 +149,8 @@ class Judgments:
 
     @classmethod
     def read(cls, obj, *, scale: Scale | str | None = None, level: str = "ordinal") -> Judgments:
-        """A judgments table from a file (CSV/TSV/Parquet/JSONL by extension), a pandas or
+        """A judgments table from a file (CSV/TSV/Parquet/Arrow/JSONL, told from the content;
+        ``-`` is standard input), a pandas or
         polars DataFrame, or an Arrow table. ``scale`` declares the labels (a
         :class:`Scale` or text like ``"0,1,2"``); without it the integer labels present
         form an ordinal scale."""
@@ -473,56 +473,15 @@ def _arrow(obj) -> pa.Table:
 
 
 def _read_file(path) -> tuple[pa.Table, object, str]:
-    """Read CSV/TSV/Parquet/JSONL (by extension); returns table, line_of, source."""
-    from ..core.io.source import read_bytes, source_name
+    """Read a judgments table with the one table reader (CSV, TSV, Parquet, Arrow or
+    JSON lines, told from the content); returns table, line_of, source."""
+    from ..core.io.table import read_table
 
-    source = source_name(path)
-    suffixes = [s.lower() for s in Path(path).suffixes if s.lower() != ".gz"]
-    ext = suffixes[-1] if suffixes else ""
-    if ext in (".parquet", ".pq"):
-        import pyarrow.parquet as pq
-
-        data = read_bytes(path, source, text=False)
-        if data[:4] != b"PAR1":
-            raise InputError("not a Parquet file (it does not start with PAR1)", source=source)
-        try:
-            return pq.read_table(pa.BufferReader(data)), None, source
-        except (pa.ArrowInvalid, OSError) as exc:
-            raise InputError(f"cannot read Parquet: {exc}", source=source) from None
-    data = read_bytes(path, source)
-    if not data.strip():
-        raise InputError("empty file", source=source)
-    if ext in (".jsonl", ".json", ".ndjson"):
-        import pyarrow.json as pajson
-
-        lines = data.split(b"\n")
-        nonblank = np.array([i + 1 for i, ln in enumerate(lines) if ln.strip()], np.int64)
-        try:
-            table = pajson.read_json(pa.BufferReader(data))
-        except pa.ArrowInvalid as exc:
-            raise InputError(f"cannot parse JSON lines: {exc}", source=source) from None
-        return table, lambda r: int(nonblank[r]) if r < len(nonblank) else r + 1, source
-    import pyarrow.csv as pacsv
-
-    delimiter = "\t" if ext == ".tsv" else ","
-    header = data.split(b"\n", 1)[0].decode("utf-8", "replace").strip().split(delimiter)
-    strings = {"topic", "document", "assessor", "label", "timestamp"}
-    types = {
-        h: pa.string() for h in header if any(h.strip().lower() in COLUMNS[k] for k in strings)
-    }
-    try:
-        table = pacsv.read_csv(
-            pa.BufferReader(data),
-            read_options=pacsv.ReadOptions(use_threads=arrow_threads(len(data))),
-            parse_options=pacsv.ParseOptions(delimiter=delimiter),
-            convert_options=pacsv.ConvertOptions(
-                column_types=types, strings_can_be_null=False, null_values=[""]
-            ),
-        )
-    except pa.ArrowInvalid as exc:
-        what = "TSV" if delimiter == "\t" else "CSV"
-        raise InputError(f"cannot parse {what}: {exc}", source=source) from None
-    return table, lambda r: r + 2, source
+    strings = [
+        a for k in ("topic", "document", "assessor", "label", "timestamp") for a in COLUMNS[k]
+    ]
+    read = read_table(path, strings=strings)
+    return read.table, (read.line if read.has_lines else None), read.source
 
 
 def _columns(table: pa.Table, source: str) -> dict[str, str]:

@@ -31,15 +31,18 @@ FOLD_PARTS = ("train", "vali", "test")
 
 
 def read(path, *, query_file=None, format: str | None = None, **table_options) -> RankingData:
-    """Read ranking data, the format told by the file name unless ``format`` says.
+    """Read ranking data, the format told by the content unless ``format`` says.
 
-    ``.parquet``/``.pq`` -> :func:`read_table`; a file with a ``.query`` file beside it
+    Parquet or Arrow IPC (their magic bytes, or a ``.parquet``/``.pq``/``.arrow``/
+    ``.feather`` name) -> :func:`read_table`; a file with a ``.query`` file beside it
     (or ``query_file`` given) -> LightGBM's layout; anything else SVMlight/LETOR lines.
     """
     name = str(path)
     fmt = format
     if fmt is None:
-        if name.lower().endswith((".parquet", ".pq")):
+        from ..core.io.table import holds_binary_table
+
+        if holds_binary_table(path):
             fmt = "parquet"
         elif query_file is not None or os.path.exists(name + ".query"):
             fmt = "lightgbm"
@@ -167,32 +170,24 @@ def read_table(
     features=None,
     source: str | None = None,
 ) -> RankingData:
-    """Ranking data from a table: a Parquet path, an Arrow table or a pandas/polars
-    DataFrame with one row per document.
+    """Ranking data from a table, one row per document: a file (Parquet, Arrow IPC,
+    CSV or TSV with a header, read by :func:`cranfield.core.io.table.read_table`), an
+    Arrow table or a pandas/polars DataFrame.
 
     ``features`` names the feature columns (default: every other numeric column, in
     table order); ``doc`` may be None or absent (ids are then made up).
     """
     import pyarrow as pa
 
-    if isinstance(table, (str, os.PathLike)):
-        import pyarrow.parquet as pq
+    from ..core.io.table import read_table as read_any
 
-        source = source or str(table)
-        try:
-            table = pq.read_table(table)
-        except (OSError, pa.ArrowInvalid) as exc:
-            raise InputError(f"cannot read Parquet: {str(exc).splitlines()[0]}", source) from None
-    source = source or "<table>"
-    if not isinstance(table, pa.Table):
-        try:
-            table = pa.table(table)
-        except (TypeError, ValueError, pa.ArrowInvalid) as exc:
-            raise InputError(f"cannot read as a table: {exc}", source) from None
+    formats = ("parquet", "arrow", "csv", "tsv")
+    read = read_any(table, formats=formats, strings=[query, doc or ""], source=source)
+    table, source = read.table, read.source
     names = table.column_names
     for role, col in (("query", query), ("label", label)):
         if col not in names:
-            raise InputError(f"no {role} column {col!r} (columns: {', '.join(names)})", source)
+            raise read.missing(col, role)
     has_doc = doc is not None and doc in names
     if features is None:
         skip = {query, label, doc if has_doc else None}
@@ -219,8 +214,9 @@ def read_table(
     labels = table.column(label).to_numpy(zero_copy_only=False)
     qids = table.column(query).to_numpy(zero_copy_only=False).astype(str)
     docs = table.column(doc).to_numpy(zero_copy_only=False).astype(str) if has_doc else None
-    if any(table.column(c).null_count for c in [query, label, *features]):
-        raise InputError("missing values in the table", source)
+    for c in (query, label, *features):
+        if table.column(c).null_count:
+            read.require({c: "any"})  # names the first row (line) without a value
     return from_arrays(x, labels, qids, docs, source=source)
 
 

@@ -1,5 +1,5 @@
 """Per-unit logs of an A/B test: one row per unit (user or session), a variant column
-and numeric metric columns, from CSV, Parquet or JSON lines."""
+and numeric metric columns, from CSV, TSV, Parquet, Arrow or JSON lines."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import numpy as np
 
 from ..errors import InputError
 
-FORMATS = ("csv", "parquet", "jsonl")
+FORMATS = ("csv", "tsv", "parquet", "arrow", "jsonl")
 
 
 @dataclass
@@ -20,6 +20,7 @@ class UnitLog:
     variant: np.ndarray
     columns: dict
     source: str
+    read: object = None  # the reader's Table: the source line of each row
 
     def metric(self, name: str) -> np.ndarray:
         """A numeric column as floats; every value must be a finite number."""
@@ -35,57 +36,27 @@ class UnitLog:
         values = col.to_numpy(zero_copy_only=False).astype(float)
         bad = np.flatnonzero(~np.isfinite(values))
         if bad.size:
-            raise InputError(
-                f"column {name!r}: missing or non-finite value in row {bad[0] + 1}", self.source
-            )
+            message = f"column {name!r}: missing or non-finite value"
+            if self.read is None:
+                raise InputError(f"{message} in row {bad[0] + 1}", self.source)
+            raise self.read.error(int(bad[0]), message)
         return values
 
 
-def _format(path: str, fmt: str | None) -> str:
-    if fmt is not None:
-        return fmt
-    low = path.lower()
-    if low.endswith((".parquet", ".pq")):
-        return "parquet"
-    if low.endswith((".jsonl", ".ndjson", ".json")):
-        return "jsonl"
-    return "csv"
-
-
 def read_units(path: str | os.PathLike, variant_column: str, fmt: str | None = None) -> UnitLog:
-    """Read a per-unit log (format from the extension unless ``fmt`` is given:
-    ``.parquet``/``.pq``, ``.jsonl``/``.ndjson``/``.json``, else CSV with a header)."""
-    path = os.fspath(path)
-    fmt = _format(path, fmt)
-    try:
-        if fmt == "parquet":
-            import pyarrow.parquet as pq
+    """Read a per-unit log with the one table reader
+    (:func:`cranfield.core.io.table.read_table`: CSV, Parquet or JSON lines, told from
+    the content unless ``fmt`` names it; ``-`` is standard input)."""
+    from ..core.io.table import read_table
 
-            table = pq.read_table(path)
-        elif fmt == "jsonl":
-            import pyarrow.json as pj
-
-            table = pj.read_json(path)
-        else:
-            import pyarrow.csv as pc
-
-            table = pc.read_csv(
-                path, convert_options=pc.ConvertOptions(column_types={variant_column: "string"})
-            )
-    except OSError as e:  # pyarrow's parse errors are OSError/ArrowInvalid (a ValueError)
-        raise InputError(" ".join(str(e).split())[:300], path) from None
-    except ValueError as e:
-        raise InputError(" ".join(str(e).split())[:300], path) from None
-    names = table.column_names
-    if len(set(names)) != len(names):
-        raise InputError("duplicate column names", path)
-    if variant_column not in names:
-        raise InputError(f"no variant column {variant_column!r}", path)
-    if table.num_rows == 0:
-        raise InputError("the log holds no unit", path)
-    variant = table.column(variant_column).to_pylist()
-    if any(v is None for v in variant):
-        row = next(i for i, v in enumerate(variant) if v is None)
-        raise InputError(f"missing variant in row {row + 1}", path)
-    columns = {n: table.column(n) for n in names if n != variant_column}
-    return UnitLog(np.array([str(v) for v in variant], dtype=object), columns, path)
+    read = read_table(path, format=fmt, formats=FORMATS, strings=[variant_column])
+    table, source = read.table, read.source
+    if variant_column not in table.column_names:
+        raise read.missing(variant_column, "variant")
+    variant = table.column(variant_column)
+    if variant.null_count:
+        row = int(np.flatnonzero(variant.is_null().to_numpy(zero_copy_only=False))[0])
+        raise read.error(row, "missing variant")
+    columns = {n: table.column(n) for n in table.column_names if n != variant_column}
+    strings = variant.cast("string").to_numpy(zero_copy_only=False)
+    return UnitLog(np.asarray(strings, dtype=object), columns, source, read)

@@ -13,10 +13,11 @@
 
 use std::borrow::Cow;
 
+use super::ranking::greater;
 use super::table::{raw_value, Piece, QrelsTopics, QueryView, StrView, Table, ValuesView};
 use super::{
-    greater, hash, judge_table, parallel, prepared_qrels, Duplicates, Input, JudgeError,
-    JudgeOptions, Judged, Prepared, RunKind,
+    hash, judge_table, parallel, prepared_qrels, Duplicates, Input, JudgeError, JudgeOptions,
+    Judged, Prepared, RunKind,
 };
 use cranfield_trec::Strings;
 
@@ -204,7 +205,7 @@ pub type JudgedRows = (Judged, Option<Vec<i64>>);
 ///
 /// Unlike files, any may have no rows: qrels without rows evaluate no query, a run
 /// without rows none either (or, with `complete`, every qrels topic as an empty
-/// ranking). Labels are `i8` or `i64` for grades ([`super::LabelVec`]), `f64` for gains.
+/// ranking). Labels are `i8` or `i64` for grades ([`crate::LabelVec`]), `f64` for gains.
 /// The run rows of the ranked documents are returned when `rows` (else `None`). The
 /// first problem found ends it, with the index of its run (0 for the options' and the
 /// qrels' problems); the runs are checked before the qrels.

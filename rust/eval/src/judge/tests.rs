@@ -1,5 +1,6 @@
 use cranfield_trec::{parse, Columns, Kind, Options, Parsed, QueryIds, Strings, Values};
 
+use super::ranking::joined;
 use super::*;
 
 fn read(text: &str, kind: Kind) -> Parsed {

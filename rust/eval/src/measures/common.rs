@@ -1,5 +1,7 @@
 //! Helpers shared by the kernels (the counterpart of `measures/_common.py`).
 
+use crate::EvalError;
+
 /// Left-to-right sum as NumPy's `cumsum` along a row (`segments.sequential_sum`): the
 /// first term is the start (a lone -0.0 stays -0.0); an empty sum is +0.0.
 pub use crate::aggregate::sequential_sum as seq_sum;
@@ -58,16 +60,22 @@ pub fn fractional(labels: &crate::Labels) -> bool {
 pub struct Gains(pub Vec<(i64, f64)>);
 
 impl Gains {
-    pub fn of(spec: &crate::Spec) -> Result<Self, String> {
+    pub fn of(spec: &crate::Spec) -> Result<Self, EvalError> {
         match spec.param("gains") {
             crate::Param::None => Ok(Gains::default()),
             crate::Param::Gains(pairs) => {
                 if pairs.iter().any(|(_, g)| !g.is_finite()) {
-                    return Err(format!("{}: every gain must be a finite number", spec.family));
+                    return Err(EvalError::Spec(format!(
+                        "{}: every gain must be a finite number",
+                        spec.family
+                    )));
                 }
                 Ok(Gains(pairs.clone()))
             }
-            other => Err(format!("{}: gains must be grade=gain pairs, got {other:?}", spec.family)),
+            other => Err(EvalError::Spec(format!(
+                "{}: gains must be grade=gain pairs, got {other:?}",
+                spec.family
+            ))),
         }
     }
 
@@ -125,10 +133,10 @@ pub fn power(p: f64, n: usize) -> f64 {
 }
 
 /// The persistence parameter `p` (`default` when absent), in (0, 1).
-pub fn persistence(spec: &crate::Spec, default: f64) -> Result<f64, String> {
+pub fn persistence(spec: &crate::Spec, default: f64) -> Result<f64, EvalError> {
     match spec.real("p")?.unwrap_or(default) {
         p if p > 0.0 && p < 1.0 => Ok(p),
-        p => Err(format!("{}: p must be in (0, 1), got {p}", spec.family)),
+        p => Err(EvalError::Spec(format!("{}: p must be in (0, 1), got {p}", spec.family))),
     }
 }
 
@@ -169,19 +177,19 @@ pub fn format_int(x: f64) -> String {
 }
 
 /// The rank cutoff of a family that takes one (an error for a real cutoff).
-pub fn rank_cutoff(spec: &crate::Spec) -> Result<Option<i64>, String> {
+pub fn rank_cutoff(spec: &crate::Spec) -> Result<Option<i64>, EvalError> {
     match spec.cutoff {
         Some(crate::Cutoff::Real(x)) => {
-            Err(format!("{} takes a rank cutoff, got {x}", spec.family))
+            Err(EvalError::Spec(format!("{} takes a rank cutoff, got {x}", spec.family)))
         }
         _ => Ok(spec.rank_cutoff()),
     }
 }
 
 /// An error for a cutoff given to a family that takes none.
-pub fn no_cutoff(spec: &crate::Spec) -> Result<(), String> {
+pub fn no_cutoff(spec: &crate::Spec) -> Result<(), EvalError> {
     match spec.cutoff {
-        Some(_) => Err(format!("{} takes no cutoff", spec.family)),
+        Some(_) => Err(EvalError::Spec(format!("{} takes no cutoff", spec.family))),
         None => Ok(()),
     }
 }

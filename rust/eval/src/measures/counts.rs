@@ -2,6 +2,7 @@
 
 use super::common::top;
 use super::Shared;
+use crate::EvalError;
 use crate::{Cutoff, Kernel, Query, Spec, NOT_POOLED, UNJUDGED};
 
 /// The families this module computes.
@@ -9,8 +10,8 @@ pub const FAMILIES: &[&str] =
     &["NumQ", "NumRet", "NumRel", "NumRelRet", "NumNonRelJudgedRet", "utility", "relstring"];
 
 /// The kernel of `spec` when its family is one of [`FAMILIES`].
-pub fn kernel(spec: &Spec) -> Option<Result<Box<dyn Kernel>, String>> {
-    let made: Result<Box<dyn Kernel>, String> = match spec.family.as_str() {
+pub fn kernel(spec: &Spec) -> Option<Result<Box<dyn Kernel>, EvalError>> {
+    let made: Result<Box<dyn Kernel>, EvalError> = match spec.family.as_str() {
         "NumQ" => Ok(Box::new(NumQ) as Box<dyn Kernel>),
         "NumRet" => NumRet::new(spec).map(|k| Box::new(k) as Box<dyn Kernel>),
         "NumRel" => spec.int("rel").map(|rel| Box::new(NumRel { rel }) as Box<dyn Kernel>),
@@ -32,7 +33,7 @@ struct NumRet {
 }
 
 impl NumRet {
-    fn new(spec: &Spec) -> Result<Self, String> {
+    fn new(spec: &Spec) -> Result<Self, EvalError> {
         Ok(NumRet { cutoff: spec.rank_cutoff(), rel: spec.int("rel")? })
     }
 }
@@ -77,7 +78,7 @@ struct NumRelRet {
 }
 
 impl NumRelRet {
-    fn new(spec: &Spec) -> Result<Self, String> {
+    fn new(spec: &Spec) -> Result<Self, EvalError> {
         Ok(NumRelRet { cutoff: spec.rank_cutoff(), rel: spec.int("rel")? })
     }
 }
@@ -119,16 +120,20 @@ struct Utility {
 }
 
 impl Utility {
-    fn new(spec: &Spec) -> Result<Self, String> {
-        let weight = |name: &str, default: f64| -> Result<f64, String> {
+    fn new(spec: &Spec) -> Result<Self, EvalError> {
+        let weight = |name: &str, default: f64| -> Result<f64, EvalError> {
             match spec.real(name)?.unwrap_or(default) {
                 w if w.is_finite() => Ok(w),
-                w => Err(format!("utility: parameter {name} must be a finite number, got {w}")),
+                w => Err(EvalError::Spec(format!(
+                    "utility: parameter {name} must be a finite number, got {w}"
+                ))),
             }
         };
         let size = spec.int("collection_size")?.unwrap_or(0);
         if size < 0 {
-            return Err(format!("utility: parameter collection_size must be >= 0, got {size}"));
+            return Err(EvalError::Spec(format!(
+                "utility: parameter collection_size must be >= 0, got {size}"
+            )));
         }
         Ok(Utility {
             weights: [weight("a", 1.0)?, weight("b", -1.0)?, weight("c", 0.0)?, weight("d", 0.0)?],
@@ -166,11 +171,13 @@ struct RelString {
 }
 
 impl RelString {
-    fn new(spec: &Spec) -> Result<Self, String> {
+    fn new(spec: &Spec) -> Result<Self, EvalError> {
         match spec.cutoff {
             None => Ok(RelString { depth: 10 }),
             Some(Cutoff::Rank(k)) if k >= 1 => Ok(RelString { depth: k }),
-            Some(other) => Err(format!("relstring: the cutoff must be a rank >= 1, got {other:?}")),
+            Some(other) => Err(EvalError::Spec(format!(
+                "relstring: the cutoff must be a rank >= 1, got {other:?}"
+            ))),
         }
     }
 }

@@ -11,13 +11,14 @@ use super::common::{
     c_log2, depth, format_g, log2_discount, no_cutoff, rank_cutoff, safe_div, seq_sum, Gains,
 };
 use super::Shared;
+use crate::EvalError;
 use crate::{JudgedView, Kernel, Param, Query, Refusal, Spec};
 
 /// The families this module computes.
 pub const FAMILIES: &[&str] = &["nDCG", "DCG", "IDCG", "ndcg_rel", "Rndcg", "G"];
 
 /// The kernel of `spec` when its family is one of [`FAMILIES`].
-pub fn kernel(spec: &Spec) -> Option<Result<Box<dyn Kernel>, String>> {
+pub fn kernel(spec: &Spec) -> Option<Result<Box<dyn Kernel>, EvalError>> {
     let made = match spec.family.as_str() {
         "nDCG" => boxed(Dcg::new(spec, Part::Ratio)),
         "DCG" => boxed(Dcg::new(spec, Part::Dcg)),
@@ -45,23 +46,31 @@ enum Form {
 }
 
 impl Form {
-    fn of(spec: &Spec) -> Result<Self, String> {
+    fn of(spec: &Spec) -> Result<Self, EvalError> {
         let name = match spec.param("dcg") {
             Param::None => "log2",
             Param::Text(t) => t.as_str(),
-            other => return Err(format!("{}: dcg must be a text, got {other:?}", spec.family)),
+            other => {
+                return Err(EvalError::Spec(format!(
+                    "{}: dcg must be a text, got {other:?}",
+                    spec.family
+                )))
+            }
         };
         match name {
             "log2" => Ok(Form::Log2),
             "exp-log2" => Ok(Form::ExpLog2),
             "jk" => match spec.real("b")?.unwrap_or(2.0) {
                 b if b > 1.0 && b.is_finite() => Ok(Form::Jk(b.ln())),
-                b => Err(format!("{}: b must be a finite number above 1, got {b}", spec.family)),
+                b => Err(EvalError::Spec(format!(
+                    "{}: b must be a finite number above 1, got {b}",
+                    spec.family
+                ))),
             },
-            other => Err(format!(
+            other => Err(EvalError::Spec(format!(
                 "{}: dcg must be 'log2', 'exp-log2' or 'jk', got {other:?}",
                 spec.family
-            )),
+            ))),
         }
     }
 
@@ -118,7 +127,7 @@ struct Dcg {
 }
 
 impl Dcg {
-    fn new(spec: &Spec, part: Part) -> Result<Self, String> {
+    fn new(spec: &Spec, part: Part) -> Result<Self, EvalError> {
         Ok(Dcg { part, gains: Gains::of(spec)?, form: Form::of(spec)?, cutoff: rank_cutoff(spec)? })
     }
 
@@ -195,7 +204,7 @@ struct NdcgRel {
 }
 
 impl NdcgRel {
-    fn new(spec: &Spec) -> Result<Self, String> {
+    fn new(spec: &Spec) -> Result<Self, EvalError> {
         no_cutoff(spec)?;
         Ok(NdcgRel { gains: Gains::of(spec)? })
     }
@@ -248,7 +257,7 @@ struct Rndcg {
 }
 
 impl Rndcg {
-    fn new(spec: &Spec) -> Result<Self, String> {
+    fn new(spec: &Spec) -> Result<Self, EvalError> {
         no_cutoff(spec)?;
         Ok(Rndcg { gains: Gains::of(spec)?, rel: spec.int("rel")? })
     }
@@ -299,7 +308,7 @@ struct GMeasure {
 }
 
 impl GMeasure {
-    fn new(spec: &Spec) -> Result<Self, String> {
+    fn new(spec: &Spec) -> Result<Self, EvalError> {
         no_cutoff(spec)?;
         Ok(GMeasure { gains: Gains::of(spec)? })
     }

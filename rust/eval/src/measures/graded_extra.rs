@@ -5,13 +5,14 @@ use super::boxed;
 use super::common::{
     depth, format_g, format_int, persistence, power, powers, rank_cutoff, safe_div, seq_sum, Gains,
 };
+use crate::EvalError;
 use crate::{JudgedView, Kernel, Labels, Query, Refusal, Spec};
 
 /// The families this module computes.
 pub const FAMILIES: &[&str] = &["CG", "nCG", "ERR", "RBP", "RBPResidual"];
 
 /// The kernel of `spec` when its family is one of [`FAMILIES`].
-pub fn kernel(spec: &Spec) -> Option<Result<Box<dyn Kernel>, String>> {
+pub fn kernel(spec: &Spec) -> Option<Result<Box<dyn Kernel>, EvalError>> {
     let made = match spec.family.as_str() {
         "CG" => boxed(Cg::new(spec, false)),
         "nCG" => boxed(Cg::new(spec, true)),
@@ -36,15 +37,21 @@ struct Cg {
 }
 
 impl Cg {
-    fn new(spec: &Spec, normalise: bool) -> Result<Self, String> {
+    fn new(spec: &Spec, normalise: bool) -> Result<Self, EvalError> {
         let cutoff = rank_cutoff(spec)?;
         let max_gain = spec.real("max_gain")?;
         if normalise {
             if !matches!(cutoff, Some(k) if k >= 1) {
-                return Err(format!("{} needs a rank cutoff of at least 1", spec.family));
+                return Err(EvalError::Spec(format!(
+                    "{} needs a rank cutoff of at least 1",
+                    spec.family
+                )));
             }
             if matches!(max_gain, Some(m) if !m.is_finite()) {
-                return Err(format!("{}: max_gain must be a finite number", spec.family));
+                return Err(EvalError::Spec(format!(
+                    "{}: max_gain must be a finite number",
+                    spec.family
+                )));
             }
         }
         Ok(Cg { gains: Gains::of(spec)?, cutoff, normalise, max_gain, sparse: false })
@@ -112,13 +119,13 @@ struct Cascade {
 }
 
 impl Cascade {
-    fn new(spec: &Spec) -> Result<Self, String> {
+    fn new(spec: &Spec) -> Result<Self, EvalError> {
         let max_grade = spec.int("max_grade")?.unwrap_or(4);
         if !(0..=MAX_ERR_GRADE).contains(&max_grade) {
-            return Err(format!(
+            return Err(EvalError::Spec(format!(
                 "{}: max_grade must be an integer in [0, {MAX_ERR_GRADE}], got {max_grade}",
                 spec.family
-            ));
+            )));
         }
         Ok(Cascade { max_grade, cutoff: rank_cutoff(spec)? })
     }
@@ -193,7 +200,7 @@ struct Rbp {
 }
 
 impl Rbp {
-    fn new(spec: &Spec, residual: bool) -> Result<Self, String> {
+    fn new(spec: &Spec, residual: bool) -> Result<Self, EvalError> {
         Ok(Rbp {
             p: persistence(spec, 0.8)?,
             rel: spec.int("rel")?,

@@ -18,11 +18,12 @@ mod user_models;
 
 pub use shared::Shared;
 
+use crate::EvalError;
 use crate::{Column, JudgedView, Kernel, Refusal, Spec};
 use cranfield_trec::room::spawn;
 
 /// Each module: `FAMILIES` it computes and `kernel(spec)` (None for another module's family).
-type Maker = fn(&Spec) -> Option<Result<Box<dyn Kernel>, String>>;
+type Maker = fn(&Spec) -> Option<Result<Box<dyn Kernel>, EvalError>>;
 
 const MODULES: &[(&[&str], Maker)] = &[
     (precision::FAMILIES, precision::kernel),
@@ -36,7 +37,7 @@ const MODULES: &[(&[&str], Maker)] = &[
 ];
 
 /// A made kernel, boxed (the modules' `kernel` functions build theirs with it).
-fn boxed<K: Kernel + 'static>(made: Result<K, String>) -> Result<Box<dyn Kernel>, String> {
+fn boxed<K: Kernel + 'static>(made: Result<K, EvalError>) -> Result<Box<dyn Kernel>, EvalError> {
     made.map(|k| Box::new(k) as Box<dyn Kernel>)
 }
 
@@ -46,13 +47,16 @@ pub fn families() -> Vec<&'static str> {
 }
 
 /// The kernel of one measure; an error for an unknown family or a bad parameter.
-pub fn kernel(spec: &Spec) -> Result<Box<dyn Kernel>, String> {
+pub fn kernel(spec: &Spec) -> Result<Box<dyn Kernel>, EvalError> {
     for (_, make) in MODULES {
         if let Some(made) = make(spec) {
             return made;
         }
     }
-    Err(format!("the engine has no kernel for the measure family {:?}", spec.family))
+    Err(EvalError::Spec(format!(
+        "the engine has no kernel for the measure family {:?}",
+        spec.family
+    )))
 }
 
 /// Every measure for every query of `run`: one column per kernel. Each kernel first

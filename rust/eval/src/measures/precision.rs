@@ -9,6 +9,7 @@
 use super::boxed;
 use super::common::{c_log, safe_div, top};
 use super::Shared;
+use crate::EvalError;
 use crate::{Cutoff, Kernel, Query, Spec, UNJUDGED};
 
 /// The families this module computes.
@@ -33,7 +34,7 @@ pub const FAMILIES: &[&str] = &[
 ];
 
 /// The kernel of `spec` when its family is one of [`FAMILIES`].
-pub fn kernel(spec: &Spec) -> Option<Result<Box<dyn Kernel>, String>> {
+pub fn kernel(spec: &Spec) -> Option<Result<Box<dyn Kernel>, EvalError>> {
     let made = match spec.family.as_str() {
         "P" => boxed(AtK::new(spec, AtKind::Precision)),
         "R" => boxed(AtK::new(spec, AtKind::Recall)),
@@ -57,14 +58,15 @@ pub fn kernel(spec: &Spec) -> Option<Result<Box<dyn Kernel>, String>> {
 }
 
 /// The rank cutoff of `spec` (>= 1); an error when required and absent, or not a rank.
-fn rank_cutoff(spec: &Spec, required: bool) -> Result<Option<i64>, String> {
+fn rank_cutoff(spec: &Spec, required: bool) -> Result<Option<i64>, EvalError> {
     match spec.cutoff {
-        None if required => Err(format!("{} needs a rank cutoff", spec.family)),
+        None if required => Err(EvalError::Spec(format!("{} needs a rank cutoff", spec.family))),
         None => Ok(None),
         Some(Cutoff::Rank(k)) if k >= 1 => Ok(Some(k)),
-        Some(other) => {
-            Err(format!("{}: the cutoff must be a rank >= 1, got {other:?}", spec.family))
-        }
+        Some(other) => Err(EvalError::Spec(format!(
+            "{}: the cutoff must be a rank >= 1, got {other:?}",
+            spec.family
+        ))),
     }
 }
 
@@ -94,7 +96,7 @@ struct AtK {
 }
 
 impl AtK {
-    fn new(spec: &Spec, kind: AtKind) -> Result<Self, String> {
+    fn new(spec: &Spec, kind: AtKind) -> Result<Self, EvalError> {
         let cutoff = rank_cutoff(spec, true)?.unwrap_or(1);
         let rel = if matches!(kind, AtKind::Unjudged) { None } else { spec.int("rel")? };
         Ok(AtK { kind, cutoff, rel })
@@ -151,16 +153,16 @@ struct Ap {
 }
 
 impl Ap {
-    fn new(spec: &Spec) -> Result<Self, String> {
+    fn new(spec: &Spec) -> Result<Self, EvalError> {
         let normalise = match spec.param("normalise") {
             crate::Param::None => Norm::R,
             crate::Param::Text(t) if t == "R" => Norm::R,
             crate::Param::Text(t) if t == "min(R,k)" => Norm::MinRk,
             crate::Param::Text(t) if t == "relret@k" => Norm::RelRet,
             other => {
-                return Err(format!(
+                return Err(EvalError::Spec(format!(
                     "AP: parameter normalise must be R, min(R,k) or relret@k, got {other:?}"
-                ))
+                )))
             }
         };
         Ok(Ap { rel: spec.int("rel")?, cutoff: rank_cutoff(spec, false)?, normalise })
@@ -209,7 +211,7 @@ struct Rr {
 }
 
 impl Rr {
-    fn new(spec: &Spec) -> Result<Self, String> {
+    fn new(spec: &Spec) -> Result<Self, EvalError> {
         Ok(Rr { rel: spec.int("rel")?, cutoff: rank_cutoff(spec, false)? })
     }
 }
@@ -306,30 +308,37 @@ struct Iprec {
 }
 
 impl Iprec {
-    fn at_recall(spec: &Spec) -> Result<Self, String> {
+    fn at_recall(spec: &Spec) -> Result<Self, EvalError> {
         let point = match spec.cutoff {
             Some(Cutoff::Real(x)) => x,
             Some(Cutoff::Rank(k)) => k as f64,
-            None => return Err("IPrec needs a recall cutoff, e.g. IPrec@0.5".into()),
+            None => {
+                return Err(EvalError::Spec("IPrec needs a recall cutoff, e.g. IPrec@0.5".into()))
+            }
         };
         Self::checked(spec, vec![point], false)
     }
 
-    fn averaged(spec: &Spec) -> Result<Self, String> {
+    fn averaged(spec: &Spec) -> Result<Self, EvalError> {
         let points = match spec.param("points") {
             crate::Param::None => vec![0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0],
             crate::Param::Reals(v) => v.clone(),
             crate::Param::Real(x) => vec![*x],
             other => {
-                return Err(format!("11pt_avg: parameter points must be numbers, got {other:?}"))
+                return Err(EvalError::Spec(format!(
+                    "11pt_avg: parameter points must be numbers, got {other:?}"
+                )))
             }
         };
         Self::checked(spec, points, true)
     }
 
-    fn checked(spec: &Spec, points: Vec<f64>, average: bool) -> Result<Self, String> {
+    fn checked(spec: &Spec, points: Vec<f64>, average: bool) -> Result<Self, EvalError> {
         if points.is_empty() || points.iter().any(|p| !(0.0..=1.0).contains(p)) {
-            return Err(format!("{}: recall levels must be numbers in [0, 1]", spec.family));
+            return Err(EvalError::Spec(format!(
+                "{}: recall levels must be numbers in [0, 1]",
+                spec.family
+            )));
         }
         Ok(Iprec { rel: spec.int("rel")?, points, average })
     }
@@ -382,10 +391,14 @@ struct RprecMult {
 }
 
 impl RprecMult {
-    fn new(spec: &Spec) -> Result<Self, String> {
+    fn new(spec: &Spec) -> Result<Self, EvalError> {
         let multiple = match spec.real_cutoff() {
             Some(x) if x > 0.0 && x.is_finite() => x,
-            _ => return Err("Rprec_mult needs a positive multiple of R as cutoff".into()),
+            _ => {
+                return Err(EvalError::Spec(
+                    "Rprec_mult needs a positive multiple of R as cutoff".into(),
+                ))
+            }
         };
         Ok(RprecMult { rel: spec.int("rel")?, multiple })
     }

@@ -3,14 +3,15 @@
 //! document, and Judged@k.
 
 use super::common::{safe_div, top};
+use crate::EvalError;
 use crate::{Kernel, Param, Query, Spec};
 
 /// The families this module computes.
 pub const FAMILIES: &[&str] = &["PrecAtRecall", "Efficiency", "AUPRC", "Judged"];
 
 /// The kernel of `spec` when its family is one of [`FAMILIES`].
-pub fn kernel(spec: &Spec) -> Option<Result<Box<dyn Kernel>, String>> {
-    let made: Result<Box<dyn Kernel>, String> = match spec.family.as_str() {
+pub fn kernel(spec: &Spec) -> Option<Result<Box<dyn Kernel>, EvalError>> {
+    let made: Result<Box<dyn Kernel>, EvalError> = match spec.family.as_str() {
         "PrecAtRecall" => PrecAtRecall::new(spec).map(|k| Box::new(k) as Box<dyn Kernel>),
         "Efficiency" => {
             spec.int("rel").map(|rel| Box::new(Efficiency { rel, cutoff: spec.rank_cutoff() }) as _)
@@ -73,17 +74,17 @@ struct PrecAtRecall {
 }
 
 impl PrecAtRecall {
-    fn new(spec: &Spec) -> Result<Self, String> {
+    fn new(spec: &Spec) -> Result<Self, EvalError> {
         let threshold = spec.real_cutoff().ok_or_else(|| {
-            "PrecAtRecall needs a recall cutoff, e.g. PrecAtRecall@0.5".to_string()
+            EvalError::Spec("PrecAtRecall needs a recall cutoff, e.g. PrecAtRecall@0.5".into())
         })?;
         let interpolated = match spec.param("interpolated") {
             Param::None => true,
             Param::Bool(b) => *b,
             other => {
-                return Err(format!(
+                return Err(EvalError::Spec(format!(
                     "PrecAtRecall: parameter interpolated must be a bool, got {other:?}"
-                ))
+                )))
             }
         };
         Ok(PrecAtRecall { rel: spec.int("rel")?, threshold, interpolated })
@@ -141,15 +142,15 @@ struct Auprc {
 }
 
 impl Auprc {
-    fn new(spec: &Spec) -> Result<Self, String> {
+    fn new(spec: &Spec) -> Result<Self, EvalError> {
         let trapezoid = match spec.param("method") {
             Param::None => false,
             Param::Text(m) if m == "interpolated" => false,
             Param::Text(m) if m == "trapezoid" => true,
             other => {
-                return Err(format!(
+                return Err(EvalError::Spec(format!(
                     "AUPRC: parameter method must be 'interpolated' or 'trapezoid', got {other:?}"
-                ))
+                )))
             }
         };
         Ok(Auprc { rel: spec.int("rel")?, cutoff: spec.rank_cutoff(), trapezoid })

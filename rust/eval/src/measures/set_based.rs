@@ -3,19 +3,22 @@
 
 use super::common::safe_div;
 use super::Shared;
+use crate::EvalError;
 use crate::{Kernel, Query, Spec};
 
 /// The families this module computes.
 pub const FAMILIES: &[&str] = &["SetP", "SetR", "SetRelP", "SetAP", "set_F", "SetF"];
 
 /// The kernel of `spec` when its family is one of [`FAMILIES`].
-pub fn kernel(spec: &Spec) -> Option<Result<Box<dyn Kernel>, String>> {
+pub fn kernel(spec: &Spec) -> Option<Result<Box<dyn Kernel>, EvalError>> {
     let formula = match spec.family.as_str() {
         "SetP" => match spec.param("relative") {
             crate::Param::None | crate::Param::Bool(false) => Formula::Precision,
             crate::Param::Bool(true) => Formula::RelativePrecision,
             other => {
-                return Some(Err(format!("SetP: parameter relative must be a bool, got {other:?}")))
+                return Some(Err(EvalError::Spec(format!(
+                    "SetP: parameter relative must be a bool, got {other:?}"
+                ))))
             }
         },
         "SetR" => Formula::Recall,

@@ -5,13 +5,14 @@
 //! `prepare`, as the family's run check in Python (`MeasureDef.check`) refuses it.
 
 use super::common::{count_relevant, safe_div, top};
+use crate::EvalError;
 use crate::{JudgedView, Kernel, Param, Query, Refusal, Spec};
 
 /// The families this module computes.
 pub const FAMILIES: &[&str] = &["Fallout", "Generality"];
 
 /// The kernel of `spec` when its family is one of [`FAMILIES`].
-pub fn kernel(spec: &Spec) -> Option<Result<Box<dyn Kernel>, String>> {
+pub fn kernel(spec: &Spec) -> Option<Result<Box<dyn Kernel>, EvalError>> {
     let generality = match spec.family.as_str() {
         "Fallout" => false,
         "Generality" => true,
@@ -29,15 +30,17 @@ pub fn kernel(spec: &Spec) -> Option<Result<Box<dyn Kernel>, String>> {
 }
 
 /// |A| as a float (`set_extra._collection_size`): a required integer >= 1.
-fn collection_size(spec: &Spec) -> Result<f64, String> {
+fn collection_size(spec: &Spec) -> Result<f64, EvalError> {
     let name = &spec.family;
     match spec.param("collection_size") {
         Param::Int(n) if *n >= 1 => Ok(*n as f64),
-        Param::None => Err(format!(
+        Param::None => Err(EvalError::Spec(format!(
             "{name} needs the collection size: write {name}(collection_size=N), \
              N = number of documents in the collection"
-        )),
-        other => Err(format!("{name}: collection_size must be an integer >= 1, got {other:?}")),
+        ))),
+        other => Err(EvalError::Spec(format!(
+            "{name}: collection_size must be an integer >= 1, got {other:?}"
+        ))),
     }
 }
 

@@ -3,14 +3,15 @@
 
 use super::common::{label_is, no_cutoff, persistence, powers, seq_sum, Gains};
 use super::Shared;
+use crate::EvalError;
 use crate::{Kernel, Labels, Query, Spec};
 
 /// The families this module computes.
 pub const FAMILIES: &[&str] = &["rbp", "rbp_resid"];
 
 /// The kernel of `spec` when its family is one of [`FAMILIES`].
-pub fn kernel(spec: &Spec) -> Option<Result<Box<dyn Kernel>, String>> {
-    let made: Result<Box<dyn Kernel>, String> = match spec.family.as_str() {
+pub fn kernel(spec: &Spec) -> Option<Result<Box<dyn Kernel>, EvalError>> {
+    let made: Result<Box<dyn Kernel>, EvalError> = match spec.family.as_str() {
         "rbp" => Rbp::new(spec).map(|k| Box::new(k) as Box<dyn Kernel>),
         "rbp_resid" => RbpResid::new(spec).map(|k| Box::new(k) as Box<dyn Kernel>),
         _ => return None,
@@ -32,7 +33,7 @@ struct Rbp {
 }
 
 impl Rbp {
-    fn new(spec: &Spec) -> Result<Self, String> {
+    fn new(spec: &Spec) -> Result<Self, EvalError> {
         no_cutoff(spec)?;
         let gains = Gains::of(spec)?;
         // Python's min and max: the first of equal values is kept
@@ -123,7 +124,7 @@ struct RbpResid {
 }
 
 impl RbpResid {
-    fn new(spec: &Spec) -> Result<Self, String> {
+    fn new(spec: &Spec) -> Result<Self, EvalError> {
         no_cutoff(spec)?;
         Ok(RbpResid { p: persistence(spec, 0.9)? })
     }

@@ -141,11 +141,14 @@ def read_bytes(path_or_file, source: str, *, text: bool = True, check=None) -> b
 
 def _peek(fh, n: int) -> bytes:
     """The first ``n`` bytes of a buffered binary file without consuming them."""
-    if hasattr(fh, "peek"):
-        return fh.peek(n)[:n]
-    pos = fh.tell()
-    head = fh.read(n)
-    fh.seek(pos)
+    try:
+        if hasattr(fh, "peek"):
+            return fh.peek(n)[:n]
+        pos = fh.tell()
+        head = fh.read(n)
+        fh.seek(pos)
+    except OSError as exc:  # e.g. EIO: a file that opens but cannot be read
+        raise _os_error(exc, getattr(fh, "name", ""), source_name(fh)) from None
     return head
 
 

@@ -1,0 +1,216 @@
+"""Type stub of ``cranfield._engine``, the compiled engine (``rust/engine``, PyO3).
+
+Every function and class the module defines, with its parameters as the module's
+``__text_signature__`` gives them; ``tests/engine/test_stub.py`` fails when the two
+disagree. The docstrings of the functions are in ``rust/engine/src/*.rs``.
+"""
+
+from collections.abc import Iterable, Sequence
+from os import PathLike
+from typing import Any, final
+
+import numpy as np
+import numpy.typing as npt
+
+from cranfield.core.options import JudgeOptions
+
+_Path = str | PathLike[str]
+_Labels = npt.NDArray[np.int8] | npt.NDArray[np.int64] | npt.NDArray[np.float64]
+_Offsets = npt.NDArray[np.int32] | npt.NDArray[np.int64]
+# one Arrow record batch: query id offsets and data, doc id offsets and data, values
+_Batch = tuple[
+    _Offsets,
+    npt.NDArray[np.uint8],
+    _Offsets,
+    npt.NDArray[np.uint8],
+    npt.NDArray[np.float64] | npt.NDArray[np.int64],
+]
+# a measure: (family, cutoff or None, parameters)
+_Spec = tuple[str, int | float | None, dict[str, Any]]
+# a piece of a parsed TREC input: query offsets and bytes, doc offsets and bytes, values
+_Piece = tuple[
+    npt.NDArray[np.int64],
+    npt.NDArray[np.uint8],
+    npt.NDArray[np.int64],
+    npt.NDArray[np.uint8],
+    npt.NDArray[np.float64] | npt.NDArray[np.int64],
+]
+# (pieces, lines or None, query starts, tag or None, rows)
+_Parsed = tuple[
+    list[_Piece], npt.NDArray[np.int64] | None, npt.NDArray[np.int64], bytes | None, int
+]
+# (query_ids, offsets, labels, qrels_offsets, qrels_grades, in_run, run name)
+_Judged = tuple[
+    list[str],
+    npt.NDArray[np.int64],
+    _Labels,
+    npt.NDArray[np.int64],
+    npt.NDArray[np.int64] | npt.NDArray[np.float64],
+    npt.NDArray[np.bool_],
+    str,
+]
+# a printed trec_eval column: (printed, kind, spec or None, blank, reset, recount)
+_Col = tuple[str, str, _Spec | None, bool, bool, bool]
+# an LTR measure: (kind, cutoff or 0, level, normalise, zero_if_short, gains, log_continue)
+_LtrSpec = tuple[
+    str, int, int, str, bool, npt.NDArray[np.float64] | None, npt.NDArray[np.float64] | None
+]
+
+class ReadError(Exception):
+    """A problem with an input: args are (what, line or None, detail or None)."""
+
+class JudgeError(Exception):
+    """Judging TREC files failed: args are (what, input, line or None, detail or None)."""
+
+@final
+class ReadCounter:
+    """The bytes an engine call reads from its inputs, updated while it works."""
+
+    def __new__(cls) -> ReadCounter: ...
+    @property
+    def bytes(self) -> int: ...
+
+@final
+class LtrKernel:
+    """The batched learning-to-rank objective (``rust/ltr``)."""
+
+    def __new__(
+        cls,
+        offsets: npt.NDArray[np.int64],
+        labels: npt.NDArray[np.int64],
+        discount: npt.NDArray[np.float64],
+        measures: list[_LtrSpec],
+        features: npt.NDArray[np.float64],
+        columns: npt.NDArray[np.int64],
+    ) -> LtrKernel: ...
+    def evaluate(
+        self, scores: npt.NDArray[np.float64], threads: int
+    ) -> npt.NDArray[np.float64]: ...
+    def evaluate_weights(
+        self, weights: npt.NDArray[np.float64], threads: int
+    ) -> npt.NDArray[np.float64]: ...
+    def objective_weights(
+        self, weights: npt.NDArray[np.float64], shares: npt.NDArray[np.float64], threads: int
+    ) -> npt.NDArray[np.float64]: ...
+
+def set_out_of_memory_line(line: str) -> None: ...
+def read_trec_bytes(data: bytes, kind: str, latin1: bool, max_line: int) -> _Parsed: ...
+def read_trec_file(
+    path: _Path, kind: str, latin1: bool, max_line: int, max_bytes: int | None = None
+) -> _Parsed: ...
+def read_svmlight(
+    data: bytes, has_qid: bool, max_feature: int, budget: int | None = None
+) -> tuple[
+    npt.NDArray[np.float64],
+    list[str] | None,
+    npt.NDArray[np.float64],
+    list[str] | None,
+    npt.NDArray[np.int64],
+]: ...
+def ltr_scores(
+    features: npt.NDArray[np.float64], weights: npt.NDArray[np.float64]
+) -> npt.NDArray[np.float64]: ...
+def aggregate(
+    values: npt.NDArray[np.float64] | Sequence[float], how: str, num_queries: int | None = None
+) -> float: ...
+def measure_families() -> list[str]: ...
+def micro_families() -> list[str]: ...
+def compute_measures(
+    specs: list[_Spec],
+    offsets: npt.NDArray[np.int64],
+    labels: _Labels,
+    qrels_offsets: npt.NDArray[np.int64],
+    qrels_grades: _Labels,
+    in_run: npt.NDArray[np.bool_],
+    rel_level: int,
+    compat: int,
+    threads: int = 1,
+) -> list[npt.NDArray[np.float64] | tuple[str, ...]]: ...
+def judge_trec_files(
+    run_path: _Path,
+    qrels_path: _Path,
+    *,
+    options: JudgeOptions | None = None,
+    latin1: bool = False,
+    fractional: bool = False,
+    qrels_duplicates: str = "error",
+    max_line: int = ...,
+    max_bytes: int | None = None,
+    piece_bytes: int = ...,
+    whole_bytes: int = ...,
+    regroup_bytes: int | None = None,
+    qrels_text: bytes | None = None,
+    progress: ReadCounter | None = None,
+) -> _Judged: ...
+def judge_arrow_runs(
+    runs: Iterable[Iterable[_Batch]],
+    qrels: Iterable[_Batch],
+    *,
+    options: JudgeOptions | None = None,
+    doc_rows: bool = True,
+) -> list[
+    tuple[
+        list[str],
+        npt.NDArray[np.int64],
+        _Labels,
+        npt.NDArray[np.int64],
+        npt.NDArray[np.int64] | npt.NDArray[np.float64],
+        npt.NDArray[np.bool_],
+        str,
+        npt.NDArray[np.int64] | None,
+    ]
+]: ...
+def repeated_pairs(
+    table: Iterable[_Batch], kind: str, policy_name: str
+) -> tuple[int, int] | npt.NDArray[np.int64] | None: ...
+def evaluate_trec_files(
+    qrels_path: _Path,
+    run_paths: Sequence[_Path],
+    specs: list[_Spec],
+    *,
+    options: JudgeOptions | None = None,
+    latin1: bool = False,
+    fractional: bool = False,
+    max_line: int = ...,
+    max_bytes: int | None = None,
+    judged_only_specs: Sequence[bool] = ...,
+    skip_no_relevant: bool = False,
+    micro: bool = False,
+    fractional_refusals: Sequence[str | None] = ...,
+    piece_bytes: int = ...,
+    whole_bytes: int = ...,
+    regroup_bytes: int | None = None,
+    progress: ReadCounter | None = None,
+) -> tuple[
+    int,
+    list[
+        tuple[str, list[str], list[list[float] | list[str]], list[bool] | None, list[float] | None]
+    ],
+]: ...
+def trec_eval_print(
+    columns: list[_Col],
+    values: list[npt.NDArray[np.float64] | Sequence[str] | None],
+    added: Sequence[bool],
+    query_ids: list[bytes],
+    run_name: bytes,
+    per_query: bool,
+    summary: bool,
+    complete: bool,
+    relevant_in_qrels: float,
+    zscores: dict[tuple[bytes, str], tuple[float, float]] | None = None,
+) -> tuple[bytes, list[bytes]]: ...
+def trec_eval_files(
+    columns: list[_Col],
+    qrels_path: _Path,
+    run_path: _Path,
+    options: JudgeOptions,
+    per_query: bool,
+    summary: bool,
+    zscores: dict[tuple[bytes, str], tuple[float, float]] | None = None,
+    max_line: int = ...,
+    max_bytes: int | None = None,
+    piece_bytes: int = ...,
+    whole_bytes: int = ...,
+    regroup_bytes: int | None = None,
+    progress: ReadCounter | None = None,
+) -> tuple[bytes, list[str], list[bytes]] | None: ...

@@ -1,0 +1,476 @@
+"""The one reader of tables: any table input becomes an Arrow table and the source
+line of each of its rows.
+
+An input is a path, ``"-"`` (standard input) or a file object; every input is read the
+same way (:mod:`.source`: gzip recognised by its magic bytes, text stopped at a NUL
+byte or a line over 64 MiB). Its format is told from the content (:func:`.formats.sniff`:
+Parquet and Arrow IPC by their magic bytes, CSV, TSV, whitespace-separated columns or
+JSON lines by the first line), the file's extension deciding only what the content
+leaves open, and an explicit ``format`` winning over both. Text inputs are UTF-8 with a
+header row (a byte-order mark and CRLF line ends accepted; quoted CSV fields may hold
+line breaks, RFC 4180); their rows keep the 1-based line where each starts
+(:attr:`Table.lines`), so that a problem with a row is reported as ``FILE:LINE:
+message`` -- or ``FILE: row N: message`` for binary formats, which have no lines.
+
+Every problem is an :class:`~cranfield.errors.InputError` worded once here: an empty
+file, a header without rows, a row with a different number of fields, text that is not
+UTF-8, a Parquet file that is not one or is cut short, a missing or duplicated column,
+a column of the wrong type.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+import pyarrow as pa
+
+from ...errors import InputError, ParameterError
+from .formats import TABLE_FORMATS, compression, extension_format, sniff
+from .source import open_binary, read_bytes, resolve, source_name
+
+BINARY = ("parquet", "arrow")
+_HEAD = 1 << 16
+
+
+@dataclass(frozen=True)
+class Text:
+    """What the lines of a text table are found from, when they are asked for (only
+    messages need them): the parsed bytes, how they were parsed, the header rows."""
+
+    data: bytes
+    quoted: bool
+    blanks: bool
+    skip: int
+    first_line: int
+
+
+class Table:
+    """A table as read: its Arrow ``table``, the ``source`` name for messages, the
+    ``format`` it was read as and, for text, the 1-based source line where each row
+    starts (``lines``, found on first use; None for Parquet, Arrow and in-memory
+    tables)."""
+
+    def __init__(self, table: pa.Table, source: str, format: str, text: Text | None = None):
+        self.table = table
+        self.source = source
+        self.format = format
+        self._text = text
+
+    @property
+    def num_rows(self) -> int:
+        return self.table.num_rows
+
+    @property
+    def has_lines(self) -> bool:
+        """Whether rows have source lines (text formats)."""
+        return self._text is not None
+
+    @property
+    def first_line(self) -> int | None:
+        """The line of the first record of a text table (the header, if any)."""
+        return None if self._text is None else self._text.first_line
+
+    @cached_property
+    def lines(self) -> np.ndarray | None:
+        """The 1-based line where each row starts (None without lines)."""
+        text = self._text
+        if text is None:
+            return None
+        lines = record_lines(text.data, text.quoted, text.blanks)[text.skip :]
+        return lines if len(lines) == self.table.num_rows else None
+
+    def line(self, row: int) -> int | None:
+        """The 1-based line where 0-based row ``row`` starts (None without lines)."""
+        lines = self.lines
+        return None if lines is None else int(lines[row])
+
+    def error(self, row: int, message: str) -> InputError:
+        """The one wording of a problem in row ``row`` (0-based): ``FILE:LINE: message``
+        for text, ``FILE: row N: message`` (1-based) otherwise."""
+        if not self.has_lines:
+            return InputError(f"row {row + 1}: {message}", self.source)
+        return InputError(message, self.source, self.line(row))
+
+    def column(self, name: str) -> pa.ChunkedArray:
+        """Column ``name``; a missing one is an error listing the columns there are."""
+        if name not in self.table.column_names:
+            raise self.missing(name)
+        return self.table.column(name)
+
+    def missing(self, name: str, role: str | None = None) -> InputError:
+        """The error for a column that is not there."""
+        what = f"{role} column {name!r}" if role else f"column {name!r}"
+        found = ", ".join(self.table.column_names) or "none"
+        return InputError(f"no {what} (columns: {found})", self.source)
+
+    def require(self, columns: Mapping[str, str]) -> None:
+        """Check that each column exists and holds its kind of values: ``"number"``
+        (integers or floats), ``"integer"``, ``"string"`` or ``"any"``."""
+        for name, kind in columns.items():
+            col = self.column(name)
+            t = col.type
+            if pa.types.is_dictionary(t):
+                t = t.value_type
+            ok = {
+                "number": pa.types.is_integer(t) or pa.types.is_floating(t),
+                "integer": pa.types.is_integer(t),
+                "string": pa.types.is_string(t) or pa.types.is_large_string(t),
+                "any": True,
+            }[kind]
+            if not ok and not pa.types.is_null(t):
+                raise InputError(f"column {name!r} holds {t}, expected {_KINDS[kind]}", self.source)
+            if col.null_count:
+                row = int(np.flatnonzero(col.is_null().to_numpy(zero_copy_only=False))[0])
+                raise self.error(row, f"missing value in column {name!r}")
+
+
+_KINDS = {"number": "numbers", "integer": "integers", "string": "text", "any": "values"}
+
+
+def read_table(
+    path_or_file,
+    *,
+    format: str | None = None,
+    formats: Iterable[str] = TABLE_FORMATS,
+    strings: Iterable[str] | bool = (),
+    header: bool = True,
+    rows: bool = True,
+    source: str | None = None,
+) -> Table:
+    """Read a table input (see the module docstring).
+
+    Parameters
+    ----------
+    path_or_file
+        A path, ``"-"`` for standard input, a file object, or an in-memory table
+        (a ``pyarrow.Table`` or a pandas/polars DataFrame, taken as it is).
+    format
+        One of ``formats``; by default told from the content (:func:`.formats.sniff`).
+    formats
+        The formats the caller accepts; another one is an error.
+    strings
+        Columns of a text format to keep as text (matched case-insensitively, after
+        stripping blanks), or ``True`` for every column: ids such as ``007`` stay as
+        written instead of becoming numbers.
+    header
+        Whether a text input starts with a header row; without one, columns are
+        named ``1``, ``2``, ...
+    rows
+        Whether a table without rows is an error (``"no data rows after the header"``).
+    source
+        The name of the input in messages (default: the path, ``<stdin>``, ``<file>``;
+        for ``bytes`` already read, ``<bytes>``).
+    """
+    formats = tuple(formats)
+    if format is not None and format not in formats:
+        raise ParameterError("format", "one of " + ", ".join(formats), format)
+    is_bytes = isinstance(path_or_file, (bytes, bytearray, memoryview))
+    if not isinstance(path_or_file, (str, os.PathLike)) and not hasattr(path_or_file, "read"):
+        if not is_bytes:
+            return _in_memory(path_or_file, rows, source or "<table>")
+    source = source or ("<bytes>" if is_bytes else source_name(path_or_file))
+    hint = extension_format(path_or_file)
+    data = resolve(path_or_file, source, text=False)
+    head = _head(data)
+    packed = compression(head)
+    if packed is not None:
+        raise InputError(
+            f"{packed}-compressed data: decompress it first (cranfield reads gzip)", source
+        )
+    if not head:
+        raise InputError("empty file", source)
+    fmt = format or sniff(head, hint)
+    if format is None and hint in BINARY and fmt not in BINARY:
+        magic = "PAR1" if hint == "parquet" else "ARROW1"
+        raise InputError(f"not a {_NAMES[hint]} file (it does not start with {magic})", source)
+    if fmt not in formats:
+        raise InputError(
+            f"{_NAMES[fmt]} data; expected {', '.join(_NAMES[f] for f in formats)}", source
+        )
+    if fmt in BINARY:
+        table, text = _binary(data, fmt, source), None
+    else:
+        content = read_bytes(data, source)  # read, or checked, as text: NUL, line length
+        table, text = _text(content, fmt, source, strings, header)
+    unique_names(table.column_names, source, text is not None)
+    if rows and table.num_rows == 0:
+        raise InputError(
+            "no data rows after the header" if text is not None else "the table has no rows",
+            source,
+        )
+    return Table(table, source, fmt, text)
+
+
+_NAMES = {
+    "parquet": "Parquet",
+    "arrow": "Arrow IPC",
+    "csv": "CSV",
+    "tsv": "TSV",
+    "whitespace": "whitespace-separated",
+    "jsonl": "JSON lines",
+}
+
+
+def _in_memory(obj, rows: bool, source: str) -> Table:
+    from ..columnar import arrow_of
+
+    try:
+        table = arrow_of(obj)
+        if not isinstance(table, pa.Table):
+            table = pa.table(table)
+    except (TypeError, ValueError, pa.ArrowInvalid) as exc:
+        raise InputError(f"cannot read as a table: {_first(exc)}", source) from None
+    if rows and table.num_rows == 0:
+        raise InputError("the table has no rows", source)
+    return Table(table, source, "arrow")
+
+
+def _head(data) -> bytes:
+    if isinstance(data, bytes):
+        return data[:_HEAD]
+    with open_binary(data, str(data)) as fh:
+        try:
+            return fh.read(_HEAD)
+        except OSError as exc:
+            raise InputError(f"cannot read: {exc.strerror or exc}", str(data)) from None
+
+
+def _first(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
+def _binary(data, fmt: str, source: str) -> pa.Table:
+    from .tabular import arrow_threads
+
+    size = len(data) if isinstance(data, bytes) else os.path.getsize(data)
+    src = pa.BufferReader(data) if isinstance(data, bytes) else str(data)
+    try:
+        if fmt == "parquet":
+            import pyarrow.parquet as pq
+
+            file = pq.ParquetFile(src)
+            unique_names(file.schema_arrow.names, source, False)  # (Arrow fails on them unclearly)
+            return file.read(use_threads=arrow_threads(size))
+        import pyarrow.ipc as ipc
+
+        stream = src if isinstance(src, pa.BufferReader) else pa.memory_map(src)
+        if _head(data).startswith(b"ARROW1"):
+            return ipc.open_file(stream).read_all()
+        return ipc.open_stream(stream).read_all()
+    except (pa.ArrowException, OSError, ValueError) as exc:
+        raise InputError(f"cannot read {_NAMES[fmt]}: {_first(exc)}", source) from None
+
+
+def unique_names(names: list[str], source: str, text: bool = True) -> None:
+    """Refuse a column name that appears twice (the header is line 1 of a text input)."""
+    seen: set[str] = set()
+    for name in names:
+        if name in seen:
+            raise InputError(
+                f"column {name!r} appears twice in the header", source, 1 if text else None
+            )
+        seen.add(name)
+
+
+# -- text ---------------------------------------------------------------------------------
+
+
+def record_lines(data: bytes, quoted: bool = True, blanks: bool = False) -> np.ndarray:
+    """The 1-based line where each record of delimited text starts: every line that is
+    not empty (nor, with ``blanks``, only spaces and tabs) and, with ``quoted``, does not
+    continue a quoted field (an odd number of ``"`` before it).
+
+    Whole-array: a few passes of NumPy over the bytes, whatever the number of lines,
+    with one byte of scratch per byte (counts of quotes are kept modulo 256: only their
+    parity matters) and eight per line.
+    """
+    buf = np.frombuffer(data, np.uint8)
+    if not len(buf):
+        return np.zeros(0, np.int64)
+    starts = np.flatnonzero(buf == 10) + 1
+    starts = np.concatenate(([0], starts[starts < len(buf)]))  # (a final line end opens none)
+    if blanks:
+        ink = buf != 10
+        ink &= buf != 13
+        ink &= buf != 32
+        ink &= buf != 9
+        begins = np.logical_or.reduceat(ink, starts)
+        del ink
+    else:  # a line is empty when nothing but its line end (LF or CRLF) is on it
+        end = len(buf) + (buf[-1] != 10)  # where a line end after the last line would be
+        length = np.diff(starts, append=end) - 1  # without the LF
+        first = buf[np.minimum(starts, len(buf) - 1)]
+        begins = (length > 1) | ((length == 1) & (first != 13))
+    if quoted and data.find(b'"') >= 0:
+        quotes = np.cumsum(buf == 34, dtype=np.uint8)  # wraps at 256: the parity stays
+        before = np.where(starts > 0, quotes[np.maximum(starts - 1, 0)], 0)
+        begins &= (before & 1) == 0
+    return np.flatnonzero(begins).astype(np.int64) + 1
+
+
+_INK = re.compile(rb"[^ \t\r\n]")
+_BLANKS = re.compile(rb"(?m)^[ \t]+|[ \t]+(?=\r?$)")
+_RUNS = re.compile(rb"[ \t]+")
+
+
+def _text(data: bytes, fmt: str, source: str, strings, header: bool):
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]  # a byte-order mark: the lines stay where they are
+    if _INK.search(data) is None:  # (the first non-blank byte: no copy of the data)
+        raise InputError("empty file", source)
+    _utf8(data, source)
+    if fmt == "jsonl":
+        return _jsonl(data, source)
+    if fmt == "whitespace":
+        data = _RUNS.sub(b"\t", _BLANKS.sub(b"", data))
+    return _delimited(data, fmt, source, strings, header, fmt != "whitespace")
+
+
+def _delimited(data, fmt, source, strings, header, quoted):
+    import csv
+
+    import pyarrow.csv as pacsv
+
+    delimiter = "," if fmt == "csv" else "\t"
+    at, offset = 1, 0
+    while True:  # (only the empty lines before the first record)
+        end = data.find(b"\n", offset)
+        if end < 0 or data[offset:end] not in (b"", b"\r"):
+            break
+        at, offset = at + 1, end + 1
+    first = decode(data[offset : end if end >= 0 else len(data)].rstrip(b"\r"), source, at)
+    if quoted:
+        heads = next(csv.reader([first], delimiter=delimiter), [])
+    else:
+        heads = first.split(delimiter)
+    names = None if header else [str(i + 1) for i in range(len(heads))]
+    heads = [h.strip() for h in heads] if header else names
+    if strings is True:
+        types = {h: pa.string() for h in heads}
+    else:
+        wanted = {s.strip().lower() for s in strings}
+        types = {h: pa.string() for h in heads if h.strip().lower() in wanted}
+    bad: list = []
+
+    def invalid(row) -> str:
+        bad.append(row)
+        return "error"  # the first one is reported: stop there
+
+    from .tabular import arrow_threads
+
+    threads = arrow_threads(len(data))
+    block = 1 << 20
+    while True:
+        bad.clear()
+        try:
+            table = pacsv.read_csv(
+                pa.BufferReader(data),
+                read_options=pacsv.ReadOptions(
+                    block_size=block,
+                    use_threads=threads,
+                    column_names=names,
+                ),
+                parse_options=pacsv.ParseOptions(
+                    delimiter=delimiter,
+                    quote_char='"' if quoted else False,
+                    newlines_in_values=quoted and data.find(b'"') >= 0,
+                    invalid_row_handler=invalid,
+                ),
+                convert_options=pacsv.ConvertOptions(
+                    column_types=types, strings_can_be_null=False, null_values=[""]
+                ),
+            )
+            break
+        except pa.ArrowInvalid as exc:
+            if bad and bad[0].number is None and threads:  # threads do not number rows:
+                threads = False  # read again in order to name its line
+                continue
+            if bad:
+                break
+            message = str(exc)
+            if "straddl" in message and block < len(data):  # a row longer than a block
+                block = min(4 * block, len(data) + 1)
+                continue
+            if "UTF8" in message or "UTF-8" in message:
+                decode(data, source, 1)
+            raise InputError(f"cannot parse {_NAMES[fmt]}: {_first(exc)}", source) from None
+    if bad:
+        row = bad[0]
+        starts = record_lines(data, quoted)
+        record = row.number if row.number is not None and row.number > 0 else None
+        line = int(starts[record - 1]) if record is not None and record <= len(starts) else None
+        raise InputError(
+            f"expected {row.expected_columns} fields (as in the "
+            f"{'header' if header else 'first line'}), got {row.actual_columns}",
+            source,
+            line,
+        )
+    return table, Text(data, quoted, False, 1 if header else 0, at)
+
+
+def _utf8(data: bytes, source: str) -> None:
+    """Fail unless ``data`` is UTF-8 (checked by Arrow, without a Python string)."""
+    if data.isascii():
+        return
+    offsets = pa.py_buffer(np.array([0, len(data)], np.int64).tobytes())
+    array = pa.Array.from_buffers(pa.large_binary(), 1, [None, offsets, pa.py_buffer(data)])
+    try:
+        array.cast(pa.large_string()).validate(full=True)
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        decode(data, source)  # names the line
+
+
+def decode(data: bytes, source: str, line: int = 1) -> str:
+    """``data`` as UTF-8 text; else the one error, naming the line (``data`` starts at
+    ``line``)."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        at = line + data.count(b"\n", 0, exc.start)
+        raise InputError("not valid UTF-8 text (save the file as UTF-8)", source, at) from None
+
+
+def _jsonl(data: bytes, source: str):
+    import pyarrow.json as pajson
+
+    try:
+        table = pajson.read_json(pa.BufferReader(data))
+    except pa.ArrowInvalid as exc:
+        decode(data, source, 1)
+        starts = record_lines(data, quoted=False, blanks=True)
+        match = re.search(r"[Rr]ow #?(\d+)", str(exc))
+        line = None
+        if match and 0 < int(match.group(1)) <= len(starts):
+            line = int(starts[int(match.group(1)) - 1])
+        raise InputError(f"cannot parse JSON lines: {_first(exc)}", source, line) from None
+    return table, Text(data, False, True, 0, 1)
+
+
+def binary_format(path_or_file) -> str | None:
+    """``"parquet"`` or ``"arrow"`` when a file holds one (its magic bytes; its name when
+    it cannot be peeked at, as standard input, or names one), else None: for readers
+    that take other, non-tabular formats too (the learning-to-rank reader's SVMlight
+    lines) and for listing a directory's Parquet files."""
+    hint = extension_format(path_or_file)
+    if hint in BINARY:
+        return hint
+    if not isinstance(path_or_file, (str, os.PathLike)) or os.fspath(path_or_file) == "-":
+        return None
+    try:
+        with open(path_or_file, "rb") as fh:
+            head = fh.read(8)
+    except OSError:
+        return None  # the reader that follows reports it
+    told = sniff(head)
+    return told if told in BINARY else None
+
+
+def holds_binary_table(path_or_file) -> bool:
+    """Whether :func:`binary_format` finds Parquet or Arrow IPC."""
+    return binary_format(path_or_file) is not None
