@@ -125,11 +125,11 @@ def run_local(launcher: Launcher, qrels: Path, run: Path, out: Path) -> tuple[fl
 def one_partition(qrels, part: Path) -> tuple[float, int, int]:
     """(seconds, lines, pickled bytes sent back) of the worker's task on one partition."""
     from cranfield.core.evaluation import as_measures
-    from cranfield.core.run import _default_name
-    from cranfield.distributed.engine import _evaluate_partition
+    from cranfield.core.results import default_run_name
+    from cranfield.distributed.evaluation import _evaluate_partition
     from cranfield.distributed.partitions import partitions
 
-    (p,) = partitions(str(part), _default_name)
+    (p,) = partitions(str(part), default_run_name)
     measures = as_measures(MEASURES)
     from cranfield.core.options import JudgeOptions
 

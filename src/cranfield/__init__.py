@@ -40,6 +40,12 @@ _MODULES = {
     "report": "report",
 }
 
+# execution backends beyond the core's "local" (name -> module that registers it with
+# core/backends.py when imported): found by name, imported on first use
+_BACKENDS = {
+    "dask": "distributed.backend",
+}
+
 __all__ = sorted(set(_EXPORTS) | set(_MODULES)) + ["__version__"]
 
 

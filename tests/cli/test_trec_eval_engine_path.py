@@ -45,7 +45,7 @@ def engine_measures() -> list[str]:
 
 def run(capsys, argv, monkeypatch=None, general=False):
     if general:
-        monkeypatch.setattr(core, "evaluate_files", lambda *a, **k: None)
+        monkeypatch.setattr(core, "trec_eval_by_engine", lambda *a, **k: None)
     code = main(["trec_eval", *argv])
     out, err = capsys.readouterr()
     if general:
@@ -72,14 +72,14 @@ def test_engine_path_prints_what_the_general_path_prints(pair, capsys, monkeypat
     measures = [a for m in engine_measures() + extra for a in ("-m", m)]
     argv = [*options, *measures, *pair(seed)]
     taken = []
-    real = core.evaluate_files
+    real = core.trec_eval_by_engine
 
     def spy(*a, **k):
         result = real(*a, **k)
         taken.append(result is not None)
         return result
 
-    monkeypatch.setattr(core, "evaluate_files", spy)
+    monkeypatch.setattr(core, "trec_eval_by_engine", spy)
     engine = run(capsys, argv)
     assert taken == [True]  # the engine path gave the output
     assert engine == run(capsys, argv, monkeypatch, general=True)
@@ -98,7 +98,7 @@ def test_engine_path_is_taken_for_engine_measures(pair, capsys, monkeypatch):
 def general_path_taken(capsys, monkeypatch, argv, stdin: bytes | None = None):
     """Run argv, recording whether the engine path gave the output."""
     calls = []
-    real = core.evaluate_files
+    real = core.trec_eval_by_engine
 
     def spy(*a, **k):
         try:
@@ -109,7 +109,7 @@ def general_path_taken(capsys, monkeypatch, argv, stdin: bytes | None = None):
         calls.append(result is not None)
         return result
 
-    monkeypatch.setattr(core, "evaluate_files", spy)
+    monkeypatch.setattr(core, "trec_eval_by_engine", spy)
     code, out, err = run(capsys, argv)
     return code, out, err, not any(calls)
 
@@ -190,7 +190,7 @@ def test_non_ascii_printed_names(pair, capsysbinary, monkeypatch, tmp_path, name
             m.setattr(core, "run_trec_eval", None)  # the engine path alone
             fast = (main(argv), *capsysbinary.readouterr())
         with monkeypatch.context() as m:
-            m.setattr(core, "evaluate_files", lambda *a, **k: None)
+            m.setattr(core, "trec_eval_by_engine", lambda *a, **k: None)
             general = (main(argv), *capsysbinary.readouterr())
         assert fast == general and fast[0] == 0
         assert name.split(".")[1].encode("latin-1", "replace") in fast[1]

@@ -114,7 +114,7 @@ def _general(monkeypatch):
     record of the runs the engine judged for it."""
     from cranfield.core import engine_judge, files, trec_eval
 
-    monkeypatch.setattr(trec_eval, "evaluate_files", lambda *a, **k: None)
+    monkeypatch.setattr(trec_eval, "trec_eval_by_engine", lambda *a, **k: None)
     monkeypatch.setattr(files, "_engine_results", lambda job: None)
     judged = []
     real = engine_judge.judge_trec

@@ -174,7 +174,7 @@ def test_trec_eval_files_general_path_gives_the_same(tmp_path, monkeypatch):
     qrels, runs = _collection(tmp_path, (9,))
     fast = trec_eval_files(qrels, runs[0], ["all_trec", "map.5"], per_query=True)
     assert isinstance(fast.text, bytes)  # printed by the engine alone
-    monkeypatch.setattr(core, "evaluate_files", lambda *a, **k: None)
+    monkeypatch.setattr(core, "trec_eval_by_engine", lambda *a, **k: None)
     said = []
     general = trec_eval_files(
         qrels, runs[0], ["all_trec", "map.5"], per_query=True, notes=said.append

@@ -89,7 +89,7 @@ def test_a_collection_size_is_left_to_columns():
 
 
 def test_printed_names_are_ascii():
-    # (evaluate_files re-encodes names that are not, from the Column list)
+    # (trec_eval_by_engine re-encodes names that are not, from the Column list)
     for cols in _trec_columns.COLUMNS.values():
         assert all(col[0].isascii() for col in cols)
 

@@ -11,7 +11,7 @@ from pathlib import PurePath
 
 import pytest
 
-from cranfield.core.io.formats import _suffixes, infer_format
+from cranfield.core.io.formats import file_suffixes, infer_format
 from cranfield.core.measures.registry import Measure, MeasureDef, Param, TrecEval, lookup
 from cranfield.core.options import DEFAULTS, JudgeOptions
 from cranfield.core.results import Results, RunResult, _name, default_run_name
@@ -132,7 +132,7 @@ def _paths(alphabet: str, longest: int):
 
 def test_file_name_helpers_agree_with_pathlib():
     for path in _paths("a./", 6):
-        assert _suffixes(path) == PurePath(path).suffixes, path
+        assert file_suffixes(path) == PurePath(path).suffixes, path
         assert _name(path) == PurePath(path).name, path
     assert infer_format("dir/run.CSV.gz", None) == "csv"
     assert infer_format("a.parquet/.", None) == "parquet"

@@ -6,6 +6,7 @@ Definitions follow Fawcett (2006), Powers (2011) and Manning, Raghavan & Schütz
 
 from __future__ import annotations
 
+from ._labels import as_numbers_if_numeric
 from .confusion import BinaryConfusion, ConfusionMatrix, multilabel_precision_recall
 from .losses import brier_score, cross_entropy, log_loss, mae, mse, one_vs_rest_log_loss, rmse
 from .rates import RATES, UndefinedRatioWarning
@@ -30,6 +31,7 @@ __all__ = [
     "RocTable",
     "ThresholdChoice",
     "UndefinedRatioWarning",
+    "as_numbers_if_numeric",
     "average_precision",
     "brier_score",
     "classification_report",

@@ -132,8 +132,7 @@ def _check_labels(values: np.ndarray, allowed: list[str], table, column: str) ->
 def run(args: argparse.Namespace) -> int:
     import warnings
 
-    from ..classification import rates
-    from ..classification._labels import as_numbers_if_numeric
+    from ..classification import as_numbers_if_numeric, rates
     from ..classification.report import classification_report
     from ..label_files import header_hint, read_table
 

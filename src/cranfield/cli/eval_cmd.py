@@ -86,57 +86,22 @@ def quick(argv: list[str]) -> Parsed | None:
 
 
 def run(args) -> int:
-    if engine_value(args) == "dask":
-        return _run_dask(args)
-    from ..core.files import evaluate_files_counted
+    from ..core.backends import backend
     from ..defaults import DEFAULT_MEASURES
 
     digits = digits_value(args)
-    results, qrels = evaluate_files_counted(
+    results, qrels = backend(engine_value(args)).evaluate(
         args.qrels,
         args.runs,
         args.measures or DEFAULT_MEASURES,
-        options=judge_options(args),
+        judge_options(args),
         aggregate_by=args.aggregate,
         skip_no_relevant=args.skip_no_relevant,
         collection_size=args.collection_size,
         fractional=args.fractional,
         stream=args.stream,
+        scheduler=args.scheduler,
     )
-    return _finish(results, qrels, args, digits)
-
-
-def _run_dask(args) -> int:
-    """``--engine dask``: the runs' partitions evaluated in Dask workers (docs/scaling.md);
-    it needs a Dask client, so it is not part of :func:`cranfield.core.files.evaluate_files`."""
-    from ..core.evaluation import DEFAULT_MEASURES, as_measures
-    from ..core.run import _default_name
-    from ..distributed.cluster import connect
-    from ..distributed.engine import evaluate_dask, load_qrels
-    from ..distributed.partitions import partitions
-    from ..errors import ParameterError
-
-    digits = digits_value(args)
-    judging = judge_options(args)
-    if args.stream:
-        raise ParameterError(
-            "--engine", "local with --stream (with dask, partition the runs by query)", "dask"
-        )
-    measures = as_measures(args.measures or DEFAULT_MEASURES)
-    partitions(args.runs, _default_name)  # what cannot be read fails before connecting
-    qrels = load_qrels(args.qrels, None, args.fractional)  # read here unless partitioned
-    with connect(None, args.scheduler) as client:
-        qrels = load_qrels(qrels, client, args.fractional)
-        results = evaluate_dask(
-            qrels,
-            args.runs,
-            measures,
-            client=client,
-            options=judging,
-            aggregate_by=args.aggregate,
-            skip_no_relevant=args.skip_no_relevant,
-            collection_size=args.collection_size,
-        )
     return _finish(results, qrels, args, digits)
 
 

@@ -157,9 +157,14 @@ def _init(rng, shape):
     return rng.uniform(0.25, 0.75, size=shape)
 
 
-def _em(params, step, tol, max_iter):
-    """EM loop: ``step(p)`` returns the updated parameters and the (weighted) training
-    log-likelihood of ``p``, computed with the E-step."""
+def run_em(params, step, tol, max_iter):
+    """The EM loop (Dempster, Laird & Rubin, 1977) of every click model, local or on
+    Dask: ``step(p)`` returns the updated parameters and the (weighted) training
+    log-likelihood of ``p``, computed with the E-step; the loop stops when an iteration
+    raises the log-likelihood by at most ``tol`` (:func:`_stops`) or after ``max_iter``.
+
+    Returns ``(params, iterations, converged, trace)``, ``trace`` the log-likelihood
+    before each iteration and after the last."""
     trace = []
     converged = False
     it = 0
@@ -347,7 +352,7 @@ def tails_em(em: TailsEM, log, pairs, tol=TOL, max_iter=MAX_ITER, rng=None, prio
         sums = em.e_step(data, p)
         return m_step(sums, prior), sums.ll
 
-    return _em(em.start(pairs.n, rng), step, tol, max_iter)
+    return run_em(em.start(pairs.n, rng), step, tol, max_iter)
 
 
 def dbn_data(log, pairs):

@@ -420,7 +420,7 @@ def infer_format(path, format: str | None, data: bytes | None = None) -> str:
     """``format`` checked, else the format told from ``data`` (the content:
     :func:`sniff_format`), the file name's extension deciding what the content leaves
     open."""
-    from ..core.io.formats import _suffixes, extension_format
+    from ..core.io.formats import extension_format, file_suffixes
 
     if format is not None:
         if format not in FORMATS:
@@ -428,7 +428,7 @@ def infer_format(path, format: str | None, data: bytes | None = None) -> str:
         return format
     hint = extension_format(path)
     if hint is None and isinstance(path, (str, os.PathLike)):
-        suffixes = [x.lower() for x in _suffixes(path) if x.lower() != ".gz"]
+        suffixes = [x.lower() for x in file_suffixes(path) if x.lower() != ".gz"]
         hint = _HINTS.get(suffixes[-1]) if suffixes else None
     sniffed = sniff_format(data or b"", hint if hint in FORMATS else None)
     if sniffed is not None:

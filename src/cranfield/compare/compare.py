@@ -287,7 +287,8 @@ def pair_statistics(x, y, tests, alternative, n_permutations, seed, confidence, 
     """``({test: p-value}, (low, high))`` of one pair: the pairwise tests (``scope``
     ``"pair"``, not tukey) and the interval of the mean difference; a pure function of
     its arguments (the randomised tests of every pair use the same ``seed``), so pairs
-    may be computed in any order or place (:mod:`cranfield.distributed.compare`)."""
+    may be computed in any order or place (a backend's ``starmap``,
+    :mod:`cranfield.core.backends`)."""
     pvalues = {
         t: st.STAT_TESTS[t].behaviour(x, y, alternative, n_permutations, seed) for t in tests
     }
@@ -378,12 +379,11 @@ def compare(
     pair_tests = tuple(t for t in tests if st.STAT_TESTS[t].scope == "pair")
     jobs = [(m[i], m[j]) for _, _, m in aligned.values() for i, j in pairs]
     settings = (pair_tests, alternative, n_permutations, seed, confidence, ci)
-    if engine == "local" and client is None:
-        stats = [pair_statistics(x, y, *settings) for x, y in jobs]
-    else:
-        from ..distributed.compare import map_pairs
+    from ..core.backends import backend
 
-        stats = map_pairs(engine, client, jobs, settings)
+    stats = backend(engine).starmap(
+        pair_statistics, [(x, y, *settings) for x, y in jobs], client=client
+    )
     rows: list[ComparisonRow] = []
     means: dict[str, dict[str, float]] = {}
     for n_measure, (measure, (_, qids, m)) in enumerate(aligned.items()):

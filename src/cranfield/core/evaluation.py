@@ -7,7 +7,6 @@ needs no arrays.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
@@ -15,7 +14,7 @@ import numpy as np
 
 from ..defaults import DEFAULT_MEASURES
 from ..errors import InputError, ParameterError
-from .files import evaluate_files
+from .files import evaluate_files  # noqa: F401 - re-exported (docs/streaming.md)
 from .judged import JudgedRun, judge, judge_runs
 from .measures.engine import compute_many
 from .measures.registry import Measure
@@ -59,7 +58,7 @@ def as_runs(runs, duplicates: str = "error") -> list:
     ``tag``, ... see :data:`cranfield.core.run.RUN_NAME_COLUMNS`) holds one run per name
     (:meth:`Run.split`); without one it is a single run.
     """
-    from ._columnar import frame_kind
+    from .columnar import frame_kind
     from .run import Run
 
     def is_table(obj) -> bool:
@@ -110,9 +109,6 @@ def _one_run_dict(runs) -> bool:
         return False
     leaves = [leaf for v in inner for leaf in v.values()]
     return bool(leaves) and not any(isinstance(leaf, Mapping) for leaf in leaves)
-
-
-_with_collection_size = with_collection_size  # the name distributed imports
 
 
 def micro_aggregate(measure: Measure, jr: JudgedRun) -> float:
@@ -176,9 +172,10 @@ def evaluate(
         ``compat`` (giving both is an error); its ``duplicates`` applies to runs
         given as file paths.
     engine
-        ``"local"`` (this process) or ``"dask"``: runs partitioned by query (files,
-        directories, glob patterns, Parquet datasets) evaluated in Dask workers, with
-        the same values (:func:`cranfield.distributed.evaluate_dask`, docs/scaling.md).
+        The execution backend (:mod:`cranfield.core.backends`): ``"local"`` (this
+        process) or ``"dask"``: runs partitioned by query (files, directories, glob
+        patterns, Parquet datasets) evaluated in Dask workers, with the same values
+        (docs/scaling.md).
     client
         With ``engine="dask"``: the ``distributed.Client`` to run on (default: the
         current one, else a ``LocalCluster`` sized to the machine).
@@ -187,7 +184,7 @@ def evaluate(
     -------
     Results
     """
-    from .qrels import Qrels
+    from .backends import backend
 
     opts = merged(
         options,
@@ -199,31 +196,46 @@ def evaluate(
             compat=compat,
         ),
     )
-    if engine != "local" or client is not None:
-        from ..distributed.engine import run_engine
+    results, _ = backend(engine).evaluate(
+        qrels,
+        runs,
+        measures,
+        opts,
+        aggregate_by=aggregate_by,
+        skip_no_relevant=skip_no_relevant,
+        collection_size=collection_size,
+        client=client,
+    )
+    return _with_arrays(results)
 
-        other = dict(aggregate_by=aggregate_by, skip_no_relevant=skip_no_relevant)
-        other.update(collection_size=collection_size)
-        return run_engine(engine, client, qrels, runs, measures, opts, other)
+
+def evaluate_objects(
+    qrels,
+    runs,
+    measures,
+    options: JudgeOptions,
+    *,
+    aggregate_by: str = "macro",
+    skip_no_relevant: bool = False,
+    collection_size: int | None = None,
+) -> tuple[Results, object]:
+    """The local backend's :func:`evaluate` of anything but files given by their paths
+    (those go to :func:`cranfield.core.files.evaluate_files`): ``(Results, Qrels)``.
+
+    A run given by its path among objects is read and judged by the compiled engine
+    when it is a TREC file (:func:`_judged`); the :class:`Run` objects are judged
+    together, the qrels indexed once.
+    """
+    from .qrels import Qrels
+
     if aggregate_by not in ("macro", "micro"):
         raise ParameterError("aggregate_by", "'macro' or 'micro'", aggregate_by)
-    if _all_paths(qrels, runs):  # the command line's path: cranfield eval
-        results = evaluate_files(
-            qrels,
-            runs,
-            measures,
-            options=opts,
-            aggregate_by=aggregate_by,
-            skip_no_relevant=skip_no_relevant,
-            collection_size=collection_size,
-        )
-        return _with_arrays(results)
     qrels_path = qrels if isinstance(qrels, (str, Path)) else None
     qrels = qrels if isinstance(qrels, Qrels) else Qrels.coerce(qrels)
     measure_list = as_measures(measures)
     if collection_size is not None:
         measure_list = [with_collection_size(m, collection_size) for m in measure_list]
-    judged = _judged_all(qrels, qrels_path, _run_items(runs, opts), opts)
+    judged = _judged_all(qrels, qrels_path, _run_items(runs, options), options)
     names = [name for name, _ in judged]
     if len(set(names)) != len(names):
         dup = next(n for n in names if names.count(n) > 1)
@@ -231,24 +243,13 @@ def evaluate(
     results = [
         run_result(jr, name, measure_list, aggregate_by, skip_no_relevant) for name, jr in judged
     ]
-    return Results(measure_list, results, opts.as_dict())
-
-
-def _all_paths(qrels, runs) -> bool:
-    """Whether the qrels and every run are given by their paths (files, ``-``, pipes)."""
-    paths = (str, os.PathLike)
-    if not isinstance(qrels, paths):
-        return False
-    if isinstance(runs, paths):
-        return True
-    return (
-        isinstance(runs, (list, tuple)) and bool(runs) and all(isinstance(r, paths) for r in runs)
-    )
+    return Results(measure_list, results, options.as_dict()), qrels
 
 
 def _with_arrays(results: Results) -> Results:
     """The results with NumPy arrays of values and query ids, as :func:`run_result`
-    gives them (the engine path of :func:`evaluate_files` gives lists)."""
+    gives them (the engine path of :func:`cranfield.core.files.evaluate_files` gives
+    lists)."""
     for r in results.runs:
         if r.judged is None:
             r.values = {m: np.asarray(v, dtype=np.float64) for m, v in r.values.items()}

@@ -119,6 +119,19 @@ def evaluate_files_counted(
     return _general_results(job, given, collection_size)
 
 
+def all_paths(qrels, runs) -> bool:
+    """Whether the qrels and every run are given by their paths (files, ``-``, pipes):
+    what :func:`evaluate_files` takes."""
+    paths = (str, os.PathLike)
+    if not isinstance(qrels, paths):
+        return False
+    if isinstance(runs, paths):
+        return True
+    return (
+        isinstance(runs, (list, tuple)) and bool(runs) and all(isinstance(r, paths) for r in runs)
+    )
+
+
 class _Job:
     """The inputs of one :func:`evaluate_files` (measures with the collection size)."""
 

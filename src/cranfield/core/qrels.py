@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from ._columnar import Columnar
+from .columnar import Columnar
 from .io import trec
 
 
@@ -74,8 +74,8 @@ class Qrels(Columnar):
         made = cls._read_object(path_or_file, format, duplicates, fractional=fractional)
         if made is not None:
             return made
-        table, source, _ = cls._read_table(path_or_file, format, duplicates, encoding, fractional)
-        return cls._wrap(table, source)
+        table, source, _ = cls.read_table(path_or_file, format, duplicates, encoding, fractional)
+        return cls.of_table(table, source)
 
     def to_trec(self, path_or_file: str | os.PathLike) -> None:
         """Write ``qid 0 docno rel`` lines in table order (``-`` writes to stdout)."""

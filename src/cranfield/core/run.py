@@ -9,9 +9,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..errors import InputError
-from ._columnar import Columnar, arrow_of, frame_kind
+from .columnar import Columnar, arrow_of, frame_kind
 from .io import trec
-from .results import default_run_name as _default_name
+from .results import default_run_name
 
 # columns naming the run of each row in a table holding several runs (case-insensitive,
 # the first present wins)
@@ -82,14 +82,14 @@ class Run(Columnar):
         duplicates: str = "error",
     ):
         super().__init__(table, source, duplicates=duplicates)
-        self.name = name if name is not None else _default_name(source)
+        self.name = name if name is not None else default_run_name(source)
 
     @classmethod
     def _extra(cls, kw: dict, source: str | None) -> dict:
         name = kw.pop("name", None)
         if kw:
             raise TypeError(f"unexpected keyword arguments: {', '.join(kw)}")
-        return {"name": name if name is not None else _default_name(source)}
+        return {"name": name if name is not None else default_run_name(source)}
 
     @classmethod
     def split(cls, table, *, duplicates: str = "error", source: str | None = None) -> list[Run]:
@@ -186,10 +186,10 @@ class Run(Columnar):
         made = cls._read_object(path_or_file, format, duplicates, **kw)
         if made is not None:
             return made
-        table, source, tag = cls._read_table(path_or_file, format, duplicates, encoding)
+        table, source, tag = cls.read_table(path_or_file, format, duplicates, encoding)
         if name is None:
-            name = tag if tag is not None else _default_name(source)
-        return cls._wrap(table, source, name=name)
+            name = tag if tag is not None else default_run_name(source)
+        return cls.of_table(table, source, name=name)
 
     def ranked(self) -> pa.Table:
         """The rows in trec_eval order (:func:`trec_order`): query id ascending (byte

@@ -1,9 +1,11 @@
 """cranfield on Dask (``pip install 'cranfield[dask]'``): evaluation scaled out over a
-cluster, with results equal to the local engine's bit for bit.
+cluster, with results equal to the local backend's bit for bit.
 
-* :func:`evaluate_dask` — ``cranfield.evaluate(..., engine="dask")`` and
-  ``cranfield eval --engine dask``: runs partitioned by query, one task per partition;
-* :func:`judge_dask` — ``cranfield trec_eval --engine dask``;
+* :mod:`.backend` — the ``"dask"`` execution backend, registered with
+  :mod:`cranfield.core.backends` (``evaluate(..., engine="dask")``, ``cranfield eval
+  --engine dask``, ``cranfield trec_eval --engine dask``, ``compare(..., engine="dask")``);
+* :func:`evaluate_dask`, :func:`judge_dask` (:mod:`.evaluation`) — evaluation and
+  judging of runs partitioned by query;
 * :mod:`.cluster` — the client (given, the user's scheduler, or a ``LocalCluster``),
   progress and errors of tasks;
 * :mod:`.partitions` — what a partition is, and the check that none splits a query.
@@ -11,6 +13,6 @@ cluster, with results equal to the local engine's bit for bit.
 Importing this package does not import Dask; running does (docs/scaling.md).
 """
 
-from .engine import evaluate_dask, judge_dask
+from .evaluation import evaluate_dask, judge_dask
 
 __all__ = ["evaluate_dask", "judge_dask"]

@@ -190,7 +190,7 @@ def _fit_cells(dask_client, parts, labels, declared, em, log_format):
 def _fit_tails(dask_client, parts, labels, declared, em, log_format):
     """DBN or CCM: the partitions prepared once in the workers, one E-step per
     partition and iteration there, the sums added and the M-step on the client."""
-    from ..clicks.estimate import Sums, _em, m_step
+    from ..clicks.estimate import Sums, m_step, run_em
 
     prepare = remote(_prepare)
     model = declared.name
@@ -235,7 +235,7 @@ def _fit_tails(dask_client, parts, labels, declared, em, log_format):
         return m_step(total, em[2]), total.ll
 
     start = declared.em.start(n_pairs, None)
-    params, it, converged, trace = _em(start, step, *em[:2])
+    params, it, converged, trace = run_em(start, step, *em[:2])
     queries = np.unique(np.concatenate([a[4] for a in answers]))
     return _fitted(
         declared.name,

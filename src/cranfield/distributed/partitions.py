@@ -87,7 +87,7 @@ def partitions(inputs, default_name) -> list[Partition]:
     tuple of these (the partitions of one run). ``default_name(path)`` names a run
     read from ``path`` without a name of its own (the local engine's file name).
     """
-    from ..core._columnar import is_in_memory
+    from ..core.columnar import is_in_memory
     from ..core.run import Run
 
     if isinstance(inputs, (str, os.PathLike, Run)) or is_in_memory(inputs):

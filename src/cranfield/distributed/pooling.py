@@ -13,7 +13,7 @@ share the reading.
 from __future__ import annotations
 
 from .cluster import connect, gather, remote
-from .engine import read_partition
+from .evaluation import read_partition
 from .partitions import partitions
 
 
@@ -29,7 +29,7 @@ def _top(part, k):
         return run
     t = (top_rows(run, k) or run).ranked()
     t = t.filter(pc.less_equal(t["rank"], k)).select(["query_id", "doc_id", "score"])
-    return Run._wrap(t, run.source, name=run.name)
+    return Run.of_table(t, run.source, name=run.name)
 
 
 def build_pool_dask(runs, strategy: str = "depth", *, client=None, scheduler=None, **options):
@@ -46,14 +46,14 @@ def build_pool_dask(runs, strategy: str = "depth", *, client=None, scheduler=Non
 def pool_and_names(runs, strategy: str = "depth", *, client=None, scheduler=None, **options):
     """:func:`build_pool_dask`'s pool and the names of all the runs read (pooled or
     not, as ``build_pool`` names them)."""
-    from ..core.run import _default_name
+    from ..core.results import default_run_name
     from ..pooling import strategies
     from ..pooling.pool import build_pool
 
     params = {k: v for k, v in options.items() if k not in _BUILD_OPTIONS}
     definition, resolved = strategies.parse(strategy, **params)
     k = definition.max_rank(resolved)
-    parts = partitions(runs, _default_name)
+    parts = partitions(runs, default_run_name)
     with connect(client, scheduler) as dask_client:
         task = remote(_top)
         futures = [dask_client.submit(task, p, k, pure=False) for p in parts]

@@ -213,7 +213,7 @@ class Judgments:
         line_of=None,
     ) -> Judgments:
         """Build from an Arrow table whose columns are named as in ``COLUMNS``."""
-        from ..core.io.tabular import _id_column
+        from ..core.io.tabular import id_column
 
         cols = _columns(table, source)
         if table.num_rows == 0:
@@ -237,7 +237,7 @@ class Judgments:
         def where(r: int) -> int | None:
             return line_of(int(kept[r])) if line_of is not None else None
 
-        ids = {k: _id_column(table[cols[k]], k, source, row_of) for k in _REQUIRED[:3]}
+        ids = {k: id_column(table[cols[k]], k, source, row_of) for k in _REQUIRED[:3]}
         raw = table[cols["label"]]
         if pa.types.is_floating(raw.type):
             vals = raw.to_numpy(zero_copy_only=False)
@@ -460,7 +460,7 @@ def _stem(p, i: int) -> str:
 
 
 def _arrow(obj) -> pa.Table:
-    from ..core._columnar import arrow_of
+    from ..core.columnar import arrow_of
 
     if isinstance(obj, pa.Table):
         return obj

@@ -113,7 +113,7 @@ def top_rows(run, k: int):
     keep = score >= kth[block]
     if keep.all():
         return None
-    return Run._wrap(t.filter(pa.array(keep)), run.source, name=run.name)
+    return Run.of_table(t.filter(pa.array(keep)), run.source, name=run.name)
 
 
 def collect(runs, max_rank: int | None = None) -> Candidates:

@@ -27,7 +27,7 @@ import numpy as np
 
 from ..core import segments
 from ..core.judged import JudgedRun, judge
-from ..core.measures._common import count_at, safe_div
+from ..core.measures.common import count_at, safe_div
 from ..errors import ParameterError
 
 ELEVEN_POINTS = tuple(i / 10 for i in range(11))

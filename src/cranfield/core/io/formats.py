@@ -18,14 +18,14 @@ def infer_format(path_or_file, format: str | None) -> str:
         return format
     if not isinstance(path_or_file, (str, os.PathLike)):
         return "trec"
-    suffixes = [s.lower() for s in _suffixes(path_or_file)]
+    suffixes = [s.lower() for s in file_suffixes(path_or_file)]
     if suffixes and suffixes[-1] == ".gz":
         suffixes = suffixes[:-1]
     ext = suffixes[-1] if suffixes else ""
     return {".parquet": "parquet", ".pq": "parquet", ".csv": "csv", ".tsv": "tsv"}.get(ext, "trec")
 
 
-def _suffixes(path_or_file) -> list[str]:
+def file_suffixes(path_or_file) -> list[str]:
     """``pathlib.PurePath(path).suffixes``, without importing pathlib on POSIX (the CLI's
     cold path): the last component that is not ``.``, its dots as pathlib reads them."""
     path = os.fspath(path_or_file)
@@ -77,7 +77,7 @@ def extension_format(path_or_file) -> str | None:
     None: only ever a hint for :func:`sniff`."""
     if not isinstance(path_or_file, (str, os.PathLike)) or os.fspath(path_or_file) == "-":
         return None
-    suffixes = [s.lower() for s in _suffixes(path_or_file)]
+    suffixes = [s.lower() for s in file_suffixes(path_or_file)]
     if suffixes and suffixes[-1] == ".gz":
         suffixes = suffixes[:-1]
     return _EXTENSIONS.get(suffixes[-1]) if suffixes else None

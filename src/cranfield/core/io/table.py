@@ -217,7 +217,7 @@ _NAMES = {
 
 
 def _in_memory(obj, rows: bool, source: str) -> Table:
-    from .._columnar import arrow_of
+    from ..columnar import arrow_of
 
     try:
         table = arrow_of(obj)

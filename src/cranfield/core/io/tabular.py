@@ -57,7 +57,11 @@ def _rename(table: pa.Table, value: str, source: str | None) -> pa.Table:
     return pa.table(picked)
 
 
-def _id_column(col: pa.ChunkedArray, name: str, source: str | None, row_of) -> pa.ChunkedArray:
+def id_column(col: pa.ChunkedArray, name: str, source: str | None, row_of) -> pa.ChunkedArray:
+    """The id column ``name`` as Arrow strings: integers and dictionaries cast, binary
+    decoded as UTF-8; anything else, a null or undecodable bytes is an
+    :class:`~cranfield.errors.InputError` naming ``source`` and the row (``row_of(i)``:
+    the line or row number of the table's row ``i``)."""
     t = col.type
     if pa.types.is_dictionary(t):
         col = col.cast(t.value_type)
@@ -213,8 +217,8 @@ def normalise(
     t = _rename(table, value, source)
     out = pa.table(
         {
-            "query_id": _id_column(t["query_id"], "query_id", source, row_of),
-            "doc_id": _id_column(t["doc_id"], "doc_id", source, row_of),
+            "query_id": id_column(t["query_id"], "query_id", source, row_of),
+            "doc_id": id_column(t["doc_id"], "doc_id", source, row_of),
             value: _value_column(t[value], value, source, row_of, fractional),
         }
     )

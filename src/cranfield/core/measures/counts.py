@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..._lazy import lazy
 from .. import segments
-from ._common import level
+from .common import level
 from .precision import REL, TREC
 from .registry import (
     MAX_COUNT,

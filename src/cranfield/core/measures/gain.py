@@ -16,7 +16,7 @@ import math
 from ..._lazy import lazy
 from ...errors import MeasureError
 from .. import libm, segments
-from ._common import level, safe_div
+from .common import level, safe_div
 from .precision import JUDGED_ONLY, REL, TREC
 from .registry import (
     MAX_MAGNITUDE,

@@ -11,7 +11,7 @@ import math
 from ..._lazy import lazy
 from ...errors import MeasureError
 from .. import libm, segments
-from ._common import safe_div
+from .common import safe_div
 from .gain import GAINS, JK, exp_gain, gain_of
 from .registry import (
     MAX_GRADE,

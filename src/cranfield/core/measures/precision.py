@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from ..._lazy import lazy
 from .. import libm, segments
-from ._common import count_at, in_top, level, safe_div
+from .common import count_at, in_top, level, safe_div
 from .registry import (
     MAX_GRADE,
     MAX_POINTS,

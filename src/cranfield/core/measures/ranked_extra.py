@@ -14,7 +14,7 @@ import math
 
 from ..._lazy import lazy
 from .. import segments
-from ._common import count_at, in_top, level, safe_div
+from .common import count_at, in_top, level, safe_div
 from .precision import JUDGED_ONLY, REL
 from .registry import Param, measure
 

@@ -8,7 +8,7 @@ denominator is 0 (trec_eval).
 from __future__ import annotations
 
 from ..._lazy import lazy
-from ._common import level, safe_div
+from .common import level, safe_div
 from .precision import JUDGED_ONLY, REL, TREC
 from .registry import MAX_MAGNITUDE, SET, Param, TrecEval, measure, number_in
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from ..._lazy import lazy
 from ...errors import MeasureError
-from ._common import count_at, level, safe_div
+from .common import count_at, level, safe_div
 from .precision import JUDGED_ONLY, REL
 from .registry import MAX_COUNT, Param, integer_in, measure
 

@@ -1,15 +1,16 @@
-"""``evaluate(..., engine="dask")``: runs partitioned by query, evaluated in Dask workers.
+"""``evaluate(..., engine="dask")``: runs partitioned by query, evaluated in Dask workers
+(the Dask backend's ``evaluate`` and ``judge``, :mod:`.backend`).
 
 Each partition (:mod:`.partitions`) is one task. In the worker it is read and
-evaluated by the local engine (:func:`cranfield.evaluate`, with ``complete=False``),
+evaluated by the local backend (:func:`cranfield.evaluate`, with ``complete=False``),
 and only the per-query values come back (``queries x measures`` numbers), with each
 query's "has a relevant document" flag. On the client the values of a run's
 partitions are put in trec_eval's topic order (byte order of the query id) and the
-aggregates computed by the same code as the local engine
+aggregates computed by the same code as the local backend
 (:func:`cranfield.core.evaluation.aggregate`: sums accumulated query by query in
-that order), so every per-query value and every mean equals the local engine's bit
+that order), so every per-query value and every mean equals the local backend's bit
 for bit. The topics ``complete=True`` adds (qrels topics a run has no line for) are
-evaluated on the client as the empty rankings the local engine gives them.
+evaluated on the client as the empty rankings the local backend gives them.
 
 * Runs are named by their data (TREC tag, run-name column), else by the input's file
   or directory name; partitions of one input carrying the same name are one run, so
@@ -54,7 +55,7 @@ class PartRun:
 
 def read_partition(part: Partition, duplicates: str = "error", encoding: str = "utf-8"):
     """The runs of one partition (several when a run-name column holds several)."""
-    from ..core._columnar import is_in_memory
+    from ..core.columnar import is_in_memory
     from ..core.io import tabular
     from ..core.run import Run, run_name_column
 
@@ -65,9 +66,9 @@ def read_partition(part: Partition, duplicates: str = "error", encoding: str = "
         return Run.split(data, duplicates=duplicates)
     fmt = tabular.infer_format(data, None)
     if fmt == "trec":
-        table, source, tag = Run._read_table(data, "trec", duplicates, encoding)
+        table, source, tag = Run.read_table(data, "trec", duplicates, encoding)
         name = tag if tag is not None else part.default_name
-        return [Run._wrap(table, source, name=name)]
+        return [Run.of_table(table, source, name=name)]
     if fmt == "parquet":
         import pyarrow.parquet as pq
 
@@ -85,7 +86,7 @@ def _clean(jr):
 
 
 def _evaluate_partition(qrels, part, measures, options, want_judged):
-    """Worker task: the local engine on one partition -> list of :class:`PartRun`
+    """Worker task: the local backend on one partition -> list of :class:`PartRun`
     (``options``: the JudgeOptions, ``complete`` applied on the client)."""
     import pyarrow.compute as pc
 
@@ -148,7 +149,7 @@ def load_qrels(qrels, client, fractional: bool = False):
             parts = gather(client, futures, found, "qrels partitions")
             check_disjoint([q.query_ids() for q in parts], found, "the qrels")
             table = pa.concat_tables([q.table for q in parts])
-            return Qrels._wrap(table, os.fspath(qrels))
+            return Qrels.of_table(table, os.fspath(qrels))
     if isinstance(qrels, (str, os.PathLike)):
         return Qrels.read(qrels, fractional=fractional)
     return Qrels.coerce(qrels)
@@ -243,6 +244,7 @@ def evaluate_dask(
     aggregate_by: str = "macro",
     skip_no_relevant: bool = False,
     collection_size: int | None = None,
+    fractional: bool = False,
     **judging,
 ):
     """:func:`cranfield.evaluate` on a Dask cluster (see the module docstring).
@@ -256,33 +258,65 @@ def evaluate_dask(
     (``rel_level``, ``depth``, ``judged_only``, ``complete``, ``compat``,
     ``duplicates``) and the other parameters are :func:`cranfield.evaluate`'s; the
     result is the same :class:`~cranfield.core.evaluation.Results`, except that
-    ``RunResult.judged`` is None unless pooled labels were needed (micro averages).
+    ``RunResult.judged`` is None unless pooled labels were needed (micro averages);
+    ``fractional``: qrels given by path read with real-valued relevance.
     """
-    from ..core.evaluation import (
-        DEFAULT_MEASURES,
-        Results,
-        _with_collection_size,
-        as_measures,
-        distinct_run_names,
-    )
     from ..core.options import merged
-    from ..core.run import _default_name
+
+    return evaluate_counted(
+        qrels,
+        runs,
+        measures,
+        merged(options, judging),
+        client=client,
+        scheduler=scheduler,
+        aggregate_by=aggregate_by,
+        skip_no_relevant=skip_no_relevant,
+        collection_size=collection_size,
+        fractional=fractional,
+    )[0]
+
+
+def evaluate_counted(
+    qrels,
+    runs,
+    measures,
+    options,
+    *,
+    aggregate_by: str = "macro",
+    skip_no_relevant: bool = False,
+    collection_size: int | None = None,
+    fractional: bool = False,
+    stream: bool | None = None,
+    client=None,
+    scheduler: str | None = None,
+) -> tuple:
+    """The Dask backend's ``evaluate`` (:mod:`cranfield.core.backends`):
+    ``(Results, Qrels)``, for :func:`evaluate_dask` and ``cranfield eval --engine
+    dask``. What cannot be read (a run input, qrels in one file) fails before a
+    cluster is connected to; ``stream=True`` is refused (partition the runs instead)."""
+    from ..core.evaluation import DEFAULT_MEASURES, Results, as_measures, distinct_run_names
+    from ..core.results import default_run_name, with_collection_size
     from ..errors import ParameterError
 
-    opts = merged(options, judging)
+    if stream:
+        raise ParameterError(
+            "--engine", "local with --stream (with dask, partition the runs by query)", "dask"
+        )
     if aggregate_by not in ("macro", "micro"):
         raise ParameterError("aggregate_by", "'macro' or 'micro'", aggregate_by)
     measure_list = as_measures(DEFAULT_MEASURES if measures is None else measures)
     if collection_size is not None:
-        measure_list = [_with_collection_size(m, collection_size) for m in measure_list]
+        measure_list = [with_collection_size(m, collection_size) for m in measure_list]
     if isinstance(runs, dict):
         from ..core.evaluation import as_runs
 
         runs = as_runs(runs)
-    parts = partitions(runs, _default_name)
+    parts = partitions(runs, default_run_name)
     want_judged = aggregate_by == "micro" or any(map(depends_on_whole_run, measure_list))
+    qrels = load_qrels(qrels, None, fractional)  # read here unless partitioned
     with connect(client, scheduler) as dask_client:
-        qrels = load_qrels(qrels, dask_client)
+        qrels = load_qrels(qrels, dask_client, fractional)
         shared_qrels = dask_client.scatter(qrels, broadcast=True, hash=False)
         inputs = [
             p if isinstance(p.data, (str, os.PathLike)) else dask_client.scatter(p, hash=False)
@@ -290,7 +324,9 @@ def evaluate_dask(
         ]
         task = remote(_evaluate_partition)
         futures = [
-            dask_client.submit(task, shared_qrels, p, measure_list, opts, want_judged, pure=False)
+            dask_client.submit(
+                task, shared_qrels, p, measure_list, options, want_judged, pure=False
+            )
             for p in inputs
         ]
         answers = gather(dask_client, futures, [p.label for p in parts])
@@ -309,13 +345,13 @@ def evaluate_dask(
             [pr for pr, _ in groups[key]],
             [label for _, label in groups[key]],
             measure_list,
-            options=opts,
+            options=options,
             micro=aggregate_by == "micro",
             keep_rel=skip_no_relevant,
         )
         for key, name in zip(keys, names, strict=True)
     ]
-    return Results(measure_list, results, opts.as_dict())
+    return Results(measure_list, results, options.as_dict()), qrels
 
 
 def _group_source(parts: list[Partition], group: int) -> str | None:
@@ -345,10 +381,10 @@ def judge_dask(
     to the client."""
     from ..core.judged import concat
     from ..core.options import merged
-    from ..core.run import _default_name
+    from ..core.results import default_run_name
 
     opts = merged(options, judging)
-    parts = partitions(run, _default_name)
+    parts = partitions(run, default_run_name)
     with connect(client, scheduler) as dask_client:
         shared_qrels = dask_client.scatter(qrels, broadcast=True, hash=False)
         task = remote(_judge_partition)
@@ -373,18 +409,3 @@ def _judge_partition(qrels, part, options, encoding):
     ids = np.asarray(pc.unique(run.table["query_id"]).to_pylist(), dtype=object)
     jr = judge(qrels, run, JudgeOptions.of(options, complete=False), doc_rows=False)
     return ids, _clean(jr), run.name
-
-
-ENGINES = ("local", "dask")
-
-
-def run_engine(engine: str, client, qrels, runs, measures, options, other: dict):
-    """:func:`cranfield.evaluate`'s dispatch on ``engine`` other than the local one
-    (``options``: the JudgeOptions; ``other``: the rest of evaluate's keywords)."""
-    from ..errors import ParameterError
-
-    if engine not in ENGINES:
-        raise ParameterError("engine", " or ".join(map(repr, ENGINES)), engine)
-    if engine == "local":
-        raise ParameterError("client", "None with engine='local'", client)
-    return evaluate_dask(qrels, runs, measures, client=client, options=options, **other)

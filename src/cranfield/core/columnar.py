@@ -61,8 +61,11 @@ class Columnar:
         self.source = source
 
     @classmethod
-    def _wrap(cls, table: pa.Table, source: str | None, **extra: Any):
-        """Build from an already validated table (no second check)."""
+    def of_table(cls, table: pa.Table, source: str | None, **extra: Any):
+        """An object holding ``table`` as it is: a table already in this class's layout
+        and checked (a reader's, or a filtered or joined table of such objects), so
+        neither copied nor checked again. ``extra``: further attributes (a run's
+        ``name``)."""
         obj = cls.__new__(cls)
         obj.table = table
         obj.source = source
@@ -94,7 +97,7 @@ class Columnar:
     # -- construction ---------------------------------------------------------------------
 
     @classmethod
-    def _read_table(
+    def read_table(
         cls,
         path_or_file,
         format: str | None,
@@ -102,8 +105,10 @@ class Columnar:
         encoding: str = "utf-8",
         fractional: bool = False,
     ):
-        """(table, source, TREC tag or None) from any supported format
-        (``fractional``: qrels relevance as real numbers, see :meth:`Qrels.read`)."""
+        """``(table, source, TREC tag or None)``: the checked table read from any
+        supported format, before it is wrapped (:meth:`of_table`; a reader that names
+        the run by its tag itself) (``fractional``: qrels relevance as real numbers, see
+        :meth:`Qrels.read`)."""
         fmt = tabular.infer_format(path_or_file, format)
         if fmt == "trec":
             layout = trec.FRACTIONAL_QRELS if fractional else cls._layout
@@ -138,7 +143,7 @@ class Columnar:
     def _from_frame(cls, convert, df, default_source: str, duplicates: str, kw: dict):
         source = kw.pop("source", default_source)
         fractional = kw.pop("fractional", False)
-        return cls._wrap(
+        return cls.of_table(
             convert(df, cls._value, source, duplicates, fractional),
             source,
             **cls._extra(kw, source),
@@ -148,7 +153,7 @@ class Columnar:
     def from_dict(cls, d: Mapping[str, Mapping[str, Any]], *, duplicates: str = "error", **kw):
         source = kw.pop("source", "<dict>")
         fractional = kw.pop("fractional", False)
-        return cls._wrap(
+        return cls.of_table(
             tabular.from_dict(d, cls._value, source, duplicates, fractional),
             source,
             **cls._extra(kw, source),
