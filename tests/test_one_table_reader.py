@@ -54,7 +54,7 @@ ALLOWED = {
     "core/results.py": "names a run after its file",
     # the Dask workers' partition reader (owned by the distributed orchestration): reads a
     # run partition to split it by its run-name column; the format from core/io/formats
-    "distributed/engine.py": "splits a Parquet run partition by run name",
+    "distributed/evaluation.py": "splits a Parquet run partition by run name",
 }
 
 
