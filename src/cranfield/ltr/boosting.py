@@ -13,6 +13,18 @@ import numpy as np
 
 from ..errors import InputError, require
 from .data import RankingData
+from .sparse import is_sparse
+
+
+def _matrix(x):
+    """What the libraries read: the dense matrix, or sparse rows as SciPy's CSR.
+
+    LightGBM reads a CSR matrix's absent entries as the value 0 (``zero_as_missing``
+    is false by default), as in the dense matrix. XGBoost reads them as *missing*
+    (its LibSVM and CSR inputs leave absent features missing), so it is given
+    ``missing=0.0`` on dense and sparse data alike: a zero is missing either way, and
+    both layouts train the same trees."""
+    return x.to_scipy() if is_sparse(x) else x
 
 
 def _groups(data: RankingData) -> np.ndarray:
@@ -48,11 +60,13 @@ def fit_boosted(method: str, train: RankingData, vali, params: dict, seed: int) 
             "verbosity": -1,
             "label_gain": [float(2**i - 1) for i in range(top + 1)],
         }
-        ds = lgb.Dataset(train.features, train.labels, group=_groups(train))
+        ds = lgb.Dataset(_matrix(train.features), train.labels, group=_groups(train))
         valid = []
         callbacks = []
         if vali is not None:
-            valid = [lgb.Dataset(vali.features, vali.labels, group=_groups(vali), reference=ds)]
+            valid = [
+                lgb.Dataset(_matrix(vali.features), vali.labels, group=_groups(vali), reference=ds)
+            ]
             callbacks = [lgb.early_stopping(20, verbose=False)]
             options["metric"] = "ndcg"
             options["eval_at"] = [10]
@@ -65,7 +79,7 @@ def fit_boosted(method: str, train: RankingData, vali, params: dict, seed: int) 
         return booster.model_to_string()
     if method == "xgboost":
         xgb = require("xgboost", "ltr")
-        dtrain = xgb.DMatrix(train.features, label=train.labels)
+        dtrain = xgb.DMatrix(_matrix(train.features), label=train.labels, missing=0.0)
         dtrain.set_group(_groups(train))
         options = {
             "objective": "rank:ndcg",
@@ -78,7 +92,7 @@ def fit_boosted(method: str, train: RankingData, vali, params: dict, seed: int) 
         evals = []
         stopping = None
         if vali is not None:
-            dvali = xgb.DMatrix(vali.features, label=vali.labels)
+            dvali = xgb.DMatrix(_matrix(vali.features), label=vali.labels, missing=0.0)
             dvali.set_group(_groups(vali))
             evals, stopping = [(dvali, "vali")], 20
         try:
@@ -127,7 +141,7 @@ def predict(model, x: np.ndarray) -> np.ndarray:
             booster = lgb.Booster(model_str=text)
         except lgb.basic.LightGBMError as exc:
             raise InputError(f"lightgbm cannot read the model: {_first_line(exc)}") from None
-        return np.asarray(booster.predict(x, num_threads=1), dtype=np.float64)
+        return np.asarray(booster.predict(_matrix(x), num_threads=1), dtype=np.float64)
     if model.method == "xgboost":
         xgb = require("xgboost", "ltr")
         booster = xgb.Booster()
@@ -135,5 +149,5 @@ def predict(model, x: np.ndarray) -> np.ndarray:
             booster.load_model(bytearray(model.booster.encode("utf-8")))
         except xgb.core.XGBoostError as exc:
             raise InputError(f"xgboost cannot read the model: {_first_line(exc)}") from None
-        return np.asarray(booster.predict(xgb.DMatrix(x)), dtype=np.float64)
+        return np.asarray(booster.predict(xgb.DMatrix(_matrix(x), missing=0.0)), dtype=np.float64)
     raise InputError(f"the model has no weights and an unknown method {model.method!r}")
