@@ -53,7 +53,7 @@ def test_ten_million_features_train_with_default_batches(tmp_path, method):
     data = tmp_path / "t.txt"
     data.write_text("\n".join(lines) + "\n")
     model = tmp_path / "m.json"
-    out = run_cli("ltr", "train", "--method", method, "--budget", "120", data, "-o", model,
+    out = run_cli("ltr", "train", "--method", method, "--budget", "20", data, "-o", model,
                   memory=2_500 << 20, timeout=600)  # fmt: skip
     assert_success(out)
     assert json.loads(model.read_text())["num_features"] == 10_000_000
