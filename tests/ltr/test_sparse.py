@@ -26,7 +26,7 @@ from cranfield.ltr.readers import read_svmlight
 from cranfield.ltr.scoring import linear_scores
 from cranfield.ltr.sparse import SparseFeatures
 
-from .helpers import random_data
+from .helpers import TEN_MILLION, random_data
 
 
 def _svmlight(x, labels, qids, first_index=1) -> bytes:
@@ -153,16 +153,8 @@ def test_every_ranker_trains_the_same_model_on_both_paths(method):
 def test_a_feature_index_of_ten_million_trains_and_evaluates(tmp_path):
     """Six rows, indices up to 10,000,000: a dense matrix of 480 MB before (refused:
     'outside [1, 100000]'); read sparse, the weight vectors are the only O(F) state."""
-    lines = [
-        "2 qid:1 1:1 10000000:0.5 # docid = a",
-        "0 qid:1 2:1 9999999:3",
-        "1 qid:1 10000000:0.25 17:2",
-        "1 qid:2 5000000:1",
-        "0 qid:2 1:0.5",
-        "2 qid:2 10000000:1",
-    ]
     train_file = tmp_path / "t.txt"
-    train_file.write_text("\n".join(lines) + "\n")
+    train_file.write_bytes(TEN_MILLION)
     model = tmp_path / "m.json"
     out = run_cli("ltr", "train", "--method", "random-search", "--param", "batch=1",
                   "--budget", "3", train_file, "-o", model, memory=2_500 << 20,

@@ -14,7 +14,7 @@ from tests.adversarial.harness import assert_success, run_cli
 from cranfield.ltr import search
 from cranfield.ltr.rankers import train
 
-from .helpers import random_data
+from .helpers import TEN_MILLION, random_data
 
 
 @pytest.mark.parametrize("method", ["coordinate-ascent", "random-search"])
@@ -42,16 +42,8 @@ def test_the_random_stream_is_the_same_in_slices():
 def test_ten_million_features_train_with_default_batches(tmp_path, method):
     """50 candidates (coordinate ascent) or 200 (random search) of 10,000,000 weights
     were 4 GB and 16 GB at once: out of memory before, under 2.5 GB of address space."""
-    lines = [
-        "2 qid:1 1:1 10000000:0.5",
-        "0 qid:1 2:1 9999999:3",
-        "1 qid:1 10000000:0.25 17:2",
-        "1 qid:2 5000000:1",
-        "0 qid:2 1:0.5",
-        "2 qid:2 10000000:1",
-    ]
     data = tmp_path / "t.txt"
-    data.write_text("\n".join(lines) + "\n")
+    data.write_bytes(TEN_MILLION)
     model = tmp_path / "m.json"
     out = run_cli("ltr", "train", "--method", method, "--budget", "20", data, "-o", model,
                   memory=2_500 << 20, timeout=600)  # fmt: skip
