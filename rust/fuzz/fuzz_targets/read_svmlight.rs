@@ -46,8 +46,13 @@ fn same_label(a: f64, b: f64) -> bool {
 
 fuzz_target!(|data: &[u8]| {
     for has_qid in [true, false] {
-        let options =
-            |threads| Options { has_qid, max_feature: MAX_FEATURE, budget: Some(1 << 16), threads, layout: Layout::Dense };
+        let options = |threads| Options {
+            has_qid,
+            max_feature: MAX_FEATURE,
+            budget: Some(1 << 16),
+            threads,
+            layout: Layout::Dense,
+        };
         let result = parse(data, options(1));
         assert_eq!(result, parse(data, options(2)), "threads change the result");
         match result {
