@@ -13,6 +13,7 @@ linear scorer. Run from the project root:
     PYTHONPATH=src python benchmarks/ltr.py --part train --methods mga --backend general,engine
     PYTHONPATH=src python benchmarks/ltr.py --part kernels --objective nDCG@10,AP,ERR@10
     PYTHONPATH=src python benchmarks/ltr.py --write-wide DIR  # the wide files of issue 30
+    PYTHONPATH=src python benchmarks/ltr.py --part sparse    # dense vs sparse layout
 
 ``--backend`` runs the objective on the general path (``general``, formerly ``numpy``:
 NumPy ranks, cranfield's evaluator measures; the path before the compiled kernel), the
@@ -210,11 +211,89 @@ def write_wide(folder: str) -> None:
     (out / "index-100000.txt").write_text("1 qid:1 1:0.5 100000:1.0\n0 qid:1 2:0.3 100000:0.5\n")
 
 
+SPARSE_CHILD = """
+import sys, time
+import numpy as np
+from cranfield.ltr.objective import Objective
+from cranfield.ltr.readers import read_svmlight
+path, layout, population, repeat = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+t = time.process_time()
+data = read_svmlight(path, layout=layout).normalised("query")
+read = time.process_time() - t
+obj = Objective(data, "nDCG@10")
+w = np.random.default_rng(0).normal(size=(population, data.num_features))
+obj(w)
+t = time.process_time()
+for _ in range(repeat):
+    obj(w)
+per_second = population * repeat / (time.process_time() - t)
+print(f"{read:.3f} {per_second:.0f} {type(data.features).__name__}")
+"""
+
+
+def bench_sparse(population: int, repeat: int) -> None:
+    """Dense against sparse rows, each in a child process (its peak resident memory
+    from ``wait4``): reading (and query normalisation) CPU seconds, objective
+    evaluations per CPU second, peak MiB. The ``dense`` layout is the reader before
+    sparse rows (the same code path); ``auto`` is the default now."""
+    import subprocess
+    import sys
+    import tempfile
+    from pathlib import Path
+
+    rng = np.random.default_rng(0)
+    cases = []
+    with tempfile.TemporaryDirectory() as tmp:
+        # a dense LETOR file (MQ2008 size): auto must stay dense and as fast
+        small = Path(tmp) / "dense-46.txt"
+        n, f = 9_000, 46
+        x = rng.random((n, f))
+        cols = " ".join(f"{j + 1}:%.6f" for j in range(f))
+        with open(small, "w") as fh:
+            for i in range(n):
+                fh.write(f"{rng.integers(0, 3)} qid:{i // 19} " + cols % tuple(x[i]) + "\n")
+        cases.append(("9,000 docs x 46 features, full", small, ("dense", "auto")))
+        for docs, features in ((5_000, 5_000), (2_000, 20_000)):
+            path = Path(tmp) / f"sparse-{features}.txt"
+            with open(path, "w") as fh:
+                for i in range(docs):
+                    idx = np.unique(rng.integers(0, features, 30)) + 1
+                    pairs = " ".join(
+                        f"{j}:{v:.4f}" for j, v in zip(idx, rng.random(len(idx)), strict=True)
+                    )
+                    fh.write(f"{rng.integers(0, 3)} qid:{i // 20} {pairs}\n")
+            what = f"{docs:,} docs x {features:,} features, 30 values a row"
+            cases.append((what, path, ("dense", "sparse")))
+        env = {**os.environ}
+        for what, path, layouts in cases:
+            for layout in layouts:
+                child = subprocess.Popen(
+                    [sys.executable, "-c", SPARSE_CHILD, str(path), layout, str(population),
+                     str(repeat)],
+                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True,
+                )  # fmt: skip
+                out = child.stdout.read()
+                err = child.stderr.read()
+                _, status, usage = os.wait4(child.pid, 0)
+                if os.waitstatus_to_exitcode(status) != 0:
+                    line = (err.strip().splitlines() or ["?"])[-1]
+                    print(
+                        f"{what}, {layout}: failed ({line}); peak {usage.ru_maxrss / 1024:.0f} MiB"
+                    )
+                    continue
+                read, per_second, kind = out.split()
+                print(
+                    f"{what}, layout {layout} ({kind}): read+normalise {float(read):.2f} s CPU, "
+                    f"{float(per_second):,.0f} evaluations/CPU s, peak {usage.ru_maxrss / 1024:.0f} MiB"
+                )
+    print(load())
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--write-wide", metavar="DIR", help="write the wide files and stop")
     p.add_argument(
-        "--part", choices=("all", "read", "objective", "kernels", "train"), default="all"
+        "--part", choices=("all", "read", "objective", "kernels", "train", "sparse"), default="all"
     )
     p.add_argument("--population", type=int, default=200)
     p.add_argument("--budget", type=int, default=16_000)
@@ -233,6 +312,9 @@ def main() -> None:
         write_wide(args.write_wide)
         return
     backends = args.backend.split(",")
+    if args.part == "sparse":
+        bench_sparse(50, args.repeat)
+        return
     if args.part in ("all", "read"):
         bench_read(args.repeat)
     train, test, w = mq2008_like()

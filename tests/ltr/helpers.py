@@ -6,6 +6,16 @@ import numpy as np
 
 from cranfield.ltr.data import RankingData, from_arrays
 
+#: Six SVMlight lines of two queries using feature indices up to 10,000,000 (a dense
+#: matrix of 480 MB; a few hundred bytes as sparse rows).
+TEN_MILLION = b"""2 qid:1 1:1 10000000:0.5 # docid = a
+0 qid:1 2:1 9999999:3
+1 qid:1 10000000:0.25 17:2
+1 qid:2 5000000:1
+0 qid:2 1:0.5
+2 qid:2 10000000:1
+"""
+
 
 def random_data(
     seed: int,

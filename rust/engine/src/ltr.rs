@@ -10,7 +10,7 @@
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use cranfield_ltr::svmlight::{self, Problem};
+use cranfield_ltr::svmlight::{self, Features, Layout, Problem};
 use cranfield_ltr::{Failure, Kernel, Kind, Normalise, Spec};
 use numpy::{PyArray1, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
 use pyo3::exceptions::{PyFloatingPointError, PyRuntimeError, PyValueError};
@@ -281,27 +281,72 @@ fn ltr_scores<'py>(
     Ok(PyArray1::from_vec(py, values).reshape([p, n])?.into_any())
 }
 
+/// `ltr_scores_csr(indptr, indices, values, weights)`: the scores `W X^T` (`P x N`
+/// float64) of weights `W` (`P x F`) on compressed sparse rows (`indptr`: N + 1 int64;
+/// `indices`: int32, increasing within a row, below F; `values`: float64), the same
+/// numbers as `ltr_scores` on the dense matrix (`cranfield_ltr::scoring::scores_csr`).
+#[pyfunction]
+fn ltr_scores_csr<'py>(
+    py: Python<'py>,
+    indptr: PyReadonlyArray1<'py, i64>,
+    indices: PyReadonlyArray1<'py, i32>,
+    values: PyReadonlyArray1<'py, f64>,
+    weights: PyReadonlyArray2<'py, f64>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let (p, f) = (weights.shape()[0], weights.shape()[1]);
+    let indptr = slice(&indptr, "indptr")?;
+    let indices = slice(&indices, "indices")?;
+    let values = slice(&values, "values")?;
+    let contiguous = || PyValueError::new_err("a C-contiguous array is needed");
+    let w = weights.as_slice().map_err(|_| contiguous())?;
+    let n = indptr.len().saturating_sub(1);
+    let ok = !indptr.is_empty()
+        && indptr[0] == 0
+        && indptr.windows(2).all(|r| r[0] <= r[1])
+        && indptr[n] as usize == indices.len()
+        && indices.len() == values.len()
+        && indices.iter().all(|&k| k >= 0 && (k as usize) < f.max(1));
+    if !ok {
+        return Err(PyValueError::new_err("not compressed sparse rows of F features"));
+    }
+    let values = guarded(py, || {
+        let mut out = vec![0.0; p * n];
+        cranfield_ltr::scoring::scores_csr(indptr, indices, values, w, f, &mut out);
+        Ok(out)
+    })?;
+    Ok(PyArray1::from_vec(py, values).reshape([p, n])?.into_any())
+}
+
 /// Parse SVMlight ranking lines held in a bytes object (`cranfield_ltr::svmlight`).
 ///
+/// `layout` is `dense`, `sparse` or `auto` (`cranfield_ltr::svmlight::Layout`).
 /// Returns `(labels, qids, features, docs, lines)`: float64 labels, a list of query
-/// ids (None when `has_qid` is false), the `N x F` float64 features, a list of
+/// ids (None when `has_qid` is false), the features (the `N x F` float64 matrix, or
+/// the tuple `(indptr int64, indices int32, values float64, F)`), a list of
 /// document ids (None unless every document line names one) and the 1-based line
 /// number (int64) of each document. Bad input raises `ReadError((what, line,
 /// detail))`: what is `label`, `pair`, `index` (detail: the token, bytes), `qid`,
 /// `unexpected_qid`, `twice`, `finite`, `empty`, `size` (detail: `(rows, features)`)
 /// or `internal` (a panic: a bug).
 #[pyfunction]
-#[pyo3(signature = (data, has_qid, max_feature, budget=None))]
+#[pyo3(signature = (data, has_qid, max_feature, budget=None, layout="dense"))]
 fn read_svmlight<'py>(
     py: Python<'py>,
     data: &Bound<'py, PyBytes>,
     has_qid: bool,
     max_feature: usize,
     budget: Option<u64>,
+    layout: &str,
 ) -> PyResult<Bound<'py, PyTuple>> {
     let bytes = data.as_bytes();
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(8);
-    let options = svmlight::Options { has_qid, max_feature, budget, threads };
+    let layout = match layout {
+        "dense" => Layout::Dense,
+        "sparse" => Layout::Sparse,
+        "auto" => Layout::Auto,
+        _ => return Err(PyValueError::new_err("layout: dense, sparse or auto")),
+    };
+    let options = svmlight::Options { has_qid, max_feature, budget, threads, layout };
     let result = py.detach(|| catch_unwind(AssertUnwindSafe(|| svmlight::parse(bytes, options))));
     let parsed = match result {
         Ok(Ok(parsed)) => parsed,
@@ -325,7 +370,17 @@ fn read_svmlight<'py>(
         Err(_) => return Err(ReadError::new_err(("internal", None::<u64>, None::<u64>))),
     };
     let rows = parsed.labels.len();
-    let features = PyArray1::from_vec(py, parsed.features).reshape([rows, parsed.width])?;
+    let features = match parsed.features {
+        Features::Dense(x) => PyArray1::from_vec(py, x).reshape([rows, parsed.width])?.into_any(),
+        Features::Sparse { indptr, indices, values } => (
+            PyArray1::from_vec(py, indptr),
+            PyArray1::from_vec(py, indices),
+            PyArray1::from_vec(py, values),
+            parsed.width,
+        )
+            .into_pyobject(py)?
+            .into_any(),
+    };
     let lines: Vec<i64> = parsed.lines.iter().map(|&l| l as i64).collect();
     let qids = has_qid.then_some(parsed.qids);
     (
@@ -342,5 +397,6 @@ fn read_svmlight<'py>(
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<LtrKernel>()?;
     m.add_function(wrap_pyfunction!(read_svmlight, m)?)?;
-    m.add_function(wrap_pyfunction!(ltr_scores, m)?)
+    m.add_function(wrap_pyfunction!(ltr_scores, m)?)?;
+    m.add_function(wrap_pyfunction!(ltr_scores_csr, m)?)
 }

@@ -3,9 +3,17 @@
 //! never a panic; what it accepts, written back as SVMlight lines, reads the same.
 #![no_main]
 
-use cranfield_ltr::svmlight::{parse, Options, Parsed, Problem};
+use cranfield_ltr::svmlight::{parse, Features, Layout, Options, Parsed, Problem};
 use libfuzzer_sys::fuzz_target;
 use std::fmt::Write;
+
+/// The dense features (the target reads in the dense layout).
+fn dense(parsed: &Parsed) -> &[f64] {
+    match &parsed.features {
+        Features::Dense(x) => x,
+        Features::Sparse { .. } => panic!("a sparse result in the dense layout"),
+    }
+}
 
 const MAX_FEATURE: usize = 512;
 
@@ -18,7 +26,7 @@ fn write(parsed: &Parsed, has_qid: bool) -> String {
         if has_qid {
             let _ = write!(text, " qid:{}", parsed.qids[r]);
         }
-        let row = &parsed.features[r * parsed.width..(r + 1) * parsed.width];
+        let row = &dense(parsed)[r * parsed.width..(r + 1) * parsed.width];
         for (c, v) in row.iter().enumerate() {
             if v.to_bits() != 0 || (r == 0 && c + 1 == parsed.width) {
                 let _ = write!(text, " {}:{v:?}", c + 1);
@@ -38,18 +46,26 @@ fn same_label(a: f64, b: f64) -> bool {
 
 fuzz_target!(|data: &[u8]| {
     for has_qid in [true, false] {
-        let options =
-            |threads| Options { has_qid, max_feature: MAX_FEATURE, budget: Some(1 << 16), threads };
+        let options = |threads| Options {
+            has_qid,
+            max_feature: MAX_FEATURE,
+            budget: Some(1 << 16),
+            threads,
+            layout: Layout::Dense,
+        };
         let result = parse(data, options(1));
-        assert_eq!(result, parse(data, options(2)), "threads change the result");
+        // compared as text: a NaN label (accepted here, refused by the Python side) is
+        // not equal to itself
+        let other = parse(data, options(2));
+        assert_eq!(format!("{result:?}"), format!("{other:?}"), "threads change the result");
         match result {
             Ok(parsed) => {
                 let rows = parsed.labels.len();
                 assert!(rows > 0);
                 assert!(parsed.width >= 1 && parsed.width <= MAX_FEATURE);
-                assert_eq!(parsed.features.len(), rows * parsed.width);
+                assert_eq!(dense(&parsed).len(), rows * parsed.width);
                 assert!((rows * parsed.width * 8) as u64 <= 1 << 16);
-                assert!(parsed.features.iter().all(|v| v.is_finite()));
+                assert!(dense(&parsed).iter().all(|v| v.is_finite()));
                 assert_eq!(parsed.qids.len(), if has_qid { rows } else { 0 });
                 assert!(parsed.qids.iter().all(|q| !q.is_empty()));
                 assert_eq!(parsed.lines.len(), rows);
@@ -67,8 +83,27 @@ fuzz_target!(|data: &[u8]| {
                 assert_eq!(again.docs, parsed.docs);
                 assert!(parsed.labels.iter().zip(&again.labels).all(|(a, b)| same_label(*a, *b)));
                 let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
-                assert_eq!(bits(&again.features), bits(&parsed.features));
+                assert_eq!(bits(dense(&again)), bits(dense(&parsed)));
                 assert_eq!(again.lines, (1..=rows as u64).collect::<Vec<_>>());
+                // the sparse layout holds the same matrix: sorted unique indices per row
+                let sparse = Options { layout: Layout::Sparse, budget: None, ..options(2) };
+                let sparse = parse(data, sparse);
+                let sparse = sparse.unwrap_or_else(|e| panic!("dense read, sparse not: {e:?}"));
+                assert_eq!((&sparse.labels, &sparse.qids), (&parsed.labels, &parsed.qids));
+                let Features::Sparse { indptr, indices, values } = &sparse.features else {
+                    panic!("a dense result in the sparse layout")
+                };
+                assert_eq!((indptr.len(), indptr[0], indices.len()), (rows + 1, 0, values.len()));
+                let mut x = vec![0.0f64; rows * sparse.width];
+                for r in 0..rows {
+                    let (a, b) = (indptr[r] as usize, indptr[r + 1] as usize);
+                    assert!(indices[a..b].windows(2).all(|k| k[0] < k[1]));
+                    for (&k, &v) in indices[a..b].iter().zip(&values[a..b]) {
+                        x[r * sparse.width + k as usize] = v;
+                    }
+                }
+                assert_eq!(sparse.width, parsed.width);
+                assert_eq!(bits(&x), bits(dense(&parsed)));
             }
             Err(err) => match err.problem {
                 Problem::Empty | Problem::TooLarge(..) => assert!(err.line.is_none()),

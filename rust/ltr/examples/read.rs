@@ -5,9 +5,10 @@ fn main() {
     for threads in [1, 2] {
         let options = cranfield_ltr::svmlight::Options {
             has_qid: true,
-            max_feature: 100_000,
+            max_feature: cranfield_ltr::svmlight::MAX_INDEX,
             budget: None,
             threads,
+            layout: cranfield_ltr::svmlight::Layout::Auto,
         };
         for _ in 0..3 {
             let t = std::time::Instant::now();

@@ -33,7 +33,8 @@ pub enum Problem {
     NonFinite,
     /// No document line at all.
     Empty,
-    /// The dense matrix would exceed the memory budget (rows, features).
+    /// The features would exceed the memory budget in the layout chosen (rows,
+    /// features).
     TooLarge(usize, usize),
 }
 
@@ -52,8 +53,8 @@ pub struct Parsed {
     /// The query id of each document (empty without query ids), UTF-8 with invalid
     /// bytes replaced.
     pub qids: Vec<String>,
-    /// `rows x width` features, row-major; `width` is the largest index (at least 1).
-    pub features: Vec<f64>,
+    /// The features, dense or sparse; `width` is the largest index (at least 1).
+    pub features: Features,
     pub width: usize,
     /// The `docid` of each document's comment, or None unless every document has one.
     pub docs: Option<Vec<String>>,
@@ -61,14 +62,47 @@ pub struct Parsed {
     pub lines: Vec<u64>,
 }
 
+/// The features of the documents.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Features {
+    /// `rows x width`, row-major (a missing feature is 0).
+    Dense(Vec<f64>),
+    /// Compressed sparse rows: the features of row `r` are
+    /// `indices[indptr[r]..indptr[r + 1]]` (0-based, strictly increasing) with their
+    /// `values` (as written, zeros included); a feature not listed is 0.
+    Sparse { indptr: Vec<i64>, indices: Vec<i32>, values: Vec<f64> },
+}
+
+/// The largest feature index ever read (the indices are stored as `i32`, as SciPy's
+/// and LightGBM's sparse matrices hold them).
+pub const MAX_INDEX: usize = i32::MAX as usize;
+
+/// Which layout the features are returned in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Layout {
+    Dense,
+    Sparse,
+    /// Dense when the matrix has at most [`DENSE_RATIO`] cells per listed value (or at
+    /// most [`DENSE_CELLS`] cells), sparse otherwise.
+    Auto,
+}
+
+/// [`Layout::Auto`] reads a matrix dense when it has at most this many cells per listed
+/// value (a density of 1/4 or more: the dense matrix then costs at most ~2.7 times the
+/// 12 bytes per value of the sparse one, and its scoring runs on SIMD panels).
+pub const DENSE_RATIO: u128 = 4;
+/// ... or at most this many cells (8 MiB), whatever the density.
+pub const DENSE_CELLS: u128 = 1 << 20;
+
 /// How to read: query ids on the lines or not, the largest feature index allowed, the
-/// largest dense matrix (bytes; None: no limit), threads.
+/// largest feature storage (bytes; None: no limit), threads, the layout.
 #[derive(Debug, Clone, Copy)]
 pub struct Options {
     pub has_qid: bool,
     pub max_feature: usize,
     pub budget: Option<u64>,
     pub threads: usize,
+    pub layout: Layout,
 }
 
 /// One chunk's documents, features as (row start, column, value) triples.
@@ -139,14 +173,31 @@ pub fn parse(data: &[u8], options: Options) -> Result<Parsed, ReadError> {
         return Err(ReadError { problem: Problem::Empty, line: None });
     }
     let width = chunks.iter().map(|c| c.width).max().unwrap_or(0).max(1);
-    if let Some(budget) = options.budget {
-        let need = (rows as u128) * (width as u128) * 8;
-        if need > u128::from(budget) {
-            let used = chunks.iter().map(|c| c.width).max().unwrap_or(0);
-            return Err(ReadError { problem: Problem::TooLarge(rows, used), line: None });
+    let nnz: usize = chunks.iter().map(|c| c.values.len()).sum();
+    let cells = (rows as u128) * (width as u128);
+    let dense_bytes = cells * 8;
+    let sparse_bytes = (nnz as u128) * 12 + (rows as u128 + 1) * 8;
+    let fits = |need: u128| options.budget.map_or(true, |b| need <= u128::from(b));
+    let dense = match options.layout {
+        Layout::Dense => true,
+        Layout::Sparse => false,
+        Layout::Auto => {
+            (cells <= DENSE_CELLS || cells <= DENSE_RATIO * (nnz as u128).max(1))
+                && fits(dense_bytes)
         }
+    };
+    if !fits(if dense { dense_bytes } else { sparse_bytes }) {
+        let used = chunks.iter().map(|c| c.width).max().unwrap_or(0);
+        return Err(ReadError { problem: Problem::TooLarge(rows, used), line: None });
     }
-    let mut features = vec![0.0; rows * width];
+    let mut matrix = if dense { vec![0.0; rows * width] } else { Vec::new() };
+    let (mut indptr, mut indices, mut values) = if dense {
+        (Vec::new(), Vec::new(), Vec::new())
+    } else {
+        let mut p = Vec::with_capacity(rows + 1);
+        p.push(0i64);
+        (p, Vec::with_capacity(nnz), Vec::with_capacity(nnz))
+    };
     let mut labels = Vec::with_capacity(rows);
     let mut qids = Vec::with_capacity(if options.has_qid { rows } else { 0 });
     let mut lines = Vec::with_capacity(rows);
@@ -154,11 +205,19 @@ pub fn parse(data: &[u8], options: Options) -> Result<Parsed, ReadError> {
     let mut docs = Vec::with_capacity(if all_docs { rows } else { 0 });
     let mut row = 0;
     for c in chunks {
-        for (r, w) in c.starts.windows(2).enumerate() {
-            let out = &mut features[(row + r) * width..(row + r + 1) * width];
-            for (&col, &v) in c.columns[w[0]..w[1]].iter().zip(&c.values[w[0]..w[1]]) {
-                out[col as usize] = v;
+        if dense {
+            for (r, w) in c.starts.windows(2).enumerate() {
+                let out = &mut matrix[(row + r) * width..(row + r + 1) * width];
+                for (&col, &v) in c.columns[w[0]..w[1]].iter().zip(&c.values[w[0]..w[1]]) {
+                    out[col as usize] = v;
+                }
             }
+        } else {
+            let base = indices.len() as i64;
+            indptr.extend(c.starts[1..].iter().map(|&s| base + s as i64));
+            // columns are below 2^31 (max_feature is at most i32::MAX)
+            indices.extend(c.columns.iter().map(|&col| col as i32));
+            values.extend_from_slice(&c.values);
         }
         row += c.labels.len();
         labels.extend(c.labels);
@@ -168,14 +227,14 @@ pub fn parse(data: &[u8], options: Options) -> Result<Parsed, ReadError> {
             docs.extend(c.docs);
         }
     }
+    let features =
+        if dense { Features::Dense(matrix) } else { Features::Sparse { indptr, indices, values } };
     Ok(Parsed { labels, qids, features, width, docs: all_docs.then_some(docs), lines })
 }
 
 /// The documents of whole lines (`data` ends after a line end, or at the input's end).
 fn chunk(data: &[u8], options: Options) -> Result<Chunk, ReadError> {
     let mut c = Chunk { all_docs: true, starts: vec![0], ..Chunk::default() };
-    // per feature index: the last line that used it (duplicates on a line)
-    let mut seen: Vec<u64> = Vec::new();
     let mut pairs: Vec<(u32, f64)> = Vec::new();
     let mut line_no = 0u64;
     let mut at = 0usize;
@@ -219,7 +278,7 @@ fn chunk(data: &[u8], options: Options) -> Result<Chunk, ReadError> {
             let v = number(value).ok_or_else(|| err(Problem::Pair(t.to_vec())))?;
             let i = integer(index).ok_or_else(|| err(Problem::Pair(t.to_vec())))?;
             match i {
-                Some(i) if i >= 1 && i <= options.max_feature as u64 => {
+                Some(i) if i >= 1 && i <= options.max_feature.min(MAX_INDEX) as u64 => {
                     pairs.push((i as u32 - 1, v));
                 }
                 _ => {
@@ -238,17 +297,16 @@ fn chunk(data: &[u8], options: Options) -> Result<Chunk, ReadError> {
         if let Some(index) = bad_index {
             return Err(err(Problem::Index(index.to_vec())));
         }
-        let stamp = c.labels.len() as u64 + 1;
-        for &(i, _) in &pairs {
-            let i = i as usize;
-            if i >= seen.len() {
-                seen.resize(i + 1, 0);
-            }
-            if seen[i] == stamp {
-                return Err(err(Problem::Twice));
-            }
-            seen[i] = stamp;
-            c.width = c.width.max(i + 1);
+        // the pairs in index order (the order of the scoring chain); a repeat is then
+        // a neighbour -- O(pairs) memory, whatever the indices
+        if !pairs.windows(2).all(|p| p[0].0 <= p[1].0) {
+            pairs.sort_by_key(|&(i, _)| i);
+        }
+        if pairs.windows(2).any(|p| p[0].0 == p[1].0) {
+            return Err(err(Problem::Twice));
+        }
+        if let Some(&(i, _)) = pairs.last() {
+            c.width = c.width.max(i as usize + 1);
         }
         if pairs.iter().any(|&(_, v)| !v.is_finite()) {
             return Err(err(Problem::NonFinite));
@@ -426,7 +484,14 @@ mod tests {
     use super::*;
 
     fn opts(has_qid: bool) -> Options {
-        Options { has_qid, max_feature: 100_000, budget: None, threads: 1 }
+        Options { has_qid, max_feature: 100_000, budget: None, threads: 1, layout: Layout::Dense }
+    }
+
+    fn dense(p: &Parsed) -> &[f64] {
+        match &p.features {
+            Features::Dense(x) => x,
+            Features::Sparse { .. } => panic!("sparse"),
+        }
     }
 
     #[test]
@@ -440,9 +505,38 @@ mod tests {
         assert_eq!(p.labels, vec![2.0, 0.0, 1.0]);
         assert_eq!(p.qids, vec!["10", "10", "7"]);
         assert_eq!(p.width, 3);
-        assert_eq!(p.features, vec![0.5, 0.25, 1.0, 1e-3, 0.0, -2.0, 0.0, 0.0, 0.0]);
+        assert_eq!(dense(&p), [0.5, 0.25, 1.0, 1e-3, 0.0, -2.0, 0.0, 0.0, 0.0]);
         assert_eq!(p.lines, vec![1, 4, 5]);
         assert_eq!(p.docs, None); // the last line has no docid
+    }
+
+    #[test]
+    fn sparse_rows_are_sorted_by_index_and_sized_by_the_values() {
+        let text = b"2 qid:1 5:0.5 2:0.25 #docid = a\n0 qid:1\n1 qid:2 2147483647:-1 1:0\n";
+        let o = Options { max_feature: MAX_INDEX, layout: Layout::Sparse, ..opts(true) };
+        let p = parse(text, o).unwrap();
+        assert_eq!(p.width, MAX_INDEX);
+        let want = Features::Sparse {
+            indptr: vec![0, 2, 2, 4],
+            indices: vec![1, 4, 0, 2_147_483_646],
+            values: vec![0.25, 0.5, 0.0, -1.0],
+        };
+        assert_eq!(p.features, want);
+        // auto: 3 x 2^31 cells for 4 values is sparse; a full small matrix dense
+        let auto = parse(text, Options { layout: Layout::Auto, ..o }).unwrap();
+        assert_eq!(auto.features, want);
+        let full = parse(b"1 qid:1 1:1 2:2\n", Options { layout: Layout::Auto, ..o }).unwrap();
+        assert_eq!(full.features, Features::Dense(vec![1.0, 2.0]));
+        // a repeat is found whatever the order; an index beyond i32 is out of range
+        let twice = parse(b"1 qid:1 9:1 3:1 9:2\n", o).unwrap_err();
+        assert_eq!(twice.problem, Problem::Twice);
+        let far = parse(b"1 qid:1 2147483648:1\n", o).unwrap_err();
+        assert_eq!(far.problem, Problem::Index(b"2147483648".to_vec()));
+        // the budget counts the sparse bytes in the sparse layout
+        let small = Options { budget: Some(100), ..o };
+        assert_eq!(parse(b"1 qid:1 1000000:1\n", small).unwrap().width, 1_000_000);
+        let big = Options { layout: Layout::Dense, ..small };
+        assert!(parse(b"1 qid:1 1000000:1\n", big).is_err());
     }
 
     #[test]
@@ -555,9 +649,9 @@ mod tests {
             }
             for has_qid in [true, false] {
                 if let Ok(p) = parse(&text, Options { budget: Some(1 << 24), ..opts(has_qid) }) {
-                    assert_eq!(p.features.len(), p.labels.len() * p.width);
+                    assert_eq!(dense(&p).len(), p.labels.len() * p.width);
                     assert_eq!(p.lines.len(), p.labels.len());
-                    assert!(p.features.iter().all(|v| v.is_finite()));
+                    assert!(dense(&p).iter().all(|v| v.is_finite()));
                 }
             }
         }

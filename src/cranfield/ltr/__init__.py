@@ -15,12 +15,14 @@ from .objective import Objective
 from .protocol import cross_validate, evaluate_model, evaluate_scores, load_folds
 from .rankers import RANKERS, train
 from .readers import fold_paths, read, read_svmlight, read_table
+from .sparse import SparseFeatures
 
 __all__ = [
     "RANKERS",
     "Model",
     "Objective",
     "RankingData",
+    "SparseFeatures",
     "cross_validate",
     "evaluate_model",
     "evaluate_scores",

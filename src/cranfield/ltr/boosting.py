@@ -13,6 +13,18 @@ import numpy as np
 
 from ..errors import InputError, require
 from .data import RankingData
+from .sparse import is_sparse
+
+
+def _matrix(x):
+    """What the libraries read: the dense matrix, or sparse rows as SciPy's CSR.
+
+    LightGBM reads a CSR matrix's absent entries as the value 0 (``zero_as_missing``
+    is false by default), as in the dense matrix. XGBoost reads them as *missing*
+    (its LibSVM and CSR inputs leave absent features missing), so it is given
+    ``missing=0.0`` on dense and sparse data alike: a zero is missing either way, and
+    both layouts train the same trees."""
+    return x.to_scipy() if is_sparse(x) else x
 
 
 def _groups(data: RankingData) -> np.ndarray:
@@ -52,11 +64,13 @@ def fit_lightgbm(train: RankingData, vali, params: dict, seed: int) -> str:
         "verbosity": -1,
         "label_gain": [float(2**i - 1) for i in range(top + 1)],
     }
-    ds = lgb.Dataset(train.features, train.labels, group=_groups(train))
+    ds = lgb.Dataset(_matrix(train.features), train.labels, group=_groups(train))
     valid = []
     callbacks = []
     if vali is not None:
-        valid = [lgb.Dataset(vali.features, vali.labels, group=_groups(vali), reference=ds)]
+        valid = [
+            lgb.Dataset(_matrix(vali.features), vali.labels, group=_groups(vali), reference=ds)
+        ]
         callbacks = [lgb.early_stopping(20, verbose=False)]
         options["metric"] = "ndcg"
         options["eval_at"] = [10]
@@ -74,7 +88,7 @@ def fit_xgboost(train: RankingData, vali, params: dict, seed: int) -> str:
     on nDCG@10 of ``vali`` when given. The model as XGBoost's JSON text."""
     _check_labels("xgboost", train, vali)
     xgb = require("xgboost", "ltr")
-    dtrain = xgb.DMatrix(train.features, label=train.labels)
+    dtrain = xgb.DMatrix(_matrix(train.features), label=train.labels, missing=0.0)
     dtrain.set_group(_groups(train))
     options = {
         "objective": "rank:ndcg",
@@ -87,7 +101,7 @@ def fit_xgboost(train: RankingData, vali, params: dict, seed: int) -> str:
     evals = []
     stopping = None
     if vali is not None:
-        dvali = xgb.DMatrix(vali.features, label=vali.labels)
+        dvali = xgb.DMatrix(_matrix(vali.features), label=vali.labels, missing=0.0)
         dvali.set_group(_groups(vali))
         evals, stopping = [(dvali, "vali")], 20
     try:
@@ -143,7 +157,7 @@ def predict_lightgbm(text: str, x: np.ndarray) -> np.ndarray:
         booster = lgb.Booster(model_str=text)
     except lgb.basic.LightGBMError as exc:
         raise InputError(f"lightgbm cannot read the model: {_first_line(exc)}") from None
-    return np.asarray(booster.predict(x, num_threads=1), dtype=np.float64)
+    return np.asarray(booster.predict(_matrix(x), num_threads=1), dtype=np.float64)
 
 
 def predict_xgboost(text: str, x: np.ndarray) -> np.ndarray:
@@ -154,4 +168,4 @@ def predict_xgboost(text: str, x: np.ndarray) -> np.ndarray:
         booster.load_model(bytearray(text.encode("utf-8")))
     except xgb.core.XGBoostError as exc:
         raise InputError(f"xgboost cannot read the model: {_first_line(exc)}") from None
-    return np.asarray(booster.predict(xgb.DMatrix(x)), dtype=np.float64)
+    return np.asarray(booster.predict(xgb.DMatrix(_matrix(x), missing=0.0)), dtype=np.float64)

@@ -37,6 +37,7 @@ from ..core import libm, segments
 from ..core.measures.gain import MAX_EXP_GAIN, exp_gain, gain_of
 from ..core.measures.graded_extra import err_stop
 from ..core.measures.registry import Measure
+from .sparse import is_sparse
 
 # trec family -> kernel kind (binary-relevance measures taking `rel`)
 _BINARY = {
@@ -64,8 +65,10 @@ def threads() -> int:
 
 def kernel(layout, data, terms, convention: str):
     """The engine's kernel for these measures, or None when one of them (or the
-    engine) is not supported. It gets the feature matrix too (in its document order),
-    and scores the documents itself in ``evaluate_weights``."""
+    engine) is not supported. It gets a dense feature matrix too (in its document
+    order), and scores the documents itself in ``evaluate_weights``; sparse features
+    are scored outside (:func:`~cranfield.ltr.scoring.linear_scores`) and given to
+    ``evaluate``."""
     try:
         from .. import _engine
     except ImportError:  # a source tree without the compiled engine
@@ -90,7 +93,11 @@ def kernel(layout, data, terms, convention: str):
         if spec is None:
             return None
         specs.append(spec)
-    x = np.ascontiguousarray(data.features[layout.rows], dtype=np.float64)
+    if is_sparse(data.features):
+        # no copy: the objective scores sparse rows itself and gives the kernel scores
+        x = np.zeros((0, data.num_features))
+    else:
+        x = np.ascontiguousarray(data.features[layout.rows], dtype=np.float64)
     columns = np.ascontiguousarray(layout.rows, dtype=np.int64)
     offsets = np.ascontiguousarray(layout.offsets, dtype=np.int64)
     return _engine.LtrKernel(offsets, labels, discount, specs, x, columns)

@@ -1,7 +1,8 @@
 """Learning-to-rank data: feature vectors of (query, document) pairs with labels.
 
 A :class:`RankingData` holds, for every document of every query, a row of features
-(a float64 matrix), a relevance label (an integer grade, as in a qrels file) and a
+(a float64 matrix, dense or -- for sparse files -- compressed sparse rows,
+:class:`~cranfield.ltr.sparse.SparseFeatures`), a relevance label (an integer grade, as in a qrels file) and a
 document id; the documents of one query are consecutive and ``offsets`` delimits
 them (CSR, the layout of :class:`~cranfield.core.judged.JudgedRun`). Queries keep
 the order of their first appearance in the input, documents their input order (the
@@ -16,6 +17,7 @@ import numpy as np
 
 from ..core import segments
 from ..errors import InputError, ParameterError, number_shown
+from .sparse import SparseFeatures, is_sparse, take_rows
 
 NORMALISATIONS = ("query", "none")
 
@@ -27,8 +29,9 @@ class RankingData:
     Attributes
     ----------
     features
-        ``(num_docs, num_features)`` float64 matrix; column ``j`` is feature ``j + 1``
-        of the SVMlight/LETOR numbering.
+        ``(num_docs, num_features)`` float64 matrix, a NumPy array or (sparse data)
+        :class:`~cranfield.ltr.sparse.SparseFeatures` (implicit zeros are values 0);
+        column ``j`` is feature ``j + 1`` of the SVMlight/LETOR numbering.
     labels
         Relevance grade of each document (int64, >= 0).
     offsets
@@ -44,7 +47,7 @@ class RankingData:
         ``"none"`` or ``"query"`` (features already min-max normalised per query).
     """
 
-    features: np.ndarray
+    features: np.ndarray | SparseFeatures
     labels: np.ndarray
     offsets: np.ndarray
     query_ids: np.ndarray
@@ -84,16 +87,29 @@ class RankingData:
         f = self.num_features
         if num_features == f:
             return self
-        if num_features > f:
-            pad = np.zeros((self.num_docs, num_features - f))
-            return replace(self, features=np.hstack([self.features, pad]))
-        extra = self.features[:, num_features:]
-        if np.any(extra != 0):
-            used = int(np.flatnonzero(np.any(extra != 0, axis=0)).max()) + num_features + 1
+        if is_sparse(self.features):
+            used = self.features.used_width()
+        elif num_features > f:
+            used = 0
+        else:
+            extra = self.features[:, num_features:]
+            nz = np.flatnonzero(np.any(extra != 0, axis=0))
+            used = int(nz.max()) + num_features + 1 if len(nz) else 0
+        if used > num_features:
             raise InputError(
                 f"feature {used} is used but the model has {num_features} features", self.source
             )
-        return replace(self, features=np.ascontiguousarray(self.features[:, :num_features]))
+        x = self.features
+        if is_sparse(x):
+            return replace(self, features=x.with_width(num_features))
+        if num_features > f and self.num_docs * num_features > 4 * x.size + 2**20:
+            # a much wider model (trained on sparse rows): these rows become sparse too
+            wide = SparseFeatures.from_dense(x).with_width(num_features)
+            return replace(self, features=wide)
+        if num_features > f:
+            pad = np.zeros((self.num_docs, num_features - f))
+            return replace(self, features=np.hstack([x, pad]))
+        return replace(self, features=np.ascontiguousarray(x[:, :num_features]))
 
     def normalised(self, how: str) -> RankingData:
         """The data with features normalised: ``"query"`` or ``"none"``.
@@ -107,7 +123,9 @@ class RankingData:
             raise ParameterError("normalisation", "one of " + ", ".join(NORMALISATIONS), how)
         if how == "none" or self.normalisation == "query":
             return self
-        return replace(self, features=query_min_max(self.features, self.offsets), normalisation=how)
+        x = self.features
+        normal = x.query_min_max(self.offsets) if is_sparse(x) else query_min_max(x, self.offsets)
+        return replace(self, features=normal, normalisation=how)
 
     def subset(self, queries: np.ndarray) -> RankingData:
         """The data of the queries with these indices (in the order given)."""
@@ -117,7 +135,7 @@ class RankingData:
         rows = np.repeat(self.offsets[queries] - offsets[:-1], lengths) + np.arange(offsets[-1])
         return replace(
             self,
-            features=self.features[rows],
+            features=take_rows(self.features, rows),
             labels=self.labels[rows],
             offsets=offsets,
             query_ids=self.query_ids[queries],
@@ -156,9 +174,9 @@ def from_arrays(
     Rows of one query need not be consecutive: queries are ordered by first
     appearance and a query's documents keep their order. Missing document ids are
     made up from the row number (``D0000017``). Labels must be whole numbers >= 0;
-    features finite.
+    features finite, a matrix or :class:`~cranfield.ltr.sparse.SparseFeatures`.
     """
-    x = np.asarray(features, dtype=np.float64)
+    x = features if is_sparse(features) else np.asarray(features, dtype=np.float64)
     if x.ndim != 2:
         raise InputError("features must be a 2-dimensional matrix", source)
     n = x.shape[0]
@@ -168,9 +186,13 @@ def from_arrays(
     if y.shape != (n,):
         raise InputError(f"{len(y)} labels for {n} documents", source)
     y = _grades(y, source)
-    bad = ~np.isfinite(x).all(axis=1)
-    if bad.any():
-        raise InputError("a feature value is not a finite number", source, int(np.argmax(bad)) + 1)
+    if is_sparse(x):
+        first_bad = x.first_nonfinite_row()
+    else:
+        bad = ~np.isfinite(x).all(axis=1)
+        first_bad = int(np.argmax(bad)) if bad.any() else None
+    if first_bad is not None:
+        raise InputError("a feature value is not a finite number", source, first_bad + 1)
     q = np.asarray(query_ids).astype(str)
     if q.shape != (n,):
         raise InputError(f"{len(q)} query ids for {n} documents", source)
@@ -190,9 +212,8 @@ def from_arrays(
             raise InputError(f"{len(docs)} document ids for {n} documents", source)
     docs = _unique_docs(docs[order], qidx[order])
     qids = uniq[np.argsort(first, kind="stable")]
-    return RankingData(
-        np.ascontiguousarray(x[order]), y[order], offsets, qids.astype(object), docs, source
-    )
+    in_order = x.rows(order) if is_sparse(x) else np.ascontiguousarray(x[order])
+    return RankingData(in_order, y[order], offsets, qids.astype(object), docs, source)
 
 
 def _grades(y: np.ndarray, source: str) -> np.ndarray:

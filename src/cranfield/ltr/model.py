@@ -17,6 +17,9 @@ import numpy as np
 
 from ..errors import InputError
 from .data import NORMALISATIONS, RankingData
+from .sparse import MAX_INDEX
+
+WEIGHTS_PER_LINE = 1000
 
 FORMAT = "cranfield-ltr-model"
 VERSION = 1
@@ -70,6 +73,12 @@ class Model:
         return predict(self, x)
 
     def to_dict(self) -> dict:
+        d = self._fields()
+        d["weights"] = None if self.weights is None else [float(w) for w in self.weights]
+        return d
+
+    def _fields(self) -> dict:
+        """The model file's fields, ``weights`` left None."""
         return {
             "format": FORMAT,
             "version": VERSION,
@@ -83,17 +92,33 @@ class Model:
             "train_value": self.train_value,
             "vali_value": self.vali_value,
             "seconds": self.seconds,
-            "weights": None if self.weights is None else [float(w) for w in self.weights],
+            "weights": None,
             "booster": self.booster,
             "history": self.history,
         }
 
     def save(self, path) -> None:
         """Write the model as JSON, atomically."""
-        from ..core.io.atomic import write_text
+        from ..core.io.atomic import atomic_path, write_text
         from ..output import dumps_json
 
-        write_text(path, dumps_json(self.to_dict()) + "\n")
+        d = self._fields()
+        if self.weights is None:
+            write_text(path, dumps_json(d) + "\n")
+            return
+        # the weights written a block of lines at a time, by the C encoder: with
+        # millions of features (sparse data) the indented encoder's line per weight
+        # takes ~130 bytes of memory each, and one line would exceed the readers' limit
+        mark = "\0weights\0"
+        d["weights"] = mark
+        head, tail = dumps_json(d).split(json.dumps(mark))
+        w = self.weights
+        with atomic_path(path) as tmp, open(tmp, "w", encoding="utf-8") as fh:
+            fh.write(head + "[")
+            for start in range(0, len(w), WEIGHTS_PER_LINE):
+                block = dumps_json(w[start : start + WEIGHTS_PER_LINE].tolist(), None, plain=True)
+                fh.write(("," if start else "") + "\n    " + block[1:-1])
+            fh.write("\n  ]" + tail + "\n")
 
     @classmethod
     def from_dict(cls, d: dict, source: str = "<model>") -> Model:
@@ -102,8 +127,8 @@ class Model:
         if d.get("version") != VERSION:
             raise InputError(f"model version {d.get('version')!r}, expected {VERSION}", source)
         f = d.get("num_features")
-        if isinstance(f, bool) or not isinstance(f, int) or not 1 <= f <= 100_000:
-            raise InputError("num_features must be an integer in [1, 100000]", source)
+        if isinstance(f, bool) or not isinstance(f, int) or not 1 <= f <= MAX_INDEX:
+            raise InputError(f"num_features must be an integer in [1, {MAX_INDEX}]", source)
         if d.get("normalisation") not in NORMALISATIONS:
             raise InputError("normalisation must be one of " + ", ".join(NORMALISATIONS), source)
         weights = d.get("weights")

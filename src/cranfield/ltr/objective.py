@@ -32,6 +32,7 @@ from ..core.measures.registry import Measure
 from ..errors import MeasureError, ParameterError
 from .data import RankingData
 from .scoring import linear_scores
+from .sparse import is_sparse
 
 CONVENTIONS = ("trec", "letor")
 
@@ -169,7 +170,11 @@ class Layout:
             lab = labels[pad]
             ideal = np.sort(lab, axis=1)[:, ::-1]  # padding (-1) last
             self.blocks.append(Block(qs, pad, lab, valid, lens, ideal))
-        self.features = np.ascontiguousarray(data.features, dtype=np.float64)
+        self.features = (
+            data.features
+            if is_sparse(data.features)
+            else np.ascontiguousarray(data.features, dtype=np.float64)
+        )
         self._structure: dict = {}  # (P, widths) -> arrays of judged_run that only P sets
 
     @property
@@ -350,7 +355,8 @@ class Objective:
                     backend,
                 )
             self._threads = threads()
-            self._engine_scores = backend == "engine-scores"
+            # sparse rows: the objective scores them, the kernel ranks the scores
+            self._engine_scores = backend == "engine-scores" or is_sparse(data.features)
             # individuals per batch: the P x N scores stay below ~32 MB
             self._kernel_batch = max(1, 4_000_000 // max(data.num_docs, 1))
         self.backend = "general" if self.kernel is None else "engine"

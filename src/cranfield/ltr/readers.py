@@ -3,14 +3,18 @@ layout, Parquet and DataFrames.
 
 SVMlight ranking lines (LETOR 3.0/4.0, MSLR-WEB; Joachims 2002) read
 ``label qid:Q 1:v 2:v ... # docid = X ...``: a whole-number label, the query id, and
-``index:value`` pairs with 1-based feature indices (a missing feature is 0). What follows
+``index:value`` pairs with 1-based feature indices up to 2^31 - 1, in any order, each at
+most once on a line (a missing feature is 0). What follows
 ``#`` is a comment; its ``docid = X`` names the document. LightGBM's layout has no
 ``qid:`` but a file ``NAME.query`` beside the data, one line per query giving how many
 consecutive lines belong to it.
 
 The lines are parsed by the compiled engine (the crate ``rust/ltr``, module
 ``svmlight``): one pass over the bytes, on several threads, naming the file and line of
-the first problem.
+the first problem. The features come back dense when the matrix is small or at least a
+quarter full, else as compressed sparse rows
+(:class:`~cranfield.ltr.sparse.SparseFeatures`, memory proportional to the values
+listed); ``layout`` forces one or the other.
 """
 
 from __future__ import annotations
@@ -25,8 +29,11 @@ import numpy as np
 from ..core.io.source import read_bytes, source_name
 from ..errors import InputError, ParameterError
 from .data import RankingData, from_arrays
+from .sparse import MAX_INDEX, SparseFeatures
 
-MAX_FEATURE = 100_000
+#: The largest feature index read: int32 column indices, as in SciPy and LightGBM.
+MAX_FEATURE = MAX_INDEX
+LAYOUTS = ("auto", "dense", "sparse")
 FOLD_PARTS = ("train", "vali", "test")
 
 
@@ -57,7 +64,9 @@ def read(path, *, query_file=None, format: str | None = None, **table_options) -
     raise ParameterError("format", "one of svmlight, lightgbm, parquet", format)
 
 
-def read_svmlight(path, *, query_file=None, source: str | None = None) -> RankingData:
+def read_svmlight(
+    path, *, query_file=None, source: str | None = None, layout: str = "auto"
+) -> RankingData:
     """Read SVMlight ranking lines (``label qid:Q i:v ... # docid = X``).
 
     The lines are parsed by the compiled engine (``rust/ltr/src/svmlight.rs``; its
@@ -71,21 +80,29 @@ def read_svmlight(path, *, query_file=None, source: str | None = None) -> Rankin
     query_file
         LightGBM's group sizes (one integer per line); then lines carry no ``qid:`` and
         the queries are numbered 1, 2, ... in order.
+    layout
+        ``auto`` (dense when the matrix has at most 2^20 cells or at least one listed
+        value per 4 cells, else sparse), ``dense`` or ``sparse``.
     """
     from .. import _engine
     from ..core.memory import input_budget
 
+    if layout not in LAYOUTS:
+        raise ParameterError("layout", "one of " + ", ".join(LAYOUTS), layout)
     source = source or source_name(path)
     data = read_bytes(path, source)
     has_qid = query_file is None
     try:
         labels, qids, x, docs, line_no = _engine.read_svmlight(
-            data, has_qid, MAX_FEATURE, input_budget()
+            data, has_qid, MAX_FEATURE, input_budget(), layout
         )
     except _engine.ReadError as exc:
         raise _input_error(exc.args, source) from None
     if query_file is not None:
         qids = _groups(query_file, len(labels))
+    if isinstance(x, tuple):
+        indptr, indices, values, width = x
+        x = SparseFeatures(indptr, indices, values, (len(labels), int(width)))
     docs = None if docs is None else np.array(docs, dtype=object)
     return _assemble(x, labels, qids, docs, source, line_no)
 
@@ -98,7 +115,7 @@ def _input_error(args, source: str) -> InputError:
         "qid": lambda: "expected 'qid:ID' after the label",
         "unexpected_qid": lambda: "a 'qid:' field, but the queries come from a .query file",
         "pair": lambda: f"expected INDEX:VALUE, got {_show(detail)}",
-        "index": lambda: f"feature index {int(detail)} is outside [1, {MAX_FEATURE}]",
+        "index": lambda: f"feature index {int(detail)} is outside [1, {MAX_FEATURE}] (2^31 - 1)",
         "twice": lambda: "a feature index appears twice",
         "finite": lambda: "a feature value is not a finite number",
         "empty": lambda: "no documents",
@@ -119,14 +136,13 @@ def _assemble(x, labels, qids, docs, source, line_no) -> RankingData:
 
 
 def _size_error(rows: int, features: int, source: str) -> InputError:
-    """A dense matrix that would not fit in the memory this process may use."""
+    """Features that would not fit in the memory this process may use."""
     from ..core.memory import input_budget
 
-    need = rows * max(features, 1) * 8
     budget = input_budget() or 0
     return InputError(
-        f"{rows} documents x {features} features need {need / 2**30:.1f} GiB as a dense "
-        f"matrix, more than the {budget / 2**30:.1f} GiB available",
+        f"the features of {rows} documents ({features} features) need more than the "
+        f"{budget / 2**30:.1f} GiB available",
         source,
     )
 

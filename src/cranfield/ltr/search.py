@@ -32,6 +32,19 @@ import numpy as np
 
 from ..errors import ParameterError
 
+#: Candidate weight vectors built and scored at a time by the searches that score many
+#: variations of one vector (coordinate ascent's line search, random search's batch):
+#: at most this many weights (32 MB), so with millions of (sparse) features the
+#: candidates cost O(F), not batch x F. The values and the random stream are those of
+#: the whole batch at once (a smaller batch only when batch x F exceeds it).
+CHUNK_CELLS = 1 << 22
+
+
+def _chunks(n: int, f: int):
+    """``(start, stop)`` of consecutive slices of ``n`` candidates of ``f`` weights."""
+    step = max(1, CHUNK_CELLS // max(f, 1))
+    return ((a, min(a + step, n)) for a in range(0, n, step))
+
 
 @dataclass
 class Tracker:
@@ -221,12 +234,13 @@ def random_search(
     used = 0
     while used < budget:
         n = min(batch, budget - used)
-        w = _unit(rng.normal(size=(n, obj.num_features)), rng)
-        v = obj(w)
+        for a, b in _chunks(n, obj.num_features):
+            w = _unit(rng.normal(size=(b - a, obj.num_features)), rng)
+            v = obj(w)
+            i = int(np.argmax(v))
+            if v[i] > best_v:  # the first best of the batch, as one argmax over it
+                best_w, best_v = w[i].copy(), float(v[i])
         used += n
-        i = int(np.argmax(v))
-        if v[i] > best_v:
-            best_w, best_v = w[i], float(v[i])
         tracker.checkpoint(best_w, best_v, "random batch")
     return best_w, best_v
 
@@ -268,13 +282,17 @@ def coordinate_ascent(
                     break
                 size = steps * (abs(w[j]) if w[j] != 0 else 1.0)
                 deltas = np.concatenate((size, -size))[:left]
-                cand = np.repeat(w[None], len(deltas), axis=0)
-                cand[:, j] += deltas
-                cand = _unit(cand, rng, "l1")
-                values = obj(cand)
-                i = int(np.argmax(values))
-                if values[i] > v:
-                    w, v = cand[i], float(values[i])
+                best_cand, best_cand_v = None, v
+                for a, b in _chunks(len(deltas), f):
+                    cand = np.repeat(w[None], b - a, axis=0)
+                    cand[:, j] += deltas[a:b]
+                    cand = _unit(cand, rng, "l1")
+                    values = obj(cand)
+                    i = int(np.argmax(values))
+                    if values[i] > best_cand_v:
+                        best_cand, best_cand_v = cand[i].copy(), float(values[i])
+                if best_cand is not None:
+                    w, v = best_cand, best_cand_v
             tracker.checkpoint(w, v, f"coordinate ascent start {r + 1}")
             if v - start_v < tolerance:
                 break
