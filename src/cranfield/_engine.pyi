@@ -99,16 +99,27 @@ def read_trec_file(
     path: _Path, kind: str, latin1: bool, max_line: int, max_bytes: int | None = None
 ) -> _Parsed: ...
 def read_svmlight(
-    data: bytes, has_qid: bool, max_feature: int, budget: int | None = None
+    data: bytes,
+    has_qid: bool,
+    max_feature: int,
+    budget: int | None = None,
+    layout: str = "dense",
 ) -> tuple[
     npt.NDArray[np.float64],
     list[str] | None,
-    npt.NDArray[np.float64],
+    npt.NDArray[np.float64]
+    | tuple[npt.NDArray[np.int64], npt.NDArray[np.int32], npt.NDArray[np.float64], int],
     list[str] | None,
     npt.NDArray[np.int64],
 ]: ...
 def ltr_scores(
     features: npt.NDArray[np.float64], weights: npt.NDArray[np.float64]
+) -> npt.NDArray[np.float64]: ...
+def ltr_scores_csr(
+    indptr: npt.NDArray[np.int64],
+    indices: npt.NDArray[np.int32],
+    values: npt.NDArray[np.float64],
+    weights: npt.NDArray[np.float64],
 ) -> npt.NDArray[np.float64]: ...
 def aggregate(
     values: npt.NDArray[np.float64] | Sequence[float], how: str, num_queries: int | None = None
