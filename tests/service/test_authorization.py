@@ -46,6 +46,7 @@ EXPECTED: dict[tuple[str, str], set[str]] = {
     ("GET", "/api/campaigns/{name}/results"): {C, P},
     ("GET", "/api/campaigns/{name}/report"): {C},
     ("GET", "/api/campaigns/{name}/audit"): {C},
+    ("GET", "/api/campaigns/{name}/results.csv"): {C, P},
     ("POST", "/api/campaigns/{name}/invitations"): {C},
     ("POST", "/api/campaigns/{name}/password-resets"): {C},
     ("GET", "/api/links/{token}"): ALL,

@@ -449,3 +449,24 @@ def test_topics_download_in_trec_format_and_guidelines_for_every_member(tmp_path
     assert 'id="edit-guidelines"' not in page  # coordinators only
     judge = site.client("ann", cookie=True).get("/c/c/judge").text
     assert 'id="guidelines-link"' in judge
+
+
+def test_results_as_csv_hold_the_shown_numbers_in_full_precision(site):
+    import csv
+    import io
+
+    shown = site.client("boss").get("/api/campaigns/c/results").json()
+    rows = list(
+        csv.DictReader(io.StringIO(site.client("boss").get("/api/campaigns/c/results.csv").text))
+    )
+    assert {r["run"] for r in rows} == set(shown["runs"])
+    for r in rows:
+        run = shown["runs"][r["run"]]
+        for m in shown["measures"]:
+            want = (
+                run["aggregate"][m] if r["topic"] == "all" else run["per_topic"][m].get(r["topic"])
+            )
+            assert (r[m] == "") if want is None else float(r[m]) == want
+        assert r["stale"] in ("yes", "no")
+    mine = site.client("alice").get("/api/campaigns/c/results.csv").text
+    assert {r["run"] for r in csv.DictReader(io.StringIO(mine))} < set(shown["runs"])

@@ -56,6 +56,7 @@ RULES: dict[str, frozenset[str]] = {
     "api_results": COORD | PART,
     "api_report": COORD,
     "api_audit": COORD,
+    "api_results_csv": COORD | PART,
     "api_topics": COORD | ASSESS | PART,
     "api_topics_trec": COORD | ASSESS | PART,
     "api_guidelines": COORD | ASSESS | PART,

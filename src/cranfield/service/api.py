@@ -680,6 +680,16 @@ def audit_tsv(request: Request, name: str):
     return PlainTextResponse(audit.entries_tsv(db_of(request), name))
 
 
+@router.get(
+    "/campaigns/{name}/results.csv", name="api_results_csv", response_class=PlainTextResponse
+)
+def results_csv(request: Request, name: str):
+    """The results as CSV (per run and topic; a participant: its own runs, once
+    published)."""
+    data = get_results(request, name)
+    return PlainTextResponse(results.as_csv(data), media_type="text/csv")
+
+
 @router.get("/campaigns/{name}/report", name="api_report", response_class=Response)
 def report(request: Request, name: str):
     """The HTML evaluation report of every run."""
