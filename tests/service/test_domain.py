@@ -667,3 +667,15 @@ def test_a_late_run_is_pooled_into_the_queues_with_the_judgments_kept(db, tmp_pa
     assert pooling.extend(db, "c")["added"] == 0  # nothing new: nothing added
     with db.read() as s:
         assert campaigns.get(s, "c").status == "judging"
+
+
+def test_activity_per_assessor_counts_every_save_with_the_median_time(db, tmp_path):
+    ids = judging_campaign(db, tmp_path, assessors=("a1", "a2"), per_topic=2)
+    for secs in (4.0, 10.0, 7.0):
+        view = judging.next_pair(db, "c", ids["a1"])
+        judging.save(db, "c", ids["a1"], view["pair"], 1, seconds=secs)
+    judging.save(db, "c", ids["a1"], view["pair"], 0)  # a revision: a fourth save
+    (row,) = quality.activity(db, "c")
+    assert row["assessor"] == "a1" and row["saves"] == 4 and row["last_hour"] == 4
+    assert row["median_seconds"] == 7.0 and row["last_seen"].endswith("Z")
+    assert quality.dashboard(db, "c")["activity"] == [row]

@@ -185,3 +185,21 @@ def test_a_trusted_proxy_must_be_an_address(cli, tmp_path):
     assert status == 2 and err.count("\n") == 1
     assert "--trusted-proxy" in err and "IP address" in err
     assert not (tmp_path / "x.db").exists()
+
+
+def test_several_workers_share_the_login_throttle(tmp_path):
+    """Two worker processes behind one SQLite database: the throttle lives in the
+    database, so wrong logins count the same whichever worker answers."""
+    from cranfield.service.db import open_database
+
+    open_database(str(tmp_path / "w.db")).close()
+    with Server(tmp_path / "w.db", "--workers", "2", cwd=tmp_path) as server:
+        statuses = [wrong_login(server, "") for _ in range(11)]
+        with urllib.request.urlopen(server.url + "/api/health", timeout=30) as r:
+            assert r.status == 200
+    assert statuses == [401] * 10 + [429]
+
+
+def test_workers_must_be_a_sane_number(cli, tmp_path):
+    status, _out, err = cli("serve", str(tmp_path / "x.db"), "--workers", "0")
+    assert status == 2 and "--workers" in err and err.count("\n") == 1

@@ -449,3 +449,66 @@ def test_topics_download_in_trec_format_and_guidelines_for_every_member(tmp_path
     assert 'id="edit-guidelines"' not in page  # coordinators only
     judge = site.client("ann", cookie=True).get("/c/c/judge").text
     assert 'id="guidelines-link"' in judge
+
+
+def test_results_as_csv_hold_the_shown_numbers_in_full_precision(site):
+    import csv
+    import io
+
+    shown = site.client("boss").get("/api/campaigns/c/results").json()
+    rows = list(
+        csv.DictReader(io.StringIO(site.client("boss").get("/api/campaigns/c/results.csv").text))
+    )
+    assert {r["run"] for r in rows} == set(shown["runs"])
+    for r in rows:
+        run = shown["runs"][r["run"]]
+        for m in shown["measures"]:
+            want = (
+                run["aggregate"][m] if r["topic"] == "all" else run["per_topic"][m].get(r["topic"])
+            )
+            assert (r[m] == "") if want is None else float(r[m]) == want
+        assert r["stale"] in ("yes", "no")
+    mine = site.client("alice").get("/api/campaigns/c/results.csv").text
+    assert {r["run"] for r in csv.DictReader(io.StringIO(mine))} < set(shown["runs"])
+
+
+def test_a_coordinator_uploads_a_run_for_a_participant_after_the_deadline(tmp_path):
+    import datetime as dt
+
+    import sqlalchemy as sa
+
+    from cranfield.service.models import Campaign
+
+    site = build_site(tmp_path)
+    with site.db.transaction() as c:
+        c.execute(
+            sa.update(Campaign)
+            .where(Campaign.name == "open")
+            .values(deadline=dt.datetime(2020, 1, 1))
+        )
+    run = run_text("latecomer", topics=("t1",), depth=3).encode()
+    late = site.client("carol").post("/api/campaigns/open/runs", files={"file": ("r.txt", run)})
+    assert late.status_code == 409 and "deadline" in late.json()["error"]
+    eve = site.client("eve")  # coordinator of "other", not of "open"
+    assert (
+        eve.post(
+            "/api/campaigns/open/runs", files={"file": ("r.txt", run)}, data={"owner": "carol"}
+        ).status_code
+        == 403
+    )
+    from cranfield.service import accounts
+
+    accounts.grant(site.db, "eve", "open", "coordinator")
+    r = eve.post("/api/campaigns/open/runs", files={"file": ("r.txt", run)})
+    assert r.status_code == 422 and "owner" in r.json()["error"]
+    r = eve.post("/api/campaigns/open/runs", files={"file": ("r.txt", run)}, data={"owner": "ann"})
+    assert r.status_code == 422 and "not a participant" in r.json()["error"]
+    r = eve.post(
+        "/api/campaigns/open/runs", files={"file": ("r.txt", run)}, data={"owner": "carol"}
+    )
+    assert r.status_code == 201, r.text
+    mine = [x["name"] for x in site.client("carol").get("/api/campaigns/open/runs").json()]
+    assert "latecomer" in mine
+    log = eve.get("/api/campaigns/open/audit").json()
+    assert log[-1]["action"] == "api_upload_run"
+    assert log[-1]["detail"] == {"run": "latecomer", "owner": "carol"}

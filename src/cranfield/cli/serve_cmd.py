@@ -10,6 +10,8 @@ from ._args import Parser
 
 #: Seconds an idle HTTP connection stays open (a judge reads a document between requests).
 KEEP_ALIVE_SECONDS = 120
+#: the environment variable carrying the settings to each worker process
+ENVIRONMENT = "CRANFIELD_SERVE_SETTINGS"
 
 
 def add_arguments(parser: Parser) -> None:
@@ -48,6 +50,14 @@ def add_arguments(parser: Parser) -> None:
         help="mark the session cookie Secure (behind an HTTPS proxy)",
     )
     parser.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        metavar="N",
+        help="worker processes sharing the database (default 1; throttling and sessions "
+        "live in the database)",
+    )
+    parser.add_argument(
         "--trusted-proxy",
         action="append",
         default=[],
@@ -71,6 +81,8 @@ def run(args) -> int:
         raise ParameterError("--port", "an integer from 1 to 65535", args.port)
     for address in args.trusted_proxy:
         _check_address(address)
+    if not 1 <= args.workers <= 64:
+        raise ParameterError("--workers", "an integer from 1 to 64", args.workers)
     if not 0 < args.max_upload <= 1e6:
         raise ParameterError(
             "--max-upload", "a number of megabytes in (0, 1000000]", args.max_upload
@@ -92,8 +104,23 @@ def run(args) -> int:
         for user, password in passwords.items():
             print(f"  {user:<12} {password}")
     config = Config(max_upload=int(args.max_upload * 1e6), secure_cookies=args.secure_cookies)
-    app = create_app(db, config)
     import uvicorn
+
+    if args.workers > 1:  # each worker opens the database (migrated here, once) itself
+        import json
+
+        db.close()
+        os.environ[ENVIRONMENT] = json.dumps(
+            {
+                "target": target,
+                "data_dir": str(db.data_dir),
+                "max_upload": config.max_upload,
+                "secure_cookies": config.secure_cookies,
+            }
+        )
+        app = "cranfield.service.app:from_environment"
+    else:
+        app = create_app(db, config)
 
     print(f"serving on http://{args.host}:{args.port}/", flush=True)
     # assessors read a document for longer than uvicorn's default 5 s keep-alive: keep
@@ -109,6 +136,8 @@ def run(args) -> int:
         # address the login throttle counts against (uvicorn trusts 127.0.0.1 by default)
         proxy_headers=bool(args.trusted_proxy),
         forwarded_allow_ips=list(args.trusted_proxy) or None,
+        workers=args.workers if args.workers > 1 else None,
+        factory=args.workers > 1,
     )
     db.close()
     return 0

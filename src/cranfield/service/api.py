@@ -350,15 +350,45 @@ def submit_form(request: Request, name: str, form: uploads.Form) -> dict:
     except ValueError:
         path.unlink(missing_ok=True)
         raise ParameterError("priority", "an integer from 1 to 1000", prio_text) from None
-    return submissions.submit(
+    uid, on_behalf = run_owner(request, name, form.fields.get("owner", "").strip())
+    out = submissions.submit(
         db_of(request),
         name,
-        user_id(request),
+        uid,
         path,
         name=form.fields.get("name", "").strip() or None,
         description=form.fields.get("description", ""),
         priority=priority,
+        check_deadline=not on_behalf,
     )
+    if on_behalf:
+        audit.note(request, run=out["name"], owner=form.fields["owner"].strip())
+    return out
+
+
+def run_owner(request: Request, name: str, owner: str) -> tuple[int, bool]:
+    """Whose run an upload is: the caller's own (a participant), or, from a coordinator
+    with ``owner``, that participant's (uploaded on their behalf, deadline waived; the
+    audit log records it). Returns ``(user id, on behalf)``."""
+    from sqlalchemy import select
+
+    from ..errors import InputError
+    from .models import User
+    from .problems import Forbidden
+
+    p = principal(request)
+    if not owner:
+        if "participant" not in p.roles:
+            raise InputError("a coordinator names the participant the run is for (field 'owner')")
+        return p.user_id, False
+    if "coordinator" not in p.roles:
+        raise Forbidden("only a coordinator uploads a run for another participant")
+    with db_of(request).read() as s:
+        c = campaigns.get(s, name)
+        uid = s.scalar(select(User.id).where(User.username == owner))
+        if uid is None or "participant" not in accounts.roles(s, uid, c.id):
+            raise InputError(f"{owner!r} is not a participant of campaign {name!r}")
+    return uid, True
 
 
 @router.get("/campaigns/{name}/runs", name="api_runs")
@@ -678,6 +708,16 @@ def audit_log(request: Request, name: str) -> list:
 def audit_tsv(request: Request, name: str):
     """The audit log as TSV (``time user action detail``)."""
     return PlainTextResponse(audit.entries_tsv(db_of(request), name))
+
+
+@router.get(
+    "/campaigns/{name}/results.csv", name="api_results_csv", response_class=PlainTextResponse
+)
+def results_csv(request: Request, name: str):
+    """The results as CSV (per run and topic; a participant: its own runs, once
+    published)."""
+    data = get_results(request, name)
+    return PlainTextResponse(results.as_csv(data), media_type="text/csv")
 
 
 @router.get("/campaigns/{name}/report", name="api_report", response_class=Response)

@@ -186,3 +186,18 @@ def routes(app) -> list[tuple[str | None, str, frozenset[str]]]:
 
     walk(app.routes)
     return out
+
+
+def from_environment():
+    """The application of one worker process of ``cranfield serve --workers N``: the
+    settings come from the environment (``CRANFIELD_SERVE_SETTINGS``, written by the
+    parent, which migrated the database once before starting the workers)."""
+    import json
+    import os
+
+    from .db import open_database
+
+    settings = json.loads(os.environ["CRANFIELD_SERVE_SETTINGS"])
+    db = open_database(settings["target"], data_dir=settings["data_dir"])
+    config = Config(max_upload=settings["max_upload"], secure_cookies=settings["secure_cookies"])
+    return create_app(db, config)

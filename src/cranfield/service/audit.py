@@ -1,8 +1,9 @@
 """The audit log: every coordinator action, in order, never changed.
 
-An action is a state-changing request (not GET/HEAD) to a route that only coordinators
-may call (:data:`cranfield.service.access.RULES`: ``coordinator`` or
-``site-coordinator``) which succeeded (status below 400). :class:`AuditTrail`, one
+An action is a state-changing request (not GET/HEAD) that succeeded (status below 400)
+to a route that only coordinators may call (:data:`cranfield.service.access.RULES`:
+``coordinator`` or ``site-coordinator``), or to a shared route whose handler noted a
+coordinator's action (a run uploaded on behalf of a participant). :class:`AuditTrail`, one
 middleware around the whole application, records it after the answer: the route's name
 as the action, the campaign named in the path, the caller, and what the route put in
 ``request.state.audit`` (the details: the member added, the pool's size...) or else the
@@ -51,10 +52,10 @@ class AuditTrail:
         await self.app(scope, receive, watch)
         route = scope.get("route")
         name = getattr(route, "name", None)
-        if status < 400 and audited(name):
+        state = scope.get("state", {})
+        if status < 400 and (audited(name) or state.get("audit")):
             from starlette.concurrency import run_in_threadpool
 
-            state = scope.get("state", {})
             principal = state.get("principal")
             params = dict(scope.get("path_params", {}))
             detail = state.get("audit") or {k: v for k, v in params.items() if k != "name"}

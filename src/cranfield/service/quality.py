@@ -170,6 +170,7 @@ def dashboard(db: Database, campaign: str) -> dict:
         "agreement": None,
         "quality": [],
         "conflicts": conflicts(rows, adjudicated),
+        "activity": activity(db, campaign),
         "notes": [],
     }
     j = judgments_object(rows, scale)
@@ -186,6 +187,56 @@ def dashboard(db: Database, campaign: str) -> dict:
         out["aggregate_rule"] = aggregate_rule(agg)
     except (CranfieldError, ValueError, FloatingPointError) as exc:
         out["notes"].append(f"not computed yet: {exc}")
+    return out
+
+
+def activity(db: Database, campaign: str) -> list[dict]:
+    """Per assessor of the campaign: ``saves`` (every label saved, the judgment log),
+    ``last_seen`` (the last save, UTC), ``last_hour`` (saves in the hour before the last
+    one: the pace of the latest session) and ``median_seconds`` (over the current
+    judgments with a time)."""
+    import datetime as dt
+
+    import numpy as np
+
+    from .models import JudgmentEvent
+
+    with db.read() as s:
+        c = campaigns.get(s, campaign)
+        events = s.execute(
+            select(User.username, JudgmentEvent.created_at)
+            .join(User, User.id == JudgmentEvent.user_id)
+            .join(Pair, Pair.id == JudgmentEvent.pair_id)
+            .where(Pair.campaign_id == c.id)
+            .order_by(User.username, JudgmentEvent.id)
+        ).all()
+        timed = s.execute(
+            select(User.username, Judgment.seconds)
+            .join(User, User.id == Judgment.user_id)
+            .join(Pair, Pair.id == Judgment.pair_id)
+            .where(Pair.campaign_id == c.id, Judgment.seconds.is_not(None))
+        ).all()
+    seconds: dict[str, list[float]] = {}
+    for user, secs in timed:
+        seconds.setdefault(user, []).append(float(secs))
+    by_user: dict[str, list] = {}
+    for user, at in events:
+        by_user.setdefault(user, []).append(at)
+    out = []
+    for user in sorted(by_user):
+        times = by_user[user]
+        last = max(times)
+        recent = sum(1 for t in times if t > last - dt.timedelta(hours=1))
+        secs = seconds.get(user)
+        out.append(
+            {
+                "assessor": user,
+                "saves": len(times),
+                "last_seen": last.isoformat(timespec="seconds") + "Z",
+                "last_hour": recent,
+                "median_seconds": float(np.median(secs)) if secs else None,
+            }
+        )
     return out
 
 

@@ -226,3 +226,45 @@ def report_path(db: Database, campaign: str):
         c = campaigns.get(s, campaign)
         path = db.data_dir / "reports" / f"{c.id}.html"
     return path if path.exists() else None
+
+
+def as_csv(data: dict) -> str:
+    """Results (:func:`stored` or :func:`for_participant`) as CSV: one row per run and
+    topic (``all``: the mean), one column per measure, then the fraction of the pool
+    labelled (of the topic; ``all``: overall) and whether the results are stale."""
+    from ..output import delimited
+
+    measures = data["measures"]
+    cov = data.get("coverage") or {}
+    per_topic_cov = cov.get("per_topic", {})
+    stale = "" if data.get("stale") is None else ("yes" if data["stale"] else "no")
+    rows = []
+    for run, r in data["runs"].items():
+        rows.append(
+            [
+                run,
+                "all",
+                *(_csv_num(r["aggregate"].get(m)) for m in measures),
+                _csv_num(cov.get("fraction")),
+                stale,
+            ]
+        )
+        for q in data["topics"]:
+            rows.append(
+                [
+                    run,
+                    q,
+                    *(_csv_num(r["per_topic"][m].get(q)) for m in measures),
+                    _csv_num(per_topic_cov.get(q)),
+                    stale,
+                ]
+            )
+    head = ["run", "topic", *measures, "labelled_fraction", "stale"]
+    return delimited(head, rows)
+
+
+def _csv_num(v) -> str:
+    """Full precision (``repr``), empty for a missing value."""
+    if v is None:
+        return ""
+    return repr(float(v))

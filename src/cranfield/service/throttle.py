@@ -19,8 +19,9 @@ There is no limit per user name alone: it would let anyone lock the owner (or th
 coordinator) out by failing on purpose. Guessing from many addresses is bounded by
 the verifications themselves: at most ``concurrent`` run at once in a process (Argon2id
 takes 64 MiB and tens of milliseconds each), and a request that waits more than
-``wait`` seconds for its turn is refused with 429 "busy" — so a flood of logins costs
-the server a bounded amount of memory and never holds it for long.
+``wait`` seconds (30) for its turn is refused with 429 "busy" — so a flood of logins
+costs the server a bounded amount of memory, the waiting holds no thread, and the
+owner's right password from another address is checked in its turn.
 """
 
 from __future__ import annotations
@@ -47,7 +48,7 @@ class Limits:
     per_address: int = 50
     window: float = 300.0
     concurrent: int = 2
-    wait: float = 5.0
+    wait: float = 30.0
 
 
 def keys(username: str, address: str) -> tuple[str, str]:

@@ -1,0 +1,112 @@
+"""A flood of wrong logins against the campaign service (localhost): the owner is never
+locked out and the server is not held for long.
+
+Starts ``cranfield serve --trusted-proxy 127.0.0.1`` (so each request may name its
+client address in ``X-Forwarded-For``) on a new SQLite database with one user, with
+the real Argon2id costs (64 MiB, as deployed). Then ``--attackers`` threads send a wrong
+password for that user at once, each from its own address (``--same-address``: all
+from one), while the owner logs in with the right password from another address
+halfway through. Prints the answers' statuses, the time until the last attacker had its
+answer, the owner's status and latency, and the server's peak memory::
+
+    PYTHONPATH=src python benchmarks/service_logins.py --attackers 100
+    PYTHONPATH=src python benchmarks/service_logins.py --attackers 100 --same-address
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+import threading
+import time
+import urllib.error
+import urllib.request
+from collections import Counter
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+
+PASSWORD = "the owner's long password"
+
+
+def login(url: str, password: str, address: str) -> tuple[int, float]:
+    request = urllib.request.Request(
+        url + "/api/session",
+        data=json.dumps({"username": "owner", "password": password}).encode(),
+        headers={"Content-Type": "application/json", "X-Forwarded-For": address},
+    )
+    start = time.perf_counter()
+    try:
+        with urllib.request.urlopen(request, timeout=120) as r:
+            status = r.status
+    except urllib.error.HTTPError as e:
+        status = e.code
+    return status, time.perf_counter() - start
+
+
+def peak_rss_mib(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--attackers", type=int, default=100)
+    p.add_argument("--same-address", action="store_true")
+    args = p.parse_args()
+
+    from cranfield.service import accounts
+    from cranfield.service.db import open_database
+    from service.server import Server
+
+    tmp = Path(tempfile.mkdtemp(prefix="cranfield-logins-"))
+    db = open_database(str(tmp / "logins.db"))
+    accounts.add_user(db, "owner", PASSWORD)  # real Argon2id parameters
+    db.close()
+    with Server(tmp / "logins.db", "--trusted-proxy", "127.0.0.1", cwd=tmp) as server:
+        results: list[tuple[int, float]] = []
+        lock = threading.Lock()
+        go = threading.Event()
+
+        def attack(i: int) -> None:
+            address = "10.1.0.1" if args.same_address else f"10.{1 + i // 250}.{i % 250}.1"
+            go.wait()
+            out = login(server.url, "a wrong guess", address)
+            with lock:
+                results.append(out)
+
+        threads = [threading.Thread(target=attack, args=(i,)) for i in range(args.attackers)]
+        for t in threads:
+            t.start()
+        start = time.perf_counter()
+        go.set()
+        owner = {}
+
+        def owner_login() -> None:
+            time.sleep(0.2)
+            owner["status"], owner["seconds"] = login(server.url, PASSWORD, "192.168.7.7")
+
+        o = threading.Thread(target=owner_login)
+        o.start()
+        for t in threads:
+            t.join()
+        held = time.perf_counter() - start
+        o.join()
+        rss = peak_rss_mib(server.proc.pid)
+    statuses = Counter(s for s, _ in results)
+    slowest = max(sec for _, sec in results)
+    print(f"{args.attackers} wrong logins at once, "
+          f"{'one address' if args.same_address else 'one address each'}")
+    print(f"  statuses: {dict(sorted(statuses.items()))}")
+    print(f"  last answer after {held:.2f} s (slowest request {slowest:.2f} s)")
+    print(f"  the owner from another address: {owner['status']} in {owner['seconds']:.2f} s")
+    print(f"  server peak memory: {rss:.0f} MiB")
+    return 0 if owner["status"] == 200 else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
