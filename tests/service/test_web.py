@@ -512,3 +512,10 @@ def test_a_coordinator_uploads_a_run_for_a_participant_after_the_deadline(tmp_pa
     log = eve.get("/api/campaigns/open/audit").json()
     assert log[-1]["action"] == "api_upload_run"
     assert log[-1]["detail"] == {"run": "latecomer", "owner": "carol"}
+
+
+def test_the_campaign_list_says_how_much_is_left_to_judge(site):
+    page = site.client("ann", cookie=True).get("/campaigns").text
+    progress = site.client("ann").get("/api/campaigns/c/next").json()["progress"]
+    left = progress["total"] - progress["judged"]
+    assert f'<td class="num left-to-judge">{left} of {progress["total"]}</td>' in page

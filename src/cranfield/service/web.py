@@ -194,10 +194,14 @@ def logout_form(request: Request):
 def campaigns_page(request: Request):
     p = principal(request)
     with request.app.state.db.read() as s:
-        mine = [
-            (campaigns.summary(s, c), sorted(accounts.roles(s, p.user_id, c.id)))
-            for c in campaigns.list_for(s, p.user_id)
-        ]
+        mine = []
+        for c in campaigns.list_for(s, p.user_id):
+            roles = sorted(accounts.roles(s, p.user_id, c.id))
+            left = None
+            if "assessor" in roles:  # what is left of this user's queue
+                done = judging.progress(s, c.id, p.user_id)
+                left = {"left": done["total"] - done["judged"], "total": done["total"]}
+            mine.append((campaigns.summary(s, c), roles, left))
     return render(
         request,
         "campaigns.html",
