@@ -323,3 +323,38 @@ def test_the_whole_campaign_in_a_browser(browser, server, tmp_path):
     added = int(driver.page_source.split(" new pairs pooled")[0].rsplit(">", 1)[-1].split()[-1])
     assert added > 0
     screenshot(driver, "15-late-run-pooled")
+
+
+def test_an_assessor_revises_from_the_empty_queue_page(browser, tmp_path):
+    """A queue of a few pairs judged to the end: the empty-queue page links to the first
+    pair, where the assessor changes a label with the keyboard."""
+    from cranfield.service import pooling, submissions
+    from cranfield.service.db import open_database
+    from service.helpers import make_campaign, run_text, user, write
+
+    db = open_database(str(tmp_path / "small.db"))
+    make_campaign(db, n_docs=30)
+    user(db, "ann", "assessor")
+    owner = user(db, "p1", "participant")
+    submissions.submit(
+        db, "c", owner, write(tmp_path, "r.txt", run_text("r", topics=("t1",), depth=3))
+    )
+    pooling.build(db, "c", depth=3)
+    pooling.assign(db, "c")
+    db.close()
+    with Server(tmp_path / "small.db", cwd=tmp_path) as server:
+        driver, url = browser, server.url
+        _login(driver, url, "ann", None)
+        driver.get(url + "/c/c/judge")
+        first = driver.find_element(*_by("#judge")).get_attribute("data-pair")
+        for _ in range(3):
+            _judge_with_key(driver, "1")
+        _wait(driver, lambda d: d.find_elements(*_by("#done")))
+        screenshot(driver, "16-queue-done")
+        driver.find_element(*_by("#revise")).click()
+        _wait(driver, lambda d: d.find_elements(*_by("#judge")))
+        assert driver.find_element(*_by("#judge")).get_attribute("data-pair") == first
+        assert "current" in driver.find_element(*_by("#label-1")).get_attribute("class")
+        _judge_with_key(driver, "0")
+        driver.get(f"{url}/api/campaigns/c/pairs/{first}")
+        assert json.loads(driver.find_element(*_by("body")).text)["label"] == 0
