@@ -99,8 +99,10 @@ def main() -> int:
         rss = peak_rss_mib(server.proc.pid)
     statuses = Counter(s for s, _ in results)
     slowest = max(sec for _, sec in results)
-    print(f"{args.attackers} wrong logins at once, "
-          f"{'one address' if args.same_address else 'one address each'}")
+    print(
+        f"{args.attackers} wrong logins at once, "
+        f"{'one address' if args.same_address else 'one address each'}"
+    )
     print(f"  statuses: {dict(sorted(statuses.items()))}")
     print(f"  last answer after {held:.2f} s (slowest request {slowest:.2f} s)")
     print(f"  the owner from another address: {owner['status']} in {owner['seconds']:.2f} s")
