@@ -110,3 +110,21 @@ def test_the_general_path_reads_runs_as_the_engine_path(tmp_path):
         out = run_cli("eval", "--no-stream", qrels, plain, memory=1 << 30)
         assert_clean_failure(out, f"{plain}: not enough memory to read the run whole")
         assert_success(run_cli("eval", qrels, plain, memory=1 << 30))
+
+
+def test_one_malloc_arena_is_kept_under_an_address_space_limit():
+    """Under ``ulimit -v`` glibc's malloc keeps one arena (threads would each reserve
+    64 MiB of address space, and a small limit then failed or not by timing); without a
+    limit nothing is set."""
+    import subprocess
+    import sys
+
+    code = (
+        "import resource, sys\n"
+        "from cranfield.core.memory import one_malloc_arena_under_a_limit as f\n"
+        "print(f())\n"
+        "resource.setrlimit(resource.RLIMIT_AS, (1 << 31, resource.RLIM_INFINITY))\n"
+        "print(f())\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["False", "True"]

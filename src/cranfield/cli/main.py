@@ -356,6 +356,9 @@ def entry() -> None:
     _interrupt.command = f"cranfield {name or '(starting)'}"
     try:
         _standard_streams()
+        from ..core.memory import one_malloc_arena_under_a_limit
+
+        one_malloc_arena_under_a_limit()
         if sys.argv[1:2] in (["eval"], ["trec_eval"]) and "numpy" not in sys.modules:
             # no BLAS thread pool: evaluation does no linear algebra, and OpenBLAS's idle
             # threads spin for about 0.1 s of CPU after they start, which the reader needs

@@ -122,6 +122,27 @@ def _address_space_limit() -> int | None:
     return None if soft == resource.RLIM_INFINITY else soft
 
 
+#: glibc's mallopt parameter for the most malloc arenas (malloc.h: M_ARENA_MAX)
+M_ARENA_MAX = -8
+
+
+def one_malloc_arena_under_a_limit() -> bool:
+    """Under an address-space limit (``ulimit -v``), have glibc's malloc keep one arena.
+
+    Each thread that allocates while another holds the lock may get an arena of its own,
+    which reserves 64 MiB of address space (up to 8 per core): the engine's reader
+    threads could then exhaust a small limit by reservations alone, or not, depending
+    on timing. Returns whether the setting was made (False: no limit, or not glibc)."""
+    if _address_space_limit() is None:
+        return False
+    try:
+        import ctypes
+
+        return bool(ctypes.CDLL(None).mallopt(M_ARENA_MAX, 1))
+    except (OSError, AttributeError):  # not glibc: nothing to set
+        return False
+
+
 def input_budget() -> int | None:
     """The most bytes an input that is not a regular file (standard input, a pipe, a
     device, decompressed gzip) may hold when it is read whole into memory: what
