@@ -8,6 +8,7 @@ import contextlib
 from ..compare.stats import MAX_RESAMPLES
 from ..errors import ParameterError
 from ._args import (
+    add_baselines,
     add_complete,
     add_engine,
     add_format,
@@ -17,7 +18,7 @@ from ._args import (
     add_tests,
     engine_value,
     number,
-    resolve_baseline,
+    resolve_baselines,
     seed_value,
 )
 from ._output import emit, print_notes, rounded_note, warnings_as_notes
@@ -33,12 +34,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "measures to compare (e.g. -m AP -m nDCG@10); with --from-per-query the default is all",
         dest="measure",
     )
-    parser.add_argument(
-        "--baseline",
-        metavar="RUN",
-        help="compare every run with this one, given by run name or by the path of one of "
-        "the RUN files (default: all pairs)",
-    )
+    add_baselines(parser, "default: all pairs")
     add_tests(
         parser, TESTS, tests_text() + "; repeatable or a comma list, the first decides significance"
     )
@@ -99,7 +95,7 @@ def _options(args) -> dict:
 
 
 def _scores(args):
-    """(per-query scores, baseline run name, notes for stderr), everything validated
+    """(per-query scores, baseline run names, notes for stderr), everything validated
     before evaluation."""
     from ..compare.per_query import read_table
 
@@ -125,7 +121,7 @@ def _scores(args):
                 )
             scores = {m: scores[m] for m in args.measure}
         runs = dict.fromkeys(r for per_run in scores.values() for r in per_run)
-        return scores, resolve_baseline(args.baseline, list(runs)), notes
+        return scores, resolve_baselines(args.baseline, list(runs)), notes
     if not args.qrels or len(args.runs) < 2:
         raise ParameterError(
             "QRELS RUN RUN",
@@ -145,7 +141,7 @@ def _scores(args):
     from ..core.evaluation import read_runs
 
     runs = read_runs(args.runs)
-    baseline = resolve_baseline(args.baseline, [r.name for r in runs], args.runs)
+    baseline = resolve_baselines(args.baseline, [r.name for r in runs], args.runs)
     results = evaluate(args.qrels, runs, measures, complete=args.complete)
     return results.per_query_table(), baseline, []
 
@@ -166,7 +162,7 @@ def run(args) -> int:
                 options["engine"] = "dask"
             result = compare(
                 scores,
-                baseline=baseline,
+                baseline=baseline or None,
                 tests=tuple(args.tests or ("t",)),
                 correction=args.correction,
                 complete=args.complete,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ._args import add_figure_inputs, eval_options, parse_ints, resolve_baseline
+from ._args import add_figure_inputs, eval_options, parse_ints, resolve_baselines
 
 KINDS = ("pr", "avg", "delta", "dist", "depth", "coverage")
 
@@ -68,7 +68,9 @@ def run(args) -> int:
         if args.kind == "delta":
             if len(scores) < 2:
                 raise ParameterError("runs", "at least two runs for plot delta", args.runs)
-            baseline = resolve_baseline(args.baseline, [r.name for r in runs], args.runs)
+            (baseline,) = resolve_baselines(
+                args.baseline, [r.name for r in runs], args.runs, most=1
+            ) or (None,)
             fig, _ = plots.delta_plot(scores, baseline, measure=name)
         else:
             fig, _ = plots.distribution_plot(scores, measure=name)

@@ -271,6 +271,7 @@ def render(cmp, fmt: str = "text", table: str | None = None) -> str:
         doc = {
             "settings": {
                 "baseline": cmp.baseline,
+                "baselines": list(cmp.baselines),
                 "tests": list(cmp.tests),
                 "correction": cmp.correction,
                 "alpha": cmp.alpha,
