@@ -30,6 +30,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
         "drop-in replacement for trec_eval 10.0 (same flags and output)",
     ),
     "measures": ("measures_cmd", "list the measures, or show one with its formula and source"),
+    "runs": ("runs_cmd", "describe runs: topics, depth, ties, score range, ir_metadata"),
     "compare": ("compare_cmd", "compare runs: significance tests, effect sizes, tables"),
     "correlate": (
         "correlate_cmd",
