@@ -86,7 +86,9 @@ class Parser(argparse.ArgumentParser):
 def add_qrels_and_runs(p: argparse.ArgumentParser) -> None:
     """``QRELS RUN [RUN ...]``: the judgments and one or more runs."""
     p.add_argument(
-        "qrels", help="relevance judgments: TREC qrels, Parquet, CSV/TSV, or - for stdin"
+        "qrels",
+        help="relevance judgments: TREC qrels, Parquet, CSV/TSV, - for stdin, or a test "
+        "collection's ir_datasets id (irds:ID)",
     )
     p.add_argument("runs", nargs="+", help="one or more runs (TREC run files, Parquet, CSV/TSV)")
 
@@ -94,8 +96,17 @@ def add_qrels_and_runs(p: argparse.ArgumentParser) -> None:
 def add_rel_level(p: argparse.ArgumentParser) -> None:
     """``-l/--rel-level``: the smallest grade that counts as relevant."""
     p.add_argument(
-        "-l", "--rel-level", type=int, default=1, help="minimum relevant grade (default 1)"
+        "-l",
+        "--rel-level",
+        type=int,
+        help="minimum relevant grade (default 1, or the convention of a collection given by "
+        "its id)",
     )
+
+
+def rel_level_value(args: argparse.Namespace) -> int:
+    """``-l``'s value: 1 when not given (:func:`add_rel_level`)."""
+    return 1 if args.rel_level is None else args.rel_level
 
 
 def add_complete(p: argparse.ArgumentParser) -> None:

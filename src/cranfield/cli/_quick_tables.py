@@ -42,7 +42,7 @@ EVAL = {
 EVAL_DEFAULTS = {
     "measures": None,
     "per_query": False,
-    "rel_level": 1,
+    "rel_level": None,
     "complete": False,
     "judged_only": False,
     "duplicates": "error",

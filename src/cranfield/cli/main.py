@@ -148,7 +148,19 @@ def main(argv: list[str] | None = None) -> int:
     args = quick(argv[1:]) if quick is not None else None
     if args is None:
         args = _parsed(name, argv[1:])
-    return _guard(lambda: _check_output(args) or _run(module, args), name)
+    return _guard(
+        lambda: _check_output(args) or _collection(args, name) or _run(module, args), name
+    )
+
+
+def _collection(args, name: str) -> None:
+    """A collection id given as QRELS: its qrels and conventions (cli/_collections.py)."""
+    from ._collections import maybe_id
+
+    if maybe_id(getattr(args, "qrels", None)):
+        from ._collections import apply
+
+        apply(args, name)
 
 
 def _run(module, args) -> int:

@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
-from ._args import add_figure_inputs, eval_options, parse_ints, resolve_baselines
+from ._args import (
+    add_figure_inputs,
+    eval_options,
+    parse_ints,
+    rel_level_value,
+    resolve_baselines,
+)
 
 KINDS = ("pr", "avg", "delta", "dist", "depth", "coverage")
 
@@ -45,11 +51,15 @@ def run(args) -> int:
     opts = eval_options(args)
     if args.kind == "pr":
         fig, _ = plots.pr_plot(
-            qrels, runs, query=args.query, rel_level=args.rel_level, convention=args.convention
+            qrels,
+            runs,
+            query=args.query,
+            rel_level=rel_level_value(args),
+            convention=args.convention,
         )
     elif args.kind == "avg":
         fig, _ = plots.averages_plot(
-            qrels, runs, rel_level=args.rel_level, convention=args.convention
+            qrels, runs, rel_level=rel_level_value(args), convention=args.convention
         )
     elif args.kind == "depth":
         measures = [m for m in args.depth_measures.split(",") if m]

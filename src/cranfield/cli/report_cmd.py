@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import shlex
 
-from ._args import add_figure_inputs, add_tests, eval_options, parse_ints
+from ._args import add_figure_inputs, add_tests, eval_options, parse_ints, rel_level_value
 
 MAX_DEPTH = 1000  # largest --max-depth: the depth figure evaluates 2 measures per k
 
@@ -52,7 +52,7 @@ def command_line(args, measures) -> str:
         argv += ["--baseline", value]
     if args.query is not None:
         argv += ["--query", args.query]
-    argv += ["-l", str(args.rel_level), "--convention", args.convention]
+    argv += ["-l", str(rel_level_value(args)), "--convention", args.convention]
     argv += ["--complete"] * args.complete + ["--judged-only"] * args.judged_only
     argv += ["--test", ",".join(args.tests or ["t"])]
     argv += ["--depths", args.depths, "--max-depth", str(args.max_depth)]
