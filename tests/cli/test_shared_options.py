@@ -19,6 +19,9 @@ SHARED = {
     "-o": "add_output",
     "--output": "add_output",
     "--baseline": "add_baselines",
+    "--duplicates": "add_duplicates",
+    "-l": "add_rel_level",
+    "--rel-level": "add_rel_level",
 }
 #: trec_eval's own option table mirrors trec_eval's flags (its -f is not a format)
 EXEMPT = {"trec_eval_cmd.py"}

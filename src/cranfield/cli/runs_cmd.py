@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from ._args import Parser, add_format, add_output
+from ._args import Parser, add_duplicates, add_format, add_output
 from ._output import emit
 
 FORMATS = ("text", "markdown", "csv", "tsv", "json")
@@ -17,13 +17,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="per run: topics, depth, ties, score range and its ir_metadata annotations",
     )
     d.add_argument("runs", nargs="+", metavar="RUN", help="run files (TREC, Parquet, CSV, TSV)")
-    d.add_argument(
-        "--duplicates",
-        choices=("error", "first", "max"),
-        default="error",
-        help="a document retrieved twice for one query: error (default, as trec_eval), "
-        "keep the first row, or keep the highest score",
-    )
+    add_duplicates(d)
     add_format(d, FORMATS, what="json also holds each run's ir_metadata annotations")
     add_output(d, via_stdout=True)
 
