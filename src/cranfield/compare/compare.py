@@ -174,6 +174,10 @@ class Comparison:
     def __str__(self) -> str:
         return self.render("text")
 
+    def _repr_html_(self) -> str:
+        """The paper's summary table as HTML (Jupyter shows it for a bare comparison)."""
+        return self.render("html", "summary")
+
 
 def _canonical_tests(tests) -> tuple[str, ...]:
     if isinstance(tests, str):
