@@ -125,9 +125,13 @@ def _top_level(argv: list[str]) -> int:
         prog="cranfield",
         description="Evaluate retrieval, ranking and classification systems.",
     )
-    from .. import __version__
+    from .. import _engine
 
-    parser.add_argument("--version", action="version", version=f"cranfield {__version__}")
+    parser.add_argument(
+        "--version",
+        action="version",
+        version=f"cranfield {_engine.__version__} (engine: {_engine.BUILD})",
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, (_, help_text) in available.items():
         sub.add_parser(name, help=help_text, add_help=False)
