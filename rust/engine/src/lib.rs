@@ -205,11 +205,7 @@ fn read_trec_file<'py>(
 /// with debug assertions), the target, and the Python ABI it was built for.
 fn build_description() -> String {
     let profile = if cfg!(debug_assertions) { "debug" } else { "release" };
-    format!(
-        "{profile} build, {}-{}, abi3-py310",
-        std::env::consts::ARCH,
-        std::env::consts::OS
-    )
+    format!("{profile} build, {}-{}, abi3-py310", std::env::consts::ARCH, std::env::consts::OS)
 }
 
 #[pymodule]
