@@ -257,10 +257,21 @@ def _value(v, kind):
     return float(v)
 
 
-def render(results, fmt: str = "text", *, per_query: bool = False, digits: int = 4) -> str:
-    """Format results; ``digits`` applies to text, markdown and trec output."""
+def render(
+    results,
+    fmt: str = "text",
+    *,
+    per_query: bool = False,
+    digits: int = 4,
+    provenance: dict | None = None,
+) -> str:
+    """Format results; ``digits`` applies to text, markdown and trec output; JSON adds
+    ``provenance`` (:mod:`cranfield.provenance`) when given."""
     if fmt == "json":
-        return dumps_json(results.to_json(per_query)) + "\n"
+        doc = results.to_json(per_query)
+        if provenance is not None:
+            doc["provenance"] = provenance
+        return dumps_json(doc) + "\n"
     if fmt == "trec":
         return _trec(results, per_query, digits)
     header, rows, kinds = _rows(results, per_query)

@@ -7,6 +7,7 @@ ir_datasets documents for the real datasets (shipped metadata, no network)."""
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -116,6 +117,8 @@ def test_cli_applies_the_conventions_and_says_so(local, tmp_path, cli):
         "-f", "csv",
     )  # fmt: skip
     assert status == 0 and out == expected
+    status, out, _ = cli("eval", "cranfield-test/dl", run, "-f", "json")
+    assert status == 0 and json.loads(out)["provenance"]["collection"] == "cranfield-test/dl"
     # -l and -m given: used as given, no notes
     status, out, err = cli("eval", "irds:cranfield-test/dl", run, "-l", "1", "-m", "P@5")
     status2, expected, _ = cli("eval", local / "qrels", run, "-l", "1", "-m", "P@5")

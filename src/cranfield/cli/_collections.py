@@ -31,6 +31,7 @@ def apply(args, name: str) -> None:
     if named is None:
         return
     collection = Collection.load(named)
+    args._collection = named  # provenance records it
     conventions = collection.conventions()
     path = collection.qrels_file()
     args.qrels = path if path is not None else Qrels.read(collection.source)

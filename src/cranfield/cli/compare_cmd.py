@@ -170,7 +170,13 @@ def run(args) -> int:
                 alternative=args.alternative,
                 **options,
             )
-        text = result.render(args.format, args.table)
+        record = None
+        if args.format == "json":  # what the numbers were computed from (files hashed)
+            from ..provenance import of_arguments
+
+            files = args.from_per_query or [args.qrels, *args.runs]
+            record = of_arguments(args, files)
+        text = result.render(args.format, args.table, record)
     emit(text)
     notes = read_notes + notes
     print_notes("compare", notes)  # after the result: a failure is one line, no notes

@@ -124,6 +124,11 @@ def _finish(results, qrels, args, digits: int) -> int:
                 "topic(s); they are left out of its means (use --complete to count them as 0)",
                 file=sys.stderr,
             )
-    text = render(results, args.format, per_query=args.per_query, digits=digits)
+    record = None
+    if args.format == "json":  # what the numbers were computed from (files hashed)
+        from ..provenance import of_arguments
+
+        record = of_arguments(args, [args.qrels, *args.runs])
+    text = render(results, args.format, per_query=args.per_query, digits=digits, provenance=record)
     deliver(text, args.output)
     return 0

@@ -153,14 +153,17 @@ def main(argv: list[str] | None = None) -> int:
     if args is None:
         args = _parsed(name, argv[1:])
     return _guard(
-        lambda: _check_output(args) or _collection(args, name) or _run(module, args), name
+        lambda: _check_output(args) or _prepare(args, name, argv) or _run(module, args), name
     )
 
 
-def _collection(args, name: str) -> None:
-    """A collection id given as QRELS: its qrels and conventions (cli/_collections.py)."""
+def _prepare(args, name: str, argv: list[str]) -> None:
+    """After the outputs are checked: the command line as given (provenance records it),
+    and a collection id given as QRELS resolved to its qrels and conventions
+    (cli/_collections.py)."""
     from ._collections import maybe_id
 
+    args._command = ["cranfield", *argv]
     if maybe_id(getattr(args, "qrels", None)):
         from ._collections import apply
 

@@ -64,6 +64,7 @@ def run(args) -> int:
     from ..core.evaluation import read_runs
     from ..core.qrels import Qrels
     from ..errors import ParameterError
+    from ..provenance import of_arguments
     from ..report.html import DEFAULT_MEASURES, build_report
     from ._args import resolve_baselines
     from ._output import deliver
@@ -84,6 +85,7 @@ def run(args) -> int:
         depths=parse_ints(args.depths, "--depths"),
         max_depth=args.max_depth,
         command=command_line(args, measures),
+        provenance=of_arguments(args, [args.qrels, *args.runs]),
         title=args.title,
         image_format=args.images,
         tests=tuple(args.tests or ["t"]),

@@ -162,14 +162,16 @@ class Comparison:
                 out.append(r.run)
         return [x for x in self.runs if x in out]
 
-    def render(self, fmt: str = "text", table: str | None = None) -> str:
+    def render(
+        self, fmt: str = "text", table: str | None = None, provenance: dict | None = None
+    ) -> str:
         """Render as ``text``, ``markdown``, ``latex``, ``html``, ``csv`` or ``json``.
 
         See :func:`cranfield.compare.tables.render`.
         """
         from .tables import render
 
-        return render(self, fmt, table)
+        return render(self, fmt, table, provenance)
 
     def __str__(self) -> str:
         return self.render("text")

@@ -370,6 +370,7 @@ def build_report(
     max_depth: int = 20,
     depth_measures: Sequence[str] = ("P", "nDCG"),
     command: str | None = None,
+    provenance: dict | None = None,
     title: str = "cranfield evaluation report",
     image_format: str = "svg",
     tests: Sequence[str] = ("t",),
@@ -396,6 +397,9 @@ def build_report(
         The measure-vs-depth figures of the detail view: ``M@k`` for ``k = 1..max_depth``.
     command
         The command line to print as provenance.
+    provenance
+        The inputs' record (:func:`cranfield.provenance.provenance`): each file's size and
+        SHA-256, and the collection id, in the provenance section.
     image_format
         Accepted for compatibility: the figures are always inline SVG.
     tests
@@ -684,6 +688,17 @@ def build_report(
             + ", ".join(f"{_e(k)}={_e(v)}" for k, v in opts.items())
             + "</p>"
         )
+        if provenance is not None:
+            if provenance.get("collection"):
+                parts.append(
+                    f'<p class="note" id="collection">Collection: '
+                    f"<b>{_e(provenance['collection'])}</b> (ir_datasets id)</p>"
+                )
+            rows = [
+                [f.get("path", f.get("source", "")), str(f.get("bytes", "")), f.get("sha256", "")]
+                for f in provenance["inputs"]
+            ]
+            parts.append(_table("input-files", ["input", "bytes", "SHA-256"], rows))
         parts.append(_table("versions", ["package", "version"], sorted(versions().items())))
         parts.append("</section>")
         bar.step("done")
