@@ -20,6 +20,7 @@ SHARED = {
     "--output": "add_output",
     "--baseline": "add_baselines",
     "--duplicates": "add_duplicates",
+    "--topic-groups": "add_topic_groups",
     "-l": "add_rel_level",
     "--rel-level": "add_rel_level",
 }

@@ -491,6 +491,18 @@ def _same_file(a: str, b: str) -> bool:
         return False
 
 
+def add_topic_groups(p: argparse.ArgumentParser) -> None:
+    """``--topic-groups FILE``: a topic-to-group table; results per group beside the
+    overall ones (:mod:`cranfield.core.groups`). (``pool --groups`` groups runs by
+    participant: another thing, another name.)"""
+    p.add_argument(
+        "--topic-groups",
+        metavar="FILE",
+        help="a topic-to-group table (columns query_id and group; a topic may be in several "
+        "groups): every run's means, and tests, per group beside the overall ones",
+    )
+
+
 def add_baselines(p: argparse.ArgumentParser, default: str) -> None:
     """``--baseline RUN``, repeatable: the runs the others are compared with, by run name
     or by the path of one of the run files (:func:`resolve_baselines`)."""

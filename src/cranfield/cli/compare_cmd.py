@@ -16,6 +16,7 @@ from ._args import (
     add_output,
     add_seed,
     add_tests,
+    add_topic_groups,
     engine_value,
     number,
     resolve_baselines,
@@ -35,6 +36,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         dest="measure",
     )
     add_baselines(parser, "default: all pairs")
+    add_topic_groups(parser)
     add_tests(
         parser, TESTS, tests_text() + "; repeatable or a comma list, the first decides significance"
     )
@@ -146,12 +148,56 @@ def _scores(args):
     return results.per_query_table(), baseline, []
 
 
+def _rendered(result, per_group: dict, args, record) -> str:
+    """The comparison, then one per topic group (``--topic-groups``): JSON nests them
+    under ``groups``; CSV adds a ``group`` column; the other formats give each group a
+    heading of its own."""
+    if not per_group:
+        return result.render(args.format, args.table, record)
+    if args.format == "json":
+        import json
+
+        from ..output import dumps_json
+
+        doc = json.loads(result.render("json", args.table, record))
+        doc["groups"] = {g: json.loads(c.render("json")) for g, c in per_group.items()}
+        return dumps_json(doc)
+    if args.format == "csv":
+        from ..output import delimited
+
+        rows = [{"group": "all", **r} for r in result.to_rows()]
+        rows += [{"group": g, **r} for g, c in per_group.items() for r in c.to_rows()]
+        head = list(rows[0])
+        return delimited(head, ([r.get(k, "") for k in head] for r in rows)).rstrip("\n")
+    parts = [("all topics", result)]
+    parts += [
+        (f"topic group {g} ({len(c.queries[c.measures[0]])} topics)", c)
+        for g, c in per_group.items()
+    ]
+    heading = {"markdown": "### {}", "latex": "% {}", "html": "<h3>{}</h3>"}.get(
+        args.format, "== {} =="
+    )
+    import html
+
+    return "\n\n".join(
+        heading.format(html.escape(title) if args.format == "html" else title)
+        + "\n"
+        + c.render(args.format, args.table)
+        for title, c in parts
+    )
+
+
 def run(args) -> int:
     from ..compare import compare
 
     options = _options(args)
     dask = engine_value(args) == "dask"  # the pairs' tests and intervals in Dask workers
     notes: list[str] = []
+    topic_groups = None
+    if args.topic_groups is not None:
+        from ..core.groups import read_groups
+
+        topic_groups = read_groups(args.topic_groups)
     with warnings_as_notes(notes):
         scores, baseline, read_notes = _scores(args)
         with contextlib.ExitStack() as stack:
@@ -160,23 +206,36 @@ def run(args) -> int:
 
                 options["client"] = stack.enter_context(connect(None, args.scheduler))
                 options["engine"] = "dask"
-            result = compare(
-                scores,
-                baseline=baseline or None,
-                tests=tuple(args.tests or ("t",)),
-                correction=args.correction,
-                complete=args.complete,
-                ci=args.ci,
-                alternative=args.alternative,
-                **options,
-            )
+
+            def compared(table):
+                return compare(
+                    table,
+                    baseline=baseline or None,
+                    tests=tuple(args.tests or ("t",)),
+                    correction=args.correction,
+                    complete=args.complete,
+                    ci=args.ci,
+                    alternative=args.alternative,
+                    **options,
+                )
+
+            result = compared(scores)
+            per_group = {}
+            if topic_groups is not None:
+                from ..core.groups import select_topics
+
+                topic_groups.check_topics(
+                    {q for by_run in scores.values() for v in by_run.values() for q in v}
+                )
+                for name in topic_groups.names:
+                    per_group[name] = compared(select_topics(scores, topic_groups, name))
         record = None
         if args.format == "json":  # what the numbers were computed from (files hashed)
             from ..provenance import of_arguments
 
             files = args.from_per_query or [args.qrels, *args.runs]
             record = of_arguments(args, files)
-        text = result.render(args.format, args.table, record)
+        text = _rendered(result, per_group, args, record)
     emit(text)
     notes = read_notes + notes
     print_notes("compare", notes)  # after the result: a failure is one line, no notes
