@@ -185,3 +185,13 @@ def test_docs_table_is_up_to_date():
     assert col.with_table(page) == page, (
         "regenerate: python -m cranfield.core.io.collections docs/collections.md"
     )
+
+
+def test_campaign_topics_by_id(local):
+    from cranfield.collection import read_topics
+
+    topics = read_topics("irds:cranfield-test/dl")
+    expected = list(ir_datasets.load("cranfield-test/dl").queries_iter())
+    assert [(t.id, t.title, t.description, t.narrative) for t in topics] == [
+        (q.query_id, q.title, q.description, q.narrative) for q in expected
+    ]
