@@ -13,7 +13,7 @@ FUZZ_SECONDS ?= 45
 # pytest's worker processes (pytest-xdist): the CI machine has 2 cores
 PYTEST_WORKERS ?= 2
 
-.PHONY: demo test quick lint setup setup-test system-deps rust-check fuzz clean trec_eval
+.PHONY: demo test quick lint setup setup-test system-deps rust-check fuzz clean trec_eval dist wheel-check
 
 $(BIN)/pip:
 	$(PYTHON) -m venv $(VENV)
@@ -85,12 +85,31 @@ fuzz:
 		s=$${PIPESTATUS[0]}; rm -rf $$corpus; [ $$s -eq 0 ] || status=$$s; \
 	done; exit $$status
 
+# what users install: an abi3 wheel (maturin, with its manylinux compliance check) and an
+# sdist, in dist/. The wheel is built into the same cargo target as `pip install -e`.
+MATURIN := $(BIN)/maturin
+$(MATURIN): | $(BIN)/pip
+	$(BIN)/pip install -q 'maturin>=1.5,<2'
+dist: $(MATURIN) $(ENGINE)
+	rm -rf dist
+	$(MATURIN) build --release --out dist --quiet
+	$(MATURIN) sdist --out dist
+	@ls dist
+
+# the wheel in a fresh virtual environment with no cargo on PATH: the demo, every
+# subcommand's --help and `--version` (tests/wheel/smoke.py)
+WHEEL_VENV ?= build/wheel-venv
+wheel-check: dist
+	rm -rf $(WHEEL_VENV) && $(PYTHON) -m venv $(WHEEL_VENV)
+	$(WHEEL_VENV)/bin/pip install -q dist/cranfield-*.whl
+	$(PYTHON) tests/wheel/smoke.py $(WHEEL_VENV)
+
 # the Python lints first: they take seconds, the Rust checks and the fuzzing minutes
 lint: setup-test
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
-test: setup-test lint system-deps rust-check fuzz
+test: setup-test lint system-deps rust-check fuzz wheel-check
 	$(BIN)/python -m pytest -q -n $(PYTEST_WORKERS) --dist worksteal
 
 # the tests that start no process (no subprocess, browser, PostgreSQL, Dask cluster or

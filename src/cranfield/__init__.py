@@ -13,8 +13,6 @@ if _interrupt.is_command_line():  # first: Ctrl-C during the imports is one line
 
 TYPE_CHECKING = False  # (typing.TYPE_CHECKING without importing typing)
 
-__version__ = "0.1.0"
-
 # public name -> module that defines it
 _EXPORTS = {
     "InputError": "errors",
@@ -50,6 +48,11 @@ __all__ = sorted(set(_EXPORTS) | set(_MODULES)) + ["__version__"]
 
 
 def __getattr__(name: str):
+    if name == "__version__":  # declared once: rust/Cargo.toml (the engine carries it)
+        from ._engine import __version__
+
+        globals()[name] = __version__
+        return __version__
     if name not in _MODULES and name not in _EXPORTS:  # (asked for every submodule imported)
         raise AttributeError(f"module 'cranfield' has no attribute {name!r}")
     from importlib import import_module  # (here: the console script has not loaded it)

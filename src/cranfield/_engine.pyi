@@ -56,6 +56,11 @@ _LtrSpec = tuple[
     str, int, int, str, bool, npt.NDArray[np.float64] | None, npt.NDArray[np.float64] | None
 ]
 
+#: the package's version, declared once in rust/Cargo.toml
+__version__: str
+#: how the engine was built: profile, target, Python ABI (``cranfield --version``)
+BUILD: str
+
 class ReadError(Exception):
     """A problem with an input: args are (what, line or None, detail or None)."""
 

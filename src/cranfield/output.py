@@ -221,13 +221,25 @@ def _full(v: float) -> str:
     return UNDEFINED if math.isnan(v) else repr(v)
 
 
-def _rows(results, per_query: bool):
-    """Header and rows (run, [query,] values...) with raw values."""
+def _rows(results, per_query: bool, groups: dict | None = None):
+    """Header and rows (run, [query or group,] values...) with raw values."""
     names = [str(m) for m in results.measures]
     kinds = [m.definition.kind for m in results.measures]
-    header = ["run"] + (["query"] if per_query else []) + names
+    second = ["query"] if per_query else ["group"] if groups else []
+    header = ["run"] + second + names
     rows = []
-    for r in results.runs:
+    for i, r in enumerate(results.runs):
+        if groups:  # the overall means, then each group's (cranfield.core.groups)
+            for label, res in (("all", results), *groups.items()):
+                run = res.runs[i]
+                rows.append(
+                    [r.name, label]
+                    + [
+                        _value(run.aggregates[m], k)
+                        for m, k in zip(results.measures, kinds, strict=True)
+                    ]
+                )
+            continue
         if per_query:
             for i, q in enumerate(r.query_ids):
                 rows.append(
@@ -257,20 +269,43 @@ def _value(v, kind):
     return float(v)
 
 
-def render(results, fmt: str = "text", *, per_query: bool = False, digits: int = 4) -> str:
-    """Format results; ``digits`` applies to text, markdown and trec output."""
+def render(
+    results,
+    fmt: str = "text",
+    *,
+    per_query: bool = False,
+    digits: int = 4,
+    provenance: dict | None = None,
+    groups: dict | None = None,
+) -> str:
+    """Format results; ``digits`` applies to text, markdown and trec output; JSON adds
+    ``provenance`` (:mod:`cranfield.provenance`) when given. ``groups`` (``{group:
+    Results}``, :func:`cranfield.core.groups.by_group`) adds each group's means: a
+    ``group`` column (``all`` for the overall means), ``groups`` in JSON; not with
+    ``per_query`` or the trec format."""
+    if groups and (per_query or fmt == "trec"):
+        from .errors import ParameterError
+
+        raise ParameterError(
+            "--topic-groups", "the aggregate table (not with -q or -f trec)", "per-query output"
+        )
     if fmt == "json":
-        return dumps_json(results.to_json(per_query)) + "\n"
+        doc = results.to_json(per_query)
+        if groups:
+            doc["groups"] = {g: res.to_json()["runs"] for g, res in groups.items()}
+        if provenance is not None:
+            doc["provenance"] = provenance
+        return dumps_json(doc) + "\n"
     if fmt == "trec":
         return _trec(results, per_query, digits)
-    header, rows, kinds = _rows(results, per_query)
+    header, rows, kinds = _rows(results, per_query, groups)
     if fmt in ("csv", "tsv"):
         full = [
             ["" if v is None else (_full(v) if isinstance(v, float) else v) for v in row]
             for row in rows
         ]
         return delimited(header, full, "," if fmt == "csv" else "\t")
-    offset = 2 if per_query else 1
+    offset = 2 if per_query or groups else 1
     cells = [
         [str(v) for v in row[:offset]]
         + [_cell(v, 0 if kinds[i] == "int" else digits) for i, v in enumerate(row[offset:])]

@@ -55,6 +55,8 @@ CASES: dict[str, dict[str, list[str]]] = {
     },
     "campaign export": {"missing": ["db"], "choice": ["db", "c", "--what", "bogus"]},
     "serve": {"type": ["--port", "x"]},
+    "runs": {"missing": [], "choice": ["bogus"]},
+    "runs describe": {"missing": [], "choice": ["r", "-f", "bogus"]},
 }
 for _cases in CASES.values():
     _cases["unknown"] = ["--no-such-option"]

@@ -35,6 +35,8 @@ def test_json_matches_api(collection, cli):
     api = cranfield.evaluate(
         cranfield.Qrels.read(qrels), cranfield.Run.read(runs[0]), ["AP", "P@10"]
     )
+    record = data.pop("provenance")  # what the CLI adds (tests/test_provenance.py)
+    assert record["inputs"][0]["path"] == str(qrels)
     assert data == json.loads(api.dumps(per_query=True))
 
 

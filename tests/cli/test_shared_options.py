@@ -1,5 +1,5 @@
-"""One option, one declaration: ``-f/--format``, ``--digits``, ``--seed`` and the output
-options are declared by their helpers in ``cli/_args.py`` (one help text, one reading,
+"""One option, one declaration: ``-f/--format``, ``--digits``, ``--seed``, ``--baseline`` and
+the output options are declared by their helpers in ``cli/_args.py`` (one help text, one reading,
 one meaning) and never by a command itself. The scan reads every module of the command
 line, the parsers built inside functions included."""
 
@@ -18,6 +18,11 @@ SHARED = {
     "--seed": "add_seed",
     "-o": "add_output",
     "--output": "add_output",
+    "--baseline": "add_baselines",
+    "--duplicates": "add_duplicates",
+    "--topic-groups": "add_topic_groups",
+    "-l": "add_rel_level",
+    "--rel-level": "add_rel_level",
 }
 #: trec_eval's own option table mirrors trec_eval's flags (its -f is not a format)
 EXEMPT = {"trec_eval_cmd.py"}

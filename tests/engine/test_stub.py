@@ -21,6 +21,13 @@ DEFS = {
     for node in STUB.body
     if isinstance(node, (ast.FunctionDef, ast.ClassDef)) and not node.name.startswith("_")
 }
+# the module's constants, annotated in the stub (``BUILD: str``)
+CONSTANTS = {
+    node.target.id: node
+    for node in STUB.body
+    if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name)
+}
+DEFS.update({k: v for k, v in CONSTANTS.items() if not k.startswith("_")})
 PUBLIC = {name for name in dir(_engine) if not name.startswith("_")}
 FUNCTIONS = sorted(n for n in PUBLIC if inspect.isbuiltin(getattr(_engine, n)))
 CLASSES = sorted(n for n in PUBLIC if isinstance(getattr(_engine, n), type))
@@ -112,6 +119,11 @@ def test_a_class_has_the_module_methods(name):
         runtime = inspect.signature(getattr(cls, member))
         runtime = runtime.replace(parameters=list(runtime.parameters.values())[1:])  # ($self)
         same_parameters(f"{name}.{member}", stub_parameters(methods[member], True)[1:], runtime)
+
+
+@pytest.mark.parametrize("name", sorted(CONSTANTS))
+def test_a_constant_has_the_module_type(name):
+    assert isinstance(getattr(_engine, name), eval(ast.unparse(CONSTANTS[name].annotation)))
 
 
 def test_the_stub_ships_beside_the_module():

@@ -164,6 +164,10 @@ def test_plot_command_errors(tmp_path, capsys):
     argv = ["plot", "pr", str(qrels), str(runs[0]), "--query", "zz", "-o", str(tmp_path / "x.svg")]
     assert main(argv) == 2
     assert "query" in capsys.readouterr().err
+    argv = ["plot", "delta", str(qrels), *map(str, runs), "-o", str(tmp_path / "x.svg")]
+    assert main([*argv, "--baseline", "one", "--baseline", "two"]) == 2
+    assert "at most 1 run here" in capsys.readouterr().err
+    assert not (tmp_path / "x.svg").exists()
 
 
 def test_shared_task_report_is_deterministic_and_escaped(tmp_path):
@@ -239,3 +243,31 @@ def test_topics_in_numeric_order_then_the_rest():
     payload = re.search(r'<script type="application/json" id="report-data">(.*?)</script>', text)
     topics = json.loads(payload.group(1))["topics"]
     assert topics == ["9", "010", "10", "x", "\u00b2"]
+
+
+def test_several_baselines_in_the_comparison_section(sample_files, results, tmp_path):
+    """``--baseline`` twice: the comparison section tests every run against each
+    baseline (one Holm correction over all the pairs); the first is the per-topic
+    views' baseline."""
+    from cranfield.compare import compare
+
+    qrels, runs = sample_files
+    out = tmp_path / "r.html"
+    argv = ["report", str(qrels), *(str(runs[n]) for n in RUNS), "-m", *MEASURES]
+    argv += ["--baseline", "dense", "--baseline", str(runs["bm25"]), "-o", str(out)]
+    assert main(argv) == 0
+    text = out.read_text(encoding="utf-8")
+    assert "Comparison with the baselines</h2>" in text
+    assert "--baseline dense --baseline " + str(runs["bm25"]) in text  # provenance
+    scores = results.per_query_table()
+    common = {
+        m: {r: {q: v for q, v in s.items() if q != "317"} for r, s in by.items()}
+        for m, by in scores.items()
+    }
+    expected = compare(common, baseline=["dense", "bm25"])
+    assert [(r.run, r.baseline) for r in expected.rows[:2]] == [
+        ("bm25", "dense"),
+        ("hybrid", "dense"),
+    ]
+    assert expected.render("html", table="detail") in text
+    assert "baseline <b>dense</b>" in text

@@ -201,6 +201,13 @@ fn read_trec_file<'py>(
     }
 }
 
+/// How this engine was built, for `cranfield --version`: the profile (optimised or
+/// with debug assertions), the target, and the Python ABI it was built for.
+fn build_description() -> String {
+    let profile = if cfg!(debug_assertions) { "debug" } else { "release" };
+    format!("{profile} build, {}-{}, abi3-py310", std::env::consts::ARCH, std::env::consts::OS)
+}
+
 #[pymodule]
 fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     // this thread's thread-locals of the extension, and the destructor of its handle,
@@ -208,6 +215,8 @@ fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     // cannot (out_of_memory.rs); later, memory may be short
     drop(std::thread::current());
     m.add("ReadError", m.py().get_type::<ReadError>())?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add("BUILD", build_description())?;
     m.add_function(wrap_pyfunction!(out_of_memory::set_out_of_memory_line, m)?)?;
     m.add_function(wrap_pyfunction!(read_trec_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(read_trec_file, m)?)?;

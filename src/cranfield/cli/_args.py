@@ -86,7 +86,9 @@ class Parser(argparse.ArgumentParser):
 def add_qrels_and_runs(p: argparse.ArgumentParser) -> None:
     """``QRELS RUN [RUN ...]``: the judgments and one or more runs."""
     p.add_argument(
-        "qrels", help="relevance judgments: TREC qrels, Parquet, CSV/TSV, or - for stdin"
+        "qrels",
+        help="relevance judgments: TREC qrels, Parquet, CSV/TSV, - for stdin, or a test "
+        "collection's ir_datasets id (irds:ID)",
     )
     p.add_argument("runs", nargs="+", help="one or more runs (TREC run files, Parquet, CSV/TSV)")
 
@@ -94,8 +96,17 @@ def add_qrels_and_runs(p: argparse.ArgumentParser) -> None:
 def add_rel_level(p: argparse.ArgumentParser) -> None:
     """``-l/--rel-level``: the smallest grade that counts as relevant."""
     p.add_argument(
-        "-l", "--rel-level", type=int, default=1, help="minimum relevant grade (default 1)"
+        "-l",
+        "--rel-level",
+        type=int,
+        help="minimum relevant grade (default 1, or the convention of a collection given by "
+        "its id)",
     )
+
+
+def rel_level_value(args: argparse.Namespace) -> int:
+    """``-l``'s value: 1 when not given (:func:`add_rel_level`)."""
+    return 1 if args.rel_level is None else args.rel_level
 
 
 def add_complete(p: argparse.ArgumentParser) -> None:
@@ -156,7 +167,7 @@ def add_figure_inputs(p: Parser, measure_help: str, query_help: str) -> None:
     baseline, query, evaluation options and the file to write."""
     add_qrels_and_runs(p)
     add_measures(p, measure_help)
-    p.add_argument("--baseline", help="run the others are compared with (default: the first)")
+    add_baselines(p, "default: the first run")
     p.add_argument("--query", help=query_help)
     add_judging(p)
     add_convention(p)
@@ -480,10 +491,33 @@ def _same_file(a: str, b: str) -> bool:
         return False
 
 
+def add_topic_groups(p: argparse.ArgumentParser) -> None:
+    """``--topic-groups FILE``: a topic-to-group table; results per group beside the
+    overall ones (:mod:`cranfield.core.groups`). (``pool --groups`` groups runs by
+    participant: another thing, another name.)"""
+    p.add_argument(
+        "--topic-groups",
+        metavar="FILE",
+        help="a topic-to-group table (columns query_id and group; a topic may be in several "
+        "groups): every run's means, and tests, per group beside the overall ones",
+    )
+
+
+def add_baselines(p: argparse.ArgumentParser, default: str) -> None:
+    """``--baseline RUN``, repeatable: the runs the others are compared with, by run name
+    or by the path of one of the run files (:func:`resolve_baselines`)."""
+    p.add_argument(
+        "--baseline",
+        action="append",
+        metavar="RUN",
+        help="a run the others are compared with, by run name or by the path of one of the "
+        f"RUN files; repeat it for several baselines ({default})",
+    )
+
+
 def resolve_baseline(baseline: str | None, names, paths=()) -> str | None:
-    """The run name ``--baseline`` designates, in every command that has it (compare,
-    report, plot): a run name, or the path of one of the run files (``paths[i]`` is the
-    file of run ``names[i]``)."""
+    """The run name one ``--baseline`` value designates: a run name, or the path of one
+    of the run files (``paths[i]`` is the file of run ``names[i]``)."""
     if baseline is None or baseline in names:
         return baseline
     for name, path in zip(names, paths, strict=False):
@@ -495,6 +529,24 @@ def resolve_baseline(baseline: str | None, names, paths=()) -> str | None:
     from ..errors import ParameterError
 
     raise ParameterError("--baseline", allowed, baseline)
+
+
+def resolve_baselines(baselines, names, paths=(), *, most: int | None = None) -> tuple[str, ...]:
+    """The run names of every ``--baseline`` (:func:`add_baselines`), in the order given,
+    each once; ``most`` caps how many the command can use (a plot has one)."""
+    out: list[str] = []
+    for value in baselines or ():
+        name = resolve_baseline(value, names, paths)
+        if name in out:
+            from ..errors import ParameterError
+
+            raise ParameterError("--baseline", "each run once", value)
+        out.append(name)
+    if most is not None and len(out) > most:
+        from ..errors import ParameterError
+
+        raise ParameterError("--baseline", f"at most {most} run here", baselines)
+    return tuple(out)
 
 
 class _Refused(argparse.Action):

@@ -14,6 +14,7 @@ EVAL = {
     "--measure": ("measures", "measure", None),
     "-q": ("per_query", "const", True),
     "--per-query": ("per_query", "const", True),
+    "--topic-groups": ("topic_groups", "text", None),
     "-l": ("rel_level", "int", None),
     "--rel-level": ("rel_level", "int", None),
     "-c": ("complete", "const", True),
@@ -42,7 +43,8 @@ EVAL = {
 EVAL_DEFAULTS = {
     "measures": None,
     "per_query": False,
-    "rel_level": 1,
+    "topic_groups": None,
+    "rel_level": None,
     "complete": False,
     "judged_only": False,
     "duplicates": "error",

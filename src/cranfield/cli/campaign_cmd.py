@@ -40,7 +40,11 @@ def add_arguments(parser: Parser) -> None:
         action="store_true",
         help="the bundled sample collection: topics, documents and runs, pooled at depth 10",
     )
-    src.add_argument("--topics", help="topics: TREC <top> file, JSONL or CSV (id,title,...)")
+    src.add_argument(
+        "--topics",
+        help="topics: TREC <top> file, JSONL or CSV (id,title,...), or a collection's "
+        "ir_datasets id (irds:ID)",
+    )
     p.add_argument(
         "--documents",
         help="documents: JSONL {id,title,text}, TREC SGML <DOC>, Parquet, or a directory",

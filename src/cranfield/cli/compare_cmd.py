@@ -8,6 +8,7 @@ import contextlib
 from ..compare.stats import MAX_RESAMPLES
 from ..errors import ParameterError
 from ._args import (
+    add_baselines,
     add_complete,
     add_engine,
     add_format,
@@ -15,9 +16,10 @@ from ._args import (
     add_output,
     add_seed,
     add_tests,
+    add_topic_groups,
     engine_value,
     number,
-    resolve_baseline,
+    resolve_baselines,
     seed_value,
 )
 from ._output import emit, print_notes, rounded_note, warnings_as_notes
@@ -33,12 +35,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "measures to compare (e.g. -m AP -m nDCG@10); with --from-per-query the default is all",
         dest="measure",
     )
-    parser.add_argument(
-        "--baseline",
-        metavar="RUN",
-        help="compare every run with this one, given by run name or by the path of one of "
-        "the RUN files (default: all pairs)",
-    )
+    add_baselines(parser, "default: all pairs")
+    add_topic_groups(parser)
     add_tests(
         parser, TESTS, tests_text() + "; repeatable or a comma list, the first decides significance"
     )
@@ -99,7 +97,7 @@ def _options(args) -> dict:
 
 
 def _scores(args):
-    """(per-query scores, baseline run name, notes for stderr), everything validated
+    """(per-query scores, baseline run names, notes for stderr), everything validated
     before evaluation."""
     from ..compare.per_query import read_table
 
@@ -125,7 +123,7 @@ def _scores(args):
                 )
             scores = {m: scores[m] for m in args.measure}
         runs = dict.fromkeys(r for per_run in scores.values() for r in per_run)
-        return scores, resolve_baseline(args.baseline, list(runs)), notes
+        return scores, resolve_baselines(args.baseline, list(runs)), notes
     if not args.qrels or len(args.runs) < 2:
         raise ParameterError(
             "QRELS RUN RUN",
@@ -145,9 +143,48 @@ def _scores(args):
     from ..core.evaluation import read_runs
 
     runs = read_runs(args.runs)
-    baseline = resolve_baseline(args.baseline, [r.name for r in runs], args.runs)
+    baseline = resolve_baselines(args.baseline, [r.name for r in runs], args.runs)
     results = evaluate(args.qrels, runs, measures, complete=args.complete)
     return results.per_query_table(), baseline, []
+
+
+def _rendered(result, per_group: dict, args, record) -> str:
+    """The comparison, then one per topic group (``--topic-groups``): JSON nests them
+    under ``groups``; CSV adds a ``group`` column; the other formats give each group a
+    heading of its own."""
+    if not per_group:
+        return result.render(args.format, args.table, record)
+    if args.format == "json":
+        import json
+
+        from ..output import dumps_json
+
+        doc = json.loads(result.render("json", args.table, record))
+        doc["groups"] = {g: json.loads(c.render("json")) for g, c in per_group.items()}
+        return dumps_json(doc)
+    if args.format == "csv":
+        from ..output import delimited
+
+        rows = [{"group": "all", **r} for r in result.to_rows()]
+        rows += [{"group": g, **r} for g, c in per_group.items() for r in c.to_rows()]
+        head = list(rows[0])
+        return delimited(head, ([r.get(k, "") for k in head] for r in rows)).rstrip("\n")
+    parts = [("all topics", result)]
+    parts += [
+        (f"topic group {g} ({len(c.queries[c.measures[0]])} topics)", c)
+        for g, c in per_group.items()
+    ]
+    heading = {"markdown": "### {}", "latex": "% {}", "html": "<h3>{}</h3>"}.get(
+        args.format, "== {} =="
+    )
+    import html
+
+    return "\n\n".join(
+        heading.format(html.escape(title) if args.format == "html" else title)
+        + "\n"
+        + c.render(args.format, args.table)
+        for title, c in parts
+    )
 
 
 def run(args) -> int:
@@ -156,6 +193,11 @@ def run(args) -> int:
     options = _options(args)
     dask = engine_value(args) == "dask"  # the pairs' tests and intervals in Dask workers
     notes: list[str] = []
+    topic_groups = None
+    if args.topic_groups is not None:
+        from ..core.groups import read_groups
+
+        topic_groups = read_groups(args.topic_groups)
     with warnings_as_notes(notes):
         scores, baseline, read_notes = _scores(args)
         with contextlib.ExitStack() as stack:
@@ -164,17 +206,36 @@ def run(args) -> int:
 
                 options["client"] = stack.enter_context(connect(None, args.scheduler))
                 options["engine"] = "dask"
-            result = compare(
-                scores,
-                baseline=baseline,
-                tests=tuple(args.tests or ("t",)),
-                correction=args.correction,
-                complete=args.complete,
-                ci=args.ci,
-                alternative=args.alternative,
-                **options,
-            )
-        text = result.render(args.format, args.table)
+
+            def compared(table):
+                return compare(
+                    table,
+                    baseline=baseline or None,
+                    tests=tuple(args.tests or ("t",)),
+                    correction=args.correction,
+                    complete=args.complete,
+                    ci=args.ci,
+                    alternative=args.alternative,
+                    **options,
+                )
+
+            result = compared(scores)
+            per_group = {}
+            if topic_groups is not None:
+                from ..core.groups import select_topics
+
+                topic_groups.check_topics(
+                    {q for by_run in scores.values() for v in by_run.values() for q in v}
+                )
+                for name in topic_groups.names:
+                    per_group[name] = compared(select_topics(scores, topic_groups, name))
+        record = None
+        if args.format == "json":  # what the numbers were computed from (files hashed)
+            from ..provenance import of_arguments
+
+            files = args.from_per_query or [args.qrels, *args.runs]
+            record = of_arguments(args, files)
+        text = _rendered(result, per_group, args, record)
     emit(text)
     notes = read_notes + notes
     print_notes("compare", notes)  # after the result: a failure is one line, no notes

@@ -6,7 +6,7 @@ import argparse
 import csv
 import sys
 
-from ._args import add_convention, add_format, add_output, add_rel_level
+from ._args import add_convention, add_format, add_output, add_rel_level, rel_level_value
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -57,7 +57,7 @@ def run(args) -> int:
             raise ParameterError(
                 "--recall", "comma-separated numbers in [0, 1]", args.recall
             ) from None
-    common = dict(rel_level=args.rel_level)
+    common = dict(rel_level=rel_level_value(args))
     convention = args.convention or "textbook"
     if args.average == "ranks":
         table = curves.average_at_ranks(qrels, run_, **common)

@@ -21,6 +21,7 @@ def add_arguments(p) -> None:
         add_output,
         add_qrels_and_runs,
         add_stream,
+        add_topic_groups,
     )
 
     add_qrels_and_runs(p)
@@ -30,6 +31,7 @@ def add_arguments(p) -> None:
         "ndcg_cut.10 work too (default: " + " ".join(DEFAULT_MEASURES) + ")",
     )
     p.add_argument("-q", "--per-query", action="store_true", help="also show every query")
+    add_topic_groups(p)
     add_judging(p)
     p.add_argument(
         "--fractional",
@@ -90,6 +92,7 @@ def run(args) -> int:
     from ..defaults import DEFAULT_MEASURES
 
     digits = digits_value(args)
+    topic_groups = None if args.topic_groups is None else _read_groups(args)
     results, qrels = backend(engine_value(args)).evaluate(
         args.qrels,
         args.runs,
@@ -102,10 +105,25 @@ def run(args) -> int:
         stream=args.stream,
         scheduler=args.scheduler,
     )
-    return _finish(results, qrels, args, digits)
+    return _finish(results, qrels, args, digits, topic_groups)
 
 
-def _finish(results, qrels, args, digits: int) -> int:
+def _read_groups(args):
+    """``--topic-groups FILE`` (cranfield.core.groups), read and checked before the
+    evaluation."""
+    from ..core.groups import read_groups
+    from ..errors import ParameterError
+
+    if args.per_query or args.format == "trec":
+        given = "-q" if args.per_query else "-f trec"
+        raise ParameterError("--topic-groups", "the table of means (not with -q or -f trec)", given)
+    if args.aggregate == "micro" or args.skip_no_relevant:
+        flag = "--aggregate micro" if args.aggregate == "micro" else "--skip-no-relevant"
+        raise ParameterError("--topic-groups", "macro means over all topics", flag)
+    return read_groups(args.topic_groups)
+
+
+def _finish(results, qrels, args, digits: int, topic_groups=None) -> int:
     """Notes on missing topics, then the rendered results (stdout or ``-o``);
     ``qrels``: the qrels, or their number of topics."""
     from ..core.results import missing_topics
@@ -124,6 +142,24 @@ def _finish(results, qrels, args, digits: int) -> int:
                 "topic(s); they are left out of its means (use --complete to count them as 0)",
                 file=sys.stderr,
             )
-    text = render(results, args.format, per_query=args.per_query, digits=digits)
+    record = None
+    if args.format == "json":  # what the numbers were computed from (files hashed)
+        from ..provenance import of_arguments
+
+        record = of_arguments(args, [args.qrels, *args.runs])
+    groups = None
+    if topic_groups is not None:
+        from ..core.groups import by_group
+
+        topic_groups.check_topics({q for r in results.runs for q in r.query_ids})
+        groups = by_group(results, topic_groups)
+    text = render(
+        results,
+        args.format,
+        per_query=args.per_query,
+        digits=digits,
+        provenance=record,
+        groups=groups,
+    )
     deliver(text, args.output)
     return 0

@@ -30,6 +30,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
         "drop-in replacement for trec_eval 10.0 (same flags and output)",
     ),
     "measures": ("measures_cmd", "list the measures, or show one with its formula and source"),
+    "runs": ("runs_cmd", "describe runs: topics, depth, ties, score range, ir_metadata"),
     "compare": ("compare_cmd", "compare runs: significance tests, effect sizes, tables"),
     "correlate": (
         "correlate_cmd",
@@ -124,9 +125,13 @@ def _top_level(argv: list[str]) -> int:
         prog="cranfield",
         description="Evaluate retrieval, ranking and classification systems.",
     )
-    from .. import __version__
+    from .. import _engine
 
-    parser.add_argument("--version", action="version", version=f"cranfield {__version__}")
+    parser.add_argument(
+        "--version",
+        action="version",
+        version=f"cranfield {_engine.__version__} (engine: {_engine.BUILD})",
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, (_, help_text) in available.items():
         sub.add_parser(name, help=help_text, add_help=False)
@@ -147,7 +152,22 @@ def main(argv: list[str] | None = None) -> int:
     args = quick(argv[1:]) if quick is not None else None
     if args is None:
         args = _parsed(name, argv[1:])
-    return _guard(lambda: _check_output(args) or _run(module, args), name)
+    return _guard(
+        lambda: _check_output(args) or _prepare(args, name, argv) or _run(module, args), name
+    )
+
+
+def _prepare(args, name: str, argv: list[str]) -> None:
+    """After the outputs are checked: the command line as given (provenance records it),
+    and a collection id given as QRELS resolved to its qrels and conventions
+    (cli/_collections.py)."""
+    from ._collections import maybe_id
+
+    args._command = ["cranfield", *argv]
+    if maybe_id(getattr(args, "qrels", None)):
+        from ._collections import apply
+
+        apply(args, name)
 
 
 def _run(module, args) -> int:

@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
-from ._args import add_figure_inputs, eval_options, parse_ints, resolve_baseline
+from ._args import (
+    add_figure_inputs,
+    eval_options,
+    parse_ints,
+    rel_level_value,
+    resolve_baselines,
+)
 
 KINDS = ("pr", "avg", "delta", "dist", "depth", "coverage")
 
@@ -45,11 +51,15 @@ def run(args) -> int:
     opts = eval_options(args)
     if args.kind == "pr":
         fig, _ = plots.pr_plot(
-            qrels, runs, query=args.query, rel_level=args.rel_level, convention=args.convention
+            qrels,
+            runs,
+            query=args.query,
+            rel_level=rel_level_value(args),
+            convention=args.convention,
         )
     elif args.kind == "avg":
         fig, _ = plots.averages_plot(
-            qrels, runs, rel_level=args.rel_level, convention=args.convention
+            qrels, runs, rel_level=rel_level_value(args), convention=args.convention
         )
     elif args.kind == "depth":
         measures = [m for m in args.depth_measures.split(",") if m]
@@ -68,7 +78,9 @@ def run(args) -> int:
         if args.kind == "delta":
             if len(scores) < 2:
                 raise ParameterError("runs", "at least two runs for plot delta", args.runs)
-            baseline = resolve_baseline(args.baseline, [r.name for r in runs], args.runs)
+            (baseline,) = resolve_baselines(
+                args.baseline, [r.name for r in runs], args.runs, most=1
+            ) or (None,)
             fig, _ = plots.delta_plot(scores, baseline, measure=name)
         else:
             fig, _ = plots.distribution_plot(scores, measure=name)

@@ -21,6 +21,7 @@ from ._args import (
     add_rel_level,
     add_seed,
     engine_value,
+    rel_level_value,
     seed_value,
 )
 from ._output import check_outputs
@@ -254,7 +255,7 @@ def run_stats(argv: list[str]) -> int:
         _read_runs(args.runs),
         args.depth,
         judged_at=args.judged_at or DEFAULT_JUDGED_AT,
-        rel_level=args.rel_level,
+        rel_level=rel_level_value(args),
         overlap=args.overlap,
     )
     emit(render(stats, args.format).encode("utf-8"), args.output)
@@ -313,7 +314,7 @@ def run_reuse(argv: list[str]) -> int:
             stratified=args.stratified,
             seed=seed,
             condensed=args.condensed,
-            rel_level=args.rel_level,
+            rel_level=rel_level_value(args),
         )
         emit(render(result, args.format).encode("utf-8"), args.output)
         return 0
@@ -332,7 +333,7 @@ def run_reuse(argv: list[str]) -> int:
             measures,
             groups=groups,
             condensed=args.condensed,
-            rel_level=args.rel_level,
+            rel_level=rel_level_value(args),
             on_group=bar.step,
         )
     emit(render(result, args.format).encode("utf-8"), args.output)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import shlex
 
-from ._args import add_figure_inputs, add_tests, eval_options, parse_ints
+from ._args import add_figure_inputs, add_tests, eval_options, parse_ints, rel_level_value
 
 MAX_DEPTH = 1000  # largest --max-depth: the depth figure evaluates 2 measures per k
 
@@ -48,10 +48,11 @@ def command_line(args, measures) -> str:
     """The canonical command that reproduces the report (every option spelled out)."""
     argv = ["cranfield", "report", args.qrels, *args.runs]
     argv += ["-m", *measures]
-    for flag, value in (("--baseline", args.baseline), ("--query", args.query)):
-        if value is not None:
-            argv += [flag, value]
-    argv += ["-l", str(args.rel_level), "--convention", args.convention]
+    for value in args.baseline or ():
+        argv += ["--baseline", value]
+    if args.query is not None:
+        argv += ["--query", args.query]
+    argv += ["-l", str(rel_level_value(args)), "--convention", args.convention]
     argv += ["--complete"] * args.complete + ["--judged-only"] * args.judged_only
     argv += ["--test", ",".join(args.tests or ["t"])]
     argv += ["--depths", args.depths, "--max-depth", str(args.max_depth)]
@@ -63,8 +64,9 @@ def run(args) -> int:
     from ..core.evaluation import read_runs
     from ..core.qrels import Qrels
     from ..errors import ParameterError
+    from ..provenance import of_arguments
     from ..report.html import DEFAULT_MEASURES, build_report
-    from ._args import resolve_baseline
+    from ._args import resolve_baselines
     from ._output import deliver
 
     if not 1 <= args.max_depth <= MAX_DEPTH:  # each k is two more measures to evaluate
@@ -73,16 +75,17 @@ def run(args) -> int:
     qrels = Qrels.read(args.qrels)
     runs = read_runs(args.runs, duplicates=args.duplicates)
     # a run name or one of the run files, as in compare: checked before the report's work
-    baseline = resolve_baseline(args.baseline, [r.name for r in runs], args.runs)
+    baselines = resolve_baselines(args.baseline, [r.name for r in runs], args.runs)
     text = build_report(
         qrels,
         runs,
         measures,
-        baseline=baseline,
+        baseline=baselines or None,
         query=args.query,
         depths=parse_ints(args.depths, "--depths"),
         max_depth=args.max_depth,
         command=command_line(args, measures),
+        provenance=of_arguments(args, [args.qrels, *args.runs]),
         title=args.title,
         image_format=args.images,
         tests=tuple(args.tests or ["t"]),

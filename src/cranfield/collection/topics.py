@@ -39,12 +39,14 @@ def detect(path: str | os.PathLike, source: str | None = None) -> str:
 
 
 def read_topics(path: str | os.PathLike, format: str | None = None) -> list[Topic]:
-    """Read a topic file: TREC ``<top>`` blocks, JSON Lines or CSV.
+    """Read a topic file: TREC ``<top>`` blocks, JSON Lines or CSV; or a collection's
+    topics by its ir_datasets id (``irds:ID``, docs/collections.md).
 
     Parameters
     ----------
     path
-        The file (gzip-compressed files are recognised by their content).
+        The file (gzip-compressed files are recognised by their content), or
+        ``irds:ID``.
     format
         ``"trec"``, ``"jsonl"`` or ``"csv"``; by default recognised from the content.
 
@@ -59,9 +61,33 @@ def read_topics(path: str | os.PathLike, format: str | None = None) -> list[Topi
         With the file and line of the first problem (a duplicate id, a topic without
         number or title, bad JSON or CSV, binary data, an unknown format).
     """
+    from ..core.io.collections import collection_id
+
+    named = collection_id(path)
+    if named is not None:
+        return _collection_topics(named)
     source = str(path)
     if format is None:
         format = detect(path, source)
     elif format not in READERS:
         raise ParameterError("format", "one of " + ", ".join(READERS), format)
     return READERS[format](path, source)
+
+
+def _collection_topics(named: str) -> list[Topic]:
+    """The topics of an ir_datasets collection (a query's text is its title)."""
+    from ..core.io.collections import Collection
+
+    collection = Collection.load(named)
+    rows = collection.topics_table().to_pylist()
+    if not rows:
+        raise InputError("the collection has no topics", source=collection.source)
+    return [
+        Topic(
+            str(r["query_id"]),
+            r.get("title") or "",
+            r.get("description") or "",
+            r.get("narrative") or "",
+        )
+        for r in rows
+    ]

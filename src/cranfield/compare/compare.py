@@ -89,7 +89,11 @@ class Comparison:
         Names in input order.
     queries
         ``{measure: query ids}`` the comparison used (sorted as strings).
-    baseline, tests, correction, alpha, confidence, ci
+    baselines
+        The baselines, in the order given (empty: all pairs were compared).
+    baseline
+        The first baseline (``None``: all pairs).
+    tests, correction, alpha, confidence, ci
         The settings used.
     """
 
@@ -98,13 +102,17 @@ class Comparison:
     runs: tuple[str, ...]
     measures: tuple[str, ...]
     queries: dict[str, tuple[str, ...]]
-    baseline: str | None
+    baselines: tuple[str, ...]
     tests: tuple[str, ...]
     correction: str
     alpha: float
     confidence: float
     ci: str
     settings: dict = field(default_factory=dict)
+
+    @property
+    def baseline(self) -> str | None:
+        return self.baselines[0] if self.baselines else None
 
     def to_rows(self) -> list[dict]:
         """One flat dict per row; p-values become ``p_<test>`` and ``p_<test>_adj``."""
@@ -154,17 +162,23 @@ class Comparison:
                 out.append(r.run)
         return [x for x in self.runs if x in out]
 
-    def render(self, fmt: str = "text", table: str | None = None) -> str:
+    def render(
+        self, fmt: str = "text", table: str | None = None, provenance: dict | None = None
+    ) -> str:
         """Render as ``text``, ``markdown``, ``latex``, ``html``, ``csv`` or ``json``.
 
         See :func:`cranfield.compare.tables.render`.
         """
         from .tables import render
 
-        return render(self, fmt, table)
+        return render(self, fmt, table, provenance)
 
     def __str__(self) -> str:
         return self.render("text")
+
+    def _repr_html_(self) -> str:
+        """The paper's summary table as HTML (Jupyter shows it for a bare comparison)."""
+        return self.render("html", "summary")
 
 
 def _canonical_tests(tests) -> tuple[str, ...]:
@@ -283,6 +297,31 @@ def align_scores(
     return out
 
 
+def _baselines(baseline, run_names: tuple[str, ...]) -> tuple[str, ...]:
+    """The baselines as a tuple of run names, each a run and given once."""
+    given = (baseline,) if isinstance(baseline, str) else tuple(baseline or ())
+    for name in given:
+        if name not in run_names:
+            raise ParameterError("baseline", "one of the runs " + ", ".join(run_names), name)
+    if len(set(given)) != len(given):
+        raise ParameterError("baseline", "each run once", list(given))
+    return given
+
+
+def _pairs(baselines: tuple[str, ...], run_names: tuple[str, ...]) -> list[tuple[int, int]]:
+    """``(run, reference)`` row indices of the compared pairs: every run against each
+    baseline, a pair of two baselines once; without baselines, all pairs."""
+    n = len(run_names)
+    if not baselines:
+        return [(j, i) for i in range(n) for j in range(i + 1, n)]
+    pairs: list[tuple[int, int]] = []
+    done: list[int] = []
+    for b in (run_names.index(name) for name in baselines):
+        pairs += [(j, b) for j in range(n) if j != b and j not in done]
+        done.append(b)
+    return pairs
+
+
 def pair_statistics(x, y, tests, alternative, n_permutations, seed, confidence, ci):
     """``({test: p-value}, (low, high))`` of one pair: the pairwise tests (``scope``
     ``"pair"``, not tukey) and the interval of the mean difference; a pure function of
@@ -297,7 +336,7 @@ def pair_statistics(x, y, tests, alternative, n_permutations, seed, confidence, 
 
 def compare(
     scores: Mapping,
-    baseline: str | None = None,
+    baseline: str | Sequence[str] | None = None,
     tests: Sequence[str] | str = ("t",),
     correction: str = "holm",
     alpha: float = 0.05,
@@ -322,8 +361,10 @@ def compare(
         ``runs`` and optionally ``queries`` name the rows and columns); see
         :func:`align_scores`.
     baseline
-        Compare every other run with this one; ``None`` compares all pairs (the earlier
-        run in input order is the reference of each pair).
+        A run name, or several: every other run is compared with each baseline (a pair of
+        two baselines once, the earlier baseline as its reference); ``None`` compares all
+        pairs (the earlier run in input order is the reference of each pair). The
+        correction runs over all compared pairs of a measure, whatever their baseline.
     tests
         Any of ``t`` (paired t-test), ``wilcoxon``, ``sign``, ``randomization``
         (Fisher's randomisation test), ``bootstrap``, ``tukey`` (Tukey HSD over all runs of
@@ -367,14 +408,8 @@ def compare(
     st._check_seed(seed)
     aligned = align_scores(scores, runs, queries, complete)
     run_names = next(iter(aligned.values()))[0]
-    if baseline is not None and baseline not in run_names:
-        raise ParameterError("baseline", "one of the runs " + ", ".join(run_names), baseline)
-
-    if baseline is None:
-        pairs = [(j, i) for i in range(len(run_names)) for j in range(i + 1, len(run_names))]
-    else:
-        b = run_names.index(baseline)
-        pairs = [(j, b) for j in range(len(run_names)) if j != b]
+    baselines = _baselines(baseline, run_names)
+    pairs = _pairs(baselines, run_names)
 
     pair_tests = tuple(t for t in tests if st.STAT_TESTS[t].scope == "pair")
     jobs = [(m[i], m[j]) for _, _, m in aligned.values() for i, j in pairs]
@@ -429,7 +464,7 @@ def compare(
         runs=run_names,
         measures=tuple(aligned),
         queries={me: q for me, (_, q, _) in aligned.items()},
-        baseline=baseline,
+        baselines=baselines,
         tests=tests,
         correction=correction,
         alpha=float(alpha),

@@ -242,7 +242,7 @@ def _html(cmp, table: str) -> str:
     return "\n".join(out)
 
 
-def render(cmp, fmt: str = "text", table: str | None = None) -> str:
+def render(cmp, fmt: str = "text", table: str | None = None, provenance: dict | None = None) -> str:
     """Render a comparison.
 
     Parameters
@@ -256,6 +256,8 @@ def render(cmp, fmt: str = "text", table: str | None = None) -> str:
         Undefined values are :data:`cranfield.output.UNDEFINED` (``nan``) in text
         formats and CSV, ``null`` in JSON (as are infinite ones); a p-value that
         underflowed is :data:`UNDERFLOW` in the text formats.
+    provenance
+        Added to JSON output under ``provenance`` (:mod:`cranfield.provenance`).
     """
     if fmt not in FORMATS:
         raise ParameterError("format", "one of " + ", ".join(FORMATS), fmt)
@@ -271,6 +273,7 @@ def render(cmp, fmt: str = "text", table: str | None = None) -> str:
         doc = {
             "settings": {
                 "baseline": cmp.baseline,
+                "baselines": list(cmp.baselines),
                 "tests": list(cmp.tests),
                 "correction": cmp.correction,
                 "alpha": cmp.alpha,
@@ -281,6 +284,8 @@ def render(cmp, fmt: str = "text", table: str | None = None) -> str:
             "means": cmp.means,
             "rows": cmp.to_rows(),
         }
+        if provenance is not None:
+            doc["provenance"] = provenance
         return dumps_json(doc)
     if fmt == "latex":
         return _latex(cmp, table)

@@ -25,9 +25,41 @@ def frame_kind(obj) -> str | None:
     return module if module in ("pandas", "polars") and hasattr(obj, "columns") else None
 
 
+def is_ranx(obj) -> bool:
+    """A ranx ``Qrels`` or ``Run`` (without importing ranx)."""
+    return type(obj).__module__.split(".")[0] == "ranx" and hasattr(obj, "to_dict")
+
+
+def is_records(obj) -> bool:
+    """A list or tuple of records with ``query_id`` and ``doc_id`` fields: ir_measures'
+    ``Qrel`` / ``ScoredDoc`` namedtuples, or any namedtuple of that shape."""
+    if not isinstance(obj, (list, tuple)) or not obj or hasattr(obj, "_fields"):
+        return False
+    fields = getattr(obj[0], "_fields", ())
+    return "query_id" in fields and "doc_id" in fields
+
+
 def is_in_memory(obj) -> bool:
-    """A dict, an Arrow table or a pandas/polars DataFrame (what the constructors take)."""
-    return isinstance(obj, (Mapping, pa.Table)) or frame_kind(obj) is not None
+    """A dict, an Arrow table, a pandas/polars DataFrame, a ranx object or a list of
+    records (what the constructors take)."""
+    return (
+        isinstance(obj, (Mapping, pa.Table))
+        or frame_kind(obj) is not None
+        or is_ranx(obj)
+        or is_records(obj)
+    )
+
+
+def records_table(rows, value: str) -> pa.Table:
+    """Records (:func:`is_records`) as an Arrow table of query id, doc id and ``value``
+    (``relevance`` or ``score``); a record without that field is refused."""
+    from ..errors import InputError
+
+    if value not in rows[0]._fields:
+        have = ", ".join(rows[0]._fields)
+        raise InputError(f"records need a {value!r} field, these have {have}", "<records>")
+    columns = zip(*((r.query_id, r.doc_id, getattr(r, value)) for r in rows), strict=True)
+    return pa.table(dict(zip(("query_id", "doc_id", value), map(list, columns), strict=True)))
 
 
 def arrow_of(obj) -> pa.Table:
@@ -43,6 +75,8 @@ def arrow_of(obj) -> pa.Table:
 class Columnar:
     _value: ClassVar[str]
     _layout: ClassVar[trec.Layout]
+    #: the keyword arguments of the constructors beyond the table's (a run's ``name``)
+    _extra_names: ClassVar[tuple[str, ...]] = ()
 
     table: pa.Table
     source: str | None
@@ -171,9 +205,18 @@ class Columnar:
 
     @classmethod
     def _from_object(cls, obj, *, duplicates: str = "error", **kw):
-        """From a dict, an Arrow table or a pandas/polars DataFrame; None for anything else."""
+        """From a dict, an Arrow table, a pandas/polars DataFrame, a ranx ``Qrels`` /
+        ``Run`` or a list of records (ir_measures' namedtuples); None for anything else."""
         if isinstance(obj, Mapping):
             return cls.from_dict(obj, duplicates=duplicates, **kw)
+        if is_ranx(obj):
+            kw.setdefault("source", f"<ranx {type(obj).__name__}>")
+            if "name" in cls._extra_names and getattr(obj, "name", None):
+                kw.setdefault("name", obj.name)
+            return cls.from_dict(obj.to_dict(), duplicates=duplicates, **kw)
+        if is_records(obj):
+            kw.setdefault("source", "<records>")
+            return cls.from_arrow(records_table(obj, cls._value), duplicates=duplicates, **kw)
         if isinstance(obj, pa.Table):
             return cls.from_arrow(obj, duplicates=duplicates, **kw)
         kind = frame_kind(obj)
@@ -203,12 +246,15 @@ class Columnar:
             return obj
         if isinstance(obj, (str, os.PathLike)):
             return cls.read(obj)
+        if hasattr(obj, "__next__"):  # an iterator of records (ir_measures' qrels_iter())
+            obj = list(obj)
         made = cls._from_object(obj)
         if made is not None:
             return made
         raise InputError(
             f"cannot make {cls.__name__} from {type(obj).__name__}: expected {cls.__name__}, "
-            "a path, a dict, a pandas or polars DataFrame or a pyarrow.Table"
+            "a path, a dict {qid: {docid: value}} (pytrec_eval's shape), a pandas or polars "
+            "DataFrame, a pyarrow.Table, a ranx Qrels/Run or a list of ir_measures records"
         )
 
     # -- export -----------------------------------------------------------------------------

@@ -57,8 +57,11 @@ def as_runs(runs, duplicates: str = "error") -> list:
     A table (pandas or polars DataFrame, Arrow table) with a run-name column (``run``,
     ``tag``, ... see :data:`cranfield.core.run.RUN_NAME_COLUMNS`) holds one run per name
     (:meth:`Run.split`); without one it is a single run.
+
+    A ranx ``Run`` is one run (named by its ``name``); a list (or an iterator) of
+    ir_measures ``ScoredDoc`` records is one run.
     """
-    from .columnar import frame_kind
+    from .columnar import frame_kind, is_ranx, is_records
     from .run import Run
 
     def is_table(obj) -> bool:
@@ -71,7 +74,15 @@ def as_runs(runs, duplicates: str = "error") -> list:
             return Run.read(obj, duplicates=duplicates)
         return Run.coerce(obj)
 
-    if isinstance(runs, (Run, str, Path)) or is_table(runs) or _one_run_dict(runs):
+    if hasattr(runs, "__next__"):  # an iterator (of runs or of records): read it once
+        runs = list(runs)
+    if (
+        isinstance(runs, (Run, str, Path))
+        or is_table(runs)
+        or _one_run_dict(runs)
+        or is_ranx(runs)
+        or is_records(runs)
+    ):
         runs = [runs]
     if isinstance(runs, Mapping):
         out = []
@@ -261,9 +272,13 @@ def _run_items(runs, opts: JudgeOptions) -> list:
     """The runs of :func:`evaluate`: :class:`Run` objects (:func:`as_runs`), except that
     a run given by its path (alone or in a list) stays a path, for
     :func:`_judged`."""
+    from .columnar import is_records
+
     if isinstance(runs, (str, Path)):
         return [runs]
-    if isinstance(runs, (list, tuple)) and runs:
+    if hasattr(runs, "__next__"):  # an iterator (of runs or of records): read it once
+        runs = list(runs)
+    if isinstance(runs, (list, tuple)) and runs and not is_records(runs):
         items = []
         for r in runs:
             items.extend([r] if isinstance(r, (str, Path)) else as_runs([r], opts.duplicates))

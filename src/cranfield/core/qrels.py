@@ -54,7 +54,8 @@ class Qrels(Columnar):
         CSV or TSV (chosen from the extension unless ``format`` is given); or take them
         from a dict ``{qid: {docid: grade}}``, a pandas or polars DataFrame or an Arrow
         table (as :meth:`from_dict`, :meth:`from_pandas`, :meth:`from_polars`,
-        :meth:`from_arrow`).
+        :meth:`from_arrow`); or a test collection's by its ir_datasets id, ``irds:ID``
+        (or a bare ``ID`` no file has; the ``ir_datasets`` extra, docs/collections.md).
 
         TREC lines are ``qid iter docno rel`` with exactly four fields; ``rel`` is read as
         an integer, a decimal being truncated toward zero (``2.7`` -> 2) as trec_eval's
@@ -71,11 +72,36 @@ class Qrels(Columnar):
         constructors (:meth:`from_dict`, :meth:`from_pandas`, :meth:`from_polars`,
         :meth:`from_arrow`, ``Qrels(table)``) take the same keyword.
         """
+        if isinstance(path_or_file, Qrels):  # e.g. a collection's, resolved by the CLI
+            return path_or_file
         made = cls._read_object(path_or_file, format, duplicates, fractional=fractional)
         if made is not None:
             return made
+        from .io.collections import collection_id
+
+        named = collection_id(path_or_file)
+        if named is not None:
+            return cls._of_collection(named, duplicates, encoding, fractional)
         table, source, _ = cls.read_table(path_or_file, format, duplicates, encoding, fractional)
         return cls.of_table(table, source)
+
+    @classmethod
+    def _of_collection(cls, named: str, duplicates: str, encoding: str, fractional: bool):
+        """The qrels of the ir_datasets collection ``named``: its TREC file through the
+        engine's reader when it has one, else ir_datasets' own reader."""
+        from .io.collections import Collection
+
+        collection = Collection.load(named)
+        path = collection.qrels_file()
+        if path is None:  # checked and normalised as any table
+            return cls(
+                collection.qrels_table(),
+                collection.source,
+                duplicates=duplicates,
+                fractional=fractional,
+            )
+        table, _, _ = cls.read_table(path, "trec", duplicates, encoding, fractional)
+        return cls.of_table(table, collection.source)
 
     def to_trec(self, path_or_file: str | os.PathLike) -> None:
         """Write ``qid 0 docno rel`` lines in table order (``-`` writes to stdout)."""

@@ -255,6 +255,26 @@ class Results(Record):
         pl = require("polars", "polars")
         return pl.from_pandas(self.to_pandas(per_query).reset_index())
 
+    def _repr_html_(self) -> str:
+        """The aggregates as an HTML table (Jupyter shows it for a bare ``results``)."""
+        import html
+
+        from ..output import number_cell
+
+        head = "".join(f"<th>{html.escape(str(m))}</th>" for m in self.measures)
+        rows = [
+            f"<tr><th>{html.escape(r.name)}</th>"
+            + "".join(
+                f"<td>{html.escape(number_cell(_py(r.aggregates[m])))}</td>" for m in self.measures
+            )
+            + "</tr>"
+            for r in self.runs
+        ]
+        return (
+            f"<table><thead><tr><th>run</th>{head}</tr></thead>"
+            f"<tbody>{''.join(rows)}</tbody></table>"
+        )
+
 
 def _py(v):
     """A NumPy scalar as the Python number it holds (Python values unchanged)."""

@@ -71,6 +71,7 @@ class Run(Columnar):
 
     _value = "score"
     _layout = trec.RUN
+    _extra_names = ("name",)
     name: str
 
     def __init__(

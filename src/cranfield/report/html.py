@@ -177,11 +177,13 @@ def _aligned(scores: dict) -> tuple[dict, list]:
     return aligned, dropped
 
 
-def comparison_html(scores: dict, baseline: str | None, tests: Sequence[str] = ("t",)) -> str:
+def comparison_html(
+    scores: dict, baseline: str | Sequence[str] | None, tests: Sequence[str] = ("t",)
+) -> str:
     """The significance comparison of :func:`cranfield.compare.compare`, as HTML.
 
-    Paired tests of every run against the baseline on the per-query values of every
-    measure, with Holm's correction: the summary table (means, best in bold, letters of
+    Paired tests of every run against the baseline (or each of several baselines) on the
+    per-query values of every measure, with Holm's correction over all compared pairs: the summary table (means, best in bold, letters of
     the runs each is significantly better than) and the detail table (differences,
     intervals, p-values). Runs are compared on the queries all of them have; the
     queries left out are named in a note.
@@ -362,12 +364,13 @@ def build_report(
     runs,
     measures=DEFAULT_MEASURES,
     *,
-    baseline: str | None = None,
+    baseline: str | Sequence[str] | None = None,
     query: str | None = None,
     depths: Sequence[int] = _data.DEFAULT_DEPTHS,
     max_depth: int = 20,
     depth_measures: Sequence[str] = ("P", "nDCG"),
     command: str | None = None,
+    provenance: dict | None = None,
     title: str = "cranfield evaluation report",
     image_format: str = "svg",
     tests: Sequence[str] = ("t",),
@@ -383,7 +386,9 @@ def build_report(
         As in :func:`cranfield.evaluate`.
     baseline
         Run the others are compared with (differences, significance tests); the
-        first run by default.
+        first run by default. Several runs: the comparison section tests every run
+        against each of them; the first is the baseline of the per-topic views and of
+        the leaderboard's marks.
     query
         Also draw the precision-recall curves of this query (in the detail view).
     depths
@@ -392,6 +397,9 @@ def build_report(
         The measure-vs-depth figures of the detail view: ``M@k`` for ``k = 1..max_depth``.
     command
         The command line to print as provenance.
+    provenance
+        The inputs' record (:func:`cranfield.provenance.provenance`): each file's size and
+        SHA-256, and the collection id, in the provenance section.
     image_format
         Accepted for compatibility: the figures are always inline SVG.
     tests
@@ -418,10 +426,13 @@ def build_report(
     run_list = _data._inputs(qrels, runs)[1]
     results = evaluate(qrels, run_list, measures, **options)
     names = results.run_names
-    if baseline is None:
-        baseline = names[0]
-    elif baseline not in names:
-        raise ParameterError("baseline", "one of the runs " + ", ".join(names), baseline)
+    baselines = (baseline,) if isinstance(baseline, str) else tuple(baseline or names[:1])
+    for name in baselines:
+        if name not in names:
+            raise ParameterError("baseline", "one of the runs " + ", ".join(names), name)
+    if len(set(baselines)) != len(baselines):
+        raise ParameterError("baseline", "each run once", list(baselines))
+    baseline = baselines[0]
     if query is not None and str(query) not in set(qrels.query_ids()):
         raise ParameterError("query", "a query id of the qrels", query)
     table = results.per_query_table()
@@ -659,9 +670,13 @@ def build_report(
         )
         bar.step("comparison")
 
-        parts.append('<section id="significance"><h2>Comparison with the baseline</h2>')
+        parts.append(
+            '<section id="significance"><h2>Comparison with the baseline'
+            + ("s" if len(baselines) > 1 else "")
+            + "</h2>"
+        )
         parts.append('<div id="comparison">')
-        parts.append(comparison_html(numeric_table, baseline, tests))
+        parts.append(comparison_html(numeric_table, baselines, tests))
         parts.append("</div></section>")
 
         parts.append('<section id="provenance"><h2>Provenance</h2>')
@@ -673,6 +688,17 @@ def build_report(
             + ", ".join(f"{_e(k)}={_e(v)}" for k, v in opts.items())
             + "</p>"
         )
+        if provenance is not None:
+            if provenance.get("collection"):
+                parts.append(
+                    f'<p class="note" id="collection">Collection: '
+                    f"<b>{_e(provenance['collection'])}</b> (ir_datasets id)</p>"
+                )
+            rows = [
+                [f.get("path", f.get("source", "")), str(f.get("bytes", "")), f.get("sha256", "")]
+                for f in provenance["inputs"]
+            ]
+            parts.append(_table("input-files", ["input", "bytes", "SHA-256"], rows))
         parts.append(_table("versions", ["package", "version"], sorted(versions().items())))
         parts.append("</section>")
         bar.step("done")
