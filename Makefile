@@ -26,8 +26,12 @@ $(BIN)/cranfield: | $(BIN)/pip
 	$(BIN)/pip install -q -e .
 
 # the test dependencies (the `test` extra), installed again when pyproject.toml changes
+# (Microsoft Recommenders' evaluation functions, the oracle of tests/rec, without its
+# dependencies: they would bring Jupyter, transformers and more; the functions need only
+# pandas, NumPy and scikit-learn, which the test extra has)
 $(VENV)/test-extra: pyproject.toml | $(BIN)/pip
 	$(BIN)/pip install -q -e '.[test]'
+	$(BIN)/pip install -q --no-deps 'recommenders==1.2.1'
 	touch $@
 
 # rebuilt when a Rust source is newer than the built module

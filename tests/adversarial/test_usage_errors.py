@@ -56,6 +56,9 @@ CASES: dict[str, dict[str, list[str]]] = {
     "campaign export": {"missing": ["db"], "choice": ["db", "c", "--what", "bogus"]},
     "serve": {"type": ["--port", "x"]},
     "runs": {"missing": [], "choice": ["bogus"]},
+    "rec": {"missing": [], "choice": ["bogus"]},
+    "rec eval": {"missing": ["i"], "choice": ["i", "r", "--split", "bogus"]},
+    "rec split": {"missing": ["i"], "choice": ["i", "--split", "bogus"]},
     "runs describe": {"missing": [], "choice": ["r", "-f", "bogus"]},
 }
 for _cases in CASES.values():

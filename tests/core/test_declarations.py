@@ -36,6 +36,8 @@ REGISTRY_MODULES = (
     "cranfield.compare.stats",
     "cranfield.ltr.rankers",
     "cranfield.pooling.strategies",
+    "cranfield.rec.measures",
+    "cranfield.rec.splits",
 )
 # Declaration classes of the registries still to move onto Declaration (issue 31; see
 # docs/architecture.md). Every registry has moved: the list may only stay empty.

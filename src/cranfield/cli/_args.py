@@ -49,6 +49,8 @@ class Parser(argparse.ArgumentParser):
     def __init__(self, *args, usage_status: int = 2, **kwargs) -> None:
         self.arguments: list[argparse.Action] = []
         self.measure_action: argparse.Action | None = None
+        # why a word after -m is not a measure name, None if it is one (add_measures)
+        self.measure_problem = None
         self.usage_status = usage_status
         self._declaring = False
         super().__init__(*args, **kwargs)
@@ -388,12 +390,15 @@ class _MeasureAction(argparse.Action):
         setattr(namespace, self.dest, current + split_measures(values))
 
 
-def add_measures(parser: Parser, help_text: str, dest: str = "measures") -> None:
+def add_measures(parser: Parser, help_text: str, dest: str = "measures", problem=None) -> None:
     """``-m/--measure MEASURE``: repeatable, comma lists, or names after one ``-m``.
 
     See the module docstring for the rules; the names after one ``-m`` are expanded by
     :func:`expand_measure_lists` when ``cli/main.py`` parses the command line.
+    ``problem(word)``: why a word is not one of the command's measure names (None if it
+    is); by default the measure language's.
     """
+    parser.measure_problem = problem
     parser.measure_action = parser.add_argument(
         "-m",
         "--measure",
@@ -427,6 +432,16 @@ def _measure_problem(word: str) -> str | None:
     return None
 
 
+def _chosen_subparser(parser: Parser, args: list[str]) -> Parser | None:
+    """The parser of the action ``args[0]`` names, when ``parser`` has actions."""
+    for action in parser._actions:  # add_subparsers does not go through add_argument
+        choices = getattr(action, "choices", None)
+        if isinstance(action, argparse._SubParsersAction) and args and args[0] in choices:
+            chosen = choices[args[0]]
+            return chosen if isinstance(chosen, Parser) else None
+    return None
+
+
 def _positional_choices(parser: Parser) -> set[str]:
     return {
         str(choice)
@@ -443,7 +458,11 @@ def expand_measure_lists(parser: Parser, args: list[str]) -> list[str]:
     both a measure and a file, or neither, is a usage error (:meth:`Parser.error`).
     """
     if parser.measure_action is None:
-        return list(args)
+        chosen = _chosen_subparser(parser, args)  # cranfield rec eval ... -m A B
+        if chosen is None:
+            return list(args)
+        return [args[0], *expand_measure_lists(chosen, args[1:])]
+    problem_of = parser.measure_problem or _measure_problem
     takes_files = any(not a.option_strings for a in parser.arguments)
     out: list[str] = []
     i = 0
@@ -463,7 +482,7 @@ def expand_measure_lists(parser: Parser, args: list[str]) -> list[str]:
             if takes_files:
                 if word in _positional_choices(parser):
                     break
-                problem, exists = _measure_problem(word), os.path.exists(word)
+                problem, exists = problem_of(word), os.path.exists(word)
                 if problem is None and exists:
                     parser.error(
                         f"{word!r} after -m is both a measure name and an existing file: "

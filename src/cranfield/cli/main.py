@@ -57,6 +57,10 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
         "serve_cmd",
         "the campaign service: run submission, blind judging, qrels and results in a browser",
     ),
+    "rec": (
+        "rec_cmd",
+        "recommender evaluation: accuracy, coverage, novelty, popularity bias; splits",
+    ),
     "interleave": (
         "interleave_cmd",
         "simulate interleaving of two runs (or multileaving) against offline nDCG",

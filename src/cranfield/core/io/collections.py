@@ -289,21 +289,16 @@ def conventions_markdown() -> str:
     return "\n".join(lines) + "\n"
 
 
-BEGIN, END = "<!-- conventions table: generated -->", "<!-- end of the generated table -->"
-
-
 def with_table(page: str) -> str:
     """``page`` (docs/collections.md) with its generated table replaced by today's."""
-    head, _, rest = page.partition(BEGIN)
-    _, _, tail = rest.partition(END)
-    return f"{head}{BEGIN}\n{conventions_markdown()}{END}{tail}"
+    from ..._generated import with_section
+
+    return with_section(page, "conventions table", conventions_markdown())
 
 
 if __name__ == "__main__":  # python -m cranfield.core.io.collections docs/collections.md
     import sys
 
-    from .atomic import write_text
+    from ..._generated import rewrite
 
-    target = sys.argv[1]
-    with open(target, encoding="utf-8") as fh:
-        write_text(target, with_table(fh.read()))
+    rewrite(sys.argv[1], "conventions table", conventions_markdown())

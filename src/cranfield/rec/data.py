@@ -1,0 +1,156 @@
+"""Interaction logs and recommendation lists, read through the one table reader.
+
+An interaction log is a table of ``user``, ``item`` and optionally ``rating`` (or
+``weight``) and ``timestamp`` columns (the usual spellings accepted: ``user_id``,
+``userId``, ``item_id``, ``itemId``, ``movieId``, ``time``, ``ts``...). A recommendation
+list is a table of ``user``, ``item`` and ``score`` (higher first) or ``rank`` (1 first);
+it becomes a :class:`~cranfield.core.run.Run` -- a user is a query, an item a document
+-- so every measure of the measure language applies.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from ..errors import InputError
+
+USER = ("user", "user_id", "userid", "uid", "customer_id")
+ITEM = ("item", "item_id", "itemid", "movieid", "product_id", "iid")
+RATING = ("rating", "weight", "value", "relevance")
+TIMESTAMP = ("timestamp", "time", "ts", "datetime", "date")
+SCORE = ("score", "prediction", "pred")
+RANK = ("rank", "position")
+
+
+def _find(columns: dict[str, str], names) -> str | None:
+    return next((columns[n] for n in names if n in columns), None)
+
+
+@dataclass(frozen=True)
+class Interactions:
+    """A user-item interaction log: ``users`` and ``items`` (strings), ``ratings``
+    (float64 or None), ``timestamps`` (int64 or float64, or None), in reading order;
+    ``source`` names it in messages; ``lines`` the source line of each row (None for
+    binary formats)."""
+
+    users: np.ndarray
+    items: np.ndarray
+    ratings: np.ndarray | None
+    timestamps: np.ndarray | None
+    source: str
+    lines: np.ndarray | None = None
+
+    def __len__(self) -> int:
+        return len(self.users)
+
+    def take(self, rows: np.ndarray) -> Interactions:
+        """The interactions at ``rows`` (an index or a boolean mask), in that order."""
+        return Interactions(
+            self.users[rows],
+            self.items[rows],
+            None if self.ratings is None else self.ratings[rows],
+            None if self.timestamps is None else self.timestamps[rows],
+            self.source,
+            None if self.lines is None else self.lines[rows],
+        )
+
+    def to_arrow(self) -> pa.Table:
+        columns = {
+            "user": pa.array(self.users, pa.string()),
+            "item": pa.array(self.items, pa.string()),
+        }
+        if self.ratings is not None:
+            columns["rating"] = pa.array(self.ratings)
+        if self.timestamps is not None:
+            columns["timestamp"] = pa.array(self.timestamps)
+        return pa.table(columns)
+
+    def to_qrels(self, min_rating: float | None = None):
+        """The (held-out) interactions as binary qrels: each (user, item) with a rating at
+        least ``min_rating`` (every one, when None) is relevant; an item a user
+        interacted with twice counts once."""
+        from ..core.qrels import Qrels
+
+        keep = np.ones(len(self), bool)
+        if min_rating is not None:
+            if self.ratings is None:
+                raise InputError("--min-rating needs a rating column", self.source)
+            keep = self.ratings >= min_rating
+        users, items = self.users[keep], self.items[keep]
+        table = pa.table(
+            {
+                "query_id": pa.array(users, pa.string()),
+                "doc_id": pa.array(items, pa.string()),
+                "relevance": pa.array(np.ones(len(users), np.int64)),
+            }
+        )
+        return Qrels(table, self.source, duplicates="first")
+
+
+def read_interactions(path_or_file) -> Interactions:
+    """Read an interaction log (see the module docstring); a missing user or item, a
+    rating or timestamp that is not a number: one line naming the file and line."""
+    from ..core.io.table import read_table
+
+    t = read_table(path_or_file, strings=list(USER + ITEM))
+    columns = {c.lower().strip(): c for c in t.table.column_names}
+    user, item = _find(columns, USER), _find(columns, ITEM)
+    if user is None:
+        raise t.missing("user")
+    if item is None:
+        raise t.missing("item")
+    rating, stamp = _find(columns, RATING), _find(columns, TIMESTAMP)
+    t.require({user: "any", item: "any", **{c: "number" for c in (rating, stamp) if c}})
+    users = np.asarray(t.column(user).cast(pa.string()).to_pylist(), dtype=object)
+    items = np.asarray(t.column(item).cast(pa.string()).to_pylist(), dtype=object)
+    ratings = None if rating is None else t.column(rating).to_numpy().astype(np.float64)
+    stamps = None if stamp is None else t.column(stamp).to_numpy()
+    for name, values in ((rating, ratings), (stamp, stamps)):
+        if values is not None and values.dtype.kind == "f" and not np.isfinite(values).all():
+            row = int(np.flatnonzero(~np.isfinite(values))[0])
+            raise t.error(row, f"column {name!r} holds {values[row]}, expected a finite number")
+    return Interactions(users, items, ratings, stamps, t.source, t.lines)
+
+
+def read_recommendations(path_or_file, name: str | None = None):
+    """Read recommendation lists as a :class:`~cranfield.core.run.Run` (users as
+    queries, items as documents; a ``rank`` column becomes the score ``-rank``). A user
+    listed with one item twice is an error naming the line."""
+    from ..core.io.table import read_table
+    from ..core.run import Run, default_run_name
+
+    t = read_table(path_or_file, strings=list(USER + ITEM))
+    columns = {c.lower().strip(): c for c in t.table.column_names}
+    user, item = _find(columns, USER), _find(columns, ITEM)
+    score, rank = _find(columns, SCORE), _find(columns, RANK)
+    if user is None or item is None:
+        raise t.missing("user" if user is None else "item")
+    if score is None and rank is None:
+        raise t.missing("score or rank")
+    t.require({user: "any", item: "any", (score or rank): "number"})
+    values = t.column(score or rank).to_numpy().astype(np.float64)
+    if not np.isfinite(values).all():
+        row = int(np.flatnonzero(~np.isfinite(values))[0])
+        raise t.error(row, f"{'score' if score else 'rank'} {values[row]} is not a finite number")
+    table = pa.table(
+        {
+            "query_id": pc.cast(t.column(user), pa.string()),
+            "doc_id": pc.cast(t.column(item), pa.string()),
+            "score": pa.array(values if score else -values),
+        }
+    )
+    pairs = pc.binary_join_element_wise(table["query_id"], table["doc_id"], "\x00")
+    if pc.count_distinct(pairs).as_py() != len(table):
+        seen = pc.index_in(pairs, value_set=pc.unique(pairs)).to_numpy()
+        _, first = np.unique(seen, return_index=True)
+        row = int(np.setdiff1d(np.arange(len(seen)), first)[0])
+        raise t.error(
+            row,
+            f"item {table['doc_id'][row].as_py()!r} is recommended to user "
+            f"{table['query_id'][row].as_py()!r} twice",
+        )
+    return Run(table, t.source, name=name or default_run_name(t.source))

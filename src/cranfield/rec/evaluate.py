@@ -1,0 +1,249 @@
+"""Evaluate recommendation lists: accuracy through the measure language (users as
+queries, held-out items as relevant documents) and the beyond-accuracy measures of
+:data:`~cranfield.rec.measures.REC_MEASURES`, on the top-k of each list."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from ..errors import MeasureError
+from .data import Interactions
+from .measures import REC_MEASURES, Lists
+
+#: recommender names of measures of the measure language (case-insensitive)
+ALIASES = {
+    "hr": "Success",
+    "hitrate": "Success",
+    "hit": "Success",
+    "mrr": "RR",
+    "map": "AP",
+    "precision": "P",
+    "recall": "R",
+    "ndcg": "nDCG",
+}
+DEFAULT_CUTOFF = 10
+#: the measures that read the training log (the catalogue, popularity, long tail)
+NEEDS_TRAIN = {"coverage", "gini", "novelty", "arp", "aplt", "aclt"}
+
+
+@dataclass
+class RecEvaluation:
+    """``accuracy``: the :class:`~cranfield.core.results.Results` of the accuracy
+    measures (or None); ``beyond``: ``{name: value}`` of the beyond-accuracy measures;
+    ``notes``: what the evaluation changed or assumed (training items removed...)."""
+
+    accuracy: object | None
+    beyond: dict[str, float]
+    notes: list[str] = field(default_factory=list)
+
+    def table(self) -> dict[str, float]:
+        """Every measure's value, accuracy first (the run's aggregates)."""
+        out = {}
+        if self.accuracy is not None:
+            out.update(self.accuracy[self.accuracy.run_names[0]])
+        out.update(self.beyond)
+        return out
+
+
+def beyond_name(name: str) -> tuple[str, int] | None:
+    match = re.fullmatch(r"([A-Za-z_]+)(?:@(\d+))?", name.strip())
+    if match is None or match.group(1).lower() not in REC_MEASURES:
+        return None
+    return match.group(1).lower(), int(match.group(2) or DEFAULT_CUTOFF)
+
+
+def accuracy_name(name: str) -> str:
+    """A recommender spelling as the measure language's (``HR@10`` -> ``Success@10``)."""
+    head, at, tail = name.partition("@")
+    return ALIASES.get(head.lower(), head) + at + tail
+
+
+def _codes(values: np.ndarray, vocabulary: np.ndarray) -> np.ndarray:
+    """Position of each value in ``vocabulary`` (sorted unique), -1 when absent."""
+    pos = np.searchsorted(vocabulary, values)
+    pos = np.minimum(pos, max(len(vocabulary) - 1, 0))
+    found = len(vocabulary) > 0
+    return np.where(found & (vocabulary[pos] == values) if found else False, pos, -1)
+
+
+def _top_k(recs, k: int) -> tuple[np.ndarray, np.ndarray]:
+    ranked = recs.ranked()
+    keep = pc.less_equal(ranked["rank"], k)
+    users = np.asarray(ranked["query_id"].filter(keep).to_pylist(), dtype=object)
+    items = np.asarray(ranked["doc_id"].filter(keep).to_pylist(), dtype=object)
+    return users, items
+
+
+def lists(recs, test_users: np.ndarray, train: Interactions | None, k: int, features=None) -> Lists:
+    """The top-k :class:`Lists` of the test users (users not in the test set dropped)."""
+    users, items = _top_k(recs, k)
+    vocabulary = np.unique(test_users).astype(object)
+    user = _codes(users, vocabulary)
+    keep = user >= 0
+    user, items = user[keep], items[keep]
+    train_items, counts = (
+        np.unique(train.items, return_counts=True)
+        if train is not None
+        else (np.array([], dtype=object), np.array([], np.int64))
+    )
+    only_recommended = np.setdiff1d(np.unique(items), train_items)
+    catalogue = np.concatenate([train_items, only_recommended]).astype(object)
+    order = np.argsort(catalogue, kind="stable")
+    code = order[np.searchsorted(catalogue[order], items)]
+    popularity = np.concatenate([counts, np.zeros(len(only_recommended), np.int64)])
+    sort = np.lexsort((np.arange(len(user)), user))
+    unit = None
+    if features is not None:
+        unit = features.rows_for(catalogue)
+    return Lists(
+        user[sort],
+        code[sort],
+        len(vocabulary),
+        popularity,
+        len(train_items),
+        int(counts.sum()),
+        unit,
+    )
+
+
+def evaluate_recommendations(
+    test: Interactions,
+    recs,
+    measures,
+    *,
+    train: Interactions | None = None,
+    exclude_train: bool = True,
+    min_rating: float | None = None,
+    features=None,
+    complete: bool = False,
+) -> RecEvaluation:
+    """Evaluate recommendation lists against held-out interactions.
+
+    Parameters
+    ----------
+    test
+        The held-out interactions: each (user, item) is a relevant document of the user.
+    recs
+        The recommendation lists as a :class:`~cranfield.core.run.Run`.
+    measures
+        Names: the measure language's (``nDCG@10``, ``R@20``...; recommender spellings
+        ``HR@10``, ``MRR``, ``MAP@10``, ``Recall@10``, ``Precision@10`` accepted) and
+        the beyond-accuracy ones of :data:`REC_MEASURES` (``Coverage@10``, ``Gini@10``,
+        ``Novelty@10``, ``ARP@10``..., cutoff 10 by default).
+    train
+        The training interactions: popularity and the catalogue of the beyond-accuracy
+        measures, and the items removed from the lists (``exclude_train``).
+    exclude_train
+        Remove each user's training items from their list before evaluating (full
+        ranking, the items the user has seen are not candidates); a note says how many.
+    min_rating
+        Held-out interactions rated below this are not relevant.
+    features
+        Item features for intra-list diversity (:class:`ItemFeatures`).
+    complete
+        Average the accuracy measures over every test user, a user without a list
+        scoring 0 (by default over the users with a list, as trec_eval averages over
+        the topics a run answers).
+    """
+    notes = []
+    if exclude_train and train is not None:
+        recs, removed = _without_training_items(recs, train)
+        if removed:
+            notes.append(
+                f"{removed} recommended (user, item) pair(s) are training interactions: removed "
+                "before evaluating (keep them with --keep-train-items)"
+            )
+    accuracy_names, beyond = [], {}
+    for name in measures:
+        parsed = beyond_name(str(name))
+        if parsed is None:
+            accuracy_names.append(accuracy_name(str(name)))
+            continue
+        measure, k = parsed
+        if (
+            measure != "user_coverage"
+            and measure not in ("coverage",)
+            and train is None
+            and measure in ("novelty", "arp", "aplt", "aclt", "gini")
+        ):
+            raise MeasureError(f"{name} needs the training interactions (--train or --split)")
+        if measure == "coverage" and train is None:
+            raise MeasureError(f"{name} needs the training interactions (the catalogue)")
+        beyond[str(name)] = REC_MEASURES[measure].behaviour(
+            lists(recs, test.users, train, k, features)
+        )
+    accuracy = None
+    if accuracy_names:
+        from ..core.evaluation import evaluate
+
+        accuracy = evaluate(test.to_qrels(min_rating), [recs], accuracy_names, complete=complete)
+    return RecEvaluation(accuracy, beyond, notes)
+
+
+def _without_training_items(recs, train: Interactions):
+    """The lists without each user's training items, and how many were removed."""
+    from ..core.run import Run
+
+    t = recs.table
+    pairs = pc.binary_join_element_wise(t["query_id"], t["doc_id"], "\x00")
+    seen = pc.binary_join_element_wise(
+        pa.array(train.users, pa.string()), pa.array(train.items, pa.string()), "\x00"
+    )
+    drop = pc.is_in(pairs, value_set=seen)
+    removed = pc.sum(drop).as_py() or 0
+    if not removed:
+        return recs, 0
+    return Run(t.filter(pc.invert(drop)), recs.source, name=recs.name), removed
+
+
+@dataclass(frozen=True)
+class ItemFeatures:
+    """Item feature vectors (one row per item id), for intra-list diversity."""
+
+    items: np.ndarray
+    vectors: np.ndarray
+    source: str
+
+    def rows_for(self, catalogue: np.ndarray) -> np.ndarray:
+        """Unit-norm feature rows in ``catalogue`` order; an item without features is an
+        error naming it."""
+        from ..errors import InputError
+
+        order = np.argsort(self.items, kind="stable")
+        pos = np.searchsorted(self.items[order], catalogue)
+        pos = np.minimum(pos, len(order) - 1)
+        found = self.items[order][pos] == catalogue
+        if not found.all():
+            missing = catalogue[~found][0]
+            raise InputError(f"item {missing!r} has no features", self.source)
+        rows = self.vectors[order][pos]
+        norms = np.linalg.norm(rows, axis=1, keepdims=True)
+        return rows / np.where(norms == 0, 1, norms)
+
+
+def read_item_features(path) -> ItemFeatures:
+    """A table of an ``item`` column and numeric feature columns (one-hot categories or
+    an embedding)."""
+    from ..core.io.table import read_table
+    from ..errors import InputError
+    from .data import ITEM, _find
+
+    t = read_table(path, strings=list(ITEM))
+    columns = {c.lower().strip(): c for c in t.table.column_names}
+    item = _find(columns, ITEM)
+    if item is None:
+        raise t.missing("item")
+    rest = [c for c in t.table.column_names if c != item]
+    if not rest:
+        raise InputError("no feature columns beside the item column", t.source)
+    t.require(dict.fromkeys(rest, "number"))
+    vectors = np.column_stack([t.column(c).to_numpy().astype(np.float64) for c in rest])
+    items = np.asarray(t.column(item).cast(pa.string()).to_pylist(), dtype=object)
+    if len(np.unique(items)) != len(items):
+        raise InputError("an item is listed twice", t.source)
+    return ItemFeatures(items, vectors, t.source)

@@ -1,0 +1,227 @@
+"""Beyond-accuracy measures of recommendation lists, each declared once (:data:`REC_MEASURES`).
+
+Every measure sees the top-``k`` lists of the evaluated users (:class:`Lists`, whole
+arrays: one row per recommended item, sorted by user then rank) and the training log's
+item popularity; none loops over users or items in Python.
+
+Conventions (docs/recommenders.md): the catalogue is the set of items with a training
+interaction; an item's popularity ``phi(i)`` is its number of training interactions;
+the short head is the most popular items that together hold 20% of the training
+interactions (with every item as popular as the last of them, so that ties do not
+depend on an order), the long tail the rest (items never seen in training among them).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..core.declarations import Declaration, Registry
+
+REC_MEASURES: Registry = Registry("recommender measure")
+HEAD_SHARE = 0.2
+
+
+@dataclass(frozen=True)
+class Lists:
+    """The top-k lists: ``user`` (codes 0..n_users-1, sorted), ``item`` (codes into
+    ``catalogue_items``: training items first, then items only recommended), ``n_users``
+    (evaluated users: the test users), ``popularity`` (training interactions per item
+    code, 0 for items only recommended), ``n_train`` (training interactions),
+    ``features`` (unit-norm rows per item code, or None)."""
+
+    user: np.ndarray
+    item: np.ndarray
+    n_users: int
+    popularity: np.ndarray
+    n_catalogue: int
+    n_train: int
+    features: np.ndarray | None = None
+
+    def list_lengths(self) -> np.ndarray:
+        return np.bincount(self.user, minlength=self.n_users)
+
+    def long_tail(self) -> np.ndarray:
+        """Per item code: whether it is in the long tail (not in the short head)."""
+        pop = self.popularity[: self.n_catalogue]
+        ordered = np.sort(pop)[::-1]
+        share = np.cumsum(ordered) / max(self.n_train, 1)
+        # the head: the most popular items until they hold HEAD_SHARE of the interactions,
+        # with every item as popular as the last of them (ties do not depend on order)
+        boundary = (
+            ordered[min(int(np.searchsorted(share, HEAD_SHARE, side="left")), len(ordered) - 1)]
+            if len(ordered)
+            else np.inf
+        )
+        in_head = np.zeros(len(self.popularity), bool)
+        in_head[: self.n_catalogue] = pop >= boundary
+        return ~in_head
+
+    def per_user_mean(self, values: np.ndarray) -> float:
+        """Mean over users with a list of the mean of ``values`` within each list."""
+        lengths = self.list_lengths()
+        sums = np.bincount(self.user, weights=values, minlength=self.n_users)
+        has = lengths > 0
+        return float(np.mean(sums[has] / lengths[has])) if has.any() else float("nan")
+
+
+def _coverage(x: Lists) -> float:
+    return np.unique(x.item[x.item < x.n_catalogue]).size / x.n_catalogue
+
+
+def _user_coverage(x: Lists) -> float:
+    return float(np.count_nonzero(x.list_lengths())) / x.n_users
+
+
+def _exposure(x: Lists) -> np.ndarray:
+    return np.bincount(x.item, minlength=len(x.popularity)).astype(np.float64)
+
+
+def _gini(x: Lists) -> float:
+    c = np.sort(_exposure(x))
+    n = c.size
+    total = c.sum()
+    if total == 0:
+        return float("nan")
+    i = np.arange(1, n + 1)
+    return float(np.sum((2 * i - n - 1) * c) / (n * total))
+
+
+def _entropy(x: Lists) -> float:
+    c = _exposure(x)
+    p = c[c > 0] / c.sum()
+    return float(-np.sum(p * np.log2(p)))
+
+
+def _novelty(x: Lists) -> float:
+    pop = x.popularity[x.item]
+    info = np.zeros(len(pop))
+    seen = pop > 0
+    info[seen] = -np.log2(pop[seen] / x.n_train)
+    return float(info.sum() / len(pop)) if len(pop) else float("nan")
+
+
+def _arp(x: Lists) -> float:
+    return x.per_user_mean(x.popularity[x.item].astype(np.float64))
+
+
+def _aplt(x: Lists) -> float:
+    return x.per_user_mean(x.long_tail()[x.item].astype(np.float64))
+
+
+def _aclt(x: Lists) -> float:
+    counts = np.bincount(
+        x.user, weights=x.long_tail()[x.item].astype(np.float64), minlength=x.n_users
+    )
+    has = x.list_lengths() > 0
+    return float(np.mean(counts[has])) if has.any() else float("nan")
+
+
+def _ild(x: Lists) -> float:
+    if x.features is None:
+        from ..errors import ParameterError
+
+        raise ParameterError("--item-features", "a file of item features (for ILD)", None)
+    e = x.features[x.item]
+    n = x.list_lengths()
+    sums = np.zeros((x.n_users, e.shape[1]))
+    np.add.at(sums, x.user, e)
+    pairs = n * (n - 1) / 2
+    # sum over pairs of cosine similarity of unit vectors: (|sum e|^2 - sum |e|^2) / 2
+    sim = (
+        np.einsum("ij,ij->i", sums, sums)
+        - np.bincount(x.user, weights=np.einsum("ij,ij->i", e, e), minlength=x.n_users)
+    ) / 2
+    ok = pairs > 0
+    return float(np.mean(1 - sim[ok] / pairs[ok])) if ok.any() else float("nan")
+
+
+for _name, _fn, _summary, _formula, _ref in (
+    (
+        "coverage",
+        _coverage,
+        "catalogue coverage: share of the catalogue recommended",
+        "|{i in top-k lists}| / |catalogue|",
+        "Ge, Delgado-Battenfeld & Jannach, Beyond accuracy, RecSys 2010; as recommenders' catalog_coverage",
+    ),
+    (
+        "user_coverage",
+        _user_coverage,
+        "share of the evaluated users with a recommendation",
+        "|{u : L_u non-empty}| / |U_test|",
+        "Ge, Delgado-Battenfeld & Jannach, RecSys 2010",
+    ),
+    (
+        "gini",
+        _gini,
+        "Gini index of the items' exposure (0 equal, 1 concentrated)",
+        "sum_j (2j - n - 1) c_(j) / (n sum_j c_j), c sorted ascending over the catalogue",
+        "Fleder & Hosanagar, Management Science 2009; as RecBole's GiniIndex",
+    ),
+    (
+        "entropy",
+        _entropy,
+        "Shannon entropy of the items' exposure, in bits",
+        "-sum_i p_i log2 p_i, p_i = share of the recommendations that are item i",
+        "Shani & Gunawardana, Evaluating recommendation systems, 2011; as recommenders' distributional_coverage",
+    ),
+    (
+        "novelty",
+        _novelty,
+        "mean self-information of the recommended items",
+        "mean over recommendations of -log2(phi(i) / |train|) (items unseen in training: 0)",
+        "Castells & Vargas, Novelty and diversity metrics for recommender systems, ECIR 2011 (item choice model); as recommenders' novelty",
+    ),
+    (
+        "arp",
+        _arp,
+        "average recommendation popularity",
+        "mean_u (1/|L_u|) sum_{i in L_u} phi(i)",
+        "Abdollahpouri, Burke & Mobasher, Managing popularity bias in recommender systems with personalized re-ranking, FLAIRS 2019",
+    ),
+    (
+        "aplt",
+        _aplt,
+        "average percentage of long-tail items in a list",
+        "mean_u |L_u & tail| / |L_u|",
+        "Abdollahpouri, Burke & Mobasher, FLAIRS 2019",
+    ),
+    (
+        "aclt",
+        _aclt,
+        "average number of long-tail items in a list",
+        "mean_u |L_u & tail|",
+        "Abdollahpouri, Burke & Mobasher, FLAIRS 2019",
+    ),
+    (
+        "ild",
+        _ild,
+        "intra-list diversity: mean pairwise cosine distance of item features",
+        "mean_u (2 / (n_u (n_u - 1))) sum_{i<j in L_u} (1 - cos(e_i, e_j))",
+        "Ziegler, McNee, Konstan & Lausen, Improving recommendation lists through topic diversification, WWW 2005",
+    ),
+):
+    REC_MEASURES.register(Declaration(_name, _fn, _summary, _formula, _ref))
+
+
+def reference_markdown() -> str:
+    """The tables of docs/recommenders.md: every split and beyond-accuracy measure."""
+    from .splits import SPLITS
+
+    lines = ["| split | what it does | test set | parameters |", "|---|---|---|---|"]
+    for name, d in SPLITS.items():
+        params = ", ".join(f"`{p.name}` ({p.allowed_text}, default {p.default})" for p in d.params)
+        lines.append(f"| `{name}` | {d.summary} | {d.formula} | {params or '—'} |")
+    lines += ["", "| measure | what it measures | formula | reference |", "|---|---|---|---|"]
+    for name, d in REC_MEASURES.items():
+        lines.append(f"| `{name}@k` | {d.summary} | {d.formula} | {d.reference} |")
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":  # python -m cranfield.rec.measures docs/recommenders.md
+    import sys
+
+    from .._generated import rewrite
+
+    rewrite(sys.argv[1], "reference", reference_markdown())
