@@ -35,6 +35,14 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
         "correlate_cmd",
         "rank correlation between two runs (per query) or two result tables (system orderings)",
     ),
+    "repro": (
+        "repro_cmd",
+        "how closely a reproduced or replicated experiment matches the original",
+    ),
+    "meta": (
+        "meta_cmd",
+        "evaluate the evaluation: discriminative power, swap rates, topic-set size, ANOVA",
+    ),
     "curve": ("curve_cmd", "precision-recall curves as data"),
     "plot": ("plot_cmd", "draw one figure: pr, avg, delta, dist, depth or coverage"),
     "report": ("report_cmd", "write a self-contained HTML evaluation report"),

@@ -1,0 +1,326 @@
+"""``cranfield meta``: evaluating the evaluation -- discriminative power, swap rates,
+topic-set-size design and variance components of the measures on a set of runs."""
+
+from __future__ import annotations
+
+import argparse
+
+from ..errors import ParameterError
+from ._args import (
+    Parser,
+    add_complete,
+    add_digits,
+    add_format,
+    add_measures,
+    add_output,
+    add_seed,
+    digits_value,
+    number,
+    seed_value,
+)
+from ._output import emit, print_notes, warnings_as_notes
+
+FORMATS = ("text", "markdown", "csv", "tsv", "json")
+
+
+def _inputs(p: argparse.ArgumentParser) -> None:
+    p.add_argument("qrels", nargs="?", help="qrels file (omit with --from-per-query)")
+    p.add_argument("runs", nargs="*", metavar="RUN", help="run files (at least two)")
+    add_measures(
+        p,
+        "measures (e.g. -m AP -m nDCG@10); with --from-per-query the default is all",
+        dest="measure",
+    )
+    p.add_argument(
+        "--from-per-query",
+        nargs="+",
+        metavar="FILE",
+        help="read per-query scores (cranfield eval --per-query, trec_eval -q) instead of "
+        "evaluating QRELS and RUNs",
+    )
+    add_complete(p)
+    p.set_defaults(baseline=None)
+
+
+def _outputs(p: argparse.ArgumentParser) -> None:
+    add_format(p, FORMATS)
+    add_digits(p)
+    add_output(p, via_stdout=True)
+
+
+def _names(command: str, prefix: str = "") -> list[str]:
+    from ..meta.registry import of_command
+
+    return [d.name.removeprefix(prefix) for d in of_command(command)]
+
+
+def _methods_help(command: str, prefix: str = "") -> str:
+    from ..meta.registry import of_command
+
+    return "; ".join(f"{d.name.removeprefix(prefix)}: {d.summary}" for d in of_command(command))
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    sub = parser.add_subparsers(dest="action", metavar="ACTION", required=True, parser_class=Parser)
+    p = sub.add_parser("power", help="discriminative power: ASL of all run pairs per measure")
+    _inputs(p)
+    p.add_argument(
+        "--method",
+        action="append",
+        choices=_names("power"),
+        help="test(s), repeatable (default: all): " + _methods_help("power"),
+    )
+    p.add_argument(
+        "--alpha", default="0.05", help="significance level, 0 < ALPHA < 1 (default 0.05)"
+    )
+    p.add_argument(
+        "--samples",
+        default="1000",
+        help="bootstrap resamples / shuffles, 1 to 1,000,000 (default 1000)",
+    )
+    add_seed(p, "bootstrap and shuffles (the same draws for every measure)")
+    _outputs(p)
+
+    s = sub.add_parser("swap", help="swap rate and error rate versus topic-set size")
+    _inputs(s)
+    s.add_argument("--sizes", help="topic-set sizes, comma list (default 5, 10, ... up to half)")
+    s.add_argument("--trials", default="100", help="splits per size, 1 to 100,000 (default 100)")
+    s.add_argument(
+        "--bin-width", default="0.01", help="width of the difference bins (default 0.01)"
+    )
+    s.add_argument(
+        "--fuzziness",
+        default="0.05",
+        help="error rate: a relative difference up to this is a tie, 0 <= F < 1 (default 0.05)",
+    )
+    add_seed(s, "topic splits")
+    _outputs(s)
+
+    t = sub.add_parser("topics", help="topic-set-size design from the variance of these runs")
+    _inputs(t)
+    t.add_argument(
+        "--design",
+        action="append",
+        choices=_names("topics", "topics_"),
+        help="design(s), repeatable (default: all): " + _methods_help("topics", "topics_"),
+    )
+    t.add_argument(
+        "--alpha", default="0.05", help="significance level, 0 < ALPHA < 1 (default 0.05)"
+    )
+    t.add_argument("--beta", default="0.2", help="type II error, power = 1 - BETA (default 0.2)")
+    t.add_argument(
+        "--min-diff",
+        default="0.02,0.05,0.1",
+        help="minimum detectable differences (ANOVA: ranges; ci: widths), comma list "
+        "(default 0.02,0.05,0.1)",
+    )
+    t.add_argument("--systems", help="ANOVA: systems compared (default: the number of runs)")
+    t.add_argument("--variance", help="use this variance instead of the runs' residual V_E")
+    _outputs(t)
+
+    a = sub.add_parser(
+        "anova", help="two-way ANOVA of system and topic effects; standardised scores"
+    )
+    _inputs(a)
+    a.add_argument(
+        "--standardised",
+        action="store_true",
+        help="show each run's mean and standardised mean (Webber et al. 2008) instead",
+    )
+    _outputs(a)
+
+
+def _aligned(args):
+    from ..compare.compare import align_scores
+    from .compare_cmd import _scores
+
+    scores, _, notes = _scores(args)
+    return align_scores(scores, complete=args.complete), notes
+
+
+def _floats(text: str, name: str) -> list[float]:
+    values = [number(v.strip(), name, float, 0, 1e6) for v in str(text).split(",")]
+    if any(v <= 0 for v in values):
+        raise ParameterError(name, "positive numbers, comma separated", text)
+    return values
+
+
+def _render(head, body, fmt: str) -> str:
+    from ..output import table
+
+    return table(head, body, fmt)
+
+
+def _power(args, aligned, d: int):
+    from ..meta.power import MAX_SAMPLES, discriminative_power
+    from ..output import number_cell
+
+    alpha = number(args.alpha, "--alpha", float, 0, 1, open_=True)
+    samples = number(args.samples, "--samples", int, 1, MAX_SAMPLES)
+    methods = tuple(dict.fromkeys(args.method or _names("power")))
+    result = discriminative_power(aligned, methods, alpha, samples, seed_value(args))
+    doc = {"alpha": alpha, "samples": samples, "seed": seed_value(args), "measures": result}
+    head = ["measure", "runs", "topics", "pairs"]
+    for m in methods:
+        head += [f"{m}_significant", f"{m}_share"]
+    body = []
+    for measure, e in result.items():
+        row = [measure, str(e["runs"]), str(e["topics"]), str(e["pairs"])]
+        for m in methods:
+            row += [str(e[m]["significant"]), number_cell(e[m]["share"], d)]
+        body.append(row)
+    return doc, head, body
+
+
+def _swap(args, aligned, d: int):
+    from ..meta.swap import MAX_TRIALS, swap_rates
+    from ..output import number_cell
+
+    trials = number(args.trials, "--trials", int, 1, MAX_TRIALS)
+    width = number(args.bin_width, "--bin-width", float, 1e-9, 1e6)
+    fuzz = number(args.fuzziness, "--fuzziness", float, 0, 0.999999)
+    sizes = None
+    if args.sizes is not None:
+        sizes = [number(v.strip(), "--sizes", int, 1, 10**9) for v in args.sizes.split(",")]
+    doc: dict = {"trials": trials, "bin_width": width, "fuzziness": fuzz, "measures": {}}
+    head = [
+        "measure",
+        "size",
+        "error_rate",
+        "tie_rate",
+        "bin_low",
+        "bin_high",
+        "cases",
+        "swaps",
+        "swap_rate",
+    ]
+    body = []
+    for measure, (_, _, m) in aligned.items():
+        rates = swap_rates(m, sizes, trials, width, fuzz, seed_value(args))
+        doc["measures"][measure] = rates
+        for r in rates:
+            for b in r["bins"]:
+                body.append(
+                    [
+                        measure,
+                        str(r["size"]),
+                        number_cell(r["error_rate"], d),
+                        number_cell(r["tie_rate"], d),
+                        number_cell(b["low"], d),
+                        number_cell(b["high"], d),
+                        str(b["cases"]),
+                        str(b["swaps"]),
+                        number_cell(b["swap_rate"], d),
+                    ]
+                )
+    return doc, head, body
+
+
+def _topics(args, aligned, d: int):
+    from ..meta.anova import residual_variance
+    from ..meta.registry import META_STATISTICS
+    from ..output import number_cell
+
+    alpha = number(args.alpha, "--alpha", float, 0, 1, open_=True)
+    beta = number(args.beta, "--beta", float, 0, 1, open_=True)
+    diffs = _floats(args.min_diff, "--min-diff")
+    designs = tuple(dict.fromkeys(args.design or _names("topics", "topics_")))
+    fixed = None if args.variance is None else number(args.variance, "--variance", float, 0, 1e6)
+    doc: dict = {"alpha": alpha, "beta": beta, "measures": {}}
+    head = ["measure", "variance", "design", "min_diff", "topics"]
+    body = []
+    for measure, (runs, _, m) in aligned.items():
+        variance = residual_variance(m) if fixed is None else fixed
+        systems = (
+            len(runs) if args.systems is None else number(args.systems, "--systems", int, 2, 10**6)
+        )
+        entry: dict = {"variance": variance, "systems": systems}
+        for design in designs:
+            fn = META_STATISTICS.lookup(f"topics_{design}").behaviour
+            sizes = []
+            for diff in diffs:
+                n = fn(alpha, beta, diff, variance, systems)
+                sizes.append({"min_diff": diff, "topics": n})
+                body.append(
+                    [measure, number_cell(variance, d), design, number_cell(diff, d), str(n)]
+                )
+            entry[design] = sizes
+        doc["measures"][measure] = entry
+    return doc, head, body
+
+
+def _anova(args, aligned, d: int, notes: list[str]):
+    from ..meta.anova import standardise, two_way_anova
+    from ..output import number_cell
+
+    doc: dict = {"measures": {}}
+    body = []
+    if args.standardised:
+        head = ["measure", "run", "mean", "standardised_mean"]
+        for measure, (runs, _, m) in aligned.items():
+            z, flat = standardise(m)
+            if flat:
+                notes.append(
+                    f"{measure}: {flat} topics on which every run scores the same "
+                    "standardised to 0.5"
+                )
+            doc["measures"][measure] = {
+                r: {"mean": float(m[i].mean()), "standardised_mean": float(z[i].mean())}
+                for i, r in enumerate(runs)
+            }
+            for i, r in enumerate(runs):
+                body.append([measure, r, number_cell(m[i].mean(), d), number_cell(z[i].mean(), d)])
+        return doc, head, body
+    head = ["measure", "source", "ss", "df", "ms", "f", "p", "eta2", "partial_eta2"]
+    from ..output import p_cell
+
+    for measure, (_, _, m) in aligned.items():
+        rows = two_way_anova(m)
+        doc["measures"][measure] = rows
+        if rows["total"]["ss"] == 0:
+            notes.append(
+                f"{measure}: every score is the same: no variance to share out "
+                "(F, p and shares undefined)"
+            )
+        for source, r in rows.items():
+            body.append(
+                [
+                    measure,
+                    source,
+                    number_cell(r["ss"], d),
+                    str(r["df"]),
+                    number_cell(r["ms"], d),
+                    number_cell(r.get("f"), d),
+                    p_cell(r["p"]) if "p" in r else "",
+                    number_cell(r.get("eta2"), d),
+                    number_cell(r.get("partial_eta2"), d),
+                ]
+            )
+    return doc, head, body
+
+
+def run(args) -> int:
+    from ..output import dumps_json
+
+    d = digits_value(args)
+    if args.action == "power":  # the numbers are checked before any file is read
+        number(args.alpha, "--alpha", float, 0, 1, open_=True)
+    if hasattr(args, "seed"):
+        seed_value(args)
+    notes: list[str] = []
+    with warnings_as_notes(notes):
+        aligned, read_notes = _aligned(args)
+        notes[:0] = read_notes
+        if args.action == "power":
+            doc, head, body = _power(args, aligned, d)
+        elif args.action == "swap":
+            doc, head, body = _swap(args, aligned, d)
+        elif args.action == "topics":
+            doc, head, body = _topics(args, aligned, d)
+        else:
+            doc, head, body = _anova(args, aligned, d, notes)
+    emit(
+        dumps_json(doc) if args.format == "json" else _render(head, body, args.format).rstrip("\n")
+    )
+    print_notes(f"meta {args.action}", notes)
+    return 0

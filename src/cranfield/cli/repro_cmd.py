@@ -1,0 +1,114 @@
+"""``cranfield repro``: how closely a reproduced (same collection) or replicated (other
+collection, --rpd-qrels) experiment matches the original (Breuer et al. 2020)."""
+
+from __future__ import annotations
+
+import argparse
+
+from ._args import add_complete, add_digits, add_format, add_measures, add_output, number
+from ._output import emit, print_notes, warnings_as_notes
+
+#: Largest --depth (documents per ranking compared by KTU and RBO).
+MAX_DEPTH = 10**7
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    for flag, what in (
+        ("--orig-baseline", "the original baseline run B"),
+        ("--orig-advanced", "the original advanced run A"),
+        ("--rpd-baseline", "the reproduced (or replicated) baseline run B'"),
+        ("--rpd-advanced", "the reproduced (or replicated) advanced run A'"),
+    ):
+        parser.add_argument(flag, required=True, metavar="RUN", help=what)
+    parser.add_argument("--qrels", required=True, help="qrels of the original collection")
+    parser.add_argument(
+        "--rpd-qrels",
+        metavar="QRELS",
+        help="qrels of another collection: a replication (ER, ΔRI, unpaired t-test only)",
+    )
+    add_measures(parser, "measures (e.g. -m AP -m nDCG@10)", dest="measure")
+    parser.add_argument(
+        "-p",
+        "--rbo-p",
+        default="0.95",
+        help="RBO persistence, 0 < P < 1 (default 0.95, repro_eval's)",
+    )
+    parser.add_argument(
+        "--depth",
+        default="1000",
+        help=f"documents of each ranking KTU and RBO compare, 1 to {MAX_DEPTH:,} (default 1000)",
+    )
+    add_complete(parser)
+    add_format(parser, ("text", "markdown", "json"))
+    add_digits(parser)
+    add_output(parser, via_stdout=True)
+
+
+def _text(doc: dict, fmt: str, d: int) -> str:
+    from ..meta.registry import META_STATISTICS as S
+    from ..output import number_cell, p_cell, table
+
+    parts = [
+        f"# {doc['mode']}: {doc['topics']['original']} original topics, "
+        f"{doc['topics']['reproduced']} reproduced"
+    ]
+    order = doc.get("document_order")
+    if order:
+        head = ["statistic", "baseline", "advanced"]
+        body = [
+            [f"{S['ktu'].label} (depth {order['depth']})"]
+            + [number_cell(order["ktu"][r], d) for r in ("baseline", "advanced")],
+            [f"{S['rbo'].label} (p={order['rbo_p']:g}, depth {order['depth']})"]
+            + [number_cell(order["rbo"][r], d) for r in ("baseline", "advanced")],
+        ]
+        parts.append(table(head, body, fmt))
+    head = ["measure", "B", "A", "B'", "A'"]
+    if order:
+        head += [f"{S['rmse'].label} B", f"{S['rmse'].label} A"]
+    head += ["p B", "p A", S["er"].label, S["delta_ri"].label]
+    body = []
+    for m, e in doc["per_measure"].items():
+        row = [m] + [number_cell(v, d) for v in e["arp"].values()]
+        if order:
+            row += [number_cell(e["rmse"][r], d) for r in ("baseline", "advanced")]
+        row += [p_cell(e["p"]["baseline"]), p_cell(e["p"]["advanced"])]
+        row += [number_cell(e["er"], d), number_cell(e["delta_ri"], d)]
+        body.append(row)
+    parts.append(table(head, body, fmt))
+    return "\n\n".join(parts)
+
+
+def run(args) -> int:
+    from ..core.evaluation import as_measures, read_runs
+    from ..core.io.source import check_path
+    from ..errors import ParameterError
+    from ..meta.repro import repro
+    from ..output import dumps_json
+    from ._args import digits_value
+
+    d = digits_value(args)
+    rbo_p = number(args.rbo_p, "--rbo-p", float, 0, 1, open_=True)
+    depth = number(args.depth, "--depth", int, 1, MAX_DEPTH)
+    if not args.measure:
+        raise ParameterError("--measure", "at least one measure", None)
+    measures = as_measures(args.measure)
+    paths = [args.orig_baseline, args.orig_advanced, args.rpd_baseline, args.rpd_advanced]
+    for path in [args.qrels, *paths] + ([args.rpd_qrels] if args.rpd_qrels else []):
+        if path != "-":
+            check_path(path, path)
+    notes: list[str] = []
+    with warnings_as_notes(notes):
+        runs = read_runs(paths)
+        doc = repro(
+            *runs,
+            args.qrels,
+            measures,
+            args.rpd_qrels,
+            rbo_p=rbo_p,
+            depth=depth,
+            complete=args.complete,
+        )
+    notes[:0] = doc.pop("notes")
+    emit(dumps_json(doc) if args.format == "json" else _text(doc, args.format, d))
+    print_notes("repro", notes)
+    return 0

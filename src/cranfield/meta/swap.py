@@ -1,0 +1,136 @@
+"""Stability of a measure against the choice of topics: swap rates by topic-set size
+(Voorhees & Buckley, SIGIR 2002) and the error rate of Buckley & Voorhees (SIGIR 2000).
+
+Topics are split repeatedly into two disjoint random sets of ``c`` topics each. For
+every pair of runs, the difference of their mean scores on the first set falls in a
+bin of width ``bin_width``; a *swap* is a split where the two sets order the pair
+differently (the differences have opposite signs). The swap rate of a bin is the
+share of swaps among its (pair, split) cases: how often a difference that large on
+``c`` topics is reversed on another ``c`` topics.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..errors import InputError, ParameterError
+from .power import pairs
+from .registry import META_STATISTICS, MetaStatistic
+
+__all__ = ["swap_rates", "default_sizes"]
+
+#: Most splits one topic-set size draws.
+MAX_TRIALS = 100_000
+
+
+def default_sizes(n: int) -> list[int]:
+    """5, 10, ... up to half the topics (1, 2, ... when there are fewer than 10)."""
+    half = n // 2
+    step = 5 if half >= 5 else 1
+    return list(range(step, half + 1, step))
+
+
+def swap_rates(
+    scores,
+    sizes=None,
+    trials: int = 100,
+    bin_width: float = 0.01,
+    fuzziness: float = 0.05,
+    seed: int = 0,
+) -> list[dict]:
+    r"""Swap rates per topic-set size and difference bin, and the error rate per size.
+
+    ``scores``: runs x topics. For each size :math:`c` in ``sizes`` (default
+    :func:`default_sizes`), ``trials`` splits are drawn: a permutation of the topics
+    (``argsort`` of ``default_rng(seed).random((trials, n))``, one generator for all
+    sizes in turn), its first :math:`c` topics the set :math:`A`, the next :math:`c`
+    the set :math:`B`. For runs :math:`x, y`: :math:`d_A = \bar x_A - \bar y_A`, its
+    bin :math:`\lfloor |d_A| / w \rfloor`, and a swap when :math:`d_A d_B < 0`.
+
+    The error rate (Buckley & Voorhees 2000) looks at each of the :math:`2\,trials`
+    sets alone: a pair is tied on a set when :math:`|d| \le f \max(\bar x, \bar y)`
+    (``fuzziness`` :math:`f`), else ordered; with :math:`G, L, E` the counts of
+    :math:`x` ahead, behind and tied, error rate :math:`= \sum \min(G, L) / \sum (G + L
+    + E)` and tie rate :math:`= \sum E / \sum(G + L + E)` over all pairs.
+
+    Returns one dict per size: ``size``, ``error_rate``, ``tie_rate`` and ``bins``
+    (``low``, ``high``, ``cases``, ``swaps``, ``swap_rate``; only bins with cases).
+    """
+    m = np.asarray(scores, dtype=np.float64)
+    if m.ndim != 2 or m.shape[0] < 2:
+        raise InputError("swap rates need at least two runs (one pair)", "scores")
+    k, n = m.shape
+    if n < 2:
+        raise InputError("swap rates need at least two topics (two disjoint sets)", "scores")
+    sizes = default_sizes(n) if sizes is None else sorted(set(int(c) for c in sizes))
+    for c in sizes:
+        if not 1 <= c <= n // 2:
+            raise ParameterError(
+                "--sizes", f"topic-set sizes from 1 to {n // 2} (half of {n} topics)", c
+            )
+    if not (isinstance(bin_width, float) and bin_width > 0 and math.isfinite(bin_width)):
+        raise ParameterError("--bin-width", "a positive number", bin_width)
+    i, j = pairs(k)
+    rng = np.random.default_rng(seed)
+    out = []
+    for c in sizes:
+        order = np.argsort(rng.random((trials, n)), axis=1)
+        sets = (order[:, :c], order[:, c : 2 * c])
+        means = [m[:, s].mean(axis=2) for s in sets]  # runs x trials, each
+        da, db = (mu[i] - mu[j] for mu in means)  # pairs x trials
+        swaps = (da * db) < 0
+        binned = np.floor(np.abs(da) / bin_width).astype(np.int64).ravel()
+        cases = np.bincount(binned)
+        swapped = np.bincount(binned, weights=swaps.ravel(), minlength=cases.size)
+        bins = [
+            {
+                "low": float(b * bin_width),
+                "high": float((b + 1) * bin_width),
+                "cases": int(cases[b]),
+                "swaps": int(swapped[b]),
+                "swap_rate": float(swapped[b] / cases[b]),
+            }
+            for b in np.flatnonzero(cases)
+        ]
+        both = np.concatenate(means, axis=1)  # runs x 2 trials: each set alone
+        d = both[i] - both[j]
+        top = np.maximum(both[i], both[j])
+        tied = np.abs(d) <= fuzziness * top
+        ahead = np.count_nonzero((d > 0) & ~tied, axis=1)
+        behind = np.count_nonzero((d < 0) & ~tied, axis=1)
+        total = d.size
+        out.append(
+            {
+                "size": c,
+                "error_rate": float(np.minimum(ahead, behind).sum() / total),
+                "tie_rate": float(np.count_nonzero(tied) / total),
+                "bins": bins,
+            }
+        )
+    return out
+
+
+META_STATISTICS.register(
+    MetaStatistic(
+        "swap_rate",
+        swap_rates,
+        "Share of run pairs whose order on c topics is reversed on c other topics, per difference bin.",
+        "$\\#\\{d_A d_B < 0\\} / \\#$cases, binned by $\\lfloor |d_A|/w \\rfloor$",
+        "Voorhees & Buckley 2002 (SIGIR); Sanderson & Zobel 2005",
+        command="swap",
+        label="swap rate",
+    )
+)
+META_STATISTICS.register(
+    MetaStatistic(
+        "error_rate",
+        swap_rates,
+        "Buckley & Voorhees's error rate: minority orderings of each pair over topic sets.",
+        "$\\sum \\min(G, L) / \\sum (G + L + E)$, tie when $|d| \\le f \\max(\\bar x, \\bar y)$",
+        "Buckley & Voorhees 2000 (SIGIR)",
+        command="swap",
+        label="error rate",
+    )
+)
