@@ -35,6 +35,7 @@ REGISTRY_MODULES = (
     "cranfield.clicks.registry",
     "cranfield.compare.stats",
     "cranfield.ltr.rankers",
+    "cranfield.meta.registry",
     "cranfield.pooling.strategies",
 )
 # Declaration classes of the registries still to move onto Declaration (issue 31; see
