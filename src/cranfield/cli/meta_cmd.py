@@ -9,11 +9,13 @@ from ..errors import ParameterError
 from ._args import (
     Parser,
     add_complete,
+    add_declared,
     add_digits,
     add_format,
     add_measures,
     add_output,
     add_seed,
+    declared_value,
     digits_value,
     number,
     seed_value,
@@ -48,6 +50,12 @@ def _outputs(p: argparse.ArgumentParser) -> None:
     add_output(p, via_stdout=True)
 
 
+def _param(statistic: str, name: str):
+    from ..meta.registry import META_STATISTICS
+
+    return META_STATISTICS[statistic].param(name)
+
+
 def _names(command: str, prefix: str = "") -> list[str]:
     from ..meta.registry import of_command
 
@@ -57,7 +65,9 @@ def _names(command: str, prefix: str = "") -> list[str]:
 def _methods_help(command: str, prefix: str = "") -> str:
     from ..meta.registry import of_command
 
-    return "; ".join(f"{d.name.removeprefix(prefix)}: {d.summary}" for d in of_command(command))
+    return "; ".join(
+        f"{d.name.removeprefix(prefix)}: {d.summary.rstrip('.')}" for d in of_command(command)
+    )
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -73,25 +83,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--alpha", default="0.05", help="significance level, 0 < ALPHA < 1 (default 0.05)"
     )
-    p.add_argument(
-        "--samples",
-        default="1000",
-        help="bootstrap resamples / shuffles, 1 to 1,000,000 (default 1000)",
-    )
+    add_declared(p, "--samples", _param("bootstrap", "samples"))
     add_seed(p, "bootstrap and shuffles (the same draws for every measure)")
     _outputs(p)
 
     s = sub.add_parser("swap", help="swap rate and error rate versus topic-set size")
     _inputs(s)
     s.add_argument("--sizes", help="topic-set sizes, comma list (default 5, 10, ... up to half)")
-    s.add_argument("--trials", default="100", help="splits per size, 1 to 100,000 (default 100)")
-    s.add_argument(
-        "--bin-width", default="0.01", help="width of the difference bins (default 0.01)"
-    )
-    s.add_argument(
+    add_declared(s, "--trials", _param("swap_rate", "trials"))
+    add_declared(s, "--bin-width", _param("swap_rate", "bin_width"))
+    add_declared(
+        s,
         "--fuzziness",
-        default="0.05",
-        help="error rate: a relative difference up to this is a tie, 0 <= F < 1 (default 0.05)",
+        _param("error_rate", "fuzziness"),
+        "error rate: relative differences up to this are ties",
     )
     add_seed(s, "topic splits")
     _outputs(s)
@@ -104,10 +109,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         choices=_names("topics", "topics_"),
         help="design(s), repeatable (default: all): " + _methods_help("topics", "topics_"),
     )
-    t.add_argument(
-        "--alpha", default="0.05", help="significance level, 0 < ALPHA < 1 (default 0.05)"
-    )
-    t.add_argument("--beta", default="0.2", help="type II error, power = 1 - BETA (default 0.2)")
+    add_declared(t, "--alpha", _param("topics_t", "alpha"))
+    add_declared(t, "--beta", _param("topics_t", "beta"))
     t.add_argument(
         "--min-diff",
         default="0.02,0.05,0.1",
@@ -152,11 +155,11 @@ def _render(head, body, fmt: str) -> str:
 
 
 def _power(args, aligned, d: int):
-    from ..meta.power import MAX_SAMPLES, discriminative_power
+    from ..meta.power import discriminative_power
     from ..output import number_cell
 
     alpha = number(args.alpha, "--alpha", float, 0, 1, open_=True)
-    samples = number(args.samples, "--samples", int, 1, MAX_SAMPLES)
+    samples = declared_value(args.samples, "--samples", _param("bootstrap", "samples"))
     methods = tuple(dict.fromkeys(args.method or _names("power")))
     result = discriminative_power(aligned, methods, alpha, samples, seed_value(args))
     doc = {"alpha": alpha, "samples": samples, "seed": seed_value(args), "measures": result}
@@ -173,12 +176,12 @@ def _power(args, aligned, d: int):
 
 
 def _swap(args, aligned, d: int):
-    from ..meta.swap import MAX_TRIALS, swap_rates
+    from ..meta.swap import swap_rates
     from ..output import number_cell
 
-    trials = number(args.trials, "--trials", int, 1, MAX_TRIALS)
-    width = number(args.bin_width, "--bin-width", float, 1e-9, 1e6)
-    fuzz = number(args.fuzziness, "--fuzziness", float, 0, 0.999999)
+    trials = declared_value(args.trials, "--trials", _param("swap_rate", "trials"))
+    width = declared_value(args.bin_width, "--bin-width", _param("swap_rate", "bin_width"))
+    fuzz = declared_value(args.fuzziness, "--fuzziness", _param("error_rate", "fuzziness"))
     sizes = None
     if args.sizes is not None:
         sizes = [number(v.strip(), "--sizes", int, 1, 10**9) for v in args.sizes.split(",")]
@@ -221,8 +224,8 @@ def _topics(args, aligned, d: int):
     from ..meta.registry import META_STATISTICS
     from ..output import number_cell
 
-    alpha = number(args.alpha, "--alpha", float, 0, 1, open_=True)
-    beta = number(args.beta, "--beta", float, 0, 1, open_=True)
+    alpha = declared_value(args.alpha, "--alpha", _param("topics_t", "alpha"))
+    beta = declared_value(args.beta, "--beta", _param("topics_t", "beta"))
     diffs = _floats(args.min_diff, "--min-diff")
     designs = tuple(dict.fromkeys(args.design or _names("topics", "topics_")))
     fixed = None if args.variance is None else number(args.variance, "--variance", float, 0, 1e6)

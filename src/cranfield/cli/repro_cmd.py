@@ -5,11 +5,22 @@ from __future__ import annotations
 
 import argparse
 
-from ._args import add_complete, add_digits, add_format, add_measures, add_output, number
+from ._args import (
+    add_complete,
+    add_declared,
+    add_digits,
+    add_format,
+    add_measures,
+    add_output,
+    declared_value,
+)
 from ._output import emit, print_notes, warnings_as_notes
 
-#: Largest --depth (documents per ranking compared by KTU and RBO).
-MAX_DEPTH = 10**7
+
+def _param(statistic: str, name: str):
+    from ..meta.registry import META_STATISTICS
+
+    return META_STATISTICS[statistic].param(name)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -27,16 +38,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="qrels of another collection: a replication (ER, ΔRI, unpaired t-test only)",
     )
     add_measures(parser, "measures (e.g. -m AP -m nDCG@10)", dest="measure")
-    parser.add_argument(
-        "-p",
-        "--rbo-p",
-        default="0.95",
-        help="RBO persistence, 0 < P < 1 (default 0.95, repro_eval's)",
-    )
-    parser.add_argument(
-        "--depth",
-        default="1000",
-        help=f"documents of each ranking KTU and RBO compare, 1 to {MAX_DEPTH:,} (default 1000)",
+    add_declared(parser, "--rbo-p", _param("rbo", "p"), "RBO persistence (repro_eval's default)")
+    add_declared(
+        parser, "--depth", _param("rbo", "depth"), "documents of each ranking KTU and RBO compare"
     )
     add_complete(parser)
     add_format(parser, ("text", "markdown", "json"))
@@ -87,8 +91,8 @@ def run(args) -> int:
     from ._args import digits_value
 
     d = digits_value(args)
-    rbo_p = number(args.rbo_p, "--rbo-p", float, 0, 1, open_=True)
-    depth = number(args.depth, "--depth", int, 1, MAX_DEPTH)
+    rbo_p = declared_value(args.rbo_p, "--rbo-p", _param("rbo", "p"))
+    depth = declared_value(args.depth, "--depth", _param("rbo", "depth"))
     if not args.measure:
         raise ParameterError("--measure", "at least one measure", None)
     measures = as_measures(args.measure)

@@ -1,6 +1,6 @@
 """Variance components of a runs x topics score matrix: the two-way ANOVA without
 replication (system and topic effects), and score standardisation (Webber, Moffat &
-Zobel, CIKM 2008).
+Zobel, SIGIR 2008).
 """
 
 from __future__ import annotations
@@ -120,7 +120,7 @@ for _name, _fn, _summary, _formula, _ref, _label in (
         standardise,
         "Scores standardised per topic over the runs, mapped to (0, 1).",
         "$\\Phi((x_{st} - \\bar x_{\\cdot t})/s_t)$, $s_t$ with $n-1$",
-        "Webber, Moffat & Zobel 2008 (CIKM)",
+        "Webber, Moffat & Zobel 2008 (SIGIR)",
         "standardised mean",
     ),
 ):

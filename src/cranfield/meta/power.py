@@ -21,8 +21,9 @@ import math
 import numpy as np
 
 from ..compare.stats import CHUNK
+from ..core.declarations import Param, integer_in
 from ..errors import InputError
-from .registry import META_STATISTICS, MetaStatistic
+from .registry import META_STATISTICS, SEED, MetaStatistic
 
 __all__ = ["bootstrap_asl", "randomised_tukey_asl", "discriminative_power", "POWER_METHODS"]
 
@@ -173,6 +174,9 @@ def discriminative_power(
     return out
 
 
+_SAMPLES = Param(
+    "samples", int, 1000, "bootstrap resamples / shuffles (--samples)", **integer_in(1, MAX_SAMPLES)
+)
 for _name, _fn, _summary, _formula, _ref, _label in (
     (
         "bootstrap",
@@ -187,10 +191,12 @@ for _name, _fn, _summary, _formula, _ref, _label in (
         randomised_tukey_asl,
         "Randomised Tukey HSD over all runs; share of pairs with ASL < alpha.",
         "$\\#\\{b: \\max_s \\bar x^{*b}_s - \\min_s \\bar x^{*b}_s \\ge |\\bar x_i - \\bar x_j|\\}/B$",
-        "Carterette 2012 (TOIS), alg. 1; Sakai 2012 (SIGIR)",
+        "Carterette 2012 (TOIS), alg. 1; Sakai 2012 (WWW)",
         "randomised Tukey HSD",
     ),
 ):
     META_STATISTICS.register(
-        MetaStatistic(_name, _fn, _summary, _formula, _ref, command="power", label=_label)
+        MetaStatistic(
+            _name, _fn, _summary, _formula, _ref, (_SAMPLES, SEED), command="power", label=_label
+        )
     )

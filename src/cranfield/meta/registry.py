@@ -10,13 +10,13 @@ functions; the command line's choices and help (``meta power --method``, ``meta 
 
 from __future__ import annotations
 
-from ..core.declarations import Declaration, Registry
+from ..core.declarations import Declaration, Param, Registry, integer_in
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-__all__ = ["MetaStatistic", "META_STATISTICS", "of_command"]
+__all__ = ["MetaStatistic", "META_STATISTICS", "SEED", "of_command"]
 
 COMMANDS = ("repro", "power", "swap", "topics", "anova")
 
@@ -42,6 +42,11 @@ class MetaStatistic(Declaration):
         object.__setattr__(self, "command", command)
         object.__setattr__(self, "label", label)
 
+
+#: The seed of ``numpy.random.default_rng`` of every randomised statistic (--seed).
+SEED = Param(
+    "seed", int, 0, "seed of numpy.random.default_rng (--seed)", **integer_in(0, 2**63 - 1)
+)
 
 #: Every statistic of ``cranfield repro`` and ``cranfield meta``, in the order registered.
 META_STATISTICS = Registry("statistic")

@@ -23,6 +23,7 @@ import math
 
 import numpy as np
 
+from ..core.declarations import Param, integer_in, number_in
 from ..errors import InputError
 from .registry import META_STATISTICS, MetaStatistic
 
@@ -383,9 +384,25 @@ def repro(
     return out
 
 
-def _declare(name, behaviour, summary, formula, reference, label):
+#: Most documents per ranking KTU and RBO compare (--depth).
+MAX_DEPTH = 10**7
+DEPTH = Param(
+    "depth",
+    int,
+    RUN_LENGTH,
+    "documents of each ranking compared (--depth)",
+    **integer_in(1, MAX_DEPTH),
+)
+PERSISTENCE = Param(
+    "p", float, RBO_P, "persistence (--rbo-p)", **number_in(0, 1, open_lo=True, open_hi=True)
+)
+
+
+def _declare(name, behaviour, summary, formula, reference, label, params=()):
     META_STATISTICS.register(
-        MetaStatistic(name, behaviour, summary, formula, reference, command="repro", label=label)
+        MetaStatistic(
+            name, behaviour, summary, formula, reference, params, command="repro", label=label
+        )
     )
 
 
@@ -397,6 +414,7 @@ _declare(
     "tau-b of the rankings' positions in the doc-id-ordered union, rank by rank",
     _BREUER,
     "KTU",
+    (DEPTH,),
 )
 _declare(
     "rbo",
@@ -405,6 +423,7 @@ _declare(
     "$\\sum_{d\\le D} p^{d-1} X_d/d \\,/\\, \\sum_{d \\le D} p^{d-1}$",
     "Webber, Moffat & Zobel 2010; Clarke et al. 2020; " + _BREUER,
     "RBO",
+    (PERSISTENCE, DEPTH),
 )
 _declare(
     "rmse",

@@ -15,9 +15,10 @@ import math
 
 import numpy as np
 
+from ..core.declarations import Param, integer_in, number_in
 from ..errors import InputError, ParameterError
 from .power import pairs
-from .registry import META_STATISTICS, MetaStatistic
+from .registry import META_STATISTICS, SEED, MetaStatistic
 
 __all__ = ["swap_rates", "default_sizes"]
 
@@ -112,13 +113,27 @@ def swap_rates(
     return out
 
 
+TRIALS = Param(
+    "trials", int, 100, "splits per topic-set size (--trials)", **integer_in(1, MAX_TRIALS)
+)
+BIN_WIDTH = Param(
+    "bin_width", float, 0.01, "width of the difference bins (--bin-width)", **number_in(1e-9, 1e6)
+)
+FUZZINESS = Param(
+    "fuzziness",
+    float,
+    0.05,
+    "a relative difference up to this is a tie (--fuzziness)",
+    **number_in(0, 1, open_hi=True),
+)
 META_STATISTICS.register(
     MetaStatistic(
         "swap_rate",
         swap_rates,
         "Share of run pairs whose order on c topics is reversed on c other topics, per difference bin.",
         "$\\#\\{d_A d_B < 0\\} / \\#$cases, binned by $\\lfloor |d_A|/w \\rfloor$",
-        "Voorhees & Buckley 2002 (SIGIR); Sanderson & Zobel 2005",
+        "Voorhees & Buckley 2002 (SIGIR); Sanderson & Zobel 2005 (SIGIR)",
+        (TRIALS, BIN_WIDTH, SEED),
         command="swap",
         label="swap rate",
     )
@@ -130,6 +145,7 @@ META_STATISTICS.register(
         "Buckley & Voorhees's error rate: minority orderings of each pair over topic sets.",
         "$\\sum \\min(G, L) / \\sum (G + L + E)$, tie when $|d| \\le f \\max(\\bar x, \\bar y)$",
         "Buckley & Voorhees 2000 (SIGIR)",
+        (TRIALS, FUZZINESS, SEED),
         command="swap",
         label="error rate",
     )

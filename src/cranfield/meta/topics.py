@@ -1,5 +1,5 @@
-"""Topic-set-size design (Sakai, IRJ 2014; Sakai, *Statistical Reform in Information
-Retrieval?* and *Laboratory Experiments in Information Retrieval*, 2016/2018).
+"""Topic-set-size design (Sakai, CIKM 2014; Sakai, IRJ 2016; Sakai, *Laboratory
+Experiments in Information Retrieval*, 2018).
 
 How many topics a new collection needs so that a test has power :math:`1-\\beta` at
 level :math:`\\alpha` against a minimum detectable difference, or so that a confidence
@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import math
 
+from ..core.declarations import Param, number_in
 from ..errors import InputError, ParameterError, require
 from .registry import META_STATISTICS, MetaStatistic
 
@@ -129,32 +130,49 @@ def topics_ci(
     return _smallest(lambda n: 2 * stats.t.isf(alpha / 2, n - 1) * sd / math.sqrt(n) <= width)
 
 
-for _name, _fn, _summary, _formula, _ref, _label in (
+ALPHA = Param(
+    "alpha",
+    float,
+    0.05,
+    "significance level (--alpha)",
+    **number_in(0, 1, open_lo=True, open_hi=True),
+)
+BETA = Param(
+    "beta",
+    float,
+    0.2,
+    "type II error rate; power 1 - beta (--beta)",
+    **number_in(0, 1, open_lo=True, open_hi=True),
+)
+for _name, _fn, _summary, _formula, _ref, _label, _params in (
     (
         "topics_t",
         topics_paired_t,
         "Topics for a paired t-test to detect minD with power 1-beta.",
         "smallest $n$: noncentral $t_{n-1}(\\sqrt n\\, minD/\\sqrt{2V_E})$ power $\\ge 1-\\beta$",
-        "Sakai 2014 (IRJ), 2016; Cohen 1988; as `statsmodels` `TTestPower`",
+        "Sakai 2014 (CIKM), 2016 (IRJ); Cohen 1988; as `statsmodels` `TTestPower`",
         "paired t-test",
+        (ALPHA, BETA),
     ),
     (
         "topics_anova",
         topics_anova,
         "Topics for a one-way ANOVA of m systems to detect a range minD with power 1-beta.",
         "smallest $n$: noncentral $F_{m-1, m(n-1)}(n\\, minD^2/(2V_E))$ power $\\ge 1-\\beta$",
-        "Sakai 2014 (IRJ), 2016; as `statsmodels` `FTestAnovaPower`",
+        "Sakai 2014 (CIKM), 2016 (IRJ); as `statsmodels` `FTestAnovaPower`",
         "one-way ANOVA",
+        (ALPHA, BETA),
     ),
     (
         "topics_ci",
         topics_ci,
         "Topics for a confidence interval of a mean difference at most delta wide.",
         "smallest $n$: $2\\,t_{1-\\alpha/2,n-1}\\sqrt{2V_E/n} \\le \\delta$",
-        "Sakai 2014 (IRJ), 2016",
+        "Sakai 2014 (CIKM), 2016 (IRJ)",
         "CI width",
+        (ALPHA,),
     ),
 ):
     META_STATISTICS.register(
-        MetaStatistic(_name, _fn, _summary, _formula, _ref, command="topics", label=_label)
+        MetaStatistic(_name, _fn, _summary, _formula, _ref, _params, command="topics", label=_label)
     )
