@@ -1,5 +1,5 @@
 """Discriminative power, swap rates, topic-set size and two-way ANOVA against references:
-statsmodels (ANOVA, power), Cohen's published sample sizes, exact enumeration of the
+statsmodels (ANOVA, power), G*Power's published paired-t sample sizes, exact enumeration of the
 bootstrap and of the randomised Tukey HSD on tiny cases, and plain loops over the same
 draws.
 """
@@ -210,8 +210,8 @@ def test_topics_for_the_paired_t_test_match_statsmodels(effect, alpha, beta):
     assert topics_paired_t(alpha, beta, min_diff, variance) == math.ceil(want - 1e-9)
 
 
-def test_topics_for_the_paired_t_test_match_cohens_table():
-    # Cohen 1988, table 2.4.1 (one-sample / paired, two-sided alpha .05, power .80):
+def test_topics_for_the_paired_t_test_match_gpower():
+    # G*Power 3 (Faul et al. 2007), paired t-test, two-sided alpha .05, power .80:
     # d = 0.5 needs 34 pairs, d = 0.2 needs 199, d = 0.8 needs 15
     for d, n in ((0.5, 34), (0.2, 199), (0.8, 15)):
         assert topics_paired_t(0.05, 0.2, d * math.sqrt(2 * 0.01), 0.01) == n
