@@ -57,8 +57,6 @@ CASES: dict[str, dict[str, list[str]]] = {
     "serve": {"type": ["--port", "x"]},
     "repro": {"missing": ["--qrels", "q"], "choice": ["--qrels", "q", "-f", "bogus"]},
     "meta": {"missing": [], "choice": ["bogus"]},
-    "meta power": {"missing": ["--method"], "choice": ["q", "a", "b", "--method", "bogus"]},
-    "meta topics": {"choice": ["q", "a", "b", "--design", "bogus"]},
 }
 for _cases in CASES.values():
     _cases["unknown"] = ["--no-such-option"]
