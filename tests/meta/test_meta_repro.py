@@ -188,3 +188,17 @@ def test_repro_end_to_end_on_files(sample_paths):
     )
     assert "document_order" not in rpl and "rmse" not in rpl["per_measure"]["AP"]
     assert rpl["per_measure"]["AP"]["er"] == pytest.approx(-1.0)
+
+
+def test_long_rankings_cut_at_the_default_depth_match_repro_eval():
+    rng = np.random.default_rng(99)
+    pool = _pool(rng, 1300)
+    orig, orig_run = _run(rng, ["1", "2"], 1050, pool)
+    rpd, rpd_run = _run(rng, ["1", "2"], 1050, pool)
+    o, r = rankings([orig_run, rpd_run])  # the top 1,000, as repro_eval's RUN_LENGTH
+    _, tau = kendall_tau_union(o, r)
+    want = KTU(orig, rpd, per_topic=True)
+    np.testing.assert_allclose(tau, [want["1"], want["2"]], rtol=0, atol=1e-13)
+    _, overlap = rbo_prefix(o, r)
+    want = RBO(orig, rpd, p=0.95, depth=1000, pbar=False, per_topic=True)
+    np.testing.assert_allclose(overlap, [want["1"], want["2"]], rtol=1e-12)

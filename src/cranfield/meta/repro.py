@@ -45,8 +45,6 @@ __all__ = [
 RUN_LENGTH = 1000
 #: RBO's persistence by default (repro_eval's RBO_P).
 RBO_P = 0.95
-# Pairs of documents compared at once by KTU: bounds memory (topics x depth^2 signs).
-_PAIRS_PER_BLOCK = 1 << 22
 # Terms of RBO's tail summed at once.
 _TAIL_BLOCK = 1 << 20
 
@@ -91,15 +89,41 @@ def _common(a: Rankings, b: Rankings) -> tuple[np.ndarray, np.ndarray, np.ndarra
     return topics, ia, ib
 
 
-def _padded(r: Rankings, idx: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-    """Topics ``idx`` of ``r`` as rows (their first ``lengths`` documents), -1 padded."""
-    width = int(lengths.max()) if lengths.size else 0
-    out = np.full((idx.size, width), -1, dtype=np.int64)
-    cols = np.arange(width)
-    mask = cols[None, :] < lengths[:, None]
-    src = r.start[idx][:, None] + cols[None, :]
-    out[mask] = r.codes[src[mask]]
-    return out
+def _flat(r: Rankings, idx: np.ndarray, lengths: np.ndarray) -> tuple[np.ndarray, ...]:
+    """The first ``lengths`` documents of topics ``idx`` of ``r``: (row of the topic in
+    ``idx``, 0-based rank, code) of each, topic by topic."""
+    n = int(lengths.sum())
+    row = np.repeat(np.arange(idx.size), lengths)
+    rank = np.arange(n) - np.repeat(np.cumsum(lengths) - lengths, lengths)
+    return row, rank, r.codes[np.repeat(r.start[idx], lengths) + rank]
+
+
+def _discordant(row: np.ndarray, a: np.ndarray, b: np.ndarray, topics: int) -> np.ndarray:
+    """Per topic, the pairs of ranks ordered one way by ``a`` and the other by ``b``
+    (values distinct within a topic): the inversions of ``b`` taken in ``a``'s order,
+    counted by merge levels over all topics at once. At level ``s`` every block of
+    ``2s`` consecutive elements is split in halves, and each element of a right half
+    counts the elements of its left half above it: both halves sorted by (block, b), the
+    right ones searched in the left ones (sorted queries: a merge, not random access)."""
+    width = int(a.max()) + 1 if a.size else 1
+    order = np.argsort(row * width + a)  # (a lexsort is several times slower)
+    t, v = row[order], b[order]
+    first = np.searchsorted(t, np.arange(topics))
+    pos = np.arange(t.size) - first[t]
+    longest = int(pos.max()) + 1 if pos.size else 0
+    big = int(v.max()) + 1 if v.size else 1
+    counts = np.zeros(topics)
+    s = 1
+    while s < longest:
+        per_topic = longest // (2 * s) + 1
+        key = (t * per_topic + pos // (2 * s)) * big + v
+        left = pos % (2 * s) < s
+        lk, rk = np.sort(key[left]), np.sort(key[~left])
+        block = rk // big
+        above = np.searchsorted(lk, (block + 1) * big) - np.searchsorted(lk, rk, "right")
+        counts += np.bincount(block // per_topic, weights=above, minlength=topics)
+        s *= 2
+    return counts
 
 
 def kendall_tau_union(orig: Rankings, rpd: Rankings) -> tuple[np.ndarray, np.ndarray]:
@@ -108,30 +132,19 @@ def kendall_tau_union(orig: Rankings, rpd: Rankings) -> tuple[np.ndarray, np.nda
     As repro_eval: each ranking becomes the sequence of its documents' positions in the
     union of the two rankings ordered by doc id, and KTU is Kendall's tau-b of the two
     sequences rank by rank (positions are distinct within a ranking, so tau-b is
-    :math:`(C - D) / \binom{L}{2}` with :math:`C`, :math:`D` the concordant and
-    discordant pairs of ranks). repro_eval needs rankings of equal length (SciPy
-    refuses others); here both are cut to the shorter one's length :math:`L`. NaN
-    where :math:`L < 2`.
+    :math:`1 - 2D / \binom{L}{2}` with :math:`D` the discordant pairs of ranks).
+    repro_eval needs rankings of equal length (SciPy refuses others); here both are cut
+    to the shorter one's length :math:`L`. NaN where :math:`L < 2`. Time
+    :math:`O(N \log^2 L)` and memory :math:`O(N)` over all :math:`N` ranks compared.
     """
     topics, io, ir = _common(orig, rpd)
     length = np.minimum(orig.lengths()[io], rpd.lengths()[ir])
-    values = np.full(topics.size, math.nan)
-    if not topics.size:
-        return topics, values
-    a, b = _padded(orig, io, length), _padded(rpd, ir, length)
-    width = a.shape[1]
-    upper = np.triu(np.ones((width, width), dtype=bool), 1)
-    rows = max(1, _PAIRS_PER_BLOCK // max(1, width * width))
-    for s in range(0, topics.size, rows):  # blocks of topics bound memory
-        e = min(topics.size, s + rows)
-        valid = a[s:e] >= 0
-        both = valid[:, :, None] & valid[:, None, :] & upper
-        sa = np.sign(a[s:e, :, None] - a[s:e, None, :])
-        sb = np.sign(b[s:e, :, None] - b[s:e, None, :])
-        c = np.sum(sa * sb * both, axis=(1, 2))
-        n = length[s:e].astype(np.float64)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            values[s:e] = np.where(n >= 2, c / (n * (n - 1) / 2), math.nan)
+    row, _, a = _flat(orig, io, length)
+    _, _, b = _flat(rpd, ir, length)
+    d = _discordant(row, a, b, topics.size)
+    n = length.astype(np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        values = np.where(n >= 2, 1.0 - 2.0 * d / (n * (n - 1) / 2), math.nan)
     return topics, values
 
 
@@ -146,8 +159,9 @@ def rbo_prefix(
     with :math:`X_d` the overlap of the two top-:math:`d` prefixes and :math:`D` the
     ``depth`` (the prefixes stop growing at the end of a ranking, so two identical
     rankings shorter than :math:`D` score below 1; Webber et al.'s extrapolated
-    RBO_ext is ``cranfield correlate``'s). Terms below :math:`2^{-80}` of the first are
-    left out of the tail.
+    RBO_ext is ``cranfield correlate``'s). A document in both prefixes from depth
+    :math:`e` on adds :math:`H_e = \sum_{d=e}^{D} p^{d-1}/d` (a suffix sum, shared by all
+    topics) to the numerator; terms below :math:`2^{-80}` of the first are left out.
     """
     topics, io, ir = _common(orig, rpd)
     if not topics.size:
@@ -156,30 +170,21 @@ def rbo_prefix(
     span = int(min(depth, max(int(lo.max()), int(lr.max()))))
     # the depth at which each shared document is in both prefixes: join on (topic, doc)
     base = int(max(orig.codes.max(initial=0), rpd.codes.max(initial=0))) + 1
-
-    def keyed(r: Rankings, idx: np.ndarray, lengths: np.ndarray):
-        n = lengths.sum()
-        t = np.repeat(np.arange(idx.size), lengths)
-        pos = np.arange(n) - np.repeat(np.cumsum(lengths) - lengths, lengths)
-        rows = np.repeat(r.start[idx], lengths) + pos
-        return t * base + r.codes[rows], pos
-
-    ko, po = keyed(orig, io, np.minimum(lo, span))
-    kr, pr = keyed(rpd, ir, np.minimum(lr, span))
-    shared, jo, jr = np.intersect1d(ko, kr, assume_unique=True, return_indices=True)
+    to, po, co = _flat(orig, io, np.minimum(lo, span))
+    tr, pr, cr = _flat(rpd, ir, np.minimum(lr, span))
+    shared, jo, jr = np.intersect1d(
+        to * base + co, tr * base + cr, assume_unique=True, return_indices=True
+    )
     enter = np.maximum(po[jo], pr[jr])  # 0-based depth
-    x = np.bincount(shared // base * span + enter, minlength=topics.size * span)
-    x = np.cumsum(x.reshape(topics.size, span), axis=1).astype(np.float64)
-    d = np.arange(1, span + 1, dtype=np.float64)
-    w = float(p) ** (d - 1)
-    score = (x * (w / d)).sum(axis=1)
-    # beyond the longest ranking X_d stays X_span: its weight summed in blocks
+    # beyond the longest ranking the weights p^(d-1)/d are summed in blocks
     tail_end = min(int(depth), span + math.ceil(80 * math.log(2) / -math.log(p)))
     tail = 0.0
     for s in range(span + 1, tail_end + 1, _TAIL_BLOCK):
         dd = np.arange(s, min(tail_end, s + _TAIL_BLOCK - 1) + 1, dtype=np.float64)
         tail += float(np.sum(float(p) ** (dd - 1) / dd))
-    score += x[:, -1] * tail
+    d = np.arange(1, span + 1, dtype=np.float64)
+    h = np.cumsum((float(p) ** (d - 1) / d)[::-1])[::-1] + tail
+    score = np.bincount(shared // base, weights=h[enter], minlength=topics.size)
     norm = (1.0 - float(p) ** int(depth)) / (1.0 - float(p))
     return topics, score / norm
 
