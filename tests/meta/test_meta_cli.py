@@ -188,3 +188,21 @@ def test_choices_come_from_the_registry():
     ]
     for d in META_STATISTICS.values():
         assert d.formula and d.reference
+
+
+@pytest.mark.parametrize(
+    "argv, flag",
+    [
+        (["power", "--samples", "0"], "--samples"),
+        (["power", "--alpha", "1"], "--alpha"),
+        (["swap", "--trials", "-1"], "--trials"),
+        (["swap", "--bin-width", "0"], "--bin-width"),
+        (["topics", "--min-diff", "0.1,x"], "--min-diff"),
+        (["topics", "--systems", "1"], "--systems"),
+    ],
+)
+def test_numeric_options_are_checked_before_any_file_is_read(cli, tmp_path, argv, flag):
+    missing = str(tmp_path / "missing.txt")
+    status, out, err = cli("meta", argv[0], missing, missing, missing, "-m", "AP", *argv[1:])
+    assert status == 2 and out == "" and err.count("\n") == 1
+    assert flag in err and "missing.txt" not in err

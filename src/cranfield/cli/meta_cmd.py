@@ -154,15 +154,22 @@ def _render(head, body, fmt: str) -> str:
     return table(head, body, fmt)
 
 
-def _power(args, aligned, d: int):
+def _power_options(args) -> dict:
+    return {
+        "alpha": number(args.alpha, "--alpha", float, 0, 1, open_=True),
+        "samples": declared_value(args.samples, "--samples", _param("bootstrap", "samples")),
+        "seed": seed_value(args),
+        "methods": tuple(dict.fromkeys(args.method or _names("power"))),
+    }
+
+
+def _power(o: dict, aligned, d: int):
     from ..meta.power import discriminative_power
     from ..output import number_cell
 
-    alpha = number(args.alpha, "--alpha", float, 0, 1, open_=True)
-    samples = declared_value(args.samples, "--samples", _param("bootstrap", "samples"))
-    methods = tuple(dict.fromkeys(args.method or _names("power")))
-    result = discriminative_power(aligned, methods, alpha, samples, seed_value(args))
-    doc = {"alpha": alpha, "samples": samples, "seed": seed_value(args), "measures": result}
+    methods = o["methods"]
+    result = discriminative_power(aligned, methods, o["alpha"], o["samples"], o["seed"])
+    doc = {"alpha": o["alpha"], "samples": o["samples"], "seed": o["seed"], "measures": result}
     head = ["measure", "runs", "topics", "pairs"]
     for m in methods:
         head += [f"{m}_significant", f"{m}_share"]
@@ -175,17 +182,29 @@ def _power(args, aligned, d: int):
     return doc, head, body
 
 
-def _swap(args, aligned, d: int):
-    from ..meta.swap import swap_rates
-    from ..output import number_cell
-
-    trials = declared_value(args.trials, "--trials", _param("swap_rate", "trials"))
-    width = declared_value(args.bin_width, "--bin-width", _param("swap_rate", "bin_width"))
-    fuzz = declared_value(args.fuzziness, "--fuzziness", _param("error_rate", "fuzziness"))
+def _swap_options(args) -> dict:
     sizes = None
     if args.sizes is not None:
         sizes = [number(v.strip(), "--sizes", int, 1, 10**9) for v in args.sizes.split(",")]
-    doc: dict = {"trials": trials, "bin_width": width, "fuzziness": fuzz, "measures": {}}
+    return {
+        "sizes": sizes,
+        "trials": declared_value(args.trials, "--trials", _param("swap_rate", "trials")),
+        "bin_width": declared_value(
+            args.bin_width, "--bin-width", _param("swap_rate", "bin_width")
+        ),
+        "fuzziness": declared_value(
+            args.fuzziness, "--fuzziness", _param("error_rate", "fuzziness")
+        ),
+        "seed": seed_value(args),
+    }
+
+
+def _swap(o: dict, aligned, d: int):
+    from ..meta.swap import swap_rates
+    from ..output import number_cell
+
+    doc: dict = {k: o[k] for k in ("trials", "bin_width", "fuzziness")}
+    doc["measures"] = {}
     head = [
         "measure",
         "size",
@@ -199,7 +218,7 @@ def _swap(args, aligned, d: int):
     ]
     body = []
     for measure, (_, _, m) in aligned.items():
-        rates = swap_rates(m, sizes, trials, width, fuzz, seed_value(args))
+        rates = swap_rates(m, o["sizes"], o["trials"], o["bin_width"], o["fuzziness"], o["seed"])
         doc["measures"][measure] = rates
         for r in rates:
             for b in r["bins"]:
@@ -219,29 +238,38 @@ def _swap(args, aligned, d: int):
     return doc, head, body
 
 
-def _topics(args, aligned, d: int):
+def _topics_options(args) -> dict:
+    return {
+        "alpha": declared_value(args.alpha, "--alpha", _param("topics_t", "alpha")),
+        "beta": declared_value(args.beta, "--beta", _param("topics_t", "beta")),
+        "diffs": _floats(args.min_diff, "--min-diff"),
+        "designs": tuple(dict.fromkeys(args.design or _names("topics", "topics_"))),
+        "variance": None
+        if args.variance is None
+        else number(args.variance, "--variance", float, 0, 1e6),
+        "systems": None
+        if args.systems is None
+        else number(args.systems, "--systems", int, 2, 10**6),
+    }
+
+
+def _topics(o: dict, aligned, d: int):
     from ..meta.anova import residual_variance
     from ..meta.registry import META_STATISTICS
     from ..output import number_cell
 
-    alpha = declared_value(args.alpha, "--alpha", _param("topics_t", "alpha"))
-    beta = declared_value(args.beta, "--beta", _param("topics_t", "beta"))
-    diffs = _floats(args.min_diff, "--min-diff")
-    designs = tuple(dict.fromkeys(args.design or _names("topics", "topics_")))
-    fixed = None if args.variance is None else number(args.variance, "--variance", float, 0, 1e6)
+    alpha, beta, fixed = o["alpha"], o["beta"], o["variance"]
     doc: dict = {"alpha": alpha, "beta": beta, "measures": {}}
     head = ["measure", "variance", "design", "min_diff", "topics"]
     body = []
     for measure, (runs, _, m) in aligned.items():
         variance = residual_variance(m) if fixed is None else fixed
-        systems = (
-            len(runs) if args.systems is None else number(args.systems, "--systems", int, 2, 10**6)
-        )
+        systems = len(runs) if o["systems"] is None else o["systems"]
         entry: dict = {"variance": variance, "systems": systems}
-        for design in designs:
+        for design in o["designs"]:
             fn = META_STATISTICS.lookup(f"topics_{design}").behaviour
             sizes = []
-            for diff in diffs:
+            for diff in o["diffs"]:
                 n = fn(alpha, beta, diff, variance, systems)
                 sizes.append({"min_diff": diff, "topics": n})
                 body.append(
@@ -254,7 +282,7 @@ def _topics(args, aligned, d: int):
 
 def _anova(args, aligned, d: int, notes: list[str]):
     from ..meta.anova import standardise, two_way_anova
-    from ..output import number_cell
+    from ..output import number_cell, p_cell
 
     doc: dict = {"measures": {}}
     body = []
@@ -275,8 +303,6 @@ def _anova(args, aligned, d: int, notes: list[str]):
                 body.append([measure, r, number_cell(m[i].mean(), d), number_cell(z[i].mean(), d)])
         return doc, head, body
     head = ["measure", "source", "ss", "df", "ms", "f", "p", "eta2", "partial_eta2"]
-    from ..output import p_cell
-
     for measure, (_, _, m) in aligned.items():
         rows = two_way_anova(m)
         doc["measures"][measure] = rows
@@ -302,24 +328,26 @@ def _anova(args, aligned, d: int, notes: list[str]):
     return doc, head, body
 
 
+#: action -> (its numeric options, read and checked before any file is read; its table)
+_ACTIONS = {
+    "power": (_power_options, _power),
+    "swap": (_swap_options, _swap),
+    "topics": (_topics_options, _topics),
+}
+
+
 def run(args) -> int:
     from ..output import dumps_json
 
     d = digits_value(args)
-    if args.action == "power":  # the numbers are checked before any file is read
-        number(args.alpha, "--alpha", float, 0, 1, open_=True)
-    if hasattr(args, "seed"):
-        seed_value(args)
+    read, compute = _ACTIONS.get(args.action, (None, None))
+    options = read(args) if read else None
     notes: list[str] = []
     with warnings_as_notes(notes):
         aligned, read_notes = _aligned(args)
         notes[:0] = read_notes
-        if args.action == "power":
-            doc, head, body = _power(args, aligned, d)
-        elif args.action == "swap":
-            doc, head, body = _swap(args, aligned, d)
-        elif args.action == "topics":
-            doc, head, body = _topics(args, aligned, d)
+        if compute is not None:
+            doc, head, body = compute(options, aligned, d)
         else:
             doc, head, body = _anova(args, aligned, d, notes)
     emit(
