@@ -51,19 +51,6 @@ def test_repro_of_runs_on_different_topics_is_one_line(tmp_file):
     a = tmp_file("a.txt", "1 Q0 d1 1 2.0 a\n2 Q0 d2 1 1.0 a\n")
     b = tmp_file("b.txt", "1 Q0 d2 1 2.0 b\n1 Q0 d1 2 1.0 b\n")
     with Unchanged(qrels, a, b):
-        outcome = run_cli(
-            "repro",
-            "--orig-baseline",
-            a,
-            "--orig-advanced",
-            a,
-            "--rpd-baseline",
-            b,
-            "--rpd-advanced",
-            b,
-            "--qrels",
-            qrels,
-            "-m",
-            "AP",
-        )
+        roles = f"--orig-baseline {a} --orig-advanced {a} --rpd-baseline {b} --rpd-advanced {b}"
+        outcome = run_cli("repro", *roles.split(), "--qrels", qrels, "-m", "AP")
     assert_clean_failure(outcome, "not scored on the same", "--complete")

@@ -120,24 +120,13 @@ def test_constant_scores_give_defined_results(cli, tmp_file):
     assert status == 2 and err.count("\n") == 1 and "no residual variance" in err
 
 
+def _repro(orig_b, orig_a, rpd_b, rpd_a, qrels) -> list[str]:
+    return f"repro --orig-baseline {orig_b} --orig-advanced {orig_a} --rpd-baseline {rpd_b} --rpd-advanced {rpd_a} --qrels {qrels}".split()  # noqa: E501
+
+
 def test_repro_table_and_json(cli, sample_paths):
     qrels, a, b = (str(p) for p in sample_paths[:3])
-    args = [
-        "repro",
-        "--orig-baseline",
-        a,
-        "--orig-advanced",
-        b,
-        "--rpd-baseline",
-        a,
-        "--rpd-advanced",
-        b,
-        "--qrels",
-        qrels,
-        "-m",
-        "AP",
-        "--complete",
-    ]
+    args = _repro(a, b, a, b, qrels) + ["-m", "AP", "--complete"]
     status, out, err = cli(*args, "-f", "json")
     assert status == 0, err
     doc = json.loads(out)
@@ -153,23 +142,7 @@ def test_repro_table_and_json(cli, sample_paths):
 
 def test_repro_with_an_undefined_effect_ratio_says_why(cli, sample_paths):
     qrels, a = str(sample_paths[0]), str(sample_paths[1])
-    status, out, err = cli(
-        "repro",
-        "--orig-baseline",
-        a,
-        "--orig-advanced",
-        a,
-        "--rpd-baseline",
-        a,
-        "--rpd-advanced",
-        a,
-        "--qrels",
-        qrels,
-        "-m",
-        "AP",
-        "-f",
-        "json",
-    )
+    status, out, err = cli(*_repro(a, a, a, a, qrels), "-m", "AP", "-f", "json")
     assert status == 0
     assert json.loads(out)["per_measure"]["AP"]["er"] is None
     assert "ER undefined" in err

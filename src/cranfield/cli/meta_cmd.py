@@ -6,6 +6,9 @@ from __future__ import annotations
 import argparse
 
 from ..errors import ParameterError
+
+# (the statistics' declarations: this module is imported only to run its command)
+from ..meta.registry import declared
 from ._args import (
     Parser,
     add_complete,
@@ -50,12 +53,6 @@ def _outputs(p: argparse.ArgumentParser) -> None:
     add_output(p, via_stdout=True)
 
 
-def _param(statistic: str, name: str):
-    from ..meta.registry import META_STATISTICS
-
-    return META_STATISTICS[statistic].param(name)
-
-
 def _names(command: str, prefix: str = "") -> list[str]:
     from ..meta.registry import of_command
 
@@ -83,19 +80,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--alpha", default="0.05", help="significance level, 0 < ALPHA < 1 (default 0.05)"
     )
-    add_declared(p, "--samples", _param("bootstrap", "samples"))
+    add_declared(p, "--samples", declared("bootstrap", "samples"))
     add_seed(p, "bootstrap and shuffles (the same draws for every measure)")
     _outputs(p)
 
     s = sub.add_parser("swap", help="swap rate and error rate versus topic-set size")
     _inputs(s)
     s.add_argument("--sizes", help="topic-set sizes, comma list (default 5, 10, ... up to half)")
-    add_declared(s, "--trials", _param("swap_rate", "trials"))
-    add_declared(s, "--bin-width", _param("swap_rate", "bin_width"))
+    add_declared(s, "--trials", declared("swap_rate", "trials"))
+    add_declared(s, "--bin-width", declared("swap_rate", "bin_width"))
     add_declared(
         s,
         "--fuzziness",
-        _param("error_rate", "fuzziness"),
+        declared("error_rate", "fuzziness"),
         "error rate: relative differences up to this are ties",
     )
     add_seed(s, "topic splits")
@@ -109,8 +106,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         choices=_names("topics", "topics_"),
         help="design(s), repeatable (default: all): " + _methods_help("topics", "topics_"),
     )
-    add_declared(t, "--alpha", _param("topics_t", "alpha"))
-    add_declared(t, "--beta", _param("topics_t", "beta"))
+    add_declared(t, "--alpha", declared("topics_t", "alpha"))
+    add_declared(t, "--beta", declared("topics_t", "beta"))
     t.add_argument(
         "--min-diff",
         default="0.02,0.05,0.1",
@@ -157,7 +154,7 @@ def _render(head, body, fmt: str) -> str:
 def _power_options(args) -> dict:
     return {
         "alpha": number(args.alpha, "--alpha", float, 0, 1, open_=True),
-        "samples": declared_value(args.samples, "--samples", _param("bootstrap", "samples")),
+        "samples": declared_value(args.samples, "--samples", declared("bootstrap", "samples")),
         "seed": seed_value(args),
         "methods": tuple(dict.fromkeys(args.method or _names("power"))),
     }
@@ -188,12 +185,12 @@ def _swap_options(args) -> dict:
         sizes = [number(v.strip(), "--sizes", int, 1, 10**9) for v in args.sizes.split(",")]
     return {
         "sizes": sizes,
-        "trials": declared_value(args.trials, "--trials", _param("swap_rate", "trials")),
+        "trials": declared_value(args.trials, "--trials", declared("swap_rate", "trials")),
         "bin_width": declared_value(
-            args.bin_width, "--bin-width", _param("swap_rate", "bin_width")
+            args.bin_width, "--bin-width", declared("swap_rate", "bin_width")
         ),
         "fuzziness": declared_value(
-            args.fuzziness, "--fuzziness", _param("error_rate", "fuzziness")
+            args.fuzziness, "--fuzziness", declared("error_rate", "fuzziness")
         ),
         "seed": seed_value(args),
     }
@@ -240,8 +237,8 @@ def _swap(o: dict, aligned, d: int):
 
 def _topics_options(args) -> dict:
     return {
-        "alpha": declared_value(args.alpha, "--alpha", _param("topics_t", "alpha")),
-        "beta": declared_value(args.beta, "--beta", _param("topics_t", "beta")),
+        "alpha": declared_value(args.alpha, "--alpha", declared("topics_t", "alpha")),
+        "beta": declared_value(args.beta, "--beta", declared("topics_t", "beta")),
         "diffs": _floats(args.min_diff, "--min-diff"),
         "designs": tuple(dict.fromkeys(args.design or _names("topics", "topics_"))),
         "variance": None

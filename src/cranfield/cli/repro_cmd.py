@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import argparse
 
+# (the statistics' declarations: this module is imported only to run its command)
+from ..meta.registry import declared
 from ._args import (
     add_complete,
     add_declared,
@@ -15,12 +17,6 @@ from ._args import (
     declared_value,
 )
 from ._output import emit, print_notes, warnings_as_notes
-
-
-def _param(statistic: str, name: str):
-    from ..meta.registry import META_STATISTICS
-
-    return META_STATISTICS[statistic].param(name)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -38,9 +34,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="qrels of another collection: a replication (ER, ΔRI, unpaired t-test only)",
     )
     add_measures(parser, "measures (e.g. -m AP -m nDCG@10)", dest="measure")
-    add_declared(parser, "--rbo-p", _param("rbo", "p"), "RBO persistence (repro_eval's default)")
+    add_declared(parser, "--rbo-p", declared("rbo", "p"), "RBO persistence (repro_eval's default)")
     add_declared(
-        parser, "--depth", _param("rbo", "depth"), "documents of each ranking KTU and RBO compare"
+        parser, "--depth", declared("rbo", "depth"), "documents of each ranking KTU and RBO compare"
     )
     add_complete(parser)
     add_format(parser, ("text", "markdown", "json"))
@@ -91,8 +87,8 @@ def run(args) -> int:
     from ._args import digits_value
 
     d = digits_value(args)
-    rbo_p = declared_value(args.rbo_p, "--rbo-p", _param("rbo", "p"))
-    depth = declared_value(args.depth, "--depth", _param("rbo", "depth"))
+    rbo_p = declared_value(args.rbo_p, "--rbo-p", declared("rbo", "p"))
+    depth = declared_value(args.depth, "--depth", declared("rbo", "depth"))
     if not args.measure:
         raise ParameterError("--measure", "at least one measure", None)
     measures = as_measures(args.measure)

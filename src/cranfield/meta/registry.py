@@ -16,7 +16,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-__all__ = ["MetaStatistic", "META_STATISTICS", "SEED", "of_command"]
+__all__ = ["MetaStatistic", "META_STATISTICS", "SEED", "declared", "of_command"]
 
 COMMANDS = ("repro", "power", "swap", "topics", "anova")
 
@@ -50,6 +50,11 @@ SEED = Param(
 
 #: Every statistic of ``cranfield repro`` and ``cranfield meta``, in the order registered.
 META_STATISTICS = Registry("statistic")
+
+
+def declared(statistic: str, name: str) -> Param:
+    """The parameter ``name`` of ``statistic`` (the command line's defaults and ranges)."""
+    return META_STATISTICS[statistic].param(name)
 
 
 def of_command(command: str) -> tuple[MetaStatistic, ...]:
