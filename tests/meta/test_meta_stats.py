@@ -243,3 +243,28 @@ def test_topic_design_refuses_zero_variance_in_one_line():
 
     with pytest.raises(InputError, match="no residual variance"):
         topics_paired_t(0.05, 0.2, 0.05, 0.0)
+
+
+def test_pairs_in_blocks_give_the_same_numbers(monkeypatch):
+    from cranfield.meta import power, swap
+
+    rng = np.random.default_rng(11)
+    m = rng.random((9, 14))
+    whole = (bootstrap_asl(m, 300, 1), swap_rates(m, [3, 7], trials=20, seed=2))
+    monkeypatch.setattr(power, "_BLOCK", 1)  # one pair per block
+    monkeypatch.setattr(swap, "_BLOCK", 1)
+    assert np.array_equal(bootstrap_asl(m, 300, 1), whole[0])
+    assert swap_rates(m, [3, 7], trials=20, seed=2) == whole[1]
+
+
+def test_too_many_pairs_are_refused_in_one_line(monkeypatch):
+    from cranfield.errors import InputError
+    from cranfield.meta import power, swap
+
+    monkeypatch.setattr(power, "MAX_PAIRS", 5)
+    monkeypatch.setattr(swap, "MAX_PAIRS", 5)
+    m = np.random.default_rng(0).random((4, 5))  # 6 pairs
+    with pytest.raises(InputError, match="6 pairs"):
+        bootstrap_asl(m)
+    with pytest.raises(InputError, match="6 pairs"):
+        swap_rates(m)

@@ -29,8 +29,10 @@ __all__ = ["bootstrap_asl", "randomised_tukey_asl", "discriminative_power", "POW
 
 #: Most resamples / shuffles one run of ``meta power`` draws.
 MAX_SAMPLES = 1_000_000
-# Elements of one block of the randomised Tukey HSD's shuffled scores (bounds memory).
-_TUKEY_BLOCK = 1 << 22
+# Elements of one block of work (pairs x resamples, trials x topics x runs): bounds memory.
+_BLOCK = 1 << 22
+#: Most pairs of runs one call compares (4,472 runs): the ASL curves alone are this long.
+MAX_PAIRS = 10_000_000
 _TOL = 1e-12
 
 
@@ -47,6 +49,12 @@ def _check(scores) -> np.ndarray:
         raise InputError("discriminative power needs at least two runs (one pair)", "scores")
     if m.shape[1] < 2:
         raise InputError("discriminative power needs at least two topics", "scores")
+    if m.shape[0] * (m.shape[0] - 1) // 2 > MAX_PAIRS:
+        raise InputError(
+            f"{m.shape[0]:,} runs make {m.shape[0] * (m.shape[0] - 1) // 2:,} pairs: at most "
+            f"{MAX_PAIRS:,} pairs (4,472 runs) are compared",
+            "scores",
+        )
     if not np.all(np.isfinite(m)):
         raise InputError("scores contain NaN or infinite values", "scores")
     return m
@@ -75,9 +83,19 @@ def bootstrap_asl(scores, n_samples: int = 1000, seed: int = 0) -> np.ndarray:
     A resample without variance counts as extreme unless its mean is 0.
     """
     m = _check(scores)
-    n = m.shape[1]
     i, j = pairs(m.shape[0])
-    z = m[i] - m[j]  # pairs x topics
+    hits = np.zeros(i.size, dtype=np.int64)
+    # pairs in blocks bound memory (rows x pairs sums); each block sees the same draws
+    step = max(1, _BLOCK // max(m.shape[1], CHUNK))
+    for first in range(0, i.size, step):
+        block = slice(first, first + step)
+        hits[block] = _bootstrap_hits(m[i[block]] - m[j[block]], n_samples, seed)
+    return hits / n_samples
+
+
+def _bootstrap_hits(z: np.ndarray, n_samples: int, seed: int) -> np.ndarray:
+    """Resamples at least as extreme as the data, for each row (pair) of ``z``."""
+    n = z.shape[1]
     mean = z.mean(axis=1)
     t = _studentised(mean, z.std(axis=1, ddof=1), n)
     w = z - mean[:, None]
@@ -106,7 +124,7 @@ def bootstrap_asl(scores, n_samples: int = 1000, seed: int = 0) -> np.ndarray:
             tb = np.abs(mean_b) / np.sqrt(var_b / n)
         tb = np.where(zero, 0.0, np.where(flat, np.inf, tb))
         hits += np.count_nonzero(tb >= bound[None, :], axis=0)
-    return hits / n_samples
+    return hits
 
 
 def randomised_tukey_asl(scores, n_samples: int = 1000, seed: int = 0) -> np.ndarray:
@@ -126,7 +144,7 @@ def randomised_tukey_asl(scores, n_samples: int = 1000, seed: int = 0) -> np.nda
     observed = np.abs(means[i] - means[j])
     by_topic = np.ascontiguousarray(m.T)[None, :, :]  # 1 x topics x runs
     ranges = np.empty(n_samples)
-    rows = max(1, min(CHUNK, _TUKEY_BLOCK // (n * k)))
+    rows = max(1, min(CHUNK, _BLOCK // (n * k)))
     rng = np.random.default_rng(seed)
     for start in range(0, n_samples, rows):
         r = min(rows, n_samples - start)

@@ -17,7 +17,7 @@ import numpy as np
 
 from ..core.declarations import Param, integer_in, number_in
 from ..errors import InputError, ParameterError
-from .power import pairs
+from .power import _BLOCK, MAX_PAIRS, pairs
 from .registry import META_STATISTICS, SEED, MetaStatistic
 
 __all__ = ["swap_rates", "default_sizes"]
@@ -73,6 +73,11 @@ def swap_rates(
             )
     if not (isinstance(bin_width, float) and bin_width > 0 and math.isfinite(bin_width)):
         raise ParameterError("--bin-width", "a positive number", bin_width)
+    if k * (k - 1) // 2 > MAX_PAIRS:
+        raise InputError(
+            f"{k:,} runs make {k * (k - 1) // 2:,} pairs: at most {MAX_PAIRS:,} are compared",
+            "scores",
+        )
     i, j = pairs(k)
     rng = np.random.default_rng(seed)
     out = []
@@ -80,33 +85,42 @@ def swap_rates(
         order = np.argsort(rng.random((trials, n)), axis=1)
         sets = (order[:, :c], order[:, c : 2 * c])
         means = [m[:, s].mean(axis=2) for s in sets]  # runs x trials, each
-        da, db = (mu[i] - mu[j] for mu in means)  # pairs x trials
-        swaps = (da * db) < 0
-        binned = np.floor(np.abs(da) / bin_width).astype(np.int64).ravel()
-        cases = np.bincount(binned)
-        swapped = np.bincount(binned, weights=swaps.ravel(), minlength=cases.size)
+        both = np.concatenate(means, axis=1)  # runs x 2 trials: each set alone
+        found, fewest, tied, total = [], 0, 0, 0
+        step = max(1, _BLOCK // (2 * trials))
+        for first in range(0, i.size, step):  # pairs in blocks: bounded memory
+            a, b = i[first : first + step], j[first : first + step]
+            da, db = means[0][a] - means[0][b], means[1][a] - means[1][b]  # pairs x trials
+            binned = np.floor(np.abs(da) / bin_width).ravel()
+            keys, inverse = np.unique(binned, return_inverse=True)  # (no bins without cases)
+            cases = np.bincount(inverse)
+            swapped = np.bincount(inverse, weights=((da * db) < 0).ravel(), minlength=keys.size)
+            found.append((keys, cases, swapped))
+            d = both[a] - both[b]
+            tie = np.abs(d) <= fuzziness * np.maximum(both[a], both[b])
+            ahead = np.count_nonzero((d > 0) & ~tie, axis=1)
+            behind = np.count_nonzero((d < 0) & ~tie, axis=1)
+            fewest += int(np.minimum(ahead, behind).sum())
+            tied += int(np.count_nonzero(tie))
+            total += d.size
+        keys, at = np.unique(np.concatenate([f[0] for f in found]), return_inverse=True)
+        cases = np.bincount(at, weights=np.concatenate([f[1] for f in found]))
+        swapped = np.bincount(at, weights=np.concatenate([f[2] for f in found]))
         bins = [
             {
-                "low": float(b * bin_width),
-                "high": float((b + 1) * bin_width),
-                "cases": int(cases[b]),
-                "swaps": int(swapped[b]),
-                "swap_rate": float(swapped[b] / cases[b]),
+                "low": float(key * bin_width),
+                "high": float((key + 1) * bin_width),
+                "cases": int(n_cases),
+                "swaps": int(n_swaps),
+                "swap_rate": float(n_swaps / n_cases),
             }
-            for b in np.flatnonzero(cases)
+            for key, n_cases, n_swaps in zip(keys, cases, swapped, strict=True)
         ]
-        both = np.concatenate(means, axis=1)  # runs x 2 trials: each set alone
-        d = both[i] - both[j]
-        top = np.maximum(both[i], both[j])
-        tied = np.abs(d) <= fuzziness * top
-        ahead = np.count_nonzero((d > 0) & ~tied, axis=1)
-        behind = np.count_nonzero((d < 0) & ~tied, axis=1)
-        total = d.size
         out.append(
             {
                 "size": c,
-                "error_rate": float(np.minimum(ahead, behind).sum() / total),
-                "tie_rate": float(np.count_nonzero(tied) / total),
+                "error_rate": fewest / total,
+                "tie_rate": tied / total,
                 "bins": bins,
             }
         )
