@@ -18,7 +18,8 @@ CONSTANT = "run,query,AP\n" + "".join(f"{r},{q},0.5\n" for r in "abc" for q in r
 CASES = {
     "power one run": (["meta", "power"], ONE_RUN, [], "at least two runs"),
     "swap one topic": (["meta", "swap"], ONE_TOPIC, [], "two topics"),
-    "anova apart": (["meta", "anova"], APART, [], "not scored on the same queries"),
+    "topics apart": (["meta", "topics"], APART, [], "not scored on the same queries"),
+    "anova apart": (["meta", "anova"], APART, [], "no residual degrees of freedom"),
     "topics constant": (["meta", "topics"], CONSTANT, [], "no residual variance"),
     "power bad samples": (["meta", "power"], CONSTANT, ["--samples", "0"], "--samples"),
     "swap bad size": (["meta", "swap"], CONSTANT, ["--sizes", "3"], "--sizes"),

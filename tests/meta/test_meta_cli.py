@@ -103,7 +103,10 @@ def test_bad_inputs_are_one_line(cli, tmp_file, action, extra):
         "apart.csv",
     )
     status, out, err = cli("meta", action, "--from-per-query", apart, *extra)
-    assert status == 2 and err.count("\n") == 1 and "not scored on the same queries" in err
+    assert status == 2 and err.count("\n") == 1
+    # the ANOVA fits an unbalanced design; here no degree of freedom is left for it
+    want = "no residual degrees" if action == "anova" else "not scored on the same queries"
+    assert want in err
 
 
 def test_constant_scores_give_defined_results(cli, tmp_file):
@@ -179,3 +182,17 @@ def test_numeric_options_are_checked_before_any_file_is_read(cli, tmp_path, argv
     status, out, err = cli("meta", argv[0], missing, missing, missing, "-m", "AP", *argv[1:])
     assert status == 2 and out == "" and err.count("\n") == 1
     assert flag in err and "missing.txt" not in err
+
+
+def test_anova_of_runs_missing_topics_is_unbalanced(cli, tmp_file):
+    rows, m = _grid(3, 6, 4)
+    rows = [r for r in rows if (r[0], r[1]) not in {("r0", "q02"), ("r2", "q05")}]
+    path = _table(tmp_file, rows)
+    status, out, err = cli("meta", "anova", "--from-per-query", path, "-f", "json")
+    assert status == 0 and "2 of 18 run-topic scores missing" in err
+    m[0, 2] = m[2, 5] = np.nan
+    got, want = json.loads(out)["measures"]["AP"], two_way_anova(m)
+    for source in want:
+        assert got[source] == pytest.approx(want[source], rel=1e-12)
+    status, out, err = cli("meta", "anova", "--from-per-query", path, "--complete", "-f", "json")
+    assert status == 0 and json.loads(out)["measures"]["AP"]["residual"]["df"] == 10

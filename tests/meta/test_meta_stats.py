@@ -179,6 +179,41 @@ def test_two_way_anova_matches_statsmodels():
         assert got["system"]["eta2"] == pytest.approx(want.loc["C(system)", "sum_sq"] / total)
 
 
+def test_unbalanced_two_way_anova_matches_statsmodels_type_ii():
+    pd = pytest.importorskip("pandas")
+    from statsmodels.formula.api import ols
+    from statsmodels.stats.anova import anova_lm
+
+    for case in range(6):
+        rng = np.random.default_rng(100 + case)
+        k, n = int(rng.integers(3, 7)), int(rng.integers(4, 12))
+        m = rng.random((k, n)) + rng.random(k)[:, None] * 0.3
+        holes = rng.random((k, n)) < 0.2
+        holes[:, 0] = holes[0, :] = False  # every run and topic keeps a score
+        m[holes] = np.nan
+        frame = pd.DataFrame(
+            [
+                (f"s{s}", f"t{t:02d}", m[s, t])
+                for s in range(k)
+                for t in range(n)
+                if not holes[s, t]
+            ],
+            columns=["system", "topic", "score"],
+        )
+        want = anova_lm(ols("score ~ C(system) + C(topic)", frame).fit(), typ=2)
+        got = two_way_anova(m)
+        for source, row in (
+            ("system", "C(system)"),
+            ("topic", "C(topic)"),
+            ("residual", "Residual"),
+        ):
+            assert got[source]["ss"] == pytest.approx(want.loc[row, "sum_sq"], rel=1e-8)
+            assert got[source]["df"] == want.loc[row, "df"]
+        for source, row in (("system", "C(system)"), ("topic", "C(topic)")):
+            assert got[source]["f"] == pytest.approx(want.loc[row, "F"], rel=1e-8)
+            assert got[source]["p"] == pytest.approx(want.loc[row, "PR(>F)"], rel=1e-6)
+
+
 def test_anova_of_constant_scores_is_defined():
     got = two_way_anova(np.full((3, 4), 0.25))
     assert (

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import argparse
 
+import numpy as np
+
 from ..errors import ParameterError
 
 # (the statistics' declarations: this module is imported only to run its command)
@@ -131,11 +133,26 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _aligned(args):
+    """``({measure: (runs, topics, runs x topics)}, notes)``. For the two-way ANOVA the
+    topics a run lacks are NaN (an unbalanced design) unless --complete scores them 0."""
     from ..compare.compare import align_scores
     from .compare_cmd import _scores
 
     scores, _, notes = _scores(args)
-    return align_scores(scores, complete=args.complete), notes
+    if args.action != "anova" or args.standardised or args.complete:
+        return align_scores(scores, complete=args.complete), notes
+    aligned = align_scores(scores, complete=True)
+    for measure, (runs, topics, m) in aligned.items():
+        ids = np.asarray(topics, dtype=object)
+        for i, run in enumerate(runs):  # (a loop over runs: each row in one operation)
+            m[i, ~np.isin(ids, np.asarray(list(scores[measure][run]), dtype=object))] = np.nan
+        missing = int(np.count_nonzero(np.isnan(m)))
+        if missing:
+            notes.append(
+                f"{measure}: {missing} of {m.size} run-topic scores missing: an unbalanced "
+                "design, type II sums of squares (--complete scores them 0)"
+            )
+    return aligned, notes
 
 
 def _floats(text: str, name: str) -> list[float]:

@@ -15,15 +15,51 @@ from .registry import META_STATISTICS, MetaStatistic
 __all__ = ["two_way_anova", "standardise", "residual_variance"]
 
 
-def _matrix(scores, what: str) -> np.ndarray:
+#: Most cells x effects of the least-squares fit of an unbalanced design (memory bound).
+MAX_DESIGN = 1 << 25
+
+
+def _matrix(scores, what: str, missing: bool = False) -> np.ndarray:
     m = np.asarray(scores, dtype=np.float64)
     if m.ndim != 2 or m.shape[0] < 2:
         raise InputError(f"{what} needs at least two runs", "scores")
     if m.shape[1] < 2:
         raise InputError(f"{what} needs at least two topics", "scores")
-    if not np.all(np.isfinite(m)):
+    if np.any(np.isinf(m)) or (not missing and np.any(np.isnan(m))):
         raise InputError("scores contain NaN or infinite values", "scores")
     return m
+
+
+def _rss(x: np.ndarray, y: np.ndarray) -> tuple[float, int]:
+    """Residual sum of squares of the least-squares fit of ``y`` on ``x``, and the rank."""
+    coef, _, rank, _ = np.linalg.lstsq(x, y, rcond=None)
+    r = y - x @ coef
+    return float(r @ r), int(rank)
+
+
+def _unbalanced_sums(m: np.ndarray) -> tuple[float, float, float, float, int]:
+    """Type II sums of squares of a design with missing cells (NaN): each effect's is
+    what the other effect's model leaves that the full model explains (Searle 1987;
+    ``statsmodels``' ``anova_lm(typ=2)``); and the residual degrees of freedom."""
+    k, n = m.shape
+    s, t = np.nonzero(np.isfinite(m))
+    y = m[s, t]
+    if np.unique(s).size < k or np.unique(t).size < n:
+        raise InputError("every run and every topic needs at least one score", "scores")
+    if y.size * (k + n) > MAX_DESIGN:
+        raise InputError(
+            f"an unbalanced design of {y.size:,} scores and {k + n:,} effects is too large "
+            "to fit (score missing topics as 0 with --complete for the balanced ANOVA)",
+            "scores",
+        )
+    systems = (s[:, None] == np.arange(1, k)[None, :]).astype(np.float64)
+    topics = (t[:, None] == np.arange(1, n)[None, :]).astype(np.float64)
+    one = np.ones((y.size, 1))
+    full, rank = _rss(np.hstack([one, systems, topics]), y)
+    only_topics, _ = _rss(np.hstack([one, topics]), y)
+    only_systems, _ = _rss(np.hstack([one, systems]), y)
+    total = float(np.sum((y - y.mean()) ** 2))
+    return only_topics - full, only_systems - full, full, total, y.size - rank
 
 
 def _sums(m: np.ndarray) -> tuple[float, float, float, float]:
@@ -55,12 +91,24 @@ def two_way_anova(scores) -> dict:
     ``statsmodels``' ``anova_lm`` of ``score ~ C(system) + C(topic)`` (the design is
     balanced: types I, II and III agree). Constant scores leave the shares and F
     undefined (NaN).
+
+    Missing cells (NaN: runs that do not answer every topic) make the design
+    unbalanced: the sums of squares are then type II (``anova_lm(typ=2)``), fitted by
+    least squares, and no longer add up to the total (the shares are each effect's
+    own); the residual has :math:`N - k - n + 1` degrees of freedom for :math:`N`
+    scores.
     """
-    m = _matrix(scores, "the two-way ANOVA")
+    m = _matrix(scores, "the two-way ANOVA", missing=True)
     stats = require("scipy.stats", "stats")
     k, n = m.shape
-    ss_s, ss_t, ss_e, ss = _sums(m)
-    df_s, df_t, df_e = k - 1, n - 1, (k - 1) * (n - 1)
+    if np.any(np.isnan(m)):
+        ss_s, ss_t, ss_e, ss, df_e = _unbalanced_sums(m)
+        if df_e < 1:
+            raise InputError("no residual degrees of freedom left: too few scores", "scores")
+    else:
+        ss_s, ss_t, ss_e, ss = _sums(m)
+        df_e = (k - 1) * (n - 1)
+    df_s, df_t = k - 1, n - 1
     ms_e = ss_e / df_e
     rows = {}
     for name, ssx, dfx in (("system", ss_s, df_s), ("topic", ss_t, df_t)):
@@ -83,7 +131,8 @@ def two_way_anova(scores) -> dict:
         "ms": ms_e,
         "eta2": ss_e / ss if ss > 0 else math.nan,
     }
-    rows["total"] = {"ss": ss, "df": k * n - 1, "ms": ss / (k * n - 1)}
+    cells = int(np.count_nonzero(np.isfinite(m)))
+    rows["total"] = {"ss": ss, "df": cells - 1, "ms": ss / (cells - 1)}
     return rows
 
 
