@@ -196,3 +196,10 @@ def test_anova_of_runs_missing_topics_is_unbalanced(cli, tmp_file):
         assert got[source] == pytest.approx(want[source], rel=1e-12)
     status, out, err = cli("meta", "anova", "--from-per-query", path, "--complete", "-f", "json")
     assert status == 0 and json.loads(out)["measures"]["AP"]["residual"]["df"] == 10
+
+
+def test_names_after_one_m_are_measures_for_an_action(cli, sample_paths):
+    qrels, *runs = (str(p) for p in sample_paths)
+    status, out, err = cli("meta", "anova", qrels, *runs, "-m", "AP", "P@10", "-c", "-f", "json")
+    assert status == 0, err
+    assert list(json.loads(out)["measures"]) == ["AP", "P@10"]

@@ -303,3 +303,27 @@ def test_too_many_pairs_are_refused_in_one_line(monkeypatch):
         bootstrap_asl(m)
     with pytest.raises(InputError, match="6 pairs"):
         swap_rates(m)
+
+
+def test_difference_required_on_a_plain_loop_over_the_same_draws():
+    from cranfield.compare.stats import CHUNK
+    from cranfield.meta import difference_required
+
+    rng = np.random.default_rng(21)
+    m = rng.random((4, 15))
+    b, alpha, seed = 1500, 0.05, 7
+    want = 0.0
+    for x, y in itertools.combinations(range(4), 2):
+        z = m[x] - m[y]
+        w = z - z.mean()
+        draws = np.random.default_rng(seed)
+        stars = []
+        for start in range(0, b, CHUNK):  # the draws of compare's bootstrap test
+            idx = draws.integers(0, 15, (min(CHUNK, b - start), 15))
+            for row in idx:  # the reference: one resample at a time
+                s = w[row]
+                stars.append(abs(s.mean()) / (s.std(ddof=1) / math.sqrt(15)))
+        kth = sorted(stars)[-int(b * alpha)]  # the (B alpha)-th largest
+        want = max(want, kth * z.std(ddof=1) / math.sqrt(15))
+    assert difference_required(m, alpha, b, seed) == pytest.approx(want, rel=1e-9)
+    assert math.isnan(difference_required(m, 0.05, 10, seed))  # B alpha < 1

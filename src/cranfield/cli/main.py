@@ -98,9 +98,16 @@ def subcommand_parser(name: str):
 
 def parse(parser: Parser, argv: list[str]) -> Namespace:
     """Parse ``argv``: the names after one ``-m`` first become ``-m`` options of their
-    own (:func:`~cranfield.cli._args.expand_measure_lists`), then argparse parses."""
+    own (:func:`~cranfield.cli._args.expand_measure_lists`, with the parser of the
+    action for a subcommand that has actions), then argparse parses."""
     from ._args import expand_measure_lists
 
+    # a subcommand with actions (meta power ...): the -m of the action's own parser
+    actions = next((a for a in parser._actions if a.dest == "action" and a.choices), None)
+    if actions is not None and argv and argv[0] in actions.choices:
+        return parser.parse_args(
+            [argv[0], *expand_measure_lists(actions.choices[argv[0]], argv[1:])]
+        )
     return parser.parse_args(expand_measure_lists(parser, argv))
 
 

@@ -184,14 +184,18 @@ def _power(o: dict, aligned, d: int):
     methods = o["methods"]
     result = discriminative_power(aligned, methods, o["alpha"], o["samples"], o["seed"])
     doc = {"alpha": o["alpha"], "samples": o["samples"], "seed": o["seed"], "measures": result}
+    first = next(iter(result.values()))
+    # per method: its count, share and what else it reports (the bootstrap's difference
+    # required), the ASL curve left to JSON
+    columns = {m: [k for k in first[m] if k != "asl"] for m in methods}
     head = ["measure", "runs", "topics", "pairs"]
     for m in methods:
-        head += [f"{m}_significant", f"{m}_share"]
+        head += [f"{m}_{k}" for k in columns[m]]
     body = []
     for measure, e in result.items():
         row = [measure, str(e["runs"]), str(e["topics"]), str(e["pairs"])]
         for m in methods:
-            row += [str(e[m]["significant"]), number_cell(e[m]["share"], d)]
+            row += [number_cell(e[m][k], d) for k in columns[m]]
         body.append(row)
     return doc, head, body
 

@@ -9,7 +9,12 @@ docs/meta-evaluation.md lists them.
 from __future__ import annotations
 
 from .anova import residual_variance, standardise, two_way_anova
-from .power import bootstrap_asl, discriminative_power, randomised_tukey_asl
+from .power import (
+    bootstrap_asl,
+    difference_required,
+    discriminative_power,
+    randomised_tukey_asl,
+)
 from .registry import META_STATISTICS, MetaStatistic, of_command
 from .repro import (
     delta_ri,
@@ -29,6 +34,7 @@ __all__ = [
     "MetaStatistic",
     "of_command",
     "bootstrap_asl",
+    "difference_required",
     "randomised_tukey_asl",
     "discriminative_power",
     "swap_rates",

@@ -25,7 +25,13 @@ from ..core.declarations import Param, integer_in
 from ..errors import InputError
 from .registry import META_STATISTICS, SEED, MetaStatistic
 
-__all__ = ["bootstrap_asl", "randomised_tukey_asl", "discriminative_power", "POWER_METHODS"]
+__all__ = [
+    "bootstrap_asl",
+    "randomised_tukey_asl",
+    "difference_required",
+    "discriminative_power",
+    "POWER_METHODS",
+]
 
 #: Most resamples / shuffles one run of ``meta power`` draws.
 MAX_SAMPLES = 1_000_000
@@ -82,19 +88,53 @@ def bootstrap_asl(scores, n_samples: int = 1000, seed: int = 0) -> np.ndarray:
     ``compare``'s bootstrap test, so a pair's ASL is its hits over :math:`B` there.
     A resample without variance counts as extreme unless its mean is 0.
     """
-    m = _check(scores)
+    return _bootstrap(_check(scores), n_samples, seed)[0] / n_samples
+
+
+def _bootstrap(m: np.ndarray, n_samples: int, seed: int, keep: int = 0):
+    """(hits, the ``keep``-th largest |t*| (or None), s_z) of every pair of rows of
+    ``m``: pairs in blocks bound memory (rows x pairs sums); each block sees the same
+    draws."""
     i, j = pairs(m.shape[0])
     hits = np.zeros(i.size, dtype=np.int64)
-    # pairs in blocks bound memory (rows x pairs sums); each block sees the same draws
-    step = max(1, _BLOCK // max(m.shape[1], CHUNK))
+    kth = np.zeros(i.size) if keep else None
+    z_sd = np.zeros(i.size)
+    step = max(1, _BLOCK // max(m.shape[1], CHUNK + keep))
     for first in range(0, i.size, step):
         block = slice(first, first + step)
-        hits[block] = _bootstrap_hits(m[i[block]] - m[j[block]], n_samples, seed)
-    return hits / n_samples
+        z = m[i[block]] - m[j[block]]
+        z_sd[block] = z.std(axis=1, ddof=1)
+        found = _bootstrap_hits(z, n_samples, seed, keep)
+        hits[block] = found[0]
+        if keep:
+            kth[block] = found[1]
+    return hits, kth, z_sd
 
 
-def _bootstrap_hits(z: np.ndarray, n_samples: int, seed: int) -> np.ndarray:
-    """Resamples at least as extreme as the data, for each row (pair) of ``z``."""
+def difference_required(scores, alpha: float = 0.05, n_samples: int = 1000, seed: int = 0):
+    r"""Sakai's (2006, fig. 3) estimated performance difference required for a
+    significant difference at level :math:`\alpha`: over all pairs of runs,
+    :math:`\max\, t^{*}_{(B\alpha)}\, s_z / \sqrt n`, with :math:`t^{*}_{(B\alpha)}` the
+    :math:`\lfloor B\alpha \rfloor`-th largest :math:`|t(w^{*b})|` of the pair's
+    resamples (the draws of :func:`bootstrap_asl`) and :math:`s_z` the standard
+    deviation (n-1) of its per-topic differences. NaN when :math:`B\alpha < 1`.
+    """
+    return _bootstrap_power(_check(scores), n_samples, seed, alpha)["difference_required"]
+
+
+def _bootstrap_power(m: np.ndarray, n_samples: int, seed: int, alpha: float) -> dict:
+    keep = int(math.floor(n_samples * alpha + 1e-9))
+    hits, kth, z_sd = _bootstrap(m, n_samples, seed, keep)
+    required = math.nan
+    if keep:
+        with np.errstate(invalid="ignore"):
+            required = float(np.max(kth * z_sd / math.sqrt(m.shape[1])))
+    return {"asl": hits / n_samples, "difference_required": required}
+
+
+def _bootstrap_hits(z: np.ndarray, n_samples: int, seed: int, keep: int = 0):
+    """Resamples at least as extreme as the data, for each row (pair) of ``z``; and,
+    when ``keep``, the ``keep``-th largest |t*| of each (else None)."""
     n = z.shape[1]
     mean = z.mean(axis=1)
     t = _studentised(mean, z.std(axis=1, ddof=1), n)
@@ -105,6 +145,7 @@ def _bootstrap_hits(z: np.ndarray, n_samples: int, seed: int) -> np.ndarray:
     with np.errstate(invalid="ignore"):
         bound = np.where(np.isinf(t), np.inf, np.abs(t) - _TOL * np.maximum(1.0, np.abs(t)))
     hits = np.zeros(z.shape[0], dtype=np.int64)
+    top = np.full((z.shape[0], keep), -np.inf) if keep else None
     rng = np.random.default_rng(seed)
     for start in range(0, n_samples, CHUNK):
         rows = min(CHUNK, n_samples - start)
@@ -124,7 +165,9 @@ def _bootstrap_hits(z: np.ndarray, n_samples: int, seed: int) -> np.ndarray:
             tb = np.abs(mean_b) / np.sqrt(var_b / n)
         tb = np.where(zero, 0.0, np.where(flat, np.inf, tb))
         hits += np.count_nonzero(tb >= bound[None, :], axis=0)
-    return hits
+        if keep:  # the keep largest so far, of each pair
+            top = np.partition(np.hstack([top, tb.T]), -keep, axis=1)[:, -keep:]
+    return hits, (top.min(axis=1) if keep else None)
 
 
 def randomised_tukey_asl(scores, n_samples: int = 1000, seed: int = 0) -> np.ndarray:
@@ -162,6 +205,10 @@ def randomised_tukey_asl(scores, n_samples: int = 1000, seed: int = 0) -> np.nda
 POWER_METHODS = ("bootstrap", "tukey")
 
 
+def _tukey_power(m: np.ndarray, n_samples: int, seed: int, alpha: float) -> dict:
+    return {"asl": randomised_tukey_asl(m, n_samples, seed)}
+
+
 def discriminative_power(
     aligned: dict,
     methods=POWER_METHODS,
@@ -173,19 +220,22 @@ def discriminative_power(
     runs x topics)}``, :func:`cranfield.compare.align_scores`).
 
     Returns ``{measure: {"pairs", "runs", "topics", METHOD: {"significant", "share",
-    "asl"}}}`` with ``asl`` the sorted ASL curve; every measure uses the same draws
-    (``seed``), so their curves differ only by the measures.
+    ..., "asl"}}}`` with ``asl`` the sorted ASL curve and, for the bootstrap,
+    ``difference_required`` (:func:`difference_required`); every measure uses the same
+    draws (``seed``), so their curves differ only by the measures.
     """
     out = {}
     for measure, (runs, topics, m) in aligned.items():
         entry: dict = {"runs": len(runs), "topics": len(topics)}
         for name in methods:
-            asl = META_STATISTICS.lookup(name).behaviour(m, n_samples, seed)
+            found = META_STATISTICS.lookup(name).behaviour(_check(m), n_samples, seed, alpha)
+            asl = found.pop("asl")
             significant = int(np.count_nonzero(asl < alpha))
             entry["pairs"] = int(asl.size)
             entry[name] = {
                 "significant": significant,
                 "share": significant / asl.size,
+                **found,
                 "asl": np.sort(asl).tolist(),
             }
         out[measure] = entry
@@ -198,15 +248,16 @@ _SAMPLES = Param(
 for _name, _fn, _summary, _formula, _ref, _label in (
     (
         "bootstrap",
-        bootstrap_asl,
-        "Paired bootstrap test of every pair of runs; share of pairs with ASL < alpha.",
+        _bootstrap_power,
+        "Paired bootstrap test of every pair of runs; share of pairs with ASL < alpha, "
+        "and the difference required (Sakai 2006, fig. 3).",
         "$\\#\\{b: |t(w^{*b})| \\ge |t(z)|\\}/B$, $w = z - \\bar z$",
         "Sakai 2006 (SIGIR); Efron & Tibshirani 1993, alg. 16.2",
         "bootstrap",
     ),
     (
         "tukey",
-        randomised_tukey_asl,
+        _tukey_power,
         "Randomised Tukey HSD over all runs; share of pairs with ASL < alpha.",
         "$\\#\\{b: \\max_s \\bar x^{*b}_s - \\min_s \\bar x^{*b}_s \\ge |\\bar x_i - \\bar x_j|\\}/B$",
         "Carterette 2012 (TOIS), alg. 1; Sakai 2012 (WWW)",

@@ -26,7 +26,7 @@ class MetaStatistic(Declaration):
 
     ``command``: the subcommand that reports it; ``label``: its column or row heading.
     ``behaviour`` is the function computing it, one signature per command: ``power``
-    ``(runs x topics, samples, seed) -> ASL per pair``; ``topics`` ``(alpha, beta,
+    ``(runs x topics, samples, seed, alpha) -> {"asl": ASL per pair, ...}``; ``topics`` ``(alpha, beta,
     min_diff, variance, systems) -> topics``; the others as their modules state.
     """
 

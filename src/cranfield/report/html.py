@@ -722,7 +722,9 @@ def _trust_section(matrices: dict) -> str:
         "bootstrap test (Sakai 2006) and the randomised Tukey HSD (Sakai 2012), 1,000 "
         "resamples, seed 0. Swap rate: how often the order of a pair on half the topics "
         "is reversed on the other half (Voorhees &amp; Buckley 2002), 100 splits. "
-        "System and topic shares: &eta;&sup2; of the two-way ANOVA. "
+        "System and topic shares: &eta;&sup2; of the two-way ANOVA. Difference required: "
+        "the difference of means from which the bootstrap test finds any pair of these runs "
+        "significant at &alpha; (the largest over the pairs; Sakai 2006). "
         "<code>cranfield meta</code> gives them with every option.</p>"
     )
     rows = []
@@ -740,6 +742,7 @@ def _trust_section(matrices: dict) -> str:
                 swaps / cases if cases else float("nan"),
                 e["system_share"],
                 e["topic_share"],
+                e["bootstrap"]["difference_required"],
             ]
         )
     out.append(
@@ -755,6 +758,7 @@ def _trust_section(matrices: dict) -> str:
                 "swap rate",
                 "system share",
                 "topic share",
+                "difference required",
             ],
             rows,
         )
