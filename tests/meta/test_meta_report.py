@@ -47,7 +47,6 @@ def test_one_run_is_said_not_drawn(sample_paths):
 
 
 def test_asl_and_swap_plots_draw_the_library_data(sample_paths, tmp_path):
-    pytest.importorskip("matplotlib")
     from cranfield.report import plots
 
     qrels, *runs = sample_paths
@@ -63,7 +62,6 @@ def test_asl_and_swap_plots_draw_the_library_data(sample_paths, tmp_path):
 
 
 def test_plot_command_writes_asl_and_refuses_one_run(cli, sample_paths, tmp_path):
-    pytest.importorskip("matplotlib")
     qrels, *runs = (str(p) for p in sample_paths)
     out = tmp_path / "asl.png"
     status, _, err = cli("plot", "asl", qrels, *runs, "-m", "AP", "-c", "-o", str(out))

@@ -147,43 +147,45 @@ def test_swap_rates_on_a_plain_loop_over_the_same_draws():
         }
 
 
-def test_two_way_anova_matches_statsmodels():
-    pd = pytest.importorskip("pandas")
+def _assert_statsmodels_anova(m: np.ndarray, rel: float):
+    """two_way_anova(m) against statsmodels' anova_lm (type II) of the scores m has (NaN:
+    missing); returns statsmodels' table."""
+    import pandas as pd
     from statsmodels.formula.api import ols
     from statsmodels.stats.anova import anova_lm
 
+    k, n = m.shape
+    cells = [(f"s{s}", f"t{t:03d}", m[s, t]) for s in range(k) for t in range(n)]
+    frame = pd.DataFrame(
+        [c for c in cells if np.isfinite(c[2])], columns=["system", "topic", "score"]
+    )
+    want = anova_lm(ols("score ~ C(system) + C(topic)", frame).fit(), typ=2)
+    got = two_way_anova(m)
+    for source, row in (("system", "C(system)"), ("topic", "C(topic)"), ("residual", "Residual")):
+        assert got[source]["ss"] == pytest.approx(want.loc[row, "sum_sq"], rel=rel)
+        assert got[source]["df"] == want.loc[row, "df"]
+    for source, row in (("system", "C(system)"), ("topic", "C(topic)")):
+        assert got[source]["f"] == pytest.approx(want.loc[row, "F"], rel=rel)
+        assert got[source]["p"] == pytest.approx(want.loc[row, "PR(>F)"], rel=100 * rel)
+    return want
+
+
+def test_two_way_anova_matches_statsmodels():
     for case in range(6):
         rng = np.random.default_rng(case)
         k, n = int(rng.integers(2, 7)), int(rng.integers(2, 15))
         m = rng.random((k, n)) + rng.random(k)[:, None] * 0.3
-        frame = pd.DataFrame(
-            [(f"s{s}", f"t{t}", m[s, t]) for s in range(k) for t in range(n)],
-            columns=["system", "topic", "score"],
-        )
-        want = anova_lm(ols("score ~ C(system) + C(topic)", frame).fit(), typ=2)
-        got = two_way_anova(m)
-        for source, row in (
-            ("system", "C(system)"),
-            ("topic", "C(topic)"),
-            ("residual", "Residual"),
-        ):
-            assert got[source]["ss"] == pytest.approx(want.loc[row, "sum_sq"], rel=1e-9)
-            assert got[source]["df"] == want.loc[row, "df"]
-        for source, row in (("system", "C(system)"), ("topic", "C(topic)")):
-            assert got[source]["f"] == pytest.approx(want.loc[row, "F"], rel=1e-9)
-            assert got[source]["p"] == pytest.approx(want.loc[row, "PR(>F)"], rel=1e-7)
+        want = _assert_statsmodels_anova(m, 1e-9)
         assert residual_variance(m) == pytest.approx(
             want.loc["Residual", "sum_sq"] / want.loc["Residual", "df"]
         )
         total = want["sum_sq"].sum()
-        assert got["system"]["eta2"] == pytest.approx(want.loc["C(system)", "sum_sq"] / total)
+        assert two_way_anova(m)["system"]["eta2"] == pytest.approx(
+            want.loc["C(system)", "sum_sq"] / total
+        )
 
 
 def test_unbalanced_two_way_anova_matches_statsmodels_type_ii():
-    pd = pytest.importorskip("pandas")
-    from statsmodels.formula.api import ols
-    from statsmodels.stats.anova import anova_lm
-
     for case in range(6):
         rng = np.random.default_rng(100 + case)
         k, n = int(rng.integers(3, 7)), int(rng.integers(4, 12))
@@ -191,27 +193,7 @@ def test_unbalanced_two_way_anova_matches_statsmodels_type_ii():
         holes = rng.random((k, n)) < 0.2
         holes[:, 0] = holes[0, :] = False  # every run and topic keeps a score
         m[holes] = np.nan
-        frame = pd.DataFrame(
-            [
-                (f"s{s}", f"t{t:02d}", m[s, t])
-                for s in range(k)
-                for t in range(n)
-                if not holes[s, t]
-            ],
-            columns=["system", "topic", "score"],
-        )
-        want = anova_lm(ols("score ~ C(system) + C(topic)", frame).fit(), typ=2)
-        got = two_way_anova(m)
-        for source, row in (
-            ("system", "C(system)"),
-            ("topic", "C(topic)"),
-            ("residual", "Residual"),
-        ):
-            assert got[source]["ss"] == pytest.approx(want.loc[row, "sum_sq"], rel=1e-8)
-            assert got[source]["df"] == want.loc[row, "df"]
-        for source, row in (("system", "C(system)"), ("topic", "C(topic)")):
-            assert got[source]["f"] == pytest.approx(want.loc[row, "F"], rel=1e-8)
-            assert got[source]["p"] == pytest.approx(want.loc[row, "PR(>F)"], rel=1e-6)
+        _assert_statsmodels_anova(m, 1e-8)
 
 
 def test_anova_of_constant_scores_is_defined():
