@@ -97,6 +97,19 @@ COMMANDS = {
         "randomization",
     ],  # fmt: skip
     "pool": lambda f: ["pool", f["big"], f["a"], f["b"], "--depth", "50"],
+    "meta": lambda f: [
+        "meta",
+        "power",
+        f["qrels"],
+        f["a"],
+        f["b"],
+        f["big"],
+        "-m",
+        "AP",
+        "--complete",
+        "--samples",
+        "1000000",
+    ],  # fmt: skip
     "aggregate": lambda f: ["aggregate", "--judgments", f["judgments"], "--method", "mace"],
     "agreement": lambda f: ["agreement", "--judgments", f["judgments"]],
     "clicks": lambda f: ["clicks", "fit", f["clicks"], "--model", "ubm"],

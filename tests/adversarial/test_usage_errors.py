@@ -60,6 +60,8 @@ CASES: dict[str, dict[str, list[str]]] = {
     "rec eval": {"missing": ["i"], "choice": ["i", "r", "--split", "bogus"]},
     "rec split": {"missing": ["i"], "choice": ["i", "--split", "bogus"]},
     "runs describe": {"missing": [], "choice": ["r", "-f", "bogus"]},
+    "repro": {"missing": ["--qrels", "q"], "choice": ["--qrels", "q", "-f", "bogus"]},
+    "meta": {"missing": [], "choice": ["bogus"]},
 }
 for _cases in CASES.values():
     _cases["unknown"] = ["--no-such-option"]

@@ -35,6 +35,7 @@ REGISTRY_MODULES = (
     "cranfield.clicks.registry",
     "cranfield.compare.stats",
     "cranfield.ltr.rankers",
+    "cranfield.meta.registry",
     "cranfield.pooling.strategies",
     "cranfield.rec.measures",
     "cranfield.rec.splits",

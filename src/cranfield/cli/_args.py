@@ -606,3 +606,25 @@ def add_tests(p: argparse.ArgumentParser, names, help: str) -> None:
         "--test", dest="tests", action=_TestList, metavar="TEST[,TEST...]", help=help
     )
     action.choices_allowed = tuple(names)
+
+
+def add_declared(p: argparse.ArgumentParser, flag: str, param, help: str | None = None) -> None:
+    """An option whose value is a declared :class:`~cranfield.core.declarations.Param`:
+    its default, range and help come from the declaration (read with
+    :func:`declared_value`)."""
+    text = help or param.doc.split(" (--")[0]
+    p.add_argument(
+        flag,
+        default=str(param.default),
+        help=f"{text}: {param.allowed_text} (default {param.default})",
+    )
+
+
+def declared_value(text, flag: str, param):
+    """``text`` read and checked as the declared ``param`` (:class:`ParameterError`
+    naming ``flag`` and the declared range)."""
+    from ..errors import ParameterError
+
+    return param.coerce(
+        text, flag, lambda owner, p, given, read: ParameterError(flag, p.allowed_text, given)
+    )

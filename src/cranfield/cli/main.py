@@ -36,6 +36,14 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
         "correlate_cmd",
         "rank correlation between two runs (per query) or two result tables (system orderings)",
     ),
+    "repro": (
+        "repro_cmd",
+        "how closely a reproduced or replicated experiment matches the original",
+    ),
+    "meta": (
+        "meta_cmd",
+        "evaluate the evaluation: discriminative power, swap rates, topic-set size, ANOVA",
+    ),
     "curve": ("curve_cmd", "precision-recall curves as data"),
     "plot": ("plot_cmd", "draw one figure: pr, avg, delta, dist, depth or coverage"),
     "report": ("report_cmd", "write a self-contained HTML evaluation report"),
@@ -95,9 +103,16 @@ def subcommand_parser(name: str):
 
 def parse(parser: Parser, argv: list[str]) -> Namespace:
     """Parse ``argv``: the names after one ``-m`` first become ``-m`` options of their
-    own (:func:`~cranfield.cli._args.expand_measure_lists`), then argparse parses."""
+    own (:func:`~cranfield.cli._args.expand_measure_lists`, with the parser of the
+    action for a subcommand that has actions), then argparse parses."""
     from ._args import expand_measure_lists
 
+    # a subcommand with actions (meta power ...): the -m of the action's own parser
+    actions = next((a for a in parser._actions if a.dest == "action" and a.choices), None)
+    if actions is not None and argv and argv[0] in actions.choices:
+        return parser.parse_args(
+            [argv[0], *expand_measure_lists(actions.choices[argv[0]], argv[1:])]
+        )
     return parser.parse_args(expand_measure_lists(parser, argv))
 
 

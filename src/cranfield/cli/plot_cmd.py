@@ -1,4 +1,4 @@
-"""``cranfield plot pr|avg|delta|dist|depth|coverage QRELS RUN [RUN ...] -o FILE``."""
+"""``cranfield plot pr|avg|delta|dist|depth|coverage|asl|swap QRELS RUN [RUN ...] -o FILE``."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from ._args import (
     resolve_baselines,
 )
 
-KINDS = ("pr", "avg", "delta", "dist", "depth", "coverage")
+KINDS = ("pr", "avg", "delta", "dist", "depth", "coverage", "asl", "swap")
 
 
 def add_arguments(p) -> None:
@@ -21,11 +21,13 @@ def add_arguments(p) -> None:
         "queries (mean P and R at ranks 5, 10, ...; mean interpolated precision at recall "
         "levels); "
         "delta: per-query difference to --baseline; dist: per-query box plots; "
-        "depth: P@k and nDCG@k by k; coverage: Judged@k by depth",
+        "depth: P@k and nDCG@k by k; coverage: Judged@k by depth; asl: ASL curves of the "
+        "paired bootstrap over all run pairs, one per measure (Sakai 2006); swap: swap rate "
+        "by difference, one line per topic-set size (Voorhees & Buckley 2002)",
     )
     add_figure_inputs(
         p,
-        measure_help="delta, dist: the measure (default AP)",
+        measure_help="delta, dist, swap: the measure; asl: the measures (default AP)",
         query_help="pr: the curves of this query instead of the average",
     )
     p.add_argument("--max-depth", type=int, default=20, help="depth: k = 1..N (default 20)")
@@ -66,6 +68,8 @@ def run(args) -> int:
         fig, _ = plots.depth_plot(qrels, runs, measures, args.max_depth, **opts)
     elif args.kind == "coverage":
         fig, _ = plots.coverage_plot(qrels, runs, parse_ints(args.depths, "--depths"), **opts)
+    elif args.kind in ("asl", "swap"):
+        fig = _meta_figure(args, plots, qrels, runs, opts)
     else:
         measures = args.measures or ["AP"]
         if len(measures) != 1:
@@ -86,3 +90,22 @@ def run(args) -> int:
             fig, _ = plots.distribution_plot(scores, measure=name)
     plots.save_figure(fig, args.output)
     return 0
+
+
+def _meta_figure(args, plots, qrels, runs, opts):
+    """The ASL or swap-rate figure (docs/meta-evaluation.md) of the evaluated runs."""
+    from ..compare.compare import align_scores
+    from ..core.evaluation import evaluate
+    from ..errors import ParameterError
+
+    measures = args.measures or ["AP"]
+    if args.kind == "swap" and len(measures) != 1:
+        raise ParameterError("--measure", "one measure for plot swap", measures)
+    table = evaluate(qrels, runs, measures, **opts).per_query_table()
+    if not table:
+        raise ParameterError("--measure", "a numeric measure", measures)
+    aligned = align_scores(table, complete=opts["complete"])
+    if args.kind == "asl":
+        return plots.asl_plot(aligned)[0]
+    name, (_, _, matrix) = next(iter(aligned.items()))
+    return plots.swap_plot(matrix, measure=name)[0]

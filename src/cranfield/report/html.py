@@ -449,7 +449,7 @@ def build_report(
     )
     b_index = names.index(baseline)
 
-    bar = Progress(8, "cranfield report") if progress else Progress(1, stream=_Null())
+    bar = Progress(9, "cranfield report") if progress else Progress(1, stream=_Null())
     parts: list[str] = []
     with bar:
         matrices = {m: _matrix(table[m], names, topics) for m in measure_names if m in table}
@@ -679,6 +679,9 @@ def build_report(
         parts.append(comparison_html(numeric_table, baselines, tests))
         parts.append("</div></section>")
 
+        parts.append(_trust_section(matrices))
+        bar.step("trust")
+
         parts.append('<section id="provenance"><h2>Provenance</h2>')
         if command:
             parts.append(f'<pre id="command">{_e(command)}</pre>')
@@ -715,9 +718,148 @@ def build_report(
         '<a href="#measures">per measure</a> &middot; <a href="#coverage-section">coverage</a>'
         ' &middot; <a href="#detail">one run in detail</a> &middot; '
         '<a href="#significance">comparison with the baseline</a> &middot; '
+        '<a href="#trust">how far to trust it</a> &middot; '
         '<a href="#provenance">provenance</a></nav>'
     )
     return head + "\n".join(parts) + f"\n<script>{SCRIPT}</script>\n</body></html>\n"
+
+
+#: Most points of an ASL curve drawn (the curve is monotone: thinning keeps its shape).
+_CURVE_POINTS = 400
+
+
+def _trust_section(matrices: dict) -> str:
+    """Discriminative power, swap rates and variance shares of each measure on these
+    runs (docs/meta-evaluation.md), on the topics every run has."""
+    from ..meta.summary import trust
+    from . import svg
+
+    out = ['<section id="trust"><h2>How far the evaluation can be trusted</h2>']
+    found = trust(matrices)
+    if not found:
+        out.append(
+            '<p class="note">Not computed: it needs at least two runs and two topics every '
+            "run has.</p></section>"
+        )
+        return "".join(out)
+    out.append(
+        '<p class="note">On the topics every run has. Discriminative power: the share of '
+        "the pairs of runs whose difference is significant at &alpha; = 0.05 under the paired "
+        "bootstrap test (Sakai 2006) and the randomised Tukey HSD (Sakai 2012), 1,000 "
+        "resamples, seed 0. Swap rate: how often the order of a pair on half the topics "
+        "is reversed on the other half (Voorhees &amp; Buckley 2002), 100 splits. "
+        "System and topic shares: &eta;&sup2; of the two-way ANOVA. Difference required: "
+        "the difference of means from which the bootstrap test finds any pair of these runs "
+        "significant at &alpha; (the largest over the pairs; Sakai 2006). "
+        "<code>cranfield meta</code> gives them with every option.</p>"
+    )
+    rows = []
+    for m, e in found.items():
+        swaps = sum(b["swaps"] for b in e["swap"]["bins"])
+        cases = sum(b["cases"] for b in e["swap"]["bins"])
+        rows.append(
+            [
+                m,
+                e["topics"],
+                e["pairs"],
+                e["bootstrap"]["share"],
+                e["tukey"]["share"],
+                e["swap"]["size"],
+                swaps / cases if cases else float("nan"),
+                e["system_share"],
+                e["topic_share"],
+                e["bootstrap"]["difference_required"],
+            ]
+        )
+    out.append(
+        _table(
+            "table-trust",
+            [
+                "measure",
+                "topics",
+                "pairs",
+                "bootstrap share",
+                "Tukey HSD share",
+                "swap set size",
+                "swap rate",
+                "system share",
+                "topic share",
+                "difference required",
+            ],
+            rows,
+        )
+    )
+    curves = []
+    for m, e in found.items():
+        asl = np.asarray(e["bootstrap"]["asl"])
+        keep = np.unique(np.linspace(0, asl.size - 1, min(asl.size, _CURVE_POINTS)).astype(int))
+        curves.append((m, keep + 1.0, asl[keep]))
+    out.append(
+        _fig(
+            "fig-asl",
+            svg.lines(
+                "svg-asl",
+                curves,
+                x_title="run pairs, sorted by ASL",
+                y_title="ASL (bootstrap)",
+                rule=0.05,
+                label="ASL curves of the paired bootstrap test, one per measure",
+            ),
+            "ASL curves (Sakai 2006): the achieved significance level of every pair of runs "
+            "under the paired bootstrap test, sorted; the dashed line is &alpha; = 0.05. "
+            "A measure whose curve stays low longer tells more pairs apart.",
+            _table(
+                "table-asl",
+                ["measure", "pairs", "significant", "share"],
+                [
+                    [m, e["pairs"], e["bootstrap"]["significant"], e["bootstrap"]["share"]]
+                    for m, e in found.items()
+                ],
+            ),
+        )
+    )
+    swap_series = [
+        (
+            m,
+            np.array([(b["low"] + b["high"]) / 2 for b in e["swap"]["bins"]]),
+            np.array([b["swap_rate"] for b in e["swap"]["bins"]]),
+        )
+        for m, e in found.items()
+    ]
+    out.append(
+        _fig(
+            "fig-swap",
+            svg.lines(
+                "svg-swap",
+                swap_series,
+                x_title="difference of means on one half",
+                y_title="swap rate",
+                label="swap rate by difference, one per measure",
+            ),
+            "Swap rate by the size of the difference (Voorhees &amp; Buckley 2002): how "
+            "often a difference of that size between two runs on one set of topics is "
+            "reversed on another, disjoint set of the same size.",
+            _table(
+                "table-swap",
+                ["measure", "set size", "difference from", "to", "cases", "swaps", "swap rate"],
+                [
+                    [
+                        m,
+                        e["swap"]["size"],
+                        b["low"],
+                        b["high"],
+                        b["cases"],
+                        b["swaps"],
+                        b["swap_rate"],
+                    ]
+                    for m, e in found.items()
+                    for b in e["swap"]["bins"]
+                ],
+            ),
+        )
+    )
+    out.append("</section>")
+    return "".join(out)
 
 
 def _json_for_html(obj) -> str:

@@ -48,6 +48,10 @@ _METADATA = {
 _RC = {"svg.hashsalt": "cranfield", "svg.fonttype": "path", "pdf.compression": 6}
 
 __all__ = [
+    "asl_plot",
+    "swap_plot",
+    "draw_asl",
+    "draw_swap",
     "averages_plot",
     "coverage_plot",
     "delta_plot",
@@ -302,6 +306,66 @@ def coverage_plot(qrels, runs, depths: Sequence[int] = _data.DEFAULT_DEPTHS, **k
     """``(Figure, coverage_data(...))``."""
     d = _data.coverage_data(qrels, runs, depths, **kw)
     return draw_coverage(d), d
+
+
+# --- meta-evaluation: ASL and swap-rate curves --------------------------------
+
+
+def draw_asl(power: dict, alpha: float = 0.05, method: str = "bootstrap"):
+    """Sakai's (2006) ASL curves: the sorted ASLs of all pairs of runs, one line per
+    measure (``power``: :func:`cranfield.meta.discriminative_power`'s result)."""
+    fig, axes = _figure(3.6)
+    ax = axes[0, 0]
+    for i, (measure, e) in enumerate(power.items()):
+        asl = e[method]["asl"]
+        ax.plot(np.arange(1, len(asl) + 1), asl, color=_color(i), label=measure)
+    ax.axhline(alpha, color="#7f7f7f", linestyle="--", linewidth=1)
+    ax.set_xlabel("run pairs, sorted by ASL")
+    ax.set_ylabel(f"ASL ({method})")
+    ax.set_ylim(-0.02, 1.02)
+    ax.set_title("Discriminative power: ASL curves", fontsize="medium")
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize="small")
+    return fig
+
+
+def asl_plot(aligned: dict, *, samples: int = 1000, seed: int = 0, method: str = "bootstrap"):
+    """``(Figure, discriminative_power(...))`` of ``aligned`` (``align_scores``'s result)."""
+    from ..meta import discriminative_power
+
+    d = discriminative_power(aligned, (method,), n_samples=samples, seed=seed)
+    return draw_asl(d, method=method), d
+
+
+def draw_swap(rates: list[dict], measure: str = ""):
+    """Voorhees & Buckley's (2002) swap-rate curves: swap rate against the difference
+    of means, one line per topic-set size (``rates``: :func:`cranfield.meta.swap_rates`)."""
+    fig, axes = _figure(3.6)
+    ax = axes[0, 0]
+    for i, r in enumerate(rates):
+        x = [(b["low"] + b["high"]) / 2 for b in r["bins"]]
+        ax.plot(
+            x,
+            [b["swap_rate"] for b in r["bins"]],
+            marker=".",
+            color=_color(i),
+            label=f"{r['size']} topics",
+        )
+    ax.set_xlabel(f"difference of mean {measure} on one set".replace("  ", " "))
+    ax.set_ylabel("swap rate")
+    ax.set_ylim(-0.02, 1.02)
+    ax.set_title("Swap rate by difference and topic-set size", fontsize="medium")
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize="small")
+    return fig
+
+
+def swap_plot(matrix, *, measure: str = "", bin_width: float = 0.05, seed: int = 0):
+    """``(Figure, swap_rates(...))`` of one runs x topics matrix."""
+    from ..meta import swap_rates
+
+    d = swap_rates(matrix, bin_width=bin_width, seed=seed)
+    return draw_swap(d, measure), d
 
 
 # --- saving --------------------------------------------------------------------
