@@ -55,6 +55,9 @@ CASES: dict[str, dict[str, list[str]]] = {
     },
     "campaign export": {"missing": ["db"], "choice": ["db", "c", "--what", "bogus"]},
     "serve": {"type": ["--port", "x"]},
+    "judge": {"missing": ["p", "t"], "choice": ["p", "t", "d", "-f", "bogus"]},
+    "validate": {"missing": ["h"], "choice": ["h", "m", "-f", "bogus"]},
+    "ppi": {"missing": ["m", "h"], "choice": ["m", "h", "r", "-f", "bogus"]},
 }
 for _cases in CASES.values():
     _cases["unknown"] = ["--no-such-option"]

@@ -2,8 +2,8 @@
 
 Its labels come from a seeded noisy labeller: each document's text holds its true grade
 (``truth=G``), and the server answers the true grade with probability ``accuracy``,
-another grade otherwise, drawn from a generator seeded by the prompt (so the same
-prompt always gets the same answer, as a model at temperature 0). ``script`` makes the
+another grade otherwise, drawn from a generator seeded by the prompt and the request's
+``seed`` (so the same request always gets the same answer, as a model at temperature 0). ``script`` makes the
 next requests fail: each entry is ``"429"``, ``"500"``, ``"401"``, ``"garbage"``
 (a body that is not JSON), ``"nolabel"`` (a reply without a grade) or ``"slow"``
 (answers after ``slow_seconds``).
@@ -60,7 +60,7 @@ class ChatServer:
                 if action == "garbage":
                     self._send(b"<html>not json</html>")
                     return
-                text = server.answer(body["messages"][-1]["content"])
+                text = server.answer(body["messages"][-1]["content"], body.get("seed"))
                 if action == "nolabel":
                     text = "I cannot decide."
                 reply = {
@@ -84,9 +84,9 @@ class ChatServer:
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
 
-    def answer(self, prompt: str) -> str:
+    def answer(self, prompt: str, seed=None) -> str:
         truth = int(re.search(r"truth=(\d+)", prompt).group(1))
-        digest = hashlib.sha256(f"{self.seed}\x00{prompt}".encode()).digest()
+        digest = hashlib.sha256(f"{self.seed}\x00{seed}\x00{prompt}".encode()).digest()
         rng = np.random.default_rng(int.from_bytes(digest[:8], "little"))
         grade = truth
         if rng.random() >= self.accuracy:

@@ -38,14 +38,18 @@ def collection(n_topics=3, per_topic=8, seed=1):
             topics.append(f"t{t}")
             docs.append(f"d{t}-{d}")
             truth[f"d{t}-{d}"] = int(rng.integers(0, 4))
-    topic_of = {f"t{t}": Topic(f"t{t}", f"title {t}", f"desc {t}", f"narr {t}") for t in range(n_topics)}
+    topic_of = {
+        f"t{t}": Topic(f"t{t}", f"title {t}", f"desc {t}", f"narr {t}") for t in range(n_topics)
+    }
     text_of = {d: f"text of {d} truth={g}" for d, g in truth.items()}
     return np.array(topics, object), np.array(docs, object), topic_of, text_of, truth
 
 
 def run(server, tmp_path, **kw):
     topics, docs, topic_of, text_of, truth = collection()
-    backend = ChatCompletions(server.url, "test-model", kw.pop("api_key", None), timeout=kw.pop("timeout", 5))
+    backend = ChatCompletions(
+        server.url, "test-model", kw.pop("api_key", None), timeout=kw.pop("timeout", 5)
+    )
     kw.setdefault("backoff", 0.01)
     kw.setdefault("cache", tmp_path / "cache.sqlite")
     return judge_pairs(topics, docs, topic_of, text_of, SCALE, backend, progress=False, **kw), truth
@@ -58,7 +62,17 @@ def test_labels_are_the_servers_and_tokens_are_counted(tmp_path):
         assert server.headers[0]["Authorization"] == "Bearer k"
         assert server.bodies[0]["model"] == "test-model"
         expected = [
-            parse_label(server.answer(render(DEFAULT_TEMPLATE, SCALE, Topic(t, f"title {t[1:]}", f"desc {t[1:]}", f"narr {t[1:]}"), f"text of {d} truth={truth[d]}")), SCALE)
+            parse_label(
+                server.answer(
+                    render(
+                        DEFAULT_TEMPLATE,
+                        SCALE,
+                        Topic(t, f"title {t[1:]}", f"desc {t[1:]}", f"narr {t[1:]}"),
+                        f"text of {d} truth={truth[d]}",
+                    )
+                ),
+                SCALE,
+            )
             for t, d in zip(labels.topic, labels.document, strict=True)
         ]
     assert labels.label.tolist() == expected
@@ -67,7 +81,10 @@ def test_labels_are_the_servers_and_tokens_are_counted(tmp_path):
     assert (labels.requested, labels.cached) == (24, 0)
     assert (labels.prompt_tokens, labels.completion_tokens) == (2400, 168)
     assert labels.cost == pytest.approx((2400 * 2 + 168 * 10) / 1e6)
-    assert labels.assessor.startswith("test-model@") and len(labels.assessor) == len("test-model@") + 12
+    assert (
+        labels.assessor.startswith("test-model@")
+        and len(labels.assessor) == len("test-model@") + 12
+    )
 
 
 def test_a_rerun_costs_nothing(tmp_path):
@@ -121,7 +138,9 @@ def test_transient_failures_are_retried(tmp_path, failure):
 def test_persistent_failures_are_one_clear_error(tmp_path, failure, message):
     with ChatServer() as server:
         server.script = [failure] * 50
-        with pytest.raises(AssessorError, match=message.replace("(", r"\(").replace(")", r"\)")) as exc:
+        with pytest.raises(
+            AssessorError, match=message.replace("(", r"\(").replace(")", r"\)")
+        ) as exc:
             run(server, tmp_path, concurrency=1, retries=2)
     assert "\n" not in str(exc.value)
 

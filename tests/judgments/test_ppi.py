@@ -149,8 +149,12 @@ def test_coverage_of_a_ten_percent_human_sample_with_machine_labels_of_kappa_one
             e = ppi_mean(full[s], mach[s], mach, lam=1.0)
             covered.append((e["low"] <= truth) & (truth <= e["high"]))
             errors.append(e["estimate"] - truth)
-            d = ppi_mean(full[s][:, a] - full[s][:, b], mach[s][:, a] - mach[s][:, b],
-                         mach[:, a] - mach[:, b], lam=1.0)
+            d = ppi_mean(
+                full[s][:, a] - full[s][:, b],
+                mach[s][:, a] - mach[s][:, b],
+                mach[:, a] - mach[:, b],
+                lam=1.0,
+            )
             t = truth[a] - truth[b]
             covered_diff.append((d["low"] <= t) & (t <= d["high"]))
     assert np.mean(covered) >= 0.93, np.mean(covered)

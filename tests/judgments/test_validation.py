@@ -40,7 +40,9 @@ def test_agreement_statistics_equal_the_references(seed):
     mach = qrels([*topics, "9"], [*docs, "only-m"], [*machine, 2])
     rep = judge_validation(human, mach, scale="0,1,2,3")
     assert rep["pairs"] == n and rep["human_only"] == 1 and rep["machine_only"] == 1
-    assert rep["confusion"]["matrix"] == confusion_matrix(truth, machine, labels=[0, 1, 2, 3]).tolist()
+    assert (
+        rep["confusion"]["matrix"] == confusion_matrix(truth, machine, labels=[0, 1, 2, 3]).tolist()
+    )
     for w, sk in (("unweighted", None), ("linear", "linear"), ("quadratic", "quadratic")):
         expected = cohen_kappa_score(truth, machine, labels=[0, 1, 2, 3], weights=sk)
         assert rep[f"cohen_kappa_{w}"] == pytest.approx(expected, abs=1e-12)
@@ -66,7 +68,11 @@ def test_rankings_under_human_and_machine_qrels():
 
     human, runs = simulate_collection(15, 20, 5, seed=3)
     g = human.table["relevance"].to_numpy()
-    machine = Qrels(human.table.set_column(2, "relevance", pa.array(simulate_assessor(g, 0.7, [0, 1, 2, 3], seed=1))))
+    machine = Qrels(
+        human.table.set_column(
+            2, "relevance", pa.array(simulate_assessor(g, 0.7, [0, 1, 2, 3], seed=1))
+        )
+    )
     rep = judge_validation(human, machine, runs=runs, measure="AP")
     h = evaluate(human, runs, ["AP"])
     m = evaluate(machine, runs, ["AP"])

@@ -111,7 +111,6 @@ class ChatCompletions:
 
     def ask(self, system: str, user: str, sample: int = 0) -> Reply:
         """One request; :class:`_Transient` or :class:`AssessorError` on failure."""
-        import socket
         import urllib.error
         import urllib.request
 
@@ -137,12 +136,12 @@ class ChatCompletions:
                 raw = response.read()
         except urllib.error.HTTPError as exc:
             raise _http_failure(self.url, exc) from None
-        except (TimeoutError, socket.timeout):
+        except TimeoutError:
             raise _Transient(
                 f"{self.url}: no answer within {self.timeout:g} s (raise --timeout)"
             ) from None
         except urllib.error.URLError as exc:
-            if isinstance(exc.reason, (TimeoutError, socket.timeout)):
+            if isinstance(exc.reason, TimeoutError):
                 raise _Transient(
                     f"{self.url}: no answer within {self.timeout:g} s (raise --timeout)"
                 ) from None
@@ -219,8 +218,7 @@ def _chat_reply(url: str, raw: bytes) -> Reply:
     except (ValueError, KeyError, IndexError, TypeError, UnicodeDecodeError):
         snippet = " ".join(raw[:120].decode("utf-8", "replace").split())
         raise _Transient(
-            f"{url}: malformed answer on every retry (not a chat-completions response): "
-            f"{snippet!r}"
+            f"{url}: malformed answer on every retry (not a chat-completions response): {snippet!r}"
         ) from None
     usage = doc.get("usage") if isinstance(doc, dict) else None
     usage = usage if isinstance(usage, dict) else {}
@@ -262,7 +260,9 @@ class LocalCommand:
                 f"{self.argv[0]}: no answer within {self.timeout:g} s (raise --timeout)"
             ) from None
         except OSError as exc:
-            raise AssessorError(f"{self.argv[0]}: cannot run the command ({exc.strerror})") from None
+            raise AssessorError(
+                f"{self.argv[0]}: cannot run the command ({exc.strerror})"
+            ) from None
         if done.returncode != 0:
             err = " ".join(done.stderr[-300:].decode("utf-8", "replace").split())
             raise _Transient(
@@ -516,7 +516,9 @@ def _judge(
                 except AssessorError as exc:
                     results.put((j, None, exc))
                     return
-                except Exception as exc:  # a bug of a backend: still one line, no thread dies silently
+                except (
+                    Exception
+                ) as exc:  # a bug of a backend: still one line, no thread dies silently
                     results.put((j, None, AssessorError(f"{backend.name}: {exc}")))
                     return
 

@@ -120,10 +120,14 @@ def ppi_mean(
     """
     y, yhat, yhat_all = _columns(y), _columns(yhat), _columns(yhat_all)
     if y.shape != yhat.shape or y.shape[1:] != yhat_all.shape[1:]:
-        raise ParameterError("ppi_mean", "y and yhat of one shape, yhat_all with their columns", y.shape)
+        raise ParameterError(
+            "ppi_mean", "y and yhat of one shape, yhat_all with their columns", y.shape
+        )
     n, big_n = len(y), len(yhat_all)
     if n < 2 or big_n < n:
-        raise InputError(f"prediction-powered estimates need 2 or more labelled units among the N, got {n} of {big_n}")
+        raise InputError(
+            f"prediction-powered estimates need 2 or more labelled units among the N, got {n} of {big_n}"
+        )
     if not 0 < confidence < 1:
         raise ParameterError("confidence", "a number in (0, 1)", confidence)
     w = np.ones((n, 1)) if weights is None else np.asarray(weights, np.float64).reshape(-1, 1)
@@ -138,7 +142,13 @@ def ppi_mean(
     estimate = lam_v * yhat_all.mean(axis=0) + rect.mean(axis=0)
     se = np.sqrt((lam_v * yhat_all).var(axis=0) / big_n + rect.var(axis=0) / n)
     half = _z(confidence) * se
-    return {"estimate": estimate, "se": se, "low": estimate - half, "high": estimate + half, "lam": lam_v}
+    return {
+        "estimate": estimate,
+        "se": se,
+        "low": estimate - half,
+        "high": estimate + half,
+        "lam": lam_v,
+    }
 
 
 def _declare(name: str, lam, summary: str, formula: str, reference: str, aliases=()):
@@ -275,7 +285,10 @@ def ppi_evaluate(
         "topics": big_n,
         "sampled": n,
         "runs": {
-            name: {**{f: float(run_est[f][r]) for f in fields}, "machine_only": float(machine_only[r])}
+            name: {
+                **{f: float(run_est[f][r]) for f in fields},
+                "machine_only": float(machine_only[r]),
+            }
             for r, name in enumerate(names)
         },
         "differences": [
@@ -304,7 +317,9 @@ def _inclusion(inclusion, sampled: list[str], n: int, big_n: int) -> np.ndarray:
             )
         pi = np.array([inclusion[t] for t in sampled], np.float64)
     if not ((pi > 0) & (pi <= 1)).all():
-        raise ParameterError("inclusion probabilities", "numbers in (0, 1]", float(pi[~((pi > 0) & (pi <= 1))][0]))
+        raise ParameterError(
+            "inclusion probabilities", "numbers in (0, 1]", float(pi[~((pi > 0) & (pi <= 1))][0])
+        )
     return pi
 
 

@@ -70,16 +70,18 @@ def judge_validation(
     _, mats = confusion_matrices(common)
     conf = mats[0]  # rows: human (code 0), columns: machine
     values = np.asarray(common.scale.values, np.float64)
-    stats = count_statistics(
-        common.counts(), values=common.scale.values, level=common.scale.level
-    )
+    stats = count_statistics(common.counts(), values=common.scale.values, level=common.scale.level)
     report: dict = {
         "pairs": int(conf.sum()),
         "human_only": int(((np.bincount(j.item, minlength=j.n_items) == 1) & _only(j, 0)).sum()),
         "machine_only": int(((np.bincount(j.item, minlength=j.n_items) == 1) & _only(j, 1)).sum()),
         "scale": common.scale.describe(),
         "level": common.scale.level,
-        "confusion": {"rows": "human", "labels": list(common.scale.values), "matrix": conf.tolist()},
+        "confusion": {
+            "rows": "human",
+            "labels": list(common.scale.values),
+            "matrix": conf.tolist(),
+        },
         **{f"cohen_kappa_{w}": float(cohen_kappa(conf, w)) for w in WEIGHTS},
         "krippendorff_alpha": float(stats["krippendorff_alpha"][0]),
         "percent_agreement": float(np.trace(conf) / conf.sum()),
