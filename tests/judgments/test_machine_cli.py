@@ -197,30 +197,36 @@ def test_ppi_command(tmp_path, capsys):
 
 
 @pytest.mark.process
-def test_judge_as_a_process(files):
+def test_an_interrupted_judge_keeps_every_label_it_received(files, capsys):
+    """Ctrl-C: status 130, one line, no half-written output, and the labels received are
+    in the cache, so the rerun asks only for the others."""
+    import signal
+    import sqlite3
     import subprocess
     import sys
+    import time
 
+    cache, target = files / "cache.sqlite", files / "out.qrels"
     with ChatServer() as server:
-        done = subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "cranfield",
-                "judge",
-                str(files / "pool.txt"),
-                str(files / "topics.jsonl"),
-                str(files / "docs.jsonl"),
-                "--base-url",
-                server.url,
-                "--model",
-                "m",
-                "--no-cache",
-            ],
-            capture_output=True,
-            text=True,
-            timeout=120,
-            check=False,
-        )
-    assert done.returncode == 0, done.stderr
-    assert len(done.stdout.splitlines()) == 18
+        server.script = ["ok"] * 5 + ["slow"] * 50
+        server.slow_seconds = 20
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "cranfield", "judge", str(files / "pool.txt"),
+             str(files / "topics.jsonl"), str(files / "docs.jsonl"), "--base-url", server.url,
+             "--model", "m1", "--cache", str(cache), "--concurrency", "1", "-o", str(target)],
+            stderr=subprocess.PIPE, text=True,
+        )  # fmt: skip
+        deadline = time.monotonic() + 60
+        while server.requests < 6 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(0.2)
+        proc.send_signal(signal.SIGINT)
+        err = proc.communicate(timeout=30)[1]
+        assert proc.returncode == 130 and err == "cranfield judge: interrupted\n"
+        assert not target.exists()
+        assert sqlite3.connect(cache).execute("SELECT COUNT(*) FROM labels").fetchone()[0] == 5
+        server.script = []
+        before = server.requests
+        assert judge(files, server.url, "-o", str(target)) == 0
+        assert server.requests - before == 13
+    assert len(target.read_text().splitlines()) == 18

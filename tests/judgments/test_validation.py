@@ -27,7 +27,7 @@ def qrels(topics, docs, labels):
     )
 
 
-@pytest.mark.parametrize("seed", range(25))
+@pytest.mark.parametrize("seed", range(12))
 def test_agreement_statistics_equal_the_references(seed):
     rng = np.random.default_rng(seed)
     n = int(rng.integers(5, 200))
