@@ -5,22 +5,13 @@ from __future__ import annotations
 import argparse
 
 from ._args import add_digits, add_format, add_output, add_rel_level, number
+from ._judgments import add_effect_arguments
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("human", help="the people's qrels")
     parser.add_argument("machine", help="the machine assessor's qrels (cranfield judge)")
-    parser.add_argument(
-        "--run",
-        action="append",
-        default=[],
-        metavar="RUN",
-        help="a run to evaluate under both qrels (repeat; two or more compare the system "
-        "rankings: Kendall's tau, tau_AP, largest score change)",
-    )
-    parser.add_argument(
-        "--measure", default="AP", help="measure for --run (default AP; one measure name)"
-    )
+    add_effect_arguments(parser, "both qrels")
     add_rel_level(parser)
     parser.add_argument(
         "--samples",
@@ -48,7 +39,7 @@ def run(args) -> int:
         args.human,
         args.machine,
         scale=args.scale,
-        runs=args.run if len(args.run) >= 2 else (args.run or None),
+        runs=args.run or None,
         measure=args.measure,
         rel_level=args.rel_level,
         samples=samples,

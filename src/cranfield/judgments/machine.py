@@ -30,7 +30,7 @@ import json
 import random
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -298,7 +298,6 @@ class Labels:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cost: float = 0.0
-    notes: list[str] = field(default_factory=list)
 
     def judgments(self, scale: Scale, *, samples_as_assessors: bool = False):
         """The labels as :class:`~cranfield.judgments.Judgments` (assessor: the model and
@@ -385,199 +384,157 @@ def judge_pairs(
     own_cache = isinstance(cache, (str, bytes)) or hasattr(cache, "__fspath__")
     store = LabelCache(cache) if own_cache else cache
     try:
-        return _judge(
-            topics,
-            documents,
-            topic_of,
-            text_of,
-            scale,
-            backend,
-            store,
-            template,
-            system,
-            name,
-            samples,
-            concurrency,
-            retries,
-            backoff,
-            price_input,
-            price_output,
-            progress,
-            seed,
+        import queue
+
+        from ..progress import Progress
+
+        n = len(topics)
+        prompts = [
+            render(template, scale, topic_of[t], text_of[d])
+            for t, d in zip(topics.tolist(), documents.tolist(), strict=True)
+        ]
+        jobs = [(i, s) for s in range(samples) for i in range(n)]
+        keys = [
+            cache_key(backend.name, system + "\x00" + prompts[i], topics[i], documents[i], s)
+            for i, s in jobs
+        ]
+        found = store.get(keys) if store is not None else {}
+        label = np.full(len(jobs), -1, np.int64)
+        out = Labels(
+            topic=np.repeat(topics[None, :], samples, axis=0).ravel(),
+            document=np.repeat(documents[None, :], samples, axis=0).ravel(),
+            sample=np.repeat(np.arange(samples), n),
+            label=label,
+            assessor=name,
         )
+        todo = queue.Queue()
+        for j, key in enumerate(keys):
+            if key in found:
+                label[j] = found[key][0]
+            else:
+                todo.put(j)
+        out.cached = len(jobs) - todo.qsize()
+        results: queue.Queue = queue.Queue()
+        stop = threading.Event()
+        rng = random.Random(seed)
+        lock = threading.Lock()
+
+        def wait(seconds: float) -> bool:
+            return not stop.wait(seconds)
+
+        def work() -> None:
+            while not stop.is_set():
+                try:
+                    j = todo.get_nowait()
+                except queue.Empty:
+                    return
+                i, s = jobs[j]
+                attempt = 0
+                while True:
+                    try:
+                        reply = backend.ask(system, prompts[i], s)
+                        grade = parse_label(reply.text, scale)
+                        if grade is None:
+                            snippet = " ".join(reply.text.split())[:120]
+                            raise _Transient(
+                                f"{backend.name}: the answer gives no grade on the scale "
+                                f"{scale.describe()} on every retry, e.g. {snippet!r} (topic "
+                                f"{topics[i]}, document {documents[i]})"
+                            )
+                        results.put((j, grade, reply))
+                        break
+                    except _Transient as exc:
+                        if attempt >= retries:
+                            results.put((j, None, AssessorError(exc.final)))
+                            return
+                        with lock:
+                            delay = rng.uniform(0, backoff * 2**attempt)
+                        if exc.retry_after is not None:
+                            if exc.retry_after > MAX_RETRY_AFTER:
+                                results.put(
+                                    (
+                                        j,
+                                        None,
+                                        AssessorError(
+                                            f"{backend.name}: the server asks to wait "
+                                            f"{exc.retry_after:.0f} s (Retry-After); try later"
+                                        ),
+                                    )
+                                )
+                                return
+                            delay = exc.retry_after + delay / 10
+                        attempt += 1
+                        results.put((j, "retry", None))
+                        if not wait(delay):
+                            return
+                    except AssessorError as exc:
+                        results.put((j, None, exc))
+                        return
+                    except (
+                        Exception
+                    ) as exc:  # a bug of a backend: still one line, no thread dies silently
+                        results.put((j, None, AssessorError(f"{backend.name}: {exc}")))
+                        return
+
+        pending = todo.qsize()
+        threads = [
+            threading.Thread(target=work, name="cranfield-judge", daemon=True)
+            for _ in range(min(max(1, concurrency), pending))
+        ]
+        for t in threads:
+            t.start()
+        failure: AssessorError | None = None
+        bar = Progress(len(jobs), "judge") if progress else None
+        done = out.cached
+        try:
+            if bar is not None:
+                bar.set(done, "labels")
+            while any(t.is_alive() for t in threads) or not results.empty():
+                try:
+                    j, grade, reply = results.get(timeout=0.1)
+                except queue.Empty:
+                    continue
+                if grade == "retry":
+                    out.retries += 1
+                    continue
+                if grade is None:
+                    if failure is None:
+                        failure = reply
+                        stop.set()
+                    continue
+                i, s = jobs[j]
+                label[j] = grade
+                out.requested += 1
+                out.prompt_tokens += reply.prompt_tokens
+                out.completion_tokens += reply.completion_tokens
+                if store is not None:
+                    store.put(
+                        keys[j],
+                        backend.name,
+                        str(topics[i]),
+                        str(documents[i]),
+                        s,
+                        grade,
+                        reply.text,
+                        reply.prompt_tokens,
+                        reply.completion_tokens,
+                    )
+                done += 1
+                if bar is not None:
+                    bar.set(done, "labels")
+        except BaseException:
+            stop.set()
+            raise
+        finally:
+            if bar is not None:
+                bar.close()
+        out.cost = (out.prompt_tokens * price_input + out.completion_tokens * price_output) / 1e6
+        if failure is None and (label < 0).any():  # a worker ended without an answer
+            failure = AssessorError(f"{backend.name}: a request ended without an answer")
+        if failure is not None:
+            kept = f"; {out.requested} new label(s) kept in the cache" if store is not None else ""
+            raise AssessorError(f"{failure}{kept}")
+        return out
     finally:
         if own_cache:
             store.close()
-
-
-def _judge(
-    topics,
-    documents,
-    topic_of,
-    text_of,
-    scale,
-    backend,
-    store,
-    template,
-    system,
-    name,
-    samples,
-    concurrency,
-    retries,
-    backoff,
-    price_input,
-    price_output,
-    progress,
-    seed,
-) -> Labels:
-    import queue
-
-    from ..progress import Progress
-
-    n = len(topics)
-    prompts = [
-        render(template, scale, topic_of[t], text_of[d])
-        for t, d in zip(topics.tolist(), documents.tolist(), strict=True)
-    ]
-    jobs = [(i, s) for s in range(samples) for i in range(n)]
-    keys = [
-        cache_key(backend.name, system + "\x00" + prompts[i], topics[i], documents[i], s)
-        for i, s in jobs
-    ]
-    found = store.get(keys) if store is not None else {}
-    label = np.full(len(jobs), -1, np.int64)
-    out = Labels(
-        topic=np.repeat(topics[None, :], samples, axis=0).ravel(),
-        document=np.repeat(documents[None, :], samples, axis=0).ravel(),
-        sample=np.repeat(np.arange(samples), n),
-        label=label,
-        assessor=name,
-    )
-    todo = queue.Queue()
-    for j, key in enumerate(keys):
-        if key in found:
-            label[j] = found[key][0]
-        else:
-            todo.put(j)
-    out.cached = len(jobs) - todo.qsize()
-    results: queue.Queue = queue.Queue()
-    stop = threading.Event()
-    rng = random.Random(seed)
-    lock = threading.Lock()
-
-    def wait(seconds: float) -> bool:
-        return not stop.wait(seconds)
-
-    def work() -> None:
-        while not stop.is_set():
-            try:
-                j = todo.get_nowait()
-            except queue.Empty:
-                return
-            i, s = jobs[j]
-            attempt = 0
-            while True:
-                try:
-                    reply = backend.ask(system, prompts[i], s)
-                    grade = parse_label(reply.text, scale)
-                    if grade is None:
-                        snippet = " ".join(reply.text.split())[:120]
-                        raise _Transient(
-                            f"{backend.name}: the answer gives no grade on the scale "
-                            f"{scale.describe()} on every retry, e.g. {snippet!r} (topic "
-                            f"{topics[i]}, document {documents[i]})"
-                        )
-                    results.put((j, grade, reply))
-                    break
-                except _Transient as exc:
-                    if attempt >= retries:
-                        results.put((j, None, AssessorError(exc.final)))
-                        return
-                    with lock:
-                        delay = rng.uniform(0, backoff * 2**attempt)
-                    if exc.retry_after is not None:
-                        if exc.retry_after > MAX_RETRY_AFTER:
-                            results.put(
-                                (
-                                    j,
-                                    None,
-                                    AssessorError(
-                                        f"{backend.name}: the server asks to wait "
-                                        f"{exc.retry_after:.0f} s (Retry-After); try later"
-                                    ),
-                                )
-                            )
-                            return
-                        delay = exc.retry_after + delay / 10
-                    attempt += 1
-                    results.put((j, "retry", None))
-                    if not wait(delay):
-                        return
-                except AssessorError as exc:
-                    results.put((j, None, exc))
-                    return
-                except (
-                    Exception
-                ) as exc:  # a bug of a backend: still one line, no thread dies silently
-                    results.put((j, None, AssessorError(f"{backend.name}: {exc}")))
-                    return
-
-    pending = todo.qsize()
-    threads = [
-        threading.Thread(target=work, name="cranfield-judge", daemon=True)
-        for _ in range(min(max(1, concurrency), pending))
-    ]
-    for t in threads:
-        t.start()
-    failure: AssessorError | None = None
-    bar = Progress(len(jobs), "judge") if progress else None
-    done = out.cached
-    try:
-        if bar is not None:
-            bar.set(done, "labels")
-        while any(t.is_alive() for t in threads) or not results.empty():
-            try:
-                j, grade, reply = results.get(timeout=0.1)
-            except queue.Empty:
-                continue
-            if grade == "retry":
-                out.retries += 1
-                continue
-            if grade is None:
-                if failure is None:
-                    failure = reply
-                    stop.set()
-                continue
-            i, s = jobs[j]
-            label[j] = grade
-            out.requested += 1
-            out.prompt_tokens += reply.prompt_tokens
-            out.completion_tokens += reply.completion_tokens
-            if store is not None:
-                store.put(
-                    keys[j],
-                    backend.name,
-                    str(topics[i]),
-                    str(documents[i]),
-                    s,
-                    grade,
-                    reply.text,
-                    reply.prompt_tokens,
-                    reply.completion_tokens,
-                )
-            done += 1
-            if bar is not None:
-                bar.set(done, "labels")
-    except BaseException:
-        stop.set()
-        raise
-    finally:
-        if bar is not None:
-            bar.close()
-    out.cost = (out.prompt_tokens * price_input + out.completion_tokens * price_output) / 1e6
-    if failure is None and (label < 0).any():  # a worker ended without an answer
-        failure = AssessorError(f"{backend.name}: a request ended without an answer")
-    if failure is not None:
-        kept = f"; {out.requested} new label(s) kept in the cache" if store is not None else ""
-        raise AssessorError(f"{failure}{kept}")
-    return out
