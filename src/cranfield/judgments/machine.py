@@ -389,15 +389,18 @@ def judge_pairs(
         from ..progress import Progress
 
         n = len(topics)
-        prompts = [
-            render(template, scale, topic_of[t], text_of[d])
-            for t, d in zip(topics.tolist(), documents.tolist(), strict=True)
-        ]
+
+        def prompt(i: int) -> str:  # rendered when needed: N prompts are never held at once
+            return render(template, scale, topic_of[topics[i]], text_of[documents[i]])
+
         jobs = [(i, s) for s in range(samples) for i in range(n)]
-        keys = [
-            cache_key(backend.name, system + "\x00" + prompts[i], topics[i], documents[i], s)
-            for i, s in jobs
-        ]
+        keys = []
+        for i in range(n):
+            text = system + "\x00" + prompt(i)
+            keys.append(
+                [cache_key(backend.name, text, topics[i], documents[i], s) for s in range(samples)]
+            )
+        keys = [keys[i][s] for i, s in jobs]
         found = store.get(keys) if store is not None else {}
         label = np.full(len(jobs), -1, np.int64)
         out = Labels(
@@ -432,7 +435,7 @@ def judge_pairs(
                 attempt = 0
                 while True:
                     try:
-                        reply = backend.ask(system, prompts[i], s)
+                        reply = backend.ask(system, prompt(i), s)
                         grade = parse_label(reply.text, scale)
                         if grade is None:
                             snippet = " ".join(reply.text.split())[:120]
