@@ -91,6 +91,11 @@ def test_samples_feed_agreement_and_validate_unchanged(files, capsys):
             == 0
         )
         assert judge(files, server.url, "--seed", "1", "-o", str(files / "m.qrels")) == 0
+        assert server.bodies[-1]["temperature"] == 0.0 and server.bodies[-1]["max_tokens"] == 64
+        assert (
+            judge(files, server.url, "--temperature", "0.7", "--max-tokens", "9", "--no-cache") == 0
+        )
+        assert server.bodies[-1]["temperature"] == 0.7 and server.bodies[-1]["max_tokens"] == 9
     head = out.read_text().splitlines()
     assert head[0] == "topic\tdocument\tassessor\tlabel" and len(head) == 1 + 54
     capsys.readouterr()
@@ -230,3 +235,31 @@ def test_an_interrupted_judge_keeps_every_label_it_received(files, capsys):
         assert judge(files, server.url, "-o", str(target)) == 0
         assert server.requests - before == 13
     assert len(target.read_text().splitlines()) == 18
+
+
+def test_ppi_flags_a_sample_that_is_not_random(tmp_path, capsys):
+    """The check can fail: people judged the topics the machine scores highest."""
+    from cranfield import evaluate
+
+    qrels, runs = simulate_collection(60, 15, 3, seed=8)
+    g = qrels.table["relevance"].to_numpy()
+    labels = simulate_assessor(g, 0.8, [0, 1, 2, 3], seed=3)
+    machine = Qrels(qrels.table.set_column(2, "relevance", pa.array(labels)))
+    res = evaluate(machine, runs, ["AP"], complete=True)
+    mean = {}
+    for r in res.run_names:
+        for t, v in res.per_query(r, "AP").items():
+            mean[t] = mean.get(t, 0.0) + v
+    easiest = sorted(mean, key=mean.get)[-12:]
+    import pyarrow.compute as pc
+
+    keep = pc.is_in(qrels.table["query_id"], value_set=pa.array(easiest))
+    machine.to_trec(tmp_path / "m.qrels")
+    Qrels(qrels.table.filter(keep)).to_trec(tmp_path / "h.qrels")
+    paths = []
+    for name, run in runs.items():
+        run.to_trec(tmp_path / f"{name}.txt")
+        paths.append(str(tmp_path / f"{name}.txt"))
+    assert main(["ppi", str(tmp_path / "m.qrels"), str(tmp_path / "h.qrels"), *paths]) == 0
+    err = capsys.readouterr().err
+    assert "was the sample drawn at random?" in err and err.startswith("cranfield ppi: note:")

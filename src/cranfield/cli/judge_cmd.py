@@ -68,6 +68,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="characters of a document's text put in the prompt (default 4000)",
     )
     parser.add_argument(
+        "--temperature",
+        default="0",
+        help="sampling temperature sent to the server (default 0; above 0 for repeated "
+        "samples that can differ)",
+    )
+    parser.add_argument("--max-tokens", default="64", help="most tokens of an answer (default 64)")
+    parser.add_argument(
         "--price-input", default="0", help="price per million prompt tokens (default 0)"
     )
     parser.add_argument(
@@ -101,6 +108,8 @@ def run(args) -> int:
     max_chars = number(args.max_chars, "--max-chars", int, 1, 10**9)
     price_in = number(args.price_input, "--price-input", float, 0, 1e9)
     price_out = number(args.price_output, "--price-output", float, 0, 1e9)
+    temperature = number(args.temperature, "--temperature", float, 0, 2)
+    max_tokens = number(args.max_tokens, "--max-tokens", int, 1, 1_000_000)
     seed = seed_value(args)
     scale = Scale.parse(args.scale)
     base_url = args.base_url or os.environ.get("OPENAI_BASE_URL")
@@ -114,7 +123,15 @@ def run(args) -> int:
         if not args.model:
             raise ParameterError("--model", "a model name with --base-url", None)
         key = args.api_key or os.environ.get("OPENAI_API_KEY")
-        backend = ChatCompletions(base_url, args.model, key, timeout=timeout, seed=seed)
+        backend = ChatCompletions(
+            base_url,
+            args.model,
+            key,
+            timeout=timeout,
+            temperature=temperature,
+            max_tokens=max_tokens,
+            seed=seed,
+        )
     else:
         raise ParameterError(
             "assessor", "--base-url URL --model NAME ($OPENAI_BASE_URL) or --command", None
