@@ -124,6 +124,9 @@ def test_transient_failures_are_retried(tmp_path, failure):
         labels, _ = run(server, tmp_path, concurrency=1)
         assert server.requests == 26
     assert labels.retries == 2 and (labels.label >= 0).all()
+    # an answer without a grade was paid for: its tokens count
+    paid = 26 if failure == "nolabel" else 24
+    assert (labels.prompt_tokens, labels.completion_tokens) == (100 * paid, 7 * paid)
 
 
 @pytest.mark.parametrize(

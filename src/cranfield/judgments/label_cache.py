@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import sqlite3
 
-from ..errors import InputError
+from ..errors import InputError, OutputError
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS labels (
@@ -74,10 +74,23 @@ class LabelCache:
         completion_tokens: int,
     ) -> None:
         """Store one label (committed before this returns)."""
-        self._db.execute(
-            "INSERT OR REPLACE INTO labels VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (key, model, topic, document, sample, label, answer, prompt_tokens, completion_tokens),
-        )
+        try:
+            self._db.execute(
+                "INSERT OR REPLACE INTO labels VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    key,
+                    model,
+                    topic,
+                    document,
+                    sample,
+                    label,
+                    answer,
+                    prompt_tokens,
+                    completion_tokens,
+                ),
+            )
+        except sqlite3.Error as exc:
+            raise OutputError(f"cannot store a label in the cache ({exc})", self.path) from None
 
     def __len__(self) -> int:
         return int(self._db.execute("SELECT COUNT(*) FROM labels").fetchone()[0])

@@ -438,6 +438,7 @@ def judge_pairs(
                         reply = backend.ask(system, prompt(i), s)
                         grade = parse_label(reply.text, scale)
                         if grade is None:
+                            results.put((j, "spent", reply))  # its tokens were paid for
                             snippet = " ".join(reply.text.split())[:120]
                             raise _Transient(
                                 f"{backend.name}: the answer gives no grade on the scale "
@@ -473,9 +474,8 @@ def judge_pairs(
                     except AssessorError as exc:
                         results.put((j, None, exc))
                         return
-                    except (
-                        Exception
-                    ) as exc:  # a bug of a backend: still one line, no thread dies silently
+                    # a bug of a backend: still one line, and no thread dies silently
+                    except Exception as exc:
                         results.put((j, None, AssessorError(f"{backend.name}: {exc}")))
                         return
 
@@ -499,6 +499,10 @@ def judge_pairs(
                     continue
                 if grade == "retry":
                     out.retries += 1
+                    continue
+                if grade == "spent":
+                    out.prompt_tokens += reply.prompt_tokens
+                    out.completion_tokens += reply.completion_tokens
                     continue
                 if grade is None:
                     if failure is None:
