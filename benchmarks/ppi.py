@@ -29,7 +29,6 @@ import argparse
 import time
 
 import numpy as np
-import pyarrow as pa
 
 
 def accuracy_for_kappa(grades: np.ndarray, kappa: float, seed: int) -> float:
@@ -49,10 +48,9 @@ def accuracy_for_kappa(grades: np.ndarray, kappa: float, seed: int) -> float:
 
 def main() -> None:
     from cranfield.compare.correlation import kendall_tau
-    from cranfield.core.qrels import Qrels
     from cranfield.judgments.agreement import cohen_kappa
     from cranfield.judgments.ppi import PPI_ESTIMATORS, _per_topic
-    from cranfield.judgments.simulate import simulate_assessor, simulate_collection
+    from cranfield.judgments.simulate import simulate_assessor_qrels, simulate_collection
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--topics", type=int, default=50)
@@ -89,11 +87,10 @@ def main() -> None:
     estimate = PPI_ESTIMATORS.lookup(args.estimator).behaviour
     for rep in range(args.repeats):
         if rep % 10 == 0:
-            labels = simulate_assessor(grades, accuracy, [0, 1, 2, 3], seed=args.seed + 1 + rep)
+            machine = simulate_assessor_qrels(qrels, accuracy, seed=args.seed + 1 + rep)
             conf = np.zeros((4, 4))
-            np.add.at(conf, (grades, labels), 1)
+            np.add.at(conf, (grades, machine.table["relevance"].to_numpy()), 1)
             kappas.append(cohen_kappa(conf))
-            machine = Qrels(qrels.table.set_column(2, "relevance", pa.array(labels)))
             _, _, mach = _per_topic(machine, runs, args.measure, 1)
         s = np.sort(rng.choice(n_topics, n, replace=False))
         e = estimate(full[s], mach[s], mach)

@@ -10,7 +10,7 @@ import pytest
 
 from cranfield.cli.main import main
 from cranfield.core.qrels import Qrels
-from cranfield.judgments.simulate import simulate_assessor, simulate_collection
+from cranfield.judgments.simulate import simulate_assessor_qrels, simulate_collection
 
 from .chat_server import ChatServer
 
@@ -168,12 +168,7 @@ def test_judge_reads_the_environment(files, capsys, monkeypatch):
 
 def test_ppi_command(tmp_path, capsys):
     qrels, runs = simulate_collection(40, 15, 3, seed=4)
-    g = qrels.table["relevance"].to_numpy()
-    machine = Qrels(
-        qrels.table.set_column(
-            2, "relevance", pa.array(simulate_assessor(g, 0.75, [0, 1, 2, 3], seed=2))
-        )
-    )
+    machine = simulate_assessor_qrels(qrels, 0.75, seed=2)
     machine.to_trec(tmp_path / "machine.qrels")
     import pyarrow.compute as pc
 
@@ -242,9 +237,7 @@ def test_ppi_flags_a_sample_that_is_not_random(tmp_path, capsys):
     from cranfield import evaluate
 
     qrels, runs = simulate_collection(60, 15, 3, seed=8)
-    g = qrels.table["relevance"].to_numpy()
-    labels = simulate_assessor(g, 0.8, [0, 1, 2, 3], seed=3)
-    machine = Qrels(qrels.table.set_column(2, "relevance", pa.array(labels)))
+    machine = simulate_assessor_qrels(qrels, 0.8, seed=3)
     res = evaluate(machine, runs, ["AP"], complete=True)
     mean = {}
     for r in res.run_names:

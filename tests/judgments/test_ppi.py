@@ -15,7 +15,7 @@ from cranfield.judgments.ppi import (
     ppi_mean,
     sample_topics,
 )
-from cranfield.judgments.simulate import simulate_assessor, simulate_collection
+from cranfield.judgments.simulate import simulate_assessor_qrels, simulate_collection
 
 
 @pytest.fixture(scope="module")
@@ -90,11 +90,10 @@ def test_registry_and_refusals():
 
 
 def _machine(qrels, accuracy, seed):
-    g = qrels.table["relevance"].to_numpy()
-    m = simulate_assessor(g, accuracy, [0, 1, 2, 3], seed=seed)
+    machine = simulate_assessor_qrels(qrels, accuracy, seed=seed)
     conf = np.zeros((4, 4))
-    np.add.at(conf, (g, m), 1)
-    return Qrels(qrels.table.set_column(2, "relevance", pa.array(m))), float(cohen_kappa(conf))
+    np.add.at(conf, (qrels.table["relevance"].to_numpy(), machine.table["relevance"].to_numpy()), 1)
+    return machine, float(cohen_kappa(conf))
 
 
 def _subset(qrels, topics):

@@ -11,7 +11,11 @@ from sklearn.metrics import cohen_kappa_score, confusion_matrix
 
 from cranfield.core.qrels import Qrels
 from cranfield.judgments.data import Judgments
-from cranfield.judgments.simulate import simulate_assessor, simulate_collection
+from cranfield.judgments.simulate import (
+    simulate_assessor,
+    simulate_assessor_qrels,
+    simulate_collection,
+)
 from cranfield.judgments.validation import judge_validation, self_consistency
 
 
@@ -67,12 +71,7 @@ def test_rankings_under_human_and_machine_qrels():
     from cranfield import evaluate
 
     human, runs = simulate_collection(15, 20, 5, seed=3)
-    g = human.table["relevance"].to_numpy()
-    machine = Qrels(
-        human.table.set_column(
-            2, "relevance", pa.array(simulate_assessor(g, 0.7, [0, 1, 2, 3], seed=1))
-        )
-    )
+    machine = simulate_assessor_qrels(human, 0.7, seed=1)
     rep = judge_validation(human, machine, runs=runs, measure="AP")
     h = evaluate(human, runs, ["AP"])
     m = evaluate(machine, runs, ["AP"])

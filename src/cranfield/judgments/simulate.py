@@ -143,3 +143,13 @@ def simulate_collection(
         table = pa.table({"query_id": qid, "doc_id": doc, "score": pa.array(score)})
         out[f"run{r:02d}"] = Run(table, name=f"run{r:02d}")
     return qrels, out
+
+
+def simulate_assessor_qrels(qrels, accuracy: float, grades=(0, 1, 2, 3), *, seed: int = 0):
+    """The qrels a noisy assessor (:func:`simulate_assessor`) would give for the pairs of
+    ``qrels``: the same pairs, each label redrawn."""
+    from ..core.qrels import Qrels
+
+    labels = simulate_assessor(qrels.table["relevance"].to_numpy(), accuracy, grades, seed=seed)
+    table = qrels.table.set_column(2, "relevance", pa.array(labels))
+    return Qrels(table, source=f"<simulated assessor of accuracy {accuracy:g}>")
