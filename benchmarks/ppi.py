@@ -6,7 +6,9 @@ of each, ``--runs`` runs of graded quality; seeded), or the bundled sample colle
 (``--sample``: 40 topics, four runs). A machine assessor of Cohen's kappa about
 ``--kappa`` against the people is simulated by ``simulate_assessor`` (the true grade with
 a probability chosen for that kappa, another grade otherwise); people judge the whole
-pool of a simple random sample of ``--fraction`` of the topics. For ``--repeats``
+pool of a simple random sample of ``--fraction`` of the topics (``--units topics``), or
+a simple random sample of ``--fraction`` of the pooled pairs (``--units pairs``, for
+P@k and DCG@k). For ``--repeats``
 samples (and a new machine every 10 samples), it reports
 
 * the coverage of the nominal 95 % intervals (each run's MAP and every paired difference:
@@ -21,6 +23,7 @@ Usage::
     PYTHONPATH=src python benchmarks/ppi.py --topics 50 --pool 100 --runs 20 --kappa 0.5 \
         --fraction 0.1 --repeats 200
     PYTHONPATH=src python benchmarks/ppi.py --sample --fraction 0.25 --repeats 200
+    PYTHONPATH=src python benchmarks/ppi.py --units pairs --measure P@10 --fraction 0.1
 """
 
 from __future__ import annotations
@@ -49,7 +52,7 @@ def accuracy_for_kappa(grades: np.ndarray, kappa: float, seed: int) -> float:
 def main() -> None:
     from cranfield.compare.correlation import kendall_tau
     from cranfield.judgments.agreement import cohen_kappa
-    from cranfield.judgments.ppi import PPI_ESTIMATORS, _per_topic
+    from cranfield.judgments.ppi import PPI_ESTIMATORS, _per_topic, linear_weights
     from cranfield.judgments.simulate import simulate_assessor_qrels, simulate_collection
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -61,6 +64,12 @@ def main() -> None:
     ap.add_argument("--fraction", type=float, default=0.1)
     ap.add_argument("--repeats", type=int, default=200)
     ap.add_argument("--measure", default="AP")
+    ap.add_argument(
+        "--units",
+        choices=("topics", "pairs"),
+        default="topics",
+        help="what people judge: whole topics (any measure) or pooled pairs (P@k, DCG@k)",
+    )
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--estimator", default="ppi", help="ppi (lambda 1), ppi++ (tuned) or classical")
     args = ap.parse_args()
@@ -74,9 +83,26 @@ def main() -> None:
     grades = qrels.table["relevance"].to_numpy()
     grades = np.clip(grades, 0, 3)
     accuracy = accuracy_for_kappa(grades, args.kappa, args.seed)
-    _, topics, full = _per_topic(qrels, runs, args.measure, 1)
+    if args.units == "topics":
+
+        def values(q):  # topics x runs: each run's measure per topic
+            return _per_topic(q, runs, args.measure, 1)[2]
+
+        topics = _per_topic(qrels, runs, args.measure, 1)[1]
+    else:
+        t = qrels.table
+        pair_topics = t["query_id"].to_pylist()
+        _, kind, weights = linear_weights(runs, pair_topics, t["doc_id"].to_pylist(), args.measure)
+        scale = len(pair_topics) / len(set(pair_topics))
+
+        def values(q):  # pairs x runs: (N / T) x weight x gain, whose mean is the measure
+            g = q.table["relevance"].to_numpy().astype(np.float64)
+            g = (g >= 1).astype(np.float64) if kind == "P" else np.maximum(g, 0.0)
+            return scale * weights * g[:, None]
+
+    full = values(qrels)
     truth = full.mean(axis=0)
-    n_topics = len(topics)
+    n_topics = len(full)
     n = max(2, round(args.fraction * n_topics))
     a, b = np.triu_indices(full.shape[1], 1)
     rng = np.random.default_rng(args.seed)
@@ -91,7 +117,7 @@ def main() -> None:
             conf = np.zeros((4, 4))
             np.add.at(conf, (grades, machine.table["relevance"].to_numpy()), 1)
             kappas.append(cohen_kappa(conf))
-            _, _, mach = _per_topic(machine, runs, args.measure, 1)
+            mach = values(machine)
         s = np.sort(rng.choice(n_topics, n, replace=False))
         e = estimate(full[s], mach[s], mach)
         covered.append((e["low"] <= truth) & (truth <= e["high"]))
@@ -103,15 +129,19 @@ def main() -> None:
         taus[args.estimator].append(kendall_tau(truth, e["estimate"]))
         taus["machine only"].append(kendall_tau(truth, mach.mean(axis=0)))
         taus["human sample only"].append(kendall_tau(truth, full[s].mean(axis=0)))
-        human_share.append(np.isin(topic_of_row, np.asarray(topics)[s]).mean())
+        if args.units == "topics":
+            human_share.append(np.isin(topic_of_row, np.asarray(topics)[s]).mean())
+        else:
+            human_share.append(n / n_topics)
     err = np.asarray(errors)
     print(
-        f"collection: {'sample' if args.sample else 'generated'}, {n_topics} topics, "
-        f"{len(grades)} judged pairs, {full.shape[1]} runs; measure {args.measure}"
+        f"collection: {'sample' if args.sample else 'generated'}, "
+        f"{len(qrels.table['query_id'].unique())} topics, {len(grades)} judged pairs, "
+        f"{full.shape[1]} runs; measure {args.measure}; units {args.units}"
     )
     print(
         f"machine: kappa {np.mean(kappas):.3f} (accuracy {accuracy:.3f}); people judge "
-        f"{n} topics = {100 * np.mean(human_share):.1f}% of the judgments; "
+        f"{n} {args.units} = {100 * np.mean(human_share):.1f}% of the judgments; "
         f"{args.repeats} samples"
     )
     print(f"estimator {args.estimator}")

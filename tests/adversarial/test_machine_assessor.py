@@ -122,6 +122,13 @@ def test_validate_fails_cleanly(files, capsys, content, extra, mentions):
         ("1 0 a 1\n2 0 c 1\n", ["--confidence", "1"], ["--confidence"]),
         ("1 0 a 1\n", [], ["2 or more labelled units"]),
         ("1 0 a x\n", [], ["h.qrels:1"]),
+        ("1 0 a 1\n2 0 c 1\n", ["--units", "pairs"], ["P@k or DCG@k", "'AP'"]),
+        ("1 0 zz 1\n", ["--units", "pairs", "-m", "P@1"], ["no machine label", "document zz"]),
+        (
+            "1 0 a 1\n",
+            ["--units", "pairs", "-m", "P@1", "--inclusion", "p.txt"],
+            ["one probability"],
+        ),
     ],
 )
 def test_ppi_fails_cleanly(files, capsys, human, extra, mentions):

@@ -192,6 +192,11 @@ def test_ppi_command(tmp_path, capsys):
     assert main(["ppi", *args, "--inclusion", str(tmp_path / "p.txt"), "-f", "json"]) == 0
     weighted = json.loads(capsys.readouterr().out)
     assert weighted["runs"] == rep["runs"]  # equal probabilities: the same weights
+    assert main(["ppi", *args, "--units", "pairs", "-m", "P@10", "-f", "json"]) == 0
+    pairs = json.loads(capsys.readouterr().out)
+    assert pairs["units"] == "pairs" and pairs["pairs"] == 600 and pairs["sampled"] == 150
+    assert main(["ppi", *args, "--units", "pairs", "-m", "DCG@5"]) == 0
+    assert "150 of 600 pooled pairs judged by people" in capsys.readouterr().out
     assert main(["ppi", *args, "--estimator", "bogus"]) == 2
     assert "expected one of ppi++, ppi, classical" in capsys.readouterr().err
 

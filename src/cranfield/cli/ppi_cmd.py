@@ -21,10 +21,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "classical (the human sample alone); docs/machine-assessors.md",
     )
     parser.add_argument(
+        "--units",
+        choices=("topics", "pairs"),
+        default="topics",
+        help="what people judged: a random sample of whole topics (default; any measure) "
+        "or of pooled pairs (P@k and DCG@k, linear in the labels)",
+    )
+    parser.add_argument(
         "--inclusion",
         metavar="P|FILE",
-        help="the probability each sampled topic had of being sampled: one number, or a "
-        "file of 'topic probability' lines (default: a simple random sample, n/N)",
+        help="the probability each sampled topic (or pair) had of being sampled: one "
+        "number, or a file of 'topic probability' lines (default: a simple random "
+        "sample, n/N)",
     )
     parser.add_argument("--confidence", default="0.95", help="interval level (default 0.95)")
     add_rel_level(parser)
@@ -59,15 +67,21 @@ def _inclusion(text: str | None):
 
 
 def run(args) -> int:
-    from ..judgments.ppi import ppi_evaluate
+    import os
+
+    from ..errors import ParameterError
+    from ..judgments.ppi import ppi_evaluate, ppi_evaluate_pairs
     from ..output import dumps_json, number_cell, table
     from ._output import emit, print_notes
 
     digits = number(args.digits, "--digits", int, 0, 17)
     confidence = number(args.confidence, "--confidence", float, 0, 1, open_=True)
+    if args.units == "pairs" and args.inclusion is not None and os.path.exists(args.inclusion):
+        raise ParameterError("--inclusion", "one probability with --units pairs", args.inclusion)
     inclusion = _inclusion(args.inclusion)
+    estimate = ppi_evaluate if args.units == "topics" else ppi_evaluate_pairs
     reports = [
-        ppi_evaluate(
+        estimate(
             args.machine,
             args.human,
             args.runs,
@@ -92,9 +106,10 @@ def run(args) -> int:
     out = []
     for rep in reports:
         level = f"{100 * rep['confidence']:g}%"
+        units = "topics" if "topics" in rep else "pooled pairs"
         out += [
             f"# {rep['measure']}: {rep['estimator']} estimates with {level} intervals, "
-            f"{rep['sampled']} of {rep['topics']} topics judged by people",
+            f"{rep['sampled']} of {rep.get('topics', rep.get('pairs'))} {units} judged by people",
             "",
         ]
         cols = ["estimate", "low", "high", "lam", "machine_only"]

@@ -48,6 +48,7 @@ since each topic's value is computed whole.
 from __future__ import annotations
 
 import math
+import re
 from statistics import NormalDist
 
 import numpy as np
@@ -381,3 +382,139 @@ def _strings(values):
     import pyarrow as pa
 
     return pa.array([str(v) for v in values], pa.string())
+
+
+# -- IR evaluation: judged pairs as units (measures linear in the labels) -------------------
+
+_LINEAR = re.compile(r"^(P|DCG)@([1-9][0-9]{0,8})$")
+
+
+def linear_weights(runs, topics, documents, measure: str):
+    r"""For a measure linear in the labels, each run's weight of each pooled pair.
+
+    ``P@k = (1/k) sum_{r <= k} [grade_r >= l]`` and ``DCG@k = sum_{r <= k} grade_r /
+    log2(r + 1)`` (trec_eval's, cranfield's defaults) are sums over the ranked documents of
+    a weight of the rank times a gain of the label: ``[r <= k] / k`` with gain
+    ``[grade >= l]``, and ``[r <= k] / log2(r + 1)`` with gain ``grade``. A document the
+    run ranks that is not in the pool has no label and adds nothing.
+
+    Returns ``(names, kind, weights)``: the run names, ``"P"`` or ``"DCG"``, and the
+    ``(pairs, runs)`` weights (0 where a run does not rank the pair within ``k``).
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from ..core.evaluation import as_runs
+
+    found = _LINEAR.match(str(measure).replace(" ", ""))
+    if found is None:
+        raise ParameterError(
+            "measure with judged pairs as units", "P@k or DCG@k (linear in the labels)", measure
+        )
+    kind, k = found.group(1), int(found.group(2))
+    keys = pc.binary_join_element_wise(
+        pa.array(list(topics), pa.string()), pa.array(list(documents), pa.string()), "\x00"
+    )
+    runs = as_runs(runs)
+    weights = np.zeros((len(keys), len(runs)))
+    for c, run in enumerate(runs):  # one whole-array join per run
+        ranked = run.ranked()
+        top = ranked.filter(pc.less_equal(ranked["rank"], k))
+        at = pc.index_in(keys, value_set=pc.binary_join_element_wise(
+            top["query_id"], top["doc_id"], "\x00"))  # fmt: skip
+        hit = np.asarray(pc.is_valid(at))
+        rank = top["rank"].to_numpy()[np.asarray(at.fill_null(0))].astype(np.float64)
+        w = 1.0 / k if kind == "P" else 1.0 / np.log2(rank + 1.0)
+        weights[:, c] = np.where(hit, w, 0.0)
+    return [r.name for r in runs], kind, weights
+
+
+def ppi_evaluate_pairs(
+    machine,
+    human,
+    runs,
+    measure: str = "P@10",
+    *,
+    estimator: str = "ppi",
+    inclusion: dict | float | None = None,
+    confidence: float = 0.95,
+    rel_level: int = 1,
+) -> dict:
+    r"""As :func:`ppi_evaluate` with judged pairs as the units: the machine labels every
+    pair of the pool (``machine``), people a random sample of the pairs (``human``),
+    for a measure linear in the labels (``P@k``, ``DCG@k``; :func:`linear_weights`).
+
+    A run's mean measure over the pool's ``T`` topics is the mean over the ``N`` pooled
+    pairs of :math:`Z_i = (N/T)\,w_i\,g(y_i)`: :func:`ppi_mean` of ``Z`` under the human
+    labels (sample) and the machine's (all pairs). Topics a run does not answer count 0.
+    """
+    from ..core.qrels import Qrels
+
+    decl = PPI_ESTIMATORS.lookup(estimator)
+    confidence = decl.resolve({"confidence": confidence})["confidence"]
+    machine = machine if isinstance(machine, Qrels) else Qrels.read(machine)
+    human = human if isinstance(human, Qrels) else Qrels.read(human)
+    m, h = machine.table, human.table
+    topics = m["query_id"].to_pylist()
+    documents = m["doc_id"].to_pylist()
+    index = {pair: i for i, pair in enumerate(zip(topics, documents, strict=True))}
+    pairs = list(zip(h["query_id"].to_pylist(), h["doc_id"].to_pylist(), strict=True))
+    outside = [p for p in pairs if p not in index]
+    if outside:
+        raise InputError(
+            f"{len(outside)} pair(s) judged by people have no machine label, e.g. topic "
+            f"{outside[0][0]}, document {outside[0][1]}: the sample must be drawn from the pool",
+            human.source,
+        )
+    rows = np.array([index[p] for p in pairs], np.int64)
+    names, kind, weights = linear_weights(runs, topics, documents, measure)
+    n_topics = len(set(topics))
+
+    def gain(grades: np.ndarray) -> np.ndarray:
+        g = np.asarray(grades, np.float64)
+        return (g >= rel_level).astype(np.float64) if kind == "P" else np.maximum(g, 0.0)
+
+    scale = len(topics) / n_topics
+    zhat_all = scale * weights * gain(m["relevance"].to_numpy())[:, None]
+    z = scale * weights[rows] * gain(h["relevance"].to_numpy())[:, None]
+    zhat = zhat_all[rows]
+    pi = _inclusion(inclusion, pairs, len(rows), len(topics))
+    w = 1.0 / pi
+    a, b = np.triu_indices(len(names), 1)
+    run_est = decl.behaviour(z, zhat, zhat_all, w, confidence)
+    diff_est = decl.behaviour(
+        z[:, a] - z[:, b], zhat[:, a] - zhat[:, b], zhat_all[:, a] - zhat_all[:, b], w, confidence
+    )
+    fields = ("estimate", "se", "low", "high", "lam")
+    machine_only = zhat_all.mean(axis=0)
+    return {
+        "measure": measure,
+        "estimator": decl.name,
+        "units": "pairs",
+        "confidence": confidence,
+        "pairs": len(topics),
+        "sampled": len(rows),
+        "runs": {
+            name: {
+                **{f: float(run_est[f][r]) for f in fields},
+                "machine_only": float(machine_only[r]),
+            }
+            for r, name in enumerate(names)
+        },
+        "differences": [
+            {
+                "a": names[i],
+                "b": names[j],
+                **{f: float(diff_est[f][p]) for f in fields},
+                "machine_only": float(machine_only[i] - machine_only[j]),
+            }
+            for p, (i, j) in enumerate(zip(a.tolist(), b.tolist(), strict=True))
+        ],
+        "checks": [
+            {
+                "check": "enough sampled pairs for a normal interval",
+                "ok": len(rows) >= 30,
+                "detail": f"{len(rows)} of {len(topics)} pooled pairs judged by people",
+            }
+        ],
+    }
