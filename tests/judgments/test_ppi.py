@@ -133,6 +133,11 @@ def test_checks_flag_a_partly_judged_topic_and_a_topic_outside_the_pool():
     part = Qrels(human.table.slice(1))
     out = ppi_evaluate(qrels, part, runs, "AP")
     assert not out["checks"][0]["ok"] and "1 of 30 pooled pairs" in out["checks"][0]["detail"]
+    # a negative grade (pooled, not yet judged) is no human label
+    t = human.table
+    unjudged = Qrels(t.set_column(2, "relevance", pa.array([-1] + t["relevance"].to_pylist()[1:])))
+    out = ppi_evaluate(qrels, unjudged, runs, "AP")
+    assert "1 of 30 pooled pairs" in out["checks"][0]["detail"]
     other = Qrels(pa.table({"query_id": ["x", "0"], "doc_id": ["d", "d0"], "relevance": [1, 0]}))
     with pytest.raises(ValueError, match="no machine labels"):
         ppi_evaluate(qrels, other, runs, "AP")
@@ -203,6 +208,9 @@ def test_pairs_refuse_a_non_linear_measure_and_pairs_outside_the_pool():
     qrels, runs = simulate_collection(4, 10, 2, seed=1)
     with pytest.raises(ValueError, match="P@k or DCG@k"):
         ppi_evaluate_pairs(qrels, qrels, runs, "AP")
+    sample = Qrels(qrels.table.slice(0, 12))
+    pending = Qrels(sample.table.set_column(2, "relevance", pa.array([-1] * 2 + [1] * 10)))
+    assert ppi_evaluate_pairs(qrels, pending, runs, "P@10")["sampled"] == 10
     other = Qrels(pa.table({"query_id": ["0"], "doc_id": ["nope"], "relevance": [1]}))
     with pytest.raises(ValueError, match="no machine label"):
         ppi_evaluate_pairs(qrels, other, runs, "P@10")

@@ -341,6 +341,7 @@ def assumption_checks(machine, human, sampled, yhat_all, rows, pi) -> list[dict]
     keep = pc.is_in(m["query_id"], value_set=_strings(sampled))
     pool = m.filter(keep)
     h = human.table
+    h = h.filter(pc.greater_equal(h["relevance"], 0))  # a negative grade: pooled, not judged
     pool_keys = pc.binary_join_element_wise(pool["query_id"], pool["doc_id"], "\x00")
     human_keys = pc.binary_join_element_wise(h["query_id"], h["doc_id"], "\x00")
     unjudged = int(pc.sum(pc.invert(pc.is_in(pool_keys, value_set=human_keys))).as_py() or 0)
@@ -454,7 +455,10 @@ def ppi_evaluate_pairs(
     confidence = decl.resolve({"confidence": confidence})["confidence"]
     machine = machine if isinstance(machine, Qrels) else Qrels.read(machine)
     human = human if isinstance(human, Qrels) else Qrels.read(human)
+    import pyarrow.compute as pc
+
     m, h = machine.table, human.table
+    h = h.filter(pc.greater_equal(h["relevance"], 0))  # a negative grade: pooled, not judged
     topics = m["query_id"].to_pylist()
     documents = m["doc_id"].to_pylist()
     index = {pair: i for i, pair in enumerate(zip(topics, documents, strict=True))}
