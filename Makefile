@@ -32,6 +32,9 @@ $(BIN)/cranfield: | $(BIN)/pip
 $(VENV)/test-extra: pyproject.toml | $(BIN)/pip
 	$(BIN)/pip install -q -e '.[test]'
 	$(BIN)/pip install -q --no-deps 'recommenders==1.2.1'
+	@# ppi-python (the oracle of tests/judgments/test_ppi.py) installs its own test suite as a
+	@# top-level package `tests`, which would shadow this project's `tests` package
+	rm -rf $(VENV)/lib/python*/site-packages/tests
 	touch $@
 
 # rebuilt when a Rust source is newer than the built module

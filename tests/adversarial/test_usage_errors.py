@@ -62,6 +62,9 @@ CASES: dict[str, dict[str, list[str]]] = {
     "runs describe": {"missing": [], "choice": ["r", "-f", "bogus"]},
     "repro": {"missing": ["--qrels", "q"], "choice": ["--qrels", "q", "-f", "bogus"]},
     "meta": {"missing": [], "choice": ["bogus"]},
+    "judge": {"missing": ["p", "t"], "choice": ["p", "t", "d", "-f", "bogus"]},
+    "validate": {"missing": ["h"], "choice": ["h", "m", "-f", "bogus"]},
+    "ppi": {"missing": ["m", "h"], "choice": ["m", "h", "r", "-f", "bogus"]},
 }
 for _cases in CASES.values():
     _cases["unknown"] = ["--no-such-option"]

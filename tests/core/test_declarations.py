@@ -34,6 +34,7 @@ SRC = ROOT / "src" / "cranfield"
 REGISTRY_MODULES = (
     "cranfield.clicks.registry",
     "cranfield.compare.stats",
+    "cranfield.judgments.ppi",
     "cranfield.ltr.rankers",
     "cranfield.meta.registry",
     "cranfield.pooling.strategies",
@@ -174,7 +175,7 @@ def _declared() -> dict[str, dict[str, Declaration]]:
 
 def test_every_registry_holds_declarations_with_shared_params():
     found = _declared()
-    assert {"test", "pool strategy", "ranker", "measure", "click model"} <= set(found)
+    assert {"test", "pool strategy", "ranker", "measure", "click model", "estimator"} <= set(found)
     for kind, members in found.items():
         assert members, kind
         for name, d in members.items():
@@ -325,6 +326,7 @@ def test_generated_reference_sections_are_up_to_date():
     assert "cranfield.pooling.strategies:STRATEGIES" in pages.get("pooling.md", [])
     assert "cranfield.clicks.registry:CLICK_MODELS" in pages.get("clicks.md", [])
     assert "cranfield.ltr.rankers:RANKERS" in pages.get("ltr.md", [])
+    assert "cranfield.judgments.ppi:PPI_ESTIMATORS" in pages.get("machine-assessors.md", [])
 
 
 def _choices(add_arguments, dest: str):

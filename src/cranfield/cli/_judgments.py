@@ -29,6 +29,22 @@ def add_input_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_effect_arguments(parser: argparse.ArgumentParser, what: str) -> None:
+    """``--run RUN`` (repeatable) and ``--measure``: the runs evaluated under ``what``
+    (each assessor's qrels) and their system rankings compared."""
+    parser.add_argument(
+        "--run",
+        action="append",
+        default=[],
+        metavar="RUN",
+        help=f"a run to evaluate with {what} (repeat; two or more compare the system "
+        "rankings: Kendall's tau, tau_AP, largest score change)",
+    )
+    parser.add_argument(
+        "--measure", default="AP", help="measure for --run (default AP; one measure name)"
+    )
+
+
 def load_judgments(args):
     from ..judgments import Judgments
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from ._args import add_digits, add_format, add_output, add_seed, number, seed_value
-from ._judgments import add_input_arguments, load_judgments, note_unjudged
+from ._judgments import add_effect_arguments, add_input_arguments, load_judgments, note_unjudged
 from ._output import emit
 
 
@@ -21,17 +21,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--confidence", default="0.95", help="interval level (default 0.95)")
     add_seed(parser, "bootstrap resampling")
-    parser.add_argument(
-        "--run",
-        action="append",
-        default=[],
-        metavar="RUN",
-        help="a run to evaluate with each assessor's qrels (repeat; two or more compare "
-        "the system rankings: Kendall's tau, tau_AP, largest score change)",
-    )
-    parser.add_argument(
-        "--measure", default="AP", help="measure for --run (default AP; one measure name)"
-    )
+    add_effect_arguments(parser, "each assessor's qrels")
     add_format(parser, ("text", "json", "markdown"))
     add_digits(parser)
     add_output(parser, via_stdout=True)

@@ -54,6 +54,15 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "agreement": ("agreement_cmd", "agreement between assessors: kappa, alpha, AC1, per topic"),
     "aggregate": ("aggregate_cmd", "combine labels into one qrels: vote, Dawid-Skene, MACE"),
     "assessors": ("assessors_cmd", "assessor quality: gold accuracy, confusion, speed, spammers"),
+    "judge": ("judge_cmd", "label a pool with a machine assessor (a language model), cached"),
+    "validate": (
+        "validate_cmd",
+        "a machine assessor against people: confusion, kappa, alpha, bias, rankings",
+    ),
+    "ppi": (
+        "ppi_cmd",
+        "run scores with valid intervals from machine labels plus a human sample (PPI)",
+    ),
     "clicks": ("clicks_cmd", "click logs: fit and compare click models, relevance from clicks"),
     "ab": ("ab_cmd", "A/B test from per-unit logs: Welch, Mann-Whitney, bootstrap, delta, CUPED"),
     "ltr": ("ltr_cmd", "learning to rank by optimising a measure: train, eval, cross-validate"),

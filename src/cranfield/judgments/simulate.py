@@ -88,3 +88,68 @@ def _prefixed(prefix: str, numbers: np.ndarray) -> pa.Array:
     import pyarrow.compute as pc
 
     return pc.binary_join_element_wise(prefix, pa.array(numbers).cast(pa.string()), "")
+
+
+def simulate_assessor(labels, accuracy: float, grades, *, seed: int = 0) -> np.ndarray:
+    """A noisy assessor's labels of items whose true labels are ``labels`` (values in
+    ``grades``): the true label with probability ``accuracy``, otherwise another grade
+    drawn uniformly (``numpy.random.default_rng(seed)``). With ``K`` grades used
+    uniformly, Cohen's kappa against the truth is about ``(K * accuracy - 1) / (K - 1)``.
+    """
+    labels = np.asarray(labels, np.int64)
+    grades = np.asarray(grades, np.int64)
+    if not 0 <= accuracy <= 1:
+        raise ParameterError("accuracy", "a number in [0, 1]", accuracy)
+    pos = np.searchsorted(grades, labels)
+    if len(labels) and not (
+        (pos < len(grades)).all() and (grades[np.minimum(pos, len(grades) - 1)] == labels).all()
+    ):
+        raise ParameterError("labels", "values among the grades", "others")
+    rng = np.random.default_rng(seed)
+    keep = rng.random(len(labels)) < accuracy
+    k = len(grades)
+    other = (pos + rng.integers(1, max(k, 2), len(labels))) % k if k > 1 else pos
+    return np.where(keep, labels, grades[other])
+
+
+def simulate_collection(
+    topics: int = 50,
+    pool: int = 100,
+    runs: int = 10,
+    *,
+    seed: int = 0,
+):
+    """A generated test collection with complete judgments: ``topics`` topics, each with
+    ``pool`` judged documents graded 0-3 (a topic's share of relevant documents drawn from
+    Beta(1, 4)), and ``runs`` runs ranking every pooled document by
+    ``quality * grade + N(0, 1)`` with qualities spread over [0, 2]. Returns
+    ``(qrels, {name: run})`` (:class:`~cranfield.core.qrels.Qrels`,
+    :class:`~cranfield.core.run.Run`)."""
+    from ..core.qrels import Qrels
+    from ..core.run import Run
+
+    rng = np.random.default_rng(seed)
+    n = topics * pool
+    topic = np.repeat(np.arange(topics), pool)
+    share = rng.beta(1.0, 4.0, topics)[topic]
+    relevant = rng.random(n) < share
+    grade = np.where(relevant, rng.integers(1, 4, n), 0)
+    qid = pa.array(topic).cast(pa.string())
+    doc = _prefixed("d", np.arange(n))
+    qrels = Qrels(pa.table({"query_id": qid, "doc_id": doc, "relevance": pa.array(grade)}))
+    out = {}
+    for r, quality in enumerate(np.linspace(0.0, 2.0, runs)):
+        score = quality * grade + rng.normal(0.0, 1.0, n)
+        table = pa.table({"query_id": qid, "doc_id": doc, "score": pa.array(score)})
+        out[f"run{r:02d}"] = Run(table, name=f"run{r:02d}")
+    return qrels, out
+
+
+def simulate_assessor_qrels(qrels, accuracy: float, grades=(0, 1, 2, 3), *, seed: int = 0):
+    """The qrels a noisy assessor (:func:`simulate_assessor`) would give for the pairs of
+    ``qrels``: the same pairs, each label redrawn."""
+    from ..core.qrels import Qrels
+
+    labels = simulate_assessor(qrels.table["relevance"].to_numpy(), accuracy, grades, seed=seed)
+    table = qrels.table.set_column(2, "relevance", pa.array(labels))
+    return Qrels(table, source=f"<simulated assessor of accuracy {accuracy:g}>")
