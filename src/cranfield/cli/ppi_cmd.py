@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import argparse
 
-from ._args import add_digits, add_format, add_measures, add_output, add_rel_level, number
+from ._args import (
+    add_digits,
+    add_format,
+    add_measures,
+    add_output,
+    add_rel_level,
+    number,
+    rel_level_value,
+)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -89,7 +97,7 @@ def run(args) -> int:
             estimator=args.estimator,
             inclusion=inclusion,
             confidence=confidence,
-            rel_level=args.rel_level,
+            rel_level=rel_level_value(args),
         )
         for measure in (args.measures or ["AP"])
     ]

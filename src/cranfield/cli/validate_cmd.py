@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from ._args import add_digits, add_format, add_output, add_rel_level, number
+from ._args import add_digits, add_format, add_output, add_rel_level, number, rel_level_value
 from ._judgments import add_effect_arguments
 
 
@@ -41,7 +41,7 @@ def run(args) -> int:
         scale=args.scale,
         runs=args.run or None,
         measure=args.measure,
-        rel_level=args.rel_level,
+        rel_level=rel_level_value(args),
         samples=samples,
     )
     if args.format == "json":
