@@ -84,7 +84,9 @@ def test_compare_from_each_format_equals_compare_on_evaluate(capsys, collection,
     )
     assert status == 0 and err == ""
     want = json.loads(compare(expected, tests=("wilcoxon",)).render("json"))
-    assert json.loads(out) == want
+    got = json.loads(out)
+    assert got.pop("provenance")["inputs"][0]["path"] == str(path)
+    assert got == want
 
 
 def _trec_eval_q(capsys, collection, *extra) -> str:
