@@ -15,6 +15,7 @@ from . import (
     accounts,
     audit,
     campaigns,
+    devices,
     exports,
     invitations,
     judging,
@@ -114,13 +115,12 @@ def user_id(request: Request) -> int:
     return principal(request).user_id
 
 
-def set_session_cookie(request: Request, response: Response, token: str) -> None:
-    from .security import SESSION_DAYS
-
+def set_cookie(request: Request, response: Response, name: str, value: str, days: int) -> None:
+    """An ``HttpOnly; SameSite=Strict`` cookie (``Secure`` with ``--secure-cookies``)."""
     response.set_cookie(
-        COOKIE,
-        token,
-        max_age=SESSION_DAYS * 86400,
+        name,
+        value,
+        max_age=days * 86400,
         httponly=True,
         samesite="strict",
         secure=request.app.state.config.secure_cookies,
@@ -128,23 +128,38 @@ def set_session_cookie(request: Request, response: Response, token: str) -> None
     )
 
 
-async def do_login(request: Request, username: str, password: str):
-    """``(token, csrf)`` or a 401/429 error (:mod:`cranfield.service.throttle`)."""
+def set_session_cookie(request: Request, response: Response, token: str) -> None:
+    from .security import SESSION_DAYS
+
+    set_cookie(request, response, COOKIE, token, SESSION_DAYS)
+
+
+async def do_login(request: Request, username: str, password: str, response: Response):
+    """``(token, csrf)`` or a 401/429 error (:mod:`cranfield.service.throttle`); a
+    success sets a new device cookie on ``response`` (:mod:`cranfield.service.devices`),
+    and a valid one presented puts the attempt in its device's lane."""
+    db = db_of(request)
     throttle = request.app.state.throttle
     address = request.client.host if request.client else "?"
-    attempt = await run_in_threadpool(throttle.reserve, username, address)
+    cookie = request.cookies.get(devices.COOKIE)
+    run = throttle.runner(trusted=bool(cookie))  # a flood has no cookie: its own threads
+    known = await run(accounts.credentials, db, username)
+    device = None if known is None else devices.verify(cookie, *known)
+    attempt = await run(throttle.reserve, username, address, device)
     try:
-        slot = await throttle.verification_slot()
+        slot = await throttle.verification_slot(trusted=device is not None)
     except BaseException:
-        await run_in_threadpool(throttle.release, attempt)
+        await run(throttle.release, attempt)
         raise
     async with slot:
-        found = await run_in_threadpool(accounts.login, db_of(request), username, password)
+        found = await run(accounts.login, db, username, password)
     if found is None:
         from .auth import Unauthorized
 
         raise Unauthorized("wrong user name or password")
-    await run_in_threadpool(throttle.succeeded, username, address, attempt)
+    await run(throttle.succeeded, username, address, attempt, device)
+    if known is not None:
+        set_cookie(request, response, devices.COOKIE, devices.issue(*known), devices.DAYS)
     return found[0], found[1]
 
 
@@ -157,7 +172,7 @@ def health() -> dict:
 async def login(request: Request, body: Credentials, response: Response) -> dict:
     """Log in: a session cookie and ``{"token", "csrf"}`` (the token also works as
     ``Authorization: Bearer``)."""
-    token, csrf = await do_login(request, body.username, body.password)
+    token, csrf = await do_login(request, body.username, body.password, response)
     set_session_cookie(request, response, token)
     return {"token": token, "csrf": csrf}
 

@@ -109,11 +109,11 @@ async def login_form(request: Request):
     username, password = str(form.get("username", "")), str(form.get("password", ""))
     from .problems import ServiceError
 
+    response = RedirectResponse("/campaigns", status_code=303)
     try:
-        token, _csrf = await do_login(request, username, password)
+        token, _csrf = await do_login(request, username, password, response)
     except ServiceError as exc:
         return login_page(request, error=exc.message, status=exc.status)
-    response = RedirectResponse("/campaigns", status_code=303)
     set_session_cookie(request, response, token)
     return response
 
