@@ -18,44 +18,16 @@ server's peak memory::
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import tempfile
 import threading
 import time
-import urllib.error
-import urllib.request
 from collections import Counter
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 PASSWORD = "the owner's long password"
-
-
-def login(
-    url: str, password: str, address: str, device: str | None = None
-) -> tuple[int, float, str | None]:
-    """``(status, seconds, the device cookie set)`` of one login as the owner."""
-    from cranfield.service.devices import COOKIE
-
-    headers = {"Content-Type": "application/json", "X-Forwarded-For": address}
-    if device:
-        headers["Cookie"] = f"{COOKIE}={device}"
-    request = urllib.request.Request(
-        url + "/api/session",
-        data=json.dumps({"username": "owner", "password": password}).encode(),
-        headers=headers,
-    )
-    start = time.perf_counter()
-    cookies: list[str] = []
-    try:
-        with urllib.request.urlopen(request, timeout=120) as r:
-            status, cookies = r.status, r.headers.get_all("Set-Cookie") or []
-    except urllib.error.HTTPError as e:
-        status = e.code
-    set_device = [c.split(";")[0].split("=", 1)[1] for c in cookies if c.startswith(COOKIE + "=")]
-    return status, time.perf_counter() - start, (set_device or [None])[0]
 
 
 def peak_rss_mib(pid: int) -> float:
@@ -73,6 +45,7 @@ def main() -> int:
 
     from cranfield.service import accounts
     from cranfield.service.db import open_database
+    from service.helpers import login_over_http as login
     from service.server import Server
 
     tmp = Path(tempfile.mkdtemp(prefix="cranfield-logins-"))

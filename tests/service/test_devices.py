@@ -5,17 +5,16 @@ without the cookie keep the ordinary limits; a password change ends every cookie
 from __future__ import annotations
 
 import asyncio
-import json
 import threading
 import time
-import urllib.error
-import urllib.request
 
 import pytest
 
 from cranfield.service import accounts, devices, invitations
 from cranfield.service.app import Config, create_app
 from cranfield.service.throttle import Limits
+
+from .helpers import login_over_http as _login
 
 PASSWORD = "correct horse battery"
 
@@ -147,25 +146,6 @@ def test_the_known_device_is_checked_while_the_flood_holds_every_untrusted_slot(
     trusted, seconds, untrusted, text = asyncio.run(during_a_flood())
     assert trusted == 200 and seconds < 0.3
     assert untrusted == 429 and "busy" in text
-
-
-def _login(url, password, address, cookie=None):
-    headers = {"Content-Type": "application/json", "X-Forwarded-For": address}
-    if cookie:
-        headers["Cookie"] = f"{devices.COOKIE}={cookie}"
-    request = urllib.request.Request(
-        url + "/api/session",
-        data=json.dumps({"username": "owner", "password": password}).encode(),
-        headers=headers,
-    )
-    start = time.perf_counter()
-    try:
-        with urllib.request.urlopen(request, timeout=120) as r:
-            status, set_cookie = r.status, r.headers.get_all("Set-Cookie") or []
-    except urllib.error.HTTPError as e:
-        status, set_cookie = e.code, []
-    found = [c.split(";")[0].split("=", 1)[1] for c in set_cookie if c.startswith(devices.COOKIE)]
-    return status, time.perf_counter() - start, (found or [None])[0]
 
 
 @pytest.mark.process
