@@ -19,6 +19,12 @@ from .helpers import login_over_http as _login
 PASSWORD = "correct horse battery"
 
 
+@pytest.fixture
+def db(sqlite_db):
+    """SQLite only: the lanes' counting on both databases is test_throttle.py's."""
+    return sqlite_db
+
+
 def app_over(db, **limits):
     for name in ("owner", "other"):
         accounts.add_user(db, name, PASSWORD)
