@@ -80,9 +80,20 @@ def test_a_device_cookie_counts_only_for_its_own_user_and_only_untampered(db):
         f"{uid}.{nonce}.{int(day) - devices.DAYS - 1}.{sig}",
         "",
         "x" * 500,
+        f"\u00b2.{nonce}.{day}.{sig}",  # a digit to str.isdigit(), not to int()
+        f"{uid}.{nonce}.\u00b3.{sig}",
+        f"{uid}.{nonce}.{day}",
+        f"{uid}.{nonce}.{day}.{sig}.x",
     ]
     assert all(devices.verify(f, owner_id, owner_hash) is None for f in forged)
     # owner's cookie presented when logging in as someone else: the ordinary lane
+    for i, f in enumerate(forged[-4:]):  # over HTTP: a wrong login, never a server error
+        r = client(app, f"10.7.7.{i}").post(
+            "/api/session",
+            json={"username": "owner", "password": "guess"},
+            headers={"cookie": f"{devices.COOKIE}={f}".encode("latin-1")},  # as sent
+        )
+        assert r.status_code == 401
     stranger = client(app, device=cookie)
     statuses = [login(stranger, "guess", "other").status_code for _ in range(3)]
     assert statuses == [401, 401, 429]

@@ -136,6 +136,13 @@ def test_the_default_page_the_cap_and_the_cursors(campaign, db):
         assert r.status_code == 422, (path, cursor, r.text)
         assert "after" in r.json()["error"]
     assert client.get("/api/campaigns/c/runs", params={"after": text_cursor}).status_code == 200
+    # the dashboard's page numbers: anything that is not one is page 1, past the end the last
+    entries = len(client.get("/api/campaigns/c/audit", params={"limit": paging.MAX}).json())
+    pages = -(-entries // 25)
+    for given, shown in [("\u00b2", 1), ("99999999999", 1), ("-2", 1), (str(pages + 3), pages)]:
+        page = client.get("/c/c/dashboard", params={"audit": given})
+        assert page.status_code == 200
+        assert f"page {shown} of {pages}" in page.text, given
 
 
 def test_no_duplicate_and_no_gap_while_rows_are_inserted(campaign, db):

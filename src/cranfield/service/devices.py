@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import re
 import secrets
 import time
 from dataclasses import dataclass
@@ -31,6 +32,7 @@ from . import security
 COOKIE = "cranfield_device"
 DAYS = 180
 _CONTEXT = b"cranfield device cookie v1\x00"
+_DIGITS = re.compile(r"[0-9]{1,18}")  # ASCII only: str.isdigit() accepts "²", int() not
 
 
 @dataclass(frozen=True)
@@ -62,7 +64,7 @@ def verify(cookie: str | None, user_id: int, password_hash: str) -> Device | Non
     if not cookie or len(cookie) > 200:
         return None
     parts = cookie.split(".")
-    if len(parts) != 4 or not parts[0].isdigit() or not parts[2].isdigit():
+    if len(parts) != 4 or not all(_DIGITS.fullmatch(x) for x in (parts[0], parts[2])):
         return None
     uid, nonce, day, signature = parts
     if int(uid) != user_id or not 0 <= _today() - int(day) <= DAYS:

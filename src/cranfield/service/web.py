@@ -294,7 +294,7 @@ def table_page(
     (the other tables keep their pages; ``#anchor`` brings the table back into view)."""
     pages = max(1, -(-len(rows) // size))
     given = request.query_params.get(param, "1")
-    page = min(max(int(given), 1), pages) if given.isdigit() and len(given) < 10 else 1
+    page = min(max(int(given), 1), pages) if re.fullmatch(r"[0-9]{1,9}", given) else 1
 
     def url(k: int) -> str:
         query = {k_: v for k_, v in request.query_params.items() if k_ != "msg"}
