@@ -143,9 +143,10 @@ async def do_login(request: Request, username: str, password: str, response: Res
     throttle = request.app.state.throttle
     address = request.client.host if request.client else "?"
     cookie = request.cookies.get(devices.COOKIE)
-    run = throttle.runner(trusted=bool(cookie))  # a flood has no cookie: its own threads
-    known = await run(accounts.credentials, db, username)
+    # a flood carries no valid device cookie: the owner's device has threads of its own
+    known = await throttle.runner(trusted=bool(cookie))(accounts.credentials, db, username)
     device = None if known is None else devices.verify(cookie, *known)
+    run = throttle.runner(trusted=device is not None)
     attempt = await run(throttle.reserve, username, address, device)
     try:
         slot = await throttle.verification_slot(trusted=device is not None)
