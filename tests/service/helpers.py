@@ -96,3 +96,33 @@ def judging_campaign(db, tmp: Path, *, assessors=("a1", "a2"), per_topic: int = 
     pooling.build(db, "c", depth=5, gold=gold)
     pooling.assign(db, "c")
     return ids
+
+
+def login_over_http(url: str, password: str, address: str, device: str | None = None):
+    """Log in as ``owner`` at the server ``url`` over HTTP, as the client ``address``
+    (``X-Forwarded-For``: the server must trust the local proxy) with the device cookie
+    ``device``: ``(status, seconds, the device cookie set or None)``."""
+    import json
+    import time
+    import urllib.error
+    import urllib.request
+
+    from cranfield.service.devices import COOKIE
+
+    headers = {"Content-Type": "application/json", "X-Forwarded-For": address}
+    if device:
+        headers["Cookie"] = f"{COOKIE}={device}"
+    request = urllib.request.Request(
+        url + "/api/session",
+        data=json.dumps({"username": "owner", "password": password}).encode(),
+        headers=headers,
+    )
+    start = time.perf_counter()
+    cookies: list[str] = []
+    try:
+        with urllib.request.urlopen(request, timeout=120) as r:
+            status, cookies = r.status, r.headers.get_all("Set-Cookie") or []
+    except urllib.error.HTTPError as e:
+        status = e.code
+    found = [c.split(";")[0].split("=", 1)[1] for c in cookies if c.startswith(COOKIE + "=")]
+    return status, time.perf_counter() - start, (found or [None])[0]

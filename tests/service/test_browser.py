@@ -358,3 +358,80 @@ def test_an_assessor_revises_from_the_empty_queue_page(browser, tmp_path):
         _judge_with_key(driver, "0")
         driver.get(f"{url}/api/campaigns/c/pairs/{first}")
         assert json.loads(driver.find_element(*_by("body")).text)["label"] == 0
+
+
+def _click(driver, element):
+    """Click ``element`` brought to the middle of the window (not under the sticky bar)."""
+    driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", element)
+    element.click()
+
+
+def test_the_dashboard_is_one_page_of_sections_with_paged_tables(browser, tmp_path):
+    """Every link of the section bar leads to its section on the one page (the overview
+    first); the runs table shows 25 at a time and its pages, walked by their links,
+    give every run once in order, while another table keeps its own page."""
+    import sqlalchemy as sa
+
+    from cranfield.service import submissions
+    from cranfield.service.db import open_database
+    from cranfield.service.models import AuditEntry, Campaign
+    from service.helpers import make_campaign, run_text, user, write
+
+    db = open_database(str(tmp_path / "many.db"))
+    make_campaign(db, n_docs=30, max_runs=100)
+    user(db, "boss", "coordinator")
+    owner = user(db, "p1", "participant")
+    names = [f"run{i:02d}" for i in range(53)]
+    for name in names:
+        text = run_text(name, topics=("t1",), depth=2)
+        submissions.submit(db, "c", owner, write(tmp_path, f"{name}.txt", text))
+    with db.transaction() as c:
+        cid = c.scalar(sa.select(Campaign.id).where(Campaign.name == "c"))
+        c.execute(
+            sa.insert(AuditEntry), [{"campaign_id": cid, "action": f"x{i}"} for i in range(30)]
+        )
+    db.close()
+    with Server(tmp_path / "many.db", cwd=tmp_path) as server:
+        driver, url = browser, server.url
+        _login(driver, url, "boss", None)
+        driver.get(url + "/c/c/dashboard")
+        screenshot(driver, "17-dashboard-overview")
+        title = driver.title  # the audit section had slipped into <title>
+        assert title.endswith(" — dashboard · cranfield") and len(title) < 100, title
+        links = driver.find_elements(*_by("#sections a"))
+        anchors = [a.get_attribute("hash") for a in links]
+        assert anchors[0] == "#overview" and "#audit" in anchors and len(anchors) >= 10
+        for anchor in anchors:  # each section exists once, on this page, and is shown
+            assert len(driver.find_elements(*_by(f"section{anchor}"))) == 1, anchor
+        driver.find_element(*_by('#sections a[href="#audit"]')).click()
+        _wait(driver, lambda d: d.execute_script("return location.hash") == "#audit")
+        top = driver.execute_script(
+            "return document.getElementById('audit').getBoundingClientRect().top"
+        )
+        assert 0 <= top < driver.execute_script("return window.innerHeight")
+        overview = driver.find_element(*_by("#overview-table")).text
+        assert "Runs 53" in overview and "Audit log 30" in overview
+
+        _click(driver, driver.find_element(*_by("#audit-pager .pager-next")))  # audit: page 2
+        _wait(driver, lambda d: "audit=2" in d.current_url)
+        seen, pages = [], 0
+        while True:
+            pages += 1
+            rows = driver.find_elements(*_by("#runs-table tbody tr"))
+            seen += [r.find_element(*_by("td")).text for r in rows]
+            assert len(rows) == (25 if pages < 3 else 3)
+            assert "audit=2" in driver.current_url  # the other table keeps its page
+            pager = driver.find_element(*_by("#runs-pager")).text
+            assert f"page {pages} of 3" in pager
+            following = driver.find_elements(*_by("#runs-pager .pager-next"))
+            if not following:
+                break
+            _click(driver, following[0])
+            _wait(driver, lambda d, k=pages + 1: f"runs={k}" in d.current_url)
+            assert driver.execute_script("return location.hash") == "#runs"
+        screenshot(driver, "18-dashboard-runs-page-3")
+        assert seen == names  # every run once, by name
+        _click(driver, driver.find_element(*_by("#runs-pager .pager-previous")))
+        _wait(driver, lambda d: "runs=2" in d.current_url)
+        first = driver.find_element(*_by("#runs-table tbody tr td")).text
+        assert first == names[25]

@@ -141,6 +141,17 @@ def members(s, campaign_id: int, role: str) -> list[User]:
     )
 
 
+def credentials(db: Database, username: str) -> tuple[int, str] | None:
+    """``(user id, stored password hash)`` of ``username``, or None."""
+    if "\x00" in username:  # no user name has one (PostgreSQL cannot even compare it)
+        return None
+    with db.read() as s:
+        row = s.execute(
+            select(User.id, User.password_hash).where(User.username == username)
+        ).first()
+    return None if row is None else (row[0], row[1])
+
+
 def login(db: Database, username: str, password: str) -> tuple[str, str, int] | None:
     """``(token, csrf, user id)`` of a new session, or None for a wrong name/password."""
     user = None

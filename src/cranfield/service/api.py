@@ -6,7 +6,7 @@ Each endpoint is a thin wrapper of a domain function; who may call it is decided
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Header, Request
+from fastapi import APIRouter, Depends, Header, Request
 from pydantic import BaseModel, Field, StrictInt
 from starlette.concurrency import run_in_threadpool
 from starlette.responses import PlainTextResponse, Response
@@ -15,9 +15,11 @@ from . import (
     accounts,
     audit,
     campaigns,
+    devices,
     exports,
     invitations,
     judging,
+    paging,
     pooling,
     quality,
     results,
@@ -114,13 +116,12 @@ def user_id(request: Request) -> int:
     return principal(request).user_id
 
 
-def set_session_cookie(request: Request, response: Response, token: str) -> None:
-    from .security import SESSION_DAYS
-
+def set_cookie(request: Request, response: Response, name: str, value: str, days: int) -> None:
+    """An ``HttpOnly; SameSite=Strict`` cookie (``Secure`` with ``--secure-cookies``)."""
     response.set_cookie(
-        COOKIE,
-        token,
-        max_age=SESSION_DAYS * 86400,
+        name,
+        value,
+        max_age=days * 86400,
         httponly=True,
         samesite="strict",
         secure=request.app.state.config.secure_cookies,
@@ -128,23 +129,39 @@ def set_session_cookie(request: Request, response: Response, token: str) -> None
     )
 
 
-async def do_login(request: Request, username: str, password: str):
-    """``(token, csrf)`` or a 401/429 error (:mod:`cranfield.service.throttle`)."""
+def set_session_cookie(request: Request, response: Response, token: str) -> None:
+    from .security import SESSION_DAYS
+
+    set_cookie(request, response, COOKIE, token, SESSION_DAYS)
+
+
+async def do_login(request: Request, username: str, password: str, response: Response):
+    """``(token, csrf)`` or a 401/429 error (:mod:`cranfield.service.throttle`); a
+    success sets a new device cookie on ``response`` (:mod:`cranfield.service.devices`),
+    and a valid one presented puts the attempt in its device's lane."""
+    db = db_of(request)
     throttle = request.app.state.throttle
     address = request.client.host if request.client else "?"
-    attempt = await run_in_threadpool(throttle.reserve, username, address)
+    cookie = request.cookies.get(devices.COOKIE)
+    # a flood carries no valid device cookie: the owner's device has threads of its own
+    known = await throttle.runner(trusted=bool(cookie))(accounts.credentials, db, username)
+    device = None if known is None else devices.verify(cookie, *known)
+    run = throttle.runner(trusted=device is not None)
+    attempt = await run(throttle.reserve, username, address, device)
     try:
-        slot = await throttle.verification_slot()
+        slot = await throttle.verification_slot(trusted=device is not None)
     except BaseException:
-        await run_in_threadpool(throttle.release, attempt)
+        await run(throttle.release, attempt)
         raise
     async with slot:
-        found = await run_in_threadpool(accounts.login, db_of(request), username, password)
+        found = await run(accounts.login, db, username, password)
     if found is None:
         from .auth import Unauthorized
 
         raise Unauthorized("wrong user name or password")
-    await run_in_threadpool(throttle.succeeded, username, address, attempt)
+    await run(throttle.succeeded, username, address, attempt, device)
+    if known is not None:
+        set_cookie(request, response, devices.COOKIE, devices.issue(*known), devices.DAYS)
     return found[0], found[1]
 
 
@@ -157,7 +174,7 @@ def health() -> dict:
 async def login(request: Request, body: Credentials, response: Response) -> dict:
     """Log in: a session cookie and ``{"token", "csrf"}`` (the token also works as
     ``Authorization: Bearer``)."""
-    token, csrf = await do_login(request, body.username, body.password)
+    token, csrf = await do_login(request, body.username, body.password, response)
     set_session_cookie(request, response, token)
     return {"token": token, "csrf": csrf}
 
@@ -391,24 +408,104 @@ def run_owner(request: Request, name: str, owner: str) -> tuple[int, bool]:
     return uid, True
 
 
+Paged = Depends(paging.params)
+
+
 @router.get("/campaigns/{name}/runs", name="api_runs")
-def runs(request: Request, name: str) -> list:
-    """The campaign's runs (a participant sees only its own)."""
+def runs(request: Request, response: Response, name: str, given=Paged) -> list:
+    """The campaign's runs by name, paged (a participant sees only its own)."""
+    from .models import Run
+
     p = principal(request)
-    owner = None if "coordinator" in p.roles else p.user_id
+    page = paging.page_of(given, str)
     with db_of(request).read() as s:
         c = campaigns.get(s, name)
-        return [
-            {
-                "id": r.id,
-                "name": r.name,
-                "description": r.description,
-                "priority": r.priority,
-                "rows": r.rows,
-                "submitted": r.created_at.isoformat() + "Z",
-            }
-            for r in submissions.runs_of(s, c.id, owner)
-        ]
+        query = submissions.runs_query(c.id, None if "coordinator" in p.roles else p.user_id)
+        found, after = paging.rows(s, query, Run.name, page)
+    paging.link(request, response, after)
+    return [
+        {
+            "id": r.id,
+            "name": r.name,
+            "description": r.description,
+            "priority": r.priority,
+            "rows": r.rows,
+            "submitted": r.created_at.isoformat() + "Z",
+        }
+        for (r,) in found
+    ]
+
+
+@router.get("/campaigns/{name}/pairs", name="api_pairs")
+def pool_pairs(request: Request, response: Response, name: str, given=Paged) -> list:
+    """The pool's pairs by id (topic, then document), paged: ``[{"id", "topic",
+    "document", "gold", "judgments"}]`` (``gold``: the known label of a gold pair)."""
+    from sqlalchemy import func, select
+
+    from .models import Judgment, Pair
+
+    page = paging.page_of(given, int)
+    with db_of(request).read() as s:
+        c = campaigns.get(s, name)
+        judged = (
+            select(func.count())
+            .where(Judgment.pair_id == Pair.id)
+            .correlate(Pair)
+            .scalar_subquery()
+            .label("judgments")
+        )
+        query = select(Pair.id, Pair.topic_id, Pair.doc_id, Pair.gold_label, judged).where(
+            Pair.campaign_id == c.id
+        )
+        found, after = paging.rows(s, query, Pair.id, page)
+    paging.link(request, response, after)
+    return [
+        {"id": i, "topic": t, "document": d, "gold": g, "judgments": n} for i, t, d, g, n in found
+    ]
+
+
+@router.get("/campaigns/{name}/judgments.json", name="api_judgment_list")
+def judgment_list(request: Request, response: Response, name: str, given=Paged) -> list:
+    """The current judgments in the order first saved, paged: ``[{"id", "pair",
+    "topic", "document", "assessor", "label", "seconds", "comment", "flags",
+    "updated"}]`` (the whole list at once: ``judgments``, TSV)."""
+    page = paging.page_of(given, int)
+    found, after = exports.judgment_page(db_of(request), name, page)
+    paging.link(request, response, after)
+    return found
+
+
+@router.get("/campaigns/{name}/members", name="api_members")
+def member_list(request: Request, response: Response, name: str, given=Paged) -> list:
+    """The campaign's members in the order they joined, paged: ``[{"username",
+    "role"}]`` (a user with two roles is two entries)."""
+    from sqlalchemy import select
+
+    from .models import Membership, User
+
+    page = paging.page_of(given, int)
+    with db_of(request).read() as s:
+        c = campaigns.get(s, name)
+        query = (
+            select(Membership.id, User.username, Membership.role)
+            .join(User, User.id == Membership.user_id)
+            .where(Membership.campaign_id == c.id)
+        )
+        found, after = paging.rows(s, query, Membership.id, page)
+    paging.link(request, response, after)
+    return [{"username": u, "role": r} for _, u, r in found]
+
+
+@router.get("/campaigns/{name}/activity", name="api_activity")
+def activity(request: Request, response: Response, name: str, given=Paged) -> list:
+    """Per assessor, by user name, paged: saves, last seen, last hour's pace, median
+    seconds (:func:`cranfield.service.quality.activity`)."""
+    page = paging.page_of(given, str)
+    found, after = paging.items(
+        quality.activity(db_of(request), name), lambda a: a["assessor"], page
+    )
+    paging.link(request, response, after)
+    return found
 
 
 @router.post("/campaigns/{name}/pool", name="api_pool")
@@ -428,19 +525,20 @@ def assign(request: Request, name: str, body: AssignRequest) -> dict:
 
 
 @router.get("/campaigns/{name}/topics", name="api_topics")
-def topic_list(request: Request, name: str) -> list:
-    """The campaign's topics: ``[{"id", "title", "description", "narrative"}]``."""
+def topic_list(request: Request, response: Response, name: str, given=Paged) -> list:
+    """The campaign's topics by id, paged: ``[{"id", "title", "description",
+    "narrative"}]``."""
+    from .models import Topic
+
+    page = paging.page_of(given, str)
     with db_of(request).read() as s:
         c = campaigns.get(s, name)
-        return [
-            {
-                "id": t.topic_id,
-                "title": t.title,
-                "description": t.description,
-                "narrative": t.narrative,
-            }
-            for t in campaigns.topics(s, c.id)
-        ]
+        found, after = paging.rows(s, campaigns.topics_query(c.id), Topic.topic_id, page)
+    paging.link(request, response, after)
+    return [
+        {"id": t.topic_id, "title": t.title, "description": t.description, "narrative": t.narrative}
+        for (t,) in found
+    ]
 
 
 @router.get(
@@ -699,9 +797,12 @@ def change_password(request: Request, body: PasswordChange) -> dict:
 
 
 @router.get("/campaigns/{name}/audit", name="api_audit")
-def audit_log(request: Request, name: str) -> list:
-    """Every coordinator action in the campaign, oldest first."""
-    return audit.entries(db_of(request), name)
+def audit_log(request: Request, response: Response, name: str, given=Paged) -> list:
+    """The coordinator actions in the campaign, oldest first, paged (the whole log at
+    once: ``audit.tsv``)."""
+    found, after = audit.entries(db_of(request), name, paging.page_of(given, int))
+    paging.link(request, response, after)
+    return found
 
 
 @router.get("/campaigns/{name}/audit.tsv", name="api_audit_tsv", response_class=PlainTextResponse)

@@ -83,27 +83,35 @@ def record(db, campaign: str | None, user_id: int | None, action: str, detail) -
         )
 
 
-def entries(db, campaign: str) -> list[dict]:
-    """The campaign's entries, oldest first: ``{"at", "user", "action", "detail"}``."""
-    from . import campaigns
+def entries(db, campaign: str, page=None):
+    """The campaign's entries, oldest first: ``{"id", "at", "user", "action",
+    "detail"}`` — all of them, or with a :class:`~.paging.Page` ``(entries, next key)``."""
+    from . import campaigns, paging
 
     with db.read() as s:
         c = campaigns.get(s, campaign)
-        rows = s.execute(
-            select(AuditEntry.at, User.username, AuditEntry.action, AuditEntry.detail)
+        query = (
+            select(
+                AuditEntry.id, AuditEntry.at, User.username, AuditEntry.action, AuditEntry.detail
+            )
             .outerjoin(User, User.id == AuditEntry.user_id)
             .where(AuditEntry.campaign_id == c.id)
-            .order_by(AuditEntry.id)
-        ).all()
-    return [
+        )
+        if page is None:
+            rows, after = s.execute(query.order_by(AuditEntry.id)).all(), None
+        else:
+            rows, after = paging.rows(s, query, AuditEntry.id, page)
+    out = [
         {
+            "id": i,
             "at": at.isoformat(timespec="seconds") + "Z",
             "user": user,
             "action": action,
             "detail": json.loads(detail) if detail else {},
         }
-        for at, user, action, detail in rows
+        for i, at, user, action, detail in rows
     ]
+    return out if page is None else (out, after)
 
 
 def entries_tsv(db, campaign: str) -> str:

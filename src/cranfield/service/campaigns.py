@@ -254,10 +254,12 @@ def scale_labels(c: Campaign) -> list[dict]:
     ]
 
 
+def topics_query(campaign_id: int):
+    return select(Topic).where(Topic.campaign_id == campaign_id)
+
+
 def topics(s, campaign_id: int) -> list[Topic]:
-    return list(
-        s.scalars(select(Topic).where(Topic.campaign_id == campaign_id).order_by(Topic.topic_id))
-    )
+    return list(s.scalars(topics_query(campaign_id).order_by(Topic.topic_id)))
 
 
 MAX_GUIDELINES = 100_000

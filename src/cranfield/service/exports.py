@@ -111,6 +111,42 @@ def judgments_tsv(db: Database, campaign: str) -> str:
     return "\n".join(lines) + "\n"
 
 
+def judgment_page(db: Database, campaign: str, page) -> tuple[list[dict], int | None]:
+    """One :class:`~.paging.Page` of the current judgments, by id (the order first
+    saved), and the next key."""
+    from . import paging
+    from .models import Judgment
+
+    with db.read() as s:
+        c = campaigns.get(s, campaign)
+        query = (
+            select(
+                Judgment.id,
+                Judgment.pair_id,
+                Pair.topic_id,
+                Pair.doc_id,
+                User.username,
+                Judgment.label,
+                Judgment.seconds,
+                Judgment.comment,
+                Judgment.flags,
+                Judgment.updated_at,
+            )
+            .join(User, User.id == Judgment.user_id)
+            .join(Pair, Pair.id == Judgment.pair_id)
+            .where(Pair.campaign_id == c.id)
+        )
+        rows, after = paging.rows(s, query, Judgment.id, page)
+    keys = ("id", "pair", "topic", "document", "assessor", "label", "seconds", "comment")
+    out = []
+    for *values, flags, updated in rows:
+        item = dict(zip(keys, values, strict=True))
+        item["flags"] = flags.split(",") if flags else []
+        item["updated"] = updated.isoformat(timespec="seconds") + "Z"
+        out.append(item)
+    return out, after
+
+
 def log_tsv(db: Database, campaign: str) -> str:
     """The full judgment log: every label ever saved, in the order saved (``topic
     document assessor label seconds timestamp``)."""

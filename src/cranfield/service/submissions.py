@@ -174,11 +174,16 @@ def submit(
             path.unlink()
 
 
-def runs_of(s, campaign_id: int, user_id: int | None = None) -> list[Run]:
-    q = select(Run).where(Run.campaign_id == campaign_id).order_by(Run.name)
+def runs_query(campaign_id: int, user_id: int | None = None):
+    """The campaign's runs (of ``user_id`` only, if given), unordered."""
+    q = select(Run).where(Run.campaign_id == campaign_id)
     if user_id is not None:
         q = q.where(Run.user_id == user_id)
-    return list(s.scalars(q))
+    return q
+
+
+def runs_of(s, campaign_id: int, user_id: int | None = None) -> list[Run]:
+    return list(s.scalars(runs_query(campaign_id, user_id).order_by(Run.name)))
 
 
 def load_runs(db: Database, rows: list[Run]) -> list:

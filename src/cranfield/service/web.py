@@ -109,11 +109,11 @@ async def login_form(request: Request):
     username, password = str(form.get("username", "")), str(form.get("password", ""))
     from .problems import ServiceError
 
+    response = RedirectResponse("/campaigns", status_code=303)
     try:
-        token, _csrf = await do_login(request, username, password)
+        token, _csrf = await do_login(request, username, password, response)
     except ServiceError as exc:
         return login_page(request, error=exc.message, status=exc.status)
-    response = RedirectResponse("/campaigns", status_code=303)
     set_session_cookie(request, response, token)
     return response
 
@@ -261,18 +261,58 @@ def _dashboard(request: Request, name: str, link: dict | None = None):
         has_results = bool(c.results_json)
         published = c.published_at is not None
     data["conflicts"].sort(key=lambda x: x["adjudicated"] is not None)  # undecided first
+    runs = [(r, owners.get(r.user_id, "?")) for r in run_rows]
+    member_rows = [(u, role) for role, names in members.items() for u in names]
     return render(
         request,
         "dashboard.html",
         name=name,
         d=data,
-        runs=[(r, owners.get(r.user_id, "?")) for r in run_rows],
+        runs=table_page(request, runs, "runs"),
         members=members,
+        member_rows=table_page(request, member_rows, "members"),
+        assessor_rows=table_page(request, data["progress"]["assessors"], "assessors", "progress"),
+        topic_rows=table_page(request, data["progress"]["topics"], "topics", "progress"),
+        activity_rows=table_page(request, data["activity"], "activity", "progress"),
+        conflict_rows=table_page(request, data["conflicts"], "conflicts"),
+        audit_rows=table_page(request, audit.entries(db, name)[::-1], "audit"),
         has_results=has_results,
         steps=steps(data, len(run_rows), has_results, published),
-        audit_entries=audit.entries(db, name)[-10:][::-1],
         link=link,
     )
+
+
+#: rows per page of a dashboard table
+TABLE_PAGE = 25
+
+
+def table_page(
+    request: Request, rows: list, param: str, anchor: str | None = None, size: int = TABLE_PAGE
+) -> dict:
+    """One page of a table on a page: the rows of page ``?PARAM=K`` (1 if absent or not
+    a page), ``page``, ``pages``, ``total`` and the links to the previous and next pages
+    (the other tables keep their pages; ``#anchor`` brings the table back into view)."""
+    pages = max(1, -(-len(rows) // size))
+    given = request.query_params.get(param, "1")
+    page = min(max(int(given), 1), pages) if re.fullmatch(r"[0-9]{1,9}", given) else 1
+
+    def url(k: int) -> str:
+        query = {k_: v for k_, v in request.query_params.items() if k_ != "msg"}
+        query[param] = str(k)
+        from urllib.parse import urlencode
+
+        return f"{request.url.path}?{urlencode(query)}#{anchor or param}"
+
+    return {
+        "rows": rows[(page - 1) * size : page * size],
+        "page": page,
+        "pages": pages,
+        "total": len(rows),
+        "first": (page - 1) * size + 1,
+        "param": param,
+        "previous": url(page - 1) if page > 1 else None,
+        "next": url(page + 1) if page < pages else None,
+    }
 
 
 def steps(d: dict, runs: int, has_results: bool, published: bool) -> list[dict]:
