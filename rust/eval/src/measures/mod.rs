@@ -7,6 +7,7 @@
 
 mod common;
 mod counts;
+pub mod cwl;
 mod gain;
 mod graded_extra;
 mod precision;
@@ -34,6 +35,7 @@ const MODULES: &[(&[&str], Maker)] = &[
     (set_based::FAMILIES, set_based::kernel),
     (ranked_extra::FAMILIES, ranked_extra::kernel),
     (set_extra::FAMILIES, set_extra::kernel),
+    (cwl::FAMILIES, cwl::kernel),
 ];
 
 /// A made kernel, boxed (the modules' `kernel` functions build theirs with it).
