@@ -8,6 +8,7 @@
 mod common;
 mod counts;
 pub mod cwl;
+mod gdeval;
 mod gain;
 mod graded_extra;
 mod precision;
@@ -36,6 +37,7 @@ const MODULES: &[(&[&str], Maker)] = &[
     (ranked_extra::FAMILIES, ranked_extra::kernel),
     (set_extra::FAMILIES, set_extra::kernel),
     (cwl::FAMILIES, cwl::kernel),
+    (gdeval::FAMILIES, gdeval::kernel),
 ];
 
 /// A made kernel, boxed (the modules' `kernel` functions build theirs with it).
