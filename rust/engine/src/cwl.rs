@@ -17,7 +17,7 @@ use crate::measures::spec;
 /// array. `gains` and `costs` are NaN where unknown. A model refusing a ranking's gains
 /// raises ValueError("ranking R: model M: why").
 #[pyfunction]
-#[pyo3(signature = (specs, offsets, gains, costs, depth, min_gain, max_gain, min_cost, max_cost, residuals))]
+#[pyo3(signature = (specs, offsets, gains, costs, max_depth, min_gain, max_gain, min_cost, max_cost, residuals))]
 #[allow(clippy::too_many_arguments)]
 fn cwl_table<'py>(
     py: Python<'py>,
@@ -25,7 +25,7 @@ fn cwl_table<'py>(
     offsets: PyReadonlyArray1<'py, i64>,
     gains: PyReadonlyArray1<'py, f64>,
     costs: PyReadonlyArray1<'py, f64>,
-    depth: usize,
+    max_depth: usize,
     min_gain: f64,
     max_gain: f64,
     min_cost: f64,
@@ -50,7 +50,7 @@ fn cwl_table<'py>(
     {
         return Err(PyValueError::new_err("offsets must partition the gains and costs"));
     }
-    let bounds = Bounds { depth, min_gain, max_gain, min_cost, max_cost };
+    let bounds = Bounds { depth: max_depth, min_gain, max_gain, min_cost, max_cost };
     let out = py
         .detach(|| {
             catch_unwind(AssertUnwindSafe(|| {

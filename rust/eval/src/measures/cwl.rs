@@ -53,36 +53,72 @@ pub fn kernel(spec: &Spec) -> Option<Result<Box<dyn Kernel>, EvalError>> {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Model {
     /// P@k: continue until rank k.
-    Precision { k: i64 },
+    Precision {
+        k: i64,
+    },
     /// RR: continue until the first item with a positive gain.
     Rr,
     /// AP: C_i = sum_{j>i} g_j/j / sum_{j>=i} g_j/j.
     Ap,
     /// Scaled DCG@k: C_i = log(i+1) / log(i+2) for i < k.
-    Sdcg { k: i64 },
+    Sdcg {
+        k: i64,
+    },
     /// RBP: C_i = theta.
-    Rbp { theta: f64 },
+    Rbp {
+        theta: f64,
+    },
     /// INST: C_i = ((i + T + T_i - 1) / (i + T + T_i))^2, T_i = T - sum_{j<=i} g_j.
-    Inst { t: f64 },
+    Inst {
+        t: f64,
+    },
     /// INSQ: C_i = ((i + 2T - 1) / (i + 2T))^2.
-    Insq { t: f64 },
+    Insq {
+        t: f64,
+    },
     /// NPV: C_i = 1 / (1 + rate).
-    Npv { rate: f64 },
+    Npv {
+        rate: f64,
+    },
     /// SET: C_i = w(i+1) / w(i) for i < k, w(i) = (i+1)^beta - i^beta.
-    Set { beta: f64, k: i64 },
+    Set {
+        beta: f64,
+        k: i64,
+    },
     /// BPM (static): continue while the gain so far is below T and the cost below K.
-    Bpm { t: f64, k: f64 },
+    Bpm {
+        t: f64,
+        k: f64,
+    },
     /// BPM (dynamic): T moves by hb (g_i - gain_med) after each item.
-    BpmDynamic { t: f64, k: f64, hb: f64, hc: f64, gain_med: f64 },
+    BpmDynamic {
+        t: f64,
+        k: f64,
+        hb: f64,
+        hc: f64,
+        gain_med: f64,
+    },
     /// TBG: W_i proportional to the integral decay at the time before item i.
-    Tbg { halflife: f64 },
+    Tbg {
+        halflife: f64,
+    },
     /// U-measure: W_i proportional to max(0, 1 - (cost before item i) / L).
-    UMeasure { l: f64 },
+    UMeasure {
+        l: f64,
+    },
     /// NERR (ICTIR 2021), equations 8 to 11.
-    Nerr8 { k: i64 },
-    Nerr9 { k: i64 },
-    Nerr10 { phi: f64 },
-    Nerr11 { t: f64 },
+    Nerr8 {
+        k: i64,
+    },
+    Nerr9 {
+        k: i64,
+    },
+    Nerr10 {
+        phi: f64,
+    },
+    Nerr11 {
+        t: f64,
+    },
 }
 
 /// How a ranking is completed: its length and the gains and costs of unknown items.
@@ -518,7 +554,8 @@ pub fn table(
 mod tests {
     use super::*;
 
-    const B: Bounds = Bounds { depth: 4, min_gain: 0.0, max_gain: 1.0, min_cost: 1.0, max_cost: 1.0 };
+    const B: Bounds =
+        Bounds { depth: 4, min_gain: 0.0, max_gain: 1.0, min_cost: 1.0, max_cost: 1.0 };
 
     #[test]
     fn precision_by_hand() {

@@ -8,8 +8,8 @@
 mod common;
 mod counts;
 pub mod cwl;
-mod gdeval;
 mod gain;
+mod gdeval;
 mod graded_extra;
 mod precision;
 mod ranked_extra;
