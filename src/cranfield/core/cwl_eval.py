@@ -84,7 +84,12 @@ def parse_metric(text: str, where: str = "metric") -> Metric:
     float, else an int; empty values are skipped; missing ones take the defaults."""
     body = text.strip()
     head, paren, rest = body.partition("(")
+    head = head.strip()
     known = ", ".join(MODELS)
+    if not paren and body.split()[0] in MODELS:
+        raise MeasureError(
+            f"{where}: write {body.split()[0]}(...), with the parameters in parentheses"
+        )
     if head not in MODELS:
         raise MeasureError(f"{where}: unknown cwl_eval metric {head!r} (known: {known})")
     if not paren or not rest.endswith(")"):
