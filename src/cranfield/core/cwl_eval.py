@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from ..errors import InputError, MeasureError
 from .io import trec
+from .io.arrays import bools, ints, numbers
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -148,15 +149,15 @@ def _check_model(metric: Metric) -> None:
 
 
 def read_gains(path, min_gain: float, max_gain: float):
-    """cwl_eval's gain file: TREC qrels with real values, the last line of a (topic,
-    document) winning; every value within [min_gain, max_gain]."""
+    """cwl_eval's gain file: TREC qrels with real values (every one within
+    [min_gain, max_gain]), in file order; of two lines for one (topic, document) the
+    last wins (:func:`_lookup`)."""
     import numpy as np
-    import pyarrow as pa
 
     source = trec.source_name(path)
     parsed = trec.parse(path, trec.FRACTIONAL_QRELS, source)
     t = parsed.table
-    gains = t["relevance"].to_numpy()
+    gains = numbers(t["relevance"])
     bad = np.flatnonzero((gains > max_gain) | (gains < min_gain))
     if len(bad):
         row = int(bad[0])
@@ -166,9 +167,28 @@ def read_gains(path, min_gain: float, max_gain: float):
             source=source,
             line=parsed.line_of(row),
         )
-    t = t.append_column("row", pa.array(np.arange(len(t), dtype=np.int64)))
-    last = t.group_by(["query_id", "doc_id"], use_threads=False).aggregate([("row", "max")])
-    return t.take(last["row_max"]).select(["query_id", "doc_id", "relevance"])
+    return t
+
+
+def _pair_codes(*tables) -> list[np.ndarray]:
+    """For each table, one int64 per row naming its (topic, document) pair, the same
+    number for the same pair in every table (hash look-ups in Arrow's compute kernels;
+    the Arrow query engine's joins would import pandas, half a second per command)."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    def universe(column: str):
+        return pc.unique(
+            pa.chunked_array([c for t in tables for c in t[column].chunks], pa.string())
+        )
+
+    queries, docs = universe("query_id"), universe("doc_id")
+
+    def codes(t, column, values):
+        return numbers(pc.index_in(t[column], value_set=values)).astype(np.int64)
+
+    return [codes(t, "query_id", queries) * len(docs) + codes(t, "doc_id", docs) for t in tables]
 
 
 def read_costs(path):
@@ -190,10 +210,10 @@ def read_costs(path):
         )
     names = t.column_names
     try:
-        cost = pc.cast(t[names[2]], pa.float64()).to_numpy(zero_copy_only=False)
+        cost = numbers(pc.cast(t[names[2]], pa.float64()))
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
         raise InputError("the third column (cost) is not a number", source=read.source) from None
-    bad = np.flatnonzero(~np.isfinite(cost) | (cost < 0))
+    bad = np.flatnonzero(~np.isfinite(cost) | (cost < 0))  # (NaN included)
     if len(bad):
         raise InputError(
             f"cost {cost[bad[0]]:g} is not a finite number >= 0",
@@ -204,27 +224,29 @@ def read_costs(path):
         {
             "query_id": pc.cast(t[names[0]], pa.string()),
             "doc_id": pc.cast(t[names[1]], pa.string()),
-            "cost": pa.array(cost),
+            "cost": pa.Array.from_buffers(pa.float64(), len(cost), [None, pa.py_buffer(cost)]),
         }
     )
-    if out.group_by(["query_id", "doc_id"]).aggregate([]).num_rows != out.num_rows:
+    if len(np.unique(_pair_codes(out)[0])) != out.num_rows:
         raise InputError("a (topic, document) has two costs", source=read.source)
     return out
 
 
 def _lookup(run, table, value: str) -> np.ndarray:
-    """``value`` of each run row's (topic, document) in ``table``, NaN where missing."""
+    """``value`` of each run row's (topic, document) in ``table``, NaN where missing;
+    of two rows of ``table`` for one pair, the last (looked up in reverse order: a hash
+    look-up answers the first match)."""
     import numpy as np
-    import pyarrow as pa
+    import pyarrow.compute as pc
 
-    keyed = run.select(["query_id", "doc_id"]).append_column(
-        "row", pa.array(np.arange(run.num_rows, dtype=np.int64))
-    )
-    joined = keyed.join(table, ["query_id", "doc_id"], join_type="left outer")
-    out = np.full(run.num_rows, np.nan)
-    values = joined[value].to_numpy(zero_copy_only=False).astype(np.float64)
-    out[joined["row"].to_numpy()] = values
-    return out
+    wanted, keys = _pair_codes(run, table)
+    values = numbers(table[value]).astype(np.float64)[::-1]
+    found = pc.index_in(ints(wanted), value_set=ints(keys[::-1]))
+    # the int32 data under the nulls, masked (fill_null(-1) or to_numpy with nulls would
+    # make Arrow import pandas)
+    data = np.frombuffer(found.buffers()[1], np.int32, len(found) + found.offset)
+    at = np.where(bools(found.is_valid()), data[found.offset :], -1).astype(np.int64)
+    return np.where(at >= 0, values[np.maximum(at, 0)], np.nan) if len(values) else at * np.nan
 
 
 def evaluate(
@@ -256,10 +278,10 @@ def evaluate(
     run = trec.parse(result_file, trec.RUN, source).table
     q = run["query_id"].combine_chunks()
     n = len(q)
-    change = np.flatnonzero(~pc.equal(q.slice(1), q.slice(0, n - 1)).to_numpy(zero_copy_only=False))
+    change = np.flatnonzero(bools(pc.not_equal(q.slice(1), q.slice(0, n - 1))))
     starts = np.concatenate(([0], change + 1)).astype(np.int64)
     offsets = np.concatenate((starts, [n])).astype(np.int64)
-    topics = q.take(starts).to_pylist()
+    topics = q.take(ints(starts)).to_pylist()
     gains = _lookup(run, gains_table, "relevance")
     doc_costs = _lookup(run, read_costs(costs), "cost") if costs is not None else np.full(n, np.nan)
     specs = [(m.family, None, m.params) for m in metrics]

@@ -306,7 +306,7 @@ def _declare(name, summary, formula, reference, params=(), edge=""):
     measure(
         name=name,
         summary=summary,
-        formula=formula + "; EU, ETU, EC, ETC, ED of C by the C/W/L framework (see `of`)",
+        formula=formula + "; EU, ETU, EC, ETC or ED of C by the C/W/L framework",
         reference=f"{reference}; {FRAMEWORK}",
         params=(*params, *COMMON),
         edge_cases=(edge + " " if edge else "")
