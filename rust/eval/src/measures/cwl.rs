@@ -451,7 +451,10 @@ const QUANTITIES: [&str; 5] = ["EU", "ETU", "EC", "ETC", "ED"];
 struct CwlKernel {
     model: Model,
     bounds: Bounds,
+    /// The gains' divisor: `max_grade`, or (not `given`) the largest grade in the
+    /// qrels, at least 1 (set by prepare).
     max_grade: f64,
+    given: bool,
     of: usize,
     residual: bool,
 }
@@ -474,7 +477,8 @@ impl CwlKernel {
             _ => return Err(bad("residual must be True or False")),
         };
         let depth = int(spec, "depth", 1000)?;
-        let max_grade = real(spec, "max_grade", 1.0)?;
+        let given = spec.real("max_grade")?;
+        let max_grade = given.unwrap_or(1.0);
         let (min_cost, max_cost) = (real(spec, "min_cost", 1.0)?, real(spec, "max_cost", 1.0)?);
         if depth < 1 || !(max_grade > 0.0 && max_grade.is_finite()) {
             return Err(bad("depth must be at least 1 and max_grade a positive number"));
@@ -486,7 +490,8 @@ impl CwlKernel {
             min_cost,
             max_cost,
         };
-        Ok(CwlKernel { model: Model::of(spec)?, bounds, max_grade, of, residual })
+        let model = Model::of(spec)?;
+        Ok(CwlKernel { model, bounds, max_grade, given: given.is_some(), of, residual })
     }
 
     fn gains(&self, q: &Query) -> Vec<f64> {
@@ -500,6 +505,11 @@ impl CwlKernel {
 
 impl Kernel for CwlKernel {
     fn prepare(&mut self, run: &JudgedView) -> Result<(), Refusal> {
+        if !self.given {
+            let grades = &run.qrels_grades;
+            self.max_grade = (0..grades.len()).map(|i| grades.value(i)).fold(1.0, f64::max);
+            return Ok(());
+        }
         for q in 0..run.num_queries() {
             let q = run.query(q);
             let labels = &q.ranked;

@@ -80,8 +80,9 @@ COMMON = (
     Param(
         "max_grade",
         float,
-        1.0,
-        "gains are grade / max_grade (at most 1; a larger grade is refused)",
+        None,
+        "gains are grade / max_grade, at most 1 (default: the largest grade in the qrels, "
+        "at least 1: binary and [0, 1] gains as they are, as cwl_eval reads them)",
         **number_in(0, LARGE, open_lo=True),
     ),
     Param(
@@ -267,7 +268,17 @@ def _gain_matrix(jr, depth: int, max_grade: float) -> np.ndarray:
     return g
 
 
-def _check(jr, cutoff, depth=1000, max_grade=1.0, **_):
+def _scale(jr, max_grade) -> float:
+    """max_grade, by default the largest grade in the qrels (at least 1)."""
+    if max_grade is not None:
+        return max_grade
+    grades = jr.qrels_grades
+    return max(1.0, float(grades.max())) if len(grades) else 1.0
+
+
+def _check(jr, cutoff, depth=1000, max_grade=None, **_):
+    if max_grade is None:
+        return
     keep = (jr.rank <= depth) & (jr.labels >= 0)
     if keep.any() and jr.labels[keep].max() > max_grade:
         top = jr.labels[keep].max()
@@ -284,12 +295,12 @@ def _kernel(model: str):
         of="EU",
         residual=False,
         depth=1000,
-        max_grade=1.0,
+        max_grade=None,
         min_cost=1.0,
         max_cost=1.0,
         **p,
     ):
-        g = _gain_matrix(jr, depth, max_grade)
+        g = _gain_matrix(jr, depth, _scale(jr, max_grade))
         unknown = np.isnan(g)
         worst = scores(model, np.where(unknown, 0.0, g), np.full(g.shape, max_cost), p)
         which = QUANTITIES.index(of)

@@ -59,18 +59,24 @@ def _has_relevant(jr) -> np.ndarray:
     return segments.int_sum(jr.qrels_grades > 0, jr.qrels_offsets) > 0
 
 
+# what both measures declare alike: a required rank cutoff, whole grades, the check
+COMMON = {
+    "cutoff": "rank",
+    "cutoff_required": True,
+    "family": "graded",
+    "fractional": "refused",
+    "check": _check,
+}
+SKIPPED = "Grades above 4 are refused (gdeval.pl stops). A topic without a positive judgment scores 0 (gdeval.pl leaves it out)."
+
+
 @measure(
     name="gdeval_nDCG",
     summary="nDCG@k as gdeval.pl computes it (the TREC Web track's official nDCG).",
     formula="DCG@k = sum_{i<=k} (2^g_i - 1) / ln(i + 1); nDCG@k = DCG@k / ideal DCG@k",
     reference=f"{GDEVAL}; {BURGES}",
-    cutoff="rank",
-    cutoff_required=True,
-    edge_cases="Grades above 4 are refused (gdeval.pl stops). A topic without a positive "
-    "judgment scores 0 (gdeval.pl leaves it out).",
-    family="graded",
-    fractional="refused",
-    check=_check,
+    edge_cases=SKIPPED,
+    **COMMON,
 )
 def gdeval_ndcg(jr, cutoff):
     dcg = _dcg(_gain(jr.labels), jr.offsets, jr.rank, cutoff)
@@ -85,14 +91,9 @@ def gdeval_ndcg(jr, cutoff):
     summary="ERR@k as gdeval.pl computes it (the TREC Web track's official ERR).",
     formula="ERR@k = sum_{i<=k} R_i prod_{j<i} (1 - R_j) / i, R = (2^g - 1) / 16",
     reference=f"{GDEVAL}; {CHAPELLE}",
-    cutoff="rank",
-    cutoff_required=True,
-    edge_cases="Grades above 4 are refused (gdeval.pl stops). A topic without a positive "
-    "judgment scores 0 (gdeval.pl leaves it out). Unlike ERR, the product of (1 - R_j) "
-    "is multiplied out, not summed in logarithms.",
-    family="graded",
-    fractional="refused",
-    check=_check,
+    edge_cases=f"{SKIPPED} Unlike ERR, the product of (1 - R_j) is multiplied out, not "
+    "summed in logarithms.",
+    **COMMON,
 )
 def gdeval_err(jr, cutoff):
     width = int(min(cutoff, max(jr.max_len, 1)))
