@@ -11,6 +11,7 @@ pub mod cwl;
 mod gain;
 mod gdeval;
 mod graded_extra;
+mod ntcir;
 mod precision;
 mod ranked_extra;
 pub(crate) mod set_based;
@@ -38,6 +39,7 @@ const MODULES: &[(&[&str], Maker)] = &[
     (set_extra::FAMILIES, set_extra::kernel),
     (cwl::FAMILIES, cwl::kernel),
     (gdeval::FAMILIES, gdeval::kernel),
+    (ntcir::FAMILIES, ntcir::kernel),
 ];
 
 /// A made kernel, boxed (the modules' `kernel` functions build theirs with it).
