@@ -142,6 +142,18 @@ def compute_measures(
     compat: int,
     threads: int = 1,
 ) -> list[npt.NDArray[np.float64] | tuple[str, ...]]: ...
+def cwl_table(
+    specs: list[_Spec],
+    offsets: npt.NDArray[np.int64],
+    gains: npt.NDArray[np.float64],
+    costs: npt.NDArray[np.float64],
+    max_depth: int,
+    min_gain: float,
+    max_gain: float,
+    min_cost: float,
+    max_cost: float,
+    residuals: bool,
+) -> npt.NDArray[np.float64]: ...
 def judge_trec_files(
     run_path: _Path,
     qrels_path: _Path,

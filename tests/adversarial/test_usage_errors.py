@@ -19,6 +19,7 @@ CASES: dict[str, dict[str, list[str]]] = {
     "eval": {"missing": [], "choice": ["q", "r", "-f", "bogus"], "type": ["q", "r", "-l", "x"]},
     "trec_eval": {"missing": [], "choice": ["--compat", "8", "q", "r"]},
     "measures": {"extra": ["AP", "nDCG"]},
+    "cwl": {"missing": ["q"], "refused": ["q", "r", "-c", "costs"]},
     "compare": {"missing": ["--baseline"], "choice": ["--test", "bogus"]},
     "correlate": {"missing": [], "choice": ["a", "--format", "bogus"]},
     "curve": {"missing": [], "choice": ["bogus", "q", "r"]},

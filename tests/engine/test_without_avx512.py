@@ -29,7 +29,18 @@ NUMERIC = [
     *(
         f"engine/test_kernels_registry.py::test_engine_equals_specification[{kind}-{family}]"
         for kind in ("grades", "fractional")
-        for family in ("nDCG", "DCG", "IDCG", "G", "ERR", "yaap")
+        for family in (
+            "nDCG",
+            "DCG",
+            "IDCG",
+            "G",
+            "ERR",
+            "yaap",
+            "SDCG",
+            "TBG",
+            "cwl_SET",
+            "gdeval_nDCG",
+        )
     ),
 ]
 

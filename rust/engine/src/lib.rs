@@ -4,6 +4,7 @@
 //! Python as NumPy arrays that own the Rust buffers (no copy). No panic reaches
 //! Python: one would be a bug, reported as `ReadError("internal", ...)`.
 
+mod cwl;
 mod errors;
 mod evaluate;
 mod judge;
@@ -222,6 +223,7 @@ fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(read_trec_file, m)?)?;
     ltr::register(m)?;
     measures::register(m)?;
+    cwl::register(m)?;
     judge::register(m)?;
     judge_arrays::register(m)?;
     evaluate::register(m)?;

@@ -29,6 +29,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
         "trec_eval_cmd",
         "drop-in replacement for trec_eval 10.0 (same flags and output)",
     ),
+    "cwl": ("cwl_cmd", "drop-in for cwl_eval: C/W/L measures (EU, ETU, EC, ETC, ED, residuals)"),
     "measures": ("measures_cmd", "list the measures, or show one with its formula and source"),
     "runs": ("runs_cmd", "describe runs: topics, depth, ties, score range, ir_metadata"),
     "compare": ("compare_cmd", "compare runs: significance tests, effect sizes, tables"),

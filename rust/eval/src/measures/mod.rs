@@ -7,8 +7,11 @@
 
 mod common;
 mod counts;
+pub mod cwl;
 mod gain;
+mod gdeval;
 mod graded_extra;
+mod ntcir;
 mod precision;
 mod ranked_extra;
 pub(crate) mod set_based;
@@ -34,6 +37,9 @@ const MODULES: &[(&[&str], Maker)] = &[
     (set_based::FAMILIES, set_based::kernel),
     (ranked_extra::FAMILIES, ranked_extra::kernel),
     (set_extra::FAMILIES, set_extra::kernel),
+    (cwl::FAMILIES, cwl::kernel),
+    (gdeval::FAMILIES, gdeval::kernel),
+    (ntcir::FAMILIES, ntcir::kernel),
 ];
 
 /// A made kernel, boxed (the modules' `kernel` functions build theirs with it).

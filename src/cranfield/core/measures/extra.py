@@ -5,4 +5,4 @@ One module per kind: set-based measures that need the collection size
 (:mod:`.ranked_extra`), cumulated gain, ERR and ir_measures' RBP (:mod:`.graded_extra`).
 """
 
-from . import graded_extra, ranked_extra, set_extra  # noqa: F401
+from . import cwl, gdeval, graded_extra, ntcir, ranked_extra, set_extra  # noqa: F401
