@@ -4,6 +4,7 @@
 //! Python as NumPy arrays that own the Rust buffers (no copy). No panic reaches
 //! Python: one would be a bug, reported as `ReadError("internal", ...)`.
 
+mod diversity;
 mod errors;
 mod evaluate;
 mod judge;
@@ -210,6 +211,10 @@ fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ReadError", m.py().get_type::<ReadError>())?;
     m.add_function(wrap_pyfunction!(out_of_memory::set_out_of_memory_line, m)?)?;
     m.add_function(wrap_pyfunction!(read_trec_bytes, m)?)?;
+    m.add_function(wrap_pyfunction!(diversity::diversity_families, m)?)?;
+    m.add_function(wrap_pyfunction!(diversity::diversity_measures, m)?)?;
+    m.add_function(wrap_pyfunction!(diversity::ndeval_report, m)?)?;
+    m.add_function(wrap_pyfunction!(diversity::read_subtopic_qrels, m)?)?;
     m.add_function(wrap_pyfunction!(read_trec_file, m)?)?;
     ltr::register(m)?;
     measures::register(m)?;
