@@ -91,6 +91,17 @@ def add_qrels_and_runs(p: argparse.ArgumentParser) -> None:
     p.add_argument("runs", nargs="+", help="one or more runs (TREC run files, Parquet, CSV/TSV)")
 
 
+def add_subtopic_qrels(p: argparse.ArgumentParser) -> None:
+    """``--subtopic-qrels FILE``: the subtopic (intent) judgments of the diversity measures."""
+    p.add_argument(
+        "--subtopic-qrels",
+        metavar="FILE",
+        help="subtopic qrels 'topic subtopic docno grade' (ndeval's format; Parquet, "
+        "CSV/TSV too) for the diversity measures (alpha_nDCG@20, ERR_IA@20, StRecall@10, "
+        "...); a query without subtopic judgments scores 0 on them",
+    )
+
+
 def add_rel_level(p: argparse.ArgumentParser) -> None:
     """``-l/--rel-level``: the smallest grade that counts as relevant."""
     p.add_argument(

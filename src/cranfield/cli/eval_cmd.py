@@ -21,6 +21,7 @@ def add_arguments(p) -> None:
         add_output,
         add_qrels_and_runs,
         add_stream,
+        add_subtopic_qrels,
     )
 
     add_qrels_and_runs(p)
@@ -31,6 +32,7 @@ def add_arguments(p) -> None:
     )
     p.add_argument("-q", "--per-query", action="store_true", help="also show every query")
     add_judging(p)
+    add_subtopic_qrels(p)
     p.add_argument(
         "--fractional",
         action="store_true",
@@ -90,6 +92,8 @@ def run(args) -> int:
     from ..defaults import DEFAULT_MEASURES
 
     digits = digits_value(args)
+    subtopics = getattr(args, "subtopic_qrels", None)
+    more = {} if subtopics is None else {"subtopic_qrels": subtopics}
     results, qrels = backend(engine_value(args)).evaluate(
         args.qrels,
         args.runs,
@@ -101,6 +105,7 @@ def run(args) -> int:
         fractional=args.fractional,
         stream=args.stream,
         scheduler=args.scheduler,
+        **more,
     )
     return _finish(results, qrels, args, digits)
 

@@ -6,3 +6,4 @@ One module per kind: set-based measures that need the collection size
 """
 
 from . import graded_extra, ranked_extra, set_extra  # noqa: F401
+from . import diversity  # noqa: F401  (ndeval's intent-aware measures, issue 33)

@@ -1,0 +1,229 @@
+"""Subtopic (intent) judgments: the qrels of diversity evaluation (ndeval's format).
+
+A line ``topic subtopic docno grade`` says that ``docno`` is relevant (``grade`` > 0)
+or not (0) to one subtopic (intent, aspect) of ``topic``: trec_eval's iteration column
+carries the subtopic, as in the TREC Web track's diversity qrels. ndeval's conventions
+hold (docs/diversity.md): judgments are binary (a grade above 1 counts as 1), every
+line is read (a repeated (topic, subtopic, document) line counts twice among the
+subtopic's relevant documents; its relevance is the last line's), a subtopic without a
+relevant document does not count.
+
+:class:`SubtopicQrels` reads TREC text with the compiled engine and CSV, TSV, Parquet,
+Arrow tables and DataFrames through the one table reader
+(:func:`cranfield.core.io.tabular.normalise`). :func:`judge_intents` judges a run
+against them: a :class:`~cranfield.core.judged.JudgedRun` whose labels number the
+judged documents, which the diversity measures (:mod:`cranfield.core.measures.diversity`)
+read with the judgments (:func:`intents_of`).
+"""
+
+from __future__ import annotations
+
+from .._lazy import lazy
+from ..errors import InputError, MeasureError
+from .columnar import Columnar
+from .io import tabular, trec
+
+np = lazy("numpy", __name__, "np")
+pa = lazy("pyarrow", __name__, "pa")
+pc = lazy("pyarrow.compute", __name__, "pc")
+
+# the key under which a judged run keeps its subtopic judgments (JudgedRun.memo)
+_KEY = "subtopic_intents"
+
+
+class SubtopicQrels(Columnar):
+    """Subtopic (intent) qrels, held as one Arrow table in reading order.
+
+    Columns: ``query_id: string``, ``subtopic: int64``, ``doc_id: string``,
+    ``relevance: int64`` (subtopics and grades >= 0). Column names are matched with
+    aliases (``qid``/``topic``, ``subtopic``/``intent``/``iteration``, ``docno``,
+    ``rel``/``grade``...).
+
+    Examples
+    --------
+    >>> import pyarrow as pa
+    >>> q = SubtopicQrels(pa.table({"qid": ["1", "1"], "subtopic": [1, 2],
+    ...                             "docno": ["d1", "d1"], "rel": [1, 0]}))
+    >>> len(q), q.query_ids()
+    (2, ['1'])
+    """
+
+    _value = tabular.SUBTOPICS
+    _layout = trec.QRELS
+
+    def __init__(self, table, source: str | None = None, **_policies) -> None:
+        # (every line is kept: ``duplicates`` and ``fractional`` do not apply)
+        self.table = tabular.normalise(table, self._value, source)
+        self.source = source
+
+    @classmethod
+    def read(cls, path_or_file, *, format: str | None = None) -> SubtopicQrels:
+        """Read subtopic qrels: TREC text ``topic subtopic docno grade`` (default; ``-``
+        is standard input, gzip detected; blank and ``#`` lines skipped), CSV, TSV or
+        Parquet (chosen from the extension unless ``format`` is given), or an Arrow
+        table or pandas/polars DataFrame. A bad line is an
+        :class:`~cranfield.errors.InputError` naming the file and line."""
+        made = cls._read_object(path_or_file, format, "error")
+        if made is not None:
+            return made
+        fmt = tabular.infer_format(path_or_file, format)
+        if fmt != "trec":
+            table, source, _ = cls.read_table(path_or_file, fmt, "error")
+            return cls.of_table(table, source)
+        from .. import _engine
+        from .io.source import read_bytes, source_name
+
+        source = source_name(path_or_file)
+        data = read_bytes(path_or_file, source)
+        q_off, q_data, subtopic, d_off, d_data, grade = _engine.read_subtopic_qrels(data, source)
+
+        def text(offsets, data):
+            return pa.LargeStringArray.from_buffers(
+                len(offsets) - 1, pa.py_buffer(offsets), pa.py_buffer(data)
+            ).cast(pa.string())
+
+        table = pa.table(
+            {
+                "query_id": text(q_off, q_data),
+                "subtopic": pa.array(subtopic),
+                "doc_id": text(d_off, d_data),
+                "relevance": pa.array(grade),
+            }
+        )
+        return cls.of_table(table, source)
+
+    @classmethod
+    def from_dict(cls, d, **kw):
+        raise InputError(
+            "subtopic qrels come as a table (query_id, subtopic, doc_id, relevance), "
+            "not a dict",
+            source=kw.get("source", "<dict>"),
+        )
+
+    def numbered(self) -> Numbered:
+        """The judgments numbered for the engine (built once per table)."""
+        return self.derived("numbered", lambda: Numbered(self))
+
+
+class Numbered:
+    """Subtopic qrels numbered as the engine's diversity kernels read them.
+
+    Topics are numbered in byte order (``topics``), the judged (topic, document) pairs
+    in (topic, document id) byte order; ``line_topic``, ``line_doc`` give each line's;
+    ``topic_docs`` are the CSR offsets of each topic's documents; ``pairs`` is
+    :class:`~cranfield.core.qrels.Qrels` grading each pair with its number (what a run
+    is judged against: :func:`judge_intents`).
+    """
+
+    def __init__(self, qrels: SubtopicQrels) -> None:
+        from .qrels import Qrels
+
+        t = qrels.table
+        order = pc.sort_indices(t, [("query_id", "ascending"), ("doc_id", "ascending")])
+        q = t["query_id"].take(order).combine_chunks()
+        d = t["doc_id"].take(order).combine_chunks()
+        n = len(q)
+        new_topic = np.ones(n, dtype=bool)
+        new_doc = np.ones(n, dtype=bool)
+        if n > 1:
+            new_topic[1:] = pc.not_equal(q[1:], q[:-1]).to_numpy(zero_copy_only=False)
+            new_doc[1:] = pc.not_equal(d[1:], d[:-1]).to_numpy(zero_copy_only=False)
+        new_pair = new_topic | new_doc
+        order = order.to_numpy()
+        self.line_topic = np.empty(n, dtype=np.int64)
+        self.line_topic[order] = np.cumsum(new_topic) - 1
+        self.line_doc = np.empty(n, dtype=np.int64)
+        self.line_doc[order] = np.cumsum(new_pair) - 1
+        self.line_subtopic = t["subtopic"].to_numpy().astype(np.int64)
+        self.line_grade = t["relevance"].to_numpy().astype(np.int64)
+        starts = np.flatnonzero(new_pair)
+        pair_topic = (np.cumsum(new_topic) - 1)[starts]
+        self.topics = np.asarray(q.filter(pa.array(new_topic)).to_pylist(), dtype=object)
+        self.topic_docs = np.searchsorted(pair_topic, np.arange(len(self.topics) + 1)).astype(
+            np.int64
+        )
+        pairs = pa.table(
+            {
+                "query_id": q.take(pa.array(starts)),
+                "doc_id": d.take(pa.array(starts)),
+                "relevance": pa.array(np.arange(len(starts), dtype=np.int64)),
+            }
+        )
+        self.pairs = Qrels.of_table(pairs, qrels.source)
+
+    def topic_of(self, query_ids) -> np.ndarray:
+        """The topic number of each query id (-1: a topic without judgments)."""
+        ids = np.asarray(query_ids, dtype=object)
+        at = np.searchsorted(self.topics, ids) if len(self.topics) else np.zeros(len(ids), int)
+        at = np.minimum(at, max(len(self.topics) - 1, 0))
+        found = (self.topics[at] == ids) if len(self.topics) else np.zeros(len(ids), bool)
+        return np.where(found, at, -1).astype(np.int64)
+
+
+def judge_intents(subtopics: SubtopicQrels, run, options=None):
+    """A :class:`~cranfield.core.judged.JudgedRun` of ``run`` against ``subtopics``:
+    rankings as the judging options make them (order, ``depth``, ``judged_only``,
+    ``complete``), each label the number of a judged document (-1: not judged); the
+    judgments ride along for the diversity measures (:func:`intents_of`)."""
+    from .judged import judge
+
+    numbered = subtopics.numbered()
+    jr = judge(numbered.pairs, run, options, doc_rows=False)
+    jr.memo(_KEY, lambda: numbered)
+    return jr
+
+
+def as_subtopics(subtopics, measures) -> SubtopicQrels | None:
+    """The subtopic qrels (an object, a path or a table, read once) when a measure of
+    ``measures`` is a diversity measure; None otherwise or without them."""
+    from .measures.diversity import is_diversity
+
+    if subtopics is None or not any(is_diversity(m.definition) for m in measures):
+        return None
+    return SubtopicQrels.coerce(subtopics)
+
+
+def intents_for(subtopics: SubtopicQrels | None, run, options):
+    """``run`` (a :class:`~cranfield.core.run.Run` or a path) judged against
+    ``subtopics`` (:func:`judge_intents`); None without them."""
+    if subtopics is None:
+        return None
+    from .run import Run
+
+    if not isinstance(run, Run):
+        run = Run.read(run, duplicates=options.duplicates)
+    return judge_intents(subtopics, run, options)
+
+
+def intents_of(jr, family: str) -> Numbered:
+    """The subtopic judgments a judged run was judged against (:func:`judge_intents`);
+    a :class:`~cranfield.errors.MeasureError` when it was judged against ordinary qrels."""
+
+    def missing():
+        raise MeasureError(
+            f"{family} is a diversity measure: it needs subtopic qrels "
+            "(cranfield eval --subtopic-qrels FILE; evaluate(..., subtopic_qrels=...))"
+        )
+
+    return jr.memo(_KEY, missing)
+
+
+def diversity_values(jr, specs) -> list:
+    """Per-query values of diversity measures ``specs`` (``(family, cutoff, alpha,
+    beta)``) on a run judged by :func:`judge_intents`, computed by the engine."""
+    from .. import _engine
+
+    numbered = intents_of(jr, specs[0][0])
+    ranked = np.asarray(jr.labels).astype(np.int64)
+    ranked = np.where(ranked >= 0, ranked, -1)
+    return _engine.diversity_measures(
+        [(f, int(c or 1), float(a), float(b)) for f, c, a, b in specs],
+        numbered.line_topic,
+        numbered.line_doc,
+        numbered.line_subtopic,
+        numbered.line_grade,
+        numbered.topic_docs,
+        numbered.topic_of(jr.query_ids),
+        np.ascontiguousarray(jr.offsets, dtype=np.int64),
+        np.ascontiguousarray(ranked),
+    )
