@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sys
 
-USAGE = "usage: cranfield ndeval [options] qrels run   (-help for full usage information)"
+USAGE = "usage: cranfield ndeval [options] qrels run; -help for the options"
 
 HELP = """usage: cranfield ndeval [options] qrels run
 
@@ -101,7 +101,9 @@ def parse(argv: list[str]) -> dict:
                     raise _Usage(f"unknown option {head!r}")
             del args[0]
         else:
-            raise _Usage("expected [options] qrels run" if len(args) < 2 else f"unexpected {head!r}")
+            raise _Usage(
+                "expected [options] qrels run" if len(args) < 2 else f"unexpected {head!r}"
+            )
     o["files"] = args
     return o
 
@@ -112,7 +114,7 @@ def main(argv: list[str]) -> int:
     try:
         o = parse(argv)
     except _Usage as exc:
-        print(f"cranfield ndeval: {exc}\n{USAGE}", file=sys.stderr)
+        print(f"cranfield ndeval: {exc} ({USAGE})", file=sys.stderr)
         return 1
     if o.get("help"):
         print(HELP)

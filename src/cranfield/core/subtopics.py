@@ -95,8 +95,7 @@ class SubtopicQrels(Columnar):
     @classmethod
     def from_dict(cls, d, **kw):
         raise InputError(
-            "subtopic qrels come as a table (query_id, subtopic, doc_id, relevance), "
-            "not a dict",
+            "subtopic qrels come as a table (query_id, subtopic, doc_id, relevance), not a dict",
             source=kw.get("source", "<dict>"),
         )
 

@@ -259,7 +259,9 @@ def _subtopic_table(table: pa.Table, source: str | None, row_of, plain_ids: bool
                 exc.message.replace("relevance grade", what).replace("relevance column", name),
                 source=exc.source,
             ) from None
-        _first(pc.less(ints, 0), f"{what} is negative (ndeval reads natural numbers)", source, row_of)
+        _first(
+            pc.less(ints, 0), f"{what} is negative (ndeval reads natural numbers)", source, row_of
+        )
         columns[target] = ints
         if target == "subtopic":
             columns["doc_id"] = id_column(t["doc_id"], "doc_id", source, row_of)

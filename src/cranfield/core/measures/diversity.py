@@ -33,9 +33,7 @@ CHAPELLE_2009 = (
     "CIKM 2009; Chapelle, Ji, Liao, Velipasaoglu, Lai & Wu, 'Intent-based diversification "
     "of web search results: metrics and algorithms', Information Retrieval 14, 2011"
 )
-AGRAWAL = (
-    "Agrawal, Gollapudi, Halverson & Ieong, 'Diversifying search results', WSDM 2009"
-)
+AGRAWAL = "Agrawal, Gollapudi, Halverson & Ieong, 'Diversifying search results', WSDM 2009"
 ZHAI = (
     "Zhai, Cohen & Lafferty, 'Beyond independent relevance: methods and evaluation "
     "metrics for subtopic retrieval', SIGIR 2003"
@@ -50,7 +48,9 @@ ALPHA = Param(
     "document relevant to it is ranked",
     **number_in(0, 1),
 )
-BETA = Param("beta", float, 0.5, "patience of NRBP: the rank discount beta^(i-1)", **number_in(0, 1))
+BETA = Param(
+    "beta", float, 0.5, "patience of NRBP: the rank discount beta^(i-1)", **number_in(0, 1)
+)
 
 #: the deepest rank cut computed (ndeval's is 20; each rank to the cut is computed)
 MAX_DEPTH = 1_000_000
