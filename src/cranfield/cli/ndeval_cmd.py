@@ -12,7 +12,7 @@ import sys
 
 USAGE = "usage: cranfield ndeval [options] qrels run; -help for the options"
 
-HELP = """usage: cranfield ndeval [options] qrels run
+OPTIONS_TEXT = """usage: cranfield ndeval [options] qrels run
 
 Novelty and diversity measures of a TREC run exactly as ndeval 4.5 computes them,
 written to standard output as ndeval's CSV: one row per run topic, then 'amean'.
@@ -117,8 +117,10 @@ def main(argv: list[str]) -> int:
         print(f"cranfield ndeval: {exc} ({USAGE})", file=sys.stderr)
         return 1
     if o.get("help"):
-        print(HELP)
-        return 0
+        from .main import description
+
+        print(f"{description('ndeval')}\n\n{OPTIONS_TEXT}")
+        raise SystemExit(0)
     if o.get("version"):
         print(VERSION)
         return 0
