@@ -15,6 +15,9 @@
 
 use std::fmt::Write;
 
+use cranfield_trec::room::spawn;
+use rustc_hash::{FxHashMap, FxHashSet};
+
 use crate::diversity::{ideal, values, Intents, Line, Params, Values};
 
 /// ndeval's depth: the rank cuts it reports are 5, 10 and 20.
@@ -81,9 +84,18 @@ fn lines(data: &[u8]) -> impl Iterator<Item = (usize, &[u8])> {
     data.split(|&c| c == b'\n').enumerate().map(|(i, l)| (i + 1, l))
 }
 
-/// The first `n` white-space separated fields of a line (fewer when it has fewer).
-fn fields(line: &[u8], n: usize) -> Vec<&[u8]> {
-    line.split(|&c| space(c)).filter(|f| !f.is_empty()).take(n).collect()
+/// The first `N` white-space separated fields of a line, and how many it has (at most `N`).
+fn fields<const N: usize>(line: &[u8]) -> ([&[u8]; N], usize) {
+    let mut out: [&[u8]; N] = [&[]; N];
+    let mut n = 0;
+    for f in line.split(|&c| space(c)).filter(|f| !f.is_empty()) {
+        if n == N {
+            break;
+        }
+        out[n] = f;
+        n += 1;
+    }
+    (out, n)
 }
 
 /// The longest prefix of `s` that is a decimal number, as C's `sscanf("%lf")` reads it.
@@ -129,21 +141,20 @@ fn score(s: &[u8]) -> Option<f64> {
 /// Subtopic qrels read with ndeval's rules: the judgments of each topic (topics in
 /// increasing number).
 #[derive(Clone, Debug)]
-pub struct Qrels {
+pub struct Qrels<'a> {
     pub topics: Vec<i64>,
     pub intents: Intents,
     /// the judged docnos of each topic, in byte order (`intents.topic_docs`)
-    pub docs: Vec<Vec<u8>>,
+    pub docs: Vec<&'a [u8]>,
 }
 
 /// Read subtopic qrels (`name` names the file in errors).
-pub fn read_qrels(data: &[u8], name: &str) -> Result<Qrels, NdError> {
-    let mut rows: Vec<(i64, Vec<u8>, i64, i64)> = Vec::new();
+pub fn read_qrels<'a>(data: &'a [u8], name: &str) -> Result<Qrels<'a>, NdError> {
+    let mut rows: Vec<(i64, &'a [u8], i64, i64)> = Vec::new();
     for (number, line) in lines(data) {
-        let f = fields(line, 4);
-        let parsed = (f.len() == 4)
-            .then(|| Some((natural(f[0])?, natural(f[1])?, natural(f[3])?)))
-            .flatten();
+        let (f, n) = fields::<4>(line);
+        let parsed =
+            (n == 4).then(|| Some((natural(f[0])?, natural(f[1])?, natural(f[3])?))).flatten();
         let Some((topic, subtopic, grade)) = parsed else {
             return Err(problem(
                 name,
@@ -151,32 +162,53 @@ pub fn read_qrels(data: &[u8], name: &str) -> Result<Qrels, NdError> {
                 "syntax error: expected 'topic subtopic docno judgment' with natural numbers",
             ));
         };
-        rows.push((topic, f[2].to_vec(), subtopic, grade));
+        rows.push((topic, f[2], subtopic, grade));
     }
     if rows.is_empty() {
         return Err(problem(name, None, "the qrels file is empty"));
     }
-    let mut order: Vec<usize> = (0..rows.len()).collect();
-    order.sort_by(|&a, &b| (rows[a].0, &rows[a].1).cmp(&(rows[b].0, &rows[b].1)));
+    // topics in increasing number; within each, its distinct docnos in byte order
+    // (sorted once each, not once a line: a docno is judged on every subtopic)
+    let mut order: Vec<u32> = (0..rows.len() as u32).collect();
+    order.sort_by_key(|&r| rows[r as usize].0);
     let mut topics = Vec::new();
-    let mut topic_docs = Vec::new();
-    let mut docs: Vec<Vec<u8>> = Vec::new();
+    let mut topic_docs = vec![0usize];
+    let mut docs: Vec<&'a [u8]> = Vec::new();
     let mut doc_of = vec![0u32; rows.len()];
     let mut topic_of = vec![0u32; rows.len()];
-    for &r in &order {
-        let (topic, doc) = (rows[r].0, &rows[r].1);
-        let new_topic = topics.last() != Some(&topic);
-        if new_topic {
-            topics.push(topic);
-            topic_docs.push(docs.len());
+    let mut start = 0;
+    while start < order.len() {
+        let topic = rows[order[start] as usize].0;
+        let mut end = start;
+        while end < order.len() && rows[order[end] as usize].0 == topic {
+            end += 1;
         }
-        if new_topic || docs.last() != Some(doc) {
-            docs.push(doc.clone());
+        let mut local: FxHashMap<&'a [u8], u32> = FxHashMap::default();
+        let mut seen: Vec<&'a [u8]> = Vec::new();
+        for &r in &order[start..end] {
+            let doc = rows[r as usize].1;
+            let next = seen.len() as u32;
+            let id = *local.entry(doc).or_insert_with(|| {
+                seen.push(doc);
+                next
+            });
+            doc_of[r as usize] = id;
+            topic_of[r as usize] = topics.len() as u32;
         }
-        doc_of[r] = (docs.len() - 1) as u32;
-        topic_of[r] = (topics.len() - 1) as u32;
+        let mut by_name: Vec<u32> = (0..seen.len() as u32).collect();
+        by_name.sort_unstable_by_key(|&i| seen[i as usize]);
+        let mut rank = vec![0u32; seen.len()];
+        for (k, &i) in by_name.iter().enumerate() {
+            rank[i as usize] = (docs.len() + k) as u32;
+        }
+        docs.extend(by_name.iter().map(|&i| seen[i as usize]));
+        for &r in &order[start..end] {
+            doc_of[r as usize] = rank[doc_of[r as usize] as usize];
+        }
+        topics.push(topic);
+        topic_docs.push(docs.len());
+        start = end;
     }
-    topic_docs.push(docs.len());
     let lines: Vec<Line> = rows
         .iter()
         .enumerate()
@@ -187,18 +219,18 @@ pub fn read_qrels(data: &[u8], name: &str) -> Result<Qrels, NdError> {
 
 /// A run read with ndeval's rules: its name and each topic's docnos in rank order.
 #[derive(Clone, Debug)]
-pub struct Run {
+pub struct Run<'a> {
     pub name: String,
-    pub topics: Vec<(i64, Vec<Vec<u8>>)>,
+    pub topics: Vec<(i64, Vec<&'a [u8]>)>,
 }
 
 /// Read a run (`name` names the file in errors).
-pub fn read_run(data: &[u8], name: &str, options: &Options) -> Result<Run, NdError> {
-    let mut rows: Vec<(i64, i64, f64, Vec<u8>)> = Vec::new();
+pub fn read_run<'a>(data: &'a [u8], name: &str, options: &Options) -> Result<Run<'a>, NdError> {
+    let mut rows: Vec<(i64, i64, f64, &'a [u8])> = Vec::new();
     let mut run_name = None;
     for (number, line) in lines(data) {
-        let f = fields(line, 6);
-        let parsed = (f.len() == 6).then(|| Some((run_topic(f[0])?, natural(f[3])?))).flatten();
+        let (f, n) = fields::<6>(line);
+        let parsed = (n == 6).then(|| Some((run_topic(f[0])?, natural(f[3])?))).flatten();
         let Some((topic, rank)) = parsed else {
             return Err(problem(
                 name,
@@ -216,7 +248,7 @@ pub fn read_run(data: &[u8], name: &str, options: &Options) -> Result<Run, NdErr
             0.0
         };
         run_name.get_or_insert_with(|| String::from_utf8_lossy(f[5]).into_owned());
-        rows.push((topic, rank, value, f[2].to_vec()));
+        rows.push((topic, rank, value, f[2]));
     }
     let Some(run_name) = run_name else {
         return Err(problem(name, None, "the run file is empty"));
@@ -231,7 +263,7 @@ pub fn read_run(data: &[u8], name: &str, options: &Options) -> Result<Run, NdErr
             row.1 = rank;
         }
     } else {
-        rows.sort_by_key(|r| (r.0, r.1));
+        rows.sort_unstable_by_key(|r| (r.0, r.1));
     }
     for w in rows.windows(2) {
         if w[0].0 == w[1].0 && w[0].1 == w[1].1 {
@@ -239,7 +271,7 @@ pub fn read_run(data: &[u8], name: &str, options: &Options) -> Result<Run, NdErr
             return Err(problem(name, None, message));
         }
     }
-    let mut topics: Vec<(i64, Vec<Vec<u8>>)> = Vec::new();
+    let mut topics: Vec<(i64, Vec<&'a [u8]>)> = Vec::new();
     for (topic, _, _, doc) in rows {
         match topics.last_mut() {
             Some((t, docs)) if *t == topic => docs.push(doc),
@@ -250,10 +282,9 @@ pub fn read_run(data: &[u8], name: &str, options: &Options) -> Result<Run, NdErr
         if let Some(m) = options.depth {
             docs.truncate(m);
         }
-        let mut sorted: Vec<&Vec<u8>> = docs.iter().collect();
-        sorted.sort();
-        if let Some(w) = sorted.windows(2).find(|w| w[0] == w[1]) {
-            let doc = String::from_utf8_lossy(w[0]);
+        let mut seen: FxHashSet<&[u8]> = FxHashSet::default();
+        if let Some(d) = docs.iter().find(|d| !seen.insert(d)) {
+            let doc = String::from_utf8_lossy(d);
             return Err(problem(name, None, format!("duplicate docno ({doc}) for topic {topic}")));
         }
     }
@@ -278,15 +309,15 @@ pub struct Table {
 pub fn read_table(data: &[u8], name: &str) -> Result<Table, NdError> {
     let mut t = Table { query_offsets: vec![0], doc_offsets: vec![0], ..Table::default() };
     for (number, line) in lines(data) {
-        let f = fields(line, 5);
-        if f.is_empty() || f[0].starts_with(b"#") {
+        let (f, n) = fields::<5>(line);
+        if n == 0 || f[0].starts_with(b"#") {
             continue;
         }
         let bad = |m: &str| Err(problem(name, Some(number), m));
-        if f.len() != 4 {
+        if n != 4 {
             return bad(&format!(
                 "expected 4 fields 'topic subtopic docno grade', got {}",
-                if f.len() > 4 { "more".to_string() } else { f.len().to_string() }
+                if n > 4 { "more".to_string() } else { n.to_string() }
             ));
         }
         if std::str::from_utf8(f[0]).is_err() || std::str::from_utf8(f[2]).is_err() {
@@ -311,24 +342,34 @@ pub fn read_table(data: &[u8], name: &str) -> Result<Table, NdError> {
     Ok(t)
 }
 
-/// ndeval's values of each topic of `run` (None: a topic the qrels do not know).
+/// ndeval's values of each topic of `run` (None: a topic the qrels do not know), the
+/// topics shared between two threads.
 fn topic_values(qrels: &Qrels, run: &Run, p: &Params) -> Vec<(i64, Option<Values>)> {
-    run.topics
-        .iter()
-        .map(|(topic, ranked)| {
-            let Ok(t) = qrels.topics.binary_search(topic) else {
-                return (*topic, None);
-            };
-            let range = qrels.intents.topic_docs[t]..qrels.intents.topic_docs[t + 1];
-            let judged = &qrels.docs[range.clone()];
-            let numbers: Vec<i64> = ranked
-                .iter()
-                .map(|d| judged.binary_search(d).map_or(-1, |i| (range.start + i) as i64))
-                .collect();
-            let best = ideal(&qrels.intents, t, p);
-            (*topic, Some(values(&qrels.intents, t, &best, &numbers, p)))
-        })
-        .collect()
+    let one = |(topic, ranked): &(i64, Vec<&[u8]>)| {
+        let Ok(t) = qrels.topics.binary_search(topic) else {
+            return (*topic, None);
+        };
+        let range = qrels.intents.topic_docs[t]..qrels.intents.topic_docs[t + 1];
+        let judged: FxHashMap<&[u8], i64> =
+            range.clone().map(|d| (qrels.docs[d], d as i64)).collect();
+        let numbers: Vec<i64> = ranked.iter().map(|d| *judged.get(d).unwrap_or(&-1)).collect();
+        let best = ideal(&qrels.intents, t, p);
+        (*topic, Some(values(&qrels.intents, t, &best, &numbers, p)))
+    };
+    let half = run.topics.len() / 2;
+    if half == 0 {
+        return run.topics.iter().map(one).collect();
+    }
+    let (first, second) = run.topics.split_at(half);
+    std::thread::scope(|scope| {
+        let other = spawn(scope, || second.iter().map(one).collect::<Vec<_>>());
+        let mut out: Vec<_> = first.iter().map(one).collect();
+        match other {
+            Some(handle) => out.extend(handle.join().expect("a diversity thread panicked")),
+            None => out.extend(second.iter().map(one)), // no thread to be had: here
+        }
+        out
+    })
 }
 
 /// The 21 values of a row, in ndeval's column order (a topic the qrels do not know: 0).
