@@ -254,7 +254,7 @@ pub fn read_run<'a>(data: &'a [u8], name: &str, options: &Options) -> Result<Run
         return Err(problem(name, None, "the run file is empty"));
     };
     if options.traditional {
-        rows.sort_by(|a, b| a.0.cmp(&b.0).then(b.2.total_cmp(&a.2)).then(b.3.cmp(&a.3)));
+        rows.sort_by(|a, b| a.0.cmp(&b.0).then(b.2.total_cmp(&a.2)).then(b.3.cmp(a.3)));
         let mut previous = None;
         let mut rank = 0;
         for row in rows.iter_mut() {
