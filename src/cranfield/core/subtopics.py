@@ -190,6 +190,20 @@ def intents_for(subtopics: SubtopicQrels | None, run, options):
     from .run import Run
 
     if not isinstance(run, Run):
+        from .engine_judge import judge_trec
+        from .memory import read_once
+
+        if read_once(run):  # (the other measures read it already)
+            raise InputError(
+                "a run read once (standard input, a pipe) cannot be judged against "
+                "subtopic qrels too: give it as a file",
+                source=str(run),
+            )
+        numbered = subtopics.numbered()
+        jr = judge_trec(numbered.pairs, None, run, options)  # a TREC file: the engine's
+        if jr is not None:
+            jr.memo(_KEY, lambda: numbered)
+            return jr
         run = Run.read(run, duplicates=options.duplicates)
     return judge_intents(subtopics, run, options)
 
