@@ -140,7 +140,7 @@ def test_a_cutoff_beyond_the_computed_depth_is_refused(capsys, files):
         (["-beta", "x", "{qrels}", "{run}"], "-beta expects a number"),
         (["-M", "0", "{qrels}", "{run}"], "-M expects a positive integer"),
         (["-riskAlpha", "-1", "{qrels}", "{run}"], "-riskAlpha expects a number >= 0"),
-        (["{qrels}", "{run}", "extra"], "unexpected"),
+        (["{qrels}", "{run}", "extra"], "got '"),
         (["-", "-"], "only one of the files"),
     ],
 )

@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import sys
 
-USAGE = "usage: cranfield ndeval [options] qrels run; -help for the options"
-
 OPTIONS_TEXT = """usage: cranfield ndeval [options] qrels run
 
 Novelty and diversity measures of a TREC run exactly as ndeval 4.5 computes them,
@@ -101,9 +99,8 @@ def parse(argv: list[str]) -> dict:
                     raise _Usage(f"unknown option {head!r}")
             del args[0]
         else:
-            raise _Usage(
-                "expected [options] qrels run" if len(args) < 2 else f"unexpected {head!r}"
-            )
+            wanted = "expected [options] qrels run"
+            raise _Usage(wanted if len(args) < 2 else f"{wanted}, got {head!r} first")
     o["files"] = args
     return o
 
@@ -114,7 +111,7 @@ def main(argv: list[str]) -> int:
     try:
         o = parse(argv)
     except _Usage as exc:
-        print(f"cranfield ndeval: {exc} ({USAGE})", file=sys.stderr)
+        print(f"cranfield ndeval: error: {exc} (see cranfield ndeval --help)", file=sys.stderr)
         return 1
     if o.get("help"):
         from .main import description
@@ -126,7 +123,9 @@ def main(argv: list[str]) -> int:
         return 0
     files = [*o["files"], *([o["baseline"]] if o["baseline"] else [])]
     if files.count("-") > 1:
-        print("cranfield ndeval: only one of the files can be standard input", file=sys.stderr)
+        print(
+            "cranfield ndeval: error: only one of the files can be standard input", file=sys.stderr
+        )
         return 1
     try:
         text = report(o)
