@@ -172,3 +172,12 @@ def test_ndeval_as_a_process_reads_standard_input(files):
     assert len(lines) == 4
     bad = run_cli("ndeval", files["qrels"], files["qrels"])  # qrels given as the run
     assert_clean_failure(bad, "syntax error", status=2)
+
+
+def test_diversity_on_dask_is_refused_in_one_line(capsys, files):
+    status, out, err = run_main(
+        capsys, "eval", files["adhoc"], files["run"], "-m", "alpha_nDCG@5",
+        "--subtopic-qrels", files["qrels"], "--engine", "dask",
+    )  # fmt: skip
+    assert status == 2 and out == "" and err.count("\n") == 1
+    assert "local with subtopic qrels" in err
