@@ -181,3 +181,18 @@ def test_diversity_on_dask_is_refused_in_one_line(capsys, files):
     )  # fmt: skip
     assert status == 2 and out == "" and err.count("\n") == 1
     assert "local with subtopic qrels" in err
+
+
+def test_compare_takes_diversity_measures(capsys, files, tmp_path):
+    other = tmp_path / "other"
+    other.write_text("1 Q0 d2 1 2.0 o\n1 Q0 d1 2 1.0 o\n2 Q0 d1 1 1.0 o\n")
+    status, out, err = run_main(
+        capsys, "compare", files["adhoc"], files["run"], other, "-m", "alpha_nDCG@1",
+        "--subtopic-qrels", files["qrels"], "-f", "csv",
+    )  # fmt: skip
+    assert status == 0, err
+    assert "alpha_nDCG@1" in out
+    status, _, err = run_main(
+        capsys, "compare", files["adhoc"], files["run"], other, "-m", "alpha_nDCG@1"
+    )
+    assert status != 0 and "needs subtopic qrels" in err and err.count("\n") == 1

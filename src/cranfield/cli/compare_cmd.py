@@ -14,6 +14,7 @@ from ._args import (
     add_measures,
     add_output,
     add_seed,
+    add_subtopic_qrels,
     add_tests,
     engine_value,
     number,
@@ -68,6 +69,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     add_seed(parser, "randomization and bootstrap tests")
     add_complete(parser)
+    add_subtopic_qrels(parser)
     add_engine(
         parser,
         "local: this process (default); dask: the tests and intervals of the pairs computed "
@@ -146,7 +148,9 @@ def _scores(args):
 
     runs = read_runs(args.runs)
     baseline = resolve_baseline(args.baseline, [r.name for r in runs], args.runs)
-    results = evaluate(args.qrels, runs, measures, complete=args.complete)
+    results = evaluate(
+        args.qrels, runs, measures, complete=args.complete, subtopic_qrels=args.subtopic_qrels
+    )
     return results.per_query_table(), baseline, []
 
 
