@@ -66,9 +66,7 @@ def generate(out: Path, topics: int, depth: int, judged: int, subtopics: int, se
                 q.writelines(f"{t} {s + 1} {d} {g}\n" for s, g in enumerate(rel))
                 a.write(f"{t} 0 {d} {int(any(rel))}\n")
             ranked = rng.sample(docs, depth)
-            r.writelines(
-                f"{t} Q0 {d} {i + 1} {depth - i}.5 bench\n" for i, d in enumerate(ranked)
-            )
+            r.writelines(f"{t} Q0 {d} {i + 1} {depth - i}.5 bench\n" for i, d in enumerate(ranked))
     return qrels, adhoc, run
 
 
@@ -122,12 +120,16 @@ def main(argv=None) -> None:
         for line, c in zip(pt.stdout.splitlines(), COLUMNS, strict=True):
             assert abs(float(line.split()[1]) - expected[c]) < 1e-6, (line, expected[c])
         rows.append(("pyndeval (files parsed in Python)", pt))
-    print(f"{a.topics} topics x {a.depth} ranked = {a.topics * a.depth:,} run lines; "
-          f"{a.topics * a.judged * a.subtopics:,} qrels lines ({a.subtopics} subtopics)\n")
+    print(
+        f"{a.topics} topics x {a.depth} ranked = {a.topics * a.depth:,} run lines; "
+        f"{a.topics * a.judged * a.subtopics:,} qrels lines ({a.subtopics} subtopics)\n"
+    )
     print("| tool | wall s | CPU s | peak RSS GB | vs ndeval |")
     print("|---|---:|---:|---:|---:|")
     for name, t in rows:
-        print(f"| {name} | {t.wall:.2f} | {t.cpu:.2f} | {t.rss_gb:.2f} | {ref.wall / t.wall:.1f}x |")
+        print(
+            f"| {name} | {t.wall:.2f} | {t.cpu:.2f} | {t.rss_gb:.2f} | {ref.wall / t.wall:.1f}x |"
+        )
 
 
 if __name__ == "__main__":
