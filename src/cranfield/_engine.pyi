@@ -120,6 +120,18 @@ def ndeval_report(
     risk_alpha: float,
     risk_alpha_text: str,
 ) -> str: ...
+def number_subtopic_qrels(
+    query_offsets: npt.NDArray[np.int64],
+    query_data: npt.NDArray[np.uint8],
+    doc_offsets: npt.NDArray[np.int64],
+    doc_data: npt.NDArray[np.uint8],
+) -> tuple[
+    npt.NDArray[np.int64],
+    npt.NDArray[np.int64],
+    npt.NDArray[np.int64],
+    npt.NDArray[np.int64],
+    npt.NDArray[np.int64],
+]: ...
 def read_subtopic_qrels(
     data: bytes, name: str
 ) -> tuple[

@@ -3,7 +3,7 @@
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use cranfield_eval::diversity::{evaluate, Asked, Intents, Line, Measure, FAMILIES};
+use cranfield_eval::diversity::{evaluate, number, Asked, Intents, Line, Measure, FAMILIES};
 use cranfield_eval::ndeval::{read_qrels, read_run, read_table, report, NdError, Options};
 use numpy::{PyArray1, PyReadonlyArray1};
 use pyo3::exceptions::PyValueError;
@@ -170,4 +170,62 @@ pub fn diversity_measures<'py>(
         out.append(PyArray1::from_vec(py, c))?;
     }
     Ok(out)
+}
+
+/// The strings of an Arrow string column (int64 offsets, bytes), checked.
+fn strings<'a>(offsets: &'a [i64], data: &'a [u8], what: &str) -> PyResult<Vec<&'a [u8]>> {
+    let fits = offsets.windows(2).all(|w| 0 <= w[0] && w[0] <= w[1])
+        && offsets.last().map_or(true, |&e| e as usize <= data.len());
+    if !fits {
+        return Err(PyValueError::new_err(format!("{what}: offsets that do not fit the data")));
+    }
+    Ok(offsets.windows(2).map(|w| &data[w[0] as usize..w[1] as usize]).collect())
+}
+
+/// Number subtopic judgment lines (query ids and document ids as Arrow string buffers
+/// with int64 offsets): `(line_topic, line_doc, topic_docs, topic_line, doc_line)`,
+/// topics and the documents of each in byte order; `topic_line` and `doc_line` give a
+/// line of each topic and document (their ids).
+#[pyfunction]
+pub fn number_subtopic_qrels<'py>(
+    py: Python<'py>,
+    query_offsets: PyReadonlyArray1<'py, i64>,
+    query_data: PyReadonlyArray1<'py, u8>,
+    doc_offsets: PyReadonlyArray1<'py, i64>,
+    doc_data: PyReadonlyArray1<'py, u8>,
+) -> PyResult<Bound<'py, PyTuple>> {
+    let queries = strings(
+        slice(&query_offsets, "query_offsets")?,
+        slice(&query_data, "query_data")?,
+        "query ids",
+    )?;
+    let docs =
+        strings(slice(&doc_offsets, "doc_offsets")?, slice(&doc_data, "doc_data")?, "doc ids")?;
+    if queries.len() != docs.len() {
+        return Err(PyValueError::new_err("as many query ids as doc ids are needed"));
+    }
+    let work = || {
+        let lines: Vec<(&[u8], &[u8])> =
+            queries.iter().copied().zip(docs.iter().copied()).collect();
+        let n = number(&lines);
+        let mut topic_line = vec![0i64; n.topics.len()];
+        let mut doc_line = vec![0i64; n.docs.len()];
+        for (r, (&t, &d)) in n.line_topic.iter().zip(&n.line_doc).enumerate() {
+            topic_line[t as usize] = r as i64;
+            doc_line[d as usize] = r as i64;
+        }
+        let widen = |v: &[u32]| v.iter().map(|&x| x as i64).collect::<Vec<i64>>();
+        let topic_docs: Vec<i64> = n.topic_docs.iter().map(|&x| x as i64).collect();
+        (widen(&n.line_topic), widen(&n.line_doc), topic_docs, topic_line, doc_line)
+    };
+    let done = py.detach(|| catch_unwind(AssertUnwindSafe(work)));
+    let (a, b, c, d, e) = done.map_err(|_| internal("numbering subtopic qrels panicked"))?;
+    (
+        PyArray1::from_vec(py, a),
+        PyArray1::from_vec(py, b),
+        PyArray1::from_vec(py, c),
+        PyArray1::from_vec(py, d),
+        PyArray1::from_vec(py, e),
+    )
+        .into_pyobject(py)
 }

@@ -27,6 +27,9 @@
 
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
+use std::hash::Hash;
+
+use rustc_hash::FxHashMap;
 
 /// The subtopic judgments of every topic, as the measures read them.
 ///
@@ -54,6 +57,67 @@ pub struct Line {
     pub doc: u32,
     pub subtopic: i64,
     pub grade: i64,
+}
+
+/// Judgment lines numbered: topics in increasing key order, the judged documents of
+/// each in byte order (every document sorted once, not once a line: a document is
+/// judged on many subtopics).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Numbering<T, D> {
+    /// each topic's key, in order
+    pub topics: Vec<T>,
+    /// CSR offsets of each topic's documents in `docs`
+    pub topic_docs: Vec<usize>,
+    pub docs: Vec<D>,
+    /// each line's topic and document numbers
+    pub line_topic: Vec<u32>,
+    pub line_doc: Vec<u32>,
+}
+
+/// Number the `(topic, document)` of each line (see [`Numbering`]).
+pub fn number<T: Ord + Copy, D: Ord + Hash + Copy>(lines: &[(T, D)]) -> Numbering<T, D> {
+    let mut order: Vec<u32> = (0..lines.len() as u32).collect();
+    order.sort_by_key(|&r| lines[r as usize].0);
+    let mut out = Numbering {
+        topics: Vec::new(),
+        topic_docs: vec![0],
+        docs: Vec::new(),
+        line_topic: vec![0; lines.len()],
+        line_doc: vec![0; lines.len()],
+    };
+    let mut start = 0;
+    while start < order.len() {
+        let topic = lines[order[start] as usize].0;
+        let mut end = start;
+        while end < order.len() && lines[order[end] as usize].0 == topic {
+            end += 1;
+        }
+        let mut local: FxHashMap<D, u32> = FxHashMap::default();
+        let mut seen: Vec<D> = Vec::new();
+        for &r in &order[start..end] {
+            let doc = lines[r as usize].1;
+            let next = seen.len() as u32;
+            out.line_doc[r as usize] = *local.entry(doc).or_insert_with(|| {
+                seen.push(doc);
+                next
+            });
+            out.line_topic[r as usize] = out.topics.len() as u32;
+        }
+        let mut by_name: Vec<u32> = (0..seen.len() as u32).collect();
+        by_name.sort_unstable_by_key(|&i| seen[i as usize]);
+        let mut rank = vec![0u32; seen.len()];
+        for (k, &i) in by_name.iter().enumerate() {
+            rank[i as usize] = (out.docs.len() + k) as u32;
+        }
+        out.docs.extend(by_name.iter().map(|&i| seen[i as usize]));
+        for &r in &order[start..end] {
+            out.line_doc[r as usize] = rank[out.line_doc[r as usize] as usize];
+        }
+        out.topics.push(topic);
+        out.topic_docs.push(out.docs.len());
+        start = end;
+    }
+    out
 }
 
 impl Intents {

@@ -18,7 +18,7 @@ use std::fmt::Write;
 use cranfield_trec::room::spawn;
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use crate::diversity::{ideal, values, Intents, Line, Params, Values};
+use crate::diversity::{ideal, number, values, Intents, Line, Params, Values};
 
 /// ndeval's depth: the rank cuts it reports are 5, 10 and 20.
 const DEPTH: usize = 20;
@@ -167,48 +167,10 @@ pub fn read_qrels<'a>(data: &'a [u8], name: &str) -> Result<Qrels<'a>, NdError> 
     if rows.is_empty() {
         return Err(problem(name, None, "the qrels file is empty"));
     }
-    // topics in increasing number; within each, its distinct docnos in byte order
-    // (sorted once each, not once a line: a docno is judged on every subtopic)
-    let mut order: Vec<u32> = (0..rows.len() as u32).collect();
-    order.sort_by_key(|&r| rows[r as usize].0);
-    let mut topics = Vec::new();
-    let mut topic_docs = vec![0usize];
-    let mut docs: Vec<&'a [u8]> = Vec::new();
-    let mut doc_of = vec![0u32; rows.len()];
-    let mut topic_of = vec![0u32; rows.len()];
-    let mut start = 0;
-    while start < order.len() {
-        let topic = rows[order[start] as usize].0;
-        let mut end = start;
-        while end < order.len() && rows[order[end] as usize].0 == topic {
-            end += 1;
-        }
-        let mut local: FxHashMap<&'a [u8], u32> = FxHashMap::default();
-        let mut seen: Vec<&'a [u8]> = Vec::new();
-        for &r in &order[start..end] {
-            let doc = rows[r as usize].1;
-            let next = seen.len() as u32;
-            let id = *local.entry(doc).or_insert_with(|| {
-                seen.push(doc);
-                next
-            });
-            doc_of[r as usize] = id;
-            topic_of[r as usize] = topics.len() as u32;
-        }
-        let mut by_name: Vec<u32> = (0..seen.len() as u32).collect();
-        by_name.sort_unstable_by_key(|&i| seen[i as usize]);
-        let mut rank = vec![0u32; seen.len()];
-        for (k, &i) in by_name.iter().enumerate() {
-            rank[i as usize] = (docs.len() + k) as u32;
-        }
-        docs.extend(by_name.iter().map(|&i| seen[i as usize]));
-        for &r in &order[start..end] {
-            doc_of[r as usize] = rank[doc_of[r as usize] as usize];
-        }
-        topics.push(topic);
-        topic_docs.push(docs.len());
-        start = end;
-    }
+    let keys: Vec<(i64, &'a [u8])> = rows.iter().map(|r| (r.0, r.1)).collect();
+    let n = number(&keys);
+    let (topics, topic_docs, docs, doc_of, topic_of) =
+        (n.topics, n.topic_docs, n.docs, n.line_doc, n.line_topic);
     let lines: Vec<Line> = rows
         .iter()
         .enumerate()

@@ -25,7 +25,6 @@ from .io import tabular, trec
 
 np = lazy("numpy", __name__, "np")
 pa = lazy("pyarrow", __name__, "pa")
-pc = lazy("pyarrow.compute", __name__, "pc")
 
 # the key under which a judged run keeps its subtopic judgments (JudgedRun.memo)
 _KEY = "subtopic_intents"
@@ -108,44 +107,32 @@ class Numbered:
     """Subtopic qrels numbered as the engine's diversity kernels read them.
 
     Topics are numbered in byte order (``topics``), the judged (topic, document) pairs
-    in (topic, document id) byte order; ``line_topic``, ``line_doc`` give each line's;
+    in (topic, document id) byte order, by the engine (``_engine.number_subtopic_qrels``);
+    ``line_topic``, ``line_doc`` give each line's;
     ``topic_docs`` are the CSR offsets of each topic's documents; ``pairs`` is
     :class:`~cranfield.core.qrels.Qrels` grading each pair with its number (what a run
     is judged against: :func:`judge_intents`).
     """
 
     def __init__(self, qrels: SubtopicQrels) -> None:
+        from .. import _engine
         from .qrels import Qrels
 
         t = qrels.table
-        order = pc.sort_indices(t, [("query_id", "ascending"), ("doc_id", "ascending")])
-        q = t["query_id"].take(order).combine_chunks()
-        d = t["doc_id"].take(order).combine_chunks()
-        n = len(q)
-        new_topic = np.ones(n, dtype=bool)
-        new_doc = np.ones(n, dtype=bool)
-        if n > 1:
-            new_topic[1:] = pc.not_equal(q[1:], q[:-1]).to_numpy(zero_copy_only=False)
-            new_doc[1:] = pc.not_equal(d[1:], d[:-1]).to_numpy(zero_copy_only=False)
-        new_pair = new_topic | new_doc
-        order = order.to_numpy()
-        self.line_topic = np.empty(n, dtype=np.int64)
-        self.line_topic[order] = np.cumsum(new_topic) - 1
-        self.line_doc = np.empty(n, dtype=np.int64)
-        self.line_doc[order] = np.cumsum(new_pair) - 1
+        q = t["query_id"].combine_chunks()
+        d = t["doc_id"].combine_chunks()
+        self.line_topic, self.line_doc, self.topic_docs, topic_line, doc_line = (
+            _engine.number_subtopic_qrels(*_buffers(q), *_buffers(d))
+        )
         self.line_subtopic = t["subtopic"].to_numpy().astype(np.int64)
         self.line_grade = t["relevance"].to_numpy().astype(np.int64)
-        starts = np.flatnonzero(new_pair)
-        pair_topic = (np.cumsum(new_topic) - 1)[starts]
-        self.topics = np.asarray(q.filter(pa.array(new_topic)).to_pylist(), dtype=object)
-        self.topic_docs = np.searchsorted(pair_topic, np.arange(len(self.topics) + 1)).astype(
-            np.int64
-        )
+        self.topics = np.asarray(q.take(pa.array(topic_line)).to_pylist(), dtype=object)
+        pair_topic = np.repeat(np.arange(len(self.topics)), np.diff(self.topic_docs))
         pairs = pa.table(
             {
-                "query_id": q.take(pa.array(starts)),
-                "doc_id": d.take(pa.array(starts)),
-                "relevance": pa.array(np.arange(len(starts), dtype=np.int64)),
+                "query_id": q.take(pa.array(topic_line[pair_topic])),
+                "doc_id": d.take(pa.array(doc_line)),
+                "relevance": pa.array(np.arange(len(doc_line), dtype=np.int64)),
             }
         )
         self.pairs = Qrels.of_table(pairs, qrels.source)
@@ -157,6 +144,16 @@ class Numbered:
         at = np.minimum(at, max(len(self.topics) - 1, 0))
         found = (self.topics[at] == ids) if len(self.topics) else np.zeros(len(ids), bool)
         return np.where(found, at, -1).astype(np.int64)
+
+
+def _buffers(strings) -> tuple:
+    """An Arrow string array's offsets (int64) and bytes, as NumPy arrays."""
+    _, offsets, data = strings.buffers()
+    kind = np.int64 if pa.types.is_large_string(strings.type) else np.int32
+    n = len(strings)
+    off = np.frombuffer(offsets, dtype=kind, count=strings.offset + n + 1)[strings.offset :]
+    raw = np.frombuffer(data, dtype=np.uint8) if data is not None else np.zeros(0, np.uint8)
+    return off.astype(np.int64), raw
 
 
 def judge_intents(subtopics: SubtopicQrels, run, options=None):
