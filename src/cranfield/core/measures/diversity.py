@@ -57,8 +57,8 @@ MAX_DEPTH = 1_000_000
 
 _EDGE = (
     "Topics without subtopic judgments, or whose subtopics have no relevant document, "
-    "score 0 (ndeval prints nan for nNRBP there). Needs subtopic qrels "
-    "(--subtopic-qrels)."
+    "score 0 (ndeval prints nan for nNRBP there). Rank cutoffs up to 1,000,000 (ndeval "
+    "reports 5, 10 and 20). Needs subtopic qrels (--subtopic-qrels)."
 )
 
 
