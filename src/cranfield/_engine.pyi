@@ -105,6 +105,8 @@ def diversity_measures(
     topics: npt.NDArray[np.int64],
     offsets: npt.NDArray[np.int64],
     ranked: npt.NDArray[np.int64],
+    weights: tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.float64]]
+    | None = None,
 ) -> list[npt.NDArray[np.float64]]: ...
 def ndeval_report(
     qrels: bytes,

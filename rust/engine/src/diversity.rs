@@ -107,8 +107,10 @@ fn slice<'a, T: numpy::Element>(a: &'a PyReadonlyArray1<'_, T>, what: &str) -> P
 /// `cranfield_eval::diversity::Line` says, `line_subtopic`, `line_grade` >= 0) with the
 /// documents of each topic `topic_docs` (CSR); ranking `q` of topic `topics[q]`
 /// (negative: none) holds the documents `ranked[offsets[q]..offsets[q + 1]]`
-/// (negative: not judged). One float64 array per measure.
+/// (negative: not judged). `weights`, when given: intent probabilities
+/// `(topic, subtopic, probability)` arrays. One float64 array per measure.
 #[pyfunction]
+#[pyo3(signature = (asked, line_topic, line_doc, line_subtopic, line_grade, topic_docs, topics, offsets, ranked, weights=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn diversity_measures<'py>(
     py: Python<'py>,
@@ -121,6 +123,11 @@ pub fn diversity_measures<'py>(
     topics: PyReadonlyArray1<'py, i64>,
     offsets: PyReadonlyArray1<'py, i64>,
     ranked: PyReadonlyArray1<'py, i64>,
+    weights: Option<(
+        PyReadonlyArray1<'py, i64>,
+        PyReadonlyArray1<'py, i64>,
+        PyReadonlyArray1<'py, f64>,
+    )>,
 ) -> PyResult<Bound<'py, PyList>> {
     let mut specs = Vec::with_capacity(asked.len());
     for (family, cutoff, alpha, beta) in asked {
@@ -150,6 +157,18 @@ pub fn diversity_measures<'py>(
     if !shaped {
         return Err(PyValueError::new_err("diversity arrays that do not fit together"));
     }
+    let mut weighted: Vec<(u32, i64, f64)> = Vec::new();
+    if let Some((wt, ws, wv)) = &weights {
+        let (wt, ws, wv) = (slice(wt, "weight topics")?, slice(ws, "subtopics")?, slice(wv, "w")?);
+        let fits = wt.len() == ws.len()
+            && ws.len() == wv.len()
+            && wt.iter().all(|&t| (0..n_topics).contains(&t))
+            && wv.iter().all(|w| w.is_finite() && *w >= 0.0);
+        if !fits {
+            return Err(PyValueError::new_err("intent probabilities that do not fit"));
+        }
+        weighted = (0..wt.len()).map(|i| (wt[i] as u32, ws[i], wv[i])).collect();
+    }
     let columns = py.detach(|| {
         catch_unwind(AssertUnwindSafe(|| {
             let lines: Vec<Line> = (0..lt.len())
@@ -160,7 +179,8 @@ pub fn diversity_measures<'py>(
                     grade: lg[i],
                 })
                 .collect();
-            let intents = Intents::build(&lines, td);
+            let mut intents = Intents::build(&lines, td);
+            intents.set_weights(&weighted);
             evaluate(&intents, &specs, tq, off, rk)
         }))
     });

@@ -46,6 +46,12 @@ pub struct Intents {
     pub subs: Vec<u32>,
     pub topic_subs: Vec<usize>,
     pub nrel: Vec<i64>,
+    /// the number of each actual subtopic (as `nrel`)
+    pub sub_number: Vec<i64>,
+    /// intent probabilities: each actual subtopic's (as `nrel`), and whether topic `t`
+    /// has them (else its subtopics weigh 1/S each, as in ndeval)
+    pub weight: Vec<f64>,
+    pub weighted: Vec<bool>,
 }
 
 /// One line of subtopic qrels, numbered: its topic `topic` (topics numbered in their
@@ -184,7 +190,36 @@ impl Intents {
         for d in 0..num_docs {
             doc_subs[d + 1] += doc_subs[d];
         }
-        Intents { topic_docs, doc_subs, subs, topic_subs, nrel }
+        let sub_number = sub_numbers.iter().map(|&(_, s)| s).collect();
+        let weight = vec![0.0; nrel.len()];
+        let weighted = vec![false; num_topics];
+        Intents { topic_docs, doc_subs, subs, topic_subs, nrel, sub_number, weight, weighted }
+    }
+
+    /// Give topics intent probabilities: `(topic, subtopic number, probability)`; a
+    /// topic named gets them (an actual subtopic it leaves out weighs 0), the others
+    /// keep ndeval's 1/S.
+    pub fn set_weights(&mut self, weights: &[(u32, i64, f64)]) {
+        for &(t, s, w) in weights {
+            let t = t as usize;
+            self.weighted[t] = true;
+            let range = self.topic_subs[t]..self.topic_subs[t + 1];
+            if let Ok(at) = self.sub_number[range.clone()].binary_search(&s) {
+                self.weight[range.start + at] = w;
+            }
+        }
+    }
+
+    /// The multiplier of each actual subtopic's gain in topic `t`: S w_s when the
+    /// topic has intent probabilities, None for ndeval's uniform weights.
+    fn multipliers(&self, t: usize) -> Option<Vec<f64>> {
+        if !self.weighted.get(t).copied().unwrap_or(false) {
+            return None;
+        }
+        let s = self.actual(t) as f64;
+        Some(
+            self.weight[self.topic_subs[t]..self.topic_subs[t + 1]].iter().map(|w| s * w).collect(),
+        )
     }
 
     pub fn num_topics(&self) -> usize {
@@ -258,11 +293,15 @@ fn walk<'a>(
         return out;
     }
     let mut gain = vec![1.0f64; actual];
+    let mult = intents.multipliers(t);
     let mut decay = 1.0;
     for (i, rel) in ranked.enumerate() {
         let mut score = 0.0;
         for &j in rel.unwrap_or(&[]) {
-            score += gain[j as usize];
+            match &mult {
+                None => score += gain[j as usize],
+                Some(m) => score += m[j as usize] * gain[j as usize],
+            }
             gain[j as usize] *= 1.0 - p.alpha;
         }
         if i < depth {
@@ -316,10 +355,14 @@ impl Ord for Candidate {
 pub fn ideal_ranking(intents: &Intents, t: usize, alpha: f64) -> Vec<usize> {
     let docs = intents.topic_docs[t]..intents.topic_docs[t + 1];
     let mut gain = vec![1.0f64; intents.actual(t)];
+    let mult = intents.multipliers(t);
     let score = |gain: &[f64], d: usize| {
         let mut s = 0.0;
         for &j in intents.rel(d) {
-            s += gain[j as usize];
+            match &mult {
+                None => s += gain[j as usize],
+                Some(m) => s += m[j as usize] * gain[j as usize],
+            }
         }
         s
     };
@@ -374,11 +417,25 @@ pub fn values(intents: &Intents, t: usize, ideal: &Walk, ranked: &[i64], p: &Par
         return v;
     }
     // subtopic recall and P-IA to the depth, MAP-IA over the whole ranking
+    let weights = intents.multipliers(t).map(|m| {
+        let w = &intents.weight[intents.topic_subs[t]..intents.topic_subs[t + 1]];
+        (m, w.to_vec())
+    });
     let mut seen = vec![false; actual];
     let mut covered = 0usize;
+    let mut covered_weight = 0.0f64;
     let mut count = 0usize;
+    let mut weighted_count = 0.0f64;
     let mut sub_count = vec![0i64; actual];
     let mut sub_total = vec![0.0f64; actual];
+    let recall = |covered: usize, covered_weight: f64| match &weights {
+        None => covered as f64 / actual as f64,
+        Some(_) => covered_weight,
+    };
+    let precision = |i: usize, count: usize, weighted_count: f64| match &weights {
+        None => count as f64 / (((i + 1) * actual) as f64),
+        Some(_) => weighted_count / (((i + 1) * actual) as f64),
+    };
     for (i, &x) in ranked.iter().enumerate() {
         let subs = rel(x).unwrap_or(&[]);
         for &j in subs {
@@ -388,24 +445,41 @@ pub fn values(intents: &Intents, t: usize, ideal: &Walk, ranked: &[i64], p: &Par
             if i < depth && !seen[j] {
                 seen[j] = true;
                 covered += 1;
+                if let Some((_, w)) = &weights {
+                    covered_weight += w[j];
+                }
+            }
+            if let (true, Some((m, _))) = (i < depth, &weights) {
+                weighted_count += m[j];
             }
         }
         if i < depth {
             count += subs.len();
-            v.strec[i] = covered as f64 / actual as f64;
-            v.precision[i] = count as f64 / (((i + 1) * actual) as f64);
+            v.strec[i] = recall(covered, covered_weight);
+            v.precision[i] = precision(i, count, weighted_count);
         }
     }
     for i in ranked.len().min(depth)..depth {
-        v.strec[i] = covered as f64 / actual as f64;
-        v.precision[i] = count as f64 / (((i + 1) * actual) as f64);
+        v.strec[i] = recall(covered, covered_weight);
+        v.precision[i] = precision(i, count, weighted_count);
     }
     let nrel = &intents.nrel[intents.topic_subs[t]..intents.topic_subs[t + 1]];
-    let mut map_ia = 0.0;
-    for (total, &n) in sub_total.iter().zip(nrel) {
-        map_ia += total / n as f64;
+    match &weights {
+        None => {
+            let mut map_ia = 0.0;
+            for (total, &n) in sub_total.iter().zip(nrel) {
+                map_ia += total / n as f64;
+            }
+            v.map_ia = map_ia / actual as f64;
+        }
+        Some((_, w)) => {
+            let mut map_ia = 0.0;
+            for ((total, &n), &wj) in sub_total.iter().zip(nrel).zip(w) {
+                map_ia += wj * (total / n as f64);
+            }
+            v.map_ia = map_ia;
+        }
     }
-    v.map_ia = map_ia / actual as f64;
     v
 }
 

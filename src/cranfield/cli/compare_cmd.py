@@ -20,6 +20,7 @@ from ._args import (
     number,
     resolve_baseline,
     seed_value,
+    subtopic_qrels_value,
 )
 from ._output import emit, print_notes, rounded_note, warnings_as_notes
 
@@ -149,7 +150,11 @@ def _scores(args):
     runs = read_runs(args.runs)
     baseline = resolve_baseline(args.baseline, [r.name for r in runs], args.runs)
     results = evaluate(
-        args.qrels, runs, measures, complete=args.complete, subtopic_qrels=args.subtopic_qrels
+        args.qrels,
+        runs,
+        measures,
+        complete=args.complete,
+        subtopic_qrels=subtopic_qrels_value(args),
     )
     return results.per_query_table(), baseline, []
 

@@ -92,7 +92,9 @@ def run(args) -> int:
     from ..defaults import DEFAULT_MEASURES
 
     digits = digits_value(args)
-    subtopics = getattr(args, "subtopic_qrels", None)
+    from ._args import subtopic_qrels_value
+
+    subtopics = subtopic_qrels_value(args)
     more = {} if subtopics is None else {"subtopic_qrels": subtopics}
     results, qrels = backend(engine_value(args)).evaluate(
         args.qrels,

@@ -50,10 +50,26 @@ class SubtopicQrels(Columnar):
     _value = tabular.SUBTOPICS
     _layout = trec.QRELS
 
+    #: intent probabilities (``query_id``, ``subtopic``, ``probability``), or None:
+    #: every actual subtopic of a topic weighs 1/S (ndeval's)
+    intents = None
+
     def __init__(self, table, source: str | None = None, **_policies) -> None:
         # (every line is kept: ``duplicates`` and ``fractional`` do not apply)
         self.table = tabular.normalise(table, self._value, source)
         self.source = source
+
+    def with_intents(self, intents) -> SubtopicQrels:
+        """These judgments with intent probabilities P(subtopic | topic) (Agrawal et al.
+        2009): a table, DataFrame or file (CSV, TSV, JSON lines, Parquet) with columns
+        ``query_id`` (or ``qid``, ``topic``), ``subtopic`` (or ``intent``, ...) and
+        ``probability`` (or ``prob``, ``weight``); each topic's probabilities are >= 0
+        and sum to 1. A topic they name weighs each subtopic by its probability
+        instead of 1/S (an actual subtopic left out weighs 0); the others keep
+        ndeval's weights. docs/diversity.md gives the weighted definitions."""
+        out = SubtopicQrels.of_table(self.table, self.source)
+        out.intents = read_intents(intents)
+        return out
 
     @classmethod
     def read(cls, path_or_file, *, format: str | None = None) -> SubtopicQrels:
@@ -136,6 +152,16 @@ class Numbered:
             }
         )
         self.pairs = Qrels.of_table(pairs, qrels.source)
+        self.weights = None
+        if qrels.intents is not None:
+            w = qrels.intents
+            topic = self.topic_of(w["query_id"].to_numpy(zero_copy_only=False))
+            keep = topic >= 0  # (topics without judgments score 0 anyway)
+            self.weights = (
+                np.ascontiguousarray(topic[keep]),
+                np.ascontiguousarray(w["subtopic"].to_numpy()[keep], dtype=np.int64),
+                np.ascontiguousarray(w["probability"].to_numpy()[keep], dtype=np.float64),
+            )
 
     def topic_of(self, query_ids) -> np.ndarray:
         """The topic number of each query id (-1: a topic without judgments)."""
@@ -144,6 +170,48 @@ class Numbered:
         at = np.minimum(at, max(len(self.topics) - 1, 0))
         found = (self.topics[at] == ids) if len(self.topics) else np.zeros(len(ids), bool)
         return np.where(found, at, -1).astype(np.int64)
+
+
+_INTENT_COLUMNS = {
+    "query_id": tabular.ALIASES["query_id"],
+    "subtopic": tabular.ALIASES["subtopic"],
+    "probability": ("probability", "prob", "p", "weight", "intent_probability"),
+}
+
+
+def read_intents(source):
+    """Intent probabilities as a table ``query_id``, ``subtopic``, ``probability``
+    (checked: whole subtopics >= 0, probabilities >= 0 summing to 1 per topic)."""
+    from .io.table import read_table
+
+    t = read_table(source, strings=list(tabular.ALIASES["query_id"]))
+    names = {n.strip().lower(): n for n in t.table.column_names}
+    picked = {}
+    for target, aliases in _INTENT_COLUMNS.items():
+        found = next((names[a] for a in aliases if a in names), None)
+        if found is None:
+            raise t.missing(target, "intent probabilities'")
+        picked[target] = found
+    t.require({picked["subtopic"]: "integer", picked["probability"]: "number"})
+    query = t.column(picked["query_id"]).cast(pa.string())
+    subtopic = t.column(picked["subtopic"]).to_numpy().astype(np.int64)
+    probability = t.column(picked["probability"]).to_numpy().astype(np.float64)
+    bad = np.flatnonzero(subtopic < 0)
+    if len(bad):
+        raise t.error(int(bad[0]), "the subtopic is negative")
+    bad = np.flatnonzero(~np.isfinite(probability) | (probability < 0))
+    if len(bad):
+        raise t.error(int(bad[0]), "the probability is not a number >= 0")
+    table = pa.table({"query_id": query, "subtopic": subtopic, "probability": probability})
+    sums = table.group_by("query_id").aggregate([("probability", "sum")])
+    off = np.flatnonzero(np.abs(sums["probability_sum"].to_numpy() - 1.0) > 1e-6)
+    if len(off):
+        topic = sums["query_id"][int(off[0])].as_py()
+        total = sums["probability_sum"][int(off[0])].as_py()
+        raise InputError(
+            f"the intent probabilities of topic {topic!r} sum to {total:.6g}, not 1", t.source
+        )
+    return table
 
 
 def _buffers(strings) -> tuple:
@@ -236,4 +304,5 @@ def diversity_values(jr, specs) -> list:
         numbered.topic_of(jr.query_ids),
         np.ascontiguousarray(jr.offsets, dtype=np.int64),
         np.ascontiguousarray(ranked),
+        numbered.weights,
     )
