@@ -196,3 +196,22 @@ def test_compare_takes_diversity_measures(capsys, files, tmp_path):
         capsys, "compare", files["adhoc"], files["run"], other, "-m", "alpha_nDCG@1"
     )
     assert status != 0 and "needs subtopic qrels" in err and err.count("\n") == 1
+
+
+def test_intent_probabilities_on_the_command_line(capsys, files, tmp_path):
+    good, bad = tmp_path / "good.csv", tmp_path / "bad.csv"
+    good.write_text("qid,subtopic,p\n1,1,0.25\n1,2,0.75\n")
+    bad.write_text("qid,subtopic,p\n1,1,0.25\n")
+    argv = ["eval", files["adhoc"], files["run"], "-m", "StRecall@1", "-f", "csv"]
+    status, out, err = run_main(capsys, *argv, "--subtopic-qrels", files["qrels"])
+    assert status == 0 and out.splitlines()[1].split(",")[1] == "0.25", err  # (1/2 + 0)/2
+    status, out, err = run_main(
+        capsys, *argv, "--subtopic-qrels", files["qrels"], "--intent-probabilities", good
+    )
+    assert status == 0 and out.splitlines()[1].split(",")[1] == "0.125", err  # 0.25 / 2
+    status, out, err = run_main(
+        capsys, *argv, "--subtopic-qrels", files["qrels"], "--intent-probabilities", bad
+    )
+    assert status == 2 and out == "" and err.count("\n") == 1 and "sum to 0.25" in err
+    status, _, err = run_main(capsys, *argv, "--intent-probabilities", good)
+    assert status == 2 and err.count("\n") == 1 and "--subtopic-qrels beside it" in err
