@@ -4,7 +4,7 @@
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use cranfield_eval::diversity::{evaluate, number, Asked, Intents, Line, Measure, FAMILIES};
-use cranfield_eval::ndeval::{read_qrels, read_run, read_table, report, NdError, Options};
+use cranfield_eval::ndeval::{evaluate_files, read_table, NdError, Options};
 use numpy::{PyArray1, PyReadonlyArray1};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -66,15 +66,7 @@ pub fn ndeval_report(
         Options { alpha, beta, traditional, depth, complete, risk_alpha, risk_alpha_text };
     let (q, r) = (qrels.as_bytes(), run.as_bytes());
     let b = baseline.as_ref().map(|(data, name)| (data.as_bytes(), name.as_str()));
-    detached(py, || {
-        let qrels = read_qrels(q, &qrels_name)?;
-        let run = read_run(r, &run_name, &options)?;
-        let base = match b {
-            Some((data, name)) => Some(read_run(data, name, &options)?),
-            None => None,
-        };
-        Ok(report(&qrels, &run, base.as_ref(), &options))
-    })
+    detached(py, || evaluate_files((q, &qrels_name), (r, &run_name), b, &options))
 }
 
 /// Subtopic qrels in TREC text: `(query offsets, query bytes, subtopic, doc offsets,

@@ -441,6 +441,34 @@ pub fn report(qrels: &Qrels, run: &Run, baseline: Option<&Run>, options: &Option
     out
 }
 
+/// ndeval's whole work: read the qrels, the run and the baseline (named `(data, name)`;
+/// the run and the baseline on a thread of their own while the qrels are read) and
+/// report; a problem in the qrels is reported first, as ndeval reads them first.
+pub fn evaluate_files(
+    qrels: (&[u8], &str),
+    run: (&[u8], &str),
+    baseline: Option<(&[u8], &str)>,
+    options: &Options,
+) -> Result<String, NdError> {
+    let runs = || {
+        let ours = read_run(run.0, run.1, options)?;
+        let base = baseline.map(|(data, name)| read_run(data, name, options)).transpose()?;
+        Ok((ours, base))
+    };
+    let (judged, read) = std::thread::scope(|scope| {
+        let other = spawn(scope, runs);
+        let judged = read_qrels(qrels.0, qrels.1);
+        let read = match other {
+            Some(handle) => handle.join().expect("a reading thread panicked"),
+            None => runs(),
+        };
+        (judged, read)
+    });
+    let judged = judged?;
+    let (ours, base) = read?;
+    Ok(report(&judged, &ours, base.as_ref(), options))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
