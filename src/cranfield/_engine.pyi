@@ -99,6 +99,56 @@ class LtrKernel:
     ) -> npt.NDArray[np.float64]: ...
 
 def set_out_of_memory_line(line: str) -> None: ...
+def diversity_families() -> list[str]: ...
+def diversity_measures(
+    asked: list[tuple[str, int, float, float]],
+    line_topic: npt.NDArray[np.int64],
+    line_doc: npt.NDArray[np.int64],
+    line_subtopic: npt.NDArray[np.int64],
+    line_grade: npt.NDArray[np.int64],
+    topic_docs: npt.NDArray[np.int64],
+    topics: npt.NDArray[np.int64],
+    offsets: npt.NDArray[np.int64],
+    ranked: npt.NDArray[np.int64],
+    weights: tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.float64]]
+    | None = None,
+) -> list[npt.NDArray[np.float64]]: ...
+def ndeval_report(
+    qrels: bytes,
+    qrels_name: str,
+    run: bytes,
+    run_name: str,
+    baseline: tuple[bytes, str] | None,
+    alpha: float,
+    beta: float,
+    traditional: bool,
+    depth: int | None,
+    complete: bool,
+    risk_alpha: float,
+    risk_alpha_text: str,
+) -> str: ...
+def number_subtopic_qrels(
+    query_offsets: npt.NDArray[np.int64],
+    query_data: npt.NDArray[np.uint8],
+    doc_offsets: npt.NDArray[np.int64],
+    doc_data: npt.NDArray[np.uint8],
+) -> tuple[
+    npt.NDArray[np.int64],
+    npt.NDArray[np.int64],
+    npt.NDArray[np.int64],
+    npt.NDArray[np.int64],
+    npt.NDArray[np.int64],
+]: ...
+def read_subtopic_qrels(
+    data: bytes, name: str
+) -> tuple[
+    npt.NDArray[np.int64],
+    npt.NDArray[np.uint8],
+    npt.NDArray[np.int64],
+    npt.NDArray[np.int64],
+    npt.NDArray[np.uint8],
+    npt.NDArray[np.int64],
+]: ...
 def read_trec_bytes(data: bytes, kind: str, latin1: bool, max_line: int) -> _Parsed: ...
 def read_trec_file(
     path: _Path, kind: str, latin1: bool, max_line: int, max_bytes: int | None = None

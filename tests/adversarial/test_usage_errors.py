@@ -2,8 +2,8 @@
 
 An unknown option, a missing argument and a bad choice are each reported as
 ``cranfield SUB: error: MESSAGE (see cranfield SUB --help)``, never argparse's usage
-block. ``cranfield trec_eval`` keeps trec_eval's status 1 for a bad option (a drop-in
-replacement); its line has the same form.
+block. ``cranfield trec_eval`` and ``cranfield ndeval`` keep their reference's status 1
+for a bad option (drop-in replacements); their line has the same form.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from .harness import assert_clean_failure, run_cli
 CASES: dict[str, dict[str, list[str]]] = {
     "eval": {"missing": [], "choice": ["q", "r", "-f", "bogus"], "type": ["q", "r", "-l", "x"]},
     "trec_eval": {"missing": [], "choice": ["--compat", "8", "q", "r"]},
+    "ndeval": {"missing": ["q"], "choice": ["-alpha", "2", "q", "r"]},
     "measures": {"extra": ["AP", "nDCG"]},
     "cwl": {"missing": ["q"], "refused": ["q", "r", "-c", "costs"]},
     "compare": {"missing": ["--baseline"], "choice": ["--test", "bogus"]},
@@ -81,7 +82,7 @@ def test_every_subcommand_is_covered():
     ids=[f"{prog}-{case}" for prog, cases in CASES.items() for case in cases],
 )
 def test_usage_error_is_one_line(prog, argv, tmp_path):
-    status = 1 if prog == "trec_eval" else 2
+    status = 1 if prog in ("trec_eval", "ndeval") else 2  # the drop-ins' status
     out = run_cli(*prog.split(), *argv, cwd=tmp_path)
     err = assert_clean_failure(out, f"cranfield {prog}: error: ", status=status)
     assert err.endswith(f"(see cranfield {prog} --help)"), out

@@ -40,12 +40,28 @@ RUN = {
 ALL = [m for d in all_definitions() for m in instances(d)]
 
 
+def _subtopics():
+    """The qrels above as subtopic qrels (for the diversity families): each judgment on
+    subtopic grade mod 3, negative grades as 0."""
+    import pyarrow as pa
+
+    from cranfield.core.subtopics import SubtopicQrels
+
+    rows = [(q, g % 3, d, max(g, 0)) for q, docs in QRELS.items() for d, g in docs.items()]
+    names = ("query_id", "subtopic", "doc_id", "relevance")
+    return SubtopicQrels(pa.table({n: [r[i] for r in rows] for i, n in enumerate(names)}))
+
+
 @pytest.fixture(scope="module")
 def judged():
     qrels = Qrels.from_dict(QRELS)
     run = Run.from_dict(RUN, name="r")
     table = run.table
     reversed_run = Run(table.take(np.arange(len(table))[::-1]), name="r")
+    from cranfield.core.options import JudgeOptions
+    from cranfield.core.subtopics import judge_intents
+
+    subtopics = _subtopics()
     out = {}
     for complete in (False, True):
         for judged_only in (False, True):
@@ -54,6 +70,11 @@ def judged():
                 judge(qrels, run, complete=complete, judged_only=judged_only),
                 judge(qrels, reversed_run, complete=complete, judged_only=judged_only),
             )
+            options = JudgeOptions(complete=complete, judged_only=judged_only)
+            out[(*key, "diversity")] = (
+                judge_intents(subtopics, run, options),
+                judge_intents(subtopics, reversed_run, options),
+            )
     return out
 
 
@@ -61,7 +82,8 @@ def judged():
 @pytest.mark.parametrize("complete", [False, True])
 @pytest.mark.parametrize("judged_only", [False, True])
 def test_every_measure_on_adversarial_input(measure, complete, judged_only, judged):
-    jr, jr_reversed = judged[(complete, judged_only)]
+    diversity = ("diversity",) if measure.definition.family == "diversity" else ()
+    jr, jr_reversed = judged[(complete, judged_only, *diversity)]
     values = measure.compute(jr)
     assert len(values) == jr.num_queries == (6 if complete else 5)
     if measure.definition.kind == "str":

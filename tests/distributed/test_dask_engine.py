@@ -34,6 +34,8 @@ def _measures() -> list:
     """Every measure family with its default parameters (those that parse bare)."""
     out = []
     for d in all_definitions():
+        if d.family == "diversity":  # subtopic qrels: the local engine only
+            continue
         try:
             out.append(cranfield.parse_measure(d.name))
         except Exception:  # a family that needs a parameter (none is meant here)

@@ -18,7 +18,18 @@ from cranfield.core.measures import engine
 from cranfield.core.measures.registry import all_definitions
 from generators import measure_variants, parameter_values
 
-DEFINITIONS = all_definitions()
+# The diversity families read subtopic judgments, not a judged run's grades: the
+# engine computes them with _engine.diversity_measures (rust/eval/src/diversity.rs),
+# checked against ndeval itself (tests/reference/test_ndeval.py), not a NumPy kernel.
+DIVERSITY = [d for d in all_definitions() if d.family == "diversity"]
+DEFINITIONS = [d for d in all_definitions() if d.family != "diversity"]
+
+
+def test_every_diversity_family_has_an_engine_kernel():
+    from cranfield import _engine
+
+    assert {d.name for d in DIVERSITY} == set(_engine.diversity_families())
+    assert not engine.families() & set(_engine.diversity_families())
 
 
 def test_every_family_has_an_engine_kernel_or_says_why():

@@ -138,6 +138,9 @@ JUDGING_FIELDS = {"rel_level", "depth", "judged_only", "complete", "compat", "du
 NOT_JUDGING = {
     "compute_measures": {"rel_level", "compat"},  # a judged run's own (JudgedRun's fields)
     "trec_eval_print": {"complete"},  # how the printer lays out values computed before
+    # ndeval's own -M and -c (its run cut before the docno check, its topic average),
+    # not cranfield's judging: cranfield ndeval reads them as ndeval does
+    "ndeval_report": {"depth", "complete"},
 }
 
 

@@ -5,6 +5,7 @@
 //! Python: one would be a bug, reported as `ReadError("internal", ...)`.
 
 mod cwl;
+mod diversity;
 mod errors;
 mod evaluate;
 mod judge;
@@ -220,6 +221,11 @@ fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("BUILD", build_description())?;
     m.add_function(wrap_pyfunction!(out_of_memory::set_out_of_memory_line, m)?)?;
     m.add_function(wrap_pyfunction!(read_trec_bytes, m)?)?;
+    m.add_function(wrap_pyfunction!(diversity::diversity_families, m)?)?;
+    m.add_function(wrap_pyfunction!(diversity::diversity_measures, m)?)?;
+    m.add_function(wrap_pyfunction!(diversity::ndeval_report, m)?)?;
+    m.add_function(wrap_pyfunction!(diversity::number_subtopic_qrels, m)?)?;
+    m.add_function(wrap_pyfunction!(diversity::read_subtopic_qrels, m)?)?;
     m.add_function(wrap_pyfunction!(read_trec_file, m)?)?;
     ltr::register(m)?;
     measures::register(m)?;

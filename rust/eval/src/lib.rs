@@ -8,10 +8,12 @@
 //! family of cranfield's registry from it, one value per query.
 
 pub mod aggregate;
+pub mod diversity;
 pub mod error;
 pub mod judge;
 pub mod measures;
 pub mod micro;
+pub mod ndeval;
 pub mod runs;
 pub mod trec_eval;
 pub mod views;

@@ -95,6 +95,41 @@ def add_qrels_and_runs(p: argparse.ArgumentParser) -> None:
     p.add_argument("runs", nargs="+", help="one or more runs (TREC run files, Parquet, CSV/TSV)")
 
 
+def add_subtopic_qrels(p: argparse.ArgumentParser) -> None:
+    """``--subtopic-qrels FILE`` and ``--intent-probabilities FILE``: the subtopic
+    (intent) judgments of the diversity measures (:func:`subtopic_qrels_value`)."""
+    p.add_argument(
+        "--subtopic-qrels",
+        metavar="FILE",
+        help="subtopic qrels 'topic subtopic docno grade' (ndeval's format; Parquet, "
+        "CSV/TSV too) for the diversity measures (alpha_nDCG@20, ERR_IA@20, StRecall@10, "
+        "...); a query without subtopic judgments scores 0 on them",
+    )
+    p.add_argument(
+        "--intent-probabilities",
+        metavar="FILE",
+        help="P(subtopic | topic) for the diversity measures: a table with columns "
+        "query_id, subtopic, probability (each topic's summing to 1); default: the "
+        "subtopics of a topic weigh alike, as in ndeval",
+    )
+
+
+def subtopic_qrels_value(args: argparse.Namespace):
+    """What ``evaluate(subtopic_qrels=)`` takes from :func:`add_subtopic_qrels`'s
+    options: the path, the judgments with their intent probabilities, or None."""
+    from ..errors import ParameterError
+
+    path = getattr(args, "subtopic_qrels", None)
+    intents = getattr(args, "intent_probabilities", None)
+    if intents is None:
+        return path
+    if path is None:
+        raise ParameterError("--intent-probabilities", "--subtopic-qrels beside it", intents)
+    from ..core.subtopics import SubtopicQrels
+
+    return SubtopicQrels.read(path).with_intents(intents)
+
+
 def add_rel_level(p: argparse.ArgumentParser) -> None:
     """``-l/--rel-level``: the smallest grade that counts as relevant."""
     p.add_argument(

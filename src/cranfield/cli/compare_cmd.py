@@ -15,12 +15,14 @@ from ._args import (
     add_measures,
     add_output,
     add_seed,
+    add_subtopic_qrels,
     add_tests,
     add_topic_groups,
     engine_value,
     number,
     resolve_baselines,
     seed_value,
+    subtopic_qrels_value,
 )
 from ._output import emit, print_notes, rounded_note, warnings_as_notes
 
@@ -66,6 +68,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     add_seed(parser, "randomization and bootstrap tests")
     add_complete(parser)
+    add_subtopic_qrels(parser)
     add_engine(
         parser,
         "local: this process (default); dask: the tests and intervals of the pairs computed "
@@ -144,7 +147,13 @@ def _scores(args):
 
     runs = read_runs(args.runs)
     baseline = resolve_baselines(args.baseline, [r.name for r in runs], args.runs)
-    results = evaluate(args.qrels, runs, measures, complete=args.complete)
+    results = evaluate(
+        args.qrels,
+        runs,
+        measures,
+        complete=args.complete,
+        subtopic_qrels=subtopic_qrels_value(args),
+    )
     return results.per_query_table(), baseline, []
 
 

@@ -21,6 +21,7 @@ def add_arguments(p) -> None:
         add_output,
         add_qrels_and_runs,
         add_stream,
+        add_subtopic_qrels,
         add_topic_groups,
     )
 
@@ -33,6 +34,7 @@ def add_arguments(p) -> None:
     p.add_argument("-q", "--per-query", action="store_true", help="also show every query")
     add_topic_groups(p)
     add_judging(p)
+    add_subtopic_qrels(p)
     p.add_argument(
         "--fractional",
         action="store_true",
@@ -93,6 +95,10 @@ def run(args) -> int:
 
     digits = digits_value(args)
     topic_groups = None if args.topic_groups is None else _read_groups(args)
+    from ._args import subtopic_qrels_value
+
+    subtopics = subtopic_qrels_value(args)
+    more = {} if subtopics is None else {"subtopic_qrels": subtopics}
     results, qrels = backend(engine_value(args)).evaluate(
         args.qrels,
         args.runs,
@@ -104,6 +110,7 @@ def run(args) -> int:
         fractional=args.fractional,
         stream=args.stream,
         scheduler=args.scheduler,
+        **more,
     )
     return _finish(results, qrels, args, digits, topic_groups)
 

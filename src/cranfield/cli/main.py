@@ -4,7 +4,7 @@
 (the only copy: ``cranfield --help`` shows it without importing any subcommand, and
 ``cranfield SUB --help`` shows it too). A subcommand module defines
 ``add_arguments(parser)`` and ``run(args) -> int``, or ``main(argv) -> int`` when it
-parses its own arguments (trec_eval, pool); the module is imported only when used, so
+parses its own arguments (trec_eval, ndeval, pool); the module is imported only when used, so
 ``cranfield trec_eval`` does not pay for plotting or statistics imports. Every parser is
 a :class:`~cranfield.cli._args.Parser`: a usage error is one line and exit status 2.
 """
@@ -30,6 +30,10 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
         "drop-in replacement for trec_eval 10.0 (same flags and output)",
     ),
     "cwl": ("cwl_cmd", "drop-in for cwl_eval: C/W/L measures (EU, ETU, EC, ETC, ED, residuals)"),
+    "ndeval": (
+        "ndeval_cmd",
+        "drop-in replacement for ndeval (TREC diversity evaluation: same options and output)",
+    ),
     "measures": ("measures_cmd", "list the measures, or show one with its formula and source"),
     "runs": ("runs_cmd", "describe runs: topics, depth, ties, score range, ir_metadata"),
     "compare": ("compare_cmd", "compare runs: significance tests, effect sizes, tables"),

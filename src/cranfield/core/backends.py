@@ -113,6 +113,7 @@ def _local_evaluate(
     stream: bool | None = None,
     client=None,
     scheduler=None,
+    subtopic_qrels=None,
 ) -> tuple:
     """Evaluation in this process: files by :func:`cranfield.core.files.evaluate_files`
     (the compiled engine where it can; NumPy is not imported then), anything else by
@@ -133,6 +134,7 @@ def _local_evaluate(
             collection_size=collection_size,
             fractional=fractional,
             stream=stream,
+            subtopic_qrels=subtopic_qrels,
         )
     from .evaluation import evaluate_objects
 
@@ -144,6 +146,7 @@ def _local_evaluate(
         aggregate_by=aggregate_by,
         skip_no_relevant=skip_no_relevant,
         collection_size=collection_size,
+        subtopic_qrels=subtopic_qrels,
     )
 
 

@@ -143,6 +143,7 @@ def evaluate(
     options: JudgeOptions | None = None,
     engine: str = "local",
     client=None,
+    subtopic_qrels=None,
 ) -> Results:
     """Evaluate one or more runs against relevance judgments.
 
@@ -190,6 +191,12 @@ def evaluate(
     client
         With ``engine="dask"``: the ``distributed.Client`` to run on (default: the
         current one, else a ``LocalCluster`` sized to the machine).
+    subtopic_qrels
+        Subtopic (intent) qrels for the diversity measures (``alpha_nDCG@20``,
+        ``ERR_IA@20``, ...): a :class:`~cranfield.core.subtopics.SubtopicQrels`, a path
+        or a table (docs/diversity.md). Their values are given for the queries the
+        other measures are (those of ``qrels``); a query without subtopic judgments
+        scores 0.
 
     Returns
     -------
@@ -207,6 +214,7 @@ def evaluate(
             compat=compat,
         ),
     )
+    more = {} if subtopic_qrels is None else {"subtopic_qrels": subtopic_qrels}
     results, _ = backend(engine).evaluate(
         qrels,
         runs,
@@ -216,6 +224,7 @@ def evaluate(
         skip_no_relevant=skip_no_relevant,
         collection_size=collection_size,
         client=client,
+        **more,
     )
     return _with_arrays(results)
 
@@ -229,6 +238,7 @@ def evaluate_objects(
     aggregate_by: str = "macro",
     skip_no_relevant: bool = False,
     collection_size: int | None = None,
+    subtopic_qrels=None,
 ) -> tuple[Results, object]:
     """The local backend's :func:`evaluate` of anything but files given by their paths
     (those go to :func:`cranfield.core.files.evaluate_files`): ``(Results, Qrels)``.
@@ -246,13 +256,25 @@ def evaluate_objects(
     measure_list = as_measures(measures)
     if collection_size is not None:
         measure_list = [with_collection_size(m, collection_size) for m in measure_list]
-    judged = _judged_all(qrels, qrels_path, _run_items(runs, options), options)
+    items = _run_items(runs, options)
+    judged = _judged_all(qrels, qrels_path, items, options)
     names = [name for name, _ in judged]
     if len(set(names)) != len(names):
         dup = next(n for n in names if names.count(n) > 1)
         raise InputError(f"two runs are named {dup!r}; give each run a distinct name")
+    from .subtopics import as_subtopics, intents_for
+
+    subtopics = as_subtopics(subtopic_qrels, measure_list)
     results = [
-        run_result(jr, name, measure_list, aggregate_by, skip_no_relevant) for name, jr in judged
+        run_result(
+            jr,
+            name,
+            measure_list,
+            aggregate_by,
+            skip_no_relevant,
+            intents_for(subtopics, item, options),
+        )
+        for (name, jr), item in zip(judged, items, strict=True)
     ]
     return Results(measure_list, results, options.as_dict()), qrels
 
@@ -332,15 +354,18 @@ def run_result(
     measures: list[Measure],
     aggregate_by: str = "macro",
     skip_no_relevant: bool = False,
+    intents: JudgedRun | None = None,
 ) -> RunResult:
-    """Per-query values and aggregates of one judged run (the body of :func:`evaluate`)."""
+    """Per-query values and aggregates of one judged run (the body of :func:`evaluate`);
+    ``intents``: the same run judged against subtopic qrels
+    (:func:`~cranfield.core.subtopics.judge_intents`), for the diversity measures."""
     require_queries(jr, name)
     keep = jr.num_rel() > 0 if skip_no_relevant else np.ones(jr.num_queries, bool)
     if not keep.any():
         from .io.problems import no_relevant
 
         raise no_relevant(name)
-    values = dict(zip(measures, compute_many(measures, jr), strict=True))
+    values = _values(jr, measures, intents)
     aggs = {}
     for m in measures:
         if aggregate_by == "micro":
@@ -348,3 +373,35 @@ def run_result(
         else:
             aggs[m] = aggregate(values[m][keep], m.definition.aggregate)
     return RunResult(name, jr.query_ids, values, aggs, jr)
+
+
+def _values(jr: JudgedRun, measures: list[Measure], intents: JudgedRun | None) -> dict:
+    """Per-query values of each measure on ``jr``'s queries: the diversity measures on
+    ``intents`` (the run judged against subtopic qrels; a query it lacks scores 0),
+    computed together by the engine; the others by :func:`compute_many`."""
+    from .measures.diversity import is_diversity
+
+    diverse = [m for m in measures if is_diversity(m.definition)]
+    others = [m for m in measures if not is_diversity(m.definition)]
+    values = dict(zip(others, compute_many(others, jr), strict=True)) if others else {}
+    if diverse:
+        from .subtopics import diversity_values, intents_of
+
+        if intents is None:
+            intents_of(jr, diverse[0].name)  # raises: the run was judged without subtopics
+        specs = []
+        for m in diverse:
+            m.definition.check(intents, m.cutoff, **m.param_values())
+            p = m.param_values()
+            specs.append((m.name, m.cutoff, p.get("alpha", 0.5), p.get("beta", 0.5)))
+        columns = diversity_values(intents, specs)
+        ids = np.asarray(intents.query_ids, dtype=object)
+        at = np.searchsorted(ids, np.asarray(jr.query_ids, dtype=object)) if len(ids) else None
+        for m, column in zip(diverse, columns, strict=True):
+            out = np.zeros(jr.num_queries)
+            if at is not None:
+                found = at < len(ids)
+                found[found] = ids[at[found]] == np.asarray(jr.query_ids, dtype=object)[found]
+                out[found] = column[at[found]]
+            values[m] = out
+    return {m: values[m] for m in measures}

@@ -96,6 +96,7 @@ def evaluate_files_counted(
     collection_size: int | None = None,
     fractional: bool = False,
     stream: bool | None = None,
+    subtopic_qrels=None,
 ) -> tuple:
     """:func:`evaluate_files`, and the number of qrels topics (the qrels object when
     they were read in Python), for :func:`cranfield.core.results.missing_topics`."""
@@ -113,6 +114,7 @@ def evaluate_files_counted(
     if collection_size is not None:
         measures = [with_collection_size(m, collection_size) for m in given]
     job = _Job(qrels, runs, measures, opts, aggregate_by, skip_no_relevant, fractional, stream)
+    job.subtopic_qrels = subtopic_qrels
     done = _engine_results(job)
     if done is not None:
         return done
@@ -139,6 +141,7 @@ class _Job:
         self.qrels, self.runs, self.measures, self.opts = qrels, runs, measures, opts
         self.aggregate_by, self.skip_no_relevant = aggregate_by, skip
         self.fractional, self.stream = fractional, stream
+        self.subtopic_qrels = None  # subtopic qrels, for the diversity measures
 
 
 def _general_results(job: _Job, given: list, collection_size: int | None) -> tuple:
@@ -153,15 +156,20 @@ def _general_results(job: _Job, given: list, collection_size: int | None) -> tup
     from .qrels import Qrels
     from .results import Results, combine
     from .run import Run
+    from .subtopics import as_subtopics, intents_for
 
     opts, measures = job.opts, job.measures
     qrels = Qrels.read(job.qrels, fractional=job.fractional)
+    subtopics = as_subtopics(job.subtopic_qrels, measures)
     parts, sources = [], []
     for path in job.runs:
         # a TREC run: read and judged by the engine (in pieces when large), measured here
         jr = judge_trec(qrels, job.qrels, path, opts, stream=job.stream)
         if jr is not None:
-            result = run_result(jr, jr.run_name, measures, job.aggregate_by, job.skip_no_relevant)
+            intents = intents_for(subtopics, path, opts)
+            result = run_result(
+                jr, jr.run_name, measures, job.aggregate_by, job.skip_no_relevant, intents
+            )
             parts.append(Results(measures, [result], opts.as_dict()))
             sources.append(source_name(path))
             continue
@@ -175,6 +183,7 @@ def _general_results(job: _Job, given: list, collection_size: int | None) -> tup
                 aggregate_by=job.aggregate_by,
                 skip_no_relevant=job.skip_no_relevant,
                 collection_size=collection_size,
+                subtopic_qrels=subtopics,
             )
         )
         sources.append(run.source)

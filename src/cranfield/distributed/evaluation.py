@@ -290,6 +290,7 @@ def evaluate_counted(
     stream: bool | None = None,
     client=None,
     scheduler: str | None = None,
+    subtopic_qrels=None,
 ) -> tuple:
     """The Dask backend's ``evaluate`` (:mod:`cranfield.core.backends`):
     ``(Results, Qrels)``, for :func:`evaluate_dask` and ``cranfield eval --engine
@@ -303,6 +304,8 @@ def evaluate_counted(
         raise ParameterError(
             "--engine", "local with --stream (with dask, partition the runs by query)", "dask"
         )
+    if subtopic_qrels is not None:
+        raise ParameterError("--engine", "local with subtopic qrels (diversity measures)", "dask")
     if aggregate_by not in ("macro", "micro"):
         raise ParameterError("aggregate_by", "'macro' or 'micro'", aggregate_by)
     measure_list = as_measures(DEFAULT_MEASURES if measures is None else measures)

@@ -28,7 +28,13 @@ ALIASES: dict[str, tuple[str, ...]] = {
     "doc_id": ("doc_id", "docid", "docno", "doc", "document", "document_id", "did", "pid"),
     "relevance": ("relevance", "rel", "grade", "label", "judgment", "judgement", "qrel"),
     "score": ("score", "sim", "similarity", "rsv", "value"),
+    "subtopic": ("subtopic", "subtopic_id", "intent", "intent_id", "aspect", "iteration", "iter"),
 }
+
+#: The ``value`` of subtopic (intent) qrels: ``query_id``, ``subtopic``, ``doc_id`` and
+#: ``relevance``, subtopic and grade natural numbers (ndeval's format), lines not
+#: deduplicated (ndeval reads every one: see cranfield.core.subtopics).
+SUBTOPICS = "subtopics"
 
 
 def _rename(table: pa.Table, value: str, source: str | None) -> pa.Table:
@@ -214,6 +220,8 @@ def normalise(
     def row_of(r: int) -> str:
         return f"line {line_of(r)}" if line_of is not None else f"row {r + 1}"
 
+    if value == SUBTOPICS:
+        return _subtopic_table(table, source, row_of, plain_ids)
     t = _rename(table, value, source)
     out = pa.table(
         {
@@ -227,6 +235,41 @@ def normalise(
             _plain_ids(out[name], name, source, row_of)
     unit = "line" if line_of is not None else "row"
     return dedup.resolve(out, value, duplicates, source, line_of, unit=unit)
+
+
+def _subtopic_table(table: pa.Table, source: str | None, row_of, plain_ids: bool) -> pa.Table:
+    """Subtopic qrels (:data:`SUBTOPICS`): the four columns, subtopics and grades whole
+    numbers >= 0 (ndeval's natural numbers; a grade above 1 counts as 1)."""
+    t = _rename(table, "relevance", source)
+    found = {n.lower(): n for n in table.column_names}
+    name = next((found[a] for a in ALIASES["subtopic"] if a in found), None)
+    if name is None:
+        raise InputError(
+            f"no subtopic column: expected one of {', '.join(ALIASES['subtopic'])}; "
+            f"found {', '.join(table.column_names)}",
+            source=source,
+        )
+    columns = {"query_id": id_column(t["query_id"], "query_id", source, row_of)}
+    for target, col in (("subtopic", table[name]), ("relevance", t["relevance"])):
+        what = "subtopic" if target == "subtopic" else "relevance grade"
+        try:
+            ints = _value_column(col, "relevance", source, row_of)
+        except InputError as exc:  # the integer check's words, about this column
+            raise InputError(
+                exc.message.replace("relevance grade", what).replace("relevance column", name),
+                source=exc.source,
+            ) from None
+        _first(
+            pc.less(ints, 0), f"{what} is negative (ndeval reads natural numbers)", source, row_of
+        )
+        columns[target] = ints
+        if target == "subtopic":
+            columns["doc_id"] = id_column(t["doc_id"], "doc_id", source, row_of)
+    out = pa.table(columns)
+    if plain_ids:
+        for id_name in ("query_id", "doc_id"):
+            _plain_ids(out[id_name], id_name, source, row_of)
+    return out
 
 
 # -- files -----------------------------------------------------------------------------------

@@ -23,6 +23,7 @@ FAMILY_TITLES = {
     "graded": "Graded relevance",
     "user": "User models",
     "count": "Counts",
+    "diversity": "Diversity (intent-aware, from subtopic qrels: docs/diversity.md)",
 }
 CUTOFFS = {
     None: "none",

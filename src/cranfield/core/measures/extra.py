@@ -2,7 +2,9 @@
 
 One module per kind: set-based measures that need the collection size
 (:mod:`.set_extra`), summaries of the precision-recall curve and Judged@k
-(:mod:`.ranked_extra`), cumulated gain, ERR and ir_measures' RBP (:mod:`.graded_extra`).
+(:mod:`.ranked_extra`), cumulated gain, ERR and ir_measures' RBP (:mod:`.graded_extra`),
+ndeval's diversity measures (:mod:`.diversity`).
 """
 
-from . import cwl, gdeval, graded_extra, ntcir, ranked_extra, set_extra  # noqa: F401
+# diversity: ndeval's intent-aware measures (issue 33)
+from . import cwl, diversity, gdeval, graded_extra, ntcir, ranked_extra, set_extra  # noqa: F401

@@ -1,0 +1,662 @@
+//! Intent-aware (diversity) measures exactly as ndeval computes them (ndeval.c 4.5,
+//! the TREC Web track's evaluator): alpha-DCG and alpha-nDCG (Clarke et al. 2008),
+//! ERR-IA and nERR-IA (Chapelle et al. 2009, with ndeval's novelty-discounted gain),
+//! NRBP and nNRBP (Clarke et al. 2009), MAP-IA and P-IA (Agrawal et al. 2009) and
+//! subtopic recall (Zhai et al. 2003).
+//!
+//! ndeval's conventions, reproduced to the bit (the arithmetic is done in ndeval's
+//! order):
+//! * a judgment is binary: a grade above 1 counts as 1; a document's relevance to a
+//!   subtopic is the last judgment of that (topic, subtopic, document) in file order,
+//!   while the number of relevant documents of a subtopic adds every line's judgment;
+//! * a subtopic counts for a topic when some document is judged relevant to it
+//!   ("actual subtopics"); a topic with none scores 0 on every measure (ndeval: nNRBP
+//!   is then 0/0);
+//! * the gain of a document at rank `i` (from 0) is the sum, over the subtopics it is
+//!   relevant to in increasing subtopic order, of `(1 - alpha)^c`, `c` the number of
+//!   documents ranked above it relevant to that subtopic;
+//! * alpha-DCG@k and ERR-IA@k are divided by their "ideal ideal" value (every actual
+//!   subtopic covered at every rank), except at k = 1, which ndeval leaves undivided;
+//!   alpha-nDCG@k and nERR-IA@k divide those by the same values of the ideal ranking,
+//!   and are 0 where alpha-DCG@k is 0;
+//! * the ideal ranking (finding it is NP-hard) is ndeval's greedy one: at each rank the
+//!   judged document of largest gain given the documents already placed, ties going
+//!   to the larger document id in byte order. The greedy choice is made here with a
+//!   lazily updated priority queue, which picks the same document at every rank
+//!   (gains only decrease, so a stale gain bounds the fresh one).
+
+use std::cmp::Ordering;
+use std::collections::BinaryHeap;
+use std::hash::Hash;
+
+use rustc_hash::FxHashMap;
+
+/// The subtopic judgments of every topic, as the measures read them.
+///
+/// Topics are numbered `0..num_topics`; the judged documents of topic `t` are
+/// `topic_docs[t]..topic_docs[t + 1]`, in increasing document id (byte order); the
+/// subtopics document `d` is relevant to are `subs[doc_subs[d]..doc_subs[d + 1]]`
+/// (local numbers of its topic, increasing with the subtopic's number); topic `t`'s
+/// actual subtopics are `topic_subs[t]..topic_subs[t + 1]`, with `nrel` the number of
+/// relevant documents of each.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Intents {
+    pub topic_docs: Vec<usize>,
+    pub doc_subs: Vec<usize>,
+    pub subs: Vec<u32>,
+    pub topic_subs: Vec<usize>,
+    pub nrel: Vec<i64>,
+    /// the number of each actual subtopic (as `nrel`)
+    pub sub_number: Vec<i64>,
+    /// intent probabilities: each actual subtopic's (as `nrel`), and whether topic `t`
+    /// has them (else its subtopics weigh 1/S each, as in ndeval)
+    pub weight: Vec<f64>,
+    pub weighted: Vec<bool>,
+}
+
+/// One line of subtopic qrels, numbered: its topic `topic` (topics numbered in their
+/// order), its judged document `doc` (numbered in (topic, document id) order, so that
+/// the documents of a topic are contiguous), its subtopic number and grade (>= 0).
+#[derive(Clone, Copy, Debug)]
+pub struct Line {
+    pub topic: u32,
+    pub doc: u32,
+    pub subtopic: i64,
+    pub grade: i64,
+}
+
+/// Judgment lines numbered: topics in increasing key order, the judged documents of
+/// each in byte order (every document sorted once, not once a line: a document is
+/// judged on many subtopics).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Numbering<T, D> {
+    /// each topic's key, in order
+    pub topics: Vec<T>,
+    /// CSR offsets of each topic's documents in `docs`
+    pub topic_docs: Vec<usize>,
+    pub docs: Vec<D>,
+    /// each line's topic and document numbers
+    pub line_topic: Vec<u32>,
+    pub line_doc: Vec<u32>,
+}
+
+/// Number the `(topic, document)` of each line (see [`Numbering`]).
+pub fn number<T: Ord + Copy, D: Ord + Hash + Copy>(lines: &[(T, D)]) -> Numbering<T, D> {
+    let mut order: Vec<u32> = (0..lines.len() as u32).collect();
+    order.sort_by_key(|&r| lines[r as usize].0);
+    let mut out = Numbering {
+        topics: Vec::new(),
+        topic_docs: vec![0],
+        docs: Vec::new(),
+        line_topic: vec![0; lines.len()],
+        line_doc: vec![0; lines.len()],
+    };
+    let mut start = 0;
+    while start < order.len() {
+        let topic = lines[order[start] as usize].0;
+        let mut end = start;
+        while end < order.len() && lines[order[end] as usize].0 == topic {
+            end += 1;
+        }
+        let mut local: FxHashMap<D, u32> = FxHashMap::default();
+        let mut seen: Vec<D> = Vec::new();
+        for &r in &order[start..end] {
+            let doc = lines[r as usize].1;
+            let next = seen.len() as u32;
+            out.line_doc[r as usize] = *local.entry(doc).or_insert_with(|| {
+                seen.push(doc);
+                next
+            });
+            out.line_topic[r as usize] = out.topics.len() as u32;
+        }
+        let mut by_name: Vec<u32> = (0..seen.len() as u32).collect();
+        by_name.sort_unstable_by_key(|&i| seen[i as usize]);
+        let mut rank = vec![0u32; seen.len()];
+        for (k, &i) in by_name.iter().enumerate() {
+            rank[i as usize] = (out.docs.len() + k) as u32;
+        }
+        out.docs.extend(by_name.iter().map(|&i| seen[i as usize]));
+        for &r in &order[start..end] {
+            out.line_doc[r as usize] = rank[out.line_doc[r as usize] as usize];
+        }
+        out.topics.push(topic);
+        out.topic_docs.push(out.docs.len());
+        start = end;
+    }
+    out
+}
+
+impl Intents {
+    /// The judgments of `lines` (in file order) for `num_topics` topics whose judged
+    /// documents are numbered by `topic_docs` (CSR offsets, `num_topics + 1`).
+    pub fn build(lines: &[Line], topic_docs: Vec<usize>) -> Intents {
+        let num_topics = topic_docs.len().saturating_sub(1);
+        let num_docs = topic_docs.last().copied().unwrap_or(0);
+        // (doc, subtopic, file order): the last judgment of each pair decides relevance
+        let mut order: Vec<u32> = (0..lines.len() as u32).collect();
+        order.sort_by_key(|&i| {
+            let l = &lines[i as usize];
+            (l.doc, l.subtopic, i)
+        });
+        // the relevant documents of each (topic, subtopic): every line's judgment
+        let mut by_sub: Vec<(u32, i64, i64)> =
+            lines.iter().map(|l| (l.topic, l.subtopic, l.grade.min(1))).collect();
+        by_sub.sort_unstable_by_key(|&(t, s, _)| (t, s));
+        let mut topic_subs = vec![0usize; num_topics + 1];
+        let mut sub_numbers: Vec<(u32, i64)> = Vec::new(); // (topic, subtopic) of each actual one
+        let mut nrel: Vec<i64> = Vec::new();
+        let mut i = 0;
+        while i < by_sub.len() {
+            let (t, s, _) = by_sub[i];
+            let mut count = 0i64;
+            while i < by_sub.len() && by_sub[i].0 == t && by_sub[i].1 == s {
+                count += by_sub[i].2;
+                i += 1;
+            }
+            if count > 0 {
+                sub_numbers.push((t, s));
+                nrel.push(count);
+                topic_subs[t as usize + 1] += 1;
+            }
+        }
+        for t in 0..num_topics {
+            topic_subs[t + 1] += topic_subs[t];
+        }
+        let mut doc_subs = vec![0usize; num_docs + 1];
+        let mut subs: Vec<u32> = Vec::new();
+        let mut k = 0;
+        while k < order.len() {
+            let first = &lines[order[k] as usize];
+            let mut end = k;
+            while end < order.len() {
+                let l = &lines[order[end] as usize];
+                if l.doc != first.doc || l.subtopic != first.subtopic {
+                    break;
+                }
+                end += 1;
+            }
+            let last = &lines[order[end - 1] as usize];
+            if last.grade > 0 {
+                let t = last.topic as usize;
+                let local = &sub_numbers[topic_subs[t]..topic_subs[t + 1]];
+                let at = local
+                    .binary_search_by(|&(_, s)| s.cmp(&last.subtopic))
+                    .expect("a relevant judgment's subtopic is an actual one");
+                subs.push(at as u32);
+                doc_subs[last.doc as usize + 1] += 1;
+            }
+            k = end;
+        }
+        for d in 0..num_docs {
+            doc_subs[d + 1] += doc_subs[d];
+        }
+        let sub_number = sub_numbers.iter().map(|&(_, s)| s).collect();
+        let weight = vec![0.0; nrel.len()];
+        let weighted = vec![false; num_topics];
+        Intents { topic_docs, doc_subs, subs, topic_subs, nrel, sub_number, weight, weighted }
+    }
+
+    /// Give topics intent probabilities: `(topic, subtopic number, probability)`; a
+    /// topic named gets them (an actual subtopic it leaves out weighs 0), the others
+    /// keep ndeval's 1/S.
+    pub fn set_weights(&mut self, weights: &[(u32, i64, f64)]) {
+        for &(t, s, w) in weights {
+            let t = t as usize;
+            self.weighted[t] = true;
+            let range = self.topic_subs[t]..self.topic_subs[t + 1];
+            if let Ok(at) = self.sub_number[range.clone()].binary_search(&s) {
+                self.weight[range.start + at] = w;
+            }
+        }
+    }
+
+    /// The multiplier of each actual subtopic's gain in topic `t`: S w_s when the
+    /// topic has intent probabilities, None for ndeval's uniform weights.
+    fn multipliers(&self, t: usize) -> Option<Vec<f64>> {
+        if !self.weighted.get(t).copied().unwrap_or(false) {
+            return None;
+        }
+        let s = self.actual(t) as f64;
+        Some(
+            self.weight[self.topic_subs[t]..self.topic_subs[t + 1]].iter().map(|w| s * w).collect(),
+        )
+    }
+
+    pub fn num_topics(&self) -> usize {
+        self.topic_docs.len().saturating_sub(1)
+    }
+
+    /// The number of actual subtopics of topic `t`.
+    pub fn actual(&self, t: usize) -> usize {
+        self.topic_subs[t + 1] - self.topic_subs[t]
+    }
+
+    /// The subtopics judged document `d` is relevant to (local numbers).
+    fn rel(&self, d: usize) -> &[u32] {
+        &self.subs[self.doc_subs[d]..self.doc_subs[d + 1]]
+    }
+}
+
+/// The parameters of ndeval's measures: `alpha` (redundancy intolerance), `beta`
+/// (patience of NRBP), `depth`, the number of ranks the rank-cut measures are computed to.
+#[derive(Clone, Copy, Debug)]
+pub struct Params {
+    pub alpha: f64,
+    pub beta: f64,
+    pub depth: usize,
+}
+
+/// ndeval's discount at rank `i` (from 0): 1, then log(2) / log(i + 2).
+fn discount(i: usize) -> f64 {
+    if i == 0 {
+        1.0
+    } else {
+        2f64.ln() / (i as f64 + 2.0).ln()
+    }
+}
+
+/// The values of the cumulative measures of one ranking, before the ideal's normalisation.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Walk {
+    /// alpha-DCG and ERR-IA at each rank cut 1..=depth, divided by their "ideal ideal"
+    pub dcg: Vec<f64>,
+    pub err: Vec<f64>,
+    pub nrbp: f64,
+}
+
+/// Every value ndeval reports for one ranking of one topic.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Values {
+    pub dcg: Vec<f64>,
+    pub ndcg: Vec<f64>,
+    pub err: Vec<f64>,
+    pub nerr: Vec<f64>,
+    pub nrbp: f64,
+    pub nnrbp: f64,
+    pub map_ia: f64,
+    pub precision: Vec<f64>,
+    pub strec: Vec<f64>,
+}
+
+/// The gains of a ranking (`None`: a document judged for no subtopic of the topic),
+/// ndeval's `computeDCG`, `computeERR` and `computeNRBP` in one pass.
+fn walk<'a>(
+    intents: &'a Intents,
+    t: usize,
+    ranked: impl Iterator<Item = Option<&'a [u32]>>,
+    p: &Params,
+) -> Walk {
+    let depth = p.depth;
+    let actual = intents.actual(t);
+    let mut out = Walk { dcg: vec![0.0; depth], err: vec![0.0; depth], nrbp: 0.0 };
+    if actual == 0 {
+        return out;
+    }
+    let mut gain = vec![1.0f64; actual];
+    let mult = intents.multipliers(t);
+    let mut decay = 1.0;
+    for (i, rel) in ranked.enumerate() {
+        let mut score = 0.0;
+        for &j in rel.unwrap_or(&[]) {
+            match &mult {
+                None => score += gain[j as usize],
+                Some(m) => score += m[j as usize] * gain[j as usize],
+            }
+            gain[j as usize] *= 1.0 - p.alpha;
+        }
+        if i < depth {
+            out.dcg[i] = score * discount(i);
+            out.err[i] = score / ((i + 1) as f64);
+        }
+        out.nrbp += score * decay;
+        decay *= p.beta;
+    }
+    out.nrbp *= (1.0 - (1.0 - p.alpha) * p.beta) / actual as f64;
+    let mut ideal_dcg = vec![0.0; depth];
+    let mut ideal_err = vec![0.0; depth];
+    let mut ideal_gain = actual as f64;
+    for i in 0..depth {
+        ideal_dcg[i] = ideal_gain * discount(i);
+        ideal_err[i] = ideal_gain / ((i + 1) as f64);
+        ideal_gain *= 1.0 - p.alpha;
+    }
+    for i in 1..depth {
+        out.dcg[i] += out.dcg[i - 1];
+        ideal_dcg[i] += ideal_dcg[i - 1];
+        out.err[i] += out.err[i - 1];
+        ideal_err[i] += ideal_err[i - 1];
+    }
+    for i in 1..depth {
+        out.dcg[i] /= ideal_dcg[i];
+        out.err[i] /= ideal_err[i];
+    }
+    out
+}
+
+/// A judged document in the greedy queue: its gain when last computed, its number.
+#[derive(PartialEq)]
+struct Candidate(f64, usize);
+
+impl Eq for Candidate {}
+
+impl PartialOrd for Candidate {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Candidate {
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.0.total_cmp(&other.0).then(self.1.cmp(&other.1))
+    }
+}
+
+/// ndeval's greedy ideal ranking of topic `t`: its judged documents, by number.
+pub fn ideal_ranking(intents: &Intents, t: usize, alpha: f64) -> Vec<usize> {
+    let docs = intents.topic_docs[t]..intents.topic_docs[t + 1];
+    let mut gain = vec![1.0f64; intents.actual(t)];
+    let mult = intents.multipliers(t);
+    let score = |gain: &[f64], d: usize| {
+        let mut s = 0.0;
+        for &j in intents.rel(d) {
+            match &mult {
+                None => s += gain[j as usize],
+                Some(m) => s += m[j as usize] * gain[j as usize],
+            }
+        }
+        s
+    };
+    let mut heap: BinaryHeap<Candidate> = docs.map(|d| Candidate(score(&gain, d), d)).collect();
+    let mut out = Vec::with_capacity(heap.len());
+    while let Some(Candidate(stale, d)) = heap.pop() {
+        let fresh = score(&gain, d);
+        if fresh != stale {
+            heap.push(Candidate(fresh, d));
+            continue;
+        }
+        for &j in intents.rel(d) {
+            gain[j as usize] *= 1.0 - alpha;
+        }
+        out.push(d);
+    }
+    out
+}
+
+/// The values of the ideal ranking of topic `t` (what the run's are normalised by).
+pub fn ideal(intents: &Intents, t: usize, p: &Params) -> Walk {
+    let order = ideal_ranking(intents, t, p.alpha);
+    walk(intents, t, order.iter().map(|&d| Some(intents.rel(d))), p)
+}
+
+/// Every measure of a ranking of topic `t`: `ranked` holds, in rank order, the number
+/// of each document among the judged ones (see [`Intents`]), or a negative number for
+/// a document the topic's judgments do not list; `ideal` is [`ideal`]'s walk.
+pub fn values(intents: &Intents, t: usize, ideal: &Walk, ranked: &[i64], p: &Params) -> Values {
+    let depth = p.depth;
+    let rel = |x: i64| (x >= 0).then(|| intents.rel(x as usize));
+    let w = walk(intents, t, ranked.iter().map(|&x| rel(x)), p);
+    let actual = intents.actual(t);
+    let mut v = Values {
+        ndcg: vec![0.0; depth],
+        nerr: vec![0.0; depth],
+        precision: vec![0.0; depth],
+        strec: vec![0.0; depth],
+        ..Values::default()
+    };
+    for i in 0..depth {
+        if w.dcg[i] != 0.0 {
+            v.ndcg[i] = w.dcg[i] / ideal.dcg[i];
+            v.nerr[i] = w.err[i] / ideal.err[i];
+        }
+    }
+    v.nrbp = w.nrbp;
+    v.nnrbp = w.nrbp / ideal.nrbp;
+    v.dcg = w.dcg;
+    v.err = w.err;
+    if actual == 0 {
+        return v;
+    }
+    // subtopic recall and P-IA to the depth, MAP-IA over the whole ranking
+    let weights = intents.multipliers(t).map(|m| {
+        let w = &intents.weight[intents.topic_subs[t]..intents.topic_subs[t + 1]];
+        (m, w.to_vec())
+    });
+    let mut seen = vec![false; actual];
+    let mut covered = 0usize;
+    let mut covered_weight = 0.0f64;
+    let mut count = 0usize;
+    let mut weighted_count = 0.0f64;
+    let mut sub_count = vec![0i64; actual];
+    let mut sub_total = vec![0.0f64; actual];
+    let recall = |covered: usize, covered_weight: f64| match &weights {
+        None => covered as f64 / actual as f64,
+        Some(_) => covered_weight,
+    };
+    let precision = |i: usize, count: usize, weighted_count: f64| match &weights {
+        None => count as f64 / (((i + 1) * actual) as f64),
+        Some(_) => weighted_count / (((i + 1) * actual) as f64),
+    };
+    for (i, &x) in ranked.iter().enumerate() {
+        let subs = rel(x).unwrap_or(&[]);
+        for &j in subs {
+            let j = j as usize;
+            sub_count[j] += 1;
+            sub_total[j] += sub_count[j] as f64 / ((i + 1) as f64);
+            if i < depth && !seen[j] {
+                seen[j] = true;
+                covered += 1;
+                if let Some((_, w)) = &weights {
+                    covered_weight += w[j];
+                }
+            }
+            if let (true, Some((m, _))) = (i < depth, &weights) {
+                weighted_count += m[j];
+            }
+        }
+        if i < depth {
+            count += subs.len();
+            v.strec[i] = recall(covered, covered_weight);
+            v.precision[i] = precision(i, count, weighted_count);
+        }
+    }
+    for i in ranked.len().min(depth)..depth {
+        v.strec[i] = recall(covered, covered_weight);
+        v.precision[i] = precision(i, count, weighted_count);
+    }
+    let nrel = &intents.nrel[intents.topic_subs[t]..intents.topic_subs[t + 1]];
+    match &weights {
+        None => {
+            let mut map_ia = 0.0;
+            for (total, &n) in sub_total.iter().zip(nrel) {
+                map_ia += total / n as f64;
+            }
+            v.map_ia = map_ia / actual as f64;
+        }
+        Some((_, w)) => {
+            let mut map_ia = 0.0;
+            for ((total, &n), &wj) in sub_total.iter().zip(nrel).zip(w) {
+                map_ia += wj * (total / n as f64);
+            }
+            v.map_ia = map_ia;
+        }
+    }
+    v
+}
+
+/// The measures the measure language names, each one value per topic.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Measure {
+    AlphaDcg,
+    AlphaNdcg,
+    ErrIa,
+    NerrIa,
+    Nrbp,
+    Nnrbp,
+    MapIa,
+    PIa,
+    StRecall,
+}
+
+impl Measure {
+    /// The measure family called `name` in cranfield's registry.
+    pub fn of(name: &str) -> Option<Measure> {
+        Some(match name {
+            "alpha_DCG" => Measure::AlphaDcg,
+            "alpha_nDCG" => Measure::AlphaNdcg,
+            "ERR_IA" => Measure::ErrIa,
+            "nERR_IA" => Measure::NerrIa,
+            "NRBP" => Measure::Nrbp,
+            "nNRBP" => Measure::Nnrbp,
+            "MAP_IA" => Measure::MapIa,
+            "P_IA" => Measure::PIa,
+            "StRecall" => Measure::StRecall,
+            _ => return None,
+        })
+    }
+
+    /// Its value at rank cut `k` (>= 1; ignored by the measures without one); 0 on a
+    /// topic without an actual subtopic (where ndeval's nNRBP is 0/0).
+    pub fn value(self, v: &Values, k: usize, actual: usize) -> f64 {
+        if actual == 0 {
+            return 0.0;
+        }
+        let at = |a: &[f64]| a[k - 1];
+        match self {
+            Measure::AlphaDcg => at(&v.dcg),
+            Measure::AlphaNdcg => at(&v.ndcg),
+            Measure::ErrIa => at(&v.err),
+            Measure::NerrIa => at(&v.nerr),
+            Measure::Nrbp => v.nrbp,
+            Measure::Nnrbp => v.nnrbp,
+            Measure::MapIa => v.map_ia,
+            Measure::PIa => at(&v.precision),
+            Measure::StRecall => at(&v.strec),
+        }
+    }
+}
+
+/// The names of the families [`Measure::of`] knows.
+pub const FAMILIES: &[&str] = &[
+    "alpha_DCG",
+    "alpha_nDCG",
+    "ERR_IA",
+    "nERR_IA",
+    "NRBP",
+    "nNRBP",
+    "MAP_IA",
+    "P_IA",
+    "StRecall",
+];
+
+/// One measure asked of [`evaluate`]: its family, rank cut (1 for those without one),
+/// alpha and beta.
+#[derive(Clone, Copy, Debug)]
+pub struct Asked {
+    pub measure: Measure,
+    pub cutoff: usize,
+    pub alpha: f64,
+    pub beta: f64,
+}
+
+/// The values of several measures on several rankings: ranking `q` (`offsets`, CSR over
+/// `ranked`, numbers as in [`values`]) is of topic `topics[q]` (negative: a topic
+/// without judgments, which scores 0). One column per measure, one value per ranking.
+pub fn evaluate(
+    intents: &Intents,
+    asked: &[Asked],
+    topics: &[i64],
+    offsets: &[i64],
+    ranked: &[i64],
+) -> Vec<Vec<f64>> {
+    let mut out = vec![Vec::with_capacity(topics.len()); asked.len()];
+    // the measures sharing (alpha, beta) share one computation to their deepest cut
+    let mut groups: Vec<(f64, f64, usize)> = Vec::new();
+    for a in asked {
+        match groups.iter_mut().find(|g| g.0 == a.alpha && g.1 == a.beta) {
+            Some(g) => g.2 = g.2.max(a.cutoff),
+            None => groups.push((a.alpha, a.beta, a.cutoff.max(1))),
+        }
+    }
+    for (q, &t) in topics.iter().enumerate() {
+        let docs = &ranked[offsets[q] as usize..offsets[q + 1] as usize];
+        let computed: Vec<Option<Values>> = groups
+            .iter()
+            .map(|&(alpha, beta, depth)| {
+                (t >= 0).then(|| {
+                    let p = Params { alpha, beta, depth };
+                    let best = ideal(intents, t as usize, &p);
+                    values(intents, t as usize, &best, docs, &p)
+                })
+            })
+            .collect();
+        for (column, a) in out.iter_mut().zip(asked) {
+            let g = groups.iter().position(|g| g.0 == a.alpha && g.1 == a.beta).unwrap_or(0);
+            column.push(match &computed[g] {
+                Some(v) => a.measure.value(v, a.cutoff.max(1), intents.actual(t as usize)),
+                None => 0.0,
+            });
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// One topic, documents 0..3: d0 relevant to subtopics 0 and 1, d1 to 1, d2 to none.
+    fn one_topic() -> Intents {
+        let line = |doc, subtopic, grade| Line { topic: 0, doc, subtopic, grade };
+        Intents::build(&[line(0, 1, 1), line(0, 2, 3), line(1, 2, 1), line(2, 1, 0)], vec![0, 3])
+    }
+
+    #[test]
+    fn judgments_are_binary_and_numbered_per_topic() {
+        let i = one_topic();
+        assert_eq!(i.actual(0), 2);
+        assert_eq!(i.nrel, vec![1, 2]);
+        assert_eq!(i.rel(0), &[0, 1]);
+        assert_eq!(i.rel(1), &[1]);
+        assert!(i.rel(2).is_empty());
+    }
+
+    #[test]
+    fn the_last_judgment_decides_but_every_line_counts() {
+        let line = |subtopic, grade| Line { topic: 0, doc: 0, subtopic, grade };
+        let i = Intents::build(&[line(4, 1), line(4, 0), line(5, 1), line(5, 1)], vec![0, 1]);
+        assert_eq!(i.nrel, vec![1, 2]);
+        assert_eq!(i.rel(0), &[1]);
+    }
+
+    #[test]
+    fn greedy_ideal_breaks_ties_by_the_larger_document() {
+        let line = |doc, subtopic| Line { topic: 0, doc, subtopic, grade: 1 };
+        // all three tie at first: d2 (the largest id); then d0 (a new subtopic) beats
+        // d1 (d2's subtopic, covered)
+        let i = Intents::build(&[line(0, 0), line(1, 1), line(2, 1)], vec![0, 3]);
+        assert_eq!(ideal_ranking(&i, 0, 0.5), vec![2, 0, 1]);
+    }
+
+    #[test]
+    fn hand_computed_alpha_ndcg() {
+        let i = one_topic();
+        let p = Params { alpha: 0.5, beta: 0.5, depth: 2 };
+        let best = ideal(&i, 0, &p);
+        // the run: d1 then d0; gains 1, then 1 + 0.5; the ideal: d0 (2) then d1 (0.5)
+        let v = values(&i, 0, &best, &[1, 0], &p);
+        let d1 = 2f64.ln() / 3f64.ln();
+        let run = (1.0 + 1.5 * d1) / (2.0 + d1);
+        let best2 = (2.0 + 0.5 * d1) / (2.0 + d1);
+        assert_eq!(v.dcg[1], run);
+        assert_eq!(v.ndcg[1], run / best2);
+        assert_eq!(v.strec[1], 1.0);
+        assert_eq!(v.precision[1], 3.0 / 4.0);
+    }
+
+    #[test]
+    fn a_topic_without_relevant_subtopics_scores_zero() {
+        let i = Intents::build(&[Line { topic: 0, doc: 0, subtopic: 0, grade: 0 }], vec![0, 1]);
+        let asked = [Asked { measure: Measure::Nnrbp, cutoff: 1, alpha: 0.5, beta: 0.5 }];
+        assert_eq!(evaluate(&i, &asked, &[0, -1], &[0, 1, 1], &[0]), vec![vec![0.0, 0.0]]);
+    }
+}

@@ -1,0 +1,524 @@
+//! `cranfield ndeval`: ndeval's files read with ndeval's rules and its CSV report
+//! printed byte for byte (ndeval.c 4.5, the TREC Web track's diversity evaluator).
+//!
+//! * qrels lines are `topic subtopic docno judgment` (fields separated by white space,
+//!   further fields ignored): topic, subtopic and judgment are natural numbers (digits
+//!   only, at most 1000009 as ndeval reads them);
+//! * run lines are `topic Q0 docno rank score runid`: the topic may carry a task prefix
+//!   ending in `-` (`wt09-1`); rankings follow the rank column, or with `-traditional`
+//!   the score (descending, ties by docno descending); a rank or a docno repeated in a
+//!   topic is refused (a docno only within the `-M` cut);
+//! * one row per run topic (a topic the qrels do not know scores 0), then `amean`, the
+//!   mean over the run topics the qrels know (`-c`: over every qrels topic);
+//! * with a baseline run, each value is the risk-sensitive difference
+//!   `r - b` when `r >= b`, else `(1 + riskAlpha) (r - b)`.
+
+use std::fmt::Write;
+
+use cranfield_trec::room::spawn;
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use crate::diversity::{ideal, number, values, Intents, Line, Params, Values};
+
+/// ndeval's depth: the rank cuts it reports are 5, 10 and 20.
+const DEPTH: usize = 20;
+
+/// A problem with an input: the file's name, the line (from 1) when there is one, what.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NdError {
+    pub file: String,
+    pub line: Option<usize>,
+    pub message: String,
+}
+
+fn problem(file: &str, line: Option<usize>, message: impl Into<String>) -> NdError {
+    NdError { file: file.to_string(), line, message: message.into() }
+}
+
+/// The options of ndeval.
+#[derive(Clone, Debug)]
+pub struct Options {
+    pub alpha: f64,
+    pub beta: f64,
+    pub traditional: bool,
+    pub depth: Option<usize>,
+    pub complete: bool,
+    /// the risk sensitivity and its text as given (printed in the run's label)
+    pub risk_alpha: f64,
+    pub risk_alpha_text: String,
+}
+
+/// ndeval's `naturalNumber`: digits only, refused once the value passed 100000 before
+/// another digit.
+fn natural(s: &[u8]) -> Option<i64> {
+    if s.is_empty() {
+        return None;
+    }
+    let mut value: i64 = 0;
+    for &c in s {
+        if !c.is_ascii_digit() || value > 100_000 {
+            return None;
+        }
+        value = 10 * value + (c - b'0') as i64;
+    }
+    Some(value)
+}
+
+/// ndeval's `parseTopic`: a natural number, or one after a task prefix ending in `-`.
+fn run_topic(s: &[u8]) -> Option<i64> {
+    if s.first().is_some_and(u8::is_ascii_digit) {
+        return natural(s);
+    }
+    let dash = s.iter().position(|&c| c == b'-')?;
+    natural(&s[dash + 1..])
+}
+
+/// C's `isspace` in the C locale.
+fn space(c: u8) -> bool {
+    matches!(c, b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r')
+}
+
+/// The lines of a file (the last one without its newline too), with their number.
+fn lines(data: &[u8]) -> impl Iterator<Item = (usize, &[u8])> {
+    let data = data.strip_suffix(b"\n").unwrap_or(data);
+    data.split(|&c| c == b'\n').enumerate().map(|(i, l)| (i + 1, l))
+}
+
+/// The first `N` white-space separated fields of a line, and how many it has (at most `N`).
+fn fields<const N: usize>(line: &[u8]) -> ([&[u8]; N], usize) {
+    let mut out: [&[u8]; N] = [&[]; N];
+    let mut n = 0;
+    for f in line.split(|&c| space(c)).filter(|f| !f.is_empty()) {
+        if n == N {
+            break;
+        }
+        out[n] = f;
+        n += 1;
+    }
+    (out, n)
+}
+
+/// The longest prefix of `s` that is a decimal number, as C's `sscanf("%lf")` reads it.
+fn score(s: &[u8]) -> Option<f64> {
+    let text = std::str::from_utf8(s).ok();
+    if let Some(v) = text.and_then(|t| t.parse::<f64>().ok()) {
+        return Some(v);
+    }
+    let mut end = 0;
+    let mut digits = false;
+    if matches!(s.first(), Some(b'+' | b'-')) {
+        end = 1;
+    }
+    while s.get(end).is_some_and(u8::is_ascii_digit) {
+        end += 1;
+        digits = true;
+    }
+    if s.get(end) == Some(&b'.') {
+        end += 1;
+        while s.get(end).is_some_and(u8::is_ascii_digit) {
+            end += 1;
+            digits = true;
+        }
+    }
+    if !digits {
+        return None;
+    }
+    if matches!(s.get(end), Some(b'e' | b'E')) {
+        let mut e = end + 1;
+        if matches!(s.get(e), Some(b'+' | b'-')) {
+            e += 1;
+        }
+        if s.get(e).is_some_and(u8::is_ascii_digit) {
+            while s.get(e).is_some_and(u8::is_ascii_digit) {
+                e += 1;
+            }
+            end = e;
+        }
+    }
+    std::str::from_utf8(&s[..end]).ok()?.parse().ok()
+}
+
+/// Subtopic qrels read with ndeval's rules: the judgments of each topic (topics in
+/// increasing number).
+#[derive(Clone, Debug)]
+pub struct Qrels<'a> {
+    pub topics: Vec<i64>,
+    pub intents: Intents,
+    /// the judged docnos of each topic, in byte order (`intents.topic_docs`)
+    pub docs: Vec<&'a [u8]>,
+}
+
+/// Read subtopic qrels (`name` names the file in errors).
+pub fn read_qrels<'a>(data: &'a [u8], name: &str) -> Result<Qrels<'a>, NdError> {
+    let mut rows: Vec<(i64, &'a [u8], i64, i64)> = Vec::new();
+    for (number, line) in lines(data) {
+        let (f, n) = fields::<4>(line);
+        let parsed =
+            (n == 4).then(|| Some((natural(f[0])?, natural(f[1])?, natural(f[3])?))).flatten();
+        let Some((topic, subtopic, grade)) = parsed else {
+            return Err(problem(
+                name,
+                Some(number),
+                "syntax error: expected 'topic subtopic docno judgment' with natural numbers",
+            ));
+        };
+        rows.push((topic, f[2], subtopic, grade));
+    }
+    if rows.is_empty() {
+        return Err(problem(name, None, "the qrels file is empty"));
+    }
+    let keys: Vec<(i64, &'a [u8])> = rows.iter().map(|r| (r.0, r.1)).collect();
+    let n = number(&keys);
+    let (topics, topic_docs, docs, doc_of, topic_of) =
+        (n.topics, n.topic_docs, n.docs, n.line_doc, n.line_topic);
+    let lines: Vec<Line> = rows
+        .iter()
+        .enumerate()
+        .map(|(r, row)| Line { topic: topic_of[r], doc: doc_of[r], subtopic: row.2, grade: row.3 })
+        .collect();
+    Ok(Qrels { topics, intents: Intents::build(&lines, topic_docs), docs })
+}
+
+/// A run read with ndeval's rules: its name and each topic's docnos in rank order.
+#[derive(Clone, Debug)]
+pub struct Run<'a> {
+    pub name: String,
+    pub topics: Vec<(i64, Vec<&'a [u8]>)>,
+}
+
+/// Read a run (`name` names the file in errors).
+pub fn read_run<'a>(data: &'a [u8], name: &str, options: &Options) -> Result<Run<'a>, NdError> {
+    let mut rows: Vec<(i64, i64, f64, &'a [u8])> = Vec::new();
+    let mut run_name = None;
+    for (number, line) in lines(data) {
+        let (f, n) = fields::<6>(line);
+        let parsed = (n == 6).then(|| Some((run_topic(f[0])?, natural(f[3])?))).flatten();
+        let Some((topic, rank)) = parsed else {
+            return Err(problem(
+                name,
+                Some(number),
+                "syntax error: expected 'topic Q0 docno rank score runid' with a natural \
+                 number as rank",
+            ));
+        };
+        let value = if options.traditional {
+            match score(f[4]) {
+                Some(v) if !v.is_nan() => v,
+                _ => return Err(problem(name, Some(number), "the score is not a number")),
+            }
+        } else {
+            0.0
+        };
+        run_name.get_or_insert_with(|| String::from_utf8_lossy(f[5]).into_owned());
+        rows.push((topic, rank, value, f[2]));
+    }
+    let Some(run_name) = run_name else {
+        return Err(problem(name, None, "the run file is empty"));
+    };
+    if options.traditional {
+        rows.sort_by(|a, b| a.0.cmp(&b.0).then(b.2.total_cmp(&a.2)).then(b.3.cmp(a.3)));
+        let mut previous = None;
+        let mut rank = 0;
+        for row in rows.iter_mut() {
+            rank = if previous == Some(row.0) { rank + 1 } else { 1 };
+            previous = Some(row.0);
+            row.1 = rank;
+        }
+    } else {
+        rows.sort_unstable_by_key(|r| (r.0, r.1));
+    }
+    for w in rows.windows(2) {
+        if w[0].0 == w[1].0 && w[0].1 == w[1].1 {
+            let message = format!("duplicate rank ({}) for topic {}", w[1].1, w[1].0);
+            return Err(problem(name, None, message));
+        }
+    }
+    let mut topics: Vec<(i64, Vec<&'a [u8]>)> = Vec::new();
+    for (topic, _, _, doc) in rows {
+        match topics.last_mut() {
+            Some((t, docs)) if *t == topic => docs.push(doc),
+            _ => topics.push((topic, vec![doc])),
+        }
+    }
+    for (topic, docs) in topics.iter_mut() {
+        if let Some(m) = options.depth {
+            docs.truncate(m);
+        }
+        let mut seen: FxHashSet<&[u8]> = FxHashSet::default();
+        if let Some(d) = docs.iter().find(|d| !seen.insert(d)) {
+            let doc = String::from_utf8_lossy(d);
+            return Err(problem(name, None, format!("duplicate docno ({doc}) for topic {topic}")));
+        }
+    }
+    Ok(Run { name: run_name, topics })
+}
+
+/// Subtopic qrels as `cranfield eval` reads them (`topic subtopic docno grade`, the
+/// columns of a table): ids as UTF-8 text, concatenated with offsets.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Table {
+    pub query_offsets: Vec<i64>,
+    pub query_data: Vec<u8>,
+    pub subtopic: Vec<i64>,
+    pub doc_offsets: Vec<i64>,
+    pub doc_data: Vec<u8>,
+    pub grade: Vec<i64>,
+}
+
+/// Read subtopic qrels for the measure language: exactly four fields a line (blank
+/// lines and `#` lines skipped), any topic id, subtopic and grade natural numbers as
+/// ndeval reads them, ids valid UTF-8.
+pub fn read_table(data: &[u8], name: &str) -> Result<Table, NdError> {
+    let mut t = Table { query_offsets: vec![0], doc_offsets: vec![0], ..Table::default() };
+    for (number, line) in lines(data) {
+        let (f, n) = fields::<5>(line);
+        if n == 0 || f[0].starts_with(b"#") {
+            continue;
+        }
+        let bad = |m: &str| Err(problem(name, Some(number), m));
+        if n != 4 {
+            return bad(&format!(
+                "expected 4 fields 'topic subtopic docno grade', got {}",
+                if n > 4 { "more".to_string() } else { n.to_string() }
+            ));
+        }
+        if std::str::from_utf8(f[0]).is_err() || std::str::from_utf8(f[2]).is_err() {
+            return bad("an id is not valid UTF-8 text");
+        }
+        let Some(subtopic) = natural(f[1]) else {
+            return bad("the subtopic is not a natural number (digits only, at most 1000009)");
+        };
+        let Some(grade) = natural(f[3]) else {
+            return bad("the grade is not a natural number (digits only, at most 1000009)");
+        };
+        t.query_data.extend_from_slice(f[0]);
+        t.query_offsets.push(t.query_data.len() as i64);
+        t.doc_data.extend_from_slice(f[2]);
+        t.doc_offsets.push(t.doc_data.len() as i64);
+        t.subtopic.push(subtopic);
+        t.grade.push(grade);
+    }
+    if t.grade.is_empty() {
+        return Err(problem(name, None, "no subtopic judgments (the file is empty)"));
+    }
+    Ok(t)
+}
+
+/// ndeval's values of each topic of `run` (None: a topic the qrels do not know), the
+/// topics shared between two threads.
+fn topic_values(qrels: &Qrels, run: &Run, p: &Params) -> Vec<(i64, Option<Values>)> {
+    let one = |(topic, ranked): &(i64, Vec<&[u8]>)| {
+        let Ok(t) = qrels.topics.binary_search(topic) else {
+            return (*topic, None);
+        };
+        let range = qrels.intents.topic_docs[t]..qrels.intents.topic_docs[t + 1];
+        let judged: FxHashMap<&[u8], i64> =
+            range.clone().map(|d| (qrels.docs[d], d as i64)).collect();
+        let numbers: Vec<i64> = ranked.iter().map(|d| *judged.get(d).unwrap_or(&-1)).collect();
+        let best = ideal(&qrels.intents, t, p);
+        (*topic, Some(values(&qrels.intents, t, &best, &numbers, p)))
+    };
+    let half = run.topics.len() / 2;
+    if half == 0 {
+        return run.topics.iter().map(one).collect();
+    }
+    let (first, second) = run.topics.split_at(half);
+    std::thread::scope(|scope| {
+        let other = spawn(scope, || second.iter().map(one).collect::<Vec<_>>());
+        let mut out: Vec<_> = first.iter().map(one).collect();
+        match other {
+            Some(handle) => out.extend(handle.join().expect("a diversity thread panicked")),
+            None => out.extend(second.iter().map(one)), // no thread to be had: here
+        }
+        out
+    })
+}
+
+/// The 21 values of a row, in ndeval's column order (a topic the qrels do not know: 0).
+fn columns(v: Option<&Values>) -> [f64; 21] {
+    let Some(v) = v else { return [0.0; 21] };
+    let cuts = |a: &[f64]| [a[4], a[9], a[19]];
+    let mut out = [0.0; 21];
+    let parts: [&[f64]; 7] = [
+        &cuts(&v.err),
+        &cuts(&v.nerr),
+        &cuts(&v.dcg),
+        &cuts(&v.ndcg),
+        &[v.nrbp, v.nnrbp, v.map_ia],
+        &cuts(&v.precision),
+        &cuts(&v.strec),
+    ];
+    for (slot, x) in out.iter_mut().zip(parts.iter().flat_map(|p| p.iter())) {
+        *slot = *x;
+    }
+    out
+}
+
+/// C's `printf("%.6f")`, NaN and infinities included (glibc's spelling).
+fn c_fixed(out: &mut String, x: f64) {
+    if x.is_nan() {
+        out.push_str(if x.is_sign_negative() { "-nan" } else { "nan" });
+    } else if x.is_infinite() {
+        out.push_str(if x < 0.0 { "-inf" } else { "inf" });
+    } else {
+        let _ = write!(out, "{x:.6}");
+    }
+}
+
+const HEADER: &str = "runid,topic,ERR-IA@5,ERR-IA@10,ERR-IA@20,nERR-IA@5,nERR-IA@10,nERR-IA@20,\
+alpha-DCG@5,alpha-DCG@10,alpha-DCG@20,alpha-nDCG@5,alpha-nDCG@10,alpha-nDCG@20,NRBP,nNRBP,\
+MAP-IA,P-IA@5,P-IA@10,P-IA@20,strec@5,strec@10,strec@20\n";
+
+fn row(out: &mut String, label: &str, topic: &str, values: &[f64; 21]) {
+    out.push_str(label);
+    out.push(',');
+    out.push_str(topic);
+    for &x in values {
+        out.push(',');
+        c_fixed(out, x);
+    }
+    out.push('\n');
+}
+
+/// ndeval's report (standard output) of `run` against `qrels`, with `baseline` when
+/// risk-sensitive.
+pub fn report(qrels: &Qrels, run: &Run, baseline: Option<&Run>, options: &Options) -> String {
+    let p = Params { alpha: options.alpha, beta: options.beta, depth: DEPTH };
+    let ours = topic_values(qrels, run, &p);
+    let mut actual = ours.iter().filter(|(_, v)| v.is_some()).count();
+    if options.complete {
+        actual = qrels.topics.len();
+    }
+    let theirs = baseline.map(|b| topic_values(qrels, b, &p)).unwrap_or_default();
+    let label = match baseline {
+        None => run.name.clone(),
+        Some(b) => {
+            format!("{} (rel to. {}; rs=1+a; a={})", run.name, b.name, options.risk_alpha_text)
+        }
+    };
+    let a = options.risk_alpha;
+    let risk = |r: f64, b: f64| if r >= b { r - b } else { (a + 1.0) * (r - b) };
+    let mut out = String::from(HEADER);
+    let mut totals = [0.0f64; 21];
+    let mut printed = 0usize;
+    let zero = [0.0; 21];
+    let (mut i, mut j) = (0, 0);
+    // ndeval's merge of the run's and the baseline's topics (both in increasing order)
+    while i < ours.len() || (j < theirs.len() && options.complete) {
+        let (topic, r, b) = if i >= ours.len() {
+            j += 1;
+            (theirs[j - 1].0, zero, columns(theirs[j - 1].1.as_ref()))
+        } else if j >= theirs.len() {
+            i += 1;
+            (ours[i - 1].0, columns(ours[i - 1].1.as_ref()), zero)
+        } else if ours[i].0 == theirs[j].0 {
+            i += 1;
+            j += 1;
+            (ours[i - 1].0, columns(ours[i - 1].1.as_ref()), columns(theirs[j - 1].1.as_ref()))
+        } else if ours[i].0 > theirs[j].0 {
+            j += 1;
+            if !options.complete {
+                continue;
+            }
+            (theirs[j - 1].0, zero, columns(theirs[j - 1].1.as_ref()))
+        } else {
+            i += 1;
+            (ours[i - 1].0, columns(ours[i - 1].1.as_ref()), zero)
+        };
+        let mut v = [0.0; 21];
+        for k in 0..21 {
+            v[k] = risk(r[k], b[k]);
+            totals[k] += v[k];
+        }
+        row(&mut out, &label, &topic.to_string(), &v);
+        printed += 1;
+    }
+    if baseline.is_some() && printed > actual {
+        actual = printed;
+    }
+    let means = totals.map(|t| t / actual as f64);
+    row(&mut out, &label, "amean", &means);
+    out
+}
+
+/// ndeval's whole work: read the qrels, the run and the baseline (named `(data, name)`;
+/// the run and the baseline on a thread of their own while the qrels are read) and
+/// report; a problem in the qrels is reported first, as ndeval reads them first.
+pub fn evaluate_files(
+    qrels: (&[u8], &str),
+    run: (&[u8], &str),
+    baseline: Option<(&[u8], &str)>,
+    options: &Options,
+) -> Result<String, NdError> {
+    let runs = || {
+        let ours = read_run(run.0, run.1, options)?;
+        let base = baseline.map(|(data, name)| read_run(data, name, options)).transpose()?;
+        Ok((ours, base))
+    };
+    let (judged, read) = std::thread::scope(|scope| {
+        let other = spawn(scope, runs);
+        let judged = read_qrels(qrels.0, qrels.1);
+        let read = match other {
+            Some(handle) => handle.join().expect("a reading thread panicked"),
+            None => runs(),
+        };
+        (judged, read)
+    });
+    let judged = judged?;
+    let (ours, base) = read?;
+    Ok(report(&judged, &ours, base.as_ref(), options))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn options() -> Options {
+        Options {
+            alpha: 0.5,
+            beta: 0.5,
+            traditional: false,
+            depth: None,
+            complete: false,
+            risk_alpha: 0.0,
+            risk_alpha_text: "0".into(),
+        }
+    }
+
+    #[test]
+    fn natural_numbers_as_ndeval_reads_them() {
+        assert_eq!(natural(b"007"), Some(7));
+        assert_eq!(natural(b"1000009"), Some(1_000_009));
+        assert_eq!(natural(b"1000010"), None);
+        assert_eq!(natural(b"-1"), None);
+        assert_eq!(natural(b""), None);
+        assert_eq!(run_topic(b"wt09-12"), Some(12));
+        assert_eq!(run_topic(b"wt09"), None);
+    }
+
+    #[test]
+    fn scores_read_as_sscanf_reads_them() {
+        assert_eq!(score(b"1.5abc"), Some(1.5));
+        assert_eq!(score(b"-2e3x"), Some(-2000.0));
+        assert_eq!(score(b"x"), None);
+    }
+
+    #[test]
+    fn a_topic_without_relevant_subtopics_prints_ndevals_nan() {
+        let qrels = read_qrels(b"1 1 d1 0\n2 1 d1 1\n", "q").unwrap();
+        let run = read_run(b"1 Q0 d1 1 1.0 r\n2 Q0 d1 1 1.0 r\n", "r", &options()).unwrap();
+        let text = report(&qrels, &run, None, &options());
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 4);
+        assert!(lines[1].starts_with("r,1,0.000000,"), "{}", lines[1]);
+        assert!(lines[1].contains("nan"), "{}", lines[1]);
+    }
+
+    #[test]
+    fn syntax_errors_name_the_line() {
+        let e = read_qrels(b"1 1 d1 1\n1 x d2 1\n", "q").unwrap_err();
+        assert_eq!(e.line, Some(2));
+        let e = read_run(b"1 Q0 d 1 1 r\n1 Q0 e 1 1 r\n", "r", &options()).unwrap_err();
+        assert!(e.message.contains("duplicate rank (1) for topic 1"), "{}", e.message);
+    }
+}
