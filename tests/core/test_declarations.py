@@ -322,6 +322,8 @@ def test_generated_reference_sections_are_up_to_date():
     assert "cranfield.pooling.strategies:STRATEGIES" in pages.get("pooling.md", [])
     assert "cranfield.clicks.registry:CLICK_MODELS" in pages.get("clicks.md", [])
     assert "cranfield.ltr.rankers:RANKERS" in pages.get("ltr.md", [])
+    assert "cranfield.fusion.methods:FUSION_METHODS" in pages.get("fusion.md", [])
+    assert "cranfield.fusion.normalise:NORMALISATIONS" in pages.get("fusion.md", [])
 
 
 def _choices(add_arguments, dest: str):
