@@ -17,7 +17,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..core.run import Run, trec_order
+from ..core.run import Run
 from ..errors import InputError
 
 TOPIC_POLICIES = ("same", "union")
@@ -152,37 +152,77 @@ def check_scores(run: Run) -> None:
         )
 
 
+def _encoded(columns: list, sort: bool) -> tuple[np.ndarray, pa.Array]:
+    """(code of each value, the distinct values) of the concatenated string columns;
+    with ``sort`` the codes follow the values' byte order."""
+    values = pa.chunked_array(
+        [c for col in columns for c in col.chunks], pa.string()
+    ).combine_chunks()
+    encoded = pc.dictionary_encode(values)
+    codes = np.asarray(encoded.indices.to_numpy(zero_copy_only=False), dtype=np.int64)
+    distinct = encoded.dictionary
+    if not sort:
+        return codes, distinct
+    order = np.asarray(pc.sort_indices(distinct), dtype=np.int64)
+    rank = np.empty(len(order), dtype=np.int64)
+    rank[order] = np.arange(len(order))
+    return rank[codes], distinct.take(pa.array(order))
+
+
+def _ranking(run_idx, query, score, d, docs, groups: int) -> np.ndarray | None:
+    """Row order grouping (run, query) with scores descending, ties by document id
+    descending (trec_eval's order); None when the rows are in that order already.
+
+    Runs are usually written ranked, grouped by query, ties in any order: then only the
+    rows of tied scores are sorted (their document ids compared by Arrow); otherwise
+    the whole table is sorted on integer codes."""
+    n = len(query)
+    if n == 0:
+        return None
+    same = (run_idx[1:] == run_idx[:-1]) & (query[1:] == query[:-1])
+    step = score[1:] - score[:-1]
+    if np.count_nonzero(~same) + 1 == groups and not np.any(same & (step > 0)):
+        tie = same & (step == 0)
+        if not tie.any():
+            return None
+        in_block = np.r_[tie, False] | np.r_[False, tie]
+        rows = np.flatnonzero(in_block)
+        block = np.cumsum(np.r_[True, ~tie])[rows]  # tie block of each tied row
+        ids = docs.take(pa.array(d[rows]))
+        sub = pc.sort_indices(
+            pa.table({"b": block, "d": ids}), sort_keys=[("b", "ascending"), ("d", "descending")]
+        )
+        order = np.arange(n)
+        order[rows] = rows[np.asarray(sub, dtype=np.int64)]
+        return order
+    rank = np.empty(len(docs), dtype=np.int64)
+    rank[np.asarray(pc.sort_indices(docs), dtype=np.int64)] = np.arange(len(docs))
+    return np.lexsort((-rank[d], -score, query, run_idx))
+
+
 def build(runs: list[Run], topics: str = "same") -> Rows:
     """The coded rows of ``runs`` (see :class:`Rows`).
 
     ``topics``: ``"same"`` (default, as ranx) refuses runs whose query sets differ;
     ``"union"`` fuses over the union, a run without a query retrieving nothing there.
     """
-    for run in runs:
-        check_scores(run)
-    ranked = []
-    for run in runs:
-        t = run.table.select(["query_id", "doc_id", "score"])
-        t = t.take(trec_order(t["query_id"], t["score"], t["doc_id"]))
-        ranked.append(t)
-    qcols = [t["query_id"] for t in ranked]
-    all_q = pa.chunked_array([c for col in qcols for c in col.chunks], pa.string())
-    query_ids = pc.unique(all_q)
-    query_ids = query_ids.take(pc.sort_indices(query_ids))
-    nq = len(query_ids)
-    present = np.zeros((len(runs), nq), dtype=bool)
-    q_codes, lengths_per_run = [], []
-    for r, t in enumerate(ranked):
-        q = pc.index_in(t["query_id"], value_set=query_ids).to_numpy(zero_copy_only=False)
-        q = np.asarray(q, dtype=np.int64)
-        counts = np.bincount(q, minlength=nq)
-        present[r] = counts > 0
-        q_codes.append(q)
-        lengths_per_run.append(counts)
     if topics not in TOPIC_POLICIES:
         from ..errors import ParameterError
 
         raise ParameterError("topics", "one of " + ", ".join(TOPIC_POLICIES), topics)
+    for run in runs:
+        check_scores(run)
+    tables = [run.table for run in runs]
+    query, query_ids = _encoded([t["query_id"] for t in tables], sort=True)
+    nq = len(query_ids)
+    run_idx = np.concatenate([np.full(len(t), r, dtype=np.int64) for r, t in enumerate(tables)])
+    score = np.concatenate([np.asarray(t["score"].to_numpy(), dtype=np.float64) for t in tables])
+    d, docs = _encoded([t["doc_id"] for t in tables], sort=False)
+    counts = np.bincount(run_idx * nq + query, minlength=len(runs) * nq).reshape(len(runs), nq)
+    order = _ranking(run_idx, query, score, d, docs, int(np.count_nonzero(counts)))
+    if order is not None:
+        run_idx, query, score, d = run_idx[order], query[order], score[order], d[order]
+    present = counts > 0
     if topics == "same" and not present.all():
         r = int(np.flatnonzero(~present.all(axis=1))[0])
         q = int(np.flatnonzero(~present[r])[0])
@@ -192,32 +232,27 @@ def build(runs: list[Run], topics: str = "same") -> Rows:
             "topics='union' / --topics union)",
             source=runs[r].source or runs[r].name,
         )
-    run_idx = (
-        np.concatenate([np.full(len(t), r, dtype=np.int64) for r, t in enumerate(ranked)])
-        if ranked
-        else np.zeros(0, np.int64)
-    )
-    query = np.concatenate(q_codes) if q_codes else np.zeros(0, np.int64)
-    length = np.concatenate([lens[q] for lens, q in zip(lengths_per_run, q_codes, strict=True)])
-    score = np.concatenate([np.asarray(t["score"].to_numpy(), dtype=np.float64) for t in ranked])
     n = len(query)
+    length = counts[run_idx, query]
     group_key = run_idx * nq + query
     starts = np.r_[True, group_key[1:] != group_key[:-1]] if n else np.zeros(0, bool)
     pos = np.arange(n, dtype=np.int64)
     rank = pos - np.maximum.accumulate(np.where(starts, pos, 0)) + 1 if n else pos
-    docs = pa.chunked_array(
-        [c for t in ranked for c in t["doc_id"].chunks], pa.string()
-    ).combine_chunks()
-    encoded = pc.dictionary_encode(docs)
-    d = np.asarray(encoded.indices.to_numpy(zero_copy_only=False), dtype=np.int64)
-    n_docs = max(len(encoded.dictionary), 1)
-    keys, first, cand = np.unique(query * n_docs + d, return_index=True, return_inverse=True)
+    n_docs = max(len(docs), 1)
+    # the distinct (query, document) pairs by hashing, then sorted (query-major)
+    pairs = pc.dictionary_encode(pa.array(query * n_docs + d))
+    distinct = np.asarray(pairs.dictionary.to_numpy(), dtype=np.int64)
+    by_key = np.argsort(distinct, kind="stable")
+    where = np.empty(len(by_key), dtype=np.int64)
+    where[by_key] = np.arange(len(by_key))
+    cand = where[np.asarray(pairs.indices.to_numpy(zero_copy_only=False), dtype=np.int64)]
+    keys = distinct[by_key]
     cand_query = keys // n_docs
     cand_offsets = np.searchsorted(cand_query, np.arange(nq + 1)).astype(np.int64)
     return Rows(
         n_runs=len(runs),
         query_ids=query_ids,
-        doc_ids=docs.take(pa.array(first)),
+        doc_ids=docs.take(pa.array(keys % n_docs)),
         cand_query=cand_query,
         cand_offsets=cand_offsets,
         run=run_idx,
