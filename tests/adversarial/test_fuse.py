@@ -7,7 +7,7 @@ import pytest
 
 import cranfield
 
-from .harness import assert_clean_failure, assert_success, run_cli
+from .harness import assert_success, run_cli
 
 RUN_A = "1 Q0 a 1 3.0 A\n1 Q0 b 2 2.0 A\n2 Q0 c 1 1.0 A\n"
 RUN_B = "1 Q0 b 1 5.0 B\n1 Q0 d 2 4.0 B\n2 Q0 e 1 1.0 B\n"

@@ -7,16 +7,21 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 import pytest
-from generators import fusion_case
 
 import cranfield
 from cranfield.fusion import FUSION_METHODS, NORMALISATIONS
+from generators import fusion_case
 
 
 def _table(run: dict, order) -> pa.Table:
     rows = [(q, d, s) for q, docs in run.items() for d, s in docs.items()]
     rows = [rows[i] for i in order(len(rows))]
-    return pa.table({k: list(v) for k, v in zip(("query_id", "doc_id", "score"), zip(*rows))})
+    return pa.table(
+        {
+            k: list(v)
+            for k, v in zip(("query_id", "doc_id", "score"), zip(*rows, strict=True), strict=True)
+        }
+    )
 
 
 @pytest.mark.parametrize("seed", range(12))
