@@ -8,6 +8,7 @@ import numpy as np
 import pyarrow as pa
 
 from ..core.declarations import WEIGHT_ALLOWED, weight
+from ..core.io import arrays
 from ..core.run import Run
 from ..errors import InputError, ParameterError
 from . import methods, normalise
@@ -151,9 +152,11 @@ def fuse_planned(runs: list[Run], plan: Plan, qrels, topics: str, name: str | No
 def fused_run(rows: Rows, scores: np.ndarray, name: str) -> Run:
     table = pa.table(
         {
-            "query_id": rows.query_ids.take(pa.array(rows.cand_query)),
+            "query_id": rows.query_ids.take(arrays.ints(rows.cand_query)),
             "doc_id": rows.doc_ids,
-            "score": pa.array(scores, pa.float64()),
+            "score": pa.Array.from_buffers(
+                pa.float64(), len(scores), [None, pa.py_buffer(np.ascontiguousarray(scores))]
+            ),
         }
     )
     return Run(table, f"<fused {name}>", name=name)

@@ -27,6 +27,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ..core.io import arrays
 from ..core.judged import qrels_side
 from ..errors import ParameterError
 from ..ltr.data import RankingData
@@ -63,12 +64,12 @@ def simplex_grid(n: int, step: float) -> np.ndarray:
 def _labels(rows: Rows, qrels) -> np.ndarray:
     """Grade of each candidate in the qrels (-1 when not judged)."""
     sep = "\x1f"
-    q = rows.query_ids.take(pa.array(rows.cand_query))
+    q = rows.query_ids.take(arrays.ints(rows.cand_query))
     keys = pc.binary_join_element_wise(q, rows.doc_ids, sep)
     t = qrels.table
     qkeys = pc.binary_join_element_wise(t["query_id"], t["doc_id"], sep)
-    at = np.asarray(pc.index_in(keys, value_set=qkeys.combine_chunks()).fill_null(-1))
-    grades = np.asarray(t["relevance"].to_numpy(), dtype=np.float64)
+    at = arrays.codes_or_minus_one(pc.index_in(keys, value_set=qkeys.combine_chunks()))
+    grades = arrays.numbers(t["relevance"]).astype(np.float64)
     out = np.where(at >= 0, grades[np.maximum(at, 0)], -1)
     return np.where(out < 0, -1, out).astype(np.int64)
 
@@ -86,12 +87,14 @@ class FusionObjective:
         cq = rows.cand_query[self.cols]
         qs, counts = np.unique(cq, return_counts=True)
         offsets = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
-        qids = np.asarray(rows.query_ids.take(pa.array(qs)).to_pylist(), dtype=object)
-        docs = np.asarray(rows.doc_ids.take(pa.array(self.cols)).to_pylist(), dtype=object)
+        qids = np.asarray(rows.query_ids.take(arrays.ints(qs)).to_pylist(), dtype=object)
+        docs = np.asarray(rows.doc_ids.take(arrays.ints(self.cols)).to_pylist(), dtype=object)
         data = RankingData(np.zeros((len(self.cols), 1)), labels[self.cols], offsets, qids, docs)
         self.layout = Layout(data, "trec")
         topics, q_off, grades = qrels_side(qrels)
-        at = np.asarray(pc.index_in(pa.array(self.layout.query_ids.tolist()), value_set=topics))
+        at = arrays.codes_or_minus_one(
+            pc.index_in(pa.array(self.layout.query_ids.tolist()), value_set=topics)
+        )
         counts = q_off[at + 1] - q_off[at]
         first = np.repeat(q_off[at] - (np.cumsum(counts) - counts), counts)
         self.layout.judged = (
@@ -184,7 +187,7 @@ def optimise(
     rows = plan.rows(runs, topics)
     labels = _labels(rows, qrels)
     topics_judged = qrels_side(qrels)[0]
-    judged = np.asarray(pc.is_in(rows.query_ids, value_set=topics_judged))
+    judged = arrays.bools(pc.is_in(rows.query_ids, value_set=topics_judged))
     queries = np.flatnonzero(judged)
     if len(queries) == 0:
         raise ParameterError("--qrels", "judgments for some query of the runs", "none")

@@ -17,6 +17,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ..core.io import arrays
 from ..core.run import Run
 from ..errors import InputError
 
@@ -144,7 +145,7 @@ def check_scores(run: Run) -> None:
     s = run.table["score"]
     finite = pc.is_finite(s)
     if not pc.all(finite).as_py() and len(s):
-        row = int(np.flatnonzero(~np.asarray(finite.to_numpy(zero_copy_only=False)))[0])
+        row = int(np.flatnonzero(~arrays.bools(arrays.as_array(finite)))[0])
         value = s[row].as_py() if hasattr(s, "__getitem__") else "?"
         raise InputError(
             f"row {row + 1}: score {value} is not a finite number: fusion needs finite scores",
@@ -159,14 +160,14 @@ def _encoded(columns: list, sort: bool) -> tuple[np.ndarray, pa.Array]:
         [c for col in columns for c in col.chunks], pa.string()
     ).combine_chunks()
     encoded = pc.dictionary_encode(values)
-    codes = np.asarray(encoded.indices.to_numpy(zero_copy_only=False), dtype=np.int64)
+    codes = arrays.numbers(encoded.indices).astype(np.int64)
     distinct = encoded.dictionary
     if not sort:
         return codes, distinct
-    order = np.asarray(pc.sort_indices(distinct), dtype=np.int64)
+    order = arrays.numbers(pc.sort_indices(distinct)).astype(np.int64)
     rank = np.empty(len(order), dtype=np.int64)
     rank[order] = np.arange(len(order))
-    return rank[codes], distinct.take(pa.array(order))
+    return rank[codes], distinct.take(arrays.ints(order))
 
 
 def _ranking(run_idx, query, score, d, docs, groups: int) -> np.ndarray | None:
@@ -188,15 +189,16 @@ def _ranking(run_idx, query, score, d, docs, groups: int) -> np.ndarray | None:
         in_block = np.r_[tie, False] | np.r_[False, tie]
         rows = np.flatnonzero(in_block)
         block = np.cumsum(np.r_[True, ~tie])[rows]  # tie block of each tied row
-        ids = docs.take(pa.array(d[rows]))
+        ids = docs.take(arrays.ints(d[rows]))
         sub = pc.sort_indices(
-            pa.table({"b": block, "d": ids}), sort_keys=[("b", "ascending"), ("d", "descending")]
+            pa.table({"b": arrays.ints(block), "d": ids}),
+            sort_keys=[("b", "ascending"), ("d", "descending")],
         )
         order = np.arange(n)
-        order[rows] = rows[np.asarray(sub, dtype=np.int64)]
+        order[rows] = rows[arrays.numbers(sub).astype(np.int64)]
         return order
     rank = np.empty(len(docs), dtype=np.int64)
-    rank[np.asarray(pc.sort_indices(docs), dtype=np.int64)] = np.arange(len(docs))
+    rank[arrays.numbers(pc.sort_indices(docs)).astype(np.int64)] = np.arange(len(docs))
     return np.lexsort((-rank[d], -score, query, run_idx))
 
 
@@ -216,7 +218,7 @@ def build(runs: list[Run], topics: str = "same") -> Rows:
     query, query_ids = _encoded([t["query_id"] for t in tables], sort=True)
     nq = len(query_ids)
     run_idx = np.concatenate([np.full(len(t), r, dtype=np.int64) for r, t in enumerate(tables)])
-    score = np.concatenate([np.asarray(t["score"].to_numpy(), dtype=np.float64) for t in tables])
+    score = np.concatenate([arrays.numbers(t["score"]).astype(np.float64) for t in tables])
     d, docs = _encoded([t["doc_id"] for t in tables], sort=False)
     counts = np.bincount(run_idx * nq + query, minlength=len(runs) * nq).reshape(len(runs), nq)
     order = _ranking(run_idx, query, score, d, docs, int(np.count_nonzero(counts)))
@@ -240,19 +242,19 @@ def build(runs: list[Run], topics: str = "same") -> Rows:
     rank = pos - np.maximum.accumulate(np.where(starts, pos, 0)) + 1 if n else pos
     n_docs = max(len(docs), 1)
     # the distinct (query, document) pairs by hashing, then sorted (query-major)
-    pairs = pc.dictionary_encode(pa.array(query * n_docs + d))
-    distinct = np.asarray(pairs.dictionary.to_numpy(), dtype=np.int64)
+    pairs = pc.dictionary_encode(arrays.ints(query * n_docs + d))
+    distinct = arrays.numbers(pairs.dictionary).astype(np.int64)
     by_key = np.argsort(distinct, kind="stable")
     where = np.empty(len(by_key), dtype=np.int64)
     where[by_key] = np.arange(len(by_key))
-    cand = where[np.asarray(pairs.indices.to_numpy(zero_copy_only=False), dtype=np.int64)]
+    cand = where[arrays.numbers(pairs.indices).astype(np.int64)]
     keys = distinct[by_key]
     cand_query = keys // n_docs
     cand_offsets = np.searchsorted(cand_query, np.arange(nq + 1)).astype(np.int64)
     return Rows(
         n_runs=len(runs),
         query_ids=query_ids,
-        doc_ids=docs.take(pa.array(keys % n_docs)),
+        doc_ids=docs.take(arrays.ints(keys % n_docs)),
         cand_query=cand_query,
         cand_offsets=cand_offsets,
         run=run_idx,
