@@ -34,6 +34,8 @@ SRC = ROOT / "src" / "cranfield"
 REGISTRY_MODULES = (
     "cranfield.clicks.registry",
     "cranfield.compare.stats",
+    "cranfield.fusion.methods",
+    "cranfield.fusion.normalise",
     "cranfield.ltr.rankers",
     "cranfield.pooling.strategies",
 )

@@ -241,7 +241,7 @@ def optimise(
 
 def _retrain(plan: Plan, runs, qrels, params, trained):
     """A trained method's estimate for new parameters (probfuse's segments)."""
-    if plan.method.train is None or plan.method.name != "probfuse":
+    if plan.method.train is None:
         return trained
     return plan.method.train(qrels, runs, **params)
 
