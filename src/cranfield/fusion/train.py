@@ -28,6 +28,19 @@ def _hits(qrels, run):
     return (jr.labels >= 1).astype(np.float64), np.asarray(jr.offsets, dtype=np.int64)
 
 
+def _band_hits(qrels, run, bounds: np.ndarray) -> tuple[np.ndarray, int]:
+    """``queries x bands`` relevant documents of one run in each band
+    ``[bounds[k], bounds[k+1])`` of ranks (0-based), and the number of queries."""
+    bands = len(bounds) - 1
+    hits, offsets = _hits(qrels, run)
+    nq = len(offsets) - 1
+    k = np.searchsorted(bounds, segments.positions(offsets), side="right") - 1
+    inside = k < bands
+    seg = segments.segment_ids(offsets)
+    per = np.bincount(seg[inside] * bands + k[inside], weights=hits[inside], minlength=nq * bands)
+    return per.reshape(nq, bands), nq
+
+
 def probfuse(qrels, runs, n_segments: int) -> np.ndarray:
     """``runs x n_segments``: the mean over training queries of the fraction of
     relevant documents in each of the ``n_segments`` segments of size
@@ -55,15 +68,7 @@ def segfuse(qrels, runs, **_) -> np.ndarray:
     sizes = np.diff(SEGFUSE_BOUNDS)
     out = np.zeros((len(runs), nseg))
     for r, run in enumerate(runs):
-        hits, offsets = _hits(qrels, run)
-        nq = len(offsets) - 1
-        pos = segments.positions(offsets)
-        k = np.searchsorted(SEGFUSE_BOUNDS, pos, side="right") - 1
-        inside = k < nseg
-        seg = segments.segment_ids(offsets)
-        per = np.bincount(
-            seg[inside] * nseg + k[inside], weights=hits[inside], minlength=nq * nseg
-        ).reshape(nq, nseg)
+        per, nq = _band_hits(qrels, run, SEGFUSE_BOUNDS)
         out[r] = (per / sizes).sum(axis=0) / max(nq, 1)
     return out
 
@@ -101,15 +106,7 @@ def bayesfuse(qrels, runs, **_) -> list[np.ndarray]:
     widths = np.diff(BAYES_CUTOFFS).astype(np.float64)
     out = []
     for run in runs:
-        hits, offsets = _hits(qrels, run)
-        nq = len(offsets) - 1
-        pos = segments.positions(offsets)
-        k = np.searchsorted(BAYES_CUTOFFS, pos, side="right") - 1
-        inside = k < bands
-        seg = segments.segment_ids(offsets)
-        per = np.bincount(
-            seg[inside] * bands + k[inside], weights=hits[inside], minlength=nq * bands
-        ).reshape(nq, bands)
+        per, nq = _band_hits(qrels, run, BAYES_CUTOFFS)
         precision = per / widths / max(nq, 1)
         p = np.cumsum(precision, axis=0)[-1] if nq else np.zeros(bands)  # left to right
         p = np.where(p == 0, p + 0.001, p)
