@@ -45,7 +45,10 @@ BAD = {
     "unknown norm": (["-m", "combsum", "--norm", "bogus"], "normalisation"),
     "default minimum with ranks": (["-m", "rrf", "--missing", "min"], "missing"),
     "trained without qrels": (["-m", "posfuse"], "qrels"),
-    "search without optimise": (["-m", "wsum", "--weights", "1,1", "--search", "mga"], "--optimise"),
+    "search without optimise": (
+        ["-m", "wsum", "--weights", "1,1", "--search", "mga"],
+        "--optimise",
+    ),
     "parquet to stdout": (["-m", "rrf", "-f", "parquet"], "parquet"),
 }
 
@@ -99,3 +102,52 @@ def test_output_is_atomic_and_not_an_input(files, cli):
     )
     assert status == 2 and len(err.strip().splitlines()) == 1, err
     assert files["a.run"].read_text() == RUN_A
+
+
+def test_optimise_writes_the_run_the_report_and_the_per_query_table(files, tmp_path, cli):
+    import json
+
+    run, report, table = tmp_path / "f.txt", tmp_path / "r.json", tmp_path / "pq.tsv"
+    status, out, err = cli(
+        "fuse",
+        str(files["a.run"]),
+        str(files["b.run"]),
+        "-m",
+        "wsum",
+        "--optimise",
+        "nDCG@10",
+        "--qrels",
+        str(files["qrels"]),
+        "--folds",
+        "2",
+        "--report",
+        str(report),
+        "--per-query",
+        str(table),
+        "-o",
+        str(run),
+    )
+    assert status == 0, err
+    chosen = json.loads(report.read_text())
+    assert abs(sum(chosen["weights"]) - 1) < 1e-9 and len(chosen["folds"]) == 2
+    assert "cross-validated nDCG@10" in err
+    head, *rows = table.read_text().splitlines()
+    assert head.split("\t") == ["query", "A", "B", "wsum", "gain over best run"]
+    assert [r.split("\t")[0] for r in rows] == ["1", "2"]
+    fused = cranfield.evaluate(str(files["qrels"]), str(run), ["nDCG@10"])
+    assert abs(fused.aggregate(0, "nDCG@10") - chosen["train"]) < 1e-12
+    # two outputs of one command never share a path
+    status, _, err = cli(
+        "fuse",
+        str(files["a.run"]),
+        str(files["b.run"]),
+        "-m",
+        "rrf",
+        "--qrels",
+        str(files["qrels"]),
+        "--per-query",
+        str(run),
+        "-o",
+        str(run),
+    )
+    assert status == 2 and "same file" in err, err
