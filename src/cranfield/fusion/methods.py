@@ -506,7 +506,7 @@ _register(
     segfuse,
     "probability of relevance by segment of growing size, times the score",
     "Σ_r P_r(k) · (s_r(d) + 1), segments [0,5) [5,15) [15,35) ... (sizes 10·2^(k-1) - 5 bounds)",
-    f"Shokouhi, Segment-based and trained multi-engine fusion, SIGIR 2007; {_RANX}",
+    f"Shokouhi, Segmentation of search engine results for effective data-fusion, ECIR 2007; {_RANX}",
     train=training.segfuse,
 )
 _register(
@@ -524,7 +524,7 @@ _register(
     posfuse,
     "probability of relevance at each rank",
     "Σ_r P_r(r_r(d))",
-    f"Lillis et al., ECIR 2008; {_RANX}",
+    f"Lillis, Zhang, Toolan, Collier, Leonard & Dunnion, Estimating probabilities for effective data fusion, SIGIR 2010; {_RANX}",
     uses="ranks",
     train=training.position_probs,
 )
