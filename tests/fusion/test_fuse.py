@@ -76,3 +76,15 @@ def test_a_fused_run_is_evaluated_like_any_run(tmp_path):
     b = cranfield.evaluate(qrels, str(path), ["nDCG@10"])
     assert a.per_query(0, "nDCG@10") == b.per_query(0, "nDCG@10")
     assert a.aggregate(0, "nDCG@10") > 0
+
+
+def test_optimise_fusion_reports_what_evaluate_gives():
+    runs, qrels, _ = fusion_case(3, kind="random")
+    report = cranfield.fusion.optimise_fusion(
+        runs, qrels, "wsum", "P@5", search="coordinate-ascent", seed=1
+    )
+    fused = cranfield.fuse(runs, "wsum", weights=report["weights"])
+    value = cranfield.evaluate(qrels, fused, ["P@5"]).aggregate(0, "P@5")
+    assert abs(value - report["train"]) < 1e-12
+    with pytest.raises(cranfield.ParameterError, match="tune"):
+        cranfield.fusion.optimise_fusion(runs, qrels, "combsum")

@@ -315,3 +315,40 @@ def per_query_table(runs, fused, args, digits: int) -> str:
         gain = v[-1] - v[:-1].max()
         lines.append("\t".join([q, *[f"{x:.{digits}f}" for x in v], f"{gain:+.{digits}f}"]))
     return "\n".join(lines) + "\n"
+
+
+def optimise_fusion(
+    runs,
+    qrels,
+    method: str = "wsum",
+    measure: str = "nDCG@10",
+    norm: str | None = "min-max",
+    *,
+    search: str = "grid",
+    step: float = 0.1,
+    folds: int = 0,
+    missing: str = "zero",
+    topics: str = "same",
+    seed: int | None = None,
+    **params: Any,
+) -> dict[str, Any]:
+    """Choose a fusion's weights (weighted methods) or tunable parameter by ``measure``
+    on the queries of the training ``qrels`` (docs/fusion.md, "Weight and parameter
+    search"); the report holds ``weights`` or ``params`` (give them to
+    :func:`cranfield.fuse`), the training value and, with ``folds``, each fold's
+    held-out value and ``cv_test_mean``."""
+    from .fuse import as_run_list
+
+    listed = as_run_list(runs)
+    plan = Plan(method, norm, None, missing, params, len(listed), tune=True)
+    return optimise(
+        listed,
+        plan,
+        qrels,
+        measure,
+        search=search,
+        step=step,
+        folds=folds,
+        topics=topics,
+        seed=seed,
+    )
