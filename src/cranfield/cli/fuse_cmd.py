@@ -92,18 +92,17 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         default=None,
         help="fused run format: trec or parquet (default: from -o's extension, else trec)",
     )
-    p.add_argument(
-        "--per-query",
-        metavar="FILE",
-        help="write a table of what fusion changed per query (TSV: each run's and the "
-        "fused run's --optimise measure, or documents moved into the top 10)",
-    )
     add_duplicates(p)
     add_seed(p, "mga and coordinate ascent")
     add_digits(p)
     add_output(p, help="the fused run (default: standard output, TREC)")
-    add_output(p, flags=("--report",), help="write the optimisation report (JSON) here")
-    p.set_defaults(_outputs=("output", "report", "per_query"))
+    add_output(p, flags=("--report",), help="the optimisation report (JSON)")
+    add_output(
+        p,
+        flags=("--per-query",),
+        help="a TSV of what fusion changed per query: each run's and the fused run's value "
+        "of the --optimise measure (else nDCG@10) and the gain over the best run (needs --qrels)",
+    )
 
 
 def _params(items: list[str]) -> dict:
