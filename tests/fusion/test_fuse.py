@@ -88,3 +88,25 @@ def test_optimise_fusion_reports_what_evaluate_gives():
     assert abs(value - report["train"]) < 1e-12
     with pytest.raises(cranfield.ParameterError, match="tune"):
         cranfield.fusion.optimise_fusion(runs, qrels, "combsum")
+
+
+def test_default_minimum_by_hand():
+    """--missing min: a document a run did not retrieve gets that run's smallest score
+    for the query; CombMNZ still counts only the runs that retrieved it."""
+    runs = [{"q": {"x": 3.0, "y": 1.0}}, {"q": {"x": 2.0, "z": 5.0}}]
+    assert cranfield.fuse(runs, "combsum", None, missing="min").to_dict()["q"] == {
+        "x": 5.0,
+        "y": 3.0,
+        "z": 6.0,
+    }
+    assert cranfield.fuse(runs, "combmnz", None, missing="min").to_dict()["q"] == {
+        "x": 10.0,
+        "y": 3.0,
+        "z": 6.0,
+    }
+    assert cranfield.fuse(runs, "combmin", None, missing="min").to_dict()["q"] == {
+        "x": 2.0,
+        "y": 1.0,
+        "z": 1.0,
+    }
+    assert cranfield.fuse(runs, "combsum", None).to_dict()["q"] == {"x": 5.0, "y": 1.0, "z": 5.0}
