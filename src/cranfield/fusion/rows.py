@@ -117,12 +117,13 @@ class Rows:
         order of ranx's sums, so the bits are the same. A loop over runs, not rows."""
         total = np.zeros(self.n_cands)
         values = np.asarray(values, dtype=np.float64)
-        for r in range(self.n_runs):
-            sel = self.run == r
-            if mask is not None:
-                sel &= mask
-            v = values[sel] if weights is None else weights[r] * values[sel]
-            total[self.cand[sel]] += v  # a run holds each candidate at most once
+        with np.errstate(over="ignore"):  # an overflow is refused by the caller
+            for r in range(self.n_runs):
+                sel = self.run == r
+                if mask is not None:
+                    sel &= mask
+                v = values[sel] if weights is None else weights[r] * values[sel]
+                total[self.cand[sel]] += v  # a run holds each candidate at most once
         return total
 
     def fold(self, ufunc, values: np.ndarray, init: float) -> np.ndarray:
