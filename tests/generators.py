@@ -666,3 +666,56 @@ def collections(draw, ties: bool = False, max_grade: int = 4):
             values = [float(s) for s in draw(st.permutations(range(len(retrieved))))]
         run[str(q)] = dict(zip(retrieved, values, strict=True))
     return qrels, run
+
+
+# -- fusion -----------------------------------------------------------------------------
+
+FUSION_KINDS = ("random", "ties", "disjoint", "one-doc", "negative", "equal", "missing-topic")
+
+
+def fusion_case(seed: int, kind: str | None = None, full: bool = False):
+    """``(runs, qrels, kind)``: 2-5 run dicts ``{qid: {doc: score}}`` of at most 15
+    documents per query (below numba's insertion-sort threshold, so ranx keeps tied
+    documents in insertion order), each query's documents inserted in trec_eval's order,
+    and qrels (grades 0-2, every query with a relevant document). Kinds: random scores,
+    ties, disjoint runs, one-document lists, negative scores, all scores equal, a run
+    missing a topic (empty there). ``full``: every run retrieves every document of a
+    query (the Condorcet cases), in 3 or 5 runs."""
+    rng = np.random.default_rng(seed)
+    kind = kind or FUSION_KINDS[seed % len(FUSION_KINDS)]
+    n_runs = int(rng.choice([3, 5])) if full else int(rng.integers(2, 6))
+    topics = [f"q{i}" for i in rng.choice(30, size=int(rng.integers(1, 5)), replace=False)]
+    runs: list[dict] = [{} for _ in range(n_runs)]
+    qrels: dict = {}
+    for q in topics:
+        pool = doc_ids(rng, 15 if not full else int(rng.integers(2, 8)))
+        for r in range(n_runs):
+            if full:
+                docs = list(pool)
+            elif kind == "disjoint":
+                share = len(pool) // n_runs
+                docs = pool[r * share : (r + 1) * share] or pool[:1]
+            elif kind == "one-doc":
+                docs = [pool[int(rng.integers(0, len(pool)))]]
+            else:
+                docs = list(
+                    rng.choice(pool, size=int(rng.integers(1, len(pool) + 1)), replace=False)
+                )
+            n = len(docs)
+            if full:
+                s = rng.permutation(n).astype(float)
+            elif kind == "ties":
+                s = rng.integers(0, 3, size=n).astype(float)
+            elif kind == "negative":
+                s = -np.abs(rng.normal(0, 10, size=n))
+            elif kind == "equal":
+                s = np.full(n, 2.5)
+            else:
+                s = rng.normal(size=n)
+            runs[r][q] = dict(trec_ranked(zip(docs, s.tolist(), strict=True)))
+        relevant = list(rng.choice(pool, size=int(rng.integers(1, len(pool) + 1)), replace=False))
+        qrels[q] = {d: int(rng.integers(0, 3)) for d in relevant}
+        qrels[q][relevant[0]] = max(1, qrels[q][relevant[0]])
+    if kind == "missing-topic" and len(topics) > 1:
+        runs[int(rng.integers(0, n_runs))][topics[0]] = {}
+    return runs, qrels, kind

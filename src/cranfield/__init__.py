@@ -25,6 +25,7 @@ _EXPORTS = {
     "evaluate": "core.evaluation",
     "Results": "core.evaluation",
     "parse_measure": "core.measures.names",
+    "fuse": "fusion.fuse",
 }
 # public subpackages and modules (attribute -> where it lives), imported on first access
 _MODULES = {
@@ -36,6 +37,7 @@ _MODULES = {
     "curves": "report.curves",
     "sample": "sample",
     "report": "report",
+    "fusion": "fusion",
 }
 
 # execution backends beyond the core's "local" (name -> module that registers it with

@@ -30,6 +30,7 @@ CASES: dict[str, dict[str, list[str]]] = {
     "cluster": {"missing": [], "choice": ["t", "--average-method", "bogus"]},
     "demo": {"missing": ["--dir"]},
     "pool": {"missing": [], "choice": ["r", "--format", "bogus"]},
+    "fuse": {"missing": ["a", "b"], "choice": ["a", "b", "-m", "rrf", "--missing", "bogus"]},
     "pool stats": {"missing": ["q"], "choice": ["q", "r", "-f", "bogus"]},
     "pool reuse": {"missing": [], "choice": ["q", "r", "-f", "bogus"]},
     "pool assign": {

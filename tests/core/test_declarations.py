@@ -35,6 +35,8 @@ REGISTRY_MODULES = (
     "cranfield.clicks.registry",
     "cranfield.compare.stats",
     "cranfield.judgments.ppi",
+    "cranfield.fusion.methods",
+    "cranfield.fusion.normalise",
     "cranfield.ltr.rankers",
     "cranfield.meta.registry",
     "cranfield.pooling.strategies",
@@ -327,6 +329,8 @@ def test_generated_reference_sections_are_up_to_date():
     assert "cranfield.clicks.registry:CLICK_MODELS" in pages.get("clicks.md", [])
     assert "cranfield.ltr.rankers:RANKERS" in pages.get("ltr.md", [])
     assert "cranfield.judgments.ppi:PPI_ESTIMATORS" in pages.get("machine-assessors.md", [])
+    assert "cranfield.fusion.methods:FUSION_METHODS" in pages.get("fusion.md", [])
+    assert "cranfield.fusion.normalise:NORMALISATIONS" in pages.get("fusion.md", [])
 
 
 def _choices(add_arguments, dest: str):

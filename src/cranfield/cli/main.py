@@ -55,6 +55,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "classify": ("classify_cmd", "evaluate a classifier: confusion matrix, rates, ROC, thresholds"),
     "cluster": ("cluster_cmd", "evaluate a clustering against a gold standard"),
     "demo": ("demo_cmd", "evaluate the bundled sample test collection"),
+    "fuse": ("fuse_cmd", "fuse runs into one: CombSUM, CombMNZ, RRF, Borda, ...; tune weights"),
     "pool": ("pool_cmd", "build a judgment pool from runs; pool stats, reuse, assign, merge"),
     "agreement": ("agreement_cmd", "agreement between assessors: kappa, alpha, AC1, per topic"),
     "aggregate": ("aggregate_cmd", "combine labels into one qrels: vote, Dawid-Skene, MACE"),

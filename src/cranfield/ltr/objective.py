@@ -176,6 +176,10 @@ class Layout:
             else np.ascontiguousarray(data.features, dtype=np.float64)
         )
         self._structure: dict = {}  # (P, widths) -> arrays of judged_run that only P sets
+        # (CSR offsets, grades sorted descending) of each query's judged documents, in
+        # evaluation order, when they are not all in the data (rank fusion: the ideal
+        # ranking holds relevant documents no run retrieved); None: the data's labels
+        self.judged: tuple[np.ndarray, np.ndarray] | None = None
 
     @property
     def num_queries(self) -> int:
@@ -192,7 +196,11 @@ class Layout:
     def ranked_labels(self, weights: np.ndarray, depth: int | None = None) -> list[np.ndarray]:
         """Per block, ``P x Qb x K`` labels of the top ``K = min(depth, W)`` documents of
         every ranking (padding -1 at the end)."""
-        s = self.scores(weights)
+        return self.ranked_by(self.scores(weights), depth)
+
+    def ranked_by(self, s: np.ndarray, depth: int | None = None) -> list[np.ndarray]:
+        """:meth:`ranked_labels` of a ``P x N`` score matrix (scores computed elsewhere,
+        as rank fusion does)."""
         p = s.shape[0]
         neg = np.concatenate((-s, np.full((p, 1), np.inf)), axis=1)  # padding ranks last
         out = []
@@ -217,8 +225,15 @@ class Layout:
             for b, k in zip(self.blocks, widths, strict=True):
                 masks.append(b.valid[:, :k])
                 lengths.append(np.tile(np.minimum(b.lengths, k), p))
-                qrels_lengths.append(np.tile(b.lengths, p))
-                grades.append(np.tile(b.ideal[b.valid], p))
+                if self.judged is None:
+                    qrels_lengths.append(np.tile(b.lengths, p))
+                    grades.append(np.tile(b.ideal[b.valid], p))
+                    continue
+                offsets, judged = self.judged
+                counts = offsets[b.queries + 1] - offsets[b.queries]
+                first = np.repeat(offsets[b.queries] - (np.cumsum(counts) - counts), counts)
+                qrels_lengths.append(np.tile(counts, p))
+                grades.append(np.tile(judged[first + np.arange(int(counts.sum()))], p))
             if len(self._structure) > 8:
                 self._structure.clear()
             self._structure[key] = (

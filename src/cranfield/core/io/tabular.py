@@ -98,6 +98,8 @@ def _no_nulls(col: pa.ChunkedArray, name: str, source: str | None, row_of) -> No
 
 
 def _first(mask, message: str, source: str | None, row_of) -> None:
+    if isinstance(mask, (pa.Array, pa.ChunkedArray)) and not pc.any(mask).as_py():
+        return  # (no conversion: Arrow's to_numpy imports pandas, ~0.4 s)
     mask = np.asarray(mask.to_numpy(zero_copy_only=False) if hasattr(mask, "to_numpy") else mask)
     if mask.any():
         row = int(np.flatnonzero(mask)[0])
