@@ -25,7 +25,7 @@ def files(tmp_path):
 
 def test_fused_run_goes_into_eval_as_a_process(files, tmp_path):
     target = tmp_path / "fused.txt"
-    out = run_cli("fuse", files["a.run"], files["b.run"], "-m", "combmnz", "-o", target)
+    out = run_cli("fuse", files["a.run"], files["b.run"], "--method", "combmnz", "-o", target)
     assert_success(out, quiet=True)
     lines = target.read_text().splitlines()
     assert lines[0] == "1 Q0 b 1 2 combmnz"  # min-max: 0.5 + 1, retrieved by both
@@ -35,21 +35,21 @@ def test_fused_run_goes_into_eval_as_a_process(files, tmp_path):
 
 
 BAD = {
-    "weights count": (["-m", "wsum", "--weights", "1"], "2 numbers (one per run)"),
-    "weights for unweighted": (["-m", "rrf", "--weights", "1,2"], "unweighted"),
-    "weight not finite": (["-m", "wsum", "--weights", "1,inf"], "weight"),
-    "param out of range": (["-m", "rbc", "-p", "phi=1.5"], "phi"),
-    "param missing": (["-m", "rbc"], "phi"),
-    "unknown param": (["-m", "rrf", "-p", "kk=3"], "kk"),
-    "unknown method": (["-m", "bogus"], "fusion method"),
-    "unknown norm": (["-m", "combsum", "--norm", "bogus"], "normalisation"),
-    "default minimum with ranks": (["-m", "rrf", "--missing", "min"], "missing"),
-    "trained without qrels": (["-m", "posfuse"], "qrels"),
+    "weights count": (["--method", "wsum", "--weights", "1"], "2 numbers (one per run)"),
+    "weights for unweighted": (["--method", "rrf", "--weights", "1,2"], "unweighted"),
+    "weight not finite": (["--method", "wsum", "--weights", "1,inf"], "weight"),
+    "param out of range": (["--method", "rbc", "-p", "phi=1.5"], "phi"),
+    "param missing": (["--method", "rbc"], "phi"),
+    "unknown param": (["--method", "rrf", "-p", "kk=3"], "kk"),
+    "unknown method": (["--method", "bogus"], "fusion method"),
+    "unknown norm": (["--method", "combsum", "--norm", "bogus"], "normalisation"),
+    "default minimum with ranks": (["--method", "rrf", "--missing", "min"], "missing"),
+    "trained without qrels": (["--method", "posfuse"], "qrels"),
     "search without optimise": (
-        ["-m", "wsum", "--weights", "1,1", "--search", "mga"],
+        ["--method", "wsum", "--weights", "1,1", "--search", "mga"],
         "--optimise",
     ),
-    "parquet to stdout": (["-m", "rrf", "-f", "parquet"], "parquet"),
+    "parquet to stdout": (["--method", "rrf", "-f", "parquet"], "parquet"),
 }
 
 
@@ -76,12 +76,12 @@ def test_bad_runs_are_one_line(tmp_path, cli):
         b = tmp_path / f"{name}.run"
         b.write_text(text)
         target = tmp_path / "out.txt"
-        status, out, err = cli("fuse", str(a), str(b), "-m", "combsum", "-o", str(target))
+        status, out, err = cli("fuse", str(a), str(b), "--method", "combsum", "-o", str(target))
         assert status == 2, (name, err)
         assert len(err.strip().splitlines()) == 1 and "Traceback" not in err, (name, err)
         assert not target.exists(), name
         assert b.read_text() == text
-    status, _, err = cli("fuse", str(a), str(b), "-m", "combsum", "--topics", "union")
+    status, _, err = cli("fuse", str(a), str(b), "--method", "combsum", "--topics", "union")
     assert status == 0, err
 
 
@@ -98,7 +98,7 @@ def test_non_finite_scores_from_python_are_refused():
 
 def test_output_is_atomic_and_not_an_input(files, cli):
     status, _, err = cli(
-        "fuse", str(files["a.run"]), str(files["b.run"]), "-m", "rrf", "-o", str(files["a.run"])
+        "fuse", str(files["a.run"]), str(files["b.run"]), "--method", "rrf", "-o", str(files["a.run"])
     )
     assert status == 2 and len(err.strip().splitlines()) == 1, err
     assert files["a.run"].read_text() == RUN_A
@@ -112,7 +112,7 @@ def test_optimise_writes_the_run_the_report_and_the_per_query_table(files, tmp_p
         "fuse",
         str(files["a.run"]),
         str(files["b.run"]),
-        "-m",
+        "--method",
         "wsum",
         "--optimise",
         "nDCG@10",
@@ -141,7 +141,7 @@ def test_optimise_writes_the_run_the_report_and_the_per_query_table(files, tmp_p
         "fuse",
         str(files["a.run"]),
         str(files["b.run"]),
-        "-m",
+        "--method",
         "rrf",
         "--qrels",
         str(files["qrels"]),

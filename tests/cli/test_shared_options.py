@@ -19,6 +19,7 @@ SHARED = {
     "-o": "add_output",
     "--output": "add_output",
     "--baseline": "add_baselines",
+    "-m": "add_measures",
     "--duplicates": "add_duplicates",
     "--topic-groups": "add_topic_groups",
     "-l": "add_rel_level",
@@ -26,6 +27,14 @@ SHARED = {
 }
 #: trec_eval's own option table mirrors trec_eval's flags (its -f is not a format)
 EXEMPT = {"trec_eval_cmd.py"}
+#: -m is always a measure (add_measures; another meaning is refused with add_refused),
+#: except in a drop-in replacement's own flags and where one measure of a table is named
+FLAG_EXEMPT = {
+    "-m": {
+        "cwl_cmd.py": "cwl_eval's -m (its metrics file): a drop-in keeps its flags",
+        "correlate_cmd.py": "the one measure of a result table that orders the runs",
+    }
+}
 
 
 def declared_by_hand(folder: Path = CLI) -> list[str]:
@@ -37,6 +46,8 @@ def declared_by_hand(folder: Path = CLI) -> list[str]:
             if isinstance(node, ast.Call) and getattr(node.func, "attr", "") == "add_argument":
                 flags = [a.value for a in node.args if isinstance(a, ast.Constant)]
                 for flag in set(flags) & set(SHARED):
+                    if path.name in FLAG_EXEMPT.get(flag, {}):
+                        continue
                     found.append(f"{path.name}:{node.lineno} {flag} (use _args.{SHARED[flag]})")
     return found
 

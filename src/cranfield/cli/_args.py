@@ -279,19 +279,30 @@ def add_engine(p: argparse.ArgumentParser, help: str = ENGINE_HELP) -> None:
 
 
 def add_format(
-    p: argparse.ArgumentParser, choices, default: str | None = None, what: str = ""
+    p: argparse.ArgumentParser,
+    choices,
+    default: str | None = None,
+    what: str = "",
+    *,
+    otherwise: str | None = None,
 ) -> None:
     """``-f/--format``: the output format, one of ``choices`` (default: the first);
-    ``what`` says what the formats are, where their names do not."""
+    ``what`` says what the formats are, where their names do not. ``otherwise``: the
+    format has no default value, and this says how it is chosen when not given (``from
+    -o's extension``)."""
     choices = list(choices)
-    default = choices[0] if default is None else default
+    if otherwise is None:
+        default = choices[0] if default is None else default
+        when = f"default {default}"
+    else:
+        default, when = None, f"default: {otherwise}"
     detail = f"; {what}" if what else ""
     p.add_argument(
         "-f",
         "--format",
         choices=choices,
         default=default,
-        help=f"output format (default {default}){detail}",
+        help=f"output format ({when}){detail}",
     )
 
 

@@ -6,7 +6,15 @@ from __future__ import annotations
 
 import argparse
 
-from ._args import add_digits, add_duplicates, add_output, add_seed, seed_value
+from ._args import (
+    add_digits,
+    add_duplicates,
+    add_format,
+    add_output,
+    add_refused,
+    add_seed,
+    seed_value,
+)
 from ._common import digits_value
 
 RUN_FORMATS = ("trec", "parquet")
@@ -26,11 +34,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
     p.add_argument("runs", nargs="+", metavar="RUN", help="runs to fuse (TREC, Parquet, CSV/TSV)")
     p.add_argument(
-        "-m",
         "--method",
         required=True,
         help=f"fusion method: {_names('methods')} (ranx's names are aliases); see docs/fusion.md",
     )
+    add_refused(p, "-m", "-m names measures in cranfield: give the fusion method as --method M")
     p.add_argument(
         "--norm",
         default="min-max",
@@ -85,13 +93,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "the held-out score (default 0: no cross-validation)",
     )
     p.add_argument("--name", help="the fused run's name (TREC tag; default the method's name)")
-    p.add_argument(
-        "-f",
-        "--format",
-        choices=RUN_FORMATS,
-        default=None,
-        help="fused run format: trec or parquet (default: from -o's extension, else trec)",
-    )
+    add_format(p, RUN_FORMATS, otherwise="from -o's extension, else trec")
     add_duplicates(p)
     add_seed(p, "mga and coordinate ascent")
     add_digits(p)
