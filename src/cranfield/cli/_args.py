@@ -97,7 +97,7 @@ def add_qrels_and_runs(p: argparse.ArgumentParser) -> None:
 
 def add_subtopic_qrels(p: argparse.ArgumentParser) -> None:
     """``--subtopic-qrels FILE`` and ``--intent-probabilities FILE``: the subtopic
-    (intent) judgments of the diversity measures (:func:`subtopic_qrels_value`)."""
+    (intent) judgments of the diversity measures (:func:`cranfield.cli._common.subtopic_qrels_value`)."""
     p.add_argument(
         "--subtopic-qrels",
         metavar="FILE",
@@ -112,22 +112,6 @@ def add_subtopic_qrels(p: argparse.ArgumentParser) -> None:
         "query_id, subtopic, probability (each topic's summing to 1); default: the "
         "subtopics of a topic weigh alike, as in ndeval",
     )
-
-
-def subtopic_qrels_value(args: argparse.Namespace):
-    """What ``evaluate(subtopic_qrels=)`` takes from :func:`add_subtopic_qrels`'s
-    options: the path, the judgments with their intent probabilities, or None."""
-    from ..errors import ParameterError
-
-    path = getattr(args, "subtopic_qrels", None)
-    intents = getattr(args, "intent_probabilities", None)
-    if intents is None:
-        return path
-    if path is None:
-        raise ParameterError("--intent-probabilities", "--subtopic-qrels beside it", intents)
-    from ..core.subtopics import SubtopicQrels
-
-    return SubtopicQrels.read(path).with_intents(intents)
 
 
 def add_rel_level(p: argparse.ArgumentParser) -> None:

@@ -162,3 +162,19 @@ def number(text: str, name: str, kind: type, low: float, high: float, *, open_: 
 
 class Parsed:
     """Options read without ``argparse`` (what an ``argparse.Namespace`` holds)."""
+
+
+def subtopic_qrels_value(args: Namespace):
+    """What ``evaluate(subtopic_qrels=)`` takes from :func:`add_subtopic_qrels`'s
+    options: the path, the judgments with their intent probabilities, or None."""
+    from ..errors import ParameterError
+
+    path = getattr(args, "subtopic_qrels", None)
+    intents = getattr(args, "intent_probabilities", None)
+    if intents is None:
+        return path
+    if path is None:
+        raise ParameterError("--intent-probabilities", "--subtopic-qrels beside it", intents)
+    from ..core.subtopics import SubtopicQrels
+
+    return SubtopicQrels.read(path).with_intents(intents)

@@ -22,8 +22,8 @@ from ._args import (
     number,
     resolve_baselines,
     seed_value,
-    subtopic_qrels_value,
 )
+from ._common import subtopic_qrels_value
 from ._output import emit, print_notes, rounded_note, warnings_as_notes
 
 

@@ -95,7 +95,7 @@ def run(args) -> int:
 
     digits = digits_value(args)
     topic_groups = None if args.topic_groups is None else _read_groups(args)
-    from ._args import subtopic_qrels_value
+    from ._common import subtopic_qrels_value
 
     subtopics = subtopic_qrels_value(args)
     more = {} if subtopics is None else {"subtopic_qrels": subtopics}
