@@ -71,6 +71,16 @@ class ReadCounter:
     def bytes(self) -> int: ...
 
 @final
+class QrelsIndex:
+    """Qrels judged once for any number of runs and calls (``Qrels.index()``)."""
+
+    def __new__(cls, batches: Iterable[_Batch]) -> QrelsIndex: ...
+    @property
+    def rows(self) -> int: ...
+    @property
+    def topics(self) -> int: ...
+
+@final
 class LtrKernel:
     """The batched learning-to-rank objective (``rust/ltr``)."""
 
@@ -155,7 +165,7 @@ def judge_trec_files(
 ) -> _Judged: ...
 def judge_arrow_runs(
     runs: Iterable[Iterable[_Batch]],
-    qrels: Iterable[_Batch],
+    qrels: QrelsIndex,
     *,
     options: JudgeOptions | None = None,
     doc_rows: bool = True,
@@ -174,8 +184,13 @@ def judge_arrow_runs(
 def repeated_pairs(
     table: Iterable[_Batch], kind: str, policy_name: str
 ) -> tuple[int, int] | npt.NDArray[np.int64] | None: ...
+# an evaluated run: (name, query ids, one column per spec, relevant or None, micro or None)
+_Evaluated = tuple[
+    str, list[str], list[list[float] | list[str]], list[bool] | None, list[float] | None
+]
+
 def evaluate_trec_files(
-    qrels_path: _Path,
+    qrels: _Path | QrelsIndex,
     run_paths: Sequence[_Path],
     specs: list[_Spec],
     *,
@@ -192,12 +207,18 @@ def evaluate_trec_files(
     whole_bytes: int = ...,
     regroup_bytes: int | None = None,
     progress: ReadCounter | None = None,
-) -> tuple[
-    int,
-    list[
-        tuple[str, list[str], list[list[float] | list[str]], list[bool] | None, list[float] | None]
-    ],
-]: ...
+) -> tuple[int, list[_Evaluated]]: ...
+def evaluate_arrow(
+    qrels: QrelsIndex,
+    runs: Iterable[Iterable[_Batch]],
+    specs: list[_Spec],
+    *,
+    options: JudgeOptions | None = None,
+    judged_only_specs: Sequence[bool] = ...,
+    skip_no_relevant: bool = False,
+    micro: bool = False,
+    fractional_refusals: Sequence[str | None] = ...,
+) -> tuple[int, list[_Evaluated]]: ...
 def trec_eval_print(
     columns: list[_Col],
     values: list[npt.NDArray[np.float64] | Sequence[str] | None],

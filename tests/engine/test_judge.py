@@ -249,7 +249,7 @@ def arrow_table(rows: list, value: str, value_type, rng, large: bool) -> pa.Tabl
 def judge_arrow(run_table, qrels_table, options):
     [got] = _engine.judge_arrow_runs(
         [arrays.engine_batches(run_table, "score")],
-        arrays.engine_batches(qrels_table, "relevance"),
+        _engine.QrelsIndex(arrays.engine_batches(qrels_table, "relevance")),
         options=options,
     )
     return got
@@ -630,7 +630,7 @@ def test_several_runs_problems_name_their_run(monkeypatch):
     table = pa.table({"query_id": ["q"], "doc_id": ["a"], "score": [1.0]})
     qrels_table = pa.table({"query_id": ["q"], "doc_id": ["a"], "relevance": [1]})
     batches = arrays.engine_batches(table, "score")
-    qrels_batches = arrays.engine_batches(qrels_table, "relevance")
+    qrels_batches = _engine.QrelsIndex(arrays.engine_batches(qrels_table, "relevance"))
     with pytest.raises(_engine.JudgeError) as raised:
         _engine.judge_arrow_runs([batches, batches], qrels_batches, options=_unchecked(depth=0))
     assert raised.value.args[-1] == 0

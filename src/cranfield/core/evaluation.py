@@ -218,14 +218,20 @@ def evaluate_objects(
     aggregate_by: str = "macro",
     skip_no_relevant: bool = False,
     collection_size: int | None = None,
+    keep_judged: bool = False,
 ) -> tuple[Results, object]:
     """The local backend's :func:`evaluate` of anything but files given by their paths
     (those go to :func:`cranfield.core.files.evaluate_files`): ``(Results, Qrels)``.
 
-    A run given by its path among objects is read and judged by the compiled engine
-    when it is a TREC file (:func:`_judged`); the :class:`Run` objects are judged
-    together, the qrels indexed once.
+    The qrels are indexed once by the engine (:meth:`cranfield.Qrels.index`, kept by
+    the object: a loop of calls with one ``Qrels`` indexes them once) and every run is
+    judged and measured by the engine (:func:`cranfield.core.indexed.evaluate_indexed`:
+    ``Run`` objects as Arrow columns, TREC files by their paths).
+    With ``keep_judged`` (or when the engine leaves the job to Python: see there), the
+    runs are judged into :class:`JudgedRun` objects (``RunResult.judged``, for the Dask
+    backend's workers) and measured from them (:func:`run_result`).
     """
+    from .indexed import evaluate_indexed
     from .qrels import Qrels
 
     if aggregate_by not in ("macro", "micro"):
@@ -235,26 +241,55 @@ def evaluate_objects(
     measure_list = as_measures(measures)
     if collection_size is not None:
         measure_list = [with_collection_size(m, collection_size) for m in measure_list]
-    judged = _judged_all(qrels, qrels_path, _run_items(runs, options), options)
-    names = [name for name, _ in judged]
+    items = _run_items(runs, options)
+    done = None
+    if not keep_judged:
+        done = evaluate_indexed(
+            qrels,
+            items,
+            measure_list,
+            options,
+            aggregate_by=aggregate_by,
+            skip_no_relevant=skip_no_relevant,
+        )
+    if done is not None:
+        results = [result for result, _ in done]
+        _distinct([r.name for r in results])
+    else:
+        judged = _judged_all(qrels, qrels_path, items, options)
+        _distinct([name for name, _ in judged])
+        results = [
+            run_result(jr, name, measure_list, aggregate_by, skip_no_relevant)
+            for name, jr in judged
+        ]
+    return Results(measure_list, results, options.as_dict()), qrels
+
+
+def _distinct(names: list[str]) -> None:
+    """:class:`InputError` when two runs have one name."""
     if len(set(names)) != len(names):
         dup = next(n for n in names if names.count(n) > 1)
         raise InputError(f"two runs are named {dup!r}; give each run a distinct name")
-    results = [
-        run_result(jr, name, measure_list, aggregate_by, skip_no_relevant) for name, jr in judged
-    ]
-    return Results(measure_list, results, options.as_dict()), qrels
 
 
 def _with_arrays(results: Results) -> Results:
     """The results with NumPy arrays of values and query ids, as :func:`run_result`
     gives them (the engine path of :func:`cranfield.core.files.evaluate_files` gives
     lists)."""
+    from .measures.engine import as_array
+
     for r in results.runs:
         if r.judged is None:
-            r.values = {m: np.asarray(v, dtype=np.float64) for m, v in r.values.items()}
+            r.values = {m: _array(v, as_array) for m, v in r.values.items()}
             r.query_ids = np.asarray(r.query_ids, dtype=object)
     return results
+
+
+def _array(values, as_array) -> np.ndarray:
+    """An engine column as a NumPy array: float64, or object for a text family's."""
+    if len(values) and isinstance(values[0], str):
+        return as_array(values)
+    return np.asarray(values, dtype=np.float64)
 
 
 def _run_items(runs, opts: JudgeOptions) -> list:
