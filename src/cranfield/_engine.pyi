@@ -135,7 +135,18 @@ def aggregate(
     values: npt.NDArray[np.float64] | Sequence[float], how: str, num_queries: int | None = None
 ) -> float: ...
 def measure_families() -> list[str]: ...
-def micro_families() -> list[str]: ...
+def micro_formulas() -> list[str]: ...
+def micro_averages(
+    specs: list[_Spec],
+    formulas: Sequence[str],
+    offsets: npt.NDArray[np.int64],
+    labels: _Labels,
+    qrels_offsets: npt.NDArray[np.int64],
+    qrels_grades: _Labels,
+    in_run: npt.NDArray[np.bool_],
+    rel_level: int,
+    compat: int,
+) -> list[float]: ...
 def compute_measures(
     specs: list[_Spec],
     offsets: npt.NDArray[np.int64],
@@ -201,7 +212,7 @@ def evaluate_trec_files(
     max_bytes: int | None = None,
     judged_only_specs: Sequence[bool] = ...,
     skip_no_relevant: bool = False,
-    micro: bool = False,
+    micro: Sequence[str] | None = None,
     fractional_refusals: Sequence[str | None] = ...,
     piece_bytes: int = ...,
     whole_bytes: int = ...,
@@ -216,7 +227,7 @@ def evaluate_arrow(
     options: JudgeOptions | None = None,
     judged_only_specs: Sequence[bool] = ...,
     skip_no_relevant: bool = False,
-    micro: bool = False,
+    micro: Sequence[str] | None = None,
     fractional_refusals: Sequence[str | None] = ...,
 ) -> tuple[int, list[_Evaluated]]: ...
 def trec_eval_print(

@@ -11,12 +11,12 @@ import pickle
 
 import numpy as np
 import pytest
-from generators import judging_case
 
 from cranfield import Qrels, Run, _engine, evaluate
 from cranfield.core.evaluation import evaluate_objects
 from cranfield.core.options import JudgeOptions
 from cranfield.errors import InputError
+from generators import judging_case
 
 MEASURES = ["AP", "nDCG@10", "P@5", "R@10", "RR", "bpref", "NumRet", "relstring@5"]
 MICRO = ["P@5", "R@10", "SetP", "SetR", "SetF", "Fallout@5"]

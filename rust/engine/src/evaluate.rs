@@ -17,7 +17,8 @@ use cranfield_eval::judge::stream::{
     judge_run_streamed, read_qrels_from, PIECE_BYTES, WHOLE_BYTES,
 };
 use cranfield_eval::judge::{
-    threads_for, topics, Input, JudgeError as Failed, Judged, Prepared, Reading,
+    threads_for, topics, Duplicates, Input, JudgeError as Failed, JudgeOptions, Judged, Prepared,
+    Reading,
 };
 use cranfield_eval::measures::kernel;
 use cranfield_eval::micro::micro_all;
@@ -64,7 +65,8 @@ struct Measuring<'a> {
     /// Spec `i`'s refusal of fractional gains, if it refuses them.
     fractional_refusals: &'a [Option<String>],
     skip_no_relevant: bool,
-    micro: bool,
+    /// With micro averages: each spec's formula (its declaration's `micro=`).
+    micro: Option<Vec<String>>,
 }
 
 impl Measuring<'_> {
@@ -113,7 +115,8 @@ fn measured(
         .map_err(|r| Failure::Eval(r.into()))?;
     let micro = how
         .micro
-        .then(|| micro_all(&view, how.specs, how.judged_only))
+        .as_ref()
+        .map(|formulas| micro_all(&view, how.specs, formulas, how.judged_only))
         .transpose()
         .map_err(Failure::Eval)?;
     let query_ids = (0..judged.num_queries())
@@ -157,8 +160,9 @@ fn finish<'py>(
 /// [(run name, query ids,
 /// columns, relevant, micro)])`, one column per spec (a list of float, or of str for
 /// text families); `relevant` (with `skip_no_relevant`, else None) tells the queries
-/// with a relevant document; `micro` (with `micro`, else None) the micro average of
-/// each spec (`cranfield_eval::micro`: ValueError for a family without one). `judged_only_specs[i]`: spec `i` sees the judged-only view.
+/// with a relevant document; `micro` (with `micro`, the name of each spec's formula,
+/// its declaration's `micro=`; else None) the micro average of each spec
+/// (`cranfield_eval::micro`: ValueError for an unknown formula). `judged_only_specs[i]`: spec `i` sees the judged-only view.
 ///
 /// `specs` are `(family, cutoff, params)` as `compute_measures` takes them; `options`
 /// the `JudgeOptions` value (None: its defaults; the qrels must hold no repeated
@@ -171,7 +175,7 @@ fn finish<'py>(
 #[pyfunction]
 #[pyo3(signature = (qrels, run_paths, specs, *, options=None, latin1=false,
     fractional=false, max_line=1 << 26, max_bytes=None, judged_only_specs=Vec::new(),
-    skip_no_relevant=false, micro=false, fractional_refusals=Vec::new(),
+    skip_no_relevant=false, micro=None, fractional_refusals=Vec::new(),
     piece_bytes=PIECE_BYTES, whole_bytes=WHOLE_BYTES, regroup_bytes=None, progress=None))]
 #[allow(clippy::too_many_arguments)]
 fn evaluate_trec_files<'py>(
@@ -186,7 +190,7 @@ fn evaluate_trec_files<'py>(
     max_bytes: Option<u64>,
     judged_only_specs: Vec<bool>,
     skip_no_relevant: bool,
-    micro: bool,
+    micro: Option<Vec<String>>,
     fractional_refusals: Vec<Option<String>>,
     piece_bytes: usize,
     whole_bytes: u64,
@@ -204,8 +208,12 @@ fn evaluate_trec_files<'py>(
     how.check(py)?;
     // the qrels: indexed already (a `Qrels` object's: no repeated pair), or a file
     let index = qrels.cast::<QrelsIndex>().ok().map(|i| &i.get().index);
+    // (the index's qrels hold no repeated pair; the run files' policy is the options')
     let (options, qrels_path) = match index {
-        Some(_) => (arrow_judging(options)?, PathBuf::from("<qrels>")),
+        Some(_) => (
+            JudgeOptions { qrels_duplicates: Duplicates::First, ..judging(options)? },
+            PathBuf::from("<qrels>"),
+        ),
         None => (judging(options)?, qrels.extract::<PathBuf>()?),
     };
     let reading = Reading {
@@ -262,7 +270,7 @@ fn evaluate_trec_files<'py>(
 /// spec, option or array.
 #[pyfunction]
 #[pyo3(signature = (qrels, runs, specs, *, options=None, judged_only_specs=Vec::new(),
-    skip_no_relevant=false, micro=false, fractional_refusals=Vec::new()))]
+    skip_no_relevant=false, micro=None, fractional_refusals=Vec::new()))]
 #[allow(clippy::too_many_arguments)]
 fn evaluate_arrow<'py>(
     py: Python<'py>,
@@ -272,7 +280,7 @@ fn evaluate_arrow<'py>(
     options: Option<&Bound<'py, PyAny>>,
     judged_only_specs: Vec<bool>,
     skip_no_relevant: bool,
-    micro: bool,
+    micro: Option<Vec<String>>,
     fractional_refusals: Vec<Option<String>>,
 ) -> PyResult<Bound<'py, PyTuple>> {
     let specs: Vec<Spec> = specs.iter().map(|s| spec(&s)).collect::<PyResult<_>>()?;

@@ -233,6 +233,28 @@ def engine_specs(measures, fractional: bool) -> tuple[list, list, list] | None:
     return specs, judged_only, refusals
 
 
+def engine_job(measures, fractional: bool, aggregate_by: str, skip_no_relevant: bool):
+    """``(specs, keyword arguments)`` of the engine's evaluation entries
+    (``_engine.evaluate_trec_files``, ``_engine.evaluate_arrow``) for these measures:
+    their specs (:func:`engine_specs`), which see the judged-only view, their refusals
+    of fractional grades, ``skip_no_relevant``, and with ``aggregate_by="micro"`` the
+    formula of each micro average (its declaration's ``micro=``); None when the engine
+    cannot compute them (the general path then says why)."""
+    engine = engine_specs(measures, fractional)
+    micro = aggregate_by == "micro"
+    if engine is None or (micro and any(m.definition.micro is None for m in measures)):
+        return None
+    specs, judged_only, refusals = engine
+    formulas = [m.definition.micro.formula for m in measures] if micro else None
+    how = dict(
+        judged_only_specs=judged_only,
+        skip_no_relevant=skip_no_relevant,
+        micro=formulas,
+        fractional_refusals=refusals,
+    )
+    return specs, how
+
+
 def _engine_results(job: _Job) -> tuple | None:
     """The evaluation of TREC files in one engine call: the qrels read once, the runs
     read, judged and measured in the engine; NumPy and PyArrow are not imported; runs of
@@ -255,13 +277,12 @@ def _engine_results(job: _Job) -> tuple | None:
     if any(infer_format(p, None) != "trec" for p in paths) or not engine_reads(*paths):
         return None
     opts, measures = job.opts, job.measures
-    engine = engine_specs(measures, job.fractional)
-    micro = job.aggregate_by == "micro"
-    if engine is None or (micro and any(m.definition.micro is None for m in measures)):
+    engine = engine_job(measures, job.fractional, job.aggregate_by, job.skip_no_relevant)
+    if engine is None:
         return None  # (the general path says which measure has no micro average)
-    if micro and any(map(read_once, paths)):
+    if job.aggregate_by == "micro" and any(map(read_once, paths)):
         return None  # (an engine refusal of a micro average comes after reading stdin)
-    specs, judged_only, refusals = engine
+    specs, how = engine
     try:
         with ReadProgress(paths, "reading") as bar:
             topics, runs = _engine.evaluate_trec_files(
@@ -270,11 +291,8 @@ def _engine_results(job: _Job) -> tuple | None:
                 specs,
                 options=opts,
                 fractional=job.fractional,
-                judged_only_specs=judged_only,
-                skip_no_relevant=job.skip_no_relevant,
-                micro=micro,
-                fractional_refusals=refusals,
                 progress=bar.counter,
+                **how,
                 **engine_reading(job.stream),
             )
     except _engine.JudgeError as exc:

@@ -39,20 +39,13 @@ def evaluate_indexed(
     are read (``Run.read``) one at a time; consecutive ``Run`` objects, and consecutive
     TREC files, go to the engine together (evaluated in parallel when small).
     ``stream``: see :func:`cranfield.core.memory.engine_reading`."""
-    from .files import engine_specs
+    from .files import engine_job
 
-    engine = engine_specs(measures, qrels.fractional)
-    micro = aggregate_by == "micro"
-    if engine is None or (micro and any(m.definition.micro is None for m in measures)):
+    engine = engine_job(measures, qrels.fractional, aggregate_by, skip_no_relevant)
+    if engine is None:
         return None
-    specs, judged_only, refusals = engine
-    job = dict(
-        options=options,
-        judged_only_specs=judged_only,
-        skip_no_relevant=skip_no_relevant,
-        micro=micro,
-        fractional_refusals=refusals,
-    )
+    specs, how = engine
+    job = dict(options=options, **how)
     out: list[tuple] = []
     for kind, group in _groups(items):
         if kind == "unreadable":

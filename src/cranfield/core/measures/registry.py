@@ -30,7 +30,7 @@ from ..declarations import (
     weight,
     weights,
 )
-from .declaration import AGGREGATES, FRACTIONAL, MeasureDef
+from .declaration import AGGREGATES, FRACTIONAL, MeasureDef, Micro
 from .families import (
     all_definitions,
     all_names,
