@@ -55,7 +55,7 @@ def collection(lines: int, runs: int, extra: int = 0) -> tuple[Path, list[Path]]
         qrels, run_bytes = make_collection(QUERIES, depth, runs=runs, seed=39)
         if extra:
             rng = np.random.default_rng(40)
-            qids = sorted({line.split()[0] for line in qrels.splitlines()})
+            qids = sorted({line.split()[0].decode() for line in qrels.splitlines()})
             qrels += b"".join(
                 f"{q} 0 X{i:07d} {int(rng.random() < 0.1)}\n".encode()
                 for q in qids

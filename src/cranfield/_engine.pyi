@@ -160,7 +160,7 @@ def compute_measures(
 ) -> list[npt.NDArray[np.float64] | tuple[str, ...]]: ...
 def judge_trec_files(
     run_path: _Path,
-    qrels_path: _Path,
+    qrels: _Path | QrelsIndex,
     *,
     options: JudgeOptions | None = None,
     latin1: bool = False,
@@ -171,7 +171,6 @@ def judge_trec_files(
     piece_bytes: int = ...,
     whole_bytes: int = ...,
     regroup_bytes: int | None = None,
-    qrels_text: bytes | None = None,
     progress: ReadCounter | None = None,
 ) -> _Judged: ...
 def judge_arrow_runs(

@@ -96,7 +96,8 @@ def test_an_engine_refusal_falls_back_to_the_general_path(tmp_path, monkeypatch)
 def test_a_run_in_another_format_goes_through_the_engine_entry(tmp_path, monkeypatch):
     """Inputs in other formats are read as Arrow and evaluated by the engine entry the
     TREC files go through (its core shared: ``evaluate_arrow``), with the same output;
-    the qrels are indexed once (``Qrels.index``), not written back as TREC text."""
+    the qrels are indexed once (``Qrels.index``), not written back as TREC text, and
+    TREC runs against them are measured by the engine too."""
     from cranfield import _engine
     from cranfield.core import engine_judge
 
@@ -111,7 +112,7 @@ def test_a_run_in_another_format_goes_through_the_engine_entry(tmp_path, monkeyp
     monkeypatch.setattr(
         _engine, "evaluate_arrow", lambda *a, **k: calls.append(1) or real(*a, **k)
     )
-    monkeypatch.setattr(engine_judge, "_trec_text", None)  # never written as text
+    monkeypatch.setattr(engine_judge, "judge_trec", None)  # no JudgedRun of a TREC run
     got = evaluate_files(qrels, [str(parquet)], MEASURES)
     want = evaluate_files(qrels, runs, MEASURES)
     assert got.runs[0].judged is None and want.runs[0].judged is None and calls == [1]
