@@ -320,13 +320,20 @@ fn evaluate_arrow<'py>(
                         })?
                         .pop()
                         .ok_or_else(|| Failure::Eval(EvalError::Shape("no judged run".into())))?;
-                measured(&judged, String::new(), kernels, &how, inner)
+                // (threads for the kernels only when the run is large: a thread costs more
+                // than the measures of a small run, the common case in a loop of calls)
+                let threads = if rows(run) >= MEASURE_THREADS_FROM { inner } else { 1 };
+                measured(&judged, String::new(), kernels, &how, threads)
             },
         )?;
         Ok((index.topics(), out))
     };
     finish(py, py.detach(|| catch_unwind(AssertUnwindSafe(work))))
 }
+
+/// Runs of at least this many rows have their measures computed on several threads
+/// (as `cranfield.core.measures.engine.threads_for` decides for a judged run).
+const MEASURE_THREADS_FROM: usize = 1_000_000;
 
 /// The rows of a run's batches.
 fn rows(batches: &[Batch<'_>]) -> usize {
