@@ -58,31 +58,39 @@ enum Failure {
 }
 
 /// What is measured on each judged run, and how.
-struct Measuring<'a> {
-    specs: &'a [Spec],
+struct Measuring {
+    specs: Vec<Spec>,
     /// Spec `i` sees the judged-only view.
-    judged_only: &'a [bool],
+    judged_only: Vec<bool>,
     /// Spec `i`'s refusal of fractional gains, if it refuses them.
-    fractional_refusals: &'a [Option<String>],
+    fractional_refusals: Vec<Option<String>>,
     skip_no_relevant: bool,
     /// With micro averages: each spec's formula (its declaration's `micro=`).
     micro: Option<Vec<String>>,
 }
 
-impl Measuring<'_> {
-    /// Each spec's kernel, made once per worker (each was made once in
-    /// [`Measuring::check`]).
-    fn kernels(&self) -> Vec<Box<dyn Kernel>> {
-        self.specs.iter().filter_map(|s| kernel(s).ok()).collect()
-    }
-
-    /// The specs' kernels can be made (ValueError, or the measure's own error, when
-    /// one cannot).
-    fn check(&self, py: Python<'_>) -> PyResult<()> {
-        for s in self.specs {
+impl Measuring {
+    /// The entries' arguments, the specs' kernels checked (ValueError, or the
+    /// measure's own error, when one cannot be made).
+    fn new(
+        py: Python<'_>,
+        specs: &Bound<'_, PyList>,
+        judged_only: Vec<bool>,
+        fractional_refusals: Vec<Option<String>>,
+        skip_no_relevant: bool,
+        micro: Option<Vec<String>>,
+    ) -> PyResult<Measuring> {
+        let specs: Vec<Spec> = specs.iter().map(|s| spec(&s)).collect::<PyResult<_>>()?;
+        for s in &specs {
             kernel(s).map_err(|e| errors::eval_error(py, e))?;
         }
-        Ok(())
+        Ok(Measuring { specs, judged_only, fractional_refusals, skip_no_relevant, micro })
+    }
+
+    /// Each spec's kernel, made once per worker (each was made once in
+    /// [`Measuring::new`]).
+    fn kernels(&self) -> Vec<Box<dyn Kernel>> {
+        self.specs.iter().filter_map(|s| kernel(s).ok()).collect()
     }
 }
 
@@ -95,7 +103,7 @@ fn measured(
     judged: &Judged,
     name: String,
     kernels: &mut Vec<Box<dyn Kernel>>,
-    how: &Measuring<'_>,
+    how: &Measuring,
     threads: usize,
 ) -> Result<Evaluated, Failure> {
     if judged.num_queries() == 0 {
@@ -111,12 +119,12 @@ fn measured(
     } else {
         None
     };
-    let columns = compute_seen(&view, kernels, how.judged_only, how.fractional_refusals, threads)
+    let columns = compute_seen(&view, kernels, &how.judged_only, &how.fractional_refusals, threads)
         .map_err(|r| Failure::Eval(r.into()))?;
     let micro = how
         .micro
         .as_ref()
-        .map(|formulas| micro_all(&view, how.specs, formulas, how.judged_only))
+        .map(|formulas| micro_all(&view, &how.specs, formulas, &how.judged_only))
         .transpose()
         .map_err(Failure::Eval)?;
     let query_ids = (0..judged.num_queries())
@@ -197,15 +205,8 @@ fn evaluate_trec_files<'py>(
     regroup_bytes: Option<u64>,
     progress: Option<&Bound<'py, ReadCounter>>,
 ) -> PyResult<Bound<'py, PyTuple>> {
-    let specs: Vec<Spec> = specs.iter().map(|s| spec(&s)).collect::<PyResult<_>>()?;
-    let how = Measuring {
-        specs: &specs,
-        judged_only: &judged_only_specs,
-        fractional_refusals: &fractional_refusals,
-        skip_no_relevant,
-        micro,
-    };
-    how.check(py)?;
+    let how =
+        Measuring::new(py, specs, judged_only_specs, fractional_refusals, skip_no_relevant, micro)?;
     // the qrels: indexed already (a `Qrels` object's: no repeated pair), or a file
     let index = qrels.cast::<QrelsIndex>().ok().map(|i| &i.get().index);
     // (the index's qrels hold no repeated pair; the run files' policy is the options')
@@ -283,15 +284,8 @@ fn evaluate_arrow<'py>(
     micro: Option<Vec<String>>,
     fractional_refusals: Vec<Option<String>>,
 ) -> PyResult<Bound<'py, PyTuple>> {
-    let specs: Vec<Spec> = specs.iter().map(|s| spec(&s)).collect::<PyResult<_>>()?;
-    let how = Measuring {
-        specs: &specs,
-        judged_only: &judged_only_specs,
-        fractional_refusals: &fractional_refusals,
-        skip_no_relevant,
-        micro,
-    };
-    how.check(py)?;
+    let how =
+        Measuring::new(py, specs, judged_only_specs, fractional_refusals, skip_no_relevant, micro)?;
     let options = arrow_judging(options)?;
     let runs_held = runs.try_iter()?.map(|run| held(&run?)).collect::<PyResult<Vec<_>>>()?;
     let runs = runs_held.iter().map(|h| batches(h, Input::Run)).collect::<PyResult<Vec<_>>>()?;
