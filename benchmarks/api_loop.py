@@ -13,8 +13,9 @@ RR). Two patterns:
   its users do; ranx ``Run.from_file``) and evaluates it.
 
 The fixed cost of one call is the median time of ``evaluate`` on a one-line run.
-Tools run interleaved, ``--repeat`` times (median reported; ranx's numba functions are
-compiled by an untimed call first). The means of every tool are checked against
+Tools run interleaved, ``--repeat`` times (median wall and CPU time of this process
+reported, each with its ratio to cranfield's: on a shared machine the CPU time is the
+steadier; ranx's numba functions are compiled by an untimed call first). The means of every tool are checked against
 cranfield's (pytrec_eval against ``compat=9``, its float32 scores) before timing::
 
     PYTHONPATH=src python benchmarks/api_loop.py --runs 100 --lines 2000 20000 --repeat 3
@@ -215,18 +216,23 @@ def main(argv=None) -> None:
             diffs["ranx"] = agree(reference, tools[-1].memory(), "ranx", 1e-6)
         for pattern in ("memory", "files"):
             times: dict[str, list[float]] = {t.name: [] for t in tools}
+            cpu: dict[str, list[float]] = {t.name: [] for t in tools}
             for _ in range(a.repeat):
                 for tool in tools:
-                    start = time.perf_counter()
+                    start, start_cpu = time.perf_counter(), time.process_time()
                     getattr(tool, pattern)()
                     times[tool.name].append(time.perf_counter() - start)
+                    cpu[tool.name].append(time.process_time() - start_cpu)
             median = {name: statistics.median(t) for name, t in times.items()}
+            median_cpu = {name: statistics.median(t) for name, t in cpu.items()}
             rows.append((lines, pattern, median, diffs))
             print(
                 f"{a.runs} runs x {lines} lines, {pattern}"
                 f"{f', +{a.extra_judgments} judgments per query' if a.extra_judgments else ''}: "
                 + ", ".join(
-                    f"{n} {s:.3f} s ({s / median['cranfield']:.1f}x)" for n, s in median.items()
+                    f"{n} {s:.3f} s ({s / median['cranfield']:.1f}x; CPU {median_cpu[n]:.3f} s, "
+                    f"{median_cpu[n] / median_cpu['cranfield']:.1f}x)"
+                    for n, s in median.items()
                 ),
                 flush=True,
             )

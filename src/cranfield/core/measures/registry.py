@@ -35,6 +35,7 @@ from .families import (
     all_definitions,
     all_names,
     case_twins,
+    generation,
     index_table,
     lookup,
     measure,
