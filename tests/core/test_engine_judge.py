@@ -342,3 +342,30 @@ def test_a_failure_after_reading_once_names_the_consumed_inputs():
     assert "reading /tmp/q.fifo, standard input (io: broken)" in str(got)
     assert unread(Exception("options", None, None, "bad"), ["-"]) is None
     assert unread(Exception("unsupported", "qrels", None, "pipe"), ["/tmp/q.fifo"]) is None
+
+
+def test_qrels_objects_are_judged_against_by_their_index(tmp_path, monkeypatch):
+    """Qrels that are not a TREC file (a dict here; CSV, Parquet, standard input) are
+    given to the engine as the object's index (``Qrels.index()``, made once), whatever
+    their ids: an id TREC text cannot hold (a space) once left the run to Python."""
+    from cranfield import _engine
+
+    _, run_path = write_collection(tmp_path, 5)
+    run = Run.read(run_path)
+    docs = run.table["doc_id"].to_pylist()
+    queries = run.table["query_id"].to_pylist()
+    qrels_dict: dict = {}
+    for i, (q, d) in enumerate(zip(queries, docs, strict=True)):
+        if i % 3 == 0:
+            qrels_dict.setdefault(q, {})[d] = i % 4 - 1
+    qrels_dict.setdefault(queries[0], {})["not in any run"] = 2
+    qrels = Qrels.from_dict(qrels_dict)
+    made = []
+    real = _engine.QrelsIndex
+    monkeypatch.setattr(_engine, "QrelsIndex", lambda *a: made.append(1) or real(*a))
+    for options in OPTIONS:
+        options = JudgeOptions(**options)
+        got = judge_trec(qrels, None, run_path, options)
+        assert got is not None
+        same_judged(got, judge(qrels, run, options))
+    assert made == [1]
