@@ -194,6 +194,7 @@ def judge_arrow_runs(
 def repeated_pairs(
     table: Iterable[_Batch], kind: str, policy_name: str
 ) -> tuple[int, int] | npt.NDArray[np.int64] | None: ...
+
 # an evaluated run: (name, query ids, one column per spec, relevant or None, micro or None)
 _Evaluated = tuple[
     str, list[str], list[list[float] | list[str]], list[bool] | None, list[float] | None

@@ -109,9 +109,7 @@ def test_a_run_in_another_format_goes_through_the_engine_entry(tmp_path, monkeyp
     pq.write_table(Qrels.read(qrels).table, qrels_parquet)
     calls = []
     real = _engine.evaluate_arrow
-    monkeypatch.setattr(
-        _engine, "evaluate_arrow", lambda *a, **k: calls.append(1) or real(*a, **k)
-    )
+    monkeypatch.setattr(_engine, "evaluate_arrow", lambda *a, **k: calls.append(1) or real(*a, **k))
     monkeypatch.setattr(engine_judge, "judge_trec", None)  # no JudgedRun of a TREC run
     got = evaluate_files(qrels, [str(parquet)], MEASURES)
     want = evaluate_files(qrels, runs, MEASURES)
