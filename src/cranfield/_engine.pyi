@@ -76,6 +76,16 @@ class ReadCounter:
     def bytes(self) -> int: ...
 
 @final
+class QrelsIndex:
+    """Qrels judged once for any number of runs and calls (``Qrels.index()``)."""
+
+    def __new__(cls, batches: Iterable[_Batch]) -> QrelsIndex: ...
+    @property
+    def rows(self) -> int: ...
+    @property
+    def topics(self) -> int: ...
+
+@final
 class LtrKernel:
     """The batched learning-to-rank objective (``rust/ltr``)."""
 
@@ -180,7 +190,18 @@ def aggregate(
     values: npt.NDArray[np.float64] | Sequence[float], how: str, num_queries: int | None = None
 ) -> float: ...
 def measure_families() -> list[str]: ...
-def micro_families() -> list[str]: ...
+def micro_formulas() -> list[str]: ...
+def micro_averages(
+    specs: list[_Spec],
+    formulas: Sequence[str],
+    offsets: npt.NDArray[np.int64],
+    labels: _Labels,
+    qrels_offsets: npt.NDArray[np.int64],
+    qrels_grades: _Labels,
+    in_run: npt.NDArray[np.bool_],
+    rel_level: int,
+    compat: int,
+) -> list[float]: ...
 def compute_measures(
     specs: list[_Spec],
     offsets: npt.NDArray[np.int64],
@@ -206,7 +227,7 @@ def cwl_table(
 ) -> npt.NDArray[np.float64]: ...
 def judge_trec_files(
     run_path: _Path,
-    qrels_path: _Path,
+    qrels: _Path | QrelsIndex,
     *,
     options: JudgeOptions | None = None,
     latin1: bool = False,
@@ -217,12 +238,11 @@ def judge_trec_files(
     piece_bytes: int = ...,
     whole_bytes: int = ...,
     regroup_bytes: int | None = None,
-    qrels_text: bytes | None = None,
     progress: ReadCounter | None = None,
 ) -> _Judged: ...
 def judge_arrow_runs(
     runs: Iterable[Iterable[_Batch]],
-    qrels: Iterable[_Batch],
+    qrels: QrelsIndex,
     *,
     options: JudgeOptions | None = None,
     doc_rows: bool = True,
@@ -241,8 +261,14 @@ def judge_arrow_runs(
 def repeated_pairs(
     table: Iterable[_Batch], kind: str, policy_name: str
 ) -> tuple[int, int] | npt.NDArray[np.int64] | None: ...
+
+# an evaluated run: (name, query ids, one column per spec, relevant or None, micro or None)
+_Evaluated = tuple[
+    str, list[str], list[list[float] | list[str]], list[bool] | None, list[float] | None
+]
+
 def evaluate_trec_files(
-    qrels_path: _Path,
+    qrels: _Path | QrelsIndex,
     run_paths: Sequence[_Path],
     specs: list[_Spec],
     *,
@@ -253,18 +279,24 @@ def evaluate_trec_files(
     max_bytes: int | None = None,
     judged_only_specs: Sequence[bool] = ...,
     skip_no_relevant: bool = False,
-    micro: bool = False,
+    micro: Sequence[str] | None = None,
     fractional_refusals: Sequence[str | None] = ...,
     piece_bytes: int = ...,
     whole_bytes: int = ...,
     regroup_bytes: int | None = None,
     progress: ReadCounter | None = None,
-) -> tuple[
-    int,
-    list[
-        tuple[str, list[str], list[list[float] | list[str]], list[bool] | None, list[float] | None]
-    ],
-]: ...
+) -> tuple[int, list[_Evaluated]]: ...
+def evaluate_arrow(
+    qrels: QrelsIndex,
+    runs: Iterable[Iterable[_Batch]],
+    specs: list[_Spec],
+    *,
+    options: JudgeOptions | None = None,
+    judged_only_specs: Sequence[bool] = ...,
+    skip_no_relevant: bool = False,
+    micro: Sequence[str] | None = None,
+    fractional_refusals: Sequence[str | None] = ...,
+) -> tuple[int, list[_Evaluated]]: ...
 def trec_eval_print(
     columns: list[_Col],
     values: list[npt.NDArray[np.float64] | Sequence[str] | None],

@@ -112,10 +112,11 @@ def test_pieces_equal_in_memory(tmp_path, pieces, seed, piece):
 def _general(monkeypatch):
     """The command line's general path only (the engine's whole evaluation off), with a
     record of the runs the engine judged for it."""
-    from cranfield.core import engine_judge, files, trec_eval
+    from cranfield.core import engine_judge, files, indexed, trec_eval
 
     monkeypatch.setattr(trec_eval, "trec_eval_by_engine", lambda *a, **k: None)
     monkeypatch.setattr(files, "_engine_results", lambda job: None)
+    monkeypatch.setattr(indexed, "evaluate_indexed", lambda *a, **k: None)
     judged = []
     real = engine_judge.judge_trec
 
@@ -287,10 +288,13 @@ def test_gather_in_batches_equals_slices():
 
 
 def test_evaluate_judges_run_files_with_the_engine(tmp_path, pieces, monkeypatch):
-    """``cranfield.evaluate`` given a TREC run by its path judges it with the engine (in
-    pieces when large: the bounded-memory evaluation from Python), with the values
-    of the run read whole; given the qrels by their path too, the engine evaluates it
-    whole (``evaluate_files``, the command line's path)."""
+    """``cranfield.evaluate`` given a TREC run by its path evaluates it with the engine
+    (in pieces when large: the bounded-memory evaluation from Python), with the values
+    of the run read whole: against a ``Qrels`` object's index
+    (``evaluate_trec_files(qrels.index(), ...)``: the qrels are not written back as
+    text), or, given the qrels by their path too, reading both (``evaluate_files``,
+    the command line's path); ``judge_trec`` (the JudgedRun of a TREC file) is not
+    needed."""
     from cranfield import _engine, evaluate
     from cranfield.core import engine_judge
 
@@ -318,7 +322,7 @@ def test_evaluate_judges_run_files_with_the_engine(tmp_path, pieces, monkeypatch
                 got = evaluate(q, given, MEASURES, **opts)
                 assert got.runs[0].name == whole.runs[0].name == "tag3"
                 same_values(got.runs[0], whole.runs[0])
-    assert len(calls) == len(engine_calls) == 3 * len(OPTIONS)
+    assert not calls and len(engine_calls) == 6 * len(OPTIONS)
     with pytest.raises(InputError, match="two runs are named 'tag3'"):
         evaluate(qrels, [run_path, gz], MEASURES)
     renamed = evaluate(qrels, {"mine": run_path}, ["AP"])  # a mapping renames: Run.read
@@ -338,3 +342,30 @@ def test_a_failure_after_reading_once_names_the_consumed_inputs():
     assert "reading /tmp/q.fifo, standard input (io: broken)" in str(got)
     assert unread(Exception("options", None, None, "bad"), ["-"]) is None
     assert unread(Exception("unsupported", "qrels", None, "pipe"), ["/tmp/q.fifo"]) is None
+
+
+def test_qrels_objects_are_judged_against_by_their_index(tmp_path, monkeypatch):
+    """Qrels that are not a TREC file (a dict here; CSV, Parquet, standard input) are
+    given to the engine as the object's index (``Qrels.index()``, made once), whatever
+    their ids: an id TREC text cannot hold (a space) once left the run to Python."""
+    from cranfield import _engine
+
+    _, run_path = write_collection(tmp_path, 5)
+    run = Run.read(run_path)
+    docs = run.table["doc_id"].to_pylist()
+    queries = run.table["query_id"].to_pylist()
+    qrels_dict: dict = {}
+    for i, (q, d) in enumerate(zip(queries, docs, strict=True)):
+        if i % 3 == 0:
+            qrels_dict.setdefault(q, {})[d] = i % 4 - 1
+    qrels_dict.setdefault(queries[0], {})["not in any run"] = 2
+    qrels = Qrels.from_dict(qrels_dict)
+    made = []
+    real = _engine.QrelsIndex
+    monkeypatch.setattr(_engine, "QrelsIndex", lambda *a: made.append(1) or real(*a))
+    for options in OPTIONS:
+        options = JudgeOptions(**options)
+        got = judge_trec(qrels, None, run_path, options)
+        assert got is not None
+        same_judged(got, judge(qrels, run, options))
+    assert made == [1]

@@ -12,10 +12,11 @@ import pytest
 
 from cranfield import _engine, evaluate
 from cranfield.cli.main import main
-from cranfield.core import files
+from cranfield.core import files, indexed
 from cranfield.core import trec_eval as core
 from cranfield.core.files import evaluate_files
 from cranfield.core.options import JudgeOptions
+from cranfield.core.qrels import Qrels
 from cranfield.core.run import Run
 from cranfield.core.trec_eval import trec_eval_files
 from cranfield.output import render
@@ -69,9 +70,12 @@ def test_the_engine_path_and_the_general_path_give_the_same_results(tmp_path, mo
         assert all(r.judged is None for r in fast.runs)  # measured by the engine
         with monkeypatch.context() as m:
             m.setattr(files, "_engine_results", lambda job: None)
-            general = evaluate_files(qrels, runs, measures, **kw)
+            indexed_qrels = evaluate_files(qrels, runs, measures, **kw)  # Qrels.index()
+            m.setattr(indexed, "evaluate_indexed", lambda *a, **k: None)
+            general = evaluate_files(qrels, runs, measures, **kw)  # JudgedRun, run_result
+        assert all(r.judged is None for r in indexed_qrels.runs)
         assert all(r.judged is not None for r in general.runs)
-        assert _json(fast) == _json(general)
+        assert _json(fast) == _json(general) == _json(indexed_qrels)
 
 
 def test_an_engine_refusal_falls_back_to_the_general_path(tmp_path, monkeypatch):
@@ -89,14 +93,29 @@ def test_an_engine_refusal_falls_back_to_the_general_path(tmp_path, monkeypatch)
     assert _json(got) == want
 
 
-def test_a_run_in_another_format_takes_the_general_path(tmp_path):
+def test_a_run_in_another_format_goes_through_the_engine_entry(tmp_path, monkeypatch):
+    """Inputs in other formats are read as Arrow and evaluated by the engine entry the
+    TREC files go through (its core shared: ``evaluate_arrow``), with the same output;
+    the qrels are indexed once (``Qrels.index``), not written back as TREC text, and
+    TREC runs against them are measured by the engine too."""
+    from cranfield import _engine
+    from cranfield.core import engine_judge
+
     pq = pytest.importorskip("pyarrow.parquet")
     qrels, runs = _collection(tmp_path, (4,))
     parquet = tmp_path / "run4.parquet"
     pq.write_table(Run.read(runs[0]).table, parquet)
+    qrels_parquet = tmp_path / "qrels.parquet"
+    pq.write_table(Qrels.read(qrels).table, qrels_parquet)
+    calls = []
+    real = _engine.evaluate_arrow
+    monkeypatch.setattr(_engine, "evaluate_arrow", lambda *a, **k: calls.append(1) or real(*a, **k))
+    monkeypatch.setattr(engine_judge, "judge_trec", None)  # no JudgedRun of a TREC run
     got = evaluate_files(qrels, [str(parquet)], MEASURES)
     want = evaluate_files(qrels, runs, MEASURES)
-    assert got.runs[0].judged is not None and want.runs[0].judged is None
+    assert got.runs[0].judged is None and want.runs[0].judged is None and calls == [1]
+    mixed = evaluate_files(str(qrels_parquet), runs, MEASURES)  # TREC runs, indexed qrels
+    assert render(mixed, "json", per_query=True) == render(want, "json", per_query=True)
     got.runs[0].name = want.runs[0].name  # (a Parquet run without a tag: its file's name)
     assert render(got, "json", per_query=True) == render(want, "json", per_query=True)
 

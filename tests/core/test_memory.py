@@ -89,7 +89,9 @@ def test_out_of_memory_is_one_line(monkeypatch, sample_paths, capsys, path):
         from cranfield.core import files
 
         monkeypatch.setattr(files, "_engine_results", lambda job: None)
-        monkeypatch.setattr(_engine, "judge_trec_files", exhausted)  # the run's judging
+        # the run's evaluation against the qrels' index, or its judging
+        monkeypatch.setattr(_engine, "evaluate_trec_files", exhausted)
+        monkeypatch.setattr(_engine, "judge_trec_files", exhausted)
         monkeypatch.setattr(Run, "read", classmethod(exhausted))
     assert main(["eval", str(qrels), str(run)]) == 2
     err = capsys.readouterr().err

@@ -249,7 +249,7 @@ def arrow_table(rows: list, value: str, value_type, rng, large: bool) -> pa.Tabl
 def judge_arrow(run_table, qrels_table, options):
     [got] = _engine.judge_arrow_runs(
         [arrays.engine_batches(run_table, "score")],
-        arrays.engine_batches(qrels_table, "relevance"),
+        _engine.QrelsIndex(arrays.engine_batches(qrels_table, "relevance")),
         options=options,
     )
     return got
@@ -435,9 +435,10 @@ def test_gzip_files_are_judged_as_the_plain_ones(tmp_path):
     assert info.value.args[:2] == ("io", "qrels")
 
 
-def test_pipes_and_qrels_text_are_read_directories_are_not(tmp_path):
+def test_pipes_and_qrels_indexes_are_read_directories_are_not(tmp_path):
     """A named pipe (run or qrels) is read once, as the regular file; the qrels may come
-    as their text (plain or gzip); a directory is left to the Python readers."""
+    indexed (a ``QrelsIndex``, ``Qrels.index()``; empty ones refused as an empty file);
+    a directory is left to the Python readers."""
     from fifo import fifo_with_writer
 
     qrels_text = b"q 0 a 1\nq 0 b 0\nr 0 c 2\n"
@@ -451,14 +452,12 @@ def test_pipes_and_qrels_text_are_read_directories_are_not(tmp_path):
     pipe, writer = fifo_with_writer(tmp_path / "qrels-pipe", qrels_text)
     assert _same(_engine.judge_trec_files(str(run), str(pipe)), want)
     writer.join(timeout=5)
-    for text in (qrels_text, gzip.compress(qrels_text)):
-        got = _engine.judge_trec_files(str(run), "<qrels>", qrels_text=text)
-        assert _same(got, want)
-    for text, problem in ((b"q 0 a 1\nq 0 b x\n", "grade"), (b"q 0 a 1\nq 0 \0 1\n", "nul")):
-        with pytest.raises(_engine.JudgeError) as info:
-            _engine.judge_trec_files(str(run), "<qrels>", qrels_text=text)
-        assert info.value.args[:3] == ("read", "qrels", 2)
-        assert info.value.args[3][0] == problem
+    index = Qrels.read(qrels).index()
+    assert _same(_engine.judge_trec_files(str(run), index), want)
+    empty = _engine.QrelsIndex(arrays.engine_batches(Qrels.from_dict({}).table, "relevance"))
+    with pytest.raises(_engine.JudgeError) as info:
+        _engine.judge_trec_files(str(run), empty)
+    assert info.value.args[:2] == ("empty", "qrels")
     with pytest.raises(_engine.JudgeError) as info:
         _engine.judge_trec_files(str(tmp_path), str(qrels))
     assert info.value.args[:2] == ("unsupported", "run")
@@ -630,7 +629,7 @@ def test_several_runs_problems_name_their_run(monkeypatch):
     table = pa.table({"query_id": ["q"], "doc_id": ["a"], "score": [1.0]})
     qrels_table = pa.table({"query_id": ["q"], "doc_id": ["a"], "relevance": [1]})
     batches = arrays.engine_batches(table, "score")
-    qrels_batches = arrays.engine_batches(qrels_table, "relevance")
+    qrels_batches = _engine.QrelsIndex(arrays.engine_batches(qrels_table, "relevance"))
     with pytest.raises(_engine.JudgeError) as raised:
         _engine.judge_arrow_runs([batches, batches], qrels_batches, options=_unchecked(depth=0))
     assert raised.value.args[-1] == 0

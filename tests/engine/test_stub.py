@@ -137,6 +137,7 @@ def test_the_stub_ships_beside_the_module():
 JUDGING_FIELDS = {"rel_level", "depth", "judged_only", "complete", "compat", "duplicates"}
 NOT_JUDGING = {
     "compute_measures": {"rel_level", "compat"},  # a judged run's own (JudgedRun's fields)
+    "micro_averages": {"rel_level", "compat"},
     "trec_eval_print": {"complete"},  # how the printer lays out values computed before
     # ndeval's own -M and -c (its run cut before the docno check, its topic average),
     # not cranfield's judging: cranfield ndeval reads them as ndeval does

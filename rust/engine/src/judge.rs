@@ -3,8 +3,12 @@
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
 
-use cranfield_eval::judge::stream::{judge_streamed, PIECE_BYTES, WHOLE_BYTES};
-use cranfield_eval::judge::{Duplicates, JudgeOptions, Judged, Reading};
+use cranfield_eval::judge::stream::{
+    judge_files_streamed, judge_run_streamed, PIECE_BYTES, WHOLE_BYTES,
+};
+use cranfield_eval::judge::{
+    Duplicates, Input, JudgeError as Failed, JudgeOptions, Judged, Reading,
+};
 use cranfield_eval::LabelVec;
 use numpy::PyArray1;
 use pyo3::exceptions::PyValueError;
@@ -12,6 +16,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyList, PyTuple};
 
 use crate::errors::{internal, judge_error, JudgeError};
+use crate::judge_arrays::QrelsIndex;
 use crate::progress::{counter, ReadCounter};
 use crate::MAX_LINE_CAP;
 
@@ -90,8 +95,8 @@ pub(crate) fn labels<'py>(py: Python<'py>, labels: LabelVec) -> Bound<'py, PyAny
 /// `whole_bytes` whole, anything larger in query-aligned pieces of `piece_bytes` (0:
 /// whole), a run not grouped by query read whole within `max_bytes` and
 /// `regroup_bytes` (0: never; None: no limit). The qrels likewise (read whole), or
-/// parsed from `qrels_text` when given (their bytes, plain or gzip; `qrels_path` then
-/// only names them).
+/// indexed already: a `QrelsIndex` (a `Qrels` object's, `Qrels.index()`) in place of
+/// their path (no repeated pair: `qrels_duplicates` is not applied).
 ///
 /// Returns `(query_ids, offsets, labels, qrels_offsets, qrels_grades, in_run,
 /// run_name)`: a list of str, int64, int8/int64/float64, int64, int64/float64 and bool
@@ -100,14 +105,14 @@ pub(crate) fn labels<'py>(py: Python<'py>, labels: LabelVec) -> Bound<'py, PyAny
 /// hold at most `max_bytes` of text when read whole (no limit when None). Raises
 /// `JudgeError` (see its doc), or ValueError for a bad policy name.
 #[pyfunction]
-#[pyo3(signature = (run_path, qrels_path, *, options=None, latin1=false, fractional=false,
+#[pyo3(signature = (run_path, qrels, *, options=None, latin1=false, fractional=false,
     qrels_duplicates="error", max_line=1 << 26, max_bytes=None, piece_bytes=PIECE_BYTES,
-    whole_bytes=WHOLE_BYTES, regroup_bytes=None, qrels_text=None, progress=None))]
+    whole_bytes=WHOLE_BYTES, regroup_bytes=None, progress=None))]
 #[allow(clippy::too_many_arguments)]
 fn judge_trec_files<'py>(
     py: Python<'py>,
     run_path: PathBuf,
-    qrels_path: PathBuf,
+    qrels: &Bound<'py, PyAny>,
     options: Option<&Bound<'py, PyAny>>,
     latin1: bool,
     fractional: bool,
@@ -117,13 +122,15 @@ fn judge_trec_files<'py>(
     piece_bytes: usize,
     whole_bytes: u64,
     regroup_bytes: Option<u64>,
-    qrels_text: Option<&[u8]>,
     progress: Option<&Bound<'py, ReadCounter>>,
 ) -> PyResult<Bound<'py, PyTuple>> {
-    let options = JudgeOptions {
-        qrels_duplicates: policy(qrels_duplicates, "qrels_duplicates")?,
-        ..judging(options)?
+    let index = qrels.cast::<QrelsIndex>().ok().map(|i| &i.get().index);
+    let qrels_duplicates = match index {
+        Some(_) => Duplicates::First, // (the index's qrels hold no repeated pair)
+        None => policy(qrels_duplicates, "qrels_duplicates")?,
     };
+    let qrels_path = if index.is_some() { PathBuf::new() } else { qrels.extract()? };
+    let options = JudgeOptions { qrels_duplicates, ..judging(options)? };
     let reading = Reading {
         piece_bytes,
         whole_bytes,
@@ -131,8 +138,13 @@ fn judge_trec_files<'py>(
         progress: counter(progress),
         ..reading(latin1, fractional, max_line, max_bytes)
     };
-    let text = qrels_text;
-    let work = || judge_streamed(&run_path, &qrels_path, text, &reading, &options);
+    let work = || match index.map(|i| i.parts()) {
+        None => judge_files_streamed(&run_path, &qrels_path, &reading, &options),
+        Some(Some((qrels, prepared))) => {
+            judge_run_streamed(&run_path, qrels, prepared, &reading, &options)
+        }
+        Some(None) => Err(Failed::Empty(Input::Qrels)),
+    };
     let judged: Judged = match py.detach(|| catch_unwind(AssertUnwindSafe(work))) {
         Ok(Ok(judged)) => judged,
         Ok(Err(failure)) => return Err(judge_error(py, failure)),

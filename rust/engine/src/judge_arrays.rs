@@ -11,7 +11,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use cranfield_eval::judge::arrays::{
     judge_batches_runs, repeats, Batch, Checked, Offsets, Repeats, StringsRef, ValuesRef,
 };
-use cranfield_eval::judge::{Duplicates, Input, JudgeOptions, Judged, Reading};
+use cranfield_eval::judge::{self, Duplicates, Input, JudgeOptions, Judged, Reading};
 use numpy::{PyArray1, PyReadonlyArray1};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -33,7 +33,7 @@ enum HeldValues<'py> {
 }
 
 /// One batch's arrays, borrowed from NumPy.
-struct Held<'py> {
+pub(crate) struct Held<'py> {
     query_id: (HeldOffsets<'py>, PyReadonlyArray1<'py, u8>),
     doc_id: (HeldOffsets<'py>, PyReadonlyArray1<'py, u8>),
     values: HeldValues<'py>,
@@ -69,7 +69,7 @@ type Item<'py> = (
     Bound<'py, PyAny>,
 );
 
-fn held<'py>(batches: &Bound<'py, PyAny>) -> PyResult<Vec<Held<'py>>> {
+pub(crate) fn held<'py>(batches: &Bound<'py, PyAny>) -> PyResult<Vec<Held<'py>>> {
     let mut out = Vec::new();
     for item in batches.try_iter()? {
         let item = item?;
@@ -97,7 +97,7 @@ fn strings<'a>(held: &'a (HeldOffsets<'_>, PyReadonlyArray1<'_, u8>)) -> PyResul
 
 /// The batches of an input: a run's values are scores (float64), qrels' grades
 /// (int64) or gains (float64).
-fn batches<'a>(held: &'a [Held<'_>], input: Input) -> PyResult<Vec<Batch<'a>>> {
+pub(crate) fn batches<'a>(held: &'a [Held<'_>], input: Input) -> PyResult<Vec<Batch<'a>>> {
     held.iter()
         .map(|h| {
             let values = match (&h.values, input) {
@@ -113,11 +113,50 @@ fn batches<'a>(held: &'a [Held<'_>], input: Input) -> PyResult<Vec<Batch<'a>>> {
         .collect()
 }
 
-/// Runs judged against qrels, all given as Arrow record batches (see the module's doc;
-/// `runs` a list of the runs' batches): the arrays of
+/// Qrels judged once for any number of runs and calls: a `Qrels` table's Arrow
+/// record batches (see the module's doc; int64 grades or float64 gains, no repeated
+/// (query, document) pair) copied into the engine and indexed per topic
+/// (`cranfield_eval::judge::QrelsIndex`). `cranfield.Qrels.index()` makes one per
+/// table and keeps it. Raises ValueError for arrays of the wrong type or layout,
+/// `JudgeError` for malformed columns.
+#[pyclass(module = "cranfield._engine", frozen)]
+pub struct QrelsIndex {
+    pub(crate) index: judge::QrelsIndex,
+}
+
+#[pymethods]
+impl QrelsIndex {
+    #[new]
+    fn new(py: Python<'_>, batches: Bound<'_, PyAny>) -> PyResult<Self> {
+        let held = held(&batches)?;
+        let batches = self::batches(&held, Input::Qrels)?;
+        let threads = Reading::default().threads;
+        let work = || judge::QrelsIndex::new(&batches, threads);
+        match py.detach(|| catch_unwind(AssertUnwindSafe(work))) {
+            Ok(Ok(index)) => Ok(QrelsIndex { index }),
+            Ok(Err(failure)) => Err(judge_error(py, failure)),
+            Err(_) => Err(internal("a panic in QrelsIndex")),
+        }
+    }
+
+    /// The number of judgments.
+    #[getter]
+    fn rows(&self) -> usize {
+        self.index.rows()
+    }
+
+    /// The number of distinct query ids.
+    #[getter]
+    fn topics(&self) -> usize {
+        self.index.topics()
+    }
+}
+
+/// Runs judged against indexed qrels (`QrelsIndex`), the runs given as Arrow record
+/// batches (see the module's doc; `runs` a list of the runs' batches): the arrays of
 /// `cranfield.core.judged.JudgedRun` of each run, in order, with trec_eval's judging
-/// (`cranfield_eval::judge`), the qrels checked and indexed once. The tables hold no
-/// repeated (query, document) pair (their readers applied the duplicates policies).
+/// (`cranfield_eval::judge`). The runs hold no repeated (query, document) pair (their
+/// readers applied the duplicates policy).
 ///
 /// Each run's tuple is `(query_ids, offsets, labels, qrels_offsets, qrels_grades,
 /// in_run, "", doc_rows)`: a list of str, int64, int8/int64/float64, int64,
@@ -125,30 +164,25 @@ fn batches<'a>(held: &'a [Held<'_>], input: Input) -> PyResult<Vec<Batch<'a>>> {
 /// row of each ranked document (int64), or None when they are every row of the run in
 /// order or when `doc_rows` is false (not computed). A `depth` of 2**64 or more is the
 /// whole ranking. `options` is the `JudgeOptions` value (None: its defaults; its
-/// duplicates policy has been applied by the readers). Raises ValueError for arrays of the wrong type or layout, `JudgeError`
-/// for malformed columns or options (with more than one run, the index of the run with
-/// the problem appended to its args).
+/// duplicates policy has been applied by the readers). Raises ValueError for arrays of
+/// the wrong type or layout, `JudgeError` for malformed columns or options (with more
+/// than one run, the index of the run with the problem appended to its args).
 #[pyfunction]
 #[pyo3(signature = (runs, qrels, *, options=None, doc_rows=true))]
 fn judge_arrow_runs<'py>(
     py: Python<'py>,
     runs: Bound<'py, PyAny>,
-    qrels: Bound<'py, PyAny>,
+    qrels: &Bound<'py, QrelsIndex>,
     options: Option<&Bound<'py, PyAny>>,
     doc_rows: bool,
 ) -> PyResult<Vec<Bound<'py, PyTuple>>> {
-    let options = JudgeOptions {
-        duplicates: Duplicates::First,
-        qrels_duplicates: Duplicates::First,
-        ..judging(options)?
-    };
+    let options = arrow_judging(options)?;
     let runs_held = runs.try_iter()?.map(|run| held(&run?)).collect::<PyResult<Vec<_>>>()?;
-    let qrels_held = held(&qrels)?;
     let runs = runs_held.iter().map(|h| batches(h, Input::Run)).collect::<PyResult<Vec<_>>>()?;
     let run_slices: Vec<&[Batch<'_>]> = runs.iter().map(Vec::as_slice).collect();
-    let qrels = batches(&qrels_held, Input::Qrels)?;
+    let index = &qrels.get().index;
     let threads = Reading::default().threads;
-    let work = || judge_batches_runs(&run_slices, &qrels, &options, threads, doc_rows);
+    let work = || judge_batches_runs(&run_slices, index, &options, threads, doc_rows);
     let judged = match py.detach(|| catch_unwind(AssertUnwindSafe(work))) {
         Ok(Ok(judged)) => judged,
         Ok(Err((run, failure))) if run_slices.len() > 1 => return Err(run_error(py, failure, run)),
@@ -156,6 +190,16 @@ fn judge_arrow_runs<'py>(
         Err(_) => return Err(internal("a panic in judge_arrow_runs")),
     };
     judged.into_iter().map(|(judged, rows)| judged_tuple(py, judged, rows)).collect()
+}
+
+/// The judging options of tables (`options`, see [`judging`]): their readers applied
+/// the duplicates policies, so none is applied again.
+pub(crate) fn arrow_judging(options: Option<&Bound<'_, PyAny>>) -> PyResult<JudgeOptions> {
+    Ok(JudgeOptions {
+        duplicates: Duplicates::First,
+        qrels_duplicates: Duplicates::First,
+        ..judging(options)?
+    })
 }
 
 /// The tuple of one judged run (see [`judge_arrow_runs`]).
@@ -225,6 +269,7 @@ fn repeated_pairs<'py>(
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<QrelsIndex>()?;
     m.add_function(wrap_pyfunction!(judge_arrow_runs, m)?)?;
     m.add_function(wrap_pyfunction!(repeated_pairs, m)?)?;
     Ok(())

@@ -94,10 +94,38 @@ fn measure_families() -> Vec<&'static str> {
     families()
 }
 
-/// The names of the measure families with a micro average in the engine.
+/// The names of the formulas of micro averages the engine computes (the values of
+/// the declarations' `micro=`).
 #[pyfunction]
-fn micro_families() -> Vec<&'static str> {
-    cranfield_eval::micro::micro_families()
+fn micro_formulas() -> Vec<&'static str> {
+    cranfield_eval::micro::micro_formulas()
+}
+
+/// Micro averages on a judged run (the arrays of `JudgedRun`, as `compute_measures`
+/// takes them): spec `i` by the formula named `formulas[i]` (its declaration's
+/// `micro=`). Raises ValueError for an unknown formula or family, a bad parameter or
+/// inconsistent arrays.
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
+fn micro_averages<'py>(
+    py: Python<'py>,
+    specs: &Bound<'py, PyList>,
+    formulas: Vec<String>,
+    offsets: PyReadonlyArray1<'py, i64>,
+    labels: &Bound<'py, PyAny>,
+    qrels_offsets: PyReadonlyArray1<'py, i64>,
+    qrels_grades: &Bound<'py, PyAny>,
+    in_run: PyReadonlyArray1<'py, bool>,
+    rel_level: i64,
+    compat: u8,
+) -> PyResult<Vec<f64>> {
+    let specs: Vec<Spec> = specs.iter().map(|s| spec(&s)).collect::<PyResult<_>>()?;
+    let labels = Borrowed::of(labels, "labels")?;
+    let grades = Borrowed::of(qrels_grades, "qrels_grades")?;
+    let run = view(&offsets, &labels, &qrels_offsets, &grades, &in_run, rel_level, compat)?;
+    run.check().map_err(|e| errors::eval_error(py, e))?;
+    cranfield_eval::micro::micro_all(&run, &specs, &formulas, &[])
+        .map_err(|e| errors::eval_error(py, e))
 }
 
 /// Compute measures on a judged run (the arrays of `JudgedRun`).
@@ -128,16 +156,7 @@ fn compute_measures<'py>(
         .map_err(|e| errors::eval_error(py, e))?;
     let labels = Borrowed::of(labels, "labels")?;
     let grades = Borrowed::of(qrels_grades, "qrels_grades")?;
-    let contiguous = |_| PyValueError::new_err("offset arrays must be contiguous");
-    let run = JudgedView {
-        offsets: offsets.as_slice().map_err(contiguous)?,
-        labels: labels.labels()?,
-        qrels_offsets: qrels_offsets.as_slice().map_err(contiguous)?,
-        qrels_grades: grades.labels()?,
-        in_run: in_run.as_slice().map_err(contiguous)?,
-        rel_level,
-        compat,
-    };
+    let run = view(&offsets, &labels, &qrels_offsets, &grades, &in_run, rel_level, compat)?;
     run.check().map_err(|e| errors::eval_error(py, e))?;
     let columns = py
         .detach(|| catch_unwind(AssertUnwindSafe(|| compute(&run, &mut kernels, threads))))
@@ -151,6 +170,28 @@ fn compute_measures<'py>(
         }
     }
     Ok(out)
+}
+
+/// The judged run of the arrays of a `JudgedRun` (not yet checked).
+fn view<'a>(
+    offsets: &'a PyReadonlyArray1<'_, i64>,
+    labels: &'a Borrowed<'_>,
+    qrels_offsets: &'a PyReadonlyArray1<'_, i64>,
+    grades: &'a Borrowed<'_>,
+    in_run: &'a PyReadonlyArray1<'_, bool>,
+    rel_level: i64,
+    compat: u8,
+) -> PyResult<JudgedView<'a>> {
+    let contiguous = |_| PyValueError::new_err("offset arrays must be contiguous");
+    Ok(JudgedView {
+        offsets: offsets.as_slice().map_err(contiguous)?,
+        labels: labels.labels()?,
+        qrels_offsets: qrels_offsets.as_slice().map_err(contiguous)?,
+        qrels_grades: grades.labels()?,
+        in_run: in_run.as_slice().map_err(contiguous)?,
+        rel_level,
+        compat,
+    })
 }
 
 /// The aggregate of per-query values (`cranfield.core.results.aggregate`): `how` is
@@ -177,7 +218,8 @@ fn aggregate(values: &Bound<'_, PyAny>, how: &str, num_queries: Option<usize>) -
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(aggregate, m)?)?;
     m.add_function(wrap_pyfunction!(measure_families, m)?)?;
-    m.add_function(wrap_pyfunction!(micro_families, m)?)?;
+    m.add_function(wrap_pyfunction!(micro_formulas, m)?)?;
+    m.add_function(wrap_pyfunction!(micro_averages, m)?)?;
     m.add_function(wrap_pyfunction!(compute_measures, m)?)?;
     Ok(())
 }

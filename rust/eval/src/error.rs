@@ -59,8 +59,10 @@ mod tests {
         let message = "the engine has no kernel for the measure family \"nope\"";
         assert_eq!(unknown, EvalError::Spec(message.into()));
         assert_eq!(unknown.to_string(), message);
-        let no_micro = micro_all(&run, &[spec("AP", None, &[])], &[]).unwrap_err();
+        let no_micro = micro_all(&run, &[spec("AP", None, &[])], &[], &[]).unwrap_err();
         assert_eq!(no_micro, EvalError::Spec("no micro average of AP".into()));
+        let unknown = micro_all(&run, &[spec("AP", None, &[])], &["ap".into()], &[]);
+        assert_eq!(unknown, Err(EvalError::Spec("AP: no micro average called \"ap\"".into())));
         let short = JudgedView { in_run: &[], ..run };
         assert!(matches!(short.check(), Err(EvalError::Shape(_))));
         let refused = EvalError::from(Refusal::Measure("too few".into()));

@@ -27,6 +27,7 @@ pub mod arrays;
 pub mod counted;
 mod error;
 mod hash;
+mod index;
 mod options;
 mod parallel;
 mod ranking;
@@ -35,6 +36,7 @@ pub mod stream;
 mod table;
 
 pub use error::{Input, JudgeError};
+pub use index::QrelsIndex;
 pub use options::{Duplicates, JudgeOptions, Reading};
 use ranking::{LabelKind, QrelsTopic, Ranking};
 pub use read::{read_file, read_qrels};

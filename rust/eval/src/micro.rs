@@ -1,9 +1,10 @@
 //! Micro averages: a measure of the contingency counts pooled over every query (micro-
-//! vs macro-averaging, Manning, Raghavan & Schütze 2008, sec. 13.6), for the families
-//! whose Python definition declares `micro=` ([`MICRO`]: `P`, `R` in `precision.py`;
-//! `SetP`, `SetR`, `set_F`, `SetF` in `set_based.py`; `Fallout`, `Generality` in
-//! `set_extra.py`; a test checks the two lists equal). The counts are integers summed exactly, then turned into floats
-//! and combined with the float operations of the Python definitions, in their order.
+//! vs macro-averaging, Manning, Raghavan & Schütze 2008, sec. 13.6). Which formula a
+//! measure's micro average is, is its Python declaration's `micro=` field
+//! (`core/measures/declaration.py`, `Micro(formula, specification)`): the caller
+//! passes the formula's name ([`MICRO`]) with each spec, and no family name is known
+//! here. The counts are integers summed exactly, then turned into floats and combined
+//! with the float operations of the declared NumPy specifications, in their order.
 
 use crate::measures::set_based::f_measure;
 use crate::views::JudgedOnly;
@@ -57,8 +58,8 @@ fn collection_size(spec: &Spec) -> Result<f64, EvalError> {
     }
 }
 
-/// How a family's pooled counts make its micro average (the formula of its Python
-/// `micro=`).
+/// How pooled counts make a micro average (the formula a Python declaration names in
+/// its `micro=`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Micro {
     /// relret@k / (k * queries)
@@ -79,37 +80,39 @@ pub enum Micro {
     Generality,
 }
 
-/// The families with a micro average: exactly those whose Python definition declares
-/// `micro=` (checked by tests/engine/test_micro_engine.py through `micro_families`).
+/// The formulas of micro averages, by the names declarations give them (a test checks
+/// that every declared name is here: tests/engine/test_kernels_registry.py).
 pub const MICRO: &[(&str, Micro)] = &[
-    ("P", Micro::Precision),
-    ("R", Micro::Recall),
-    ("SetP", Micro::SetPrecision),
-    ("SetR", Micro::SetRecall),
-    ("set_F", Micro::SetFx),
-    ("SetF", Micro::SetFBeta),
-    ("Fallout", Micro::Fallout),
-    ("Generality", Micro::Generality),
+    ("precision", Micro::Precision),
+    ("recall", Micro::Recall),
+    ("set_precision", Micro::SetPrecision),
+    ("set_recall", Micro::SetRecall),
+    ("set_f", Micro::SetFx),
+    ("set_f_beta", Micro::SetFBeta),
+    ("fallout", Micro::Fallout),
+    ("generality", Micro::Generality),
 ];
 
 impl Micro {
-    /// The micro average of `family`, or None when it has none.
-    pub fn of(family: &str) -> Option<Micro> {
-        MICRO.iter().find(|(name, _)| *name == family).map(|&(_, m)| m)
+    /// The formula named `name`, or None when there is none of that name.
+    pub fn of(name: &str) -> Option<Micro> {
+        MICRO.iter().find(|(known, _)| *known == name).map(|&(_, m)| m)
     }
 }
 
-/// The names of the families with a micro average.
-pub fn micro_families() -> Vec<&'static str> {
+/// The names of the formulas of micro averages.
+pub fn micro_formulas() -> Vec<&'static str> {
     MICRO.iter().map(|&(name, _)| name).collect()
 }
 
-/// The micro average of `spec` over `run`, or None when its family has none.
-/// An error for parameters the family does not take (the caller's general path then
-/// reports them).
-pub fn micro(spec: &Spec, run: &JudgedView) -> Option<Result<f64, EvalError>> {
-    let how = Micro::of(&spec.family)?;
-    Some(micro_of(how, spec, run))
+/// The micro average of `spec` over `run` by the formula named `formula`; an error for
+/// an unknown formula or parameters the formula does not take (the caller's general
+/// path then reports them).
+pub fn micro(spec: &Spec, formula: &str, run: &JudgedView) -> Result<f64, EvalError> {
+    let how = Micro::of(formula).ok_or_else(|| {
+        EvalError::Spec(format!("{}: no micro average called {formula:?}", spec.family))
+    })?;
+    micro_of(how, spec, run)
 }
 
 fn micro_of(how: Micro, spec: &Spec, run: &JudgedView) -> Result<f64, EvalError> {
@@ -162,11 +165,13 @@ fn micro_of(how: Micro, spec: &Spec, run: &JudgedView) -> Result<f64, EvalError>
     })
 }
 
-/// The micro average of each spec over `run`, spec `i` on the judged-only view when
-/// `judged_only[i]`; an error when a family has none here or takes other parameters.
+/// The micro average of each spec over `run` by its formula (`formulas[i]`, the names
+/// of [`MICRO`]), spec `i` on the judged-only view when `judged_only[i]`; an error when
+/// a spec has no formula or takes other parameters.
 pub fn micro_all(
     run: &JudgedView,
     specs: &[Spec],
+    formulas: &[String],
     judged_only: &[bool],
 ) -> Result<Vec<f64>, EvalError> {
     let on_view = |i: usize| judged_only.get(i).copied().unwrap_or(false);
@@ -177,9 +182,10 @@ pub fn micro_all(
         .enumerate()
         .map(|(i, spec)| {
             let on = if on_view(i) { view.as_ref().unwrap_or(run) } else { run };
-            micro(spec, on).unwrap_or_else(|| {
-                Err(EvalError::Spec(format!("no micro average of {}", spec.family)))
-            })
+            let formula = formulas
+                .get(i)
+                .ok_or_else(|| EvalError::Spec(format!("no micro average of {}", spec.family)))?;
+            micro(spec, formula, on)
         })
         .collect()
 }
@@ -203,16 +209,16 @@ mod tests {
             rel_level: 1,
             compat: 10,
         };
-        let value = |s: Spec| micro(&s, &run).unwrap().unwrap();
-        assert_eq!(value(spec("P", Some(2), &[])), 2.0 / 4.0);
-        assert_eq!(value(spec("R", Some(1), &[])), 2.0 / 3.0);
-        assert_eq!(value(spec("SetP", None, &[])), 2.0 / 4.0);
-        assert_eq!(value(spec("SetR", None, &[])), 2.0 / 3.0);
+        let value = |s: Spec, formula: &str| micro(&s, formula, &run).unwrap();
+        assert_eq!(value(spec("P", Some(2), &[]), "precision"), 2.0 / 4.0);
+        assert_eq!(value(spec("R", Some(1), &[]), "recall"), 2.0 / 3.0);
+        assert_eq!(value(spec("SetP", None, &[]), "set_precision"), 2.0 / 4.0);
+        assert_eq!(value(spec("SetR", None, &[]), "set_recall"), 2.0 / 3.0);
         let n = [("collection_size", Param::Int(10))];
-        assert_eq!(value(spec("Fallout", None, &n)), 2.0 / 17.0);
-        assert_eq!(value(spec("Generality", None, &n)), 3.0 / 20.0);
-        let f = value(spec("SetF", None, &[]));
+        assert_eq!(value(spec("Fallout", None, &n), "fallout"), 2.0 / 17.0);
+        assert_eq!(value(spec("Generality", None, &n), "generality"), 3.0 / 20.0);
+        let f = value(spec("SetF", None, &[]), "set_f_beta");
         assert!((f - 2.0 * 0.5 * (2.0 / 3.0) / (0.5 + 2.0 / 3.0)).abs() < 1e-15);
-        assert!(micro(&spec("AP", None, &[]), &run).is_none());
+        assert!(micro(&spec("AP", None, &[]), "average_precision", &run).is_err());
     }
 }

@@ -128,6 +128,13 @@ class Columnar:
             store[key] = build()
         return store[key]
 
+    def __getstate__(self) -> dict:
+        """The state pickled (a Dask worker's copy): without the derived values, which
+        the copy builds again on first use (the engine's index cannot be pickled)."""
+        state = dict(self.__dict__)
+        state.pop("_derived", None)
+        return state
+
     # -- construction ---------------------------------------------------------------------
 
     @classmethod

@@ -6,9 +6,10 @@ it (``rust/eval/src/judge/stream.rs``: whole when small, in query-aligned pieces
 bounded size otherwise, decided inside the engine) and judges it against qrels already
 read in Python: the :class:`~cranfield.core.judged.JudgedRun` that ``judge(qrels,
 Run.read(path), options)`` gives, in bounded memory whatever the run's size. The
-qrels are given to the engine as their file when it is a regular TREC file, else as
-TREC text written from the :class:`~cranfield.core.qrels.Qrels` (qrels from standard
-input, a pipe, Parquet, CSV, ...).
+qrels are given to the engine as their file when it is a regular TREC file (read with
+the run's encoding), else as the :class:`~cranfield.core.qrels.Qrels` object's index
+(:meth:`~cranfield.core.qrels.Qrels.index`: qrels from standard input, a pipe,
+Parquet, CSV, ...; made once per object).
 """
 
 from __future__ import annotations
@@ -39,8 +40,8 @@ def judge_trec(
     :func:`cranfield.core.memory.engine_reading`.
 
     Returns None when the engine cannot judge it and the input is still unread (not a
-    TREC path, standard input replaced by a stream, qrels ids that cannot be written as
-    TREC text, a directory): the caller then reads the run in Python. A problem in the
+    TREC path, standard input replaced by a stream, a directory): the caller then reads
+    the run in Python. A problem in the
     run raises the :class:`~cranfield.errors.InputError` ``Run.read`` and ``judge``
     raise; once standard input or a pipe is read, every problem is raised here.
     """
@@ -58,23 +59,18 @@ def judge_trec(
     run_path = str(run_path)
     if run_path == "-" and not engine_stdin():
         return None
-    qrels_text = None
-    if not _regular_trec_file(qrels_path, trec):
-        qrels_text = _trec_text(qrels, encoding)
-        if qrels_text is None:
-            return None
+    index = None if _regular_trec_file(qrels_path, trec) else qrels.index()
     source = "<stdin>" if run_path == "-" else run_path
     once = read_once(run_path)  # standard input, a pipe: reported here once read
-    inputs = [run_path] if qrels_text is not None else [run_path, qrels_path]
+    inputs = [run_path] if index is not None else [run_path, qrels_path]
     try:
         with ReadProgress(inputs, "reading") as bar:
             parts = _engine.judge_trec_files(
                 run_path,
-                str(qrels_path) if qrels_text is None else "<qrels>",
+                str(qrels_path) if index is None else index,
                 options=options,
                 latin1=encoding == "latin-1",
                 fractional=qrels.fractional,
-                qrels_text=qrels_text,
                 progress=bar.counter,
                 **{"max_line": MAX_LINE, **engine_reading(stream)},
             )
@@ -104,46 +100,3 @@ def _regular_trec_file(path, trec: bool) -> bool:
     if not isinstance(path, (str, os.PathLike)) or str(path) == "-":
         return False
     return os.path.isfile(path) and (trec or infer_format(path, None) == "trec")
-
-
-def _trec_text(qrels, encoding: str) -> bytes | None:
-    """The qrels as ``qid 0 docno rel`` lines in ``encoding`` (relevance written
-    exactly: integers, or the shortest text of each real that reads back as it), or
-    None when an id cannot be written (whitespace, empty) or encoded. Whole-array
-    Arrow operations."""
-    import numpy as np
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    table = qrels.table
-    if not table.num_rows:
-        return b""
-    for name in ("query_id", "doc_id"):
-        ids = table[name]
-        if pc.any(pc.match_substring_regex(ids, r"\s")).as_py():
-            return None
-        if pc.min(pc.utf8_length(ids)).as_py() == 0:
-            return None
-    # the constants as scalars of an array built from buffers (pa.scalar would import
-    # pandas: a third of a second)
-    parts = (b"0", b" ", b"", b"\n")
-    ends = np.cumsum([0, *map(len, parts)]).astype(np.int32)
-    constants = pa.StringArray.from_buffers(
-        len(parts), pa.py_buffer(ends.tobytes()), pa.py_buffer(b"".join(parts))
-    )
-    zero, space, nothing, newline = (constants[i] for i in range(len(parts)))
-    lines = pc.binary_join_element_wise(
-        table["query_id"], zero, table["doc_id"], pc.cast(table["relevance"], pa.string()), space
-    )
-    lines = pc.binary_join_element_wise(lines, nothing, newline)  # each line ended
-    lines = lines.combine_chunks() if isinstance(lines, pa.ChunkedArray) else lines
-    lines = pc.cast(lines, pa.large_string())  # one buffer of every line, in order
-    _, offsets, values = lines.buffers()
-    at = np.frombuffer(offsets, dtype=np.int64)[lines.offset : lines.offset + len(lines) + 1]
-    data = bytes(memoryview(values)[int(at[0]) : int(at[-1])])
-    if encoding == "utf-8":
-        return data
-    try:
-        return data.decode("utf-8").encode(encoding)
-    except UnicodeEncodeError:
-        return None

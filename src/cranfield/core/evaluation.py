@@ -239,14 +239,20 @@ def evaluate_objects(
     skip_no_relevant: bool = False,
     collection_size: int | None = None,
     subtopic_qrels=None,
+    keep_judged: bool = False,
 ) -> tuple[Results, object]:
     """The local backend's :func:`evaluate` of anything but files given by their paths
     (those go to :func:`cranfield.core.files.evaluate_files`): ``(Results, Qrels)``.
 
-    A run given by its path among objects is read and judged by the compiled engine
-    when it is a TREC file (:func:`_judged`); the :class:`Run` objects are judged
-    together, the qrels indexed once.
+    The qrels are indexed once by the engine (:meth:`cranfield.Qrels.index`, kept by
+    the object: a loop of calls with one ``Qrels`` indexes them once) and every run is
+    judged and measured by the engine (:func:`cranfield.core.indexed.evaluate_indexed`:
+    ``Run`` objects as Arrow columns, TREC files by their paths).
+    With ``keep_judged`` (or when the engine leaves the job to Python: see there), the
+    runs are judged into :class:`JudgedRun` objects (``RunResult.judged``, for the Dask
+    backend's workers) and measured from them (:func:`run_result`).
     """
+    from .indexed import evaluate_indexed
     from .qrels import Qrels
 
     if aggregate_by not in ("macro", "micro"):
@@ -257,37 +263,64 @@ def evaluate_objects(
     if collection_size is not None:
         measure_list = [with_collection_size(m, collection_size) for m in measure_list]
     items = _run_items(runs, options)
-    judged = _judged_all(qrels, qrels_path, items, options)
-    names = [name for name, _ in judged]
-    if len(set(names)) != len(names):
-        dup = next(n for n in names if names.count(n) > 1)
-        raise InputError(f"two runs are named {dup!r}; give each run a distinct name")
     from .subtopics import as_subtopics, intents_for
 
     subtopics = as_subtopics(subtopic_qrels, measure_list)
-    results = [
-        run_result(
-            jr,
-            name,
+    done = None
+    if not keep_judged and subtopics is None:  # diversity measures: run by run below
+        done = evaluate_indexed(
+            qrels,
+            items,
             measure_list,
-            aggregate_by,
-            skip_no_relevant,
-            intents_for(subtopics, item, options),
+            options,
+            aggregate_by=aggregate_by,
+            skip_no_relevant=skip_no_relevant,
         )
-        for (name, jr), item in zip(judged, items, strict=True)
-    ]
+    if done is not None:
+        results = [result for result, _ in done]
+        _distinct([r.name for r in results])
+    else:
+        judged = _judged_all(qrels, qrels_path, items, options)
+        _distinct([name for name, _ in judged])
+        results = [
+            run_result(
+                jr,
+                name,
+                measure_list,
+                aggregate_by,
+                skip_no_relevant,
+                intents_for(subtopics, item, options),
+            )
+            for (name, jr), item in zip(judged, items, strict=True)
+        ]
     return Results(measure_list, results, options.as_dict()), qrels
+
+
+def _distinct(names: list[str]) -> None:
+    """:class:`InputError` when two runs have one name."""
+    if len(set(names)) != len(names):
+        dup = next(n for n in names if names.count(n) > 1)
+        raise InputError(f"two runs are named {dup!r}; give each run a distinct name")
 
 
 def _with_arrays(results: Results) -> Results:
     """The results with NumPy arrays of values and query ids, as :func:`run_result`
     gives them (the engine path of :func:`cranfield.core.files.evaluate_files` gives
     lists)."""
+    from .measures.engine import as_array
+
     for r in results.runs:
         if r.judged is None:
-            r.values = {m: np.asarray(v, dtype=np.float64) for m, v in r.values.items()}
+            r.values = {m: _array(v, as_array) for m, v in r.values.items()}
             r.query_ids = np.asarray(r.query_ids, dtype=object)
     return results
+
+
+def _array(values, as_array) -> np.ndarray:
+    """An engine column as a NumPy array: float64, or object for a text family's."""
+    if len(values) and isinstance(values[0], str):
+        return as_array(values)
+    return np.asarray(values, dtype=np.float64)
 
 
 def _run_items(runs, opts: JudgeOptions) -> list:

@@ -7,10 +7,14 @@ The one home of the evaluation of files, which ``cranfield eval`` and
    compiled engine computes: one engine call (``_engine.evaluate_trec_files``) reads the
    qrels once and the runs in parallel, in query-aligned pieces when large (bounded
    memory), judges and measures them; neither NumPy nor PyArrow is imported.
-2. Otherwise the qrels are read in Python and each run in turn (one in memory at a
-   time): a TREC run read and judged by the engine
-   (:func:`cranfield.core.engine_judge.judge_trec`) and measured in Python, any other
-   run read by ``Run.read`` and evaluated by :func:`cranfield.core.evaluation.evaluate`.
+2. Otherwise (qrels or runs in other formats: CSV, TSV, JSON lines, Parquet, ...) the
+   qrels are read in Python and indexed once by the engine, and the runs go to the
+   same engine core against the index (:mod:`cranfield.core.indexed`): TREC runs by
+   their paths, others read as Arrow one at a time. Where the engine leaves a run to
+   Python (standard input or a pipe among other formats, a directory, a problem to
+   word), each run in turn is judged (:func:`cranfield.core.engine_judge.judge_trec`
+   for TREC runs, ``Run.read`` and :func:`cranfield.core.judged.judge` for the others)
+   and measured in Python.
 
 The runs are named apart by their files (:func:`cranfield.core.results.combine`).
 This module imports no arrays: the first path stays free of NumPy and PyArrow.
@@ -145,21 +149,49 @@ class _Job:
 
 
 def _general_results(job: _Job, given: list, collection_size: int | None) -> tuple:
-    """The qrels read in Python, each run in turn: a TREC run judged by the engine and
-    measured here, any other read by ``Run.read`` and evaluated by ``evaluate``."""
+    """The qrels read in Python (any format: :mod:`cranfield.core.io`) and indexed once
+    by the engine, the runs evaluated against the index by the engine entries
+    (:func:`cranfield.core.indexed.evaluate_indexed`: TREC files read by the engine,
+    other formats read as Arrow one at a time); where the engine leaves a run to
+    Python, each run in turn: a TREC run judged by the engine and measured here, any
+    other read by ``Run.read`` and evaluated by ``evaluate``."""
     from .memory import check_room_for_arrays
 
     check_room_for_arrays()
+    from .indexed import evaluate_indexed
+    from .qrels import Qrels
+    from .results import Results, combine
+
+    opts, measures = job.opts, job.measures
+    qrels = Qrels.read(job.qrels, fractional=job.fractional)
+    done = None
+    if job.subtopic_qrels is None:  # the diversity measures are measured run by run
+        done = evaluate_indexed(
+            qrels,
+            job.runs,
+            measures,
+            opts,
+            aggregate_by=job.aggregate_by,
+            skip_no_relevant=job.skip_no_relevant,
+            stream=job.stream,
+        )
+    if done is not None:
+        parts = [Results(measures, [result], opts.as_dict()) for result, _ in done]
+        return combine(parts, [source for _, source in done]), qrels
+    return _run_by_run(job, qrels, given, collection_size), qrels
+
+
+def _run_by_run(job: _Job, qrels, given: list, collection_size: int | None):
+    """Each run in turn (one in memory at a time), judged into a ``JudgedRun``: a TREC
+    run by the engine, any other read by ``Run.read``; measured in Python."""
     from .engine_judge import judge_trec
     from .evaluation import evaluate, run_result
     from .io.source import source_name
-    from .qrels import Qrels
     from .results import Results, combine
     from .run import Run
     from .subtopics import as_subtopics, intents_for
 
     opts, measures = job.opts, job.measures
-    qrels = Qrels.read(job.qrels, fractional=job.fractional)
     subtopics = as_subtopics(job.subtopic_qrels, measures)
     parts, sources = [], []
     for path in job.runs:
@@ -188,7 +220,7 @@ def _general_results(job: _Job, given: list, collection_size: int | None) -> tup
         )
         sources.append(run.source)
         del run
-    return combine(parts, sources), qrels
+    return combine(parts, sources)
 
 
 def engine_specs(measures, fractional: bool) -> tuple[list, list, list] | None:
@@ -212,6 +244,28 @@ def engine_specs(measures, fractional: bool) -> tuple[list, list, list] | None:
     return specs, judged_only, refusals
 
 
+def engine_job(measures, fractional: bool, aggregate_by: str, skip_no_relevant: bool):
+    """``(specs, keyword arguments)`` of the engine's evaluation entries
+    (``_engine.evaluate_trec_files``, ``_engine.evaluate_arrow``) for these measures:
+    their specs (:func:`engine_specs`), which see the judged-only view, their refusals
+    of fractional grades, ``skip_no_relevant``, and with ``aggregate_by="micro"`` the
+    formula of each micro average (its declaration's ``micro=``); None when the engine
+    cannot compute them (the general path then says why)."""
+    engine = engine_specs(measures, fractional)
+    micro = aggregate_by == "micro"
+    if engine is None or (micro and any(m.definition.micro is None for m in measures)):
+        return None
+    specs, judged_only, refusals = engine
+    formulas = [m.definition.micro.formula for m in measures] if micro else None
+    how = dict(
+        judged_only_specs=judged_only,
+        skip_no_relevant=skip_no_relevant,
+        micro=formulas,
+        fractional_refusals=refusals,
+    )
+    return specs, how
+
+
 def _engine_results(job: _Job) -> tuple | None:
     """The evaluation of TREC files in one engine call: the qrels read once, the runs
     read, judged and measured in the engine; NumPy and PyArrow are not imported; runs of
@@ -222,27 +276,24 @@ def _engine_results(job: _Job) -> tuple | None:
     once, what would send them to the general path is decided before reading
     (:func:`engine_reads`), and after reading every problem is raised here, with the
     general path's message (:func:`engine_problem`)."""
-    from itertools import compress
-
     from .. import _engine
     from ..errors import CranfieldError
     from ..progress import ReadProgress
     from .io.formats import infer_format
     from .io.source import source_name
     from .memory import engine_reading, read_once
-    from .results import Results, RunResult, aggregate, combine
+    from .results import Results, combine
 
     paths = [job.qrels, *job.runs]
     if any(infer_format(p, None) != "trec" for p in paths) or not engine_reads(*paths):
         return None
     opts, measures = job.opts, job.measures
-    engine = engine_specs(measures, job.fractional)
-    micro = job.aggregate_by == "micro"
-    if engine is None or (micro and any(m.definition.micro is None for m in measures)):
+    engine = engine_job(measures, job.fractional, job.aggregate_by, job.skip_no_relevant)
+    if engine is None:
         return None  # (the general path says which measure has no micro average)
-    if micro and any(map(read_once, paths)):
+    if job.aggregate_by == "micro" and any(map(read_once, paths)):
         return None  # (an engine refusal of a micro average comes after reading stdin)
-    specs, judged_only, refusals = engine
+    specs, how = engine
     try:
         with ReadProgress(paths, "reading") as bar:
             topics, runs = _engine.evaluate_trec_files(
@@ -251,11 +302,8 @@ def _engine_results(job: _Job) -> tuple | None:
                 specs,
                 options=opts,
                 fractional=job.fractional,
-                judged_only_specs=judged_only,
-                skip_no_relevant=job.skip_no_relevant,
-                micro=micro,
-                fractional_refusals=refusals,
                 progress=bar.counter,
+                **how,
                 **engine_reading(job.stream),
             )
     except _engine.JudgeError as exc:
@@ -267,18 +315,10 @@ def _engine_results(job: _Job) -> tuple | None:
         raise  # a measure refusing the data, as the general path refuses it
     except ValueError:
         return None  # a spec the engine refuses (e.g. no collection size): reported there
-    parts = []
-    for name, query_ids, columns, relevant, micros in runs:
-        values = dict(zip(measures, columns, strict=True))
-        if micros is not None:  # pooled counts over every query (Measure.micro)
-            aggregates = dict(zip(measures, micros, strict=True))
-        else:
-            aggregates = {}
-            for m in measures:
-                kept = values[m] if relevant is None else list(compress(values[m], relevant))
-                aggregates[m] = aggregate(kept, m.definition.aggregate)
-        result = RunResult(name, query_ids, values, aggregates)
-        parts.append(Results(measures, [result], opts.as_dict()))
+    from .indexed import run_results
+
+    names = [run[0] for run in runs]
+    parts = [Results(measures, [r], opts.as_dict()) for r in run_results(measures, runs, names)]
     return combine(parts, [source_name(p) for p in job.runs]), topics
 
 

@@ -330,12 +330,13 @@ def judge_runs(
 
 def _judged_by_engine(qrels, runs: list, opts: JudgeOptions, doc_rows: bool) -> list[JudgedRun]:
     """The runs judged in one engine call (``_engine.judge_arrow_runs``:
-    ``cranfield_eval::judge::arrays``, which judges as TREC files are judged)."""
+    ``cranfield_eval::judge::arrays``, which judges as TREC files are judged) against
+    the qrels' index (:meth:`cranfield.Qrels.index`)."""
     from .. import _engine
 
     parts = _engine.judge_arrow_runs(
         [arrays.engine_batches(run.table, "score") for run in runs],
-        arrays.engine_batches(qrels.table, "relevance"),
+        qrels.index(),  # indexed once per Qrels object
         options=opts,
         doc_rows=doc_rows,
     )

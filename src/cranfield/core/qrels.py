@@ -109,6 +109,20 @@ class Qrels(Columnar):
         t = self.table
         trec.write(t, path_or_file, [t["query_id"], "0", t["doc_id"], t["relevance"]])
 
+    def index(self):
+        """The engine's index of these judgments (``cranfield._engine.QrelsIndex``):
+        the table copied into the compiled engine and indexed per topic once, then kept
+        by this object (:meth:`derived`: until :attr:`table` is replaced) and reused by
+        every later :func:`cranfield.evaluate` and judging of a run against it, so that
+        a loop over many runs does not index the qrels again for each."""
+        from .. import _engine
+        from .io import arrays
+
+        return self.derived(
+            "engine_index",
+            lambda: _engine.QrelsIndex(arrays.engine_batches(self.table, "relevance")),
+        )
+
     @property
     def fractional(self) -> bool:
         """Whether relevance is held as real numbers (float64) rather than integers."""

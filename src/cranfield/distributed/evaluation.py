@@ -90,7 +90,7 @@ def _evaluate_partition(qrels, part, measures, options, want_judged):
     (``options``: the JudgeOptions, ``complete`` applied on the client)."""
     import pyarrow.compute as pc
 
-    from ..core.evaluation import evaluate
+    from ..core.evaluation import evaluate_objects
     from ..core.judged import qrels_side
     from ..core.options import JudgeOptions
 
@@ -105,7 +105,10 @@ def _evaluate_partition(qrels, part, measures, options, want_judged):
             empty = np.zeros(0, dtype=object)
             out.append(PartRun(run.name, ids, empty, {m: empty for m in measures}, empty))
             continue
-        result = evaluate(qrels, {run.name: run}, measures, options=local).runs[0]
+        # the JudgedRun kept: its relevant queries and, for micro averages and
+        # whole-run measures, its labels are pooled on the client
+        results, _ = evaluate_objects(qrels, {run.name: run}, measures, local, keep_judged=True)
+        result = results.runs[0]
         jr = result.judged
         out.append(
             PartRun(

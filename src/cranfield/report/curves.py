@@ -27,7 +27,7 @@ import numpy as np
 
 from ..core import segments
 from ..core.judged import JudgedRun, judge
-from ..core.measures.common import count_at, safe_div
+from ..core.measures.common import safe_div
 from ..errors import ParameterError
 
 ELEVEN_POINTS = tuple(i / 10 for i in range(11))
@@ -141,12 +141,21 @@ def check_convention(convention: str) -> str:
 
 
 def _interpolated(jr: JudgedRun, levels: np.ndarray, convention: str) -> np.ndarray:
-    """Interpolated precision (queries x levels) in either convention."""
+    """Interpolated precision (queries x levels) in either convention: trec_eval's is
+    the ``IPrec`` measure at each level, computed by the engine."""
     if convention == "trec_eval":
-        from ..core.measures.precision import interpolated_precision as iprec_at_recall
-
-        return iprec_at_recall(jr, levels, jr.rel_level)
+        columns = _engine_columns(jr, [("IPrec", float(r)) for r in levels])
+        return np.column_stack(columns) if columns else np.zeros((jr.num_queries, 0))
     return _textbook(jr, levels)
+
+
+def _engine_columns(jr: JudgedRun, measures: list[tuple[str, float]]) -> list[np.ndarray]:
+    """Per-query values of ``(family, cutoff)`` measures on ``jr``, by the engine
+    (:func:`cranfield.core.measures.engine.compute_many`)."""
+    from ..core.measures.engine import compute_many
+    from ..core.measures.registry import Measure
+
+    return compute_many([Measure.of(name, cutoff=cutoff) for name, cutoff in measures], jr)
 
 
 def _textbook(jr: JudgedRun, levels: np.ndarray) -> np.ndarray:
@@ -252,13 +261,15 @@ def average_at_ranks(
         raise ParameterError("ranks", "positive integer ranks", ranks)
     jr = _judged(qrels, run, rel_level, depth, judged_only)
     keep = _keep(jr, skip_no_relevant)
-    relevant = jr.relevant()
-    num_rel = jr.num_rel()
+    ks = ks.astype(np.int64)
+    # P@k and R@k of every query, by the engine (its P@k is hits / k: the hits are
+    # whole numbers, recovered exactly by rounding)
+    columns = _engine_columns(jr, [(name, int(k)) for k in ks for name in ("P", "R")])
     precision, recall = [], []
-    for k in ks.astype(np.int64):  # one pass per cut-off, vectorised over queries
-        hits = count_at(jr, relevant, int(k))[keep]
+    for k, p_at, r_at in zip(ks, columns[::2], columns[1::2], strict=True):
+        hits = np.rint(p_at[keep] * k)
         precision.append(hits.sum() / (k * keep.sum()) if keep.any() else 0.0)
-        recall.append(safe_div(hits, num_rel[keep]).mean() if keep.any() else 0.0)
+        recall.append(r_at[keep].mean() if keep.any() else 0.0)
     columns = {
         "rank": ks.astype(np.int64),
         "precision": np.asarray(precision, dtype=np.float64),

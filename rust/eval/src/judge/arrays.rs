@@ -17,7 +17,7 @@ use super::ranking::greater;
 use super::table::{raw_value, Piece, QrelsTopics, QueryView, StrView, Table, ValuesView};
 use super::{
     hash, judge_table, parallel, prepared_qrels, Duplicates, Input, JudgeError, JudgeOptions,
-    Judged, Prepared, RunKind,
+    Judged, QrelsIndex, RunKind,
 };
 use cranfield_trec::Strings;
 
@@ -123,13 +123,13 @@ const PIECE_BYTES: i64 = i32::MAX as i64;
 
 /// The rows of some batches with `i32` offsets: borrowed, or re-based offsets owned.
 pub struct Checked<'a> {
-    parts: Vec<Part<'a>>,
+    pub(super) parts: Vec<Part<'a>>,
 }
 
-struct Part<'a> {
-    query_id: (Cow<'a, [i32]>, &'a [u8]),
-    doc_id: (Cow<'a, [i32]>, &'a [u8]),
-    values: ValuesRef<'a>,
+pub(super) struct Part<'a> {
+    pub(super) query_id: (Cow<'a, [i32]>, &'a [u8]),
+    pub(super) doc_id: (Cow<'a, [i32]>, &'a [u8]),
+    pub(super) values: ValuesRef<'a>,
 }
 
 impl<'a> Checked<'a> {
@@ -171,7 +171,7 @@ impl<'a> Checked<'a> {
     }
 
     /// Whether every value is of the kind `is`.
-    fn all(&self, is: impl Fn(&ValuesRef) -> bool) -> bool {
+    pub(super) fn all(&self, is: impl Fn(&ValuesRef) -> bool) -> bool {
         self.parts.iter().all(|p| is(&p.values))
     }
 
@@ -198,20 +198,19 @@ impl<'a> Checked<'a> {
 /// (`None` when they are every row of the run, in order).
 pub type JudgedRows = (Judged, Option<Vec<i64>>);
 
-/// Judges runs against qrels, all given as batches (see the module's documentation),
-/// with the judging of [`super::judge`], the qrels checked and indexed once (for a
-/// small run against large qrels, most of the work); the runs and the qrels hold no
-/// repeated pair (their readers applied their policies: see [`repeats`]).
+/// Judges runs given as batches (see the module's documentation) against qrels
+/// indexed once ([`QrelsIndex`], made from a table's batches), with the judging of
+/// [`super::judge`]; the runs hold no repeated pair (their readers applied their
+/// policies: see [`repeats`]).
 ///
 /// Unlike files, any may have no rows: qrels without rows evaluate no query, a run
 /// without rows none either (or, with `complete`, every qrels topic as an empty
 /// ranking). Labels are `i8` or `i64` for grades ([`crate::LabelVec`]), `f64` for gains.
 /// The run rows of the ranked documents are returned when `rows` (else `None`). The
-/// first problem found ends it, with the index of its run (0 for the options' and the
-/// qrels' problems); the runs are checked before the qrels.
+/// first problem found ends it, with the index of its run (0 for the options').
 pub fn judge_batches_runs(
     runs: &[&[Batch<'_>]],
-    qrels: &[Batch<'_>],
+    qrels: &QrelsIndex,
     options: &JudgeOptions,
     threads: usize,
     rows: bool,
@@ -225,14 +224,10 @@ pub fn judge_batches_runs(
         }
         checked.push(run);
     }
-    let qrels = Checked::new(qrels, Input::Qrels).map_err(|e| (0, e))?;
-    let real = qrels.all(|v| matches!(v, ValuesView::Reals(_)));
-    if !real && !qrels.all(|v| matches!(v, ValuesView::Grades(_))) {
-        return Err((0, JudgeError::WrongKind(Input::Qrels)));
-    }
-    if qrels.rows() == 0 {
-        return Ok(checked.iter().map(|_| (empty(real, options), None)).collect());
-    }
+    let Some((_, prepared)) = qrels.parts() else {
+        return Ok(checked.iter().map(|_| (empty(qrels.real(), options), None)).collect());
+    };
+    let ready = prepared_qrels(prepared).map_err(|e| (0, e))?;
     let threads_for = |rows: usize| {
         if rows + qrels.rows() < super::PARALLEL_ROWS {
             1
@@ -240,10 +235,6 @@ pub fn judge_batches_runs(
             threads.max(1)
         }
     };
-    let most = checked.iter().map(Checked::rows).max().unwrap_or(0);
-    let prepared =
-        Prepared::of_table(qrels.table(), real, options.qrels_duplicates, threads_for(most));
-    let ready = prepared_qrels(&prepared).map_err(|e| (0, e))?;
     let kind = RunKind::Table { rows };
     let judge = |(i, run): (usize, &Checked<'_>)| {
         judge_table(&run.table(), None, ready, options, threads_for(run.rows()), kind)

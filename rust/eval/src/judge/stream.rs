@@ -17,7 +17,7 @@
 //! (`Reading::max_bytes`); otherwise it is [`JudgeError::Regrouped`], naming the line
 //! where the query reappears (`cranfield.core.memory.regrouped` words the message).
 //! The command line's every path reads runs this way (the general path through
-//! `judge_streamed`, for `cranfield/core/engine_judge.py`).
+//! `judge_files_streamed` and `judge_run_streamed`, for `cranfield/core/engine_judge.py`).
 
 use std::collections::HashSet;
 use std::io::{Cursor, Read};
@@ -55,23 +55,8 @@ pub fn judge_files_streamed(
     reading: &Reading,
     options: &JudgeOptions,
 ) -> Result<Judged, JudgeError> {
-    judge_streamed(run_path, qrels_path, None, reading, options)
-}
-
-/// [`judge_files_streamed`], the qrels parsed from `qrels_text` (plain or gzip) when it
-/// is given (then `qrels_path` only names them).
-pub fn judge_streamed(
-    run_path: &Path,
-    qrels_path: &Path,
-    qrels_text: Option<&[u8]>,
-    reading: &Reading,
-    options: &JudgeOptions,
-) -> Result<Judged, JudgeError> {
     options.check()?;
-    let qrels = match qrels_text {
-        Some(text) => read_qrels_text(text, reading)?,
-        None => read_qrels_from(qrels_path, reading)?,
-    };
+    let qrels = read_qrels_from(qrels_path, reading)?;
     let threads = threads_for(&qrels, &qrels, reading.threads);
     let prepared = Prepared::new(&qrels, options.qrels_duplicates, threads);
     judge_run_streamed(run_path, &qrels, &prepared, reading, options)
@@ -300,30 +285,6 @@ pub fn read_qrels_from(path: &Path, reading: &Reading) -> Result<Parsed, JudgeEr
     }
     let source = Source::open_as(path, Input::Qrels, reading.max_bytes, &reading.progress)?;
     read_whole_as(source.reader, qrels_kind(reading), Input::Qrels, reading)
-}
-
-/// Parses TREC qrels from `text` (plain or gzip, at most `reading.max_bytes` of it).
-pub fn read_qrels_text(text: &[u8], reading: &Reading) -> Result<Parsed, JudgeError> {
-    let kind = qrels_kind(reading);
-    if text.starts_with(&gzip::MAGIC) {
-        let reader = gzip::Members::new(Cursor::new(text), reading.max_bytes);
-        return read_whole_as(reader, kind, Input::Qrels, reading);
-    }
-    // parsed where it lies (no reading buffers), checked first as a reader checks it
-    let read = |error| JudgeError::Read { input: Input::Qrels, error };
-    let mut checker = Checker::new(reading.max_line);
-    for piece in text.chunks(PIECE) {
-        checker.feed(piece).map_err(read)?;
-    }
-    // (reported as the reader reports it: `Read`, which names the qrels)
-    probe(text.len().saturating_mul(2)).map_err(|_| read(room::NoRoom.into()))?;
-    let options = Options {
-        kind,
-        latin1: reading.latin1,
-        max_line: reading.max_line,
-        threads: reading.threads.max(1),
-    };
-    cranfield_trec::parse(text, &options).map_err(read)
 }
 
 fn qrels_kind(reading: &Reading) -> Kind {

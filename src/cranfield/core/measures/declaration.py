@@ -11,6 +11,7 @@ its kernel, which computes it for all queries at once:
 
 from __future__ import annotations
 
+from ..._record import Record
 from ..declarations import Declaration, Param
 
 TYPE_CHECKING = False  # (typing.TYPE_CHECKING without importing typing: a cold CLI)
@@ -34,6 +35,27 @@ FRACTIONAL = {
 }
 
 
+class Micro(Record):
+    """A family's micro average (``micro=`` of its declaration): the pooled counts of
+    every query combined by one formula.
+
+    ``formula`` names the engine's computation of it (``rust/eval/src/micro.rs``; one
+    of ``cranfield._engine.micro_formulas()``), which every path uses;
+    ``specification(judged_run, cutoff, **params) -> float`` is its NumPy statement,
+    the oracle the engine is tested against bit for bit
+    (tests/engine/test_kernels_registry.py).
+    """
+
+    __slots__ = ("formula", "specification")
+    _no_repr = ("specification",)
+    formula: str
+    specification: Callable
+
+    def __init__(self, formula: str, specification: Callable) -> None:
+        _set(self, "formula", formula)
+        _set(self, "specification", specification)
+
+
 class MeasureDef(Declaration):
     """Declaration of a measure family (:class:`~cranfield.core.declarations.Declaration`).
 
@@ -41,8 +63,8 @@ class MeasureDef(Declaration):
     (:attr:`kernel`): ``kernel(judged_run, cutoff, **params) -> ndarray``, one value per
     query. ``trec`` holds the trec_eval measures it computes (:class:`TrecEval`; the
     first is its trec_eval name, e.g. ``map`` then ``map_cut`` for AP); ``micro`` is the
-    micro-averaged value, ``micro(judged_run, cutoff, **params) -> float`` (pooled
-    counts of all queries), for the families that define one.
+    micro average (:class:`Micro`: pooled counts of all queries, the engine's formula
+    and its NumPy specification), for the families that define one.
     """
 
     __slots__ = (
@@ -66,7 +88,7 @@ class MeasureDef(Declaration):
     trec: tuple[TrecEval, ...]
     edge_cases: str
     family: str
-    micro: Callable | None  # pooled-count aggregate
+    micro: Micro | None  # pooled-count aggregate
     fractional: str | None  # see FRACTIONAL; None: by family (graded -> "gain")
     # check(judged_run, cutoff, **params): raises MeasureError where the measure is not
     # defined on this run; run before the kernel (the engine's or the NumPy one)
@@ -91,7 +113,7 @@ class MeasureDef(Declaration):
         trec: tuple[TrecEval, ...] = (),
         edge_cases: str = "",
         family: str = "ranked",
-        micro: Callable | None = None,
+        micro: Micro | None = None,
         fractional: str | None = None,
         check: Callable | None = None,
         no_engine_kernel: str = "",

@@ -46,10 +46,26 @@ def compute(specs, judged_run) -> list:
     """
     from ... import _engine
 
-    jr = judged_run
-    threads = threads_for(len(jr.labels))
+    threads = threads_for(len(judged_run.labels))
     return _engine.compute_measures(
-        [(f, c, dict(p)) for f, c, p in specs],
+        [(f, c, dict(p)) for f, c, p in specs], *_arrays(judged_run), threads
+    )
+
+
+def micro(specs, formulas: list[str], judged_run) -> list[float]:
+    """Micro averages of several measures on one judged run: spec ``i`` (as
+    :func:`compute` takes them) by the formula named ``formulas[i]`` (its declaration's
+    ``micro=``, :class:`~cranfield.core.measures.declaration.Micro`)."""
+    from ... import _engine
+
+    return _engine.micro_averages(
+        [(f, c, dict(p)) for f, c, p in specs], list(formulas), *_arrays(judged_run)
+    )
+
+
+def _arrays(jr) -> tuple:
+    """A judged run's arrays as the engine's bindings take them."""
+    return (
         np.ascontiguousarray(jr.offsets, dtype=np.int64),
         _labels(jr.labels),
         np.ascontiguousarray(jr.qrels_offsets, dtype=np.int64),
@@ -57,7 +73,6 @@ def compute(specs, judged_run) -> list:
         np.ascontiguousarray(jr.in_run, dtype=bool),
         int(jr.rel_level),
         int(jr.compat),
-        threads,
     )
 
 

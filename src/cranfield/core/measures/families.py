@@ -111,6 +111,12 @@ def case_twins(family: str) -> list[str]:
     return sorted(n for n in _FOLDED.get(family.lower(), ()) if n != family)
 
 
+def generation() -> tuple[int, int, int]:
+    """A value that changes whenever a family, a name or a trec_eval measure is
+    registered (what a cache of parsed names is keyed on)."""
+    return len(_REGISTRY), len(_EXACT), len(_TREC)
+
+
 def all_definitions() -> list[MeasureDef]:
     _use()
     _load_all()

@@ -112,15 +112,30 @@ class Measure(Record):
         """Micro average: the measure of the contingency counts pooled over all queries.
 
         Defined for the families that declare ``micro=`` (micro- vs macro-averaging,
-        Manning, Raghavan & Schütze 2008, sec. 13.6); others raise
-        :class:`~cranfield.errors.MeasureError`.
+        Manning, Raghavan & Schütze 2008, sec. 13.6), computed by the engine by the
+        declared formula; others raise :class:`~cranfield.errors.MeasureError`.
         """
+        from . import engine
+
+        micro = self._micro()
+        judged_run, values = self._prepared(judged_run, check=False)
+        (value,) = engine.micro([(self.name, self.cutoff, values)], [micro.formula], judged_run)
+        return value
+
+    def micro_reference(self, judged_run) -> float:
+        """The micro average from its NumPy specification (the engine's test oracle)."""
+        micro = self._micro()
+        judged_run, values = self._prepared(judged_run, check=False)
+        return float(micro.specification(judged_run, self.cutoff, **values))
+
+    def _micro(self):
+        """The family's :class:`~cranfield.core.measures.declaration.Micro`, or the
+        :class:`~cranfield.errors.MeasureError` of a family without one."""
         micro = self.definition.micro
         if micro is None:
             defined = ", ".join(d.name for d in all_definitions() if d.micro is not None)
             raise MeasureError(f"micro averaging is defined for {defined}, not {self}")
-        judged_run, values = self._prepared(judged_run, check=False)
-        return float(micro(judged_run, self.cutoff, **values))
+        return micro
 
     def _prepared(self, judged_run, check: bool = True):
         """The run the kernels see and the parameter values they take.

@@ -15,6 +15,8 @@ no other exception escapes :func:`parse_many`.
 
 from __future__ import annotations
 
+from functools import lru_cache as cache_of
+
 from ...errors import MeasureError, invalid_value
 from .registry import (
     MAX_NAME,
@@ -24,6 +26,7 @@ from .registry import (
     all_definitions,
     all_names,
     case_twins,
+    generation,
     lookup,
     trec_measure,
     trec_measures,
@@ -277,9 +280,22 @@ _TREC_PRINTED = r"^(?P<name>[A-Za-z0-9_]+?)_(?P<cut>\d+(?:\.\d+)?)$"
 
 
 def parse_many(text: str) -> list[Measure]:
-    """Parse one name that may stand for several measures (``P.5,10``)."""
+    """Parse one name that may stand for several measures (``P.5,10``).
+
+    Parsed once per name while the registry is unchanged (a loop of
+    ``evaluate(qrels, run, ["AP", "nDCG@10"])`` calls parses each name once; a family
+    registered since makes every name parsed again)."""
     if not isinstance(text, str):
         raise MeasureError(f"a measure name is a string, got {type(text).__name__}")
+    return list(_parsed(text, generation()))
+
+
+@cache_of(4096)
+def _parsed(text: str, _generation: tuple) -> tuple[Measure, ...]:
+    return tuple(_parse_many(text))
+
+
+def _parse_many(text: str) -> list[Measure]:
     text = text.strip()
     if not text:
         raise MeasureError("empty measure name")

@@ -17,6 +17,7 @@ from .registry import (
     MIN_GRADE,
     OFFICIAL,
     STANDARD_CUTOFFS,
+    Micro,
     Param,
     TrecEval,
     integer_in,
@@ -67,7 +68,7 @@ def _micro_r(jr, cutoff, rel=None):
     params=(REL, JUDGED_ONLY),
     cutoff="rank",
     cutoff_required=True,
-    micro=_micro_p,
+    micro=Micro("precision", _micro_p),
 )
 def precision_at(jr, cutoff, rel=None):
     return count_at(jr, jr.at_least(level(jr, rel)), cutoff) / float(cutoff)
@@ -84,7 +85,7 @@ def precision_at(jr, cutoff, rel=None):
     cutoff="rank",
     cutoff_required=True,
     edge_cases="0 when R = 0.",
-    micro=_micro_r,
+    micro=Micro("recall", _micro_r),
 )
 def recall_at(jr, cutoff, rel=None):
     lv = level(jr, rel)

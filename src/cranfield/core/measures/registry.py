@@ -30,11 +30,12 @@ from ..declarations import (
     weight,
     weights,
 )
-from .declaration import AGGREGATES, FRACTIONAL, MeasureDef
+from .declaration import AGGREGATES, FRACTIONAL, MeasureDef, Micro
 from .families import (
     all_definitions,
     all_names,
     case_twins,
+    generation,
     index_table,
     lookup,
     measure,

@@ -10,7 +10,7 @@ from __future__ import annotations
 from ..._lazy import lazy
 from .common import level, safe_div
 from .precision import JUDGED_ONLY, REL, TREC
-from .registry import MAX_MAGNITUDE, SET, Param, TrecEval, measure, number_in
+from .registry import MAX_MAGNITUDE, SET, Micro, Param, TrecEval, measure, number_in
 
 np = lazy("numpy", __name__, "np")
 
@@ -62,7 +62,7 @@ def _micro_f(jr, beta2: float, rel) -> float:
         JUDGED_ONLY,
     ),
     family="set",
-    micro=_micro_p,
+    micro=Micro("set_precision", _micro_p),
 )
 def set_p(jr, cutoff, rel=None, relative=False):
     relret, ret, r = _counts(jr, rel)
@@ -78,7 +78,7 @@ def set_p(jr, cutoff, rel=None, relative=False):
     reference=f"{TREC}, m_set_recall.c",
     params=(REL,),
     family="set",
-    micro=_micro_r,
+    micro=Micro("set_recall", _micro_r),
 )
 def set_r(jr, cutoff, rel=None):
     relret, _, r = _counts(jr, rel)
@@ -140,7 +140,7 @@ def f_measure(relret, ret, r, beta2: float) -> np.ndarray:
         REL,
     ),
     family="set",
-    micro=lambda jr, cutoff, x=1.0, rel=None: _micro_f(jr, x, rel),
+    micro=Micro("set_f", lambda jr, cutoff, x=1.0, rel=None: _micro_f(jr, x, rel)),
 )
 def set_f_trec(jr, cutoff, x=1.0, rel=None):
     relret, ret, r = _counts(jr, rel)
@@ -164,7 +164,7 @@ def set_f_trec(jr, cutoff, x=1.0, rel=None):
         JUDGED_ONLY,
     ),
     family="set",
-    micro=lambda jr, cutoff, beta=1.0, rel=None: _micro_f(jr, beta**2, rel),
+    micro=Micro("set_f_beta", lambda jr, cutoff, beta=1.0, rel=None: _micro_f(jr, beta**2, rel)),
 )
 def set_f(jr, cutoff, beta=1.0, rel=None):
     relret, ret, r = _counts(jr, rel)

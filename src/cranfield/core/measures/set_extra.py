@@ -15,7 +15,7 @@ from ..._lazy import lazy
 from ...errors import MeasureError
 from .common import count_at, level, safe_div
 from .precision import JUDGED_ONLY, REL
-from .registry import MAX_COUNT, Param, integer_in, measure
+from .registry import MAX_COUNT, Micro, Param, integer_in, measure
 
 np = lazy("numpy", __name__, "np")
 
@@ -91,7 +91,7 @@ def _fallout_micro(jr, cutoff, collection_size=None, rel=None):
     edge_cases="Needs collection_size (MeasureError otherwise). 0 when every document of "
     "the collection is relevant. Documents retrieved but not judged count as non-relevant.",
     family="set",
-    micro=_fallout_micro,
+    micro=Micro("fallout", _fallout_micro),
     check=_fallout_check,
 )
 def fallout(jr, cutoff, collection_size=None, rel=None):
@@ -115,7 +115,7 @@ def _generality_micro(jr, cutoff, collection_size=None, rel=None):
     params=(COLLECTION_SIZE, REL),
     edge_cases="Needs collection_size (MeasureError otherwise). Independent of the run.",
     family="set",
-    micro=_generality_micro,
+    micro=Micro("generality", _generality_micro),
     check=_generality_check,
 )
 def generality(jr, cutoff, collection_size=None, rel=None):
