@@ -216,12 +216,24 @@ def _merge(qrels, name, parts, labels, measures, *, options, micro, keep_rel):
 WHOLE_RUN = {"nCG": "max_gain", "RBPResidual": "rel"}
 """Measures whose value for a query depends on the other queries evaluated, when the
 named parameter is not given: the largest grade among the judgments of all evaluated
-topics scales them. They are computed on the client from the pooled judged labels."""
+topics scales them. They are computed on the client from the pooled judged labels.
+Every family with a ``max_grade`` parameter whose default is that largest grade (the
+C/W/L measures, ERR) is one too (:func:`depends_on_whole_run`)."""
+
+
+def _scaling_parameter(definition) -> str | None:
+    """The parameter that, left out, makes the largest judged grade scale a measure."""
+    if definition.name in WHOLE_RUN:
+        return WHOLE_RUN[definition.name]
+    for p in definition.params:
+        if p.name == "max_grade" and p.default is None:
+            return p.name
+    return None
 
 
 def depends_on_whole_run(m) -> bool:
     """Whether ``m``'s per-query values depend on the other queries (:data:`WHOLE_RUN`)."""
-    param = WHOLE_RUN.get(m.definition.name)
+    param = _scaling_parameter(m.definition)
     return param is not None and dict(m.params).get(param) is None
 
 
