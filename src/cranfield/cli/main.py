@@ -152,21 +152,15 @@ def main(argv: list[str] | None = None) -> int:
 
 def _run(module, args) -> int:
     """``module.run(args)``; for a command that prints its result and has ``-o FILE``
-    (``add_output(..., via_stdout=True)``), what it prints goes into FILE, atomically:
-    the file appears complete when the command succeeds and is left as it was if not."""
+    (``add_output(..., via_stdout=True)``), what it prints goes into FILE, atomically
+    (:func:`cranfield.cli._output.printed_into`)."""
     dest = getattr(args, "_stdout_output", None)
     target = getattr(args, dest, None) if dest else None
     if target in (None, "-"):
         return module.run(args)
-    from ..core.io.atomic import atomic_path
+    from ._output import printed_into
 
-    saved = sys.stdout
-    with atomic_path(target) as tmp, open(tmp, "w", encoding="utf-8") as fh:
-        sys.stdout = fh
-        try:
-            return module.run(args)
-        finally:
-            sys.stdout = saved
+    return printed_into(target, lambda: module.run(args))
 
 
 def _parsed(name: str, argv: list[str]) -> Namespace:

@@ -23,7 +23,7 @@ from ._args import (
     engine_value,
     seed_value,
 )
-from ._output import check_outputs
+from ._output import check_outputs, deliver
 
 ACTIONS: dict[str, str] = {}  # action -> one-line help, filled below
 
@@ -83,33 +83,6 @@ def _pool_parser() -> Parser:
     )
     add_output(p)
     return p
-
-
-def _check_output(output: str | None, inputs: list[str]) -> None:
-    """Refuse, before any work, an ``-o`` that is an input or cannot be written."""
-    if output and output != "-":
-        from ..core.io.atomic import check_output
-
-        check_output(output, [i for i in inputs if i])
-
-
-def emit(data: bytes, output: str | None) -> None:
-    """Write to ``output`` atomically (temp file + ``os.replace``), or to stdout."""
-    if output and output != "-":
-        from ..core.io.atomic import write_bytes
-
-        write_bytes(output, data)
-        return
-    out = sys.stdout
-    if out is None:
-        raise OSError("standard output is closed")
-    buf = getattr(out, "buffer", None)
-    if buf is not None:
-        buf.write(data)
-        buf.flush()
-    else:
-        out.write(data.decode("utf-8"))
-        out.flush()
 
 
 def _read_runs(paths: list[str], top: int | None = None) -> list:
@@ -180,8 +153,7 @@ def run_pool(argv: list[str]) -> int:
     top = resolved["k"] if definition.name == "depth" else None
     if args.per_group is not None and args.groups is None and args.group_sep is None:
         raise ParameterError("--per-group", "--groups FILE or --group-sep SEP as well", None)
-    inputs = args.runs + [f for f in (args.qrels, args.groups) if f]
-    _check_output(args.output, inputs)
+    check_outputs(args)
     from ..core.qrels import Qrels
     from ..pooling.groups import read_groups
 
@@ -205,7 +177,7 @@ def run_pool(argv: list[str]) -> int:
             f"{args.per_group} per group); left out: {', '.join(left)}",
             file=sys.stderr,
         )
-    emit(pool.to_bytes(args.format), args.output)
+    deliver(pool.to_bytes(args.format), args.output)
     return 0
 
 
@@ -248,7 +220,7 @@ def run_stats(argv: list[str]) -> int:
     _stats_arguments(p)
     args = p.parse_args(argv)
     check_depth(args.depth)
-    _check_output(args.output, [args.qrels, *args.runs])
+    check_outputs(args)
     stats = pool_stats(
         Qrels.read(args.qrels),
         _read_runs(args.runs),
@@ -257,7 +229,7 @@ def run_stats(argv: list[str]) -> int:
         rel_level=args.rel_level,
         overlap=args.overlap,
     )
-    emit(render(stats, args.format).encode("utf-8"), args.output)
+    deliver(render(stats, args.format).encode("utf-8"), args.output)
     return 0
 
 
@@ -297,8 +269,7 @@ def run_reuse(argv: list[str]) -> int:
         from ..errors import ParameterError
 
         raise ParameterError("--subsample", "no --groups/--group-sep with it", args.subsample)
-    inputs = [args.qrels, *args.runs] + ([args.groups] if args.groups else [])
-    _check_output(args.output, inputs)
+    check_outputs(args)
     from ..core.evaluation import as_measures
 
     measures = as_measures(args.measures or ["AP", "Bpref", "infAP"])
@@ -315,7 +286,7 @@ def run_reuse(argv: list[str]) -> int:
             condensed=args.condensed,
             rel_level=args.rel_level,
         )
-        emit(render(result, args.format).encode("utf-8"), args.output)
+        deliver(render(result, args.format).encode("utf-8"), args.output)
         return 0
     from ..pooling.groups import resolve_groups
     from ..progress import Progress
@@ -335,7 +306,7 @@ def run_reuse(argv: list[str]) -> int:
             rel_level=args.rel_level,
             on_group=bar.step,
         )
-    emit(render(result, args.format).encode("utf-8"), args.output)
+    deliver(render(result, args.format).encode("utf-8"), args.output)
     return 0
 
 
@@ -406,13 +377,11 @@ def run_merge(argv: list[str]) -> int:
     inside = []
     if os.path.isdir(args.directory):
         inside = [os.path.join(args.directory, f) for f in os.listdir(args.directory)]
-    check_outputs(args)
-    for out in (args.output, args.provenance):
-        _check_output(out, inside)
+    check_outputs(args, extra_inputs=inside)
     merged = assign.merge_packages(args.directory, args.combine)
     if args.provenance:
-        emit(merged.provenance_bytes(), args.provenance)
-    emit(merged.qrels_bytes(), args.output)
+        deliver(merged.provenance_bytes(), args.provenance)
+    deliver(merged.qrels_bytes(), args.output)
     return 0
 
 
