@@ -123,8 +123,10 @@ def offences(path: Path) -> list[str]:
         attr = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
         if name in ("sys.stdout.write", "sys.stdout.writelines"):
             found.append(f"{node.lineno}: {name}(...)")
-        elif attr in ("writer", "DictWriter") and node.args and _dotted(node.args[0]) == (
-            "sys.stdout"
+        elif (
+            attr in ("writer", "DictWriter")
+            and node.args
+            and _dotted(node.args[0]) == ("sys.stdout")
         ):
             found.append(f"{node.lineno}: a csv writer on sys.stdout")
         elif name == "os.open":

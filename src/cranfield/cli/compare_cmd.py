@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import contextlib
 
 from ..compare.stats import MAX_RESAMPLES
 from ..errors import ParameterError
@@ -154,26 +153,22 @@ def run(args) -> int:
     from ..compare import compare
 
     options = _options(args)
-    dask = engine_value(args) == "dask"  # the pairs' tests and intervals in Dask workers
+    # the backend that computes the pairs' tests and intervals (dask: in Dask workers)
+    options["engine"] = engine_value(args)
+    options["scheduler"] = args.scheduler
     notes: list[str] = []
     with warnings_as_notes(notes):
         scores, baseline, read_notes = _scores(args)
-        with contextlib.ExitStack() as stack:
-            if dask:
-                from ..distributed.cluster import connect
-
-                options["client"] = stack.enter_context(connect(None, args.scheduler))
-                options["engine"] = "dask"
-            result = compare(
-                scores,
-                baseline=baseline,
-                tests=tuple(args.tests or ("t",)),
-                correction=args.correction,
-                complete=args.complete,
-                ci=args.ci,
-                alternative=args.alternative,
-                **options,
-            )
+        result = compare(
+            scores,
+            baseline=baseline,
+            tests=tuple(args.tests or ("t",)),
+            correction=args.correction,
+            complete=args.complete,
+            ci=args.ci,
+            alternative=args.alternative,
+            **options,
+        )
         text = result.render(args.format, args.table)
     emit(text)
     notes = read_notes + notes

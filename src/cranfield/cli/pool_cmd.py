@@ -85,53 +85,8 @@ def _pool_parser() -> Parser:
     return p
 
 
-def _read_runs(paths: list[str], top: int | None = None) -> list:
-    """Read the runs, several files at once (Arrow parses without holding the GIL).
-
-    With ``top``, each run is cut to the rows that can rank ``top`` or better as soon
-    as it is read (ranks up to ``top`` unchanged), so a depth pool of many large runs
-    holds only their heads in memory. The first unreadable file, in argument order,
-    raises.
-    """
-    from concurrent.futures import ThreadPoolExecutor
-
-    from ..core.evaluation import distinct_run_names
-    from ..core.run import Run
-    from ..pooling.candidates import top_rows
-
-    def read(path: str):
-        run = Run.read(path)
-        return (top_rows(run, top) or run) if top is not None else run
-
-    import threading
-
-    from ..progress import Progress
-
-    lock = threading.Lock()
-    with Progress(len(paths), "reading runs") as bar:
-
-        def read_one(path: str):
-            run = read(path)
-            with lock:  # one thread draws at a time
-                bar.step(os.path.basename(path))
-            return run
-
-        if "-" in paths or len(paths) == 1:
-            runs = [read_one(p) for p in paths]
-        else:
-            # four readers even on two cores: a read waits on Arrow's threads and on
-            # the file as often as it computes (100 runs: 0.86 s with 4, 1.06 s with 2)
-            with ThreadPoolExecutor(max_workers=min(4, len(paths))) as ex:
-                runs = list(ex.map(read_one, paths))
-    names = distinct_run_names([r.name for r in runs], [r.source for r in runs])
-    for r, name in zip(runs, names, strict=True):
-        r.name = name
-    return runs
-
-
 def run_pool(argv: list[str]) -> int:
     from ..errors import ParameterError
-    from ..pooling import build_pool
 
     args = _pool_parser().parse_args(argv)
     spec = args.strategy or ("budget" if args.budget is not None else "depth")
@@ -149,27 +104,20 @@ def run_pool(argv: list[str]) -> int:
             raise ParameterError("--depth", "only with --strategy depth", args.depth)
         overrides["n"] = args.budget
         overrides["order"] = args.order
-    _, resolved = parse(spec, **overrides)  # parameters are checked before reading
-    top = resolved["k"] if definition.name == "depth" else None
+    parse(spec, **overrides)  # parameters are checked before reading
     if args.per_group is not None and args.groups is None and args.group_sep is None:
         raise ParameterError("--per-group", "--groups FILE or --group-sep SEP as well", None)
     check_outputs(args)
     from ..core.qrels import Qrels
+    from ..pooling.files import pool_files
     from ..pooling.groups import read_groups
 
     groups, priority = read_groups(args.groups) if args.groups else (args.group_sep, None)
     qrels = Qrels.read(args.qrels) if args.qrels else None
     options = {"qrels": qrels, "per_group": args.per_group, "groups": groups, "priority": priority}
-    if engine_value(args) == "dask":
-        from ..distributed.pooling import pool_and_names
-
-        pool, names = pool_and_names(
-            args.runs, spec, scheduler=args.scheduler, **options, **overrides
-        )
-    else:
-        runs = _read_runs(args.runs, top)
-        pool = build_pool(runs, spec, **options, **overrides)
-        names = [r.name for r in runs]
+    pool, names = pool_files(
+        args.runs, spec, engine=engine_value(args), scheduler=args.scheduler, **options, **overrides
+    )
     if len(pool.runs) < len(names):
         left = [n for n in names if n not in pool.runs]
         print(
@@ -213,6 +161,7 @@ def _stats_arguments(p: argparse.ArgumentParser) -> None:
 
 def run_stats(argv: list[str]) -> int:
     from ..core.qrels import Qrels
+    from ..pooling.files import read_runs
     from ..pooling.pool import check_depth
     from ..pooling.stats import DEFAULT_JUDGED_AT, pool_stats, render
 
@@ -223,7 +172,7 @@ def run_stats(argv: list[str]) -> int:
     check_outputs(args)
     stats = pool_stats(
         Qrels.read(args.qrels),
-        _read_runs(args.runs),
+        read_runs(args.runs),
         args.depth,
         judged_at=args.judged_at or DEFAULT_JUDGED_AT,
         rel_level=args.rel_level,
@@ -238,6 +187,7 @@ ACTIONS["reuse"] = "leave-one-group-out: how scores and rankings change without 
 
 def run_reuse(argv: list[str]) -> int:
     from ..core.qrels import Qrels
+    from ..pooling.files import read_runs
     from ..pooling.groups import read_groups
     from ..pooling.pool import check_depth
     from ..pooling.reuse import leave_one_group_out, render
@@ -278,7 +228,7 @@ def run_reuse(argv: list[str]) -> int:
 
         result = subsample_judgments(
             Qrels.read(args.qrels),
-            _read_runs(args.runs),
+            read_runs(args.runs),
             args.subsample,
             measures,
             stratified=args.stratified,
@@ -293,7 +243,7 @@ def run_reuse(argv: list[str]) -> int:
 
     groups = read_groups(args.groups)[0] if args.groups else args.group_sep
     qrels = Qrels.read(args.qrels)
-    runs = _read_runs(args.runs)
+    runs = read_runs(args.runs)
     n_groups = len(set(resolve_groups([r.name for r in runs], groups).values()))
     with Progress(n_groups, "leave-one-group-out") as bar:
         result = leave_one_group_out(
