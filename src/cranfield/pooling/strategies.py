@@ -19,12 +19,16 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-import numpy as np
-
+from .._lazy import lazy
 from ..core import libm, segments
 from ..core.declarations import Declaration, Param, Registry, integer_at_least, number_in
 from ..errors import ParameterError
-from .candidates import Candidates
+
+TYPE_CHECKING = False  # (typing.TYPE_CHECKING: `pool --help` imports no Arrow)
+if TYPE_CHECKING:
+    from .candidates import Candidates
+
+np = lazy("numpy", __name__, "np")
 
 __all__ = ["Param", "StrategyDef", "STRATEGIES", "lookup", "split", "parse", "canonical", "select"]
 
