@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -102,24 +103,15 @@ def heavy(modules: set[str], names=HEAVY) -> list[str]:
 
 @pytest.fixture(scope="module")
 def small_jobs(tmp_path_factory):
-    """The small jobs of benchmarks/startup.py, on files of the sample collection."""
-    from cranfield import sample
-
-    folder = tmp_path_factory.mktemp("small")
-    qrels, a, b, *_ = (str(p) for p in sample.write(folder / "sample"))
-    units = folder / "units.csv"
-    units.write_text("v,ctr\nA,0.10\nA,0.12\nA,0.09\nA,0.11\nB,0.13\nB,0.12\nB,0.14\nB,0.15\n")
-    alice, bob = folder / "alice.qrels", folder / "bob.qrels"
-    lines = open(qrels).read().splitlines()[:200]
-    alice.write_text("".join(line + "\n" for line in lines))
-    bob.write_text("".join(line[:-1] + str(1 - int(line[-1])) + "\n" for line in lines))
-    return {
-        "ab": ["ab", str(units), "--metric", "ctr", "--variant-column", "v"],
-        "interleave": ["interleave", a, b, "--qrels", qrels],
-        "report": ["report", qrels, a, b, "-o", str(folder / "r.html")],
-        "plot": ["plot", "pr", qrels, a, b, "-o", str(folder / "pr.svg")],
-        "agreement": ["agreement", str(alice), str(bob)],
-    }
+    """The small jobs that benchmarks/startup.py times (one definition of them), by
+    command name, on files of the sample collection."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+    try:
+        from startup import small_jobs as jobs
+    finally:
+        sys.path.pop(0)
+    lines = jobs(tmp_path_factory.mktemp("small"))
+    return {label.split()[0]: argv for label, argv in lines.items()}
 
 
 @pytest.fixture(scope="module")
