@@ -227,7 +227,7 @@ def run(args: argparse.Namespace) -> int:
             lines.append(f"{d.name}  {d.label} ({d.estimation}{also})")
             lines.append(f"    {d.formula}")
             lines.append("    parameters: " + "; ".join(f"{p.name}: {p.doc}" for p in d.params))
-            lines.append(f"    {d.reference}")
+            lines.append(f"    {d.citation}")
         deliver("\n".join(lines) + "\n", args.output)
         return 0
     options = {

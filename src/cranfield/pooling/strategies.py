@@ -166,7 +166,7 @@ register(
         summary="The top k documents of every run (TREC pooling).",
         formula="pool(t) = union over runs r of { d : rank_r(t, d) <= k }, ranks in "
         "trec_eval's order (score descending, then doc id descending).",
-        reference="Spärck Jones & van Rijsbergen 1975 (the ideal test collection); "
+        citation="Spärck Jones & van Rijsbergen 1975 (the ideal test collection); "
         "Harman 1993 (TREC-1); Voorhees & Harman 2005 (TREC, ch. 2)",
         params=(Param("k", int, 100, "pool depth: ranks per run", **integer_at_least(1)),),
         max_rank=lambda params: params["k"],
@@ -216,7 +216,7 @@ register(
         "order=rbp-sum: priority sum_r (1-p) p^(rank_r(d)-1); order=rbp-max: the largest "
         "such weight. Fused priorities are taken largest first, ties by doc id ascending "
         "(byte order); runs that did not retrieve d contribute nothing.",
-        reference="Take@N: Lipani, Palotti, Lupu, Piroi, Zuccon & Hanbury 2017 (fixed-cost "
+        citation="Take@N: Lipani, Palotti, Lupu, Piroi, Zuccon & Hanbury 2017 (fixed-cost "
         "pooling strategies); RRF: Cormack, Clarke & Büttcher 2009; RBP: Moffat, Webber & "
         "Zobel 2007 (strategic system comparisons via targeted relevance judgments)",
         params=(
