@@ -279,6 +279,22 @@ def test_core_imports_no_backend_by_name():
     assert not [p for p in (SRC / "core").rglob("*.py") if "cranfield.distributed" in p.read_text()]
 
 
+def backend_importers(root: Path) -> list[str]:
+    """Where a unit other than ``distributed`` imports it: a backend is reached by its
+    name through ``core.backends`` (``backend(name)``, ``work(kind, name)``), never
+    imported by the code that uses it (the CLI included)."""
+    graph = package_graph(root)
+    return sorted(
+        f"{edges['distributed'].where(root)} ({unit} -> distributed)"
+        for unit, edges in graph.items()
+        if unit != "distributed" and "distributed" in edges
+    )
+
+
+def test_backends_are_reached_by_name_only():
+    assert backend_importers(SRC) == []
+
+
 # -- the checker catches what it should (a package written for the purpose) -------------
 
 
@@ -357,4 +373,21 @@ def test_checker_finds_private_names(tmp_path):
         "cranfield.core.run.Run._wrap",
         "cranfield/distributed/engine.py:5: cranfield.distributed.engine uses "
         "cranfield.core.run._default_name",
+    ]
+
+
+def test_checker_finds_a_command_calling_a_backend_directly(tmp_path):
+    """What ``pool --engine dask`` and ``clicks --engine dask`` did before they went
+    through ``core.backends.work``."""
+    root = _package(
+        tmp_path,
+        {
+            "cli/pool_cmd.py": "def run():\n    from ..distributed.pooling import pool_and_names\n",
+            "cli/compare_cmd.py": "from ..core.backends import backend\n",
+            "distributed/pooling.py": "",
+            "core/backends.py": "",
+        },
+    )
+    assert backend_importers(root) == [
+        "cranfield/cli/pool_cmd.py:2 (cli -> distributed)",
     ]

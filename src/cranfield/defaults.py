@@ -7,3 +7,7 @@ NumPy or Arrow.
 #: The measures of :func:`cranfield.evaluate` and ``cranfield eval`` when none are
 #: named: the usual summary of an ad hoc retrieval run.
 DEFAULT_MEASURES: tuple[str, ...] = ("AP", "nDCG@10", "P@10", "R@100", "RR")
+
+#: The measures of ``cranfield report`` and :func:`cranfield.report.write_report` when
+#: none are named.
+REPORT_MEASURES: tuple[str, ...] = ("AP", "nDCG@10", "P@10", "RR")

@@ -98,7 +98,13 @@ def test_non_finite_scores_from_python_are_refused():
 
 def test_output_is_atomic_and_not_an_input(files, cli):
     status, _, err = cli(
-        "fuse", str(files["a.run"]), str(files["b.run"]), "--method", "rrf", "-o", str(files["a.run"])
+        "fuse",
+        str(files["a.run"]),
+        str(files["b.run"]),
+        "--method",
+        "rrf",
+        "-o",
+        str(files["a.run"]),
     )
     assert status == 2 and len(err.strip().splitlines()) == 1, err
     assert files["a.run"].read_text() == RUN_A

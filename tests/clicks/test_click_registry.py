@@ -20,7 +20,7 @@ def toy():
         rctr.behaviour,
         rctr.summary,
         rctr.formula,
-        rctr.reference,
+        rctr.citation,
         params=rctr.params,
         aliases=("toy",),
         label="toy",

@@ -183,7 +183,7 @@ def test_every_registry_holds_declarations_with_shared_params():
         for name, d in members.items():
             assert isinstance(d, Declaration) and d.name == name, (kind, name)
             assert callable(d.behaviour), (kind, name)
-            assert d.summary and d.formula and d.reference, (kind, name)
+            assert d.summary and d.formula and d.citation, (kind, name)
             for p in d.params:
                 assert type(p) is Param, (kind, name, p)
                 assert p.allowed_text, (kind, name, p.name)

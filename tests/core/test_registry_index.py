@@ -105,14 +105,14 @@ def kernel(jr, cutoff):
     return None
 
 def declare(name):
-    r.register(r.MeasureDef(name=name, behaviour=kernel, summary="s", formula="f", reference="x"))
+    r.register(r.MeasureDef(name=name, behaviour=kernel, summary="s", formula="f", citation="x"))
 
 declare("Custom1")  # before the first read: first, as when it loaded everything then
 assert r.lookup({probe!r}) is not None
 declare("Custom2")  # after it: last
 try:  # an alias that is a built-in name, its module not loaded yet
     r.register(r.MeasureDef(name="Custom3", behaviour=kernel, summary="s", formula="f",
-                            reference="x", aliases=({clash!r},)))
+                            citation="x", aliases=({clash!r},)))
     clash = None
 except ValueError as exc:
     clash = str(exc)

@@ -6,21 +6,38 @@ Definitions follow Fawcett (2006), Powers (2011) and Manning, Raghavan & Schütz
 
 from __future__ import annotations
 
-from ._labels import as_numbers_if_numeric
-from .confusion import BinaryConfusion, ConfusionMatrix, multilabel_precision_recall
-from .losses import brier_score, cross_entropy, log_loss, mae, mse, one_vs_rest_log_loss, rmse
-from .rates import RATES, UndefinedRatioWarning
-from .render import render_binary, render_multiclass, render_roc_table
-from .report import ClassificationReport, classification_report
-from .roc import (
-    RocTable,
-    average_precision,
-    precision_recall_curve,
-    roc_auc,
-    roc_curve,
-    roc_table,
-)
-from .thresholds import CRITERIA, ThresholdChoice, fixed_threshold, select_threshold
+from .._lazy import exports
+
+_EXPORTS = {  # name -> the submodule that defines it, imported on first use
+    "as_numbers_if_numeric": "_labels",
+    "BinaryConfusion": "confusion",
+    "ConfusionMatrix": "confusion",
+    "multilabel_precision_recall": "confusion",
+    "brier_score": "losses",
+    "cross_entropy": "losses",
+    "log_loss": "losses",
+    "mae": "losses",
+    "mse": "losses",
+    "one_vs_rest_log_loss": "losses",
+    "rmse": "losses",
+    "RATES": "rates",
+    "UndefinedRatioWarning": "rates",
+    "render_binary": "render",
+    "render_multiclass": "render",
+    "render_roc_table": "render",
+    "ClassificationReport": "report",
+    "classification_report": "report",
+    "RocTable": "roc",
+    "average_precision": "roc",
+    "precision_recall_curve": "roc",
+    "roc_auc": "roc",
+    "roc_curve": "roc",
+    "roc_table": "roc",
+    "CRITERIA": "thresholds",
+    "ThresholdChoice": "thresholds",
+    "fixed_threshold": "thresholds",
+    "select_threshold": "thresholds",
+}
 
 __all__ = [
     "BinaryConfusion",
@@ -52,3 +69,5 @@ __all__ = [
     "roc_table",
     "select_threshold",
 ]
+
+exports(__name__, _EXPORTS)

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import numpy as np
-
+from .._lazy import lazy
 from ..errors import InputError, shown
+
+np = lazy("numpy", __name__, "np")
 
 _POSITIVE_PAIRS = ({0, 1}, {-1, 1}, {False, True})
 

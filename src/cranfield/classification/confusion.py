@@ -14,8 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-import numpy as np
-
+from .._lazy import lazy
 from ..errors import InputError, ParameterError, shown
 from . import rates as R
 from ._labels import (
@@ -26,6 +25,8 @@ from ._labels import (
     infer_positive,
     positive_mask,
 )
+
+np = lazy("numpy", __name__, "np")
 
 ORIENTATIONS = ("predicted_rows", "actual_rows")
 

@@ -42,9 +42,10 @@ import warnings
 from collections.abc import Callable
 from numbers import Real
 
-import numpy as np
-
+from .._lazy import lazy
 from ..errors import ParameterError
+
+np = lazy("numpy", __name__, "np")
 
 ZeroDivision = str | float
 

@@ -11,11 +11,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
-
+from .._lazy import lazy
 from ..errors import InputError
 from . import rates as R
 from ._labels import _plain, as_labels, check_same_length, class_list, infer_positive, positive_mask
+
+np = lazy("numpy", __name__, "np")
 
 
 def as_scores(scores, name: str = "scores") -> np.ndarray:

@@ -12,12 +12,13 @@ import warnings
 from dataclasses import dataclass
 from numbers import Real
 
-import numpy as np
-
+from .._lazy import lazy
 from ..errors import InputError, ParameterError
 from . import rates as R
 from .confusion import BinaryConfusion
 from .roc import threshold_counts
+
+np = lazy("numpy", __name__, "np")
 
 CRITERIA = (
     "accuracy",

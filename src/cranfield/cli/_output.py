@@ -41,30 +41,69 @@ def emit(text: str) -> None:
     sys.stdout.write(text + "\n")
 
 
-def deliver(text: str, output: str | None) -> None:
+def deliver(data: str | bytes, output: str | None, encoding: str = "utf-8") -> None:
     """Write a command's result: into the file ``output`` atomically (never half-written),
-    or to standard output when ``output`` is None or ``"-"`` (a closed stdout is an error)."""
-    if output not in (None, "-"):
-        from ..core.io.atomic import write_text
+    or to standard output when ``output`` is None or ``"-"`` (a closed stdout is an error;
+    a reader that went away, ``cranfield ... | head``, is not).
 
-        write_text(output, text)
+    ``data`` is text, or bytes written as they are (``trec_eval`` keeps the ids' bytes as
+    they came; ``pool`` writes what the pool encoded). ``encoding`` is only for bytes on a
+    standard output that takes text alone (a ``StringIO`` in place of ``sys.stdout``).
+    """
+    if output not in (None, "-"):
+        from ..core.io.atomic import write_bytes, write_text
+
+        if isinstance(data, bytes):
+            write_bytes(output, data)
+        else:
+            write_text(output, data)
         return
-    if sys.stdout is None:  # started with >&-
+    out = sys.stdout
+    if out is None:  # started with >&-
         from ..errors import CranfieldError
 
         raise CranfieldError("standard output is closed: nowhere to write the result")
-    sys.stdout.write(text)
-    sys.stdout.flush()
+    try:
+        if isinstance(data, str):
+            out.write(data)
+        elif hasattr(out, "buffer"):
+            out.flush()  # what was printed before goes first
+            out.buffer.write(data)
+        else:
+            out.write(data.decode(encoding))
+        out.flush()
+    except BrokenPipeError:
+        pass
 
 
-def check_outputs(args) -> None:
+def printed_into(target: str | None, call):
+    """``call()``, with what it prints on standard output written into the file
+    ``target`` instead, atomically: the file appears complete when ``call`` succeeds and
+    is left as it was if not (``add_output(..., via_stdout=True)``; ``None`` or ``"-"``:
+    standard output itself)."""
+    if target in (None, "-"):
+        return call()
+    from ..core.io.atomic import atomic_path
+
+    saved = sys.stdout
+    with atomic_path(target) as tmp, open(tmp, "w", encoding="utf-8") as fh:
+        sys.stdout = fh
+        try:
+            return call()
+        finally:
+            sys.stdout = saved
+
+
+def check_outputs(args, extra_inputs=()) -> None:
     """Refuse, before any work, the outputs of ``args`` (declared by
     :func:`cranfield.cli._args.add_output`) that cannot be written, that are one of the
     inputs, or that name the same file as another output (or, both ``-``, standard
     output twice): two outputs of one command never share a path.
 
     Every other argument that names a file counts as an input (the title of a report
-    does not), so a subcommand that gains an option is covered without a list.
+    does not), so a subcommand that gains an option is covered without a list;
+    ``extra_inputs`` are inputs no argument names (the files inside a directory that
+    ``pool merge`` reads).
     """
     dests = getattr(args, "_outputs", None) or ("output",)
     # -o left out is standard output: another output given as '-' would share it
@@ -75,8 +114,8 @@ def check_outputs(args) -> None:
     from ..core.io.atomic import check_output, same_destination
     from ..errors import OutputError
 
-    skip = {*dests, "_outputs", "title"}
-    inputs: list[str] = []
+    skip = {*dests, "_outputs", "_stdout_output", "title"}
+    inputs: list[str] = list(extra_inputs)
     for key, value in vars(args).items():
         if key in skip:
             continue

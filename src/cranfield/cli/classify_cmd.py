@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import argparse
 
-import numpy as np
-
+from .._lazy import lazy
 from ..classification.thresholds import CRITERIA as _CRITERIA
 from ..errors import InputError, ParameterError
 from ._args import add_format, add_header, add_output
+
+np = lazy("numpy", __name__, "np")
 
 
 def _zero_division(text: str):

@@ -192,43 +192,30 @@ def _compare(args: argparse.Namespace, est: dict) -> int:
 
 
 def _fit(args: argparse.Namespace, log: str, names: list[str], options: dict) -> list:
-    """The models ``names`` fitted on ``log``: locally, or with ``--engine dask`` on the
-    log's partitions (one cluster for all of them)."""
-    from ..clicks import fit, read_log
+    """The models ``names`` fitted on ``log`` by the backend ``--engine`` names
+    (:func:`cranfield.clicks.fitted.fit_log`); a parameter it refuses is named by its
+    option."""
+    from ..clicks.fitted import fit_log
 
-    if engine_value(args) == "local":
-        train = read_log(log, args.log_format)
-        return [fit(train, name, **options) for name in names]
-    from ..clicks.registry import DASK_MODELS, get, listed
-    from ..distributed.clicks import fit_dask
-    from ..distributed.cluster import connect
-    from ..distributed.partitions import paths
-
-    for name in names:
-        if get(name).em is None:
-            flag = "--models" if args.action == "compare" else "--model"
-            raise ParameterError(flag, f"{listed(DASK_MODELS)} with --engine dask", name)
-    if seed_value(args) is not None:
-        raise ParameterError("--seed", "not given with --engine dask (EM starts at 0.5)", args.seed)
-    parts = paths(log)  # a missing log is reported before any cluster starts
-    with connect(None, args.scheduler) as client:
-        return [
-            fit_dask(
-                parts,
-                name,
-                tol=args.tol,
-                max_iter=args.max_iter,
-                client=client,
-                log_format=args.log_format,
-                prior=options["prior"],
-            )
-            for name in names
-        ]
+    try:
+        return fit_log(
+            log,
+            names,
+            engine=engine_value(args),
+            scheduler=args.scheduler,
+            log_format=args.log_format,
+            **options,
+        )
+    except ParameterError as exc:
+        flags = {"model": "--models" if args.action == "compare" else "--model", "seed": "--seed"}
+        if exc.name not in flags:
+            raise
+        raise ParameterError(flags[exc.name], exc.allowed, exc.given) from None
 
 
 def run(args: argparse.Namespace) -> int:
     from ..clicks import estimates, read_log, to_json
-    from ..clicks.evaluation import compare, evaluate, notes, render
+    from ..clicks.evaluation import evaluate, notes, render
     from ..clicks.registry import CLICK_MODELS, get
     from ..clicks.relevance import qrels_lines
     from ..output import dumps_json
@@ -240,7 +227,7 @@ def run(args: argparse.Namespace) -> int:
             lines.append(f"{d.name}  {d.label} ({d.estimation}{also})")
             lines.append(f"    {d.formula}")
             lines.append("    parameters: " + "; ".join(f"{p.name}: {p.doc}" for p in d.params))
-            lines.append(f"    {d.reference}")
+            lines.append(f"    {d.citation}")
         deliver("\n".join(lines) + "\n", args.output)
         return 0
     options = {
@@ -251,12 +238,8 @@ def run(args: argparse.Namespace) -> int:
     }
     if args.action == "compare":
         names = [get(n).name for n in args.models.split(",")]
-        if engine_value(args) == "local":
-            train = read_log(args.train, args.log_format)
-            scores = compare(train, read_log(args.test, args.log_format), names, **options)
-        else:
-            test = read_log(args.test, args.log_format)  # read on the client, checked first
-            scores = [evaluate(m, test) for m in _fit(args, args.train, names, options)]
+        test = read_log(args.test, args.log_format)  # checked before any fitting
+        scores = [evaluate(m, test) for m in _fit(args, args.train, names, options)]
         deliver(render(scores, args.format, digits_value(args)), args.output)
         if args.format in ("csv", "tsv"):  # the table alone: the notes on stderr
             print_notes("clicks compare", notes(scores))

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import contextlib
 
 from ..compare.stats import MAX_RESAMPLES
 from ..errors import ParameterError
@@ -200,7 +199,9 @@ def run(args) -> int:
     from ..compare import compare
 
     options = _options(args)
-    dask = engine_value(args) == "dask"  # the pairs' tests and intervals in Dask workers
+    # the backend that computes the pairs' tests and intervals (dask: in Dask workers)
+    options["engine"] = engine_value(args)
+    options["scheduler"] = args.scheduler
     notes: list[str] = []
     topic_groups = None
     if args.topic_groups is not None:
@@ -209,35 +210,29 @@ def run(args) -> int:
         topic_groups = read_groups(args.topic_groups)
     with warnings_as_notes(notes):
         scores, baseline, read_notes = _scores(args)
-        with contextlib.ExitStack() as stack:
-            if dask:
-                from ..distributed.cluster import connect
 
-                options["client"] = stack.enter_context(connect(None, args.scheduler))
-                options["engine"] = "dask"
+        def compared(table):
+            return compare(
+                table,
+                baseline=baseline or None,
+                tests=tuple(args.tests or ("t",)),
+                correction=args.correction,
+                complete=args.complete,
+                ci=args.ci,
+                alternative=args.alternative,
+                **options,
+            )
 
-            def compared(table):
-                return compare(
-                    table,
-                    baseline=baseline or None,
-                    tests=tuple(args.tests or ("t",)),
-                    correction=args.correction,
-                    complete=args.complete,
-                    ci=args.ci,
-                    alternative=args.alternative,
-                    **options,
-                )
+        result = compared(scores)
+        per_group = {}
+        if topic_groups is not None:
+            from ..core.groups import select_topics
 
-            result = compared(scores)
-            per_group = {}
-            if topic_groups is not None:
-                from ..core.groups import select_topics
-
-                topic_groups.check_topics(
-                    {q for by_run in scores.values() for v in by_run.values() for q in v}
-                )
-                for name in topic_groups.names:
-                    per_group[name] = compared(select_topics(scores, topic_groups, name))
+            topic_groups.check_topics(
+                {q for by_run in scores.values() for v in by_run.values() for q in v}
+            )
+            for name in topic_groups.names:
+                per_group[name] = compared(select_topics(scores, topic_groups, name))
         record = None
         if args.format == "json":  # what the numbers were computed from (files hashed)
             from ..provenance import of_arguments

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import csv
-import sys
 
 from ._args import add_convention, add_format, add_output, add_rel_level, rel_level_value
 
@@ -83,11 +82,17 @@ def _write(table: dict, fmt: str) -> None:
         dict(zip(names, map(_py, values), strict=True))
         for values in zip(*table.values(), strict=True)
     ]
+    from ._output import deliver
+
     if fmt == "json":
         from ..output import dumps_json
 
-        sys.stdout.write(dumps_json(rows, indent=1) + "\n")
+        deliver(dumps_json(rows, indent=1) + "\n", None)
         return
-    writer = csv.DictWriter(sys.stdout, fieldnames=names, lineterminator="\n")
+    import io
+
+    text = io.StringIO()
+    writer = csv.DictWriter(text, fieldnames=names, lineterminator="\n")
     writer.writeheader()
     writer.writerows(rows)
+    deliver(text.getvalue(), None)

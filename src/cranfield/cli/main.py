@@ -206,21 +206,15 @@ def _prepare(args, name: str, argv: list[str]) -> None:
 
 def _run(module, args) -> int:
     """``module.run(args)``; for a command that prints its result and has ``-o FILE``
-    (``add_output(..., via_stdout=True)``), what it prints goes into FILE, atomically:
-    the file appears complete when the command succeeds and is left as it was if not."""
+    (``add_output(..., via_stdout=True)``), what it prints goes into FILE, atomically
+    (:func:`cranfield.cli._output.printed_into`)."""
     dest = getattr(args, "_stdout_output", None)
     target = getattr(args, dest, None) if dest else None
     if target in (None, "-"):
         return module.run(args)
-    from ..core.io.atomic import atomic_path
+    from ._output import printed_into
 
-    saved = sys.stdout
-    with atomic_path(target) as tmp, open(tmp, "w", encoding="utf-8") as fh:
-        sys.stdout = fh
-        try:
-            return module.run(args)
-        finally:
-            sys.stdout = saved
+    return printed_into(target, lambda: module.run(args))
 
 
 def _parsed(name: str, argv: list[str]) -> Namespace:
@@ -392,6 +386,29 @@ def _standard_streams() -> None:
         sys.stderr = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 - process-long
 
 
+class _WithoutPandas:
+    """A finder for which pandas is not installed.
+
+    pyarrow imports pandas (0.3 s for a cold process, more than NumPy and Arrow together)
+    when it converts between NumPy and Arrow, only to tell whether a value is a pandas
+    object; the command line never hands it one, and no command uses pandas. For
+    pyarrow, a pandas it cannot import is one that is not installed: the conversions give
+    the same arrays.
+    """
+
+    def find_spec(self, name, path=None, target=None):
+        if name == "pandas" or name.startswith("pandas."):
+            raise ModuleNotFoundError("pandas is left out of the command line", name=name)
+        return None
+
+
+def without_pandas() -> None:
+    """Install :class:`_WithoutPandas` (the console script does, before a command runs;
+    a program importing cranfield keeps pyarrow's pandas integration)."""
+    if "pandas" not in sys.modules:
+        sys.meta_path.insert(0, _WithoutPandas())
+
+
 def entry() -> None:
     """The console script: :func:`main`, then a quick exit.
 
@@ -410,6 +427,7 @@ def entry() -> None:
     _interrupt.command = f"cranfield {name or '(starting)'}"
     try:
         _standard_streams()
+        without_pandas()
         from ..core.memory import one_malloc_arena_under_a_limit
 
         one_malloc_arena_under_a_limit()

@@ -24,7 +24,7 @@ from ._args import (
     rel_level_value,
     seed_value,
 )
-from ._output import check_outputs
+from ._output import check_outputs, deliver
 
 ACTIONS: dict[str, str] = {}  # action -> one-line help, filled below
 
@@ -86,80 +86,8 @@ def _pool_parser() -> Parser:
     return p
 
 
-def _check_output(output: str | None, inputs: list[str]) -> None:
-    """Refuse, before any work, an ``-o`` that is an input or cannot be written."""
-    if output and output != "-":
-        from ..core.io.atomic import check_output
-
-        check_output(output, [i for i in inputs if i])
-
-
-def emit(data: bytes, output: str | None) -> None:
-    """Write to ``output`` atomically (temp file + ``os.replace``), or to stdout."""
-    if output and output != "-":
-        from ..core.io.atomic import write_bytes
-
-        write_bytes(output, data)
-        return
-    out = sys.stdout
-    if out is None:
-        raise OSError("standard output is closed")
-    buf = getattr(out, "buffer", None)
-    if buf is not None:
-        buf.write(data)
-        buf.flush()
-    else:
-        out.write(data.decode("utf-8"))
-        out.flush()
-
-
-def _read_runs(paths: list[str], top: int | None = None) -> list:
-    """Read the runs, several files at once (Arrow parses without holding the GIL).
-
-    With ``top``, each run is cut to the rows that can rank ``top`` or better as soon
-    as it is read (ranks up to ``top`` unchanged), so a depth pool of many large runs
-    holds only their heads in memory. The first unreadable file, in argument order,
-    raises.
-    """
-    from concurrent.futures import ThreadPoolExecutor
-
-    from ..core.evaluation import distinct_run_names
-    from ..core.run import Run
-    from ..pooling.candidates import top_rows
-
-    def read(path: str):
-        run = Run.read(path)
-        return (top_rows(run, top) or run) if top is not None else run
-
-    import threading
-
-    from ..progress import Progress
-
-    lock = threading.Lock()
-    with Progress(len(paths), "reading runs") as bar:
-
-        def read_one(path: str):
-            run = read(path)
-            with lock:  # one thread draws at a time
-                bar.step(os.path.basename(path))
-            return run
-
-        if "-" in paths or len(paths) == 1:
-            runs = [read_one(p) for p in paths]
-        else:
-            # four readers even on two cores: a read waits on Arrow's threads and on
-            # the file as often as it computes (100 runs: 0.86 s with 4, 1.06 s with 2)
-            with ThreadPoolExecutor(max_workers=min(4, len(paths))) as ex:
-                runs = list(ex.map(read_one, paths))
-    names = distinct_run_names([r.name for r in runs], [r.source for r in runs])
-    for r, name in zip(runs, names, strict=True):
-        r.name = name
-    return runs
-
-
 def run_pool(argv: list[str]) -> int:
     from ..errors import ParameterError
-    from ..pooling import build_pool
 
     args = _pool_parser().parse_args(argv)
     spec = args.strategy or ("budget" if args.budget is not None else "depth")
@@ -177,28 +105,20 @@ def run_pool(argv: list[str]) -> int:
             raise ParameterError("--depth", "only with --strategy depth", args.depth)
         overrides["n"] = args.budget
         overrides["order"] = args.order
-    _, resolved = parse(spec, **overrides)  # parameters are checked before reading
-    top = resolved["k"] if definition.name == "depth" else None
+    parse(spec, **overrides)  # parameters are checked before reading
     if args.per_group is not None and args.groups is None and args.group_sep is None:
         raise ParameterError("--per-group", "--groups FILE or --group-sep SEP as well", None)
-    inputs = args.runs + [f for f in (args.qrels, args.groups) if f]
-    _check_output(args.output, inputs)
+    check_outputs(args)
     from ..core.qrels import Qrels
+    from ..pooling.files import pool_files
     from ..pooling.groups import read_groups
 
     groups, priority = read_groups(args.groups) if args.groups else (args.group_sep, None)
     qrels = Qrels.read(args.qrels) if args.qrels else None
     options = {"qrels": qrels, "per_group": args.per_group, "groups": groups, "priority": priority}
-    if engine_value(args) == "dask":
-        from ..distributed.pooling import pool_and_names
-
-        pool, names = pool_and_names(
-            args.runs, spec, scheduler=args.scheduler, **options, **overrides
-        )
-    else:
-        runs = _read_runs(args.runs, top)
-        pool = build_pool(runs, spec, **options, **overrides)
-        names = [r.name for r in runs]
+    pool, names = pool_files(
+        args.runs, spec, engine=engine_value(args), scheduler=args.scheduler, **options, **overrides
+    )
     if len(pool.runs) < len(names):
         left = [n for n in names if n not in pool.runs]
         print(
@@ -206,7 +126,7 @@ def run_pool(argv: list[str]) -> int:
             f"{args.per_group} per group); left out: {', '.join(left)}",
             file=sys.stderr,
         )
-    emit(pool.to_bytes(args.format), args.output)
+    deliver(pool.to_bytes(args.format), args.output)
     return 0
 
 
@@ -242,6 +162,7 @@ def _stats_arguments(p: argparse.ArgumentParser) -> None:
 
 def run_stats(argv: list[str]) -> int:
     from ..core.qrels import Qrels
+    from ..pooling.files import read_runs
     from ..pooling.pool import check_depth
     from ..pooling.stats import DEFAULT_JUDGED_AT, pool_stats, render
 
@@ -249,16 +170,16 @@ def run_stats(argv: list[str]) -> int:
     _stats_arguments(p)
     args = p.parse_args(argv)
     check_depth(args.depth)
-    _check_output(args.output, [args.qrels, *args.runs])
+    check_outputs(args)
     stats = pool_stats(
         Qrels.read(args.qrels),
-        _read_runs(args.runs),
+        read_runs(args.runs),
         args.depth,
         judged_at=args.judged_at or DEFAULT_JUDGED_AT,
         rel_level=rel_level_value(args),
         overlap=args.overlap,
     )
-    emit(render(stats, args.format).encode("utf-8"), args.output)
+    deliver(render(stats, args.format).encode("utf-8"), args.output)
     return 0
 
 
@@ -267,6 +188,7 @@ ACTIONS["reuse"] = "leave-one-group-out: how scores and rankings change without 
 
 def run_reuse(argv: list[str]) -> int:
     from ..core.qrels import Qrels
+    from ..pooling.files import read_runs
     from ..pooling.groups import read_groups
     from ..pooling.pool import check_depth
     from ..pooling.reuse import leave_one_group_out, render
@@ -298,8 +220,7 @@ def run_reuse(argv: list[str]) -> int:
         from ..errors import ParameterError
 
         raise ParameterError("--subsample", "no --groups/--group-sep with it", args.subsample)
-    inputs = [args.qrels, *args.runs] + ([args.groups] if args.groups else [])
-    _check_output(args.output, inputs)
+    check_outputs(args)
     from ..core.evaluation import as_measures
 
     measures = as_measures(args.measures or ["AP", "Bpref", "infAP"])
@@ -308,7 +229,7 @@ def run_reuse(argv: list[str]) -> int:
 
         result = subsample_judgments(
             Qrels.read(args.qrels),
-            _read_runs(args.runs),
+            read_runs(args.runs),
             args.subsample,
             measures,
             stratified=args.stratified,
@@ -316,14 +237,14 @@ def run_reuse(argv: list[str]) -> int:
             condensed=args.condensed,
             rel_level=rel_level_value(args),
         )
-        emit(render(result, args.format).encode("utf-8"), args.output)
+        deliver(render(result, args.format).encode("utf-8"), args.output)
         return 0
     from ..pooling.groups import resolve_groups
     from ..progress import Progress
 
     groups = read_groups(args.groups)[0] if args.groups else args.group_sep
     qrels = Qrels.read(args.qrels)
-    runs = _read_runs(args.runs)
+    runs = read_runs(args.runs)
     n_groups = len(set(resolve_groups([r.name for r in runs], groups).values()))
     with Progress(n_groups, "leave-one-group-out") as bar:
         result = leave_one_group_out(
@@ -336,7 +257,7 @@ def run_reuse(argv: list[str]) -> int:
             rel_level=rel_level_value(args),
             on_group=bar.step,
         )
-    emit(render(result, args.format).encode("utf-8"), args.output)
+    deliver(render(result, args.format).encode("utf-8"), args.output)
     return 0
 
 
@@ -407,13 +328,11 @@ def run_merge(argv: list[str]) -> int:
     inside = []
     if os.path.isdir(args.directory):
         inside = [os.path.join(args.directory, f) for f in os.listdir(args.directory)]
-    check_outputs(args)
-    for out in (args.output, args.provenance):
-        _check_output(out, inside)
+    check_outputs(args, extra_inputs=inside)
     merged = assign.merge_packages(args.directory, args.combine)
     if args.provenance:
-        emit(merged.provenance_bytes(), args.provenance)
-    emit(merged.qrels_bytes(), args.output)
+        deliver(merged.provenance_bytes(), args.provenance)
+    deliver(merged.qrels_bytes(), args.output)
     return 0
 
 

@@ -11,7 +11,7 @@ MAX_DEPTH = 1000  # largest --max-depth: the depth figure evaluates 2 measures p
 
 def add_arguments(p) -> None:
     from ..compare import TESTS
-    from ..report.html import DEFAULT_MEASURES
+    from ..defaults import REPORT_MEASURES as DEFAULT_MEASURES
 
     add_figure_inputs(
         p,

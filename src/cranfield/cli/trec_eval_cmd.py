@@ -136,22 +136,6 @@ def _note(msg: str) -> None:
     print(f"cranfield trec_eval: {msg}", file=sys.stderr)
 
 
-def _write(output: str | bytes) -> None:
-    """The output on standard output, the ids' bytes as they came (text: read as
-    Latin-1); a closed pipe is no error."""
-    try:
-        if hasattr(sys.stdout, "buffer"):
-            sys.stdout.flush()
-            if isinstance(output, str):
-                output = output.encode("latin-1", "replace")
-            sys.stdout.buffer.write(output)
-        else:
-            sys.stdout.write(output if isinstance(output, str) else output.decode("latin-1"))
-        sys.stdout.flush()
-    except BrokenPipeError:
-        pass
-
-
 class _Later:
     """Stands in for :func:`build_parser`'s parser after :func:`quick_parse`: a usage
     error is reported by the parser, built then."""
@@ -223,7 +207,11 @@ def main(argv: list[str]) -> int:
     note = truncation_note(args.files[0], args.files[0], "cranfield eval --fractional")
     if note is not None:
         _note(note)
-    _write(done.text)
+    from ._output import deliver
+
+    # the ids' bytes as they came: text was read as Latin-1, and is written back so
+    text = done.text
+    deliver(text.encode("latin-1", "replace") if isinstance(text, str) else text, None, "latin-1")
     return 0
 
 

@@ -2,12 +2,28 @@
 Search*): reading logs, fitting models, evaluating them, relevance from clicks and
 simulated logs. See docs/clicks.md."""
 
-from .evaluation import Evaluation, compare, evaluate
-from .fitted import FittedClickModel, fit, from_json, to_json
-from .log import ClickLog, from_arrays, read_log
-from .registry import CLICK_MODELS, NAMES, REGISTRY, ClickModel
-from .relevance import estimates
-from .simulate import from_qrels, shuffled_sessions, simulate
+from .._lazy import exports
+
+_EXPORTS = {  # name -> the submodule that defines it, imported on first use
+    "Evaluation": "evaluation",
+    "compare": "evaluation",
+    "evaluate": "evaluation",
+    "FittedClickModel": "fitted",
+    "fit": "fitted",
+    "from_json": "fitted",
+    "to_json": "fitted",
+    "ClickLog": "log",
+    "from_arrays": "log",
+    "read_log": "log",
+    "CLICK_MODELS": "registry",
+    "NAMES": "registry",
+    "REGISTRY": "registry",
+    "ClickModel": "registry",
+    "estimates": "relevance",
+    "from_qrels": "simulate",
+    "shuffled_sessions": "simulate",
+    "simulate": "simulate",
+}
 
 __all__ = [
     "CLICK_MODELS",
@@ -29,3 +45,5 @@ __all__ = [
     "simulate",
     "to_json",
 ]
+
+exports(__name__, _EXPORTS)

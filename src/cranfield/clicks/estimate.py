@@ -20,8 +20,7 @@ Formulas: Chuklin, Markov & de Rijke (2015), *Click Models for Web Search*, ch. 
 
 from __future__ import annotations
 
-import numpy as np
-
+from .._lazy import lazy
 from .log import ClickLog
 from .models import (
     DEFAULT,
@@ -37,6 +36,8 @@ from .models import (
     weighted_sum,
 )
 from .tails import Tails, dot, ext
+
+np = lazy("numpy", __name__, "np")
 
 EPS = 1e-10
 """Probabilities are clipped to ``[EPS, 1 - EPS]`` before taking logarithms."""

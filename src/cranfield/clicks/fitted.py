@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..core import backends
 from ..errors import InputError, ParameterError
 from .estimate import MAX_ITER, PYCLICK_PRIOR, TOL
 from .log import ClickLog
@@ -139,6 +140,49 @@ def fit(
         trace,
         prior,
     )
+
+
+def fit_log(
+    log: str,
+    models: list[str],
+    *,
+    engine: str = "local",
+    scheduler: str | None = None,
+    log_format: str | None = None,
+    tol: float = TOL,
+    max_iter: int = MAX_ITER,
+    seed: int | None = None,
+    prior=PYCLICK_PRIOR,
+) -> list[FittedClickModel]:
+    """The click models ``models`` fitted on the log file ``log`` by backend ``engine``
+    (:func:`cranfield.core.backends.work`, kind ``"fit_clicks"``): in this process
+    (``"local"``: :func:`~.log.read_log`, then :func:`fit` for each model), or, with
+    ``"dask"``, by EM over the log's partitions in Dask workers (a directory or glob
+    pattern of files; the EM models only, started at 0.5: no ``seed``).
+    """
+    return backends.work("fit_clicks", engine)(
+        log,
+        models,
+        scheduler=scheduler,
+        log_format=log_format,
+        tol=tol,
+        max_iter=max_iter,
+        seed=seed,
+        prior=prior,
+    )
+
+
+def _fit_here(log, models, *, scheduler=None, log_format=None, **options) -> list:
+    """The local backend's ``"fit_clicks"``: the log read once, each model fitted on it."""
+    if scheduler is not None:
+        raise ParameterError("scheduler", "None with engine='local'", scheduler)
+    from .log import read_log
+
+    train = read_log(log, log_format)
+    return [fit(train, name, **options) for name in models]
+
+
+backends.provide("fit_clicks", "local", _fit_here)
 
 
 # ------------------------------------------------------------------ JSON

@@ -20,10 +20,11 @@ import json
 import os
 from dataclasses import dataclass
 
-import numpy as np
-
+from .._lazy import lazy
 from ..core.io.source import read_bytes, source_name
 from ..errors import InputError, ParameterError
+
+np = lazy("numpy", __name__, "np")
 
 MAX_RANKS = 1000
 """The most documents one session may show (bounds the ``n x K`` arrays)."""

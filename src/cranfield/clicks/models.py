@@ -21,9 +21,10 @@ declares its own terms (:mod:`~.standard`).
 
 from __future__ import annotations
 
-import numpy as np
-
+from .._lazy import lazy
 from .log import ClickLog
+
+np = lazy("numpy", __name__, "np")
 
 DEFAULT = 0.5
 """Initial value of every EM parameter, and the value of a parameter without data

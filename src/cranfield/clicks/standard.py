@@ -8,11 +8,12 @@ over a log (:class:`~.models.Matrices`).
 
 from __future__ import annotations
 
-import numpy as np
-
+from .._lazy import lazy
 from . import estimate
 from .models import DEFAULT, Matrices, Params, chain, previous_click
 from .registry import BOOK, CLICK_MODELS, ClickModel, probability
+
+np = lazy("numpy", __name__, "np")
 
 _ATTRACTIVENESS = probability("attractiveness", "alpha_qd, one per (query, document)")
 _SATISFACTION = probability("satisfaction", "sigma_qd")

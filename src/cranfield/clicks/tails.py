@@ -14,9 +14,10 @@ with a weight (:func:`~.models.distinct_sessions`).
 
 from __future__ import annotations
 
-import numpy as np
-
+from .._lazy import lazy
 from .models import DEFAULT, last_click
+
+np = lazy("numpy", __name__, "np")
 
 
 def _log(x):

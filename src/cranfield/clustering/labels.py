@@ -11,9 +11,10 @@ import math
 from collections.abc import Iterable
 from typing import Any
 
-import numpy as np
-
+from .._lazy import lazy
 from ..errors import InputError
+
+np = lazy("numpy", __name__, "np")
 
 __all__ = ["factorize"]
 

@@ -29,11 +29,12 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-import numpy as np
-
+from .._lazy import lazy
 from ..errors import InputError, ParameterError
 from ..output import dumps_json, markdown_table, text_table
 from .labels import factorize
+
+np = lazy("numpy", __name__, "np")
 
 __all__ = [
     "AVERAGE_METHODS",
@@ -68,7 +69,9 @@ AVERAGE_METHODS = ("min", "geometric", "arithmetic", "max")
 
 _STIRLING_FROM = 20
 #: log(k!) for k < 20, exact to the last bit (math.lgamma on 20 values).
-_LOG_FACT_SMALL = np.array([math.lgamma(k + 1.0) for k in range(_STIRLING_FROM)])
+_LOG_FACT_SMALL = [
+    math.lgamma(k + 1.0) for k in range(_STIRLING_FROM)
+]  # (a list: no NumPy on import)
 _HALF_LOG_2PI = 0.5 * math.log(2.0 * math.pi)
 #: Terms of expected mutual information evaluated per NumPy block.
 _EMI_BLOCK = 1 << 21
@@ -87,7 +90,7 @@ def _log_factorial(k: np.ndarray) -> np.ndarray:
     k = np.asarray(k, dtype=np.int64)
     out = np.empty(k.shape, dtype=np.float64)
     small = k < _STIRLING_FROM
-    out[small] = _LOG_FACT_SMALL[k[small]]
+    out[small] = np.array(_LOG_FACT_SMALL)[k[small]]
     x = k[~small].astype(np.float64) + 1.0
     inv = 1.0 / x
     inv2 = inv * inv

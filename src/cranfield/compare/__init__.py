@@ -8,37 +8,45 @@ other tool's per-query output.
 
 from __future__ import annotations
 
-import sys as _sys
-import types as _types
+from .._lazy import LazyPackage, exports
 
-from .compare import PAIR_TESTS, TESTS, Comparison, ComparisonRow, align_scores, compare, tests_text
-from .correlation import (
-    CorrelationTest,
-    kendall_tau,
-    kendall_tau_distance,
-    kendall_tau_test,
-    rbo,
-    spearman_rho,
-    spearman_rho_test,
-    tau_ap,
-)
-from .per_query import ScoreTable, correlate_tables, read_per_query, read_result_table, read_table
-from .run_correlation import correlate_runs
-from .stats import (
-    CORRECTIONS,
-    TestResult,
-    TukeyResult,
-    adjust_pvalues,
-    bootstrap_test,
-    cohens_d,
-    mean_difference_ci,
-    paired_t_test,
-    randomization_test,
-    sign_test,
-    tukey_hsd,
-    wilcoxon_test,
-)
-from .tables import FORMATS, render
+_EXPORTS = {  # name -> the submodule that defines it, imported on first use
+    "PAIR_TESTS": "compare",
+    "TESTS": "compare",
+    "Comparison": "compare",
+    "ComparisonRow": "compare",
+    "align_scores": "compare",
+    "compare": "compare",
+    "tests_text": "compare",
+    "CorrelationTest": "correlation",
+    "kendall_tau": "correlation",
+    "kendall_tau_distance": "correlation",
+    "kendall_tau_test": "correlation",
+    "rbo": "correlation",
+    "spearman_rho": "correlation",
+    "spearman_rho_test": "correlation",
+    "tau_ap": "correlation",
+    "ScoreTable": "per_query",
+    "correlate_tables": "per_query",
+    "read_per_query": "per_query",
+    "read_result_table": "per_query",
+    "read_table": "per_query",
+    "correlate_runs": "run_correlation",
+    "CORRECTIONS": "stats",
+    "TestResult": "stats",
+    "TukeyResult": "stats",
+    "adjust_pvalues": "stats",
+    "bootstrap_test": "stats",
+    "cohens_d": "stats",
+    "mean_difference_ci": "stats",
+    "paired_t_test": "stats",
+    "randomization_test": "stats",
+    "sign_test": "stats",
+    "tukey_hsd": "stats",
+    "wilcoxon_test": "stats",
+    "FORMATS": "tables",
+    "render": "tables",
+}
 
 __all__ = [
     "CORRECTIONS",
@@ -79,12 +87,12 @@ __all__ = [
 ]
 
 
-class _CallableModule(_types.ModuleType):
+class _CallableModule(LazyPackage):
     """Lets ``cranfield.compare(...)`` call :func:`compare` while
     ``cranfield.compare.tukey_hsd`` etc. stay reachable, whatever was imported first."""
 
     def __call__(self, *args, **kwargs):
-        return compare(*args, **kwargs)
+        return self.compare(*args, **kwargs)
 
 
-_sys.modules[__name__].__class__ = _CallableModule
+exports(__name__, _EXPORTS, _CallableModule)

@@ -12,10 +12,11 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-import numpy as np
-
+from .._lazy import lazy
 from ..errors import InputError, ParameterError
 from . import stats as st
+
+np = lazy("numpy", __name__, "np")
 
 __all__ = [
     "TESTS",
@@ -351,6 +352,7 @@ def compare(
     seed: int = 0,
     engine: str = "local",
     client=None,
+    scheduler: str | None = None,
 ) -> Comparison:
     r"""Compare runs measure by measure.
 
@@ -384,10 +386,10 @@ def compare(
         ``two-sided``, ``greater`` (run better than baseline) or ``less``; not for tukey.
     n_permutations, seed
         Random sign flips / bootstrap resamples and the seed of the randomised tests.
-    engine, client
+    engine, client, scheduler
         ``"dask"`` computes the pairs' tests and intervals in Dask workers (``client``:
-        a ``distributed.Client``, default the current one or a ``LocalCluster``); the
-        numbers are the same as with ``"local"``.
+        a ``distributed.Client``, or ``scheduler``: its address; default the current
+        client or a ``LocalCluster``); the numbers are the same as with ``"local"``.
     """
     tests = _canonical_tests(tests)
     st.adjust_pvalues([], correction)  # validates the name
@@ -417,7 +419,10 @@ def compare(
     from ..core.backends import backend
 
     stats = backend(engine).starmap(
-        pair_statistics, [(x, y, *settings) for x, y in jobs], client=client
+        pair_statistics,
+        [(x, y, *settings) for x, y in jobs],
+        client=client,
+        scheduler=scheduler,
     )
     rows: list[ComparisonRow] = []
     means: dict[str, dict[str, float]] = {}

@@ -17,10 +17,11 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-import numpy as np
-
+from .._lazy import lazy
 from ..core.declarations import Declaration, Param, Registry, integer_at_least, integer_in
 from ..errors import InputError, ParameterError, require
+
+np = lazy("numpy", __name__, "np")
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

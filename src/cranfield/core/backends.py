@@ -22,6 +22,15 @@ One entry per kind of work, each with the same meaning on every backend:
 * ``starmap`` — ``(function, jobs, *, client, scheduler) -> [function(*job) for job in
   jobs]`` for pure functions of their arguments (``compare``'s pairs).
 
+Work that a capability package defines (the core does not know it) is registered per
+backend with :func:`provide` and found with :func:`work`: the package gives its local
+implementation, a backend its own when its module is imported. The kinds so far:
+
+* ``"pool"`` — :func:`cranfield.pooling.files.pool_files`: ``(run_paths, strategy, *,
+  scheduler, **options) -> (Pool, run names)``;
+* ``"fit_clicks"`` — :func:`cranfield.clicks.logs.fit_log`: ``(log, models, *,
+  scheduler, log_format, tol, max_iter, seed, prior) -> [FittedClickModel]``.
+
 This module imports no arrays: ``cranfield eval``'s engine path goes through it.
 """
 
@@ -89,6 +98,28 @@ def backend(name: str) -> Backend:
         found = _REGISTERED.get(name)
     if found is None:
         raise ParameterError("engine", " or ".join(map(repr, names())), name)
+    return found
+
+
+_WORK: dict[tuple[str, str], object] = {}
+
+
+def provide(kind: str, name: str, function) -> None:
+    """Register ``function`` as backend ``name``'s implementation of ``kind``, work that
+    a capability package defines (a second registration replaces the first)."""
+    _WORK[kind, name] = function
+
+
+def work(kind: str, name: str):
+    """Backend ``name``'s implementation of ``kind`` (its module imported first if it is
+    declared and not yet loaded: it provides its implementations then);
+    :class:`~cranfield.errors.ParameterError` (``engine``) for an unknown backend or one
+    that does not do ``kind``."""
+    backend(name)
+    found = _WORK.get((kind, name))
+    if found is None:
+        doing = [n for n in names() if (kind, n) in _WORK]
+        raise ParameterError("engine", " or ".join(map(repr, doing)) + f" for {kind}", name)
     return found
 
 

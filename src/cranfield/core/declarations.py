@@ -268,18 +268,18 @@ class Declaration(Record):
 
     ``behaviour`` is the member itself (a kernel, a test, a model); its signature is the
     registry's (stated where the registry is declared). ``formula`` states what it
-    computes and ``reference`` cites the literature or the implementation it matches.
+    computes and ``citation`` cites the literature or the implementation it matches.
     A registry whose members need more (a pool strategy's ``max_rank``, a test's
     ``scope``) subclasses this class with those fields only.
     """
 
-    __slots__ = ("name", "behaviour", "summary", "formula", "reference", "params", "aliases")
+    __slots__ = ("name", "behaviour", "summary", "formula", "citation", "params", "aliases")
     _no_repr = ("behaviour",)
     name: str
     behaviour: Callable
     summary: str
     formula: str
-    reference: str
+    citation: str
     params: tuple[Param, ...]
     aliases: tuple[str, ...]
 
@@ -289,7 +289,7 @@ class Declaration(Record):
         behaviour: Callable,
         summary: str,
         formula: str,
-        reference: str,
+        citation: str,
         params: tuple[Param, ...] = (),
         aliases: tuple[str, ...] = (),
     ) -> None:
@@ -297,7 +297,7 @@ class Declaration(Record):
         _set(self, "behaviour", behaviour)
         _set(self, "summary", summary)
         _set(self, "formula", formula)
-        _set(self, "reference", reference)
+        _set(self, "citation", citation)
         _set(self, "params", tuple(params))
         _set(self, "aliases", tuple(aliases))
 

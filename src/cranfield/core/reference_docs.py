@@ -37,7 +37,7 @@ def _row(d: Declaration) -> list[str]:
         "<br>".join(_param_text(p) for p in d.params),
         d.summary,
         d.formula,
-        d.reference,
+        d.citation,
     ]
 
 

@@ -16,12 +16,18 @@ import by the caller). Each entry runs on the client given, the scheduler named,
   the multiple-comparison correction, Tukey's HSD and the table are computed on the
   client).
 
+It also provides the capability packages' work (:func:`cranfield.core.backends.provide`):
+
+* ``"pool"`` — :func:`.pooling.pool_and_names`: each run file read and cut to the pool
+  depth in a worker, the pool built on the client;
+* ``"fit_clicks"`` — :func:`fit_clicks`: the EM models fitted over a log's partitions.
+
 Importing this module does not import Dask; running does.
 """
 
 from __future__ import annotations
 
-from ..core.backends import Backend, register
+from ..core.backends import Backend, provide, register
 from .cluster import connect, gather, remote
 from .evaluation import evaluate_counted, judge_dask
 
@@ -64,6 +70,46 @@ def _judge(
     )
 
 
+def _pool(paths, strategy, *, scheduler=None, **options):
+    """The backend's ``"pool"``: :func:`.pooling.pool_and_names`."""
+    from .pooling import pool_and_names
+
+    return pool_and_names(paths, strategy, scheduler=scheduler, **options)
+
+
+def fit_clicks(
+    log, models, *, scheduler=None, log_format=None, tol, max_iter, seed=None, prior
+) -> list:
+    """The backend's ``"fit_clicks"``: each of ``models`` (EM models only) fitted by
+    :func:`.clicks.fit_dask` on the partitions of ``log`` (a file, directory or glob
+    pattern), one cluster for all of them. EM starts every parameter at 0.5: a ``seed``
+    is refused. Everything is checked before a cluster starts."""
+    from ..clicks.registry import DASK_MODELS, get, listed
+    from ..errors import ParameterError
+    from .clicks import fit_dask
+    from .partitions import paths
+
+    for name in models:
+        if get(name).em is None:
+            raise ParameterError("model", f"{listed(DASK_MODELS)} with engine dask", name)
+    if seed is not None:
+        raise ParameterError("seed", "not given with engine dask (EM starts at 0.5)", seed)
+    parts = paths(log)  # a missing log is reported before any cluster starts
+    with connect(None, scheduler) as client:
+        return [
+            fit_dask(
+                parts,
+                name,
+                tol=tol,
+                max_iter=max_iter,
+                client=client,
+                log_format=log_format,
+                prior=prior,
+            )
+            for name in models
+        ]
+
+
 DASK = register(
     Backend(
         "dask",
@@ -73,3 +119,5 @@ DASK = register(
         "Dask workers: runs partitioned by query, pairs in chunks (docs/scaling.md)",
     )
 )
+provide("pool", "dask", _pool)
+provide("fit_clicks", "dask", fit_clicks)

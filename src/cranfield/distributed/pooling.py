@@ -47,18 +47,13 @@ def pool_and_names(runs, strategy: str = "depth", *, client=None, scheduler=None
     """:func:`build_pool_dask`'s pool and the names of all the runs read (pooled or
     not, as ``build_pool`` names them)."""
     from ..core.results import default_run_name
-    from ..pooling import strategies
+    from ..pooling.files import max_rank
     from ..pooling.pool import build_pool
 
-    params = {k: v for k, v in options.items() if k not in _BUILD_OPTIONS}
-    definition, resolved = strategies.parse(strategy, **params)
-    k = definition.max_rank(resolved)
+    k = max_rank(strategy, options)
     parts = partitions(runs, default_run_name)
     with connect(client, scheduler) as dask_client:
         task = remote(_top)
         futures = [dask_client.submit(task, p, k, pure=False) for p in parts]
         cut = gather(dask_client, futures, [p.label for p in parts], "runs")
     return build_pool(cut, strategy, **options), [r.name for r in cut]
-
-
-_BUILD_OPTIONS = ("qrels", "per_group", "groups", "priority", "allow_empty")

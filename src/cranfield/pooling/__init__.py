@@ -9,13 +9,27 @@ pool, :func:`leave_one_group_out` tests how reusable its judgments are, and
 
 from __future__ import annotations
 
-from .adaptive import MoveToFront
-from .assign import assign_topics, build_packages, merge_packages, write_packages
-from .groups import limit_runs, read_groups, resolve_groups
-from .pool import FORMATS, Pool, build_pool, contributors
-from .reuse import ReuseResult, leave_one_group_out
-from .stats import PoolStats, pool_stats
-from .strategies import STRATEGIES
+from .._lazy import exports
+
+_EXPORTS = {  # name -> the submodule that defines it, imported on first use
+    "MoveToFront": "adaptive",
+    "assign_topics": "assign",
+    "build_packages": "assign",
+    "merge_packages": "assign",
+    "write_packages": "assign",
+    "limit_runs": "groups",
+    "read_groups": "groups",
+    "resolve_groups": "groups",
+    "FORMATS": "pool",
+    "Pool": "pool",
+    "build_pool": "pool",
+    "contributors": "pool",
+    "ReuseResult": "reuse",
+    "leave_one_group_out": "reuse",
+    "PoolStats": "stats",
+    "pool_stats": "stats",
+    "STRATEGIES": "strategies",
+}
 
 __all__ = [
     "FORMATS",
@@ -36,3 +50,5 @@ __all__ = [
     "resolve_groups",
     "write_packages",
 ]
+
+exports(__name__, _EXPORTS)

@@ -19,12 +19,16 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-import numpy as np
-
+from .._lazy import lazy
 from ..core import libm, segments
 from ..core.declarations import Declaration, Param, Registry, integer_at_least, number_in
 from ..errors import ParameterError
-from .candidates import Candidates
+
+TYPE_CHECKING = False  # (typing.TYPE_CHECKING: `pool --help` imports no Arrow)
+if TYPE_CHECKING:
+    from .candidates import Candidates
+
+np = lazy("numpy", __name__, "np")
 
 __all__ = ["Param", "StrategyDef", "STRATEGIES", "lookup", "split", "parse", "canonical", "select"]
 
@@ -162,7 +166,7 @@ register(
         summary="The top k documents of every run (TREC pooling).",
         formula="pool(t) = union over runs r of { d : rank_r(t, d) <= k }, ranks in "
         "trec_eval's order (score descending, then doc id descending).",
-        reference="Spärck Jones & van Rijsbergen 1975 (the ideal test collection); "
+        citation="Spärck Jones & van Rijsbergen 1975 (the ideal test collection); "
         "Harman 1993 (TREC-1); Voorhees & Harman 2005 (TREC, ch. 2)",
         params=(Param("k", int, 100, "pool depth: ranks per run", **integer_at_least(1)),),
         max_rank=lambda params: params["k"],
@@ -212,7 +216,7 @@ register(
         "order=rbp-sum: priority sum_r (1-p) p^(rank_r(d)-1); order=rbp-max: the largest "
         "such weight. Fused priorities are taken largest first, ties by doc id ascending "
         "(byte order); runs that did not retrieve d contribute nothing.",
-        reference="Take@N: Lipani, Palotti, Lupu, Piroi, Zuccon & Hanbury 2017 (fixed-cost "
+        citation="Take@N: Lipani, Palotti, Lupu, Piroi, Zuccon & Hanbury 2017 (fixed-cost "
         "pooling strategies); RRF: Cormack, Clarke & Büttcher 2009; RBP: Moffat, Webber & "
         "Zobel 2007 (strategic system comparisons via targeted relevance judgments)",
         params=(

@@ -215,7 +215,7 @@ def reference_markdown() -> str:
         lines.append(f"| `{name}` | {d.summary} | {d.formula} | {params or '—'} |")
     lines += ["", "| measure | what it measures | formula | reference |", "|---|---|---|---|"]
     for name, d in REC_MEASURES.items():
-        lines.append(f"| `{name}@k` | {d.summary} | {d.formula} | {d.reference} |")
+        lines.append(f"| `{name}@k` | {d.summary} | {d.formula} | {d.citation} |")
     return "\n".join(lines) + "\n"
 
 

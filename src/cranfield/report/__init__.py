@@ -13,7 +13,7 @@ Nothing heavy is imported by ``import cranfield.report``.
 
 from __future__ import annotations
 
-from importlib import import_module
+from .._lazy import exports
 
 _EXPORTS = {
     "pr_data": "data",
@@ -37,14 +37,4 @@ _EXPORTS = {
 __all__ = sorted(_EXPORTS)
 
 
-def __getattr__(name: str):
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'cranfield.report' has no attribute {name!r}")
-    value = getattr(import_module(f".{module}", __name__), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__():
-    return __all__
+exports(__name__, _EXPORTS)

@@ -29,6 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..defaults import REPORT_MEASURES
 from ..errors import MissingDependencyError, ParameterError
 from ..progress import Progress
 from . import curves
@@ -313,7 +314,7 @@ def _fig(fig_id: str, svg_text: str, caption: str, table_html: str) -> str:
 
 
 #: The measures of a report when none are named (``cranfield report``'s default too).
-DEFAULT_MEASURES: tuple[str, ...] = ("AP", "nDCG@10", "P@10", "RR")
+DEFAULT_MEASURES: tuple[str, ...] = REPORT_MEASURES
 
 
 _MARKS = {

@@ -318,7 +318,7 @@ def _declare(name, summary, formula, reference, params=(), edge=""):
         name=name,
         summary=summary,
         formula=formula + "; EU, ETU, EC, ETC or ED of C by the C/W/L framework",
-        reference=f"{reference}; {FRAMEWORK}",
+        citation=f"{reference}; {FRAMEWORK}",
         params=(*params, *COMMON),
         edge_cases=(edge + " " if edge else "")
         + "Rankings are cut or completed to `depth` items; unjudged and missing items "

@@ -103,7 +103,7 @@ class MeasureDef(Declaration):
         behaviour: Callable,
         summary: str,
         formula: str,
-        reference: str,
+        citation: str,
         params: tuple[Param, ...] = (),
         aliases: tuple[str, ...] = (),
         cutoff: str | None = None,
@@ -120,7 +120,7 @@ class MeasureDef(Declaration):
     ) -> None:
         if fractional is not None and fractional not in FRACTIONAL:
             raise ValueError(f"{name}: bad fractional={fractional!r}")
-        super().__init__(name, behaviour, summary, formula, reference, params, aliases)
+        super().__init__(name, behaviour, summary, formula, citation, params, aliases)
         _set(self, "cutoff", cutoff)
         _set(self, "cutoff_required", cutoff_required)
         _set(self, "aggregate", aggregate)

@@ -93,7 +93,7 @@ _declare(
     "/ log2(i + 1); alpha-nDCG@k = alpha-DCG@k(run) / alpha-DCG@k(ideal), 0 when the "
     "run's is 0; the ideal is ndeval's greedy ranking of the judged documents (largest "
     "gain first, ties to the larger document id)",
-    reference=f"{CLARKE_2008}; {NDEVAL}",
+    citation=f"{CLARKE_2008}; {NDEVAL}",
     params=(ALPHA,),
     cutoff="rank",
     cutoff_required=True,
@@ -105,7 +105,7 @@ _declare(
     "the value of a ranking covering every subtopic at every rank.",
     formula="alpha-DCG@k = sum_{i<=k} g_i / log2(i + 1) / sum_{i<=k} S (1 - alpha)^(i-1) "
     "/ log2(i + 1) (k = 1: not divided, as ndeval)",
-    reference=f"{CLARKE_2008}; {NDEVAL}",
+    citation=f"{CLARKE_2008}; {NDEVAL}",
     params=(ALPHA,),
     cutoff="rank",
     cutoff_required=True,
@@ -117,7 +117,7 @@ _declare(
     "ndeval's collection-independent normalisation.",
     formula="ERR-IA@k = sum_{i<=k} g_i / i / sum_{i<=k} S (1 - alpha)^(i-1) / i "
     "(k = 1: not divided, as ndeval)",
-    reference=f"{CHAPELLE_2009}; {AGRAWAL}; {NDEVAL}",
+    citation=f"{CHAPELLE_2009}; {AGRAWAL}; {NDEVAL}",
     params=(ALPHA,),
     cutoff="rank",
     cutoff_required=True,
@@ -127,7 +127,7 @@ _declare(
     aliases=("nERR-IA",),
     summary="nERR-IA@k: ERR-IA@k over that of ndeval's greedy ideal ranking.",
     formula="nERR-IA@k = ERR-IA@k(run) / ERR-IA@k(ideal), 0 when alpha-DCG@k(run) is 0",
-    reference=f"{CHAPELLE_2009}; {NDEVAL}",
+    citation=f"{CHAPELLE_2009}; {NDEVAL}",
     params=(ALPHA,),
     cutoff="rank",
     cutoff_required=True,
@@ -136,14 +136,14 @@ _declare(
     "NRBP",
     summary="Novelty- and rank-biased precision over the whole ranking.",
     formula="NRBP = (1 - (1 - alpha) beta) / S * sum_i g_i beta^(i-1)",
-    reference=f"{CLARKE_2009}; {NDEVAL}",
+    citation=f"{CLARKE_2009}; {NDEVAL}",
     params=(ALPHA, BETA),
 )
 _declare(
     "nNRBP",
     summary="NRBP over the NRBP of ndeval's greedy ideal ranking.",
     formula="nNRBP = NRBP(run) / NRBP(ideal)",
-    reference=f"{CLARKE_2009}; {NDEVAL}",
+    citation=f"{CLARKE_2009}; {NDEVAL}",
     params=(ALPHA, BETA),
 )
 _declare(
@@ -153,14 +153,14 @@ _declare(
     "average precision (whole ranking).",
     formula="MAP-IA = 1/S sum_s (1/R_s) sum_{i: d_i relevant to s} |{j <= i: d_j relevant "
     "to s}| / i; R_s the subtopic's relevant documents (every judgment line counted)",
-    reference=f"{AGRAWAL}; {NDEVAL}",
+    citation=f"{AGRAWAL}; {NDEVAL}",
 )
 _declare(
     "P_IA",
     aliases=("P-IA",),
     summary="Intent-aware precision@k: the mean over subtopics of precision@k.",
     formula="P-IA@k = sum_{i<=k} |{s: d_i relevant to s}| / (k S)",
-    reference=f"{AGRAWAL}; {NDEVAL}",
+    citation=f"{AGRAWAL}; {NDEVAL}",
     cutoff="rank",
     cutoff_required=True,
 )
@@ -169,7 +169,7 @@ _declare(
     aliases=("strec", "S_recall"),
     summary="Subtopic recall@k: the fraction of the subtopics covered by the top k.",
     formula="S-recall@k = |{s: some d_i, i <= k, relevant to s}| / S",
-    reference=f"{ZHAI}; {NDEVAL}",
+    citation=f"{ZHAI}; {NDEVAL}",
     cutoff="rank",
     cutoff_required=True,
 )

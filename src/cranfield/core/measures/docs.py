@@ -84,7 +84,7 @@ def describe(d: MeasureDef) -> str:
         f"- **Edge cases**: {d.edge_cases or 'queries without relevant documents score 0; skip them from the mean with skip_no_relevant=True.'}"
     )
     lines.append(f"- **Fractional relevance**: {d.fractional_use} ({FRACTIONAL[d.fractional_use]})")
-    lines.append(f"- **Reference**: {d.reference}")
+    lines.append(f"- **Reference**: {d.citation}")
     if d.params:
         lines += ["", "| parameter | default | allowed | meaning |", "|---|---|---|---|"]
         for p in d.params:

@@ -223,7 +223,7 @@ def _dcg_cumulative(jr, gains=()) -> tuple[Positions, np.ndarray, np.ndarray]:
     formula="nDCG@k = DCG@k / IDCG@k; DCG@k = sum_{i<=k} gain_i / log2(i + 1) (dcg='log2'), "
     "sum (2^gain_i - 1) / log2(i + 1) (dcg='exp-log2'), sum gain_i / max(1, log_b i) "
     "(dcg='jk'); IDCG from all judged documents sorted by gain",
-    reference=f"{TREC}, m_ndcg.c and m_ndcg_cut.c; {JK}; Burges et al., ICML 2005",
+    citation=f"{TREC}, m_ndcg.c and m_ndcg_cut.c; {JK}; Burges et al., ICML 2005",
     params=(GAINS, DCG_KIND, BASE, JUDGED_ONLY),
     cutoff="rank",
     edge_cases="0 when the ideal DCG is 0 (no judged document with positive gain).",
@@ -240,7 +240,7 @@ def ndcg(jr, cutoff, gains=(), dcg="log2", b=2.0):
     summary="Discounted cumulative gain (log2, exp-log2 or Järvelin-Kekäläinen form).",
     formula="DCG@k = sum_{i<=k} gain_i / log2(i + 1) (dcg='log2'); (2^gain_i - 1) / "
     "log2(i + 1) (dcg='exp-log2'); gain_i / max(1, log_b i) (dcg='jk')",
-    reference=f"{TREC}, m_ndcg.c; {JK}; Burges et al., ICML 2005",
+    citation=f"{TREC}, m_ndcg.c; {JK}; Burges et al., ICML 2005",
     params=(GAINS, DCG_KIND, BASE),
     cutoff="rank",
     family="graded",
@@ -255,7 +255,7 @@ def dcg(jr, cutoff, gains=(), dcg="log2", b=2.0):
     trec=TrecEval("ideal_dcg", 22, (), pairs=("gains",)),
     summary="DCG of the ideal ranking of the query's judged documents.",
     formula="IDCG@k = DCG@k of gain* (all judged gains sorted descending), same dcg forms",
-    reference=f"{TREC}, m_ndcg.c; {JK}",
+    citation=f"{TREC}, m_ndcg.c; {JK}",
     params=(GAINS, DCG_KIND, BASE),
     cutoff="rank",
     family="graded",
@@ -270,7 +270,7 @@ def ideal_dcg(jr, cutoff, gains=(), dcg="log2", b=2.0):
     summary="nDCG averaged over the ranks of the relevant documents (experimental).",
     formula="(1/L) [sum_{retrieved d, gain>0} nDCG at rank(d) + (L - found) * nDCG at the end], "
     "L = number of documents with positive gain",
-    reference=f"{TREC}, m_ndcg_rel.c",
+    citation=f"{TREC}, m_ndcg_rel.c",
     params=(GAINS,),
     family="graded",
 )
@@ -307,7 +307,7 @@ def ndcg_rel(jr, cutoff, gains=()):
     summary="nDCG averaged at the R-levels: where the ideal gain changes (experimental).",
     formula="mean of nDCG at each rank where the ideal gain level changes, plus at the end "
     "of a ranking longer than the ideal one",
-    reference=f"{TREC}, m_Rndcg.c",
+    citation=f"{TREC}, m_Rndcg.c",
     params=(GAINS, REL),
     family="graded",
 )
@@ -352,7 +352,7 @@ def rndcg(jr, cutoff, gains=(), rel=None):
     summary="Normalised gain G, between MAP and nDCG (experimental).",
     formula="G = (1/sum gain*) sum_i gain_i / log2(2 + cost_i - gain_so_far_i), "
     "cost_i = sum_{j<=i} max(gain*_j, 1)",
-    reference=f"{TREC}, m_G.c (experimental measure, 2008)",
+    citation=f"{TREC}, m_G.c (experimental measure, 2008)",
     params=(GAINS,),
     family="graded",
 )

@@ -74,7 +74,7 @@ SKIPPED = "Grades above 4 are refused (gdeval.pl stops). A topic without a posit
     name="gdeval_nDCG",
     summary="nDCG@k as gdeval.pl computes it (the TREC Web track's official nDCG).",
     formula="DCG@k = sum_{i<=k} (2^g_i - 1) / ln(i + 1); nDCG@k = DCG@k / ideal DCG@k",
-    reference=f"{GDEVAL}; {BURGES}",
+    citation=f"{GDEVAL}; {BURGES}",
     edge_cases=SKIPPED,
     **COMMON,
 )
@@ -90,7 +90,7 @@ def gdeval_ndcg(jr, cutoff):
     name="gdeval_ERR",
     summary="ERR@k as gdeval.pl computes it (the TREC Web track's official ERR).",
     formula="ERR@k = sum_{i<=k} R_i prod_{j<i} (1 - R_j) / i, R = (2^g - 1) / 16",
-    reference=f"{GDEVAL}; {CHAPELLE}",
+    citation=f"{GDEVAL}; {CHAPELLE}",
     edge_cases=f"{SKIPPED} Unlike ERR, the product of (1 - R_j) is multiplied out, not "
     "summed in logarithms.",
     **COMMON,

@@ -42,7 +42,7 @@ def _cg(jr, cutoff, gains):
     name="CG",
     summary="Cumulated gain: the sum of the gains of the top k.",
     formula="CG@k = sum_{i <= k} gain_i",
-    reference=f"{JK}; {WEBER}",
+    citation=f"{JK}; {WEBER}",
     params=(GAINS,),
     cutoff="rank",
     edge_cases="0 for an empty ranking; queries without relevant documents score 0.",
@@ -56,7 +56,7 @@ def cg(jr, cutoff, gains=()):
     name="nCG",
     summary="Cumulated gain of the top k divided by k times the largest gain.",
     formula="nCG@k = CG@k / (k * rel_max); with binary grades nCG@k = P@k",
-    reference=WEBER,
+    citation=WEBER,
     params=(
         GAINS,
         Param(
@@ -104,7 +104,7 @@ def _grade_text(grade) -> str:
     summary="Expected reciprocal rank: 1/rank where a cascade user stops, in expectation.",
     formula="ERR@k = sum_{i <= k} (1/i) R_i prod_{j < i} (1 - R_j), "
     "R_i = (2^g_i - 1) / 2^g_max (g_max = max_grade)",
-    reference=f"{CHAPELLE}; gdeval.pl (ir_measures ERR)",
+    citation=f"{CHAPELLE}; gdeval.pl (ir_measures ERR)",
     params=(
         Param(
             "max_grade",
@@ -173,7 +173,7 @@ def _depth(jr, cutoff):
     "continues with probability p.",
     formula="RBP@k = (1 - p) sum_{i <= k} gain_i p^(i-1); gain = [grade >= rel] with rel, "
     "else the grade",
-    reference=f"{MZ}; ir_measures RBP",
+    citation=f"{MZ}; ir_measures RBP",
     params=(RBP_P, RBP_REL),
     cutoff="rank",
     edge_cases="Graded gains are not rescaled: with grades above 1 the value can exceed 1 "
@@ -196,7 +196,7 @@ def rbp_ir(jr, cutoff, p=0.8, rel=None):
     summary="Residual of RBP: the most that unjudged and unretrieved documents could add.",
     formula="resid@k = g_max [ p^d + (1 - p) sum_{unjudged i <= d} p^(i-1) ], d = min(k, n), "
     "g_max = 1 with rel, else the largest grade in the qrels",
-    reference=f"{MZ} (section 5, residuals)",
+    citation=f"{MZ} (section 5, residuals)",
     params=(RBP_P, RBP_REL),
     cutoff="rank",
     edge_cases="RBP + RBPResidual bounds the RBP of any completion of the judgments and "

@@ -51,7 +51,7 @@ def _ideal(jr, gains, relevant_only: bool):
     summary="Sakai's Q-measure: the blended ratio of precision and cumulated gain at each "
     "relevant rank, averaged over the relevant documents.",
     formula="Q@k = (1 / min(R, k)) sum_{relevant r <= k} (C(r) + beta cg(r)) / (r + beta cg*(r))",
-    reference=SAKAI_Q,
+    citation=SAKAI_Q,
     params=(
         GAINS,
         Param("beta", float, 1.0, "the weight of cumulated gain", **number_in(0, 1e6)),
@@ -102,7 +102,7 @@ def _rows(values, offsets, width: int, num_queries: int) -> np.ndarray:
     "the ERR of the ideal ranking.",
     formula="nERR@k = ERR@k / ideal ERR@k, ERR@k = sum_{i<=k} r_i (1/i) prod_{j<i} "
     "(1 - r_j), r = g / (g_max + 1)",
-    reference=SAKAI_NERR,
+    citation=SAKAI_NERR,
     params=(GAINS,),
     cutoff="rank",
     cutoff_required=True,

@@ -64,7 +64,7 @@ def _micro_r(jr, cutoff, rel=None):
     trec=TrecEval("P", 11, OFFICIAL, cutoffs=STANDARD_CUTOFFS),
     summary="Precision at rank k: the fraction of the top k that is relevant.",
     formula="P@k = |relevant in top k| / k  (missing ranks count as non-relevant)",
-    reference=f"{TREC}, m_P.c; Manning et al., Introduction to IR, 8.4",
+    citation=f"{TREC}, m_P.c; Manning et al., Introduction to IR, 8.4",
     params=(REL, JUDGED_ONLY),
     cutoff="rank",
     cutoff_required=True,
@@ -80,7 +80,7 @@ def precision_at(jr, cutoff, rel=None):
     trec=TrecEval("recall", 13, cutoffs=STANDARD_CUTOFFS),
     summary="Recall at rank k: the fraction of the relevant documents in the top k.",
     formula="R@k = |relevant in top k| / R",
-    reference=f"{TREC}, m_recall.c",
+    citation=f"{TREC}, m_recall.c",
     params=(REL, JUDGED_ONLY),
     cutoff="rank",
     cutoff_required=True,
@@ -98,7 +98,7 @@ def recall_at(jr, cutoff, rel=None):
     trec=TrecEval("success", 29, cutoffs="1,5,10"),
     summary="1 if a relevant document is in the top k, else 0.",
     formula="Success@k = [ |relevant in top k| > 0 ]",
-    reference=f"{TREC}, m_success.c",
+    citation=f"{TREC}, m_success.c",
     params=(REL, JUDGED_ONLY),
     cutoff="rank",
     cutoff_required=True,
@@ -112,7 +112,7 @@ def success_at(jr, cutoff, rel=None):
     trec=TrecEval("relative_P", 28, cutoffs=STANDARD_CUTOFFS),
     summary="Precision at k relative to the best possible: relevant in top k / min(k, R).",
     formula="relative_P@k = |relevant in top k| / min(k, R)",
-    reference=f"{TREC}, m_rel_P.c",
+    citation=f"{TREC}, m_rel_P.c",
     params=(REL,),
     cutoff="rank",
     cutoff_required=True,
@@ -169,7 +169,7 @@ def average_precision(jr, lv, cutoff=None) -> np.ndarray:
     formula="AP@k = (1/N) * sum_{i <= k, d_i relevant} P@i with N = R (normalise='R', "
     "trec_eval map_cut), min(R, k) (normalise='min(R,k)') or the number of relevant "
     "documents in the top k (normalise='relret@k')",
-    reference=f"{TREC}, m_map.c and m_map_cut.c; Buckley & Voorhees (2000)",
+    citation=f"{TREC}, m_map.c and m_map_cut.c; Buckley & Voorhees (2000)",
     params=(
         REL,
         Param(
@@ -206,7 +206,7 @@ def ap(jr, cutoff, rel=None, normalise="R"):
     trec=TrecEval("gm_map", 6, OFFICIAL),
     summary="AP averaged over queries by the geometric mean (floor 1e-5).",
     formula="GMAP = exp(mean_q log(max(AP_q, 1e-5)))",
-    reference=f"{TREC}, m_gm_map.c; Robertson (2006)",
+    citation=f"{TREC}, m_gm_map.c; Robertson (2006)",
     params=(REL,),
     aggregate="gmean",
 )
@@ -220,7 +220,7 @@ def gmap(jr, cutoff, rel=None):
     trec=TrecEval("Rprec", 7, OFFICIAL),
     summary="Precision after R documents, R being the number of relevant documents.",
     formula="Rprec = |relevant in top R| / R",
-    reference=f"{TREC}, m_Rprec.c",
+    citation=f"{TREC}, m_Rprec.c",
     params=(REL, JUDGED_ONLY),
     edge_cases="0 when R = 0; a ranking shorter than R counts its missing ranks as non-relevant.",
 )
@@ -236,7 +236,7 @@ def rprec(jr, cutoff, rel=None):
     trec=TrecEval("recip_rank", 9, OFFICIAL),
     summary="Reciprocal rank of the first relevant document.",
     formula="RR@k = 1 / rank of the first relevant document within the top k (0 if none)",
-    reference=f"{TREC}, m_recip_rank.c; Voorhees (1999)",
+    citation=f"{TREC}, m_recip_rank.c; Voorhees (1999)",
     params=(REL, JUDGED_ONLY),
     cutoff="rank",
 )
@@ -281,7 +281,7 @@ def _bpref(jr, lv):
     summary="Binary preference: how often judged relevant documents precede judged non-relevant ones.",
     formula="bpref = (1/R) * sum_{relevant retrieved r} (1 - min(n_r, R) / min(N, R)), "
     "n_r = judged non-relevant ranked above r, N = judged non-relevant of the query",
-    reference=f"{TREC}, m_bpref.c; Buckley & Voorhees, SIGIR 2004",
+    citation=f"{TREC}, m_bpref.c; Buckley & Voorhees, SIGIR 2004",
     params=(REL,),
     edge_cases="Unjudged documents are skipped. 0 when R = 0.",
 )
@@ -295,7 +295,7 @@ def bpref(jr, cutoff, rel=None):
     trec=TrecEval("gm_bpref", 15),
     summary="Bpref averaged over queries by the geometric mean (floor 1e-5).",
     formula="exp(mean_q log(max(bpref_q, 1e-5)))",
-    reference=f"{TREC}, m_gm_bpref.c",
+    citation=f"{TREC}, m_gm_bpref.c",
     params=(REL,),
     aggregate="gmean",
 )
@@ -313,7 +313,7 @@ INFAP_EPSILON = 1e-5
     formula="infAP = (1/R) sum_{relevant at rank k} [1/k + (k-1)/k * (|d100|/(k-1)) * "
     "((rel+eps)/(rel+nonrel+2eps))] with counts over ranks < k; documents outside the "
     "pool are skipped, pooled-unjudged (negative qrels) count in |d100|",
-    reference=f"{TREC}, m_infap.c; Yilmaz & Aslam, CIKM 2006",
+    citation=f"{TREC}, m_infap.c; Yilmaz & Aslam, CIKM 2006",
     params=(REL,),
 )
 def inf_ap(jr, cutoff, rel=None):
@@ -390,7 +390,7 @@ def interpolated_precision(jr, points, lv) -> np.ndarray:
     summary="Interpolated precision at a recall level.",
     formula="IPrec@r = max_{k >= k_r} P@k, k_r the rank where round(r*R) relevant "
     "documents have been seen",
-    reference=f"{TREC}, m_iprec_at_recall.c; Manning et al., IIR 8.4",
+    citation=f"{TREC}, m_iprec_at_recall.c; Manning et al., IIR 8.4",
     params=(REL, JUDGED_ONLY),
     cutoff="recall",
     cutoff_required=True,
@@ -409,7 +409,7 @@ ELEVEN_POINTS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
     trec=TrecEval("11pt_avg", 18, values=("points",)),
     summary="Interpolated precision averaged over recall levels (11 points by default).",
     formula="11pt_avg = mean_{r in points} IPrec@r",
-    reference=f"{TREC}, m_11pt_avg.c; Salton & McGill (1983)",
+    citation=f"{TREC}, m_11pt_avg.c; Salton & McGill (1983)",
     params=(
         REL,
         Param(
@@ -434,7 +434,7 @@ def eleven_point(jr, cutoff, rel=None, points=ELEVEN_POINTS):
     trec=TrecEval("Rprec_mult", 16, cutoffs="0.2,0.4,0.6,0.8,1.0,1.2,1.4,1.6,1.8,2.0"),
     summary="Precision at a multiple x of R (R-precision at 0.2R, 2R, ...).",
     formula="Rprec_mult@x = |relevant in top c| / c with c = (long)(x*R + 0.9)",
-    reference=f"{TREC}, m_Rprec_mult.c",
+    citation=f"{TREC}, m_Rprec_mult.c",
     params=(REL,),
     cutoff="positive",
     cutoff_required=True,
@@ -451,7 +451,7 @@ def rprec_mult(jr, cutoff, rel=None):
     trec=TrecEval("yaap", 53, ()),
     summary="Yet Another AP: a smoothed, log-odds version of AP that averages well.",
     formula="yaap = log((1 + S) / (1 + R - S)), S = sum over relevant retrieved of P@rank",
-    reference=f"{TREC}, m_yaap.c; Robertson, 'On smoothing average precision', ECIR 2012",
+    citation=f"{TREC}, m_yaap.c; Robertson, 'On smoothing average precision', ECIR 2012",
     params=(REL,),
 )
 def yaap(jr, cutoff, rel=None):
@@ -466,7 +466,7 @@ def yaap(jr, cutoff, rel=None):
     trec=TrecEval("binG", 19),
     summary="Binary G: each relevant document earns 1/log2(2 + non-relevant ranked above it).",
     formula="binG = (1/R) sum_{relevant retrieved d} 1 / log2(2 + nonrel_above(d))",
-    reference=f"{TREC}, m_binG.c (experimental measure)",
+    citation=f"{TREC}, m_binG.c (experimental measure)",
     params=(REL,),
 )
 def bin_g(jr, cutoff, rel=None):
@@ -485,7 +485,7 @@ def bin_g(jr, cutoff, rel=None):
     trec=TrecEval("unj", 56, cutoffs="5,10,20", reset_with_c=True),
     summary="Fraction of the top k without a judgment (a red flag for poor pool coverage).",
     formula="unj@k = |unjudged in top k| / k (missing ranks count as judged)",
-    reference=f"{TREC}, m_unjudged.c",
+    citation=f"{TREC}, m_unjudged.c",
     cutoff="rank",
     cutoff_required=True,
     fractional="judged",

@@ -44,7 +44,7 @@ def pr_points(jr, lv, cutoff=None):
     formula="RP@r_t = max_{k : r_k >= r_t} p_k (interpolated=True); "
     "p_k at the first k with r_k >= r_t (interpolated=False); 0 if "
     "recall never reaches r_t",
-    reference=WEBER,
+    citation=WEBER,
     params=(
         REL,
         Param(
@@ -82,7 +82,7 @@ def prec_at_recall(jr, cutoff, rel=None, interpolated=True):
     aliases=("SystemEfficiency", "E_sys"),
     summary="System efficiency: 1 - (distance of the closest precision-recall point to (1, 1)) / sqrt 2.",
     formula="E = 1 - d / sqrt(2), d = min_{k <= cutoff} sqrt((1 - p_k)^2 + (1 - r_k)^2)",
-    reference=WEBER,
+    citation=WEBER,
     params=(REL, JUDGED_ONLY),
     cutoff="rank",
     edge_cases="0 when R = 0 or the ranking is empty (no point on the curve).",
@@ -102,7 +102,7 @@ def efficiency(jr, cutoff, rel=None):
     formula="method='interpolated': (1/R) sum_{relevant d_k, k <= cutoff} max_{j >= k} p_j; "
     "method='trapezoid': (1/R) sum_{relevant d_k} (p_{k-1} + p_k) / 2 with p_0 = 1 "
     "(linear interpolation between consecutive points, starting at (0, p_1))",
-    reference=WEBER + "; Manning, Raghavan & Schütze 2008, sec. 8.4 (interpolated precision)",
+    citation=WEBER + "; Manning, Raghavan & Schütze 2008, sec. 8.4 (interpolated precision)",
     params=(
         REL,
         Param(
@@ -139,7 +139,7 @@ def auprc(jr, cutoff, rel=None, method="interpolated"):
     summary="Fraction of the top k that has a judgment (ir_measures' Judged@k).",
     formula="Judged@k = |documents of the top min(k, n) present in the qrels| / min(k, n), "
     "n = ranking length",
-    reference="ir_measures 0.4 (MacAvaney et al., ECIR 2022), Judged; OpenNIR",
+    citation="ir_measures 0.4 (MacAvaney et al., ECIR 2022), Judged; OpenNIR",
     cutoff="rank",
     edge_cases="The denominator is min(k, n), the documents actually retrieved, not k (as "
     "ir_measures, unlike P@k): a ranking of 3 documents, 2 of them judged, has Judged@10 = "

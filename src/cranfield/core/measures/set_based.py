@@ -49,7 +49,7 @@ def _micro_f(jr, beta2: float, rel) -> float:
     trec=TrecEval("set_P", 30, SET),
     summary="Precision of the retrieved set.",
     formula="SetP = relret / ret  (relative=true: relret / min(ret, R), as SetRelP)",
-    reference=f"{TREC}, m_set_P.c",
+    citation=f"{TREC}, m_set_P.c",
     params=(
         REL,
         Param(
@@ -75,7 +75,7 @@ def set_p(jr, cutoff, rel=None, relative=False):
     trec=TrecEval("set_recall", 32, SET),
     summary="Recall of the retrieved set.",
     formula="SetR = relret / R",
-    reference=f"{TREC}, m_set_recall.c",
+    citation=f"{TREC}, m_set_recall.c",
     params=(REL,),
     family="set",
     micro=Micro("set_recall", _micro_r),
@@ -91,7 +91,7 @@ def set_r(jr, cutoff, rel=None):
     trec=TrecEval("set_relative_P", 31, SET),
     summary="Precision of the retrieved set relative to the best possible.",
     formula="SetRelP = relret / min(ret, R)",
-    reference=f"{TREC}, m_set_rel_P.c",
+    citation=f"{TREC}, m_set_rel_P.c",
     params=(REL,),
     family="set",
 )
@@ -106,7 +106,7 @@ def set_rel_p(jr, cutoff, rel=None):
     trec=TrecEval("set_map", 33, SET),
     summary="Set 'average precision': precision times recall of the retrieved set.",
     formula="SetAP = relret^2 / (ret * R)",
-    reference=f"{TREC}, m_set_map.c",
+    citation=f"{TREC}, m_set_map.c",
     params=(REL, JUDGED_ONLY),
     family="set",
 )
@@ -128,7 +128,7 @@ def f_measure(relret, ret, r, beta2: float) -> np.ndarray:
     trec=TrecEval("set_F", 34, SET, values=("x",)),
     summary="trec_eval's set F measure; its parameter x is beta squared.",
     formula="set_F.x = (x + 1) P R / (x P + R)",
-    reference=f"{TREC}, m_set_F.c; van Rijsbergen (1979)",
+    citation=f"{TREC}, m_set_F.c; van Rijsbergen (1979)",
     params=(
         Param(
             "x",
@@ -151,7 +151,7 @@ def set_f_trec(jr, cutoff, x=1.0, rel=None):
     name="SetF",
     summary="F-beta of the retrieved set: the weighted harmonic mean of precision and recall.",
     formula="SetF(beta) = (1 + beta^2) P R / (beta^2 P + R)  (= trec_eval set_F with x = beta^2)",
-    reference="van Rijsbergen, Information Retrieval (1979), ch. 7; Manning, Raghavan & Schütze 2008, sec. 8.3",
+    citation="van Rijsbergen, Information Retrieval (1979), ch. 7; Manning, Raghavan & Schütze 2008, sec. 8.3",
     params=(
         Param(
             "beta",

@@ -85,7 +85,7 @@ def _fallout_micro(jr, cutoff, collection_size=None, rel=None):
     aliases=("fallout", "FPR"),
     summary="Fallout: the fraction of the non-relevant documents of the collection retrieved.",
     formula="f = |F \\ R| / |A \\ R| = (ret - relret) / (collection_size - R)",
-    reference=WEBER,
+    citation=WEBER,
     params=(COLLECTION_SIZE, REL, JUDGED_ONLY),
     cutoff="rank",
     edge_cases="Needs collection_size (MeasureError otherwise). 0 when every document of "
@@ -111,7 +111,7 @@ def _generality_micro(jr, cutoff, collection_size=None, rel=None):
     aliases=("generality",),
     summary="Generality: the fraction of the collection relevant to the query.",
     formula="g = |R| / |A| = R / collection_size",
-    reference=WEBER + " (called 'total recall' there)",
+    citation=WEBER + " (called 'total recall' there)",
     params=(COLLECTION_SIZE, REL),
     edge_cases="Needs collection_size (MeasureError otherwise). Independent of the run.",
     family="set",

@@ -63,7 +63,7 @@ PERSISTENCE = Param(
     trec=TrecEval("rbp", 54, pairs=("p", "gains")),
     summary="trec_eval's rank-biased precision with graded gains normalised to [0, 1].",
     formula="rbp = (1 - p) sum_i gain_i p^(i-1)",
-    reference=f"{TREC}, m_rbp.c; {MZ}",
+    citation=f"{TREC}, m_rbp.c; {MZ}",
     params=(PERSISTENCE, GAINS),
     edge_cases="Gains outside [0, 1] are min-max normalised per query (trec_eval reads "
     "uninitialised memory here; cranfield uses the true min and max).",
@@ -89,7 +89,7 @@ def rbp(jr, cutoff, p=0.9, gains=()):
     trec=TrecEval("rbp_resid", 55, pairs=("p",), reset_with_c=True),
     summary="Residual of rbp (p = 0.9 by default): the most unjudged documents could still add.",
     formula="resid = p^n + (1 - p) sum_{unjudged i} p^(i-1), 0 when every document is judged",
-    reference=f"{TREC}, m_rbp_resid.c; {MZ}",
+    citation=f"{TREC}, m_rbp_resid.c; {MZ}",
     params=(PERSISTENCE,),
     family="user",
     fractional="judged",

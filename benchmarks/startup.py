@@ -1,0 +1,112 @@
+"""Start-up of every command: ``--help`` and the small jobs, as whole processes.
+
+Usage (from the repository root)::
+
+    PYTHONPATH=src python benchmarks/startup.py --repeat 7 [--before OLD/src]
+
+Times ``cranfield COMMAND --help`` for every subcommand and the small jobs of issue 39
+(``ab`` on 8 rows, ``interleave`` of two runs, a 2-run ``report``, ``plot pr``,
+``agreement`` of two assessors' qrels) in fresh processes, through the console script
+(``cranfield``, as a user starts it; ``python -m cranfield`` where it is not
+installed). Each figure is the best of ``--repeat`` runs (the least disturbed by other
+processes on a shared machine) with the median beside it; the goals are 0.1 s for
+``--help`` and 0.5 s for a small job. What each command imports is guarded by
+``tests/cli/test_command_imports.py`` (module sets, not times); this script measures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "src"))
+
+HELP_GOAL, JOB_GOAL = 0.1, 0.5
+
+
+def command() -> list[str]:
+    """The console script beside this interpreter, else ``python -m cranfield``."""
+    script = Path(sys.executable).with_name("cranfield")
+    return [str(script)] if script.exists() else [sys.executable, "-m", "cranfield"]
+
+
+def small_jobs(folder: Path) -> dict[str, list[str]]:
+    """The small jobs on files written into ``folder``."""
+    from cranfield import sample
+
+    qrels, a, b, *_ = (str(p) for p in sample.write(folder / "sample"))
+    units = folder / "units.csv"
+    units.write_text("v,ctr\nA,0.10\nA,0.12\nA,0.09\nA,0.11\nB,0.13\nB,0.12\nB,0.14\nB,0.15\n")
+    alice, bob = folder / "alice.qrels", folder / "bob.qrels"
+    lines = Path(qrels).read_text().splitlines()[:200]
+    alice.write_text("".join(line + "\n" for line in lines))
+    flipped = [
+        " ".join([*p[:3], str(1 - int(p[3]) if i % 7 == 0 else p[3])])
+        for i, p in enumerate(line.split() for line in lines)
+    ]
+    bob.write_text("".join(line + "\n" for line in flipped))
+    out = folder / "out"
+    out.mkdir()
+    return {
+        "ab (8 rows)": ["ab", str(units), "--metric", "ctr", "--variant-column", "v"],
+        "interleave (2 runs)": ["interleave", a, b, "--qrels", qrels],
+        "report (2 runs)": ["report", qrels, a, b, "-o", str(out / "report.html")],
+        "plot pr (2 runs)": ["plot", "pr", qrels, a, b, "-o", str(out / "pr.svg")],
+        "agreement (2 assessors)": ["agreement", str(alice), str(bob)],
+    }
+
+
+def timed(argv: list[str], repeat: int, src: str) -> tuple[float, float]:
+    """(best, median) wall time of ``argv`` over ``repeat`` runs with cranfield from
+    ``src``; each must succeed."""
+    env = dict(os.environ, PYTHONPATH=src)
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        done = subprocess.run(argv, capture_output=True, env=env)
+        times.append(time.perf_counter() - start)
+        if done.returncode != 0:
+            raise SystemExit(f"{' '.join(argv)}: status {done.returncode}\n{done.stderr.decode()}")
+    return min(times), statistics.median(times)
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--repeat", type=int, default=7, help="runs of each job (default 7)")
+    p.add_argument("--before", help="a cranfield src directory to time beside this one")
+    a = p.parse_args()
+    from cranfield.cli.main import SUBCOMMANDS
+
+    base = command()
+    sources = [str(ROOT / "src")] + ([a.before] if a.before else [])
+    folder = Path(tempfile.mkdtemp(prefix="cranfield-startup-"))
+    try:
+        jobs = [([sys.executable, "-c", "pass"], "`python -c pass` (the interpreter)", None)]
+        jobs += [([*base, n, "--help"], f"`{n} --help`", HELP_GOAL) for n in SUBCOMMANDS]
+        jobs += [([*base, *argv], label, JOB_GOAL) for label, argv in small_jobs(folder).items()]
+        load = os.getloadavg()[0]
+        rows = []
+        for argv, label, goal in jobs:
+            # this tree and the one before, one after the other for each job
+            rows.append((label, goal, [timed(argv, a.repeat, src) for src in sources]))
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    print(f"load average at the start: {load:.1f}; best / median of {a.repeat} runs (s)\n")
+    head = "| command | goal | best | median |" + (" before: best | median |" if a.before else "")
+    print(head)
+    print("|---|---:|---:|---:|" + ("---:|---:|" if a.before else ""))
+    for label, goal, results in rows:
+        cells = " | ".join(f"{best:.3f} | {median:.3f}" for best, median in results)
+        print(f"| {label} | {'' if goal is None else goal} | {cells} |")
+
+
+if __name__ == "__main__":
+    main()
