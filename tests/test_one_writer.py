@@ -49,6 +49,7 @@ ALLOWED = {
     "core/measures/docs.py": "prints docs/measures.md for regeneration",
     "core/measures/families.py": "write_index() regenerates core/measures/_index.py",
     "core/trec_eval_columns.py": "regenerates core/_trec_columns.py",
+    "core/generated.py": "rewrites the generated parts of docs pages (collections, recommenders)",
     # not an output: the one line of Ctrl-C, written to descriptor 2 from a signal watcher
     "_interrupt.py": "writes 'interrupted' to standard error without Python's buffers",
 }

@@ -61,7 +61,7 @@ def _ties_up(docs: dict) -> list:
 def test_every_method_and_normalisation_is_declared_with_its_source():
     assert len(FUSION_METHODS) == 25 and len(NORMALISATIONS) == 7
     for d in [*FUSION_METHODS.values(), *NORMALISATIONS.values()]:
-        assert d.formula and d.reference and d.summary, d.name
+        assert d.formula and d.citation and d.summary, d.name
     # ranx's names are aliases
     for name in ("mnz", "sum", "w_bordafuse", "w_condorcet", "log_isr", "logn_isr", "gmnz"):
         assert FUSION_METHODS.find(name) is not None, name

@@ -163,7 +163,7 @@ def test_choices_come_from_the_registry():
         d.name for d in of_command("topics")
     ]
     for d in META_STATISTICS.values():
-        assert d.formula and d.reference
+        assert d.formula and d.citation
 
 
 @pytest.mark.parametrize(

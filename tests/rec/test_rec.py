@@ -274,7 +274,7 @@ def test_bad_input_is_one_line(tmp_path, cli, log_text, recs_text, extra, mentio
 def test_docs_reference_is_up_to_date():
     from pathlib import Path
 
-    from cranfield._generated import with_section
+    from cranfield.core.generated import with_section
     from cranfield.rec.measures import reference_markdown
 
     page = (Path(__file__).resolve().parents[2] / "docs" / "recommenders.md").read_text()

@@ -16,6 +16,7 @@ from ._args import (
     seed_value,
 )
 from ._common import digits_value
+from ._output import deliver
 
 RUN_FORMATS = ("trec", "parquet")
 
@@ -28,9 +29,7 @@ def _names(registry_name: str) -> str:
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    from ..fusion.fuse import MISSING
-    from ..fusion.optimise import SEARCHES
-    from ..fusion.rows import TOPIC_POLICIES
+    from ..fusion.choices import MISSING, SEARCHES, TOPIC_POLICIES
 
     p.add_argument("runs", nargs="+", metavar="RUN", help="runs to fuse (TREC, Parquet, CSV/TSV)")
     p.add_argument(
@@ -164,14 +163,11 @@ def run(args) -> int:
         optimise.print_report(report, digits_value(args))
     fused = fuse_planned(runs, plan, args.qrels, args.topics, args.name)
     if args.per_query:
-        from ..core.io.atomic import write_text
-
-        write_text(args.per_query, optimise.per_query_table(runs, fused, args, digits_value(args)))
+        deliver(optimise.per_query_table(runs, fused, args, digits_value(args)), args.per_query)
     if args.report and report is not None:
-        from ..core.io.atomic import write_text
         from ..output import dumps_json
 
-        write_text(args.report, dumps_json(report, indent=1) + "\n")
+        deliver(dumps_json(report, indent=1) + "\n", args.report)
     if fmt == "parquet":
         fused.to_parquet(args.output)
     else:

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-import numpy as np
-
+from .._lazy import lazy
 from ..errors import ParameterError
 
 # (the statistics' declarations: this module is imported only to run its command)
@@ -26,6 +25,8 @@ from ._args import (
     seed_value,
 )
 from ._output import emit, print_notes, warnings_as_notes
+
+np = lazy("numpy", __name__, "np")
 
 FORMATS = ("text", "markdown", "csv", "tsv", "json")
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import sys
 
+from ._output import deliver
+
 OPTIONS_TEXT = """usage: cranfield ndeval [options] qrels run
 
 Novelty and diversity measures of a TREC run exactly as ndeval 4.5 computes them,
@@ -132,11 +134,7 @@ def main(argv: list[str]) -> int:
     except (CranfieldError, OSError) as exc:
         print(f"cranfield ndeval: error: {exc}", file=sys.stderr)
         return 2
-    try:
-        sys.stdout.write(text)
-        sys.stdout.flush()
-    except BrokenPipeError:
-        pass
+    deliver(text, None)  # standard output; a reader gone away (| head) is no error
     return 0
 
 

@@ -165,14 +165,14 @@ def run(args) -> int:
 
 
 def _split(args) -> int:
-    import pyarrow.csv as pacsv
-
-    from ..core.io.atomic import atomic_path
+    from ..output import delimited
     from ..rec import read_interactions, split
+    from ._output import deliver
 
     log = read_interactions(args.interactions)
     train, test = split(log, args.split, seed=seed_value(args), **_split_params(args))
     for part, target in ((train, args.train_output), (test, args.test_output)):
-        with atomic_path(target) as tmp:
-            pacsv.write_csv(part.to_arrow(), tmp)
+        table = part.to_arrow()
+        rows = zip(*(table[c].to_pylist() for c in table.column_names), strict=True)
+        deliver(delimited(table.column_names, rows), target)  # each file atomically
     return 0

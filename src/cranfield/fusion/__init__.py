@@ -6,9 +6,22 @@
 training queries by a measure, with cross-validation over query folds.
 """
 
-from .fuse import fuse
-from .methods import FUSION_METHODS
-from .normalise import NORMALISATIONS
-from .optimise import optimise_fusion
+from __future__ import annotations
 
-__all__ = ["fuse", "optimise_fusion", "FUSION_METHODS", "NORMALISATIONS"]
+from .._lazy import exports
+
+_EXPORTS = {  # name -> the submodule that defines it, imported on first use
+    "fuse": "fuse",
+    "FUSION_METHODS": "methods",
+    "NORMALISATIONS": "normalise",
+    "optimise_fusion": "optimise",
+}
+
+__all__ = [
+    "fuse",
+    "optimise_fusion",
+    "FUSION_METHODS",
+    "NORMALISATIONS",
+]
+
+exports(__name__, _EXPORTS)

@@ -4,17 +4,17 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-import pyarrow as pa
-
+from .._lazy import lazy
 from ..core.declarations import WEIGHT_ALLOWED, weight
 from ..core.io import arrays
 from ..core.run import Run
 from ..errors import InputError, ParameterError
 from . import methods, normalise
+from .choices import MISSING
 from .rows import TOPIC_POLICIES, Rows, build
 
-MISSING = ("zero", "min")  # how a document a run did not retrieve is scored
+np = lazy("numpy", __name__, "np")
+pa = lazy("pyarrow", __name__, "pa")
 
 
 def as_run_list(runs) -> list[Run]:

@@ -20,9 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import numpy as np
-
-from ..core import libm
+from .._lazy import lazy
 from ..core.declarations import (
     Declaration,
     Param,
@@ -31,8 +29,26 @@ from ..core.declarations import (
     integer_in,
     number_in,
 )
-from . import train as training
-from .rows import Rows
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from .rows import Rows
+
+# bound on first use: `cranfield fuse --help` reads the declarations without NumPy
+np = lazy("numpy", __name__, "np")
+libm = lazy("cranfield.core.libm", __name__, "libm")
+training = lazy("cranfield.fusion.train", __name__, "training")
+
+
+def _trainer(name: str) -> Callable:
+    """``fusion/train.py``'s ``name``, imported when a method is trained."""
+
+    def train(*args, **kwargs):
+        return getattr(training, name)(*args, **kwargs)
+
+    train.__name__ = name
+    return train
+
 
 __all__ = ["FusionDef", "FUSION_METHODS", "lookup"]
 
@@ -499,7 +515,7 @@ _register(
     f"{_LILLIS}; {_RANX}",
     params=(Param("n_segments", int, None, "segments x", **integer_in(1, 100_000)),),
     uses="ranks",
-    train=training.probfuse,
+    train=_trainer("probfuse"),
 )
 _register(
     "segfuse",
@@ -507,7 +523,7 @@ _register(
     "probability of relevance by segment of growing size, times the score",
     "Σ_r P_r(k) · (s_r(d) + 1), segments [0,5) [5,15) [15,35) ... (sizes 10·2^(k-1) - 5 bounds)",
     f"Shokouhi, Segmentation of search engine results for effective data-fusion, ECIR 2007; {_RANX}",
-    train=training.segfuse,
+    train=_trainer("segfuse"),
 )
 _register(
     "slidefuse",
@@ -517,7 +533,7 @@ _register(
     f"Lillis, Toolan, Collier & Dunnion, Extending probabilistic data fusion using sliding windows, ECIR 2008; {_RANX}",
     params=(Param("w", int, None, "window half-width w", **integer_at_least(0)),),
     uses="ranks",
-    train=training.position_probs,
+    train=_trainer("position_probs"),
 )
 _register(
     "posfuse",
@@ -526,7 +542,7 @@ _register(
     "Σ_r P_r(r_r(d))",
     f"Lillis, Zhang, Toolan, Collier, Leonard & Dunnion, Estimating probabilities for effective data fusion, SIGIR 2010; {_RANX}",
     uses="ranks",
-    train=training.position_probs,
+    train=_trainer("position_probs"),
 )
 _register(
     "mapfuse",
@@ -535,7 +551,7 @@ _register(
     "Σ_r MAP_r / r_r(d)",
     f"Lillis, Zhang, Toolan, Collier, Leonard & Dunnion, Estimating probabilities for effective data fusion, SIGIR 2010; {_RANX}",
     uses="ranks",
-    train=training.mapfuse,
+    train=_trainer("mapfuse"),
 )
 _register(
     "bayesfuse",
@@ -546,5 +562,5 @@ _register(
     "retrieve (or ranked below 1000) counts log(0.001/0.999)",
     f"Aslam & Montague, Models for metasearch, SIGIR 2001; {_RANX}",
     uses="ranks",
-    train=training.bayesfuse,
+    train=_trainer("bayesfuse"),
 )

@@ -13,11 +13,17 @@ normalises to 0 rather than dividing by zero).
 
 from __future__ import annotations
 
-import numpy as np
-
-from ..core import segments
+from .._lazy import lazy
 from ..core.declarations import Declaration, Registry
-from .rows import Rows
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from .rows import Rows
+
+# bound on first use: `cranfield fuse --help` reads the declarations without NumPy
+np = lazy("numpy", __name__, "np")
+segments = lazy("cranfield.core.segments", __name__, "segments")
+
 
 __all__ = ["NORMALISATIONS", "normalise", "default_minimum"]
 

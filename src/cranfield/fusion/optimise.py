@@ -23,19 +23,21 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
-import numpy as np
-import pyarrow as pa
-import pyarrow.compute as pc
-
+from .._lazy import lazy
 from ..core.io import arrays
 from ..core.judged import qrels_side
 from ..errors import ParameterError
 from ..ltr.data import RankingData
 from ..ltr.objective import Layout, mean_rows, parse_objective
+from .choices import SEARCHES
 from .fuse import Plan, as_qrels
 from .rows import Rows
 
-SEARCHES = ("grid", "mga", "coordinate-ascent")
+np = lazy("numpy", __name__, "np")
+pa = lazy("pyarrow", __name__, "pa")
+pc = lazy("pyarrow.compute", __name__, "pc")
+
+
 BUDGET = 2000  # objective evaluations of mga and coordinate ascent
 
 # ranx's optimize_fusion grids of the parameter methods (name -> values)

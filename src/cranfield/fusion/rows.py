@@ -13,15 +13,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
-import pyarrow as pa
-import pyarrow.compute as pc
-
+from .._lazy import lazy
 from ..core.io import arrays
 from ..core.run import Run
 from ..errors import InputError
+from .choices import TOPIC_POLICIES
 
-TOPIC_POLICIES = ("same", "union")
+np = lazy("numpy", __name__, "np")
+pa = lazy("pyarrow", __name__, "pa")
+pc = lazy("pyarrow.compute", __name__, "pc")
 
 
 @dataclass(eq=False)

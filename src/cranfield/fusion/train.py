@@ -11,11 +11,13 @@ ranking is the one the evaluation uses.
 
 from __future__ import annotations
 
-import numpy as np
-
+from .._lazy import lazy
 from ..core import segments
 from ..core.judged import judge
 from ..core.measures.names import parse as parse_measure
+
+np = lazy("numpy", __name__, "np")
+
 
 SEGFUSE_BOUNDS = np.array([0] + [10 * 2 ** (k - 1) - 5 for k in range(1, 11)])
 BAYES_CUTOFFS = np.array([0, 5, 10, 15, 20, 30, 100, 200, 500, 1000])

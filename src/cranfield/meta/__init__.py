@@ -8,26 +8,32 @@ docs/meta-evaluation.md lists them.
 
 from __future__ import annotations
 
-from .anova import residual_variance, standardise, two_way_anova
-from .power import (
-    bootstrap_asl,
-    difference_required,
-    discriminative_power,
-    randomised_tukey_asl,
-)
-from .registry import META_STATISTICS, MetaStatistic, of_command
-from .repro import (
-    delta_ri,
-    effect_ratio,
-    kendall_tau_union,
-    rankings,
-    rbo_prefix,
-    repro,
-    rmse,
-    unpaired_t_test,
-)
-from .swap import swap_rates
-from .topics import topics_anova, topics_ci, topics_paired_t
+from .._lazy import exports
+
+_EXPORTS = {  # name -> the submodule that defines it, imported on first use
+    "residual_variance": "anova",
+    "standardise": "anova",
+    "two_way_anova": "anova",
+    "bootstrap_asl": "power",
+    "difference_required": "power",
+    "discriminative_power": "power",
+    "randomised_tukey_asl": "power",
+    "META_STATISTICS": "registry",
+    "MetaStatistic": "registry",
+    "of_command": "registry",
+    "delta_ri": "repro",
+    "effect_ratio": "repro",
+    "kendall_tau_union": "repro",
+    "rankings": "repro",
+    "rbo_prefix": "repro",
+    "repro": "repro",
+    "rmse": "repro",
+    "unpaired_t_test": "repro",
+    "swap_rates": "swap",
+    "topics_anova": "topics",
+    "topics_ci": "topics",
+    "topics_paired_t": "topics",
+}
 
 __all__ = [
     "META_STATISTICS",
@@ -53,3 +59,5 @@ __all__ = [
     "delta_ri",
     "unpaired_t_test",
 ]
+
+exports(__name__, _EXPORTS)

@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
-
+from .._lazy import lazy
 from ..errors import InputError, require
 from .registry import META_STATISTICS, MetaStatistic
+
+np = lazy("numpy", __name__, "np")
+
 
 __all__ = ["two_way_anova", "standardise", "residual_variance"]
 

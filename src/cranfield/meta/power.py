@@ -18,12 +18,14 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
-
+from .._lazy import lazy
 from ..compare.stats import CHUNK
 from ..core.declarations import Param, integer_in
 from ..errors import InputError
 from .registry import META_STATISTICS, SEED, MetaStatistic
+
+np = lazy("numpy", __name__, "np")
+
 
 __all__ = [
     "bootstrap_asl",

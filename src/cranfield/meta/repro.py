@@ -21,11 +21,13 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
-
+from .._lazy import lazy
 from ..core.declarations import Param, integer_in, number_in
 from ..errors import InputError
 from .registry import META_STATISTICS, MetaStatistic
+
+np = lazy("numpy", __name__, "np")
+
 
 __all__ = [
     "RUN_LENGTH",

@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
-
+from .._lazy import lazy
 from .anova import _sums
 from .power import discriminative_power
 from .swap import default_sizes, swap_rates
+
+np = lazy("numpy", __name__, "np")
+
 
 __all__ = ["complete_columns", "trust"]
 

@@ -13,12 +13,14 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
-
+from .._lazy import lazy
 from ..core.declarations import Param, integer_in, number_in
 from ..errors import InputError, ParameterError
 from .power import _BLOCK, MAX_PAIRS, pairs
 from .registry import META_STATISTICS, SEED, MetaStatistic
+
+np = lazy("numpy", __name__, "np")
+
 
 __all__ = ["swap_rates", "default_sizes"]
 

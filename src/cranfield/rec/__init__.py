@@ -7,10 +7,20 @@ See docs/recommenders.md.
 
 from __future__ import annotations
 
-from .data import Interactions, read_interactions, read_recommendations
-from .evaluate import ItemFeatures, RecEvaluation, evaluate_recommendations, read_item_features
-from .measures import REC_MEASURES
-from .splits import SPLITS, split
+from .._lazy import exports
+
+_EXPORTS = {  # name -> the submodule that defines it, imported on first use
+    "Interactions": "data",
+    "read_interactions": "data",
+    "read_recommendations": "data",
+    "ItemFeatures": "evaluate",
+    "RecEvaluation": "evaluate",
+    "evaluate_recommendations": "evaluate",
+    "read_item_features": "evaluate",
+    "REC_MEASURES": "measures",
+    "SPLITS": "splits",
+    "split": "splits",
+}
 
 __all__ = [
     "Interactions",
@@ -24,3 +34,5 @@ __all__ = [
     "ItemFeatures",
     "read_item_features",
 ]
+
+exports(__name__, _EXPORTS)

@@ -12,11 +12,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
-import pyarrow as pa
-import pyarrow.compute as pc
-
+from .._lazy import lazy
 from ..errors import InputError
+
+np = lazy("numpy", __name__, "np")
+pa = lazy("pyarrow", __name__, "pa")
+pc = lazy("pyarrow.compute", __name__, "pc")
+
 
 USER = ("user", "user_id", "userid", "uid", "customer_id")
 ITEM = ("item", "item_id", "itemid", "movieid", "product_id", "iid")

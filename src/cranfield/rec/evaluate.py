@@ -7,13 +7,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-import numpy as np
-import pyarrow as pa
-import pyarrow.compute as pc
-
+from .._lazy import lazy
 from ..errors import MeasureError
 from .data import Interactions
 from .measures import REC_MEASURES, Lists
+
+np = lazy("numpy", __name__, "np")
+pa = lazy("pyarrow", __name__, "pa")
+pc = lazy("pyarrow.compute", __name__, "pc")
+
 
 #: recommender names of measures of the measure language (case-insensitive)
 ALIASES = {

@@ -15,9 +15,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
-
+from .._lazy import lazy
 from ..core.declarations import Declaration, Registry
+
+np = lazy("numpy", __name__, "np")
+
 
 REC_MEASURES: Registry = Registry("recommender measure")
 HEAD_SHARE = 0.2
@@ -222,6 +224,6 @@ def reference_markdown() -> str:
 if __name__ == "__main__":  # python -m cranfield.rec.measures docs/recommenders.md
     import sys
 
-    from .._generated import rewrite
+    from ..core.generated import rewrite
 
     rewrite(sys.argv[1], "reference", reference_markdown())

@@ -18,11 +18,13 @@ Users with a single interaction stay in train in the leave-one-out and per-user 
 
 from __future__ import annotations
 
-import numpy as np
-
+from .._lazy import lazy
 from ..core.declarations import Declaration, Param, Registry, number_in
 from ..errors import InputError
 from .data import Interactions
+
+np = lazy("numpy", __name__, "np")
+
 
 SPLITS: Registry = Registry("split")
 _FRACTION = Param(

@@ -291,7 +291,7 @@ def conventions_markdown() -> str:
 
 def with_table(page: str) -> str:
     """``page`` (docs/collections.md) with its generated table replaced by today's."""
-    from ..._generated import with_section
+    from ..generated import with_section
 
     return with_section(page, "conventions table", conventions_markdown())
 
@@ -299,6 +299,6 @@ def with_table(page: str) -> str:
 if __name__ == "__main__":  # python -m cranfield.core.io.collections docs/collections.md
     import sys
 
-    from ..._generated import rewrite
+    from ..generated import rewrite
 
     rewrite(sys.argv[1], "conventions table", conventions_markdown())

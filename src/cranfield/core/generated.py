@@ -21,7 +21,7 @@ def with_section(page: str, name: str, content: str) -> str:
 
 def rewrite(path: str, name: str, content: str) -> None:
     """Rewrite the generated part ``name`` of the page at ``path`` (atomically)."""
-    from .core.io.atomic import write_text
+    from .io.atomic import write_text
 
     with open(path, encoding="utf-8") as fh:
         write_text(path, with_section(fh.read(), name, content))
