@@ -271,36 +271,13 @@ def ppi_evaluate(
     pi = _inclusion(inclusion, sampled, n, big_n)
     w = n / (big_n * pi)
     yhat = yhat_all[rows]
-    k = len(names)
-    a, b = np.triu_indices(k, 1)
-    run_est = decl.behaviour(y, yhat, yhat_all, w, confidence)
-    diff_est = decl.behaviour(
-        y[:, a] - y[:, b], yhat[:, a] - yhat[:, b], yhat_all[:, a] - yhat_all[:, b], w, confidence
-    )
-    fields = ("estimate", "se", "low", "high", "lam")
-    machine_only = yhat_all.mean(axis=0)
     return {
         "measure": measure,
         "estimator": decl.name,
         "confidence": confidence,
         "topics": big_n,
         "sampled": n,
-        "runs": {
-            name: {
-                **{f: float(run_est[f][r]) for f in fields},
-                "machine_only": float(machine_only[r]),
-            }
-            for r, name in enumerate(names)
-        },
-        "differences": [
-            {
-                "a": names[i],
-                "b": names[j],
-                **{f: float(diff_est[f][p]) for f in fields},
-                "machine_only": float(machine_only[i] - machine_only[j]),
-            }
-            for p, (i, j) in enumerate(zip(a.tolist(), b.tolist(), strict=True))
-        ],
+        **_estimates(decl, y, yhat, yhat_all, w, confidence, names),
         "checks": assumption_checks(machine, human, sampled, yhat_all, rows, pi),
     }
 
@@ -484,13 +461,6 @@ def ppi_evaluate_pairs(
     zhat = zhat_all[rows]
     pi = _inclusion(inclusion, pairs, len(rows), len(topics))
     w = 1.0 / pi
-    a, b = np.triu_indices(len(names), 1)
-    run_est = decl.behaviour(z, zhat, zhat_all, w, confidence)
-    diff_est = decl.behaviour(
-        z[:, a] - z[:, b], zhat[:, a] - zhat[:, b], zhat_all[:, a] - zhat_all[:, b], w, confidence
-    )
-    fields = ("estimate", "se", "low", "high", "lam")
-    machine_only = zhat_all.mean(axis=0)
     return {
         "measure": measure,
         "estimator": decl.name,
@@ -498,6 +468,30 @@ def ppi_evaluate_pairs(
         "confidence": confidence,
         "pairs": len(topics),
         "sampled": len(rows),
+        **_estimates(decl, z, zhat, zhat_all, w, confidence, names),
+        "checks": [
+            {
+                "check": "enough sampled pairs for a normal interval",
+                "ok": len(rows) >= 30,
+                "detail": f"{len(rows)} of {len(topics)} pooled pairs judged by people",
+            }
+        ],
+    }
+
+
+def _estimates(decl, y, yhat, yhat_all, w, confidence: float, names) -> dict:
+    """Each run's estimate and every paired difference's (``runs``, ``differences``):
+    the estimator ``decl`` on the sample's labels ``y``, the machine's on the sample
+    ``yhat`` and on all units ``yhat_all`` (units x runs), weights ``w``; beside each,
+    the machine-only mean."""
+    a, b = np.triu_indices(len(names), 1)
+    run_est = decl.behaviour(y, yhat, yhat_all, w, confidence)
+    diff_est = decl.behaviour(
+        y[:, a] - y[:, b], yhat[:, a] - yhat[:, b], yhat_all[:, a] - yhat_all[:, b], w, confidence
+    )
+    fields = ("estimate", "se", "low", "high", "lam")
+    machine_only = yhat_all.mean(axis=0)
+    return {
         "runs": {
             name: {
                 **{f: float(run_est[f][r]) for f in fields},
@@ -513,12 +507,5 @@ def ppi_evaluate_pairs(
                 "machine_only": float(machine_only[i] - machine_only[j]),
             }
             for p, (i, j) in enumerate(zip(a.tolist(), b.tolist(), strict=True))
-        ],
-        "checks": [
-            {
-                "check": "enough sampled pairs for a normal interval",
-                "ok": len(rows) >= 30,
-                "detail": f"{len(rows)} of {len(topics)} pooled pairs judged by people",
-            }
         ],
     }
