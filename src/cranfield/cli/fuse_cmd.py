@@ -121,8 +121,9 @@ def _params(items: list[str]) -> dict:
 def _format(args) -> str:
     if args.format:
         return args.format
-    out = args.output or ""
-    return "parquet" if out.lower().endswith((".parquet", ".pq")) else "trec"
+    from ..core.io.formats import extension_format
+
+    return "parquet" if extension_format(args.output) == "parquet" else "trec"
 
 
 def run(args) -> int:

@@ -61,3 +61,6 @@ __all__ = [
 ]
 
 exports(__name__, _EXPORTS)
+# after exports(): the submodules it loads (in a safe order: registry first) do not
+# replace the functions of their names
+from . import registry as _registry  # noqa: E402, F401

@@ -48,8 +48,40 @@ SEED = Param(
     "seed", int, 0, "seed of numpy.random.default_rng (--seed)", **integer_in(0, 2**63 - 1)
 )
 
+
 #: Every statistic of ``cranfield repro`` and ``cranfield meta``, in the order registered.
-META_STATISTICS = Registry("statistic")
+class _InOrder(Registry):
+    """A registry whose members keep :data:`ORDER` whichever module registers first (the
+    modules register on import, and which is imported first depends on the caller)."""
+
+    def register(self, declaration: Declaration) -> Declaration:
+        done = super().register(declaration)
+        members = sorted(self.items(), key=lambda kv: ORDER.index(kv[0]))
+        self.clear()
+        self.update(members)
+        return done
+
+
+#: the statistics in the order of the docs and the CLI (power, reproducibility, swap,
+#: topic-set size, variance)
+ORDER = (
+    "bootstrap",
+    "tukey",
+    "ktu",
+    "rbo",
+    "rmse",
+    "er",
+    "delta_ri",
+    "same_run_t",
+    "swap_rate",
+    "error_rate",
+    "topics_t",
+    "topics_anova",
+    "topics_ci",
+    "anova",
+    "standardised",
+)
+META_STATISTICS = _InOrder("statistic")
 
 
 def declared(statistic: str, name: str) -> Param:
