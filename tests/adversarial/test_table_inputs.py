@@ -58,6 +58,23 @@ COMMANDS = {
         "topic,document,assessor,label\n1,a,x,1\n1,a,y,high\n",
         "topic,document,label\n1,a,1\n1,b,0\n",
     ),
+    "rec": (
+        [
+            "rec",
+            "split",
+            "{}",
+            "--split",
+            "loo-random",
+            "--train-output",
+            "{out}",
+            "--test-output",
+            "{out2}",
+        ],
+        "interactions.csv",
+        "user,item,rating\nu1,i1,1\nu1,i2,3\nu2,i1,2\nu2,i3,5\n",
+        "user,item,rating\nu1,i1,1\nu1,i2,high\n",
+        "person,item\nu1,i1\nu2,i2\n",
+    ),  # fmt: skip
     "ltr": (
         ["ltr", "train", "{}", "--method", "coordinate-ascent", "-o", "{out}"],
         "train.parquet",
@@ -98,7 +115,8 @@ SPECIAL = ("directory", "/dev/null", "unreadable", "missing")
 
 
 def _argv(command: str, path: Path | str, tmp_path: Path) -> list[str]:
-    return [a.format(path, out=tmp_path / "model.json") for a in COMMANDS[command][0]]
+    outs = {"out": tmp_path / "model.json", "out2": tmp_path / "second.csv"}
+    return [a.format(path, **outs) for a in COMMANDS[command][0]]
 
 
 def _fails(capsys, argv: list[str], *mentions: str) -> str:
