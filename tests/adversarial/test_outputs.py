@@ -351,13 +351,14 @@ def stream_commands(files, tmp_path, noted: bool = True) -> dict[str, list[str]]
         "report": ["report", q, a, b, "-m", "AP", "--max-depth", "3", "--images", "svg",
                    "-o", str(tmp_path / "r.html")],
         "plot": ["plot", "avg", q, a, b, "-o", str(tmp_path / "p.svg")],
+        "runs": ["runs", "describe", a, b],
     }  # fmt: skip
 
 
 WRITES_FILE = {"report", "plot"}
 ALL_COMMANDS = (
     "eval", "trec_eval", "measures", "compare", "correlate", "curve", "classify", "cluster",
-    "report", "plot",
+    "report", "plot", "runs",
 )  # fmt: skip
 
 
