@@ -67,10 +67,10 @@ def accuracy_name(name: str) -> str:
 
 def _codes(values: np.ndarray, vocabulary: np.ndarray) -> np.ndarray:
     """Position of each value in ``vocabulary`` (sorted unique), -1 when absent."""
-    pos = np.searchsorted(vocabulary, values)
-    pos = np.minimum(pos, max(len(vocabulary) - 1, 0))
-    found = len(vocabulary) > 0
-    return np.where(found & (vocabulary[pos] == values) if found else False, pos, -1)
+    if not len(vocabulary):
+        return np.full(len(values), -1, np.int64)
+    pos = np.minimum(np.searchsorted(vocabulary, values), len(vocabulary) - 1)
+    return np.where(vocabulary[pos] == values, pos, -1)
 
 
 def _top_k(recs, k: int) -> tuple[np.ndarray, np.ndarray]:
