@@ -49,8 +49,8 @@ def command(tool: str, task: str, data: Path, out: str) -> list[str]:
         return [sys.executable, "-c", RANX, task, out, qrels, *runs]
     base = [sys.executable, "-m", "cranfield", "fuse", *runs, "-o", out]
     if task == "grid":
-        return [*base, "-m", "wsum", "--optimise", "nDCG@10", "--qrels", qrels]
-    return [*base, "-m", task]
+        return [*base, "--method", "wsum", "--optimise", "nDCG@10", "--qrels", qrels]
+    return [*base, "--method", task]
 
 
 def timed(cmd: list[str]) -> tuple[float, float]:

@@ -8,6 +8,7 @@ mod cwl;
 mod diversity;
 mod errors;
 mod evaluate;
+mod fusion;
 mod judge;
 mod judge_arrays;
 mod ltr;
@@ -230,6 +231,7 @@ fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     ltr::register(m)?;
     measures::register(m)?;
     cwl::register(m)?;
+    fusion::register(m)?;
     judge::register(m)?;
     judge_arrays::register(m)?;
     evaluate::register(m)?;

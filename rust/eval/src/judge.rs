@@ -26,10 +26,10 @@
 pub mod arrays;
 pub mod counted;
 mod error;
-mod hash;
+pub(crate) mod hash;
 mod index;
 mod options;
-mod parallel;
+pub(crate) mod parallel;
 mod ranking;
 mod read;
 pub mod stream;

@@ -10,6 +10,7 @@
 pub mod aggregate;
 pub mod diversity;
 pub mod error;
+pub mod fusion;
 pub mod judge;
 pub mod measures;
 pub mod micro;

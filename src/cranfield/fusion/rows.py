@@ -1,12 +1,13 @@
 """The runs to fuse as one coded table: every retrieved (run, query, document) row, with
 its rank, the run's list length and the candidate (query, document) it votes for.
 
-Built once per :func:`cranfield.fuse` call, by whole-array operations: each run is
-ranked in trec_eval's order (:func:`cranfield.core.run.trec_order`: score descending,
-ties by document id descending), the query ids of all runs are coded against their
-sorted union, and the (query, document) pairs against the distinct pairs, which are
-the candidates of the fused run (sorted by query code, so the candidates of one query
-are contiguous).
+Built once per :func:`cranfield.fuse` call by the engine
+(``_engine.fusion_rows_arrow``, one pass with hash maps over the runs' Arrow
+buffers): each run is ranked in trec_eval's order (score descending, ties by document
+id descending), the query ids of all runs are coded against their sorted union, the
+document ids by first appearance, and the (query, document) pairs against the
+distinct pairs, which are the candidates of the fused run (sorted by query code, then
+document code, so the candidates of one query are contiguous).
 """
 
 from __future__ import annotations
@@ -154,55 +155,6 @@ def check_scores(run: Run) -> None:
         )
 
 
-def _encoded(columns: list, sort: bool) -> tuple[np.ndarray, pa.Array]:
-    """(code of each value, the distinct values) of the concatenated string columns;
-    with ``sort`` the codes follow the values' byte order."""
-    values = pa.chunked_array(
-        [c for col in columns for c in col.chunks], pa.string()
-    ).combine_chunks()
-    encoded = pc.dictionary_encode(values)
-    codes = arrays.numbers(encoded.indices).astype(np.int64)
-    distinct = encoded.dictionary
-    if not sort:
-        return codes, distinct
-    order = arrays.numbers(pc.sort_indices(distinct)).astype(np.int64)
-    rank = np.empty(len(order), dtype=np.int64)
-    rank[order] = np.arange(len(order))
-    return rank[codes], distinct.take(arrays.ints(order))
-
-
-def _ranking(run_idx, query, score, d, docs, groups: int) -> np.ndarray | None:
-    """Row order grouping (run, query) with scores descending, ties by document id
-    descending (trec_eval's order); None when the rows are in that order already.
-
-    Runs are usually written ranked, grouped by query, ties in any order: then only the
-    rows of tied scores are sorted (their document ids compared by Arrow); otherwise
-    the whole table is sorted on integer codes."""
-    n = len(query)
-    if n == 0:
-        return None
-    same = (run_idx[1:] == run_idx[:-1]) & (query[1:] == query[:-1])
-    step = score[1:] - score[:-1]
-    if np.count_nonzero(~same) + 1 == groups and not np.any(same & (step > 0)):
-        tie = same & (step == 0)
-        if not tie.any():
-            return None
-        in_block = np.r_[tie, False] | np.r_[False, tie]
-        rows = np.flatnonzero(in_block)
-        block = np.cumsum(np.r_[True, ~tie])[rows]  # tie block of each tied row
-        ids = docs.take(arrays.ints(d[rows]))
-        sub = pc.sort_indices(
-            pa.table({"b": arrays.ints(block), "d": ids}),
-            sort_keys=[("b", "ascending"), ("d", "descending")],
-        )
-        order = np.arange(n)
-        order[rows] = rows[arrays.numbers(sub).astype(np.int64)]
-        return order
-    rank = np.empty(len(docs), dtype=np.int64)
-    rank[arrays.numbers(pc.sort_indices(docs)).astype(np.int64)] = np.arange(len(docs))
-    return np.lexsort((-rank[d], -score, query, run_idx))
-
-
 def build(runs: list[Run], topics: str = "same") -> Rows:
     """The coded rows of ``runs`` (see :class:`Rows`).
 
@@ -215,17 +167,15 @@ def build(runs: list[Run], topics: str = "same") -> Rows:
         raise ParameterError("topics", "one of " + ", ".join(TOPIC_POLICIES), topics)
     for run in runs:
         check_scores(run)
-    tables = [run.table for run in runs]
-    query, query_ids = _encoded([t["query_id"] for t in tables], sort=True)
+    from .. import _engine
+
+    (q_offsets, q_data, d_offsets, d_data, cand_query, cand_offsets, run_idx, query, cand,
+     rank, length, score, counts) = _engine.fusion_rows_arrow(
+        [arrays.engine_batches(run.table, "score") for run in runs]
+    )  # fmt: skip
+    query_ids = _strings(q_offsets, q_data)
     nq = len(query_ids)
-    run_idx = np.concatenate([np.full(len(t), r, dtype=np.int64) for r, t in enumerate(tables)])
-    score = np.concatenate([arrays.numbers(t["score"]).astype(np.float64) for t in tables])
-    d, docs = _encoded([t["doc_id"] for t in tables], sort=False)
-    counts = np.bincount(run_idx * nq + query, minlength=len(runs) * nq).reshape(len(runs), nq)
-    order = _ranking(run_idx, query, score, d, docs, int(np.count_nonzero(counts)))
-    if order is not None:
-        run_idx, query, score, d = run_idx[order], query[order], score[order], d[order]
-    present = counts > 0
+    present = counts.reshape(len(runs), nq) > 0
     if topics == "same" and not present.all():
         r = int(np.flatnonzero(~present.all(axis=1))[0])
         q = int(np.flatnonzero(~present[r])[0])
@@ -236,36 +186,29 @@ def build(runs: list[Run], topics: str = "same") -> Rows:
             source=runs[r].source or runs[r].name,
         )
     n = len(query)
-    length = counts[run_idx, query]
-    group_key = run_idx * nq + query
-    starts = np.r_[True, group_key[1:] != group_key[:-1]] if n else np.zeros(0, bool)
-    pos = np.arange(n, dtype=np.int64)
-    rank = pos - np.maximum.accumulate(np.where(starts, pos, 0)) + 1 if n else pos
-    n_docs = max(len(docs), 1)
-    # the distinct (query, document) pairs by hashing, then sorted (query-major)
-    pairs = pc.dictionary_encode(arrays.ints(query * n_docs + d))
-    distinct = arrays.numbers(pairs.dictionary).astype(np.int64)
-    by_key = np.argsort(distinct, kind="stable")
-    where = np.empty(len(by_key), dtype=np.int64)
-    where[by_key] = np.arange(len(by_key))
-    cand = where[arrays.numbers(pairs.indices).astype(np.int64)]
-    keys = distinct[by_key]
-    cand_query = keys // n_docs
-    cand_offsets = np.searchsorted(cand_query, np.arange(nq + 1)).astype(np.int64)
     return Rows(
         n_runs=len(runs),
         query_ids=query_ids,
-        doc_ids=docs.take(arrays.ints(keys % n_docs)),
+        doc_ids=_strings(d_offsets, d_data),
         cand_query=cand_query,
         cand_offsets=cand_offsets,
         run=run_idx,
         query=query,
-        cand=cand.astype(np.int64).reshape(-1),
+        cand=cand,
         rank=rank,
-        length=length.astype(np.int64),
+        length=length,
         score=score,
         value=score.copy(),
         counts=np.ones(n, dtype=bool),
         ranked=np.ones(n, dtype=bool),
         present=present,
     )
+
+
+def _strings(offsets: np.ndarray, data: np.ndarray) -> pa.Array:
+    """A string array of the engine's Arrow layout (int64 offsets), as ``string`` when
+    its bytes fit 32-bit offsets (as the readers give ids)."""
+    large = pa.Array.from_buffers(
+        pa.large_string(), len(offsets) - 1, [None, pa.py_buffer(offsets), pa.py_buffer(data)]
+    )
+    return large.cast(pa.string()) if len(data) < 2**31 else large

@@ -55,7 +55,7 @@ pub struct StringsRef<'a> {
 impl<'a> StringsRef<'a> {
     /// The number of strings, if the column is well formed: offsets non-decreasing,
     /// within `data`.
-    fn rows(&self) -> Option<usize> {
+    pub(crate) fn rows(&self) -> Option<usize> {
         let n = self.offsets.len().checked_sub(1)?;
         let ok = match self.offsets {
             Offsets::Small(o) => o.windows(2).all(|w| w[0] <= w[1]),
@@ -63,6 +63,12 @@ impl<'a> StringsRef<'a> {
         };
         let (first, last) = (self.offsets.get(0), self.offsets.get(n));
         (ok && first >= 0 && last as u64 <= self.data.len() as u64).then_some(n)
+    }
+
+    /// The bytes of row `i` (of a column [`rows`](Self::rows) found well formed).
+    #[inline]
+    pub(crate) fn row(&self, i: usize) -> &'a [u8] {
+        &self.data[self.offsets.get(i) as usize..self.offsets.get(i + 1) as usize]
     }
 
     /// Rows `a..b` with `i32` offsets: borrowed for `string`, re-based (offsets from
