@@ -261,6 +261,23 @@ def judge_arrow_runs(
 def repeated_pairs(
     table: Iterable[_Batch], kind: str, policy_name: str
 ) -> tuple[int, int] | npt.NDArray[np.int64] | None: ...
+def fusion_rows_arrow(
+    runs: Iterable[Iterable[_Batch]],
+) -> tuple[
+    npt.NDArray[np.int64],  # query offsets
+    npt.NDArray[np.uint8],  # query data
+    npt.NDArray[np.int64],  # doc offsets
+    npt.NDArray[np.uint8],  # doc data
+    npt.NDArray[np.int64],  # cand_query
+    npt.NDArray[np.int64],  # cand_offsets
+    npt.NDArray[np.int64],  # run
+    npt.NDArray[np.int64],  # query
+    npt.NDArray[np.int64],  # cand
+    npt.NDArray[np.int64],  # rank
+    npt.NDArray[np.int64],  # length
+    npt.NDArray[np.float64],  # score
+    npt.NDArray[np.int64],  # counts, run-major
+]: ...
 
 # an evaluated run: (name, query ids, one column per spec, relevant or None, micro or None)
 _Evaluated = tuple[
