@@ -138,7 +138,9 @@ def test_optimise_writes_the_run_the_report_and_the_per_query_table(files, tmp_p
     assert abs(sum(chosen["weights"]) - 1) < 1e-9 and len(chosen["folds"]) == 2
     assert "cross-validated nDCG@10" in err
     head, *rows = table.read_text().splitlines()
-    assert head.split("\t") == ["query", "A", "B", "wsum", "gain over best run"]
+    assert head.split("\t") == [
+        "query", "A", "B", "wsum", "gain over best run", "new in top 10", "new relevant in top 10"
+    ]  # fmt: skip
     assert [r.split("\t")[0] for r in rows] == ["1", "2"]
     fused = cranfield.evaluate(str(files["qrels"]), str(run), ["nDCG@10"])
     assert abs(fused.aggregate(0, "nDCG@10") - chosen["train"]) < 1e-12

@@ -110,3 +110,48 @@ def test_default_minimum_by_hand():
         "z": 1.0,
     }
     assert cranfield.fuse(runs, "combsum", None).to_dict()["q"] == {"x": 5.0, "y": 1.0, "z": 5.0}
+
+
+def _trec_top(docs: dict, k: int) -> set:
+    """A query's top k in trec_eval's order (score descending, ties by id descending)."""
+    ranked = sorted(docs, key=lambda d: (docs[d], d.encode()), reverse=True)
+    return set(ranked[:k])
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_per_query_table_counts_the_documents_fusion_moved(seed, tmp_path):
+    """--per-query's moved-document columns against a direct count: the fused top 5
+    minus the top 5 of the run best on the query (first of equal ones), and how many of
+    those are judged relevant."""
+    from cranfield.cli.main import main
+
+    runs, qrels, _ = fusion_case(seed, kind="random")
+    paths = []
+    for i, run in enumerate(runs):
+        path = tmp_path / f"r{i}.txt"
+        cranfield.Run.from_dict(run, name=f"r{i}").to_trec(path)
+        paths.append(str(path))
+    qrels_path = tmp_path / "qrels.txt"
+    qrels_path.write_text(
+        "".join(f"{q} 0 {d} {g}\n" for q, docs in qrels.items() for d, g in docs.items())
+    )
+    table, fused_path = tmp_path / "pq.tsv", tmp_path / "fused.txt"
+    status = main(["fuse", *paths, "--method", "combsum", "--qrels", str(qrels_path),
+                   "--per-query", str(table), "-o", str(fused_path)])  # fmt: skip
+    assert status in (0, None)
+    fused = cranfield.Run.read(fused_path).to_dict()
+    per_run = [cranfield.evaluate(str(qrels_path), p, ["nDCG@10"]) for p in paths]
+    head, *rows = table.read_text().splitlines()
+    assert head.split("\t")[-2:] == ["new in top 10", "new relevant in top 10"]
+    assert rows
+    total = 0
+    for row in rows:
+        cells = row.split("\t")
+        q = cells[0]
+        values = [r.per_query(0, "nDCG@10").get(q, 0.0) for r in per_run]
+        best = runs[int(np.argmax(values))]
+        moved = _trec_top(fused[q], 10) - _trec_top(best.get(q, {}), 10)
+        relevant = sum(qrels.get(q, {}).get(d, 0) > 0 for d in moved)
+        assert (int(cells[-2]), int(cells[-1])) == (len(moved), relevant), (seed, q)
+        total += len(moved)
+    assert total > 0, "no document moved: the case tests nothing"

@@ -102,7 +102,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         p,
         flags=("--per-query",),
         help="a TSV of what fusion changed per query: each run's and the fused run's value "
-        "of the --optimise measure (else nDCG@10) and the gain over the best run (needs --qrels)",
+        "of the --optimise measure (else nDCG@10), the gain over the best run, and the "
+        "fused top-k documents not in the best run's top k (needs --qrels)",
     )
 
 

@@ -294,7 +294,10 @@ def print_report(report: dict, digits: int) -> None:
 
 def per_query_table(runs, fused, args, digits: int) -> str:
     """TSV: per query, each run's and the fused run's value of the measure (--optimise,
-    else nDCG@10) and the fused run's gain over the best run."""
+    else nDCG@10), the fused run's gain over the best run, and the documents fusion
+    moved: how many of the fused run's top k (the measure's cutoff, else 10) are not in
+    the top k of the run that is best on that query, and how many of those are judged
+    relevant (grade > 0)."""
     from ..core.judged import judge
     from ..core.measures.names import parse as parse_measure
 
@@ -303,6 +306,7 @@ def per_query_table(runs, fused, args, digits: int) -> str:
     qrels = as_qrels(args.qrels)
     name = args.optimise or "nDCG@10"
     measure = parse_measure(name)
+    depth = int(measure.cutoff) if measure.cutoff else 10
     columns = {}
     for run in [*runs, fused]:
         jr = judge(qrels, run, complete=True, doc_rows=False)
@@ -310,13 +314,48 @@ def per_query_table(runs, fused, args, digits: int) -> str:
             zip([str(q) for q in jr.query_ids], np.asarray(measure.compute(jr), float), strict=True)
         )
     queries = sorted({q for c in columns.values() for q in c}, key=str.encode)
-    head = ["query", *[r.name for r in runs], fused.name, "gain over best run"]
-    lines = ["\t".join(head)]
     values = np.array([[columns[r.name].get(q, 0.0) for r in [*runs, fused]] for q in queries])
-    for q, v in zip(queries, values, strict=True):
+    best = np.argmax(values[:, :-1], axis=1) if len(queries) else np.zeros(0, int)
+    entered, relevant = _entered(runs, fused, queries, best, qrels, depth)
+    head = [
+        "query", *[r.name for r in runs], fused.name, "gain over best run",
+        f"new in top {depth}", f"new relevant in top {depth}",
+    ]  # fmt: skip
+    lines = ["\t".join(head)]
+    for i, (q, v) in enumerate(zip(queries, values, strict=True)):
         gain = v[-1] - v[:-1].max()
-        lines.append("\t".join([q, *[f"{x:.{digits}f}" for x in v], f"{gain:+.{digits}f}"]))
+        cells = [q, *[f"{x:.{digits}f}" for x in v], f"{gain:+.{digits}f}"]
+        lines.append("\t".join([*cells, str(entered[i]), str(relevant[i])]))
     return "\n".join(lines) + "\n"
+
+
+def _entered(runs, fused, queries: list[str], best: np.ndarray, qrels, depth: int):
+    """Per query (in ``queries``' order): the fused run's top-``depth`` documents absent
+    from the best run's top ``depth``, and how many of them are judged relevant."""
+    import pyarrow.compute as pc
+
+    def top(run) -> pa.Table:
+        t = run.ranked()
+        return t.filter(pc.less_equal(t["rank"], depth)).select(["query_id", "doc_id"])
+
+    query_ids = pa.array(queries, pa.string())
+    tops = []
+    for r, run in enumerate(runs):  # a loop over runs: each gives the queries it is best on
+        t = top(run)
+        mine = query_ids.filter(pa.array(best == r))
+        tops.append(t.filter(pc.is_in(t["query_id"].cast(pa.string()), value_set=mine)))
+    best_top = pa.concat_tables([t.cast(tops[0].schema) for t in tops])
+    fused_top = top(fused).cast(tops[0].schema)
+    moved = fused_top.join(best_top, keys=["query_id", "doc_id"], join_type="left anti")
+    judged = qrels.table.select(["query_id", "doc_id", qrels._value])
+    judged = judged.cast(pa.schema([("query_id", pa.string()), ("doc_id", pa.string()),
+                                    judged.schema.field(2)]))  # fmt: skip
+    moved = moved.join(judged, keys=["query_id", "doc_id"], join_type="left outer")
+    grade = arrays.numbers(pc.fill_null(moved[qrels._value], 0).combine_chunks())
+    rows = arrays.numbers(pc.index_in(moved["query_id"], value_set=query_ids).combine_chunks())
+    entered = np.bincount(rows, minlength=len(queries))
+    relevant = np.bincount(rows, weights=(grade > 0).astype(float), minlength=len(queries))
+    return entered.astype(np.int64), relevant.astype(np.int64)
 
 
 def optimise_fusion(
