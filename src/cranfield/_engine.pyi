@@ -261,6 +261,11 @@ def judge_arrow_runs(
 def repeated_pairs(
     table: Iterable[_Batch], kind: str, policy_name: str
 ) -> tuple[int, int] | npt.NDArray[np.int64] | None: ...
+def join_lines(
+    columns: list[bytes | tuple[npt.NDArray[np.int64], npt.NDArray[np.uint8]]],
+    separator: bytes,
+    rows: int,
+) -> bytes: ...
 def fusion_rows_arrow(
     runs: Iterable[Iterable[_Batch]],
 ) -> tuple[

@@ -15,6 +15,7 @@ mod ltr;
 mod measures;
 mod out_of_memory;
 mod progress;
+mod text;
 mod trec_eval;
 
 use std::io::{Read, Seek, SeekFrom};
@@ -232,6 +233,7 @@ fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     measures::register(m)?;
     cwl::register(m)?;
     fusion::register(m)?;
+    text::register(m)?;
     judge::register(m)?;
     judge_arrays::register(m)?;
     evaluate::register(m)?;

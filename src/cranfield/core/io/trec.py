@@ -190,35 +190,38 @@ def _problem(what: str, line: int | None, detail, layout: Layout, source: str) -
 
 
 def delimited_lines(columns: list, delimiter: str) -> bytes:
-    """The rows of ``columns`` (Arrow arrays of one length) as text lines, the fields
-    separated by ``delimiter``: numbers as Arrow writes them (as its CSV writer does),
-    strings as they are. Unlike the CSV writer with quoting off, a field may hold ``"``
-    or ``,`` (a TREC id may: only whitespace and control characters separate fields,
-    and the readers refuse those in ids)."""
+    """The rows of ``columns`` (Arrow arrays of one length, or ``str`` constants for
+    every row) as text lines, the fields separated by ``delimiter``: numbers as Arrow
+    writes them (as its CSV writer does), strings as they are. Unlike the CSV writer
+    with quoting off, a field may hold ``"`` or ``,`` (a TREC id may: only whitespace
+    and control characters separate fields, and the readers refuse those in ids). Arrow
+    formats the numbers; the engine joins the fields (``_engine.join_lines``)."""
     import pyarrow.compute as pc
 
-    if not columns or len(columns[0]) == 0:
+    from ... import _engine
+    from .arrays import _string_buffers
+
+    arrays_ = [c for c in columns if isinstance(c, (pa.Array, pa.ChunkedArray))]
+    if not columns or not arrays_ or len(arrays_[0]) == 0:
         return b""
-    text = [pc.cast(c, pa.large_string()) for c in columns]  # 64-bit offsets: any size
-    sep, empty = (pa.scalar(x, pa.large_string()) for x in (delimiter, ""))
-    joined = pc.binary_join_element_wise(*text, sep) if len(text) > 1 else text[0]
-    lines = pc.binary_join_element_wise(joined, pa.scalar("\n", pa.large_string()), empty)
-    if isinstance(lines, pa.ChunkedArray):
-        lines = lines.combine_chunks()
-    offsets = np.frombuffer(lines.buffers()[1], dtype=np.int64)
-    first, last = offsets[lines.offset], offsets[lines.offset + len(lines)]
-    return lines.buffers()[2].to_pybytes()[first:last]
+    n = len(arrays_[0])
+    fields = []
+    for c in columns:
+        if not isinstance(c, (pa.Array, pa.ChunkedArray)):
+            fields.append(str(c).encode("utf-8"))
+            continue
+        text = pc.cast(c, pa.large_string())  # 64-bit offsets: any size
+        if isinstance(text, pa.ChunkedArray):
+            text = text.combine_chunks()
+        fields.append(_string_buffers(text, "column"))
+    return _engine.join_lines(fields, delimiter.encode("utf-8"), n)
 
 
 def write(table: pa.Table, path_or_file, columns: list) -> None:
     """Write space-separated columns (arrays or scalars) to a path, ``"-"`` or a binary file."""
     import sys
 
-    n = table.num_rows
-    cols = {}
-    for i, c in enumerate(columns):
-        cols[f"c{i}"] = c if isinstance(c, (pa.Array, pa.ChunkedArray)) else pa.array([c] * n)
-    data = delimited_lines(list(cols.values()), " ")
+    data = delimited_lines(list(columns), " ")
     if isinstance(path_or_file, (str, os.PathLike)) and str(path_or_file) == "-":
         stream = sys.stdout
         (stream.buffer if hasattr(stream, "buffer") else stream).write(
