@@ -10,6 +10,7 @@
 pub mod aggregate;
 pub mod diversity;
 pub mod error;
+pub mod intent_graded;
 pub mod judge;
 pub mod measures;
 pub mod micro;
