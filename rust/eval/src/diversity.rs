@@ -31,6 +31,8 @@ use std::hash::Hash;
 
 use rustc_hash::FxHashMap;
 
+use crate::intent_graded::Graded;
+
 /// The subtopic judgments of every topic, as the measures read them.
 ///
 /// Topics are numbered `0..num_topics`; the judged documents of topic `t` are
@@ -644,9 +646,11 @@ pub fn evaluate(
                 })
             })
             .collect();
+        // the graded measures at one cut share one computation
+        let mut graded: Vec<(usize, Graded)> = Vec::new();
         for (column, a) in out.iter_mut().zip(asked) {
             if a.measure.is_graded() {
-                column.push(graded_value(intents, t, docs, a));
+                column.push(graded_value(intents, t, docs, a, &mut graded));
                 continue;
             }
             let g = groups.iter().position(|g| g.0 == a.alpha && g.1 == a.beta).unwrap_or(0);
@@ -660,11 +664,26 @@ pub fn evaluate(
 }
 
 /// A measure of [`crate::intent_graded`] on one ranking of topic `t` (negative: none).
-fn graded_value(intents: &Intents, t: i64, docs: &[i64], a: &Asked) -> f64 {
+/// `done` holds the values already computed for this ranking, by rank cut.
+fn graded_value(
+    intents: &Intents,
+    t: i64,
+    docs: &[i64],
+    a: &Asked,
+    done: &mut Vec<(usize, Graded)>,
+) -> f64 {
     if t < 0 {
         return 0.0;
     }
-    let g = crate::intent_graded::graded(intents, t as usize, docs, a.cutoff.max(1));
+    let k = a.cutoff.max(1);
+    let g = match done.iter().find(|(cut, _)| *cut == k) {
+        Some(&(_, g)) => g,
+        None => {
+            let g = crate::intent_graded::graded(intents, t as usize, docs, k);
+            done.push((k, g));
+            g
+        }
+    };
     match a.measure {
         Measure::DNdcg => g.d_ndcg,
         Measure::IRec => g.i_rec,
