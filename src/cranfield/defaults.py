@@ -11,3 +11,11 @@ DEFAULT_MEASURES: tuple[str, ...] = ("AP", "nDCG@10", "P@10", "R@100", "RR")
 #: The measures of ``cranfield report`` and :func:`cranfield.report.write_report` when
 #: none are named.
 REPORT_MEASURES: tuple[str, ...] = ("AP", "nDCG@10", "P@10", "RR")
+#: The diversity measures ``cranfield report --subtopic-qrels`` adds when none are named
+#: (the TREC Web track's and NTCIR INTENT's headline measures).
+DIVERSITY_REPORT_MEASURES: tuple[str, ...] = (
+    "alpha_nDCG@20",
+    "ERR_IA@20",
+    "StRecall@20",
+    "Dsharp_nDCG@10",
+)

@@ -65,6 +65,9 @@ def test_empty_subtopic_qrels(tmp_path):
         ("qid,subtopic,docno,rel\n1,-2,d1,1\n", "subtopic is negative"),
         ("qid,subtopic,docno,rel\n1,2,d1,-1\n", "relevance grade is negative"),
         ("qid,subtopic,docno\n1,2,d1\n", "no relevance column"),
+        ("qid,subtopic,docno,rel\n1,1,d1,1\n1,,d2,1\n", "subtopic is missing (null) in line 3"),
+        ("qid,subtopic,docno,rel\n1,1,d1,\n", "relevance is missing (null) in line 2"),
+        ("qid,subtopic,docno,rel\n1,1,d1,inf\n", "relevance grade is not an integer in line 2"),
     ],
 )
 def test_bad_table_subtopic_qrels(tmp_path, csv, words):
@@ -215,3 +218,24 @@ def test_intent_probabilities_on_the_command_line(capsys, files, tmp_path):
     assert status == 2 and out == "" and err.count("\n") == 1 and "sum to 0.25" in err
     status, _, err = run_main(capsys, *argv, "--intent-probabilities", good)
     assert status == 2 and err.count("\n") == 1 and "--subtopic-qrels beside it" in err
+
+
+@pytest.mark.parametrize(
+    "extra, words",
+    [
+        ([], "needs subtopic qrels"),
+        (["--subtopic-qrels", "{run}"], "run:1: expected 4 fields"),
+        (["--subtopic-qrels", "{qrels}", "--intent-probabilities", "{run}"], "run"),
+        (["--intent-probabilities", "{qrels}"], "--subtopic-qrels beside it"),
+    ],
+)
+def test_report_refusals_are_one_line(capsys, files, tmp_path, extra, words):
+    extra = [e.format(run=files["run"], qrels=files["qrels"]) for e in extra]
+    out = tmp_path / "report.html"
+    with Unchanged(*files.values()):
+        status, stdout, err = run_main(
+            capsys, "report", files["adhoc"], files["run"], "-m", "D_nDCG@5", *extra,
+            "-o", str(out),
+        )  # fmt: skip
+    assert status == 2 and stdout == "" and err.count("\n") == 1 and "Traceback" not in err, err
+    assert words in err and not out.exists()

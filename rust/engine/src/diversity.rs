@@ -94,7 +94,8 @@ fn slice<'a, T: numpy::Element>(a: &'a PyReadonlyArray1<'_, T>, what: &str) -> P
     a.as_slice().map_err(|_| PyValueError::new_err(format!("{what} must be contiguous")))
 }
 
-/// The values of the diversity measures `asked` (`(family, cutoff, alpha, beta)`) on
+/// The values of the diversity measures `asked` (`(family, cutoff, alpha, beta,
+/// gamma)`) on
 /// rankings: subtopic judgment lines (`line_topic`, `line_doc` numbered as
 /// `cranfield_eval::diversity::Line` says, `line_subtopic`, `line_grade` >= 0) with the
 /// documents of each topic `topic_docs` (CSR); ranking `q` of topic `topics[q]`
@@ -106,7 +107,7 @@ fn slice<'a, T: numpy::Element>(a: &'a PyReadonlyArray1<'_, T>, what: &str) -> P
 #[allow(clippy::too_many_arguments)]
 pub fn diversity_measures<'py>(
     py: Python<'py>,
-    asked: Vec<(String, usize, f64, f64)>,
+    asked: Vec<(String, usize, f64, f64, f64)>,
     line_topic: PyReadonlyArray1<'py, i64>,
     line_doc: PyReadonlyArray1<'py, i64>,
     line_subtopic: PyReadonlyArray1<'py, i64>,
@@ -122,11 +123,11 @@ pub fn diversity_measures<'py>(
     )>,
 ) -> PyResult<Bound<'py, PyList>> {
     let mut specs = Vec::with_capacity(asked.len());
-    for (family, cutoff, alpha, beta) in asked {
+    for (family, cutoff, alpha, beta, gamma) in asked {
         let measure = Measure::of(&family).ok_or_else(|| {
             PyValueError::new_err(format!("no diversity kernel for the family {family:?}"))
         })?;
-        specs.push(Asked { measure, cutoff: cutoff.max(1), alpha, beta });
+        specs.push(Asked { measure, cutoff: cutoff.max(1), alpha, beta, gamma });
     }
     let (lt, ld) = (slice(&line_topic, "line_topic")?, slice(&line_doc, "line_doc")?);
     let (ls, lg) = (slice(&line_subtopic, "line_subtopic")?, slice(&line_grade, "line_grade")?);

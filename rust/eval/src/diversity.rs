@@ -31,6 +31,8 @@ use std::hash::Hash;
 
 use rustc_hash::FxHashMap;
 
+use crate::intent_graded::Graded;
+
 /// The subtopic judgments of every topic, as the measures read them.
 ///
 /// Topics are numbered `0..num_topics`; the judged documents of topic `t` are
@@ -44,6 +46,8 @@ pub struct Intents {
     pub topic_docs: Vec<usize>,
     pub doc_subs: Vec<usize>,
     pub subs: Vec<u32>,
+    /// the grade (> 0, the last judgment's) of each entry of `subs`
+    pub grades: Vec<i64>,
     pub topic_subs: Vec<usize>,
     pub nrel: Vec<i64>,
     /// the number of each actual subtopic (as `nrel`)
@@ -164,6 +168,7 @@ impl Intents {
         }
         let mut doc_subs = vec![0usize; num_docs + 1];
         let mut subs: Vec<u32> = Vec::new();
+        let mut grades: Vec<i64> = Vec::new();
         let mut k = 0;
         while k < order.len() {
             let first = &lines[order[k] as usize];
@@ -183,6 +188,7 @@ impl Intents {
                     .binary_search_by(|&(_, s)| s.cmp(&last.subtopic))
                     .expect("a relevant judgment's subtopic is an actual one");
                 subs.push(at as u32);
+                grades.push(last.grade);
                 doc_subs[last.doc as usize + 1] += 1;
             }
             k = end;
@@ -193,7 +199,17 @@ impl Intents {
         let sub_number = sub_numbers.iter().map(|&(_, s)| s).collect();
         let weight = vec![0.0; nrel.len()];
         let weighted = vec![false; num_topics];
-        Intents { topic_docs, doc_subs, subs, topic_subs, nrel, sub_number, weight, weighted }
+        Intents {
+            topic_docs,
+            doc_subs,
+            subs,
+            grades,
+            topic_subs,
+            nrel,
+            sub_number,
+            weight,
+            weighted,
+        }
     }
 
     /// Give topics intent probabilities: `(topic, subtopic number, probability)`; a
@@ -234,6 +250,23 @@ impl Intents {
     /// The subtopics judged document `d` is relevant to (local numbers).
     fn rel(&self, d: usize) -> &[u32] {
         &self.subs[self.doc_subs[d]..self.doc_subs[d + 1]]
+    }
+
+    /// The subtopics judged document `d` is relevant to and its grade for each.
+    pub fn graded(&self, d: usize) -> (&[u32], &[i64]) {
+        let range = self.doc_subs[d]..self.doc_subs[d + 1];
+        (&self.subs[range.clone()], &self.grades[range])
+    }
+
+    /// The intent probability P(s | q) of each actual subtopic of topic `t`: the given
+    /// ones, else 1/S each.
+    pub fn probabilities(&self, t: usize) -> Vec<f64> {
+        let range = self.topic_subs[t]..self.topic_subs[t + 1];
+        if self.weighted.get(t).copied().unwrap_or(false) {
+            self.weight[range].to_vec()
+        } else {
+            vec![1.0 / range.len() as f64; range.len()]
+        }
     }
 }
 
@@ -495,6 +528,11 @@ pub enum Measure {
     MapIa,
     PIa,
     StRecall,
+    /// Sakai & Song's measures and nDCG-IA ([`crate::intent_graded`])
+    DNdcg,
+    DsharpNdcg,
+    IRec,
+    NdcgIa,
 }
 
 impl Measure {
@@ -510,6 +548,10 @@ impl Measure {
             "MAP_IA" => Measure::MapIa,
             "P_IA" => Measure::PIa,
             "StRecall" => Measure::StRecall,
+            "D_nDCG" => Measure::DNdcg,
+            "Dsharp_nDCG" => Measure::DsharpNdcg,
+            "I_rec" => Measure::IRec,
+            "nDCG_IA" => Measure::NdcgIa,
             _ => return None,
         })
     }
@@ -531,6 +573,9 @@ impl Measure {
             Measure::MapIa => v.map_ia,
             Measure::PIa => at(&v.precision),
             Measure::StRecall => at(&v.strec),
+            Measure::DNdcg | Measure::DsharpNdcg | Measure::IRec | Measure::NdcgIa => {
+                unreachable!("computed by intent_graded")
+            }
         }
     }
 }
@@ -546,16 +591,28 @@ pub const FAMILIES: &[&str] = &[
     "MAP_IA",
     "P_IA",
     "StRecall",
+    "D_nDCG",
+    "Dsharp_nDCG",
+    "I_rec",
+    "nDCG_IA",
 ];
 
 /// One measure asked of [`evaluate`]: its family, rank cut (1 for those without one),
-/// alpha and beta.
+/// alpha, beta and gamma (D#-nDCG's weight of I-rec).
 #[derive(Clone, Copy, Debug)]
 pub struct Asked {
     pub measure: Measure,
     pub cutoff: usize,
     pub alpha: f64,
     pub beta: f64,
+    pub gamma: f64,
+}
+
+impl Measure {
+    /// Whether it is one of [`crate::intent_graded`]'s (per-intent graded relevance).
+    fn is_graded(self) -> bool {
+        matches!(self, Measure::DNdcg | Measure::DsharpNdcg | Measure::IRec | Measure::NdcgIa)
+    }
 }
 
 /// The values of several measures on several rankings: ranking `q` (`offsets`, CSR over
@@ -571,7 +628,7 @@ pub fn evaluate(
     let mut out = vec![Vec::with_capacity(topics.len()); asked.len()];
     // the measures sharing (alpha, beta) share one computation to their deepest cut
     let mut groups: Vec<(f64, f64, usize)> = Vec::new();
-    for a in asked {
+    for a in asked.iter().filter(|a| !a.measure.is_graded()) {
         match groups.iter_mut().find(|g| g.0 == a.alpha && g.1 == a.beta) {
             Some(g) => g.2 = g.2.max(a.cutoff),
             None => groups.push((a.alpha, a.beta, a.cutoff.max(1))),
@@ -589,7 +646,13 @@ pub fn evaluate(
                 })
             })
             .collect();
+        // the graded measures at one cut share one computation
+        let mut graded: Vec<(usize, Graded)> = Vec::new();
         for (column, a) in out.iter_mut().zip(asked) {
+            if a.measure.is_graded() {
+                column.push(graded_value(intents, t, docs, a, &mut graded));
+                continue;
+            }
             let g = groups.iter().position(|g| g.0 == a.alpha && g.1 == a.beta).unwrap_or(0);
             column.push(match &computed[g] {
                 Some(v) => a.measure.value(v, a.cutoff.max(1), intents.actual(t as usize)),
@@ -598,6 +661,35 @@ pub fn evaluate(
         }
     }
     out
+}
+
+/// A measure of [`crate::intent_graded`] on one ranking of topic `t` (negative: none).
+/// `done` holds the values already computed for this ranking, by rank cut.
+fn graded_value(
+    intents: &Intents,
+    t: i64,
+    docs: &[i64],
+    a: &Asked,
+    done: &mut Vec<(usize, Graded)>,
+) -> f64 {
+    if t < 0 {
+        return 0.0;
+    }
+    let k = a.cutoff.max(1);
+    let g = match done.iter().find(|(cut, _)| *cut == k) {
+        Some(&(_, g)) => g,
+        None => {
+            let g = crate::intent_graded::graded(intents, t as usize, docs, k);
+            done.push((k, g));
+            g
+        }
+    };
+    match a.measure {
+        Measure::DNdcg => g.d_ndcg,
+        Measure::IRec => g.i_rec,
+        Measure::NdcgIa => g.ndcg_ia,
+        _ => a.gamma * g.i_rec + (1.0 - a.gamma) * g.d_ndcg,
+    }
 }
 
 #[cfg(test)]
@@ -656,7 +748,8 @@ mod tests {
     #[test]
     fn a_topic_without_relevant_subtopics_scores_zero() {
         let i = Intents::build(&[Line { topic: 0, doc: 0, subtopic: 0, grade: 0 }], vec![0, 1]);
-        let asked = [Asked { measure: Measure::Nnrbp, cutoff: 1, alpha: 0.5, beta: 0.5 }];
+        let asked =
+            [Asked { measure: Measure::Nnrbp, cutoff: 1, alpha: 0.5, beta: 0.5, gamma: 0.5 }];
         assert_eq!(evaluate(&i, &asked, &[0, -1], &[0, 1, 1], &[0]), vec![vec![0.0, 0.0]]);
     }
 }

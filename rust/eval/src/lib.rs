@@ -11,6 +11,7 @@ pub mod aggregate;
 pub mod diversity;
 pub mod error;
 pub mod fusion;
+pub mod intent_graded;
 pub mod judge;
 pub mod measures;
 pub mod micro;

@@ -4,20 +4,32 @@ from __future__ import annotations
 
 import shlex
 
-from ._args import add_figure_inputs, add_tests, eval_options, parse_ints, rel_level_value
+from ._args import (
+    add_figure_inputs,
+    add_subtopic_qrels,
+    add_tests,
+    eval_options,
+    parse_ints,
+    rel_level_value,
+)
 
 MAX_DEPTH = 1000  # largest --max-depth: the depth figure evaluates 2 measures per k
 
 
 def add_arguments(p) -> None:
     from ..compare import TESTS
-    from ..defaults import REPORT_MEASURES as DEFAULT_MEASURES
+    from ..defaults import DIVERSITY_REPORT_MEASURES, REPORT_MEASURES
 
     add_figure_inputs(
         p,
-        measure_help="measures (default: " + " ".join(DEFAULT_MEASURES) + ")",
+        measure_help="measures (default: "
+        + " ".join(REPORT_MEASURES)
+        + "; with --subtopic-qrels also "
+        + " ".join(DIVERSITY_REPORT_MEASURES)
+        + ")",
         query_help="also draw the precision-recall curves of this query",
     )
+    add_subtopic_qrels(p)
     p.add_argument(
         "--depths",
         default="1,5,10,20,50,100",
@@ -52,6 +64,10 @@ def command_line(args, measures) -> str:
         argv += ["--baseline", value]
     if args.query is not None:
         argv += ["--query", args.query]
+    if args.subtopic_qrels is not None:
+        argv += ["--subtopic-qrels", args.subtopic_qrels]
+    if args.intent_probabilities is not None:
+        argv += ["--intent-probabilities", args.intent_probabilities]
     argv += ["-l", str(rel_level_value(args)), "--convention", args.convention]
     argv += ["--complete"] * args.complete + ["--judged-only"] * args.judged_only
     argv += ["--test", ",".join(args.tests or ["t"])]
@@ -63,15 +79,22 @@ def command_line(args, measures) -> str:
 def run(args) -> int:
     from ..core.evaluation import read_runs
     from ..core.qrels import Qrels
+    from ..core.subtopics import SubtopicQrels
+    from ..defaults import DIVERSITY_REPORT_MEASURES
     from ..errors import ParameterError
     from ..provenance import of_arguments
     from ..report.html import DEFAULT_MEASURES, build_report
     from ._args import resolve_baselines
+    from ._common import subtopic_qrels_value
     from ._output import deliver
 
     if not 1 <= args.max_depth <= MAX_DEPTH:  # each k is two more measures to evaluate
         raise ParameterError("--max-depth", f"an integer in [1, {MAX_DEPTH}]", args.max_depth)
-    measures = args.measures or list(DEFAULT_MEASURES)
+    subtopics = subtopic_qrels_value(args)
+    if isinstance(subtopics, str):  # read once: the report evaluates several times
+        subtopics = SubtopicQrels.read(subtopics)
+    diversity = list(DIVERSITY_REPORT_MEASURES) if subtopics is not None else []
+    measures = args.measures or [*DEFAULT_MEASURES, *diversity]
     qrels = Qrels.read(args.qrels)
     runs = read_runs(args.runs, duplicates=args.duplicates)
     # a run name or one of the run files, as in compare: checked before the report's work
@@ -90,6 +113,7 @@ def run(args) -> int:
         image_format=args.images,
         tests=tuple(args.tests or ["t"]),
         convention=args.convention,
+        subtopic_qrels=subtopics,
         **eval_options(args),
     )
     deliver(text, args.output)

@@ -426,7 +426,9 @@ def _values(jr: JudgedRun, measures: list[Measure], intents: JudgedRun | None) -
         for m in diverse:
             m.definition.check(intents, m.cutoff, **m.param_values())
             p = m.param_values()
-            specs.append((m.name, m.cutoff, p.get("alpha", 0.5), p.get("beta", 0.5)))
+            specs.append(
+                (m.name, m.cutoff, p.get("alpha", 0.5), p.get("beta", 0.5), p.get("gamma", 0.5))
+            )
         columns = diversity_values(intents, specs)
         ids = np.asarray(intents.query_ids, dtype=object)
         at = np.searchsorted(ids, np.asarray(jr.query_ids, dtype=object)) if len(ids) else None

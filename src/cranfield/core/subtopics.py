@@ -288,14 +288,14 @@ def intents_of(jr, family: str) -> Numbered:
 
 def diversity_values(jr, specs) -> list:
     """Per-query values of diversity measures ``specs`` (``(family, cutoff, alpha,
-    beta)``) on a run judged by :func:`judge_intents`, computed by the engine."""
+    beta, gamma)``) on a run judged by :func:`judge_intents`, computed by the engine."""
     from .. import _engine
 
     numbered = intents_of(jr, specs[0][0])
     ranked = np.asarray(jr.labels).astype(np.int64)
     ranked = np.where(ranked >= 0, ranked, -1)
     return _engine.diversity_measures(
-        [(f, int(c or 1), float(a), float(b)) for f, c, a, b in specs],
+        [(f, int(c or 1), float(a), float(b), float(g)) for f, c, a, b, g in specs],
         numbered.line_topic,
         numbered.line_doc,
         numbered.line_subtopic,

@@ -377,6 +377,7 @@ def build_report(
     tests: Sequence[str] = ("t",),
     progress: bool = True,
     convention: str = "textbook",
+    subtopic_qrels=None,
     **options,
 ) -> str:
     """Evaluate runs and return the self-contained HTML report.
@@ -411,6 +412,11 @@ def build_report(
     convention
         Interpolation of the averaged precision-recall curves: ``"textbook"`` (exact
         recall levels) or ``"trec_eval"`` (``iprec_at_recall``); named in the captions.
+    subtopic_qrels
+        Subtopic (intent) judgments for the diversity measures among ``measures``, as
+        :func:`cranfield.evaluate` takes them (a
+        :class:`~cranfield.core.subtopics.SubtopicQrels`, a path or a table); the
+        figures of ordinary measures do not need them.
     options
         Passed to :func:`cranfield.evaluate` (``rel_level``, ``complete``, ``compat``,
         ``skip_no_relevant``).
@@ -425,7 +431,8 @@ def build_report(
     convention = curves.check_convention(convention)
     qrels = qrels if isinstance(qrels, Qrels) else Qrels.coerce(qrels)
     run_list = _data._inputs(qrels, runs)[1]
-    results = evaluate(qrels, run_list, measures, **options)
+    more = {} if subtopic_qrels is None else {"subtopic_qrels": subtopic_qrels}
+    results = evaluate(qrels, run_list, measures, **options, **more)
     names = results.run_names
     baselines = (baseline,) if isinstance(baseline, str) else tuple(baseline or names[:1])
     for name in baselines:

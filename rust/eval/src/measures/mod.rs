@@ -5,7 +5,7 @@
 //! replaces (tests/engine/test_measure_kernels.py compares them on random judged runs);
 //! the formulas, sources and edge cases are documented with the Python declaration.
 
-mod common;
+pub(crate) mod common;
 mod counts;
 pub mod cwl;
 mod gain;

@@ -257,10 +257,10 @@ def _subtopic_table(table: pa.Table, source: str | None, row_of, plain_ids: bool
         try:
             ints = _value_column(col, "relevance", source, row_of)
         except InputError as exc:  # the integer check's words, about this column
-            raise InputError(
-                exc.message.replace("relevance grade", what).replace("relevance column", name),
-                source=exc.source,
-            ) from None
+            message = exc.message.replace("relevance grade", what)
+            message = message.replace("relevance column", name)
+            message = message.replace("relevance is missing", f"{target} is missing")
+            raise InputError(message, source=exc.source) from None
         _first(
             pc.less(ints, 0), f"{what} is negative (ndeval reads natural numbers)", source, row_of
         )

@@ -38,6 +38,14 @@ ZHAI = (
     "Zhai, Cohen & Lafferty, 'Beyond independent relevance: methods and evaluation "
     "metrics for subtopic retrieval', SIGIR 2003"
 )
+SAKAI_SONG = (
+    "Sakai & Song, 'Evaluating diversified search results using per-intent graded "
+    "relevance', SIGIR 2011"
+)
+NTCIREVAL = (
+    "NTCIREVAL (Sakai), whose conventions these follow: global gain from the intent "
+    "probabilities (uniform when none are given), the ideal list by global gain"
+)
 NDEVAL = "ndeval.c 4.5 (TREC Web track, 2013), whose values these are, bit for bit"
 
 ALPHA = Param(
@@ -50,6 +58,14 @@ ALPHA = Param(
 )
 BETA = Param(
     "beta", float, 0.5, "patience of NRBP: the rank discount beta^(i-1)", **number_in(0, 1)
+)
+
+GAMMA = Param(
+    "gamma",
+    float,
+    0.5,
+    "weight of I-rec@k in D#-nDCG@k (NTCIREVAL's default 0.5)",
+    **number_in(0, 1),
 )
 
 #: the deepest rank cut computed (ndeval's is 20; each rank to the cut is computed)
@@ -70,10 +86,10 @@ def _check(jr, cutoff, **_params) -> None:
 
 
 def _kernel(family: str):
-    def kernel(jr, cutoff, alpha=0.5, beta=0.5):
+    def kernel(jr, cutoff, alpha=0.5, beta=0.5, gamma=0.5):
         from ..subtopics import diversity_values
 
-        return diversity_values(jr, [(family, cutoff, alpha, beta)])[0]
+        return diversity_values(jr, [(family, cutoff, alpha, beta, gamma)])[0]
 
     kernel.__name__ = kernel.__qualname__ = f"{family.lower()}_kernel"
     return kernel
@@ -172,6 +188,65 @@ _declare(
     citation=f"{ZHAI}; {NDEVAL}",
     cutoff="rank",
     cutoff_required=True,
+)
+
+_GRADED_EDGE = (
+    "Grades are used as they are (gain = grade; ndeval's measures binarise them). The "
+    "intents of a topic are its subtopics with a relevant document; intent "
+    "probabilities (--intent-probabilities) weigh them, else 1/S each. Topics without "
+    "subtopic judgments, or whose subtopics have no relevant document, score 0. Rank "
+    "cutoffs up to 1,000,000. Needs subtopic qrels (--subtopic-qrels)."
+)
+_declare(
+    "D_nDCG",
+    aliases=("D-nDCG", "DnDCG"),
+    summary="D-nDCG@k: nDCG@k of the global gains of per-intent graded relevance, over "
+    "the ideal list by global gain.",
+    formula="GG(d) = sum_i P(i|q) g_i(d) (g_i(d) the grade of d for intent i, P(i|q) the "
+    "intent probability, 1/S when none is given); D-nDCG@k = sum_{r<=k} GG(d_r) / "
+    "log2(r + 1) / sum_{r<=k} GG*(r) / log2(r + 1), GG* the judged documents' global "
+    "gains sorted descending; 0 when the ideal's is 0",
+    citation=f"{SAKAI_SONG}; {NTCIREVAL}",
+    cutoff="rank",
+    cutoff_required=True,
+    edge_cases=_GRADED_EDGE,
+)
+_declare(
+    "I_rec",
+    aliases=("I-rec", "Irec"),
+    summary="Intent recall@k: the fraction of the intents covered by the top k "
+    "(unweighted, whatever the intent probabilities).",
+    formula="I-rec@k = |{i: some d_r, r <= k, relevant to i}| / S",
+    citation=f"{SAKAI_SONG}; {ZHAI}; {NTCIREVAL}",
+    cutoff="rank",
+    cutoff_required=True,
+    edge_cases=_GRADED_EDGE,
+)
+_declare(
+    "Dsharp_nDCG",
+    aliases=("Dsharp-nDCG", "DsharpnDCG"),
+    summary="D#-nDCG@k: a linear combination of I-rec@k (diversity) and D-nDCG@k "
+    "(overall relevance).",
+    formula="D#-nDCG@k = gamma I-rec@k + (1 - gamma) D-nDCG@k",
+    citation=f"{SAKAI_SONG}; {NTCIREVAL}",
+    params=(GAMMA,),
+    cutoff="rank",
+    cutoff_required=True,
+    edge_cases=_GRADED_EDGE,
+)
+_declare(
+    "nDCG_IA",
+    aliases=("nDCG-IA",),
+    summary="Intent-aware nDCG@k: trec_eval's nDCG@k against each intent's graded "
+    "judgments, weighted by the intent probabilities.",
+    formula="nDCG-IA@k = sum_i P(i|q) nDCG_i@k, nDCG_i@k = sum_{r<=k} g_i(d_r) / "
+    "log2(r + 1) over the same sum for intent i's grades sorted descending (trec_eval's "
+    "ndcg_cut.k on intent i's judgments); P(i|q) = 1/S when none is given",
+    citation=f"{AGRAWAL}; Järvelin & Kekäläinen, 'Cumulated gain-based evaluation of IR "
+    "techniques', ACM TOIS 20(4), 2002",
+    cutoff="rank",
+    cutoff_required=True,
+    edge_cases=_GRADED_EDGE,
 )
 
 
