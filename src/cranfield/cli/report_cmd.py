@@ -77,7 +77,7 @@ def command_line(args, measures) -> str:
 
 
 def run(args) -> int:
-    from ..core.evaluation import read_runs
+    from ..core.evaluation import RunFiles
     from ..core.qrels import Qrels
     from ..core.subtopics import SubtopicQrels
     from ..defaults import DIVERSITY_REPORT_MEASURES
@@ -96,9 +96,9 @@ def run(args) -> int:
     diversity = list(DIVERSITY_REPORT_MEASURES) if subtopics is not None else []
     measures = args.measures or [*DEFAULT_MEASURES, *diversity]
     qrels = Qrels.read(args.qrels)
-    runs = read_runs(args.runs, duplicates=args.duplicates)
+    runs = RunFiles(args.runs, duplicates=args.duplicates)  # read one at a time
     # a run name or one of the run files, as in compare: checked before the report's work
-    baselines = resolve_baselines(args.baseline, [r.name for r in runs], args.runs)
+    baselines = resolve_baselines(args.baseline, runs.names, args.runs)
     text = build_report(
         qrels,
         runs,

@@ -7,7 +7,7 @@ needs no arrays.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -42,6 +42,40 @@ def read_runs(paths, duplicates: str = "error") -> list:
     for run, name in zip(runs, names, strict=True):
         run.name = name
     return runs
+
+
+class RunFiles(Sequence):
+    """Run files named up front and read when used: item ``i`` is the :class:`Run` of
+    ``paths[i]``, read anew each time, named as :func:`read_runs` names them.
+
+    Work that visits runs one at a time (the report's figures) holds one run's rows at
+    a time; :func:`evaluate` takes the files by their paths (the engine reads each in
+    bounded pieces). Every file is read once when the object is made, so a bad file
+    fails before any work."""
+
+    def __init__(self, paths, duplicates: str = "error"):
+        from .run import Run
+
+        self.paths = list(paths)
+        self.duplicates = duplicates
+        names, sources = [], []
+        for path in self.paths:
+            run = Run.read(path, duplicates=duplicates)
+            names.append(run.name)
+            sources.append(run.source)
+        self.names = distinct_run_names(names, sources)
+
+    def __len__(self) -> int:
+        return len(self.paths)
+
+    def __getitem__(self, i):
+        from .run import Run
+
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self)))]
+        run = Run.read(self.paths[i], duplicates=self.duplicates)
+        run.name = self.names[i]
+        return run
 
 
 def as_runs(runs, duplicates: str = "error") -> list:
@@ -276,11 +310,16 @@ def evaluate_objects(
             aggregate_by=aggregate_by,
             skip_no_relevant=skip_no_relevant,
         )
+    names = runs.names if isinstance(runs, RunFiles) else None
     if done is not None:
         results = [result for result, _ in done]
+        for result, name in zip(results, names or (), strict=False):
+            result.name = name
         _distinct([r.name for r in results])
     else:
         judged = _judged_all(qrels, qrels_path, items, options)
+        if names is not None:
+            judged = [(name, jr) for name, (_, jr) in zip(names, judged, strict=True)]
         _distinct([name for name, _ in judged])
         results = [
             run_result(
@@ -331,6 +370,8 @@ def _run_items(runs, opts: JudgeOptions) -> list:
 
     if isinstance(runs, (str, Path)):
         return [runs]
+    if isinstance(runs, RunFiles):  # by their paths; named after judging
+        return list(runs.paths)
     if hasattr(runs, "__next__"):  # an iterator (of runs or of records): read it once
         runs = list(runs)
     if isinstance(runs, (list, tuple)) and runs and not is_records(runs):

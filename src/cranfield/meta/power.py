@@ -38,7 +38,7 @@ __all__ = [
 #: Most resamples / shuffles one run of ``meta power`` draws.
 MAX_SAMPLES = 1_000_000
 # Elements of one block of work (pairs x resamples, trials x topics x runs): bounds memory.
-_BLOCK = 1 << 22
+_BLOCK = 1 << 20
 #: Most pairs of runs one call compares (4,472 runs): the ASL curves alone are this long.
 MAX_PAIRS = 10_000_000
 _TOL = 1e-12

@@ -421,7 +421,7 @@ def build_report(
         Passed to :func:`cranfield.evaluate` (``rel_level``, ``complete``, ``compat``,
         ``skip_no_relevant``).
     """
-    from ..core.evaluation import evaluate
+    from ..core.evaluation import RunFiles, evaluate
     from ..core.qrels import Qrels
     from . import svg
     from .script import SCRIPT
@@ -430,7 +430,8 @@ def build_report(
         raise ParameterError("image_format", "'png' or 'svg'", image_format)
     convention = curves.check_convention(convention)
     qrels = qrels if isinstance(qrels, Qrels) else Qrels.coerce(qrels)
-    run_list = _data._inputs(qrels, runs)[1]
+    # run files are read one at a time for the figures (memory: one run's rows)
+    run_list = runs if isinstance(runs, RunFiles) else _data._inputs(qrels, runs)[1]
     more = {} if subtopic_qrels is None else {"subtopic_qrels": subtopic_qrels}
     results = evaluate(qrels, run_list, measures, **options, **more)
     names = results.run_names
@@ -588,8 +589,27 @@ def build_report(
         parts.append("</section>")
         bar.step("coverage")
 
+        # ---- what the figures draw of each run, one run at a time
+        recall = np.asarray(curves.ELEVEN_POINTS, dtype=float)
+        cov, pr, depth, prq = {}, [], {}, {}
+        for run in run_list:
+            cov |= _data.coverage_data(qrels, [run], depths, **eval_opts)
+            pr.append(
+                curves.average_interpolated(
+                    qrels, run, recall, rel_level=rel_level, skip_no_relevant=skip,
+                    convention=convention,
+                )["precision"]
+            )  # fmt: skip
+            one = _data.depth_data(
+                qrels, [run], depth_measures, ks=_data.depth_cutoffs(max_depth), **eval_opts
+            )
+            for m, entry in one.items():
+                depth.setdefault(m, {}).update(entry)
+            if query is not None:
+                prq |= _data.pr_data(qrels, [run], query=str(query), rel_level=rel_level)
+            del run
+
         # ---- coverage
-        cov = _data.coverage_data(qrels, run_list, depths, **eval_opts)
         parts.append('<section id="coverage-section"><h2>Assessment coverage</h2>')
         parts.append(
             '<p class="note">Mean Judged@k: the fraction of each run\'s top k that has a '
@@ -629,21 +649,10 @@ def build_report(
         bar.step("precision-recall")
 
         # ---- detail data
-        recall = np.asarray(curves.ELEVEN_POINTS, dtype=float)
-        pr = [
-            curves.average_interpolated(
-                qrels, r, recall, rel_level=rel_level, skip_no_relevant=skip, convention=convention
-            )["precision"]
-            for r in run_list
-        ]
         bar.step("depth")
-        depth = _data.depth_data(
-            qrels, run_list, depth_measures, ks=_data.depth_cutoffs(max_depth), **eval_opts
-        )
         bar.step("detail")
         query_data = None
         if query is not None:
-            prq = _data.pr_data(qrels, run_list, query=str(query), rel_level=rel_level)
             xs, ys = [], []
             for name in names:
                 x, y = prq[name]["interp_recall"], prq[name]["interp_precision"]
