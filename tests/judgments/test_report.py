@@ -92,22 +92,6 @@ def test_pairwise_confusions_do_not_depend_on_the_chunk_size(rng, monkeypatch):
     assert mats.sum() == sum(m * (m - 1) // 2 for m in j.counts().sum(axis=1))
 
 
-@pytest.mark.parametrize("seed", range(6))
-def test_pairwise_confusions_counted_in_place_equal_the_sorted_cells(seed, monkeypatch):
-    """The in-place count of (pair, label, label) cells (few assessors) and the sorting
-    of the pairs of judgments (many) give the same pairs and matrices, in one order."""
-    j, _ = random_judgments(
-        np.random.default_rng(seed), items=40, assessors=3 + seed, labels=2 + seed % 3,
-        missing=0.3,
-    )  # fmt: skip
-    pairs, mats = ag.confusion_matrices(j)
-    monkeypatch.setattr(ag, "DENSE_CELLS", 0)
-    monkeypatch.setattr(ag, "PAIR_CHUNK", 11)
-    pairs2, mats2 = ag.confusion_matrices(j)
-    assert np.array_equal(pairs, pairs2) and np.array_equal(mats, mats2)
-    assert len(pairs) > 0
-
-
 def test_too_many_assessors_leave_the_pairwise_table_out_with_a_note(rng, monkeypatch):
     j, _ = random_judgments(rng, items=20, assessors=5, labels=2, missing=0.0)
     monkeypatch.setattr(ag, "MAX_PAIRS", 9)  # 5 assessors: 10 pairs

@@ -246,9 +246,6 @@ MAX_PAIRS = 20_000
 MAX_JUDGMENT_PAIRS = 50_000_000
 #: Pairs of judgments generated at once (bounds memory with many judgments per item).
 PAIR_CHUNK = 5_000_000
-#: Most (pair of assessors, label, label) cells counted in one array (32 MiB) rather
-#: than by sorting the pairs of judgments: the same cells, in the same order.
-DENSE_CELLS = 1 << 22
 
 
 def judgment_pairs(judgments: Judgments) -> int:
@@ -308,8 +305,6 @@ def confusion_matrices(judgments: Judgments) -> tuple[np.ndarray, np.ndarray]:
     cum_pairs = np.cumsum(pairs_per_item)
     keys = np.zeros(0, np.int64)
     counts = np.zeros(0, np.int64)
-    space = n_a * n_a * k * k  # (pair, label, label) cells: counted in place when few
-    dense = np.zeros(space, np.int64) if space <= DENSE_CELLS else None
     start_item = 0
     while start_item < judgments.n_items:
         base = cum_pairs[start_item - 1] if start_item else 0
@@ -323,19 +318,12 @@ def confusion_matrices(judgments: Judgments) -> tuple[np.ndarray, np.ndarray]:
         swap = a > b
         a, b = np.where(swap, b, a), np.where(swap, a, b)
         la, lb = np.where(swap, lb, la), np.where(swap, la, lb)
-        cell = ((a * n_a + b) * k + la) * k + lb
-        start_item = stop_item
-        if dense is not None:
-            dense += np.bincount(cell, minlength=space)
-            continue
-        new, n_new = np.unique(cell, return_counts=True)
+        new, n_new = np.unique(((a * n_a + b) * k + la) * k + lb, return_counts=True)
         keys, inverse = np.unique(np.concatenate([keys, new]), return_inverse=True)
         counts = np.bincount(
             inverse, weights=np.concatenate([counts, n_new]), minlength=len(keys)
         ).astype(np.int64)
-    if dense is not None:
-        keys = np.flatnonzero(dense).astype(np.int64)
-        counts = dense[keys]
+        start_item = stop_item
     pair_keys, cell_pair = np.unique(keys // (k * k), return_inverse=True)
     mats = np.zeros((len(pair_keys), k * k), np.int64)
     mats[cell_pair, keys % (k * k)] = counts
