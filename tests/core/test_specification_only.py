@@ -112,3 +112,12 @@ def test_the_ltr_objectives_general_path_uses_the_engine(no_specification):
     values = Objective(data, "ERR(max_grade=2)@5", backend="general")(rng.normal(size=(4, 3)))
     assert values.shape == (4,)
     assert no_specification == []
+
+
+def test_trec_eval_from_a_judged_run_uses_the_engine(no_specification):
+    from cranfield.core.trec_eval import run_trec_eval
+
+    qrels, run = _inputs()
+    text = run_trec_eval(qrels, run, ["all_trec"], per_query=True)
+    assert "ndcg_cut_10" in text and "\tq2\t" in text
+    assert no_specification == []
