@@ -22,11 +22,9 @@ from cranfield.core.qrels import Qrels
 from generators import (
     LAYOUTS,
     byte_sorted,
-    large_collection,
     layout_case,
     run_from_rows,
     trec_ranked,
-    unranked_collection,
 )
 
 
@@ -139,68 +137,6 @@ def test_clean_files_number_rows_by_line(tmp_path):
         assert trec.parse(path, trec.RUN, "x").lines is not None
 
 
-def _old_kernels(jr, cutoff, gains=()):
-    """The whole-array kernels as they were before the sparse ones (bit-level reference)."""
-    from cranfield.core import segments
-    from cranfield.core.measures.gain import Ideal, dcg_terms
-    from cranfield.core.measures.precision import _precision_at_relevant
-
-    def count_at(mask, k):
-        counts = segments.int_cumsum(mask, jr.offsets)
-        depth = np.minimum(jr.num_ret, k)
-        out = np.zeros(jr.num_queries, dtype=np.int64)
-        has = depth > 0
-        out[has] = counts[jr.offsets[:-1][has] + depth[has] - 1]
-        return out
-
-    def safe_div(a, b):
-        a, b = np.asarray(a, float), np.asarray(b, float)
-        out = np.zeros(len(a))
-        np.divide(a, b, out=out, where=b != 0)
-        return out
-
-    prec, _ = _precision_at_relevant(jr, jr.rel_level, cutoff)
-    ap = safe_div(segments.sequential_sum(prec, jr.offsets), jr.num_rel())
-    relevant = jr.relevant() & (jr.rank <= cutoff)
-    big = np.iinfo(np.int64).max
-    first = np.full(jr.num_queries, big, dtype=np.int64)
-    np.minimum.at(first, jr.segment[relevant], jr.rank[relevant])
-    rr = np.where(first < big, 1.0 / np.where(first < big, first, 1), 0.0)
-    dcg = segments.sequential_sum(dcg_terms(jr, gains, cutoff), jr.offsets)
-    ndcg = safe_div(dcg, Ideal(jr, gains).dcg(cutoff))
-    return {
-        "AP": ap,
-        "RR": rr,
-        "nDCG": ndcg,
-        "P": count_at(jr.relevant(), cutoff) / float(cutoff),
-        "R": safe_div(count_at(jr.relevant(), cutoff), jr.num_rel()),
-    }
-
-
-@pytest.mark.parametrize("seed", range(6))
-def test_sparse_kernels_are_bit_identical_to_whole_array_ones(seed):
-    from cranfield.core.measures.gain import _dcg, ndcg
-    from cranfield.core.measures.precision import ap, precision_at, reciprocal_rank
-
-    qrels, rows = large_collection(seed)
-    qr, run = build(qrels, rows)
-    jr = judge(qr, run, rel_level=1 + seed % 2)
-    for cutoff in [1, 5, 10, 100, 1000, 5000]:
-        old = _old_kernels(jr, cutoff)
-        assert np.array_equal(ap(jr, cutoff), old["AP"])
-        assert np.array_equal(reciprocal_rank(jr, cutoff), old["RR"])
-        assert np.array_equal(ndcg(jr, cutoff), old["nDCG"])
-        assert np.array_equal(precision_at(jr, cutoff), old["P"])
-    gains = ((1, -2.5), (3, 7.0))
-    old = _old_kernels(jr, 20, gains)
-    assert np.array_equal(ndcg(jr, 20, gains=gains), old["nDCG"])
-    from cranfield.core import segments
-    from cranfield.core.measures.gain import dcg_terms
-
-    full = segments.sequential_sum(dcg_terms(jr, gains), jr.offsets)
-    assert np.array_equal(_dcg(jr, gains), full)
-
-
 @pytest.mark.parametrize("seed", range(4))
 def test_sequential_sum_skipping_zeros_equals_a_python_loop(seed):
     from cranfield.core import segments
@@ -227,43 +163,6 @@ def test_take_across_chunks():
         col = pa.chunked_array([values[a:b] for a, b in zip(bounds[:-1], bounds[1:], strict=True)])
         rows = np.array([7, 0, 3, 3, 5])
         assert arrays.take(col, rows).to_pylist() == [values[i] for i in rows]
-
-
-def _old_iprec(jr, points, lv):
-    """interpolated_precision as it was (whole-array reverse cummax), for bit comparison."""
-    from cranfield.core import segments
-    from cranfield.core.measures.precision import _recall_counts
-
-    points = np.asarray(points, dtype=np.float64)
-    relevant = jr.relevant(lv)
-    so_far = segments.int_cumsum(relevant, jr.offsets)
-    prec = so_far / jr.rank.astype(np.float64)
-    interp = segments.reverse_cummax(prec, jr.offsets)
-    num_rel_ret = np.array(
-        [relevant[a:b].sum() for a, b in zip(jr.offsets[:-1], jr.offsets[1:], strict=True)]
-    )
-    counts = _recall_counts(jr, points, jr.num_rel(lv))
-    rel_pos = np.flatnonzero(relevant)
-    rel_start = np.concatenate(([0], np.cumsum(num_rel_ret)))
-    out = np.zeros((jr.num_queries, len(points)))
-    c = np.maximum(counts, 1)
-    ok = (counts <= num_rel_ret[:, None]) & (num_rel_ret[:, None] > 0)
-    q_idx, p_idx = np.nonzero(ok)
-    out[q_idx, p_idx] = interp[rel_pos[rel_start[q_idx] + c[q_idx, p_idx] - 1]]
-    return out
-
-
-@pytest.mark.parametrize("seed", range(4))
-def test_sparse_interpolated_precision_is_bit_identical(seed):
-    from cranfield.core.measures.precision import ELEVEN_POINTS, interpolated_precision
-
-    qrels, rows = unranked_collection(seed)
-    qr, run = build(qrels, rows)
-    for compat in (9, 10):
-        jr = judge(qr, run, compat=compat)
-        for lv in (1, 2):
-            got = interpolated_precision(jr, ELEVEN_POINTS, lv)
-            assert np.array_equal(got, _old_iprec(jr, ELEVEN_POINTS, lv))
 
 
 @pytest.mark.parametrize("seed", range(3))

@@ -33,48 +33,6 @@ NOT_POOLED = -1
 UNJUDGED = -2
 
 
-@dataclass(frozen=True, eq=False)
-class Positions:
-    """A subset of the ranked documents of every query, in rank order (CSR).
-
-    Attributes
-    ----------
-    idx
-        Flat index of each selected document into ``JudgedRun.labels``.
-    offsets
-        ``idx[offsets[q]:offsets[q+1]]`` are the selected documents of query ``q``.
-    rank
-        1-based rank of each selected document in its query's ranking.
-    labels
-        Label of each selected document.
-    """
-
-    idx: np.ndarray
-    offsets: np.ndarray
-    rank: np.ndarray
-    labels: np.ndarray
-
-    @classmethod
-    def of(cls, mask: np.ndarray, jr: JudgedRun) -> Positions:
-        idx, sub = segments.compress(mask, jr.offsets)
-        rank = idx - np.repeat(jr.offsets[:-1], np.diff(sub)) + 1
-        return cls(idx, sub, rank, jr.labels[idx])
-
-    def where(self, keep: np.ndarray) -> Positions:
-        """The selected documents for which ``keep`` (one flag per document) holds."""
-        counts = segments.int_sum(keep, self.offsets)
-        offsets = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
-        return Positions(self.idx[keep], offsets, self.rank[keep], self.labels[keep])
-
-    @property
-    def counts(self) -> np.ndarray:
-        return np.diff(self.offsets)
-
-    @cached_property
-    def segment(self) -> np.ndarray:
-        return segments.segment_ids(self.offsets)
-
-
 @dataclass(eq=False)
 class JudgedRun:
     """Ranked relevance labels of one run for all evaluated queries.
@@ -116,9 +74,9 @@ class JudgedRun:
     doc_rows: np.ndarray | None = None
     compat: int = 10
     has_doc_rows: bool = True
-    # arrays derived from this run's own arrays; not arguments, so that a copy made
-    # with dataclasses.replace (other arrays) starts without them
-    _num_rel_cache: dict = field(default_factory=dict, init=False, repr=False)
+    # what is attached to this run's own arrays (its subtopic judgments, its judged
+    # view); not an argument, so that a copy made with dataclasses.replace (other
+    # arrays) starts without it
     _memo: dict = field(default_factory=dict, init=False, repr=False)
 
     @cached_property
@@ -129,33 +87,12 @@ class JudgedRun:
         return g.dtype.kind == "f" and bool((g != np.floor(g)).any())
 
     def memo(self, key, make):
-        """``make()``, computed once per key for this run (arrays shared by measures)."""
+        """``make()``, computed once per key for this run: what belongs to it beyond
+        its arrays (its subtopic judgments, :func:`judged_view` shared by the
+        ``judged_only`` measures of one evaluation)."""
         if key not in self._memo:
             self._memo[key] = make()
         return self._memo[key]
-
-    @cached_property
-    def pooled(self) -> Positions:
-        """Ranked documents present in the qrels (judged or pooled-unjudged).
-
-        Every other ranked document is NOT_POOLED: it has no grade and no gain, so
-        kernels that only need judged documents read these few positions.
-        """
-        return Positions.of(self.labels != NOT_POOLED, self)
-
-    def at_least(self, level: int) -> Positions:
-        """Ranked documents with label >= level (the relevant ones for level >= 1)."""
-        level = int(level)
-
-        def make():
-            if level >= 0:
-                return self.pooled.where(self.pooled.labels >= level)
-            return Positions.of(self.labels >= level, self)
-
-        return self.memo(("at_least", level), make)
-
-    def relevant_positions(self, rel_level: int | None = None) -> Positions:
-        return self.at_least(self.rel_level if rel_level is None else rel_level)
 
     @property
     def num_queries(self) -> int:
@@ -188,19 +125,13 @@ class JudgedRun:
     def num_rel(self, rel_level: int | None = None) -> np.ndarray:
         """Number of judged documents per query with grade >= level."""
         level = self.rel_level if rel_level is None else rel_level
-        if level not in self._num_rel_cache:
-            mask = self.qrels_grades >= level
-            self._num_rel_cache[level] = segments.int_sum(mask, self.qrels_offsets)
-        return self._num_rel_cache[level]
+        return segments.int_sum(self.qrels_grades >= level, self.qrels_offsets)
 
     def num_judged_nonrel(self, rel_level: int | None = None) -> np.ndarray:
         """Number of judged documents per query with 0 <= grade < level."""
         level = self.rel_level if rel_level is None else rel_level
         judged = np.diff(self.qrels_offsets)
         return judged - self.num_rel(level) if level > 0 else np.zeros_like(judged)
-
-    def num_rel_ret(self, rel_level: int | None = None) -> np.ndarray:
-        return self.relevant_positions(rel_level).counts
 
     def doc_ids(self, run) -> np.ndarray:
         """Document ids of the ranked documents (needs the Run it was built from)."""

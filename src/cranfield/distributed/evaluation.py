@@ -79,10 +79,10 @@ def read_partition(part: Partition, duplicates: str = "error", encoding: str = "
 
 
 def _clean(jr):
-    """The JudgedRun without document rows or cached arrays (what is sent back)."""
+    """The JudgedRun without document rows or its memo (what is sent back)."""
     import dataclasses
 
-    return dataclasses.replace(jr, doc_rows=None)  # the caches are not copied
+    return dataclasses.replace(jr, doc_rows=None)  # the memo is not copied
 
 
 def _evaluate_partition(qrels, part, measures, options, want_judged):

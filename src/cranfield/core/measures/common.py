@@ -14,21 +14,10 @@ def level(jr, rel) -> int:
 
 
 def count_at(jr, mask, k) -> np.ndarray:
-    """Number of True entries of ``mask`` among the top ``k`` (a number, or one per
-    query) of every ranking.
-
-    ``mask`` is a boolean array over the ranked documents or a
-    :class:`cranfield.core.judged.Positions` selection (then nothing is scanned but it).
-    """
-    if isinstance(mask, np.ndarray):
-        idx, sub = segments.compress(mask, jr.offsets)
-        per = np.diff(sub)
-        rank = idx - np.repeat(jr.offsets[:-1], per) + 1
-    else:
-        sub, rank = mask.offsets, mask.rank
-        per = np.diff(sub)
-    limit = np.repeat(k, per) if np.ndim(k) else k  # k may differ per query
-    return segments.int_sum(rank - 1 < limit, sub)
+    """Number of True entries of ``mask`` (one flag per ranked document) among the top
+    ``k`` (a number, or one per query) of every ranking."""
+    limit = np.repeat(k, jr.num_ret) if np.ndim(k) else k  # k may differ per query
+    return segments.int_sum(mask & (jr.rank <= limit), jr.offsets)
 
 
 def in_top(jr, k: int | None) -> np.ndarray:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..._lazy import lazy
 from .. import segments
-from .common import level
+from .common import in_top, level
 from .precision import REL, TREC
 from .registry import (
     MAX_COUNT,
@@ -97,10 +97,8 @@ def num_rel(jr, cutoff, rel=None):
     family="count",
 )
 def num_rel_ret(jr, cutoff, rel=None):
-    hits = jr.at_least(level(jr, rel))
-    if cutoff is None:
-        return hits.counts.astype(np.float64)
-    return segments.int_sum(hits.rank <= cutoff, hits.offsets).astype(np.float64)
+    hits = jr.relevant(level(jr, rel)) & in_top(jr, cutoff)
+    return segments.int_sum(hits, jr.offsets).astype(np.float64)
 
 
 @measure(
@@ -116,9 +114,8 @@ def num_rel_ret(jr, cutoff, rel=None):
     family="count",
 )
 def num_nonrel_judged_ret(jr, cutoff, rel=None):
-    lv = level(jr, rel)
-    judged = jr.at_least(0)
-    return segments.int_sum(judged.labels < lv, judged.offsets).astype(np.float64)
+    judged_nonrel = (jr.labels >= 0) & (jr.labels < level(jr, rel))
+    return segments.int_sum(judged_nonrel, jr.offsets).astype(np.float64)
 
 
 @measure(
@@ -145,7 +142,7 @@ def num_nonrel_judged_ret(jr, cutoff, rel=None):
 )
 def utility(jr, cutoff, a=1.0, b=-1.0, c=0.0, d=0.0, collection_size=0, rel=None):
     lv = level(jr, rel)
-    relret = jr.at_least(lv).counts.astype(np.float64)
+    relret = segments.int_sum(jr.relevant(lv), jr.offsets).astype(np.float64)
     ret = jr.num_ret.astype(np.float64)
     r = jr.num_rel(lv).astype(np.float64)
     value = (

@@ -94,7 +94,7 @@ class MeasureDef(Declaration):
     # defined on this run; run before the kernel (the engine's or the NumPy one)
     check: Callable | None
     # why the engine (rust/eval) has no kernel for this family, which then runs on its
-    # NumPy kernel; empty: the engine computes it (tests/engine/test_registry_engine.py)
+    # NumPy kernel; empty: the engine computes it (tests/engine/test_kernels_registry.py)
     no_engine_kernel: str
 
     def __init__(

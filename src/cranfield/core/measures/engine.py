@@ -82,7 +82,8 @@ def compute_many(measures, judged_run) -> list[np.ndarray]:
 
     Every measure whose family the engine computes goes into one engine call per run
     the measures see (the run itself, or its ``judged_only`` view: see
-    ``Measure._prepared``); the others go to their NumPy kernels. When any of this
+    ``Measure._prepared``); the others (the diversity families) to their declared
+    kernels, which call the engine themselves. When any of this
     raises, the measures are computed again one at a time, so that the error raised is
     the one the first failing measure raises on its own.
     """

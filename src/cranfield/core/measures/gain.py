@@ -31,10 +31,6 @@ from .registry import (
 
 np = lazy("numpy", __name__, "np")
 
-TYPE_CHECKING = False  # (typing.TYPE_CHECKING without importing typing)
-if TYPE_CHECKING:
-    from ..judged import Positions
-
 GAINS = Param(
     "gains",
     "gains",
@@ -142,74 +138,29 @@ class Ideal:
         return segments.sequential_sum(self.gains, self.offsets)
 
 
-def ideal(jr, gains=(), dcg="log2", b=2.0) -> Ideal:
-    """The :class:`Ideal` rankings of ``jr``, built once per run and gain setting."""
-    return jr.memo(("ideal", gains, dcg, b), lambda: Ideal(jr, gains, dcg, b))
-
-
-def gain_positions(jr, gains=()) -> tuple[Positions, np.ndarray]:
-    """Ranked documents with a non-zero gain, and their gains.
-
-    Only they add DCG terms: a zero gain gives a +0.0 term in every formulation,
-    which changes no bit of a left-to-right sum starting at +0.0 (see
-    ``segments.sequential_sum``). Documents outside the pool have gain 0 unless
-    ``gains`` names their label (-1), in which case every document is read.
-    """
-
-    from ..judged import NOT_POOLED, Positions  # (judged.py loads PyArrow: on first use)
-
-    def make():
-        if any(lvl == NOT_POOLED for lvl, _ in gains):
-            pos = Positions.of(np.ones(len(jr.labels), dtype=bool), jr)
-        else:
-            pos = jr.pooled
-        g = gain_of(pos.labels, gains)
-        keep = g != 0
-        return pos.where(keep), g[keep]
-
-    return jr.memo(("gain_positions", gains), make)
-
-
 def dcg_terms(jr, gains=(), cutoff=None, dcg="log2", b=2.0) -> np.ndarray:
     """DCG term of every ranked document (0 past the cutoff), one per document."""
     g = gain_of(jr.labels, gains)
+    if cutoff is not None:  # (before discounting: exp-log2 refuses large gains it uses)
+        g = np.where(jr.rank <= cutoff, g, 0.0)
     if dcg == "log2":
-        terms = g / segments.log2_discounts(max(jr.max_len, 1))[jr.rank - 1]
-    else:
-        terms = discounted(g, jr.rank, dcg, b)
-    if cutoff is not None:
-        terms = np.where(jr.rank <= cutoff, terms, 0.0)
-    return terms
-
-
-def _sparse_terms(jr, pos: Positions, g: np.ndarray, dcg="log2", b=2.0) -> np.ndarray:
-    """DCG terms of the documents ``pos`` with gains ``g`` (same values as dcg_terms)."""
-    if dcg == "log2":
-        return g / segments.log2_discounts(max(jr.max_len, 1))[pos.rank - 1]
-    return discounted(g, pos.rank, dcg, b)
+        return g / segments.log2_discounts(max(jr.max_len, 1))[jr.rank - 1]
+    return discounted(g, jr.rank, dcg, b)
 
 
 def _dcg(jr, gains=(), cutoff=None, dcg="log2", b=2.0) -> np.ndarray:
-    """DCG of every ranking: the sum of :func:`dcg_terms`, reading only non-zero gains.
+    """DCG of every ranking: the left-to-right sum of its :func:`dcg_terms`.
 
-    Zero terms (zero gain, or past the cutoff) change no bit of a left-to-right sum,
-    so they are not computed at all.
+    ``+ 0.0``: trec_eval's sum starts at +0.0, so it is +0.0 even when every term is
+    -0.0 (a gain of -0.0); NumPy's cumulative sum starts at the first term.
     """
-    pos, g = gain_positions(jr, gains)
-    if cutoff is not None:
-        keep = pos.rank <= cutoff
-        pos, g = pos.where(keep), g[keep]
-    return segments.sequential_sum(_sparse_terms(jr, pos, g, dcg, b), pos.offsets)
+    return segments.sequential_sum(dcg_terms(jr, gains, cutoff, dcg, b), jr.offsets) + 0.0
 
 
-def _dcg_cumulative(jr, gains=()) -> tuple[Positions, np.ndarray, np.ndarray]:
-    """Running DCG (log2) at every document with a non-zero gain, with the gains."""
-
-    def make():
-        pos, g = gain_positions(jr, gains)
-        return pos, g, segments.sequential_cumsum(_sparse_terms(jr, pos, g), pos.offsets)
-
-    return jr.memo(("dcg_cumulative", gains), make)
+def _running_dcg(jr, gains=()) -> np.ndarray:
+    """DCG (log2) of every ranking up to each of its documents, one per document
+    (never -0.0, as :func:`_dcg`)."""
+    return segments.sequential_cumsum(dcg_terms(jr, gains), jr.offsets) + 0.0
 
 
 @measure(
@@ -230,7 +181,7 @@ def _dcg_cumulative(jr, gains=()) -> tuple[Positions, np.ndarray, np.ndarray]:
     family="graded",
 )
 def ndcg(jr, cutoff, gains=(), dcg="log2", b=2.0):
-    return safe_div(_dcg(jr, gains, cutoff, dcg, b), ideal(jr, gains, dcg, b).dcg(cutoff))
+    return safe_div(_dcg(jr, gains, cutoff, dcg, b), Ideal(jr, gains, dcg, b).dcg(cutoff))
 
 
 @measure(
@@ -261,7 +212,7 @@ def dcg(jr, cutoff, gains=(), dcg="log2", b=2.0):
     family="graded",
 )
 def ideal_dcg(jr, cutoff, gains=(), dcg="log2", b=2.0):
-    return ideal(jr, gains, dcg, b).dcg(cutoff)
+    return Ideal(jr, gains, dcg, b).dcg(cutoff)
 
 
 @measure(
@@ -275,27 +226,26 @@ def ideal_dcg(jr, cutoff, gains=(), dcg="log2", b=2.0):
     family="graded",
 )
 def ndcg_rel(jr, cutoff, gains=()):
-    # Only documents with a non-zero gain change the running DCG, and only those
-    # with a positive gain add a term: both are read from the sparse positions.
-    best = ideal(jr, gains)
-    pos, g, dcg_cum = _dcg_cumulative(jr, gains)
+    best = Ideal(jr, gains)
+    g = gain_of(jr.labels, gains)
+    dcg_cum = _running_dcg(jr, gains)
     icum = best.cumulative()
     length = best.length
     has = length > 0
-    # ideal DCG at min(position, L - 1) for every such document
-    q = pos.segment
-    idx = best.offsets[:-1][q] + np.minimum(pos.rank - 1, np.maximum(length[q] - 1, 0))
+    # ideal DCG at min(rank, L) for every ranked document
+    q = jr.segment
+    idx = best.offsets[:-1][q] + np.minimum(jr.rank - 1, np.maximum(length[q] - 1, 0))
     ideal_here = np.where(
         has[q], icum[np.minimum(idx, max(len(icum) - 1, 0))] if len(icum) else 0.0, 0.0
     )
     positive = (g > 0) & has[q]
     with np.errstate(divide="ignore", invalid="ignore"):
         terms = np.where(positive, dcg_cum / np.where(positive, ideal_here, 1.0), 0.0)
-    total = segments.sequential_sum(terms, pos.offsets)
-    found = segments.int_sum(positive, pos.offsets).astype(np.float64)
-    last = pos.offsets[1:] - 1
-    # DCG of the whole ranking: the running DCG at its last non-zero term (0.0 if none)
-    dcg_all = np.where(pos.counts > 0, dcg_cum[np.maximum(last, 0)] if len(dcg_cum) else 0.0, 0.0)
+    total = segments.sequential_sum(terms, jr.offsets)
+    found = segments.int_sum(positive, jr.offsets).astype(np.float64)
+    # DCG of the whole ranking: the running DCG at its last document (0.0 if empty)
+    last = np.maximum(jr.offsets[1:] - 1, 0)
+    dcg_all = np.where(jr.num_ret > 0, dcg_cum[last] if len(dcg_cum) else 0.0, 0.0)
     idcg_all = np.where(has, icum[np.maximum(best.offsets[1:] - 1, 0)] if len(icum) else 0.0, 0.0)
     total = total + safe_div((length - found) * dcg_all, idcg_all)
     return np.where(has & (total > 0), safe_div(total, length), 0.0)
@@ -312,8 +262,8 @@ def ndcg_rel(jr, cutoff, gains=()):
     family="graded",
 )
 def rndcg(jr, cutoff, gains=(), rel=None):
-    best = ideal(jr, gains)
-    pos, _, dcg_cum = _dcg_cumulative(jr, gains)
+    best = Ideal(jr, gains)
+    dcg_cum = _running_dcg(jr, gains)
     icum = best.cumulative()
     length = best.length
     nq = jr.num_queries
@@ -331,11 +281,10 @@ def rndcg(jr, cutoff, gains=(), rel=None):
     order = np.lexsort((bs, qs))
     qs, bs, extra = qs[order], bs[order], extra[order]
     depth = np.where(extra, jr.num_ret[qs], np.minimum(bs, jr.num_ret[qs]))
-    # running DCG at rank `depth`: at the last non-zero term at or above it (0.0 if none)
-    last = np.searchsorted(pos.idx, jr.offsets[:-1][qs] + depth - 1, side="right") - 1
-    found = (depth > 0) & (last >= pos.offsets[:-1][qs])
+    # running DCG at rank `depth` (0.0 at depth 0)
+    found = depth > 0
     dcg_before = np.zeros(len(qs))
-    dcg_before[found] = dcg_cum[last[found]]
+    dcg_before[found] = dcg_cum[jr.offsets[:-1][qs][found] + depth[found] - 1]
     ib = np.where(extra, length[qs], bs)
     idcg_before = icum[best.offsets[:-1][qs] + ib - 1] if len(qs) else np.zeros(0)
     values = dcg_before / idcg_before
@@ -357,33 +306,9 @@ def rndcg(jr, cutoff, gains=(), rel=None):
     family="graded",
 )
 def g_measure(jr, cutoff, gains=()):
-    best = ideal(jr, gains)
-    pos, g, _ = _dcg_cumulative(jr, gains)
-    ig = best.gains
-    step = np.where(ig >= 1.0, ig, 1.0)
-    if not (np.all(step == np.floor(step)) and float(step.sum()) + jr.max_len < 2.0**52):
-        return _g_dense(jr, best, gains)
-    # cost_i = sum_{j <= i} max(gain*_j, 1), gain*_j = 0 past the ideal length: with
-    # whole-number steps every partial sum is exact, so it is computed in closed form
-    # at the documents with a non-zero gain only (the only ones adding a term).
-    icost = segments.int_cumsum(step.astype(np.int64), best.offsets)
-    q = pos.segment
-    p = pos.rank - 1
-    length = best.length[q]
-    inner = best.offsets[:-1][q] + np.minimum(p, np.maximum(length - 1, 0))
-    base = icost[np.minimum(inner, len(icost) - 1)] if len(icost) else np.zeros(len(p), np.int64)
-    # within the ideal ranking: its running cost; past it: its total + one per rank
-    cost = np.where(p < length, base, np.where(length > 0, base + (p + 1 - length), p + 1))
-    got = segments.sequential_cumsum(g, pos.offsets)
-    terms = g / libm.log2((2.0 + cost.astype(np.float64)) - got)
-    # + 0.0: trec_eval's sum starts at +0.0, so a lone -0.0 term (a gain over
-    # log2(0) = -inf) sums to +0.0
-    total = segments.sequential_sum(terms, pos.offsets) + 0.0
-    return safe_div(total, best.total_gain())
-
-
-def _g_dense(jr, best, gains):
-    """G over every ranked document (gains with fractional costs)."""
+    """G over every ranked document: cost_i = sum_{j <= i} max(gain*_j, 1), gain*_j = 0
+    past the ideal length, and a term only where the gain is non-zero."""
+    best = Ideal(jr, gains)
     g = gain_of(jr.labels, gains)
     q = jr.segment
     pos = jr.rank - 1
@@ -396,5 +321,7 @@ def _g_dense(jr, best, gains):
     nonzero = g != 0
     terms = np.zeros(len(g))
     terms[nonzero] = g[nonzero] / libm.log2((2.0 + cost[nonzero]) - got[nonzero])
-    total = segments.sequential_sum(terms, jr.offsets) + 0.0  # +0.0: as g_measure
+    # + 0.0: trec_eval's sum starts at +0.0, so a lone -0.0 term (a gain over
+    # log2(0) = -inf) sums to +0.0
+    total = segments.sequential_sum(terms, jr.offsets) + 0.0
     return safe_div(total, best.total_gain())

@@ -45,7 +45,7 @@ TREC = "trec_eval 10.0 (https://github.com/usnistgov/trec_eval)"
 def _micro_hits(jr, cutoff, rel) -> tuple[float, float]:
     """Relevant documents in the top ``cutoff``, and R, summed over all queries."""
     lv = level(jr, rel)
-    return float(np.sum(count_at(jr, jr.at_least(lv), cutoff))), float(np.sum(jr.num_rel(lv)))
+    return float(np.sum(count_at(jr, jr.relevant(lv), cutoff))), float(np.sum(jr.num_rel(lv)))
 
 
 def _micro_p(jr, cutoff, rel=None):
@@ -71,7 +71,7 @@ def _micro_r(jr, cutoff, rel=None):
     micro=Micro("precision", _micro_p),
 )
 def precision_at(jr, cutoff, rel=None):
-    return count_at(jr, jr.at_least(level(jr, rel)), cutoff) / float(cutoff)
+    return count_at(jr, jr.relevant(level(jr, rel)), cutoff) / float(cutoff)
 
 
 @measure(
@@ -89,7 +89,7 @@ def precision_at(jr, cutoff, rel=None):
 )
 def recall_at(jr, cutoff, rel=None):
     lv = level(jr, rel)
-    return safe_div(count_at(jr, jr.at_least(lv), cutoff), jr.num_rel(lv))
+    return safe_div(count_at(jr, jr.relevant(lv), cutoff), jr.num_rel(lv))
 
 
 @measure(
@@ -104,7 +104,7 @@ def recall_at(jr, cutoff, rel=None):
     cutoff_required=True,
 )
 def success_at(jr, cutoff, rel=None):
-    return (count_at(jr, jr.at_least(level(jr, rel)), cutoff) > 0).astype(np.float64)
+    return (count_at(jr, jr.relevant(level(jr, rel)), cutoff) > 0).astype(np.float64)
 
 
 @measure(
@@ -121,7 +121,7 @@ def success_at(jr, cutoff, rel=None):
 def relative_precision_at(jr, cutoff, rel=None):
     lv = level(jr, rel)
     num_rel = jr.num_rel(lv)
-    return safe_div(count_at(jr, jr.at_least(lv), cutoff), np.minimum(num_rel, cutoff))
+    return safe_div(count_at(jr, jr.relevant(lv), cutoff), np.minimum(num_rel, cutoff))
 
 
 def _precision_at_relevant(jr, lv, cutoff=None):
@@ -132,30 +132,10 @@ def _precision_at_relevant(jr, lv, cutoff=None):
     return prec, relevant
 
 
-def _relevant_precisions(jr, lv, cutoff=None):
-    """P@rank of every relevant document (rank <= cutoff) only, with CSR offsets.
-
-    The same numbers as :func:`_precision_at_relevant` without its zeros, which add
-    nothing to a left-to-right sum (see ``segments.sequential_sum``).
-    """
-    hits = jr.at_least(lv)
-    if cutoff is not None:
-        hits = hits.where(hits.rank <= cutoff)
-    else:
-        return jr.memo(("relevant_precisions", lv), lambda: _precisions(hits)), hits.offsets
-    return _precisions(hits), hits.offsets
-
-
-def _precisions(hits):
-    so_far = segments.positions(hits.offsets) + 1
-    return so_far / hits.rank.astype(np.float64)
-
-
 def average_precision(jr, lv, cutoff=None) -> np.ndarray:
     """AP = (1/R) * sum over relevant retrieved d of P@rank(d), ranks <= cutoff."""
-    prec, sub = _relevant_precisions(jr, lv, cutoff)
-    total = segments.sequential_sum(prec, sub)
-    return safe_div(total, jr.num_rel(lv))
+    prec, _ = _precision_at_relevant(jr, lv, cutoff)
+    return safe_div(segments.sequential_sum(prec, jr.offsets), jr.num_rel(lv))
 
 
 @measure(
@@ -227,7 +207,7 @@ def gmap(jr, cutoff, rel=None):
 def rprec(jr, cutoff, rel=None):
     lv = level(jr, rel)
     num_rel = jr.num_rel(lv)
-    return safe_div(count_at(jr, jr.at_least(lv), num_rel), num_rel)
+    return safe_div(count_at(jr, jr.relevant(lv), num_rel), num_rel)
 
 
 @measure(
@@ -241,37 +221,25 @@ def rprec(jr, cutoff, rel=None):
     cutoff="rank",
 )
 def reciprocal_rank(jr, cutoff, rel=None):
-    hits = jr.at_least(level(jr, rel))
-    sub = hits.offsets
-    has = sub[1:] > sub[:-1]
-    first = np.zeros(jr.num_queries, dtype=np.int64)  # rank of the first relevant, 0: none
-    first[has] = hits.rank[sub[:-1][has]]
-    if cutoff is not None:
-        first[first > cutoff] = 0
-    return np.where(first > 0, 1.0 / np.where(first > 0, first, 1), 0.0)
+    relevant = jr.relevant(level(jr, rel)) & in_top(jr, cutoff)
+    first = np.full(jr.num_queries, jr.max_len + 1, dtype=np.int64)  # past every ranking
+    np.minimum.at(first, jr.segment[relevant], jr.rank[relevant])
+    return np.where(first <= jr.max_len, 1.0 / first, 0.0)
 
 
 def _bpref(jr, lv):
-    """bpref from the judged documents only (the others add no term and no count)."""
-
-    def make():
-        judged = jr.at_least(0)
-        labels = judged.labels
-        nonrel = labels < lv
-        relevant = labels >= lv
-        nonrel_so_far = segments.int_cumsum(nonrel, judged.offsets)
-        num_rel = jr.num_rel(lv)
-        num_nonrel = jr.num_judged_nonrel(lv)
-        seg = judged.segment
-        r = num_rel[seg]
-        denom = np.minimum(num_nonrel, num_rel)[seg].astype(np.float64)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            term = 1.0 - np.minimum(nonrel_so_far, r) / denom
-        term = np.where(nonrel_so_far > 0, term, 1.0)
-        term = np.where(relevant, term, 0.0)
-        return safe_div(segments.sequential_sum(term, judged.offsets), num_rel)
-
-    return jr.memo(("bpref", lv), make)
+    """bpref over the judged documents (unjudged ones add no term and no count)."""
+    judged = jr.labels >= 0
+    nonrel = judged & (jr.labels < lv)
+    relevant = judged & (jr.labels >= lv)
+    nonrel_so_far = segments.int_cumsum(nonrel, jr.offsets)
+    num_rel = jr.num_rel(lv)
+    r = num_rel[jr.segment]
+    denom = np.minimum(jr.num_judged_nonrel(lv), num_rel)[jr.segment].astype(np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        term = 1.0 - np.minimum(nonrel_so_far, r) / denom
+    term = np.where(relevant, np.where(nonrel_so_far > 0, term, 1.0), 0.0)
+    return safe_div(segments.sequential_sum(term, jr.offsets), num_rel)
 
 
 @measure(
@@ -319,15 +287,14 @@ INFAP_EPSILON = 1e-5
 def inf_ap(jr, cutoff, rel=None):
     lv = level(jr, rel)
     # only pooled documents (judged or pooled-unjudged) count or add a term
-    pooled = jr.pooled
-    labels = pooled.labels
+    labels = jr.labels
     pooled_unjudged = labels == -2
     nonrel = (labels >= 0) & (labels < lv)
     relevant = (labels >= lv) & (labels >= 0)
-    rel_so_far = segments.int_cumsum(relevant, pooled.offsets)  # includes this one
-    nonrel_before = segments.int_cumsum(nonrel, pooled.offsets) - nonrel
-    unj_before = segments.int_cumsum(pooled_unjudged, pooled.offsets) - pooled_unjudged
-    j = (pooled.rank - 1).astype(np.float64)
+    rel_so_far = segments.int_cumsum(relevant, jr.offsets)  # includes this one
+    nonrel_before = segments.int_cumsum(nonrel, jr.offsets) - nonrel
+    unj_before = segments.int_cumsum(pooled_unjudged, jr.offsets) - pooled_unjudged
+    j = (jr.rank - 1).astype(np.float64)
     r1 = (rel_so_far - 1).astype(np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):
         term = 1.0 / (j + 1.0) + (j / (j + 1.0)) * ((r1 + nonrel_before + unj_before) / j) * (
@@ -335,7 +302,7 @@ def inf_ap(jr, cutoff, rel=None):
         )
     term = np.where(j == 0, 1.0, term)
     term = np.where(relevant, term, 0.0)
-    return safe_div(segments.sequential_sum(term, pooled.offsets), jr.num_rel(lv))
+    return safe_div(segments.sequential_sum(term, jr.offsets), jr.num_rel(lv))
 
 
 def _recall_counts(jr, points: np.ndarray, num_rel: np.ndarray) -> np.ndarray:
@@ -356,25 +323,19 @@ def interpolated_precision(jr, points, lv) -> np.ndarray:
     documents were retrieved; c = 0 takes the maximum from the first relevant one.
     """
     points = np.asarray(points, dtype=np.float64)
-    # Only the ranks of relevant documents matter: between two of them precision only
-    # falls, so the maximum over ranks >= a relevant document's rank is the maximum
-    # over the relevant documents from there on (exact: max does no arithmetic).
-    prec, sub = _relevant_precisions(jr, lv)
-    interp = segments.reverse_cummax(prec, sub)
-    num_rel = jr.num_rel(lv)
-    num_rel_ret = np.diff(sub)
-    counts = _recall_counts(jr, points, num_rel)
-    # index (among relevant documents) of the c-th relevant document of each query
-    rel_pos = np.arange(len(prec))
-    rel_start = sub[:-1]
-    out = np.zeros((jr.num_queries, len(points)), dtype=np.float64)
+    relevant = jr.relevant(lv)
+    precision = segments.int_cumsum(relevant, jr.offsets) / jr.rank.astype(np.float64)
+    interp = segments.reverse_cummax(precision, jr.offsets)  # max over this rank and below
+    num_rel_ret = segments.int_sum(relevant, jr.offsets)
+    counts = _recall_counts(jr, points, jr.num_rel(lv))
+    # flat index of the c-th relevant document of each query (c = 0: the first one)
+    rel_pos = np.flatnonzero(relevant)
+    rel_start = np.concatenate(([0], np.cumsum(num_rel_ret)))
     c = np.maximum(counts, 1)
-    reachable = counts <= num_rel_ret[:, None]
-    has_rel = num_rel_ret[:, None] > 0
-    ok = reachable & has_rel
+    ok = (counts <= num_rel_ret[:, None]) & (num_rel_ret[:, None] > 0)
     q_idx, p_idx = np.nonzero(ok)
-    pos = rel_pos[rel_start[q_idx] + c[q_idx, p_idx] - 1]
-    out[q_idx, p_idx] = interp[pos]
+    out = np.zeros((jr.num_queries, len(points)), dtype=np.float64)
+    out[q_idx, p_idx] = interp[rel_pos[rel_start[q_idx] + c[q_idx, p_idx] - 1]]
     return out
 
 
@@ -443,7 +404,7 @@ def eleven_point(jr, cutoff, rel=None, points=ELEVEN_POINTS):
 def rprec_mult(jr, cutoff, rel=None):
     lv = level(jr, rel)
     c = np.floor(cutoff * jr.num_rel(lv).astype(np.float64) + 0.9).astype(np.int64)
-    return safe_div(count_at(jr, jr.at_least(lv), c), c)
+    return safe_div(count_at(jr, jr.relevant(lv), c), c)
 
 
 @measure(
@@ -456,8 +417,8 @@ def rprec_mult(jr, cutoff, rel=None):
 )
 def yaap(jr, cutoff, rel=None):
     lv = level(jr, rel)
-    prec, sub = _relevant_precisions(jr, lv)
-    s = segments.sequential_sum(prec, sub)
+    prec, _ = _precision_at_relevant(jr, lv)
+    s = segments.sequential_sum(prec, jr.offsets)
     return libm.log((1.0 + s) / (1.0 + jr.num_rel(lv).astype(np.float64) - s))
 
 
@@ -471,12 +432,12 @@ def yaap(jr, cutoff, rel=None):
 )
 def bin_g(jr, cutoff, rel=None):
     lv = level(jr, rel)
-    hits = jr.at_least(lv)
-    nonrel_above = hits.rank - (segments.positions(hits.offsets) + 1)
+    relevant = jr.relevant(lv)
+    nonrel_above = jr.rank - segments.int_cumsum(relevant, jr.offsets)
     table = segments.log2_discounts(max(jr.max_len, 1) + 1)
-    term = 1.0 / table[nonrel_above]
-    total = segments.sequential_sum(term, hits.offsets)
-    return safe_div(total, jr.num_rel(lv)) * (hits.counts > 0)
+    term = np.where(relevant, 1.0 / table[nonrel_above], 0.0)
+    total = segments.sequential_sum(term, jr.offsets)
+    return safe_div(total, jr.num_rel(lv)) * (segments.int_sum(relevant, jr.offsets) > 0)
 
 
 @measure(
@@ -491,6 +452,4 @@ def bin_g(jr, cutoff, rel=None):
     fractional="judged",
 )
 def unjudged_at(jr, cutoff):
-    # unjudged in the top k = ranked in the top k - judged in the top k (exact counts)
-    judged = count_at(jr, jr.at_least(0), cutoff)
-    return (np.minimum(jr.num_ret, cutoff) - judged) / float(cutoff)
+    return count_at(jr, jr.labels < 0, cutoff) / float(cutoff)

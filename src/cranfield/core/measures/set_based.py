@@ -8,6 +8,7 @@ denominator is 0 (trec_eval).
 from __future__ import annotations
 
 from ..._lazy import lazy
+from .. import segments
 from .common import level, safe_div
 from .precision import JUDGED_ONLY, REL, TREC
 from .registry import MAX_MAGNITUDE, SET, Micro, Param, TrecEval, measure, number_in
@@ -17,14 +18,14 @@ np = lazy("numpy", __name__, "np")
 
 def _counts(jr, rel):
     lv = level(jr, rel)
-    relret = jr.at_least(lv).counts.astype(np.float64)
+    relret = segments.int_sum(jr.relevant(lv), jr.offsets).astype(np.float64)
     return relret, jr.num_ret.astype(np.float64), jr.num_rel(lv).astype(np.float64)
 
 
 def _pooled(jr, rel) -> tuple[float, float, float]:
     """relret, ret and R summed over all queries (for micro averages)."""
     lv = level(jr, rel)
-    relret = float(np.sum(jr.at_least(lv).counts))
+    relret = float(np.sum(jr.relevant(lv)))
     return relret, float(np.sum(jr.num_ret)), float(np.sum(jr.num_rel(lv)))
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from ..._lazy import lazy
 from ...errors import MeasureError
+from .. import segments
 from .common import count_at, level, safe_div
 from .precision import JUDGED_ONLY, REL
 from .registry import MAX_COUNT, Micro, Param, integer_in, measure
@@ -66,10 +67,10 @@ def _generality_check(jr, cutoff, collection_size=None, rel=None) -> float:
 def _fallout_counts(jr, cutoff, rel):
     lv = level(jr, rel)
     if cutoff is None:
-        relret = jr.at_least(lv).counts
+        relret = segments.int_sum(jr.relevant(lv), jr.offsets)
         ret = jr.num_ret
     else:
-        relret = count_at(jr, jr.at_least(lv), cutoff)
+        relret = count_at(jr, jr.relevant(lv), cutoff)
         ret = np.minimum(jr.num_ret, cutoff)
     return relret.astype(np.float64), ret.astype(np.float64), jr.num_rel(lv).astype(np.float64)
 

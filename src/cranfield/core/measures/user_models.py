@@ -13,15 +13,15 @@ np = lazy("numpy", __name__, "np")
 MZ = "Moffat & Zobel, 'Rank-biased precision for measurement of retrieval effectiveness', TOIS 2008"
 
 
-def _normalised_gains(jr, gains, labels, q):
+def _normalised_gains(jr, gains):
     """trec_eval's rbp gains: min-max normalised per query when outside [0, 1].
 
     A query's gain list holds the custom gains and the grades 0..max grade of its
     judgments; when any lies outside [0, 1] all are mapped by (g - min) / (max - min).
-    Documents whose label is not in the list (unjudged, unless a custom gain names
-    them) have gain 0. ``labels`` and ``q`` (their query indices) are those of the
-    documents wanted.
+    Ranked documents whose label is not in the list (unjudged, unless a custom gain
+    names them) have gain 0. One gain per ranked document.
     """
+    labels, q = jr.labels, jr.segment
     top = np.full(jr.num_queries, -1, dtype=np.int64)
     has = np.diff(jr.qrels_offsets) > 0
     top[has] = jr.qrels_grades[jr.qrels_offsets[:-1][has]]  # grades sorted descending
@@ -71,17 +71,10 @@ PERSISTENCE = Param(
     fractional="refused",
 )
 def rbp(jr, cutoff, p=0.9, gains=()):
-    from ..judged import NOT_POOLED, Positions  # (judged.py loads PyArrow: on first use)
-
-    # documents outside the pool have gain 0 (no term) unless a custom gain names -1
-    if any(lvl == NOT_POOLED for lvl, _ in gains):
-        pos = Positions.of(np.ones(len(jr.labels), dtype=bool), jr)
-    else:
-        pos = jr.pooled
-    g = _normalised_gains(jr, gains, pos.labels, pos.segment)
-    weights = segments.powers(p, max(jr.max_len, 1))[pos.rank - 1]
+    g = _normalised_gains(jr, gains)
+    weights = segments.powers(p, max(jr.max_len, 1))[jr.rank - 1]
     terms = np.where(g != 0, g * weights, 0.0)
-    return (1.0 - p) * segments.sequential_sum(terms, pos.offsets)
+    return (1.0 - p) * segments.sequential_sum(terms, jr.offsets)
 
 
 @measure(
@@ -96,25 +89,9 @@ def rbp(jr, cutoff, p=0.9, gains=()):
 )
 def rbp_resid(jr, cutoff, p=0.9):
     table = segments.powers(p, max(jr.max_len, 1) + 1)
-    n = len(jr.labels)
-    lengths = jr.num_ret
-    if n and lengths[0] > 0 and (lengths == lengths[0]).all():
-        # every ranking has the same length (the usual case): 2-D blocks of ~1M
-        # documents (whole rows), no index arrays; each row summed left to right
-        width = int(lengths[0])
-        labels = jr.labels.reshape(len(lengths), width)
-        total = np.empty(len(lengths))
-        any_unjudged = np.empty(len(lengths), dtype=bool)
-        step = max(1, (1 << 20) // width)
-        for a in range(0, len(lengths), step):
-            unjudged = labels[a : a + step] < 0
-            terms = np.where(unjudged, table[:width], 0.0)
-            total[a : a + step] = np.cumsum(terms, axis=1)[:, -1]
-            any_unjudged[a : a + step] = unjudged.any(axis=1)
-    else:
-        unjudged = jr.labels < 0
-        terms = np.where(unjudged, table[jr.rank - 1], 0.0)
-        total = segments.sequential_sum(terms, jr.offsets)
-        any_unjudged = segments.int_sum(unjudged, jr.offsets) > 0
+    unjudged = jr.labels < 0
+    terms = np.where(unjudged, table[jr.rank - 1], 0.0)
+    total = segments.sequential_sum(terms, jr.offsets)
+    any_unjudged = segments.int_sum(unjudged, jr.offsets) > 0
     value = table[jr.num_ret] + (1.0 - p) * total
     return np.where(any_unjudged & jr.in_run, value, 0.0)
