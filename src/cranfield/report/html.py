@@ -242,26 +242,34 @@ def top_groups(scores: dict, tests: Sequence[str] = ("t",)) -> dict[str, set[str
 
 
 def baseline_marks(
-    scores: dict, baseline: str, tests: Sequence[str] = ("t",)
-) -> dict[str, dict[str, int]] | None:
-    """Per measure and run: +1 when significantly above the baseline, -1 when below, 0
-    otherwise (the baseline itself: 0). The tests are those of the comparison section
-    (:func:`comparison_html`: :func:`cranfield.compare.compare` against ``baseline`` on
-    the queries all runs have, Holm's correction, the first test decides), so the marks
-    agree with its table. ``None`` without SciPy."""
+    scores: dict, baselines: str | Sequence[str], tests: Sequence[str] = ("t",)
+) -> dict[str, dict[str, dict[str, int]]] | None:
+    """Per measure, run and baseline: +1 when the run is significantly above that
+    baseline, -1 when below, 0 otherwise (a baseline against itself: 0).
+
+    The tests are those of the comparison section (:func:`comparison_html`: one
+    :func:`cranfield.compare.compare` call against all ``baselines`` on the queries all
+    runs have, one correction over all compared pairs, the first test decides), so the
+    marks agree with its table. Two baselines are compared once (the later against the
+    earlier); each gets the mark against the other, with opposite signs. ``None``
+    without SciPy."""
     from ..compare import compare
 
+    baselines = (baselines,) if isinstance(baselines, str) else tuple(baselines)
     aligned, _ = _aligned(scores)
-    marks = {m: dict.fromkeys(by_run, 0) for m, by_run in aligned.items()}
+    marks = {m: {r: dict.fromkeys(baselines, 0) for r in by_run} for m, by_run in aligned.items()}
     if len(next(iter(aligned.values()), {})) < 2:
         return marks
     try:
-        result = compare(aligned, baseline=baseline, tests=tests)
+        result = compare(aligned, baseline=list(baselines), tests=tests)
     except MissingDependencyError:
         return None
     for row in result.rows:
         if row.significant:
-            marks[row.measure][row.run] = 1 if row.diff > 0 else -1
+            sign = 1 if row.diff > 0 else -1
+            marks[row.measure][row.run][row.baseline] = sign
+            if row.run in marks[row.measure][row.baseline]:  # a baseline against a baseline
+                marks[row.measure][row.baseline][row.run] = -sign
     return marks
 
 
@@ -317,15 +325,32 @@ def _fig(fig_id: str, svg_text: str, caption: str, table_html: str) -> str:
 DEFAULT_MEASURES: tuple[str, ...] = REPORT_MEASURES
 
 
-_MARKS = {
-    1: ("\u25b2", "significantly above the baseline"),
-    -1: ("\u25bc", "significantly below the baseline"),
-}
+_MARKS = {1: ("\u25b2", "above"), -1: ("\u25bc", "below")}
 
 
-def _leaderboard(results, numeric, marks, intervals, baseline: str) -> str:
+def _marks_html(signs: dict[str, int], baselines: Sequence[str]) -> tuple[str, int]:
+    """The marks of one cell (one per baseline the run differs from significantly,
+    numbered by the baseline's position when there are several) and the cell's overall
+    sign (+1 above every such baseline, -1 below every one, else 0) for its colour."""
+    spans, seen = [], set()
+    for k, name in enumerate(baselines, 1):
+        sign = signs.get(name, 0)
+        if not sign:
+            continue
+        symbol, word = _MARKS[sign]
+        meaning = f"significantly {word} the baseline {name}"
+        index = f"<sub>{k}</sub>" if len(baselines) > 1 else ""
+        spans.append(
+            f'<span class="baseline-mark" data-baseline="{_e(name)}" '
+            f'aria-label="{_e(meaning)}" title="{_e(meaning)}"> {symbol}{index}</span>'
+        )
+        seen.add(sign)
+    return "".join(spans), (seen.pop() if len(seen) == 1 else 0)
+
+
+def _leaderboard(results, numeric, marks, intervals, baselines: Sequence[str]) -> str:
     """The runs x measures table: sortable headers, best bold, each run marked against
-    the baseline (:func:`baseline_marks`)."""
+    each baseline (:func:`baseline_marks`)."""
     header = ["run", "queries"] + [str(m) for m in numeric]
     best = {m: np.nanmax([float(r.aggregates[m]) for r in results.runs]) for m in numeric}
     out = ['<div class="scroll"><table id="summary" class="leaderboard"><thead><tr>']
@@ -333,7 +358,11 @@ def _leaderboard(results, numeric, marks, intervals, baseline: str) -> str:
         out.append(f'<th scope="col"><button type="button" data-col="{j}">{_e(h)}</button></th>')
     out.append("</tr></thead><tbody>")
     for i, r in enumerate(results.runs):
-        role = ' class="baseline" title="the baseline"' if r.name == baseline else ""
+        role = ""
+        if r.name in baselines:
+            k = baselines.index(r.name) + 1
+            which = f"baseline {k}" if len(baselines) > 1 else "the baseline"
+            role = f' class="baseline" title="{which}"'
         out.append(f'<tr{role}><th scope="row">{_e(r.name)}</th>')
         out.append(f'<td class="num" data-value="{len(r.query_ids)}">{len(r.query_ids)}</td>')
         for m in numeric:
@@ -345,15 +374,10 @@ def _leaderboard(results, numeric, marks, intervals, baseline: str) -> str:
                 if math.isfinite(low[i])
                 else ""
             )
-            mark = ""
-            sign = 0 if marks is None else marks.get(str(m), {}).get(r.name, 0)
+            signs = {} if marks is None else marks.get(str(m), {}).get(r.name, {})
+            mark, sign = _marks_html(signs, baselines)
             if sign:
-                symbol, meaning = _MARKS[sign]
                 cls += " above" if sign > 0 else " below"
-                mark = (
-                    f'<span class="baseline-mark" aria-label="{meaning}" title="{meaning}">'
-                    f" {symbol}</span>"
-                )
             out.append(f'<td class="{cls}" data-value="{v!r}"{ci}>{_num(v)}{mark}</td>')
         out.append("</tr>")
     out.append("</tbody></table></div>")
@@ -456,16 +480,23 @@ def build_report(
         matrices = {m: _matrix(table[m], names, topics) for m in measure_names if m in table}
         numeric_table = {m: table[m] for m in matrices}
         groups = top_groups(numeric_table, tests) if len(names) > 1 else None
-        marks = baseline_marks(numeric_table, baseline, tests) if len(names) > 1 else None
+        marks = baseline_marks(numeric_table, baselines, tests) if len(names) > 1 else None
         intervals = {m: mean_intervals(matrices[m]) for m in matrices}
         bar.step("leaderboard")
 
         # ---- overview: leaderboard
         parts.append('<section id="overview"><h2>Leaderboard</h2>')
+        against = (
+            f"the baseline <b>{_e(baseline)}</b>"
+            if len(baselines) == 1
+            else "each baseline (numbered: "
+            + ", ".join(f"{k} = <b>{_e(b)}</b>" for k, b in enumerate(baselines, 1))
+            + "; one correction over all the compared pairs)"
+        )
         group_note = (
-            f"&#9650; / &#9660; mark the runs significantly above / below the baseline "
-            f"<b>{_e(baseline)}</b> ({_e(tests[0])} test on the queries all runs have, "
-            f"Holm correction, &alpha; = 0.05; as in the comparison with the baseline below)"
+            f"&#9650; / &#9660; mark the runs significantly above / below {against} "
+            f"({_e(tests[0])} test on the queries all runs have, "
+            f"Holm correction, &alpha; = 0.05; as in the comparison with the baselines below)"
             if marks is not None
             else "significance marks need SciPy (pip install 'cranfield[stats]')"
             if len(names) > 1
@@ -474,10 +505,11 @@ def build_report(
         parts.append(
             f'<p class="note">Mean over queries; the best value of each measure in bold; '
             f"{group_note}. Hover a value for its 95% confidence interval (t interval); "
-            f"click a column header (or press Enter on it) to sort. Baseline: "
-            f"<b>{_e(baseline)}</b>.</p>"
+            f"click a column header (or press Enter on it) to sort. "
+            f"{'Baseline' if len(baselines) == 1 else 'Baselines'}: "
+            f"{', '.join(f'<b>{_e(b)}</b>' for b in baselines)}.</p>"
         )
-        parts.append(_leaderboard(results, numeric, marks, intervals, baseline))
+        parts.append(_leaderboard(results, numeric, marks, intervals, baselines))
         parts.append("</section>")
 
         # ---- per measure
