@@ -178,3 +178,14 @@ def subtopic_qrels_value(args: Namespace):
     from ..core.subtopics import SubtopicQrels
 
     return SubtopicQrels.read(path).with_intents(intents)
+
+
+def topic_groups_value(args: Namespace):
+    """``--topic-groups FILE`` (:func:`~cranfield.cli._args.add_topic_groups`) read into
+    a :class:`cranfield.core.groups.TopicGroups`, or None when not given."""
+    path = getattr(args, "topic_groups", None)
+    if path is None:
+        return None
+    from ..core.groups import read_groups
+
+    return read_groups(path)

@@ -197,17 +197,14 @@ def _rendered(result, per_group: dict, args, record) -> str:
 
 def run(args) -> int:
     from ..compare import compare
+    from ._common import topic_groups_value
 
     options = _options(args)
     # the backend that computes the pairs' tests and intervals (dask: in Dask workers)
     options["engine"] = engine_value(args)
     options["scheduler"] = args.scheduler
     notes: list[str] = []
-    topic_groups = None
-    if args.topic_groups is not None:
-        from ..core.groups import read_groups
-
-        topic_groups = read_groups(args.topic_groups)
+    topic_groups = topic_groups_value(args)
     with warnings_as_notes(notes):
         scores, baseline, read_notes = _scores(args)
 

@@ -118,8 +118,8 @@ def run(args) -> int:
 def _read_groups(args):
     """``--topic-groups FILE`` (cranfield.core.groups), read and checked before the
     evaluation."""
-    from ..core.groups import read_groups
     from ..errors import ParameterError
+    from ._common import topic_groups_value
 
     if args.per_query or args.format == "trec":
         given = "-q" if args.per_query else "-f trec"
@@ -127,7 +127,7 @@ def _read_groups(args):
     if args.aggregate == "micro" or args.skip_no_relevant:
         flag = "--aggregate micro" if args.aggregate == "micro" else "--skip-no-relevant"
         raise ParameterError("--topic-groups", "macro means over all topics", flag)
-    return read_groups(args.topic_groups)
+    return topic_groups_value(args)
 
 
 def _finish(results, qrels, args, digits: int, topic_groups=None) -> int:

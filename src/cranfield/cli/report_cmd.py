@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import shlex
 
-from ._args import add_figure_inputs, add_tests, eval_options, parse_ints, rel_level_value
+from ._args import (
+    add_figure_inputs,
+    add_tests,
+    add_topic_groups,
+    eval_options,
+    parse_ints,
+    rel_level_value,
+)
 
 MAX_DEPTH = 1000  # largest --max-depth: the depth figure evaluates 2 measures per k
 
@@ -42,6 +49,7 @@ def add_arguments(p) -> None:
         help="kept for compatibility: the figures are always inline SVG",
     )
     p.add_argument("--title", default="cranfield evaluation report")
+    add_topic_groups(p)
 
 
 def command_line(args, measures) -> str:
@@ -56,6 +64,8 @@ def command_line(args, measures) -> str:
     argv += ["--complete"] * args.complete + ["--judged-only"] * args.judged_only
     argv += ["--test", ",".join(args.tests or ["t"])]
     argv += ["--depths", args.depths, "--max-depth", str(args.max_depth)]
+    if args.topic_groups is not None:
+        argv += ["--topic-groups", args.topic_groups]
     argv += ["--images", args.images, "--title", args.title, "-o", args.output]
     return shlex.join(argv)
 
@@ -67,11 +77,13 @@ def run(args) -> int:
     from ..provenance import of_arguments
     from ..report.html import DEFAULT_MEASURES, build_report
     from ._args import resolve_baselines
+    from ._common import topic_groups_value
     from ._output import deliver
 
     if not 1 <= args.max_depth <= MAX_DEPTH:  # each k is two more measures to evaluate
         raise ParameterError("--max-depth", f"an integer in [1, {MAX_DEPTH}]", args.max_depth)
     measures = args.measures or list(DEFAULT_MEASURES)
+    topic_groups = topic_groups_value(args)
     qrels = Qrels.read(args.qrels)
     runs = read_runs(args.runs, duplicates=args.duplicates)
     # a run name or one of the run files, as in compare: checked before the report's work
@@ -85,11 +97,15 @@ def run(args) -> int:
         depths=parse_ints(args.depths, "--depths"),
         max_depth=args.max_depth,
         command=command_line(args, measures),
-        provenance=of_arguments(args, [args.qrels, *args.runs]),
+        provenance=of_arguments(
+            args,
+            [args.qrels, *args.runs, *([args.topic_groups] if topic_groups is not None else [])],
+        ),
         title=args.title,
         image_format=args.images,
         tests=tuple(args.tests or ["t"]),
         convention=args.convention,
+        topic_groups=topic_groups,
         **eval_options(args),
     )
     deliver(text, args.output)

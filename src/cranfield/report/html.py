@@ -179,7 +179,10 @@ def _aligned(scores: dict) -> tuple[dict, list]:
 
 
 def comparison_html(
-    scores: dict, baseline: str | Sequence[str] | None, tests: Sequence[str] = ("t",)
+    scores: dict,
+    baseline: str | Sequence[str] | None,
+    tests: Sequence[str] = ("t",),
+    id_prefix: str = "comparison",
 ) -> str:
     """The significance comparison of :func:`cranfield.compare.compare`, as HTML.
 
@@ -187,7 +190,8 @@ def comparison_html(
     per-query values of every measure, with Holm's correction over all compared pairs: the summary table (means, best in bold, letters of
     the runs each is significantly better than) and the detail table (differences,
     intervals, p-values). Runs are compared on the queries all of them have; the
-    queries left out are named in a note.
+    queries left out are named in a note. ``id_prefix`` starts the elements' ids (one
+    comparison per topic group needs its own).
     """
     from ..compare import compare
 
@@ -197,9 +201,9 @@ def comparison_html(
     try:
         result = compare(aligned, baseline=baseline, tests=tests)
     except MissingDependencyError as exc:  # the tests need SciPy (the stats extra)
-        return f'<p class="note" id="comparison-unavailable">{_e(exc)}</p>'
+        return f'<p class="note" id="{id_prefix}-unavailable">{_e(exc)}</p>'
     note = (
-        f'<p class="note" id="comparison-dropped">Left out of the tests because some run '
+        f'<p class="note" id="{id_prefix}-dropped">Left out of the tests because some run '
         f"has no result for them: {len(dropped)} query(ies) ({_e(', '.join(dropped[:20]))}"
         f"{', ...' if len(dropped) > 20 else ''}).</p>"
         if dropped
@@ -207,9 +211,9 @@ def comparison_html(
     )
     return (
         note
-        + '<div id="comparison-summary">'
+        + f'<div id="{id_prefix}-summary">'
         + result.render("html", table="summary")
-        + '</div><div id="comparison-detail">'
+        + f'</div><div id="{id_prefix}-detail">'
         + result.render("html", table="detail")
         + "</div>"
     )
@@ -348,12 +352,23 @@ def _marks_html(signs: dict[str, int], baselines: Sequence[str]) -> tuple[str, i
     return "".join(spans), (seen.pop() if len(seen) == 1 else 0)
 
 
-def _leaderboard(results, numeric, marks, intervals, baselines: Sequence[str]) -> str:
+def _mean(run, measure) -> float:
+    """A run's aggregate of ``measure`` (``nan`` where it has no topic to average)."""
+    value = run.aggregates[measure]
+    return math.nan if value is None else float(value)
+
+
+def _leaderboard(
+    results, numeric, marks, intervals, baselines: Sequence[str], table_id: str = "summary"
+) -> str:
     """The runs x measures table: sortable headers, best bold, each run marked against
     each baseline (:func:`baseline_marks`)."""
     header = ["run", "queries"] + [str(m) for m in numeric]
-    best = {m: np.nanmax([float(r.aggregates[m]) for r in results.runs]) for m in numeric}
-    out = ['<div class="scroll"><table id="summary" class="leaderboard"><thead><tr>']
+    best = {}
+    for m in numeric:
+        means = np.array([_mean(r, m) for r in results.runs])
+        best[m] = np.max(means[np.isfinite(means)]) if np.isfinite(means).any() else math.nan
+    out = [f'<div class="scroll"><table id="{_e(table_id)}" class="leaderboard"><thead><tr>']
     for j, h in enumerate(header):
         out.append(f'<th scope="col"><button type="button" data-col="{j}">{_e(h)}</button></th>')
     out.append("</tr></thead><tbody>")
@@ -366,7 +381,7 @@ def _leaderboard(results, numeric, marks, intervals, baselines: Sequence[str]) -
         out.append(f'<tr{role}><th scope="row">{_e(r.name)}</th>')
         out.append(f'<td class="num" data-value="{len(r.query_ids)}">{len(r.query_ids)}</td>')
         for m in numeric:
-            v = float(r.aggregates[m])
+            v = _mean(r, m)
             low, high = intervals[str(m)]
             cls = "num best" if v == best[m] else "num"
             ci = (
@@ -381,6 +396,45 @@ def _leaderboard(results, numeric, marks, intervals, baselines: Sequence[str]) -
             out.append(f'<td class="{cls}" data-value="{v!r}"{ci}>{_num(v)}{mark}</td>')
         out.append("</tr>")
     out.append("</tbody></table></div>")
+    return "".join(out)
+
+
+def _groups_section(
+    results, groups, numeric, numeric_table, matrices, topics, baselines, tests
+) -> str:
+    """``--topic-groups``: per group, the leaderboard (the measures' own aggregates over
+    the group's topics, :func:`cranfield.core.groups.by_group`) marked against each
+    baseline, and the comparison with the baselines on the group's topics
+    (:func:`cranfield.core.groups.select_topics`, as ``compare --topic-groups``)."""
+    from ..core.groups import by_group, select_topics
+
+    per_group = by_group(results, groups)
+    topic_array = np.asarray(topics, dtype=object)
+    out = [
+        '<section id="topic-groups"><h2>Per topic group</h2>'
+        f'<p class="note">Groups of <code>{_e(groups.source)}</code>: each run\'s means '
+        "and the tests against the baselines on the group's topics only (the tests of "
+        "each group corrected on their own, as <code>cranfield compare --topic-groups</code> "
+        "does).</p>"
+    ]
+    for k, name in enumerate(groups.names):
+        members = groups.topics[groups.groups == name]
+        columns = np.isin(topic_array, members)
+        scores = select_topics(numeric_table, groups, name)
+        marks = baseline_marks(scores, baselines, tests) if len(results.runs) > 1 else None
+        intervals = {m: mean_intervals(matrices[m][:, columns]) for m in matrices}
+        out.append(
+            f'<section class="topic-group" data-group="{_e(name)}"><h3>{_e(name)} '
+            f"({len(members)} topics)</h3>"
+        )
+        out.append(
+            _leaderboard(
+                per_group[name], numeric, marks, intervals, baselines, f"summary-group-{k}"
+            )
+        )
+        out.append(comparison_html(scores, baselines, tests, f"comparison-group-{k}"))
+        out.append("</section>")
+    out.append("</section>")
     return "".join(out)
 
 
@@ -401,6 +455,7 @@ def build_report(
     tests: Sequence[str] = ("t",),
     progress: bool = True,
     convention: str = "textbook",
+    topic_groups=None,
     **options,
 ) -> str:
     """Evaluate runs and return the self-contained HTML report.
@@ -435,6 +490,12 @@ def build_report(
     convention
         Interpolation of the averaged precision-recall curves: ``"textbook"`` (exact
         recall levels) or ``"trec_eval"`` (``iprec_at_recall``); named in the captions.
+    topic_groups
+        A :class:`cranfield.core.groups.TopicGroups` (or a group file's path): a section
+        per group with the leaderboard and the comparison with the baselines on the
+        group's topics, as ``cranfield compare --topic-groups`` computes them (each
+        group's tests corrected on their own). A group naming a topic that was not
+        evaluated is an error.
     options
         Passed to :func:`cranfield.evaluate` (``rel_level``, ``complete``, ``compat``,
         ``skip_no_relevant``).
@@ -473,6 +534,12 @@ def build_report(
         key=lambda q: (0, int(q), q) if q.isascii() and q.isdigit() else (1, 0, q),
     )
     b_index = names.index(baseline)
+    if topic_groups is not None:
+        from ..core.groups import TopicGroups, read_groups
+
+        if not isinstance(topic_groups, TopicGroups):
+            topic_groups = read_groups(topic_groups)
+        topic_groups.check_topics(topics)
 
     bar = Progress(9, "cranfield report") if progress else Progress(1, stream=_Null())
     parts: list[str] = []
@@ -712,6 +779,20 @@ def build_report(
         parts.append(comparison_html(numeric_table, baselines, tests))
         parts.append("</div></section>")
 
+        if topic_groups is not None:
+            parts.append(
+                _groups_section(
+                    results,
+                    topic_groups,
+                    numeric,
+                    numeric_table,
+                    matrices,
+                    topics,
+                    baselines,
+                    tests,
+                )
+            )
+
         parts.append(_trust_section(matrices))
         bar.step("trust")
 
@@ -751,7 +832,8 @@ def build_report(
         '<a href="#measures">per measure</a> &middot; <a href="#coverage-section">coverage</a>'
         ' &middot; <a href="#detail">one run in detail</a> &middot; '
         '<a href="#significance">comparison with the baseline</a> &middot; '
-        '<a href="#trust">how far to trust it</a> &middot; '
+        + ('<a href="#topic-groups">per topic group</a> &middot; ' if topic_groups else "")
+        + '<a href="#trust">how far to trust it</a> &middot; '
         '<a href="#provenance">provenance</a></nav>'
     )
     return head + "\n".join(parts) + f"\n<script>{SCRIPT}</script>\n</body></html>\n"
