@@ -189,3 +189,14 @@ def topic_groups_value(args: Namespace):
     from ..core.groups import read_groups
 
     return read_groups(path)
+
+
+def systems_value(args: Namespace, names, paths=()) -> dict[str, list[str]]:
+    """``--system`` values (:func:`~cranfield.cli._args.add_systems`) as ``{system: [run
+    name, ...]}`` over the runs ``names`` (read from ``paths``); empty when not given."""
+    specs = getattr(args, "system", None)
+    if not specs:
+        return {}
+    from ..compare.seeds import systems_of
+
+    return systems_of(specs, names, paths)
