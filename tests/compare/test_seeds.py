@@ -146,3 +146,40 @@ def test_a_run_in_two_systems_is_refused():
 
     with pytest.raises(ParameterError, match="one system only"):
         systems_of(["x=a,b", "y=b"], list(scores["AP"]))
+
+
+def test_eval_reports_each_systems_spread_of_its_seeds_aggregates(tmp_path, cli):
+    """``eval --system``: per system and measure, the spread over seeds of each seed's
+    own aggregate (GMAP's geometric mean included), against SciPy's t interval."""
+    rng = np.random.default_rng(9)
+    topics = [str(t) for t in range(1, 11)]
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text(
+        "".join(f"{t} 0 d{d} {int(rng.integers(0, 3))}\n" for t in topics for d in range(10))
+    )
+    paths = []
+    for name in ("s1", "s2", "s3", "s4"):
+        path = tmp_path / f"{name}.txt"
+        path.write_text(
+            "".join(
+                f"{t} Q0 d{d} {k + 1} {20 - k} {name}\n"
+                for t in topics
+                for k, d in enumerate(rng.permutation(10)[:8])
+            )
+        )
+        paths.append(path)
+    status, out, err = cli(
+        "eval", qrels, *paths, "-m", "AP", "GMAP", "-f", "json", "--system", "sys=s*"
+    )
+    assert status == 0, err
+    doc = json.loads(out)
+    aggregates = {r["name"]: r["aggregate"] for r in doc["runs"]}
+    for row in doc["seeds"]:
+        values = np.array([aggregates[r][row["measure"]] for r in ("s1", "s2", "s3", "s4")])
+        assert row["seed_means"] == values.tolist()
+        assert row["sd"] == pytest.approx(np.std(values, ddof=1), rel=1e-12)
+        low, high = stats.t.interval(0.95, 3, loc=values.mean(), scale=stats.sem(values))
+        assert (row["ci_low"], row["ci_high"]) == pytest.approx((low, high), rel=1e-9)
+    assert [r["measure"] for r in doc["seeds"]] == ["AP", "GMAP"]
+    status, out, err = cli("eval", qrels, *paths, "--system", "sys=s*", "-f", "csv")
+    assert status == 2 and err.count("\n") == 1 and "--system" in err

@@ -32,7 +32,7 @@ import numpy as np
 
 from ..errors import ParameterError
 
-__all__ = ["SeedSpread", "merge_seeds", "parse_system", "systems_of"]
+__all__ = ["SeedSpread", "merge_seeds", "parse_system", "spread", "spread_table", "systems_of"]
 
 
 @dataclass(frozen=True)
@@ -114,6 +114,41 @@ def systems_of(
     return out
 
 
+def spread(
+    system: str,
+    measure: str,
+    runs: Sequence[str],
+    seed_values,
+    topics: int,
+    confidence: float = 0.95,
+) -> SeedSpread:
+    """The :class:`SeedSpread` of one system's value under each seed (``seed_values[i]``
+    of run ``runs[i]``): mean, sd (``ddof=1``), range and t interval over the seeds."""
+    from .stats import mean_difference_ci
+
+    values = np.asarray(seed_values, dtype=np.float64)
+    k = len(values)
+    finite = bool(np.isfinite(values).all())
+    sd = float(np.std(values, ddof=1)) if k > 1 else float("nan")
+    ci = (
+        mean_difference_ci(values, np.zeros(k), confidence)
+        if k > 1 and finite
+        else (float("nan"), float("nan"))
+    )
+    return SeedSpread(
+        system,
+        measure,
+        tuple(runs),
+        tuple(values.tolist()),
+        topics,
+        float(values.mean()),
+        sd,
+        float(values.min()),
+        float(values.max()),
+        (float(ci[0]), float(ci[1])),
+    )
+
+
 def merge_seeds(
     scores: Mapping[str, Mapping[str, Mapping[str, float]]],
     systems: Mapping[str, Sequence[str]],
@@ -139,8 +174,6 @@ def merge_seeds(
         :class:`SeedSpread` per system and measure, and notes naming topics left out
         because some seed has no value for them.
     """
-    from .stats import mean_difference_ci
-
     if not 0 < confidence < 1:
         raise ParameterError("confidence", "a number strictly between 0 and 1", confidence)
     first = {runs[0]: s for s, runs in systems.items() if runs}
@@ -175,27 +208,7 @@ def merge_seeds(
             per_topic = matrix.mean(axis=0) if topics else np.zeros(0)
             out[system] = dict(zip(topics, per_topic.tolist(), strict=True))
             seed_means = matrix.mean(axis=1) if topics else np.full(len(runs), np.nan)
-            k = len(runs)
-            sd = float(np.std(seed_means, ddof=1)) if k > 1 else float("nan")
-            ci = (
-                mean_difference_ci(seed_means, np.zeros(k), confidence)
-                if k > 1 and topics
-                else (float("nan"), float("nan"))
-            )
-            spreads.append(
-                SeedSpread(
-                    system,
-                    measure,
-                    tuple(runs),
-                    tuple(seed_means.tolist()),
-                    len(topics),
-                    float(seed_means.mean()),
-                    sd,
-                    float(seed_means.min()),
-                    float(seed_means.max()),
-                    (float(ci[0]), float(ci[1])),
-                )
-            )
+            spreads.append(spread(system, measure, runs, seed_means, len(topics), confidence))
         merged[measure] = out
     return merged, spreads, notes
 
