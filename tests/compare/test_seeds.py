@@ -183,3 +183,50 @@ def test_eval_reports_each_systems_spread_of_its_seeds_aggregates(tmp_path, cli)
     assert [r["measure"] for r in doc["seeds"]] == ["AP", "GMAP"]
     status, out, err = cli("eval", qrels, *paths, "--system", "sys=s*", "-f", "csv")
     assert status == 2 and err.count("\n") == 1 and "--system" in err
+
+
+def test_report_shows_the_spread_and_compares_the_systems(tmp_path, cli):
+    """``report --system``: the spread table holds the numbers of ``eval --system``, and
+    the systems' comparison has compare --system's p-values."""
+    import re
+
+    rng = np.random.default_rng(11)
+    topics = [str(t) for t in range(1, 13)]
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text(
+        "".join(f"{t} 0 d{d} {int(rng.integers(0, 3))}\n" for t in topics for d in range(10))
+    )
+    paths = []
+    for name in ("base", "s1", "s2", "s3"):
+        path = tmp_path / f"{name}.txt"
+        path.write_text(
+            "".join(
+                f"{t} Q0 d{d} {k + 1} {20 - k} {name}\n"
+                for t in topics
+                for k, d in enumerate(rng.permutation(10)[:8])
+            )
+        )
+        paths.append(path)
+    common = ["-m", "AP", "nDCG@10", "--system", "sys=s*"]
+    out = tmp_path / "r.html"
+    status, _, err = cli(
+        "report", qrels, *paths, *common, "--max-depth", "2", "--depths", "1", "-o", out
+    )
+    assert status == 0, err
+    html = out.read_text(encoding="utf-8")
+    _, ev, _ = cli("eval", qrels, *paths, *common, "-f", "json")
+    want = json.loads(ev)["seeds"]
+    start = html.index('<table id="seed-spread"')
+    table = html[start : html.index("</table>", start)]
+    rows = re.findall(r"<tr>(.*?)</tr>", table)[1:]
+    assert len(rows) == len(want) == 2
+    for row, w in zip(rows, want, strict=True):
+        values = [float(v) for v in re.findall(r'data-value="([^"]+)"', row)]
+        assert values == pytest.approx(
+            [w["seeds"], w["topics"], w["mean"], w["sd"], w["min"], w["max"], w["ci_low"],
+             w["ci_high"]], rel=1e-12,
+        )  # fmt: skip
+    _, cmp, _ = cli("compare", qrels, *paths, *common, "-f", "json")
+    assert 'id="comparison-seeds-summary"' in html
+    for r in json.loads(cmp)["rows"]:
+        assert f"{r['p_t']:.4f}" in html[html.index('id="seeds"') :]

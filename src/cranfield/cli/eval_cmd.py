@@ -142,21 +142,11 @@ def _with_systems(text: str, results, args, digits: int) -> str:
     """``--system``: after the runs, each system's value over its seeds (the measure's
     own aggregate of each seed's run: mean, sd, range, 95% t interval;
     :func:`cranfield.compare.seeds.spread`); JSON adds ``seeds``."""
-    from ..compare.seeds import spread, spread_table
+    from ..compare.seeds import result_spreads, spread_table
     from ._common import systems_value
 
-    names = [r.name for r in results.runs]
-    systems = systems_value(args, names, args.runs)
-    by_name = {r.name: r for r in results.runs}
-    rows = []
-    for system, runs in systems.items():
-        topics = len(set.intersection(*(set(by_name[r].query_ids) for r in runs)))
-        for m in results.measures:
-            if m.definition.kind == "str":
-                continue
-            values = [by_name[r].aggregates[m] for r in runs]
-            values = [float("nan") if v is None else float(v) for v in values]
-            rows.append(spread(system, str(m), runs, values, topics))
+    systems = systems_value(args, [r.name for r in results.runs], args.runs)
+    rows = result_spreads(results, systems)
     if args.format == "json":
         import json
 

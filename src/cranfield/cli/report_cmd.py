@@ -6,6 +6,7 @@ import shlex
 
 from ._args import (
     add_figure_inputs,
+    add_systems,
     add_tests,
     add_topic_groups,
     eval_options,
@@ -50,6 +51,7 @@ def add_arguments(p) -> None:
     )
     p.add_argument("--title", default="cranfield evaluation report")
     add_topic_groups(p)
+    add_systems(p)
 
 
 def command_line(args, measures) -> str:
@@ -66,6 +68,8 @@ def command_line(args, measures) -> str:
     argv += ["--depths", args.depths, "--max-depth", str(args.max_depth)]
     if args.topic_groups is not None:
         argv += ["--topic-groups", args.topic_groups]
+    for value in args.system or ():
+        argv += ["--system", value]
     argv += ["--images", args.images, "--title", args.title, "-o", args.output]
     return shlex.join(argv)
 
@@ -77,7 +81,7 @@ def run(args) -> int:
     from ..provenance import of_arguments
     from ..report.html import DEFAULT_MEASURES, build_report
     from ._args import resolve_baselines
-    from ._common import topic_groups_value
+    from ._common import systems_value, topic_groups_value
     from ._output import deliver
 
     if not 1 <= args.max_depth <= MAX_DEPTH:  # each k is two more measures to evaluate
@@ -88,6 +92,7 @@ def run(args) -> int:
     runs = read_runs(args.runs, duplicates=args.duplicates)
     # a run name or one of the run files, as in compare: checked before the report's work
     baselines = resolve_baselines(args.baseline, [r.name for r in runs], args.runs)
+    systems = systems_value(args, [r.name for r in runs], args.runs)
     text = build_report(
         qrels,
         runs,
@@ -106,6 +111,7 @@ def run(args) -> int:
         tests=tuple(args.tests or ["t"]),
         convention=args.convention,
         topic_groups=topic_groups,
+        systems=systems,
         **eval_options(args),
     )
     deliver(text, args.output)

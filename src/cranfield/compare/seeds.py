@@ -32,7 +32,15 @@ import numpy as np
 
 from ..errors import ParameterError
 
-__all__ = ["SeedSpread", "merge_seeds", "parse_system", "spread", "spread_table", "systems_of"]
+__all__ = [
+    "SeedSpread",
+    "merge_seeds",
+    "parse_system",
+    "result_spreads",
+    "spread",
+    "spread_table",
+    "systems_of",
+]
 
 
 @dataclass(frozen=True)
@@ -147,6 +155,25 @@ def spread(
         float(values.max()),
         (float(ci[0]), float(ci[1])),
     )
+
+
+def result_spreads(
+    results, systems: Mapping[str, Sequence[str]], confidence: float = 0.95
+) -> list[SeedSpread]:
+    """Per system and numeric measure of a :class:`cranfield.core.results.Results`, the
+    :func:`spread` of its seeds' own aggregates (GMAP a geometric mean, sums sums);
+    ``topics``: how many topics all its seeds have."""
+    by_name = {r.name: r for r in results.runs}
+    rows = []
+    for system, runs in systems.items():
+        topics = len(set.intersection(*(set(by_name[r].query_ids) for r in runs)))
+        for m in results.measures:
+            if m.definition.kind == "str":
+                continue
+            values = [by_name[r].aggregates[m] for r in runs]
+            values = [float("nan") if v is None else float(v) for v in values]
+            rows.append(spread(system, str(m), runs, values, topics, confidence))
+    return rows
 
 
 def merge_seeds(

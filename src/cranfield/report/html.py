@@ -399,6 +399,38 @@ def _leaderboard(
     return "".join(out)
 
 
+def _seeds_section(results, numeric_table, systems, baselines, tests) -> str:
+    """``--system``: each system's spread over its seeds (the measures' own aggregates of
+    each seed: :func:`cranfield.compare.seeds.result_spreads`), then the comparison of
+    the systems on their per-topic means over seeds
+    (:func:`cranfield.compare.seeds.merge_seeds`, as ``cranfield compare --system``);
+    a baseline that is one seed of a system stands for its system there."""
+    from ..compare.seeds import merge_seeds, result_spreads
+
+    spreads = result_spreads(results, systems)
+    head = ["system", "measure", "seeds", "topics", "mean", "sd", "min", "max"]
+    rows = [
+        [s.system, s.measure, len(s.runs), s.topics, s.mean, s.sd, s.min, s.max, *s.ci]
+        for s in spreads
+    ]
+    merged, _, notes = merge_seeds(numeric_table, systems)
+    system_of = {r: name for name, runs in systems.items() for r in runs}
+    merged_baselines = tuple(dict.fromkeys(system_of.get(b, b) for b in baselines))
+    out = [
+        '<section id="seeds"><h2>Systems over seeds</h2><p class="note">Each system\'s '
+        "value under each of its seeds (the measure's own aggregate of the seed's run): "
+        "mean, standard deviation, range and 95% t interval over the seeds. Below, the "
+        "systems compared on their per-topic means over seeds (topics are the sampling "
+        "unit; as <code>cranfield compare --system</code>)"
+        + "".join(f"; {_e(n)}" for n in notes)
+        + ".</p>",
+        _table("seed-spread", [*head, "ci_low", "ci_high"], rows),
+        comparison_html(merged, merged_baselines, tests, "comparison-seeds"),
+        "</section>",
+    ]
+    return "".join(out)
+
+
 def _groups_section(
     results, groups, numeric, numeric_table, matrices, topics, baselines, tests
 ) -> str:
@@ -456,6 +488,7 @@ def build_report(
     progress: bool = True,
     convention: str = "textbook",
     topic_groups=None,
+    systems: dict[str, Sequence[str]] | None = None,
     **options,
 ) -> str:
     """Evaluate runs and return the self-contained HTML report.
@@ -779,6 +812,8 @@ def build_report(
         parts.append(comparison_html(numeric_table, baselines, tests))
         parts.append("</div></section>")
 
+        if systems:
+            parts.append(_seeds_section(results, numeric_table, systems, baselines, tests))
         if topic_groups is not None:
             parts.append(
                 _groups_section(
@@ -832,6 +867,7 @@ def build_report(
         '<a href="#measures">per measure</a> &middot; <a href="#coverage-section">coverage</a>'
         ' &middot; <a href="#detail">one run in detail</a> &middot; '
         '<a href="#significance">comparison with the baseline</a> &middot; '
+        + ('<a href="#seeds">systems over seeds</a> &middot; ' if systems else "")
         + ('<a href="#topic-groups">per topic group</a> &middot; ' if topic_groups else "")
         + '<a href="#trust">how far to trust it</a> &middot; '
         '<a href="#provenance">provenance</a></nav>'
