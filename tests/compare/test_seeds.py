@@ -32,6 +32,28 @@ def random_scores(rng, n_topics=12, seeds=(3, 1, 4), singles=2, missing=False):
     return {"AP": by_run}, systems, topics
 
 
+def collection(tmp_path, seed, n_topics, names, n_docs, depth):
+    """Random grades and runs as TREC files: (qrels path, run paths, topic ids)."""
+    rng = np.random.default_rng(seed)
+    topics = [str(t) for t in range(1, n_topics + 1)]
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text(
+        "".join(f"{t} 0 d{d} {int(rng.integers(0, 3))}\n" for t in topics for d in range(n_docs))
+    )
+    paths = []
+    for name in names:
+        path = tmp_path / f"{name}.txt"
+        path.write_text(
+            "".join(
+                f"{t} Q0 d{d} {k + 1} {20 - k} {name}\n"
+                for t in topics
+                for k, d in enumerate(rng.permutation(n_docs)[:depth])
+            )
+        )
+        paths.append(path)
+    return qrels, paths, topics
+
+
 @pytest.mark.parametrize("case", range(40))
 def test_spreads_and_tests_equal_a_direct_computation(case):
     rng = np.random.default_rng(case)
@@ -77,23 +99,9 @@ def test_spreads_and_tests_equal_a_direct_computation(case):
 
 
 def test_cli_tests_the_systems_and_reports_their_spread(tmp_path, cli):
-    rng = np.random.default_rng(4)
-    topics = [str(t) for t in range(1, 21)]
-    qrels = tmp_path / "qrels.txt"
-    qrels.write_text(
-        "".join(f"{t} 0 d{d} {int(rng.integers(0, 3))}\n" for t in topics for d in range(12))
+    qrels, paths, topics = collection(
+        tmp_path, 4, 20, ("bm25", "dense_s1", "dense_s2", "dense_s3"), 12, 10
     )
-    paths = []
-    for name in ("bm25", "dense_s1", "dense_s2", "dense_s3"):
-        path = tmp_path / f"{name}.txt"
-        path.write_text(
-            "".join(
-                f"{t} Q0 d{d} {k + 1} {20 - k} {name}\n"
-                for t in topics
-                for k, d in enumerate(rng.permutation(12)[:10])
-            )
-        )
-        paths.append(path)
     argv = ["compare", qrels, *paths, "-m", "AP", "nDCG@10", "-f", "json"]
     status, out, err = cli(*argv, "--system", f"dense={tmp_path}/dense_s*", "--baseline", "dense")
     assert status == 0, err
@@ -151,23 +159,7 @@ def test_a_run_in_two_systems_is_refused():
 def test_eval_reports_each_systems_spread_of_its_seeds_aggregates(tmp_path, cli):
     """``eval --system``: per system and measure, the spread over seeds of each seed's
     own aggregate (GMAP's geometric mean included), against SciPy's t interval."""
-    rng = np.random.default_rng(9)
-    topics = [str(t) for t in range(1, 11)]
-    qrels = tmp_path / "qrels.txt"
-    qrels.write_text(
-        "".join(f"{t} 0 d{d} {int(rng.integers(0, 3))}\n" for t in topics for d in range(10))
-    )
-    paths = []
-    for name in ("s1", "s2", "s3", "s4"):
-        path = tmp_path / f"{name}.txt"
-        path.write_text(
-            "".join(
-                f"{t} Q0 d{d} {k + 1} {20 - k} {name}\n"
-                for t in topics
-                for k, d in enumerate(rng.permutation(10)[:8])
-            )
-        )
-        paths.append(path)
+    qrels, paths, topics = collection(tmp_path, 9, 10, ("s1", "s2", "s3", "s4"), 10, 8)
     status, out, err = cli(
         "eval", qrels, *paths, "-m", "AP", "GMAP", "-f", "json", "--system", "sys=s*"
     )
@@ -190,23 +182,7 @@ def test_report_shows_the_spread_and_compares_the_systems(tmp_path, cli):
     the systems' comparison has compare --system's p-values."""
     import re
 
-    rng = np.random.default_rng(11)
-    topics = [str(t) for t in range(1, 13)]
-    qrels = tmp_path / "qrels.txt"
-    qrels.write_text(
-        "".join(f"{t} 0 d{d} {int(rng.integers(0, 3))}\n" for t in topics for d in range(10))
-    )
-    paths = []
-    for name in ("base", "s1", "s2", "s3"):
-        path = tmp_path / f"{name}.txt"
-        path.write_text(
-            "".join(
-                f"{t} Q0 d{d} {k + 1} {20 - k} {name}\n"
-                for t in topics
-                for k, d in enumerate(rng.permutation(10)[:8])
-            )
-        )
-        paths.append(path)
+    qrels, paths, topics = collection(tmp_path, 11, 12, ("base", "s1", "s2", "s3"), 10, 8)
     common = ["-m", "AP", "nDCG@10", "--system", "sys=s*"]
     out = tmp_path / "r.html"
     status, _, err = cli(
