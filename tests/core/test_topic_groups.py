@@ -187,3 +187,23 @@ def test_report_group_file_naming_unknown_topics_is_one_line(tmp_path, cli):
     status, _, err = cli("report", qrels, *runs, "--topic-groups", groups, "-o", out)
     assert status == 2 and err.count("\n") == 1 and "topic '999' is not among" in err, err
     assert not out.exists()
+
+
+def test_report_group_no_run_pair_can_be_tested_in_is_a_note(tmp_path):
+    """A group whose topics no run has in common with all the others gets its means and
+    a note, not a failure of the whole report."""
+    from cranfield.report.html import build_report
+
+    qrels = {"1": {"d1": 1, "d2": 0}, "2": {"d3": 1}, "3": {"d1": 1, "d2": 1}}
+    runs = {
+        "x": {"1": {"d1": 2.0, "d2": 1.0}, "2": {"d3": 1.0}},
+        "y": {"3": {"d1": 2.0, "d2": 1.0}, "1": {"d2": 1.0}},
+    }
+    groups = tmp_path / "g.tsv"
+    groups.write_text("query_id\tgroup\n1\tone\n2\tone\n3\ttwo\n")
+    text = build_report(
+        qrels, runs, ["AP"], topic_groups=groups, progress=False, max_depth=2, depths=[1]
+    )
+    two = text[text.index('data-group="two"') :]
+    assert "No tests: no topic of the group has a result from every run." in two
+    assert 'id="comparison-group-0-summary"' in text  # group one: topic 1 is common

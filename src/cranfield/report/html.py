@@ -453,7 +453,11 @@ def _groups_section(
         members = groups.topics[groups.groups == name]
         columns = np.isin(topic_array, members)
         scores = select_topics(numeric_table, groups, name)
-        marks = baseline_marks(scores, baselines, tests) if len(results.runs) > 1 else None
+        aligned, _ = _aligned(scores)
+        testable = len(results.runs) > 1 and any(
+            len(v) for by_run in aligned.values() for v in by_run.values()
+        )
+        marks = baseline_marks(scores, baselines, tests) if testable else None
         intervals = {m: mean_intervals(matrices[m][:, columns]) for m in matrices}
         out.append(
             f'<section class="topic-group" data-group="{_e(name)}"><h3>{_e(name)} '
@@ -464,7 +468,11 @@ def _groups_section(
                 per_group[name], numeric, marks, intervals, baselines, f"summary-group-{k}"
             )
         )
-        out.append(comparison_html(scores, baselines, tests, f"comparison-group-{k}"))
+        out.append(
+            comparison_html(scores, baselines, tests, f"comparison-group-{k}")
+            if testable
+            else '<p class="note">No tests: no topic of the group has a result from every run.</p>'
+        )
         out.append("</section>")
     out.append("</section>")
     return "".join(out)
