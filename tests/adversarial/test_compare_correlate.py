@@ -178,3 +178,27 @@ def test_runs_with_undefined_correlations_warn_nothing(files):
     assert outcome.stdout.decode().splitlines()[-1] == "mean\tnan\tnan\t1.0000\t1.0000"
     outcome = run_cli("correlate", a, b, "--format", "json")
     assert json.loads(outcome.stdout)["mean"]["kendall_tau"] is None
+
+
+SYSTEMS = {
+    "no name": (["=a"], "expected NAME=RUN"),
+    "no runs": (["x="], "expected NAME=RUN"),
+    "no match": (["x=["], "got '['"),
+    "a run's name": (["a=b"], "a name no other run has"),
+    "one run twice": (["x=a", "y=a"], "run a in one system only"),
+    "one system left": (["x=*"], "need at least two runs"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(SYSTEMS))
+def test_bad_systems(files, case):
+    """``--system``: every wrong value is one line, the input untouched."""
+    specs, message = SYSTEMS[case]
+    path = files("t.csv", GOOD)
+    argv = ["compare", "--from-per-query", path]
+    for spec in specs:
+        argv += ["--system", spec]
+    with Unchanged(path):
+        outcome = run_cli(*argv)
+    assert_clean_failure(outcome, message)
+    assert outcome.stdout == b""

@@ -123,3 +123,87 @@ def test_bad_group_files_and_options_are_one_line(tmp_path, cli, content, extra,
     groups.write_text(content)
     status, out, err = cli("eval", qrels, runs[0], "-m", "P@5", "--topic-groups", groups, *extra)
     assert status == 2 and out == "" and err.count("\n") == 1 and mention in err, err
+
+
+def test_report_per_group_agrees_with_eval_and_compare_of_the_cut_down_collection(tmp_path, cli):
+    """``report --topic-groups``: each group's leaderboard holds the means of an evaluation
+    of the collection cut down to the group's topics, and its marks against each
+    baseline are the significant rows of ``compare`` on that cut-down collection."""
+    import re
+
+    qrels, runs, groups, rows = collection(tmp_path, seed=7)
+    ideal = tmp_path / "ideal.txt"  # the judged documents by grade: far above the others
+    judged = [line.split() for line in qrels.read_text().splitlines()]
+    judged.sort(key=lambda f: (f[0], -int(f[3]), f[2]))
+    ideal.write_text("".join(f"{q} Q0 {d} 1 {-i} ideal\n" for i, (q, _, d, _) in enumerate(judged)))
+    runs = [*runs, ideal]
+    measures = ["AP", "nDCG@10"]
+    out = tmp_path / "report.html"
+    status, _, err = cli(
+        "report", qrels, *runs, "-m", *measures, "--baseline", "a", "--baseline", "b",
+        "--topic-groups", groups, "--max-depth", "2", "--depths", "1", "-o", out,
+    )  # fmt: skip
+    assert status == 0, err
+    html = out.read_text(encoding="utf-8")
+    names = ["easy", "hard", "title-only"]
+    assert html.count('class="topic-group"') == len(names)
+    seen = 0
+    for k, g in enumerate(names):
+        members = {t for t, h in rows if h == g}
+        cut = restricted(qrels, members, tmp_path, f"{g}.qrels")
+        _, ev, _ = cli("eval", cut, *runs, "-m", *measures, "-f", "json")
+        means = {r["name"]: r["aggregate"] for r in json.loads(ev)["runs"]}
+        _, cmp, _ = cli(
+            "compare", cut, *runs, "-m", *measures, "-f", "json", "--baseline", "a",
+            "--baseline", "b",
+        )  # fmt: skip
+        marks = {(r, m): set() for r in ("a", "b", "c", "ideal") for m in measures}
+        for row in json.loads(cmp)["rows"]:
+            if row["significant"]:
+                up = row["diff"] > 0
+                marks[row["run"], row["measure"]].add((row["baseline"], up))
+                if row["run"] in ("a", "b"):
+                    marks[row["baseline"], row["measure"]].add((row["run"], not up))
+        start = html.index(f'<table id="summary-group-{k}"')
+        table = html[start : html.index("</table>", start)]
+        found = re.findall(r'<tr[^>]*><th scope="row">([^<]+)</th>(.*?)</tr>', table)
+        assert [r for r, _ in found] == ["a", "b", "c", "ideal"]
+        for run, cells in found:
+            tds = re.findall(r'<td[^>]*data-value="([^"]+)"[^>]*>(.*?)</td>', cells)[1:]
+            for m, (value, td) in zip(measures, tds, strict=True):
+                assert float(value) == pytest.approx(means[run][m], rel=1e-12), (g, run, m)
+                got = re.findall(r'data-baseline="([^"]+)"[^>]*> (.)<sub>', td)
+                assert {(b, s == "\u25b2") for b, s in got} == marks[run, m], (g, run, m)
+                seen += len(got)
+        assert f'id="comparison-group-{k}-summary"' in html
+    assert seen  # some group has a significant difference to mark
+
+
+def test_report_group_file_naming_unknown_topics_is_one_line(tmp_path, cli):
+    qrels, runs, _, _ = collection(tmp_path)
+    groups = tmp_path / "groups.tsv"
+    groups.write_text("query_id\tgroup\n999\tx\n")
+    out = tmp_path / "r.html"
+    status, _, err = cli("report", qrels, *runs, "--topic-groups", groups, "-o", out)
+    assert status == 2 and err.count("\n") == 1 and "topic '999' is not among" in err, err
+    assert not out.exists()
+
+
+def test_report_group_no_run_pair_can_be_tested_in_is_a_note(tmp_path):
+    """A group whose topics no run has in common with all the others gets its means and
+    a note, not a failure of the whole report."""
+    from cranfield.report.html import build_report
+
+    qrels = {"1": {"d1": 1, "d2": 0}, "2": {"d3": 1}, "3": {"d1": 1, "d2": 1}}
+    runs = {
+        "x": {"1": {"d1": 2.0, "d2": 1.0}, "2": {"d3": 1.0}},
+        "y": {"3": {"d1": 2.0, "d2": 1.0}, "1": {"d2": 1.0}},
+    }
+    groups = tmp_path / "g.tsv"
+    groups.write_text("query_id\tgroup\n1\tone\n2\tone\n3\ttwo\n")
+    text = build_report(
+        qrels, runs, ["AP"], topic_groups=groups, progress=False, max_depth=2, depths=[1]
+    )
+    two = text[text.index('data-group="two"') :]
+    assert "No tests: no topic of the group has a result from every run." in two
+    assert 'id="comparison-group-0-summary"' in text  # group one: topic 1 is common

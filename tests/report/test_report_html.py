@@ -272,3 +272,50 @@ def test_several_baselines_in_the_comparison_section(sample_files, results, tmp_
     ]
     assert expected.render("html", table="detail") in text
     assert "baseline <b>dense</b>" in text
+
+
+def test_leaderboard_marks_each_of_several_baselines(sample_files, results):
+    """With several baselines every cell carries one mark per baseline the run differs
+    from significantly, as one compare call over all the pairs says (one correction over
+    them); two baselines mark each other with opposite signs. Before, only the first
+    baseline was marked."""
+    from cranfield.compare import compare
+
+    qrels, runs = sample_files
+    baselines = ["dense", "bm25"]
+    text = build_report(
+        Qrels.read(qrels),
+        [Run.read(runs[n]) for n in RUNS],
+        MEASURES,
+        baseline=baselines,
+        progress=False,
+        max_depth=2,
+        depths=[1],
+    )
+    board = text[
+        text.index('<table id="summary"') : text.index("</table>", text.index('id="summary"'))
+    ]
+    cells = {}
+    for row in re.findall(r'<tr[^>]*><th scope="row">([^<]+)</th>(.*?)</tr>', board):
+        tds = re.findall(r"<td[^>]*>(.*?)</td>", row[1])[1:]  # after "queries"
+        for m, td in zip(MEASURES, tds, strict=True):
+            found = re.findall(r'data-baseline="([^"]+)"[^>]*> (.)<sub>(\d)</sub>', td)
+            cells[row[0], m] = {(b, s) for b, s, _ in found}
+            assert all(baselines[int(k) - 1] == b for b, _, k in found)
+    scores = results.per_query_table()
+    common = set.intersection(*(set(v) for by in scores.values() for v in by.values()))
+    aligned = {
+        str(m): {r: {q: v for q, v in s.items() if q in common} for r, s in scores[str(m)].items()}
+        for m in results.measures
+    }
+    want = {key: set() for key in cells}
+    for row in compare(aligned, baseline=baselines).rows:
+        if row.significant:
+            up, down = "\u25b2", "\u25bc"
+            want[row.run, row.measure].add((row.baseline, up if row.diff > 0 else down))
+            if row.run in baselines:
+                want[row.baseline, row.measure].add((row.run, down if row.diff > 0 else up))
+    assert cells == want
+    marked = {b for v in want.values() for b, _ in v}
+    assert marked == set(baselines)  # the sample has marks against both baselines
+    assert "1 = <b>dense</b>, 2 = <b>bm25</b>" in text

@@ -552,6 +552,20 @@ def add_topic_groups(p: argparse.ArgumentParser) -> None:
     )
 
 
+def add_systems(p: argparse.ArgumentParser) -> None:
+    """``--system NAME=RUN[,RUN...]``, repeatable: the runs of one system under several
+    seeds or folds, merged into per-topic means over seeds (:mod:`cranfield.compare.seeds`;
+    read with :func:`cranfield.cli._common.systems_value`)."""
+    p.add_argument(
+        "--system",
+        action="append",
+        metavar="NAME=RUN,...",
+        help="the runs of one system under several seeds or folds (run names, run files or "
+        "patterns such as 'dense_seed*'), repeatable: the system's per-topic mean over its "
+        "seeds is tested, and its spread over seeds (sd, min, max, t interval) reported",
+    )
+
+
 def add_baselines(p: argparse.ArgumentParser, default: str) -> None:
     """``--baseline RUN``, repeatable: the runs the others are compared with, by run name
     or by the path of one of the run files (:func:`resolve_baselines`)."""

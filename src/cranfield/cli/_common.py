@@ -178,3 +178,25 @@ def subtopic_qrels_value(args: Namespace):
     from ..core.subtopics import SubtopicQrels
 
     return SubtopicQrels.read(path).with_intents(intents)
+
+
+def topic_groups_value(args: Namespace):
+    """``--topic-groups FILE`` (:func:`~cranfield.cli._args.add_topic_groups`) read into
+    a :class:`cranfield.core.groups.TopicGroups`, or None when not given."""
+    path = getattr(args, "topic_groups", None)
+    if path is None:
+        return None
+    from ..core.groups import read_groups
+
+    return read_groups(path)
+
+
+def systems_value(args: Namespace, names, paths=()) -> dict[str, list[str]]:
+    """``--system`` values (:func:`~cranfield.cli._args.add_systems`) as ``{system: [run
+    name, ...]}`` over the runs ``names`` (read from ``paths``); empty when not given."""
+    specs = getattr(args, "system", None)
+    if not specs:
+        return {}
+    from ..compare.seeds import systems_of
+
+    return systems_of(specs, names, paths)

@@ -47,7 +47,8 @@ def add_arguments(parser: Parser) -> None:
     )
     p.add_argument(
         "--documents",
-        help="documents: JSONL {id,title,text}, TREC SGML <DOC>, Parquet, or a directory",
+        help="documents: JSONL {id,title,text}, TREC SGML <DOC>, Parquet, a directory, or "
+        "a collection's by its ir_datasets id (irds:ID)",
     )
     p.add_argument(
         "--scale",

@@ -15,6 +15,7 @@ from ._args import (
     add_output,
     add_seed,
     add_subtopic_qrels,
+    add_systems,
     add_tests,
     add_topic_groups,
     engine_value,
@@ -22,7 +23,7 @@ from ._args import (
     resolve_baselines,
     seed_value,
 )
-from ._common import subtopic_qrels_value
+from ._common import subtopic_qrels_value, systems_value
 from ._output import emit, print_notes, rounded_note, warnings_as_notes
 
 
@@ -38,6 +39,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     add_baselines(parser, "default: all pairs")
     add_topic_groups(parser)
+    add_systems(parser)
     add_tests(
         parser, TESTS, tests_text() + "; repeatable or a comma list, the first decides significance"
     )
@@ -99,8 +101,26 @@ def _options(args) -> dict:
 
 
 def _scores(args):
-    """(per-query scores, baseline run names, notes for stderr), everything validated
-    before evaluation."""
+    """(per-query scores, baseline run names, seed spreads, notes for stderr), everything
+    validated before evaluation; the runs of each ``--system`` merged into the system's
+    per-topic means over its seeds (:func:`cranfield.compare.seeds.merge_seeds`)."""
+    scores, names, paths, notes = _read_scores(args)
+    systems = systems_value(args, names, paths)
+    spreads = []
+    if systems:
+        from ..compare.seeds import merge_seeds
+
+        confidence = number(args.confidence, "--confidence", float, 0, 1, open_=True)
+        scores, spreads, seed_notes = merge_seeds(scores, systems, confidence)
+        notes = notes + seed_notes
+        file_of = dict(zip(names, paths, strict=False))
+        names = list(dict.fromkeys(r for by_run in scores.values() for r in by_run))
+        paths = [file_of.get(n, n) for n in names] if paths else []
+    return scores, resolve_baselines(args.baseline, names, paths), spreads, notes
+
+
+def _read_scores(args):
+    """(per-query scores, run names, their files, notes) of the command's inputs."""
     from ..compare.per_query import read_table
 
     if args.from_per_query:
@@ -125,7 +145,8 @@ def _scores(args):
                 )
             scores = {m: scores[m] for m in args.measure}
         runs = dict.fromkeys(r for per_run in scores.values() for r in per_run)
-        return scores, resolve_baselines(args.baseline, list(runs)), notes
+        systems_value(args, list(runs))  # checked before the work
+        return scores, list(runs), [], notes
     if not args.qrels or len(args.runs) < 2:
         raise ParameterError(
             "QRELS RUN RUN",
@@ -145,7 +166,10 @@ def _scores(args):
     from ..core.evaluation import read_runs
 
     runs = read_runs(args.runs)
-    baseline = resolve_baselines(args.baseline, [r.name for r in runs], args.runs)
+    names = [r.name for r in runs]
+    systems_value(args, names, args.runs)  # checked before the evaluation
+    if not args.system:
+        resolve_baselines(args.baseline, names, args.runs)
     results = evaluate(
         args.qrels,
         runs,
@@ -153,7 +177,30 @@ def _scores(args):
         complete=args.complete,
         subtopic_qrels=subtopic_qrels_value(args),
     )
-    return results.per_query_table(), baseline, []
+    return results.per_query_table(), names, list(args.runs), []
+
+
+def _with_spreads(text: str, spreads, args) -> str:
+    """The comparison followed by each system's spread over its seeds: JSON adds
+    ``seeds`` (a row per system and measure); text and markdown add a table."""
+    from ..compare.seeds import spread_table
+
+    if args.format == "json":
+        import json
+
+        from ..output import dumps_json
+
+        doc = json.loads(text)
+        doc["seeds"] = [s.to_row() for s in spreads]
+        return dumps_json(doc)
+    heading = "### " if args.format == "markdown" else "== "
+    tail = "" if args.format == "markdown" else " =="
+    level = number(args.confidence, "--confidence", float, 0, 1, open_=True)
+    return (
+        f"{text}\n\n{heading}systems over seeds (mean of each seed's mean over topics; "
+        f"sd, range and {level:g} t interval over seeds){tail}\n"
+        + spread_table(spreads, args.format)
+    )
 
 
 def _rendered(result, per_group: dict, args, record) -> str:
@@ -197,19 +244,20 @@ def _rendered(result, per_group: dict, args, record) -> str:
 
 def run(args) -> int:
     from ..compare import compare
+    from ._common import topic_groups_value
 
     options = _options(args)
+    if args.system and args.format not in ("text", "markdown", "json"):
+        raise ParameterError(
+            "--system", "-f text, markdown or json (the spread table)", args.format
+        )
     # the backend that computes the pairs' tests and intervals (dask: in Dask workers)
     options["engine"] = engine_value(args)
     options["scheduler"] = args.scheduler
     notes: list[str] = []
-    topic_groups = None
-    if args.topic_groups is not None:
-        from ..core.groups import read_groups
-
-        topic_groups = read_groups(args.topic_groups)
+    topic_groups = topic_groups_value(args)
     with warnings_as_notes(notes):
-        scores, baseline, read_notes = _scores(args)
+        scores, baseline, spreads, read_notes = _scores(args)
 
         def compared(table):
             return compare(
@@ -240,6 +288,8 @@ def run(args) -> int:
             files = args.from_per_query or [args.qrels, *args.runs]
             record = of_arguments(args, files)
         text = _rendered(result, per_group, args, record)
+        if spreads:
+            text = _with_spreads(text, spreads, args)
     emit(text)
     notes = read_notes + notes
     print_notes("compare", notes)  # after the result: a failure is one line, no notes

@@ -22,6 +22,7 @@ def add_arguments(p) -> None:
         add_qrels_and_runs,
         add_stream,
         add_subtopic_qrels,
+        add_systems,
         add_topic_groups,
     )
 
@@ -33,6 +34,7 @@ def add_arguments(p) -> None:
     )
     p.add_argument("-q", "--per-query", action="store_true", help="also show every query")
     add_topic_groups(p)
+    add_systems(p)
     add_judging(p)
     add_subtopic_qrels(p)
     p.add_argument(
@@ -94,6 +96,12 @@ def run(args) -> int:
     from ..defaults import DEFAULT_MEASURES
 
     digits = digits_value(args)
+    if getattr(args, "system", None) and args.format not in ("text", "markdown", "json"):
+        from ..errors import ParameterError
+
+        raise ParameterError(
+            "--system", "-f text, markdown or json (the spread table)", args.format
+        )
     topic_groups = None if args.topic_groups is None else _read_groups(args)
     from ._common import subtopic_qrels_value
 
@@ -118,8 +126,8 @@ def run(args) -> int:
 def _read_groups(args):
     """``--topic-groups FILE`` (cranfield.core.groups), read and checked before the
     evaluation."""
-    from ..core.groups import read_groups
     from ..errors import ParameterError
+    from ._common import topic_groups_value
 
     if args.per_query or args.format == "trec":
         given = "-q" if args.per_query else "-f trec"
@@ -127,7 +135,33 @@ def _read_groups(args):
     if args.aggregate == "micro" or args.skip_no_relevant:
         flag = "--aggregate micro" if args.aggregate == "micro" else "--skip-no-relevant"
         raise ParameterError("--topic-groups", "macro means over all topics", flag)
-    return read_groups(args.topic_groups)
+    return topic_groups_value(args)
+
+
+def _with_systems(text: str, results, args, digits: int) -> str:
+    """``--system``: after the runs, each system's value over its seeds (the measure's
+    own aggregate of each seed's run: mean, sd, range, 95% t interval;
+    :func:`cranfield.compare.seeds.spread`); JSON adds ``seeds``."""
+    from ..compare.seeds import result_spreads, spread_table
+    from ._common import systems_value
+
+    systems = systems_value(args, [r.name for r in results.runs], args.runs)
+    rows = result_spreads(results, systems)
+    if args.format == "json":
+        import json
+
+        from ..output import dumps_json
+
+        doc = json.loads(text)
+        doc["seeds"] = [r.to_row() for r in rows]
+        return dumps_json(doc)
+    heading, tail = ("### ", "") if args.format == "markdown" else ("== ", " ==")
+    return (
+        f"{text.rstrip(chr(10))}\n\n{heading}systems over seeds (each seed's aggregate; "
+        f"mean, sd, range and 95% t interval over seeds){tail}\n"
+        + spread_table(rows, args.format, digits)
+        + "\n"
+    )
 
 
 def _finish(results, qrels, args, digits: int, topic_groups=None) -> int:
@@ -168,5 +202,7 @@ def _finish(results, qrels, args, digits: int, topic_groups=None) -> int:
         provenance=record,
         groups=groups,
     )
+    if getattr(args, "system", None):
+        text = _with_systems(text, results, args, digits)
     deliver(text, args.output)
     return 0

@@ -15,7 +15,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("pool", help="the pairs to judge: 'qid docid' or 'qid 0 docid grade' lines")
     parser.add_argument("topics", help="the topic statements (TREC <top>, JSON Lines or CSV)")
     parser.add_argument(
-        "documents", help="the documents (JSON Lines, TREC <DOC>, Parquet or a directory)"
+        "documents",
+        help="the documents (JSON Lines, TREC <DOC>, Parquet or a directory), or a collection's "
+        "by its ir_datasets id (irds:ID: looked up by id in its document store)",
     )
     parser.add_argument(
         "--base-url",
@@ -93,7 +95,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args) -> int:
     import numpy as np
 
-    from ..collection import read_documents, read_topics
+    from ..collection import read_topics
+    from ..collection.documents import documents_by_id
     from ..errors import ParameterError
     from ..judgments.data import Scale
     from ..judgments.machine import ChatCompletions, LocalCommand, judge_pairs
@@ -141,11 +144,10 @@ def run(args) -> int:
     topics = np.asarray(pool["query_id"].to_pylist(), dtype=object)
     docs = np.asarray(pool["doc_id"].to_pylist(), dtype=object)
     topic_of = {t.id: t for t in read_topics(args.topics)}
-    wanted = set(docs.tolist())
-    text_of = {}
-    for d in read_documents(args.documents):
-        if d.id in wanted:
-            text_of[d.id] = ((d.title + "\n\n" if d.title else "") + d.text)[:max_chars]
+    text_of = {
+        d.id: ((d.title + "\n\n" if d.title else "") + d.text)[:max_chars]
+        for d in documents_by_id(args.documents, dict.fromkeys(docs.tolist())).values()
+    }
     labels = judge_pairs(
         topics,
         docs,

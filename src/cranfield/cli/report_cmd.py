@@ -7,7 +7,9 @@ import shlex
 from ._args import (
     add_figure_inputs,
     add_subtopic_qrels,
+    add_systems,
     add_tests,
+    add_topic_groups,
     eval_options,
     parse_ints,
     rel_level_value,
@@ -54,6 +56,8 @@ def add_arguments(p) -> None:
         help="kept for compatibility: the figures are always inline SVG",
     )
     p.add_argument("--title", default="cranfield evaluation report")
+    add_topic_groups(p)
+    add_systems(p)
 
 
 def command_line(args, measures) -> str:
@@ -72,6 +76,10 @@ def command_line(args, measures) -> str:
     argv += ["--complete"] * args.complete + ["--judged-only"] * args.judged_only
     argv += ["--test", ",".join(args.tests or ["t"])]
     argv += ["--depths", args.depths, "--max-depth", str(args.max_depth)]
+    if args.topic_groups is not None:
+        argv += ["--topic-groups", args.topic_groups]
+    for value in args.system or ():
+        argv += ["--system", value]
     argv += ["--images", args.images, "--title", args.title, "-o", args.output]
     return shlex.join(argv)
 
@@ -85,7 +93,7 @@ def run(args) -> int:
     from ..provenance import of_arguments
     from ..report.html import DEFAULT_MEASURES, build_report
     from ._args import resolve_baselines
-    from ._common import subtopic_qrels_value
+    from ._common import subtopic_qrels_value, systems_value, topic_groups_value
     from ._output import deliver
 
     if not 1 <= args.max_depth <= MAX_DEPTH:  # each k is two more measures to evaluate
@@ -95,10 +103,12 @@ def run(args) -> int:
         subtopics = SubtopicQrels.read(subtopics)
     diversity = list(DIVERSITY_REPORT_MEASURES) if subtopics is not None else []
     measures = args.measures or [*DEFAULT_MEASURES, *diversity]
+    topic_groups = topic_groups_value(args)
     qrels = Qrels.read(args.qrels)
     runs = RunFiles(args.runs, duplicates=args.duplicates)  # read one at a time
     # a run name or one of the run files, as in compare: checked before the report's work
     baselines = resolve_baselines(args.baseline, runs.names, args.runs)
+    systems = systems_value(args, runs.names, args.runs)
     text = build_report(
         qrels,
         runs,
@@ -108,12 +118,17 @@ def run(args) -> int:
         depths=parse_ints(args.depths, "--depths"),
         max_depth=args.max_depth,
         command=command_line(args, measures),
-        provenance=of_arguments(args, [args.qrels, *args.runs]),
+        provenance=of_arguments(
+            args,
+            [args.qrels, *args.runs, *([args.topic_groups] if topic_groups is not None else [])],
+        ),
         title=args.title,
         image_format=args.images,
         tests=tuple(args.tests or ["t"]),
         convention=args.convention,
         subtopic_qrels=subtopics,
+        topic_groups=topic_groups,
+        systems=systems,
         **eval_options(args),
     )
     deliver(text, args.output)

@@ -53,7 +53,8 @@ def read_documents(path: str | os.PathLike, format: str | None = None) -> Iterat
     path
         A JSON Lines file (``{"id", "title", "text"}`` per line), a TREC SGML file
         (``<DOC><DOCNO>``; gzip-compressed too), a Parquet file (``id``, ``title``,
-        ``text`` columns) or a directory of ``.txt``/``.html`` files.
+        ``text`` columns), a directory of ``.txt``/``.html`` files, or an ir_datasets
+        collection by id (``irds:ID``, docs/collections.md: its documents streamed).
     format
         ``"jsonl"``, ``"trec"``, ``"parquet"`` or ``"directory"``; by default recognised
         from the content.
@@ -71,9 +72,28 @@ def read_documents(path: str | os.PathLike, format: str | None = None) -> Iterat
         duplicate or missing id, bad JSON, an unterminated ``<DOC>``, binary data, an
         unknown format). The format is checked at the call.
     """
+    from ..core.io.collections import Collection, collection_id
+
+    named = collection_id(path)
+    if named is not None:
+        return (Document(*d) for d in Collection.load(named).documents_iter())
     source = str(path)
     if format is None:
         format = detect(path, source)
     elif format not in READERS:
         raise ParameterError("format", "one of " + ", ".join(READERS), format)
     return READERS[format](path, source)
+
+
+def documents_by_id(path: str | os.PathLike, ids) -> dict[str, Document]:
+    """``{doc_id: Document}`` of the ``ids`` found in a collection: an ir_datasets
+    collection (``irds:ID``) is asked by id (its document store), a file is streamed
+    once keeping only those ids (bounded by what is asked for)."""
+    from ..core.io.collections import Collection, collection_id
+
+    named = collection_id(path)
+    if named is not None:
+        found = Collection.load(named).documents_by_id(ids)
+        return {k: Document(*d) for k, d in found.items()}
+    wanted = set(map(str, ids))
+    return {d.id: d for d in read_documents(path) if d.id in wanted}

@@ -179,7 +179,10 @@ def _aligned(scores: dict) -> tuple[dict, list]:
 
 
 def comparison_html(
-    scores: dict, baseline: str | Sequence[str] | None, tests: Sequence[str] = ("t",)
+    scores: dict,
+    baseline: str | Sequence[str] | None,
+    tests: Sequence[str] = ("t",),
+    id_prefix: str = "comparison",
 ) -> str:
     """The significance comparison of :func:`cranfield.compare.compare`, as HTML.
 
@@ -187,7 +190,8 @@ def comparison_html(
     per-query values of every measure, with Holm's correction over all compared pairs: the summary table (means, best in bold, letters of
     the runs each is significantly better than) and the detail table (differences,
     intervals, p-values). Runs are compared on the queries all of them have; the
-    queries left out are named in a note.
+    queries left out are named in a note. ``id_prefix`` starts the elements' ids (one
+    comparison per topic group needs its own).
     """
     from ..compare import compare
 
@@ -197,9 +201,9 @@ def comparison_html(
     try:
         result = compare(aligned, baseline=baseline, tests=tests)
     except MissingDependencyError as exc:  # the tests need SciPy (the stats extra)
-        return f'<p class="note" id="comparison-unavailable">{_e(exc)}</p>'
+        return f'<p class="note" id="{id_prefix}-unavailable">{_e(exc)}</p>'
     note = (
-        f'<p class="note" id="comparison-dropped">Left out of the tests because some run '
+        f'<p class="note" id="{id_prefix}-dropped">Left out of the tests because some run '
         f"has no result for them: {len(dropped)} query(ies) ({_e(', '.join(dropped[:20]))}"
         f"{', ...' if len(dropped) > 20 else ''}).</p>"
         if dropped
@@ -207,9 +211,9 @@ def comparison_html(
     )
     return (
         note
-        + '<div id="comparison-summary">'
+        + f'<div id="{id_prefix}-summary">'
         + result.render("html", table="summary")
-        + '</div><div id="comparison-detail">'
+        + f'</div><div id="{id_prefix}-detail">'
         + result.render("html", table="detail")
         + "</div>"
     )
@@ -242,26 +246,34 @@ def top_groups(scores: dict, tests: Sequence[str] = ("t",)) -> dict[str, set[str
 
 
 def baseline_marks(
-    scores: dict, baseline: str, tests: Sequence[str] = ("t",)
-) -> dict[str, dict[str, int]] | None:
-    """Per measure and run: +1 when significantly above the baseline, -1 when below, 0
-    otherwise (the baseline itself: 0). The tests are those of the comparison section
-    (:func:`comparison_html`: :func:`cranfield.compare.compare` against ``baseline`` on
-    the queries all runs have, Holm's correction, the first test decides), so the marks
-    agree with its table. ``None`` without SciPy."""
+    scores: dict, baselines: str | Sequence[str], tests: Sequence[str] = ("t",)
+) -> dict[str, dict[str, dict[str, int]]] | None:
+    """Per measure, run and baseline: +1 when the run is significantly above that
+    baseline, -1 when below, 0 otherwise (a baseline against itself: 0).
+
+    The tests are those of the comparison section (:func:`comparison_html`: one
+    :func:`cranfield.compare.compare` call against all ``baselines`` on the queries all
+    runs have, one correction over all compared pairs, the first test decides), so the
+    marks agree with its table. Two baselines are compared once (the later against the
+    earlier); each gets the mark against the other, with opposite signs. ``None``
+    without SciPy."""
     from ..compare import compare
 
+    baselines = (baselines,) if isinstance(baselines, str) else tuple(baselines)
     aligned, _ = _aligned(scores)
-    marks = {m: dict.fromkeys(by_run, 0) for m, by_run in aligned.items()}
+    marks = {m: {r: dict.fromkeys(baselines, 0) for r in by_run} for m, by_run in aligned.items()}
     if len(next(iter(aligned.values()), {})) < 2:
         return marks
     try:
-        result = compare(aligned, baseline=baseline, tests=tests)
+        result = compare(aligned, baseline=list(baselines), tests=tests)
     except MissingDependencyError:
         return None
     for row in result.rows:
         if row.significant:
-            marks[row.measure][row.run] = 1 if row.diff > 0 else -1
+            sign = 1 if row.diff > 0 else -1
+            marks[row.measure][row.run][row.baseline] = sign
+            if row.run in marks[row.measure][row.baseline]:  # a baseline against a baseline
+                marks[row.measure][row.baseline][row.run] = -sign
     return marks
 
 
@@ -317,27 +329,59 @@ def _fig(fig_id: str, svg_text: str, caption: str, table_html: str) -> str:
 DEFAULT_MEASURES: tuple[str, ...] = REPORT_MEASURES
 
 
-_MARKS = {
-    1: ("\u25b2", "significantly above the baseline"),
-    -1: ("\u25bc", "significantly below the baseline"),
-}
+_MARKS = {1: ("\u25b2", "above"), -1: ("\u25bc", "below")}
 
 
-def _leaderboard(results, numeric, marks, intervals, baseline: str) -> str:
+def _marks_html(signs: dict[str, int], baselines: Sequence[str]) -> tuple[str, int]:
+    """The marks of one cell (one per baseline the run differs from significantly,
+    numbered by the baseline's position when there are several) and the cell's overall
+    sign (+1 above every such baseline, -1 below every one, else 0) for its colour."""
+    spans, seen = [], set()
+    for k, name in enumerate(baselines, 1):
+        sign = signs.get(name, 0)
+        if not sign:
+            continue
+        symbol, word = _MARKS[sign]
+        meaning = f"significantly {word} the baseline {name}"
+        index = f"<sub>{k}</sub>" if len(baselines) > 1 else ""
+        spans.append(
+            f'<span class="baseline-mark" data-baseline="{_e(name)}" '
+            f'aria-label="{_e(meaning)}" title="{_e(meaning)}"> {symbol}{index}</span>'
+        )
+        seen.add(sign)
+    return "".join(spans), (seen.pop() if len(seen) == 1 else 0)
+
+
+def _mean(run, measure) -> float:
+    """A run's aggregate of ``measure`` (``nan`` where it has no topic to average)."""
+    value = run.aggregates[measure]
+    return math.nan if value is None else float(value)
+
+
+def _leaderboard(
+    results, numeric, marks, intervals, baselines: Sequence[str], table_id: str = "summary"
+) -> str:
     """The runs x measures table: sortable headers, best bold, each run marked against
-    the baseline (:func:`baseline_marks`)."""
+    each baseline (:func:`baseline_marks`)."""
     header = ["run", "queries"] + [str(m) for m in numeric]
-    best = {m: np.nanmax([float(r.aggregates[m]) for r in results.runs]) for m in numeric}
-    out = ['<div class="scroll"><table id="summary" class="leaderboard"><thead><tr>']
+    best = {}
+    for m in numeric:
+        means = np.array([_mean(r, m) for r in results.runs])
+        best[m] = np.max(means[np.isfinite(means)]) if np.isfinite(means).any() else math.nan
+    out = [f'<div class="scroll"><table id="{_e(table_id)}" class="leaderboard"><thead><tr>']
     for j, h in enumerate(header):
         out.append(f'<th scope="col"><button type="button" data-col="{j}">{_e(h)}</button></th>')
     out.append("</tr></thead><tbody>")
     for i, r in enumerate(results.runs):
-        role = ' class="baseline" title="the baseline"' if r.name == baseline else ""
+        role = ""
+        if r.name in baselines:
+            k = baselines.index(r.name) + 1
+            which = f"baseline {k}" if len(baselines) > 1 else "the baseline"
+            role = f' class="baseline" title="{which}"'
         out.append(f'<tr{role}><th scope="row">{_e(r.name)}</th>')
         out.append(f'<td class="num" data-value="{len(r.query_ids)}">{len(r.query_ids)}</td>')
         for m in numeric:
-            v = float(r.aggregates[m])
+            v = _mean(r, m)
             low, high = intervals[str(m)]
             cls = "num best" if v == best[m] else "num"
             ci = (
@@ -345,18 +389,92 @@ def _leaderboard(results, numeric, marks, intervals, baseline: str) -> str:
                 if math.isfinite(low[i])
                 else ""
             )
-            mark = ""
-            sign = 0 if marks is None else marks.get(str(m), {}).get(r.name, 0)
+            signs = {} if marks is None else marks.get(str(m), {}).get(r.name, {})
+            mark, sign = _marks_html(signs, baselines)
             if sign:
-                symbol, meaning = _MARKS[sign]
                 cls += " above" if sign > 0 else " below"
-                mark = (
-                    f'<span class="baseline-mark" aria-label="{meaning}" title="{meaning}">'
-                    f" {symbol}</span>"
-                )
             out.append(f'<td class="{cls}" data-value="{v!r}"{ci}>{_num(v)}{mark}</td>')
         out.append("</tr>")
     out.append("</tbody></table></div>")
+    return "".join(out)
+
+
+def _seeds_section(results, numeric_table, systems, baselines, tests) -> str:
+    """``--system``: each system's spread over its seeds (the measures' own aggregates of
+    each seed: :func:`cranfield.compare.seeds.result_spreads`), then the comparison of
+    the systems on their per-topic means over seeds
+    (:func:`cranfield.compare.seeds.merge_seeds`, as ``cranfield compare --system``);
+    a baseline that is one seed of a system stands for its system there."""
+    from ..compare.seeds import merge_seeds, result_spreads
+
+    spreads = result_spreads(results, systems)
+    head = ["system", "measure", "seeds", "topics", "mean", "sd", "min", "max"]
+    rows = [
+        [s.system, s.measure, len(s.runs), s.topics, s.mean, s.sd, s.min, s.max, *s.ci]
+        for s in spreads
+    ]
+    merged, _, notes = merge_seeds(numeric_table, systems)
+    system_of = {r: name for name, runs in systems.items() for r in runs}
+    merged_baselines = tuple(dict.fromkeys(system_of.get(b, b) for b in baselines))
+    out = [
+        '<section id="seeds"><h2>Systems over seeds</h2><p class="note">Each system\'s '
+        "value under each of its seeds (the measure's own aggregate of the seed's run): "
+        "mean, standard deviation, range and 95% t interval over the seeds. Below, the "
+        "systems compared on their per-topic means over seeds (topics are the sampling "
+        "unit; as <code>cranfield compare --system</code>)"
+        + "".join(f"; {_e(n)}" for n in notes)
+        + ".</p>",
+        _table("seed-spread", [*head, "ci_low", "ci_high"], rows),
+        comparison_html(merged, merged_baselines, tests, "comparison-seeds"),
+        "</section>",
+    ]
+    return "".join(out)
+
+
+def _groups_section(
+    results, groups, numeric, numeric_table, matrices, topics, baselines, tests
+) -> str:
+    """``--topic-groups``: per group, the leaderboard (the measures' own aggregates over
+    the group's topics, :func:`cranfield.core.groups.by_group`) marked against each
+    baseline, and the comparison with the baselines on the group's topics
+    (:func:`cranfield.core.groups.select_topics`, as ``compare --topic-groups``)."""
+    from ..core.groups import by_group, select_topics
+
+    per_group = by_group(results, groups)
+    topic_array = np.asarray(topics, dtype=object)
+    out = [
+        '<section id="topic-groups"><h2>Per topic group</h2>'
+        f'<p class="note">Groups of <code>{_e(groups.source)}</code>: each run\'s means '
+        "and the tests against the baselines on the group's topics only (the tests of "
+        "each group corrected on their own, as <code>cranfield compare --topic-groups</code> "
+        "does).</p>"
+    ]
+    for k, name in enumerate(groups.names):
+        members = groups.topics[groups.groups == name]
+        columns = np.isin(topic_array, members)
+        scores = select_topics(numeric_table, groups, name)
+        aligned, _ = _aligned(scores)
+        testable = len(results.runs) > 1 and any(
+            len(v) for by_run in aligned.values() for v in by_run.values()
+        )
+        marks = baseline_marks(scores, baselines, tests) if testable else None
+        intervals = {m: mean_intervals(matrices[m][:, columns]) for m in matrices}
+        out.append(
+            f'<section class="topic-group" data-group="{_e(name)}"><h3>{_e(name)} '
+            f"({len(members)} topics)</h3>"
+        )
+        out.append(
+            _leaderboard(
+                per_group[name], numeric, marks, intervals, baselines, f"summary-group-{k}"
+            )
+        )
+        out.append(
+            comparison_html(scores, baselines, tests, f"comparison-group-{k}")
+            if testable
+            else '<p class="note">No tests: no topic of the group has a result from every run.</p>'
+        )
+        out.append("</section>")
+    out.append("</section>")
     return "".join(out)
 
 
@@ -378,6 +496,8 @@ def build_report(
     progress: bool = True,
     convention: str = "textbook",
     subtopic_qrels=None,
+    topic_groups=None,
+    systems: dict[str, Sequence[str]] | None = None,
     **options,
 ) -> str:
     """Evaluate runs and return the self-contained HTML report.
@@ -417,6 +537,12 @@ def build_report(
         :func:`cranfield.evaluate` takes them (a
         :class:`~cranfield.core.subtopics.SubtopicQrels`, a path or a table); the
         figures of ordinary measures do not need them.
+    topic_groups
+        A :class:`cranfield.core.groups.TopicGroups` (or a group file's path): a section
+        per group with the leaderboard and the comparison with the baselines on the
+        group's topics, as ``cranfield compare --topic-groups`` computes them (each
+        group's tests corrected on their own). A group naming a topic that was not
+        evaluated is an error.
     options
         Passed to :func:`cranfield.evaluate` (``rel_level``, ``complete``, ``compat``,
         ``skip_no_relevant``).
@@ -457,6 +583,12 @@ def build_report(
         key=lambda q: (0, int(q), q) if q.isascii() and q.isdigit() else (1, 0, q),
     )
     b_index = names.index(baseline)
+    if topic_groups is not None:
+        from ..core.groups import TopicGroups, read_groups
+
+        if not isinstance(topic_groups, TopicGroups):
+            topic_groups = read_groups(topic_groups)
+        topic_groups.check_topics(topics)
 
     bar = Progress(9, "cranfield report") if progress else Progress(1, stream=_Null())
     parts: list[str] = []
@@ -464,16 +596,23 @@ def build_report(
         matrices = {m: _matrix(table[m], names, topics) for m in measure_names if m in table}
         numeric_table = {m: table[m] for m in matrices}
         groups = top_groups(numeric_table, tests) if len(names) > 1 else None
-        marks = baseline_marks(numeric_table, baseline, tests) if len(names) > 1 else None
+        marks = baseline_marks(numeric_table, baselines, tests) if len(names) > 1 else None
         intervals = {m: mean_intervals(matrices[m]) for m in matrices}
         bar.step("leaderboard")
 
         # ---- overview: leaderboard
         parts.append('<section id="overview"><h2>Leaderboard</h2>')
+        against = (
+            f"the baseline <b>{_e(baseline)}</b>"
+            if len(baselines) == 1
+            else "each baseline (numbered: "
+            + ", ".join(f"{k} = <b>{_e(b)}</b>" for k, b in enumerate(baselines, 1))
+            + "; one correction over all the compared pairs)"
+        )
         group_note = (
-            f"&#9650; / &#9660; mark the runs significantly above / below the baseline "
-            f"<b>{_e(baseline)}</b> ({_e(tests[0])} test on the queries all runs have, "
-            f"Holm correction, &alpha; = 0.05; as in the comparison with the baseline below)"
+            f"&#9650; / &#9660; mark the runs significantly above / below {against} "
+            f"({_e(tests[0])} test on the queries all runs have, "
+            f"Holm correction, &alpha; = 0.05; as in the comparison with the baselines below)"
             if marks is not None
             else "significance marks need SciPy (pip install 'cranfield[stats]')"
             if len(names) > 1
@@ -482,10 +621,11 @@ def build_report(
         parts.append(
             f'<p class="note">Mean over queries; the best value of each measure in bold; '
             f"{group_note}. Hover a value for its 95% confidence interval (t interval); "
-            f"click a column header (or press Enter on it) to sort. Baseline: "
-            f"<b>{_e(baseline)}</b>.</p>"
+            f"click a column header (or press Enter on it) to sort. "
+            f"{'Baseline' if len(baselines) == 1 else 'Baselines'}: "
+            f"{', '.join(f'<b>{_e(b)}</b>' for b in baselines)}.</p>"
         )
-        parts.append(_leaderboard(results, numeric, marks, intervals, baseline))
+        parts.append(_leaderboard(results, numeric, marks, intervals, baselines))
         parts.append("</section>")
 
         # ---- per measure
@@ -696,6 +836,22 @@ def build_report(
         parts.append(comparison_html(numeric_table, baselines, tests))
         parts.append("</div></section>")
 
+        if systems:
+            parts.append(_seeds_section(results, numeric_table, systems, baselines, tests))
+        if topic_groups is not None:
+            parts.append(
+                _groups_section(
+                    results,
+                    topic_groups,
+                    numeric,
+                    numeric_table,
+                    matrices,
+                    topics,
+                    baselines,
+                    tests,
+                )
+            )
+
         parts.append(_trust_section(matrices))
         bar.step("trust")
 
@@ -735,7 +891,9 @@ def build_report(
         '<a href="#measures">per measure</a> &middot; <a href="#coverage-section">coverage</a>'
         ' &middot; <a href="#detail">one run in detail</a> &middot; '
         '<a href="#significance">comparison with the baseline</a> &middot; '
-        '<a href="#trust">how far to trust it</a> &middot; '
+        + ('<a href="#seeds">systems over seeds</a> &middot; ' if systems else "")
+        + ('<a href="#topic-groups">per topic group</a> &middot; ' if topic_groups else "")
+        + '<a href="#trust">how far to trust it</a> &middot; '
         '<a href="#provenance">provenance</a></nav>'
     )
     return head + "\n".join(parts) + f"\n<script>{SCRIPT}</script>\n</body></html>\n"

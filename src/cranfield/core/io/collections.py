@@ -262,6 +262,52 @@ class Collection:
                 columns[shown] = pa.array(values, pa.string())
         return pa.table(columns)
 
+    def documents_iter(self):
+        """Every document of the collection as ``(doc_id, title, text)`` (see
+        :func:`_document`), streamed from ir_datasets' iterator (may download the collection, as ir_datasets
+        does)."""
+        self._need("docs")  # at the call, not at the first document
+        fields = self.dataset.docs_cls()._fields
+        it = _fetched(self, self.dataset.docs_iter)
+
+        def stream():
+            while (doc := _fetched(self, lambda: next(it, None))) is not None:
+                yield _document(doc, fields)
+
+        return stream()
+
+    def documents_by_id(self, ids) -> dict:
+        """``{doc_id: (doc_id, title, text)}`` of the ``ids`` the collection has, looked up in
+        ir_datasets' document store (``docs_store().get_many``: no pass over the whole
+        collection; the store is built on first use, as ir_datasets does)."""
+        self._need("docs")
+        fields = self.dataset.docs_cls()._fields
+        store = _fetched(self, self.dataset.docs_store)
+        try:
+            found = _fetched(self, lambda: store.get_many([str(i) for i in ids]))
+        finally:
+            lookup = getattr(store, "lookup", None)
+            lookup = lookup() if callable(lookup) else lookup
+            if hasattr(lookup, "close"):  # its own __del__ would fail at interpreter exit
+                lookup.close()
+        return {str(k): _document(v, fields) for k, v in found.items()}
+
+
+def _document(doc, fields) -> tuple[str, str, str]:
+    """An ir_datasets document as ``(doc_id, title, text)`` (the fields of
+    :class:`cranfield.collection.Document`): ``title`` when the collection has one; the
+    text from ``text`` or ``body``, else ir_datasets' ``default_text()``."""
+    title = str(getattr(doc, "title", "") or "") if "title" in fields else ""
+    name = next((f for f in ("text", "body") if f in fields), None)
+    if name is not None:
+        text = getattr(doc, name)
+    else:
+        text = doc.default_text() if hasattr(doc, "default_text") else ""
+    text = str(text or "").strip()
+    if title and name is None and text.startswith(title):  # default_text() repeats it
+        text = text[len(title) :].strip()
+    return str(doc.doc_id), title, text
+
 
 def _fetched(collection: Collection, get):
     """``get()``, a download or a read by ir_datasets: its failure as one line."""
