@@ -29,6 +29,8 @@ from ._output import emit, print_notes, warnings_as_notes
 np = lazy("numpy", __name__, "np")
 
 FORMATS = ("text", "markdown", "csv", "tsv", "json")
+#: the models of ``meta anova --model`` (declared statistics of the command ``anova``)
+MODELS = ("anova", "mixed")
 
 
 def _inputs(p: argparse.ArgumentParser) -> None:
@@ -122,9 +124,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     _outputs(t)
 
     a = sub.add_parser(
-        "anova", help="two-way ANOVA of system and topic effects; standardised scores"
+        "anova",
+        help="variance components: two-way ANOVA or mixed model; standardised scores",
     )
     _inputs(a)
+    a.add_argument(
+        "--model",
+        choices=MODELS,
+        default="anova",
+        help="variance components by (default anova): anova: two-way ANOVA, type II sums "
+        "of squares when runs lack topics; mixed: linear mixed model, topics random, REML",
+    )
     a.add_argument(
         "--standardised",
         action="store_true",
@@ -139,7 +149,7 @@ def _aligned(args):
     from ..compare.compare import align_scores
     from .compare_cmd import _scores
 
-    scores, _, notes = _scores(args)
+    scores, _, _, notes = _scores(args)
     if args.action != "anova" or args.standardised or args.complete:
         return align_scores(scores, complete=args.complete), notes
     aligned = align_scores(scores, complete=True)
@@ -149,9 +159,10 @@ def _aligned(args):
             m[i, ~np.isin(ids, np.asarray(list(scores[measure][run]), dtype=object))] = np.nan
         missing = int(np.count_nonzero(np.isnan(m)))
         if missing:
+            fit = "type II sums of squares" if args.model == "anova" else "REML on the rest"
             notes.append(
                 f"{measure}: {missing} of {m.size} run-topic scores missing: an unbalanced "
-                "design, type II sums of squares (--complete scores them 0)"
+                f"design, {fit} (--complete scores them 0)"
             )
     return aligned, notes
 
@@ -321,6 +332,8 @@ def _anova(args, aligned, d: int, notes: list[str]):
             for i, r in enumerate(runs):
                 body.append([measure, r, number_cell(m[i].mean(), d), number_cell(z[i].mean(), d)])
         return doc, head, body
+    if args.model == "mixed":
+        return _mixed(aligned, d, notes)
     head = ["measure", "source", "ss", "df", "ms", "f", "p", "eta2", "partial_eta2"]
     for measure, (_, _, m) in aligned.items():
         rows = two_way_anova(m)
@@ -347,6 +360,38 @@ def _anova(args, aligned, d: int, notes: list[str]):
     return doc, head, body
 
 
+def _mixed(aligned, d: int, notes: list[str]):
+    """``meta anova --model mixed``: the REML variance components, one row per source;
+    JSON has each run's fitted effect."""
+    from ..meta.mixed import mixed_model
+    from ..output import number_cell
+
+    doc: dict = {"model": "mixed", "measures": {}}
+    head = ["measure", "source", "variance", "share", "icc", "df"]
+    body = []
+    for measure, (runs, _, m) in aligned.items():
+        rows = mixed_model(m)
+        rows["system"]["estimates"] = dict(zip(runs, rows["system"]["estimates"], strict=True))
+        doc["measures"][measure] = rows
+        if rows["total"]["variance"] == 0:
+            notes.append(
+                f"{measure}: every score is the same: no variance to share out "
+                "(shares and ICC undefined)"
+            )
+        for source, r in rows.items():
+            body.append(
+                [
+                    measure,
+                    source,
+                    number_cell(r["variance"], d),
+                    number_cell(r.get("share"), d),
+                    number_cell(r.get("icc"), d),
+                    str(r["df"]) if "df" in r else "",
+                ]
+            )
+    return doc, head, body
+
+
 #: action -> (its numeric options, read and checked before any file is read; its table)
 _ACTIONS = {
     "power": (_power_options, _power),
@@ -359,6 +404,8 @@ def run(args) -> int:
     from ..output import dumps_json
 
     d = digits_value(args)
+    if args.action == "anova" and args.standardised and args.model != "anova":
+        raise ParameterError("--model", "anova with --standardised", args.model)
     read, compute = _ACTIONS.get(args.action, (None, None))
     options = read(args) if read else None
     notes: list[str] = []

@@ -79,6 +79,7 @@ ORDER = (
     "topics_anova",
     "topics_ci",
     "anova",
+    "mixed",
     "standardised",
 )
 META_STATISTICS = _InOrder("statistic")
@@ -95,4 +96,4 @@ def of_command(command: str) -> tuple[MetaStatistic, ...]:
 
 
 # the modules that register statistics (imported last: they import the names above)
-from . import anova, power, repro, swap, topics  # noqa: E402, F401
+from . import anova, mixed, power, repro, swap, topics  # noqa: E402, F401
