@@ -49,7 +49,7 @@ def _inputs(p: argparse.ArgumentParser) -> None:
         "evaluating QRELS and RUNs",
     )
     add_complete(p)
-    p.set_defaults(baseline=None)
+    p.set_defaults(baseline=None, system=None)
 
 
 def _outputs(p: argparse.ArgumentParser) -> None:
