@@ -35,27 +35,58 @@ def _design(m: np.ndarray):
     return c, c.sum(axis=1), c.sum(axis=0), y.sum(axis=1), y.sum(axis=0), float(np.sum(y * y)), size
 
 
-def _profile(rho: float, c, r, n_t, b, t, yy: float, size: int):
-    """``(-2 restricted log-likelihood up to a constant, residual sum of squares, fixed
-    effects)`` at ``rho = gamma / (1 + gamma)``.
+def _gls(gamma: float, c, r, n_t, b, t, yy: float):
+    r"""``(w, A, fixed effects, residual sum of squares)`` at ``gamma``.
 
-    Each topic's covariance is :math:`\\sigma^2 (I + \\gamma 11')`, whose inverse is
-    :math:`(I - w_t 11')/\\sigma^2` with :math:`w_t = \\gamma / (1 + \\gamma n_t)`; so with
-    one fixed effect per run (cell-means coding) :math:`X'H^{-1}X = \\mathrm{diag}(r) - C
-    \\mathrm{diag}(w) C'` for the runs x topics incidence :math:`C`.
+    Each topic's covariance is :math:`\sigma^2 (I + \gamma 11')`, whose inverse is
+    :math:`(I - w_t 11')/\sigma^2` with :math:`w_t = \gamma / (1 + \gamma n_t)`; so with
+    one fixed effect per run (cell-means coding) :math:`A = X'H^{-1}X = \mathrm{diag}(r) -
+    C \mathrm{diag}(w) C'` for the runs x topics incidence :math:`C`, and
+    :math:`X'H^{-1}y = b - C (w \circ T)` for the runs' and topics' score sums
+    :math:`b`, :math:`T`.
     """
-    gamma = rho / (1.0 - rho)
     w = gamma / (1.0 + gamma * n_t)
     a = np.diag(r) - (c * w[None, :]) @ c.T
     rhs = b - c @ (w * t)
     beta = np.linalg.solve(a, rhs)
-    rss = yy - float(w @ (t * t)) - float(rhs @ beta)
+    return w, a, beta, yy - float(w @ (t * t)) - float(rhs @ beta)
+
+
+def _profile(rho: float, c, r, n_t, b, t, yy: float, size: int):
+    """``(-2 restricted log-likelihood up to a constant, residual sum of squares, fixed
+    effects)`` at ``rho = gamma / (1 + gamma)`` (:func:`mixed_model` states it)."""
+    gamma = rho / (1.0 - rho)
+    _, a, beta, rss = _gls(gamma, c, r, n_t, b, t, yy)
     sign, logdet_a = np.linalg.slogdet(a)
     df = size - r.size
     if rss <= 0 or sign <= 0:
         return math.inf, 0.0, beta
     value = df * math.log(rss / df) + float(np.sum(np.log1p(gamma * n_t))) + logdet_a
     return value, rss, beta
+
+
+def _slope(gamma: float, c, r, n_t, b, t, yy: float, size: int) -> float:
+    r"""The derivative in ``gamma`` of :func:`_profile`'s objective: with :math:`w'_t =
+    1/(1 + \gamma n_t)^2` and :math:`e_t` topic :math:`t`'s sum of residuals from the
+    fixed effects, :math:`-(N-k)\sum_t w'_t e_t^2/RSS + \sum_t n_t/(1 + \gamma n_t) -
+    \sum_t w'_t c_t' A^{-1} c_t` (its root is exact where the minimum's value is flat)."""
+    _, a, beta, rss = _gls(gamma, c, r, n_t, b, t, yy)
+    dw = 1.0 / (1.0 + gamma * n_t) ** 2
+    e = t - c.T @ beta
+    leverage = np.sum(c * np.linalg.solve(a, c), axis=0)
+    df = size - r.size
+    return float(-df * (dw @ (e * e)) / rss + np.sum(n_t / (1.0 + gamma * n_t)) - dw @ leverage)
+
+
+def _polish(rho: float, args) -> float:
+    """The root of :func:`_slope` near the minimum ``rho`` found by Brent's method."""
+    optimize = require("scipy.optimize", "stats")
+    lo, hi = max(rho - 1e-6, 0.0), min(rho + 1e-6, RHO_MAX)
+    g_lo, g_hi = lo / (1.0 - lo), hi / (1.0 - hi)
+    if not (_slope(g_lo, *args) < 0 < _slope(g_hi, *args)):
+        return rho
+    gamma = optimize.brentq(_slope, g_lo, g_hi, args=args, xtol=1e-300, rtol=1e-15)
+    return gamma / (1.0 + gamma)
 
 
 def mixed_model(scores) -> dict:
@@ -88,17 +119,19 @@ def mixed_model(scores) -> dict:
     if size - k < 1:
         raise InputError("no residual degrees of freedom left: too few scores", "scores")
     optimize = require("scipy.optimize", "stats")
+    args = (c, r, n_t, b, t, yy, size)
 
     def objective(rho: float) -> float:
-        return _profile(rho, c, r, n_t, b, t, yy, size)[0]
+        return _profile(rho, *args)[0]
 
-    best = optimize.minimize_scalar(
-        objective, bounds=(0.0, RHO_MAX), method="bounded", options={"xatol": 1e-12}
-    )
-    rho = float(best.x)
-    if objective(0.0) <= best.fun:  # the boundary: no topic variance
-        rho = 0.0
-    value, rss, beta = _profile(rho, c, r, n_t, b, t, yy, size)
+    rho = 0.0
+    if yy - b.sum() ** 2 / size > 0:  # not constant scores
+        best = optimize.minimize_scalar(
+            objective, bounds=(0.0, RHO_MAX), method="bounded", options={"xatol": 1e-12}
+        )
+        if best.fun < objective(0.0):  # else the boundary: no topic variance
+            rho = _polish(float(best.x), args)
+    value, rss, beta = _profile(rho, *args)
     if not math.isfinite(value):  # constant scores (or exactly additive ones)
         rss, beta = 0.0, b / r
     residual = rss / (size - k)
