@@ -13,6 +13,7 @@ from .harness import Unchanged, assert_clean_failure, assert_success, run_cli
 ONE_RUN = "run,query,AP\na,1,0.5\na,2,0.25\n"
 ONE_TOPIC = "run,query,AP\na,1,0.5\nb,1,0.25\n"
 APART = "run,query,AP\na,1,0.5\na,2,0.1\nb,1,0.25\nb,3,0.2\n"
+DISJOINT = "run,query,AP\na,1,0.5\nb,2,0.25\n"
 CONSTANT = "run,query,AP\n" + "".join(f"{r},{q},0.5\n" for r in "abc" for q in range(1, 6))
 
 CASES = {
@@ -24,6 +25,13 @@ CASES = {
     "power bad samples": (["meta", "power"], CONSTANT, ["--samples", "0"], "--samples"),
     "swap bad size": (["meta", "swap"], CONSTANT, ["--sizes", "3"], "--sizes"),
     "topics bad beta": (["meta", "topics"], CONSTANT, ["--beta", "1"], "--beta"),
+    "mixed standardised": (
+        ["meta", "anova"],
+        APART,
+        ["--model", "mixed", "--standardised"],
+        "--model",
+    ),
+    "mixed too few": (["meta", "anova"], DISJOINT, ["--model", "mixed"], "degrees of freedom"),
 }
 
 
@@ -45,6 +53,11 @@ def test_constant_scores_are_a_defined_result(tmp_file):
     doc = json.loads(outcome.stdout)["measures"]["AP"]
     assert doc["system"]["f"] is None and doc["system"]["eta2"] is None  # null, never NaN
     assert "no variance" in outcome.stderr
+    outcome = run_cli("meta", "anova", "--model", "mixed", "--from-per-query", path, "-f", "json")
+    assert_success(outcome)
+    doc = json.loads(outcome.stdout)["measures"]["AP"]
+    assert doc["topic"]["icc"] is None and doc["system"]["share"] is None
+    assert doc["total"]["variance"] == 0 and "no variance" in outcome.stderr
 
 
 def test_repro_of_runs_on_different_topics_is_one_line(tmp_file):

@@ -65,12 +65,15 @@ CASES: dict[str, dict[str, list[str]]] = {
     "runs describe": {"missing": [], "choice": ["r", "-f", "bogus"]},
     "repro": {"missing": ["--qrels", "q"], "choice": ["--qrels", "q", "-f", "bogus"]},
     "meta": {"missing": [], "choice": ["bogus"]},
+    "meta anova": {"choice": ["--model", "bogus"]},
     "judge": {"missing": ["p", "t"], "choice": ["p", "t", "d", "-f", "bogus"]},
     "validate": {"missing": ["h"], "choice": ["h", "m", "-f", "bogus"]},
     "ppi": {"missing": ["m", "h"], "choice": ["m", "h", "r", "-f", "bogus"]},
 }
 for _cases in CASES.values():
     _cases["unknown"] = ["--no-such-option"]
+# (an unknown option after a meta action is reported by `cranfield meta`, covered above)
+del CASES["meta anova"]["unknown"]
 
 
 def test_every_subcommand_is_covered():

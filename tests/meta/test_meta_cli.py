@@ -10,7 +10,13 @@ import numpy as np
 import pytest
 
 from cranfield.compare import align_scores
-from cranfield.meta import META_STATISTICS, bootstrap_asl, of_command, two_way_anova
+from cranfield.meta import (
+    META_STATISTICS,
+    bootstrap_asl,
+    mixed_model,
+    of_command,
+    two_way_anova,
+)
 
 
 def _table(tmp_file, rows, name="s.csv"):
@@ -203,3 +209,38 @@ def test_names_after_one_m_are_measures_for_an_action(cli, sample_paths):
     status, out, err = cli("meta", "anova", qrels, *runs, "-m", "AP", "P@10", "-c", "-f", "json")
     assert status == 0, err
     assert list(json.loads(out)["measures"]) == ["AP", "P@10"]
+
+
+def test_anova_mixed_model_of_runs_missing_topics(cli, tmp_file):
+    rows, m = _grid(3, 6, 5)
+    rows = [r for r in rows if (r[0], r[1]) not in {("r1", "q03"), ("r2", "q00")}]
+    path = _table(tmp_file, rows)
+    status, out, err = cli(
+        "meta", "anova", "--from-per-query", path, "--model", "mixed", "-f", "json"
+    )
+    assert status == 0 and "2 of 18 run-topic scores missing" in err and "REML" in err
+    m[1, 3] = m[2, 0] = np.nan
+    doc = json.loads(out)
+    got, want = doc["measures"]["AP"], mixed_model(m)
+    assert doc["model"] == "mixed"
+    assert got["system"]["estimates"] == dict(
+        zip(["r0", "r1", "r2"], want["system"]["estimates"], strict=True)
+    )
+    for source in ("topic", "residual", "total"):
+        assert got[source] == pytest.approx(want[source], rel=1e-12)
+    status, out, _ = cli(
+        "meta", "anova", "--from-per-query", path, "--model", "mixed", "-f", "csv", "--digits", "6"
+    )
+    lines = out.splitlines()
+    assert status == 0 and lines[0] == "measure,source,variance,share,icc,df"
+    topic = lines[2].split(",")
+    assert topic[1] == "topic" and float(topic[4]) == pytest.approx(want["topic"]["icc"], abs=1e-6)
+
+
+def test_anova_mixed_model_is_not_standardised(cli, tmp_file):
+    rows, _ = _grid(3, 4, 6)
+    path = _table(tmp_file, rows)
+    status, out, err = cli(
+        "meta", "anova", "--from-per-query", path, "--model", "mixed", "--standardised"
+    )
+    assert status == 2 and out == "" and "--model" in err and err.count("\n") == 1
