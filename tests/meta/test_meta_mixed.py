@@ -62,7 +62,7 @@ def test_unbalanced_designs_match_statsmodels_mixedlm(case):
 
 @pytest.mark.parametrize("case", range(8))
 def test_balanced_reml_is_the_anova_estimator(case):
-    # Searle, Casella & McCulloch 1992, sec. 6.6: in a balanced design REML's topic
+    # Searle, Casella & McCulloch 1992, ch. 6: in a balanced design REML's topic
     # variance is (MS_topic - MS_E)/k and its residual variance MS_E, when positive
     m = _design(100 + case, 0.0)
     k = m.shape[0]
