@@ -104,6 +104,7 @@ def test_constant_scores_leave_the_shares_undefined():
         ([[0.1, np.nan], [0.3, np.nan]], "every run and every topic"),
         ([[0.1, 0.2]], "two runs"),
         ([[0.1, np.inf], [0.2, 0.3]], "infinite"),
+        (np.zeros((1300, 2)), "too large"),
     ],
 )
 def test_bad_designs_are_one_clear_error(m, message):

@@ -32,6 +32,13 @@ def _matrix(scores, what: str, missing: bool = False) -> np.ndarray:
     return m
 
 
+def require_scored(have: np.ndarray) -> None:
+    """Refuse a runs x topics mask of the scores there are with a run or a topic that
+    has none (no effect of it can be estimated)."""
+    if not (have.any(axis=1).all() and have.any(axis=0).all()):
+        raise InputError("every run and every topic needs at least one score", "scores")
+
+
 def _rss(x: np.ndarray, y: np.ndarray) -> tuple[float, int]:
     """Residual sum of squares of the least-squares fit of ``y`` on ``x``, and the rank."""
     coef, _, rank, _ = np.linalg.lstsq(x, y, rcond=None)
@@ -46,8 +53,7 @@ def _unbalanced_sums(m: np.ndarray) -> tuple[float, float, float, float, int]:
     k, n = m.shape
     s, t = np.nonzero(np.isfinite(m))
     y = m[s, t]
-    if np.unique(s).size < k or np.unique(t).size < n:
-        raise InputError("every run and every topic needs at least one score", "scores")
+    require_scored(np.isfinite(m))
     if y.size * (k + n) > MAX_DESIGN:
         raise InputError(
             f"an unbalanced design of {y.size:,} scores and {k + n:,} effects is too large "

@@ -11,7 +11,7 @@ import math
 
 from .._lazy import lazy
 from ..errors import InputError, require
-from .anova import _matrix
+from .anova import _matrix, require_scored
 from .registry import META_STATISTICS, MetaStatistic
 
 np = lazy("numpy", __name__, "np")
@@ -22,13 +22,16 @@ __all__ = ["mixed_model"]
 #: variance); beyond it the residual variance is indistinguishable from 0
 RHO_MAX = 1.0 - 1e-9
 
+#: most k^2 (k + n) of k runs and n topics (the cost of one step of the search, some
+#: 30 steps in all: about a second per 10^9 on one core)
+MAX_WORK = 1 << 31
+
 
 def _design(m: np.ndarray):
     """Per-run counts, the runs x topics incidence, per-run and per-topic score sums,
     per-topic counts, the sum of squares and the number of scores."""
     have = np.isfinite(m)
-    if np.any(~have.any(axis=1)) or np.any(~have.any(axis=0)):
-        raise InputError("every run and every topic needs at least one score", "scores")
+    require_scored(have)
     y = np.where(have, m, 0.0)
     c = have.astype(np.float64)
     size = int(np.count_nonzero(have))
@@ -114,8 +117,14 @@ def mixed_model(scores) -> dict:
     the pooled variance). Constant scores leave the shares undefined (NaN).
     """
     m = _matrix(scores, "the mixed model", missing=True)
+    k, n = m.shape
+    if k * k * (k + n) > MAX_WORK:
+        raise InputError(
+            f"a mixed model of {k:,} runs and {n:,} topics is too large to fit "
+            "(runs^2 x (runs + topics) over 2^31)",
+            "scores",
+        )
     c, r, n_t, b, t, yy, size = _design(m)
-    k = r.size
     if size - k < 1:
         raise InputError("no residual degrees of freedom left: too few scores", "scores")
     optimize = require("scipy.optimize", "stats")
