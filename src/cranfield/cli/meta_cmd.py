@@ -335,28 +335,22 @@ def _anova(args, aligned, d: int, notes: list[str]):
     if args.model == "mixed":
         return _mixed(aligned, d, notes)
     head = ["measure", "source", "ss", "df", "ms", "f", "p", "eta2", "partial_eta2"]
-    for measure, (_, _, m) in aligned.items():
-        rows = two_way_anova(m)
-        doc["measures"][measure] = rows
-        if rows["total"]["ss"] == 0:
-            notes.append(
-                f"{measure}: every score is the same: no variance to share out "
-                "(F, p and shares undefined)"
-            )
-        for source, r in rows.items():
-            body.append(
-                [
-                    measure,
-                    source,
-                    number_cell(r["ss"], d),
-                    str(r["df"]),
-                    number_cell(r["ms"], d),
-                    number_cell(r.get("f"), d),
-                    p_cell(r["p"]) if "p" in r else "",
-                    number_cell(r.get("eta2"), d),
-                    number_cell(r.get("partial_eta2"), d),
-                ]
-            )
+
+    def cells(r: dict) -> list[str]:
+        return [
+            number_cell(r["ss"], d),
+            str(r["df"]),
+            number_cell(r["ms"], d),
+            number_cell(r.get("f"), d),
+            p_cell(r["p"]) if "p" in r else "",
+            number_cell(r.get("eta2"), d),
+            number_cell(r.get("partial_eta2"), d),
+        ]
+
+    def fit(runs, m) -> dict:
+        return two_way_anova(m)
+
+    doc, body = _by_source(aligned, fit, ("ss", "F, p and shares"), cells, notes)
     return doc, head, body
 
 
@@ -366,30 +360,42 @@ def _mixed(aligned, d: int, notes: list[str]):
     from ..meta.mixed import mixed_model
     from ..output import number_cell
 
-    doc: dict = {"model": "mixed", "measures": {}}
-    head = ["measure", "source", "variance", "share", "icc", "df"]
-    body = []
-    for measure, (runs, _, m) in aligned.items():
+    def fit(runs, m) -> dict:
         rows = mixed_model(m)
         rows["system"]["estimates"] = dict(zip(runs, rows["system"]["estimates"], strict=True))
+        return rows
+
+    def cells(r: dict) -> list[str]:
+        return [
+            number_cell(r["variance"], d),
+            number_cell(r.get("share"), d),
+            number_cell(r.get("icc"), d),
+            str(r["df"]) if "df" in r else "",
+        ]
+
+    doc, body = _by_source(aligned, fit, ("variance", "shares and ICC"), cells, notes)
+    head = ["measure", "source", "variance", "share", "icc", "df"]
+    return {"model": "mixed", **doc}, head, body
+
+
+def _by_source(aligned, fit, total, cells, notes: list[str]):
+    """``(JSON document, table rows)`` of the variance components ``fit(runs, matrix)``
+    of each measure, one row per source (``cells(row)`` its columns after the
+    measure's and the source's names); a note where ``total = (key, what)``, the total
+    row's ``key``, is 0 (``what`` is then undefined)."""
+    doc: dict = {"measures": {}}
+    body = []
+    key, undefined = total
+    for measure, (runs, _, m) in aligned.items():
+        rows = fit(runs, m)
         doc["measures"][measure] = rows
-        if rows["total"]["variance"] == 0:
+        if rows["total"][key] == 0:
             notes.append(
                 f"{measure}: every score is the same: no variance to share out "
-                "(shares and ICC undefined)"
+                f"({undefined} undefined)"
             )
-        for source, r in rows.items():
-            body.append(
-                [
-                    measure,
-                    source,
-                    number_cell(r["variance"], d),
-                    number_cell(r.get("share"), d),
-                    number_cell(r.get("icc"), d),
-                    str(r["df"]) if "df" in r else "",
-                ]
-            )
-    return doc, head, body
+        body += [[measure, source, *cells(r)] for source, r in rows.items()]
+    return doc, body
 
 
 #: action -> (its numeric options, read and checked before any file is read; its table)
