@@ -125,9 +125,11 @@ def parse(parser: Parser, argv: list[str]) -> Namespace:
     # a subcommand with actions (meta power ...): the -m of the action's own parser
     actions = next((a for a in parser._actions if a.dest == "action" and a.choices), None)
     if actions is not None and argv and argv[0] in actions.choices:
-        return parser.parse_args(
-            [argv[0], *expand_measure_lists(actions.choices[argv[0]], argv[1:])]
-        )
+        action = actions.choices[argv[0]]
+        args, extra = parser.parse_known_args([argv[0], *expand_measure_lists(action, argv[1:])])
+        if extra:  # the action's own error: "cranfield meta anova: error: ..."
+            action.error(f"unrecognized arguments: {' '.join(extra)}")
+        return args
     return parser.parse_args(expand_measure_lists(parser, argv))
 
 
