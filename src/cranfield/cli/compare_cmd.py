@@ -197,7 +197,7 @@ def _with_spreads(text: str, spreads, args) -> str:
     tail = "" if args.format == "markdown" else " =="
     level = number(args.confidence, "--confidence", float, 0, 1, open_=True)
     return (
-        f"{text}\n\n{heading}systems over seeds (mean of each seed's mean over topics; "
+        f"{text}\n\n{heading}systems over seeds (mean over seeds of each one's mean over topics; "
         f"sd, range and {level:g} t interval over seeds){tail}\n"
         + spread_table(spreads, args.format)
     )

@@ -140,7 +140,7 @@ def _read_groups(args):
 
 def _with_systems(text: str, results, args, digits: int) -> str:
     """``--system``: after the runs, each system's value over its seeds (the measure's
-    own aggregate of each seed's run: mean, sd, range, 95% t interval;
+    own aggregate of the run of each seed: mean, sd, range, 95% t interval;
     :func:`cranfield.compare.seeds.spread`); JSON adds ``seeds``."""
     from ..compare.seeds import result_spreads, spread_table
     from ._common import systems_value
@@ -157,7 +157,7 @@ def _with_systems(text: str, results, args, digits: int) -> str:
         return dumps_json(doc)
     heading, tail = ("### ", "") if args.format == "markdown" else ("== ", " ==")
     return (
-        f"{text.rstrip(chr(10))}\n\n{heading}systems over seeds (each seed's aggregate; "
+        f"{text.rstrip(chr(10))}\n\n{heading}systems over seeds (the aggregate of each seed; "
         f"mean, sd, range and 95% t interval over seeds){tail}\n"
         + spread_table(rows, args.format, digits)
         + "\n"

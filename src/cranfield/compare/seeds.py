@@ -3,10 +3,10 @@ runs.
 
 A system's result on a topic is the mean over its seeds of the per-topic values; the
 paired tests of :func:`cranfield.compare.compare` then run on these per-topic means,
-topics being the sampling unit (averaging the seeds first takes the seed noise out of
+topics being the sampling unit (averaging over seeds first takes the seed noise out of
 each topic's value instead of counting every seed as another topic, which would treat
-correlated runs as independent evidence). What the seeds add is reported beside it:
-the mean over topics of each seed's run, their standard deviation (``ddof=1``), range
+correlated runs as independent evidence). What the random seeds add is reported beside it:
+the mean over topics of the run of each seed, their standard deviation (``ddof=1``), range
 and t confidence interval over seeds,
 
 .. math:: \\bar m \\pm t_{1-\\alpha/2,\\,k-1}\\, s_m / \\sqrt k ,
@@ -18,7 +18,7 @@ EMNLP; Bouthillier et al. 2021, "Accounting for Variance in Machine Learning
 Benchmarks", MLSys).
 
 Every seed of a system is averaged over the topics all its seeds have (the others are
-named in a note), so the system's mean is both the mean of its seeds' means and the mean
+named in a note), so the system's mean is both the mean of the means of its seeds and the mean
 of its per-topic means.
 """
 
@@ -46,8 +46,8 @@ __all__ = [
 @dataclass(frozen=True)
 class SeedSpread:
     """One system and measure over its seeds: ``seed_means[i]`` is the mean over the
-    ``topics`` common to the seeds of run ``runs[i]``; ``mean``, ``sd`` (``ddof=1``,
-    ``nan`` for one seed), ``min``, ``max`` and the t interval ``ci`` over the seeds."""
+    ``topics`` common to every seed of run ``runs[i]``; ``mean``, ``sd`` (``ddof=1``,
+    ``nan`` for one seed), ``min``, ``max`` and the t interval ``ci`` over its seeds."""
 
     system: str
     measure: str
@@ -131,7 +131,7 @@ def spread(
     confidence: float = 0.95,
 ) -> SeedSpread:
     """The :class:`SeedSpread` of one system's value under each seed (``seed_values[i]``
-    of run ``runs[i]``): mean, sd (``ddof=1``), range and t interval over the seeds."""
+    of run ``runs[i]``): mean, sd (``ddof=1``), range and t interval over its seeds."""
     from .stats import mean_difference_ci
 
     values = np.asarray(seed_values, dtype=np.float64)
@@ -161,7 +161,7 @@ def result_spreads(
     results, systems: Mapping[str, Sequence[str]], confidence: float = 0.95
 ) -> list[SeedSpread]:
     """Per system and numeric measure of a :class:`cranfield.core.results.Results`, the
-    :func:`spread` of its seeds' own aggregates (GMAP a geometric mean, sums sums);
+    :func:`spread` of the own aggregates of its seeds (GMAP a geometric mean, sums sums);
     ``topics``: how many topics all its seeds have."""
     by_name = {r.name: r for r in results.runs}
     rows = []

@@ -418,8 +418,8 @@ def _seeds_section(results, numeric_table, systems, baselines, tests) -> str:
     merged_baselines = tuple(dict.fromkeys(system_of.get(b, b) for b in baselines))
     out = [
         '<section id="seeds"><h2>Systems over seeds</h2><p class="note">Each system\'s '
-        "value under each of its seeds (the measure's own aggregate of the seed's run): "
-        "mean, standard deviation, range and 95% t interval over the seeds. Below, the "
+        "value under each of its seeds (the measure's own aggregate of the run of that seed): "
+        "mean, standard deviation, range and 95% t interval over its seeds. Below, the "
         "systems compared on their per-topic means over seeds (topics are the sampling "
         "unit; as <code>cranfield compare --system</code>)"
         + "".join(f"; {_e(n)}" for n in notes)
