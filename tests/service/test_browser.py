@@ -435,3 +435,25 @@ def test_the_dashboard_is_one_page_of_sections_with_paged_tables(browser, tmp_pa
         _wait(driver, lambda d: "runs=2" in d.current_url)
         first = driver.find_element(*_by("#runs-table tbody tr td")).text
         assert first == names[25]
+
+
+def test_the_dashboard_pages_the_pool_pairs_and_lists_the_judgments(browser, tmp_path):
+    """The pairs section shows 25 pairs and its "next" link the following ones (the
+    other tables keep their page); the judgments section lists the saved labels."""
+    from service.web_fixtures import build_site
+
+    build_site(tmp_path).db.close()
+    with Server(tmp_path / "site.db", cwd=tmp_path) as server:
+        driver, url = browser, server.url
+        _login(driver, url, "boss", None)
+        driver.get(url + "/c/c/dashboard")
+        first = [r.text for r in driver.find_elements(*_by("#pairs-table tbody tr"))]
+        assert len(first) == 25
+        judgments = driver.find_elements(*_by("#judgments-table tbody tr"))
+        assert len(judgments) == 8 and all(r.text.count("Z") >= 1 for r in judgments)
+        _click(driver, driver.find_element(*_by("#pairs-pager .pager-next")))
+        _wait(driver, lambda d: "pairs_after=" in d.current_url)
+        second = [r.text for r in driver.find_elements(*_by("#pairs-table tbody tr"))]
+        assert second and not set(second) & set(first)
+        assert driver.find_element(*_by("#pairs-pager .pager-first"))
+        assert len(driver.find_elements(*_by("#judgments-table tbody tr"))) == 8

@@ -21,8 +21,10 @@ from . import (
     accounts,
     audit,
     campaigns,
+    exports,
     invitations,
     judging,
+    paging,
     pooling,
     quality,
     results,
@@ -276,6 +278,10 @@ def _dashboard(request: Request, name: str, link: dict | None = None):
         activity_rows=table_page(request, data["activity"], "activity", "progress"),
         conflict_rows=table_page(request, data["conflicts"], "conflicts"),
         audit_rows=table_page(request, audit.entries(db, name)[::-1], "audit"),
+        pair_rows=keyset_table(request, "pairs", lambda page: pool_page(db, name, page)),
+        judgment_rows=keyset_table(
+            request, "judgments", lambda page: exports.judgment_page(db, name, page)
+        ),
         has_results=has_results,
         steps=steps(data, len(run_rows), has_results, published),
         link=link,
@@ -313,6 +319,70 @@ def table_page(
         "previous": url(page - 1) if page > 1 else None,
         "next": url(page + 1) if page < pages else None,
     }
+
+
+def keyset_table(request: Request, param: str, fetch, size: int = TABLE_PAGE) -> dict:
+    """One keyset page of a table that grows with a campaign (:mod:`.paging`): the rows
+    after the cursor ``?PARAM_after=`` (from the first if absent), ``size`` of them, and
+    the links to the first and the next pages (the other tables keep their pages).
+    ``fetch(page)`` answers ``(rows, next key)``; a cursor that is not one starts over."""
+    from urllib.parse import urlencode
+
+    name = f"{param}_after"
+    cursor = request.query_params.get(name)
+    try:
+        after = None if cursor is None or len(cursor) > 1000 else paging.decode(cursor, int)
+    except paging.BadCursor:
+        after = None
+    rows, next_key = fetch(paging.Page(size, after))
+
+    def url(key) -> str:
+        query = {k: v for k, v in request.query_params.items() if k not in ("msg", name)}
+        if key is not None:
+            query[name] = paging.encode(key)
+        return f"{request.url.path}?{urlencode(query)}#{param}"
+
+    return {
+        "rows": rows,
+        "param": param,
+        "start": url(None) if after is not None else None,
+        "next": url(next_key) if next_key is not None else None,
+    }
+
+
+def pool_page(db, campaign: str, page: paging.Page) -> tuple[list[dict], int | None]:
+    """One page of the pool's pairs by id: ``{"topic", "document", "assessors",
+    "judged"}`` (``assessors``: who has the pair in their queue; ``judged``: how many
+    labels it has), and the next key."""
+    from sqlalchemy import func, select
+
+    from .models import Judgment, Pair, Task, User
+
+    with db.read() as s:
+        c = campaigns.get(s, campaign)
+        query = select(Pair.id, Pair.topic_id, Pair.doc_id).where(Pair.campaign_id == c.id)
+        found, after = paging.rows(s, query, Pair.id, page)
+        ids = [i for i, _, _ in found]
+        queued: dict[int, list[str]] = {i: [] for i in ids}
+        for pair_id, username in s.execute(
+            select(Task.pair_id, User.username)
+            .join(User, User.id == Task.user_id)
+            .where(Task.pair_id.in_(ids))
+            .order_by(Task.pair_id, User.username)
+        ):
+            queued[pair_id].append(username)
+        judged = dict(
+            s.execute(
+                select(Judgment.pair_id, func.count())
+                .where(Judgment.pair_id.in_(ids))
+                .group_by(Judgment.pair_id)
+            ).all()
+        )
+    rows = [
+        {"topic": t, "document": d, "assessors": queued[i], "judged": judged.get(i, 0)}
+        for i, t, d in found
+    ]
+    return rows, after
 
 
 def steps(d: dict, runs: int, has_results: bool, published: bool) -> list[dict]:
