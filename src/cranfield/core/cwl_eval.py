@@ -191,6 +191,27 @@ def _pair_codes(*tables) -> list[np.ndarray]:
     return [codes(t, "query_id", queries) * len(docs) + codes(t, "doc_id", docs) for t in tables]
 
 
+def _cost_column(read, column: str) -> np.ndarray:
+    """The costs of a cost table's ``column``: finite and >= 0, else one error naming
+    the file and line."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    try:
+        cost = numbers(pc.cast(read.table[column], pa.float64()))
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        raise InputError("the cost column is not a number", source=read.source) from None
+    bad = np.flatnonzero(~np.isfinite(cost) | (cost < 0))  # (NaN included)
+    if len(bad):
+        raise InputError(
+            f"cost {cost[bad[0]]:g} is not a finite number >= 0",
+            source=read.source,
+            line=None if read.lines is None else int(read.lines[int(bad[0])]),
+        )
+    return cost
+
+
 def read_costs(path):
     """Per-document costs: ``topic document cost`` rows (a table in any format
     cranfield reads, with or without a header); costs finite and >= 0, one per
@@ -209,17 +230,7 @@ def read_costs(path):
             source=read.source,
         )
     names = t.column_names
-    try:
-        cost = numbers(pc.cast(t[names[2]], pa.float64()))
-    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
-        raise InputError("the third column (cost) is not a number", source=read.source) from None
-    bad = np.flatnonzero(~np.isfinite(cost) | (cost < 0))  # (NaN included)
-    if len(bad):
-        raise InputError(
-            f"cost {cost[bad[0]]:g} is not a finite number >= 0",
-            source=read.source,
-            line=None if read.lines is None else int(read.lines[int(bad[0])]),
-        )
+    cost = _cost_column(read, names[2])
     out = pa.table(
         {
             "query_id": pc.cast(t[names[0]], pa.string()),
@@ -232,6 +243,66 @@ def read_costs(path):
     return out
 
 
+def read_type_costs(path):
+    """cwl_eval's cost file (``-c``): ``element_type cost`` rows, the element type being
+    the run's second column; costs finite and >= 0, one per element type."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from .io.table import read_table
+
+    read = read_table(path, header=False, strings=("1",))
+    t = read.table
+    if t.num_columns != 2:
+        raise InputError(
+            f"a cost file has two columns (element_type cost), not {t.num_columns}",
+            source=read.source,
+        )
+    names = t.column_names
+    cost = _cost_column(read, names[1])
+    types = pc.cast(t[names[0]], pa.string()).combine_chunks()
+    if len(pc.unique(types)) != len(types):
+        raise InputError("an element type has two costs", source=read.source)
+    return types, cost
+
+
+def _run_element_types(result_file, n: int):
+    """The run's second column (cwl_eval's element type) of its ``n`` rows."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    with open(result_file, "rb") as f:
+        text = f.read().decode("utf-8", "replace")
+    lines = pa.array(text.splitlines())
+    fields = pc.utf8_split_whitespace(lines)
+    fields = fields.filter(pc.greater(pc.list_value_length(fields), 0))
+    if len(fields) != n:
+        raise InputError(
+            "the run's lines could not be matched to its rows for -c", source=str(result_file)
+        )
+    return pc.list_element(fields, 1)
+
+
+def _type_lookup(types, table) -> np.ndarray:
+    """The cost of each run row's element type, NaN for a type without one."""
+    import numpy as np
+    import pyarrow.compute as pc
+
+    names, cost = table
+    at = _positions(pc.index_in(types, value_set=names))
+    return np.where(at >= 0, cost[np.maximum(at, 0)], np.nan) if len(cost) else at * np.nan
+
+
+def _positions(found) -> np.ndarray:
+    """An ``index_in`` answer as int64 positions, -1 where not found."""
+    import numpy as np
+
+    # the int32 data under the nulls, masked (fill_null(-1) or to_numpy with nulls would
+    # make Arrow import pandas)
+    data = np.frombuffer(found.buffers()[1], np.int32, len(found) + found.offset)
+    return np.where(bools(found.is_valid()), data[found.offset :], -1).astype(np.int64)
+
+
 def _lookup(run, table, value: str) -> np.ndarray:
     """``value`` of each run row's (topic, document) in ``table``, NaN where missing;
     of two rows of ``table`` for one pair, the last (looked up in reverse order: a hash
@@ -241,11 +312,7 @@ def _lookup(run, table, value: str) -> np.ndarray:
 
     wanted, keys = _pair_codes(run, table)
     values = numbers(table[value]).astype(np.float64)[::-1]
-    found = pc.index_in(ints(wanted), value_set=ints(keys[::-1]))
-    # the int32 data under the nulls, masked (fill_null(-1) or to_numpy with nulls would
-    # make Arrow import pandas)
-    data = np.frombuffer(found.buffers()[1], np.int32, len(found) + found.offset)
-    at = np.where(bools(found.is_valid()), data[found.offset :], -1).astype(np.int64)
+    at = _positions(pc.index_in(ints(wanted), value_set=ints(keys[::-1])))
     return np.where(at >= 0, values[np.maximum(at, 0)], np.nan) if len(values) else at * np.nan
 
 
@@ -255,6 +322,7 @@ def evaluate(
     metrics: list[Metric] | None = None,
     *,
     costs=None,
+    type_costs=None,
     residuals: bool = False,
     max_gain: float = 1.0,
     min_gain: float = 0.0,
@@ -284,6 +352,12 @@ def evaluate(
     topics = q.take(ints(starts)).to_pylist()
     gains = _lookup(run, gains_table, "relevance")
     doc_costs = _lookup(run, read_costs(costs), "cost") if costs is not None else np.full(n, np.nan)
+    if type_costs is not None:
+        if costs is not None:
+            raise InputError(
+                "give costs per document (--doc-costs) or per element type (-c), not both"
+            )
+        doc_costs = _type_lookup(_run_element_types(result_file, n), read_type_costs(type_costs))
     specs = [(m.family, None, m.params) for m in metrics]
     try:
         values = _engine.cwl_table(
