@@ -11,10 +11,10 @@ or completed to ``max_depth`` items, the unknown ones gaining ``min_gain`` (wors
 case) or ``max_gain`` (best case, residuals) and costing ``max_cost`` or
 ``min_cost``. No mean row.
 
-cranfield reads costs per document (``topic document cost`` lines): cwl_eval's cost
-file gives a cost per element type (the run's second column), which cranfield's TREC
-reader does not keep; a per-document file with the cost of each element type's
-documents gives the same numbers.
+Costs come from cwl_eval's cost file (``element_type cost`` lines, the element type
+being the run's second column, which the TREC reader does not keep: it is read here
+from the run's lines) or per document (``topic document cost`` lines); an item without
+one costs ``max_cost`` or ``min_cost``.
 """
 
 from __future__ import annotations
