@@ -168,3 +168,19 @@ def test_refused_cwl_eval_options(capsys, files, option, mentions):
 def test_as_a_process_with_stdout_closed(files):
     out = run_cli("cwl", files["qrels"], files["run"], close_stdout=True)
     assert_clean_failure(out, "standard output", status=None)
+
+
+def test_element_type_costs_from_a_gzip_run(cli, tmp_file, files, tmp_path):
+    import gzip
+
+    c = tmp_file("c.txt", "Q0 2\n")
+    plain = cli("cwl", files["qrels"], files["run"], "-c", c)
+    packed = tmp_path / "run.gz"
+    packed.write_bytes(gzip.compress(files["run"].read_bytes()))
+    assert cli("cwl", files["qrels"], packed, "-c", c)[:2] == plain[:2]
+    assert plain[0] == 0 and "2.0000" in plain[1]
+
+
+def test_element_type_costs_need_a_run_file(cli, tmp_file, files):
+    c = tmp_file("c.txt", "Q0 2\n")
+    fails(cli, files["qrels"], "-", "-c", c, mentions=("standard input",))

@@ -272,7 +272,12 @@ def _run_element_types(result_file, n: int):
     import pyarrow.compute as pc
 
     with open(result_file, "rb") as f:
-        text = f.read().decode("utf-8", "replace")
+        data = f.read()
+    if data[:2] == b"\x1f\x8b":
+        import gzip
+
+        data = gzip.decompress(data)
+    text = data.decode("utf-8", "replace")
     lines = pa.array(text.splitlines())
     fields = pc.utf8_split_whitespace(lines)
     fields = fields.filter(pc.greater(pc.list_value_length(fields), 0))
@@ -341,6 +346,9 @@ def evaluate(
     metrics = list(metrics) if metrics is not None else [parse_metric(m) for m in DEFAULT_METRICS]
     for m in metrics:
         _check_model(m)
+    if type_costs is not None and str(result_file) == "-":
+        # the element types are read from the run's lines, a second read
+        raise InputError("-c needs the run as a file, not standard input", source="-")
     gains_table = read_gains(gain_file, min_gain, max_gain)
     source = trec.source_name(result_file)
     run = trec.parse(result_file, trec.RUN, source).table
