@@ -191,15 +191,28 @@ def _pair_codes(*tables) -> list[np.ndarray]:
     return [codes(t, "query_id", queries) * len(docs) + codes(t, "doc_id", docs) for t in tables]
 
 
-def _cost_column(read, column: str) -> np.ndarray:
-    """The costs of a cost table's ``column``: finite and >= 0, else one error naming
-    the file and line."""
+def _read_cost_table(path, keys: list[str]):
+    """A cost file: ``keys`` columns (read as strings) then a cost column, a table in
+    any format cranfield reads, with or without a header; the costs finite and >= 0,
+    else one error naming the file and line. Returns the key columns (strings) and the
+    costs."""
     import numpy as np
     import pyarrow as pa
     import pyarrow.compute as pc
 
+    from .io.table import read_table
+
+    read = read_table(path, header=False, strings=tuple(str(i + 1) for i in range(len(keys))))
+    t = read.table
+    if t.num_columns != len(keys) + 1:
+        count = ("two", "three")[len(keys) - 1]
+        raise InputError(
+            f"a cost file has {count} columns ({' '.join(keys)} cost), not {t.num_columns}",
+            source=read.source,
+        )
+    names = t.column_names
     try:
-        cost = numbers(pc.cast(read.table[column], pa.float64()))
+        cost = numbers(pc.cast(t[names[-1]], pa.float64()))
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
         raise InputError("the cost column is not a number", source=read.source) from None
     bad = np.flatnonzero(~np.isfinite(cost) | (cost < 0))  # (NaN included)
@@ -209,60 +222,37 @@ def _cost_column(read, column: str) -> np.ndarray:
             source=read.source,
             line=None if read.lines is None else int(read.lines[int(bad[0])]),
         )
-    return cost
+    key_columns = [pc.cast(t[name], pa.string()).combine_chunks() for name in names[:-1]]
+    return read.source, key_columns, cost
 
 
 def read_costs(path):
-    """Per-document costs: ``topic document cost`` rows (a table in any format
-    cranfield reads, with or without a header); costs finite and >= 0, one per
+    """Per-document costs (``--doc-costs``): ``topic document cost`` rows, one per
     (topic, document)."""
     import numpy as np
     import pyarrow as pa
-    import pyarrow.compute as pc
 
-    from .io.table import read_table
-
-    read = read_table(path, header=False, strings=("1", "2"))
-    t = read.table
-    if t.num_columns != 3:
-        raise InputError(
-            f"a cost file has three columns (topic document cost), not {t.num_columns}",
-            source=read.source,
-        )
-    names = t.column_names
-    cost = _cost_column(read, names[2])
+    source, (topic, doc), cost = _read_cost_table(path, ["topic", "document"])
     out = pa.table(
         {
-            "query_id": pc.cast(t[names[0]], pa.string()),
-            "doc_id": pc.cast(t[names[1]], pa.string()),
+            "query_id": topic,
+            "doc_id": doc,
             "cost": pa.Array.from_buffers(pa.float64(), len(cost), [None, pa.py_buffer(cost)]),
         }
     )
     if len(np.unique(_pair_codes(out)[0])) != out.num_rows:
-        raise InputError("a (topic, document) has two costs", source=read.source)
+        raise InputError("a (topic, document) has two costs", source=source)
     return out
 
 
 def read_type_costs(path):
     """cwl_eval's cost file (``-c``): ``element_type cost`` rows, the element type being
-    the run's second column; costs finite and >= 0, one per element type."""
-    import pyarrow as pa
+    the run's second column, one per element type."""
     import pyarrow.compute as pc
 
-    from .io.table import read_table
-
-    read = read_table(path, header=False, strings=("1",))
-    t = read.table
-    if t.num_columns != 2:
-        raise InputError(
-            f"a cost file has two columns (element_type cost), not {t.num_columns}",
-            source=read.source,
-        )
-    names = t.column_names
-    cost = _cost_column(read, names[1])
-    types = pc.cast(t[names[0]], pa.string()).combine_chunks()
+    source, (types,), cost = _read_cost_table(path, ["element_type"])
     if len(pc.unique(types)) != len(types):
-        raise InputError("an element type has two costs", source=read.source)
+        raise InputError("an element type has two costs", source=source)
     return types, cost
 
 
