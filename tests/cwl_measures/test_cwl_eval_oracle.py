@@ -165,14 +165,15 @@ def quiet_oracle(monkeypatch, tmp_path):
 
 @pytest.mark.parametrize("seed", range(8))
 def test_generated_cases_equal_cwl_eval(seed, tmp_path, capsys, quiet_oracle):
-    rng = random.Random(seed)
-    for i in range(25):  # 200 cases in all
+    _check_cases(random.Random(seed), 25, _case, tmp_path, capsys)  # 200 cases in all
+
+
+def _check_cases(rng: random.Random, count: int, make, tmp_path, capsys) -> None:
+    for i in range(count):
         case = tmp_path / f"{i}"
         case.mkdir()
-        files, options = _case(rng, case)
-        theirs = _oracle(files, options)
-        ours = _ours(files, options, capsys)
-        _same_table(ours, theirs)
+        files, options = make(rng, case)
+        _same_table(_ours(files, options, capsys), _oracle(files, options))
 
 
 def test_default_metrics_and_depth_equal_cwl_eval(tmp_path, capsys, quiet_oracle):
@@ -213,12 +214,5 @@ def _typed_case(rng: random.Random, tmp):
 
 def test_element_type_costs_equal_cwl_eval(tmp_path, capsys, quiet_oracle):
     """``-c COSTS``: cwl_eval's cost file, a cost per element type (the run's second
-    column), 30 generated cases byte for byte."""
-    rng = random.Random(33)
-    for i in range(30):
-        case = tmp_path / f"{i}"
-        case.mkdir()
-        files, options = _typed_case(rng, case)
-        theirs = _oracle(files, options)
-        ours = _ours(files, options, capsys)
-        _same_table(ours, theirs)
+    column), 30 generated cases byte for byte (up to the summation order)."""
+    _check_cases(random.Random(33), 30, _typed_case, tmp_path, capsys)
