@@ -130,7 +130,31 @@ def test_usage_errors(cli, files, option, mentions):
     fails(cli, files["qrels"], files["run"], *option, mentions=mentions)
 
 
-@pytest.mark.parametrize(("option", "mentions"), [("-c", "--doc-costs"), ("-b", "BibTeX")])
+@pytest.mark.parametrize(
+    ("costs", "mentions"),
+    [
+        ("web -1\n", ("c.txt:1", "cost -1")),
+        ("web 1\nimg inf\n", ("c.txt:2", "finite")),
+        ("web nan\n", ("c.txt", "finite")),
+        ("web x\n", ("c.txt", "cost")),
+        ("web\n", ("c.txt", "two columns")),
+        ("web 1 2\n", ("c.txt", "two columns")),
+        ("web 1\nweb 2\n", ("c.txt", "two costs")),
+        ("", ("c.txt",)),
+    ],
+)
+def test_bad_element_type_cost_files(cli, tmp_file, files, costs, mentions):
+    c = tmp_file("c.txt", costs)
+    fails(cli, files["qrels"], files["run"], "-c", c, mentions=mentions)
+
+
+def test_both_cost_files_refused(cli, tmp_file, files):
+    c = tmp_file("c.txt", "Q0 1\n")
+    d = tmp_file("d.txt", "1 a 1\n")
+    fails(cli, files["qrels"], files["run"], "-c", c, "--doc-costs", d, mentions=("not both",))
+
+
+@pytest.mark.parametrize(("option", "mentions"), [("-b", "BibTeX")])
 def test_refused_cwl_eval_options(capsys, files, option, mentions):
     from cranfield.cli.main import main
 
@@ -144,3 +168,19 @@ def test_refused_cwl_eval_options(capsys, files, option, mentions):
 def test_as_a_process_with_stdout_closed(files):
     out = run_cli("cwl", files["qrels"], files["run"], close_stdout=True)
     assert_clean_failure(out, "standard output", status=None)
+
+
+def test_element_type_costs_from_a_gzip_run(cli, tmp_file, files, tmp_path):
+    import gzip
+
+    c = tmp_file("c.txt", "Q0 2\n")
+    plain = cli("cwl", files["qrels"], files["run"], "-c", c)
+    packed = tmp_path / "run.gz"
+    packed.write_bytes(gzip.compress(files["run"].read_bytes()))
+    assert cli("cwl", files["qrels"], packed, "-c", c)[:2] == plain[:2]
+    assert plain[0] == 0 and "2.0000" in plain[1]
+
+
+def test_element_type_costs_need_a_run_file(cli, tmp_file, files):
+    c = tmp_file("c.txt", "Q0 2\n")
+    fails(cli, files["qrels"], "-", "-c", c, mentions=("standard input",))

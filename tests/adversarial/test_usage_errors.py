@@ -20,7 +20,7 @@ CASES: dict[str, dict[str, list[str]]] = {
     "trec_eval": {"missing": [], "choice": ["--compat", "8", "q", "r"]},
     "ndeval": {"missing": ["q"], "choice": ["-alpha", "2", "q", "r"]},
     "measures": {"extra": ["AP", "nDCG"]},
-    "cwl": {"missing": ["q"], "refused": ["q", "r", "-c", "costs"]},
+    "cwl": {"missing": ["q"], "refused": ["q", "r", "-b", "refs.bib"]},
     "compare": {"missing": ["--baseline"], "choice": ["--test", "bogus"]},
     "correlate": {"missing": [], "choice": ["a", "--format", "bogus"]},
     "curve": {"missing": [], "choice": ["bogus", "q", "r"]},

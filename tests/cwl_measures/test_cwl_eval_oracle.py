@@ -121,7 +121,9 @@ def _ours(files, o, capsys) -> str:
     argv = ["cwl", str(files["qrels"]), str(files["run"]), "-m", str(files["metrics"])]
     argv += ["--max_depth", str(o["max_n"])]
     argv += ["--max_cost", str(o.get("max_cost", 1.0)), "--min_cost", str(o.get("min_cost", 1.0))]
-    if o["with_costs"]:
+    if o.get("by_type"):
+        argv += ["-c", str(files["types"])]
+    elif o["with_costs"]:
         argv += ["--doc-costs", str(files["costs"])]
     if o["residuals"]:
         argv.append("-r")
@@ -163,14 +165,15 @@ def quiet_oracle(monkeypatch, tmp_path):
 
 @pytest.mark.parametrize("seed", range(8))
 def test_generated_cases_equal_cwl_eval(seed, tmp_path, capsys, quiet_oracle):
-    rng = random.Random(seed)
-    for i in range(25):  # 200 cases in all
+    _check_cases(random.Random(seed), 25, _case, tmp_path, capsys)  # 200 cases in all
+
+
+def _check_cases(rng: random.Random, count: int, make, tmp_path, capsys) -> None:
+    for i in range(count):
         case = tmp_path / f"{i}"
         case.mkdir()
-        files, options = _case(rng, case)
-        theirs = _oracle(files, options)
-        ours = _ours(files, options, capsys)
-        _same_table(ours, theirs)
+        files, options = make(rng, case)
+        _same_table(_ours(files, options, capsys), _oracle(files, options))
 
 
 def test_default_metrics_and_depth_equal_cwl_eval(tmp_path, capsys, quiet_oracle):
@@ -187,3 +190,29 @@ def test_default_metrics_and_depth_equal_cwl_eval(tmp_path, capsys, quiet_oracle
     assert len(ours.splitlines()) == 1 + 16 * len(
         {ln.split()[0] for ln in files["run"].read_text().splitlines()}
     )
+
+
+def _typed_case(rng: random.Random, tmp):
+    """A case whose costs come per element type (cwl_eval's -c file): a few types shared
+    by many documents, some types without a cost (those items cost max/min_cost)."""
+    files, options = _case(rng, tmp)
+    kinds = ["web", "image", "video", "ad"]
+    rows = [line.split() for line in files["run"].read_text().splitlines()]
+    sep = rng.choice([" ", "\t"])
+    files["run"].write_text(
+        "".join(sep.join([t, rng.choice(kinds), *rest]) + "\n" for t, _, *rest in rows)
+    )
+    priced = rng.sample(kinds, rng.randint(1, len(kinds)))  # (an empty file is refused)
+    files["types"].write_text(
+        "".join(f"{k} {rng.choice([0.0, 0.25, 1.0, 2.5, 7.0])}\n" for k in priced)
+    )
+    options.update(with_costs=True, by_type=True)
+    if rng.random() < 0.5:
+        options["max_cost"], options["min_cost"] = 3.0, 0.5
+    return files, options
+
+
+def test_element_type_costs_equal_cwl_eval(tmp_path, capsys, quiet_oracle):
+    """``-c COSTS``: cwl_eval's cost file, a cost per element type (the run's second
+    column), 30 generated cases byte for byte (up to the summation order)."""
+    _check_cases(random.Random(33), 30, _typed_case, tmp_path, capsys)

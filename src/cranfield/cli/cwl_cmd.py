@@ -14,8 +14,9 @@ file order; each metric prints EU, ETU, EC, ETC and ED (expected utility per ite
 in total, expected cost per item and in total, expected depth), with -r their
 residuals. Metrics files hold one ClassName(params) a line (PrecisionCWLMetric(10),
 RBPCWLMetric(0.8), INSTCWLMetric(1.0), BPMDCWLMetric(1,10,1.0,1.0,0.5), ...). Costs are
-read per document (--doc-costs: topic document cost); without them every item costs
---max_cost (worst case) or --min_cost (best case). The same measures are in the measure
+read per element type (-c: element_type cost, the type in RUN's second column) or per
+document (--doc-costs: topic document cost); an item without one costs --max_cost
+(worst case) or --min_cost (best case). The same measures are in the measure
 language: INST(T=2), cwl_RBP(theta=0.8, of='ETU'), TBG(residual=True), ..."""
 
 
@@ -30,23 +31,23 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--doc-costs", metavar="FILE", help="per-document costs: topic document cost rows"
     )
+    parser.add_argument(
+        "-c",
+        "--cost_file",
+        metavar="FILE",
+        help="cwl_eval's cost file: element_type cost rows (the run's second column)",
+    )
     parser.add_argument("-n", "--colnames", action="store_true", help="print a header row")
     parser.add_argument("-r", "--residuals", action="store_true", help="add the residuals")
     for flag, default, what in (
         ("--max_gain", "1.0", "largest gain; an unjudged item's gain in the best case"),
         ("--min_gain", "0.0", "smallest gain; an unjudged item's gain in the worst case"),
-        ("--max_cost", "1.0", "an item's cost in the worst case without --doc-costs"),
-        ("--min_cost", "1.0", "an item's cost in the best case without --doc-costs"),
+        ("--max_cost", "1.0", "an item's cost in the worst case without a cost"),
+        ("--min_cost", "1.0", "an item's cost in the best case without a cost"),
     ):
         parser.add_argument(flag, default=default, help=f"{what} (default {default})")
     parser.add_argument(
         "--max_depth", default="1000", help="rankings cut or completed to this depth (1000)"
-    )
-    add_refused(
-        parser,
-        "-c",
-        "cwl_eval's cost file (a cost per element type) is not read: give the cost of each "
-        "document with --doc-costs",
     )
     add_refused(parser, "-b", "cranfield writes no BibTeX: docs/cwl.md lists the references")
     add_output(parser, via_stdout=True)
@@ -68,6 +69,7 @@ def run(args: argparse.Namespace) -> int:
         args.result_file,
         metrics,
         costs=args.doc_costs,
+        type_costs=args.cost_file,
         residuals=args.residuals,
         max_depth=depth,
         **bounds,

@@ -11,10 +11,10 @@ or completed to ``max_depth`` items, the unknown ones gaining ``min_gain`` (wors
 case) or ``max_gain`` (best case, residuals) and costing ``max_cost`` or
 ``min_cost``. No mean row.
 
-cranfield reads costs per document (``topic document cost`` lines): cwl_eval's cost
-file gives a cost per element type (the run's second column), which cranfield's TREC
-reader does not keep; a per-document file with the cost of each element type's
-documents gives the same numbers.
+Costs come from cwl_eval's cost file (``element_type cost`` lines, the element type
+being the run's second column, which the TREC reader does not keep: it is read here
+from the run's lines) or per document (``topic document cost`` lines); an item without
+one costs ``max_cost`` or ``min_cost``.
 """
 
 from __future__ import annotations
@@ -191,28 +191,30 @@ def _pair_codes(*tables) -> list[np.ndarray]:
     return [codes(t, "query_id", queries) * len(docs) + codes(t, "doc_id", docs) for t in tables]
 
 
-def read_costs(path):
-    """Per-document costs: ``topic document cost`` rows (a table in any format
-    cranfield reads, with or without a header); costs finite and >= 0, one per
-    (topic, document)."""
+def _read_cost_table(path, keys: list[str]):
+    """A cost file: ``keys`` columns (read as strings) then a cost column, a table in
+    any format cranfield reads, with or without a header; the costs finite and >= 0,
+    else one error naming the file and line. Returns the key columns (strings) and the
+    costs."""
     import numpy as np
     import pyarrow as pa
     import pyarrow.compute as pc
 
     from .io.table import read_table
 
-    read = read_table(path, header=False, strings=("1", "2"))
+    read = read_table(path, header=False, strings=tuple(str(i + 1) for i in range(len(keys))))
     t = read.table
-    if t.num_columns != 3:
+    if t.num_columns != len(keys) + 1:
+        count = ("two", "three")[len(keys) - 1]
         raise InputError(
-            f"a cost file has three columns (topic document cost), not {t.num_columns}",
+            f"a cost file has {count} columns ({' '.join(keys)} cost), not {t.num_columns}",
             source=read.source,
         )
     names = t.column_names
     try:
-        cost = numbers(pc.cast(t[names[2]], pa.float64()))
+        cost = numbers(pc.cast(t[names[-1]], pa.float64()))
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
-        raise InputError("the third column (cost) is not a number", source=read.source) from None
+        raise InputError("the cost column is not a number", source=read.source) from None
     bad = np.flatnonzero(~np.isfinite(cost) | (cost < 0))  # (NaN included)
     if len(bad):
         raise InputError(
@@ -220,16 +222,80 @@ def read_costs(path):
             source=read.source,
             line=None if read.lines is None else int(read.lines[int(bad[0])]),
         )
+    key_columns = [pc.cast(t[name], pa.string()).combine_chunks() for name in names[:-1]]
+    return read.source, key_columns, cost
+
+
+def read_costs(path):
+    """Per-document costs (``--doc-costs``): ``topic document cost`` rows, one per
+    (topic, document)."""
+    import numpy as np
+    import pyarrow as pa
+
+    source, (topic, doc), cost = _read_cost_table(path, ["topic", "document"])
     out = pa.table(
         {
-            "query_id": pc.cast(t[names[0]], pa.string()),
-            "doc_id": pc.cast(t[names[1]], pa.string()),
+            "query_id": topic,
+            "doc_id": doc,
             "cost": pa.Array.from_buffers(pa.float64(), len(cost), [None, pa.py_buffer(cost)]),
         }
     )
     if len(np.unique(_pair_codes(out)[0])) != out.num_rows:
-        raise InputError("a (topic, document) has two costs", source=read.source)
+        raise InputError("a (topic, document) has two costs", source=source)
     return out
+
+
+def read_type_costs(path):
+    """cwl_eval's cost file (``-c``): ``element_type cost`` rows, the element type being
+    the run's second column, one per element type."""
+    import pyarrow.compute as pc
+
+    source, (types,), cost = _read_cost_table(path, ["element_type"])
+    if len(pc.unique(types)) != len(types):
+        raise InputError("an element type has two costs", source=source)
+    return types, cost
+
+
+def _run_element_types(result_file, n: int):
+    """The run's second column (cwl_eval's element type) of its ``n`` rows."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    with open(result_file, "rb") as f:
+        data = f.read()
+    if data[:2] == b"\x1f\x8b":
+        import gzip
+
+        data = gzip.decompress(data)
+    text = data.decode("utf-8", "replace")
+    lines = pa.array(text.splitlines())
+    fields = pc.utf8_split_whitespace(lines)
+    fields = fields.filter(pc.greater(pc.list_value_length(fields), 0))
+    if len(fields) != n:
+        raise InputError(
+            "the run's lines could not be matched to its rows for -c", source=str(result_file)
+        )
+    return pc.list_element(fields, 1)
+
+
+def _type_lookup(types, table) -> np.ndarray:
+    """The cost of each run row's element type, NaN for a type without one."""
+    import numpy as np
+    import pyarrow.compute as pc
+
+    names, cost = table
+    at = _positions(pc.index_in(types, value_set=names))
+    return np.where(at >= 0, cost[np.maximum(at, 0)], np.nan) if len(cost) else at * np.nan
+
+
+def _positions(found) -> np.ndarray:
+    """An ``index_in`` answer as int64 positions, -1 where not found."""
+    import numpy as np
+
+    # the int32 data under the nulls, masked (fill_null(-1) or to_numpy with nulls would
+    # make Arrow import pandas)
+    data = np.frombuffer(found.buffers()[1], np.int32, len(found) + found.offset)
+    return np.where(bools(found.is_valid()), data[found.offset :], -1).astype(np.int64)
 
 
 def _lookup(run, table, value: str) -> np.ndarray:
@@ -241,11 +307,7 @@ def _lookup(run, table, value: str) -> np.ndarray:
 
     wanted, keys = _pair_codes(run, table)
     values = numbers(table[value]).astype(np.float64)[::-1]
-    found = pc.index_in(ints(wanted), value_set=ints(keys[::-1]))
-    # the int32 data under the nulls, masked (fill_null(-1) or to_numpy with nulls would
-    # make Arrow import pandas)
-    data = np.frombuffer(found.buffers()[1], np.int32, len(found) + found.offset)
-    at = np.where(bools(found.is_valid()), data[found.offset :], -1).astype(np.int64)
+    at = _positions(pc.index_in(ints(wanted), value_set=ints(keys[::-1])))
     return np.where(at >= 0, values[np.maximum(at, 0)], np.nan) if len(values) else at * np.nan
 
 
@@ -255,6 +317,7 @@ def evaluate(
     metrics: list[Metric] | None = None,
     *,
     costs=None,
+    type_costs=None,
     residuals: bool = False,
     max_gain: float = 1.0,
     min_gain: float = 0.0,
@@ -273,6 +336,9 @@ def evaluate(
     metrics = list(metrics) if metrics is not None else [parse_metric(m) for m in DEFAULT_METRICS]
     for m in metrics:
         _check_model(m)
+    if type_costs is not None and str(result_file) == "-":
+        # the element types are read from the run's lines, a second read
+        raise InputError("-c needs the run as a file, not standard input", source="-")
     gains_table = read_gains(gain_file, min_gain, max_gain)
     source = trec.source_name(result_file)
     run = trec.parse(result_file, trec.RUN, source).table
@@ -284,6 +350,12 @@ def evaluate(
     topics = q.take(ints(starts)).to_pylist()
     gains = _lookup(run, gains_table, "relevance")
     doc_costs = _lookup(run, read_costs(costs), "cost") if costs is not None else np.full(n, np.nan)
+    if type_costs is not None:
+        if costs is not None:
+            raise InputError(
+                "give costs per document (--doc-costs) or per element type (-c), not both"
+            )
+        doc_costs = _type_lookup(_run_element_types(result_file, n), read_type_costs(type_costs))
     specs = [(m.family, None, m.params) for m in metrics]
     try:
         values = _engine.cwl_table(
