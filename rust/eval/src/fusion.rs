@@ -58,7 +58,7 @@ pub struct FusionRows {
     pub counts: Vec<i64>,
 }
 
-/// One row as read: its run, query (first-appearance code), document code and score.
+/// One row of a run as read: its query (first-appearance code), document code and score.
 #[derive(Clone, Copy)]
 struct Row {
     query: u32,
