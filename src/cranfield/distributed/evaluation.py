@@ -334,6 +334,7 @@ def evaluate_counted(
     want_judged = aggregate_by == "micro" or any(map(depends_on_whole_run, measure_list))
     qrels = load_qrels(qrels, None, fractional)  # read here unless partitioned
     with connect(client, scheduler) as dask_client:
+        note = _local_is_faster(parts, dask_client)
         qrels = load_qrels(qrels, dask_client, fractional)
         shared_qrels = dask_client.scatter(qrels, broadcast=True, hash=False)
         inputs = [
@@ -369,7 +370,23 @@ def evaluate_counted(
         )
         for key, name in zip(keys, names, strict=True)
     ]
+    if note is not None:  # (given once the results stand: an error stays one line)
+        from ..errors import note as tell
+
+        tell(note)
     return Results(measure_list, results, options.as_dict()), qrels
+
+
+def _local_is_faster(parts: list[Partition], dask_client) -> str | None:
+    """The note for runs too small for the cluster to beat the local engine
+    (:mod:`.break_even`); runs in memory are not sized, so they get none."""
+    if not all(isinstance(p.data, (str, os.PathLike)) for p in parts):
+        return None
+    from .break_even import local_is_faster
+    from .cluster import machine_workers
+
+    size = sum(os.path.getsize(p.data) for p in parts)
+    return local_is_faster(size, sum(dask_client.nthreads().values()), machine_workers())
 
 
 def _group_source(parts: list[Partition], group: int) -> str | None:
