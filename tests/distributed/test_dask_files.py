@@ -200,3 +200,18 @@ def test_fractional_qrels_byte_identical(cli, dask_client, partitioned_sample, t
     local = cli("eval", soft, runs[0], *argv)
     dist = cli("eval", soft, dirs[0], *argv, "--scheduler", dask_client.scheduler.address)
     same_as_local(dist, local)
+
+
+def test_relative_paths_reach_workers_with_another_working_directory(
+    dask_client, partitioned_sample, monkeypatch
+):
+    """The workers were started from the session's directory; a run named relative to
+    another one is still found (sent as an absolute path)."""
+    qrels, runs, dirs = partitioned_sample
+    local = cranfield.evaluate(qrels, runs[0], ["AP", "P@5"])
+    monkeypatch.chdir(dirs[0].parent)
+    with pytest.warns(cranfield.errors.CranfieldNote):
+        dist = cranfield.evaluate(
+            qrels, dirs[0].name, ["AP", "P@5"], engine="dask", client=dask_client
+        )
+    assert dist.runs[0].aggregates == local.runs[0].aggregates
