@@ -220,6 +220,22 @@ class LoginAttempt(Base):
     at: Mapped[dt.datetime] = mapped_column(DateTime)
 
 
+class KnownDevice(Base):
+    """A device a user logged in from (added by revision 0006): its device cookie's
+    nonce, hashed (:mod:`cranfield.service.devices`). A cookie whose row is gone —
+    forgotten by the user, by a coordinator, or by a password change — is no longer a
+    known device."""
+
+    __tablename__ = "known_devices"
+    __table_args__ = (Index("ix_known_devices_user", "user_id", "id"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    nonce_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    label: Mapped[str] = mapped_column(String(120))
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime)
+    last_used_at: Mapped[dt.datetime] = mapped_column(DateTime)
+
+
 class Invitation(Base):
     """A one-time link (added by revision 0005): ``invite`` creates an account with a
     role in a campaign, ``reset`` sets a user's password. Only the token's SHA-256 is
