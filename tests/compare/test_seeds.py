@@ -206,3 +206,95 @@ def test_report_shows_the_spread_and_compares_the_systems(tmp_path, cli):
     assert 'id="comparison-seeds-summary"' in html
     for r in json.loads(cmp)["rows"]:
         assert f"{r['p_t']:.4f}" in html[html.index('id="seeds"') :]
+
+
+@pytest.mark.parametrize("column, layout", [("seed", "wide"), ("fold", "long")])
+def test_a_seed_column_of_a_per_query_table_names_the_systems(tmp_path, cli, column, layout):
+    """``compare --from-per-query`` with a seed (fold) column: each (run, seed) a run,
+    merged per system as ``--system`` merges the files of its seeds."""
+    qrels, paths, _ = collection(tmp_path, 7, 15, ("bm25", "d1", "d2", "d3"), 12, 10)
+    argv = ["-m", "AP", "nDCG@10", "-f", "json"]
+    status, out, err = cli("compare", qrels, *paths, *argv, "--system", "dense=d1,d2,d3")
+    assert status == 0, err
+    by_files = json.loads(out)
+    status, raw, _ = cli("eval", qrels, *paths, "-m", "AP", "nDCG@10", "-q", "-f", "json")
+    rows = []  # the per-query table with a seed column, written here
+    for run in json.loads(raw)["runs"]:
+        system, seed = ("bm25", "1") if run["name"] == "bm25" else ("dense", run["name"][1:])
+        for q, by_m in run["per_query"].items():
+            if layout == "wide":
+                rows.append(f"{system},{seed},{q},{by_m['AP']!r},{by_m['nDCG@10']!r}")
+            else:
+                rows += [f"{system}\t{seed}\t{q}\t{m}\t{v!r}" for m, v in by_m.items()]
+    table = tmp_path / "scores.txt"
+    head = (
+        f"run,{column},query,AP,nDCG@10"
+        if layout == "wide"
+        else f"run\t{column}\tqid\tmeasure\tvalue"
+    )
+    table.write_text(head + "\n" + "\n".join(rows) + "\n")
+    status, out, err = cli("compare", "--from-per-query", table, "-f", "json")
+    assert status == 0, err
+    by_table = json.loads(out)
+    for a, b in zip(by_files["rows"], by_table["rows"], strict=True):
+        assert {k: v for k, v in a.items() if k != "run" and k != "baseline"} == {
+            k: v for k, v in b.items() if k != "run" and k != "baseline"
+        }
+    assert [s["seed_means"] for s in by_table["seeds"] if s["system"] == "dense"] == [
+        s["seed_means"] for s in by_files["seeds"]
+    ]
+    assert by_table["seeds"][-1]["runs"] == ["dense@1", "dense@2", "dense@3"]
+    # the bm25 "system" of one seed is a system too (its spread is undefined)
+    status, _, err = cli("compare", "--from-per-query", table, "--system", "x=dense@1")
+    assert status == 2 and err.count("\n") == 1 and "seed or fold column" in err
+    status, _, err = cli("compare", "--from-per-query", table, "-f", "csv")
+    assert status == 2 and err.count("\n") == 1 and "spread over seeds" in err
+
+
+def test_a_table_with_both_seed_and_fold_columns_is_refused(tmp_path, cli):
+    table = tmp_path / "s.csv"
+    table.write_text("run,seed,fold,query,AP\na,1,1,q1,0.5\n")
+    status, _, err = cli("compare", "--from-per-query", table)
+    assert status == 2 and err.count("\n") == 1 and "not both" in err
+
+
+@pytest.mark.parametrize("fmt", ["latex", "html"])
+def test_the_spread_table_in_latex_and_html(tmp_path, cli, fmt):
+    qrels, paths, _ = collection(tmp_path, 9, 10, ("bm25", "d_1", "d_2"), 10, 8)
+    argv = ["compare", qrels, *paths, "-m", "AP", "--system", "d&x=d_1,d_2"]
+    status, out, err = cli(*argv, "-f", fmt)
+    assert status == 0, err
+    status, js, _ = cli(*argv, "-f", "json")
+    (spread,) = json.loads(js)["seeds"]
+    mean = f"{spread['mean']:.4f}"
+    if fmt == "latex":
+        assert r"d\&x & AP & 2 & 10 & " + mean in out and r"\begin{tabular}{llrrrrrrrr}" in out
+    else:
+        assert f"<tr><td>d&amp;x</td><td>AP</td><td>2</td><td>10</td><td>{mean}</td>" in out
+
+
+def test_each_topic_group_gets_the_spread_of_its_own_topics(tmp_path, cli):
+    """``--system`` with ``--topic-groups``: a group's spread over seeds is the spread of
+    the seeds' means over that group's topics (computed here from eval -q)."""
+    qrels, paths, topics = collection(tmp_path, 11, 16, ("bm25", "d1", "d2", "d3"), 12, 10)
+    groups = tmp_path / "groups.tsv"
+    group_of = {t: ("hard" if int(t) % 3 == 0 else "easy") for t in topics}
+    groups.write_text("topic\tgroup\n" + "".join(f"{t}\t{g}\n" for t, g in group_of.items()))
+    argv = ["compare", qrels, *paths, "-m", "AP", "--system", "dense=d1,d2,d3", "-f", "json"]
+    status, out, err = cli(*argv, "--topic-groups", groups)
+    assert status == 0, err
+    doc = json.loads(out)
+    status, raw, _ = cli("eval", qrels, *paths, "-m", "AP", "-q", "-f", "json")
+    values = {
+        r["name"]: {q: v["AP"] for q, v in r["per_query"].items()} for r in json.loads(raw)["runs"]
+    }
+    assert set(doc["groups_seeds"]) == {"easy", "hard"}
+    for group, rows in doc["groups_seeds"].items():
+        mine = [t for t in topics if group_of[t] == group]
+        means = np.array([np.mean([values[s][t] for t in mine]) for s in ("d1", "d2", "d3")])
+        (row,) = rows
+        assert row["topics"] == len(mine) and row["seeds"] == 3
+        assert row["seed_means"] == pytest.approx(means.tolist(), rel=1e-12)
+        assert row["sd"] == pytest.approx(np.std(means, ddof=1), rel=1e-12)
+    status, text, _ = cli(*argv[:-2], "--topic-groups", groups)
+    assert status == 0 and "systems over seeds, topic group hard" in text

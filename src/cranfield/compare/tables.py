@@ -151,22 +151,10 @@ def _summary_rows(cmp, bold, sup) -> tuple[list[str], list[list[str]]]:
     return head, body
 
 
-_LATEX_SPECIAL = {
-    "\\": r"\textbackslash{}",
-    "&": r"\&",
-    "%": r"\%",
-    "$": r"\$",
-    "#": r"\#",
-    "_": r"\_",
-    "{": r"\{",
-    "}": r"\}",
-    "~": r"\textasciitilde{}",
-    "^": r"\textasciicircum{}",
-}
-
-
 def _tex(s: str) -> str:
-    return "".join(_LATEX_SPECIAL.get(c, c) for c in s)
+    from ..output import tex_escape
+
+    return tex_escape(s)
 
 
 def _latex(cmp, table: str) -> str:
@@ -199,17 +187,10 @@ def _latex(cmp, table: str) -> str:
             r"\end{table}",
         ]
         return "\n".join(lines)
+    from ..output import latex_table
+
     head, body = _detail(cmp)
-    lines = [
-        r"% requires \usepackage{booktabs}",
-        r"\begin{tabular}{lll" + "r" * (len(head) - 3) + "}",
-        r"\toprule",
-        " & ".join(_tex(h) for h in head) + r" \\",
-        r"\midrule",
-    ]
-    lines += [" & ".join(_tex(c) for c in row) + r" \\" for row in body]
-    lines += [r"\bottomrule", r"\end{tabular}"]
-    return "\n".join(lines)
+    return latex_table(head, body, left=3)
 
 
 def _html(cmp, table: str) -> str:
@@ -227,9 +208,9 @@ def _html(cmp, table: str) -> str:
             + "."
         )
     else:
-        head, body = _detail(cmp)
-        body = [[html.escape(c) for c in row] for row in body]
-        caption = ""
+        from ..output import html_table
+
+        return html_table(*_detail(cmp))
     out = ["<table>"]
     if caption:
         out.append(f"<caption>{caption}</caption>")
