@@ -131,7 +131,9 @@ def html_table(head: Sequence[str], body: Sequence[Sequence[str]]) -> str:
     import html
 
     out = ["<table>"]
-    out.append("<thead><tr>" + "".join(f"<th>{html.escape(h)}</th>" for h in head) + "</tr></thead>")
+    out.append(
+        "<thead><tr>" + "".join(f"<th>{html.escape(h)}</th>" for h in head) + "</tr></thead>"
+    )
     out.append("<tbody>")
     out += ["<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>" for row in body]
     out += ["</tbody>", "</table>"]
