@@ -248,18 +248,28 @@ async def create_from_form(request: Request, form: uploads.Form) -> str:
         )
     else:
         topics_path, docs_path = form.files.get("topics"), form.files.get("documents")
-        if topics_path is None or docs_path is None or not form.filenames.get("topics"):
+        docs_id = f.get("documents_id", "").strip()
+        has_docs = (docs_path is not None and form.filenames.get("documents")) or docs_id
+        if topics_path is None or not has_docs or not form.filenames.get("topics"):
             raise InputError(
-                "give a topics file and a documents file, or choose the sample collection"
+                "give a topics file and a documents file (or a collection id, irds:ID), "
+                "or choose the sample collection"
             )
+        if docs_id and docs_path is not None and form.filenames.get("documents"):
+            raise InputError("give a documents file or a collection id, not both")
 
         def create() -> None:
             from ..collection import read_documents, read_topics
 
             topics = _read_named(read_topics, topics_path, form.filenames.get("topics", ""))
-            docs = _read_named(
-                lambda p: list(read_documents(p)), docs_path, form.filenames.get("documents", "")
-            )
+            if docs_id:  # a collection by id: its documents stored as runs name them
+                docs = docs_id if docs_id.startswith("irds:") else f"irds:{docs_id}"
+            else:
+                docs = _read_named(
+                    lambda p: list(read_documents(p)),
+                    docs_path,
+                    form.filenames.get("documents", ""),
+                )
             campaigns.create_campaign(db, name, topics, docs, settings)
 
         await run_in_threadpool(create)
@@ -287,7 +297,9 @@ async def create_campaign(request: Request) -> dict:
     """Create a campaign (multipart form: ``name``, ``title``, ``scale``, ``deadline``,
     ``max_runs``, ``per_topic``, ``aggregation``, ``measures``, and ``sample=1`` (the
     sample collection's topics and documents; ``sample_runs=1``: also its runs, pooled)
-    or the files ``topics`` and ``documents``). The creator becomes its coordinator."""
+    or the files ``topics`` and ``documents`` (or ``documents_id``, a collection's
+    ir_datasets id: its documents stored as runs name them). The creator becomes its
+    coordinator."""
     db = db_of(request)
     form = await uploads.receive(request, uploads_dir(request), request.app.state.config.max_upload)
     try:

@@ -66,6 +66,9 @@ class Campaign(Base):
     # added by revision 0005
     guidelines: Mapped[str | None] = mapped_column(Text, nullable=True)
     pool_per_group: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    # added by revision 0007: the documents' collection id (``irds:ID``); its documents
+    # are stored as the runs that name them are accepted, not all at creation
+    documents_source: Mapped[str | None] = mapped_column(String(300), nullable=True)
 
 
 class Membership(Base):
