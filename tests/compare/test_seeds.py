@@ -298,3 +298,34 @@ def test_each_topic_group_gets_the_spread_of_its_own_topics(tmp_path, cli):
         assert row["sd"] == pytest.approx(np.std(means, ddof=1), rel=1e-12)
     status, text, _ = cli(*argv[:-2], "--topic-groups", groups)
     assert status == 0 and "systems over seeds, topic group hard" in text
+
+
+def test_the_report_gives_each_topic_group_its_spread_over_seeds(tmp_path, cli):
+    """``report --system --topic-groups``: each group's spread table holds the numbers of
+    ``compare --system --topic-groups`` (JSON ``groups_seeds``)."""
+    import re
+
+    qrels, paths, topics = collection(tmp_path, 13, 12, ("base", "s1", "s2"), 10, 8)
+    groups = tmp_path / "g.tsv"
+    groups.write_text("topic\tgroup\n" + "".join(f"{t}\t{'ab'[int(t) % 2]}\n" for t in topics))
+    common = ["-m", "AP", "--system", "sys=s*", "--topic-groups", groups]
+    out = tmp_path / "r.html"
+    status, _, err = cli(
+        "report", qrels, *paths, *common, "--max-depth", "2", "--depths", "1", "-o", out
+    )
+    assert status == 0, err
+    html = out.read_text(encoding="utf-8")
+    status, cmp, err = cli("compare", qrels, *paths, *common, "-f", "json")
+    assert status == 0, err
+    want = json.loads(cmp)["groups_seeds"]
+    order = list(dict.fromkeys("ab"[int(t) % 2] for t in topics))  # as in the file
+    for k, name in enumerate(order):
+        start = html.index(f'<table id="seed-spread-group-{k}"')
+        table = html[start : html.index("</table>", start)]
+        (row,) = re.findall(r"<tr>(.*?)</tr>", table)[1:]
+        values = [float(v) for v in re.findall(r'data-value="([^"]+)"', row)]
+        (w,) = want[name]
+        assert values == pytest.approx(
+            [w["seeds"], w["topics"], w["mean"], w["sd"], w["min"], w["max"], w["ci_low"],
+             w["ci_high"]], rel=1e-12,
+        )  # fmt: skip
