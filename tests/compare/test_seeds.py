@@ -329,3 +329,26 @@ def test_the_report_gives_each_topic_group_its_spread_over_seeds(tmp_path, cli):
             [w["seeds"], w["topics"], w["mean"], w["sd"], w["min"], w["max"], w["ci_low"],
              w["ci_high"]], rel=1e-12,
         )  # fmt: skip
+
+
+def test_eval_gives_each_topic_group_its_spread_over_seeds(tmp_path, cli):
+    qrels, paths, topics = collection(tmp_path, 17, 14, ("s1", "s2", "s3"), 10, 8)
+    groups = tmp_path / "g.tsv"
+    group_of = {t: ("x" if int(t) <= 5 else "y") for t in topics}
+    groups.write_text("topic\tgroup\n" + "".join(f"{t}\t{g}\n" for t, g in group_of.items()))
+    argv = ["eval", qrels, *paths, "-m", "AP", "--system", "sys=s*"]
+    status, out, err = cli(*argv, "--topic-groups", groups, "-f", "json")
+    assert status == 0, err
+    got = json.loads(out)["groups_seeds"]
+    _, raw, _ = cli("eval", qrels, *paths, "-m", "AP", "-q", "-f", "json")
+    values = {
+        r["name"]: {q: v["AP"] for q, v in r["per_query"].items()} for r in json.loads(raw)["runs"]
+    }
+    for g in ("x", "y"):
+        mine = [t for t in topics if group_of[t] == g]
+        means = [np.mean([values[s][t] for t in mine]) for s in ("s1", "s2", "s3")]
+        (row,) = got[g]
+        assert row["seed_means"] == pytest.approx(means, rel=1e-12) and row["topics"] == len(mine)
+        assert row["sd"] == pytest.approx(np.std(means, ddof=1), rel=1e-12)
+    status, text, _ = cli(*argv, "--topic-groups", groups)
+    assert status == 0 and "systems over seeds, topic group y" in text
