@@ -5,12 +5,12 @@ queries, held-out items as relevant documents) and the beyond-accuracy measures 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from .._lazy import lazy
 from ..errors import MeasureError
 from .data import Interactions
-from .measures import REC_MEASURES, Lists
+from .measures import REC_MEASURES, Lists, Truth
 
 np = lazy("numpy", __name__, "np")
 pa = lazy("pyarrow", __name__, "pa")
@@ -30,7 +30,18 @@ ALIASES = {
 }
 DEFAULT_CUTOFF = 10
 #: the measures that read the training log (the catalogue, popularity, long tail)
-NEEDS_TRAIN = {"coverage", "gini", "novelty", "arp", "aplt", "aclt"}
+NEEDS_TRAIN = {
+    "coverage",
+    "gini",
+    "novelty",
+    "arp",
+    "aplt",
+    "aclt",
+    "epc",
+    "efd",
+    "poprsp",
+    "popreo",
+}
 
 
 @dataclass
@@ -81,8 +92,98 @@ def _top_k(recs, k: int) -> tuple[np.ndarray, np.ndarray]:
     return users, items
 
 
-def lists(recs, test_users: np.ndarray, train: Interactions | None, k: int, features=None) -> Lists:
-    """The top-k :class:`Lists` of the test users (users not in the test set dropped)."""
+def _pairs(users: np.ndarray, items: np.ndarray) -> np.ndarray:
+    """One string per (user, item), comparable across logs (NUL cannot be in an id
+    read from text)."""
+    if not len(users):
+        return np.zeros(0, dtype=str)
+    return np.char.add(np.char.add(users.astype(str), "\x00"), items.astype(str))
+
+
+def _truth(
+    lists_: Lists,
+    users: np.ndarray,
+    items: np.ndarray,
+    vocabulary: np.ndarray,
+    catalogue: np.ndarray,
+    test: Interactions,
+    train: Interactions,
+    min_rating: float | None,
+) -> Truth:
+    """The :class:`~cranfield.rec.measures.Truth` of the lists (``users``/``items``: the
+    ids of each row, in the order of ``lists_``)."""
+    keep = np.ones(len(test), bool) if min_rating is None else test.ratings >= min_rating
+    test_pairs = np.unique(_pairs(test.users[keep], test.items[keep]))
+    relevant = np.isin(_pairs(users, items), test_pairs)
+    t_users = np.asarray(train.users, dtype=object)
+    t_items = np.asarray(train.items, dtype=object)
+    _, first = np.unique(_pairs(t_users, t_items), return_index=True)  # distinct pairs
+    t_users, t_items = t_users[first], t_items[first]
+    order = np.argsort(catalogue, kind="stable")
+
+    def code_of(ids: np.ndarray) -> np.ndarray:
+        pos = np.minimum(np.searchsorted(catalogue[order], ids), len(catalogue) - 1)
+        found = catalogue[order][pos] == ids if len(catalogue) else np.zeros(len(ids), bool)
+        return np.where(found, order[pos], -1)
+
+    item_users = np.bincount(code_of(t_items), minlength=len(catalogue)).astype(np.float64)
+    tail_of = lists_.long_tail()
+    in_catalogue = np.zeros(len(catalogue), bool)
+    in_catalogue[: lists_.n_catalogue] = True
+    head_of = ~tail_of & in_catalogue
+    tail_of = tail_of & in_catalogue
+    train_code = code_of(t_items)
+    train_user = _codes(t_users, vocabulary)
+    mine = train_user >= 0
+    train_head = np.bincount(
+        train_user[mine], weights=head_of[train_code[mine]], minlength=len(vocabulary)
+    )
+    train_tail = np.bincount(
+        train_user[mine], weights=tail_of[train_code[mine]], minlength=len(vocabulary)
+    )
+    # relevant held-out items the user has not interacted with in training, by group
+    r_users, r_items = (
+        np.asarray(test.users[keep], dtype=object),
+        np.asarray(test.items[keep], dtype=object),
+    )
+    _, first = np.unique(_pairs(r_users, r_items), return_index=True)
+    r_users, r_items = r_users[first], r_items[first]
+    fresh = ~np.isin(_pairs(r_users, r_items), _pairs(t_users, t_items))
+    r_user, r_code = _codes(r_users, vocabulary), code_of(r_items)
+    ok = fresh & (r_user >= 0)
+    in_cat = ok & (r_code >= 0)
+    test_head = np.bincount(
+        r_user[in_cat], weights=head_of[r_code[in_cat]], minlength=len(vocabulary)
+    )
+    test_tail = np.bincount(
+        r_user[in_cat], weights=tail_of[r_code[in_cat]], minlength=len(vocabulary)
+    )
+    has_relevant = np.bincount(r_user[r_user >= 0], minlength=len(vocabulary)) > 0
+    return Truth(
+        relevant,
+        item_users,
+        int(np.unique(t_users).size),
+        test_head,
+        test_tail,
+        train_head,
+        train_tail,
+        has_relevant,
+        int(head_of.sum()),
+        int(tail_of.sum()),
+    )
+
+
+def lists(
+    recs,
+    test_users: np.ndarray,
+    train: Interactions | None,
+    k: int,
+    features=None,
+    test: Interactions | None = None,
+    min_rating: float | None = None,
+) -> Lists:
+    """The top-k :class:`Lists` of the test users (users not in the test set dropped);
+    with ``test`` and ``train``, their :class:`~cranfield.rec.measures.Truth` too."""
     users, items = _top_k(recs, k)
     vocabulary = np.unique(test_users).astype(object)
     user = _codes(users, vocabulary)
@@ -102,7 +203,7 @@ def lists(recs, test_users: np.ndarray, train: Interactions | None, k: int, feat
     unit = None
     if features is not None:
         unit = features.rows_for(catalogue)
-    return Lists(
+    out = Lists(
         user[sort],
         code[sort],
         len(vocabulary),
@@ -111,6 +212,12 @@ def lists(recs, test_users: np.ndarray, train: Interactions | None, k: int, feat
         int(counts.sum()),
         unit,
     )
+    if test is None or train is None:
+        return out
+    truth = _truth(
+        out, users[keep][sort], items[sort], vocabulary, catalogue, test, train, min_rating
+    )
+    return replace(out, truth=truth)
 
 
 def evaluate_recommendations(
@@ -171,13 +278,13 @@ def evaluate_recommendations(
             measure != "user_coverage"
             and measure not in ("coverage",)
             and train is None
-            and measure in ("novelty", "arp", "aplt", "aclt", "gini")
+            and measure in NEEDS_TRAIN
         ):
             raise MeasureError(f"{name} needs the training interactions (--train or --split)")
         if measure == "coverage" and train is None:
             raise MeasureError(f"{name} needs the training interactions (the catalogue)")
         beyond[str(name)] = REC_MEASURES[measure].behaviour(
-            lists(recs, test.users, train, k, features)
+            lists(recs, test.users, train, k, features, test, min_rating)
         )
     accuracy = None
     if accuracy_names:

@@ -26,6 +26,29 @@ HEAD_SHARE = 0.2
 
 
 @dataclass(frozen=True)
+class Truth:
+    """What the relevance-aware and group measures read besides the lists: per row,
+    whether the item is relevant to its user (``relevant``); per item code, the
+    training users who interacted with it (``item_users``) out of ``n_train_users``;
+    per user, the relevant held-out items in the short head and the long tail that the
+    user has not interacted with in training (``test_head``, ``test_tail``), the user's
+    training items in the head and the tail (``train_head``, ``train_tail``), and
+    whether the user has a relevant item (``has_relevant``); the head and tail sizes
+    over the catalogue (``n_head``, ``n_tail``)."""
+
+    relevant: np.ndarray
+    item_users: np.ndarray
+    n_train_users: int
+    test_head: np.ndarray
+    test_tail: np.ndarray
+    train_head: np.ndarray
+    train_tail: np.ndarray
+    has_relevant: np.ndarray
+    n_head: int
+    n_tail: int
+
+
+@dataclass(frozen=True)
 class Lists:
     """The top-k lists: ``user`` (codes 0..n_users-1, sorted), ``item`` (codes into
     ``catalogue_items``: training items first, then items only recommended), ``n_users``
@@ -40,9 +63,22 @@ class Lists:
     n_catalogue: int
     n_train: int
     features: np.ndarray | None = None
+    truth: Truth | None = None
 
     def list_lengths(self) -> np.ndarray:
         return np.bincount(self.user, minlength=self.n_users)
+
+    def positions(self) -> np.ndarray:
+        """Each row's 0-based rank within its user's list."""
+        starts = np.concatenate([[0], np.cumsum(self.list_lengths())[:-1]])
+        return np.arange(len(self.user)) - starts[self.user]
+
+    def need_truth(self, name: str) -> Truth:
+        if self.truth is None:
+            from ..errors import MeasureError
+
+            raise MeasureError(f"{name} needs the held-out and the training interactions")
+        return self.truth
 
     def long_tail(self) -> np.ndarray:
         """Per item code: whether it is in the long tail (not in the short head)."""
@@ -139,6 +175,78 @@ def _ild(x: Lists) -> float:
     return float(np.mean(1 - sim[ok] / pairs[ok])) if ok.any() else float("nan")
 
 
+def _discounted_mean(x: Lists, gain: np.ndarray) -> float:
+    """Mean over the users with a list and a relevant item of
+    ``sum_k disc(k) rel(i_k) gain(i_k) / sum_k disc(k)``, ``disc(k) = 1 / log2(k + 2)``
+    for the 0-based rank ``k`` (Castells & Vargas 2011's rank and relevance-aware
+    expectation, normalised by the discounts as RankSys and Elliot do)."""
+    t = x.need_truth("EPC/EFD")
+    disc = 1.0 / np.log2(x.positions() + 2.0)
+    num = np.bincount(x.user, weights=disc * t.relevant * gain, minlength=x.n_users)
+    den = np.bincount(x.user, weights=disc, minlength=x.n_users)
+    users = (x.list_lengths() > 0) & t.has_relevant
+    return float(np.mean(num[users] / den[users])) if users.any() else float("nan")
+
+
+def _epc(x: Lists) -> float:
+    t = x.need_truth("EPC")
+    seen = t.item_users / max(t.n_train_users, 1)  # 0 for items never in training
+    return _discounted_mean(x, 1.0 - seen[x.item])
+
+
+def _efd(x: Lists) -> float:
+    t = x.need_truth("EFD")
+    counts = t.item_users[: x.n_catalogue].astype(np.float64)
+    total = counts.sum()
+    if total == 0:
+        return float("nan")
+    info = np.full(len(t.item_users), -np.log2(counts[counts > 0].min() / total))
+    trained = np.flatnonzero(counts > 0)
+    info[trained] = -np.log2(counts[trained] / total)
+    return _discounted_mean(x, info[x.item])
+
+
+def _group_ratio(num: np.ndarray, den: np.ndarray) -> float:
+    """std / mean (population std) of the two groups' ``num / den`` (Zhu, Wang &
+    Caverlee 2021's relative standard deviation over groups)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        p = num / den
+        return float(np.std(p) / np.mean(p))
+
+
+def _head_rows(x: Lists) -> tuple[np.ndarray, np.ndarray]:
+    """Per row: whether the item is in the short head, in the long tail (items outside
+    the catalogue -- never in training -- are in neither group, as in Elliot)."""
+    in_catalogue = x.item < x.n_catalogue
+    tail = x.long_tail()[x.item] & in_catalogue
+    return ~x.long_tail()[x.item] & in_catalogue, tail
+
+
+def _pop_rsp(x: Lists) -> float:
+    t = x.need_truth("PopRSP")
+    head, tail = _head_rows(x)
+    users = x.list_lengths() > 0
+    num = np.array([head.sum(), tail.sum()], dtype=np.float64)
+    den = np.array(
+        [
+            (t.n_head - t.train_head[users]).sum(),
+            (t.n_tail - t.train_tail[users]).sum(),
+        ],
+        dtype=np.float64,
+    )
+    return _group_ratio(num, den)
+
+
+def _pop_reo(x: Lists) -> float:
+    t = x.need_truth("PopREO")
+    head, tail = _head_rows(x)
+    users = (x.list_lengths() > 0) & t.has_relevant
+    keep = users[x.user] & t.relevant
+    num = np.array([(head & keep).sum(), (tail & keep).sum()], dtype=np.float64)
+    den = np.array([t.test_head[users].sum(), t.test_tail[users].sum()], dtype=np.float64)
+    return _group_ratio(num, den)
+
+
 for _name, _fn, _summary, _formula, _ref in (
     (
         "coverage",
@@ -202,6 +310,36 @@ for _name, _fn, _summary, _formula, _ref in (
         "intra-list diversity: mean pairwise cosine distance of item features",
         "mean_u (2 / (n_u (n_u - 1))) sum_{i<j in L_u} (1 - cos(e_i, e_j))",
         "Ziegler, McNee, Konstan & Lausen, Improving recommendation lists through topic diversification, WWW 2005",
+    ),
+    (
+        "epc",
+        _epc,
+        "expected popularity complement: how unpopular the relevant recommended items are",
+        "mean_u sum_k disc(k) rel(u, i_k) (1 - |U_train(i_k)| / |U_train|) / sum_k disc(k), "
+        "disc(k) = 1 / log2(k + 2), k from 0",
+        "Castells & Vargas, Novelty and diversity metrics for recommender systems, ECIR 2011 (and Vargas & Castells, RecSys 2011); as Elliot's EPC",
+    ),
+    (
+        "efd",
+        _efd,
+        "expected free discovery: self-information of the relevant recommended items",
+        "mean_u sum_k disc(k) rel(u, i_k) (-log2(|U_train(i_k)| / sum_j |U_train(j)|)) / sum_k disc(k); "
+        "items unseen in training: the largest value",
+        "Vargas & Castells, Rank and relevance in novelty and diversity metrics, RecSys 2011; as Elliot's EFD",
+    ),
+    (
+        "poprsp",
+        _pop_rsp,
+        "popularity-based ranking-based statistical parity (0: head and tail recommended alike)",
+        "std/mean over g in {head, tail} of sum_u |L_u & g| / sum_u |g - train_u|",
+        "Zhu, Wang & Caverlee, Measuring and mitigating item under-recommendation bias, SIGIR 2020; as Elliot's PopRSP",
+    ),
+    (
+        "popreo",
+        _pop_reo,
+        "popularity-based ranking-based equal opportunity (0: relevant head and tail items recommended alike)",
+        "std/mean over g in {head, tail} of sum_u |L_u & g & test_u| / sum_u |(g & test_u) - train_u|",
+        "Zhu, Wang & Caverlee, SIGIR 2020; as Elliot's PopREO",
     ),
 ):
     REC_MEASURES.register(Declaration(_name, _fn, _summary, _formula, _ref))

@@ -1,0 +1,148 @@
+"""EPC, EFD, PopRSP and PopREO against a direct computation written here user by user,
+with the conventions of Elliot's implementations (read from its source: rank discount
+1/log2(k + 2) from rank 0, normalised by the discounts of the whole list; item novelty
+from the training users of each item; users without a relevant item left out of EPC,
+EFD and PopREO; population standard deviation over the two groups); the short head is
+cranfield's (the most popular items holding 20% of the training interactions), and items
+never in training belong to neither group, as Elliot's groups come from training."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from cranfield.rec import evaluate_recommendations, read_interactions, read_recommendations, split
+
+K = 10
+
+
+def generated(seed: int, tmp_path):
+    rng = np.random.default_rng(seed)
+    n_users, n_items = int(rng.integers(6, 40)), int(rng.integers(15, 60))
+    rows = set()
+    for u in range(n_users):
+        for _ in range(int(rng.integers(2, 14))):
+            rows.add((f"u{u}", f"i{int(rng.zipf(1.3)) % n_items}"))
+    log = pd.DataFrame(sorted(rows), columns=["user", "item"])
+    log["rating"] = rng.integers(1, 6, len(log))
+    recs = []
+    for u in range(n_users - int(rng.integers(0, 3))):
+        items = rng.permutation(n_items + 5)[: int(rng.integers(1, 25))]  # some never seen
+        recs += [(f"u{u}", f"i{i}", float(len(items) - r) + 0.5) for r, i in enumerate(items)]
+    log_path, recs_path = tmp_path / f"log{seed}.csv", tmp_path / f"recs{seed}.csv"
+    log.to_csv(log_path, index=False)
+    pd.DataFrame(recs, columns=["user", "item", "score"]).to_csv(recs_path, index=False)
+    return log_path, recs_path
+
+
+def oracle(train: pd.DataFrame, test: pd.DataFrame, lists: dict[str, list[str]]) -> dict:
+    train = train.drop_duplicates(["user", "item"])
+    users_of = train.groupby("item").user.nunique().to_dict()
+    n_users = train.user.nunique()
+    total = sum(users_of.values())
+    max_nov = -math.log2(min(users_of.values()) / total)
+    pop = train.item.value_counts()  # the short head: 20% of the interactions
+    held, boundary = 0, None
+    for count in pop.sort_values(ascending=False, kind="stable"):
+        held += count
+        if held / len(train) >= 0.2:
+            boundary = count
+            break
+    head = {i for i, c in pop.items() if c >= boundary}
+    tail = set(pop.index) - head
+    relevant = test.groupby("user").item.apply(set).to_dict()
+    seen = train.groupby("user").item.apply(set).to_dict()
+    epc, efd = [], []
+    rsp_num, rsp_den, reo_num, reo_den = [0, 0], [0, 0], [0, 0], [0, 0]
+    for user, items in lists.items():
+        rel = relevant.get(user, set())
+        mine = seen.get(user, set())
+        rsp_num[0] += len(set(items) & head)
+        rsp_num[1] += len(set(items) & tail)
+        rsp_den[0] += len(head - mine)
+        rsp_den[1] += len(tail - mine)
+        if not rel:
+            continue
+        disc = [1 / math.log2(r + 2) for r in range(len(items))]
+        hit = [i in rel for i in items]
+        epc.append(
+            sum(
+                d * h * (1 - users_of.get(i, 0) / n_users)
+                for d, h, i in zip(disc, hit, items, strict=True)
+            )
+            / sum(disc)
+        )
+        efd.append(
+            sum(
+                d * h * (-math.log2(users_of[i] / total) if i in users_of else max_nov)
+                for d, h, i in zip(disc, hit, items, strict=True)
+            )
+            / sum(disc)
+        )
+        got = {i for i, h in zip(items, hit, strict=True) if h}
+        reo_num[0] += len(got & head)
+        reo_num[1] += len(got & tail)
+        reo_den[0] += len((head & rel) - mine)
+        reo_den[1] += len((tail & rel) - mine)
+
+    def ratio(num, den):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            p = np.array(num, float) / np.array(den, float)
+            return float(np.std(p) / np.mean(p))
+
+    return {
+        "epc": float(np.mean(epc)) if epc else float("nan"),
+        "efd": float(np.mean(efd)) if efd else float("nan"),
+        "poprsp": ratio(rsp_num, rsp_den),
+        "popreo": ratio(reo_num, reo_den),
+    }
+
+
+@pytest.mark.parametrize("seed", range(25))
+def test_novelty_and_popularity_bias_equal_a_direct_computation(seed, tmp_path):
+    log_path, recs_path = generated(seed, tmp_path)
+    train, test = split(read_interactions(log_path), "ratio", seed=seed, fraction=0.6)
+    spelled = {"epc": "EPC", "efd": "EFD", "poprsp": "PopRSP", "popreo": "PopREO"}
+    names = [f"{m}@{K}" for m in spelled.values()]
+    run = read_recommendations(recs_path)
+    ours = evaluate_recommendations(test, run, names, train=train, exclude_train=False).table()
+    train_df = train.to_arrow().to_pandas()
+    test_df = test.to_arrow().to_pandas()
+    recs = pd.read_csv(recs_path, dtype={"user": str, "item": str})
+    recs = recs.sort_values(["user", "score"], ascending=[True, False])
+    evaluated = set(test_df.user)
+    lists = {u: list(g.item)[:K] for u, g in recs.groupby("user", sort=False) if u in evaluated}
+    want = oracle(train_df, test_df, lists)
+    for m in ("epc", "efd", "poprsp", "popreo"):
+        got = ours[
+            f"{ {'epc': 'EPC', 'efd': 'EFD', 'poprsp': 'PopRSP', 'popreo': 'PopREO'}[m] }@{K}"
+        ]
+        if math.isnan(want[m]):
+            assert math.isnan(got), m
+        else:
+            assert got == pytest.approx(want[m], rel=1e-12, abs=1e-15), m
+
+
+def test_a_hand_computed_case(tmp_path):
+    """Two users, items a (head) and b, c (tail): EPC, EFD worked by hand."""
+    (tmp_path / "train.csv").write_text("user,item\nu1,a\nu2,a\nu2,b\nu3,a\nu3,c\n")
+    (tmp_path / "test.csv").write_text("user,item\nu1,b\nu2,c\n")
+    (tmp_path / "recs.csv").write_text("user,item,score\nu1,b,2\nu1,c,1\nu2,a,2\nu2,c,1\n")
+    train, test = (
+        read_interactions(tmp_path / "train.csv"),
+        read_interactions(tmp_path / "test.csv"),
+    )
+    run = read_recommendations(tmp_path / "recs.csv")
+    ours = evaluate_recommendations(
+        test, run, ["EPC@2", "EFD@2"], train=train, exclude_train=False
+    ).table()
+    d0, d1 = 1.0, 1 / math.log2(3)
+    # u1: b relevant at rank 0 (1 of 3 training users: complement 2/3); u2: c at rank 1
+    epc = ((d0 * (2 / 3)) / (d0 + d1) + (d1 * (2 / 3)) / (d0 + d1)) / 2
+    # 5 training (user, item) pairs; b and c: one user each
+    efd = ((d0 * -math.log2(1 / 5)) / (d0 + d1) + (d1 * -math.log2(1 / 5)) / (d0 + d1)) / 2
+    assert ours["EPC@2"] == pytest.approx(epc, rel=1e-14)
+    assert ours["EFD@2"] == pytest.approx(efd, rel=1e-14)
