@@ -20,6 +20,7 @@ CASES: dict[str, dict[str, list[str]]] = {
     "trec_eval": {"missing": [], "choice": ["--compat", "8", "q", "r"]},
     "ndeval": {"missing": ["q"], "choice": ["-alpha", "2", "q", "r"]},
     "measures": {"extra": ["AP", "nDCG"]},
+    "sample_eval": {"missing": ["q"], "extra": ["q", "r", "x"]},
     "cwl": {"missing": ["q"], "refused": ["q", "r", "-b", "refs.bib"]},
     "compare": {"missing": ["--baseline"], "choice": ["--test", "bogus"]},
     "correlate": {"missing": [], "choice": ["a", "--format", "bogus"]},

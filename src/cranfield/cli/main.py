@@ -34,6 +34,10 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
         "ndeval_cmd",
         "drop-in replacement for ndeval (TREC diversity evaluation: same options and output)",
     ),
+    "sample_eval": (
+        "sample_eval_cmd",
+        "drop-in for TREC's sample_eval.pl: infAP (xinfAP), infNDCG from sampled judgments",
+    ),
     "measures": ("measures_cmd", "list the measures, or show one with its formula and source"),
     "runs": ("runs_cmd", "describe runs: topics, depth, ties, score range, ir_metadata"),
     "compare": ("compare_cmd", "compare runs: significance tests, effect sizes, tables"),

@@ -485,7 +485,7 @@ def _groups_section(
             ]
             out.append(
                 '<p class="note">Systems over seeds on this group\'s topics (the mean over '
-                "seeds of each seed's mean over them).</p>"
+                "seeds of the mean over them of the run of each seed).</p>"
                 + _table(f"seed-spread-group-{k}", [*head, "ci_low", "ci_high"], rows)
             )
         out.append("</section>")
