@@ -126,16 +126,22 @@ def latex_table(head: Sequence[str], body: Sequence[Sequence[str]], *, left: int
     return "\n".join(lines)
 
 
-def html_table(head: Sequence[str], body: Sequence[Sequence[str]]) -> str:
-    """An HTML ``<table>`` (cells escaped), no final newline."""
+def html_table(
+    head: Sequence[str], body: Sequence[Sequence[str]], *, caption: str = "", markup: bool = False
+) -> str:
+    """An HTML ``<table>``, no final newline: the header and ``caption`` escaped, the
+    cells too unless ``markup`` (cells that are HTML already, escaped by the caller)."""
     import html
 
     out = ["<table>"]
+    if caption:
+        out.append(f"<caption>{html.escape(caption)}</caption>")
     out.append(
         "<thead><tr>" + "".join(f"<th>{html.escape(h)}</th>" for h in head) + "</tr></thead>"
     )
     out.append("<tbody>")
-    out += ["<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>" for row in body]
+    cell = (lambda c: c) if markup else html.escape
+    out += ["<tr>" + "".join(f"<td>{cell(c)}</td>" for c in row) + "</tr>" for row in body]
     out += ["</tbody>", "</table>"]
     return "\n".join(out)
 

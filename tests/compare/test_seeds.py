@@ -54,6 +54,22 @@ def collection(tmp_path, seed, n_topics, names, n_docs, depth):
     return qrels, paths, topics
 
 
+def table_values(html: str, table_id: str) -> list[list[float]]:
+    """The numbers (``data-value``) of each body row of the report's table ``table_id``."""
+    import re
+
+    start = html.index(f'<table id="{table_id}"')
+    table = html[start : html.index("</table>", start)]
+    rows = re.findall(r"<tr>(.*?)</tr>", table)[1:]
+    return [[float(v) for v in re.findall(r'data-value="([^"]+)"', row)] for row in rows]
+
+
+def spread_cells(w: dict) -> list[float]:
+    """A JSON spread row's numbers in the report table's column order."""
+    keys = ("seeds", "topics", "mean", "sd", "min", "max", "ci_low", "ci_high")
+    return [w[k] for k in keys]
+
+
 @pytest.mark.parametrize("case", range(40))
 def test_spreads_and_tests_equal_a_direct_computation(case):
     rng = np.random.default_rng(case)
@@ -180,7 +196,6 @@ def test_eval_reports_each_systems_spread_of_its_seeds_aggregates(tmp_path, cli)
 def test_report_shows_the_spread_and_compares_the_systems(tmp_path, cli):
     """``report --system``: the spread table holds the numbers of ``eval --system``, and
     the systems' comparison has compare --system's p-values."""
-    import re
 
     qrels, paths, topics = collection(tmp_path, 11, 12, ("base", "s1", "s2", "s3"), 10, 8)
     common = ["-m", "AP", "nDCG@10", "--system", "sys=s*"]
@@ -192,16 +207,10 @@ def test_report_shows_the_spread_and_compares_the_systems(tmp_path, cli):
     html = out.read_text(encoding="utf-8")
     _, ev, _ = cli("eval", qrels, *paths, *common, "-f", "json")
     want = json.loads(ev)["seeds"]
-    start = html.index('<table id="seed-spread"')
-    table = html[start : html.index("</table>", start)]
-    rows = re.findall(r"<tr>(.*?)</tr>", table)[1:]
+    rows = table_values(html, "seed-spread")
     assert len(rows) == len(want) == 2
-    for row, w in zip(rows, want, strict=True):
-        values = [float(v) for v in re.findall(r'data-value="([^"]+)"', row)]
-        assert values == pytest.approx(
-            [w["seeds"], w["topics"], w["mean"], w["sd"], w["min"], w["max"], w["ci_low"],
-             w["ci_high"]], rel=1e-12,
-        )  # fmt: skip
+    for values, w in zip(rows, want, strict=True):
+        assert values == pytest.approx(spread_cells(w), rel=1e-12)
     _, cmp, _ = cli("compare", qrels, *paths, *common, "-f", "json")
     assert 'id="comparison-seeds-summary"' in html
     for r in json.loads(cmp)["rows"]:
@@ -303,7 +312,6 @@ def test_each_topic_group_gets_the_spread_of_its_own_topics(tmp_path, cli):
 def test_the_report_gives_each_topic_group_its_spread_over_seeds(tmp_path, cli):
     """``report --system --topic-groups``: each group's spread table holds the numbers of
     ``compare --system --topic-groups`` (JSON ``groups_seeds``)."""
-    import re
 
     qrels, paths, topics = collection(tmp_path, 13, 12, ("base", "s1", "s2"), 10, 8)
     groups = tmp_path / "g.tsv"
@@ -320,15 +328,9 @@ def test_the_report_gives_each_topic_group_its_spread_over_seeds(tmp_path, cli):
     want = json.loads(cmp)["groups_seeds"]
     order = list(dict.fromkeys("ab"[int(t) % 2] for t in topics))  # as in the file
     for k, name in enumerate(order):
-        start = html.index(f'<table id="seed-spread-group-{k}"')
-        table = html[start : html.index("</table>", start)]
-        (row,) = re.findall(r"<tr>(.*?)</tr>", table)[1:]
-        values = [float(v) for v in re.findall(r'data-value="([^"]+)"', row)]
+        (values,) = table_values(html, f"seed-spread-group-{k}")
         (w,) = want[name]
-        assert values == pytest.approx(
-            [w["seeds"], w["topics"], w["mean"], w["sd"], w["min"], w["max"], w["ci_low"],
-             w["ci_high"]], rel=1e-12,
-        )  # fmt: skip
+        assert values == pytest.approx(spread_cells(w), rel=1e-12)
 
 
 def test_eval_gives_each_topic_group_its_spread_over_seeds(tmp_path, cli):

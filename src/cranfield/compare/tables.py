@@ -194,33 +194,23 @@ def _latex(cmp, table: str) -> str:
 
 
 def _html(cmp, table: str) -> str:
-    if table == "summary":
-        head, body = _summary_rows(
-            cmp, lambda s: f"<strong>{s}</strong>", lambda s: f"<sup>{html.escape(s)}</sup>"
-        )
-        body = [[html.escape(row[0]), html.escape(row[1])] + row[2:] for row in body]
-        lett = letters(cmp.runs)
-        caption = html.escape(
-            "Mean scores; best in bold; "
-            + _legend(cmp)
-            + ". Runs: "
-            + "; ".join(f"{lett[r]}: {r}" for r in cmp.runs)
-            + "."
-        )
-    else:
-        from ..output import html_table
+    from ..output import html_table
 
+    if table != "summary":
         return html_table(*_detail(cmp))
-    out = ["<table>"]
-    if caption:
-        out.append(f"<caption>{caption}</caption>")
-    out.append(
-        "<thead><tr>" + "".join(f"<th>{html.escape(h)}</th>" for h in head) + "</tr></thead>"
+    head, body = _summary_rows(
+        cmp, lambda s: f"<strong>{s}</strong>", lambda s: f"<sup>{html.escape(s)}</sup>"
     )
-    out.append("<tbody>")
-    out += ["<tr>" + "".join(f"<td>{c}</td>" for c in row) + "</tr>" for row in body]
-    out += ["</tbody>", "</table>"]
-    return "\n".join(out)
+    body = [[html.escape(row[0]), html.escape(row[1])] + row[2:] for row in body]
+    lett = letters(cmp.runs)
+    caption = (
+        "Mean scores; best in bold; "
+        + _legend(cmp)
+        + ". Runs: "
+        + "; ".join(f"{lett[r]}: {r}" for r in cmp.runs)
+        + "."
+    )
+    return html_table(head, body, caption=caption, markup=True)
 
 
 def render(cmp, fmt: str = "text", table: str | None = None, provenance: dict | None = None) -> str:
