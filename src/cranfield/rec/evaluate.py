@@ -31,6 +31,7 @@ ALIASES = {
 DEFAULT_CUTOFF = 10
 #: the measures that read the training log (the catalogue, popularity, long tail)
 NEEDS_TRAIN = {
+    "serendipity",
     "coverage",
     "gini",
     "novelty",
@@ -159,6 +160,11 @@ def _truth(
         r_user[in_cat], weights=tail_of[r_code[in_cat]], minlength=len(vocabulary)
     )
     has_relevant = np.bincount(r_user[r_user >= 0], minlength=len(vocabulary)) > 0
+    everyone, train_all = np.unique(t_users, return_inverse=True)  # every training user
+    list_user = _codes(vocabulary.astype(object), everyone.astype(object))[lists_.user]
+    unexpected, has_train = _unexpectedness(
+        lists_, list_user, train_all, train_code, item_users, len(everyone)
+    )
     return Truth(
         relevant,
         item_users,
@@ -170,7 +176,49 @@ def _truth(
         has_relevant,
         int(head_of.sum()),
         int(tail_of.sum()),
+        unexpected,
+        has_train,
     )
+
+
+def _grouped_pairs(groups: np.ndarray, rows_of: np.ndarray, starts: np.ndarray, sizes: np.ndarray):
+    """For each row ``r`` of ``groups`` (a group id), every member of its group
+    ``rows_of[starts[g] : starts[g] + sizes[g]]``: ``(r repeated, member)``."""
+    counts = sizes[groups]
+    rep = np.repeat(np.arange(len(groups)), counts)
+    offset = np.arange(len(rep)) - np.repeat(np.cumsum(counts) - counts, counts)
+    return rep, rows_of[np.repeat(starts[groups], counts) + offset]
+
+
+def _unexpectedness(x: Lists, list_user, t_user, t_code, item_users, n_train_users):
+    """Per list row ``1 - mean_{j in T_u} co(i, j) / sqrt(c_i c_j)`` (recommenders'
+    item co-occurrence cosine similarity: the training users with both items over the
+    root of the product of each item's), and per evaluated user whether ``T_u`` is
+    non-empty; ``list_user``: each row's user among the training users (-1: none)."""
+    n_items = len(item_users)
+    order = np.argsort(t_user, kind="stable")
+    sizes = np.bincount(t_user, minlength=n_train_users)
+    starts = np.cumsum(sizes) - sizes
+    # co-occurrence counts of every pair of items some training user has both of
+    a, b = _grouped_pairs(t_user[order], order, starts, sizes)
+    keys, co = np.unique(t_code[order][a] * n_items + t_code[b], return_counts=True)
+    # each list row against its user's training items
+    known = list_user >= 0
+    rows = np.flatnonzero(known)
+    row, member = _grouped_pairs(list_user[rows], order, starts, sizes)
+    row = rows[row]
+    want = t_code[member] * n_items + x.item[row]
+    at = np.minimum(np.searchsorted(keys, want), max(len(keys) - 1, 0))
+    found = co[at] * (keys[at] == want) if len(keys) else np.zeros(len(want))
+    weight = found / np.sqrt(item_users[t_code[member]])
+    total = np.bincount(row, weights=weight, minlength=len(x.item))
+    c_i = item_users[x.item]
+    n_train = np.where(known, sizes[np.maximum(list_user, 0)], 0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        mean = np.where((c_i > 0) & known, total / (n_train * np.sqrt(c_i)), 0.0)
+    has_train = np.zeros(x.n_users, bool)
+    has_train[x.user[known]] = True
+    return np.where(known, 1.0 - mean, 0.0), has_train
 
 
 def lists(

@@ -34,7 +34,9 @@ class Truth:
     user has not interacted with in training (``test_head``, ``test_tail``), the user's
     training items in the head and the tail (``train_head``, ``train_tail``), and
     whether the user has a relevant item (``has_relevant``); the head and tail sizes
-    over the catalogue (``n_head``, ``n_tail``)."""
+    over the catalogue (``n_head``, ``n_tail``); per row, one minus the item's mean
+    co-occurrence cosine similarity to the user's training items (``unexpected``), and
+    per user whether they have a training item (``has_train``)."""
 
     relevant: np.ndarray
     item_users: np.ndarray
@@ -46,6 +48,8 @@ class Truth:
     has_relevant: np.ndarray
     n_head: int
     n_tail: int
+    unexpected: np.ndarray | None = None
+    has_train: np.ndarray | None = None
 
 
 @dataclass(frozen=True)
@@ -206,6 +210,15 @@ def _efd(x: Lists) -> float:
     return _discounted_mean(x, info[x.item])
 
 
+def _serendipity(x: Lists) -> float:
+    t = x.need_truth("serendipity")
+    users = (x.list_lengths() > 0) & t.has_train
+    values = t.unexpected * t.relevant
+    sums = np.bincount(x.user, weights=values, minlength=x.n_users)
+    mean = sums[users] / x.list_lengths()[users]
+    return float(np.mean(mean)) if users.any() else float("nan")
+
+
 def _group_ratio(num: np.ndarray, den: np.ndarray) -> float:
     """std / mean (population std) of the two groups' ``num / den`` (Zhu, Wang &
     Caverlee 2021's relative standard deviation over groups)."""
@@ -326,6 +339,14 @@ for _name, _fn, _summary, _formula, _ref in (
         "mean_u sum_k disc(k) rel(u, i_k) (-log2(|U_train(i_k)| / sum_j |U_train(j)|)) / sum_k disc(k); "
         "items unseen in training: the largest value",
         "Vargas & Castells, Rank and relevance in novelty and diversity metrics, RecSys 2011; as Elliot's EFD",
+    ),
+    (
+        "serendipity",
+        _serendipity,
+        "relevant and unexpected: relevant items unlike the user's training items",
+        "mean_u (1/|L_u|) sum_{i in L_u} rel(u, i) (1 - (1/|T_u|) sum_{j in T_u} "
+        "co(i, j) / sqrt(c_i c_j)), co: training users with both, c: with one",
+        "Zhang, Séaghdha, Quercia & Jambor, Auralist, WSDM 2012; as recommenders' serendipity (item co-occurrence)",
     ),
     (
         "poprsp",
