@@ -187,3 +187,79 @@ def test_serendipity_equals_recommenders(seed, tmp_path):
     want = float(per_item.groupby("user")["serendipity"].mean().mean())
     assert ours == pytest.approx(want, rel=1e-12, abs=1e-15)
     assert 0 < want  # some relevant item was recommended: the check above can fail
+
+
+def elliot_mad(train, test, lists, user_group, item_group) -> tuple[float, float]:
+    """UserMADranking and ItemMADranking as Elliot's source computes them (binary
+    relevance: the user's held-out items), user by user."""
+
+    def discount(r):
+        return 1 / math.log(r + 2) * math.log(2)
+
+    relevant = test.groupby("user").item.apply(set).to_dict()
+    by_group, item_count, item_gain = {}, {}, {}
+    for user, items in lists.items():
+        gains = relevant.get(user, set())
+        ideal = sum(discount(r) for r in range(min(len(gains), K)))
+        dcg = sum(discount(r) for r, i in enumerate(items[:K]) if i in gains)
+        if user in user_group:
+            by_group.setdefault(user_group[user], []).append(dcg / ideal if dcg > 0 else 0)
+        for i in items[:K]:
+            item_count[i] = item_count.get(i, 0) + 1
+            item_gain[i] = item_gain.get(i, 0) + (i in gains)
+    per_item = {}
+    for i, c in item_count.items():
+        if i in item_group:
+            per_item.setdefault(item_group[i], []).append(item_gain[i] / c)
+
+    def mad(groups):
+        avg = [sum(v) / len(v) for v in groups.values()]
+        diffs = [abs(a - b) for n, a in enumerate(avg) for b in avg[n + 1 :]]
+        return float(np.average(diffs)) if diffs else float("nan")
+
+    return mad(by_group), mad(per_item)
+
+
+@pytest.mark.parametrize("seed", range(15))
+def test_user_and_item_mad_equal_elliots_definitions(seed, tmp_path):
+    log_path, recs_path = generated(seed, tmp_path)
+    train, test = split(read_interactions(log_path), "ratio", seed=seed, fraction=0.6)
+    rng = np.random.default_rng(seed)
+    users = sorted(set(pd.read_csv(log_path, dtype=str).user))
+    items = sorted(set(pd.read_csv(recs_path, dtype={"item": str}).item))
+    user_group = {u: f"g{int(rng.integers(0, 3))}" for u in users if rng.random() < 0.9}
+    item_group = {i: f"p{int(rng.integers(0, 4))}" for i in items if rng.random() < 0.9}
+    (tmp_path / "ug.csv").write_text(
+        "user,group\n" + "".join(f"{u},{g}\n" for u, g in user_group.items())
+    )
+    (tmp_path / "ig.csv").write_text(
+        "item,group\n" + "".join(f"{i},{g}\n" for i, g in item_group.items())
+    )
+    ours = evaluate_recommendations(
+        test,
+        read_recommendations(recs_path),
+        [f"user_mad@{K}", f"item_mad@{K}"],
+        train=train,
+        exclude_train=False,
+        user_groups=tmp_path / "ug.csv",
+        item_groups=tmp_path / "ig.csv",
+    ).table()
+    test_df = test.to_arrow().to_pandas()
+    recs = pd.read_csv(recs_path, dtype={"user": str, "item": str})
+    recs = recs.sort_values(["user", "score"], ascending=[True, False])
+    evaluated = set(test_df.user)
+    lists = {u: list(g.item) for u, g in recs.groupby("user", sort=False) if u in evaluated}
+    user_mad, item_mad = elliot_mad(train, test_df, lists, user_group, item_group)
+    assert ours[f"user_mad@{K}"] == pytest.approx(user_mad, rel=1e-12, abs=1e-15)
+    assert ours[f"item_mad@{K}"] == pytest.approx(item_mad, rel=1e-12, abs=1e-15)
+    assert user_mad > 0 and item_mad > 0  # the groups differ: the check above can fail
+
+
+def test_a_user_in_two_groups_is_one_line(tmp_path, cli):
+    log_path, recs_path = generated(1, tmp_path)
+    (tmp_path / "ug.csv").write_text("user,group\nu1,a\nu1,b\n")
+    status, out, err = cli(
+        "rec", "eval", log_path, recs_path, "--split", "ratio", "-m", "user_mad@10",
+        "--user-groups", tmp_path / "ug.csv",
+    )  # fmt: skip
+    assert status == 2 and out == "" and err.count("\n") == 1 and "in two groups" in err

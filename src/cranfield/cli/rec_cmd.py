@@ -75,6 +75,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="FILE",
         help="item features or embeddings (item, numeric columns) for ild@k",
     )
+    e.add_argument(
+        "--user-groups",
+        metavar="FILE",
+        help="a table of user and group columns (one group a user) for user_mad@k",
+    )
+    e.add_argument(
+        "--item-groups",
+        metavar="FILE",
+        help="a table of item and group columns (providers; one group an item) for item_mad@k",
+    )
     add_format(e, FORMATS)
     add_output(e, via_stdout=True)
     s = sub.add_parser("split", help="split an interaction log into train and test files")
@@ -146,6 +156,8 @@ def run(args) -> int:
         min_rating=min_rating,
         features=features,
         complete=args.complete,
+        user_groups=args.user_groups,
+        item_groups=args.item_groups,
     )
     values = result.table()
     if args.format == "json":

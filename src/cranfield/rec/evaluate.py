@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass, field, replace
 
 from .._lazy import lazy
-from ..errors import MeasureError
+from ..errors import InputError, MeasureError
 from .data import Interactions
 from .measures import REC_MEASURES, Lists, Truth
 
@@ -31,6 +31,8 @@ ALIASES = {
 DEFAULT_CUTOFF = 10
 #: the measures that read the training log (the catalogue, popularity, long tail)
 NEEDS_TRAIN = {
+    "user_mad",
+    "item_mad",
     "serendipity",
     "coverage",
     "gini",
@@ -159,7 +161,8 @@ def _truth(
     test_tail = np.bincount(
         r_user[in_cat], weights=tail_of[r_code[in_cat]], minlength=len(vocabulary)
     )
-    has_relevant = np.bincount(r_user[r_user >= 0], minlength=len(vocabulary)) > 0
+    n_relevant = np.bincount(r_user[r_user >= 0], minlength=len(vocabulary))
+    has_relevant = n_relevant > 0
     everyone, train_all = np.unique(t_users, return_inverse=True)  # every training user
     list_user = _codes(vocabulary.astype(object), everyone.astype(object))[lists_.user]
     unexpected, has_train = _unexpectedness(
@@ -178,6 +181,7 @@ def _truth(
         int(tail_of.sum()),
         unexpected,
         has_train,
+        n_relevant,
     )
 
 
@@ -221,6 +225,25 @@ def _unexpectedness(x: Lists, list_user, t_user, t_code, item_users, n_train_use
     return np.where(known, 1.0 - mean, 0.0), has_train
 
 
+def _group_codes(groups, ids: np.ndarray, what: str) -> np.ndarray | None:
+    """Per id, the code of its group in ``groups`` (a :func:`read_groups` result; -1:
+    in none); an id in two groups is refused."""
+    if groups is None:
+        return None
+    members = np.asarray(groups.topics, dtype=object)
+    names, code = np.unique(np.asarray(groups.groups, dtype=object), return_inverse=True)
+    order = np.argsort(members, kind="stable")
+    sorted_ids = members[order]
+    twice = np.flatnonzero(sorted_ids[1:] == sorted_ids[:-1])
+    if len(twice):
+        raise InputError(
+            f"{what} {sorted_ids[twice[0]]!r} is in two groups: a {what} belongs to one",
+            groups.source,
+        )
+    at = _codes(ids.astype(object), sorted_ids)
+    return np.where(at >= 0, code[order][np.maximum(at, 0)], -1)
+
+
 def lists(
     recs,
     test_users: np.ndarray,
@@ -229,9 +252,13 @@ def lists(
     features=None,
     test: Interactions | None = None,
     min_rating: float | None = None,
+    user_groups=None,
+    item_groups=None,
 ) -> Lists:
     """The top-k :class:`Lists` of the test users (users not in the test set dropped);
-    with ``test`` and ``train``, their :class:`~cranfield.rec.measures.Truth` too."""
+    with ``test`` and ``train``, their :class:`~cranfield.rec.measures.Truth` too; with
+    ``user_groups``/``item_groups`` (:func:`cranfield.core.groups.read_groups` results),
+    each user's and item's group."""
     users, items = _top_k(recs, k)
     vocabulary = np.unique(test_users).astype(object)
     user = _codes(users, vocabulary)
@@ -259,6 +286,9 @@ def lists(
         len(train_items),
         int(counts.sum()),
         unit,
+        None,
+        _group_codes(user_groups, vocabulary, "user"),
+        _group_codes(item_groups, catalogue, "item"),
     )
     if test is None or train is None:
         return out
@@ -278,6 +308,8 @@ def evaluate_recommendations(
     min_rating: float | None = None,
     features=None,
     complete: bool = False,
+    user_groups=None,
+    item_groups=None,
 ) -> RecEvaluation:
     """Evaluate recommendation lists against held-out interactions.
 
@@ -302,11 +334,21 @@ def evaluate_recommendations(
         Held-out interactions rated below this are not relevant.
     features
         Item features for intra-list diversity (:class:`ItemFeatures`).
+    user_groups, item_groups
+        Groups of users and of items (providers) for the fairness measures: paths of
+        ``user group`` / ``item group`` tables, or :func:`cranfield.core.groups.read_groups`
+        results.
     complete
         Average the accuracy measures over every test user, a user without a list
         scoring 0 (by default over the users with a list, as trec_eval averages over
         the topics a run answers).
     """
+    from ..core.groups import read_groups
+
+    if user_groups is not None and not hasattr(user_groups, "groups"):
+        user_groups = read_groups(user_groups, ("user", "user_id"), "user")
+    if item_groups is not None and not hasattr(item_groups, "groups"):
+        item_groups = read_groups(item_groups, ("item", "item_id"), "item")
     notes = []
     if exclude_train and train is not None:
         recs, removed = _without_training_items(recs, train)
@@ -332,7 +374,7 @@ def evaluate_recommendations(
         if measure == "coverage" and train is None:
             raise MeasureError(f"{name} needs the training interactions (the catalogue)")
         beyond[str(name)] = REC_MEASURES[measure].behaviour(
-            lists(recs, test.users, train, k, features, test, min_rating)
+            lists(recs, test.users, train, k, features, test, min_rating, user_groups, item_groups)
         )
     accuracy = None
     if accuracy_names:

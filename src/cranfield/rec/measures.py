@@ -50,6 +50,7 @@ class Truth:
     n_tail: int
     unexpected: np.ndarray | None = None
     has_train: np.ndarray | None = None
+    n_relevant: np.ndarray | None = None
 
 
 @dataclass(frozen=True)
@@ -68,6 +69,8 @@ class Lists:
     n_train: int
     features: np.ndarray | None = None
     truth: Truth | None = None
+    user_group: np.ndarray | None = None  # per user: group code, -1 none
+    item_group: np.ndarray | None = None  # per item code: group code, -1 none
 
     def list_lengths(self) -> np.ndarray:
         return np.bincount(self.user, minlength=self.n_users)
@@ -219,6 +222,58 @@ def _serendipity(x: Lists) -> float:
     return float(np.mean(mean)) if users.any() else float("nan")
 
 
+def _mean_absolute_difference(values: np.ndarray, groups: np.ndarray) -> float:
+    """The mean over pairs of groups of ``|mean_g1 - mean_g2|`` of ``values`` (codes
+    ``groups``, -1 in none); groups without a member are left out."""
+    keep = groups >= 0
+    n = int(groups[keep].max()) + 1 if keep.any() else 0
+    count = np.bincount(groups[keep], minlength=n)
+    sums = np.bincount(groups[keep], weights=values[keep], minlength=n)
+    means = sums[count > 0] / count[count > 0]
+    i, j = np.triu_indices(len(means), k=1)
+    return float(np.mean(np.abs(means[i] - means[j]))) if len(i) else float("nan")
+
+
+def _user_ndcg(x: Lists, t: Truth) -> np.ndarray:
+    """Per user with a list: binary nDCG@k of its list (discount 1/log2(rank + 2) from
+    rank 0; the ideal list holds min(k, relevant held-out items) relevant items)."""
+    from ..core import libm
+
+    pos = x.positions()
+    k = int(pos.max()) + 1 if len(pos) else 0
+    discount = 1.0 / libm.log2(np.arange(k, dtype=np.float64) + 2.0)
+    dcg = np.bincount(x.user, weights=discount[pos] * t.relevant, minlength=x.n_users)
+    ideal_prefix = np.concatenate([[0.0], np.cumsum(discount)])
+    ideal = ideal_prefix[np.minimum(t.n_relevant, k)]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(dcg > 0, dcg / ideal, 0.0)
+
+
+def _need_groups(x: Lists, which: str, option: str) -> np.ndarray:
+    groups = x.user_group if which == "user" else x.item_group
+    if groups is None:
+        from ..errors import MeasureError
+
+        raise MeasureError(f"{which} fairness needs the {which} groups ({option} FILE)")
+    return groups
+
+
+def _user_mad(x: Lists) -> float:
+    t = x.need_truth("user_mad")
+    groups = _need_groups(x, "user", "--user-groups")
+    users = np.flatnonzero(x.list_lengths() > 0)
+    return _mean_absolute_difference(_user_ndcg(x, t)[users], groups[users])
+
+
+def _item_mad(x: Lists) -> float:
+    t = x.need_truth("item_mad")
+    groups = _need_groups(x, "item", "--item-groups")
+    count = np.bincount(x.item, minlength=len(x.popularity))
+    gain = np.bincount(x.item, weights=t.relevant.astype(np.float64), minlength=len(count))
+    items = np.flatnonzero(count > 0)
+    return _mean_absolute_difference(gain[items] / count[items], groups[items])
+
+
 def _group_ratio(num: np.ndarray, den: np.ndarray) -> float:
     """std / mean (population std) of the two groups' ``num / den`` (Zhu, Wang &
     Caverlee 2021's relative standard deviation over groups)."""
@@ -347,6 +402,21 @@ for _name, _fn, _summary, _formula, _ref in (
         "mean_u (1/|L_u|) sum_{i in L_u} rel(u, i) (1 - (1/|T_u|) sum_{j in T_u} "
         "co(i, j) / sqrt(c_i c_j)), co: training users with both, c: with one",
         "Zhang, Séaghdha, Quercia & Jambor, Auralist, WSDM 2012; as recommenders' serendipity (item co-occurrence)",
+    ),
+    (
+        "user_mad",
+        _user_mad,
+        "user fairness: mean absolute difference of the user groups' mean nDCG@k",
+        "mean over pairs of groups |mean_{u in g1} nDCG_u - mean_{u in g2} nDCG_u| (--user-groups)",
+        "Deldjoo, Anelli, Zamani, Bellogín & Di Noia, A flexible framework for evaluating user and item fairness in recommender systems, UMUAI 2021; as Elliot's UserMADranking",
+    ),
+    (
+        "item_mad",
+        _item_mad,
+        "provider fairness: mean absolute difference of the item groups' mean gain",
+        "mean over pairs of groups |mean_{i in g1} gain_i - mean_{i in g2} gain_i|, gain_i = "
+        "share of the lists holding i where it is relevant (--item-groups)",
+        "Deldjoo et al., UMUAI 2021; as Elliot's ItemMADranking",
     ),
     (
         "poprsp",
