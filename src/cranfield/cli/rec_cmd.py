@@ -76,6 +76,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="item features or embeddings (item, numeric columns) for ild@k",
     )
     e.add_argument(
+        "--sampled-negatives",
+        metavar="M",
+        help="also report HR@k, nDCG@k and RR as a sampled evaluation with M negatives "
+        "would (NAME~M) and corrected (Krichene & Rendle 2020); needs lists over the catalogue",
+    )
+    e.add_argument(
+        "--gamma",
+        default="0",
+        help="bias-variance weight of the sampled metrics' correction, in [0, 1] (default 0)",
+    )
+    e.add_argument(
         "--user-groups",
         metavar="FILE",
         help="a table of user and group columns (one group a user) for user_mad@k",
@@ -158,6 +169,10 @@ def run(args) -> int:
         complete=args.complete,
         user_groups=args.user_groups,
         item_groups=args.item_groups,
+        sampled_negatives=None
+        if args.sampled_negatives is None
+        else number(args.sampled_negatives, "--sampled-negatives", int, 1, 10**6),
+        gamma=number(args.gamma, "--gamma", float, 0, 1),
     )
     values = result.table()
     if args.format == "json":

@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass, field, replace
 
 from .._lazy import lazy
-from ..errors import InputError, MeasureError
+from ..errors import InputError, MeasureError, ParameterError
 from .data import Interactions
 from .measures import REC_MEASURES, Lists, Truth
 
@@ -310,6 +310,8 @@ def evaluate_recommendations(
     complete: bool = False,
     user_groups=None,
     item_groups=None,
+    sampled_negatives: int | None = None,
+    gamma: float = 0.0,
 ) -> RecEvaluation:
     """Evaluate recommendation lists against held-out interactions.
 
@@ -342,6 +344,12 @@ def evaluate_recommendations(
         Average the accuracy measures over every test user, a user without a list
         scoring 0 (by default over the users with a list, as trec_eval averages over
         the topics a run answers).
+    sampled_negatives, gamma
+        Also report HR@k, nDCG@k and RR as a sampled evaluation with this many negatives
+        would (``NAME~M``, the expectation over the draws) and Krichene & Rendle's
+        corrected estimate (``NAME~M corrected``, bias-variance weight ``gamma``;
+        :mod:`cranfield.rec.sampled`), from each held-out item's rank in its user's
+        list, which must then hold it (lists over the whole catalogue).
     """
     from ..core.groups import read_groups
 
@@ -381,7 +389,63 @@ def evaluate_recommendations(
         from ..core.evaluation import evaluate
 
         accuracy = evaluate(test.to_qrels(min_rating), [recs], accuracy_names, complete=complete)
+    if sampled_negatives is not None:
+        beyond.update(_sampled(recs, test, min_rating, accuracy_names, sampled_negatives, gamma))
+        notes.append(
+            f"sampled metrics (NAME~{sampled_negatives}) rank each held-out item among "
+            f"{sampled_negatives} random negatives: they are not the full metric and can order "
+            "systems differently (Krichene & Rendle 2020); report the full ranking's values"
+        )
     return RecEvaluation(accuracy, beyond, notes)
+
+
+#: the accuracy measures a sampled evaluation reports: measure-language family -> metric
+SAMPLED = {"Success": "hr", "nDCG": "ndcg", "RR": "rr"}
+
+
+def _sampled(recs, test, min_rating, names, m: int, gamma: float) -> dict[str, float]:
+    """``NAME~M`` and ``NAME~M corrected`` of the HR@k, nDCG@k and RR among ``names``."""
+    from ..core.measures.names import parse
+    from .sampled import rank_metric, sampled_estimates
+
+    chosen = []
+    for name in names:
+        family = parse(name).definition.name
+        if family in SAMPLED:
+            cutoff = parse(name).cutoff if family != "RR" else None
+            chosen.append((name, rank_metric(SAMPLED[family], cutoff)))
+    if not chosen:
+        raise MeasureError("--sampled-negatives needs HR@k, nDCG@k or RR among the measures")
+    ranked = recs.ranked()
+    users = np.asarray(ranked["query_id"].to_pylist(), dtype=object)
+    items = np.asarray(ranked["doc_id"].to_pylist(), dtype=object)
+    rank = ranked["rank"].to_numpy()
+    keys = _pairs(users, items)
+    order = np.argsort(keys)
+    keep = np.ones(len(test), bool) if min_rating is None else test.ratings >= min_rating
+    wanted = np.unique(_pairs(test.users[keep], test.items[keep]))
+    at = np.minimum(np.searchsorted(keys[order], wanted), max(len(keys) - 1, 0))
+    found = keys[order][at] == wanted if len(keys) else np.zeros(len(wanted), bool)
+    if not found.all():
+        raise InputError(
+            f"a sampled evaluation needs each held-out item's rank in its user's list: "
+            f"{int((~found).sum())} held-out item(s) are not in the lists (give lists over "
+            "the whole catalogue)",
+            getattr(recs, "source", None),
+        )
+    ranks = rank[order][at]
+    _, user_code = np.unique(users, return_inverse=True)
+    lengths = np.bincount(user_code)[user_code[order][at]]  # each user's candidates
+    if (lengths <= m).any():
+        raise ParameterError(
+            "--sampled-negatives", "fewer than the candidates of every user's list", m
+        )
+    out = {}
+    for name, metric in chosen:
+        e = sampled_estimates(metric, ranks, lengths, m, gamma)
+        out[f"{name}~{m}"] = e["sampled"]
+        out[f"{name}~{m} corrected"] = e["corrected"]
+    return out
 
 
 def _without_training_items(recs, train: Interactions):
