@@ -63,6 +63,7 @@ CASES: dict[str, dict[str, list[str]]] = {
     "rec": {"missing": [], "choice": ["bogus"]},
     "rec eval": {"missing": ["i"], "choice": ["i", "r", "--split", "bogus"]},
     "rec split": {"missing": ["i"], "choice": ["i", "--split", "bogus"]},
+    "rec plot": {"missing": ["i", "r"], "choice": ["i", "r", "--split", "bogus", "-o", "x.png"]},
     "runs describe": {"missing": [], "choice": ["r", "-f", "bogus"]},
     "repro": {"missing": ["--qrels", "q"], "choice": ["--qrels", "q", "-f", "bogus"]},
     "meta": {"missing": [], "choice": ["bogus"]},

@@ -15,27 +15,9 @@ import pandas as pd
 import pytest
 
 from cranfield.rec import evaluate_recommendations, read_interactions, read_recommendations, split
+from generators import rec_log_files as generated
 
 K = 10
-
-
-def generated(seed: int, tmp_path):
-    rng = np.random.default_rng(seed)
-    n_users, n_items = int(rng.integers(6, 40)), int(rng.integers(15, 60))
-    rows = set()
-    for u in range(n_users):
-        for _ in range(int(rng.integers(2, 14))):
-            rows.add((f"u{u}", f"i{int(rng.zipf(1.3)) % n_items}"))
-    log = pd.DataFrame(sorted(rows), columns=["user", "item"])
-    log["rating"] = rng.integers(1, 6, len(log))
-    recs = []
-    for u in range(n_users - int(rng.integers(0, 3))):
-        items = rng.permutation(n_items + 5)[: int(rng.integers(1, 25))]  # some never seen
-        recs += [(f"u{u}", f"i{i}", float(len(items) - r) + 0.5) for r, i in enumerate(items)]
-    log_path, recs_path = tmp_path / f"log{seed}.csv", tmp_path / f"recs{seed}.csv"
-    log.to_csv(log_path, index=False)
-    pd.DataFrame(recs, columns=["user", "item", "score"]).to_csv(recs_path, index=False)
-    return log_path, recs_path
 
 
 def oracle(train: pd.DataFrame, test: pd.DataFrame, lists: dict[str, list[str]]) -> dict:

@@ -182,6 +182,7 @@ def _truth(
         unexpected,
         has_train,
         n_relevant,
+        (train_user[mine], train_code[mine]),
     )
 
 
@@ -397,6 +398,25 @@ def evaluate_recommendations(
             "systems differently (Krichene & Rendle 2020); report the full ranking's values"
         )
     return RecEvaluation(accuracy, beyond, notes)
+
+
+def popularity_bias(
+    test: Interactions,
+    recs,
+    train: Interactions,
+    k: int = DEFAULT_CUTOFF,
+    exclude_train: bool = True,
+) -> dict:
+    """The data of the popularity-bias plot (:func:`~cranfield.rec.measures.popularity_profile`):
+    per evaluated user, profile and recommended popularity, and the user ids."""
+    from .measures import popularity_profile
+
+    if exclude_train:
+        recs, _ = _without_training_items(recs, train)
+    x = lists(recs, test.users, train, k, None, test)
+    data = popularity_profile(x)
+    data["users"] = np.unique(test.users).astype(object)[data["users"]]
+    return data
 
 
 #: the accuracy measures a sampled evaluation reports: measure-language family -> metric

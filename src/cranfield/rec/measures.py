@@ -51,6 +51,7 @@ class Truth:
     unexpected: np.ndarray | None = None
     has_train: np.ndarray | None = None
     n_relevant: np.ndarray | None = None
+    train_pairs: tuple | None = None  # (user code, item code) of the evaluated users'
 
 
 @dataclass(frozen=True)
@@ -456,3 +457,24 @@ if __name__ == "__main__":  # python -m cranfield.rec.measures docs/recommenders
     from ..core.generated import rewrite
 
     rewrite(sys.argv[1], "reference", reference_markdown())
+
+
+def popularity_profile(x: Lists) -> dict:
+    """Per evaluated user with a list and a training item: the mean popularity of their
+    training items (``profile``) and of their top-k list (``recommended``), popularity
+    being an item's share of the training users (Abdollahpouri, Mansoury, Burke &
+    Mobasher 2019, "The unfairness of popularity bias in recommendation"), as whole
+    arrays."""
+    t = x.need_truth("the popularity-bias plot")
+    share = t.item_users / max(t.n_train_users, 1)
+    users, items = t.train_pairs
+    count = np.bincount(users, minlength=x.n_users)
+    profile = np.bincount(users, weights=share[items], minlength=x.n_users)
+    lengths = x.list_lengths()
+    recommended = np.bincount(x.user, weights=share[x.item], minlength=x.n_users)
+    keep = (count > 0) & (lengths > 0)
+    return {
+        "profile": profile[keep] / count[keep],
+        "recommended": recommended[keep] / lengths[keep],
+        "users": np.flatnonzero(keep),
+    }
