@@ -9,7 +9,7 @@ from ._args import add_output
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.description = (
+    parser.epilog = (
         "Estimates from sampled judgments as TREC's sample_eval.pl prints them (Yilmaz, "
         "Kanoulas & Aslam, SIGIR 2008): infAP (xinfAP), infNDCG, iprec@rec, iP10, iP50, "
         "iP1000, inum_rel_ret, inum_rel, num_ret. The qrels have five columns: topic "
