@@ -29,6 +29,8 @@ ALIASES = {
     "ndcg": "nDCG",
 }
 DEFAULT_CUTOFF = 10
+#: the measures that read the held-out interactions besides the lists (Truth)
+NEEDS_TRUTH = {"epc", "efd", "poprsp", "popreo", "serendipity", "user_mad", "item_mad"}
 #: the measures that read the training log (the catalogue, popularity, long tail)
 NEEDS_TRAIN = {
     "user_mad",
@@ -95,94 +97,93 @@ def _top_k(recs, k: int) -> tuple[np.ndarray, np.ndarray]:
     return users, items
 
 
-def _pairs(users: np.ndarray, items: np.ndarray) -> np.ndarray:
-    """One string per (user, item), comparable across logs (NUL cannot be in an id
-    read from text)."""
-    if not len(users):
-        return np.zeros(0, dtype=str)
-    return np.char.add(np.char.add(users.astype(str), "\x00"), items.astype(str))
-
-
 def _truth(
     lists_: Lists,
-    users: np.ndarray,
-    items: np.ndarray,
     vocabulary: np.ndarray,
     catalogue: np.ndarray,
     test: Interactions,
     train: Interactions,
     min_rating: float | None,
+    unexpected: bool = False,
 ) -> Truth:
-    """The :class:`~cranfield.rec.measures.Truth` of the lists (``users``/``items``: the
-    ids of each row, in the order of ``lists_``)."""
+    """The :class:`~cranfield.rec.measures.Truth` of the lists: (user, item) pairs as
+    integer keys (``user code * items + item code``; held-out items outside the
+    catalogue get codes after it), ``unexpected`` (serendipity's co-occurrence joins)
+    only when asked."""
     keep = np.ones(len(test), bool) if min_rating is None else test.ratings >= min_rating
-    test_pairs = np.unique(_pairs(test.users[keep], test.items[keep]))
-    relevant = np.isin(_pairs(users, items), test_pairs)
-    t_users = np.asarray(train.users, dtype=object)
-    t_items = np.asarray(train.items, dtype=object)
-    _, first = np.unique(_pairs(t_users, t_items), return_index=True)  # distinct pairs
-    t_users, t_items = t_users[first], t_items[first]
     order = np.argsort(catalogue, kind="stable")
+    ordered = catalogue[order]
 
     def code_of(ids: np.ndarray) -> np.ndarray:
-        pos = np.minimum(np.searchsorted(catalogue[order], ids), len(catalogue) - 1)
-        found = catalogue[order][pos] == ids if len(catalogue) else np.zeros(len(ids), bool)
-        return np.where(found, order[pos], -1)
+        if not len(catalogue):
+            return np.full(len(ids), -1, np.int64)
+        pos = np.minimum(np.searchsorted(ordered, ids), len(catalogue) - 1)
+        return np.where(ordered[pos] == ids, order[pos], -1)
 
-    item_users = np.bincount(code_of(t_items), minlength=len(catalogue)).astype(np.float64)
+    held_items = np.asarray(test.items[keep], dtype=object)
+    r_code = code_of(held_items)
+    outside = r_code < 0
+    n_codes = len(catalogue)
+    if outside.any():
+        _, inverse = np.unique(held_items[outside], return_inverse=True)
+        r_code[outside] = n_codes + inverse
+        n_codes += int(inverse.max()) + 1
+    people = np.unique(
+        np.concatenate(
+            [np.asarray(test.users, dtype=object), np.asarray(train.users, dtype=object)]
+        )
+    )
+    r_key = np.unique(_codes(np.asarray(test.users[keep], dtype=object), people) * n_codes + r_code)
+    t_code = code_of(np.asarray(train.items, dtype=object))
+    t_key = np.unique(_codes(np.asarray(train.users, dtype=object), people) * n_codes + t_code)
+    r_user, r_code = r_key // n_codes, r_key % n_codes
+    t_user, t_code = t_key // n_codes, t_key % n_codes  # distinct training pairs
+    person = _codes(vocabulary.astype(object), people)  # evaluated user -> person
+    relevant = np.isin(person[lists_.user] * n_codes + lists_.item, r_key)
+    item_users = np.bincount(t_code, minlength=len(catalogue)).astype(np.float64)
     tail_of = lists_.long_tail()
     in_catalogue = np.zeros(len(catalogue), bool)
     in_catalogue[: lists_.n_catalogue] = True
     head_of = ~tail_of & in_catalogue
     tail_of = tail_of & in_catalogue
-    train_code = code_of(t_items)
-    train_user = _codes(t_users, vocabulary)
-    mine = train_user >= 0
-    train_head = np.bincount(
-        train_user[mine], weights=head_of[train_code[mine]], minlength=len(vocabulary)
-    )
-    train_tail = np.bincount(
-        train_user[mine], weights=tail_of[train_code[mine]], minlength=len(vocabulary)
-    )
+    evaluated = np.full(len(people), -1, np.int64)
+    evaluated[person] = np.arange(len(vocabulary))
+    n_users = len(vocabulary)
+    tv = evaluated[t_user]
+    mine = tv >= 0
+    train_head = np.bincount(tv[mine], weights=head_of[t_code[mine]], minlength=n_users)
+    train_tail = np.bincount(tv[mine], weights=tail_of[t_code[mine]], minlength=n_users)
     # relevant held-out items the user has not interacted with in training, by group
-    r_users, r_items = (
-        np.asarray(test.users[keep], dtype=object),
-        np.asarray(test.items[keep], dtype=object),
-    )
-    _, first = np.unique(_pairs(r_users, r_items), return_index=True)
-    r_users, r_items = r_users[first], r_items[first]
-    fresh = ~np.isin(_pairs(r_users, r_items), _pairs(t_users, t_items))
-    r_user, r_code = _codes(r_users, vocabulary), code_of(r_items)
-    ok = fresh & (r_user >= 0)
-    in_cat = ok & (r_code >= 0)
-    test_head = np.bincount(
-        r_user[in_cat], weights=head_of[r_code[in_cat]], minlength=len(vocabulary)
-    )
-    test_tail = np.bincount(
-        r_user[in_cat], weights=tail_of[r_code[in_cat]], minlength=len(vocabulary)
-    )
-    n_relevant = np.bincount(r_user[r_user >= 0], minlength=len(vocabulary))
-    has_relevant = n_relevant > 0
-    everyone, train_all = np.unique(t_users, return_inverse=True)  # every training user
-    list_user = _codes(vocabulary.astype(object), everyone.astype(object))[lists_.user]
-    unexpected, has_train = _unexpectedness(
-        lists_, list_user, train_all, train_code, item_users, len(everyone)
-    )
+    rv = evaluated[r_user]
+    fresh = ~np.isin(r_key, t_key) & (rv >= 0) & (r_code < len(catalogue))
+    test_head = np.bincount(rv[fresh], weights=head_of[r_code[fresh]], minlength=n_users)
+    test_tail = np.bincount(rv[fresh], weights=tail_of[r_code[fresh]], minlength=n_users)
+    n_relevant = np.bincount(rv[rv >= 0], minlength=n_users)
+    sizes = np.bincount(t_user, minlength=len(people))
+    has_train = np.zeros(n_users, bool)
+    has_train[sizes[person] > 0] = True
+    surprise = None
+    if unexpected:
+        row_person = person[lists_.user]
+        list_user = np.where(sizes[row_person] > 0, row_person, -1)
+        surprise, has_train = _unexpectedness(
+            lists_, list_user, t_user, t_code, item_users, len(people)
+        )
     return Truth(
         relevant,
         item_users,
-        int(np.unique(t_users).size),
+        int(np.count_nonzero(sizes)),
         test_head,
         test_tail,
         train_head,
         train_tail,
-        has_relevant,
+        n_relevant > 0,
         int(head_of.sum()),
         int(tail_of.sum()),
-        unexpected,
+        surprise,
         has_train,
         n_relevant,
-        (train_user[mine], train_code[mine]),
+        (tv[mine], t_code[mine]),
     )
 
 
@@ -255,6 +256,7 @@ def lists(
     min_rating: float | None = None,
     user_groups=None,
     item_groups=None,
+    unexpected: bool = False,
 ) -> Lists:
     """The top-k :class:`Lists` of the test users (users not in the test set dropped);
     with ``test`` and ``train``, their :class:`~cranfield.rec.measures.Truth` too; with
@@ -270,7 +272,8 @@ def lists(
         if train is not None
         else (np.array([], dtype=object), np.array([], np.int64))
     )
-    only_recommended = np.setdiff1d(np.unique(items), train_items)
+    recommended = np.unique(items)  # (object arrays: searchsorted, not setdiff1d's isin)
+    only_recommended = recommended[_codes(recommended, train_items.astype(object)) < 0]
     catalogue = np.concatenate([train_items, only_recommended]).astype(object)
     order = np.argsort(catalogue, kind="stable")
     code = order[np.searchsorted(catalogue[order], items)]
@@ -293,9 +296,7 @@ def lists(
     )
     if test is None or train is None:
         return out
-    truth = _truth(
-        out, users[keep][sort], items[sort], vocabulary, catalogue, test, train, min_rating
-    )
+    truth = _truth(out, vocabulary, catalogue, test, train, min_rating, unexpected)
     return replace(out, truth=truth)
 
 
@@ -366,7 +367,7 @@ def evaluate_recommendations(
                 f"{removed} recommended (user, item) pair(s) are training interactions: removed "
                 "before evaluating (keep them with --keep-train-items)"
             )
-    accuracy_names, beyond = [], {}
+    accuracy_names, beyond, built = [], {}, {}
     for name in measures:
         parsed = beyond_name(str(name))
         if parsed is None:
@@ -382,9 +383,23 @@ def evaluate_recommendations(
             raise MeasureError(f"{name} needs the training interactions (--train or --split)")
         if measure == "coverage" and train is None:
             raise MeasureError(f"{name} needs the training interactions (the catalogue)")
-        beyond[str(name)] = REC_MEASURES[measure].behaviour(
-            lists(recs, test.users, train, k, features, test, min_rating, user_groups, item_groups)
-        )
+        truth = measure in NEEDS_TRUTH and train is not None
+        surprise = measure == "serendipity"
+        key = (k, truth, surprise)
+        if key not in built:  # one set of lists per cutoff and what they need
+            built[key] = lists(
+                recs,
+                test.users,
+                train,
+                k,
+                features,
+                test if truth else None,
+                min_rating,
+                user_groups,
+                item_groups,
+                surprise,
+            )
+        beyond[str(name)] = REC_MEASURES[measure].behaviour(built[key])
     accuracy = None
     if accuracy_names:
         from ..core.evaluation import evaluate
@@ -440,10 +455,14 @@ def _sampled(recs, test, min_rating, names, m: int, gamma: float) -> dict[str, f
     users = np.asarray(ranked["query_id"].to_pylist(), dtype=object)
     items = np.asarray(ranked["doc_id"].to_pylist(), dtype=object)
     rank = ranked["rank"].to_numpy()
-    keys = _pairs(users, items)
-    order = np.argsort(keys)
     keep = np.ones(len(test), bool) if min_rating is None else test.ratings >= min_rating
-    wanted = np.unique(_pairs(test.users[keep], test.items[keep]))
+    held_users = np.asarray(test.users[keep], dtype=object)
+    held_items = np.asarray(test.items[keep], dtype=object)
+    people = np.unique(np.concatenate([users, held_users]))
+    things = np.unique(np.concatenate([items, held_items]))
+    keys = _codes(users, people) * len(things) + _codes(items, things)
+    order = np.argsort(keys)
+    wanted = np.unique(_codes(held_users, people) * len(things) + _codes(held_items, things))
     at = np.minimum(np.searchsorted(keys[order], wanted), max(len(keys) - 1, 0))
     found = keys[order][at] == wanted if len(keys) else np.zeros(len(wanted), bool)
     if not found.all():
