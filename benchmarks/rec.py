@@ -73,13 +73,12 @@ def cranfield_side(train_u, train_i, test_i, lists):
     return result, time.perf_counter() - t0, time.process_time() - c0
 
 
-def recommenders_side(train_u, train_i, test_i, lists):
+def recommenders_side(_train_u, _train_i, test_i, lists):
     import numpy as np
     import pandas as pd
     from recommenders.evaluation import python_evaluation as pe
 
     n, depth = lists.shape
-    train = pd.DataFrame({"user": train_u, "item": train_i}).drop_duplicates()
     truth = pd.DataFrame({"user": np.arange(n), "item": test_i, "rating": 1.0})
     reco = pd.DataFrame(
         {
