@@ -177,3 +177,18 @@ def test_a_user_keeps_at_most_the_most_recent_devices(db, app, monkeypatch):
         assert login(browser(app, f"10.1.0.{i}", agent=f"browser {i}")).status_code == 200
     uid = accounts.credentials(db, "owner")[0]
     assert [d["label"] for d in devices.listed(db, uid)] == ["browser 4", "browser 3", "browser 2"]
+
+
+def test_a_cookie_issued_before_the_device_list_is_unknown(db, app):
+    """Signed with the user's hash but never listed (revision 0006 came after it): the
+    ordinary lanes; its next successful login lists a device."""
+    uid, password_hash = accounts.credentials(db, "owner")
+    old = devices.issue(uid, password_hash)
+    assert devices.verify(old, uid, password_hash) is not None
+    assert not devices.is_known(db, devices.verify(old, uid, password_hash))
+    attacker = browser(app)
+    assert [login(attacker, "guess").status_code for _ in range(4)] == [401] * 3 + [429]
+    assert login(browser(app, device=old)).status_code == 429
+    assert devices.listed(db, uid) == []
+    assert login(browser(app, "10.9.9.9", device=old)).status_code == 200
+    assert len(devices.listed(db, uid)) == 1
