@@ -1,0 +1,174 @@
+"""Minimal test collections: judge the documents that decide which run is better.
+
+Carterette, Allan & Sitaraman (2006), "Minimal test collections for retrieval
+evaluation", SIGIR; Carterette (2007), "Robust test collections for retrieval
+evaluation", SIGIR.
+
+For one topic and two runs, a measure difference is written as a polynomial in the
+binary relevances ``x_i`` of the documents in the union of the runs::
+
+    S = sum_i d_i x_i + sum_{i<j} c_ij x_i x_j
+
+* P@k: ``d_i = ([r1(i) <= k] - [r2(i) <= k]) / k``, ``c = 0``.
+* DCG@k (binary gain): ``d_i = [r1(i) <= k]/log2(r1(i)+1) - [r2(i) <= k]/log2(r2(i)+1)``.
+* AP (the paper's form, without the common ``1/R``, which does not change the sign):
+  ``AP * R = sum_i sum_{j <= i} x_i x_j / max(r(i), r(j))``, so
+  ``d_i = 1/r1(i) - 1/r2(i)`` and ``c_ij = 1/max(r1(i), r1(j)) - 1/max(r2(i), r2(j))``
+  (a term is 0 for a run that does not retrieve both documents).
+
+With independent ``x_i ~ Bernoulli(p_i)`` (``p_i`` is 0 or 1 for judged documents,
+0.5 or a prior otherwise), writing ``x_i = p_i + y_i``::
+
+    E[S]   = d.p + sum_{i<j} c_ij p_i p_j
+    Var[S] = sum_i b_i^2 v_i + sum_{i<j} c_ij^2 v_i v_j,
+    b_i = d_i + sum_{j != i} c_ij p_j,   v_i = p_i (1 - p_i)
+
+(the terms of the centred expansion are orthogonal). The probability that the sign of
+the difference would change once everything is judged is taken, as in the paper, from
+the normal approximation: ``Phi(-|E[S]| / sqrt(Var[S]))``.
+
+The next document to judge is the one whose judgment moves ``S`` most: the paper's
+weight ``w_i = d_i + sum_{j judged relevant} c_ij`` (the change of ``S`` if ``i`` is
+judged relevant given the relevant documents so far).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from math import erfc, sqrt
+
+import numpy as np
+
+__all__ = [
+    "PairPolynomial",
+    "coefficients",
+    "moments",
+    "sign_change_probability",
+    "weights",
+    "next_document",
+]
+
+MEASURES = ("ap", "p", "dcg")
+
+
+@dataclass(frozen=True)
+class PairPolynomial:
+    """``S = d.x + 1/2 x^T C x`` (``C`` symmetric with a zero diagonal) for one topic."""
+
+    d: np.ndarray
+    c: np.ndarray
+
+
+def _ranks(run: np.ndarray, n: int) -> np.ndarray:
+    """1-based rank of each document ``0..n-1`` in ``run`` (a ranked array of ids); inf if absent."""
+    ranks = np.full(n, np.inf)
+    ranks[run] = np.arange(1, len(run) + 1, dtype=float)
+    return ranks
+
+
+def _linear(ranks: np.ndarray, measure: str, k: int) -> np.ndarray:
+    inside = ranks <= k
+    if measure == "p":
+        return inside / k
+    if measure == "dcg":
+        out = np.zeros_like(ranks)
+        out[inside] = 1.0 / np.log2(ranks[inside] + 1.0)
+        return out
+    return 1.0 / ranks
+
+
+def coefficients(
+    run1: np.ndarray, run2: np.ndarray, n: int, measure: str = "ap", k: int = 10
+) -> PairPolynomial:
+    """Coefficients of ``measure(run1) - measure(run2)`` in the relevances of documents ``0..n-1``.
+
+    Parameters
+    ----------
+    run1, run2
+        Ranked document ids (integers in ``0..n-1``, best first, no repeats).
+    n
+        Number of documents (the union of the runs' documents of the topic).
+    measure
+        ``"ap"`` (scaled by the number of relevant documents ``R``), ``"p"`` (P@k) or
+        ``"dcg"`` (DCG@k with binary gains).
+    """
+    if measure not in MEASURES:
+        raise ValueError(f"measure must be one of {', '.join(MEASURES)}, not {measure!r}")
+    r1, r2 = _ranks(np.asarray(run1), n), _ranks(np.asarray(run2), n)
+    d = _linear(r1, measure, k) - _linear(r2, measure, k)
+    if measure != "ap":
+        return PairPolynomial(d, np.zeros((n, n)))
+    c = 1.0 / np.maximum.outer(r1, r1) - 1.0 / np.maximum.outer(r2, r2)
+    np.fill_diagonal(c, 0.0)
+    return PairPolynomial(d, c)
+
+
+def moments(poly: PairPolynomial, p: np.ndarray) -> tuple[float, float]:
+    """Expectation and variance of ``S`` under independent relevances with probabilities ``p``."""
+    p = np.asarray(p, dtype=float)
+    v = p * (1.0 - p)
+    cp = poly.c @ p
+    mean = float(poly.d @ p + 0.5 * p @ cp)
+    b = poly.d + cp
+    var = float(b**2 @ v + 0.5 * v @ (poly.c**2) @ v)
+    return mean, max(var, 0.0)
+
+
+def sign_change_probability(mean: float, var: float) -> float:
+    """Normal approximation of ``P(sign(S) != sign(E[S]))``: ``Phi(-|E| / sigma)``."""
+    if var <= 0.0:
+        return 0.0 if mean != 0.0 else 0.5
+    return 0.5 * erfc(abs(mean) / sqrt(2.0 * var))
+
+
+def weights(poly: PairPolynomial, judged_relevant: np.ndarray) -> np.ndarray:
+    """The paper's weight of each document: ``d_i + sum_{j judged relevant} c_ij``."""
+    return poly.d + poly.c @ np.asarray(judged_relevant, dtype=float)
+
+
+def next_document(poly: PairPolynomial, judgments: np.ndarray) -> int:
+    """The unjudged document of largest ``|w_i|``, or -1 when all are judged.
+
+    ``judgments`` holds 1 (relevant), 0 (non-relevant) or -1 (unjudged) per document.
+    """
+    judgments = np.asarray(judgments)
+    w = np.abs(weights(poly, judgments == 1))
+    w[judgments >= 0] = -np.inf
+    best = int(np.argmax(w))
+    return best if np.isfinite(w[best]) else -1
+
+
+def probabilities(judgments: np.ndarray, prior: float | np.ndarray = 0.5) -> np.ndarray:
+    """Relevance probabilities: judged 0/1 as judged, the prior (default 0.5) otherwise."""
+    judgments = np.asarray(judgments)
+    return np.where(judgments >= 0, judgments.astype(float), prior)
+
+
+def minimal_judging(
+    run1: np.ndarray,
+    run2: np.ndarray,
+    truth: np.ndarray,
+    measure: str = "ap",
+    k: int = 10,
+    threshold: float = 0.05,
+    prior: float = 0.5,
+) -> tuple[list[int], float, float]:
+    """Judge one topic's documents in MTC order until the sign-change probability < ``threshold``.
+
+    ``truth`` gives each document's relevance (the assessor). Returns the judging order,
+    the final expectation of ``S`` and the final sign-change probability.
+    """
+    n = len(truth)
+    poly = coefficients(run1, run2, n, measure, k)
+    judgments = np.full(n, -1)
+    order: list[int] = []
+    while True:
+        mean, var = moments(poly, probabilities(judgments, prior))
+        risk = sign_change_probability(mean, var)
+        if risk < threshold:
+            return order, mean, risk
+        doc = next_document(poly, judgments)
+        if doc < 0:
+            return order, mean, risk
+        judgments[doc] = int(truth[doc])
+        order.append(doc)
