@@ -91,3 +91,19 @@ def test_minimal_judging_stops_with_correct_sign():
         judged += len(order)
     assert correct >= 0.9 * total
     assert judged < 0.6 * total * n
+
+
+def test_rank_runs_agrees_with_pairwise_moments():
+    rng = np.random.default_rng(3)
+    n = 12
+    truth = (rng.random(n) < 0.4).astype(int)
+    runs = [rng.permutation(n)[:8] for _ in range(4)]
+    order, means, risks = mtc.rank_runs(runs, truth)
+    judgments = np.full(n, -1)
+    judgments[order] = truth[order]
+    p = mtc.probabilities(judgments)
+    for index, (a, b) in enumerate(itertools.combinations(range(4), 2)):
+        mean, var = mtc.moments(mtc.coefficients(runs[a], runs[b], n), p)
+        assert means[index] == pytest.approx(mean, abs=1e-12)
+        assert risks[index] == pytest.approx(mtc.sign_change_probability(mean, var), abs=1e-12)
+        assert risks[index] < 0.05 or len(order) == n

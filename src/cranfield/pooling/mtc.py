@@ -46,6 +46,9 @@ __all__ = [
     "sign_change_probability",
     "weights",
     "next_document",
+    "probabilities",
+    "minimal_judging",
+    "rank_runs",
 ]
 
 MEASURES = ("ap", "p", "dcg")
@@ -170,5 +173,44 @@ def minimal_judging(
         doc = next_document(poly, judgments)
         if doc < 0:
             return order, mean, risk
+        judgments[doc] = int(truth[doc])
+        order.append(doc)
+
+
+def rank_runs(
+    runs: list[np.ndarray],
+    truth: np.ndarray,
+    measure: str = "ap",
+    k: int = 10,
+    threshold: float = 0.05,
+    prior: float = 0.5,
+) -> tuple[list[int], np.ndarray, np.ndarray]:
+    """Judge one topic for the ranking of all ``runs``: every pair's sign is decided.
+
+    At each step the next document maximises the sum of ``|w_i|`` over the pairs whose
+    sign-change probability is still at least ``threshold`` (Carterette et al. 2006, section
+    on ranking several systems). Returns the judging order, each pair's expectation and
+    each pair's sign-change probability (pairs in ``itertools.combinations`` order).
+    """
+    n = len(truth)
+    pairs = [(a, b) for a in range(len(runs)) for b in range(a + 1, len(runs))]
+    polys = [coefficients(runs[a], runs[b], n, measure, k) for a, b in pairs]
+    d = np.stack([q.d for q in polys])
+    c = np.stack([q.c for q in polys])
+    judgments = np.full(n, -1)
+    order: list[int] = []
+    while True:
+        p = probabilities(judgments, prior)
+        v = p * (1.0 - p)
+        cp = c @ p
+        means = d @ p + 0.5 * cp @ p
+        var = np.maximum(((d + cp) ** 2) @ v + 0.5 * np.einsum("i,pij,j->p", v, c**2, v), 0.0)
+        risks = np.array([sign_change_probability(m, s) for m, s in zip(means, var, strict=True)])
+        open_ = risks >= threshold
+        if not open_.any() or (judgments >= 0).all():
+            return order, means, risks
+        w = np.abs(d[open_] + c[open_] @ (judgments == 1)).sum(axis=0)
+        w[judgments >= 0] = -np.inf
+        doc = int(np.argmax(w))
         judgments[doc] = int(truth[doc])
         order.append(doc)
