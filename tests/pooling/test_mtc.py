@@ -107,3 +107,19 @@ def test_rank_runs_agrees_with_pairwise_moments():
         assert means[index] == pytest.approx(mean, abs=1e-12)
         assert risks[index] == pytest.approx(mtc.sign_change_probability(mean, var), abs=1e-12)
         assert risks[index] < 0.05 or len(order) == n
+
+
+def test_rank_runs_map_with_everything_judged_is_the_map_difference():
+    rng = np.random.default_rng(5)
+    topics = []
+    for _ in range(3):
+        n = 10
+        truth = (rng.random(n) < 0.5).astype(int)
+        truth[0] = 1
+        topics.append(([rng.permutation(n)[:6] for _ in range(3)], truth))
+    judged, means, risks = mtc.rank_runs_map(topics, threshold=0.0)
+    assert judged == 30
+    ap = np.array([[_direct(r, t, "ap", 0) / t.sum() for r in runs] for runs, t in topics])
+    expected = [ap[:, a].mean() - ap[:, b].mean() for a, b in itertools.combinations(range(3), 2)]
+    assert means == pytest.approx(expected, abs=1e-12)
+    assert all(risk in (0.0, 0.5) for risk in risks)

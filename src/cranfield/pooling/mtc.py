@@ -49,6 +49,7 @@ __all__ = [
     "probabilities",
     "minimal_judging",
     "rank_runs",
+    "rank_runs_map",
 ]
 
 MEASURES = ("ap", "p", "dcg")
@@ -214,3 +215,62 @@ def rank_runs(
         doc = int(np.argmax(w))
         judgments[doc] = int(truth[doc])
         order.append(doc)
+
+
+def rank_runs_map(
+    topics: list[tuple[list[np.ndarray], np.ndarray]],
+    threshold: float = 0.05,
+    prior: float = 0.5,
+) -> tuple[int, np.ndarray, np.ndarray]:
+    """Judge across topics until every run pair's MAP-difference sign is decided.
+
+    ``topics`` holds, per topic, the runs' ranked document ids and the true relevances.
+    The MAP difference is ``(1/T) sum_t S_t / R_t`` with ``R_t`` replaced by its expectation
+    ``sum_i p_i`` at the current step (the paper's approximation, a constant per step);
+    topics are independent, so expectations and variances add. The next judgment is the
+    (topic, document) of largest ``sum over open pairs |w_i| / R_t``. Returns the number
+    of judgments, each pair's expected MAP difference and sign-change probability.
+    """
+    n_runs = len(topics[0][0])
+    pairs = [(a, b) for a in range(n_runs) for b in range(a + 1, n_runs)]
+    polys = [
+        (
+            np.stack([q.d for q in qs]),
+            np.stack([q.c for q in qs]),
+        )
+        for qs in (
+            [coefficients(runs[a], runs[b], len(truth)) for a, b in pairs] for runs, truth in topics
+        )
+    ]
+    judgments = [np.full(len(truth), -1) for _, truth in topics]
+    judged = 0
+    while True:
+        means = np.zeros(len(pairs))
+        var = np.zeros(len(pairs))
+        scale = []
+        for (d, c), j in zip(polys, judgments, strict=True):
+            p = probabilities(j, prior)
+            r = max(float(p.sum()), 1.0)
+            v = p * (1.0 - p)
+            cp = c @ p
+            means += (d @ p + 0.5 * cp @ p) / r
+            var += (
+                np.maximum(((d + cp) ** 2) @ v + 0.5 * np.einsum("i,pij,j->p", v, c**2, v), 0.0)
+                / r**2
+            )
+            scale.append(r)
+        risks = np.array([sign_change_probability(m, s) for m, s in zip(means, var, strict=True)])
+        open_ = risks >= threshold
+        if not open_.any():
+            return judged, means / len(topics), risks
+        best, best_topic, best_doc = -np.inf, -1, -1
+        for t, ((d, c), j) in enumerate(zip(polys, judgments, strict=True)):
+            w = np.abs(d[open_] + c[open_] @ (j == 1)).sum(axis=0) / scale[t]
+            w[j >= 0] = -np.inf
+            doc = int(np.argmax(w))
+            if w[doc] > best:
+                best, best_topic, best_doc = float(w[doc]), t, doc
+        if best_topic < 0:
+            return judged, means / len(topics), risks
+        judgments[best_topic][best_doc] = int(topics[best_topic][1][best_doc])
+        judged += 1
