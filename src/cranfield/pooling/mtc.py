@@ -178,6 +178,15 @@ def minimal_judging(
         order.append(doc)
 
 
+def _stacked_moments(d: np.ndarray, c: np.ndarray, p: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`moments` for stacked pairs: ``d`` (pairs x n), ``c`` (pairs x n x n)."""
+    v = p * (1.0 - p)
+    cp = c @ p
+    means = d @ p + 0.5 * cp @ p
+    var = ((d + cp) ** 2) @ v + 0.5 * np.einsum("i,pij,j->p", v, c**2, v)
+    return means, np.maximum(var, 0.0)
+
+
 def rank_runs(
     runs: list[np.ndarray],
     truth: np.ndarray,
@@ -201,11 +210,7 @@ def rank_runs(
     judgments = np.full(n, -1)
     order: list[int] = []
     while True:
-        p = probabilities(judgments, prior)
-        v = p * (1.0 - p)
-        cp = c @ p
-        means = d @ p + 0.5 * cp @ p
-        var = np.maximum(((d + cp) ** 2) @ v + 0.5 * np.einsum("i,pij,j->p", v, c**2, v), 0.0)
+        means, var = _stacked_moments(d, c, probabilities(judgments, prior))
         risks = np.array([sign_change_probability(m, s) for m, s in zip(means, var, strict=True)])
         open_ = risks >= threshold
         if not open_.any() or (judgments >= 0).all():
@@ -251,13 +256,9 @@ def rank_runs_map(
         for (d, c), j in zip(polys, judgments, strict=True):
             p = probabilities(j, prior)
             r = max(float(p.sum()), 1.0)
-            v = p * (1.0 - p)
-            cp = c @ p
-            means += (d @ p + 0.5 * cp @ p) / r
-            var += (
-                np.maximum(((d + cp) ** 2) @ v + 0.5 * np.einsum("i,pij,j->p", v, c**2, v), 0.0)
-                / r**2
-            )
+            topic_means, topic_var = _stacked_moments(d, c, p)
+            means += topic_means / r
+            var += topic_var / r**2
             scale.append(r)
         risks = np.array([sign_change_probability(m, s) for m, s in zip(means, var, strict=True)])
         open_ = risks >= threshold
