@@ -37,7 +37,7 @@ from types import SimpleNamespace
 import numpy as np
 
 from ..errors import InputError
-from .cluster import connect, gather, remote
+from .cluster import InputsLost, connect, gather, remote
 from .partitions import Partition, check_disjoint, partitions, paths
 
 
@@ -336,19 +336,25 @@ def evaluate_counted(
     with connect(client, scheduler) as dask_client:
         note = _local_is_faster(parts, dask_client)
         qrels = load_qrels(qrels, dask_client, fractional)
-        shared_qrels = dask_client.scatter(qrels, broadcast=True, hash=False)
-        inputs = [
-            p if isinstance(p.data, (str, os.PathLike)) else dask_client.scatter(p, hash=False)
-            for p in parts
-        ]
         task = remote(_evaluate_partition)
-        futures = [
-            dask_client.submit(
-                task, shared_qrels, p, measure_list, options, want_judged, pure=False
-            )
-            for p in inputs
-        ]
-        answers = gather(dask_client, futures, [p.label for p in parts])
+        for attempt in (1, 2):  # once more when a dead worker took scattered data along
+            shared_qrels = dask_client.scatter(qrels, broadcast=True, hash=False)
+            inputs = [
+                p if isinstance(p.data, (str, os.PathLike)) else dask_client.scatter(p, hash=False)
+                for p in parts
+            ]
+            futures = [
+                dask_client.submit(
+                    task, shared_qrels, p, measure_list, options, want_judged, pure=False
+                )
+                for p in inputs
+            ]
+            try:
+                answers = gather(dask_client, futures, [p.label for p in parts])
+                break
+            except InputsLost:
+                if attempt == 2:
+                    raise
     # runs in input order, then in order of first appearance
     groups: dict[tuple[int, str], list[tuple[PartRun, str]]] = {}
     for part, answer in zip(parts, answers, strict=True):
