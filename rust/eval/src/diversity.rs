@@ -85,47 +85,134 @@ pub struct Numbering<T, D> {
 }
 
 /// Number the `(topic, document)` of each line (see [`Numbering`]).
-pub fn number<T: Ord + Copy, D: Ord + Hash + Copy>(lines: &[(T, D)]) -> Numbering<T, D> {
-    let mut order: Vec<u32> = (0..lines.len() as u32).collect();
-    order.sort_by_key(|&r| lines[r as usize].0);
-    let mut out = Numbering {
-        topics: Vec::new(),
-        topic_docs: vec![0],
-        docs: Vec::new(),
-        line_topic: vec![0; lines.len()],
-        line_doc: vec![0; lines.len()],
-    };
-    let mut start = 0;
-    while start < order.len() {
-        let topic = lines[order[start] as usize].0;
-        let mut end = start;
-        while end < order.len() && lines[order[end] as usize].0 == topic {
-            end += 1;
+pub fn number<T, D>(lines: &[(T, D)]) -> Numbering<T, D>
+where
+    T: Ord + Hash + Copy,
+    D: Ord + Hash + Copy,
+{
+    number_with(lines.len(), |i| lines[i])
+}
+
+/// [`number`] of the `n` lines whose `(topic, document)` `key` gives. One pass in file
+/// order gives each distinct pair a provisional id (a line repeating the previous
+/// line's pair, as judgments grouped by document do, skips the hash), then the few
+/// distinct topics and pairs are sorted: no sort of the lines themselves.
+pub fn number_with<T, D>(n: usize, key: impl Fn(usize) -> (T, D)) -> Numbering<T, D>
+where
+    T: Ord + Hash + Copy,
+    D: Ord + Hash + Copy,
+{
+    let mut topic_slot: FxHashMap<T, u32> = FxHashMap::default();
+    let mut seen_topics: Vec<T> = Vec::new();
+    let mut pair_id: FxHashMap<(u32, D), u32> = FxHashMap::default();
+    let mut pairs: Vec<(u32, D)> = Vec::new();
+    let mut line_pair = vec![0u32; n];
+    let mut previous: Option<(T, D, u32, u32)> = None;
+    for (i, slot) in line_pair.iter_mut().enumerate() {
+        let (t, d) = key(i);
+        if let Some((pt, pd, id, _)) = previous {
+            if pt == t && pd == d {
+                *slot = id;
+                continue;
+            }
         }
-        let mut local: FxHashMap<D, u32> = FxHashMap::default();
-        let mut seen: Vec<D> = Vec::new();
-        for &r in &order[start..end] {
-            let doc = lines[r as usize].1;
-            let next = seen.len() as u32;
-            out.line_doc[r as usize] = *local.entry(doc).or_insert_with(|| {
-                seen.push(doc);
-                next
-            });
-            out.line_topic[r as usize] = out.topics.len() as u32;
+        let ts = match previous {
+            Some((pt, _, _, ts)) if pt == t => ts,
+            _ => *topic_slot.entry(t).or_insert_with(|| {
+                seen_topics.push(t);
+                seen_topics.len() as u32 - 1
+            }),
+        };
+        let id = *pair_id.entry((ts, d)).or_insert_with(|| {
+            pairs.push((ts, d));
+            pairs.len() as u32 - 1
+        });
+        previous = Some((t, d, id, ts));
+        *slot = id;
+    }
+    let mut topic_order: Vec<u32> = (0..seen_topics.len() as u32).collect();
+    topic_order.sort_unstable_by_key(|&s| seen_topics[s as usize]);
+    let mut topic_rank = vec![0u32; seen_topics.len()];
+    for (rank, &s) in topic_order.iter().enumerate() {
+        topic_rank[s as usize] = rank as u32;
+    }
+    let mut pair_order: Vec<u32> = (0..pairs.len() as u32).collect();
+    pair_order.sort_unstable_by(|&a, &b| {
+        let (a, b) = (pairs[a as usize], pairs[b as usize]);
+        topic_rank[a.0 as usize].cmp(&topic_rank[b.0 as usize]).then(a.1.cmp(&b.1))
+    });
+    let mut pair_number = vec![0u32; pairs.len()];
+    let mut topic_docs = vec![0usize; seen_topics.len() + 1];
+    for (number, &p) in pair_order.iter().enumerate() {
+        pair_number[p as usize] = number as u32;
+        topic_docs[topic_rank[pairs[p as usize].0 as usize] as usize + 1] += 1;
+    }
+    for t in 0..seen_topics.len() {
+        topic_docs[t + 1] += topic_docs[t];
+    }
+    let line_topic = line_pair.iter().map(|&p| topic_rank[pairs[p as usize].0 as usize]).collect();
+    let line_doc = line_pair.iter().map(|&p| pair_number[p as usize]).collect();
+    Numbering {
+        topics: topic_order.iter().map(|&s| seen_topics[s as usize]).collect(),
+        topic_docs,
+        docs: pair_order.iter().map(|&p| pairs[p as usize].1).collect(),
+        line_topic,
+        line_doc,
+    }
+}
+
+/// The runs of consecutive items of `items` that `same` puts together (the slice
+/// method `chunk_by` of Rust 1.77, above this crate's minimum version).
+pub(crate) fn runs<'a, T>(
+    items: &'a [T],
+    same: impl Fn(&T, &T) -> bool + 'a,
+) -> impl Iterator<Item = &'a [T]> + 'a {
+    let mut rest = items;
+    std::iter::from_fn(move || {
+        let first = rest.first()?;
+        let len = 1 + rest[1..].iter().take_while(|x| same(first, x)).count();
+        let (run, tail) = rest.split_at(len);
+        rest = tail;
+        Some(run)
+    })
+}
+
+/// Subtopic numbers below this many times a topic's lines (plus a little) are counted
+/// in a dense table, larger ones through a sort.
+const DENSE_FACTOR: usize = 4;
+
+/// The subtopics of one topic's lines with a relevant document, increasing, and their
+/// number of relevant documents (every line's judgment, a grade above 1 counting 1).
+fn actual_subtopics(lines: &[Line], of_topic: &[u32], dense: &mut Vec<i64>) -> Vec<(i64, i64)> {
+    let subtopic = |i: &u32| lines[*i as usize].subtopic;
+    let (low, high) = of_topic
+        .iter()
+        .map(subtopic)
+        .fold((i64::MAX, i64::MIN), |(lo, hi), s| (lo.min(s), hi.max(s)));
+    let mut out = Vec::new();
+    if of_topic.is_empty() {
+        return out;
+    }
+    if low >= 0 && (high as usize) < DENSE_FACTOR * of_topic.len() + 64 {
+        dense.clear();
+        dense.resize(high as usize + 1, 0);
+        for &i in of_topic {
+            let l = &lines[i as usize];
+            dense[l.subtopic as usize] += l.grade.min(1);
         }
-        let mut by_name: Vec<u32> = (0..seen.len() as u32).collect();
-        by_name.sort_unstable_by_key(|&i| seen[i as usize]);
-        let mut rank = vec![0u32; seen.len()];
-        for (k, &i) in by_name.iter().enumerate() {
-            rank[i as usize] = (out.docs.len() + k) as u32;
+        out.extend(dense.iter().enumerate().filter(|(_, &c)| c > 0).map(|(s, &c)| (s as i64, c)));
+    } else {
+        let mut by_sub: Vec<(i64, i64)> = of_topic
+            .iter()
+            .map(|&i| (lines[i as usize].subtopic, lines[i as usize].grade.min(1)))
+            .collect();
+        by_sub.sort_unstable_by_key(|&(s, _)| s);
+        for group in runs(&by_sub, |a, b| a.0 == b.0) {
+            let count: i64 = group.iter().map(|&(_, g)| g).sum();
+            if count > 0 {
+                out.push((group[0].0, count));
+            }
         }
-        out.docs.extend(by_name.iter().map(|&i| seen[i as usize]));
-        for &r in &order[start..end] {
-            out.line_doc[r as usize] = rank[out.line_doc[r as usize] as usize];
-        }
-        out.topics.push(topic);
-        out.topic_docs.push(out.docs.len());
-        start = end;
     }
     out
 }
@@ -136,63 +223,59 @@ impl Intents {
     pub fn build(lines: &[Line], topic_docs: Vec<usize>) -> Intents {
         let num_topics = topic_docs.len().saturating_sub(1);
         let num_docs = topic_docs.last().copied().unwrap_or(0);
-        // (doc, subtopic, file order): the last judgment of each pair decides relevance
-        // the keys beside the line numbers (sorted in place: no random access per
-        // comparison); unique, so an unstable sort gives the stable order
-        let mut order: Vec<(u32, i64, u32)> =
-            lines.iter().enumerate().map(|(i, l)| (l.doc, l.subtopic, i as u32)).collect();
-        order.sort_unstable();
-        // the relevant documents of each (topic, subtopic): every line's judgment
-        let mut by_sub: Vec<(u32, i64, i64)> =
-            lines.iter().map(|l| (l.topic, l.subtopic, l.grade.min(1))).collect();
-        by_sub.sort_unstable_by_key(|&(t, s, _)| (t, s));
+        // the lines grouped by document, file order kept within each (a counting sort);
+        // the documents of a topic are contiguous, so the lines of a topic are too
+        let mut line_start = vec![0usize; num_docs + 1];
+        for l in lines {
+            line_start[l.doc as usize + 1] += 1;
+        }
+        for d in 0..num_docs {
+            line_start[d + 1] += line_start[d];
+        }
+        let mut by_doc = vec![0u32; lines.len()];
+        let mut next = line_start.clone();
+        for (i, l) in lines.iter().enumerate() {
+            by_doc[next[l.doc as usize]] = i as u32;
+            next[l.doc as usize] += 1;
+        }
+        // each document's lines by subtopic, then file order: the last judgment of a
+        // (document, subtopic) decides its relevance
+        for d in 0..num_docs {
+            by_doc[line_start[d]..line_start[d + 1]]
+                .sort_unstable_by_key(|&i| (lines[i as usize].subtopic, i));
+        }
         let mut topic_subs = vec![0usize; num_topics + 1];
-        let mut sub_numbers: Vec<(u32, i64)> = Vec::new(); // (topic, subtopic) of each actual one
         let mut nrel: Vec<i64> = Vec::new();
-        let mut i = 0;
-        while i < by_sub.len() {
-            let (t, s, _) = by_sub[i];
-            let mut count = 0i64;
-            while i < by_sub.len() && by_sub[i].0 == t && by_sub[i].1 == s {
-                count += by_sub[i].2;
-                i += 1;
-            }
-            if count > 0 {
-                sub_numbers.push((t, s));
-                nrel.push(count);
-                topic_subs[t as usize + 1] += 1;
-            }
-        }
-        for t in 0..num_topics {
-            topic_subs[t + 1] += topic_subs[t];
-        }
+        let mut sub_number: Vec<i64> = Vec::new();
         let mut doc_subs = vec![0usize; num_docs + 1];
         let mut subs: Vec<u32> = Vec::new();
         let mut grades: Vec<i64> = Vec::new();
-        let mut k = 0;
-        while k < order.len() {
-            let (doc, subtopic, _) = order[k];
-            let mut end = k;
-            while end < order.len() && order[end].0 == doc && order[end].1 == subtopic {
-                end += 1;
+        let mut dense: Vec<i64> = Vec::new();
+        for t in 0..num_topics {
+            let (first, last) = (topic_docs[t], topic_docs[t + 1]);
+            let of_topic = &by_doc[line_start[first]..line_start[last]];
+            let actual = actual_subtopics(lines, of_topic, &mut dense);
+            let numbers: Vec<i64> = actual.iter().map(|&(s, _)| s).collect();
+            for d in first..last {
+                let of_doc = &by_doc[line_start[d]..line_start[d + 1]];
+                for group in
+                    runs(of_doc, |&a, &b| lines[a as usize].subtopic == lines[b as usize].subtopic)
+                {
+                    let decisive = &lines[*group.last().expect("a group has a line") as usize];
+                    if decisive.grade > 0 {
+                        let at = numbers
+                            .binary_search(&decisive.subtopic)
+                            .expect("a relevant judgment's subtopic is an actual one");
+                        subs.push(at as u32);
+                        grades.push(decisive.grade);
+                    }
+                }
+                doc_subs[d + 1] = subs.len();
             }
-            let last = &lines[order[end - 1].2 as usize];
-            if last.grade > 0 {
-                let t = last.topic as usize;
-                let local = &sub_numbers[topic_subs[t]..topic_subs[t + 1]];
-                let at = local
-                    .binary_search_by(|&(_, s)| s.cmp(&last.subtopic))
-                    .expect("a relevant judgment's subtopic is an actual one");
-                subs.push(at as u32);
-                grades.push(last.grade);
-                doc_subs[last.doc as usize + 1] += 1;
-            }
-            k = end;
+            topic_subs[t + 1] = topic_subs[t] + actual.len();
+            nrel.extend(actual.iter().map(|&(_, c)| c));
+            sub_number.extend(numbers);
         }
-        for d in 0..num_docs {
-            doc_subs[d + 1] += doc_subs[d];
-        }
-        let sub_number = sub_numbers.iter().map(|&(_, s)| s).collect();
         let weight = vec![0.0; nrel.len()];
         let weighted = vec![false; num_topics];
         Intents {
@@ -747,5 +830,73 @@ mod tests {
         let asked =
             [Asked { measure: Measure::Nnrbp, cutoff: 1, alpha: 0.5, beta: 0.5, gamma: 0.5 }];
         assert_eq!(evaluate(&i, &asked, &[0, -1], &[0, 1, 1], &[0]), vec![vec![0.0, 0.0]]);
+    }
+
+    /// A small deterministic generator (no dependency) for the randomised checks.
+    fn lcg(state: &mut u64) -> u64 {
+        *state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        *state >> 33
+    }
+
+    #[test]
+    fn numbering_and_intents_equal_a_direct_computation_on_shuffled_lines() {
+        use std::collections::{BTreeMap, BTreeSet};
+        let mut state = 7;
+        for case in 0..300 {
+            let n = (lcg(&mut state) % 60) as usize + 1;
+            let wide = case % 3 == 0; // subtopic numbers far apart: the sorted path
+            let keys: Vec<(i64, u64)> =
+                (0..n).map(|_| ((lcg(&mut state) % 4) as i64 * 7, lcg(&mut state) % 6)).collect();
+            let n_out = number(&keys);
+            let topics: BTreeSet<i64> = keys.iter().map(|k| k.0).collect();
+            assert_eq!(n_out.topics, topics.iter().copied().collect::<Vec<_>>());
+            let pairs: BTreeSet<(i64, u64)> = keys.iter().copied().collect();
+            assert_eq!(n_out.docs, pairs.iter().map(|p| p.1).collect::<Vec<_>>());
+            for (r, k) in keys.iter().enumerate() {
+                let doc = pairs.iter().position(|p| p == k).unwrap();
+                assert_eq!(n_out.line_doc[r] as usize, doc);
+                assert_eq!(
+                    n_out.line_topic[r] as usize,
+                    topics.iter().position(|t| *t == k.0).unwrap()
+                );
+            }
+            let lines: Vec<Line> = (0..n)
+                .map(|r| {
+                    let s = lcg(&mut state) % 5;
+                    Line {
+                        topic: n_out.line_topic[r],
+                        doc: n_out.line_doc[r],
+                        subtopic: if wide { s as i64 * 1_000_003 } else { s as i64 },
+                        grade: (lcg(&mut state) % 4) as i64,
+                    }
+                })
+                .collect();
+            let got = Intents::build(&lines, n_out.topic_docs.clone());
+            // direct: per (topic, subtopic) every line's judgment; per (doc, subtopic)
+            // the last line's
+            let mut count: BTreeMap<(u32, i64), i64> = BTreeMap::new();
+            let mut last: BTreeMap<(u32, i64), i64> = BTreeMap::new();
+            for l in &lines {
+                *count.entry((l.topic, l.subtopic)).or_default() += l.grade.min(1);
+                last.insert((l.doc, l.subtopic), l.grade);
+            }
+            let actual: Vec<(u32, i64)> =
+                count.iter().filter(|(_, &c)| c > 0).map(|(&k, _)| k).collect();
+            assert_eq!(got.nrel, count.values().copied().filter(|&c| c > 0).collect::<Vec<_>>());
+            assert_eq!(got.sub_number, actual.iter().map(|a| a.1).collect::<Vec<_>>());
+            for d in 0..n_out.docs.len() {
+                let t = lines.iter().find(|l| l.doc as usize == d).unwrap().topic;
+                let of_topic: Vec<i64> = actual.iter().filter(|a| a.0 == t).map(|a| a.1).collect();
+                let want: Vec<(u32, i64)> = last
+                    .iter()
+                    .filter(|(k, &g)| k.0 as usize == d && g > 0)
+                    .map(|(k, &g)| (of_topic.iter().position(|&s| s == k.1).unwrap() as u32, g))
+                    .collect();
+                let (subs, grades) = got.graded(d);
+                let have: Vec<(u32, i64)> =
+                    subs.iter().copied().zip(grades.iter().copied()).collect();
+                assert_eq!(have, want, "case {case}, document {d}");
+            }
+        }
     }
 }

@@ -18,7 +18,7 @@ use std::fmt::Write;
 use cranfield_trec::room::spawn;
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use crate::diversity::{ideal, number, values, Intents, Line, Params, Values};
+use crate::diversity::{ideal, number_with, runs, values, Intents, Line, Params, Values};
 
 /// ndeval's depth: the rank cuts it reports are 5, 10 and 20.
 const DEPTH: usize = 20;
@@ -81,18 +81,40 @@ fn space(c: u8) -> bool {
 /// The lines of a file (the last one without its newline too), with their number.
 fn lines(data: &[u8]) -> impl Iterator<Item = (usize, &[u8])> {
     let data = data.strip_suffix(b"\n").unwrap_or(data);
-    data.split(|&c| c == b'\n').enumerate().map(|(i, l)| (i + 1, l))
+    let mut ends = memchr::memchr_iter(b'\n', data);
+    let (mut start, mut done) = (0, false);
+    std::iter::from_fn(move || {
+        if done {
+            return None;
+        }
+        let end = ends.next().unwrap_or_else(|| {
+            done = true;
+            data.len()
+        });
+        let line = &data[start..end];
+        start = end + 1;
+        Some(line)
+    })
+    .enumerate()
+    .map(|(i, l)| (i + 1, l))
 }
 
 /// The first `N` white-space separated fields of a line, and how many it has (at most `N`).
 fn fields<const N: usize>(line: &[u8]) -> ([&[u8]; N], usize) {
     let mut out: [&[u8]; N] = [&[]; N];
-    let mut n = 0;
-    for f in line.split(|&c| space(c)).filter(|f| !f.is_empty()) {
-        if n == N {
+    let (mut n, mut i) = (0, 0);
+    while n < N {
+        while i < line.len() && space(line[i]) {
+            i += 1;
+        }
+        if i == line.len() {
             break;
         }
-        out[n] = f;
+        let start = i;
+        while i < line.len() && !space(line[i]) {
+            i += 1;
+        }
+        out[n] = &line[start..i];
         n += 1;
     }
     (out, n)
@@ -173,37 +195,43 @@ fn qrels_rows<'a>(data: &'a [u8], first: usize, name: &str) -> Result<Vec<QrelsR
 /// Files below this many bytes are read by one thread.
 const SPLIT_BYTES: usize = 1 << 20;
 
-/// Read subtopic qrels (`name` names the file in errors): a large file in two halves
-/// cut at a line end, read at once (the first problem in file order is reported).
-pub fn read_qrels<'a>(data: &'a [u8], name: &str) -> Result<Qrels<'a>, NdError> {
+/// The rows `parse` reads from the lines of `data` (given the number of its first
+/// line): a large file in two halves cut at a line end, read at once (the first
+/// problem in file order is reported).
+fn in_halves<'a, T: Send, E: Send>(
+    data: &'a [u8],
+    parse: impl Fn(&'a [u8], usize) -> Result<Vec<T>, E> + Sync,
+) -> Result<Vec<T>, E> {
     let cut = (data.len() >= SPLIT_BYTES)
         .then(|| memchr::memchr(b'\n', &data[data.len() / 2..]).map(|at| data.len() / 2 + at + 1))
         .flatten()
         .filter(|&cut| cut < data.len());
-    let rows = match cut {
-        None => qrels_rows(data, 1, name)?,
-        Some(cut) => {
-            let (head, tail) = data.split_at(cut);
-            let lines_before = memchr::memchr_iter(b'\n', head).count();
-            let (first, second) = std::thread::scope(|scope| {
-                let other = spawn(scope, || qrels_rows(tail, lines_before + 1, name));
-                let first = qrels_rows(head, 1, name);
-                let second = match other {
-                    Some(handle) => handle.join().expect("a reading thread panicked"),
-                    None => qrels_rows(tail, lines_before + 1, name),
-                };
-                (first, second)
-            });
-            let mut rows = first?;
-            rows.extend(second?);
-            rows
-        }
+    let Some(cut) = cut else {
+        return parse(data, 1);
     };
+    let (head, tail) = data.split_at(cut);
+    let lines_before = memchr::memchr_iter(b'\n', head).count();
+    let (first, second) = std::thread::scope(|scope| {
+        let other = spawn(scope, || parse(tail, lines_before + 1));
+        let first = parse(head, 1);
+        let second = match other {
+            Some(handle) => handle.join().expect("a reading thread panicked"),
+            None => parse(tail, lines_before + 1),
+        };
+        (first, second)
+    });
+    let mut rows = first?;
+    rows.extend(second?);
+    Ok(rows)
+}
+
+/// Read subtopic qrels (`name` names the file in errors), in two halves at once.
+pub fn read_qrels<'a>(data: &'a [u8], name: &str) -> Result<Qrels<'a>, NdError> {
+    let rows = in_halves(data, |part, first| qrels_rows(part, first, name))?;
     if rows.is_empty() {
         return Err(problem(name, None, "the qrels file is empty"));
     }
-    let keys: Vec<(i64, &'a [u8])> = rows.iter().map(|r| (r.0, r.1)).collect();
-    let n = number(&keys);
+    let n = number_with(rows.len(), |r| (rows[r].0, rows[r].1));
     let (topics, topic_docs, docs, doc_of, topic_of) =
         (n.topics, n.topic_docs, n.docs, n.line_doc, n.line_topic);
     let lines: Vec<Line> = rows
@@ -221,35 +249,53 @@ pub struct Run<'a> {
     pub topics: Vec<(i64, Vec<&'a [u8]>)>,
 }
 
-/// Read a run (`name` names the file in errors).
-pub fn read_run<'a>(data: &'a [u8], name: &str, options: &Options) -> Result<Run<'a>, NdError> {
-    let mut rows: Vec<(i64, i64, f64, &'a [u8])> = Vec::new();
-    let mut run_name = None;
+/// A run line read: topic, rank, score (0 unless ranked by score), docno.
+type RunRow<'a> = (u32, u32, f64, &'a [u8]);
+
+/// The rows of the run lines of `data`, the first of them line `first` of the file.
+fn run_rows<'a>(
+    data: &'a [u8],
+    first: usize,
+    name: &str,
+    traditional: bool,
+) -> Result<Vec<RunRow<'a>>, NdError> {
+    let mut rows = Vec::with_capacity(data.len() / 24);
     for (number, line) in lines(data) {
         let (f, n) = fields::<6>(line);
         let parsed = (n == 6).then(|| Some((run_topic(f[0])?, natural(f[3])?))).flatten();
         let Some((topic, rank)) = parsed else {
             return Err(problem(
                 name,
-                Some(number),
+                Some(first + number - 1),
                 "syntax error: expected 'topic Q0 docno rank score runid' with a natural \
                  number as rank",
             ));
         };
-        let value = if options.traditional {
+        let value = if traditional {
             match score(f[4]) {
                 Some(v) if !v.is_nan() => v,
-                _ => return Err(problem(name, Some(number), "the score is not a number")),
+                _ => {
+                    let at = Some(first + number - 1);
+                    return Err(problem(name, at, "the score is not a number"));
+                }
             }
         } else {
             0.0
         };
-        run_name.get_or_insert_with(|| String::from_utf8_lossy(f[5]).into_owned());
-        rows.push((topic, rank, value, f[2]));
+        // natural numbers stop near 10^6, so they fit 32 bits
+        rows.push((topic as u32, rank as u32, value, f[2]));
     }
-    let Some(run_name) = run_name else {
+    Ok(rows)
+}
+
+/// Read a run (`name` names the file in errors).
+pub fn read_run<'a>(data: &'a [u8], name: &str, options: &Options) -> Result<Run<'a>, NdError> {
+    let mut rows = in_halves(data, |part, first| run_rows(part, first, name, options.traditional))?;
+    // every line is a row (a blank one is a syntax error): the first line names the run
+    let Some((_, first_line)) = lines(data).next().filter(|_| !rows.is_empty()) else {
         return Err(problem(name, None, "the run file is empty"));
     };
+    let run_name = String::from_utf8_lossy(fields::<6>(first_line).0[5]).into_owned();
     if options.traditional {
         rows.sort_by(|a, b| a.0.cmp(&b.0).then(b.2.total_cmp(&a.2)).then(b.3.cmp(a.3)));
         let mut previous = None;
@@ -269,17 +315,16 @@ pub fn read_run<'a>(data: &'a [u8], name: &str, options: &Options) -> Result<Run
         }
     }
     let mut topics: Vec<(i64, Vec<&'a [u8]>)> = Vec::new();
-    for (topic, _, _, doc) in rows {
-        match topics.last_mut() {
-            Some((t, docs)) if *t == topic => docs.push(doc),
-            _ => topics.push((topic, vec![doc])),
-        }
+    for group in runs(&rows, |a, b| a.0 == b.0) {
+        topics.push((group[0].0 as i64, group.iter().map(|r| r.3).collect()));
     }
+    let mut seen: FxHashSet<&[u8]> = FxHashSet::default();
     for (topic, docs) in topics.iter_mut() {
         if let Some(m) = options.depth {
             docs.truncate(m);
         }
-        let mut seen: FxHashSet<&[u8]> = FxHashSet::default();
+        seen.clear();
+        seen.reserve(docs.len());
         if let Some(d) = docs.iter().find(|d| !seen.insert(d)) {
             let doc = String::from_utf8_lossy(d);
             return Err(problem(name, None, format!("duplicate docno ({doc}) for topic {topic}")));

@@ -238,15 +238,18 @@ def load(pieces, source: str, *, text: bool = True, check=None) -> bytes:
     budget = input_budget()
     out: list[bytes] = []
     total = 0
-    lines = 0  # line ends before the current piece
     since = 0  # bytes since the last line end
+
+    def lines() -> int:  # line ends before the current piece (counted only for an error)
+        return sum(p.count(b"\n") for p in out)
+
     for piece in pieces:
         if not piece:
             continue
         if text:
             nul = piece.find(b"\0")
             if nul >= 0:
-                line = lines + piece.count(b"\n", 0, nul) + 1
+                line = lines() + piece.count(b"\n", 0, nul) + 1
                 raise InputError(
                     "NUL byte: this is binary data, not a text file", source=source, line=line
                 )
@@ -261,9 +264,8 @@ def load(pieces, source: str, *, text: bool = True, check=None) -> bytes:
                 raise InputError(
                     f"line longer than {MAX_LINE >> 20} MiB (the most one line may hold)",
                     source=source,
-                    line=lines + 1,
+                    line=lines() + 1,
                 )
-            lines += piece.count(b"\n")
         total += len(piece)
         if budget is not None and total > budget:
             raise too_large(budget, source)
