@@ -43,3 +43,28 @@ def test_horvitz_thompson_total_is_unbiased():
 def test_refusals(fraction, bounds):
     with pytest.raises(ParameterError):
         sample_pairs([1, 2, 3], fraction, bounds=bounds)
+
+
+def test_stratified_sample_feeds_ppi_evaluate_pairs():
+    """With machine labels equal to the people's, the estimate of P@10 from a stratified
+    sample is the full-judgment mean (the rectifier is zero), whatever the weights."""
+    import pyarrow as pa
+
+    from cranfield import evaluate
+    from cranfield.core.qrels import Qrels
+    from cranfield.judgments.ppi import ppi_evaluate_pairs
+    from cranfield.judgments.simulate import simulate_collection
+
+    qrels, runs = simulate_collection(10, 20, 2, seed=7)
+    table = qrels.table
+    ranks = np.random.default_rng(1).integers(1, 60, table.num_rows)
+    rows, pi = sample_pairs(ranks, 0.3, bounds=(10,), seed=2)
+    human = Qrels(table.take(pa.array(rows)))
+    pairs = zip(human.table["query_id"].to_pylist(), human.table["doc_id"].to_pylist(), strict=True)
+    inclusion = dict(zip(pairs, pi.tolist(), strict=True))
+    out = ppi_evaluate_pairs(qrels, human, runs, "P@10", inclusion=inclusion)
+    full = evaluate(qrels, runs, ["P@10"], complete=True)
+    for name in full.run_names:
+        assert out["runs"][name]["estimate"] == pytest.approx(
+            np.mean(list(full.per_query(name, "P@10").values())), abs=1e-12
+        )
