@@ -27,6 +27,7 @@ Usage::
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib.util
 import os
 import pickle
@@ -171,6 +172,65 @@ def run_dask(qrels, parts: Path, n_workers: int):
     return started, seconds, peaks, results
 
 
+@contextlib.contextmanager
+def running_cluster(n_workers: int):
+    """A cluster already running, as a user has one: ``dask scheduler`` and ``dask
+    worker --nworkers N --nthreads 1`` as processes of their own; yields its address."""
+    import distributed
+
+    bin_dir = Path(sys.executable).parent
+    port = 20000 + os.getpid() % 20000
+    address = f"tcp://127.0.0.1:{port}"
+    quiet = dict(stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    scheduler = subprocess.Popen(
+        [bin_dir / "dask", "scheduler", "--port", str(port), "--no-dashboard"], **quiet
+    )
+    workers = subprocess.Popen(
+        [bin_dir / "dask", "worker", address, "--nworkers", str(n_workers), "--nthreads", "1"]
+        + ["--no-dashboard"],
+        **quiet,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                with distributed.Client(address, timeout=5) as client:
+                    client.wait_for_workers(n_workers, timeout=60)
+                break
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.5)
+        yield address
+    finally:
+        for proc in (workers, scheduler):
+            proc.terminate()
+            proc.wait(30)
+
+
+def run_dask_process(launcher, qrels: Path, parts: Path, address: str, out: Path):
+    """(wall seconds, peak RSS MiB, CPU seconds) of ``cranfield eval --scheduler
+    ADDRESS`` as a process (the client's side: its own CPU, not the workers')."""
+    cmd = [sys.executable, "-m", "cranfield", "eval", str(qrels), str(parts), "-m", *MEASURES]
+    return launcher.run(cmd + ["-q", "-f", "csv", "-o", str(out), "--scheduler", address])
+
+
+def model(rows: list[tuple[int, float, float]]) -> None:
+    """The break-even model (cranfield.distributed.break_even) fitted to the measured
+    (bytes, local s, dask s) of one worker count, printed with its thresholds."""
+    import numpy as np
+
+    size, local, dask = (np.array(c, dtype=float) for c in zip(*rows, strict=True))
+    local_rate = 1 / np.polyfit(size, local, 1)[0]
+    dask_slope, dask_fixed = np.polyfit(size, dask, 1)
+    local_fixed = np.polyfit(size, local, 1)[1]
+    print(
+        f"  fit: local {local_rate / 1e6:.0f} MB/s + {local_fixed:.2f} s; dask "
+        f"{1 / dask_slope / 1e6:.0f} MB/s + {dask_fixed:.2f} s (fixed cost difference "
+        f"{dask_fixed - local_fixed:.2f} s)"
+    )
+
+
 def main(argv=None) -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--sizes", type=int, nargs="+", default=[7], help="millions of lines")
@@ -178,12 +238,21 @@ def main(argv=None) -> None:
     p.add_argument("--partition", type=int, default=1000, help="queries per partition")
     p.add_argument("--data", type=Path, default=Path("/tmp/cranfield-dask-bench"))
     p.add_argument(
+        "--running",
+        action="store_true",
+        help="time `cranfield eval --scheduler` as a process against a cluster already "
+        "running (the fixed cost of a job and the break-even size), best of --repeat",
+    )
+    p.add_argument("--repeat", type=int, default=3, help="runs of each timing (--running)")
+    p.add_argument(
         "--no-local-file",
         action="store_true",
         help="do not write the concatenated run (and do not time the local engine)",
     )
     a = p.parse_args(argv)
     launcher = Launcher()  # before anything large is loaded here
+    if a.running:
+        return main_running(a, launcher)
     from cranfield.core.qrels import Qrels
 
     for size in a.sizes:
@@ -222,6 +291,36 @@ def main(argv=None) -> None:
                 f"results vs local engine: {same}; load average {os.getloadavg()[0]:.1f}"
             )
         sys.stdout.flush()
+
+
+def main_running(a, launcher) -> None:
+    """``--running``: for each worker count, a running cluster; for each size, the local
+    engine and ``--engine dask`` as processes, best of ``--repeat`` each, interleaved."""
+    data = {size: make_data(a.data, size, a.partition, True) for size in a.sizes}
+    for n in a.workers:
+        rows = []
+        with running_cluster(n) as address:
+            print(f"## a running cluster of {n} single-threaded worker(s)")
+            for size, (qrels, parts, whole) in data.items():
+                local_out, dask_out = whole.with_name("local.csv"), whole.with_name("dask.csv")
+                local, dask = [], []
+                for _ in range(a.repeat):
+                    local.append(run_local(launcher, qrels, whole, local_out))
+                    dask.append(run_dask_process(launcher, qrels, parts, address, dask_out))
+                same = local_out.read_bytes() == dask_out.read_bytes()
+                size_bytes = sum(p.stat().st_size for p in parts.iterdir())
+                best_local, best_dask = min(t[0] for t in local), min(t[0] for t in dask)
+                rows.append((size_bytes, best_local, best_dask))
+                print(
+                    f"{size}M lines ({size_bytes / 1e6:.0f} MB): local {best_local:.2f} s "
+                    f"(CPU {min(t[2] for t in local):.2f} s), dask {best_dask:.2f} s (client "
+                    f"CPU {min(t[2] for t in dask):.2f} s); per-query CSV "
+                    f"{'byte-identical' if same else 'DIFFERENT'}; load average "
+                    f"{os.getloadavg()[0]:.1f}"
+                )
+                sys.stdout.flush()
+        if len(rows) > 1:
+            model(rows)
 
 
 if __name__ == "__main__":

@@ -719,3 +719,27 @@ def fusion_case(seed: int, kind: str | None = None, full: bool = False):
     if kind == "missing-topic" and len(topics) > 1:
         runs[int(rng.integers(0, n_runs))][topics[0]] = {}
     return runs, qrels, kind
+
+
+def rec_log_files(seed: int, tmp_path):
+    """An interaction log and recommendation lists (CSV files in ``tmp_path``) of a
+    random recommender collection: Zipf-popular items, ratings, some users without
+    lists, some recommended items never interacted with."""
+    rng = np.random.default_rng(seed)
+    n_users, n_items = int(rng.integers(6, 40)), int(rng.integers(15, 60))
+    rows = set()
+    for u in range(n_users):
+        for _ in range(int(rng.integers(2, 14))):
+            rows.add((f"u{u}", f"i{int(rng.zipf(1.3)) % n_items}"))
+    ratings = rng.integers(1, 6, len(rows))
+    log_lines = ["user,item,rating"] + [
+        f"{u},{i},{r}" for (u, i), r in zip(sorted(rows), ratings, strict=True)
+    ]
+    recs = []
+    for u in range(n_users - int(rng.integers(0, 3))):
+        items = rng.permutation(n_items + 5)[: int(rng.integers(1, 25))]  # some never seen
+        recs += [(f"u{u}", f"i{i}", float(len(items) - r) + 0.5) for r, i in enumerate(items)]
+    log_path, recs_path = tmp_path / f"log{seed}.csv", tmp_path / f"recs{seed}.csv"
+    log_path.write_text("\n".join(log_lines) + "\n")
+    recs_path.write_text("".join(["user,item,score\n"] + [f"{u},{i},{v!r}\n" for u, i, v in recs]))
+    return log_path, recs_path

@@ -124,3 +124,29 @@ class OutputError(CranfieldError, OSError):
 
     def __str__(self) -> str:
         return f"{self.target}: {self.message}" if self.target is not None else self.message
+
+
+class CranfieldNote(UserWarning):
+    """Something the user should know that changes no number (a Python warning; the
+    command line prints it as one ``cranfield COMMAND: note: ...`` line)."""
+
+
+_note_sink = None
+
+
+def set_note_sink(sink) -> None:
+    """Where :func:`note` sends its text: ``sink(text)`` (the command line prints it as
+    a one-line note), or ``None`` for a :class:`CranfieldNote` warning."""
+    global _note_sink
+    _note_sink = sink
+
+
+def note(text: str) -> None:
+    """Tell the user something that changes no number: a one-line note on the command
+    line, a :class:`CranfieldNote` warning in Python."""
+    if _note_sink is not None:
+        _note_sink(text)
+        return
+    import warnings
+
+    warnings.warn(text, CranfieldNote, stacklevel=3)

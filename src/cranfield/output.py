@@ -90,7 +90,60 @@ def dumps_json(obj, indent: int | None = 2, *, plain: bool = False) -> str:
 # their cells; these functions only lay them out.
 
 #: The layouts :func:`table` writes.
-TABLE_FORMATS = ("text", "markdown", "csv", "tsv")
+TABLE_FORMATS = ("text", "markdown", "csv", "tsv", "latex", "html")
+
+_LATEX_SPECIAL = {
+    "\\": r"\textbackslash{}",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+}
+
+
+def tex_escape(text: str) -> str:
+    """``text`` with LaTeX's special characters written as text."""
+    return "".join(_LATEX_SPECIAL.get(c, c) for c in text)
+
+
+def latex_table(head: Sequence[str], body: Sequence[Sequence[str]], *, left: int = 1) -> str:
+    """A booktabs ``tabular`` (cells escaped; the first ``left`` columns left-aligned,
+    the others right-aligned), no final newline."""
+    lines = [
+        r"% requires \usepackage{booktabs}",
+        r"\begin{tabular}{" + "l" * min(left, len(head)) + "r" * (len(head) - left) + "}",
+        r"\toprule",
+        " & ".join(tex_escape(h) for h in head) + r" \\",
+        r"\midrule",
+    ]
+    lines += [" & ".join(tex_escape(c) for c in row) + r" \\" for row in body]
+    lines += [r"\bottomrule", r"\end{tabular}"]
+    return "\n".join(lines)
+
+
+def html_table(
+    head: Sequence[str], body: Sequence[Sequence[str]], *, caption: str = "", markup: bool = False
+) -> str:
+    """An HTML ``<table>``, no final newline: the header and ``caption`` escaped, the
+    cells too unless ``markup`` (cells that are HTML already, escaped by the caller)."""
+    import html
+
+    out = ["<table>"]
+    if caption:
+        out.append(f"<caption>{html.escape(caption)}</caption>")
+    out.append(
+        "<thead><tr>" + "".join(f"<th>{html.escape(h)}</th>" for h in head) + "</tr></thead>"
+    )
+    out.append("<tbody>")
+    cell = (lambda c: c) if markup else html.escape
+    out += ["<tr>" + "".join(f"<td>{cell(c)}</td>" for c in row) + "</tr>" for row in body]
+    out += ["</tbody>", "</table>"]
+    return "\n".join(out)
 
 
 def text_table(
@@ -173,6 +226,10 @@ def table(
         return markdown_table(head, body, left=left, escape=escape)
     if fmt in ("csv", "tsv"):
         return delimited(head, body, "," if fmt == "csv" else "\t")
+    if fmt == "latex":
+        return latex_table(head, body, left=left)
+    if fmt == "html":
+        return html_table(head, body)
     from .errors import ParameterError
 
     raise ParameterError("format", "one of " + ", ".join(TABLE_FORMATS), fmt)

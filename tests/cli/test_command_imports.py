@@ -39,12 +39,14 @@ HEAVY = (
 
 # pandas: pyarrow imports it on every conversion unless the command line's finder says
 # it is absent (cli/main._WithoutPandas); Dask and the service's stack: never in a small
-# job; SciPy's statistics and matplotlib only where the job computes a test or draws
+# job; matplotlib only where the job draws; of SciPy only the special functions where the
+# job computes a test (cranfield.distributions: scipy.stats alone takes about 0.6 s)
 NEVER = ("pandas", "dask", "distributed", "sqlalchemy", "starlette", "sklearn")
+STATS = ("scipy.stats", "scipy.optimize", "scipy.sparse", "scipy.spatial")
 SMALL_JOB_NEVER = {
-    "ab": NEVER + ("matplotlib",),
-    "interleave": NEVER + ("matplotlib",),
-    "report": NEVER + ("matplotlib",),
+    "ab": NEVER + STATS + ("matplotlib",),
+    "interleave": NEVER + STATS + ("matplotlib",),
+    "report": NEVER + STATS + ("matplotlib",),
     "plot": NEVER + ("scipy",),
     "agreement": NEVER + ("scipy", "matplotlib"),
 }

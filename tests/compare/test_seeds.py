@@ -54,6 +54,22 @@ def collection(tmp_path, seed, n_topics, names, n_docs, depth):
     return qrels, paths, topics
 
 
+def table_values(html: str, table_id: str) -> list[list[float]]:
+    """The numbers (``data-value``) of each body row of the report's table ``table_id``."""
+    import re
+
+    start = html.index(f'<table id="{table_id}"')
+    table = html[start : html.index("</table>", start)]
+    rows = re.findall(r"<tr>(.*?)</tr>", table)[1:]
+    return [[float(v) for v in re.findall(r'data-value="([^"]+)"', row)] for row in rows]
+
+
+def spread_cells(w: dict) -> list[float]:
+    """A JSON spread row's numbers in the report table's column order."""
+    keys = ("seeds", "topics", "mean", "sd", "min", "max", "ci_low", "ci_high")
+    return [w[k] for k in keys]
+
+
 @pytest.mark.parametrize("case", range(40))
 def test_spreads_and_tests_equal_a_direct_computation(case):
     rng = np.random.default_rng(case)
@@ -180,7 +196,6 @@ def test_eval_reports_each_systems_spread_of_its_seeds_aggregates(tmp_path, cli)
 def test_report_shows_the_spread_and_compares_the_systems(tmp_path, cli):
     """``report --system``: the spread table holds the numbers of ``eval --system``, and
     the systems' comparison has compare --system's p-values."""
-    import re
 
     qrels, paths, topics = collection(tmp_path, 11, 12, ("base", "s1", "s2", "s3"), 10, 8)
     common = ["-m", "AP", "nDCG@10", "--system", "sys=s*"]
@@ -192,17 +207,150 @@ def test_report_shows_the_spread_and_compares_the_systems(tmp_path, cli):
     html = out.read_text(encoding="utf-8")
     _, ev, _ = cli("eval", qrels, *paths, *common, "-f", "json")
     want = json.loads(ev)["seeds"]
-    start = html.index('<table id="seed-spread"')
-    table = html[start : html.index("</table>", start)]
-    rows = re.findall(r"<tr>(.*?)</tr>", table)[1:]
+    rows = table_values(html, "seed-spread")
     assert len(rows) == len(want) == 2
-    for row, w in zip(rows, want, strict=True):
-        values = [float(v) for v in re.findall(r'data-value="([^"]+)"', row)]
-        assert values == pytest.approx(
-            [w["seeds"], w["topics"], w["mean"], w["sd"], w["min"], w["max"], w["ci_low"],
-             w["ci_high"]], rel=1e-12,
-        )  # fmt: skip
+    for values, w in zip(rows, want, strict=True):
+        assert values == pytest.approx(spread_cells(w), rel=1e-12)
     _, cmp, _ = cli("compare", qrels, *paths, *common, "-f", "json")
     assert 'id="comparison-seeds-summary"' in html
     for r in json.loads(cmp)["rows"]:
         assert f"{r['p_t']:.4f}" in html[html.index('id="seeds"') :]
+
+
+@pytest.mark.parametrize("column, layout", [("seed", "wide"), ("fold", "long")])
+def test_a_seed_column_of_a_per_query_table_names_the_systems(tmp_path, cli, column, layout):
+    """``compare --from-per-query`` with a seed (fold) column: each (run, seed) a run,
+    merged per system as ``--system`` merges the files of its seeds."""
+    qrels, paths, _ = collection(tmp_path, 7, 15, ("bm25", "d1", "d2", "d3"), 12, 10)
+    argv = ["-m", "AP", "nDCG@10", "-f", "json"]
+    status, out, err = cli("compare", qrels, *paths, *argv, "--system", "dense=d1,d2,d3")
+    assert status == 0, err
+    by_files = json.loads(out)
+    status, raw, _ = cli("eval", qrels, *paths, "-m", "AP", "nDCG@10", "-q", "-f", "json")
+    rows = []  # the per-query table with a seed column, written here
+    for run in json.loads(raw)["runs"]:
+        system, seed = ("bm25", "1") if run["name"] == "bm25" else ("dense", run["name"][1:])
+        for q, by_m in run["per_query"].items():
+            if layout == "wide":
+                rows.append(f"{system},{seed},{q},{by_m['AP']!r},{by_m['nDCG@10']!r}")
+            else:
+                rows += [f"{system}\t{seed}\t{q}\t{m}\t{v!r}" for m, v in by_m.items()]
+    table = tmp_path / "scores.txt"
+    head = (
+        f"run,{column},query,AP,nDCG@10"
+        if layout == "wide"
+        else f"run\t{column}\tqid\tmeasure\tvalue"
+    )
+    table.write_text(head + "\n" + "\n".join(rows) + "\n")
+    status, out, err = cli("compare", "--from-per-query", table, "-f", "json")
+    assert status == 0, err
+    by_table = json.loads(out)
+    for a, b in zip(by_files["rows"], by_table["rows"], strict=True):
+        assert {k: v for k, v in a.items() if k != "run" and k != "baseline"} == {
+            k: v for k, v in b.items() if k != "run" and k != "baseline"
+        }
+    assert [s["seed_means"] for s in by_table["seeds"] if s["system"] == "dense"] == [
+        s["seed_means"] for s in by_files["seeds"]
+    ]
+    assert by_table["seeds"][-1]["runs"] == ["dense@1", "dense@2", "dense@3"]
+    # the bm25 "system" of one seed is a system too (its spread is undefined)
+    status, _, err = cli("compare", "--from-per-query", table, "--system", "x=dense@1")
+    assert status == 2 and err.count("\n") == 1 and "seed or fold column" in err
+    status, _, err = cli("compare", "--from-per-query", table, "-f", "csv")
+    assert status == 2 and err.count("\n") == 1 and "spread over seeds" in err
+
+
+def test_a_table_with_both_seed_and_fold_columns_is_refused(tmp_path, cli):
+    table = tmp_path / "s.csv"
+    table.write_text("run,seed,fold,query,AP\na,1,1,q1,0.5\n")
+    status, _, err = cli("compare", "--from-per-query", table)
+    assert status == 2 and err.count("\n") == 1 and "not both" in err
+
+
+@pytest.mark.parametrize("fmt", ["latex", "html"])
+def test_the_spread_table_in_latex_and_html(tmp_path, cli, fmt):
+    qrels, paths, _ = collection(tmp_path, 9, 10, ("bm25", "d_1", "d_2"), 10, 8)
+    argv = ["compare", qrels, *paths, "-m", "AP", "--system", "d&x=d_1,d_2"]
+    status, out, err = cli(*argv, "-f", fmt)
+    assert status == 0, err
+    status, js, _ = cli(*argv, "-f", "json")
+    (spread,) = json.loads(js)["seeds"]
+    mean = f"{spread['mean']:.4f}"
+    if fmt == "latex":
+        assert r"d\&x & AP & 2 & 10 & " + mean in out and r"\begin{tabular}{llrrrrrrrr}" in out
+    else:
+        assert f"<tr><td>d&amp;x</td><td>AP</td><td>2</td><td>10</td><td>{mean}</td>" in out
+
+
+def test_each_topic_group_gets_the_spread_of_its_own_topics(tmp_path, cli):
+    """``--system`` with ``--topic-groups``: a group's spread over seeds is the spread of
+    the seeds' means over that group's topics (computed here from eval -q)."""
+    qrels, paths, topics = collection(tmp_path, 11, 16, ("bm25", "d1", "d2", "d3"), 12, 10)
+    groups = tmp_path / "groups.tsv"
+    group_of = {t: ("hard" if int(t) % 3 == 0 else "easy") for t in topics}
+    groups.write_text("topic\tgroup\n" + "".join(f"{t}\t{g}\n" for t, g in group_of.items()))
+    argv = ["compare", qrels, *paths, "-m", "AP", "--system", "dense=d1,d2,d3", "-f", "json"]
+    status, out, err = cli(*argv, "--topic-groups", groups)
+    assert status == 0, err
+    doc = json.loads(out)
+    status, raw, _ = cli("eval", qrels, *paths, "-m", "AP", "-q", "-f", "json")
+    values = {
+        r["name"]: {q: v["AP"] for q, v in r["per_query"].items()} for r in json.loads(raw)["runs"]
+    }
+    assert set(doc["groups_seeds"]) == {"easy", "hard"}
+    for group, rows in doc["groups_seeds"].items():
+        mine = [t for t in topics if group_of[t] == group]
+        means = np.array([np.mean([values[s][t] for t in mine]) for s in ("d1", "d2", "d3")])
+        (row,) = rows
+        assert row["topics"] == len(mine) and row["seeds"] == 3
+        assert row["seed_means"] == pytest.approx(means.tolist(), rel=1e-12)
+        assert row["sd"] == pytest.approx(np.std(means, ddof=1), rel=1e-12)
+    status, text, _ = cli(*argv[:-2], "--topic-groups", groups)
+    assert status == 0 and "systems over seeds, topic group hard" in text
+
+
+def test_the_report_gives_each_topic_group_its_spread_over_seeds(tmp_path, cli):
+    """``report --system --topic-groups``: each group's spread table holds the numbers of
+    ``compare --system --topic-groups`` (JSON ``groups_seeds``)."""
+
+    qrels, paths, topics = collection(tmp_path, 13, 12, ("base", "s1", "s2"), 10, 8)
+    groups = tmp_path / "g.tsv"
+    groups.write_text("topic\tgroup\n" + "".join(f"{t}\t{'ab'[int(t) % 2]}\n" for t in topics))
+    common = ["-m", "AP", "--system", "sys=s*", "--topic-groups", groups]
+    out = tmp_path / "r.html"
+    status, _, err = cli(
+        "report", qrels, *paths, *common, "--max-depth", "2", "--depths", "1", "-o", out
+    )
+    assert status == 0, err
+    html = out.read_text(encoding="utf-8")
+    status, cmp, err = cli("compare", qrels, *paths, *common, "-f", "json")
+    assert status == 0, err
+    want = json.loads(cmp)["groups_seeds"]
+    order = list(dict.fromkeys("ab"[int(t) % 2] for t in topics))  # as in the file
+    for k, name in enumerate(order):
+        (values,) = table_values(html, f"seed-spread-group-{k}")
+        (w,) = want[name]
+        assert values == pytest.approx(spread_cells(w), rel=1e-12)
+
+
+def test_eval_gives_each_topic_group_its_spread_over_seeds(tmp_path, cli):
+    qrels, paths, topics = collection(tmp_path, 17, 14, ("s1", "s2", "s3"), 10, 8)
+    groups = tmp_path / "g.tsv"
+    group_of = {t: ("x" if int(t) <= 5 else "y") for t in topics}
+    groups.write_text("topic\tgroup\n" + "".join(f"{t}\t{g}\n" for t, g in group_of.items()))
+    argv = ["eval", qrels, *paths, "-m", "AP", "--system", "sys=s*"]
+    status, out, err = cli(*argv, "--topic-groups", groups, "-f", "json")
+    assert status == 0, err
+    got = json.loads(out)["groups_seeds"]
+    _, raw, _ = cli("eval", qrels, *paths, "-m", "AP", "-q", "-f", "json")
+    values = {
+        r["name"]: {q: v["AP"] for q, v in r["per_query"].items()} for r in json.loads(raw)["runs"]
+    }
+    for g in ("x", "y"):
+        mine = [t for t in topics if group_of[t] == g]
+        means = [np.mean([values[s][t] for t in mine]) for s in ("s1", "s2", "s3")]
+        (row,) = got[g]
+        assert row["seed_means"] == pytest.approx(means, rel=1e-12) and row["topics"] == len(mine)
+        assert row["sd"] == pytest.approx(np.std(means, ddof=1), rel=1e-12)
+    status, text, _ = cli(*argv, "--topic-groups", groups)
+    assert status == 0 and "systems over seeds, topic group y" in text

@@ -89,3 +89,33 @@ def test_workers_that_keep_dying_give_one_clear_error():
     assert isinstance(error, CranfieldError)
     text = str(error)
     assert text.startswith("p3.txt: ") and "died" in text and "\n" not in text
+
+
+def test_a_job_whose_scattered_inputs_were_lost_is_submitted_once_more(
+    dask_client, big_partitions, monkeypatch
+):
+    """Scattered qrels die with their worker (they cannot be recomputed) and the
+    scheduler cancels the tasks needing them: the job is submitted again, once."""
+    from cranfield.distributed import evaluation
+    from cranfield.distributed.cluster import InputsLost
+
+    qrels, run_dir, whole = big_partitions
+    real, calls = evaluation.gather, []
+
+    def lose_the_first(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == 1:
+            raise InputsLost("part0.txt: the Dask scheduler cancelled this task")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(evaluation, "gather", lose_the_first)
+    results = cranfield.evaluate(qrels, run_dir, ["AP", "P@10"], engine="dask", client=dask_client)
+    local = cranfield.evaluate(qrels, whole, ["AP", "P@10"])
+    assert len(calls) == 2 and results.dumps(per_query=True) == local.dumps(per_query=True)
+
+    def always_lose(*args, **kwargs):
+        raise InputsLost("part0.txt: the Dask scheduler cancelled this task")
+
+    monkeypatch.setattr(evaluation, "gather", always_lose)
+    with pytest.raises(InputsLost, match="cancelled"):
+        cranfield.evaluate(qrels, run_dir, ["AP"], engine="dask", client=dask_client)

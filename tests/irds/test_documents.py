@@ -98,6 +98,9 @@ def test_judge_reads_documents_by_id_as_from_a_file(docs_collection, tmp_path, c
 
 
 def test_campaign_init_takes_documents_by_id(docs_collection, tmp_path, cli):
+    """``--documents irds:ID`` stores no document at creation; each accepted run stores
+    the documents it names (as the document store gives them), once; a run naming a
+    document the collection lacks is refused with its line."""
     topics = tmp_path / "topics.jsonl"
     topics.write_text('{"id": "1", "title": "t"}\n')
     db_path = tmp_path / "c.db"
@@ -106,13 +109,69 @@ def test_campaign_init_takes_documents_by_id(docs_collection, tmp_path, cli):
         "--documents", "irds:cranfield-test/docs", "--scale", "0=no,1=yes",
     )  # fmt: skip
     assert status == 0, err
-    from cranfield.service import campaigns
+    assert "documents from irds:cranfield-test/docs as runs name them" in out
+    from sqlalchemy import select
+
+    from cranfield.service import accounts, campaigns, submissions
     from cranfield.service.db import open_database
+    from cranfield.service.models import Document
+    from cranfield.service.problems import Invalid
+
+    def stored(db) -> dict:
+        with db.read() as s:
+            rows = s.execute(select(Document.doc_id, Document.title, Document.text)).all()
+        return {d: (d, title, text) for d, title, text in rows}
 
     db = open_database(str(db_path))
     try:
         with db.read() as s:
-            summary = campaigns.summary(s, campaigns.get(s, "irds"))
+            assert campaigns.summary(s, campaigns.get(s, "irds"))["documents"] == 0
+        uid = accounts.add_user(
+            db, "p", "correct horse battery", role="participant", campaign="irds"
+        )
+        truth = documents_by_id("irds:cranfield-test/docs", [f"d{i}" for i in range(N)])
+        for k, docs in enumerate((["d1", "d3", "d5"], ["d3", "d7"])):
+            run = tmp_path / f"r{k}.txt"
+            run.write_text("".join(f"1 Q0 {d} {r + 1} {9 - r} r{k}\n" for r, d in enumerate(docs)))
+            submissions.submit(db, "irds", uid, run)
+        got = stored(db)
+        assert sorted(got) == ["d1", "d3", "d5", "d7"]
+        assert all(got[d] == (truth[d].id, truth[d].title, truth[d].text) for d in got)
+        bad = tmp_path / "bad.txt"
+        bad.write_text("1 Q0 d2 1 9 bad\n1 Q0 nowhere 2 8 bad\n")
+        with pytest.raises(Invalid) as refused:
+            submissions.submit(db, "irds", uid, bad)
+        assert refused.value.problems == [
+            {"line": 2, "message": "document 'nowhere' is not in the collection"}
+        ]
+        assert sorted(stored(db)) == ["d1", "d3", "d5", "d7"]  # nothing of a refused run
     finally:
         db.close()
-    assert summary["documents"] == N
+
+
+def test_the_campaign_form_takes_a_collection_id(docs_collection, tmp_path):
+    from fastapi.testclient import TestClient
+
+    from cranfield.service import accounts
+    from cranfield.service.app import Config, create_app
+    from cranfield.service.db import open_database
+
+    db = open_database(str(tmp_path / "c.db"))
+    try:
+        accounts.add_user(db, "boss", "correct horse battery", role="coordinator")
+        c = TestClient(create_app(db, Config()))
+        r = c.post("/api/session", json={"username": "boss", "password": "correct horse battery"})
+        headers = {"X-CSRF-Token": r.json()["csrf"]}
+        topics = ("topics.jsonl", b'{"id": "1", "title": "t"}\n')
+        form = {"name": "byid", "documents_id": "irds:cranfield-test/docs", "scale": "0=no,1=yes"}
+        r = c.post("/api/campaigns", data=form, files={"topics": topics}, headers=headers)
+        assert r.status_code == 201, r.text
+        form |= {"name": "nodocs", "documents_id": "irds:cranfield-test/nodocs"}
+        r = c.post("/api/campaigns", data=form, files={"topics": topics}, headers=headers)
+        assert r.status_code == 422 and "has no docs" in r.text
+        form |= {"name": "both", "documents_id": "irds:cranfield-test/docs"}
+        files = {"topics": topics, "documents": ("d.jsonl", b'{"id": "x", "text": "y"}\n')}
+        r = c.post("/api/campaigns", data=form, files=files, headers=headers)
+        assert r.status_code == 422 and "not both" in r.text
+    finally:
+        db.close()

@@ -231,3 +231,25 @@ def test_measure_language_equals_ndeval_bit_for_bit():
                 assert a == b, (seed, q, str(m), a, b)
                 compared += 1
     assert compared > 10_000
+
+
+def test_a_large_qrels_file_read_in_two_halves_is_ndevals(tmp_path, capsys):
+    """Qrels over 1 MB are read by two threads, cut at a line end: the same output as
+    ndeval, and a bad line in the second half reported with its own number."""
+    rng = random.Random(42)
+    qrels_text, run_text, _ = collection(rng, 40)
+    lines = qrels_text.splitlines()
+    while sum(len(x) + 1 for x in lines) < 1_300_000:  # repeated judgments: same meaning
+        lines += lines[:5000]
+    qrels, run = tmp_path / "qrels.txt", tmp_path / "run.txt"
+    qrels.write_text("\n".join(lines) + "\n")
+    run.write_text(run_text)
+    expected = ndeval(qrels, run)
+    assert expected.returncode == 0, expected.stderr
+    status, out, err = cranfield_ndeval(capsys, qrels, run)
+    assert (status, err) == (0, "") and out.encode() == expected.stdout
+    bad = len(lines) * 3 // 4
+    lines[bad] = "1 x d01 1"
+    qrels.write_text("\n".join(lines) + "\n")
+    status, out, err = cranfield_ndeval(capsys, qrels, run)
+    assert status == 2 and out == "" and f"{qrels}:{bad + 1}:" in err

@@ -56,6 +56,9 @@ EXPECTED: dict[tuple[str, str], set[str]] = {
     ("GET", "/api/links/{token}"): ALL,
     ("POST", "/api/links/{token}"): ALL,
     ("POST", "/api/me/password"): LOGGED_IN,
+    ("GET", "/api/me/devices"): LOGGED_IN,
+    ("DELETE", "/api/me/devices/{device}"): LOGGED_IN,
+    ("POST", "/api/campaigns/{name}/forget-devices"): {C},
     ("GET", "/link/{token}"): ALL,
     ("POST", "/link/{token}"): ALL,
     ("GET", "/account"): LOGGED_IN,
@@ -76,6 +79,8 @@ EXPECTED: dict[tuple[str, str], set[str]] = {
     ("POST", "/c/{name}/pool/extend"): {C},
     ("POST", "/c/{name}/reopen"): {C},
     ("POST", "/c/{name}/reset"): {C},
+    ("POST", "/c/{name}/forget-devices"): {C},
+    ("POST", "/account/devices/{device}/forget"): LOGGED_IN,
     ("GET", "/api/campaigns/{name}/audit.tsv"): {C},
     ("GET", "/"): ALL,
     ("GET", "/login"): ALL,
@@ -136,7 +141,7 @@ def test_a_route_without_a_rule_is_refused(site, monkeypatch):
 
 
 def _request(site, client, method: str, path: str):
-    url = path.replace("{name}", "c").replace("{pair}", str(site.pair))
+    url = path.replace("{name}", "c").replace("{pair}", str(site.pair)).replace("{device}", "1")
     if url == "/static":
         url = "/static/style.css"
     if method in ("POST", "PUT") and url in ("/login",):

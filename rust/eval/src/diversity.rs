@@ -137,11 +137,11 @@ impl Intents {
         let num_topics = topic_docs.len().saturating_sub(1);
         let num_docs = topic_docs.last().copied().unwrap_or(0);
         // (doc, subtopic, file order): the last judgment of each pair decides relevance
-        let mut order: Vec<u32> = (0..lines.len() as u32).collect();
-        order.sort_by_key(|&i| {
-            let l = &lines[i as usize];
-            (l.doc, l.subtopic, i)
-        });
+        // the keys beside the line numbers (sorted in place: no random access per
+        // comparison); unique, so an unstable sort gives the stable order
+        let mut order: Vec<(u32, i64, u32)> =
+            lines.iter().enumerate().map(|(i, l)| (l.doc, l.subtopic, i as u32)).collect();
+        order.sort_unstable();
         // the relevant documents of each (topic, subtopic): every line's judgment
         let mut by_sub: Vec<(u32, i64, i64)> =
             lines.iter().map(|l| (l.topic, l.subtopic, l.grade.min(1))).collect();
@@ -171,16 +171,12 @@ impl Intents {
         let mut grades: Vec<i64> = Vec::new();
         let mut k = 0;
         while k < order.len() {
-            let first = &lines[order[k] as usize];
+            let (doc, subtopic, _) = order[k];
             let mut end = k;
-            while end < order.len() {
-                let l = &lines[order[end] as usize];
-                if l.doc != first.doc || l.subtopic != first.subtopic {
-                    break;
-                }
+            while end < order.len() && order[end].0 == doc && order[end].1 == subtopic {
                 end += 1;
             }
-            let last = &lines[order[end - 1] as usize];
+            let last = &lines[order[end - 1].2 as usize];
             if last.grade > 0 {
                 let t = last.topic as usize;
                 let local = &sub_numbers[topic_subs[t]..topic_subs[t + 1]];

@@ -48,7 +48,8 @@ def add_arguments(parser: Parser) -> None:
     p.add_argument(
         "--documents",
         help="documents: JSONL {id,title,text}, TREC SGML <DOC>, Parquet, a directory, or "
-        "a collection's by its ir_datasets id (irds:ID)",
+        "a collection's by its ir_datasets id (irds:ID: only the documents the runs name "
+        "are stored, looked up as each run is accepted)",
     )
     p.add_argument(
         "--scale",
@@ -197,16 +198,18 @@ def run_init(args) -> int:
             )
             return 0
         from ..collection import read_documents, read_topics
+        from ..core.io.collections import collection_id
 
         topics = read_topics(args.topics)
+        by_id = collection_id(args.documents) is not None  # stored as runs name them
+        documents = args.documents if by_id else read_documents(args.documents)
         db = _open(args.database, create=True)
         try:
-            campaigns.create_campaign(
-                db, args.name, topics, read_documents(args.documents), settings
-            )
+            campaigns.create_campaign(db, args.name, topics, documents, settings)
         finally:
             db.close()
-    print(f"campaign {args.name}: {len(topics)} topics")
+    more = f"; documents from {args.documents} as runs name them" if by_id else ""
+    print(f"campaign {args.name}: {len(topics)} topics{more}")
     return 0
 
 

@@ -104,23 +104,42 @@ def _scores(args):
     """(per-query scores, baseline run names, seed spreads, notes for stderr), everything
     validated before evaluation; the runs of each ``--system`` merged into the system's
     per-topic means over its seeds (:func:`cranfield.compare.seeds.merge_seeds`)."""
-    scores, names, paths, notes = _read_scores(args)
+    return _scores_and_seeds(args)[:4]
+
+
+def _scores_and_seeds(args):
+    """:func:`_scores` and ``spreads_of(topic_scores)``: the spreads over seeds of the
+    runs' scores cut to some topics (a topic group), None without systems."""
+    scores, names, paths, notes, seeded = _read_scores(args)
     systems = systems_value(args, names, paths)
-    spreads = []
+    if seeded:  # a per-query table with a seed (fold) column names its systems
+        if systems:
+            raise ParameterError(
+                "--system", "none when the per-query table has a seed or fold column", args.system
+            )
+        systems = seeded
+    spreads, spreads_of = [], None
     if systems:
         from ..compare.seeds import merge_seeds
 
         confidence = number(args.confidence, "--confidence", float, 0, 1, open_=True)
+        runs = scores
+
+        def spreads_of(select):
+            return merge_seeds(select(runs), systems, confidence)[1]
+
         scores, spreads, seed_notes = merge_seeds(scores, systems, confidence)
         notes = notes + seed_notes
         file_of = dict(zip(names, paths, strict=False))
         names = list(dict.fromkeys(r for by_run in scores.values() for r in by_run))
         paths = [file_of.get(n, n) for n in names] if paths else []
-    return scores, resolve_baselines(args.baseline, names, paths), spreads, notes
+    baselines = resolve_baselines(args.baseline, names, paths)
+    return scores, baselines, spreads, notes, spreads_of
 
 
 def _read_scores(args):
-    """(per-query scores, run names, their files, notes) of the command's inputs."""
+    """(per-query scores, run names, their files, notes, systems of a seed column) of
+    the command's inputs."""
     from ..compare.per_query import read_table
 
     if args.from_per_query:
@@ -146,7 +165,7 @@ def _read_scores(args):
             scores = {m: scores[m] for m in args.measure}
         runs = dict.fromkeys(r for per_run in scores.values() for r in per_run)
         systems_value(args, list(runs))  # checked before the work
-        return scores, list(runs), [], notes
+        return scores, list(runs), [], notes, table.systems
     if not args.qrels or len(args.runs) < 2:
         raise ParameterError(
             "QRELS RUN RUN",
@@ -177,14 +196,31 @@ def _read_scores(args):
         complete=args.complete,
         subtopic_qrels=subtopic_qrels_value(args),
     )
-    return results.per_query_table(), names, list(args.runs), []
+    return results.per_query_table(), names, list(args.runs), [], {}
 
 
-def _with_spreads(text: str, spreads, args) -> str:
+#: the formats that carry the spread over seeds beside the comparison (CSV holds one
+#: table: the comparison's; its spreads are in JSON)
+SPREAD_FORMATS = ("text", "markdown", "json", "latex", "html")
+
+
+def _spread_format(args) -> ParameterError:
+    return ParameterError(
+        "--system", "-f " + ", ".join(SPREAD_FORMATS) + " (the spread over seeds)", args.format
+    )
+
+
+def _with_spreads(text: str, spreads, args, per_group: dict | None = None) -> str:
     """The comparison followed by each system's spread over its seeds: JSON adds
-    ``seeds`` (a row per system and measure); text and markdown add a table."""
+    ``seeds`` (a row per system and measure; ``groups_seeds`` per topic group); the
+    other formats add a table (and one per topic group)."""
+    import html
+
     from ..compare.seeds import spread_table
 
+    if args.format not in SPREAD_FORMATS:  # systems from a per-query table's seed column
+        raise _spread_format(args)
+    per_group = per_group or {}
     if args.format == "json":
         import json
 
@@ -192,15 +228,26 @@ def _with_spreads(text: str, spreads, args) -> str:
 
         doc = json.loads(text)
         doc["seeds"] = [s.to_row() for s in spreads]
+        if per_group:
+            doc["groups_seeds"] = {g: [s.to_row() for s in rows] for g, rows in per_group.items()}
         return dumps_json(doc)
-    heading = "### " if args.format == "markdown" else "== "
-    tail = "" if args.format == "markdown" else " =="
     level = number(args.confidence, "--confidence", float, 0, 1, open_=True)
-    return (
-        f"{text}\n\n{heading}systems over seeds (mean over seeds of each one's mean over topics; "
-        f"sd, range and {level:g} t interval over seeds){tail}\n"
-        + spread_table(spreads, args.format)
+    title = (
+        "systems over seeds (mean over seeds of each one's mean over topics; "
+        f"sd, range and {level:g} t interval over seeds)"
     )
+    heading = {"markdown": "### {}", "latex": "% {}", "html": "<h3>{}</h3>"}.get(
+        args.format, "== {} =="
+    )
+    parts = [text, heading.format(title) + "\n" + spread_table(spreads, args.format)]
+    for group, rows in per_group.items():
+        label = html.escape(group) if args.format == "html" else group
+        parts.append(
+            heading.format(f"systems over seeds, topic group {label}")
+            + "\n"
+            + spread_table(rows, args.format)
+        )
+    return "\n\n".join(parts)
 
 
 def _rendered(result, per_group: dict, args, record) -> str:
@@ -247,17 +294,15 @@ def run(args) -> int:
     from ._common import topic_groups_value
 
     options = _options(args)
-    if args.system and args.format not in ("text", "markdown", "json"):
-        raise ParameterError(
-            "--system", "-f text, markdown or json (the spread table)", args.format
-        )
+    if args.system and args.format not in SPREAD_FORMATS:
+        raise _spread_format(args)
     # the backend that computes the pairs' tests and intervals (dask: in Dask workers)
     options["engine"] = engine_value(args)
     options["scheduler"] = args.scheduler
     notes: list[str] = []
     topic_groups = topic_groups_value(args)
     with warnings_as_notes(notes):
-        scores, baseline, spreads, read_notes = _scores(args)
+        scores, baseline, spreads, read_notes, spreads_of = _scores_and_seeds(args)
 
         def compared(table):
             return compare(
@@ -272,7 +317,7 @@ def run(args) -> int:
             )
 
         result = compared(scores)
-        per_group = {}
+        per_group, group_spreads = {}, {}
         if topic_groups is not None:
             from ..core.groups import select_topics
 
@@ -281,6 +326,11 @@ def run(args) -> int:
             )
             for name in topic_groups.names:
                 per_group[name] = compared(select_topics(scores, topic_groups, name))
+            if spreads_of is not None:  # each group's spread over seeds, on its topics
+                group_spreads = {
+                    name: spreads_of(lambda t, n=name: select_topics(t, topic_groups, n))
+                    for name in topic_groups.names
+                }
         record = None
         if args.format == "json":  # what the numbers were computed from (files hashed)
             from ..provenance import of_arguments
@@ -289,7 +339,7 @@ def run(args) -> int:
             record = of_arguments(args, files)
         text = _rendered(result, per_group, args, record)
         if spreads:
-            text = _with_spreads(text, spreads, args)
+            text = _with_spreads(text, spreads, args, group_spreads)
     emit(text)
     notes = read_notes + notes
     print_notes("compare", notes)  # after the result: a failure is one line, no notes

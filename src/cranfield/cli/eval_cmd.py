@@ -138,15 +138,17 @@ def _read_groups(args):
     return topic_groups_value(args)
 
 
-def _with_systems(text: str, results, args, digits: int) -> str:
+def _with_systems(text: str, results, args, digits: int, groups=None) -> str:
     """``--system``: after the runs, each system's value over its seeds (the measure's
     own aggregate of the run of each seed: mean, sd, range, 95% t interval;
-    :func:`cranfield.compare.seeds.spread`); JSON adds ``seeds``."""
+    :func:`cranfield.compare.seeds.spread`); JSON adds ``seeds``. With ``groups``
+    (``--topic-groups``: ``{group: Results}``) the same per group (``groups_seeds``)."""
     from ..compare.seeds import result_spreads, spread_table
     from ._common import systems_value
 
     systems = systems_value(args, [r.name for r in results.runs], args.runs)
     rows = result_spreads(results, systems)
+    per_group = {g: result_spreads(r, systems) for g, r in (groups or {}).items()}
     if args.format == "json":
         import json
 
@@ -154,14 +156,21 @@ def _with_systems(text: str, results, args, digits: int) -> str:
 
         doc = json.loads(text)
         doc["seeds"] = [r.to_row() for r in rows]
+        if per_group:
+            doc["groups_seeds"] = {g: [r.to_row() for r in v] for g, v in per_group.items()}
         return dumps_json(doc)
     heading, tail = ("### ", "") if args.format == "markdown" else ("== ", " ==")
-    return (
-        f"{text.rstrip(chr(10))}\n\n{heading}systems over seeds (the aggregate of each seed; "
-        f"mean, sd, range and 95% t interval over seeds){tail}\n"
-        + spread_table(rows, args.format, digits)
-        + "\n"
-    )
+    title = "systems over seeds (the aggregate of each seed; mean, sd, range and 95% t interval over seeds)"
+    parts = [
+        text.rstrip("\n"),
+        f"{heading}{title}{tail}\n" + spread_table(rows, args.format, digits),
+    ]
+    for g, v in per_group.items():
+        parts.append(
+            f"{heading}systems over seeds, topic group {g}{tail}\n"
+            + spread_table(v, args.format, digits)
+        )
+    return "\n\n".join(parts) + "\n"
 
 
 def _finish(results, qrels, args, digits: int, topic_groups=None) -> int:
@@ -203,6 +212,6 @@ def _finish(results, qrels, args, digits: int, topic_groups=None) -> int:
         groups=groups,
     )
     if getattr(args, "system", None):
-        text = _with_systems(text, results, args, digits)
+        text = _with_systems(text, results, args, digits, groups)
     deliver(text, args.output)
     return 0

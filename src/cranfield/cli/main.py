@@ -34,6 +34,10 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
         "ndeval_cmd",
         "drop-in replacement for ndeval (TREC diversity evaluation: same options and output)",
     ),
+    "sample_eval": (
+        "sample_eval_cmd",
+        "drop-in for TREC's sample_eval.pl: infAP (xinfAP), infNDCG from sampled judgments",
+    ),
     "measures": ("measures_cmd", "list the measures, or show one with its formula and source"),
     "runs": ("runs_cmd", "describe runs: topics, depth, ties, score range, ir_metadata"),
     "compare": ("compare_cmd", "compare runs: significance tests, effect sizes, tables"),
@@ -238,6 +242,23 @@ def _check_output(args) -> None:
     check_outputs(args)
 
 
+def _notes_printed(name: str | None) -> None:
+    """cranfield's notes from the library (:func:`cranfield.errors.note`) become the
+    command's one-line notes on stderr (``None``: warnings again, once it ends)."""
+    from .. import errors
+
+    if name is None:
+        errors.set_note_sink(None)
+        return
+
+    def sink(text: str) -> None:
+        from ._output import print_notes
+
+        print_notes(name, [text])
+
+    errors.set_note_sink(sink)
+
+
 def _guard(call, name: str) -> int:
     """Run a subcommand; user errors become one line on stderr and exit status 2.
 
@@ -246,6 +267,7 @@ def _guard(call, name: str) -> int:
     (``rust/engine/src/out_of_memory.rs``), instead of Rust's abort.
     """
     engine = None
+    _notes_printed(name)
     try:
         from .. import _engine as engine
 
@@ -271,6 +293,7 @@ def _guard(call, name: str) -> int:
     finally:
         if engine is not None:
             engine.set_out_of_memory_line("")
+        _notes_printed(None)
 
 
 def _interrupted_status(name: str) -> int:

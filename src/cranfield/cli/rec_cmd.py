@@ -75,8 +75,44 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="FILE",
         help="item features or embeddings (item, numeric columns) for ild@k",
     )
+    e.add_argument(
+        "--sampled-negatives",
+        metavar="M",
+        help="also report HR@k, nDCG@k and RR as a sampled evaluation with M negatives "
+        "would (NAME~M) and corrected (Krichene & Rendle 2020); needs lists over the catalogue",
+    )
+    e.add_argument(
+        "--gamma",
+        default="0",
+        help="bias-variance weight of the sampled metrics' correction, in [0, 1] (default 0)",
+    )
+    e.add_argument(
+        "--user-groups",
+        metavar="FILE",
+        help="a table of user and group columns (one group a user) for user_mad@k",
+    )
+    e.add_argument(
+        "--item-groups",
+        metavar="FILE",
+        help="a table of item and group columns (providers; one group an item) for item_mad@k",
+    )
     add_format(e, FORMATS)
     add_output(e, via_stdout=True)
+    p = sub.add_parser(
+        "plot",
+        help="the popularity-bias plot: each user's recommended against profile popularity",
+    )
+    p.add_argument("interactions", help="the interaction log (the whole log with --split)")
+    p.add_argument("recs", help="recommendation lists (user, item, score or rank)")
+    _add_split(p, required=False)
+    p.add_argument("--train", metavar="FILE", help="the training interactions (without --split)")
+    p.add_argument("-k", default="10", help="the lists' cutoff (default 10)")
+    p.add_argument(
+        "--keep-train-items",
+        action="store_true",
+        help="keep a user's training items in their list (default: removed)",
+    )
+    add_output(p, required=True, help="the figure: a file ending in .png, .svg or .pdf")
     s = sub.add_parser("split", help="split an interaction log into train and test files")
     s.add_argument("interactions", help="the interaction log")
     _add_split(s, required=True)
@@ -117,26 +153,20 @@ def _split_params(args) -> dict:
 def run(args) -> int:
     if args.action == "split":
         return _split(args)
-    from ..errors import ParameterError
+    if args.action == "plot":
+        return _plot(args)
     from ..output import dumps_json, number_cell, table
-    from ..rec import evaluate_recommendations, read_interactions, read_recommendations, split
+    from ..rec import evaluate_recommendations, read_recommendations
     from ..rec.evaluate import read_item_features
 
-    if args.split and args.train:
-        raise ParameterError("--train", "no --train with --split (the split makes it)", args.train)
-    params, seed = _split_params(args), seed_value(args)
     min_rating = (
         None
         if args.min_rating is None
         else number(args.min_rating, "--min-rating", float, -1e300, 1e300)
     )
-    log = read_interactions(args.interactions)
+    train, test = _train_and_test(args)
     recs = read_recommendations(args.recs)
     features = None if args.item_features is None else read_item_features(args.item_features)
-    train = None if args.train is None else read_interactions(args.train)
-    test = log
-    if args.split:
-        train, test = split(log, args.split, seed=seed, **params)
     result = evaluate_recommendations(
         test,
         recs,
@@ -146,6 +176,12 @@ def run(args) -> int:
         min_rating=min_rating,
         features=features,
         complete=args.complete,
+        user_groups=args.user_groups,
+        item_groups=args.item_groups,
+        sampled_negatives=None
+        if args.sampled_negatives is None
+        else number(args.sampled_negatives, "--sampled-negatives", int, 1, 10**6),
+        gamma=number(args.gamma, "--gamma", float, 0, 1),
     )
     values = result.table()
     if args.format == "json":
@@ -161,6 +197,40 @@ def run(args) -> int:
 
     for note in result.notes:
         print(f"cranfield rec: note: {note}", file=sys.stderr)
+    return 0
+
+
+def _train_and_test(args):
+    """(train, test) of ``rec eval``/``rec plot``: ``--split`` of the log, or ``--train``."""
+    from ..errors import ParameterError
+    from ..rec import read_interactions, split
+
+    if args.split and args.train:
+        raise ParameterError("--train", "no --train with --split (the split makes it)", args.train)
+    log = read_interactions(args.interactions)
+    train = None if args.train is None else read_interactions(args.train)
+    if args.split:
+        return split(log, args.split, seed=seed_value(args), **_split_params(args))
+    return train, log
+
+
+def _plot(args) -> int:
+    from ..errors import ParameterError
+    from ..rec import read_recommendations
+    from ..rec.evaluate import popularity_bias
+    from ..report import plots
+
+    suffix = args.output.rsplit(".", 1)[-1].lower() if "." in args.output else ""
+    if suffix not in plots.FORMATS:
+        raise ParameterError("--output", "a file name ending in .png, .svg or .pdf", args.output)
+    k = number(args.k, "-k", int, 1, 10**6)
+    train, test = _train_and_test(args)
+    if train is None:
+        raise ParameterError("--split/--train", "the training interactions (the profiles)", None)
+    data = popularity_bias(
+        test, read_recommendations(args.recs), train, k, not args.keep_train_items
+    )
+    plots.save_figure(plots.draw_popularity_bias(data, k=k), args.output)
     return 0
 
 

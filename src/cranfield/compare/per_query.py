@@ -23,6 +23,12 @@ from the content, not the file name):
   next ``runid`` line does. ``all`` lines are the aggregates; the string-valued
   ``runid`` and ``relstring`` lines carry no score.
 
+A delimited table (wide or long) may also have a ``seed`` (or ``fold``) column: the runs
+of one system under several random seeds or folds, ``run`` naming the system. Each
+(run, seed) is then a run of its own, named ``RUN@SEED``, and
+:attr:`ScoreTable.systems` lists them per system (``cranfield compare --from-per-query``
+merges them as ``--system RUN=RUN@1,RUN@2,...`` would: :mod:`cranfield.compare.seeds`).
+
 A file may hold many runs and many measures; a score given twice for the same run,
 measure and query is an error. Undefined values (``nan`` or an empty cell) are refused
 with the line that holds them: the paired tests need a score for every query.
@@ -53,6 +59,7 @@ from .correlation import (
 __all__ = ["ScoreTable", "read_table", "read_per_query", "read_result_table", "correlate_tables"]
 
 _QID_COLUMNS = ("qid", "query", "query_id")
+_SEED_COLUMNS = ("seed", "fold")
 _AGGREGATE = "all"
 #: trec_eval measures whose value is a string, not a score.
 _STRING_MEASURES = ("runid", "relstring")
@@ -76,11 +83,15 @@ class ScoreTable:
     rounded
         Sources whose per-query values have at most 4 decimals (``trec_eval -q`` output):
         statistics on them differ slightly from those on the full-precision values.
+    systems
+        ``{system: [RUN@SEED, ...]}`` from a ``seed`` or ``fold`` column (in order of
+        first appearance); empty without one.
     """
 
     scores: dict[str, dict[str, dict[str, float]]] = field(default_factory=dict)
     aggregates: dict[str, dict[str, float]] = field(default_factory=dict)
     rounded: list[str] = field(default_factory=list)
+    systems: dict[str, list[str]] = field(default_factory=dict)
 
     def means(self) -> dict[str, dict[str, float]]:
         """``{measure: {run: value}}``: the file's aggregate where it gives one, else the
@@ -226,6 +237,10 @@ def _read_delimited(table: ScoreTable, lines, first: int, source: str, head) -> 
         raise InputError(f"column {dup!r} appears twice in the header", source, first + 1)
     run_col = lowered.index("run")
     qid_col = next((lowered.index(c) for c in _QID_COLUMNS if c in lowered), None)
+    seeds = [lowered.index(c) for c in _SEED_COLUMNS if c in lowered]
+    if len(seeds) > 1:
+        raise InputError("a table has a seed column or a fold column, not both", source, first + 1)
+    seed_col = seeds[0] if seeds else None
     long = "measure" in lowered and "value" in lowered
     if long:
         m_col, v_col = lowered.index("measure"), lowered.index("value")
@@ -234,7 +249,7 @@ def _read_delimited(table: ScoreTable, lines, first: int, source: str, head) -> 
         measure_cols = [
             (i, n)
             for i, n in enumerate(names)
-            if i not in (run_col, qid_col) and n.lower() not in _STRING_MEASURES
+            if i not in (run_col, qid_col, seed_col) and n.lower() not in _STRING_MEASURES
         ]
         if not measure_cols:
             raise InputError(
@@ -250,6 +265,14 @@ def _read_delimited(table: ScoreTable, lines, first: int, source: str, head) -> 
         if len(fields) != len(names):
             raise InputError(f"expected {len(names)} fields, got {len(fields)}", source, no)
         run = fields[run_col].strip()
+        if seed_col is not None:
+            seed = fields[seed_col].strip()
+            if not seed:
+                raise InputError(f"the {names[seed_col]} column is empty", source, no)
+            system, run = run, f"{run}@{seed}"
+            members = table.systems.setdefault(system, [])
+            if run not in members:
+                members.append(run)
         qid = fields[qid_col].strip() if qid_col is not None else _AGGREGATE
         if long:
             table._put(

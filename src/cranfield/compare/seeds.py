@@ -242,7 +242,7 @@ def merge_seeds(
 
 def spread_table(spreads: Sequence[SeedSpread], fmt: str = "text", digits: int = 4) -> str:
     """The spreads as a table (one row per system and measure) in ``fmt`` (text,
-    markdown, csv, tsv: :func:`cranfield.output.table`)."""
+    markdown, csv, tsv, latex, html: :func:`cranfield.output.table`)."""
     from ..output import number_cell, table
 
     head = ["system", "measure", "seeds", "topics", "mean", "sd", "min", "max", "ci_low", "ci_high"]

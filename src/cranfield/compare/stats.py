@@ -19,6 +19,8 @@ from dataclasses import dataclass
 
 from .._lazy import lazy
 from ..core.declarations import Declaration, Param, Registry, integer_at_least, integer_in
+from ..distributions import average_ranks as _average_ranks
+from ..distributions import binom_cdf, binom_sf, t_cdf, t_ppf, t_sf
 from ..errors import InputError, ParameterError, require
 
 np = lazy("numpy", __name__, "np")
@@ -197,7 +199,6 @@ def paired_t_test(x, y, alternative: str = "two-sided") -> TestResult:
     """
     _check_alternative(alternative)
     x, y = _pair(x, y)
-    stats = require("scipy.stats", "stats")
     d = x - y
     n = d.size
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -205,11 +206,10 @@ def paired_t_test(x, y, alternative: str = "two-sided") -> TestResult:
         t = np.divide(d.mean(), sd / np.sqrt(n))
     if np.isnan(t):
         return TestResult("t", float(t), math.nan, n, "t-distribution")
-    dist = stats.t(n - 1)
     if alternative == "two-sided":  # as SciPy: the tail beyond |t|, never 1 - cdf
-        p = float(min(1.0, 2.0 * dist.sf(abs(t))))
+        p = float(min(1.0, 2.0 * t_sf(abs(t), n - 1)))
     else:
-        p = float(dist.sf(t) if alternative == "greater" else dist.cdf(t))
+        p = float(t_sf(t, n - 1) if alternative == "greater" else t_cdf(t, n - 1))
     return TestResult("t", float(t), p, n, "t-distribution")
 
 
@@ -225,20 +225,6 @@ STAT_TESTS.register(
         label="paired t-test",
     )
 )
-
-
-def _average_ranks(a: np.ndarray) -> tuple[np.ndarray, bool]:
-    """Average (mid) ranks of ``a`` starting at 1, and whether there were ties."""
-    order = np.argsort(a, kind="stable")
-    s = a[order]
-    new = np.r_[True, s[1:] != s[:-1]]
-    group = np.cumsum(new) - 1
-    starts = np.flatnonzero(new)
-    ends = np.r_[starts[1:], s.size]
-    mid = (starts + ends + 1) / 2.0  # mean of ranks start+1 .. end
-    ranks = np.empty(a.size)
-    ranks[order] = mid[group]
-    return ranks, bool(np.any(ends - starts > 1))
 
 
 def _signed_rank_counts(n: int) -> np.ndarray:
@@ -388,14 +374,13 @@ def sign_test(x, y, alternative: str = "two-sided") -> TestResult:
     """
     _check_alternative(alternative)
     x, y = _pair(x, y)
-    stats = require("scipy.stats", "stats")
     d = x - y
     k = int(np.sum(d > 0))
     m = int(np.sum(d != 0))
     if m == 0:
         return TestResult("sign", 0.0, 1.0, 0, "binomial")
-    less = stats.binom.cdf(k, m, 0.5)
-    greater = stats.binom.sf(k - 1, m, 0.5)
+    less = binom_cdf(k, m, 0.5)
+    greater = binom_sf(k - 1, m, 0.5)
     return TestResult("sign", float(k), _tail_p(less, greater, alternative), m, "binomial")
 
 
@@ -634,8 +619,7 @@ def mean_difference_ci(
         return float(low), float(high)
     if n < 2:
         return math.nan, math.nan
-    stats = require("scipy.stats", "stats")
-    half = stats.t.ppf(1 - alpha / 2, n - 1) * d.std(ddof=1) / math.sqrt(n)
+    half = t_ppf(1 - alpha / 2, n - 1) * d.std(ddof=1) / math.sqrt(n)
     return float(d.mean() - half), float(d.mean() + half)
 
 

@@ -151,22 +151,10 @@ def _summary_rows(cmp, bold, sup) -> tuple[list[str], list[list[str]]]:
     return head, body
 
 
-_LATEX_SPECIAL = {
-    "\\": r"\textbackslash{}",
-    "&": r"\&",
-    "%": r"\%",
-    "$": r"\$",
-    "#": r"\#",
-    "_": r"\_",
-    "{": r"\{",
-    "}": r"\}",
-    "~": r"\textasciitilde{}",
-    "^": r"\textasciicircum{}",
-}
-
-
 def _tex(s: str) -> str:
-    return "".join(_LATEX_SPECIAL.get(c, c) for c in s)
+    from ..output import tex_escape
+
+    return tex_escape(s)
 
 
 def _latex(cmp, table: str) -> str:
@@ -199,47 +187,30 @@ def _latex(cmp, table: str) -> str:
             r"\end{table}",
         ]
         return "\n".join(lines)
+    from ..output import latex_table
+
     head, body = _detail(cmp)
-    lines = [
-        r"% requires \usepackage{booktabs}",
-        r"\begin{tabular}{lll" + "r" * (len(head) - 3) + "}",
-        r"\toprule",
-        " & ".join(_tex(h) for h in head) + r" \\",
-        r"\midrule",
-    ]
-    lines += [" & ".join(_tex(c) for c in row) + r" \\" for row in body]
-    lines += [r"\bottomrule", r"\end{tabular}"]
-    return "\n".join(lines)
+    return latex_table(head, body, left=3)
 
 
 def _html(cmp, table: str) -> str:
-    if table == "summary":
-        head, body = _summary_rows(
-            cmp, lambda s: f"<strong>{s}</strong>", lambda s: f"<sup>{html.escape(s)}</sup>"
-        )
-        body = [[html.escape(row[0]), html.escape(row[1])] + row[2:] for row in body]
-        lett = letters(cmp.runs)
-        caption = html.escape(
-            "Mean scores; best in bold; "
-            + _legend(cmp)
-            + ". Runs: "
-            + "; ".join(f"{lett[r]}: {r}" for r in cmp.runs)
-            + "."
-        )
-    else:
-        head, body = _detail(cmp)
-        body = [[html.escape(c) for c in row] for row in body]
-        caption = ""
-    out = ["<table>"]
-    if caption:
-        out.append(f"<caption>{caption}</caption>")
-    out.append(
-        "<thead><tr>" + "".join(f"<th>{html.escape(h)}</th>" for h in head) + "</tr></thead>"
+    from ..output import html_table
+
+    if table != "summary":
+        return html_table(*_detail(cmp))
+    head, body = _summary_rows(
+        cmp, lambda s: f"<strong>{s}</strong>", lambda s: f"<sup>{html.escape(s)}</sup>"
     )
-    out.append("<tbody>")
-    out += ["<tr>" + "".join(f"<td>{c}</td>" for c in row) + "</tr>" for row in body]
-    out += ["</tbody>", "</table>"]
-    return "\n".join(out)
+    body = [[html.escape(row[0]), html.escape(row[1])] + row[2:] for row in body]
+    lett = letters(cmp.runs)
+    caption = (
+        "Mean scores; best in bold; "
+        + _legend(cmp)
+        + ". Runs: "
+        + "; ".join(f"{lett[r]}: {r}" for r in cmp.runs)
+        + "."
+    )
+    return html_table(head, body, caption=caption, markup=True)
 
 
 def render(cmp, fmt: str = "text", table: str | None = None, provenance: dict | None = None) -> str:

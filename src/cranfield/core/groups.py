@@ -50,15 +50,17 @@ class TopicGroups:
             )
 
 
-def read_groups(path_or_file) -> TopicGroups:
-    """Read a group file (see the module docstring)."""
+def read_groups(path_or_file, ids=TOPIC_COLUMNS, what: str = "topic") -> TopicGroups:
+    """Read a group file (see the module docstring); ``ids``: the names the id column may
+    have, ``what`` the ids' name in messages (``user``/``item`` groups of
+    :mod:`cranfield.rec` read the same shape)."""
     from .io.table import read_table
 
     t = read_table(path_or_file, strings=True)
     lower = {c.lower().strip(): c for c in t.table.column_names}
-    topic = next((lower[c] for c in TOPIC_COLUMNS if c in lower), None)
+    topic = next((lower[c] for c in ids if c in lower), None)
     if topic is None:
-        raise t.missing(" or ".join(TOPIC_COLUMNS), "topic")
+        raise t.missing(" or ".join(ids), what)
     if "group" not in lower:
         raise t.missing("group")
     group = lower["group"]
@@ -70,7 +72,7 @@ def read_groups(path_or_file) -> TopicGroups:
     if (counts > 1).any():
         i = int(np.sort(first[counts > 1])[0])
         again = int(np.flatnonzero(pairs == pairs[i])[1])
-        raise t.error(again, f"topic {topics[i]!r} is listed in group {groups[i]!r} twice")
+        raise t.error(again, f"{what} {topics[i]!r} is listed in group {groups[i]!r} twice")
     names = tuple(dict.fromkeys(groups.tolist()))
     return TopicGroups(topics, groups, names, t.source, t.lines)
 

@@ -102,6 +102,11 @@ def remote(fn):
     return call
 
 
+class InputsLost(CranfieldError):
+    """The scheduler cancelled a task because its inputs were lost (data scattered to a
+    worker that died cannot be recomputed): the job may be submitted again."""
+
+
 def _local_error(exc: BaseException, label: str) -> BaseException:
     """The error to raise on the client for a task of partition ``label`` that failed."""
     if isinstance(exc, RemoteError):
@@ -111,9 +116,7 @@ def _local_error(exc: BaseException, label: str) -> BaseException:
             return MeasureError(exc.text)
         return CranfieldError(exc.text)
     if exc is None:  # cancelled by the scheduler (its inputs were lost)
-        return CranfieldError(
-            f"{label}: the Dask scheduler cancelled this task; nothing was returned"
-        )
+        return InputsLost(f"{label}: the Dask scheduler cancelled this task; nothing was returned")
     if type(exc).__name__ == "KilledWorker":
         return CranfieldError(
             f"{label}: the Dask workers running this partition died (killed, or out of "

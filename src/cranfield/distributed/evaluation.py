@@ -37,7 +37,7 @@ from types import SimpleNamespace
 import numpy as np
 
 from ..errors import InputError
-from .cluster import connect, gather, remote
+from .cluster import InputsLost, connect, gather, remote
 from .partitions import Partition, check_disjoint, partitions, paths
 
 
@@ -334,20 +334,27 @@ def evaluate_counted(
     want_judged = aggregate_by == "micro" or any(map(depends_on_whole_run, measure_list))
     qrels = load_qrels(qrels, None, fractional)  # read here unless partitioned
     with connect(client, scheduler) as dask_client:
+        note = _local_is_faster(parts, dask_client)
         qrels = load_qrels(qrels, dask_client, fractional)
-        shared_qrels = dask_client.scatter(qrels, broadcast=True, hash=False)
-        inputs = [
-            p if isinstance(p.data, (str, os.PathLike)) else dask_client.scatter(p, hash=False)
-            for p in parts
-        ]
         task = remote(_evaluate_partition)
-        futures = [
-            dask_client.submit(
-                task, shared_qrels, p, measure_list, options, want_judged, pure=False
-            )
-            for p in inputs
-        ]
-        answers = gather(dask_client, futures, [p.label for p in parts])
+        for attempt in (1, 2):  # once more when a dead worker took scattered data along
+            shared_qrels = dask_client.scatter(qrels, broadcast=True, hash=False)
+            inputs = [
+                p if isinstance(p.data, (str, os.PathLike)) else dask_client.scatter(p, hash=False)
+                for p in parts
+            ]
+            futures = [
+                dask_client.submit(
+                    task, shared_qrels, p, measure_list, options, want_judged, pure=False
+                )
+                for p in inputs
+            ]
+            try:
+                answers = gather(dask_client, futures, [p.label for p in parts])
+                break
+            except InputsLost:
+                if attempt == 2:
+                    raise
     # runs in input order, then in order of first appearance
     groups: dict[tuple[int, str], list[tuple[PartRun, str]]] = {}
     for part, answer in zip(parts, answers, strict=True):
@@ -369,7 +376,23 @@ def evaluate_counted(
         )
         for key, name in zip(keys, names, strict=True)
     ]
+    if note is not None:  # (given once the results stand: an error stays one line)
+        from ..errors import note as tell
+
+        tell(note)
     return Results(measure_list, results, options.as_dict()), qrels
+
+
+def _local_is_faster(parts: list[Partition], dask_client) -> str | None:
+    """The note for runs too small for the cluster to beat the local engine
+    (:mod:`.break_even`); runs in memory are not sized, so they get none."""
+    if not all(isinstance(p.data, (str, os.PathLike)) for p in parts):
+        return None
+    from .break_even import local_is_faster
+    from .cluster import machine_workers
+
+    size = sum(os.path.getsize(p.data) for p in parts)
+    return local_is_faster(size, sum(dask_client.nthreads().values()), machine_workers())
 
 
 def _group_source(parts: list[Partition], group: int) -> str | None:

@@ -58,7 +58,13 @@ def _listing(directory: Path) -> list[str]:
 
 
 def paths(spec: str | os.PathLike) -> list[str]:
-    """The partition files of one input given by path, directory or glob pattern."""
+    """The partition files of one input given by path, directory or glob pattern, as
+    absolute paths: a worker process has a working directory of its own (on a
+    cluster, the same shared file system mounted at the same place is required)."""
+    return [os.path.abspath(p) for p in _relative_paths(spec)]
+
+
+def _relative_paths(spec: str | os.PathLike) -> list[str]:
     text = os.fspath(spec)
     if text == "-":
         raise InputError(

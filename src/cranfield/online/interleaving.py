@@ -48,7 +48,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import ParameterError, require
+from .. import distributions
+from ..errors import ParameterError
 
 METHODS = ("balanced", "team-draft", "probabilistic")
 TAU = 3.0
@@ -442,10 +443,9 @@ def preferences(credits: np.ndarray) -> np.ndarray:
 def _sign_test_p(k, m):
     """Two-sided exact sign test ``P`` for ``k`` of ``m`` decisive impressions (``m = 0``
     gives 1); vectorised."""
-    st = require("scipy.stats", "stats")
     k = np.asarray(k, dtype=float)
     m = np.asarray(m, dtype=float)
-    lo = st.binom.cdf(np.minimum(k, m - k), m, 0.5)
+    lo = distributions.binom_cdf(np.minimum(k, m - k), m, 0.5)
     return np.where(m > 0, np.minimum(1.0, 2 * lo), 1.0)
 
 
@@ -465,7 +465,6 @@ def sign_test(wins_a: int, wins_b: int, ties: int = 0, confidence: float = 0.95)
     interval ``ci`` (``None`` without decisive impressions); ``delta = (wins_a + ties /
     2) / n - 1/2`` (Chapelle, Joachims, Radlinski & Yue 2012), positive when A is
     preferred."""
-    st = require("scipy.stats", "stats")
     if not (isinstance(confidence, (int, float)) and 0 < confidence < 1):
         raise ParameterError("confidence", "a number in (0, 1)", confidence)
     for name, v in (("wins_a", wins_a), ("wins_b", wins_b), ("ties", ties)):
@@ -484,8 +483,8 @@ def sign_test(wins_a: int, wins_b: int, ties: int = 0, confidence: float = 0.95)
     }
     if m:
         alpha = 1 - confidence
-        lo = 0.0 if wa == 0 else float(st.beta.ppf(alpha / 2, wa, m - wa + 1))
-        hi = 1.0 if wa == m else float(st.beta.ppf(1 - alpha / 2, wa + 1, m - wa))
+        lo = 0.0 if wa == 0 else float(distributions.beta_ppf(alpha / 2, wa, m - wa + 1))
+        hi = 1.0 if wa == m else float(distributions.beta_ppf(1 - alpha / 2, wa + 1, m - wa))
         res["proportion"] = wa / m
         res["ci"] = [lo, hi]
     return res

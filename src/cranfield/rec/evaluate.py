@@ -5,12 +5,12 @@ queries, held-out items as relevant documents) and the beyond-accuracy measures 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from .._lazy import lazy
-from ..errors import MeasureError
+from ..errors import InputError, MeasureError, ParameterError
 from .data import Interactions
-from .measures import REC_MEASURES, Lists
+from .measures import REC_MEASURES, Lists, Truth
 
 np = lazy("numpy", __name__, "np")
 pa = lazy("pyarrow", __name__, "pa")
@@ -29,8 +29,24 @@ ALIASES = {
     "ndcg": "nDCG",
 }
 DEFAULT_CUTOFF = 10
+#: the measures that read the held-out interactions besides the lists (Truth)
+NEEDS_TRUTH = {"epc", "efd", "poprsp", "popreo", "serendipity", "user_mad", "item_mad"}
 #: the measures that read the training log (the catalogue, popularity, long tail)
-NEEDS_TRAIN = {"coverage", "gini", "novelty", "arp", "aplt", "aclt"}
+NEEDS_TRAIN = {
+    "user_mad",
+    "item_mad",
+    "serendipity",
+    "coverage",
+    "gini",
+    "novelty",
+    "arp",
+    "aplt",
+    "aclt",
+    "epc",
+    "efd",
+    "poprsp",
+    "popreo",
+}
 
 
 @dataclass
@@ -81,8 +97,171 @@ def _top_k(recs, k: int) -> tuple[np.ndarray, np.ndarray]:
     return users, items
 
 
-def lists(recs, test_users: np.ndarray, train: Interactions | None, k: int, features=None) -> Lists:
-    """The top-k :class:`Lists` of the test users (users not in the test set dropped)."""
+def _truth(
+    lists_: Lists,
+    vocabulary: np.ndarray,
+    catalogue: np.ndarray,
+    test: Interactions,
+    train: Interactions,
+    min_rating: float | None,
+    unexpected: bool = False,
+) -> Truth:
+    """The :class:`~cranfield.rec.measures.Truth` of the lists: (user, item) pairs as
+    integer keys (``user code * items + item code``; held-out items outside the
+    catalogue get codes after it), ``unexpected`` (serendipity's co-occurrence joins)
+    only when asked."""
+    keep = np.ones(len(test), bool) if min_rating is None else test.ratings >= min_rating
+    order = np.argsort(catalogue, kind="stable")
+    ordered = catalogue[order]
+
+    def code_of(ids: np.ndarray) -> np.ndarray:
+        if not len(catalogue):
+            return np.full(len(ids), -1, np.int64)
+        pos = np.minimum(np.searchsorted(ordered, ids), len(catalogue) - 1)
+        return np.where(ordered[pos] == ids, order[pos], -1)
+
+    held_items = np.asarray(test.items[keep], dtype=object)
+    r_code = code_of(held_items)
+    outside = r_code < 0
+    n_codes = len(catalogue)
+    if outside.any():
+        _, inverse = np.unique(held_items[outside], return_inverse=True)
+        r_code[outside] = n_codes + inverse
+        n_codes += int(inverse.max()) + 1
+    people = np.unique(
+        np.concatenate(
+            [np.asarray(test.users, dtype=object), np.asarray(train.users, dtype=object)]
+        )
+    )
+    r_key = np.unique(_codes(np.asarray(test.users[keep], dtype=object), people) * n_codes + r_code)
+    t_code = code_of(np.asarray(train.items, dtype=object))
+    t_key = np.unique(_codes(np.asarray(train.users, dtype=object), people) * n_codes + t_code)
+    r_user, r_code = r_key // n_codes, r_key % n_codes
+    t_user, t_code = t_key // n_codes, t_key % n_codes  # distinct training pairs
+    person = _codes(vocabulary.astype(object), people)  # evaluated user -> person
+    relevant = np.isin(person[lists_.user] * n_codes + lists_.item, r_key)
+    item_users = np.bincount(t_code, minlength=len(catalogue)).astype(np.float64)
+    tail_of = lists_.long_tail()
+    in_catalogue = np.zeros(len(catalogue), bool)
+    in_catalogue[: lists_.n_catalogue] = True
+    head_of = ~tail_of & in_catalogue
+    tail_of = tail_of & in_catalogue
+    evaluated = np.full(len(people), -1, np.int64)
+    evaluated[person] = np.arange(len(vocabulary))
+    n_users = len(vocabulary)
+    tv = evaluated[t_user]
+    mine = tv >= 0
+    train_head = np.bincount(tv[mine], weights=head_of[t_code[mine]], minlength=n_users)
+    train_tail = np.bincount(tv[mine], weights=tail_of[t_code[mine]], minlength=n_users)
+    # relevant held-out items the user has not interacted with in training, by group
+    rv = evaluated[r_user]
+    fresh = ~np.isin(r_key, t_key) & (rv >= 0) & (r_code < len(catalogue))
+    test_head = np.bincount(rv[fresh], weights=head_of[r_code[fresh]], minlength=n_users)
+    test_tail = np.bincount(rv[fresh], weights=tail_of[r_code[fresh]], minlength=n_users)
+    n_relevant = np.bincount(rv[rv >= 0], minlength=n_users)
+    sizes = np.bincount(t_user, minlength=len(people))
+    has_train = np.zeros(n_users, bool)
+    has_train[sizes[person] > 0] = True
+    surprise = None
+    if unexpected:
+        row_person = person[lists_.user]
+        list_user = np.where(sizes[row_person] > 0, row_person, -1)
+        surprise, has_train = _unexpectedness(
+            lists_, list_user, t_user, t_code, item_users, len(people)
+        )
+    return Truth(
+        relevant,
+        item_users,
+        int(np.count_nonzero(sizes)),
+        test_head,
+        test_tail,
+        train_head,
+        train_tail,
+        n_relevant > 0,
+        int(head_of.sum()),
+        int(tail_of.sum()),
+        surprise,
+        has_train,
+        n_relevant,
+        (tv[mine], t_code[mine]),
+    )
+
+
+def _grouped_pairs(groups: np.ndarray, rows_of: np.ndarray, starts: np.ndarray, sizes: np.ndarray):
+    """For each row ``r`` of ``groups`` (a group id), every member of its group
+    ``rows_of[starts[g] : starts[g] + sizes[g]]``: ``(r repeated, member)``."""
+    counts = sizes[groups]
+    rep = np.repeat(np.arange(len(groups)), counts)
+    offset = np.arange(len(rep)) - np.repeat(np.cumsum(counts) - counts, counts)
+    return rep, rows_of[np.repeat(starts[groups], counts) + offset]
+
+
+def _unexpectedness(x: Lists, list_user, t_user, t_code, item_users, n_train_users):
+    """Per list row ``1 - mean_{j in T_u} co(i, j) / sqrt(c_i c_j)`` (recommenders'
+    item co-occurrence cosine similarity: the training users with both items over the
+    root of the product of each item's), and per evaluated user whether ``T_u`` is
+    non-empty; ``list_user``: each row's user among the training users (-1: none)."""
+    n_items = len(item_users)
+    order = np.argsort(t_user, kind="stable")
+    sizes = np.bincount(t_user, minlength=n_train_users)
+    starts = np.cumsum(sizes) - sizes
+    # co-occurrence counts of every pair of items some training user has both of
+    a, b = _grouped_pairs(t_user[order], order, starts, sizes)
+    keys, co = np.unique(t_code[order][a] * n_items + t_code[b], return_counts=True)
+    # each list row against its user's training items
+    known = list_user >= 0
+    rows = np.flatnonzero(known)
+    row, member = _grouped_pairs(list_user[rows], order, starts, sizes)
+    row = rows[row]
+    want = t_code[member] * n_items + x.item[row]
+    at = np.minimum(np.searchsorted(keys, want), max(len(keys) - 1, 0))
+    found = co[at] * (keys[at] == want) if len(keys) else np.zeros(len(want))
+    weight = found / np.sqrt(item_users[t_code[member]])
+    total = np.bincount(row, weights=weight, minlength=len(x.item))
+    c_i = item_users[x.item]
+    n_train = np.where(known, sizes[np.maximum(list_user, 0)], 0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        mean = np.where((c_i > 0) & known, total / (n_train * np.sqrt(c_i)), 0.0)
+    has_train = np.zeros(x.n_users, bool)
+    has_train[x.user[known]] = True
+    return np.where(known, 1.0 - mean, 0.0), has_train
+
+
+def _group_codes(groups, ids: np.ndarray, what: str) -> np.ndarray | None:
+    """Per id, the code of its group in ``groups`` (a :func:`read_groups` result; -1:
+    in none); an id in two groups is refused."""
+    if groups is None:
+        return None
+    members = np.asarray(groups.topics, dtype=object)
+    names, code = np.unique(np.asarray(groups.groups, dtype=object), return_inverse=True)
+    order = np.argsort(members, kind="stable")
+    sorted_ids = members[order]
+    twice = np.flatnonzero(sorted_ids[1:] == sorted_ids[:-1])
+    if len(twice):
+        raise InputError(
+            f"{what} {sorted_ids[twice[0]]!r} is in two groups: a {what} belongs to one",
+            groups.source,
+        )
+    at = _codes(ids.astype(object), sorted_ids)
+    return np.where(at >= 0, code[order][np.maximum(at, 0)], -1)
+
+
+def lists(
+    recs,
+    test_users: np.ndarray,
+    train: Interactions | None,
+    k: int,
+    features=None,
+    test: Interactions | None = None,
+    min_rating: float | None = None,
+    user_groups=None,
+    item_groups=None,
+    unexpected: bool = False,
+) -> Lists:
+    """The top-k :class:`Lists` of the test users (users not in the test set dropped);
+    with ``test`` and ``train``, their :class:`~cranfield.rec.measures.Truth` too; with
+    ``user_groups``/``item_groups`` (:func:`cranfield.core.groups.read_groups` results),
+    each user's and item's group."""
     users, items = _top_k(recs, k)
     vocabulary = np.unique(test_users).astype(object)
     user = _codes(users, vocabulary)
@@ -93,7 +272,8 @@ def lists(recs, test_users: np.ndarray, train: Interactions | None, k: int, feat
         if train is not None
         else (np.array([], dtype=object), np.array([], np.int64))
     )
-    only_recommended = np.setdiff1d(np.unique(items), train_items)
+    recommended = np.unique(items)  # (object arrays: searchsorted, not setdiff1d's isin)
+    only_recommended = recommended[_codes(recommended, train_items.astype(object)) < 0]
     catalogue = np.concatenate([train_items, only_recommended]).astype(object)
     order = np.argsort(catalogue, kind="stable")
     code = order[np.searchsorted(catalogue[order], items)]
@@ -102,7 +282,7 @@ def lists(recs, test_users: np.ndarray, train: Interactions | None, k: int, feat
     unit = None
     if features is not None:
         unit = features.rows_for(catalogue)
-    return Lists(
+    out = Lists(
         user[sort],
         code[sort],
         len(vocabulary),
@@ -110,7 +290,14 @@ def lists(recs, test_users: np.ndarray, train: Interactions | None, k: int, feat
         len(train_items),
         int(counts.sum()),
         unit,
+        None,
+        _group_codes(user_groups, vocabulary, "user"),
+        _group_codes(item_groups, catalogue, "item"),
     )
+    if test is None or train is None:
+        return out
+    truth = _truth(out, vocabulary, catalogue, test, train, min_rating, unexpected)
+    return replace(out, truth=truth)
 
 
 def evaluate_recommendations(
@@ -123,6 +310,10 @@ def evaluate_recommendations(
     min_rating: float | None = None,
     features=None,
     complete: bool = False,
+    user_groups=None,
+    item_groups=None,
+    sampled_negatives: int | None = None,
+    gamma: float = 0.0,
 ) -> RecEvaluation:
     """Evaluate recommendation lists against held-out interactions.
 
@@ -147,11 +338,27 @@ def evaluate_recommendations(
         Held-out interactions rated below this are not relevant.
     features
         Item features for intra-list diversity (:class:`ItemFeatures`).
+    user_groups, item_groups
+        Groups of users and of items (providers) for the fairness measures: paths of
+        ``user group`` / ``item group`` tables, or :func:`cranfield.core.groups.read_groups`
+        results.
     complete
         Average the accuracy measures over every test user, a user without a list
         scoring 0 (by default over the users with a list, as trec_eval averages over
         the topics a run answers).
+    sampled_negatives, gamma
+        Also report HR@k, nDCG@k and RR as a sampled evaluation with this many negatives
+        would (``NAME~M``, the expectation over the draws) and Krichene & Rendle's
+        corrected estimate (``NAME~M corrected``, bias-variance weight ``gamma``;
+        :mod:`cranfield.rec.sampled`), from each held-out item's rank in its user's
+        list, which must then hold it (lists over the whole catalogue).
     """
+    from ..core.groups import read_groups
+
+    if user_groups is not None and not hasattr(user_groups, "groups"):
+        user_groups = read_groups(user_groups, ("user", "user_id"), "user")
+    if item_groups is not None and not hasattr(item_groups, "groups"):
+        item_groups = read_groups(item_groups, ("item", "item_id"), "item")
     notes = []
     if exclude_train and train is not None:
         recs, removed = _without_training_items(recs, train)
@@ -160,7 +367,7 @@ def evaluate_recommendations(
                 f"{removed} recommended (user, item) pair(s) are training interactions: removed "
                 "before evaluating (keep them with --keep-train-items)"
             )
-    accuracy_names, beyond = [], {}
+    accuracy_names, beyond, built = [], {}, {}
     for name in measures:
         parsed = beyond_name(str(name))
         if parsed is None:
@@ -171,20 +378,113 @@ def evaluate_recommendations(
             measure != "user_coverage"
             and measure not in ("coverage",)
             and train is None
-            and measure in ("novelty", "arp", "aplt", "aclt", "gini")
+            and measure in NEEDS_TRAIN
         ):
             raise MeasureError(f"{name} needs the training interactions (--train or --split)")
         if measure == "coverage" and train is None:
             raise MeasureError(f"{name} needs the training interactions (the catalogue)")
-        beyond[str(name)] = REC_MEASURES[measure].behaviour(
-            lists(recs, test.users, train, k, features)
-        )
+        truth = measure in NEEDS_TRUTH and train is not None
+        surprise = measure == "serendipity"
+        key = (k, truth, surprise)
+        if key not in built:  # one set of lists per cutoff and what they need
+            built[key] = lists(
+                recs,
+                test.users,
+                train,
+                k,
+                features,
+                test if truth else None,
+                min_rating,
+                user_groups,
+                item_groups,
+                surprise,
+            )
+        beyond[str(name)] = REC_MEASURES[measure].behaviour(built[key])
     accuracy = None
     if accuracy_names:
         from ..core.evaluation import evaluate
 
         accuracy = evaluate(test.to_qrels(min_rating), [recs], accuracy_names, complete=complete)
+    if sampled_negatives is not None:
+        beyond.update(_sampled(recs, test, min_rating, accuracy_names, sampled_negatives, gamma))
+        notes.append(
+            f"sampled metrics (NAME~{sampled_negatives}) rank each held-out item among "
+            f"{sampled_negatives} random negatives: they are not the full metric and can order "
+            "systems differently (Krichene & Rendle 2020); report the full ranking's values"
+        )
     return RecEvaluation(accuracy, beyond, notes)
+
+
+def popularity_bias(
+    test: Interactions,
+    recs,
+    train: Interactions,
+    k: int = DEFAULT_CUTOFF,
+    exclude_train: bool = True,
+) -> dict:
+    """The data of the popularity-bias plot (:func:`~cranfield.rec.measures.popularity_profile`):
+    per evaluated user, profile and recommended popularity, and the user ids."""
+    from .measures import popularity_profile
+
+    if exclude_train:
+        recs, _ = _without_training_items(recs, train)
+    x = lists(recs, test.users, train, k, None, test)
+    data = popularity_profile(x)
+    data["users"] = np.unique(test.users).astype(object)[data["users"]]
+    return data
+
+
+#: the accuracy measures a sampled evaluation reports: measure-language family -> metric
+SAMPLED = {"Success": "hr", "nDCG": "ndcg", "RR": "rr"}
+
+
+def _sampled(recs, test, min_rating, names, m: int, gamma: float) -> dict[str, float]:
+    """``NAME~M`` and ``NAME~M corrected`` of the HR@k, nDCG@k and RR among ``names``."""
+    from ..core.measures.names import parse
+    from .sampled import rank_metric, sampled_estimates
+
+    chosen = []
+    for name in names:
+        family = parse(name).definition.name
+        if family in SAMPLED:
+            cutoff = parse(name).cutoff if family != "RR" else None
+            chosen.append((name, rank_metric(SAMPLED[family], cutoff)))
+    if not chosen:
+        raise MeasureError("--sampled-negatives needs HR@k, nDCG@k or RR among the measures")
+    ranked = recs.ranked()
+    users = np.asarray(ranked["query_id"].to_pylist(), dtype=object)
+    items = np.asarray(ranked["doc_id"].to_pylist(), dtype=object)
+    rank = ranked["rank"].to_numpy()
+    keep = np.ones(len(test), bool) if min_rating is None else test.ratings >= min_rating
+    held_users = np.asarray(test.users[keep], dtype=object)
+    held_items = np.asarray(test.items[keep], dtype=object)
+    people = np.unique(np.concatenate([users, held_users]))
+    things = np.unique(np.concatenate([items, held_items]))
+    keys = _codes(users, people) * len(things) + _codes(items, things)
+    order = np.argsort(keys)
+    wanted = np.unique(_codes(held_users, people) * len(things) + _codes(held_items, things))
+    at = np.minimum(np.searchsorted(keys[order], wanted), max(len(keys) - 1, 0))
+    found = keys[order][at] == wanted if len(keys) else np.zeros(len(wanted), bool)
+    if not found.all():
+        raise InputError(
+            f"a sampled evaluation needs each held-out item's rank in its user's list: "
+            f"{int((~found).sum())} held-out item(s) are not in the lists (give lists over "
+            "the whole catalogue)",
+            getattr(recs, "source", None),
+        )
+    ranks = rank[order][at]
+    _, user_code = np.unique(users, return_inverse=True)
+    lengths = np.bincount(user_code)[user_code[order][at]]  # each user's candidates
+    if (lengths <= m).any():
+        raise ParameterError(
+            "--sampled-negatives", "fewer than the candidates of every user's list", m
+        )
+    out = {}
+    for name, metric in chosen:
+        e = sampled_estimates(metric, ranks, lengths, m, gamma)
+        out[f"{name}~{m}"] = e["sampled"]
+        out[f"{name}~{m} corrected"] = e["corrected"]
+    return out
 
 
 def _without_training_items(recs, train: Interactions):

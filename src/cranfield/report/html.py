@@ -432,12 +432,15 @@ def _seeds_section(results, numeric_table, systems, baselines, tests) -> str:
 
 
 def _groups_section(
-    results, groups, numeric, numeric_table, matrices, topics, baselines, tests
+    results, groups, numeric, numeric_table, matrices, topics, baselines, tests, systems=None
 ) -> str:
     """``--topic-groups``: per group, the leaderboard (the measures' own aggregates over
     the group's topics, :func:`cranfield.core.groups.by_group`) marked against each
     baseline, and the comparison with the baselines on the group's topics
-    (:func:`cranfield.core.groups.select_topics`, as ``compare --topic-groups``)."""
+    (:func:`cranfield.core.groups.select_topics`, as ``compare --topic-groups``); with
+    ``systems`` (``--system``) also each system's spread over its seeds on the group's
+    topics (as ``compare --system --topic-groups``)."""
+    from ..compare.seeds import merge_seeds
     from ..core.groups import by_group, select_topics
 
     per_group = by_group(results, groups)
@@ -473,6 +476,18 @@ def _groups_section(
             if testable
             else '<p class="note">No tests: no topic of the group has a result from every run.</p>'
         )
+        if systems:
+            spreads = merge_seeds(scores, systems)[1]
+            head = ["system", "measure", "seeds", "topics", "mean", "sd", "min", "max"]
+            rows = [
+                [x.system, x.measure, len(x.runs), x.topics, x.mean, x.sd, x.min, x.max, *x.ci]
+                for x in spreads
+            ]
+            out.append(
+                '<p class="note">Systems over seeds on this group\'s topics (the mean over '
+                "seeds of the mean over them of the run of each seed).</p>"
+                + _table(f"seed-spread-group-{k}", [*head, "ci_low", "ci_high"], rows)
+            )
         out.append("</section>")
     out.append("</section>")
     return "".join(out)
@@ -849,6 +864,7 @@ def build_report(
                     topics,
                     baselines,
                     tests,
+                    systems,
                 )
             )
 

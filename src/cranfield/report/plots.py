@@ -62,6 +62,7 @@ __all__ = [
     "draw_delta",
     "draw_depth",
     "draw_distribution",
+    "draw_popularity_bias",
     "draw_pr",
     "figure_bytes",
     "pr_plot",
@@ -369,6 +370,26 @@ def swap_plot(matrix, *, measure: str = "", bin_width: float = 0.05, seed: int =
 
 
 # --- saving --------------------------------------------------------------------
+
+
+def draw_popularity_bias(data: dict, *, k: int = 10):
+    """Each user's mean recommended item popularity against their profile's (the share
+    of training users who have each item), with the line where they are equal: points
+    above it are users pushed towards more popular items (Abdollahpouri et al. 2019)."""
+    fig, axes = _figure(4.5)
+    ax = axes[0, 0]
+    x, y = data["profile"], data["recommended"]
+    ax.scatter(x, y, s=8, alpha=0.5, color=_color(0), label="users")
+    top = float(max(np.max(x, initial=0.0), np.max(y, initial=0.0))) * 1.05 or 1.0
+    ax.plot([0, top], [0, top], color="0.5", linewidth=1, label="recommended = profile")
+    ax.set_xlim(0, top)
+    ax.set_ylim(0, top)
+    ax.set_xlabel("profile popularity (mean share of users, training items)")
+    ax.set_ylabel(f"recommended popularity (top {k})")
+    ax.set_title("Popularity bias: recommended versus profile popularity", fontsize="medium")
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize="small", loc="upper left")
+    return fig
 
 
 def figure_bytes(fig, fmt: str = "png") -> bytes:

@@ -8,7 +8,7 @@ import re
 from sqlalchemy import bindparam, delete, select
 
 from ..errors import InputError, ParameterError
-from . import security
+from . import devices, security
 from .db import Database
 from .models import ROLES, Campaign, Membership, Session, User, now
 from .problems import Conflict, NotFound
@@ -69,6 +69,7 @@ def add_user(
             s.flush()
         else:
             user.password_hash = hashed
+            devices.forget_all(s, user.id)  # their cookies were signed with the old hash
         if role == "coordinator" and campaign is None:
             user.site_coordinator = True  # may create campaigns
         if campaign is not None:

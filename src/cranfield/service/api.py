@@ -27,7 +27,7 @@ from . import (
     uploads,
 )
 from .auth import COOKIE, principal
-from .params import PairId
+from .params import DeviceId, PairId
 
 router = APIRouter(prefix="/api")
 
@@ -64,6 +64,10 @@ class InviteRequest(BaseModel):
 class ResetRequest(BaseModel):
     username: str = Field(max_length=64)
     days: StrictInt = 7
+
+
+class MemberRequest(BaseModel):
+    username: str = Field(max_length=64)
 
 
 class UseLink(BaseModel):
@@ -146,6 +150,8 @@ async def do_login(request: Request, username: str, password: str, response: Res
     # a flood carries no valid device cookie: the owner's device has threads of its own
     known = await throttle.runner(trusted=bool(cookie))(accounts.credentials, db, username)
     device = None if known is None else devices.verify(cookie, *known)
+    if device is not None and not await throttle.runner(trusted=True)(devices.is_known, db, device):
+        device = None  # signed, but forgotten: an unknown device again
     run = throttle.runner(trusted=device is not None)
     attempt = await run(throttle.reserve, username, address, device)
     try:
@@ -161,7 +167,9 @@ async def do_login(request: Request, username: str, password: str, response: Res
         raise Unauthorized("wrong user name or password")
     await run(throttle.succeeded, username, address, attempt, device)
     if known is not None:
-        set_cookie(request, response, devices.COOKIE, devices.issue(*known), devices.DAYS)
+        agent = request.headers.get("user-agent", "")
+        cookie = await run(devices.after_login, db, *known, device, agent)
+        set_cookie(request, response, devices.COOKIE, cookie, devices.DAYS)
     return found[0], found[1]
 
 
@@ -240,18 +248,28 @@ async def create_from_form(request: Request, form: uploads.Form) -> str:
         )
     else:
         topics_path, docs_path = form.files.get("topics"), form.files.get("documents")
-        if topics_path is None or docs_path is None or not form.filenames.get("topics"):
+        docs_id = f.get("documents_id", "").strip()
+        has_docs = (docs_path is not None and form.filenames.get("documents")) or docs_id
+        if topics_path is None or not has_docs or not form.filenames.get("topics"):
             raise InputError(
-                "give a topics file and a documents file, or choose the sample collection"
+                "give a topics file and a documents file (or a collection id, irds:ID), "
+                "or choose the sample collection"
             )
+        if docs_id and docs_path is not None and form.filenames.get("documents"):
+            raise InputError("give a documents file or a collection id, not both")
 
         def create() -> None:
             from ..collection import read_documents, read_topics
 
             topics = _read_named(read_topics, topics_path, form.filenames.get("topics", ""))
-            docs = _read_named(
-                lambda p: list(read_documents(p)), docs_path, form.filenames.get("documents", "")
-            )
+            if docs_id:  # a collection by id: its documents stored as runs name them
+                docs = docs_id if docs_id.startswith("irds:") else f"irds:{docs_id}"
+            else:
+                docs = _read_named(
+                    lambda p: list(read_documents(p)),
+                    docs_path,
+                    form.filenames.get("documents", ""),
+                )
             campaigns.create_campaign(db, name, topics, docs, settings)
 
         await run_in_threadpool(create)
@@ -279,7 +297,9 @@ async def create_campaign(request: Request) -> dict:
     """Create a campaign (multipart form: ``name``, ``title``, ``scale``, ``deadline``,
     ``max_runs``, ``per_topic``, ``aggregation``, ``measures``, and ``sample=1`` (the
     sample collection's topics and documents; ``sample_runs=1``: also its runs, pooled)
-    or the files ``topics`` and ``documents``). The creator becomes its coordinator."""
+    or the files ``topics`` and ``documents`` (or ``documents_id``, a collection's
+    ir_datasets id: its documents stored as runs name them). The creator becomes its
+    coordinator."""
     db = db_of(request)
     form = await uploads.receive(request, uploads_dir(request), request.app.state.config.max_upload)
     try:
@@ -794,6 +814,30 @@ def change_password(request: Request, body: PasswordChange) -> dict:
     p = principal(request)
     invitations.change_password(db_of(request), p.user_id, body.current, body.new, p.token)
     return {"changed": True}
+
+
+@router.get("/me/devices", name="api_devices")
+def my_devices(request: Request) -> dict:
+    """The caller's known devices (:mod:`cranfield.service.devices`), most recently used
+    first; ``this_device`` marks the one making the request."""
+    p = principal(request)
+    cookie = request.cookies.get(devices.COOKIE)
+    return {"devices": devices.listed(db_of(request), p.user_id, cookie)}
+
+
+@router.delete("/me/devices/{device}", name="api_forget_device")
+def forget_device(request: Request, device: DeviceId) -> dict:
+    """Forget one of the caller's devices: its cookie no longer counts as known."""
+    devices.forget(db_of(request), principal(request).user_id, device)
+    return {"forgotten": device}
+
+
+@router.post("/campaigns/{name}/forget-devices", name="api_forget_member_devices")
+def forget_member_devices(request: Request, name: str, body: MemberRequest) -> dict:
+    """Forget every device of a member of the campaign (a lost laptop, a shared one)."""
+    n = devices.forget_member_devices(db_of(request), name, body.username)
+    audit.note(request, username=body.username, devices=n)
+    return {"username": body.username, "forgotten": n}
 
 
 @router.get("/campaigns/{name}/audit", name="api_audit")

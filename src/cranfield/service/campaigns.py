@@ -4,7 +4,11 @@ A campaign's topics and documents come from anything with the attributes of
 :class:`cranfield.collection.Topic` (``id``, ``title``, ``description``, ``narrative``)
 and :class:`cranfield.collection.Document` (``id``, ``title``, ``text``): read from
 files with :func:`cranfield.collection.read_topics` / ``read_documents``, or the
-bundled sample collection.
+bundled sample collection. The documents may also be a collection's ir_datasets id
+(``irds:ID``): the campaign then keeps the id and stores only the documents the
+accepted runs name, looked up in the collection's document store as each run is
+accepted (:func:`cranfield.service.submissions.submit`), so a campaign over MS MARCO
+holds the pooled passages, not 8.8 million.
 """
 
 from __future__ import annotations
@@ -89,14 +93,25 @@ def create_campaign(
     db: Database,
     name: str,
     topics: Iterable,
-    documents: Iterable,
+    documents: Iterable | str,
     settings: Settings | None = None,
 ) -> int:
     """Create campaign ``name`` with its topics and documents in one transaction.
 
     Topic and document ids must be distinct and non-empty; :class:`InputError`
-    otherwise (nothing is written). Returns the campaign's id.
+    otherwise (nothing is written). ``documents`` may be a collection id
+    (``irds:ID``, checked to have documents): its documents are stored when runs name
+    them. Returns the campaign's id.
     """
+    source = documents if isinstance(documents, str) else None
+    if source is not None:
+        from ..core.io.collections import Collection, collection_id
+
+        named = collection_id(source)
+        if named is None:
+            raise ParameterError("documents", "documents or a collection id (irds:ID)", source)
+        Collection.load(named).need("docs")  # an unknown id or no documents: one line
+        documents = ()
     check_name(name)
     settings = settings or Settings()
     _check_settings(settings)
@@ -113,6 +128,7 @@ def create_campaign(
             aggregation=settings.aggregation,
             measures=" ".join(check_measures(settings.measures)),
             status="submission",
+            documents_source=source,
         )
         s.add(c)
         s.flush()
@@ -155,9 +171,17 @@ def create_campaign(
                 batch = []
         if batch:
             s.execute(insert(Document), batch)
-        if not seen:
+        if not seen and source is None:
             raise InputError("the campaign has no documents")
         return c.id
+
+
+def document_rows(campaign_id: int, documents) -> list[dict]:
+    """Rows of the ``documents`` table for ``documents`` (``(id, title, text)``)."""
+    return [
+        {"campaign_id": campaign_id, "doc_id": d[0], "title": d[1] or "", "text": d[2] or ""}
+        for d in documents
+    ]
 
 
 def _scale_text(text: str) -> str:

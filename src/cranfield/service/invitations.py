@@ -15,7 +15,7 @@ import datetime as dt
 
 from sqlalchemy import delete, select, update
 
-from . import accounts, campaigns, security
+from . import accounts, campaigns, devices, security
 from .db import Database
 from .models import Campaign, Invitation, Session, User, now
 from .problems import Conflict, Forbidden, NotFound
@@ -112,6 +112,7 @@ def accept(db: Database, token: str, password: str, username: str | None = None)
             user = s.get(User, inv.user_id)
             user.password_hash = hashed
             s.execute(delete(Session).where(Session.user_id == user.id))
+            devices.forget_all(s, user.id)
             return user.username
         accounts.check_username(username)
         if s.scalar(select(User.id).where(User.username == username)) is not None:
@@ -139,6 +140,7 @@ def change_password(
     with db.write() as s:
         s.execute(update(User).where(User.id == user_id).values(password_hash=hashed))
         s.execute(delete(Session).where(Session.user_id == user_id, Session.token_hash != kept))
+        devices.forget_all(s, user_id)  # their cookies were signed with the old hash
 
 
 def _live(s, token: str) -> Invitation:

@@ -66,6 +66,9 @@ class Campaign(Base):
     # added by revision 0005
     guidelines: Mapped[str | None] = mapped_column(Text, nullable=True)
     pool_per_group: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    # added by revision 0007: the documents' collection id (``irds:ID``); its documents
+    # are stored as the runs that name them are accepted, not all at creation
+    documents_source: Mapped[str | None] = mapped_column(String(300), nullable=True)
 
 
 class Membership(Base):
@@ -218,6 +221,22 @@ class LoginAttempt(Base):
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     key: Mapped[str] = mapped_column(String(200))
     at: Mapped[dt.datetime] = mapped_column(DateTime)
+
+
+class KnownDevice(Base):
+    """A device a user logged in from (added by revision 0006): its device cookie's
+    nonce, hashed (:mod:`cranfield.service.devices`). A cookie whose row is gone —
+    forgotten by the user, by a coordinator, or by a password change — is no longer a
+    known device."""
+
+    __tablename__ = "known_devices"
+    __table_args__ = (Index("ix_known_devices_user", "user_id", "id"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    nonce_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    label: Mapped[str] = mapped_column(String(120))
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime)
+    last_used_at: Mapped[dt.datetime] = mapped_column(DateTime)
 
 
 class Invitation(Base):

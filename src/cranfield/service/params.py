@@ -14,3 +14,7 @@ from fastapi import Path
 LARGEST_ID = 2**63 - 1
 
 PairId = Annotated[int, Path(ge=1, le=LARGEST_ID, description="a judging pair's id")]
+
+DeviceId = Annotated[
+    int, Path(ge=1, le=LARGEST_ID, description="one of the caller's known devices' id")
+]

@@ -13,7 +13,7 @@ import os
 import re
 from pathlib import Path
 
-from sqlalchemy import func, select
+from sqlalchemy import func, insert, select
 
 from ..errors import InputError, ParameterError
 from . import campaigns
@@ -43,6 +43,24 @@ def upload_dir(db: Database) -> Path:
     d = db.data_dir / "uploads"
     d.mkdir(parents=True, exist_ok=True)
     return d
+
+
+def _looked_up(source: str, path: Path, stored: set[str]) -> dict:
+    """The documents of collection ``source`` that the run at ``path`` names and the
+    campaign has not stored yet: ``{doc_id: (doc_id, title, text)}`` (ids it lacks are
+    left out, so validation reports them)."""
+    from ..core.io.collections import Collection, collection_id
+
+    wanted = set()
+    with open(path, "rb") as f:
+        for raw in f:
+            fields = raw.split()
+            if len(fields) >= 6 and not fields[0].startswith(b"#"):
+                wanted.add(fields[2].decode("utf-8", "replace"))
+    wanted -= stored
+    if not wanted:
+        return {}
+    return Collection.load(collection_id(source)).documents_by_id(sorted(wanted))
 
 
 def validate(
@@ -137,7 +155,9 @@ def submit(
                 raise Conflict(f"the submission deadline ({c.deadline.isoformat()}Z) has passed")
             topic_ids = set(s.scalars(select(Topic.topic_id).where(Topic.campaign_id == c.id)))
             doc_ids = set(s.scalars(select(Document.doc_id).where(Document.campaign_id == c.id)))
-            cid, max_runs = c.id, c.max_runs
+            cid, max_runs, source = c.id, c.max_runs, c.documents_source
+        looked_up = _looked_up(source, path, doc_ids) if source else {}
+        doc_ids |= set(looked_up)
         run, problems = validate(path, topic_ids, doc_ids, name)
         if problems:
             raise Invalid("the run is not accepted", problems)
@@ -165,6 +185,19 @@ def submit(
             )
             s.add(row)
             s.flush()
+            if looked_up:  # the collection's documents this run names, stored once
+                stored = set(
+                    s.scalars(
+                        select(Document.doc_id).where(
+                            Document.campaign_id == cid, Document.doc_id.in_(list(looked_up))
+                        )
+                    )
+                )
+                new = [d for k, d in looked_up.items() if k not in stored]
+                for start in range(0, len(new), 2000):
+                    s.execute(
+                        insert(Document), campaigns.document_rows(cid, new[start : start + 2000])
+                    )
             target = run_dir(db, cid) / f"{row.id}.run"
             row.path = str(target.relative_to(db.data_dir))
             os.replace(path, target)

@@ -21,6 +21,7 @@ from . import (
     accounts,
     audit,
     campaigns,
+    devices,
     exports,
     invitations,
     judging,
@@ -33,7 +34,7 @@ from . import (
 )
 from .api import add_member_to, create_from_form, do_login, set_session_cookie, submit_form
 from .auth import COOKIE, LOGIN_CSRF_COOKIE, principal
-from .params import PairId
+from .params import DeviceId, PairId
 from .problems import Invalid
 
 router = APIRouter()
@@ -157,7 +158,23 @@ async def link_form(request: Request, token: str):
 
 @router.get("/account", name="account_page")
 def account_page(request: Request, error: str = "", status: int = 200):
-    return render(request, "account.html", status=status, error=error)
+    known = devices.listed(
+        request.app.state.db, principal(request).user_id, request.cookies.get(devices.COOKIE)
+    )
+    return render(request, "account.html", status=status, error=error, devices=known)
+
+
+@router.post("/account/devices/{device}/forget", name="forget_device_form")
+async def forget_device_form(request: Request, device: DeviceId):
+    from .problems import NotFound
+
+    try:
+        await run_in_threadpool(
+            devices.forget, request.app.state.db, principal(request).user_id, device
+        )
+    except NotFound as exc:
+        return error_page(request, 404, exc.message)
+    return back("/account", "the device is forgotten: its next login counts as a new device")
 
 
 @router.post("/account/password", name="password_form")
@@ -475,6 +492,18 @@ async def reset_form(request: Request, name: str):
     audit.note(request, username=username, days=invitations.DEFAULT_DAYS)
     link = {"what": f"password reset for {username}", "url": link_url(request, out["token"])}
     return await run_in_threadpool(_dashboard, request, name, {**link, **out})
+
+
+@router.post("/c/{name}/forget-devices", name="forget_devices_form")
+async def forget_devices_form(request: Request, name: str):
+    f = await _form(request)
+    username = f.get("username", "")
+    n = await run_in_threadpool(devices.forget_member_devices, request.app.state.db, name, username)
+    audit.note(request, username=username, devices=n)
+    return back(
+        f"/c/{quote(name)}/dashboard",
+        f"{n} device{'s' if n != 1 else ''} of {username} forgotten",
+    )
 
 
 @router.get("/c/{name}/guidelines", name="guidelines_page")

@@ -212,7 +212,9 @@ class Collection:
             grades = {int(k): str(v) for k, v in (self.dataset.qrels_defs() or {}).items()}
         return conventions_for(self.id, doc, grades)
 
-    def _need(self, what: str) -> None:
+    def need(self, what: str) -> None:
+        """:class:`InputError` unless the collection has ``what`` (``"docs"``,
+        ``"qrels"``, ``"queries"``)."""
         if not getattr(self.dataset, f"has_{what}")():
             raise InputError(f"collection {self.id!r} has no {what}", source=self.source)
 
@@ -220,7 +222,7 @@ class Collection:
         """The local TREC qrels file (``qid iter docno grade``) when the collection's
         qrels are one, for the engine's reader; None otherwise. May download it, as
         ir_datasets does."""
-        self._need("qrels")
+        self.need("qrels")
         from ir_datasets.formats import TrecQrels
 
         handler = self.dataset.qrels_handler()
@@ -231,7 +233,7 @@ class Collection:
     def qrels_table(self):
         """The qrels as an Arrow table (query_id, doc_id, relevance), from ir_datasets'
         iterator (any qrels format)."""
-        self._need("qrels")
+        self.need("qrels")
         import pyarrow as pa
 
         rows = _fetched(self, lambda: list(self.dataset.qrels_iter()))
@@ -247,7 +249,7 @@ class Collection:
         """The topics as an Arrow table: ``query_id`` and every text field the
         collection has (``title``, ``description``, ``narrative``; ``text`` as
         ``title``)."""
-        self._need("queries")
+        self.need("queries")
         import pyarrow as pa
 
         rows = _fetched(self, lambda: list(self.dataset.queries_iter()))
@@ -266,7 +268,7 @@ class Collection:
         """Every document of the collection as ``(doc_id, title, text)`` (see
         :func:`_document`), streamed from ir_datasets' iterator (may download the collection, as ir_datasets
         does)."""
-        self._need("docs")  # at the call, not at the first document
+        self.need("docs")  # at the call, not at the first document
         fields = self.dataset.docs_cls()._fields
         it = _fetched(self, self.dataset.docs_iter)
 
@@ -280,7 +282,7 @@ class Collection:
         """``{doc_id: (doc_id, title, text)}`` of the ``ids`` the collection has, looked up in
         ir_datasets' document store (``docs_store().get_many``: no pass over the whole
         collection; the store is built on first use, as ir_datasets does)."""
-        self._need("docs")
+        self.need("docs")
         fields = self.dataset.docs_cls()._fields
         store = _fetched(self, self.dataset.docs_store)
         try:

@@ -1,0 +1,121 @@
+"""Recommender evaluation at scale: cranfield's ``evaluate_recommendations`` against
+Microsoft Recommenders' python_evaluation functions, in one process, side by side.
+
+    PYTHONPATH=src python benchmarks/rec.py --users 10000 100000 1000000 --depth 100
+
+Data (generated at run time, deterministic): ``--users`` users, a Zipf-popular catalogue
+of 50,000 items, 10 training interactions per user and 1 held-out one (ratio split
+done here), top-``--depth`` lists per user (the held-out item placed at a random rank
+or left out, so HR is about 0.3). Timed: reading is not (both get in-memory data:
+cranfield an ``Interactions`` and a ``Run``, Recommenders pandas DataFrames); each tool
+computes HR@10 and nDCG@10 (cranfield also coverage@10 and novelty@10: Recommenders'
+refuses lists holding training items there). Recommenders runs only
+up to ``--peer-max`` users (it holds pandas joins of every list row); the values are
+compared where both run. Wall and CPU time of this process, peak RSS from the kernel.
+"""
+
+from __future__ import annotations
+
+import argparse
+import resource
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
+
+K = 10
+
+
+def make(users: int, depth: int, seed: int = 0):
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    items = 50_000
+    pop = rng.zipf(1.2, size=(users, 11)) % items
+    train_u = np.repeat(np.arange(users), 10)
+    train_i = pop[:, :10].ravel()
+    test_i = pop[:, 10]
+    # each user's list: a random permutation window of the catalogue, the held-out item
+    # put at a random rank for 30 % of users
+    base = rng.integers(0, items - depth, users)
+    lists = base[:, None] + np.arange(depth)[None, :]
+    inside = (test_i >= base) & (test_i < base + depth)
+    hit = (rng.random(users) < 0.3) & ~inside  # (already there: a hit anyway)
+    lists[hit, rng.integers(0, depth, hit.sum())] = test_i[hit]
+    return train_u, train_i, test_i, lists
+
+
+def cranfield_side(train_u, train_i, test_i, lists):
+    import numpy as np
+    import pyarrow as pa
+
+    from cranfield.core.run import Run
+    from cranfield.rec.data import Interactions
+    from cranfield.rec.evaluate import evaluate_recommendations
+
+    users = np.char.add("u", np.arange(len(test_i)).astype(str)).astype(object)
+    item = np.char.add("i", np.arange(50_000).astype(str)).astype(object)
+    train = Interactions(users[train_u], item[train_i], None, None, "train")
+    test = Interactions(users, item[test_i], None, None, "test")
+    depth = lists.shape[1]
+    table = pa.table(
+        {
+            "query_id": pa.array(np.repeat(users, depth), pa.string()),
+            "doc_id": pa.array(item[lists.ravel()], pa.string()),
+            "score": pa.array(np.tile(np.arange(depth, 0, -1, dtype=np.float64), len(users))),
+        }
+    )
+    run = Run(table, "recs", name="recs")
+    names = [f"HR@{K}", f"nDCG@{K}", f"coverage@{K}", f"novelty@{K}"]
+    t0, c0 = time.perf_counter(), time.process_time()
+    result = evaluate_recommendations(test, run, names, train=train, exclude_train=False).table()
+    return result, time.perf_counter() - t0, time.process_time() - c0
+
+
+def recommenders_side(_train_u, _train_i, test_i, lists):
+    import numpy as np
+    import pandas as pd
+    from recommenders.evaluation import python_evaluation as pe
+
+    n, depth = lists.shape
+    truth = pd.DataFrame({"user": np.arange(n), "item": test_i, "rating": 1.0})
+    reco = pd.DataFrame(
+        {
+            "user": np.repeat(np.arange(n), depth),
+            "item": lists.ravel(),
+            "prediction": np.tile(np.arange(depth, 0, -1, dtype=np.float64), n),
+        }
+    )
+    kw = dict(col_user="user", col_item="item", col_rating="rating", col_prediction="prediction")
+    t0, c0 = time.perf_counter(), time.process_time()
+    out = {
+        f"nDCG@{K}": pe.ndcg_at_k(truth, reco, relevancy_method="top_k", k=K, **kw),
+        f"HR@{K}": pe.recall_at_k(truth, reco, relevancy_method="top_k", k=K, **kw),
+    }
+    return out, time.perf_counter() - t0, time.process_time() - c0
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--users", type=int, nargs="+", default=[10_000, 100_000])
+    p.add_argument("--depth", type=int, default=100)
+    p.add_argument("--peer-max", type=int, default=100_000)
+    a = p.parse_args()
+    for users in a.users:
+        data = make(users, a.depth)
+        ours, wall, cpu = cranfield_side(*data)
+        line = f"{users:>9,} users x {a.depth}: cranfield {wall:.2f} s (CPU {cpu:.2f})"
+        if users <= a.peer_max:
+            theirs, pwall, pcpu = recommenders_side(*data)
+            same = all(abs(ours[m] - v) < 1e-9 for m, v in theirs.items() if m in ours)
+            line += (
+                f"; recommenders {pwall:.2f} s (CPU {pcpu:.2f}), {pwall / wall:.1f}x; "
+                f"values {'equal' if same else 'DIFFERENT'}"
+            )
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        print(line + f"; peak RSS so far {peak:.0f} MiB", flush=True)
+
+
+if __name__ == "__main__":
+    main()

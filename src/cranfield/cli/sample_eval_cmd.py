@@ -1,0 +1,29 @@
+"""``cranfield sample_eval``: TREC's ``sample_eval.pl`` (xinfAP, infNDCG and the inferred
+precisions of a stratified sample of judgments), the same output byte for byte."""
+
+from __future__ import annotations
+
+import argparse
+
+from ._args import add_output
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.epilog = (
+        "Estimates from sampled judgments as TREC's sample_eval.pl prints them (Yilmaz, "
+        "Kanoulas & Aslam, SIGIR 2008): infAP (xinfAP), infNDCG, iprec@rec, iP10, iP50, "
+        "iP1000, inum_rel_ret, inum_rel, num_ret. The qrels have five columns: topic "
+        "iteration docno stratum relevance (-1: pooled, not judged). docs/sampling.md."
+    )
+    parser.add_argument("qrels", help="sampled qrels: topic iteration docno stratum relevance")
+    parser.add_argument("run", help="a TREC run: topic Q0 docno rank score runid")
+    parser.add_argument("-q", action="store_true", help="each topic's values first")
+    add_output(parser, via_stdout=True)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..judgments.sampled import evaluate_sampled, sample_eval_text
+    from ._output import deliver
+
+    deliver(sample_eval_text(evaluate_sampled(args.qrels, args.run), args.q), None)
+    return 0
