@@ -119,8 +119,6 @@ def estimates(db, campaign: str, *, confidence: float = 0.95) -> dict:
         rows = submissions.runs_of(s, c.id)
     if design is None:
         return {"available": False, "reason": "no human sample chosen: people judge the pool"}
-    if assessor is None:
-        return {"available": False, "reason": "no machine labels imported yet"}
     human = exports.qrels_labels(db, campaign)
     topics = [p[1] for p in pool]
     documents = [p[2] for p in pool]
@@ -136,6 +134,8 @@ def estimates(db, campaign: str, *, confidence: float = 0.95) -> dict:
         "judged": int(judged.sum()),
         "machine_labelled": len(labels),
     }
+    if assessor is None:
+        return {**base, "available": False, "reason": "no machine labels imported yet"}
     if judged.sum() < 2:
         return {
             **base,
