@@ -317,3 +317,162 @@ def test_no_sample_no_estimates(db, tmp_path):
         "available": False,
         "reason": "no human sample chosen: people judge the pool",
     }
+
+
+# -- over HTTP (the web layer is the same on both databases: SQLite only) ---------------
+
+SECRET = "secret-model@feedbeef"
+
+
+def _site(tmp_path, config=None, *, assign=True):
+    from cranfield.service import accounts
+    from cranfield.service.app import create_app
+    from cranfield.service.db import open_database
+    from service.helpers import PASSWORD
+    from service.web_fixtures import Site
+
+    db = open_database(str(tmp_path / "site.db"))
+    ids, _ = sampled_campaign(db, tmp_path, assign=assign)
+    site = Site(create_app(db, config), db, 0, 0)
+    for name in ("boss", "a1", "p1"):
+        token, csrf, _ = accounts.login(db, name, PASSWORD)
+        site.tokens[name], site.csrf[name] = token, csrf
+    return site, ids
+
+
+def test_assessors_never_see_machine_labels_or_the_sample_design(tmp_path):
+    site, ids = _site(tmp_path)
+    machine_labels.import_labels(
+        site.db, "c", machine_labels.read(label_file(tmp_path, site.db)), SECRET
+    )
+    judge_queues(site.db, ids, limit=2)
+    a1 = site.client("a1")
+    pair = judging.next_pair(site.db, "c", ids["a1"])["pair"]
+    pages = [
+        a1.get("/api/campaigns/c"),
+        a1.get("/api/campaigns/c/next"),
+        a1.get(f"/api/campaigns/c/pairs/{pair}"),
+        a1.get(f"/api/campaigns/c/judgments/{pair}/history"),
+        a1.get("/c/c/judge"),
+        a1.get(f"/c/c/judge/{pair}"),
+    ]
+    for r in pages:
+        assert r.status_code == 200, (r.url, r.text)
+        text = r.text.lower()
+        for secret in ("secret-model", "feedbeef", "inclusion", "stratum", "machine"):
+            assert secret not in text, (r.url, secret)
+    for url in ("/api/campaigns/c/estimates", "/c/c/dashboard"):
+        assert a1.get(url, follow_redirects=False).status_code == 403
+    assert SECRET in site.client("boss").get("/c/c/dashboard").text
+
+
+def test_labels_uploaded_estimates_on_the_dashboard_and_in_the_api(tmp_path):
+    from cranfield.service.app import Config
+    from cranfield.service.web import _num
+
+    site, ids = _site(tmp_path, Config(max_upload=4000))
+    boss = site.client("boss")
+    good = open(label_file(tmp_path, site.db)).read()
+    uploads = site.db.data_dir / "uploads"
+    # too large: refused before it is read; nothing kept
+    r = boss.post(
+        "/api/campaigns/c/machine-labels",
+        files={"file": ("m.txt", (good * 20).encode())},
+        data={"assessor": "m@1"},
+    )
+    assert r.status_code == 413 and "limit" in r.json()["error"]
+    assert not uploads.exists() or not list(uploads.rglob("*"))
+    # not on the scale: one line, nothing stored
+    r = boss.post(
+        "/api/campaigns/c/machine-labels",
+        files={"file": ("m.txt", good.replace(" 1\n", " 9\n").encode())},
+        data={"assessor": "m@1"},
+    )
+    assert r.status_code == 422 and "not on the campaign's scale" in r.json()["error"]
+    assert "\n" not in r.json()["error"] and count(site.db, MachineLabel) == 0
+    assert not list(uploads.rglob("*"))
+    r = boss.post(
+        "/api/campaigns/c/machine-labels",
+        files={"file": ("m.txt", good.encode())},
+        data={"assessor": "m@1"},
+    )
+    assert r.status_code == 201 and r.json()["missing"] == 0, r.text
+    # the browser's form (CSRF in the query string, as every upload form)
+    c = site.client("boss", cookie=True)
+    r = c.post(
+        f"/c/c/machine-labels?csrf={c.csrf}",
+        files={"file": ("m.txt", good.encode())},
+        data={"assessor": "m@2"},
+        follow_redirects=False,
+    )
+    assert r.status_code == 303 and "machine%20labels%20from%20m%402" in r.headers["location"]
+    assert boss.get("/api/campaigns/c/estimates").json()["reason"].startswith("0 of ")
+    judge_queues(site.db, ids)
+    api = boss.get("/api/campaigns/c/estimates").json()
+    assert api == json.loads(json.dumps(estimates.estimates(site.db, "c")))
+    assert api["available"] and api["assessor"] == "m@2"
+    html = boss.get("/c/c/dashboard").text
+    assert 'id="estimates-table"' in html and 'id="separation"' in html
+    for row in api["runs"]:
+        assert f'data-run="{row["run"]}">{_num(row["estimate"])}<' in html
+    assert f"People judged {api['judged']} of {api['sampled']} sampled pairs" in html
+
+
+def test_the_sample_chosen_over_http(tmp_path):
+    site, _ = _site(tmp_path, assign=False)
+    boss = site.client("boss")
+    r = boss.post("/api/campaigns/c/sample", json={"fraction": 0.3, "strata": [2]})
+    assert r.status_code == 200 and r.json()["measure"] == "P@10", r.text
+    r = boss.post("/api/campaigns/c/sample", json={"fraction": 0.3, "measure": "MAP"})
+    assert r.status_code == 422 and "P@k or DCG@k" in r.json()["error"]
+    c = site.client("boss", cookie=True)
+    r = c.post(
+        "/c/c/sample",
+        data={"csrf": c.csrf, "fraction": "0.5", "strata": "", "measure": "DCG@5"},
+        follow_redirects=False,
+    )
+    assert r.status_code == 303, r.text
+    r = c.post("/c/c/sample", data={"csrf": c.csrf, "fraction": "half"}, follow_redirects=False)
+    assert r.status_code == 422 and "fraction" in r.text
+    assert json.loads(_design(site.db))["measure"] == "DCG@5"
+    pooling.assign(site.db, "c")
+    r = boss.post("/api/campaigns/c/sample", json={"fraction": 0.3})
+    assert r.status_code == 409
+
+
+def _design(db) -> str:
+    from sqlalchemy import select
+
+    from cranfield.service.models import Campaign
+
+    with db.read() as s:
+        return s.scalar(select(Campaign.sample_design))
+
+
+def test_the_command_line(cli, tmp_path):
+    from cranfield.service.db import open_database
+
+    path = tmp_path / "c.db"
+    db = open_database(str(path))
+    sampled_campaign(db, tmp_path, assign=False)
+    status, out, err = cli(
+        "campaign", "sample", path, "c", "-f", "0.4", "--strata", "2,5", "-m", "P@3"
+    )
+    assert status == 0 and out.startswith(f"{sampled_count(db)} of "), err
+    status, out, err = cli("campaign", "export", path, "c", "--what", "pool")
+    assert status == 0 and len(out.splitlines()) == len(pool_rows(db))
+    bad = write(tmp_path, "bad.txt", "t1 0 D999 1\n")
+    status, out, err = cli("campaign", "machine-labels", path, "c", bad, "--assessor", "m@1")
+    assert status == 2 and err.count("\n") == 1 and "not in the pool" in err, err
+    labels = label_file(tmp_path, db)
+    status, out, err = cli("campaign", "machine-labels", path, "c", labels, "--assessor", "m@1")
+    assert (status, err) == (0, "") and out.startswith(f"{len(pool_rows(db))} labels"), err
+    status, out, err = cli("campaign", "export", path, "c", "--what", "machine")
+    assert status == 0 and out == open(labels).read()
+    status, out, err = cli("campaign", "export", path, "c", "--what", "estimates")
+    assert status == 0 and json.loads(out) == json.loads(json.dumps(estimates.estimates(db, "c")))
+    db.close()
+
+
+def sampled_count(db) -> int:
+    return sum(1 for r in pool_rows(db) if r[4] is not None)
