@@ -60,9 +60,7 @@ def test_estimates_equal_ppi_mean_on_the_per_pair_values(seed, measure, fraction
     rows, pi = sample_pairs(ranks, fraction, bounds=bounds, seed=seed)
     human = type(qrels)(qrels.table.take(pa.array(rows)))
     keys = list(
-        zip(
-            human.table["query_id"].to_pylist(), human.table["doc_id"].to_pylist(), strict=True
-        )
+        zip(human.table["query_id"].to_pylist(), human.table["doc_id"].to_pylist(), strict=True)
     )
     out = campaign_estimates(
         machine, human, runs, measure, inclusion=dict(zip(keys, pi.tolist(), strict=True))
