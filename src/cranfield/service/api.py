@@ -378,9 +378,16 @@ async def upload_run(request: Request, name: str) -> dict:
     """Submit a run (multipart form: ``file``, optional ``name``, ``description``,
     ``priority``). 422 with ``problems`` (``{"line", "message"}``) when it is not
     valid; nothing is stored then."""
+    return await on_upload(request, submit_form, request, name)
+
+
+async def on_upload(request: Request, work, *args):
+    """Receive the request's form (capped, files streamed to disk), run ``work(*args,
+    form)`` in a worker thread, and remove what is left of the upload whatever
+    happened."""
     form = await uploads.receive(request, uploads_dir(request), request.app.state.config.max_upload)
     try:
-        return await run_in_threadpool(submit_form, request, name, form)
+        return await run_in_threadpool(work, *args, form)
     finally:
         form.discard()
 
@@ -560,11 +567,7 @@ async def upload_machine_labels(request: Request, name: str) -> dict:
     pooled pairs; ``assessor``, the model and its prompt). 422 when a pair is not pooled
     or a label is not on the scale; nothing is stored then. The model runs elsewhere
     (``cranfield judge``), never in the service."""
-    form = await uploads.receive(request, uploads_dir(request), request.app.state.config.max_upload)
-    try:
-        out = await run_in_threadpool(machine_labels_from_form, db_of(request), name, form)
-    finally:
-        form.discard()
+    out = await on_upload(request, machine_labels_from_form, db_of(request), name)
     audit.note(request, assessor=out["assessor"], labels=out["labels"])
     return out
 

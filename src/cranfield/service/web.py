@@ -39,6 +39,7 @@ from .api import (
     create_from_form,
     do_login,
     machine_labels_from_form,
+    on_upload,
     set_session_cookie,
     submit_form,
 )
@@ -638,14 +639,7 @@ async def sample_form(request: Request, name: str):
 
 @router.post("/c/{name}/machine-labels", name="machine_labels_form")
 async def machine_labels_form(request: Request, name: str):
-    db = request.app.state.db
-    form = await uploads.receive(
-        request, submissions.upload_dir(db), request.app.state.config.max_upload
-    )
-    try:
-        out = await run_in_threadpool(machine_labels_from_form, db, name, form)
-    finally:
-        form.discard()
+    out = await on_upload(request, machine_labels_from_form, request.app.state.db, name)
     audit.note(request, assessor=out["assessor"], labels=out["labels"])
     return back(
         f"/c/{quote(name)}/dashboard",
