@@ -322,14 +322,9 @@ def run_machine_labels(args) -> int:
 
 
 def run_sample(args) -> int:
-    from ..errors import ParameterError
     from ..service import sampling
 
-    text = args.strata.replace(" ", "")
-    try:
-        bounds = [int(b) for b in text.split(",")] if text else []
-    except ValueError:
-        raise ParameterError("--strata", "increasing ranks, e.g. 10,30", args.strata) from None
+    bounds = sampling.parse_bounds(args.strata, "--strata")
     db = _open(args.database)
     info = sampling.choose(
         db, args.name, args.fraction, bounds=bounds, seed=seed_value(args), measure=args.measure

@@ -53,6 +53,15 @@ def sample_pairs(ranks, fraction: float, *, bounds=(), seed: int = 0):
 DEFAULT_MEASURE = "P@10"
 
 
+def parse_bounds(text: str, what: str = "strata") -> list[int]:
+    """Rank bounds written ``10,30`` (empty: none, a uniform sample)."""
+    text = (text or "").replace(" ", "")
+    try:
+        return [int(b) for b in text.split(",")] if text else []
+    except ValueError:
+        raise ParameterError(what, "increasing ranks, e.g. 10,30", text) from None
+
+
 def best_ranks(runs, topics, documents) -> np.ndarray:
     """Each pair's best (smallest) rank over ``runs``; a pair no run retrieved (a gold
     pair) ranks after every retrieved one (the largest rank + 1)."""

@@ -613,14 +613,12 @@ async def sample_form(request: Request, name: str):
     from ..errors import ParameterError
 
     f = await _form(request)
-    text = f.get("strata", "").replace(" ", "")
+    bounds = sampling.parse_bounds(f.get("strata", ""))
+    text = f.get("fraction", "").strip()
     try:
-        bounds = [int(b) for b in text.split(",")] if text else []
-        fraction = float(f.get("fraction", "").strip())
+        fraction = float(text)
     except ValueError:
-        raise ParameterError(
-            "sample", "a fraction in (0, 1] and rank bounds like 10,30", text
-        ) from None
+        raise ParameterError("fraction", "a number in (0, 1]", text) from None
     out = await run_in_threadpool(
         sampling.choose,
         request.app.state.db,
