@@ -58,6 +58,8 @@ CASES: dict[str, dict[str, list[str]]] = {
         "choice": ["db", "u", "--role", "king", "--password-file", "f"],
     },
     "campaign export": {"missing": ["db"], "choice": ["db", "c", "--what", "bogus"]},
+    "campaign machine-labels": {"missing": ["db", "c", "labels.txt"]},
+    "campaign sample": {"missing": ["db", "c"], "type": ["db", "c", "--fraction", "half"]},
     "serve": {"type": ["--port", "x"]},
     "runs": {"missing": [], "choice": ["bogus"]},
     "rec": {"missing": [], "choice": ["bogus"]},

@@ -484,3 +484,40 @@ def test_a_user_forgets_another_device_from_the_account_page(browser, tmp_path):
         screenshot(driver, "30-account-devices")
         (left,) = driver.find_elements(*_by("#devices-table tbody tr"))
         assert "(this device)" in left.text
+
+
+def test_the_coordinator_samples_imports_machine_labels_and_reads_the_estimates(browser, tmp_path):
+    """From the dashboard: choose the human sample, import a machine assessor's labels;
+    once the sample is judged, the estimates table lists every run with its interval."""
+    from cranfield.service import pooling
+    from cranfield.service.db import open_database
+    from service.test_machine_sample import judge_queues, label_file, sampled_campaign
+
+    db = open_database(str(tmp_path / "est.db"))
+    ids, _ = sampled_campaign(db, tmp_path, fraction=None, assign=False)
+    labels = label_file(tmp_path, db)
+    with Server(tmp_path / "est.db", cwd=tmp_path) as server:
+        driver, url = browser, server.url
+        _login(driver, url, "boss", None)
+        driver.get(url + "/c/c/dashboard#estimates")
+        form = driver.find_element(*_by("#choose-sample"))
+        field = form.find_element(*_by("input[name=fraction]"))
+        field.clear()
+        field.send_keys("0.5")
+        _submit(driver, "#sample-button", "msg=")
+        assert driver.find_element(*_by("#sample-design")).text.startswith("People judge")
+        driver.find_element(*_by("#machine-labels input[type=file]")).send_keys(labels)
+        driver.find_element(*_by("#machine-labels input[name=assessor]")).send_keys("m@1")
+        _submit(driver, "#machine-labels-button", "machine%20labels")
+        pooling.assign(db, "c")
+        judge_queues(db, ids)
+        driver.get(url + "/c/c/dashboard#estimates")
+        rows = driver.find_elements(*_by("#estimates-table tbody tr"))
+        shown = [r.text.split()[:2] for r in rows]
+        screenshot(driver, "31-dashboard-estimates")
+    from cranfield.service import estimates
+    from cranfield.service.web import _num
+
+    got = estimates.estimates(db, "c")
+    db.close()
+    assert shown == [[r["run"], _num(r["estimate"])] for r in got["runs"]]

@@ -4,7 +4,9 @@
 bundled sample collection with its runs, pooled at depth 10), ``add-user`` creates a
 user and gives it a role, ``pool`` builds the pool from the submitted runs, ``assign``
 gives every topic its assessors and ``export`` writes the qrels (or the judgment
-logs). Every action works on the database ``cranfield serve`` serves (a file: SQLite;
+logs, the machine labels, the human sample, the estimates). ``machine-labels`` imports
+a machine assessor's labels of the pool (``cranfield judge`` makes them) and ``sample``
+chooses the pairs people judge, for the prediction-powered estimates. Every action works on the database ``cranfield serve`` serves (a file: SQLite;
 or a ``postgresql://`` URL); see docs/service.md.
 """
 
@@ -22,9 +24,12 @@ ACTIONS = {
     "add-user": "create a user (or reuse one) and give it a role in a campaign",
     "pool": "pool the submitted runs for judging",
     "assign": "give every pooled topic its assessors and fill their queues",
-    "export": "write the qrels (aggregated by the campaign's rule) or the judgment logs",
+    "machine-labels": "import a machine assessor's labels of the pool (a qrels file)",
+    "sample": "choose the pooled pairs people judge (uniform or stratified by rank)",
+    "export": "write the qrels (aggregated by the campaign's rule), the judgment logs, "
+    "the machine labels, the human sample or the estimates",
 }
-EXPORTS = ("qrels", "judgments", "log")
+EXPORTS = ("qrels", "judgments", "log", "pool", "machine", "sample", "estimates")
 
 
 def add_arguments(parser: Parser) -> None:
@@ -99,6 +104,45 @@ def add_arguments(parser: Parser) -> None:
     )
     add_seed(p, "assignment of topics to assessors")
 
+    p = sub.add_parser(
+        "machine-labels", help=ACTIONS["machine-labels"], description=ACTIONS["machine-labels"]
+    )
+    _db(p)
+    p.add_argument("name", help="the campaign")
+    p.add_argument(
+        "labels", help="the labels: qrels (TREC, or CSV/TSV/Parquet by extension) of pooled pairs"
+    )
+    p.add_argument(
+        "--assessor",
+        required=True,
+        help="the machine assessor: its model and prompt (MODEL@HASH, as 'cranfield judge' "
+        "names it); importing again under one name replaces its labels",
+    )
+
+    p = sub.add_parser("sample", help=ACTIONS["sample"], description=ACTIONS["sample"])
+    _db(p)
+    p.add_argument("name", help="the campaign")
+    p.add_argument(
+        "-f",
+        "--fraction",
+        type=float,
+        required=True,
+        help="the share of each stratum people judge, in (0, 1]",
+    )
+    p.add_argument(
+        "--strata",
+        default="",
+        help="increasing rank bounds of the strata, e.g. 10,30 (ranks 1-10, 11-30, beyond; "
+        "default: one uniform sample)",
+    )
+    p.add_argument(
+        "-m",
+        "--measure",
+        default="P@10",
+        help="the measure of the estimates, linear in the labels: P@k or DCG@k (default P@10)",
+    )
+    add_seed(p, "sample")
+
     p = sub.add_parser("export", help=ACTIONS["export"], description=ACTIONS["export"])
     _db(p)
     p.add_argument("name", help="the campaign")
@@ -106,7 +150,9 @@ def add_arguments(parser: Parser) -> None:
         "--what",
         choices=EXPORTS,
         default="qrels",
-        help="qrels (TREC), judgments (current labels, TSV) or log (every label saved, TSV)",
+        help="qrels (TREC), judgments (current labels, TSV), log (every label saved, TSV), "
+        "pool (the pooled pairs, for 'cranfield judge'), machine (the latest machine assessor's labels, TREC), sample (the pairs people "
+        "judge with their inclusion probabilities, TSV) or estimates (JSON)",
     )
     add_output(p, help="output file (default: standard output)")
 
@@ -261,11 +307,48 @@ def run_assign(args) -> int:
     return 0
 
 
+def run_machine_labels(args) -> int:
+    from ..service import machine_labels
+
+    assessor = machine_labels.check_assessor(args.assessor)
+    qrels = machine_labels.read(args.labels)
+    db = _open(args.database)
+    info = machine_labels.import_labels(db, args.name, qrels, assessor)
+    print(
+        f"{info['labels']} labels of {info['pool']} pooled pairs from {info['assessor']}"
+        + (f" ({info['missing']} pairs unlabelled)" if info["missing"] else "")
+    )
+    return 0
+
+
+def run_sample(args) -> int:
+    from ..service import sampling
+
+    bounds = sampling.parse_bounds(args.strata, "--strata")
+    db = _open(args.database)
+    info = sampling.choose(
+        db, args.name, args.fraction, bounds=bounds, seed=seed_value(args), measure=args.measure
+    )
+    strata = "; ".join(
+        f"ranks {h['ranks']}: {h['sampled']} of {h['pairs']}" for h in info["strata"]
+    )
+    print(f"{info['sampled']} of {info['pairs']} pooled pairs to judge ({strata})")
+    return 0
+
+
 def run_export(args) -> int:
-    from ..service import exports
+    from ..service import estimates, exports, machine_labels, sampling
 
     db = _open(args.database)
-    make = {"qrels": exports.qrels_text, "judgments": exports.judgments_tsv, "log": exports.log_tsv}
+    make = {
+        "qrels": exports.qrels_text,
+        "judgments": exports.judgments_tsv,
+        "log": exports.log_tsv,
+        "pool": exports.pool_text,
+        "machine": machine_labels.labels_text,
+        "sample": sampling.sample_tsv,
+        "estimates": estimates.estimates_json,
+    }
     text = make[args.what](db, args.name)
     deliver(text, args.output)
     return 0

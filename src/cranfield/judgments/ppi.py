@@ -367,6 +367,17 @@ def _strings(values):
 _LINEAR = re.compile(r"^(P|DCG)@([1-9][0-9]{0,8})$")
 
 
+def linear_measure(measure: str) -> tuple[str, int]:
+    """``(kind, k)`` of a measure linear in the labels: ``("P", k)`` for ``P@k``,
+    ``("DCG", k)`` for ``DCG@k``; any other measure is a :class:`ParameterError`."""
+    found = _LINEAR.match(str(measure).replace(" ", ""))
+    if found is None:
+        raise ParameterError(
+            "measure with judged pairs as units", "P@k or DCG@k (linear in the labels)", measure
+        )
+    return found.group(1), int(found.group(2))
+
+
 def linear_weights(runs, topics, documents, measure: str):
     r"""For a measure linear in the labels, each run's weight of each pooled pair.
 
@@ -384,12 +395,7 @@ def linear_weights(runs, topics, documents, measure: str):
 
     from ..core.evaluation import as_runs
 
-    found = _LINEAR.match(str(measure).replace(" ", ""))
-    if found is None:
-        raise ParameterError(
-            "measure with judged pairs as units", "P@k or DCG@k (linear in the labels)", measure
-        )
-    kind, k = found.group(1), int(found.group(2))
+    kind, k = linear_measure(measure)
     keys = pc.binary_join_element_wise(
         pa.array(list(topics), pa.string()), pa.array(list(documents), pa.string()), "\x00"
     )

@@ -16,13 +16,16 @@ from . import (
     audit,
     campaigns,
     devices,
+    estimates,
     exports,
     invitations,
     judging,
+    machine_labels,
     paging,
     pooling,
     quality,
     results,
+    sampling,
     submissions,
     uploads,
 )
@@ -106,6 +109,13 @@ class PoolRequest(BaseModel):
 class AssignRequest(BaseModel):
     per_topic: StrictInt | None = None
     seed: StrictInt = 0
+
+
+class SampleRequest(BaseModel):
+    fraction: float
+    strata: list[StrictInt] = Field(default=[], max_length=100)
+    seed: StrictInt = 0
+    measure: str = Field(default=sampling.DEFAULT_MEASURE, max_length=100)
 
 
 class ResultsRequest(BaseModel):
@@ -368,9 +378,16 @@ async def upload_run(request: Request, name: str) -> dict:
     """Submit a run (multipart form: ``file``, optional ``name``, ``description``,
     ``priority``). 422 with ``problems`` (``{"line", "message"}``) when it is not
     valid; nothing is stored then."""
+    return await on_upload(request, submit_form, request, name)
+
+
+async def on_upload(request: Request, work, *args):
+    """Receive the request's form (capped, files streamed to disk), run ``work(*args,
+    form)`` in a worker thread, and remove what is left of the upload whatever
+    happened."""
     form = await uploads.receive(request, uploads_dir(request), request.app.state.config.max_upload)
     try:
-        return await run_in_threadpool(submit_form, request, name, form)
+        return await run_in_threadpool(work, *args, form)
     finally:
         form.discard()
 
@@ -542,6 +559,56 @@ def assign(request: Request, name: str, body: AssignRequest) -> dict:
     out = pooling.assign(db_of(request), name, per_topic=body.per_topic, seed=body.seed)
     audit.note(request, per_topic=body.per_topic, seed=body.seed, topics=len(out))
     return out
+
+
+@router.post("/campaigns/{name}/machine-labels", name="api_machine_labels", status_code=201)
+async def upload_machine_labels(request: Request, name: str) -> dict:
+    """Import a machine assessor's labels of the pool (multipart form: ``file``, qrels of
+    pooled pairs; ``assessor``, the model and its prompt). 422 when a pair is not pooled
+    or a label is not on the scale; nothing is stored then. The model runs elsewhere
+    (``cranfield judge``), never in the service."""
+    out = await on_upload(request, machine_labels_from_form, db_of(request), name)
+    audit.note(request, assessor=out["assessor"], labels=out["labels"])
+    return out
+
+
+def machine_labels_from_form(db, name: str, form: uploads.Form) -> dict:
+    """Read the form's label file (its extension chooses the format) and import it."""
+    from ..errors import InputError
+
+    assessor = machine_labels.check_assessor(form.fields.get("assessor", ""))
+    path = form.files.get("file")
+    if path is None:
+        raise InputError("no label file in the form (field 'file')")
+    filename = form.filenames.get("file", "")
+    source = filename or "the label file"
+    qrels = _read_named(lambda p: machine_labels.read(p, source=source), path, filename)
+    return machine_labels.import_labels(db, name, qrels, assessor)
+
+
+@router.post("/campaigns/{name}/sample", name="api_sample")
+def sample(request: Request, name: str, body: SampleRequest) -> dict:
+    """Choose the pooled pairs people judge (before the assignment): ``fraction`` of
+    each stratum of best ranks (``strata``: increasing rank bounds; none: uniform), and
+    the measure of the estimates (``P@k`` or ``DCG@k``)."""
+    out = sampling.choose(
+        db_of(request),
+        name,
+        body.fraction,
+        bounds=body.strata,
+        seed=body.seed,
+        measure=body.measure,
+    )
+    audit.note(request, fraction=body.fraction, strata=body.strata, sampled=out["sampled"])
+    return out
+
+
+@router.get("/campaigns/{name}/estimates", name="api_estimates")
+def estimate_list(request: Request, name: str) -> dict:
+    """Each run's prediction-powered estimate of the mean measure with its 95% interval,
+    the judged fraction, and whether adjacent runs' intervals separate
+    (:func:`cranfield.service.estimates.estimates`)."""
+    return estimates.estimates(db_of(request), name)
 
 
 @router.get("/campaigns/{name}/topics", name="api_topics")

@@ -172,3 +172,16 @@ def log_tsv(db: Database, campaign: str) -> str:
             f"{topic}\t{doc}\t{user}\t{label}\t{'' if seconds is None else seconds}\t{at.isoformat()}Z"
         )
     return "\n".join(lines) + "\n"
+
+
+def pool_text(db: Database, campaign: str) -> str:
+    """The pooled pairs, ``topic document`` lines in topic then document order: the pool
+    file ``cranfield judge`` labels with a machine assessor."""
+    with db.read() as s:
+        c = campaigns.get(s, campaign)
+        rows = s.execute(
+            select(Pair.topic_id, Pair.doc_id)
+            .where(Pair.campaign_id == c.id)
+            .order_by(Pair.topic_id, Pair.doc_id)
+        ).all()
+    return "".join(f"{t} {d}\n" for t, d in rows)

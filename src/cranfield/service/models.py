@@ -69,6 +69,9 @@ class Campaign(Base):
     # added by revision 0007: the documents' collection id (``irds:ID``); its documents
     # are stored as the runs that name them are accepted, not all at creation
     documents_source: Mapped[str | None] = mapped_column(String(300), nullable=True)
+    # added by revision 0008: the human sample's design (JSON: fraction, strata bounds,
+    # seed, measure of the estimates); None: people judge the whole pool
+    sample_design: Mapped[str | None] = mapped_column(Text, nullable=True)
 
 
 class Membership(Base):
@@ -123,6 +126,29 @@ class Pair(Base):
     topic_id: Mapped[str] = mapped_column(String(200))
     doc_id: Mapped[str] = mapped_column(String(200))
     gold_label: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    # added by revision 0008: the pair's rank stratum and, when people judge a sample,
+    # its inclusion probability (None: not in the sample). Never shown to assessors.
+    stratum: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    inclusion: Mapped[float | None] = mapped_column(Float, nullable=True)
+
+
+class MachineLabel(Base):
+    """A machine assessor's label of a pooled pair (added by revision 0008), kept apart
+    from people's judgments: ``assessor`` names the model and its prompt
+    (``MODEL@HASH``, :func:`cranfield.judgments.machine.assessor_name`). Never shown to
+    assessors."""
+
+    __tablename__ = "machine_labels"
+    __table_args__ = (
+        UniqueConstraint("pair_id", "assessor"),
+        Index("ix_machine_labels_campaign", "campaign_id", "assessor", "pair_id"),
+    )
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    campaign_id: Mapped[int] = mapped_column(ForeignKey("campaigns.id", ondelete="CASCADE"))
+    pair_id: Mapped[int] = mapped_column(ForeignKey("pairs.id", ondelete="CASCADE"))
+    assessor: Mapped[str] = mapped_column(String(200))
+    label: Mapped[int] = mapped_column(Integer)
+    created_at: Mapped[dt.datetime] = mapped_column(DateTime, default=now)
 
 
 class Task(Base):

@@ -22,7 +22,7 @@ from sqlalchemy import delete, func, insert, select
 from ..errors import InputError, ParameterError, shown
 from . import accounts, campaigns, submissions
 from .db import Database
-from .models import Pair, Task, Topic, User
+from .models import Campaign, Pair, Task, Topic, User
 from .problems import Conflict
 
 
@@ -134,8 +134,13 @@ def assign(
                 raise InputError(
                     f"{sorted(missing)[0]!r} is not an assessor of campaign {campaign!r}"
                 )
+        sampled = c.sample_design is not None
         pairs = list(
-            s.execute(select(Pair.id, Pair.topic_id, Pair.doc_id).where(Pair.campaign_id == cid))
+            s.execute(
+                select(Pair.id, Pair.topic_id, Pair.doc_id).where(
+                    Pair.campaign_id == cid, *judged_by_people(sampled)
+                )
+            )
         )
     if not pairs:
         raise InputError(f"campaign {campaign!r} has no pool yet: build it first")
@@ -227,12 +232,19 @@ def _assessor(s, cid: int, campaign: str, username: str) -> User:
     return user
 
 
+def judged_by_people(sampled: bool) -> tuple:
+    """The condition on :class:`Pair` of the pairs that go into queues: with a human
+    sample (:func:`cranfield.service.sampling.choose`), only the sampled pairs."""
+    return (Pair.inclusion.is_not(None),) if sampled else ()
+
+
 def _topic_pairs(s, cid: int, topic: str) -> list[tuple[int, str, str]]:
+    sampled = s.scalar(select(Campaign.sample_design).where(Campaign.id == cid)) is not None
     return [
         tuple(r)
         for r in s.execute(
             select(Pair.id, Pair.topic_id, Pair.doc_id).where(
-                Pair.campaign_id == cid, Pair.topic_id == topic
+                Pair.campaign_id == cid, Pair.topic_id == topic, *judged_by_people(sampled)
             )
         )
     ]
@@ -287,6 +299,11 @@ def extend(db: Database, campaign: str) -> dict:
         c = campaigns.get(s, campaign)
         if c.pool_strategy is None:
             raise InputError(f"campaign {campaign!r} has no pool yet: build it first")
+        if c.sample_design is not None:
+            raise Conflict(
+                f"campaign {campaign!r} has a human sample of its pool: pairs added now "
+                "could never be sampled, and the estimates would lose their validity"
+            )
         rows = submissions.runs_of(s, c.id)
         owners = {r.name: r.user_id for r in rows}
         priority = {r.name: r.priority for r in rows}

@@ -22,6 +22,7 @@ from . import (
     audit,
     campaigns,
     devices,
+    estimates,
     exports,
     invitations,
     judging,
@@ -29,10 +30,19 @@ from . import (
     pooling,
     quality,
     results,
+    sampling,
     submissions,
     uploads,
 )
-from .api import add_member_to, create_from_form, do_login, set_session_cookie, submit_form
+from .api import (
+    add_member_to,
+    create_from_form,
+    do_login,
+    machine_labels_from_form,
+    on_upload,
+    set_session_cookie,
+    submit_form,
+)
 from .auth import COOKIE, LOGIN_CSRF_COOKIE, principal
 from .params import DeviceId, PairId
 from .problems import Invalid
@@ -279,6 +289,10 @@ def _dashboard(request: Request, name: str, link: dict | None = None):
         owners = {u.id: u.username for role in members for u in accounts.members(s, c.id, role)}
         has_results = bool(c.results_json)
         published = c.published_at is not None
+    try:
+        estimate = estimates.estimates(db, name)
+    except CranfieldError as exc:  # e.g. a run file gone: the rest of the page still shows
+        estimate = {"available": False, "reason": str(exc)}
     data["conflicts"].sort(key=lambda x: x["adjudicated"] is not None)  # undecided first
     runs = [(r, owners.get(r.user_id, "?")) for r in run_rows]
     member_rows = [(u, role) for role, names in members.items() for u in names]
@@ -302,6 +316,7 @@ def _dashboard(request: Request, name: str, link: dict | None = None):
         has_results=has_results,
         steps=steps(data, len(run_rows), has_results, published),
         link=link,
+        estimate=estimate,
     )
 
 
@@ -591,6 +606,43 @@ async def assign_form(request: Request, name: str):
     )
     audit.note(request, per_topic=f.get("per_topic", ""), topics=len(out))
     return back(f"/c/{quote(name)}/dashboard", f"{len(out)} topics assigned")
+
+
+@router.post("/c/{name}/sample", name="sample_form")
+async def sample_form(request: Request, name: str):
+    from ..errors import ParameterError
+
+    f = await _form(request)
+    bounds = sampling.parse_bounds(f.get("strata", ""))
+    text = f.get("fraction", "").strip()
+    try:
+        fraction = float(text)
+    except ValueError:
+        raise ParameterError("fraction", "a number in (0, 1]", text) from None
+    out = await run_in_threadpool(
+        sampling.choose,
+        request.app.state.db,
+        name,
+        fraction,
+        bounds=bounds,
+        seed=_int(f.get("seed", ""), "seed", 0),
+        measure=f.get("measure", "").strip() or sampling.DEFAULT_MEASURE,
+    )
+    audit.note(request, fraction=fraction, strata=bounds, sampled=out["sampled"])
+    return back(
+        f"/c/{quote(name)}/dashboard",
+        f"{out['sampled']} of {out['pairs']} pooled pairs to judge",
+    )
+
+
+@router.post("/c/{name}/machine-labels", name="machine_labels_form")
+async def machine_labels_form(request: Request, name: str):
+    out = await on_upload(request, machine_labels_from_form, request.app.state.db, name)
+    audit.note(request, assessor=out["assessor"], labels=out["labels"])
+    return back(
+        f"/c/{quote(name)}/dashboard",
+        f"{out['labels']} machine labels from {out['assessor']}",
+    )
 
 
 @router.post("/c/{name}/adjudicate/{pair}", name="adjudicate_form")

@@ -1,0 +1,209 @@
+"""A campaign's prediction-powered estimates as the dashboard shows them.
+
+Each run's mean measure is estimated from a machine assessor's labels on the whole pool
+and people's labels on a sample of its pairs, by
+:func:`cranfield.judgments.ppi.ppi_evaluate_pairs` with the power-tuned estimator
+(prediction-powered inference: Angelopoulos, Bates, Fannjiang, Jordan & Zrnic 2023,
+*Science* 382; PPI++: Angelopoulos, Duchi & Zrnic 2023, arXiv:2311.01453). This module
+only gathers the campaign's labels, orders the runs and says where the intervals of
+adjacent runs separate; it holds no second copy of the estimator.
+
+The units are **pairs**, not topics: people judge the pairs the sample design chose
+(:func:`cranfield.service.sampling.choose`: uniform, or stratified by rank so that the
+top ranks, where the measures weigh most, are judged more), and their queues hold only
+those. A topic-level estimate (:func:`~cranfield.judgments.ppi.ppi_evaluate`) would need
+each sampled topic judged over its whole pool, and a rank-stratified design has no
+meaning for topics. The price: the measure must be linear in the labels (``P@k``,
+``DCG@k``), for which a run's mean over topics is a sum over pooled pairs.
+
+While judging is under way, part of the sample has a label. The estimate then uses the
+judged pairs with the inclusion probability of their stratum's judged share,
+:math:`\\pi_h = j_h / N_h` (post-stratification; it equals the design's
+:math:`n_h / N_h` once the sample is judged), which is valid when the order of judging
+within a stratum is unrelated to the labels (the queues' blind order); the checks say
+how much of the sample is judged.
+"""
+
+from __future__ import annotations
+
+import json
+
+from ..judgments.ppi import ppi_evaluate_pairs
+
+
+def campaign_estimates(
+    machine,
+    human,
+    runs,
+    measure: str = "P@10",
+    *,
+    inclusion: dict | float | None = None,
+    confidence: float = 0.95,
+    rel_level: int = 1,
+) -> dict:
+    """Each run's PPI++ estimate of the mean ``measure``, best first.
+
+    Parameters
+    ----------
+    machine, human, runs, measure, inclusion, confidence, rel_level
+        As :func:`cranfield.judgments.ppi.ppi_evaluate_pairs` takes them: the machine's
+        qrels of every pooled pair, people's qrels of the sampled pairs and each one's
+        inclusion probability (keyed by ``(topic, document)``).
+
+    Returns
+    -------
+    dict with ``measure``, ``confidence``, ``judged_fraction`` (pairs judged by people /
+    pooled pairs), ``runs`` (a list, by decreasing estimate: ``run``, ``estimate``,
+    ``low``, ``high``, ``machine_only``, ``separated_from_next``: the run's interval and
+    the next run's do not overlap, ``low > next.high``) and ``checks``.
+    """
+    out = ppi_evaluate_pairs(
+        machine,
+        human,
+        runs,
+        measure,
+        estimator="ppi++",
+        inclusion=inclusion,
+        confidence=confidence,
+        rel_level=rel_level,
+    )
+    rows = sorted(
+        (
+            {
+                "run": name,
+                **{k: float(v[k]) for k in ("estimate", "low", "high", "machine_only")},
+            }
+            for name, v in out["runs"].items()
+        ),
+        key=lambda r: (-r["estimate"], r["run"]),
+    )
+    for this, after in zip(rows, rows[1:] + [None], strict=True):
+        this["separated_from_next"] = after is not None and this["low"] > after["high"]
+    return {
+        "measure": measure,
+        "confidence": out["confidence"],
+        "judged_fraction": out["sampled"] / out["pairs"],
+        "runs": rows,
+        "checks": out["checks"],
+    }
+
+
+def estimates(db, campaign: str, *, confidence: float = 0.95) -> dict:
+    """The campaign's estimates: :func:`campaign_estimates` on the latest machine
+    assessor's labels (a pooled pair it did not label counts as its label 0: the
+    estimate stays unbiased whatever the predictions, only wider), people's labels of
+    the sampled pairs (the exported qrels: the campaign's aggregation and
+    adjudications) and the sample's inclusion probabilities.
+
+    Returns ``{"available": False, "reason"}`` when there is nothing to estimate yet,
+    else ``{"available": True, "assessor", "design", "pairs", "sampled", "judged",
+    "machine_labelled", ...}`` with :func:`campaign_estimates`' fields.
+    """
+    import numpy as np
+    import pyarrow as pa
+    from sqlalchemy import select
+
+    from ..core.qrels import Qrels
+    from . import campaigns, exports, machine_labels, submissions
+    from .models import Pair
+
+    with db.read() as s:
+        c = campaigns.get(s, campaign)
+        design = json.loads(c.sample_design) if c.sample_design else None
+        assessor, labels = machine_labels.latest(s, c.id)
+        pool = s.execute(
+            select(Pair.id, Pair.topic_id, Pair.doc_id, Pair.stratum, Pair.inclusion)
+            .where(Pair.campaign_id == c.id)
+            .order_by(Pair.id)
+        ).all()
+        rows = submissions.runs_of(s, c.id)
+    if design is None:
+        return {"available": False, "reason": "no human sample chosen: people judge the pool"}
+    human = exports.qrels_labels(db, campaign)
+    topics = [p[1] for p in pool]
+    documents = [p[2] for p in pool]
+    stratum = np.array([p[3] for p in pool], np.int64)
+    pi = np.array([np.nan if p[4] is None else p[4] for p in pool], np.float64)
+    sampled = ~np.isnan(pi)
+    judged = sampled & np.array([(t, d) in human for t, d in zip(topics, documents, strict=True)])
+    base = {
+        "assessor": assessor,
+        "design": design,
+        "pairs": len(pool),
+        "sampled": int(sampled.sum()),
+        "judged": int(judged.sum()),
+        "machine_labelled": len(labels),
+    }
+    if assessor is None:
+        return {**base, "available": False, "reason": "no machine labels imported yet"}
+    if judged.sum() < 2:
+        return {
+            **base,
+            "available": False,
+            "reason": f"{int(judged.sum())} of the {int(sampled.sum())} sampled pairs judged "
+            "so far: the estimates need 2 or more",
+        }
+    # post-stratified: a stratum's judged pairs stand for its N_h pairs
+    n_strata = int(stratum.max()) + 1
+    size = np.bincount(stratum, minlength=n_strata)
+    done = np.bincount(stratum[judged], minlength=n_strata)
+    left = np.bincount(stratum[sampled], minlength=n_strata)
+    effective = done[stratum] / size[stratum]
+    machine = Qrels(
+        pa.table(
+            {
+                "query_id": pa.array(topics, pa.string()),
+                "doc_id": pa.array(documents, pa.string()),
+                "relevance": pa.array([labels.get(p[0], 0) for p in pool], pa.int64()),
+            }
+        ),
+        source=f"machine assessor {assessor}",
+    )
+    keep = np.flatnonzero(judged)
+    keys = [(topics[i], documents[i]) for i in keep.tolist()]
+    people = Qrels(
+        pa.table(
+            {
+                "query_id": pa.array([k[0] for k in keys], pa.string()),
+                "doc_id": pa.array([k[1] for k in keys], pa.string()),
+                "relevance": pa.array([human[k] for k in keys], pa.int64()),
+            }
+        ),
+        source=f"campaign {campaign}",
+    )
+    inclusion = dict(zip(keys, effective[keep].tolist(), strict=True))
+    out = campaign_estimates(
+        machine,
+        people,
+        submissions.load_runs(db, rows),
+        design["measure"],
+        inclusion=inclusion,
+        confidence=confidence,
+    )
+    unjudged = [h for h in range(n_strata) if left[h] and not done[h]]
+    out["checks"] += [
+        {
+            "check": "the sample is judged",
+            "ok": bool(judged.sum() == sampled.sum()),
+            "detail": f"{int(judged.sum())} of {int(sampled.sum())} sampled pairs judged",
+        },
+        {
+            "check": "every stratum has judged pairs",
+            "ok": not unjudged,
+            "detail": "yes"
+            if not unjudged
+            else f"{len(unjudged)} stratum(s) with no judged pair yet: the estimate leaves them out",
+        },
+        {
+            "check": "machine labels cover the pool",
+            "ok": len(labels) == len(pool),
+            "detail": f"{len(labels)} of {len(pool)} pooled pairs labelled by {assessor}"
+            + ("" if len(labels) == len(pool) else " (the rest count as label 0)"),
+        },
+    ]
+    return {**base, "available": True, **out}
+
+
+def estimates_json(db, campaign: str) -> str:
+    """:func:`estimates` as JSON text (``campaign export --what estimates``)."""
+    return json.dumps(estimates(db, campaign), indent=2) + "\n"
