@@ -95,8 +95,8 @@ def campaign_db(tmp_path_factory):
         (["campaign", "pool", "{d}/c.db", "c", "--depth", "0"], "depth"),
         (["campaign", "assign", "{d}/c.db", "c"], "no pool"),
         (["campaign", "export", "{d}/c.db", "nope"], "no campaign named 'nope'"),
-        (["campaign", "sample", "{d}/c.db", "c", "-f", "0.5"], "build it first"),
-        (["campaign", "sample", "{d}/c.db", "c", "-f", "0.5", "--strata", "x"], "--strata"),
+        (["campaign", "sample", "{d}/c.db", "c", "--fraction", "0.5"], "build it first"),
+        (["campaign", "sample", "{d}/c.db", "c", "--fraction", "0.5", "--strata", "x"], "--strata"),
         (
             ["campaign", "machine-labels", "{d}/c.db", "c", "{d}/pw", "--assessor", "m"],
             "not an integer",

@@ -464,7 +464,7 @@ def test_the_command_line(cli, tmp_path):
     db = open_database(str(path))
     sampled_campaign(db, tmp_path, assign=False)
     status, out, err = cli(
-        "campaign", "sample", path, "c", "-f", "0.4", "--strata", "2,5", "-m", "P@3"
+        "campaign", "sample", path, "c", "--fraction", "0.4", "--strata", "2,5", "--measure", "P@3"
     )
     assert status == 0 and out.startswith(f"{sampled_count(db)} of "), err
     status, out, err = cli("campaign", "export", path, "c", "--what", "pool")

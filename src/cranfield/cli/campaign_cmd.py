@@ -123,7 +123,6 @@ def add_arguments(parser: Parser) -> None:
     _db(p)
     p.add_argument("name", help="the campaign")
     p.add_argument(
-        "-f",
         "--fraction",
         type=float,
         required=True,
@@ -136,7 +135,6 @@ def add_arguments(parser: Parser) -> None:
         "default: one uniform sample)",
     )
     p.add_argument(
-        "-m",
         "--measure",
         default="P@10",
         help="the measure of the estimates, linear in the labels: P@k or DCG@k (default P@10)",

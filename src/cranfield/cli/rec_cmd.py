@@ -18,7 +18,7 @@ from ._args import (
 )
 from ._output import emit
 
-FORMATS = ("text", "markdown", "csv", "tsv", "json")
+FORMATS = ("text", "markdown", "csv", "tsv", "json", "html")
 
 
 def _add_split(p: argparse.ArgumentParser, required: bool) -> None:
@@ -184,7 +184,18 @@ def run(args) -> int:
         gamma=number(args.gamma, "--gamma", float, 0, 1),
     )
     values = result.table()
-    if args.format == "json":
+    if args.format == "html":
+        from ..rec.evaluate import popularity_bias
+        from ..rec.report import html_report
+
+        k = plot_cutoff(args.measures or DEFAULT)
+        popularity = (
+            None
+            if train is None
+            else popularity_bias(test, recs, train, k, not args.keep_train_items)
+        )
+        emit(html_report(recs.name, values, result.notes, popularity, k).rstrip("\n"))
+    elif args.format == "json":
         emit(dumps_json({"run": recs.name, "measures": values, "notes": result.notes}))
     else:
         digits = None if args.format in ("csv", "tsv") else 4
@@ -198,6 +209,18 @@ def run(args) -> int:
     for note in result.notes:
         print(f"cranfield rec: note: {note}", file=sys.stderr)
     return 0
+
+
+def plot_cutoff(measures) -> int:
+    """The cutoff of the HTML report's popularity-bias plot: the first measure's that
+    has one (``nDCG@20`` -> 20), else 10."""
+    import re
+
+    for name in measures:
+        found = re.search(r"@(\d+)\b", name)
+        if found:
+            return max(1, int(found.group(1)))
+    return 10
 
 
 def _train_and_test(args):

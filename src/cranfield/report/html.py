@@ -78,7 +78,7 @@ select { max-width: 100%; font: inherit; }
 }
 """
 
-__all__ = ["build_report", "write_report", "versions"]
+__all__ = ["build_report", "figure_html", "page_head", "table_html", "versions", "write_report"]
 
 
 def versions() -> dict[str, str]:
@@ -312,6 +312,27 @@ def _rounded(a: np.ndarray, digits: int = DIGITS):
     """Nested lists rounded to ``digits`` (``None`` for undefined values)."""
     r = np.round(np.asarray(a, dtype=float), digits)
     return np.where(np.isfinite(r), r, np.nan).tolist()
+
+
+def page_head(title: str) -> str:
+    """The start of a report page: the document head with the style, the body, the
+    title; the page ends with ``</body></html>``."""
+    return (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"<title>{_e(title)}</title><style>{_STYLE}</style></head><body>"
+        f"<h1>{_e(title)}</h1>"
+    )
+
+
+def table_html(table_id: str, header: Sequence[str], rows: Iterable[Sequence]) -> str:
+    """An HTML table of a report (numbers right-aligned, full values in ``data-value``)."""
+    return _table(table_id, header, rows)
+
+
+def figure_html(fig_id: str, svg_text: str, caption: str, data_table: str) -> str:
+    """A figure of a report: the SVG, its caption and its data as a folded table."""
+    return _fig(fig_id, svg_text, caption, data_table)
 
 
 def _details(table_html: str, summary: str = "Data table") -> str:
@@ -895,11 +916,7 @@ def build_report(
         parts.append("</section>")
         bar.step("done")
 
-    head = (
-        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
-        '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"<title>{_e(title)}</title><style>{_STYLE}</style></head><body>"
-        f"<h1>{_e(title)}</h1>"
+    head = page_head(title) + (
         f'<p class="note" id="inputs">{len(names)} run(s): {_e(", ".join(names))}; '
         f"{len(qrels.query_ids())} qrels topics; measures: "
         f"{_e(', '.join(str(m) for m in results.measures))}.</p>"

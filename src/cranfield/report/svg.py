@@ -394,3 +394,55 @@ def lines(
         )
     out.append("</svg>")
     return "".join(out)
+
+
+def scatter(
+    fig_id: str,
+    x: np.ndarray,
+    y: np.ndarray,
+    *,
+    x_title: str,
+    y_title: str,
+    diagonal: bool = False,
+    max_points: int = 4000,
+    label: str = "",
+) -> str:
+    """The points ``(x, y)`` as dots on axes from 0 (both axes on one scale when
+    ``diagonal``, with the line ``y = x``); beyond ``max_points`` points an evenly
+    spaced subset of them is drawn (the caller says so)."""
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    ok = np.isfinite(x) & np.isfinite(y)
+    x, y = x[ok], y[ok]
+    if len(x) > max_points:
+        keep = np.linspace(0, len(x) - 1, max_points).round().astype(np.int64)
+        x, y = x[keep], y[keep]
+    x_hi = float(x.max()) if x.size else 1.0
+    y_hi = float(y.max()) if y.size else 1.0
+    if diagonal:
+        x_hi = y_hi = max(x_hi, y_hi)
+    x_ticks, y_ticks = nice_ticks(0.0, x_hi or 1.0), nice_ticks(0.0, y_hi or 1.0)
+    x_lo, x_hi = float(x_ticks[0]), float(x_ticks[-1])
+    y_lo, y_hi = float(y_ticks[0]), float(y_ticks[-1])
+    x0, x1, top, height = 60.0, WIDTH - 20.0, 12.0, 300.0
+    bottom = top + height
+    out = [_open(fig_id, bottom + 40, label)]
+    out += _x_axis(x0, x1, bottom, x_lo, x_hi, x_title)
+    for t in y_ticks.tolist():
+        yy = bottom - (t - y_lo) / (y_hi - y_lo) * height
+        out.append(f'<line class="grid" x1="{x0}" y1="{yy:.1f}" x2="{x1}" y2="{yy:.1f}"/>')
+        out.append(f'<text x="{x0 - 6}" y="{yy + 4:.1f}" text-anchor="end">{t:g}</text>')
+    out.append(
+        f'<text class="title" x="14" y="{top + height / 2:.1f}" text-anchor="middle" '
+        f'transform="rotate(-90 14 {top + height / 2:.1f})">{_e(y_title)}</text>'
+    )
+    if diagonal:
+        out.append(
+            f'<line x1="{x0}" y1="{bottom}" x2="{x1}" y2="{top}" stroke="{GREY}" '
+            'stroke-dasharray="4 3"/>'
+        )
+    px = _fmt(x0 + (x - x_lo) / (x_hi - x_lo) * (x1 - x0))
+    py = _fmt(bottom - (y - y_lo) / (y_hi - y_lo) * height)
+    out.append(f'<g fill="{SERIES[0]}" fill-opacity="0.5">')
+    out += [f'<circle cx="{a}" cy="{b}" r="2"/>' for a, b in zip(px, py, strict=True)]
+    out.append("</g></svg>")
+    return "".join(out)
