@@ -73,6 +73,49 @@ def cranfield_side(train_u, train_i, test_i, lists):
     return result, time.perf_counter() - t0, time.process_time() - c0
 
 
+def write_files(users: int, depth: int, directory: Path) -> dict[str, Path]:
+    """The data of :func:`make` as Parquet files under ``directory`` (``train``,
+    ``test``, ``recs``; ids ``u<n>``/``i<n>``, string columns as pandas writes them,
+    dictionary-encoded inside the file), written once and reused."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    directory.mkdir(parents=True, exist_ok=True)
+    paths = {n: directory / f"{n}-{users}x{depth}.parquet" for n in ("train", "test", "recs")}
+    if all(p.exists() for p in paths.values()):
+        return paths
+    train_u, train_i, test_i, lists = make(users, depth)
+    user = pa.array(np.char.add("u", np.arange(users).astype(str)))
+    item = pa.array(np.char.add("i", np.arange(50_000).astype(str)))
+
+    def ids(codes, vocabulary):
+        return vocabulary.take(pa.array(codes, pa.int32()))
+
+    pq.write_table(
+        pa.table({"user": ids(train_u, user), "item": ids(train_i, item)}), paths["train"]
+    )
+    pq.write_table(
+        pa.table({"user": ids(np.arange(users), user), "item": ids(test_i, item)}), paths["test"]
+    )
+    scores = np.arange(depth, 0, -1, dtype=np.float64)
+    schema = pa.schema([("user", pa.string()), ("item", pa.string()), ("score", pa.float64())])
+    with pq.ParquetWriter(paths["recs"], schema) as out:
+        step = 100_000
+        for a in range(0, users, step):
+            b = min(a + step, users)
+            out.write_table(
+                pa.table(
+                    {
+                        "user": ids(np.repeat(np.arange(b - a), depth), user[a:b]),
+                        "item": ids(lists[a:b].ravel(), item),
+                        "score": np.tile(scores, b - a),
+                    }
+                )
+            )
+    return paths
+
+
 def recommenders_side(_train_u, _train_i, test_i, lists):
     import numpy as np
     import pandas as pd
