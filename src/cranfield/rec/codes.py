@@ -84,22 +84,42 @@ def object_ids(column) -> np.ndarray:
 
 def in_pairs(users: np.ndarray, items: np.ndarray, set_users, set_items, n_items: int):
     """Whether each (``users``, ``items``) code pair is one of the pairs
-    (``set_users``, ``set_items``): int64 keys ``user * n_items + item``, looked up in
-    the set's sorted distinct keys (negative codes: never)."""
-    keys = np.unique(np.asarray(set_users, np.int64) * n_items + set_items)
-    want = np.asarray(users, np.int64) * n_items + items
-    if not len(keys):
-        return np.zeros(len(want), bool)
+    (``set_users``, ``set_items``); negative codes: never.
+
+    The pairs become int64 keys ``user * n_items + item``, looked up in the set's sorted
+    distinct keys; only the rows that pass a one-hash Bloom filter are looked up: per
+    user a 64-bit signature with bit ``item % 64`` set for each of the user's pairs (a
+    pair whose bit is clear is not in the set), which leaves about ``n_u / 64`` of a
+    user's rows to look up when the user has ``n_u`` pairs.
+    """
+    set_users = np.asarray(set_users, np.int64)
+    keys = np.unique(set_users * n_items + set_items)
+    out = np.zeros(len(users), bool)
+    if not len(keys) or not len(users):
+        return out
+    owner = keys // n_items
+    starts = np.flatnonzero(np.r_[True, owner[1:] != owner[:-1]])
+    bits = np.left_shift(np.uint64(1), (keys % n_items % 64).astype(np.uint64))
+    signature = np.zeros(max(int(users.max()), int(owner[-1])) + 1, np.uint64)
+    signature[owner[starts]] = np.bitwise_or.reduceat(bits, starts)
+    del owner, bits, starts
+    valid = (users >= 0) & (items >= 0)
+    shift = (np.where(valid, items, 0) % 64).astype(np.uint64)
+    maybe = valid & ((signature[np.where(valid, users, 0)] >> shift) & np.uint64(1)).astype(bool)
+    del shift, valid
+    rows = np.flatnonzero(maybe)
+    want = users[rows].astype(np.int64) * n_items + items[rows]
     at = np.minimum(np.searchsorted(keys, want), len(keys) - 1)
-    return (keys[at] == want) & (users >= 0) & (items >= 0)
+    out[rows] = keys[at] == want
+    return out
 
 
 @dataclass(frozen=True)
 class Ranked:
     """Recommendation lists in codes: one row per recommended item of an evaluated
-    user, grouped by ``user`` code (ascending) and in trec_eval's order within each
-    list (score descending, ties by item id descending); ``item``: the item's code,
-    ``position``: its 0-based rank in the list, ``row``: its row in the run's table."""
+    user, each user's rows together and in trec_eval's order within the list (score
+    descending, ties by item id descending); ``user`` and ``item``: codes,
+    ``position``: the 0-based rank in the list, ``row``: the row in the run's table."""
 
     user: np.ndarray
     item: np.ndarray
@@ -107,27 +127,38 @@ class Ranked:
     row: np.ndarray
 
 
-def rank(user, item, score, item_order, row) -> Ranked:
-    """The rows (``user`` codes >= 0, ``item`` codes, ``score``, ``item_order``: each
-    row's item's rank among the item ids in byte order, ``row``) as :class:`Ranked`. Lists already written in
-    rank order (the usual case) take one stable sort by user code (a radix pass) and a
-    check; others one Arrow sort by (user, score descending, item descending)."""
-    order = np.argsort(user, kind="stable")
-    u, s, d = user[order], score[order], item_order[order]
-    same = u[1:] == u[:-1]
-    ordered = ~same | (s[1:] < s[:-1]) | ((s[1:] == s[:-1]) & (d[1:] < d[:-1]))
-    if not ordered.all():
-        order = np.asarray(
-            pc.sort_indices(
-                pa.table({"u": user, "s": score, "d": item_order}),
-                sort_keys=[("u", "ascending"), ("s", "descending"), ("d", "descending")],
+def rank(user, item, score, item_order, row, n_users: int) -> Ranked:
+    """The rows (``user`` codes in ``[0, n_users)``, ``item`` codes, ``score``,
+    ``item_order``: each row's item's rank among the item ids in byte order, ``row``) as
+    :class:`Ranked`. Lists written in rank order, one block of rows per user (the usual
+    case), are taken as they are after a whole-array check; lists in rank order but
+    interleaved take one stable sort by user code; others one Arrow sort by (user,
+    score descending, item descending)."""
+    n = len(user)
+    if n:
+        same = user[1:] == user[:-1]
+        tie = score[1:] == score[:-1]
+        ranked = (score[1:] < score[:-1]) | (tie & (item_order[1:] < item_order[:-1]))
+        ranked |= ~same
+        starts = np.flatnonzero(~same) + 1
+        del same, tie
+        blocks = np.bincount(user[np.r_[0, starts]], minlength=n_users)
+        order = None
+        if not ranked.all():
+            order = np.asarray(
+                pc.sort_indices(
+                    pa.table({"u": user, "s": score, "d": item_order}),
+                    sort_keys=[("u", "ascending"), ("s", "descending"), ("d", "descending")],
+                )
             )
-        )
-        u = user[order]
-    del s, d, same, ordered
-    n = len(u)
-    item, row = item[order], row[order]
-    starts = np.flatnonzero(np.r_[True, u[1:] != u[:-1]]) if n else np.zeros(0, np.int64)
-    counts = np.diff(np.r_[starts, n])
-    position = np.arange(n) - np.repeat(starts, counts)
-    return Ranked(u, item, position, row)
+        elif blocks.max() > 1:  # a user's rows in several blocks
+            order = np.argsort(user, kind="stable")
+        del ranked, starts, blocks
+        if order is not None:
+            user, item, row = user[order], item[order], row[order]
+            del order
+    changes = np.flatnonzero(user[1:] != user[:-1]) + 1 if n else np.zeros(0, np.int64)
+    first = np.zeros(n_users, np.int64)
+    first[user[np.r_[0, changes]] if n else []] = np.r_[0, changes] if n else []
+    position = np.arange(n, dtype=np.int64) - first[user]
+    return Ranked(user, item, position, row)

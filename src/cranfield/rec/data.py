@@ -53,15 +53,18 @@ class Interactions:
 
     def user_ids(self) -> pa.Array | pa.ChunkedArray:
         """The users as an Arrow column."""
-        from .codes import arrow_ids
-
-        return self.ids[0] if self.ids is not None else arrow_ids(self.users)
+        return self._ids()[0]
 
     def item_ids(self) -> pa.Array | pa.ChunkedArray:
         """The items as an Arrow column."""
-        from .codes import arrow_ids
+        return self._ids()[1]
 
-        return self.ids[1] if self.ids is not None else arrow_ids(self.items)
+    def _ids(self) -> tuple:
+        if self.ids is None:  # (built once: the log does not change)
+            from .codes import arrow_ids
+
+            object.__setattr__(self, "ids", (arrow_ids(self.users), arrow_ids(self.items)))
+        return self.ids
 
     def take(self, rows: np.ndarray) -> Interactions:
         """The interactions at ``rows`` (an index or a boolean mask), in that order."""

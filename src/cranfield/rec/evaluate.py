@@ -155,7 +155,7 @@ def encode(recs, test: Interactions, train: Interactions | None, exclude_train: 
     item = row_item[rows]
     del row_item
     score = np.asarray(t["score"])[rows]
-    ranked = rank(row_user[rows], item, score, order[item], rows)
+    ranked = rank(row_user[rows], item, score, order[item], rows, len(users))
     return Coded(
         users,
         people,
@@ -353,6 +353,7 @@ def lists(
         if user_groups is None
         else _group_codes(user_groups, coded.users.to_numpy(zero_copy_only=False), "user"),
         None if item_groups is None else _group_codes(item_groups, catalogue, "item"),
+        position=r.position[top],
     )
     if test is None:
         return out
