@@ -44,11 +44,25 @@ def vocabulary(*columns) -> pa.Array:
     return distinct.take(pc.sort_indices(distinct))
 
 
+def after(first: pa.Array, rest: pa.Array) -> pa.Array:
+    """``first``, then the ids of ``rest`` not in it (in their order)."""
+    if len(first):
+        rest = rest.filter(pc.invert(pc.is_in(rest, value_set=first)))
+    return pa.concat_arrays([first, rest])
+
+
+def distinct(keys: np.ndarray) -> np.ndarray:
+    """The sorted distinct values of ``keys`` (a sort: predictable where NumPy's hashed
+    ``unique`` is slow on millions of int64 keys)."""
+    keys = np.sort(keys)
+    return keys[np.r_[True, keys[1:] != keys[:-1]]] if len(keys) else keys
+
+
 def positions(values, vocab: pa.Array) -> np.ndarray:
-    """Each id's position in ``vocab`` (int64; -1 when absent)."""
+    """Each id's position in ``vocab`` (int32; -1 when absent)."""
     values = arrow_ids(values)
     if not len(values):
-        return np.zeros(0, np.int64)
+        return np.zeros(0, np.int32)
     chunks = values.chunks if isinstance(values, pa.ChunkedArray) else [values]
     if any(pa.types.is_dictionary(c.type) for c in chunks):
         out = [
@@ -58,7 +72,7 @@ def positions(values, vocab: pa.Array) -> np.ndarray:
             for c in chunks
             if len(c)
         ]
-        return np.concatenate(out).astype(np.int64, copy=False)
+        return np.concatenate(out).astype(np.int32, copy=False)
     if values.type != pa.string():
         values = values.cast(pa.string())
     found = pc.index_in(values, value_set=vocab)
@@ -93,7 +107,7 @@ def in_pairs(users: np.ndarray, items: np.ndarray, set_users, set_items, n_items
     user's rows to look up when the user has ``n_u`` pairs.
     """
     set_users = np.asarray(set_users, np.int64)
-    keys = np.unique(set_users * n_items + set_items)
+    keys = distinct(set_users * n_items + set_items)
     out = np.zeros(len(users), bool)
     if not len(keys) or not len(users):
         return out
@@ -158,7 +172,9 @@ def rank(user, item, score, item_order, row, n_users: int) -> Ranked:
             user, item, row = user[order], item[order], row[order]
             del order
     changes = np.flatnonzero(user[1:] != user[:-1]) + 1 if n else np.zeros(0, np.int64)
-    first = np.zeros(n_users, np.int64)
-    first[user[np.r_[0, changes]] if n else []] = np.r_[0, changes] if n else []
-    position = np.arange(n, dtype=np.int64) - first[user]
+    first = np.zeros(n_users, row.dtype)
+    if n:
+        first[user[np.r_[0, changes]]] = np.r_[0, changes]
+    position = np.arange(n, dtype=row.dtype)
+    position -= first[user]
     return Ranked(user, item, position, row)

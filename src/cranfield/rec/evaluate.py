@@ -9,7 +9,7 @@ from dataclasses import dataclass, field, replace
 
 from .._lazy import lazy
 from ..errors import InputError, MeasureError, ParameterError
-from .codes import Ranked, in_pairs
+from .codes import Ranked, distinct, in_pairs
 from .data import Interactions
 from .measures import REC_MEASURES, Lists, Truth
 
@@ -93,8 +93,8 @@ def _codes(values: np.ndarray, vocabulary: np.ndarray) -> np.ndarray:
 @dataclass(frozen=True)
 class Coded:
     """An evaluation's ids interned once (:mod:`cranfield.rec.codes`): ``users`` the
-    evaluated (test) users, sorted; ``people`` the test and training users, sorted, and
-    ``person`` each evaluated user's code among them; ``items`` the training items
+    evaluated (test) users, sorted; ``people`` the test users then the other training
+    users (sorted), and ``person`` each evaluated user's code among them; ``items`` the training items
     (sorted) then every other item of the lists and the held-out log (sorted), and
     ``popularity`` the training interactions of each training item; the people and item
     codes of the test (``test_user``, ``test_item``) and training interactions
@@ -122,49 +122,47 @@ class Coded:
 
 def encode(recs, test: Interactions, train: Interactions | None, exclude_train: bool) -> Coded:
     """Intern the users and items of ``recs``, ``test`` and ``train`` and rank the lists
-    of the test users (see :class:`Coded`)."""
-    from .codes import positions, rank, vocabulary
+    of the test users (see :class:`Coded`). The run's rows are held as int32 codes."""
+    from .codes import after, positions, rank, vocabulary
 
     t = recs.table
     users = vocabulary(test.user_ids())
-    people = users if train is None else vocabulary(test.user_ids(), train.user_ids())
+    people = users if train is None else after(users, vocabulary(train.user_ids()))
     trained = vocabulary(train.item_ids()) if train is not None else pa.array([], pa.string())
-    others = vocabulary(t["doc_id"], test.item_ids())
-    if len(trained):
-        others = others.filter(pc.invert(pc.is_in(others, value_set=trained)))
-    items = pa.concat_arrays([trained, others])
-    train_user = positions(train.user_ids(), people) if train is not None else np.zeros(0, np.int64)
-    train_item = positions(train.item_ids(), items) if train is not None else np.zeros(0, np.int64)
-    row_person = positions(t["query_id"], people)
+    items = after(trained, vocabulary(t["doc_id"], test.item_ids()))
+    none = np.zeros(0, np.int64)
+    train_user = none if train is None else positions(train.user_ids(), people).astype(np.int64)
+    train_item = none if train is None else positions(train.item_ids(), items).astype(np.int64)
+    row_user = positions(t["query_id"], people)  # (the test users first: their codes)
     row_item = positions(t["doc_id"], items)
     dropped = None
     if exclude_train and train is not None:
-        dropped = in_pairs(row_person, row_item, train_user, train_item, len(items))
+        dropped = in_pairs(row_user, row_item, train_user, train_item, len(items))
         if not dropped.any():
             dropped = None
-    evaluated = np.full(len(people), -1, np.int64)
-    person = positions(users, people)
-    evaluated[person] = np.arange(len(users))
-    row_user = np.where(row_person >= 0, evaluated[np.maximum(row_person, 0)], -1)
-    del row_person
-    keep = row_user >= 0 if dropped is None else (row_user >= 0) & ~dropped
-    rows = np.flatnonzero(keep)
+    keep = row_user < len(users)
+    keep &= row_user >= 0
+    if dropped is not None:
+        keep &= ~dropped
+    rows = np.flatnonzero(keep).astype(np.int32 if len(keep) < 2**31 else np.int64)
     del keep
-    order = np.empty(len(items), np.int64)
-    order[np.asarray(pc.sort_indices(items))] = np.arange(len(items))
+    order = np.empty(len(items), np.int32)
+    order[np.asarray(pc.sort_indices(items))] = np.arange(len(items), dtype=np.int32)
     item = row_item[rows]
     del row_item
+    user = row_user[rows]
+    del row_user
     score = np.asarray(t["score"])[rows]
-    ranked = rank(row_user[rows], item, score, order[item], rows, len(users))
+    ranked = rank(user, item, score, order[item], rows, len(users))
     return Coded(
         users,
         people,
-        person,
+        np.arange(len(users), dtype=np.int64),
         items,
         len(trained),
-        np.bincount(train_item, minlength=len(trained)) if len(trained) else np.zeros(0, np.int64),
-        positions(test.user_ids(), people),
-        positions(test.item_ids(), items),
+        np.bincount(train_item, minlength=len(trained)) if len(trained) else none,
+        positions(test.user_ids(), people).astype(np.int64),
+        positions(test.item_ids(), items).astype(np.int64),
         train_user,
         train_item,
         ranked,
@@ -192,8 +190,8 @@ def _truth(
     outside = r_code < 0
     r_code[outside] = n_catalogue + held[outside]
     n_people = len(coded.people)
-    r_key = np.unique(coded.test_user[keep] * n_codes + r_code)
-    t_key = np.unique(coded.train_user * n_codes + local[coded.train_item])
+    r_key = distinct(coded.test_user[keep] * n_codes + r_code)
+    t_key = distinct(coded.train_user * n_codes + local[coded.train_item])
     r_user, r_code = r_key // n_codes, r_key % n_codes
     t_user, t_code = t_key // n_codes, t_key % n_codes  # distinct training pairs
     person = coded.person  # evaluated user -> person
@@ -327,8 +325,12 @@ def lists(
     their :class:`~cranfield.rec.measures.Truth` too; with ``user_groups``/``item_groups``
     (:func:`cranfield.core.groups.read_groups` results), each user's and item's group."""
     r = coded.ranked
-    top = r.position < k
-    user, item = r.user[top], r.item[top]
+    top = np.flatnonzero(r.position < k)
+    user = r.user[top]
+    if len(user) and (user[1:] < user[:-1]).any():  # rows by user code, as the sums expect
+        top = top[np.argsort(user, kind="stable")]
+        user = r.user[top]
+    item = r.item[top]
     n_train_items = coded.n_train_items
     extra = np.zeros(len(coded.items) - n_train_items + 1, bool)
     extra[np.maximum(item - n_train_items + 1, 0)] = True

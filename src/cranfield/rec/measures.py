@@ -117,7 +117,8 @@ class Lists:
 
 
 def _coverage(x: Lists) -> float:
-    return np.unique(x.item[x.item < x.n_catalogue]).size / x.n_catalogue
+    recommended = np.bincount(x.item[x.item < x.n_catalogue], minlength=x.n_catalogue)
+    return np.count_nonzero(recommended) / x.n_catalogue
 
 
 def _user_coverage(x: Lists) -> float:
