@@ -141,6 +141,20 @@ class Ranked:
     row: np.ndarray
 
 
+def _in_rank_order(user, score, item_order, order) -> bool:
+    """Whether the rows (taken in ``order``, or as they are when None), each user's
+    together, are in trec_eval's order within each user."""
+    if order is not None:
+        user, score, item_order = user[order], score[order], item_order[order]
+    tie = score[1:] == score[:-1]
+    tie &= item_order[1:] < item_order[:-1]
+    ok = score[1:] < score[:-1]
+    ok |= tie
+    del tie
+    ok |= user[1:] != user[:-1]
+    return bool(ok.all())
+
+
 def rank(user, item, score, item_order, row, n_users: int) -> Ranked:
     """The rows (``user`` codes in ``[0, n_users)``, ``item`` codes, ``score``,
     ``item_order``: each row's item's rank among the item ids in byte order, ``row``) as
@@ -150,24 +164,18 @@ def rank(user, item, score, item_order, row, n_users: int) -> Ranked:
     score descending, item descending)."""
     n = len(user)
     if n:
-        same = user[1:] == user[:-1]
-        tie = score[1:] == score[:-1]
-        ranked = (score[1:] < score[:-1]) | (tie & (item_order[1:] < item_order[:-1]))
-        ranked |= ~same
-        starts = np.flatnonzero(~same) + 1
-        del same, tie
-        blocks = np.bincount(user[np.r_[0, starts]], minlength=n_users)
         order = None
-        if not ranked.all():
+        starts = np.flatnonzero(user[1:] != user[:-1]) + 1
+        if np.bincount(user[np.r_[0, starts]], minlength=n_users).max() > 1:
+            order = np.argsort(user, kind="stable")  # a user's rows in several blocks
+        del starts
+        if not _in_rank_order(user, score, item_order, order):
             order = np.asarray(
                 pc.sort_indices(
                     pa.table({"u": user, "s": score, "d": item_order}),
                     sort_keys=[("u", "ascending"), ("s", "descending"), ("d", "descending")],
                 )
             )
-        elif blocks.max() > 1:  # a user's rows in several blocks
-            order = np.argsort(user, kind="stable")
-        del ranked, starts, blocks
         if order is not None:
             user, item, row = user[order], item[order], row[order]
             del order
