@@ -117,15 +117,20 @@ def in_pairs(users: np.ndarray, items: np.ndarray, set_users, set_items, n_items
     signature = np.zeros(max(int(users.max()), int(owner[-1])) + 1, np.uint64)
     signature[owner[starts]] = np.bitwise_or.reduceat(bits, starts)
     del owner, bits, starts
-    valid = (users >= 0) & (items >= 0)
-    shift = (np.where(valid, items, 0) % 64).astype(np.uint64)
-    maybe = valid & ((signature[np.where(valid, users, 0)] >> shift) & np.uint64(1)).astype(bool)
-    del shift, valid
-    rows = np.flatnonzero(maybe)
-    want = users[rows].astype(np.int64) * n_items + items[rows]
-    at = np.minimum(np.searchsorted(keys, want), len(keys) - 1)
-    out[rows] = keys[at] == want
+    for a in range(0, len(users), BLOCK):  # (temporaries of a block, not of every row)
+        u, i = users[a : a + BLOCK], items[a : a + BLOCK]
+        valid = (u >= 0) & (i >= 0)
+        word = signature[np.where(valid, u, 0)]
+        word >>= (i & 63).astype(np.uint64)
+        rows = np.flatnonzero(valid & (word & np.uint64(1)).astype(bool))
+        want = u[rows].astype(np.int64) * n_items + i[rows]
+        at = np.minimum(np.searchsorted(keys, want), len(keys) - 1)
+        out[a + rows] = keys[at] == want
     return out
+
+
+#: rows handled at a time by :func:`in_pairs`
+BLOCK = 1 << 20
 
 
 @dataclass(frozen=True)
