@@ -73,14 +73,17 @@ def positions(values, vocab: pa.Array) -> np.ndarray:
             if len(c)
         ]
         return np.concatenate(out).astype(np.int32, copy=False)
+    if not len(vocab):
+        return np.full(len(values), -1, np.int32)
     if values.type != pa.string():
         values = values.cast(pa.string())
-    found = pc.index_in(values, value_set=vocab)
-    return (
-        np.asarray(found.fill_null(-1), dtype=np.int64)
-        if len(vocab)
-        else np.full(len(values), -1, np.int64)
-    )
+    found = pc.index_in(values, value_set=vocab)  # (one hash table of the vocabulary)
+    out = np.empty(len(values), np.int32)
+    at = 0
+    for chunk in found.chunks if isinstance(found, pa.ChunkedArray) else [found]:
+        out[at : at + len(chunk)] = np.asarray(chunk.fill_null(-1))  # (a chunk at a time)
+        at += len(chunk)
+    return out
 
 
 def object_ids(column) -> np.ndarray:
@@ -165,8 +168,8 @@ def rank(user, item, score, item_order, row, n_users: int) -> Ranked:
     ``item_order``: each row's item's rank among the item ids in byte order, ``row``) as
     :class:`Ranked`. Lists written in rank order, one block of rows per user (the usual
     case), are taken as they are after a whole-array check; lists in rank order but
-    interleaved take one stable sort by user code; others one Arrow sort by (user,
-    score descending, item descending)."""
+    interleaved take one stable sort by user code; others the one Arrow sort of
+    :func:`cranfield.core.run.trec_order` on the codes."""
     n = len(user)
     if n:
         order = None
@@ -175,12 +178,9 @@ def rank(user, item, score, item_order, row, n_users: int) -> Ranked:
             order = np.argsort(user, kind="stable")  # a user's rows in several blocks
         del starts
         if not _in_rank_order(user, score, item_order, order):
-            order = np.asarray(
-                pc.sort_indices(
-                    pa.table({"u": user, "s": score, "d": item_order}),
-                    sort_keys=[("u", "ascending"), ("s", "descending"), ("d", "descending")],
-                )
-            )
+            from ..core.run import trec_order
+
+            order = np.asarray(trec_order(user, score, item_order))
         if order is not None:
             user, item, row = user[order], item[order], row[order]
             del order

@@ -158,7 +158,7 @@ def read_recommendations(path_or_file, name: str | None = None):
     if score is None and rank is None:
         raise t.missing("score or rank")
     t.require({user: "any", item: "any", (score or rank): "number"})
-    values = t.column(score or rank).to_numpy().astype(np.float64)
+    values = t.column(score or rank).to_numpy().astype(np.float64, copy=False)
     if not np.isfinite(values).all():
         row = int(np.flatnonzero(~np.isfinite(values))[0])
         raise t.error(row, f"{'score' if score else 'rank'} {values[row]} is not a finite number")
@@ -166,7 +166,7 @@ def read_recommendations(path_or_file, name: str | None = None):
         {
             "query_id": pc.cast(t.column(user), pa.string()),
             "doc_id": pc.cast(t.column(item), pa.string()),
-            "score": pa.array(values if score else -values),
+            "score": pa.array(values if score else np.negative(values, out=values)),
         }
     )
     from .. import _engine
