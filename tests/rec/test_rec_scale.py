@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from cranfield.rec import evaluate_recommendations, read_interactions, read_recommendations
-from cranfield.rec.codes import in_pairs
+from cranfield.rec.codes import in_pairs, rank
 
 K = 5
 LAYOUTS = ("blocks", "interleaved", "shuffled")
@@ -149,3 +149,27 @@ def test_training_pairs_found_as_a_set_finds_them(seed):
         for u, i in zip(users.tolist(), items.tolist(), strict=True)
     ]
     assert in_pairs(users, items, set_users, set_items, n_items).tolist() == want
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_rank_orders_as_a_sort_in_python(seed):
+    """``rank`` against ``sorted``: lists in blocks with their ties in either order,
+    users interleaved, rows shuffled; ties of score by item id descending."""
+    rng = np.random.default_rng(seed)
+    n_users, n = 6, 60
+    user = np.sort(rng.integers(0, n_users, n)).astype(np.int32)
+    score = rng.integers(0, 3, n).astype(np.float64)
+    item = rng.permutation(100)[:n].astype(np.int32)
+    item_order = rng.permutation(100)  # each item's place among the ids
+    # blocks in score order, ties in the wrong (ascending) or right order
+    order = np.lexsort((item_order[item] * (1 if seed % 2 else -1), -score, user))
+    if seed % 4 >= 2:
+        order = order[rng.permutation(n)] if seed % 4 == 3 else order[np.argsort(order % 3)]
+    u, s, i = user[order], score[order], item[order]
+    got = rank(u, i, s, item_order, np.arange(n, dtype=np.int32), n_users)
+    for code in range(n_users):
+        rows = [r for r in range(n) if u[r] == code]
+        want = sorted(rows, key=lambda r: (-s[r], -item_order[i[r]]))
+        mine = got.row[got.user == code].tolist()
+        assert mine == want
+        assert got.position[got.user == code].tolist() == list(range(len(rows)))

@@ -149,23 +149,23 @@ class Ranked:
     row: np.ndarray
 
 
-def _in_rank_order(user, score, item_order, order) -> bool:
+def _in_rank_order(user, score, item, item_order, order) -> bool:
     """Whether the rows (taken in ``order``, or as they are when None), each user's
-    together, are in trec_eval's order within each user."""
+    together, are in trec_eval's order within each user (the item ids' order is read
+    only where two scores tie)."""
     if order is not None:
-        user, score, item_order = user[order], score[order], item_order[order]
-    tie = score[1:] == score[:-1]
-    tie &= item_order[1:] < item_order[:-1]
+        user, score, item = user[order], score[order], item[order]
     ok = score[1:] < score[:-1]
-    ok |= tie
-    del tie
     ok |= user[1:] != user[:-1]
+    ties = np.flatnonzero(~ok)
+    ties = ties[score[ties + 1] == score[ties]]
+    ok[ties] = item_order[item[ties + 1]] < item_order[item[ties]]
     return bool(ok.all())
 
 
 def rank(user, item, score, item_order, row, n_users: int) -> Ranked:
-    """The rows (``user`` codes in ``[0, n_users)``, ``item`` codes, ``score``,
-    ``item_order``: each row's item's rank among the item ids in byte order, ``row``) as
+    """The rows (``user`` codes in ``[0, n_users)``, ``item`` codes, ``score``, ``row``;
+    ``item_order``: per item code, its rank among the item ids in byte order) as
     :class:`Ranked`. Lists written in rank order, one block of rows per user (the usual
     case), are taken as they are after a whole-array check; lists in rank order but
     interleaved take one stable sort by user code; others the one Arrow sort of
@@ -177,10 +177,10 @@ def rank(user, item, score, item_order, row, n_users: int) -> Ranked:
         if np.bincount(user[np.r_[0, starts]], minlength=n_users).max() > 1:
             order = np.argsort(user, kind="stable")  # a user's rows in several blocks
         del starts
-        if not _in_rank_order(user, score, item_order, order):
+        if not _in_rank_order(user, score, item, item_order, order):
             from ..core.run import trec_order
 
-            order = np.asarray(trec_order(user, score, item_order))
+            order = np.asarray(trec_order(user, score, item_order[item]))
         if order is not None:
             user, item, row = user[order], item[order], row[order]
             del order

@@ -152,8 +152,8 @@ def encode(recs, test: Interactions, train: Interactions | None, exclude_train: 
     del row_item
     user = row_user[rows]
     del row_user
-    score = np.asarray(t["score"])[rows]
-    ranked = rank(user, item, score, order[item], rows, len(users))
+    score = t["score"].take(pa.array(rows)).to_numpy()  # (not the whole column copied)
+    ranked = rank(user, item, score, order, rows, len(users))
     return Coded(
         users,
         people,
