@@ -36,7 +36,8 @@ def trec_order(query, score, doc_id) -> pa.Array:
     """Row positions in trec_eval's ranking order: the one definition of that order.
 
     ``query`` ascending (query ids in byte order, or integer codes that sort as they
-    do), then ``score`` descending, then ``doc_id`` descending in byte order: trec_eval
+    do), then ``score`` descending, then ``doc_id`` descending in byte order (or integer
+    codes that sort as the ids do: the recommender path's, ``rec/codes.py``): trec_eval
     10.0 sorts each topic's documents by score and breaks ties by document id,
     descending; the rank column of the file is ignored. One stable Arrow sort; the
     arguments are equal-length Arrow (or NumPy) columns.

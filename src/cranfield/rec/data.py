@@ -10,7 +10,7 @@ it becomes a :class:`~cranfield.core.run.Run` -- a user is a query, an item a do
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .._lazy import lazy
 from ..errors import InputError
@@ -37,7 +37,8 @@ class Interactions:
     """A user-item interaction log: ``users`` and ``items`` (strings), ``ratings``
     (float64 or None), ``timestamps`` (int64 or float64, or None), in reading order;
     ``source`` names it in messages; ``lines`` the source line of each row (None for
-    binary formats)."""
+    binary formats); ``ids``: the users and items as Arrow columns when a reader has
+    them (the evaluation interns them from there, not from the Python strings)."""
 
     users: np.ndarray
     items: np.ndarray
@@ -45,12 +46,32 @@ class Interactions:
     timestamps: np.ndarray | None
     source: str
     lines: np.ndarray | None = None
+    ids: tuple | None = field(default=None, repr=False, compare=False)
 
     def __len__(self) -> int:
         return len(self.users)
 
+    def user_ids(self) -> pa.Array | pa.ChunkedArray:
+        """The users as an Arrow column."""
+        return self._ids()[0]
+
+    def item_ids(self) -> pa.Array | pa.ChunkedArray:
+        """The items as an Arrow column."""
+        return self._ids()[1]
+
+    def _ids(self) -> tuple:
+        if self.ids is None:  # (built once: the log does not change)
+            from .codes import arrow_ids
+
+            object.__setattr__(self, "ids", (arrow_ids(self.users), arrow_ids(self.items)))
+        return self.ids
+
     def take(self, rows: np.ndarray) -> Interactions:
         """The interactions at ``rows`` (an index or a boolean mask), in that order."""
+        ids = None
+        if self.ids is not None:
+            index = np.flatnonzero(rows) if np.asarray(rows).dtype == bool else rows
+            ids = tuple(c.take(pa.array(index, pa.int64())) for c in self.ids)
         return Interactions(
             self.users[rows],
             self.items[rows],
@@ -58,6 +79,7 @@ class Interactions:
             None if self.timestamps is None else self.timestamps[rows],
             self.source,
             None if self.lines is None else self.lines[rows],
+            ids,
         )
 
     def to_arrow(self) -> pa.Table:
@@ -82,12 +104,12 @@ class Interactions:
             if self.ratings is None:
                 raise InputError("--min-rating needs a rating column", self.source)
             keep = self.ratings >= min_rating
-        users, items = self.users[keep], self.items[keep]
+        rows = pa.array(np.flatnonzero(keep), pa.int64())
         table = pa.table(
             {
-                "query_id": pa.array(users, pa.string()),
-                "doc_id": pa.array(items, pa.string()),
-                "relevance": pa.array(np.ones(len(users), np.int64)),
+                "query_id": self.user_ids().take(rows),
+                "doc_id": self.item_ids().take(rows),
+                "relevance": pa.array(np.ones(len(rows), np.int64)),
             }
         )
         return Qrels(table, self.source, duplicates="first")
@@ -107,15 +129,17 @@ def read_interactions(path_or_file) -> Interactions:
         raise t.missing("item")
     rating, stamp = _find(columns, RATING), _find(columns, TIMESTAMP)
     t.require({user: "any", item: "any", **{c: "number" for c in (rating, stamp) if c}})
-    users = np.asarray(t.column(user).cast(pa.string()).to_pylist(), dtype=object)
-    items = np.asarray(t.column(item).cast(pa.string()).to_pylist(), dtype=object)
+    from .codes import object_ids
+
+    ids = tuple(t.column(c).cast(pa.string()).combine_chunks() for c in (user, item))
+    users, items = object_ids(ids[0]), object_ids(ids[1])
     ratings = None if rating is None else t.column(rating).to_numpy().astype(np.float64)
     stamps = None if stamp is None else t.column(stamp).to_numpy()
     for name, values in ((rating, ratings), (stamp, stamps)):
         if values is not None and values.dtype.kind == "f" and not np.isfinite(values).all():
             row = int(np.flatnonzero(~np.isfinite(values))[0])
             raise t.error(row, f"column {name!r} holds {values[row]}, expected a finite number")
-    return Interactions(users, items, ratings, stamps, t.source, t.lines)
+    return Interactions(users, items, ratings, stamps, t.source, t.lines, ids)
 
 
 def read_recommendations(path_or_file, name: str | None = None):
@@ -134,7 +158,7 @@ def read_recommendations(path_or_file, name: str | None = None):
     if score is None and rank is None:
         raise t.missing("score or rank")
     t.require({user: "any", item: "any", (score or rank): "number"})
-    values = t.column(score or rank).to_numpy().astype(np.float64)
+    values = t.column(score or rank).to_numpy().astype(np.float64, copy=False)
     if not np.isfinite(values).all():
         row = int(np.flatnonzero(~np.isfinite(values))[0])
         raise t.error(row, f"{'score' if score else 'rank'} {values[row]} is not a finite number")
@@ -142,17 +166,18 @@ def read_recommendations(path_or_file, name: str | None = None):
         {
             "query_id": pc.cast(t.column(user), pa.string()),
             "doc_id": pc.cast(t.column(item), pa.string()),
-            "score": pa.array(values if score else -values),
+            "score": pa.array(values if score else np.negative(values, out=values)),
         }
     )
-    pairs = pc.binary_join_element_wise(table["query_id"], table["doc_id"], "\x00")
-    if pc.count_distinct(pairs).as_py() != len(table):
-        seen = pc.index_in(pairs, value_set=pc.unique(pairs)).to_numpy()
-        _, first = np.unique(seen, return_index=True)
-        row = int(np.setdiff1d(np.arange(len(seen)), first)[0])
+    from .. import _engine
+    from ..core.io import arrays
+
+    found = _engine.repeated_pairs(arrays.engine_batches(table, "score"), "run", "error")
+    if found is not None:  # (first row, the row repeating it)
+        row = int(found[1])
         raise t.error(
             row,
             f"item {table['doc_id'][row].as_py()!r} is recommended to user "
             f"{table['query_id'][row].as_py()!r} twice",
         )
-    return Run(table, t.source, name=name or default_run_name(t.source))
+    return Run.of_table(table, t.source, name=name or default_run_name(t.source))

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field, replace
 
 from .._lazy import lazy
 from ..errors import InputError, MeasureError, ParameterError
+from .codes import Ranked, distinct, in_pairs
 from .data import Interactions
 from .measures import REC_MEASURES, Lists, Truth
 
@@ -89,77 +90,132 @@ def _codes(values: np.ndarray, vocabulary: np.ndarray) -> np.ndarray:
     return np.where(vocabulary[pos] == values, pos, -1)
 
 
-def _top_k(recs, k: int) -> tuple[np.ndarray, np.ndarray]:
-    ranked = recs.ranked()
-    keep = pc.less_equal(ranked["rank"], k)
-    users = np.asarray(ranked["query_id"].filter(keep).to_pylist(), dtype=object)
-    items = np.asarray(ranked["doc_id"].filter(keep).to_pylist(), dtype=object)
-    return users, items
+@dataclass(frozen=True)
+class Coded:
+    """An evaluation's ids interned once (:mod:`cranfield.rec.codes`): ``users`` the
+    evaluated (test) users, sorted; ``people`` the test users then the other training
+    users (sorted), and ``person`` each evaluated user's code among them; ``items`` the training items
+    (sorted) then every other item of the lists and the held-out log (sorted), and
+    ``popularity`` the training interactions of each training item; the people and item
+    codes of the test (``test_user``, ``test_item``) and training interactions
+    (``train_user``, ``train_item``); ``ranked`` the lists of the evaluated users
+    (training items removed when asked) and ``dropped`` the run rows that were
+    training interactions (None: none removed)."""
+
+    users: pa.Array
+    people: pa.Array
+    person: np.ndarray
+    items: pa.Array
+    n_train_items: int
+    popularity: np.ndarray
+    test_user: np.ndarray
+    test_item: np.ndarray
+    train_user: np.ndarray
+    train_item: np.ndarray
+    ranked: Ranked
+    dropped: np.ndarray | None
+
+    def catalogue(self, codes: np.ndarray) -> np.ndarray:
+        """The item ids of ``codes`` (NumPy strings)."""
+        return self.items.take(pa.array(codes, pa.int64())).to_numpy(zero_copy_only=False)
+
+
+def encode(recs, test: Interactions, train: Interactions | None, exclude_train: bool) -> Coded:
+    """Intern the users and items of ``recs``, ``test`` and ``train`` and rank the lists
+    of the test users (see :class:`Coded`). The run's rows are held as int32 codes."""
+    from .codes import after, positions, rank, vocabulary
+
+    t = recs.table
+    users = vocabulary(test.user_ids())
+    people = users if train is None else after(users, vocabulary(train.user_ids()))
+    trained = vocabulary(train.item_ids()) if train is not None else pa.array([], pa.string())
+    items = after(trained, vocabulary(t["doc_id"], test.item_ids()))
+    none = np.zeros(0, np.int64)
+    train_user = none if train is None else positions(train.user_ids(), people).astype(np.int64)
+    train_item = none if train is None else positions(train.item_ids(), items).astype(np.int64)
+    row_user = positions(t["query_id"], people)  # (the test users first: their codes)
+    row_item = positions(t["doc_id"], items)
+    dropped = None
+    if exclude_train and train is not None:
+        dropped = in_pairs(row_user, row_item, train_user, train_item, len(items))
+        if not dropped.any():
+            dropped = None
+    keep = row_user < len(users)
+    keep &= row_user >= 0
+    if dropped is not None:
+        keep &= ~dropped
+    rows = np.flatnonzero(keep).astype(np.int32 if len(keep) < 2**31 else np.int64)
+    del keep
+    order = np.empty(len(items), np.int32)
+    order[np.asarray(pc.sort_indices(items))] = np.arange(len(items), dtype=np.int32)
+    item = row_item[rows]
+    del row_item
+    user = row_user[rows]
+    del row_user
+    score = t["score"].take(pa.array(rows)).to_numpy()  # (not the whole column copied)
+    ranked = rank(user, item, score, order, rows, len(users))
+    return Coded(
+        users,
+        people,
+        np.arange(len(users), dtype=np.int64),
+        items,
+        len(trained),
+        np.bincount(train_item, minlength=len(trained)) if len(trained) else none,
+        positions(test.user_ids(), people).astype(np.int64),
+        positions(test.item_ids(), items).astype(np.int64),
+        train_user,
+        train_item,
+        ranked,
+        dropped,
+    )
 
 
 def _truth(
     lists_: Lists,
-    vocabulary: np.ndarray,
-    catalogue: np.ndarray,
+    coded: Coded,
+    local: np.ndarray,
     test: Interactions,
-    train: Interactions,
     min_rating: float | None,
     unexpected: bool = False,
 ) -> Truth:
     """The :class:`~cranfield.rec.measures.Truth` of the lists: (user, item) pairs as
-    integer keys (``user code * items + item code``; held-out items outside the
-    catalogue get codes after it), ``unexpected`` (serendipity's co-occurrence joins)
-    only when asked."""
+    integer keys (``person code * codes + item code``; ``local``: each item's code in
+    the lists' catalogue, -1 outside it, where held-out items get codes after it),
+    ``unexpected`` (serendipity's co-occurrence joins) only when asked."""
     keep = np.ones(len(test), bool) if min_rating is None else test.ratings >= min_rating
-    order = np.argsort(catalogue, kind="stable")
-    ordered = catalogue[order]
-
-    def code_of(ids: np.ndarray) -> np.ndarray:
-        if not len(catalogue):
-            return np.full(len(ids), -1, np.int64)
-        pos = np.minimum(np.searchsorted(ordered, ids), len(catalogue) - 1)
-        return np.where(ordered[pos] == ids, order[pos], -1)
-
-    held_items = np.asarray(test.items[keep], dtype=object)
-    r_code = code_of(held_items)
+    n_catalogue = len(lists_.popularity)
+    n_codes = n_catalogue + len(coded.items)
+    held = coded.test_item[keep]
+    r_code = local[held]
     outside = r_code < 0
-    n_codes = len(catalogue)
-    if outside.any():
-        _, inverse = np.unique(held_items[outside], return_inverse=True)
-        r_code[outside] = n_codes + inverse
-        n_codes += int(inverse.max()) + 1
-    people = np.unique(
-        np.concatenate(
-            [np.asarray(test.users, dtype=object), np.asarray(train.users, dtype=object)]
-        )
-    )
-    r_key = np.unique(_codes(np.asarray(test.users[keep], dtype=object), people) * n_codes + r_code)
-    t_code = code_of(np.asarray(train.items, dtype=object))
-    t_key = np.unique(_codes(np.asarray(train.users, dtype=object), people) * n_codes + t_code)
+    r_code[outside] = n_catalogue + held[outside]
+    n_people = len(coded.people)
+    r_key = distinct(coded.test_user[keep] * n_codes + r_code)
+    t_key = distinct(coded.train_user * n_codes + local[coded.train_item])
     r_user, r_code = r_key // n_codes, r_key % n_codes
     t_user, t_code = t_key // n_codes, t_key % n_codes  # distinct training pairs
-    person = _codes(vocabulary.astype(object), people)  # evaluated user -> person
-    relevant = np.isin(person[lists_.user] * n_codes + lists_.item, r_key)
-    item_users = np.bincount(t_code, minlength=len(catalogue)).astype(np.float64)
+    person = coded.person  # evaluated user -> person
+    relevant = _sorted_in(person[lists_.user] * n_codes + lists_.item, r_key)
+    item_users = np.bincount(t_code, minlength=n_catalogue).astype(np.float64)
     tail_of = lists_.long_tail()
-    in_catalogue = np.zeros(len(catalogue), bool)
+    in_catalogue = np.zeros(n_catalogue, bool)
     in_catalogue[: lists_.n_catalogue] = True
     head_of = ~tail_of & in_catalogue
     tail_of = tail_of & in_catalogue
-    evaluated = np.full(len(people), -1, np.int64)
-    evaluated[person] = np.arange(len(vocabulary))
-    n_users = len(vocabulary)
+    evaluated = np.full(n_people, -1, np.int64)
+    evaluated[person] = np.arange(len(person))
+    n_users = len(person)
     tv = evaluated[t_user]
     mine = tv >= 0
     train_head = np.bincount(tv[mine], weights=head_of[t_code[mine]], minlength=n_users)
     train_tail = np.bincount(tv[mine], weights=tail_of[t_code[mine]], minlength=n_users)
     # relevant held-out items the user has not interacted with in training, by group
     rv = evaluated[r_user]
-    fresh = ~np.isin(r_key, t_key) & (rv >= 0) & (r_code < len(catalogue))
+    fresh = ~_sorted_in(r_key, t_key) & (rv >= 0) & (r_code < n_catalogue)
     test_head = np.bincount(rv[fresh], weights=head_of[r_code[fresh]], minlength=n_users)
     test_tail = np.bincount(rv[fresh], weights=tail_of[r_code[fresh]], minlength=n_users)
     n_relevant = np.bincount(rv[rv >= 0], minlength=n_users)
-    sizes = np.bincount(t_user, minlength=len(people))
+    sizes = np.bincount(t_user, minlength=n_people)
     has_train = np.zeros(n_users, bool)
     has_train[sizes[person] > 0] = True
     surprise = None
@@ -167,7 +223,7 @@ def _truth(
         row_person = person[lists_.user]
         list_user = np.where(sizes[row_person] > 0, row_person, -1)
         surprise, has_train = _unexpectedness(
-            lists_, list_user, t_user, t_code, item_users, len(people)
+            lists_, list_user, t_user, t_code, item_users, n_people
         )
     return Truth(
         relevant,
@@ -185,6 +241,14 @@ def _truth(
         n_relevant,
         (tv[mine], t_code[mine]),
     )
+
+
+def _sorted_in(values: np.ndarray, keys: np.ndarray) -> np.ndarray:
+    """Whether each of ``values`` is in ``keys`` (sorted, distinct)."""
+    if not len(keys):
+        return np.zeros(len(values), bool)
+    at = np.minimum(np.searchsorted(keys, values), len(keys) - 1)
+    return keys[at] == values
 
 
 def _grouped_pairs(groups: np.ndarray, rows_of: np.ndarray, starts: np.ndarray, sizes: np.ndarray):
@@ -247,9 +311,7 @@ def _group_codes(groups, ids: np.ndarray, what: str) -> np.ndarray | None:
 
 
 def lists(
-    recs,
-    test_users: np.ndarray,
-    train: Interactions | None,
+    coded: Coded,
     k: int,
     features=None,
     test: Interactions | None = None,
@@ -258,46 +320,46 @@ def lists(
     item_groups=None,
     unexpected: bool = False,
 ) -> Lists:
-    """The top-k :class:`Lists` of the test users (users not in the test set dropped);
-    with ``test`` and ``train``, their :class:`~cranfield.rec.measures.Truth` too; with
-    ``user_groups``/``item_groups`` (:func:`cranfield.core.groups.read_groups` results),
-    each user's and item's group."""
-    users, items = _top_k(recs, k)
-    vocabulary = np.unique(test_users).astype(object)
-    user = _codes(users, vocabulary)
-    keep = user >= 0
-    user, items = user[keep], items[keep]
-    train_items, counts = (
-        np.unique(train.items, return_counts=True)
-        if train is not None
-        else (np.array([], dtype=object), np.array([], np.int64))
-    )
-    recommended = np.unique(items)  # (object arrays: searchsorted, not setdiff1d's isin)
-    only_recommended = recommended[_codes(recommended, train_items.astype(object)) < 0]
-    catalogue = np.concatenate([train_items, only_recommended]).astype(object)
-    order = np.argsort(catalogue, kind="stable")
-    code = order[np.searchsorted(catalogue[order], items)]
-    popularity = np.concatenate([counts, np.zeros(len(only_recommended), np.int64)])
-    sort = np.lexsort((np.arange(len(user)), user))
-    unit = None
-    if features is not None:
-        unit = features.rows_for(catalogue)
+    """The top-k :class:`Lists` of the test users (the catalogue: the training items,
+    then the items only recommended in them); with ``test`` and training interactions,
+    their :class:`~cranfield.rec.measures.Truth` too; with ``user_groups``/``item_groups``
+    (:func:`cranfield.core.groups.read_groups` results), each user's and item's group."""
+    r = coded.ranked
+    top = np.flatnonzero(r.position < k)
+    user = r.user[top]
+    if len(user) and (user[1:] < user[:-1]).any():  # rows by user code, as the sums expect
+        top = top[np.argsort(user, kind="stable")]
+        user = r.user[top]
+    item = r.item[top]
+    n_train_items = coded.n_train_items
+    extra = np.zeros(len(coded.items) - n_train_items + 1, bool)
+    extra[np.maximum(item - n_train_items + 1, 0)] = True
+    extra = np.flatnonzero(extra[1:]) + n_train_items  # items only recommended, in order
+    local = np.full(len(coded.items), -1, np.int64)
+    local[:n_train_items] = np.arange(n_train_items)
+    local[extra] = n_train_items + np.arange(len(extra))
+    popularity = np.concatenate([coded.popularity, np.zeros(len(extra), np.int64)])
+    catalogue = None
+    if features is not None or item_groups is not None:
+        catalogue = coded.catalogue(np.concatenate([np.arange(n_train_items), extra]))
     out = Lists(
-        user[sort],
-        code[sort],
-        len(vocabulary),
+        user,
+        local[item],
+        len(coded.users),
         popularity,
-        len(train_items),
-        int(counts.sum()),
-        unit,
+        n_train_items,
+        int(coded.popularity.sum()),
+        None if features is None else features.rows_for(catalogue),
         None,
-        _group_codes(user_groups, vocabulary, "user"),
-        _group_codes(item_groups, catalogue, "item"),
+        None
+        if user_groups is None
+        else _group_codes(user_groups, coded.users.to_numpy(zero_copy_only=False), "user"),
+        None if item_groups is None else _group_codes(item_groups, catalogue, "item"),
+        position=r.position[top],
     )
-    if test is None or train is None:
+    if test is None:
         return out
-    truth = _truth(out, vocabulary, catalogue, test, train, min_rating, unexpected)
-    return replace(out, truth=truth)
+    return replace(out, truth=_truth(out, coded, local, test, min_rating, unexpected))
 
 
 def evaluate_recommendations(
@@ -360,13 +422,12 @@ def evaluate_recommendations(
     if item_groups is not None and not hasattr(item_groups, "groups"):
         item_groups = read_groups(item_groups, ("item", "item_id"), "item")
     notes = []
-    if exclude_train and train is not None:
-        recs, removed = _without_training_items(recs, train)
-        if removed:
-            notes.append(
-                f"{removed} recommended (user, item) pair(s) are training interactions: removed "
-                "before evaluating (keep them with --keep-train-items)"
-            )
+    coded = encode(recs, test, train, exclude_train)
+    if coded.dropped is not None:
+        notes.append(
+            f"{int(coded.dropped.sum())} recommended (user, item) pair(s) are training "
+            "interactions: removed before evaluating (keep them with --keep-train-items)"
+        )
     accuracy_names, beyond, built = [], {}, {}
     for name in measures:
         parsed = beyond_name(str(name))
@@ -388,9 +449,7 @@ def evaluate_recommendations(
         key = (k, truth, surprise)
         if key not in built:  # one set of lists per cutoff and what they need
             built[key] = lists(
-                recs,
-                test.users,
-                train,
+                coded,
                 k,
                 features,
                 test if truth else None,
@@ -404,9 +463,11 @@ def evaluate_recommendations(
     if accuracy_names:
         from ..core.evaluation import evaluate
 
-        accuracy = evaluate(test.to_qrels(min_rating), [recs], accuracy_names, complete=complete)
+        run = _accuracy_run(recs, coded, accuracy_names)
+        accuracy = evaluate(test.to_qrels(min_rating), [run], accuracy_names, complete=complete)
     if sampled_negatives is not None:
-        beyond.update(_sampled(recs, test, min_rating, accuracy_names, sampled_negatives, gamma))
+        kept = _without(recs, coded.dropped)
+        beyond.update(_sampled(kept, test, min_rating, accuracy_names, sampled_negatives, gamma))
         notes.append(
             f"sampled metrics (NAME~{sampled_negatives}) rank each held-out item among "
             f"{sampled_negatives} random negatives: they are not the full metric and can order "
@@ -426,11 +487,9 @@ def popularity_bias(
     per evaluated user, profile and recommended popularity, and the user ids."""
     from .measures import popularity_profile
 
-    if exclude_train:
-        recs, _ = _without_training_items(recs, train)
-    x = lists(recs, test.users, train, k, None, test)
-    data = popularity_profile(x)
-    data["users"] = np.unique(test.users).astype(object)[data["users"]]
+    coded = encode(recs, test, train, exclude_train)
+    data = popularity_profile(lists(coded, k, None, test))
+    data["users"] = coded.users.to_numpy(zero_copy_only=False)[data["users"]]
     return data
 
 
@@ -487,20 +546,47 @@ def _sampled(recs, test, min_rating, names, m: int, gamma: float) -> dict[str, f
     return out
 
 
-def _without_training_items(recs, train: Interactions):
-    """The lists without each user's training items, and how many were removed."""
+#: measure-language families whose value at cutoff k reads only the top k of a list
+TOP_K_ONLY = {"Success", "P", "R", "nDCG", "AP", "RR"}
+
+
+def _depth(names: list[str]) -> int | None:
+    """The largest cutoff of ``names`` when each is a :data:`TOP_K_ONLY` family with a
+    cutoff and no other parameter (then only the lists' top rows reach the engine),
+    else None."""
+    from ..core.measures.names import parse
+
+    depth = 0
+    for name in names:
+        m = parse(name)
+        if m.definition.name not in TOP_K_ONLY or m.params or not isinstance(m.cutoff, int):
+            return None
+        depth = max(depth, m.cutoff)
+    return depth
+
+
+def _accuracy_run(recs, coded: Coded, names: list[str]):
+    """The run the accuracy measures see: the lists of the evaluated users without their
+    training items, cut to the deepest cutoff when every measure has one
+    (:func:`_depth`), in reading order."""
     from ..core.run import Run
 
-    t = recs.table
-    pairs = pc.binary_join_element_wise(t["query_id"], t["doc_id"], "\x00")
-    seen = pc.binary_join_element_wise(
-        pa.array(train.users, pa.string()), pa.array(train.items, pa.string()), "\x00"
-    )
-    drop = pc.is_in(pairs, value_set=seen)
-    removed = pc.sum(drop).as_py() or 0
-    if not removed:
-        return recs, 0
-    return Run(t.filter(pc.invert(drop)), recs.source, name=recs.name), removed
+    depth = _depth(names)
+    if depth is None:
+        return _without(recs, coded.dropped)
+    rows = np.sort(coded.ranked.row[coded.ranked.position < depth])
+    table = recs.table.take(pa.array(rows, pa.int64()))
+    return Run.of_table(table, recs.source, name=recs.name)
+
+
+def _without(recs, dropped: np.ndarray | None):
+    """``recs`` without the rows ``dropped`` (a mask, or None: none)."""
+    from ..core.run import Run
+
+    if dropped is None:
+        return recs
+    table = recs.table.filter(pa.array(~dropped))
+    return Run.of_table(table, recs.source, name=recs.name)
 
 
 @dataclass(frozen=True)

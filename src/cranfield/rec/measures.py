@@ -56,7 +56,8 @@ class Truth:
 
 @dataclass(frozen=True)
 class Lists:
-    """The top-k lists: ``user`` (codes 0..n_users-1, sorted), ``item`` (codes into
+    """The top-k lists: ``user`` (codes 0..n_users-1; each user's rows together, in rank
+    order, sorted by code unless ``position`` gives each row's rank), ``item`` (codes into
     ``catalogue_items``: training items first, then items only recommended), ``n_users``
     (evaluated users: the test users), ``popularity`` (training interactions per item
     code, 0 for items only recommended), ``n_train`` (training interactions),
@@ -72,12 +73,15 @@ class Lists:
     truth: Truth | None = None
     user_group: np.ndarray | None = None  # per user: group code, -1 none
     item_group: np.ndarray | None = None  # per item code: group code, -1 none
+    position: np.ndarray | None = None  # per row: 0-based rank in its list (None: rows sorted)
 
     def list_lengths(self) -> np.ndarray:
         return np.bincount(self.user, minlength=self.n_users)
 
     def positions(self) -> np.ndarray:
         """Each row's 0-based rank within its user's list."""
+        if self.position is not None:
+            return self.position
         starts = np.concatenate([[0], np.cumsum(self.list_lengths())[:-1]])
         return np.arange(len(self.user)) - starts[self.user]
 
@@ -113,7 +117,8 @@ class Lists:
 
 
 def _coverage(x: Lists) -> float:
-    return np.unique(x.item[x.item < x.n_catalogue]).size / x.n_catalogue
+    recommended = np.bincount(x.item[x.item < x.n_catalogue], minlength=x.n_catalogue)
+    return np.count_nonzero(recommended) / x.n_catalogue
 
 
 def _user_coverage(x: Lists) -> float:

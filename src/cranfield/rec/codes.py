@@ -1,0 +1,193 @@
+"""Users and items interned to dense integer codes once, and recommendation lists ranked
+in those codes (whole arrays, no Python object per id).
+
+An id column (Arrow strings, Arrow dictionary chunks, or a NumPy array of str) is
+looked up in a sorted vocabulary with Arrow's hash lookup (``pyarrow.compute.index_in``:
+one pass over the rows, a hash table of the vocabulary; dictionary-encoded chunks -- a
+Parquet file's -- are looked up through their dictionaries). Every later join (training
+pairs in a list, held-out pairs, item popularity) is then integer arithmetic:
+``bincount``, ``searchsorted``, ``isin`` on ``user code * items + item code`` keys.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .._lazy import lazy
+
+np = lazy("numpy", __name__, "np")
+pa = lazy("pyarrow", __name__, "pa")
+pc = lazy("pyarrow.compute", __name__, "pc")
+
+
+def arrow_ids(values) -> pa.Array | pa.ChunkedArray:
+    """``values`` (ids) as an Arrow string or dictionary column."""
+    if isinstance(values, (pa.Array, pa.ChunkedArray)):
+        return values
+    return pa.array(np.asarray(values, dtype=object), pa.string())
+
+
+def vocabulary(*columns) -> pa.Array:
+    """The distinct ids of ``columns``, sorted in byte order (as ``numpy.unique`` sorts
+    Python strings: UTF-8 byte order is code point order)."""
+    parts = []
+    for column in columns:
+        column = arrow_ids(column)
+        chunks = column.chunks if isinstance(column, pa.ChunkedArray) else [column]
+        for chunk in chunks:
+            if pa.types.is_dictionary(chunk.type):
+                chunk = chunk.dictionary.take(pc.unique(chunk.indices))
+            parts.append(pc.unique(chunk.cast(pa.string())))
+    if not parts:
+        return pa.array([], pa.string())
+    distinct = pc.unique(pa.chunked_array(parts, pa.string()))
+    return distinct.take(pc.sort_indices(distinct))
+
+
+def after(first: pa.Array, rest: pa.Array) -> pa.Array:
+    """``first``, then the ids of ``rest`` not in it (in their order)."""
+    if len(first):
+        rest = rest.filter(pc.invert(pc.is_in(rest, value_set=first)))
+    return pa.concat_arrays([first, rest])
+
+
+def distinct(keys: np.ndarray) -> np.ndarray:
+    """The sorted distinct values of ``keys`` (a sort: predictable where NumPy's hashed
+    ``unique`` is slow on millions of int64 keys)."""
+    keys = np.sort(keys)
+    return keys[np.r_[True, keys[1:] != keys[:-1]]] if len(keys) else keys
+
+
+def positions(values, vocab: pa.Array) -> np.ndarray:
+    """Each id's position in ``vocab`` (int32; -1 when absent)."""
+    values = arrow_ids(values)
+    if not len(values):
+        return np.zeros(0, np.int32)
+    chunks = values.chunks if isinstance(values, pa.ChunkedArray) else [values]
+    if any(pa.types.is_dictionary(c.type) for c in chunks):
+        out = [
+            positions(c.dictionary, vocab)[c.indices.to_numpy(zero_copy_only=False)]
+            if pa.types.is_dictionary(c.type)
+            else positions(c, vocab)
+            for c in chunks
+            if len(c)
+        ]
+        return np.concatenate(out).astype(np.int32, copy=False)
+    if not len(vocab):
+        return np.full(len(values), -1, np.int32)
+    if values.type != pa.string():
+        values = values.cast(pa.string())
+    found = pc.index_in(values, value_set=vocab)  # (one hash table of the vocabulary)
+    out = np.empty(len(values), np.int32)
+    at = 0
+    for chunk in found.chunks if isinstance(found, pa.ChunkedArray) else [found]:
+        out[at : at + len(chunk)] = np.asarray(chunk.fill_null(-1))  # (a chunk at a time)
+        at += len(chunk)
+    return out
+
+
+def object_ids(column) -> np.ndarray:
+    """An Arrow id column as a NumPy array of ``str``: one Python string per distinct id
+    (a dictionary encoding), shared by the rows, instead of one per row."""
+    encoded = pc.dictionary_encode(column.cast(pa.string()))
+    chunks = encoded.chunks if isinstance(encoded, pa.ChunkedArray) else [encoded]
+    parts = [
+        c.dictionary.to_numpy(zero_copy_only=False)[c.indices.to_numpy(zero_copy_only=False)]
+        for c in chunks
+        if len(c)
+    ]
+    return np.concatenate(parts) if parts else np.array([], dtype=object)
+
+
+def in_pairs(users: np.ndarray, items: np.ndarray, set_users, set_items, n_items: int):
+    """Whether each (``users``, ``items``) code pair is one of the pairs
+    (``set_users``, ``set_items``); negative codes: never.
+
+    The pairs become int64 keys ``user * n_items + item``, looked up in the set's sorted
+    distinct keys; only the rows that pass a one-hash Bloom filter are looked up: per
+    user a 64-bit signature with bit ``item % 64`` set for each of the user's pairs (a
+    pair whose bit is clear is not in the set), which leaves about ``n_u / 64`` of a
+    user's rows to look up when the user has ``n_u`` pairs.
+    """
+    set_users = np.asarray(set_users, np.int64)
+    keys = distinct(set_users * n_items + set_items)
+    out = np.zeros(len(users), bool)
+    if not len(keys) or not len(users):
+        return out
+    owner = keys // n_items
+    starts = np.flatnonzero(np.r_[True, owner[1:] != owner[:-1]])
+    bits = np.left_shift(np.uint64(1), (keys % n_items % 64).astype(np.uint64))
+    signature = np.zeros(max(int(users.max()), int(owner[-1])) + 1, np.uint64)
+    signature[owner[starts]] = np.bitwise_or.reduceat(bits, starts)
+    del owner, bits, starts
+    for a in range(0, len(users), BLOCK):  # (temporaries of a block, not of every row)
+        u, i = users[a : a + BLOCK], items[a : a + BLOCK]
+        valid = (u >= 0) & (i >= 0)
+        word = signature[np.where(valid, u, 0)]
+        word >>= (i & 63).astype(np.uint64)
+        rows = np.flatnonzero(valid & (word & np.uint64(1)).astype(bool))
+        want = u[rows].astype(np.int64) * n_items + i[rows]
+        at = np.minimum(np.searchsorted(keys, want), len(keys) - 1)
+        out[a + rows] = keys[at] == want
+    return out
+
+
+#: rows handled at a time by :func:`in_pairs`
+BLOCK = 1 << 20
+
+
+@dataclass(frozen=True)
+class Ranked:
+    """Recommendation lists in codes: one row per recommended item of an evaluated
+    user, each user's rows together and in trec_eval's order within the list (score
+    descending, ties by item id descending); ``user`` and ``item``: codes,
+    ``position``: the 0-based rank in the list, ``row``: the row in the run's table."""
+
+    user: np.ndarray
+    item: np.ndarray
+    position: np.ndarray
+    row: np.ndarray
+
+
+def _in_rank_order(user, score, item, item_order, order) -> bool:
+    """Whether the rows (taken in ``order``, or as they are when None), each user's
+    together, are in trec_eval's order within each user (the item ids' order is read
+    only where two scores tie)."""
+    if order is not None:
+        user, score, item = user[order], score[order], item[order]
+    ok = score[1:] < score[:-1]
+    ok |= user[1:] != user[:-1]
+    ties = np.flatnonzero(~ok)
+    ties = ties[score[ties + 1] == score[ties]]
+    ok[ties] = item_order[item[ties + 1]] < item_order[item[ties]]
+    return bool(ok.all())
+
+
+def rank(user, item, score, item_order, row, n_users: int) -> Ranked:
+    """The rows (``user`` codes in ``[0, n_users)``, ``item`` codes, ``score``, ``row``;
+    ``item_order``: per item code, its rank among the item ids in byte order) as
+    :class:`Ranked`. Lists written in rank order, one block of rows per user (the usual
+    case), are taken as they are after a whole-array check; lists in rank order but
+    interleaved take one stable sort by user code; others the one Arrow sort of
+    :func:`cranfield.core.run.trec_order` on the codes."""
+    n = len(user)
+    if n:
+        order = None
+        starts = np.flatnonzero(user[1:] != user[:-1]) + 1
+        if np.bincount(user[np.r_[0, starts]], minlength=n_users).max() > 1:
+            order = np.argsort(user, kind="stable")  # a user's rows in several blocks
+        del starts
+        if not _in_rank_order(user, score, item, item_order, order):
+            from ..core.run import trec_order
+
+            order = np.asarray(trec_order(user, score, item_order[item]))
+        if order is not None:
+            user, item, row = user[order], item[order], row[order]
+            del order
+    changes = np.flatnonzero(user[1:] != user[:-1]) + 1 if n else np.zeros(0, np.int64)
+    first = np.zeros(n_users, row.dtype)
+    if n:
+        first[user[np.r_[0, changes]]] = np.r_[0, changes]
+    position = np.arange(n, dtype=row.dtype)
+    position -= first[user]
+    return Ranked(user, item, position, row)
