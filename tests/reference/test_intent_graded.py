@@ -3,10 +3,12 @@ I-rec@k and D#-nDCG@k (SIGIR 2011, NTCIREVAL's conventions) and Agrawal et al.'s
 nDCG-IA@k (WSDM 2009).
 
 Oracles: nDCG-IA is trec_eval's ``ndcg_cut`` (pytrec_eval) run on each intent's
-judgments alone, weighted here by the intent probabilities. NTCIREVAL cannot be
-installed and pyNTCIREVAL has no D-measures, so the D-measures are checked against a
-direct implementation of the paper's formulas written below (global gain, ideal list by
-global gain, log2(r + 1) discount) and against hand-computed values.
+judgments alone, weighted here by the intent probabilities. NTCIREVAL is not on PyPI
+(pyNTCIREVAL has no D-measures), so here the D-measures are checked against a direct
+implementation of the paper's formulas written below (global gain, ideal list by
+global gain, log2(r + 1) discount) and hand-computed values that pin the conventions
+NTCIREVAL itself showed in ``benchmarks/ntcireval_check.py`` (run by hand against its
+source: which intents I-rec counts, a topic without a positive global gain).
 """
 
 from __future__ import annotations
@@ -176,6 +178,34 @@ def test_hand_computed_example():
     assert got["Dsharp_nDCG@2"] == pytest.approx(0.25 + 0.5 * d_ndcg, rel=1e-15)
     # intent 1 scores 0, intent 2: d1 (3) at rank 2 against the ideal d1, d0
     assert got["nDCG_IA@2"] == pytest.approx(0.5 * (3 / l3) / (3 + 1 / l3), rel=1e-15)
+
+
+def test_ntcireval_intents_are_those_with_a_relevant_document():
+    # NTCIREVAL (DIN-splitqrels) writes an ideal list per intent only for intents with
+    # an L1+ document, and I-rec counts those lists: intent 3, listed with probability
+    # 0.5 but without a relevant document, is not in the denominator. Its probability
+    # still leaves the global gains at half: D-nDCG is a ratio, so it is unchanged.
+    rows = [("1", 1, "d0", 1), ("1", 2, "d1", 2), ("1", 3, "d2", 0)]
+    run = {"1": {"d1": 2.0, "d9": 1.0}}
+    probs = {"1": {1: 0.25, 2: 0.25, 3: 0.5}}
+    names = ["I_rec@2", "D_nDCG@2", "Dsharp_nDCG@2"]
+    got = {n: v["1"] for n, v in measured(rows, run, names, probs).items()}
+    assert got["I_rec@2"] == 0.5  # intent 2 of intents {1, 2}
+    # GG(d1) = 0.25 * 2 = 0.5 at rank 1; the ideal d1 (0.5), d0 (0.25)
+    d_ndcg = 0.5 / (0.5 + 0.25 / math.log2(3))
+    assert got["D_nDCG@2"] == pytest.approx(d_ndcg, rel=1e-15)
+    assert got["Dsharp_nDCG@2"] == pytest.approx(0.5 * 0.5 + 0.5 * d_ndcg, rel=1e-15)
+
+
+def test_ntcireval_no_positive_global_gain_counts_d_ndcg_zero():
+    # every relevant intent has probability 0: no document has a global gain, so
+    # NTCIREVAL prints no D-nDCG and its D#-nDCG counts it 0 (gamma * I-rec)
+    rows = [("1", 1, "d0", 2), ("1", 1, "d1", 1)]
+    run = {"1": {"d0": 1.0}}
+    probs = {"1": {1: 0.0, 2: 1.0}}
+    got = measured(rows, run, ["D_nDCG@1", "I_rec@1", "Dsharp_nDCG@1"], probs)
+    assert got["D_nDCG@1"]["1"] == 0.0 and got["I_rec@1"]["1"] == 1.0
+    assert got["Dsharp_nDCG@1"]["1"] == 0.5
 
 
 def test_grades_are_not_binarised():
