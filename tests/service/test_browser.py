@@ -41,9 +41,13 @@ def _by(css):
 
 
 def _wait(driver, condition, timeout=60):
+    """Until ``condition`` holds; an element replaced while it is read (the page
+    reloads after a judgment or a skip) is read again, not an error."""
+    from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
     from selenium.webdriver.support.ui import WebDriverWait
 
-    return WebDriverWait(driver, timeout).until(condition)
+    ignored = (NoSuchElementException, StaleElementReferenceException)
+    return WebDriverWait(driver, timeout, ignored_exceptions=ignored).until(condition)
 
 
 def _login(driver, url, user, shot, password=PASSWORD):
