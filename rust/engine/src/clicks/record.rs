@@ -3,6 +3,8 @@
 //! `cranfield.clicks.log` (the messages are part of its interface), and the builder
 //! that interns ids and collects the flat arrays of all sessions.
 
+use std::borrow::Cow;
+
 use rustc_hash::FxHashMap;
 
 use super::value::{is_space, parse_float, parse_int, strip, Value};
@@ -56,17 +58,38 @@ pub trait Record<'a> {
     fn get(&self, key: &str) -> Option<&Value<'a>>;
 }
 
+/// The items of a separated string: split at commas and Python's blanks.
+fn pieces(s: &str) -> Vec<&str> {
+    if s.is_ascii() {
+        // the common case: no character to decode
+        let sep = |c: char| matches!(c, ',' | ' ' | '\t'..='\r' | '\x1c'..='\x1f');
+        return s.split(sep).filter(|p| !p.is_empty()).collect();
+    }
+    s.split(|c: char| c == ',' || is_space(c)).filter(|p| !p.is_empty()).collect()
+}
+
 /// `_split_text`: a list as given; a string split at commas and blanks; a number alone.
-fn split<'a>(value: &Value<'a>) -> Result<Vec<Value<'a>>, Refusal> {
+fn split<'v, 'a>(value: &'v Value<'a>) -> Result<Cow<'v, [Value<'a>]>, Refusal> {
     match value {
-        Value::List(items) => Ok(items.clone()),
-        Value::Str(s) => Ok(s
-            .split(|c: char| c == ',' || is_space(c))
-            .filter(|p| !p.is_empty())
-            .map(|p| Value::Str(p.to_string().into()))
-            .collect()),
-        Value::Int(_) | Value::Float(_) => Ok(vec![value.clone()]),
+        Value::List(items) => Ok(Cow::Borrowed(items)),
+        // the pieces of a borrowed cell borrow from the input too
+        Value::Str(Cow::Borrowed(s)) => {
+            let s: &'a str = s;
+            Ok(pieces(s).into_iter().map(|p| Value::Str(Cow::Borrowed(p))).collect())
+        }
+        Value::Str(Cow::Owned(s)) => {
+            Ok(pieces(s).into_iter().map(|p| Value::Str(Cow::Owned(p.to_string()))).collect())
+        }
+        Value::Int(_) | Value::Float(_) => Ok(Cow::Owned(vec![value.clone()])),
         other => Err(format!("expected a list or a separated string, got {}", other.repr())),
+    }
+}
+
+/// Python's `str(value).strip()` without building the text of a string or an integer.
+fn stripped<'v>(value: &'v Value<'_>) -> Cow<'v, str> {
+    match value {
+        Value::Str(s) | Value::Int(s) => Cow::Borrowed(strip(s)),
+        other => Cow::Owned(strip(&other.text()).to_string()),
     }
 }
 
@@ -88,7 +111,7 @@ fn flags(values: &[Value<'_>]) -> Result<Vec<bool>, Refusal> {
         .iter()
         .map(|v| match v {
             Value::Bool(b) => Ok(*b),
-            other => match strip(&other.text()) {
+            other => match &*stripped(other) {
                 "0" => Ok(false),
                 "1" => Ok(true),
                 _ => Err(format!("expected click flags 0 or 1, got {}", other.repr())),
@@ -102,7 +125,7 @@ fn positions(values: &[Value<'_>], n_docs: usize) -> Result<Vec<bool>, Refusal> 
     for v in values {
         let rank = match v {
             Value::Bool(_) => None,
-            other => parse_int(&other.text()),
+            other => parse_int(&stripped(other)),
         };
         match rank {
             Some(r) if r >= 1 && (r as u64) <= n_docs as u64 => out[r as usize - 1] = true,
@@ -147,9 +170,9 @@ impl Sessions {
         }
         let docs = split(present(rec, "docs").unwrap_or(&Value::Null))?;
         let query = present(rec, "query").unwrap_or(&Value::Null);
-        let query_text = match query {
-            Value::Float(x) => Some(super::value::float_repr(*x)),
-            other => id(other).map(str::to_string),
+        let query_text: Option<Cow<str>> = match query {
+            Value::Float(x) => Some(Cow::Owned(super::value::float_repr(*x))),
+            other => id(other).map(Cow::Borrowed),
         };
         let clicks = present(rec, "clicks");
         let clicked = present(rec, "clicked");
@@ -179,7 +202,7 @@ impl Sessions {
             return Err(format!("{} documents but {} click flags", docs.len(), clicks.len()));
         }
         let start = self.flat_docs.len();
-        for d in &docs {
+        for d in docs.iter() {
             match id(d) {
                 Some(name) if !name.is_empty() => {
                     let code = self.docs.code(name);

@@ -26,6 +26,14 @@ pub fn is_space(c: char) -> bool {
 
 /// Python's `str.strip()`.
 pub fn strip(s: &str) -> &str {
+    let ascii = |b: &u8| *b == b' ' || (9..=13).contains(b) || (28..=31).contains(b);
+    let bytes = s.as_bytes();
+    let (first, last) = (bytes.first(), bytes.last());
+    if first.map_or(true, |b| b.is_ascii() && !ascii(b))
+        && last.map_or(true, |b| b.is_ascii() && !ascii(b))
+    {
+        return s; // nothing to strip (the common case)
+    }
     s.trim_matches(is_space)
 }
 
