@@ -1,7 +1,7 @@
 """Time every click model on a simulated log of 1M sessions x 10 ranks.
 
     PYTHONPATH=src python benchmarks/clicks.py [--sessions 1000000] [--queries 20000]
-        [--models gctr,...] [--max-iter 100] [--repeat 3]
+        [--models gctr,...] [--max-iter 100] [--repeat 3] [--read tsv,jsonl,...]
 
 The log: ``--queries`` queries with Zipf-like frequencies (exponent 1.1), each with 12
 candidate documents whose top 10 are shown, in a fixed order for 80% of the sessions
@@ -13,18 +13,27 @@ resident memory increase, training log-likelihood per session and rank. With
 ``--repeat N`` every model is fitted N times and the median wall-clock and CPU seconds
 are printed (CPU time is the process's own: on a shared machine wall-clock time also
 counts the waits for a core).
+
+With ``--read FORMATS`` (any of tsv, csv, jsonl, pyclick, yandex, parquet) the log is
+first written to a temporary file in each format and read back with
+:func:`cranfield.clicks.read_log`, best of ``--repeat`` (wall and CPU seconds, peak
+resident memory), then the models are fitted on what was read (checked equal to the
+simulated log).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import resource
 import statistics
+import tempfile
 import time
+from pathlib import Path
 
 import numpy as np
 
-from cranfield.clicks import NAMES, fit
+from cranfield.clicks import NAMES, fit, read_log
 from cranfield.clicks.fitted import FittedClickModel
 from cranfield.clicks.log import ClickLog
 from cranfield.clicks.models import Params
@@ -64,6 +73,70 @@ def make_log(n: int, n_queries: int, seed: int = 0) -> ClickLog:
     return simulate(gen, template, seed=seed + 1)
 
 
+def write_log(log: ClickLog, path: Path, fmt: str) -> None:
+    """The log in one of the readers' formats (setup, not timed)."""
+    k = log.shown.sum(axis=1)
+    queries = log.query_names[log.query].tolist()
+    docs = [
+        row[:n] for row, n in zip(log.doc_names[np.maximum(log.docs, 0)].tolist(), k, strict=True)
+    ]
+    flags = [row[:n] for row, n in zip(log.clicks.astype(int).tolist(), k, strict=True)]
+    if fmt == "parquet":
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        pq.write_table(pa.table({"query": queries, "docs": docs, "clicks": flags}), path)
+        return
+    with open(path, "w", encoding="utf-8") as out:
+        if fmt in ("tsv", "csv"):
+            sep = "\t" if fmt == "tsv" else ","
+            out.write(f"query{sep}docs{sep}clicks\n")
+            for q, d, c in zip(queries, docs, flags, strict=True):
+                out.write(f"{q}{sep}{' '.join(d)}{sep}{' '.join(map(str, c))}\n")
+        elif fmt == "jsonl":
+            for q, d, c in zip(queries, docs, flags, strict=True):
+                out.write(json.dumps({"query": q, "docs": d, "clicks": c}) + "\n")
+        elif fmt == "pyclick":
+            for q, d, c in zip(queries, docs, flags, strict=True):
+                clicked = " , ".join(x for x, f in zip(d, c, strict=True) if f)
+                out.write(f"{q}\t{','.join(d)} : {clicked};\n")
+        elif fmt == "yandex":
+            for i, (q, d, c) in enumerate(zip(queries, docs, flags, strict=True)):
+                out.write(f"{i}\t0\tQ\t{q}\t0\t" + "\t".join(d) + "\n")
+                out.writelines(f"{i}\t1\tC\t{x}\n" for x, f in zip(d, c, strict=True) if f)
+        else:
+            raise SystemExit(f"unknown format {fmt}")
+
+
+def time_reads(log: ClickLog, formats: list[str], repeat: int) -> ClickLog:
+    """Read the log back in every format; print a row per format; the last log read."""
+    print("| format | file (MB) | read (s, best wall) | read (s, best CPU) | peak RSS (MB) |")
+    print("|---|---:|---:|---:|---:|")
+    read = log
+    with tempfile.TemporaryDirectory() as tmp:
+        for fmt in formats:
+            path = Path(tmp) / f"log.{fmt}"
+            write_log(log, path, fmt)
+            walls, cpus = [], []
+            for _ in range(repeat):
+                read = None
+                t, c = time.perf_counter(), time.process_time()
+                read = read_log(path, fmt)
+                walls.append(time.perf_counter() - t)
+                cpus.append(time.process_time() - c)
+            same = read.query_names[read.query].tolist() == log.query_names[log.query].tolist()
+            same &= bool((read.clicks == log.clicks).all())
+            same &= bool((read.doc_names[read.docs] == log.doc_names[log.docs]).all())
+            assert same, f"{fmt}: the log read back differs from the log written"
+            size = path.stat().st_size / 1e6
+            print(
+                f"| {fmt} | {size:.0f} | {min(walls):.2f} | {min(cpus):.2f} | {peak_mb():.0f} |",
+                flush=True,
+            )
+            path.unlink()
+    return read
+
+
 def peak_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
@@ -75,6 +148,7 @@ def main() -> None:
     ap.add_argument("--models", default=",".join(NAMES))
     ap.add_argument("--max-iter", type=int, default=100)
     ap.add_argument("--repeat", type=int, default=1)
+    ap.add_argument("--read", default="", help="formats to write the log in and read back")
     args = ap.parse_args()
     t0 = time.perf_counter()
     log = make_log(args.sessions, args.queries)
@@ -84,6 +158,8 @@ def main() -> None:
         f"log: {log.n_sessions} sessions x {log.max_rank} ranks, {shown} impressions, "
         f"{int(log.clicks.sum())} clicks, built in {built:.1f} s, peak {peak_mb():.0f} MB"
     )
+    if args.read:
+        log = time_reads(log, args.read.split(","), args.repeat)
     print(
         "| model | fit (s, median wall) | fit (s, median CPU) | EM iterations | converged "
         "| log-likelihood / (session, rank) |"

@@ -56,6 +56,30 @@ _LtrSpec = tuple[
     str, int, int, str, bool, npt.NDArray[np.float64] | None, npt.NDArray[np.float64] | None
 ]
 
+# a click log: (query, docs, clicks, times or None, user codes or None, query names,
+# doc names, user names, ranks); docs, clicks and times flat, sessions x ranks row-major
+_ClickLog = tuple[
+    npt.NDArray[np.int64],
+    npt.NDArray[np.int64],
+    npt.NDArray[np.bool_],
+    npt.NDArray[np.float64] | None,
+    npt.NDArray[np.int64] | None,
+    list[str],
+    list[str],
+    list[str],
+    int,
+]
+# a click-log column: (name, kind, (list offsets, list validity) or None, offsets, data,
+# validity or None)
+_ClickColumn = tuple[
+    str,
+    str,
+    tuple[npt.NDArray[np.int64], npt.NDArray[np.bool_] | None] | None,
+    npt.NDArray[np.int64],
+    npt.NDArray[np.uint8],
+    npt.NDArray[np.bool_] | None,
+]
+
 #: the package's version, declared once in rust/Cargo.toml
 __version__: str
 #: how the engine was built: profile, target, Python ABI (``cranfield --version``)
@@ -159,6 +183,8 @@ def read_subtopic_qrels(
     npt.NDArray[np.uint8],
     npt.NDArray[np.int64],
 ]: ...
+def read_click_text(data: bytes, format: str) -> _ClickLog: ...
+def read_click_table(columns: Sequence[_ClickColumn], rows: int, text: bool) -> _ClickLog: ...
 def read_trec_bytes(data: bytes, kind: str, latin1: bool, max_line: int) -> _Parsed: ...
 def read_trec_file(
     path: _Path, kind: str, latin1: bool, max_line: int, max_bytes: int | None = None

@@ -4,6 +4,7 @@
 //! Python as NumPy arrays that own the Rust buffers (no copy). No panic reaches
 //! Python: one would be a bug, reported as `ReadError("internal", ...)`.
 
+mod clicks;
 mod cwl;
 mod diversity;
 mod errors;
@@ -231,6 +232,7 @@ fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(read_trec_file, m)?)?;
     ltr::register(m)?;
     measures::register(m)?;
+    clicks::register(m)?;
     cwl::register(m)?;
     fusion::register(m)?;
     text::register(m)?;

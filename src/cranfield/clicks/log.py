@@ -103,289 +103,140 @@ def from_arrays(
     return ClickLog(query, docs, clicks, query_names, doc_names, times, user, source)
 
 
-class _Builder:
-    """Collects sessions one by one, interning ids, then builds the arrays once."""
-
-    def __init__(self, source: str):
-        self.source = source
-        self.queries: dict[str, int] = {}
-        self.docs: dict[str, int] = {}
-        self.query: list[int] = []
-        self.flat_docs: list[int] = []
-        self.flat_clicks: list[bool] = []
-        self.flat_times: list[float] = []
-        self.lengths: list[int] = []
-        self.users: list[str | None] = []
-        self.any_time = False
-        self.any_user = False
-
-    def add(self, query, docs, clicks, line, times=None, user=None) -> int:
-        src = self.source
-        if not isinstance(query, str) or query == "":
-            raise InputError("expected a non-empty query id", src, line)
-        if not docs:
-            raise InputError("a session shows no document", src, line)
-        if len(docs) > MAX_RANKS:
-            raise InputError(f"a session shows more than {MAX_RANKS} documents", src, line)
-        if len(clicks) != len(docs):
-            raise InputError(f"{len(docs)} documents but {len(clicks)} click flags", src, line)
-        for d in docs:
-            if not isinstance(d, str) or d == "":
-                raise InputError(f"expected a non-empty document id, got {d!r}", src, line)
-        self.query.append(self.queries.setdefault(query, len(self.queries)))
-        self.flat_docs.extend(self.docs.setdefault(d, len(self.docs)) for d in docs)
-        self.flat_clicks.extend(clicks)
-        if times is not None:
-            if len(times) != len(docs):
-                raise InputError(f"{len(docs)} documents but {len(times)} times", src, line)
-            self.any_time = True
-            self.flat_times.extend(np.nan if t is None else _time(t, src, line) for t in times)
-        else:
-            self.flat_times.extend([np.nan] * len(docs))
-        self.lengths.append(len(docs))
-        self.users.append(None if user is None else str(user))
-        self.any_user |= user is not None
-        return len(self.query) - 1
-
-    def build(self) -> ClickLog:
-        if not self.query:
-            raise InputError("the log holds no session", self.source)
-        lengths = np.asarray(self.lengths, dtype=np.int64)
-        n, k = len(lengths), int(lengths.max())
-        mask = np.arange(k)[None, :] < lengths[:, None]
-        docs = np.full((n, k), -1, dtype=np.int64)
-        docs[mask] = np.asarray(self.flat_docs, dtype=np.int64)
-        clicks = np.zeros((n, k), dtype=bool)
-        clicks[mask] = np.asarray(self.flat_clicks, dtype=bool)
-        times = None
-        if self.any_time:
-            times = np.full((n, k), np.nan)
-            times[mask] = np.asarray(self.flat_times, dtype=float)
-        user = np.asarray(self.users, dtype=object) if self.any_user else None
-        return ClickLog(
-            np.asarray(self.query, dtype=np.int64),
-            docs,
-            clicks,
-            np.asarray(list(self.queries), dtype=object),
-            np.asarray(list(self.docs), dtype=object),
-            times,
-            user,
-            self.source,
-        )
+def _log(out: tuple, source: str) -> ClickLog:
+    """A :class:`ClickLog` from what the engine's readers return (flat row-major
+    ``sessions x ranks`` arrays, interned names)."""
+    query, docs, clicks, times, user, query_names, doc_names, user_names, k = out
+    n = len(query)
+    if n == 0:
+        raise InputError("the log holds no session", source)
+    if user is not None:  # code -1 (no user) picks the appended None
+        user = np.array([*user_names, None], dtype=object)[user]
+    return ClickLog(
+        query,
+        docs.reshape(n, k),
+        clicks.reshape(n, k),
+        np.array(query_names, dtype=object),
+        np.array(doc_names, dtype=object),
+        None if times is None else times.reshape(n, k),
+        user,
+        source,
+    )
 
 
-def _time(value, source, line) -> float:
+def read_text(data: bytes, source: str, format: str) -> ClickLog:
+    """A JSONL, PyClick or Yandex log from its bytes, read by the engine in one pass
+    (``cranfield._engine.read_click_text``; see :func:`read_log` for the formats)."""
+    from .. import _engine
+
     try:
-        t = float(value)
-    except (TypeError, ValueError):
-        raise InputError(f"expected a time in seconds, got {value!r}", source, line) from None
-    if not np.isfinite(t) or t < 0:
-        raise InputError(f"expected a finite time >= 0, got {value!r}", source, line)
-    return t
+        return _log(_engine.read_click_text(data, format), source)
+    except _engine.ReadError as exc:
+        what, line, detail = exc.args
+        if what == "utf8":
+            raise InputError(
+                "not valid UTF-8 text (save the file as UTF-8)", source, line
+            ) from None
+        if what == "click_json":
+            detail = _json_words(_line(data, line), detail)
+        raise InputError(detail, source, line) from None
 
 
-def _flags(values, n_docs, source, line) -> list[bool]:
-    out = []
-    for v in values:
-        if isinstance(v, bool):
-            out.append(v)
-        elif str(v).strip() in ("0", "1"):
-            out.append(str(v).strip() == "1")
-        else:
-            raise InputError(f"expected click flags 0 or 1, got {v!r}", source, line)
-    return out
+def _line(data: bytes, number: int) -> bytes:
+    """Line ``number`` (1-based) of ``data``, lines ended by LF, CRLF or CR as the
+    engine counts them."""
+    import re
+
+    for i, match in enumerate(re.finditer(rb"[^\r\n]*(?:\r\n|\r|\n|$)", data), 1):
+        if i == number:
+            return match.group().rstrip(b"\r\n")
+    return b""
 
 
-def _positions(values, n_docs, source, line) -> list[bool]:
-    flags = [False] * n_docs
-    for v in values:
-        try:
-            r = int(str(v).strip()) if not isinstance(v, bool) else None
-        except ValueError:
-            r = None
-        if r is None or not 1 <= r <= n_docs:
-            raise InputError(f"expected clicked ranks in [1, {n_docs}], got {v!r}", source, line)
-        flags[r - 1] = True
-    return flags
-
-
-def _record(builder: _Builder, rec: dict, line: int, split) -> None:
-    """One session from a mapping with ``query``, ``docs`` and ``clicks`` or ``clicked``."""
-    src = builder.source
-    for key in ("query", "docs"):
-        if rec.get(key) is None:
-            raise InputError(f"missing field {key!r}", src, line)
-    docs = split(rec["docs"])
-    query = rec["query"]
-    if isinstance(query, (int, float)) and not isinstance(query, bool):
-        query = str(query)
-    docs = [str(d) if isinstance(d, int) and not isinstance(d, bool) else d for d in docs]
-    has_flags = rec.get("clicks") is not None
-    has_ranks = rec.get("clicked") is not None
-    if has_flags == has_ranks:
-        raise InputError(
-            "expected exactly one of 'clicks' (0/1 per document) or 'clicked' (1-based ranks)",
-            src,
-            line,
-        )
-    if has_flags:
-        clicks = _flags(split(rec["clicks"]), len(docs), src, line)
-    else:
-        clicks = _positions(split(rec["clicked"]), len(docs), src, line)
-    times = rec.get("times", rec.get("dwell"))
-    times = None if times is None else split(times)
-    user = rec.get("user", rec.get("bucket"))
-    builder.add(query, docs, clicks, line, times, user)
-
-
-def _split_text(value):
-    """A list as given, or a comma/space separated string split into items."""
-    if isinstance(value, (list, tuple)):
-        return list(value)
-    if isinstance(value, str):
-        text = value.replace(",", " ").split()
-        return text
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return [value]
-    raise InputError(f"expected a list or a separated string, got {value!r}")
-
-
-def _lines(data: bytes, source: str):
-    from ..core.io.table import decode
-
-    return decode(data, source).splitlines()
-
-
-def read_jsonl(data: bytes, source: str) -> ClickLog:
-    b = _Builder(source)
-    for i, raw in enumerate(_lines(data, source), 1):
-        if not raw.strip():
-            continue
-        try:
-            rec = json.loads(raw)
-        except (json.JSONDecodeError, RecursionError) as exc:
-            msg = getattr(exc, "msg", "too deeply nested")
-            raise InputError(f"not valid JSON: {msg}", source, i) from None
-        if not isinstance(rec, dict):
-            raise InputError("expected a JSON object per line", source, i)
-        _wrap(lambda rec=rec, i=i: _record(b, rec, i, _split_text), source, i)
-    return b.build()
-
-
-def _wrap(fn, source, line):
+def _json_words(line: bytes, engine_words: str) -> str:
+    """``not valid JSON: ...`` in the words of Python's :mod:`json` for the one line the
+    engine refused (the engine's own words where Python would take the line)."""
     try:
-        fn()
-    except InputError as exc:
-        if exc.source is None:
-            raise InputError(exc.message, source, line) from None
-        raise
+        json.loads(line.decode("utf-8").removeprefix("\ufeff"))
+    except json.JSONDecodeError as exc:
+        return f"not valid JSON: {exc.msg}"
+    except RecursionError:
+        return "not valid JSON: too deeply nested"
+    return f"not valid JSON: {engine_words}"
+
+
+_FIELDS = ("query", "docs", "clicks", "clicked", "times", "dwell", "user", "bucket")
 
 
 def read_table(data, source: str, format: str | None = None) -> ClickLog:
     """A CSV, TSV, Parquet or Arrow log, one session per row, read by the one table
-    reader (:func:`cranfield.core.io.table.read_table`); text cells are kept as
-    written (empty ones missing), a problem names the line (the row, for Parquet)."""
+    reader (:func:`cranfield.core.io.table.read_table`) and handed to the engine as
+    Arrow buffers (``cranfield._engine.read_click_table``); text cells are kept as
+    written (blank ones missing), a problem names the line (the row, for Parquet)."""
+    from .. import _engine
     from ..core.io.table import read_table as read_any
 
     read = read_any(data, format=format, formats=_TABLES, strings=True, rows=False, source=source)
-    b = _Builder(source)
     names = [str(n).strip() for n in read.table.column_names]
-    for i, rec in enumerate(read.table.rename_columns(names).to_pylist()):
+    columns = [
+        _column(name, read.table.column(i), source)
+        for i, name in enumerate(names)
+        if name in _FIELDS
+    ]
+    try:
+        out = _engine.read_click_table(columns, read.num_rows, read.has_lines)
+    except _engine.ReadError as exc:
+        _, row, message = exc.args
         if read.has_lines:
-            rec = {k: (None if isinstance(v, str) and not v.strip() else v) for k, v in rec.items()}
-            if rec.get("clicked") is None and "clicked" in rec and rec.get("clicks") is None:
-                rec["clicked"] = []
-        where = (source, read.line(i)) if read.has_lines else (f"{source} row", i + 1)
-        _wrap(lambda rec=rec, line=where[1]: _record(b, rec, line, _split_text), *where)
-    return b.build()
+            raise InputError(message, source, read.line(row)) from None
+        raise InputError(message, f"{source} row", row + 1) from None
+    return _log(out, source)
+
+
+def _kind(type_) -> str | None:
+    """The engine's name of what a column's values are, None if not a scalar it takes."""
+    import pyarrow as pa
+
+    if pa.types.is_string(type_) or pa.types.is_large_string(type_) or pa.types.is_null(type_):
+        return "s"
+    if pa.types.is_integer(type_):
+        return "i"
+    if pa.types.is_floating(type_):
+        return "f"
+    if pa.types.is_boolean(type_):
+        return "b"
+    return None
+
+
+def _column(name: str, column, source: str) -> tuple:
+    """One column as ``read_click_table`` takes it: its values (or its lists' items) as
+    text buffers, what they were, and the lists' offsets."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from ..core.io.arrays import as_array, bools, text_buffers
+
+    arr = as_array(column)
+    if pa.types.is_dictionary(arr.type):
+        arr = arr.dictionary_decode()
+    lists = None
+    if pa.types.is_list(arr.type) or pa.types.is_large_list(arr.type):
+        arr = arr.cast(pa.large_list(arr.type.value_type))
+        starts = arr.offsets.to_numpy()
+        valid = bools(pc.is_valid(arr)) if arr.null_count else None
+        lists = (np.ascontiguousarray(starts - starts[0], dtype=np.int64), valid)
+        arr = arr.values.slice(int(starts[0]), int(starts[-1] - starts[0]))
+        if pa.types.is_dictionary(arr.type):
+            arr = arr.dictionary_decode()
+    kind = _kind(arr.type)
+    if kind is None:
+        raise InputError(
+            f"column {name!r} holds {arr.type}: expected text, numbers or lists of them", source
+        )
+    return (name, kind, lists, *text_buffers(arr.cast(pa.large_string())))
 
 
 _TABLES = ("csv", "tsv", "parquet", "arrow")
-
-
-def read_pyclick(data: bytes, source: str) -> ClickLog:
-    """PyClick's text format, as in the WSCD sample logs of PyClick's examples
-    (the companion code of Chuklin, Markov & de Rijke 2015):
-    ``query<TAB>d1,d2,...,dN : c1 , c2 , ...;`` gives the documents shown, in rank order,
-    then the *clicked documents* by id, in click order (a document clicked twice is
-    listed twice; ``query<TAB>d1,...,dN :;`` is a session without clicks). Several
-    sessions share a line, each ended by ``;``; spaces around ids are ignored.
-
-    A clicked id that is not among the documents shown is ignored, as PyClick does
-    (the sample logs hold such clicks); a document clicked several times is one click.
-    """
-    b = _Builder(source)
-    for i, raw in enumerate(_lines(data, source), 1):
-        for part in raw.split(";"):
-            part = part.strip()
-            if not part:
-                continue
-            if "\t" not in part:
-                raise InputError("expected 'query<TAB>documents : clicked documents'", source, i)
-            query, rest = part.split("\t", 1)
-            if rest.count(":") != 1:
-                raise InputError(
-                    "expected one ':' between the documents and the clicked documents", source, i
-                )
-            docs_text, clicks_text = rest.split(":")
-            docs = [d.strip() for d in docs_text.split(",")]
-            clicked = set()
-            if clicks_text.strip():
-                for c in clicks_text.split(","):
-                    if not c.strip():
-                        raise InputError("expected a non-empty clicked document id", source, i)
-                    clicked.add(c.strip())
-            b.add(query.strip(), docs, [d in clicked for d in docs], i)
-    return b.build()
-
-
-def read_yandex(data: bytes, source: str) -> ClickLog:
-    """The Yandex relevance-prediction challenge log (tab-separated, one action a line).
-
-    ``SessionID TimePassed Q QueryID RegionID URL1 ... URLn`` is a result page;
-    ``SessionID TimePassed C URLID`` a click. A click belongs to the latest page of its
-    session that shows the URL (a user may go back to an earlier page of the session);
-    a click on a URL no page of the session shows is ignored, as PyClick's parser does.
-    The time of a document's first click, from its page, is kept in ``times``.
-    """
-    b = _Builder(source)
-    pages: list[tuple[str, list[str], list[bool], list, float, int]] = []
-    shown_on: dict[str, dict[str, int]] = {}  # session -> URL -> its latest page
-    for i, raw in enumerate(_lines(data, source), 1):
-        if not raw.strip():
-            continue
-        f = raw.rstrip("\r").split("\t")
-        if len(f) >= 3 and f[2] == "Q":
-            if len(f) < 6:
-                raise InputError(
-                    "a query record needs SessionID TimePassed Q QueryID "
-                    "RegionID and at least one URL",
-                    source,
-                    i,
-                )
-            t = _time(f[1], source, i)
-            docs = f[5:]
-            latest = shown_on.setdefault(f[0], {})
-            latest.update(dict.fromkeys(docs, len(pages)))
-            pages.append((f[3], docs, [False] * len(docs), [None] * len(docs), t, i))
-        elif len(f) >= 3 and f[2] == "C":
-            if len(f) != 4:
-                raise InputError("a click record is SessionID TimePassed C URLID", source, i)
-            t = _time(f[1], source, i)
-            if f[0] not in shown_on:
-                raise InputError(f"a click in session {f[0]!r} before any query", source, i)
-            at = shown_on[f[0]].get(f[3])
-            if at is not None:
-                _, docs, clicks, times, t0, _ = pages[at]
-                r = docs.index(f[3])
-                if not clicks[r]:
-                    clicks[r] = True
-                    times[r] = max(t - t0, 0.0)
-        else:
-            raise InputError("expected a query (Q) or click (C) record", source, i)
-    for query, docs, clicks, times, _, line in pages:
-        b.add(query, docs, clicks, line, times if any(clicks) else None)
-    return b.build()
 
 
 def sniff_format(data: bytes, hint: str | None = None) -> str | None:
@@ -449,13 +300,4 @@ def read_log(path: str | os.PathLike, format: str | None = None) -> ClickLog:
     fmt = infer_format(path, format, raw)
     if fmt in _TABLES:
         return read_table(raw, source, fmt)
-    return _read_text(read_bytes(raw, source), source, fmt)
-
-
-def _read_text(data: bytes, source: str, fmt: str) -> ClickLog:
-    """A text-format log from its content."""
-    if fmt == "jsonl":
-        return read_jsonl(data, source)
-    if fmt == "pyclick":
-        return read_pyclick(data, source)
-    return read_yandex(data, source)
+    return read_text(read_bytes(raw, source), source, fmt)

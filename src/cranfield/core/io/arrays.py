@@ -152,3 +152,14 @@ def engine_batches(table: pa.Table, value: str) -> list[tuple]:
         values = _aligned(_view(v))
         out.append((*_string_buffers(q, "query_id"), *_string_buffers(d, "doc_id"), values))
     return out
+
+
+def text_buffers(arr: pa.Array) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """(offsets as int64, data, validity or None) of a string or large_string array
+    that may hold nulls (a null's offsets delimit no bytes), as NumPy views where the
+    layout allows."""
+    valid = bools(pc.is_valid(arr)) if arr.null_count else None
+    if arr.null_count:
+        arr = pc.fill_null(arr, "")
+    offsets, data = _string_buffers(arr, "text")
+    return np.ascontiguousarray(offsets, dtype=np.int64), data, valid

@@ -1,0 +1,166 @@
+//! Click logs read by the engine (`cranfield.clicks.log`): JSON lines, PyClick's and
+//! Yandex's text formats from their bytes, and tables (CSV, TSV, Parquet, Arrow) from
+//! the Arrow columns Python read, into the arrays the click models fit on: interned
+//! query and document ids, and `sessions x ranks` documents, clicks and times.
+//! One pass over the input; no object per session.
+
+mod json;
+mod record;
+mod table;
+mod text;
+mod value;
+
+use numpy::{PyArray1, PyReadonlyArray1};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyList, PyTuple};
+
+use crate::ReadError;
+use record::Sessions;
+use table::{Column, Kind};
+use text::Failure;
+
+/// The sessions as `sessions x ranks` arrays (row-major), padded after a shorter list
+/// with document -1, no click and time NaN.
+struct Padded {
+    k: usize,
+    docs: Vec<i64>,
+    clicks: Vec<bool>,
+    times: Option<Vec<f64>>,
+}
+
+fn pad(s: &Sessions) -> Padded {
+    let n = s.lengths.len();
+    let k = s.lengths.iter().copied().max().unwrap_or(0);
+    let mut docs = vec![-1i64; n * k];
+    let mut clicks = vec![false; n * k];
+    let mut times = s.any_time.then(|| vec![f64::NAN; n * k]);
+    let mut at = 0;
+    for (row, &len) in s.lengths.iter().enumerate() {
+        let cells = row * k..row * k + len;
+        docs[cells.clone()].copy_from_slice(&s.flat_docs[at..at + len]);
+        clicks[cells.clone()].copy_from_slice(&s.flat_clicks[at..at + len]);
+        if let Some(t) = times.as_mut() {
+            t[cells].copy_from_slice(&s.flat_times[at..at + len]);
+        }
+        at += len;
+    }
+    Padded { k, docs, clicks, times }
+}
+
+fn names<'py>(py: Python<'py>, names: &[Box<str>]) -> PyResult<Bound<'py, PyList>> {
+    PyList::new(py, names.iter().map(|n| &**n))
+}
+
+/// `(query, docs, clicks, times or None, user or None, query names, doc names, user
+/// names, ranks)`: `docs`, `clicks` and `times` flat, `sessions x ranks` row-major.
+fn to_python(py: Python<'_>, s: Sessions) -> PyResult<Bound<'_, PyTuple>> {
+    let padded = py.detach(|| pad(&s));
+    let user = s.any_user.then(|| PyArray1::from_vec(py, s.user));
+    (
+        PyArray1::from_vec(py, s.query),
+        PyArray1::from_vec(py, padded.docs),
+        PyArray1::from_vec(py, padded.clicks),
+        padded.times.map(|t| PyArray1::from_vec(py, t)),
+        user,
+        names(py, &s.queries.names)?,
+        names(py, &s.docs.names)?,
+        names(py, &s.users.names)?,
+        padded.k,
+    )
+        .into_pyobject(py)
+}
+
+/// A click log in a text format (`"jsonl"`, `"pyclick"` or `"yandex"`), from its bytes.
+///
+/// Returns `(query, docs, clicks, times, user, query_names, doc_names, user_names,
+/// ranks)` (see `cranfield.clicks.log`). Raises `ReadError(what, line, detail)`: `what`
+/// is `"click"` (detail: the message), `"click_json"` (a line that is not JSON; detail:
+/// the parser's words) or `"utf8"`.
+#[pyfunction]
+pub fn read_click_text<'py>(
+    py: Python<'py>,
+    data: &Bound<'py, PyBytes>,
+    format: &str,
+) -> PyResult<Bound<'py, PyTuple>> {
+    let read = match format {
+        "jsonl" => text::jsonl,
+        "pyclick" => text::pyclick,
+        "yandex" => text::yandex,
+        other => return Err(PyValueError::new_err(format!("unknown click-log format {other:?}"))),
+    };
+    let bytes = data.as_bytes();
+    let result = py.detach(|| {
+        let mut sessions = Sessions::default();
+        let text = text::utf8(bytes)?;
+        read(text, &mut sessions).map(|()| sessions)
+    });
+    match result {
+        Ok(sessions) => to_python(py, sessions),
+        Err(Failure::Record(line, message)) => Err(ReadError::new_err(("click", line, message))),
+        Err(Failure::Json(line, words)) => Err(ReadError::new_err(("click_json", line, words))),
+        Err(Failure::Utf8(line)) => Err(ReadError::new_err(("utf8", line, py.None()))),
+    }
+}
+
+/// One column as Python hands it: `(name, kind, lists, offsets, data, valid)`;
+/// `kind` "s", "i", "f" or "b" (what the strings were before cast to text), `lists`
+/// None or `(list offsets, list validity or None)`.
+type ColumnArgs<'py> = (
+    String,
+    String,
+    Option<(PyReadonlyArray1<'py, i64>, Option<PyReadonlyArray1<'py, bool>>)>,
+    PyReadonlyArray1<'py, i64>,
+    PyReadonlyArray1<'py, u8>,
+    Option<PyReadonlyArray1<'py, bool>>,
+);
+
+fn slice<'a, T: numpy::Element>(a: &'a PyReadonlyArray1<'_, T>) -> PyResult<&'a [T]> {
+    a.as_slice().map_err(|_| PyValueError::new_err("arrays must be contiguous"))
+}
+
+/// A click log held as a table of `rows` rows, one session a row: its columns as
+/// `ColumnArgs` (strings; numbers and booleans cast to text). `text`: the table came
+/// from CSV or TSV (blank cells are missing). Returns what `read_click_text` returns;
+/// raises `ReadError("click_row", row (0-based), message)`.
+#[pyfunction]
+pub fn read_click_table<'py>(
+    py: Python<'py>,
+    columns: Vec<ColumnArgs<'py>>,
+    rows: usize,
+    text: bool,
+) -> PyResult<Bound<'py, PyTuple>> {
+    let mut held = Vec::with_capacity(columns.len());
+    for (name, kind, lists, offsets, data, valid) in &columns {
+        let kind = Kind::of(kind).ok_or_else(|| PyValueError::new_err("kind: s, i, f or b"))?;
+        let lists = match lists {
+            Some((l, v)) => Some((slice(l)?, v.as_ref().map(slice).transpose()?)),
+            None => None,
+        };
+        let valid = valid.as_ref().map(slice).transpose()?;
+        let column = Column {
+            name: name.clone(),
+            kind,
+            lists,
+            offsets: slice(offsets)?,
+            data: slice(data)?,
+            valid,
+        };
+        column.check(rows).map_err(PyValueError::new_err)?;
+        held.push(column);
+    }
+    let result = py.detach(|| {
+        let mut sessions = Sessions::default();
+        table::read(&held, rows, text, &mut sessions).map(|()| sessions)
+    });
+    match result {
+        Ok(sessions) => to_python(py, sessions),
+        Err((row, message)) => Err(ReadError::new_err(("click_row", row, message))),
+    }
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(read_click_text, m)?)?;
+    m.add_function(wrap_pyfunction!(read_click_table, m)?)?;
+    Ok(())
+}

@@ -1,0 +1,203 @@
+//! The text formats of click logs: JSON lines, PyClick's sessions and the Yandex
+//! relevance-prediction log, read into [`Sessions`] in one pass over the bytes.
+
+use rustc_hash::FxHashMap;
+
+use super::json;
+use super::record::{time, Record, Refusal, Sessions, MAX_RANKS};
+use super::value::{strip, Value};
+
+/// Why a text log was refused, and where.
+pub enum Failure {
+    /// a record's problem: (1-based line, message)
+    Record(u64, Refusal),
+    /// a line that is not JSON: (line, the parser's words)
+    Json(u64, &'static str),
+    /// bytes that are not UTF-8: the line
+    Utf8(u64),
+}
+
+/// The lines of `text` (ended by `\n`, `\r\n` or `\r`), numbered from 1.
+fn lines(text: &str) -> impl Iterator<Item = (u64, &str)> {
+    let bytes = text.as_bytes();
+    let mut at = 0;
+    let mut number = 0u64;
+    std::iter::from_fn(move || {
+        if at >= bytes.len() {
+            return None;
+        }
+        let start = at;
+        let end = bytes[at..].iter().position(|&b| b == b'\n' || b == b'\r').map(|p| at + p);
+        let end = end.unwrap_or(bytes.len());
+        at = end + 1;
+        if end < bytes.len() && bytes[end] == b'\r' && bytes.get(end + 1) == Some(&b'\n') {
+            at += 1;
+        }
+        number += 1;
+        Some((number, &text[start..end]))
+    })
+}
+
+/// `data` as UTF-8 text (a byte-order mark dropped), else the line of the first bad byte.
+pub fn utf8(data: &[u8]) -> Result<&str, Failure> {
+    let data = data.strip_prefix(b"\xef\xbb\xbf").unwrap_or(data);
+    std::str::from_utf8(data).map_err(|e| {
+        let before = &data[..e.valid_up_to()];
+        Failure::Utf8(1 + before.iter().filter(|&&b| b == b'\n').count() as u64)
+    })
+}
+
+struct Object<'v, 'a>(&'v [(std::borrow::Cow<'a, str>, Value<'a>)]);
+
+impl<'a> Record<'a> for Object<'_, 'a> {
+    fn get(&self, key: &str) -> Option<&Value<'a>> {
+        self.0.iter().find(|(k, _)| k == key).map(|(_, v)| v)
+    }
+}
+
+pub fn jsonl(text: &str, out: &mut Sessions) -> Result<(), Failure> {
+    for (number, line) in lines(text) {
+        if strip(line).is_empty() {
+            continue;
+        }
+        let value = json::parse(line).map_err(|e| Failure::Json(number, e.0))?;
+        let Value::Object(pairs) = value else {
+            return Err(Failure::Record(number, "expected a JSON object per line".into()));
+        };
+        out.record(&Object(&pairs)).map_err(|e| Failure::Record(number, e))?;
+    }
+    Ok(())
+}
+
+/// `_Builder.add`'s checks for the sessions of the PyClick and Yandex formats.
+fn add(
+    out: &mut Sessions,
+    query: &str,
+    docs: &[&str],
+    clicks: &[bool],
+    times: Option<&[f64]>,
+) -> Result<(), Refusal> {
+    if query.is_empty() {
+        return Err("expected a non-empty query id".into());
+    }
+    if docs.is_empty() {
+        return Err("a session shows no document".into());
+    }
+    if docs.len() > MAX_RANKS {
+        return Err(format!("a session shows more than {MAX_RANKS} documents"));
+    }
+    if let Some(d) = docs.iter().find(|d| d.is_empty()) {
+        return Err(format!(
+            "expected a non-empty document id, got {}",
+            Value::Str((*d).into()).repr()
+        ));
+    }
+    out.push(query, docs, clicks, times);
+    Ok(())
+}
+
+pub fn pyclick(text: &str, out: &mut Sessions) -> Result<(), Failure> {
+    let mut docs: Vec<&str> = Vec::new();
+    let mut clicks: Vec<bool> = Vec::new();
+    let mut clicked: Vec<&str> = Vec::new();
+    for (number, line) in lines(text) {
+        let fail = |m: &str| Failure::Record(number, m.to_string());
+        for part in line.split(';') {
+            let part = strip(part);
+            if part.is_empty() {
+                continue;
+            }
+            let Some((query, rest)) = part.split_once('\t') else {
+                return Err(fail("expected 'query<TAB>documents : clicked documents'"));
+            };
+            let Some((docs_text, clicks_text)) = rest.split_once(':') else {
+                return Err(fail(
+                    "expected one ':' between the documents and the clicked documents",
+                ));
+            };
+            if clicks_text.contains(':') {
+                return Err(fail(
+                    "expected one ':' between the documents and the clicked documents",
+                ));
+            }
+            docs.clear();
+            docs.extend(docs_text.split(',').map(strip));
+            clicked.clear();
+            if !strip(clicks_text).is_empty() {
+                for c in clicks_text.split(',') {
+                    let c = strip(c);
+                    if c.is_empty() {
+                        return Err(fail("expected a non-empty clicked document id"));
+                    }
+                    clicked.push(c);
+                }
+            }
+            clicks.clear();
+            clicks.extend(docs.iter().map(|d| clicked.contains(d)));
+            add(out, strip(query), &docs, &clicks, None).map_err(|e| Failure::Record(number, e))?;
+        }
+    }
+    Ok(())
+}
+
+/// A page of the Yandex log: where its documents start in the flat arrays, its time.
+struct Page {
+    start: usize,
+    time: f64,
+}
+
+pub fn yandex(text: &str, out: &mut Sessions) -> Result<(), Failure> {
+    let mut pages: Vec<Page> = Vec::new();
+    // session -> URL -> (its latest page, the URL's first rank on that page)
+    let mut shown_on: FxHashMap<&str, FxHashMap<&str, (usize, usize)>> = FxHashMap::default();
+    let mut fields: Vec<&str> = Vec::new();
+    for (number, line) in lines(text) {
+        if strip(line).is_empty() {
+            continue;
+        }
+        let fail = |m: String| Failure::Record(number, m);
+        fields.clear();
+        fields.extend(line.split('\t'));
+        let f = &fields;
+        if f.len() >= 3 && f[2] == "Q" {
+            if f.len() < 6 {
+                return Err(fail(
+                    "a query record needs SessionID TimePassed Q QueryID RegionID \
+                                 and at least one URL"
+                        .into(),
+                ));
+            }
+            let t = time(&Value::Str(f[1].into())).map_err(fail)?;
+            let docs = &f[5..];
+            let page = pages.len();
+            let start = out.flat_docs.len();
+            add(out, f[3], docs, &vec![false; docs.len()], None)
+                .map_err(|e| Failure::Record(number, e))?;
+            let latest = shown_on.entry(f[0]).or_default();
+            for (rank, d) in docs.iter().enumerate().rev() {
+                latest.insert(d, (page, rank));
+            }
+            pages.push(Page { start, time: t });
+        } else if f.len() >= 3 && f[2] == "C" {
+            if f.len() != 4 {
+                return Err(fail("a click record is SessionID TimePassed C URLID".into()));
+            }
+            let t = time(&Value::Str(f[1].into())).map_err(fail)?;
+            let Some(latest) = shown_on.get(f[0]) else {
+                let session = Value::Str(f[0].into()).repr();
+                return Err(fail(format!("a click in session {session} before any query")));
+            };
+            if let Some(&(page, rank)) = latest.get(f[3]) {
+                let at = pages[page].start + rank;
+                if !out.flat_clicks[at] {
+                    out.flat_clicks[at] = true;
+                    out.flat_times[at] = (t - pages[page].time).max(0.0);
+                    out.any_time = true;
+                }
+            }
+        } else {
+            return Err(fail("expected a query (Q) or click (C) record".into()));
+        }
+    }
+    Ok(())
+}
