@@ -161,6 +161,22 @@ def ndeval_report(
     risk_alpha: float,
     risk_alpha_text: str,
 ) -> str: ...
+def ndeval_report_files(
+    qrels: _Path,
+    qrels_name: str,
+    run: _Path,
+    run_name: str,
+    baseline: tuple[_Path, str] | None,
+    alpha: float,
+    beta: float,
+    traditional: bool,
+    depth: int | None,
+    complete: bool,
+    risk_alpha: float,
+    risk_alpha_text: str,
+    max_line: int,
+    max_bytes: int,
+) -> str | None: ...
 def number_subtopic_qrels(
     query_offsets: npt.NDArray[np.int64],
     query_data: npt.NDArray[np.uint8],

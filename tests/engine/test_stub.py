@@ -142,6 +142,7 @@ NOT_JUDGING = {
     # ndeval's own -M and -c (its run cut before the docno check, its topic average),
     # not cranfield's judging: cranfield ndeval reads them as ndeval does
     "ndeval_report": {"depth", "complete"},
+    "ndeval_report_files": {"depth", "complete"},
 }
 
 

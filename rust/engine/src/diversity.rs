@@ -2,6 +2,7 @@
 //! for `cranfield.core.diversity` and `cranfield ndeval`.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::{Path, PathBuf};
 
 use cranfield_eval::diversity::{evaluate, number, Asked, Intents, Line, Measure, FAMILIES};
 use cranfield_eval::ndeval::{evaluate_files, read_table, NdError, Options};
@@ -67,6 +68,76 @@ pub fn ndeval_report(
     let (q, r) = (qrels.as_bytes(), run.as_bytes());
     let b = baseline.as_ref().map(|(data, name)| (data.as_bytes(), name.as_str()));
     detached(py, || evaluate_files((q, &qrels_name), (r, &run_name), b, &options))
+}
+
+/// The bytes of `path` when the engine can read them as plainly as the Python reader
+/// would: a regular file of at most `max_bytes`, not gzip-compressed, without a NUL
+/// byte or a line (ended by `\n` or `\r`) longer than `max_line`. `None` otherwise,
+/// and for any error of the system: the Python reader then says what is wrong.
+fn plain_file(path: &Path, max_line: usize, max_bytes: u64) -> Option<Vec<u8>> {
+    let meta = std::fs::metadata(path).ok()?;
+    if !meta.is_file() || meta.len() > max_bytes {
+        return None;
+    }
+    let data = std::fs::read(path).ok()?;
+    if data.len() as u64 > max_bytes || data.starts_with(&cranfield_trec::gzip::MAGIC) {
+        return None;
+    }
+    if memchr::memchr(0, &data).is_some() {
+        return None;
+    }
+    if data.len() > max_line {
+        let mut start = 0;
+        for end in memchr::memchr2_iter(b'\n', b'\r', &data).chain([data.len()]) {
+            if end - start > max_line {
+                return None;
+            }
+            start = end + 1;
+        }
+    }
+    Some(data)
+}
+
+/// [`ndeval_report`] of files the engine reads itself (a regular file read in one
+/// call, without Python bytes in between); `None` when one of them is not a plain
+/// regular file (see `plain_file`): the caller then reads them in Python.
+#[pyfunction]
+#[pyo3(signature = (qrels, qrels_name, run, run_name, baseline, alpha, beta, traditional, depth, complete, risk_alpha, risk_alpha_text, max_line, max_bytes))]
+#[allow(clippy::too_many_arguments)]
+pub fn ndeval_report_files(
+    py: Python<'_>,
+    qrels: PathBuf,
+    qrels_name: String,
+    run: PathBuf,
+    run_name: String,
+    baseline: Option<(PathBuf, String)>,
+    alpha: f64,
+    beta: f64,
+    traditional: bool,
+    depth: Option<usize>,
+    complete: bool,
+    risk_alpha: f64,
+    risk_alpha_text: String,
+    max_line: usize,
+    max_bytes: u64,
+) -> PyResult<Option<String>> {
+    let options =
+        Options { alpha, beta, traditional, depth, complete, risk_alpha, risk_alpha_text };
+    detached(py, || {
+        let read = |path: &Path| plain_file(path, max_line, max_bytes);
+        let (Some(q), Some(r)) = (read(&qrels), read(&run)) else {
+            return Ok(None);
+        };
+        let b = match &baseline {
+            Some((path, name)) => match read(path) {
+                Some(data) => Some((data, name.as_str())),
+                None => return Ok(None),
+            },
+            None => None,
+        };
+        let b = b.as_ref().map(|(data, name)| (data.as_slice(), *name));
+        evaluate_files((&q, &qrels_name), (&r, &run_name), b, &options).map(Some)
+    })
 }
 
 /// Subtopic qrels in TREC text: `(query offsets, query bytes, subtopic, doc offsets,

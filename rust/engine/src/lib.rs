@@ -227,6 +227,7 @@ fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(diversity::diversity_families, m)?)?;
     m.add_function(wrap_pyfunction!(diversity::diversity_measures, m)?)?;
     m.add_function(wrap_pyfunction!(diversity::ndeval_report, m)?)?;
+    m.add_function(wrap_pyfunction!(diversity::ndeval_report_files, m)?)?;
     m.add_function(wrap_pyfunction!(diversity::number_subtopic_qrels, m)?)?;
     m.add_function(wrap_pyfunction!(diversity::read_subtopic_qrels, m)?)?;
     m.add_function(wrap_pyfunction!(read_trec_file, m)?)?;

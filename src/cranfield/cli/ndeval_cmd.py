@@ -141,21 +141,10 @@ def main(argv: list[str]) -> int:
 def report(o: dict) -> str:
     """ndeval's output for the parsed options ``o`` (the engine reads and computes)."""
     from .. import _engine
-    from ..core.io.source import read_bytes, source_name
+    from ..core.io.source import MAX_LINE, read_bytes, source_name
+    from ..core.memory import input_budget
 
-    def data(path: str) -> tuple[bytes, str]:
-        name = source_name(path)
-        return read_bytes(path, name), name
-
-    qrels, qrels_name = data(o["files"][0])
-    run, run_name = data(o["files"][1])
-    baseline = data(o["baseline"]) if o["baseline"] else None
-    return _engine.ndeval_report(
-        qrels,
-        qrels_name,
-        run,
-        run_name,
-        baseline,
+    options = (
         o["alpha"],
         o["beta"],
         o["traditional"],
@@ -164,3 +153,26 @@ def report(o: dict) -> str:
         o["risk_alpha"],
         o["risk_alpha_text"],
     )
+    paths = [o["files"][0], o["files"][1], *([o["baseline"]] if o["baseline"] else [])]
+    if "-" not in paths:  # plain regular files are read by the engine itself
+        named = [(p, source_name(p)) for p in paths]
+        budget = input_budget()
+        report = _engine.ndeval_report_files(
+            *named[0],
+            *named[1],
+            named[2] if len(named) > 2 else None,
+            *options,
+            MAX_LINE,
+            (1 << 63) - 1 if budget is None else max(int(budget), 0),
+        )
+        if report is not None:
+            return report
+
+    def data(path: str) -> tuple[bytes, str]:  # (the reader that names any problem)
+        name = source_name(path)
+        return read_bytes(path, name), name
+
+    qrels, qrels_name = data(o["files"][0])
+    run, run_name = data(o["files"][1])
+    baseline = data(o["baseline"]) if o["baseline"] else None
+    return _engine.ndeval_report(qrels, qrels_name, run, run_name, baseline, *options)
