@@ -102,6 +102,70 @@ def test_ndeval_output_byte_for_byte(tmp_path, capsys, seed):
     assert out.count("\n") > 30
 
 
+def _run_in_layout(run_text: str, layout: str, rng: random.Random) -> str:
+    """The lines of a run rearranged as run files are written: topic by topic in rank
+    order, topics in string order, ranks descending, one topic split in two blocks."""
+    rows = [line.split() for line in run_text.splitlines()]
+    rows.sort(key=lambda r: (int(r[0].rpartition("-")[2]), int(r[3])))
+    if layout == "topics as strings":
+        rows.sort(key=lambda r: r[0])
+    elif layout == "ranks descending":
+        rows.sort(key=lambda r: (int(r[0].rpartition("-")[2]), -int(r[3])))
+    elif layout == "a topic split":
+        cut = rng.randrange(1, len(rows))
+        moved = [r for r in rows[:cut] if r[0] == rows[cut][0]]
+        rows = [r for r in rows if r not in moved] + moved
+    return "".join(" ".join(r) + "\n" for r in rows)
+
+
+LAYOUTS = ["by topic and rank", "topics as strings", "ranks descending", "a topic split"]
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("big", [False, True], ids=["small", "two halves"])
+def test_run_layouts_as_ndeval_ranks_them(tmp_path, capsys, layout, big):
+    """A run written topic by topic is taken block by block; any other order is ranked
+    by its rank column: the same output as ndeval either way, and a run over 1 MB (read
+    in two halves, a topic across the cut) too."""
+    rng = random.Random(LAYOUTS.index(layout) + 10 * big)
+    qrels_text, run_text, _ = collection(rng, 300 if big else 40)
+    if big:  # long rankings of unjudged documents: over 1 MB, a topic across the cut
+        extra = [
+            f"{t} Q0 x{t}-{rank} {rank} 0.5 tag" for t in range(1, 301) for rank in range(100, 250)
+        ]
+        run_text += "\n".join(extra) + "\n"
+        assert len(run_text) > 1 << 20
+    qrels, run = tmp_path / "qrels.txt", tmp_path / "run.txt"
+    qrels.write_text(qrels_text)
+    run.write_text(_run_in_layout(run_text, layout, rng))
+    for options in ([], ["-M", "30"]):
+        expected = ndeval(*options, qrels, run)
+        assert expected.returncode == 0, expected.stderr
+        status, out, err = cranfield_ndeval(capsys, *options, qrels, run)
+        assert (status, err) == (0, "") and out.encode() == expected.stdout, options
+
+
+@pytest.mark.parametrize(
+    "run_text",
+    [
+        "1 Q0 a 1 1 r\n1 Q0 b 2 1 r\n2 Q0 c 1 1 r\n1 Q0 d 2 1 r\n",  # split, rank repeated
+        "1 Q0 a 2 1 r\n1 Q0 b 2 1 r\n",  # one block, rank repeated
+        "1 Q0 a 3 1 r\n1 Q0 b 1 1 r\n1 Q0 c 3 1 r\n",  # unordered block, rank repeated
+        "1 Q0 a 1 1 r\n2 Q0 b 1 1 r\n1 Q0 a 2 1 r\n",  # split, docno repeated
+    ],
+)
+def test_repeated_ranks_and_docnos_refused_in_any_layout(tmp_path, capsys, run_text):
+    qrels, run = tmp_path / "q", tmp_path / "r"
+    qrels.write_text("1 1 a 1\n2 1 b 1\n")
+    run.write_text(run_text)
+    expected = ndeval(qrels, run)
+    assert expected.returncode != 0 and expected.stdout == b""
+    status, out, err = cranfield_ndeval(capsys, qrels, run)
+    assert status == 2 and out == "" and err.count("\n") == 1
+    word = "rank" if b"duplicate rank" in expected.stderr else "docno"
+    assert f"duplicate {word}" in err, (expected.stderr, err)
+
+
 @pytest.mark.parametrize("complete", [False, True])
 def test_risk_sensitive_output_byte_for_byte(tmp_path, capsys, complete):
     rng = random.Random(100 + complete)

@@ -73,9 +73,19 @@ fn run_topic(s: &[u8]) -> Option<i64> {
     natural(&s[dash + 1..])
 }
 
-/// C's `isspace` in the C locale.
+/// C's `isspace` in the C locale, as a table (a byte's test is one load).
+const SPACE: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut i = 0;
+    while i < 6 {
+        table[[b' ', b'\t', b'\n', 0x0b, 0x0c, b'\r'][i] as usize] = true;
+        i += 1;
+    }
+    table
+};
+
 fn space(c: u8) -> bool {
-    matches!(c, b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r')
+    SPACE[c as usize]
 }
 
 /// The lines of a file (the last one without its newline too), with their number.
@@ -102,19 +112,16 @@ fn lines(data: &[u8]) -> impl Iterator<Item = (usize, &[u8])> {
 /// The first `N` white-space separated fields of a line, and how many it has (at most `N`).
 fn fields<const N: usize>(line: &[u8]) -> ([&[u8]; N], usize) {
     let mut out: [&[u8]; N] = [&[]; N];
-    let (mut n, mut i) = (0, 0);
+    let mut n = 0;
+    let mut rest = line;
     while n < N {
-        while i < line.len() && space(line[i]) {
-            i += 1;
-        }
-        if i == line.len() {
+        let Some(start) = rest.iter().position(|&c| !space(c)) else {
             break;
-        }
-        let start = i;
-        while i < line.len() && !space(line[i]) {
-            i += 1;
-        }
-        out[n] = &line[start..i];
+        };
+        rest = &rest[start..];
+        let end = rest.iter().position(|&c| space(c)).unwrap_or(rest.len());
+        out[n] = &rest[..end];
+        rest = &rest[end..];
         n += 1;
     }
     (out, n)
@@ -170,8 +177,9 @@ pub struct Qrels<'a> {
     pub docs: Vec<&'a [u8]>,
 }
 
-/// A qrels line read: topic, docno, subtopic, grade.
-type QrelsRow<'a> = (i64, &'a [u8], i64, i64);
+/// A qrels line read: topic, docno, subtopic, grade (natural numbers stop near 10^6,
+/// so they fit 32 bits).
+type QrelsRow<'a> = (u32, &'a [u8], u32, u32);
 
 /// The rows of the lines of `data`, the first of them line `first` of the file.
 fn qrels_rows<'a>(data: &'a [u8], first: usize, name: &str) -> Result<Vec<QrelsRow<'a>>, NdError> {
@@ -187,7 +195,7 @@ fn qrels_rows<'a>(data: &'a [u8], first: usize, name: &str) -> Result<Vec<QrelsR
                 "syntax error: expected 'topic subtopic docno judgment' with natural numbers",
             ));
         };
-        rows.push((topic, f[2], subtopic, grade));
+        rows.push((topic as u32, f[2], subtopic as u32, grade as u32));
     }
     Ok(rows)
 }
@@ -196,18 +204,18 @@ fn qrels_rows<'a>(data: &'a [u8], first: usize, name: &str) -> Result<Vec<QrelsR
 const SPLIT_BYTES: usize = 1 << 20;
 
 /// The rows `parse` reads from the lines of `data` (given the number of its first
-/// line): a large file in two halves cut at a line end, read at once (the first
-/// problem in file order is reported).
+/// line), as two parts in file order: a large file is cut in two halves at a line end,
+/// read at once (the first problem in file order is reported).
 fn in_halves<'a, T: Send, E: Send>(
     data: &'a [u8],
     parse: impl Fn(&'a [u8], usize) -> Result<Vec<T>, E> + Sync,
-) -> Result<Vec<T>, E> {
+) -> Result<(Vec<T>, Vec<T>), E> {
     let cut = (data.len() >= SPLIT_BYTES)
         .then(|| memchr::memchr(b'\n', &data[data.len() / 2..]).map(|at| data.len() / 2 + at + 1))
         .flatten()
         .filter(|&cut| cut < data.len());
     let Some(cut) = cut else {
-        return parse(data, 1);
+        return Ok((parse(data, 1)?, Vec::new()));
     };
     let (head, tail) = data.split_at(cut);
     let lines_before = memchr::memchr_iter(b'\n', head).count();
@@ -220,104 +228,166 @@ fn in_halves<'a, T: Send, E: Send>(
         };
         (first, second)
     });
-    let mut rows = first?;
-    rows.extend(second?);
-    Ok(rows)
+    Ok((first?, second?))
 }
 
 /// Read subtopic qrels (`name` names the file in errors), in two halves at once.
 pub fn read_qrels<'a>(data: &'a [u8], name: &str) -> Result<Qrels<'a>, NdError> {
-    let rows = in_halves(data, |part, first| qrels_rows(part, first, name))?;
-    if rows.is_empty() {
+    // the halves are used where they are: a million rows are not copied into one
+    let (head, tail) = in_halves(data, |part, first| qrels_rows(part, first, name))?;
+    let total = head.len() + tail.len();
+    if total == 0 {
         return Err(problem(name, None, "the qrels file is empty"));
     }
-    let n = number_with(rows.len(), |r| (rows[r].0, rows[r].1));
-    let (topics, topic_docs, docs, doc_of, topic_of) =
-        (n.topics, n.topic_docs, n.docs, n.line_doc, n.line_topic);
-    let lines: Vec<Line> = rows
+    let row = |r: usize| if r < head.len() { &head[r] } else { &tail[r - head.len()] };
+    let n = number_with(total, |r| (row(r).0 as i64, row(r).1));
+    let lines: Vec<Line> = head
         .iter()
-        .enumerate()
-        .map(|(r, row)| Line { topic: topic_of[r], doc: doc_of[r], subtopic: row.2, grade: row.3 })
+        .chain(&tail)
+        .zip(n.line_topic.iter().zip(&n.line_doc))
+        .map(|(row, (&topic, &doc))| Line {
+            topic,
+            doc,
+            subtopic: i64::from(row.2),
+            grade: i64::from(row.3),
+        })
         .collect();
-    Ok(Qrels { topics, intents: Intents::build(&lines, topic_docs), docs })
+    drop((head, tail));
+    let intents = Intents::build(&lines, n.topic_docs);
+    Ok(Qrels { topics: n.topics, intents, docs: n.docs })
 }
+
+/// Each topic of a run (increasing) with its docnos in rank order.
+pub type Ranked<'a> = Vec<(i64, Vec<&'a [u8]>)>;
 
 /// A run read with ndeval's rules: its name and each topic's docnos in rank order.
 #[derive(Clone, Debug)]
 pub struct Run<'a> {
     pub name: String,
-    pub topics: Vec<(i64, Vec<&'a [u8]>)>,
+    pub topics: Ranked<'a>,
 }
 
 /// A run line read: topic, rank, score (0 unless ranked by score), docno.
 type RunRow<'a> = (u32, u32, f64, &'a [u8]);
 
-/// The rows of the run lines of `data`, the first of them line `first` of the file.
-fn run_rows<'a>(
-    data: &'a [u8],
+/// A run line's topic, rank and docno, or the problem of its line (`first` is the
+/// number of the first line of the part the line is in).
+fn run_line<'a>(
+    line: &'a [u8],
+    number: usize,
     first: usize,
     name: &str,
-    traditional: bool,
-) -> Result<Vec<RunRow<'a>>, NdError> {
+) -> Result<([&'a [u8]; 6], u32, u32), NdError> {
+    let (f, n) = fields::<6>(line);
+    let parsed = (n == 6).then(|| Some((run_topic(f[0])?, natural(f[3])?))).flatten();
+    let Some((topic, rank)) = parsed else {
+        return Err(problem(
+            name,
+            Some(first + number - 1),
+            "syntax error: expected 'topic Q0 docno rank score runid' with a natural \
+             number as rank",
+        ));
+    };
+    // natural numbers stop near 10^6, so they fit 32 bits
+    Ok((f, topic as u32, rank as u32))
+}
+
+/// The rows of the run lines of `data` with their scores (`-traditional`), the first
+/// of them line `first` of the file.
+fn scored_rows<'a>(data: &'a [u8], first: usize, name: &str) -> Result<Vec<RunRow<'a>>, NdError> {
     let mut rows = Vec::with_capacity(data.len() / 24);
     for (number, line) in lines(data) {
-        let (f, n) = fields::<6>(line);
-        let parsed = (n == 6).then(|| Some((run_topic(f[0])?, natural(f[3])?))).flatten();
-        let Some((topic, rank)) = parsed else {
-            return Err(problem(
-                name,
-                Some(first + number - 1),
-                "syntax error: expected 'topic Q0 docno rank score runid' with a natural \
-                 number as rank",
-            ));
+        let (f, topic, rank) = run_line(line, number, first, name)?;
+        let Some(value) = score(f[4]).filter(|v| !v.is_nan()) else {
+            let at = Some(first + number - 1);
+            return Err(problem(name, at, "the score is not a number"));
         };
-        let value = if traditional {
-            match score(f[4]) {
-                Some(v) if !v.is_nan() => v,
-                _ => {
-                    let at = Some(first + number - 1);
-                    return Err(problem(name, at, "the score is not a number"));
-                }
-            }
-        } else {
-            0.0
-        };
-        // natural numbers stop near 10^6, so they fit 32 bits
-        rows.push((topic as u32, rank as u32, value, f[2]));
+        rows.push((topic, rank, value, f[2]));
     }
     Ok(rows)
 }
 
+/// Consecutive run lines of one topic: their ranks and docnos in file order.
+#[derive(Debug)]
+struct Block<'a> {
+    topic: u32,
+    ranks: Vec<u32>,
+    docs: Vec<&'a [u8]>,
+}
+
+/// The run lines of `data` in blocks of one topic (ranked by the rank column), the
+/// first of them line `first` of the file: a run written topic by topic is its blocks.
+fn run_blocks<'a>(data: &'a [u8], first: usize, name: &str) -> Result<Vec<Block<'a>>, NdError> {
+    let mut blocks: Vec<Block<'a>> = Vec::new();
+    for (number, line) in lines(data) {
+        let (f, topic, rank) = run_line(line, number, first, name)?;
+        match blocks.last_mut() {
+            Some(block) if block.topic == topic => {
+                block.ranks.push(rank);
+                block.docs.push(f[2]);
+            }
+            _ => blocks.push(Block { topic, ranks: vec![rank], docs: vec![f[2]] }),
+        }
+    }
+    Ok(blocks)
+}
+
+/// Each topic's docnos in rank order from the blocks of a run (a rank repeated within
+/// a topic is refused): a topic in one block with increasing ranks is taken as it is.
+fn rank_blocks<'a>(mut blocks: Vec<Block<'a>>, name: &str) -> Result<Ranked<'a>, NdError> {
+    blocks.sort_by_key(|b| b.topic);
+    let mut topics: Ranked<'a> = Vec::new();
+    let mut rest = blocks.as_mut_slice();
+    while let Some(topic) = rest.first().map(|b| b.topic) {
+        let count = rest.iter().take_while(|b| b.topic == topic).count();
+        let (group, tail) = rest.split_at_mut(count);
+        rest = tail;
+        let increasing = |b: &Block| b.ranks.windows(2).all(|w| w[0] < w[1]);
+        if let [block] = group {
+            if increasing(block) {
+                topics.push((i64::from(topic), std::mem::take(&mut block.docs)));
+                continue;
+            }
+        }
+        let mut ranked: Vec<(u32, &'a [u8])> = group
+            .iter()
+            .flat_map(|b| b.ranks.iter().copied().zip(b.docs.iter().copied()))
+            .collect();
+        ranked.sort_unstable_by_key(|&(rank, _)| rank);
+        if let Some(w) = ranked.windows(2).find(|w| w[0].0 == w[1].0) {
+            let message = format!("duplicate rank ({}) for topic {}", w[1].0, topic);
+            return Err(problem(name, None, message));
+        }
+        topics.push((i64::from(topic), ranked.into_iter().map(|(_, doc)| doc).collect()));
+    }
+    Ok(topics)
+}
+
+/// Each topic's docnos ranked by score (descending, ties by docno descending) as
+/// `-traditional` asks.
+fn rank_by_score<'a>(mut rows: Vec<RunRow<'a>>) -> Ranked<'a> {
+    rows.sort_by(|a, b| a.0.cmp(&b.0).then(b.2.total_cmp(&a.2)).then(b.3.cmp(a.3)));
+    runs(&rows, |a, b| a.0 == b.0)
+        .map(|group| (i64::from(group[0].0), group.iter().map(|r| r.3).collect()))
+        .collect()
+}
+
 /// Read a run (`name` names the file in errors).
 pub fn read_run<'a>(data: &'a [u8], name: &str, options: &Options) -> Result<Run<'a>, NdError> {
-    let mut rows = in_halves(data, |part, first| run_rows(part, first, name, options.traditional))?;
+    let mut topics = if options.traditional {
+        let (mut rows, tail) = in_halves(data, |part, first| scored_rows(part, first, name))?;
+        rows.extend(tail);
+        rank_by_score(rows)
+    } else {
+        let (mut blocks, tail) = in_halves(data, |part, first| run_blocks(part, first, name))?;
+        blocks.extend(tail);
+        rank_blocks(blocks, name)?
+    };
     // every line is a row (a blank one is a syntax error): the first line names the run
-    let Some((_, first_line)) = lines(data).next().filter(|_| !rows.is_empty()) else {
+    let Some((_, first_line)) = lines(data).next().filter(|_| !topics.is_empty()) else {
         return Err(problem(name, None, "the run file is empty"));
     };
     let run_name = String::from_utf8_lossy(fields::<6>(first_line).0[5]).into_owned();
-    if options.traditional {
-        rows.sort_by(|a, b| a.0.cmp(&b.0).then(b.2.total_cmp(&a.2)).then(b.3.cmp(a.3)));
-        let mut previous = None;
-        let mut rank = 0;
-        for row in rows.iter_mut() {
-            rank = if previous == Some(row.0) { rank + 1 } else { 1 };
-            previous = Some(row.0);
-            row.1 = rank;
-        }
-    } else {
-        rows.sort_unstable_by_key(|r| (r.0, r.1));
-    }
-    for w in rows.windows(2) {
-        if w[0].0 == w[1].0 && w[0].1 == w[1].1 {
-            let message = format!("duplicate rank ({}) for topic {}", w[1].1, w[1].0);
-            return Err(problem(name, None, message));
-        }
-    }
-    let mut topics: Vec<(i64, Vec<&'a [u8]>)> = Vec::new();
-    for group in runs(&rows, |a, b| a.0 == b.0) {
-        topics.push((group[0].0 as i64, group.iter().map(|r| r.3).collect()));
-    }
     let mut seen: FxHashSet<&[u8]> = FxHashSet::default();
     for (topic, docs) in topics.iter_mut() {
         if let Some(m) = options.depth {
