@@ -93,72 +93,108 @@ where
     number_with(lines.len(), |i| lines[i])
 }
 
-/// [`number`] of the `n` lines whose `(topic, document)` `key` gives. One pass in file
-/// order gives each distinct pair a provisional id (a line repeating the previous
-/// line's pair, as judgments grouped by document do, skips the hash), then the few
-/// distinct topics and pairs are sorted: no sort of the lines themselves.
+/// [`number`] of the `n` lines whose `(topic, document)` `key` gives.
 pub fn number_with<T, D>(n: usize, key: impl Fn(usize) -> (T, D)) -> Numbering<T, D>
 where
     T: Ord + Hash + Copy,
     D: Ord + Hash + Copy,
 {
-    let mut topic_slot: FxHashMap<T, u32> = FxHashMap::default();
-    let mut seen_topics: Vec<T> = Vec::new();
-    let mut pair_id: FxHashMap<(u32, D), u32> = FxHashMap::default();
-    let mut pairs: Vec<(u32, D)> = Vec::new();
-    let mut line_pair = vec![0u32; n];
-    let mut previous: Option<(T, D, u32, u32)> = None;
-    for (i, slot) in line_pair.iter_mut().enumerate() {
+    let mut seen = FirstSeen::default();
+    for i in 0..n {
         let (t, d) = key(i);
-        if let Some((pt, pd, id, _)) = previous {
-            if pt == t && pd == d {
-                *slot = id;
-                continue;
-            }
-        }
-        let ts = match previous {
-            Some((pt, _, _, ts)) if pt == t => ts,
-            _ => *topic_slot.entry(t).or_insert_with(|| {
-                seen_topics.push(t);
-                seen_topics.len() as u32 - 1
-            }),
-        };
-        let id = *pair_id.entry((ts, d)).or_insert_with(|| {
-            pairs.push((ts, d));
-            pairs.len() as u32 - 1
-        });
-        previous = Some((t, d, id, ts));
-        *slot = id;
+        seen.push(t, d);
     }
-    let mut topic_order: Vec<u32> = (0..seen_topics.len() as u32).collect();
-    topic_order.sort_unstable_by_key(|&s| seen_topics[s as usize]);
-    let mut topic_rank = vec![0u32; seen_topics.len()];
-    for (rank, &s) in topic_order.iter().enumerate() {
-        topic_rank[s as usize] = rank as u32;
-    }
-    let mut pair_order: Vec<u32> = (0..pairs.len() as u32).collect();
-    pair_order.sort_unstable_by(|&a, &b| {
-        let (a, b) = (pairs[a as usize], pairs[b as usize]);
-        topic_rank[a.0 as usize].cmp(&topic_rank[b.0 as usize]).then(a.1.cmp(&b.1))
-    });
-    let mut pair_number = vec![0u32; pairs.len()];
-    let mut topic_docs = vec![0usize; seen_topics.len() + 1];
-    for (number, &p) in pair_order.iter().enumerate() {
-        pair_number[p as usize] = number as u32;
-        topic_docs[topic_rank[pairs[p as usize].0 as usize] as usize + 1] += 1;
-    }
-    for t in 0..seen_topics.len() {
-        topic_docs[t + 1] += topic_docs[t];
-    }
-    let line_topic = line_pair.iter().map(|&p| topic_rank[pairs[p as usize].0 as usize]).collect();
-    let line_doc = line_pair.iter().map(|&p| pair_number[p as usize]).collect();
+    let parts = number_parts(&[&seen]);
+    let line_doc: Vec<u32> =
+        seen.line_pair.iter().map(|&p| parts.part_docs[0][p as usize]).collect();
+    let line_topic = line_doc.iter().map(|&d| parts.doc_topic[d as usize]).collect();
     Numbering {
-        topics: topic_order.iter().map(|&s| seen_topics[s as usize]).collect(),
-        topic_docs,
-        docs: pair_order.iter().map(|&p| pairs[p as usize].1).collect(),
+        topics: parts.topics,
+        topic_docs: parts.topic_docs,
+        docs: parts.docs,
         line_topic,
         line_doc,
     }
+}
+
+/// The distinct `(topic, document)` pairs of lines pushed in file order, in order of
+/// first appearance, and each line's pair among them: a line repeating the previous
+/// line's pair, as judgments grouped by document do, skips the hash.
+#[derive(Clone, Debug)]
+pub struct FirstSeen<T, D> {
+    pub pairs: Vec<(T, D)>,
+    pub line_pair: Vec<u32>,
+    ids: FxHashMap<(T, D), u32>,
+}
+
+impl<T, D> Default for FirstSeen<T, D> {
+    fn default() -> Self {
+        FirstSeen { pairs: Vec::new(), line_pair: Vec::new(), ids: FxHashMap::default() }
+    }
+}
+
+impl<T: Hash + Eq + Copy, D: Hash + Eq + Copy> FirstSeen<T, D> {
+    /// The next line's pair.
+    pub fn push(&mut self, topic: T, doc: D) {
+        let id = match (self.line_pair.last(), self.pairs.last()) {
+            (Some(&last), Some(_)) if self.pairs[last as usize] == (topic, doc) => last,
+            _ => *self.ids.entry((topic, doc)).or_insert_with(|| {
+                self.pairs.push((topic, doc));
+                self.pairs.len() as u32 - 1
+            }),
+        };
+        self.line_pair.push(id);
+    }
+}
+
+/// The pairs of consecutive parts of a file numbered as [`Numbering`] numbers them:
+/// each part's pairs (as [`FirstSeen`] lists them) mapped to their document number.
+#[derive(Clone, Debug)]
+pub struct NumberedParts<T, D> {
+    pub topics: Vec<T>,
+    pub topic_docs: Vec<usize>,
+    pub docs: Vec<D>,
+    /// the topic number of each document
+    pub doc_topic: Vec<u32>,
+    /// `part_docs[p][i]`: the document number of pair `i` of part `p`
+    pub part_docs: Vec<Vec<u32>>,
+}
+
+/// Number the pairs of `parts` (see [`NumberedParts`]): only the distinct pairs are
+/// sorted, by topic key then document, never the lines.
+pub fn number_parts<T, D>(parts: &[&FirstSeen<T, D>]) -> NumberedParts<T, D>
+where
+    T: Ord + Hash + Copy,
+    D: Ord + Hash + Copy,
+{
+    let mut order: Vec<(u32, u32)> = parts
+        .iter()
+        .enumerate()
+        .flat_map(|(p, part)| (0..part.pairs.len() as u32).map(move |i| (p as u32, i)))
+        .collect();
+    let pair = |&(p, i): &(u32, u32)| parts[p as usize].pairs[i as usize];
+    order.sort_unstable_by(|a, b| pair(a).cmp(&pair(b)));
+    let mut part_docs: Vec<Vec<u32>> = parts.iter().map(|p| vec![0; p.pairs.len()]).collect();
+    let (mut topics, mut topic_docs, mut docs, mut doc_topic) =
+        (Vec::new(), vec![0usize], Vec::new(), Vec::new());
+    for (k, at) in order.iter().enumerate() {
+        let (t, d) = pair(at);
+        if k == 0 || pair(&order[k - 1]) != (t, d) {
+            if topics.last() != Some(&t) {
+                if !topics.is_empty() {
+                    topic_docs.push(docs.len());
+                }
+                topics.push(t);
+            }
+            docs.push(d);
+            doc_topic.push(topics.len() as u32 - 1);
+        }
+        part_docs[at.0 as usize][at.1 as usize] = docs.len() as u32 - 1;
+    }
+    if !topics.is_empty() {
+        topic_docs.push(docs.len());
+    }
+    NumberedParts { topics, topic_docs, docs, doc_topic, part_docs }
 }
 
 /// The runs of consecutive items of `items` that `same` puts together (the slice

@@ -18,7 +18,9 @@ use std::fmt::Write;
 use cranfield_trec::room::spawn;
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use crate::diversity::{ideal, number_with, runs, values, Intents, Line, Params, Values};
+use crate::diversity::{
+    ideal, number_parts, runs, values, FirstSeen, Intents, Line, Params, Values,
+};
 
 /// ndeval's depth: the rank cuts it reports are 5, 10 and 20.
 const DEPTH: usize = 20;
@@ -177,13 +179,14 @@ pub struct Qrels<'a> {
     pub docs: Vec<&'a [u8]>,
 }
 
-/// A qrels line read: topic, docno, subtopic, grade (natural numbers stop near 10^6,
-/// so they fit 32 bits).
-type QrelsRow<'a> = (u32, &'a [u8], u32, u32);
+/// Qrels lines read: their (topic, docno) pairs as first seen, and each line's
+/// subtopic and grade (natural numbers stop near 10^6, so they fit 32 bits).
+type QrelsPart<'a> = (FirstSeen<i64, &'a [u8]>, Vec<(u32, u32)>);
 
-/// The rows of the lines of `data`, the first of them line `first` of the file.
-fn qrels_rows<'a>(data: &'a [u8], first: usize, name: &str) -> Result<Vec<QrelsRow<'a>>, NdError> {
-    let mut rows: Vec<QrelsRow<'a>> = Vec::with_capacity(data.len() / 16);
+/// The lines of `data`, the first of them line `first` of the file.
+fn qrels_part<'a>(data: &'a [u8], first: usize, name: &str) -> Result<QrelsPart<'a>, NdError> {
+    let mut pairs = FirstSeen::default();
+    let mut judgments = Vec::with_capacity(data.len() / 16);
     for (number, line) in lines(data) {
         let (f, n) = fields::<4>(line);
         let parsed =
@@ -195,9 +198,10 @@ fn qrels_rows<'a>(data: &'a [u8], first: usize, name: &str) -> Result<Vec<QrelsR
                 "syntax error: expected 'topic subtopic docno judgment' with natural numbers",
             ));
         };
-        rows.push((topic as u32, f[2], subtopic as u32, grade as u32));
+        pairs.push(topic, f[2]);
+        judgments.push((subtopic as u32, grade as u32));
     }
-    Ok(rows)
+    Ok((pairs, judgments))
 }
 
 /// Files below this many bytes are read by one thread.
@@ -206,16 +210,16 @@ const SPLIT_BYTES: usize = 1 << 20;
 /// The rows `parse` reads from the lines of `data` (given the number of its first
 /// line), as two parts in file order: a large file is cut in two halves at a line end,
 /// read at once (the first problem in file order is reported).
-fn in_halves<'a, T: Send, E: Send>(
+fn in_halves<'a, P: Send + Default, E: Send>(
     data: &'a [u8],
-    parse: impl Fn(&'a [u8], usize) -> Result<Vec<T>, E> + Sync,
-) -> Result<(Vec<T>, Vec<T>), E> {
+    parse: impl Fn(&'a [u8], usize) -> Result<P, E> + Sync,
+) -> Result<(P, P), E> {
     let cut = (data.len() >= SPLIT_BYTES)
         .then(|| memchr::memchr(b'\n', &data[data.len() / 2..]).map(|at| data.len() / 2 + at + 1))
         .flatten()
         .filter(|&cut| cut < data.len());
     let Some(cut) = cut else {
-        return Ok((parse(data, 1)?, Vec::new()));
+        return Ok((parse(data, 1)?, P::default()));
     };
     let (head, tail) = data.split_at(cut);
     let lines_before = memchr::memchr_iter(b'\n', head).count();
@@ -233,23 +237,21 @@ fn in_halves<'a, T: Send, E: Send>(
 
 /// Read subtopic qrels (`name` names the file in errors), in two halves at once.
 pub fn read_qrels<'a>(data: &'a [u8], name: &str) -> Result<Qrels<'a>, NdError> {
-    // the halves are used where they are: a million rows are not copied into one
-    let (head, tail) = in_halves(data, |part, first| qrels_rows(part, first, name))?;
-    let total = head.len() + tail.len();
-    if total == 0 {
+    // each half numbers its pairs as it reads them; only the distinct pairs are merged
+    let (head, tail) = in_halves(data, |part, first| qrels_part(part, first, name))?;
+    if head.1.is_empty() && tail.1.is_empty() {
         return Err(problem(name, None, "the qrels file is empty"));
     }
-    let row = |r: usize| if r < head.len() { &head[r] } else { &tail[r - head.len()] };
-    let n = number_with(total, |r| (row(r).0 as i64, row(r).1));
-    let lines: Vec<Line> = head
+    let n = number_parts(&[&head.0, &tail.0]);
+    let lines: Vec<Line> = [&head, &tail]
         .iter()
-        .chain(&tail)
-        .zip(n.line_topic.iter().zip(&n.line_doc))
-        .map(|(row, (&topic, &doc))| Line {
-            topic,
-            doc,
-            subtopic: i64::from(row.2),
-            grade: i64::from(row.3),
+        .zip(&n.part_docs)
+        .flat_map(|((pairs, judgments), docs)| {
+            pairs.line_pair.iter().zip(judgments).map(|(&p, &(subtopic, grade))| {
+                let doc = docs[p as usize];
+                let topic = n.doc_topic[doc as usize];
+                Line { topic, doc, subtopic: i64::from(subtopic), grade: i64::from(grade) }
+            })
         })
         .collect();
     drop((head, tail));
