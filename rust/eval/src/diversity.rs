@@ -173,7 +173,7 @@ where
         .flat_map(|(p, part)| (0..part.pairs.len() as u32).map(move |i| (p as u32, i)))
         .collect();
     let pair = |&(p, i): &(u32, u32)| parts[p as usize].pairs[i as usize];
-    order.sort_unstable_by(|a, b| pair(a).cmp(&pair(b)));
+    order.sort_unstable_by_key(pair);
     let mut part_docs: Vec<Vec<u32>> = parts.iter().map(|p| vec![0; p.pairs.len()]).collect();
     let (mut topics, mut topic_docs, mut docs, mut doc_topic) =
         (Vec::new(), vec![0usize], Vec::new(), Vec::new());
