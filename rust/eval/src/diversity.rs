@@ -217,14 +217,12 @@ pub(crate) fn runs<'a, T>(
 /// in a dense table, larger ones through a sort.
 const DENSE_FACTOR: usize = 4;
 
-/// The subtopics of one topic's lines with a relevant document, increasing, and their
-/// number of relevant documents (every line's judgment, a grade above 1 counting 1).
-fn actual_subtopics(lines: &[Line], of_topic: &[u32], dense: &mut Vec<i64>) -> Vec<(i64, i64)> {
-    let subtopic = |i: &u32| lines[*i as usize].subtopic;
-    let (low, high) = of_topic
-        .iter()
-        .map(subtopic)
-        .fold((i64::MAX, i64::MIN), |(lo, hi), s| (lo.min(s), hi.max(s)));
+/// The subtopics of one topic's `(subtopic, grade)` judgments with a relevant
+/// document, increasing, and their number of relevant documents (every line's
+/// judgment, a grade above 1 counting 1).
+fn actual_subtopics(of_topic: &[(i64, i64)], dense: &mut Vec<i64>) -> Vec<(i64, i64)> {
+    let (low, high) =
+        of_topic.iter().fold((i64::MAX, i64::MIN), |(lo, hi), &(s, _)| (lo.min(s), hi.max(s)));
     let mut out = Vec::new();
     if of_topic.is_empty() {
         return out;
@@ -232,16 +230,13 @@ fn actual_subtopics(lines: &[Line], of_topic: &[u32], dense: &mut Vec<i64>) -> V
     if low >= 0 && (high as usize) < DENSE_FACTOR * of_topic.len() + 64 {
         dense.clear();
         dense.resize(high as usize + 1, 0);
-        for &i in of_topic {
-            let l = &lines[i as usize];
-            dense[l.subtopic as usize] += l.grade.min(1);
+        for &(s, grade) in of_topic {
+            dense[s as usize] += grade.min(1);
         }
         out.extend(dense.iter().enumerate().filter(|(_, &c)| c > 0).map(|(s, &c)| (s as i64, c)));
     } else {
-        let mut by_sub: Vec<(i64, i64)> = of_topic
-            .iter()
-            .map(|&i| (lines[i as usize].subtopic, lines[i as usize].grade.min(1)))
-            .collect();
+        let mut by_sub: Vec<(i64, i64)> =
+            of_topic.iter().map(|&(s, grade)| (s, grade.min(1))).collect();
         by_sub.sort_unstable_by_key(|&(s, _)| s);
         for group in runs(&by_sub, |a, b| a.0 == b.0) {
             let count: i64 = group.iter().map(|&(_, g)| g).sum();
@@ -257,28 +252,40 @@ impl Intents {
     /// The judgments of `lines` (in file order) for `num_topics` topics whose judged
     /// documents are numbered by `topic_docs` (CSR offsets, `num_topics + 1`).
     pub fn build(lines: &[Line], topic_docs: Vec<usize>) -> Intents {
+        let judgment = |i: usize| (lines[i].doc, lines[i].subtopic, lines[i].grade);
+        Intents::build_with(lines.len(), judgment, topic_docs)
+    }
+
+    /// [`Intents::build`] of the `n` lines whose `judgment` gives their `(document,
+    /// subtopic, grade)` (called twice a line, in file order).
+    pub fn build_with(
+        n: usize,
+        judgment: impl Fn(usize) -> (u32, i64, i64),
+        topic_docs: Vec<usize>,
+    ) -> Intents {
         let num_topics = topic_docs.len().saturating_sub(1);
         let num_docs = topic_docs.last().copied().unwrap_or(0);
-        // the lines grouped by document, file order kept within each (a counting sort);
-        // the documents of a topic are contiguous, so the lines of a topic are too
+        // the judgments grouped by document, file order kept within each (a counting
+        // sort); the documents of a topic are contiguous, so the lines of a topic are too
         let mut line_start = vec![0usize; num_docs + 1];
-        for l in lines {
-            line_start[l.doc as usize + 1] += 1;
+        for i in 0..n {
+            line_start[judgment(i).0 as usize + 1] += 1;
         }
         for d in 0..num_docs {
             line_start[d + 1] += line_start[d];
         }
-        let mut by_doc = vec![0u32; lines.len()];
+        let mut by_doc = vec![(0i64, 0i64); n];
         let mut next = line_start.clone();
-        for (i, l) in lines.iter().enumerate() {
-            by_doc[next[l.doc as usize]] = i as u32;
-            next[l.doc as usize] += 1;
+        for i in 0..n {
+            let (doc, subtopic, grade) = judgment(i);
+            by_doc[next[doc as usize]] = (subtopic, grade);
+            next[doc as usize] += 1;
         }
-        // each document's lines by subtopic, then file order: the last judgment of a
-        // (document, subtopic) decides its relevance
+        drop(next);
+        // each document's judgments by subtopic, file order kept (a stable sort): the
+        // last judgment of a (document, subtopic) decides its relevance
         for d in 0..num_docs {
-            by_doc[line_start[d]..line_start[d + 1]]
-                .sort_unstable_by_key(|&i| (lines[i as usize].subtopic, i));
+            by_doc[line_start[d]..line_start[d + 1]].sort_by_key(|&(subtopic, _)| subtopic);
         }
         let mut topic_subs = vec![0usize; num_topics + 1];
         let mut nrel: Vec<i64> = Vec::new();
@@ -289,21 +296,18 @@ impl Intents {
         let mut dense: Vec<i64> = Vec::new();
         for t in 0..num_topics {
             let (first, last) = (topic_docs[t], topic_docs[t + 1]);
-            let of_topic = &by_doc[line_start[first]..line_start[last]];
-            let actual = actual_subtopics(lines, of_topic, &mut dense);
+            let actual = actual_subtopics(&by_doc[line_start[first]..line_start[last]], &mut dense);
             let numbers: Vec<i64> = actual.iter().map(|&(s, _)| s).collect();
             for d in first..last {
                 let of_doc = &by_doc[line_start[d]..line_start[d + 1]];
-                for group in
-                    runs(of_doc, |&a, &b| lines[a as usize].subtopic == lines[b as usize].subtopic)
-                {
-                    let decisive = &lines[*group.last().expect("a group has a line") as usize];
-                    if decisive.grade > 0 {
+                for group in runs(of_doc, |a, b| a.0 == b.0) {
+                    let &(subtopic, grade) = group.last().expect("a group has a line");
+                    if grade > 0 {
                         let at = numbers
-                            .binary_search(&decisive.subtopic)
+                            .binary_search(&subtopic)
                             .expect("a relevant judgment's subtopic is an actual one");
                         subs.push(at as u32);
-                        grades.push(decisive.grade);
+                        grades.push(grade);
                     }
                 }
                 doc_subs[d + 1] = subs.len();

@@ -18,9 +18,7 @@ use std::fmt::Write;
 use cranfield_trec::room::spawn;
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use crate::diversity::{
-    ideal, number_parts, runs, values, FirstSeen, Intents, Line, Params, Values,
-};
+use crate::diversity::{ideal, number_parts, runs, values, FirstSeen, Intents, Params, Values};
 
 /// ndeval's depth: the rank cuts it reports are 5, 10 and 20.
 const DEPTH: usize = 20;
@@ -243,19 +241,14 @@ pub fn read_qrels<'a>(data: &'a [u8], name: &str) -> Result<Qrels<'a>, NdError> 
         return Err(problem(name, None, "the qrels file is empty"));
     }
     let n = number_parts(&[&head.0, &tail.0]);
-    let lines: Vec<Line> = [&head, &tail]
-        .iter()
-        .zip(&n.part_docs)
-        .flat_map(|((pairs, judgments), docs)| {
-            pairs.line_pair.iter().zip(judgments).map(|(&p, &(subtopic, grade))| {
-                let doc = docs[p as usize];
-                let topic = n.doc_topic[doc as usize];
-                Line { topic, doc, subtopic: i64::from(subtopic), grade: i64::from(grade) }
-            })
-        })
-        .collect();
-    drop((head, tail));
-    let intents = Intents::build(&lines, n.topic_docs);
+    let judgment = |i: usize| {
+        let (part, i) = if i < head.1.len() { (0, i) } else { (1, i - head.1.len()) };
+        let (pairs, judgments) = if part == 0 { &head } else { &tail };
+        let (subtopic, grade) = judgments[i];
+        let doc = n.part_docs[part][pairs.line_pair[i] as usize];
+        (doc, i64::from(subtopic), i64::from(grade))
+    };
+    let intents = Intents::build_with(head.1.len() + tail.1.len(), judgment, n.topic_docs.clone());
     Ok(Qrels { topics: n.topics, intents, docs: n.docs })
 }
 
