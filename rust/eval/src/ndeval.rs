@@ -112,16 +112,20 @@ fn lines(data: &[u8]) -> impl Iterator<Item = (usize, &[u8])> {
 /// The first `N` white-space separated fields of a line, and how many it has (at most `N`).
 fn fields<const N: usize>(line: &[u8]) -> ([&[u8]; N], usize) {
     let mut out: [&[u8]; N] = [&[]; N];
-    let mut n = 0;
-    let mut rest = line;
+    let (mut n, mut i) = (0, 0);
     while n < N {
-        let Some(start) = rest.iter().position(|&c| !space(c)) else {
+        while line.get(i).is_some_and(|&c| space(c)) {
+            i += 1;
+        }
+        if i >= line.len() {
             break;
-        };
-        rest = &rest[start..];
-        let end = rest.iter().position(|&c| space(c)).unwrap_or(rest.len());
-        out[n] = &rest[..end];
-        rest = &rest[end..];
+        }
+        let start = i;
+        // every white-space byte is at most b' ': most bytes need no table
+        while line.get(i).is_some_and(|&c| c > b' ' || !space(c)) {
+            i += 1;
+        }
+        out[n] = &line[start..i];
         n += 1;
     }
     (out, n)
@@ -367,6 +371,16 @@ fn rank_by_score<'a>(mut rows: Vec<RunRow<'a>>) -> Ranked<'a> {
         .collect()
 }
 
+/// The first topic of `topics` with a docno ranked twice, and that docno.
+fn first_repeated<'a>(topics: &[(i64, Vec<&'a [u8]>)]) -> Option<(i64, &'a [u8])> {
+    let mut seen: FxHashSet<&[u8]> = FxHashSet::default();
+    topics.iter().find_map(|(topic, docs)| {
+        seen.clear();
+        seen.reserve(docs.len());
+        docs.iter().find(|d| !seen.insert(d)).map(|&d| (*topic, d))
+    })
+}
+
 /// Read a run (`name` names the file in errors).
 pub fn read_run<'a>(data: &'a [u8], name: &str, options: &Options) -> Result<Run<'a>, NdError> {
     let mut topics = if options.traditional {
@@ -383,17 +397,13 @@ pub fn read_run<'a>(data: &'a [u8], name: &str, options: &Options) -> Result<Run
         return Err(problem(name, None, "the run file is empty"));
     };
     let run_name = String::from_utf8_lossy(fields::<6>(first_line).0[5]).into_owned();
-    let mut seen: FxHashSet<&[u8]> = FxHashSet::default();
-    for (topic, docs) in topics.iter_mut() {
-        if let Some(m) = options.depth {
-            docs.truncate(m);
-        }
-        seen.clear();
-        seen.reserve(docs.len());
-        if let Some(d) = docs.iter().find(|d| !seen.insert(d)) {
-            let doc = String::from_utf8_lossy(d);
-            return Err(problem(name, None, format!("duplicate docno ({doc}) for topic {topic}")));
-        }
+    if let Some(m) = options.depth {
+        topics.iter_mut().for_each(|(_, docs)| docs.truncate(m));
+    }
+    let [first, second] = on_halves(&topics, first_repeated);
+    if let Some((topic, doc)) = first.or(second) {
+        let doc = String::from_utf8_lossy(doc);
+        return Err(problem(name, None, format!("duplicate docno ({doc}) for topic {topic}")));
     }
     Ok(Run { name: run_name, topics })
 }
@@ -463,19 +473,27 @@ fn topic_values(qrels: &Qrels, run: &Run, p: &Params) -> Vec<(i64, Option<Values
         let best = ideal(&qrels.intents, t, p);
         (*topic, Some(values(&qrels.intents, t, &best, &numbers, p)))
     };
-    let half = run.topics.len() / 2;
-    if half == 0 {
-        return run.topics.iter().map(one).collect();
+    let [mut first, second]: [Vec<_>; 2] =
+        on_halves(&run.topics, |part| part.iter().map(one).collect());
+    first.extend(second);
+    first
+}
+
+/// `work` on the two halves of `items` at once (the second on a thread of its own
+/// when one can be had), the results in order.
+fn on_halves<'a, T: Sync, R: Send>(items: &'a [T], work: impl Fn(&'a [T]) -> R + Sync) -> [R; 2] {
+    let (first, second) = items.split_at(items.len() / 2);
+    if first.is_empty() {
+        return [work(first), work(second)];
     }
-    let (first, second) = run.topics.split_at(half);
     std::thread::scope(|scope| {
-        let other = spawn(scope, || second.iter().map(one).collect::<Vec<_>>());
-        let mut out: Vec<_> = first.iter().map(one).collect();
-        match other {
-            Some(handle) => out.extend(handle.join().expect("a diversity thread panicked")),
-            None => out.extend(second.iter().map(one)), // no thread to be had: here
-        }
-        out
+        let other = spawn(scope, || work(second));
+        let ours = work(first);
+        let theirs = match other {
+            Some(handle) => handle.join().expect("a worker thread panicked"),
+            None => work(second), // no thread to be had: here
+        };
+        [ours, theirs]
     })
 }
 
