@@ -5,7 +5,7 @@ Every function and class the module defines, with its parameters as the module's
 disagree. The docstrings of the functions are in ``rust/engine/src/*.rs``.
 """
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from os import PathLike
 from typing import Any, final
 
@@ -148,32 +148,16 @@ def diversity_measures(
     | None = None,
 ) -> list[npt.NDArray[np.float64]]: ...
 def ndeval_report(
-    qrels: bytes,
-    qrels_name: str,
-    run: bytes,
-    run_name: str,
+    qrels: tuple[bytes, str],
+    run: tuple[bytes, str],
     baseline: tuple[bytes, str] | None,
-    alpha: float,
-    beta: float,
-    traditional: bool,
-    depth: int | None,
-    complete: bool,
-    risk_alpha: float,
-    risk_alpha_text: str,
+    options: Mapping[str, object],
 ) -> str: ...
 def ndeval_report_files(
-    qrels: _Path,
-    qrels_name: str,
-    run: _Path,
-    run_name: str,
+    qrels: tuple[_Path, str],
+    run: tuple[_Path, str],
     baseline: tuple[_Path, str] | None,
-    alpha: float,
-    beta: float,
-    traditional: bool,
-    depth: int | None,
-    complete: bool,
-    risk_alpha: float,
-    risk_alpha_text: str,
+    options: Mapping[str, object],
     max_line: int,
     max_bytes: int,
 ) -> str | None: ...

@@ -11,8 +11,9 @@ import random
 import pytest
 
 from cranfield import _engine
+from cranfield.cli.ndeval_cmd import parse
 
-OPTIONS = (0.5, 0.5, False, None, False, 0.0, "0")
+OPTIONS = parse(["qrels", "run"])  # ndeval's defaults, as the command line makes them
 BIG = 1 << 40
 
 
@@ -35,15 +36,9 @@ def files(tmp_path, seed: int):
 def test_the_engine_reads_what_python_would_give_it(tmp_path, seed):
     q, r = files(tmp_path, seed)
     base = (r, "base") if seed % 2 else None
-    got = _engine.ndeval_report_files(q, "q", r, "r", base, *OPTIONS, 1 << 26, BIG)
-    want = _engine.ndeval_report(
-        q.read_bytes(),
-        "q",
-        r.read_bytes(),
-        "r",
-        (r.read_bytes(), "base") if base else None,
-        *OPTIONS,
-    )
+    got = _engine.ndeval_report_files((q, "q"), (r, "r"), base, OPTIONS, 1 << 26, BIG)
+    given = (r.read_bytes(), "base") if base else None
+    want = _engine.ndeval_report((q.read_bytes(), "q"), (r.read_bytes(), "r"), given, OPTIONS)
     assert got == want and got.startswith("runid,topic,")
 
 
@@ -64,16 +59,17 @@ def test_files_the_python_reader_must_see_are_handed_back(tmp_path):
     ]
     for qrels, run, max_line, budget in cases:
         assert (
-            _engine.ndeval_report_files(qrels, "q", run, "r", None, *OPTIONS, max_line, budget)
+            _engine.ndeval_report_files((qrels, "q"), (run, "r"), None, OPTIONS, max_line, budget)
             is None
         )
     bad_base = (nul, "b")
-    assert _engine.ndeval_report_files(q, "q", r, "r", bad_base, *OPTIONS, 1 << 26, BIG) is None
+    got = _engine.ndeval_report_files((q, "q"), (r, "r"), bad_base, OPTIONS, 1 << 26, BIG)
+    assert got is None
 
 
 def test_a_bad_line_is_still_reported_from_the_engine(tmp_path):
     q, r = files(tmp_path, 2)
     q.write_text(q.read_text() + "x y z w\n")
     with pytest.raises(Exception, match="syntax error") as caught:
-        _engine.ndeval_report_files(q, "q", r, "r", None, *OPTIONS, 1 << 26, BIG)
+        _engine.ndeval_report_files((q, "q"), (r, "r"), None, OPTIONS, 1 << 26, BIG)
     assert caught.value.line == q.read_text().count("\n")

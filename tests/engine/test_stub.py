@@ -139,10 +139,6 @@ NOT_JUDGING = {
     "compute_measures": {"rel_level", "compat"},  # a judged run's own (JudgedRun's fields)
     "micro_averages": {"rel_level", "compat"},
     "trec_eval_print": {"complete"},  # how the printer lays out values computed before
-    # ndeval's own -M and -c (its run cut before the docno check, its topic average),
-    # not cranfield's judging: cranfield ndeval reads them as ndeval does
-    "ndeval_report": {"depth", "complete"},
-    "ndeval_report_files": {"depth", "complete"},
 }
 
 
@@ -151,3 +147,13 @@ def test_judging_options_cross_the_boundary_as_one_value(name):
     parameters = set(inspect.signature(getattr(_engine, name)).parameters)
     flat = parameters & JUDGING_FIELDS - NOT_JUDGING.get(name, set())
     assert not flat, f"{name} takes judging options one by one: {sorted(flat)}"
+
+
+# ndeval's options (as `cranfield.cli.ndeval_cmd.parse` makes them) cross as one value too
+NDEVAL_FIELDS = {"alpha", "beta", "traditional", "depth", "complete", "risk_alpha"}
+
+
+@pytest.mark.parametrize("name", [f for f in FUNCTIONS if f.startswith("ndeval")])
+def test_ndeval_options_cross_the_boundary_as_one_value(name):
+    parameters = set(inspect.signature(getattr(_engine, name)).parameters)
+    assert "options" in parameters and not parameters & NDEVAL_FIELDS, name

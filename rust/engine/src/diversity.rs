@@ -1,11 +1,15 @@
 //! ndeval's diversity measures (`cranfield_eval::diversity`, `cranfield_eval::ndeval`),
 //! for `cranfield.core.diversity` and `cranfield ndeval`.
 
+use std::borrow::Cow;
+use std::io::Read;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 
 use cranfield_eval::diversity::{evaluate, number, Asked, Intents, Line, Measure, FAMILIES};
-use cranfield_eval::ndeval::{evaluate_files, read_table, NdError, Options};
+use cranfield_eval::ndeval::{
+    evaluate_files, evaluate_loaded, read_table, Input, Names, NdError, Options,
+};
 use numpy::{PyArray1, PyReadonlyArray1};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -42,32 +46,42 @@ pub fn diversity_families() -> Vec<&'static str> {
     FAMILIES.to_vec()
 }
 
+/// ndeval's options from `options`, a mapping with the keys `alpha`, `beta`,
+/// `traditional`, `depth` (None: the whole ranking), `complete`, `risk_alpha` and
+/// `risk_alpha_text` (as `cranfield.cli.ndeval_cmd.parse` makes it): they cross the
+/// boundary as one value.
+fn ndeval_options(options: &Bound<'_, PyAny>) -> PyResult<Options> {
+    let get = |key: &str| options.get_item(key);
+    Ok(Options {
+        alpha: get("alpha")?.extract()?,
+        beta: get("beta")?.extract()?,
+        traditional: get("traditional")?.extract()?,
+        depth: get("depth")?.extract()?,
+        complete: get("complete")?.extract()?,
+        risk_alpha: get("risk_alpha")?.extract()?,
+        risk_alpha_text: get("risk_alpha_text")?.extract()?,
+    })
+}
+
+/// Bytes and their name, as slices.
+fn given<'a>((data, name): &'a (Bound<'_, PyBytes>, String)) -> (&'a [u8], &'a str) {
+    (data.as_bytes(), name.as_str())
+}
+
 /// ndeval's report of `run` (bytes, named `run_name` in errors) against the subtopic
-/// qrels `qrels`, optionally relative to `baseline` (`(bytes, name)`); raises
-/// `InputError` for a file ndeval refuses.
+/// qrels `qrels`, optionally relative to `baseline` (`(bytes, name)`), with ndeval's
+/// `options` (see `ndeval_options`); raises `InputError` for a file ndeval refuses.
 #[pyfunction]
-#[pyo3(signature = (qrels, qrels_name, run, run_name, baseline, alpha, beta, traditional, depth, complete, risk_alpha, risk_alpha_text))]
-#[allow(clippy::too_many_arguments)]
 pub fn ndeval_report(
     py: Python<'_>,
-    qrels: &Bound<'_, PyBytes>,
-    qrels_name: String,
-    run: &Bound<'_, PyBytes>,
-    run_name: String,
+    qrels: (Bound<'_, PyBytes>, String),
+    run: (Bound<'_, PyBytes>, String),
     baseline: Option<(Bound<'_, PyBytes>, String)>,
-    alpha: f64,
-    beta: f64,
-    traditional: bool,
-    depth: Option<usize>,
-    complete: bool,
-    risk_alpha: f64,
-    risk_alpha_text: String,
+    options: &Bound<'_, PyAny>,
 ) -> PyResult<String> {
-    let options =
-        Options { alpha, beta, traditional, depth, complete, risk_alpha, risk_alpha_text };
-    let (q, r) = (qrels.as_bytes(), run.as_bytes());
-    let b = baseline.as_ref().map(|(data, name)| (data.as_bytes(), name.as_str()));
-    detached(py, || evaluate_files((q, &qrels_name), (r, &run_name), b, &options))
+    let options = ndeval_options(options)?;
+    let (q, r, b) = (given(&qrels), given(&run), baseline.as_ref().map(given));
+    detached(py, || evaluate_files(q, r, b, &options))
 }
 
 /// The bytes of `path` when the engine can read them as plainly as the Python reader
@@ -75,11 +89,14 @@ pub fn ndeval_report(
 /// byte or a line (ended by `\n` or `\r`) longer than `max_line`. `None` otherwise,
 /// and for any error of the system: the Python reader then says what is wrong.
 fn plain_file(path: &Path, max_line: usize, max_bytes: u64) -> Option<Vec<u8>> {
-    let meta = std::fs::metadata(path).ok()?;
+    let file = std::fs::File::open(path).ok()?;
+    let meta = file.metadata().ok()?;
     if !meta.is_file() || meta.len() > max_bytes {
         return None;
     }
-    let data = std::fs::read(path).ok()?;
+    let mut data =
+        cranfield_trec::room::with_capacity(usize::try_from(meta.len()).ok()? + 1).ok()?;
+    file.take(max_bytes + 1).read_to_end(&mut data).ok()?;
     if data.len() as u64 > max_bytes || data.starts_with(&cranfield_trec::gzip::MAGIC) {
         return None;
     }
@@ -102,42 +119,30 @@ fn plain_file(path: &Path, max_line: usize, max_bytes: u64) -> Option<Vec<u8>> {
 /// call, without Python bytes in between); `None` when one of them is not a plain
 /// regular file (see `plain_file`): the caller then reads them in Python.
 #[pyfunction]
-#[pyo3(signature = (qrels, qrels_name, run, run_name, baseline, alpha, beta, traditional, depth, complete, risk_alpha, risk_alpha_text, max_line, max_bytes))]
-#[allow(clippy::too_many_arguments)]
 pub fn ndeval_report_files(
     py: Python<'_>,
-    qrels: PathBuf,
-    qrels_name: String,
-    run: PathBuf,
-    run_name: String,
+    qrels: (PathBuf, String),
+    run: (PathBuf, String),
     baseline: Option<(PathBuf, String)>,
-    alpha: f64,
-    beta: f64,
-    traditional: bool,
-    depth: Option<usize>,
-    complete: bool,
-    risk_alpha: f64,
-    risk_alpha_text: String,
+    options: &Bound<'_, PyAny>,
     max_line: usize,
     max_bytes: u64,
 ) -> PyResult<Option<String>> {
-    let options =
-        Options { alpha, beta, traditional, depth, complete, risk_alpha, risk_alpha_text };
-    detached(py, || {
-        let read = |path: &Path| plain_file(path, max_line, max_bytes);
-        let (Some(q), Some(r)) = (read(&qrels), read(&run)) else {
-            return Ok(None);
+    let options = ndeval_options(options)?;
+    let names = Names {
+        qrels: &qrels.1,
+        run: &run.1,
+        baseline: baseline.as_ref().map(|(_, name)| name.as_str()),
+    };
+    let load = |input: Input| {
+        let path = match input {
+            Input::Qrels => &qrels.0,
+            Input::Run => &run.0,
+            Input::Baseline => &baseline.as_ref()?.0,
         };
-        let b = match &baseline {
-            Some((path, name)) => match read(path) {
-                Some(data) => Some((data, name.as_str())),
-                None => return Ok(None),
-            },
-            None => None,
-        };
-        let b = b.as_ref().map(|(data, name)| (data.as_slice(), *name));
-        evaluate_files((&q, &qrels_name), (&r, &run_name), b, &options).map(Some)
-    })
+        plain_file(path, max_line, max_bytes).map(Cow::Owned)
+    };
+    detached(py, || evaluate_loaded(load, &names, &options).transpose())
 }
 
 /// Subtopic qrels in TREC text: `(query offsets, query bytes, subtopic, doc offsets,

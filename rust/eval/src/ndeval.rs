@@ -13,6 +13,7 @@
 //! * with a baseline run, each value is the risk-sensitive difference
 //!   `r - b` when `r >= b`, else `(1 + riskAlpha) (r - b)`.
 
+use std::borrow::Cow;
 use std::fmt::Write;
 
 use cranfield_trec::room::spawn;
@@ -88,47 +89,39 @@ fn space(c: u8) -> bool {
     SPACE[c as usize]
 }
 
-/// The lines of a file (the last one without its newline too), with their number.
-fn lines(data: &[u8]) -> impl Iterator<Item = (usize, &[u8])> {
+/// The lines of a file (the last one without its newline too), each with its number
+/// and its first `N` white-space separated fields, and how many it has (at most `N`):
+/// one scan finds the fields and the line's end.
+fn split_lines<const N: usize>(data: &[u8]) -> impl Iterator<Item = (usize, [&[u8]; N], usize)> {
     let data = data.strip_suffix(b"\n").unwrap_or(data);
-    let mut ends = memchr::memchr_iter(b'\n', data);
-    let (mut start, mut done) = (0, false);
+    let (mut at, mut number) = (Some(0), 0);
     std::iter::from_fn(move || {
-        if done {
-            return None;
+        let mut i = at?;
+        number += 1;
+        let mut fields: [&[u8]; N] = [&[]; N];
+        let mut n = 0;
+        loop {
+            while data.get(i).is_some_and(|&c| c != b'\n' && space(c)) {
+                i += 1;
+            }
+            if data.get(i).map_or(true, |&c| c == b'\n') {
+                break;
+            }
+            if n == N {
+                i = memchr::memchr(b'\n', &data[i..]).map_or(data.len(), |end| i + end);
+                break;
+            }
+            let start = i;
+            // every white-space byte is at most b' ': most bytes need no table
+            while data.get(i).is_some_and(|&c| c > b' ' || !space(c)) {
+                i += 1;
+            }
+            fields[n] = &data[start..i];
+            n += 1;
         }
-        let end = ends.next().unwrap_or_else(|| {
-            done = true;
-            data.len()
-        });
-        let line = &data[start..end];
-        start = end + 1;
-        Some(line)
+        at = (i < data.len()).then_some(i + 1);
+        Some((number, fields, n))
     })
-    .enumerate()
-    .map(|(i, l)| (i + 1, l))
-}
-
-/// The first `N` white-space separated fields of a line, and how many it has (at most `N`).
-fn fields<const N: usize>(line: &[u8]) -> ([&[u8]; N], usize) {
-    let mut out: [&[u8]; N] = [&[]; N];
-    let (mut n, mut i) = (0, 0);
-    while n < N {
-        while line.get(i).is_some_and(|&c| space(c)) {
-            i += 1;
-        }
-        if i >= line.len() {
-            break;
-        }
-        let start = i;
-        // every white-space byte is at most b' ': most bytes need no table
-        while line.get(i).is_some_and(|&c| c > b' ' || !space(c)) {
-            i += 1;
-        }
-        out[n] = &line[start..i];
-        n += 1;
-    }
-    (out, n)
 }
 
 /// The longest prefix of `s` that is a decimal number, as C's `sscanf("%lf")` reads it.
@@ -189,8 +182,7 @@ type QrelsPart<'a> = (FirstSeen<i64, &'a [u8]>, Vec<(u32, u32)>);
 fn qrels_part<'a>(data: &'a [u8], first: usize, name: &str) -> Result<QrelsPart<'a>, NdError> {
     let mut pairs = FirstSeen::default();
     let mut judgments = Vec::with_capacity(data.len() / 16);
-    for (number, line) in lines(data) {
-        let (f, n) = fields::<4>(line);
+    for (number, f, n) in split_lines::<4>(data) {
         let parsed =
             (n == 4).then(|| Some((natural(f[0])?, natural(f[1])?, natural(f[3])?))).flatten();
         let Some((topic, subtopic, grade)) = parsed else {
@@ -272,12 +264,10 @@ type RunRow<'a> = (u32, u32, f64, &'a [u8]);
 /// A run line's topic, rank and docno, or the problem of its line (`first` is the
 /// number of the first line of the part the line is in).
 fn run_line<'a>(
-    line: &'a [u8],
-    number: usize,
+    (number, f, n): (usize, [&'a [u8]; 6], usize),
     first: usize,
     name: &str,
 ) -> Result<([&'a [u8]; 6], u32, u32), NdError> {
-    let (f, n) = fields::<6>(line);
     let parsed = (n == 6).then(|| Some((run_topic(f[0])?, natural(f[3])?))).flatten();
     let Some((topic, rank)) = parsed else {
         return Err(problem(
@@ -295,8 +285,9 @@ fn run_line<'a>(
 /// of them line `first` of the file.
 fn scored_rows<'a>(data: &'a [u8], first: usize, name: &str) -> Result<Vec<RunRow<'a>>, NdError> {
     let mut rows = Vec::with_capacity(data.len() / 24);
-    for (number, line) in lines(data) {
-        let (f, topic, rank) = run_line(line, number, first, name)?;
+    for line in split_lines::<6>(data) {
+        let number = line.0;
+        let (f, topic, rank) = run_line(line, first, name)?;
         let Some(value) = score(f[4]).filter(|v| !v.is_nan()) else {
             let at = Some(first + number - 1);
             return Err(problem(name, at, "the score is not a number"));
@@ -318,8 +309,8 @@ struct Block<'a> {
 /// first of them line `first` of the file: a run written topic by topic is its blocks.
 fn run_blocks<'a>(data: &'a [u8], first: usize, name: &str) -> Result<Vec<Block<'a>>, NdError> {
     let mut blocks: Vec<Block<'a>> = Vec::new();
-    for (number, line) in lines(data) {
-        let (f, topic, rank) = run_line(line, number, first, name)?;
+    for line in split_lines::<6>(data) {
+        let (f, topic, rank) = run_line(line, first, name)?;
         match blocks.last_mut() {
             Some(block) if block.topic == topic => {
                 block.ranks.push(rank);
@@ -393,10 +384,11 @@ pub fn read_run<'a>(data: &'a [u8], name: &str, options: &Options) -> Result<Run
         rank_blocks(blocks, name)?
     };
     // every line is a row (a blank one is a syntax error): the first line names the run
-    let Some((_, first_line)) = lines(data).next().filter(|_| !topics.is_empty()) else {
+    let Some((_, first_line, _)) = split_lines::<6>(data).next().filter(|_| !topics.is_empty())
+    else {
         return Err(problem(name, None, "the run file is empty"));
     };
-    let run_name = String::from_utf8_lossy(fields::<6>(first_line).0[5]).into_owned();
+    let run_name = String::from_utf8_lossy(first_line[5]).into_owned();
     if let Some(m) = options.depth {
         topics.iter_mut().for_each(|(_, docs)| docs.truncate(m));
     }
@@ -425,8 +417,7 @@ pub struct Table {
 /// ndeval reads them, ids valid UTF-8.
 pub fn read_table(data: &[u8], name: &str) -> Result<Table, NdError> {
     let mut t = Table { query_offsets: vec![0], doc_offsets: vec![0], ..Table::default() };
-    for (number, line) in lines(data) {
-        let (f, n) = fields::<5>(line);
+    for (number, f, n) in split_lines::<5>(data) {
         if n == 0 || f[0].starts_with(b"#") {
             continue;
         }
@@ -613,23 +604,81 @@ pub fn evaluate_files(
     baseline: Option<(&[u8], &str)>,
     options: &Options,
 ) -> Result<String, NdError> {
-    let runs = || {
-        let ours = read_run(run.0, run.1, options)?;
-        let base = baseline.map(|(data, name)| read_run(data, name, options)).transpose()?;
+    let given = |input: Input| match input {
+        Input::Qrels => Some(Cow::Borrowed(qrels.0)),
+        Input::Run => Some(Cow::Borrowed(run.0)),
+        Input::Baseline => baseline.map(|(data, _)| Cow::Borrowed(data)),
+    };
+    let names = Names { qrels: qrels.1, run: run.1, baseline: baseline.map(|(_, name)| name) };
+    evaluate_loaded(given, &names, options).expect("given bytes are always there")
+}
+
+/// The run and the baseline `load` gives, kept in `slots`, read.
+fn load_runs<'s, 'd>(
+    [run_slot, baseline_slot]: [&'s mut Option<Cow<'d, [u8]>>; 2],
+    load: &(impl Fn(Input) -> Option<Cow<'d, [u8]>> + Sync),
+    names: &Names,
+    options: &Options,
+) -> Option<Result<(Run<'s>, Option<Run<'s>>), NdError>> {
+    let ours: &'s [u8] = run_slot.insert(load(Input::Run)?);
+    let base: Option<&'s [u8]> = match names.baseline {
+        Some(_) => Some(baseline_slot.insert(load(Input::Baseline)?)),
+        None => None,
+    };
+    let read = || {
+        let ours = read_run(ours, names.run, options)?;
+        let base = base.zip(names.baseline);
+        let base = base.map(|(data, name)| read_run(data, name, options)).transpose()?;
         Ok((ours, base))
     };
+    Some(read())
+}
+
+/// One of ndeval's input files.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Input {
+    Qrels,
+    Run,
+    Baseline,
+}
+
+/// The names of ndeval's files in its messages (`baseline`: when there is one).
+#[derive(Clone, Copy, Debug)]
+pub struct Names<'n> {
+    pub qrels: &'n str,
+    pub run: &'n str,
+    pub baseline: Option<&'n str>,
+}
+
+/// [`evaluate_files`] of files that `load` reads, each on the thread that then parses
+/// it (the qrels here, the run and the baseline on a thread of their own): a file is
+/// parsed as soon as it is read. `None` when `load` gives `None` for one of them.
+pub fn evaluate_loaded<'d>(
+    load: impl Fn(Input) -> Option<Cow<'d, [u8]>> + Sync,
+    names: &Names,
+    options: &Options,
+) -> Option<Result<String, NdError>> {
+    let (mut qrels, mut run, mut baseline) = (None, None, None);
+    let (slots, load) = ([&mut run, &mut baseline], &load);
+    let runs = move || load_runs(slots, load, names, options);
+    // the work of the other thread, done here if no thread can be had
+    let runs = std::sync::Mutex::new(Some(runs));
+    let take = || runs.lock().unwrap_or_else(|e| e.into_inner()).take();
     let (judged, read) = std::thread::scope(|scope| {
-        let other = spawn(scope, runs);
-        let judged = read_qrels(qrels.0, qrels.1);
+        let other = spawn(scope, || take().and_then(|work| work()));
+        let judged = load(Input::Qrels).map(|data| read_qrels(qrels.insert(data), names.qrels));
         let read = match other {
             Some(handle) => handle.join().expect("a reading thread panicked"),
-            None => runs(),
+            None => take().and_then(|work| work()),
         };
         (judged, read)
     });
-    let judged = judged?;
-    let (ours, base) = read?;
-    Ok(report(&judged, &ours, base.as_ref(), options))
+    let (judged, read) = (judged?, read?);
+    Some((|| {
+        let judged = judged?;
+        let (ours, base) = read?;
+        Ok(report(&judged, &ours, base.as_ref(), options))
+    })())
 }
 
 #[cfg(test)]

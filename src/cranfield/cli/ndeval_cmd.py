@@ -144,24 +144,15 @@ def report(o: dict) -> str:
     from ..core.io.source import MAX_LINE, read_bytes, source_name
     from ..core.memory import input_budget
 
-    options = (
-        o["alpha"],
-        o["beta"],
-        o["traditional"],
-        o["depth"],
-        o["complete"],
-        o["risk_alpha"],
-        o["risk_alpha_text"],
-    )
     paths = [o["files"][0], o["files"][1], *([o["baseline"]] if o["baseline"] else [])]
     if "-" not in paths:  # plain regular files are read by the engine itself
         named = [(p, source_name(p)) for p in paths]
         budget = input_budget()
         report = _engine.ndeval_report_files(
-            *named[0],
-            *named[1],
+            named[0],
+            named[1],
             named[2] if len(named) > 2 else None,
-            *options,
+            o,
             MAX_LINE,
             (1 << 63) - 1 if budget is None else max(int(budget), 0),
         )
@@ -172,7 +163,5 @@ def report(o: dict) -> str:
         name = source_name(path)
         return read_bytes(path, name), name
 
-    qrels, qrels_name = data(o["files"][0])
-    run, run_name = data(o["files"][1])
     baseline = data(o["baseline"]) if o["baseline"] else None
-    return _engine.ndeval_report(qrels, qrels_name, run, run_name, baseline, *options)
+    return _engine.ndeval_report(data(o["files"][0]), data(o["files"][1]), baseline, o)
