@@ -44,11 +44,22 @@ def test_the_page_has_the_json_numbers_and_the_plot_of_the_data(tmp_path, cli):
     assert len(points) == len(data["users"])
     cx = np.array([float(x) for x, _ in points])
     cy = np.array([float(y) for _, y in points])
-    # each axis is a linear map of the data (pixels rounded to 0.1), on one scale
-    (bx, ax), (by, ay) = np.polyfit(data["profile"], cx, 1), np.polyfit(data["recommended"], cy, 1)
-    assert np.abs(ax + bx * data["profile"] - cx).max() <= 0.051
-    assert np.abs(ay + by * data["recommended"] - cy).max() <= 0.051
-    assert bx > 0 > by and abs(bx / 680.0 - -by / 300.0) < 1e-3 * bx / 680.0
+    # each axis maps the data linearly from its first grid line to its last (drawn at
+    # whole pixels, labelled with the tick values): a point is that map rounded to 0.1
+    fig = page[page.index('<svg id="popularity-bias-plot"') :]
+    x_grid = re.findall(
+        r'<line class="grid" x1="([^"]+)" y1="0" x2[^>]*/><text[^>]*>([^<]+)</text>', fig
+    )
+    y_grid = re.findall(
+        r'<line class="grid" x1="60.0" y1="([^"]+)" x2="(?!60.0)[^>]*/><text[^>]*>([^<]+)</text>',
+        fig,
+    )
+    for grid, values, pixels in ((x_grid, data["profile"], cx), (y_grid, data["recommended"], cy)):
+        (p0, t0), (p1, t1) = [(float(p), float(t)) for p, t in (grid[0], grid[-1])]
+        assert p0 == round(p0) and p1 == round(p1)  # the ends are exact
+        expected = p0 + (values - t0) / (t1 - t0) * (p1 - p0)
+        assert np.abs(pixels - expected).max() <= 0.05 + 1e-9
+    assert x_grid[-1][1] == y_grid[-1][1]  # one scale: the same largest tick
     above = np.count_nonzero(data["recommended"] > data["profile"])
     assert f"{above} of {len(cx)} users lie above" in page
     # the page depends only on the inputs
