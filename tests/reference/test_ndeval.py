@@ -143,6 +143,13 @@ def test_run_layouts_as_ndeval_ranks_them(tmp_path, capsys, layout, big):
         assert expected.returncode == 0, expected.stderr
         status, out, err = cranfield_ndeval(capsys, *options, qrels, run)
         assert (status, err) == (0, "") and out.encode() == expected.stdout, options
+    if big:  # a bad line in the second half is reported with its number in the file
+        lines = run.read_text().splitlines()
+        bad = len(lines) * 3 // 4
+        lines[bad] = "1 Q0 d01 x 1 tag"
+        run.write_text("\n".join(lines) + "\n")
+        status, out, err = cranfield_ndeval(capsys, qrels, run)
+        assert status == 2 and out == "" and f"{run}:{bad + 1}:" in err
 
 
 @pytest.mark.parametrize(

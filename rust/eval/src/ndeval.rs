@@ -178,8 +178,8 @@ pub struct Qrels<'a> {
 /// subtopic and grade (natural numbers stop near 10^6, so they fit 32 bits).
 type QrelsPart<'a> = (FirstSeen<i64, &'a [u8]>, Vec<(u32, u32)>);
 
-/// The lines of `data`, the first of them line `first` of the file.
-fn qrels_part<'a>(data: &'a [u8], first: usize, name: &str) -> Result<QrelsPart<'a>, NdError> {
+/// The lines of `data` (a problem names its line in `data`).
+fn qrels_part<'a>(data: &'a [u8], name: &str) -> Result<QrelsPart<'a>, NdError> {
     let mut pairs = FirstSeen::default();
     let mut judgments = Vec::with_capacity(data.len() / 16);
     for (number, f, n) in split_lines::<4>(data) {
@@ -188,7 +188,7 @@ fn qrels_part<'a>(data: &'a [u8], first: usize, name: &str) -> Result<QrelsPart<
         let Some((topic, subtopic, grade)) = parsed else {
             return Err(problem(
                 name,
-                Some(first + number - 1),
+                Some(number),
                 "syntax error: expected 'topic subtopic docno judgment' with natural numbers",
             ));
         };
@@ -201,30 +201,34 @@ fn qrels_part<'a>(data: &'a [u8], first: usize, name: &str) -> Result<QrelsPart<
 /// Files below this many bytes are read by one thread.
 const SPLIT_BYTES: usize = 1 << 20;
 
-/// The rows `parse` reads from the lines of `data` (given the number of its first
-/// line), as two parts in file order: a large file is cut in two halves at a line end,
-/// read at once (the first problem in file order is reported).
-fn in_halves<'a, P: Send + Default, E: Send>(
+/// What `parse` reads from the lines of `data`, as two parts in file order: a large
+/// file is cut in two halves at a line end, read at once (the first problem in file
+/// order is reported, its line counted in the whole file).
+fn in_halves<'a, P: Send + Default>(
     data: &'a [u8],
-    parse: impl Fn(&'a [u8], usize) -> Result<P, E> + Sync,
-) -> Result<(P, P), E> {
+    parse: impl Fn(&'a [u8]) -> Result<P, NdError> + Sync,
+) -> Result<(P, P), NdError> {
     let cut = (data.len() >= SPLIT_BYTES)
         .then(|| memchr::memchr(b'\n', &data[data.len() / 2..]).map(|at| data.len() / 2 + at + 1))
         .flatten()
         .filter(|&cut| cut < data.len());
     let Some(cut) = cut else {
-        return Ok((parse(data, 1)?, P::default()));
+        return Ok((parse(data)?, P::default()));
     };
     let (head, tail) = data.split_at(cut);
-    let lines_before = memchr::memchr_iter(b'\n', head).count();
     let (first, second) = std::thread::scope(|scope| {
-        let other = spawn(scope, || parse(tail, lines_before + 1));
-        let first = parse(head, 1);
+        let other = spawn(scope, || parse(tail));
+        let first = parse(head);
         let second = match other {
             Some(handle) => handle.join().expect("a reading thread panicked"),
-            None => parse(tail, lines_before + 1),
+            None => parse(tail),
         };
         (first, second)
+    });
+    // the second half's lines are counted only when one of them is reported
+    let second = second.map_err(|mut e| {
+        e.line = e.line.map(|line| line + memchr::memchr_iter(b'\n', head).count());
+        e
     });
     Ok((first?, second?))
 }
@@ -232,7 +236,7 @@ fn in_halves<'a, P: Send + Default, E: Send>(
 /// Read subtopic qrels (`name` names the file in errors), in two halves at once.
 pub fn read_qrels<'a>(data: &'a [u8], name: &str) -> Result<Qrels<'a>, NdError> {
     // each half numbers its pairs as it reads them; only the distinct pairs are merged
-    let (head, tail) = in_halves(data, |part, first| qrels_part(part, first, name))?;
+    let (head, tail) = in_halves(data, |part| qrels_part(part, name))?;
     if head.1.is_empty() && tail.1.is_empty() {
         return Err(problem(name, None, "the qrels file is empty"));
     }
@@ -261,18 +265,16 @@ pub struct Run<'a> {
 /// A run line read: topic, rank, score (0 unless ranked by score), docno.
 type RunRow<'a> = (u32, u32, f64, &'a [u8]);
 
-/// A run line's topic, rank and docno, or the problem of its line (`first` is the
-/// number of the first line of the part the line is in).
+/// A run line's topic, rank and docno, or the problem of its line.
 fn run_line<'a>(
     (number, f, n): (usize, [&'a [u8]; 6], usize),
-    first: usize,
     name: &str,
 ) -> Result<([&'a [u8]; 6], u32, u32), NdError> {
     let parsed = (n == 6).then(|| Some((run_topic(f[0])?, natural(f[3])?))).flatten();
     let Some((topic, rank)) = parsed else {
         return Err(problem(
             name,
-            Some(first + number - 1),
+            Some(number),
             "syntax error: expected 'topic Q0 docno rank score runid' with a natural \
              number as rank",
         ));
@@ -281,15 +283,14 @@ fn run_line<'a>(
     Ok((f, topic as u32, rank as u32))
 }
 
-/// The rows of the run lines of `data` with their scores (`-traditional`), the first
-/// of them line `first` of the file.
-fn scored_rows<'a>(data: &'a [u8], first: usize, name: &str) -> Result<Vec<RunRow<'a>>, NdError> {
+/// The rows of the run lines of `data` with their scores (`-traditional`).
+fn scored_rows<'a>(data: &'a [u8], name: &str) -> Result<Vec<RunRow<'a>>, NdError> {
     let mut rows = Vec::with_capacity(data.len() / 24);
     for line in split_lines::<6>(data) {
         let number = line.0;
-        let (f, topic, rank) = run_line(line, first, name)?;
+        let (f, topic, rank) = run_line(line, name)?;
         let Some(value) = score(f[4]).filter(|v| !v.is_nan()) else {
-            let at = Some(first + number - 1);
+            let at = Some(number);
             return Err(problem(name, at, "the score is not a number"));
         };
         rows.push((topic, rank, value, f[2]));
@@ -305,12 +306,12 @@ struct Block<'a> {
     docs: Vec<&'a [u8]>,
 }
 
-/// The run lines of `data` in blocks of one topic (ranked by the rank column), the
-/// first of them line `first` of the file: a run written topic by topic is its blocks.
-fn run_blocks<'a>(data: &'a [u8], first: usize, name: &str) -> Result<Vec<Block<'a>>, NdError> {
+/// The run lines of `data` in blocks of one topic (ranked by the rank column): a run
+/// written topic by topic is its blocks.
+fn run_blocks<'a>(data: &'a [u8], name: &str) -> Result<Vec<Block<'a>>, NdError> {
     let mut blocks: Vec<Block<'a>> = Vec::new();
     for line in split_lines::<6>(data) {
-        let (f, topic, rank) = run_line(line, first, name)?;
+        let (f, topic, rank) = run_line(line, name)?;
         match blocks.last_mut() {
             Some(block) if block.topic == topic => {
                 block.ranks.push(rank);
@@ -375,11 +376,11 @@ fn first_repeated<'a>(topics: &[(i64, Vec<&'a [u8]>)]) -> Option<(i64, &'a [u8])
 /// Read a run (`name` names the file in errors).
 pub fn read_run<'a>(data: &'a [u8], name: &str, options: &Options) -> Result<Run<'a>, NdError> {
     let mut topics = if options.traditional {
-        let (mut rows, tail) = in_halves(data, |part, first| scored_rows(part, first, name))?;
+        let (mut rows, tail) = in_halves(data, |part| scored_rows(part, name))?;
         rows.extend(tail);
         rank_by_score(rows)
     } else {
-        let (mut blocks, tail) = in_halves(data, |part, first| run_blocks(part, first, name))?;
+        let (mut blocks, tail) = in_halves(data, |part| run_blocks(part, name))?;
         blocks.extend(tail);
         rank_blocks(blocks, name)?
     };
