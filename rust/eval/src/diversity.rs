@@ -274,19 +274,14 @@ impl Intents {
         for d in 0..num_docs {
             line_start[d + 1] += line_start[d];
         }
-        let mut by_doc = vec![(0i64, 0i64); n];
+        let mut by_doc = vec![0u32; n];
         let mut next = line_start.clone();
         for i in 0..n {
-            let (doc, subtopic, grade) = judgment(i);
-            by_doc[next[doc as usize]] = (subtopic, grade);
-            next[doc as usize] += 1;
+            let doc = judgment(i).0 as usize;
+            by_doc[next[doc]] = i as u32;
+            next[doc] += 1;
         }
         drop(next);
-        // each document's judgments by subtopic, file order kept (a stable sort): the
-        // last judgment of a (document, subtopic) decides its relevance
-        for d in 0..num_docs {
-            by_doc[line_start[d]..line_start[d + 1]].sort_by_key(|&(subtopic, _)| subtopic);
-        }
         let mut topic_subs = vec![0usize; num_topics + 1];
         let mut nrel: Vec<i64> = Vec::new();
         let mut sub_number: Vec<i64> = Vec::new();
@@ -294,12 +289,23 @@ impl Intents {
         let mut subs: Vec<u32> = Vec::new();
         let mut grades: Vec<i64> = Vec::new();
         let mut dense: Vec<i64> = Vec::new();
+        let mut of_topic: Vec<(i64, i64)> = Vec::new();
         for t in 0..num_topics {
             let (first, last) = (topic_docs[t], topic_docs[t + 1]);
-            let actual = actual_subtopics(&by_doc[line_start[first]..line_start[last]], &mut dense);
+            let base = line_start[first];
+            // the topic's (subtopic, grade) judgments, document by document
+            of_topic.clear();
+            of_topic.extend(by_doc[base..line_start[last]].iter().map(|&i| {
+                let (_, subtopic, grade) = judgment(i as usize);
+                (subtopic, grade)
+            }));
+            let actual = actual_subtopics(&of_topic, &mut dense);
             let numbers: Vec<i64> = actual.iter().map(|&(s, _)| s).collect();
             for d in first..last {
-                let of_doc = &by_doc[line_start[d]..line_start[d + 1]];
+                // by subtopic, file order kept (a stable sort): the last judgment of a
+                // (document, subtopic) decides its relevance
+                let of_doc = &mut of_topic[line_start[d] - base..line_start[d + 1] - base];
+                of_doc.sort_by_key(|&(subtopic, _)| subtopic);
                 for group in runs(of_doc, |a, b| a.0 == b.0) {
                     let &(subtopic, grade) = group.last().expect("a group has a line");
                     if grade > 0 {
