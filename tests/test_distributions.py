@@ -77,3 +77,57 @@ def test_average_ranks_are_rankdata(size):
         ranks, ties = d.average_ranks(a)
         same(ranks, st.rankdata(a))
         assert ties == (np.unique(a).size < a.size)
+
+
+COLD = r"""
+import json, sys
+import numpy as np
+from cranfield import distributions as d
+
+rng = np.random.default_rng(39)
+x = np.r_[rng.normal(size=200) * 6, 0.0, 1e-300, -40.0, 40.0, np.inf, -np.inf, np.nan]
+df = np.r_[rng.random(200) * 60 + 0.05, 1.0, 2.0, 1e3, 1e7, 0.5, 4.0, 4.0]
+q = np.r_[rng.random(200), 1e-300, 1e-12, 0.5, 1 - 1e-12, 0.0, 1.0, np.nan]
+n = rng.integers(1, 3000, 207).astype(float)
+k = np.floor(rng.random(207) * n)
+ours = [d.t_sf(x, df), d.t_ppf(q, df), d.norm_sf(x), d.norm_ppf(q), d.chi2_sf(x**2, df),
+        d.binom_cdf(k, n, 0.5), d.binom_sf(k, n, q), d.beta_ppf(q, k + 1, n - k)]
+package_run = "scipy.special" in sys.modules
+kernels = d._special()
+import scipy.special, scipy.stats as st
+theirs = [st.t.sf(x, df), st.t.ppf(q, df), st.norm.sf(x), st.norm.ppf(q), st.chi2.sf(x**2, df),
+          st.binom.cdf(k, n, 0.5), st.binom.sf(k, n, q), st.beta.ppf(q, k + 1, n - k)]
+print(json.dumps({
+    "package_run": package_run,
+    "shared": kernels is scipy.special._ufuncs and scipy.special.stdtr is kernels.stdtr,
+    "same": [bool(np.array_equal(a, b, equal_nan=True)) for a, b in zip(ours, theirs)],
+}))
+"""
+
+
+def test_a_fresh_process_loads_only_the_kernels_and_gets_scipys_numbers():
+    """In a process that has not imported ``scipy.special``, the kernels come without
+    the package's ``__init__`` (about 0.25 s), are the very functions a later
+    ``import scipy.special`` exports, and give ``scipy.stats``'s numbers bit for bit."""
+    import json
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", COLD], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    got = json.loads(done.stdout.splitlines()[-1])
+    assert got == {"package_run": False, "shared": True, "same": [True] * 8}
+
+
+def test_a_failing_shortcut_falls_back_to_the_ordinary_import(monkeypatch):
+    import importlib.util
+
+    def broken(name, *a, **kw):
+        raise ImportError(name)
+
+    monkeypatch.setattr(importlib.util, "find_spec", broken)
+    import scipy.special
+
+    monkeypatch.delitem(__import__("sys").modules, "scipy.special._ufuncs")
+    assert d._load_kernels() is scipy.special
+    assert d._kernel("stdtr") is scipy.special.stdtr

@@ -334,3 +334,53 @@ def test_sign_test_from_counts_and_bad_counts():
             sign_test(*bad)
     with pytest.raises(ParameterError):
         outcome_test(np.array([2, 0]))
+
+
+def _team_draft_one_by_one(sets, depth, seed):
+    """Team-draft (multileaving) impression by impression, as Radlinski, Kurup & Joachims
+    (2008) and Schuth et al. (2014) state it: of the rankers with a document left, those
+    that contributed fewest pick first, in the order of a fresh random key each; a pick
+    is the ranker's highest-ranked document not in the list. The keys are drawn as
+    :func:`team_draft` draws them (one ``n x R`` matrix per position, while any list
+    grows), so the two must agree exactly."""
+    rng = np.random.default_rng(seed)
+    n, r, _ = sets.shape
+    lists = [[] for _ in range(n)]
+    teams = [[] for _ in range(n)]
+    counts = np.zeros((n, r), dtype=int)
+    for _ in range(depth):
+        left = [
+            [[d for d in sets[i, k] if d >= 0 and d not in lists[i]] for k in range(r)]
+            for i in range(n)
+        ]
+        if not any(any(row) for row in left):
+            break
+        keys = rng.random((n, r))
+        for i in range(n):
+            with_docs = [k for k in range(r) if left[i][k]]
+            if not with_docs:
+                continue
+            fewest = min(counts[i, k] for k in with_docs)
+            s = min((k for k in with_docs if counts[i, k] == fewest), key=lambda k: keys[i, k])
+            lists[i].append(left[i][s][0])
+            teams[i].append(s)
+            counts[i, s] += 1
+    return lists, teams
+
+
+@pytest.mark.parametrize("rankers", [2, 3])
+def test_team_draft_is_the_one_by_one_algorithm(rankers):
+    """The whole-array team-draft gives, impression by impression, the lists and teams of
+    the algorithm run one impression at a time with the same random keys (overlapping
+    rankings, shorter lists, more positions than documents)."""
+    rng = np.random.default_rng(39 + rankers)
+    sets = np.stack([rng.permutation(12)[:7] for _ in range(150 * rankers)])
+    sets = sets.reshape(150, rankers, 7)
+    sets[::4, 0, 5:] = -1
+    sets[1::5, -1, 2:] = -1
+    got = team_draft(sets, depth=9, seed=7)
+    lists, teams = _team_draft_one_by_one(sets, 9, 7)
+    for i in range(150):
+        shown = got.docs[i] >= 0
+        assert got.docs[i][shown].tolist() == lists[i]
+        assert got.team[i][shown].tolist() == teams[i]

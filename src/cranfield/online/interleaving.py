@@ -203,10 +203,12 @@ class _Sets:
         return Interleaved(method, docs, team, np.where(shown[:, None, :], ranks, 0), prob_a)
 
 
-def _available(local, used):
-    """``n x R x M``: the document at each ranking position is not in the list yet."""
-    n = local.shape[0]
-    return ~used[np.arange(n)[:, None, None], local]
+def _available(cells, used):
+    """``n x R x M``: the document at each ranking position is not in the list yet;
+    ``cells``: the positions of those documents in ``used`` (``n x (D + 1)``) flattened
+    (one ``take`` from a flat array is several times faster than indexing by rows and
+    columns)."""
+    return ~np.take(used.reshape(-1), cells)
 
 
 # ------------------------------------------------------------------ methods
@@ -227,11 +229,13 @@ def team_draft(rankings, depth: int = 10, impressions=None, seed: int | None = N
     rows = np.arange(n)
     used = np.zeros((n, d + 1), dtype=bool)
     used[:, d] = True
+    base = rows * (d + 1)  # each impression's row of `used`, flattened
+    cells = local + base[:, None, None]
     count = np.zeros((n, r), dtype=np.int64)
     out = np.full((n, depth), d, dtype=np.int64)
     team = np.full((n, depth), -1, dtype=np.int64)
     for pos in range(depth):
-        avail = _available(local, used)
+        avail = _available(cells, used)
         has = avail.any(axis=2)
         active = has.any(axis=1)
         if not active.any():
@@ -245,7 +249,7 @@ def team_draft(rankings, depth: int = 10, impressions=None, seed: int | None = N
         doc = np.where(active, doc, d)
         out[:, pos] = doc
         team[:, pos] = np.where(active, s, -1)
-        used[rows, doc] = True
+        used.reshape(-1)[base + doc] = True
         used[:, d] = True
         count[rows, s] += active
     return sets.finish("team-draft", out, team)
