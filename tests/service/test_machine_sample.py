@@ -15,7 +15,7 @@ import pytest
 from cranfield.core.qrels import Qrels
 from cranfield.core.run import Run
 from cranfield.errors import InputError, ParameterError
-from cranfield.judgments.ppi import ppi_evaluate_pairs
+from cranfield.judgments.ppi import ppi_evaluate, ppi_evaluate_pairs
 from cranfield.service import (
     estimates,
     exports,
@@ -39,7 +39,9 @@ def machine_guess(doc: str) -> int:
     return (int(doc[1:]) * 7) % 3  # agrees with the truth on a third of the documents
 
 
-def sampled_campaign(db, tmp, *, fraction=0.4, bounds=(2,), measure="P@5", assign=True):
+def sampled_campaign(
+    db, tmp, *, fraction=0.4, bounds=(2,), measure="P@5", assign=True, units="pairs"
+):
     """Campaign ``c`` (3 topics, runs r1 r2 s1 of depth 8), pooled at depth 5, with a
     human sample (``fraction``: none, no sample yet); assessors a1 and a2."""
     make_campaign(db, per_topic=1)
@@ -51,7 +53,9 @@ def sampled_campaign(db, tmp, *, fraction=0.4, bounds=(2,), measure="P@5", assig
     pooling.build(db, "c", depth=5)
     info = None  # no fraction: no sample chosen yet
     if fraction is not None:
-        info = sampling.choose(db, "c", fraction, bounds=bounds, seed=5, measure=measure)
+        info = sampling.choose(
+            db, "c", fraction, bounds=bounds, seed=5, measure=measure, units=units
+        )
     if assign:
         pooling.assign(db, "c")
     return ids, info
@@ -160,6 +164,10 @@ BAD_DESIGNS = [
     ({"fraction": 0.5, "bounds": (5, 2)}, "increasing"),
     ({"fraction": 0.5, "bounds": (0,)}, "ranks of 1 or more"),
     ({"fraction": 0.5, "measure": "AP"}, "P@k or DCG@k"),
+    ({"fraction": 0.5, "units": "documents"}, "units"),
+    ({"fraction": 0.5, "units": "topics", "bounds": (3,)}, "none when the units are topics"),
+    ({"fraction": 0.5, "units": "topics", "measure": "nosuch@5"}, "unknown measure"),
+    ({"fraction": 1.5, "units": "topics", "measure": "AP"}, "fraction"),
 ]
 
 
@@ -297,6 +305,59 @@ def test_estimates_equal_ppi_on_the_exported_labels(db, tmp_path, measure, bound
         c["ok"] for c in got["checks"] if c["check"] != "enough sampled pairs for a normal interval"
     ] == [True] * 3
     assert json.loads(estimates.estimates_json(db, "c")) == json.loads(json.dumps(got))
+
+
+def _direct_topics(db, tmp_path, measure, topics):
+    """ppi_evaluate on the campaign's exports: the qrels of the sampled topics, the
+    machine labels, the runs as submitted, topics as the units."""
+    import pyarrow as pa
+
+    human = Qrels.read(write(tmp_path, "h.qrels", exports.qrels_text(db, "c")))
+    keep = [q in topics for q in human.table["query_id"].to_pylist()]
+    human = Qrels(human.table.filter(pa.array(keep)))
+    machine = Qrels.read(write(tmp_path, "m.qrels", machine_labels.labels_text(db, "c")))
+    runs = [Run.read(write(tmp_path, n, run_text(n, o)), name=n) for n, o in RUNS.items()]
+    direct = ppi_evaluate(machine, human, runs, measure, estimator="ppi++")
+    return direct, human, machine
+
+
+@pytest.mark.parametrize("measure", ["AP", "nDCG@5"])
+def test_a_sample_of_whole_topics_estimates_any_measure(db, tmp_path, measure):
+    ids, info = sampled_campaign(
+        db, tmp_path, fraction=0.67, bounds=(), measure=measure, units="topics"
+    )
+    rows = pool_rows(db)
+    topics = sorted({r[1] for r in rows})
+    sampled_topics = sorted({r[1] for r in rows if r[4] is not None})
+    # every pair of two of the three topics, none of the third, pi = 2/3, one stratum
+    assert info["units"] == "topics" and (info["topics"], info["sampled_topics"]) == (3, 2)
+    assert len(sampled_topics) == 2 and len(topics) == 3
+    for _, q, _, h, pi in rows:
+        assert h == 0 and (pi == pytest.approx(2 / 3) if q in sampled_topics else pi is None)
+    machine_labels.import_labels(db, "c", machine_labels.read(label_file(tmp_path, db)), "m@1")
+    judged = judge_queues(db, ids)
+    assert judged == sum(1 for r in rows if r[1] in sampled_topics)
+    got = estimates.estimates(db, "c")
+    assert got["available"], got.get("reason")
+    assert (got["topics"], got["sampled_topics"], got["judged_topics"]) == (3, 2, 2)
+    direct, human, machine = _direct_topics(db, tmp_path, measure, set(sampled_topics))
+    assert direct["sampled"] == 2 and direct["topics"] == 3
+    for row in got["runs"]:
+        want = direct["runs"][row["run"]]
+        for field in ("estimate", "low", "high", "machine_only"):
+            assert row[field] == pytest.approx(want[field], rel=1e-12, abs=1e-15), field
+    assert got["judged_fraction"] == human.table.num_rows / machine.table.num_rows
+    assert next(c for c in got["checks"] if c["check"] == "the sample is judged")["ok"]
+
+
+def test_a_topic_sample_counts_only_topics_judged_whole(sqlite_db, tmp_path):
+    db = sqlite_db  # SQLite only: the logic is the same on both
+    ids, _ = sampled_campaign(db, tmp_path, fraction=0.67, bounds=(), measure="AP", units="topics")
+    machine_labels.import_labels(db, "c", machine_labels.read(label_file(tmp_path, db)), "m@1")
+    judge_queues(db, ids, limit=2)
+    got = estimates.estimates(db, "c")
+    assert not got["available"] and got["judged_topics"] < 2
+    assert "sampled topics judged over their whole pool" in got["reason"]
 
 
 def test_partly_judged_sample_is_post_stratified(sqlite_db, tmp_path):
@@ -443,6 +504,19 @@ def test_the_sample_chosen_over_http(tmp_path):
     r = c.post("/c/c/sample", data={"csrf": c.csrf, "fraction": "half"}, follow_redirects=False)
     assert r.status_code == 422 and "fraction" in r.text
     assert json.loads(_design(site.db))["measure"] == "DCG@5"
+    r = c.post(
+        "/c/c/sample",
+        data={"csrf": c.csrf, "fraction": "0.5", "units": "topics", "measure": "AP"},
+        follow_redirects=False,
+    )
+    assert r.status_code == 303, r.text
+    assert json.loads(_design(site.db))["units"] == "topics"
+    r = boss.post(
+        "/api/campaigns/c/sample", json={"fraction": 0.7, "units": "topics", "measure": "AP"}
+    )
+    assert r.status_code == 200 and r.json()["sampled_topics"] == 2, r.text
+    r = boss.post("/api/campaigns/c/sample", json={"fraction": 0.7, "units": "queries"})
+    assert r.status_code == 422 and "units" in r.json()["error"]
     pooling.assign(site.db, "c")
     r = boss.post("/api/campaigns/c/sample", json={"fraction": 0.3})
     assert r.status_code == 409
@@ -469,6 +543,15 @@ def test_the_command_line(cli, tmp_path):
     assert status == 0 and out.startswith(f"{sampled_count(db)} of "), err
     status, out, err = cli("campaign", "export", path, "c", "--what", "pool")
     assert status == 0 and len(out.splitlines()) == len(pool_rows(db))
+    status, out, err = cli(
+        "campaign", "sample", path, "c", "--fraction", "0.5", "--units", "topics", "--measure", "AP"
+    )
+    assert status == 0 and "topics, each whole" in out, err
+    assert json.loads(_design(db))["units"] == "topics"
+    status, out, err = cli(
+        "campaign", "sample", path, "c", "--fraction", "0.4", "--strata", "2,5", "--measure", "P@3"
+    )
+    assert status == 0 and out.startswith(f"{sampled_count(db)} of "), err
     bad = write(tmp_path, "bad.txt", "t1 0 D999 1\n")
     status, out, err = cli("campaign", "machine-labels", path, "c", bad, "--assessor", "m@1")
     assert status == 2 and err.count("\n") == 1 and "not in the pool" in err, err

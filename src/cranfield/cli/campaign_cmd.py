@@ -126,7 +126,14 @@ def add_arguments(parser: Parser) -> None:
         "--fraction",
         type=float,
         required=True,
-        help="the share of each stratum people judge, in (0, 1]",
+        help="the share of each stratum (or of the topics) people judge, in (0, 1]",
+    )
+    p.add_argument(
+        "--units",
+        choices=("pairs", "topics"),
+        default="pairs",
+        help="sample pooled pairs (default; the measure must be P@k or DCG@k) or topics, "
+        "each judged over its whole pool (any measure: AP, nDCG@10...)",
     )
     p.add_argument(
         "--strata",
@@ -137,7 +144,8 @@ def add_arguments(parser: Parser) -> None:
     p.add_argument(
         "--measure",
         default="P@10",
-        help="the measure of the estimates, linear in the labels: P@k or DCG@k (default P@10)",
+        help="the measure of the estimates: with pairs P@k or DCG@k (linear in the "
+        "labels), with topics any measure (default P@10)",
     )
     add_seed(p, "sample")
 
@@ -325,12 +333,21 @@ def run_sample(args) -> int:
     bounds = sampling.parse_bounds(args.strata, "--strata")
     db = _open(args.database)
     info = sampling.choose(
-        db, args.name, args.fraction, bounds=bounds, seed=seed_value(args), measure=args.measure
+        db,
+        args.name,
+        args.fraction,
+        bounds=bounds,
+        seed=seed_value(args),
+        measure=args.measure,
+        units=args.units,
     )
-    strata = "; ".join(
-        f"ranks {h['ranks']}: {h['sampled']} of {h['pairs']}" for h in info["strata"]
-    )
-    print(f"{info['sampled']} of {info['pairs']} pooled pairs to judge ({strata})")
+    if args.units == "topics":
+        detail = f"{info['sampled_topics']} of {info['topics']} topics, each whole"
+    else:
+        detail = "; ".join(
+            f"ranks {h['ranks']}: {h['sampled']} of {h['pairs']}" for h in info["strata"]
+        )
+    print(f"{info['sampled']} of {info['pairs']} pooled pairs to judge ({detail})")
     return 0
 
 

@@ -116,6 +116,7 @@ class SampleRequest(BaseModel):
     strata: list[StrictInt] = Field(default=[], max_length=100)
     seed: StrictInt = 0
     measure: str = Field(default=sampling.DEFAULT_MEASURE, max_length=100)
+    units: str = Field(default="pairs", max_length=20)
 
 
 class ResultsRequest(BaseModel):
@@ -588,9 +589,10 @@ def machine_labels_from_form(db, name: str, form: uploads.Form) -> dict:
 
 @router.post("/campaigns/{name}/sample", name="api_sample")
 def sample(request: Request, name: str, body: SampleRequest) -> dict:
-    """Choose the pooled pairs people judge (before the assignment): ``fraction`` of
-    each stratum of best ranks (``strata``: increasing rank bounds; none: uniform), and
-    the measure of the estimates (``P@k`` or ``DCG@k``)."""
+    """Choose the pooled pairs people judge (before the assignment): ``units="pairs"``,
+    ``fraction`` of each stratum of best ranks (``strata``: increasing rank bounds; none:
+    uniform) and a measure linear in the labels (``P@k`` or ``DCG@k``); ``units="topics"``,
+    ``fraction`` of the topics, each judged over its whole pool, and any measure."""
     out = sampling.choose(
         db_of(request),
         name,
@@ -598,6 +600,7 @@ def sample(request: Request, name: str, body: SampleRequest) -> dict:
         bounds=body.strata,
         seed=body.seed,
         measure=body.measure,
+        units=body.units,
     )
     audit.note(request, fraction=body.fraction, strata=body.strata, sampled=out["sampled"])
     return out

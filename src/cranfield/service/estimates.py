@@ -8,27 +8,28 @@ and people's labels on a sample of its pairs, by
 only gathers the campaign's labels, orders the runs and says where the intervals of
 adjacent runs separate; it holds no second copy of the estimator.
 
-The units are **pairs**, not topics: people judge the pairs the sample design chose
-(:func:`cranfield.service.sampling.choose`: uniform, or stratified by rank so that the
-top ranks, where the measures weigh most, are judged more), and their queues hold only
-those. A topic-level estimate (:func:`~cranfield.judgments.ppi.ppi_evaluate`) would need
-each sampled topic judged over its whole pool, and a rank-stratified design has no
-meaning for topics. The price: the measure must be linear in the labels (``P@k``,
-``DCG@k``), for which a run's mean over topics is a sum over pooled pairs.
+The sample's units are the design's (:func:`cranfield.service.sampling.choose`).
+**Pairs**: people judge the pairs the design chose (uniform, or stratified by rank so
+that the top ranks, where the measures weigh most, are judged more), and the measure
+must be linear in the labels (``P@k``, ``DCG@k``), for which a run's mean over topics is
+a sum over pooled pairs (:func:`~cranfield.judgments.ppi.ppi_evaluate_pairs`).
+**Topics**: people judge every pooled pair of a simple random sample of topics, and
+any measure can be estimated (AP, nDCG@k...: :func:`~cranfield.judgments.ppi.ppi_evaluate`,
+topics as units); the price is that a rank-stratified design has no meaning there.
 
-While judging is under way, part of the sample has a label. The estimate then uses the
-judged pairs with the inclusion probability of their stratum's judged share,
-:math:`\\pi_h = j_h / N_h` (post-stratification; it equals the design's
-:math:`n_h / N_h` once the sample is judged), which is valid when the order of judging
-within a stratum is unrelated to the labels (the queues' blind order); the checks say
-how much of the sample is judged.
+While judging is under way, part of the sample has a label. With pairs, the estimate
+uses the judged pairs with the inclusion probability of their stratum's judged share,
+:math:`\\pi_h = j_h / N_h` (post-stratification; it equals the design's :math:`n_h / N_h`
+once the sample is judged); with topics, the topics judged over their whole pool, with
+:math:`\\pi = j / T`. Both are valid when the order of judging is unrelated to the
+labels (the queues' blind order); the checks say how much of the sample is judged.
 """
 
 from __future__ import annotations
 
 import json
 
-from ..judgments.ppi import ppi_evaluate_pairs
+from ..judgments.ppi import ppi_evaluate, ppi_evaluate_pairs
 
 
 def campaign_estimates(
@@ -40,15 +41,19 @@ def campaign_estimates(
     inclusion: dict | float | None = None,
     confidence: float = 0.95,
     rel_level: int = 1,
+    units: str = "pairs",
 ) -> dict:
     """Each run's PPI++ estimate of the mean ``measure``, best first.
 
     Parameters
     ----------
     machine, human, runs, measure, inclusion, confidence, rel_level
-        As :func:`cranfield.judgments.ppi.ppi_evaluate_pairs` takes them: the machine's
-        qrels of every pooled pair, people's qrels of the sampled pairs and each one's
-        inclusion probability (keyed by ``(topic, document)``).
+        As :func:`cranfield.judgments.ppi.ppi_evaluate_pairs` takes them (``units="pairs"``:
+        the machine's qrels of every pooled pair, people's qrels of the sampled pairs and
+        each one's inclusion probability, keyed by ``(topic, document)``) or
+        :func:`cranfield.judgments.ppi.ppi_evaluate` (``units="topics"``: people's qrels
+        of the sampled topics, each judged over its whole pool; the inclusion
+        probability per topic or one for all).
 
     Returns
     -------
@@ -57,7 +62,8 @@ def campaign_estimates(
     ``low``, ``high``, ``machine_only``, ``separated_from_next``: the run's interval and
     the next run's do not overlap, ``low > next.high``) and ``checks``.
     """
-    out = ppi_evaluate_pairs(
+    estimate = ppi_evaluate if units == "topics" else ppi_evaluate_pairs
+    out = estimate(
         machine,
         human,
         runs,
@@ -79,13 +85,18 @@ def campaign_estimates(
     )
     for this, after in zip(rows, rows[1:] + [None], strict=True):
         this["separated_from_next"] = after is not None and this["low"] > after["high"]
+    judged = out["sampled"] / out["pairs"] if units == "pairs" else _rows(human) / _rows(machine)
     return {
         "measure": measure,
         "confidence": out["confidence"],
-        "judged_fraction": out["sampled"] / out["pairs"],
+        "judged_fraction": judged,
         "runs": rows,
         "checks": out["checks"],
     }
+
+
+def _rows(qrels) -> int:
+    return qrels.table.num_rows
 
 
 def estimates(db, campaign: str, *, confidence: float = 0.95) -> dict:
@@ -136,6 +147,19 @@ def estimates(db, campaign: str, *, confidence: float = 0.95) -> dict:
     }
     if assessor is None:
         return {**base, "available": False, "reason": "no machine labels imported yet"}
+    if design.get("units") == "topics":
+        return _topic_estimates(
+            submissions.load_runs(db, rows),
+            campaign,
+            base,
+            machine_qrels(assessor, topics, documents, labels, pool),
+            topics,
+            documents,
+            sampled,
+            judged,
+            human,
+            confidence,
+        )
     if judged.sum() < 2:
         return {
             **base,
@@ -149,16 +173,7 @@ def estimates(db, campaign: str, *, confidence: float = 0.95) -> dict:
     done = np.bincount(stratum[judged], minlength=n_strata)
     left = np.bincount(stratum[sampled], minlength=n_strata)
     effective = done[stratum] / size[stratum]
-    machine = Qrels(
-        pa.table(
-            {
-                "query_id": pa.array(topics, pa.string()),
-                "doc_id": pa.array(documents, pa.string()),
-                "relevance": pa.array([labels.get(p[0], 0) for p in pool], pa.int64()),
-            }
-        ),
-        source=f"machine assessor {assessor}",
-    )
+    machine = machine_qrels(assessor, topics, documents, labels, pool)
     keep = np.flatnonzero(judged)
     keys = [(topics[i], documents[i]) for i in keep.tolist()]
     people = Qrels(
@@ -202,6 +217,90 @@ def estimates(db, campaign: str, *, confidence: float = 0.95) -> dict:
         },
     ]
     return {**base, "available": True, **out}
+
+
+def machine_qrels(assessor, topics, documents, labels, pool):
+    """The machine assessor's qrels of every pooled pair (one it did not label: 0)."""
+    import pyarrow as pa
+
+    from ..core.qrels import Qrels
+
+    return Qrels(
+        pa.table(
+            {
+                "query_id": pa.array(topics, pa.string()),
+                "doc_id": pa.array(documents, pa.string()),
+                "relevance": pa.array([labels.get(p[0], 0) for p in pool], pa.int64()),
+            }
+        ),
+        source=f"machine assessor {assessor}",
+    )
+
+
+def _topic_estimates(
+    runs, campaign, base, machine, topics, documents, sampled, judged, human, confidence
+) -> dict:
+    """:func:`estimates` of a sample of topics: the topics judged over their whole pool
+    stand for the pool's topics (``pi = j / T``, a simple random sample of them)."""
+    import numpy as np
+    import pyarrow as pa
+
+    from ..core.qrels import Qrels
+
+    names, topic_of = np.unique(np.array(topics, dtype=object), return_inverse=True)
+    in_sample = np.bincount(topic_of[sampled], minlength=len(names)) > 0
+    unjudged = np.bincount(topic_of[sampled & ~judged], minlength=len(names))
+    done = in_sample & (unjudged == 0)
+    counts = {
+        "topics": len(names),
+        "sampled_topics": int(in_sample.sum()),
+        "judged_topics": int(done.sum()),
+    }
+    if done.sum() < 2:
+        return {
+            **base,
+            **counts,
+            "available": False,
+            "reason": f"{int(done.sum())} of the {int(in_sample.sum())} sampled topics judged "
+            "over their whole pool so far: the estimates need 2 or more",
+        }
+    keep = np.flatnonzero(done[topic_of] & judged)
+    keys = [(topics[i], documents[i]) for i in keep.tolist()]
+    people = Qrels(
+        pa.table(
+            {
+                "query_id": pa.array([k[0] for k in keys], pa.string()),
+                "doc_id": pa.array([k[1] for k in keys], pa.string()),
+                "relevance": pa.array([human[k] for k in keys], pa.int64()),
+            }
+        ),
+        source=f"campaign {campaign}",
+    )
+    out = campaign_estimates(
+        machine,
+        people,
+        runs,
+        base["design"]["measure"],
+        inclusion=float(done.sum()) / len(names),
+        confidence=confidence,
+        units="topics",
+    )
+    out["checks"] += [
+        {
+            "check": "the sample is judged",
+            "ok": bool(done.sum() == in_sample.sum()),
+            "detail": f"{int(done.sum())} of {int(in_sample.sum())} sampled topics judged "
+            "over their whole pool",
+        },
+        {
+            "check": "machine labels cover the pool",
+            "ok": base["machine_labelled"] == base["pairs"],
+            "detail": f"{base['machine_labelled']} of {base['pairs']} pooled pairs labelled by "
+            f"{base['assessor']}"
+            + ("" if base["machine_labelled"] == base["pairs"] else " (the rest count as label 0)"),
+        },
+    ]
+    return {**base, **counts, "available": True, **out}
 
 
 def estimates_json(db, campaign: str) -> str:

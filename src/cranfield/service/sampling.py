@@ -1,7 +1,9 @@
-"""Which pooled pairs people judge: a uniform or rank-stratified sample with known
-inclusion probabilities, for the prediction-powered estimates of
-:func:`cranfield.judgments.ppi.ppi_evaluate_pairs` (weights :math:`1/\\pi_i`:
-Horvitz & Thompson 1952)."""
+"""Which pooled pairs people judge: a uniform or rank-stratified sample of pairs, or a
+simple random sample of topics judged over their whole pool, with known inclusion
+probabilities, for the prediction-powered estimates of
+:func:`cranfield.judgments.ppi.ppi_evaluate_pairs` and
+:func:`cranfield.judgments.ppi.ppi_evaluate` (weights :math:`1/\\pi_i`: Horvitz &
+Thompson 1952)."""
 
 from __future__ import annotations
 
@@ -52,6 +54,32 @@ def sample_pairs(ranks, fraction: float, *, bounds=(), seed: int = 0):
 #: the measure of the estimates when the coordinator names none
 DEFAULT_MEASURE = "P@10"
 
+#: the units of a human sample: pooled pairs (any share of each rank stratum; the
+#: measure must be linear in the labels) or topics (each judged over its whole pool;
+#: any measure)
+UNITS = ("pairs", "topics")
+
+
+def check_design(units: str, bounds, measure: str) -> None:
+    """A :class:`ParameterError` unless ``units`` is one of :data:`UNITS`, rank strata are
+    asked for only with pairs, and ``measure`` is one the units can estimate."""
+    if units not in UNITS:
+        raise ParameterError("units", " or ".join(UNITS), units)
+    if units == "pairs":
+        from ..judgments.ppi import linear_measure
+
+        linear_measure(measure)
+        return
+    if bounds:
+        raise ParameterError("strata", "none when the units are topics", list(bounds))
+    from ..core.measures.names import parse
+    from ..errors import MeasureError
+
+    try:
+        parse(str(measure))
+    except MeasureError as exc:
+        raise ParameterError("measure", f"a measure name ({exc})", measure) from None
+
 
 def parse_bounds(text: str, what: str = "strata") -> list[int]:
     """Rank bounds written ``10,30`` (empty: none, a uniform sample)."""
@@ -93,28 +121,33 @@ def choose(
     bounds=(),
     seed: int = 0,
     measure: str = DEFAULT_MEASURE,
+    units: str = "pairs",
 ) -> dict:
-    """Choose the pooled pairs people judge: :func:`sample_pairs` over the pool, strata by
-    each pair's best rank over the campaign's runs (:func:`best_ranks`). Each pair's
-    stratum is stored, and each sampled pair's inclusion probability; assessors' queues
-    (:func:`cranfield.service.pooling.assign`) then hold only the sampled pairs. Must come
-    after the pool and before the assignment. ``measure``: the measure of the
-    prediction-powered estimates, linear in the labels (``P@k`` or ``DCG@k``), since the
-    units of the sample are pairs (:func:`cranfield.judgments.ppi.ppi_evaluate_pairs`).
+    """Choose the pooled pairs people judge. With ``units="pairs"``: :func:`sample_pairs`
+    over the pool, strata by each pair's best rank over the campaign's runs
+    (:func:`best_ranks`); ``measure``, the measure of the prediction-powered estimates,
+    must be linear in the labels (``P@k`` or ``DCG@k``:
+    :func:`cranfield.judgments.ppi.ppi_evaluate_pairs`). With ``units="topics"``: a
+    simple random sample of ``fraction`` of the pool's topics (at least one), every
+    pooled pair of each judged, inclusion probability ``n / T``; any measure
+    (:func:`cranfield.judgments.ppi.ppi_evaluate`: AP, nDCG@k...), no strata. Each
+    pair's stratum is stored, and each sampled pair's inclusion probability; assessors'
+    queues (:func:`cranfield.service.pooling.assign`) then hold only the sampled pairs.
+    Must come after the pool and before the assignment.
 
-    Returns ``{"fraction", "bounds", "seed", "measure", "pairs", "sampled", "strata"}``
-    (``strata``: per stratum ``{"ranks", "pairs", "sampled", "inclusion"}``).
+    Returns ``{"fraction", "bounds", "seed", "measure", "units", "pairs", "sampled",
+    "strata"}`` (``strata``: per stratum ``{"ranks", "pairs", "sampled", "inclusion"}``;
+    with topics also ``"topics"`` and ``"sampled_topics"``).
     """
     import json
 
     from sqlalchemy import func, select, update
 
-    from ..judgments.ppi import linear_measure
     from . import campaigns, submissions
     from .models import Pair, Task
     from .problems import Conflict
 
-    linear_measure(measure)
+    check_design(units, bounds, measure)
     bounds = tuple(int(b) for b in bounds)
     if any(b < 1 for b in bounds):
         raise ParameterError("strata bounds", "ranks of 1 or more", list(bounds))
@@ -135,12 +168,30 @@ def choose(
     if not pool:
         raise ParameterError("sample", "a campaign with a pool (build it first)", campaign)
     ids = np.array([p[0] for p in pool], np.int64)
-    ranks = best_ranks(submissions.load_runs(db, rows), [p[1] for p in pool], [p[2] for p in pool])
-    chosen, pi = sample_pairs(ranks, fraction, bounds=bounds, seed=seed)
-    stratum = np.searchsorted(np.asarray(bounds, np.int64), ranks, side="left")
+    extra = {}
+    if units == "topics":
+        names, topic_of = np.unique(
+            np.array([p[1] for p in pool], dtype=object), return_inverse=True
+        )
+        taken, pi = sample_pairs(np.ones(len(names), np.int64), fraction, seed=seed)
+        chosen = np.flatnonzero(np.isin(topic_of, taken))
+        pi = np.full(len(chosen), pi[0] if len(pi) else np.nan)
+        stratum = np.zeros(len(ids), np.int64)
+        extra = {"topics": len(names), "sampled_topics": len(taken)}
+    else:
+        runs = submissions.load_runs(db, rows)
+        ranks = best_ranks(runs, [p[1] for p in pool], [p[2] for p in pool])
+        chosen, pi = sample_pairs(ranks, fraction, bounds=bounds, seed=seed)
+        stratum = np.searchsorted(np.asarray(bounds, np.int64), ranks, side="left")
     inclusion = np.full(len(ids), np.nan)
     inclusion[chosen] = pi
-    design = {"fraction": fraction, "bounds": list(bounds), "seed": seed, "measure": measure}
+    design = {
+        "fraction": fraction,
+        "bounds": list(bounds),
+        "seed": seed,
+        "measure": measure,
+        "units": units,
+    }
     with db.write() as s:
         c = campaigns.get(s, campaign)
         if s.scalar(select(func.count()).select_from(Task).where(Task.campaign_id == cid)):
@@ -163,6 +214,7 @@ def choose(
         "pairs": len(ids),
         "sampled": len(chosen),
         "strata": strata(stratum, inclusion, bounds),
+        **extra,
     }
 
 

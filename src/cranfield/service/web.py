@@ -627,6 +627,7 @@ async def sample_form(request: Request, name: str):
         bounds=bounds,
         seed=_int(f.get("seed", ""), "seed", 0),
         measure=f.get("measure", "").strip() or sampling.DEFAULT_MEASURE,
+        units=f.get("units", "").strip() or "pairs",
     )
     audit.note(request, fraction=fraction, strata=bounds, sampled=out["sampled"])
     return back(
