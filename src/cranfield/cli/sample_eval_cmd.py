@@ -18,6 +18,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("qrels", help="sampled qrels: topic iteration docno stratum relevance")
     parser.add_argument("run", help="a TREC run: topic Q0 docno rank score runid")
     parser.add_argument("-q", action="store_true", help="each topic's values first")
+    parser.add_argument(
+        "--statap",
+        action="store_true",
+        help="also statAP and statPC@10 (Aslam, Pavlu & Yilmaz 2006), after sample_eval's "
+        "lines; needs six-column qrels (the inclusion probability last: "
+        "'cranfield pool sampled --probabilities')",
+    )
+    parser.add_argument(
+        "--ci",
+        action="store_true",
+        help="with --statap: a 95%% interval 'lo hi' after each statAP/statPC@10 value",
+    )
     add_output(parser, via_stdout=True)
 
 
@@ -25,5 +37,15 @@ def run(args: argparse.Namespace) -> int:
     from ..judgments.sampled import evaluate_sampled, sample_eval_text
     from ._output import deliver
 
-    deliver(sample_eval_text(evaluate_sampled(args.qrels, args.run), args.q), None)
+    if args.ci and not args.statap:
+        from ..errors import ParameterError
+
+        raise ParameterError("--ci", "with --statap", True)
+    result = evaluate_sampled(args.qrels, args.run, statap=args.statap)
+    text = sample_eval_text(result, args.q)
+    if args.statap:
+        from ..judgments.sampled import statap_text
+
+        text += statap_text(result, args.q, args.ci)
+    deliver(text, None)
     return 0
