@@ -39,6 +39,7 @@ REGISTRY_MODULES = (
     "cranfield.fusion.normalise",
     "cranfield.ltr.rankers",
     "cranfield.meta.registry",
+    "cranfield.pooling.sampling",
     "cranfield.pooling.strategies",
     "cranfield.rec.measures",
     "cranfield.rec.splits",
