@@ -28,7 +28,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--ci",
         action="store_true",
-        help="with --statap: a 95%% interval 'lo hi' after each statAP/statPC@10 value",
+        help="95%% intervals 'lo hi': of the mean over topics (topics as sampling units) "
+        "of infAP and infNDCG, and with --statap of statAP and statPC@10, per topic too "
+        "(Horvitz-Thompson); needs SciPy (the stats extra)",
     )
     add_output(parser, via_stdout=True)
 
@@ -37,15 +39,11 @@ def run(args: argparse.Namespace) -> int:
     from ..judgments.sampled import evaluate_sampled, sample_eval_text
     from ._output import deliver
 
-    if args.ci and not args.statap:
-        from ..errors import ParameterError
-
-        raise ParameterError("--ci", "with --statap", True)
     result = evaluate_sampled(args.qrels, args.run, statap=args.statap)
     text = sample_eval_text(result, args.q)
-    if args.statap:
-        from ..judgments.sampled import statap_text
+    if args.statap or args.ci:
+        from ..judgments.sampled import extra_text
 
-        text += statap_text(result, args.q, args.ci)
+        text += extra_text(result, args.q, args.ci)
     deliver(text, None)
     return 0

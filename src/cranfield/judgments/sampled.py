@@ -388,28 +388,57 @@ def sample_eval_text(result: SampledEvaluation, per_topic: bool = False) -> str:
 Z95 = 1.959963984540054
 
 
-def statap_text(result: SampledEvaluation, per_topic: bool = False, ci: bool = False) -> str:
-    """statAP and statPC@10 lines in sample_eval's layout; with ``ci``, a 95% interval
-    ``lo hi`` after each: per topic from the topic's variance, for the mean over topics
-    from the sum of the topics' variances over T^2 (the topics held fixed: the interval
-    covers the full-judgment mean of these topics, not a population of topics)."""
+def mean_interval(values: list[float], variances: list[float] | None = None) -> tuple:
+    r"""95% interval of the mean over topics, the topics as the sampling units:
+    :math:`\bar x \pm t_{0.975, T-1}\, s/\sqrt T` (s: the standard deviation of the
+    topics' estimates, which holds both the topics' spread and each estimate's sampling
+    error). One topic: its own interval from ``variances`` (none without them)."""
+    n = len(values)
+    mean = sum(values) / n
+    if n < 2:
+        half = Z95 * math.sqrt(variances[0]) if variances else math.nan
+        return mean - half, mean + half
+    from ..distributions import t_ppf
+
+    spread = math.sqrt(sum((v - mean) ** 2 for v in values) / (n - 1))
+    half = float(t_ppf(0.975, n - 1)) * spread / math.sqrt(n)
+    return mean - half, mean + half
+
+
+def extra_text(result: SampledEvaluation, per_topic: bool = False, ci: bool = False) -> str:
+    """What ``sample_eval --statap``/``--ci`` add after sample_eval's own lines, in its
+    layout: statAP and statPC@10 (when computed), and with ``ci`` the 95% intervals
+    ``lo hi``: per topic for statAP and statPC@10 (Horvitz-Thompson,
+    :mod:`cranfield.judgments.statap`), and of the mean over topics for every estimate
+    (:func:`mean_interval`)."""
     stat = result.stat or []
     lines = []
 
-    def values(name: str, topic: str, value: float, var: float, sep: str) -> None:
-        lines.append(f"{name}{sep}{topic}\t\t{value:6.4f}")
+    def interval(name: str, topic: str, lo: float, hi: float) -> None:
+        tab = "\t\t" if len(name) + 5 < 8 else "\t"
+        lines.append(f"{name}_ci95{tab}{topic}\t\t{lo:6.4f} {hi:6.4f}")
+
+    def topic_lines(name: str, topic: str, value: float, var: float) -> None:
+        tab = "\t\t" if len(name) < 8 else "\t"
+        lines.append(f"{name}{tab}{topic}\t\t{value:6.4f}")
         if ci:
             half = Z95 * math.sqrt(var)
-            lines.append(f"{name}_ci95{sep}{topic}\t\t{value - half:6.4f} {value + half:6.4f}")
+            interval(name, topic, value - half, value + half)
 
     if per_topic:
         for e in stat:
-            values("statAP", e.topic, e.stat_ap, e.stat_ap_var, "\t\t")
-            values("statPC@10", e.topic, e.stat_pc, e.stat_pc_var, "\t")
-    n = len(stat)
-    if n:
-        mean_ap = sum(e.stat_ap for e in stat) / n
-        mean_pc = sum(e.stat_pc for e in stat) / n
-        values("statAP", "all", mean_ap, sum(e.stat_ap_var for e in stat) / n**2, "\t\t")
-        values("statPC@10", "all", mean_pc, sum(e.stat_pc_var for e in stat) / n**2, "\t")
-    return "\n".join(lines) + "\n"
+            topic_lines("statAP", e.topic, e.stat_ap, e.stat_ap_var)
+            topic_lines("statPC@10", e.topic, e.stat_pc, e.stat_pc_var)
+    if stat:
+        for name, value, var in (
+            ("statAP", [e.stat_ap for e in stat], [e.stat_ap_var for e in stat]),
+            ("statPC@10", [e.stat_pc for e in stat], [e.stat_pc_var for e in stat]),
+        ):
+            tab = "\t\t" if len(name) < 8 else "\t"
+            lines.append(f"{name}{tab}all\t\t{sum(value) / len(value):6.4f}")
+            if ci:
+                interval(name, "all", *mean_interval(value, var))
+    if ci and len(result.topics) > 1:  # (no per-topic variance of these: one topic, none)
+        interval("infAP", "all", *mean_interval([e.inf_ap for e in result.topics]))
+        interval("infNDCG", "all", *mean_interval([e.inf_ndcg for e in result.topics]))
+    return "\n".join(lines) + "\n" if lines else ""
