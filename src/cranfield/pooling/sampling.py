@@ -56,12 +56,9 @@ def _group_sizes(group: np.ndarray, n_groups: int, rate: float, size: int) -> np
     ``max(1, round(rate * N_g))`` of its ``N_g`` items."""
     counts = np.bincount(group, minlength=n_groups)
     if size:
-        small = np.flatnonzero(counts < size)
-        if len(small):
+        if len(counts) and size > counts.min():
             raise ParameterError(
-                "--size",
-                f"at most the smallest pool ({int(counts[small[0]])} pairs)",
-                size,
+                "--size", f"at most the smallest pool ({int(counts.min())} pairs)", size
             )
         return np.full(n_groups, size, dtype=np.int64)
     return np.minimum(counts, np.maximum(1, np.floor(rate * counts + 0.5))).astype(np.int64)
