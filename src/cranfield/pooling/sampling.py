@@ -53,7 +53,7 @@ def _fixed_size_draw(group: np.ndarray, sizes: np.ndarray, rng) -> np.ndarray:
 
 def _group_sizes(group: np.ndarray, n_groups: int, rate: float, size: int) -> np.ndarray:
     """Per group: ``size`` (refused when a group has fewer items), else
-    ``max(1, round(rate * N_g))`` of its ``N_g`` items."""
+    ``max(1, floor(rate * N_g + 1/2))`` of its ``N_g`` items."""
     counts = np.bincount(group, minlength=n_groups)
     if size:
         if len(counts) and size > counts.min():
@@ -61,6 +61,11 @@ def _group_sizes(group: np.ndarray, n_groups: int, rate: float, size: int) -> np
                 "--size", f"at most the smallest pool ({int(counts.min())} pairs)", size
             )
         return np.full(n_groups, size, dtype=np.int64)
+    return _rounded(counts, rate)
+
+
+def _rounded(counts: np.ndarray, rate) -> np.ndarray:
+    """``min(N, max(1, floor(rate * N + 1/2)))`` of each count N (halves up)."""
     return np.minimum(counts, np.maximum(1, np.floor(rate * counts + 0.5))).astype(np.int64)
 
 
@@ -77,7 +82,7 @@ register(
         name="uniform",
         behaviour=_uniform,
         summary="Simple random sample of every topic's pool (one stratum).",
-        formula="per topic, n = size, or max(1, round(rate * D)) of its D pooled pairs, drawn "
+        formula="per topic, n = size, or max(1, floor(rate * D + 1/2)) of its D pooled pairs, drawn "
         "without replacement, every n-subset equally likely; pi = n / D.",
         citation="Yilmaz & Aslam 2006 (infAP: estimating average precision with incomplete "
         "and imperfect judgments, CIKM)",
@@ -113,7 +118,7 @@ def _stratified(topic, best_rank, prior, rng, strata: tuple, rates: tuple):
     n_groups = (int(topic.max()) + 1) * n_strata if len(topic) else 0
     counts = np.bincount(group, minlength=n_groups)
     rate = np.tile(np.asarray(rates, dtype=np.float64), n_groups // max(n_strata, 1))
-    sizes = np.minimum(counts, np.maximum(1, np.floor(rate * counts + 0.5))).astype(np.int64)
+    sizes = _rounded(counts, rate)
     drawn = _fixed_size_draw(group, sizes, rng)
     probability = (sizes / np.maximum(counts, 1))[group]
     return stratum + 1, probability, drawn
@@ -126,7 +131,7 @@ register(
         summary="Strata by the best rank over the runs, each sampled at its own rate (xinfAP).",
         formula="stratum of a pair: the first bound b_s >= its best rank over the runs (pairs "
         "deeper than the last bound join the last stratum); in each (topic, stratum) of D_s "
-        "pairs, n_s = max(1, round(rate_s * D_s)) drawn without replacement; pi = n_s / D_s.",
+        "pairs, n_s = max(1, floor(rate_s * D_s + 1/2)) drawn without replacement; pi = n_s / D_s.",
         citation="Yilmaz, Kanoulas & Aslam 2008 (a simple and efficient sampling method for "
         "estimating AP and NDCG, SIGIR)",
         params=(
@@ -171,7 +176,7 @@ register(
         summary="Inclusion probability proportional to the AP-prior of the runs (statAP).",
         formula="prior(d) = sum over runs of (1/(2N)) (1 + sum_{i=rank(d)}^{N} 1/i) (N: the "
         "deepest pooled rank); pi_d = min(1, c prior(d)) with sum_d pi_d = n per topic (n = "
-        "size, or max(1, round(rate * D))); each pair drawn independently with probability "
+        "size, or max(1, floor(rate * D + 1/2))); each pair drawn independently with probability "
         "pi_d (Poisson sampling without replacement: the sample size is n on average).",
         citation="Aslam, Pavlu & Yilmaz 2006 (a statistical method for system evaluation "
         "using incomplete judgments, SIGIR); Pavlu & Aslam 2007 (a practical sampling "
