@@ -5,6 +5,9 @@ rate 1 the sampled estimates equal the measures of the complete judgments of the
 
 from __future__ import annotations
 
+import importlib.util
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -13,24 +16,12 @@ from cranfield.pooling.sampling import SAMPLE_DESIGNS, _pps_probabilities, ap_pr
 
 
 def _collection(tmp_path, seed=1, topics=4, docs=200, runs=3, depth=40):
-    rng = np.random.default_rng(seed)
-    rel = rng.random((topics, docs)) < 0.15
-    grades = rel * rng.integers(1, 3, (topics, docs))
-    q = tmp_path / "qrels"
-    q.write_text(
-        "".join(f"{t + 1} 0 D{d} {grades[t, d]}\n" for t in range(topics) for d in range(docs))
-    )
-    paths = []
-    for r in range(runs):
-        lines = []
-        for t in range(topics):
-            score = rel[t] * rng.normal(1 + r / 2, 1, docs) + rng.normal(0, 1, docs)
-            for k, d in enumerate(np.argsort(-score)[:depth]):
-                lines.append(f"{t + 1} Q0 D{d} {k + 1} {score[d]:.6f} run{r}\n")
-        p = tmp_path / f"run{r}"
-        p.write_text("".join(lines))
-        paths.append(str(p))
-    return str(q), paths
+    """Complete qrels and runs: the coverage benchmark's generator."""
+    path = Path(__file__).resolve().parents[2] / "benchmarks" / "sampled_coverage.py"
+    spec = importlib.util.spec_from_file_location("sampled_coverage", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.write_collection(tmp_path, seed, topics, docs, runs, depth)
 
 
 def _frame(path):

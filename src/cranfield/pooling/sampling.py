@@ -69,6 +69,21 @@ def _rounded(counts: np.ndarray, rate) -> np.ndarray:
     return np.minimum(counts, np.maximum(1, np.floor(rate * counts + 0.5))).astype(np.int64)
 
 
+def _rate_and_size(what: str) -> tuple[Param, Param]:
+    """The ``rate`` and ``size`` parameters of a design drawing per topic (``what``:
+    ``"expected "`` when the sample's size varies)."""
+    return (
+        Param(
+            "rate",
+            float,
+            1.0,
+            f"{what}fraction of each topic's pool",
+            **number_in(0, 1, open_lo=True),
+        ),
+        Param("size", int, 0, f"{what}pairs per topic (0: use rate)", **integer_at_least(0)),
+    )
+
+
 def _uniform(topic, best_rank, prior, rng, rate: float, size: int):
     n_topics = int(topic.max()) + 1 if len(topic) else 0
     sizes = _group_sizes(topic, n_topics, rate, size)
@@ -86,12 +101,7 @@ register(
         "without replacement, every n-subset equally likely; pi = n / D.",
         citation="Yilmaz & Aslam 2006 (infAP: estimating average precision with incomplete "
         "and imperfect judgments, CIKM)",
-        params=(
-            Param(
-                "rate", float, 1.0, "fraction of each topic's pool", **number_in(0, 1, open_lo=True)
-            ),
-            Param("size", int, 0, "pairs per topic (0: use rate)", **integer_at_least(0)),
-        ),
+        params=_rate_and_size(""),
     )
 )
 
@@ -181,16 +191,7 @@ register(
         citation="Aslam, Pavlu & Yilmaz 2006 (a statistical method for system evaluation "
         "using incomplete judgments, SIGIR); Pavlu & Aslam 2007 (a practical sampling "
         "strategy for efficient retrieval evaluation); Hájek 1964 (Poisson sampling)",
-        params=(
-            Param(
-                "rate",
-                float,
-                1.0,
-                "expected fraction of each topic's pool",
-                **number_in(0, 1, open_lo=True),
-            ),
-            Param("size", int, 0, "expected pairs per topic (0: use rate)", **integer_at_least(0)),
-        ),
+        params=_rate_and_size("expected "),
     )
 )
 
