@@ -184,8 +184,8 @@ register(
         name="statap",
         behaviour=_statap,
         summary="Inclusion probability proportional to the AP-prior of the runs (statAP).",
-        formula="prior(d) = sum over runs of (1/(2N)) (1 + sum_{i=rank(d)}^{N} 1/i) (N: the "
-        "deepest pooled rank); pi_d = min(1, c prior(d)) with sum_d pi_d = n per topic (n = "
+        formula="prior(d) = sum over the runs that retrieved d, at any rank, of (1/(2N)) (1 + "
+        "sum_{i=rank(d)}^{N} 1/i) (N: the deepest rank at which a run retrieved a pooled pair); pi_d = min(1, c prior(d)) with sum_d pi_d = n per topic (n = "
         "size, or max(1, floor(rate * D + 1/2))); each pair drawn independently with probability "
         "pi_d (Poisson sampling without replacement: the sample size is n on average).",
         citation="Aslam, Pavlu & Yilmaz 2006 (a statistical method for system evaluation "
