@@ -161,3 +161,42 @@ def test_a_drawn_pair_without_a_judgment_is_refused(tmp_path, cli):
     partial.write_text("1 0 D0 1\n")
     status, out, err = cli("pool", "sampled", str(frame), str(partial))
     assert status != 0 and "drawn pair(s) have no judgment" in err and err.count("\n") == 1
+
+
+def _straightforward_pi(prior: dict, n: float) -> dict:
+    """pi_d = min(1, c prior_d), sum pi = n: cap, rescale the rest, repeat."""
+    certain: set = set()
+    while True:
+        rest = {d: w for d, w in prior.items() if d not in certain}
+        c = (n - len(certain)) / sum(rest.values())
+        over = {d for d, w in rest.items() if c * w >= 1}
+        if not over:
+            return {d: 1.0 if d in certain else c * w for d, w in prior.items()}
+        certain |= over
+
+
+def test_statap_probabilities_follow_the_ap_prior_of_every_rank(tmp_path):
+    _, runs = _collection(tmp_path, seed=9, topics=3, docs=120, runs=3, depth=60)
+    frame = tmp_path / "frame"
+    argv = ["pool", *runs, "-k", "15", "--sample", "statap", "--size", "8", "-o", str(frame)]
+    assert main(argv) == 0
+    ranks: dict[tuple, list] = {}
+    deepest = 0
+    rows = _frame(frame)
+    pooled = {(r[0], r[1]) for r in rows}
+    for path in runs:
+        for line in open(path):
+            t, _, d, k = line.split()[:4]
+            ranks.setdefault((t, d), []).append(int(k))
+            if (t, d) in pooled:
+                deepest = max(deepest, int(k))
+    for t in sorted({r[0] for r in rows}):
+        prior = {}
+        for _, d, *_ in (r for r in rows if r[0] == t):
+            prior[d] = sum(
+                (1 + sum(1 / i for i in range(k, deepest + 1))) / (2 * deepest)
+                for k in ranks[(t, d)]
+            )
+        expected = _straightforward_pi(prior, 8)
+        for _, d, _, p, _ in (r for r in rows if r[0] == t):
+            assert float(p) == pytest.approx(expected[d], rel=1e-9), (t, d)
