@@ -200,3 +200,15 @@ def test_statap_probabilities_follow_the_ap_prior_of_every_rank(tmp_path):
         expected = _straightforward_pi(prior, 8)
         for _, d, _, p, _ in (r for r in rows if r[0] == t):
             assert float(p) == pytest.approx(expected[d], rel=1e-9), (t, d)
+
+
+def test_the_prior_counts_only_the_pooled_runs(tmp_path):
+    _, runs = _collection(tmp_path, seed=2, topics=2, docs=100, runs=4, depth=30)
+    groups = tmp_path / "groups"
+    groups.write_text("run0 G\nrun1 G\nrun2 H\nrun3 H\n")
+    limited, alone = tmp_path / "limited", tmp_path / "alone"
+    design = ["-k", "10", "--sample", "statap", "--rate", "0.4"]
+    argv = ["pool", *runs, *design, "--per-group", "1", "--groups", str(groups)]
+    assert main([*argv, "-o", str(limited)]) == 0
+    assert main(["pool", runs[0], runs[2], *design, "-o", str(alone)]) == 0
+    assert limited.read_bytes() == alone.read_bytes()

@@ -193,7 +193,9 @@ def run_pool(argv: list[str]) -> int:
         from ..pooling.files import read_runs
         from ..pooling.sampling import sample_pool
 
-        drawn = sample_pool(read_runs(args.runs), pool, design, seed, **design_params)
+        # the runs again, whole (the prior counts every rank); only the pooled ones
+        runs = [r for r in read_runs(args.runs) if r.name in pool.runs]
+        drawn = sample_pool(runs, pool, design, seed, **design_params)
         if args.to_judge:
             deliver(drawn.to_judge(args.format), args.to_judge)
         deliver(drawn.frame_bytes(), args.output)
