@@ -140,6 +140,8 @@ def _sample_params(args) -> tuple[str, dict]:
     else:
         if args.strata is not None:
             raise ParameterError("--strata", "only with --sample stratified", args.strata)
+        if args.size is not None and args.size < 1:
+            raise ParameterError("--size", "an integer >= 1", args.size)
         if args.size is not None and args.rate is not None:
             raise ParameterError("--size", "--rate or --size, not both", args.size)
         params = {"rate": args.rate, "size": args.size}
