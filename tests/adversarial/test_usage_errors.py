@@ -39,6 +39,7 @@ CASES: dict[str, dict[str, list[str]]] = {
         "choice": ["p", "--assessors", "a", "-o", "d", "--order", "x"],
     },
     "pool merge": {"missing": [], "choice": ["d", "--combine", "mean"]},
+    "pool sampled": {"missing": ["f"], "extra": ["f", "q", "x"]},
     "agreement": {"missing": ["--judgments"], "choice": ["a", "b", "--level", "bogus"]},
     "aggregate": {"missing": ["--judgments"], "choice": ["a", "--method", "bogus"]},
     "assessors": {"missing": ["--judgments"], "choice": ["a", "--level", "bogus"]},

@@ -39,6 +39,7 @@ REGISTRY_MODULES = (
     "cranfield.fusion.normalise",
     "cranfield.ltr.rankers",
     "cranfield.meta.registry",
+    "cranfield.pooling.sampling",
     "cranfield.pooling.strategies",
     "cranfield.rec.measures",
     "cranfield.rec.splits",
@@ -332,6 +333,7 @@ def test_generated_reference_sections_are_up_to_date():
             )
     assert "cranfield.compare.stats:STAT_TESTS" in pages.get("compare.md", [])
     assert "cranfield.pooling.strategies:STRATEGIES" in pages.get("pooling.md", [])
+    assert "cranfield.pooling.sampling:SAMPLE_DESIGNS" in pages.get("sampling.md", [])
     assert "cranfield.clicks.registry:CLICK_MODELS" in pages.get("clicks.md", [])
     assert "cranfield.ltr.rankers:RANKERS" in pages.get("ltr.md", [])
     assert "cranfield.judgments.ppi:PPI_ESTIMATORS" in pages.get("machine-assessors.md", [])

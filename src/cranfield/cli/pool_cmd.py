@@ -82,8 +82,71 @@ def _pool_parser() -> Parser:
         "local (default) or dask: read the runs in Dask workers, one task per run file, "
         "cut there to the pool depth (docs/scaling.md)",
     )
-    add_output(p)
+    _add_sampling(p)
+    add_output(p, help="the pool (with --sample: the sampling frame) (default: standard output)")
     return p
+
+
+def _add_sampling(p: Parser) -> None:
+    """``--sample DESIGN`` and its parameters (docs/sampling.md)."""
+    g = p.add_argument_group("sampled judging (docs/sampling.md)")
+    g.add_argument(
+        "--sample",
+        metavar="DESIGN",
+        help="draw the pairs to judge: uniform, stratified or statap; -o then gets the "
+        "sampling frame 'topic docno stratum probability sampled' of every pooled pair",
+    )
+    g.add_argument(
+        "--rate",
+        help="uniform, statap: the fraction of each topic's pool to draw (default 1); "
+        "stratified: one rate per stratum, e.g. 1,0.5,0.1",
+    )
+    g.add_argument("--size", type=int, help="uniform, statap: pairs to draw per topic")
+    g.add_argument(
+        "--strata",
+        help="stratified: rank bounds of the strata (best rank over the runs), e.g. 10,30,100",
+    )
+    add_seed(g, "--sample draw")
+    add_output(
+        g,
+        flags=("--to-judge",),
+        help="with --sample: also write the drawn pairs (in --format) for judging",
+    )
+
+
+def _sample_params(args) -> tuple[str, dict]:
+    """The design named by --sample and its parameters from --rate/--size/--strata."""
+    from ..errors import ParameterError
+    from ..pooling.sampling import SAMPLE_DESIGNS
+
+    if args.sample is None:
+        for flag in ("rate", "size", "strata", "to_judge"):
+            if getattr(args, flag) is not None:
+                raise ParameterError(
+                    "--" + flag.replace("_", "-"), "only with --sample", getattr(args, flag)
+                )
+        return "", {}
+    design = SAMPLE_DESIGNS.lookup(args.sample).name
+    if design == "stratified":
+        if args.size is not None:
+            raise ParameterError(
+                "--size", "not with --sample stratified (give --rate per stratum)", args.size
+            )
+        if args.strata is None or args.rate is None:
+            raise ParameterError(
+                "--sample stratified", "--strata B1,B2,... and --rate R1,R2,...", None
+            )
+        params = {"strata": args.strata, "rates": args.rate}
+    else:
+        if args.strata is not None:
+            raise ParameterError("--strata", "only with --sample stratified", args.strata)
+        if args.size is not None and args.size < 1:
+            raise ParameterError("--size", "an integer >= 1", args.size)
+        if args.size is not None and args.rate is not None:
+            raise ParameterError("--size", "--rate or --size, not both", args.size)
+        params = {"rate": args.rate, "size": args.size}
+    params = {k: v for k, v in params.items() if v is not None}
+    return design, SAMPLE_DESIGNS.lookup(design).resolve(params)
 
 
 def run_pool(argv: list[str]) -> int:
@@ -106,6 +169,8 @@ def run_pool(argv: list[str]) -> int:
         overrides["n"] = args.budget
         overrides["order"] = args.order
     parse(spec, **overrides)  # parameters are checked before reading
+    design, design_params = _sample_params(args)
+    seed = seed_value(args)
     if args.per_group is not None and args.groups is None and args.group_sep is None:
         raise ParameterError("--per-group", "--groups FILE or --group-sep SEP as well", None)
     check_outputs(args)
@@ -126,7 +191,43 @@ def run_pool(argv: list[str]) -> int:
             f"{args.per_group} per group); left out: {', '.join(left)}",
             file=sys.stderr,
         )
+    if design:
+        from ..pooling.files import read_runs
+        from ..pooling.sampling import sample_pool
+
+        # the runs again, whole (the prior counts every rank); only the pooled ones
+        runs = [r for r in read_runs(args.runs) if r.name in pool.runs]
+        drawn = sample_pool(runs, pool, design, seed, **design_params)
+        if args.to_judge:
+            deliver(drawn.to_judge(args.format), args.to_judge)
+        deliver(drawn.frame_bytes(), args.output)
+        return 0
     deliver(pool.to_bytes(args.format), args.output)
+    return 0
+
+
+ACTIONS["sampled"] = "join the judgments of the drawn pairs into TREC's sampled qrels"
+
+
+def run_sampled(argv: list[str]) -> int:
+    from ..pooling.sampling import join_judgments
+
+    p = Parser(
+        prog="cranfield pool sampled",
+        description=ACTIONS["sampled"] + ": 'topic 0 docno stratum relevance' lines (-1: "
+        "pooled, not drawn), as sample_eval reads them",
+    )
+    p.add_argument("frame", help="the sampling frame written by 'cranfield pool --sample'")
+    p.add_argument("qrels", help="the judgments of the drawn pairs")
+    p.add_argument(
+        "--probabilities",
+        action="store_true",
+        help="a sixth column: the inclusion probability (what sample_eval --statap reads)",
+    )
+    add_output(p)
+    args = p.parse_args(argv)
+    check_outputs(args)
+    deliver(join_judgments(args.frame, args.qrels, args.probabilities), args.output)
     return 0
 
 

@@ -18,6 +18,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("qrels", help="sampled qrels: topic iteration docno stratum relevance")
     parser.add_argument("run", help="a TREC run: topic Q0 docno rank score runid")
     parser.add_argument("-q", action="store_true", help="each topic's values first")
+    parser.add_argument(
+        "--statap",
+        action="store_true",
+        help="also statAP and statPC@10 (Aslam, Pavlu & Yilmaz 2006), after sample_eval's "
+        "lines; needs six-column qrels (the inclusion probability last: "
+        "'cranfield pool sampled --probabilities')",
+    )
+    parser.add_argument(
+        "--ci",
+        action="store_true",
+        help="95%% intervals 'lo hi': of the mean over topics (topics as sampling units) "
+        "of infAP and infNDCG, and with --statap of statAP and statPC@10, per topic too "
+        "(Horvitz-Thompson); needs SciPy (the stats extra)",
+    )
     add_output(parser, via_stdout=True)
 
 
@@ -25,5 +39,11 @@ def run(args: argparse.Namespace) -> int:
     from ..judgments.sampled import evaluate_sampled, sample_eval_text
     from ._output import deliver
 
-    deliver(sample_eval_text(evaluate_sampled(args.qrels, args.run), args.q), None)
+    result = evaluate_sampled(args.qrels, args.run, statap=args.statap)
+    text = sample_eval_text(result, args.q)
+    if args.statap or args.ci:
+        from ..judgments.sampled import extra_text
+
+        text += extra_text(result, args.q, args.ci)
+    deliver(text, None)
     return 0

@@ -63,27 +63,35 @@ class SampledTopic:
     (``-1``: pooled, not sampled) and the relevance's text (its grade label)."""
 
     docs: dict[str, tuple[str, int, str]] = field(default_factory=dict)
+    #: the inclusion probability of every pooled document (six-column files only)
+    probability: dict[str, float] = field(default_factory=dict)
 
 
 def read_sampled_qrels(path) -> dict[str, SampledTopic]:
     """Sampled qrels (``topic iteration docno stratum relevance``), by topic (leading
-    zeros of the topic removed); :class:`InputError` with the line of a problem."""
+    zeros of the topic removed); :class:`InputError` with the line of a problem.
+
+    Every line may carry a sixth field, the document's inclusion probability in (0, 1]
+    (``cranfield pool sampled --probabilities``: what statAP needs); then all lines do."""
     from ..core.io.source import read_bytes, source_name
 
     name = source_name(str(path))
     text = read_bytes(str(path), name).decode("utf-8", "replace")
     topics: dict[str, SampledTopic] = {}
+    width = None
     for number, line in enumerate(text.splitlines(), 1):
         fields = line.split()
         if not fields:
             continue
-        if len(fields) != 5:
+        width = width or (6 if len(fields) == 6 else 5)
+        if len(fields) != width:
             raise InputError(
-                f"expected 5 fields 'topic iteration docno stratum relevance', got {len(fields)}",
+                f"expected {width} fields 'topic iteration docno stratum relevance"
+                f"{' probability' if width == 6 else ''}', got {len(fields)}",
                 name,
                 number,
             )
-        topic, _, doc, stratum, rel = fields
+        topic, _, doc, stratum, rel = fields[:5]
         try:
             grade = int(rel)
         except ValueError:
@@ -94,6 +102,16 @@ def read_sampled_qrels(path) -> dict[str, SampledTopic]:
         if doc in entry.docs:
             raise InputError(f"document {doc!r} is listed twice for topic {topic}", name, number)
         entry.docs[doc] = (stratum, grade, rel)
+        if width == 6:
+            try:
+                p = float(fields[5])
+            except ValueError:
+                p = math.nan
+            if not 0 < p <= 1:
+                raise InputError(
+                    f"the inclusion probability is not in (0, 1]: {fields[5]!r}", name, number
+                )
+            entry.probability[doc] = p
     if not topics:
         raise InputError("the sampled qrels are empty", name)
     return topics
@@ -272,6 +290,8 @@ class SampledEvaluation:
 
     topics: list[TopicEstimate]
     qrels_num_rel: dict[str, float]
+    #: statAP and statPC@10 of the same topics (``evaluate_sampled(statap=True)``)
+    stat: list | None = None
 
 
 def _topic_order(ids: list[str]) -> list[str]:
@@ -287,9 +307,10 @@ def _topic_order(ids: list[str]) -> list[str]:
     return sorted(ids, key=key)
 
 
-def evaluate_sampled(qrels, run) -> SampledEvaluation:
+def evaluate_sampled(qrels, run, statap: bool = False) -> SampledEvaluation:
     """sample_eval's estimates of the run at path ``run`` against the sampled qrels
-    (a path, or :func:`read_sampled_qrels`' result)."""
+    (a path, or :func:`read_sampled_qrels`' result); with ``statap``, also statAP and
+    statPC@10 (:mod:`cranfield.judgments.statap`; the qrels need probabilities)."""
     from ..core.run import Run
 
     topics = read_sampled_qrels(qrels) if not isinstance(qrels, dict) else qrels
@@ -309,14 +330,23 @@ def evaluate_sampled(qrels, run) -> SampledEvaluation:
         topic_names[code[a]]: (doc[a:b].tolist(), int(b - a))
         for a, b in zip(starts, ends, strict=True)
     }
-    estimates = [
-        estimate_topic(t, topics[t], *by_topic[t])
-        for t in _topic_order(list(by_topic))
-        if t in topics
-    ]
+    order = [t for t in _topic_order(list(by_topic)) if t in topics]
+    estimates = [estimate_topic(t, topics[t], *by_topic[t]) for t in order]
     if not estimates:
         raise InputError("no topic of the run is in the sampled qrels", str(run))
-    return SampledEvaluation(estimates, {t: estimated_relevant(topics[t]) for t in sorted(topics)})
+    stat = None
+    if statap:
+        from .statap import estimate_statap
+
+        if not all(topics[t].probability for t in topics):
+            raise InputError(
+                "statAP needs the inclusion probabilities: six-column sampled qrels "
+                "('cranfield pool sampled --probabilities')",
+                qrels if isinstance(qrels, str) else None,
+            )
+        stat = [estimate_statap(t, topics[t], by_topic[t][0]) for t in order]
+    num_rel = {t: estimated_relevant(topics[t]) for t in sorted(topics)}
+    return SampledEvaluation(estimates, num_rel, stat)
 
 
 def sample_eval_text(result: SampledEvaluation, per_topic: bool = False) -> str:
@@ -352,3 +382,63 @@ def sample_eval_text(result: SampledEvaluation, per_topic: bool = False) -> str:
     lines.append(f"inum_rel\tall\t{total(result.qrels_num_rel.values()):14.4f}")
     lines.append(f"num_ret\t\tall\t{sum(e.retrieved for e in topics):9d}")
     return "\n".join(lines) + "\n"
+
+
+#: the normal quantile of a two-sided 95% interval
+Z95 = 1.959963984540054
+
+
+def mean_interval(values: list[float], variances: list[float] | None = None) -> tuple:
+    r"""95% interval of the mean over topics, the topics as the sampling units:
+    :math:`\bar x \pm t_{0.975, T-1}\, s/\sqrt T` (s: the standard deviation of the
+    topics' estimates, which holds both the topics' spread and each estimate's sampling
+    error). One topic: its own interval from ``variances`` (none without them)."""
+    n = len(values)
+    mean = sum(values) / n
+    if n < 2:
+        half = Z95 * math.sqrt(variances[0]) if variances else math.nan
+        return mean - half, mean + half
+    from ..distributions import t_ppf
+
+    spread = math.sqrt(sum((v - mean) ** 2 for v in values) / (n - 1))
+    half = float(t_ppf(0.975, n - 1)) * spread / math.sqrt(n)
+    return mean - half, mean + half
+
+
+def extra_text(result: SampledEvaluation, per_topic: bool = False, ci: bool = False) -> str:
+    """What ``sample_eval --statap``/``--ci`` add after sample_eval's own lines, in its
+    layout: statAP and statPC@10 (when computed), and with ``ci`` the 95% intervals
+    ``lo hi``: per topic for statAP and statPC@10 (Horvitz-Thompson,
+    :mod:`cranfield.judgments.statap`), and of the mean over topics for every estimate
+    (:func:`mean_interval`)."""
+    stat = result.stat or []
+    lines = []
+
+    def interval(name: str, topic: str, lo: float, hi: float) -> None:
+        tab = "\t\t" if len(name) + 5 < 8 else "\t"
+        lines.append(f"{name}_ci95{tab}{topic}\t\t{lo:6.4f} {hi:6.4f}")
+
+    def topic_lines(name: str, topic: str, value: float, var: float) -> None:
+        tab = "\t\t" if len(name) < 8 else "\t"
+        lines.append(f"{name}{tab}{topic}\t\t{value:6.4f}")
+        if ci:
+            half = Z95 * math.sqrt(var)
+            interval(name, topic, value - half, value + half)
+
+    if per_topic:
+        for e in stat:
+            topic_lines("statAP", e.topic, e.stat_ap, e.stat_ap_var)
+            topic_lines("statPC@10", e.topic, e.stat_pc, e.stat_pc_var)
+    if stat:
+        for name, value, var in (
+            ("statAP", [e.stat_ap for e in stat], [e.stat_ap_var for e in stat]),
+            ("statPC@10", [e.stat_pc for e in stat], [e.stat_pc_var for e in stat]),
+        ):
+            tab = "\t\t" if len(name) < 8 else "\t"
+            lines.append(f"{name}{tab}all\t\t{sum(value) / len(value):6.4f}")
+            if ci:
+                interval(name, "all", *mean_interval(value, var))
+    if ci and len(result.topics) > 1:  # (no per-topic variance of these: one topic, none)
+        interval("infAP", "all", *mean_interval([e.inf_ap for e in result.topics]))
+        interval("infNDCG", "all", *mean_interval([e.inf_ndcg for e in result.topics]))
+    return "\n".join(lines) + "\n" if lines else ""
