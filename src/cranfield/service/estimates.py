@@ -111,10 +111,8 @@ def estimates(db, campaign: str, *, confidence: float = 0.95) -> dict:
     "machine_labelled", ...}`` with :func:`campaign_estimates`' fields.
     """
     import numpy as np
-    import pyarrow as pa
     from sqlalchemy import select
 
-    from ..core.qrels import Qrels
     from . import campaigns, exports, machine_labels, submissions
     from .models import Pair
 
@@ -176,16 +174,7 @@ def estimates(db, campaign: str, *, confidence: float = 0.95) -> dict:
     machine = machine_qrels(assessor, topics, documents, labels, pool)
     keep = np.flatnonzero(judged)
     keys = [(topics[i], documents[i]) for i in keep.tolist()]
-    people = Qrels(
-        pa.table(
-            {
-                "query_id": pa.array([k[0] for k in keys], pa.string()),
-                "doc_id": pa.array([k[1] for k in keys], pa.string()),
-                "relevance": pa.array([human[k] for k in keys], pa.int64()),
-            }
-        ),
-        source=f"campaign {campaign}",
-    )
+    people = people_qrels(keys, human, campaign)
     inclusion = dict(zip(keys, effective[keep].tolist(), strict=True))
     out = campaign_estimates(
         machine,
@@ -237,15 +226,30 @@ def machine_qrels(assessor, topics, documents, labels, pool):
     )
 
 
+def people_qrels(keys, human, campaign):
+    """People's qrels of the pairs ``keys`` (their labels in ``human``)."""
+    import pyarrow as pa
+
+    from ..core.qrels import Qrels
+
+    return Qrels(
+        pa.table(
+            {
+                "query_id": pa.array([k[0] for k in keys], pa.string()),
+                "doc_id": pa.array([k[1] for k in keys], pa.string()),
+                "relevance": pa.array([human[k] for k in keys], pa.int64()),
+            }
+        ),
+        source=f"campaign {campaign}",
+    )
+
+
 def _topic_estimates(
     runs, campaign, base, machine, topics, documents, sampled, judged, human, confidence
 ) -> dict:
     """:func:`estimates` of a sample of topics: the topics judged over their whole pool
     stand for the pool's topics (``pi = j / T``, a simple random sample of them)."""
     import numpy as np
-    import pyarrow as pa
-
-    from ..core.qrels import Qrels
 
     names, topic_of = np.unique(np.array(topics, dtype=object), return_inverse=True)
     in_sample = np.bincount(topic_of[sampled], minlength=len(names)) > 0
@@ -266,16 +270,7 @@ def _topic_estimates(
         }
     keep = np.flatnonzero(done[topic_of] & judged)
     keys = [(topics[i], documents[i]) for i in keep.tolist()]
-    people = Qrels(
-        pa.table(
-            {
-                "query_id": pa.array([k[0] for k in keys], pa.string()),
-                "doc_id": pa.array([k[1] for k in keys], pa.string()),
-                "relevance": pa.array([human[k] for k in keys], pa.int64()),
-            }
-        ),
-        source=f"campaign {campaign}",
-    )
+    people = people_qrels(keys, human, campaign)
     out = campaign_estimates(
         machine,
         people,
