@@ -65,14 +65,20 @@ def positions(values, vocab: pa.Array) -> np.ndarray:
         return np.zeros(0, np.int32)
     chunks = values.chunks if isinstance(values, pa.ChunkedArray) else [values]
     if any(pa.types.is_dictionary(c.type) for c in chunks):
-        out = [
-            positions(c.dictionary, vocab)[c.indices.to_numpy(zero_copy_only=False)]
-            if pa.types.is_dictionary(c.type)
-            else positions(c, vocab)
-            for c in chunks
-            if len(c)
-        ]
-        return np.concatenate(out).astype(np.int32, copy=False)
+        out = np.empty(len(values), np.int32)
+        at, known = 0, {}  # (chunks sharing one dictionary look it up once)
+        for c in chunks:
+            if pa.types.is_dictionary(c.type):
+                key = _identity(c.dictionary)
+                if key not in known:
+                    known = {key: positions(c.dictionary, vocab)}
+                np.take(
+                    known[key], c.indices.to_numpy(zero_copy_only=False), out=out[at : at + len(c)]
+                )
+            else:
+                out[at : at + len(c)] = positions(c, vocab)
+            at += len(c)
+        return out
     if not len(vocab):
         return np.full(len(values), -1, np.int32)
     if values.type != pa.string():
@@ -84,6 +90,12 @@ def positions(values, vocab: pa.Array) -> np.ndarray:
         out[at : at + len(chunk)] = np.asarray(chunk.fill_null(-1))  # (a chunk at a time)
         at += len(chunk)
     return out
+
+
+def _identity(array: pa.Array) -> tuple:
+    """The buffers holding ``array`` (two arrays with the same ones hold the same
+    values): a dictionary shared by chunks is recognised without comparing it."""
+    return (array.offset, len(array), *(b.address if b else 0 for b in array.buffers()))
 
 
 def object_ids(column) -> np.ndarray:
