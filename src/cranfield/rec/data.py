@@ -222,13 +222,13 @@ def _repeated_codes(ids: pa.Table) -> tuple[int, int] | None:
     or None: the pairs as int64 keys ``user index * items + item index``, sorted
     (the error case alone looks for the rows)."""
     batches = ids.to_batches()  # (the two columns' chunks aligned)
-    n_items = len(batches[0].column(1).dictionary) if batches else 0
+    n_items = np.int64(len(batches[0].column(1).dictionary) if batches else 0)
     keys = np.empty(ids.num_rows, np.int64)
     at = 0
     for batch in batches:
         u, i = batch.columns
         part = keys[at : at + len(u)]
-        np.multiply(u.indices.to_numpy(zero_copy_only=False), n_items, out=part, casting="unsafe")
+        np.multiply(u.indices.to_numpy(zero_copy_only=False), n_items, out=part, dtype=np.int64)
         part += i.indices.to_numpy(zero_copy_only=False)
         at += len(u)
     ordered = np.sort(keys)
