@@ -66,18 +66,10 @@ def positions(values, vocab: pa.Array) -> np.ndarray:
     chunks = values.chunks if isinstance(values, pa.ChunkedArray) else [values]
     if any(pa.types.is_dictionary(c.type) for c in chunks):
         out = np.empty(len(values), np.int32)
-        at, known = 0, {}  # (chunks sharing one dictionary look it up once)
-        for c in chunks:
-            if pa.types.is_dictionary(c.type):
-                key = _identity(c.dictionary)
-                if key not in known:
-                    known = {key: positions(c.dictionary, vocab)}
-                np.take(
-                    known[key], c.indices.to_numpy(zero_copy_only=False), out=out[at : at + len(c)]
-                )
-            else:
-                out[at : at + len(c)] = positions(c, vocab)
-            at += len(c)
+        at = 0
+        for part in chunk_positions(values, vocab):
+            out[at : at + len(part)] = part
+            at += len(part)
         return out
     if not len(vocab):
         return np.full(len(values), -1, np.int32)
@@ -90,6 +82,26 @@ def positions(values, vocab: pa.Array) -> np.ndarray:
         out[at : at + len(chunk)] = np.asarray(chunk.fill_null(-1))  # (a chunk at a time)
         at += len(chunk)
     return out
+
+
+def chunk_positions(values: pa.ChunkedArray, vocab: pa.Array):
+    """:func:`positions` of each chunk of ``values`` in turn (int32 arrays): every
+    chunk's dictionary looked up in one pass (one hash table of the vocabulary, not one
+    per chunk; a dictionary shared by chunks once)."""
+    where, parts, size = {}, [], 0
+    for c in values.chunks:
+        if pa.types.is_dictionary(c.type) and _identity(c.dictionary) not in where:
+            where[_identity(c.dictionary)] = size
+            parts.append(c.dictionary.cast(pa.string()))
+            size += len(c.dictionary)
+    found = positions(pa.concat_arrays(parts), vocab) if parts else None
+    for c in values.chunks:
+        if pa.types.is_dictionary(c.type):
+            start = where[_identity(c.dictionary)]
+            looked = found[start : start + len(c.dictionary)]
+            yield looked[c.indices.to_numpy(zero_copy_only=False)]
+        else:
+            yield positions(c, vocab)
 
 
 def _identity(array: pa.Array) -> tuple:

@@ -148,9 +148,9 @@ def read_recommendations(path_or_file, name: str | None = None):
     listed with one item twice is an error naming the line.
 
     The user and item columns of a Parquet file are read dictionary-encoded, as Parquet
-    stores them (one copy of each distinct id, an int32 per row: 100M rows of string
-    ids take 0.8 GB instead of 2.2 GB), and stay so in the run's table (one dictionary
-    shared by all chunks); the duplicate check then works on the indices."""
+    stores them (one copy of each distinct id per row group, an int32 per row: 100M
+    rows of string ids take 0.8 GB instead of 2.2 GB), and stay so in the run's table;
+    the duplicate check then works on integer keys, a record batch at a time."""
     from ..core.io.table import read_table
     from ..core.run import Run, default_run_name
 
@@ -163,17 +163,18 @@ def read_recommendations(path_or_file, name: str | None = None):
     if score is None and rank is None:
         raise t.missing("score or rank")
     t.require({user: "any", item: "any", (score or rank): "number"})
-    values = t.column(score or rank).to_numpy().astype(np.float64, copy=False)
-    if not np.isfinite(values).all():
-        row = int(np.flatnonzero(~np.isfinite(values))[0])
-        raise t.error(row, f"{'score' if score else 'rank'} {values[row]} is not a finite number")
+    values = pc.cast(t.column(score or rank), pa.float64())  # (Arrow's: no copy of a float64)
+    if not pc.all(pc.is_finite(values)).as_py():
+        finite = pc.is_finite(values).to_numpy(zero_copy_only=False)
+        row = int(np.flatnonzero(~finite)[0])
+        bad = values[row].as_py()
+        raise t.error(row, f"{'score' if score else 'rank'} {bad} is not a finite number")
     ids = pa.table({"query_id": _ids(t.column(user)), "doc_id": _ids(t.column(item))})
-    score_column = pa.array(values if score else np.negative(values, out=values))
+    score_column = values if score else pc.negate(values)
     del values
     if pa.types.is_dictionary(ids.schema.field("query_id").type) and pa.types.is_dictionary(
         ids.schema.field("doc_id").type
     ):
-        ids = ids.unify_dictionaries()
         found = _repeated_codes(ids)
     else:
         from .. import _engine
@@ -217,27 +218,42 @@ def plain_ids(table: pa.Table) -> pa.Table:
 
 
 def _repeated_codes(ids: pa.Table) -> tuple[int, int] | None:
-    """The first (user, item) pair of ``ids`` (dictionary columns sharing one
-    dictionary per column) listed again, as (its first row, the row repeating it),
-    or None: the pairs as int64 keys ``user index * items + item index``, sorted
-    (the error case alone looks for the rows)."""
-    batches = ids.to_batches()  # (the two columns' chunks aligned)
-    n_items = np.int64(len(batches[0].column(1).dictionary) if batches else 0)
-    keys = np.empty(ids.num_rows, np.int64)
-    at = 0
-    for batch in batches:
-        u, i = batch.columns
-        part = keys[at : at + len(u)]
-        np.multiply(u.indices.to_numpy(zero_copy_only=False), n_items, out=part, dtype=np.int64)
-        part += i.indices.to_numpy(zero_copy_only=False)
-        at += len(u)
-    ordered = np.sort(keys)
-    if not (ordered[1:] == ordered[:-1]).any():
+    """The first (user, item) pair of ``ids`` (dictionary columns, a dictionary per
+    chunk) listed again, as (its first row, the row repeating it), or None: the pairs
+    as int64 keys ``user * items + item`` of their positions among the sorted
+    distinct ids, sorted (the error case alone looks for the rows)."""
+    from .codes import vocabulary
+
+    batches = [b for b in ids.to_batches() if b.num_rows]  # (the columns' chunks aligned)
+    if not batches:
         return None
-    again = ordered[1:][ordered[1:] == ordered[:-1]]
-    del ordered
+    vocabs = vocabulary(ids["query_id"]), vocabulary(ids["doc_id"])
+    keys = _pair_keys(batches, *vocabs)
+    keys.sort()  # (in place: the rows are needed only when a pair is there twice)
+    again = keys[1:][keys[1:] == keys[:-1]]
+    if not len(again):
+        return None
+    keys = _pair_keys(batches, *vocabs)
     rows = np.flatnonzero(np.isin(keys, again))
     _, first = np.unique(keys[rows], return_index=True)
-    repeats = np.setdiff1d(np.arange(len(rows)), first)
-    second = int(rows[repeats.min()])
+    second = int(rows[np.setdiff1d(np.arange(len(rows)), first).min()])
     return int(rows[keys[rows] == keys[second]][0]), second
+
+
+def _pair_keys(batches: list, users: pa.Array, items: pa.Array) -> np.ndarray:
+    """``user * len(items) + item`` of each row of ``batches`` (int64), ``user`` and
+    ``item`` the ids' positions in ``users`` and ``items``, a batch at a time."""
+    from .codes import chunk_positions
+
+    keys = np.empty(sum(b.num_rows for b in batches), np.int64)
+    at = 0
+    coded = (
+        chunk_positions(pa.chunked_array([b.column(k) for b in batches]), vocab)
+        for k, vocab in ((0, users), (1, items))
+    )
+    for user, item in zip(*coded, strict=True):
+        part = keys[at : at + len(user)]
+        np.multiply(user, np.int64(len(items)), out=part)
+        part += item
+        at += len(user)
+    return keys
