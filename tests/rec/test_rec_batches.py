@@ -131,3 +131,21 @@ def test_pair_keys_do_not_overflow(tmp_path):
     pq.write_table(pa.concat_tables([table, table.slice(5, 1)]), tmp_path / "twice.parquet")
     with pytest.raises(InputError, match=r"row 85903: item 'i5' is recommended to user 'u5'"):
         read_recommendations(tmp_path / "twice.parquet")
+
+
+def test_dictionary_run_evaluates_as_strings(tmp_path):
+    """The run read from Parquet (dictionary ids) goes to the general evaluation as the
+    same run read from CSV does."""
+    from cranfield import evaluate
+
+    rng = np.random.default_rng(7)
+    lists = _lists(rng, 12, 20, duplicate=False)
+    pq.write_table(lists, tmp_path / "recs.parquet", row_group_size=5)
+    pv.write_csv(lists, tmp_path / "recs.csv")
+    qrels = {"u1": {"i3": 1}, "u2": {"i4": 1}, "u5": {"i0": 1, "i2": 1}}
+    got = [
+        evaluate(qrels, read_recommendations(tmp_path / name), ["ndcg", "P@5"])
+        for name in ("recs.parquet", "recs.csv")
+    ]
+    assert got[0].per_query_table() == got[1].per_query_table()
+    assert got[0].per_query_table()  # (users with a list and a judgment)
