@@ -193,7 +193,10 @@ def rank(user, item, score, item_order, row, n_users: int) -> Ranked:
     :class:`Ranked`. Lists written in rank order, one block of rows per user (the usual
     case), are taken as they are after a whole-array check; lists in rank order but
     interleaved take one stable sort by user code; others the one Arrow sort of
-    :func:`cranfield.core.run.trec_order` on the codes."""
+    :func:`cranfield.core.run.trec_order` on the codes. ``score`` may come in a list of
+    one array, which is then emptied: the scores are dropped once the order is known."""
+    if isinstance(score, list):
+        score = score.pop()
     n = len(user)
     if n:
         order = None
@@ -205,13 +208,16 @@ def rank(user, item, score, item_order, row, n_users: int) -> Ranked:
             from ..core.run import trec_order
 
             order = np.asarray(trec_order(user, score, item_order[item]))
+        del score
         if order is not None:
             user, item, row = user[order], item[order], row[order]
             del order
     changes = np.flatnonzero(user[1:] != user[:-1]) + 1 if n else np.zeros(0, np.int64)
-    first = np.zeros(n_users, row.dtype)
+    # each row's place in its list: a running sum of ones that drops back to 0 at each
+    # user's first row (one array of the rows, no per-row temporary)
+    position = np.ones(n, dtype=row.dtype)
     if n:
-        first[user[np.r_[0, changes]]] = np.r_[0, changes]
-    position = np.arange(n, dtype=row.dtype)
-    position -= first[user]
+        position[0] = 0
+        position[changes] = 1 - np.diff(np.r_[0, changes])
+        np.cumsum(position, out=position)
     return Ranked(user, item, position, row)

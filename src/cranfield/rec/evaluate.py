@@ -153,7 +153,8 @@ def encode(recs, test: Interactions, train: Interactions | None, exclude_train: 
     user = row_user[rows]
     del row_user
     score = t["score"].take(pa.array(rows)).to_numpy()  # (not the whole column copied)
-    ranked = rank(user, item, score, order, rows, len(users))
+    ranked = rank(user, item, [score], order, rows, len(users))
+    del score
     return Coded(
         users,
         people,
