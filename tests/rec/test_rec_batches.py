@@ -149,3 +149,34 @@ def test_dictionary_run_evaluates_as_strings(tmp_path):
     ]
     assert got[0].per_query_table() == got[1].per_query_table()
     assert got[0].per_query_table()  # (users with a list and a judgment)
+
+
+ODD = {
+    "numeric ids": pa.table({"user": [1, 1, 2], "item": [5, 6, 5], "score": [1.0, 2.0, 3.0]}),
+    "one column coded": pa.table({"user": ["a", "a", "b"], "item": [5, 6, 5], "rank": [1, 2, 1]}),
+    "large strings, int scores": pa.table(
+        {
+            "user": pa.array(["a", "a", "b"], pa.large_string()),
+            "item": pa.array(["x", "y", "x"], pa.large_string()),
+            "score": pa.array([1, 2, 3], pa.int32()),
+        }
+    ),
+    "numeric duplicate": pa.table({"user": [1, 1, 2], "item": [5, 5, 5], "score": [1.0, 2, 3]}),
+    "infinite score": pa.table({"user": ["a", "b"], "item": ["x", "y"], "score": [1.0, np.inf]}),
+}
+
+
+@pytest.mark.parametrize("case", ODD)
+def test_parquet_columns_of_other_types(case, tmp_path):
+    """Ids that are numbers (never dictionary-read), one id column coded and one not,
+    large strings, integer scores: the run and the errors are the CSV file's."""
+    table = ODD[case]
+    pq.write_table(table, tmp_path / "recs.parquet")
+    pv.write_csv(table, tmp_path / "recs.csv")
+    got, want = _read(tmp_path / "recs.parquet"), _read(tmp_path / "recs.csv")
+    if isinstance(want, str):
+        line = int(want.split(":")[1])  # (the CSV line; the header is line 1)
+        tail = want.split(":", 2)[2]
+        assert got == f"{tmp_path / 'recs.parquet'}: row {line - 1}:{tail}"
+        return
+    assert got.table.to_pydict() == want.table.to_pydict()
