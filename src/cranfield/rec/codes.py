@@ -65,14 +65,12 @@ def positions(values, vocab: pa.Array) -> np.ndarray:
         return np.zeros(0, np.int32)
     chunks = values.chunks if isinstance(values, pa.ChunkedArray) else [values]
     if any(pa.types.is_dictionary(c.type) for c in chunks):
-        out = [
-            positions(c.dictionary, vocab)[c.indices.to_numpy(zero_copy_only=False)]
-            if pa.types.is_dictionary(c.type)
-            else positions(c, vocab)
-            for c in chunks
-            if len(c)
-        ]
-        return np.concatenate(out).astype(np.int32, copy=False)
+        out = np.empty(len(values), np.int32)
+        at = 0
+        for part in chunk_positions(values, vocab):
+            out[at : at + len(part)] = part
+            at += len(part)
+        return out
     if not len(vocab):
         return np.full(len(values), -1, np.int32)
     if values.type != pa.string():
@@ -84,6 +82,32 @@ def positions(values, vocab: pa.Array) -> np.ndarray:
         out[at : at + len(chunk)] = np.asarray(chunk.fill_null(-1))  # (a chunk at a time)
         at += len(chunk)
     return out
+
+
+def chunk_positions(values: pa.ChunkedArray, vocab: pa.Array):
+    """:func:`positions` of each chunk of ``values`` in turn (int32 arrays): every
+    chunk's dictionary looked up in one pass (one hash table of the vocabulary, not one
+    per chunk; a dictionary shared by chunks once)."""
+    where, parts, size = {}, [], 0
+    for c in values.chunks:
+        if pa.types.is_dictionary(c.type) and _identity(c.dictionary) not in where:
+            where[_identity(c.dictionary)] = size
+            parts.append(c.dictionary.cast(pa.string()))
+            size += len(c.dictionary)
+    found = positions(pa.concat_arrays(parts), vocab) if parts else None
+    for c in values.chunks:
+        if pa.types.is_dictionary(c.type):
+            start = where[_identity(c.dictionary)]
+            looked = found[start : start + len(c.dictionary)]
+            yield looked[c.indices.to_numpy(zero_copy_only=False)]
+        else:
+            yield positions(c, vocab)
+
+
+def _identity(array: pa.Array) -> tuple:
+    """The buffers holding ``array`` (two arrays with the same ones hold the same
+    values): a dictionary shared by chunks is recognised without comparing it."""
+    return (array.offset, len(array), *(b.address if b else 0 for b in array.buffers()))
 
 
 def object_ids(column) -> np.ndarray:
@@ -169,7 +193,10 @@ def rank(user, item, score, item_order, row, n_users: int) -> Ranked:
     :class:`Ranked`. Lists written in rank order, one block of rows per user (the usual
     case), are taken as they are after a whole-array check; lists in rank order but
     interleaved take one stable sort by user code; others the one Arrow sort of
-    :func:`cranfield.core.run.trec_order` on the codes."""
+    :func:`cranfield.core.run.trec_order` on the codes. ``score`` may come in a list of
+    one array, which is then emptied: the scores are dropped once the order is known."""
+    if isinstance(score, list):
+        score = score.pop()
     n = len(user)
     if n:
         order = None
@@ -181,13 +208,16 @@ def rank(user, item, score, item_order, row, n_users: int) -> Ranked:
             from ..core.run import trec_order
 
             order = np.asarray(trec_order(user, score, item_order[item]))
+        del score
         if order is not None:
             user, item, row = user[order], item[order], row[order]
             del order
     changes = np.flatnonzero(user[1:] != user[:-1]) + 1 if n else np.zeros(0, np.int64)
-    first = np.zeros(n_users, row.dtype)
+    # each row's place in its list: a running sum of ones that drops back to 0 at each
+    # user's first row (one array of the rows, no per-row temporary)
+    position = np.ones(n, dtype=row.dtype)
     if n:
-        first[user[np.r_[0, changes]]] = np.r_[0, changes]
-    position = np.arange(n, dtype=row.dtype)
-    position -= first[user]
+        position[0] = 0
+        position[changes] = 1 - np.diff(np.r_[0, changes])
+        np.cumsum(position, out=position)
     return Ranked(user, item, position, row)

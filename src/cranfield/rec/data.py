@@ -145,11 +145,16 @@ def read_interactions(path_or_file) -> Interactions:
 def read_recommendations(path_or_file, name: str | None = None):
     """Read recommendation lists as a :class:`~cranfield.core.run.Run` (users as
     queries, items as documents; a ``rank`` column becomes the score ``-rank``). A user
-    listed with one item twice is an error naming the line."""
+    listed with one item twice is an error naming the line.
+
+    The user and item columns of a Parquet file are read dictionary-encoded, as Parquet
+    stores them (one copy of each distinct id per row group, an int32 per row: 100M
+    rows of string ids take 0.8 GB instead of 2.2 GB), and stay so in the run's table;
+    the duplicate check then works on integer keys, a record batch at a time."""
     from ..core.io.table import read_table
     from ..core.run import Run, default_run_name
 
-    t = read_table(path_or_file, strings=list(USER + ITEM))
+    t = read_table(path_or_file, strings=list(USER + ITEM), dictionary=list(USER + ITEM))
     columns = {c.lower().strip(): c for c in t.table.column_names}
     user, item = _find(columns, USER), _find(columns, ITEM)
     score, rank = _find(columns, SCORE), _find(columns, RANK)
@@ -158,21 +163,27 @@ def read_recommendations(path_or_file, name: str | None = None):
     if score is None and rank is None:
         raise t.missing("score or rank")
     t.require({user: "any", item: "any", (score or rank): "number"})
-    values = t.column(score or rank).to_numpy().astype(np.float64, copy=False)
-    if not np.isfinite(values).all():
-        row = int(np.flatnonzero(~np.isfinite(values))[0])
-        raise t.error(row, f"{'score' if score else 'rank'} {values[row]} is not a finite number")
-    table = pa.table(
-        {
-            "query_id": pc.cast(t.column(user), pa.string()),
-            "doc_id": pc.cast(t.column(item), pa.string()),
-            "score": pa.array(values if score else np.negative(values, out=values)),
-        }
-    )
-    from .. import _engine
-    from ..core.io import arrays
+    values = pc.cast(t.column(score or rank), pa.float64())  # (Arrow's: no copy of a float64)
+    if not pc.all(pc.is_finite(values)).as_py():
+        finite = pc.is_finite(values).to_numpy(zero_copy_only=False)
+        row = int(np.flatnonzero(~finite)[0])
+        bad = values[row].as_py()
+        raise t.error(row, f"{'score' if score else 'rank'} {bad} is not a finite number")
+    ids = pa.table({"query_id": _ids(t.column(user)), "doc_id": _ids(t.column(item))})
+    score_column = values if score else pc.negate(values)
+    del values
+    if pa.types.is_dictionary(ids.schema.field("query_id").type) and pa.types.is_dictionary(
+        ids.schema.field("doc_id").type
+    ):
+        found = _repeated_codes(ids)
+    else:
+        from .. import _engine
+        from ..core.io import arrays
 
-    found = _engine.repeated_pairs(arrays.engine_batches(table, "score"), "run", "error")
+        ids = pa.table({"query_id": _plain(ids["query_id"]), "doc_id": _plain(ids["doc_id"])})
+        scored = ids.append_column("score", score_column)
+        found = _engine.repeated_pairs(arrays.engine_batches(scored, "score"), "run", "error")
+    table = ids.append_column("score", score_column)
     if found is not None:  # (first row, the row repeating it)
         row = int(found[1])
         raise t.error(
@@ -181,3 +192,68 @@ def read_recommendations(path_or_file, name: str | None = None):
             f"{table['query_id'][row].as_py()!r} twice",
         )
     return Run.of_table(table, t.source, name=name or default_run_name(t.source))
+
+
+def _ids(column) -> pa.ChunkedArray:
+    """An id column as strings, or as a dictionary of strings when read as one."""
+    if pa.types.is_dictionary(column.type):
+        return pc.cast(column, pa.dictionary(pa.int32(), pa.string()))
+    return pc.cast(column, pa.string())
+
+
+def _plain(column) -> pa.ChunkedArray:
+    """An id column as plain strings (a dictionary decoded)."""
+    return pc.cast(column, pa.string()) if column.type != pa.string() else column
+
+
+def plain_ids(table: pa.Table) -> pa.Table:
+    """``table`` with its ``query_id`` and ``doc_id`` columns as plain strings, as the
+    engine reads them (a run read with dictionary-encoded ids, cut to the rows an
+    evaluation needs)."""
+    for name in ("query_id", "doc_id"):
+        if table.schema.field(name).type != pa.string():
+            at = table.schema.get_field_index(name)
+            table = table.set_column(at, name, _plain(table[name]))
+    return table
+
+
+def _repeated_codes(ids: pa.Table) -> tuple[int, int] | None:
+    """The first (user, item) pair of ``ids`` (dictionary columns, a dictionary per
+    chunk) listed again, as (its first row, the row repeating it), or None: the pairs
+    as int64 keys ``user * items + item`` of their positions among the sorted
+    distinct ids, sorted (the error case alone looks for the rows)."""
+    from .codes import vocabulary
+
+    batches = [b for b in ids.to_batches() if b.num_rows]  # (the columns' chunks aligned)
+    if not batches:
+        return None
+    vocabs = vocabulary(ids["query_id"]), vocabulary(ids["doc_id"])
+    keys = _pair_keys(batches, *vocabs)
+    keys.sort()  # (in place: the rows are needed only when a pair is there twice)
+    again = keys[1:][keys[1:] == keys[:-1]]
+    if not len(again):
+        return None
+    keys = _pair_keys(batches, *vocabs)
+    rows = np.flatnonzero(np.isin(keys, again))
+    _, first = np.unique(keys[rows], return_index=True)
+    second = int(rows[np.setdiff1d(np.arange(len(rows)), first).min()])
+    return int(rows[keys[rows] == keys[second]][0]), second
+
+
+def _pair_keys(batches: list, users: pa.Array, items: pa.Array) -> np.ndarray:
+    """``user * len(items) + item`` of each row of ``batches`` (int64), ``user`` and
+    ``item`` the ids' positions in ``users`` and ``items``, a batch at a time."""
+    from .codes import chunk_positions
+
+    keys = np.empty(sum(b.num_rows for b in batches), np.int64)
+    at = 0
+    coded = (
+        chunk_positions(pa.chunked_array([b.column(k) for b in batches]), vocab)
+        for k, vocab in ((0, users), (1, items))
+    )
+    for user, item in zip(*coded, strict=True):
+        part = keys[at : at + len(user)]
+        np.multiply(user, np.int64(len(items)), out=part)
+        part += item
+        at += len(user)
+    return keys

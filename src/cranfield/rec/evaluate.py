@@ -10,7 +10,7 @@ from dataclasses import dataclass, field, replace
 from .._lazy import lazy
 from ..errors import InputError, MeasureError, ParameterError
 from .codes import Ranked, distinct, in_pairs
-from .data import Interactions
+from .data import Interactions, plain_ids
 from .measures import REC_MEASURES, Lists, Truth
 
 np = lazy("numpy", __name__, "np")
@@ -153,7 +153,8 @@ def encode(recs, test: Interactions, train: Interactions | None, exclude_train: 
     user = row_user[rows]
     del row_user
     score = t["score"].take(pa.array(rows)).to_numpy()  # (not the whole column copied)
-    ranked = rank(user, item, score, order, rows, len(users))
+    ranked = rank(user, item, [score], order, rows, len(users))
+    del score
     return Coded(
         users,
         people,
@@ -575,7 +576,7 @@ def _accuracy_run(recs, coded: Coded, names: list[str]):
     if depth is None:
         return _without(recs, coded.dropped)
     rows = np.sort(coded.ranked.row[coded.ranked.position < depth])
-    table = recs.table.take(pa.array(rows, pa.int64()))
+    table = plain_ids(recs.table.take(pa.array(rows, pa.int64())))
     return Run.of_table(table, recs.source, name=recs.name)
 
 
@@ -583,9 +584,9 @@ def _without(recs, dropped: np.ndarray | None):
     """``recs`` without the rows ``dropped`` (a mask, or None: none)."""
     from ..core.run import Run
 
-    if dropped is None:
+    table = plain_ids(recs.table if dropped is None else recs.table.filter(pa.array(~dropped)))
+    if table is recs.table:
         return recs
-    table = recs.table.filter(pa.array(~dropped))
     return Run.of_table(table, recs.source, name=recs.name)
 
 

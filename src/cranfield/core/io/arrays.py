@@ -140,13 +140,16 @@ def engine_batches(table: pa.Table, value: str) -> list[tuple]:
     engine takes them: per record batch (rows aligned across columns; chunks of
     different lengths are sliced, not copied), ``(query id offsets, query id data, doc
     id offsets, doc id data, values)``, views of the Arrow buffers. Ids are string or
-    large_string and the values float64 or int64, without nulls (ValueError otherwise).
+    large_string (a dictionary of strings -- a recommendation list's -- is decoded a
+    batch at a time) and the values float64 or int64, without nulls (ValueError otherwise).
     """
     out = []
     for batch in table.select(["query_id", "doc_id", value]).to_batches():
         if not batch.num_rows:
             continue
-        q, d, v = batch.columns
+        q, d, v = (
+            c.cast(pa.string()) if pa.types.is_dictionary(c.type) else c for c in batch.columns
+        )
         if v.null_count or v.type not in (pa.float64(), pa.int64()):
             raise ValueError(f"{value} column must be float64 or int64 without nulls")
         values = _aligned(_view(v))

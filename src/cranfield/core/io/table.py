@@ -141,6 +141,7 @@ def read_table(
     header: bool = True,
     rows: bool = True,
     source: str | None = None,
+    dictionary: Iterable[str] = (),
 ) -> Table:
     """Read a table input (see the module docstring).
 
@@ -165,6 +166,10 @@ def read_table(
     source
         The name of the input in messages (default: the path, ``<stdin>``, ``<file>``;
         for ``bytes`` already read, ``<bytes>``).
+    dictionary
+        Text columns of a Parquet file to read dictionary-encoded (as Parquet stores
+        them: one copy of each distinct value and an int32 index per row, instead of
+        the value per row), matched as ``strings`` is.
     """
     formats = tuple(formats)
     if format is not None and format not in formats:
@@ -193,7 +198,7 @@ def read_table(
             f"{_NAMES[fmt]} data; expected {', '.join(_NAMES[f] for f in formats)}", source
         )
     if fmt in BINARY:
-        table, text = _binary(data, fmt, source), None
+        table, text = _binary(data, fmt, source, dictionary), None
     else:
         content = read_bytes(data, source)  # read, or checked, as text: NUL, line length
         table, text = _text(content, fmt, source, strings, header)
@@ -245,7 +250,7 @@ def _first(exc: BaseException) -> str:
     return text.splitlines()[0] if text else type(exc).__name__
 
 
-def _binary(data, fmt: str, source: str) -> pa.Table:
+def _binary(data, fmt: str, source: str, dictionary: Iterable[str] = ()) -> pa.Table:
     from .tabular import arrow_threads
 
     size = len(data) if isinstance(data, bytes) else os.path.getsize(data)
@@ -254,8 +259,18 @@ def _binary(data, fmt: str, source: str) -> pa.Table:
         if fmt == "parquet":
             import pyarrow.parquet as pq
 
+            wanted = {c.lower().strip() for c in dictionary}
             file = pq.ParquetFile(src)
             unique_names(file.schema_arrow.names, source, False)  # (Arrow fails on them unclearly)
+            coded = [
+                f.name
+                for f in file.schema_arrow
+                if f.name.lower().strip() in wanted
+                and (pa.types.is_string(f.type) or pa.types.is_large_string(f.type))
+            ]
+            if coded:
+                again = pa.BufferReader(data) if isinstance(data, bytes) else str(data)
+                file = pq.ParquetFile(again, read_dictionary=coded)
             return file.read(use_threads=arrow_threads(size))
         import pyarrow.ipc as ipc
 
