@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import ParameterError
+from . import simplex as simplex_search
 
 #: Candidate weight vectors built and scored at a time by the searches that score many
 #: variations of one vector (coordinate ascent's line search, random search's batch):
@@ -151,16 +152,15 @@ def nelder_mead(
     step: float = 0.1,
     restarts: bool = True,
 ) -> tuple[np.ndarray, float]:
-    """The Nelder-Mead simplex method (SciPy) maximising the objective for ``budget``
-    evaluations, from ``start`` (default: the normalised all-ones vector).
+    """The Nelder-Mead simplex method (:func:`cranfield.ltr.simplex.minimise`: SciPy's
+    decisions, its initial simplex and shrink steps scored in one batch) maximising the
+    objective for ``budget`` evaluations, from ``start`` (default: the normalised
+    all-ones vector).
 
     The initial simplex is ``start`` and ``start + step * e_i``. The objective is
     piecewise constant, so the simplex often collapses early; with ``restarts`` it
     starts again from the best point with half the step while budget is left.
     """
-    from ..errors import require
-
-    optimize = require("scipy.optimize", "ltr")
     obj = tracker.objective
     f = obj.num_features
     x0 = np.full(f, 1.0 / np.sqrt(f)) if start is None else np.asarray(start, dtype=np.float64)
@@ -168,36 +168,26 @@ def nelder_mead(
     tracker.checkpoint(best_x, best_v, "nelder-mead start")
     stop = obj.evaluations - 1 + budget
 
-    class _Done(Exception):
-        pass
-
-    def negative(w):
+    def negative(points: np.ndarray) -> np.ndarray:
         nonlocal best_x, best_v
-        if obj.evaluations >= stop:
-            raise _Done
-        v = float(obj(w)[0])
-        if v > best_v:
-            best_x, best_v = np.array(w), v
+        v = obj(points)
+        # the first best in scoring order, as one point at a time would keep it
+        i = int(np.argmax(v))
+        if v[i] > best_v:
+            best_x, best_v = np.array(points[i]), float(v[i])
         return -v
 
     while obj.evaluations < stop and step > 1e-6:
         simplex = np.vstack((best_x, best_x + step * np.eye(f)))
         before = best_v
-        try:
-            optimize.minimize(
-                negative,
-                best_x,
-                method="Nelder-Mead",
-                options={
-                    "initial_simplex": simplex,
-                    "maxfev": stop - obj.evaluations,
-                    "xatol": 1e-8,
-                    "fatol": 1e-12,
-                    "adaptive": f > 10,
-                },
-            )
-        except _Done:
-            pass
+        simplex_search.minimise(
+            negative,
+            simplex,
+            stop - obj.evaluations,
+            xatol=1e-8,
+            fatol=1e-12,
+            adaptive=f > 10,
+        )
         tracker.checkpoint(best_x, best_v, "nelder-mead")
         if not restarts:
             break
