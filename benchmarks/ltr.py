@@ -15,6 +15,7 @@ linear scorer. Run from the project root:
     PYTHONPATH=src python benchmarks/ltr.py --write-wide DIR  # the wide files of issue 30
     PYTHONPATH=src python benchmarks/ltr.py --part sparse    # dense vs sparse layout
     PYTHONPATH=src python benchmarks/ltr.py --part train --methods mga,lightgbm --scale 10
+    PYTHONPATH=src python benchmarks/ltr.py --part train --methods mga:subsample=0.25 --scale 10
 
 ``--backend`` runs the objective on the general path (``general``, formerly ``numpy``:
 NumPy ranks, cranfield's evaluator measures; the path before the compiled kernel), the
@@ -176,8 +177,12 @@ def bench_training(train, test, w, budget: int, repeat: int, methods, backends) 
             bench_lightgbm_threads(train, test, repeat, method)
             continue
         Objective.default_backend = backend
+        name, _, given = method.partition(":")  # mga:subsample=0.25+population=100
+        params = {k: float(v) if "." in v else int(v) for k, v in _pairs(given)}
         try:
-            t, c, model = timed(repeat, lambda m=method: fit(train, m, budget=budget, seed=0))
+            t, c, model = timed(
+                repeat, lambda n=name, p=params: fit(train, n, budget=budget, seed=0, params=p)
+            )
         except ImportError as exc:
             print(f"{method}: not measured ({exc})")
             continue
@@ -194,6 +199,11 @@ def bench_training(train, test, w, budget: int, repeat: int, methods, backends) 
             f"training {model.train_value:.4f}, "
             f"test nDCG@10 {value:.4f}; {load()}"
         )
+
+
+def _pairs(text: str):
+    """``key=value`` pairs joined by "+" (a method's parameters)."""
+    return [item.split("=", 1) for item in text.split("+") if item]
 
 
 def bench_lightgbm_threads(train, test, repeat: int, method: str) -> None:
@@ -331,7 +341,13 @@ def main() -> None:
     p.add_argument("--population", type=int, default=200)
     p.add_argument("--budget", type=int, default=16_000)
     p.add_argument("--repeat", type=int, default=3)
-    p.add_argument("--methods", default="mga,ga,coordinate-ascent,lightgbm")
+    p.add_argument(
+        "--methods",
+        default="mga,ga,coordinate-ascent,lightgbm",
+        help="comma-separated; a method's parameters after ':' joined by '+', e.g. "
+        "mga:subsample=0.25+population=100; lightgbm-threads[N]: LightGBM on N (or its "
+        "default) threads",
+    )
     p.add_argument(
         "--backend", default="engine", help="comma-separated: general,engine,engine-scores"
     )

@@ -347,6 +347,7 @@ class Objective:
         self.terms = objective if parsed and objective else parse_objective(objective, convention)
         self.convention = convention
         self.layout = Layout(data, convention)
+        self.data = data  # (a reference) for parts(): objectives on subsets of queries
         self.num_features = data.num_features
         self.evaluations = 0
         total = sum(t.weight for t in self.terms)
@@ -375,6 +376,17 @@ class Objective:
             # individuals per batch: the P x N scores stay below ~32 MB
             self._kernel_batch = max(1, 4_000_000 // max(data.num_docs, 1))
         self.backend = "general" if self.kernel is None else "engine"
+
+    def parts(self, count: int, rng: np.random.Generator) -> list[Objective]:
+        """The queries split at random into ``count`` parts of equal size (within one
+        query), each an objective of the same measures on its queries alone (the mean
+        over a part's queries; the documents' features copied once more in all)."""
+        order = rng.permutation(self.data.num_queries)
+        backend = "general" if self.kernel is None else "auto"
+        return [
+            Objective(self.data.subset(np.sort(q)), self.terms, self.convention, backend)
+            for q in np.array_split(order, count)
+        ]
 
     def __str__(self) -> str:
         if len(self.terms) == 1:

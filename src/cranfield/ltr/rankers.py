@@ -77,6 +77,15 @@ _GA_PARAMS = (
     Param("mutation", float, 0.1, "probability that a weight is mutated", **number_in(0, 1)),
     Param("sigma", float, 0.2, "standard deviation of a mutation", **number_in(0, 100)),
     Param("elitism", int, 2, "best individuals kept unchanged", **integer_in(0, 100_000)),
+    Param(
+        "subsample",
+        float,
+        1.0,
+        "share of the queries each generation is scored on (1: all; below 1: "
+        "round(1/subsample) random parts taken in turn, each generation's best "
+        "checked on all)",
+        **number_in(0, 1, open_lo=True),
+    ),
 )
 _STEP = Param("step", float, 0.1, "size of the initial simplex", **number_in(1e-9, 100))
 _GA_FORMULA = (

@@ -102,24 +102,52 @@ def genetic(
     mutation: float = 0.1,
     sigma: float = 0.2,
     elitism: int = 2,
+    subsample: float = 1.0,
     start: np.ndarray | None = None,
 ) -> tuple[np.ndarray, float]:
     """Real-coded genetic algorithm for ``budget`` evaluations; the best individual
-    and its value. Each generation's best is a checkpoint."""
+    and its value. Each generation's best is a checkpoint.
+
+    ``subsample`` below 1 scores each generation on a part of the queries: they are
+    split at random once into ``k = round(1 / subsample)`` parts of equal size
+    (:meth:`~cranfield.ltr.objective.Objective.parts`), generation ``g`` is scored on
+    part ``g mod k`` (the elites scored again there, so that a generation is compared on
+    one part), and each generation's best is scored on all the queries for its
+    checkpoint (the value the tracker keeps and reports). Every vector scored counts
+    as one evaluation. A generation then costs about ``1/k`` of a full one: stochastic
+    fitness evaluation on subsets of the training cases, as in genetic programming's
+    random subset selection (Gathercole & Ross, "Dynamic training subset selection for
+    supervised learning in genetic programming", PPSN III, 1994).
+    """
     obj = tracker.objective
     f = obj.num_features
-    pop = max(2, min(population, budget))
+    k = min(int(round(1 / subsample)), obj.layout.num_queries) if subsample < 1 else 1
+    sub = k > 1 and budget >= 3
+    pop = max(2, min(population, budget - sub))
     elitism = min(elitism, pop - 1)
     x = _unit(rng.uniform(-1, 1, size=(pop, f)), rng)
     if start is not None:
         x[0] = _unit(start, rng)[0]
-    fit = obj(x)
-    used = pop
+    parts = obj.parts(k, rng) if sub else [obj]
+    first = obj.evaluations
+
+    def score(w: np.ndarray, generation: int) -> np.ndarray:
+        part = parts[generation % len(parts)]
+        values = part(w)
+        if part is not obj:  # the budget counts every vector scored
+            obj.evaluations += len(w)
+        return values
+
+    fit = score(x, 0)
     generation = 0
+    value = None
     while True:
         best = int(np.argmax(fit))
-        tracker.checkpoint(x[best], float(fit[best]), f"ga generation {generation}")
-        n_child = min(pop - elitism, budget - used)
+        value = float(obj(x[best])[0]) if sub else float(fit[best])
+        tracker.checkpoint(x[best], value, f"ga generation {generation}")
+        used = obj.evaluations - first
+        # subsampled: the elites are scored again, and the next checkpoint costs one
+        n_child = min(pop - elitism, budget - used - (elitism + 1 if sub else 0))
         if n_child <= 0:
             break
         # tournament selection: the fittest of `tournament` random individuals
@@ -133,14 +161,13 @@ def genetic(
         mutate = rng.random(child.shape) < mutation
         child = child + mutate * rng.normal(0.0, sigma, size=child.shape)
         child = _unit(child, rng)
-        child_fit = obj(child)
-        used += n_child
+        child_fit = score(child, generation + 1)
         elite = np.argsort(-fit, kind="stable")[:elitism]
         x = np.vstack((x[elite], child))
-        fit = np.concatenate((fit[elite], child_fit))
+        elite_fit = score(x[:elitism], generation + 1) if sub and elitism else fit[elite]
+        fit = np.concatenate((elite_fit, child_fit))
         generation += 1
-    best = int(np.argmax(fit))
-    return x[best], float(fit[best])
+    return x[best], value
 
 
 def nelder_mead(
