@@ -6,14 +6,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from scipy import optimize  # the reference (a test dependency)
 
 from cranfield.ltr import search, simplex
 from cranfield.ltr.objective import Objective
 from cranfield.ltr.rankers import train
 
 from .helpers import random_data
-
-optimize = pytest.importorskip("scipy.optimize")  # the reference (extra `ltr`)
 
 
 def _functions(rng: np.random.Generator, n: int):

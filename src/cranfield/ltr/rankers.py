@@ -27,7 +27,7 @@ from .objective import Objective
 
 DEFAULT_BUDGET = 16_000  # Nrf of Semenikhin & Denisova's experiments
 #: Most features of the rankers that run the Nelder-Mead simplex method: its simplex
-#: holds F + 1 vectors of F weights (SciPy keeps about three copies: 24 F² bytes,
+#: holds F + 1 vectors of F weights (about three copies are kept: 24 F² bytes,
 #: 100 MB at 2,000 features, 600 MB at 5,000). The other rankers keep O(F) state.
 SIMPLEX_MAX_FEATURES = 2_000
 
@@ -140,9 +140,9 @@ RANKERS.register(
     RankerDef(
         "nelder-mead",
         search.nelder_mead,
-        "Nelder-Mead simplex method (SciPy) from the normalised all-ones vector, restarted "
+        "Nelder-Mead simplex method (SciPy's rules) from the normalised all-ones vector, restarted "
         "from the best point with half the step while budget is left",
-        "simplex {w0, w0 + step e_i}: reflection, expansion, contraction, shrink (SciPy); "
+        "simplex {w0, w0 + step e_i}: reflection, expansion, contraction, shrink (SciPy's rules; the initial simplex and a shrink scored in one batch); "
         "when it collapses, restarted from the best point with half the step",
         "Nelder & Mead, 'A simplex method for function minimization', 1965",
         (_STEP,),
