@@ -80,36 +80,20 @@ def test_shrink_steps_are_scored_in_one_batch():
     assert batches[0] == 6 and 5 in batches[1:] and sum(batches) == 40
 
 
-def _scipy_nelder_mead(tracker, rng, *, budget, start=None, step=0.1, restarts=True):
-    """The search before the batched simplex: SciPy scoring one point at a time."""
-    obj = tracker.objective
-    f = obj.num_features
-    x0 = np.full(f, 1.0 / np.sqrt(f)) if start is None else np.asarray(start, dtype=np.float64)
-    best_x, best_v = x0.copy(), float(obj(x0)[0])
-    tracker.checkpoint(best_x, best_v, "nelder-mead start")
-    stop = obj.evaluations - 1 + budget
+def _scipy_minimise(values, sim, maxfev, **options):
+    """SciPy's simplex scoring one point at a time (the search before this module)."""
+    calls = [0]
 
-    def negative(w):
-        nonlocal best_x, best_v
-        v = float(obj(w)[0])
-        if v > best_v:
-            best_x, best_v = np.array(w), v
-        return -v
+    def one(x):
+        calls[0] += 1
+        return float(values(x[None])[0])
 
-    while obj.evaluations < stop and step > 1e-6:
-        sim = np.vstack((best_x, best_x + step * np.eye(f)))
-        before = best_v
+    if maxfev > 0:
         optimize.minimize(
-            negative, best_x, method="Nelder-Mead",
-            options={"initial_simplex": sim, "maxfev": stop - obj.evaluations,
-                     "xatol": 1e-8, "fatol": 1e-12, "adaptive": f > 10},
+            one, sim[0], method="Nelder-Mead",
+            options={"initial_simplex": sim, "maxfev": maxfev, **options},
         )  # fmt: skip
-        tracker.checkpoint(best_x, best_v, "nelder-mead")
-        if not restarts:
-            break
-        if best_v <= before:
-            step /= 2
-    return best_x, best_v
+    return calls[0]
 
 
 @pytest.mark.parametrize(
@@ -128,18 +112,50 @@ def test_models_equal_the_scipy_driver(monkeypatch, seed, method, features, budg
     monkeypatch.setattr(Objective, "default_backend", backend)
     if method == "mga":  # the whole ranker, its simplex phase through either driver
         ours = train(data, "mga", budget=budget, seed=seed, params={"population": 10})
-        monkeypatch.setattr(search, "nelder_mead", _scipy_nelder_mead)
+        monkeypatch.setattr(simplex, "minimise", _scipy_minimise)
         theirs = train(data, "mga", budget=budget, seed=seed, params={"population": 10})
         assert np.array_equal(ours.weights, theirs.weights)
         assert ours.train_value == theirs.train_value
         assert ours.history == theirs.history
         return
     results = []
-    for run in (search.nelder_mead, _scipy_nelder_mead):
+    for minimise in (simplex.minimise, _scipy_minimise):
+        monkeypatch.setattr(simplex, "minimise", minimise)
         obj = Objective(data.normalised("query"), "nDCG@10")
         tracker = search.Tracker(obj, budget)
-        w, v = run(tracker, np.random.default_rng(seed), budget=budget, step=0.3)
+        w, v = search.nelder_mead(tracker, np.random.default_rng(seed), budget=budget, step=0.3)
         results.append((w, v, obj.evaluations, tracker.history, tracker.best_w))
     (w1, v1, e1, h1, b1), (w2, v2, e2, h2, b2) = results
     assert np.array_equal(w1, w2) and v1 == v2 and e1 == e2 == budget
     assert h1 == h2 and np.array_equal(b1, b2)
+
+
+class _Steps:
+    """A piecewise-constant objective with many ties (values on a coarse grid)."""
+
+    def __init__(self, seed: int, f: int):
+        rng = np.random.default_rng(seed)
+        self.c, self.d = rng.normal(size=f), rng.normal(size=f)
+        self.num_features, self.evaluations = f, 0
+
+    def __call__(self, w):
+        w = np.atleast_2d(w)
+        self.evaluations += len(w)
+        return np.floor(2 * np.sin(w @ self.c) + np.cos(3 * (w @ self.d)))
+
+
+@pytest.mark.parametrize("seed", range(16))
+def test_tied_values_keep_the_first_best_as_scipy_s_order_did(monkeypatch, seed):
+    f = 2 + seed
+    # start at a low value, so that several vertices of a batch tie above it
+    candidates = np.random.default_rng(seed).normal(size=(200, f))
+    start = candidates[np.argmin(_Steps(seed, f)(candidates))]
+    runs = []
+    for minimise in (simplex.minimise, _scipy_minimise):
+        monkeypatch.setattr(simplex, "minimise", minimise)
+        obj = _Steps(seed, f)
+        tracker = search.Tracker(obj, 300)
+        rng = np.random.default_rng(0)
+        w, v = search.nelder_mead(tracker, rng, budget=300, step=0.7, start=start)
+        runs.append((w, v, obj.evaluations, tracker.history))
+    assert np.array_equal(runs[0][0], runs[1][0]) and runs[0][1:] == runs[1][1:]
