@@ -14,6 +14,8 @@ linear scorer. Run from the project root:
     PYTHONPATH=src python benchmarks/ltr.py --part kernels --objective nDCG@10,AP,ERR@10
     PYTHONPATH=src python benchmarks/ltr.py --write-wide DIR  # the wide files of issue 30
     PYTHONPATH=src python benchmarks/ltr.py --part sparse    # dense vs sparse layout
+    PYTHONPATH=src python benchmarks/ltr.py --part train --methods mga,lightgbm --scale 10
+    PYTHONPATH=src python benchmarks/ltr.py --part train --methods mga:subsample=0.25 --scale 10
 
 ``--backend`` runs the objective on the general path (``general``, formerly ``numpy``:
 NumPy ranks, cranfield's evaluator measures; the path before the compiled kernel), the
@@ -171,9 +173,16 @@ def bench_training(train, test, w, budget: int, repeat: int, methods, backends) 
     truth = Objective(test, "nDCG@10")(w)[0]
     print(f"generating weights: test nDCG@10 {truth:.4f}")
     for method, backend in [(m, b) for m in methods for b in backends]:
+        if method.startswith("lightgbm-threads"):
+            bench_lightgbm_threads(train, test, repeat, method)
+            continue
         Objective.default_backend = backend
+        name, _, given = method.partition(":")  # mga:subsample=0.25+population=100
+        params = {k: float(v) if "." in v else int(v) for k, v in _pairs(given)}
         try:
-            t, c, model = timed(repeat, lambda m=method: fit(train, m, budget=budget, seed=0))
+            t, c, model = timed(
+                repeat, lambda n=name, p=params: fit(train, n, budget=budget, seed=0, params=p)
+            )
         except ImportError as exc:
             print(f"{method}: not measured ({exc})")
             continue
@@ -190,6 +199,40 @@ def bench_training(train, test, w, budget: int, repeat: int, methods, backends) 
             f"training {model.train_value:.4f}, "
             f"test nDCG@10 {value:.4f}; {load()}"
         )
+
+
+def _pairs(text: str):
+    """``key=value`` pairs joined by "+" (a method's parameters)."""
+    return [item.split("=", 1) for item in text.split("+") if item]
+
+
+def bench_lightgbm_threads(train, test, repeat: int, method: str) -> None:
+    """``fit(train, "lightgbm")`` (lambdarank, 100 trees, 31 leaves, the same data and
+    options) on LightGBM's default threads (``lightgbm-threads``: OpenMP's, one per
+    CPU) or on N (``lightgbm-threadsN``) instead of cranfield's 1: the peer as a user
+    would run it."""
+    from cranfield.ltr.boosting import _lightgbm
+    from cranfield.ltr.protocol import evaluate_scores
+    from cranfield.ltr.rankers import train as fit
+
+    lgb = _lightgbm()
+    threads = int(method[len("lightgbm-threads") :] or 0)
+    plain = lgb.train
+
+    def threaded(options, *a, **k):
+        return plain({**options, "num_threads": threads}, *a, **k)
+
+    lgb.train = threaded
+    try:
+        t, c, model = timed(repeat, lambda: fit(train, "lightgbm", seed=0))
+    finally:
+        lgb.train = plain
+    value = evaluate_scores(model.prepare(test), model.scores(test), ["nDCG@10"])
+    print(
+        f"{method} [{threads or 'default'} threads]: {t:.2f} s (CPU {c:.2f} s), "
+        f"training {model.train_value:.4f}, test nDCG@10 {value.aggregate['nDCG@10']:.4f}; "
+        f"{load()}"
+    )
 
 
 def write_wide(folder: str) -> None:
@@ -298,11 +341,23 @@ def main() -> None:
     p.add_argument("--population", type=int, default=200)
     p.add_argument("--budget", type=int, default=16_000)
     p.add_argument("--repeat", type=int, default=3)
-    p.add_argument("--methods", default="mga,ga,coordinate-ascent,lightgbm")
+    p.add_argument(
+        "--methods",
+        default="mga,ga,coordinate-ascent,lightgbm",
+        help="comma-separated; a method's parameters after ':' joined by '+', e.g. "
+        "mga:subsample=0.25+population=100; lightgbm-threads[N]: LightGBM on N (or its "
+        "default) threads",
+    )
     p.add_argument(
         "--backend", default="engine", help="comma-separated: general,engine,engine-scores"
     )
     p.add_argument("--objective", default="nDCG@10")
+    p.add_argument(
+        "--scale",
+        type=int,
+        default=1,
+        help="queries per part as a multiple of MQ2008's 470 (10: ~84,000 documents)",
+    )
     p.add_argument("--train-repeat", type=int, default=1)
     p.add_argument(
         "--threads", type=int, help="the kernel's threads (default: the CPUs, at most 8)"
@@ -317,7 +372,7 @@ def main() -> None:
         return
     if args.part in ("all", "read"):
         bench_read(args.repeat)
-    train, test, w = mq2008_like()
+    train, test, w = mq2008_like(queries=470 * args.scale)
     if args.part in ("all", "objective"):
         bench_objective(train, args.population, args.repeat, backends, args.objective, args.threads)
     if args.part in ("all", "kernels"):

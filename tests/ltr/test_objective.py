@@ -122,3 +122,30 @@ def test_objective_given_as_names_or_weighted_pairs():
     assert np.allclose(Objective(data, ("nDCG@10", "AP"))(w), (a + b) / 2, rtol=0, atol=1e-15)
     assert np.allclose(Objective(data, [(3, "nDCG@10"), (1, "AP")])(w), 0.75 * a + 0.25 * b,
                        rtol=0, atol=1e-15)  # fmt: skip
+
+
+def test_a_population_is_one_kernel_call_whatever_the_documents():
+    """The fused kernel writes no P x N scores: a population of 48 at 90,000 documents
+    is one call (before, the bound of the score matrix cut off its last individual,
+    which then read all the features again on its own), with the same values."""
+    from cranfield.ltr.data import from_arrays
+
+    rng = np.random.default_rng(0)
+    n = 90_000
+    qids = (np.arange(n) // 18).astype(str)
+    data = from_arrays(rng.random((n, 3)), rng.integers(0, 3, n), qids)
+    obj = Objective(data, "nDCG@10", backend="engine")
+
+    class Counting:
+        def __init__(self, kernel):
+            self.kernel, self.calls = kernel, 0
+
+        def objective_weights(self, *args):
+            self.calls += 1
+            return self.kernel.objective_weights(*args)
+
+    w = rng.normal(size=(48, 3))
+    singles = np.array([obj(row)[0] for row in w])
+    obj.kernel = spy = Counting(obj.kernel)
+    assert np.array_equal(obj(w), singles)
+    assert spy.calls == 1

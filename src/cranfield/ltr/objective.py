@@ -347,6 +347,7 @@ class Objective:
         self.terms = objective if parsed and objective else parse_objective(objective, convention)
         self.convention = convention
         self.layout = Layout(data, convention)
+        self.data = data  # (a reference) for parts(): objectives on subsets of queries
         self.num_features = data.num_features
         self.evaluations = 0
         total = sum(t.weight for t in self.terms)
@@ -374,7 +375,27 @@ class Objective:
             self._engine_scores = backend == "engine-scores" or is_sparse(data.features)
             # individuals per batch: the P x N scores stay below ~32 MB
             self._kernel_batch = max(1, 4_000_000 // max(data.num_docs, 1))
+            # the fused path writes no scores, only P x T x Q values: its batch is bound
+            # by those (a batch cut by the scores' bound left a population's last few
+            # individuals to the one-vector path, which reads all the features again:
+            # a generation of 48 at 84,000 documents cost 1.5x its 47)
+            self._weights_batch = (
+                self._kernel_batch
+                if self._engine_scores
+                else max(1, 4_000_000 // max(len(self.terms) * self.layout.num_queries, 1))
+            )
         self.backend = "general" if self.kernel is None else "engine"
+
+    def parts(self, count: int, rng: np.random.Generator) -> list[Objective]:
+        """The queries split at random into ``count`` parts of equal size (within one
+        query), each an objective of the same measures on its queries alone (the mean
+        over a part's queries; the documents' features copied once more in all)."""
+        order = rng.permutation(self.data.num_queries)
+        backend = "general" if self.kernel is None else "auto"
+        return [
+            Objective(self.data.subset(np.sort(q)), self.terms, self.convention, backend)
+            for q in np.array_split(order, count)
+        ]
 
     def __str__(self) -> str:
         if len(self.terms) == 1:
@@ -455,8 +476,8 @@ class Objective:
         scores (``engine-scores``)."""
         p = w.shape[0]
         out = np.empty(p)
-        for start in range(0, p, self._kernel_batch):
-            block = w[start : start + self._kernel_batch]
+        for start in range(0, p, self._weights_batch):
+            block = w[start : start + self._weights_batch]
             if not self._engine_scores:
                 out[start : start + len(block)] = self._kernel_call(
                     self.kernel.objective_weights, np.ascontiguousarray(block), self.weights

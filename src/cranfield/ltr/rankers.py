@@ -27,7 +27,7 @@ from .objective import Objective
 
 DEFAULT_BUDGET = 16_000  # Nrf of Semenikhin & Denisova's experiments
 #: Most features of the rankers that run the Nelder-Mead simplex method: its simplex
-#: holds F + 1 vectors of F weights (SciPy keeps about three copies: 24 F² bytes,
+#: holds F + 1 vectors of F weights (about three copies are kept: 24 F² bytes,
 #: 100 MB at 2,000 features, 600 MB at 5,000). The other rankers keep O(F) state.
 SIMPLEX_MAX_FEATURES = 2_000
 
@@ -77,6 +77,15 @@ _GA_PARAMS = (
     Param("mutation", float, 0.1, "probability that a weight is mutated", **number_in(0, 1)),
     Param("sigma", float, 0.2, "standard deviation of a mutation", **number_in(0, 100)),
     Param("elitism", int, 2, "best individuals kept unchanged", **integer_in(0, 100_000)),
+    Param(
+        "subsample",
+        float,
+        1.0,
+        "share of the queries each generation is scored on (1: all; below 1: "
+        "round(1/subsample) random parts taken in turn, each generation's best "
+        "checked on all)",
+        **number_in(0, 1, open_lo=True),
+    ),
 )
 _STEP = Param("step", float, 0.1, "size of the initial simplex", **number_in(1e-9, 100))
 _GA_FORMULA = (
@@ -131,9 +140,9 @@ RANKERS.register(
     RankerDef(
         "nelder-mead",
         search.nelder_mead,
-        "Nelder-Mead simplex method (SciPy) from the normalised all-ones vector, restarted "
+        "Nelder-Mead simplex method (SciPy's rules) from the normalised all-ones vector, restarted "
         "from the best point with half the step while budget is left",
-        "simplex {w0, w0 + step e_i}: reflection, expansion, contraction, shrink (SciPy); "
+        "simplex {w0, w0 + step e_i}: reflection, expansion, contraction, shrink (SciPy's rules; the initial simplex and a shrink scored in one batch); "
         "when it collapses, restarted from the best point with half the step",
         "Nelder & Mead, 'A simplex method for function minimization', 1965",
         (_STEP,),

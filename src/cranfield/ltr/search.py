@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import ParameterError
+from . import simplex as simplex_search
 
 #: Candidate weight vectors built and scored at a time by the searches that score many
 #: variations of one vector (coordinate ascent's line search, random search's batch):
@@ -101,24 +102,52 @@ def genetic(
     mutation: float = 0.1,
     sigma: float = 0.2,
     elitism: int = 2,
+    subsample: float = 1.0,
     start: np.ndarray | None = None,
 ) -> tuple[np.ndarray, float]:
     """Real-coded genetic algorithm for ``budget`` evaluations; the best individual
-    and its value. Each generation's best is a checkpoint."""
+    and its value. Each generation's best is a checkpoint.
+
+    ``subsample`` below 1 scores each generation on a part of the queries: they are
+    split at random once into ``k = round(1 / subsample)`` parts of equal size
+    (:meth:`~cranfield.ltr.objective.Objective.parts`), generation ``g`` is scored on
+    part ``g mod k`` (the elites scored again there, so that a generation is compared on
+    one part), and each generation's best is scored on all the queries for its
+    checkpoint (the value the tracker keeps and reports). Every vector scored counts
+    as one evaluation. A generation then costs about ``1/k`` of a full one: stochastic
+    fitness evaluation on subsets of the training cases, as in genetic programming's
+    random subset selection (Gathercole & Ross, "Dynamic training subset selection for
+    supervised learning in genetic programming", PPSN III, 1994).
+    """
     obj = tracker.objective
     f = obj.num_features
-    pop = max(2, min(population, budget))
+    k = min(int(round(1 / subsample)), obj.layout.num_queries) if subsample < 1 else 1
+    sub = k > 1 and budget >= 3
+    pop = max(2, min(population, budget - sub))
     elitism = min(elitism, pop - 1)
     x = _unit(rng.uniform(-1, 1, size=(pop, f)), rng)
     if start is not None:
         x[0] = _unit(start, rng)[0]
-    fit = obj(x)
-    used = pop
+    parts = obj.parts(k, rng) if sub else [obj]
+    first = obj.evaluations
+
+    def score(w: np.ndarray, generation: int) -> np.ndarray:
+        part = parts[generation % len(parts)]
+        values = part(w)
+        if part is not obj:  # the budget counts every vector scored
+            obj.evaluations += len(w)
+        return values
+
+    fit = score(x, 0)
     generation = 0
+    value = None
     while True:
         best = int(np.argmax(fit))
-        tracker.checkpoint(x[best], float(fit[best]), f"ga generation {generation}")
-        n_child = min(pop - elitism, budget - used)
+        value = float(obj(x[best])[0]) if sub else float(fit[best])
+        tracker.checkpoint(x[best], value, f"ga generation {generation}")
+        used = obj.evaluations - first
+        # subsampled: the elites are scored again, and the next checkpoint costs one
+        n_child = min(pop - elitism, budget - used - (elitism + 1 if sub else 0))
         if n_child <= 0:
             break
         # tournament selection: the fittest of `tournament` random individuals
@@ -132,14 +161,13 @@ def genetic(
         mutate = rng.random(child.shape) < mutation
         child = child + mutate * rng.normal(0.0, sigma, size=child.shape)
         child = _unit(child, rng)
-        child_fit = obj(child)
-        used += n_child
+        child_fit = score(child, generation + 1)
         elite = np.argsort(-fit, kind="stable")[:elitism]
         x = np.vstack((x[elite], child))
-        fit = np.concatenate((fit[elite], child_fit))
+        elite_fit = score(x[:elitism], generation + 1) if sub and elitism else fit[elite]
+        fit = np.concatenate((elite_fit, child_fit))
         generation += 1
-    best = int(np.argmax(fit))
-    return x[best], float(fit[best])
+    return x[best], value
 
 
 def nelder_mead(
@@ -151,16 +179,15 @@ def nelder_mead(
     step: float = 0.1,
     restarts: bool = True,
 ) -> tuple[np.ndarray, float]:
-    """The Nelder-Mead simplex method (SciPy) maximising the objective for ``budget``
-    evaluations, from ``start`` (default: the normalised all-ones vector).
+    """The Nelder-Mead simplex method (:func:`cranfield.ltr.simplex.minimise`: SciPy's
+    decisions, its initial simplex and shrink steps scored in one batch) maximising the
+    objective for ``budget`` evaluations, from ``start`` (default: the normalised
+    all-ones vector).
 
     The initial simplex is ``start`` and ``start + step * e_i``. The objective is
     piecewise constant, so the simplex often collapses early; with ``restarts`` it
     starts again from the best point with half the step while budget is left.
     """
-    from ..errors import require
-
-    optimize = require("scipy.optimize", "ltr")
     obj = tracker.objective
     f = obj.num_features
     x0 = np.full(f, 1.0 / np.sqrt(f)) if start is None else np.asarray(start, dtype=np.float64)
@@ -168,36 +195,26 @@ def nelder_mead(
     tracker.checkpoint(best_x, best_v, "nelder-mead start")
     stop = obj.evaluations - 1 + budget
 
-    class _Done(Exception):
-        pass
-
-    def negative(w):
+    def negative(points: np.ndarray) -> np.ndarray:
         nonlocal best_x, best_v
-        if obj.evaluations >= stop:
-            raise _Done
-        v = float(obj(w)[0])
-        if v > best_v:
-            best_x, best_v = np.array(w), v
+        v = obj(points)
+        # the first best in scoring order, as one point at a time would keep it
+        i = int(np.argmax(v))
+        if v[i] > best_v:
+            best_x, best_v = np.array(points[i]), float(v[i])
         return -v
 
     while obj.evaluations < stop and step > 1e-6:
         simplex = np.vstack((best_x, best_x + step * np.eye(f)))
         before = best_v
-        try:
-            optimize.minimize(
-                negative,
-                best_x,
-                method="Nelder-Mead",
-                options={
-                    "initial_simplex": simplex,
-                    "maxfev": stop - obj.evaluations,
-                    "xatol": 1e-8,
-                    "fatol": 1e-12,
-                    "adaptive": f > 10,
-                },
-            )
-        except _Done:
-            pass
+        simplex_search.minimise(
+            negative,
+            simplex,
+            stop - obj.evaluations,
+            xatol=1e-8,
+            fatol=1e-12,
+            adaptive=f > 10,
+        )
         tracker.checkpoint(best_x, best_v, "nelder-mead")
         if not restarts:
             break
