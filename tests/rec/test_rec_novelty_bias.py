@@ -237,6 +237,62 @@ def test_user_and_item_mad_equal_elliots_definitions(seed, tmp_path):
     assert user_mad > 0 and item_mad > 0  # the groups differ: the check above can fail
 
 
+@pytest.mark.parametrize("seed", range(10))
+def test_exposure_mad_equals_a_list_by_list_computation(seed, tmp_path):
+    """Exposure 1/log2(1 + rank) summed list by list over the evaluated users' top-K,
+    per user with a list; every training or recommended item counts (never shown: 0)."""
+    log_path, recs_path = generated(seed, tmp_path)
+    train, test = split(read_interactions(log_path), "ratio", seed=seed, fraction=0.6)
+    rng = np.random.default_rng(seed + 100)
+    recs = pd.read_csv(recs_path, dtype={"user": str, "item": str})
+    recs = recs.sort_values(["user", "score"], ascending=[True, False])
+    evaluated = set(test.to_arrow().to_pandas().user)
+    lists = {u: list(g.item)[:K] for u, g in recs.groupby("user", sort=False) if u in evaluated}
+    items = set(train.to_arrow().to_pandas().item) | {i for ls in lists.values() for i in ls}
+    item_group = {i: f"p{int(rng.integers(0, 3))}" for i in sorted(items) if rng.random() < 0.9}
+    (tmp_path / "ig.csv").write_text(
+        "item,group\n" + "".join(f"{i},{g}\n" for i, g in item_group.items())
+    )
+    ours = evaluate_recommendations(
+        test,
+        read_recommendations(recs_path),
+        [f"exposure_mad@{K}"],
+        train=train,
+        exclude_train=False,
+        item_groups=tmp_path / "ig.csv",
+    ).table()[f"exposure_mad@{K}"]
+    exposure = dict.fromkeys(items, 0.0)
+    for ranked in lists.values():
+        for rank, i in enumerate(ranked, 1):
+            exposure[i] += 1 / math.log2(1 + rank)
+    users = sum(1 for ranked in lists.values() if ranked)
+    by_group: dict[str, list[float]] = {}
+    for i, g in item_group.items():
+        by_group.setdefault(g, []).append(exposure[i] / users)
+    means = [sum(v) / len(v) for v in by_group.values()]
+    want = float(np.mean([abs(a - b) for n, a in enumerate(means) for b in means[n + 1 :]]))
+    assert ours == pytest.approx(want, rel=1e-12, abs=1e-15)
+    assert want > 0  # the groups differ: the check above can fail
+
+
+def test_exposure_mad_by_hand(tmp_path):
+    """Provider P's items are shown first, Q's second, R's never."""
+    (tmp_path / "train.csv").write_text("user,item\nu1,a\nu2,b\nu3,c\n")
+    (tmp_path / "test.csv").write_text("user,item\nu1,b\nu2,a\n")
+    (tmp_path / "recs.csv").write_text("user,item,score\nu1,a,2\nu1,b,1\nu2,a,2\nu2,b,1\n")
+    (tmp_path / "ig.csv").write_text("item,group\na,P\nb,Q\nc,R\n")
+    ours = evaluate_recommendations(
+        read_interactions(tmp_path / "test.csv"),
+        read_recommendations(tmp_path / "recs.csv"),
+        ["exposure_mad@2"],
+        train=read_interactions(tmp_path / "train.csv"),
+        exclude_train=False,
+        item_groups=tmp_path / "ig.csv",
+    ).table()["exposure_mad@2"]
+    p, q, r = 1.0, 1 / math.log2(3), 0.0  # (2 users x attention) / 2 users
+    assert ours == pytest.approx((abs(p - q) + abs(p - r) + abs(q - r)) / 3, rel=1e-14)
+
+
 def test_a_user_in_two_groups_is_one_line(tmp_path, cli):
     log_path, recs_path = generated(1, tmp_path)
     (tmp_path / "ug.csv").write_text("user,group\nu1,a\nu1,b\n")

@@ -94,7 +94,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     e.add_argument(
         "--item-groups",
         metavar="FILE",
-        help="a table of item and group columns (providers; one group an item) for item_mad@k",
+        help="a table of item and group columns (providers; one group an item) for item_mad@k "
+        "and exposure_mad@k",
     )
     add_format(e, FORMATS)
     add_output(e, via_stdout=True)

@@ -280,6 +280,14 @@ def _item_mad(x: Lists) -> float:
     return _mean_absolute_difference(gain[items] / count[items], groups[items])
 
 
+def _exposure_mad(x: Lists) -> float:
+    groups = _need_groups(x, "item", "--item-groups")
+    users = max(int(np.count_nonzero(x.list_lengths())), 1)
+    attention = 1.0 / np.log2(x.positions() + 2.0)  # 1/log2(1 + rank), rank from 1
+    exposure = np.bincount(x.item, weights=attention, minlength=len(groups)) / users
+    return _mean_absolute_difference(exposure, groups)
+
+
 def _group_ratio(num: np.ndarray, den: np.ndarray) -> float:
     """std / mean (population std) of the two groups' ``num / den`` (Zhu, Wang &
     Caverlee 2021's relative standard deviation over groups)."""
@@ -423,6 +431,16 @@ for _name, _fn, _summary, _formula, _ref in (
         "mean over pairs of groups |mean_{i in g1} gain_i - mean_{i in g2} gain_i|, gain_i = "
         "share of the lists holding i where it is relevant (--item-groups)",
         "Deldjoo et al., UMUAI 2021; as Elliot's ItemMADranking",
+    ),
+    (
+        "exposure_mad",
+        _exposure_mad,
+        "provider fairness of exposure: mean absolute difference of the item groups' mean exposure",
+        "mean over pairs of groups |mean_{i in g1} E_i - mean_{i in g2} E_i|, E_i = (1/|U|) "
+        "sum_u [i in L_u] / log2(1 + rank_u(i)), over every item of the catalogue and the "
+        "lists (an item never recommended: 0) (--item-groups)",
+        "Singh & Joachims, Fairness of exposure in rankings, KDD 2018 (exposure, parity of "
+        "groups); groups compared as Deldjoo et al., UMUAI 2021",
     ),
     (
         "poprsp",
