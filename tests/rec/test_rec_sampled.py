@@ -85,3 +85,47 @@ def test_the_command_reports_sampled_and_corrected_values_with_a_note(tmp_path, 
     status, out, err = cli(*argv, "-m", "HR@10", "--sampled-negatives", "20")
     assert status == 2 and out == "" and err.count("\n") == 1
     assert "not in the lists" in err or "candidates" in err
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_sampled_values_use_each_held_out_items_rank_in_its_list(seed, tmp_path):
+    """``evaluate_recommendations(sampled_negatives=M)`` equals ``sampled_estimates`` on
+    ranks and list lengths found here user by user (string ids, dictionaries)."""
+    from cranfield.rec import evaluate_recommendations, read_interactions, read_recommendations
+
+    rng = random.Random(seed)
+    items = [f"item-{j:03d}" for j in range(40)]
+    users = [f"user{u}" for u in range(25)]
+    held = {u: rng.sample(items, rng.randint(1, 3)) for u in users}
+    (tmp_path / "test.csv").write_text(
+        "user,item\n" + "".join(f"{u},{i}\n" for u in users for i in held[u])
+    )
+    lists = {u: rng.sample(items, rng.randint(30, 40)) for u in users}
+    for u in users:  # every held-out item in its user's list
+        lists[u] += [i for i in held[u] if i not in lists[u]]
+    rows = [
+        (u, i, len(lists[u]) - k)
+        for u in rng.sample(users, len(users))
+        for k, i in enumerate(lists[u])
+    ]
+    (tmp_path / "recs.csv").write_text(
+        "user,item,score\n" + "".join(f"{u},{i},{s}\n" for u, i, s in rows)
+    )
+    m = 12
+    got = evaluate_recommendations(
+        read_interactions(tmp_path / "test.csv"),
+        read_recommendations(tmp_path / "recs.csv"),
+        ["HR@5", "RR"],
+        sampled_negatives=m,
+    ).table()
+    ranks, lengths = [], []
+    for u in sorted(users):
+        for i in sorted(set(held[u])):
+            ranks.append(lists[u].index(i) + 1)
+            lengths.append(len(lists[u]))
+    order = np.lexsort((ranks, lengths))  # the estimates do not depend on the order
+    ranks, lengths = np.array(ranks)[order], np.array(lengths)[order]
+    for name, metric in (("Success@5", rank_metric("hr", 5)), ("RR", rank_metric("rr", None))):
+        want = sampled_estimates(metric, ranks, lengths, m)
+        assert got[f"{name}~{m}"] == pytest.approx(want["sampled"], rel=1e-12)
+        assert got[f"{name}~{m} corrected"] == pytest.approx(want["corrected"], rel=1e-12)

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field, replace
 
 from .._lazy import lazy
 from ..errors import InputError, MeasureError, ParameterError
-from .codes import Ranked, distinct, in_pairs
+from .codes import Ranked, distinct, in_pairs, positions, vocabulary
 from .data import Interactions, plain_ids
 from .measures import REC_MEASURES, Lists, Truth
 
@@ -512,17 +512,18 @@ def _sampled(recs, test, min_rating, names, m: int, gamma: float) -> dict[str, f
     if not chosen:
         raise MeasureError("--sampled-negatives needs HR@k, nDCG@k or RR among the measures")
     ranked = recs.ranked()
-    users = np.asarray(ranked["query_id"].to_pylist(), dtype=object)
-    items = np.asarray(ranked["doc_id"].to_pylist(), dtype=object)
     rank = ranked["rank"].to_numpy()
     keep = np.ones(len(test), bool) if min_rating is None else test.ratings >= min_rating
-    held_users = np.asarray(test.users[keep], dtype=object)
-    held_items = np.asarray(test.items[keep], dtype=object)
-    people = np.unique(np.concatenate([users, held_users]))
-    things = np.unique(np.concatenate([items, held_items]))
-    keys = _codes(users, people) * len(things) + _codes(items, things)
+    held_users, held_items = test.users[keep], test.items[keep]
+    # users and items as integer codes (no Python string per row)
+    people = vocabulary(ranked["query_id"], held_users)
+    things = vocabulary(ranked["doc_id"], held_items)
+    user = positions(ranked["query_id"], people).astype(np.int64)
+    keys = user * len(things) + positions(ranked["doc_id"], things)
     order = np.argsort(keys)
-    wanted = np.unique(_codes(held_users, people) * len(things) + _codes(held_items, things))
+    wanted = distinct(
+        positions(held_users, people).astype(np.int64) * len(things) + positions(held_items, things)
+    )
     at = np.minimum(np.searchsorted(keys[order], wanted), max(len(keys) - 1, 0))
     found = keys[order][at] == wanted if len(keys) else np.zeros(len(wanted), bool)
     if not found.all():
@@ -533,8 +534,7 @@ def _sampled(recs, test, min_rating, names, m: int, gamma: float) -> dict[str, f
             getattr(recs, "source", None),
         )
     ranks = rank[order][at]
-    _, user_code = np.unique(users, return_inverse=True)
-    lengths = np.bincount(user_code)[user_code[order][at]]  # each user's candidates
+    lengths = np.bincount(user)[user[order][at]]  # each user's candidates
     if (lengths <= m).any():
         raise ParameterError(
             "--sampled-negatives", "fewer than the candidates of every user's list", m
