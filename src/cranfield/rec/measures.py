@@ -462,16 +462,32 @@ for _name, _fn, _summary, _formula, _ref in (
 
 def reference_markdown() -> str:
     """The tables of docs/recommenders.md: every split and beyond-accuracy measure."""
+    from ..output import markdown_table
     from .splits import SPLITS
 
-    lines = ["| split | what it does | test set | parameters |", "|---|---|---|---|"]
+    splits = []
     for name, d in SPLITS.items():
         params = ", ".join(f"`{p.name}` ({p.allowed_text}, default {p.default})" for p in d.params)
-        lines.append(f"| `{name}` | {d.summary} | {d.formula} | {params or '—'} |")
-    lines += ["", "| measure | what it measures | formula | reference |", "|---|---|---|---|"]
-    for name, d in REC_MEASURES.items():
-        lines.append(f"| `{name}@k` | {d.summary} | {d.formula} | {d.citation} |")
-    return "\n".join(lines) + "\n"
+        splits.append([f"`{name}`", d.summary, d.formula, params or "—"])
+    measures = [
+        [f"`{name}@k`", d.summary, d.formula, d.citation] for name, d in REC_MEASURES.items()
+    ]
+    return (
+        "\n\n".join(
+            [
+                markdown_table(
+                    ["split", "what it does", "test set", "parameters"], splits, left=4, escape=True
+                ),
+                markdown_table(
+                    ["measure", "what it measures", "formula", "reference"],
+                    measures,
+                    left=4,
+                    escape=True,
+                ),
+            ]
+        )
+        + "\n"
+    )
 
 
 if __name__ == "__main__":  # python -m cranfield.rec.measures docs/recommenders.md
