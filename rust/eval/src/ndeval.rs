@@ -239,15 +239,7 @@ fn in_halves<'a, P: Send + Default>(
         return Ok((parse(data)?, P::default()));
     };
     let (head, tail) = data.split_at(cut);
-    let (first, second) = std::thread::scope(|scope| {
-        let other = spawn(scope, || parse(tail));
-        let first = parse(head);
-        let second = match other {
-            Some(handle) => handle.join().expect("a reading thread panicked"),
-            None => parse(tail),
-        };
-        (first, second)
-    });
+    let (first, second) = at_once(|| parse(head), || parse(tail));
     // the second half's lines are counted only when one of them is reported
     let second = second.map_err(|mut e| {
         e.line = e.line.map(|line| line + memchr::memchr_iter(b'\n', head).count());
@@ -494,21 +486,30 @@ fn topic_values(qrels: &Qrels, run: &Run, p: &Params) -> Vec<(i64, Option<Values
     first
 }
 
-/// `work` on the two halves of `items` at once (the second on a thread of its own
-/// when one can be had), the results in order.
+/// `work` on the two halves of `items` at once (see [`at_once`]), the results in order.
 fn on_halves<'a, T: Sync, R: Send>(items: &'a [T], work: impl Fn(&'a [T]) -> R + Sync) -> [R; 2] {
     let (first, second) = items.split_at(items.len() / 2);
     if first.is_empty() {
         return [work(first), work(second)];
     }
+    let (ours, theirs) = at_once(|| work(first), || work(second));
+    [ours, theirs]
+}
+
+/// `here` on this thread and `there` on a thread of its own at once; when no thread
+/// can be had, `there` runs here afterwards.
+fn at_once<A, B: Send>(here: impl FnOnce() -> A, there: impl FnOnce() -> B + Send) -> (A, B) {
+    // `there` waits in the mutex: the thread takes it, or this thread once none started
+    let there = std::sync::Mutex::new(Some(there));
+    let take = || there.lock().unwrap_or_else(|e| e.into_inner()).take();
     std::thread::scope(|scope| {
-        let other = spawn(scope, || work(second));
-        let ours = work(first);
-        let theirs = match other {
-            Some(handle) => handle.join().expect("a worker thread panicked"),
-            None => work(second), // no thread to be had: here
-        };
-        [ours, theirs]
+        let other = spawn(scope, || take().map(|work| work()));
+        let ours = here();
+        let theirs = other
+            .and_then(|handle| handle.join().expect("a worker thread panicked"))
+            .or_else(|| take().map(|work| work()))
+            .expect("the other work is done once");
+        (ours, theirs)
     })
 }
 
@@ -684,19 +685,10 @@ pub fn evaluate_loaded<'d>(
 ) -> Option<Result<String, NdError>> {
     let (mut qrels, mut run, mut baseline) = (None, None, None);
     let (slots, load) = ([&mut run, &mut baseline], &load);
-    let runs = move || load_runs(slots, load, names, options);
-    // the work of the other thread, done here if no thread can be had
-    let runs = std::sync::Mutex::new(Some(runs));
-    let take = || runs.lock().unwrap_or_else(|e| e.into_inner()).take();
-    let (judged, read) = std::thread::scope(|scope| {
-        let other = spawn(scope, || take().and_then(|work| work()));
-        let judged = load(Input::Qrels).map(|data| read_qrels(qrels.insert(data), names.qrels));
-        let read = match other {
-            Some(handle) => handle.join().expect("a reading thread panicked"),
-            None => take().and_then(|work| work()),
-        };
-        (judged, read)
-    });
+    let (judged, read) = at_once(
+        || load(Input::Qrels).map(|data| read_qrels(qrels.insert(data), names.qrels)),
+        move || load_runs(slots, load, names, options),
+    );
     let (judged, read) = (judged?, read?);
     Some((|| {
         let judged = judged?;
