@@ -1,14 +1,13 @@
 //! ndeval's diversity measures (`cranfield_eval::diversity`, `cranfield_eval::ndeval`),
 //! for `cranfield.core.diversity` and `cranfield ndeval`.
 
-use std::borrow::Cow;
-use std::io::Read;
+use std::os::unix::fs::FileExt;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 
 use cranfield_eval::diversity::{evaluate, number, Asked, Intents, Line, Measure, FAMILIES};
 use cranfield_eval::ndeval::{
-    evaluate_files, evaluate_loaded, read_table, Input, Names, NdError, Options,
+    evaluate_files, evaluate_sources, read_table, Input, Names, NdError, Options, Source,
 };
 use numpy::{PyArray1, PyReadonlyArray1};
 use pyo3::exceptions::PyValueError;
@@ -84,40 +83,29 @@ pub fn ndeval_report(
     detached(py, || evaluate_files(q, r, b, &options))
 }
 
-/// The bytes of `path` when the engine can read them as plainly as the Python reader
-/// would: a regular file of at most `max_bytes`, not gzip-compressed, without a NUL
-/// byte or a line (ended by `\n` or `\r`) longer than `max_line`. `None` otherwise,
-/// and for any error of the system: the Python reader then says what is wrong.
-fn plain_file(path: &Path, max_line: usize, max_bytes: u64) -> Option<Vec<u8>> {
+/// `path` as a [`Source`] when the engine can read it as plainly as the Python reader
+/// would: a regular file of at most `max_bytes`, not gzip-compressed; what only reading
+/// shows (a NUL byte, a line longer than `max_line`) sends it elsewhere as it is read.
+/// `None` otherwise, and for any error of the system: the Python reader then says what
+/// is wrong.
+fn plain_file(path: &Path, max_line: usize, max_bytes: u64) -> Option<Source<'static>> {
     let file = std::fs::File::open(path).ok()?;
     let meta = file.metadata().ok()?;
     if !meta.is_file() || meta.len() > max_bytes {
         return None;
     }
-    let mut data =
-        cranfield_trec::room::with_capacity(usize::try_from(meta.len()).ok()? + 1).ok()?;
-    file.take(max_bytes + 1).read_to_end(&mut data).ok()?;
-    if data.len() as u64 > max_bytes || data.starts_with(&cranfield_trec::gzip::MAGIC) {
+    let mut start = [0u8; 2];
+    let magic = cranfield_trec::gzip::MAGIC;
+    if meta.len() >= 2 && file.read_exact_at(&mut start, 0).is_ok() && start.starts_with(&magic) {
         return None;
     }
-    if memchr::memchr(0, &data).is_some() {
-        return None;
-    }
-    if data.len() > max_line {
-        let mut start = 0;
-        for end in memchr::memchr2_iter(b'\n', b'\r', &data).chain([data.len()]) {
-            if end - start > max_line {
-                return None;
-            }
-            start = end + 1;
-        }
-    }
-    Some(data)
+    Some(Source::File { file, len: meta.len(), max_line })
 }
 
-/// [`ndeval_report`] of files the engine reads itself (a regular file read in one
-/// call, without Python bytes in between); `None` when one of them is not a plain
-/// regular file (see `plain_file`): the caller then reads them in Python.
+/// [`ndeval_report`] of files the engine reads itself (each half of a large file read
+/// piece by piece by the thread that parses it, without Python bytes in between);
+/// `None` when one of them is not a plain regular file (see `plain_file`): the caller
+/// then reads them in Python.
 #[pyfunction]
 pub fn ndeval_report_files(
     py: Python<'_>,
@@ -134,15 +122,15 @@ pub fn ndeval_report_files(
         run: &run.1,
         baseline: baseline.as_ref().map(|(_, name)| name.as_str()),
     };
-    let load = |input: Input| {
+    let open = |input: Input| {
         let path = match input {
             Input::Qrels => &qrels.0,
             Input::Run => &run.0,
             Input::Baseline => &baseline.as_ref()?.0,
         };
-        plain_file(path, max_line, max_bytes).map(Cow::Owned)
+        plain_file(path, max_line, max_bytes)
     };
-    detached(py, || evaluate_loaded(load, &names, &options).transpose())
+    detached(py, || evaluate_sources(open, &names, &options).transpose())
 }
 
 /// Subtopic qrels in TREC text: `(query offsets, query bytes, subtopic, doc offsets,

@@ -147,6 +147,32 @@ impl<T: Hash + Eq + Copy, D: Hash + Eq + Copy> FirstSeen<T, D> {
     }
 }
 
+impl<'a, T: Hash + Eq + Copy> FirstSeen<T, &'a [u8]> {
+    /// [`FirstSeen::push`] of a docno that lives shorter than the pairs: `keep` makes
+    /// the copy that a new pair holds.
+    pub fn push_kept(&mut self, topic: T, doc: &[u8], keep: impl FnOnce(&[u8]) -> &'a [u8]) {
+        let last = self.line_pair.last().copied();
+        let id = match last.map(|id| (id, self.pairs[id as usize])) {
+            Some((id, (t, d))) if t == topic && d == doc => id,
+            _ => {
+                // (a map holding longer-lived docnos is looked up with a shorter one)
+                let ids: &FxHashMap<(T, &[u8]), u32> = &self.ids;
+                match ids.get(&(topic, doc)) {
+                    Some(&id) => id,
+                    None => {
+                        let kept = keep(doc);
+                        let id = self.pairs.len() as u32;
+                        self.pairs.push((topic, kept));
+                        self.ids.insert((topic, kept), id);
+                        id
+                    }
+                }
+            }
+        };
+        self.line_pair.push(id);
+    }
+}
+
 /// The pairs of consecutive parts of a file numbered as [`Numbering`] numbers them:
 /// each part's pairs (as [`FirstSeen`] lists them) mapped to their document number.
 #[derive(Clone, Debug)]

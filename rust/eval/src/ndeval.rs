@@ -13,13 +13,17 @@
 //! * with a baseline run, each value is the risk-sensitive difference
 //!   `r - b` when `r >= b`, else `(1 + riskAlpha) (r - b)`.
 
-use std::borrow::Cow;
 use std::fmt::Write;
+use std::hash::Hasher;
+use std::ops::Range;
 
 use cranfield_trec::room::spawn;
-use rustc_hash::{FxHashMap, FxHashSet};
+use rustc_hash::{FxHashMap, FxHashSet, FxHasher};
 
 use crate::diversity::{ideal, number_parts, runs, values, FirstSeen, Intents, Params, Values};
+
+mod source;
+pub use source::{Keep, Source, Stop};
 
 /// ndeval's depth: the rank cuts it reports are 5, 10 and 20.
 const DEPTH: usize = 20;
@@ -201,59 +205,86 @@ pub struct Qrels<'a> {
 /// subtopic and grade (natural numbers stop near 10^6, so they fit 32 bits).
 type QrelsPart<'a> = (FirstSeen<i64, &'a [u8]>, Vec<(u32, u32)>);
 
-/// The lines of `data` (a problem names its line in `data`).
-fn qrels_part<'a>(data: &'a [u8], name: &str) -> Result<QrelsPart<'a>, NdError> {
-    let mut pairs = FirstSeen::default();
-    let mut judgments = Vec::with_capacity(data.len() / 16);
-    for (number, f, n) in split_lines::<4>(data) {
+/// The lines of `piece` (after `before` lines of its part) into `part`, the docnos of
+/// new pairs copied into `keep`; gives the lines of the piece.
+fn qrels_piece<'a>(
+    (pairs, judgments): &mut QrelsPart<'a>,
+    keep: &mut Keep<'a>,
+    piece: &[u8],
+    before: usize,
+    name: &str,
+) -> Result<usize, NdError> {
+    judgments.reserve(piece.len() / 16);
+    let mut lines = 0;
+    for (number, f, n) in split_lines::<4>(piece) {
+        lines = number;
         let parsed =
             (n == 4).then(|| Some((natural(f[0])?, natural(f[1])?, natural(f[3])?))).flatten();
         let Some((topic, subtopic, grade)) = parsed else {
             return Err(problem(
                 name,
-                Some(number),
+                Some(before + number),
                 "syntax error: expected 'topic subtopic docno judgment' with natural numbers",
             ));
         };
-        pairs.push(topic, f[2]);
+        pairs.push_kept(topic, f[2], |doc| keep.copy(doc));
         judgments.push((subtopic as u32, grade as u32));
     }
-    Ok((pairs, judgments))
+    Ok(lines)
 }
 
-/// Files below this many bytes are read by one thread.
-const SPLIT_BYTES: usize = 1 << 20;
-
-/// What `parse` reads from the lines of `data`, as two parts in file order: a large
-/// file is cut in two halves at a line end, read at once (the first problem in file
-/// order is reported, its line counted in the whole file).
+/// What `parse` reads from the lines of `source`, as two parts in file order: a file
+/// of at least [`source::SPLIT_BYTES`] is cut in two halves at a line end, each read
+/// and parsed piece by piece by a thread of its own, keeping what it copies in its
+/// room (the first problem in file order is reported, its line counted in the whole
+/// file; a file sent elsewhere by either half is sent elsewhere).
 fn in_halves<'a, P: Send + Default>(
-    data: &'a [u8],
-    parse: impl Fn(&'a [u8]) -> Result<P, NdError> + Sync,
-) -> Result<(P, P), NdError> {
-    let cut = (data.len() >= SPLIT_BYTES)
-        .then(|| memchr::memchr(b'\n', &data[data.len() / 2..]).map(|at| data.len() / 2 + at + 1))
-        .flatten()
-        .filter(|&cut| cut < data.len());
-    let Some(cut) = cut else {
-        return Ok((parse(data)?, P::default()));
+    source: &Source,
+    [head_room, tail_room]: [&'a mut Vec<Vec<u8>>; 2],
+    parse: impl Fn(&mut P, &mut Keep<'a>, &[u8], usize) -> Result<usize, NdError> + Sync,
+) -> Result<(P, P), Stop<NdError>> {
+    let len = source.len();
+    let cut = source.cut()?;
+    let half = |range: Range<u64>, room: &'a mut Vec<Vec<u8>>| {
+        let bytes = usize::try_from(range.end - range.start).map_err(|_| Stop::Elsewhere)?;
+        let mut keep = Keep::new(room, bytes).ok_or(Stop::Elsewhere)?;
+        let mut part = P::default();
+        let lines =
+            source.lines(range, |piece, before| parse(&mut part, &mut keep, piece, before))?;
+        if keep.failed() {
+            return Err(Stop::Elsewhere);
+        }
+        Ok((part, lines))
     };
-    let (head, tail) = data.split_at(cut);
-    let (first, second) = at_once(|| parse(head), || parse(tail));
-    // the second half's lines are counted only when one of them is reported
-    let second = second.map_err(|mut e| {
-        e.line = e.line.map(|line| line + memchr::memchr_iter(b'\n', head).count());
-        e
-    });
-    Ok((first?, second?))
+    let Some(cut) = cut else {
+        return half(0..len, head_room).map(|(part, _)| (part, P::default()));
+    };
+    let (first, second) = at_once(|| half(0..cut, head_room), || half(cut..len, tail_room));
+    match (first, second) {
+        (Err(Stop::Elsewhere), _) | (_, Err(Stop::Elsewhere)) => Err(Stop::Elsewhere),
+        (Err(e), _) => Err(e),
+        (Ok((_, lines)), Err(Stop::Problem(mut e))) => {
+            e.line = e.line.map(|line| line + lines);
+            Err(Stop::Problem(e))
+        }
+        (Ok((head, _)), Ok((tail, _))) => Ok((head, tail)),
+    }
 }
 
-/// Read subtopic qrels (`name` names the file in errors), in two halves at once.
-pub fn read_qrels<'a>(data: &'a [u8], name: &str) -> Result<Qrels<'a>, NdError> {
+/// Read subtopic qrels (`name` names the file in errors), in two halves at once, the
+/// docnos kept in `rooms`.
+pub fn read_qrels<'a>(
+    source: &Source,
+    rooms: [&'a mut Vec<Vec<u8>>; 2],
+    name: &str,
+) -> Result<Qrels<'a>, Stop<NdError>> {
     // each half numbers its pairs as it reads them; only the distinct pairs are merged
-    let (head, tail) = in_halves(data, |part| qrels_part(part, name))?;
+    let parse = |part: &mut QrelsPart<'a>, keep: &mut Keep<'a>, piece: &[u8], before| {
+        qrels_piece(part, keep, piece, before, name)
+    };
+    let (head, tail) = in_halves(source, rooms, parse)?;
     if head.1.is_empty() && tail.1.is_empty() {
-        return Err(problem(name, None, "the qrels file is empty"));
+        return Err(Stop::Problem(problem(name, None, "the qrels file is empty")));
     }
     let n = number_parts(&[&head.0, &tail.0]);
     let judgment = |i: usize| {
@@ -267,8 +298,33 @@ pub fn read_qrels<'a>(data: &'a [u8], name: &str) -> Result<Qrels<'a>, NdError> 
     Ok(Qrels { topics: n.topics, intents, docs: n.docs })
 }
 
+/// A docno's 32-bit key (FxHash), taken where its line is read, while the bytes are
+/// in the cache: a topic's sets and lookups compare keys and look at the bytes of a
+/// docno only when two keys are equal.
+fn doc_key(doc: &[u8]) -> u32 {
+    let mut hasher = FxHasher::default();
+    hasher.write(doc);
+    let h = hasher.finish();
+    (h ^ (h >> 32)) as u32
+}
+
+/// A topic of a run: its docnos in rank order, and their keys ([`doc_key`]).
+#[derive(Clone, Debug, Default)]
+pub struct Ranking<'a> {
+    pub topic: i64,
+    pub docs: Vec<&'a [u8]>,
+    keys: Vec<u32>,
+}
+
+impl<'a> Ranking<'a> {
+    fn new(topic: i64, docs: Vec<&'a [u8]>) -> Self {
+        let keys = docs.iter().map(|d| doc_key(d)).collect();
+        Ranking { topic, docs, keys }
+    }
+}
+
 /// Each topic of a run (increasing) with its docnos in rank order.
-pub type Ranked<'a> = Vec<(i64, Vec<&'a [u8]>)>;
+pub type Ranked<'a> = Vec<Ranking<'a>>;
 
 /// A run read with ndeval's rules: its name and each topic's docnos in rank order.
 #[derive(Clone, Debug)]
@@ -280,11 +336,11 @@ pub struct Run<'a> {
 /// A run line read: topic, rank, score (0 unless ranked by score), docno.
 type RunRow<'a> = (u32, u32, f64, &'a [u8]);
 
-/// A run line's topic, rank and docno, or the problem of its line.
-fn run_line<'a>(
-    (number, f, n): (usize, [&'a [u8]; 6], usize),
+/// A run line's fields, topic and rank, or the problem of its line.
+fn run_line<'p>(
+    (number, f, n): (usize, [&'p [u8]; 6], usize),
     name: &str,
-) -> Result<([&'a [u8]; 6], u32, u32), NdError> {
+) -> Result<([&'p [u8]; 6], u32, u32), NdError> {
     let parsed = (n == 6).then(|| Some((run_topic(f[0])?, natural(f[3])?))).flatten();
     let Some((topic, rank)) = parsed else {
         return Err(problem(
@@ -298,44 +354,74 @@ fn run_line<'a>(
     Ok((f, topic as u32, rank as u32))
 }
 
-/// The rows of the run lines of `data` with their scores (`-traditional`).
-fn scored_rows<'a>(data: &'a [u8], name: &str) -> Result<Vec<RunRow<'a>>, NdError> {
-    let mut rows = Vec::with_capacity(data.len() / 24);
-    for line in split_lines::<6>(data) {
-        let number = line.0;
-        let (f, topic, rank) = run_line(line, name)?;
-        let Some(value) = score(f[4]).filter(|v| !v.is_nan()) else {
-            let at = Some(number);
-            return Err(problem(name, at, "the score is not a number"));
-        };
-        rows.push((topic, rank, value, f[2]));
+/// A part of a run read: its rows (blocks, or scored rows with `-traditional`) and the
+/// run's name when the part starts the file.
+type RunPart<'a, R> = (Vec<R>, Option<String>);
+
+/// The lines of `piece` (after `before` lines of its part) as `row` reads them into
+/// `part` (each docno copied into `keep`); gives the lines of the piece.
+fn run_piece<'a, R>(
+    (rows, run_name): &mut RunPart<'a, R>,
+    keep: &mut Keep<'a>,
+    (piece, before): (&[u8], usize),
+    name: &str,
+    row: impl Fn(&mut Vec<R>, [&[u8]; 6], u32, u32, &'a [u8]) -> Result<(), &'static str>,
+) -> Result<usize, NdError> {
+    let mut lines = 0;
+    for (number, f, n) in split_lines::<6>(piece) {
+        lines = number;
+        let (f, topic, rank) = run_line((before + number, f, n), name)?;
+        if before + number == 1 {
+            *run_name = Some(String::from_utf8_lossy(f[5]).into_owned());
+        }
+        let doc = keep.copy(f[2]);
+        row(rows, f, topic, rank, doc).map_err(|m| problem(name, Some(before + number), m))?;
     }
-    Ok(rows)
+    Ok(lines)
 }
 
-/// Consecutive run lines of one topic: their ranks and docnos in file order.
+/// A scored row of a run line (`-traditional`).
+fn scored_row<'a>(
+    rows: &mut Vec<RunRow<'a>>,
+    f: [&[u8]; 6],
+    topic: u32,
+    rank: u32,
+    doc: &'a [u8],
+) -> Result<(), &'static str> {
+    let value = score(f[4]).filter(|v| !v.is_nan()).ok_or("the score is not a number")?;
+    rows.push((topic, rank, value, doc));
+    Ok(())
+}
+
+/// Consecutive run lines of one topic: their ranks, docnos and docno keys in file
+/// order.
 #[derive(Debug)]
 struct Block<'a> {
     topic: u32,
     ranks: Vec<u32>,
     docs: Vec<&'a [u8]>,
+    keys: Vec<u32>,
 }
 
-/// The run lines of `data` in blocks of one topic (ranked by the rank column): a run
-/// written topic by topic is its blocks.
-fn run_blocks<'a>(data: &'a [u8], name: &str) -> Result<Vec<Block<'a>>, NdError> {
-    let mut blocks: Vec<Block<'a>> = Vec::new();
-    for line in split_lines::<6>(data) {
-        let (f, topic, rank) = run_line(line, name)?;
-        match blocks.last_mut() {
-            Some(block) if block.topic == topic => {
-                block.ranks.push(rank);
-                block.docs.push(f[2]);
-            }
-            _ => blocks.push(Block { topic, ranks: vec![rank], docs: vec![f[2]] }),
+/// A run line into blocks of one topic (ranked by the rank column): a run written
+/// topic by topic is its blocks.
+fn block_row<'a>(
+    blocks: &mut Vec<Block<'a>>,
+    f: [&[u8]; 6],
+    topic: u32,
+    rank: u32,
+    doc: &'a [u8],
+) -> Result<(), &'static str> {
+    let key = doc_key(f[2]);
+    match blocks.last_mut() {
+        Some(block) if block.topic == topic => {
+            block.ranks.push(rank);
+            block.docs.push(doc);
+            block.keys.push(key);
         }
+        _ => blocks.push(Block { topic, ranks: vec![rank], docs: vec![doc], keys: vec![key] }),
     }
-    Ok(blocks)
+    Ok(())
 }
 
 /// Each topic's docnos in rank order from the blocks of a run (a rank repeated within
@@ -351,20 +437,24 @@ fn rank_blocks<'a>(mut blocks: Vec<Block<'a>>, name: &str) -> Result<Ranked<'a>,
         let increasing = |b: &Block| b.ranks.windows(2).all(|w| w[0] < w[1]);
         if let [block] = group {
             if increasing(block) {
-                topics.push((i64::from(topic), std::mem::take(&mut block.docs)));
+                let (docs, keys) =
+                    (std::mem::take(&mut block.docs), std::mem::take(&mut block.keys));
+                topics.push(Ranking { topic: i64::from(topic), docs, keys });
                 continue;
             }
         }
-        let mut ranked: Vec<(u32, &'a [u8])> = group
+        let mut ranked: Vec<(u32, &'a [u8], u32)> = group
             .iter()
-            .flat_map(|b| b.ranks.iter().copied().zip(b.docs.iter().copied()))
+            .flat_map(|b| b.ranks.iter().zip(&b.docs).zip(&b.keys).map(|((&r, &d), &k)| (r, d, k)))
             .collect();
-        ranked.sort_unstable_by_key(|&(rank, _)| rank);
+        ranked.sort_unstable_by_key(|&(rank, _, _)| rank);
         if let Some(w) = ranked.windows(2).find(|w| w[0].0 == w[1].0) {
             let message = format!("duplicate rank ({}) for topic {}", w[1].0, topic);
             return Err(problem(name, None, message));
         }
-        topics.push((i64::from(topic), ranked.into_iter().map(|(_, doc)| doc).collect()));
+        let docs = ranked.iter().map(|&(_, doc, _)| doc).collect();
+        let keys = ranked.iter().map(|&(_, _, key)| key).collect();
+        topics.push(Ranking { topic: i64::from(topic), docs, keys });
     }
     Ok(topics)
 }
@@ -374,44 +464,71 @@ fn rank_blocks<'a>(mut blocks: Vec<Block<'a>>, name: &str) -> Result<Ranked<'a>,
 fn rank_by_score<'a>(mut rows: Vec<RunRow<'a>>) -> Ranked<'a> {
     rows.sort_by(|a, b| a.0.cmp(&b.0).then(b.2.total_cmp(&a.2)).then(b.3.cmp(a.3)));
     runs(&rows, |a, b| a.0 == b.0)
-        .map(|group| (i64::from(group[0].0), group.iter().map(|r| r.3).collect()))
+        .map(|group| Ranking::new(i64::from(group[0].0), group.iter().map(|r| r.3).collect()))
         .collect()
 }
 
-/// The first topic of `topics` with a docno ranked twice, and that docno.
-fn first_repeated<'a>(topics: &[(i64, Vec<&'a [u8]>)]) -> Option<(i64, &'a [u8])> {
-    let mut seen: FxHashSet<&[u8]> = FxHashSet::default();
-    topics.iter().find_map(|(topic, docs)| {
-        seen.clear();
-        seen.reserve(docs.len());
-        docs.iter().find(|d| !seen.insert(d)).map(|&d| (*topic, d))
+/// The first topic of `topics` with a docno ranked twice, and that docno (the first
+/// one whose earlier rank a scan in rank order meets).
+fn first_repeated<'a>(topics: &[Ranking<'a>]) -> Option<(i64, &'a [u8])> {
+    let mut first: FxHashMap<u32, u32> = FxHashMap::default();
+    topics.iter().find_map(|t| {
+        first.clear();
+        first.reserve(t.docs.len());
+        for (i, (&doc, &key)) in t.docs.iter().zip(&t.keys).enumerate() {
+            let earlier = *first.entry(key).or_insert(i as u32) as usize;
+            if earlier == i {
+                continue;
+            }
+            if t.docs[earlier] == doc {
+                return Some((t.topic, doc));
+            }
+            // two docnos with one key (rare): the bytes decide
+            let mut seen: FxHashSet<&[u8]> = FxHashSet::default();
+            return t.docs.iter().find(|d| !seen.insert(d)).map(|&d| (t.topic, d));
+        }
+        None
     })
 }
 
-/// Read a run (`name` names the file in errors).
-pub fn read_run<'a>(data: &'a [u8], name: &str, options: &Options) -> Result<Run<'a>, NdError> {
-    let mut topics = if options.traditional {
-        let (mut rows, tail) = in_halves(data, |part| scored_rows(part, name))?;
+/// Read a run (`name` names the file in errors), its docnos kept in `rooms`.
+pub fn read_run<'a>(
+    source: &Source,
+    rooms: [&'a mut Vec<Vec<u8>>; 2],
+    name: &str,
+    options: &Options,
+) -> Result<Run<'a>, Stop<NdError>> {
+    let empty = || Stop::Problem(problem(name, None, "the run file is empty"));
+    let (mut topics, run_name) = if options.traditional {
+        let parse =
+            |part: &mut RunPart<'a, RunRow<'a>>, keep: &mut Keep<'a>, piece: &[u8], before| {
+                run_piece(part, keep, (piece, before), name, scored_row)
+            };
+        let ((mut rows, run_name), (tail, _)) = in_halves(source, rooms, parse)?;
         rows.extend(tail);
-        rank_by_score(rows)
+        (rank_by_score(rows), run_name)
     } else {
-        let (mut blocks, tail) = in_halves(data, |part| run_blocks(part, name))?;
+        let parse =
+            |part: &mut RunPart<'a, Block<'a>>, keep: &mut Keep<'a>, piece: &[u8], before| {
+                run_piece(part, keep, (piece, before), name, block_row)
+            };
+        let ((mut blocks, run_name), (tail, _)) = in_halves(source, rooms, parse)?;
         blocks.extend(tail);
-        rank_blocks(blocks, name)?
+        (rank_blocks(blocks, name).map_err(Stop::Problem)?, run_name)
     };
     // every line is a row (a blank one is a syntax error): the first line names the run
-    let Some((_, first_line, _)) = split_lines::<6>(data).next().filter(|_| !topics.is_empty())
-    else {
-        return Err(problem(name, None, "the run file is empty"));
-    };
-    let run_name = String::from_utf8_lossy(first_line[5]).into_owned();
+    let run_name = run_name.filter(|_| !topics.is_empty()).ok_or_else(empty)?;
     if let Some(m) = options.depth {
-        topics.iter_mut().for_each(|(_, docs)| docs.truncate(m));
+        topics.iter_mut().for_each(|t| {
+            t.docs.truncate(m);
+            t.keys.truncate(m);
+        });
     }
     let [first, second] = on_halves(&topics, first_repeated);
     if let Some((topic, doc)) = first.or(second) {
         let doc = String::from_utf8_lossy(doc);
-        return Err(problem(name, None, format!("duplicate docno ({doc}) for topic {topic}")));
+        let message = format!("duplicate docno ({doc}) for topic {topic}");
+        return Err(Stop::Problem(problem(name, None, message)));
     }
     Ok(Run { name: run_name, topics })
 }
@@ -469,21 +586,43 @@ pub fn read_table(data: &[u8], name: &str) -> Result<Table, NdError> {
 /// ndeval's values of each topic of `run` (None: a topic the qrels do not know), the
 /// topics shared between two threads.
 fn topic_values(qrels: &Qrels, run: &Run, p: &Params) -> Vec<(i64, Option<Values>)> {
-    let one = |(topic, ranked): &(i64, Vec<&[u8]>)| {
-        let Ok(t) = qrels.topics.binary_search(topic) else {
-            return (*topic, None);
+    let one = |ranking: &Ranking| {
+        let topic = ranking.topic;
+        let Ok(t) = qrels.topics.binary_search(&topic) else {
+            return (topic, None);
         };
         let range = qrels.intents.topic_docs[t]..qrels.intents.topic_docs[t + 1];
-        let judged: FxHashMap<&[u8], i64> =
-            range.clone().map(|d| (qrels.docs[d], d as i64)).collect();
-        let numbers: Vec<i64> = ranked.iter().map(|d| *judged.get(d).unwrap_or(&-1)).collect();
+        let numbers = judged_numbers(&qrels.docs[range.clone()], range.start, ranking);
         let best = ideal(&qrels.intents, t, p);
-        (*topic, Some(values(&qrels.intents, t, &best, &numbers, p)))
+        (topic, Some(values(&qrels.intents, t, &best, &numbers, p)))
     };
     let [mut first, second]: [Vec<_>; 2] =
         on_halves(&run.topics, |part| part.iter().map(one).collect());
     first.extend(second);
     first
+}
+
+/// The document number of each docno of `ranking` among a topic's `judged` docnos
+/// (numbered from `first`), -1 for one not judged: looked up by key, the bytes compared
+/// on a match.
+fn judged_numbers(judged: &[&[u8]], first: usize, ranking: &Ranking) -> Vec<i64> {
+    let mut by_key: FxHashMap<u32, i64> = FxHashMap::default();
+    by_key.reserve(judged.len());
+    let distinct = judged
+        .iter()
+        .enumerate()
+        .all(|(i, d)| by_key.insert(doc_key(d), (first + i) as i64).is_none());
+    if !distinct {
+        // two judged docnos with one key (rare): the bytes are the key
+        let by_doc: FxHashMap<&[u8], i64> =
+            judged.iter().enumerate().map(|(i, &d)| (d, (first + i) as i64)).collect();
+        return ranking.docs.iter().map(|d| *by_doc.get(d).unwrap_or(&-1)).collect();
+    }
+    let number = |(doc, key): (&&[u8], &u32)| match by_key.get(key) {
+        Some(&n) if judged[n as usize - first] == *doc => n,
+        _ => -1,
+    };
+    ranking.docs.iter().zip(&ranking.keys).map(number).collect()
 }
 
 /// `work` on the two halves of `items` at once (see [`at_once`]), the results in order.
@@ -620,9 +759,8 @@ pub fn report(qrels: &Qrels, run: &Run, baseline: Option<&Run>, options: &Option
     out
 }
 
-/// ndeval's whole work: read the qrels, the run and the baseline (named `(data, name)`;
-/// the run and the baseline on a thread of their own while the qrels are read) and
-/// report; a problem in the qrels is reported first, as ndeval reads them first.
+/// ndeval's whole work on files in memory, named `(data, name)`: see
+/// [`evaluate_sources`].
 pub fn evaluate_files(
     qrels: (&[u8], &str),
     run: (&[u8], &str),
@@ -630,33 +768,36 @@ pub fn evaluate_files(
     options: &Options,
 ) -> Result<String, NdError> {
     let given = |input: Input| match input {
-        Input::Qrels => Some(Cow::Borrowed(qrels.0)),
-        Input::Run => Some(Cow::Borrowed(run.0)),
-        Input::Baseline => baseline.map(|(data, _)| Cow::Borrowed(data)),
+        Input::Qrels => Some(Source::Bytes(qrels.0)),
+        Input::Run => Some(Source::Bytes(run.0)),
+        Input::Baseline => baseline.map(|(data, _)| Source::Bytes(data)),
     };
     let names = Names { qrels: qrels.1, run: run.1, baseline: baseline.map(|(_, name)| name) };
-    evaluate_loaded(given, &names, options).expect("given bytes are always there")
+    evaluate_sources(given, &names, options).expect("bytes in memory are read here")
 }
 
-/// The run and the baseline `load` gives, kept in `slots`, read.
-fn load_runs<'s, 'd>(
-    [run_slot, baseline_slot]: [&'s mut Option<Cow<'d, [u8]>>; 2],
-    load: &(impl Fn(Input) -> Option<Cow<'d, [u8]>> + Sync),
+/// The run and the baseline that `open` gives read, the docnos kept in `rooms`; a
+/// baseline is read even after a problem in the run, which is reported first (a file
+/// sent elsewhere is sent elsewhere whatever the other holds).
+fn read_runs<'a, 'd>(
+    [run_head, run_tail, base_head, base_tail]: [&'a mut Vec<Vec<u8>>; 4],
+    open: &(impl Fn(Input) -> Option<Source<'d>> + Sync),
     names: &Names,
     options: &Options,
-) -> Option<Result<(Run<'s>, Option<Run<'s>>), NdError>> {
-    let ours: &'s [u8] = run_slot.insert(load(Input::Run)?);
-    let base: Option<&'s [u8]> = match names.baseline {
-        Some(_) => Some(baseline_slot.insert(load(Input::Baseline)?)),
+) -> Result<(Run<'a>, Option<Run<'a>>), Stop<NdError>> {
+    let ours = open(Input::Run).ok_or(Stop::Elsewhere)?;
+    let base = match names.baseline {
+        Some(name) => Some((open(Input::Baseline).ok_or(Stop::Elsewhere)?, name)),
         None => None,
     };
-    let read = || {
-        let ours = read_run(ours, names.run, options)?;
-        let base = base.zip(names.baseline);
-        let base = base.map(|(data, name)| read_run(data, name, options)).transpose()?;
-        Ok((ours, base))
-    };
-    Some(read())
+    let ours = read_run(&ours, [run_head, run_tail], names.run, options);
+    let rooms = [base_head, base_tail];
+    let base = base.map(|(source, name)| read_run(&source, rooms, name, options)).transpose();
+    match (ours, base) {
+        (Err(Stop::Elsewhere), _) | (_, Err(Stop::Elsewhere)) => Err(Stop::Elsewhere),
+        (Err(e), _) | (_, Err(e)) => Err(e),
+        (Ok(ours), Ok(base)) => Ok((ours, base)),
+    }
 }
 
 /// One of ndeval's input files.
@@ -675,26 +816,31 @@ pub struct Names<'n> {
     pub baseline: Option<&'n str>,
 }
 
-/// [`evaluate_files`] of files that `load` reads, each on the thread that then parses
-/// it (the qrels here, the run and the baseline on a thread of their own): a file is
-/// parsed as soon as it is read. `None` when `load` gives `None` for one of them.
-pub fn evaluate_loaded<'d>(
-    load: impl Fn(Input) -> Option<Cow<'d, [u8]>> + Sync,
+/// ndeval's whole work on the files `open` gives: the qrels read here, the run and the
+/// baseline on a thread of their own, each half of a large file by a thread of its own
+/// as it is read, then the report. A problem in the qrels is reported first, as
+/// ndeval reads them first. `None` when `open` gives `None` for one of the files or
+/// one is sent elsewhere ([`Stop::Elsewhere`]): the caller reads them then.
+pub fn evaluate_sources<'d>(
+    open: impl Fn(Input) -> Option<Source<'d>> + Sync,
     names: &Names,
     options: &Options,
 ) -> Option<Result<String, NdError>> {
-    let (mut qrels, mut run, mut baseline) = (None, None, None);
-    let (slots, load) = ([&mut run, &mut baseline], &load);
+    let mut rooms: [Vec<Vec<u8>>; 6] = Default::default();
+    let [q_head, q_tail, r_head, r_tail, b_head, b_tail] = &mut rooms;
+    let open = &open;
     let (judged, read) = at_once(
-        || load(Input::Qrels).map(|data| read_qrels(qrels.insert(data), names.qrels)),
-        move || load_runs(slots, load, names, options),
+        || {
+            let source = open(Input::Qrels).ok_or(Stop::Elsewhere)?;
+            read_qrels(&source, [q_head, q_tail], names.qrels)
+        },
+        move || read_runs([r_head, r_tail, b_head, b_tail], open, names, options),
     );
-    let (judged, read) = (judged?, read?);
-    Some((|| {
-        let judged = judged?;
-        let (ours, base) = read?;
-        Ok(report(&judged, &ours, base.as_ref(), options))
-    })())
+    match (judged, read) {
+        (Err(Stop::Elsewhere), _) | (_, Err(Stop::Elsewhere)) => None,
+        (Err(Stop::Problem(e)), _) | (_, Err(Stop::Problem(e))) => Some(Err(e)),
+        (Ok(judged), Ok((ours, base))) => Some(Ok(report(&judged, &ours, base.as_ref(), options))),
+    }
 }
 
 #[cfg(test)]
@@ -758,8 +904,11 @@ mod tests {
 
     #[test]
     fn a_topic_without_relevant_subtopics_prints_ndevals_nan() {
-        let qrels = read_qrels(b"1 1 d1 0\n2 1 d1 1\n", "q").unwrap();
-        let run = read_run(b"1 Q0 d1 1 1.0 r\n2 Q0 d1 1 1.0 r\n", "r", &options()).unwrap();
+        let mut rooms: [Vec<Vec<u8>>; 4] = Default::default();
+        let [a, b, c, d] = &mut rooms;
+        let qrels = read_qrels(&Source::Bytes(b"1 1 d1 0\n2 1 d1 1\n"), [a, b], "q").unwrap();
+        let run = Source::Bytes(b"1 Q0 d1 1 1.0 r\n2 Q0 d1 1 1.0 r\n");
+        let run = read_run(&run, [c, d], "r", &options()).unwrap();
         let text = report(&qrels, &run, None, &options());
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines.len(), 4);
@@ -769,9 +918,17 @@ mod tests {
 
     #[test]
     fn syntax_errors_name_the_line() {
-        let e = read_qrels(b"1 1 d1 1\n1 x d2 1\n", "q").unwrap_err();
+        let problem = |stop| match stop {
+            Stop::Problem(e) => e,
+            Stop::Elsewhere => panic!("bytes in memory are read here"),
+        };
+        let mut rooms: [Vec<Vec<u8>>; 4] = Default::default();
+        let [a, b, c, d] = &mut rooms;
+        let e =
+            problem(read_qrels(&Source::Bytes(b"1 1 d1 1\n1 x d2 1\n"), [a, b], "q").unwrap_err());
         assert_eq!(e.line, Some(2));
-        let e = read_run(b"1 Q0 d 1 1 r\n1 Q0 e 1 1 r\n", "r", &options()).unwrap_err();
+        let run = Source::Bytes(b"1 Q0 d 1 1 r\n1 Q0 e 1 1 r\n");
+        let e = problem(read_run(&run, [c, d], "r", &options()).unwrap_err());
         assert!(e.message.contains("duplicate rank (1) for topic 1"), "{}", e.message);
     }
 }
