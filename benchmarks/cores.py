@@ -1,0 +1,91 @@
+"""How `cranfield eval` scales with the machine's cores: the 7M-line run (benchmarks/
+run.py's dense 7,000 x 1,000 collection) timed as a whole process pinned to one core
+and on all cores, alternating, and the serial share that Amdahl's law gives for the
+two times::
+
+    PYTHONPATH=src python benchmarks/cores.py --repeat 7
+
+With ``T1`` the one-core time and ``TN`` the time on ``N`` cores, ``TN / T1 = s + (1 -
+s) / N``, so the serial share is ``s = (N TN / T1 - 1) / (N - 1)`` (on two cores,
+``2 T2 / T1 - 1``). The pinned process is started under ``os.sched_setaffinity`` (every
+thread it starts inherits the one core). Best and median of ``--repeat`` runs; the
+share is given for both. The machine's load at the start and the end is printed: on a
+shared machine the figures hold only when it is low.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from generate import generate
+
+HERE = Path(__file__).resolve().parent
+SRC = HERE.parent / "src"
+
+
+def timed(argv: list[str], cores: set[int] | None) -> tuple[float, float]:
+    """Wall and CPU seconds of one run of `argv`, pinned to `cores` when given."""
+    env = dict(os.environ, PYTHONPATH=str(SRC))
+    pin = (lambda: os.sched_setaffinity(0, cores)) if cores else None
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    subprocess.run(argv, stdout=subprocess.DEVNULL, check=True, env=env, preexec_fn=pin)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+    return wall, cpu
+
+
+def serial_share(one: float, many: float, n: int) -> float:
+    """Amdahl's serial share from the one-core and the `n`-core times."""
+    return (n * many / one - 1) / (n - 1)
+
+
+def main(argv=None) -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--repeat", type=int, default=7)
+    p.add_argument("--queries", type=int, default=7000, help="queries x 1,000 (default 7000)")
+    a = p.parse_args(argv)
+    cores = sorted(os.sched_getaffinity(0))
+    if len(cores) < 2:
+        sys.exit("cores.py: this process may use one core only")
+    target = generate(f"dense-{a.queries}x1000", a.queries, 1000)
+    qrels, run = target / "qrels.txt", target / "run1.txt"
+    argv = [sys.executable, "-m", "cranfield", "eval", str(qrels), str(run)]
+    # byte-compiled once, so no timed process compiles cranfield
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(SRC)], check=True)
+    print(f"load average at the start: {os.getloadavg()[0]:.2f}")
+    times: dict[str, list[tuple[float, float]]] = {"one": [], "all": []}
+    timed(argv, None)  # warm the page cache
+    for _ in range(a.repeat):
+        times["one"].append(timed(argv, {cores[0]}))
+        times["all"].append(timed(argv, None))
+    n = len(cores)
+    print(f"load average at the end: {os.getloadavg()[0]:.2f}")
+    lines = a.queries * 1000
+    print(f"\n{lines:,}-line run, `cranfield eval` (default measures), {a.repeat} runs each\n")
+    print("| cores | wall best s | wall median s | CPU median s |")
+    print("|---:|---:|---:|---:|")
+    for key, label in (("one", "1"), ("all", str(n))):
+        walls = [w for w, _ in times[key]]
+        cpus = [c for _, c in times[key]]
+        print(
+            f"| {label} | {min(walls):.3f} | {statistics.median(walls):.3f} | "
+            f"{statistics.median(cpus):.3f} |"
+        )
+    for name, pick in (("best", min), ("median", statistics.median)):
+        one = pick(w for w, _ in times["one"])
+        many = pick(w for w, _ in times["all"])
+        share = serial_share(one, many, n)
+        print(f"\nspeed-up on {n} cores ({name}): {one / many:.2f}x; serial share {share:.0%}")
+
+
+if __name__ == "__main__":
+    main()
