@@ -419,7 +419,20 @@ fn block_row<'a>(
             block.docs.push(doc);
             block.keys.push(key);
         }
-        _ => blocks.push(Block { topic, ranks: vec![rank], docs: vec![doc], keys: vec![key] }),
+        _ => {
+            // room for as many lines as the previous topic's (runs rank each topic as deep)
+            let room = blocks.last().map_or(1, |b| b.docs.len()).max(1);
+            let mut block = Block {
+                topic,
+                ranks: Vec::with_capacity(room),
+                docs: Vec::with_capacity(room),
+                keys: Vec::with_capacity(room),
+            };
+            block.ranks.push(rank);
+            block.docs.push(doc);
+            block.keys.push(key);
+            blocks.push(block);
+        }
     }
     Ok(())
 }
