@@ -324,3 +324,30 @@ def test_plot_command_writes_the_same_svg_twice(cli, sample_paths, tmp_path, kin
     root = parse(first.decode("utf-8"))
     assert root.get("width") == "800" and root.find(S + "style") is not None
     assert panels(root)
+
+
+def test_missing_and_empty_data_give_valid_files_without_nan():
+    nan = np.nan
+    texts = [
+        svg_plots.pr_svg({}),
+        svg_plots.averages_svg({}),
+        svg_plots.delta_svg({}),
+        svg_plots.distribution_svg({}),
+        svg_plots.depth_svg({}),
+        svg_plots.coverage_svg({}),
+        svg_plots.asl_svg({}),
+        svg_plots.swap_svg([]),
+        svg_plots.delta_svg(
+            {"r": {"query_id": np.array(["a", "b"]), "delta": np.array([nan, -2.5])}}
+        ),
+        svg_plots.distribution_svg({"r": np.array([nan]), "x": np.array([0.5, nan])}),
+        svg_plots.depth_svg({"P": {"k": np.arange(1, 4), "r": np.array([nan, 0.5, 2.0])}}),
+        svg_plots.coverage_svg({"r": {"depth": np.array([1, 10]), "judged": np.array([nan, 1])}}),
+    ]
+    for text in texts:
+        parse(text)
+        assert "nan" not in text.lower() and "inf" not in text.lower()
+    (panel,) = panels(parse(texts[8]))
+    bars = [r for r in panel.iter(S + "rect") if "bar" in classes(r)]
+    assert [b.find(S + "title").text for b in bars] == ["b: -2.5"]
+    close(y_axis(panel)(float(bars[0].get("y")) + float(bars[0].get("height"))), -2.5, 3)

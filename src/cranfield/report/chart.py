@@ -253,6 +253,8 @@ def _bars(ax: _Axes, labels, values, colors) -> list[str]:
     tops = ax.py(values)
     out = []
     for i, (x, t) in enumerate(zip(_c(xs), tops.tolist(), strict=True)):
+        if not math.isfinite(t):  # no value, no bar (its tick label stays)
+            continue
         y, h = min(t, zero), abs(t - zero)
         out.append(
             f'<rect class="bar" x="{x}" y="{y:.2f}" width="{w:.2f}" height="{h:.2f}" '
@@ -281,7 +283,6 @@ def _boxes(ax: _Axes, boxes: list[Box]) -> list[str]:
             f'<circle class="flier" cx="{xc}" cy="{y}" r="3" fill="none" stroke="#000"/>'
             for y in _c(ax.py(s["fliers"]))
         )
-        mx, my = float(xc), float(mean)
         out.append(
             f'<g class="box"><title>{_e(b.name)}</title>'
             f'<path class="iqr" fill="none" stroke="#000" '
@@ -289,8 +290,8 @@ def _boxes(ax: _Axes, boxes: list[Box]) -> list[str]:
             f'<path class="median" stroke="#ff7f0e" stroke-width="1.5" d="M{xl} {med}H{xr}"/>'
             f'<path class="whiskers" stroke="#000" fill="none" '
             f'd="M{xc} {q1}V{lo}M{wl} {lo}H{wr}M{xc} {q3}V{hi}M{wl} {hi}H{wr}"/>'
-            f'<path class="mean" fill="#2ca02c" data-y="{mean}" '
-            f'd="M{mx - 4:.2f} {my + 3.5:.2f}H{mx + 4:.2f}L{mx:.2f} {my - 4:.2f}Z"/>'
+            f'<path class="mean" fill="#2ca02c" transform="translate({xc},{mean})" '
+            'd="M-4 3.5H4L0 -4Z"/>'
             f"{fliers}</g>"
         )
     return out
