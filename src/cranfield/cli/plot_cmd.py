@@ -29,6 +29,8 @@ def add_arguments(p) -> None:
         p,
         measure_help="delta, dist, swap: the measure; asl: the measures (default AP)",
         query_help="pr: the curves of this query instead of the average",
+        output_help="the figure: FILE.svg (drawn by cranfield), FILE.png or FILE.pdf "
+        "(drawn by matplotlib: pip install 'cranfield[plot]')",
     )
     p.add_argument("--max-depth", type=int, default=20, help="depth: k = 1..N (default 20)")
     p.add_argument(
