@@ -5,8 +5,9 @@ Usage (from the repository root)::
     PYTHONPATH=src python benchmarks/startup.py --repeat 7 [--before OLD/src]
 
 Times ``cranfield COMMAND --help`` for every subcommand and the small jobs of issue 39
-(``ab`` on 8 rows, ``interleave`` of two runs, a 2-run ``report``, ``plot pr``,
-``agreement`` of two assessors' qrels) in fresh processes, through the console script
+(``ab`` on 8 rows, ``interleave`` of two runs, a 2-run ``report``, ``agreement`` of
+two assessors' qrels, every kind of ``plot`` as SVG and ``plot pr`` as PNG) in fresh
+processes, through the console script
 (``cranfield``, as a user starts it; ``python -m cranfield`` where it is not
 installed). Each figure is the best of ``--repeat`` runs (the least disturbed by other
 processes on a shared machine) with the median beside it, each tree byte-compiled
@@ -31,6 +32,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
 HELP_GOAL, JOB_GOAL = 0.1, 0.5
+PLOT_KINDS = ("pr", "avg", "delta", "dist", "depth", "coverage", "asl", "swap")
 
 
 def command() -> list[str]:
@@ -56,13 +58,28 @@ def small_jobs(folder: Path) -> dict[str, list[str]]:
     bob.write_text("".join(line + "\n" for line in flipped))
     out = folder / "out"
     out.mkdir()
-    return {
-        "ab (8 rows)": ["ab", str(units), "--metric", "ctr", "--variant-column", "v"],
-        "interleave (2 runs)": ["interleave", a, b, "--qrels", qrels],
-        "report (2 runs)": ["report", qrels, a, b, "-o", str(out / "report.html")],
-        "plot pr (2 runs)": ["plot", "pr", qrels, a, b, "-o", str(out / "pr.svg")],
-        "agreement (2 assessors)": ["agreement", str(alice), str(bob)],
-    }
+    return (
+        {
+            "ab (8 rows)": ["ab", str(units), "--metric", "ctr", "--variant-column", "v"],
+            "interleave (2 runs)": ["interleave", a, b, "--qrels", qrels],
+            "report (2 runs)": ["report", qrels, a, b, "-o", str(out / "report.html")],
+            "agreement (2 assessors)": ["agreement", str(alice), str(bob)],
+        }
+        | {  # every kind of figure as SVG (cranfield's own renderer); PNG through matplotlib
+            f"plot {kind} (2 runs)": [
+                "plot",
+                kind,
+                qrels,
+                a,
+                b,
+                "-c",
+                "-o",
+                str(out / f"{kind}.svg"),
+            ]
+            for kind in PLOT_KINDS
+        }
+        | {"plot pr .png (2 runs)": ["plot", "pr", qrels, a, b, "-o", str(out / "pr.png")]}
+    )
 
 
 def compiled(src: str, folder: Path, copy: bool) -> str:

@@ -132,7 +132,8 @@ def test_report_modules_import_no_matplotlib():
 
     code = (
         "import sys, cranfield.report, cranfield.report.data, cranfield.report.html, "
-        "cranfield.cli.report_cmd, cranfield.cli.plot_cmd; "
+        "cranfield.cli.report_cmd, cranfield.cli.plot_cmd, cranfield.report.plots, "
+        "cranfield.report.svg_plots, cranfield.report.chart; "
         "assert 'matplotlib' not in sys.modules, 'matplotlib imported eagerly'"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)

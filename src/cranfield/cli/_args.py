@@ -183,7 +183,9 @@ def add_convention(p: argparse.ArgumentParser, default: str | None = "textbook")
     )
 
 
-def add_figure_inputs(p: Parser, measure_help: str, query_help: str) -> None:
+def add_figure_inputs(
+    p: Parser, measure_help: str, query_help: str, output_help: str | None = None
+) -> None:
     """The arguments of ``cranfield report`` and ``cranfield plot``: inputs, measures,
     baseline, query, evaluation options and the file to write."""
     add_qrels_and_runs(p)
@@ -192,7 +194,7 @@ def add_figure_inputs(p: Parser, measure_help: str, query_help: str) -> None:
     p.add_argument("--query", help=query_help)
     add_judging(p)
     add_convention(p)
-    add_output(p, required=True)
+    add_output(p, required=True, help=output_help)
 
 
 def add_header(p: argparse.ArgumentParser) -> None:

@@ -54,7 +54,10 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
         "evaluate the evaluation: discriminative power, swap rates, topic-set size, ANOVA",
     ),
     "curve": ("curve_cmd", "precision-recall curves as data"),
-    "plot": ("plot_cmd", "draw one figure: pr, avg, delta, dist, depth or coverage"),
+    "plot": (
+        "plot_cmd",
+        "draw one figure as SVG, PNG or PDF: pr, avg, delta, dist, depth, coverage, asl, swap",
+    ),
     "report": ("report_cmd", "write a self-contained HTML evaluation report"),
     "classify": ("classify_cmd", "evaluate a classifier: confusion matrix, rates, ROC, thresholds"),
     "cluster": ("cluster_cmd", "evaluate a clustering against a gold standard"),

@@ -29,6 +29,8 @@ def add_arguments(p) -> None:
         p,
         measure_help="delta, dist, swap: the measure; asl: the measures (default AP)",
         query_help="pr: the curves of this query instead of the average",
+        output_help="the figure: FILE.svg (drawn by cranfield), FILE.png or FILE.pdf "
+        "(drawn by matplotlib: pip install 'cranfield[plot]')",
     )
     p.add_argument("--max-depth", type=int, default=20, help="depth: k = 1..N (default 20)")
     p.add_argument(
@@ -40,60 +42,78 @@ def add_arguments(p) -> None:
 
 
 def run(args) -> int:
-    from ..core.evaluation import evaluate, read_runs
     from ..core.qrels import Qrels
     from ..errors import ParameterError
-    from ..report import plots
+    from ..report import data as _data
 
     suffix = args.output.rsplit(".", 1)[-1].lower() if "." in args.output else ""
-    if suffix not in plots.FORMATS:
+    if suffix not in ("png", "svg", "pdf"):
         raise ParameterError("--output", "a file name ending in .png, .svg or .pdf", args.output)
+    from ..core.evaluation import read_runs
+
     qrels = Qrels.read(args.qrels)
     runs = read_runs(args.runs, duplicates=args.duplicates)
     opts = eval_options(args)
+    convention = args.convention
     if args.kind == "pr":
-        fig, _ = plots.pr_plot(
-            qrels,
-            runs,
-            query=args.query,
-            rel_level=rel_level_value(args),
-            convention=args.convention,
-        )
+        curves = dict(rel_level=rel_level_value(args), convention=convention)
+        figure = ("pr", _data.pr_data(qrels, runs, query=args.query, **curves))
+        style = dict(query=args.query, convention=convention)
     elif args.kind == "avg":
-        fig, _ = plots.averages_plot(
-            qrels, runs, rel_level=rel_level_value(args), convention=args.convention
-        )
+        curves = dict(rel_level=rel_level_value(args), convention=convention)
+        figure = ("averages", _data.averages_data(qrels, runs, **curves))
+        style = dict(convention=convention)
     elif args.kind == "depth":
         measures = [m for m in args.depth_measures.split(",") if m]
-        fig, _ = plots.depth_plot(qrels, runs, measures, args.max_depth, **opts)
+        figure = ("depth", _data.depth_data(qrels, runs, measures, args.max_depth, **opts))
+        style = {}
     elif args.kind == "coverage":
-        fig, _ = plots.coverage_plot(qrels, runs, parse_ints(args.depths, "--depths"), **opts)
+        depths = parse_ints(args.depths, "--depths")
+        figure, style = ("coverage", _data.coverage_data(qrels, runs, depths, **opts)), {}
     elif args.kind in ("asl", "swap"):
-        fig = _meta_figure(args, plots, qrels, runs, opts)
+        figure, style = _meta_data(args, qrels, runs, opts)
     else:
-        measures = args.measures or ["AP"]
-        if len(measures) != 1:
-            raise ParameterError("--measure", f"one measure for plot {args.kind}", measures)
-        results = evaluate(qrels, runs, measures, **opts)
-        table = results.per_query_table()
-        if not table:
-            raise ParameterError("--measure", "a numeric measure", measures[0])
-        name, scores = next(iter(table.items()))
-        if args.kind == "delta":
-            if len(scores) < 2:
-                raise ParameterError("runs", "at least two runs for plot delta", args.runs)
-            (baseline,) = resolve_baselines(
-                args.baseline, [r.name for r in runs], args.runs, most=1
-            ) or (None,)
-            fig, _ = plots.delta_plot(scores, baseline, measure=name)
-        else:
-            fig, _ = plots.distribution_plot(scores, measure=name)
-    plots.save_figure(fig, args.output)
+        figure, style = _per_topic_data(args, qrels, runs, opts)
+    kind, data = figure
+    if suffix == "svg":
+        from ..report import svg_plots
+        from ._output import deliver
+
+        deliver(getattr(svg_plots, f"{kind}_svg")(data, **style), args.output)
+    else:
+        from ..report import plots
+
+        plots.save_figure(getattr(plots, f"draw_{kind}")(data, **style), args.output)
     return 0
 
 
-def _meta_figure(args, plots, qrels, runs, opts):
-    """The ASL or swap-rate figure (docs/meta-evaluation.md) of the evaluated runs."""
+def _per_topic_data(args, qrels, runs, opts):
+    """``plot delta`` and ``plot dist``: one measure's per-query values of every run."""
+    from ..core.evaluation import evaluate
+    from ..errors import ParameterError
+    from ..report import data as _data
+
+    measures = args.measures or ["AP"]
+    if len(measures) != 1:
+        raise ParameterError("--measure", f"one measure for plot {args.kind}", measures)
+    table = evaluate(qrels, runs, measures, **opts).per_query_table()
+    if not table:
+        raise ParameterError("--measure", "a numeric measure", measures[0])
+    name, scores = next(iter(table.items()))
+    if args.kind == "dist":
+        return ("distribution", _data.distribution_data(scores)), dict(measure=name)
+    if len(scores) < 2:
+        raise ParameterError("runs", "at least two runs for plot delta", args.runs)
+    (baseline,) = resolve_baselines(args.baseline, [r.name for r in runs], args.runs, most=1) or (
+        None,
+    )
+    base = next(iter(scores)) if baseline is None else baseline
+    return ("delta", _data.delta_data(scores, baseline)), dict(baseline=base, measure=name)
+
+
+def _meta_data(args, qrels, runs, opts):
+    """The ASL or swap-rate data (docs/meta-evaluation.md) of the evaluated runs: the
+    paired bootstrap with 1,000 samples and seed 0; swap rates in bins of 0.05, seed 0."""
     from ..compare.compare import align_scores
     from ..core.evaluation import evaluate
     from ..errors import ParameterError
@@ -106,6 +126,11 @@ def _meta_figure(args, plots, qrels, runs, opts):
         raise ParameterError("--measure", "a numeric measure", measures)
     aligned = align_scores(table, complete=opts["complete"])
     if args.kind == "asl":
-        return plots.asl_plot(aligned)[0]
+        from ..meta import discriminative_power
+
+        power = discriminative_power(aligned, ("bootstrap",), n_samples=1000, seed=0)
+        return ("asl", power), {}
+    from ..meta import swap_rates
+
     name, (_, _, matrix) = next(iter(aligned.items()))
-    return plots.swap_plot(matrix, measure=name)[0]
+    return ("swap", swap_rates(matrix, bin_width=0.05, seed=0)), dict(measure=name)

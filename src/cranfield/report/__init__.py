@@ -1,9 +1,12 @@
 """Figures and a self-contained HTML report of an evaluation.
 
 * :mod:`.data` — what each figure draws, as NumPy arrays (no matplotlib needed);
-* :mod:`.plots` — matplotlib figures for ``cranfield plot`` (the ``plot`` extra,
-  imported lazily);
-* :mod:`.svg` — the report's figures as inline SVG, drawn from arrays;
+* :mod:`.plots` — matplotlib figures for ``cranfield plot`` to PNG or PDF (the
+  ``plot`` extra, imported lazily);
+* :mod:`.svg_plots` — the same figures as SVG without matplotlib (``plot -o FILE.svg``),
+  drawn by :mod:`.chart` (panels of lines, bars and boxes; also the report's ASL and
+  swap-rate curves);
+* :mod:`.svg` — the report's other figures as inline SVG, drawn from arrays;
 * :mod:`.script` — the report's inline script (selectors, detail view, sorting);
 * :mod:`.html` — one HTML file: leaderboard, per-measure and per-topic figures,
   coverage, a detail view of one run, comparison and provenance;

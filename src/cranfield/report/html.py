@@ -34,10 +34,12 @@ from ..errors import MissingDependencyError, ParameterError
 from ..progress import Progress
 from . import curves
 from . import data as _data
+from .chart import STYLE
 
 DIGITS = 4
 
-_STYLE = """
+_STYLE = (
+    """
 body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif;
        margin: 2em auto; max-width: 1000px; padding: 0 1em; color: #222; line-height: 1.4; }
 h1 { font-size: 1.6em; } h2 { font-size: 1.25em; border-bottom: 1px solid #ddd; }
@@ -57,12 +59,9 @@ td.best { font-weight: bold; } tr.baseline th { font-style: italic; } td.above {
 .leaderboard th[aria-sort=descending] button::after { content: " \\25BC"; }
 .leaderboard th[aria-sort=ascending] button::after { content: " \\25B2"; }
 figure { margin: 1.2em 0; max-width: 100%; }
-svg.chart { display: block; max-width: 100%; height: auto; font-size: 11px;
-            font-family: inherit; }
-svg.chart text { fill: #333; } svg.chart .title { font-size: 12px; fill: #111; }
-svg.chart .topic { font-size: 9px; }
-svg.chart .axis { stroke: #444; } svg.chart .grid { stroke: #e4e4e4; }
-figcaption { font-size: 0.9em; color: #444; }
+"""
+    + STYLE
+    + """figcaption { font-size: 0.9em; color: #444; }
 details { margin: 0.3em 0; } summary { cursor: pointer; color: #0058a0; }
 pre { background: #f6f6f6; padding: 0.6em; overflow-x: auto; white-space: pre-wrap;
       overflow-wrap: anywhere; }
@@ -77,6 +76,7 @@ select { max-width: 100%; font: inherit; }
   h2, h3 { break-after: avoid; }
 }
 """
+)
 
 __all__ = ["build_report", "figure_html", "page_head", "table_html", "versions", "write_report"]
 
@@ -932,15 +932,12 @@ def build_report(
     return head + "\n".join(parts) + f"\n<script>{SCRIPT}</script>\n</body></html>\n"
 
 
-#: Most points of an ASL curve drawn (the curve is monotone: thinning keeps its shape).
-_CURVE_POINTS = 400
-
-
 def _trust_section(matrices: dict) -> str:
     """Discriminative power, swap rates and variance shares of each measure on these
     runs (docs/meta-evaluation.md), on the topics every run has."""
     from ..meta.summary import trust
-    from . import svg
+    from . import svg_plots
+    from .chart import Line, Panel, render
 
     out = ['<section id="trust"><h2>How far the evaluation can be trusted</h2>']
     found = trust(matrices)
@@ -997,22 +994,10 @@ def _trust_section(matrices: dict) -> str:
             rows,
         )
     )
-    curves = []
-    for m, e in found.items():
-        asl = np.asarray(e["bootstrap"]["asl"])
-        keep = np.unique(np.linspace(0, asl.size - 1, min(asl.size, _CURVE_POINTS)).astype(int))
-        curves.append((m, keep + 1.0, asl[keep]))
     out.append(
         _fig(
             "fig-asl",
-            svg.lines(
-                "svg-asl",
-                curves,
-                x_title="run pairs, sorted by ASL",
-                y_title="ASL (bootstrap)",
-                rule=0.05,
-                label="ASL curves of the paired bootstrap test, one per measure",
-            ),
+            svg_plots.asl_svg(found, fig_id="svg-asl", standalone=False),
             "ASL curves (Sakai 2006): the achieved significance level of every pair of runs "
             "under the paired bootstrap test, sorted; the dashed line is &alpha; = 0.05. "
             "A measure whose curve stays low longer tells more pairs apart.",
@@ -1026,22 +1011,22 @@ def _trust_section(matrices: dict) -> str:
             ),
         )
     )
-    swap_series = [
-        (
-            m,
-            np.array([(b["low"] + b["high"]) / 2 for b in e["swap"]["bins"]]),
-            np.array([b["swap_rate"] for b in e["swap"]["bins"]]),
-        )
-        for m, e in found.items()
-    ]
+    swap = Panel(
+        x_title="difference of means on one half",
+        y_title="swap rate",
+        lines=[
+            Line(*svg_plots.swap_series(e["swap"]["bins"]), svg_plots.color(i), m, marker=True)
+            for i, (m, e) in enumerate(found.items())
+        ],
+        y_range=svg_plots.UNIT,
+    )
     out.append(
         _fig(
             "fig-swap",
-            svg.lines(
-                "svg-swap",
-                swap_series,
-                x_title="difference of means on one half",
-                y_title="swap rate",
+            render(
+                [swap],
+                height=300,
+                fig_id="svg-swap",
                 label="swap rate by difference, one per measure",
             ),
             "Swap rate by the size of the difference (Voorhees &amp; Buckley 2002): how "

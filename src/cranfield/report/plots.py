@@ -1,4 +1,8 @@
-"""matplotlib figures of an evaluation (the ``plot`` extra, imported lazily).
+"""matplotlib figures of an evaluation for PNG and PDF (the ``plot`` extra, imported lazily).
+
+SVG files of the same figures are drawn without matplotlib by
+:mod:`cranfield.report.svg_plots` (``cranfield plot ... -o FILE.svg``); both take the
+data of :mod:`cranfield.report.data` and share titles and run colours.
 
 Each figure has two entry points:
 
@@ -22,23 +26,12 @@ import numpy as np
 
 from ..errors import ParameterError, require
 from . import data as _data
+from .svg_plots import color as _color
+from .svg_plots import delta_title, pr_title
 
 FORMATS = ("png", "svg", "pdf")
 WIDTH = 8.0  # inches; at DPI 100 an 800-pixel image
 DPI = 100
-# run colours in run order, the same in every figure (matplotlib's tab10)
-COLORS = (
-    "#1f77b4",
-    "#ff7f0e",
-    "#2ca02c",
-    "#d62728",
-    "#9467bd",
-    "#8c564b",
-    "#e377c2",
-    "#7f7f7f",
-    "#bcbd22",
-    "#17becf",
-)
 # volatile metadata removed from saved files (dates; the software version is kept)
 _METADATA = {
     "png": {"Software": None},
@@ -86,10 +79,6 @@ def _legend_outside(fig, ax) -> None:
     """``ax``'s legend to the right of the axes (constrained layout makes room): inside,
     any corner may cover a curve (a good run's precision stays high up to recall 1)."""
     fig.legend(*ax.get_legend_handles_labels(), loc="outside right upper", fontsize="small")
-
-
-def _color(i: int) -> str:
-    return COLORS[i % len(COLORS)]
 
 
 def _unit_axes(ax, xlabel: str, ylabel: str) -> None:
@@ -143,13 +132,7 @@ def draw_pr(
         )
     _unit_axes(ax, "recall", "precision")
     _legend_outside(fig, ax)
-    if title is None:
-        title = (
-            f"Precision-recall, query {query}"
-            if query is not None
-            else "Precision-recall averaged over queries (raw: mean P and R at each rank)"
-        )
-    ax.set_title(title, fontsize="medium")
+    ax.set_title(pr_title(query) if title is None else title, fontsize="medium")
     return fig
 
 
@@ -212,12 +195,7 @@ def draw_delta(data: dict, *, baseline: str = "baseline", measure: str = ""):
             ax.set_xticks(x, d["query_id"], rotation=90, fontsize="x-small")
         else:
             ax.set_xticks([])
-        wins, losses = int((delta > 0).sum()), int((delta < 0).sum())
-        ax.set_title(
-            f"{name} − {baseline}{', ' + measure if measure else ''}: "
-            f"{wins} better, {losses} worse, {len(delta) - wins - losses} tied",
-            fontsize="medium",
-        )
+        ax.set_title(delta_title(name, baseline, measure, delta), fontsize="medium")
         ax.set_ylabel("difference")
         ax.grid(True, axis="y", alpha=0.3)
     return fig

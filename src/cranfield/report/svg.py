@@ -11,7 +11,10 @@ decimal; labels are HTML-escaped and long ones shortened (the full text stays in
 * :func:`heatmap` — runs x topics, one colour per value bin;
 * :func:`topic_summary` — per topic: worst-best range, median and the baseline;
 * :func:`marker_rows` — one row per run, one marker per depth (judged coverage);
-* :func:`lines` — a few series of points joined by lines (ASL and swap-rate curves).
+* :func:`scatter` — points on two axes (popularity bias of recommendations).
+
+Line charts (ASL and swap-rate curves, and every figure of ``plot -o FILE.svg``) are
+drawn by :mod:`cranfield.report.chart`.
 """
 
 from __future__ import annotations
@@ -35,9 +38,9 @@ GREY = "#9a9a9a"
 __all__ = [
     "heatmap",
     "interval_rows",
-    "lines",
     "marker_rows",
     "nice_ticks",
+    "scatter",
     "short",
     "topic_summary",
 ]
@@ -333,65 +336,6 @@ def marker_rows(
         ok = np.isfinite(values[:, k])
         for cx, cy in zip(_fmt(x0 + (values[ok, k] - lo) * scale), _fmt(y[ok]), strict=True):
             out.append(f'<circle cx="{cx}" cy="{cy}" r="3.5" fill="{SERIES[k]}"/>')
-    out.append("</svg>")
-    return "".join(out)
-
-
-def lines(
-    fig_id: str,
-    series: Sequence[tuple[str, np.ndarray, np.ndarray]],
-    *,
-    x_title: str,
-    y_title: str,
-    y_range: tuple[float, float] = (0.0, 1.0),
-    rule: float | None = None,
-    label: str = "",
-) -> str:
-    """Each ``(name, x, y)`` of ``series`` (at most ``len(SERIES)``) as points joined by
-    a line, with a legend; the y axis spans ``y_range``; ``rule`` draws a dashed
-    horizontal line at that value (a significance level)."""
-    series = list(series)[: len(SERIES)]
-    xs_all = [np.asarray(x, dtype=float) for _, x, _ in series]
-    finite = [x[np.isfinite(x)] for x in xs_all]
-    values = np.concatenate(finite) if finite else np.zeros(0)
-    lo = float(values.min()) if values.size else 0.0
-    hi = float(values.max()) if values.size else 1.0
-    ticks = nice_ticks(lo, hi)
-    lo, hi = float(ticks[0]), float(ticks[-1])
-    y_lo, y_hi = y_range
-    x0, x1, top, height = 60.0, WIDTH - 20.0, 26.0, 220.0
-    bottom = top + height
-    out = [_open(fig_id, bottom + 40, label)]
-    for k, (name, _, _) in enumerate(series):
-        out.append(
-            f'<circle cx="{18 + 120 * k}" cy="10" r="4" fill="{SERIES[k]}"/>'
-            f'<text x="{26 + 120 * k}" y="14">{_e(short(name, 16))}</text>'
-        )
-    out += _x_axis(x0, x1, bottom, lo, hi, x_title)
-    for t in nice_ticks(y_lo, y_hi).tolist():
-        if y_lo - 1e-9 <= t <= y_hi + 1e-9:
-            y = bottom - (t - y_lo) / (y_hi - y_lo) * height
-            out.append(f'<line class="grid" x1="{x0}" y1="{y:.1f}" x2="{x1}" y2="{y:.1f}"/>')
-            out.append(f'<text x="{x0 - 6}" y="{y + 4:.1f}" text-anchor="end">{t:g}</text>')
-    out.append(
-        f'<text class="title" x="14" y="{top + height / 2:.1f}" text-anchor="middle" '
-        f'transform="rotate(-90 14 {top + height / 2:.1f})">{_e(y_title)}</text>'
-    )
-    if rule is not None and y_lo <= rule <= y_hi:
-        y = bottom - (rule - y_lo) / (y_hi - y_lo) * height
-        out.append(
-            f'<line x1="{x0}" y1="{y:.1f}" x2="{x1}" y2="{y:.1f}" stroke="{GREY}" '
-            'stroke-dasharray="4 3"/>'
-        )
-    for k, (_, x, y) in enumerate(series):
-        x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
-        ok = np.isfinite(x) & np.isfinite(y)
-        px = _fmt(x0 + (x[ok] - lo) / (hi - lo) * (x1 - x0))
-        py = _fmt(bottom - (np.clip(y[ok], y_lo, y_hi) - y_lo) / (y_hi - y_lo) * height)
-        points = " ".join(f"{a},{b}" for a, b in zip(px, py, strict=True))
-        out.append(
-            f'<polyline fill="none" stroke="{SERIES[k]}" stroke-width="1.5" points="{points}"/>'
-        )
     out.append("</svg>")
     return "".join(out)
 
