@@ -1,0 +1,328 @@
+"""Recommendation lists read, checked and cut to each user's top rows a record batch at a
+time, so that an evaluation holds the rows it needs, not the file.
+
+A Parquet file named by a path is streamed (its user and item columns dictionary-encoded,
+as Parquet stores them); any other input is read whole by
+:func:`~cranfield.rec.data.read_recommendations` and its table walked a batch at a time
+the same way. The batches are regrouped into *chunks* holding every row of their users
+(a user whose rows straddle two batches waits for the next one), so that within a chunk:
+
+- a user who lists an item twice is found by sorting int64 keys ``user * items + item``
+  of the chunk's codes (the first repeated row, and the row it repeats, named as a scan
+  in reading order finds them);
+- each user's list is ranked in trec_eval's order (score descending, ties by item id
+  descending) and only the first ``depth`` rows kept, after the user's training items
+  are removed.
+
+Users written in one block each (the usual layout) make every check exact chunk by
+chunk. A user whose rows come back later in the file is found at the end (the users
+starting each block, all distinct or not): the kept rows are then ranked again as a
+whole (each chunk's top rows hold the user's top rows), and a duplicate is looked for
+in the whole file's ids once more.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from .._lazy import lazy
+from .codes import PairSet, Ranked, after, positions, rank, vocabulary
+
+np = lazy("numpy", __name__, "np")
+pa = lazy("pyarrow", __name__, "pa")
+pc = lazy("pyarrow.compute", __name__, "pc")
+
+#: rows of a record batch read at a time (tests make it tiny)
+BATCH_ROWS = 1 << 20
+
+
+@dataclass(frozen=True)
+class ListsSource:
+    """Recommendation lists to evaluate: a run in memory (``run``) or a Parquet file
+    not read yet (``stream``: a :class:`~cranfield.core.io.table.ParquetStream`, its
+    ``user``, ``item`` and score or ``rank`` column ``value``); ``source`` and ``name``
+    name them in messages and outputs."""
+
+    source: str
+    name: str
+    run: object | None = None
+    stream: object | None = None
+    user: str = ""
+    item: str = ""
+    value: str = ""
+    negate: bool = False
+
+    def batches(self, rows: int | None = None):
+        """``(batch, first row)``: record batches of ``query_id``, ``doc_id`` (strings or
+        dictionaries of strings) and ``score`` (float64; ``-rank`` for a rank column);
+        a streamed file's nulls and non-finite values raise once every batch is read
+        (in the order a whole-file read checks them)."""
+        rows = rows or BATCH_ROWS
+        if self.run is not None:
+            at = 0
+            for batch in self.run.table.select(["query_id", "doc_id", "score"]).to_batches(rows):
+                yield batch, at
+                at += batch.num_rows
+            return
+        from .data import _ids
+
+        first = {}  # problem -> (row, message): the first of each kind
+        at = 0
+        names = (self.user, self.item, self.value)
+        for batch in self.stream.batches(list(dict.fromkeys(names)), rows):
+            columns = [batch.column(batch.schema.get_field_index(n)) for n in names]
+            for name, column in zip(names, columns, strict=True):
+                null = self.stream.first_null(column)
+                if null is not None and name not in first:
+                    first[name] = (at + null, f"missing value in column {name!r}")
+            if first:
+                at += batch.num_rows
+                continue
+            values = pc.cast(columns[2], pa.float64())
+            finite = pc.is_finite(values)
+            if not pc.all(finite).as_py():
+                row = int(np.flatnonzero(~finite.to_numpy(zero_copy_only=False))[0])
+                what = "rank" if self.negate else "score"
+                first["value"] = (at + row, f"{what} {values[row].as_py()} is not a finite number")
+                at += batch.num_rows
+                continue
+            yield (
+                pa.record_batch(
+                    [
+                        _ids(columns[0]),
+                        _ids(columns[1]),
+                        pc.negate(values) if self.negate else values,
+                    ],
+                    ["query_id", "doc_id", "score"],
+                ),
+                at,
+            )
+            at += batch.num_rows
+        for kind in (*names, "value"):
+            if kind in first:
+                raise self.stream.error(*first[kind])
+
+    def whole_ids(self) -> pa.Table:
+        """Every row's ``query_id`` and ``doc_id`` (the duplicate check of lists whose
+        users are not one block each)."""
+        tables = [
+            pa.Table.from_batches([b.select(["query_id", "doc_id"])]) for b, _ in self.batches()
+        ]
+        return pa.concat_tables(tables)
+
+
+def lists_source(recs) -> ListsSource:
+    """``recs`` (a :class:`ListsSource`, or a :class:`~cranfield.core.run.Run`) as a
+    :class:`ListsSource`."""
+    if isinstance(recs, ListsSource):
+        return recs
+    return ListsSource(getattr(recs, "source", None) or "<run>", recs.name, run=recs)
+
+
+def open_recommendations(path_or_file, name: str | None = None) -> ListsSource:
+    """Recommendation lists to evaluate (see :func:`~cranfield.rec.data.read_recommendations`
+    for the columns): a Parquet file named by a path is checked now (columns and
+    types) and streamed when evaluated; anything else is read now."""
+    from ..core.io.table import ParquetStream, binary_format, read_table
+    from ..core.run import default_run_name
+    from .data import ITEM, RANK, SCORE, USER, _find, read_recommendations
+
+    named = isinstance(path_or_file, (str, os.PathLike)) and os.fspath(path_or_file) != "-"
+    if not named or binary_format(path_or_file) != "parquet":
+        return lists_source(read_recommendations(path_or_file, name))
+    t = read_table(path_or_file, dictionary=list(USER + ITEM), stream=True)
+    if not isinstance(t, ParquetStream):
+        return lists_source(read_recommendations(path_or_file, name))
+    columns = {c.lower().strip(): c for c in t.table.column_names}
+    user, item = _find(columns, USER), _find(columns, ITEM)
+    score, rank_ = _find(columns, SCORE), _find(columns, RANK)
+    if user is None or item is None:
+        raise t.missing("user" if user is None else "item")
+    if score is None and rank_ is None:
+        raise t.missing("score or rank")
+    t.require({user: "any", item: "any", (score or rank_): "number"})
+    return ListsSource(
+        t.source,
+        name or default_run_name(t.source),
+        stream=t,
+        user=user,
+        item=item,
+        value=score or rank_,
+        negate=score is None,
+    )
+
+
+@dataclass
+class _Chunk:
+    """Rows ``[offset, offset + len(user))`` holding every row of their users: ``user``
+    and ``item`` codes into the chunk's sorted vocabularies ``users`` and ``items``."""
+
+    users: pa.Array
+    user: np.ndarray
+    items: pa.Array
+    item: np.ndarray
+    score: np.ndarray
+    offset: int
+
+
+def _coded(batch) -> _Chunk:
+    """A batch (or table) as a :class:`_Chunk` of its own vocabularies."""
+    q, d = batch.column(0), batch.column(1)
+    users, items = vocabulary(q), vocabulary(d)
+    score = batch.column(2)
+    score = score.to_numpy() if isinstance(score, pa.ChunkedArray) else score.to_numpy()
+    return _Chunk(users, positions(q, users), items, positions(d, items), score, 0)
+
+
+def chunks(source: ListsSource, rows: int | None = None):
+    """The rows of ``source`` as :class:`_Chunk` s in reading order, each user's rows of
+    a block in one chunk (a block straddling batches waits, as slices, for its end)."""
+    pending, pending_at, pending_user = [], 0, None
+    for batch, at in source.batches(rows):
+        n = batch.num_rows
+        if not n:
+            continue
+        c = _coded(batch)
+        change = np.flatnonzero(c.user[1:] != c.user[:-1]) + 1
+        head = int(change[0]) if len(change) else n
+        start = 0
+        if pending:
+            if c.users[int(c.user[0])].as_py() == pending_user:
+                pending.append(batch.slice(0, head))
+                if head == n:
+                    continue
+                start = head
+            yield _merged(pending, pending_at)
+            pending = []
+        last = max(int(change[-1]) if len(change) else 0, start)
+        if last > start:
+            yield _Chunk(
+                c.users,
+                c.user[start:last],
+                c.items,
+                c.item[start:last],
+                c.score[start:last],
+                at + start,
+            )
+        pending, pending_at = [batch.slice(last)], at + last
+        pending_user = c.users[int(c.user[last])].as_py()
+    if pending:
+        yield _merged(pending, pending_at)
+
+
+def _merged(slices: list, at: int) -> _Chunk:
+    c = _coded(pa.Table.from_batches(slices))
+    c.offset = at
+    return c
+
+
+def _first_repeat(c: _Chunk) -> tuple[int, int] | None:
+    """The first row of ``c`` repeating an earlier row's (user, item) pair, as (the
+    earlier row, the row), or None."""
+    keys = c.user.astype(np.int64) * max(len(c.items), 1) + c.item
+    ordered = np.sort(keys)
+    again = ordered[1:][ordered[1:] == ordered[:-1]]
+    if not len(again):
+        return None
+    rows = np.flatnonzero(np.isin(keys, again))
+    _, first = np.unique(keys[rows], return_index=True)
+    second = int(rows[np.setdiff1d(np.arange(len(rows)), first).min()])
+    return c.offset + int(rows[keys[rows] == keys[second]][0]), c.offset + second
+
+
+@dataclass(frozen=True)
+class TopLists:
+    """The kept rows of the evaluated users (:class:`Ranked` with scores; item codes
+    into ``items``: the training items, then the other items of the kept rows and of
+    the held-out log, each part sorted) and how many rows were training pairs."""
+
+    ranked: Ranked
+    items: pa.Array
+    dropped: int
+
+
+def top_lists(
+    source: ListsSource,
+    people: pa.Array,
+    n_users: int,
+    trained: pa.Array,
+    pairs: PairSet | None,
+    depth: int | None,
+    held_items,
+    rows: int | None = None,
+) -> TopLists:
+    """Each evaluated user's list (``people``: the evaluated users first, ``n_users`` of
+    them, then the others known), without its training pairs (``pairs``, in people and
+    ``trained`` item codes), ranked and cut to ``depth`` rows (None: every row), the
+    lists read a chunk at a time (:func:`chunks`); a streamed file's user listing an
+    item twice is refused, naming the row (a run in memory was checked when read)."""
+    check = source.stream is not None
+    parts, blocks, dropped, repeat = [], [], 0, None
+    for c in chunks(source, rows):
+        if check:
+            found = _first_repeat(c)
+            if found is not None and (repeat is None or found[1] < repeat[1]):
+                repeat = found
+        if check:
+            starts = np.r_[0, np.flatnonzero(c.user[1:] != c.user[:-1]) + 1]
+            blocks.append(c.users.take(pa.array(c.user[starts])))
+        if repeat is not None:
+            continue  # (only looking for an earlier repeat now)
+        person = positions(c.users, people)[c.user]
+        keep = person >= 0
+        if pairs is not None:
+            drop = pairs.contains(person, positions(c.items, trained)[c.item])
+            dropped += int(np.count_nonzero(drop))
+            keep &= ~drop
+        keep &= person < n_users
+        at = np.flatnonzero(keep)
+        order = np.arange(len(c.items), dtype=np.int32)  # (sorted: codes are byte order)
+        r = rank(person[at], c.item[at], c.score[at], order, at, n_users)
+        if depth is not None:
+            r = r.take(r.position < depth)
+        item = pa.DictionaryArray.from_arrays(pa.array(r.item, pa.int32()), c.items)
+        parts.append((r.user, item, c.score[r.row], c.offset + r.row.astype(np.int64)))
+    if repeat is None and check and blocks:
+        users = pa.chunked_array(blocks, pa.string())
+        if len(pc.unique(users)) < len(users):  # a user in several blocks
+            from .data import _repeated_codes
+
+            repeat = _repeated_codes(source.whole_ids())
+    if repeat is not None:
+        row = repeat[1]
+        user, item = _ids_at(source, row)
+        raise source.stream.error(row, f"item {item!r} is recommended to user {user!r} twice")
+    return _joined(parts, trained, held_items, n_users, depth, dropped)
+
+
+def _ids_at(source: ListsSource, row: int) -> tuple[str, str]:
+    """The user and item ids of row ``row`` (read again: an error's message)."""
+    for batch, at in source.batches():
+        if at <= row < at + batch.num_rows:
+            return batch.column(0)[row - at].as_py(), batch.column(1)[row - at].as_py()
+    raise IndexError(row)
+
+
+def _joined(
+    parts: list, trained, held_items, n_users: int, depth: int | None, dropped: int
+) -> TopLists:
+    """The chunks' kept rows as one :class:`TopLists`, ranked again as a whole (a no-op
+    check when each user was one block: their rows are in order already)."""
+    if parts:
+        user = np.concatenate([p[0] for p in parts])
+        item = pa.chunked_array([p[1] for p in parts])
+        score = np.concatenate([p[2] for p in parts])
+        row = np.concatenate([p[3] for p in parts])
+    else:
+        user, score, row = np.zeros(0, np.int32), np.zeros(0), np.zeros(0, np.int64)
+        item = pa.chunked_array([], pa.dictionary(pa.int32(), pa.string()))
+    items = after(trained, vocabulary(item, held_items))
+    code = positions(item, items)
+    del item
+    order = np.empty(len(items), np.int32)
+    order[np.asarray(pc.sort_indices(items))] = np.arange(len(items), dtype=np.int32)
+    r = rank(user.astype(np.int32), code, [score], order, row, n_users, keep_score=True)
+    if depth is not None and len(r.user) and r.position.max() >= depth:
+        r = r.take(r.position < depth)
+    return TopLists(r, items, dropped)
