@@ -447,14 +447,17 @@ def evaluate_recommendations(
                 surprise,
             )
         beyond[str(name)] = REC_MEASURES[measure].behaviour(built[key])
+    del built  # (the lists, and below the codes, are let go before the engine's turn)
+    kept = None if sampled_negatives is None else _accuracy_run(recs, coded, None)
+    run = _accuracy_run(recs, coded, _depth(accuracy_names)) if accuracy_names else None
+    del coded
     accuracy = None
-    if accuracy_names:
+    if run is not None:
         from ..core.evaluation import evaluate
 
-        run = _accuracy_run(recs, coded, _depth(accuracy_names))
         accuracy = evaluate(test.to_qrels(min_rating), [run], accuracy_names, complete=complete)
+        del run
     if sampled_negatives is not None:
-        kept = _accuracy_run(recs, coded, None)
         beyond.update(_sampled(kept, test, min_rating, accuracy_names, sampled_negatives, gamma))
         notes.append(
             f"sampled metrics (NAME~{sampled_negatives}) rank each held-out item among "

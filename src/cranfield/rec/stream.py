@@ -27,7 +27,7 @@ import os
 from dataclasses import dataclass
 
 from .._lazy import lazy
-from .codes import PairSet, Ranked, after, positions, rank, vocabulary
+from .codes import Lookup, PairSet, Ranked, after, positions, rank, vocabulary
 
 np = lazy("numpy", __name__, "np")
 pa = lazy("pyarrow", __name__, "pa")
@@ -52,6 +52,11 @@ class ListsSource:
     item: str = ""
     value: str = ""
     negate: bool = False
+
+    @property
+    def num_rows(self) -> int:
+        """The rows of the lists (the file's, read or not)."""
+        return self.run.table.num_rows if self.run is not None else self.stream.num_rows
 
     def batches(self, rows: int | None = None):
         """``(batch, first row)``: record batches of ``query_id``, ``doc_id`` (strings or
@@ -258,31 +263,34 @@ def top_lists(
     lists read a chunk at a time (:func:`chunks`); a streamed file's user listing an
     item twice is refused, naming the row (a run in memory was checked when read)."""
     check = source.stream is not None
-    parts, blocks, dropped, repeat = [], [], 0, None
+    blocks, dropped, repeat = [], 0, None
+    person_of, trained_of = Lookup(people), Lookup(trained)
+    kept = _Kept(len(trained), np.int32 if source.num_rows < 2**31 else np.int64)
     for c in chunks(source, rows):
         if check:
             found = _first_repeat(c)
             if found is not None and (repeat is None or found[1] < repeat[1]):
                 repeat = found
-        if check:
             starts = np.r_[0, np.flatnonzero(c.user[1:] != c.user[:-1]) + 1]
             blocks.append(c.users.take(pa.array(c.user[starts])))
         if repeat is not None:
             continue  # (only looking for an earlier repeat now)
-        person = positions(c.users, people)[c.user]
+        person = person_of(c.users)[c.user]
+        item_code = trained_of(c.items)  # (each chunk item's training code, or -1)
         keep = person >= 0
         if pairs is not None:
-            drop = pairs.contains(person, positions(c.items, trained)[c.item])
+            drop = pairs.contains(person, item_code[c.item])
             dropped += int(np.count_nonzero(drop))
             keep &= ~drop
         keep &= person < n_users
-        at = np.flatnonzero(keep)
+        at = np.flatnonzero(keep).astype(kept.row_type)
+        del keep
         order = np.arange(len(c.items), dtype=np.int32)  # (sorted: codes are byte order)
         r = rank(person[at], c.item[at], c.score[at], order, at, n_users)
+        del at, person
         if depth is not None:
             r = r.take(r.position < depth)
-        item = pa.DictionaryArray.from_arrays(pa.array(r.item, pa.int32()), c.items)
-        parts.append((r.user, item, c.score[r.row], c.offset + r.row.astype(np.int64)))
+        kept.add(c, r, item_code)
     if repeat is None and check and blocks:
         users = pa.chunked_array(blocks, pa.string())
         if len(pc.unique(users)) < len(users):  # a user in several blocks
@@ -293,7 +301,7 @@ def top_lists(
         row = repeat[1]
         user, item = _ids_at(source, row)
         raise source.stream.error(row, f"item {item!r} is recommended to user {user!r} twice")
-    return _joined(parts, trained, held_items, n_users, depth, dropped)
+    return kept.joined(trained, held_items, n_users, depth, dropped)
 
 
 def _ids_at(source: ListsSource, row: int) -> tuple[str, str]:
@@ -304,25 +312,56 @@ def _ids_at(source: ListsSource, row: int) -> tuple[str, str]:
     raise IndexError(row)
 
 
-def _joined(
-    parts: list, trained, held_items, n_users: int, depth: int | None, dropped: int
-) -> TopLists:
-    """The chunks' kept rows as one :class:`TopLists`, ranked again as a whole (a no-op
-    check when each user was one block: their rows are in order already)."""
-    if parts:
-        user = np.concatenate([p[0] for p in parts])
-        item = pa.chunked_array([p[1] for p in parts])
-        score = np.concatenate([p[2] for p in parts])
-        row = np.concatenate([p[3] for p in parts])
-    else:
-        user, score, row = np.zeros(0, np.int32), np.zeros(0), np.zeros(0, np.int64)
-        item = pa.chunked_array([], pa.dictionary(pa.int32(), pa.string()))
-    items = after(trained, vocabulary(item, held_items))
-    code = positions(item, items)
-    del item
-    order = np.empty(len(items), np.int32)
-    order[np.asarray(pc.sort_indices(items))] = np.arange(len(items), dtype=np.int32)
-    r = rank(user.astype(np.int32), code, [score], order, row, n_users, keep_score=True)
-    if depth is not None and len(r.user) and r.position.max() >= depth:
-        r = r.take(r.position < depth)
-    return TopLists(r, items, dropped)
+class _Kept:
+    """The rows kept from the chunks so far, a list of arrays per column, their items
+    as training codes (``n_trained`` of them) or, for an item the training log does not
+    hold, ``n_trained + j`` for ``extra[j]`` (the ids in the order first kept): no
+    chunk's vocabulary outlives the chunk."""
+
+    def __init__(self, n_trained: int, row_type):
+        self.n_trained, self.row_type = n_trained, row_type
+        self.extra = pa.array([], pa.string())
+        self.user, self.item, self.score, self.row = [], [], [], []
+
+    def add(self, c: _Chunk, r: Ranked, item_code: np.ndarray) -> None:
+        """Keep the rows ``r`` of chunk ``c`` (``item_code``: per chunk item, its
+        training code or -1)."""
+        code = item_code[r.item]
+        outside = np.flatnonzero(code < 0)
+        if len(outside):
+            local = r.item[outside]
+            asked = np.unique(local)
+            ids = c.items.take(pa.array(asked))
+            at = positions(ids, self.extra)
+            new = np.flatnonzero(at < 0)
+            at[new] = len(self.extra) + np.arange(len(new), dtype=np.int32)
+            self.extra = pa.concat_arrays([self.extra, ids.take(pa.array(new))])
+            code[outside] = self.n_trained + at[np.searchsorted(asked, local)]
+        self.user.append(r.user)
+        self.item.append(code)
+        self.score.append(c.score[r.row])
+        self.row.append(r.row + self.row_type(c.offset))
+
+    def joined(self, trained, held_items, n_users: int, depth, dropped: int) -> TopLists:
+        """The kept rows as one :class:`TopLists`, ranked again as a whole (a check
+        only, when each user was one block: their rows are in order already); each
+        column's parts are let go once joined."""
+        columns = []
+        for parts, empty in ((self.user, np.int32), (self.item, np.int32)):
+            columns.append(np.concatenate(parts) if parts else np.zeros(0, empty))
+            parts.clear()
+        user, code = columns
+        items = after(trained, vocabulary(self.extra, held_items))
+        moved = code >= self.n_trained
+        code[moved] = positions(self.extra, items)[code[moved] - self.n_trained]
+        del moved
+        order = np.empty(len(items), np.int32)
+        order[np.asarray(pc.sort_indices(items))] = np.arange(len(items), dtype=np.int32)
+        score = np.concatenate(self.score) if self.score else np.zeros(0)
+        self.score.clear()
+        row = np.concatenate(self.row) if self.row else np.zeros(0, self.row_type)
+        self.row.clear()
+        r = rank(user, code, [score], order, row, n_users, keep_score=True)
+        if depth is not None and len(r.user) and r.position.max() >= depth:
+            r = r.take(r.position < depth)
+        return TopLists(r, items, dropped)
