@@ -38,10 +38,14 @@ class Interactions:
     (float64 or None), ``timestamps`` (int64 or float64, or None), in reading order;
     ``source`` names it in messages; ``lines`` the source line of each row (None for
     binary formats); ``ids``: the users and items as Arrow columns when a reader has
-    them (the evaluation interns them from there, not from the Python strings)."""
+    them (the evaluation interns them from there, not from the Python strings).
 
-    users: np.ndarray
-    items: np.ndarray
+    A reader gives ``ids`` alone (``users`` and ``items`` None): the NumPy arrays of
+    Python strings are built on first use (the splits use them, an evaluation does not:
+    10M interactions spare some 200 MB)."""
+
+    _users: np.ndarray | None
+    _items: np.ndarray | None
     ratings: np.ndarray | None
     timestamps: np.ndarray | None
     source: str
@@ -49,7 +53,25 @@ class Interactions:
     ids: tuple | None = field(default=None, repr=False, compare=False)
 
     def __len__(self) -> int:
-        return len(self.users)
+        return len(self._users) if self._users is not None else len(self.ids[0])
+
+    @property
+    def users(self) -> np.ndarray:
+        """The users (NumPy strings)."""
+        return self._strings(0)
+
+    @property
+    def items(self) -> np.ndarray:
+        """The items (NumPy strings)."""
+        return self._strings(1)
+
+    def _strings(self, which: int) -> np.ndarray:
+        name = ("_users", "_items")[which]
+        if getattr(self, name) is None:  # (built once: the log does not change)
+            from .codes import object_ids
+
+            object.__setattr__(self, name, object_ids(self.ids[which]))
+        return getattr(self, name)
 
     def user_ids(self) -> pa.Array | pa.ChunkedArray:
         """The users as an Arrow column."""
@@ -73,8 +95,8 @@ class Interactions:
             index = np.flatnonzero(rows) if np.asarray(rows).dtype == bool else rows
             ids = tuple(c.take(pa.array(index, pa.int64())) for c in self.ids)
         return Interactions(
-            self.users[rows],
-            self.items[rows],
+            None if self._users is None and ids else self.users[rows],
+            None if self._items is None and ids else self.items[rows],
             None if self.ratings is None else self.ratings[rows],
             None if self.timestamps is None else self.timestamps[rows],
             self.source,
@@ -84,8 +106,8 @@ class Interactions:
 
     def to_arrow(self) -> pa.Table:
         columns = {
-            "user": pa.array(self.users, pa.string()),
-            "item": pa.array(self.items, pa.string()),
+            "user": self.user_ids().cast(pa.string()),
+            "item": self.item_ids().cast(pa.string()),
         }
         if self.ratings is not None:
             columns["rating"] = pa.array(self.ratings)
@@ -129,17 +151,14 @@ def read_interactions(path_or_file) -> Interactions:
         raise t.missing("item")
     rating, stamp = _find(columns, RATING), _find(columns, TIMESTAMP)
     t.require({user: "any", item: "any", **{c: "number" for c in (rating, stamp) if c}})
-    from .codes import object_ids
-
     ids = tuple(t.column(c).cast(pa.string()).combine_chunks() for c in (user, item))
-    users, items = object_ids(ids[0]), object_ids(ids[1])
     ratings = None if rating is None else t.column(rating).to_numpy().astype(np.float64)
     stamps = None if stamp is None else t.column(stamp).to_numpy()
     for name, values in ((rating, ratings), (stamp, stamps)):
         if values is not None and values.dtype.kind == "f" and not np.isfinite(values).all():
             row = int(np.flatnonzero(~np.isfinite(values))[0])
             raise t.error(row, f"column {name!r} holds {values[row]}, expected a finite number")
-    return Interactions(users, items, ratings, stamps, t.source, t.lines, ids)
+    return Interactions(None, None, ratings, stamps, t.source, t.lines, ids)
 
 
 def read_recommendations(path_or_file, name: str | None = None):
