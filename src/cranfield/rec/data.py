@@ -174,14 +174,7 @@ def read_recommendations(path_or_file, name: str | None = None):
     from ..core.run import Run, default_run_name
 
     t = read_table(path_or_file, strings=list(USER + ITEM), dictionary=list(USER + ITEM))
-    columns = {c.lower().strip(): c for c in t.table.column_names}
-    user, item = _find(columns, USER), _find(columns, ITEM)
-    score, rank = _find(columns, SCORE), _find(columns, RANK)
-    if user is None or item is None:
-        raise t.missing("user" if user is None else "item")
-    if score is None and rank is None:
-        raise t.missing("score or rank")
-    t.require({user: "any", item: "any", (score or rank): "number"})
+    user, item, score, rank = list_columns(t)
     values = pc.cast(t.column(score or rank), pa.float64())  # (Arrow's: no copy of a float64)
     if not pc.all(pc.is_finite(values)).as_py():
         finite = pc.is_finite(values).to_numpy(zero_copy_only=False)
@@ -211,6 +204,21 @@ def read_recommendations(path_or_file, name: str | None = None):
             f"{table['query_id'][row].as_py()!r} twice",
         )
     return Run.of_table(table, t.source, name=name or default_run_name(t.source))
+
+
+def list_columns(t) -> tuple[str, str, str | None, str | None]:
+    """The ``user``, ``item``, ``score`` and ``rank`` columns of lists read as table
+    ``t`` (one of the last two None), checked: present, ids any values, the score or
+    rank numbers."""
+    columns = {c.lower().strip(): c for c in t.table.column_names}
+    user, item = _find(columns, USER), _find(columns, ITEM)
+    score, rank = _find(columns, SCORE), _find(columns, RANK)
+    if user is None or item is None:
+        raise t.missing("user" if user is None else "item")
+    if score is None and rank is None:
+        raise t.missing("score or rank")
+    t.require({user: "any", item: "any", (score or rank): "number"})
+    return user, item, score, None if score else rank
 
 
 def _ids(column) -> pa.ChunkedArray:

@@ -131,7 +131,7 @@ def open_recommendations(path_or_file, name: str | None = None) -> ListsSource:
     types) and streamed when evaluated; anything else is read now."""
     from ..core.io.table import ParquetStream, binary_format, read_table
     from ..core.run import default_run_name
-    from .data import ITEM, RANK, SCORE, USER, _find, read_recommendations
+    from .data import ITEM, USER, list_columns, read_recommendations
 
     named = isinstance(path_or_file, (str, os.PathLike)) and os.fspath(path_or_file) != "-"
     if not named or binary_format(path_or_file) != "parquet":
@@ -139,14 +139,7 @@ def open_recommendations(path_or_file, name: str | None = None) -> ListsSource:
     t = read_table(path_or_file, dictionary=list(USER + ITEM), stream=True)
     if not isinstance(t, ParquetStream):
         return lists_source(read_recommendations(path_or_file, name))
-    columns = {c.lower().strip(): c for c in t.table.column_names}
-    user, item = _find(columns, USER), _find(columns, ITEM)
-    score, rank_ = _find(columns, SCORE), _find(columns, RANK)
-    if user is None or item is None:
-        raise t.missing("user" if user is None else "item")
-    if score is None and rank_ is None:
-        raise t.missing("score or rank")
-    t.require({user: "any", item: "any", (score or rank_): "number"})
+    user, item, score, rank_ = list_columns(t)
     return ListsSource(
         t.source,
         name or default_run_name(t.source),
