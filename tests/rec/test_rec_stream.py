@@ -218,3 +218,37 @@ def test_other_column_types_as_the_whole_reader(case, tmp_path, monkeypatch):
             return str(exc)
 
     assert both(open_recommendations) == both(read_recommendations)
+
+
+def test_a_dictionary_repeating_an_id_is_read_by_value(tmp_path):
+    """A run in memory whose dictionary holds an id twice (Parquet's never do): rows
+    with either index are the same user, the same item."""
+    from cranfield.core.run import Run
+
+    users = pa.DictionaryArray.from_arrays(pa.array([0, 1, 2, 2], pa.int32()), ["a", "a", "b"])
+    items = pa.DictionaryArray.from_arrays(pa.array([0, 2, 1, 3], pa.int32()), ["x", "z", "y", "x"])
+    scores = pa.array([3.0, 2.0, 1.0, 1.0])
+    coded = Run.of_table(
+        pa.table({"query_id": users, "doc_id": items, "score": scores}), "r", name="r"
+    )
+    plain = Run.of_table(
+        pa.table(
+            {
+                "query_id": users.cast(pa.string()),
+                "doc_id": items.cast(pa.string()),
+                "score": scores,
+            }
+        ),
+        "r",
+        name="r",
+    )
+    pv.write_csv(pa.table({"user": ["a", "b"], "item": ["y", "x"]}), tmp_path / "test.csv")
+    test = read_interactions(tmp_path / "test.csv")
+    names = ["nDCG@2", "P@1", "R@2"]
+    assert (
+        evaluate_recommendations(test, coded, names).table()
+        == evaluate_recommendations(test, plain, names).table()
+    )
+    # a: x (3), y (2); b: z, x (tied at 1: item id descending) -- each held-out item second
+    values = evaluate_recommendations(test, plain, names).table()
+    assert (values["P@1"], values["R@2"]) == (0.0, 1.0)

@@ -154,23 +154,38 @@ def open_recommendations(path_or_file, name: str | None = None) -> ListsSource:
 @dataclass
 class _Chunk:
     """Rows ``[offset, offset + len(user))`` holding every row of their users: ``user``
-    and ``item`` codes into the chunk's sorted vocabularies ``users`` and ``items``."""
+    and ``item`` codes into the chunk's vocabularies ``users`` and ``items`` (distinct
+    ids), ``item_order`` each item code's rank among ``items`` in byte order."""
 
     users: pa.Array
     user: np.ndarray
     items: pa.Array
     item: np.ndarray
+    item_order: np.ndarray
     score: np.ndarray
     offset: int
 
 
 def _coded(batch) -> _Chunk:
     """A batch (or table) as a :class:`_Chunk` of its own vocabularies."""
-    q, d = batch.column(0), batch.column(1)
-    users, items = vocabulary(q), vocabulary(d)
-    score = batch.column(2)
-    score = score.to_numpy() if isinstance(score, pa.ChunkedArray) else score.to_numpy()
-    return _Chunk(users, positions(q, users), items, positions(d, items), score, 0)
+    users, user = _codes(batch.column(0))
+    items, item = _codes(batch.column(1))
+    order = np.empty(len(items), np.int32)
+    order[np.asarray(pc.sort_indices(items))] = np.arange(len(items), dtype=np.int32)
+    score = batch.column(2).to_numpy()
+    return _Chunk(users, user, items, item, order, score, 0)
+
+
+def _codes(column) -> tuple[pa.Array, np.ndarray]:
+    """The distinct ids of an id column and each row's code among them (int32): a
+    dictionary array's own dictionary and indices when its values are distinct (as
+    Parquet writes them), else the sorted distinct ids."""
+    if isinstance(column, pa.DictionaryArray):
+        ids = column.dictionary
+        if pc.count_distinct(ids, mode="all").as_py() == len(ids):
+            return ids, column.indices.to_numpy(zero_copy_only=False).astype(np.int32, copy=False)
+    ids = vocabulary(column)
+    return ids, positions(column, ids)
 
 
 def chunks(source: ListsSource, rows: int | None = None):
@@ -200,6 +215,7 @@ def chunks(source: ListsSource, rows: int | None = None):
                 c.user[start:last],
                 c.items,
                 c.item[start:last],
+                c.item_order,
                 c.score[start:last],
                 at + start,
             )
@@ -278,8 +294,7 @@ def top_lists(
         keep &= person < n_users
         at = np.flatnonzero(keep).astype(kept.row_type)
         del keep
-        order = np.arange(len(c.items), dtype=np.int32)  # (sorted: codes are byte order)
-        r = rank(person[at], c.item[at], c.score[at], order, at, n_users)
+        r = rank(person[at], c.item[at], c.score[at], c.item_order, at, n_users)
         del at, person
         if depth is not None:
             r = r.take(r.position < depth)
