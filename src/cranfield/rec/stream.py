@@ -168,24 +168,27 @@ class _Chunk:
 
 def _coded(batch) -> _Chunk:
     """A batch (or table) as a :class:`_Chunk` of its own vocabularies."""
-    users, user = _codes(batch.column(0))
-    items, item = _codes(batch.column(1))
-    order = np.empty(len(items), np.int32)
-    order[np.asarray(pc.sort_indices(items))] = np.arange(len(items), dtype=np.int32)
+    users, user, _ = _codes(batch.column(0))
+    items, item, order = _codes(batch.column(1))
+    rank_of = np.empty(len(items), np.int32)
+    rank_of[order] = np.arange(len(items), dtype=np.int32)
     score = batch.column(2).to_numpy()
-    return _Chunk(users, user, items, item, order, score, 0)
+    return _Chunk(users, user, items, item, rank_of, score, 0)
 
 
-def _codes(column) -> tuple[pa.Array, np.ndarray]:
-    """The distinct ids of an id column and each row's code among them (int32): a
-    dictionary array's own dictionary and indices when its values are distinct (as
-    Parquet writes them), else the sorted distinct ids."""
-    if isinstance(column, pa.DictionaryArray):
+def _codes(column) -> tuple[pa.Array, np.ndarray, np.ndarray]:
+    """The distinct ids of an id column, each row's code among them (int32) and the
+    codes in the ids' byte order: a dictionary array's own dictionary and indices when
+    its values are distinct (as Parquet writes them; told from the sorted values), else
+    the sorted distinct ids."""
+    if isinstance(column, pa.DictionaryArray) and not column.dictionary.null_count:
         ids = column.dictionary
-        if pc.count_distinct(ids, mode="all").as_py() == len(ids):
-            return ids, column.indices.to_numpy(zero_copy_only=False).astype(np.int32, copy=False)
+        order = np.asarray(pc.sort_indices(ids))
+        ordered = ids.take(pa.array(order))
+        if len(ids) < 2 or not pc.any(pc.equal(ordered[1:], ordered[:-1])).as_py():
+            return ids, column.indices.to_numpy(zero_copy_only=False).astype(np.int32), order
     ids = vocabulary(column)
-    return ids, positions(column, ids)
+    return ids, positions(column, ids), np.arange(len(ids))
 
 
 def chunks(source: ListsSource, rows: int | None = None):
