@@ -252,3 +252,14 @@ def test_a_dictionary_repeating_an_id_is_read_by_value(tmp_path):
     # a: x (3), y (2); b: z, x (tied at 1: item id descending) -- each held-out item second
     values = evaluate_recommendations(test, plain, names).table()
     assert (values["P@1"], values["R@2"]) == (0.0, 1.0)
+
+
+def test_a_log_read_from_a_file_makes_python_strings_only_when_asked(tmp_path):
+    (tmp_path / "log.csv").write_text("user,item\nu1,007\nu2,i\nu1,i\n")
+    log = read_interactions(tmp_path / "log.csv")
+    assert log._users is None and log._items is None  # (an evaluation reads the Arrow ids)
+    part = log.take(np.array([2, 0]))
+    assert part._users is None
+    assert part.users.tolist() == ["u1", "u1"] and part.items.tolist() == ["i", "007"]
+    assert log.users.tolist() == ["u1", "u2", "u1"] and log.items.tolist() == ["007", "i", "i"]
+    assert len(log) == 3 and log.to_arrow()["item"].to_pylist() == ["007", "i", "i"]

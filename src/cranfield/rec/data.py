@@ -32,7 +32,7 @@ def _find(columns: dict[str, str], names) -> str | None:
     return next((columns[n] for n in names if n in columns), None)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class Interactions:
     """A user-item interaction log: ``users`` and ``items`` (strings), ``ratings``
     (float64 or None), ``timestamps`` (int64 or float64, or None), in reading order;
@@ -51,6 +51,14 @@ class Interactions:
     source: str
     lines: np.ndarray | None = None
     ids: tuple | None = field(default=None, repr=False, compare=False)
+
+    def __init__(self, users, items, ratings, timestamps, source, lines=None, ids=None):
+        for name, value in zip(
+            ("_users", "_items", "ratings", "timestamps", "source", "lines", "ids"),
+            (users, items, ratings, timestamps, source, lines, ids),
+            strict=True,
+        ):
+            object.__setattr__(self, name, value)
 
     def __len__(self) -> int:
         return len(self._users) if self._users is not None else len(self.ids[0])
