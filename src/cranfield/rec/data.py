@@ -241,17 +241,6 @@ def _plain(column) -> pa.ChunkedArray:
     return pc.cast(column, pa.string()) if column.type != pa.string() else column
 
 
-def plain_ids(table: pa.Table) -> pa.Table:
-    """``table`` with its ``query_id`` and ``doc_id`` columns as plain strings, as the
-    engine reads them (a run read with dictionary-encoded ids, cut to the rows an
-    evaluation needs)."""
-    for name in ("query_id", "doc_id"):
-        if table.schema.field(name).type != pa.string():
-            at = table.schema.get_field_index(name)
-            table = table.set_column(at, name, _plain(table[name]))
-    return table
-
-
 def _repeated_codes(ids: pa.Table) -> tuple[int, int] | None:
     """The first (user, item) pair of ``ids`` (dictionary columns, a dictionary per
     chunk) listed again, as (its first row, the row repeating it), or None: the pairs
