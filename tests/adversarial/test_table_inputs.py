@@ -75,6 +75,13 @@ COMMANDS = {
         "user,item,rating\nu1,i1,1\nu1,i2,high\n",
         "person,item\nu1,i1\nu2,i2\n",
     ),  # fmt: skip
+    "rec eval": (
+        ["rec", "eval", "{log}", "{}", "-m", "nDCG@2", "coverage@2"],
+        "recs.parquet",  # (a Parquet file named by a path is streamed: read by batches)
+        None,
+        None,
+        None,
+    ),
     "ltr": (
         ["ltr", "train", "{}", "--method", "coordinate-ascent", "-o", "{out}"],
         "train.parquet",
@@ -116,6 +123,8 @@ SPECIAL = ("directory", "/dev/null", "unreadable", "missing")
 
 def _argv(command: str, path: Path | str, tmp_path: Path) -> list[str]:
     outs = {"out": tmp_path / "model.json", "out2": tmp_path / "second.csv"}
+    outs["log"] = tmp_path / "held-out.csv"  # (the held-out interactions of rec eval)
+    outs["log"].write_text("user,item\nu1,i1\n")
     return [a.format(path, **outs) for a in COMMANDS[command][0]]
 
 

@@ -157,7 +157,7 @@ def run(args) -> int:
     if args.action == "plot":
         return _plot(args)
     from ..output import dumps_json, number_cell, table
-    from ..rec import evaluate_recommendations, read_recommendations
+    from ..rec import evaluate_recommendations, open_recommendations
     from ..rec.evaluate import read_item_features
 
     min_rating = (
@@ -166,7 +166,7 @@ def run(args) -> int:
         else number(args.min_rating, "--min-rating", float, -1e300, 1e300)
     )
     train, test = _train_and_test(args)
-    recs = read_recommendations(args.recs)
+    recs = open_recommendations(args.recs)  # (a Parquet file: streamed when evaluated)
     features = None if args.item_features is None else read_item_features(args.item_features)
     result = evaluate_recommendations(
         test,
@@ -240,7 +240,7 @@ def _train_and_test(args):
 
 def _plot(args) -> int:
     from ..errors import ParameterError
-    from ..rec import read_recommendations
+    from ..rec import open_recommendations
     from ..rec.evaluate import popularity_bias
     from ..report import plots
 
@@ -252,7 +252,7 @@ def _plot(args) -> int:
     if train is None:
         raise ParameterError("--split/--train", "the training interactions (the profiles)", None)
     data = popularity_bias(
-        test, read_recommendations(args.recs), train, k, not args.keep_train_items
+        test, open_recommendations(args.recs), train, k, not args.keep_train_items
     )
     plots.save_figure(plots.draw_popularity_bias(data, k=k), args.output)
     return 0

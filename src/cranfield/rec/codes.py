@@ -67,7 +67,7 @@ def positions(values, vocab: pa.Array) -> np.ndarray:
     if any(pa.types.is_dictionary(c.type) for c in chunks):
         out = np.empty(len(values), np.int32)
         at = 0
-        for part in chunk_positions(values, vocab):
+        for part in chunk_positions(pa.chunked_array(chunks), vocab):
             out[at : at + len(part)] = part
             at += len(part)
         return out
@@ -104,6 +104,32 @@ def chunk_positions(values: pa.ChunkedArray, vocab: pa.Array):
             yield positions(c, vocab)
 
 
+class Lookup:
+    """:func:`positions` in one vocabulary asked many times, a few ids at a time (a
+    record batch's distinct users): the vocabulary sorted once as Python strings and
+    each id found by binary search (``numpy.searchsorted``, ``log2(n)`` comparisons an
+    id), where :func:`positions` builds a hash table of the whole vocabulary per call.
+    Python orders ``str`` by code point, as Arrow orders UTF-8 by byte. Asked for many
+    ids at once (a sixteenth of the vocabulary or more), it hashes as :func:`positions`
+    does."""
+
+    def __init__(self, vocab: pa.Array):
+        self.vocab = vocab
+        order = np.asarray(pc.sort_indices(vocab), np.int64)
+        self.ids = vocab.take(pa.array(order)).to_numpy(zero_copy_only=False)
+        self.code = order.astype(np.int32)
+
+    def __call__(self, ids: pa.Array) -> np.ndarray:
+        """Each of ``ids`` (strings) as its position in the vocabulary (int32; -1: absent)."""
+        if len(ids) * 16 >= len(self.ids):
+            return positions(ids, self.vocab)
+        asked = ids.cast(pa.string()).to_numpy(zero_copy_only=False)
+        if not len(self.ids) or not len(asked):
+            return np.full(len(asked), -1, np.int32)
+        at = np.minimum(np.searchsorted(self.ids, asked), len(self.ids) - 1)
+        return np.where(self.ids[at] == asked, self.code[at], np.int32(-1))
+
+
 def _identity(array: pa.Array) -> tuple:
     """The buffers holding ``array`` (two arrays with the same ones hold the same
     values): a dictionary shared by chunks is recognised without comparing it."""
@@ -125,35 +151,50 @@ def object_ids(column) -> np.ndarray:
 
 def in_pairs(users: np.ndarray, items: np.ndarray, set_users, set_items, n_items: int):
     """Whether each (``users``, ``items``) code pair is one of the pairs
-    (``set_users``, ``set_items``); negative codes: never.
+    (``set_users``, ``set_items``); negative codes: never (:class:`PairSet`)."""
+    return PairSet(set_users, set_items, n_items).contains(users, items)
+
+
+class PairSet:
+    """A set of (user, item) code pairs, looked up whole-array.
 
     The pairs become int64 keys ``user * n_items + item``, looked up in the set's sorted
     distinct keys; only the rows that pass a one-hash Bloom filter are looked up: per
     user a 64-bit signature with bit ``item % 64`` set for each of the user's pairs (a
     pair whose bit is clear is not in the set), which leaves about ``n_u / 64`` of a
-    user's rows to look up when the user has ``n_u`` pairs.
+    user's rows to look up when the user has ``n_u`` pairs. Built once, asked a record
+    batch of lists at a time.
     """
-    set_users = np.asarray(set_users, np.int64)
-    keys = distinct(set_users * n_items + set_items)
-    out = np.zeros(len(users), bool)
-    if not len(keys) or not len(users):
+
+    def __init__(self, set_users, set_items, n_items: int):
+        set_users = np.asarray(set_users, np.int64)
+        self.n_items = n_items
+        self.keys = keys = distinct(set_users * n_items + set_items)
+        self.signature = np.zeros(0, np.uint64)
+        if len(keys):
+            owner = keys // n_items
+            starts = np.flatnonzero(np.r_[True, owner[1:] != owner[:-1]])
+            bits = np.left_shift(np.uint64(1), (keys % n_items % 64).astype(np.uint64))
+            self.signature = np.zeros(int(owner[-1]) + 1, np.uint64)
+            self.signature[owner[starts]] = np.bitwise_or.reduceat(bits, starts)
+
+    def contains(self, users: np.ndarray, items: np.ndarray) -> np.ndarray:
+        """Whether each (``users``, ``items``) pair is in the set (negative codes: never)."""
+        keys, signature, n_items = self.keys, self.signature, self.n_items
+        out = np.zeros(len(users), bool)
+        if not len(keys) or not len(users):
+            return out
+        last = len(signature) - 1
+        for a in range(0, len(users), BLOCK):  # (temporaries of a block, not of every row)
+            u, i = users[a : a + BLOCK], items[a : a + BLOCK]
+            valid = (u >= 0) & (i >= 0) & (u <= last)
+            word = signature[np.where(valid, u, 0)]
+            word >>= (i & 63).astype(np.uint64)
+            rows = np.flatnonzero(valid & (word & np.uint64(1)).astype(bool))
+            want = u[rows].astype(np.int64) * n_items + i[rows]
+            at = np.minimum(np.searchsorted(keys, want), len(keys) - 1)
+            out[a + rows] = keys[at] == want
         return out
-    owner = keys // n_items
-    starts = np.flatnonzero(np.r_[True, owner[1:] != owner[:-1]])
-    bits = np.left_shift(np.uint64(1), (keys % n_items % 64).astype(np.uint64))
-    signature = np.zeros(max(int(users.max()), int(owner[-1])) + 1, np.uint64)
-    signature[owner[starts]] = np.bitwise_or.reduceat(bits, starts)
-    del owner, bits, starts
-    for a in range(0, len(users), BLOCK):  # (temporaries of a block, not of every row)
-        u, i = users[a : a + BLOCK], items[a : a + BLOCK]
-        valid = (u >= 0) & (i >= 0)
-        word = signature[np.where(valid, u, 0)]
-        word >>= (i & 63).astype(np.uint64)
-        rows = np.flatnonzero(valid & (word & np.uint64(1)).astype(bool))
-        want = u[rows].astype(np.int64) * n_items + i[rows]
-        at = np.minimum(np.searchsorted(keys, want), len(keys) - 1)
-        out[a + rows] = keys[at] == want
-    return out
 
 
 #: rows handled at a time by :func:`in_pairs`
@@ -165,12 +206,19 @@ class Ranked:
     """Recommendation lists in codes: one row per recommended item of an evaluated
     user, each user's rows together and in trec_eval's order within the list (score
     descending, ties by item id descending); ``user`` and ``item``: codes,
-    ``position``: the 0-based rank in the list, ``row``: the row in the run's table."""
+    ``position``: the 0-based rank in the list, ``row``: the row in the run's table,
+    ``score``: the row's score (when kept)."""
 
     user: np.ndarray
     item: np.ndarray
     position: np.ndarray
     row: np.ndarray
+    score: np.ndarray | None = None
+
+    def take(self, rows: np.ndarray) -> Ranked:
+        """The rows at ``rows`` (an index or a mask)."""
+        kept = None if self.score is None else self.score[rows]
+        return Ranked(self.user[rows], self.item[rows], self.position[rows], self.row[rows], kept)
 
 
 def _in_rank_order(user, score, item, item_order, order) -> bool:
@@ -187,14 +235,15 @@ def _in_rank_order(user, score, item, item_order, order) -> bool:
     return bool(ok.all())
 
 
-def rank(user, item, score, item_order, row, n_users: int) -> Ranked:
+def rank(user, item, score, item_order, row, n_users: int, keep_score: bool = False) -> Ranked:
     """The rows (``user`` codes in ``[0, n_users)``, ``item`` codes, ``score``, ``row``;
     ``item_order``: per item code, its rank among the item ids in byte order) as
     :class:`Ranked`. Lists written in rank order, one block of rows per user (the usual
     case), are taken as they are after a whole-array check; lists in rank order but
     interleaved take one stable sort by user code; others the one Arrow sort of
     :func:`cranfield.core.run.trec_order` on the codes. ``score`` may come in a list of
-    one array, which is then emptied: the scores are dropped once the order is known."""
+    one array, which is then emptied: the scores are dropped once the order is known
+    (kept in the order of the rows with ``keep_score``)."""
     if isinstance(score, list):
         score = score.pop()
     n = len(user)
@@ -208,9 +257,11 @@ def rank(user, item, score, item_order, row, n_users: int) -> Ranked:
             from ..core.run import trec_order
 
             order = np.asarray(trec_order(user, score, item_order[item]))
-        del score
+        if not keep_score:
+            score = None
         if order is not None:
             user, item, row = user[order], item[order], row[order]
+            score = None if score is None else score[order]
             del order
     changes = np.flatnonzero(user[1:] != user[:-1]) + 1 if n else np.zeros(0, np.int64)
     # each row's place in its list: a running sum of ones that drops back to 0 at each
@@ -220,4 +271,4 @@ def rank(user, item, score, item_order, row, n_users: int) -> Ranked:
         position[0] = 0
         position[changes] = 1 - np.diff(np.r_[0, changes])
         np.cumsum(position, out=position)
-    return Ranked(user, item, position, row)
+    return Ranked(user, item, position, row, score if keep_score else None)

@@ -32,24 +32,54 @@ def _find(columns: dict[str, str], names) -> str | None:
     return next((columns[n] for n in names if n in columns), None)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class Interactions:
     """A user-item interaction log: ``users`` and ``items`` (strings), ``ratings``
     (float64 or None), ``timestamps`` (int64 or float64, or None), in reading order;
     ``source`` names it in messages; ``lines`` the source line of each row (None for
     binary formats); ``ids``: the users and items as Arrow columns when a reader has
-    them (the evaluation interns them from there, not from the Python strings)."""
+    them (the evaluation interns them from there, not from the Python strings).
 
-    users: np.ndarray
-    items: np.ndarray
+    A reader gives ``ids`` alone (``users`` and ``items`` None): the NumPy arrays of
+    Python strings are built on first use (the splits use them, an evaluation does not:
+    10M interactions spare some 200 MB)."""
+
+    _users: np.ndarray | None
+    _items: np.ndarray | None
     ratings: np.ndarray | None
     timestamps: np.ndarray | None
     source: str
     lines: np.ndarray | None = None
     ids: tuple | None = field(default=None, repr=False, compare=False)
 
+    def __init__(self, users, items, ratings, timestamps, source, lines=None, ids=None):
+        for name, value in zip(
+            ("_users", "_items", "ratings", "timestamps", "source", "lines", "ids"),
+            (users, items, ratings, timestamps, source, lines, ids),
+            strict=True,
+        ):
+            object.__setattr__(self, name, value)
+
     def __len__(self) -> int:
-        return len(self.users)
+        return len(self._users) if self._users is not None else len(self.ids[0])
+
+    @property
+    def users(self) -> np.ndarray:
+        """The users (NumPy strings)."""
+        return self._strings(0)
+
+    @property
+    def items(self) -> np.ndarray:
+        """The items (NumPy strings)."""
+        return self._strings(1)
+
+    def _strings(self, which: int) -> np.ndarray:
+        name = ("_users", "_items")[which]
+        if getattr(self, name) is None:  # (built once: the log does not change)
+            from .codes import object_ids
+
+            object.__setattr__(self, name, object_ids(self.ids[which]))
+        return getattr(self, name)
 
     def user_ids(self) -> pa.Array | pa.ChunkedArray:
         """The users as an Arrow column."""
@@ -73,8 +103,8 @@ class Interactions:
             index = np.flatnonzero(rows) if np.asarray(rows).dtype == bool else rows
             ids = tuple(c.take(pa.array(index, pa.int64())) for c in self.ids)
         return Interactions(
-            self.users[rows],
-            self.items[rows],
+            None if self._users is None and ids else self.users[rows],
+            None if self._items is None and ids else self.items[rows],
             None if self.ratings is None else self.ratings[rows],
             None if self.timestamps is None else self.timestamps[rows],
             self.source,
@@ -84,8 +114,8 @@ class Interactions:
 
     def to_arrow(self) -> pa.Table:
         columns = {
-            "user": pa.array(self.users, pa.string()),
-            "item": pa.array(self.items, pa.string()),
+            "user": self.user_ids().cast(pa.string()),
+            "item": self.item_ids().cast(pa.string()),
         }
         if self.ratings is not None:
             columns["rating"] = pa.array(self.ratings)
@@ -129,17 +159,14 @@ def read_interactions(path_or_file) -> Interactions:
         raise t.missing("item")
     rating, stamp = _find(columns, RATING), _find(columns, TIMESTAMP)
     t.require({user: "any", item: "any", **{c: "number" for c in (rating, stamp) if c}})
-    from .codes import object_ids
-
     ids = tuple(t.column(c).cast(pa.string()).combine_chunks() for c in (user, item))
-    users, items = object_ids(ids[0]), object_ids(ids[1])
     ratings = None if rating is None else t.column(rating).to_numpy().astype(np.float64)
     stamps = None if stamp is None else t.column(stamp).to_numpy()
     for name, values in ((rating, ratings), (stamp, stamps)):
         if values is not None and values.dtype.kind == "f" and not np.isfinite(values).all():
             row = int(np.flatnonzero(~np.isfinite(values))[0])
             raise t.error(row, f"column {name!r} holds {values[row]}, expected a finite number")
-    return Interactions(users, items, ratings, stamps, t.source, t.lines, ids)
+    return Interactions(None, None, ratings, stamps, t.source, t.lines, ids)
 
 
 def read_recommendations(path_or_file, name: str | None = None):
@@ -155,14 +182,7 @@ def read_recommendations(path_or_file, name: str | None = None):
     from ..core.run import Run, default_run_name
 
     t = read_table(path_or_file, strings=list(USER + ITEM), dictionary=list(USER + ITEM))
-    columns = {c.lower().strip(): c for c in t.table.column_names}
-    user, item = _find(columns, USER), _find(columns, ITEM)
-    score, rank = _find(columns, SCORE), _find(columns, RANK)
-    if user is None or item is None:
-        raise t.missing("user" if user is None else "item")
-    if score is None and rank is None:
-        raise t.missing("score or rank")
-    t.require({user: "any", item: "any", (score or rank): "number"})
+    user, item, score, rank = list_columns(t)
     values = pc.cast(t.column(score or rank), pa.float64())  # (Arrow's: no copy of a float64)
     if not pc.all(pc.is_finite(values)).as_py():
         finite = pc.is_finite(values).to_numpy(zero_copy_only=False)
@@ -194,6 +214,21 @@ def read_recommendations(path_or_file, name: str | None = None):
     return Run.of_table(table, t.source, name=name or default_run_name(t.source))
 
 
+def list_columns(t) -> tuple[str, str, str | None, str | None]:
+    """The ``user``, ``item``, ``score`` and ``rank`` columns of lists read as table
+    ``t`` (one of the last two None), checked: present, ids any values, the score or
+    rank numbers."""
+    columns = {c.lower().strip(): c for c in t.table.column_names}
+    user, item = _find(columns, USER), _find(columns, ITEM)
+    score, rank = _find(columns, SCORE), _find(columns, RANK)
+    if user is None or item is None:
+        raise t.missing("user" if user is None else "item")
+    if score is None and rank is None:
+        raise t.missing("score or rank")
+    t.require({user: "any", item: "any", (score or rank): "number"})
+    return user, item, score, None if score else rank
+
+
 def _ids(column) -> pa.ChunkedArray:
     """An id column as strings, or as a dictionary of strings when read as one."""
     if pa.types.is_dictionary(column.type):
@@ -204,17 +239,6 @@ def _ids(column) -> pa.ChunkedArray:
 def _plain(column) -> pa.ChunkedArray:
     """An id column as plain strings (a dictionary decoded)."""
     return pc.cast(column, pa.string()) if column.type != pa.string() else column
-
-
-def plain_ids(table: pa.Table) -> pa.Table:
-    """``table`` with its ``query_id`` and ``doc_id`` columns as plain strings, as the
-    engine reads them (a run read with dictionary-encoded ids, cut to the rows an
-    evaluation needs)."""
-    for name in ("query_id", "doc_id"):
-        if table.schema.field(name).type != pa.string():
-            at = table.schema.get_field_index(name)
-            table = table.set_column(at, name, _plain(table[name]))
-    return table
 
 
 def _repeated_codes(ids: pa.Table) -> tuple[int, int] | None:

@@ -9,8 +9,8 @@ from dataclasses import dataclass, field, replace
 
 from .._lazy import lazy
 from ..errors import InputError, MeasureError, ParameterError
-from .codes import Ranked, distinct, in_pairs, positions, vocabulary
-from .data import Interactions, plain_ids
+from .codes import Ranked, distinct, positions, vocabulary
+from .data import Interactions
 from .measures import REC_MEASURES, Lists, Truth
 
 np = lazy("numpy", __name__, "np")
@@ -99,8 +99,8 @@ class Coded:
     ``popularity`` the training interactions of each training item; the people and item
     codes of the test (``test_user``, ``test_item``) and training interactions
     (``train_user``, ``train_item``); ``ranked`` the lists of the evaluated users
-    (training items removed when asked) and ``dropped`` the run rows that were
-    training interactions (None: none removed)."""
+    (training items removed when asked; the rows an evaluation needs, with their
+    scores) and ``dropped`` how many run rows were training interactions removed."""
 
     users: pa.Array
     people: pa.Array
@@ -113,61 +113,47 @@ class Coded:
     train_user: np.ndarray
     train_item: np.ndarray
     ranked: Ranked
-    dropped: np.ndarray | None
+    dropped: int
 
     def catalogue(self, codes: np.ndarray) -> np.ndarray:
         """The item ids of ``codes`` (NumPy strings)."""
         return self.items.take(pa.array(codes, pa.int64())).to_numpy(zero_copy_only=False)
 
 
-def encode(recs, test: Interactions, train: Interactions | None, exclude_train: bool) -> Coded:
-    """Intern the users and items of ``recs``, ``test`` and ``train`` and rank the lists
-    of the test users (see :class:`Coded`). The run's rows are held as int32 codes."""
-    from .codes import after, positions, rank, vocabulary
+def encode(
+    recs, test: Interactions, train: Interactions | None, exclude_train: bool, depth=None
+) -> Coded:
+    """Intern the users and items of ``recs`` (a :class:`~cranfield.core.run.Run` or a
+    :class:`~cranfield.rec.stream.ListsSource`), ``test`` and ``train`` and rank the
+    lists of the test users, each cut to ``depth`` rows (None: whole), the lists read a
+    record batch at a time (:func:`cranfield.rec.stream.top_lists`; see :class:`Coded`)."""
+    from .codes import PairSet, after, positions, vocabulary
+    from .stream import lists_source, top_lists
 
-    t = recs.table
     users = vocabulary(test.user_ids())
     people = users if train is None else after(users, vocabulary(train.user_ids()))
     trained = vocabulary(train.item_ids()) if train is not None else pa.array([], pa.string())
-    items = after(trained, vocabulary(t["doc_id"], test.item_ids()))
     none = np.zeros(0, np.int64)
     train_user = none if train is None else positions(train.user_ids(), people).astype(np.int64)
-    train_item = none if train is None else positions(train.item_ids(), items).astype(np.int64)
-    row_user = positions(t["query_id"], people)  # (the test users first: their codes)
-    row_item = positions(t["doc_id"], items)
-    dropped = None
+    train_item = none if train is None else positions(train.item_ids(), trained).astype(np.int64)
+    pairs = None
     if exclude_train and train is not None:
-        dropped = in_pairs(row_user, row_item, train_user, train_item, len(items))
-        if not dropped.any():
-            dropped = None
-    keep = row_user < len(users)
-    keep &= row_user >= 0
-    if dropped is not None:
-        keep &= ~dropped
-    rows = np.flatnonzero(keep).astype(np.int32 if len(keep) < 2**31 else np.int64)
-    del keep
-    order = np.empty(len(items), np.int32)
-    order[np.asarray(pc.sort_indices(items))] = np.arange(len(items), dtype=np.int32)
-    item = row_item[rows]
-    del row_item
-    user = row_user[rows]
-    del row_user
-    score = t["score"].take(pa.array(rows)).to_numpy()  # (not the whole column copied)
-    ranked = rank(user, item, [score], order, rows, len(users))
-    del score
+        pairs = PairSet(train_user, train_item, len(trained))
+    kept = top_lists(lists_source(recs), people, len(users), trained, pairs, depth, test.item_ids())
+    del pairs
     return Coded(
         users,
         people,
         np.arange(len(users), dtype=np.int64),
-        items,
+        kept.items,
         len(trained),
         np.bincount(train_item, minlength=len(trained)) if len(trained) else none,
         positions(test.user_ids(), people).astype(np.int64),
-        positions(test.item_ids(), items).astype(np.int64),
+        positions(test.item_ids(), kept.items).astype(np.int64),
         train_user,
         train_item,
-        ranked,
-        dropped,
+        kept.ranked,
+        kept.dropped,
     )
 
 
@@ -423,10 +409,11 @@ def evaluate_recommendations(
     if item_groups is not None and not hasattr(item_groups, "groups"):
         item_groups = read_groups(item_groups, ("item", "item_id"), "item")
     notes = []
-    coded = encode(recs, test, train, exclude_train)
-    if coded.dropped is not None:
+    depth = _needed_depth(measures, sampled_negatives is not None)
+    coded = encode(recs, test, train, exclude_train, depth)
+    if coded.dropped:
         notes.append(
-            f"{int(coded.dropped.sum())} recommended (user, item) pair(s) are training "
+            f"{coded.dropped} recommended (user, item) pair(s) are training "
             "interactions: removed before evaluating (keep them with --keep-train-items)"
         )
     accuracy_names, beyond, built = [], {}, {}
@@ -460,14 +447,17 @@ def evaluate_recommendations(
                 surprise,
             )
         beyond[str(name)] = REC_MEASURES[measure].behaviour(built[key])
+    del built  # (the lists, and below the codes, are let go before the engine's turn)
+    kept = None if sampled_negatives is None else _accuracy_run(recs, coded, None)
+    run = _accuracy_run(recs, coded, _depth(accuracy_names)) if accuracy_names else None
+    del coded
     accuracy = None
-    if accuracy_names:
+    if run is not None:
         from ..core.evaluation import evaluate
 
-        run = _accuracy_run(recs, coded, accuracy_names)
         accuracy = evaluate(test.to_qrels(min_rating), [run], accuracy_names, complete=complete)
+        del run
     if sampled_negatives is not None:
-        kept = _without(recs, coded.dropped)
         beyond.update(_sampled(kept, test, min_rating, accuracy_names, sampled_negatives, gamma))
         notes.append(
             f"sampled metrics (NAME~{sampled_negatives}) rank each held-out item among "
@@ -488,7 +478,7 @@ def popularity_bias(
     per evaluated user, profile and recommended popularity, and the user ids."""
     from .measures import popularity_profile
 
-    coded = encode(recs, test, train, exclude_train)
+    coded = encode(recs, test, train, exclude_train, k)
     data = popularity_profile(lists(coded, k, None, test))
     data["users"] = coded.users.to_numpy(zero_copy_only=False)[data["users"]]
     return data
@@ -566,28 +556,49 @@ def _depth(names: list[str]) -> int | None:
     return depth
 
 
-def _accuracy_run(recs, coded: Coded, names: list[str]):
+def _needed_depth(measures, sampled: bool) -> int | None:
+    """How many rows of each list an evaluation of ``measures`` reads: the deepest
+    cutoff of the beyond-accuracy measures and of the accuracy ones (:func:`_depth`);
+    None (every row) when an accuracy measure reads the whole list, a name is not
+    understood (its error comes later) or the sampled metrics need every rank."""
+    if sampled:
+        return None
+    depth, accuracy = 0, []
+    for name in measures:
+        parsed = beyond_name(str(name))
+        if parsed is None:
+            accuracy.append(accuracy_name(str(name)))
+        else:
+            depth = max(depth, parsed[1])
+    if accuracy:
+        try:
+            deepest = _depth(accuracy)
+        except (ValueError, TypeError):
+            return None
+        if deepest is None:
+            return None
+        depth = max(depth, deepest)
+    return depth
+
+
+def _accuracy_run(recs, coded: Coded, depth: int | None):
     """The run the accuracy measures see: the lists of the evaluated users without their
-    training items, cut to the deepest cutoff when every measure has one
-    (:func:`_depth`), in reading order."""
+    training items, cut to ``depth`` rows (None: whole), in reading order."""
     from ..core.run import Run
+    from .stream import lists_source
 
-    depth = _depth(names)
-    if depth is None:
-        return _without(recs, coded.dropped)
-    rows = np.sort(coded.ranked.row[coded.ranked.position < depth])
-    table = plain_ids(recs.table.take(pa.array(rows, pa.int64())))
-    return Run.of_table(table, recs.source, name=recs.name)
-
-
-def _without(recs, dropped: np.ndarray | None):
-    """``recs`` without the rows ``dropped`` (a mask, or None: none)."""
-    from ..core.run import Run
-
-    table = plain_ids(recs.table if dropped is None else recs.table.filter(pa.array(~dropped)))
-    if table is recs.table:
-        return recs
-    return Run.of_table(table, recs.source, name=recs.name)
+    r = coded.ranked
+    rows = np.flatnonzero(r.position < depth) if depth is not None else np.arange(len(r.row))
+    rows = rows[np.argsort(r.row[rows], kind="stable")]
+    table = pa.table(
+        {
+            "query_id": coded.people.take(pa.array(r.user[rows], pa.int32())),
+            "doc_id": coded.items.take(pa.array(r.item[rows], pa.int32())),
+            "score": pa.array(r.score[rows], pa.float64()),
+        }
+    )
+    source = lists_source(recs)
+    return Run.of_table(table, source.source, name=source.name)
 
 
 @dataclass(frozen=True)

@@ -142,6 +142,7 @@ def read_table(
     rows: bool = True,
     source: str | None = None,
     dictionary: Iterable[str] = (),
+    stream: bool = False,
 ) -> Table:
     """Read a table input (see the module docstring).
 
@@ -170,6 +171,9 @@ def read_table(
         Text columns of a Parquet file to read dictionary-encoded (as Parquet stores
         them: one copy of each distinct value and an int32 index per row, instead of
         the value per row), matched as ``strings`` is.
+    stream
+        A Parquet file named by a path is not read: a :class:`ParquetStream` (its
+        schema and row count, its rows a record batch at a time) is returned instead.
     """
     formats = tuple(formats)
     if format is not None and format not in formats:
@@ -197,6 +201,8 @@ def read_table(
         raise InputError(
             f"{_NAMES[fmt]} data; expected {', '.join(_NAMES[f] for f in formats)}", source
         )
+    if stream and fmt == "parquet" and not isinstance(data, bytes):
+        return ParquetStream(data, source, dictionary, rows)
     if fmt in BINARY:
         table, text = _binary(data, fmt, source, dictionary), None
     else:
@@ -248,6 +254,53 @@ def _head(data) -> bytes:
 def _first(exc: BaseException) -> str:
     text = str(exc).strip()
     return text.splitlines()[0] if text else type(exc).__name__
+
+
+class ParquetStream(Table):
+    """A Parquet file not read yet: :attr:`table` is empty (the file's columns and
+    their types, for :meth:`Table.require`), :attr:`num_rows` the file's;
+    :meth:`batches` reads its rows a record batch at a time (nulls are not looked for
+    until then: :meth:`first_null`)."""
+
+    def __init__(self, path, source: str, dictionary: Iterable[str] = (), rows: bool = True):
+        import pyarrow.parquet as pq
+
+        self.path = path
+        wanted = {c.lower().strip() for c in dictionary}
+        try:
+            schema = pq.ParquetFile(path).schema_arrow
+            unique_names(schema.names, source, False)
+            self._coded = [
+                f.name
+                for f in schema
+                if f.name.lower().strip() in wanted
+                and (pa.types.is_string(f.type) or pa.types.is_large_string(f.type))
+            ]
+            self._file = pq.ParquetFile(path, read_dictionary=self._coded or None)
+        except (pa.ArrowException, OSError, ValueError) as exc:
+            raise InputError(f"cannot read Parquet: {_first(exc)}", source) from None
+        super().__init__(self._file.schema_arrow.empty_table(), source, "parquet")
+        self._rows = self._file.metadata.num_rows
+        if rows and self._rows == 0:
+            raise InputError("the table has no rows", source)
+
+    @property
+    def num_rows(self) -> int:
+        return self._rows
+
+    def batches(self, columns: list[str], rows: int):
+        """The ``columns`` a record batch of at most ``rows`` rows at a time, in order."""
+        try:
+            yield from self._file.iter_batches(batch_size=rows, columns=columns, use_threads=False)
+        except (pa.ArrowException, OSError, ValueError) as exc:
+            raise InputError(f"cannot read Parquet: {_first(exc)}", self.source) from None
+
+    @staticmethod
+    def first_null(column) -> int | None:
+        """The first row of ``column`` (one batch's) holding no value, or None."""
+        if not column.null_count:
+            return None
+        return int(np.flatnonzero(column.is_null().to_numpy(zero_copy_only=False))[0])
 
 
 def _binary(data, fmt: str, source: str, dictionary: Iterable[str] = ()) -> pa.Table:
