@@ -180,6 +180,12 @@ def subtopic_qrels_value(args: Namespace):
     return SubtopicQrels.read(path).with_intents(intents)
 
 
+def sampled_qrels_value(args: Namespace):
+    """What ``evaluate(sampled_qrels=)`` takes from :func:`add_sampled_qrels`'s option:
+    the path, or None."""
+    return getattr(args, "sampled_qrels", None)
+
+
 def topic_groups_value(args: Namespace):
     """``--topic-groups FILE`` (:func:`~cranfield.cli._args.add_topic_groups`) read into
     a :class:`cranfield.core.groups.TopicGroups`, or None when not given."""

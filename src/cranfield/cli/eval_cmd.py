@@ -20,6 +20,7 @@ def add_arguments(p) -> None:
         add_measures,
         add_output,
         add_qrels_and_runs,
+        add_sampled_qrels,
         add_stream,
         add_subtopic_qrels,
         add_systems,
@@ -37,6 +38,7 @@ def add_arguments(p) -> None:
     add_systems(p)
     add_judging(p)
     add_subtopic_qrels(p)
+    add_sampled_qrels(p)
     p.add_argument(
         "--fractional",
         action="store_true",
@@ -103,10 +105,12 @@ def run(args) -> int:
             "--system", "-f text, markdown or json (the spread table)", args.format
         )
     topic_groups = None if args.topic_groups is None else _read_groups(args)
-    from ._common import subtopic_qrels_value
+    from ._common import sampled_qrels_value, subtopic_qrels_value
 
     subtopics = subtopic_qrels_value(args)
     more = {} if subtopics is None else {"subtopic_qrels": subtopics}
+    if sampled_qrels_value(args) is not None:
+        more["sampled_qrels"] = sampled_qrels_value(args)
     results, qrels = backend(engine_value(args)).evaluate(
         args.qrels,
         args.runs,

@@ -192,7 +192,7 @@ def estimate_topic(
     n = len(docs)
     code = {s: i for i, s in enumerate(strata)}
     info = [topic.docs.get(d) for d in docs]
-    in_pool = np.array([x is not None for x in info])
+    in_pool = np.array([x is not None for x in info], dtype=bool)
     grade = np.array([x[1] if x is not None else -1 for x in info], dtype=np.int64)
     stratum = np.array([code[x[0]] if x is not None else -1 for x in info], dtype=np.int64)
     rank = np.arange(1, n + 1, dtype=np.float64)
@@ -307,6 +307,28 @@ def _topic_order(ids: list[str]) -> list[str]:
     return sorted(ids, key=key)
 
 
+def ranked_by_topic(table) -> dict[str, tuple[list[str], int]]:
+    """A run's documents by topic (leading zeros of the topic removed) in sample_eval's
+    order, score descending then docno descending, with the topic's number of lines:
+    ``{topic: (docnos, lines)}``, from the run's Arrow table (one sort of the whole run)."""
+    qid = np.asarray(table["query_id"].to_pylist(), dtype=object)
+    doc = np.asarray(table["doc_id"].to_pylist(), dtype=object)
+    score = table["score"].to_numpy(zero_copy_only=False).astype(np.float64)
+    if not len(qid):
+        return {}
+    names = np.array([_topic_key(q) for q in qid], dtype=object)
+    _, doc_code = np.unique(doc, return_inverse=True)
+    topic_names, topic_code = np.unique(names, return_inverse=True)
+    order = np.lexsort((-doc_code, -score, topic_code))
+    code, doc = topic_code[order], doc[order]
+    starts = np.flatnonzero(np.r_[True, code[1:] != code[:-1]])
+    ends = np.r_[starts[1:], len(code)]
+    return {
+        topic_names[code[a]]: (doc[a:b].tolist(), int(b - a))
+        for a, b in zip(starts, ends, strict=True)
+    }
+
+
 def evaluate_sampled(qrels, run, statap: bool = False) -> SampledEvaluation:
     """sample_eval's estimates of the run at path ``run`` against the sampled qrels
     (a path, or :func:`read_sampled_qrels`' result); with ``statap``, also statAP and
@@ -314,22 +336,7 @@ def evaluate_sampled(qrels, run, statap: bool = False) -> SampledEvaluation:
     from ..core.run import Run
 
     topics = read_sampled_qrels(qrels) if not isinstance(qrels, dict) else qrels
-    table = Run.read(str(run)).table
-    qid = np.asarray(table["query_id"].to_pylist(), dtype=object)
-    doc = np.asarray(table["doc_id"].to_pylist(), dtype=object)
-    score = table["score"].to_numpy(zero_copy_only=False).astype(np.float64)
-    names = np.array([_topic_key(q) for q in qid], dtype=object)
-    _, doc_code = np.unique(doc, return_inverse=True)
-    topic_names, topic_code = np.unique(names, return_inverse=True)
-    # by topic, then score descending, ties by docno descending (sample_eval's sort)
-    order = np.lexsort((-doc_code, -score, topic_code))
-    code, doc = topic_code[order], doc[order]
-    starts = np.flatnonzero(np.r_[True, code[1:] != code[:-1]])
-    ends = np.r_[starts[1:], len(code)]
-    by_topic = {
-        topic_names[code[a]]: (doc[a:b].tolist(), int(b - a))
-        for a, b in zip(starts, ends, strict=True)
-    }
+    by_topic = ranked_by_topic(Run.read(str(run)).table)
     order = [t for t in _topic_order(list(by_topic)) if t in topics]
     estimates = [estimate_topic(t, topics[t], *by_topic[t]) for t in order]
     if not estimates:
