@@ -182,8 +182,14 @@ def subtopic_qrels_value(args: Namespace):
 
 def sampled_qrels_value(args: Namespace):
     """What ``evaluate(sampled_qrels=)`` takes from :func:`add_sampled_qrels`'s option:
-    the path, or None."""
-    return getattr(args, "sampled_qrels", None)
+    the path (checked to exist even when no measure needs it: a mistyped path is not
+    ignored), or None."""
+    path = getattr(args, "sampled_qrels", None)
+    if path is not None and path != "-":
+        from ..core.io.source import check_path
+
+        check_path(path, path)
+    return path
 
 
 def topic_groups_value(args: Namespace):
