@@ -219,3 +219,75 @@ def test_eval_compare_and_report_use_the_option(tmp_path, cli):
     )
     assert status == 0, err
     assert "xinfAP" in (tmp_path / "r.html").read_text()
+
+
+def test_eval_ci_gives_the_t_and_horvitz_thompson_intervals(tmp_path, cli):
+    """``eval --ci``: the t interval of every mean-aggregated measure, against SciPy's
+    ``t.interval``; the Horvitz-Thompson one of statAP and statPC@10 from the per-topic
+    variances of :func:`~cranfield.judgments.statap.estimate_statap`, by hand; none for
+    AP and xinfAP (no per-topic variance)."""
+    import json
+    import math
+
+    from scipy import stats
+
+    q, s, runs = write_case(tmp_path, 6)  # five topics, variances > 0
+    status, out, err = cli(
+        "eval",
+        q,
+        runs[0],
+        "-m",
+        "AP",
+        "xinfAP",
+        "statAP",
+        "statPC@10",
+        "-c",
+        "-q",
+        "--sampled-qrels",
+        s,
+        "-f",
+        "json",
+        "--ci",
+    )
+    assert status == 0, err
+    doc = json.loads(out)
+    rows = {r["measure"]: r for r in doc["intervals"]}
+    assert set(rows) == {"AP", "xinfAP", "statAP", "statPC@10"}
+    results = cranfield.evaluate(
+        str(q), str(runs[0]), list(rows), sampled_qrels=str(s), complete=True
+    )
+    run = results.runs[0]
+    stat = {e.topic: e for e in evaluate_sampled(s, runs[0], statap=True).stat}
+    for m in results.measures:
+        values = np.asarray(run.values[m])
+        row = rows[str(m)]
+        sem = stats.sem(values)
+        if sem > 0:
+            lo, hi = stats.t.interval(0.95, len(values) - 1, loc=values.mean(), scale=sem)
+        else:  # (SciPy gives nan for a zero scale; the interval is then the mean itself)
+            lo = hi = values.mean()
+        assert row["t_low"] == pytest.approx(lo, rel=1e-12, abs=1e-15)
+        assert row["t_high"] == pytest.approx(hi, rel=1e-12, abs=1e-15)
+        if str(m) in ("statAP", "statPC@10"):
+            field = "stat_ap_var" if str(m) == "statAP" else "stat_pc_var"
+            var = sum(getattr(stat[t], field) for t in stat if t in set(run.query_ids))
+            half = 1.959963984540054 * math.sqrt(var) / len(values)
+            assert row["ht_low"] == pytest.approx(values.mean() - half, rel=1e-12)
+            assert row["ht_high"] == pytest.approx(values.mean() + half, rel=1e-12)
+            assert half > 0
+        else:
+            assert row["ht_low"] is None and row["ht_high"] is None
+    status, text, err = cli(
+        "eval", q, runs[0], "-m", "AP", "statAP", "--sampled-qrels", s, "-c", "--ci"
+    )
+    assert status == 0, err
+    assert "95% intervals" in text and text.count("\n") == 7 and text.endswith("\n")
+
+
+@pytest.mark.parametrize(
+    "more", [["-f", "csv"], ["--aggregate", "micro", "-m", "P@10"], ["--skip-no-relevant"]]
+)
+def test_eval_ci_refuses_what_it_cannot_show(tmp_path, cli, more):
+    q, s, runs = write_case(tmp_path, 2)
+    status, out, err = cli("eval", q, runs[0], "--ci", *more)
+    assert status == 2 and out == "" and "--ci" in err and err.count("\n") == 1

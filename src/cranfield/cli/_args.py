@@ -127,6 +127,11 @@ def add_sampled_qrels(p: argparse.ArgumentParser) -> None:
     )
 
 
+def add_ci(p: argparse.ArgumentParser, what: str) -> None:
+    """``--ci``: 95% confidence intervals, of ``what`` (each command's own table)."""
+    p.add_argument("--ci", action="store_true", help="95%% confidence intervals " + what)
+
+
 def add_rel_level(p: argparse.ArgumentParser) -> None:
     """``-l/--rel-level``: the smallest grade that counts as relevant."""
     p.add_argument(

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from ._args import add_output
+from ._args import add_ci, add_output
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -25,12 +25,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "lines; needs six-column qrels (the inclusion probability last: "
         "'cranfield pool sampled --probabilities')",
     )
-    parser.add_argument(
-        "--ci",
-        action="store_true",
-        help="95%% intervals 'lo hi': of the mean over topics (topics as sampling units) "
-        "of infAP and infNDCG, and with --statap of statAP and statPC@10, per topic too "
-        "(Horvitz-Thompson); needs SciPy (the stats extra)",
+    add_ci(
+        parser,
+        "'lo hi': of the mean over topics (topics as sampling units) of infAP and infNDCG, "
+        "and with --statap of statAP and statPC@10, per topic too (Horvitz-Thompson); "
+        "needs SciPy (the stats extra)",
     )
     add_output(parser, via_stdout=True)
 

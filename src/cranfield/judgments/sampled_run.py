@@ -59,12 +59,14 @@ class SampledRun:
         from .sampled import estimate_topic
         from .statap import estimate_statap
 
+        nan = float("nan")
+
         out = {}
         for topic, sample in self.topics.items():  # (sample_eval's estimates are per topic)
             docs, lines = self.ranked.get(topic, ([], 0))
             if family in ("xinfAP", "infNDCG"):
                 e = estimate_topic(topic, sample, docs, lines)
-                out[topic] = (e.inf_ap, 0.0) if family == "xinfAP" else (e.inf_ndcg, 0.0)
+                out[topic] = (e.inf_ap, nan) if family == "xinfAP" else (e.inf_ndcg, nan)
             else:
                 if not sample.probability:
                     raise MeasureError(
@@ -80,7 +82,8 @@ class SampledRun:
 
     def columns(self, family: str, cutoff: int | None, query_ids) -> tuple:
         """``(values, variances)`` of an estimator for ``query_ids`` (0 and 0 for a
-        query the sampled qrels lack; the variances are 0 where none is estimated)."""
+        query the sampled qrels lack; the variances are NaN where none is estimated:
+        xinfAP and infNDCG)."""
         from .sampled import _topic_key
 
         found = self._estimates(family, cutoff)
@@ -119,7 +122,7 @@ def sampled_of(jr, family: str) -> SampledRun:
     def missing():
         raise MeasureError(
             f"{family} is estimated from sampled judgments: it needs sampled qrels "
-            "(cranfield eval --sampled-qrels FILE; evaluate(..., sampled_qrels=...))"
+            "(--sampled-qrels FILE; evaluate(..., sampled_qrels=...))"
         )
 
     return jr.memo(KEY, missing)
