@@ -66,7 +66,7 @@ def main() -> None:
     p.add_argument("--script", required=True, help="sample_eval.pl")
     p.add_argument("--cases", type=int, default=200, help="small generated cases")
     a = p.parse_args()
-    from cranfield.judgments import sampled as S
+    from cranfield.core import sampled as S
 
     with tempfile.TemporaryDirectory() as tmp:
         d = Path(tmp)

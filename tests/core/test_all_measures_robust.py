@@ -59,8 +59,8 @@ def judged():
     table = run.table
     reversed_run = Run(table.take(np.arange(len(table))[::-1]), name="r")
     from cranfield.core.options import JudgeOptions
+    from cranfield.core.sampled_run import attach_sampled
     from cranfield.core.subtopics import judge_intents
-    from cranfield.judgments.sampled_run import attach_sampled
 
     subtopics = _subtopics()
     sampled = _sampled()
@@ -85,7 +85,7 @@ def judged():
 def _sampled() -> dict:
     """The qrels above as sampled qrels (for the sampled estimators): two strata, the
     negative grades pooled and not sampled, every inclusion probability 1/2."""
-    from cranfield.judgments.sampled import SampledTopic
+    from cranfield.core.sampled import SampledTopic
 
     out = {}
     for q, docs in QRELS.items():

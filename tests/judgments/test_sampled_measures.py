@@ -1,6 +1,6 @@
 """The sampled estimators as measures (``xinfAP``, ``infNDCG``, ``statAP``, ``statPC@k``
 with ``--sampled-qrels`` / ``evaluate(sampled_qrels=)``): their per-topic values are
-``sample_eval``'s (:func:`cranfield.judgments.sampled.evaluate_sampled`, itself checked
+``sample_eval``'s (:func:`cranfield.core.sampled.evaluate_sampled`, itself checked
 byte for byte against sample_eval.pl by benchmarks/sample_eval_check.py and against a
 rank-by-rank transcription in test_sampled.py), bit for bit, on generated stratified and
 probability samples, whatever path the evaluation takes (files, Run objects, eval,
@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 
 import cranfield
+from cranfield.core.sampled import evaluate_sampled
 from cranfield.errors import MeasureError, ParameterError
-from cranfield.judgments.sampled import evaluate_sampled
 
 from .test_sampled import random_topic
 
@@ -58,14 +58,14 @@ def write_case(tmp_path, seed: int, zeros: bool = False):
 
 def expected(sampled, run, query_ids, measure: str) -> np.ndarray:
     """sample_eval's per-topic value of each query (0 where it has none)."""
-    from cranfield.judgments.sampled import _topic_key, read_sampled_qrels
-    from cranfield.judgments.statap import estimate_statap
+    from cranfield.core.sampled import _topic_key, read_sampled_qrels
+    from cranfield.core.statap import estimate_statap
 
     result = evaluate_sampled(sampled, run, statap=True)
     if measure == "statPC@3":  # sample_eval_text prints statPC@10 only: the cutoff 3 by hand
         topics = read_sampled_qrels(sampled)
         from cranfield.core.run import Run
-        from cranfield.judgments.sampled import ranked_by_topic
+        from cranfield.core.sampled import ranked_by_topic
 
         ranked = ranked_by_topic(Run.read(str(run)).table)
         by = {
@@ -96,7 +96,7 @@ def test_per_topic_values_are_sample_evals(tmp_path, seed):
 
 def test_run_objects_and_files_give_the_same_values(tmp_path):
     q, s, runs = write_case(tmp_path, 3)
-    from cranfield.judgments.sampled import read_sampled_qrels
+    from cranfield.core.sampled import read_sampled_qrels
 
     objects = [cranfield.Run.read(str(r)) for r in runs]
     by_path = cranfield.evaluate(str(q), [str(r) for r in runs], MEASURES, sampled_qrels=str(s))
@@ -224,7 +224,7 @@ def test_eval_compare_and_report_use_the_option(tmp_path, cli):
 def test_eval_ci_gives_the_t_and_horvitz_thompson_intervals(tmp_path, cli):
     """``eval --ci``: the t interval of every mean-aggregated measure, against SciPy's
     ``t.interval``; the Horvitz-Thompson one of statAP and statPC@10 from the per-topic
-    variances of :func:`~cranfield.judgments.statap.estimate_statap`, by hand; none for
+    variances of :func:`~cranfield.core.statap.estimate_statap`, by hand; none for
     AP and xinfAP (no per-topic variance)."""
     import json
     import math

@@ -1,4 +1,4 @@
-"""statAP and statPC@10 (:mod:`cranfield.judgments.statap`, ``sample_eval --statap``)
+"""statAP and statPC@10 (:mod:`cranfield.core.statap`, ``sample_eval --statap``)
 against (1) a hand-computed case, (2) a straightforward transcription of Aslam, Pavlu &
 Yilmaz's (2006) formula written here, rank by rank, on random samples, and (3) a
 simulation: over repeated Poisson samples drawn with the statAP design's probabilities,
@@ -12,8 +12,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from cranfield.judgments.sampled import SampledTopic, evaluate_sampled, extra_text, mean_interval
-from cranfield.judgments.statap import estimate_statap
+from cranfield.core.sampled import SampledTopic, evaluate_sampled
+from cranfield.core.statap import estimate_statap
+from cranfield.judgments.intervals import extra_text, mean_interval
 from cranfield.pooling.sampling import _pps_probabilities, ap_prior
 
 

@@ -200,8 +200,8 @@ def _with_systems(text: str, results, args, digits: int, groups=None) -> str:
 
 def _with_intervals(text: str, results, args, digits: int) -> str:
     """``--ci``: after the runs, each run's 95% intervals of its mean over topics
-    (:func:`cranfield.core.intervals.run_intervals`); JSON adds ``intervals``."""
-    from ..core.intervals import interval_table, run_intervals
+    (:func:`cranfield.judgments.intervals.run_intervals`); JSON adds ``intervals``."""
+    from ..judgments.intervals import interval_table, run_intervals
 
     rows = run_intervals(results)
     if args.format == "json":

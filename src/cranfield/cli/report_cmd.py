@@ -112,7 +112,7 @@ def run(args) -> int:
         subtopics = SubtopicQrels.read(subtopics)
     sampled = sampled_qrels_value(args)
     if sampled is not None:  # read once: the report evaluates several times
-        from ..judgments.sampled import read_sampled_qrels
+        from ..core.sampled import read_sampled_qrels
 
         sampled = read_sampled_qrels(sampled)
     diversity = list(DIVERSITY_REPORT_MEASURES) if subtopics is not None else []

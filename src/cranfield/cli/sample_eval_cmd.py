@@ -35,13 +35,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..judgments.sampled import evaluate_sampled, sample_eval_text
+    from ..core.sampled import evaluate_sampled, sample_eval_text
     from ._output import deliver
 
     result = evaluate_sampled(args.qrels, args.run, statap=args.statap)
     text = sample_eval_text(result, args.q)
     if args.statap or args.ci:
-        from ..judgments.sampled import extra_text
+        from ..judgments.intervals import extra_text
 
         text += extra_text(result, args.q, args.ci)
     deliver(text, None)

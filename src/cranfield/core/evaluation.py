@@ -234,7 +234,7 @@ def evaluate(
         scores 0.
     sampled_qrels
         Sampled qrels for the sampled estimators (``xinfAP``, ``infNDCG``, ``statAP``,
-        ``statPC@10``): a path or :func:`~cranfield.judgments.sampled.read_sampled_qrels`'
+        ``statPC@10``): a path or :func:`~cranfield.core.sampled.read_sampled_qrels`'
         result (docs/sampling.md). Their values are given for the queries of ``qrels``;
         a query without sampled judgments scores 0.
 
@@ -306,7 +306,7 @@ def evaluate_objects(
     if collection_size is not None:
         measure_list = [with_collection_size(m, collection_size) for m in measure_list]
     items = _run_items(runs, options)
-    from ..judgments.sampled_run import as_sampled, attach_sampled
+    from .sampled_run import as_sampled, attach_sampled
     from .subtopics import as_subtopics, intents_for
 
     subtopics = as_subtopics(subtopic_qrels, measure_list)

@@ -187,12 +187,12 @@ def _general_results(job: _Job, given: list, collection_size: int | None) -> tup
 def _run_by_run(job: _Job, qrels, given: list, collection_size: int | None):
     """Each run in turn (one in memory at a time), judged into a ``JudgedRun``: a TREC
     run by the engine, any other read by ``Run.read``; measured in Python."""
-    from ..judgments.sampled_run import as_sampled, attach_sampled
     from .engine_judge import judge_trec
     from .evaluation import evaluate, run_result
     from .io.source import source_name
     from .results import Results, combine
     from .run import Run
+    from .sampled_run import as_sampled, attach_sampled
     from .subtopics import as_subtopics, intents_for
 
     opts, measures = job.opts, job.measures

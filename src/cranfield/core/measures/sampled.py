@@ -5,7 +5,7 @@ per topic, as measures of ``eval``, ``compare`` and ``report``.
 They read sampled qrels (``--sampled-qrels FILE``; five columns ``topic iteration
 docno stratum relevance``, a sixth with the inclusion probability for statAP and
 statPC): each run is estimated against them by
-:class:`~cranfield.judgments.sampled_run.SampledRun`, the kernels below read its
+:class:`~cranfield.core.sampled_run.SampledRun`, the kernels below read its
 columns. Their names are not trec_eval's ``infAP`` (which reads ``-1`` judgments from
 ordinary qrels, Yilmaz & Aslam 2006's estimator for a uniform sample) nor sample_eval's
 own ``infAP`` label (its xinfAP): ``xinfAP`` names the stratified estimator of Yilmaz,
@@ -32,12 +32,12 @@ _EDGE = (
     "do not apply). A query the sampled qrels lack scores 0; one the run lacks (-c) is "
     "an empty ranking: 0. Topic ids match with leading zeros removed."
 )
-_NO_ENGINE = "estimated topic by topic from sampled qrels (cranfield.judgments.sampled_run)"
+_NO_ENGINE = "estimated topic by topic from sampled qrels (cranfield.core.sampled_run)"
 
 
 def _kernel(family: str):
     def kernel(jr, cutoff=None):
-        from ...judgments.sampled_run import sampled_of
+        from ..sampled_run import sampled_of
 
         return sampled_of(jr, family).columns(family, cutoff, jr.query_ids)[0]
 

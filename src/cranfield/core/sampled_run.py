@@ -1,12 +1,12 @@
 """The sampled estimators (xinfAP, infNDCG, statAP, statPC@k) as measures of ``eval``,
 ``compare`` and ``report``: a run's per-topic estimates against sampled qrels
-(:func:`~cranfield.judgments.sampled.read_sampled_qrels`), attached to the run's
+(:func:`~cranfield.core.sampled.read_sampled_qrels`), attached to the run's
 :class:`~cranfield.core.judged.JudgedRun` for the measure kernels
 (:mod:`cranfield.core.measures.sampled`), as the subtopic qrels are for the diversity
 measures.
 
-The estimates are sample_eval's, topic by topic (:func:`~cranfield.judgments.sampled.
-estimate_topic`, :func:`~cranfield.judgments.statap.estimate_statap`): the run read in
+The estimates are sample_eval's, topic by topic (:func:`~cranfield.core.sampled.
+estimate_topic`, :func:`~cranfield.core.statap.estimate_statap`): the run read in
 sample_eval's order (score descending, docno descending; the first 1000 documents of a
 topic), whatever ``-M``/``-J`` do to the ordinary measures. A query of the ordinary
 qrels that the sampled qrels lack scores 0 (as a query without subtopic judgments does
@@ -98,11 +98,11 @@ def attach_sampled(sampled: dict | None, jr, run, options) -> None:
     Nothing without sampled qrels."""
     if sampled is None:
         return
-    from ..core.run import Run
+    from .run import Run
     from .sampled import ranked_by_topic
 
     if not isinstance(run, Run):
-        from ..core.memory import read_once
+        from .memory import read_once
 
         if read_once(run):
             raise InputError(

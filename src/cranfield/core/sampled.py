@@ -73,7 +73,7 @@ def read_sampled_qrels(path) -> dict[str, SampledTopic]:
 
     Every line may carry a sixth field, the document's inclusion probability in (0, 1]
     (``cranfield pool sampled --probabilities``: what statAP needs); then all lines do."""
-    from ..core.io.source import read_bytes, source_name
+    from .io.source import read_bytes, source_name
 
     name = source_name(str(path))
     text = read_bytes(str(path), name).decode("utf-8", "replace")
@@ -332,8 +332,8 @@ def ranked_by_topic(table) -> dict[str, tuple[list[str], int]]:
 def evaluate_sampled(qrels, run, statap: bool = False) -> SampledEvaluation:
     """sample_eval's estimates of the run at path ``run`` against the sampled qrels
     (a path, or :func:`read_sampled_qrels`' result); with ``statap``, also statAP and
-    statPC@10 (:mod:`cranfield.judgments.statap`; the qrels need probabilities)."""
-    from ..core.run import Run
+    statPC@10 (:mod:`cranfield.core.statap`; the qrels need probabilities)."""
+    from .run import Run
 
     topics = read_sampled_qrels(qrels) if not isinstance(qrels, dict) else qrels
     by_topic = ranked_by_topic(Run.read(str(run)).table)
@@ -389,63 +389,3 @@ def sample_eval_text(result: SampledEvaluation, per_topic: bool = False) -> str:
     lines.append(f"inum_rel\tall\t{total(result.qrels_num_rel.values()):14.4f}")
     lines.append(f"num_ret\t\tall\t{sum(e.retrieved for e in topics):9d}")
     return "\n".join(lines) + "\n"
-
-
-#: the normal quantile of a two-sided 95% interval
-Z95 = 1.959963984540054
-
-
-def mean_interval(values: list[float], variances: list[float] | None = None) -> tuple:
-    r"""95% interval of the mean over topics, the topics as the sampling units:
-    :math:`\bar x \pm t_{0.975, T-1}\, s/\sqrt T` (s: the standard deviation of the
-    topics' estimates, which holds both the topics' spread and each estimate's sampling
-    error). One topic: its own interval from ``variances`` (none without them)."""
-    n = len(values)
-    mean = sum(values) / n
-    if n < 2:
-        half = Z95 * math.sqrt(variances[0]) if variances else math.nan
-        return mean - half, mean + half
-    from ..distributions import t_ppf
-
-    spread = math.sqrt(sum((v - mean) ** 2 for v in values) / (n - 1))
-    half = float(t_ppf(0.975, n - 1)) * spread / math.sqrt(n)
-    return mean - half, mean + half
-
-
-def extra_text(result: SampledEvaluation, per_topic: bool = False, ci: bool = False) -> str:
-    """What ``sample_eval --statap``/``--ci`` add after sample_eval's own lines, in its
-    layout: statAP and statPC@10 (when computed), and with ``ci`` the 95% intervals
-    ``lo hi``: per topic for statAP and statPC@10 (Horvitz-Thompson,
-    :mod:`cranfield.judgments.statap`), and of the mean over topics for every estimate
-    (:func:`mean_interval`)."""
-    stat = result.stat or []
-    lines = []
-
-    def interval(name: str, topic: str, lo: float, hi: float) -> None:
-        tab = "\t\t" if len(name) + 5 < 8 else "\t"
-        lines.append(f"{name}_ci95{tab}{topic}\t\t{lo:6.4f} {hi:6.4f}")
-
-    def topic_lines(name: str, topic: str, value: float, var: float) -> None:
-        tab = "\t\t" if len(name) < 8 else "\t"
-        lines.append(f"{name}{tab}{topic}\t\t{value:6.4f}")
-        if ci:
-            half = Z95 * math.sqrt(var)
-            interval(name, topic, value - half, value + half)
-
-    if per_topic:
-        for e in stat:
-            topic_lines("statAP", e.topic, e.stat_ap, e.stat_ap_var)
-            topic_lines("statPC@10", e.topic, e.stat_pc, e.stat_pc_var)
-    if stat:
-        for name, value, var in (
-            ("statAP", [e.stat_ap for e in stat], [e.stat_ap_var for e in stat]),
-            ("statPC@10", [e.stat_pc for e in stat], [e.stat_pc_var for e in stat]),
-        ):
-            tab = "\t\t" if len(name) < 8 else "\t"
-            lines.append(f"{name}{tab}all\t\t{sum(value) / len(value):6.4f}")
-            if ci:
-                interval(name, "all", *mean_interval(value, var))
-    if ci and len(result.topics) > 1:  # (no per-topic variance of these: one topic, none)
-        interval("infAP", "all", *mean_interval([e.inf_ap for e in result.topics]))
-        interval("infNDCG", "all", *mean_interval([e.inf_ndcg for e in result.topics]))
-    return "\n".join(lines) + "\n" if lines else ""

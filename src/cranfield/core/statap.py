@@ -77,7 +77,7 @@ def estimate_statap(
     topic_id: str, topic, ranked: list[str], cutoff: int = PC_CUTOFF
 ) -> StatEstimate:
     """statAP and statPC@``cutoff`` of one topic (``topic``: a
-    :class:`~cranfield.judgments.sampled.SampledTopic` with probabilities; ``ranked``:
+    :class:`~cranfield.core.sampled.SampledTopic` with probabilities; ``ranked``:
     the run's documents in sample_eval's order)."""
     from .sampled import MAX_RESULTS
 
