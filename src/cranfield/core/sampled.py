@@ -72,48 +72,123 @@ def read_sampled_qrels(path) -> dict[str, SampledTopic]:
     zeros of the topic removed); :class:`InputError` with the line of a problem.
 
     Every line may carry a sixth field, the document's inclusion probability in (0, 1]
-    (``cranfield pool sampled --probabilities``: what statAP needs); then all lines do."""
+    (``cranfield pool sampled --probabilities``: what statAP needs); then all lines do.
+    The file is split and checked as whole Arrow arrays (fields by
+    ``utf8_split_whitespace``, grades and probabilities by one cast each); only the
+    line of a problem is looked for element by element."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
     from .io.source import read_bytes, source_name
 
     name = source_name(str(path))
     text = read_bytes(str(path), name).decode("utf-8", "replace")
-    topics: dict[str, SampledTopic] = {}
-    width = None
-    for number, line in enumerate(text.splitlines(), 1):
-        fields = line.split()
-        if not fields:
-            continue
-        width = width or (6 if len(fields) == 6 else 5)
-        if len(fields) != width:
-            raise InputError(
-                f"expected {width} fields 'topic iteration docno stratum relevance"
-                f"{' probability' if width == 6 else ''}', got {len(fields)}",
-                name,
-                number,
-            )
-        topic, _, doc, stratum, rel = fields[:5]
-        try:
-            grade = int(rel)
-        except ValueError:
-            raise InputError(
-                f"the relevance is not an integer (-1: pooled, not judged): {rel!r}", name, number
-            ) from None
-        entry = topics.setdefault(_topic_key(topic), SampledTopic())
-        if doc in entry.docs:
-            raise InputError(f"document {doc!r} is listed twice for topic {topic}", name, number)
-        entry.docs[doc] = (stratum, grade, rel)
-        if width == 6:
-            try:
-                p = float(fields[5])
-            except ValueError:
-                p = math.nan
-            if not 0 < p <= 1:
-                raise InputError(
-                    f"the inclusion probability is not in (0, 1]: {fields[5]!r}", name, number
-                )
-            entry.probability[doc] = p
-    if not topics:
+    lines = pc.utf8_trim_whitespace(pa.array(text.splitlines(), pa.string()))
+    tokens = pc.utf8_split_whitespace(lines)
+    counts = pc.list_value_length(tokens).to_numpy(zero_copy_only=False).copy()
+    counts[pc.utf8_length(lines).to_numpy(zero_copy_only=False) == 0] = 0  # blank lines
+    filled = np.flatnonzero(counts > 0)
+    if not len(filled):
         raise InputError("the sampled qrels are empty", name)
+    width = 6 if counts[filled[0]] == 6 else 5
+    problems = []  # (line, order, message): the first line's problem is raised
+    bad = filled[counts[filled] != width]
+    if len(bad):
+        problems.append(
+            (
+                int(bad[0]) + 1,
+                0,
+                f"expected {width} fields 'topic iteration docno stratum relevance"
+                f"{' probability' if width == 6 else ''}', got {counts[bad[0]]}",
+            )
+        )
+    rows = filled[counts[filled] == width]
+    number = rows + 1  # the line of each row
+    flat = pc.list_flatten(tokens.filter(pa.array(counts == width)))
+    column = [pc.take(flat, pa.array(np.arange(i, len(flat), width))) for i in range(width)]
+    topic, doc, stratum, rel = column[0], column[2], column[3], column[4]
+    grade, wrong = _parsed(rel, pa.int64(), int)
+    if wrong is not None:
+        problems.append((int(number[wrong]), 1, _not_integer(rel[wrong].as_py())))
+    key = pc.utf8_ltrim(topic, characters="0")
+    again = _repeated(key, doc)
+    if again is not None:
+        message = (
+            f"document {doc[again].as_py()!r} is listed twice for topic {topic[again].as_py()}"
+        )
+        problems.append((int(number[again]), 2, message))
+    probability = None
+    if width == 6:
+        probability, _ = _parsed(column[5], pa.float64(), float)
+        outside = np.flatnonzero(~((probability > 0) & (probability <= 1)))
+        if len(outside):
+            i = int(outside[0])
+            problems.append((int(number[i]), 3, _not_probability(column[5][i].as_py())))
+    if problems:
+        line, _, message = min(problems)
+        raise InputError(message, name, line)
+    return _by_topic(key, doc, stratum, grade, rel, probability)
+
+
+def _not_integer(text: str) -> str:
+    return f"the relevance is not an integer (-1: pooled, not judged): {text!r}"
+
+
+def _not_probability(text: str) -> str:
+    return f"the inclusion probability is not in (0, 1]: {text!r}"
+
+
+def _parsed(texts, kind, parse) -> tuple:
+    """``(values, index of the first text that does not read, or None)``: ``texts``
+    cast to ``kind`` as one array; where Arrow refuses, the values as Python's
+    ``parse`` reads them (``int``/``float``: what the reader always accepted; a float
+    that does not read is NaN, refused by the range check)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    try:
+        return pc.cast(texts, kind).to_numpy(zero_copy_only=False), None
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        pass
+    out, first = [], None
+    for i, text in enumerate(texts.to_pylist()):  # (an error path, or Python-only forms)
+        try:
+            out.append(parse(text))
+        except ValueError:
+            out.append(math.nan if parse is float else 0)
+            first = i if first is None and parse is not float else first
+    return np.asarray(out, dtype=np.float64 if parse is float else np.int64), first
+
+
+def _repeated(key, doc) -> int | None:
+    """The first row that lists a (topic, document) again, or None."""
+    import pyarrow.compute as pc
+
+    if not len(key):
+        return None
+    pairs = pc.binary_join_element_wise(key, doc, "\x00").to_numpy(zero_copy_only=False)
+    _, first, inverse = np.unique(pairs, return_index=True, return_inverse=True)
+    again = np.flatnonzero(first[inverse] != np.arange(len(pairs)))
+    return int(again[0]) if len(again) else None
+
+
+def _by_topic(key, doc, stratum, grade, rel, probability) -> dict[str, SampledTopic]:
+    """The rows grouped by topic (topics in order of first appearance, documents in the
+    file's order: the order of statAP's sums)."""
+    keys = np.asarray(key.to_numpy(zero_copy_only=False), dtype=object)
+    docs = doc.to_pylist()
+    entries = list(zip(stratum.to_pylist(), grade.tolist(), rel.to_pylist(), strict=True))
+    names, first, code = np.unique(keys, return_index=True, return_inverse=True)
+    order = np.argsort(code, kind="stable")
+    bounds = np.searchsorted(code[order], np.arange(len(names) + 1))
+    p = probability.tolist() if probability is not None else None
+    topics = {}
+    for t in np.argsort(first, kind="stable"):  # one dict per topic
+        rows = order[bounds[t] : bounds[t + 1]].tolist()
+        entry = SampledTopic({docs[i]: entries[i] for i in rows})
+        if p is not None:
+            entry.probability = {docs[i]: p[i] for i in rows}
+        topics[str(names[t])] = entry
     return topics
 
 
