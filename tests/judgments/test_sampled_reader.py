@@ -90,3 +90,58 @@ def test_the_reader_reads_as_the_line_by_line_one(tmp_path, seed):
     for t, (docs, probability) in want.items():
         assert list(got[t].docs.items()) == list(docs.items())
         assert list(got[t].probability.items()) == list(probability.items())
+
+
+def frame_line_by_line(text: str):
+    """The sampling-frame reader as it was: ``(columns, None)`` or ``(None, line)``."""
+    cols: tuple[list, ...] = ([], [], [], [], [])
+    for number, line in enumerate(text.splitlines(), 1):
+        fields = line.split()
+        if not fields:
+            continue
+        if len(fields) != 5:
+            return None, number
+        try:
+            p = float(fields[3])
+        except ValueError:
+            p = math.nan
+        if not (0 < p <= 1) or fields[4] not in ("0", "1"):
+            return None, number
+        for col, value in zip(cols, (*fields[:3], p, fields[4] == "1"), strict=True):
+            col.append(value)
+    if not cols[0]:
+        return None, None
+    return cols, None
+
+
+def generated_frame(rng: random.Random) -> str:
+    lines = []
+    for _ in range(rng.randint(0, 20)):
+        if rng.random() < 0.08:
+            lines.append(rng.choice(["", "  "]))
+            continue
+        p = rng.choice(PROBABILITIES) if rng.random() < 0.15 else rng.choice(["0.5", "1", "0.25"])
+        flag = rng.choice(["0", "1", "2", "yes"]) if rng.random() < 0.1 else rng.choice("01")
+        fields = [rng.choice(["1", "01"]), f"d{rng.randint(0, 9)}", rng.choice("12"), p, flag]
+        if rng.random() < 0.04:
+            fields.append("x")
+        lines.append(rng.choice([" ", "\t"]).join(fields))
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize("seed", range(150))
+def test_the_frame_reader_reads_as_the_line_by_line_one(tmp_path, seed):
+    from cranfield.pooling.sampling import read_frame
+
+    text = generated_frame(random.Random(seed))
+    path = tmp_path / "f.txt"
+    path.write_text(text, encoding="utf-8")
+    want, line = frame_line_by_line(text)
+    if want is None:
+        with pytest.raises(InputError) as caught:
+            read_frame(str(path))
+        assert (f"f.txt:{line}:" in str(caught.value)) if line else "empty" in str(caught.value)
+        return
+    topic, doc, stratum, p, sampled = read_frame(str(path))
+    got = (topic.to_pylist(), doc.to_pylist(), stratum.to_pylist(), p.tolist(), sampled.tolist())
+    assert got == tuple(want)

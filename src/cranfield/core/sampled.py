@@ -79,14 +79,7 @@ def read_sampled_qrels(path) -> dict[str, SampledTopic]:
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    from .io.source import read_bytes, source_name
-
-    name = source_name(str(path))
-    text = read_bytes(str(path), name).decode("utf-8", "replace")
-    lines = pc.utf8_trim_whitespace(pa.array(text.splitlines(), pa.string()))
-    tokens = pc.utf8_split_whitespace(lines)
-    counts = pc.list_value_length(tokens).to_numpy(zero_copy_only=False).copy()
-    counts[pc.utf8_length(lines).to_numpy(zero_copy_only=False) == 0] = 0  # blank lines
+    name, counts, tokens = split_fields(path)
     filled = np.flatnonzero(counts > 0)
     if not len(filled):
         raise InputError("the sampled qrels are empty", name)
@@ -102,10 +95,7 @@ def read_sampled_qrels(path) -> dict[str, SampledTopic]:
                 f"{' probability' if width == 6 else ''}', got {counts[bad[0]]}",
             )
         )
-    rows = filled[counts[filled] == width]
-    number = rows + 1  # the line of each row
-    flat = pc.list_flatten(tokens.filter(pa.array(counts == width)))
-    column = [pc.take(flat, pa.array(np.arange(i, len(flat), width))) for i in range(width)]
+    number, column = field_columns(tokens, counts, width)
     topic, doc, stratum, rel = column[0], column[2], column[3], column[4]
     grade, wrong = _parsed(rel, pa.int64(), int)
     if wrong is not None:
@@ -128,6 +118,36 @@ def read_sampled_qrels(path) -> dict[str, SampledTopic]:
         line, _, message = min(problems)
         raise InputError(message, name, line)
     return _by_topic(key, doc, stratum, grade, rel, probability)
+
+
+def split_fields(path) -> tuple:
+    """A whitespace-separated text file as whole Arrow arrays: ``(source name, number of
+    fields of each line (0: blank), the fields of each line as a list array)``
+    (``utf8_split_whitespace`` of the trimmed lines: what ``str.split()`` gives)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from .io.source import read_bytes, source_name
+
+    name = source_name(str(path))
+    text = read_bytes(str(path), name).decode("utf-8", "replace")
+    lines = pc.utf8_trim_whitespace(pa.array(text.splitlines(), pa.string()))
+    tokens = pc.utf8_split_whitespace(lines)
+    counts = pc.list_value_length(tokens).to_numpy(zero_copy_only=False).copy()
+    counts[pc.utf8_length(lines).to_numpy(zero_copy_only=False) == 0] = 0  # blank lines
+    return name, counts, tokens
+
+
+def field_columns(tokens, counts: np.ndarray, width: int) -> tuple:
+    """``(line number of each row, [column 0, column 1, ...])`` of the lines of
+    :func:`split_fields` that have ``width`` fields, the columns as Arrow string arrays."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    rows = np.flatnonzero(counts == width)
+    flat = pc.list_flatten(tokens.filter(pa.array(counts == width)))
+    column = [pc.take(flat, pa.array(np.arange(i, len(flat), width))) for i in range(width)]
+    return rows + 1, column
 
 
 def _not_integer(text: str) -> str:
