@@ -86,20 +86,17 @@ def test_bad_sampled_qrels(cli, files, tmp_file, sampled, mentions):
     )
 
 
-def test_statap_needs_the_probabilities(cli, files, tmp_file):
+@pytest.mark.parametrize(
+    ("measure", "more", "mention"),
+    [
+        ("statAP", [], "inclusion probabilities"),  # five columns: no probabilities
+        ("xinfAP", ["--engine", "dask"], "sampled qrels"),
+    ],
+)
+def test_what_the_sampled_qrels_cannot_give(cli, files, tmp_file, measure, more, mention):
     q, r, _ = files
     x = tmp_file("x.txt", SAMPLED)
-    fails(
-        cli,
-        "eval",
-        q,
-        r,
-        "-m",
-        "statAP",
-        "--sampled-qrels",
-        x,
-        mentions=("inclusion probabilities",),
-    )
+    fails(cli, "eval", q, r, "-m", measure, "--sampled-qrels", x, *more, mentions=(mention,))
 
 
 def test_a_run_on_standard_input(files, tmp_file):
@@ -107,21 +104,3 @@ def test_a_run_on_standard_input(files, tmp_file):
     x = tmp_file("x.txt", SAMPLED)
     outcome = run_cli("eval", q, "-", "-m", "xinfAP", "--sampled-qrels", x, stdin=RUN.encode())
     assert_clean_failure(outcome, "read once")
-
-
-def test_the_dask_engine_refuses_them(cli, files, tmp_file):
-    q, r, _ = files
-    x = tmp_file("x.txt", SAMPLED)
-    fails(
-        cli,
-        "eval",
-        q,
-        r,
-        "-m",
-        "xinfAP",
-        "--sampled-qrels",
-        x,
-        "--engine",
-        "dask",
-        mentions=("sampled qrels",),
-    )
