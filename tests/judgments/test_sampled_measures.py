@@ -224,8 +224,8 @@ def test_eval_compare_and_report_use_the_option(tmp_path, cli):
 def test_eval_ci_gives_the_t_and_horvitz_thompson_intervals(tmp_path, cli):
     """``eval --ci``: the t interval of every mean-aggregated measure, against SciPy's
     ``t.interval``; the Horvitz-Thompson one of statAP and statPC@10 from the per-topic
-    variances of :func:`~cranfield.core.statap.estimate_statap`, by hand; none for
-    AP and xinfAP (no per-topic variance)."""
+    variances of :func:`~cranfield.core.statap.estimate_statap`, by hand, and xinfAP's
+    from its jackknife variances; none for AP."""
     import json
     import math
 
@@ -272,11 +272,17 @@ def test_eval_ci_gives_the_t_and_horvitz_thompson_intervals(tmp_path, cli):
             field = "stat_ap_var" if str(m) == "statAP" else "stat_pc_var"
             var = sum(getattr(stat[t], field) for t in stat if t in set(run.query_ids))
             half = 1.959963984540054 * math.sqrt(var) / len(values)
-            assert row["ht_low"] == pytest.approx(values.mean() - half, rel=1e-12)
-            assert row["ht_high"] == pytest.approx(values.mean() + half, rel=1e-12)
+            assert row["sample_low"] == pytest.approx(values.mean() - half, rel=1e-12)
+            assert row["sample_high"] == pytest.approx(values.mean() + half, rel=1e-12)
             assert half > 0
+        elif str(m) == "xinfAP":  # the stratified jackknife's variances
+            jack = evaluate_sampled(s, runs[0], variances=True)
+            var = sum(v[0] for e, v in zip(jack.topics, jack.variances, strict=True))
+            half = 1.959963984540054 * math.sqrt(var) / len(values)
+            assert row["sample_low"] == pytest.approx(values.mean() - half, rel=1e-12)
+            assert row["sample_high"] == pytest.approx(values.mean() + half, rel=1e-12)
         else:
-            assert row["ht_low"] is None and row["ht_high"] is None
+            assert row["sample_low"] is None and row["sample_high"] is None
     status, text, err = cli(
         "eval", q, runs[0], "-m", "AP", "statAP", "--sampled-qrels", s, "-c", "--ci"
     )

@@ -44,8 +44,9 @@ def add_arguments(p) -> None:
         p,
         "after the runs (-f text, markdown or json): of each run's mean over topics, the t "
         "interval (topics as sampling units) of every measure averaged by its mean, and "
-        "the Horvitz-Thompson one of the sampled estimators that estimate their variance "
-        "(statAP, statPC; docs/sampling.md)",
+        "that of the judging sample of the sampled estimators, from their per-topic "
+        "variances (Horvitz-Thompson for statAP and statPC, a stratified jackknife for "
+        "xinfAP and infNDCG; docs/sampling.md)",
     )
     p.add_argument(
         "--fractional",
@@ -215,7 +216,7 @@ def _with_intervals(text: str, results, args, digits: int) -> str:
     heading, tail = ("### ", "") if args.format == "markdown" else ("== ", " ==")
     title = (
         "95% intervals of each run's mean over topics (t: topics as sampling units; "
-        "ht: Horvitz-Thompson, the judging sample)"
+        "sample: the judging sample's, topics fixed)"
     )
     table = interval_table(rows, args.format, digits).rstrip("\n")
     return "\n\n".join([text.rstrip("\n"), f"{heading}{title}{tail}\n{table}"]) + "\n"

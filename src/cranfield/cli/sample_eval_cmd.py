@@ -28,8 +28,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_ci(
         parser,
         "'lo hi': of the mean over topics (topics as sampling units) of infAP and infNDCG, "
-        "and with --statap of statAP and statPC@10, per topic too (Horvitz-Thompson); "
-        "needs SciPy (the stats extra)",
+        "and with --statap of statAP and statPC@10; with -q per topic too (infAP and "
+        "infNDCG: a stratified jackknife; statAP, statPC@10: Horvitz-Thompson); needs "
+        "SciPy (the stats extra)",
     )
     add_output(parser, via_stdout=True)
 
@@ -38,7 +39,7 @@ def run(args: argparse.Namespace) -> int:
     from ..core.sampled import evaluate_sampled, sample_eval_text
     from ._output import deliver
 
-    result = evaluate_sampled(args.qrels, args.run, statap=args.statap)
+    result = evaluate_sampled(args.qrels, args.run, statap=args.statap, variances=args.ci)
     text = sample_eval_text(result, args.q)
     if args.statap or args.ci:
         from ..judgments.intervals import extra_text

@@ -356,6 +356,45 @@ def estimate_topic(
     )
 
 
+def jackknife_variances(
+    topic_id: str, topic: SampledTopic, ranked: list[str], num_ret: int
+) -> tuple[float, float]:
+    r"""Variances of one topic's xinfAP and infNDCG (:func:`estimate_topic`) over the
+    draw of the stratified sample: the stratified delete-one jackknife (Wolter 2007,
+    *Introduction to Variance Estimation*, §4.5; Särndal, Swensson & Wretman 1992,
+    §11.5), with each stratum's finite population correction,
+
+    .. math:: \hat V = \sum_s \Bigl(1 - \frac{n_s}{D_s}\Bigr) \frac{n_s - 1}{n_s}
+              \sum_{j \in S_s} \bigl(\hat\theta_{(sj)} - \bar\theta_{(s)}\bigr)^2
+
+    :math:`\hat\theta_{(sj)}` the estimate with the sampled document :math:`j` of
+    stratum :math:`s` treated as pooled and not sampled, :math:`\bar\theta_{(s)}` their
+    mean over :math:`j`. A stratum with fewer than two sampled documents, or judged
+    whole, adds 0. Yilmaz, Kanoulas & Aslam (2008) derive the estimator's variance
+    analytically; this is the design-based resampling estimate of the same quantity
+    (coverage measured in docs/sampling.md). One :func:`estimate_topic` per sampled
+    document: the cost of ``--ci``."""
+    strata, pooled, sampled, _, _ = _stratum_totals(topic)
+    var_ap = var_ndcg = 0.0
+    for s in strata:
+        n, total = sampled[s], pooled[s]
+        if n < 2 or n == total:
+            continue
+        members = [d for d, (st, g, _) in topic.docs.items() if st == s and g >= 0]
+        replicates = []
+        for d in members:  # (one re-estimate per sampled document of the stratum)
+            docs = dict(topic.docs)
+            docs[d] = (s, -1, "-1")
+            e = estimate_topic(topic_id, SampledTopic(docs), ranked, num_ret)
+            replicates.append((e.inf_ap, e.inf_ndcg))
+        r = np.asarray(replicates, dtype=np.float64)
+        spread = ((r - r.mean(axis=0)) ** 2).sum(axis=0)
+        scale = (1 - n / total) * (n - 1) / n
+        var_ap += scale * float(spread[0])
+        var_ndcg += scale * float(spread[1])
+    return var_ap, var_ndcg
+
+
 def _interpolated(rel_ret: np.ndarray, num_rel: float, num_rel_ret: float) -> tuple[float, ...]:
     """sample_eval's interpolated precision at recall 0, 0.1, ..., 1 of one topic: the
     ranks from the deepest up, each lowering the recall level by at most one."""
@@ -387,6 +426,9 @@ class SampledEvaluation:
     qrels_num_rel: dict[str, float]
     #: statAP and statPC@10 of the same topics (``evaluate_sampled(statap=True)``)
     stat: list | None = None
+    #: (xinfAP, infNDCG) variances of the same topics (``evaluate_sampled(variances=True)``:
+    #: :func:`jackknife_variances`)
+    variances: list | None = None
 
 
 def _topic_order(ids: list[str]) -> list[str]:
@@ -424,10 +466,13 @@ def ranked_by_topic(table) -> dict[str, tuple[list[str], int]]:
     }
 
 
-def evaluate_sampled(qrels, run, statap: bool = False) -> SampledEvaluation:
+def evaluate_sampled(
+    qrels, run, statap: bool = False, variances: bool = False
+) -> SampledEvaluation:
     """sample_eval's estimates of the run at path ``run`` against the sampled qrels
     (a path, or :func:`read_sampled_qrels`' result); with ``statap``, also statAP and
-    statPC@10 (:mod:`cranfield.core.statap`; the qrels need probabilities)."""
+    statPC@10 (:mod:`cranfield.core.statap`; the qrels need probabilities); with
+    ``variances``, xinfAP's and infNDCG's per-topic variances (:func:`jackknife_variances`)."""
     from .run import Run
 
     topics = read_sampled_qrels(qrels) if not isinstance(qrels, dict) else qrels
@@ -448,7 +493,10 @@ def evaluate_sampled(qrels, run, statap: bool = False) -> SampledEvaluation:
             )
         stat = [estimate_statap(t, topics[t], by_topic[t][0]) for t in order]
     num_rel = {t: estimated_relevant(topics[t]) for t in sorted(topics)}
-    return SampledEvaluation(estimates, num_rel, stat)
+    jack = None
+    if variances:
+        jack = [jackknife_variances(t, topics[t], *by_topic[t]) for t in order]
+    return SampledEvaluation(estimates, num_rel, stat, jack)
 
 
 def sample_eval_text(result: SampledEvaluation, per_topic: bool = False) -> str:

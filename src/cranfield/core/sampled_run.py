@@ -53,6 +53,9 @@ class SampledRun:
         self._cache: dict = {}
 
     def _estimates(self, family: str, cutoff: int | None) -> dict:
+        """``{topic: (value, variance)}``; xinfAP's and infNDCG's variances (a
+        jackknife: :func:`~cranfield.core.sampled.jackknife_variances`) only in
+        :meth:`columns` with ``variances``."""
         key = (family, cutoff if family == "statPC" else None)
         if key in self._cache:
             return self._cache[key]
@@ -60,7 +63,6 @@ class SampledRun:
         from .statap import estimate_statap
 
         nan = float("nan")
-
         out = {}
         for topic, sample in self.topics.items():  # (sample_eval's estimates are per topic)
             docs, lines = self.ranked.get(topic, ([], 0))
@@ -80,16 +82,33 @@ class SampledRun:
         self._cache[key] = out
         return out
 
-    def columns(self, family: str, cutoff: int | None, query_ids) -> tuple:
+    def _jackknife(self, family: str, topics) -> dict:
+        """``{topic: variance}`` of xinfAP or infNDCG for ``topics`` (computed once)."""
+        from .sampled import jackknife_variances
+
+        done = self._cache.setdefault("jackknife", {})
+        for topic in topics:
+            if topic in self.topics and topic not in done:
+                docs, lines = self.ranked.get(topic, ([], 0))
+                done[topic] = jackknife_variances(topic, self.topics[topic], docs, lines)
+        index = 0 if family == "xinfAP" else 1
+        return {t: v[index] for t, v in done.items()}
+
+    def columns(self, family: str, cutoff: int | None, query_ids, variances: bool = False):
         """``(values, variances)`` of an estimator for ``query_ids`` (0 and 0 for a
-        query the sampled qrels lack; the variances are NaN where none is estimated:
-        xinfAP and infNDCG)."""
+        query the sampled qrels lack); the variances are NaN for xinfAP and infNDCG
+        unless ``variances`` (their jackknife costs one estimate per sampled document)."""
         from .sampled import _topic_key
 
+        keys = [_topic_key(str(q)) for q in query_ids]
         found = self._estimates(family, cutoff)
-        pairs = [found.get(_topic_key(str(q)), (0.0, 0.0)) for q in query_ids]
+        pairs = [found.get(k, (0.0, 0.0)) for k in keys]
         table = np.array(pairs, dtype=np.float64).reshape(-1, 2)
-        return table[:, 0].copy(), table[:, 1].copy()
+        values, var = table[:, 0].copy(), table[:, 1].copy()
+        if variances and family in ("xinfAP", "infNDCG"):
+            jack = self._jackknife(family, keys)
+            var = np.array([jack.get(k, 0.0) for k in keys], dtype=np.float64)
+        return values, var
 
 
 def attach_sampled(sampled: dict | None, jr, run, options) -> None:

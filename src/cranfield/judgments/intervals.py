@@ -8,8 +8,10 @@ r"""95% confidence intervals of the sampled estimators: ``sample_eval --ci``'s l
   topics' spread and each estimate's own sampling error
   (:func:`cranfield.compare.mean_difference_ci` against 0; the numbers of
   :func:`mean_interval`, as ``sample_eval --ci`` prints them);
-* the Horvitz–Thompson interval of the sampled estimators that estimate their per-topic
-  variance :math:`\hat V_t` (statAP and statPC, :mod:`cranfield.core.statap`):
+* the judging sample's interval of the sampled estimators, from their per-topic
+  variances :math:`\hat V_t` (Horvitz–Thompson for statAP and statPC,
+  :mod:`cranfield.core.statap`; the stratified jackknife for xinfAP and infNDCG,
+  :func:`cranfield.core.sampled.jackknife_variances`):
   :math:`\bar x \pm z_{0.975} \sqrt{\sum_t \hat V_t} / T`, the topics fixed and only the
   judging sample random (topics sampled independently of each other). It answers "how
   far is this estimate from the value complete judgments of these topics would give",
@@ -40,8 +42,8 @@ class RunInterval:
     mean: float
     t_low: float
     t_high: float
-    ht_low: float
-    ht_high: float
+    sample_low: float
+    sample_high: float
 
     def to_row(self) -> dict:
         return {k: getattr(self, k) for k in self.__dataclass_fields__}
@@ -54,7 +56,8 @@ def _variances(result, measure):
     if not is_sampled(measure.definition) or result.judged is None:
         return None
     family = measure.definition.name
-    return sampled_of(result.judged, family).columns(family, measure.cutoff, result.query_ids)[1]
+    run = sampled_of(result.judged, family)
+    return run.columns(family, measure.cutoff, result.query_ids, variances=True)[1]
 
 
 def run_intervals(results) -> list[RunInterval]:
@@ -74,13 +77,15 @@ def run_intervals(results) -> list[RunInterval]:
             if len(values) > 1:  # (the one t interval of cranfield: compare's)
                 t_low, t_high = mean_difference_ci(values, np.zeros_like(values), LEVEL)
             var = _variances(r, m)
-            ht_low = ht_high = math.nan
+            sample_low = sample_high = math.nan
             mean = float(np.mean(values))
             if var is not None and np.all(np.isfinite(var)):
                 half = Z95 * math.sqrt(float(np.sum(var))) / len(values)
-                ht_low, ht_high = mean - half, mean + half
+                sample_low, sample_high = mean - half, mean + half
             out.append(
-                RunInterval(r.name, str(m), len(values), mean, t_low, t_high, ht_low, ht_high)
+                RunInterval(
+                    r.name, str(m), len(values), mean, t_low, t_high, sample_low, sample_high
+                )
             )
     return out
 
@@ -90,12 +95,12 @@ def interval_table(rows: list[RunInterval], fmt: str = "text", digits: int = 4) 
     (:func:`cranfield.output.table`); an interval that does not exist is ``-``."""
     from ..output import number_cell, table
 
-    head = ["run", "measure", "topics", "mean", "t_low", "t_high", "ht_low", "ht_high"]
+    head = ["run", "measure", "topics", "mean", "t_low", "t_high", "sample_low", "sample_high"]
     body = [
         [x.run, x.measure, str(x.topics)]
         + [
             "-" if math.isnan(v) else number_cell(v, digits)
-            for v in (x.mean, x.t_low, x.t_high, x.ht_low, x.ht_high)
+            for v in (x.mean, x.t_low, x.t_high, x.sample_low, x.sample_high)
         ]
         for x in rows
     ]
@@ -126,9 +131,10 @@ def mean_interval(values: list[float], variances: list[float] | None = None) -> 
 def extra_text(result: SampledEvaluation, per_topic: bool = False, ci: bool = False) -> str:
     """What ``sample_eval --statap``/``--ci`` add after sample_eval's own lines, in its
     layout: statAP and statPC@10 (when computed), and with ``ci`` the 95% intervals
-    ``lo hi``: per topic for statAP and statPC@10 (Horvitz-Thompson,
-    :mod:`cranfield.core.statap`), and of the mean over topics for every estimate
-    (:func:`mean_interval`)."""
+    ``lo hi``: per topic (with ``per_topic``) for infAP and infNDCG (the stratified
+    jackknife, when ``result`` has their variances) and statAP and statPC@10
+    (Horvitz-Thompson, :mod:`cranfield.core.statap`), and of the mean over topics for
+    every estimate (:func:`mean_interval`)."""
     stat = result.stat or []
     lines = []
 
@@ -143,6 +149,15 @@ def extra_text(result: SampledEvaluation, per_topic: bool = False, ci: bool = Fa
             half = Z95 * math.sqrt(var)
             interval(name, topic, value - half, value + half)
 
+    jack = result.variances
+    if per_topic and ci and jack is not None:
+        for e, (var_ap, var_ndcg) in zip(result.topics, jack, strict=True):
+            for name, value, var in (
+                ("infAP", e.inf_ap, var_ap),
+                ("infNDCG", e.inf_ndcg, var_ndcg),
+            ):
+                half = Z95 * math.sqrt(var)
+                interval(name, e.topic, value - half, value + half)
     if per_topic:
         for e in stat:
             topic_lines("statAP", e.topic, e.stat_ap, e.stat_ap_var)
@@ -156,7 +171,9 @@ def extra_text(result: SampledEvaluation, per_topic: bool = False, ci: bool = Fa
             lines.append(f"{name}{tab}all\t\t{sum(value) / len(value):6.4f}")
             if ci:
                 interval(name, "all", *mean_interval(value, var))
-    if ci and len(result.topics) > 1:  # (no per-topic variance of these: one topic, none)
-        interval("infAP", "all", *mean_interval([e.inf_ap for e in result.topics]))
-        interval("infNDCG", "all", *mean_interval([e.inf_ndcg for e in result.topics]))
+    if ci and (len(result.topics) > 1 or jack is not None):  # one topic: its own interval
+        var_ap = [v[0] for v in jack] if jack is not None else None
+        var_ndcg = [v[1] for v in jack] if jack is not None else None
+        interval("infAP", "all", *mean_interval([e.inf_ap for e in result.topics], var_ap))
+        interval("infNDCG", "all", *mean_interval([e.inf_ndcg for e in result.topics], var_ndcg))
     return "\n".join(lines) + "\n" if lines else ""
