@@ -297,3 +297,13 @@ def test_eval_ci_refuses_what_it_cannot_show(tmp_path, cli, more):
     q, s, runs = write_case(tmp_path, 2)
     status, out, err = cli("eval", q, runs[0], "--ci", *more)
     assert status == 2 and out == "" and "--ci" in err and err.count("\n") == 1
+
+
+def test_json_provenance_hashes_the_sampled_qrels(tmp_path, cli):
+    import json
+
+    q, s, runs = write_case(tmp_path, 4)
+    status, out, err = cli("eval", q, runs[0], "-m", "xinfAP", "--sampled-qrels", s, "-f", "json")
+    assert status == 0, err
+    paths = [i["path"] for i in json.loads(out)["provenance"]["inputs"]]
+    assert paths == [str(q), str(runs[0]), str(s)]

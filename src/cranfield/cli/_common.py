@@ -180,6 +180,13 @@ def subtopic_qrels_value(args: Namespace):
     return SubtopicQrels.read(path).with_intents(intents)
 
 
+def judgment_inputs(args: Namespace) -> list[str]:
+    """The second judgment files given (``--subtopic-qrels``, ``--intent-probabilities``,
+    ``--sampled-qrels``): inputs a JSON output's provenance hashes beside the qrels."""
+    names = ("subtopic_qrels", "intent_probabilities", "sampled_qrels")
+    return [getattr(args, n) for n in names if getattr(args, n, None) not in (None, "-")]
+
+
 def sampled_qrels_value(args: Namespace):
     """What ``evaluate(sampled_qrels=)`` takes from :func:`add_sampled_qrels`'s option:
     the path (checked to exist even when no measure needs it: a mistyped path is not

@@ -337,8 +337,9 @@ def run(args) -> int:
         record = None
         if args.format == "json":  # what the numbers were computed from (files hashed)
             from ..provenance import of_arguments
+            from ._common import judgment_inputs
 
-            files = args.from_per_query or [args.qrels, *args.runs]
+            files = args.from_per_query or [args.qrels, *args.runs, *judgment_inputs(args)]
             record = of_arguments(args, files)
         text = _rendered(result, per_group, args, record)
         if spreads:

@@ -244,8 +244,9 @@ def _finish(results, qrels, args, digits: int, topic_groups=None) -> int:
     record = None
     if args.format == "json":  # what the numbers were computed from (files hashed)
         from ..provenance import of_arguments
+        from ._common import judgment_inputs
 
-        record = of_arguments(args, [args.qrels, *args.runs])
+        record = of_arguments(args, [args.qrels, *args.runs, *judgment_inputs(args)])
     groups = None
     if topic_groups is not None:
         from ..core.groups import by_group

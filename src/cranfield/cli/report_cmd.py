@@ -98,6 +98,7 @@ def run(args) -> int:
     from ..report.html import DEFAULT_MEASURES, build_report
     from ._args import resolve_baselines
     from ._common import (
+        judgment_inputs,
         sampled_qrels_value,
         subtopic_qrels_value,
         systems_value,
@@ -134,7 +135,12 @@ def run(args) -> int:
         command=command_line(args, measures),
         provenance=of_arguments(
             args,
-            [args.qrels, *args.runs, *([args.topic_groups] if topic_groups is not None else [])],
+            [
+                args.qrels,
+                *args.runs,
+                *judgment_inputs(args),
+                *([args.topic_groups] if topic_groups is not None else []),
+            ],
         ),
         title=args.title,
         image_format=args.images,
