@@ -299,11 +299,14 @@ def test_eval_ci_refuses_what_it_cannot_show(tmp_path, cli, more):
     assert status == 2 and out == "" and "--ci" in err and err.count("\n") == 1
 
 
-def test_json_provenance_hashes_the_sampled_qrels(tmp_path, cli):
+def test_json_provenance_hashes_the_second_judgment_files(tmp_path, cli):
     import json
 
     q, s, runs = write_case(tmp_path, 4)
-    status, out, err = cli("eval", q, runs[0], "-m", "xinfAP", "--sampled-qrels", s, "-f", "json")
+    sub = tmp_path / "subtopics.txt"
+    sub.write_text("1 1 d1 1\n")
+    argv = ["-m", "xinfAP", "--sampled-qrels", s, "--subtopic-qrels", sub, "-f", "json"]
+    status, out, err = cli("eval", q, runs[0], *argv)
     assert status == 0, err
     paths = [i["path"] for i in json.loads(out)["provenance"]["inputs"]]
-    assert paths == [str(q), str(runs[0]), str(s)]
+    assert paths == [str(q), str(runs[0]), str(sub), str(s)]
