@@ -180,35 +180,45 @@ def _parsed(texts, kind, parse) -> tuple:
     return np.asarray(out, dtype=np.float64 if parse is float else np.int64), first
 
 
+def _codes(values) -> tuple:
+    """``(codes, distinct values)`` of an Arrow string array, numbered in order of first
+    appearance (``dictionary_encode``: hashing, no sort of the strings)."""
+    import pyarrow.compute as pc
+
+    encoded = pc.dictionary_encode(values)
+    return encoded.indices.to_numpy(zero_copy_only=False), encoded.dictionary
+
+
 def _repeated(key, doc) -> int | None:
-    """The first row that lists a (topic, document) again, or None."""
+    """The first row that lists a (topic, document) again, or None: with codes in order
+    of first appearance, a row repeats one above it when its code is not above every
+    code before it."""
     import pyarrow.compute as pc
 
     if not len(key):
         return None
-    pairs = pc.binary_join_element_wise(key, doc, "\x00").to_numpy(zero_copy_only=False)
-    _, first, inverse = np.unique(pairs, return_index=True, return_inverse=True)
-    again = np.flatnonzero(first[inverse] != np.arange(len(pairs)))
+    code, _ = _codes(pc.binary_join_element_wise(key, doc, "\x00"))
+    seen = np.maximum.accumulate(np.r_[-1, code[:-1]])
+    again = np.flatnonzero(code <= seen)
     return int(again[0]) if len(again) else None
 
 
 def _by_topic(key, doc, stratum, grade, rel, probability) -> dict[str, SampledTopic]:
     """The rows grouped by topic (topics in order of first appearance, documents in the
     file's order: the order of statAP's sums)."""
-    keys = np.asarray(key.to_numpy(zero_copy_only=False), dtype=object)
+    code, names = _codes(key)
     docs = doc.to_pylist()
     entries = list(zip(stratum.to_pylist(), grade.tolist(), rel.to_pylist(), strict=True))
-    names, first, code = np.unique(keys, return_index=True, return_inverse=True)
     order = np.argsort(code, kind="stable")
     bounds = np.searchsorted(code[order], np.arange(len(names) + 1))
     p = probability.tolist() if probability is not None else None
     topics = {}
-    for t in np.argsort(first, kind="stable"):  # one dict per topic
+    for t, name in enumerate(names.to_pylist()):  # one dict per topic
         rows = order[bounds[t] : bounds[t + 1]].tolist()
         entry = SampledTopic({docs[i]: entries[i] for i in rows})
         if p is not None:
             entry.probability = {docs[i]: p[i] for i in rows}
-        topics[str(names[t])] = entry
+        topics[name] = entry
     return topics
 
 
