@@ -66,7 +66,8 @@ def main() -> None:
     p.add_argument("--script", required=True, help="sample_eval.pl")
     p.add_argument("--cases", type=int, default=200, help="small generated cases")
     a = p.parse_args()
-    from cranfield.judgments import sampled as S
+    import cranfield
+    from cranfield.core import sampled as S
 
     with tempfile.TemporaryDirectory() as tmp:
         d = Path(tmp)
@@ -75,6 +76,7 @@ def main() -> None:
         full.write_text(text.replace("%6.4f", "%.17g").replace("%14.4f", "%.17g"))
         cases = [small_case(s) for s in range(a.cases)] + [large_case(s) for s in range(30)]
         text_diff = value_diff = values = 0
+        eval_values = eval_diff = 0  # eval -m xinfAP infNDCG --sampled-qrels, per topic
         for qrels, run in cases:
             (d / "q.txt").write_text(qrels)
             (d / "r.txt").write_text(run)
@@ -91,14 +93,34 @@ def main() -> None:
                 for c, v in zip(S.PRECISION_RANKS, e.precision, strict=True):
                     mine[(f"iP{c}", e.topic)] = v
             out = subprocess.run(["perl", str(full), *argv], capture_output=True, text=True)
+            perl_values = {}
             for line in out.stdout.splitlines():
                 f = line.split()
                 if len(f) == 3 and (f[0], f[1]) in mine:
                     values += 1
                     value_diff += float(f[2]) != mine[(f[0], f[1])]
+                    perl_values[(f[0], f[1])] = float(f[2])
+            # the same estimates as measures of eval, the ordinary qrels the judged pairs
+            judged = [x.split() for x in qrels.splitlines() if x.strip()]
+            (d / "o.txt").write_text(
+                "".join(f"{t} 0 {doc} {g}\n" for t, _, doc, _, g in judged if int(g) >= 0)
+            )
+            if (d / "o.txt").stat().st_size:
+                res = cranfield.evaluate(
+                    str(d / "o.txt"),
+                    str(d / "r.txt"),
+                    ["xinfAP", "infNDCG"],
+                    sampled_qrels=str(d / "q.txt"),
+                )
+                for m, label in zip(res.measures, ("infAP", "infNDCG"), strict=True):
+                    for q, v in zip(res.runs[0].query_ids, res.runs[0].values[m], strict=True):
+                        if (label, q) in perl_values:
+                            eval_values += 1
+                            eval_diff += float(v) != perl_values[(label, q)]
     print(
         f"{len(cases)} cases: output differs in {text_diff}; {values} per-topic values "
-        f"at full precision, {value_diff} differ"
+        f"at full precision, {value_diff} differ; eval's xinfAP/infNDCG: {eval_values} "
+        f"per-topic values, {eval_diff} differ"
     )
 
 

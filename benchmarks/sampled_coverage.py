@@ -58,7 +58,7 @@ STRATA = {"strata": (10, 30, 100), "rates": (0.6, 0.2, 0.1)}
 
 def estimates(directory: Path, runs, pool, qrels, design: str, seed: int, **params):
     """Per run: (infAP, infNDCG, statAP) per topic and statAP's variances, of one draw."""
-    from cranfield.judgments.sampled import evaluate_sampled
+    from cranfield.core.sampled import evaluate_sampled
     from cranfield.pooling.sampling import join_judgments, sample_pool
 
     drawn = sample_pool(runs, pool, design, seed, **params)
@@ -83,7 +83,7 @@ def estimates(directory: Path, runs, pool, qrels, design: str, seed: int, **para
 
 def simulate(reps: int, rate: float, topics: int, seed: int = 0, quiet: bool = False) -> dict:
     """The mean errors and coverages (see the module's docstring)."""
-    from cranfield.judgments.sampled import Z95, mean_interval
+    from cranfield.judgments.intervals import Z95, mean_interval
     from cranfield.pooling import build_pool
     from cranfield.pooling.files import read_runs
 

@@ -24,6 +24,8 @@ SHARED = {
     "--topic-groups": "add_topic_groups",
     "-l": "add_rel_level",
     "--rel-level": "add_rel_level",
+    "--subtopic-qrels": "add_subtopic_qrels",
+    "--sampled-qrels": "add_sampled_qrels",
 }
 #: trec_eval's own option table mirrors trec_eval's flags (its -f is not a format)
 EXEMPT = {"trec_eval_cmd.py"}

@@ -59,9 +59,11 @@ def judged():
     table = run.table
     reversed_run = Run(table.take(np.arange(len(table))[::-1]), name="r")
     from cranfield.core.options import JudgeOptions
+    from cranfield.core.sampled_run import attach_sampled
     from cranfield.core.subtopics import judge_intents
 
     subtopics = _subtopics()
+    sampled = _sampled()
     out = {}
     for complete in (False, True):
         for judged_only in (False, True):
@@ -71,10 +73,26 @@ def judged():
                 judge(qrels, reversed_run, complete=complete, judged_only=judged_only),
             )
             options = JudgeOptions(complete=complete, judged_only=judged_only)
+            for jr, r in zip(out[key], (run, reversed_run), strict=True):
+                attach_sampled(sampled, jr, r, options)  # (for the sampled estimators)
             out[(*key, "diversity")] = (
                 judge_intents(subtopics, run, options),
                 judge_intents(subtopics, reversed_run, options),
             )
+    return out
+
+
+def _sampled() -> dict:
+    """The qrels above as sampled qrels (for the sampled estimators): two strata, the
+    negative grades pooled and not sampled, every inclusion probability 1/2."""
+    from cranfield.core.sampled import SampledTopic
+
+    out = {}
+    for q, docs in QRELS.items():
+        topic = out[q] = SampledTopic()
+        for k, (d, g) in enumerate(docs.items()):
+            topic.docs[d] = (str(1 + k % 2), max(g, -1), str(max(g, -1)))
+            topic.probability[d] = 0.5
     return out
 
 

@@ -27,12 +27,12 @@ from cranfield.core.measures.registry import FRACTIONAL, all_definitions
 from cranfield.errors import InputError, ParameterError
 from generators import adversarial_case, collections
 
-# (the diversity families read subtopic qrels, whose grades are whole numbers: no
-# fractional form; tests/core/test_all_measures_robust.py runs them)
+# (the diversity and sampled families read subtopic or sampled qrels, whose grades are
+# whole numbers: no fractional form; tests/core/test_all_measures_robust.py runs them)
 ALL = [
     m
     for d in all_definitions()
-    if d.family != "diversity"
+    if d.family not in ("diversity", "sampled")
     for m in instances(d, collection_size=10**6)
 ]
 BY_USE = {use: [m for m in ALL if m.definition.fractional_use == use] for use in FRACTIONAL}

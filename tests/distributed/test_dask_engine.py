@@ -34,7 +34,7 @@ def _measures() -> list:
     """Every measure family with its default parameters (those that parse bare)."""
     out = []
     for d in all_definitions():
-        if d.family == "diversity":  # subtopic qrels: the local engine only
+        if d.family in ("diversity", "sampled"):  # subtopic/sampled qrels: local engine only
             continue
         try:
             out.append(cranfield.parse_measure(d.name))

@@ -1,4 +1,4 @@
-"""``cranfield sample_eval`` / :mod:`cranfield.judgments.sampled` against (1) a direct
+"""``cranfield sample_eval`` / :mod:`cranfield.core.sampled` against (1) a direct
 rank-by-rank transcription of sample_eval's estimator written here (Yilmaz, Kanoulas &
 Aslam 2008, with sample_eval.pl's conventions: smoothing constants, strata in label
 order, ties by docno descending, the first 1000 documents), bit for bit on random
@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 import cranfield
-from cranfield.judgments.sampled import (
+from cranfield.core.sampled import (
     MAX_RESULTS,
     SampledTopic,
     estimate_topic,

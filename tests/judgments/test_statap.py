@@ -1,4 +1,4 @@
-"""statAP and statPC@10 (:mod:`cranfield.judgments.statap`, ``sample_eval --statap``)
+"""statAP and statPC@10 (:mod:`cranfield.core.statap`, ``sample_eval --statap``)
 against (1) a hand-computed case, (2) a straightforward transcription of Aslam, Pavlu &
 Yilmaz's (2006) formula written here, rank by rank, on random samples, and (3) a
 simulation: over repeated Poisson samples drawn with the statAP design's probabilities,
@@ -12,8 +12,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from cranfield.judgments.sampled import SampledTopic, evaluate_sampled, extra_text, mean_interval
-from cranfield.judgments.statap import estimate_statap
+from cranfield.core.sampled import SampledTopic, evaluate_sampled
+from cranfield.core.statap import estimate_statap
+from cranfield.judgments.intervals import extra_text, mean_interval
 from cranfield.pooling.sampling import _pps_probabilities, ap_prior
 
 
@@ -136,8 +137,13 @@ def test_sample_eval_statap_lines(tmp_path, cli):
     # without --statap the output is sample_eval's own, unchanged
     status, plain, _ = cli("sample_eval", str(q), str(r))
     assert status == 0 and plain == out[: len(plain)] and "stat" not in plain
-    assert out == plain + extra_text(evaluate_sampled(str(q), str(r), statap=True), ci=True)
-    assert "infAP_ci95" not in out  # one topic: no interval of the mean without a variance
+    both = evaluate_sampled(str(q), str(r), statap=True, variances=True)
+    assert out == plain + extra_text(both, ci=True)
+    # one topic: the interval of the mean is the topic's own, from its jackknife variance
+    e, (var_ap, _) = both.topics[0], both.variances[0]
+    half = 1.959963984540054 * var_ap**0.5
+    assert var_ap > 0
+    assert f"infAP_ci95\tall\t\t{e.inf_ap - half:6.4f} {e.inf_ap + half:6.4f}" in lines
 
 
 @pytest.mark.parametrize(

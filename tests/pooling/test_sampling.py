@@ -212,3 +212,29 @@ def test_the_prior_counts_only_the_pooled_runs(tmp_path):
     assert main([*argv, "-o", str(limited)]) == 0
     assert main(["pool", runs[0], runs[2], *design, "-o", str(alone)]) == 0
     assert limited.read_bytes() == alone.read_bytes()
+
+
+def test_pool_sample_reads_each_run_once(tmp_path, monkeypatch):
+    """``pool --sample`` pools and draws from one reading of the runs (it read them
+    twice: cut to the pool depth, then whole for the prior), with the same frame."""
+    import cranfield.pooling.files as files
+    import cranfield.pooling.pool as pool
+
+    _, runs = _collection(tmp_path, runs=3)
+    argv = ["pool", *runs, "-k", "20", "--sample", "statap", "--rate", "0.3", "--seed", "5"]
+    read, built = [], []
+    original_read, original_build = files.read_runs, pool.build_pool
+    monkeypatch.setattr(
+        files, "read_runs", lambda *a, **k: read.append(a) or original_read(*a, **k)
+    )
+    monkeypatch.setattr(
+        pool, "build_pool", lambda *a, **k: built.append(a) or original_build(*a, **k)
+    )
+    assert main([*argv, "-o", str(tmp_path / "frame")]) == 0
+    assert len(read) == 1 and len(built) == 1
+    # the same frame as pooling at depth 20 then drawing from the whole runs
+    from cranfield.pooling.sampling import sample_pool
+
+    whole = original_read(list(runs))
+    expected = sample_pool(whole, original_build(whole, "depth", k=20), "statap", 5, rate=0.3)
+    assert (tmp_path / "frame").read_bytes() == expected.frame_bytes()

@@ -114,6 +114,24 @@ def add_subtopic_qrels(p: argparse.ArgumentParser) -> None:
     )
 
 
+def add_sampled_qrels(p: argparse.ArgumentParser) -> None:
+    """``--sampled-qrels FILE``: the sampled judgments of the sampled estimators
+    (:func:`cranfield.cli._common.sampled_qrels_value`)."""
+    p.add_argument(
+        "--sampled-qrels",
+        metavar="FILE",
+        help="sampled qrels 'topic iteration docno stratum relevance [probability]' "
+        "(sample_eval's format; -1: pooled, not judged) for the sampled estimators "
+        "(xinfAP, infNDCG, statAP, statPC@10: docs/sampling.md); a query without sampled "
+        "judgments scores 0 on them",
+    )
+
+
+def add_ci(p: argparse.ArgumentParser, what: str) -> None:
+    """``--ci``: 95% confidence intervals, of ``what`` (each command's own table)."""
+    p.add_argument("--ci", action="store_true", help="95%% confidence intervals " + what)
+
+
 def add_rel_level(p: argparse.ArgumentParser) -> None:
     """``-l/--rel-level``: the smallest grade that counts as relevant."""
     p.add_argument(

@@ -180,6 +180,25 @@ def subtopic_qrels_value(args: Namespace):
     return SubtopicQrels.read(path).with_intents(intents)
 
 
+def judgment_inputs(args: Namespace) -> list[str]:
+    """The second judgment files given (``--subtopic-qrels``, ``--intent-probabilities``,
+    ``--sampled-qrels``): inputs a JSON output's provenance hashes beside the qrels."""
+    names = ("subtopic_qrels", "intent_probabilities", "sampled_qrels")
+    return [getattr(args, n) for n in names if getattr(args, n, None) not in (None, "-")]
+
+
+def sampled_qrels_value(args: Namespace):
+    """What ``evaluate(sampled_qrels=)`` takes from :func:`add_sampled_qrels`'s option:
+    the path (checked to exist even when no measure needs it: a mistyped path is not
+    ignored), or None."""
+    path = getattr(args, "sampled_qrels", None)
+    if path is not None and path != "-":
+        from ..core.io.source import check_path
+
+        check_path(path, path)
+    return path
+
+
 def topic_groups_value(args: Namespace):
     """``--topic-groups FILE`` (:func:`~cranfield.cli._args.add_topic_groups`) read into
     a :class:`cranfield.core.groups.TopicGroups`, or None when not given."""

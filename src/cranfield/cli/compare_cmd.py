@@ -13,6 +13,7 @@ from ._args import (
     add_format,
     add_measures,
     add_output,
+    add_sampled_qrels,
     add_seed,
     add_subtopic_qrels,
     add_systems,
@@ -23,7 +24,7 @@ from ._args import (
     resolve_baselines,
     seed_value,
 )
-from ._common import subtopic_qrels_value, systems_value
+from ._common import sampled_qrels_value, subtopic_qrels_value, systems_value
 from ._output import emit, print_notes, rounded_note, warnings_as_notes
 
 
@@ -70,6 +71,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_seed(parser, "randomization and bootstrap tests")
     add_complete(parser)
     add_subtopic_qrels(parser)
+    add_sampled_qrels(parser)
     add_engine(
         parser,
         "local: this process (default); dask: the tests and intervals of the pairs computed "
@@ -195,6 +197,7 @@ def _read_scores(args):
         measures,
         complete=args.complete,
         subtopic_qrels=subtopic_qrels_value(args),
+        sampled_qrels=sampled_qrels_value(args),
     )
     return results.per_query_table(), names, list(args.runs), [], {}
 
@@ -334,8 +337,9 @@ def run(args) -> int:
         record = None
         if args.format == "json":  # what the numbers were computed from (files hashed)
             from ..provenance import of_arguments
+            from ._common import judgment_inputs
 
-            files = args.from_per_query or [args.qrels, *args.runs]
+            files = args.from_per_query or [args.qrels, *args.runs, *judgment_inputs(args)]
             record = of_arguments(args, files)
         text = _rendered(result, per_group, args, record)
         if spreads:

@@ -12,6 +12,7 @@ from ._quick_tables import EVAL, EVAL_DEFAULTS
 def add_arguments(p) -> None:
     from ..defaults import DEFAULT_MEASURES
     from ._args import (
+        add_ci,
         add_compat,
         add_digits,
         add_engine,
@@ -20,6 +21,7 @@ def add_arguments(p) -> None:
         add_measures,
         add_output,
         add_qrels_and_runs,
+        add_sampled_qrels,
         add_stream,
         add_subtopic_qrels,
         add_systems,
@@ -37,6 +39,15 @@ def add_arguments(p) -> None:
     add_systems(p)
     add_judging(p)
     add_subtopic_qrels(p)
+    add_sampled_qrels(p)
+    add_ci(
+        p,
+        "after the runs (-f text, markdown or json): of each run's mean over topics, the t "
+        "interval (topics as sampling units) of every measure averaged by its mean, and "
+        "that of the judging sample of the sampled estimators, from their per-topic "
+        "variances (Horvitz-Thompson for statAP and statPC, a stratified jackknife for "
+        "xinfAP and infNDCG; docs/sampling.md)",
+    )
     p.add_argument(
         "--fractional",
         action="store_true",
@@ -102,11 +113,26 @@ def run(args) -> int:
         raise ParameterError(
             "--system", "-f text, markdown or json (the spread table)", args.format
         )
+    if getattr(args, "ci", False):
+        from ..errors import ParameterError
+
+        if args.format not in ("text", "markdown", "json"):
+            raise ParameterError(
+                "--ci", "-f text, markdown or json (the interval table)", args.format
+            )
+        if args.aggregate != "macro" or args.skip_no_relevant:
+            raise ParameterError(
+                "--ci",
+                "the mean over every topic (not with --aggregate micro or --skip-no-relevant)",
+                "--ci",
+            )
     topic_groups = None if args.topic_groups is None else _read_groups(args)
-    from ._common import subtopic_qrels_value
+    from ._common import sampled_qrels_value, subtopic_qrels_value
 
     subtopics = subtopic_qrels_value(args)
     more = {} if subtopics is None else {"subtopic_qrels": subtopics}
+    if sampled_qrels_value(args) is not None:
+        more["sampled_qrels"] = sampled_qrels_value(args)
     results, qrels = backend(engine_value(args)).evaluate(
         args.qrels,
         args.runs,
@@ -173,6 +199,29 @@ def _with_systems(text: str, results, args, digits: int, groups=None) -> str:
     return "\n\n".join(parts) + "\n"
 
 
+def _with_intervals(text: str, results, args, digits: int) -> str:
+    """``--ci``: after the runs, each run's 95% intervals of its mean over topics
+    (:func:`cranfield.judgments.intervals.run_intervals`); JSON adds ``intervals``."""
+    from ..judgments.intervals import interval_table, run_intervals
+
+    rows = run_intervals(results)
+    if args.format == "json":
+        import json
+
+        from ..output import dumps_json
+
+        doc = json.loads(text)
+        doc["intervals"] = [r.to_row() for r in rows]
+        return dumps_json(doc)
+    heading, tail = ("### ", "") if args.format == "markdown" else ("== ", " ==")
+    title = (
+        "95% intervals of each run's mean over topics (t: topics as sampling units; "
+        "sample: the judging sample's, topics fixed)"
+    )
+    table = interval_table(rows, args.format, digits).rstrip("\n")
+    return "\n\n".join([text.rstrip("\n"), f"{heading}{title}{tail}\n{table}"]) + "\n"
+
+
 def _finish(results, qrels, args, digits: int, topic_groups=None) -> int:
     """Notes on missing topics, then the rendered results (stdout or ``-o``);
     ``qrels``: the qrels, or their number of topics."""
@@ -195,8 +244,9 @@ def _finish(results, qrels, args, digits: int, topic_groups=None) -> int:
     record = None
     if args.format == "json":  # what the numbers were computed from (files hashed)
         from ..provenance import of_arguments
+        from ._common import judgment_inputs
 
-        record = of_arguments(args, [args.qrels, *args.runs])
+        record = of_arguments(args, [args.qrels, *args.runs, *judgment_inputs(args)])
     groups = None
     if topic_groups is not None:
         from ..core.groups import by_group
@@ -213,5 +263,7 @@ def _finish(results, qrels, args, digits: int, topic_groups=None) -> int:
     )
     if getattr(args, "system", None):
         text = _with_systems(text, results, args, digits, groups)
+    if getattr(args, "ci", False):
+        text = _with_intervals(text, results, args, digits)
     deliver(text, args.output)
     return 0

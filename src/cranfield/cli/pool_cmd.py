@@ -181,9 +181,22 @@ def run_pool(argv: list[str]) -> int:
     groups, priority = read_groups(args.groups) if args.groups else (args.group_sep, None)
     qrels = Qrels.read(args.qrels) if args.qrels else None
     options = {"qrels": qrels, "per_group": args.per_group, "groups": groups, "priority": priority}
-    pool, names = pool_files(
-        args.runs, spec, engine=engine_value(args), scheduler=args.scheduler, **options, **overrides
-    )
+    whole = None
+    if design and engine_value(args) == "local":  # the runs read once, whole (the prior)
+        from ..pooling.files import read_runs
+        from ..pooling.pool import build_pool
+
+        whole = read_runs(args.runs)
+        pool, names = build_pool(whole, spec, **options, **overrides), [r.name for r in whole]
+    else:
+        pool, names = pool_files(
+            args.runs,
+            spec,
+            engine=engine_value(args),
+            scheduler=args.scheduler,
+            **options,
+            **overrides,
+        )
     if len(pool.runs) < len(names):
         left = [n for n in names if n not in pool.runs]
         print(
@@ -195,8 +208,9 @@ def run_pool(argv: list[str]) -> int:
         from ..pooling.files import read_runs
         from ..pooling.sampling import sample_pool
 
-        # the runs again, whole (the prior counts every rank); only the pooled ones
-        runs = [r for r in read_runs(args.runs) if r.name in pool.runs]
+        # the runs whole (the prior counts every rank), read once above unless another
+        # backend pooled them; only the pooled ones
+        runs = [r for r in (whole or read_runs(args.runs)) if r.name in pool.runs]
         drawn = sample_pool(runs, pool, design, seed, **design_params)
         if args.to_judge:
             deliver(drawn.to_judge(args.format), args.to_judge)

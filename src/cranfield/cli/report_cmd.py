@@ -6,6 +6,7 @@ import shlex
 
 from ._args import (
     add_figure_inputs,
+    add_sampled_qrels,
     add_subtopic_qrels,
     add_systems,
     add_tests,
@@ -32,6 +33,7 @@ def add_arguments(p) -> None:
         query_help="also draw the precision-recall curves of this query",
     )
     add_subtopic_qrels(p)
+    add_sampled_qrels(p)
     p.add_argument(
         "--depths",
         default="1,5,10,20,50,100",
@@ -72,6 +74,8 @@ def command_line(args, measures) -> str:
         argv += ["--subtopic-qrels", args.subtopic_qrels]
     if args.intent_probabilities is not None:
         argv += ["--intent-probabilities", args.intent_probabilities]
+    if args.sampled_qrels is not None:
+        argv += ["--sampled-qrels", args.sampled_qrels]
     argv += ["-l", str(rel_level_value(args)), "--convention", args.convention]
     argv += ["--complete"] * args.complete + ["--judged-only"] * args.judged_only
     argv += ["--test", ",".join(args.tests or ["t"])]
@@ -93,7 +97,13 @@ def run(args) -> int:
     from ..provenance import of_arguments
     from ..report.html import DEFAULT_MEASURES, build_report
     from ._args import resolve_baselines
-    from ._common import subtopic_qrels_value, systems_value, topic_groups_value
+    from ._common import (
+        judgment_inputs,
+        sampled_qrels_value,
+        subtopic_qrels_value,
+        systems_value,
+        topic_groups_value,
+    )
     from ._output import deliver
 
     if not 1 <= args.max_depth <= MAX_DEPTH:  # each k is two more measures to evaluate
@@ -101,6 +111,11 @@ def run(args) -> int:
     subtopics = subtopic_qrels_value(args)
     if isinstance(subtopics, str):  # read once: the report evaluates several times
         subtopics = SubtopicQrels.read(subtopics)
+    sampled = sampled_qrels_value(args)
+    if sampled is not None:  # read once: the report evaluates several times
+        from ..core.sampled import read_sampled_qrels
+
+        sampled = read_sampled_qrels(sampled)
     diversity = list(DIVERSITY_REPORT_MEASURES) if subtopics is not None else []
     measures = args.measures or [*DEFAULT_MEASURES, *diversity]
     topic_groups = topic_groups_value(args)
@@ -120,13 +135,19 @@ def run(args) -> int:
         command=command_line(args, measures),
         provenance=of_arguments(
             args,
-            [args.qrels, *args.runs, *([args.topic_groups] if topic_groups is not None else [])],
+            [
+                args.qrels,
+                *args.runs,
+                *judgment_inputs(args),
+                *([args.topic_groups] if topic_groups is not None else []),
+            ],
         ),
         title=args.title,
         image_format=args.images,
         tests=tuple(args.tests or ["t"]),
         convention=args.convention,
         subtopic_qrels=subtopics,
+        sampled_qrels=sampled,
         topic_groups=topic_groups,
         systems=systems,
         **eval_options(args),

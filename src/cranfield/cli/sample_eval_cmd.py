@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from ._args import add_output
+from ._args import add_ci, add_output
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -25,24 +25,24 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "lines; needs six-column qrels (the inclusion probability last: "
         "'cranfield pool sampled --probabilities')",
     )
-    parser.add_argument(
-        "--ci",
-        action="store_true",
-        help="95%% intervals 'lo hi': of the mean over topics (topics as sampling units) "
-        "of infAP and infNDCG, and with --statap of statAP and statPC@10, per topic too "
-        "(Horvitz-Thompson); needs SciPy (the stats extra)",
+    add_ci(
+        parser,
+        "'lo hi': of the mean over topics (topics as sampling units) of infAP and infNDCG, "
+        "and with --statap of statAP and statPC@10; with -q per topic too (infAP and "
+        "infNDCG: a stratified jackknife; statAP, statPC@10: Horvitz-Thompson); needs "
+        "SciPy (the stats extra)",
     )
     add_output(parser, via_stdout=True)
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..judgments.sampled import evaluate_sampled, sample_eval_text
+    from ..core.sampled import evaluate_sampled, sample_eval_text
     from ._output import deliver
 
-    result = evaluate_sampled(args.qrels, args.run, statap=args.statap)
+    result = evaluate_sampled(args.qrels, args.run, statap=args.statap, variances=args.ci)
     text = sample_eval_text(result, args.q)
     if args.statap or args.ci:
-        from ..judgments.sampled import extra_text
+        from ..judgments.intervals import extra_text
 
         text += extra_text(result, args.q, args.ci)
     deliver(text, None)

@@ -145,6 +145,7 @@ def _local_evaluate(
     client=None,
     scheduler=None,
     subtopic_qrels=None,
+    sampled_qrels=None,
 ) -> tuple:
     """Evaluation in this process: files by :func:`cranfield.core.files.evaluate_files`
     (the compiled engine where it can; NumPy is not imported then), anything else by
@@ -166,6 +167,7 @@ def _local_evaluate(
             fractional=fractional,
             stream=stream,
             subtopic_qrels=subtopic_qrels,
+            sampled_qrels=sampled_qrels,
         )
     from .evaluation import evaluate_objects
 
@@ -178,6 +180,7 @@ def _local_evaluate(
         skip_no_relevant=skip_no_relevant,
         collection_size=collection_size,
         subtopic_qrels=subtopic_qrels,
+        sampled_qrels=sampled_qrels,
     )
 
 

@@ -178,6 +178,7 @@ def evaluate(
     engine: str = "local",
     client=None,
     subtopic_qrels=None,
+    sampled_qrels=None,
 ) -> Results:
     """Evaluate one or more runs against relevance judgments.
 
@@ -231,6 +232,11 @@ def evaluate(
         or a table (docs/diversity.md). Their values are given for the queries the
         other measures are (those of ``qrels``); a query without subtopic judgments
         scores 0.
+    sampled_qrels
+        Sampled qrels for the sampled estimators (``xinfAP``, ``infNDCG``, ``statAP``,
+        ``statPC@10``): a path or :func:`~cranfield.core.sampled.read_sampled_qrels`'
+        result (docs/sampling.md). Their values are given for the queries of ``qrels``;
+        a query without sampled judgments scores 0.
 
     Returns
     -------
@@ -249,6 +255,8 @@ def evaluate(
         ),
     )
     more = {} if subtopic_qrels is None else {"subtopic_qrels": subtopic_qrels}
+    if sampled_qrels is not None:
+        more["sampled_qrels"] = sampled_qrels
     results, _ = backend(engine).evaluate(
         qrels,
         runs,
@@ -274,6 +282,7 @@ def evaluate_objects(
     collection_size: int | None = None,
     subtopic_qrels=None,
     keep_judged: bool = False,
+    sampled_qrels=None,
 ) -> tuple[Results, object]:
     """The local backend's :func:`evaluate` of anything but files given by their paths
     (those go to :func:`cranfield.core.files.evaluate_files`): ``(Results, Qrels)``.
@@ -297,11 +306,13 @@ def evaluate_objects(
     if collection_size is not None:
         measure_list = [with_collection_size(m, collection_size) for m in measure_list]
     items = _run_items(runs, options)
+    from .sampled_run import as_sampled, attach_sampled
     from .subtopics import as_subtopics, intents_for
 
     subtopics = as_subtopics(subtopic_qrels, measure_list)
+    sampled = as_sampled(sampled_qrels, measure_list)
     done = None
-    if not keep_judged and subtopics is None:  # diversity measures: run by run below
+    if not keep_judged and subtopics is None and sampled is None:  # run by run below
         done = evaluate_indexed(
             qrels,
             items,
@@ -321,6 +332,8 @@ def evaluate_objects(
         if names is not None:
             judged = [(name, jr) for name, (_, jr) in zip(names, judged, strict=True)]
         _distinct([name for name, _ in judged])
+        for (_, jr), item in zip(judged, items, strict=True):
+            attach_sampled(sampled, jr, item, options)
         results = [
             run_result(
                 jr,

@@ -101,6 +101,7 @@ def evaluate_files_counted(
     fractional: bool = False,
     stream: bool | None = None,
     subtopic_qrels=None,
+    sampled_qrels=None,
 ) -> tuple:
     """:func:`evaluate_files`, and the number of qrels topics (the qrels object when
     they were read in Python), for :func:`cranfield.core.results.missing_topics`."""
@@ -119,6 +120,7 @@ def evaluate_files_counted(
         measures = [with_collection_size(m, collection_size) for m in given]
     job = _Job(qrels, runs, measures, opts, aggregate_by, skip_no_relevant, fractional, stream)
     job.subtopic_qrels = subtopic_qrels
+    job.sampled_qrels = sampled_qrels
     done = _engine_results(job)
     if done is not None:
         return done
@@ -146,6 +148,7 @@ class _Job:
         self.aggregate_by, self.skip_no_relevant = aggregate_by, skip
         self.fractional, self.stream = fractional, stream
         self.subtopic_qrels = None  # subtopic qrels, for the diversity measures
+        self.sampled_qrels = None  # sampled qrels, for the sampled estimators
 
 
 def _general_results(job: _Job, given: list, collection_size: int | None) -> tuple:
@@ -165,7 +168,7 @@ def _general_results(job: _Job, given: list, collection_size: int | None) -> tup
     opts, measures = job.opts, job.measures
     qrels = Qrels.read(job.qrels, fractional=job.fractional)
     done = None
-    if job.subtopic_qrels is None:  # the diversity measures are measured run by run
+    if job.subtopic_qrels is None and job.sampled_qrels is None:  # measured run by run
         done = evaluate_indexed(
             qrels,
             job.runs,
@@ -189,16 +192,19 @@ def _run_by_run(job: _Job, qrels, given: list, collection_size: int | None):
     from .io.source import source_name
     from .results import Results, combine
     from .run import Run
+    from .sampled_run import as_sampled, attach_sampled
     from .subtopics import as_subtopics, intents_for
 
     opts, measures = job.opts, job.measures
     subtopics = as_subtopics(job.subtopic_qrels, measures)
+    sampled = as_sampled(job.sampled_qrels, measures)
     parts, sources = [], []
     for path in job.runs:
         # a TREC run: read and judged by the engine (in pieces when large), measured here
         jr = judge_trec(qrels, job.qrels, path, opts, stream=job.stream)
         if jr is not None:
             intents = intents_for(subtopics, path, opts)
+            attach_sampled(sampled, jr, path, opts)
             result = run_result(
                 jr, jr.run_name, measures, job.aggregate_by, job.skip_no_relevant, intents
             )
@@ -216,6 +222,7 @@ def _run_by_run(job: _Job, qrels, given: list, collection_size: int | None):
                 skip_no_relevant=job.skip_no_relevant,
                 collection_size=collection_size,
                 subtopic_qrels=subtopics,
+                sampled_qrels=sampled,
             )
         )
         sources.append(run.source)

@@ -306,6 +306,7 @@ def evaluate_counted(
     client=None,
     scheduler: str | None = None,
     subtopic_qrels=None,
+    sampled_qrels=None,
 ) -> tuple:
     """The Dask backend's ``evaluate`` (:mod:`cranfield.core.backends`):
     ``(Results, Qrels)``, for :func:`evaluate_dask` and ``cranfield eval --engine
@@ -321,6 +322,8 @@ def evaluate_counted(
         )
     if subtopic_qrels is not None:
         raise ParameterError("--engine", "local with subtopic qrels (diversity measures)", "dask")
+    if sampled_qrels is not None:
+        raise ParameterError("--engine", "local with sampled qrels (sampled estimators)", "dask")
     if aggregate_by not in ("macro", "micro"):
         raise ParameterError("aggregate_by", "'macro' or 'micro'", aggregate_by)
     measure_list = as_measures(DEFAULT_MEASURES if measures is None else measures)

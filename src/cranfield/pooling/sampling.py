@@ -272,38 +272,50 @@ def sample_pool(runs, pool, design: str, seed: int = 0, **params) -> SampledPool
     return SampledPool(pool.table, stratum, probability, sampled, definition.name)
 
 
-def read_frame(path) -> tuple[list, list, list, list, list]:
-    """A sampling frame's columns (topic, docno, stratum, probability, sampled);
-    :class:`InputError` with the line of a problem."""
-    from ..core.io.source import read_bytes, source_name
+def read_frame(path) -> tuple:
+    """A sampling frame's columns: topic, docno and stratum (Arrow string arrays),
+    probability (float64) and sampled (bool), read as whole arrays
+    (:func:`~cranfield.core.sampled.split_fields`); :class:`InputError` with the line of
+    the first problem."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
 
-    name = source_name(str(path))
-    text = read_bytes(str(path), name).decode("utf-8", "replace")
-    cols: tuple[list, ...] = ([], [], [], [], [])
-    for number, line in enumerate(text.splitlines(), 1):
-        fields = line.split()
-        if not fields:
-            continue
-        if len(fields) != 5:
-            raise InputError(
-                "expected 5 fields 'topic docno stratum probability sampled' "
-                f"(cranfield pool --sample's frame), got {len(fields)}",
-                name,
-                number,
-            )
-        try:
-            p = float(fields[3])
-        except ValueError:
-            p = math.nan
-        if not (0 < p <= 1) or fields[4] not in ("0", "1"):
-            raise InputError("the probability must be in (0, 1] and 'sampled' 0 or 1", name, number)
-        for col, value in zip(
-            cols, (fields[0], fields[1], fields[2], p, fields[4] == "1"), strict=True
-        ):
-            col.append(value)
-    if not cols[0]:
+    from ..core.sampled import field_columns, split_fields
+
+    name, counts, tokens = split_fields(path)
+    bad = np.flatnonzero((counts > 0) & (counts != 5))
+    number, (topic, doc, stratum, prob, flag) = field_columns(tokens, counts, 5)
+    try:
+        p = pc.cast(prob, pa.float64()).to_numpy(zero_copy_only=False)
+    except pa.ArrowInvalid:  # (an error path: the line of the first that does not read)
+        p = np.array([_float_or_nan(x) for x in prob.to_pylist()], dtype=np.float64)
+    sampled = pc.equal(flag, "1").to_numpy(zero_copy_only=False)
+    wrong = np.flatnonzero(
+        ~((p > 0) & (p <= 1)) | ~(sampled | pc.equal(flag, "0").to_numpy(zero_copy_only=False))
+    )
+    first_bad = int(bad[0]) + 1 if len(bad) else None
+    first_wrong = int(number[wrong[0]]) if len(wrong) else None
+    if first_bad is not None and (first_wrong is None or first_bad < first_wrong):
+        raise InputError(
+            "expected 5 fields 'topic docno stratum probability sampled' "
+            f"(cranfield pool --sample's frame), got {counts[bad[0]]}",
+            name,
+            first_bad,
+        )
+    if first_wrong is not None:
+        raise InputError(
+            "the probability must be in (0, 1] and 'sampled' 0 or 1", name, first_wrong
+        )
+    if not len(topic):
         raise InputError("the sampling frame is empty", name)
-    return cols
+    return topic, doc, stratum, p, sampled
+
+
+def _float_or_nan(text: str) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        return math.nan
 
 
 def join_judgments(frame, qrels, probabilities: bool = False) -> bytes:
@@ -326,9 +338,7 @@ def join_judgments(frame, qrels, probabilities: bool = False) -> bytes:
     q = q.filter(judged)
 
     def pair(a, b):
-        return pc.binary_join_element_wise(
-            pa.array(a, pa.string()), pa.array(b, pa.string()), "\x00"
-        )
+        return pc.binary_join_element_wise(a.cast(pa.string()), b.cast(pa.string()), "\x00")
 
     joined_keys = pair(q["query_id"].combine_chunks(), q["doc_id"].combine_chunks())
     frame_keys = pair(topic, doc)
@@ -339,16 +349,16 @@ def join_judgments(frame, qrels, probabilities: bool = False) -> bytes:
     if len(missing):
         i = int(missing[0])
         raise InputError(
-            f"{len(missing)} drawn pair(s) have no judgment, e.g. topic {topic[i]} "
-            f"document {doc[i]}",
+            f"{len(missing)} drawn pair(s) have no judgment, e.g. topic {topic[i].as_py()} "
+            f"document {doc[i].as_py()}",
             getattr(qrels, "source", None),
         )
     grades = q["relevance"].to_numpy(zero_copy_only=False).astype(np.int64)
     index = np.asarray(at.fill_null(0).to_numpy(zero_copy_only=False), dtype=np.int64)
     grade = np.where(drawn, grades[index] if len(grades) else -1, -1)
-    cols = [pa.array(topic), "0", pa.array(doc), pa.array(stratum), pa.array(grade.astype(str))]
+    cols = [topic, "0", doc, stratum, pa.array(grade.astype(str))]
     if probabilities:
         cols.append(pa.array(prob, pa.float64()).cast(pa.string()))
     sink = io.BytesIO()
-    trec.write(pa.table({"query_id": pa.array(topic)}), sink, cols)
+    trec.write(pa.table({"query_id": topic}), sink, cols)
     return sink.getvalue()

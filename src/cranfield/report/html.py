@@ -534,6 +534,7 @@ def build_report(
     subtopic_qrels=None,
     topic_groups=None,
     systems: dict[str, Sequence[str]] | None = None,
+    sampled_qrels=None,
     **options,
 ) -> str:
     """Evaluate runs and return the self-contained HTML report.
@@ -579,6 +580,9 @@ def build_report(
         group's topics, as ``cranfield compare --topic-groups`` computes them (each
         group's tests corrected on their own). A group naming a topic that was not
         evaluated is an error.
+    sampled_qrels
+        Sampled judgments for the sampled estimators among ``measures`` (``xinfAP``,
+        ``statAP``, ...), as :func:`cranfield.evaluate` takes them.
     options
         Passed to :func:`cranfield.evaluate` (``rel_level``, ``complete``, ``compat``,
         ``skip_no_relevant``).
@@ -595,6 +599,8 @@ def build_report(
     # run files are read one at a time for the figures (memory: one run's rows)
     run_list = runs if isinstance(runs, RunFiles) else _data._inputs(qrels, runs)[1]
     more = {} if subtopic_qrels is None else {"subtopic_qrels": subtopic_qrels}
+    if sampled_qrels is not None:
+        more["sampled_qrels"] = sampled_qrels
     results = evaluate(qrels, run_list, measures, **options, **more)
     names = results.run_names
     baselines = (baseline,) if isinstance(baseline, str) else tuple(baseline or names[:1])

@@ -24,6 +24,7 @@ FAMILY_TITLES = {
     "user": "User models",
     "count": "Counts",
     "diversity": "Diversity (intent-aware, from subtopic qrels: docs/diversity.md)",
+    "sampled": "Sampled estimators (from sampled qrels: docs/sampling.md)",
 }
 CUTOFFS = {
     None: "none",

@@ -7,4 +7,14 @@ ndeval's diversity measures (:mod:`.diversity`).
 """
 
 # diversity: ndeval's intent-aware measures (issue 33)
-from . import cwl, diversity, gdeval, graded_extra, ntcir, ranked_extra, set_extra  # noqa: F401
+# sampled: the estimators from sampled judgments (issue 35)
+from . import (  # noqa: F401
+    cwl,
+    diversity,
+    gdeval,
+    graded_extra,
+    ntcir,
+    ranked_extra,
+    sampled,
+    set_extra,
+)

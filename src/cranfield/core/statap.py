@@ -73,9 +73,11 @@ def _sample_arrays(topic) -> tuple[dict, np.ndarray]:
     return {d: i for i, d in enumerate(docs)}, weight
 
 
-def estimate_statap(topic_id: str, topic, ranked: list[str]) -> StatEstimate:
-    """statAP and statPC@10 of one topic (``topic``: a
-    :class:`~cranfield.judgments.sampled.SampledTopic` with probabilities; ``ranked``:
+def estimate_statap(
+    topic_id: str, topic, ranked: list[str], cutoff: int = PC_CUTOFF
+) -> StatEstimate:
+    """statAP and statPC@``cutoff`` of one topic (``topic``: a
+    :class:`~cranfield.core.sampled.SampledTopic` with probabilities; ``ranked``:
     the run's documents in sample_eval's order)."""
     from .sampled import MAX_RESULTS
 
@@ -98,8 +100,8 @@ def estimate_statap(topic_id: str, topic, ranked: list[str]) -> StatEstimate:
     p_doc[at[hit]] = precision[hit] + below[hit]
     pi = 1.0 / weight
     ap_var = float(np.sum((1 - pi) * weight**2 * (p_doc - ap) ** 2)) / r_hat**2 if r_hat else 0.0
-    top = hit[:PC_CUTOFF]
-    pc = float(np.sum(x[:PC_CUTOFF])) / PC_CUTOFF
-    w_top = x[:PC_CUTOFF][top]
-    pc_var = float(np.sum((1 - 1 / w_top) * w_top**2)) / PC_CUTOFF**2
+    top = hit[:cutoff]
+    pc = float(np.sum(x[:cutoff])) / cutoff
+    w_top = x[:cutoff][top]
+    pc_var = float(np.sum((1 - 1 / w_top) * w_top**2)) / cutoff**2
     return StatEstimate(topic_id, ap, ap_var, pc, pc_var)

@@ -72,48 +72,153 @@ def read_sampled_qrels(path) -> dict[str, SampledTopic]:
     zeros of the topic removed); :class:`InputError` with the line of a problem.
 
     Every line may carry a sixth field, the document's inclusion probability in (0, 1]
-    (``cranfield pool sampled --probabilities``: what statAP needs); then all lines do."""
-    from ..core.io.source import read_bytes, source_name
+    (``cranfield pool sampled --probabilities``: what statAP needs); then all lines do.
+    The file is split and checked as whole Arrow arrays (fields by
+    ``utf8_split_whitespace``, grades and probabilities by one cast each); only the
+    line of a problem is looked for element by element."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    name, counts, tokens = split_fields(path)
+    filled = np.flatnonzero(counts > 0)
+    if not len(filled):
+        raise InputError("the sampled qrels are empty", name)
+    width = 6 if counts[filled[0]] == 6 else 5
+    problems = []  # (line, order, message): the first line's problem is raised
+    bad = filled[counts[filled] != width]
+    if len(bad):
+        problems.append(
+            (
+                int(bad[0]) + 1,
+                0,
+                f"expected {width} fields 'topic iteration docno stratum relevance"
+                f"{' probability' if width == 6 else ''}', got {counts[bad[0]]}",
+            )
+        )
+    number, column = field_columns(tokens, counts, width)
+    topic, doc, stratum, rel = column[0], column[2], column[3], column[4]
+    grade, wrong = _parsed(rel, pa.int64(), int)
+    if wrong is not None:
+        problems.append((int(number[wrong]), 1, _not_integer(rel[wrong].as_py())))
+    key = pc.utf8_ltrim(topic, characters="0")
+    again = _repeated(key, doc)
+    if again is not None:
+        message = (
+            f"document {doc[again].as_py()!r} is listed twice for topic {topic[again].as_py()}"
+        )
+        problems.append((int(number[again]), 2, message))
+    probability = None
+    if width == 6:
+        probability, _ = _parsed(column[5], pa.float64(), float)
+        outside = np.flatnonzero(~((probability > 0) & (probability <= 1)))
+        if len(outside):
+            i = int(outside[0])
+            problems.append((int(number[i]), 3, _not_probability(column[5][i].as_py())))
+    if problems:
+        line, _, message = min(problems)
+        raise InputError(message, name, line)
+    return _by_topic(key, doc, stratum, grade, rel, probability)
+
+
+def split_fields(path) -> tuple:
+    """A whitespace-separated text file as whole Arrow arrays: ``(source name, number of
+    fields of each line (0: blank), the fields of each line as a list array)``
+    (``utf8_split_whitespace`` of the trimmed lines: what ``str.split()`` gives)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from .io.source import read_bytes, source_name
 
     name = source_name(str(path))
     text = read_bytes(str(path), name).decode("utf-8", "replace")
-    topics: dict[str, SampledTopic] = {}
-    width = None
-    for number, line in enumerate(text.splitlines(), 1):
-        fields = line.split()
-        if not fields:
-            continue
-        width = width or (6 if len(fields) == 6 else 5)
-        if len(fields) != width:
-            raise InputError(
-                f"expected {width} fields 'topic iteration docno stratum relevance"
-                f"{' probability' if width == 6 else ''}', got {len(fields)}",
-                name,
-                number,
-            )
-        topic, _, doc, stratum, rel = fields[:5]
+    lines = pc.utf8_trim_whitespace(pa.array(text.splitlines(), pa.string()))
+    tokens = pc.utf8_split_whitespace(lines)
+    counts = pc.list_value_length(tokens).to_numpy(zero_copy_only=False).copy()
+    counts[pc.utf8_length(lines).to_numpy(zero_copy_only=False) == 0] = 0  # blank lines
+    return name, counts, tokens
+
+
+def field_columns(tokens, counts: np.ndarray, width: int) -> tuple:
+    """``(line number of each row, [column 0, column 1, ...])`` of the lines of
+    :func:`split_fields` that have ``width`` fields, the columns as Arrow string arrays."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    rows = np.flatnonzero(counts == width)
+    flat = pc.list_flatten(tokens.filter(pa.array(counts == width)))
+    column = [pc.take(flat, pa.array(np.arange(i, len(flat), width))) for i in range(width)]
+    return rows + 1, column
+
+
+def _not_integer(text: str) -> str:
+    return f"the relevance is not an integer (-1: pooled, not judged): {text!r}"
+
+
+def _not_probability(text: str) -> str:
+    return f"the inclusion probability is not in (0, 1]: {text!r}"
+
+
+def _parsed(texts, kind, parse) -> tuple:
+    """``(values, index of the first text that does not read, or None)``: ``texts``
+    cast to ``kind`` as one array; where Arrow refuses, the values as Python's
+    ``parse`` reads them (``int``/``float``: what the reader always accepted; a float
+    that does not read is NaN, refused by the range check)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    try:
+        return pc.cast(texts, kind).to_numpy(zero_copy_only=False), None
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        pass
+    out, first = [], None
+    for i, text in enumerate(texts.to_pylist()):  # (an error path, or Python-only forms)
         try:
-            grade = int(rel)
+            out.append(parse(text))
         except ValueError:
-            raise InputError(
-                f"the relevance is not an integer (-1: pooled, not judged): {rel!r}", name, number
-            ) from None
-        entry = topics.setdefault(_topic_key(topic), SampledTopic())
-        if doc in entry.docs:
-            raise InputError(f"document {doc!r} is listed twice for topic {topic}", name, number)
-        entry.docs[doc] = (stratum, grade, rel)
-        if width == 6:
-            try:
-                p = float(fields[5])
-            except ValueError:
-                p = math.nan
-            if not 0 < p <= 1:
-                raise InputError(
-                    f"the inclusion probability is not in (0, 1]: {fields[5]!r}", name, number
-                )
-            entry.probability[doc] = p
-    if not topics:
-        raise InputError("the sampled qrels are empty", name)
+            out.append(math.nan if parse is float else 0)
+            first = i if first is None and parse is not float else first
+    return np.asarray(out, dtype=np.float64 if parse is float else np.int64), first
+
+
+def _codes(values) -> tuple:
+    """``(codes, distinct values)`` of an Arrow string array, numbered in order of first
+    appearance (``dictionary_encode``: hashing, no sort of the strings)."""
+    import pyarrow.compute as pc
+
+    encoded = pc.dictionary_encode(values)
+    return encoded.indices.to_numpy(zero_copy_only=False), encoded.dictionary
+
+
+def _repeated(key, doc) -> int | None:
+    """The first row that lists a (topic, document) again, or None: with codes in order
+    of first appearance, a row repeats one above it when its code is not above every
+    code before it."""
+    import pyarrow.compute as pc
+
+    if not len(key):
+        return None
+    code, _ = _codes(pc.binary_join_element_wise(key, doc, "\x00"))
+    seen = np.maximum.accumulate(np.r_[-1, code[:-1]])
+    again = np.flatnonzero(code <= seen)
+    return int(again[0]) if len(again) else None
+
+
+def _by_topic(key, doc, stratum, grade, rel, probability) -> dict[str, SampledTopic]:
+    """The rows grouped by topic (topics in order of first appearance, documents in the
+    file's order: the order of statAP's sums)."""
+    code, names = _codes(key)
+    docs = doc.to_pylist()
+    entries = list(zip(stratum.to_pylist(), grade.tolist(), rel.to_pylist(), strict=True))
+    order = np.argsort(code, kind="stable")
+    bounds = np.searchsorted(code[order], np.arange(len(names) + 1))
+    p = probability.tolist() if probability is not None else None
+    topics = {}
+    for t, name in enumerate(names.to_pylist()):  # one dict per topic
+        rows = order[bounds[t] : bounds[t + 1]].tolist()
+        entry = SampledTopic({docs[i]: entries[i] for i in rows})
+        if p is not None:
+            entry.probability = {docs[i]: p[i] for i in rows}
+        topics[name] = entry
     return topics
 
 
@@ -192,7 +297,7 @@ def estimate_topic(
     n = len(docs)
     code = {s: i for i, s in enumerate(strata)}
     info = [topic.docs.get(d) for d in docs]
-    in_pool = np.array([x is not None for x in info])
+    in_pool = np.array([x is not None for x in info], dtype=bool)
     grade = np.array([x[1] if x is not None else -1 for x in info], dtype=np.int64)
     stratum = np.array([code[x[0]] if x is not None else -1 for x in info], dtype=np.int64)
     rank = np.arange(1, n + 1, dtype=np.float64)
@@ -261,6 +366,45 @@ def estimate_topic(
     )
 
 
+def jackknife_variances(
+    topic_id: str, topic: SampledTopic, ranked: list[str], num_ret: int
+) -> tuple[float, float]:
+    r"""Variances of one topic's xinfAP and infNDCG (:func:`estimate_topic`) over the
+    draw of the stratified sample: the stratified delete-one jackknife (Wolter 2007,
+    *Introduction to Variance Estimation*, §4.5; Särndal, Swensson & Wretman 1992,
+    §11.5), with each stratum's finite population correction,
+
+    .. math:: \hat V = \sum_s \Bigl(1 - \frac{n_s}{D_s}\Bigr) \frac{n_s - 1}{n_s}
+              \sum_{j \in S_s} \bigl(\hat\theta_{(sj)} - \bar\theta_{(s)}\bigr)^2
+
+    :math:`\hat\theta_{(sj)}` the estimate with the sampled document :math:`j` of
+    stratum :math:`s` treated as pooled and not sampled, :math:`\bar\theta_{(s)}` their
+    mean over :math:`j`. A stratum with fewer than two sampled documents, or judged
+    whole, adds 0. Yilmaz, Kanoulas & Aslam (2008) derive the estimator's variance
+    analytically; this is the design-based resampling estimate of the same quantity
+    (coverage measured in docs/sampling.md). One :func:`estimate_topic` per sampled
+    document: the cost of ``--ci``."""
+    strata, pooled, sampled, _, _ = _stratum_totals(topic)
+    var_ap = var_ndcg = 0.0
+    for s in strata:
+        n, total = sampled[s], pooled[s]
+        if n < 2 or n == total:
+            continue
+        members = [d for d, (st, g, _) in topic.docs.items() if st == s and g >= 0]
+        replicates = []
+        for d in members:  # (one re-estimate per sampled document of the stratum)
+            docs = dict(topic.docs)
+            docs[d] = (s, -1, "-1")
+            e = estimate_topic(topic_id, SampledTopic(docs), ranked, num_ret)
+            replicates.append((e.inf_ap, e.inf_ndcg))
+        r = np.asarray(replicates, dtype=np.float64)
+        spread = ((r - r.mean(axis=0)) ** 2).sum(axis=0)
+        scale = (1 - n / total) * (n - 1) / n
+        var_ap += scale * float(spread[0])
+        var_ndcg += scale * float(spread[1])
+    return var_ap, var_ndcg
+
+
 def _interpolated(rel_ret: np.ndarray, num_rel: float, num_rel_ret: float) -> tuple[float, ...]:
     """sample_eval's interpolated precision at recall 0, 0.1, ..., 1 of one topic: the
     ranks from the deepest up, each lowering the recall level by at most one."""
@@ -292,6 +436,9 @@ class SampledEvaluation:
     qrels_num_rel: dict[str, float]
     #: statAP and statPC@10 of the same topics (``evaluate_sampled(statap=True)``)
     stat: list | None = None
+    #: (xinfAP, infNDCG) variances of the same topics (``evaluate_sampled(variances=True)``:
+    #: :func:`jackknife_variances`)
+    variances: list | None = None
 
 
 def _topic_order(ids: list[str]) -> list[str]:
@@ -307,29 +454,39 @@ def _topic_order(ids: list[str]) -> list[str]:
     return sorted(ids, key=key)
 
 
-def evaluate_sampled(qrels, run, statap: bool = False) -> SampledEvaluation:
-    """sample_eval's estimates of the run at path ``run`` against the sampled qrels
-    (a path, or :func:`read_sampled_qrels`' result); with ``statap``, also statAP and
-    statPC@10 (:mod:`cranfield.judgments.statap`; the qrels need probabilities)."""
-    from ..core.run import Run
-
-    topics = read_sampled_qrels(qrels) if not isinstance(qrels, dict) else qrels
-    table = Run.read(str(run)).table
+def ranked_by_topic(table) -> dict[str, tuple[list[str], int]]:
+    """A run's documents by topic (leading zeros of the topic removed) in sample_eval's
+    order, score descending then docno descending, with the topic's number of lines:
+    ``{topic: (docnos, lines)}``, from the run's Arrow table (one sort of the whole run)."""
     qid = np.asarray(table["query_id"].to_pylist(), dtype=object)
     doc = np.asarray(table["doc_id"].to_pylist(), dtype=object)
     score = table["score"].to_numpy(zero_copy_only=False).astype(np.float64)
+    if not len(qid):
+        return {}
     names = np.array([_topic_key(q) for q in qid], dtype=object)
     _, doc_code = np.unique(doc, return_inverse=True)
     topic_names, topic_code = np.unique(names, return_inverse=True)
-    # by topic, then score descending, ties by docno descending (sample_eval's sort)
     order = np.lexsort((-doc_code, -score, topic_code))
     code, doc = topic_code[order], doc[order]
     starts = np.flatnonzero(np.r_[True, code[1:] != code[:-1]])
     ends = np.r_[starts[1:], len(code)]
-    by_topic = {
+    return {
         topic_names[code[a]]: (doc[a:b].tolist(), int(b - a))
         for a, b in zip(starts, ends, strict=True)
     }
+
+
+def evaluate_sampled(
+    qrels, run, statap: bool = False, variances: bool = False
+) -> SampledEvaluation:
+    """sample_eval's estimates of the run at path ``run`` against the sampled qrels
+    (a path, or :func:`read_sampled_qrels`' result); with ``statap``, also statAP and
+    statPC@10 (:mod:`cranfield.core.statap`; the qrels need probabilities); with
+    ``variances``, xinfAP's and infNDCG's per-topic variances (:func:`jackknife_variances`)."""
+    from .run import Run
+
+    topics = read_sampled_qrels(qrels) if not isinstance(qrels, dict) else qrels
+    by_topic = ranked_by_topic(Run.read(str(run)).table)
     order = [t for t in _topic_order(list(by_topic)) if t in topics]
     estimates = [estimate_topic(t, topics[t], *by_topic[t]) for t in order]
     if not estimates:
@@ -346,7 +503,10 @@ def evaluate_sampled(qrels, run, statap: bool = False) -> SampledEvaluation:
             )
         stat = [estimate_statap(t, topics[t], by_topic[t][0]) for t in order]
     num_rel = {t: estimated_relevant(topics[t]) for t in sorted(topics)}
-    return SampledEvaluation(estimates, num_rel, stat)
+    jack = None
+    if variances:
+        jack = [jackknife_variances(t, topics[t], *by_topic[t]) for t in order]
+    return SampledEvaluation(estimates, num_rel, stat, jack)
 
 
 def sample_eval_text(result: SampledEvaluation, per_topic: bool = False) -> str:
@@ -382,63 +542,3 @@ def sample_eval_text(result: SampledEvaluation, per_topic: bool = False) -> str:
     lines.append(f"inum_rel\tall\t{total(result.qrels_num_rel.values()):14.4f}")
     lines.append(f"num_ret\t\tall\t{sum(e.retrieved for e in topics):9d}")
     return "\n".join(lines) + "\n"
-
-
-#: the normal quantile of a two-sided 95% interval
-Z95 = 1.959963984540054
-
-
-def mean_interval(values: list[float], variances: list[float] | None = None) -> tuple:
-    r"""95% interval of the mean over topics, the topics as the sampling units:
-    :math:`\bar x \pm t_{0.975, T-1}\, s/\sqrt T` (s: the standard deviation of the
-    topics' estimates, which holds both the topics' spread and each estimate's sampling
-    error). One topic: its own interval from ``variances`` (none without them)."""
-    n = len(values)
-    mean = sum(values) / n
-    if n < 2:
-        half = Z95 * math.sqrt(variances[0]) if variances else math.nan
-        return mean - half, mean + half
-    from ..distributions import t_ppf
-
-    spread = math.sqrt(sum((v - mean) ** 2 for v in values) / (n - 1))
-    half = float(t_ppf(0.975, n - 1)) * spread / math.sqrt(n)
-    return mean - half, mean + half
-
-
-def extra_text(result: SampledEvaluation, per_topic: bool = False, ci: bool = False) -> str:
-    """What ``sample_eval --statap``/``--ci`` add after sample_eval's own lines, in its
-    layout: statAP and statPC@10 (when computed), and with ``ci`` the 95% intervals
-    ``lo hi``: per topic for statAP and statPC@10 (Horvitz-Thompson,
-    :mod:`cranfield.judgments.statap`), and of the mean over topics for every estimate
-    (:func:`mean_interval`)."""
-    stat = result.stat or []
-    lines = []
-
-    def interval(name: str, topic: str, lo: float, hi: float) -> None:
-        tab = "\t\t" if len(name) + 5 < 8 else "\t"
-        lines.append(f"{name}_ci95{tab}{topic}\t\t{lo:6.4f} {hi:6.4f}")
-
-    def topic_lines(name: str, topic: str, value: float, var: float) -> None:
-        tab = "\t\t" if len(name) < 8 else "\t"
-        lines.append(f"{name}{tab}{topic}\t\t{value:6.4f}")
-        if ci:
-            half = Z95 * math.sqrt(var)
-            interval(name, topic, value - half, value + half)
-
-    if per_topic:
-        for e in stat:
-            topic_lines("statAP", e.topic, e.stat_ap, e.stat_ap_var)
-            topic_lines("statPC@10", e.topic, e.stat_pc, e.stat_pc_var)
-    if stat:
-        for name, value, var in (
-            ("statAP", [e.stat_ap for e in stat], [e.stat_ap_var for e in stat]),
-            ("statPC@10", [e.stat_pc for e in stat], [e.stat_pc_var for e in stat]),
-        ):
-            tab = "\t\t" if len(name) < 8 else "\t"
-            lines.append(f"{name}{tab}all\t\t{sum(value) / len(value):6.4f}")
-            if ci:
-                interval(name, "all", *mean_interval(value, var))
-    if ci and len(result.topics) > 1:  # (no per-topic variance of these: one topic, none)
-        interval("infAP", "all", *mean_interval([e.inf_ap for e in result.topics]))
-        interval("infNDCG", "all", *mean_interval([e.inf_ndcg for e in result.topics]))
-    return "\n".join(lines) + "\n" if lines else ""
