@@ -254,6 +254,29 @@ impl Sessions {
         Ok(())
     }
 
+    /// Append the sessions read after these (on another thread, with ids of their
+    /// own): their ids interned here in their order of first appearance.
+    pub fn append(&mut self, other: Sessions) {
+        if self.lengths.is_empty() && self.docs.names.is_empty() && self.queries.names.is_empty() {
+            *self = other; // nothing to merge with (the first part)
+            return;
+        }
+        let recode = |mine: &mut Interner, theirs: &Interner| -> Vec<i64> {
+            theirs.names.iter().map(|n| mine.code(n)).collect()
+        };
+        let queries = recode(&mut self.queries, &other.queries);
+        let docs = recode(&mut self.docs, &other.docs);
+        let users = recode(&mut self.users, &other.users);
+        self.query.extend(other.query.iter().map(|&q| queries[q as usize]));
+        self.flat_docs.extend(other.flat_docs.iter().map(|&d| docs[d as usize]));
+        self.user.extend(other.user.iter().map(|&u| if u < 0 { u } else { users[u as usize] }));
+        self.lengths.extend_from_slice(&other.lengths);
+        self.flat_clicks.extend_from_slice(&other.flat_clicks);
+        self.flat_times.extend_from_slice(&other.flat_times);
+        self.any_time |= other.any_time;
+        self.any_user |= other.any_user;
+    }
+
     /// Append a session already checked (the PyClick and Yandex readers).
     pub fn push(&mut self, query: &str, docs: &[&str], clicks: &[bool], times: Option<&[f64]>) {
         let q = self.queries.code(query);

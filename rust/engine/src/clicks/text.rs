@@ -38,9 +38,18 @@ fn lines(text: &str) -> impl Iterator<Item = (u64, &str)> {
     })
 }
 
+/// Line `number` (1-based) of `text`, empty past the end.
+pub fn line(text: &str, number: u64) -> &str {
+    lines(text).find(|(n, _)| *n == number).map_or("", |(_, line)| line)
+}
+
 /// `data` as UTF-8 text (a byte-order mark dropped), else the line of the first bad byte.
 pub fn utf8(data: &[u8]) -> Result<&str, Failure> {
-    let data = data.strip_prefix(b"\xef\xbb\xbf").unwrap_or(data);
+    utf8_text(data.strip_prefix(b"\xef\xbb\xbf").unwrap_or(data))
+}
+
+/// `data` as UTF-8 text as it is, else the line of the first bad byte.
+pub fn utf8_text(data: &[u8]) -> Result<&str, Failure> {
     std::str::from_utf8(data).map_err(|e| {
         let before = &data[..e.valid_up_to()];
         Failure::Utf8(1 + before.iter().filter(|&&b| b == b'\n').count() as u64)

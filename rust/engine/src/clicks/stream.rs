@@ -1,0 +1,139 @@
+//! A line-by-line click log (JSON lines, PyClick) read from pieces of its bytes as
+//! they arrive: what ends in a line end is read at once, in two halves on two threads,
+//! the rest carried to the next piece. Only the interned ids and the sessions' flat
+//! arrays are kept, never the text.
+
+use cranfield_eval::ndeval::at_once;
+
+use super::record::Sessions;
+use super::text::{self, Failure};
+
+/// A reader of one line-based format: the lines of `text`, numbered from 1.
+pub type Format = fn(&str, &mut Sessions) -> Result<(), Failure>;
+
+/// Below this many bytes a piece is read on one thread (a second is not worth starting).
+const PARALLEL_FROM: usize = 1 << 16;
+
+pub struct Stream {
+    format: Format,
+    /// bytes after the last line end seen so far
+    carry: Vec<u8>,
+    /// lines read before `carry`
+    lines: u64,
+    started: bool,
+    threads: bool,
+    pub sessions: Sessions,
+}
+
+/// The number of lines `text::lines` gives for bytes that end in a line end.
+fn count_lines(bytes: &[u8]) -> u64 {
+    let ends = memchr::memchr2_iter(b'\n', b'\r', bytes)
+        .filter(|&i| !(bytes[i] == b'\r' && bytes.get(i + 1) == Some(&b'\n')))
+        .count();
+    ends as u64
+}
+
+/// The length of the longest prefix of `bytes` that ends in a complete line end (a
+/// `\r` last is not complete: a `\n` may follow).
+fn complete(bytes: &[u8]) -> usize {
+    match memchr::memrchr2(b'\n', b'\r', bytes) {
+        Some(i) if bytes[i] == b'\r' && i + 1 == bytes.len() => complete(&bytes[..i]),
+        Some(i) => i + 1,
+        None => 0,
+    }
+}
+
+impl Stream {
+    pub fn new(format: Format, threads: bool) -> Self {
+        Stream {
+            format,
+            carry: Vec::new(),
+            lines: 0,
+            started: false,
+            threads,
+            sessions: Sessions::default(),
+        }
+    }
+
+    /// Read the complete lines of what came so far plus `piece`; keep the rest.
+    pub fn feed(&mut self, piece: &[u8]) -> Result<(), Refused> {
+        if self.carry.is_empty() {
+            let done = complete(piece);
+            self.read(&piece[..done])?;
+            self.carry.extend_from_slice(&piece[done..]);
+        } else {
+            self.carry.extend_from_slice(piece);
+            let done = complete(&self.carry);
+            let carry = std::mem::take(&mut self.carry);
+            self.read(&carry[..done])?;
+            self.carry = carry[done..].to_vec();
+        }
+        Ok(())
+    }
+
+    /// Read what is left (a last line without a line end).
+    pub fn finish(&mut self) -> Result<(), Refused> {
+        let carry = std::mem::take(&mut self.carry);
+        self.read(&carry)
+    }
+
+    /// Complete lines: in two halves at once when large enough, the second half's ids
+    /// merged after the first's (the order of first appearance of a serial read).
+    fn read(&mut self, bytes: &[u8]) -> Result<(), Refused> {
+        if bytes.is_empty() {
+            return Ok(());
+        }
+        let bytes = if self.started {
+            bytes
+        } else {
+            self.started = true;
+            bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes)
+        };
+        let cut = if self.threads && bytes.len() >= PARALLEL_FROM {
+            complete(&bytes[..bytes.len() / 2])
+        } else {
+            0
+        };
+        let format = self.format;
+        let base = self.lines;
+        if cut == 0 {
+            let part = read_part(format, bytes, base)?;
+            self.sessions.append(part);
+        } else {
+            let (head, tail) = bytes.split_at(cut);
+            let tail_base = base + count_lines(head);
+            let (first, second) =
+                at_once(|| read_part(format, head, base), || read_part(format, tail, tail_base));
+            self.sessions.append(first?);
+            self.sessions.append(second?);
+        }
+        self.lines = base + count_lines(bytes);
+        Ok(())
+    }
+}
+
+/// Why a piece was refused, with the text of the line when it is not JSON (for the
+/// message in Python's words).
+pub struct Refused {
+    pub failure: Failure,
+    pub line: Option<String>,
+}
+
+/// The sessions of whole lines, line numbers counted from `base`.
+fn read_part(format: Format, bytes: &[u8], base: u64) -> Result<Sessions, Refused> {
+    let shift = |f: Failure| match f {
+        Failure::Record(line, m) => Failure::Record(base + line, m),
+        Failure::Json(line, w) => Failure::Json(base + line, w),
+        Failure::Utf8(line) => Failure::Utf8(base + line),
+    };
+    let text = text::utf8_text(bytes).map_err(|f| Refused { failure: shift(f), line: None })?;
+    let mut sessions = Sessions::default();
+    format(text, &mut sessions).map_err(|f| {
+        let line = match &f {
+            Failure::Json(n, _) => Some(text::line(text, *n).to_string()),
+            _ => None,
+        };
+        Refused { failure: shift(f), line }
+    })?;
+    Ok(sessions)
+}
