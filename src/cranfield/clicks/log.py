@@ -153,15 +153,22 @@ CHUNK = 16 << 20
 """Bytes handed to the engine at a time by :func:`read_stream`."""
 
 
-def read_stream(pieces, source: str, format: str, chunk: int = CHUNK, threads: bool = True):
+PARALLEL_FROM = 1 << 16
+"""Chunks of at least this many bytes are read in two halves on two threads."""
+
+
+def read_stream(
+    pieces, source: str, format: str, chunk: int = CHUNK, parallel_from: int | None = PARALLEL_FROM
+) -> ClickLog:
     """A JSONL or PyClick log from its checked pieces (:func:`~cranfield.core.io.source.
     checked`), handed to the engine ``chunk`` bytes at a time
     (``cranfield._engine.ClickTextReader``): it reads each chunk's complete lines in
-    two halves on two threads (``threads``) and carries the rest, so memory holds one
-    chunk and the sessions' arrays, never the whole text."""
+    two halves on two threads (from ``parallel_from`` bytes; None: one thread) and
+    carries the rest, so memory holds one chunk and the sessions' arrays, never the
+    whole text."""
     from .. import _engine
 
-    reader = _engine.ClickTextReader(format, threads)
+    reader = _engine.ClickTextReader(format, parallel_from)
     held: list[bytes] = []
     size = 0
     try:
@@ -334,8 +341,10 @@ def read_log(path: str | os.PathLike, format: str | None = None) -> ClickLog:
     return _read(path, format)
 
 
-def _read(path, format: str | None, chunk: int = CHUNK, threads: bool = True) -> ClickLog:
-    """:func:`read_log`; ``chunk`` and ``threads`` as :func:`read_stream` takes them."""
+def _read(
+    path, format: str | None, chunk: int = CHUNK, parallel_from: int | None = PARALLEL_FROM
+) -> ClickLog:
+    """:func:`read_log`; ``chunk`` and ``parallel_from`` as :func:`read_stream` takes them."""
     import itertools
 
     source = source_name(path)
@@ -348,7 +357,7 @@ def _read(path, format: str | None, chunk: int = CHUNK, threads: bool = True) ->
     fmt = infer_format(path, format, b"".join(head))
     pieces = itertools.chain(head, pieces)
     if fmt in _LINE_FORMATS:
-        return read_stream(checked(pieces, source), source, fmt, chunk, threads)
+        return read_stream(checked(pieces, source), source, fmt, chunk, parallel_from)
     raw = load(pieces, source, text=False)
     if fmt in _TABLES:
         return read_table(raw, source, fmt)

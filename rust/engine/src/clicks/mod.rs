@@ -130,15 +130,18 @@ fn refused(py: Python<'_>, r: stream::Refused) -> PyErr {
 
 #[pymethods]
 impl ClickTextReader {
-    /// `threads`: read large pieces in two halves at once (false: one thread).
+    /// `parallel_from`: pieces of at least this many bytes are read in two halves at
+    /// once (None: all on one thread).
     #[new]
-    #[pyo3(signature = (format, threads = true))]
-    fn new(format: &str, threads: bool) -> PyResult<Self> {
+    #[pyo3(signature = (format, parallel_from = Some(1 << 16)))]
+    fn new(format: &str, parallel_from: Option<usize>) -> PyResult<Self> {
         if format == "yandex" {
             // a click may refer to a page any number of lines before
             return Err(PyValueError::new_err("the Yandex log is read whole"));
         }
-        Ok(ClickTextReader { stream: Some(stream::Stream::new(text_format(format)?, threads)) })
+        Ok(ClickTextReader {
+            stream: Some(stream::Stream::new(text_format(format)?, parallel_from)),
+        })
     }
 
     fn feed(&mut self, py: Python<'_>, piece: &Bound<'_, PyBytes>) -> PyResult<()> {

@@ -11,9 +11,6 @@ use super::text::{self, Failure};
 /// A reader of one line-based format: the lines of `text`, numbered from 1.
 pub type Format = fn(&str, &mut Sessions) -> Result<(), Failure>;
 
-/// Below this many bytes a piece is read on one thread (a second is not worth starting).
-const PARALLEL_FROM: usize = 1 << 16;
-
 pub struct Stream {
     format: Format,
     /// bytes after the last line end seen so far
@@ -21,7 +18,8 @@ pub struct Stream {
     /// lines read before `carry`
     lines: u64,
     started: bool,
-    threads: bool,
+    /// pieces of at least this many bytes are read on two threads (None: one)
+    parallel_from: Option<usize>,
     pub sessions: Sessions,
 }
 
@@ -44,13 +42,13 @@ fn complete(bytes: &[u8]) -> usize {
 }
 
 impl Stream {
-    pub fn new(format: Format, threads: bool) -> Self {
+    pub fn new(format: Format, parallel_from: Option<usize>) -> Self {
         Stream {
             format,
             carry: Vec::new(),
             lines: 0,
             started: false,
-            threads,
+            parallel_from,
             sessions: Sessions::default(),
         }
     }
@@ -89,7 +87,7 @@ impl Stream {
             self.started = true;
             bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes)
         };
-        let cut = if self.threads && bytes.len() >= PARALLEL_FROM {
+        let cut = if self.parallel_from.is_some_and(|n| bytes.len() >= n) {
             complete(&bytes[..bytes.len() / 2])
         } else {
             0
