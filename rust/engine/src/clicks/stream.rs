@@ -5,7 +5,7 @@
 
 use cranfield_eval::ndeval::at_once;
 
-use super::record::Sessions;
+use super::record::{Known, Sessions};
 use super::text::{self, Failure};
 
 /// A reader of one line-based format: the lines of `text`, numbered from 1.
@@ -94,17 +94,21 @@ impl Stream {
         };
         let format = self.format;
         let base = self.lines;
-        if cut == 0 {
-            let part = read_part(format, bytes, base)?;
-            self.sessions.append(part);
+        // the parts look up the ids read so far (read only) and intern only new ones
+        let known = Known::take(&mut self.sessions);
+        let (first, second) = if cut == 0 {
+            (read_part(format, bytes, base, &known), Ok(Sessions::default()))
         } else {
             let (head, tail) = bytes.split_at(cut);
             let tail_base = base + count_lines(head);
-            let (first, second) =
-                at_once(|| read_part(format, head, base), || read_part(format, tail, tail_base));
-            self.sessions.append(first?);
-            self.sessions.append(second?);
-        }
+            at_once(
+                || read_part(format, head, base, &known),
+                || read_part(format, tail, tail_base, &known),
+            )
+        };
+        known.restore(&mut self.sessions);
+        self.sessions.append(first?);
+        self.sessions.append(second?);
         self.lines = base + count_lines(bytes);
         Ok(())
     }
@@ -118,14 +122,14 @@ pub struct Refused {
 }
 
 /// The sessions of whole lines, line numbers counted from `base`.
-fn read_part(format: Format, bytes: &[u8], base: u64) -> Result<Sessions, Refused> {
+fn read_part(format: Format, bytes: &[u8], base: u64, known: &Known) -> Result<Sessions, Refused> {
     let shift = |f: Failure| match f {
         Failure::Record(line, m) => Failure::Record(base + line, m),
         Failure::Json(line, w) => Failure::Json(base + line, w),
         Failure::Utf8(line) => Failure::Utf8(base + line),
     };
     let text = text::utf8_text(bytes).map_err(|f| Refused { failure: shift(f), line: None })?;
-    let mut sessions = Sessions::default();
+    let mut sessions = Sessions::over(known);
     format(text, &mut sessions).map_err(|f| {
         let line = match &f {
             Failure::Json(n, _) => Some(text::line(text, *n).to_string()),
@@ -133,5 +137,6 @@ fn read_part(format: Format, bytes: &[u8], base: u64) -> Result<Sessions, Refuse
         };
         Refused { failure: shift(f), line }
     })?;
+    sessions.forget_known();
     Ok(sessions)
 }
