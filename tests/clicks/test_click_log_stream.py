@@ -111,3 +111,31 @@ def test_errors_name_the_same_line_across_chunk_boundaries(tmp_path, fmt):
             assert "UTF-8" in want
         elif fmt == "jsonl" or bad != BAD_LINES[fmt][0]:
             assert f":{at + 1}:" in want, want
+
+
+def test_times_of_some_sessions_only(tmp_path):
+    """Times held from the first session that has them on (NaN before, in sessions
+    without and after a shorter list), whichever chunk or half it falls in."""
+    import json
+
+    rng = np.random.default_rng(77)
+    for case in range(30):
+        n = int(rng.integers(1, 30))
+        with_times = rng.random(n) < (0.0 if case % 5 == 0 else 0.2)
+        lines, want = [], np.full((n, 4), np.nan)
+        for i in range(n):
+            k = int(rng.integers(1, 5))
+            rec = {"query": f"q{i % 3}", "docs": [f"d{j}" for j in range(k)], "clicks": [0] * k}
+            if with_times[i]:
+                rec["times"] = [round(float(x), 3) for x in rng.random(k) * 10]
+                want[i, :k] = rec["times"]
+            lines.append(json.dumps(rec))
+        path = tmp_path / f"{case}.jsonl"
+        path.write_text("\n".join(lines) + "\n")
+        width = max(len(json.loads(x)["docs"]) for x in lines)
+        for chunk, parallel_from in SETTINGS:
+            got = _read(path, "jsonl", chunk, parallel_from)
+            if not with_times.any():
+                assert got.times is None
+            else:
+                assert np.array_equal(got.times, want[:, :width], equal_nan=True)

@@ -88,6 +88,8 @@ pub struct Sessions {
     pub lengths: Vec<usize>,
     pub flat_docs: Vec<i64>,
     pub flat_clicks: Vec<bool>,
+    /// a time per shown document (NaN: none), held only once a session has times
+    /// (`any_time`), until then empty
     pub flat_times: Vec<f64>,
     /// user code per session, -1 for none
     pub user: Vec<i64>,
@@ -276,10 +278,10 @@ impl Sessions {
         };
         match times {
             Some(t) => {
-                self.any_time = true;
+                self.times_to(start);
                 self.flat_times.extend(t);
             }
-            None => self.flat_times.extend(std::iter::repeat(f64::NAN).take(docs.len())),
+            None => self.no_times(docs.len()),
         }
         let q = self.queries.code(&query);
         self.query.push(q);
@@ -294,6 +296,22 @@ impl Sessions {
         };
         self.user.push(u);
         Ok(())
+    }
+
+    /// Hold times from now on: NaN for the first `shown` documents, when none had
+    /// times so far.
+    pub fn times_to(&mut self, shown: usize) {
+        if !self.any_time {
+            self.any_time = true;
+            self.flat_times.resize(shown, f64::NAN);
+        }
+    }
+
+    /// `n` documents shown without times.
+    fn no_times(&mut self, n: usize) {
+        if self.any_time {
+            self.flat_times.extend(std::iter::repeat(f64::NAN).take(n));
+        }
     }
 
     /// Sessions whose ids are numbered after those of `known`.
@@ -329,8 +347,12 @@ impl Sessions {
         self.user.extend(other.user.iter().map(|&u| if u < 0 { u } else { users(u) }));
         self.lengths.extend_from_slice(&other.lengths);
         self.flat_clicks.extend_from_slice(&other.flat_clicks);
-        self.flat_times.extend_from_slice(&other.flat_times);
-        self.any_time |= other.any_time;
+        if other.any_time {
+            self.times_to(self.flat_clicks.len() - other.flat_clicks.len());
+            self.flat_times.extend_from_slice(&other.flat_times);
+        } else {
+            self.no_times(other.flat_clicks.len());
+        }
         self.any_user |= other.any_user;
     }
 
@@ -338,6 +360,7 @@ impl Sessions {
     pub fn push(&mut self, query: &str, docs: &[&str], clicks: &[bool], times: Option<&[f64]>) {
         let q = self.queries.code(query);
         self.query.push(q);
+        let start = self.flat_docs.len();
         for d in docs {
             let code = self.docs.code(d);
             self.flat_docs.push(code);
@@ -345,10 +368,10 @@ impl Sessions {
         self.flat_clicks.extend_from_slice(clicks);
         match times {
             Some(t) => {
-                self.any_time = true;
+                self.times_to(start);
                 self.flat_times.extend_from_slice(t)
             }
-            None => self.flat_times.extend(std::iter::repeat(f64::NAN).take(docs.len())),
+            None => self.no_times(docs.len()),
         }
         self.lengths.push(docs.len());
         self.user.push(-1);

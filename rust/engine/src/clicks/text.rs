@@ -200,8 +200,8 @@ pub fn yandex(text: &str, out: &mut Sessions) -> Result<(), Failure> {
                 let at = pages[page].start + rank;
                 if !out.flat_clicks[at] {
                     out.flat_clicks[at] = true;
+                    out.times_to(out.flat_docs.len());
                     out.flat_times[at] = (t - pages[page].time).max(0.0);
-                    out.any_time = true;
                 }
             }
         } else {
