@@ -20,6 +20,16 @@ from .test_click_log_engine import _independent, _sessions, _write
 SETTINGS = [(1, None), (3, 1), (7, 2), (64, 1), (64, None), (1 << 20, 1), (1 << 24, 65536)]
 
 
+def _logs(tmp_path, fmt, seed, cases, most):
+    """``cases`` generated logs written in ``fmt``: (case, path, sessions)."""
+    rng = np.random.default_rng(seed)
+    for case in range(cases):
+        sessions = _sessions(rng, int(rng.integers(2, most)))
+        path = tmp_path / f"{case}.{fmt}"
+        _write(path, fmt, sessions, rng)
+        yield case, path, sessions
+
+
 def _same(got, want):
     assert got.query_names.tolist() == want.query_names.tolist()
     assert got.doc_names.tolist() == want.doc_names.tolist()
@@ -29,11 +39,7 @@ def _same(got, want):
 
 @pytest.mark.parametrize("fmt", ["jsonl", "pyclick"])
 def test_chunked_reads_equal_the_whole_text_reader(tmp_path, fmt):
-    rng = np.random.default_rng(3939)
-    for case in range(40):
-        sessions = _sessions(rng, int(rng.integers(1, 40)))
-        path = tmp_path / f"{case}.{fmt}"
-        _write(path, fmt, sessions, rng)
+    for _, path, sessions in _logs(tmp_path, fmt, 3939, 40, 40):
         want = _independent(sessions)
         _same(read_text(path.read_bytes(), str(path), fmt), want)
         for chunk, parallel_from in SETTINGS:
@@ -94,10 +100,7 @@ def _error(read) -> str | None:
 @pytest.mark.parametrize("fmt", ["jsonl", "pyclick"])
 def test_errors_name_the_same_line_across_chunk_boundaries(tmp_path, fmt):
     rng = np.random.default_rng(390)
-    for case in range(24):
-        sessions = _sessions(rng, int(rng.integers(2, 30)))
-        path = tmp_path / f"{case}.{fmt}"
-        _write(path, fmt, sessions, rng)
+    for case, path, _ in _logs(tmp_path, fmt, 391, 24, 30):
         end = b"\r\n" if b"\r\n" in path.read_bytes() else b"\n"
         lines = path.read_bytes().split(end)
         at = int(rng.integers(0, len(lines)))
