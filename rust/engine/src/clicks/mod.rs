@@ -30,9 +30,24 @@ struct Padded {
     times: Option<Vec<f64>>,
 }
 
-fn pad(s: &Sessions) -> Padded {
+fn pad(s: &mut Sessions) -> Padded {
     let n = s.lengths.len();
     let k = s.lengths.iter().copied().max().unwrap_or(0);
+    if s.lengths.iter().all(|&len| len == k) {
+        // every session shows k documents: the flat arrays are the padded ones (their
+        // spare capacity handed back: NumPy keeps the whole allocation)
+        fn fit<T>(v: &mut Vec<T>) -> Vec<T> {
+            let mut v = std::mem::take(v);
+            v.shrink_to_fit();
+            v
+        }
+        return Padded {
+            k,
+            docs: fit(&mut s.flat_docs),
+            clicks: fit(&mut s.flat_clicks),
+            times: s.any_time.then(|| fit(&mut s.flat_times)),
+        };
+    }
     let mut docs = vec![-1i64; n * k];
     let mut clicks = vec![false; n * k];
     let mut times = s.any_time.then(|| vec![f64::NAN; n * k]);
@@ -55,8 +70,8 @@ fn names<'py>(py: Python<'py>, names: &[Box<str>]) -> PyResult<Bound<'py, PyList
 
 /// `(query, docs, clicks, times or None, user or None, query names, doc names, user
 /// names, ranks)`: `docs`, `clicks` and `times` flat, `sessions x ranks` row-major.
-fn to_python(py: Python<'_>, s: Sessions) -> PyResult<Bound<'_, PyTuple>> {
-    let padded = py.detach(|| pad(&s));
+fn to_python(py: Python<'_>, mut s: Sessions) -> PyResult<Bound<'_, PyTuple>> {
+    let padded = py.detach(|| pad(&mut s));
     let user = s.any_user.then(|| PyArray1::from_vec(py, s.user));
     (
         PyArray1::from_vec(py, s.query),
