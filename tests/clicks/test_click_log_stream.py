@@ -142,3 +142,13 @@ def test_times_of_some_sessions_only(tmp_path):
                 assert got.times is None
             else:
                 assert np.array_equal(got.times, want[:, :width], equal_nan=True)
+
+
+def test_a_chunk_ending_in_a_run_of_carriage_returns(tmp_path):
+    """Lines ended by CR alone, a long run of them at the end of a chunk (each is a
+    complete blank line but the last, which a LF may follow)."""
+    path = tmp_path / "log.pyclick"
+    path.write_bytes(b"q1\ta,b : a;" + b"\r" * 3_000_000 + b"q2\tb : ;\r\nq3\tb : x : y;\r")
+    for chunk, parallel_from in [(1 << 20, None), (1 << 20, 1), (1 << 24, 1)]:
+        with pytest.raises(InputError, match=r":3000002: .*':'"):
+            _read(path, "pyclick", chunk, parallel_from)

@@ -34,8 +34,12 @@ fn count_lines(bytes: &[u8]) -> u64 {
 /// The length of the longest prefix of `bytes` that ends in a complete line end (a
 /// `\r` last is not complete: a `\n` may follow).
 fn complete(bytes: &[u8]) -> usize {
-    match memchr::memrchr2(b'\n', b'\r', bytes) {
-        Some(i) if bytes[i] == b'\r' && i + 1 == bytes.len() => complete(&bytes[..i]),
+    let last = |b: &[u8]| memchr::memrchr2(b'\n', b'\r', b);
+    match last(bytes) {
+        // before a last `\r`, every line end is complete (a `\r` followed by it too)
+        Some(i) if bytes[i] == b'\r' && i + 1 == bytes.len() => {
+            last(&bytes[..i]).map_or(0, |j| j + 1)
+        }
         Some(i) => i + 1,
         None => 0,
     }
