@@ -152,3 +152,19 @@ def test_a_chunk_ending_in_a_run_of_carriage_returns(tmp_path):
     for chunk, parallel_from in [(1 << 20, None), (1 << 20, 1), (1 << 24, 1)]:
         with pytest.raises(InputError, match=r":3000002: .*':'"):
             _read(path, "pyclick", chunk, parallel_from)
+
+
+@pytest.mark.parametrize("fmt", ["jsonl", "pyclick"])
+def test_bad_utf8_after_lines_ended_by_cr_alone_names_its_line(tmp_path, fmt):
+    """The line of a byte that is not UTF-8 counts lines ended by CR alone, as every
+    other message does (the whole-text reader counted only LF)."""
+    good = b'{"query": "q", "docs": ["a"], "clicks": [0]}' if fmt == "jsonl" else b"q\ta : ;"
+    bad = good.replace(b"q", b"q\xff", 1)
+    data = good + b"\r" + good + b"\r\r" + bad + b"\r" + good + b"\r"
+    path = tmp_path / f"log.{fmt}"
+    path.write_bytes(data)
+    with pytest.raises(InputError, match=":4: not valid UTF-8"):
+        read_text(data, str(path), fmt)
+    for chunk, parallel_from in SETTINGS:
+        with pytest.raises(InputError, match=":4: not valid UTF-8"):
+            _read(path, fmt, chunk, parallel_from)

@@ -6,7 +6,7 @@
 use cranfield_eval::ndeval::at_once;
 
 use super::record::{Known, Sessions};
-use super::text::{self, Failure};
+use super::text::{self, count_lines, Failure};
 
 /// A reader of one line-based format: the lines of `text`, numbered from 1.
 pub type Format = fn(&str, &mut Sessions) -> Result<(), Failure>;
@@ -21,14 +21,6 @@ pub struct Stream {
     /// pieces of at least this many bytes are read on two threads (None: one)
     parallel_from: Option<usize>,
     pub sessions: Sessions,
-}
-
-/// The number of lines `text::lines` gives for bytes that end in a line end.
-fn count_lines(bytes: &[u8]) -> u64 {
-    let ends = memchr::memchr2_iter(b'\n', b'\r', bytes)
-        .filter(|&i| !(bytes[i] == b'\r' && bytes.get(i + 1) == Some(&b'\n')))
-        .count();
-    ends as u64
 }
 
 /// The length of the longest prefix of `bytes` that ends in a complete line end (a

@@ -50,10 +50,16 @@ pub fn utf8(data: &[u8]) -> Result<&str, Failure> {
 
 /// `data` as UTF-8 text as it is, else the line of the first bad byte.
 pub fn utf8_text(data: &[u8]) -> Result<&str, Failure> {
-    std::str::from_utf8(data).map_err(|e| {
-        let before = &data[..e.valid_up_to()];
-        Failure::Utf8(1 + before.iter().filter(|&&b| b == b'\n').count() as u64)
-    })
+    std::str::from_utf8(data).map_err(|e| Failure::Utf8(1 + count_lines(&data[..e.valid_up_to()])))
+}
+
+/// The line ends in `bytes` as [`lines`] counts them (`\n`, `\r\n`, `\r`; a `\r`
+/// last counted alone): the number of lines of bytes that end in a line end.
+pub fn count_lines(bytes: &[u8]) -> u64 {
+    let ends = memchr::memchr2_iter(b'\n', b'\r', bytes)
+        .filter(|&i| !(bytes[i] == b'\r' && bytes.get(i + 1) == Some(&b'\n')))
+        .count();
+    ends as u64
 }
 
 struct Object<'v, 'a>(&'v [(std::borrow::Cow<'a, str>, Value<'a>)]);
