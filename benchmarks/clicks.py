@@ -27,6 +27,8 @@ import argparse
 import json
 import resource
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -110,8 +112,11 @@ def write_log(log: ClickLog, path: Path, fmt: str) -> None:
 
 def time_reads(log: ClickLog, formats: list[str], repeat: int) -> ClickLog:
     """Read the log back in every format; print a row per format; the last log read."""
-    print("| format | file (MB) | read (s, best wall) | read (s, best CPU) | peak RSS (MB) |")
-    print("|---|---:|---:|---:|---:|")
+    print(
+        "| format | file (MB) | read (s, best wall) | read (s, best CPU) | peak RSS (MB) "
+        "| read alone: wall (s) / peak RSS (MB) |"
+    )
+    print("|---|---:|---:|---:|---:|---:|")
     read = log
     with tempfile.TemporaryDirectory() as tmp:
         for fmt in formats:
@@ -130,11 +135,33 @@ def time_reads(log: ClickLog, formats: list[str], repeat: int) -> ClickLog:
             assert same, f"{fmt}: the log read back differs from the log written"
             size = path.stat().st_size / 1e6
             print(
-                f"| {fmt} | {size:.0f} | {min(walls):.2f} | {min(cpus):.2f} | {peak_mb():.0f} |",
+                f"| {fmt} | {size:.0f} | {min(walls):.2f} | {min(cpus):.2f} | {peak_mb():.0f} "
+                f"| {read_alone(path, fmt)} |",
                 flush=True,
             )
             path.unlink()
     return read
+
+
+# (VmHWM, not ru_maxrss: a forked child's ru_maxrss starts at its parent's)
+_ALONE = """
+import re, sys, time
+from cranfield.clicks.log import read_log
+t = time.perf_counter()
+read_log(sys.argv[1], sys.argv[2])
+wall = time.perf_counter() - t
+hwm = re.search(r"VmHWM:\\s*(\\d+)", open("/proc/self/status").read())
+print(f"{wall:.2f} / {int(hwm.group(1)) / 1024:.0f}")
+"""
+
+
+def read_alone(path: Path, fmt: str) -> str:
+    """Wall time and peak resident memory of a fresh process that only reads the log
+    (the reader's own memory, not the simulation's)."""
+    done = subprocess.run(
+        [sys.executable, "-c", _ALONE, str(path), fmt], capture_output=True, text=True, check=True
+    )
+    return done.stdout.strip()
 
 
 def peak_mb() -> float:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import json
 import math
 
@@ -80,6 +81,9 @@ def test_models_list():
         ("", ("no session",)),
         ("\x00\x01\x02", ("train.pyclick",)),
         ("q1\ta,b : a;\nq1\ta,b : x : b;\n", ("train.pyclick:2",)),
+        # read as it arrives: a gzip stream cut short, lines ended by CR alone
+        (gzip.compress(LOG.encode())[:-12].decode("latin-1"), ("train.pyclick", "gzip")),
+        ("q1\ta : a;\rq2\tb : b;\r\rq3\tb : x : y;\r", ("train.pyclick:4", "':'")),
     ],
 )
 def test_bad_logs_fail_cleanly(tmp_path, content, mentions):

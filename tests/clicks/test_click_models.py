@@ -215,6 +215,33 @@ def test_identical_sessions_are_fitted_once_with_their_count(name):
         assert got.params.scalar[key] == pytest.approx(v, abs=1e-9)
 
 
+def test_distinct_sessions_equal_a_grouping_of_the_rows():
+    """distinct_sessions (hashed column block by column block) against a dict of the
+    rows as tuples: the same distinct sessions, each once, with its count."""
+    from collections import Counter
+
+    from cranfield.clicks.models import distinct_sessions
+
+    rng = np.random.default_rng(39)
+    for _ in range(60):
+        n, k = int(rng.integers(1, 200)), int(rng.integers(1, 8))
+        lengths = rng.integers(1, k + 1, n)
+        docs = np.where(np.arange(k) < lengths[:, None], rng.integers(0, 4, (n, k)), -1)
+        clicks = (rng.random((n, k)) < 0.3) & (docs >= 0)
+        log = from_arrays(rng.integers(0, 3, n), docs, clicks)
+        rows = [
+            (int(q), *map(int, d), *map(bool, c))
+            for q, d, c in zip(log.query, log.docs, log.clicks, strict=True)
+        ]
+        distinct, weight = distinct_sessions(log)
+        got = [
+            (int(q), *map(int, d), *map(bool, c))
+            for q, d, c in zip(distinct.query, distinct.docs, distinct.clicks, strict=True)
+        ]
+        assert dict(zip(got, weight.tolist(), strict=True)) == Counter(rows)
+        assert len(got) == len(set(got))
+
+
 @pytest.mark.parametrize("name", ["pbm", "ubm", "dbn", "ccm"])
 def test_training_log_likelihood_is_the_sum_of_conditional_log_probabilities(name):
     """The EM trace (computed inside the E-step) equals the sum over shown ranks of

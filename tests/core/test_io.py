@@ -551,3 +551,28 @@ def test_stream_larger_than_the_memory_budget(monkeypatch):
     monkeypatch.undo()
     budget = memory.input_budget()
     assert budget is None or budget >= 1 << 20
+
+
+def test_pieces_as_read_join_to_what_load_reads(tmp_path):
+    """read_pieces (a reader that never holds the whole input) hands on exactly what
+    read_bytes reads, for a path, a gzip file, bytes and a file object; a NUL byte
+    past the first piece is refused with its line in both."""
+    import gzip
+    import io
+
+    from cranfield.core.io.source import read_bytes, read_pieces
+    from cranfield.errors import InputError
+
+    data = b"".join(b"line %d\r\n" % i if i % 3 else b"l%d\n" % i for i in range(300_000))
+    plain, zipped = tmp_path / "a.txt", tmp_path / "a.txt.gz"
+    plain.write_bytes(data)
+    zipped.write_bytes(gzip.compress(data))
+    for given in (plain, zipped, data, io.BytesIO(data)):
+        pieces = list(read_pieces(given, "x"))
+        assert b"".join(pieces) == data
+        assert all(0 < len(p) <= 1 << 20 for p in pieces)
+    bad = data[:2_500_000] + b"\0" + data[2_500_000:]
+    for read in (lambda: read_bytes(bad, "x"), lambda: b"".join(read_pieces(bad, "x"))):
+        with pytest.raises(InputError) as e:
+            read()
+        assert e.value.line == bad[:2_500_000].count(b"\n") + 1

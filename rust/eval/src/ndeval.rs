@@ -650,7 +650,7 @@ fn on_halves<'a, T: Sync, R: Send>(items: &'a [T], work: impl Fn(&'a [T]) -> R +
 
 /// `here` on this thread and `there` on a thread of its own at once; when no thread
 /// can be had, `there` runs here afterwards.
-fn at_once<A, B: Send>(here: impl FnOnce() -> A, there: impl FnOnce() -> B + Send) -> (A, B) {
+pub fn at_once<A, B: Send>(here: impl FnOnce() -> A, there: impl FnOnce() -> B + Send) -> (A, B) {
     // `there` waits in the mutex: the thread takes it, or this thread once none started
     let there = std::sync::Mutex::new(Some(there));
     let take = || there.lock().unwrap_or_else(|e| e.into_inner()).take();

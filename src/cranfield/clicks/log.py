@@ -21,7 +21,7 @@ import os
 from dataclasses import dataclass
 
 from .._lazy import lazy
-from ..core.io.source import read_bytes, source_name
+from ..core.io.source import checked, load, read_bytes, read_pieces, source_name
 from ..errors import InputError, ParameterError
 
 np = lazy("numpy", __name__, "np")
@@ -132,14 +132,57 @@ def read_text(data: bytes, source: str, format: str) -> ClickLog:
     try:
         return _log(_engine.read_click_text(data, format), source)
     except _engine.ReadError as exc:
-        what, line, detail = exc.args
-        if what == "utf8":
-            raise InputError(
-                "not valid UTF-8 text (save the file as UTF-8)", source, line
-            ) from None
-        if what == "click_json":
-            detail = _json_words(_line(data, line), detail)
-        raise InputError(detail, source, line) from None
+        raise _refusal(exc.args, source, lambda line: _line(data, line)) from None
+
+
+def _refusal(args: tuple, source: str, line_text) -> InputError:
+    """The one-line error for the engine's ``ReadError(what, line, detail[, text])``;
+    ``line_text(n)``: the bytes of line ``n``, when the engine did not give them."""
+    what, line, detail, *text = args
+    if what == "utf8":
+        return InputError("not valid UTF-8 text (save the file as UTF-8)", source, line)
+    if what == "click_json":
+        detail = _json_words(text[0].encode() if text else line_text(line), detail)
+    return InputError(detail, source, line)
+
+
+_LINE_FORMATS = ("jsonl", "pyclick")
+"""The formats read in pieces as they arrive (a session never spans a line)."""
+
+CHUNK = 16 << 20
+"""Bytes handed to the engine at a time by :func:`read_stream`."""
+
+
+PARALLEL_FROM = 1 << 16
+"""Chunks of at least this many bytes are read in two halves on two threads."""
+
+
+def read_stream(
+    pieces, source: str, format: str, chunk: int = CHUNK, parallel_from: int | None = PARALLEL_FROM
+) -> ClickLog:
+    """A JSONL or PyClick log from its checked pieces (:func:`~cranfield.core.io.source.
+    checked`), handed to the engine ``chunk`` bytes at a time
+    (``cranfield._engine.ClickTextReader``): it reads each chunk's complete lines in
+    two halves on two threads (from ``parallel_from`` bytes; None: one thread) and
+    carries the rest, so memory holds one chunk and the sessions' arrays, never the
+    whole text."""
+    from .. import _engine
+
+    reader = _engine.ClickTextReader(format, parallel_from)
+    held: list[bytes] = []
+    size = 0
+    try:
+        for piece in pieces:
+            held.append(piece)
+            size += len(piece)
+            if size >= chunk:
+                reader.feed(b"".join(held))
+                held, size = [], 0
+        if held:
+            reader.feed(b"".join(held))
+        return _log(reader.finish(), source)
+    except _engine.ReadError as exc:
+        raise _refusal(exc.args, source, lambda line: b"") from None
 
 
 def _line(data: bytes, number: int) -> bytes:
@@ -295,9 +338,27 @@ def infer_format(path, format: str | None, data: bytes | None = None) -> str:
 def read_log(path: str | os.PathLike, format: str | None = None) -> ClickLog:
     """Read a click log; ``format`` is one of :data:`FORMATS`, else told from the
     content (:func:`sniff_format`), the file name's extension a hint."""
+    return _read(path, format)
+
+
+def _read(
+    path, format: str | None, chunk: int = CHUNK, parallel_from: int | None = PARALLEL_FROM
+) -> ClickLog:
+    """:func:`read_log`; ``chunk`` and ``parallel_from`` as :func:`read_stream` takes them."""
+    import itertools
+
     source = source_name(path)
-    raw = read_bytes(path, source, text=False)
-    fmt = infer_format(path, format, raw)
+    pieces = read_pieces(path, source, text=False)
+    head: list[bytes] = []
+    for piece in pieces:  # enough of the content to tell the format from
+        head.append(piece)
+        if sum(map(len, head)) >= 65536:
+            break
+    fmt = infer_format(path, format, b"".join(head))
+    pieces = itertools.chain(head, pieces)
+    if fmt in _LINE_FORMATS:
+        return read_stream(checked(pieces, source), source, fmt, chunk, parallel_from)
+    raw = load(pieces, source, text=False)
     if fmt in _TABLES:
         return read_table(raw, source, fmt)
     return read_text(read_bytes(raw, source), source, fmt)

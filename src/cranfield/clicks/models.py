@@ -67,20 +67,27 @@ def weighted_sum(pairs: Pairs, values, mask=None, axis=None):
 
 def distinct_sessions(log: ClickLog) -> tuple[ClickLog, np.ndarray]:
     """The distinct sessions of ``log`` (same query, documents and clicks) and how many
-    times each occurs. Rows are hashed to 64 bits, grouped by hash, and every row is
-    then compared with its group's first row: a hash collision falls back to an exact
-    sort of the rows."""
-    rows = np.concatenate(
-        [log.query[:, None], log.docs, log.clicks.astype(np.int64)], axis=1
-    ).astype(np.int64)
-    mult = np.random.default_rng(0x5EED).integers(1, 2**62, rows.shape[1], dtype=np.int64) | 1
+    times each occurs. Rows (query, documents, clicks) are hashed to 64 bits, grouped by
+    hash, and every row is then compared with its group's first row: a hash collision
+    falls back to an exact sort of the rows. The hash is a sum of products modulo
+    2**64, taken column block by column block (no ``n x (2K + 1)`` copy of the log)."""
+    k = log.max_rank
+    mult = np.random.default_rng(0x5EED).integers(1, 2**62, 2 * k + 1, dtype=np.int64) | 1
     with np.errstate(over="ignore"):
-        h = (rows * mult[None, :]).sum(axis=1)
+        h = log.query.astype(np.int64) * mult[0]
+        h += log.docs.astype(np.int64, copy=False) @ mult[1 : k + 1]
+        h += log.clicks.view(np.uint8) @ mult[k + 1 :]
         h ^= h >> np.int64(29)
     _, first, inverse, counts = np.unique(
         h, return_index=True, return_inverse=True, return_counts=True
     )
-    if not (rows == rows[first][inverse]).all():  # a collision: exact grouping
+    same = first[inverse]  # each row's group's first row
+    if not (
+        (log.query[same] == log.query).all()
+        and (log.docs[same] == log.docs).all()
+        and (log.clicks[same] == log.clicks).all()
+    ):  # a collision: exact grouping
+        rows = np.concatenate([log.query[:, None], log.docs, log.clicks], axis=1, dtype=np.int64)
         view = np.ascontiguousarray(rows).view(np.dtype((np.void, 8 * rows.shape[1])))
         _, first, counts = np.unique(view.ravel(), return_index=True, return_counts=True)
     if len(first) == log.n_sessions:

@@ -6,6 +6,7 @@
 
 mod json;
 mod record;
+mod stream;
 mod table;
 mod text;
 mod value;
@@ -29,9 +30,24 @@ struct Padded {
     times: Option<Vec<f64>>,
 }
 
-fn pad(s: &Sessions) -> Padded {
+fn pad(s: &mut Sessions) -> Padded {
     let n = s.lengths.len();
     let k = s.lengths.iter().copied().max().unwrap_or(0);
+    if s.lengths.iter().all(|&len| len == k) {
+        // every session shows k documents: the flat arrays are the padded ones (their
+        // spare capacity handed back: NumPy keeps the whole allocation)
+        fn fit<T>(v: &mut Vec<T>) -> Vec<T> {
+            let mut v = std::mem::take(v);
+            v.shrink_to_fit();
+            v
+        }
+        return Padded {
+            k,
+            docs: fit(&mut s.flat_docs),
+            clicks: fit(&mut s.flat_clicks),
+            times: s.any_time.then(|| fit(&mut s.flat_times)),
+        };
+    }
     let mut docs = vec![-1i64; n * k];
     let mut clicks = vec![false; n * k];
     let mut times = s.any_time.then(|| vec![f64::NAN; n * k]);
@@ -54,8 +70,8 @@ fn names<'py>(py: Python<'py>, names: &[Box<str>]) -> PyResult<Bound<'py, PyList
 
 /// `(query, docs, clicks, times or None, user or None, query names, doc names, user
 /// names, ranks)`: `docs`, `clicks` and `times` flat, `sessions x ranks` row-major.
-fn to_python(py: Python<'_>, s: Sessions) -> PyResult<Bound<'_, PyTuple>> {
-    let padded = py.detach(|| pad(&s));
+fn to_python(py: Python<'_>, mut s: Sessions) -> PyResult<Bound<'_, PyTuple>> {
+    let padded = py.detach(|| pad(&mut s));
     let user = s.any_user.then(|| PyArray1::from_vec(py, s.user));
     (
         PyArray1::from_vec(py, s.query),
@@ -83,12 +99,7 @@ pub fn read_click_text<'py>(
     data: &Bound<'py, PyBytes>,
     format: &str,
 ) -> PyResult<Bound<'py, PyTuple>> {
-    let read = match format {
-        "jsonl" => text::jsonl,
-        "pyclick" => text::pyclick,
-        "yandex" => text::yandex,
-        other => return Err(PyValueError::new_err(format!("unknown click-log format {other:?}"))),
-    };
+    let read = text_format(format)?;
     let bytes = data.as_bytes();
     let result = py.detach(|| {
         let mut sessions = Sessions::default();
@@ -100,6 +111,64 @@ pub fn read_click_text<'py>(
         Err(Failure::Record(line, message)) => Err(ReadError::new_err(("click", line, message))),
         Err(Failure::Json(line, words)) => Err(ReadError::new_err(("click_json", line, words))),
         Err(Failure::Utf8(line)) => Err(ReadError::new_err(("utf8", line, py.None()))),
+    }
+}
+
+fn text_format(format: &str) -> PyResult<stream::Format> {
+    Ok(match format {
+        "jsonl" => text::jsonl,
+        "pyclick" => text::pyclick,
+        "yandex" => text::yandex,
+        other => return Err(PyValueError::new_err(format!("unknown click-log format {other:?}"))),
+    })
+}
+
+/// A line-based click log (`"jsonl"` or `"pyclick"`) read from pieces of its bytes
+/// as they arrive (`feed`, then `finish`): each piece's complete lines read at once,
+/// in two halves on two threads, the rest carried on; the text is never held whole.
+/// `finish` returns what `read_click_text` returns. Raises `ReadError` as it does,
+/// `"click_json"` with a fourth item: the text of the line.
+#[pyclass(module = "cranfield._engine")]
+pub struct ClickTextReader {
+    stream: Option<stream::Stream>,
+}
+
+fn refused(py: Python<'_>, r: stream::Refused) -> PyErr {
+    match r.failure {
+        Failure::Record(line, message) => ReadError::new_err(("click", line, message)),
+        Failure::Json(line, words) => {
+            ReadError::new_err(("click_json", line, words, r.line.unwrap_or_default()))
+        }
+        Failure::Utf8(line) => ReadError::new_err(("utf8", line, py.None())),
+    }
+}
+
+#[pymethods]
+impl ClickTextReader {
+    /// `parallel_from`: pieces of at least this many bytes are read in two halves at
+    /// once (None: all on one thread).
+    #[new]
+    #[pyo3(signature = (format, parallel_from = Some(1 << 16)))]
+    fn new(format: &str, parallel_from: Option<usize>) -> PyResult<Self> {
+        if format == "yandex" {
+            // a click may refer to a page any number of lines before
+            return Err(PyValueError::new_err("the Yandex log is read whole"));
+        }
+        Ok(ClickTextReader {
+            stream: Some(stream::Stream::new(text_format(format)?, parallel_from)),
+        })
+    }
+
+    fn feed(&mut self, py: Python<'_>, piece: &Bound<'_, PyBytes>) -> PyResult<()> {
+        let stream = self.stream.as_mut().ok_or_else(|| PyValueError::new_err("finished"))?;
+        let bytes = piece.as_bytes();
+        py.detach(|| stream.feed(bytes)).map_err(|r| refused(py, r))
+    }
+
+    fn finish<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        let mut stream = self.stream.take().ok_or_else(|| PyValueError::new_err("finished"))?;
+        py.detach(|| stream.finish()).map_err(|r| refused(py, r))?;
+        to_python(py, stream.sessions)
     }
 }
 
@@ -162,5 +231,6 @@ pub fn read_click_table<'py>(
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(read_click_text, m)?)?;
     m.add_function(wrap_pyfunction!(read_click_table, m)?)?;
+    m.add_class::<ClickTextReader>()?;
     Ok(())
 }

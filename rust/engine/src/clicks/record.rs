@@ -5,6 +5,8 @@
 
 use std::borrow::Cow;
 
+use std::sync::Arc;
+
 use rustc_hash::FxHashMap;
 
 use super::value::{is_space, parse_float, parse_int, strip, Value};
@@ -20,18 +22,58 @@ pub type Refusal = String;
 pub struct Interner {
     codes: FxHashMap<Box<str>, i64>,
     pub names: Vec<Box<str>>,
+    /// ids interned before, by the reader this one's sessions will be appended to
+    /// (read only, shared by the threads): their codes are used as they are
+    known: Option<Arc<Interner>>,
+    /// the first code of this interner's own names (the number of `known` ids)
+    base: i64,
 }
 
 impl Interner {
+    /// An interner for ids after those of `known`.
+    fn over(known: &Arc<Interner>) -> Self {
+        let base = known.names.len() as i64;
+        Interner { known: Some(Arc::clone(known)), base, ..Interner::default() }
+    }
+
     pub fn code(&mut self, name: &str) -> i64 {
+        if let Some(&code) = self.known.as_ref().and_then(|k| k.codes.get(name)) {
+            return code;
+        }
         if let Some(&code) = self.codes.get(name) {
             return code;
         }
-        let code = self.names.len() as i64;
+        let code = self.base + self.names.len() as i64;
         let boxed: Box<str> = name.into();
         self.names.push(boxed.clone());
         self.codes.insert(boxed, code);
         code
+    }
+
+    /// The codes here for `other`'s codes (its own names interned here in order).
+    fn recode(&mut self, other: &Interner) -> impl Fn(i64) -> i64 {
+        let own: Vec<i64> = other.names.iter().map(|n| self.code(n)).collect();
+        let base = other.base;
+        move |c| if c < base { c } else { own[(c - base) as usize] }
+    }
+}
+
+/// The interners of a reader, shared read-only while parts of the input are read on
+/// other threads into sessions of their own ([`Sessions::over`]).
+pub struct Known([Arc<Interner>; 3]);
+
+impl Known {
+    /// Lend `s`'s interners (to be given back by [`Known::restore`]).
+    pub fn take(s: &mut Sessions) -> Known {
+        let take = |i: &mut Interner| Arc::new(std::mem::take(i));
+        Known([take(&mut s.queries), take(&mut s.docs), take(&mut s.users)])
+    }
+
+    /// Give the interners back, once every [`Sessions::over`] them has let go
+    /// ([`Sessions::forget_known`], or dropped).
+    pub fn restore(self, s: &mut Sessions) {
+        let [q, d, u] = self.0.map(|a| Arc::try_unwrap(a).ok().expect("the parts let go"));
+        (s.queries, s.docs, s.users) = (q, d, u);
     }
 }
 
@@ -46,6 +88,8 @@ pub struct Sessions {
     pub lengths: Vec<usize>,
     pub flat_docs: Vec<i64>,
     pub flat_clicks: Vec<bool>,
+    /// a time per shown document (NaN: none), held only once a session has times
+    /// (`any_time`), until then empty
     pub flat_times: Vec<f64>,
     /// user code per session, -1 for none
     pub user: Vec<i64>,
@@ -234,10 +278,10 @@ impl Sessions {
         };
         match times {
             Some(t) => {
-                self.any_time = true;
+                self.times_to(start);
                 self.flat_times.extend(t);
             }
-            None => self.flat_times.extend(std::iter::repeat(f64::NAN).take(docs.len())),
+            None => self.no_times(docs.len()),
         }
         let q = self.queries.code(&query);
         self.query.push(q);
@@ -254,10 +298,69 @@ impl Sessions {
         Ok(())
     }
 
+    /// Hold times from now on: NaN for the first `shown` documents, when none had
+    /// times so far.
+    pub fn times_to(&mut self, shown: usize) {
+        if !self.any_time {
+            self.any_time = true;
+            self.flat_times.resize(shown, f64::NAN);
+        }
+    }
+
+    /// `n` documents shown without times.
+    fn no_times(&mut self, n: usize) {
+        if self.any_time {
+            self.flat_times.extend(std::iter::repeat(f64::NAN).take(n));
+        }
+    }
+
+    /// Sessions whose ids are numbered after those of `known`.
+    pub fn over(known: &Known) -> Sessions {
+        let [q, d, u] = &known.0;
+        Sessions {
+            queries: Interner::over(q),
+            docs: Interner::over(d),
+            users: Interner::over(u),
+            ..Sessions::default()
+        }
+    }
+
+    /// Let go of the interners these sessions were read [`Sessions::over`].
+    pub fn forget_known(&mut self) {
+        for i in [&mut self.queries, &mut self.docs, &mut self.users] {
+            i.known = None;
+        }
+    }
+
+    /// Append the sessions read after these (on another thread, [`Sessions::over`]
+    /// these ids): their new ids interned here in their order of first appearance.
+    pub fn append(&mut self, other: Sessions) {
+        if self.lengths.is_empty() && self.docs.names.is_empty() && self.queries.names.is_empty() {
+            *self = other; // nothing to merge with (the first part: codes from 0)
+            return;
+        }
+        let queries = self.queries.recode(&other.queries);
+        let docs = self.docs.recode(&other.docs);
+        let users = self.users.recode(&other.users);
+        self.query.extend(other.query.iter().map(|&q| queries(q)));
+        self.flat_docs.extend(other.flat_docs.iter().map(|&d| docs(d)));
+        self.user.extend(other.user.iter().map(|&u| if u < 0 { u } else { users(u) }));
+        self.lengths.extend_from_slice(&other.lengths);
+        self.flat_clicks.extend_from_slice(&other.flat_clicks);
+        if other.any_time {
+            self.times_to(self.flat_clicks.len() - other.flat_clicks.len());
+            self.flat_times.extend_from_slice(&other.flat_times);
+        } else {
+            self.no_times(other.flat_clicks.len());
+        }
+        self.any_user |= other.any_user;
+    }
+
     /// Append a session already checked (the PyClick and Yandex readers).
     pub fn push(&mut self, query: &str, docs: &[&str], clicks: &[bool], times: Option<&[f64]>) {
         let q = self.queries.code(query);
         self.query.push(q);
+        let start = self.flat_docs.len();
         for d in docs {
             let code = self.docs.code(d);
             self.flat_docs.push(code);
@@ -265,10 +368,10 @@ impl Sessions {
         self.flat_clicks.extend_from_slice(clicks);
         match times {
             Some(t) => {
-                self.any_time = true;
+                self.times_to(start);
                 self.flat_times.extend_from_slice(t)
             }
-            None => self.flat_times.extend(std::iter::repeat(f64::NAN).take(docs.len())),
+            None => self.no_times(docs.len()),
         }
         self.lengths.push(docs.len());
         self.user.push(-1);

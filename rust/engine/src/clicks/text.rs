@@ -38,13 +38,28 @@ fn lines(text: &str) -> impl Iterator<Item = (u64, &str)> {
     })
 }
 
+/// Line `number` (1-based) of `text`, empty past the end.
+pub fn line(text: &str, number: u64) -> &str {
+    lines(text).find(|(n, _)| *n == number).map_or("", |(_, line)| line)
+}
+
 /// `data` as UTF-8 text (a byte-order mark dropped), else the line of the first bad byte.
 pub fn utf8(data: &[u8]) -> Result<&str, Failure> {
-    let data = data.strip_prefix(b"\xef\xbb\xbf").unwrap_or(data);
-    std::str::from_utf8(data).map_err(|e| {
-        let before = &data[..e.valid_up_to()];
-        Failure::Utf8(1 + before.iter().filter(|&&b| b == b'\n').count() as u64)
-    })
+    utf8_text(data.strip_prefix(b"\xef\xbb\xbf").unwrap_or(data))
+}
+
+/// `data` as UTF-8 text as it is, else the line of the first bad byte.
+pub fn utf8_text(data: &[u8]) -> Result<&str, Failure> {
+    std::str::from_utf8(data).map_err(|e| Failure::Utf8(1 + count_lines(&data[..e.valid_up_to()])))
+}
+
+/// The line ends in `bytes` as [`lines`] counts them (`\n`, `\r\n`, `\r`; a `\r`
+/// last counted alone): the number of lines of bytes that end in a line end.
+pub fn count_lines(bytes: &[u8]) -> u64 {
+    let ends = memchr::memchr2_iter(b'\n', b'\r', bytes)
+        .filter(|&i| !(bytes[i] == b'\r' && bytes.get(i + 1) == Some(&b'\n')))
+        .count();
+    ends as u64
 }
 
 struct Object<'v, 'a>(&'v [(std::borrow::Cow<'a, str>, Value<'a>)]);
@@ -191,8 +206,8 @@ pub fn yandex(text: &str, out: &mut Sessions) -> Result<(), Failure> {
                 let at = pages[page].start + rank;
                 if !out.flat_clicks[at] {
                     out.flat_clicks[at] = true;
+                    out.times_to(out.flat_docs.len());
                     out.flat_times[at] = (t - pages[page].time).max(0.0);
-                    out.any_time = true;
                 }
             }
         } else {

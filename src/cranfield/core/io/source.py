@@ -215,16 +215,36 @@ def too_large(budget: int, source: str) -> InputError:
 
 def load(pieces, source: str, *, text: bool = True, check=None) -> bytes:
     """Join pieces of an input (decompressed when they start with the gzip magic),
-    checking text as it arrives: no NUL byte, no line over :data:`MAX_LINE` bytes,
-    no more in all than ``memory.input_budget()``.
+    checking text as it arrives (:func:`checked`), no more in all than
+    ``memory.input_budget()``.
 
     ``check``, when given, is called once with the complete lines of the first MiB
     (the whole MiB for binary input): the reader's parser, so that a stream that
     starts with what cannot be valid stops there, before the rest is read.
     """
-    import itertools
-
     from ..memory import input_budget
+
+    budget = input_budget()
+    out: list[bytes] = []
+    total = 0
+    for piece in checked(pieces, source, text=text):
+        total += len(piece)
+        if budget is not None and total > budget:
+            raise too_large(budget, source)
+        out.append(piece)
+        if check is not None and total >= _PIECE:
+            head = b"".join(out)
+            check(head[: head.rfind(b"\n") + 1] if text else head)
+            out = [head]
+            check = None
+    return b"".join(out)
+
+
+def checked(pieces, source: str, *, text: bool = True):
+    """The pieces of an input, gunzipped when they start with the gzip magic, in
+    pieces of at most ``_PIECE`` bytes, none empty; for ``text``: no NUL byte (no text
+    format holds one), no line over :data:`MAX_LINE` bytes, each refused with its line."""
+    import itertools
 
     pieces = _split(pieces)
     head = b""
@@ -235,21 +255,15 @@ def load(pieces, source: str, *, text: bool = True, check=None) -> bytes:
     pieces = itertools.chain([head], pieces)
     if head[:2] == GZIP_MAGIC:
         pieces = _gunzip(pieces, source)
-    budget = input_budget()
-    out: list[bytes] = []
-    total = 0
+    ends = 0  # line ends before the current piece
     since = 0  # bytes since the last line end
-
-    def lines() -> int:  # line ends before the current piece (counted only for an error)
-        return sum(p.count(b"\n") for p in out)
-
     for piece in pieces:
         if not piece:
             continue
         if text:
             nul = piece.find(b"\0")
             if nul >= 0:
-                line = lines() + piece.count(b"\n", 0, nul) + 1
+                line = ends + piece.count(b"\n", 0, nul) + 1
                 raise InputError(
                     "NUL byte: this is binary data, not a text file", source=source, line=line
                 )
@@ -264,18 +278,30 @@ def load(pieces, source: str, *, text: bool = True, check=None) -> bytes:
                 raise InputError(
                     f"line longer than {MAX_LINE >> 20} MiB (the most one line may hold)",
                     source=source,
-                    line=lines() + 1,
+                    line=ends + 1,
                 )
-        total += len(piece)
-        if budget is not None and total > budget:
-            raise too_large(budget, source)
-        out.append(piece)
-        if check is not None and total >= _PIECE:
-            head = b"".join(out)
-            check(head[: head.rfind(b"\n") + 1] if text else head)
-            out = [head]
-            check = None
-    return b"".join(out)
+            ends += piece.count(b"\n")
+        yield piece
+
+
+def read_pieces(path_or_file, source: str, *, text: bool = True):
+    """The content of an input as :func:`read_bytes` reads it, checked as
+    :func:`load` checks it, but in pieces as they are read, never whole."""
+    if isinstance(path_or_file, (bytes, bytearray, memoryview)):
+        yield from checked(iter([bytes(path_or_file)]), source, text=text)
+    elif isinstance(path_or_file, (str, os.PathLike)) and str(path_or_file) != "-":
+        with open_binary(path_or_file, source) as fh:
+            yield from checked(_pieces(fh, source), source, text=text)
+    else:
+        stream = sys.stdin if str(path_or_file) == "-" else path_or_file
+        if stream is None:
+            raise InputError("standard input is closed", source=source)
+        if not hasattr(stream, "read"):
+            raise InputError(
+                f"expected a path, '-' or a file object, got {type(stream).__name__}",
+                source=source,
+            )
+        yield from checked(_pieces(getattr(stream, "buffer", stream), source), source, text=text)
 
 
 def _first_end(piece: bytes) -> int:
