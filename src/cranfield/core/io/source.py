@@ -215,8 +215,8 @@ def too_large(budget: int, source: str) -> InputError:
 
 def load(pieces, source: str, *, text: bool = True, check=None) -> bytes:
     """Join pieces of an input (decompressed when they start with the gzip magic),
-    checking text as it arrives: no NUL byte, no line over :data:`MAX_LINE` bytes,
-    no more in all than ``memory.input_budget()``.
+    checking text as it arrives (:func:`checked`), and no more in all than
+    ``memory.input_budget()``.
 
     ``check``, when given, is called once with the complete lines of the first MiB
     (the whole MiB for binary input): the reader's parser, so that a stream that
@@ -238,34 +238,7 @@ def load(pieces, source: str, *, text: bool = True, check=None) -> bytes:
     budget = input_budget()
     out: list[bytes] = []
     total = 0
-    since = 0  # bytes since the last line end
-
-    def lines() -> int:  # line ends before the current piece (counted only for an error)
-        return sum(p.count(b"\n") for p in out)
-
-    for piece in pieces:
-        if not piece:
-            continue
-        if text:
-            nul = piece.find(b"\0")
-            if nul >= 0:
-                line = lines() + piece.count(b"\n", 0, nul) + 1
-                raise InputError(
-                    "NUL byte: this is binary data, not a text file", source=source, line=line
-                )
-            first = _first_end(piece)
-            if first < 0:  # the line goes on
-                since += len(piece)
-            elif since + first > MAX_LINE:  # the line that ends here was too long
-                since = MAX_LINE + 1
-            else:
-                since = len(piece) - max(piece.rfind(b"\n"), piece.rfind(b"\r")) - 1
-            if since > MAX_LINE:
-                raise InputError(
-                    f"line longer than {MAX_LINE >> 20} MiB (the most one line may hold)",
-                    source=source,
-                    line=lines() + 1,
-                )
+    for piece in checked(pieces, source) if text else pieces:
         total += len(piece)
         if budget is not None and total > budget:
             raise too_large(budget, source)
@@ -276,6 +249,37 @@ def load(pieces, source: str, *, text: bool = True, check=None) -> bytes:
             out = [head]
             check = None
     return b"".join(out)
+
+
+def checked(pieces, source: str):
+    """The non-empty ``pieces`` of a text input, each checked before it is passed on:
+    no NUL byte, no line over :data:`MAX_LINE` bytes (each error naming its line)."""
+    since = 0  # bytes since the last line end
+    ends = 0  # line ends before the current piece
+    for piece in pieces:
+        if not piece:
+            continue
+        nul = piece.find(b"\0")
+        if nul >= 0:
+            line = ends + piece.count(b"\n", 0, nul) + 1
+            raise InputError(
+                "NUL byte: this is binary data, not a text file", source=source, line=line
+            )
+        first = _first_end(piece)
+        if first < 0:  # the line goes on
+            since += len(piece)
+        elif since + first > MAX_LINE:  # the line that ends here was too long
+            since = MAX_LINE + 1
+        else:
+            since = len(piece) - max(piece.rfind(b"\n"), piece.rfind(b"\r")) - 1
+        if since > MAX_LINE:
+            raise InputError(
+                f"line longer than {MAX_LINE >> 20} MiB (the most one line may hold)",
+                source=source,
+                line=ends + 1,
+            )
+        ends += piece.count(b"\n")
+        yield piece
 
 
 def _first_end(piece: bytes) -> int:

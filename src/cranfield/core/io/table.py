@@ -113,23 +113,37 @@ class Table:
         (integers or floats), ``"integer"``, ``"string"`` or ``"any"``."""
         for name, kind in columns.items():
             col = self.column(name)
-            t = col.type
-            if pa.types.is_dictionary(t):
-                t = t.value_type
-            ok = {
-                "number": pa.types.is_integer(t) or pa.types.is_floating(t),
-                "integer": pa.types.is_integer(t),
-                "string": pa.types.is_string(t) or pa.types.is_large_string(t),
-                "any": True,
-            }[kind]
-            if not ok and not pa.types.is_null(t):
-                raise InputError(f"column {name!r} holds {t}, expected {_KINDS[kind]}", self.source)
+            if not fits(col.type, kind):
+                raise wrong_type(name, col.type, kind, self.source)
             if col.null_count:
                 row = int(np.flatnonzero(col.is_null().to_numpy(zero_copy_only=False))[0])
                 raise self.error(row, f"missing value in column {name!r}")
 
 
 _KINDS = {"number": "numbers", "integer": "integers", "string": "text", "any": "values"}
+
+
+def fits(t: pa.DataType, kind: str) -> bool:
+    """Whether a column of type ``t`` holds ``kind`` of values (see :meth:`Table.require`;
+    a column of nulls holds any kind)."""
+    if pa.types.is_dictionary(t):
+        t = t.value_type
+    return (
+        pa.types.is_null(t)
+        or {
+            "number": pa.types.is_integer(t) or pa.types.is_floating(t),
+            "integer": pa.types.is_integer(t),
+            "string": pa.types.is_string(t) or pa.types.is_large_string(t),
+            "any": True,
+        }[kind]
+    )
+
+
+def wrong_type(name: str, t: pa.DataType, kind: str, source: str) -> InputError:
+    """The error for column ``name`` holding type ``t`` instead of ``kind``."""
+    if pa.types.is_dictionary(t):
+        t = t.value_type
+    return InputError(f"column {name!r} holds {t}, expected {_KINDS[kind]}", source)
 
 
 def read_table(
@@ -172,8 +186,10 @@ def read_table(
         them: one copy of each distinct value and an int32 index per row, instead of
         the value per row), matched as ``strings`` is.
     stream
-        A Parquet file named by a path is not read: a :class:`ParquetStream` (its
-        schema and row count, its rows a record batch at a time) is returned instead.
+        A Parquet, CSV or TSV file named by a path (uncompressed) is not read: a
+        :class:`Stream` (its columns, its rows a record batch at a time) is returned
+        instead, a :class:`ParquetStream` or a
+        :class:`~cranfield.core.io.text_stream.TextStream`.
     """
     formats = tuple(formats)
     if format is not None and format not in formats:
@@ -203,6 +219,10 @@ def read_table(
         )
     if stream and fmt == "parquet" and not isinstance(data, bytes):
         return ParquetStream(data, source, dictionary, rows)
+    if stream and fmt in ("csv", "tsv") and not isinstance(data, bytes):
+        from .text_stream import TextStream
+
+        return TextStream(data, source, fmt, strings, header, rows)
     if fmt in BINARY:
         table, text = _binary(data, fmt, source, dictionary), None
     else:
@@ -256,11 +276,26 @@ def _first(exc: BaseException) -> str:
     return text.splitlines()[0] if text else type(exc).__name__
 
 
-class ParquetStream(Table):
-    """A Parquet file not read yet: :attr:`table` is empty (the file's columns and
-    their types, for :meth:`Table.require`), :attr:`num_rows` the file's;
-    :meth:`batches` reads its rows a record batch at a time (nulls are not looked for
-    until then: :meth:`first_null`)."""
+class Stream(Table):
+    """A table file not read yet: :attr:`table` is empty (the file's columns and their
+    types, for :meth:`Table.require`); ``batches(columns, rows)`` reads its rows a
+    record batch at a time, in order (nulls are not looked for until then:
+    :meth:`first_null`); :attr:`max_rows` bounds the number of rows."""
+
+    @property
+    def max_rows(self) -> int:
+        return self.num_rows
+
+    @staticmethod
+    def first_null(column) -> int | None:
+        """The first row of ``column`` (one batch's) holding no value, or None."""
+        if not column.null_count:
+            return None
+        return int(np.flatnonzero(column.is_null().to_numpy(zero_copy_only=False))[0])
+
+
+class ParquetStream(Stream):
+    """A Parquet file not read yet (a :class:`Stream`), :attr:`num_rows` the file's."""
 
     def __init__(self, path, source: str, dictionary: Iterable[str] = (), rows: bool = True):
         import pyarrow.parquet as pq
@@ -294,13 +329,6 @@ class ParquetStream(Table):
             yield from self._file.iter_batches(batch_size=rows, columns=columns, use_threads=False)
         except (pa.ArrowException, OSError, ValueError) as exc:
             raise InputError(f"cannot read Parquet: {_first(exc)}", self.source) from None
-
-    @staticmethod
-    def first_null(column) -> int | None:
-        """The first row of ``column`` (one batch's) holding no value, or None."""
-        if not column.null_count:
-            return None
-        return int(np.flatnonzero(column.is_null().to_numpy(zero_copy_only=False))[0])
 
 
 def _binary(data, fmt: str, source: str, dictionary: Iterable[str] = ()) -> pa.Table:
@@ -401,9 +429,18 @@ def _text(data: bytes, fmt: str, source: str, strings, header: bool):
 
 
 def _delimited(data, fmt, source, strings, header, quoted):
-    import csv
+    at, names, types = header_of(data, fmt, source, strings, header, quoted)
+    table = parse_delimited(
+        data, fmt, source, names, types, header, quoted and data.find(b'"') >= 0, quoted
+    )
+    return table, Text(data, quoted, False, 1 if header else 0, at)
 
-    import pyarrow.csv as pacsv
+
+def header_of(data: bytes, fmt: str, source: str, strings, header: bool, quoted: bool):
+    """The line of the first record of delimited text ``data``, the column names to
+    give Arrow (None: it reads the header) and the columns' fixed types (``strings``:
+    text), from the first record."""
+    import csv
 
     delimiter = "," if fmt == "csv" else "\t"
     at, offset = 1, 0
@@ -424,6 +461,30 @@ def _delimited(data, fmt, source, strings, header, quoted):
     else:
         wanted = {s.strip().lower() for s in strings}
         types = {h: pa.string() for h in heads if h.strip().lower() in wanted}
+    return at, names, types
+
+
+def parse_delimited(
+    data: bytes,
+    fmt: str,
+    source: str,
+    names,
+    types,
+    header: bool,
+    newlines: bool,
+    quoted: bool = True,
+    first_line: int = 1,
+    include=None,
+) -> pa.Table:
+    """Delimited text ``data`` parsed by Arrow (``names``: the column names, None to
+    read them from its first record; ``types``: fixed column types; ``newlines``:
+    quoted fields may hold line breaks; ``include``: the columns to keep, None for
+    all); a row with another number of fields than the header (``header``) or first
+    line is an error naming its line, ``data`` starting at line ``first_line`` at a
+    record's start."""
+    import pyarrow.csv as pacsv
+
+    delimiter = "," if fmt == "csv" else "\t"
     bad: list = []
 
     def invalid(row) -> str:
@@ -447,11 +508,14 @@ def _delimited(data, fmt, source, strings, header, quoted):
                 parse_options=pacsv.ParseOptions(
                     delimiter=delimiter,
                     quote_char='"' if quoted else False,
-                    newlines_in_values=quoted and data.find(b'"') >= 0,
+                    newlines_in_values=newlines,
                     invalid_row_handler=invalid,
                 ),
                 convert_options=pacsv.ConvertOptions(
-                    column_types=types, strings_can_be_null=False, null_values=[""]
+                    column_types=types,
+                    strings_can_be_null=False,
+                    null_values=[""],
+                    include_columns=include,
                 ),
             )
             break
@@ -466,20 +530,22 @@ def _delimited(data, fmt, source, strings, header, quoted):
                 block = min(4 * block, len(data) + 1)
                 continue
             if "UTF8" in message or "UTF-8" in message:
-                decode(data, source, 1)
+                decode(data, source, first_line)
             raise InputError(f"cannot parse {_NAMES[fmt]}: {_first(exc)}", source) from None
     if bad:
         row = bad[0]
         starts = record_lines(data, quoted)
         record = row.number if row.number is not None and row.number > 0 else None
-        line = int(starts[record - 1]) if record is not None and record <= len(starts) else None
+        line = None
+        if record is not None and record <= len(starts):
+            line = int(starts[record - 1]) + first_line - 1
         raise InputError(
             f"expected {row.expected_columns} fields (as in the "
             f"{'header' if header else 'first line'}), got {row.actual_columns}",
             source,
             line,
         )
-    return table, Text(data, quoted, False, 1 if header else 0, at)
+    return table
 
 
 def _utf8(data: bytes, source: str) -> None:
