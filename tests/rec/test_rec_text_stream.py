@@ -164,6 +164,11 @@ WHOLE_FILE = {
     "an unclosed quote": b'user,item,score\na,"x,1\nb,y,2\n',
     "no final line end": b"user,item,score\na,x,1\na,y,2",
     "numbers then words": b"user,item,score\n" + b"a,x,1\n" * 40 + b"b,y,z\n",
+    # a problem the first rows show, a short row deep in the file: the parse comes first
+    "no score column, a short row": b"user,item,value\n" + b"a,x,1\n" * 40 + b"b\n",
+    "a column twice, a short row": b"user,item,user\n" + b"a,x,1\n" * 40 + b"b\n",
+    "words, a short row": b"user,item,score\n" + b"a,x,high\n" * 40 + b"b\n",
+    "no rows, a short row": b"user,item,score\n" + b"\n" * 40 + b"b\n",
 }
 
 

@@ -152,7 +152,8 @@ def _peek(fh, n: int) -> bytes:
     return head
 
 
-def _pieces(fh, source: str):
+def file_pieces(fh, source: str):
+    """A file object's content, a MiB at a time (read errors as one line)."""
     while True:
         try:
             piece = fh.read(_PIECE)
@@ -166,7 +167,7 @@ def _pieces(fh, source: str):
 
 
 def _load_from(fh, source: str, text: bool, check=None) -> bytes:
-    return load(_pieces(fh, source), source, text=text, check=check)
+    return load(file_pieces(fh, source), source, text=text, check=check)
 
 
 def _gunzip(pieces, source: str):
@@ -215,7 +216,7 @@ def too_large(budget: int, source: str) -> InputError:
 
 def load(pieces, source: str, *, text: bool = True, check=None) -> bytes:
     """Join pieces of an input (decompressed when they start with the gzip magic),
-    checking text as it arrives (:func:`checked`), and no more in all than
+    checking text as it arrives (:class:`TextCheck`), and no more in all than
     ``memory.input_budget()``.
 
     ``check``, when given, is called once with the complete lines of the first MiB
@@ -238,7 +239,12 @@ def load(pieces, source: str, *, text: bool = True, check=None) -> bytes:
     budget = input_budget()
     out: list[bytes] = []
     total = 0
-    for piece in checked(pieces, source) if text else pieces:
+    checked = TextCheck(source) if text else None
+    for piece in pieces:
+        if not piece:
+            continue
+        if checked is not None:
+            checked(piece)
         total += len(piece)
         if budget is not None and total > budget:
             raise too_large(budget, source)
@@ -251,35 +257,37 @@ def load(pieces, source: str, *, text: bool = True, check=None) -> bytes:
     return b"".join(out)
 
 
-def checked(pieces, source: str):
-    """The non-empty ``pieces`` of a text input, each checked before it is passed on:
-    no NUL byte, no line over :data:`MAX_LINE` bytes (each error naming its line)."""
-    since = 0  # bytes since the last line end
-    ends = 0  # line ends before the current piece
-    for piece in pieces:
-        if not piece:
-            continue
+class TextCheck:
+    """The checks of a text input's pieces, called with each piece in turn: no NUL
+    byte, no line over :data:`MAX_LINE` bytes (each error naming its line);
+    :attr:`lines` counts the line ends so far."""
+
+    def __init__(self, source: str):
+        self.source = source
+        self.lines = 0  # line ends before the current piece
+        self._since = 0  # bytes since the last line end
+
+    def __call__(self, piece: bytes) -> None:
         nul = piece.find(b"\0")
         if nul >= 0:
-            line = ends + piece.count(b"\n", 0, nul) + 1
+            line = self.lines + piece.count(b"\n", 0, nul) + 1
             raise InputError(
-                "NUL byte: this is binary data, not a text file", source=source, line=line
+                "NUL byte: this is binary data, not a text file", source=self.source, line=line
             )
         first = _first_end(piece)
         if first < 0:  # the line goes on
-            since += len(piece)
-        elif since + first > MAX_LINE:  # the line that ends here was too long
-            since = MAX_LINE + 1
+            self._since += len(piece)
+        elif self._since + first > MAX_LINE:  # the line that ends here was too long
+            self._since = MAX_LINE + 1
         else:
-            since = len(piece) - max(piece.rfind(b"\n"), piece.rfind(b"\r")) - 1
-        if since > MAX_LINE:
+            self._since = len(piece) - max(piece.rfind(b"\n"), piece.rfind(b"\r")) - 1
+        if self._since > MAX_LINE:
             raise InputError(
                 f"line longer than {MAX_LINE >> 20} MiB (the most one line may hold)",
-                source=source,
-                line=ends + 1,
+                source=self.source,
+                line=self.lines + 1,
             )
-        ends += piece.count(b"\n")
-        yield piece
+        self.lines += piece.count(b"\n")
 
 
 def _first_end(piece: bytes) -> int:

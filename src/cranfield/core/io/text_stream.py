@@ -5,7 +5,7 @@ The file is read twice, never held whole:
 
 1. a first pass makes the checks the whole reader makes of the bytes before parsing
    them, in its order and with its messages: a NUL byte or a line over 64 MiB
-   (:func:`.source.checked`), a file with nothing but blanks (a byte-order mark
+   (:class:`.source.TextCheck`), a file with nothing but blanks (a byte-order mark
    aside), text that is not UTF-8 (each naming its line);
 2. the rows are then parsed from pieces of about :data:`PIECE_BYTES` cut at a line end
    outside quotes (an even number of ``"`` before it, the rule
@@ -28,8 +28,7 @@ import numpy as np
 import pyarrow as pa
 
 from ...errors import InputError
-from .source import _pieces as raw_pieces
-from .source import checked, open_binary
+from .source import TextCheck, file_pieces, open_binary
 from .table import (
     Stream,
     _first,
@@ -44,6 +43,8 @@ from .table import (
 
 #: bytes of a piece parsed at a time (tests make it tiny)
 PIECE_BYTES = 1 << 26
+#: bytes of the first rows parsed when the file is opened (their column types)
+HEAD_BYTES = 1 << 20
 
 _BOM = b"\xef\xbb\xbf"
 _INK = re.compile(rb"[^ \t\r\n]")
@@ -62,19 +63,29 @@ class TextStream(Stream):
         self._quotes, self._lines = _scan(path, source)
         self._names = self._types = None
         table = None
-        for data, line, _ in self._cut(source):
+        for data, line, _ in self._cut(source, min(PIECE_BYTES, HEAD_BYTES)):  # (the types)
             if self._names is None:
                 _, names, self._types = header_of(data, fmt, source, strings, header, True)
                 table = self._parse(data, names, line, None, source)
-                unique_names(table.column_names, source, True)
                 self._names = table.column_names
             else:
                 table = self._parse(data, self._names, line, None, source)
             if table.num_rows:
                 break
         super().__init__(table.schema.empty_table(), source, fmt)
-        if rows and not table.num_rows:
-            raise InputError("no data rows after the header", source)
+        try:
+            unique_names(self._names, source, True)
+            if rows and not table.num_rows:
+                raise InputError("no data rows after the header", source)
+        except InputError:
+            self._parse_all()
+            raise
+
+    def _parse_all(self) -> None:
+        """Parse every row (an error found before them is the whole reader's only if
+        they parse: its parse comes first)."""
+        for _ in self.batches([self._names[0]], 1 << 20, check=False):
+            pass
 
     @property
     def has_lines(self) -> bool:
@@ -87,8 +98,16 @@ class TextStream(Stream):
 
     def require(self, columns) -> None:
         """:meth:`Table.require` of the first rows; each later piece is checked as read."""
-        super().require(columns)
+        try:
+            super().require(columns)
+        except InputError:
+            self._parse_all()
+            raise
         self._kinds.update(columns)
+
+    def missing(self, name: str, role: str | None = None) -> InputError:
+        self._parse_all()
+        return super().missing(name, role)
 
     def _parse(self, data: bytes, names, line: int, include, source: str) -> pa.Table:
         return parse_delimited(
@@ -96,16 +115,17 @@ class TextStream(Stream):
             line, include,
         )  # fmt: skip
 
-    def _cut(self, source: str | None = None):
+    def _cut(self, source: str | None = None, size: int | None = None):
         """``(piece, its first line, its offset in the file)``: the file in pieces of
-        at least :data:`PIECE_BYTES` ending at a line end outside quotes (the first
-        one holding the first record, without its byte-order mark)."""
+        about ``size`` bytes (:data:`PIECE_BYTES`) ending at a line end outside quotes
+        (the first one holding the first record, without its byte-order mark)."""
         source = source or self.source
+        size = size or PIECE_BYTES
         line, offset, carry = 1, 0, b""
         with open_binary(self.path, source) as fh:
             while True:
                 try:
-                    more = fh.read(PIECE_BYTES)
+                    more = fh.read(size)
                 except OSError as exc:
                     raise InputError(f"cannot read: {exc.strerror or exc}", source) from None
                 buf = carry + more if carry else more
@@ -124,8 +144,9 @@ class TextStream(Stream):
                 line += piece.count(b"\n")
                 offset += end
 
-    def batches(self, columns: list[str], rows: int):
-        """The ``columns`` a record batch of at most ``rows`` rows at a time, in order."""
+    def batches(self, columns: list[str], rows: int, check: bool = True):
+        """The ``columns`` a record batch of at most ``rows`` rows at a time, in order
+        (``check``: each piece's types)."""
         self._index = []
         at, wrong = 0, None
         for n, (data, line, offset) in enumerate(self._cut()):
@@ -133,7 +154,7 @@ class TextStream(Stream):
             table = self._parse(data, names, line, columns, self.source)
             self._index.append((at, table.num_rows, offset, len(data), line, int(names is None)))
             at += table.num_rows
-            for name, kind in self._kinds.items():
+            for name, kind in self._kinds.items() if check else ():
                 if wrong is None and name in columns:
                     if not fits(table.schema.field(name).type, kind):
                         wrong = name, kind  # (raised once every row is parsed, as whole)
@@ -201,12 +222,13 @@ def _scan(path, source: str) -> tuple[bool, int]:
     """Check the bytes of the file as the whole reader does before parsing (see the
     module docstring); whether it holds a ``"`` and how many lines."""
     quotes = ink = False
-    lines = 0
     bad: InputError | None = None  # (not UTF-8: reported after the other checks)
     tail: list[bytes] = []  # the bytes since the last line end, when checking UTF-8
     tail_line = 1
+    check = TextCheck(source)
     with open_binary(path, source) as fh:
-        for n, piece in enumerate(checked(raw_pieces(fh, source), source)):
+        for n, piece in enumerate(file_pieces(fh, source)):
+            check(piece)
             if n == 0 and piece.startswith(_BOM):
                 piece = piece[3:]
             quotes = quotes or b'"' in piece
@@ -217,15 +239,14 @@ def _scan(path, source: str) -> tuple[bool, int]:
                 if end:
                     bad = _not_utf8(b"".join(tail), source, tail_line)
                     tail = [piece[end:]] if end < len(piece) else []
-                    tail_line = lines + piece.count(b"\n") + 1
-            lines += piece.count(b"\n")
+                    tail_line = check.lines + 1
     if bad is None and tail:
         bad = _not_utf8(b"".join(tail), source, tail_line)
     if not ink:
         raise InputError("empty file", source)
     if bad is not None:
         raise bad
-    return quotes, lines + 1
+    return quotes, check.lines + 1
 
 
 def _not_utf8(data: bytes, source: str, line: int) -> InputError | None:
