@@ -159,7 +159,9 @@ class TextStream(Stream):
                     if not fits(table.schema.field(name).type, kind):
                         wrong = name, kind  # (raised once every row is parsed, as whole)
             if wrong is None:
-                yield from table.to_batches(max_chunksize=rows)
+                yield from table.combine_chunks().to_batches(
+                    max_chunksize=rows
+                )  # (not 1 MiB blocks)
         if wrong is not None:
             raise wrong_type(wrong[0], self._whole_type(wrong[0]), wrong[1], self.source)
 
