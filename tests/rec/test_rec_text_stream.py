@@ -87,6 +87,7 @@ def test_streamed_text_equals_the_whole_read(seed, tmp_path, monkeypatch, test_l
     want = _outcome(read_recommendations, path, test_log)
     assert not isinstance(want, str), want
     monkeypatch.setattr(text_stream, "PIECE_BYTES", int(rng.integers(1, 60)))
+    monkeypatch.setattr(text_stream, "BLOCK_BYTES", int(rng.integers(1, 200)))
     monkeypatch.setattr(stream_module, "BATCH_ROWS", int(rng.integers(1, 8)))
     lists = open_recommendations(path)
     assert lists.stream is not None  # (not read yet)
@@ -137,6 +138,7 @@ def test_spoiled_text_is_the_whole_readers_line(seed, tmp_path, monkeypatch, tes
     monkeypatch.setattr(source_module, "MAX_LINE", 200)  # (the overlong line: 300 bytes)
     want = _outcome(read_recommendations, path, test_log)
     monkeypatch.setattr(text_stream, "PIECE_BYTES", int(rng.integers(1, 200)))
+    monkeypatch.setattr(text_stream, "BLOCK_BYTES", int(rng.integers(1, 300)))
     monkeypatch.setattr(stream_module, "BATCH_ROWS", int(rng.integers(1, 30)))
 
     def streamed(p):
@@ -169,6 +171,9 @@ WHOLE_FILE = {
     "a column twice, a short row": b"user,item,user\n" + b"a,x,1\n" * 40 + b"b\n",
     "words, a short row": b"user,item,score\n" + b"a,x,high\n" * 40 + b"b\n",
     "no rows, a short row": b"user,item,score\n" + b"\n" * 40 + b"b\n",
+    # a quote inside an unquoted field is a character (Arrow's reading), then a quoted
+    # field holds line breaks: no piece may end inside it
+    "a stray quote": b'user,item,score\na1"1,x,"2\n3\nb,c,"",\r\nd,e,4\n',
 }
 
 
@@ -178,6 +183,7 @@ def test_small_files_as_the_whole_reader(case, tmp_path, monkeypatch, test_log):
     path.write_bytes(WHOLE_FILE[case])
     want = _outcome(read_recommendations, path, test_log)
     monkeypatch.setattr(text_stream, "PIECE_BYTES", 7)
+    monkeypatch.setattr(text_stream, "BLOCK_BYTES", 9)
     monkeypatch.setattr(stream_module, "BATCH_ROWS", 2)
     assert _outcome(open_recommendations, path, test_log) == want
 
@@ -190,3 +196,38 @@ def test_gzip_and_standard_input_are_read_whole(tmp_path):
     assert open_recommendations(tmp_path / "recs.csv.gz").stream is None
     (tmp_path / "recs.jsonl").write_text('{"user": "a", "item": "x", "score": 1}\n')
     assert open_recommendations(tmp_path / "recs.jsonl").stream is None
+
+
+def _as_text(columns: dict) -> dict:
+    return {k: [None if v is None else str(v) for v in vs] for k, vs in columns.items()}
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_stray_quotes_and_line_ends_read_as_whole(seed, tmp_path, monkeypatch):
+    """Bytes drawn from delimiters, quotes (also inside unquoted fields, which Arrow
+    reads literally), line ends and text: the streamed rows (or the one error line)
+    are the whole reader's."""
+    from cranfield.core.io.table import read_table
+
+    rng = np.random.default_rng(seed)
+    alphabet = list('ab,,"\n\n1') + ["\r\n", " ", "é", "\t"]
+    path = tmp_path / "f.csv"
+    for _ in range(60):
+        body = "".join(rng.choice(alphabet, size=int(rng.integers(5, 80))))
+        path.write_bytes(("user,item,score\n" + body).encode())
+        try:
+            want = _as_text(read_table(path, strings=["user", "item"]).table.to_pydict())
+        except InputError as exc:
+            want = str(exc)
+        monkeypatch.setattr(text_stream, "PIECE_BYTES", int(rng.integers(1, 20)))
+        monkeypatch.setattr(text_stream, "BLOCK_BYTES", int(rng.integers(1, 40)))
+        try:
+            t = read_table(path, strings=["user", "item"], stream=True)
+            got = {n: [] for n in t.table.column_names}
+            for batch in t.batches(t.table.column_names, 3):
+                for k, v in batch.to_pydict().items():
+                    got[k] += v
+            got = _as_text(got)
+        except InputError as exc:
+            got = str(exc)
+        assert got == want, body

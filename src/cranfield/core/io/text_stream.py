@@ -1,27 +1,33 @@
-"""A CSV or TSV file read a piece at a time, exactly as :func:`~.table.read_table` reads
+"""A CSV or TSV file read a block at a time, exactly as :func:`~.table.read_table` reads
 it whole.
 
-The file is read twice, never held whole:
+The file is never held whole:
 
 1. a first pass makes the checks the whole reader makes of the bytes before parsing
    them, in its order and with its messages: a NUL byte or a line over 64 MiB
    (:class:`.source.TextCheck`), a file with nothing but blanks (a byte-order mark
    aside), text that is not UTF-8 (each naming its line);
-2. the rows are then parsed from pieces of about :data:`PIECE_BYTES` cut at a line end
-   outside quotes (an even number of ``"`` before it, the rule
-   :func:`~.table.record_lines` numbers records by), each with the options of the
-   whole reader (:func:`~.table.parse_delimited`; the header's columns, the id
-   columns kept as text), a row's line offset by the lines before its piece.
+2. the rows are then parsed by Arrow's streaming reader (``pyarrow.csv.open_csv``) with
+   the whole reader's options (the header's columns, the id columns kept as text,
+   quoted line breaks allowed when the file holds a quote), in blocks of
+   :data:`BLOCK_BYTES`: Arrow finds the records across blocks by its own rules, quotes
+   inside unquoted fields included. A row longer than a block reads the file again
+   with larger blocks, the rows already given skipped.
 
-Arrow infers a column's type from all of a file's rows; here each piece's type is its
-own, the types of the first rows telling :meth:`~.table.Table.require` what the
-file holds. A later piece whose column no longer holds the kind asked for (a word in
-a score column) makes the error the whole reader gives, the column's type as Arrow
-reads it from the whole file (that column alone).
+Arrow's streaming reader takes a column's type from the first block; a column asked
+for numbers (:meth:`TextStream.require`) is read as float64 throughout (the whole
+reader's integers become the same float64 when the lists are read), and a value that
+is not a number makes the whole reader's error, the column's type as Arrow infers it
+from the whole file (that column alone read). An error the header or the first rows
+show waits until every row has parsed, as the whole reader parses first. An error's
+line is found as the whole reader finds it (:func:`~.table.record_lines`, over pieces
+of :data:`PIECE_BYTES` cut at a line end after an even number of ``"``), from the
+record number Arrow gives.
 """
 
 from __future__ import annotations
 
+import os
 import re
 
 import numpy as np
@@ -30,21 +36,23 @@ import pyarrow as pa
 from ...errors import InputError
 from .source import TextCheck, file_pieces, open_binary
 from .table import (
+    _NAMES,
     Stream,
     _first,
     _utf8,
     fits,
     header_of,
-    parse_delimited,
     record_lines,
     unique_names,
     wrong_type,
 )
 
-#: bytes of a piece parsed at a time (tests make it tiny)
+#: bytes of a piece of text cut at a line end (an error's line is found a piece at a time)
 PIECE_BYTES = 1 << 26
-#: bytes of the first rows parsed when the file is opened (their column types)
+#: bytes of the first piece, where the header is read
 HEAD_BYTES = 1 << 20
+#: bytes of a block Arrow parses at a time (tests make it tiny)
+BLOCK_BYTES = 1 << 20
 
 _BOM = b"\xef\xbb\xbf"
 _INK = re.compile(rb"[^ \t\r\n]")
@@ -59,33 +67,25 @@ class TextStream(Stream):
         self.path = path
         self._fmt, self._header = fmt, header
         self._kinds: dict[str, str] = {}
-        self._index: list[tuple[int, int, int, int, int, int]] = []
         self._quotes, self._lines = _scan(path, source)
-        self._names = self._types = None
-        table = None
-        for data, line, _ in self._cut(source, min(PIECE_BYTES, HEAD_BYTES)):  # (the types)
-            if self._names is None:
-                _, names, self._types = header_of(data, fmt, source, strings, header, True)
-                table = self._parse(data, names, line, None, source)
-                self._names = table.column_names
-            else:
-                table = self._parse(data, self._names, line, None, source)
-            if table.num_rows:
+        self.source = source
+        first, _, _ = next(self._cut(source, HEAD_BYTES))
+        _, self._names, self._types = header_of(first, fmt, source, strings, header, True)
+        head = None
+        for batch in self._read(None, self._types, False):  # (the first rows' types)
+            head = batch
+            if batch.num_rows:
                 break
-        super().__init__(table.schema.empty_table(), source, fmt)
+        schema = self._schema
+        self._names = schema.names
+        super().__init__(schema.empty_table(), source, fmt)
         try:
             unique_names(self._names, source, True)
-            if rows and not table.num_rows:
+            if rows and (head is None or not head.num_rows):
                 raise InputError("no data rows after the header", source)
         except InputError:
             self._parse_all()
             raise
-
-    def _parse_all(self) -> None:
-        """Parse every row (an error found before them is the whole reader's only if
-        they parse: its parse comes first)."""
-        for _ in self.batches([self._names[0]], 1 << 20, check=False):
-            pass
 
     @property
     def has_lines(self) -> bool:
@@ -97,7 +97,8 @@ class TextStream(Stream):
         return self._lines
 
     def require(self, columns) -> None:
-        """:meth:`Table.require` of the first rows; each later piece is checked as read."""
+        """:meth:`Table.require` of the first rows; the later rows are converted to the
+        kind asked (a value that is not one: the whole reader's error)."""
         try:
             super().require(columns)
         except InputError:
@@ -109,11 +110,122 @@ class TextStream(Stream):
         self._parse_all()
         return super().missing(name, role)
 
-    def _parse(self, data: bytes, names, line: int, include, source: str) -> pa.Table:
-        return parse_delimited(
-            data, self._fmt, source, names, self._types, self._header, self._quotes, True,
-            line, include,
-        )  # fmt: skip
+    def batches(self, columns: list[str], rows: int):
+        """The ``columns`` a record batch of about ``rows`` rows at a time, in order."""
+        types = dict(self._types)
+        for name, kind in self._kinds.items():
+            if name in columns and kind in _FIXED:
+                types[name] = _FIXED[kind]
+        held, count = [], 0
+        try:
+            for batch in self._read(columns, types, True):
+                held.append(batch)
+                count += batch.num_rows
+                if count >= rows:
+                    yield _joined(held)
+                    held, count = [], 0
+        except _Unconverted:
+            self._parse_all()  # (a row with too few or many fields comes first)
+            for name, kind in self._kinds.items():
+                if name in columns and not fits(t := self._whole_type(name), kind):
+                    raise wrong_type(name, t, kind, self.source) from None
+            raise InputError(f"cannot parse {_NAMES[self._fmt]}", self.source) from None
+        if held:
+            yield _joined(held)
+
+    def _parse_all(self) -> None:
+        """Parse every row (an error found before them is the whole reader's only if
+        they parse: its parse comes first)."""
+        text = {name: pa.string() for name in self._names}
+        for _ in self._read([self._names[0]], text, False):
+            pass
+
+    def _read(self, columns, types, restart: bool):
+        """Arrow's record batches of the file (``columns``, None for all), read as the
+        whole reader parses it; a row longer than a block reads the file again with
+        larger blocks (the rows already given skipped)."""
+        import pyarrow.csv as pacsv
+
+        from .tabular import arrow_threads
+
+        block = BLOCK_BYTES
+        threads = arrow_threads(os.path.getsize(self.path))
+        done = 0  # rows given
+        while True:
+            bad: list = []
+
+            def invalid(row, bad=bad) -> str:
+                bad.append(row)
+                return "error"  # the first one is reported: stop there
+
+            at = 0
+            with open_binary(self.path, self.source) as fh:
+                try:
+                    reader = pacsv.open_csv(
+                        fh,
+                        read_options=pacsv.ReadOptions(
+                            block_size=block,
+                            use_threads=threads,
+                            column_names=None if self._header else self._names,
+                        ),
+                        parse_options=pacsv.ParseOptions(
+                            delimiter="," if self._fmt == "csv" else "\t",
+                            newlines_in_values=self._quotes,
+                            invalid_row_handler=invalid,
+                        ),
+                        convert_options=pacsv.ConvertOptions(
+                            column_types=types,
+                            strings_can_be_null=False,
+                            null_values=[""],
+                            include_columns=columns,
+                        ),
+                    )
+                    self._schema = reader.schema
+                    for batch in reader:
+                        if at + batch.num_rows > done:
+                            yield batch.slice(max(done - at, 0))
+                            done = at + batch.num_rows
+                        at += batch.num_rows
+                    return
+                except pa.ArrowInvalid as exc:
+                    message = str(exc)
+                    if bad and bad[0].number is None and threads:  # (threads do not number
+                        threads = False  # rows: read again in order to name its line)
+                        continue
+                    if bad:
+                        raise self._bad_row(bad[0]) from None
+                    short = "straddl" in message or "Empty CSV file or block" in message
+                    if short and block < os.path.getsize(self.path):
+                        block *= 4  # a row longer than a block, or blank lines only in it
+                        continue
+                    if "conversion error" in message:
+                        raise _Unconverted from None
+                    raise InputError(
+                        f"cannot parse {_NAMES[self._fmt]}: {_first(exc)}", self.source
+                    ) from None
+
+    def _bad_row(self, row) -> InputError:
+        record = row.number if row.number is not None and row.number > 0 else None
+        return InputError(
+            f"expected {row.expected_columns} fields (as in the "
+            f"{'header' if self._header else 'first line'}), got {row.actual_columns}",
+            self.source,
+            None if record is None else self._record_line(record - 1),
+        )
+
+    def line(self, row: int) -> int | None:
+        """The 1-based line where 0-based row ``row`` starts (the file read again)."""
+        return self._record_line(row + int(self._header))
+
+    def _record_line(self, record: int) -> int | None:
+        """The line where 0-based record ``record`` starts (the header one), as the
+        whole reader numbers them (:func:`~.table.record_lines`), or None past the end."""
+        for data, line, _ in self._cut():
+            starts = record_lines(data, True)
+            if record < len(starts):
+                return int(starts[record]) + line - 1
+            record -= len(starts)
+        return None
 
     def _cut(self, source: str | None = None, size: int | None = None):
         """``(piece, its first line, its offset in the file)``: the file in pieces of
@@ -144,41 +256,6 @@ class TextStream(Stream):
                 line += piece.count(b"\n")
                 offset += end
 
-    def batches(self, columns: list[str], rows: int, check: bool = True):
-        """The ``columns`` a record batch of at most ``rows`` rows at a time, in order
-        (``check``: each piece's types)."""
-        self._index = []
-        at, wrong = 0, None
-        for n, (data, line, offset) in enumerate(self._cut()):
-            names = None if n == 0 and self._header else self._names
-            table = self._parse(data, names, line, columns, self.source)
-            self._index.append((at, table.num_rows, offset, len(data), line, int(names is None)))
-            at += table.num_rows
-            for name, kind in self._kinds.items() if check else ():
-                if wrong is None and name in columns:
-                    if not fits(table.schema.field(name).type, kind):
-                        wrong = name, kind  # (raised once every row is parsed, as whole)
-            if wrong is None:
-                yield from table.combine_chunks().to_batches(
-                    max_chunksize=rows
-                )  # (not 1 MiB blocks)
-        if wrong is not None:
-            raise wrong_type(wrong[0], self._whole_type(wrong[0]), wrong[1], self.source)
-
-    def line(self, row: int) -> int | None:
-        """The 1-based line where 0-based row ``row`` starts (its piece read again)."""
-        if not self._index or row >= self._index[-1][0] + self._index[-1][1]:
-            for _ in self.batches(list(self._names), 1 << 20):  # (every piece indexed)
-                pass
-        for first, n, offset, length, line, skip in self._index:
-            if first <= row < first + n:
-                with open_binary(self.path, self.source) as fh:
-                    fh.seek(offset)
-                    data = fh.read(length)
-                starts = record_lines(data, True)[skip:]
-                return int(starts[row - first]) + line - 1
-        return None
-
     def _whole_type(self, name: str) -> pa.DataType:
         """The type of column ``name`` as Arrow infers it from the whole file (the
         column alone read: an error's message)."""
@@ -205,6 +282,20 @@ class TextStream(Stream):
         except (pa.ArrowException, OSError) as exc:
             raise InputError(f"cannot read: {_first(exc)}", self.source) from None
         return table.schema.field(name).type
+
+
+class _Unconverted(Exception):
+    """A value Arrow could not convert to the type a column was read as."""
+
+
+_FIXED = {"number": pa.float64(), "integer": pa.int64()}
+
+
+def _joined(batches: list) -> pa.RecordBatch:
+    """Arrow's blocks as one record batch (a few large batches, as Parquet's)."""
+    if len(batches) == 1:
+        return batches[0]
+    return pa.Table.from_batches(batches).combine_chunks().to_batches()[0]
 
 
 def _end(buf: bytes, quotes: bool) -> int:
