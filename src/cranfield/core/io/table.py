@@ -429,10 +429,65 @@ def _text(data: bytes, fmt: str, source: str, strings, header: bool):
 
 
 def _delimited(data, fmt, source, strings, header, quoted):
+    import pyarrow.csv as pacsv
+
+    delimiter = "," if fmt == "csv" else "\t"
     at, names, types = header_of(data, fmt, source, strings, header, quoted)
-    table = parse_delimited(
-        data, fmt, source, names, types, header, quoted and data.find(b'"') >= 0, quoted
-    )
+    bad: list = []
+
+    def invalid(row) -> str:
+        bad.append(row)
+        return "error"  # the first one is reported: stop there
+
+    from .tabular import arrow_threads
+
+    threads = arrow_threads(len(data))
+    block = 1 << 20
+    while True:
+        bad.clear()
+        try:
+            table = pacsv.read_csv(
+                pa.BufferReader(data),
+                read_options=pacsv.ReadOptions(
+                    block_size=block,
+                    use_threads=threads,
+                    column_names=names,
+                ),
+                parse_options=pacsv.ParseOptions(
+                    delimiter=delimiter,
+                    quote_char='"' if quoted else False,
+                    newlines_in_values=quoted and data.find(b'"') >= 0,
+                    invalid_row_handler=invalid,
+                ),
+                convert_options=pacsv.ConvertOptions(
+                    column_types=types, strings_can_be_null=False, null_values=[""]
+                ),
+            )
+            break
+        except pa.ArrowInvalid as exc:
+            if bad and bad[0].number is None and threads:  # threads do not number rows:
+                threads = False  # read again in order to name its line
+                continue
+            if bad:
+                break
+            message = str(exc)
+            if "straddl" in message and block < len(data):  # a row longer than a block
+                block = min(4 * block, len(data) + 1)
+                continue
+            if "UTF8" in message or "UTF-8" in message:
+                decode(data, source, 1)
+            raise InputError(f"cannot parse {_NAMES[fmt]}: {_first(exc)}", source) from None
+    if bad:
+        row = bad[0]
+        starts = record_lines(data, quoted)
+        record = row.number if row.number is not None and row.number > 0 else None
+        line = int(starts[record - 1]) if record is not None and record <= len(starts) else None
+        raise InputError(
+            f"expected {row.expected_columns} fields (as in the "
+            f"{'header' if header else 'first line'}), got {row.actual_columns}",
+            source,
+            line,
+        )
     return table, Text(data, quoted, False, 1 if header else 0, at)
 
 
@@ -462,90 +517,6 @@ def header_of(data: bytes, fmt: str, source: str, strings, header: bool, quoted:
         wanted = {s.strip().lower() for s in strings}
         types = {h: pa.string() for h in heads if h.strip().lower() in wanted}
     return at, names, types
-
-
-def parse_delimited(
-    data: bytes,
-    fmt: str,
-    source: str,
-    names,
-    types,
-    header: bool,
-    newlines: bool,
-    quoted: bool = True,
-    first_line: int = 1,
-    include=None,
-) -> pa.Table:
-    """Delimited text ``data`` parsed by Arrow (``names``: the column names, None to
-    read them from its first record; ``types``: fixed column types; ``newlines``:
-    quoted fields may hold line breaks; ``include``: the columns to keep, None for
-    all); a row with another number of fields than the header (``header``) or first
-    line is an error naming its line, ``data`` starting at line ``first_line`` at a
-    record's start."""
-    import pyarrow.csv as pacsv
-
-    delimiter = "," if fmt == "csv" else "\t"
-    bad: list = []
-
-    def invalid(row) -> str:
-        bad.append(row)
-        return "error"  # the first one is reported: stop there
-
-    from .tabular import arrow_threads
-
-    threads = arrow_threads(len(data))
-    block = 1 << 20
-    while True:
-        bad.clear()
-        try:
-            table = pacsv.read_csv(
-                pa.BufferReader(data),
-                read_options=pacsv.ReadOptions(
-                    block_size=block,
-                    use_threads=threads,
-                    column_names=names,
-                ),
-                parse_options=pacsv.ParseOptions(
-                    delimiter=delimiter,
-                    quote_char='"' if quoted else False,
-                    newlines_in_values=newlines,
-                    invalid_row_handler=invalid,
-                ),
-                convert_options=pacsv.ConvertOptions(
-                    column_types=types,
-                    strings_can_be_null=False,
-                    null_values=[""],
-                    include_columns=include,
-                ),
-            )
-            break
-        except pa.ArrowInvalid as exc:
-            if bad and bad[0].number is None and threads:  # threads do not number rows:
-                threads = False  # read again in order to name its line
-                continue
-            if bad:
-                break
-            message = str(exc)
-            if "straddl" in message and block < len(data):  # a row longer than a block
-                block = min(4 * block, len(data) + 1)
-                continue
-            if "UTF8" in message or "UTF-8" in message:
-                decode(data, source, first_line)
-            raise InputError(f"cannot parse {_NAMES[fmt]}: {_first(exc)}", source) from None
-    if bad:
-        row = bad[0]
-        starts = record_lines(data, quoted)
-        record = row.number if row.number is not None and row.number > 0 else None
-        line = None
-        if record is not None and record <= len(starts):
-            line = int(starts[record - 1]) + first_line - 1
-        raise InputError(
-            f"expected {row.expected_columns} fields (as in the "
-            f"{'header' if header else 'first line'}), got {row.actual_columns}",
-            source,
-            line,
-        )
-    return table
 
 
 def _utf8(data: bytes, source: str) -> None:
