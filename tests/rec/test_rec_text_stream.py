@@ -173,6 +173,8 @@ WHOLE_FILE = {
     "no rows, a short row": b"user,item,score\n" + b"\n" * 40 + b"b\n",
     # a quote inside an unquoted field is a character (Arrow's reading), then a quoted
     # field holds line breaks: no piece may end inside it
+    # integers beyond 2**53 round to the nearest float64 (whole, they stopped the read)
+    "huge integer scores": b"user,item,score\na,x,9007199254740993\na,y,9007199254740992\n",
     "a stray quote": b'user,item,score\na1"1,x,"2\n3\nb,c,"",\r\nd,e,4\n',
 }
 
@@ -186,6 +188,18 @@ def test_small_files_as_the_whole_reader(case, tmp_path, monkeypatch, test_log):
     monkeypatch.setattr(text_stream, "BLOCK_BYTES", 9)
     monkeypatch.setattr(stream_module, "BATCH_ROWS", 2)
     assert _outcome(open_recommendations, path, test_log) == want
+
+
+def test_huge_integer_scores_round_as_float64_parsing_does(tmp_path):
+    (tmp_path / "recs.csv").write_bytes(b"user,item,score\na,x,9007199254740993\n")
+    run = read_recommendations(tmp_path / "recs.csv")
+    assert run.table["score"].to_pylist() == [float(9007199254740992)]
+    import pyarrow.parquet as pq
+
+    pq.write_table(
+        pa.table({"user": ["a"], "item": ["x"], "score": [2**53 + 1]}), tmp_path / "r.pq"
+    )
+    assert read_recommendations(tmp_path / "r.pq").table["score"].to_pylist() == [2.0**53]
 
 
 def test_gzip_and_standard_input_are_read_whole(tmp_path):

@@ -190,7 +190,9 @@ def run_of_lists(t, name: str | None = None):
     from ..core.run import Run, default_run_name
 
     user, item, score, rank = list_columns(t)
-    values = pc.cast(t.column(score or rank), pa.float64())  # (Arrow's: no copy of a float64)
+    # (Arrow's: no copy of a float64; an integer beyond 2**53 rounds to the nearest, as
+    # a text file's parsed as float64 does)
+    values = pc.cast(t.column(score or rank), pa.float64(), safe=False)
     if not pc.all(pc.is_finite(values)).as_py():
         finite = pc.is_finite(values).to_numpy(zero_copy_only=False)
         row = int(np.flatnonzero(~finite)[0])

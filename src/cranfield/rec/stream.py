@@ -87,7 +87,7 @@ class ListsSource:
             if first:
                 at += batch.num_rows
                 continue
-            values = pc.cast(columns[2], pa.float64())
+            values = pc.cast(columns[2], pa.float64(), safe=False)  # (as read_recommendations)
             finite = pc.is_finite(values)
             if not pc.all(finite).as_py():
                 row = int(np.flatnonzero(~finite.to_numpy(zero_copy_only=False))[0])
