@@ -72,7 +72,7 @@ class TextStream(Stream):
         first, _, _ = next(self._cut(source, HEAD_BYTES))
         _, self._names, self._types = header_of(first, fmt, source, strings, header, True)
         head = None
-        for batch in self._read(None, self._types, False):  # (the first rows' types)
+        for batch in self._read(None, self._types):  # (the first rows' types)
             head = batch
             if batch.num_rows:
                 break
@@ -118,7 +118,7 @@ class TextStream(Stream):
                 types[name] = _FIXED[kind]
         held, count = [], 0
         try:
-            for batch in self._read(columns, types, True):
+            for batch in self._read(columns, types):
                 held.append(batch)
                 count += batch.num_rows
                 if count >= rows:
@@ -137,10 +137,10 @@ class TextStream(Stream):
         """Parse every row (an error found before them is the whole reader's only if
         they parse: its parse comes first)."""
         text = {name: pa.string() for name in self._names}
-        for _ in self._read([self._names[0]], text, False):
+        for _ in self._read([self._names[0]], text):
             pass
 
-    def _read(self, columns, types, restart: bool):
+    def _read(self, columns, types):
         """Arrow's record batches of the file (``columns``, None for all), read as the
         whole reader parses it; a row longer than a block reads the file again with
         larger blocks (the rows already given skipped)."""
