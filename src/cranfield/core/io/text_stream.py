@@ -116,14 +116,15 @@ class TextStream(Stream):
         for name, kind in self._kinds.items():
             if name in columns and kind in _FIXED:
                 types[name] = _FIXED[kind]
-        held, count = [], 0
+        held, count, size = [], 0, 0
         try:
             for batch in self._read(columns, types):
                 held.append(batch)
                 count += batch.num_rows
-                if count >= rows:
+                size += batch.nbytes
+                if count >= rows or size >= _JOINED_BYTES:  # (long ids: offsets stay int32)
                     yield _joined(held)
-                    held, count = [], 0
+                    held, count, size = [], 0, 0
         except _Unconverted:
             self._parse_all()  # (a row with too few or many fields comes first)
             for name, kind in self._kinds.items():
@@ -289,6 +290,7 @@ class _Unconverted(Exception):
 
 
 _FIXED = {"number": pa.float64(), "integer": pa.int64()}
+_JOINED_BYTES = 1 << 28
 
 
 def _joined(batches: list) -> pa.RecordBatch:
