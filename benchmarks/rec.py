@@ -21,7 +21,8 @@ compared where both run. Wall and CPU time of this process, peak RSS from the ke
 -f json`` on Parquet files written once under ``--data`` (default ``/tmp/cranfield-rec``;
 ``u<n>``/``i<n>`` string ids; the 1M-user lists are 100M rows, 235 MB), in a child
 process whose wall time, CPU (user + system) and peak RSS (``wait4``) are reported, best
-of ``--repeat`` by wall time; ``--src DIR`` runs another checkout's code (the code before
+of ``--repeat`` by wall time; ``--lists-format csv`` (or ``tsv``) gives the command the
+lists as text instead (written once from the Parquet file: the 1M-user CSV is 2.2 GB); ``--src DIR`` runs another checkout's code (the code before
 a change). The parent imports nothing heavy (a child's peak-RSS counter starts at its
 parent's size); the files are written by a child of their own.
 """
@@ -131,6 +132,27 @@ def write_files(users: int, depth: int, directory: Path) -> dict[str, Path]:
     return paths
 
 
+def lists_path(users: int, depth: int, data: Path, lists_format: str) -> Path:
+    """The lists file of ``write_files`` in ``lists_format`` (``csv``: written once from
+    the Parquet file, a record batch at a time)."""
+    parquet = data / f"recs-{users}x{depth}.parquet"
+    if lists_format == "parquet":
+        return parquet
+    path = data / f"recs-{users}x{depth}.{lists_format}"
+    if not path.exists():
+        import pyarrow.csv as pv
+        import pyarrow.parquet as pq
+
+        file = pq.ParquetFile(parquet)
+        part = path.with_suffix(".part")
+        options = pv.WriteOptions(delimiter="," if lists_format == "csv" else "\t")
+        with pv.CSVWriter(part, file.schema_arrow, write_options=options) as out:
+            for batch in file.iter_batches(1 << 20):
+                out.write_batch(batch)
+        part.rename(path)
+    return path
+
+
 def recommenders_side(_train_u, _train_i, test_i, lists):
     import numpy as np
     import pandas as pd
@@ -154,13 +176,18 @@ def recommenders_side(_train_u, _train_i, test_i, lists):
     return out, time.perf_counter() - t0, time.process_time() - c0
 
 
-def command_side(users: int, depth: int, data: Path, src: Path, repeat: int) -> None:
+def command_side(
+    users: int, depth: int, data: Path, src: Path, repeat: int, lists_format: str = "parquet"
+) -> None:
     """Time ``cranfield rec eval`` on the files of ``write_files`` (see the docstring)."""
     here = str(Path(__file__).resolve())
     subprocess.run(
-        [sys.executable, here, "--write", "--users", str(users), "--data", str(data)], check=True
+        [sys.executable, here, "--write", "--users", str(users), "--data", str(data)]
+        + ["--lists-format", lists_format],
+        check=True,
     )
-    paths = {n: data / f"{n}-{users}x{depth}.parquet" for n in ("train", "test", "recs")}
+    paths = {n: data / f"{n}-{users}x{depth}.parquet" for n in ("train", "test")}
+    paths["recs"] = lists_path(users, depth, data, lists_format)
     command = [sys.executable, "-m", "cranfield", "rec", "eval", str(paths["test"])]
     command += [str(paths["recs"]), "--train", str(paths["train"]), "-m", f"HR@{K}"]
     command += [f"nDCG@{K}", f"coverage@{K}", f"novelty@{K}", "-f", "json"]
@@ -196,13 +223,20 @@ def main() -> None:
     p.add_argument("--data", type=Path, default=Path("/tmp/cranfield-rec"))
     p.add_argument("--src", type=Path, default=Path(__file__).resolve().parents[1] / "src")
     p.add_argument("--repeat", type=int, default=1)
+    p.add_argument(
+        "--lists-format",
+        choices=("parquet", "csv", "tsv"),
+        default="parquet",
+        help="the format of the lists file --command reads",
+    )
     a = p.parse_args()
     if a.write or a.command:
         for users in a.users:
             if a.write:
                 write_files(users, a.depth, a.data)
+                lists_path(users, a.depth, a.data, a.lists_format)
             else:
-                command_side(users, a.depth, a.data, a.src.resolve(), a.repeat)
+                command_side(users, a.depth, a.data, a.src.resolve(), a.repeat, a.lists_format)
         return
     for users in a.users:
         data = make(users, a.depth)

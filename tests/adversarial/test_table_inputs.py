@@ -82,6 +82,13 @@ COMMANDS = {
         None,
         None,
     ),
+    "rec eval csv": (
+        ["rec", "eval", "{log}", "{}", "-m", "nDCG@2", "HR@1"],
+        "recs.csv",  # (a CSV file named by a path is streamed too: a piece at a time)
+        "user,item,score\nu1,i1,1\nu1,i2,0.5\nu2,i1,2\n",
+        "user,item,score\nu1,i1,1\nu1,i2,high\n",
+        "user,score\nu1,1\nu2,2\n",
+    ),
     "ltr": (
         ["ltr", "train", "{}", "--method", "coordinate-ascent", "-o", "{out}"],
         "train.parquet",
@@ -197,13 +204,14 @@ def test_ltr_table_columns(tmp_path, capsys):
     _fails(capsys, _argv("ltr", path, tmp_path), str(path), "no query column 'qid'")
 
 
-# standard input: a label file read from it is plain text (no extension tells delimited)
+# standard input: a label file read from it is plain text (no extension tells delimited);
+# recommendation lists are named after their file in the output
 VARIANTS = [
     (c, v)
     for c in COMMANDS
     if COMMANDS[c][2] is not None
     for v in ("BOM", "CRLF", "BOM and CRLF", "gzip", "stdin")
-    if v != "stdin" or c not in ("classify", "cluster")
+    if v != "stdin" or c not in ("classify", "cluster", "rec eval csv")
 ]
 
 

@@ -179,11 +179,20 @@ def read_recommendations(path_or_file, name: str | None = None):
     rows of string ids take 0.8 GB instead of 2.2 GB), and stay so in the run's table;
     the duplicate check then works on integer keys, a record batch at a time."""
     from ..core.io.table import read_table
-    from ..core.run import Run, default_run_name
 
     t = read_table(path_or_file, strings=list(USER + ITEM), dictionary=list(USER + ITEM))
+    return run_of_lists(t, name)
+
+
+def run_of_lists(t, name: str | None = None):
+    """Recommendation lists read whole as table ``t``, checked, as a
+    :class:`~cranfield.core.run.Run` (see :func:`read_recommendations`)."""
+    from ..core.run import Run, default_run_name
+
     user, item, score, rank = list_columns(t)
-    values = pc.cast(t.column(score or rank), pa.float64())  # (Arrow's: no copy of a float64)
+    # (Arrow's: no copy of a float64; an integer beyond 2**53 rounds to the nearest, as
+    # a text file's parsed as float64 does)
+    values = pc.cast(t.column(score or rank), pa.float64(), safe=False)
     if not pc.all(pc.is_finite(values)).as_py():
         finite = pc.is_finite(values).to_numpy(zero_copy_only=False)
         row = int(np.flatnonzero(~finite)[0])

@@ -2,10 +2,13 @@
 time, so that an evaluation holds the rows it needs, not the file.
 
 A Parquet file named by a path is streamed (its user and item columns dictionary-encoded,
-as Parquet stores them); any other input is read whole by
-:func:`~cranfield.rec.data.read_recommendations` and its table walked a batch at a time
-the same way. The batches are regrouped into *chunks* holding every row of their users
-(a user whose rows straddle two batches waits for the next one), so that within a chunk:
+as Parquet stores them), and so is a CSV or TSV file (a piece of text at a time,
+:class:`~cranfield.core.io.text_stream.TextStream`, every check and message of the
+whole-file reader kept); any other input (standard input, gzip, JSON lines, Arrow IPC)
+is read whole by :func:`~cranfield.rec.data.read_recommendations` and its table walked
+a batch at a time the same way. The batches are regrouped into *chunks* holding every
+row of their users (a user whose rows straddle two batches waits for the next one), so
+that within a chunk:
 
 - a user who lists an item twice is found by sorting int64 keys ``user * items + item``
   of the chunk's codes (the first repeated row, and the row it repeats, named as a scan
@@ -39,8 +42,8 @@ BATCH_ROWS = 1 << 20
 
 @dataclass(frozen=True)
 class ListsSource:
-    """Recommendation lists to evaluate: a run in memory (``run``) or a Parquet file
-    not read yet (``stream``: a :class:`~cranfield.core.io.table.ParquetStream`, its
+    """Recommendation lists to evaluate: a run in memory (``run``) or a file not read
+    yet (``stream``: a :class:`~cranfield.core.io.table.Stream`, Parquet or text, its
     ``user``, ``item`` and score or ``rank`` column ``value``); ``source`` and ``name``
     name them in messages and outputs."""
 
@@ -54,9 +57,9 @@ class ListsSource:
     negate: bool = False
 
     @property
-    def num_rows(self) -> int:
-        """The rows of the lists (the file's, read or not)."""
-        return self.run.table.num_rows if self.run is not None else self.stream.num_rows
+    def max_rows(self) -> int:
+        """At most this many rows in the lists (a text file's lines)."""
+        return self.run.table.num_rows if self.run is not None else self.stream.max_rows
 
     def batches(self, rows: int | None = None):
         """``(batch, first row)``: record batches of ``query_id``, ``doc_id`` (strings or
@@ -84,7 +87,7 @@ class ListsSource:
             if first:
                 at += batch.num_rows
                 continue
-            values = pc.cast(columns[2], pa.float64())
+            values = pc.cast(columns[2], pa.float64(), safe=False)  # (as read_recommendations)
             finite = pc.is_finite(values)
             if not pc.all(finite).as_py():
                 row = int(np.flatnonzero(~finite.to_numpy(zero_copy_only=False))[0])
@@ -127,18 +130,22 @@ def lists_source(recs) -> ListsSource:
 
 def open_recommendations(path_or_file, name: str | None = None) -> ListsSource:
     """Recommendation lists to evaluate (see :func:`~cranfield.rec.data.read_recommendations`
-    for the columns): a Parquet file named by a path is checked now (columns and
-    types) and streamed when evaluated; anything else is read now."""
-    from ..core.io.table import ParquetStream, binary_format, read_table
+    for the columns): a Parquet, CSV or TSV file named by a path (uncompressed) is
+    checked now (columns and types; a text file's bytes too) and streamed when
+    evaluated; anything else is read now."""
+    from ..core.io.table import Stream, read_table
     from ..core.run import default_run_name
-    from .data import ITEM, USER, list_columns, read_recommendations
+    from .data import ITEM, USER, list_columns, run_of_lists
 
     named = isinstance(path_or_file, (str, os.PathLike)) and os.fspath(path_or_file) != "-"
-    if not named or binary_format(path_or_file) != "parquet":
+    if not named:
+        from .data import read_recommendations
+
         return lists_source(read_recommendations(path_or_file, name))
-    t = read_table(path_or_file, dictionary=list(USER + ITEM), stream=True)
-    if not isinstance(t, ParquetStream):
-        return lists_source(read_recommendations(path_or_file, name))
+    ids = list(USER + ITEM)
+    t = read_table(path_or_file, strings=ids, dictionary=ids, stream=True)
+    if not isinstance(t, Stream):
+        return lists_source(run_of_lists(t, name))
     user, item, score, rank_ = list_columns(t)
     return ListsSource(
         t.source,
@@ -277,7 +284,7 @@ def top_lists(
     check = source.stream is not None
     blocks, dropped, repeat = [], 0, None
     person_of, trained_of = Lookup(people), Lookup(trained)
-    kept = _Kept(len(trained), np.int32 if source.num_rows < 2**31 else np.int64)
+    kept = _Kept(len(trained), np.int32 if source.max_rows < 2**31 else np.int64)
     for c in chunks(source, rows):
         if check:
             found = _first_repeat(c)

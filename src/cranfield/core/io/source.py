@@ -152,7 +152,8 @@ def _peek(fh, n: int) -> bytes:
     return head
 
 
-def _pieces(fh, source: str):
+def file_pieces(fh, source: str):
+    """A file object's content, a MiB at a time (read errors as one line)."""
     while True:
         try:
             piece = fh.read(_PIECE)
@@ -166,7 +167,7 @@ def _pieces(fh, source: str):
 
 
 def _load_from(fh, source: str, text: bool, check=None) -> bytes:
-    return load(_pieces(fh, source), source, text=text, check=check)
+    return load(file_pieces(fh, source), source, text=text, check=check)
 
 
 def _gunzip(pieces, source: str):
@@ -255,32 +256,12 @@ def checked(pieces, source: str, *, text: bool = True):
     pieces = itertools.chain([head], pieces)
     if head[:2] == GZIP_MAGIC:
         pieces = _gunzip(pieces, source)
-    ends = 0  # line ends before the current piece
-    since = 0  # bytes since the last line end
+    check = TextCheck(source) if text else None
     for piece in pieces:
         if not piece:
             continue
-        if text:
-            nul = piece.find(b"\0")
-            if nul >= 0:
-                line = ends + piece.count(b"\n", 0, nul) + 1
-                raise InputError(
-                    "NUL byte: this is binary data, not a text file", source=source, line=line
-                )
-            first = _first_end(piece)
-            if first < 0:  # the line goes on
-                since += len(piece)
-            elif since + first > MAX_LINE:  # the line that ends here was too long
-                since = MAX_LINE + 1
-            else:
-                since = len(piece) - max(piece.rfind(b"\n"), piece.rfind(b"\r")) - 1
-            if since > MAX_LINE:
-                raise InputError(
-                    f"line longer than {MAX_LINE >> 20} MiB (the most one line may hold)",
-                    source=source,
-                    line=ends + 1,
-                )
-            ends += piece.count(b"\n")
+        if check is not None:
+            check(piece)
         yield piece
 
 
@@ -291,7 +272,7 @@ def read_pieces(path_or_file, source: str, *, text: bool = True):
         yield from checked(iter([bytes(path_or_file)]), source, text=text)
     elif isinstance(path_or_file, (str, os.PathLike)) and str(path_or_file) != "-":
         with open_binary(path_or_file, source) as fh:
-            yield from checked(_pieces(fh, source), source, text=text)
+            yield from checked(file_pieces(fh, source), source, text=text)
     else:
         stream = sys.stdin if str(path_or_file) == "-" else path_or_file
         if stream is None:
@@ -301,7 +282,40 @@ def read_pieces(path_or_file, source: str, *, text: bool = True):
                 f"expected a path, '-' or a file object, got {type(stream).__name__}",
                 source=source,
             )
-        yield from checked(_pieces(getattr(stream, "buffer", stream), source), source, text=text)
+        yield from checked(file_pieces(getattr(stream, "buffer", stream), source), source, text=text)
+
+
+class TextCheck:
+    """The checks of a text input's pieces, called with each piece in turn: no NUL
+    byte, no line over :data:`MAX_LINE` bytes (each error naming its line);
+    :attr:`lines` counts the line ends so far."""
+
+    def __init__(self, source: str):
+        self.source = source
+        self.lines = 0  # line ends before the current piece
+        self._since = 0  # bytes since the last line end
+
+    def __call__(self, piece: bytes) -> None:
+        nul = piece.find(b"\0")
+        if nul >= 0:
+            line = self.lines + piece.count(b"\n", 0, nul) + 1
+            raise InputError(
+                "NUL byte: this is binary data, not a text file", source=self.source, line=line
+            )
+        first = _first_end(piece)
+        if first < 0:  # the line goes on
+            self._since += len(piece)
+        elif self._since + first > MAX_LINE:  # the line that ends here was too long
+            self._since = MAX_LINE + 1
+        else:
+            self._since = len(piece) - max(piece.rfind(b"\n"), piece.rfind(b"\r")) - 1
+        if self._since > MAX_LINE:
+            raise InputError(
+                f"line longer than {MAX_LINE >> 20} MiB (the most one line may hold)",
+                source=self.source,
+                line=self.lines + 1,
+            )
+        self.lines += piece.count(b"\n")
 
 
 def _first_end(piece: bytes) -> int:

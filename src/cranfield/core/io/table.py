@@ -113,23 +113,37 @@ class Table:
         (integers or floats), ``"integer"``, ``"string"`` or ``"any"``."""
         for name, kind in columns.items():
             col = self.column(name)
-            t = col.type
-            if pa.types.is_dictionary(t):
-                t = t.value_type
-            ok = {
-                "number": pa.types.is_integer(t) or pa.types.is_floating(t),
-                "integer": pa.types.is_integer(t),
-                "string": pa.types.is_string(t) or pa.types.is_large_string(t),
-                "any": True,
-            }[kind]
-            if not ok and not pa.types.is_null(t):
-                raise InputError(f"column {name!r} holds {t}, expected {_KINDS[kind]}", self.source)
+            if not fits(col.type, kind):
+                raise wrong_type(name, col.type, kind, self.source)
             if col.null_count:
                 row = int(np.flatnonzero(col.is_null().to_numpy(zero_copy_only=False))[0])
                 raise self.error(row, f"missing value in column {name!r}")
 
 
 _KINDS = {"number": "numbers", "integer": "integers", "string": "text", "any": "values"}
+
+
+def fits(t: pa.DataType, kind: str) -> bool:
+    """Whether a column of type ``t`` holds ``kind`` of values (see :meth:`Table.require`;
+    a column of nulls holds any kind)."""
+    if pa.types.is_dictionary(t):
+        t = t.value_type
+    return (
+        pa.types.is_null(t)
+        or {
+            "number": pa.types.is_integer(t) or pa.types.is_floating(t),
+            "integer": pa.types.is_integer(t),
+            "string": pa.types.is_string(t) or pa.types.is_large_string(t),
+            "any": True,
+        }[kind]
+    )
+
+
+def wrong_type(name: str, t: pa.DataType, kind: str, source: str) -> InputError:
+    """The error for column ``name`` holding type ``t`` instead of ``kind``."""
+    if pa.types.is_dictionary(t):
+        t = t.value_type
+    return InputError(f"column {name!r} holds {t}, expected {_KINDS[kind]}", source)
 
 
 def read_table(
@@ -172,8 +186,10 @@ def read_table(
         them: one copy of each distinct value and an int32 index per row, instead of
         the value per row), matched as ``strings`` is.
     stream
-        A Parquet file named by a path is not read: a :class:`ParquetStream` (its
-        schema and row count, its rows a record batch at a time) is returned instead.
+        A Parquet, CSV or TSV file named by a path (uncompressed) is not read: a
+        :class:`Stream` (its columns, its rows a record batch at a time) is returned
+        instead, a :class:`ParquetStream` or a
+        :class:`~cranfield.core.io.text_stream.TextStream`.
     """
     formats = tuple(formats)
     if format is not None and format not in formats:
@@ -203,6 +219,10 @@ def read_table(
         )
     if stream and fmt == "parquet" and not isinstance(data, bytes):
         return ParquetStream(data, source, dictionary, rows)
+    if stream and fmt in ("csv", "tsv") and not isinstance(data, bytes):
+        from .text_stream import TextStream
+
+        return TextStream(data, source, fmt, strings, header, rows)
     if fmt in BINARY:
         table, text = _binary(data, fmt, source, dictionary), None
     else:
@@ -256,11 +276,26 @@ def _first(exc: BaseException) -> str:
     return text.splitlines()[0] if text else type(exc).__name__
 
 
-class ParquetStream(Table):
-    """A Parquet file not read yet: :attr:`table` is empty (the file's columns and
-    their types, for :meth:`Table.require`), :attr:`num_rows` the file's;
-    :meth:`batches` reads its rows a record batch at a time (nulls are not looked for
-    until then: :meth:`first_null`)."""
+class Stream(Table):
+    """A table file not read yet: :attr:`table` is empty (the file's columns and their
+    types, for :meth:`Table.require`); ``batches(columns, rows)`` reads its rows a
+    record batch at a time, in order (nulls are not looked for until then:
+    :meth:`first_null`); :attr:`max_rows` bounds the number of rows."""
+
+    @property
+    def max_rows(self) -> int:
+        return self.num_rows
+
+    @staticmethod
+    def first_null(column) -> int | None:
+        """The first row of ``column`` (one batch's) holding no value, or None."""
+        if not column.null_count:
+            return None
+        return int(np.flatnonzero(column.is_null().to_numpy(zero_copy_only=False))[0])
+
+
+class ParquetStream(Stream):
+    """A Parquet file not read yet (a :class:`Stream`), :attr:`num_rows` the file's."""
 
     def __init__(self, path, source: str, dictionary: Iterable[str] = (), rows: bool = True):
         import pyarrow.parquet as pq
@@ -294,13 +329,6 @@ class ParquetStream(Table):
             yield from self._file.iter_batches(batch_size=rows, columns=columns, use_threads=False)
         except (pa.ArrowException, OSError, ValueError) as exc:
             raise InputError(f"cannot read Parquet: {_first(exc)}", self.source) from None
-
-    @staticmethod
-    def first_null(column) -> int | None:
-        """The first row of ``column`` (one batch's) holding no value, or None."""
-        if not column.null_count:
-            return None
-        return int(np.flatnonzero(column.is_null().to_numpy(zero_copy_only=False))[0])
 
 
 def _binary(data, fmt: str, source: str, dictionary: Iterable[str] = ()) -> pa.Table:
@@ -401,29 +429,10 @@ def _text(data: bytes, fmt: str, source: str, strings, header: bool):
 
 
 def _delimited(data, fmt, source, strings, header, quoted):
-    import csv
-
     import pyarrow.csv as pacsv
 
     delimiter = "," if fmt == "csv" else "\t"
-    at, offset = 1, 0
-    while True:  # (only the empty lines before the first record)
-        end = data.find(b"\n", offset)
-        if end < 0 or data[offset:end] not in (b"", b"\r"):
-            break
-        at, offset = at + 1, end + 1
-    first = decode(data[offset : end if end >= 0 else len(data)].rstrip(b"\r"), source, at)
-    if quoted:
-        heads = next(csv.reader([first], delimiter=delimiter), [])
-    else:
-        heads = first.split(delimiter)
-    names = None if header else [str(i + 1) for i in range(len(heads))]
-    heads = [h.strip() for h in heads] if header else names
-    if strings is True:
-        types = {h: pa.string() for h in heads}
-    else:
-        wanted = {s.strip().lower() for s in strings}
-        types = {h: pa.string() for h in heads if h.strip().lower() in wanted}
+    at, names, types = header_of(data, fmt, source, strings, header, quoted)
     bad: list = []
 
     def invalid(row) -> str:
@@ -480,6 +489,34 @@ def _delimited(data, fmt, source, strings, header, quoted):
             line,
         )
     return table, Text(data, quoted, False, 1 if header else 0, at)
+
+
+def header_of(data: bytes, fmt: str, source: str, strings, header: bool, quoted: bool):
+    """The line of the first record of delimited text ``data``, the column names to
+    give Arrow (None: it reads the header) and the columns' fixed types (``strings``:
+    text), from the first record."""
+    import csv
+
+    delimiter = "," if fmt == "csv" else "\t"
+    at, offset = 1, 0
+    while True:  # (only the empty lines before the first record)
+        end = data.find(b"\n", offset)
+        if end < 0 or data[offset:end] not in (b"", b"\r"):
+            break
+        at, offset = at + 1, end + 1
+    first = decode(data[offset : end if end >= 0 else len(data)].rstrip(b"\r"), source, at)
+    if quoted:
+        heads = next(csv.reader([first], delimiter=delimiter), [])
+    else:
+        heads = first.split(delimiter)
+    names = None if header else [str(i + 1) for i in range(len(heads))]
+    heads = [h.strip() for h in heads] if header else names
+    if strings is True:
+        types = {h: pa.string() for h in heads}
+    else:
+        wanted = {s.strip().lower() for s in strings}
+        types = {h: pa.string() for h in heads if h.strip().lower() in wanted}
+    return at, names, types
 
 
 def _utf8(data: bytes, source: str) -> None:
