@@ -282,7 +282,9 @@ def read_pieces(path_or_file, source: str, *, text: bool = True):
                 f"expected a path, '-' or a file object, got {type(stream).__name__}",
                 source=source,
             )
-        yield from checked(file_pieces(getattr(stream, "buffer", stream), source), source, text=text)
+        yield from checked(
+            file_pieces(getattr(stream, "buffer", stream), source), source, text=text
+        )
 
 
 class TextCheck:
