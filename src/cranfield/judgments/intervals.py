@@ -92,16 +92,14 @@ def run_intervals(results) -> list[RunInterval]:
 
 def interval_table(rows: list[RunInterval], fmt: str = "text", digits: int = 4) -> str:
     """The intervals as a table (one row per run and measure) in ``fmt``
-    (:func:`cranfield.output.table`); an interval that does not exist is ``-``."""
+    (:func:`cranfield.output.table`); an interval that does not exist is
+    :data:`cranfield.output.UNDEFINED`, as every undefined cell."""
     from ..output import number_cell, table
 
     head = ["run", "measure", "topics", "mean", "t_low", "t_high", "sample_low", "sample_high"]
     body = [
         [x.run, x.measure, str(x.topics)]
-        + [
-            "-" if math.isnan(v) else number_cell(v, digits)
-            for v in (x.mean, x.t_low, x.t_high, x.sample_low, x.sample_high)
-        ]
+        + [number_cell(v, digits) for v in (x.mean, x.t_low, x.t_high, x.sample_low, x.sample_high)]
         for x in rows
     ]
     return table(head, body, fmt, left=2)
