@@ -71,3 +71,44 @@ def test_whole_decimals_and_dotted_ids_are_no_fractional_grades(tmp_path, capsys
     (tmp_path / "r.txt").write_text("1 Q0 doc.5 1 3 r\n")
     assert main(["eval", str(tmp_path / "q.txt"), str(tmp_path / "r.txt"), "-m", "AP"]) == 0
     assert capsys.readouterr().err == ""
+
+
+def _first_by_lines(data: bytes):
+    """The first fractional grade found line by line (Python's own line splitting, as
+    ``readlines`` gives the lines): the oracle of the chunked scan."""
+    import io
+
+    from cranfield.core.io.grades import _fractional
+
+    for number, line in enumerate(io.BytesIO(data).readlines(), 1):
+        fields = line.split()
+        if len(fields) == 4 and not fields[0].startswith(b"#") and _fractional(fields[3]):
+            return number, fields[3].decode("ascii")
+    return None
+
+
+@pytest.mark.parametrize("chunk", [1, 2, 3, 7, 16, 64, 8 << 20])
+def test_chunked_scan_finds_the_line_that_line_by_line_reading_finds(tmp_path, monkeypatch, chunk):
+    import random
+
+    from cranfield.core.io import grades
+
+    monkeypatch.setattr(grades, "_CHUNK", chunk)
+    rng = random.Random(chunk)
+    grades_ = ["0", "1", "2", "1.0", "2.", "0.000", "2.5", ".25", "-0.5", "1e3", "3.0"]
+    for case in range(60):
+        lines = []
+        for _ in range(rng.randint(0, 12)):
+            qid = rng.choice(["1", "2", "#c", "10.5"])
+            doc = rng.choice(["a", "doc.5", "x.y.z", "b"])
+            fields = [qid, "0", doc, rng.choice(grades_)][: rng.choice([3, 4, 4, 4, 5])]
+            lines.append(" ".join(fields) + rng.choice(["\n", "\r\n", "\n\n", "\r"]))
+        data = "".join(lines).encode()
+        if rng.random() < 0.3:
+            data = data.rstrip(b"\n")  # no last line end
+        path = tmp_path / f"q{case}.txt"
+        path.write_bytes(data)
+        assert grades.first_fractional_grade(path) == _first_by_lines(data), data
+        with gzip.open(tmp_path / f"q{case}.gz", "wb") as fh:
+            fh.write(data)
+        assert grades.first_fractional_grade(tmp_path / f"q{case}.gz") == _first_by_lines(data)

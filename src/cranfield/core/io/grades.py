@@ -45,10 +45,17 @@ def first_fractional_grade(path) -> tuple[int, str] | None:
         if packed:
             import gzip
         with gzip.open(path, "rb") if packed else open(path, "rb") as fh:
-            seen = 0
-            while lines := fh.readlines(_CHUNK):
-                if b"." in b"".join(lines):
-                    for number, line in enumerate(lines, seen + 1):
+            seen = 0  # lines before `block`
+            carry = b""  # the start of a line whose end is not read yet
+            while True:
+                chunk = fh.read(_CHUNK)
+                data = carry + chunk
+                # whole lines only (all that is left at the end); a file without a "."
+                # is looked at a chunk at a time, never split into lines
+                cut = data.rfind(b"\n") + 1 if chunk else len(data)
+                block, carry = data[:cut], data[cut:]
+                if b"." in block:
+                    for number, line in enumerate(block.split(b"\n"), seen + 1):
                         fields = line.split()
                         if (
                             len(fields) == 4
@@ -56,7 +63,9 @@ def first_fractional_grade(path) -> tuple[int, str] | None:
                             and _fractional(fields[3])
                         ):
                             return number, fields[3].decode("ascii")
-                seen += len(lines)
+                seen += block.count(b"\n")
+                if not chunk:
+                    break
     except (OSError, EOFError):  # unreadable: the reader gives the one clear message
         return None
     return None
