@@ -193,7 +193,13 @@ fn read_trec_file<'py>(
         let got = file.read(&mut magic).map_err(Failure::Io)?;
         file.seek(SeekFrom::Start(0)).map_err(Failure::Io)?;
         let gzipped = got == 2 && magic == gzip::MAGIC;
-        let result = read_stored(file, gzipped, max_bytes.unwrap_or(u64::MAX), &options);
+        let regular = file.metadata().map_err(Failure::Io)?.is_file();
+        let result = if gzipped || !regular {
+            read_stored(file, gzipped, max_bytes.unwrap_or(u64::MAX), &options)
+        } else {
+            // each piece read by the thread that parses it
+            cranfield_trec::positioned::read_file(&file, &options, None)
+        };
         let parsed = result.map_err(|e| match e {
             Failed::Io(err) => Failure::Io(err),
             Failed::Input(err) => Failure::Input(err),

@@ -19,6 +19,7 @@ pub mod check;
 pub mod gzip;
 pub mod number;
 mod piece;
+pub mod positioned;
 pub mod room;
 
 use std::borrow::Cow;

@@ -47,6 +47,16 @@ pub fn read_file(
     };
     let gzipped = head == gzip::MAGIC;
     let max_bytes = reading.max_bytes;
+    if !gzipped {
+        // each piece read by the thread that parses it
+        let counter = reading.progress.as_deref();
+        return cranfield_trec::positioned::read_file(&file, &options, counter).map_err(
+            |e| match e {
+                cranfield_trec::ReadError::Io(error) => JudgeError::Io { input, error },
+                cranfield_trec::ReadError::Input(error) => JudgeError::Read { input, error },
+            },
+        );
+    }
     let read = match &reading.progress {
         // (a counted file is read through `Read::read` alone, whose buffers std zeroes
         // first: 2-3% of the time, paid only when a progress bar is drawn)
