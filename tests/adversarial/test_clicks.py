@@ -97,6 +97,32 @@ def test_bad_logs_fail_cleanly(tmp_path, content, mentions):
         assert_clean_failure(run_cli("clicks", *argv), *mentions)
 
 
+YANDEX = "1\t0\tQ\tq1\t0\ta\tb\n1\t5\tC\tb\n2\t0\tQ\tq2\t0\tb\tc\n"
+
+
+@pytest.mark.parametrize(
+    "name, content, mentions",
+    [
+        # read in pieces by the engine (the Yandex log, the tables a batch at a time)
+        ("train.yandex", YANDEX + "2\t3\tC\n", ("train.yandex:4", "click record")),
+        ("train.yandex", YANDEX + "3\t3\tC\tb\n", ("train.yandex:4", "before any query")),
+        ("train.yandex", YANDEX.replace("\n", "\r") + "\r2\t-1\tC\tb\r", (":5:", "time")),
+        ("train.yandex.gz", gzip.compress(YANDEX.encode() * 50)[:-12], ("gzip",)),
+        ("train.yandex", YANDEX + "2\t1\tC\t\xff\n", ("train.yandex:4", "UTF-8")),
+        ("train.csv", 'query,docs,clicks\nq,a b,0 1\nq,"a\nb",0 2\n', ("train.csv:3", "0 or 1")),
+        ("train.tsv", "query\tdocs\tclicks\nq\ta\t0\t9\n", ("train.tsv:2", "fields")),
+        ("train.csv", "query,docs,clicks\n", ("no session",)),
+        ("train.csv", "docs,clicked\na b,1\n", ("train.csv:2", "'query'")),
+        ("train.parquet", b"PAR1" + b"\x00" * 40, ("train.parquet", "Parquet")),
+    ],
+)
+def test_bad_logs_read_in_pieces_fail_cleanly(tmp_path, name, content, mentions):
+    p = tmp_path / name
+    p.write_bytes(content if isinstance(content, bytes) else content.encode("latin-1"))
+    for argv in (("fit", p, "--model", "pbm"), ("compare", p, p)):
+        assert_clean_failure(run_cli("clicks", *argv), *mentions)
+
+
 @pytest.mark.parametrize(
     "argv, mention",
     [

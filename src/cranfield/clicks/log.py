@@ -12,6 +12,14 @@ Readers (:func:`read_log`): JSONL, CSV, TSV, Parquet and Arrow (the one table re
 :mod:`cranfield.core.io.table`), PyClick's text format and the Yandex
 relevance-prediction log. Every problem is an :class:`~cranfield.errors.InputError`
 naming the file and, for the text formats, the line.
+
+No format is held whole: JSONL, PyClick and Yandex text is handed to the engine in
+pieces as it is read (:func:`read_stream`); a CSV, TSV or Parquet file a record batch
+at a time (:class:`~cranfield.core.io.text_stream.TextStream`,
+:class:`~cranfield.core.io.table.ParquetStream`), and any other table (Arrow IPC,
+memory-mapped; gzip or standard input, read whole first) in slices of rows
+(:func:`read_table`). Each piece is reduced at once to the sessions' integer codes, so
+memory holds the interned ids, the sessions' arrays and one piece.
 """
 
 from __future__ import annotations
@@ -21,7 +29,7 @@ import os
 from dataclasses import dataclass
 
 from .._lazy import lazy
-from ..core.io.source import checked, load, read_bytes, read_pieces, source_name
+from ..core.io.source import checked, load, read_pieces, source_name
 from ..errors import InputError, ParameterError
 
 np = lazy("numpy", __name__, "np")
@@ -146,8 +154,8 @@ def _refusal(args: tuple, source: str, line_text) -> InputError:
     return InputError(detail, source, line)
 
 
-_LINE_FORMATS = ("jsonl", "pyclick")
-"""The formats read in pieces as they arrive (a session never spans a line)."""
+_LINE_FORMATS = ("jsonl", "pyclick", "yandex")
+"""The text formats read in pieces as they arrive."""
 
 CHUNK = 16 << 20
 """Bytes handed to the engine at a time by :func:`read_stream`."""
@@ -160,10 +168,11 @@ PARALLEL_FROM = 1 << 16
 def read_stream(
     pieces, source: str, format: str, chunk: int = CHUNK, parallel_from: int | None = PARALLEL_FROM
 ) -> ClickLog:
-    """A JSONL or PyClick log from its checked pieces (:func:`~cranfield.core.io.source.
-    checked`), handed to the engine ``chunk`` bytes at a time
-    (``cranfield._engine.ClickTextReader``): it reads each chunk's complete lines in
-    two halves on two threads (from ``parallel_from`` bytes; None: one thread) and
+    """A JSONL, PyClick or Yandex log from its checked pieces
+    (:func:`~cranfield.core.io.source.checked`), handed to the engine ``chunk`` bytes at
+    a time (``cranfield._engine.ClickTextReader``): it reads each chunk's complete lines
+    (JSONL and PyClick in two halves on two threads from ``parallel_from`` bytes, None:
+    one thread; Yandex on one, its clicks matched to pages of earlier lines) and
     carries the rest, so memory holds one chunk and the sessions' arrays, never the
     whole text."""
     from .. import _engine
@@ -211,29 +220,58 @@ def _json_words(line: bytes, engine_words: str) -> str:
 _FIELDS = ("query", "docs", "clicks", "clicked", "times", "dwell", "user", "bucket")
 
 
-def read_table(data, source: str, format: str | None = None) -> ClickLog:
-    """A CSV, TSV, Parquet or Arrow log, one session per row, read by the one table
-    reader (:func:`cranfield.core.io.table.read_table`) and handed to the engine as
-    Arrow buffers (``cranfield._engine.read_click_table``); text cells are kept as
-    written (blank ones missing), a problem names the line (the row, for Parquet)."""
+BATCH_ROWS = 1 << 17
+"""Rows of a table handed to the engine at a time by :func:`read_table`."""
+
+
+def read_table(
+    data, source: str, format: str | None = None, batch_rows: int = BATCH_ROWS
+) -> ClickLog:
+    """A CSV, TSV, Parquet or Arrow log, one session a row, read by the one table
+    reader (:func:`cranfield.core.io.table.read_table`; a CSV, TSV or Parquet file
+    named by a path is streamed, a record batch at a time) and handed to the engine
+    ``batch_rows`` rows at a time as Arrow buffers (``cranfield._engine.
+    ClickTableReader``), each batch reduced at once to the sessions' codes; text cells
+    are kept as written (blank ones missing), a problem names the line (the row, for
+    Parquet)."""
     from .. import _engine
     from ..core.io.table import read_table as read_any
 
-    read = read_any(data, format=format, formats=_TABLES, strings=True, rows=False, source=source)
-    names = [str(n).strip() for n in read.table.column_names]
-    columns = [
-        _column(name, read.table.column(i), source)
-        for i, name in enumerate(names)
-        if name in _FIELDS
-    ]
-    try:
-        out = _engine.read_click_table(columns, read.num_rows, read.has_lines)
-    except _engine.ReadError as exc:
-        _, row, message = exc.args
-        if read.has_lines:
-            raise InputError(message, source, read.line(row)) from None
-        raise InputError(message, f"{source} row", row + 1) from None
-    return _log(out, source)
+    read = read_any(
+        data, format=format, formats=_TABLES, strings=True, rows=False, source=source, stream=True
+    )
+    names = read.table.column_names
+    wanted = [name for name in names if str(name).strip() in _FIELDS]
+    reader = _engine.ClickTableReader()
+    done = 0  # rows handed over
+    for rows, batch in _batches(read, wanted, names, batch_rows):
+        columns = [_column(str(name).strip(), batch.column(name), source) for name in wanted]
+        try:
+            reader.feed(columns, rows, read.has_lines)
+        except _engine.ReadError as exc:
+            _, row, message = exc.args
+            if read.has_lines:
+                raise InputError(message, source, read.line(done + row)) from None
+            raise InputError(message, f"{source} row", done + row + 1) from None
+        done += rows
+    return _log(reader.finish(), source)
+
+
+def _batches(read, wanted: list, names: list, batch_rows: int):
+    """``(rows, batch)``: the table's ``wanted`` columns, ``batch_rows`` rows at a time
+    (a stream's record batches; a table read whole in slices); a batch of the first
+    column when none is wanted (the rows are still counted)."""
+    from ..core.io.table import Stream
+
+    if not isinstance(read, Stream):
+        for start in range(0, read.num_rows, batch_rows):
+            part = read.table.slice(start, batch_rows)
+            yield part.num_rows, part
+    elif not names:
+        yield read.num_rows, None
+    else:
+        for batch in read.batches(wanted or names[:1], batch_rows):
+            yield batch.num_rows, batch
 
 
 def _kind(type_) -> str | None:
@@ -348,17 +386,17 @@ def _read(
     import itertools
 
     source = source_name(path)
-    pieces = read_pieces(path, source, text=False)
+    read = read_pieces(path, source, text=False)
     head: list[bytes] = []
-    for piece in pieces:  # enough of the content to tell the format from
+    for piece in read:  # enough of the content to tell the format from
         head.append(piece)
         if sum(map(len, head)) >= 65536:
             break
     fmt = infer_format(path, format, b"".join(head))
-    pieces = itertools.chain(head, pieces)
+    pieces = itertools.chain(head, read)
     if fmt in _LINE_FORMATS:
         return read_stream(checked(pieces, source), source, fmt, chunk, parallel_from)
-    raw = load(pieces, source, text=False)
-    if fmt in _TABLES:
-        return read_table(raw, source, fmt)
-    return read_text(read_bytes(raw, source), source, fmt)
+    if isinstance(path, (str, os.PathLike)) and str(path) != "-" and os.path.isfile(path):
+        read.close()  # (a file read again: the table reader streams what it can)
+        return read_table(path, source, fmt)
+    return read_table(load(pieces, source, text=False), source, fmt)

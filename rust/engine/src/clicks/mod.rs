@@ -99,7 +99,10 @@ pub fn read_click_text<'py>(
     data: &Bound<'py, PyBytes>,
     format: &str,
 ) -> PyResult<Bound<'py, PyTuple>> {
-    let read = text_format(format)?;
+    let read: stream::Lines = match format {
+        "yandex" => text::yandex,
+        other => text_format(other)?,
+    };
     let bytes = data.as_bytes();
     let result = py.detach(|| {
         let mut sessions = Sessions::default();
@@ -114,18 +117,19 @@ pub fn read_click_text<'py>(
     }
 }
 
-fn text_format(format: &str) -> PyResult<stream::Format> {
+/// The reader of a format whose lines stand alone (`"jsonl"`, `"pyclick"`).
+fn text_format(format: &str) -> PyResult<stream::Lines> {
     Ok(match format {
         "jsonl" => text::jsonl,
         "pyclick" => text::pyclick,
-        "yandex" => text::yandex,
         other => return Err(PyValueError::new_err(format!("unknown click-log format {other:?}"))),
     })
 }
 
-/// A line-based click log (`"jsonl"` or `"pyclick"`) read from pieces of its bytes
-/// as they arrive (`feed`, then `finish`): each piece's complete lines read at once,
-/// in two halves on two threads, the rest carried on; the text is never held whole.
+/// A line-based click log (`"jsonl"`, `"pyclick"` or `"yandex"`) read from pieces of
+/// its bytes as they arrive (`feed`, then `finish`): each piece's complete lines read
+/// at once (JSON lines and PyClick in two halves on two threads), the rest carried on;
+/// the text is never held whole.
 /// `finish` returns what `read_click_text` returns. Raises `ReadError` as it does,
 /// `"click_json"` with a fourth item: the text of the line.
 #[pyclass(module = "cranfield._engine")]
@@ -146,17 +150,16 @@ fn refused(py: Python<'_>, r: stream::Refused) -> PyErr {
 #[pymethods]
 impl ClickTextReader {
     /// `parallel_from`: pieces of at least this many bytes are read in two halves at
-    /// once (None: all on one thread).
+    /// once (None: all on one thread; the Yandex log is read on one, a click referring
+    /// to a page any number of lines before).
     #[new]
     #[pyo3(signature = (format, parallel_from = Some(1 << 16)))]
     fn new(format: &str, parallel_from: Option<usize>) -> PyResult<Self> {
-        if format == "yandex" {
-            // a click may refer to a page any number of lines before
-            return Err(PyValueError::new_err("the Yandex log is read whole"));
-        }
-        Ok(ClickTextReader {
-            stream: Some(stream::Stream::new(text_format(format)?, parallel_from)),
-        })
+        let format = match format {
+            "yandex" => stream::Format::Yandex(Box::default()),
+            other => stream::Format::Lines(text_format(other)?),
+        };
+        Ok(ClickTextReader { stream: Some(stream::Stream::new(format, parallel_from)) })
     }
 
     fn feed(&mut self, py: Python<'_>, piece: &Bound<'_, PyBytes>) -> PyResult<()> {
@@ -188,19 +191,10 @@ fn slice<'a, T: numpy::Element>(a: &'a PyReadonlyArray1<'_, T>) -> PyResult<&'a 
     a.as_slice().map_err(|_| PyValueError::new_err("arrays must be contiguous"))
 }
 
-/// A click log held as a table of `rows` rows, one session a row: its columns as
-/// `ColumnArgs` (strings; numbers and booleans cast to text). `text`: the table came
-/// from CSV or TSV (blank cells are missing). Returns what `read_click_text` returns;
-/// raises `ReadError("click_row", row (0-based), message)`.
-#[pyfunction]
-pub fn read_click_table<'py>(
-    py: Python<'py>,
-    columns: Vec<ColumnArgs<'py>>,
-    rows: usize,
-    text: bool,
-) -> PyResult<Bound<'py, PyTuple>> {
+/// The columns' arrays as the table reader reads them, checked against `rows`.
+fn table_columns<'a>(columns: &'a [ColumnArgs<'_>], rows: usize) -> PyResult<Vec<Column<'a>>> {
     let mut held = Vec::with_capacity(columns.len());
-    for (name, kind, lists, offsets, data, valid) in &columns {
+    for (name, kind, lists, offsets, data, valid) in columns {
         let kind = Kind::of(kind).ok_or_else(|| PyValueError::new_err("kind: s, i, f or b"))?;
         let lists = match lists {
             Some((l, v)) => Some((slice(l)?, v.as_ref().map(slice).transpose()?)),
@@ -218,13 +212,69 @@ pub fn read_click_table<'py>(
         column.check(rows).map_err(PyValueError::new_err)?;
         held.push(column);
     }
-    let result = py.detach(|| {
-        let mut sessions = Sessions::default();
-        table::read(&held, rows, text, &mut sessions).map(|()| sessions)
-    });
-    match result {
-        Ok(sessions) => to_python(py, sessions),
-        Err((row, message)) => Err(ReadError::new_err(("click_row", row, message))),
+    Ok(held)
+}
+
+/// `rows` rows of a table, one session a row, read into `sessions`.
+fn feed_table(
+    py: Python<'_>,
+    sessions: &mut Sessions,
+    columns: &[ColumnArgs<'_>],
+    rows: usize,
+    text: bool,
+) -> PyResult<()> {
+    let held = table_columns(columns, rows)?;
+    py.detach(|| table::read(&held, rows, text, sessions))
+        .map_err(|(row, message)| ReadError::new_err(("click_row", row, message)))
+}
+
+/// A click log held as a table of `rows` rows, one session a row: its columns as
+/// `ColumnArgs` (strings; numbers and booleans cast to text). `text`: the table came
+/// from CSV or TSV (blank cells are missing). Returns what `read_click_text` returns;
+/// raises `ReadError("click_row", row (0-based), message)`.
+#[pyfunction]
+pub fn read_click_table<'py>(
+    py: Python<'py>,
+    columns: Vec<ColumnArgs<'py>>,
+    rows: usize,
+    text: bool,
+) -> PyResult<Bound<'py, PyTuple>> {
+    let mut sessions = Sessions::default();
+    feed_table(py, &mut sessions, &columns, rows, text)?;
+    to_python(py, sessions)
+}
+
+/// A click log held as a table read a record batch at a time (`feed` each batch's
+/// columns as `read_click_table` takes them, in order, then `finish`): every batch
+/// reduced at once to the sessions' codes, ids interned across batches in order of
+/// first appearance. `feed` raises `ReadError("click_row", row of the batch, message)`;
+/// `finish` returns what `read_click_table` returns for the batches as one table.
+#[pyclass(module = "cranfield._engine")]
+pub struct ClickTableReader {
+    sessions: Option<Sessions>,
+}
+
+#[pymethods]
+impl ClickTableReader {
+    #[new]
+    fn new() -> Self {
+        ClickTableReader { sessions: Some(Sessions::default()) }
+    }
+
+    fn feed(
+        &mut self,
+        py: Python<'_>,
+        columns: Vec<ColumnArgs<'_>>,
+        rows: usize,
+        text: bool,
+    ) -> PyResult<()> {
+        let sessions = self.sessions.as_mut().ok_or_else(|| PyValueError::new_err("finished"))?;
+        feed_table(py, sessions, &columns, rows, text)
+    }
+
+    fn finish<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        let sessions = self.sessions.take().ok_or_else(|| PyValueError::new_err("finished"))?;
+        to_python(py, sessions)
     }
 }
 
@@ -232,5 +282,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(read_click_text, m)?)?;
     m.add_function(wrap_pyfunction!(read_click_table, m)?)?;
     m.add_class::<ClickTextReader>()?;
+    m.add_class::<ClickTableReader>()?;
     Ok(())
 }

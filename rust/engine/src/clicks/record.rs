@@ -36,6 +36,15 @@ impl Interner {
         Interner { known: Some(Arc::clone(known)), base, ..Interner::default() }
     }
 
+    /// The code of `name` if it was interned (none given otherwise).
+    pub fn find(&self, name: &str) -> Option<i64> {
+        self.known
+            .as_ref()
+            .and_then(|k| k.codes.get(name))
+            .or_else(|| self.codes.get(name))
+            .copied()
+    }
+
     pub fn code(&mut self, name: &str) -> i64 {
         if let Some(&code) = self.known.as_ref().and_then(|k| k.codes.get(name)) {
             return code;

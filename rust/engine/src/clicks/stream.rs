@@ -1,15 +1,25 @@
-//! A line-by-line click log (JSON lines, PyClick) read from pieces of its bytes as
-//! they arrive: what ends in a line end is read at once, in two halves on two threads,
-//! the rest carried to the next piece. Only the interned ids and the sessions' flat
-//! arrays are kept, never the text.
+//! A line-by-line click log (JSON lines, PyClick, Yandex) read from pieces of its bytes
+//! as they arrive: what ends in a line end is read at once (JSON lines and PyClick in
+//! two halves on two threads; the Yandex log, whose clicks refer to earlier lines, on
+//! one), the rest carried to the next piece. Only the interned ids, the sessions' flat
+//! arrays (and the Yandex log's pages) are kept, never the text.
 
 use cranfield_eval::ndeval::at_once;
 
 use super::record::{Known, Sessions};
-use super::text::{self, count_lines, Failure};
+use super::text::{self, count_lines, Failure, Yandex};
 
-/// A reader of one line-based format: the lines of `text`, numbered from 1.
-pub type Format = fn(&str, &mut Sessions) -> Result<(), Failure>;
+/// A reader of one line-based format whose lines stand alone: the lines of `text`,
+/// numbered from 1.
+pub type Lines = fn(&str, &mut Sessions) -> Result<(), Failure>;
+
+/// How a stream's lines are read.
+pub enum Format {
+    /// lines that stand alone (read in parts at once)
+    Lines(Lines),
+    /// the Yandex log (its state carried from piece to piece)
+    Yandex(Box<Yandex>),
+}
 
 pub struct Stream {
     format: Format,
@@ -83,13 +93,22 @@ impl Stream {
             self.started = true;
             bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes)
         };
+        let base = self.lines;
+        let format = match &mut self.format {
+            Format::Lines(f) => *f,
+            Format::Yandex(y) => {
+                let refused = |f| Refused { failure: shift(f, base), line: None };
+                let text = text::utf8_text(bytes).map_err(refused)?;
+                y.read(text, &mut self.sessions).map_err(refused)?;
+                self.lines = base + count_lines(bytes);
+                return Ok(());
+            }
+        };
         let cut = if self.parallel_from.is_some_and(|n| bytes.len() >= n) {
             complete(&bytes[..bytes.len() / 2])
         } else {
             0
         };
-        let format = self.format;
-        let base = self.lines;
         // the parts look up the ids read so far (read only) and intern only new ones
         let known = Known::take(&mut self.sessions);
         let (first, second) = if cut == 0 {
@@ -110,6 +129,15 @@ impl Stream {
     }
 }
 
+/// `f` with its line counted after `base` lines.
+fn shift(f: Failure, base: u64) -> Failure {
+    match f {
+        Failure::Record(line, m) => Failure::Record(base + line, m),
+        Failure::Json(line, w) => Failure::Json(base + line, w),
+        Failure::Utf8(line) => Failure::Utf8(base + line),
+    }
+}
+
 /// Why a piece was refused, with the text of the line when it is not JSON (for the
 /// message in Python's words).
 pub struct Refused {
@@ -118,12 +146,8 @@ pub struct Refused {
 }
 
 /// The sessions of whole lines, line numbers counted from `base`.
-fn read_part(format: Format, bytes: &[u8], base: u64, known: &Known) -> Result<Sessions, Refused> {
-    let shift = |f: Failure| match f {
-        Failure::Record(line, m) => Failure::Record(base + line, m),
-        Failure::Json(line, w) => Failure::Json(base + line, w),
-        Failure::Utf8(line) => Failure::Utf8(base + line),
-    };
+fn read_part(format: Lines, bytes: &[u8], base: u64, known: &Known) -> Result<Sessions, Refused> {
+    let shift = |f: Failure| shift(f, base);
     let text = text::utf8_text(bytes).map_err(|f| Refused { failure: shift(f), line: None })?;
     let mut sessions = Sessions::over(known);
     format(text, &mut sessions).map_err(|f| {

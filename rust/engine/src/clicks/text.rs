@@ -155,64 +155,148 @@ pub fn pyclick(text: &str, out: &mut Sessions) -> Result<(), Failure> {
     Ok(())
 }
 
-/// A page of the Yandex log: where its documents start in the flat arrays, its time.
+/// A page of the Yandex log: where its documents are in the flat arrays, its time,
+/// and the session's page before it (`usize::MAX`: none).
 struct Page {
     start: usize,
+    len: usize,
     time: f64,
+    before: usize,
 }
 
-pub fn yandex(text: &str, out: &mut Sessions) -> Result<(), Failure> {
-    let mut pages: Vec<Page> = Vec::new();
-    // session -> URL -> (its latest page, the URL's first rank on that page)
-    let mut shown_on: FxHashMap<&str, FxHashMap<&str, (usize, usize)>> = FxHashMap::default();
-    let mut fields: Vec<&str> = Vec::new();
-    for (number, line) in lines(text) {
-        if strip(line).is_empty() {
-            continue;
+/// Shown documents of a session over which its pages are indexed by a map instead of
+/// searched (bounds the work of a click whatever the session's size).
+const INDEXED_FROM: usize = 64;
+
+/// What the Yandex log's clicks are matched against: a session's latest page.
+struct Session {
+    latest: usize,
+    shown: usize,
+    /// URL code -> (its latest page, its first rank on that page), once `shown`
+    /// reaches [`INDEXED_FROM`]
+    index: Option<Box<FxHashMap<i64, (usize, usize)>>>,
+}
+
+/// The Yandex relevance-prediction log read a piece of lines at a time: a click is
+/// matched to the latest page of its session that showed its URL (at the URL's first
+/// rank there), any number of lines before, so the pages and sessions read so far are
+/// kept (as codes and positions in the flat arrays, never their text).
+#[derive(Default)]
+pub struct Yandex {
+    pages: Vec<Page>,
+    sessions: FxHashMap<Box<str>, Session>,
+}
+
+impl Session {
+    fn index(&mut self, pages: &[Page], flat_docs: &[i64]) {
+        let mut map = FxHashMap::default();
+        let mut chain = Vec::new();
+        let mut p = self.latest;
+        while p != usize::MAX {
+            chain.push(p);
+            p = pages[p].before;
         }
-        let fail = |m: String| Failure::Record(number, m);
-        fields.clear();
-        fields.extend(line.split('\t'));
-        let f = &fields;
-        if f.len() >= 3 && f[2] == "Q" {
-            if f.len() < 6 {
-                return Err(fail(
-                    "a query record needs SessionID TimePassed Q QueryID RegionID \
-                                 and at least one URL"
-                        .into(),
-                ));
-            }
-            let t = time(&Value::Str(f[1].into())).map_err(fail)?;
-            let docs = &f[5..];
-            let page = pages.len();
-            let start = out.flat_docs.len();
-            add(out, f[3], docs, &vec![false; docs.len()], None)
-                .map_err(|e| Failure::Record(number, e))?;
-            let latest = shown_on.entry(f[0]).or_default();
-            for (rank, d) in docs.iter().enumerate().rev() {
-                latest.insert(d, (page, rank));
-            }
-            pages.push(Page { start, time: t });
-        } else if f.len() >= 3 && f[2] == "C" {
-            if f.len() != 4 {
-                return Err(fail("a click record is SessionID TimePassed C URLID".into()));
-            }
-            let t = time(&Value::Str(f[1].into())).map_err(fail)?;
-            let Some(latest) = shown_on.get(f[0]) else {
-                let session = Value::Str(f[0].into()).repr();
-                return Err(fail(format!("a click in session {session} before any query")));
-            };
-            if let Some(&(page, rank)) = latest.get(f[3]) {
-                let at = pages[page].start + rank;
-                if !out.flat_clicks[at] {
-                    out.flat_clicks[at] = true;
-                    out.times_to(out.flat_docs.len());
-                    out.flat_times[at] = (t - pages[page].time).max(0.0);
-                }
-            }
-        } else {
-            return Err(fail("expected a query (Q) or click (C) record".into()));
+        for &p in chain.iter().rev() {
+            Self::insert(&mut map, p, &pages[p], flat_docs);
+        }
+        self.index = Some(Box::new(map));
+    }
+
+    fn insert(map: &mut FxHashMap<i64, (usize, usize)>, p: usize, page: &Page, docs: &[i64]) {
+        let shown = &docs[page.start..page.start + page.len];
+        for (rank, &d) in shown.iter().enumerate().rev() {
+            map.insert(d, (p, rank));
         }
     }
-    Ok(())
+
+    /// The latest page showing `doc` and the first rank there.
+    fn find(&self, doc: i64, pages: &[Page], flat_docs: &[i64]) -> Option<(usize, usize)> {
+        if let Some(map) = &self.index {
+            return map.get(&doc).copied();
+        }
+        let mut p = self.latest;
+        while p != usize::MAX {
+            let page = &pages[p];
+            let shown = &flat_docs[page.start..page.start + page.len];
+            if let Some(rank) = shown.iter().position(|&d| d == doc) {
+                return Some((p, rank));
+            }
+            p = page.before;
+        }
+        None
+    }
+}
+
+impl Yandex {
+    /// The lines of `text` (numbered from 1) into `out`, which holds every session read
+    /// by this reader before (and only those).
+    pub fn read(&mut self, text: &str, out: &mut Sessions) -> Result<(), Failure> {
+        let mut fields: Vec<&str> = Vec::new();
+        for (number, line) in lines(text) {
+            if strip(line).is_empty() {
+                continue;
+            }
+            let fail = |m: String| Failure::Record(number, m);
+            fields.clear();
+            fields.extend(line.split('\t'));
+            let f = &fields;
+            if f.len() >= 3 && f[2] == "Q" {
+                if f.len() < 6 {
+                    return Err(fail(
+                        "a query record needs SessionID TimePassed Q QueryID RegionID \
+                                     and at least one URL"
+                            .into(),
+                    ));
+                }
+                let t = time(&Value::Str(f[1].into())).map_err(fail)?;
+                let docs = &f[5..];
+                let start = out.flat_docs.len();
+                add(out, f[3], docs, &vec![false; docs.len()], None)
+                    .map_err(|e| Failure::Record(number, e))?;
+                if !self.sessions.contains_key(f[0]) {
+                    let new = Session { latest: usize::MAX, shown: 0, index: None };
+                    self.sessions.insert(f[0].into(), new);
+                }
+                let session = self.sessions.get_mut(f[0]).expect("inserted above");
+                let p = self.pages.len();
+                self.pages.push(Page { start, len: docs.len(), time: t, before: session.latest });
+                session.latest = p;
+                session.shown += docs.len();
+                match session.index.as_mut() {
+                    Some(map) => Session::insert(map, p, &self.pages[p], &out.flat_docs),
+                    None if session.shown >= INDEXED_FROM => {
+                        session.index(&self.pages, &out.flat_docs)
+                    }
+                    None => {}
+                }
+            } else if f.len() >= 3 && f[2] == "C" {
+                if f.len() != 4 {
+                    return Err(fail("a click record is SessionID TimePassed C URLID".into()));
+                }
+                let t = time(&Value::Str(f[1].into())).map_err(fail)?;
+                let Some(session) = self.sessions.get(f[0]) else {
+                    let session = Value::Str(f[0].into()).repr();
+                    return Err(fail(format!("a click in session {session} before any query")));
+                };
+                // a URL never shown has no code (and is not given one)
+                let Some(doc) = out.docs.find(f[3]) else { continue };
+                if let Some((p, rank)) = session.find(doc, &self.pages, &out.flat_docs) {
+                    let at = self.pages[p].start + rank;
+                    if !out.flat_clicks[at] {
+                        out.flat_clicks[at] = true;
+                        out.times_to(out.flat_docs.len());
+                        out.flat_times[at] = (t - self.pages[p].time).max(0.0);
+                    }
+                }
+            } else {
+                return Err(fail("expected a query (Q) or click (C) record".into()));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The Yandex log of `text` whole.
+pub fn yandex(text: &str, out: &mut Sessions) -> Result<(), Failure> {
+    Yandex::default().read(text, out)
 }
