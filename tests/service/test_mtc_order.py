@@ -63,7 +63,7 @@ def mtc_campaign(db, tmp, *, measure="AP", runs=None, assessors=("a1", "a2"), de
     for name, ranked in rankings().items():
         submissions.submit(db, "c", ids["p1"], run_file(tmp, name, ranked))
     pooling.build(db, "c", depth=depth)
-    info = mtc_order.choose(db, "c", measure, runs=runs)
+    info = None if measure is None else mtc_order.choose(db, "c", measure, runs=runs)
     pooling.assign(db, "c")
     return ids, info
 
@@ -318,3 +318,109 @@ def test_a_shallow_pool_truncates_each_run_at_its_pooled_prefix(tmp_path):
         assert list(t.docs) == sorted({d for p in prefixes.values() for d in p})
         for i, n in enumerate(("r1", "r2")):
             assert [t.docs[j] for j in t.runs[i]] == prefixes[n]
+
+
+# -- over HTTP and the command line (the web layer is the same on both databases) -------
+
+
+def _site(tmp_path):
+    from cranfield.service import accounts
+    from cranfield.service.app import create_app
+    from cranfield.service.db import open_database
+    from service.helpers import PASSWORD
+    from service.web_fixtures import Site
+
+    db = open_database(str(tmp_path / "site.db"))
+    ids, _ = mtc_campaign(db, tmp_path, measure=None)
+    site = Site(create_app(db), db, 0, 0)
+    for name in ("boss", "a1", "p1"):
+        token, csrf, _ = accounts.login(db, name, PASSWORD)
+        site.tokens[name], site.csrf[name] = token, csrf
+    return site, ids
+
+
+@pytest.mark.parametrize(
+    ("body", "mention"),
+    [
+        ({"measure": "RBP"}, "AP, P@k or DCG@k"),
+        ({"measure": "DCG@0"}, "AP, P@k or DCG@k"),
+        ({"threshold": 0}, "threshold"),
+        ({"threshold": "x"}, "threshold"),
+        ({"runs": ["r1"]}, "two different run names"),
+        ({"runs": ["r1", "r2", "s1"]}, "runs"),
+        ({"runs": ["r1", "nobody"]}, "no run named 'nobody'"),
+        ({"measure": "P@" + "9" * 200}, "measure"),
+    ],
+)
+def test_bad_questions_over_http_store_nothing(tmp_path, body, mention):
+    site, _ = _site(tmp_path)
+    r = site.client("boss").post("/api/campaigns/c/mtc", json=body)
+    assert r.status_code == 422 and mention in r.text, r.text
+    assert _design(site.db) is None
+    assert site.client("boss").get("/api/campaigns/c/mtc").json() == {"enabled": False}
+
+
+def test_the_question_over_http_the_dashboard_and_the_judging_page(tmp_path):
+    site, ids = _site(tmp_path)
+    boss = site.client("boss")
+    assert 'id="choose-mtc"' in boss.get("/c/c/dashboard").text
+    r = boss.post("/api/campaigns/c/mtc", json={"measure": "p@5", "runs": ["r2", "r1"]})
+    assert r.status_code == 200, r.text
+    assert r.json() == {
+        "measure": "P@5",
+        "runs": ["r2", "r1"],
+        "threshold": 0.05,
+        "topics": 3,
+        "documents": r.json()["documents"],
+        "pairs": 1,
+    }
+    form = site.client("boss", cookie=True)
+    r = form.post(
+        "/c/c/mtc",
+        data={"csrf": form.csrf, "measure": "AP", "run1": "", "run2": "", "threshold": "0.1"},
+        follow_redirects=False,
+    )
+    assert r.status_code == 303 and "MTC%20order" in r.headers["location"], r.text
+    r = form.post("/c/c/mtc", data={"csrf": form.csrf, "threshold": "low"}, follow_redirects=False)
+    assert r.status_code == 422 and "threshold" in r.text
+    assert json.loads(_design(site.db)) == {"measure": "AP", "runs": None, "threshold": 0.1}
+    a1 = site.client("a1")
+    assert a1.get("/api/campaigns/c/mtc").status_code == 403
+    assert a1.get("/c/c/dashboard", follow_redirects=False).status_code == 403
+    first = a1.get("/api/campaigns/c/next").json()
+    assert first["decided"] is False
+    assert 'id="decided"' not in a1.get("/c/c/judge").text
+    judge(site.db, ids, ("a1",))
+    view = a1.get("/api/campaigns/c/next").json()
+    assert boss.get("/api/campaigns/c/mtc").json()["decided"] is False  # a2's topics
+    judge(site.db, ids, ("a2",))
+    assert view["decided"] is True
+    assert 'id="decided"' in a1.get("/c/c/judge").text
+    status = boss.get("/api/campaigns/c/mtc").json()
+    assert status == json.loads(json.dumps(mtc_order.status(site.db, "c")))
+    assert status["enabled"] and status["decided"] and len(status["pairs"]) == 3
+    html = boss.get("/c/c/dashboard").text
+    assert 'id="mtc-table"' in html and "Decided: on every topic" in html
+    from cranfield.service.web import _num
+
+    for p in status["pairs"]:
+        assert f'data-runs="{" ".join(p["runs"])}">{_num(p["max_p_change"])}<' in html
+        assert p["max_p_change"] < 0.1 and p["topics_decided"] == 3
+
+
+def test_the_command_line(cli, tmp_path):
+    from cranfield.service.db import open_database
+
+    path = tmp_path / "c.db"
+    db = open_database(str(path))
+    ids, _ = mtc_campaign(db, tmp_path, measure=None, assessors=("a1",))
+    status, out, err = cli("campaign", "mtc", path, "c", "--measure", "DCG@5", "--runs", "s1,r1")
+    assert status == 0 and "DCG@5 for s1 and r1" in out, err
+    status, out, err = cli("campaign", "mtc", path, "c", "--runs", "s1,zz")
+    assert status == 2 and err.count("\n") == 1 and "no run named 'zz'" in err
+    assert json.loads(_design(db))["measure"] == "DCG@5"
+    judge(db, ids, ("a1",))
+    status, out, err = cli("campaign", "export", path, "c", "--what", "mtc")
+    assert status == 0 and json.loads(out) == json.loads(json.dumps(mtc_order.status(db, "c")))
+    assert json.loads(out)["decided"] is True
+    db.close()

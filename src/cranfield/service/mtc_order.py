@@ -424,3 +424,8 @@ def status(db, campaign: str) -> dict:
         "topics": out_topics,
         "pairs": per_pair,
     }
+
+
+def status_json(db, campaign: str) -> str:
+    """:func:`status` as JSON text (``campaign export --what mtc``)."""
+    return json.dumps(status(db, campaign), indent=2) + "\n"
