@@ -342,13 +342,14 @@ def _site(tmp_path):
 @pytest.mark.parametrize(
     ("body", "mention"),
     [
+        ({}, "measure"),
         ({"measure": "RBP"}, "AP, P@k or DCG@k"),
         ({"measure": "DCG@0"}, "AP, P@k or DCG@k"),
-        ({"threshold": 0}, "threshold"),
-        ({"threshold": "x"}, "threshold"),
-        ({"runs": ["r1"]}, "two different run names"),
-        ({"runs": ["r1", "r2", "s1"]}, "runs"),
-        ({"runs": ["r1", "nobody"]}, "no run named 'nobody'"),
+        ({"measure": "AP", "threshold": 0}, "threshold"),
+        ({"measure": "AP", "threshold": "x"}, "threshold"),
+        ({"measure": "AP", "runs": ["r1"]}, "two different run names"),
+        ({"measure": "AP", "runs": ["r1", "r2", "s1"]}, "runs"),
+        ({"measure": "AP", "runs": ["r1", "nobody"]}, "no run named 'nobody'"),
         ({"measure": "P@" + "9" * 200}, "measure"),
     ],
 )

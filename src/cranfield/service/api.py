@@ -121,7 +121,7 @@ class SampleRequest(BaseModel):
 
 
 class MtcRequest(BaseModel):
-    measure: str = Field(default="AP", max_length=100)
+    measure: str = Field(max_length=100)
     runs: list[str] | None = Field(default=None, max_length=2)
     threshold: float = mtc_order.DEFAULT_THRESHOLD
 

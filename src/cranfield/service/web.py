@@ -658,7 +658,7 @@ async def mtc_form(request: Request, name: str):
         mtc_order.choose,
         request.app.state.db,
         name,
-        f.get("measure", "").strip() or "AP",
+        f.get("measure", "").strip(),
         runs=runs or None,
         threshold=threshold,
     )
