@@ -425,3 +425,27 @@ def test_the_command_line(cli, tmp_path):
     assert status == 0 and json.loads(out) == json.loads(json.dumps(mtc_order.status(db, "c")))
     assert json.loads(out)["decided"] is True
     db.close()
+
+
+def test_a_run_pooled_late_joins_the_question_of_all_runs(sqlite_db, tmp_path):
+    """Asked about all runs, the question grows with a run pooled late (``extend``): the
+    three pairs of runs are decided, the judgment made before kept."""
+    db = sqlite_db
+    make_campaign(db, per_topic=1)
+    ids = {"p1": user(db, "p1", "participant"), "a1": user(db, "a1", "assessor")}
+    ranked = rankings()
+    for name in ("r1", "r2"):
+        submissions.submit(db, "c", ids["p1"], run_file(tmp_path, name, ranked[name]))
+    pooling.build(db, "c", depth=DEPTH)
+    mtc_order.choose(db, "c", "P@5")
+    pooling.assign(db, "c")
+    view = judging.next_pair(db, "c", ids["a1"])
+    judging.save(
+        db, "c", ids["a1"], view["pair"], truth(view["topic"]["id"], view["document"]["id"])
+    )
+    campaigns.reopen(db, "c")
+    submissions.submit(db, "c", ids["p1"], run_file(tmp_path, "s1", ranked["s1"]))
+    assert pooling.extend(db, "c")["added"] > 0
+    assert len(mtc_order.status(db, "c")["pairs"]) == 3
+    judge(db, ids, ("a1",))
+    assert mtc_order.status(db, "c")["decided"]

@@ -263,10 +263,10 @@ def choose(
 # -- what the campaign's runs are, cached -----------------------------------------------
 
 
-def _structure(db, cid: int, design: dict) -> tuple[list[str], dict[str, TopicRuns]]:
-    """The design's runs (names) and :func:`topic_runs` over the pool, cached by the
-    database object under the pool's size and the runs' ids (a run or pair added later
-    changes the key)."""
+def _structure(db, cid: int, design: dict) -> tuple[list[str], dict[str, TopicRuns], tuple]:
+    """The design's runs (names), :func:`topic_runs` over the pool and the key they are
+    cached under by the database object: the pool's size and the runs' ids (a run or
+    pair added later changes it)."""
     from sqlalchemy import func, select
 
     from . import submissions
@@ -284,7 +284,7 @@ def _structure(db, cid: int, design: dict) -> tuple[list[str], dict[str, TopicRu
         cache = db.cache.setdefault("mtc_structure", {})
         found = cache.get(key)
         if found is not None:
-            return found
+            return (*found, key)
         pooled = set(
             map(tuple, s.execute(select(Pair.topic_id, Pair.doc_id).where(Pair.campaign_id == cid)))
         )
@@ -292,7 +292,7 @@ def _structure(db, cid: int, design: dict) -> tuple[list[str], dict[str, TopicRu
     for old in [k for k in cache if k[0] == cid]:
         del cache[old]
     cache[key] = found
-    return found
+    return (*found, key)
 
 
 def _cached_choice(db, key, compute):
@@ -327,7 +327,7 @@ def next_for(db, cid: int, user_id: int, text: str) -> tuple[int | None, bool]:
     design = json.loads(text)
     measure, k = parse_measure(design["measure"])
     threshold = float(design["threshold"])
-    _names, topics = _structure(db, cid, design)
+    _names, topics, structure = _structure(db, cid, design)
     with db.read() as s:
         rows = s.execute(
             select(Task.pair_id, Pair.topic_id, Pair.doc_id, Task.skipped_at, Judgment.label)
@@ -359,7 +359,7 @@ def next_for(db, cid: int, user_id: int, text: str) -> tuple[int | None, bool]:
                 judgments[i] = 1 if label > 0 else 0
             elif skipped is None:
                 candidates[i] = True
-        key = (cid, text, topic, judgments.tobytes(), candidates.tobytes())
+        key = (structure, text, topic, judgments.tobytes(), candidates.tobytes())
         doc, decided = _cached_choice(
             db,
             key,
@@ -391,7 +391,7 @@ def status(db, campaign: str) -> dict:
     design = json.loads(text)
     measure, k = parse_measure(design["measure"])
     threshold = float(design["threshold"])
-    names, topics = _structure(db, cid, design)
+    names, topics, _ = _structure(db, cid, design)
     labels = exports.qrels_labels(db, campaign)
     pairs = run_pairs(names)
     out_topics = []
