@@ -266,25 +266,30 @@ def choose(
 def _structure(db, cid: int, design: dict) -> tuple[list[str], dict[str, TopicRuns], tuple]:
     """The design's runs (names), :func:`topic_runs` over the pool and the key they are
     cached under by the database object: the pool's size and the runs' ids (a run or
-    pair added later changes it)."""
+    pair added later changes it; one Core statement reads the key)."""
     from sqlalchemy import func, select
 
     from . import submissions
-    from .models import Pair
+    from .models import Pair, Run
 
+    size = select(func.count()).select_from(Pair).where(Pair.campaign_id == cid).scalar_subquery()
+    with db.connection() as s:
+        found_runs = s.execute(
+            select(Run.id, Run.name, size).where(Run.campaign_id == cid).order_by(Run.name)
+        ).all()
+    wanted = design["runs"]
+    if wanted is not None:
+        found_runs = sorted(
+            (r for r in found_runs if r[1] in wanted), key=lambda r: wanted.index(r[1])
+        )
+    key = (cid, tuple(r[0] for r in found_runs), found_runs[0][2] if found_runs else 0)
+    cache = db.cache.setdefault("mtc_structure", {})
+    found = cache.get(key)
+    if found is not None:
+        return (*found, key)
     with db.read() as s:
-        rows = submissions.runs_of(s, cid)
-        if design["runs"] is not None:
-            rows = sorted(
-                (r for r in rows if r.name in design["runs"]),
-                key=lambda r: design["runs"].index(r.name),
-            )
-        size = s.scalar(select(func.count()).select_from(Pair).where(Pair.campaign_id == cid))
-        key = (cid, tuple(r.id for r in rows), size)
-        cache = db.cache.setdefault("mtc_structure", {})
-        found = cache.get(key)
-        if found is not None:
-            return (*found, key)
+        by_id = {r.id: r for r in submissions.runs_of(s, cid)}
+        rows = [by_id[r[0]] for r in found_runs if r[0] in by_id]
         pooled = set(
             map(tuple, s.execute(select(Pair.topic_id, Pair.doc_id).where(Pair.campaign_id == cid)))
         )
@@ -307,37 +312,40 @@ def _cached_choice(db, key, compute):
     return value
 
 
-def design_text(db, cid: int) -> str | None:
-    from sqlalchemy import select
+_QUEUE = []
 
-    from .models import Campaign
 
-    with db.read() as s:
-        return s.scalar(select(Campaign.mtc_design).where(Campaign.id == cid))
+def _queue():
+    """The assessor's queue in order: pair, topic, document, set aside, own label (one
+    statement, built once, bound parameters ``cid`` and ``uid``)."""
+    if not _QUEUE:
+        from sqlalchemy import and_, bindparam, select
+
+        from .models import Judgment, Pair, Task
+
+        _QUEUE.append(
+            select(Task.pair_id, Pair.topic_id, Pair.doc_id, Task.skipped_at, Judgment.label)
+            .join(Pair, Pair.id == Task.pair_id)
+            .outerjoin(
+                Judgment, and_(Judgment.pair_id == Task.pair_id, Judgment.user_id == Task.user_id)
+            )
+            .where(Task.campaign_id == bindparam("cid"), Task.user_id == bindparam("uid"))
+            .order_by(Task.position)
+        )
+    return _QUEUE[0]
 
 
 def next_for(db, cid: int, user_id: int, text: str) -> tuple[int | None, bool]:
     """``(pair id or None, decided)`` for the assessor: the MTC choice in the first topic of
     their queue (blind topic order) that their judgments leave undecided; None when no
     topic has a choice (then ``decided`` tells whether every topic is decided)."""
-    from sqlalchemy import and_, select
-
-    from .models import Judgment, Pair, Task
 
     design = json.loads(text)
     measure, k = parse_measure(design["measure"])
     threshold = float(design["threshold"])
     _names, topics, structure = _structure(db, cid, design)
-    with db.read() as s:
-        rows = s.execute(
-            select(Task.pair_id, Pair.topic_id, Pair.doc_id, Task.skipped_at, Judgment.label)
-            .join(Pair, Pair.id == Task.pair_id)
-            .outerjoin(
-                Judgment, and_(Judgment.pair_id == Task.pair_id, Judgment.user_id == Task.user_id)
-            )
-            .where(Task.campaign_id == cid, Task.user_id == user_id)
-            .order_by(Task.position)
-        ).all()
+    with db.connection() as s:
+        rows = s.execute(_queue(), {"cid": cid, "uid": user_id}).all()
     by_topic: dict[str, list] = {}
     for row in rows:
         by_topic.setdefault(row[1], []).append(row)
