@@ -449,3 +449,30 @@ def test_a_run_pooled_late_joins_the_question_of_all_runs(sqlite_db, tmp_path):
     assert len(mtc_order.status(db, "c")["pairs"]) == 3
     judge(db, ids, ("a1",))
     assert mtc_order.status(db, "c")["decided"]
+
+
+def test_a_tie_is_decided_once_everything_is_judged(sqlite_db, tmp_path):
+    """Two runs with the same ranking: the difference is 0 whatever the labels, the
+    library's probability stays 0.5 (``sign_change_probability`` of a zero mean), and the
+    topics are decided — ``complete`` — once their documents are all judged, in the order
+    ``minimal_judging`` gives (document id order: every weight is 0)."""
+    db = sqlite_db
+    make_campaign(db, per_topic=1)
+    ids = {"p1": user(db, "p1", "participant"), "a1": user(db, "a1", "assessor")}
+    same = rankings()["r1"]
+    for name in ("r1", "r2"):
+        submissions.submit(db, "c", ids["p1"], run_file(tmp_path, name, same))
+    pooling.build(db, "c", depth=DEPTH)
+    mtc_order.choose(db, "c", "P@5", runs=["r1", "r2"])
+    pooling.assign(db, "c")
+    served = judge(db, ids, ("a1",))["a1"]
+    for topic in TOPICS:
+        docs = sorted(same[topic])
+        arrays = [np.array([docs.index(d) for d in same[topic]])] * 2
+        order, mean, risk = minimal_judging(*arrays, np.zeros(len(docs), int), "p", 5)
+        assert (mean, risk) == (0.0, 0.5)
+        assert [d for q, d, _ in served if q == topic] == [docs[i] for i in order] == docs
+    status = mtc_order.status(db, "c")
+    assert status["decided"] and all(t["complete"] and t["decided"] for t in status["topics"])
+    assert [p["p_change"] for t in status["topics"] for p in t["pairs"]] == [0.5] * 3
+    assert status["pairs"][0]["topics_decided"] == 3

@@ -166,12 +166,14 @@ def choose_document(
 ) -> tuple[int, bool]:
     """``(document index or -1, decided)``: the candidate of largest summed ``|w_i|`` over
     the pairs whose sign-change probability is at least ``threshold``; -1 when the topic is
-    decided or no candidate is left."""
+    decided or no candidate is left. A topic whose documents are all judged is decided
+    (the differences are known exactly; a tie keeps the probability 0.5 of
+    :func:`~cranfield.pooling.mtc.sign_change_probability`)."""
     from ..pooling.mtc import weights
 
     _, risks = decisions(polys, judgments)
     open_ = risks >= threshold
-    if not open_.any():
+    if not open_.any() or (judgments >= 0).all():  # all judged: the answer is exact
         return -1, True
     relevant = judgments == 1
     w = np.zeros(len(judgments))
@@ -387,7 +389,9 @@ def next_for(db, cid: int, user_id: int, text: str) -> tuple[int | None, bool]:
 def status(db, campaign: str) -> dict:
     """The question and, per topic, each pair of runs' expected difference and probability
     that its sign changes, from the exported (aggregated) labels
-    (:func:`cranfield.service.exports.qrels_labels`); ``decided``: every topic is.
+    (:func:`cranfield.service.exports.qrels_labels`); a topic is decided when every
+    pair's probability is below the threshold or all its documents are judged
+    (``complete``); ``decided``: every topic is.
     ``{"enabled": False}`` when the campaign is served in the blind order."""
     from . import campaigns, exports
 
@@ -410,17 +414,19 @@ def status(db, campaign: str) -> dict:
             np.int64,
         )
         means, risks = decisions(coefficients_of(t, measure, k), judgments)
+        complete = bool((judgments >= 0).all())  # known exactly (a tie included)
         rows = []
         for i, (a, b) in enumerate(pairs):
             rows.append({"runs": [a, b], "expected": float(means[i]), "p_change": float(risks[i])})
-            per_pair[i]["topics_decided"] += int(risks[i] < threshold)
+            per_pair[i]["topics_decided"] += int(complete or risks[i] < threshold)
             per_pair[i]["max_p_change"] = max(per_pair[i]["max_p_change"], float(risks[i]))
         out_topics.append(
             {
                 "topic": topic,
                 "documents": len(t.docs),
                 "judged": int((judgments >= 0).sum()),
-                "decided": bool((risks < threshold).all()),
+                "complete": complete,
+                "decided": complete or bool((risks < threshold).all()),
                 "pairs": rows,
             }
         )
