@@ -476,3 +476,37 @@ def test_a_tie_is_decided_once_everything_is_judged(sqlite_db, tmp_path):
     assert status["decided"] and all(t["complete"] and t["decided"] for t in status["topics"])
     assert [p["p_change"] for t in status["topics"] for p in t["pairs"]] == [0.5] * 3
     assert status["pairs"][0]["topics_decided"] == 3
+
+
+def test_with_two_assessors_a_topic_each_follows_their_own_judgments(sqlite_db, tmp_path):
+    """``per_topic=2``: the campaign wants the overlap; each assessor's order is
+    ``minimal_judging`` on their own labels (a2 labels everything not relevant), whatever
+    the other has judged."""
+    db = sqlite_db
+    make_campaign(db, per_topic=2)
+    ids = {"p1": user(db, "p1", "participant")}
+    for a in ("a1", "a2"):
+        ids[a] = user(db, a, "assessor")
+    ranked = rankings()
+    for name in ("r1", "r2"):
+        submissions.submit(db, "c", ids["p1"], run_file(tmp_path, name, ranked[name]))
+    pooling.build(db, "c", depth=DEPTH)
+    mtc_order.choose(db, "c", "AP", runs=["r1", "r2"])
+    pooling.assign(db, "c")
+    served = {a: [] for a in ("a1", "a2")}
+    for _ in range(60):  # alternate: each saves one, then the other
+        for a, label in (("a1", None), ("a2", 0)):
+            view = judging.next_pair(db, "c", ids[a])
+            if view is None or view["decided"]:
+                continue
+            q, d = view["topic"]["id"], view["document"]["id"]
+            served[a].append((q, d))
+            judging.save(db, "c", ids[a], view["pair"], truth(q, d) if label is None else label)
+    for a, label_of in (("a1", truth), ("a2", lambda q, d: 0)):
+        for topic in TOPICS:
+            docs = sorted({d for r in ("r1", "r2") for d in ranked[r][topic]})
+            arrays = [np.array([docs.index(d) for d in ranked[r][topic]]) for r in ("r1", "r2")]
+            rel = np.array([int(label_of(topic, d) > 0) for d in docs])
+            order, _, _ = minimal_judging(*arrays, rel, "ap")
+            assert [d for q, d in served[a] if q == topic] == [docs[i] for i in order], a
+    assert served["a1"] != served["a2"]
