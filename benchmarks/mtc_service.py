@@ -3,7 +3,7 @@ judged before the question is decided, and what the next-pair request costs.
 
 The sample campaign (``cranfield campaign init --sample``: 40 topics, 4 runs pooled at
 depth 10 with gold pairs), four assessors with one per topic, the sample qrels as the
-assessors' labels. Each assessor asks for the next pair and judges it until their view
+assessors' labels (3 read as 2, the scale's top). Each assessor asks for the next pair and judges it until their view
 says the question is decided; then the same number of pairs is judged in the blind
 order on a copy of the campaign without the question, for the cost of a plain next-pair
 request. Domain layer in this process on SQLite (no HTTP): the figures are the MTC
@@ -41,7 +41,10 @@ def main(measure: str = "AP", runs: str = "all") -> None:
     truth = {
         (q, d): int(r)
         for q, d, r in zip(
-            t["query_id"].to_pylist(), t["doc_id"].to_pylist(), t["relevance"].to_pylist()
+            t["query_id"].to_pylist(),
+            t["doc_id"].to_pylist(),
+            t["relevance"].to_pylist(),
+            strict=True,
         )
     }
     named = None if runs == "all" else runs.split(",")
