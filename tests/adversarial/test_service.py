@@ -99,6 +99,7 @@ def campaign_db(tmp_path_factory):
         (["campaign", "sample", "{d}/c.db", "c", "--fraction", "0.5", "--strata", "x"], "--strata"),
         (["campaign", "mtc", "{d}/c.db", "c"], "build it first"),
         (["campaign", "mtc", "{d}/c.db", "c", "--measure", "nDCG@10"], "AP, P@k or DCG@k"),
+        (["campaign", "mtc", "{d}/c.db", "c", "--measure", "P@" + "9" * 5000], "P@k"),
         (["campaign", "mtc", "{d}/c.db", "c", "--threshold", "0.7"], "threshold"),
         (["campaign", "mtc", "{d}/c.db", "c", "--threshold", "nan"], "threshold"),
         (["campaign", "mtc", "{d}/c.db", "c", "--runs", "a"], "two different run names"),

@@ -61,7 +61,7 @@ MAX_CELLS = 4_000_000
 #: choices kept per database (least recently used dropped)
 CACHE_SIZE = 4096
 
-_MEASURE = re.compile(r"^(AP|MAP|P@(\d+)|DCG@(\d+))$", re.IGNORECASE)
+_MEASURE = re.compile(r"^(AP|MAP|P@(\d{1,6})|DCG@(\d{1,6}))$", re.IGNORECASE)
 
 
 def parse_measure(text: str) -> tuple[str, int]:
