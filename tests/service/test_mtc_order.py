@@ -393,7 +393,12 @@ def test_the_question_over_http_the_dashboard_and_the_judging_page(tmp_path):
     assert 'id="decided"' not in a1.get("/c/c/judge").text
     judge(site.db, ids, ("a1",))
     view = a1.get("/api/campaigns/c/next").json()
-    assert boss.get("/api/campaigns/c/mtc").json()["decided"] is False  # a2's topics
+    halfway = boss.get("/api/campaigns/c/mtc").json()
+    assert halfway["decided"] is False  # a2's topics
+    still_open = [t["topic"] for t in halfway["topics"] if not t["decided"]]
+    html = boss.get("/c/c/dashboard").text
+    assert f'<span id="mtc-open">{", ".join(still_open)}</span>' in html
+    assert f"{3 - len(still_open)} of 3 topics decided" in html
     judge(site.db, ids, ("a2",))
     assert view["decided"] is True
     assert 'id="decided"' in a1.get("/c/c/judge").text
