@@ -97,6 +97,13 @@ def campaign_db(tmp_path_factory):
         (["campaign", "export", "{d}/c.db", "nope"], "no campaign named 'nope'"),
         (["campaign", "sample", "{d}/c.db", "c", "--fraction", "0.5"], "build it first"),
         (["campaign", "sample", "{d}/c.db", "c", "--fraction", "0.5", "--strata", "x"], "--strata"),
+        (["campaign", "mtc", "{d}/c.db", "c"], "build it first"),
+        (["campaign", "mtc", "{d}/c.db", "c", "--measure", "nDCG@10"], "AP, P@k or DCG@k"),
+        (["campaign", "mtc", "{d}/c.db", "c", "--measure", "P@" + "9" * 5000], "P@k"),
+        (["campaign", "mtc", "{d}/c.db", "c", "--threshold", "0.7"], "threshold"),
+        (["campaign", "mtc", "{d}/c.db", "c", "--threshold", "nan"], "threshold"),
+        (["campaign", "mtc", "{d}/c.db", "c", "--runs", "a"], "two different run names"),
+        (["campaign", "mtc", "{d}/c.db", "nope"], "no campaign named 'nope'"),
         (
             ["campaign", "machine-labels", "{d}/c.db", "c", "{d}/pw", "--assessor", "m"],
             "not an integer",

@@ -525,3 +525,45 @@ def test_the_coordinator_samples_imports_machine_labels_and_reads_the_estimates(
     got = estimates.estimates(db, "c")
     db.close()
     assert shown == [[r["run"], _num(r["estimate"])] for r in got["runs"]]
+
+
+def test_the_coordinator_asks_an_mtc_question_and_sees_it_decided(browser, tmp_path):
+    """From the dashboard: serve the queues in MTC order to decide P@5 between two runs;
+    once the assessors have judged what decides it, the dashboard says so and the judging
+    page tells the assessor that they may stop."""
+    from selenium.webdriver.support.ui import Select
+
+    from cranfield.service import mtc_order
+    from cranfield.service.db import open_database
+    from service.test_mtc_order import judge, mtc_campaign
+
+    db = open_database(str(tmp_path / "mtc.db"))
+    ids, _ = mtc_campaign(db, tmp_path, measure=None)
+    with Server(tmp_path / "mtc.db", cwd=tmp_path) as server:
+        driver, url = browser, server.url
+        _login(driver, url, "boss", None)
+        driver.get(url + "/c/c/dashboard#mtc")
+        form = driver.find_element(*_by("#choose-mtc"))
+        field = form.find_element(*_by("input[name=measure]"))
+        field.clear()
+        field.send_keys("P@5")
+        Select(form.find_element(*_by("select[name=run1]"))).select_by_visible_text("r1")
+        Select(form.find_element(*_by("select[name=run2]"))).select_by_visible_text("s1")
+        _submit(driver, "#mtc-button", "msg=")
+        question = driver.find_element(*_by("#mtc-question")).text
+        assert "P@5 between r1 and s1" in question, question
+        judge(db, ids)
+        driver.get(url + "/c/c/dashboard#mtc")
+        decided = driver.find_element(*_by("#mtc-decided")).text
+        cell = driver.find_element(*_by("#mtc-table td[data-runs='r1 s1']")).text
+        screenshot(driver, "32-dashboard-mtc")
+        _login(driver, url, "a1", None)
+        driver.get(url + "/c/c/judge")
+        note = driver.find_element(*_by("#decided")).text
+    from cranfield.service.web import _num
+
+    status = mtc_order.status(db, "c")
+    db.close()
+    assert status["decided"] and decided.startswith("Decided")
+    assert cell == _num(status["pairs"][0]["max_p_change"])
+    assert "you may stop" in note

@@ -6,7 +6,8 @@ user and gives it a role, ``pool`` builds the pool from the submitted runs, ``as
 gives every topic its assessors and ``export`` writes the qrels (or the judgment
 logs, the machine labels, the human sample, the estimates). ``machine-labels`` imports
 a machine assessor's labels of the pool (``cranfield judge`` makes them) and ``sample``
-chooses the pairs people judge, for the prediction-powered estimates. Every action works on the database ``cranfield serve`` serves (a file: SQLite;
+chooses the pairs people judge, for the prediction-powered estimates; ``mtc`` serves
+the queues in the order of minimal test collections. Every action works on the database ``cranfield serve`` serves (a file: SQLite;
 or a ``postgresql://`` URL); see docs/service.md.
 """
 
@@ -26,10 +27,11 @@ ACTIONS = {
     "assign": "give every pooled topic its assessors and fill their queues",
     "machine-labels": "import a machine assessor's labels of the pool (a qrels file)",
     "sample": "choose the pooled pairs people judge (uniform or stratified by rank)",
+    "mtc": "serve the assessors' queues in the order of minimal test collections",
     "export": "write the qrels (aggregated by the campaign's rule), the judgment logs, "
     "the machine labels, the human sample or the estimates",
 }
-EXPORTS = ("qrels", "judgments", "log", "pool", "machine", "sample", "estimates")
+EXPORTS = ("qrels", "judgments", "log", "pool", "machine", "sample", "estimates", "mtc")
 
 
 def add_arguments(parser: Parser) -> None:
@@ -149,6 +151,27 @@ def add_arguments(parser: Parser) -> None:
     )
     add_seed(p, "sample")
 
+    p = sub.add_parser("mtc", help=ACTIONS["mtc"], description=ACTIONS["mtc"])
+    _db(p)
+    p.add_argument("name", help="the campaign")
+    p.add_argument(
+        "--measure",
+        default="AP",
+        help="the measure the question is about: AP, P@k or DCG@k (default AP)",
+    )
+    p.add_argument(
+        "--runs",
+        default="",
+        help="two runs to decide between, e.g. r1,r2 (default: the ranking of all the runs)",
+    )
+    p.add_argument(
+        "--threshold",
+        type=float,
+        default=0.05,
+        help="a decision is taken when the probability that it would change is below this "
+        "(default 0.05)",
+    )
+
     p = sub.add_parser("export", help=ACTIONS["export"], description=ACTIONS["export"])
     _db(p)
     p.add_argument("name", help="the campaign")
@@ -158,7 +181,8 @@ def add_arguments(parser: Parser) -> None:
         default="qrels",
         help="qrels (TREC), judgments (current labels, TSV), log (every label saved, TSV), "
         "pool (the pooled pairs, for 'cranfield judge'), machine (the latest machine assessor's labels, TREC), sample (the pairs people "
-        "judge with their inclusion probabilities, TSV) or estimates (JSON)",
+        "judge with their inclusion probabilities, TSV), estimates (JSON) or mtc (the MTC "
+        "decisions and their probabilities of a change, JSON)",
     )
     add_output(p, help="output file (default: standard output)")
 
@@ -351,8 +375,22 @@ def run_sample(args) -> int:
     return 0
 
 
+def run_mtc(args) -> int:
+    from ..service import mtc_order
+
+    runs = [r.strip() for r in args.runs.split(",")] if args.runs.strip() else None
+    db = _open(args.database)
+    info = mtc_order.choose(db, args.name, args.measure, runs=runs, threshold=args.threshold)
+    question = " and ".join(info["runs"]) if info["runs"] else "every pair of runs"
+    print(
+        f"queues served in MTC order: {info['measure']} for {question}, threshold "
+        f"{info['threshold']} ({info['topics']} topics, at most {info['documents']} documents each)"
+    )
+    return 0
+
+
 def run_export(args) -> int:
-    from ..service import estimates, exports, machine_labels, sampling
+    from ..service import estimates, exports, machine_labels, mtc_order, sampling
 
     db = _open(args.database)
     make = {
@@ -363,6 +401,7 @@ def run_export(args) -> int:
         "machine": machine_labels.labels_text,
         "sample": sampling.sample_tsv,
         "estimates": estimates.estimates_json,
+        "mtc": mtc_order.status_json,
     }
     text = make[args.what](db, args.name)
     deliver(text, args.output)

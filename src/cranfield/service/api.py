@@ -21,6 +21,7 @@ from . import (
     invitations,
     judging,
     machine_labels,
+    mtc_order,
     paging,
     pooling,
     quality,
@@ -117,6 +118,12 @@ class SampleRequest(BaseModel):
     seed: StrictInt = 0
     measure: str = Field(default=sampling.DEFAULT_MEASURE, max_length=100)
     units: str = Field(default="pairs", max_length=20)
+
+
+class MtcRequest(BaseModel):
+    measure: str = Field(max_length=100)
+    runs: list[str] | None = Field(default=None, max_length=2)
+    threshold: float = mtc_order.DEFAULT_THRESHOLD
 
 
 class ResultsRequest(BaseModel):
@@ -604,6 +611,29 @@ def sample(request: Request, name: str, body: SampleRequest) -> dict:
     )
     audit.note(request, fraction=body.fraction, strata=body.strata, sampled=out["sampled"])
     return out
+
+
+@router.post("/campaigns/{name}/mtc", name="api_mtc")
+def mtc(request: Request, name: str, body: MtcRequest) -> dict:
+    """Serve the assessors' queues in the order of minimal test collections: the question is
+    ``measure`` (``AP``, ``P@k`` or ``DCG@k``) between two named ``runs``, or the ranking
+    of all the runs (none named); a decision is taken when the probability that it would
+    change falls below ``threshold`` (default 0.05). After the pool; not with a human
+    sample; setting it again replaces the question; a bad one stores nothing
+    (:func:`cranfield.service.mtc_order.choose`)."""
+    out = mtc_order.choose(
+        db_of(request), name, body.measure, runs=body.runs, threshold=body.threshold
+    )
+    audit.note(request, measure=out["measure"], runs=out["runs"], threshold=out["threshold"])
+    return out
+
+
+@router.get("/campaigns/{name}/mtc", name="api_mtc_status")
+def mtc_status(request: Request, name: str) -> dict:
+    """The MTC question and, per topic, each pair of runs' expected difference and the
+    probability that its sign would change, from the aggregated labels; ``decided``:
+    every topic is, judging may stop (:func:`cranfield.service.mtc_order.status`)."""
+    return mtc_order.status(db_of(request), name)
 
 
 @router.get("/campaigns/{name}/estimates", name="api_estimates")

@@ -24,7 +24,7 @@ from pathlib import Path
 from ..errors import InputError
 
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
-HEAD = "0008"
+HEAD = "0009"
 #: seconds to wait for a PostgreSQL server before giving up (psycopg's connect_timeout)
 CONNECT_TIMEOUT = 10
 _SQLITE_MAGIC = b"SQLite format 3\x00"

@@ -18,7 +18,17 @@ from sqlalchemy.exc import IntegrityError
 from ..errors import ParameterError
 from . import campaigns
 from .db import Database
-from .models import Document, IdempotencyKey, Judgment, JudgmentEvent, Pair, Task, Topic, now
+from .models import (
+    Campaign,
+    Document,
+    IdempotencyKey,
+    Judgment,
+    JudgmentEvent,
+    Pair,
+    Task,
+    Topic,
+    now,
+)
 from .problems import Conflict, Forbidden, NotFound
 
 MAX_KEY = 200
@@ -150,15 +160,38 @@ FLAGS = ("unsure", "broken")
 MAX_COMMENT = 2000
 
 
+_MTC_DESIGN = select(Campaign.mtc_design).where(Campaign.id == bindparam("cid"))
+
+
 def next_pair(db: Database, campaign: str, user_id: int) -> dict | None:
     """The view of the assessor's first unjudged pair in queue order, those set aside
-    with :func:`skip` last; None when every pair is judged."""
+    with :func:`skip` last; None when every pair is judged.
+
+    A campaign judged in MTC order (:mod:`cranfield.service.mtc_order`) serves the pair
+    its weights choose first, and the view says whether every topic of the queue is
+    decided (``"decided"``: judging may stop)."""
     ref = campaigns.ref(db, campaign)
     with db.connection() as s:
-        row = s.execute(_NEXT, {"cid": ref.id, "uid": user_id}).first()
+        design = s.scalar(_MTC_DESIGN, {"cid": ref.id})
+    chosen, decided = None, False
+    if design is not None:
+        from . import mtc_order
+
+        chosen, decided = mtc_order.next_for(db, ref.id, user_id, design)
+    with db.connection() as s:
+        row = None
+        if chosen is not None:
+            row = s.execute(_PAIR, {"cid": ref.id, "uid": user_id, "pair": chosen}).first()
+        if row is None:
+            row = s.execute(_NEXT, {"cid": ref.id, "uid": user_id}).first()
         if row is None:
             row = s.execute(_NEXT_SKIPPED, {"cid": ref.id, "uid": user_id}).first()
-        return None if row is None else _view(s, ref, user_id, row)
+        if row is None:
+            return None
+        view = _view(s, ref, user_id, row)
+        if design is not None:
+            view["decided"] = decided
+        return view
 
 
 _FIRST = (

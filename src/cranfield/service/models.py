@@ -72,6 +72,10 @@ class Campaign(Base):
     # added by revision 0008: the human sample's design (JSON: fraction, strata bounds,
     # seed, measure of the estimates); None: people judge the whole pool
     sample_design: Mapped[str | None] = mapped_column(Text, nullable=True)
+    # added by revision 0009: the question minimal test collections decide (JSON:
+    # measure, runs, threshold; :mod:`cranfield.service.mtc_order`); None: the
+    # assessors' queues are served in their blind order
+    mtc_design: Mapped[str | None] = mapped_column(Text, nullable=True)
 
 
 class Membership(Base):

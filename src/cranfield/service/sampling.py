@@ -154,6 +154,11 @@ def choose(
     with db.read() as s:
         c = campaigns.get(s, campaign)
         cid = c.id
+        if c.mtc_design is not None:
+            raise Conflict(
+                f"campaign {campaign!r} is judged in MTC order: its pairs are chosen, a "
+                "sample's are drawn at random"
+            )
         if s.scalar(select(func.count()).select_from(Task).where(Task.campaign_id == cid)):
             raise Conflict(
                 f"campaign {campaign!r} has assignments already: choose the sample before "

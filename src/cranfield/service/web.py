@@ -26,6 +26,7 @@ from . import (
     exports,
     invitations,
     judging,
+    mtc_order,
     paging,
     pooling,
     quality,
@@ -293,6 +294,10 @@ def _dashboard(request: Request, name: str, link: dict | None = None):
         estimate = estimates.estimates(db, name)
     except CranfieldError as exc:  # e.g. a run file gone: the rest of the page still shows
         estimate = {"available": False, "reason": str(exc)}
+    try:
+        mtc = mtc_order.status(db, name)
+    except CranfieldError as exc:
+        mtc = {"enabled": True, "error": str(exc)}
     data["conflicts"].sort(key=lambda x: x["adjudicated"] is not None)  # undecided first
     runs = [(r, owners.get(r.user_id, "?")) for r in run_rows]
     member_rows = [(u, role) for role, names in members.items() for u in names]
@@ -317,6 +322,8 @@ def _dashboard(request: Request, name: str, link: dict | None = None):
         steps=steps(data, len(run_rows), has_results, published),
         link=link,
         estimate=estimate,
+        mtc=mtc,
+        run_names=[r.name for r in run_rows],
     )
 
 
@@ -633,6 +640,32 @@ async def sample_form(request: Request, name: str):
     return back(
         f"/c/{quote(name)}/dashboard",
         f"{out['sampled']} of {out['pairs']} pooled pairs to judge",
+    )
+
+
+@router.post("/c/{name}/mtc", name="mtc_form")
+async def mtc_form(request: Request, name: str):
+    from ..errors import ParameterError
+
+    f = await _form(request)
+    text = f.get("threshold", "").strip()
+    try:
+        threshold = float(text) if text else mtc_order.DEFAULT_THRESHOLD
+    except ValueError:
+        raise ParameterError("threshold", "a number in (0, 0.5)", text) from None
+    runs = [r for r in (f.get("run1", "").strip(), f.get("run2", "").strip()) if r]
+    out = await run_in_threadpool(
+        mtc_order.choose,
+        request.app.state.db,
+        name,
+        f.get("measure", "").strip(),
+        runs=runs or None,
+        threshold=threshold,
+    )
+    audit.note(request, measure=out["measure"], runs=out["runs"], threshold=out["threshold"])
+    return back(
+        f"/c/{quote(name)}/dashboard",
+        f"queues served in MTC order to decide {out['measure']}",
     )
 
 

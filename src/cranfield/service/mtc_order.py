@@ -1,0 +1,445 @@
+r"""The assessors' queues in the order of minimal test collections (MTC).
+
+Carterette, Allan & Sitaraman (2006), "Minimal test collections for retrieval
+evaluation", SIGIR; Carterette (2007), "Robust test collections for retrieval
+evaluation", SIGIR. The coordinator states a question — a measure (AP, P@k or DCG@k)
+and two named runs, or all the campaign's runs — and each assessor's next pair is the
+one the library's weights choose (:mod:`cranfield.pooling.mtc`) given the judgments so
+far, until the question is decided.
+
+Per topic :math:`t` and pair of runs :math:`(a, b)` the measure difference is the
+polynomial :math:`S = \sum_i d_i x_i + \sum_{i<j} c_{ij} x_i x_j` in the binary
+relevances :math:`x_i` (a label above 0 is relevant) of the topic's documents:
+
+* the documents are those of each run's longest prefix of pooled documents (what
+  people can judge; with a depth-:math:`k` pool, the top :math:`k` of every run),
+  indexed in document id order (so that ties between weights fall by document id,
+  never by a rank);
+* the probability that the sign of :math:`S` changes once everything is judged is
+  :math:`\Phi(-|E[S]| / \sqrt{Var[S]})` with every unjudged :math:`x_i \sim
+  \text{Bernoulli}(0.5)` (:func:`~cranfield.pooling.mtc.moments`,
+  :func:`~cranfield.pooling.mtc.sign_change_probability`);
+* a decision is taken when that probability is below the threshold (0.05 by
+  default); the topic is decided when every pair's is;
+* the next document is the unjudged one of largest :math:`\sum |w_i|` over the pairs
+  still open, :math:`w_i = d_i + \sum_{j \text{ relevant}} c_{ij}` — with two runs
+  exactly :func:`~cranfield.pooling.mtc.next_document`, with all of them the step of
+  :func:`~cranfield.pooling.mtc.rank_runs`.
+
+An assessor's queue keeps its blind topic order (:func:`cranfield.service.pooling.assign`);
+within the first topic not yet decided by the assessor's own judgments the next pair is
+the MTC choice among the assessor's unjudged pairs not set aside. When every topic of
+the queue is decided the remaining pairs come in the blind order, flagged ``decided``:
+judging may stop. The choice is computed when the assessor asks for the next pair and
+cached per campaign under the topic's judgments (a new judgment changes the key, so
+any worker process recomputes; the cache is bounded).
+
+Pairs are never shared by accident: a topic's pairs are in its assessors' queues only,
+and each topic has ``per_topic`` assessors (one: nobody else ever gets its pairs;
+more, or a topic given to a second assessor: the campaign wants the overlap, and each
+assessor follows the MTC order of their own judgments).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import OrderedDict
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import InputError, ParameterError
+
+#: the default threshold on the probability that a decision changes
+DEFAULT_THRESHOLD = 0.05
+#: the relevance probability of an unjudged document
+PRIOR = 0.5
+#: the bound on (run pairs) x (documents of a topic)^2: the coefficients of one topic
+#: held at once (32 MB of doubles)
+MAX_CELLS = 4_000_000
+#: choices kept per database (least recently used dropped)
+CACHE_SIZE = 4096
+
+_MEASURE = re.compile(r"^(AP|MAP|P@(\d{1,6})|DCG@(\d{1,6}))$", re.IGNORECASE)
+
+
+def parse_measure(text: str) -> tuple[str, int]:
+    """``"AP"`` -> ``("ap", 0)``, ``"P@10"`` -> ``("p", 10)``, ``"DCG@5"`` -> ``("dcg", 5)``
+    (the measures of :func:`cranfield.pooling.mtc.coefficients`)."""
+    m = _MEASURE.match(str(text).strip())
+    k = int(m.group(2) or m.group(3) or 0) if m else 0
+    if m is None or (m.group(1).upper() not in ("AP", "MAP") and not 1 <= k <= 10_000):
+        raise ParameterError("measure", "AP, P@k or DCG@k (k from 1 to 10000)", text)
+    head = m.group(1).upper()
+    return ("ap", 0) if head in ("AP", "MAP") else ("p" if head.startswith("P") else "dcg", k)
+
+
+def check_threshold(threshold) -> float:
+    """The threshold: a number in (0, 0.5)."""
+    if isinstance(threshold, bool) or not isinstance(threshold, (int, float)):
+        raise ParameterError("threshold", "a number in (0, 0.5)", threshold)
+    if not 0 < threshold < 0.5:
+        raise ParameterError("threshold", "a number in (0, 0.5)", threshold)
+    return float(threshold)
+
+
+@dataclass(frozen=True)
+class TopicRuns:
+    """One topic: its documents (id order) and each run's ranking as indices into them."""
+
+    docs: tuple[str, ...]
+    runs: tuple[np.ndarray, ...]
+
+
+def run_pairs(names: list[str]) -> list[tuple[str, str]]:
+    """The pairs of runs in :func:`itertools.combinations` order (as :func:`rank_runs`)."""
+    return [(a, b) for i, a in enumerate(names) for b in names[i + 1 :]]
+
+
+def topic_runs(runs, pooled: set[tuple[str, str]]) -> dict[str, TopicRuns]:
+    """Per topic, each run truncated at its longest prefix of ``pooled`` documents, the
+    union of those prefixes in document id order and each prefix as indices into it."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    keys = pa.array(sorted(q + "\x00" + d for q, d in pooled), pa.string())
+    prefixes: list[dict[str, np.ndarray]] = []
+    for run in runs:
+        t = run.ranked()
+        q = t["query_id"].combine_chunks()
+        d = t["doc_id"].combine_chunks()
+        inside = np.asarray(
+            pc.is_in(pc.binary_join_element_wise(q, d, "\x00"), value_set=keys), bool
+        )
+        qs = np.asarray(q.to_pylist(), dtype=object)
+        ds = np.asarray(d.to_pylist(), dtype=object)
+        n = len(qs)
+        per: dict[str, np.ndarray] = {}
+        if n:
+            starts = np.flatnonzero(np.r_[True, qs[1:] != qs[:-1]])
+            pos = np.arange(n)
+            first_out = np.minimum.reduceat(np.where(inside, n, pos), starts)
+            ends = np.minimum(first_out, np.r_[starts[1:], n])
+            for s, e in zip(starts.tolist(), ends.tolist(), strict=True):
+                per[str(qs[s])] = ds[s:e]
+        prefixes.append(per)
+    out: dict[str, TopicRuns] = {}
+    for topic in sorted({t for per in prefixes for t in per}):
+        ranked = [per.get(topic, np.array([], dtype=object)) for per in prefixes]
+        docs = np.unique(np.concatenate(ranked)) if any(len(r) for r in ranked) else ranked[0]
+        if not len(docs):
+            continue
+        out[topic] = TopicRuns(
+            tuple(str(x) for x in docs),
+            tuple(np.searchsorted(docs, r).astype(np.int64) for r in ranked),
+        )
+    return out
+
+
+def coefficients_of(topic: TopicRuns, measure: str, k: int) -> list:
+    """The :class:`~cranfield.pooling.mtc.PairPolynomial` of every pair of runs."""
+    from ..pooling.mtc import coefficients
+
+    n = len(topic.docs)
+    r = topic.runs
+    return [
+        coefficients(r[a], r[b], n, measure, k or 10) for a, b in run_pairs(list(range(len(r))))
+    ]
+
+
+def decisions(polys: list, judgments: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each pair's expected difference and probability that its sign changes."""
+    from ..pooling.mtc import moments, probabilities, sign_change_probability
+
+    p = probabilities(judgments, PRIOR)
+    means, risks = [], []
+    for poly in polys:
+        mean, var = moments(poly, p)
+        means.append(mean)
+        risks.append(sign_change_probability(mean, var))
+    return np.array(means), np.array(risks)
+
+
+def choose_document(
+    polys: list, judgments: np.ndarray, candidates: np.ndarray, threshold: float
+) -> tuple[int, bool]:
+    """``(document index or -1, decided)``: the candidate of largest summed ``|w_i|`` over
+    the pairs whose sign-change probability is at least ``threshold``; -1 when the topic is
+    decided or no candidate is left. A topic whose documents are all judged is decided
+    (the differences are known exactly; a tie keeps the probability 0.5 of
+    :func:`~cranfield.pooling.mtc.sign_change_probability`)."""
+    from ..pooling.mtc import weights
+
+    _, risks = decisions(polys, judgments)
+    open_ = risks >= threshold
+    if not open_.any() or (judgments >= 0).all():  # all judged: the answer is exact
+        return -1, True
+    relevant = judgments == 1
+    w = np.zeros(len(judgments))
+    for poly, is_open in zip(polys, open_.tolist(), strict=True):
+        if is_open:
+            w += np.abs(weights(poly, relevant))
+    w[~candidates] = -np.inf
+    best = int(np.argmax(w)) if len(w) else -1
+    return (best if best >= 0 and np.isfinite(w[best]) else -1), False
+
+
+# -- the campaign's design --------------------------------------------------------------
+
+
+def design_of(text: str | None) -> dict | None:
+    return None if text is None else json.loads(text)
+
+
+def choose(
+    db, campaign: str, measure: str = "AP", *, runs=None, threshold: float = DEFAULT_THRESHOLD
+) -> dict:
+    """Judge the campaign in MTC order to decide ``measure`` between two named ``runs``
+    (or, with none, the ranking of all the campaign's runs), stopping below ``threshold``.
+
+    Must come after the pool; not with a human sample (its pairs are random, MTC's are
+    chosen). Setting it again replaces the question. Nothing is stored unless every
+    check passes. Returns ``{"measure", "runs", "threshold", "topics", "documents",
+    "pairs"}`` (``documents``: the largest topic's; ``pairs``: the pairs of runs).
+    """
+    from sqlalchemy import func, select
+
+    from . import campaigns, submissions
+    from .models import Pair
+    from .problems import Conflict
+
+    name, k = parse_measure(measure)
+    threshold = check_threshold(threshold)
+    if runs is not None:
+        runs = [str(r) for r in runs]
+        if len(runs) != 2 or runs[0] == runs[1]:
+            raise ParameterError("runs", "two different run names, or none (all runs)", runs)
+    with db.read() as s:
+        c = campaigns.get(s, campaign)
+        cid = c.id
+        if c.sample_design is not None:
+            raise Conflict(
+                f"campaign {campaign!r} has a human sample: its pairs are drawn at random, "
+                "an MTC order chooses them"
+            )
+        if not s.scalar(select(func.count()).select_from(Pair).where(Pair.campaign_id == cid)):
+            raise ParameterError("MTC order", "a campaign with a pool (build it first)", campaign)
+        rows = submissions.runs_of(s, cid)
+        pooled = set(
+            map(tuple, s.execute(select(Pair.topic_id, Pair.doc_id).where(Pair.campaign_id == cid)))
+        )
+    names = [r.name for r in rows]
+    if runs is not None:
+        missing = [r for r in runs if r not in names]
+        if missing:
+            raise InputError(f"campaign {campaign!r} has no run named {missing[0]!r}")
+        rows = [r for r in rows if r.name in runs]
+        rows.sort(key=lambda r: runs.index(r.name))
+    if len(rows) < 2:
+        raise InputError(f"campaign {campaign!r} has fewer than two runs to compare")
+    topics = topic_runs(submissions.load_runs(db, rows), pooled)
+    n_pairs = len(rows) * (len(rows) - 1) // 2
+    largest = max((len(t.docs) for t in topics.values()), default=0)
+    if n_pairs * largest**2 > MAX_CELLS:
+        raise InputError(
+            f"{n_pairs} pairs of runs over up to {largest} documents a topic is more than an "
+            f"MTC order computes per request ({MAX_CELLS} coefficients): name two runs or "
+            "pool less deeply"
+        )
+    design = {
+        "measure": str(measure).strip().upper(),
+        "runs": [r.name for r in rows] if runs is not None else None,
+        "threshold": threshold,
+    }
+    if name == "ap":
+        design["measure"] = "AP"
+    with db.write() as s:
+        c = campaigns.get(s, campaign)
+        if c.sample_design is not None:
+            raise Conflict(f"campaign {campaign!r} has a human sample")
+        c.mtc_design = json.dumps(design)
+    return {**design, "topics": len(topics), "documents": largest, "pairs": n_pairs}
+
+
+# -- what the campaign's runs are, cached -----------------------------------------------
+
+
+def _structure(db, cid: int, design: dict) -> tuple[list[str], dict[str, TopicRuns], tuple]:
+    """The design's runs (names), :func:`topic_runs` over the pool and the key they are
+    cached under by the database object: the pool's size and the runs' ids (a run or
+    pair added later changes it; one Core statement reads the key)."""
+    from sqlalchemy import func, select
+
+    from . import submissions
+    from .models import Pair, Run
+
+    size = select(func.count()).select_from(Pair).where(Pair.campaign_id == cid).scalar_subquery()
+    with db.connection() as s:
+        found_runs = s.execute(
+            select(Run.id, Run.name, size).where(Run.campaign_id == cid).order_by(Run.name)
+        ).all()
+    wanted = design["runs"]
+    if wanted is not None:
+        found_runs = sorted(
+            (r for r in found_runs if r[1] in wanted), key=lambda r: wanted.index(r[1])
+        )
+    key = (cid, tuple(r[0] for r in found_runs), found_runs[0][2] if found_runs else 0)
+    cache = db.cache.setdefault("mtc_structure", {})
+    found = cache.get(key)
+    if found is not None:
+        return (*found, key)
+    with db.read() as s:
+        by_id = {r.id: r for r in submissions.runs_of(s, cid)}
+        rows = [by_id[r[0]] for r in found_runs if r[0] in by_id]
+        pooled = set(
+            map(tuple, s.execute(select(Pair.topic_id, Pair.doc_id).where(Pair.campaign_id == cid)))
+        )
+    found = ([r.name for r in rows], topic_runs(submissions.load_runs(db, rows), pooled))
+    for old in [k for k in cache if k[0] == cid]:
+        del cache[old]
+    cache[key] = found
+    return (*found, key)
+
+
+def _cached_choice(db, key, compute):
+    cache = db.cache.setdefault("mtc_choices", OrderedDict())
+    if key in cache:
+        cache.move_to_end(key)
+        return cache[key]
+    value = compute()
+    cache[key] = value
+    while len(cache) > CACHE_SIZE:
+        cache.popitem(last=False)
+    return value
+
+
+_QUEUE = []
+
+
+def _queue():
+    """The assessor's queue in order: pair, topic, document, set aside, own label (one
+    statement, built once, bound parameters ``cid`` and ``uid``)."""
+    if not _QUEUE:
+        from sqlalchemy import and_, bindparam, select
+
+        from .models import Judgment, Pair, Task
+
+        _QUEUE.append(
+            select(Task.pair_id, Pair.topic_id, Pair.doc_id, Task.skipped_at, Judgment.label)
+            .join(Pair, Pair.id == Task.pair_id)
+            .outerjoin(
+                Judgment, and_(Judgment.pair_id == Task.pair_id, Judgment.user_id == Task.user_id)
+            )
+            .where(Task.campaign_id == bindparam("cid"), Task.user_id == bindparam("uid"))
+            .order_by(Task.position)
+        )
+    return _QUEUE[0]
+
+
+def next_for(db, cid: int, user_id: int, text: str) -> tuple[int | None, bool]:
+    """``(pair id or None, decided)`` for the assessor: the MTC choice in the first topic of
+    their queue (blind topic order) that their judgments leave undecided; None when no
+    topic has a choice (then ``decided`` tells whether every topic is decided)."""
+
+    design = json.loads(text)
+    measure, k = parse_measure(design["measure"])
+    threshold = float(design["threshold"])
+    _names, topics, structure = _structure(db, cid, design)
+    with db.connection() as s:
+        rows = s.execute(_queue(), {"cid": cid, "uid": user_id}).all()
+    by_topic: dict[str, list] = {}
+    for row in rows:
+        by_topic.setdefault(row[1], []).append(row)
+    decided_all = True
+    for topic, tasks in by_topic.items():
+        t = topics.get(topic)
+        if t is None:
+            continue
+        index = {d: i for i, d in enumerate(t.docs)}
+        judgments = np.full(len(t.docs), -1, np.int64)
+        candidates = np.zeros(len(t.docs), bool)
+        pair_of = {}
+        for pid, _q, doc, skipped, label in tasks:
+            i = index.get(doc)
+            if i is None:
+                continue
+            pair_of[i] = pid
+            if label is not None:
+                judgments[i] = 1 if label > 0 else 0
+            elif skipped is None:
+                candidates[i] = True
+        key = (structure, text, topic, judgments.tobytes(), candidates.tobytes())
+        doc, decided = _cached_choice(
+            db,
+            key,
+            lambda t=t, j=judgments, c=candidates: choose_document(
+                coefficients_of(t, measure, k), j, c, threshold
+            ),
+        )
+        decided_all &= decided
+        if doc >= 0:
+            return pair_of[doc], False
+    return None, decided_all
+
+
+# -- the decisions, for the coordinator --------------------------------------------------
+
+
+def status(db, campaign: str) -> dict:
+    """The question and, per topic, each pair of runs' expected difference and probability
+    that its sign changes, from the exported (aggregated) labels
+    (:func:`cranfield.service.exports.qrels_labels`); a topic is decided when every
+    pair's probability is below the threshold or all its documents are judged
+    (``complete``); ``decided``: every topic is.
+    ``{"enabled": False}`` when the campaign is served in the blind order."""
+    from . import campaigns, exports
+
+    with db.read() as s:
+        c = campaigns.get(s, campaign)
+        cid, text = c.id, c.mtc_design
+    if text is None:
+        return {"enabled": False}
+    design = json.loads(text)
+    measure, k = parse_measure(design["measure"])
+    threshold = float(design["threshold"])
+    names, topics, _ = _structure(db, cid, design)
+    labels = exports.qrels_labels(db, campaign)
+    pairs = run_pairs(names)
+    out_topics = []
+    per_pair = [{"runs": list(p), "topics_decided": 0, "max_p_change": 0.0} for p in pairs]
+    for topic, t in topics.items():
+        judgments = np.array(
+            [-1 if (topic, d) not in labels else int(labels[(topic, d)] > 0) for d in t.docs],
+            np.int64,
+        )
+        means, risks = decisions(coefficients_of(t, measure, k), judgments)
+        complete = bool((judgments >= 0).all())  # known exactly (a tie included)
+        rows = []
+        for i, (a, b) in enumerate(pairs):
+            rows.append({"runs": [a, b], "expected": float(means[i]), "p_change": float(risks[i])})
+            per_pair[i]["topics_decided"] += int(complete or risks[i] < threshold)
+            per_pair[i]["max_p_change"] = max(per_pair[i]["max_p_change"], float(risks[i]))
+        out_topics.append(
+            {
+                "topic": topic,
+                "documents": len(t.docs),
+                "judged": int((judgments >= 0).sum()),
+                "complete": complete,
+                "decided": complete or bool((risks < threshold).all()),
+                "pairs": rows,
+            }
+        )
+    return {
+        "enabled": True,
+        **design,
+        "decided": all(t["decided"] for t in out_topics),
+        "topics_decided": sum(t["decided"] for t in out_topics),
+        "topics": out_topics,
+        "pairs": per_pair,
+    }
+
+
+def status_json(db, campaign: str) -> str:
+    """:func:`status` as JSON text (``campaign export --what mtc``)."""
+    return json.dumps(status(db, campaign), indent=2) + "\n"

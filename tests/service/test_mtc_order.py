@@ -1,0 +1,517 @@
+"""The assessors' queues in MTC order, on SQLite and PostgreSQL.
+
+The order served is checked against :func:`cranfield.pooling.mtc.minimal_judging` (two
+runs) and :func:`cranfield.pooling.mtc.rank_runs` (all runs) called here, per topic, on
+rankings read from the run files written by this test and on the labels of the
+campaign's exports (the judgment log gives the order the assessors judged in): an
+independent path through the stored data."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import numpy as np
+import pytest
+
+from cranfield.errors import InputError, ParameterError
+from cranfield.pooling.mtc import minimal_judging, rank_runs
+from cranfield.service import campaigns, exports, judging, mtc_order, pooling, sampling, submissions
+from cranfield.service.models import Campaign
+from cranfield.service.problems import Conflict
+from service.helpers import make_campaign, user, write
+
+TOPICS = ("t1", "t2", "t3")
+RUNS = ("r1", "r2", "s1")
+DEPTH = 10
+
+
+def docs_of(n: int = 30) -> list[str]:
+    return [f"D{i:03d}" for i in range(n)]
+
+
+def rankings(seed: int = 3) -> dict[str, dict[str, list[str]]]:
+    """Per run, per topic: ``DEPTH`` documents of 14 a topic (so the runs overlap)."""
+    rng = random.Random(seed)
+    out: dict[str, dict[str, list[str]]] = {}
+    for run in RUNS:
+        out[run] = {}
+        for i, q in enumerate(TOPICS):
+            candidates = docs_of()[i * 8 : i * 8 + 14]
+            out[run][q] = rng.sample(candidates, DEPTH)
+    return out
+
+
+def truth(topic: str, doc: str) -> int:
+    return random.Random(f"{topic}/{doc}").choice((0, 0, 1, 2))
+
+
+def run_file(tmp, name: str, ranked: dict[str, list[str]]):
+    lines = [
+        f"{q} Q0 {d} {r + 1} {100 - r}.5 {name}" for q in TOPICS for r, d in enumerate(ranked[q])
+    ]
+    return write(tmp, f"{name}.upload", "\n".join(lines) + "\n")
+
+
+def mtc_campaign(db, tmp, *, measure="AP", runs=None, assessors=("a1", "a2"), depth=DEPTH):
+    """Campaign ``c``: three runs, pooled at ``depth``, judged in MTC order by
+    ``assessors`` (one per topic)."""
+    make_campaign(db, per_topic=1)
+    ids = {"boss": user(db, "boss", "coordinator"), "p1": user(db, "p1", "participant")}
+    for a in assessors:
+        ids[a] = user(db, a, "assessor")
+    for name, ranked in rankings().items():
+        submissions.submit(db, "c", ids["p1"], run_file(tmp, name, ranked))
+    pooling.build(db, "c", depth=depth)
+    info = None if measure is None else mtc_order.choose(db, "c", measure, runs=runs)
+    pooling.assign(db, "c")
+    return ids, info
+
+
+def judge(db, ids, assessors=("a1", "a2"), *, stop_when_decided=True):
+    """Judge every queue with the true labels; returns each assessor's views' (topic,
+    document, decided) in the order served."""
+    served = {}
+    for a in assessors:
+        served[a] = []
+        while True:
+            view = judging.next_pair(db, "c", ids[a])
+            if view is None or (stop_when_decided and view["decided"]):
+                break
+            served[a].append((view["topic"]["id"], view["document"]["id"], view["decided"]))
+            judging.save(
+                db, "c", ids[a], view["pair"], truth(view["topic"]["id"], view["document"]["id"])
+            )
+    return served
+
+
+def exported(db):
+    """The judgment log (order judged, per assessor) and the exported qrels' labels."""
+    log: dict[str, list[tuple[str, str]]] = {}
+    for line in exports.log_tsv(db, "c").splitlines()[1:]:
+        topic, doc, assessor, *_ = line.split("\t")
+        log.setdefault(assessor, []).append((topic, doc))
+    labels = {}
+    for line in exports.qrels_text(db, "c").splitlines():
+        q, _, d, rel = line.split()
+        labels[(q, d)] = int(rel)
+    return log, labels
+
+
+def library_order(topic, runs, labels, measure, k):
+    """The library's judging order of ``topic``, the documents indexed in id order, the
+    truth read from the exported labels (a document not exported is a sentinel that
+    the test then finds in the order)."""
+    ranked = [rankings()[r][topic] for r in runs]
+    docs = sorted({d for r in ranked for d in r})
+    index = {d: i for i, d in enumerate(docs)}
+    arrays = [np.array([index[d] for d in r]) for r in ranked]
+    rel = np.array([int(labels[(topic, d)] > 0) if (topic, d) in labels else 9 for d in docs])
+    if len(runs) == 2:
+        order, mean, risk = minimal_judging(*arrays, rel, measure, k)
+        means, risks = np.array([mean]), np.array([risk])
+    else:
+        order, means, risks = rank_runs(arrays, rel, measure, k)
+    return [(topic, docs[i]) for i in order], means, risks
+
+
+CASES = [
+    ("AP", ["r1", "s1"], "ap", 0),
+    ("P@5", ["s1", "r2"], "p", 5),
+    ("DCG@5", None, "dcg", 5),
+    ("AP", None, "ap", 0),
+]
+
+
+@pytest.mark.parametrize(("measure", "runs", "name", "k"), CASES)
+def test_the_order_served_is_the_librarys(db, tmp_path, measure, runs, name, k):
+    ids, info = mtc_campaign(db, tmp_path, measure=measure, runs=runs)
+    assert info["topics"] == 3 and info["pairs"] == (1 if runs else 3)
+    served = judge(db, ids)
+    log, labels = exported(db)
+    names = runs or sorted(RUNS)
+    status = mtc_order.status(db, "c")
+    assert status["decided"] and status["topics_decided"] == 3
+    for a in ("a1", "a2"):
+        assert [(q, d) for q, d, _ in served[a]] == log.get(a, [])
+        assert not any(decided for *_, decided in served[a])
+        topics_in_order = list(dict.fromkeys(q for q, _ in log.get(a, [])))
+        expected = []
+        for topic in topics_in_order:
+            order, means, risks = library_order(topic, names, labels, name, k)
+            expected += order
+            row = next(t for t in status["topics"] if t["topic"] == topic)
+            assert row["decided"] and row["judged"] == len(order)
+            got = np.array([p["p_change"] for p in row["pairs"]])
+            np.testing.assert_allclose(got, risks, rtol=1e-12, atol=1e-300)
+            np.testing.assert_allclose(
+                [p["expected"] for p in row["pairs"]], means, rtol=1e-12, atol=1e-15
+            )
+        assert log.get(a, []) == expected
+    # MTC judged fewer pairs than the pool holds, and the next view says it is decided
+    assert sum(len(v) for v in log.values()) < len(exports.pool_text(db, "c").splitlines())
+    view = judging.next_pair(db, "c", ids["a1"])
+    assert view is not None and view["decided"] is True
+
+
+def test_after_the_decision_the_rest_comes_in_the_blind_order(sqlite_db, tmp_path):
+    db = sqlite_db
+    ids, _ = mtc_campaign(db, tmp_path, measure="P@5", runs=["r1", "r2"], assessors=("a1",))
+    decided_part = judge(db, ids, ("a1",))["a1"]
+    rest = judge(db, ids, ("a1",), stop_when_decided=False)["a1"]
+    assert rest and all(decided for *_, decided in rest)
+    with db.read() as s:
+        from sqlalchemy import select
+
+        from cranfield.service.models import Pair, Task
+
+        queue = s.execute(
+            select(Pair.topic_id, Pair.doc_id)
+            .join(Task, Task.pair_id == Pair.id)
+            .order_by(Task.position)
+        ).all()
+    first = {(q, d) for q, d, _ in decided_part}
+    assert [(q, d) for q, d, _ in rest] == [tuple(p) for p in queue if tuple(p) not in first]
+    assert judging.next_pair(db, "c", ids["a1"]) is None
+
+
+def test_a_judgment_changes_the_next_choice(sqlite_db, tmp_path):
+    """The cached choice is keyed by the judgments: relabelling a relevant document as not
+    relevant changes the weights of AP, and the next pair served follows the library."""
+    db = sqlite_db
+    ids, _ = mtc_campaign(db, tmp_path, measure="AP", runs=["r1", "r2"], assessors=("a1",))
+    views = []
+    for _ in range(2):
+        view = judging.next_pair(db, "c", ids["a1"])
+        views.append(view)
+        judging.save(db, "c", ids["a1"], view["pair"], 2)  # everything relevant so far
+    before = judging.next_pair(db, "c", ids["a1"])
+    judging.save(db, "c", ids["a1"], views[0]["pair"], 0)
+    after = judging.next_pair(db, "c", ids["a1"])
+    topic = views[0]["topic"]["id"]
+    assert {v["topic"]["id"] for v in (*views, before, after)} == {topic}
+    from cranfield.pooling.mtc import coefficients, next_document
+
+    ranked = [rankings()[r][topic] for r in ("r1", "r2")]
+    docs = sorted({d for r in ranked for d in r})
+    arrays = [np.array([docs.index(d) for d in r]) for r in ranked]
+    poly = coefficients(*arrays, len(docs), "ap")
+    judged = np.full(len(docs), -1)
+    for v in views:
+        judged[docs.index(v["document"]["id"])] = 1
+    assert docs[next_document(poly, judged)] == before["document"]["id"]
+    judged[docs.index(views[0]["document"]["id"])] = 0
+    assert docs[next_document(poly, judged)] == after["document"]["id"]
+
+
+def test_one_assessor_per_topic_never_shares_a_pair(db, tmp_path):
+    ids, _ = mtc_campaign(db, tmp_path, measure="AP")
+    first = {a: judging.next_pair(db, "c", ids[a]) for a in ("a1", "a2")}
+    assert first["a1"]["pair"] != first["a2"]["pair"]
+    assert first["a1"]["topic"]["id"] != first["a2"]["topic"]["id"]
+
+
+def test_views_are_blind(sqlite_db, tmp_path):
+    ids, _ = mtc_campaign(sqlite_db, tmp_path, measure="AP", runs=["r1", "r2"])
+    view = judging.next_pair(sqlite_db, "c", ids["a1"])
+    text = json.dumps(view).lower()
+    for secret in ("r1", "r2", "s1", "rank", "score", "p_change", "measure", "weight"):
+        assert secret not in text, secret
+    assert view["decided"] is False
+
+
+def _design(db):
+    from sqlalchemy import select
+
+    with db.read() as s:
+        return s.scalar(select(Campaign.mtc_design))
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "mention"),
+    [
+        ({"measure": "nDCG@10"}, ParameterError, "AP, P@k or DCG@k"),
+        ({"measure": "P@0"}, ParameterError, "AP, P@k or DCG@k"),
+        ({"measure": "AP", "threshold": 0.5}, ParameterError, "threshold"),
+        ({"measure": "AP", "threshold": float("nan")}, ParameterError, "threshold"),
+        ({"measure": "AP", "threshold": True}, ParameterError, "threshold"),
+        ({"measure": "AP", "runs": ["r1"]}, ParameterError, "two different run names"),
+        ({"measure": "AP", "runs": ["r1", "r1"]}, ParameterError, "two different run names"),
+        ({"measure": "AP", "runs": ["r1", "zz"]}, InputError, "no run named 'zz'"),
+    ],
+)
+def test_bad_questions_store_nothing(sqlite_db, tmp_path, kwargs, error, mention):
+    db = sqlite_db
+    make_campaign(db, per_topic=1)
+    uid = user(db, "p1", "participant")
+    for name, ranked in rankings().items():
+        submissions.submit(db, "c", uid, run_file(tmp_path, name, ranked))
+    pooling.build(db, "c", depth=DEPTH)
+    with pytest.raises(error, match=mention.replace("(", r"\(")):
+        mtc_order.choose(db, "c", **kwargs)
+    assert _design(db) is None
+
+
+def test_refusals(sqlite_db, tmp_path, monkeypatch):
+    db = sqlite_db
+    make_campaign(db, per_topic=1)
+    with pytest.raises(ParameterError, match="build it first"):
+        mtc_order.choose(db, "c", "AP")
+    uid = user(db, "p1", "participant")
+    user(db, "a1", "assessor")
+    submissions.submit(db, "c", uid, run_file(tmp_path, "r1", rankings()["r1"]))
+    pooling.build(db, "c", depth=DEPTH)
+    with pytest.raises(InputError, match="fewer than two runs"):
+        mtc_order.choose(db, "c", "AP")
+    campaigns.reopen(db, "c")
+    submissions.submit(db, "c", uid, run_file(tmp_path, "r2", rankings()["r2"]))
+    pooling.extend(db, "c")
+    monkeypatch.setattr(mtc_order, "MAX_CELLS", 100)
+    with pytest.raises(InputError, match="name two runs or pool less deeply"):
+        mtc_order.choose(db, "c", "AP")
+    monkeypatch.undo()
+    assert _design(db) is None
+    sampling.choose(db, "c", 0.5)
+    with pytest.raises(Conflict, match="human sample"):
+        mtc_order.choose(db, "c", "AP")
+    assert _design(db) is None
+
+
+def test_no_sample_after_an_mtc_order(sqlite_db, tmp_path):
+    mtc_campaign(sqlite_db, tmp_path, measure="AP", assessors=("a1",))
+    with pytest.raises(Conflict, match="MTC order"):
+        sampling.choose(sqlite_db, "c", 0.5)
+
+
+def test_status_without_an_mtc_order(sqlite_db):
+    make_campaign(sqlite_db)
+    assert mtc_order.status(sqlite_db, "c") == {"enabled": False}
+
+
+@pytest.mark.parametrize(
+    ("text", "parsed"),
+    [("AP", ("ap", 0)), ("map", ("ap", 0)), ("P@10", ("p", 10)), ("dcg@3", ("dcg", 3))],
+)
+def test_measure_names(text, parsed):
+    assert mtc_order.parse_measure(text) == parsed
+
+
+def test_a_shallow_pool_truncates_each_run_at_its_pooled_prefix(tmp_path):
+    """Pooled at depth 4: each run keeps its top 4 (the documents people can judge)."""
+    from cranfield.core.run import Run
+
+    ranked = rankings()
+    runs = [Run.read(str(run_file(tmp_path, n, ranked[n])), name=n) for n in ("r1", "r2")]
+    pooled = {(q, d) for n in ("r1", "r2") for q in TOPICS for d in ranked[n][q][:4]}
+    pooled.add(("t1", ranked["s1"]["t1"][0]))  # pooled by another run: not in these prefixes
+    topics = mtc_order.topic_runs(runs, pooled)
+    for q in TOPICS:
+        prefixes = {}
+        for n in ("r1", "r2"):
+            prefixes[n] = []
+            for d in ranked[n][q]:  # read here one by one: the first unpooled ends it
+                if (q, d) not in pooled:
+                    break
+                prefixes[n].append(d)
+            assert len(prefixes[n]) >= 4
+        t = topics[q]
+        assert list(t.docs) == sorted({d for p in prefixes.values() for d in p})
+        for i, n in enumerate(("r1", "r2")):
+            assert [t.docs[j] for j in t.runs[i]] == prefixes[n]
+
+
+# -- over HTTP and the command line (the web layer is the same on both databases) -------
+
+
+def _site(tmp_path):
+    from cranfield.service import accounts
+    from cranfield.service.app import create_app
+    from cranfield.service.db import open_database
+    from service.helpers import PASSWORD
+    from service.web_fixtures import Site
+
+    db = open_database(str(tmp_path / "site.db"))
+    ids, _ = mtc_campaign(db, tmp_path, measure=None)
+    site = Site(create_app(db), db, 0, 0)
+    for name in ("boss", "a1", "p1"):
+        token, csrf, _ = accounts.login(db, name, PASSWORD)
+        site.tokens[name], site.csrf[name] = token, csrf
+    return site, ids
+
+
+@pytest.mark.parametrize(
+    ("body", "mention"),
+    [
+        ({}, "measure"),
+        ({"measure": "RBP"}, "AP, P@k or DCG@k"),
+        ({"measure": "DCG@0"}, "AP, P@k or DCG@k"),
+        ({"measure": "AP", "threshold": 0}, "threshold"),
+        ({"measure": "AP", "threshold": "x"}, "threshold"),
+        ({"measure": "AP", "runs": ["r1"]}, "two different run names"),
+        ({"measure": "AP", "runs": ["r1", "r2", "s1"]}, "runs"),
+        ({"measure": "AP", "runs": ["r1", "nobody"]}, "no run named 'nobody'"),
+        ({"measure": "P@" + "9" * 200}, "measure"),
+    ],
+)
+def test_bad_questions_over_http_store_nothing(tmp_path, body, mention):
+    site, _ = _site(tmp_path)
+    r = site.client("boss").post("/api/campaigns/c/mtc", json=body)
+    assert r.status_code == 422 and mention in r.text, r.text
+    assert _design(site.db) is None
+    assert site.client("boss").get("/api/campaigns/c/mtc").json() == {"enabled": False}
+
+
+def test_the_question_over_http_the_dashboard_and_the_judging_page(tmp_path):
+    site, ids = _site(tmp_path)
+    boss = site.client("boss")
+    assert 'id="choose-mtc"' in boss.get("/c/c/dashboard").text
+    r = boss.post("/api/campaigns/c/mtc", json={"measure": "p@5", "runs": ["r2", "r1"]})
+    assert r.status_code == 200, r.text
+    assert r.json() == {
+        "measure": "P@5",
+        "runs": ["r2", "r1"],
+        "threshold": 0.05,
+        "topics": 3,
+        "documents": r.json()["documents"],
+        "pairs": 1,
+    }
+    form = site.client("boss", cookie=True)
+    r = form.post(
+        "/c/c/mtc",
+        data={"csrf": form.csrf, "measure": "AP", "run1": "", "run2": "", "threshold": "0.1"},
+        follow_redirects=False,
+    )
+    assert r.status_code == 303 and "MTC%20order" in r.headers["location"], r.text
+    r = form.post("/c/c/mtc", data={"csrf": form.csrf, "threshold": "low"}, follow_redirects=False)
+    assert r.status_code == 422 and "threshold" in r.text
+    assert json.loads(_design(site.db)) == {"measure": "AP", "runs": None, "threshold": 0.1}
+    a1 = site.client("a1")
+    assert a1.get("/api/campaigns/c/mtc").status_code == 403
+    assert a1.get("/c/c/dashboard", follow_redirects=False).status_code == 403
+    first = a1.get("/api/campaigns/c/next").json()
+    assert first["decided"] is False
+    assert 'id="decided"' not in a1.get("/c/c/judge").text
+    judge(site.db, ids, ("a1",))
+    view = a1.get("/api/campaigns/c/next").json()
+    halfway = boss.get("/api/campaigns/c/mtc").json()
+    assert halfway["decided"] is False  # a2's topics
+    still_open = [t["topic"] for t in halfway["topics"] if not t["decided"]]
+    html = boss.get("/c/c/dashboard").text
+    assert f'<span id="mtc-open">{", ".join(still_open)}</span>' in html
+    assert f"{3 - len(still_open)} of 3 topics decided" in html
+    judge(site.db, ids, ("a2",))
+    assert view["decided"] is True
+    assert 'id="decided"' in a1.get("/c/c/judge").text
+    status = boss.get("/api/campaigns/c/mtc").json()
+    assert status == json.loads(json.dumps(mtc_order.status(site.db, "c")))
+    assert status["enabled"] and status["decided"] and len(status["pairs"]) == 3
+    html = boss.get("/c/c/dashboard").text
+    assert 'id="mtc-table"' in html and "Decided: on every topic" in html
+    from cranfield.service.web import _num
+
+    for p in status["pairs"]:
+        assert f'data-runs="{" ".join(p["runs"])}">{_num(p["max_p_change"])}<' in html
+        assert p["max_p_change"] < 0.1 and p["topics_decided"] == 3
+
+
+def test_the_command_line(cli, tmp_path):
+    from cranfield.service.db import open_database
+
+    path = tmp_path / "c.db"
+    db = open_database(str(path))
+    ids, _ = mtc_campaign(db, tmp_path, measure=None, assessors=("a1",))
+    status, out, err = cli("campaign", "mtc", path, "c", "--measure", "DCG@5", "--runs", "s1,r1")
+    assert status == 0 and "DCG@5 for s1 and r1" in out, err
+    status, out, err = cli("campaign", "mtc", path, "c", "--runs", "s1,zz")
+    assert status == 2 and err.count("\n") == 1 and "no run named 'zz'" in err
+    assert json.loads(_design(db))["measure"] == "DCG@5"
+    judge(db, ids, ("a1",))
+    status, out, err = cli("campaign", "export", path, "c", "--what", "mtc")
+    assert status == 0 and json.loads(out) == json.loads(json.dumps(mtc_order.status(db, "c")))
+    assert json.loads(out)["decided"] is True
+    db.close()
+
+
+def test_a_run_pooled_late_joins_the_question_of_all_runs(sqlite_db, tmp_path):
+    """Asked about all runs, the question grows with a run pooled late (``extend``): the
+    three pairs of runs are decided, the judgment made before kept."""
+    db = sqlite_db
+    make_campaign(db, per_topic=1)
+    ids = {"p1": user(db, "p1", "participant"), "a1": user(db, "a1", "assessor")}
+    ranked = rankings()
+    for name in ("r1", "r2"):
+        submissions.submit(db, "c", ids["p1"], run_file(tmp_path, name, ranked[name]))
+    pooling.build(db, "c", depth=DEPTH)
+    mtc_order.choose(db, "c", "P@5")
+    pooling.assign(db, "c")
+    view = judging.next_pair(db, "c", ids["a1"])
+    judging.save(
+        db, "c", ids["a1"], view["pair"], truth(view["topic"]["id"], view["document"]["id"])
+    )
+    campaigns.reopen(db, "c")
+    submissions.submit(db, "c", ids["p1"], run_file(tmp_path, "s1", ranked["s1"]))
+    assert pooling.extend(db, "c")["added"] > 0
+    assert len(mtc_order.status(db, "c")["pairs"]) == 3
+    judge(db, ids, ("a1",))
+    assert mtc_order.status(db, "c")["decided"]
+
+
+def test_a_tie_is_decided_once_everything_is_judged(sqlite_db, tmp_path):
+    """Two runs with the same ranking: the difference is 0 whatever the labels, the
+    library's probability stays 0.5 (``sign_change_probability`` of a zero mean), and the
+    topics are decided — ``complete`` — once their documents are all judged, in the order
+    ``minimal_judging`` gives (document id order: every weight is 0)."""
+    db = sqlite_db
+    make_campaign(db, per_topic=1)
+    ids = {"p1": user(db, "p1", "participant"), "a1": user(db, "a1", "assessor")}
+    same = rankings()["r1"]
+    for name in ("r1", "r2"):
+        submissions.submit(db, "c", ids["p1"], run_file(tmp_path, name, same))
+    pooling.build(db, "c", depth=DEPTH)
+    mtc_order.choose(db, "c", "P@5", runs=["r1", "r2"])
+    pooling.assign(db, "c")
+    served = judge(db, ids, ("a1",))["a1"]
+    for topic in TOPICS:
+        docs = sorted(same[topic])
+        arrays = [np.array([docs.index(d) for d in same[topic]])] * 2
+        order, mean, risk = minimal_judging(*arrays, np.zeros(len(docs), int), "p", 5)
+        assert (mean, risk) == (0.0, 0.5)
+        assert [d for q, d, _ in served if q == topic] == [docs[i] for i in order] == docs
+    status = mtc_order.status(db, "c")
+    assert status["decided"] and all(t["complete"] and t["decided"] for t in status["topics"])
+    assert [p["p_change"] for t in status["topics"] for p in t["pairs"]] == [0.5] * 3
+    assert status["pairs"][0]["topics_decided"] == 3
+
+
+def test_with_two_assessors_a_topic_each_follows_their_own_judgments(sqlite_db, tmp_path):
+    """``per_topic=2``: the campaign wants the overlap; each assessor's order is
+    ``minimal_judging`` on their own labels (a2 labels everything not relevant), whatever
+    the other has judged."""
+    db = sqlite_db
+    make_campaign(db, per_topic=2)
+    ids = {"p1": user(db, "p1", "participant")}
+    for a in ("a1", "a2"):
+        ids[a] = user(db, a, "assessor")
+    ranked = rankings()
+    for name in ("r1", "r2"):
+        submissions.submit(db, "c", ids["p1"], run_file(tmp_path, name, ranked[name]))
+    pooling.build(db, "c", depth=DEPTH)
+    mtc_order.choose(db, "c", "AP", runs=["r1", "r2"])
+    pooling.assign(db, "c")
+    served = {a: [] for a in ("a1", "a2")}
+    for _ in range(60):  # alternate: each saves one, then the other
+        for a, label in (("a1", None), ("a2", 0)):
+            view = judging.next_pair(db, "c", ids[a])
+            if view is None or view["decided"]:
+                continue
+            q, d = view["topic"]["id"], view["document"]["id"]
+            served[a].append((q, d))
+            judging.save(db, "c", ids[a], view["pair"], truth(q, d) if label is None else label)
+    for a, label_of in (("a1", truth), ("a2", lambda q, d: 0)):
+        for topic in TOPICS:
+            docs = sorted({d for r in ("r1", "r2") for d in ranked[r][topic]})
+            arrays = [np.array([docs.index(d) for d in ranked[r][topic]]) for r in ("r1", "r2")]
+            rel = np.array([int(label_of(topic, d) > 0) for d in docs])
+            order, _, _ = minimal_judging(*arrays, rel, "ap")
+            assert [d for q, d in served[a] if q == topic] == [docs[i] for i in order], a
+    assert served["a1"] != served["a2"]
