@@ -49,7 +49,7 @@ def case(seed: int):
 @pytest.mark.parametrize("lam", ["tuned", 1.0, 0.0, 0.4])
 def test_equals_ppi_py(ppi_py, seed, lam):
     y, yhat, yhat_all, w = case(seed)
-    ours = ppi_mean(y, yhat, yhat_all, lam=lam, weights=w, confidence=0.9)
+    ours = ppi_mean(y, yhat, yhat_all, lam=lam, weights=w, confidence=0.9, interval="normal")
     for c in range(y.shape[1]):
         kw = {"lam": None if lam == "tuned" else lam, "w": w}
         low, high = ppi_py.ppi_mean_ci(y[:, c], yhat[:, c], yhat_all[:, c], alpha=0.1, **kw)
@@ -62,12 +62,12 @@ def test_equals_ppi_py(ppi_py, seed, lam):
 
 def test_hand_computed():
     # y on the sample [1, 0], machine [1, 1] there, [1, 1, 0, 0] on all units
-    e = ppi_mean([1.0, 0.0], [1.0, 1.0], [1.0, 1.0, 0.0, 0.0], lam=1.0)
+    e = ppi_mean([1.0, 0.0], [1.0, 1.0], [1.0, 1.0, 0.0, 0.0], lam=1.0, interval="normal")
     # 0.5 + mean(0, -1) = 0; se^2 = var(1,1,0,0)/4 + var(0,-1)/2 = 0.0625 + 0.125
     assert e["estimate"][0] == 0.0
     assert e["se"][0] == pytest.approx(np.sqrt(0.1875), rel=1e-15)
     assert e["high"][0] == pytest.approx(1.959963984540054 * np.sqrt(0.1875), rel=1e-12)
-    c = ppi_mean([1.0, 0.0], [1.0, 1.0], [1.0, 1.0, 0.0, 0.0], lam=0.0)
+    c = ppi_mean([1.0, 0.0], [1.0, 1.0], [1.0, 1.0, 0.0, 0.0], lam=0.0, interval="normal")
     assert c["estimate"][0] == 0.5 and c["se"][0] == pytest.approx(np.sqrt(0.25 / 2))
     # weights 3 and 1 (inclusion 1/3 and 1): normalised to 1.5 and 0.5
     w = ppi_mean([1.0, 0.0], [0.0, 0.0], [0.0] * 4, lam=1.0, weights=[3.0, 1.0])
