@@ -24,6 +24,7 @@ Usage::
         --fraction 0.1 --repeats 200
     PYTHONPATH=src python benchmarks/ppi.py --sample --fraction 0.25 --repeats 200
     PYTHONPATH=src python benchmarks/ppi.py --units pairs --measure P@10 --fraction 0.1
+    PYTHONPATH=src python benchmarks/ppi.py --interval normal  # ppi_py's z interval
 """
 
 from __future__ import annotations
@@ -72,6 +73,12 @@ def main() -> None:
     )
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--estimator", default="ppi", help="ppi (lambda 1), ppi++ (tuned) or classical")
+    ap.add_argument(
+        "--interval",
+        choices=("t", "normal"),
+        default="t",
+        help="t: finite-population, Student's t (default); normal: ppi_py's z interval",
+    )
     args = ap.parse_args()
     start = time.perf_counter()
     if args.sample:
@@ -108,6 +115,7 @@ def main() -> None:
     rng = np.random.default_rng(args.seed)
     topic_of_row = qrels.table["query_id"].to_numpy(zero_copy_only=False)
     covered, covered_d, errors, kappas, human_share = [], [], [], [], []
+    widths, widths_d = [], []
     taus = {args.estimator: [], "machine only": [], "human sample only": []}
     mach = None
     estimate = PPI_ESTIMATORS.lookup(args.estimator).behaviour
@@ -119,13 +127,15 @@ def main() -> None:
             kappas.append(cohen_kappa(conf))
             mach = values(machine)
         s = np.sort(rng.choice(n_topics, n, replace=False))
-        e = estimate(full[s], mach[s], mach)
+        e = estimate(full[s], mach[s], mach, interval=args.interval)
         covered.append((e["low"] <= truth) & (truth <= e["high"]))
         errors.append(e["estimate"] - truth)
         d = estimate(full[s][:, a] - full[s][:, b], mach[s][:, a] - mach[s][:, b],
-                     mach[:, a] - mach[:, b])  # fmt: skip
+                     mach[:, a] - mach[:, b], interval=args.interval)  # fmt: skip
         t = truth[a] - truth[b]
         covered_d.append((d["low"] <= t) & (t <= d["high"]))
+        widths.append(np.mean(e["high"] - e["low"]))
+        widths_d.append(np.mean(d["high"] - d["low"]))
         taus[args.estimator].append(kendall_tau(truth, e["estimate"]))
         taus["machine only"].append(kendall_tau(truth, mach.mean(axis=0)))
         taus["human sample only"].append(kendall_tau(truth, full[s].mean(axis=0)))
@@ -144,9 +154,15 @@ def main() -> None:
         f"{n} {args.units} = {100 * np.mean(human_share):.1f}% of the judgments; "
         f"{args.repeats} samples"
     )
-    print(f"estimator {args.estimator}")
-    print(f"coverage of 95% intervals, runs:        {np.mean(covered):.3f}")
-    print(f"coverage of 95% intervals, differences: {np.mean(covered_d):.3f}")
+    print(f"estimator {args.estimator}, interval {args.interval}")
+    print(
+        f"coverage of 95% intervals, runs:        {np.mean(covered):.3f} "
+        f"(mean width {np.mean(widths):.4f})"
+    )
+    print(
+        f"coverage of 95% intervals, differences: {np.mean(covered_d):.3f} "
+        f"(mean width {np.mean(widths_d):.4f})"
+    )
     print(
         f"mean error (bias): largest |mean| over runs {np.abs(err.mean(axis=0)).max():.4f}, "
         f"its standard error {err.std(axis=0).max() / np.sqrt(len(err)):.4f}"
