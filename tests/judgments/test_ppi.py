@@ -331,3 +331,35 @@ def test_coverage_with_five_of_fifty_topics_judged_by_people():
     t_runs, t_diffs = (np.mean(c) for c in cover["t"])
     assert t_runs >= 0.93 and t_diffs >= 0.93, (t_runs, t_diffs)
     assert np.mean(cover["normal"][1]) < 0.93
+
+
+def test_coverage_with_unequal_inclusion_probabilities():
+    """20 of 100 topics from two strata (by the machine's mean score), 14 of 50 and 6 of 50:
+    weights 1/pi, Hajek's linearised t interval covers the full-judgment MAP and the
+    paired differences in at least 93 % of 2000 samples."""
+    from cranfield.judgments.ppi import _per_topic
+
+    qrels, runs = simulate_collection(100, 40, 8, seed=3)
+    _, _, full = _per_topic(qrels, runs, "AP", 1)
+    truth = full.mean(axis=0)
+    a, b = np.triu_indices(full.shape[1], 1)
+    td = truth[a] - truth[b]
+    w = np.concatenate([np.full(14, 50 / 14), np.full(6, 50 / 6)])
+    rng = np.random.default_rng(1)
+    covered, covered_d = [], []
+    for draw in range(10):
+        machine, _ = _machine(qrels, 0.77, 300 + draw)
+        _, _, mach = _per_topic(machine, runs, "AP", 1)
+        md = mach[:, a] - mach[:, b]
+        order = np.argsort(mach.mean(axis=1), kind="stable")
+        high, low = order[50:], order[:50]
+        for _ in range(200):
+            s = np.concatenate(
+                [rng.choice(high, 14, replace=False), rng.choice(low, 6, replace=False)]
+            )
+            e = ppi_mean(full[s], mach[s], mach, lam=1.0, weights=w)
+            covered.append((e["low"] <= truth) & (truth <= e["high"]))
+            fd = full[s][:, a] - full[s][:, b]
+            d = ppi_mean(fd, md[s], md, lam=1.0, weights=w)
+            covered_d.append((d["low"] <= td) & (td <= d["high"]))
+    assert np.mean(covered) >= 0.93 and np.mean(covered_d) >= 0.93

@@ -41,7 +41,7 @@ fixed, the target is the finite population's mean, and the only randomness is th
 of the sample. For a fixed :math:`\lambda` and a simple random sample without
 replacement, :math:`\hat\theta_\lambda` is the difference estimator of survey sampling
 (:math:`\lambda = 1`; the regression estimator for a fitted :math:`\lambda`: Cochran
-1977, *Sampling Techniques*, 3rd ed., sections 7.2 and 7.8), with exactly
+1977, *Sampling Techniques*, 3rd ed., sections 7.2 and 7.3), with exactly
 
 .. math::
 
@@ -53,14 +53,17 @@ theorem 2.2), of which the sample variance :math:`s^2_r` with divisor :math:`n -
 unbiased (theorem 2.4). The interval is
 :math:`\hat\theta_\lambda \pm t_{n-1,\,1-\alpha/2}\,\widehat{se}` with
 :math:`\widehat{se}^2 = (1 - n/N)\,s^2_r / n`: Student's quantile for a variance
-estimated from :math:`n` values (Cochran section 2.11). The normal interval leaves out
+estimated from :math:`n` values (Cochran 1977, chapter 2). The normal interval leaves out
 the finite-population factor but adds :math:`\lambda^2\hat\sigma^2(\hat Y)/N` and uses
 the divisor :math:`n` and :math:`z`; with 5 sampled topics of 50 its paired differences'
 intervals covered 85 % of the time in simulation, the t interval's 93 %
 (benchmarks/results/ppi.md). With unequal inclusion probabilities the t interval uses
 Hajek's linearised residuals :math:`w_i (r_i - \hat{\bar r})` and no finite-population
 factor (the with-replacement approximation, Sarndal, Swensson & Wretman 1992, *Model
-Assisted Survey Sampling*, section 5.7), conservative.
+Assisted Survey Sampling*, chapter 5). A tuned :math:`\lambda`
+is treated as fixed, as ``ppi_py`` does: fitted on the same few units it biases the
+estimate (of order :math:`1/n`) and narrows the interval, whence PPI++'s
+under-coverage with few sampled topics (docs/machine-assessors.md).
 
 For IR evaluation (:func:`ppi_evaluate`) a unit is a topic: a machine assessor labels the
 whole pool, people judge the pool of a random sample of topics, :math:`\hat Y_t` is a
@@ -115,7 +118,7 @@ def _design_se(r: np.ndarray, w: np.ndarray, big_n: int) -> np.ndarray:
     ``n`` of ``big_n`` units with weights ``w`` (``n x 1``, mean 1): ``sqrt((1 - n/N)
     s^2 / n)`` for equal weights (a simple random sample without replacement, Cochran
     1977 theorems 2.2 and 2.4), else Hajek's linearisation ``w (r - mean_w r)`` without
-    the finite-population factor (Sarndal, Swensson & Wretman 1992, section 5.7)."""
+    the finite-population factor (Sarndal, Swensson & Wretman 1992, chapter 5)."""
     n = len(r)
     u = w * (r - (w * r).mean(axis=0))
     fpc = 1 - n / big_n if np.allclose(w, 1.0, rtol=1e-12, atol=0) else 1.0
