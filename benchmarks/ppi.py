@@ -14,8 +14,9 @@ samples (and a new machine every 10 samples), it reports
 * the coverage of the nominal 95 % intervals (each run's MAP and every paired difference:
   how often they hold the full-judgment value) and the mean error (bias) of the estimate;
 * Kendall's tau between the ranking of the runs by estimated MAP and by full-judgment MAP:
-  its mean and the share of samples with tau >= 0.9, for PPI, the machine's labels alone
-  and the human sample alone;
+  its mean and the share of samples with tau >= 0.9, for the estimator, for PPI with the
+  best single lambda (an oracle computed from the full judgments: :func:`best_lambda`),
+  the machine's labels alone and the human sample alone;
 * the share of the judgments made by people.
 
 Usage::
@@ -48,6 +49,18 @@ def accuracy_for_kappa(grades: np.ndarray, kappa: float, seed: int) -> float:
         np.add.at(conf, (grades, m), 1)
         lo, hi = (mid, hi) if cohen_kappa(conf) < kappa else (lo, mid)
     return (lo + hi) / 2
+
+
+def best_lambda(full: np.ndarray, mach: np.ndarray, a: np.ndarray, b: np.ndarray) -> float:
+    """The one lambda for all runs that minimises the summed variance, over the simple
+    random samples, of every paired difference's estimate: the population regression
+    slope of the differences' true values on the machine's, pooled over the pairs
+    (Cochran 1977, section 7.2: the variance of the difference estimator is least at
+    ``lambda = S_yx / S_x^2``). An oracle: it needs the full judgments; it bounds what
+    tuning lambda (PPI++) can do for the ranking."""
+    y, m = full - full.mean(axis=0), mach - mach.mean(axis=0)
+    yd, md = y[:, a] - y[:, b], m[:, a] - m[:, b]
+    return float((yd * md).sum() / (md * md).sum()) if (md != 0).any() else 0.0
 
 
 def main() -> None:
@@ -116,7 +129,7 @@ def main() -> None:
     topic_of_row = qrels.table["query_id"].to_numpy(zero_copy_only=False)
     covered, covered_d, errors, kappas, human_share = [], [], [], [], []
     widths, widths_d = [], []
-    taus = {args.estimator: [], "machine only": [], "human sample only": []}
+    taus = {args.estimator: [], "best lambda": [], "machine only": [], "human sample only": []}
     mach = None
     estimate = PPI_ESTIMATORS.lookup(args.estimator).behaviour
     for rep in range(args.repeats):
@@ -126,6 +139,7 @@ def main() -> None:
             np.add.at(conf, (grades, machine.table["relevance"].to_numpy()), 1)
             kappas.append(cohen_kappa(conf))
             mach = values(machine)
+            best = best_lambda(full, mach, a, b)
         s = np.sort(rng.choice(n_topics, n, replace=False))
         e = estimate(full[s], mach[s], mach, interval=args.interval)
         covered.append((e["low"] <= truth) & (truth <= e["high"]))
@@ -137,6 +151,8 @@ def main() -> None:
         widths.append(np.mean(e["high"] - e["low"]))
         widths_d.append(np.mean(d["high"] - d["low"]))
         taus[args.estimator].append(kendall_tau(truth, e["estimate"]))
+        oracle = best * mach.mean(axis=0) + (full[s] - best * mach[s]).mean(axis=0)
+        taus["best lambda"].append(kendall_tau(truth, oracle))
         taus["machine only"].append(kendall_tau(truth, mach.mean(axis=0)))
         taus["human sample only"].append(kendall_tau(truth, full[s].mean(axis=0)))
         if args.units == "topics":
