@@ -47,8 +47,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--interval",
         choices=("t", "normal"),
         default="t",
-        help="t (default): finite-population interval with Student's t, valid from 5 "
-        "sampled topics in our simulations; normal: ppi_py's z interval",
+        help="t (default): the finite-population interval with Student's t (Cochran "
+        "1977); normal: ppi_py's z interval, too narrow below about 20 sampled topics",
     )
     add_rel_level(parser)
     add_format(parser, ("text", "json", "markdown"))
