@@ -17,7 +17,11 @@ samples (and a new machine every 10 samples), it reports
   its mean and the share of samples with tau >= 0.9, for the estimator, for PPI with the
   best single lambda (an oracle computed from the full judgments: :func:`best_lambda`),
   the machine's labels alone and the human sample alone;
-* the share of the judgments made by people.
+* the share of the judgments made by people;
+* what limits the ranking: the spread S over the units of the machine's error on a
+  paired difference, the standard error of PPI's estimate of it with ``n`` units
+  (``sqrt((1 - n/N) S^2 / n)``, Cochran 1977 theorem 2.2), against the gap between runs
+  adjacent in the full-judgment ranking.
 
 Usage::
 
@@ -128,7 +132,7 @@ def main() -> None:
     rng = np.random.default_rng(args.seed)
     topic_of_row = qrels.table["query_id"].to_numpy(zero_copy_only=False)
     covered, covered_d, errors, kappas, human_share = [], [], [], [], []
-    widths, widths_d = [], []
+    widths, widths_d, spread_d = [], [], []
     taus = {args.estimator: [], "best lambda": [], "machine only": [], "human sample only": []}
     mach = None
     estimate = PPI_ESTIMATORS.lookup(args.estimator).behaviour
@@ -140,6 +144,8 @@ def main() -> None:
             kappas.append(cohen_kappa(conf))
             mach = values(machine)
             best = best_lambda(full, mach, a, b)
+            resid = full - mach  # the machine's errors: the rectifier's values
+            spread_d.append((resid[:, a] - resid[:, b]).std(axis=0, ddof=1))
         s = np.sort(rng.choice(n_topics, n, replace=False))
         e = estimate(full[s], mach[s], mach, interval=args.interval)
         covered.append((e["low"] <= truth) & (truth <= e["high"]))
@@ -182,6 +188,14 @@ def main() -> None:
     print(
         f"mean error (bias): largest |mean| over runs {np.abs(err.mean(axis=0)).max():.4f}, "
         f"its standard error {err.std(axis=0).max() / np.sqrt(len(err)):.4f}"
+    )
+    spread = np.median(np.mean(spread_d, axis=0))
+    gap = np.median(np.diff(np.sort(truth)))
+    print(
+        f"paired differences (ppi): the machine's error spread over {args.units} "
+        f"{spread:.4f}, design standard error sqrt((1 - n/N) S^2 / n) "
+        f"{spread * np.sqrt((1 - n / n_topics) / n):.4f} (medians over the pairs); "
+        f"median gap between runs adjacent by full-judgment {args.measure} {gap:.4f}"
     )
     for name, values in taus.items():
         v = np.asarray(values)
