@@ -14,9 +14,14 @@ samples (and a new machine every 10 samples), it reports
 * the coverage of the nominal 95 % intervals (each run's MAP and every paired difference:
   how often they hold the full-judgment value) and the mean error (bias) of the estimate;
 * Kendall's tau between the ranking of the runs by estimated MAP and by full-judgment MAP:
-  its mean and the share of samples with tau >= 0.9, for PPI, the machine's labels alone
-  and the human sample alone;
-* the share of the judgments made by people.
+  its mean and the share of samples with tau >= 0.9, for the estimator, for PPI with the
+  best single lambda (an oracle computed from the full judgments: :func:`best_lambda`),
+  the machine's labels alone and the human sample alone;
+* the share of the judgments made by people;
+* what limits the ranking: the spread S over the units of the machine's error on a
+  paired difference, the standard error of PPI's estimate of it with ``n`` units
+  (``sqrt((1 - n/N) S^2 / n)``, Cochran 1977 theorem 2.2), against the gap between runs
+  adjacent in the full-judgment ranking.
 
 Usage::
 
@@ -24,6 +29,7 @@ Usage::
         --fraction 0.1 --repeats 200
     PYTHONPATH=src python benchmarks/ppi.py --sample --fraction 0.25 --repeats 200
     PYTHONPATH=src python benchmarks/ppi.py --units pairs --measure P@10 --fraction 0.1
+    PYTHONPATH=src python benchmarks/ppi.py --interval normal  # ppi_py's z interval
 """
 
 from __future__ import annotations
@@ -49,6 +55,18 @@ def accuracy_for_kappa(grades: np.ndarray, kappa: float, seed: int) -> float:
     return (lo + hi) / 2
 
 
+def best_lambda(full: np.ndarray, mach: np.ndarray, a: np.ndarray, b: np.ndarray) -> float:
+    """The one lambda for all runs that minimises the summed variance, over the simple
+    random samples, of every paired difference's estimate: the population regression
+    slope of the differences' true values on the machine's, pooled over the pairs
+    (Cochran 1977, section 7.2: the variance of the difference estimator is least at
+    ``lambda = S_yx / S_x^2``). An oracle: it needs the full judgments; it bounds what
+    tuning lambda (PPI++) can do for the ranking."""
+    y, m = full - full.mean(axis=0), mach - mach.mean(axis=0)
+    yd, md = y[:, a] - y[:, b], m[:, a] - m[:, b]
+    return float((yd * md).sum() / (md * md).sum()) if (md != 0).any() else 0.0
+
+
 def main() -> None:
     from cranfield.compare.correlation import kendall_tau
     from cranfield.judgments.agreement import cohen_kappa
@@ -72,6 +90,12 @@ def main() -> None:
     )
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--estimator", default="ppi", help="ppi (lambda 1), ppi++ (tuned) or classical")
+    ap.add_argument(
+        "--interval",
+        choices=("t", "normal"),
+        default="t",
+        help="t: finite-population, Student's t (default); normal: ppi_py's z interval",
+    )
     args = ap.parse_args()
     start = time.perf_counter()
     if args.sample:
@@ -108,7 +132,8 @@ def main() -> None:
     rng = np.random.default_rng(args.seed)
     topic_of_row = qrels.table["query_id"].to_numpy(zero_copy_only=False)
     covered, covered_d, errors, kappas, human_share = [], [], [], [], []
-    taus = {args.estimator: [], "machine only": [], "human sample only": []}
+    widths, widths_d, spread_d = [], [], []
+    taus = {args.estimator: [], "best lambda": [], "machine only": [], "human sample only": []}
     mach = None
     estimate = PPI_ESTIMATORS.lookup(args.estimator).behaviour
     for rep in range(args.repeats):
@@ -118,15 +143,22 @@ def main() -> None:
             np.add.at(conf, (grades, machine.table["relevance"].to_numpy()), 1)
             kappas.append(cohen_kappa(conf))
             mach = values(machine)
+            best = best_lambda(full, mach, a, b)
+            resid = full - mach  # the machine's errors: the rectifier's values
+            spread_d.append((resid[:, a] - resid[:, b]).std(axis=0, ddof=1))
         s = np.sort(rng.choice(n_topics, n, replace=False))
-        e = estimate(full[s], mach[s], mach)
+        e = estimate(full[s], mach[s], mach, interval=args.interval)
         covered.append((e["low"] <= truth) & (truth <= e["high"]))
         errors.append(e["estimate"] - truth)
         d = estimate(full[s][:, a] - full[s][:, b], mach[s][:, a] - mach[s][:, b],
-                     mach[:, a] - mach[:, b])  # fmt: skip
+                     mach[:, a] - mach[:, b], interval=args.interval)  # fmt: skip
         t = truth[a] - truth[b]
         covered_d.append((d["low"] <= t) & (t <= d["high"]))
+        widths.append(np.mean(e["high"] - e["low"]))
+        widths_d.append(np.mean(d["high"] - d["low"]))
         taus[args.estimator].append(kendall_tau(truth, e["estimate"]))
+        oracle = best * mach.mean(axis=0) + (full[s] - best * mach[s]).mean(axis=0)
+        taus["best lambda"].append(kendall_tau(truth, oracle))
         taus["machine only"].append(kendall_tau(truth, mach.mean(axis=0)))
         taus["human sample only"].append(kendall_tau(truth, full[s].mean(axis=0)))
         if args.units == "topics":
@@ -144,12 +176,26 @@ def main() -> None:
         f"{n} {args.units} = {100 * np.mean(human_share):.1f}% of the judgments; "
         f"{args.repeats} samples"
     )
-    print(f"estimator {args.estimator}")
-    print(f"coverage of 95% intervals, runs:        {np.mean(covered):.3f}")
-    print(f"coverage of 95% intervals, differences: {np.mean(covered_d):.3f}")
+    print(f"estimator {args.estimator}, interval {args.interval}")
+    print(
+        f"coverage of 95% intervals, runs:        {np.mean(covered):.3f} "
+        f"(mean width {np.mean(widths):.4f})"
+    )
+    print(
+        f"coverage of 95% intervals, differences: {np.mean(covered_d):.3f} "
+        f"(mean width {np.mean(widths_d):.4f})"
+    )
     print(
         f"mean error (bias): largest |mean| over runs {np.abs(err.mean(axis=0)).max():.4f}, "
         f"its standard error {err.std(axis=0).max() / np.sqrt(len(err)):.4f}"
+    )
+    spread = np.median(np.mean(spread_d, axis=0))
+    gap = np.median(np.diff(np.sort(truth)))
+    print(
+        f"paired differences (ppi): the machine's error spread over {args.units} "
+        f"{spread:.4f}, design standard error sqrt((1 - n/N) S^2 / n) "
+        f"{spread * np.sqrt((1 - n / n_topics) / n):.4f} (medians over the pairs); "
+        f"median gap between runs adjacent by full-judgment {args.measure} {gap:.4f}"
     )
     for name, values in taus.items():
         v = np.asarray(values)

@@ -73,7 +73,11 @@ CASES: dict[str, dict[str, list[str]]] = {
     "meta anova": {"choice": ["--model", "bogus"]},
     "judge": {"missing": ["p", "t"], "choice": ["p", "t", "d", "-f", "bogus"]},
     "validate": {"missing": ["h"], "choice": ["h", "m", "-f", "bogus"]},
-    "ppi": {"missing": ["m", "h"], "choice": ["m", "h", "r", "-f", "bogus"]},
+    "ppi": {
+        "missing": ["m", "h"],
+        "choice": ["m", "h", "r", "-f", "bogus"],
+        "interval": ["m", "h", "r", "--interval", "wald"],
+    },
 }
 for _cases in CASES.values():
     _cases["unknown"] = ["--no-such-option"]

@@ -187,7 +187,15 @@ def test_ppi_command(tmp_path, capsys):
         assert r["low"] < r["estimate"] < r["high"] and r["lam"] == 1.0
     assert main(["ppi", *args, "--estimator", "ppi++", "--inclusion", "0.25"]) == 0
     text = capsys.readouterr().out
-    assert "ppi++ estimates with 95% intervals, 10 of 40 topics" in text and "separated" in text
+    assert "ppi++ estimates with 95% t intervals, 10 of 40 topics" in text and "separated" in text
+    assert main(["ppi", *args, "-m", "AP", "-f", "json", "--interval", "normal"]) == 0
+    normal = json.loads(capsys.readouterr().out)
+    assert rep["interval"] == "t" and normal["interval"] == "normal"
+    from cranfield.judgments.ppi import ppi_evaluate
+
+    machine, human = tmp_path / "machine.qrels", tmp_path / "human.qrels"
+    direct = ppi_evaluate(machine, human, paths, "AP", estimator="ppi", interval="normal")
+    assert normal["runs"] == direct["runs"] and normal["runs"] != rep["runs"]
     (tmp_path / "p.txt").write_text("".join(f"{t} 0.5\n" for t in range(0, 40, 4)))
     assert main(["ppi", *args, "--inclusion", str(tmp_path / "p.txt"), "-f", "json"]) == 0
     weighted = json.loads(capsys.readouterr().out)
