@@ -123,3 +123,122 @@ def test_rank_runs_map_with_everything_judged_is_the_map_difference():
     expected = [ap[:, a].mean() - ap[:, b].mean() for a, b in itertools.combinations(range(3), 2)]
     assert means == pytest.approx(expected, abs=1e-12)
     assert all(risk in (0.0, 0.5) for risk in risks)
+
+
+def _random_topics(rng, n_topics, n_runs, n=None):
+    topics = []
+    for _ in range(n_topics):
+        size = n or int(rng.integers(2, 14))
+        runs = [rng.permutation(size)[: rng.integers(0, size + 1)] for _ in range(n_runs)]
+        topics.append((runs, (rng.random(size) < 0.4).astype(int)))
+    return topics
+
+
+def _pairwise_state(topics, judgments, prior, measure="ap", k=10):
+    """The pair-by-pair formulas (coefficients, moments, weights) summed over topics."""
+    n_runs = len(topics[0][0])
+    pairs = list(itertools.combinations(range(n_runs), 2))
+    means, var, scores = np.zeros(len(pairs)), np.zeros(len(pairs)), []
+    for (runs, truth), j, pr in zip(topics, judgments, prior, strict=True):
+        p = mtc.probabilities(j, pr)
+        r = max(float(p.sum()), 1.0) if measure == "ap" else 1.0
+        ws = []
+        for index, (a, b) in enumerate(pairs):
+            poly = mtc.coefficients(runs[a], runs[b], len(truth), measure, k)
+            mean, v = mtc.moments(poly, p)
+            means[index] += mean / r
+            var[index] += v / r**2
+            ws.append(np.abs(mtc.weights(poly, j == 1)))
+        scores.append(np.where(j >= 0, -np.inf, np.sum(ws, axis=0) / r))
+    return means / len(topics), var / len(topics) ** 2, scores
+
+
+@pytest.mark.parametrize("measure", ["ap", "p", "dcg"])
+@pytest.mark.parametrize("seed", range(15))
+def test_map_judging_state_equals_pairwise_formulas(measure, seed):
+    # random judgments given at construction and then one by one: the per-run state
+    # (prefix sums, incremental updates) against the per-pair polynomials
+    rng = np.random.default_rng(seed)
+    topics = _random_topics(rng, int(rng.integers(1, 5)), int(rng.integers(2, 5)))
+    prior = [rng.choice([0.5, 0.2, 0.9], size=len(t)) for _, t in topics]
+    start = [np.where(rng.random(len(t)) < 0.3, t, -1) for _, t in topics]
+    state = mtc.MapJudging(
+        [r for r, _ in topics],
+        [len(t) for _, t in topics],
+        start,
+        measure=measure,
+        k=3,
+        prior=prior,
+    )
+    judgments = [s.copy() for s in start]
+    for _step in range(12):
+        means, var, scores = _pairwise_state(topics, judgments, prior, measure, 3)
+        got_means, got_var = state.moments()
+        assert got_means == pytest.approx(means, rel=1e-9, abs=1e-12)
+        assert got_var == pytest.approx(var, rel=1e-9, abs=1e-12)
+        got = state.scores()
+        for t, s in enumerate(scores):
+            assert got[t, : len(s)] == pytest.approx(s, rel=1e-9, abs=1e-12)
+        open_ = rng.random(len(means)) < 0.7
+        state.set_open(open_)
+        unjudged = [(t, i) for t, j in enumerate(judgments) for i in np.flatnonzero(j < 0)]
+        if not unjudged:
+            break
+        t, i = unjudged[rng.integers(len(unjudged))]
+        state.judge(t, i, topics[t][1][i])
+        judgments[t][i] = topics[t][1][i]
+        state.set_open(np.ones(len(means), dtype=bool))
+
+
+def _old_rank_runs_map(topics, threshold=0.05, prior=0.5):
+    """The loop over topics and pairs that rank_runs_map replaced (dense c per pair),
+    with the same tie rule (scores equal within a relative 1e-9: first topic, document)."""
+    n_runs = len(topics[0][0])
+    pairs = list(itertools.combinations(range(n_runs), 2))
+    polys = [[mtc.coefficients(runs[a], runs[b], len(t)) for a, b in pairs] for runs, t in topics]
+    judgments = [np.full(len(t), -1) for _, t in topics]
+    judged = 0
+    while True:
+        means, var = np.zeros(len(pairs)), np.zeros(len(pairs))
+        scale = []
+        for qs, j in zip(polys, judgments, strict=True):
+            p = mtc.probabilities(j, prior)
+            r = max(float(p.sum()), 1.0)
+            for index, q in enumerate(qs):
+                m, v = mtc.moments(q, p)
+                means[index] += m / r
+                var[index] += v / r**2
+            scale.append(r)
+        risks = np.array(
+            [mtc.sign_change_probability(m, v) for m, v in zip(means, var, strict=True)]
+        )
+        open_ = risks >= threshold
+        if not open_.any():
+            return judged, means / len(topics), risks
+        flat = []
+        for t, (qs, j) in enumerate(zip(polys, judgments, strict=True)):
+            w = (
+                sum(np.abs(mtc.weights(q, j == 1)) for q, o in zip(qs, open_, strict=True) if o)
+                / scale[t]
+            )
+            flat.extend((float(x) if j[i] < 0 else -np.inf, t, i) for i, x in enumerate(w))
+        finite = [f for f in flat if np.isfinite(f[0])]
+        if not finite:
+            return judged, means / len(topics), risks
+        top = max(abs(f[0]) for f in finite) or 1.0
+        _, t, i = max(finite, key=lambda f: (round(f[0] / top * 1e9), -f[1], -f[2]))
+        judgments[t][i] = topics[t][1][i]
+        judged += 1
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_rank_runs_map_equals_the_loop_over_topics(seed):
+    rng = np.random.default_rng(100 + seed)
+    topics = _random_topics(rng, int(rng.integers(1, 5)), int(rng.integers(2, 5)))
+    for _, truth in topics:
+        truth[rng.integers(len(truth))] = 1
+    judged, means, risks = mtc.rank_runs_map(topics)
+    old_judged, old_means, old_risks = _old_rank_runs_map(topics)
+    assert judged == old_judged
+    assert means == pytest.approx(old_means, rel=1e-9, abs=1e-12)
+    assert risks == pytest.approx(old_risks, rel=1e-6, abs=1e-12)

@@ -50,6 +50,8 @@ __all__ = [
     "minimal_judging",
     "rank_runs",
     "rank_runs_map",
+    "MapJudging",
+    "measure_spec",
 ]
 
 MEASURES = ("ap", "p", "dcg")
@@ -222,6 +224,279 @@ def rank_runs(
         order.append(doc)
 
 
+def measure_spec(text: str) -> tuple[str, int]:
+    """``"AP"``, ``"P@k"`` or ``"DCG@k"`` (case-insensitive) as ``(measure, k)`` for
+    :func:`coefficients` and :class:`MapJudging`; ValueError otherwise."""
+    word = text.strip().lower()
+    if word in ("ap", "map"):
+        return "ap", 10
+    name, at, depth = word.partition("@")
+    if name in ("p", "dcg") and at and depth.isdigit() and int(depth) >= 1:
+        return name, int(depth)
+    raise ValueError(f"measure must be AP, P@k or DCG@k (k >= 1), not {text!r}")
+
+
+def _erfc_risk(means: np.ndarray, var: np.ndarray) -> np.ndarray:
+    """:func:`sign_change_probability` of every pair (a loop over pairs, not documents)."""
+    return np.array(
+        [sign_change_probability(float(m), float(s)) for m, s in zip(means, var, strict=True)]
+    )
+
+
+def _best_first(score: np.ndarray) -> np.ndarray:
+    """Indices of the finite scores, largest first; scores within a relative 1e-9 of each
+    other (a sum's rounding) count as equal and keep their position order."""
+    finite = np.flatnonzero(np.isfinite(score))
+    if not len(finite):
+        return finite
+    top = float(np.abs(score[finite]).max()) or 1.0
+    quantised = np.round(score[finite] / top * 1e9)
+    return finite[np.argsort(-quantised, kind="stable")]
+
+
+class MapJudging:
+    r"""MTC for the ranking of several runs by a measure averaged over topics
+    (Carterette, Allan & Sitaraman 2006, section 4; Carterette 2007).
+
+    The difference of the mean measure of runs ``a`` and ``b`` is
+    :math:`\Delta_{ab} = \frac1T \sum_t S^t_{ab} / R_t`, with :math:`S^t_{ab}` the
+    polynomial of :func:`coefficients` for topic ``t`` and :math:`R_t` (AP only; 1 for
+    P@k and DCG@k) replaced by its current expectation :math:`\max(1, \sum_i p_i + o_t)`
+    (``o_t``: relevant documents known outside the runs), a constant per step as in
+    the paper. Topics are independent, so :math:`E` and :math:`\mathrm{Var}` add over
+    topics; the sign-change probability is :func:`sign_change_probability`. The next
+    judgment is the unjudged (topic, document) of largest
+    :math:`\sum_{ab\ \mathrm{open}} |w^t_{ab,i}| / R_t` (:func:`weights`).
+
+    The state is kept per run rather than per pair, which makes every step cost
+    ``O(runs^2 n_t)`` for the judged topic alone: with :math:`C^a_{ij} = 1/\max(r_a(i),
+    r_a(j))` and :math:`L^a` the linear weights of run ``a``, the pair's polynomial is
+    ``d = L^a - L^b``, ``c = C^a - C^b``, so
+
+    * :math:`E[S_{ab}] = m_a - m_b`, :math:`m_a = L^a\cdot p + \frac12 p^T C^a p`;
+    * :math:`\mathrm{Var}[S_{ab}] = G_{aa} + G_{bb} - 2G_{ab} + \frac12(Q_{aa} + Q_{bb}
+      - 2Q_{ab})` with :math:`B = L + Cp`, :math:`G = B\,\mathrm{diag}(v)\,B^T` and
+      :math:`Q_{ab} = \sum_{i\ne j} C^a_{ij} C^b_{ij} v_i v_j`;
+    * judging ``i`` changes ``p_i`` by :math:`\Delta` and ``v_i`` by :math:`\delta`:
+      :math:`m \mathrel{+}= B_{\cdot i}\Delta`, :math:`B \mathrel{+}= C_{\cdot i}\Delta`,
+      :math:`Q \mathrel{+}= 2\delta\, (C_{\cdot i} v) C_{\cdot i}^T`, and ``W``
+      (:func:`weights`) gains :math:`C_{\cdot i}` if ``i`` is relevant.
+
+    Parameters
+    ----------
+    topics
+        Per topic, the runs' ranked document ids (integers ``0..n_t-1``, best first, no
+        repeats; every topic has the same runs, a run may be empty).
+    sizes
+        ``n_t`` per topic (default: one more than the largest id).
+    judgments
+        Per topic, 1 (relevant), 0 or -1 (unjudged) per document (default: none judged).
+    measure, k
+        ``"ap"`` (MAP), ``"p"`` (mean P@k) or ``"dcg"`` (mean DCG@k, binary gains).
+    prior
+        Probability of relevance of the unjudged documents: a number, or one array per
+        topic.
+    outside
+        Per topic, relevant documents known outside the runs (they count in ``R_t``).
+    """
+
+    def __init__(
+        self,
+        topics: list[list[np.ndarray]],
+        sizes: list[int] | None = None,
+        judgments: list[np.ndarray] | None = None,
+        *,
+        measure: str = "ap",
+        k: int = 10,
+        prior: float | list[np.ndarray] = 0.5,
+        outside: np.ndarray | None = None,
+    ) -> None:
+        if measure not in MEASURES:
+            raise ValueError(f"measure must be one of {', '.join(MEASURES)}, not {measure!r}")
+        runs = [[np.asarray(r, dtype=np.int64) for r in rs] for rs in topics]
+        n_topics, n_runs = len(runs), len(runs[0]) if runs else 0
+        if sizes is None:
+            sizes = [max((int(r.max()) + 1 for r in rs if len(r)), default=0) for rs in runs]
+        self.measure, self.sizes = measure, np.asarray(sizes, dtype=np.int64)
+        n = int(self.sizes.max()) if n_topics else 0
+        depth = max((len(r) for rs in runs for r in rs), default=0)
+        # doc_at[t, a, r]: the document at rank r+1 of run a (n: the dummy column)
+        doc_at = np.full((n_topics, n_runs, depth), n, dtype=np.int64)
+        lengths = np.array([[len(r) for r in rs] for rs in runs], dtype=np.int64).reshape(
+            n_topics, n_runs
+        )
+        flat = np.concatenate([r for rs in runs for r in rs]) if depth else np.zeros(0, int)
+        rows = np.repeat(np.arange(n_topics * n_runs), lengths.ravel())
+        cols = np.arange(len(flat)) - np.repeat(
+            np.cumsum(lengths.ravel()) - lengths.ravel(), lengths.ravel()
+        )
+        doc_at.reshape(n_topics * n_runs, depth)[rows, cols] = flat
+        self.ranks = np.full((n_topics, n_runs, n + 1), np.inf)
+        t_idx, a_idx, r_idx = np.nonzero(doc_at < n)
+        self.ranks[t_idx, a_idx, doc_at[t_idx, a_idx, r_idx]] = r_idx + 1.0
+        self.exists = np.arange(n + 1)[None, :] < self.sizes[:, None]
+        self.judged = np.full((n_topics, n + 1), -1, dtype=np.int64)
+        if judgments is not None:
+            for t, j in enumerate(judgments):  # the caller's arrays, copied once
+                self.judged[t, : len(j)] = j
+        self.judged[~self.exists] = 0
+        prior_arr = np.zeros((n_topics, n + 1))
+        if isinstance(prior, (int, float)):
+            prior_arr[:, :n] = float(prior)
+        else:
+            for t, pr in enumerate(prior):
+                prior_arr[t, : len(pr)] = pr
+        self.p = np.where(self.judged >= 0, self.judged, prior_arr).astype(float)
+        self.p[~self.exists] = 0.0
+        self.v = self.p * (1.0 - self.p)
+        self.outside = np.zeros(n_topics) if outside is None else np.asarray(outside, float)
+        self.pairs = [(a, b) for a in range(n_runs) for b in range(a + 1, n_runs)]
+        self._ia = np.array([a for a, _ in self.pairs], dtype=np.int64)
+        self._ib = np.array([b for _, b in self.pairs], dtype=np.int64)
+        self.linear = self._linear(self.ranks, k)
+        quadratic = measure == "ap"
+        cp = self._c_times(doc_at, self.p) if quadratic else np.zeros_like(self.linear)
+        self.b = self.linear + cp
+        self.m = (self.linear * self.p[:, None, :]).sum(-1) + 0.5 * (cp * self.p[:, None, :]).sum(
+            -1
+        )
+        rel = (self.judged == 1).astype(float)
+        self.w = self.linear + (self._c_times(doc_at, rel) if quadratic else 0.0)
+        self.g = np.einsum("tan,tbn->tab", self.b * self.v[:, None, :], self.b)
+        self.q = self._initial_q(doc_at) if quadratic else np.zeros((n_topics, n_runs, n_runs))
+        self.open = np.ones(len(self.pairs), dtype=bool)
+        self.raw = self._pair_abs(slice(None), self.open)
+
+    def _linear(self, ranks: np.ndarray, k: int) -> np.ndarray:
+        if self.measure == "ap":
+            return 1.0 / ranks
+        inside = ranks <= k
+        if self.measure == "p":
+            return inside / k
+        return np.where(inside, 1.0 / np.log2(np.where(inside, ranks, 1.0) + 1.0), 0.0)
+
+    def _c_times(self, doc_at: np.ndarray, y: np.ndarray) -> np.ndarray:
+        """``C^a y`` for every topic and run: at rank r, ``sum_{s<r} y_s / r + sum_{s>r}
+        y_s / s`` (prefix sums over the ranks), scattered back to documents."""
+        n_topics, n_runs, depth = doc_at.shape
+        yr = np.take_along_axis(y[:, None, :], doc_at, axis=2)  # dummy column: y = 0
+        r = np.arange(1, depth + 1, dtype=float)
+        before = np.cumsum(yr, axis=2) - yr
+        scaled = yr / r
+        after = np.cumsum(scaled[:, :, ::-1], axis=2)[:, :, ::-1] - scaled
+        out = np.zeros((n_topics, n_runs, y.shape[1]))
+        np.put_along_axis(out, doc_at, before / r + after, axis=2)
+        out[:, :, -1] = 0.0
+        return out
+
+    def _initial_q(self, doc_at: np.ndarray) -> np.ndarray:
+        """``Q_ab = sum_{i != j} C^a_ij C^b_ij v_i v_j`` over the documents both runs
+        retrieved, in chunks of (topic, run pair) of at most 2^22 terms."""
+        n_topics, n_runs, depth = doc_at.shape
+        q = np.zeros((n_topics, n_runs, n_runs))
+        if depth == 0:
+            return q
+        ia, ib = np.triu_indices(n_runs)
+        chunk = max(1, (1 << 22) // (depth * depth))
+        groups = [(t, g) for t in range(n_topics) for g in range(0, len(ia), chunk)]
+        for t, g in groups:  # bounded chunks; each a whole-array computation
+            a, b = ia[g : g + chunk], ib[g : g + chunk]
+            docs = doc_at[t, a]  # run a's documents by rank (its overlap with b: rb finite)
+            ra = np.take_along_axis(self.ranks[t, a], docs, axis=1)
+            rb = np.take_along_axis(self.ranks[t, b], docs, axis=1)
+            vv = np.where(np.isfinite(rb), self.v[t, docs], 0.0)
+            prod = vv[:, :, None] * vv[:, None, :]
+            denom = np.maximum(ra[:, :, None], ra[:, None, :]) * np.maximum(
+                rb[:, :, None], rb[:, None, :]
+            )
+            with np.errstate(invalid="ignore"):
+                terms = np.where(prod > 0, prod / denom, 0.0)
+            diag = np.where(vv > 0, vv * vv / (ra * rb), 0.0)
+            q[t, a, b] = terms.sum(axis=(1, 2)) - diag.sum(axis=1)
+        q[:, ib, ia] = q[:, ia, ib]
+        return q
+
+    def _pair_abs(self, topics, pairs: np.ndarray) -> np.ndarray:
+        """``sum over the chosen pairs |W_a - W_b|`` for the topics selected."""
+        w = self.w[topics]
+        return np.abs(w[..., self._ia[pairs], :] - w[..., self._ib[pairs], :]).sum(axis=-2)
+
+    def scale(self) -> np.ndarray:
+        """``R_t`` per topic: ``max(1, sum_i p_i + outside_t)`` for AP, 1 otherwise."""
+        if self.measure != "ap":
+            return np.ones(len(self.sizes))
+        return np.maximum(self.p.sum(axis=1) + self.outside, 1.0)
+
+    def moments(self) -> tuple[np.ndarray, np.ndarray]:
+        """Expectation and variance of every pair's mean-measure difference (AP: the
+        MAP difference), pairs in ``itertools.combinations`` order."""
+        ia, ib = self._ia, self._ib
+        r = self.scale()
+        means = ((self.m[:, ia] - self.m[:, ib]) / r[:, None]).sum(axis=0)
+        g, q = self.g, self.q
+        var = (
+            g[:, ia, ia]
+            + g[:, ib, ib]
+            - 2.0 * g[:, ia, ib]
+            + 0.5 * (q[:, ia, ia] + q[:, ib, ib] - 2.0 * q[:, ia, ib])
+        )
+        var = (np.maximum(var, 0.0) / r[:, None] ** 2).sum(axis=0)
+        n_topics = max(len(self.sizes), 1)
+        return means / n_topics, var / n_topics**2
+
+    def risks(self) -> np.ndarray:
+        """Every pair's sign-change probability (:func:`sign_change_probability`)."""
+        return _erfc_risk(*self.moments())
+
+    def set_open(self, open_: np.ndarray) -> None:
+        """Weigh the documents by the pairs ``open_`` (boolean per pair) from now on."""
+        open_ = np.asarray(open_, dtype=bool)
+        for sign, changed in ((1.0, open_ & ~self.open), (-1.0, ~open_ & self.open)):
+            if changed.any():
+                self.raw += sign * self._pair_abs(slice(None), changed)
+        self.open = open_.copy()
+
+    def scores(self) -> np.ndarray:
+        """``sum over open pairs |w_i| / R_t`` per (topic, document); -inf when judged."""
+        score = self.raw / self.scale()[:, None]
+        return np.where(self.judged >= 0, -np.inf, score)
+
+    def next_judgments(self, count: int = 1) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The ``count`` unjudged (topic, document) of largest score, best first (ties:
+        topic, then document order): the greedy batch whose documents keep their prior
+        until judged. Returns topics, documents and scores."""
+        score = self.scores().ravel()
+        top = _best_first(score)[:count]
+        width = self.judged.shape[1]
+        return top // width, top % width, score[top]
+
+    def next_judgment(self) -> tuple[int, int]:
+        """The (topic, document) to judge next, or (-1, -1) when everything is judged."""
+        topics, docs, _ = self.next_judgments(1)
+        return (int(topics[0]), int(docs[0])) if len(topics) else (-1, -1)
+
+    def judge(self, topic: int, doc: int, relevance: int) -> None:
+        """Record a binary judgment of an unjudged document and update the state."""
+        t, i, x = int(topic), int(doc), int(relevance > 0)
+        if self.judged[t, i] >= 0:
+            raise ValueError(f"document {i} of topic {t} is already judged")
+        dp, dv = x - self.p[t, i], -self.v[t, i]
+        if self.measure == "ap":
+            col = 1.0 / np.maximum(self.ranks[t, :, i, None], self.ranks[t])  # C_{.i}
+            col[:, i] = 0.0
+            col[~np.isfinite(self.ranks[t, :, i])] = 0.0
+        else:
+            col = np.zeros_like(self.ranks[t])
+        self.m[t] += self.b[t, :, i] * dp
+        self.b[t] += col * dp
+        self.q[t] += 2.0 * dv * (col * self.v[t]) @ col.T
+        self.p[t, i], self.v[t, i], self.judged[t, i] = x, 0.0, x
+        self.g[t] = (self.b[t] * self.v[t]) @ self.b[t].T
+        if x:
+            self.w[t] += col
+            self.raw[t] = self._pair_abs(t, self.open)
+
+
 def rank_runs_map(
     topics: list[tuple[list[np.ndarray], np.ndarray]],
     threshold: float = 0.05,
@@ -233,45 +508,22 @@ def rank_runs_map(
     The MAP difference is ``(1/T) sum_t S_t / R_t`` with ``R_t`` replaced by its expectation
     ``sum_i p_i`` at the current step (the paper's approximation, a constant per step);
     topics are independent, so expectations and variances add. The next judgment is the
-    (topic, document) of largest ``sum over open pairs |w_i| / R_t``. Returns the number
-    of judgments, each pair's expected MAP difference and sign-change probability.
+    (topic, document) of largest ``sum over open pairs |w_i| / R_t`` (ties: the first
+    topic, then document, within a relative 1e-9). Returns the number of judgments,
+    each pair's expected MAP difference and sign-change probability. The state is
+    :class:`MapJudging` (each step costs one topic's update).
     """
-    n_runs = len(topics[0][0])
-    pairs = [(a, b) for a in range(n_runs) for b in range(a + 1, n_runs)]
-    polys = [
-        (
-            np.stack([q.d for q in qs]),
-            np.stack([q.c for q in qs]),
-        )
-        for qs in (
-            [coefficients(runs[a], runs[b], len(truth)) for a, b in pairs] for runs, truth in topics
-        )
-    ]
-    judgments = [np.full(len(truth), -1) for _, truth in topics]
+    state = MapJudging([runs for runs, _ in topics], [len(t) for _, t in topics], prior=prior)
     judged = 0
     while True:
-        means = np.zeros(len(pairs))
-        var = np.zeros(len(pairs))
-        scale = []
-        for (d, c), j in zip(polys, judgments, strict=True):
-            p = probabilities(j, prior)
-            r = max(float(p.sum()), 1.0)
-            topic_means, topic_var = _stacked_moments(d, c, p)
-            means += topic_means / r
-            var += topic_var / r**2
-            scale.append(r)
-        risks = np.array([sign_change_probability(m, s) for m, s in zip(means, var, strict=True)])
+        means, var = state.moments()
+        risks = _erfc_risk(means, var)
         open_ = risks >= threshold
         if not open_.any():
-            return judged, means / len(topics), risks
-        best, best_topic, best_doc = -np.inf, -1, -1
-        for t, ((d, c), j) in enumerate(zip(polys, judgments, strict=True)):
-            w = np.abs(d[open_] + c[open_] @ (j == 1)).sum(axis=0) / scale[t]
-            w[j >= 0] = -np.inf
-            doc = int(np.argmax(w))
-            if w[doc] > best:
-                best, best_topic, best_doc = float(w[doc]), t, doc
-        if best_topic < 0:
-            return judged, means / len(topics), risks
-        judgments[best_topic][best_doc] = int(topics[best_topic][1][best_doc])
+            return judged, means, risks
+        state.set_open(open_)
+        t, doc = state.next_judgment()
+        if t < 0:
+            return judged, means, risks
+        state.judge(t, doc, int(topics[t][1][doc]))
         judged += 1
