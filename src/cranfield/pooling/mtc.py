@@ -236,22 +236,31 @@ def measure_spec(text: str) -> tuple[str, int]:
     raise ValueError(f"measure must be AP, P@k or DCG@k (k >= 1), not {text!r}")
 
 
+_ERFC = np.frompyfunc(erfc, 1, 1)
+
+
 def _erfc_risk(means: np.ndarray, var: np.ndarray) -> np.ndarray:
-    """:func:`sign_change_probability` of every pair (a loop over pairs, not documents)."""
-    return np.array(
-        [sign_change_probability(float(m), float(s)) for m, s in zip(means, var, strict=True)]
-    )
+    """:func:`sign_change_probability` of every pair, whole-array."""
+    means, var = np.asarray(means, dtype=float), np.asarray(var, dtype=float)
+    positive = var > 0.0
+    z = np.abs(means) / np.sqrt(2.0 * np.where(positive, var, 1.0))
+    risk = 0.5 * _ERFC(z).astype(float) if len(z) else np.zeros(0)
+    return np.where(positive, risk, np.where(means != 0.0, 0.0, 0.5))
 
 
-def _best_first(score: np.ndarray) -> np.ndarray:
-    """Indices of the finite scores, largest first; scores within a relative 1e-9 of each
-    other (a sum's rounding) count as equal and keep their position order."""
-    finite = np.flatnonzero(np.isfinite(score))
-    if not len(finite):
-        return finite
+def _best_first(score: np.ndarray, count: int) -> np.ndarray:
+    """Indices of the ``count`` largest finite scores, largest first; scores within a
+    relative 1e-9 of each other (a sum's rounding) count as equal and keep their
+    position order."""
+    finite = np.isfinite(score)
+    if not finite.any():
+        return np.zeros(0, dtype=np.int64)
     top = float(np.abs(score[finite]).max()) or 1.0
-    quantised = np.round(score[finite] / top * 1e9)
-    return finite[np.argsort(-quantised, kind="stable")]
+    quantised = np.where(finite, np.round(score / top * 1e9), -np.inf)
+    if count == 1:
+        return np.array([int(np.argmax(quantised))])
+    order = np.argsort(-quantised, kind="stable")
+    return order[: min(count, int(finite.sum()))]
 
 
 class MapJudging:
@@ -366,6 +375,26 @@ class MapJudging:
         self.q = self._initial_q(doc_at) if quadratic else np.zeros((n_topics, n_runs, n_runs))
         self.open = np.ones(len(self.pairs), dtype=bool)
         self.raw = self._pair_abs(slice(None), self.open)
+        self._topic_means = self.m[:, self._ia] - self.m[:, self._ib]
+        self._topic_var = self._pair_var(self.g, self.q)
+        self._scale = self._scales(self.p.sum(axis=1))
+        self._score = np.where(self.judged >= 0, -np.inf, self.raw / self._scale[:, None])
+
+    def _pair_var(self, g: np.ndarray, q: np.ndarray) -> np.ndarray:
+        """``Var[S_ab]`` per topic (last axis: pairs) from ``G`` and ``Q``."""
+        ia, ib = self._ia, self._ib
+        var = (
+            g[..., ia, ia]
+            + g[..., ib, ib]
+            - 2.0 * g[..., ia, ib]
+            + 0.5 * (q[..., ia, ia] + q[..., ib, ib] - 2.0 * q[..., ia, ib])
+        )
+        return np.maximum(var, 0.0)
+
+    def _scales(self, p_sum, topics=slice(None)):
+        if self.measure != "ap":
+            return np.ones_like(p_sum)
+        return np.maximum(p_sum + self.outside[topics], 1.0)
 
     def _linear(self, ranks: np.ndarray, k: int) -> np.ndarray:
         if self.measure == "ap":
@@ -423,26 +452,16 @@ class MapJudging:
 
     def scale(self) -> np.ndarray:
         """``R_t`` per topic: ``max(1, sum_i p_i + outside_t)`` for AP, 1 otherwise."""
-        if self.measure != "ap":
-            return np.ones(len(self.sizes))
-        return np.maximum(self.p.sum(axis=1) + self.outside, 1.0)
+        return self._scale.copy()
 
     def moments(self) -> tuple[np.ndarray, np.ndarray]:
         """Expectation and variance of every pair's mean-measure difference (AP: the
         MAP difference), pairs in ``itertools.combinations`` order."""
-        ia, ib = self._ia, self._ib
-        r = self.scale()
-        means = ((self.m[:, ia] - self.m[:, ib]) / r[:, None]).sum(axis=0)
-        g, q = self.g, self.q
-        var = (
-            g[:, ia, ia]
-            + g[:, ib, ib]
-            - 2.0 * g[:, ia, ib]
-            + 0.5 * (q[:, ia, ia] + q[:, ib, ib] - 2.0 * q[:, ia, ib])
-        )
-        var = (np.maximum(var, 0.0) / r[:, None] ** 2).sum(axis=0)
+        r = self._scale[:, None]
         n_topics = max(len(self.sizes), 1)
-        return means / n_topics, var / n_topics**2
+        means = (self._topic_means / r).sum(axis=0) / n_topics
+        var = (self._topic_var / r**2).sum(axis=0) / n_topics**2
+        return means, var
 
     def risks(self) -> np.ndarray:
         """Every pair's sign-change probability (:func:`sign_change_probability`)."""
@@ -454,19 +473,19 @@ class MapJudging:
         for sign, changed in ((1.0, open_ & ~self.open), (-1.0, ~open_ & self.open)):
             if changed.any():
                 self.raw += sign * self._pair_abs(slice(None), changed)
+                self._score = np.where(self.judged >= 0, -np.inf, self.raw / self._scale[:, None])
         self.open = open_.copy()
 
     def scores(self) -> np.ndarray:
         """``sum over open pairs |w_i| / R_t`` per (topic, document); -inf when judged."""
-        score = self.raw / self.scale()[:, None]
-        return np.where(self.judged >= 0, -np.inf, score)
+        return self._score.copy()
 
     def next_judgments(self, count: int = 1) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The ``count`` unjudged (topic, document) of largest score, best first (ties:
         topic, then document order): the greedy batch whose documents keep their prior
         until judged. Returns topics, documents and scores."""
-        score = self.scores().ravel()
-        top = _best_first(score)[:count]
+        score = self._score.ravel()
+        top = _best_first(score, count)
         width = self.judged.shape[1]
         return top // width, top % width, score[top]
 
@@ -495,6 +514,10 @@ class MapJudging:
         if x:
             self.w[t] += col
             self.raw[t] = self._pair_abs(t, self.open)
+        self._topic_means[t] = self.m[t, self._ia] - self.m[t, self._ib]
+        self._topic_var[t] = self._pair_var(self.g[t], self.q[t])
+        self._scale[t] = self._scales(self.p[t].sum(), t)
+        self._score[t] = np.where(self.judged[t] >= 0, -np.inf, self.raw[t] / self._scale[t])
 
 
 def rank_runs_map(
