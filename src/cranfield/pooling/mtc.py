@@ -326,35 +326,82 @@ class MapJudging:
         n_topics, n_runs = len(runs), len(runs[0]) if runs else 0
         if sizes is None:
             sizes = [max((int(r.max()) + 1 for r in rs if len(r)), default=0) for rs in runs]
+        lengths = np.array([len(r) for rs in runs for r in rs], dtype=np.int64)
+        cell = np.repeat(np.arange(n_topics * n_runs), lengths)
+        doc = np.concatenate([r for rs in runs for r in rs]) if len(cell) else cell
+        rank = np.arange(len(cell)) - np.repeat(np.cumsum(lengths) - lengths, lengths) + 1
+        n = max(sizes, default=0)
+        judged = np.full((n_topics, n), -1, dtype=np.int64)
+        for t, j in enumerate(judgments or ()):  # the caller's arrays, copied once
+            judged[t, : len(j)] = j
+        jt, jd = np.nonzero(judged >= 0)
+        if not isinstance(prior, (int, float)):
+            padded = np.zeros((n_topics, n))
+            for t, pr in enumerate(prior):
+                padded[t, : len(pr)] = pr
+            prior = padded
+        self._build(
+            (cell // max(n_runs, 1), cell % max(n_runs, 1), rank, doc),
+            n_runs,
+            sizes,
+            (jt, jd, judged[jt, jd]),
+            measure=measure,
+            k=k,
+            prior=prior,
+            outside=outside,
+        )
+
+    @classmethod
+    def from_rows(
+        cls,
+        rows: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+        n_runs: int,
+        sizes: np.ndarray,
+        judged: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
+        *,
+        measure: str = "ap",
+        k: int = 10,
+        prior: float | np.ndarray = 0.5,
+        outside: np.ndarray | None = None,
+    ) -> MapJudging:
+        """The state from whole arrays: ``rows = (topic, run, rank, doc)`` of every ranked
+        document (ranks 1, 2, ... of each run and topic, documents ``0..sizes[t]-1``),
+        ``judged = (topic, doc, relevance)`` and ``prior`` a number or a (topics x
+        max size) array; otherwise as the constructor."""
+        state = cls.__new__(cls)
+        empty = np.zeros(0, dtype=np.int64)
+        state._build(
+            rows,
+            n_runs,
+            sizes,
+            judged or (empty, empty, empty),
+            measure=measure,
+            k=k,
+            prior=prior,
+            outside=outside,
+        )
+        return state
+
+    def _build(self, rows, n_runs, sizes, judged, *, measure, k, prior, outside) -> None:
+        if measure not in MEASURES:
+            raise ValueError(f"measure must be one of {', '.join(MEASURES)}, not {measure!r}")
+        topic, run, rank, doc = (np.asarray(x, dtype=np.int64) for x in rows)
         self.measure, self.sizes = measure, np.asarray(sizes, dtype=np.int64)
+        n_topics = len(self.sizes)
         n = int(self.sizes.max()) if n_topics else 0
-        depth = max((len(r) for rs in runs for r in rs), default=0)
+        depth = int(rank.max()) if len(rank) else 0
         # doc_at[t, a, r]: the document at rank r+1 of run a (n: the dummy column)
         doc_at = np.full((n_topics, n_runs, depth), n, dtype=np.int64)
-        lengths = np.array([[len(r) for r in rs] for rs in runs], dtype=np.int64).reshape(
-            n_topics, n_runs
-        )
-        flat = np.concatenate([r for rs in runs for r in rs]) if depth else np.zeros(0, int)
-        rows = np.repeat(np.arange(n_topics * n_runs), lengths.ravel())
-        cols = np.arange(len(flat)) - np.repeat(
-            np.cumsum(lengths.ravel()) - lengths.ravel(), lengths.ravel()
-        )
-        doc_at.reshape(n_topics * n_runs, depth)[rows, cols] = flat
+        doc_at[topic, run, rank - 1] = doc
         self.ranks = np.full((n_topics, n_runs, n + 1), np.inf)
-        t_idx, a_idx, r_idx = np.nonzero(doc_at < n)
-        self.ranks[t_idx, a_idx, doc_at[t_idx, a_idx, r_idx]] = r_idx + 1.0
+        self.ranks[topic, run, doc] = rank
         self.exists = np.arange(n + 1)[None, :] < self.sizes[:, None]
         self.judged = np.full((n_topics, n + 1), -1, dtype=np.int64)
-        if judgments is not None:
-            for t, j in enumerate(judgments):  # the caller's arrays, copied once
-                self.judged[t, : len(j)] = j
+        jt, jd, jr = (np.asarray(x, dtype=np.int64) for x in judged)
+        self.judged[jt, jd] = jr > 0
         self.judged[~self.exists] = 0
         prior_arr = np.zeros((n_topics, n + 1))
-        if isinstance(prior, (int, float)):
-            prior_arr[:, :n] = float(prior)
-        else:
-            for t, pr in enumerate(prior):
-                prior_arr[t, : len(pr)] = pr
+        prior_arr[:, :n] = prior
         self.p = np.where(self.judged >= 0, self.judged, prior_arr).astype(float)
         self.p[~self.exists] = 0.0
         self.v = self.p * (1.0 - self.p)
