@@ -451,6 +451,101 @@ def run_merge(argv: list[str]) -> int:
     return 0
 
 
+ACTIONS["mtc"] = "minimal test collections: the pairs to judge next to decide every run pair"
+
+
+def _mtc_measure_problem(word: str) -> str | None:
+    from ..pooling.mtc import measure_spec
+
+    try:
+        measure_spec(word)
+    except ValueError as exc:
+        return str(exc)
+    return None
+
+
+def run_mtc(argv: list[str]) -> int:
+    from ..errors import ParameterError
+    from .main import parse
+
+    p = Parser(
+        prog="cranfield pool mtc",
+        description=ACTIONS["mtc"] + " (the sign of every two runs' mean-measure difference; "
+        "Carterette, Allan & Sitaraman 2006; docs/pooling.md): the pairs in MTC's order, "
+        "best first; on standard error, which run pairs are decided",
+    )
+    p.add_argument("runs", nargs="+", metavar="RUN", help="at least two runs")
+    p.add_argument("--qrels", help="the judgments so far (a negative grade: pooled, not judged)")
+    add_rel_level(p)
+    add_measures(
+        p,
+        "AP (MAP, default), P@k or DCG@k (binary gains), averaged over the topics",
+        problem=_mtc_measure_problem,
+    )
+    p.add_argument(
+        "-k", "--depth", type=int, default=100, help="ranks of each run considered (default 100)"
+    )
+    p.add_argument("-n", "--batch", type=int, default=100, help="pairs to write (default 100)")
+    p.add_argument(
+        "--stop",
+        type=float,
+        default=0.05,
+        help="a run pair is decided below this sign-change probability, in (0, 0.5] (default 0.05)",
+    )
+    p.add_argument(
+        "--prior",
+        type=float,
+        default=0.5,
+        help="probability of relevance of an unjudged document, in (0, 1) (default 0.5)",
+    )
+    add_format(
+        p,
+        ("order", "pairs", "qrels"),
+        what="order: 'topic docno weight'; pairs: 'topic docno'; qrels: 'topic 0 docno -1'",
+    )
+    add_output(
+        p,
+        flags=("--decisions",),
+        help="also write 'run_a run_b difference sign_change_probability decided' per run pair",
+    )
+    add_output(p, help="the pairs to judge next (default: standard output)")
+    args = parse(p, argv)
+    measures = args.measures or ["AP"]
+    if len(measures) != 1:
+        raise ParameterError("--measure", "one measure", ",".join(measures))
+    from ..pooling.pool import check_depth
+
+    check_depth(args.depth)
+    if args.batch < 1:
+        raise ParameterError("--batch", "an integer >= 1", args.batch)
+    if not 0.0 < args.stop <= 0.5:
+        raise ParameterError("--stop", "a probability in (0, 0.5]", args.stop)
+    if not 0.0 < args.prior < 1.0:
+        raise ParameterError("--prior", "a probability in (0, 1)", args.prior)
+    if len(args.runs) < 2:
+        raise ParameterError("RUN", "at least two runs", len(args.runs))
+    check_outputs(args)
+    from ..core.qrels import Qrels
+    from ..pooling.files import read_runs
+    from ..pooling.mtc_order import judging_order
+
+    order = judging_order(
+        read_runs(args.runs, top=args.depth),
+        Qrels.read(args.qrels) if args.qrels else None,
+        measure=measures[0],
+        depth=args.depth,
+        batch=args.batch,
+        stop=args.stop,
+        prior=args.prior,
+        rel_level=rel_level_value(args),
+    )
+    if args.decisions:
+        deliver(order.decisions_bytes(), args.decisions)
+    deliver(order.to_bytes(args.format), args.output)
+    print(f"cranfield pool mtc: {order.summary()}", file=sys.stderr)
+    return 0
+
+
 def main(argv: list[str]) -> int:
     if argv and argv[0] in ACTIONS:
         return globals()[f"run_{argv[0]}"](argv[1:])
