@@ -513,6 +513,9 @@ def run_mtc(argv: list[str]) -> int:
     measures = args.measures or ["AP"]
     if len(measures) != 1:
         raise ParameterError("--measure", "one measure", ",".join(measures))
+    problem = _mtc_measure_problem(measures[0])
+    if problem:
+        raise ParameterError("--measure", "AP, P@k or DCG@k (k >= 1)", measures[0])
     from ..pooling.pool import check_depth
 
     check_depth(args.depth)
