@@ -52,6 +52,7 @@ __all__ = [
     "rank_runs_map",
     "MapJudging",
     "measure_spec",
+    "rank_prior",
 ]
 
 MEASURES = ("ap", "p", "dcg")
@@ -386,6 +387,7 @@ class MapJudging:
         if measure not in MEASURES:
             raise ValueError(f"measure must be one of {', '.join(MEASURES)}, not {measure!r}")
         topic, run, rank, doc = (np.asarray(x, dtype=np.int64) for x in rows)
+        self._rows, self._n_runs, self._k = (topic, run, rank, doc), n_runs, k
         self.measure, self.sizes = measure, np.asarray(sizes, dtype=np.int64)
         n_topics = len(self.sizes)
         n = int(self.sizes.max()) if n_topics else 0
@@ -566,6 +568,23 @@ class MapJudging:
         self._scale[t] = self._scales(self.p[t].sum(), t)
         self._score[t] = np.where(self.judged[t] >= 0, -np.inf, self.raw[t] / self._scale[t])
 
+    def with_prior(self, prior: float | np.ndarray) -> MapJudging:
+        """The same runs and judgments with another prior for the unjudged documents (a
+        number or a topics x documents array, e.g. :func:`rank_prior`)."""
+        jt, jd = np.nonzero(self.judged[:, :-1] >= 0)
+        jt, jd = jt[self.exists[jt, jd]], jd[self.exists[jt, jd]]
+        prior = prior if np.ndim(prior) == 0 else np.asarray(prior)[:, : self.judged.shape[1] - 1]
+        return MapJudging.from_rows(
+            self._rows,
+            self._n_runs,
+            self.sizes,
+            (jt, jd, self.judged[jt, jd]),
+            measure=self.measure,
+            k=self._k,
+            prior=prior,
+            outside=self.outside,
+        )
+
 
 def rank_runs_map(
     topics: list[tuple[list[np.ndarray], np.ndarray]],
@@ -597,3 +616,49 @@ def rank_runs_map(
             return judged, means, risks
         state.judge(t, doc, int(topics[t][1][doc]))
         judged += 1
+
+
+def rank_prior(
+    ranks: np.ndarray, judged: np.ndarray, least: int = 10, bounds: tuple = (0.01, 0.99)
+) -> np.ndarray | None:
+    r"""A probability of relevance from the runs' ranks, fitted to the judgments so far.
+
+    The feature of a document is the log of its AP-prior averaged over the runs,
+    :math:`f_i = \log \frac1m \sum_a \frac{1}{2N}(1 + \sum_{j=r_a(i)}^{N} 1/j)`
+    (Aslam, Pavlu & Savell 2003; 0 for a run that did not retrieve it, ``N`` the
+    deepest rank), and :math:`p_i = \sigma(\alpha + \beta f_i)` a logistic regression
+    fitted by Newton's method to the judged documents (Carterette 2007 fits the
+    probabilities of relevance of the unjudged documents to the judgments by a logistic
+    regression on features of the documents' ranks), clipped to ``bounds``.
+
+    Parameters
+    ----------
+    ranks
+        Ranks (topics x runs x documents, ``inf`` where a run did not retrieve one), as
+        :attr:`MapJudging.ranks`.
+    judged
+        1, 0 or -1 (unjudged) per topic and document, as :attr:`MapJudging.judged`.
+    least
+        Relevant and non-relevant judgments each needed to fit; None below that.
+    """
+    depth = int(np.nanmax(np.where(np.isfinite(ranks), ranks, np.nan), initial=1))
+    harmonic = np.r_[0.0, np.cumsum(1.0 / np.arange(1, depth + 1))]
+    finite = np.isfinite(ranks)
+    r = np.where(finite, ranks, 1).astype(np.int64)
+    weight = np.where(finite, (1.0 + harmonic[depth] - harmonic[r - 1]) / (2.0 * depth), 0.0)
+    f = np.log(np.maximum(weight.mean(axis=1), 1e-12))
+    fit = (judged >= 0) & finite.any(axis=1)  # judged documents some run retrieved
+    y, x = judged[fit].astype(float), f[fit]
+    if (y == 1).sum() < least or (y == 0).sum() < least:
+        return None
+    coef = np.array([np.log(y.mean() / (1 - y.mean())), 0.0])
+    design = np.stack([np.ones_like(x), x], axis=1)
+    for _ in range(50):  # Newton-Raphson on the log-likelihood, a tiny ridge for separation
+        mu = 1.0 / (1.0 + np.exp(-(design @ coef)))
+        grad = design.T @ (y - mu) - 1e-6 * coef
+        hess = (design * (mu * (1 - mu))[:, None]).T @ design + 1e-6 * np.eye(2)
+        step = np.linalg.solve(hess, grad)
+        coef += step
+        if np.abs(step).max() < 1e-10:
+            break
+    return np.clip(1.0 / (1.0 + np.exp(-(coef[0] + coef[1] * f))), *bounds)

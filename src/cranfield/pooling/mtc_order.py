@@ -111,7 +111,7 @@ def judging_order(
     depth: int = 100,
     batch: int = 100,
     stop: float = 0.05,
-    prior: float = 0.5,
+    prior: float | str = 0.5,
     rel_level: int = 1,
 ) -> MtcOrder:
     """The next ``batch`` (topic, document) pairs to judge to decide every run pair.
@@ -134,15 +134,44 @@ def judging_order(
     stop
         A run pair is decided when its sign-change probability is below ``stop``.
     prior
-        Probability of relevance of an unjudged document (0.5: the paper's).
+        Probability of relevance of an unjudged document (0.5: the paper's), or
+        ``"ranks"``: fitted to the judgments from the documents' ranks
+        (:func:`~cranfield.pooling.mtc.rank_prior`).
     """
+    from .pool import as_runs
+
+    runs = as_runs(runs)
+    state, cands, ukeys, first = build_state(
+        runs, qrels, measure=measure, depth=depth, prior=prior, rel_level=rel_level
+    )
+    difference, variance = state.moments()
+    risk = mtc._erfc_risk(difference, variance)
+    open_ = risk >= stop
+    state.set_open(open_)
+    unjudged = int((state.judged[:, :-1] < 0).sum())
+    count = batch if open_.any() else 0
+    t, d, score = state.next_judgments(count)
+    key = ukeys[first[t] + d] if len(t) else np.zeros(0, dtype=np.int64)
+    table = cands.decode(key).append_column("score", pa.array(score, pa.float64()))
+    names = [r.name for r in runs]
+    pairs = [(names[a], names[b]) for a, b in state.pairs]
+    return MtcOrder(table, pairs, difference, variance, risk, stop, unjudged)
+
+
+def build_state(
+    runs, qrels=None, *, measure="AP", depth=100, prior: float | str = 0.5, rel_level=1
+):
+    """The :class:`~cranfield.pooling.mtc.MapJudging` state of ``runs`` (cut at
+    ``depth``) and the judgments ``qrels``, with what maps its (topic, document) codes
+    back to ids: ``(state, candidates, pooled pair keys, first key of each topic)``.
+    ``prior="ranks"``: :func:`~cranfield.pooling.mtc.rank_prior` fitted to ``qrels``
+    (0.5 until it has 10 relevant and 10 non-relevant judgments)."""
     from .pool import as_runs
 
     name, k = mtc.measure_spec(measure)
     runs = as_runs(runs)
     cands = collect(runs, max_rank=depth)
-    keys = cands.key
-    ukeys, local = np.unique(keys, return_inverse=True)
+    ukeys, local = np.unique(cands.key, return_inverse=True)
     n_docs = np.int64(max(len(cands.docs), 1))
     topic_of_key = ukeys // n_docs
     topics, first, sizes = np.unique(topic_of_key, return_index=True, return_counts=True)
@@ -158,21 +187,14 @@ def judging_order(
         (topic_index[judged[0]], doc_local[judged[0]], judged[1]),
         measure=name,
         k=k,
-        prior=prior,
+        prior=0.5 if prior == "ranks" else prior,
         outside=outside,
     )
-    difference, variance = state.moments()
-    risk = mtc._erfc_risk(difference, variance)
-    open_ = risk >= stop
-    state.set_open(open_)
-    unjudged = int((state.judged[:, :-1] < 0).sum())
-    count = batch if open_.any() else 0
-    t, d, score = state.next_judgments(count)
-    key = ukeys[first[t] + d] if len(t) else np.zeros(0, dtype=np.int64)
-    table = cands.decode(key).append_column("score", pa.array(score, pa.float64()))
-    names = [r.name for r in runs]
-    pairs = [(names[a], names[b]) for a, b in state.pairs]
-    return MtcOrder(table, pairs, difference, variance, risk, stop, unjudged)
+    if prior == "ranks":
+        fitted = mtc.rank_prior(state.ranks, state.judged)
+        if fitted is not None:
+            state = state.with_prior(fitted)
+    return state, cands, ukeys, first
 
 
 def _judged(cands, qrels, ukeys, topics, rel_level):
