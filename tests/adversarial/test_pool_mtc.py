@@ -20,6 +20,7 @@ CASES = {
     "stop nan": (["--stop", "nan"], ("--stop",)),
     "prior 1": (["--prior", "1"], ("--prior", "(0, 1)")),
     "prior nan": (["--prior", "nan"], ("--prior",)),
+    "prior word": (["--prior", "rank"], ("--prior", "'ranks'")),
     "depth 0": (["-k", "0"], ("depth", ">= 1")),
     "measure unknown": (["-m", "nDCG@10"], ("AP, P@k or DCG@k",)),
     "measure P@0": (["-m", "P@0"], ("AP, P@k or DCG@k",)),

@@ -464,6 +464,21 @@ def _mtc_measure_problem(word: str) -> str | None:
     return None
 
 
+def _mtc_prior(text: str) -> float | str:
+    """``--prior``: ``ranks`` or a probability in (0, 1)."""
+    from ..errors import ParameterError
+
+    if text.strip().lower() == "ranks":
+        return "ranks"
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0.0 < value < 1.0:
+        raise ParameterError("--prior", "a probability in (0, 1) or 'ranks'", text)
+    return value
+
+
 def run_mtc(argv: list[str]) -> int:
     from ..errors import ParameterError
     from .main import parse
@@ -494,9 +509,10 @@ def run_mtc(argv: list[str]) -> int:
     )
     p.add_argument(
         "--prior",
-        type=float,
-        default=0.5,
-        help="probability of relevance of an unjudged document, in (0, 1) (default 0.5)",
+        default="0.5",
+        help="probability of relevance of an unjudged document, in (0, 1), or 'ranks': "
+        "a logistic regression of the judgments so far on the documents' ranks (0.5 until "
+        "10 relevant and 10 non-relevant are judged) (default 0.5)",
     )
     add_format(
         p,
@@ -523,8 +539,7 @@ def run_mtc(argv: list[str]) -> int:
         raise ParameterError("--batch", "an integer >= 1", args.batch)
     if not 0.0 < args.stop <= 0.5:
         raise ParameterError("--stop", "a probability in (0, 0.5]", args.stop)
-    if not 0.0 < args.prior < 1.0:
-        raise ParameterError("--prior", "a probability in (0, 1)", args.prior)
+    prior = _mtc_prior(args.prior)
     if len(args.runs) < 2:
         raise ParameterError("RUN", "at least two runs", len(args.runs))
     check_outputs(args)
@@ -539,7 +554,7 @@ def run_mtc(argv: list[str]) -> int:
         depth=args.depth,
         batch=args.batch,
         stop=args.stop,
-        prior=args.prior,
+        prior=prior,
         rel_level=rel_level_value(args),
     )
     if args.decisions:
