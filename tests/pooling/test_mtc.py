@@ -242,3 +242,91 @@ def test_rank_runs_map_equals_the_loop_over_topics(seed):
     assert judged == old_judged
     assert means == pytest.approx(old_means, rel=1e-9, abs=1e-12)
     assert risks == pytest.approx(old_risks, rel=1e-6, abs=1e-12)
+
+
+def test_rank_prior_is_sklearns_logistic_regression():
+    sklearn = pytest.importorskip("sklearn.linear_model")
+    rng = np.random.default_rng(8)
+    topics = _random_topics(rng, 6, 4, n=30)
+    state = mtc.MapJudging([r for r, _ in topics], [30] * 6)
+    for t, (_, truth) in enumerate(topics):
+        for i in rng.permutation(30)[:20]:
+            state.judge(t, i, truth[i])
+    prior = mtc.rank_prior(state.ranks, state.judged)
+    # the feature written out from its definition, independently of rank_prior
+    depth = max(len(r) for runs, _ in topics for r in runs)
+    feature = np.zeros((6, 31))
+    for t, (runs, _) in enumerate(topics):
+        for run in runs:
+            for rank, doc in enumerate(run, start=1):
+                feature[t, doc] += (1 + sum(1 / j for j in range(rank, depth + 1))) / (2 * depth)
+    retrieved = feature > 0
+    fit = (state.judged >= 0) & retrieved
+    model = sklearn.LogisticRegression(C=1e12, tol=1e-12, max_iter=10000)  # no penalty
+    model.fit(np.log(feature[fit] / 4)[:, None], state.judged[fit])
+    expected = model.predict_proba(np.log(feature[retrieved] / 4)[:, None])[:, 1]
+    assert prior[retrieved] == pytest.approx(np.clip(expected, 0.01, 0.99), abs=1e-5)
+    assert mtc.rank_prior(state.ranks, np.where(state.judged == 1, -1, state.judged)) is None
+
+
+def test_with_prior_is_the_state_built_with_that_prior():
+    rng = np.random.default_rng(9)
+    topics = _random_topics(rng, 3, 3, n=9)
+    start = [np.where(rng.random(9) < 0.4, t, -1) for _, t in topics]
+    prior = [rng.uniform(0.1, 0.9, 9) for _ in topics]
+    runs, sizes = [r for r, _ in topics], [9, 9, 9]
+    direct = mtc.MapJudging(runs, sizes, start, prior=prior)
+    again = mtc.MapJudging(runs, sizes, start).with_prior(np.array(prior))
+    for got, want in zip(again.moments(), direct.moments(), strict=True):
+        assert got == pytest.approx(want, rel=1e-12, abs=1e-15)
+    assert (again.judged == direct.judged).all()
+
+
+def test_the_goal_on_a_generated_collection():
+    # issue 35's goal, on a small generated collection (benchmarks/mtc_simulation.py has
+    # the larger ones): the run pairs significantly different under complete judgments
+    # (paired t-test, SciPy) are >= 90% decided correctly by MTC with <= 20% of the pool
+    stats = pytest.importorskip("scipy.stats")
+    rng = np.random.default_rng(35)
+    quality = np.linspace(0.3, 2.0, 6)
+    topics, full = [], []
+    for _ in range(20):
+        n = 300
+        truth = (rng.random(n) < 0.05).astype(int)
+        truth[0] = 1
+        shared = truth * 0.7 + rng.normal(size=n)
+        runs = [np.argsort(-(shared + truth * q + rng.normal(size=n)))[:30] for q in quality]
+        pool = np.unique(np.concatenate(runs))
+        local = np.full(n, -1)
+        local[pool] = np.arange(len(pool))
+        topics.append(([local[r] for r in runs], truth[pool]))
+        relevant = max(int(truth[pool].sum()), 1)
+        full.append([_direct(local[r], truth[pool], "ap", 0) / relevant for r in runs])
+    full = np.array(full)
+    state = mtc.MapJudging([r for r, _ in topics], [len(t) for _, t in topics])
+    pooled, judged = int(state.sizes.sum()), 0
+    while judged < 0.2 * pooled:
+        if judged and judged % (pooled // 20) == 0:
+            fitted = mtc.rank_prior(state.ranks, state.judged)
+            state = state if fitted is None else state.with_prior(fitted)
+        means, var = state.moments()
+        open_ = (
+            np.array([mtc.sign_change_probability(m, v) for m, v in zip(means, var, strict=True)])
+            >= 0.05
+        )
+        if not open_.any():
+            break
+        state.set_open(open_)
+        t, doc = state.next_judgment()
+        state.judge(t, doc, topics[t][1][doc])
+        judged += 1
+    means, _ = state.moments()
+    significant = correct = 0
+    for index, (a, b) in enumerate(itertools.combinations(range(6), 2)):
+        if stats.ttest_rel(full[:, a], full[:, b]).pvalue < 0.05:
+            significant += 1
+            correct += np.sign(means[index]) == np.sign(full[:, a].mean() - full[:, b].mean())
+    print(f"{correct}/{significant} correct with {judged}/{pooled} judged")
+    assert significant >= 8  # the collection has pairs to decide
+    assert judged <= 0.2 * pooled
+    assert correct >= 0.9 * significant
