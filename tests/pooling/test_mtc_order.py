@@ -68,7 +68,7 @@ def _expected(topics, judgments, outside=None, prior=0.5):
         local = np.full(max(pool) + 1, -1)
         local[pool] = np.arange(len(pool))
         j = judgments[t][pool]
-        p = mtc.probabilities(j, prior)
+        p = mtc.probabilities(j, prior[t] if isinstance(prior, list) else prior)
         r = max(float(p.sum()) + (outside[t] if outside is not None else 0.0), 1.0)
         qs = [mtc.coefficients(local[runs[a]], local[runs[b]], len(pool)) for a, b in pairs]
         for index, q in enumerate(qs):
@@ -211,3 +211,31 @@ def test_linear_measures(cli, tmp_path, measure):
             expected[index] += poly.d.sum() * 0.5
     _, got, _, _ = _read_decisions(decisions)
     assert got == pytest.approx(expected / len(topics), abs=1e-12)
+
+
+def test_rank_prior_order_is_the_librarys(cli, tmp_path):
+    topics = _collection(21, n_topics=6, n_runs=4, n_docs=14, depth=10)
+    paths = _write_runs(tmp_path, topics)
+    rng = np.random.default_rng(21)
+    judgments = [np.where(rng.random(len(t)) < 0.6, t, -1) for _, t in topics]
+    qrels = _write_qrels(tmp_path / "qrels", topics, judgments)
+    decisions = tmp_path / "decisions"
+    argv = ["pool", "mtc", *paths, "--qrels", qrels, "--prior", "ranks", "-n", "1000"]
+    status, out, err = cli(*argv, "--decisions", decisions)
+    assert status == 0, err
+    pools = _pool_ids(topics)
+    local_runs, local_judged = [], []
+    for (runs, _), pool, j in zip(topics, pools, judgments, strict=True):
+        local = np.full(max(pool) + 1, -1)
+        local[pool] = np.arange(len(pool))
+        local_runs.append([local[r] for r in runs])
+        local_judged.append(j[pool])
+    state = mtc.MapJudging(local_runs, [len(p) for p in pools], local_judged)
+    fitted = mtc.rank_prior(state.ranks, state.judged)
+    assert fitted is not None
+    prior = [fitted[t, : len(p)] for t, p in enumerate(pools)]
+    means, _, _, scores = _expected(topics, judgments, prior=prior)
+    _, got_means, _, _ = _read_decisions(decisions)
+    assert got_means == pytest.approx(means, rel=1e-9, abs=1e-12)
+    pairs, got_scores = _read_order(out)
+    assert got_scores == pytest.approx([scores[p] for p in pairs], rel=1e-9, abs=1e-12)
