@@ -117,8 +117,10 @@ def demo(directory, depth):
         n = int(state.sizes[ti])
         truth = truth_flat[first[ti] : first[ti] + n]
         ranks = state.ranks[ti, :, :n]
-        runs_t = [np.argsort(np.where(np.isfinite(r), r, np.inf))[: int(np.isfinite(r).sum())]
-                  for r in ranks]
+        runs_t = [
+            np.argsort(np.where(np.isfinite(r), r, np.inf))[: int(np.isfinite(r).sum())]
+            for r in ranks
+        ]
         query = cands.queries[int(ukeys[first[ti]] // max(len(cands.docs), 1))].as_py()
         topics.append((runs_t, truth, rel_all.get(query, 0)))
     return topics
@@ -151,7 +153,9 @@ def depth_pooling(topics, judged):
     deepest = max(len(r) for runs, _, _ in topics for r in runs)
     while spent < judged and depth < deepest:
         depth += 1
-        spent = sum(len(np.unique(np.concatenate([r[:depth] for r in runs]))) for runs, _, _ in topics)
+        spent = sum(
+            len(np.unique(np.concatenate([r[:depth] for r in runs]))) for runs, _, _ in topics
+        )
     maps = []
     for runs, truth, _ in topics:
         seen = np.zeros(len(truth))

@@ -468,13 +468,18 @@ class MapJudging:
         return out
 
     def _initial_q(self, doc_at: np.ndarray) -> np.ndarray:
-        """``Q_ab = sum_{i != j} C^a_ij C^b_ij v_i v_j`` over the documents both runs
-        retrieved, in chunks of (topic, run pair) of at most 2^22 terms."""
+        """``Q_ab = sum_{i != j} C^a_ij C^b_ij v_i v_j``: for ``a = b`` over the ranks,
+        ``2 sum_r v_r / r^2 sum_{s<r} v_s``; otherwise over the unjudged documents both
+        runs retrieved, in chunks of (topic, run pair) of at most 2^22 terms."""
         n_topics, n_runs, depth = doc_at.shape
         q = np.zeros((n_topics, n_runs, n_runs))
         if depth == 0:
             return q
-        ia, ib = np.triu_indices(n_runs)
+        vr = np.take_along_axis(self.v[:, None, :], doc_at, axis=2)
+        r = np.arange(1, depth + 1, dtype=float)
+        diagonal = 2.0 * (vr / r**2 * (np.cumsum(vr, axis=2) - vr)).sum(axis=2)
+        q[:, np.arange(n_runs), np.arange(n_runs)] = diagonal
+        ia, ib = np.triu_indices(n_runs, 1)
         chunk = max(1, (1 << 22) // (depth * depth))
         groups = [(t, g) for t in range(n_topics) for g in range(0, len(ia), chunk)]
         for t, g in groups:  # bounded chunks; each a whole-array computation
@@ -483,14 +488,14 @@ class MapJudging:
             ra = np.take_along_axis(self.ranks[t, a], docs, axis=1)
             rb = np.take_along_axis(self.ranks[t, b], docs, axis=1)
             vv = np.where(np.isfinite(rb), self.v[t, docs], 0.0)
+            # only the unjudged documents both runs retrieved count: those first, cut
+            order = np.argsort(vv == 0.0, axis=1, kind="stable")[:, : int((vv > 0).sum(1).max())]
+            ra, rb, vv = (np.take_along_axis(x, order, axis=1) for x in (ra, rb, vv))
+            # a padded entry has v = 0 and ranks up to inf: 0 / inf = 0, never 0 / 0
             prod = vv[:, :, None] * vv[:, None, :]
-            denom = np.maximum(ra[:, :, None], ra[:, None, :]) * np.maximum(
-                rb[:, :, None], rb[:, None, :]
-            )
-            with np.errstate(invalid="ignore"):
-                terms = np.where(prod > 0, prod / denom, 0.0)
-            diag = np.where(vv > 0, vv * vv / (ra * rb), 0.0)
-            q[t, a, b] = terms.sum(axis=(1, 2)) - diag.sum(axis=1)
+            denom = np.maximum(ra[:, :, None], ra[:, None, :])
+            denom *= np.maximum(rb[:, :, None], rb[:, None, :])
+            q[t, a, b] = (prod / denom).sum(axis=(1, 2)) - (vv * vv / (ra * rb)).sum(axis=1)
         q[:, ib, ia] = q[:, ia, ib]
         return q
 
