@@ -18,7 +18,9 @@ largest weight, one at a time, until every pair's sign-change probability is bel
 sign of the expected MAP difference. ``--prior ranks`` refits
 ``mtc.rank_prior`` (a logistic regression of relevance on the runs' AP-prior) to the
 judgments so far after every 5% of the pool. A pair counts when it is significantly
-different under complete judgments (paired t-test, p < 0.05, SciPy). For comparison:
+different under complete judgments (paired t-test, p < 0.05, SciPy); also shown: of
+all the pairs MTC calls decided, how many have the sign of complete judgments (its
+claim is >= 1 - stop of them). For comparison:
 depth-k pooling with at least as many judgments (unjudged = non-relevant).
 
 Usage: PYTHONPATH=src python benchmarks/mtc_simulation.py [--collection generated|demo]
@@ -178,7 +180,7 @@ def main() -> None:
     args = p.parse_args()
     lo, _, hi = args.seeds.partition("-")
     seeds = range(int(lo), int(hi or lo) + 1) if args.collection != "demo" else [0]
-    totals = np.zeros(5)
+    totals = np.zeros(7)
     for seed in seeds:
         if args.collection == "demo":
             topics = demo(args.demo_dir, args.depth)
@@ -186,29 +188,34 @@ def main() -> None:
             make = generated if args.collection == "generated" else realistic
             topics = make(args.topics, args.runs, args.depth, seed)
         start = time.perf_counter()
-        judged, pooled, means, _ = simulate(topics, args.prior, args.budget, args.stop)
+        judged, pooled, means, risks = simulate(topics, args.prior, args.budget, args.stop)
         seconds = time.perf_counter() - start
         full = np.array([_ap(runs, t, r) for runs, t, r in topics])
         depth, spent, shallow = depth_pooling(topics, judged)
         n_runs = full.shape[1]
-        sig = ok = ok_depth = 0
+        sig = ok = ok_depth = decided = decided_ok = 0
         for index, (a, b) in enumerate(itertools.combinations(range(n_runs), 2)):
             diff = full[:, a] - full[:, b]
+            if risks[index] < args.stop:  # MTC's own claim: right with >= 1 - stop?
+                decided += 1
+                decided_ok += np.sign(means[index]) == np.sign(diff.mean())
             if np.any(diff != 0) and stats.ttest_rel(full[:, a], full[:, b]).pvalue < 0.05:
                 sign = np.sign(diff.mean())
                 sig += 1
                 ok += np.sign(means[index]) == sign
                 ok_depth += np.sign(shallow[a] - shallow[b]) == sign
-        totals += (sig, ok, judged, pooled, ok_depth)
+        totals += (sig, ok, judged, pooled, ok_depth, decided, decided_ok)
         print(
             f"seed {seed}: MTC {ok}/{sig} significant pairs correct with {judged}/{pooled} "
             f"= {judged / pooled:.3f} of the pool judged ({seconds:.1f} s); "
-            f"depth-{depth} pooling ({spent / pooled:.3f}): {ok_depth}/{sig}"
+            f"depth-{depth} pooling ({spent / pooled:.3f}): {ok_depth}/{sig}; "
+            f"pairs MTC calls decided: {decided_ok}/{decided} right"
         )
-    sig, ok, judged, pooled, ok_depth = totals
+    sig, ok, judged, pooled, ok_depth, decided, decided_ok = totals
     print(
         f"all: MTC {ok:.0f}/{sig:.0f} = {ok / max(sig, 1):.3f} correct with "
-        f"{judged / pooled:.3f} judged; depth pooling {ok_depth:.0f}/{sig:.0f}"
+        f"{judged / pooled:.3f} judged; depth pooling {ok_depth:.0f}/{sig:.0f}; "
+        f"decided pairs right {decided_ok:.0f}/{decided:.0f}"
     )
 
 

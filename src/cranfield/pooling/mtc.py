@@ -659,11 +659,11 @@ def rank_prior(
     coef = np.array([np.log(y.mean() / (1 - y.mean())), 0.0])
     design = np.stack([np.ones_like(x), x], axis=1)
     for _ in range(50):  # Newton-Raphson on the log-likelihood, a tiny ridge for separation
-        mu = 1.0 / (1.0 + np.exp(-(design @ coef)))
+        mu = 0.5 * (1.0 + np.tanh(0.5 * (design @ coef)))  # the logistic, never overflows
         grad = design.T @ (y - mu) - 1e-6 * coef
         hess = (design * (mu * (1 - mu))[:, None]).T @ design + 1e-6 * np.eye(2)
         step = np.linalg.solve(hess, grad)
         coef += step
         if np.abs(step).max() < 1e-10:
             break
-    return np.clip(1.0 / (1.0 + np.exp(-(coef[0] + coef[1] * f))), *bounds)
+    return np.clip(0.5 * (1.0 + np.tanh(0.5 * (coef[0] + coef[1] * f))), *bounds)
