@@ -20,7 +20,8 @@ sign of the expected MAP difference. ``--prior ranks`` refits
 judgments so far after every 5% of the pool. A pair counts when it is significantly
 different under complete judgments (paired t-test, p < 0.05, SciPy); also shown: of
 all the pairs MTC calls decided, how many have the sign of complete judgments (its
-claim is >= 1 - stop of them). For comparison:
+claim is >= 1 - stop of them; a pair the runs tie exactly under complete judgments
+is never right, and is counted apart). For comparison:
 depth-k pooling with at least as many judgments (unjudged = non-relevant).
 
 Usage: PYTHONPATH=src python benchmarks/mtc_simulation.py [--collection generated|demo]
@@ -180,7 +181,7 @@ def main() -> None:
     args = p.parse_args()
     lo, _, hi = args.seeds.partition("-")
     seeds = range(int(lo), int(hi or lo) + 1) if args.collection != "demo" else [0]
-    totals = np.zeros(7)
+    totals = np.zeros(8)
     for seed in seeds:
         if args.collection == "demo":
             topics = demo(args.demo_dir, args.depth)
@@ -193,29 +194,30 @@ def main() -> None:
         full = np.array([_ap(runs, t, r) for runs, t, r in topics])
         depth, spent, shallow = depth_pooling(topics, judged)
         n_runs = full.shape[1]
-        sig = ok = ok_depth = decided = decided_ok = 0
+        sig = ok = ok_depth = decided = decided_ok = ties = 0
         for index, (a, b) in enumerate(itertools.combinations(range(n_runs), 2)):
             diff = full[:, a] - full[:, b]
             if risks[index] < args.stop:  # MTC's own claim: right with >= 1 - stop?
                 decided += 1
                 decided_ok += np.sign(means[index]) == np.sign(diff.mean())
+                ties += diff.mean() == 0.0
             if np.any(diff != 0) and stats.ttest_rel(full[:, a], full[:, b]).pvalue < 0.05:
                 sign = np.sign(diff.mean())
                 sig += 1
                 ok += np.sign(means[index]) == sign
                 ok_depth += np.sign(shallow[a] - shallow[b]) == sign
-        totals += (sig, ok, judged, pooled, ok_depth, decided, decided_ok)
+        totals += (sig, ok, judged, pooled, ok_depth, decided, decided_ok, ties)
         print(
             f"seed {seed}: MTC {ok}/{sig} significant pairs correct with {judged}/{pooled} "
             f"= {judged / pooled:.3f} of the pool judged ({seconds:.1f} s); "
             f"depth-{depth} pooling ({spent / pooled:.3f}): {ok_depth}/{sig}; "
-            f"pairs MTC calls decided: {decided_ok}/{decided} right"
+            f"pairs MTC calls decided: {decided_ok}/{decided} right ({ties} exact ties)"
         )
-    sig, ok, judged, pooled, ok_depth, decided, decided_ok = totals
+    sig, ok, judged, pooled, ok_depth, decided, decided_ok, ties = totals
     print(
         f"all: MTC {ok:.0f}/{sig:.0f} = {ok / max(sig, 1):.3f} correct with "
         f"{judged / pooled:.3f} judged; depth pooling {ok_depth:.0f}/{sig:.0f}; "
-        f"decided pairs right {decided_ok:.0f}/{decided:.0f}"
+        f"decided pairs right {decided_ok:.0f}/{decided:.0f} ({ties:.0f} exact ties)"
     )
 
 
