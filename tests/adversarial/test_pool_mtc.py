@@ -80,3 +80,16 @@ def test_disjoint_runs_and_foreign_judgments_work(cli, tmp_file):
     # no run has it; a's -1 is no judgment): |w_a| / R = 2/3
     assert out == "2 b 1\n1 a 0.6666666666666666\n"
     assert err.count("\n") == 1 and "run pairs decided" in err
+
+
+def test_too_large_a_state_is_one_line(cli, tmp_file, monkeypatch):
+    # the state's arrays are topics x runs x pooled documents: above MAX_CELLS the
+    # command refuses before allocating them (here made small: 2 x 2 x 3 = 12 > 8)
+    from cranfield.pooling import mtc
+
+    monkeypatch.setattr(mtc, "MAX_CELLS", 8)
+    a, b = tmp_file("a.run", RUN_A), tmp_file("b.run", RUN_B)
+    argv = ["pool", "mtc", str(a), str(b)]
+    status, out, err = cli(*argv)
+    line = assert_clean_failure(Outcome(argv, status, out.encode(), err), "--depth")
+    assert "2 topics x 2 runs x 3 pooled documents" in line

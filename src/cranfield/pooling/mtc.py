@@ -57,6 +57,10 @@ __all__ = [
 
 MEASURES = ("ap", "p", "dcg")
 
+#: largest topics x runs x documents-of-a-topic of a :class:`MapJudging` (its arrays of
+#: that shape, five of them, hold 8 bytes a cell: about 1.3 GB at this size)
+MAX_CELLS = 1 << 25
+
 
 @dataclass(frozen=True)
 class PairPolynomial:
@@ -391,6 +395,11 @@ class MapJudging:
         self.measure, self.sizes = measure, np.asarray(sizes, dtype=np.int64)
         n_topics = len(self.sizes)
         n = int(self.sizes.max()) if n_topics else 0
+        if n_topics * n_runs * (n + 1) > MAX_CELLS:
+            raise ValueError(
+                f"{n_topics} topics x {n_runs} runs x {n} documents (the largest topic's "
+                f"pool) is more than MTC's {MAX_CELLS:,} cells: fewer runs, topics or ranks"
+            )
         depth = int(rank.max()) if len(rank) else 0
         # doc_at[t, a, r]: the document at rank r+1 of run a (n: the dummy column)
         doc_at = np.full((n_topics, n_runs, depth), n, dtype=np.int64)
@@ -500,9 +509,16 @@ class MapJudging:
         return q
 
     def _pair_abs(self, topics, pairs: np.ndarray) -> np.ndarray:
-        """``sum over the chosen pairs |W_a - W_b|`` for the topics selected."""
+        """``sum over the chosen pairs |W_a - W_b|`` for the topics selected, in chunks
+        of pairs of at most 2^23 terms."""
         w = self.w[topics]
-        return np.abs(w[..., self._ia[pairs], :] - w[..., self._ib[pairs], :]).sum(axis=-2)
+        ia, ib = self._ia[pairs], self._ib[pairs]
+        out = np.zeros(w.shape[:-2] + w.shape[-1:])
+        step = max(1, (1 << 23) // max(w[..., 0, :].size, 1))
+        for g in range(0, len(ia), step):  # bounded memory; each chunk whole-array
+            a, b = ia[g : g + step], ib[g : g + step]
+            out += np.abs(w[..., a, :] - w[..., b, :]).sum(axis=-2)
+        return out
 
     def scale(self) -> np.ndarray:
         """``R_t`` per topic: ``max(1, sum_i p_i + outside_t)`` for AP, 1 otherwise."""

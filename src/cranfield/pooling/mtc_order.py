@@ -180,6 +180,17 @@ def build_state(
     local = local.ravel()
     rows = (topic_index[local], cands.run, cands.rank, doc_local[local])
     judged, outside = _judged(cands, qrels, ukeys, topics, rel_level)
+    cells = len(sizes) * len(runs) * (int(sizes.max(initial=0)) + 1)
+    if cells > mtc.MAX_CELLS:
+        from ..errors import ParameterError
+
+        raise ParameterError(
+            "--depth",
+            f"a smaller depth or fewer runs: {len(sizes)} topics x {len(runs)} runs x "
+            f"{int(sizes.max())} pooled documents (the largest topic) is more than MTC's "
+            f"{mtc.MAX_CELLS:,} cells",
+            depth,
+        )
     state = mtc.MapJudging.from_rows(
         rows,
         len(runs),
