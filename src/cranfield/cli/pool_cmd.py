@@ -2,8 +2,9 @@
 
 ``cranfield pool RUN...`` writes the pool; ``cranfield pool stats QRELS RUN...`` and
 ``cranfield pool reuse QRELS RUN...`` measure it; ``cranfield pool assign POOL ...``
-writes assessment packages and ``cranfield pool merge DIR`` reads them back (a run file
-literally named like an action is given as ``./stats``).
+writes assessment packages and ``cranfield pool merge DIR`` reads them back;
+``cranfield pool mtc RUN...`` writes the pairs to judge next by minimal test collections
+(a run file literally named like an action is given as ``./stats``).
 """
 
 from __future__ import annotations
@@ -49,7 +50,7 @@ def _pool_parser() -> Parser:
         prog="cranfield pool",
         description="Pool the documents of runs for relevance judging (all topics at once). "
         "Also: 'cranfield pool stats|reuse QRELS RUN...', 'cranfield pool assign POOL ...', "
-        "'cranfield pool merge DIR'.",
+        "'cranfield pool merge DIR', 'cranfield pool mtc RUN...' (minimal test collections).",
     )
     p.add_argument("runs", nargs="+", metavar="RUN", help="runs (TREC run files, Parquet, CSV/TSV)")
     p.add_argument(
