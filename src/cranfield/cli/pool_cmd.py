@@ -2,8 +2,9 @@
 
 ``cranfield pool RUN...`` writes the pool; ``cranfield pool stats QRELS RUN...`` and
 ``cranfield pool reuse QRELS RUN...`` measure it; ``cranfield pool assign POOL ...``
-writes assessment packages and ``cranfield pool merge DIR`` reads them back (a run file
-literally named like an action is given as ``./stats``).
+writes assessment packages and ``cranfield pool merge DIR`` reads them back;
+``cranfield pool mtc RUN...`` writes the pairs to judge next by minimal test collections
+(a run file literally named like an action is given as ``./stats``).
 """
 
 from __future__ import annotations
@@ -49,7 +50,7 @@ def _pool_parser() -> Parser:
         prog="cranfield pool",
         description="Pool the documents of runs for relevance judging (all topics at once). "
         "Also: 'cranfield pool stats|reuse QRELS RUN...', 'cranfield pool assign POOL ...', "
-        "'cranfield pool merge DIR'.",
+        "'cranfield pool merge DIR', 'cranfield pool mtc RUN...' (minimal test collections).",
     )
     p.add_argument("runs", nargs="+", metavar="RUN", help="runs (TREC run files, Parquet, CSV/TSV)")
     p.add_argument(
@@ -448,6 +449,119 @@ def run_merge(argv: list[str]) -> int:
     if args.provenance:
         deliver(merged.provenance_bytes(), args.provenance)
     deliver(merged.qrels_bytes(), args.output)
+    return 0
+
+
+ACTIONS["mtc"] = "minimal test collections: the pairs to judge next to decide every run pair"
+
+
+def _mtc_measure_problem(word: str) -> str | None:
+    from ..pooling.mtc import measure_spec
+
+    try:
+        measure_spec(word)
+    except ValueError as exc:
+        return str(exc)
+    return None
+
+
+def _mtc_prior(text: str) -> float | str:
+    """``--prior``: ``ranks`` or a probability in (0, 1)."""
+    from ..errors import ParameterError
+
+    if text.strip().lower() == "ranks":
+        return "ranks"
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0.0 < value < 1.0:
+        raise ParameterError("--prior", "a probability in (0, 1) or 'ranks'", text)
+    return value
+
+
+def run_mtc(argv: list[str]) -> int:
+    from ..errors import ParameterError
+    from .main import parse
+
+    p = Parser(
+        prog="cranfield pool mtc",
+        description=ACTIONS["mtc"] + " (the sign of every two runs' mean-measure difference; "
+        "Carterette, Allan & Sitaraman 2006; docs/pooling.md): the pairs in MTC's order, "
+        "best first; on standard error, which run pairs are decided",
+    )
+    p.add_argument("runs", nargs="+", metavar="RUN", help="at least two runs")
+    p.add_argument("--qrels", help="the judgments so far (a negative grade: pooled, not judged)")
+    add_rel_level(p)
+    add_measures(
+        p,
+        "AP (MAP, default), P@k or DCG@k (binary gains), averaged over the topics",
+        problem=_mtc_measure_problem,
+    )
+    p.add_argument(
+        "-k", "--depth", type=int, default=100, help="ranks of each run considered (default 100)"
+    )
+    p.add_argument("-n", "--batch", type=int, default=100, help="pairs to write (default 100)")
+    p.add_argument(
+        "--stop",
+        type=float,
+        default=0.05,
+        help="a run pair is decided below this sign-change probability, in (0, 0.5] (default 0.05)",
+    )
+    p.add_argument(
+        "--prior",
+        default="0.5",
+        help="probability of relevance of an unjudged document, in (0, 1), or 'ranks': "
+        "a logistic regression of the judgments so far on the documents' ranks (0.5 until "
+        "10 relevant and 10 non-relevant are judged) (default 0.5)",
+    )
+    add_format(
+        p,
+        ("order", "pairs", "qrels"),
+        what="order: 'topic docno weight'; pairs: 'topic docno'; qrels: 'topic 0 docno -1'",
+    )
+    add_output(
+        p,
+        flags=("--decisions",),
+        help="also write 'run_a run_b difference sign_change_probability decided' per run pair",
+    )
+    add_output(p, help="the pairs to judge next (default: standard output)")
+    args = parse(p, argv)
+    measures = args.measures or ["AP"]
+    if len(measures) != 1:
+        raise ParameterError("--measure", "one measure", ",".join(measures))
+    problem = _mtc_measure_problem(measures[0])
+    if problem:
+        raise ParameterError("--measure", "AP, P@k or DCG@k (k >= 1)", measures[0])
+    from ..pooling.pool import check_depth
+
+    check_depth(args.depth)
+    if args.batch < 1:
+        raise ParameterError("--batch", "an integer >= 1", args.batch)
+    if not 0.0 < args.stop <= 0.5:
+        raise ParameterError("--stop", "a probability in (0, 0.5]", args.stop)
+    prior = _mtc_prior(args.prior)
+    if len(args.runs) < 2:
+        raise ParameterError("RUN", "at least two runs", len(args.runs))
+    check_outputs(args)
+    from ..core.qrels import Qrels
+    from ..pooling.files import read_runs
+    from ..pooling.mtc_order import judging_order
+
+    order = judging_order(
+        read_runs(args.runs, top=args.depth),
+        Qrels.read(args.qrels) if args.qrels else None,
+        measure=measures[0],
+        depth=args.depth,
+        batch=args.batch,
+        stop=args.stop,
+        prior=prior,
+        rel_level=rel_level_value(args),
+    )
+    if args.decisions:
+        deliver(order.decisions_bytes(), args.decisions)
+    deliver(order.to_bytes(args.format), args.output)
+    print(f"cranfield pool mtc: {order.summary()}", file=sys.stderr)
     return 0
 
 
