@@ -3,7 +3,7 @@ run.py's dense 7,000 x 1,000 collection) timed as a whole process pinned to one 
 and on all cores, alternating, and the serial share that Amdahl's law gives for the
 two times::
 
-    PYTHONPATH=src python benchmarks/cores.py --repeat 7
+    PYTHONPATH=src python benchmarks/cores.py --repeat 7 [--calibrate]
 
 With ``T1`` the one-core time and ``TN`` the time on ``N`` cores, ``TN / T1 = s + (1 -
 s) / N``, so the serial share is ``s = (N TN / T1 - 1) / (N - 1)`` (on two cores,
@@ -11,6 +11,13 @@ s) / N``, so the serial share is ``s = (N TN / T1 - 1) / (N - 1)`` (on two cores
 thread it starts inherits the one core). Best and median of ``--repeat`` runs; the
 share is given for both. The machine's load at the start and the end is printed: on a
 shared machine the figures hold only when it is low.
+
+``--calibrate`` also measures what the machine itself allows: the same command run as
+one process per core at once, each pinned to its own core, against one alone. Those
+processes share nothing but the machine (caches, memory bandwidth, the host), so the
+share that Amdahl's formula gives for them (``T_together / T_alone`` in place of
+``N TN / T1``: N runs' work in ``T_together``) is the floor no program reaches below on
+this machine.
 """
 
 from __future__ import annotations
@@ -43,6 +50,25 @@ def timed(argv: list[str], cores: set[int] | None) -> tuple[float, float]:
     return wall, cpu
 
 
+def at_once(argv: list[str], cores: list[int]) -> float:
+    """Wall seconds of one process per core started together, each pinned to its core,
+    until the last ends."""
+    env = dict(os.environ, PYTHONPATH=str(SRC))
+    start = time.perf_counter()
+    procs = [
+        subprocess.Popen(
+            argv,
+            stdout=subprocess.DEVNULL,
+            env=env,
+            preexec_fn=lambda c=c: os.sched_setaffinity(0, {c}),
+        )
+        for c in cores
+    ]
+    if any(p.wait() for p in procs):
+        sys.exit("cores.py: a run failed")
+    return time.perf_counter() - start
+
+
 def serial_share(one: float, many: float, n: int) -> float:
     """Amdahl's serial share from the one-core and the `n`-core times."""
     return (n * many / one - 1) / (n - 1)
@@ -52,6 +78,9 @@ def main(argv=None) -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--repeat", type=int, default=7)
     p.add_argument("--queries", type=int, default=7000, help="queries x 1,000 (default 7000)")
+    p.add_argument(
+        "--calibrate", action="store_true", help="also one process per core at once (the floor)"
+    )
     a = p.parse_args(argv)
     cores = sorted(os.sched_getaffinity(0))
     if len(cores) < 2:
@@ -63,10 +92,13 @@ def main(argv=None) -> None:
     subprocess.run([sys.executable, "-m", "compileall", "-q", str(SRC)], check=True)
     print(f"load average at the start: {os.getloadavg()[0]:.2f}")
     times: dict[str, list[tuple[float, float]]] = {"one": [], "all": []}
+    together: list[float] = []
     timed(argv, None)  # warm the page cache
     for _ in range(a.repeat):
         times["one"].append(timed(argv, {cores[0]}))
         times["all"].append(timed(argv, None))
+        if a.calibrate:
+            together.append(at_once(argv, cores))
     n = len(cores)
     print(f"load average at the end: {os.getloadavg()[0]:.2f}")
     lines = a.queries * 1000
@@ -85,6 +117,13 @@ def main(argv=None) -> None:
         many = pick(w for w, _ in times["all"])
         share = serial_share(one, many, n)
         print(f"\nspeed-up on {n} cores ({name}): {one / many:.2f}x; serial share {share:.0%}")
+        if together:
+            both = pick(together)
+            floor = (both / one - 1) / (n - 1)
+            print(
+                f"  {n} pinned processes at once: {both:.3f} s for {n} runs' work "
+                f"({both / one:.2f}x one run alone); the machine's floor: {floor:.0%}"
+            )
 
 
 if __name__ == "__main__":
