@@ -317,7 +317,7 @@ def _direct_topics(db, tmp_path, measure, topics):
     human = Qrels(human.table.filter(pa.array(keep)))
     machine = Qrels.read(write(tmp_path, "m.qrels", machine_labels.labels_text(db, "c")))
     runs = [Run.read(write(tmp_path, n, run_text(n, o)), name=n) for n, o in RUNS.items()]
-    direct = ppi_evaluate(machine, human, runs, measure, estimator="ppi++")
+    direct = ppi_evaluate(machine, human, runs, measure, estimator="ppi")
     return direct, human, machine
 
 
