@@ -80,11 +80,13 @@ _GA_PARAMS = (
     Param(
         "subsample",
         float,
-        1.0,
+        0.0,
         "share of the queries each generation is scored on (1: all; below 1: "
         "round(1/subsample) random parts taken in turn, each generation's best "
-        "checked on all)",
-        **number_in(0, 1, open_lo=True),
+        "checked on all; 0: automatic, one part per 1,000 training queries, "
+        "floor(Q/1000), so all of them below 2,000; mga also runs the first 75% "
+        "of its simplex phase on one part)",
+        **number_in(0, 1),
     ),
 )
 _STEP = Param("step", float, 0.1, "size of the initial simplex", **number_in(1e-9, 100))
