@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from cranfield.errors import CranfieldError
-from cranfield.ltr.objective import Objective
 from cranfield.ltr import search
+from cranfield.ltr.objective import Objective
 from cranfield.ltr.rankers import train
 
 from .helpers import random_data

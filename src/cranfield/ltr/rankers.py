@@ -110,7 +110,8 @@ RANKERS.register(
         search.mga,
         "genetic algorithm for 75% of the budget, then Nelder-Mead from its best",
         f"ga for floor(switch * budget) evaluations ({_GA_FORMULA}), then nelder-mead "
-        "from its best individual for the rest",
+        "from its best individual for the rest (when the ga ran on k > 1 parts of the "
+        "queries: the first 75% of it on one part, its best checked on all)",
         "Semenikhin & Denisova, 'Learning to rank method based on a modified genetic "
         "algorithm for the NDCG metric'; Nelder & Mead 1965",
         (
