@@ -1,7 +1,7 @@
 """``subsample``: the genetic algorithm (ga, and mga's first phase) scoring each
 generation on a part of the queries, each generation's best checked on all of them;
-by default (``subsample=0``) one part per 1,000 training queries, and mga's simplex
-phase then searching on one part for its first 75%."""
+by default (``subsample=0``) parts of 500-999 queries from 2,000 training queries on,
+and mga's simplex phase then searching on one part for its first 75%."""
 
 from __future__ import annotations
 
@@ -54,7 +54,8 @@ def test_the_default_below_two_parts_of_queries_is_the_full_search(monkeypatch):
         raise AssertionError("parts built without subsampling")
 
     monkeypatch.setattr(Objective, "parts", refuse)
-    monkeypatch.setattr(search, "PART_QUERIES", 8)  # 15 queries: one part
+    monkeypatch.setattr(search, "SUBSAMPLE_FROM", 16)  # 15 queries: one part
+    monkeypatch.setattr(search, "PART_QUERIES", 3)
     a = train(data, "mga", budget=300, seed=1)
     b = train(data, "mga", budget=300, seed=1, params={"subsample": 1.0})
     assert np.array_equal(a.weights, b.weights) and a.history == b.history
@@ -62,9 +63,10 @@ def test_the_default_below_two_parts_of_queries_is_the_full_search(monkeypatch):
 
 @pytest.mark.parametrize(
     ("subsample", "queries", "parts"),
-    [  # by hand: floor(Q / 1000) parts, at least 1; else round(1 / share), at most Q
-        (0, 0, 1), (0, 999, 1), (0, 1999, 1), (0, 2000, 2), (0, 4700, 4), (0, 60_000, 60),
-        (1, 5000, 1), (0.5, 10, 2), (0.3, 100, 3), (0.25, 100, 4), (0.01, 3, 3),
+    [  # by hand: 1 below 2,000 queries, then floor(Q / 500); else round(1 / share), <= Q
+        (0, 0, 1), (0, 999, 1), (0, 1999, 1), (0, 2000, 4), (0, 2499, 4), (0, 4700, 9),
+        (0, 60_000, 120), (1, 5000, 1), (0.5, 10, 2), (0.3, 100, 3), (0.25, 100, 4),
+        (0.01, 3, 3),
     ],
 )  # fmt: skip
 def test_part_count(subsample, queries, parts):
@@ -73,6 +75,7 @@ def test_part_count(subsample, queries, parts):
 
 def test_the_automatic_share_is_the_explicit_one(monkeypatch):
     data = random_data(5, queries=43, features=5, tie_prone=False)
+    monkeypatch.setattr(search, "SUBSAMPLE_FROM", 40)
     monkeypatch.setattr(search, "PART_QUERIES", 10)  # 43 queries: 4 parts
     for method in ("ga", "mga"):
         auto = train(data, method, budget=700, seed=2, params={"population": 12})
@@ -84,6 +87,7 @@ def test_the_automatic_share_is_the_explicit_one(monkeypatch):
 
 def test_mga_searches_the_first_of_its_simplex_phase_on_a_part(monkeypatch):
     data = random_data(6, queries=40, features=5, tie_prone=False)
+    monkeypatch.setattr(search, "SUBSAMPLE_FROM", 40)
     monkeypatch.setattr(search, "PART_QUERIES", 10)
     seen = []  # every checkpoint: its weights, value and stage
     plain = search.Tracker.checkpoint

@@ -83,9 +83,9 @@ _GA_PARAMS = (
         0.0,
         "share of the queries each generation is scored on (1: all; below 1: "
         "round(1/subsample) random parts taken in turn, each generation's best "
-        "checked on all; 0: automatic, one part per 1,000 training queries, "
-        "floor(Q/1000), so all of them below 2,000; mga also runs the first 75% "
-        "of its simplex phase on one part)",
+        "checked on all; 0: automatic, all of them below 2,000 training queries, "
+        "else floor(Q/500) parts; mga also runs the first 75% of its simplex phase "
+        "on one part)",
         **number_in(0, 1),
     ),
 )
