@@ -16,6 +16,7 @@ linear scorer. Run from the project root:
     PYTHONPATH=src python benchmarks/ltr.py --part sparse    # dense vs sparse layout
     PYTHONPATH=src python benchmarks/ltr.py --part train --methods mga,lightgbm --scale 10
     PYTHONPATH=src python benchmarks/ltr.py --part train --methods mga:subsample=0.25 --scale 10
+    PYTHONPATH=src python benchmarks/ltr.py --part train --methods mga --scale 10 --seeds 0,1,2,3
 
 ``--backend`` runs the objective on the general path (``general``, formerly ``numpy``:
 NumPy ranks, cranfield's evaluator measures; the path before the compiled kernel), the
@@ -166,13 +167,14 @@ def bench_kernels(data, population: int, repeat: int, objective: str) -> None:
     )
 
 
-def bench_training(train, test, w, budget: int, repeat: int, methods, backends) -> None:
+def bench_training(train, test, w, budget: int, repeat: int, methods, backends, seeds=(0,)) -> None:
     from cranfield.ltr.objective import Objective
     from cranfield.ltr.rankers import train as fit
 
     truth = Objective(test, "nDCG@10")(w)[0]
     print(f"generating weights: test nDCG@10 {truth:.4f}")
-    for method, backend in [(m, b) for m in methods for b in backends]:
+    runs = [(m, b, s) for m in methods for b in backends for s in seeds]
+    for method, backend, seed in runs:
         if method.startswith("lightgbm-threads"):
             bench_lightgbm_threads(train, test, repeat, method)
             continue
@@ -181,14 +183,15 @@ def bench_training(train, test, w, budget: int, repeat: int, methods, backends) 
         params = {k: float(v) if "." in v else int(v) for k, v in _pairs(given)}
         try:
             t, c, model = timed(
-                repeat, lambda n=name, p=params: fit(train, n, budget=budget, seed=0, params=p)
+                repeat,
+                lambda n=name, p=params, s=seed: fit(train, n, budget=budget, seed=s, params=p),
             )
         except ImportError as exc:
             print(f"{method}: not measured ({exc})")
             continue
         finally:
             Objective.default_backend = "auto"
-        method = f"{method} [{backend}]"
+        method = f"{method} [{backend}]" + (f" seed {seed}" if len(seeds) > 1 else "")
         prepared = model.prepare(test)
         from cranfield.ltr.protocol import evaluate_scores
 
@@ -360,6 +363,9 @@ def main() -> None:
     )
     p.add_argument("--train-repeat", type=int, default=1)
     p.add_argument(
+        "--seeds", default="0", help="comma-separated seeds of the trainings (--part train)"
+    )
+    p.add_argument(
         "--threads", type=int, help="the kernel's threads (default: the CPUs, at most 8)"
     )
     args = p.parse_args()
@@ -380,7 +386,14 @@ def main() -> None:
             bench_kernels(train, args.population, args.repeat, name)
     if args.part in ("all", "train"):
         bench_training(
-            train, test, w, args.budget, args.train_repeat, args.methods.split(","), backends
+            train,
+            test,
+            w,
+            args.budget,
+            args.train_repeat,
+            args.methods.split(","),
+            backends,
+            [int(s) for s in args.seeds.split(",")],
         )
 
 

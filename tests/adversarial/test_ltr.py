@@ -114,7 +114,7 @@ def test_cv_writes_runs_that_cranfield_eval_reads(folds, tmp_path):
         (["train", "{train}", "--objective", "nDGC@10", "-o", "{out}"], "did you mean"),
         (["train", "{train}", "--objective", "0*AP", "-o", "{out}"], "objective weight"),
         (["train", "{train}", "--param", "population=0", "-o", "{out}"], "population"),
-        (["train", "{train}", "--param", "subsample=0", "-o", "{out}"], "subsample"),
+        (["train", "{train}", "--param", "subsample=-0.5", "-o", "{out}"], "subsample"),
         (["train", "{train}", "--param", "subsample=nan", "-o", "{out}"], "subsample"),
         (["train", "{train}", "--param", "bogus", "-o", "{out}"], "--param"),
         (["train", "{train}", "--method", "ga", "--param", "nope=1", "-o", "{out}"], "nope"),

@@ -80,11 +80,13 @@ _GA_PARAMS = (
     Param(
         "subsample",
         float,
-        1.0,
+        0.0,
         "share of the queries each generation is scored on (1: all; below 1: "
         "round(1/subsample) random parts taken in turn, each generation's best "
-        "checked on all)",
-        **number_in(0, 1, open_lo=True),
+        "checked on all; 0: automatic, all of them below 2,000 training queries, "
+        "else floor(Q/500) parts; mga also runs the first 75% of its simplex phase "
+        "on one part)",
+        **number_in(0, 1),
     ),
 )
 _STEP = Param("step", float, 0.1, "size of the initial simplex", **number_in(1e-9, 100))
@@ -108,7 +110,8 @@ RANKERS.register(
         search.mga,
         "genetic algorithm for 75% of the budget, then Nelder-Mead from its best",
         f"ga for floor(switch * budget) evaluations ({_GA_FORMULA}), then nelder-mead "
-        "from its best individual for the rest",
+        "from its best individual for the rest (when the ga ran on k > 1 parts of the "
+        "queries: the first 75% of it on one part, its best checked on all)",
         "Semenikhin & Denisova, 'Learning to rank method based on a modified genetic "
         "algorithm for the NDCG metric'; Nelder & Mead 1965",
         (

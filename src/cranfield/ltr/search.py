@@ -27,11 +27,15 @@ one (the best generation / early stopping), else by the training objective.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..errors import ParameterError
 from . import simplex as simplex_search
+
+if TYPE_CHECKING:
+    from .objective import Objective
 
 #: Candidate weight vectors built and scored at a time by the searches that score many
 #: variations of one vector (coordinate ascent's line search, random search's batch):
@@ -90,7 +94,51 @@ def _unit(w: np.ndarray, rng: np.random.Generator, norm: str = "l2") -> np.ndarr
     return w / size[:, None]
 
 
-def genetic(
+#: Share of mga's simplex phase searched on one part of the queries when its genetic
+#: algorithm was subsampled (the rest on all of them): on 84,048 documents
+#: (benchmarks/README.md) 0.75 kept the test nDCG@10 of a search on all the queries
+#: where 1 lost 0.002.
+SIMPLEX_PART_SHARE = 0.75
+
+#: The automatic subsample (``subsample=0``, the default): below ``SUBSAMPLE_FROM``
+#: training queries (every LETOR 3.0/4.0 fold) all of them, from it on
+#: ``floor(Q / PART_QUERIES)`` parts of 500-999 queries each, a part never smaller than
+#: an MQ2008 fold (470 training queries), on which the search does well.
+SUBSAMPLE_FROM = 2_000
+PART_QUERIES = 500
+
+
+def part_count(subsample: float, queries: int) -> int:
+    """Parts the queries are split into: ``round(1 / subsample)`` (at most one a
+    query) for a share in (0, 1), 1 for 1, and for 0 (automatic) 1 below
+    :data:`SUBSAMPLE_FROM` queries, else ``floor(queries / PART_QUERIES)``."""
+    if subsample == 0:
+        return 1 if queries < SUBSAMPLE_FROM else queries // PART_QUERIES
+    return min(int(round(1 / subsample)), max(queries, 1)) if subsample < 1 else 1
+
+
+def genetic(tracker: Tracker, rng: np.random.Generator, **params) -> tuple[np.ndarray, float]:
+    """Real-coded genetic algorithm for ``budget`` evaluations; the best individual
+    and its value. Each generation's best is a checkpoint.
+
+    ``subsample`` below 1 scores each generation on a part of the queries: they are
+    split at random once into ``k = round(1 / subsample)`` parts of equal size
+    (:meth:`~cranfield.ltr.objective.Objective.parts`; with ``subsample=0``, the
+    default, all the queries below 2,000 training queries and ``k = floor(Q / 500)``
+    from 2,000 on, :func:`part_count`), generation ``g`` is scored on
+    part ``g mod k`` (the elites scored again there, so that a generation is compared on
+    one part), and each generation's best is scored on all the queries for its
+    checkpoint (the value the tracker keeps and reports). Every vector scored counts
+    as one evaluation. A generation then costs about ``1/k`` of a full one: stochastic
+    fitness evaluation on subsets of the training cases, as in genetic programming's
+    random subset selection (Gathercole & Ross, "Dynamic training subset selection for
+    supervised learning in genetic programming", PPSN III, 1994).
+    """
+    w, v, _ = _genetic(tracker, rng, **params)
+    return w, v
+
+
+def _genetic(
     tracker: Tracker,
     rng: np.random.Generator,
     *,
@@ -102,26 +150,14 @@ def genetic(
     mutation: float = 0.1,
     sigma: float = 0.2,
     elitism: int = 2,
-    subsample: float = 1.0,
+    subsample: float = 0.0,
     start: np.ndarray | None = None,
-) -> tuple[np.ndarray, float]:
-    """Real-coded genetic algorithm for ``budget`` evaluations; the best individual
-    and its value. Each generation's best is a checkpoint.
-
-    ``subsample`` below 1 scores each generation on a part of the queries: they are
-    split at random once into ``k = round(1 / subsample)`` parts of equal size
-    (:meth:`~cranfield.ltr.objective.Objective.parts`), generation ``g`` is scored on
-    part ``g mod k`` (the elites scored again there, so that a generation is compared on
-    one part), and each generation's best is scored on all the queries for its
-    checkpoint (the value the tracker keeps and reports). Every vector scored counts
-    as one evaluation. A generation then costs about ``1/k`` of a full one: stochastic
-    fitness evaluation on subsets of the training cases, as in genetic programming's
-    random subset selection (Gathercole & Ross, "Dynamic training subset selection for
-    supervised learning in genetic programming", PPSN III, 1994).
-    """
+) -> tuple[np.ndarray, float, tuple[list, int]]:
+    """:func:`genetic`, also returning the parts of the queries (``[objective]`` when
+    not subsampled) and the number of generations."""
     obj = tracker.objective
     f = obj.num_features
-    k = min(int(round(1 / subsample)), obj.layout.num_queries) if subsample < 1 else 1
+    k = part_count(subsample, obj.layout.num_queries)
     sub = k > 1 and budget >= 3
     pop = max(2, min(population, budget - sub))
     elitism = min(elitism, pop - 1)
@@ -167,7 +203,7 @@ def genetic(
         elite_fit = score(x[:elitism], generation + 1) if sub and elitism else fit[elite]
         fit = np.concatenate((elite_fit, child_fit))
         generation += 1
-    return x[best], value
+    return x[best], value, (parts, generation)
 
 
 def nelder_mead(
@@ -178,6 +214,7 @@ def nelder_mead(
     start: np.ndarray | None = None,
     step: float = 0.1,
     restarts: bool = True,
+    part: Objective | None = None,
 ) -> tuple[np.ndarray, float]:
     """The Nelder-Mead simplex method (:func:`cranfield.ltr.simplex.minimise`: SciPy's
     decisions, its initial simplex and shrink steps scored in one batch) maximising the
@@ -187,17 +224,28 @@ def nelder_mead(
     The initial simplex is ``start`` and ``start + step * e_i``. The objective is
     piecewise constant, so the simplex often collapses early; with ``restarts`` it
     starts again from the best point with half the step while budget is left.
+
+    ``part`` (an objective on some of the queries, :meth:`Objective.parts`): the
+    simplex searches on it instead (every vector counting as one evaluation of the
+    budget), and the best point of each run is checked on all the queries for its
+    checkpoint (one evaluation more); the value returned is then the part's.
     """
     obj = tracker.objective
     f = obj.num_features
     x0 = np.full(f, 1.0 / np.sqrt(f)) if start is None else np.asarray(start, dtype=np.float64)
-    best_x, best_v = x0.copy(), float(obj(x0)[0])
-    tracker.checkpoint(best_x, best_v, "nelder-mead start")
-    stop = obj.evaluations - 1 + budget
+    searched = obj if part is None else part
+    if part is None:
+        best_x, best_v = x0.copy(), float(obj(x0)[0])
+        tracker.checkpoint(best_x, best_v, "nelder-mead start")
+    else:
+        best_x, best_v = x0.copy(), -np.inf
+    stop = obj.evaluations - (part is None) + budget
 
     def negative(points: np.ndarray) -> np.ndarray:
         nonlocal best_x, best_v
-        v = obj(points)
+        v = searched(points)
+        if searched is not obj:  # the budget counts every vector scored
+            obj.evaluations += len(points)
         # the first best in scoring order, as one point at a time would keep it
         i = int(np.argmax(v))
         if v[i] > best_v:
@@ -215,7 +263,10 @@ def nelder_mead(
             fatol=1e-12,
             adaptive=f > 10,
         )
-        tracker.checkpoint(best_x, best_v, "nelder-mead")
+        if part is None:
+            tracker.checkpoint(best_x, best_v, "nelder-mead")
+        else:
+            tracker.checkpoint(best_x, float(obj(best_x)[0]), "nelder-mead (part)")
         if not restarts:
             break
         if best_v <= before:
@@ -232,11 +283,27 @@ def mga(
     **ga_params,
 ) -> tuple[np.ndarray, float]:
     """The genetic algorithm for ``floor(switch * budget)`` evaluations, then
-    Nelder-Mead from its best individual for the rest of the budget."""
+    Nelder-Mead from its best individual for the rest of the budget.
+
+    When the genetic algorithm scored its generations on ``k > 1`` parts of the queries
+    (``subsample``, automatic by default: :func:`part_count`), the first
+    :data:`SIMPLEX_PART_SHARE` of the simplex phase's evaluations search on one part
+    (the one the next generation would have taken), its best point checked on all the
+    queries, and the rest, from that point, on all the queries: the simplex's many
+    single steps cost about ``1/k`` as much where most of the climb is made, and its
+    last steps follow the whole objective. With one part the phase is the simplex
+    method on all the queries, as in the article.
+    """
     step = ga_params.pop("step", 0.1)
     ga_budget = int(np.floor(switch * budget))
-    w, v = genetic(tracker, rng, budget=ga_budget, **ga_params)
+    w, v, (parts, generation) = _genetic(tracker, rng, budget=ga_budget, **ga_params)
     left = budget - ga_budget
+    first = int(SIMPLEX_PART_SHARE * left)
+    if len(parts) > 1 and first > 1:
+        part = parts[(generation + 1) % len(parts)]
+        # budget first - 1: the last of its evaluations checks its best on all queries
+        w, v = nelder_mead(tracker, rng, budget=first - 1, start=w, step=step, part=part)
+        left -= first
     if left > 0:
         w, v = nelder_mead(tracker, rng, budget=left, start=w, step=step)
     return w, v
