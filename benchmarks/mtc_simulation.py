@@ -52,6 +52,16 @@ def _ap(runs, truth, r_total):
     return out
 
 
+def pooled(truth, runs):
+    """A topic's runs as positions in its pool, the pool's relevance, R (the relevant
+    documents the pool holds)."""
+    pool = np.unique(np.concatenate(runs))
+    remap = np.full(len(truth), -1)
+    remap[pool] = np.arange(len(pool))
+    local = truth[pool]
+    return [remap[r] for r in runs], local, int(local.sum())
+
+
 def generated(n_topics, n_runs, depth, seed):
     rng = np.random.default_rng(seed)
     topics = []
@@ -60,11 +70,7 @@ def generated(n_topics, n_runs, depth, seed):
         truth = (rng.random(n) < 0.1).astype(int)
         signal = np.linspace(0.0, 2.0, n_runs)
         runs = [np.argsort(-(truth * s + rng.random(n)))[:depth] for s in signal]
-        pool = np.unique(np.concatenate(runs))
-        remap = np.full(n, -1)
-        remap[pool] = np.arange(len(pool))
-        local = truth[pool]
-        topics.append(([remap[r] for r in runs], local, int(local.sum())))
+        topics.append(pooled(truth, runs))
     return topics
 
 
@@ -86,11 +92,7 @@ def realistic(n_topics, n_runs, depth, seed):
             q_t = max(q + rng.normal(0.0, 0.5), 0.0)
             score = shared + truth * q_t + rng.normal(0.0, 1.0, n)
             runs.append(np.argsort(-score)[:depth])
-        pool = np.unique(np.concatenate(runs))
-        remap = np.full(n, -1)
-        remap[pool] = np.arange(len(pool))
-        local = truth[pool]
-        topics.append(([remap[r] for r in runs], local, int(local.sum())))
+        topics.append(pooled(truth, runs))
     return topics
 
 

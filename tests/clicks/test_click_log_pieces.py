@@ -19,9 +19,9 @@ import pytest
 
 from cranfield.clicks.log import _read, read_log, read_table, read_text
 from cranfield.core.io import text_stream
-from cranfield.errors import InputError
 
 from .test_click_log_engine import IDS, _independent, _sessions
+from .test_click_log_stream import _error
 
 # (bytes a piece, two threads from) as test_click_log_stream.py: one byte up to 16 MiB
 SETTINGS = [(1, None), (3, 1), (7, 2), (64, 1), (1 << 20, None), (1 << 24, 65536)]
@@ -36,14 +36,6 @@ def _same(got, want, times=False):
         assert (got.times is None) == (want.times is None)
         if want.times is not None:
             assert np.array_equal(got.times, want.times, equal_nan=True)
-
-
-def _error(read) -> str | None:
-    try:
-        read()
-    except InputError as exc:
-        return str(exc)
-    return None
 
 
 # -- Yandex -------------------------------------------------------------------------------

@@ -200,6 +200,7 @@ pub fn read_file_in(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tests::Random;
     use crate::{Error, Kind, Problem, Values};
     use std::io::Write;
     use std::sync::atomic::AtomicUsize;
@@ -252,17 +253,6 @@ mod tests {
             Ok(parsed) => Ok(flat(&parsed)),
             Err(ReadError::Input(err)) => Err(err),
             Err(ReadError::Io(err)) => panic!("{err}"),
-        }
-    }
-
-    struct Random(u64);
-
-    impl Random {
-        fn below(&mut self, n: u64) -> u64 {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            self.0 % n
         }
     }
 

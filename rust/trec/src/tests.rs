@@ -301,10 +301,10 @@ fn short_lines_and_short_reads_fill_the_buffers_exactly() {
 }
 
 /// A xorshift generator: random test inputs, the same at every run.
-struct Random(u64);
+pub(crate) struct Random(pub(crate) u64);
 
 impl Random {
-    fn below(&mut self, n: u64) -> u64 {
+    pub(crate) fn below(&mut self, n: u64) -> u64 {
         self.0 ^= self.0 << 13;
         self.0 ^= self.0 >> 7;
         self.0 ^= self.0 << 17;
