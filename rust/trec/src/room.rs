@@ -178,6 +178,17 @@ where
     Some(handle)
 }
 
+/// Drops `value` on a thread of its own when one can be had (with the headroom
+/// [`spawn`] asks for), else here: freeing a large input's memory (its pages unmapped
+/// one by one) is work its owner need not wait for.
+pub fn drop_aside<T: Send + 'static>(value: T) {
+    if with_capacity::<u8>(THREAD_HEADROOM).is_err() {
+        return drop(value);
+    }
+    // (when no thread can be started, the closure and `value` with it are dropped here)
+    let _ = std::thread::Builder::new().spawn(move || drop(value));
+}
+
 /// A one-way signal between threads: [`Gate::wait`] returns once [`Gate::open`] has
 /// been called (a mutex and a condition variable: futexes, no thread-local of their
 /// own). [`spawn`] waits on one for its thread to start, the threads of

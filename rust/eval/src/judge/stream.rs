@@ -154,7 +154,8 @@ fn judge_whole(
     };
     let run = run.map_err(|err| qrels_first(qrels, options, err))?;
     let judged = judge_prepared(&run, prepared, options, threads_for(&run, qrels, reading.threads));
-    // memory lacking for the judged run's labels: reported with the run's path
+    room::drop_aside(run); // only the judged labels are needed now
+                           // memory lacking for the judged run's labels: reported with the run's path
     judged.map_err(|err| match err {
         JudgeError::Memory { what, .. } => JudgeError::Memory { path: run_path.into(), what },
         other => other,
