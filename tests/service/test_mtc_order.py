@@ -557,3 +557,36 @@ def test_with_two_assessors_a_topic_a_pair_one_judged_waits_for_the_decision(sql
     assert len(served) == len(set(served)) > 2
     shared = judging.next_pair(db, "c", ids["a1"])  # the blind order: maybe a2's pair
     assert shared["decided"] is True
+
+
+def test_previous_and_next_follow_the_order_judged(sqlite_db, tmp_path):
+    """In MTC order the queue's blind positions are not the order served: the links go
+    through the pairs in the order the assessor judged them (read back from the judgment
+    log export), and from the pair being judged back to the last one judged."""
+    db = sqlite_db
+    ids, _ = mtc_campaign(db, tmp_path, measure="AP", assessors=("a1",))
+    for _ in range(5):
+        view = judging.next_pair(db, "c", ids["a1"])
+        judging.save(
+            db, "c", ids["a1"], view["pair"], truth(view["topic"]["id"], view["document"]["id"])
+        )
+    judging.save(db, "c", ids["a1"], view["pair"], 0)  # a relabel keeps the order
+    log, _ = exported(db)
+    judged = list(dict.fromkeys(log["a1"]))
+    assert len(judged) == 5
+    current = judging.next_pair(db, "c", ids["a1"])
+    assert current["next"] is None and current["label"] is None
+    seen, view = [], current
+    while view["previous"] is not None:
+        view = judging.pair_view(db, "c", ids["a1"], view["previous"])
+        seen.append((view["topic"]["id"], view["document"]["id"]))
+    assert seen == judged[::-1]
+    forward = [(view["topic"]["id"], view["document"]["id"])]
+    positions = [view["position"]]
+    while view["next"] is not None:
+        view = judging.pair_view(db, "c", ids["a1"], view["next"])
+        forward.append((view["topic"]["id"], view["document"]["id"]))
+        positions.append(view["position"])
+    assert forward == judged
+    # the blind positions would have led elsewhere (so the old links broke the order)
+    assert positions != list(range(positions[0], positions[0] + 5))
