@@ -1,43 +1,44 @@
 r"""The assessors' queues in the order of minimal test collections (MTC).
 
 Carterette, Allan & Sitaraman (2006), "Minimal test collections for retrieval
-evaluation", SIGIR; Carterette (2007), "Robust test collections for retrieval
-evaluation", SIGIR. The coordinator states a question — a measure (AP, P@k or DCG@k)
-and two named runs, or all the campaign's runs — and each assessor's next pair is the
-one the library's weights choose (:mod:`cranfield.pooling.mtc`) given the judgments so
-far, until the question is decided.
+evaluation", SIGIR, section 4; Carterette (2007), "Robust test collections for
+retrieval evaluation", SIGIR. The coordinator states a question — a measure (AP, P@k or
+DCG@k) and two named runs, or all the campaign's runs — about the measure's MEAN over
+the campaign's topics (MAP for AP), and each assessor's next pair is the one the
+library's weights choose (:class:`cranfield.pooling.mtc.MapJudging`) given the
+judgments so far, until the question is decided.
 
-Per topic :math:`t` and pair of runs :math:`(a, b)` the measure difference is the
-polynomial :math:`S = \sum_i d_i x_i + \sum_{i<j} c_{ij} x_i x_j` in the binary
-relevances :math:`x_i` (a label above 0 is relevant) of the topic's documents:
+The state is :class:`~cranfield.pooling.mtc.MapJudging` over every topic:
 
-* the documents are those of each run's longest prefix of pooled documents (what
-  people can judge; with a depth-:math:`k` pool, the top :math:`k` of every run),
-  indexed in document id order (so that ties between weights fall by document id,
-  never by a rank);
-* the probability that the sign of :math:`S` changes once everything is judged is
-  :math:`\Phi(-|E[S]| / \sqrt{Var[S]})` with every unjudged :math:`x_i \sim
-  \text{Bernoulli}(0.5)` (:func:`~cranfield.pooling.mtc.moments`,
-  :func:`~cranfield.pooling.mtc.sign_change_probability`);
-* a decision is taken when that probability is below the threshold (0.05 by
-  default); the topic is decided when every pair's is;
-* the next document is the unjudged one of largest :math:`\sum |w_i|` over the pairs
-  still open, :math:`w_i = d_i + \sum_{j \text{ relevant}} c_{ij}` — with two runs
-  exactly :func:`~cranfield.pooling.mtc.next_document`, with all of them the step of
-  :func:`~cranfield.pooling.mtc.rank_runs`.
+* per topic, the documents are those of each run's longest prefix of pooled documents
+  (what people can judge; with a depth-:math:`k` pool, the top :math:`k` of every run:
+  then it is :func:`cranfield.pooling.mtc_order.build_state` of the run files cut at
+  :math:`k`), indexed in document id order (ties between weights fall by topic, then
+  document id, never by a rank); the judgments are the exported (aggregated) labels
+  (:func:`cranfield.service.exports.qrels_labels`; above 0 is relevant), a relevant
+  pooled document outside the runs' prefixes counting in :math:`R_t`;
+* each run pair's difference of means is :math:`\Delta_{ab} = \frac1T \sum_t
+  S^t_{ab}/R_t` and the probability that its sign changes once everything is judged is
+  :math:`\Phi(-|E[\Delta]| / \sqrt{Var[\Delta]})`, unjudged documents relevant with
+  probability 0.5; a pair is decided below the threshold (0.05 by default) or when
+  every document is judged (the difference is then exact, a tie included); the question
+  is decided when every pair is, and judging may stop;
+* the next (topic, document) is the unjudged one of largest :math:`\sum_{ab\
+  \mathrm{open}} |w^t_{ab,i}| / R_t` (:meth:`~cranfield.pooling.mtc.MapJudging.scores`).
 
-An assessor's queue keeps its blind topic order (:func:`cranfield.service.pooling.assign`);
-within the first topic not yet decided by the assessor's own judgments the next pair is
-the MTC choice among the assessor's unjudged pairs not set aside. When every topic of
-the queue is decided the remaining pairs come in the blind order, flagged ``decided``:
-judging may stop. The choice is computed when the assessor asks for the next pair and
-cached per campaign under the topic's judgments (a new judgment changes the key, so
-any worker process recomputes; the cache is bounded).
+An assessor is served, among the unjudged pairs of their own queue not set aside (the
+topics :func:`cranfield.service.pooling.assign` gave them: assignment and blindness
+are kept), the pair of largest weight; a pair another assessor already judged has its
+label and weighs nothing (with ``per_topic`` above 1 the overlap copies come, in the
+blind order, once the question is decided). When the question is decided, or the
+queue holds no pair that weighs, the rest of the queue comes in the blind order
+(flagged ``decided`` in the first case).
 
-Pairs are never shared by accident: a topic's pairs are in its assessors' queues only,
-and each topic has ``per_topic`` assessors (one: nobody else ever gets its pairs;
-more, or a topic given to a second assessor: the campaign wants the overlap, and each
-assessor follows the MTC order of their own judgments).
+The state is cached per campaign (:func:`question`) under the runs and pool and the
+judgments' key (:func:`_judgment_key`: one statement; any save changes it, so every
+worker process notices); new judgments of unjudged documents are recorded in place
+(one topic's update each), anything else rebuilds it. Its size is bounded at
+:func:`choose` (:data:`MAX_CELLS` and :data:`cranfield.pooling.mtc.MAX_CELLS`).
 """
 
 from __future__ import annotations
@@ -354,11 +355,19 @@ def question(db, cid: int, campaign: str, text: str) -> _Question:
     found = cache.get(cid)
     if found is not None and found[0] == (structure, text, jkey):
         return found[1]
+    old = found[1] if found is not None and found[0][:2] == (structure, text) else None
+    if old is not None:
+        fresh = _single_new_labels(db, cid, found[0][2], jkey, old)
+        if fresh is not None:  # each new label is its pair's only one: the export's
+            for t, i, x in fresh:
+                old.state.judge(t, i, x)
+                old.judged[t, i] = x
+            cache[cid] = ((structure, text, jkey), old)
+            return old
     topics = sorted(by_topic)
     docs = [by_topic[q].docs for q in topics]
     width = max((len(d) for d in docs), default=0)
     judged, outside = _judged_of(exports.qrels_labels(db, campaign), topics, docs, width)
-    old = found[1] if found is not None and found[0][:2] == (structure, text) else None
     if old is not None and np.array_equal(old.state.outside, outside):
         changed = np.argwhere(old.judged != judged)
         if (old.judged[tuple(changed.T)] == -1).all():  # only new judgments: in place
@@ -379,6 +388,48 @@ def question(db, cid: int, campaign: str, text: str) -> _Question:
     found = _Question(names, topics, docs, state, judged)
     cache[cid] = ((structure, text, jkey), found)
     return found
+
+
+def _single_new_labels(db, cid: int, before: tuple, after: tuple, q: _Question):
+    """The judgments saved since ``before`` (:func:`_judgment_key`) as ``(topic, document,
+    0/1)`` of the state, when the export's labels are known without aggregating again:
+    majority aggregation, no adjudication changed, and every pair judged since has one
+    judgment (the majority of one label is that label), no gold label, and is a document
+    of the state not judged before; None otherwise (then :func:`question` rebuilds)."""
+    from sqlalchemy import select
+
+    from .models import Campaign, Judgment, JudgmentEvent, Pair
+
+    if before[2:] != after[2:] or before[0] is None or after[0] is None:
+        return None
+    with db.connection() as s:
+        if s.scalar(select(Campaign.aggregation).where(Campaign.id == cid)) != "majority":
+            return None
+        new_pairs = (
+            select(JudgmentEvent.pair_id)
+            .join(Pair, Pair.id == JudgmentEvent.pair_id)
+            .where(Pair.campaign_id == cid, JudgmentEvent.id > before[0])
+        )
+        rows = s.execute(
+            select(Judgment.pair_id, Pair.topic_id, Pair.doc_id, Pair.gold_label, Judgment.label)
+            .join(Pair, Pair.id == Judgment.pair_id)
+            .where(Judgment.pair_id.in_(new_pairs))
+        ).all()
+    pairs = [r[0] for r in rows]
+    if not rows or len(set(pairs)) != len(pairs) or after[1] - before[1] != len(pairs):
+        return None
+    topic_index = {t: i for i, t in enumerate(q.topics)}
+    out = []
+    for _pid, topic, doc, gold, label in rows:  # the judgments since the last request
+        t = topic_index.get(topic)
+        docs = q.docs[t] if t is not None else ()
+        i = int(np.searchsorted(docs, doc)) if docs else 0
+        if gold is not None or t is None or i >= len(docs) or docs[i] != doc:
+            return None
+        if q.judged[t, i] != -1:
+            return None
+        out.append((t, i, int(label > 0)))
+    return out
 
 
 def _open(q: _Question, threshold: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool]:
