@@ -376,15 +376,18 @@ def question(db, cid: int, campaign: str, text: str) -> _Question:
             old.judged = judged
             cache[cid] = ((structure, text, jkey), old)
             return old
-    state = MapJudging(
-        [list(by_topic[q].runs) for q in topics],
-        [len(d) for d in docs],
-        list(judged),
-        measure=measure,
-        k=k or 10,
-        prior=PRIOR,
-        outside=outside,
-    )
+    try:
+        state = MapJudging(
+            [list(by_topic[q].runs) for q in topics],
+            [len(d) for d in docs],
+            list(judged),
+            measure=measure,
+            k=k or 10,
+            prior=PRIOR,
+            outside=outside,
+        )
+    except ValueError as exc:  # the runs or the pool grew past the bound after choose
+        raise InputError(f"the MTC order of campaign {campaign!r}: {exc}") from None
     found = _Question(names, topics, docs, state, judged)
     cache[cid] = ((structure, text, jkey), found)
     return found
