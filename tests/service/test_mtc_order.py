@@ -590,3 +590,19 @@ def test_previous_and_next_follow_the_order_judged(sqlite_db, tmp_path):
     assert forward == judged
     # the blind positions would have led elsewhere (so the old links broke the order)
     assert positions != list(range(positions[0], positions[0] + 5))
+
+
+def test_a_state_past_the_bound_is_one_clear_error(sqlite_db, tmp_path, monkeypatch):
+    """Runs or pool grown past MapJudging's cells after the question was chosen: the
+    status and the next pair say so in one InputError (the dashboard shows it), never a
+    traceback."""
+    from cranfield.pooling import mtc
+
+    db = sqlite_db
+    ids, _ = mtc_campaign(db, tmp_path, measure="AP", assessors=("a1",))
+    db.cache.clear()
+    monkeypatch.setattr(mtc, "MAX_CELLS", 10)
+    with pytest.raises(InputError, match="MTC order of campaign 'c'.*cells"):
+        mtc_order.status(db, "c")
+    with pytest.raises(InputError, match="cells"):
+        judging.next_pair(db, "c", ids["a1"])
