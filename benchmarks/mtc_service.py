@@ -58,13 +58,17 @@ def main(measure: str = "AP", runs: str = "all") -> None:
         from cranfield.service.exports import pool_text
 
         pool = len(pool_text(db, "c").splitlines())
-        times, judged = [], 0
-        for uid in ids:
-            while True:
+        times, judged, active = [], 0, list(ids)
+        while active:  # the assessors take turns until the question is decided
+            for uid in list(active):
                 start = time.perf_counter()
                 view = judging.next_pair(db, "c", uid)
                 times.append(time.perf_counter() - start)
-                if view is None or view["decided"]:
+                if view is None:
+                    active.remove(uid)
+                    continue
+                if view["decided"]:
+                    active = []
                     break
                 key = (view["topic"]["id"], view["document"]["id"])
                 judging.save(db, "c", uid, view["pair"], min(truth.get(key, 0), 2))
@@ -94,7 +98,8 @@ def main(measure: str = "AP", runs: str = "all") -> None:
     )
     print(
         f"judged {judged} of {pool} pooled pairs ({100 * judged / pool:.0f}%) until decided: "
-        f"{status['topics_decided']} of {len(status['topics'])} topics decided"
+        f"{status['pairs_decided']} of {len(status['pairs'])} pairs of runs decided on the "
+        f"mean over {status['topics']} topics"
     )
     print(
         f"next pair, MTC order: median {ms(times, 50):.2f} ms, p95 {ms(times, 95):.2f} ms "

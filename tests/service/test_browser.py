@@ -565,5 +565,5 @@ def test_the_coordinator_asks_an_mtc_question_and_sees_it_decided(browser, tmp_p
     status = mtc_order.status(db, "c")
     db.close()
     assert status["decided"] and decided.startswith("Decided")
-    assert cell == _num(status["pairs"][0]["max_p_change"])
+    assert cell == _num(status["pairs"][0]["p_change"])
     assert "you may stop" in note

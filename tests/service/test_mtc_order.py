@@ -14,8 +14,9 @@ import random
 import numpy as np
 import pytest
 
+from cranfield import Run
 from cranfield.errors import InputError, ParameterError
-from cranfield.pooling.mtc import minimal_judging, rank_runs
+from cranfield.pooling.mtc_order import judging_order
 from cranfield.service import campaigns, exports, judging, mtc_order, pooling, sampling, submissions
 from cranfield.service.models import Campaign
 from cranfield.service.problems import Conflict
@@ -98,58 +99,84 @@ def exported(db):
     return log, labels
 
 
-def library_order(topic, runs, labels, measure, k):
-    """The library's judging order of ``topic``, the documents indexed in id order, the
-    truth read from the exported labels (a document not exported is a sentinel that
-    the test then finds in the order)."""
-    ranked = [rankings()[r][topic] for r in runs]
-    docs = sorted({d for r in ranked for d in r})
-    index = {d: i for i, d in enumerate(docs)}
-    arrays = [np.array([index[d] for d in r]) for r in ranked]
-    rel = np.array([int(labels[(topic, d)] > 0) if (topic, d) in labels else 9 for d in docs])
-    if len(runs) == 2:
-        order, mean, risk = minimal_judging(*arrays, rel, measure, k)
-        means, risks = np.array([mean]), np.array([risk])
-    else:
-        order, means, risks = rank_runs(arrays, rel, measure, k)
-    return [(topic, docs[i]) for i in order], means, risks
+def library(tmp, labels, runs, measure):
+    """:func:`cranfield.pooling.mtc_order.judging_order` on the run files written by this
+    test (read back from disk) and the exported qrels: every unjudged pooled pair, best
+    first, and the decisions."""
+    from cranfield import Qrels
+
+    objs = [Run.read(run_file(tmp, r, rankings()[r])) for r in runs]  # submit took them
+    qrels = None
+    if labels:
+        path = write(
+            tmp, "so-far.qrels", "".join(f"{q} 0 {d} {v}\n" for (q, d), v in labels.items())
+        )
+        qrels = Qrels.read(path)
+    return judging_order(objs, qrels, measure=measure, depth=DEPTH, batch=10**6)
 
 
-CASES = [
-    ("AP", ["r1", "s1"], "ap", 0),
-    ("P@5", ["s1", "r2"], "p", 5),
-    ("DCG@5", None, "dcg", 5),
-    ("AP", None, "ap", 0),
-]
+def queue_topics(db, uid):
+    from sqlalchemy import select
+
+    from cranfield.service.models import Pair, Task
+
+    with db.read() as s:
+        return set(
+            s.scalars(
+                select(Pair.topic_id).join(Task, Task.pair_id == Pair.id).where(Task.user_id == uid)
+            )
+        )
 
 
-@pytest.mark.parametrize(("measure", "runs", "name", "k"), CASES)
-def test_the_order_served_is_the_librarys(db, tmp_path, measure, runs, name, k):
+CASES = [("AP", ["r1", "s1"]), ("P@5", ["s1", "r2"]), ("DCG@5", None), ("AP", None)]
+
+
+@pytest.mark.parametrize(("measure", "runs"), CASES)
+def test_the_order_served_is_the_librarys(db, tmp_path, measure, runs):
+    """Two assessors, a topic each, take turns; every pair served is the first pair of
+    the library's order (recomputed from the run files and the exported qrels) that lies
+    in the assessor's topics, and the decisions shown are the library's."""
     ids, info = mtc_campaign(db, tmp_path, measure=measure, runs=runs)
     assert info["topics"] == 3 and info["pairs"] == (1 if runs else 3)
-    served = judge(db, ids)
-    log, labels = exported(db)
     names = runs or sorted(RUNS)
-    status = mtc_order.status(db, "c")
-    assert status["decided"] and status["topics_decided"] == 3
-    for a in ("a1", "a2"):
-        assert [(q, d) for q, d, _ in served[a]] == log.get(a, [])
-        assert not any(decided for *_, decided in served[a])
-        topics_in_order = list(dict.fromkeys(q for q, _ in log.get(a, [])))
-        expected = []
-        for topic in topics_in_order:
-            order, means, risks = library_order(topic, names, labels, name, k)
-            expected += order
-            row = next(t for t in status["topics"] if t["topic"] == topic)
-            assert row["decided"] and row["judged"] == len(order)
-            got = np.array([p["p_change"] for p in row["pairs"]])
-            np.testing.assert_allclose(got, risks, rtol=1e-12, atol=1e-300)
-            np.testing.assert_allclose(
-                [p["expected"] for p in row["pairs"]], means, rtol=1e-12, atol=1e-15
+    mine = {a: queue_topics(db, ids[a]) for a in ("a1", "a2")}
+    assert mine["a1"] and mine["a2"] and not mine["a1"] & mine["a2"]
+    served = 0
+    for _ in range(200):
+        _, labels = exported(db)
+        order = library(tmp_path, labels, names, measure)
+        status = mtc_order.status(db, "c")
+        assert [p["runs"] for p in status["pairs"]] == [list(p) for p in order.pairs]
+        np.testing.assert_allclose(
+            [p["difference"] for p in status["pairs"]], order.difference, rtol=1e-12, atol=1e-15
+        )
+        np.testing.assert_allclose(
+            [p["p_change"] for p in status["pairs"]], order.risk, rtol=1e-9, atol=1e-300
+        )
+        assert [p["decided"] for p in status["pairs"]] == order.decided.tolist()
+        assert status["decided"] is bool(order.decided.all())
+        assert status["judged"] == len(labels)
+        if status["decided"]:
+            break
+        a = ("a1", "a2")[served % 2]
+        view = judging.next_pair(db, "c", ids[a])
+        first = [
+            (q, d)
+            for q, d in zip(
+                order.table["query_id"].to_pylist(), order.table["doc_id"].to_pylist(), strict=True
             )
-        assert log.get(a, []) == expected
+            if q in mine[a]
+        ]
+        if not first:  # this assessor's topics weigh nothing: the other goes on
+            served += 1
+            continue
+        assert view["decided"] is False
+        assert (view["topic"]["id"], view["document"]["id"]) == first[0]
+        judging.save(db, "c", ids[a], view["pair"], truth(*first[0]))
+        served += 1
+    assert status["decided"]
     # MTC judged fewer pairs than the pool holds, and the next view says it is decided
-    assert sum(len(v) for v in log.values()) < len(exports.pool_text(db, "c").splitlines())
+    assert len(labels) < len(exports.pool_text(db, "c").splitlines())
     view = judging.next_pair(db, "c", ids["a1"])
     assert view is not None and view["decided"] is True
 
@@ -175,33 +202,35 @@ def test_after_the_decision_the_rest_comes_in_the_blind_order(sqlite_db, tmp_pat
     assert judging.next_pair(db, "c", ids["a1"]) is None
 
 
-def test_a_judgment_changes_the_next_choice(sqlite_db, tmp_path):
-    """The cached choice is keyed by the judgments: relabelling a relevant document as not
-    relevant changes the weights of AP, and the next pair served follows the library."""
+def first_of(order, topics=None):
+    pairs = zip(order.table["query_id"].to_pylist(), order.table["doc_id"].to_pylist(), strict=True)
+    return next((q, d) for q, d in pairs if topics is None or q in topics)
+
+
+def test_a_relabel_changes_the_next_choice(sqlite_db, tmp_path):
+    """The cached state is keyed by the judgments: relabelling a relevant document as not
+    relevant (the state is rebuilt, not updated in place) changes the weights of AP, and
+    the next pair served is still the library's."""
     db = sqlite_db
     ids, _ = mtc_campaign(db, tmp_path, measure="AP", runs=["r1", "r2"], assessors=("a1",))
     views = []
-    for _ in range(2):
+    for _ in range(3):
         view = judging.next_pair(db, "c", ids["a1"])
         views.append(view)
         judging.save(db, "c", ids["a1"], view["pair"], 2)  # everything relevant so far
     before = judging.next_pair(db, "c", ids["a1"])
-    judging.save(db, "c", ids["a1"], views[0]["pair"], 0)
-    after = judging.next_pair(db, "c", ids["a1"])
-    topic = views[0]["topic"]["id"]
-    assert {v["topic"]["id"] for v in (*views, before, after)} == {topic}
-    from cranfield.pooling.mtc import coefficients, next_document
-
-    ranked = [rankings()[r][topic] for r in ("r1", "r2")]
-    docs = sorted({d for r in ranked for d in r})
-    arrays = [np.array([docs.index(d) for d in r]) for r in ranked]
-    poly = coefficients(*arrays, len(docs), "ap")
-    judged = np.full(len(docs), -1)
+    _, labels = exported(db)
+    assert (before["topic"]["id"], before["document"]["id"]) == first_of(
+        library(tmp_path, labels, ["r1", "r2"], "AP")
+    )
     for v in views:
-        judged[docs.index(v["document"]["id"])] = 1
-    assert docs[next_document(poly, judged)] == before["document"]["id"]
-    judged[docs.index(views[0]["document"]["id"])] = 0
-    assert docs[next_document(poly, judged)] == after["document"]["id"]
+        judging.save(db, "c", ids["a1"], v["pair"], 0)
+    after = judging.next_pair(db, "c", ids["a1"])
+    _, labels = exported(db)
+    assert set(labels.values()) == {0}
+    expected = first_of(library(tmp_path, labels, ["r1", "r2"], "AP"))
+    assert (after["topic"]["id"], after["document"]["id"]) == expected
+    assert after["pair"] != before["pair"]
 
 
 def test_one_assessor_per_topic_never_shares_a_pair(db, tmp_path):
@@ -391,27 +420,34 @@ def test_the_question_over_http_the_dashboard_and_the_judging_page(tmp_path):
     first = a1.get("/api/campaigns/c/next").json()
     assert first["decided"] is False
     assert 'id="decided"' not in a1.get("/c/c/judge").text
-    judge(site.db, ids, ("a1",))
-    view = a1.get("/api/campaigns/c/next").json()
+    judging.save(site.db, "c", ids["a1"], first["pair"], 1)
     halfway = boss.get("/api/campaigns/c/mtc").json()
-    assert halfway["decided"] is False  # a2's topics
-    still_open = [t["topic"] for t in halfway["topics"] if not t["decided"]]
+    assert not halfway["decided"] and halfway["judged"] == 1
     html = boss.get("/c/c/dashboard").text
-    assert f'<span id="mtc-open">{", ".join(still_open)}</span>' in html
-    assert f"{3 - len(still_open)} of 3 topics decided" in html
-    judge(site.db, ids, ("a2",))
-    assert view["decided"] is True
-    assert 'id="decided"' in a1.get("/c/c/judge").text
+    assert f"{halfway['pairs_decided']} of 3 pairs of runs decided" in html
+    for step in range(200):  # the two assessors take turns until the question is decided
+        a = ("a2", "a1")[step % 2]
+        view = judging.next_pair(site.db, "c", ids[a])
+        if view is None:  # this queue is done: the other goes on
+            continue
+        if view["decided"]:
+            break
+        judging.save(
+            site.db, "c", ids[a], view["pair"], truth(view["topic"]["id"], view["document"]["id"])
+        )
     status = boss.get("/api/campaigns/c/mtc").json()
+    assert status["decided"] and a1.get("/api/campaigns/c/next").json()["decided"] is True
+    assert 'id="decided"' in a1.get("/c/c/judge").text
     assert status == json.loads(json.dumps(mtc_order.status(site.db, "c")))
     assert status["enabled"] and status["decided"] and len(status["pairs"]) == 3
     html = boss.get("/c/c/dashboard").text
-    assert 'id="mtc-table"' in html and "Decided: on every topic" in html
+    assert 'id="mtc-table"' in html and "Decided: every decision is taken" in html
+    assert f"{status['judged']} of {status['documents']} pooled documents" in html
     from cranfield.service.web import _num
 
     for p in status["pairs"]:
-        assert f'data-runs="{" ".join(p["runs"])}">{_num(p["max_p_change"])}<' in html
-        assert p["max_p_change"] < 0.1 and p["topics_decided"] == 3
+        assert f'data-runs="{" ".join(p["runs"])}">{_num(p["p_change"])}<' in html
+        assert p["p_change"] < 0.1 and p["decided"]
 
 
 def test_the_command_line(cli, tmp_path):
@@ -458,9 +494,9 @@ def test_a_run_pooled_late_joins_the_question_of_all_runs(sqlite_db, tmp_path):
 
 def test_a_tie_is_decided_once_everything_is_judged(sqlite_db, tmp_path):
     """Two runs with the same ranking: the difference is 0 whatever the labels, the
-    library's probability stays 0.5 (``sign_change_probability`` of a zero mean), and the
-    topics are decided — ``complete`` — once their documents are all judged, in the order
-    ``minimal_judging`` gives (document id order: every weight is 0)."""
+    library's probability stays 0.5 (``sign_change_probability`` of a zero mean) and every
+    weight is 0, so the pairs come in (topic, document id) order — the library's — and
+    the question is decided once every document is judged."""
     db = sqlite_db
     make_campaign(db, per_topic=1)
     ids = {"p1": user(db, "p1", "participant"), "a1": user(db, "a1", "assessor")}
@@ -470,23 +506,31 @@ def test_a_tie_is_decided_once_everything_is_judged(sqlite_db, tmp_path):
     pooling.build(db, "c", depth=DEPTH)
     mtc_order.choose(db, "c", "P@5", runs=["r1", "r2"])
     pooling.assign(db, "c")
+    order = judging_order(
+        [Run.read(run_file(tmp_path, n, same)) for n in ("r1", "r2")],
+        measure="P@5",
+        depth=DEPTH,
+        batch=10**6,
+    )
+    assert order.difference.tolist() == [0.0] and order.risk.tolist() == [0.5]
+    expected = list(
+        zip(order.table["query_id"].to_pylist(), order.table["doc_id"].to_pylist(), strict=True)
+    )
+    assert expected == sorted((q, d) for q in TOPICS for d in same[q])
     served = judge(db, ids, ("a1",))["a1"]
-    for topic in TOPICS:
-        docs = sorted(same[topic])
-        arrays = [np.array([docs.index(d) for d in same[topic]])] * 2
-        order, mean, risk = minimal_judging(*arrays, np.zeros(len(docs), int), "p", 5)
-        assert (mean, risk) == (0.0, 0.5)
-        assert [d for q, d, _ in served if q == topic] == [docs[i] for i in order] == docs
+    assert [(q, d) for q, d, _ in served] == expected
     status = mtc_order.status(db, "c")
-    assert status["decided"] and all(t["complete"] and t["decided"] for t in status["topics"])
-    assert [p["p_change"] for t in status["topics"] for p in t["pairs"]] == [0.5] * 3
-    assert status["pairs"][0]["topics_decided"] == 3
+    assert status["decided"] and status["judged"] == status["documents"] == len(expected)
+    assert [(p["p_change"], p["difference"], p["decided"]) for p in status["pairs"]] == [
+        (0.5, 0.0, True)
+    ]
 
 
-def test_with_two_assessors_a_topic_each_follows_their_own_judgments(sqlite_db, tmp_path):
-    """``per_topic=2``: the campaign wants the overlap; each assessor's order is
-    ``minimal_judging`` on their own labels (a2 labels everything not relevant), whatever
-    the other has judged."""
+def test_with_two_assessors_a_topic_a_pair_one_judged_waits_for_the_decision(sqlite_db, tmp_path):
+    """``per_topic=2``: both assessors have every topic. The question is the campaign's,
+    so a pair one of them judged has its label and the other is served the library's
+    next pair instead; the copies they share come, in the blind order, once the
+    question is decided."""
     db = sqlite_db
     make_campaign(db, per_topic=2)
     ids = {"p1": user(db, "p1", "participant")}
@@ -498,20 +542,67 @@ def test_with_two_assessors_a_topic_each_follows_their_own_judgments(sqlite_db, 
     pooling.build(db, "c", depth=DEPTH)
     mtc_order.choose(db, "c", "AP", runs=["r1", "r2"])
     pooling.assign(db, "c")
-    served = {a: [] for a in ("a1", "a2")}
-    for _ in range(60):  # alternate: each saves one, then the other
-        for a, label in (("a1", None), ("a2", 0)):
-            view = judging.next_pair(db, "c", ids[a])
-            if view is None or view["decided"]:
-                continue
-            q, d = view["topic"]["id"], view["document"]["id"]
-            served[a].append((q, d))
-            judging.save(db, "c", ids[a], view["pair"], truth(q, d) if label is None else label)
-    for a, label_of in (("a1", truth), ("a2", lambda q, d: 0)):
-        for topic in TOPICS:
-            docs = sorted({d for r in ("r1", "r2") for d in ranked[r][topic]})
-            arrays = [np.array([docs.index(d) for d in ranked[r][topic]]) for r in ("r1", "r2")]
-            rel = np.array([int(label_of(topic, d) > 0) for d in docs])
-            order, _, _ = minimal_judging(*arrays, rel, "ap")
-            assert [d for q, d in served[a] if q == topic] == [docs[i] for i in order], a
-    assert served["a1"] != served["a2"]
+    served = []
+    for step in range(200):
+        a = ("a1", "a2")[step % 2]
+        view = judging.next_pair(db, "c", ids[a])
+        if view["decided"]:
+            break
+        _, labels = exported(db)
+        q, d = view["topic"]["id"], view["document"]["id"]
+        assert (q, d) == first_of(library(tmp_path, labels, ["r1", "r2"], "AP"))
+        served.append((q, d))
+        judging.save(db, "c", ids[a], view["pair"], truth(q, d))
+    assert view["decided"] and mtc_order.status(db, "c")["decided"]
+    assert len(served) == len(set(served)) > 2
+    shared = judging.next_pair(db, "c", ids["a1"])  # the blind order: maybe a2's pair
+    assert shared["decided"] is True
+
+
+def test_previous_and_next_follow_the_order_judged(sqlite_db, tmp_path):
+    """In MTC order the queue's blind positions are not the order served: the links go
+    through the pairs in the order the assessor judged them (read back from the judgment
+    log export), and from the pair being judged back to the last one judged."""
+    db = sqlite_db
+    ids, _ = mtc_campaign(db, tmp_path, measure="AP", assessors=("a1",))
+    for _ in range(5):
+        view = judging.next_pair(db, "c", ids["a1"])
+        judging.save(
+            db, "c", ids["a1"], view["pair"], truth(view["topic"]["id"], view["document"]["id"])
+        )
+    judging.save(db, "c", ids["a1"], view["pair"], 0)  # a relabel keeps the order
+    log, _ = exported(db)
+    judged = list(dict.fromkeys(log["a1"]))
+    assert len(judged) == 5
+    current = judging.next_pair(db, "c", ids["a1"])
+    assert current["next"] is None and current["label"] is None
+    seen, view = [], current
+    while view["previous"] is not None:
+        view = judging.pair_view(db, "c", ids["a1"], view["previous"])
+        seen.append((view["topic"]["id"], view["document"]["id"]))
+    assert seen == judged[::-1]
+    forward = [(view["topic"]["id"], view["document"]["id"])]
+    positions = [view["position"]]
+    while view["next"] is not None:
+        view = judging.pair_view(db, "c", ids["a1"], view["next"])
+        forward.append((view["topic"]["id"], view["document"]["id"]))
+        positions.append(view["position"])
+    assert forward == judged
+    # the blind positions would have led elsewhere (so the old links broke the order)
+    assert positions != list(range(positions[0], positions[0] + 5))
+
+
+def test_a_state_past_the_bound_is_one_clear_error(sqlite_db, tmp_path, monkeypatch):
+    """Runs or pool grown past MapJudging's cells after the question was chosen: the
+    status and the next pair say so in one InputError (the dashboard shows it), never a
+    traceback."""
+    from cranfield.pooling import mtc
+
+    db = sqlite_db
+    ids, _ = mtc_campaign(db, tmp_path, measure="AP", assessors=("a1",))
+    db.cache.clear()
+    monkeypatch.setattr(mtc, "MAX_CELLS", 10)
+    with pytest.raises(InputError, match="MTC order of campaign 'c'.*cells"):
+        mtc_order.status(db, "c")
+    with pytest.raises(InputError, match="cells"):
+        judging.next_pair(db, "c", ids["a1"])

@@ -219,17 +219,51 @@ def pair_view(db: Database, campaign: str, user_id: int, pair_id: int) -> dict:
         return _view(s, ref, user_id, row)
 
 
+# the pairs the assessor judged, in the order of their first judgment (the judgment log)
+_HISTORY = (
+    select(JudgmentEvent.pair_id)
+    .join(
+        Task,
+        and_(
+            Task.pair_id == JudgmentEvent.pair_id,
+            Task.user_id == JudgmentEvent.user_id,
+            Task.campaign_id == bindparam("cid"),
+        ),
+    )
+    .where(JudgmentEvent.user_id == bindparam("uid"))
+    .group_by(JudgmentEvent.pair_id)
+    .order_by(func.min(JudgmentEvent.id))
+)
+
+
+def _history_neighbours(s, cid: int, user_id: int, pair_id: int) -> tuple:
+    """``(previous, next)`` in an MTC campaign: the queue's blind positions are not the
+    order pairs are served in, so the links follow the order the assessor judged in —
+    the pair judged before this one and the one judged after it; from the pair being
+    judged, back to the last one judged; from the last one judged, no next pair (the
+    judging page serves the next MTC choice)."""
+    history = list(s.scalars(_HISTORY, {"cid": cid, "uid": user_id}))
+    if pair_id not in history:
+        return (history[-1] if history else None), None
+    i = history.index(pair_id)
+    return (history[i - 1] if i else None), (history[i + 1] if i + 1 < len(history) else None)
+
+
 def _view(s, ref, user_id: int, row) -> dict:
     (pair_id, position, topic_id, doc_id, t_title, t_desc, t_narr, d_title, d_text, label) = row[
         :10
     ]
     comment, flags, skipped_at = row[10:]
-    neighbours = dict(
-        s.execute(
-            _NEIGHBOURS,
-            {"cid": ref.id, "uid": user_id, "before": position - 1, "after": position + 1},
-        ).all()
-    )
+    if s.scalar(_MTC_DESIGN, {"cid": ref.id}) is None:
+        neighbours = dict(
+            s.execute(
+                _NEIGHBOURS,
+                {"cid": ref.id, "uid": user_id, "before": position - 1, "after": position + 1},
+            ).all()
+        )
+        previous, following = neighbours.get(position - 1), neighbours.get(position + 1)
+    else:
+        previous, following = _history_neighbours(s, ref.id, user_id, pair_id)
     return {
         "pair": pair_id,
         "topic": {
@@ -248,8 +282,8 @@ def _view(s, ref, user_id: int, row) -> dict:
         "flags": flags.split(",") if flags else [],
         "skipped": skipped_at is not None and label is None,
         "position": position + 1,
-        "previous": neighbours.get(position - 1),
-        "next": neighbours.get(position + 1),
+        "previous": previous,
+        "next": following,
         "progress": progress(s, ref.id, user_id, topic_id),
         "scale": [dict(x) for x in ref.labels],
     }

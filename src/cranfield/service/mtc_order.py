@@ -1,50 +1,50 @@
 r"""The assessors' queues in the order of minimal test collections (MTC).
 
 Carterette, Allan & Sitaraman (2006), "Minimal test collections for retrieval
-evaluation", SIGIR; Carterette (2007), "Robust test collections for retrieval
-evaluation", SIGIR. The coordinator states a question — a measure (AP, P@k or DCG@k)
-and two named runs, or all the campaign's runs — and each assessor's next pair is the
-one the library's weights choose (:mod:`cranfield.pooling.mtc`) given the judgments so
-far, until the question is decided.
+evaluation", SIGIR, section 4; Carterette (2007), "Robust test collections for
+retrieval evaluation", SIGIR. The coordinator states a question — a measure (AP, P@k or
+DCG@k) and two named runs, or all the campaign's runs — about the measure's MEAN over
+the campaign's topics (MAP for AP), and each assessor's next pair is the one the
+library's weights choose (:class:`cranfield.pooling.mtc.MapJudging`) given the
+judgments so far, until the question is decided.
 
-Per topic :math:`t` and pair of runs :math:`(a, b)` the measure difference is the
-polynomial :math:`S = \sum_i d_i x_i + \sum_{i<j} c_{ij} x_i x_j` in the binary
-relevances :math:`x_i` (a label above 0 is relevant) of the topic's documents:
+The state is :class:`~cranfield.pooling.mtc.MapJudging` over every topic:
 
-* the documents are those of each run's longest prefix of pooled documents (what
-  people can judge; with a depth-:math:`k` pool, the top :math:`k` of every run),
-  indexed in document id order (so that ties between weights fall by document id,
-  never by a rank);
-* the probability that the sign of :math:`S` changes once everything is judged is
-  :math:`\Phi(-|E[S]| / \sqrt{Var[S]})` with every unjudged :math:`x_i \sim
-  \text{Bernoulli}(0.5)` (:func:`~cranfield.pooling.mtc.moments`,
-  :func:`~cranfield.pooling.mtc.sign_change_probability`);
-* a decision is taken when that probability is below the threshold (0.05 by
-  default); the topic is decided when every pair's is;
-* the next document is the unjudged one of largest :math:`\sum |w_i|` over the pairs
-  still open, :math:`w_i = d_i + \sum_{j \text{ relevant}} c_{ij}` — with two runs
-  exactly :func:`~cranfield.pooling.mtc.next_document`, with all of them the step of
-  :func:`~cranfield.pooling.mtc.rank_runs`.
+* per topic, the documents are those of each run's longest prefix of pooled documents
+  (what people can judge; with a depth-:math:`k` pool, the top :math:`k` of every run:
+  then it is :func:`cranfield.pooling.mtc_order.build_state` of the run files cut at
+  :math:`k`), indexed in document id order (ties between weights fall by topic, then
+  document id, never by a rank); the judgments are the exported (aggregated) labels
+  (:func:`cranfield.service.exports.qrels_labels`; above 0 is relevant), a relevant
+  pooled document outside the runs' prefixes counting in :math:`R_t`;
+* each run pair's difference of means is :math:`\Delta_{ab} = \frac1T \sum_t
+  S^t_{ab}/R_t` and the probability that its sign changes once everything is judged is
+  :math:`\Phi(-|E[\Delta]| / \sqrt{Var[\Delta]})`, unjudged documents relevant with
+  probability 0.5; a pair is decided below the threshold (0.05 by default) or when
+  every document is judged (the difference is then exact, a tie included); the question
+  is decided when every pair is, and judging may stop;
+* the next (topic, document) is the unjudged one of largest :math:`\sum_{ab\
+  \mathrm{open}} |w^t_{ab,i}| / R_t` (:meth:`~cranfield.pooling.mtc.MapJudging.scores`).
 
-An assessor's queue keeps its blind topic order (:func:`cranfield.service.pooling.assign`);
-within the first topic not yet decided by the assessor's own judgments the next pair is
-the MTC choice among the assessor's unjudged pairs not set aside. When every topic of
-the queue is decided the remaining pairs come in the blind order, flagged ``decided``:
-judging may stop. The choice is computed when the assessor asks for the next pair and
-cached per campaign under the topic's judgments (a new judgment changes the key, so
-any worker process recomputes; the cache is bounded).
+An assessor is served, among the unjudged pairs of their own queue not set aside (the
+topics :func:`cranfield.service.pooling.assign` gave them: assignment and blindness
+are kept), the pair of largest weight; a pair another assessor already judged has its
+label and weighs nothing (with ``per_topic`` above 1 the overlap copies come, in the
+blind order, once the question is decided). When the question is decided, or the
+queue holds no pair that weighs, the rest of the queue comes in the blind order
+(flagged ``decided`` in the first case).
 
-Pairs are never shared by accident: a topic's pairs are in its assessors' queues only,
-and each topic has ``per_topic`` assessors (one: nobody else ever gets its pairs;
-more, or a topic given to a second assessor: the campaign wants the overlap, and each
-assessor follows the MTC order of their own judgments).
+The state is cached per campaign (:func:`question`) under the runs and pool and the
+judgments' key (:func:`_judgment_key`: one statement; any save changes it, so every
+worker process notices); new judgments of unjudged documents are recorded in place
+(one topic's update each), anything else rebuilds it. Its size is bounded at
+:func:`choose` (:data:`MAX_CELLS` and :data:`cranfield.pooling.mtc.MAX_CELLS`).
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections import OrderedDict
 from dataclasses import dataclass
 
 import numpy as np
@@ -58,8 +58,6 @@ PRIOR = 0.5
 #: the bound on (run pairs) x (documents of a topic)^2: the coefficients of one topic
 #: held at once (32 MB of doubles)
 MAX_CELLS = 4_000_000
-#: choices kept per database (least recently used dropped)
-CACHE_SIZE = 4096
 
 _MEASURE = re.compile(r"^(AP|MAP|P@(\d{1,6})|DCG@(\d{1,6}))$", re.IGNORECASE)
 
@@ -137,54 +135,6 @@ def topic_runs(runs, pooled: set[tuple[str, str]]) -> dict[str, TopicRuns]:
     return out
 
 
-def coefficients_of(topic: TopicRuns, measure: str, k: int) -> list:
-    """The :class:`~cranfield.pooling.mtc.PairPolynomial` of every pair of runs."""
-    from ..pooling.mtc import coefficients
-
-    n = len(topic.docs)
-    r = topic.runs
-    return [
-        coefficients(r[a], r[b], n, measure, k or 10) for a, b in run_pairs(list(range(len(r))))
-    ]
-
-
-def decisions(polys: list, judgments: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Each pair's expected difference and probability that its sign changes."""
-    from ..pooling.mtc import moments, probabilities, sign_change_probability
-
-    p = probabilities(judgments, PRIOR)
-    means, risks = [], []
-    for poly in polys:
-        mean, var = moments(poly, p)
-        means.append(mean)
-        risks.append(sign_change_probability(mean, var))
-    return np.array(means), np.array(risks)
-
-
-def choose_document(
-    polys: list, judgments: np.ndarray, candidates: np.ndarray, threshold: float
-) -> tuple[int, bool]:
-    """``(document index or -1, decided)``: the candidate of largest summed ``|w_i|`` over
-    the pairs whose sign-change probability is at least ``threshold``; -1 when the topic is
-    decided or no candidate is left. A topic whose documents are all judged is decided
-    (the differences are known exactly; a tie keeps the probability 0.5 of
-    :func:`~cranfield.pooling.mtc.sign_change_probability`)."""
-    from ..pooling.mtc import weights
-
-    _, risks = decisions(polys, judgments)
-    open_ = risks >= threshold
-    if not open_.any() or (judgments >= 0).all():  # all judged: the answer is exact
-        return -1, True
-    relevant = judgments == 1
-    w = np.zeros(len(judgments))
-    for poly, is_open in zip(polys, open_.tolist(), strict=True):
-        if is_open:
-            w += np.abs(weights(poly, relevant))
-    w[~candidates] = -np.inf
-    best = int(np.argmax(w)) if len(w) else -1
-    return (best if best >= 0 and np.isfinite(w[best]) else -1), False
-
-
 # -- the campaign's design --------------------------------------------------------------
 
 
@@ -241,11 +191,14 @@ def choose(
     topics = topic_runs(submissions.load_runs(db, rows), pooled)
     n_pairs = len(rows) * (len(rows) - 1) // 2
     largest = max((len(t.docs) for t in topics.values()), default=0)
-    if n_pairs * largest**2 > MAX_CELLS:
+    from ..pooling import mtc
+
+    cells = len(topics) * len(rows) * (largest + 1)
+    if n_pairs * largest**2 > MAX_CELLS or cells > mtc.MAX_CELLS:
         raise InputError(
-            f"{n_pairs} pairs of runs over up to {largest} documents a topic is more than an "
-            f"MTC order computes per request ({MAX_CELLS} coefficients): name two runs or "
-            "pool less deeply"
+            f"{n_pairs} pairs of runs over {len(topics)} topics of up to {largest} documents "
+            f"is more than an MTC order computes per request ({MAX_CELLS} coefficients a "
+            f"topic, {mtc.MAX_CELLS} cells in all): name two runs or pool less deeply"
         )
     design = {
         "measure": str(measure).strip().upper(),
@@ -302,18 +255,6 @@ def _structure(db, cid: int, design: dict) -> tuple[list[str], dict[str, TopicRu
     return (*found, key)
 
 
-def _cached_choice(db, key, compute):
-    cache = db.cache.setdefault("mtc_choices", OrderedDict())
-    if key in cache:
-        cache.move_to_end(key)
-        return cache[key]
-    value = compute()
-    cache[key] = value
-    while len(cache) > CACHE_SIZE:
-        cache.popitem(last=False)
-    return value
-
-
 _QUEUE = []
 
 
@@ -337,63 +278,237 @@ def _queue():
     return _QUEUE[0]
 
 
-def next_for(db, cid: int, user_id: int, text: str) -> tuple[int | None, bool]:
-    """``(pair id or None, decided)`` for the assessor: the MTC choice in the first topic of
-    their queue (blind topic order) that their judgments leave undecided; None when no
-    topic has a choice (then ``decided`` tells whether every topic is decided)."""
+def _judgment_key(db, cid: int) -> tuple:
+    """What the exported labels depend on, read in one statement: the last judgment event
+    (every save adds one), the number of judgments (a deletion) and the adjudications'
+    count and label sum. A new judgment changes it, so any worker process rebuilds."""
+    from sqlalchemy import func, select
+
+    from .models import Adjudication, Judgment, JudgmentEvent, Pair
+
+    pairs = select(Pair.id).where(Pair.campaign_id == cid)
+    q = select(
+        select(func.max(JudgmentEvent.id))
+        .where(JudgmentEvent.pair_id.in_(pairs))
+        .scalar_subquery(),
+        select(func.count())
+        .select_from(Judgment)
+        .where(Judgment.pair_id.in_(pairs))
+        .scalar_subquery(),
+        select(func.count())
+        .select_from(Adjudication)
+        .where(Adjudication.pair_id.in_(pairs))
+        .scalar_subquery(),
+        select(func.sum(Adjudication.label))
+        .where(Adjudication.pair_id.in_(pairs))
+        .scalar_subquery(),
+    )
+    with db.connection() as s:
+        return tuple(s.execute(q).one())
+
+
+@dataclass
+class _Question:
+    """The campaign's question over all topics: the design's run names, the topics (id
+    order), each topic's documents and the :class:`~cranfield.pooling.mtc.MapJudging`
+    state of the exported judgments (``judged``: its 1/0/-1 per topic and document)."""
+
+    names: list[str]
+    topics: list[str]
+    docs: list[tuple[str, ...]]
+    state: object
+    judged: np.ndarray
+
+
+def _judged_of(labels: dict, topics: list[str], docs: list, width: int):
+    """``(1/0/-1 per topic x document, relevant labels outside each topic's documents)``
+    from ``{(topic, doc): label}`` (a label above 0 is relevant)."""
+    judged = np.full((len(topics), width), -1, np.int64)
+    judged[np.arange(width)[None, :] >= np.array([len(d) for d in docs])[:, None]] = 0
+    outside = np.zeros(len(topics))
+    if labels:
+        where = {(q, d): (t, i) for t, q in enumerate(topics) for i, d in enumerate(docs[t])}
+        index = {q: t for t, q in enumerate(topics)}
+        for key, label in labels.items():
+            hit = where.get(key)
+            if hit is not None:
+                judged[hit] = int(label > 0)
+            elif label > 0 and key[0] in index:
+                outside[index[key[0]]] += 1.0
+    return judged, outside
+
+
+def question(db, cid: int, campaign: str, text: str) -> _Question:
+    """The MapJudging state of the campaign's question and judgments, cached per
+    campaign: kept while neither the runs, the pool (:func:`_structure`) nor the
+    judgments (:func:`_judgment_key`) change; new judgments of unjudged documents are
+    recorded in place (:meth:`~cranfield.pooling.mtc.MapJudging.judge`), anything else
+    (a relabel, an adjudication, a new relevant document outside the runs) rebuilds it."""
+    from ..pooling.mtc import MapJudging
+    from . import exports
 
     design = json.loads(text)
     measure, k = parse_measure(design["measure"])
-    threshold = float(design["threshold"])
-    _names, topics, structure = _structure(db, cid, design)
+    names, by_topic, structure = _structure(db, cid, design)
+    jkey = _judgment_key(db, cid)
+    cache = db.cache.setdefault("mtc_state", {})
+    found = cache.get(cid)
+    if found is not None and found[0] == (structure, text, jkey):
+        return found[1]
+    old = found[1] if found is not None and found[0][:2] == (structure, text) else None
+    if old is not None:
+        fresh = _single_new_labels(db, cid, found[0][2], jkey, old)
+        if fresh is not None:  # each new label is its pair's only one: the export's
+            for t, i, x in fresh:
+                old.state.judge(t, i, x)
+                old.judged[t, i] = x
+            cache[cid] = ((structure, text, jkey), old)
+            return old
+    topics = sorted(by_topic)
+    docs = [by_topic[q].docs for q in topics]
+    width = max((len(d) for d in docs), default=0)
+    judged, outside = _judged_of(exports.qrels_labels(db, campaign), topics, docs, width)
+    if old is not None and np.array_equal(old.state.outside, outside):
+        changed = np.argwhere(old.judged != judged)
+        if (old.judged[tuple(changed.T)] == -1).all():  # only new judgments: in place
+            for t, i in changed.tolist():  # one update per new judgment (usually one)
+                old.state.judge(t, i, int(judged[t, i]))
+            old.judged = judged
+            cache[cid] = ((structure, text, jkey), old)
+            return old
+    try:
+        state = MapJudging(
+            [list(by_topic[q].runs) for q in topics],
+            [len(d) for d in docs],
+            list(judged),
+            measure=measure,
+            k=k or 10,
+            prior=PRIOR,
+            outside=outside,
+        )
+    except ValueError as exc:  # the runs or the pool grew past the bound after choose
+        raise InputError(f"the MTC order of campaign {campaign!r}: {exc}") from None
+    found = _Question(names, topics, docs, state, judged)
+    cache[cid] = ((structure, text, jkey), found)
+    return found
+
+
+def _single_new_labels(db, cid: int, before: tuple, after: tuple, q: _Question):
+    """The judgments saved since ``before`` (:func:`_judgment_key`) as ``(topic, document,
+    0/1)`` of the state, when the export's labels are known without aggregating again:
+    majority aggregation, no adjudication changed, and every pair judged since has one
+    judgment (the majority of one label is that label), no gold label, and is a document
+    of the state not judged before; None otherwise (then :func:`question` rebuilds)."""
+    from sqlalchemy import select
+
+    from .models import Campaign, Judgment, JudgmentEvent, Pair
+
+    if before[2:] != after[2:] or before[0] is None or after[0] is None:
+        return None
+    with db.connection() as s:
+        if s.scalar(select(Campaign.aggregation).where(Campaign.id == cid)) != "majority":
+            return None
+        new_pairs = (
+            select(JudgmentEvent.pair_id)
+            .join(Pair, Pair.id == JudgmentEvent.pair_id)
+            .where(Pair.campaign_id == cid, JudgmentEvent.id > before[0])
+        )
+        rows = s.execute(
+            select(Judgment.pair_id, Pair.topic_id, Pair.doc_id, Pair.gold_label, Judgment.label)
+            .join(Pair, Pair.id == Judgment.pair_id)
+            .where(Judgment.pair_id.in_(new_pairs))
+        ).all()
+    pairs = [r[0] for r in rows]
+    if not rows or len(set(pairs)) != len(pairs) or after[1] - before[1] != len(pairs):
+        return None
+    topic_index = {t: i for i, t in enumerate(q.topics)}
+    out = []
+    for _pid, topic, doc, gold, label in rows:  # the judgments since the last request
+        t = topic_index.get(topic)
+        docs = q.docs[t] if t is not None else ()
+        i = int(np.searchsorted(docs, doc)) if docs else 0
+        if gold is not None or t is None or i >= len(docs) or docs[i] != doc:
+            return None
+        if q.judged[t, i] != -1:
+            return None
+        out.append((t, i, int(label > 0)))
+    return out
+
+
+def _open(q: _Question, threshold: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool]:
+    """``(differences, risks, decided per run pair, whole question decided)``: a pair is
+    decided when its sign-change probability is below ``threshold`` or every document
+    is judged (the difference is then known exactly, a tie included)."""
+    from ..pooling.mtc import _erfc_risk
+
+    means, var = q.state.moments()
+    risks = _erfc_risk(means, var)
+    complete = bool((q.judged >= 0).all() or not q.judged.size)
+    decided = (risks < threshold) | complete
+    return means, risks, decided, bool(decided.all())
+
+
+def next_for(db, cid: int, user_id: int, text: str) -> tuple[int | None, bool]:
+    """``(pair id or None, decided)`` for the assessor: among the unjudged pairs of their
+    queue not set aside, the one of largest MTC weight over the question's open run
+    pairs (:meth:`~cranfield.pooling.mtc.MapJudging.next_judgments`, ties by topic then
+    document id); None when the question is decided (``decided``) or the assessor's
+    queue holds no pair that weighs."""
+    from ..pooling.mtc import _best_first
+
+    design = json.loads(text)
+    with db.connection() as s:
+        name = s.scalar(_name_of(), {"cid": cid})
+    q = question(db, cid, name, text)
+    _means, _risks, decided, done = _open(q, float(design["threshold"]))
+    if done:
+        return None, True
+    q.state.set_open(~decided)
     with db.connection() as s:
         rows = s.execute(_queue(), {"cid": cid, "uid": user_id}).all()
-    by_topic: dict[str, list] = {}
-    for row in rows:
-        by_topic.setdefault(row[1], []).append(row)
-    decided_all = True
-    for topic, tasks in by_topic.items():
-        t = topics.get(topic)
-        if t is None:
-            continue
-        index = {d: i for i, d in enumerate(t.docs)}
-        judgments = np.full(len(t.docs), -1, np.int64)
-        candidates = np.zeros(len(t.docs), bool)
-        pair_of = {}
-        for pid, _q, doc, skipped, label in tasks:
-            i = index.get(doc)
-            if i is None:
-                continue
-            pair_of[i] = pid
-            if label is not None:
-                judgments[i] = 1 if label > 0 else 0
-            elif skipped is None:
-                candidates[i] = True
-        key = (structure, text, topic, judgments.tobytes(), candidates.tobytes())
-        doc, decided = _cached_choice(
-            db,
-            key,
-            lambda t=t, j=judgments, c=candidates: choose_document(
-                coefficients_of(t, measure, k), j, c, threshold
-            ),
-        )
-        decided_all &= decided
-        if doc >= 0:
-            return pair_of[doc], False
-    return None, decided_all
+    width = q.judged.shape[1] + 1  # the state's documents and its dummy column
+    topic_index = {t: i for i, t in enumerate(q.topics)}
+    doc_index = [{d: i for i, d in enumerate(docs)} for docs in q.docs]
+    cell_pair: dict[int, int] = {}
+    for pid, topic, doc, skipped, label in rows:  # the assessor's queue (one topic's share)
+        t = topic_index.get(topic)
+        i = None if t is None or label is not None or skipped is not None else doc_index[t].get(doc)
+        if i is not None:
+            cell_pair[t * width + i] = pid
+    if not cell_pair:
+        return None, False
+    score = q.state.scores().ravel()
+    mine = np.zeros(len(score), bool)
+    mine[list(cell_pair)] = True
+    order = _best_first(score, len(score))
+    order = order[mine[order]]
+    return (cell_pair[int(order[0])] if len(order) else None), False
+
+
+_NAME = []
+
+
+def _name_of():
+    if not _NAME:
+        from sqlalchemy import bindparam, select
+
+        from .models import Campaign
+
+        _NAME.append(select(Campaign.name).where(Campaign.id == bindparam("cid")))
+    return _NAME[0]
 
 
 # -- the decisions, for the coordinator --------------------------------------------------
 
 
 def status(db, campaign: str) -> dict:
-    """The question and, per topic, each pair of runs' expected difference and probability
-    that its sign changes, from the exported (aggregated) labels
-    (:func:`cranfield.service.exports.qrels_labels`); a topic is decided when every
-    pair's probability is below the threshold or all its documents are judged
-    (``complete``); ``decided``: every topic is.
+    """The question and each pair of runs' expected difference of the measure's mean over
+    the topics and probability that its sign changes, from the exported (aggregated)
+    labels (:func:`cranfield.service.exports.qrels_labels`); a pair is decided when that
+    probability is below the threshold or every document is judged; ``decided``: every
+    pair is (judging may stop).
     ``{"enabled": False}`` when the campaign is served in the blind order."""
-    from . import campaigns, exports
+    from . import campaigns
 
     with db.read() as s:
         c = campaigns.get(s, campaign)
@@ -401,42 +516,27 @@ def status(db, campaign: str) -> dict:
     if text is None:
         return {"enabled": False}
     design = json.loads(text)
-    measure, k = parse_measure(design["measure"])
-    threshold = float(design["threshold"])
-    names, topics, _ = _structure(db, cid, design)
-    labels = exports.qrels_labels(db, campaign)
-    pairs = run_pairs(names)
-    out_topics = []
-    per_pair = [{"runs": list(p), "topics_decided": 0, "max_p_change": 0.0} for p in pairs]
-    for topic, t in topics.items():
-        judgments = np.array(
-            [-1 if (topic, d) not in labels else int(labels[(topic, d)] > 0) for d in t.docs],
-            np.int64,
-        )
-        means, risks = decisions(coefficients_of(t, measure, k), judgments)
-        complete = bool((judgments >= 0).all())  # known exactly (a tie included)
-        rows = []
-        for i, (a, b) in enumerate(pairs):
-            rows.append({"runs": [a, b], "expected": float(means[i]), "p_change": float(risks[i])})
-            per_pair[i]["topics_decided"] += int(complete or risks[i] < threshold)
-            per_pair[i]["max_p_change"] = max(per_pair[i]["max_p_change"], float(risks[i]))
-        out_topics.append(
-            {
-                "topic": topic,
-                "documents": len(t.docs),
-                "judged": int((judgments >= 0).sum()),
-                "complete": complete,
-                "decided": complete or bool((risks < threshold).all()),
-                "pairs": rows,
-            }
-        )
+    q = question(db, cid, campaign, text)
+    means, risks, decided, done = _open(q, float(design["threshold"]))
+    pairs = run_pairs(q.names)
+    documents = int(sum(len(d) for d in q.docs))
     return {
         "enabled": True,
         **design,
-        "decided": all(t["decided"] for t in out_topics),
-        "topics_decided": sum(t["decided"] for t in out_topics),
-        "topics": out_topics,
-        "pairs": per_pair,
+        "decided": done,
+        "pairs_decided": int(decided.sum()),
+        "topics": len(q.topics),
+        "documents": documents,
+        "judged": int((q.judged >= 0).sum()) - (q.judged.size - documents),  # padding: 0
+        "pairs": [
+            {
+                "runs": [a, b],
+                "difference": float(means[i]),
+                "p_change": float(risks[i]),
+                "decided": bool(decided[i]),
+            }
+            for i, (a, b) in enumerate(pairs)
+        ],
     }
 
 
