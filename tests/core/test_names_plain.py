@@ -45,3 +45,23 @@ def _read(text, pattern=False):
         return str(exc)
     finally:
         names._WORD = saved
+
+
+def test_names_with_a_cutoff_are_read_as_the_pattern_reads_them():
+    for text in texts():
+        name, at, cut = text.partition("@")
+        short = (
+            at
+            and cut
+            and name[:1] not in ("", "-")
+            and names._WORD.issuperset(name)
+            and names._CUT >= set(cut)
+        )
+        if short:
+            m = re.match(names._READABLE, text)
+            assert m is not None and (m.group("name"), m.group("cut")) == (name, cut), text
+            assert m.group("args") is None
+    cases = ["nDCG@10", "P@5", "R@100", "P@0", "P@-1", "AP@x", "P@1.5", "nDCG@", "@10"]
+    cases += ["RBP@10", "P@1@2", "nDCG@ 10", "-P@5", "P@5 ", "no_such@3", "err_ia@20"]
+    for text in cases:
+        assert _read(text) == _read(text, pattern=True), text

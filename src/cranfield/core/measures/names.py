@@ -148,11 +148,15 @@ def _split_args(args: str) -> list[str]:
 
 
 _WORD = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
+_CUT = _WORD | {"."}
 
 
 def _parse_readable(text: str) -> Measure | None:
+    name, at, cut = text.partition("@")
     if text[:1] not in ("", "-") and _WORD.issuperset(text):
         name, args, cut = text, None, None  # a bare name (AP): what _READABLE reads
+    elif at and cut and name[:1] not in ("", "-") and _WORD.issuperset(name) and _CUT >= set(cut):
+        args = None  # name@cut (nDCG@10): what _READABLE reads
     else:
         import re  # (not at the top: bare names need no pattern; a cold CLI)
 
