@@ -372,25 +372,40 @@ def scott_pi(confusion: np.ndarray) -> np.ndarray:
     return _chance_corrected(p_o, (pi**2).sum(axis=-1))
 
 
-def pairwise(judgments: Judgments) -> list[dict]:
+PAIR_STATISTICS = (
+    "percent_agreement",
+    "cohen_kappa_unweighted",
+    "cohen_kappa_linear",
+    "cohen_kappa_quadratic",
+    "scott_pi",
+)
+
+
+def pairwise(judgments: Judgments, statistics=PAIR_STATISTICS) -> list[dict]:
     """Per pair of assessors with items in common: items, percent agreement, Cohen's
-    kappa (unweighted, linear, quadratic) and Scott's pi."""
+    kappa (unweighted, linear, quadratic) and Scott's pi (only those of
+    ``statistics``, names of :data:`PAIR_STATISTICS`, are computed)."""
     pairs, mats = confusion_matrices(judgments)
     if not len(pairs):
         return []
     n = mats.sum(axis=(1, 2))
-    agree = np.trace(mats, axis1=1, axis2=2) / n
-    cols = {f"cohen_kappa_{w}": cohen_kappa(mats, w) for w in WEIGHTS}
-    pi = scott_pi(mats)
+    cols = {}
+    for s in PAIR_STATISTICS:
+        if s not in statistics:
+            continue
+        if s == "percent_agreement":
+            cols[s] = np.trace(mats, axis1=1, axis2=2) / n
+        elif s == "scott_pi":
+            cols[s] = scott_pi(mats)
+        else:
+            cols[s] = cohen_kappa(mats, s.removeprefix("cohen_kappa_"))
     names = judgments.assessors
     return [
         {
             "a": names[a],
             "b": names[b],
             "items": int(n[p]),
-            "percent_agreement": float(agree[p]),
             **{key: float(v[p]) for key, v in cols.items()},
-            "scott_pi": float(pi[p]),
         }
         for p, (a, b) in enumerate(pairs.tolist())
     ]
@@ -482,8 +497,12 @@ def _replicate_statistics(
 # -- the report ----------------------------------------------------------------------------
 
 
-def _stats_dict(stats: dict, g: int) -> dict:
-    out = {s: float(stats[s][g]) for s in STATISTICS}
+#: Every statistic ``agreement_report`` can show (``statistics=``).
+REPORT_STATISTICS = (*STATISTICS, *PAIR_STATISTICS[1:])
+
+
+def _stats_dict(stats: dict, g: int, chosen=STATISTICS) -> dict:
+    out = {s: float(stats[s][g]) for s in STATISTICS if s in chosen}
     out["pairable_items"] = int(stats["pairable_items"][g])
     return out
 
@@ -508,15 +527,22 @@ def _notes(j: Judgments, stats: dict) -> list[str]:
     return notes
 
 
-def _section(j: Judgments, level: str, replicates: int, confidence: float, seed: int) -> dict:
+def _section(
+    j: Judgments,
+    level: str,
+    replicates: int,
+    confidence: float,
+    seed: int,
+    chosen=REPORT_STATISTICS,
+) -> dict:
     counts = j.counts()
     values = j.scale.values
     overall = count_statistics(counts, None, 1, values, level)
     topics, group = j.item_topic_codes()
     per = count_statistics(counts, group, len(topics), values, level)
     section: dict = {"scale": j.scale.describe(), "level": level}
-    section["overall"] = _stats_dict(overall, 0)
-    if replicates > 0:
+    section["overall"] = _stats_dict(overall, 0, chosen)
+    if replicates > 0 and any(s in chosen for s in STATISTICS):
         ci = bootstrap(
             counts,
             values=values,
@@ -525,11 +551,14 @@ def _section(j: Judgments, level: str, replicates: int, confidence: float, seed:
             confidence=confidence,
             seed=seed,
         )
-        section["overall"]["ci"] = {s: list(v) for s, v in ci.items()}
-    section["per_topic"] = {str(t): _stats_dict(per, g) for g, t in enumerate(topics)}
-    why = pairwise_limit(j)
-    section["pairs"] = pairwise(j) if why is None else []
-    if j.n_assessors == 2:
+        section["overall"]["ci"] = {s: list(v) for s, v in ci.items() if s in chosen}
+    section["per_topic"] = {str(t): _stats_dict(per, g, chosen) for g, t in enumerate(topics)}
+    pair_stats = [s for s in PAIR_STATISTICS if s in chosen]
+    wanted = any(s in chosen for s in PAIR_STATISTICS[1:])  # not percent agreement alone
+    why = pairwise_limit(j) if wanted else None
+    if wanted:
+        section["pairs"] = pairwise(j, pair_stats) if why is None else []
+    if wanted and j.n_assessors == 2:
         _, mats = confusion_matrices(j)
         section["confusion"] = {
             "rows": j.assessors[0],
@@ -554,6 +583,7 @@ def agreement_report(
     replicates: int = 1000,
     confidence: float = 0.95,
     seed: int = 0,
+    statistics=None,
 ) -> dict:
     """Everything ``cranfield agreement`` shows, as a JSON-ready dict.
 
@@ -562,11 +592,23 @@ def agreement_report(
     has ``overall`` (with percentile bootstrap intervals over items when
     ``replicates > 0``), ``per_topic``, ``pairs`` (every pair of assessors with items
     in common) and, for two assessors, their ``confusion`` matrix.
+
+    ``statistics`` (names of :data:`REPORT_STATISTICS`; None: all) chooses what is
+    computed and shown: ``overall`` and ``per_topic`` hold the chosen ones of
+    :data:`STATISTICS` (and ``pairable_items``); ``pairs`` and ``confusion`` are there
+    only when a pairwise statistic other than percent agreement is chosen (Cohen's
+    kappas, Scott's pi), with the chosen ones of :data:`PAIR_STATISTICS`.
     """
     if replicates < 0:
         raise ParameterError("bootstrap replicates", "an integer >= 0", replicates)
     if not 0 < confidence < 1:
         raise ParameterError("confidence", "a number in (0, 1)", confidence)
+    chosen = REPORT_STATISTICS if statistics is None else tuple(statistics)
+    unknown = [s for s in chosen if s not in REPORT_STATISTICS]
+    if unknown or not chosen:
+        raise ParameterError(
+            "statistics", "names among " + ", ".join(REPORT_STATISTICS), ",".join(unknown)
+        )
     level = level or judgments.scale.level
     report = {
         "source": judgments.source,
@@ -578,11 +620,11 @@ def agreement_report(
             "confidence": confidence,
             "seed": seed,
         },
-        "graded": _section(judgments, level, replicates, confidence, seed),
+        "graded": _section(judgments, level, replicates, confidence, seed, chosen),
     }
     if threshold is not None:
         report["threshold"] = threshold
         report["binary"] = _section(
-            judgments.binarised(threshold), "nominal", replicates, confidence, seed
+            judgments.binarised(threshold), "nominal", replicates, confidence, seed, chosen
         )
     return report
