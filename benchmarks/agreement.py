@@ -8,14 +8,14 @@ Then each command is run ``--repeat`` times, the commands alternating, and its w
 time and peak memory (``resource.getrusage`` of the child) printed:
 
 * ``cranfield agreement --bootstrap 0`` (every statistic, per topic, pairwise table);
-* ``cranfield agreement --bootstrap 0 --statistic krippendorff_alpha --no-per-topic``
-  against the *krippendorff* script (pyarrow reads the CSV, pandas pivots it,
+* ``cranfield agreement --bootstrap 0 --statistic krippendorff_alpha`` (overall and
+  per topic) against the *krippendorff* script (pyarrow reads the CSV, pandas pivots it,
   ``krippendorff.alpha(level_of_measurement="ordinal")``);
-* ``cranfield agreement --bootstrap 0 --statistic fleiss_kappa --no-per-topic``
-  against the *statsmodels* script (the same pivot, ``aggregate_raters`` and
+* ``cranfield agreement --bootstrap 0 --statistic fleiss_kappa`` against the *statsmodels* script (the same pivot, ``aggregate_raters`` and
   ``fleiss_kappa(method="fleiss")``);
-* ``cranfield agreement --statistic cohen_kappa_unweighted`` (the pairwise table of
-  every pair of assessors) against the statsmodels script calling ``cohen_kappa`` on
+* ``cranfield agreement --bootstrap 0 --statistic cohen_kappa_unweighted`` (the
+  pairwise table of
+  every pair of assessors) against the statsmodels script calling ``cohens_kappa`` on
   each pair's crosstab;
 * ``cranfield agreement`` with its default 1,000 bootstrap replicates.
 
@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import resource
 import subprocess
 import sys
 import time
@@ -58,7 +57,7 @@ print(f"fleiss_kappa {fleiss_kappa(table, method='fleiss'):.6f}")
 COHEN = """
 import sys
 import numpy as np, pandas as pd, pyarrow.csv as pc
-from statsmodels.stats.inter_rater import cohen_kappa
+from statsmodels.stats.inter_rater import cohens_kappa
 t = pc.read_csv(sys.argv[1]).to_pandas()
 m = t.pivot_table(index=["topic", "document"], columns="assessor", values="label")
 x = m.to_numpy(int)
@@ -66,8 +65,8 @@ k = []
 for a in range(x.shape[1]):
     for b in range(a + 1, x.shape[1]):
         tab = pd.crosstab(x[:, a], x[:, b]).reindex(index=range(3), columns=range(3), fill_value=0)
-        k.append(cohen_kappa(tab.to_numpy()).kappa)
-print(f"{len(k)} pairs, first kappa {k[0]:.6f}")
+        k.append(cohens_kappa(tab.to_numpy()).kappa)
+print(f"{len(k)} pairs, last kappa {k[-1]:.6f}")
 """
 
 
@@ -95,14 +94,16 @@ def write_dense(path: Path, pairs: int, assessors: int, topics: int = 50) -> Non
 
 
 def timed(cmd: list[str]) -> tuple[float, float, str]:
-    """Wall seconds, peak resident MB of the child and the first line of its output."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    """Wall seconds, peak resident MB of the child (``os.wait4``) and its output."""
     t = time.perf_counter()
-    out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+    with subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL) as child:
+        out = child.stdout.read().decode()
+        _, status, usage = os.wait4(child.pid, 0)
+        child.returncode = os.waitstatus_to_exitcode(status)
     wall = time.perf_counter() - t
-    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    # ru_maxrss of children is the largest so far: only a new maximum is exact
-    return wall, max(peak, before) / 1024 if peak > before else float("nan"), out
+    if child.returncode:
+        raise SystemExit(f"{' '.join(cmd)} failed ({child.returncode})")
+    return wall, usage.ru_maxrss / 1024, out
 
 
 def main() -> None:
@@ -124,7 +125,7 @@ def main() -> None:
         scripts[name].write_text(text)
     py = sys.executable
     agree = [py, "-m", "cranfield", "agreement", "--judgments", str(csv)]
-    one = ["--bootstrap", "0", "--no-per-topic", "--statistic"]
+    one = ["--bootstrap", "0", "--statistic"]
     commands = {
         "all, --bootstrap 0": [*agree, "--bootstrap", "0"],
         "alpha only": [*agree, *one, "krippendorff_alpha"],
@@ -138,18 +139,37 @@ def main() -> None:
     if a.only:
         commands = {k: v for k, v in commands.items() if k in a.only}
     times: dict[str, list[float]] = {k: [] for k in commands}
+    peaks: dict[str, float] = {}
+    shown: dict[str, str] = {}
     for _ in range(a.repeat):
-        for name, cmd in commands.items():
-            wall, _peak, _out = timed(cmd)
+        for name, cmd in commands.items():  # alternating: one run of each in turn
+            wall, peak, out = timed(cmd)
             times[name].append(wall)
+            peaks[name] = max(peaks.get(name, 0.0), peak)
+            shown[name] = _headline(out)
     print(f"{csv.name}: {a.pairs:,} pairs x {a.assessors} assessors, {a.repeat} runs each")
-    print("| command | wall, best (s) | wall, median (s) | all runs (s) |\n|---|---:|---:|---|")
+    print(
+        "| command | wall, best (s) | wall, median (s) | all runs (s) | peak MB | result |\n"
+        "|---|---:|---:|---|---:|---|"
+    )
     for name, ts in times.items():
+        runs = ", ".join(f"{t:.2f}" for t in ts)
         print(
-            f"| {name} | {min(ts):.2f} | {np.median(ts):.2f} | "
-            + ", ".join(f"{t:.2f}" for t in ts)
-            + " |"
+            f"| {name} | {min(ts):.2f} | {np.median(ts):.2f} | {runs} | {peaks[name]:.0f} "
+            f"| {shown[name]} |"
         )
+
+
+def _headline(out: str) -> str:
+    """The value a command printed: the scripts' one line, or the first statistic of
+    cranfield's table (or pair row)."""
+    lines = [x for x in out.splitlines() if x.strip()]
+    if len(lines) == 1:
+        return lines[0]
+    for x in lines:
+        if x.split()[0] in ("percent_agreement", "krippendorff_alpha", "fleiss_kappa"):
+            return " ".join(x.split()[:2])
+    return " ".join(lines[-1].split()) if lines else ""
 
 
 if __name__ == "__main__":
