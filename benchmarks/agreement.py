@@ -9,9 +9,10 @@ time and peak memory (``resource.getrusage`` of the child) printed:
 
 * ``cranfield agreement --bootstrap 0`` (every statistic, per topic, pairwise table);
 * ``cranfield agreement --bootstrap 0 --statistic krippendorff_alpha`` (overall and
-  per topic) against the *krippendorff* script (pyarrow reads the CSV, pandas pivots it,
-  ``krippendorff.alpha(level_of_measurement="ordinal")``);
-* ``cranfield agreement --bootstrap 0 --statistic fleiss_kappa`` against the *statsmodels* script (the same pivot, ``aggregate_raters`` and
+  per topic) against the *krippendorff* script (pyarrow reads the CSV, pandas pivots
+  it with ``DataFrame.pivot``, ``krippendorff.alpha(level_of_measurement="ordinal")``);
+* ``cranfield agreement --bootstrap 0 --statistic fleiss_kappa`` against the
+  *statsmodels* script (the same pivot, ``aggregate_raters`` and
   ``fleiss_kappa(method="fleiss")``);
 * ``cranfield agreement --bootstrap 0 --statistic cohen_kappa_unweighted`` (the
   pairwise table of
@@ -39,7 +40,7 @@ KRIPPENDORFF = """
 import sys
 import numpy as np, pyarrow.csv as pc, krippendorff
 t = pc.read_csv(sys.argv[1]).to_pandas()
-m = t.pivot_table(index="assessor", columns=["topic", "document"], values="label")
+m = t.pivot(index="assessor", columns=["topic", "document"], values="label")
 a = krippendorff.alpha(reliability_data=m.to_numpy(float), level_of_measurement="ordinal")
 print(f"alpha {a:.6f}")
 """
@@ -49,7 +50,7 @@ import sys
 import numpy as np, pyarrow.csv as pc
 from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
 t = pc.read_csv(sys.argv[1]).to_pandas()
-m = t.pivot_table(index=["topic", "document"], columns="assessor", values="label")
+m = t.pivot(index=["topic", "document"], columns="assessor", values="label")
 table, _ = aggregate_raters(m.to_numpy(int))
 print(f"fleiss_kappa {fleiss_kappa(table, method='fleiss'):.6f}")
 """
@@ -59,7 +60,7 @@ import sys
 import numpy as np, pandas as pd, pyarrow.csv as pc
 from statsmodels.stats.inter_rater import cohens_kappa
 t = pc.read_csv(sys.argv[1]).to_pandas()
-m = t.pivot_table(index=["topic", "document"], columns="assessor", values="label")
+m = t.pivot(index=["topic", "document"], columns="assessor", values="label")
 x = m.to_numpy(int)
 k = []
 for a in range(x.shape[1]):
