@@ -5,7 +5,7 @@ A dense design written as CSV (``--write DIR``, deterministic): ``--pairs``
 topic-document pairs (50 topics) × ``--assessors`` assessors, labels 0-2, 70 % of the
 labels the pair's true label and the rest uniform (1,000,001 lines at the defaults).
 Then each command is run ``--repeat`` times, the commands alternating, and its wall
-time and peak memory (``resource.getrusage`` of the child) printed:
+time and peak memory (``os.wait4``'s usage of the child) printed:
 
 * ``cranfield agreement --bootstrap 0`` (every statistic, per topic, pairwise table);
 * ``cranfield agreement --bootstrap 0 --statistic krippendorff_alpha`` (overall and
@@ -15,9 +15,8 @@ time and peak memory (``resource.getrusage`` of the child) printed:
   *statsmodels* script (the same pivot, ``aggregate_raters`` and
   ``fleiss_kappa(method="fleiss")``);
 * ``cranfield agreement --bootstrap 0 --statistic cohen_kappa_unweighted`` (the
-  pairwise table of
-  every pair of assessors) against the statsmodels script calling ``cohens_kappa`` on
-  each pair's crosstab;
+  pairwise table of every pair of assessors) against the statsmodels script calling
+  ``cohens_kappa`` on each pair's crosstab;
 * ``cranfield agreement`` with its default 1,000 bootstrap replicates.
 
 Usage::
