@@ -302,3 +302,24 @@ def test_parameter_errors_show_numpy_values_as_python_values():
     assert str(ParameterError("x", "a number", np.float64(-5.0))).endswith("got -5.0")
     assert number_shown(np.float64(99999999999.0)) == "99999999999"
     assert number_shown(np.int64(3)) == "3"
+
+
+def test_agreement_statistic_shows_only_the_chosen_columns(table):
+    out = run_cli(
+        "agreement",
+        "--judgments",
+        table,
+        "--bootstrap",
+        "0",
+        "--statistic",
+        "gwet_ac1",
+        "--statistic",
+        "scott_pi,KRIPPENDORFF_ALPHA",
+    )
+    assert_success(out)
+    text = out.stdout.decode()
+    assert "gwet_ac1" in text and "krippendorff_alpha" in text
+    assert "scott_pi" in text and "fleiss_kappa" not in text
+    assert "cohen_kappa" not in text
+    bad = run_cli("agreement", "--judgments", table, "--statistic", "kappa")
+    assert_clean_failure(bad, "--statistic", "kappa")

@@ -41,7 +41,11 @@ CASES: dict[str, dict[str, list[str]]] = {
     "pool merge": {"missing": [], "choice": ["d", "--combine", "mean"]},
     "pool sampled": {"missing": ["f"], "extra": ["f", "q", "x"]},
     "pool mtc": {"missing": [], "choice": ["a", "b", "-f", "bogus"], "type": ["a", "-n", "x"]},
-    "agreement": {"missing": ["--judgments"], "choice": ["a", "b", "--level", "bogus"]},
+    "agreement": {
+        "missing": ["--judgments"],
+        "choice": ["a", "b", "--level", "bogus"],
+        "statistic": ["a", "b", "--statistic", "alpha,bogus"],
+    },
     "aggregate": {"missing": ["--judgments"], "choice": ["a", "--method", "bogus"]},
     "assessors": {"missing": ["--judgments"], "choice": ["a", "--level", "bogus"]},
     "clicks": {"missing": [], "choice": ["bogus"]},

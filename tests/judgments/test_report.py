@@ -83,13 +83,27 @@ def test_report_parameters_are_checked(rng):
         agreement_report(j, confidence=1.0)
 
 
-def test_pairwise_confusions_do_not_depend_on_the_chunk_size(rng, monkeypatch):
-    j, _ = random_judgments(rng, items=50, assessors=6, labels=3, missing=0.2)
+@pytest.mark.parametrize("dense_cells", [1 << 20, 0])
+def test_pairwise_confusions_do_not_depend_on_the_chunk_size(rng, monkeypatch, dense_cells):
+    j, mat = random_judgments(rng, items=50, assessors=6, labels=3, missing=0.2)
+    monkeypatch.setattr(ag, "DENSE_CELLS", dense_cells)  # 0: distinct cells, not bincount
     pairs, mats = ag.confusion_matrices(j)
     monkeypatch.setattr(ag, "PAIR_CHUNK", 7)
     pairs2, mats2 = ag.confusion_matrices(j)
     assert np.array_equal(pairs, pairs2) and np.array_equal(mats, mats2)
     assert mats.sum() == sum(m * (m - 1) // 2 for m in j.counts().sum(axis=1))
+    # brute force: every pair of assessors, every item both judged
+    expected = {}
+    for a in range(len(mat)):
+        for b in range(a + 1, len(mat)):
+            both = ~np.isnan(mat[a]) & ~np.isnan(mat[b])
+            if both.any():
+                m = np.zeros((3, 3), np.int64)
+                np.add.at(m, (mat[a, both].astype(int), mat[b, both].astype(int)), 1)
+                expected[(a, b)] = m
+    assert [tuple(p) for p in pairs.tolist()] == sorted(expected)
+    for (a, b), m in zip(pairs.tolist(), mats, strict=True):
+        assert np.array_equal(m, expected[(a, b)])
 
 
 def test_too_many_assessors_leave_the_pairwise_table_out_with_a_note(rng, monkeypatch):

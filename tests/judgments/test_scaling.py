@@ -24,10 +24,22 @@ from cranfield.judgments.simulate import simulate_crowd
 from .conftest import random_judgments
 
 
+def _pairs_within_items(item):
+    """Every unordered pair of rows with the same item, enumerated one by one."""
+    i, j = [], []
+    for it in np.unique(item):
+        rows = np.flatnonzero(item == it).tolist()
+        for x, first in enumerate(rows):
+            for second in rows[x + 1 :]:
+                i.append(first)
+                j.append(second)
+    return np.array(i, np.int64), np.array(j, np.int64)
+
+
 def _old_confusion_matrices(judgments):
     """The dense accumulator the pairwise table used before (all pairs at once)."""
     k, n_a = judgments.scale.size, judgments.n_assessors
-    i, j = ag._within_item_pairs(judgments.item)
+    i, j = _pairs_within_items(judgments.item)
     a, b = judgments.assessor[i], judgments.assessor[j]
     la, lb = judgments.label[i], judgments.label[j]
     swap = a > b
@@ -39,9 +51,10 @@ def _old_confusion_matrices(judgments):
     return np.stack([keys // n_a, keys % n_a], axis=1), acc[keys]
 
 
-@pytest.mark.parametrize("chunk", [1, 7, 5_000_000])
-def test_the_sparse_pairwise_table_equals_the_dense_one(rng, chunk, monkeypatch):
+@pytest.mark.parametrize(("chunk", "dense_cells"), [(1, 0), (7, 0), (7, 1 << 20), (5_000_000, 0)])
+def test_the_sparse_pairwise_table_equals_the_dense_one(rng, chunk, dense_cells, monkeypatch):
     monkeypatch.setattr(ag, "PAIR_CHUNK", chunk)
+    monkeypatch.setattr(ag, "DENSE_CELLS", dense_cells)
     seen = 0
     for _ in range(150):
         j, _ = random_judgments(

@@ -644,8 +644,9 @@ def add_refused(p: argparse.ArgumentParser, flag: str, hint: str) -> None:
     p.add_argument(flag, nargs="?", action=_Refused, const=hint, help=argparse.SUPPRESS)
 
 
-class _TestList(argparse.Action):
-    """``--test`` values: each a test or a comma list of tests, repeatable; checked."""
+class _NameList(argparse.Action):
+    """Values of a name-list option: each a name or a comma list of names,
+    repeatable; checked against ``choices_allowed`` (case-insensitive)."""
 
     def __call__(self, parser, namespace, values, option_string=None):
         canonical = {c.lower(): c for c in self.choices_allowed}
@@ -653,12 +654,26 @@ class _TestList(argparse.Action):
         for name in (v.strip() for v in values.split(",") if v.strip()):
             if name.lower() not in canonical:
                 parser.error(
-                    f"argument --test: invalid choice: {name!r} (choose from "
+                    f"argument {self.option_strings[0]}: invalid choice: {name!r} (choose from "
                     + ", ".join(self.choices_allowed)
                     + ")"
                 )
             names.append(canonical[name.lower()])
         setattr(namespace, self.dest, [*(getattr(namespace, self.dest) or []), *names])
+
+
+class _TestList(_NameList):
+    """``--test`` values (see :func:`add_tests`)."""
+
+
+def add_name_list(
+    p: argparse.ArgumentParser, flag: str, dest: str, names, help: str, metavar: str
+) -> None:
+    """``flag NAME``: repeatable, each value a name or a comma list of names of
+    ``names`` (``flag a --flag b`` is ``flag a,b``); read as ``args.<dest>``, a list in
+    the order given (None: not given)."""
+    action = p.add_argument(flag, dest=dest, action=_NameList, metavar=metavar, help=help)
+    action.choices_allowed = tuple(names)
 
 
 def add_tests(p: argparse.ArgumentParser, names, help: str) -> None:

@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import argparse
 
-from ._args import add_digits, add_format, add_output, add_seed, number, seed_value
+from ._args import (
+    add_digits,
+    add_format,
+    add_name_list,
+    add_output,
+    add_seed,
+    number,
+    seed_value,
+)
 from ._judgments import add_effect_arguments, add_input_arguments, load_judgments, note_unjudged
 from ._output import emit
 
@@ -21,6 +29,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--confidence", default="0.95", help="interval level (default 0.95)")
     add_seed(parser, "bootstrap resampling")
+    add_name_list(
+        parser,
+        "--statistic",
+        "statistics",
+        (*STATS, *PAIR_STATS[1:]),
+        "compute and show only these statistics (repeat or a comma list; default all); "
+        "the pairwise table only with a Cohen's kappa or scott_pi",
+        "NAME[,NAME...]",
+    )
     add_effect_arguments(parser, "each assessor's qrels")
     add_format(parser, ("text", "json", "markdown"))
     add_digits(parser)
@@ -51,13 +68,14 @@ def _table(head: list[str], rows: list[list[str]], markdown: bool, left: int = 1
     return table(head, rows, "markdown" if markdown else "text", left=left, escape=True).split("\n")
 
 
-def _render_section(name: str, sec: dict, d: int, md: bool) -> list[str]:
+def _render_section(name: str, sec: dict, d: int, md: bool, chosen) -> list[str]:
     out = [f"## {name} ({sec['level']}, labels {sec['scale']})" if md else f"# {name}"]
     if not md:
         out[0] += f" ({sec['level']}, labels {sec['scale']})"
     head = ["statistic", "value"] + (["ci_low", "ci_high"] if "ci" in sec["overall"] else [])
     rows = []
-    for s in STATS:
+    stats = [s for s in STATS if s in chosen]
+    for s in stats:
         cells = [s, _fmt(sec["overall"][s], d)]
         if "ci" in sec["overall"]:
             cells += [_fmt(x, d) for x in sec["overall"]["ci"][s]]
@@ -67,15 +85,17 @@ def _render_section(name: str, sec: dict, d: int, md: bool) -> list[str]:
         rows[-1] += ["", ""]
     out += _table(head, rows, md) + [""]
     rows = [
-        [t, *[_fmt(v[s], d) for s in STATS], str(v["pairable_items"])]
+        [t, *[_fmt(v[s], d) for s in stats], str(v["pairable_items"])]
         for t, v in sec["per_topic"].items()
     ]
-    out += _table(["topic", *STATS, "pairable_items"], rows, md) + [""]
-    rows = [
-        [p["a"], p["b"], str(p["items"]), *[_fmt(p[s], d) for s in PAIR_STATS]]
-        for p in sec["pairs"]
-    ]
-    out += _table(["assessor_a", "assessor_b", "items", *PAIR_STATS], rows, md, left=2)
+    out += _table(["topic", *stats, "pairable_items"], rows, md)
+    if "pairs" in sec:
+        pair_stats = [s for s in PAIR_STATS if s in chosen]
+        rows = [
+            [p["a"], p["b"], str(p["items"]), *[_fmt(p[s], d) for s in pair_stats]]
+            for p in sec["pairs"]
+        ]
+        out += [""] + _table(["assessor_a", "assessor_b", "items", *pair_stats], rows, md, left=2)
     if "confusion" in sec:
         c = sec["confusion"]
         out += ["", f"confusion: rows {c['rows']}, columns {c['columns']}"]
@@ -103,6 +123,7 @@ def run(args) -> int:
         replicates=replicates,
         confidence=confidence,
         seed=state,
+        statistics=args.statistics,
     )
     if args.run:
         from ..judgments.effect import effect_on_rankings
@@ -120,10 +141,11 @@ def run(args) -> int:
     if replicates:
         head += f"; {100 * confidence:g}% percentile bootstrap intervals over pairs"
     out = ["# " + head, ""]
-    out += _render_section("graded", report["graded"], digits, md)
+    chosen = args.statistics or (*STATS, *PAIR_STATS)
+    out += _render_section("graded", report["graded"], digits, md, chosen)
     if "binary" in report:
         out += [""] + _render_section(
-            f"binary (relevant: label >= {threshold})", report["binary"], digits, md
+            f"binary (relevant: label >= {threshold})", report["binary"], digits, md, chosen
         )
     if "effect" in report:
         eff = report["effect"]

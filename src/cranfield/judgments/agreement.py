@@ -224,28 +224,15 @@ def percent_agreement(judgments: Judgments) -> float:
 # -- pairs of assessors --------------------------------------------------------------------
 
 
-def _within_item_pairs(item: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Indices (i, j) of every unordered pair of judgments of the same item."""
-    order = np.argsort(item, kind="stable")
-    sizes = np.bincount(item)
-    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
-    sorted_item = item[order]
-    rank = np.arange(len(item)) - starts[sorted_item]
-    later = sizes[sorted_item] - 1 - rank
-    total = int(later.sum())
-    first = np.repeat(np.arange(len(item)), later)
-    block_start = np.repeat(np.cumsum(later) - later, later)
-    second = first + 1 + (np.arange(total) - block_start)
-    return order[first], order[second]
-
-
 #: Most rows of the pairwise table: pairs of assessors with an item in common. The
 #: count statistics (percent agreement, Fleiss' kappa, alpha, AC1) cover any number.
 MAX_PAIRS = 20_000
 #: Most pairs of judgments of one item the pairwise table may look at (its work).
 MAX_JUDGMENT_PAIRS = 50_000_000
-#: Pairs of judgments generated at once (bounds memory with many judgments per item).
+#: Pairs of judgments reduced at once (bounds memory with many judgments per item).
 PAIR_CHUNK = 5_000_000
+#: Most (assessor, label) × (assessor, label) cells counted with one ``bincount``.
+DENSE_CELLS = 1 << 20
 
 
 def judgment_pairs(judgments: Judgments) -> int:
@@ -286,10 +273,18 @@ def confusion_matrices(judgments: Judgments) -> tuple[np.ndarray, np.ndarray]:
     """For every pair of assessors who judged an item in common: the pair (a, b) with
     ``a < b`` (codes) and the K × K confusion matrix (rows: a's label, columns: b's).
 
-    Returns ``(pairs (P, 2), matrices (P, K, K))``, pairs in ascending order. The pairs
-    of judgments are generated in pieces of about :data:`PAIR_CHUNK`, each reduced to
-    its distinct (pair, label, label) cells, so memory follows the judgments and the
-    table's own size, never assessors²; refused (:class:`ParameterError`) beyond
+    Returns ``(pairs (P, 2), matrices (P, K, K))``, pairs in ascending order. The
+    judgments are sorted by item, then assessor, and each judgment coded
+    ``c = assessor × K + label``; the pairs of judgments of one item are then the
+    positions ``(p, p + d)`` in the same item, for ``d = 1, 2, ...`` up to the most
+    judgments of an item, and each is the cell ``c_p × A K + c_{p+d}`` (A assessors;
+    ``a_p < a_{p+d}`` by the sort). The positions still in their item shrink with
+    ``d``, so the work is the pairs of judgments, not items × the largest item (a
+    mask over all positions while at least an eighth of them are still in their item,
+    then their indices). Cells are counted by ``bincount`` over the A K × A K cells
+    when those are at most :data:`DENSE_CELLS`, else reduced to their distinct values
+    with their counts in pieces of about :data:`PAIR_CHUNK`, so memory follows the
+    judgments and the table's own size, never assessors²; refused (:class:`ParameterError`) beyond
     :func:`pairwise_limit`.
     """
     k = judgments.scale.size
@@ -297,36 +292,63 @@ def confusion_matrices(judgments: Judgments) -> tuple[np.ndarray, np.ndarray]:
     why = pairwise_limit(judgments)
     if why is not None:
         raise ParameterError("pairs of assessors for pairwise statistics", "fewer", why)
-    order = np.argsort(judgments.item, kind="stable")
+    width = n_a * k
+    cells = width * width
+    dense = cells <= DENSE_CELLS
+    assessor = judgments.assessor.astype(np.int64)
+    if judgments.n_items * n_a < 2**62:
+        order = np.argsort(judgments.item * n_a + assessor, kind="stable")
+    else:
+        order = np.lexsort((assessor, judgments.item))
     item = judgments.item[order]
-    sizes = np.bincount(item, minlength=judgments.n_items)
-    pairs_per_item = sizes * (sizes - 1) // 2
-    bounds = np.concatenate([[0], np.cumsum(sizes)])
-    cum_pairs = np.cumsum(pairs_per_item)
+    code = assessor[order] * k + judgments.label[order].astype(np.int64)
+    totals = np.zeros(cells if dense else 0, np.int64)
     keys = np.zeros(0, np.int64)
-    counts = np.zeros(0, np.int64)
-    start_item = 0
-    while start_item < judgments.n_items:
-        base = cum_pairs[start_item - 1] if start_item else 0
-        stop_item = int(np.searchsorted(cum_pairs, base + PAIR_CHUNK, side="right"))
-        stop_item = max(stop_item, start_item + 1)
-        rows = order[bounds[start_item] : bounds[stop_item]]
-        i, j = _within_item_pairs(judgments.item[rows] - start_item)
-        i, j = rows[i], rows[j]
-        a, b = judgments.assessor[i].astype(np.int64), judgments.assessor[j].astype(np.int64)
-        la, lb = judgments.label[i].astype(np.int64), judgments.label[j].astype(np.int64)
-        swap = a > b
-        a, b = np.where(swap, b, a), np.where(swap, a, b)
-        la, lb = np.where(swap, lb, la), np.where(swap, la, lb)
-        new, n_new = np.unique(((a * n_a + b) * k + la) * k + lb, return_counts=True)
+    pending: list[np.ndarray] = []
+    buffered = 0
+
+    def reduce(keys, totals, pending):
+        if dense:
+            return keys, totals + np.bincount(np.concatenate(pending), minlength=cells)
+        new, n_new = np.unique(np.concatenate(pending), return_counts=True)
         keys, inverse = np.unique(np.concatenate([keys, new]), return_inverse=True)
-        counts = np.bincount(
-            inverse, weights=np.concatenate([counts, n_new]), minlength=len(keys)
+        totals = np.bincount(
+            inverse, weights=np.concatenate([totals, n_new]), minlength=len(keys)
         ).astype(np.int64)
-        start_item = stop_item
-    pair_keys, cell_pair = np.unique(keys // (k * k), return_inverse=True)
+        return keys, totals
+
+    # positions p whose item holds p + d: a mask over all positions while at least
+    # an eighth of them have a partner, then their indices (the work stays ~ the pairs)
+    same = item[1:] == item[:-1]
+    mask, first, d = same, None, 1
+    while True:
+        if first is None and 8 * np.count_nonzero(mask) <= len(mask):
+            first = np.flatnonzero(mask)
+        if first is None:
+            piece = code[:-d][mask] * width + code[d:][mask]
+            mask = mask[:-1] & same[d:]
+        elif len(first):
+            piece = code[first] * width + code[first + d]
+            first = first[first + d + 1 < len(item)]
+            first = first[item[first + d + 1] == item[first]]
+        else:
+            break
+        d += 1
+        pending.append(piece)
+        buffered += len(piece)
+        if buffered >= PAIR_CHUNK:
+            keys, totals = reduce(keys, totals, pending)
+            pending, buffered = [], 0
+    if pending:
+        keys, totals = reduce(keys, totals, pending)
+    if dense:
+        keys = np.flatnonzero(totals)
+        totals = totals[keys]
+    left, right = keys // width, keys % width
+    pair_key = (left // k) * n_a + right // k
+    pair_keys, cell_pair = np.unique(pair_key, return_inverse=True)
     mats = np.zeros((len(pair_keys), k * k), np.int64)
-    mats[cell_pair, keys % (k * k)] = counts
+    mats[cell_pair, (left % k) * k + right % k] = totals
     pairs = np.stack([pair_keys // n_a, pair_keys % n_a], axis=1)
     return pairs, mats.reshape(len(pair_keys), k, k)
 
@@ -372,25 +394,40 @@ def scott_pi(confusion: np.ndarray) -> np.ndarray:
     return _chance_corrected(p_o, (pi**2).sum(axis=-1))
 
 
-def pairwise(judgments: Judgments) -> list[dict]:
+PAIR_STATISTICS = (
+    "percent_agreement",
+    "cohen_kappa_unweighted",
+    "cohen_kappa_linear",
+    "cohen_kappa_quadratic",
+    "scott_pi",
+)
+
+
+def pairwise(judgments: Judgments, statistics=PAIR_STATISTICS) -> list[dict]:
     """Per pair of assessors with items in common: items, percent agreement, Cohen's
-    kappa (unweighted, linear, quadratic) and Scott's pi."""
+    kappa (unweighted, linear, quadratic) and Scott's pi (only those of
+    ``statistics``, names of :data:`PAIR_STATISTICS`, are computed)."""
     pairs, mats = confusion_matrices(judgments)
     if not len(pairs):
         return []
     n = mats.sum(axis=(1, 2))
-    agree = np.trace(mats, axis1=1, axis2=2) / n
-    cols = {f"cohen_kappa_{w}": cohen_kappa(mats, w) for w in WEIGHTS}
-    pi = scott_pi(mats)
+    cols = {}
+    for s in PAIR_STATISTICS:
+        if s not in statistics:
+            continue
+        if s == "percent_agreement":
+            cols[s] = np.trace(mats, axis1=1, axis2=2) / n
+        elif s == "scott_pi":
+            cols[s] = scott_pi(mats)
+        else:
+            cols[s] = cohen_kappa(mats, s.removeprefix("cohen_kappa_"))
     names = judgments.assessors
     return [
         {
             "a": names[a],
             "b": names[b],
             "items": int(n[p]),
-            "percent_agreement": float(agree[p]),
             **{key: float(v[p]) for key, v in cols.items()},
-            "scott_pi": float(pi[p]),
         }
         for p, (a, b) in enumerate(pairs.tolist())
     ]
@@ -482,8 +519,12 @@ def _replicate_statistics(
 # -- the report ----------------------------------------------------------------------------
 
 
-def _stats_dict(stats: dict, g: int) -> dict:
-    out = {s: float(stats[s][g]) for s in STATISTICS}
+#: Every statistic ``agreement_report`` can show (``statistics=``).
+REPORT_STATISTICS = (*STATISTICS, *PAIR_STATISTICS[1:])
+
+
+def _stats_dict(stats: dict, g: int, chosen=STATISTICS) -> dict:
+    out = {s: float(stats[s][g]) for s in STATISTICS if s in chosen}
     out["pairable_items"] = int(stats["pairable_items"][g])
     return out
 
@@ -508,15 +549,22 @@ def _notes(j: Judgments, stats: dict) -> list[str]:
     return notes
 
 
-def _section(j: Judgments, level: str, replicates: int, confidence: float, seed: int) -> dict:
+def _section(
+    j: Judgments,
+    level: str,
+    replicates: int,
+    confidence: float,
+    seed: int,
+    chosen=REPORT_STATISTICS,
+) -> dict:
     counts = j.counts()
     values = j.scale.values
     overall = count_statistics(counts, None, 1, values, level)
     topics, group = j.item_topic_codes()
     per = count_statistics(counts, group, len(topics), values, level)
     section: dict = {"scale": j.scale.describe(), "level": level}
-    section["overall"] = _stats_dict(overall, 0)
-    if replicates > 0:
+    section["overall"] = _stats_dict(overall, 0, chosen)
+    if replicates > 0 and any(s in chosen for s in STATISTICS):
         ci = bootstrap(
             counts,
             values=values,
@@ -525,11 +573,14 @@ def _section(j: Judgments, level: str, replicates: int, confidence: float, seed:
             confidence=confidence,
             seed=seed,
         )
-        section["overall"]["ci"] = {s: list(v) for s, v in ci.items()}
-    section["per_topic"] = {str(t): _stats_dict(per, g) for g, t in enumerate(topics)}
-    why = pairwise_limit(j)
-    section["pairs"] = pairwise(j) if why is None else []
-    if j.n_assessors == 2:
+        section["overall"]["ci"] = {s: list(v) for s, v in ci.items() if s in chosen}
+    section["per_topic"] = {str(t): _stats_dict(per, g, chosen) for g, t in enumerate(topics)}
+    pair_stats = [s for s in PAIR_STATISTICS if s in chosen]
+    wanted = any(s in chosen for s in PAIR_STATISTICS[1:])  # not percent agreement alone
+    why = pairwise_limit(j) if wanted else None
+    if wanted:
+        section["pairs"] = pairwise(j, pair_stats) if why is None else []
+    if wanted and j.n_assessors == 2:
         _, mats = confusion_matrices(j)
         section["confusion"] = {
             "rows": j.assessors[0],
@@ -554,6 +605,7 @@ def agreement_report(
     replicates: int = 1000,
     confidence: float = 0.95,
     seed: int = 0,
+    statistics=None,
 ) -> dict:
     """Everything ``cranfield agreement`` shows, as a JSON-ready dict.
 
@@ -562,11 +614,23 @@ def agreement_report(
     has ``overall`` (with percentile bootstrap intervals over items when
     ``replicates > 0``), ``per_topic``, ``pairs`` (every pair of assessors with items
     in common) and, for two assessors, their ``confusion`` matrix.
+
+    ``statistics`` (names of :data:`REPORT_STATISTICS`; None: all) chooses what is
+    computed and shown: ``overall`` and ``per_topic`` hold the chosen ones of
+    :data:`STATISTICS` (and ``pairable_items``); ``pairs`` and ``confusion`` are there
+    only when a pairwise statistic other than percent agreement is chosen (Cohen's
+    kappas, Scott's pi), with the chosen ones of :data:`PAIR_STATISTICS`.
     """
     if replicates < 0:
         raise ParameterError("bootstrap replicates", "an integer >= 0", replicates)
     if not 0 < confidence < 1:
         raise ParameterError("confidence", "a number in (0, 1)", confidence)
+    chosen = REPORT_STATISTICS if statistics is None else tuple(statistics)
+    unknown = [s for s in chosen if s not in REPORT_STATISTICS]
+    if unknown or not chosen:
+        raise ParameterError(
+            "statistics", "names among " + ", ".join(REPORT_STATISTICS), ",".join(unknown)
+        )
     level = level or judgments.scale.level
     report = {
         "source": judgments.source,
@@ -578,11 +642,11 @@ def agreement_report(
             "confidence": confidence,
             "seed": seed,
         },
-        "graded": _section(judgments, level, replicates, confidence, seed),
+        "graded": _section(judgments, level, replicates, confidence, seed, chosen),
     }
     if threshold is not None:
         report["threshold"] = threshold
         report["binary"] = _section(
-            judgments.binarised(threshold), "nominal", replicates, confidence, seed
+            judgments.binarised(threshold), "nominal", replicates, confidence, seed, chosen
         )
     return report
