@@ -141,7 +141,7 @@ def simulate(topics, prior, budget, stop):
             if fitted is not None:
                 state = state.with_prior(fitted)
         means, var = state.moments()
-        risks = mtc._erfc_risk(means, var)
+        risks = mtc.sign_change_probabilities(means, var)
         open_ = risks >= stop
         if not open_.any() or judged >= limit:
             return judged, pooled, means, risks

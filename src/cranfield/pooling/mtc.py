@@ -41,6 +41,8 @@ import numpy as np
 
 __all__ = [
     "PairPolynomial",
+    "best_first",
+    "sign_change_probabilities",
     "coefficients",
     "moments",
     "sign_change_probability",
@@ -244,7 +246,7 @@ def measure_spec(text: str) -> tuple[str, int]:
 _ERFC = np.frompyfunc(erfc, 1, 1)
 
 
-def _erfc_risk(means: np.ndarray, var: np.ndarray) -> np.ndarray:
+def sign_change_probabilities(means: np.ndarray, var: np.ndarray) -> np.ndarray:
     """:func:`sign_change_probability` of every pair, whole-array."""
     means, var = np.asarray(means, dtype=float), np.asarray(var, dtype=float)
     positive = var > 0.0
@@ -253,7 +255,7 @@ def _erfc_risk(means: np.ndarray, var: np.ndarray) -> np.ndarray:
     return np.where(positive, risk, np.where(means != 0.0, 0.0, 0.5))
 
 
-def _best_first(score: np.ndarray, count: int) -> np.ndarray:
+def best_first(score: np.ndarray, count: int) -> np.ndarray:
     """Indices of the ``count`` largest finite scores, largest first; scores within a
     relative 1e-9 of each other (a sum's rounding) count as equal and keep their
     position order."""
@@ -535,7 +537,7 @@ class MapJudging:
 
     def risks(self) -> np.ndarray:
         """Every pair's sign-change probability (:func:`sign_change_probability`)."""
-        return _erfc_risk(*self.moments())
+        return sign_change_probabilities(*self.moments())
 
     def set_open(self, open_: np.ndarray) -> None:
         """Weigh the documents by the pairs ``open_`` (boolean per pair) from now on."""
@@ -555,7 +557,7 @@ class MapJudging:
         topic, then document order): the greedy batch whose documents keep their prior
         until judged. Returns topics, documents and scores."""
         score = self._score.ravel()
-        top = _best_first(score, count)
+        top = best_first(score, count)
         width = self.judged.shape[1]
         return top // width, top % width, score[top]
 
@@ -627,7 +629,7 @@ def rank_runs_map(
     judged = 0
     while True:
         means, var = state.moments()
-        risks = _erfc_risk(means, var)
+        risks = sign_change_probabilities(means, var)
         open_ = risks >= threshold
         if not open_.any():
             return judged, means, risks

@@ -145,7 +145,7 @@ def judging_order(
         runs, qrels, measure=measure, depth=depth, prior=prior, rel_level=rel_level
     )
     difference, variance = state.moments()
-    risk = mtc._erfc_risk(difference, variance)
+    risk = mtc.sign_change_probabilities(difference, variance)
     open_ = risk >= stop
     state.set_open(open_)
     unjudged = int((state.judged[:, :-1] < 0).sum())

@@ -439,10 +439,10 @@ def _open(q: _Question, threshold: float) -> tuple[np.ndarray, np.ndarray, np.nd
     """``(differences, risks, decided per run pair, whole question decided)``: a pair is
     decided when its sign-change probability is below ``threshold`` or every document
     is judged (the difference is then known exactly, a tie included)."""
-    from ..pooling.mtc import _erfc_risk
+    from ..pooling.mtc import sign_change_probabilities
 
     means, var = q.state.moments()
-    risks = _erfc_risk(means, var)
+    risks = sign_change_probabilities(means, var)
     complete = bool((q.judged >= 0).all() or not q.judged.size)
     decided = (risks < threshold) | complete
     return means, risks, decided, bool(decided.all())
@@ -454,7 +454,7 @@ def next_for(db, cid: int, user_id: int, text: str) -> tuple[int | None, bool]:
     pairs (:meth:`~cranfield.pooling.mtc.MapJudging.next_judgments`, ties by topic then
     document id); None when the question is decided (``decided``) or the assessor's
     queue holds no pair that weighs."""
-    from ..pooling.mtc import _best_first
+    from ..pooling.mtc import best_first
 
     design = json.loads(text)
     with db.connection() as s:
@@ -480,7 +480,7 @@ def next_for(db, cid: int, user_id: int, text: str) -> tuple[int | None, bool]:
     score = q.state.scores().ravel()
     mine = np.zeros(len(score), bool)
     mine[list(cell_pair)] = True
-    order = _best_first(score, len(score))
+    order = best_first(score, len(score))
     order = order[mine[order]]
     return (cell_pair[int(order[0])] if len(order) else None), False
 
