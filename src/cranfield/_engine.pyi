@@ -7,7 +7,7 @@ disagree. The docstrings of the functions are in ``rust/engine/src/*.rs``.
 
 from collections.abc import Iterable, Mapping, Sequence
 from os import PathLike
-from typing import Any, final
+from typing import Any, Literal, final
 
 import numpy as np
 import numpy.typing as npt
@@ -262,6 +262,10 @@ def cwl_table(
     max_cost: float,
     residuals: bool,
 ) -> npt.NDArray[np.float64]: ...
+def libm_unary(
+    name: Literal["log", "log2", "log1p", "exp", "exp2"], x: npt.NDArray[np.float64]
+) -> npt.NDArray[np.float64]: ...
+def libm_pow(x: npt.NDArray[np.float64], y: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]: ...
 def judge_trec_files(
     run_path: _Path,
     qrels: _Path | QrelsIndex,

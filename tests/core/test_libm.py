@@ -20,6 +20,15 @@ from cranfield.core.measures.graded_extra import err_stop
 from cranfield.core.measures.registry import Measure
 from cranfield.ltr import compiled, letor
 
+
+def _c_function(name: str, arity: int = 1):
+    """The C library's ``name`` itself, through ctypes (the library this process has
+    loaded: CPython links libm)."""
+    f = getattr(ctypes.CDLL(None), name)
+    f.restype, f.argtypes = ctypes.c_double, (ctypes.c_double,) * arity
+    return f
+
+
 RNG = np.random.default_rng(30)
 # wide random arguments, plus values NumPy's SIMD paths round differently on AVX-512
 # CPUs (fractional gains, stop probabilities near 0 and near 1, ranks)
@@ -28,7 +37,7 @@ UNIT = np.concatenate([-RNG.uniform(0, 1, 5000), -(2.0 ** -RNG.uniform(1, 60, 20
 POSITIVE = np.concatenate([RNG.uniform(1e-9, 1e6, 5000), np.arange(1.0, 3000.0)])
 
 CASES = [
-    (libm.exp2, getattr(math, "exp2", lambda x: 2.0**x), WIDE),
+    (libm.exp2, getattr(math, "exp2", None) or _c_function("exp2"), WIDE),
     (libm.exp, math.exp, WIDE),
     (libm.log, math.log, POSITIVE),
     (libm.log2, math.log2, POSITIVE),
@@ -48,16 +57,43 @@ def test_each_function_is_the_c_library_bit_for_bit(f, reference, x):
     assert (_bits(got) == _bits(want)).all()
 
 
-def test_exp2_without_math_exp2_is_the_same_c_function():
-    """Python 3.10 has no ``math.exp2``: the C library's is called through ctypes."""
-    if not hasattr(math, "exp2"):
-        pytest.skip("Python < 3.11: the ctypes path is the one the other tests check")
-    from cranfield.core.libm import _c_exp2
+SPECIAL = np.array(
+    [0.0, -0.0, 1.0, -1.0, 2.0, -2.0, 0.5, -0.5, 1e-308, 5e-324, -5e-324, 1e308, -1e308,
+     709.78, 709.79, -745.2, 1024.0, -1075.0, -1.0 + 1e-16, math.inf, -math.inf, math.nan]
+)  # fmt: skip
 
-    via_ctypes = _c_exp2(prefer_math=False)
-    assert via_ctypes is not math.exp2
-    assert sys.platform == "win32" or via_ctypes.restype is ctypes.c_double  # not pow(2, x)
-    assert (_bits([via_ctypes(v) for v in WIDE]) == _bits([math.exp2(v) for v in WIDE])).all()
+
+@pytest.mark.skipif(sys.platform == "win32", reason="the C library is not ctypes.CDLL(None)")
+@pytest.mark.parametrize("name", ["log", "log2", "log1p", "exp", "exp2"])
+def test_special_values_are_the_c_librarys(name):
+    """Zeros of both signs, subnormals, the ends of the range, infinities and NaN: C's
+    answers (the sign of a NaN included), not Python's exceptions."""
+    want = np.array([_c_function(name)(v) for v in SPECIAL])
+    got = getattr(libm, name)(SPECIAL)
+    assert (_bits(got) == _bits(want)).all(), SPECIAL[_bits(got) != _bits(want)]
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="the C library is not ctypes.CDLL(None)")
+def test_power_of_special_values_is_the_c_librarys():
+    pow_ = _c_function("pow", 2)
+    x, y = (a.reshape(-1) for a in np.meshgrid(SPECIAL, np.concatenate([SPECIAL, [3.0, -3.0]])))
+    want = np.array([pow_(a, b) for a, b in zip(x, y, strict=True)])
+    assert (_bits(libm.power(x, y)) == _bits(want)).all()
+
+
+def test_shapes_views_and_broadcasting():
+    """Any shape and memory layout in, the same shape out: a transposed view, a strided
+    slice, a scalar, an empty array, and ``power``'s broadcasting as NumPy's."""
+    m = RNG.uniform(0.1, 9.0, (7, 5))
+    for view in (m.T, m[::2, ::-1], m[:, 1]):
+        want = np.array([math.log(v) for v in view.reshape(-1)]).reshape(view.shape)
+        assert (_bits(libm.log(view)) == _bits(want)).all()
+    assert libm.exp(np.empty((0, 3))).shape == (0, 3)
+    assert libm.exp(0.0).shape == () and libm.exp(0.0) == 1.0
+    got = libm.power(m[:, :1], np.arange(5.0))  # (7, 1) with (5,): (7, 5)
+    assert got.shape == (7, 5)
+    assert (_bits(got) == _bits([[a**b for b in range(5)] for a in m[:, 0]])).all()
+    assert m.flags.c_contiguous and (m == m).all()  # the input is not modified
 
 
 def test_power_is_pythons_float_power():

@@ -12,6 +12,7 @@ mod evaluate;
 mod fusion;
 mod judge;
 mod judge_arrays;
+mod libm;
 mod ltr;
 mod measures;
 mod out_of_memory;
@@ -245,6 +246,7 @@ fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     text::register(m)?;
     judge::register(m)?;
     judge_arrays::register(m)?;
+    libm::register(m)?;
     evaluate::register(m)?;
     trec_eval::register(m)?;
     progress::register(m)?;
