@@ -36,7 +36,9 @@ STYLE = (
     "svg.chart .topic { font-size: 9px; }\n"
     "svg.chart .axis { stroke: #444; } svg.chart .grid { stroke: #e4e4e4; }\n"
 )
-_STANDALONE_STYLE = "svg.chart { font-family: sans-serif; }\n" + STYLE
+# after STYLE, whose ``inherit`` would give a document of its own the reader's default
+# font (often a serif)
+_STANDALONE_STYLE = STYLE + "svg.chart { font-family: sans-serif; }\n"
 
 __all__ = ["STYLE", "WIDTH", "Box", "Line", "Panel", "box_stats", "render"]
 
