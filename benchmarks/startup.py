@@ -6,7 +6,7 @@ Usage (from the repository root)::
 
 Times ``cranfield COMMAND --help`` for every subcommand and the small jobs of issue 39
 (``ab`` on 8 rows, ``interleave`` of two runs, a 2-run ``report``, ``agreement`` of
-two assessors' qrels, every kind of ``plot`` as SVG and ``plot pr`` as PNG) in fresh
+two assessors' qrels, every kind of ``plot`` as SVG and ``plot pr`` as PNG and PDF) in fresh
 processes, through the console script
 (``cranfield``, as a user starts it; ``python -m cranfield`` where it is not
 installed). Each figure is the best of ``--repeat`` runs (the least disturbed by other
@@ -65,7 +65,7 @@ def small_jobs(folder: Path) -> dict[str, list[str]]:
             "report (2 runs)": ["report", qrels, a, b, "-o", str(out / "report.html")],
             "agreement (2 assessors)": ["agreement", str(alice), str(bob)],
         }
-        | {  # every kind of figure as SVG (cranfield's own renderer); PNG through matplotlib
+        | {  # every kind of figure as SVG (cranfield's own renderer); PNG and PDF of it
             f"plot {kind} (2 runs)": [
                 "plot",
                 kind,
@@ -78,7 +78,10 @@ def small_jobs(folder: Path) -> dict[str, list[str]]:
             ]
             for kind in PLOT_KINDS
         }
-        | {"plot pr .png (2 runs)": ["plot", "pr", qrels, a, b, "-o", str(out / "pr.png")]}
+        | {
+            f"plot pr .{fmt} (2 runs)": ["plot", "pr", qrels, a, b, "-o", str(out / f"pr.{fmt}")]
+            for fmt in ("png", "pdf")
+        }
     )
 
 
