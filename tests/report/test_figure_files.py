@@ -275,6 +275,13 @@ def test_png_writes_the_titles():
     assert (pixels[: int(y) - 14, : int(x) + 150] > 250).all()
 
 
+def test_png_is_the_same_bytes_twice():
+    d = {"a": {"depth": np.array([1, 10, 100]), "judged": np.array([1.0, 0.5, 0.25])}}
+    svg = svg_plots.coverage_svg(d)
+    first = svg_to_png(svg)
+    assert first == svg_to_png(svg) and first.startswith(b"\x89PNG\r\n\x1a\n")
+
+
 def test_png_font_is_found_without_a_scan():
     found = png.font()
     assert found is not None and Path(found[1]).is_file()

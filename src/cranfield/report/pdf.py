@@ -306,7 +306,9 @@ def _circle(cx: float, cy: float, r: float) -> list[str]:
 
 def _area(points: list[tuple[float, float]]) -> bool:
     """Whether the polygon through ``points`` (closed) encloses an area (shoelace)."""
-    twice = sum(a * d - b * c for (a, b), (c, d) in zip(points, points[1:] + points[:1], strict=True))
+    twice = sum(
+        a * d - b * c for (a, b), (c, d) in zip(points, points[1:] + points[:1], strict=True)
+    )
     return abs(twice) > 1e-9
 
 
