@@ -2,7 +2,7 @@
 
 Usage (from the repository root)::
 
-    PYTHONPATH=src python benchmarks/startup.py --repeat 7 [--before OLD/src]
+    PYTHONPATH=src python benchmarks/startup.py --repeat 7 [--before OLD/src] [--only TEXT]
 
 Times ``cranfield COMMAND --help`` for every subcommand and the small jobs of issue 39
 (``ab`` on 8 rows, ``interleave`` of two runs, a 2-run ``report``, ``agreement`` of
@@ -120,6 +120,11 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--repeat", type=int, default=7, help="runs of each job (default 7)")
     p.add_argument("--before", help="a cranfield src directory to time beside this one")
+    p.add_argument(
+        "--only",
+        metavar="TEXT",
+        help="time only the commands and jobs whose label contains TEXT (e.g. 'plot')",
+    )
     a = p.parse_args()
     from cranfield.cli.main import SUBCOMMANDS
 
@@ -131,6 +136,8 @@ def main() -> None:
         jobs = [([sys.executable, "-c", "pass"], "`python -c pass` (the interpreter)", None)]
         jobs += [([*base, n, "--help"], f"`{n} --help`", HELP_GOAL) for n in SUBCOMMANDS]
         jobs += [([*base, *argv], label, JOB_GOAL) for label, argv in small_jobs(folder).items()]
+        if a.only:
+            jobs = jobs[:1] + [job for job in jobs[1:] if a.only in job[1]]
         load = os.getloadavg()[0]
         rows = []
         for argv, label, goal in jobs:
