@@ -19,6 +19,7 @@ from PIL import Image
 from pypdf import PdfReader
 from pypdf.generic import ContentStream
 
+from cranfield.cli.main import main
 from cranfield.report import pdf, png, svg_plots
 from cranfield.report.pdf import PT_PER_PX, svg_to_pdf
 from cranfield.report.png import svg_to_png
@@ -64,16 +65,26 @@ def visible_texts(svg: str) -> list[tuple[str, ET.Element]]:
     return out
 
 
-def figures(cli, sample_paths, tmp_path, kind) -> tuple[str, bytes, bytes]:
-    """(SVG, PDF, PNG) of one kind of figure, each written by ``cranfield plot``."""
+@pytest.fixture(scope="module")
+def figures(sample_paths, tmp_path_factory):
+    """``figures(kind)``: (SVG, PDF, PNG) of one kind of figure, each written by
+    ``cranfield plot`` once for the module."""
     qrels, *paths = (str(p) for p in sample_paths)
-    out = {}
-    for fmt in ("svg", "pdf", "png"):
-        target = tmp_path / f"figure.{fmt}"
-        status, _, err = cli("plot", kind, qrels, *paths[:3], "-c", *KINDS[kind], "-o", target)
-        assert status == 0, err
-        out[fmt] = target.read_bytes()
-    return out["svg"].decode("utf-8"), out["pdf"], out["png"]
+    folder = tmp_path_factory.mktemp("figures")
+    done: dict[str, tuple[str, bytes, bytes]] = {}
+
+    def draw(kind: str) -> tuple[str, bytes, bytes]:
+        if kind not in done:
+            out = {}
+            for fmt in ("svg", "pdf", "png"):
+                target = folder / f"{kind}.{fmt}"
+                argv = ["plot", kind, qrels, *paths[:3], "-c", *KINDS[kind], "-o", str(target)]
+                assert main(argv) == 0
+                out[fmt] = target.read_bytes()
+            done[kind] = (out["svg"].decode("utf-8"), out["pdf"], out["png"])
+        return done[kind]
+
+    return draw
 
 
 def shown_in_pdf(reader: PdfReader) -> list[tuple[str, np.ndarray, float]]:
@@ -132,8 +143,8 @@ def test_helvetica_widths_are_adobes():
 
 
 @pytest.mark.parametrize("kind", list(KINDS))
-def test_pdf_shows_the_svgs_texts_where_the_svg_places_them(cli, sample_paths, tmp_path, kind):
-    svg, data, _ = figures(cli, sample_paths, tmp_path, kind)
+def test_pdf_shows_the_svgs_texts_where_the_svg_places_them(figures, kind):
+    svg, data, _ = figures(kind)
     root = ET.fromstring(svg.encode("utf-8"))
     reader = PdfReader(io.BytesIO(data), strict=True)
     assert len(reader.pages) == 1
@@ -164,10 +175,10 @@ def test_pdf_shows_the_svgs_texts_where_the_svg_places_them(cli, sample_paths, t
 
 
 @pytest.mark.parametrize("kind", ["pr", "avg", "depth", "coverage", "swap"])
-def test_pdf_strokes_the_svgs_lines(cli, sample_paths, tmp_path, kind):
+def test_pdf_strokes_the_svgs_lines(figures, kind):
     """Every ``<polyline>`` (a run's curve) is a stroked path through the same points in
     the run's colour; the raw curves keep their opacity."""
-    svg, data, _ = figures(cli, sample_paths, tmp_path, kind)
+    svg, data, _ = figures(kind)
     reader = PdfReader(io.BytesIO(data), strict=True)
     paths = stroked_paths(reader)
     lines = list(ET.fromstring(svg.encode("utf-8")).iter(S + "polyline"))
@@ -225,8 +236,8 @@ def test_transforms_compose_as_svg_says():
 
 
 @pytest.mark.parametrize("kind", ["pr", "avg", "depth", "coverage", "swap"])
-def test_png_draws_the_runs_where_the_svg_does(cli, sample_paths, tmp_path, kind):
-    svg, _, data = figures(cli, sample_paths, tmp_path, kind)
+def test_png_draws_the_runs_where_the_svg_does(figures, kind):
+    svg, _, data = figures(kind)
     root = ET.fromstring(svg.encode("utf-8"))
     image = Image.open(io.BytesIO(data))
     assert image.format == "PNG"
