@@ -69,3 +69,30 @@ def test_pdf_and_png_of_hostile_inputs(tmp_path, case):
     reader = PdfReader(io.BytesIO(data), strict=True)
     shown = reader.pages[0].extract_text()
     assert text.replace(" ", "_") in shown.replace(" ", "_"), shown
+
+
+@pytest.mark.parametrize("fmt", ["png", "pdf"])
+def test_runs_50000_deep_draw_a_screens_width_of_points(tmp_path, fmt):
+    """One query's sawtooth over 50,000 ranks (a relevant document every 37th, shuffled
+    per run): drawn with at most 4 vertices per pixel column, in bounded time."""
+    depth = 50_000
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("".join(f"1 0 d{d} 1\n" for d in range(0, depth, 37)))
+    runs = []
+    for i in range(2):
+        order = list(range(depth))
+        order = order[i::2] + order[1 - i :: 2]  # each run its own interleaving
+        path = tmp_path / f"run{i}.txt"
+        path.write_text("".join(f"1 Q0 d{d} {r} {depth - r} r{i}\n" for r, d in enumerate(order)))
+        runs.append(path)
+    out = tmp_path / f"figure.{fmt}"
+    with Unchanged(qrels, *runs):
+        outcome = run_cli("plot", "pr", qrels, *runs, "--query", "1", "-o", out, timeout=60)
+    assert_success(outcome)
+    if fmt == "png":
+        assert Image.open(io.BytesIO(out.read_bytes())).size == (800, 500)
+    else:
+        assert (
+            "r1 (raw)"
+            in PdfReader(io.BytesIO(out.read_bytes()), strict=True).pages[0].extract_text()
+        )

@@ -31,6 +31,7 @@ from __future__ import annotations
 import math
 import re
 import zlib
+from functools import lru_cache
 from xml.etree import ElementTree as ET
 
 __all__ = ["HELVETICA", "MINUS_CODE", "PT_PER_PX", "svg_to_pdf", "text_bytes", "text_width"]
@@ -95,10 +96,29 @@ def _num(v: float) -> str:
     return "0" if s in ("-0", "") else s
 
 
+def _plain(text: str) -> str:
+    """A number attribute as PDF writes it: as it is when it is a plain decimal (what the
+    chart renderer writes), else through :func:`_num`."""
+    bare = text.strip()
+    digits = bare[1:] if bare[:1] == "-" else bare
+    if digits.replace(".", "", 1).isdigit() and digits[:1] != ".":
+        if "." in bare:
+            bare = bare.rstrip("0").rstrip(".")
+        return "0" if bare in ("-0", "") else bare
+    return _num(float(bare)) if bare else "0"
+
+
+@lru_cache(maxsize=256)
+def _first(text: str) -> float:
+    """The first number of a property (``11px``, ``1.5``)."""
+    return _floats(text)[0]
+
+
 def _floats(text: str) -> list[float]:
     return [float(v) for v in re.findall(_NUMBER, text or "")]
 
 
+@lru_cache(maxsize=256)
 def _rgb(colour: str) -> str | None:
     """``#rgb``/``#rrggbb`` (or ``black``/``white``) as PDF's ``r g b``; None for ``none``."""
     c = _NAMED.get(colour.strip().lower(), colour.strip().lower())
@@ -165,6 +185,7 @@ class _Style:
 
     def __init__(self) -> None:
         self.rules: list[tuple[str, str, dict[str, str]]] = []
+        self.memo: dict[tuple[str, str], dict[str, str]] = {}
 
     def add(self, css: str) -> None:
         css = re.sub(r"/\*.*?\*/", "", css, flags=re.S)
@@ -180,8 +201,14 @@ class _Style:
                     tag, _, cls = parts[-1].partition(".")
                     self.rules.append((tag, cls, decls))
 
-    def of(self, tag: str, classes: list[str]) -> dict[str, str]:
+    def of(self, tag: str, class_attr: str) -> dict[str, str]:
         """The declarations for an element: tag rules, then class rules (more specific)."""
+        key = (tag, class_attr)
+        if key not in self.memo:
+            self.memo[key] = self._of(tag, class_attr.split())
+        return self.memo[key]
+
+    def _of(self, tag: str, classes: list[str]) -> dict[str, str]:
         out: dict[str, str] = {}
         for want_class in (False, True):
             for rtag, rcls, decls in self.rules:
@@ -211,7 +238,7 @@ class _Writer:
             return
         style = dict(inherited)
         style.update((k, v) for k, v in el.attrib.items() if k in _INHERITED)
-        css = self.sheet.of(tag, (el.get("class") or "").split())
+        css = self.sheet.of(tag, el.get("class") or "")
         style.update((k, v) for k, v in css.items() if k in _INHERITED)
         self.ops.append("q")
         if el.get("transform"):
@@ -228,12 +255,11 @@ class _Writer:
     def shape(self, tag: str, el: ET.Element, style: dict[str, str]) -> None:
         g = el.get
         if tag == "rect":
-            x, y, w, h = (float(g(k) or 0) for k in ("x", "y", "width", "height"))
-            path = [f"{_num(x)} {_num(y)} {_num(w)} {_num(h)} re"]
-            area = w * h != 0
+            x, y, w, h = (_plain(g(k) or "0") for k in ("x", "y", "width", "height"))
+            path, area = [f"{x} {y} {w} {h} re"], float(w) * float(h) != 0
         elif tag == "line":
-            x1, y1, x2, y2 = (float(g(k) or 0) for k in ("x1", "y1", "x2", "y2"))
-            path, area = [f"{_num(x1)} {_num(y1)} m {_num(x2)} {_num(y2)} l"], False
+            x1, y1, x2, y2 = (_plain(g(k) or "0") for k in ("x1", "y1", "x2", "y2"))
+            path, area = [f"{x1} {y1} m {x2} {y2} l"], False
         elif tag == "polyline" or tag == "polygon":
             v = _floats(g("points") or "")
             xy = [(v[i], v[i + 1]) for i in range(0, len(v) - 1, 2)]
@@ -254,13 +280,13 @@ class _Writer:
     def paint(self, path: list[str], style: dict[str, str], area: bool) -> None:
         """Fill (a path that encloses no area fills nothing, as in SVG) and stroke."""
         fill, stroke = _rgb(style["fill"]) if area else None, _rgb(style["stroke"])
-        width = _floats(style["stroke-width"])[0]
+        width = _first(style["stroke-width"])
         if stroke is not None and width <= 0:
             stroke = None
         if fill is None and stroke is None:
             return
         sa, fa = style["stroke-opacity"], style["fill-opacity"]
-        if _num(float(sa)) != "1" or _num(float(fa)) != "1":
+        if float(sa) != 1.0 or float(fa) != 1.0:
             self.ops.append(f"/{self.alpha(sa, fa)} gs")
         if fill is not None:
             self.ops.append(f"{fill} rg")
@@ -280,12 +306,12 @@ class _Writer:
         fill = _rgb(style["fill"])
         if not text or fill is None:
             return
-        size = _floats(style["font-size"])[0]
+        size = _first(style["font-size"])
         encoded = text_bytes(text)
         x, y = (_floats(el.get(k) or "0")[:1] or [0.0] for k in ("x", "y"))
         shift = {"middle": 0.5, "end": 1.0}.get(style["text-anchor"], 0.0)
         x0 = x[0] - shift * text_width(encoded, size)
-        if _num(float(style["fill-opacity"])) != "1":
+        if float(style["fill-opacity"]) != 1.0:
             self.ops.append(f"/{self.alpha('1', style['fill-opacity'])} gs")
         self.ops.append(
             f"{fill} rg BT /F1 {_num(size)} Tf 1 0 0 -1 {_num(x0)} {_num(y[0])} Tm "
