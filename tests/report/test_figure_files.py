@@ -222,6 +222,8 @@ def test_pdf_refuses_what_the_chart_renderer_does_not_write():
             svg_to_pdf(head + body + "</svg>")
     with pytest.raises(ValueError, match="no size"):
         svg_to_pdf('<svg xmlns="http://www.w3.org/2000/svg"/>')
+    with pytest.raises(ValueError, match="no size"):  # an element sized by its page
+        svg_to_pdf(svg_plots.coverage_svg({}, standalone=False))
 
 
 def test_transforms_compose_as_svg_says():

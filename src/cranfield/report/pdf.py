@@ -407,10 +407,13 @@ def svg_to_pdf(svg: str | bytes) -> bytes:
     root = ET.fromstring(svg.encode("utf-8") if isinstance(svg, str) else svg)
     if root.tag != _NS + "svg":
         raise ValueError("not an SVG document")
-    width, height = (_floats(root.get(k) or "")[:1] for k in ("width", "height"))
-    if not width or not height or width[0] <= 0 or height[0] <= 0:
+    size = [
+        re.fullmatch(r"\s*(\d+(?:\.\d*)?)\s*(?:px)?\s*", root.get(k) or "")
+        for k in ("width", "height")
+    ]
+    if not all(size) or min(float(m[1]) for m in size) <= 0:
         raise ValueError("the SVG document has no size in pixels")
-    w, h = width[0] * PT_PER_PX, height[0] * PT_PER_PX
+    w, h = (float(m[1]) * PT_PER_PX for m in size)
     writer = _Writer()
     for sheet in root.iter(_NS + "style"):
         writer.sheet.add(sheet.text or "")
