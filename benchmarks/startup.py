@@ -2,11 +2,11 @@
 
 Usage (from the repository root)::
 
-    PYTHONPATH=src python benchmarks/startup.py --repeat 7 [--before OLD/src]
+    PYTHONPATH=src python benchmarks/startup.py --repeat 7 [--before OLD/src] [--only TEXT] [--cpu]
 
 Times ``cranfield COMMAND --help`` for every subcommand and the small jobs of issue 39
 (``ab`` on 8 rows, ``interleave`` of two runs, a 2-run ``report``, ``agreement`` of
-two assessors' qrels, every kind of ``plot`` as SVG and ``plot pr`` as PNG) in fresh
+two assessors' qrels, every kind of ``plot`` as SVG and ``plot pr`` as PNG and PDF) in fresh
 processes, through the console script
 (``cranfield``, as a user starts it; ``python -m cranfield`` where it is not
 installed). Each figure is the best of ``--repeat`` runs (the least disturbed by other
@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -65,7 +66,7 @@ def small_jobs(folder: Path) -> dict[str, list[str]]:
             "report (2 runs)": ["report", qrels, a, b, "-o", str(out / "report.html")],
             "agreement (2 assessors)": ["agreement", str(alice), str(bob)],
         }
-        | {  # every kind of figure as SVG (cranfield's own renderer); PNG through matplotlib
+        | {  # every kind of figure as SVG (cranfield's own renderer); PNG and PDF of it
             f"plot {kind} (2 runs)": [
                 "plot",
                 kind,
@@ -78,7 +79,10 @@ def small_jobs(folder: Path) -> dict[str, list[str]]:
             ]
             for kind in PLOT_KINDS
         }
-        | {"plot pr .png (2 runs)": ["plot", "pr", qrels, a, b, "-o", str(out / "pr.png")]}
+        | {
+            f"plot pr .{fmt} (2 runs)": ["plot", "pr", qrels, a, b, "-o", str(out / f"pr.{fmt}")]
+            for fmt in ("png", "pdf")
+        }
     )
 
 
@@ -99,15 +103,21 @@ def compiled(src: str, folder: Path, copy: bool) -> str:
     return src
 
 
-def timed(argv: list[str], repeat: int, src: str) -> tuple[float, float]:
+def timed(argv: list[str], repeat: int, src: str, cpu: bool = False) -> tuple[float, float]:
     """(best, median) wall time of ``argv`` over ``repeat`` runs with cranfield from
-    ``src``; each must succeed."""
+    ``src``; each must succeed. ``cpu``: the process's CPU time (user + system, from
+    ``getrusage(RUSAGE_CHILDREN)``) instead, which waiting for a busy machine's cores
+    does not lengthen."""
     env = dict(os.environ, PYTHONPATH=src)
     times = []
     for _ in range(repeat):
+        used = resource.getrusage(resource.RUSAGE_CHILDREN)
         start = time.perf_counter()
         done = subprocess.run(argv, capture_output=True, env=env)
-        times.append(time.perf_counter() - start)
+        wall = time.perf_counter() - start
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        busy = after.ru_utime - used.ru_utime + after.ru_stime - used.ru_stime
+        times.append(busy if cpu else wall)
         if done.returncode != 0:
             raise SystemExit(f"{' '.join(argv)}: status {done.returncode}\n{done.stderr.decode()}")
     return min(times), statistics.median(times)
@@ -117,6 +127,17 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--repeat", type=int, default=7, help="runs of each job (default 7)")
     p.add_argument("--before", help="a cranfield src directory to time beside this one")
+    p.add_argument(
+        "--only",
+        metavar="TEXT",
+        help="time only the commands and jobs whose label contains TEXT (e.g. 'plot')",
+    )
+    p.add_argument(
+        "--cpu",
+        action="store_true",
+        help="CPU time (user + system) of each process instead of wall time: steadier "
+        "on a loaded machine (it leaves out waiting for a core)",
+    )
     a = p.parse_args()
     from cranfield.cli.main import SUBCOMMANDS
 
@@ -128,14 +149,17 @@ def main() -> None:
         jobs = [([sys.executable, "-c", "pass"], "`python -c pass` (the interpreter)", None)]
         jobs += [([*base, n, "--help"], f"`{n} --help`", HELP_GOAL) for n in SUBCOMMANDS]
         jobs += [([*base, *argv], label, JOB_GOAL) for label, argv in small_jobs(folder).items()]
+        if a.only:
+            jobs = jobs[:1] + [job for job in jobs[1:] if a.only in job[1]]
         load = os.getloadavg()[0]
         rows = []
         for argv, label, goal in jobs:
             # this tree and the one before, one after the other for each job
-            rows.append((label, goal, [timed(argv, a.repeat, src) for src in sources]))
+            rows.append((label, goal, [timed(argv, a.repeat, src, a.cpu) for src in sources]))
     finally:
         shutil.rmtree(folder, ignore_errors=True)
-    print(f"load average at the start: {load:.1f}; best / median of {a.repeat} runs (s)\n")
+    what = "CPU time (user + system)" if a.cpu else "wall time"
+    print(f"load average at the start: {load:.1f}; {what}, best / median of {a.repeat} runs (s)\n")
     head = "| command | goal | best | median |" + (" before: best | median |" if a.before else "")
     print(head)
     print("|---|---:|---:|---:|" + ("---:|---:|" if a.before else ""))

@@ -68,6 +68,8 @@ def output_commands(files) -> dict[str, tuple[list[str], str]]:
     return {
         "eval": (["eval", q, a, b, "-m", "AP", "P@5", "-q"], "out.txt"),
         "plot": (["plot", "avg", q, a, b], "out.svg"),
+        "plot pdf": (["plot", "avg", q, a, b], "out.pdf"),
+        "plot png": (["plot", "avg", q, a, b], "out.png"),
         "report": (
             ["report", q, a, b, "-m", "AP", "--max-depth", "3", "--images", "svg"],
             "out.html",
@@ -75,7 +77,7 @@ def output_commands(files) -> dict[str, tuple[list[str], str]]:
     }
 
 
-OUTPUT_KINDS = ("eval", "plot", "report")
+OUTPUT_KINDS = ("eval", "plot", "plot pdf", "plot png", "report")
 
 
 def leftovers(directory: Path, expected: set[str]) -> list[str]:

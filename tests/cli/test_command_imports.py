@@ -53,9 +53,12 @@ SMALL_JOB_NEVER = {
     "interleave": NEVER + STATS + SPECIAL_INIT + ("matplotlib",),
     "report": NEVER + STATS + SPECIAL_INIT + ("matplotlib",),
     "agreement": NEVER + ("scipy", "matplotlib"),
-    # PNG (and PDF) are drawn by matplotlib; SVG by cranfield's own renderer
-    "plot pr .png": NEVER + ("scipy",),
+    # every format is cranfield's own drawing: SVG, written as PDF, rasterised by resvg
+    "plot pr .png": NEVER + ("scipy", "matplotlib"),
+    "plot pr .pdf": NEVER + ("scipy", "matplotlib"),
 } | {f"plot {kind}": NEVER + ("scipy", "matplotlib") for kind in PLOT_KINDS}
+# what a job does use (the checks above are not vacuous)
+USES = {"plot pr .png": ("resvg_py",), "plot pr .pdf": ("cranfield.report.pdf",)}
 
 SCRIPT = r"""
 import json, os, sys
@@ -145,6 +148,7 @@ def test_small_jobs_import_only_what_they_use(runs, job):
     assert "scipy.special" not in modules, f"cranfield {job} runs scipy.special's __init__"
     # the checks above can fail: the job did its work with the arrays it needs
     assert "numpy" in modules
+    assert set(USES.get(job, ())) <= modules
 
 
 def test_the_pandas_finder_is_what_keeps_pandas_out(small_jobs):

@@ -17,7 +17,7 @@ from cranfield import evaluate
 from cranfield.compare import align_scores
 from cranfield.meta import discriminative_power, swap_rates
 from cranfield.report import data, svg_plots
-from cranfield.report.chart import box_stats
+from cranfield.report.chart import box_stats, pixel_extremes
 
 S = "{http://www.w3.org/2000/svg}"
 SEEDS = range(6)
@@ -351,3 +351,50 @@ def test_missing_and_empty_data_give_valid_files_without_nan():
     bars = [r for r in panel.iter(S + "rect") if "bar" in classes(r)]
     assert [b.find(S + "title").text for b in bars] == ["b: -2.5"]
     close(y_axis(panel)(float(bars[0].get("y")) + float(bars[0].get("height"))), -2.5, 3)
+
+
+def _extremes_by_loop(px, py):
+    """What ``pixel_extremes`` keeps, one pixel column at a time: its first, last,
+    lowest and highest vertex (the first of equal ones)."""
+    keep = set()
+    columns = np.floor(px).astype(int)
+    for c in np.unique(columns):
+        idx = np.flatnonzero(columns == c)
+        ys = py[idx]
+        keep |= {idx[0], idx[-1], idx[np.argmin(ys)], idx[np.argmax(ys)]}
+    return sorted(keep)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_pixel_extremes_keep_each_columns_first_last_lowest_highest(seed):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(2_001, 20_000))
+    px = np.sort(rng.uniform(0, 500, n))
+    py = rng.uniform(0, 300, n).round(int(rng.integers(0, 3)))  # ties too
+    keep = pixel_extremes(px, py, 500)
+    assert keep.tolist() == _extremes_by_loop(px, py)
+    assert len(keep) <= 4 * 501
+    # few points, or x going back (not a curve over recall or depth): every vertex
+    assert pixel_extremes(px[:2000], py[:2000], 500).tolist() == list(range(2000))
+    back = px.copy()
+    back[n // 2] = -1
+    assert pixel_extremes(back, py, 500).tolist() == list(range(n))
+
+
+def test_a_long_curve_is_drawn_with_at_most_four_vertices_per_pixel_column():
+    rng = np.random.default_rng(1)
+    n = 100_000
+    d = {
+        "r": {
+            "raw_recall": np.linspace(0, 1, n),
+            "raw_precision": rng.random(n),
+            "interp_recall": np.linspace(0, 1, 11),
+            "interp_precision": np.linspace(1, 0, 11),
+        }
+    }
+    (panel,) = panels(parse(svg_plots.pr_svg(d)))
+    raw = polylines(panel)["r (raw)"]
+    assert 1000 < len(raw[0]) <= 4 * 501
+    # the extremes are kept: the drawn curve spans the data's range (to 0.01 pixel)
+    span = [d["r"]["raw_precision"].min(), d["r"]["raw_precision"].max()]
+    np.testing.assert_allclose([raw[1].min(), raw[1].max()], span, rtol=0, atol=1e-4)

@@ -29,8 +29,8 @@ def add_arguments(p) -> None:
         p,
         measure_help="delta, dist, swap: the measure; asl: the measures (default AP)",
         query_help="pr: the curves of this query instead of the average",
-        output_help="the figure: FILE.svg (drawn by cranfield), FILE.png or FILE.pdf "
-        "(drawn by matplotlib: pip install 'cranfield[plot]')",
+        output_help="the figure: FILE.svg, FILE.pdf or FILE.png, one drawing by cranfield "
+        "(PNG rasterised by resvg: pip install 'cranfield[png]')",
     )
     p.add_argument("--max-depth", type=int, default=20, help="depth: k = 1..N (default 20)")
     p.add_argument(
@@ -49,6 +49,10 @@ def run(args) -> int:
     suffix = args.output.rsplit(".", 1)[-1].lower() if "." in args.output else ""
     if suffix not in ("png", "svg", "pdf"):
         raise ParameterError("--output", "a file name ending in .png, .svg or .pdf", args.output)
+    if suffix == "png":  # missing: said before the evaluation, not after
+        from ..errors import require
+
+        require("resvg_py", "png")
     from ..core.evaluation import read_runs
 
     qrels = Qrels.read(args.qrels)
@@ -75,15 +79,20 @@ def run(args) -> int:
     else:
         figure, style = _per_topic_data(args, qrels, runs, opts)
     kind, data = figure
-    if suffix == "svg":
-        from ..report import svg_plots
-        from ._output import deliver
+    from ..report import svg_plots
+    from ._output import deliver
 
-        deliver(getattr(svg_plots, f"{kind}_svg")(data, **style), args.output)
+    svg = getattr(svg_plots, f"{kind}_svg")(data, **style)
+    if suffix == "png":
+        from ..report.png import svg_to_png
+
+        deliver(svg_to_png(svg), args.output)
+    elif suffix == "pdf":
+        from ..report.pdf import svg_to_pdf
+
+        deliver(svg_to_pdf(svg), args.output)
     else:
-        from ..report import plots
-
-        plots.save_figure(getattr(plots, f"draw_{kind}")(data, **style), args.output)
+        deliver(svg, args.output)
     return 0
 
 

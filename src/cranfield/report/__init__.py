@@ -1,11 +1,13 @@
 """Figures and a self-contained HTML report of an evaluation.
 
 * :mod:`.data` — what each figure draws, as NumPy arrays (no matplotlib needed);
-* :mod:`.plots` — matplotlib figures for ``cranfield plot`` to PNG or PDF (the
-  ``plot`` extra, imported lazily);
-* :mod:`.svg_plots` — the same figures as SVG without matplotlib (``plot -o FILE.svg``),
+* :mod:`.plots` — the figures as matplotlib figures, for the Python API and ``rec plot``
+  (the ``plot`` extra, imported lazily);
+* :mod:`.svg_plots` — the figures of ``cranfield plot`` as SVG without matplotlib,
   drawn by :mod:`.chart` (panels of lines, bars and boxes; also the report's ASL and
-  swap-rate curves);
+  swap-rate curves); :mod:`.pdf` writes that SVG as PDF (no dependency) and
+  :mod:`.png` rasterises it with resvg (the ``png`` extra), so ``plot -o FILE.svg|pdf|png``
+  is one drawing;
 * :mod:`.svg` — the report's other figures as inline SVG, drawn from arrays;
 * :mod:`.script` — the report's inline script (selectors, detail view, sorting);
 * :mod:`.html` — one HTML file: leaderboard, per-measure and per-topic figures,

@@ -10,7 +10,8 @@ pixels and the style the report's page gives inline figures).
 What a reader needs to read values back is in the file: every axis has ticks labelled
 with their values; every line is one ``<polyline>`` whose ``<title>`` is its name;
 every bar is a ``<rect>`` titled ``label: value``; every box is a ``<g class="box">``
-titled with its name. Coordinates are written with two decimals (a hundredth of a
+titled with its name. A line of more than 4 points per pixel column keeps the first,
+last, highest and lowest of each column (:func:`pixel_extremes`). Coordinates are written with two decimals (a hundredth of a
 pixel), so the same data gives the same bytes.
 """
 
@@ -36,7 +37,9 @@ STYLE = (
     "svg.chart .topic { font-size: 9px; }\n"
     "svg.chart .axis { stroke: #444; } svg.chart .grid { stroke: #e4e4e4; }\n"
 )
-_STANDALONE_STYLE = "svg.chart { font-family: sans-serif; }\n" + STYLE
+# after STYLE, whose ``inherit`` would give a document of its own the reader's default
+# font (often a serif)
+_STANDALONE_STYLE = STYLE + "svg.chart { font-family: sans-serif; }\n"
 
 __all__ = ["STYLE", "WIDTH", "Box", "Line", "Panel", "box_stats", "render"]
 
@@ -222,6 +225,27 @@ def _frame(ax: _Axes, p: Panel, x_ticks, x_labels, rotate: bool) -> list[str]:
     return out
 
 
+def pixel_extremes(px: np.ndarray, py: np.ndarray, columns: float) -> np.ndarray:
+    """The indices of the vertices of a line to draw: all of them, unless the line has
+    more than 4 vertices per pixel column of the axes and its ``px`` never decreases
+    (a curve over recall or depth); then the first, last, highest and lowest vertex of
+    each pixel column, in order (M4 aggregation: Jugel et al. 2014, "M4: a
+    visualization-oriented time series data aggregation", PVLDB 7(10)), which draws the
+    same pixels at the figure's size with at most 4 vertices per column, so a run of
+    100,000 ranks costs the SVG, the PDF and the rasteriser no more than a screen's
+    width of them."""
+    n = len(px)
+    if n <= 4 * max(columns, 1.0) or bool(np.any(np.diff(px) < 0)):
+        return np.arange(n)
+    column = np.floor(px).astype(np.int64)
+    first = np.flatnonzero(np.r_[True, column[1:] != column[:-1]])
+    last = np.r_[first[1:] - 1, n - 1]
+    # columns in order (px never decreases), then y up or down; of equal ones the first
+    lowest = np.lexsort((py, column))[first]
+    highest = np.lexsort((-py, column))[first]
+    return np.unique(np.concatenate((first, last, lowest, highest)))
+
+
 def _polyline(ax: _Axes, line: Line) -> list[str]:
     x, y = np.asarray(line.x, dtype=float), np.asarray(line.y, dtype=float)
     if line.steps and len(x) > 1:
@@ -229,7 +253,9 @@ def _polyline(ax: _Axes, line: Line) -> list[str]:
         x = np.concatenate((x[:1], np.column_stack((x[:-1], x[1:])).ravel()))
         y = np.concatenate((y[:1], np.repeat(y[1:], 2)))
     ok = np.isfinite(x) & np.isfinite(y) & (x > 0 if ax.log else True)
-    px, py = _c(ax.px(x[ok])), _c(ax.py(y[ok]))
+    fx, fy = ax.px(x[ok]), ax.py(y[ok])
+    keep = pixel_extremes(fx, fy, ax.x1 - ax.x0)
+    px, py = _c(fx[keep]), _c(fy[keep])
     points = " ".join(f"{a},{b}" for a, b in zip(px, py, strict=True))
     style = f' stroke-opacity="{line.opacity:g}"' if line.opacity != 1 else ""
     style += ' stroke-dasharray="4 3"' if line.dashed else ""

@@ -1,8 +1,9 @@
-"""matplotlib figures of an evaluation for PNG and PDF (the ``plot`` extra, imported lazily).
+"""matplotlib figures of an evaluation (the ``plot`` extra, imported lazily).
 
-SVG files of the same figures are drawn without matplotlib by
-:mod:`cranfield.report.svg_plots` (``cranfield plot ... -o FILE.svg``); both take the
-data of :mod:`cranfield.report.data` and share titles and run colours.
+``cranfield plot`` does not use them: its SVG, PDF and PNG files are one drawing of
+:mod:`cranfield.report.svg_plots`, without matplotlib; both take the data of
+:mod:`cranfield.report.data` and share titles and run colours. These figures are for
+the Python API (a ``Figure`` to adjust) and ``cranfield rec plot``.
 
 Each figure has two entry points:
 

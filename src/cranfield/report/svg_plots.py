@@ -2,8 +2,9 @@
 
 Each ``*_svg(data, ...)`` draws the data of the companion function of
 :mod:`cranfield.report.data` (or of :mod:`cranfield.meta`) that
-:mod:`cranfield.report.plots` draws with matplotlib for PNG and PDF: the same points,
-axes, titles and run colours, through :mod:`cranfield.report.chart`. The HTML report
+:mod:`cranfield.report.plots` draws with matplotlib: the same points, axes, titles and
+run colours, through :mod:`cranfield.report.chart`. ``cranfield plot`` writes this SVG
+as it is, as PDF (:mod:`cranfield.report.pdf`) or as PNG (:mod:`cranfield.report.png`). The HTML report
 draws its ASL curves with :func:`asl_svg` too. ``standalone=False`` gives an element to
 place in a page.
 """
