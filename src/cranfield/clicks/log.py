@@ -29,7 +29,7 @@ import os
 from dataclasses import dataclass
 
 from .._lazy import lazy
-from ..core.io.source import checked, load, read_pieces, source_name
+from ..core.io.source import PieceFile, checked, read_pieces, source_name
 from ..errors import InputError, ParameterError
 
 np = lazy("numpy", __name__, "np")
@@ -314,7 +314,11 @@ def _column(name: str, column, source: str) -> tuple:
         raise InputError(
             f"column {name!r} holds {arr.type}: expected text, numbers or lists of them", source
         )
-    return (name, kind, lists, *text_buffers(arr.cast(pa.large_string())))
+    offsets, data, valid = text_buffers(arr.cast(pa.large_string()))
+    if len(offsets) and (offsets[0] or offsets[-1] < len(data)):  # (a slice of a batch:
+        data = data[offsets[0] : offsets[-1]]  # only its own bytes, as views)
+        offsets = offsets - offsets[0]
+    return (name, kind, lists, offsets, data, valid)
 
 
 _TABLES = ("csv", "tsv", "parquet", "arrow")
@@ -399,4 +403,5 @@ def _read(
     if isinstance(path, (str, os.PathLike)) and str(path) != "-" and os.path.isfile(path):
         read.close()  # (a file read again: the table reader streams what it can)
         return read_table(path, source, fmt)
-    return read_table(load(pieces, source, text=False), source, fmt)
+    return read_table(PieceFile(pieces, read.close), source, fmt)  # (copied to a temporary
+    # file as it is read, then streamed: :func:`cranfield.core.io.table.read_table`)
