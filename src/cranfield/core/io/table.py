@@ -423,6 +423,8 @@ class ArrowStream(Stream):
     def _guard(self, call, *args):
         try:
             return call(*args)
+        except InputError:  # (the gzip stream's, raised through Arrow's read)
+            raise
         except (pa.ArrowException, OSError, ValueError) as exc:
             raise InputError(f"cannot read Arrow IPC: {_first(exc)}", self.source) from None
 
@@ -469,6 +471,8 @@ class ArrowStream(Stream):
                 yield reader.read_next_batch()
             except StopIteration:
                 return
+            except InputError:
+                raise
             except (pa.ArrowException, OSError, ValueError) as exc:
                 raise InputError(f"cannot read Arrow IPC: {_first(exc)}", self.source) from None
 
