@@ -13,13 +13,14 @@ Readers (:func:`read_log`): JSONL, CSV, TSV, Parquet and Arrow (the one table re
 relevance-prediction log. Every problem is an :class:`~cranfield.errors.InputError`
 naming the file and, for the text formats, the line.
 
-No format is held whole: JSONL, PyClick and Yandex text is handed to the engine in
-pieces as it is read (:func:`read_stream`); a CSV, TSV or Parquet file a record batch
-at a time (:class:`~cranfield.core.io.text_stream.TextStream`,
-:class:`~cranfield.core.io.table.ParquetStream`), and any other table (Arrow IPC,
-memory-mapped; gzip or standard input, read whole first) in slices of rows
-(:func:`read_table`). Each piece is reduced at once to the sessions' integer codes, so
-memory holds the interned ids, the sessions' arrays and one piece.
+No input is held whole: JSONL, PyClick and Yandex text is handed to the engine in
+pieces as it is read (:func:`read_stream`); a CSV, TSV, Parquet or Arrow IPC table a
+record batch at a time (:class:`~cranfield.core.io.text_stream.TextStream`,
+:class:`~cranfield.core.io.table.ParquetStream`,
+:class:`~cranfield.core.io.table.ArrowStream`; gzip decompressed piece by piece,
+standard input copied to a temporary file as it arrives; :func:`read_table`). Each
+piece is reduced at once to the sessions' integer codes, so memory holds the interned
+ids, the sessions' arrays and one piece.
 """
 
 from __future__ import annotations
@@ -228,8 +229,8 @@ def read_table(
     data, source: str, format: str | None = None, batch_rows: int = BATCH_ROWS
 ) -> ClickLog:
     """A CSV, TSV, Parquet or Arrow log, one session a row, read by the one table
-    reader (:func:`cranfield.core.io.table.read_table`; a CSV, TSV or Parquet file
-    named by a path is streamed, a record batch at a time) and handed to the engine
+    reader (:func:`cranfield.core.io.table.read_table`, streamed a record batch at a
+    time: a file, a gzip file, standard input; bytes are read whole) and handed to the engine
     ``batch_rows`` rows at a time as Arrow buffers (``cranfield._engine.
     ClickTableReader``), each batch reduced at once to the sessions' codes; text cells
     are kept as written (blank ones missing), a problem names the line (the row, for

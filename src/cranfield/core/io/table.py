@@ -186,10 +186,13 @@ def read_table(
         them: one copy of each distinct value and an int32 index per row, instead of
         the value per row), matched as ``strings`` is.
     stream
-        A Parquet, CSV or TSV file named by a path (uncompressed) is not read: a
+        A Parquet, CSV, TSV or Arrow IPC input other than bytes is not read: a
         :class:`Stream` (its columns, its rows a record batch at a time) is returned
-        instead, a :class:`ParquetStream` or a
-        :class:`~cranfield.core.io.text_stream.TextStream`.
+        instead, a :class:`ParquetStream`, an :class:`ArrowStream` or a
+        :class:`~cranfield.core.io.text_stream.TextStream` (gzip decompressed piece by
+        piece; standard input, a pipe or a file object first copied to a temporary
+        file as it arrives: :func:`_streamed`). JSON lines and whitespace-separated
+        columns are read whole.
     """
     formats = tuple(formats)
     if format is not None and format not in formats:

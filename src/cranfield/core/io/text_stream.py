@@ -1,7 +1,8 @@
 """A CSV or TSV file read a block at a time, exactly as :func:`~.table.read_table` reads
 it whole.
 
-The file is never held whole:
+The file is never held whole (a gzip-compressed one is decompressed piece by piece at
+each pass, :func:`~.source.open_content`):
 
 1. a first pass makes the checks the whole reader makes of the bytes before parsing
    them, in its order and with its messages: a NUL byte or a line over 64 MiB
