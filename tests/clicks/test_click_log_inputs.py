@@ -45,33 +45,51 @@ def _fmt(kind: str) -> str:
 
 
 def _log_file(tmp_path, kind: str, rng, case: int, n: int | None = None):
-    """A seeded random log in ``kind`` and the sessions it holds (the oracle)."""
+    """A seeded random log in ``kind`` and the sessions it holds (the oracle); ``n``
+    sessions (over 300: 300 drawn, repeated)."""
     n = n or int(rng.integers(1, 30))
     path = tmp_path / f"{case}.{_fmt(kind)}"
     if kind == "yandex":
         path, lines = _yandex_file(tmp_path, rng, case)
         return path, _with_times(*_yandex_oracle(lines))
-    sessions = _table_sessions(rng, n)
+    sessions = _many(rng, n)
     if kind in ("jsonl", "pyclick"):
         _write(path, kind, sessions, rng)
     elif kind == "arrow-stream":
-        import pyarrow as pa
-        import pyarrow.ipc as ipc
-
-        table = pa.table(
-            {
-                "query": [q for q, _, _ in sessions],
-                "docs": [list(d) for _, d, _ in sessions],
-                "clicks": [[int(x) for x in c] for _, _, c in sessions],
-            }
-        )
-        with ipc.new_stream(str(path), table.schema) as out:
-            out.write_table(table, max_chunksize=int(rng.integers(1, 8)))
+        _write_binary(path, kind, sessions, int(rng.integers(1, 8)))
     else:
         _write_table(path, kind, sessions, rng)
     if kind in ("jsonl", "pyclick", "csv", "tsv") and rng.random() < 0.3:
         path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())  # a byte-order mark
     return path, _independent(sessions)
+
+
+def _many(rng, n: int) -> list:
+    """``n`` sessions: drawn (slow: a few thousand a second), repeated past 300."""
+    drawn = _table_sessions(rng, min(n, 300))
+    return (drawn * (n // len(drawn) + 1))[:n]
+
+
+def _write_binary(path, kind: str, sessions, rows: int) -> None:
+    """Parquet or Arrow IPC (file or stream), record batches or row groups of ``rows``."""
+    import pyarrow as pa
+    import pyarrow.ipc as ipc
+    import pyarrow.parquet as pq
+
+    table = pa.table(
+        {
+            "query": [q for q, _, _ in sessions],
+            "docs": [list(d) for _, d, _ in sessions],
+            "clicks": [[int(x) for x in c] for _, _, c in sessions],
+        }
+    )
+    if kind == "parquet":
+        pq.write_table(table, path, row_group_size=rows)
+        return
+    with (ipc.new_stream if kind == "arrow-stream" else ipc.new_file)(
+        str(path), table.schema
+    ) as out:
+        out.write_table(table, max_chunksize=rows)
 
 
 def _whole(raw: bytes, source: str, kind: str):
@@ -225,3 +243,38 @@ def test_stdin_leaves_no_temporary_file(tmp_path, monkeypatch):
             except InputError as exc:
                 assert "truncated gzip data" in str(exc)
             assert not list((tmp_path / "spool").iterdir())
+
+
+@pytest.mark.parametrize("kind", FORMATS)
+def test_never_held_whole_under_a_small_budget(tmp_path, monkeypatch, kind):
+    """With memory for 256 KiB of input read whole (``memory.input_budget``), a log of
+    over 512 KiB, gzip-compressed or on standard input, is read all the same (only a
+    piece is held), where reading it whole is refused."""
+    from cranfield.core import memory
+
+    rng = np.random.default_rng(77)
+    if kind == "yandex":
+        path = tmp_path / "log.yandex"
+        pages = "".join(
+            f"{i}\t0\tQ\tq{i % 7}\t0\ta\tb\tc{i % 5}\n{i}\t1\tC\tb\n" for i in range(20000)
+        )
+        path.write_text(pages)
+        want = _whole(path.read_bytes(), str(path), kind)
+    elif kind in TEXT or kind in ("csv", "tsv"):
+        path, want = _log_file(tmp_path, kind, rng, 0, n=30000)
+    else:  # (batches and row groups of 4,096 rows)
+        path, sessions = tmp_path / "log.bin", _many(rng, 30000)
+        _write_binary(path, kind, sessions, 4096)
+        want = _independent(sessions)
+    data = path.read_bytes()
+    assert len(data) > 1 << 19 or kind == "parquet"
+    zipped = tmp_path / "log.gz"
+    zipped.write_bytes(gzip.compress(data, mtime=0))
+    monkeypatch.setattr(memory, "input_budget", lambda: 1 << 18)
+    if len(data) > 1 << 18:
+        assert "more than 0 MiB" in _error(lambda: _whole(zipped.read_bytes(), "x", kind))
+    times = kind == "yandex"
+    _same(read_log(zipped, _fmt(kind)), want, times)
+    for content in (data, zipped.read_bytes()):
+        _stdin(monkeypatch, content)
+        _same(read_log("-", _fmt(kind)), want, times)

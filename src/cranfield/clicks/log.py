@@ -393,9 +393,11 @@ def _read(
     source = source_name(path)
     read = read_pieces(path, source, text=False)
     head: list[bytes] = []
+    size = 0
     for piece in read:  # enough of the content to tell the format from
         head.append(piece)
-        if sum(map(len, head)) >= 65536:
+        size += len(piece)
+        if size >= 65536:
             break
     fmt = infer_format(path, format, b"".join(head))
     pieces = itertools.chain(head, read)

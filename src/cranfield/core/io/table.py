@@ -452,7 +452,7 @@ class ArrowStream(Stream):
                     while fh.read(_HEAD):  # the rest (the footer) decompressed too: a
                         pass  # truncated or corrupt gzip stream is refused
                 return
-            fh = pa.OSFile(str(self.path))
+            fh = self._guard(pa.OSFile, str(self.path))
             try:
                 if _head(self.path, self.source).startswith(b"ARROW1"):
                     yield self._guard(ipc.open_file, fh)
