@@ -15,6 +15,11 @@ pieces, into memory (:func:`load`):
   data, such as ``/dev/zero``) and at the first line longer than :data:`MAX_LINE`
   bytes, each reported with its line number;
 * the whole content may not exceed what fits in memory (``memory.input_budget``).
+
+A reader that passes over a table more than once, a record batch at a time, reads a
+gzip file through :func:`open_content` (decompressed piece by piece at every pass) and
+standard input or a pipe from the temporary file :func:`spool` copies it to as it
+arrives (:func:`cranfield.core.io.table.read_table` with ``stream=True``).
 """
 
 from __future__ import annotations
