@@ -14,18 +14,23 @@ resident memory increase, training log-likelihood per session and rank. With
 are printed (CPU time is the process's own: on a shared machine wall-clock time also
 counts the waits for a core).
 
-With ``--read FORMATS`` (any of tsv, csv, jsonl, pyclick, yandex, parquet) the log is
-first written to a temporary file in each format and read back with
-:func:`cranfield.clicks.read_log`, best of ``--repeat`` (wall and CPU seconds, peak
-resident memory), then the models are fitted on what was read (checked equal to the
-simulated log).
+With ``--read KINDS`` the log is first written to a temporary file in each kind and read
+back with :func:`cranfield.clicks.read_log`, best of ``--repeat`` (wall and CPU seconds,
+peak resident memory), then the models are fitted on what was read (checked equal to the
+simulated log). A kind is a format (tsv, csv, jsonl, pyclick, yandex, parquet, arrow:
+an Arrow IPC file of record batches of 65,536 rows, Feather's default), ``.gz`` after it
+for the file gzip-compressed (level 6), ``-`` before it for the file read from standard
+input: ``tsv,tsv.gz,-tsv.gz,arrow``.
 """
 
 from __future__ import annotations
 
 import argparse
+import gzip
+import io
 import json
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -83,11 +88,17 @@ def write_log(log: ClickLog, path: Path, fmt: str) -> None:
         row[:n] for row, n in zip(log.doc_names[np.maximum(log.docs, 0)].tolist(), k, strict=True)
     ]
     flags = [row[:n] for row, n in zip(log.clicks.astype(int).tolist(), k, strict=True)]
-    if fmt == "parquet":
+    if fmt in ("parquet", "arrow"):
         import pyarrow as pa
+        import pyarrow.ipc as ipc
         import pyarrow.parquet as pq
 
-        pq.write_table(pa.table({"query": queries, "docs": docs, "clicks": flags}), path)
+        table = pa.table({"query": queries, "docs": docs, "clicks": flags})
+        if fmt == "parquet":
+            pq.write_table(table, path)
+            return
+        with ipc.new_file(str(path), table.schema) as out:
+            out.write_table(table, max_chunksize=65536)
         return
     with open(path, "w", encoding="utf-8") as out:
         if fmt in ("tsv", "csv"):
@@ -119,14 +130,27 @@ def time_reads(log: ClickLog, formats: list[str], repeat: int) -> ClickLog:
     print("|---|---:|---:|---:|---:|---:|")
     read = log
     with tempfile.TemporaryDirectory() as tmp:
-        for fmt in formats:
+        for kind in formats:
+            stdin = kind.startswith("-")
+            fmt = kind.lstrip("-").removesuffix(".gz")
             path = Path(tmp) / f"log.{fmt}"
             write_log(log, path, fmt)
+            if kind.endswith(".gz"):
+                with open(path, "rb") as raw, gzip.open(f"{path}.gz", "wb", 6) as out:
+                    shutil.copyfileobj(raw, out, 1 << 20)
+                path.unlink()
+                path = Path(f"{path}.gz")
             walls, cpus = [], []
             for _ in range(repeat):
                 read = None
                 t, c = time.perf_counter(), time.process_time()
-                read = read_log(path, fmt)
+                if stdin:
+                    with open(path, "rb") as fh:
+                        sys.stdin = io.TextIOWrapper(fh)
+                        read = read_log("-", fmt)
+                        sys.stdin = sys.__stdin__
+                else:
+                    read = read_log(path, fmt)
                 walls.append(time.perf_counter() - t)
                 cpus.append(time.process_time() - c)
             same = read.query_names[read.query].tolist() == log.query_names[log.query].tolist()
@@ -135,8 +159,8 @@ def time_reads(log: ClickLog, formats: list[str], repeat: int) -> ClickLog:
             assert same, f"{fmt}: the log read back differs from the log written"
             size = path.stat().st_size / 1e6
             print(
-                f"| {fmt} | {size:.0f} | {min(walls):.2f} | {min(cpus):.2f} | {peak_mb():.0f} "
-                f"| {read_alone(path, fmt)} |",
+                f"| {kind} | {size:.0f} | {min(walls):.2f} | {min(cpus):.2f} | {peak_mb():.0f} "
+                f"| {read_alone(path, fmt, stdin)} |",
                 flush=True,
             )
             path.unlink()
@@ -148,19 +172,24 @@ _ALONE = """
 import re, sys, time
 from cranfield.clicks.log import read_log
 t = time.perf_counter()
-read_log(sys.argv[1], sys.argv[2])
+read_log(sys.argv[1], sys.argv[2])  # ("-": standard input)
 wall = time.perf_counter() - t
 hwm = re.search(r"VmHWM:\\s*(\\d+)", open("/proc/self/status").read())
 print(f"{wall:.2f} / {int(hwm.group(1)) / 1024:.0f}")
 """
 
 
-def read_alone(path: Path, fmt: str) -> str:
+def read_alone(path: Path, fmt: str, stdin: bool = False) -> str:
     """Wall time and peak resident memory of a fresh process that only reads the log
-    (the reader's own memory, not the simulation's)."""
-    done = subprocess.run(
-        [sys.executable, "-c", _ALONE, str(path), fmt], capture_output=True, text=True, check=True
-    )
+    (the reader's own memory, not the simulation's); ``stdin``: from standard input."""
+    with open(path, "rb") as fh:
+        done = subprocess.run(
+            [sys.executable, "-c", _ALONE, "-" if stdin else str(path), fmt],
+            stdin=fh if stdin else None,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
     return done.stdout.strip()
 
 
@@ -175,7 +204,7 @@ def main() -> None:
     ap.add_argument("--models", default=",".join(NAMES))
     ap.add_argument("--max-iter", type=int, default=100)
     ap.add_argument("--repeat", type=int, default=1)
-    ap.add_argument("--read", default="", help="formats to write the log in and read back")
+    ap.add_argument("--read", default="", help="kinds to write the log in and read back")
     args = ap.parse_args()
     t0 = time.perf_counter()
     log = make_log(args.sessions, args.queries)

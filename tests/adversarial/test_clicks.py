@@ -123,6 +123,109 @@ def test_bad_logs_read_in_pieces_fail_cleanly(tmp_path, name, content, mentions)
         assert_clean_failure(run_cli("clicks", *argv), *mentions)
 
 
+def _arrow(stream: bool = False) -> bytes:
+    """A small click log as an Arrow IPC file (or stream), record batches of 2 rows."""
+    import pyarrow as pa
+    import pyarrow.ipc as ipc
+
+    table = pa.table(
+        {"query": ["q1", "q2", "q1"] * 20, "docs": [["a", "b"], ["b"], ["c", "a"]] * 20,
+         "clicks": [[0, 1], [1], [0, 0]] * 20}
+    )  # fmt: skip
+    out = pa.BufferOutputStream()
+    with (ipc.new_stream if stream else ipc.new_file)(out, table.schema) as writer:
+        writer.write_table(table, max_chunksize=2)
+    return out.getvalue().to_pybytes()
+
+
+def _parquet() -> bytes:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    out = pa.BufferOutputStream()
+    pq.write_table(pa.table({"query": ["q"], "docs": [["a"]], "clicks": [[1]]}), out)
+    return out.getvalue().to_pybytes()
+
+
+CSV_LOG = "query,docs,clicks\n" + "q1,a b,0 1\nq2,b c,1 0\n" * 40
+BAD_CSV = 'query,docs,clicks\nq,a b,0 1\nq,"a\nb",0 2\n'
+STREAMED = {  # name, the file's bytes, what the one line names
+    "gzip CSV cut short": (
+        "train.csv.gz",
+        lambda: gzip.compress(CSV_LOG.encode())[:-12],
+        ("gzip",),
+    ),
+    "gzip CSV, a bad row": (
+        "train.csv.gz",
+        lambda: gzip.compress(BAD_CSV.encode()),
+        ("train.csv.gz:3", "0 or 1"),
+    ),
+    "gzip TSV corrupt": (
+        "train.tsv.gz",
+        lambda: (lambda z: z[:-8] + bytes([z[-8] ^ 1]) + z[-7:])(
+            gzip.compress(CSV_LOG.replace(",", "\t").encode())
+        ),
+        ("corrupt gzip",),
+    ),
+    "Arrow IPC cut short": ("train.arrow", lambda: _arrow()[:-300], ("train.arrow", "Arrow IPC")),
+    "Arrow IPC stream cut short": (
+        "train.arrows",
+        lambda: _arrow(True)[:-300],
+        ("train.arrows", "Arrow IPC"),
+    ),
+    "gzip Arrow IPC cut short": (
+        "train.arrow.gz",
+        lambda: gzip.compress(_arrow())[: -len(_arrow()) // 20],
+        ("gzip",),
+    ),
+    "gzip Arrow IPC, its footer cut": (
+        "train.arrow.gz",
+        lambda: gzip.compress(_arrow())[:-4],
+        ("truncated gzip",),
+    ),
+    "Feather magic only": ("train.feather", lambda: b"ARROW1\0\0" + b"\0" * 8, ("Arrow IPC",)),
+    "gzip Parquet cut short": (
+        "train.parquet.gz",
+        lambda: gzip.compress(_parquet())[:-9],
+        ("gzip",),
+    ),
+    "gzip empty": ("train.csv.gz", lambda: gzip.compress(b""), ("empty",)),
+}
+
+
+@pytest.mark.parametrize("case", STREAMED)
+def test_compressed_and_arrow_logs_streamed_fail_cleanly(tmp_path, case):
+    """Gzip-compressed tables and Arrow IPC files, read a piece or a record batch at a
+    time, and the same bytes on standard input: one line, naming the file."""
+    name, content, mentions = STREAMED[case]
+    data = content()
+    p = tmp_path / name
+    p.write_bytes(data)
+    fmt = "csv" if ".csv" in name else "tsv" if ".tsv" in name else None
+    fmt = fmt or ("parquet" if "parquet" in name else "arrow")
+    assert_clean_failure(
+        run_cli("clicks", "fit", p, "--model", "pbm", "--log-format", fmt), *mentions
+    )
+    out = run_cli("clicks", "fit", "-", "--model", "pbm", "--log-format", fmt, stdin=data)
+    assert_clean_failure(out, "<stdin>", *(m.replace(name, "<stdin>") for m in mentions))
+
+
+@pytest.mark.parametrize("fmt", ["csv", "arrow", "parquet"])
+def test_compressed_logs_on_stdin_fit_as_the_file(tmp_path, fmt):
+    data = {"csv": CSV_LOG.encode, "arrow": _arrow, "parquet": _parquet}[fmt]()
+    p = tmp_path / f"train.{fmt}"
+    p.write_bytes(data)
+    want = run_cli("clicks", "fit", p, "--model", "dctr", "-o", tmp_path / "a.json")
+    assert_success(want, quiet=True)
+    for content in (data, gzip.compress(data, mtime=0)):
+        got = run_cli(
+            "clicks", "fit", "-", "--model", "dctr", "-o", tmp_path / "b.json", stdin=content
+        )
+        assert_success(got, quiet=True)
+        a = json.loads((tmp_path / "a.json").read_text())
+        assert a["pairs"] and a == json.loads((tmp_path / "b.json").read_text())
+
+
 @pytest.mark.parametrize(
     "argv, mention",
     [

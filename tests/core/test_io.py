@@ -576,3 +576,41 @@ def test_pieces_as_read_join_to_what_load_reads(tmp_path):
         with pytest.raises(InputError) as e:
             read()
         assert e.value.line == bad[:2_500_000].count(b"\n") + 1
+
+
+def test_piece_file_reads_as_a_bytes_file():
+    """``source.PieceFile`` over random pieces reads what ``io.BytesIO`` of the joined
+    bytes reads, for random read sizes (``-1``: the rest); ``spool`` copies a stream to a
+    temporary file deleted on close."""
+    import io
+    import os
+
+    import numpy as np
+
+    from cranfield.core.io.source import PieceFile, spool
+
+    rng = np.random.default_rng(39)
+    for _ in range(200):
+        data = bytes(rng.integers(0, 256, int(rng.integers(0, 300)), dtype=np.uint8))
+        cuts = np.sort(rng.integers(0, len(data) + 1, int(rng.integers(0, 6))))
+        pieces = [data[a:b] for a, b in zip([0, *cuts], [*cuts, len(data)], strict=True)]
+        closed = []
+        got, want = PieceFile(pieces, lambda closed=closed: closed.append(1)), io.BytesIO(data)
+        while True:
+            size = int(rng.choice([-1, 0, 1, 2, 7, 64, 500]))
+            if rng.random() < 0.3:
+                buf, ref = bytearray(max(size, 0)), bytearray(max(size, 0))
+                assert got.readinto(buf) == want.readinto(ref) and buf == ref
+            else:
+                assert got.read(size) == want.read(size)
+            if want.tell() == len(data) and size != 0:
+                assert got.read() == b""
+                break
+        got.close()
+        got.close()
+        assert closed == [1]
+    copy = spool(io.BytesIO(data), "<test>")
+    with open(copy.name, "rb") as fh:
+        assert fh.read() == data
+    copy.close()
+    assert not os.path.exists(copy.name)

@@ -50,6 +50,10 @@ def test_streamed_lists_equal_the_per_user_computation(seed, tmp_path, monkeypat
     got = evaluate_recommendations(test, streamed, names, train=train)
     assert got.table() == whole.table()
     assert got.notes == whole.notes
+    for other in _arrow_and_gzip(tmp_path / "recs.parquet", rng):  # (streamed as well)
+        lists = open_recommendations(other)
+        assert lists.stream is not None
+        assert evaluate_recommendations(test, lists, names, train=train).table() == got.table()
     for m, want in expected.items():
         name = CANONICAL.get(m, NAMES[m])
         assert got.table()[name] == pytest.approx(want, rel=1e-12, abs=1e-15), (
@@ -68,6 +72,22 @@ def test_streamed_lists_equal_the_per_user_computation(seed, tmp_path, monkeypat
             exclude_train=False,
         ).table()
     )
+
+
+def _arrow_and_gzip(parquet, rng) -> list:
+    """The Parquet file's table as an Arrow IPC file (record batches of 1-7 rows) and
+    the Parquet file gzip-compressed."""
+    import gzip
+
+    import pyarrow.ipc as ipc
+
+    table = pq.read_table(parquet)
+    arrow = parquet.with_suffix(".arrow")
+    with ipc.new_file(str(arrow), table.schema) as out:
+        out.write_table(table, max_chunksize=int(rng.integers(1, 8)))
+    zipped = parquet.with_name(parquet.name + ".gz")
+    zipped.write_bytes(gzip.compress(parquet.read_bytes(), mtime=0))
+    return [arrow, zipped]
 
 
 IDS = ["u", "ü", "日本", "🎵", "a b", "007", ""]
@@ -136,6 +156,15 @@ def test_streamed_errors_name_the_whole_readers_row(seed, tmp_path, monkeypatch)
     got = _read_error(streamed)
     assert want is not None, spoils  # (every spoiled file is refused)
     assert got == want, spoils
+    for other in _arrow_and_gzip(path, rng):
+        want = _read_error(read_recommendations, other)
+        assert want is not None, spoils
+        got = _read_error(
+            lambda o=other: evaluate_recommendations(
+                test, open_recommendations(o), ["nDCG@3", "coverage@2"]
+            )
+        )
+        assert got == want, (other.name, spoils)
 
 
 def test_a_damaged_page_is_one_line(tmp_path, capsys):

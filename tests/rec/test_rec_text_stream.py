@@ -92,6 +92,22 @@ def test_streamed_text_equals_the_whole_read(seed, tmp_path, monkeypatch, test_l
     lists = open_recommendations(path)
     assert lists.stream is not None  # (not read yet)
     assert _outcome(lambda p: lists, path, test_log) == want
+    zipped = _gzipped(path)  # decompressed a piece at a time, every time it is read
+    lists = open_recommendations(zipped)
+    assert lists.stream is not None
+    assert _outcome(lambda p: lists, zipped, test_log) == want
+
+
+def _gzipped(path):
+    """A gzip-compressed copy of ``path`` (``NAME.gz``; two members, as ``cat a.gz
+    b.gz`` makes, when the file is long enough to split)."""
+    import gzip
+
+    data = path.read_bytes()
+    half = len(data) // 2
+    zipped = path.with_name(path.name + ".gz")
+    zipped.write_bytes(gzip.compress(data[:half], mtime=0) + gzip.compress(data[half:], mtime=0))
+    return zipped
 
 
 def _spoil(rng, data: bytes, kind: str) -> bytes:
@@ -147,6 +163,11 @@ def test_spoiled_text_is_the_whole_readers_line(seed, tmp_path, monkeypatch, tes
         return lists
 
     assert _outcome(streamed, path, test_log) == want, spoils
+    zipped = _gzipped(path)
+    want_zipped = _outcome(read_recommendations, zipped, test_log)
+    if isinstance(want, str):
+        assert want_zipped == want.replace(str(path), str(zipped))
+    assert _outcome(streamed, zipped, test_log) == want_zipped, spoils
     if spoils != ["duplicate"] or "twice" in str(want):
         assert isinstance(want, str), spoils  # (refused, but for a harmless repeat)
 
@@ -188,6 +209,9 @@ def test_small_files_as_the_whole_reader(case, tmp_path, monkeypatch, test_log):
     monkeypatch.setattr(text_stream, "BLOCK_BYTES", 9)
     monkeypatch.setattr(stream_module, "BATCH_ROWS", 2)
     assert _outcome(open_recommendations, path, test_log) == want
+    zipped = _gzipped(path)
+    want = _outcome(read_recommendations, zipped, test_log)
+    assert _outcome(open_recommendations, zipped, test_log) == want
 
 
 def test_huge_integer_scores_round_as_float64_parsing_does(tmp_path):
@@ -202,12 +226,12 @@ def test_huge_integer_scores_round_as_float64_parsing_does(tmp_path):
     assert read_recommendations(tmp_path / "r.pq").table["score"].to_pylist() == [2.0**53]
 
 
-def test_gzip_and_standard_input_are_read_whole(tmp_path):
+def test_gzip_is_streamed_and_json_lines_read_whole(tmp_path):
     import gzip
 
     data = b"user,item,score\na,x,1\n"
     (tmp_path / "recs.csv.gz").write_bytes(gzip.compress(data))
-    assert open_recommendations(tmp_path / "recs.csv.gz").stream is None
+    assert open_recommendations(tmp_path / "recs.csv.gz").stream is not None
     (tmp_path / "recs.jsonl").write_text('{"user": "a", "item": "x", "score": 1}\n')
     assert open_recommendations(tmp_path / "recs.jsonl").stream is None
 

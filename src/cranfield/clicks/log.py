@@ -13,13 +13,14 @@ Readers (:func:`read_log`): JSONL, CSV, TSV, Parquet and Arrow (the one table re
 relevance-prediction log. Every problem is an :class:`~cranfield.errors.InputError`
 naming the file and, for the text formats, the line.
 
-No format is held whole: JSONL, PyClick and Yandex text is handed to the engine in
-pieces as it is read (:func:`read_stream`); a CSV, TSV or Parquet file a record batch
-at a time (:class:`~cranfield.core.io.text_stream.TextStream`,
-:class:`~cranfield.core.io.table.ParquetStream`), and any other table (Arrow IPC,
-memory-mapped; gzip or standard input, read whole first) in slices of rows
-(:func:`read_table`). Each piece is reduced at once to the sessions' integer codes, so
-memory holds the interned ids, the sessions' arrays and one piece.
+No input is held whole: JSONL, PyClick and Yandex text is handed to the engine in
+pieces as it is read (:func:`read_stream`); a CSV, TSV, Parquet or Arrow IPC table a
+record batch at a time (:class:`~cranfield.core.io.text_stream.TextStream`,
+:class:`~cranfield.core.io.table.ParquetStream`,
+:class:`~cranfield.core.io.table.ArrowStream`; gzip decompressed piece by piece,
+standard input copied to a temporary file as it arrives; :func:`read_table`). Each
+piece is reduced at once to the sessions' integer codes, so memory holds the interned
+ids, the sessions' arrays and one piece.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ import os
 from dataclasses import dataclass
 
 from .._lazy import lazy
-from ..core.io.source import checked, load, read_pieces, source_name
+from ..core.io.source import PieceFile, checked, read_pieces, source_name
 from ..errors import InputError, ParameterError
 
 np = lazy("numpy", __name__, "np")
@@ -228,8 +229,8 @@ def read_table(
     data, source: str, format: str | None = None, batch_rows: int = BATCH_ROWS
 ) -> ClickLog:
     """A CSV, TSV, Parquet or Arrow log, one session a row, read by the one table
-    reader (:func:`cranfield.core.io.table.read_table`; a CSV, TSV or Parquet file
-    named by a path is streamed, a record batch at a time) and handed to the engine
+    reader (:func:`cranfield.core.io.table.read_table`, streamed a record batch at a
+    time: a file, a gzip file, standard input; bytes are read whole) and handed to the engine
     ``batch_rows`` rows at a time as Arrow buffers (``cranfield._engine.
     ClickTableReader``), each batch reduced at once to the sessions' codes; text cells
     are kept as written (blank ones missing), a problem names the line (the row, for
@@ -314,7 +315,11 @@ def _column(name: str, column, source: str) -> tuple:
         raise InputError(
             f"column {name!r} holds {arr.type}: expected text, numbers or lists of them", source
         )
-    return (name, kind, lists, *text_buffers(arr.cast(pa.large_string())))
+    offsets, data, valid = text_buffers(arr.cast(pa.large_string()))
+    if len(offsets) and (offsets[0] or offsets[-1] < len(data)):  # (a slice of a batch:
+        data = data[offsets[0] : offsets[-1]]  # only its own bytes, as views)
+        offsets = offsets - offsets[0]
+    return (name, kind, lists, offsets, data, valid)
 
 
 _TABLES = ("csv", "tsv", "parquet", "arrow")
@@ -388,9 +393,11 @@ def _read(
     source = source_name(path)
     read = read_pieces(path, source, text=False)
     head: list[bytes] = []
+    size = 0
     for piece in read:  # enough of the content to tell the format from
         head.append(piece)
-        if sum(map(len, head)) >= 65536:
+        size += len(piece)
+        if size >= 65536:
             break
     fmt = infer_format(path, format, b"".join(head))
     pieces = itertools.chain(head, read)
@@ -399,4 +406,5 @@ def _read(
     if isinstance(path, (str, os.PathLike)) and str(path) != "-" and os.path.isfile(path):
         read.close()  # (a file read again: the table reader streams what it can)
         return read_table(path, source, fmt)
-    return read_table(load(pieces, source, text=False), source, fmt)
+    return read_table(PieceFile(pieces, read.close), source, fmt)  # (copied to a temporary
+    # file as it is read, then streamed: :func:`cranfield.core.io.table.read_table`)

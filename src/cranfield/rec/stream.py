@@ -2,9 +2,10 @@
 time, so that an evaluation holds the rows it needs, not the file.
 
 A Parquet file named by a path is streamed (its user and item columns dictionary-encoded,
-as Parquet stores them), and so is a CSV or TSV file (a piece of text at a time,
+as Parquet stores them), and so are a CSV or TSV file (a piece of text at a time,
 :class:`~cranfield.core.io.text_stream.TextStream`, every check and message of the
-whole-file reader kept); any other input (standard input, gzip, JSON lines, Arrow IPC)
+whole-file reader kept; gzip decompressed piece by piece) and an Arrow IPC file; any
+other input (standard input, JSON lines)
 is read whole by :func:`~cranfield.rec.data.read_recommendations` and its table walked
 a batch at a time the same way. The batches are regrouped into *chunks* holding every
 row of their users (a user whose rows straddle two batches waits for the next one), so

@@ -15,6 +15,11 @@ pieces, into memory (:func:`load`):
   data, such as ``/dev/zero``) and at the first line longer than :data:`MAX_LINE`
   bytes, each reported with its line number;
 * the whole content may not exceed what fits in memory (``memory.input_budget``).
+
+A reader that passes over a table more than once, a record batch at a time, reads a
+gzip file through :func:`open_content` (decompressed piece by piece at every pass) and
+standard input or a pipe from the temporary file :func:`spool` copies it to as it
+arrives (:func:`cranfield.core.io.table.read_table` with ``stream=True``).
 """
 
 from __future__ import annotations
@@ -330,3 +335,104 @@ def is_gzip_file(path: Path) -> bool:
     """True when the file starts with the gzip magic number (whatever its extension)."""
     with open(path, "rb") as fh:
         return fh.read(2) == GZIP_MAGIC
+
+
+class PieceFile:
+    """A binary file object reading an iterator of pieces (``read``, ``readinto``,
+    ``close``): the decompressed content of a gzip file handed to a reader that takes
+    a file (Arrow's CSV and IPC readers), a piece at a time; errors raise as the
+    pieces' iterator raises them (:class:`InputError`)."""
+
+    def __init__(self, pieces, close=None):
+        self._pieces = iter(pieces)
+        self._held = memoryview(b"")
+        self._close = close
+        self.closed = False
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return False
+
+    def writable(self) -> bool:
+        return False
+
+    def read(self, size: int = -1) -> bytes:
+        out: list[bytes] = []
+        want = size if size is not None and size >= 0 else None
+        got = 0
+        while want is None or got < want:
+            if not self._held:
+                piece = next(self._pieces, None)
+                if piece is None:
+                    break
+                self._held = memoryview(piece)
+                continue
+            take = len(self._held) if want is None else min(want - got, len(self._held))
+            out.append(bytes(self._held[:take]))
+            self._held = self._held[take:]
+            got += take
+        return b"".join(out)
+
+    def readinto(self, buffer) -> int:
+        data = self.read(len(buffer))
+        buffer[: len(data)] = data
+        return len(data)
+
+    def close(self) -> None:
+        if not self.closed:
+            self.closed = True
+            if self._close is not None:
+                self._close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+def open_content(path: str | os.PathLike, source: str) -> PieceFile:
+    """A regular file's content as a file object, gunzipped piece by piece when it is
+    gzip-compressed (:func:`checked`: truncated or corrupt data is one error naming
+    the file); a file that may be opened again, unlike standard input."""
+    fh = open_binary(path, source)
+    return PieceFile(checked(file_pieces(fh, source), source, text=False), fh.close)
+
+
+def spool(path_or_file, source: str):
+    """Standard input (``"-"``), a named pipe or a file object copied as it is read
+    (still compressed, if it is) to a temporary file, a MiB at a time: a table reader
+    that reads a file more than once (or from its end, as Parquet's) then reads it
+    from there, with the memory of one piece. The returned temporary file (its
+    ``name`` the path) is deleted when closed."""
+    import tempfile
+
+    if isinstance(path_or_file, (str, os.PathLike)) and str(path_or_file) == "-":
+        stream = sys.stdin
+        if stream is None:
+            raise InputError("standard input is closed", source=source)
+        stream = getattr(stream, "buffer", stream)
+        opened = None
+    elif isinstance(path_or_file, (str, os.PathLike)):
+        stream = opened = open_binary(path_or_file, source)
+    else:
+        stream, opened = getattr(path_or_file, "buffer", path_or_file), None
+    out = tempfile.NamedTemporaryFile(prefix="cranfield-", suffix=".spool")  # noqa: SIM115
+    try:
+        for piece in file_pieces(stream, source):
+            out.write(piece)
+        out.flush()
+    except OSError as exc:
+        out.close()
+        raise InputError(
+            f"cannot copy to a temporary file: {exc.strerror or exc}", source
+        ) from None
+    except BaseException:
+        out.close()
+        raise
+    finally:
+        if opened is not None:
+            opened.close()
+    return out

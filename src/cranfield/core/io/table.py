@@ -186,10 +186,13 @@ def read_table(
         them: one copy of each distinct value and an int32 index per row, instead of
         the value per row), matched as ``strings`` is.
     stream
-        A Parquet, CSV or TSV file named by a path (uncompressed) is not read: a
+        A Parquet, CSV, TSV or Arrow IPC input other than bytes is not read: a
         :class:`Stream` (its columns, its rows a record batch at a time) is returned
-        instead, a :class:`ParquetStream` or a
-        :class:`~cranfield.core.io.text_stream.TextStream`.
+        instead, a :class:`ParquetStream`, an :class:`ArrowStream` or a
+        :class:`~cranfield.core.io.text_stream.TextStream` (gzip decompressed piece by
+        piece; standard input, a pipe or a file object first copied to a temporary
+        file as it arrives: :func:`_streamed`). JSON lines and whitespace-separated
+        columns are read whole.
     """
     formats = tuple(formats)
     if format is not None and format not in formats:
@@ -200,8 +203,34 @@ def read_table(
             return _in_memory(path_or_file, rows, source or "<table>")
     source = source or ("<bytes>" if is_bytes else source_name(path_or_file))
     hint = extension_format(path_or_file)
-    data = resolve(path_or_file, source, text=False)
+    if stream and not is_bytes:
+        data = _streamed(
+            path_or_file, source, hint, format, formats, strings, header, rows, dictionary
+        )
+        if isinstance(data, Stream):
+            return data
+    else:
+        data = resolve(path_or_file, source, text=False)
     head = _head(data)
+    fmt = _format_of(head, format, hint, formats, source)
+    if fmt in BINARY:
+        table, text = _binary(data, fmt, source, dictionary), None
+    else:
+        content = read_bytes(data, source)  # read, or checked, as text: NUL, line length
+        table, text = _text(content, fmt, source, strings, header)
+    unique_names(table.column_names, source, text is not None)
+    if rows and table.num_rows == 0:
+        raise InputError(
+            "no data rows after the header" if text is not None else "the table has no rows",
+            source,
+        )
+    return Table(table, source, fmt, text)
+
+
+def _format_of(head: bytes, format: str | None, hint: str | None, formats, source: str) -> str:
+    """The format of a table whose (decompressed) content starts with ``head``: the
+    explicit ``format``, else told from the content (``hint``, the name's, deciding
+    what it leaves open); refused when it is not one of ``formats``."""
     packed = compression(head)
     if packed is not None:
         raise InputError(
@@ -217,24 +246,61 @@ def read_table(
         raise InputError(
             f"{_NAMES[fmt]} data; expected {', '.join(_NAMES[f] for f in formats)}", source
         )
-    if stream and fmt == "parquet" and not isinstance(data, bytes):
-        return ParquetStream(data, source, dictionary, rows)
-    if stream and fmt in ("csv", "tsv") and not isinstance(data, bytes):
-        from .text_stream import TextStream
+    return fmt
 
-        return TextStream(data, source, fmt, strings, header, rows)
-    if fmt in BINARY:
-        table, text = _binary(data, fmt, source, dictionary), None
+
+def _streamed(path_or_file, source: str, hint, format, formats, strings, header, rows, dictionary):
+    """A :class:`Stream` of a table input (``stream=True``), or its content as bytes
+    when its format is read whole (JSON lines, whitespace-separated columns).
+
+    A regular file is read where it is (gzip decompressed piece by piece, every time
+    it is read); standard input, a pipe or a file object is first copied as it
+    arrives to a temporary file (:func:`~.source.spool`; deleted with the stream), and
+    a gzip-compressed Parquet file decompressed to one (Parquet is read from its end).
+    """
+    from .source import GZIP_MAGIC, is_regular, open_content, spool
+
+    spooled = None
+    if isinstance(path_or_file, (str, os.PathLike)) and str(path_or_file) != "-":
+        with open_binary(path_or_file, source) as fh:
+            if not is_regular(fh):
+                spooled = spool(fh, source)
     else:
-        content = read_bytes(data, source)  # read, or checked, as text: NUL, line length
-        table, text = _text(content, fmt, source, strings, header)
-    unique_names(table.column_names, source, text is not None)
-    if rows and table.num_rows == 0:
-        raise InputError(
-            "no data rows after the header" if text is not None else "the table has no rows",
-            source,
-        )
-    return Table(table, source, fmt, text)
+        spooled = spool(path_or_file, source)
+    path = spooled.name if spooled is not None else path_or_file
+    try:
+        with open_binary(path, source) as fh:
+            try:
+                gz = fh.read(2) == GZIP_MAGIC
+            except OSError as exc:
+                raise InputError(f"cannot read: {exc.strerror or exc}", source) from None
+        if gz:
+            with open_content(path, source) as fh:
+                head = fh.read(_HEAD)
+        else:
+            head = _head(path, source)
+        fmt = _format_of(head, format, hint, formats, source)
+        if fmt == "parquet" and gz:
+            with open_content(path, source) as fh:
+                unpacked = spool(fh, source)
+            if spooled is not None:
+                spooled.close()
+            spooled, path, gz = unpacked, unpacked.name, False
+        if fmt == "parquet":
+            found: Stream = ParquetStream(path, source, dictionary, rows)
+        elif fmt in ("csv", "tsv"):
+            from .text_stream import TextStream
+
+            found = TextStream(path, source, fmt, strings, header, rows, gzip=gz)
+        elif fmt == "arrow":
+            found = ArrowStream(path, source, rows, gzip=gz)
+        else:
+            return read_bytes(path, source, text=False)
+        found._spool, spooled = spooled, None  # (the temporary file lives as long)
+        return found
+    finally:
+        if spooled is not None:
+            spooled.close()
 
 
 _NAMES = {
@@ -261,14 +327,15 @@ def _in_memory(obj, rows: bool, source: str) -> Table:
     return Table(table, source, "arrow")
 
 
-def _head(data) -> bytes:
+def _head(data, source: str | None = None) -> bytes:
     if isinstance(data, bytes):
         return data[:_HEAD]
-    with open_binary(data, str(data)) as fh:
+    source = source or str(data)
+    with open_binary(data, source) as fh:
         try:
             return fh.read(_HEAD)
         except OSError as exc:
-            raise InputError(f"cannot read: {exc.strerror or exc}", str(data)) from None
+            raise InputError(f"cannot read: {exc.strerror or exc}", source) from None
 
 
 def _first(exc: BaseException) -> str:
@@ -329,6 +396,97 @@ class ParquetStream(Stream):
             yield from self._file.iter_batches(batch_size=rows, columns=columns, use_threads=False)
         except (pa.ArrowException, OSError, ValueError) as exc:
             raise InputError(f"cannot read Parquet: {_first(exc)}", self.source) from None
+
+
+class ArrowStream(Stream):
+    """An Arrow IPC file (the file format, also Feather 2, or the stream format) not
+    read yet (a :class:`Stream`): its record batches read one at a time from the file
+    (``gzip``: decompressed piece by piece, the file format then read in order as the
+    stream it holds after its 8-byte magic), never mapped or read whole; a batch the
+    file holds is the least read at a time. :attr:`num_rows` counts the rows (a pass
+    over the batches' headers for the file format, over the batches otherwise)."""
+
+    def __init__(self, path, source: str, rows: bool = True, gzip: bool = False):
+        self.path, self._gzip = path, gzip
+        self.source = source
+        with self._reader() as reader:
+            schema = reader.schema
+        unique_names(schema.names, source, False)
+        super().__init__(schema.empty_table(), source, "arrow")
+        if rows and self.num_rows == 0:
+            raise InputError("the table has no rows", source)
+
+    @cached_property
+    def num_rows(self) -> int:  # type: ignore[override]
+        with self._reader() as reader:
+            if hasattr(reader, "count_rows"):
+                return self._guard(reader.count_rows)
+            return sum(batch.num_rows for batch in self._each(reader))
+
+    def _guard(self, call, *args):
+        try:
+            return call(*args)
+        except InputError:  # (the gzip stream's, raised through Arrow's read)
+            raise
+        except (pa.ArrowException, OSError, ValueError) as exc:
+            raise InputError(f"cannot read Arrow IPC: {_first(exc)}", self.source) from None
+
+    def _reader(self):
+        """A context holding Arrow's reader of the file (see the class docstring)."""
+        import contextlib
+
+        import pyarrow.ipc as ipc
+
+        from .source import open_content
+
+        @contextlib.contextmanager
+        def opened():
+            if self._gzip:
+                with open_content(self.path, self.source) as fh:
+                    head = fh.read(8)
+                if not head.startswith(b"ARROW1"):
+                    head = b""  # (the stream format: read from the start)
+                with open_content(self.path, self.source) as fh:
+                    fh.read(len(head))  # (the file format's magic: its stream follows)
+                    yield self._guard(ipc.open_stream, fh)
+                    while fh.read(_HEAD):  # the rest (the footer) decompressed too: a
+                        pass  # truncated or corrupt gzip stream is refused
+                return
+            fh = self._guard(pa.OSFile, str(self.path))
+            try:
+                if _head(self.path, self.source).startswith(b"ARROW1"):
+                    yield self._guard(ipc.open_file, fh)
+                else:
+                    yield self._guard(ipc.open_stream, fh)
+            finally:
+                fh.close()
+
+        return opened()
+
+    def _each(self, reader):
+        """The reader's record batches, in order."""
+        if hasattr(reader, "get_batch"):
+            for i in range(reader.num_record_batches):
+                yield self._guard(reader.get_batch, i)
+            return
+        while True:
+            try:
+                yield reader.read_next_batch()
+            except StopIteration:
+                return
+            except InputError:
+                raise
+            except (pa.ArrowException, OSError, ValueError) as exc:
+                raise InputError(f"cannot read Arrow IPC: {_first(exc)}", self.source) from None
+
+    def batches(self, columns: list[str], rows: int):
+        """The ``columns`` at most ``rows`` rows at a time, in order (a batch the file
+        holds sliced)."""
+        with self._reader() as reader:
+            for batch in self._each(reader):
+                batch = batch.select(columns)
+                for start in range(0, batch.num_rows, rows):
+                    yield batch.slice(start, rows)
 
 
 def _binary(data, fmt: str, source: str, dictionary: Iterable[str] = ()) -> pa.Table:

@@ -1,7 +1,8 @@
 """A CSV or TSV file read a block at a time, exactly as :func:`~.table.read_table` reads
 it whole.
 
-The file is never held whole:
+The file is never held whole (a gzip-compressed one is decompressed piece by piece at
+each pass, :func:`~.source.open_content`):
 
 1. a first pass makes the checks the whole reader makes of the bytes before parsing
    them, in its order and with its messages: a NUL byte or a line over 64 MiB
@@ -27,14 +28,13 @@ record number Arrow gives.
 
 from __future__ import annotations
 
-import os
 import re
 
 import numpy as np
 import pyarrow as pa
 
 from ...errors import InputError
-from .source import TextCheck, file_pieces, open_binary
+from .source import TextCheck, file_pieces, open_binary, open_content
 from .table import (
     _NAMES,
     Stream,
@@ -63,11 +63,21 @@ class TextStream(Stream):
     types of its first rows) but not read yet (see the module docstring); ``strings``
     and ``header`` as for :func:`~.table.read_table`."""
 
-    def __init__(self, path, source: str, fmt: str, strings=(), header: bool = True, rows=True):
+    def __init__(
+        self,
+        path,
+        source: str,
+        fmt: str,
+        strings=(),
+        header: bool = True,
+        rows=True,
+        gzip: bool = False,
+    ):
         self.path = path
+        self._gzip = gzip
         self._fmt, self._header = fmt, header
         self._kinds: dict[str, str] = {}
-        self._quotes, self._lines = _scan(path, source)
+        self._quotes, self._lines, self._size = _scan(self._open, source)
         self.source = source
         first, _, _ = next(self._cut(source, HEAD_BYTES))
         _, self._names, self._types = header_of(first, fmt, source, strings, header, True)
@@ -90,6 +100,13 @@ class TextStream(Stream):
     @property
     def has_lines(self) -> bool:
         return True
+
+    def _open(self, source: str | None = None):
+        """The file opened for reading, gunzipped piece by piece when it is
+        gzip-compressed (:func:`~.source.open_content`)."""
+        if self._gzip:
+            return open_content(self.path, source or self.source)
+        return open_binary(self.path, source or self.source)
 
     @property
     def max_rows(self) -> int:
@@ -150,7 +167,7 @@ class TextStream(Stream):
         from .tabular import arrow_threads
 
         block = BLOCK_BYTES
-        threads = arrow_threads(os.path.getsize(self.path))
+        threads = arrow_threads(self._size)
         done = 0  # rows given
         while True:
             bad: list = []
@@ -160,7 +177,7 @@ class TextStream(Stream):
                 return "error"  # the first one is reported: stop there
 
             at = 0
-            with open_binary(self.path, self.source) as fh:
+            with self._open() as fh:
                 try:
                     reader = pacsv.open_csv(
                         fh,
@@ -196,7 +213,7 @@ class TextStream(Stream):
                     if bad:
                         raise self._bad_row(bad[0]) from None
                     short = "straddl" in message or "Empty CSV file or block" in message
-                    if short and block < os.path.getsize(self.path):
+                    if short and block < self._size:
                         block *= 4  # a row longer than a block, or blank lines only in it
                         continue
                     if "conversion error" in message:
@@ -235,7 +252,7 @@ class TextStream(Stream):
         source = source or self.source
         size = size or PIECE_BYTES
         line, offset, carry = 1, 0, b""
-        with open_binary(self.path, source) as fh:
+        with self._open(source) as fh:
             while True:
                 try:
                     more = fh.read(size)
@@ -263,23 +280,24 @@ class TextStream(Stream):
         import pyarrow.csv as pacsv
 
         try:
-            table = pacsv.read_csv(
-                str(self.path),
-                read_options=pacsv.ReadOptions(
-                    use_threads=False,
-                    column_names=None if self._header else self._names,
-                ),
-                parse_options=pacsv.ParseOptions(
-                    delimiter="," if self._fmt == "csv" else "\t",
-                    newlines_in_values=self._quotes,
-                ),
-                convert_options=pacsv.ConvertOptions(
-                    column_types=self._types,
-                    strings_can_be_null=False,
-                    null_values=[""],
-                    include_columns=[name],
-                ),
-            )
+            with self._open() as fh:
+                table = pacsv.read_csv(
+                    fh,
+                    read_options=pacsv.ReadOptions(
+                        use_threads=False,
+                        column_names=None if self._header else self._names,
+                    ),
+                    parse_options=pacsv.ParseOptions(
+                        delimiter="," if self._fmt == "csv" else "\t",
+                        newlines_in_values=self._quotes,
+                    ),
+                    convert_options=pacsv.ConvertOptions(
+                        column_types=self._types,
+                        strings_can_be_null=False,
+                        null_values=[""],
+                        include_columns=[name],
+                    ),
+                )
         except (pa.ArrowException, OSError) as exc:
             raise InputError(f"cannot read: {_first(exc)}", self.source) from None
         return table.schema.field(name).type
@@ -313,17 +331,20 @@ def _end(buf: bytes, quotes: bool) -> int:
     return int(even[-1]) + 1 if len(even) else 0
 
 
-def _scan(path, source: str) -> tuple[bool, int]:
-    """Check the bytes of the file as the whole reader does before parsing (see the
-    module docstring); whether it holds a ``"`` and how many lines."""
+def _scan(opener, source: str) -> tuple[bool, int, int]:
+    """Check the bytes of the file (``opener(source)`` opens it) as the whole reader
+    does before parsing (see the module docstring); whether it holds a ``"``, how many
+    lines and bytes."""
     quotes = ink = False
     bad: InputError | None = None  # (not UTF-8: reported after the other checks)
     tail: list[bytes] = []  # the bytes since the last line end, when checking UTF-8
     tail_line = 1
     check = TextCheck(source)
-    with open_binary(path, source) as fh:
+    size = 0
+    with opener(source) as fh:
         for n, piece in enumerate(file_pieces(fh, source)):
             check(piece)
+            size += len(piece)
             if n == 0 and piece.startswith(_BOM):
                 piece = piece[3:]
             quotes = quotes or b'"' in piece
@@ -341,7 +362,7 @@ def _scan(path, source: str) -> tuple[bool, int]:
         raise InputError("empty file", source)
     if bad is not None:
         raise bad
-    return quotes, check.lines + 1
+    return quotes, check.lines + 1, size
 
 
 def _not_utf8(data: bytes, source: str, line: int) -> InputError | None:
