@@ -1,0 +1,391 @@
+r"""AP and MAP from machine labels on the whole pool plus people's labels on a random
+sample of its pairs: the model-assisted (difference) estimator at the document level.
+
+Per topic, a machine labels every pooled document :math:`d` (binary relevance
+:math:`m_d`, grade :math:`\ge` the relevance level) and people label a Poisson sample
+:math:`S` (each pair drawn independently with known inclusion probability :math:`\pi_d`,
+as ``cranfield pool --sample`` designs ``statap`` draws, or a uniform rate). The
+difference estimator of survey sampling (Särndal, Swensson & Wretman 1992, *Model
+Assisted Survey Sampling*, chapter 6; at the document level it is prediction-powered
+inference, Angelopoulos et al. 2023, for IR measures Oosterhuis et al. 2024, Boyeau et al.
+2024) estimates every document's relevance unbiasedly:
+
+.. math::
+
+    r_d = \lambda m_d + (h_d - \lambda m_d)\,\frac{I_d}{\pi_d}, \qquad
+    \mathrm E\,r_d = h_d \ \text{for any fixed}\ \lambda
+
+(:math:`\lambda = 1`: ``ppi``; :math:`\lambda = 0`: ``classical``, which is statAP,
+Aslam, Pavlu & Yilmaz 2006). With :math:`x_k = r_{d_k}` along a run's ranking (0 for a
+document outside the pool),
+
+.. math::
+
+    \hat R = \sum_{d \in \text{pool}} r_d, \qquad
+    \hat N = \sum_k \frac{x_k}{k}\Bigl(1 + \sum_{j<k} x_j\Bigr), \qquad
+    \widehat{AP} = \hat N / \hat R
+
+(0 when :math:`\hat R \le 0`). AP's numerator :math:`N = \sum_k \frac{h_k}{k}(h_k +
+\sum_{j<k} h_j)` has products :math:`h_j h_k`: for :math:`j \ne k` the independent draws
+make :math:`\mathrm E\,x_j x_k = h_j h_k`, and :math:`h_k^2 = h_k` is estimated by
+:math:`x_k`, so :math:`\hat R` and :math:`\hat N` are unbiased and
+:math:`\widehat{AP}` is unbiased to first order (a ratio). With :math:`\lambda = 0` the
+formulas are statAP's (:mod:`cranfield.core.statap`).
+
+Variance by Taylor linearisation of the ratio (Särndal et al. 1992, section 5.5): with
+:math:`e_d = h_d - \lambda m_d`, :math:`r_d - h_d = e_d(I_d/\pi_d - 1)` has variance
+:math:`e_d^2 (1-\pi_d)/\pi_d`, and to first order
+:math:`\widehat{AP} - AP \approx \sum_d z_d (r_d - h_d)`,
+
+.. math::
+
+    z_d = \frac{a_d - AP}{R}, \qquad
+    a_d = \frac{1 + \sum_{j<k_d} x_j}{k_d} + \sum_{k>k_d} \frac{x_k}{k}
+
+(:math:`a_d`: how :math:`\hat N` moves with :math:`r_d`, 0 when the run did not retrieve
+:math:`d`; :math:`k_d` its rank). The Horvitz-Thompson estimate of
+:math:`\sum_d z_d^2 e_d^2 (1-\pi_d)/\pi_d` is
+
+.. math::
+
+    \hat V(\widehat{AP}) = \sum_{d \in S} \frac{1 - \pi_d}{\pi_d^2}\, e_d^2\, \hat z_d^2,
+
+statAP's variance when :math:`\lambda = 0`. A run's MAP is the mean over the pool's
+:math:`T` topics (a topic the run does not answer counts 0); the topics' samples are
+independent, so :math:`\hat V(\widehat{MAP}) = \sum_d \hat v_d (\hat z_d/T)^2` over the
+sampled documents of all topics, and a paired difference of runs :math:`a, b` (the same
+sample) has :math:`\sum_d \hat v_d ((\hat z^a_d - \hat z^b_d)/T)^2`: every variance and
+covariance is one Gram matrix :math:`Z^\top \mathrm{diag}(\hat v) Z / T^2`. The intervals
+are normal: :math:`\pm z_{1-\alpha/2}\sqrt{\hat V}`.
+
+Runs are taken in trec_eval's order (score descending, then document id descending) and
+whole (trec_eval evaluates every retrieved document); with :math:`\pi = 1` everywhere
+the estimate is trec_eval's AP of the people's labels.
+"""
+
+from __future__ import annotations
+
+from statistics import NormalDist
+
+import numpy as np
+
+from ..errors import InputError, ParameterError
+
+#: the estimators :func:`ap_pairs` allows, by their weight of the machine labels
+LAMBDAS = {"ppi": 1.0, "classical": 0.0}
+
+
+def _segment_starts(code: np.ndarray) -> np.ndarray:
+    """Each row's first row of its segment (``code`` sorted)."""
+    n = len(code)
+    first = np.ones(n, dtype=bool)
+    first[1:] = code[1:] != code[:-1]
+    return np.maximum.accumulate(np.where(first, np.arange(n), 0))
+
+
+def ap_pairs(
+    topic: np.ndarray,
+    machine: np.ndarray,
+    human: np.ndarray,
+    inclusion: np.ndarray,
+    rankings: list[tuple[np.ndarray, np.ndarray]],
+    n_topics: int,
+    lam: float = 1.0,
+) -> dict[str, np.ndarray]:
+    r"""Estimated AP of every run on every topic, each run's MAP and the covariance of
+    the MAPs (module docstring).
+
+    Parameters
+    ----------
+    topic
+        ``(N,)`` the topic code (0 .. ``n_topics - 1``) of every pooled pair.
+    machine
+        ``(N,)`` the machine's binary relevance of every pooled pair.
+    human
+        ``(N,)`` the people's binary relevance where sampled, NaN where not.
+    inclusion
+        ``(N,)`` the inclusion probability of every sampled pair (in (0, 1]; ignored
+        elsewhere).
+    rankings
+        Per run ``(code, at)``: the topic code and the pool index (-1: not pooled) of each
+        retrieved document, sorted by topic then rank (rank = position within the topic).
+    n_topics
+        ``T``, the number of topics averaged over.
+    lam
+        The weight of the machine labels (1: PPI's difference estimator, 0: statAP).
+
+    Returns
+    -------
+    dict with ``ap`` (topics x runs), ``map`` (runs,), ``cov`` (runs x runs: the estimated
+    covariance of the MAPs; the variance of a difference is ``cov[a,a] + cov[b,b] -
+    2 cov[a,b]``), ``relevant`` (topics,: :math:`\hat R`) and ``numerator`` (topics x
+    runs: :math:`\hat N`).
+    """
+    sampled = ~np.isnan(human)
+    pi = np.where(sampled, inclusion, 1.0)
+    e = np.where(sampled, np.nan_to_num(human) - lam * machine, 0.0)
+    r = lam * machine + e / pi
+    big_r = np.bincount(topic, weights=r, minlength=n_topics)
+    v = e**2 * (1.0 - pi) / pi**2  # 0 where not sampled
+    rows = np.flatnonzero(v > 0)  # the pairs whose draw moves the estimate
+    positive = big_r > 0
+    ap = np.zeros((n_topics, len(rankings)))
+    numerators = np.zeros((n_topics, len(rankings)))
+    z = np.zeros((len(rows), len(rankings)))
+    for c, (code, at) in enumerate(rankings):  # one whole-array pass per run
+        pooled = at >= 0
+        x = np.where(pooled, r[np.maximum(at, 0)], 0.0) if len(r) else np.zeros(len(at))
+        start = _segment_starts(code)
+        k = (np.arange(len(code)) - start + 1).astype(np.float64)
+        total = np.cumsum(x)
+        above = total - x - np.where(start > 0, total[start - 1], 0.0) if len(x) else x
+        precision = (1.0 + above) / k
+        numerator = np.bincount(code, weights=x * precision, minlength=n_topics)
+        numerators[:, c] = numerator
+        with np.errstate(divide="ignore", invalid="ignore"):
+            ap[:, c] = np.where(positive, numerator / big_r, 0.0)
+        xk = x / k
+        tail = np.cumsum(xk[::-1])[::-1]  # sum over this row and below, all topics
+        seg_end = np.searchsorted(code, code, side="right")  # past the topic's last row
+        after = np.r_[tail, 0.0][seg_end]  # what the later topics add to the tail
+        below = tail - xk - after
+        a = np.zeros(len(r))
+        a[at[pooled]] = (precision + below)[pooled]
+        t = topic[rows]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            z[:, c] = np.where(positive[t], (a[rows] - ap[t, c]) / big_r[t], 0.0)
+    zt = z / max(n_topics, 1)
+    cov = zt.T @ (v[rows, None] * zt)
+    return {
+        "ap": ap,
+        "map": ap.mean(axis=0),
+        "cov": cov,
+        "relevant": big_r,
+        "numerator": numerators,
+    }
+
+
+def _z(confidence: float) -> float:
+    return NormalDist().inv_cdf(0.5 + confidence / 2)
+
+
+def intervals(result: dict, names: list[str], confidence: float, machine_map) -> dict:
+    """``runs`` and ``differences`` of :func:`ap_pairs`' result, in
+    :func:`cranfield.judgments.ppi.ppi_evaluate`'s shape (normal intervals; ``lam`` is
+    the fixed weight of the machine labels)."""
+    est, cov, lam = result["map"], result["cov"], result["lam"]
+    half = _z(confidence)
+    se = np.sqrt(np.maximum(np.diag(cov), 0.0))
+    a, b = np.triu_indices(len(names), 1)
+    d_est = est[a] - est[b]
+    d_se = np.sqrt(np.maximum(cov[a, a] + cov[b, b] - 2 * cov[a, b], 0.0))
+
+    def fields(value, s, mach):
+        return {
+            "estimate": float(value),
+            "se": float(s),
+            "low": float(value - half * s),
+            "high": float(value + half * s),
+            "lam": lam,
+            "machine_only": float(mach),
+        }
+
+    return {
+        "runs": {n: fields(est[i], se[i], machine_map[i]) for i, n in enumerate(names)},
+        "differences": [
+            {
+                "a": names[i],
+                "b": names[j],
+                **fields(d_est[p], d_se[p], machine_map[i] - machine_map[j]),
+            }
+            for p, (i, j) in enumerate(zip(a.tolist(), b.tolist(), strict=True))
+        ],
+    }
+
+
+def rankings_of(runs, keys, topic_names) -> tuple[list[str], list[tuple[np.ndarray, np.ndarray]]]:
+    """Each run's ``(code, at)`` for :func:`ap_pairs`: its documents in trec_eval order on
+    the pool's topics (``topic_names``, sorted), the pool index of each (``keys``: the
+    pool's ``topic\\x00doc`` keys; -1 outside the pool). One whole-array join per run."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from ..core.evaluation import as_runs
+
+    runs = as_runs(runs)
+    out = []
+    names_arr = pa.array(topic_names, pa.string())
+    for run in runs:
+        ranked = run.ranked()
+        q = ranked["query_id"].combine_chunks().cast(pa.string())
+        code = pc.index_in(q, value_set=names_arr)
+        keep = np.asarray(pc.is_valid(code))
+        code = np.asarray(code.fill_null(0))[keep].astype(np.int64)
+        d = ranked["doc_id"].combine_chunks().cast(pa.string())
+        at = pc.index_in(pc.binary_join_element_wise(q, d, "\x00"), value_set=keys)
+        at = np.asarray(at.fill_null(-1))[keep].astype(np.int64)
+        order = np.argsort(code, kind="stable")  # trec_eval's topic order is bytewise
+        out.append((code[order], at[order]))
+    return [r.name for r in runs], out
+
+
+def check_lambda(estimator: str) -> float:
+    """The weight of the machine labels of ``estimator`` for AP with pairs as units."""
+    name = str(estimator).lower()
+    if name not in LAMBDAS:
+        raise ParameterError(
+            "--estimator with --units pairs and AP",
+            "ppi or classical (a tuned weight is not defined for a ratio here)",
+            estimator,
+        )
+    return LAMBDAS[name]
+
+
+def check_inclusion(pi: np.ndarray) -> None:
+    if not ((pi > 0) & (pi <= 1)).all():
+        bad = pi[~((pi > 0) & (pi <= 1))][0]
+        raise InputError(f"an inclusion probability is not in (0, 1]: {bad!r}")
+
+
+def _human_sample(human):
+    """``(source, topics, docs, grades, probabilities or None)`` of the people's labels:
+    a :class:`~cranfield.Qrels` or qrels file, or six-column sampled qrels (``cranfield
+    pool sampled --probabilities``: ``-1`` for a pooled pair not drawn, the inclusion
+    probability last). Pairs with a negative grade are not part of the sample."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from ..core.qrels import Qrels
+    from ..core.sampled import field_columns, read_sampled_qrels, split_fields
+
+    pi = None
+    if isinstance(human, Qrels):
+        table, source = human.table, human.source
+    else:
+        source, counts, tokens = split_fields(human)
+        filled = counts[counts > 0]
+        if len(filled) and filled[0] == 6:
+            read_sampled_qrels(human)  # checks every line, one clear message
+            _, column = field_columns(tokens, counts, 6)
+            table = pa.table(
+                {
+                    "query_id": column[0].cast(pa.string()),
+                    "doc_id": column[2].cast(pa.string()),
+                    "relevance": column[4].cast(pa.int64()),
+                }
+            )
+            pi = column[5].cast(pa.float64()).to_numpy(zero_copy_only=False)
+        else:
+            q = Qrels.read(human)
+            table, source = q.table, q.source
+    judged = np.asarray(pc.greater_equal(table["relevance"], 0))
+    if pi is not None:
+        pi = pi[judged]
+    table = table.filter(pa.array(judged))
+    grades = table["relevance"].to_numpy(zero_copy_only=False).astype(np.float64)
+    topics = table["query_id"].combine_chunks().cast(pa.string())
+    docs = table["doc_id"].combine_chunks().cast(pa.string())
+    return source, topics, docs, grades, pi
+
+
+def evaluate_ap_pairs(
+    machine,
+    human,
+    runs,
+    *,
+    estimator: str = "ppi",
+    inclusion: dict | float | None = None,
+    confidence: float = 0.95,
+    rel_level: int = 1,
+) -> dict:
+    """Each run's MAP and every paired difference from machine qrels on every pooled
+    pair and people's labels on a Poisson sample of the pairs (module docstring).
+
+    ``inclusion``: one probability for every sampled pair, or ``{topic: probability}``;
+    default the probabilities of six-column sampled qrels, else each topic's share of
+    pairs judged, ``n_t / N_t`` (a uniform draw per topic). Returns the shape of
+    :func:`cranfield.judgments.ppi.ppi_evaluate_pairs` (``interval`` ``"normal"``).
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    from ..core.qrels import Qrels
+
+    lam = check_lambda(estimator)
+    if not 0 < confidence < 1:
+        raise ParameterError("confidence", "a number in (0, 1)", confidence)
+    machine = machine if isinstance(machine, Qrels) else Qrels.read(machine)
+    source, h_topics, h_docs, h_grades, h_pi = _human_sample(human)
+    m = machine.table
+    m_topics = m["query_id"].combine_chunks().cast(pa.string())
+    keys = pc.binary_join_element_wise(
+        m_topics, m["doc_id"].combine_chunks().cast(pa.string()), "\x00"
+    )
+    topic_names, code = np.unique(
+        np.asarray(m_topics.to_pylist(), dtype=object), return_inverse=True
+    )
+    topic_names = [str(t) for t in topic_names]
+    n_topics = len(topic_names)
+    at = pc.index_in(pc.binary_join_element_wise(h_topics, h_docs, "\x00"), value_set=keys)
+    outside = np.flatnonzero(~np.asarray(pc.is_valid(at)))
+    if len(outside):
+        i = int(outside[0])
+        raise InputError(
+            f"{len(outside)} pair(s) judged by people have no machine label, e.g. topic "
+            f"{h_topics[i].as_py()}, document {h_docs[i].as_py()}: the sample must be drawn "
+            "from the pool",
+            source,
+        )
+    at = np.asarray(at).astype(np.int64)
+    if len(np.unique(at)) != len(at):
+        raise InputError("a pair is judged twice in the people's labels", source)
+    n_pairs = len(keys)
+    pi = np.full(n_pairs, np.nan)
+    if isinstance(inclusion, (int, float)):
+        pi[at] = float(inclusion)
+    elif isinstance(inclusion, dict):
+        per_topic = np.array([inclusion.get(t, np.nan) for t in topic_names], np.float64)
+        pi[at] = per_topic[code[at]]
+        if np.isnan(pi[at]).any():
+            t = topic_names[int(code[at][np.isnan(pi[at])][0])]
+            raise InputError(f"no inclusion probability for topic {t!r}, whose pairs were sampled")
+    elif h_pi is not None:
+        pi[at] = h_pi
+    else:  # each topic's share judged
+        share = np.bincount(code[at], minlength=n_topics) / np.bincount(code, minlength=n_topics)
+        pi[at] = share[code[at]]
+    check_inclusion(pi[at])
+    mach = (m["relevance"].to_numpy(zero_copy_only=False) >= rel_level).astype(np.float64)
+    hum = np.full(n_pairs, np.nan)
+    hum[at] = (h_grades >= rel_level).astype(np.float64)
+    names, rankings = rankings_of(runs, keys, topic_names)
+    res = ap_pairs(code, mach, hum, pi, rankings, n_topics, lam)
+    res["lam"] = lam
+    machine_only = ap_pairs(code, mach, np.full(n_pairs, np.nan), pi, rankings, n_topics)["map"]
+    res_topics = np.bincount(code[at], minlength=n_topics)
+    unsampled = int((res_topics == 0).sum())
+    nonpositive = int((res["relevant"] <= 0).sum())
+    return {
+        "measure": "AP",
+        "estimator": "ppi" if lam == 1.0 else "classical",
+        "units": "pairs",
+        "confidence": confidence,
+        "pairs": n_pairs,
+        "sampled": len(at),
+        "interval": "normal",
+        **intervals(res, names, confidence, machine_only),
+        "checks": [
+            {
+                "check": "every topic has pairs judged by people",
+                "ok": unsampled == 0,
+                "detail": f"{unsampled} of {n_topics} topics have no pair judged by people "
+                "(their AP is the machine's, with no variance)",
+            },
+            {
+                "check": "estimated number of relevant documents positive",
+                "ok": nonpositive == 0,
+                "detail": f"{nonpositive} of {n_topics} topics have an estimated number of "
+                "relevant documents <= 0 (their AP counts 0)",
+            },
+        ],
+    }
