@@ -149,3 +149,55 @@ def test_every_pair_judged_is_trec_eval_ap():
         assert got["runs"][name]["estimate"] == pytest.approx(want, rel=1e-13)
         assert got["runs"][name]["se"] == 0.0
         assert got["runs"][name]["machine_only"] == 0.0
+
+
+def _write_sample(tmp_path, seed):
+    """A collection, a machine, runs and six-column sampled qrels of a Poisson draw."""
+    from cranfield.judgments.simulate import simulate_assessor_qrels
+
+    qrels, runs = simulate_collection(8, 30, 3, seed=seed)
+    simulate_assessor_qrels(qrels, 0.8, seed=seed).to_trec(str(tmp_path / "machine.qrels"))
+    paths = []
+    for name, run in runs.items():
+        run.to_trec(str(tmp_path / f"{name}.txt"))
+        paths.append(str(tmp_path / f"{name}.txt"))
+    rng = np.random.default_rng(seed)
+    t = qrels.table
+    pi = rng.uniform(0.2, 1.0, len(t))
+    drawn = rng.random(len(t)) < pi
+    lines = [
+        f"{q} 0 {d} 1 {g if s else -1} {float(p)!r}\n"
+        for q, d, g, p, s in zip(
+            t["query_id"].to_pylist(), t["doc_id"].to_pylist(), t["relevance"].to_pylist(),
+            pi, drawn, strict=True,
+        )
+    ]  # fmt: skip
+    (tmp_path / "human.txt").write_text("".join(lines))
+    return paths
+
+
+def test_cli_classical_is_sample_eval_statap(tmp_path, capsys):
+    """``cranfield ppi --units pairs -m AP --estimator classical`` (the human sample
+    alone) gives each run's statAP as ``cranfield sample_eval --statap`` does."""
+    import json
+
+    from cranfield.cli.main import main
+    from cranfield.core.sampled import evaluate_sampled
+
+    paths = _write_sample(tmp_path, 11)
+    human = str(tmp_path / "human.txt")
+    argv = [str(tmp_path / "machine.qrels"), human, *paths, "--units", "pairs", "-m", "AP"]
+    assert main(["ppi", *argv, "--estimator", "classical", "--format", "json"]) == 0
+    got = json.loads(capsys.readouterr().out)
+    assert got["sampled"] < got["pairs"] and got["interval"] == "normal"
+    for path in paths:
+        ev = evaluate_sampled(human, path, statap=True)
+        want = np.mean([s.stat_ap for s in ev.stat])
+        name = path.rsplit("/", 1)[1][:-4]
+        assert got["runs"][name]["estimate"] == pytest.approx(want, rel=1e-12)
+        assert got["runs"][name]["se"] == pytest.approx(
+            np.sqrt(np.sum([s.stat_ap_var for s in ev.stat])) / len(ev.stat), rel=1e-10
+        )
+    assert main(["ppi", *argv]) == 0  # ppi: machine labels rectified, a text table
+    text = capsys.readouterr().out
+    assert "ppi estimates with 95% normal intervals" in text and "pooled pairs" in text

@@ -18,7 +18,10 @@ from ._args import (
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("machine", help="the machine assessor's qrels of the whole pool")
     parser.add_argument(
-        "human", help="the people's qrels of a random sample of topics, each judged whole"
+        "human",
+        help="the people's qrels of a random sample of topics, each judged whole, or of "
+        "pooled pairs (--units pairs; six-column sampled qrels, 'cranfield pool sampled "
+        "--probabilities', carry each pair's inclusion probability)",
     )
     parser.add_argument("runs", nargs="+", help="the runs (TREC run files, Parquet, CSV/TSV)")
     add_measures(parser, "measure to estimate (default AP)")
@@ -33,14 +36,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         choices=("topics", "pairs"),
         default="topics",
         help="what people judged: a random sample of whole topics (default; any measure) "
-        "or of pooled pairs (P@k and DCG@k, linear in the labels)",
+        "or of pooled pairs (P@k and DCG@k, linear in the labels, and AP: a ratio, "
+        "estimators ppi and classical, linearised normal intervals)",
     )
     parser.add_argument(
         "--inclusion",
         metavar="P|FILE",
         help="the probability each sampled topic (or pair) had of being sampled: one "
         "number, or a file of 'topic probability' lines (default: a simple random "
-        "sample, n/N)",
+        "sample, n/N; for AP with pairs, six-column sampled qrels' own probabilities, "
+        "else each topic's share of pairs judged)",
     )
     parser.add_argument("--confidence", default="0.95", help="interval level (default 0.95)")
     parser.add_argument(

@@ -508,7 +508,9 @@ def ppi_evaluate_pairs(
 ) -> dict:
     r"""As :func:`ppi_evaluate` with judged pairs as the units: the machine labels every
     pair of the pool (``machine``), people a random sample of the pairs (``human``),
-    for a measure linear in the labels (``P@k``, ``DCG@k``; :func:`linear_weights`).
+    for a measure linear in the labels (``P@k``, ``DCG@k``; :func:`linear_weights`), or
+    ``AP`` (a ratio: :func:`cranfield.judgments.ppi_ap.evaluate_ap_pairs`, estimators
+    ``ppi`` and ``classical``, normal intervals from the linearised variance).
 
     A run's mean measure over the pool's ``T`` topics is the mean over the ``N`` pooled
     pairs of :math:`Z_i = (N/T)\,w_i\,g(y_i)`: :func:`ppi_mean` of ``Z`` under the human
@@ -516,6 +518,18 @@ def ppi_evaluate_pairs(
     """
     from ..core.qrels import Qrels
 
+    if str(measure).replace(" ", "") == "AP":
+        from .ppi_ap import evaluate_ap_pairs
+
+        return evaluate_ap_pairs(
+            machine,
+            human,
+            runs,
+            estimator=estimator,
+            inclusion=inclusion,
+            confidence=confidence,
+            rel_level=rel_level,
+        )
     decl = PPI_ESTIMATORS.lookup(estimator)
     given = decl.resolve({"confidence": confidence, "interval": interval})
     confidence, interval = given["confidence"], given["interval"]

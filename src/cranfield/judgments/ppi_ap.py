@@ -364,7 +364,7 @@ def evaluate_ap_pairs(
     machine_only = ap_pairs(code, mach, np.full(n_pairs, np.nan), pi, rankings, n_topics)["map"]
     res_topics = np.bincount(code[at], minlength=n_topics)
     unsampled = int((res_topics == 0).sum())
-    nonpositive = int((res["relevant"] <= 0).sum())
+    negative = int((res["relevant"] < 0).sum())
     return {
         "measure": "AP",
         "estimator": "ppi" if lam == 1.0 else "classical",
@@ -382,10 +382,11 @@ def evaluate_ap_pairs(
                 "(their AP is the machine's, with no variance)",
             },
             {
-                "check": "estimated number of relevant documents positive",
-                "ok": nonpositive == 0,
-                "detail": f"{nonpositive} of {n_topics} topics have an estimated number of "
-                "relevant documents <= 0 (their AP counts 0)",
+                "check": "estimated number of relevant documents not negative",
+                "ok": negative == 0,
+                "detail": f"{negative} of {n_topics} topics have a negative estimated number "
+                "of relevant documents (their AP counts 0): too few pairs judged by people "
+                "for this machine",
             },
         ],
     }
