@@ -201,3 +201,45 @@ def test_cli_classical_is_sample_eval_statap(tmp_path, capsys):
     assert main(["ppi", *argv]) == 0  # ppi: machine labels rectified, a text table
     text = capsys.readouterr().out
     assert "ppi estimates with 95% normal intervals" in text and "pooled pairs" in text
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_model_centres_by_enumerating_every_sample(seed):
+    """Linearised at the machine's values p (fractional: a calibrated model), the
+    estimate's exact expectation over all 2^n Poisson samples is AP(p) + D with
+    D = (N - AP(p) R) / R(p) (centre "model"), and AP(p) + D (1 - eps) with
+    eps = (R - R(p)) / R(p) (centre "second": the covariance term removes the product's
+    bias), all computed here by brute force; with p = h both are AP exactly."""
+    rng = np.random.default_rng(200 + seed)
+    n = 7
+    grades, _, _, ranking = _topic_case(rng, n)
+    pi = rng.uniform(0.15, 0.9, n)
+    h = (grades >= 1).astype(float)
+    if h.sum() == 0:
+        h[0] = 1.0
+    p = rng.uniform(0.05, 0.95, n)
+    rankings = [(np.zeros(len(ranking), np.int64), np.array(ranking, np.int64).clip(-1))]
+    big_r, num = _brute(h, ranking)
+    # R(p) and N(p) = sum_k p_k / k (1 + sum_{j<k} p_j): the diagonal terms are p_k, as
+    # the estimator's (h_k^2 = h_k)
+    r_p, num_p, above = float(p.sum()), 0.0, 0.0
+    for k, i in enumerate(ranking, 1):
+        value = p[i] if i >= 0 else 0.0
+        num_p += value * (1 + above) / k
+        above += value
+    ap_p = num_p / r_p
+    d = (num - ap_p * big_r) / r_p
+    eps = (big_r - r_p) / r_p
+    zero = np.zeros(n, np.int64)
+    for centre, want in (("model", ap_p + d), ("second", ap_p + d * (1 - eps))):
+        mean = 0.0
+        for draw in itertools.product((False, True), repeat=n):
+            s = np.array(draw)
+            prob = float(np.prod(np.where(s, pi, 1 - pi)))
+            got = ap_pairs(zero, p, np.where(s, h, np.nan), pi, rankings, 1, 1.0, centre)
+            mean += prob * got["ap"][0, 0]
+        assert mean == pytest.approx(want, rel=1e-11, abs=1e-12)
+        exact = ap_pairs(
+            zero, h, np.where(rng.random(n) < 0.5, h, np.nan), pi, rankings, 1, 1.0, centre
+        )
+        assert exact["ap"][0, 0] == pytest.approx(num / big_r, rel=1e-12)

@@ -71,6 +71,8 @@ import numpy as np
 
 from ..errors import InputError, ParameterError
 
+#: the linearisation points of :func:`ap_pairs`
+CENTRES = ("sample", "model", "second")
 #: the estimators :func:`ap_pairs` allows, by their weight of the machine labels
 LAMBDAS = {"ppi": 1.0, "classical": 0.0}
 
@@ -91,6 +93,7 @@ def ap_pairs(
     rankings: list[tuple[np.ndarray, np.ndarray]],
     n_topics: int,
     lam: float = 1.0,
+    centre: str = "sample",
 ) -> dict[str, np.ndarray]:
     r"""Estimated AP of every run on every topic, each run's MAP and the covariance of
     the MAPs (module docstring).
@@ -113,6 +116,12 @@ def ap_pairs(
         ``T``, the number of topics averaged over.
     lam
         The weight of the machine labels (1: PPI's difference estimator, 0: statAP).
+    centre
+        ``"sample"``: the ratio of the estimates, linearised at them (module docstring);
+        ``"model"``: linearised at the machine's values ``p = lam * machine``,
+        :math:`AP(p) + (\hat N - AP(p)\hat R)/R(p)` with influences at ``p`` (no
+        division by an estimate; bias :math:`(AP - AP(p))(R/R(p) - 1)`, module
+        docstring).
 
     Returns
     -------
@@ -121,6 +130,8 @@ def ap_pairs(
     2 cov[a,b]``), ``relevant`` (topics,: :math:`\hat R`) and ``numerator`` (topics x
     runs: :math:`\hat N`).
     """
+    if centre not in CENTRES:
+        raise ParameterError("centre", f"one of {', '.join(CENTRES)}", centre)
     sampled = ~np.isnan(human)
     pi = np.where(sampled, inclusion, 1.0)
     e = np.where(sampled, np.nan_to_num(human) - lam * machine, 0.0)
@@ -128,32 +139,40 @@ def ap_pairs(
     big_r = np.bincount(topic, weights=r, minlength=n_topics)
     v = e**2 * (1.0 - pi) / pi**2  # 0 where not sampled
     rows = np.flatnonzero(v > 0)  # the pairs whose draw moves the estimate
-    positive = big_r > 0
+    t = topic[rows]
+    model = centre != "sample"
+    # the linearisation point: the estimates themselves, or the model's values
+    r_0 = lam * machine if model else r
+    big_r0 = np.bincount(topic, weights=r_0, minlength=n_topics) if model else big_r
+    positive = big_r0 > 0
     ap = np.zeros((n_topics, len(rankings)))
     numerators = np.zeros((n_topics, len(rankings)))
     z = np.zeros((len(rows), len(rankings)))
-    for c, (code, at) in enumerate(rankings):  # one whole-array pass per run
-        pooled = at >= 0
-        x = np.where(pooled, r[np.maximum(at, 0)], 0.0) if len(r) else np.zeros(len(at))
-        start = _segment_starts(code)
-        k = (np.arange(len(code)) - start + 1).astype(np.float64)
-        total = np.cumsum(x)
-        above = total - x - np.where(start > 0, total[start - 1], 0.0) if len(x) else x
-        precision = (1.0 + above) / k
-        numerator = np.bincount(code, weights=x * precision, minlength=n_topics)
+    for c, (code, at) in enumerate(rankings):  # whole-array passes per run
+        numerator, a = _numerator(r, code, at, n_topics, True)
         numerators[:, c] = numerator
         with np.errstate(divide="ignore", invalid="ignore"):
-            ap[:, c] = np.where(positive, numerator / big_r, 0.0)
-        xk = x / k
-        tail = np.cumsum(xk[::-1])[::-1]  # sum over this row and below, all topics
-        seg_end = np.searchsorted(code, code, side="right")  # past the topic's last row
-        after = np.r_[tail, 0.0][seg_end]  # what the later topics add to the tail
-        below = tail - xk - after
-        a = np.zeros(len(r))
-        a[at[pooled]] = (precision + below)[pooled]
-        t = topic[rows]
-        with np.errstate(divide="ignore", invalid="ignore"):
-            z[:, c] = np.where(positive[t], (a[rows] - ap[t, c]) / big_r[t], 0.0)
+            ap[:, c] = np.where(big_r > 0, numerator / big_r, 0.0)
+            if model:
+                # the influences a_d are estimated from r: linear in the other pairs'
+                # values, unbiased for those at the people's labels
+                ap_0 = np.where(
+                    positive, _numerator(r_0, code, at, n_topics, False)[0] / big_r0, 0.0
+                )
+                # AP(p) + (N - AP(p) R) / R(p); the sample's ratio where R(p) <= 0
+                delta = (numerator - ap_0 * big_r) / big_r0
+                zc = (a[rows] - ap_0[t]) / big_r0[t]
+                if centre == "second":
+                    # 1/R = (1/R(p)) (1 - eps + ...), eps = (R - R(p)) / R(p): the
+                    # product delta * eps, less its covariance (Horvitz-Thompson)
+                    eps = (big_r - big_r0) / big_r0
+                    cov_t = np.bincount(t, weights=v[rows] * zc, minlength=n_topics) / big_r0
+                    delta = delta * (1 - eps) + cov_t
+                    zc = zc * (1 - eps[t]) - delta[t] / big_r0[t]
+                ap[:, c] = np.where(positive, ap_0 + delta, ap[:, c])
+                z[:, c] = np.where(positive[t], zc, 0.0)
+            else:
+                z[:, c] = np.where(positive[t], (a[rows] - ap[t, c]) / big_r[t], 0.0)
     zt = z / max(n_topics, 1)
     cov = zt.T @ (v[rows, None] * zt)
     return {
@@ -163,6 +182,31 @@ def ap_pairs(
         "relevant": big_r,
         "numerator": numerators,
     }
+
+
+def _numerator(r, code, at, n_topics: int, influence: bool):
+    """AP's numerator per topic, sum_k (x_k / k)(1 + sum_{j<k} x_j) with ``x = r[at]``
+    along the ranking ``(code, at)``, and with ``influence`` how it moves with each pooled
+    pair's value, ``(1 + sum_{j<k_d} x_j) / k_d + sum_{k>k_d} x_k / k`` (0 for a pair the
+    run did not retrieve); segment sums over the concatenated topics."""
+    pooled = at >= 0
+    x = np.where(pooled, r[np.maximum(at, 0)], 0.0) if len(r) else np.zeros(len(at))
+    start = _segment_starts(code)
+    k = (np.arange(len(code)) - start + 1).astype(np.float64)
+    total = np.cumsum(x)
+    above = total - x - np.where(start > 0, total[start - 1], 0.0) if len(x) else x
+    precision = (1.0 + above) / k
+    numerator = np.bincount(code, weights=x * precision, minlength=n_topics)
+    if not influence:
+        return numerator, None
+    xk = x / k
+    tail = np.cumsum(xk[::-1])[::-1]  # sum over this row and below, all topics
+    seg_end = np.searchsorted(code, code, side="right")  # past the topic's last row
+    after = np.r_[tail, 0.0][seg_end]  # what the later topics add to the tail
+    below = tail - xk - after
+    a = np.zeros(len(r))
+    a[at[pooled]] = (precision + below)[pooled]
+    return numerator, a
 
 
 def _z(confidence: float) -> float:
@@ -297,9 +341,16 @@ def evaluate_ap_pairs(
     inclusion: dict | float | None = None,
     confidence: float = 0.95,
     rel_level: int = 1,
+    model: str = "labels",
+    centre: str = "sample",
 ) -> dict:
     """Each run's MAP and every paired difference from machine qrels on every pooled
     pair and people's labels on a Poisson sample of the pairs (module docstring).
+
+    ``model``: the machine's values, its binary labels (``labels``) or the calibrated
+    probabilities of :func:`calibrated_values` (``calibrated``); ``centre``: see
+    :func:`ap_pairs` (``sample``: the ratio; ``model``, ``second``: linearised at the
+    machine's values, to first or second order; docs/machine-assessors.md compares them).
 
     ``inclusion``: one probability for every sampled pair, or ``{topic: probability}``;
     default the probabilities of six-column sampled qrels, else each topic's share of
@@ -358,10 +409,18 @@ def evaluate_ap_pairs(
     mach = (m["relevance"].to_numpy(zero_copy_only=False) >= rel_level).astype(np.float64)
     hum = np.full(n_pairs, np.nan)
     hum[at] = (h_grades >= rel_level).astype(np.float64)
+    if model not in MODELS:
+        raise ParameterError("model", f"one of {', '.join(MODELS)}", model)
+    if centre not in CENTRES:
+        raise ParameterError("centre", f"one of {', '.join(CENTRES)}", centre)
     names, rankings = rankings_of(runs, keys, topic_names)
-    res = ap_pairs(code, mach, hum, pi, rankings, n_topics, lam)
-    res["lam"] = lam
     machine_only = ap_pairs(code, mach, np.full(n_pairs, np.nan), pi, rankings, n_topics)["map"]
+    if model == "calibrated":
+        grade = m["relevance"].to_numpy(zero_copy_only=False).astype(np.int64)
+        prior = pool_prior(rankings, n_pairs)
+        mach = calibrated_values(code, mach, grade, prior, hum, np.where(np.isnan(pi), 1.0, pi))
+    res = ap_pairs(code, mach, hum, pi, rankings, n_topics, lam, centre)
+    res["lam"] = lam
     res_topics = np.bincount(code[at], minlength=n_topics)
     unsampled = int((res_topics == 0).sum())
     negative = int((res["relevant"] < 0).sum())
@@ -373,6 +432,8 @@ def evaluate_ap_pairs(
         "pairs": n_pairs,
         "sampled": len(at),
         "interval": "normal",
+        "model": model,
+        "centre": centre,
         **intervals(res, names, confidence, machine_only),
         "checks": [
             {
@@ -390,3 +451,59 @@ def evaluate_ap_pairs(
             },
         ],
     }
+
+
+#: the machine's values :func:`evaluate_ap_pairs` can use
+MODELS = ("labels", "calibrated")
+
+
+def pool_prior(rankings, n_pairs: int) -> np.ndarray:
+    """The AP-prior of every pooled pair summed over the runs
+    (:func:`cranfield.pooling.sampling.ap_prior`, depth: the deepest rank of any run; the
+    weight ``cranfield pool --sample statap`` draws by)."""
+    from ..pooling.sampling import ap_prior
+
+    ranks = []
+    for code, at in rankings:
+        start = _segment_starts(code)
+        ranks.append((np.arange(len(code)) - start + 1, at))
+    depth = max((int(k.max()) for k, _ in ranks if len(k)), default=1)
+    prior = np.zeros(n_pairs)
+    for k, at in ranks:
+        pooled = at >= 0
+        prior += np.bincount(at[pooled], weights=ap_prior(k[pooled], depth), minlength=n_pairs)
+    return prior
+
+
+def calibrated_values(topic, relevant, grade, prior, human, inclusion, steps: int = 30):
+    r"""The generalised-regression working model (Särndal, Swensson & Wretman 1992,
+    chapter 6; a logistic working model as in Lehtonen & Veijanen 1998, "Logistic
+    generalized regression estimators", *Survey Methodology* 24): every pooled pair's
+    probability of relevance given the machine's grade (one indicator per grade), the log
+    of its AP-prior over the runs (:func:`pool_prior`) and its topic's share of pairs the
+    machine calls relevant, fitted on the people's sample by logistic regression weighted
+    by :math:`1/\pi` (iteratively reweighted least squares, a ridge of :math:`10^{-6}`).
+
+    Any fixed values keep :func:`ap_pairs`' estimates unbiased (their influence is on the
+    variance and, for a ratio, on the bias of order 1/n); fitted on the sample they are
+    consistent, the coefficients' error of order :math:`1/\sqrt n` over all topics' sampled
+    pairs together. ``relevant``: the machine's binary labels; ``human``: NaN where not
+    sampled."""
+    sampled = ~np.isnan(human)
+    n_topics = int(topic.max()) + 1 if len(topic) else 0
+    share = np.bincount(topic, weights=relevant, minlength=n_topics) / np.maximum(
+        np.bincount(topic, minlength=n_topics), 1
+    )
+    levels = np.unique(grade)
+    x = np.column_stack(
+        [np.ones(len(topic))]
+        + [(grade == g).astype(np.float64) for g in levels[1:]]
+        + [np.log(np.maximum(prior, 1e-12)), share[topic]]
+    )
+    xs, ys, ws = x[sampled], human[sampled], 1.0 / inclusion[sampled]
+    beta = np.zeros(x.shape[1])
+    for _ in range(steps):
+        p = 1.0 / (1.0 + np.exp(-np.clip(xs @ beta, -30, 30)))
+        hessian = (xs * (ws * p * (1 - p))[:, None]).T @ xs + 1e-6 * np.eye(x.shape[1])
+        beta = beta + np.linalg.solve(hessian, xs.T @ (ws * (ys - p)))
+    return 1.0 / (1.0 + np.exp(-np.clip(x @ beta, -30, 30)))
