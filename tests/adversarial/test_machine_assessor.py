@@ -129,6 +129,12 @@ def test_validate_fails_cleanly(files, capsys, content, extra, mentions):
         ("1 0 a 1 1 0.5\n1 0 b 1 -1 1.5\n", ["--units", "pairs"], ["h.qrels:2", "(0, 1]"]),
         ("1 0 a 1 1 0.5\n1 0 b 1 0\n", ["--units", "pairs"], ["h.qrels:2", "expected 6"]),
         ("1 0 a 1\n", ["--units", "pairs", "--confidence", "0"], ["--confidence"]),
+        ("1 0 a 1\n2 0 c 1\n", ["--centre", "model"], ["--centre", "--units pairs -m AP"]),
+        (
+            "1 0 a 1\n",
+            ["--units", "pairs", "-m", "P@1", "--working-model", "calibrated"],
+            ["--working-model"],
+        ),
         ("1 0 zz 1\n", ["--units", "pairs", "-m", "P@1"], ["no machine label", "document zz"]),
         (
             "1 0 a 1\n",

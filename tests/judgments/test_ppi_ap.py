@@ -200,7 +200,7 @@ def test_cli_classical_is_sample_eval_statap(tmp_path, capsys):
         )
     assert main(["ppi", *argv]) == 0  # ppi: machine labels rectified, a text table
     text = capsys.readouterr().out
-    assert "ppi estimates with 95% normal intervals" in text and "pooled pairs" in text
+    assert "ppi (labels machine values, centre sample) estimates with 95% normal" in text
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -243,3 +243,27 @@ def test_model_centres_by_enumerating_every_sample(seed):
             zero, h, np.where(rng.random(n) < 0.5, h, np.nan), pi, rankings, 1, 1.0, centre
         )
         assert exact["ap"][0, 0] == pytest.approx(num / big_r, rel=1e-12)
+
+
+def test_cli_calibrated_second_order(tmp_path, capsys):
+    """``--working-model calibrated --centre second`` reports its choices, and with every
+    pooled pair judged (pi = 1) the calibrated model's second-order estimate differs from
+    trec_eval's AP only by its remainder (AP - AP(p)) eps^2, below 0.05 here."""
+    import json
+
+    from cranfield.cli.main import main
+
+    paths = _write_sample(tmp_path, 12)
+    full = tmp_path / "full.qrels"
+    qrels, _ = simulate_collection(8, 30, 3, seed=12)
+    qrels.to_trec(str(full))
+    argv = [str(tmp_path / "machine.qrels"), str(full), *paths, "--units", "pairs", "-m", "AP"]
+    extra = ["--working-model", "calibrated", "--centre", "second", "--inclusion", "1"]
+    assert main(["ppi", *argv, *extra, "--format", "json"]) == 0
+    got = json.loads(capsys.readouterr().out)
+    assert (got["model"], got["centre"]) == ("calibrated", "second")
+    ev = evaluate(qrels, [Run.read(p) for p in paths], ["AP"], complete=True)
+    for name in ev.run_names:
+        want = np.mean(list(ev.per_query(name, "AP").values()))
+        assert abs(got["runs"][name]["estimate"] - want) < 0.05
+        assert got["runs"][name]["se"] == 0.0
