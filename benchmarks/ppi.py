@@ -332,7 +332,8 @@ def pairs_ap(args, qrels, runs, grades, accuracy, start) -> None:
         f"root mean square error (median over runs) {np.median(np.sqrt((err**2).mean(axis=0))):.4f}"
     )
     print(
-        f"topics with estimated R <= 0 (AP counted 0): {100 * np.mean(nonpositive):.1f}%; "
+        f"topics with R-hat <= 0 (centre sample counts their AP 0): "
+        f"{100 * np.mean(nonpositive):.1f}%; "
         f"median gap between runs adjacent by full-judgment MAP "
         f"{np.median(np.diff(np.sort(truth))):.4f}"
     )
