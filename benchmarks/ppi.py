@@ -8,7 +8,13 @@ of each, ``--runs`` runs of graded quality; seeded), or the bundled sample colle
 a probability chosen for that kappa, another grade otherwise); people judge the whole
 pool of a simple random sample of ``--fraction`` of the topics (``--units topics``), or
 a simple random sample of ``--fraction`` of the pooled pairs (``--units pairs``, for
-P@k and DCG@k). For ``--repeats``
+P@k and DCG@k). For AP with ``--units pairs`` (:mod:`cranfield.judgments.ppi_ap`) people
+judge ``--fraction`` of every topic's pooled pairs, drawn by ``--design`` (``poisson``:
+each pair independently, what the estimator assumes; ``uniform``: a fixed share of each
+topic without replacement; ``statap``: Poisson with probabilities proportional to the
+runs' AP-prior), the machine's values are its labels or the calibrated working model
+(``--model``) and the estimate is the ratio or linearised at the machine's values
+(``--centre``); the estimator's own normal intervals. For ``--repeats``
 samples (and a new machine every 10 samples), it reports
 
 * the coverage of the nominal 95 % intervals (each run's MAP and every paired difference:
@@ -29,6 +35,8 @@ Usage::
         --fraction 0.1 --repeats 200
     PYTHONPATH=src python benchmarks/ppi.py --sample --fraction 0.25 --repeats 200
     PYTHONPATH=src python benchmarks/ppi.py --units pairs --measure P@10 --fraction 0.1
+    PYTHONPATH=src python benchmarks/ppi.py --units pairs --measure AP --fraction 0.1 \
+        --model calibrated --centre second --repeats 200
     PYTHONPATH=src python benchmarks/ppi.py --interval normal  # ppi_py's z interval
 """
 

@@ -58,6 +58,38 @@ sample) has :math:`\sum_d \hat v_d ((\hat z^a_d - \hat z^b_d)/T)^2`: every varia
 covariance is one Gram matrix :math:`Z^\top \mathrm{diag}(\hat v) Z / T^2`. The intervals
 are normal: :math:`\pm z_{1-\alpha/2}\sqrt{\hat V}`.
 
+With 10 % of a depth-100 pool judged per topic (about 10 pairs) and a machine of kappa
+0.5, :math:`\hat R` is so noisy (it is often negative) that the ratio is useless
+(docs/machine-assessors.md). Two alternatives divide by the machine's :math:`R(p)`
+instead, :math:`p = \lambda m` any fixed values (binary labels, or the calibrated
+probabilities of :func:`calibrated_values`, the generalised-regression working model):
+
+.. math::
+
+    \widehat{AP}_{model} = AP(p) + D, \qquad
+    D = \frac{\hat N - AP(p)\,\hat R}{R(p)}, \qquad
+    \mathrm E\,\widehat{AP}_{model} = AP(p) + \frac{N - AP(p) R}{R(p)}
+
+(``centre="model"``: the first-order Taylor expansion of :math:`N/R` at the machine's
+values; its bias :math:`(AP - AP(p))(R/R(p) - 1)` does not shrink with the sample), and
+with :math:`\hat\varepsilon = (\hat R - R(p))/R(p)` the second-order
+
+.. math::
+
+    \widehat{AP}_{second} = AP(p) + D(1 - \hat\varepsilon) + \widehat C, \qquad
+    \widehat C = \sum_{d \in S} \frac{1-\pi_d}{\pi_d^2} e_d^2\,
+        \frac{a_d - AP(p)}{R(p)^2}
+
+(``centre="second"``; :math:`\widehat C` the Horvitz-Thompson estimate of
+:math:`\mathrm{Cov}(D, \hat\varepsilon)`, unbiased because :math:`a_d` does not involve
+:math:`r_d`), whose expectation is exactly :math:`AP(p) + \Delta(1 - \varepsilon)` with
+:math:`\Delta = (N - AP(p)R)/R(p)` and :math:`\varepsilon = (R - R(p))/R(p)`: since
+:math:`AP = AP(p) + \Delta/(1 + \varepsilon)`, the bias is
+:math:`-\Delta\varepsilon^2/(1+\varepsilon)`, third order in the machine's error. Their variances linearise them at the sample as
+above, with :math:`z_d = (a_d - AP(p))/R(p)` and
+:math:`z_d (1 - \hat\varepsilon) - D/R(p)` respectively. The test suite checks both
+expectations by enumerating every sample of a small topic.
+
 Runs are taken in trec_eval's order (score descending, then document id descending) and
 whole (trec_eval evaluates every retrieved document); with :math:`\pi = 1` everywhere
 the estimate is trec_eval's AP of the people's labels.
