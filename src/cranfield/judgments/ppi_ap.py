@@ -85,8 +85,8 @@ with :math:`\hat\varepsilon = (\hat R - R(p))/R(p)` the second-order
 :math:`r_d`), whose expectation is exactly :math:`AP(p) + \Delta(1 - \varepsilon)` with
 :math:`\Delta = (N - AP(p)R)/R(p)` and :math:`\varepsilon = (R - R(p))/R(p)`: since
 :math:`AP = AP(p) + \Delta/(1 + \varepsilon)`, the bias is
-:math:`-\Delta\varepsilon^2/(1+\varepsilon)`, third order in the machine's error. Their variances linearise them at the sample as
-above, with :math:`z_d = (a_d - AP(p))/R(p)` and
+:math:`-\Delta\varepsilon^2/(1+\varepsilon)`, third order in the machine's error.
+Their variances linearise them at the sample as above, with :math:`z_d = (a_d - AP(p))/R(p)` and
 :math:`z_d (1 - \hat\varepsilon) - D/R(p)` respectively. The test suite checks both
 expectations by enumerating every sample of a small topic.
 
@@ -150,9 +150,9 @@ def ap_pairs(
         The weight of the machine labels (1: PPI's difference estimator, 0: statAP).
     centre
         ``"sample"``: the ratio of the estimates, linearised at them (module docstring);
-        ``"model"``: linearised at the machine's values ``p = lam * machine``,
-        :math:`AP(p) + (\hat N - AP(p)\hat R)/R(p)` with influences at ``p`` (no
-        division by an estimate; bias :math:`(AP - AP(p))(R/R(p) - 1)`, module
+        ``"model"``: linearised at the machine's values ``p = lam * machine`` (on the
+        topics where they sum to 1 or more; the ratio elsewhere),
+        :math:`AP(p) + (\hat N - AP(p)\hat R)/R(p)` (no division by an estimate; bias :math:`(AP - AP(p))(R/R(p) - 1)`, module
         docstring).
 
     Returns
@@ -176,7 +176,9 @@ def ap_pairs(
     # the linearisation point: the estimates themselves, or the model's values
     r_0 = lam * machine if model else r
     big_r0 = np.bincount(topic, weights=r_0, minlength=n_topics) if model else big_r
-    positive = big_r0 > 0
+    # a topic whose machine values expect fewer than one relevant document is no point
+    # to expand about (1/R(p) explodes): the ratio of the estimates there
+    positive = big_r0 >= 1.0 if model else big_r0 > 0
     ap = np.zeros((n_topics, len(rankings)))
     numerators = np.zeros((n_topics, len(rankings)))
     z = np.zeros((len(rows), len(rankings)))
@@ -201,8 +203,9 @@ def ap_pairs(
                     cov_t = np.bincount(t, weights=v[rows] * zc, minlength=n_topics) / big_r0
                     delta = delta * (1 - eps) + cov_t
                     zc = zc * (1 - eps[t]) - delta[t] / big_r0[t]
+                ratio_z = np.where(big_r[t] > 0, (a[rows] - ap[t, c]) / big_r[t], 0.0)
                 ap[:, c] = np.where(positive, ap_0 + delta, ap[:, c])
-                z[:, c] = np.where(positive[t], zc, 0.0)
+                z[:, c] = np.where(positive[t], zc, ratio_z)
             else:
                 z[:, c] = np.where(positive[t], (a[rows] - ap[t, c]) / big_r[t], 0.0)
     zt = z / max(n_topics, 1)
