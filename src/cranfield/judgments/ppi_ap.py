@@ -177,7 +177,8 @@ def ap_pairs(
     r_0 = lam * machine if model else r
     big_r0 = np.bincount(topic, weights=r_0, minlength=n_topics) if model else big_r
     # a topic whose machine values expect fewer than one relevant document is no point
-    # to expand about (1/R(p) explodes): the ratio of the estimates there
+    # to expand about (1/R(p) explodes): the ratio of the estimates there, kept in [0, 1]
+    # with R-hat at least 1 in its influences (its noise is the design's, not 1/R-hat's)
     positive = big_r0 >= 1.0 if model else big_r0 > 0
     ap = np.zeros((n_topics, len(rankings)))
     numerators = np.zeros((n_topics, len(rankings)))
@@ -193,7 +194,7 @@ def ap_pairs(
                 ap_0 = np.where(
                     positive, _numerator(r_0, code, at, n_topics, False)[0] / big_r0, 0.0
                 )
-                # AP(p) + (N - AP(p) R) / R(p); the sample's ratio where R(p) <= 0
+                # AP(p) + (N - AP(p) R) / R(p); the sample's ratio where R(p) < 1
                 delta = (numerator - ap_0 * big_r) / big_r0
                 zc = (a[rows] - ap_0[t]) / big_r0[t]
                 if centre == "second":
@@ -203,8 +204,9 @@ def ap_pairs(
                     cov_t = np.bincount(t, weights=v[rows] * zc, minlength=n_topics) / big_r0
                     delta = delta * (1 - eps) + cov_t
                     zc = zc * (1 - eps[t]) - delta[t] / big_r0[t]
-                ratio_z = np.where(big_r[t] > 0, (a[rows] - ap[t, c]) / big_r[t], 0.0)
-                ap[:, c] = np.where(positive, ap_0 + delta, ap[:, c])
+                ratio = np.clip(ap[:, c], 0.0, 1.0)
+                ratio_z = (a[rows] - ratio[t]) / np.maximum(big_r[t], 1.0)
+                ap[:, c] = np.where(positive, ap_0 + delta, ratio)
                 z[:, c] = np.where(positive[t], zc, ratio_z)
             else:
                 z[:, c] = np.where(positive[t], (a[rows] - ap[t, c]) / big_r[t], 0.0)
