@@ -236,7 +236,7 @@ def test_model_centres_by_enumerating_every_sample(seed):
         for draw in itertools.product((False, True), repeat=n):
             s = np.array(draw)
             prob = float(np.prod(np.where(s, pi, 1 - pi)))
-            got = ap_pairs(zero, p, np.where(s, h, np.nan), pi, rankings, 1, 1.0, centre)
+            got = ap_pairs(zero, p, np.where(s, h, np.nan), pi, rankings, 1, 1.0, centre, False)
             mean += prob * got["ap"][0, 0]
         assert mean == pytest.approx(want, rel=1e-11, abs=1e-12)
         exact = ap_pairs(

@@ -126,6 +126,7 @@ def ap_pairs(
     n_topics: int,
     lam: float = 1.0,
     centre: str = "sample",
+    bounded: bool = True,
 ) -> dict[str, np.ndarray]:
     r"""Estimated AP of every run on every topic, each run's MAP and the covariance of
     the MAPs (module docstring).
@@ -154,6 +155,10 @@ def ap_pairs(
         topics where they sum to 1 or more; the ratio elsewhere),
         :math:`AP(p) + (\hat N - AP(p)\hat R)/R(p)` (no division by an estimate; bias :math:`(AP - AP(p))(R/R(p) - 1)`, module
         docstring).
+    bounded
+        With a model centre, keep each topic's estimate in [0, 1], where AP is: the
+        expansions diverge when :math:`|\hat\varepsilon| \ge 1` (a topic whose people
+        find far more, or fewer, relevant documents than the machine expects).
 
     Returns
     -------
@@ -203,10 +208,14 @@ def ap_pairs(
                     eps = (big_r - big_r0) / big_r0
                     cov_t = np.bincount(t, weights=v[rows] * zc, minlength=n_topics) / big_r0
                     delta = delta * (1 - eps) + cov_t
-                    zc = zc * (1 - eps[t]) - delta[t] / big_r0[t]
+                    # the expansion's influences where it converges (|eps| < 1), else
+                    # the first order's
+                    second = zc * (1 - eps[t]) - delta[t] / big_r0[t]
+                    zc = np.where(np.abs(eps[t]) < 1, second, zc)
                 ratio = np.clip(ap[:, c], 0.0, 1.0)
                 ratio_z = (a[rows] - ratio[t]) / np.maximum(big_r[t], 1.0)
-                ap[:, c] = np.where(positive, ap_0 + delta, ratio)
+                expanded = np.clip(ap_0 + delta, 0.0, 1.0) if bounded else ap_0 + delta
+                ap[:, c] = np.where(positive, expanded, ratio)
                 z[:, c] = np.where(positive[t], zc, ratio_z)
             else:
                 z[:, c] = np.where(positive[t], (a[rows] - ap[t, c]) / big_r[t], 0.0)
