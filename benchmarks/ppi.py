@@ -8,7 +8,13 @@ of each, ``--runs`` runs of graded quality; seeded), or the bundled sample colle
 a probability chosen for that kappa, another grade otherwise); people judge the whole
 pool of a simple random sample of ``--fraction`` of the topics (``--units topics``), or
 a simple random sample of ``--fraction`` of the pooled pairs (``--units pairs``, for
-P@k and DCG@k). For ``--repeats``
+P@k and DCG@k). For AP with ``--units pairs`` (:mod:`cranfield.judgments.ppi_ap`) people
+judge ``--fraction`` of every topic's pooled pairs, drawn by ``--design`` (``poisson``:
+each pair independently, what the estimator assumes; ``uniform``: a fixed share of each
+topic without replacement; ``statap``: Poisson with probabilities proportional to the
+runs' AP-prior), the machine's values are its labels or the calibrated working model
+(``--model``) and the estimate is the ratio or linearised at the machine's values
+(``--centre``); the estimator's own normal intervals. For ``--repeats``
 samples (and a new machine every 10 samples), it reports
 
 * the coverage of the nominal 95 % intervals (each run's MAP and every paired difference:
@@ -29,6 +35,8 @@ Usage::
         --fraction 0.1 --repeats 200
     PYTHONPATH=src python benchmarks/ppi.py --sample --fraction 0.25 --repeats 200
     PYTHONPATH=src python benchmarks/ppi.py --units pairs --measure P@10 --fraction 0.1
+    PYTHONPATH=src python benchmarks/ppi.py --units pairs --measure AP --fraction 0.1 \
+        --model calibrated --centre second --repeats 200
     PYTHONPATH=src python benchmarks/ppi.py --interval normal  # ppi_py's z interval
 """
 
@@ -96,6 +104,29 @@ def main() -> None:
         default="t",
         help="t: finite-population, Student's t (default); normal: ppi_py's z interval",
     )
+    ap.add_argument(
+        "--design",
+        choices=("poisson", "uniform", "statap"),
+        default="poisson",
+        help="AP with pairs as units: each pair drawn independently with probability "
+        "--fraction (poisson, what the estimator assumes) or round(fraction x N_t) pairs "
+        "of each topic without replacement (uniform, cranfield pool --sample uniform)",
+    )
+    ap.add_argument(
+        "--model",
+        choices=("labels", "calibrated"),
+        default="labels",
+        help="AP with pairs as units: the machine's values, its binary labels (labels) "
+        "or probabilities of relevance fitted on the human sample (calibrated: "
+        "cranfield.judgments.ppi_ap.calibrated_values, generalised regression)",
+    )
+    ap.add_argument(
+        "--centre",
+        choices=("sample", "model", "second"),
+        default="sample",
+        help="AP with pairs as units: the ratio of the estimates (sample) or linearised at "
+        "the machine's values (model); cranfield.judgments.ppi_ap",
+    )
     args = ap.parse_args()
     start = time.perf_counter()
     if args.sample:
@@ -107,6 +138,9 @@ def main() -> None:
     grades = qrels.table["relevance"].to_numpy()
     grades = np.clip(grades, 0, 3)
     accuracy = accuracy_for_kappa(grades, args.kappa, args.seed)
+    if args.units == "pairs" and args.measure == "AP":
+        pairs_ap(args, qrels, runs, grades, accuracy, start)
+        return
     if args.units == "topics":
 
         def values(q):  # topics x runs: each run's measure per topic
@@ -196,6 +230,120 @@ def main() -> None:
         f"{spread:.4f}, design standard error sqrt((1 - n/N) S^2 / n) "
         f"{spread * np.sqrt((1 - n / n_topics) / n):.4f} (medians over the pairs); "
         f"median gap between runs adjacent by full-judgment {args.measure} {gap:.4f}"
+    )
+    for name, values in taus.items():
+        v = np.asarray(values)
+        print(
+            f"Kendall's tau vs full judgments, {name:18s} mean {np.nanmean(v):.3f}, "
+            f"tau >= 0.9 in {100 * np.mean(v >= 0.9):.0f}% of samples"
+        )
+    print(f"({time.perf_counter() - start:.1f} s)")
+
+
+def pairs_ap(args, qrels, runs, grades, accuracy, start) -> None:
+    """AP with pooled pairs as units (:mod:`cranfield.judgments.ppi_ap`): people judge a
+    Poisson (or per-topic uniform) sample of ``--fraction`` of every topic's pooled pairs."""
+    import pyarrow.compute as pc
+
+    from cranfield.compare.correlation import kendall_tau
+    from cranfield.judgments.agreement import cohen_kappa
+    from cranfield.judgments.ppi_ap import ap_pairs, calibrated_values, pool_prior, rankings_of
+    from cranfield.judgments.simulate import simulate_assessor_qrels
+    from cranfield.pooling.sampling import _pps_probabilities
+
+    t = qrels.table
+    keys = pc.binary_join_element_wise(t["query_id"], t["doc_id"], "\x00")
+    names, code = np.unique(
+        np.asarray(t["query_id"].to_pylist(), dtype=object), return_inverse=True
+    )
+    n_topics, n_pairs = len(names), len(keys)
+    _, rankings = rankings_of(runs, keys, [str(x) for x in names])
+    h = (grades >= 1).astype(np.float64)
+    everyone = np.ones(n_pairs)
+    prior = pool_prior(rankings, n_pairs)
+    pps = _pps_probabilities(code, prior, args.fraction * np.bincount(code, minlength=n_topics))
+    truth = ap_pairs(code, h, h, everyone, rankings, n_topics)["map"]
+    a, b = np.triu_indices(len(truth), 1)
+    z = 1.959963984540054
+    rng = np.random.default_rng(args.seed)
+    counts = np.bincount(code, minlength=n_topics)
+    sizes = np.minimum(counts, np.maximum(1, np.floor(args.fraction * counts + 0.5)))
+    rows = {"covered": [], "covered_d": [], "errors": [], "widths": [], "widths_d": []}
+    taus = {args.estimator: [], "machine only": [], "human sample only": []}
+    kappas, shares, nonpositive = [], [], []
+    lam = 0.0 if args.estimator == "classical" else 1.0
+    for rep in range(args.repeats):
+        if rep % 10 == 0:
+            machine = simulate_assessor_qrels(qrels, accuracy, seed=args.seed + 1 + rep)
+            mg = machine.table["relevance"].to_numpy()
+            conf = np.zeros((4, 4))
+            np.add.at(conf, (grades, mg), 1)
+            kappas.append(cohen_kappa(conf))
+            m = (mg >= 1).astype(np.float64)
+            machine_map = ap_pairs(code, m, np.full(n_pairs, np.nan), everyone, rankings, n_topics)
+        if args.design == "statap":
+            pi = pps
+            drawn = rng.random(n_pairs) < pi
+        elif args.design == "poisson":
+            drawn = rng.random(n_pairs) < args.fraction
+            pi = np.full(n_pairs, args.fraction)
+        else:  # the smallest uniform keys of each topic
+            order = np.lexsort((rng.random(n_pairs), code))
+            position = np.arange(n_pairs) - np.r_[0, np.cumsum(counts)][code[order]]
+            drawn = np.zeros(n_pairs, dtype=bool)
+            drawn[order] = position < sizes[code[order]]
+            pi = (sizes / counts)[code]
+        human = np.where(drawn, h, np.nan)
+        m = (mg >= 1).astype(np.float64)
+        if args.model == "calibrated":  # the generalised-regression working model
+            m = calibrated_values(code, m, mg, prior, human, pi)
+        e = ap_pairs(code, m, human, pi, rankings, n_topics, lam, args.centre)
+        only = ap_pairs(code, m, human, pi, rankings, n_topics, 0.0)["map"]
+        est, cov = e["map"], e["cov"]
+        se = np.sqrt(np.maximum(np.diag(cov), 0))
+        rows["covered"].append(np.abs(est - truth) <= z * se)
+        rows["errors"].append(est - truth)
+        d = est[a] - est[b]
+        d_se = np.sqrt(np.maximum(cov[a, a] + cov[b, b] - 2 * cov[a, b], 0))
+        rows["covered_d"].append(np.abs(d - (truth[a] - truth[b])) <= z * d_se)
+        rows["widths"].append(np.mean(2 * z * se))
+        rows["widths_d"].append(np.mean(2 * z * d_se))
+        nonpositive.append(np.mean(e["relevant"] <= 0))
+        taus[args.estimator].append(kendall_tau(truth, est))
+        taus["machine only"].append(kendall_tau(truth, machine_map["map"]))
+        taus["human sample only"].append(kendall_tau(truth, only))
+        shares.append(drawn.mean())
+    err = np.asarray(rows["errors"])
+    print(
+        f"collection: {'sample' if args.sample else 'generated'}, {n_topics} topics, "
+        f"{n_pairs} judged pairs, {len(truth)} runs; measure AP; units pairs ({args.design})"
+    )
+    print(
+        f"machine: kappa {np.mean(kappas):.3f} (accuracy {accuracy:.3f}); people judge "
+        f"{100 * np.mean(shares):.1f}% of the pooled pairs; {args.repeats} samples"
+    )
+    print(
+        f"estimator {args.estimator} (lambda {lam:g}), machine values {args.model}, "
+        f"centre {args.centre}, interval normal (linearised)"
+    )
+    print(
+        f"coverage of 95% intervals, runs:        {np.mean(rows['covered']):.3f} "
+        f"(mean width {np.mean(rows['widths']):.4f})"
+    )
+    print(
+        f"coverage of 95% intervals, differences: {np.mean(rows['covered_d']):.3f} "
+        f"(mean width {np.mean(rows['widths_d']):.4f})"
+    )
+    print(
+        f"mean error (bias): largest |mean| over runs {np.abs(err.mean(axis=0)).max():.4f}, "
+        f"its standard error {err.std(axis=0).max() / np.sqrt(len(err)):.4f}; "
+        f"root mean square error (median over runs) {np.median(np.sqrt((err**2).mean(axis=0))):.4f}"
+    )
+    print(
+        f"topics with R-hat <= 0 (centre sample counts their AP 0): "
+        f"{100 * np.mean(nonpositive):.1f}%; "
+        f"median gap between runs adjacent by full-judgment MAP "
+        f"{np.median(np.diff(np.sort(truth))):.4f}"
     )
     for name, values in taus.items():
         v = np.asarray(values)

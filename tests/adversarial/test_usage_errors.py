@@ -82,6 +82,8 @@ CASES: dict[str, dict[str, list[str]]] = {
         "missing": ["m", "h"],
         "choice": ["m", "h", "r", "-f", "bogus"],
         "interval": ["m", "h", "r", "--interval", "wald"],
+        "centre": ["m", "h", "r", "--units", "pairs", "--centre", "middle"],
+        "working-model": ["m", "h", "r", "--units", "pairs", "--working-model", "bogus"],
     },
 }
 for _cases in CASES.values():

@@ -207,7 +207,7 @@ def test_pairs_refuse_a_non_linear_measure_and_pairs_outside_the_pool():
 
     qrels, runs = simulate_collection(4, 10, 2, seed=1)
     with pytest.raises(ValueError, match="P@k or DCG@k"):
-        ppi_evaluate_pairs(qrels, qrels, runs, "AP")
+        ppi_evaluate_pairs(qrels, qrels, runs, "ndcg")
     sample = Qrels(qrels.table.slice(0, 12))
     pending = Qrels(sample.table.set_column(2, "relevance", pa.array([-1] * 2 + [1] * 10)))
     assert ppi_evaluate_pairs(qrels, pending, runs, "P@10")["sampled"] == 10

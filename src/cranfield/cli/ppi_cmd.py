@@ -18,7 +18,10 @@ from ._args import (
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("machine", help="the machine assessor's qrels of the whole pool")
     parser.add_argument(
-        "human", help="the people's qrels of a random sample of topics, each judged whole"
+        "human",
+        help="the people's qrels of a random sample of topics, each judged whole, or of "
+        "pooled pairs (--units pairs; six-column sampled qrels, 'cranfield pool sampled "
+        "--probabilities', carry each pair's inclusion probability)",
     )
     parser.add_argument("runs", nargs="+", help="the runs (TREC run files, Parquet, CSV/TSV)")
     add_measures(parser, "measure to estimate (default AP)")
@@ -33,14 +36,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         choices=("topics", "pairs"),
         default="topics",
         help="what people judged: a random sample of whole topics (default; any measure) "
-        "or of pooled pairs (P@k and DCG@k, linear in the labels)",
+        "or of pooled pairs (P@k and DCG@k, linear in the labels, and AP: a ratio, "
+        "estimators ppi and classical, linearised normal intervals)",
     )
     parser.add_argument(
         "--inclusion",
         metavar="P|FILE",
         help="the probability each sampled topic (or pair) had of being sampled: one "
         "number, or a file of 'topic probability' lines (default: a simple random "
-        "sample, n/N)",
+        "sample, n/N; for AP with pairs, six-column sampled qrels' own probabilities, "
+        "else each topic's share of pairs judged)",
     )
     parser.add_argument("--confidence", default="0.95", help="interval level (default 0.95)")
     parser.add_argument(
@@ -49,6 +54,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default="t",
         help="t (default): the finite-population interval with Student's t (Cochran "
         "1977); normal: ppi_py's z interval, too narrow below about 20 sampled topics",
+    )
+    parser.add_argument(
+        "--centre",
+        choices=("sample", "model", "second"),
+        default="sample",
+        help="AP with --units pairs: the ratio of the unbiased estimates (sample, "
+        "default), or linearised at the machine's values to first (model) or second "
+        "order (second); docs/machine-assessors.md",
+    )
+    parser.add_argument(
+        "--working-model",
+        choices=("labels", "calibrated"),
+        default="labels",
+        help="AP with --units pairs: the machine's values, its labels (default) or "
+        "probabilities of relevance fitted on the people's sample (calibrated: "
+        "generalised regression on its grade, the runs' AP-prior, the topic)",
     )
     add_rel_level(parser)
     add_format(parser, ("text", "json", "markdown"))
@@ -94,6 +115,15 @@ def run(args) -> int:
     if args.units == "pairs" and args.inclusion is not None and os.path.exists(args.inclusion):
         raise ParameterError("--inclusion", "one probability with --units pairs", args.inclusion)
     inclusion = _inclusion(args.inclusion)
+    measures = args.measures or ["AP"]
+    ap_pairs = args.units == "pairs" and measures == ["AP"]
+    for flag, value, default in (
+        ("--centre", args.centre, "sample"),
+        ("--working-model", args.working_model, "labels"),
+    ):
+        if value != default and not ap_pairs:
+            raise ParameterError(flag, f"{default} unless --units pairs -m AP", value)
+    extra = {"model": args.working_model, "centre": args.centre} if ap_pairs else {}
     estimate = ppi_evaluate if args.units == "topics" else ppi_evaluate_pairs
     reports = [
         estimate(
@@ -106,8 +136,9 @@ def run(args) -> int:
             confidence=confidence,
             rel_level=rel_level_value(args),
             interval=args.interval,
+            **extra,
         )
-        for measure in (args.measures or ["AP"])
+        for measure in measures
     ]
     notes = list(dict.fromkeys(c["detail"] for r in reports for c in r["checks"] if not c["ok"]))
     if args.format == "json":
@@ -123,8 +154,9 @@ def run(args) -> int:
     for rep in reports:
         level = f"{100 * rep['confidence']:g}%"
         units = "topics" if "topics" in rep else "pooled pairs"
+        how = f" ({rep['model']} machine values, centre {rep['centre']})" if "centre" in rep else ""
         out += [
-            f"# {rep['measure']}: {rep['estimator']} estimates with {level} "
+            f"# {rep['measure']}: {rep['estimator']}{how} estimates with {level} "
             f"{rep['interval']} intervals, "
             f"{rep['sampled']} of {rep.get('topics', rep.get('pairs'))} {units} judged by people",
             "",

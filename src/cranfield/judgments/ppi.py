@@ -505,10 +505,15 @@ def ppi_evaluate_pairs(
     confidence: float = 0.95,
     rel_level: int = 1,
     interval: str = "t",
+    model: str = "labels",
+    centre: str = "sample",
 ) -> dict:
     r"""As :func:`ppi_evaluate` with judged pairs as the units: the machine labels every
     pair of the pool (``machine``), people a random sample of the pairs (``human``),
-    for a measure linear in the labels (``P@k``, ``DCG@k``; :func:`linear_weights`).
+    for a measure linear in the labels (``P@k``, ``DCG@k``; :func:`linear_weights`), or
+    ``AP`` (a ratio: :func:`cranfield.judgments.ppi_ap.evaluate_ap_pairs`, estimators
+    ``ppi`` and ``classical``, normal intervals from the linearised variance; ``model``
+    and ``centre`` as there).
 
     A run's mean measure over the pool's ``T`` topics is the mean over the ``N`` pooled
     pairs of :math:`Z_i = (N/T)\,w_i\,g(y_i)`: :func:`ppi_mean` of ``Z`` under the human
@@ -516,6 +521,22 @@ def ppi_evaluate_pairs(
     """
     from ..core.qrels import Qrels
 
+    if str(measure).replace(" ", "") == "AP":
+        from .ppi_ap import evaluate_ap_pairs
+
+        return evaluate_ap_pairs(
+            machine,
+            human,
+            runs,
+            estimator=estimator,
+            inclusion=inclusion,
+            confidence=confidence,
+            rel_level=rel_level,
+            model=model,
+            centre=centre,
+        )
+    if (model, centre) != ("labels", "sample"):
+        raise ParameterError("model and centre", "labels and sample except for AP", (model, centre))
     decl = PPI_ESTIMATORS.lookup(estimator)
     given = decl.resolve({"confidence": confidence, "interval": interval})
     confidence, interval = given["confidence"], given["interval"]
