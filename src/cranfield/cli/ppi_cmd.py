@@ -58,18 +58,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--centre",
         choices=("sample", "model", "second"),
-        default="sample",
-        help="AP with --units pairs: the ratio of the unbiased estimates (sample, "
-        "default), or linearised at the machine's values to first (model) or second "
-        "order (second); docs/machine-assessors.md",
+        help="AP with --units pairs: linearised at the machine's values to second order "
+        "(second, the default), to first order (model), or the ratio of the unbiased "
+        "estimates (sample: biased with about ten judged pairs a topic); "
+        "docs/machine-assessors.md",
     )
     parser.add_argument(
         "--working-model",
         choices=("labels", "calibrated"),
-        default="labels",
-        help="AP with --units pairs: the machine's values, its labels (default) or "
-        "probabilities of relevance fitted on the people's sample (calibrated: "
-        "generalised regression on its grade, the runs' AP-prior, the topic)",
+        help="AP with --units pairs: the machine's values, probabilities of relevance "
+        "fitted on the people's sample (calibrated, the default: generalised regression "
+        "on its grade, the runs' AP-prior, the topic) or its labels (labels)",
     )
     add_rel_level(parser)
     add_format(parser, ("text", "json", "markdown"))
@@ -117,12 +116,9 @@ def run(args) -> int:
     inclusion = _inclusion(args.inclusion)
     measures = args.measures or ["AP"]
     ap_pairs = args.units == "pairs" and measures == ["AP"]
-    for flag, value, default in (
-        ("--centre", args.centre, "sample"),
-        ("--working-model", args.working_model, "labels"),
-    ):
-        if value != default and not ap_pairs:
-            raise ParameterError(flag, f"{default} unless --units pairs -m AP", value)
+    for flag, value in (("--centre", args.centre), ("--working-model", args.working_model)):
+        if value is not None and not ap_pairs:
+            raise ParameterError(flag, "only with --units pairs -m AP", value)
     extra = {"model": args.working_model, "centre": args.centre} if ap_pairs else {}
     estimate = ppi_evaluate if args.units == "topics" else ppi_evaluate_pairs
     reports = [

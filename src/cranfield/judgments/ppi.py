@@ -505,15 +505,16 @@ def ppi_evaluate_pairs(
     confidence: float = 0.95,
     rel_level: int = 1,
     interval: str = "t",
-    model: str = "labels",
-    centre: str = "sample",
+    model: str | None = None,
+    centre: str | None = None,
 ) -> dict:
     r"""As :func:`ppi_evaluate` with judged pairs as the units: the machine labels every
     pair of the pool (``machine``), people a random sample of the pairs (``human``),
     for a measure linear in the labels (``P@k``, ``DCG@k``; :func:`linear_weights`), or
     ``AP`` (a ratio: :func:`cranfield.judgments.ppi_ap.evaluate_ap_pairs`, estimators
     ``ppi`` and ``classical``, normal intervals from the linearised variance; ``model``
-    and ``centre`` as there).
+    and ``centre`` as there, by default ``calibrated`` and ``second``: the ratio of the
+    machine's labels is biased with about ten judged pairs a topic, docs/machine-assessors.md).
 
     A run's mean measure over the pool's ``T`` topics is the mean over the ``N`` pooled
     pairs of :math:`Z_i = (N/T)\,w_i\,g(y_i)`: :func:`ppi_mean` of ``Z`` under the human
@@ -532,10 +533,10 @@ def ppi_evaluate_pairs(
             inclusion=inclusion,
             confidence=confidence,
             rel_level=rel_level,
-            model=model,
-            centre=centre,
+            model=model or "calibrated",
+            centre=centre or "second",
         )
-    if (model, centre) != ("labels", "sample"):
+    if (model or "labels", centre or "sample") != ("labels", "sample"):
         raise ParameterError("model and centre", "labels and sample except for AP", (model, centre))
     decl = PPI_ESTIMATORS.lookup(estimator)
     given = decl.resolve({"confidence": confidence, "interval": interval})
