@@ -37,6 +37,8 @@ ALLOWED = {
     "report/html.py": "write_report writes the HTML report (atomically)",
     "report/plots.py": "save_figure writes a figure (atomically)",
     "sample.py": "writes the bundled sample collection into a folder",
+    "core/io/source.py": "spool copies standard input to a temporary file (deleted when "
+    "closed) to read it in pieces: an input, not an output",
     # the service's own storage: uploads land in files, then move into the campaign's folder
     "service/uploads.py": "an upload's parts are files on disk",
     "service/api.py": "gives an uploaded file its original extension before reading it",

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import json
 
+from ..errors import ParameterError
 from ..judgments.ppi import ppi_evaluate, ppi_evaluate_pairs
 
 
@@ -63,6 +64,12 @@ def campaign_estimates(
     ``low``, ``high``, ``machine_only``, ``separated_from_next``: the run's interval and
     the next run's do not overlap, ``low > next.high``) and ``checks``.
     """
+    if units == "pairs" and str(measure).replace(" ", "") == "AP":
+        # AP's pair-level estimate has intervals that do not hold (docs/machine-assessors.md):
+        # the dashboard's separation claims need ones that do
+        raise ParameterError(
+            "measure with judged pairs as units", "P@k or DCG@k (linear in the labels)", measure
+        )
     estimate = ppi_evaluate if units == "topics" else ppi_evaluate_pairs
     out = estimate(
         machine,
