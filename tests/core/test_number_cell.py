@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from cranfield.output import UNDEFINED, number_cell
+from cranfield.output import UNDEFINED, number_cell, number_cells
 
 SRC = Path(__file__).resolve().parents[2] / "src" / "cranfield"
 
@@ -52,3 +52,22 @@ def test_no_module_writes_undefined_cells_its_own_way():
         if pattern.search(line)
     ]
     assert offenders == [], "use cranfield.output.number_cell: " + ", ".join(offenders)
+
+
+@pytest.mark.parametrize("digits", [0, 1, 2, 4, 6])
+def test_number_cells_is_number_cell_cell_for_cell(digits):
+    """The column version writes what number_cell writes for each value: random values
+    of every scale and the edges (NaN, infinities, both zeros, negatives that round to
+    zero, 1e15 and up, values just below it)."""
+    rng = np.random.default_rng(digits or 0)
+    edges = [math.nan, math.inf, -math.inf, 0.0, -0.0, -1e-9, -0.00004, -0.00005, -0.5,
+             -0.99999, -1.0, 1e15, -1e15, 999999999999999.9, 1e308, 5e-324, -5e-324, 2.5,
+             -2.5, 3.0, 123456.0]  # fmt: skip
+    values = np.concatenate([
+        edges,
+        rng.normal(0, 1, 2000),
+        rng.normal(0, 1, 500) * 10.0 ** rng.integers(-12, 18, 500),
+        -rng.uniform(0, 10.0 ** -(digits or 0), 500),
+    ])  # fmt: skip
+    assert number_cells(values, digits) == [number_cell(float(v), digits) for v in values]
+    assert number_cells(np.array([], dtype=np.float64), digits) == []

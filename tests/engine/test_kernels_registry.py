@@ -105,8 +105,10 @@ def test_the_generator_varies_every_parameter():
 def test_engine_equals_specification(definition, fractional):
     runs = judged_runs(range(20) if fractional else SEEDS, fractional)
     compared = refused = 0
-    for m in measure_variants(definition):
-        done, no = _compare(m, runs, same_message=True)
+    for i, m in enumerate(measure_variants(definition)):
+        # each variant on every other judged run, alternating: every run is checked
+        # by half the variants, in half the time
+        done, no = _compare(m, runs[i % 2 :: 2], same_message=True)
         compared, refused = compared + done, refused + no
         if not fractional:
             _compare(m, extreme_runs(), same_message=True)

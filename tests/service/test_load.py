@@ -1,4 +1,4 @@
-"""A bounded load test on localhost: 50 simulated assessors save judgments for 60 s
+"""A bounded load test on localhost: 50 simulated assessors save judgments for 20 s
 (``CRANFIELD_LOAD_SECONDS``) against a real ``cranfield serve`` on SQLite and on
 PostgreSQL; half-way the server is killed with SIGKILL and started again. Afterwards
 every acknowledged judgment is in the export exactly once, with its last acknowledged
@@ -15,7 +15,7 @@ from service.helpers import PASSWORD
 from service.server import Server
 
 ASSESSORS = 50
-SECONDS = float(os.environ.get("CRANFIELD_LOAD_SECONDS", "60"))
+SECONDS = float(os.environ.get("CRANFIELD_LOAD_SECONDS", "20"))
 
 
 def _setup(target: str, data_dir) -> None:

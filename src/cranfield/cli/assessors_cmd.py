@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from ..output import number_cell
+from ..output import number_cells
 from ._args import add_digits, add_format, add_output, number
 from ._judgments import add_input_arguments, load_judgments, note_unjudged
 from ._output import emit
@@ -77,7 +77,7 @@ def run(args) -> int:
         columns = [
             [j.assessors[a] for a in codes.tolist()],
             [str(n) for n in table["judgments"][codes].tolist()],
-            *[[number_cell(v, digits) for v in table[c][codes].tolist()] for c in cols[1:]],
+            *[number_cells(table[c][codes], digits) for c in cols[1:]],
         ]
         body = list(zip(*columns, strict=True))
         if one_line:
