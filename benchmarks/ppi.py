@@ -231,13 +231,7 @@ def main() -> None:
         f"{spread * np.sqrt((1 - n / n_topics) / n):.4f} (medians over the pairs); "
         f"median gap between runs adjacent by full-judgment {args.measure} {gap:.4f}"
     )
-    for name, values in taus.items():
-        v = np.asarray(values)
-        print(
-            f"Kendall's tau vs full judgments, {name:18s} mean {np.nanmean(v):.3f}, "
-            f"tau >= 0.9 in {100 * np.mean(v >= 0.9):.0f}% of samples"
-        )
-    print(f"({time.perf_counter() - start:.1f} s)")
+    _print_taus(taus, start)
 
 
 def pairs_ap(args, qrels, runs, grades, accuracy, start) -> None:
@@ -345,6 +339,11 @@ def pairs_ap(args, qrels, runs, grades, accuracy, start) -> None:
         f"median gap between runs adjacent by full-judgment MAP "
         f"{np.median(np.diff(np.sort(truth))):.4f}"
     )
+    _print_taus(taus, start)
+
+
+def _print_taus(taus: dict, start: float) -> None:
+    """Each ranking's Kendall's tau against the full judgments, then the time taken."""
     for name, values in taus.items():
         v = np.asarray(values)
         print(

@@ -35,6 +35,7 @@ from .test_click_log_pieces import (
     _yandex_file,
     _yandex_oracle,
 )
+from .test_click_log_stream import _error
 
 FORMATS = ["jsonl", "pyclick", "yandex", "csv", "tsv", "parquet", "arrow", "arrow-stream"]
 TEXT = ("jsonl", "pyclick", "yandex")
@@ -127,14 +128,6 @@ def _read_kind(path, kind: str, rng):
     if rng.random() < 0.5:
         return read_table(path, str(path), fmt, batch_rows=int(rng.integers(1, 4)))
     return read_log(path, fmt)
-
-
-def _error(read) -> str | None:
-    try:
-        read()
-    except InputError as exc:
-        return str(exc)
-    return None
 
 
 @pytest.mark.parametrize("kind", FORMATS)
