@@ -38,6 +38,12 @@ from __future__ import annotations
 
 import multiprocessing.util
 import os
+
+# ranx (an oracle of tests/fusion and tests/core) runs its numba functions interpreted:
+# the same source, the reference's own code, without compiling them again in every
+# worker of a fresh machine (tests/fusion: 6 minutes with numba's cache empty, 21 s
+# interpreted). NUMBA_DISABLE_JIT=0 in the environment runs the compiled path.
+os.environ.setdefault("NUMBA_DISABLE_JIT", "1")
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
