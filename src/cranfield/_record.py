@@ -70,3 +70,17 @@ class Record:
         values = dict(zip(self._fields, self._values(), strict=True))
         values.update(changes)
         return type(self)(**values)
+
+
+def fill(record: Record, values: dict) -> None:
+    """Set every field of a frozen ``record`` from ``values``: the ``__init__(**values)``
+    of a value class with many fields, which takes keywords only, as a dataclass's; a
+    missing or unknown field is a ``TypeError``."""
+    fields = record._fields
+    if values.keys() != set(fields):
+        missing, extra = set(fields) - values.keys(), values.keys() - set(fields)
+        raise TypeError(
+            f"{type(record).__name__}: missing {sorted(missing)}, unknown {sorted(extra)}"
+        )
+    for name in fields:
+        object.__setattr__(record, name, values[name])

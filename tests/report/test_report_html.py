@@ -104,7 +104,6 @@ def test_every_figure_is_inline_svg_with_a_caption_and_a_table(report):
 
 
 def test_provenance_command_and_versions(report, sample_files):
-    import matplotlib
     import pyarrow
 
     _, _, page = report
@@ -116,7 +115,6 @@ def test_provenance_command_and_versions(report, sample_files):
         "cranfield": __version__,
         "numpy": np.__version__,
         "pyarrow": pyarrow.__version__,
-        "matplotlib": matplotlib.__version__,
         "python": platform.python_version(),
     }
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 
 from .._lazy import lazy
+from .._record import Record, fill
 from ..errors import InputError, ParameterError
 from . import stats as st
 
@@ -45,8 +45,7 @@ def tests_text(names: Sequence[str] = TESTS) -> str:
 _SHOWN_QUERIES = 10
 
 
-@dataclass(frozen=True)
-class ComparisonRow:
+class ComparisonRow(Record):
     """One measure, one run against one reference run (the baseline).
 
     ``diff = mean_run - mean_baseline``; ``rel_diff = diff / mean_baseline`` (``nan`` when
@@ -57,6 +56,25 @@ class ComparisonRow:
     ``pvalues_adjusted[first test] < alpha``.
     """
 
+    __slots__ = (
+        "measure",
+        "run",
+        "baseline",
+        "n_queries",
+        "mean_run",
+        "mean_baseline",
+        "diff",
+        "rel_diff",
+        "pvalues",
+        "pvalues_adjusted",
+        "effect_size",
+        "ci_low",
+        "ci_high",
+        "wins",
+        "ties",
+        "losses",
+        "significant",
+    )
     measure: str
     run: str
     baseline: str
@@ -75,9 +93,11 @@ class ComparisonRow:
     losses: int
     significant: bool
 
+    def __init__(self, **values) -> None:
+        fill(self, values)
 
-@dataclass(frozen=True)
-class Comparison:
+
+class Comparison(Record):
     """The result of :func:`compare`.
 
     Attributes
@@ -98,6 +118,20 @@ class Comparison:
         The settings used.
     """
 
+    __slots__ = (
+        "rows",
+        "means",
+        "runs",
+        "measures",
+        "queries",
+        "baselines",
+        "tests",
+        "correction",
+        "alpha",
+        "confidence",
+        "ci",
+        "settings",
+    )
     rows: tuple[ComparisonRow, ...]
     means: dict[str, dict[str, float]]
     runs: tuple[str, ...]
@@ -109,7 +143,10 @@ class Comparison:
     alpha: float
     confidence: float
     ci: str
-    settings: dict = field(default_factory=dict)
+    settings: dict
+
+    def __init__(self, **values) -> None:
+        fill(self, {"settings": {}} | values)
 
     @property
     def baseline(self) -> str | None:

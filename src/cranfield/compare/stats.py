@@ -15,9 +15,9 @@ small relative tolerance so that floating-point summation order cannot flip a co
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 from .._lazy import lazy
+from .._record import Record
 from ..core.declarations import Declaration, Param, Registry, integer_at_least, integer_in
 from ..distributions import average_ranks as _average_ranks
 from ..distributions import binom_cdf, binom_sf, t_cdf, t_ppf, t_sf
@@ -61,8 +61,7 @@ _REL_TOL = 1e-10
 MAX_RESAMPLES = 10_000_000
 
 
-@dataclass(frozen=True)
-class TestResult:
+class TestResult(Record):
     """Outcome of one paired test.
 
     Attributes
@@ -82,12 +81,16 @@ class TestResult:
     """
 
     __test__ = False  # not a pytest class
-
+    __slots__ = ("test", "statistic", "pvalue", "n", "method")
     test: str
     statistic: float
     pvalue: float
     n: int
     method: str
+
+    def __init__(self, test: str, statistic: float, pvalue: float, n: int, method: str) -> None:
+        for name, value in zip(self.__slots__, (test, statistic, pvalue, n, method), strict=True):
+            object.__setattr__(self, name, value)
 
 
 def _pair(x, y) -> tuple[np.ndarray, np.ndarray]:
@@ -624,15 +627,22 @@ def mean_difference_ci(
 
 
 # --------------------------------------------------------------------------- Tukey HSD
-@dataclass(frozen=True)
-class TukeyResult:
+class TukeyResult(Record):
     """All-pairs Tukey HSD: ``statistic[i, j] = mean_i - mean_j`` and its p-value."""
 
+    __slots__ = ("statistic", "pvalue", "std_err", "df", "design")
     statistic: np.ndarray
     pvalue: np.ndarray
     std_err: float
     df: int
     design: str
+
+    def __init__(
+        self, statistic: np.ndarray, pvalue: np.ndarray, std_err: float, df: int, design: str
+    ) -> None:
+        values = (statistic, pvalue, std_err, df, design)
+        for name, value in zip(self.__slots__, values, strict=True):
+            object.__setattr__(self, name, value)
 
 
 def tukey_hsd(scores, design: str = "twoway") -> TukeyResult:

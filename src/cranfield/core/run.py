@@ -11,6 +11,7 @@ import pyarrow.compute as pc
 from ..errors import InputError
 from .columnar import Columnar, arrow_of, frame_kind
 from .io import trec
+from .io.arrays import ints
 from .results import default_run_name
 
 # columns naming the run of each row in a table holding several runs (case-insensitive,
@@ -207,7 +208,7 @@ class Run(Columnar):
             starts[1:] = np.asarray(pc.not_equal(q[1:], q[:-1]))
         pos = np.arange(n)
         rank = pos - np.maximum.accumulate(np.where(starts, pos, 0)) + 1
-        return t.append_column("rank", pa.array(rank, pa.int64()))
+        return t.append_column("rank", ints(rank))
 
     def to_trec(self, path_or_file: str | os.PathLike) -> None:
         """Write ``qid Q0 docno rank score tag`` lines in trec_eval order (``-`` = stdout).

@@ -88,19 +88,12 @@ def versions() -> dict[str, str]:
 
     from .. import __version__
 
-    out = {
+    return {
         "cranfield": __version__,
         "python": platform.python_version(),
         "numpy": numpy.__version__,
         "pyarrow": pyarrow.__version__,
     }
-    try:  # the version of the `cranfield plot` backend, without importing it
-        from importlib.metadata import version
-
-        out["matplotlib"] = version("matplotlib")
-    except Exception:  # pragma: no cover - not installed
-        out["matplotlib"] = "not installed"
-    return out
 
 
 def _e(text) -> str:
