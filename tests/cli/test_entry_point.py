@@ -94,7 +94,7 @@ def test_a_closed_pipe_is_not_an_error(collection):
     assert "Traceback" not in err
 
 
-def test_entry_turns_off_blas_threads_for_evaluation_only(monkeypatch):
+def test_entry_turns_off_blas_threads_unless_set(monkeypatch):
     from cranfield.cli import main as cli
 
     seen = {}
@@ -116,10 +116,14 @@ def test_entry_turns_off_blas_threads_for_evaluation_only(monkeypatch):
     for command, numpy_loaded, expected in [
         ("eval", False, "1"),
         ("trec_eval", False, "1"),
-        ("compare", False, None),
+        ("compare", False, "1"),
+        ("report", False, "1"),
         ("eval", True, None),  # too late to matter: left alone
+        ("meta", False, "4"),  # the user's setting stays
     ]:
         monkeypatch.delenv("OPENBLAS_NUM_THREADS", raising=False)
+        if expected == "4":
+            monkeypatch.setenv("OPENBLAS_NUM_THREADS", "4")
         monkeypatch.setattr(sys, "argv", ["cranfield", command])
         if not numpy_loaded:
             monkeypatch.delitem(sys.modules, "numpy")

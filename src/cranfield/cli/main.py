@@ -459,9 +459,11 @@ def entry() -> None:
         from ..core.memory import one_malloc_arena_under_a_limit
 
         one_malloc_arena_under_a_limit()
-        if sys.argv[1:2] in (["eval"], ["trec_eval"]) and "numpy" not in sys.modules:
-            # no BLAS thread pool: evaluation does no linear algebra, and OpenBLAS's idle
-            # threads spin for about 0.1 s of CPU after they start, which the reader needs
+        if "numpy" not in sys.modules:
+            # no BLAS thread pool: the commands' matrix products are tall and thin (the
+            # engine's threads do the parallel work), and OpenBLAS's idle threads spin
+            # after every threaded product (a 2-run `report`: 0.81 -> 0.46 s of CPU;
+            # `meta power` on 100 runs: 8.4 -> 5.3 s wall, benchmarks/README.md)
             os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
         status = main()
     except BaseException:
