@@ -387,3 +387,10 @@ def trec_eval_files(
     regroup_bytes: int | None = None,
     progress: ReadCounter | None = None,
 ) -> tuple[bytes, list[str], list[bytes]] | None: ...
+def team_draft_lists(
+    sets: npt.NDArray[np.int64],
+    shape: tuple[int, int, int],
+    which: npt.NDArray[np.int64],
+    keys: npt.NDArray[np.float64],
+    positions: int,
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]: ...

@@ -370,7 +370,7 @@ def _team_draft_one_by_one(sets, depth, seed):
 
 @pytest.mark.parametrize("rankers", [2, 3])
 def test_team_draft_is_the_one_by_one_algorithm(rankers):
-    """The whole-array team-draft gives, impression by impression, the lists and teams of
+    """The engine's team-draft gives, impression by impression, the lists and teams of
     the algorithm run one impression at a time with the same random keys (overlapping
     rankings, shorter lists, more positions than documents)."""
     rng = np.random.default_rng(39 + rankers)

@@ -10,6 +10,7 @@ mod diversity;
 mod errors;
 mod evaluate;
 mod fusion;
+mod interleave;
 mod judge;
 mod judge_arrays;
 mod libm;
@@ -243,6 +244,7 @@ fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     clicks::register(m)?;
     cwl::register(m)?;
     fusion::register(m)?;
+    interleave::register(m)?;
     text::register(m)?;
     judge::register(m)?;
     judge_arrays::register(m)?;

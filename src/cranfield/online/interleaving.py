@@ -31,9 +31,11 @@ Methods (``rankings`` give each ranker's documents in rank order):
 
 A ranker whose ranking is used up no longer contributes; the others go on (balanced:
 the other pointer goes on; probabilistic: the other ranker draws, and the position's
-coin posterior is then 1/2). Everything is whole-array NumPy over impressions; the
-only Python loops run over list positions. Randomness comes from
-``numpy.random.default_rng(seed)``.
+coin posterior is then 1/2). Balanced and probabilistic interleaving are whole-array
+NumPy over impressions (Python loops run over list positions only); team-draft walks
+each impression in the engine (``_engine.team_draft_lists``, rust/engine/src/
+interleave.rs) with random keys NumPy draws, one ``n x R`` matrix per position. All
+randomness comes from ``numpy.random.default_rng(seed)``.
 
 Outcomes: per impression ``+1`` (A wins), ``-1`` (B wins) or ``0`` (tie, e.g. no
 click); the test over impressions is the two-sided sign test on the decisive
@@ -193,22 +195,17 @@ class _Sets:
         return self.local_sets[self.which]
 
     def finish(self, method, out_local, team, prob_a=None) -> Interleaved:
+        # flat `take`s: several times faster than indexing by rows and columns
         w = self.which[:, None]
-        docs = self.back[w, out_local]
-        ranks = self.rank[w[:, :, None], np.arange(self.r)[None, :, None], out_local[:, None, :]]
+        width = self.d + 1
+        docs = np.take(self.back.reshape(-1), w * width + out_local)
+        row = (w * self.r)[:, :, None] + np.arange(self.r)[None, :, None]  # n x R x 1
+        ranks = np.take(self.rank.reshape(-1), row * width + out_local[:, None, :])
         shown = docs >= 0
         team = np.where(shown, team, -1)
         if prob_a is not None:
             prob_a = np.where(shown, prob_a, 0.0)
         return Interleaved(method, docs, team, np.where(shown[:, None, :], ranks, 0), prob_a)
-
-
-def _available(cells, used):
-    """``n x R x M``: the document at each ranking position is not in the list yet;
-    ``cells``: the positions of those documents in ``used`` (``n x (D + 1)``) flattened
-    (one ``take`` from a flat array is several times faster than indexing by rows and
-    columns)."""
-    return ~np.take(used.reshape(-1), cells)
 
 
 # ------------------------------------------------------------------ methods
@@ -221,38 +218,24 @@ def team_draft(rankings, depth: int = 10, impressions=None, seed: int | None = N
     ``impressions`` an integer array naming each impression's set); ``depth``:
     positions of the interleaved list.
     """
+    from .. import _engine
+
     depth = _int(depth, "depth", 1, 1000)
     sets = _prepare(rankings, impressions, None, depth)
     rng = np.random.default_rng(seed)
-    local, d = sets.local(), sets.d
-    n, r, _ = local.shape
-    rows = np.arange(n)
-    used = np.zeros((n, d + 1), dtype=bool)
-    used[:, d] = True
-    base = rows * (d + 1)  # each impression's row of `used`, flattened
-    cells = local + base[:, None, None]
-    count = np.zeros((n, r), dtype=np.int64)
-    out = np.full((n, depth), d, dtype=np.int64)
-    team = np.full((n, depth), -1, dtype=np.int64)
-    for pos in range(depth):
-        avail = _available(cells, used)
-        has = avail.any(axis=2)
-        active = has.any(axis=1)
-        if not active.any():
-            break
-        c = np.where(has, count, np.iinfo(np.int64).max)
-        eligible = has & (c == c.min(axis=1, keepdims=True))
-        keys = np.where(eligible, rng.random((n, r)), np.inf)
-        s = keys.argmin(axis=1)
-        at = avail[rows, s].argmax(axis=1)
-        doc = local[rows, s, at]
-        doc = np.where(active, doc, d)
-        out[:, pos] = doc
-        team[:, pos] = np.where(active, s, -1)
-        used.reshape(-1)[base + doc] = True
-        used[:, d] = True
-        count[rows, s] += active
-    return sets.finish("team-draft", out, team)
+    g, r, m = sets.local_sets.shape
+    n = sets.n
+    # one row of keys per position an impression can fill (at most its R * M documents):
+    # the draws the position-by-position array version made, in the same order
+    keys = rng.random((min(depth, sets.d), n, r))
+    out, team = _engine.team_draft_lists(
+        np.ascontiguousarray(sets.local_sets, dtype=np.int64).reshape(-1),
+        (g, r, m),
+        np.ascontiguousarray(sets.which, dtype=np.int64),
+        keys.reshape(-1),
+        depth,
+    )
+    return sets.finish("team-draft", out.reshape(n, depth), team.reshape(n, depth))
 
 
 def multileave(rankings, depth: int = 10, impressions=None, seed: int | None = None) -> Interleaved:
