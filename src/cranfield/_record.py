@@ -61,9 +61,9 @@ class Record:
         raise AttributeError(f"cannot delete field {name!r}")
 
     def __reduce__(self):
-        # pickle and copy rebuild the value through __init__ (a frozen one cannot be
-        # filled in attribute by attribute)
-        return (type(self), self._values())
+        # pickle and copy rebuild the value from its fields (a frozen one cannot be
+        # filled in attribute by attribute, and an __init__ may take keywords only)
+        return (_rebuilt, (type(self), self._values()))
 
     def _replace(self, **changes):
         """A copy with ``changes`` applied, made (and checked) by ``__init__``."""
@@ -72,11 +72,23 @@ class Record:
         return type(self)(**values)
 
 
-def fill(record: Record, values: dict) -> None:
-    """Set every field of a frozen ``record`` from ``values``: the ``__init__(**values)``
-    of a value class with many fields, which takes keywords only, as a dataclass's; a
-    missing or unknown field is a ``TypeError``."""
+def _rebuilt(cls: type[Record], values: tuple) -> Record:
+    """A value of ``cls`` with these fields, without its ``__init__`` (pickle, copy)."""
+    record = cls.__new__(cls)
+    fill(record, values)
+    return record
+
+
+def fill(record: Record, values: dict | tuple) -> None:
+    """Set every field of a frozen ``record``: from a tuple in field order, or from a
+    dict of every field (the ``__init__(**values)`` of a value class with many fields,
+    which takes keywords only, as a dataclass's). A missing or unknown field is a
+    ``TypeError``."""
     fields = record._fields
+    if isinstance(values, tuple):
+        if len(values) != len(fields):
+            raise TypeError(f"{type(record).__name__}: {len(fields)} fields, {len(values)} values")
+        values = dict(zip(fields, values, strict=True))
     if values.keys() != set(fields):
         missing, extra = set(fields) - values.keys(), values.keys() - set(fields)
         raise TypeError(

@@ -104,9 +104,7 @@ def _yandex_file(tmp_path, rng, case: int, big: bool = False):
 
 
 def _with_times(log, times):
-    from dataclasses import replace
-
-    return replace(log, times=times)
+    return log._replace(times=times)
 
 
 @pytest.mark.parametrize("big", [False, True])

@@ -138,3 +138,94 @@ def test_file_name_helpers_agree_with_pathlib():
     assert infer_format("a.parquet/.", None) == "parquet"
     assert default_run_name("x/y/run1.txt.gz") == "run1"
     assert default_run_name("<stdin>") == "run"
+
+
+def _result_values():
+    """One value of each result class that was a dataclass (issue 39: no
+    ``dataclasses`` on the ``--help`` paths), built as the library builds them."""
+    import numpy as np
+
+    from cranfield.classification import BinaryConfusion, ConfusionMatrix
+    from cranfield.classification.roc import roc_table, threshold_counts
+    from cranfield.classification.thresholds import select_threshold
+    from cranfield.clicks.log import ClickLog
+    from cranfield.clustering import contingency_table, evaluate_clustering
+    from cranfield.compare import compare
+    from cranfield.compare.stats import paired_t_test, tukey_hsd
+
+    truth, scores = [1, 0, 1, 1, 0, 0], [0.9, 0.8, 0.7, 0.7, 0.2, 0.1]
+    per_query = {
+        "AP": {"x": {"q1": 0.5, "q2": 1.0, "q3": 0.25}, "y": {"q1": 0.4, "q2": 0.0, "q3": 0.5}}
+    }
+    comparison = compare(per_query, baseline="x")
+    return [
+        BinaryConfusion.from_labels(truth, [1, 1, 0, 1, 0, 0]),
+        ConfusionMatrix.from_labels(["a", "b", "a"], ["a", "a", "b"]),
+        threshold_counts(truth, scores),
+        roc_table(truth, scores),
+        select_threshold(truth, scores),
+        ClickLog(
+            np.zeros(2, np.int64),
+            np.zeros((2, 3), np.int64),
+            np.ones((2, 3), bool),
+            np.array(["q"]),
+            np.array(["d"]),
+            source="x.tsv",
+        ),  # fmt: skip
+        paired_t_test([0.1, 0.5, 0.3], [0.2, 0.1, 0.0]),
+        tukey_hsd(np.array([[0.1, 0.5, 0.3], [0.2, 0.1, 0.0], [0.3, 0.3, 0.2]])),
+        evaluate_clustering([0, 0, 1, 1, 2], [0, 0, 1, 2, 2]),
+        contingency_table([0, 0, 1, 1, 2], [0, 0, 1, 2, 2]),
+        comparison,
+        comparison.rows[0],
+    ]
+
+
+def _same_fields(a, b) -> bool:
+    import numpy as np
+
+    for name in a._fields:
+        x, y = getattr(a, name), getattr(b, name)
+        if isinstance(x, np.ndarray):
+            if not (isinstance(y, np.ndarray) and x.dtype == y.dtype and np.array_equal(x, y)):
+                return False
+        elif hasattr(x, "_fields"):
+            if not _same_fields(x, y):
+                return False
+        elif x != y and not (x != x and y != y):  # NaN equals NaN here
+            return False
+    return True
+
+
+def test_result_classes_copy_pickle_and_refuse_changes():
+    values = _result_values()
+    assert len({type(v) for v in values}) == len(values)
+    for value in values:
+        for other in (copy.copy(value), copy.deepcopy(value), pickle.loads(pickle.dumps(value))):
+            assert type(other) is type(value) and _same_fields(other, value), type(value)
+        field = value._fields[0]
+        with pytest.raises(AttributeError, match="cannot assign"):
+            setattr(value, field, None)
+
+
+def test_keyword_result_classes_name_a_missing_or_unknown_field():
+    from cranfield.compare.compare import ComparisonRow
+
+    row = _result_values()[-1]
+    fields = {name: getattr(row, name) for name in row._fields}
+    assert ComparisonRow(**fields) == row
+    with pytest.raises(TypeError, match=r"missing \['wins'\], unknown \['win'\]"):
+        ComparisonRow(**{("win" if k == "wins" else k): v for k, v in fields.items()})
+
+
+def test_clustering_scores_compare_by_their_scores_not_the_table():
+    """As the dataclass did (``compare=False``): equal scores from different tables are
+    equal, and hash alike."""
+    from cranfield.clustering import evaluate_clustering
+
+    a = evaluate_clustering([0, 0, 1, 1], [0, 0, 1, 1])
+    b = evaluate_clustering(["x", "x", "y", "y"], [5, 5, 7, 7])
+    assert a.contingency.classes.tolist() != b.contingency.classes.tolist()
+    assert a == b and hash(a) == hash(b)
+    assert a != evaluate_clustering([0, 0, 1, 1], [0, 1, 0, 1])
+    assert "contingency" not in repr(a) and "class_sizes" not in repr(a.contingency)

@@ -12,9 +12,9 @@ renderers give either orientation.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 
 from .._lazy import lazy
+from .._record import Record, fill
 from ..errors import InputError, ParameterError, shown
 from . import rates as R
 from ._labels import (
@@ -37,8 +37,7 @@ def check_orientation(orientation: str) -> str:
     return orientation
 
 
-@dataclass(frozen=True)
-class BinaryConfusion:
+class BinaryConfusion(Record):
     """A 2x2 confusion matrix: the counts TP, FP, FN, TN.
 
     Build it with :meth:`from_labels` or :meth:`from_counts`. Every rate of
@@ -46,11 +45,15 @@ class BinaryConfusion:
     :meth:`rate` (``cm.rate("precision")``) or all at once through :meth:`rates`.
     """
 
+    __slots__ = ("tp", "fp", "fn", "tn", "positive")
     tp: int
     fp: int
     fn: int
     tn: int
-    positive: object = None
+    positive: object
+
+    def __init__(self, tp: int, fp: int, fn: int, tn: int, positive: object = None) -> None:
+        fill(self, (tp, fp, fn, tn, positive))
 
     @classmethod
     def from_counts(cls, tp: int, fp: int, fn: int, tn: int, positive=None) -> BinaryConfusion:
@@ -132,8 +135,7 @@ class BinaryConfusion:
         return core if check_orientation(orientation) == "predicted_rows" else core.T
 
 
-@dataclass(frozen=True)
-class ConfusionMatrix:
+class ConfusionMatrix(Record):
     """A K x K confusion matrix with class labels of any hashable type.
 
     ``counts[i, j]`` is the number of items of actual class ``labels[i]`` predicted
@@ -141,8 +143,12 @@ class ConfusionMatrix:
     layout (predicted in rows) by default.
     """
 
+    __slots__ = ("labels", "counts")
     labels: tuple
     counts: np.ndarray
+
+    def __init__(self, labels: tuple, counts: np.ndarray) -> None:
+        fill(self, (labels, counts))
 
     @classmethod
     def from_labels(cls, truth, predicted, labels: Sequence | None = None) -> ConfusionMatrix:

@@ -9,9 +9,8 @@ after the whole group.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from .._lazy import lazy
+from .._record import Record, fill
 from ..errors import InputError
 from . import rates as R
 from ._labels import _plain, as_labels, check_same_length, class_list, infer_positive, positive_mask
@@ -57,20 +56,31 @@ def binary_truth(truth, positive=None, n: int | None = None) -> tuple[np.ndarray
     return positive_mask(t, labels, pos, "truth"), pos
 
 
-@dataclass(frozen=True)
-class ThresholdCounts:
+class ThresholdCounts(Record):
     """Confusion counts at every distinct threshold, highest threshold first.
 
     ``thresholds[k]`` is the k-th highest distinct score; ``tp[k]``, ``fp[k]`` count
     the positives/negatives with score >= ``thresholds[k]``.
     """
 
+    __slots__ = ("thresholds", "tp", "fp", "p", "n", "positive")
     thresholds: np.ndarray
     tp: np.ndarray
     fp: np.ndarray
     p: int
     n: int
-    positive: object = None
+    positive: object
+
+    def __init__(
+        self,
+        thresholds: np.ndarray,
+        tp: np.ndarray,
+        fp: np.ndarray,
+        p: int,
+        n: int,
+        positive: object = None,
+    ) -> None:
+        fill(self, (thresholds, tp, fp, p, n, positive))
 
     @property
     def fn(self) -> np.ndarray:
@@ -102,8 +112,7 @@ def threshold_counts(truth, scores, positive=None) -> ThresholdCounts:
     return ThresholdCounts(ss[last], tp.astype(np.int64), fp.astype(np.int64), p, len(y) - p, pos)
 
 
-@dataclass(frozen=True)
-class RocTable:
+class RocTable(Record):
     """The ROC table (Fawcett 2006): one row per item, sorted by score (descending).
 
     Each row uses its own score as the threshold T and counts, over all items, TP
@@ -111,6 +120,7 @@ class RocTable:
     ACC. Items with equal scores share a threshold and hence a row of counts.
     """
 
+    __slots__ = ("labels", "scores", "is_positive", "tp", "fp", "fn", "tn", "tpr", "fpr", "acc")
     labels: np.ndarray
     scores: np.ndarray
     is_positive: np.ndarray
@@ -121,6 +131,9 @@ class RocTable:
     tpr: np.ndarray
     fpr: np.ndarray
     acc: np.ndarray
+
+    def __init__(self, **values: np.ndarray) -> None:
+        fill(self, values)
 
     COLUMNS = ("Class", "Score", "TP", "FP", "FN", "TN", "TPR", "FPR", "ACC")
 

@@ -9,10 +9,10 @@ conservative rule, fewest positive predictions).
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass
 from numbers import Real
 
 from .._lazy import lazy
+from .._record import Record, fill
 from ..errors import InputError, ParameterError
 from . import rates as R
 from .confusion import BinaryConfusion
@@ -31,14 +31,19 @@ CRITERIA = (
 )
 
 
-@dataclass(frozen=True)
-class ThresholdChoice:
+class ThresholdChoice(Record):
     """A chosen threshold, the criterion's value there and the confusion matrix there."""
 
+    __slots__ = ("criterion", "threshold", "value", "confusion")
     criterion: str
     threshold: float
     value: float
     confusion: BinaryConfusion
+
+    def __init__(
+        self, criterion: str, threshold: float, value: float, confusion: BinaryConfusion
+    ) -> None:
+        fill(self, (criterion, threshold, value, confusion))
 
 
 def _unit(name: str, value) -> float:

@@ -27,9 +27,9 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass
 
 from .._lazy import lazy
+from .._record import Record, fill
 from ..core.io.source import PieceFile, checked, read_pieces, source_name
 from ..errors import InputError, ParameterError
 
@@ -41,18 +41,34 @@ MAX_RANKS = 1000
 FORMATS = ("jsonl", "csv", "tsv", "parquet", "arrow", "pyclick", "yandex")
 
 
-@dataclass(frozen=True, eq=False)
-class ClickLog:
-    """Sessions of a click log as arrays (see the module docstring)."""
+class ClickLog(Record):
+    """Sessions of a click log as arrays (see the module docstring). Two logs are equal
+    only if they are the same object (their arrays are not compared)."""
 
+    __slots__ = ("query", "docs", "clicks", "query_names", "doc_names", "times", "user", "source")
+    __eq__ = object.__eq__
+    __hash__ = object.__hash__
     query: np.ndarray
     docs: np.ndarray
     clicks: np.ndarray
     query_names: np.ndarray
     doc_names: np.ndarray
-    times: np.ndarray | None = None
-    user: np.ndarray | None = None
-    source: str = "<log>"
+    times: np.ndarray | None
+    user: np.ndarray | None
+    source: str
+
+    def __init__(
+        self,
+        query: np.ndarray,
+        docs: np.ndarray,
+        clicks: np.ndarray,
+        query_names: np.ndarray,
+        doc_names: np.ndarray,
+        times: np.ndarray | None = None,
+        user: np.ndarray | None = None,
+        source: str = "<log>",
+    ) -> None:
+        fill(self, (query, docs, clicks, query_names, doc_names, times, user, source))
 
     @property
     def n_sessions(self) -> int:

@@ -26,10 +26,10 @@ scikit-learn; NMI does not depend on the base.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
 from typing import Any
 
 from .._lazy import lazy
+from .._record import Record, fill
 from ..errors import InputError, ParameterError
 from ..output import dumps_json, markdown_table, text_table
 from .labels import factorize
@@ -187,8 +187,7 @@ def _choose2(x: np.ndarray) -> np.ndarray:
     return x * (x - 1) // 2
 
 
-@dataclass(frozen=True)
-class Contingency:
+class Contingency(Record):
     """Sparse contingency table of gold classes (rows) against clusters (columns).
 
     Attributes
@@ -201,13 +200,18 @@ class Contingency:
         Row sums a_j and column sums b_k.
     """
 
+    __slots__ = ("classes", "clusters", "rows", "cols", "counts", "class_sizes", "cluster_sizes")
+    _no_repr = ("class_sizes", "cluster_sizes")
     classes: np.ndarray
     clusters: np.ndarray
     rows: np.ndarray
     cols: np.ndarray
     counts: np.ndarray
-    class_sizes: np.ndarray = field(repr=False)
-    cluster_sizes: np.ndarray = field(repr=False)
+    class_sizes: np.ndarray
+    cluster_sizes: np.ndarray
+
+    def __init__(self, **values: np.ndarray) -> None:
+        fill(self, values)
 
     @property
     def n(self) -> int:
@@ -534,10 +538,38 @@ def pair_f_beta(
 # ----------------------------------------------------------------- all at once
 
 
-@dataclass(frozen=True)
-class ClusteringScores:
+class ClusteringScores(Record):
     """Every external measure of one clustering, computed from one contingency table."""
 
+    __slots__ = (
+        "n_items",
+        "n_classes",
+        "n_clusters",
+        "purity",
+        "inverse_purity",
+        "entropy_truth",
+        "entropy_assignment",
+        "mutual_information",
+        "nmi",
+        "ami",
+        "average_method",
+        "homogeneity",
+        "completeness",
+        "v_measure",
+        "rand_index",
+        "adjusted_rand_index",
+        "tp",
+        "fp",
+        "fn",
+        "tn",
+        "precision",
+        "recall",
+        "f_beta",
+        "beta",
+        "fowlkes_mallows",
+        "contingency",
+    )
+    _no_repr = ("contingency",)
     n_items: int
     n_classes: int
     n_clusters: int
@@ -563,11 +595,26 @@ class ClusteringScores:
     f_beta: float
     beta: float
     fowlkes_mallows: float
-    contingency: Contingency = field(repr=False, compare=False)
+    contingency: Contingency
+
+    def __init__(self, **values) -> None:
+        fill(self, values)
+
+    def _scores(self) -> tuple:
+        return self._values()[:-1]
+
+    # equality and hashing over the scores, not the table they came from
+    def __eq__(self, other):
+        if other.__class__ is self.__class__:
+            return self._scores() == other._scores()
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self._scores())
 
     def as_dict(self) -> dict[str, Any]:
         """The scores as a plain dict (no contingency table), e.g. for JSON."""
-        return {k: getattr(self, k) for k in self.__dataclass_fields__ if k != "contingency"}
+        return {k: getattr(self, k) for k in self._fields if k != "contingency"}
 
 
 def evaluate_clustering(

@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 
 from .._lazy import lazy
-from .._record import Record
+from .._record import Record, fill
 from ..core.declarations import Declaration, Param, Registry, integer_at_least, integer_in
 from ..distributions import average_ranks as _average_ranks
 from ..distributions import binom_cdf, binom_sf, t_cdf, t_ppf, t_sf
@@ -89,8 +89,7 @@ class TestResult(Record):
     method: str
 
     def __init__(self, test: str, statistic: float, pvalue: float, n: int, method: str) -> None:
-        for name, value in zip(self.__slots__, (test, statistic, pvalue, n, method), strict=True):
-            object.__setattr__(self, name, value)
+        fill(self, (test, statistic, pvalue, n, method))
 
 
 def _pair(x, y) -> tuple[np.ndarray, np.ndarray]:
@@ -640,9 +639,7 @@ class TukeyResult(Record):
     def __init__(
         self, statistic: np.ndarray, pvalue: np.ndarray, std_err: float, df: int, design: str
     ) -> None:
-        values = (statistic, pvalue, std_err, df, design)
-        for name, value in zip(self.__slots__, values, strict=True):
-            object.__setattr__(self, name, value)
+        fill(self, (statistic, pvalue, std_err, df, design))
 
 
 def tukey_hsd(scores, design: str = "twoway") -> TukeyResult:
