@@ -6,8 +6,9 @@ when its module is imported: about a fifth of what ``cranfield trec_eval`` on a
 100,000-line run takes in all. The measure registry, the judging options and the
 results of an evaluation are therefore plain classes with ``__slots__`` and an explicit
 ``__init__``, and this base gives them what ``@dataclass`` gave: equality and (for
-frozen values) hashing over the fields in order, the same ``repr``, and a frozen value's
-refusal to change (an ``AttributeError``, as ``dataclasses.FrozenInstanceError`` is).
+frozen values) hashing over the fields in order (but those in ``_no_compare``), the
+same ``repr``, and a frozen value's refusal to change (an ``AttributeError``, as
+``dataclasses.FrozenInstanceError`` is).
 
 A subclass lists its fields in ``__slots__`` (in ``__init__``'s order), may leave some
 out of ``repr`` (``_no_repr``), and is frozen unless it sets ``_frozen = False`` (then
@@ -24,14 +25,18 @@ class Record:
     __slots__ = ()
     _frozen = True
     _no_repr: tuple[str, ...] = ()
+    #: fields left out of equality and hashing (a dataclass field's ``compare=False``)
+    _no_compare: tuple[str, ...] = ()
 
     _fields: tuple[str, ...] = ()
+    _compared: tuple[str, ...] = ()
 
     def __init_subclass__(cls, **kwargs) -> None:
         super().__init_subclass__(**kwargs)
         cls._fields = tuple(
             name for klass in reversed(cls.__mro__) for name in klass.__dict__.get("__slots__", ())
         )
+        cls._compared = tuple(name for name in cls._fields if name not in cls._no_compare)
         if not cls._frozen:  # a mutable value: fields assigned as usual, and no hash
             cls.__setattr__ = object.__setattr__
             cls.__delattr__ = object.__delattr__
@@ -40,13 +45,16 @@ class Record:
     def _values(self) -> tuple:
         return tuple([getattr(self, name) for name in self._fields])
 
+    def _key(self) -> tuple:
+        return tuple([getattr(self, name) for name in self._compared])
+
     def __eq__(self, other):
         if other.__class__ is self.__class__:
-            return self._values() == other._values()
+            return self._key() == other._key()
         return NotImplemented
 
     def __hash__(self) -> int:
-        return hash(self._values())
+        return hash(self._key())
 
     def __repr__(self) -> str:
         shown = ", ".join(
