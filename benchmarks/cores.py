@@ -12,6 +12,12 @@ thread it starts inherits the one core). Best and median of ``--repeat`` runs; t
 share is given for both. The machine's load at the start and the end is printed: on a
 shared machine the figures hold only when it is low.
 
+``--in-process`` times the evaluation alone: one process per setting, pinned or not,
+imports cranfield, evaluates once (the page cache, the engine's thread pool) and then
+times ``cranfield.evaluate(qrels, run)`` ``--repeat`` times, so the interpreter's start,
+the imports and the process's exit (whose unmapping of the run's memory is serial too)
+are left out of both times.
+
 ``--calibrate`` also measures what the machine itself allows: the same command run as
 one process per core at once, each pinned to its own core, against one alone. Those
 processes share nothing but the machine (caches, memory bandwidth, the host), so the
@@ -50,6 +56,40 @@ def timed(argv: list[str], cores: set[int] | None) -> tuple[float, float]:
     return wall, cpu
 
 
+IN_PROCESS = """
+import json, sys, time
+from cranfield import evaluate
+qrels, run, repeat = sys.argv[1], sys.argv[2], int(sys.argv[3])
+evaluate(qrels, run)
+walls, cpus = [], []
+for _ in range(repeat):
+    start, used = time.perf_counter(), time.process_time()
+    evaluate(qrels, run)
+    walls.append(time.perf_counter() - start)
+    cpus.append(time.process_time() - used)
+print(json.dumps([walls, cpus]))
+"""
+
+
+def in_process(qrels: Path, run: Path, repeat: int, cores: set[int] | None):
+    """``repeat`` (wall, CPU) seconds of ``cranfield.evaluate`` in one warm process,
+    pinned to ``cores`` when given."""
+    import json
+
+    env = dict(os.environ, PYTHONPATH=str(SRC))
+    pin = (lambda: os.sched_setaffinity(0, cores)) if cores else None
+    done = subprocess.run(
+        [sys.executable, "-c", IN_PROCESS, str(qrels), str(run), str(repeat)],
+        capture_output=True,
+        text=True,
+        check=True,
+        env=env,
+        preexec_fn=pin,
+    )
+    walls, cpus = json.loads(done.stdout.splitlines()[-1])
+    return list(zip(walls, cpus, strict=True))
+
+
 def at_once(argv: list[str], cores: list[int]) -> float:
     """Wall seconds of one process per core started together, each pinned to its core,
     until the last ends."""
@@ -81,6 +121,11 @@ def main(argv=None) -> None:
     p.add_argument(
         "--calibrate", action="store_true", help="also one process per core at once (the floor)"
     )
+    p.add_argument(
+        "--in-process",
+        action="store_true",
+        help="time cranfield.evaluate in a warm process (no interpreter start or exit)",
+    )
     a = p.parse_args(argv)
     cores = sorted(os.sched_getaffinity(0))
     if len(cores) < 2:
@@ -94,7 +139,11 @@ def main(argv=None) -> None:
     times: dict[str, list[tuple[float, float]]] = {"one": [], "all": []}
     together: list[float] = []
     timed(argv, None)  # warm the page cache
-    for _ in range(a.repeat):
+    if a.in_process:  # alternating the two processes, each timing half the repeats
+        for half in (a.repeat // 2, a.repeat - a.repeat // 2):
+            times["one"] += in_process(qrels, run, half, {cores[0]})
+            times["all"] += in_process(qrels, run, half, None)
+    for _ in range(0 if a.in_process else a.repeat):
         times["one"].append(timed(argv, {cores[0]}))
         times["all"].append(timed(argv, None))
         if a.calibrate:
@@ -102,7 +151,8 @@ def main(argv=None) -> None:
     n = len(cores)
     print(f"load average at the end: {os.getloadavg()[0]:.2f}")
     lines = a.queries * 1000
-    print(f"\n{lines:,}-line run, `cranfield eval` (default measures), {a.repeat} runs each\n")
+    what = "`cranfield.evaluate` in a warm process" if a.in_process else "`cranfield eval`"
+    print(f"\n{lines:,}-line run, {what} (default measures), {a.repeat} runs each\n")
     print("| cores | wall best s | wall median s | CPU median s |")
     print("|---:|---:|---:|---:|")
     for key, label in (("one", "1"), ("all", str(n))):
