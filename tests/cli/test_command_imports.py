@@ -142,11 +142,8 @@ def test_help_imports_no_heavy_module(runs, name):
 
 # `import dataclasses` is about 15 ms (it imports inspect, ast, dis, tokenize), a sixth
 # of the 0.1 s: the result classes on the --help paths are cranfield._record.Record
-# values. `rec` still has its dataclasses (rec/data.py's Interactions, 0.09 s in all).
-DATACLASSES_ON_HELP = {"rec"}
-
-
-@pytest.mark.parametrize("name", sorted(set(SUBCOMMANDS) - DATACLASSES_ON_HELP))
+# values.
+@pytest.mark.parametrize("name", list(SUBCOMMANDS))
 def test_help_imports_no_dataclasses(runs, name):
     status, modules = runs[f"{name} --help"]
     assert status == 0 and f"cranfield.cli.{SUBCOMMANDS[name][0]}" in modules

@@ -152,6 +152,7 @@ def _result_values():
     from cranfield.clustering import contingency_table, evaluate_clustering
     from cranfield.compare import compare
     from cranfield.compare.stats import paired_t_test, tukey_hsd
+    from cranfield.rec.data import Interactions
 
     truth, scores = [1, 0, 1, 1, 0, 0], [0.9, 0.8, 0.7, 0.7, 0.2, 0.1]
     per_query = {
@@ -176,6 +177,7 @@ def _result_values():
         tukey_hsd(np.array([[0.1, 0.5, 0.3], [0.2, 0.1, 0.0], [0.3, 0.3, 0.2]])),
         evaluate_clustering([0, 0, 1, 1, 2], [0, 0, 1, 2, 2]),
         contingency_table([0, 0, 1, 1, 2], [0, 0, 1, 2, 2]),
+        Interactions(np.array(["u1", "u2"]), np.array(["i1", "i1"]), None, None, "x.csv"),
         comparison,
         comparison.rows[0],
     ]

@@ -10,9 +10,8 @@ it becomes a :class:`~cranfield.core.run.Run` -- a user is a query, an item a do
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from .._lazy import lazy
+from .._record import Record, fill
 from ..errors import InputError
 
 np = lazy("numpy", __name__, "np")
@@ -32,8 +31,7 @@ def _find(columns: dict[str, str], names) -> str | None:
     return next((columns[n] for n in names if n in columns), None)
 
 
-@dataclass(frozen=True, init=False)
-class Interactions:
+class Interactions(Record):
     """A user-item interaction log: ``users`` and ``items`` (strings), ``ratings``
     (float64 or None), ``timestamps`` (int64 or float64, or None), in reading order;
     ``source`` names it in messages; ``lines`` the source line of each row (None for
@@ -44,21 +42,18 @@ class Interactions:
     Python strings are built on first use (the splits use them, an evaluation does not:
     10M interactions spare some 200 MB)."""
 
+    __slots__ = ("_users", "_items", "ratings", "timestamps", "source", "lines", "ids")
+    _no_repr = _no_compare = ("ids",)
     _users: np.ndarray | None
     _items: np.ndarray | None
     ratings: np.ndarray | None
     timestamps: np.ndarray | None
     source: str
-    lines: np.ndarray | None = None
-    ids: tuple | None = field(default=None, repr=False, compare=False)
+    lines: np.ndarray | None
+    ids: tuple | None
 
     def __init__(self, users, items, ratings, timestamps, source, lines=None, ids=None):
-        for name, value in zip(
-            ("_users", "_items", "ratings", "timestamps", "source", "lines", "ids"),
-            (users, items, ratings, timestamps, source, lines, ids),
-            strict=True,
-        ):
-            object.__setattr__(self, name, value)
+        fill(self, (users, items, ratings, timestamps, source, lines, ids))
 
     def __len__(self) -> int:
         return len(self._users) if self._users is not None else len(self.ids[0])

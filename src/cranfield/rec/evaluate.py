@@ -5,7 +5,7 @@ queries, held-out items as relevant documents) and the beyond-accuracy measures 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from .._lazy import lazy
 from ..errors import InputError, MeasureError, ParameterError
@@ -346,7 +346,7 @@ def lists(
     )
     if test is None:
         return out
-    return replace(out, truth=_truth(out, coded, local, test, min_rating, unexpected))
+    return out._replace(truth=_truth(out, coded, local, test, min_rating, unexpected))
 
 
 def evaluate_recommendations(

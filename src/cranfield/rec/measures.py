@@ -13,9 +13,8 @@ depend on an order), the long tail the rest (items never seen in training among 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from .._lazy import lazy
+from .._record import Record, fill
 from ..core.declarations import Declaration, Registry
 
 np = lazy("numpy", __name__, "np")
@@ -25,8 +24,7 @@ REC_MEASURES: Registry = Registry("recommender measure")
 HEAD_SHARE = 0.2
 
 
-@dataclass(frozen=True)
-class Truth:
+class Truth(Record):
     """What the relevance-aware and group measures read besides the lists: per row,
     whether the item is relevant to its user (``relevant``); per item code, the
     training users who interacted with it (``item_users``) out of ``n_train_users``;
@@ -38,6 +36,22 @@ class Truth:
     co-occurrence cosine similarity to the user's training items (``unexpected``), and
     per user whether they have a training item (``has_train``)."""
 
+    __slots__ = (
+        "relevant",
+        "item_users",
+        "n_train_users",
+        "test_head",
+        "test_tail",
+        "train_head",
+        "train_tail",
+        "has_relevant",
+        "n_head",
+        "n_tail",
+        "unexpected",
+        "has_train",
+        "n_relevant",
+        "train_pairs",
+    )
     relevant: np.ndarray
     item_users: np.ndarray
     n_train_users: int
@@ -48,14 +62,50 @@ class Truth:
     has_relevant: np.ndarray
     n_head: int
     n_tail: int
-    unexpected: np.ndarray | None = None
-    has_train: np.ndarray | None = None
-    n_relevant: np.ndarray | None = None
-    train_pairs: tuple | None = None  # (user code, item code) of the evaluated users'
+    unexpected: np.ndarray | None
+    has_train: np.ndarray | None
+    n_relevant: np.ndarray | None
+    train_pairs: tuple | None  # (user code, item code) of the evaluated users'
+
+    def __init__(
+        self,
+        relevant: np.ndarray,
+        item_users: np.ndarray,
+        n_train_users: int,
+        test_head: np.ndarray,
+        test_tail: np.ndarray,
+        train_head: np.ndarray,
+        train_tail: np.ndarray,
+        has_relevant: np.ndarray,
+        n_head: int,
+        n_tail: int,
+        unexpected: np.ndarray | None = None,
+        has_train: np.ndarray | None = None,
+        n_relevant: np.ndarray | None = None,
+        train_pairs: tuple | None = None,
+    ) -> None:
+        fill(
+            self,
+            (
+                relevant,
+                item_users,
+                n_train_users,
+                test_head,
+                test_tail,
+                train_head,
+                train_tail,
+                has_relevant,
+                n_head,
+                n_tail,
+                unexpected,
+                has_train,
+                n_relevant,
+                train_pairs,
+            ),
+        )
 
 
-@dataclass(frozen=True)
-class Lists:
+class Lists(Record):
     """The top-k lists: ``user`` (codes 0..n_users-1; each user's rows together, in rank
     order, sorted by code unless ``position`` gives each row's rank), ``item`` (codes into
     ``catalogue_items``: training items first, then items only recommended), ``n_users``
@@ -63,17 +113,61 @@ class Lists:
     code, 0 for items only recommended), ``n_train`` (training interactions),
     ``features`` (unit-norm rows per item code, or None)."""
 
+    __slots__ = (
+        "user",
+        "item",
+        "n_users",
+        "popularity",
+        "n_catalogue",
+        "n_train",
+        "features",
+        "truth",
+        "user_group",
+        "item_group",
+        "position",
+    )
     user: np.ndarray
     item: np.ndarray
     n_users: int
     popularity: np.ndarray
     n_catalogue: int
     n_train: int
-    features: np.ndarray | None = None
-    truth: Truth | None = None
-    user_group: np.ndarray | None = None  # per user: group code, -1 none
-    item_group: np.ndarray | None = None  # per item code: group code, -1 none
-    position: np.ndarray | None = None  # per row: 0-based rank in its list (None: rows sorted)
+    features: np.ndarray | None
+    truth: Truth | None
+    user_group: np.ndarray | None  # per user: group code, -1 none
+    item_group: np.ndarray | None  # per item code: group code, -1 none
+    position: np.ndarray | None  # per row: 0-based rank in its list (None: rows sorted)
+
+    def __init__(
+        self,
+        user: np.ndarray,
+        item: np.ndarray,
+        n_users: int,
+        popularity: np.ndarray,
+        n_catalogue: int,
+        n_train: int,
+        features: np.ndarray | None = None,
+        truth: Truth | None = None,
+        user_group: np.ndarray | None = None,
+        item_group: np.ndarray | None = None,
+        position: np.ndarray | None = None,
+    ) -> None:
+        fill(
+            self,
+            (
+                user,
+                item,
+                n_users,
+                popularity,
+                n_catalogue,
+                n_train,
+                features,
+                truth,
+                user_group,
+                item_group,
+                position,
+            ),
+        )
 
     def list_lengths(self) -> np.ndarray:
         return np.bincount(self.user, minlength=self.n_users)
