@@ -8,6 +8,9 @@ line, naming the same row."""
 
 from __future__ import annotations
 
+import io
+import sys
+
 import numpy as np
 import pyarrow as pa
 import pyarrow.csv as pv
@@ -54,6 +57,18 @@ def test_streamed_lists_equal_the_per_user_computation(seed, tmp_path, monkeypat
         lists = open_recommendations(other)
         assert lists.stream is not None
         assert evaluate_recommendations(test, lists, names, train=train).table() == got.table()
+    # a file object and standard input: copied to a temporary file as read, then streamed
+    stdin = io.TextIOWrapper(open(tmp_path / "recs.csv", "rb"))  # noqa: SIM115
+    monkeypatch.setattr(sys, "stdin", stdin)
+    with open(tmp_path / "recs.parquet", "rb") as handle:
+        for other in (handle, "-"):
+            lists = open_recommendations(other)
+            assert lists.stream is not None
+            assert lists.source == ("<stdin>" if other == "-" else handle.name)
+            assert evaluate_recommendations(test, lists, names, train=train).table() == (
+                got.table()
+            )
+    stdin.close()
     for m, want in expected.items():
         name = CANONICAL.get(m, NAMES[m])
         assert got.table()[name] == pytest.approx(want, rel=1e-12, abs=1e-15), (

@@ -166,7 +166,7 @@ def run(args) -> int:
         else number(args.min_rating, "--min-rating", float, -1e300, 1e300)
     )
     train, test = _train_and_test(args)
-    recs = open_recommendations(args.recs)  # (a Parquet, CSV or TSV file: streamed when evaluated)
+    recs = open_recommendations(args.recs)  # (streamed when evaluated, standard input too)
     features = None if args.item_features is None else read_item_features(args.item_features)
     result = evaluate_recommendations(
         test,

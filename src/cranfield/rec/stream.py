@@ -27,7 +27,6 @@ in the whole file's ids once more.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 
 from .._lazy import lazy
@@ -131,18 +130,15 @@ def lists_source(recs) -> ListsSource:
 
 def open_recommendations(path_or_file, name: str | None = None) -> ListsSource:
     """Recommendation lists to evaluate (see :func:`~cranfield.rec.data.read_recommendations`
-    for the columns): a Parquet, CSV or TSV file named by a path (uncompressed) is
-    checked now (columns and types; a text file's bytes too) and streamed when
-    evaluated; anything else is read now."""
+    for the columns): a Parquet, CSV, TSV or Arrow IPC input is checked now (columns and
+    types; a text file's bytes too) and streamed when evaluated, a record batch at a
+    time (gzip decompressed piece by piece; standard input, a pipe or a file object
+    first copied to a temporary file as it arrives, :func:`~cranfield.core.io.table.
+    read_table`); JSON lines and whitespace-separated columns are read now."""
     from ..core.io.table import Stream, read_table
     from ..core.run import default_run_name
     from .data import ITEM, USER, list_columns, run_of_lists
 
-    named = isinstance(path_or_file, (str, os.PathLike)) and os.fspath(path_or_file) != "-"
-    if not named:
-        from .data import read_recommendations
-
-        return lists_source(read_recommendations(path_or_file, name))
     ids = list(USER + ITEM)
     t = read_table(path_or_file, strings=ids, dictionary=ids, stream=True)
     if not isinstance(t, Stream):
