@@ -14,6 +14,7 @@ mod judge;
 mod judge_arrays;
 mod libm;
 mod ltr;
+mod ltr_model;
 mod measures;
 mod out_of_memory;
 mod progress;
@@ -239,6 +240,7 @@ fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(diversity::read_subtopic_qrels, m)?)?;
     m.add_function(wrap_pyfunction!(read_trec_file, m)?)?;
     ltr::register(m)?;
+    ltr_model::register(m)?;
     measures::register(m)?;
     clicks::register(m)?;
     cwl::register(m)?;
