@@ -32,14 +32,14 @@ fn ltr_weight_lines<'py>(
     }
 }
 
+/// The span of a model file's weights and their numbers (see `ltr_model_weights`).
+type Found<'py> = Option<(usize, usize, Bound<'py, PyArray1<f64>>)>;
+
 /// `ltr_model_weights(text)`: `(start, end, weights)`, the byte span of the array of
 /// the top-level object's one `"weights"` key and its numbers as Python's `json` reads
 /// them (float64), or None when the text has not that form (then `json` reads it all).
 #[pyfunction]
-fn ltr_model_weights<'py>(
-    py: Python<'py>,
-    text: &[u8],
-) -> PyResult<Option<(usize, usize, Bound<'py, PyArray1<f64>>)>> {
+fn ltr_model_weights<'py>(py: Python<'py>, text: &[u8]) -> PyResult<Found<'py>> {
     let work = || model_text::find_weights(text);
     match py.detach(|| catch_unwind(AssertUnwindSafe(work))) {
         Ok(found) => Ok(found.map(|(start, end, w)| (start, end, PyArray1::from_vec(py, w)))),
