@@ -203,39 +203,90 @@ fn skip_value(text: &[u8], mut i: usize) -> Option<usize> {
     }
 }
 
+/// Powers of ten a double holds exactly.
+const POW10: [f64; 23] = [
+    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
+    1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+];
+
 /// The JSON number (`-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`) at the start of
 /// `text` as Python's `json` reads it, and its length; None when there is none.
+///
+/// Read in one pass; when its digits make an integer `m <= 2^53` and its value is
+/// `m * 10^e` with `|e| <= 22`, both exact doubles, one multiplication or division is
+/// the correctly rounded value (Clinger 1990, "How to read floating point numbers
+/// accurately", the fast path); otherwise Rust's `f64::from_str` (Eisel–Lemire with a
+/// big-decimal fallback) reads the text.
 pub fn json_number(text: &[u8]) -> Option<(f64, usize)> {
-    let digits = |from: usize| text[from..].iter().take_while(|b| b.is_ascii_digit()).count();
-    let mut i = usize::from(text.first() == Some(&b'-'));
-    let whole = digits(i);
-    if whole == 0 || (whole > 1 && text[i] == b'0') {
+    let negative = text.first() == Some(&b'-');
+    let mut i = usize::from(negative);
+    let (mut mantissa, mut digits) = (0u64, 0usize);
+    let start = i;
+    while let Some(&b) = text.get(i).filter(|b| b.is_ascii_digit()) {
+        mantissa = mantissa.wrapping_mul(10).wrapping_add(u64::from(b - b'0'));
+        i += 1;
+    }
+    let whole = i - start;
+    if whole == 0 || (whole > 1 && text[start] == b'0') {
         return None;
     }
-    i += whole;
+    digits += whole;
     let mut integer = true;
+    let mut exp10: i64 = 0;
     if text.get(i) == Some(&b'.') {
-        let fraction = digits(i + 1);
-        if fraction == 0 {
+        i += 1;
+        let from = i;
+        while let Some(&b) = text.get(i).filter(|b| b.is_ascii_digit()) {
+            mantissa = mantissa.wrapping_mul(10).wrapping_add(u64::from(b - b'0'));
+            i += 1;
+        }
+        if i == from {
             return None;
         }
-        i += 1 + fraction;
+        digits += i - from;
+        exp10 -= (i - from) as i64;
         integer = false;
     }
     if matches!(text.get(i), Some(b'e' | b'E')) {
         i += 1;
-        if matches!(text.get(i), Some(b'+' | b'-')) {
+        let sign = match text.get(i) {
+            Some(b'-') => {
+                i += 1;
+                -1
+            }
+            Some(b'+') => {
+                i += 1;
+                1
+            }
+            _ => 1,
+        };
+        let from = i;
+        let mut e: i64 = 0;
+        while let Some(&b) = text.get(i).filter(|b| b.is_ascii_digit()) {
+            e = (e * 10 + i64::from(b - b'0')).min(1 << 40);
             i += 1;
         }
-        let exponent = digits(i);
-        if exponent == 0 {
+        if i == from {
             return None;
         }
-        i += exponent;
+        exp10 += sign * e;
         integer = false;
     }
-    // (ASCII digits, signs, '.' and 'e': valid UTF-8)
-    let value: f64 = std::str::from_utf8(&text[..i]).ok()?.parse().ok()?;
+    let value = if digits <= 19 && mantissa <= 1 << 53 && (-22..=22).contains(&exp10) {
+        let m = mantissa as f64;
+        let magnitude =
+            if exp10 >= 0 { m * POW10[exp10 as usize] } else { m / POW10[(-exp10) as usize] };
+        if negative {
+            -magnitude
+        } else {
+            magnitude
+        }
+    } else {
+        // SAFETY: text[..i] is ASCII (digits, '-', '.', 'e' or 'E', '+'), valid UTF-8;
+        // (`from_utf8`'s check took a sixth of the time of reading)
+        let token = unsafe { std::str::from_utf8_unchecked(&text[..i]) };
+        token.parse().ok()?
+    };
     // an integer is a Python int, then a float: no negative zero
     Some((if integer && value == 0.0 { 0.0 } else { value }, i))
 }
@@ -466,6 +517,36 @@ mod tests {
             let comma = at + broken[at..].iter().position(|&b| b == b',').unwrap();
             broken.splice(comma + 1..comma + 1, bad.iter().copied().chain(*b","));
             assert!(find_weights(&broken).is_none());
+        }
+    }
+
+    #[test]
+    fn the_fast_path_reads_as_the_general_parser() {
+        let mut x: u64 = 88172645463325252;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        for _ in 0..200_000 {
+            let r = next();
+            let digits = 1 + (r % 19) as usize;
+            let m = format!("{:019}", next() % 10_000_000_000_000_000_000);
+            let m = m.trim_start_matches('0');
+            let m = if m.is_empty() { "0" } else { &m[..digits.min(m.len())] };
+            let point = (r >> 8) as usize % (m.len() + 1);
+            let e = (r >> 16) % 60;
+            let text = match (r >> 24) % 4 {
+                0 => m.to_string(),
+                1 if point > 0 && point < m.len() => format!("{}.{}", &m[..point], &m[point..]),
+                2 => format!("-{m}e-{e}"),
+                _ => format!("{m}.5E+{}", e / 3),
+            };
+            let want: f64 = text.parse().unwrap();
+            let (got, n) = json_number(text.as_bytes()).unwrap();
+            assert_eq!(n, text.len(), "{text}");
+            assert_eq!(got.to_bits(), want.to_bits(), "{text}");
         }
     }
 }
