@@ -26,7 +26,17 @@ fn ltr_weight_lines<'py>(
     let w = weights.as_slice().map_err(|_| PyValueError::new_err("weights not contiguous"))?;
     let work = || model_text::weight_lines(w, per_line, indent, continued);
     match py.detach(|| catch_unwind(AssertUnwindSafe(work))) {
-        Ok(Ok(text)) => Ok(PyBytes::new(py, &text)),
+        Ok(Ok(parts)) => {
+            let size = parts.iter().map(Vec::len).sum();
+            PyBytes::new_with(py, size, |out: &mut [u8]| {
+                let mut at = 0;
+                for part in &parts {
+                    out[at..at + part.len()].copy_from_slice(part);
+                    at += part.len();
+                }
+                Ok(())
+            })
+        }
         Ok(Err(i)) => Err(PyValueError::new_err(format!("weight {i} is not a finite number"))),
         Err(_) => Err(PyRuntimeError::new_err("internal error writing the weights")),
     }

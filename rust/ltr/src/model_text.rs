@@ -99,13 +99,14 @@ pub fn push_repr(out: &mut Vec<u8>, x: f64) {
 
 /// The lines of a block of weights: each line `"\n" + indent` and `per_line` weights
 /// joined by `", "`, lines joined by `","`; with a `","` first when `continued` (the
-/// block follows another). `Err(i)`: weight `i` is not finite.
+/// block follows another); in parts (one per thread), to be joined. `Err(i)`: weight
+/// `i` is not finite.
 pub fn weight_lines(
     weights: &[f64],
     per_line: usize,
     indent: &[u8],
     continued: bool,
-) -> Result<Vec<u8>, usize> {
+) -> Result<Vec<Vec<u8>>, usize> {
     if let Some(i) = weights.iter().position(|w| !w.is_finite()) {
         return Err(i);
     }
@@ -132,7 +133,7 @@ pub fn weight_lines(
         out
     };
     if threads == 1 {
-        return Ok(format(&lines, true));
+        return Ok(vec![format(&lines, true)]);
     }
     let parts: Vec<Vec<u8>> = std::thread::scope(|s| {
         let handles: Vec<_> = lines
@@ -142,7 +143,7 @@ pub fn weight_lines(
             .collect();
         handles.into_iter().map(|h| h.join().expect("formatting does not panic")).collect()
     });
-    Ok(parts.concat())
+    Ok(parts)
 }
 
 fn skip_space(text: &[u8], mut i: usize) -> usize {
@@ -434,17 +435,17 @@ mod tests {
     #[test]
     fn lines_join_as_the_model_file_lays_them_out() {
         let w = [1.0, -0.5, 2.0];
-        let text = weight_lines(&w, 2, b"  ", false).unwrap();
+        let text = weight_lines(&w, 2, b"  ", false).unwrap().concat();
         assert_eq!(text, b"\n  1.0, -0.5,\n  2.0");
-        assert_eq!(weight_lines(&w, 2, b"", true).unwrap(), b",\n1.0, -0.5,\n2.0");
+        assert_eq!(weight_lines(&w, 2, b"", true).unwrap().concat(), b",\n1.0, -0.5,\n2.0");
         assert_eq!(weight_lines(&[1.0, f64::NAN], 2, b"", true), Err(1));
-        assert_eq!(weight_lines(&[], 2, b"", false).unwrap(), b"");
+        assert_eq!(weight_lines(&[], 2, b"", false).unwrap().concat(), b"");
     }
 
     #[test]
     fn many_lines_on_threads_are_the_lines_of_one() {
         let w: Vec<f64> = (0..300_001).map(|i| (i as f64 * 0.37).sin() * 1e3).collect();
-        let text = weight_lines(&w, 1000, b"    ", false).unwrap();
+        let text = weight_lines(&w, 1000, b"    ", false).unwrap().concat();
         let mut one = Vec::new();
         for (k, line) in w.chunks(1000).enumerate() {
             one.extend_from_slice(if k == 0 { b"\n    " } else { b",\n    " });
@@ -504,7 +505,7 @@ mod tests {
     fn a_long_array_read_in_parts_is_the_array() {
         let w: Vec<f64> = (0..300_001).map(|i| (i as f64 * 0.37).sin() * 1e-3).collect();
         let mut text = b"{\"weights\": [".to_vec();
-        text.extend(weight_lines(&w, 1000, b"    ", false).unwrap());
+        text.extend(weight_lines(&w, 1000, b"    ", false).unwrap().concat());
         text.extend_from_slice(b"\n  ]}");
         let (_, end, back) = find_weights(&text).unwrap();
         assert_eq!(end, text.len() - 1);
