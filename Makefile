@@ -72,13 +72,14 @@ rust-check:
 		cargo test -q --workspace --exclude cranfield-engine
 
 # libFuzzer on the readers (rust/fuzz: read_trec with seeds/, read_svmlight with
-# seeds-svmlight/) for a fixed number of runs each, FUZZ_SECONDS in all (split evenly), on
+# seeds-svmlight/, model_weights, a model file's weights, with seeds-model/) for a fixed
+# number of runs each, FUZZ_SECONDS in all (split evenly), on
 # stable Rust (the coverage flags cargo fuzz would pass); a copy of a target's seeds grows
 # in a temporary folder
 FUZZ_FLAGS := -Cpasses=sancov-module -Cllvm-args=-sanitizer-coverage-level=4 \
 	-Cllvm-args=-sanitizer-coverage-inline-8bit-counters -Cllvm-args=-sanitizer-coverage-pc-table \
 	-Cllvm-args=-sanitizer-coverage-trace-compares -Cdebug-assertions -Coverflow-checks
-FUZZ_TARGETS := read_trec:seeds read_svmlight:seeds-svmlight
+FUZZ_TARGETS := read_trec:seeds read_svmlight:seeds-svmlight model_weights:seeds-model
 fuzz:
 	cd rust/fuzz && HOST=$$(rustc -vV | sed -n 's/^host: //p') && \
 	RUSTFLAGS="$(FUZZ_FLAGS)" cargo build -q --release --target $$HOST \

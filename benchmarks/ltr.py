@@ -14,6 +14,7 @@ linear scorer. Run from the project root:
     PYTHONPATH=src python benchmarks/ltr.py --part kernels --objective nDCG@10,AP,ERR@10
     PYTHONPATH=src python benchmarks/ltr.py --write-wide DIR  # the wide files of issue 30
     PYTHONPATH=src python benchmarks/ltr.py --part sparse    # dense vs sparse layout
+    PYTHONPATH=src python benchmarks/ltr.py --part model --repeat 5  # a 10M-weight model file
     PYTHONPATH=src python benchmarks/ltr.py --part train --methods mga,lightgbm --scale 10
     PYTHONPATH=src python benchmarks/ltr.py --part train --methods mga:subsample=0.25 --scale 10
     PYTHONPATH=src python benchmarks/ltr.py --part train --methods mga --scale 10 --seeds 0,1,2,3
@@ -87,6 +88,29 @@ def bench_read(repeat: int) -> None:
     print(
         f"read LETOR file: {n} lines x {f} features ({size / 2**20:.0f} MiB), "
         f"{data.num_queries} queries: {t:.2f} s (CPU {c:.2f} s); {load()}"
+    )
+
+
+def bench_model(repeat: int, features: int = 10_000_000) -> None:
+    """Save and load a linear model of ``features`` normal weights (issue 39: sparse
+    data's models), the file in a temporary directory; checks the weights come back
+    to the bit."""
+    import tempfile
+    from pathlib import Path
+
+    from cranfield.ltr.model import Model
+
+    w = np.random.default_rng(0).normal(size=features)
+    model = Model("random-search", features, weights=w)
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "model.json"
+        ts, cs, _ = timed(repeat, lambda: model.save(path))
+        size = path.stat().st_size
+        tl, cl, back = timed(repeat, lambda: Model.load(path))
+    assert back.weights.tobytes() == w.tobytes()
+    print(
+        f"model of {features:,} weights ({size / 2**20:.0f} MiB): save {ts:.2f} s "
+        f"(CPU {cs:.2f} s), load {tl:.2f} s (CPU {cl:.2f} s), weights bit-exact; {load()}"
     )
 
 
@@ -339,7 +363,12 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--write-wide", metavar="DIR", help="write the wide files and stop")
     p.add_argument(
-        "--part", choices=("all", "read", "objective", "kernels", "train", "sparse"), default="all"
+        "--part",
+        choices=("all", "read", "objective", "kernels", "train", "sparse", "model"),
+        default="all",
+    )
+    p.add_argument(
+        "--features", type=int, default=10_000_000, help="weights of the model (--part model)"
     )
     p.add_argument("--population", type=int, default=200)
     p.add_argument("--budget", type=int, default=16_000)
@@ -375,6 +404,9 @@ def main() -> None:
     backends = args.backend.split(",")
     if args.part == "sparse":
         bench_sparse(50, args.repeat)
+        return
+    if args.part == "model":
+        bench_model(args.repeat, args.features)
         return
     if args.part in ("all", "read"):
         bench_read(args.repeat)

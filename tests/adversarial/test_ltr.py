@@ -100,6 +100,21 @@ def test_cv_writes_runs_that_cranfield_eval_reads(folds, tmp_path):
         assert json.loads(ev.stdout)["runs"][0]["aggregate"]["AP"] == ga["folds"][fold]["AP"]
 
 
+_MODEL_HEAD = (
+    '{"format": "cranfield-ltr-model", "version": 1, "method": "ga", '
+    '"num_features": 4, "normalisation": "none", "weights": '
+)
+#: Model files whose weights are malformed (the engine reads well-formed ones).
+BAD_WEIGHTS = {
+    "nanweights": "[1.0, NaN, 2, 3]",
+    "hugeweights": "[1, 2, 3, 1e400]",
+    "shortweights": "[1, 2, 3]",
+    "textweights": '[1, 2, 3, "4"]',
+    "zeroweights": "[1, 2, 3, 04]",
+    "cutweights": "[1, 2, 3, 4",
+}
+
+
 @pytest.mark.parametrize(
     ("argv", "mention"),
     [
@@ -122,6 +137,13 @@ def test_cv_writes_runs_that_cranfield_eval_reads(folds, tmp_path):
         (["eval", "{notjson}", "{train}"], "not valid JSON"),
         (["eval", "{wrongmodel}", "{train}"], "not a cranfield learning-to-rank model"),
         (["eval", "{narrow}", "{train}"], "the model has 2 features"),
+        # malformed weights (issue 39: read by the engine, the same lines as json's)
+        (["eval", "{nanweights}", "{train}"], "weights must be 4 finite numbers"),
+        (["eval", "{hugeweights}", "{train}"], "weights must be 4 finite numbers"),
+        (["eval", "{shortweights}", "{train}"], "weights must be 4 finite numbers"),
+        (["eval", "{textweights}", "{train}"], "weights must be 4 finite numbers"),
+        (["eval", "{zeroweights}", "{train}"], "not valid JSON: Expecting ',' delimiter"),
+        (["eval", "{cutweights}", "{train}"], "not valid JSON: Expecting"),
         (["cv", "{dir}"], "no Fold1"),
         (["cv", "{folds}", "--methods", "ga,bogus"], "bogus"),
         (["cv", "{folds}", "--methods", "ga,ga"], "distinct"),
@@ -140,7 +162,10 @@ def test_bad_input_is_one_line(tmp_path, folds, argv, mention):
     (tmp_path / "narrow.json").write_text(json.dumps({
         "format": "cranfield-ltr-model", "version": 1, "method": "ga", "num_features": 2,
         "normalisation": "none", "weights": [1.0, 2.0]}))  # fmt: skip
+    for name, weights in BAD_WEIGHTS.items():
+        (tmp_path / f"{name}.json").write_text(_MODEL_HEAD + weights + "}")
     names = {
+        **{name: tmp_path / f"{name}.json" for name in BAD_WEIGHTS},
         "missing": tmp_path / "nope.txt", "dir": tmp_path / "d", "out": tmp_path / "m.json",
         "garbage": tmp_path / "garbage.txt", "empty": tmp_path / "empty.txt", "train": train,
         "notjson": tmp_path / "notjson.json", "wrongmodel": tmp_path / "wrong.json",

@@ -15,6 +15,7 @@ mod judge;
 mod judge_arrays;
 mod libm;
 mod ltr;
+mod ltr_model;
 mod measures;
 mod out_of_memory;
 mod progress;
@@ -240,6 +241,7 @@ fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(diversity::read_subtopic_qrels, m)?)?;
     m.add_function(wrap_pyfunction!(read_trec_file, m)?)?;
     ltr::register(m)?;
+    ltr_model::register(m)?;
     measures::register(m)?;
     clicks::register(m)?;
     cwl::register(m)?;

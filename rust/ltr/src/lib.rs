@@ -14,8 +14,10 @@
 //! Given the features ([`Kernel::set_features`]), the kernel scores weight vectors
 //! itself with [`scoring`], the linear rankers' one scoring function, run of queries by
 //! run of queries, fused with the ranking. The crate also holds the SVMlight/LETOR
-//! reader ([`svmlight`]).
+//! reader ([`svmlight`]) and the
+//! bulk text of a model file's weights ([`model_text`]).
 
+pub mod model_text;
 pub mod scoring;
 pub mod svmlight;
 
