@@ -115,7 +115,7 @@ def main() -> None:
     ap.add_argument(
         "--model",
         choices=("labels", "calibrated"),
-        default="labels",
+        default="calibrated",
         help="AP with pairs as units: the machine's values, its binary labels (labels) "
         "or probabilities of relevance fitted on the human sample (calibrated: "
         "cranfield.judgments.ppi_ap.calibrated_values, generalised regression)",
@@ -123,9 +123,17 @@ def main() -> None:
     ap.add_argument(
         "--centre",
         choices=("sample", "model", "second"),
-        default="sample",
+        default="second",
         help="AP with pairs as units: the ratio of the estimates (sample) or linearised at "
-        "the machine's values (model); cranfield.judgments.ppi_ap",
+        "the machine's values to first (model) or second order (second, the default); "
+        "cranfield.judgments.ppi_ap",
+    )
+    ap.add_argument(
+        "--variance",
+        choices=("design", "model"),
+        help="AP with pairs as units: the Horvitz-Thompson variance of the sampled pairs' "
+        "errors (design) or the working model's anticipated variance (model; the default "
+        "with calibrated values, as cranfield ppi)",
     )
     args = ap.parse_args()
     start = time.perf_counter()
@@ -241,7 +249,13 @@ def pairs_ap(args, qrels, runs, grades, accuracy, start) -> None:
 
     from cranfield.compare.correlation import kendall_tau
     from cranfield.judgments.agreement import cohen_kappa
-    from cranfield.judgments.ppi_ap import ap_pairs, calibrated_values, pool_prior, rankings_of
+    from cranfield.judgments.ppi_ap import (
+        ap_pairs,
+        calibrated_values,
+        default_variance,
+        pool_prior,
+        rankings_of,
+    )
     from cranfield.judgments.simulate import simulate_assessor_qrels
     from cranfield.pooling.sampling import _pps_probabilities
 
@@ -266,6 +280,7 @@ def pairs_ap(args, qrels, runs, grades, accuracy, start) -> None:
     taus = {args.estimator: [], "machine only": [], "human sample only": []}
     kappas, shares, nonpositive = [], [], []
     lam = 0.0 if args.estimator == "classical" else 1.0
+    variance = args.variance or default_variance(args.model, lam)
     for rep in range(args.repeats):
         if rep % 10 == 0:
             machine = simulate_assessor_qrels(qrels, accuracy, seed=args.seed + 1 + rep)
@@ -291,7 +306,7 @@ def pairs_ap(args, qrels, runs, grades, accuracy, start) -> None:
         m = (mg >= 1).astype(np.float64)
         if args.model == "calibrated":  # the generalised-regression working model
             m = calibrated_values(code, m, mg, prior, human, pi)
-        e = ap_pairs(code, m, human, pi, rankings, n_topics, lam, args.centre)
+        e = ap_pairs(code, m, human, pi, rankings, n_topics, lam, args.centre, variance)
         only = ap_pairs(code, m, human, pi, rankings, n_topics, 0.0)["map"]
         est, cov = e["map"], e["cov"]
         se = np.sqrt(np.maximum(np.diag(cov), 0))
@@ -318,7 +333,7 @@ def pairs_ap(args, qrels, runs, grades, accuracy, start) -> None:
     )
     print(
         f"estimator {args.estimator} (lambda {lam:g}), machine values {args.model}, "
-        f"centre {args.centre}, interval normal (linearised)"
+        f"centre {args.centre}, variance {variance}, interval normal (linearised)"
     )
     print(
         f"coverage of 95% intervals, runs:        {np.mean(rows['covered']):.3f} "

@@ -189,7 +189,10 @@ def test_cli_classical_is_sample_eval_statap(tmp_path, capsys):
     argv = [str(tmp_path / "machine.qrels"), human, *paths, "--units", "pairs", "-m", "AP"]
     ratio = ["--centre", "sample", "--working-model", "labels"]
     assert main(["ppi", *argv, *ratio, "--estimator", "classical", "--format", "json"]) == 0
-    got = json.loads(capsys.readouterr().out)
+    out, err = capsys.readouterr()
+    got = json.loads(out)
+    assert got["variance"] == "design"
+    assert "labels machine values, centre sample and the design variance the intervals are" in err
     assert got["sampled"] < got["pairs"] and got["interval"] == "normal"
     for path in paths:
         ev = evaluate_sampled(human, path, statap=True)
@@ -201,8 +204,8 @@ def test_cli_classical_is_sample_eval_statap(tmp_path, capsys):
         )
     assert main(["ppi", *argv]) == 0  # ppi: machine labels rectified, a text table
     text, err = capsys.readouterr()
-    assert "ppi (calibrated machine values, centre second) estimates with 95% normal" in text
-    assert "the intervals are approximate" in err  # said every time
+    assert "(calibrated machine values, centre second, model variance) estimates" in text
+    assert "approximate" not in err  # the defaults' intervals held in simulation
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -238,7 +241,7 @@ def test_model_centres_by_enumerating_every_sample(seed):
         for draw in itertools.product((False, True), repeat=n):
             s = np.array(draw)
             prob = float(np.prod(np.where(s, pi, 1 - pi)))
-            got = ap_pairs(zero, p, np.where(s, h, np.nan), pi, rankings, 1, 1.0, centre, False)
+            got = ap_pairs(zero, p, np.where(s, h, np.nan), pi, rankings, 1, 1.0, centre)
             mean += prob * got["ap"][0, 0]
         assert mean == pytest.approx(want, rel=1e-11, abs=1e-12)
         exact = ap_pairs(
