@@ -130,7 +130,7 @@ def main() -> None:
     )
     ap.add_argument(
         "--variance",
-        choices=("design", "model"),
+        choices=("design", "model", "larger"),
         help="AP with pairs as units: the Horvitz-Thompson variance of the sampled pairs' "
         "errors (design) or the working model's anticipated variance (model; the default "
         "with calibrated values, as cranfield ppi)",

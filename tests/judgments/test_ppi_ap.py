@@ -204,7 +204,7 @@ def test_cli_classical_is_sample_eval_statap(tmp_path, capsys):
         )
     assert main(["ppi", *argv]) == 0  # ppi: machine labels rectified, a text table
     text, err = capsys.readouterr()
-    assert "(calibrated machine values, centre second, model variance) estimates" in text
+    assert "(calibrated machine values, centre second, larger variance) estimates" in text
     assert "approximate" not in err  # the defaults' intervals held in simulation
 
 
@@ -362,11 +362,44 @@ def test_frame_probabilities_of_six_column_sampled_qrels(tmp_path):
     (tmp_path / "drawn.txt").write_text("".join(np.asarray(lines, dtype=object)[drawn]))
     got = evaluate_ap_pairs(machine, str(tmp_path / "all.txt"), runs)
     want = evaluate_ap_pairs(machine, Qrels(t.filter(pa.array(drawn))), runs, inclusion=0.3)
-    assert got["variance"] == "model" and got["sampled"] == int(drawn.sum())
+    assert got["variance"] == "larger" and got["sampled"] == int(drawn.sum())
     fewer = evaluate_ap_pairs(machine, str(tmp_path / "drawn.txt"), runs)
     for name in runs:
         a, b, c = got["runs"][name], want["runs"][name], fewer["runs"][name]
         assert a["estimate"] == pytest.approx(b["estimate"], rel=1e-12)
         assert a["se"] == pytest.approx(b["se"], rel=1e-12)
         assert c["estimate"] == pytest.approx(a["estimate"], rel=1e-12)
-        assert 0 < c["se"] < a["se"]
+        assert 0 < c["se"] <= a["se"]
+    assert sum(fewer["runs"][n]["se"] for n in runs) < sum(got["runs"][n]["se"] for n in runs)
+
+
+def test_larger_variance_takes_each_topics_larger():
+    """``variance="larger"``: each topic's variances are all the design's or all the
+    model's, whichever is larger summed over the runs (computed here from the two
+    separate results), each MAP's variance is the chosen topics' sum over T^2, and the
+    estimates are the same."""
+    rng = np.random.default_rng(5)
+    n_topics, n = 12, 40
+    code = np.repeat(np.arange(n_topics), n)
+    h = (rng.random(n_topics * n) < rng.uniform(0.05, 0.5, n_topics)[code]).astype(float)
+    p = np.clip(0.7 * h + 0.15 + rng.normal(0, 0.1, len(h)), 0.02, 0.98)
+    rankings = []
+    for quality in (0.5, 1.0, 2.0):
+        score = quality * h + rng.normal(size=len(h))
+        order = np.lexsort((-score, code))
+        rankings.append((code[order], order))
+    pi = np.full(len(h), 0.2)
+    human = np.where(rng.random(len(h)) < pi, h, np.nan)
+    got = {
+        v: ap_pairs(code, p, human, pi, rankings, n_topics, 1.0, "second", v)
+        for v in ("design", "model", "larger")
+    }
+    tv = {v: r["topic_variance"] for v, r in got.items()}
+    model_wins = tv["model"].sum(axis=1) >= tv["design"].sum(axis=1)
+    assert 0 < model_wins.sum() < n_topics  # both kinds of topic occur
+    want = np.where(model_wins[:, None], tv["model"], tv["design"])
+    np.testing.assert_allclose(tv["larger"], want, rtol=1e-12)
+    np.testing.assert_allclose(
+        np.diag(got["larger"]["cov"]), want.sum(axis=0) / n_topics**2, rtol=1e-12
+    )
+    np.testing.assert_array_equal(got["larger"]["map"], got["model"]["map"])

@@ -106,7 +106,7 @@ from ..errors import InputError, ParameterError
 #: the linearisation points of :func:`ap_pairs`
 CENTRES = ("sample", "model", "second")
 #: the variance estimates of :func:`ap_pairs`
-VARIANCES = ("design", "model")
+VARIANCES = ("design", "model", "larger")
 #: the estimators :func:`ap_pairs` allows, by their weight of the machine labels
 LAMBDAS = {"ppi": 1.0, "classical": 0.0}
 
@@ -199,10 +199,18 @@ def ap_pairs(
         # a topic whose every pair people judged (pi = 1) is known: its ratio is its AP
         unknown = ~(sampled & (pi >= 1.0))
         positive &= np.bincount(topic, weights=unknown.astype(np.float64), minlength=n_topics) > 0
-    # the pairs whose variance counts, with their variances
+    # the pairs whose variance counts, with their variances: the design's (the sampled
+    # pairs), the model's (every unknown pair), or both, each topic to take the larger
     var_rows, var_v = rows, v[rows]
-    if variance == "model":
-        var_rows, var_v = _anticipated(lam * machine, inclusion, sampled, pi, v)
+    of_model = np.zeros(len(rows), dtype=bool)
+    if variance != "design":
+        m_rows, m_v = _anticipated(lam * machine, inclusion, sampled, pi, v)
+        if variance == "model":
+            var_rows, var_v = m_rows, m_v
+            of_model = np.ones(len(m_rows), dtype=bool)
+        else:
+            var_rows, var_v = np.r_[rows, m_rows], np.r_[v[rows], m_v]
+            of_model = np.r_[of_model, np.ones(len(m_rows), dtype=bool)]
     tv = topic[var_rows]
     ap = np.zeros((n_topics, len(rankings)))
     numerators = np.zeros((n_topics, len(rankings)))
@@ -238,6 +246,13 @@ def ap_pairs(
                 z[:, c] = np.where(positive[tv], zv, ratio_z)
             else:
                 z[:, c] = np.where(positive[tv], (a[var_rows] - ap[tv, c]) / big_r[tv], 0.0)
+    if variance == "larger":  # per topic, summed over the runs: the larger estimate
+        summed = (var_v[:, None] * z**2).sum(axis=1)
+        design_t, model_t = (
+            np.bincount(tv, weights=np.where(of_model == side, summed, 0.0), minlength=n_topics)
+            for side in (False, True)
+        )
+        var_v = np.where(of_model == (model_t >= design_t)[tv], var_v, 0.0)
     zt = z / max(n_topics, 1)
     cov = zt.T @ (var_v[:, None] * zt)
     topic_variance = np.zeros((n_topics, len(rankings)))
@@ -271,10 +286,10 @@ def _anticipated(p, inclusion, sampled, pi, v) -> tuple[np.ndarray, np.ndarray]:
 
 
 def default_variance(model: str, lam: float) -> str:
-    """The variance estimate :func:`evaluate_ap_pairs` uses: the working model's
-    (``"model"``) with calibrated values rectified by the people (``lam`` 1), else the
-    design's (binary values have no model variance)."""
-    return "model" if model == "calibrated" and lam == 1.0 else "design"
+    """The variance estimate :func:`evaluate_ap_pairs` uses: per topic the larger of the
+    working model's and the design's (``"larger"``) with calibrated values rectified by
+    the people (``lam`` 1), else the design's (binary values have no model variance)."""
+    return "larger" if model == "calibrated" and lam == 1.0 else "design"
 
 
 def _numerator(r, code, at, n_topics: int, influence: bool):
@@ -569,7 +584,7 @@ def evaluate_ap_pairs(
 #: the machine's values :func:`evaluate_ap_pairs` can use
 MODELS = ("labels", "calibrated")
 #: the model, centre and variance whose intervals held in simulation (the defaults)
-DEFAULTS = ("calibrated", "second", "model")
+DEFAULTS = ("calibrated", "second", "larger")
 
 
 def pool_prior(rankings, n_pairs: int) -> np.ndarray:
