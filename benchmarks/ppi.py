@@ -13,8 +13,10 @@ judge ``--fraction`` of every topic's pooled pairs, drawn by ``--design`` (``poi
 each pair independently, what the estimator assumes; ``uniform``: a fixed share of each
 topic without replacement; ``statap``: Poisson with probabilities proportional to the
 runs' AP-prior), the machine's values are its labels or the calibrated working model
-(``--model``) and the estimate is the ratio or linearised at the machine's values
-(``--centre``); the estimator's own normal intervals. For ``--repeats``
+(``--model``, default calibrated), the estimate is the ratio or linearised at the
+machine's values (``--centre``, default second) and its variance the design's, the
+working model's or per topic the larger (``--variance``, default as ``cranfield ppi``:
+larger with calibrated values); the estimator's own normal intervals. For ``--repeats``
 samples (and a new machine every 10 samples), it reports
 
 * the coverage of the nominal 95 % intervals (each run's MAP and every paired difference:
@@ -35,8 +37,8 @@ Usage::
         --fraction 0.1 --repeats 200
     PYTHONPATH=src python benchmarks/ppi.py --sample --fraction 0.25 --repeats 200
     PYTHONPATH=src python benchmarks/ppi.py --units pairs --measure P@10 --fraction 0.1
-    PYTHONPATH=src python benchmarks/ppi.py --units pairs --measure AP --fraction 0.1 \
-        --model calibrated --centre second --repeats 200
+    PYTHONPATH=src python benchmarks/ppi.py --topics 50 --pool 100 --runs 20 --kappa 0.5 \
+        --fraction 0.1 --repeats 200 --units pairs --measure AP
     PYTHONPATH=src python benchmarks/ppi.py --interval normal  # ppi_py's z interval
 """
 
@@ -132,8 +134,8 @@ def main() -> None:
         "--variance",
         choices=("design", "model", "larger"),
         help="AP with pairs as units: the Horvitz-Thompson variance of the sampled pairs' "
-        "errors (design) or the working model's anticipated variance (model; the default "
-        "with calibrated values, as cranfield ppi)",
+        "errors (design), the working model's anticipated variance (model) or per topic "
+        "the larger (larger: the default with calibrated values, as cranfield ppi)",
     )
     args = ap.parse_args()
     start = time.perf_counter()
