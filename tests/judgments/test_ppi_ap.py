@@ -214,7 +214,8 @@ def test_model_centres_by_enumerating_every_sample(seed):
     estimate's exact expectation over all 2^n Poisson samples is AP(p) + D with
     D = (N - AP(p) R) / R(p) (centre "model"), and AP(p) + D (1 - eps) with
     eps = (R - R(p)) / R(p) (centre "second": the covariance term removes the product's
-    bias), all computed here by brute force; with p = h both are AP exactly."""
+    bias), all computed here by brute force, without the default bounds [-1, 2] (with
+    them, the same estimate clipped); with p = h both are AP exactly."""
     rng = np.random.default_rng(200 + seed)
     n = 7
     grades, _, _, ranking = _topic_case(rng, n)
@@ -236,13 +237,18 @@ def test_model_centres_by_enumerating_every_sample(seed):
     d = (num - ap_p * big_r) / r_p
     eps = (big_r - r_p) / r_p
     zero = np.zeros(n, np.int64)
+    unbounded = (-np.inf, np.inf)
     for centre, want in (("model", ap_p + d), ("second", ap_p + d * (1 - eps))):
         mean = 0.0
         for draw in itertools.product((False, True), repeat=n):
             s = np.array(draw)
             prob = float(np.prod(np.where(s, pi, 1 - pi)))
-            got = ap_pairs(zero, p, np.where(s, h, np.nan), pi, rankings, 1, 1.0, centre)
+            args = (zero, p, np.where(s, h, np.nan), pi, rankings, 1, 1.0, centre)
+            got = ap_pairs(*args, bounds=unbounded)
             mean += prob * got["ap"][0, 0]
+            # by default a diverged expansion is kept in [-1, 2]
+            bounded = ap_pairs(*args)["ap"][0, 0]
+            assert bounded == min(max(got["ap"][0, 0], -1.0), 2.0)
         assert mean == pytest.approx(want, rel=1e-11, abs=1e-12)
         exact = ap_pairs(
             zero, h, np.where(rng.random(n) < 0.5, h, np.nan), pi, rankings, 1, 1.0, centre
