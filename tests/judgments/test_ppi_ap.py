@@ -409,3 +409,12 @@ def test_larger_variance_takes_each_topics_larger():
         np.diag(got["larger"]["cov"]), want.sum(axis=0) / n_topics**2, rtol=1e-12
     )
     np.testing.assert_array_equal(got["larger"]["map"], got["model"]["map"])
+
+
+def test_unknown_variance_is_refused():
+    from cranfield.errors import ParameterError
+
+    one = np.ones(2)
+    rankings = [(np.zeros(2, np.int64), np.arange(2))]
+    with pytest.raises(ParameterError, match="variance"):
+        ap_pairs(np.zeros(2, np.int64), one, one, one, rankings, 1, 1.0, "second", "bogus")
