@@ -418,3 +418,23 @@ def test_unknown_variance_is_refused():
     rankings = [(np.zeros(2, np.int64), np.arange(2))]
     with pytest.raises(ParameterError, match="variance"):
         ap_pairs(np.zeros(2, np.int64), one, one, one, rankings, 1, 1.0, "second", "bogus")
+
+
+def test_no_disagreement_in_the_sample_is_noted():
+    """When the people agree with the machine on every sampled pair (here: the machine
+    is the people, with the sample drawn at 0.2), every variance estimate is about 0:
+    a note says so; one disagreement removes it."""
+    qrels, runs = simulate_collection(6, 30, 3, seed=8)
+    t = qrels.table
+    drawn = np.random.default_rng(8).random(len(t)) < 0.2
+    human = Qrels(t.filter(pa.array(drawn)))
+    got = evaluate_ap_pairs(Qrels(t), human, runs, inclusion=0.2)
+    check = [c for c in got["checks"] if c["check"].startswith("people and machine")][0]
+    assert not check["ok"] and f"all {int(drawn.sum())} sampled pairs" in check["detail"]
+    assert max(r["se"] for r in got["runs"].values()) < 1e-6
+    grades = t["relevance"].to_numpy().copy()
+    first = int(np.flatnonzero(drawn)[0])
+    grades[first] = 0 if grades[first] > 0 else 2  # the machine wrong on one sampled pair
+    machine = Qrels(t.set_column(2, "relevance", pa.array(grades)))
+    got = evaluate_ap_pairs(machine, human, runs, inclusion=0.2)
+    assert [c["ok"] for c in got["checks"] if c["check"].startswith("people and machine")] == [True]

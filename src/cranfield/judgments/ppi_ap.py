@@ -581,6 +581,9 @@ def evaluate_ap_pairs(
     res_topics = np.bincount(code[at], minlength=n_topics)
     unsampled = int((res_topics == 0).sum())
     negative = int((res["relevant"] < 0).sum())
+    uncertain = at[pi[at] < 1.0]  # sampled pairs that were not certain to be
+    labels = m["relevance"].to_numpy(zero_copy_only=False)[uncertain] >= rel_level
+    disagreements = int((hum[uncertain] != labels).sum())
     return {
         "measure": "AP",
         "estimator": "ppi" if lam == 1.0 else "classical",
@@ -607,6 +610,13 @@ def evaluate_ap_pairs(
                 f"{centre} and the {variance} variance the intervals are approximate (in "
                 "simulation only the calibrated working model, centre second or model, with "
                 "its default variance covered 93% or more; docs/machine-assessors.md)",
+            },
+            {
+                "check": "people and machine disagree somewhere in the sample",
+                "ok": disagreements > 0 or len(uncertain) == 0,
+                "detail": f"people agreed with the machine on all {len(uncertain)} sampled "
+                "pairs: every variance estimate is about 0 and the intervals have no width, "
+                "though the machine does err; judge more pairs",
             },
             {
                 "check": "estimated number of relevant documents not negative",
