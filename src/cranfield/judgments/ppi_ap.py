@@ -193,14 +193,16 @@ def ap_pairs(
         docstring). The expansions are not kept in [0, 1]: clipping a topic's estimate
         would bias it (upwards for a run whose AP is near 0, downwards near 1); only in
         [-1, 2] (:data:`EXPANSION_BOUNDS`), against a diverged expansion.
-    bounds
-        The range of a topic's expanded estimate (``(-inf, inf)``: the expansion itself).
     variance
         ``"design"``: the Horvitz-Thompson estimate of the linearised variance from the
         sampled pairs' errors :math:`e_d^2`; ``"model"``: its anticipated variance under
         the working model (Isaki & Fuller 1982), every unknown pair's
         :math:`E(h_d - p_d)^2 = p_d(1 - p_d)`, scaled by the sample's
-        :math:`\hat k` (module docstring; needs fractional values ``p``).
+        :math:`\hat k` (module docstring; needs fractional values ``p``: with binary
+        ones it is 0); ``"larger"``: per topic the larger of the two, summed over the
+        runs.
+    bounds
+        The range of a topic's expanded estimate (``(-inf, inf)``: the expansion itself).
 
     Returns
     -------
@@ -497,8 +499,8 @@ def evaluate_ap_pairs(
     probabilities of :func:`calibrated_values` (``calibrated``); ``centre``: see
     :func:`ap_pairs` (``sample``: the ratio; ``model``, ``second``: linearised at the
     machine's values, to first or second order; docs/machine-assessors.md compares them);
-    ``variance``: see :func:`ap_pairs`, by default :func:`default_variance` (the working
-    model's anticipated variance with calibrated values).
+    ``variance``: see :func:`ap_pairs`, by default :func:`default_variance` (per topic
+    the larger of the working model's and the design's with calibrated values).
 
     ``inclusion``: one probability for every sampled pair, or ``{topic: probability}``;
     default the probabilities of six-column sampled qrels, else each topic's share of
@@ -615,8 +617,8 @@ def evaluate_ap_pairs(
                 "check": "people and machine disagree somewhere in the sample",
                 "ok": disagreements > 0 or len(uncertain) == 0,
                 "detail": f"people agreed with the machine on all {len(uncertain)} sampled "
-                "pairs: every variance estimate is about 0 and the intervals have no width, "
-                "though the machine does err; judge more pairs",
+                "pairs: every variance estimate is about 0 and the intervals have no width "
+                "(no error seen is not no error); judge more pairs",
             },
             {
                 "check": "estimated number of relevant documents not negative",
