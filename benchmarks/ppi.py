@@ -13,8 +13,10 @@ judge ``--fraction`` of every topic's pooled pairs, drawn by ``--design`` (``poi
 each pair independently, what the estimator assumes; ``uniform``: a fixed share of each
 topic without replacement; ``statap``: Poisson with probabilities proportional to the
 runs' AP-prior), the machine's values are its labels or the calibrated working model
-(``--model``) and the estimate is the ratio or linearised at the machine's values
-(``--centre``); the estimator's own normal intervals. For ``--repeats``
+(``--model``, default calibrated), the estimate is the ratio or linearised at the
+machine's values (``--centre``, default second) and its variance the design's, the
+working model's or per topic the larger (``--variance``, default as ``cranfield ppi``:
+larger with calibrated values); the estimator's own normal intervals. For ``--repeats``
 samples (and a new machine every 10 samples), it reports
 
 * the coverage of the nominal 95 % intervals (each run's MAP and every paired difference:
@@ -35,8 +37,8 @@ Usage::
         --fraction 0.1 --repeats 200
     PYTHONPATH=src python benchmarks/ppi.py --sample --fraction 0.25 --repeats 200
     PYTHONPATH=src python benchmarks/ppi.py --units pairs --measure P@10 --fraction 0.1
-    PYTHONPATH=src python benchmarks/ppi.py --units pairs --measure AP --fraction 0.1 \
-        --model calibrated --centre second --repeats 200
+    PYTHONPATH=src python benchmarks/ppi.py --topics 50 --pool 100 --runs 20 --kappa 0.5 \
+        --fraction 0.1 --repeats 200 --units pairs --measure AP
     PYTHONPATH=src python benchmarks/ppi.py --interval normal  # ppi_py's z interval
 """
 
@@ -115,7 +117,7 @@ def main() -> None:
     ap.add_argument(
         "--model",
         choices=("labels", "calibrated"),
-        default="labels",
+        default="calibrated",
         help="AP with pairs as units: the machine's values, its binary labels (labels) "
         "or probabilities of relevance fitted on the human sample (calibrated: "
         "cranfield.judgments.ppi_ap.calibrated_values, generalised regression)",
@@ -123,9 +125,17 @@ def main() -> None:
     ap.add_argument(
         "--centre",
         choices=("sample", "model", "second"),
-        default="sample",
+        default="second",
         help="AP with pairs as units: the ratio of the estimates (sample) or linearised at "
-        "the machine's values (model); cranfield.judgments.ppi_ap",
+        "the machine's values to first (model) or second order (second, the default); "
+        "cranfield.judgments.ppi_ap",
+    )
+    ap.add_argument(
+        "--variance",
+        choices=("design", "model", "larger"),
+        help="AP with pairs as units: the Horvitz-Thompson variance of the sampled pairs' "
+        "errors (design), the working model's anticipated variance (model) or per topic "
+        "the larger (larger: the default with calibrated values, as cranfield ppi)",
     )
     args = ap.parse_args()
     start = time.perf_counter()
@@ -241,7 +251,13 @@ def pairs_ap(args, qrels, runs, grades, accuracy, start) -> None:
 
     from cranfield.compare.correlation import kendall_tau
     from cranfield.judgments.agreement import cohen_kappa
-    from cranfield.judgments.ppi_ap import ap_pairs, calibrated_values, pool_prior, rankings_of
+    from cranfield.judgments.ppi_ap import (
+        ap_pairs,
+        calibrated_values,
+        default_variance,
+        pool_prior,
+        rankings_of,
+    )
     from cranfield.judgments.simulate import simulate_assessor_qrels
     from cranfield.pooling.sampling import _pps_probabilities
 
@@ -266,6 +282,7 @@ def pairs_ap(args, qrels, runs, grades, accuracy, start) -> None:
     taus = {args.estimator: [], "machine only": [], "human sample only": []}
     kappas, shares, nonpositive = [], [], []
     lam = 0.0 if args.estimator == "classical" else 1.0
+    variance = args.variance or default_variance(args.model, lam)
     for rep in range(args.repeats):
         if rep % 10 == 0:
             machine = simulate_assessor_qrels(qrels, accuracy, seed=args.seed + 1 + rep)
@@ -291,7 +308,7 @@ def pairs_ap(args, qrels, runs, grades, accuracy, start) -> None:
         m = (mg >= 1).astype(np.float64)
         if args.model == "calibrated":  # the generalised-regression working model
             m = calibrated_values(code, m, mg, prior, human, pi)
-        e = ap_pairs(code, m, human, pi, rankings, n_topics, lam, args.centre)
+        e = ap_pairs(code, m, human, pi, rankings, n_topics, lam, args.centre, variance)
         only = ap_pairs(code, m, human, pi, rankings, n_topics, 0.0)["map"]
         est, cov = e["map"], e["cov"]
         se = np.sqrt(np.maximum(np.diag(cov), 0))
@@ -318,7 +335,7 @@ def pairs_ap(args, qrels, runs, grades, accuracy, start) -> None:
     )
     print(
         f"estimator {args.estimator} (lambda {lam:g}), machine values {args.model}, "
-        f"centre {args.centre}, interval normal (linearised)"
+        f"centre {args.centre}, variance {variance}, interval normal (linearised)"
     )
     print(
         f"coverage of 95% intervals, runs:        {np.mean(rows['covered']):.3f} "

@@ -150,7 +150,11 @@ def run(args) -> int:
     for rep in reports:
         level = f"{100 * rep['confidence']:g}%"
         units = "topics" if "topics" in rep else "pooled pairs"
-        how = f" ({rep['model']} machine values, centre {rep['centre']})" if "centre" in rep else ""
+        how = (
+            f" ({rep['model']} machine values, centre {rep['centre']}, {rep['variance']} variance)"
+            if "centre" in rep
+            else ""
+        )
         out += [
             f"# {rep['measure']}: {rep['estimator']}{how} estimates with {level} "
             f"{rep['interval']} intervals, "

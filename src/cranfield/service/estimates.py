@@ -65,8 +65,9 @@ def campaign_estimates(
     the next run's do not overlap, ``low > next.high``) and ``checks``.
     """
     if units == "pairs" and str(measure).replace(" ", "") == "AP":
-        # AP's pair-level estimate has intervals that do not hold (docs/machine-assessors.md):
-        # the dashboard's separation claims need ones that do
+        # AP's pair-level intervals held in simulation with a kappa-0.5 machine but not with
+        # a sharper one (docs/machine-assessors.md): the dashboard's separation claims need
+        # ones that hold whatever the machine
         raise ParameterError(
             "measure with judged pairs as units", "P@k or DCG@k (linear in the labels)", measure
         )
