@@ -34,6 +34,7 @@ from __future__ import annotations
 import argparse
 import itertools
 import time
+from pathlib import Path
 
 import numpy as np
 from scipy import stats
@@ -97,13 +98,19 @@ def realistic(n_topics, n_runs, depth, seed):
 
 
 def demo(directory, depth):
+    names = ["bm25", "dense", "hybrid", "random"]
+    return on_disk(f"{directory}/qrels.txt", [f"{directory}/{n}.txt" for n in names], depth)
+
+
+def on_disk(qrels_path, run_paths, depth):
+    """Topics of a collection in files (a TREC track's qrels and runs): a pooled pair the
+    qrels do not judge counts as non-relevant, as trec_eval counts it."""
     from cranfield.core.qrels import Qrels
     from cranfield.pooling.files import read_runs
     from cranfield.pooling.mtc_order import build_state
 
-    names = ["bm25", "dense", "hybrid", "random"]
-    runs = read_runs([f"{directory}/{n}.txt" for n in names])
-    qrels = Qrels.read(f"{directory}/qrels.txt")
+    runs = read_runs(run_paths)
+    qrels = Qrels.read(qrels_path)
     state, cands, ukeys, first = build_state(runs, None, depth=depth)
     # the truth of every pooled pair from the qrels (absent: non-relevant)
     from cranfield.pooling.candidates import pair_keys
@@ -180,12 +187,21 @@ def main() -> None:
     p.add_argument("--budget", type=float, default=1.0, help="share of the pool (default 1)")
     p.add_argument("--stop", type=float, default=0.05)
     p.add_argument("--demo-dir", default="sample-collection")
+    p.add_argument(
+        "--dir",
+        help="a collection on disk instead: DIR/qrels.txt and every file of DIR/runs/ "
+        "(e.g. a TREC track's qrels and submitted runs)",
+    )
     args = p.parse_args()
     lo, _, hi = args.seeds.partition("-")
-    seeds = range(int(lo), int(hi or lo) + 1) if args.collection != "demo" else [0]
+    on_file = args.collection == "demo" or args.dir
+    seeds = range(int(lo), int(hi or lo) + 1) if not on_file else [0]
     totals = np.zeros(8)
     for seed in seeds:
-        if args.collection == "demo":
+        if args.dir:
+            runs = sorted(str(path) for path in Path(args.dir, "runs").iterdir())
+            topics = on_disk(f"{args.dir}/qrels.txt", runs, args.depth)
+        elif args.collection == "demo":
             topics = demo(args.demo_dir, args.depth)
         else:
             make = generated if args.collection == "generated" else realistic

@@ -77,6 +77,10 @@ def best_lambda(full: np.ndarray, mach: np.ndarray, a: np.ndarray, b: np.ndarray
     return float((yd * md).sum() / (md * md).sum()) if (md != 0).any() else 0.0
 
 
+def _collection_name(args) -> str:
+    return "sample" if args.sample else args.collection or "generated"
+
+
 def main() -> None:
     from cranfield.compare.correlation import kendall_tau
     from cranfield.judgments.agreement import cohen_kappa
@@ -88,6 +92,12 @@ def main() -> None:
     ap.add_argument("--pool", type=int, default=100)
     ap.add_argument("--runs", type=int, default=20)
     ap.add_argument("--sample", action="store_true", help="the bundled sample collection")
+    ap.add_argument(
+        "--collection",
+        metavar="DIR",
+        help="a test collection on disk: DIR/qrels.txt and every file of DIR/runs/ as a "
+        "TREC run named by its file (e.g. a TREC track's qrels and submitted runs)",
+    )
     ap.add_argument("--kappa", type=float, default=0.5)
     ap.add_argument("--fraction", type=float, default=0.1)
     ap.add_argument("--repeats", type=int, default=200)
@@ -143,6 +153,14 @@ def main() -> None:
         from cranfield import sample
 
         qrels, runs = sample.load()
+    elif args.collection:
+        from pathlib import Path
+
+        from cranfield import Qrels, Run
+
+        where = Path(args.collection)
+        qrels = Qrels.read(where / "qrels.txt")
+        runs = {p.name: Run.read(p, name=p.name) for p in sorted((where / "runs").iterdir())}
     else:
         qrels, runs = simulate_collection(args.topics, args.pool, args.runs, seed=args.seed)
     grades = qrels.table["relevance"].to_numpy()
@@ -211,7 +229,7 @@ def main() -> None:
             human_share.append(n / n_topics)
     err = np.asarray(errors)
     print(
-        f"collection: {'sample' if args.sample else 'generated'}, "
+        f"collection: {_collection_name(args)}, "
         f"{len(qrels.table['query_id'].unique())} topics, {len(grades)} judged pairs, "
         f"{full.shape[1]} runs; measure {args.measure}; units {args.units}"
     )
@@ -326,7 +344,7 @@ def pairs_ap(args, qrels, runs, grades, accuracy, start) -> None:
         shares.append(drawn.mean())
     err = np.asarray(rows["errors"])
     print(
-        f"collection: {'sample' if args.sample else 'generated'}, {n_topics} topics, "
+        f"collection: {_collection_name(args)}, {n_topics} topics, "
         f"{n_pairs} judged pairs, {len(truth)} runs; measure AP; units pairs ({args.design})"
     )
     print(

@@ -81,17 +81,47 @@ def estimates(directory: Path, runs, pool, qrels, design: str, seed: int, **para
     return out
 
 
-def simulate(reps: int, rate: float, topics: int, seed: int = 0, quiet: bool = False) -> dict:
-    """The mean errors and coverages (see the module's docstring)."""
+def on_disk(directory: Path, source: Path, depth: int):
+    """A collection in files (``source/qrels.txt``, every file of ``source/runs/``: a TREC
+    track's qrels and runs) made complete for the depth-``depth`` pool of its runs: a
+    pooled document the qrels do not judge is written as judged non-relevant, which is
+    how trec_eval counts it, so the full-judgment values are trec_eval's."""
+    from cranfield.core.qrels import Qrels
+    from cranfield.pooling import build_pool
+    from cranfield.pooling.files import read_runs
+
+    paths = sorted(str(p) for p in (source / "runs").iterdir())
+    pool = build_pool(read_runs(paths), "depth", k=depth)
+    judged = Qrels.read(source / "qrels.txt").to_dict()
+    lines = [f"{q} 0 {d} {judged.get(q, {}).get(d, 0)}\n" for q, d in pool.pairs()]
+    qrels = directory / "qrels"
+    qrels.write_text("".join(lines))
+    return str(qrels), paths
+
+
+def simulate(
+    reps: int,
+    rate: float,
+    topics: int,
+    seed: int = 0,
+    quiet: bool = False,
+    source: Path | None = None,
+    depth: int = 100,
+) -> dict:
+    """The mean errors and coverages (see the module's docstring); ``source``: a
+    collection on disk (:func:`on_disk`) instead of a generated one."""
     from cranfield.judgments.intervals import Z95, mean_interval
     from cranfield.pooling import build_pool
     from cranfield.pooling.files import read_runs
 
     with tempfile.TemporaryDirectory() as tmp:
         directory = Path(tmp)
-        qrels, paths = write_collection(directory, seed, topics, 400, 4, 100)
+        if source is None:
+            qrels, paths = write_collection(directory, seed, topics, 400, 4, depth)
+        else:
+            qrels, paths = on_disk(directory, source, depth)
         runs = read_runs(paths)
-        pool = build_pool(runs, "depth", k=100)
+        pool = build_pool(runs, "depth", k=depth)
         truth = estimates(directory, runs, pool, qrels, "uniform", 0, rate=1.0)
         FRACTIONS.clear()
         errors = {n: [] for n in ("infAP", "infNDCG", "infAP strat.", "infNDCG strat.", "statAP")}
@@ -138,11 +168,21 @@ def main() -> None:
     ap.add_argument("--rate", type=float, default=0.2)
     ap.add_argument("--topics", type=int, default=30)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument(
+        "--collection",
+        metavar="DIR",
+        help="a collection on disk instead: DIR/qrels.txt and every file of DIR/runs/ (a "
+        "pooled document the qrels do not judge counts as non-relevant)",
+    )
+    ap.add_argument("--depth", type=int, default=100, help="the pool's depth (default 100)")
     args = ap.parse_args()
-    result = simulate(args.reps, args.rate, args.topics, args.seed)
+    source = None if args.collection is None else Path(args.collection)
+    result = simulate(args.reps, args.rate, args.topics, args.seed, source=source,
+                      depth=args.depth)  # fmt: skip
     drawn = ", ".join(f"{d} {np.mean(v):.1%}" for d, v in FRACTIONS.items())
+    what = f"{args.topics} topics, 4 runs" if source is None else str(source)
     print(
-        f"{args.reps} samples of a depth-100 pool, {args.topics} topics, 4 runs; drawn: "
+        f"{args.reps} samples of a depth-{args.depth} pool, {what}; drawn: "
         f"uniform and statap --rate {args.rate}, stratified --strata 10,30,100 --rate "
         f"0.6,0.2,0.1 (mean fraction of the pool drawn: {drawn})"
     )
