@@ -153,9 +153,15 @@ def simulate(
     result = {}
     for name, errs in errors.items():
         e = np.concatenate(errs)
+        # the errors of one sample are correlated (its runs share the drawn documents): the
+        # mean error's standard error from the repetitions' means, besides the naive one
+        per_rep = [np.concatenate(errs[i : i + len(runs)]).mean() for i in range(0, n, len(runs))]
         result[name] = {
             "mean_error": float(e.mean()),
             "standard_error": float(e.std(ddof=1) / np.sqrt(len(e))),
+            "standard_error_reps": float(np.std(per_rep, ddof=1) / np.sqrt(reps))
+            if reps > 1
+            else float("nan"),
             "coverage": covered[name] / n,
         }
     result["statAP"]["per_topic_coverage"] = topic_covered / topic_count
@@ -186,10 +192,11 @@ def main() -> None:
         f"uniform and statap --rate {args.rate}, stratified --strata 10,30,100 --rate "
         f"0.6,0.2,0.1 (mean fraction of the pool drawn: {drawn})"
     )
-    print(f"{'estimator':15} {'mean error':>11} {'(s.e.)':>9} {'coverage':>9}")
+    print(f"{'estimator':15} {'mean error':>11} {'(s.e.)':>9} {'(s.e. reps)':>12} {'coverage':>9}")
     for name, r in result.items():
         print(
-            f"{name:15} {r['mean_error']:+11.4f} {r['standard_error']:9.4f} {r['coverage']:9.1%}"
+            f"{name:15} {r['mean_error']:+11.4f} {r['standard_error']:9.4f} "
+            f"{r['standard_error_reps']:12.4f} {r['coverage']:9.1%}"
             + (f"   per topic {r['per_topic_coverage']:.1%}" if "per_topic_coverage" in r else "")
         )
 
