@@ -116,11 +116,14 @@ def heavy(modules: set[str], names=HEAVY) -> list[str]:
 def small_jobs(tmp_path_factory):
     """The small jobs that benchmarks/startup.py times (one definition of them), by
     command name, on files of the sample collection."""
-    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+    benchmarks = str(Path(__file__).resolve().parents[2] / "benchmarks")
+    sys.path.insert(0, benchmarks)
     try:
         from startup import small_jobs as jobs
     finally:
-        sys.path.pop(0)
+        # (by value: startup.py puts src/ first in turn, and benchmarks/dask.py must not
+        # stay importable as `dask`)
+        sys.path.remove(benchmarks)
     lines = jobs(tmp_path_factory.mktemp("small"))
     return {label.split(" (")[0]: argv for label, argv in lines.items()}
 
