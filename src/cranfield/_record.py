@@ -13,7 +13,9 @@ same ``repr``, and a frozen value's refusal to change (an ``AttributeError``, as
 A subclass lists its fields in ``__slots__`` (in ``__init__``'s order), may leave some
 out of ``repr`` (``_no_repr``), and is frozen unless it sets ``_frozen = False`` (then
 its fields are assigned as usual and it has no hash, as a mutable dataclass); a frozen
-class sets its fields in ``__init__`` with ``object.__setattr__``.
+class sets its fields in ``__init__`` with ``object.__setattr__``. A class that only
+stores its fields needs no ``__init__`` of its own: the base's takes them positionally
+or by keyword, as a dataclass's does, the trailing ones defaulting to ``_defaults``.
 """
 
 from __future__ import annotations
@@ -28,8 +30,27 @@ class Record:
     #: fields left out of equality and hashing (a dataclass field's ``compare=False``)
     _no_compare: tuple[str, ...] = ()
 
+    #: values of the trailing fields a caller may leave out (a dataclass field's default;
+    #: a dict, list or set is copied for each value, as a ``default_factory`` makes it)
+    _defaults: dict = {}
+
     _fields: tuple[str, ...] = ()
     _compared: tuple[str, ...] = ()
+
+    def __init__(self, *args, **kwargs) -> None:
+        if len(args) > len(self._fields):
+            raise TypeError(
+                f"{type(self).__name__}: {len(self._fields)} fields, {len(args)} values"
+            )
+        values = dict(zip(self._fields, args, strict=False))
+        given_twice = values.keys() & kwargs.keys()
+        if given_twice:
+            raise TypeError(f"{type(self).__name__}: {sorted(given_twice)} given twice")
+        defaults = {
+            name: type(value)(value) if isinstance(value, (dict, list, set)) else value
+            for name, value in self._defaults.items()
+        }
+        fill(self, defaults | values | kwargs)
 
     def __init_subclass__(cls, **kwargs) -> None:
         super().__init_subclass__(**kwargs)

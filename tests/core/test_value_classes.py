@@ -231,3 +231,28 @@ def test_clustering_scores_compare_by_their_scores_not_the_table():
     assert a == b and hash(a) == hash(b)
     assert a != evaluate_clustering([0, 0, 1, 1], [0, 1, 0, 1])
     assert "contingency" not in repr(a) and "class_sizes" not in repr(a.contingency)
+
+
+def test_the_bases_init_takes_fields_as_a_dataclass_does():
+    """Positionally or by keyword, the trailing ones defaulting (a mutable default copied
+    for each value, as a ``default_factory``); too many, twice, missing or unknown ones
+    are a ``TypeError``."""
+    import numpy as np
+
+    from cranfield.clicks.log import ClickLog
+    from cranfield.compare.compare import Comparison
+
+    arrays = (np.zeros(1, np.int64), np.zeros((1, 1), np.int64), np.ones((1, 1), bool))
+    names = (np.array(["q"]), np.array(["d"]))
+    log = ClickLog(*arrays, *names)
+    assert (log.times, log.user, log.source) == (None, None, "<log>")
+    assert ClickLog(*arrays, names[0], doc_names=names[1], source="x").source == "x"
+    fields = dict.fromkeys(Comparison._fields[:-1], ())
+    a, b = Comparison(**fields), Comparison(**fields)
+    assert a.settings == {} and a.settings is not b.settings
+    with pytest.raises(TypeError, match="given twice"):
+        ClickLog(*arrays, *names, query=arrays[0])
+    with pytest.raises(TypeError, match="9 values"):
+        ClickLog(*arrays, *names, None, None, "x", "extra")
+    with pytest.raises(TypeError, match=r"missing \['doc_names'\]"):
+        ClickLog(*arrays, names[0])

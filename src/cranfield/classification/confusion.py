@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from .._lazy import lazy
-from .._record import Record, fill
+from .._record import Record
 from ..errors import InputError, ParameterError, shown
 from . import rates as R
 from ._labels import (
@@ -52,8 +52,7 @@ class BinaryConfusion(Record):
     tn: int
     positive: object
 
-    def __init__(self, tp: int, fp: int, fn: int, tn: int, positive: object = None) -> None:
-        fill(self, (tp, fp, fn, tn, positive))
+    _defaults = {"positive": None}
 
     @classmethod
     def from_counts(cls, tp: int, fp: int, fn: int, tn: int, positive=None) -> BinaryConfusion:
@@ -146,9 +145,6 @@ class ConfusionMatrix(Record):
     __slots__ = ("labels", "counts")
     labels: tuple
     counts: np.ndarray
-
-    def __init__(self, labels: tuple, counts: np.ndarray) -> None:
-        fill(self, (labels, counts))
 
     @classmethod
     def from_labels(cls, truth, predicted, labels: Sequence | None = None) -> ConfusionMatrix:

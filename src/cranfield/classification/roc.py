@@ -10,7 +10,7 @@ after the whole group.
 from __future__ import annotations
 
 from .._lazy import lazy
-from .._record import Record, fill
+from .._record import Record
 from ..errors import InputError
 from . import rates as R
 from ._labels import _plain, as_labels, check_same_length, class_list, infer_positive, positive_mask
@@ -71,16 +71,7 @@ class ThresholdCounts(Record):
     n: int
     positive: object
 
-    def __init__(
-        self,
-        thresholds: np.ndarray,
-        tp: np.ndarray,
-        fp: np.ndarray,
-        p: int,
-        n: int,
-        positive: object = None,
-    ) -> None:
-        fill(self, (thresholds, tp, fp, p, n, positive))
+    _defaults = {"positive": None}
 
     @property
     def fn(self) -> np.ndarray:
@@ -131,9 +122,6 @@ class RocTable(Record):
     tpr: np.ndarray
     fpr: np.ndarray
     acc: np.ndarray
-
-    def __init__(self, **values: np.ndarray) -> None:
-        fill(self, values)
 
     COLUMNS = ("Class", "Score", "TP", "FP", "FN", "TN", "TPR", "FPR", "ACC")
 

@@ -12,7 +12,7 @@ import warnings
 from numbers import Real
 
 from .._lazy import lazy
-from .._record import Record, fill
+from .._record import Record
 from ..errors import InputError, ParameterError
 from . import rates as R
 from .confusion import BinaryConfusion
@@ -39,11 +39,6 @@ class ThresholdChoice(Record):
     threshold: float
     value: float
     confusion: BinaryConfusion
-
-    def __init__(
-        self, criterion: str, threshold: float, value: float, confusion: BinaryConfusion
-    ) -> None:
-        fill(self, (criterion, threshold, value, confusion))
 
 
 def _unit(name: str, value) -> float:

@@ -29,7 +29,7 @@ import json
 import os
 
 from .._lazy import lazy
-from .._record import Record, fill
+from .._record import Record
 from ..core.io.source import PieceFile, checked, read_pieces, source_name
 from ..errors import InputError, ParameterError
 
@@ -57,18 +57,7 @@ class ClickLog(Record):
     user: np.ndarray | None
     source: str
 
-    def __init__(
-        self,
-        query: np.ndarray,
-        docs: np.ndarray,
-        clicks: np.ndarray,
-        query_names: np.ndarray,
-        doc_names: np.ndarray,
-        times: np.ndarray | None = None,
-        user: np.ndarray | None = None,
-        source: str = "<log>",
-    ) -> None:
-        fill(self, (query, docs, clicks, query_names, doc_names, times, user, source))
+    _defaults = {"times": None, "user": None, "source": "<log>"}
 
     @property
     def n_sessions(self) -> int:

@@ -29,7 +29,7 @@ import math
 from typing import Any
 
 from .._lazy import lazy
-from .._record import Record, fill
+from .._record import Record
 from ..errors import InputError, ParameterError
 from ..output import dumps_json, markdown_table, text_table
 from .labels import factorize
@@ -209,9 +209,6 @@ class Contingency(Record):
     counts: np.ndarray
     class_sizes: np.ndarray
     cluster_sizes: np.ndarray
-
-    def __init__(self, **values: np.ndarray) -> None:
-        fill(self, values)
 
     @property
     def n(self) -> int:
@@ -597,9 +594,6 @@ class ClusteringScores(Record):
     beta: float
     fowlkes_mallows: float
     contingency: Contingency
-
-    def __init__(self, **values) -> None:
-        fill(self, values)
 
     def as_dict(self) -> dict[str, Any]:
         """The scores as a plain dict (no contingency table), e.g. for JSON."""

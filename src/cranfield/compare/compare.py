@@ -12,7 +12,7 @@ import math
 from collections.abc import Mapping, Sequence
 
 from .._lazy import lazy
-from .._record import Record, fill
+from .._record import Record
 from ..errors import InputError, ParameterError
 from . import stats as st
 
@@ -93,9 +93,6 @@ class ComparisonRow(Record):
     losses: int
     significant: bool
 
-    def __init__(self, **values) -> None:
-        fill(self, values)
-
 
 class Comparison(Record):
     """The result of :func:`compare`.
@@ -145,8 +142,7 @@ class Comparison(Record):
     ci: str
     settings: dict
 
-    def __init__(self, **values) -> None:
-        fill(self, {"settings": {}} | values)
+    _defaults = {"settings": {}}
 
     @property
     def baseline(self) -> str | None:

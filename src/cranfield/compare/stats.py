@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 
 from .._lazy import lazy
-from .._record import Record, fill
+from .._record import Record
 from ..core.declarations import Declaration, Param, Registry, integer_at_least, integer_in
 from ..distributions import average_ranks as _average_ranks
 from ..distributions import binom_cdf, binom_sf, t_cdf, t_ppf, t_sf
@@ -87,9 +87,6 @@ class TestResult(Record):
     pvalue: float
     n: int
     method: str
-
-    def __init__(self, test: str, statistic: float, pvalue: float, n: int, method: str) -> None:
-        fill(self, (test, statistic, pvalue, n, method))
 
 
 def _pair(x, y) -> tuple[np.ndarray, np.ndarray]:
@@ -635,11 +632,6 @@ class TukeyResult(Record):
     std_err: float
     df: int
     design: str
-
-    def __init__(
-        self, statistic: np.ndarray, pvalue: np.ndarray, std_err: float, df: int, design: str
-    ) -> None:
-        fill(self, (statistic, pvalue, std_err, df, design))
 
 
 def tukey_hsd(scores, design: str = "twoway") -> TukeyResult:

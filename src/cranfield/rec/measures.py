@@ -14,7 +14,7 @@ depend on an order), the long tail the rest (items never seen in training among 
 from __future__ import annotations
 
 from .._lazy import lazy
-from .._record import Record, fill
+from .._record import Record
 from ..core.declarations import Declaration, Registry
 
 np = lazy("numpy", __name__, "np")
@@ -67,42 +67,7 @@ class Truth(Record):
     n_relevant: np.ndarray | None
     train_pairs: tuple | None  # (user code, item code) of the evaluated users'
 
-    def __init__(
-        self,
-        relevant: np.ndarray,
-        item_users: np.ndarray,
-        n_train_users: int,
-        test_head: np.ndarray,
-        test_tail: np.ndarray,
-        train_head: np.ndarray,
-        train_tail: np.ndarray,
-        has_relevant: np.ndarray,
-        n_head: int,
-        n_tail: int,
-        unexpected: np.ndarray | None = None,
-        has_train: np.ndarray | None = None,
-        n_relevant: np.ndarray | None = None,
-        train_pairs: tuple | None = None,
-    ) -> None:
-        fill(
-            self,
-            (
-                relevant,
-                item_users,
-                n_train_users,
-                test_head,
-                test_tail,
-                train_head,
-                train_tail,
-                has_relevant,
-                n_head,
-                n_tail,
-                unexpected,
-                has_train,
-                n_relevant,
-                train_pairs,
-            ),
-        )
+    _defaults = {"unexpected": None, "has_train": None, "n_relevant": None, "train_pairs": None}
 
 
 class Lists(Record):
@@ -138,36 +103,13 @@ class Lists(Record):
     item_group: np.ndarray | None  # per item code: group code, -1 none
     position: np.ndarray | None  # per row: 0-based rank in its list (None: rows sorted)
 
-    def __init__(
-        self,
-        user: np.ndarray,
-        item: np.ndarray,
-        n_users: int,
-        popularity: np.ndarray,
-        n_catalogue: int,
-        n_train: int,
-        features: np.ndarray | None = None,
-        truth: Truth | None = None,
-        user_group: np.ndarray | None = None,
-        item_group: np.ndarray | None = None,
-        position: np.ndarray | None = None,
-    ) -> None:
-        fill(
-            self,
-            (
-                user,
-                item,
-                n_users,
-                popularity,
-                n_catalogue,
-                n_train,
-                features,
-                truth,
-                user_group,
-                item_group,
-                position,
-            ),
-        )
+    _defaults = {
+        "features": None,
+        "truth": None,
+        "user_group": None,
+        "item_group": None,
+        "position": None,
+    }
 
     def list_lengths(self) -> np.ndarray:
         return np.bincount(self.user, minlength=self.n_users)
