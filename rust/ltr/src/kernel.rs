@@ -55,6 +55,19 @@ pub(crate) const SPLIT_DOCS: usize = 50_000;
 /// features) stay in the core's L2 cache across all individuals, their scores in L1.
 pub(crate) const BLOCK_DOCS: usize = 512;
 
+/// Individuals per chunk that [`Kernel::split`] hands to its `threads` threads: whole
+/// groups of [`LW`]. A batch of fewer than 8 groups a thread (a generation of 50: 6
+/// groups of 48 children) is cut into one chunk per thread (equal work, so both finish
+/// together: chunks of 4 groups left one thread a third of the work); a larger one into
+/// about 4 chunks a thread, taken in turn (on a busy machine a thread may get far less
+/// of a core than the other).
+pub(crate) fn chunk_size(p: usize, threads: usize) -> usize {
+    let threads = threads.max(1);
+    let groups = p.div_ceil(LW);
+    let per_thread = if groups < threads * 8 { 1 } else { 4 };
+    groups.div_ceil(threads * per_thread).max(1) * LW
+}
+
 /// Buffers reused by every query of a thread.
 pub(crate) struct Scratch {
     pub(crate) order: Vec<u32>,
@@ -316,7 +329,7 @@ impl Kernel {
         // machine a thread may get far less of a core than the other); each chunk's
         // values depend on its individuals alone, so the result does not depend on
         // which thread computed what
-        let per = p.div_ceil(threads * 4).max(4 * LW).div_ceil(LW) * LW;
+        let per = chunk_size(p, threads);
         let chunks = std::sync::Mutex::new(out.chunks_mut(per * row).enumerate());
         let failed = std::sync::Mutex::new(None);
         let worker = || loop {

@@ -442,3 +442,28 @@ fn weighted_means_sum_left_to_right() {
     assert_eq!(got, vec![first, second]);
     assert_eq!(weighted_means(&[], 3, &[1.0], 0), vec![0.0; 3]);
 }
+
+#[test]
+fn a_generation_is_split_evenly_between_threads() {
+    use crate::kernel::chunk_size;
+    use crate::scoring::LW;
+    // mga's generations (48 children, 50 at the start) and shrink steps (46 at 46
+    // features) on two threads: one chunk each, of whole groups, the work even
+    assert_eq!(chunk_size(48, 2), 24);
+    assert_eq!(chunk_size(46, 2), 24);
+    assert_eq!(chunk_size(50, 2), 32);
+    for p in 1..3000 {
+        for threads in 1..9 {
+            let per = chunk_size(p, threads);
+            assert!(per >= LW && per % LW == 0, "p {p}, threads {threads}");
+            let (groups, chunks) = (p.div_ceil(LW), p.div_ceil(per));
+            if groups < threads * 8 {
+                // a chunk a thread: none holds more groups than an even share
+                assert_eq!(per / LW, groups.div_ceil(threads), "p {p}, threads {threads}");
+            } else {
+                // three or four a thread, taken in turn
+                assert!((2 * threads + 1..=4 * threads).contains(&chunks), "p {p}, {threads}");
+            }
+        }
+    }
+}
