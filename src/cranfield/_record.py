@@ -20,6 +20,10 @@ or by keyword, as a dataclass's does, the trailing ones defaulting to ``_default
 
 from __future__ import annotations
 
+from operator import attrgetter as _attrgetter
+
+_NO_FIELDS = staticmethod(lambda record: ())
+
 
 class Record:
     """Base of a value class whose fields are its ``__slots__`` (see the module notes)."""
@@ -58,6 +62,13 @@ class Record:
             name for klass in reversed(cls.__mro__) for name in klass.__dict__.get("__slots__", ())
         )
         cls._compared = tuple(name for name in cls._fields if name not in cls._no_compare)
+        # the key in one C call (a measure is hashed a few dozen times an evaluation);
+        # with one field attrgetter gives the value itself, wrapped as a 1-tuple
+        if len(cls._compared) == 1:
+            one = _attrgetter(cls._compared[0])
+            cls._key_of = staticmethod(lambda record: (one(record),))
+        else:
+            cls._key_of = _attrgetter(*cls._compared) if cls._compared else _NO_FIELDS
         if not cls._frozen:  # a mutable value: fields assigned as usual, and no hash
             cls.__setattr__ = object.__setattr__
             cls.__delattr__ = object.__delattr__
@@ -66,16 +77,19 @@ class Record:
     def _values(self) -> tuple:
         return tuple([getattr(self, name) for name in self._fields])
 
+    #: the compared fields' values of a record, as a tuple (set for each subclass)
+    _key_of = _NO_FIELDS
+
     def _key(self) -> tuple:
-        return tuple([getattr(self, name) for name in self._compared])
+        return self._key_of(self)
 
     def __eq__(self, other):
         if other.__class__ is self.__class__:
-            return self._key() == other._key()
+            return self._key_of(self) == other._key_of(other)
         return NotImplemented
 
     def __hash__(self) -> int:
-        return hash(self._key())
+        return hash(self._key_of(self))
 
     def __repr__(self) -> str:
         shown = ", ".join(

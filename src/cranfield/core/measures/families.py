@@ -106,9 +106,21 @@ def case_twins(family: str) -> list[str]:
     family keeps its trec_eval spellings (``rbp``, ``rbp.p=0.8``), the readable one its
     ir_measures name (``RBP(p=0.8)``); both print every parameter (see ``Measure.__str__``).
     """
+    known = _TWINS.get(family)
+    now = generation()
+    if known is not None and known[0] == now:
+        return list(known[1])
     _use()
     _load_modules(_index().FOLDED.get(family.lower(), ()))
-    return sorted(n for n in _FOLDED.get(family.lower(), ()) if n != family)
+    twins = sorted(n for n in _FOLDED.get(family.lower(), ()) if n != family)
+    if len(_TWINS) < 4096:  # (bounded: any string may be asked about)
+        _TWINS[family] = (generation(), tuple(twins))
+    return twins
+
+
+#: ``case_twins``' answers, with the registry's generation they hold for (every
+#: measure's printed name asks, a few times an evaluation)
+_TWINS: dict[str, tuple[tuple[int, int, int], tuple[str, ...]]] = {}
 
 
 def generation() -> tuple[int, int, int]:
@@ -166,9 +178,15 @@ def _built_in(definition: MeasureDef) -> bool:
 
 
 def _index():
-    from . import _index
+    global _INDEX
+    if _INDEX is None:
+        from . import _index as index
 
-    return _index
+        _INDEX = index
+    return _INDEX
+
+
+_INDEX = None  # the generated index of the built-in families, once imported
 
 
 def _load_modules(modules) -> None:
