@@ -108,3 +108,18 @@ def test_run_objects_paths_and_other_formats_agree(tmp_path):
     want = _bits(evaluate(qrels, {"r": run}, MEASURES, collection_size=9))
     for given in (trec, str(trec), [trec], {"r": csv}):
         assert _bits(evaluate(qrels, given, MEASURES, collection_size=9)) == want
+
+
+def test_the_engine_job_is_remembered_but_each_caller_gets_its_own_lists():
+    from cranfield.core.files import engine_job
+    from cranfield.core.results import as_measures
+
+    measures = as_measures(["AP", "nDCG@10", "P@10"])
+    specs, how = engine_job(measures, False, "macro", False)
+    specs.clear()
+    how["judged_only_specs"].append(True)
+    again, how_again = engine_job(measures, False, "macro", False)
+    assert [name for name, _, _ in again] == ["AP", "nDCG", "P"]
+    assert how_again["judged_only_specs"] == [False, False, False]
+    # other arguments, other answers
+    assert engine_job(measures, False, "macro", True)[1]["skip_no_relevant"] is True

@@ -125,3 +125,41 @@ def test_families_registered_around_the_first_read_keep_their_place():
     assert families == ["Custom1", *_index.FAMILIES, "Custom2"]
     assert names == ["Custom1"]
     assert clash == "measure name 'nDCG' already registered"
+
+
+REMEMBERED = """
+import json
+from cranfield.core.measures import registry as r
+from cranfield.core.results import as_measures
+from cranfield.errors import MeasureError
+
+def kernel(jr, cutoff):
+    return None
+
+def declare(name):
+    r.register(r.MeasureDef(name=name, behaviour=kernel, summary="s", formula="f", citation="x"))
+
+declare("Twinned")
+before = r.case_twins("Twinned")  # remembered for this generation of the registry
+try:
+    as_measures(["Later"])
+    unknown = None
+except MeasureError as exc:
+    unknown = "unknown"
+first = as_measures(["Twinned", "AP"])
+first.append("changed by the caller")
+declare("twinned")  # a case twin, and a new generation
+declare("Later")
+print(json.dumps([before, r.case_twins("Twinned"), unknown, [str(m) for m in as_measures(["Later"])],
+                  [str(m) for m in as_measures(["Twinned", "AP"])]]))
+"""
+
+
+def test_remembered_answers_follow_the_registry():
+    """case_twins and as_measures keep their answers for one generation of the registry
+    (a measure's printed name and a notebook's loop ask for them on every call): a family
+    registered since is seen, and a caller's change to a returned list is not kept."""
+    before, after, unknown, later, again = run(REMEMBERED)
+    assert before == [] and after == ["twinned"]
+    assert unknown == "unknown" and later == ["Later"]
+    assert again == ["Twinned", "AP"]

@@ -64,7 +64,7 @@ fn options(kind: &str, latin1: bool, max_line: usize) -> PyResult<Options> {
             )))
         }
     };
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(8);
+    let threads = cranfield_eval::judge::parallel::threads();
     Ok(Options { kind, latin1, max_line: max_line.min(MAX_LINE_CAP), threads })
 }
 

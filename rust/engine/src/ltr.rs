@@ -339,7 +339,7 @@ fn read_svmlight<'py>(
     layout: &str,
 ) -> PyResult<Bound<'py, PyTuple>> {
     let bytes = data.as_bytes();
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(8);
+    let threads = cranfield_eval::judge::parallel::threads();
     let layout = match layout {
         "dense" => Layout::Dense,
         "sparse" => Layout::Sparse,

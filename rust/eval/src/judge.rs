@@ -29,7 +29,7 @@ mod error;
 pub(crate) mod hash;
 mod index;
 mod options;
-pub(crate) mod parallel;
+pub mod parallel;
 mod ranking;
 mod read;
 pub mod stream;

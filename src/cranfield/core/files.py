@@ -258,6 +258,27 @@ def engine_job(measures, fractional: bool, aggregate_by: str, skip_no_relevant: 
     of fractional grades, ``skip_no_relevant``, and with ``aggregate_by="micro"`` the
     formula of each micro average (its declaration's ``micro=``); None when the engine
     cannot compute them (the general path then says why)."""
+    from .measures.families import generation
+
+    key = (generation(), fractional, aggregate_by, skip_no_relevant, *measures)
+    known = _JOBS.get(key)
+    if known is None:
+        known = _engine_job(measures, fractional, aggregate_by, skip_no_relevant)
+        if len(_JOBS) < 1024:  # (bounded: any measures may come)
+            _JOBS[key] = known
+    if known is None:
+        return None
+    specs, how = known
+    return list(specs), {k: list(v) if isinstance(v, list) else v for k, v in how.items()}
+
+
+#: ``engine_job``'s answers, by its arguments and the registry's generation (the same
+#: few measures on every call of a notebook's loop)
+_JOBS: dict[tuple, tuple | None] = {}
+
+
+def _engine_job(measures, fractional: bool, aggregate_by: str, skip_no_relevant: bool):
+    """:func:`engine_job`, computed."""
     engine = engine_specs(measures, fractional)
     micro = aggregate_by == "micro"
     if engine is None or (micro and any(m.definition.micro is None for m in measures)):

@@ -68,6 +68,33 @@ def as_measures(measures) -> list[Measure]:
     """Parse measure names (readable or trec_eval) into a de-duplicated list."""
     if isinstance(measures, (str, Measure)):
         measures = [measures]
+    key = _names_key(measures)
+    if key is not None:
+        known = _PARSED.get(key)
+        if known is not None:
+            return list(known)
+    out = _parsed(measures)
+    if key is not None and len(_PARSED) < 1024:  # (bounded: any names may come)
+        _PARSED[key] = tuple(out)
+    return out
+
+
+#: ``as_measures`` of a list of names, by the names and the registry's generation (a
+#: notebook's loop asks for the same few names on every call)
+_PARSED: dict[tuple, tuple[Measure, ...]] = {}
+
+
+def _names_key(measures) -> tuple | None:
+    """What :data:`_PARSED` keys ``measures`` by, or None when they are not all names."""
+    if not isinstance(measures, (list, tuple)) or not all(type(m) is str for m in measures):
+        return None
+    from .measures.families import generation
+
+    return (generation(), *measures)
+
+
+def _parsed(measures) -> list[Measure]:
+    """:func:`as_measures`, parsed."""
     out: list[Measure] = []
     for m in measures:
         for parsed in [m] if isinstance(m, Measure) else parse_many(str(m)):
