@@ -20,9 +20,10 @@ class _Lazy:
         self._name, self._owner, self._alias = name, owner, alias
 
     def __getattr__(self, attr: str):
-        from importlib import import_module
-
-        module = import_module(self._name)
+        # (the import statement's own machinery: importlib.import_module would import
+        # importlib and warnings, which a cold `cranfield eval` does not load)
+        __import__(self._name)
+        module = sys.modules[self._name]
         owner = sys.modules.get(self._owner)
         if owner is not None and getattr(owner, self._alias, None) is self:
             setattr(owner, self._alias, module)

@@ -36,8 +36,14 @@ This module imports no arrays: ``cranfield eval``'s engine path goes through it.
 
 from __future__ import annotations
 
+from .._lazy import lazy
 from .._record import Record
 from ..errors import ParameterError
+
+# (modules a call of the Python API uses, bound on first use: an import statement in a
+# function costs 2-3 us a call, and a loop of small evaluations makes dozens a call)
+_files = lazy("cranfield.core.files", __name__, "_files")
+_evaluation = lazy("cranfield.core.evaluation", __name__, "_evaluation")
 
 
 class Backend(Record):
@@ -151,12 +157,8 @@ def _local_evaluate(
     (the compiled engine where it can; NumPy is not imported then), anything else by
     :func:`cranfield.core.evaluation.evaluate_objects`."""
     _no_cluster(client, scheduler)
-    from .files import all_paths
-
-    if all_paths(qrels, runs):
-        from .files import evaluate_files_counted
-
-        return evaluate_files_counted(
+    if _files.all_paths(qrels, runs):
+        return _files.evaluate_files_counted(
             qrels,
             runs,
             measures,
@@ -169,9 +171,7 @@ def _local_evaluate(
             subtopic_qrels=subtopic_qrels,
             sampled_qrels=sampled_qrels,
         )
-    from .evaluation import evaluate_objects
-
-    return evaluate_objects(
+    return _evaluation.evaluate_objects(
         qrels,
         runs,
         measures,

@@ -12,11 +12,12 @@ from pathlib import Path
 
 import numpy as np
 
+from .._lazy import lazy
 from ..defaults import DEFAULT_MEASURES
 from ..errors import InputError, ParameterError
 from .files import evaluate_files  # noqa: F401 - re-exported (docs/streaming.md)
 from .judged import JudgedRun, judge, judge_runs
-from .measures.engine import compute_many
+from .measures.engine import as_array, compute_many
 from .measures.registry import Measure
 from .options import JudgeOptions, merged
 from .results import (  # noqa: F401 - re-exported: the names callers import from here
@@ -30,6 +31,16 @@ from .results import (  # noqa: F401 - re-exported: the names callers import fro
     missing_topics,
     with_collection_size,
 )
+
+# (modules a call of the Python API uses, bound on first use: an import statement in a
+# function costs 2-3 us a call, and a loop of small evaluations makes dozens a call)
+_backends = lazy("cranfield.core.backends", __name__, "_backends")
+_columnar = lazy("cranfield.core.columnar", __name__, "_columnar")
+_indexed = lazy("cranfield.core.indexed", __name__, "_indexed")
+_qrels = lazy("cranfield.core.qrels", __name__, "_qrels")
+_run = lazy("cranfield.core.run", __name__, "_run")
+_sampled_run = lazy("cranfield.core.sampled_run", __name__, "_sampled_run")
+_subtopics = lazy("cranfield.core.subtopics", __name__, "_subtopics")
 
 
 def read_runs(paths, duplicates: str = "error") -> list:
@@ -95,8 +106,12 @@ def as_runs(runs, duplicates: str = "error") -> list:
     A ranx ``Run`` is one run (named by its ``name``); a list (or an iterator) of
     ir_measures ``ScoredDoc`` records is one run.
     """
-    from .columnar import frame_kind, is_ranx, is_records
-    from .run import Run
+    frame_kind, is_ranx, is_records = (
+        _columnar.frame_kind,
+        _columnar.is_ranx,
+        _columnar.is_records,
+    )
+    Run = _run.Run
 
     def is_table(obj) -> bool:
         import pyarrow as pa
@@ -242,8 +257,6 @@ def evaluate(
     -------
     Results
     """
-    from .backends import backend
-
     opts = merged(
         options,
         dict(
@@ -257,7 +270,7 @@ def evaluate(
     more = {} if subtopic_qrels is None else {"subtopic_qrels": subtopic_qrels}
     if sampled_qrels is not None:
         more["sampled_qrels"] = sampled_qrels
-    results, _ = backend(engine).evaluate(
+    results, _ = _backends.backend(engine).evaluate(
         qrels,
         runs,
         measures,
@@ -295,9 +308,7 @@ def evaluate_objects(
     runs are judged into :class:`JudgedRun` objects (``RunResult.judged``, for the Dask
     backend's workers) and measured from them (:func:`run_result`).
     """
-    from .indexed import evaluate_indexed
-    from .qrels import Qrels
-
+    Qrels = _qrels.Qrels
     if aggregate_by not in ("macro", "micro"):
         raise ParameterError("aggregate_by", "'macro' or 'micro'", aggregate_by)
     qrels_path = qrels if isinstance(qrels, (str, Path)) else None
@@ -306,14 +317,11 @@ def evaluate_objects(
     if collection_size is not None:
         measure_list = [with_collection_size(m, collection_size) for m in measure_list]
     items = _run_items(runs, options)
-    from .sampled_run import as_sampled, attach_sampled
-    from .subtopics import as_subtopics, intents_for
-
-    subtopics = as_subtopics(subtopic_qrels, measure_list)
-    sampled = as_sampled(sampled_qrels, measure_list)
+    subtopics = _subtopics.as_subtopics(subtopic_qrels, measure_list)
+    sampled = _sampled_run.as_sampled(sampled_qrels, measure_list)
     done = None
     if not keep_judged and subtopics is None and sampled is None:  # run by run below
-        done = evaluate_indexed(
+        done = _indexed.evaluate_indexed(
             qrels,
             items,
             measure_list,
@@ -333,7 +341,7 @@ def evaluate_objects(
             judged = [(name, jr) for name, (_, jr) in zip(names, judged, strict=True)]
         _distinct([name for name, _ in judged])
         for (_, jr), item in zip(judged, items, strict=True):
-            attach_sampled(sampled, jr, item, options)
+            _sampled_run.attach_sampled(sampled, jr, item, options)
         results = [
             run_result(
                 jr,
@@ -341,7 +349,7 @@ def evaluate_objects(
                 measure_list,
                 aggregate_by,
                 skip_no_relevant,
-                intents_for(subtopics, item, options),
+                _subtopics.intents_for(subtopics, item, options),
             )
             for (name, jr), item in zip(judged, items, strict=True)
         ]
@@ -359,8 +367,6 @@ def _with_arrays(results: Results) -> Results:
     """The results with NumPy arrays of values and query ids, as :func:`run_result`
     gives them (the engine path of :func:`cranfield.core.files.evaluate_files` gives
     lists)."""
-    from .measures.engine import as_array
-
     for r in results.runs:
         if r.judged is None:
             r.values = {m: _array(v, as_array) for m, v in r.values.items()}
@@ -379,15 +385,13 @@ def _run_items(runs, opts: JudgeOptions) -> list:
     """The runs of :func:`evaluate`: :class:`Run` objects (:func:`as_runs`), except that
     a run given by its path (alone or in a list) stays a path, for
     :func:`_judged`."""
-    from .columnar import is_records
-
     if isinstance(runs, (str, Path)):
         return [runs]
     if isinstance(runs, RunFiles):  # by their paths; named after judging
         return list(runs.paths)
     if hasattr(runs, "__next__"):  # an iterator (of runs or of records): read it once
         runs = list(runs)
-    if isinstance(runs, (list, tuple)) and runs and not is_records(runs):
+    if isinstance(runs, (list, tuple)) and runs and not _columnar.is_records(runs):
         items = []
         for r in runs:
             items.extend([r] if isinstance(r, (str, Path)) else as_runs([r], opts.duplicates))

@@ -18,8 +18,20 @@ caller then judges and measures in Python as before, and reports what is wrong.
 from __future__ import annotations
 
 import os
+from itertools import compress
 
+from .._lazy import lazy
 from .options import JudgeOptions
+
+# (modules a call of the Python API uses, bound on first use: an import statement in a
+# function costs 2-3 us a call, and a loop of small evaluations makes dozens a call)
+_engine = lazy("cranfield._engine", __name__, "_engine")
+_arrays = lazy("cranfield.core.io.arrays", __name__, "_arrays")
+_files = lazy("cranfield.core.files", __name__, "_files")
+_formats = lazy("cranfield.core.io.formats", __name__, "_formats")
+_memory = lazy("cranfield.core.memory", __name__, "_memory")
+_results = lazy("cranfield.core.results", __name__, "_results")
+_run = lazy("cranfield.core.run", __name__, "_run")
 
 
 def evaluate_indexed(
@@ -39,9 +51,7 @@ def evaluate_indexed(
     are read (``Run.read``) one at a time; consecutive ``Run`` objects, and consecutive
     TREC files, go to the engine together (evaluated in parallel when small).
     ``stream``: see :func:`cranfield.core.memory.engine_reading`."""
-    from .files import engine_job
-
-    engine = engine_job(measures, qrels.fractional, aggregate_by, skip_no_relevant)
+    engine = _files.engine_job(measures, qrels.fractional, aggregate_by, skip_no_relevant)
     if engine is None:
         return None
     specs, how = engine
@@ -67,17 +77,14 @@ def _groups(items: list) -> list[tuple[str, list]]:
     format alone (``"objects"``: read when its turn comes, one in memory at a time), or
     an input the engine paths do not read here (``"unreadable"``: standard input, a
     pipe, a directory)."""
-    from .io.formats import infer_format
-    from .memory import read_once
-
     groups: list[tuple[str, list]] = []
     for item in items:
         together = True
         if not isinstance(item, (str, os.PathLike)):
             kind = "objects"
-        elif read_once(item) or os.path.isdir(item):
+        elif _memory.read_once(item) or os.path.isdir(item):
             kind = "unreadable"
-        elif infer_format(item, None) == "trec":
+        elif _formats.infer_format(item, None) == "trec":
             kind = "trec"
         else:
             kind, together = "read", False
@@ -91,15 +98,12 @@ def _groups(items: list) -> list[tuple[str, list]]:
 def _objects(qrels, group: list, specs, job: dict, measures, options) -> list[tuple] | None:
     """Run objects (a path among them read by ``Run.read``) through
     ``_engine.evaluate_arrow``."""
-    from .. import _engine
-    from .io import arrays
-    from .run import Run
-
+    Run = _run.Run
     runs = [r if isinstance(r, Run) else Run.read(r, duplicates=options.duplicates) for r in group]
     try:
         _, done = _engine.evaluate_arrow(
             qrels.index(),
-            [arrays.engine_batches(run.table, "score") for run in runs],
+            [_arrays.engine_batches(run.table, "score") for run in runs],
             specs,
             **job,
         )
@@ -146,10 +150,7 @@ def run_results(measures: list, done: list, names: list[str]) -> list:
     evaluated (``(name, query ids, columns, relevant, micro)``, see
     ``_engine.evaluate_trec_files``), named ``names[i]``: the macro averages over the
     queries kept (all, or those with a relevant document), or the micro averages."""
-    from itertools import compress
-
-    from .results import RunResult, aggregate
-
+    RunResult, aggregate = _results.RunResult, _results.aggregate
     out = []
     for (_, query_ids, columns, relevant, micros), name in zip(done, names, strict=True):
         values = dict(zip(measures, columns, strict=True))

@@ -4,8 +4,14 @@ from __future__ import annotations
 
 import os
 
+from .._lazy import lazy
 from .columnar import Columnar
 from .io import trec
+
+# (modules a call of the Python API uses, bound on first use: an import statement in a
+# function costs 2-3 us a call, and a loop of small evaluations makes dozens a call)
+_engine = lazy("cranfield._engine", __name__, "_engine")
+_arrays = lazy("cranfield.core.io.arrays", __name__, "_arrays")
 
 
 class Qrels(Columnar):
@@ -115,12 +121,9 @@ class Qrels(Columnar):
         by this object (:meth:`derived`: until :attr:`table` is replaced) and reused by
         every later :func:`cranfield.evaluate` and judging of a run against it, so that
         a loop over many runs does not index the qrels again for each."""
-        from .. import _engine
-        from .io import arrays
-
         return self.derived(
             "engine_index",
-            lambda: _engine.QrelsIndex(arrays.engine_batches(self.table, "relevance")),
+            lambda: _engine.QrelsIndex(_arrays.engine_batches(self.table, "relevance")),
         )
 
     @property

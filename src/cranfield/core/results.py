@@ -12,11 +12,17 @@ from __future__ import annotations
 
 import os
 
+from .._lazy import lazy
 from .._record import Record
 from ..defaults import DEFAULT_MEASURES  # noqa: F401 - re-exported
 from ..errors import ParameterError
 from .measures.names import parse_many
 from .measures.registry import Measure
+
+# (modules a call of the Python API uses, bound on first use: an import statement in a
+# function costs 2-3 us a call, and a loop of small evaluations makes dozens a call)
+_engine = lazy("cranfield._engine", __name__, "_engine")
+_families = lazy("cranfield.core.measures.families", __name__, "_families")
 
 TYPE_CHECKING = False  # (typing.TYPE_CHECKING without importing typing: a cold CLI)
 if TYPE_CHECKING:
@@ -88,9 +94,7 @@ def _names_key(measures) -> tuple | None:
     """What :data:`_PARSED` keys ``measures`` by, or None when they are not all names."""
     if not isinstance(measures, (list, tuple)) or not all(type(m) is str for m in measures):
         return None
-    from .measures.families import generation
-
-    return (generation(), *measures)
+    return (_families.generation(), *measures)
 
 
 def _parsed(measures) -> list[Measure]:
@@ -127,8 +131,6 @@ def aggregate(values, how: str, num_queries: int | None = None) -> float | None:
     """
     if how == "none":
         return None
-    from .. import _engine
-
     return _engine.aggregate(values, how, num_queries)
 
 
