@@ -123,3 +123,28 @@ def test_the_engine_job_is_remembered_but_each_caller_gets_its_own_lists():
     assert how_again["judged_only_specs"] == [False, False, False]
     # other arguments, other answers
     assert engine_job(measures, False, "macro", True)[1]["skip_no_relevant"] is True
+
+
+@pytest.mark.parametrize("keep_judged", [False, True])
+def test_run_files_sharing_a_tag_are_named_by_their_files_whatever_the_qrels(tmp_path, keep_judged):
+    """Two run files with one TREC tag are named after their files, as ``cranfield
+    eval`` and ``evaluate(qrels path, ...)`` name them, also against a ``Qrels``
+    object (the index's path and the judged path); two Run objects sharing a name are
+    still refused (their names are the caller's)."""
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("q1 0 d1 1\nq1 0 d2 0\n")
+    paths = []
+    for name, first in (("bm25.run", "d1"), ("dense.run", "d2")):
+        other = "d2" if first == "d1" else "d1"
+        (tmp_path / name).write_text(f"q1 Q0 {first} 1 2.0 same\nq1 Q0 {other} 2 1.0 same\n")
+        paths.append(str(tmp_path / name))
+    by_path = evaluate(str(qrels), paths, ["AP"])
+    assert [r.name for r in by_path.runs] == ["bm25", "dense"]
+    results, _ = evaluate_objects(
+        Qrels.read(qrels), paths, ["AP"], JudgeOptions(), keep_judged=keep_judged
+    )
+    assert [r.name for r in results.runs] == ["bm25", "dense"]
+    assert [r.aggregates for r in results.runs] == [r.aggregates for r in by_path.runs]
+    runs = [Run.read(p) for p in paths]
+    with pytest.raises(InputError, match="two runs are named 'same'"):
+        evaluate(Qrels.read(qrels), runs, ["AP"])

@@ -332,13 +332,14 @@ def evaluate_objects(
     names = runs.names if isinstance(runs, RunFiles) else None
     if done is not None:
         results = [result for result, _ in done]
-        for result, name in zip(results, names or (), strict=False):
+        given = names or _apart([r.name for r in results], items)
+        for result, name in zip(results, given, strict=True):
             result.name = name
         _distinct([r.name for r in results])
     else:
         judged = _judged_all(qrels, qrels_path, items, options)
-        if names is not None:
-            judged = [(name, jr) for name, (_, jr) in zip(names, judged, strict=True)]
+        given = names or _apart([name for name, _ in judged], items)
+        judged = [(name, jr) for name, (_, jr) in zip(given, judged, strict=True)]
         _distinct([name for name, _ in judged])
         for (_, jr), item in zip(judged, items, strict=True):
             _sampled_run.attach_sampled(sampled, jr, item, options)
@@ -354,6 +355,17 @@ def evaluate_objects(
             for (name, jr), item in zip(judged, items, strict=True)
         ]
     return Results(measure_list, results, options.as_dict()), qrels
+
+
+def _apart(names: list[str], items: list) -> list[str]:
+    """The runs' names; when two share one and every run was given by its file, every
+    run's file name instead (:func:`distinct_run_names`), as when the qrels are a path
+    too (``cranfield eval`` names runs so)."""
+    if len(set(names)) == len(names) or not all(isinstance(i, (str, Path)) for i in items):
+        return names
+    from .io.source import source_name
+
+    return distinct_run_names(names, [source_name(i) for i in items])
 
 
 def _distinct(names: list[str]) -> None:
