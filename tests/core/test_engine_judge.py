@@ -323,8 +323,11 @@ def test_evaluate_judges_run_files_with_the_engine(tmp_path, pieces, monkeypatch
                 assert got.runs[0].name == whole.runs[0].name == "tag3"
                 same_values(got.runs[0], whole.runs[0])
     assert not calls and len(engine_calls) == 6 * len(OPTIONS)
-    with pytest.raises(InputError, match="two runs are named 'tag3'"):
-        evaluate(qrels, [run_path, gz], MEASURES)
+    # one tag, and file names alike but for their extensions: named by the files as
+    # given, whatever the qrels are (a path, an object)
+    for q in (qrels, qrels_path):
+        both = evaluate(q, [run_path, gz], MEASURES)
+        assert [r.name for r in both.runs] == [str(run_path), str(gz)]
     renamed = evaluate(qrels, {"mine": run_path}, ["AP"])  # a mapping renames: Run.read
     assert renamed.runs[0].name == "mine"
 

@@ -148,3 +148,20 @@ def test_run_files_sharing_a_tag_are_named_by_their_files_whatever_the_qrels(tmp
     runs = [Run.read(p) for p in paths]
     with pytest.raises(InputError, match="two runs are named 'same'"):
         evaluate(Qrels.read(qrels), runs, ["AP"])
+
+
+@pytest.mark.parametrize(
+    "names, sources, expected",
+    [
+        (["a", "b"], ["x/a.txt", "y/b.txt"], ["a", "b"]),  # their own names
+        (["t", "t"], ["x/bm25.txt", "y/dense.run"], ["bm25", "dense"]),  # file names
+        (["t", "t"], ["x/run.txt", "y/run.txt"], ["x/run.txt", "y/run.txt"]),  # files
+        (["t", "t"], ["run.txt", "run.txt.gz"], ["run.txt", "run.txt.gz"]),
+        (["t", "t"], ["run.txt", "run.txt"], ["run", "run"]),  # one file twice: refused later
+        (["t", "t"], [None, "run.txt"], ["run", "run"]),  # an object among them: refused later
+    ],
+)
+def test_runs_are_named_apart_by_their_tags_then_file_names_then_files(names, sources, expected):
+    from cranfield.core.results import distinct_run_names
+
+    assert distinct_run_names(names, sources) == expected

@@ -61,13 +61,18 @@ def _name(path: str) -> str:
 
 def distinct_run_names(names: list[str], sources: list[str | None]) -> list[str]:
     """The names to show runs by: their own (TREC tags), or, when two share one, every
-    run's file name without its extension (``sources[i]`` is run ``i``'s file).
+    run's file name without its extension (``sources[i]`` is run ``i``'s file), or,
+    when two of those are alike too (``a/run.txt`` and ``b/run.txt``, ``run.txt`` and
+    ``run.gz``), every run's file as given.
 
     ``cranfield eval``, ``compare``, ``report``, ``plot`` and ``pool`` name runs so.
     """
     if len(set(names)) == len(names):
         return list(names)
-    return [default_run_name(source) for source in sources]
+    stems = [default_run_name(source) for source in sources]
+    if len(set(stems)) == len(stems) or None in sources or len(set(sources)) < len(sources):
+        return stems
+    return [str(source) for source in sources]
 
 
 def as_measures(measures) -> list[Measure]:
