@@ -13,6 +13,13 @@ RR). Two patterns:
   its users do; ranx ``Run.from_file``) and evaluates it.
 
 The fixed cost of one call is the median time of ``evaluate`` on a one-line run.
+
+``--one-call`` times instead one ``evaluate(qrels, paths, M)`` of all the ``--runs``
+run files at once, with the qrels as a ``Qrels`` object (indexed once, before timing)
+and as their path, alternating (issue 39's third row: the object was 5x slower than the
+path when its qrels were written back to TREC text and parsed again)::
+
+    PYTHONPATH=src python benchmarks/api_loop.py --one-call --runs 16 --lines 100000 --repeat 5
 Tools run interleaved, ``--repeat`` times (median wall and CPU time of this process
 reported, each with its ratio to cranfield's: on a shared machine the CPU time is the
 steadier; ranx's numba functions are compiled by an untimed call first). The means of every tool are checked against
@@ -181,6 +188,38 @@ def fixed_cost(qrels: Path, repeat: int = 200) -> dict[str, float]:
     return {name: statistics.median(t) for name, t in times.items()}
 
 
+def one_call(lines: int, runs: int, repeat: int, extra: int) -> None:
+    """Best and median wall time of one ``evaluate`` of ``runs`` run paths against a
+    ``Qrels`` object (indexed before timing) and against the qrels' path, alternating;
+    their five means checked equal."""
+    from cranfield import Qrels, evaluate
+
+    qrels, paths = collection(lines, runs, extra)
+    paths = [str(path) for path in paths]
+    by_object = Qrels.read(qrels)
+    by_object.index()
+    calls = {
+        "Qrels object": lambda: evaluate(by_object, paths, FIVE),
+        "qrels path": lambda: evaluate(str(qrels), paths, FIVE),
+    }
+    means = {name: [r.aggregates for r in call().runs] for name, call in calls.items()}
+    assert means["Qrels object"] == means["qrels path"]
+    times: dict[str, list[float]] = {name: [] for name in calls}
+    for _ in range(repeat):
+        for name, call in calls.items():
+            start = time.perf_counter()
+            call()
+            times[name].append(time.perf_counter() - start)
+    print(
+        f"one evaluate() of {runs} run files x {lines} lines: "
+        + ", ".join(
+            f"{name} best {min(t):.3f} s, median {statistics.median(t):.3f} s"
+            for name, t in times.items()
+        ),
+        flush=True,
+    )
+
+
 def main(argv=None) -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--runs", type=int, default=100)
@@ -199,7 +238,16 @@ def main(argv=None) -> None:
         default=["cranfield", "pytrec_eval", "ranx"],
         help="the tools to time (cranfield alone: another checkout's, by PYTHONPATH)",
     )
+    p.add_argument(
+        "--one-call",
+        action="store_true",
+        help="one evaluate() of every run path: Qrels object against the qrels' path",
+    )
     a = p.parse_args(argv)
+    if a.one_call:
+        for lines in a.lines:
+            one_call(lines, a.runs, a.repeat, a.extra_judgments)
+        return
     rows = []
     for lines in a.lines:
         qrels, runs = collection(lines, a.runs, a.extra_judgments)
