@@ -179,13 +179,19 @@ def fixed_cost(qrels: Path, repeat: int = 200) -> dict[str, float]:
         measures = {"map", "ndcg_cut.10", "P.10", "recall.100", "recip_rank"}
         ev = pytrec_eval.RelevanceEvaluator(trec_dict(qrels, True), measures)
         calls["pytrec_eval"] = lambda: ev.evaluate({qid: {"D0000001": 1.0}})
+    times = timed_calls(calls, repeat)
+    return {name: statistics.median(t) for name, t in times.items()}
+
+
+def timed_calls(calls: dict, repeat: int) -> dict[str, list[float]]:
+    """Wall seconds of each of ``calls`` (name -> function), ``repeat`` rounds, interleaved."""
     times: dict[str, list[float]] = {name: [] for name in calls}
     for _ in range(repeat):
         for name, call in calls.items():
             start = time.perf_counter()
             call()
             times[name].append(time.perf_counter() - start)
-    return {name: statistics.median(t) for name, t in times.items()}
+    return times
 
 
 def one_call(lines: int, runs: int, repeat: int, extra: int) -> None:
@@ -204,12 +210,7 @@ def one_call(lines: int, runs: int, repeat: int, extra: int) -> None:
     }
     means = {name: [r.aggregates for r in call().runs] for name, call in calls.items()}
     assert means["Qrels object"] == means["qrels path"]
-    times: dict[str, list[float]] = {name: [] for name in calls}
-    for _ in range(repeat):
-        for name, call in calls.items():
-            start = time.perf_counter()
-            call()
-            times[name].append(time.perf_counter() - start)
+    times = timed_calls(calls, repeat)
     print(
         f"one evaluate() of {runs} run files x {lines} lines: "
         + ", ".join(
