@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import re
+import warnings
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -20,6 +21,7 @@ from pypdf import PdfReader
 from pypdf.generic import ContentStream
 
 from cranfield.cli.main import main
+from cranfield.errors import CranfieldNote
 from cranfield.report import pdf, png, svg_plots
 from cranfield.report.pdf import PT_PER_PX, svg_to_pdf
 from cranfield.report.png import svg_to_png
@@ -204,11 +206,17 @@ def test_pdf_is_the_same_bytes_twice_and_well_formed():
 
 
 def test_pdf_text_outside_winansi():
-    """The minus sign and the ellipsis are Helvetica's; a Greek letter is drawn as ``?``."""
-    d = {"\u03a9mega": {"query_id": np.array(["q1", "q2"]), "delta": np.array([0.5, -0.25])}}
-    reader = PdfReader(io.BytesIO(svg_to_pdf(svg_plots.delta_svg(d, baseline="b\u2026"))))
-    texts = [t for t, _, _ in shown_in_pdf(reader)]
-    assert "?mega \u2212 b\u2026: 1 better, 1 worse, 0 tied" in texts
+    """The minus sign and the ellipsis are Helvetica's; a Greek letter is drawn as ``?``,
+    and a note names it (a run's own ``?`` is no such character)."""
+    d = {"\u03a9mega?": {"query_id": np.array(["q1", "q2"]), "delta": np.array([0.5, -0.25])}}
+    with pytest.warns(CranfieldNote, match="cannot draw 1 character.*\\(\u03a9\\)"):
+        drawn = svg_to_pdf(svg_plots.delta_svg(d, baseline="b\u2026"))
+    texts = [t for t, _, _ in shown_in_pdf(PdfReader(io.BytesIO(drawn)))]
+    assert "?mega? \u2212 b\u2026: 1 better, 1 worse, 0 tied" in texts
+    latin = {"\u00dcber?": {"query_id": np.array(["q1", "q2"]), "delta": np.array([0.5, -0.2])}}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", CranfieldNote)  # Latin-1 text: no note
+        svg_to_pdf(svg_plots.delta_svg(latin, baseline="b\u2212"))
 
 
 def test_pdf_refuses_what_the_chart_renderer_does_not_write():

@@ -21,7 +21,8 @@ presentation attribute: CSS 2.1, 6.4.3; SVG 1.1, 6.4). Anything else is a
 
 Text is encoded in WinAnsiEncoding (ISO 32000-1, Annex D) with one difference, code 129
 for ``minus`` (U+2212, which titles use); a character outside that set is drawn as
-``?`` (SVG and PNG draw it). A ``text-anchor`` of ``middle`` or ``end`` is placed with
+``?`` (SVG and PNG draw it), and a note (:func:`cranfield.errors.note`: a line on the
+command line, a warning in Python) names those characters. A ``text-anchor`` of ``middle`` or ``end`` is placed with
 Helvetica's advance widths (:data:`HELVETICA`, from Adobe's Core 14 AFM file).
 The same SVG gives the same bytes: no dates are written.
 """
@@ -225,6 +226,8 @@ class _Writer:
         self.ops: list[str] = []
         self.alphas: dict[tuple[str, str], str] = {}
         self.sheet = _Style()
+        #: characters of the texts that the font cannot draw (drawn as ``?``), in order
+        self.undrawn: dict[str, None] = {}
 
     def alpha(self, stroke: str, fill: str) -> str:
         key = (_num(float(stroke)), _num(float(fill)))
@@ -308,6 +311,8 @@ class _Writer:
             return
         size = _first(style["font-size"])
         encoded = text_bytes(text)
+        if encoded.count(b"?") != text.count("?"):
+            self.undrawn.update((c, None) for c in text if c != "?" and text_bytes(c) == b"?")
         x, y = (_floats(el.get(k) or "0")[:1] or [0.0] for k in ("x", "y"))
         shift = {"middle": 0.5, "end": 1.0}.get(style["text-anchor"], 0.0)
         x0 = x[0] - shift * text_width(encoded, size)
@@ -419,6 +424,15 @@ def svg_to_pdf(svg: str | bytes) -> bytes:
         writer.sheet.add(sheet.text or "")
     writer.ops.append(f"{_num(PT_PER_PX)} 0 0 {_num(-PT_PER_PX)} 0 {_num(h)} cm 4 M")
     writer.element(root, dict(_INITIAL))
+    if writer.undrawn:
+        from ..errors import note
+
+        shown = "".join(list(writer.undrawn)[:10]) + ("..." if len(writer.undrawn) > 10 else "")
+        note(
+            f"the PDF's standard font (Helvetica, Latin characters) cannot draw "
+            f"{len(writer.undrawn)} character(s) of its text ({shown}): they are drawn as "
+            "'?'; an SVG or PNG file shows them"
+        )
     content = zlib.compress("\n".join(writer.ops).encode("ascii"), 6)
     alphas = " ".join(
         f"/{name} << /Type /ExtGState /CA {sa} /ca {fa} >>"
