@@ -243,7 +243,7 @@ def pixel_extremes(px: np.ndarray, py: np.ndarray, columns: float) -> np.ndarray
     # columns in order (px never decreases), then y up or down; of equal ones the first
     lowest = np.lexsort((py, column))[first]
     highest = np.lexsort((-py, column))[first]
-    return np.unique(np.concatenate((first, last, lowest, highest)))
+    return distinct(np.concatenate((first, last, lowest, highest)))
 
 
 def _polyline(ax: _Axes, line: Line) -> list[str]:
@@ -434,3 +434,11 @@ def render(
         out += _legend(list(named.values()), right + 8, 40)
     out.append("</svg>\n" if standalone else "</svg>")
     return "".join(out)
+
+
+def distinct(values) -> np.ndarray:
+    """The values of a 1-D array without NaN, sorted, each once: ``numpy.unique(values)``
+    without the ``numpy.ma`` it imports (NumPy 2.4 asks whether the array is masked;
+    16 ms of a small ``plot`` or ``report``)."""
+    v = np.sort(np.asarray(values).ravel())
+    return v[np.concatenate(([True], v[1:] != v[:-1]))] if v.size else v

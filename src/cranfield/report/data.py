@@ -309,7 +309,9 @@ def depth_cutoffs(max_depth: int) -> np.ndarray:
     k = k[k <= max_depth]
     if max_depth > 100:
         k = np.concatenate((k, np.linspace(100, max_depth, 31).round()[1:]))
-    return np.unique(np.append(k, max_depth)).astype(np.int64)
+    from .chart import distinct
+
+    return distinct(np.append(k, max_depth).astype(np.int64))
 
 
 def coverage_data(

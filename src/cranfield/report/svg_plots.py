@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .chart import Box, Line, Panel, render
+from .chart import Box, Line, Panel, distinct, render
 
 # run colours in run order, the same in every figure and format (matplotlib's tab10)
 COLORS = (
@@ -227,7 +227,7 @@ def asl_svg(
     lines = []
     for i, (measure, e) in enumerate(power.items()):
         asl = np.asarray(e[method]["asl"], dtype=float)
-        keep = np.unique(np.linspace(0, asl.size - 1, min(asl.size, CURVE_POINTS)).astype(int))
+        keep = distinct(np.linspace(0, asl.size - 1, min(asl.size, CURVE_POINTS)).astype(int))
         lines.append(Line(keep + 1.0, asl[keep], color(i), measure))
     panel = Panel(
         "Discriminative power: ASL curves",

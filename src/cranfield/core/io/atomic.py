@@ -24,7 +24,6 @@ so also through symbolic and hard links; a dangling link to a file not yet there
 from __future__ import annotations
 
 import os
-import secrets
 import signal
 import stat
 import threading
@@ -92,7 +91,7 @@ def _create_temp(dest: Path, shown: str) -> str:
     name = dest.name[:100]
     flags = os.O_CREAT | os.O_EXCL | os.O_WRONLY | getattr(os, "O_CLOEXEC", 0)
     for _ in range(100):
-        tmp = str(dest.parent / f".{name}.{secrets.token_hex(4)}.tmp{dest.suffix}")
+        tmp = str(dest.parent / f".{name}.{os.urandom(4).hex()}.tmp{dest.suffix}")
         try:
             fd = os.open(tmp, flags, 0o666)  # the kernel applies the umask
         except FileExistsError:
