@@ -23,6 +23,7 @@ This module imports no arrays: the first path stays free of NumPy and PyArrow.
 from __future__ import annotations
 
 import os
+from functools import lru_cache as cache_of
 
 from ..defaults import DEFAULT_MEASURES
 from .options import JudgeOptions, merged
@@ -260,25 +261,19 @@ def engine_job(measures, fractional: bool, aggregate_by: str, skip_no_relevant: 
     cannot compute them (the general path then says why)."""
     from .measures.families import generation
 
-    key = (generation(), fractional, aggregate_by, skip_no_relevant, *measures)
-    known = _JOBS.get(key)
-    if known is None:
-        known = _engine_job(measures, fractional, aggregate_by, skip_no_relevant)
-        if len(_JOBS) < 1024:  # (bounded: any measures may come)
-            _JOBS[key] = known
+    known = _engine_job(tuple(measures), fractional, aggregate_by, skip_no_relevant, generation())
     if known is None:
         return None
-    specs, how = known
+    specs, how = known  # (kept for later calls: each caller gets its own lists)
     return list(specs), {k: list(v) if isinstance(v, list) else v for k, v in how.items()}
 
 
-#: ``engine_job``'s answers, by its arguments and the registry's generation (the same
-#: few measures on every call of a notebook's loop)
-_JOBS: dict[tuple, tuple | None] = {}
-
-
-def _engine_job(measures, fractional: bool, aggregate_by: str, skip_no_relevant: bool):
-    """:func:`engine_job`, computed."""
+@cache_of(1024)
+def _engine_job(
+    measures: tuple, fractional: bool, aggregate_by: str, skip_no_relevant: bool, _generation
+):
+    """:func:`engine_job` while the registry is unchanged (the same few measures on every
+    call of a notebook's loop), as ``names.parse_many`` keeps its answers."""
     engine = engine_specs(measures, fractional)
     micro = aggregate_by == "micro"
     if engine is None or (micro and any(m.definition.micro is None for m in measures)):

@@ -11,6 +11,7 @@ This module imports neither NumPy nor PyArrow: the command line's engine path
 from __future__ import annotations
 
 import os
+from functools import lru_cache as cache_of
 
 from .._lazy import lazy
 from .._record import Record
@@ -79,27 +80,16 @@ def as_measures(measures) -> list[Measure]:
     """Parse measure names (readable or trec_eval) into a de-duplicated list."""
     if isinstance(measures, (str, Measure)):
         measures = [measures]
-    key = _names_key(measures)
-    if key is not None:
-        known = _PARSED.get(key)
-        if known is not None:
-            return list(known)
-    out = _parsed(measures)
-    if key is not None and len(_PARSED) < 1024:  # (bounded: any names may come)
-        _PARSED[key] = tuple(out)
-    return out
+    if isinstance(measures, (list, tuple)) and all(type(m) is str for m in measures):
+        return list(_names_parsed(tuple(measures), _families.generation()))
+    return _parsed(measures)
 
 
-#: ``as_measures`` of a list of names, by the names and the registry's generation (a
-#: notebook's loop asks for the same few names on every call)
-_PARSED: dict[tuple, tuple[Measure, ...]] = {}
-
-
-def _names_key(measures) -> tuple | None:
-    """What :data:`_PARSED` keys ``measures`` by, or None when they are not all names."""
-    if not isinstance(measures, (list, tuple)) or not all(type(m) is str for m in measures):
-        return None
-    return (_families.generation(), *measures)
+@cache_of(1024)
+def _names_parsed(names: tuple, _generation: tuple) -> tuple[Measure, ...]:
+    """:func:`as_measures` of names while the registry is unchanged (a notebook's loop
+    asks for the same few on every call), as ``names.parse_many`` keeps its answers."""
+    return tuple(_parsed(names))
 
 
 def _parsed(measures) -> list[Measure]:

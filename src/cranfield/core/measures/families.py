@@ -9,6 +9,8 @@ a name they declare is looked up (see the notes above :data:`_LOADED`).
 
 from __future__ import annotations
 
+from functools import lru_cache as cache_of
+
 from .declaration import AGGREGATES, MeasureDef
 from .trec_table import _TREC, TREC_NICKNAMES, TrecEval, register_trec, trec_kind
 
@@ -106,21 +108,16 @@ def case_twins(family: str) -> list[str]:
     family keeps its trec_eval spellings (``rbp``, ``rbp.p=0.8``), the readable one its
     ir_measures name (``RBP(p=0.8)``); both print every parameter (see ``Measure.__str__``).
     """
-    known = _TWINS.get(family)
-    now = generation()
-    if known is not None and known[0] == now:
-        return list(known[1])
+    return list(_twins(family, generation()))
+
+
+@cache_of(4096)
+def _twins(family: str, _generation: tuple) -> tuple[str, ...]:
+    """:func:`case_twins` while the registry is unchanged (every measure's printed name
+    asks, a few times an evaluation), as ``names.parse_many`` keeps its answers."""
     _use()
     _load_modules(_index().FOLDED.get(family.lower(), ()))
-    twins = sorted(n for n in _FOLDED.get(family.lower(), ()) if n != family)
-    if len(_TWINS) < 4096:  # (bounded: any string may be asked about)
-        _TWINS[family] = (generation(), tuple(twins))
-    return twins
-
-
-#: ``case_twins``' answers, with the registry's generation they hold for (every
-#: measure's printed name asks, a few times an evaluation)
-_TWINS: dict[str, tuple[tuple[int, int, int], tuple[str, ...]]] = {}
+    return tuple(sorted(n for n in _FOLDED.get(family.lower(), ()) if n != family))
 
 
 def generation() -> tuple[int, int, int]:
