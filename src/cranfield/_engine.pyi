@@ -352,7 +352,7 @@ def evaluate_trec_files(
     whole_bytes: int = ...,
     regroup_bytes: int | None = None,
     progress: ReadCounter | None = None,
-) -> tuple[int, list[_Evaluated]]: ...
+) -> tuple[int, list[_Evaluated], tuple[int, str] | None]: ...
 def evaluate_arrow(
     qrels: QrelsIndex,
     runs: Iterable[Iterable[_Batch]],
@@ -390,7 +390,7 @@ def trec_eval_files(
     whole_bytes: int = ...,
     regroup_bytes: int | None = None,
     progress: ReadCounter | None = None,
-) -> tuple[bytes, list[str], list[bytes]] | None: ...
+) -> tuple[bytes, list[str], list[bytes], tuple[int, str] | None] | None: ...
 def team_draft_lists(
     sets: npt.NDArray[np.int64],
     shape: tuple[int, int, int],

@@ -88,12 +88,12 @@ def test_many_runs_in_one_call_are_each_run_alone(tmp_path, seed, options):
     qrels = _qrels(tmp_path, rng)
     runs = _runs(tmp_path, rng, 23)
     judging = JudgeOptions(**options)
-    topics, together = _engine.evaluate_trec_files(qrels, runs, SPECS, options=judging)
+    topics, together, _ = _engine.evaluate_trec_files(qrels, runs, SPECS, options=judging)
     alone = [_engine.evaluate_trec_files(qrels, [r], SPECS, options=judging) for r in runs]
-    assert all(t == topics for t, _ in alone)
+    assert all(t == topics for t, _, _ in alone)
     assert len(together) == len(runs)
     # repr: byte-identical values (NaN included), names and query ids, in input order
-    assert [repr(r) for r in together] == [repr(one[0]) for _, one in alone]
+    assert [repr(r) for r in together] == [repr(one[0]) for _, one, _ in alone]
     assert [run[0] for run in together] == [f"tag{i % 4}" for i in range(len(runs))]
 
 

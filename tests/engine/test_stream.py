@@ -50,12 +50,12 @@ def write(tmp_path, seed: int, sep: str = " "):
 
 def bits(result):
     """The result with every float as its bytes (NaN and -0.0 compared exactly)."""
-    topics, runs = result
+    topics, runs, truncated = result
     out = []
     for name, ids, cols, *_ in runs:
         packed = [[struct.pack("<d", v) if isinstance(v, float) else v for v in c] for c in cols]
         out.append((name, ids, packed))
-    return topics, out
+    return topics, out, truncated
 
 
 def evaluate(qrels, run, **kw):

@@ -11,6 +11,7 @@
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
+use std::sync::Mutex;
 
 use cranfield_eval::judge::arrays::{judge_batches_runs, Batch};
 use cranfield_eval::judge::stream::{
@@ -165,12 +166,15 @@ fn finish<'py>(
 }
 
 /// Evaluate TREC runs against qrels (a TREC file, or a `QrelsIndex`): `(qrels topics,
-/// [(run name, query ids,
-/// columns, relevant, micro)])`, one column per spec (a list of float, or of str for
+/// [(run name, query ids, columns, relevant, micro)], truncated)`, one column per spec (a list of float, or of str for
 /// text families); `relevant` (with `skip_no_relevant`, else None) tells the queries
 /// with a relevant document; `micro` (with `micro`, the name of each spec's formula,
 /// its declaration's `micro=`; else None) the micro average of each spec
-/// (`cranfield_eval::micro`: ValueError for an unknown formula). `judged_only_specs[i]`: spec `i` sees the judged-only view.
+/// (`cranfield_eval::micro`: ValueError for an unknown formula); `truncated` (qrels read
+/// from a file with integer grades, else None) the line and text of the first grade with
+/// a non-zero fractional part, which is read truncated toward zero (as trec_eval's
+/// `atol`), found while parsing. `judged_only_specs[i]`: spec `i` sees the judged-only
+/// view.
 ///
 /// `specs` are `(family, cutoff, params)` as `compute_measures` takes them; `options`
 /// the `JudgeOptions` value (None: its defaults; the qrels must hold no repeated
@@ -224,6 +228,8 @@ fn evaluate_trec_files<'py>(
         progress: counter(progress),
         ..reading(latin1, fractional, max_line, max_bytes)
     };
+    // the qrels' first fractional grade read as an integer (its line, the grade)
+    let truncated: Mutex<Option<(u64, Vec<u8>)>> = Mutex::new(None);
     let work = || -> Result<(usize, Vec<Evaluated>), Failure> {
         options.check().map_err(Failure::Judge)?;
         let read = match index {
@@ -231,6 +237,9 @@ fn evaluate_trec_files<'py>(
             // (a regular file, a named pipe or standard input)
             None => Some(read_qrels_from(&qrels_path, &reading).map_err(Failure::Judge)?),
         };
+        if let Some(found) = read.as_ref().and_then(|q| q.fractional.clone()) {
+            *truncated.lock().unwrap_or_else(|e| e.into_inner()) = Some(found);
+        }
         // the qrels judged once for every run
         let judged_once = read.as_ref().map(|qrels| {
             let qrels_threads = threads_for(qrels, qrels, reading.threads);
@@ -257,7 +266,11 @@ fn evaluate_trec_files<'py>(
         })?;
         Ok((topics(qrels), out))
     };
-    finish(py, py.detach(|| catch_unwind(AssertUnwindSafe(work))))
+    let done = finish(py, py.detach(|| catch_unwind(AssertUnwindSafe(work))))?;
+    let truncated = truncated.into_inner().unwrap_or_else(|e| e.into_inner());
+    let truncated =
+        truncated.map(|(line, grade)| (line, String::from_utf8_lossy(&grade).into_owned()));
+    (done.get_item(0)?, done.get_item(1)?, truncated).into_pyobject(py)
 }
 
 /// Evaluate runs given as Arrow columns against indexed qrels (`QrelsIndex`), as

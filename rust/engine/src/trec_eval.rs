@@ -8,8 +8,12 @@ use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
 
-use cranfield_eval::judge::stream::{judge_files_streamed, PIECE_BYTES, WHOLE_BYTES};
-use cranfield_eval::judge::{JudgeError as JudgeFailure, JudgeOptions, Reading};
+use cranfield_eval::judge::stream::{
+    judge_run_streamed, read_qrels_from, PIECE_BYTES, WHOLE_BYTES,
+};
+use cranfield_eval::judge::{
+    threads_for, JudgeError as JudgeFailure, JudgeOptions, Prepared, Reading,
+};
 use cranfield_eval::trec_eval::{
     evaluate, latin1_bytes, print, relevant_grades, Col, Kind, Layout, Printed, Subset, ZScores,
 };
@@ -118,8 +122,9 @@ fn trec_eval_print<'py>(
 }
 
 /// What `trec_eval_files` found: the output, the qrels topics without results (UTF-8
-/// ids, without `-c`) and the (query, measure) pairs without a usable z-score.
-type Done = (Printed, Vec<String>);
+/// ids, without `-c`) and the (query, measure) pairs without a usable z-score, and
+/// the qrels' first grade with a non-zero fractional part (read truncated; its line).
+type Done = (Printed, Vec<String>, Option<(u64, Vec<u8>)>);
 
 /// Why `files` stops: an input the engine leaves to Python or a problem in an input
 /// (raised as `JudgeError`), no query to evaluate, a measure refusing the data or a bad
@@ -144,8 +149,12 @@ fn files(
     let (per_query, summary) = shape;
     // judged with every qrels topic: the topics without results are those not `in_run`
     let every = JudgeOptions { complete: true, ..options.clone() };
+    every.check().map_err(Stop::Judge)?;
+    let qrels = read_qrels_from(qrels_path, reading).map_err(Stop::Judge)?;
+    let prepared =
+        Prepared::new(&qrels, every.qrels_duplicates, threads_for(&qrels, &qrels, reading.threads));
     let judged =
-        judge_files_streamed(run_path, qrels_path, reading, &every).map_err(Stop::Judge)?;
+        judge_run_streamed(run_path, &qrels, &prepared, reading, &every).map_err(Stop::Judge)?;
     let all = judged.view();
     let relevant = relevant_grades(all.qrels_grades);
     let subset;
@@ -184,7 +193,7 @@ fn files(
     let threads = if run.labels.len() >= THREADS_FROM { reading.threads } else { 1 };
     let printed =
         evaluate(&run, cols, &layout, options.judged_only, threads).map_err(Stop::Eval)?;
-    Ok(Some((printed, missing)))
+    Ok(Some((printed, missing, qrels.fractional.clone())))
 }
 
 /// Ranked documents from which the kernels run on several threads (as the judge's
@@ -196,9 +205,10 @@ const THREADS_FROM: usize = 1 << 16;
 /// `JudgeOptions` value (-l, -M, -J, -c, 9.x; its duplicates policy 'error');
 /// `max_line` the longest line read, `max_bytes` the most a gzip file may decompress to.
 ///
-/// Returns `(text, missing, unusable)` — the output bytes, the qrels topics without
-/// results (without `-c`, for the note) and the (query, measure) pairs without a usable
-/// z-score — or None when the engine cannot do it (ids that are not Latin-1). Raises
+/// Returns `(text, missing, unusable, truncated)` — the output bytes, the qrels topics
+/// without results (without `-c`, for the note), the (query, measure) pairs without a
+/// usable z-score and the qrels' first fractional grade read truncated (`(line,
+/// grade)`, or None; found as the qrels are parsed) — or None when the engine cannot do it (ids that are not Latin-1). Raises
 /// `JudgeError` for a problem in an input, an input it does not read (standard input,
 /// not a regular file: 'unsupported') or no query to evaluate ('no_query');
 /// `InputError`/`MeasureError` when a measure refuses the data; ValueError for a
@@ -244,12 +254,14 @@ fn trec_eval_files<'py>(
             Stop::NoQuery(name) => no_query(name),
             Stop::Eval(error) => errors::eval_error(py, error),
         })?;
-    let Some((printed, missing)) = done else {
+    let Some((printed, missing, truncated)) = done else {
         return Ok(None);
     };
     let notes: Vec<Bound<'py, PyBytes>> =
         printed.unusable.iter().map(|u| PyBytes::new(py, u)).collect();
-    Ok(Some((PyBytes::new(py, &printed.text), missing, notes).into_pyobject(py)?))
+    let truncated =
+        truncated.map(|(line, grade)| (line, String::from_utf8_lossy(&grade).into_owned()));
+    Ok(Some((PyBytes::new(py, &printed.text), missing, notes, truncated).into_pyobject(py)?))
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

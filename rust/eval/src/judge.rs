@@ -356,7 +356,14 @@ fn qrels_side(
 
 /// An input without rows.
 fn no_rows() -> Parsed {
-    Parsed { columns: Vec::new(), lines: None, query_starts: vec![0], tag: None, rows: 0 }
+    Parsed {
+        columns: Vec::new(),
+        lines: None,
+        query_starts: vec![0],
+        tag: None,
+        rows: 0,
+        fractional: None,
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -281,6 +281,10 @@ pub struct Parsed {
     /// A run's tag: the sixth field of its last data line.
     pub tag: Option<Vec<u8>>,
     pub rows: usize,
+    /// Integer grades (qrels): the line of the first grade with a non-zero fractional
+    /// part, which is read truncated toward zero as trec_eval's `atol` reads it, and
+    /// the grade as written.
+    pub fractional: Option<(u64, Vec<u8>)>,
 }
 
 /// Where the pieces of `data` start and end: each ends after the first `\n` at or
@@ -602,8 +606,11 @@ fn assemble(pieces: Vec<Piece>) -> Result<Parsed, Error> {
     }
     query_starts.push(rows as i64);
     let tag = pieces.iter().rev().find_map(|p| p.tag.clone());
+    let fractional = pieces.iter().enumerate().find_map(|(i, p)| {
+        p.fractional.as_ref().map(|(row, grade)| (line_base[i] + p.line(*row), grade.clone()))
+    });
     let columns = pieces.into_iter().filter(|p| p.rows > 0).map(|p| p.columns).collect();
-    Ok(Parsed { columns, lines, query_starts, tag, rows })
+    Ok(Parsed { columns, lines, query_starts, tag, rows, fractional })
 }
 
 #[cfg(test)]

@@ -169,6 +169,19 @@ pub struct Piece {
     /// they are reported: a NaN score or a grade that is not a number, a grade out of
     /// range, a query id, a doc id.
     pub late: [Option<(usize, Problem)>; 4],
+    /// Integer grades: the first row whose grade has a non-zero fractional part
+    /// (truncated, as `atol` does), and the grade as written.
+    pub fractional: Option<(usize, Vec<u8>)>,
+}
+
+/// Whether a grade that [`parse_relevance`] read has a non-zero digit after its point
+/// (`2.5`, `.25`; not `2`, `2.0`, `1.`): the part `atol` drops.
+#[inline]
+fn has_fraction(grade: &[u8]) -> bool {
+    match memchr::memchr(b'.', grade) {
+        Some(point) => grade[point + 1..].iter().any(|&b| b != b'0'),
+        None => false,
+    }
 }
 
 /// The number of lines `bytes.splitlines()` finds in `text` (`\r\n` is one line end).
@@ -238,6 +251,7 @@ impl Piece {
             line_count: 0,
             early: Some((Problem::Memory, 0)),
             late: [None, None, None, None],
+            fractional: None,
         })
     }
 
@@ -265,6 +279,7 @@ impl Piece {
             line_count: 0,
             early: None,
             late: [None, None, None, None],
+            fractional: None,
         };
         #[cfg(test)]
         if text.starts_with(b"#panic") {
@@ -322,11 +337,17 @@ impl Piece {
                 }
                 Values::Grades(grades) => {
                     let grade = parse_relevance(value);
-                    if let Err(why) = grade {
-                        let slot = usize::from(why == GradeError::Range);
-                        if piece.late[slot].is_none() {
-                            piece.late[slot] = Some((row, Problem::Grade(value.to_vec())));
+                    match grade {
+                        Err(why) => {
+                            let slot = usize::from(why == GradeError::Range);
+                            if piece.late[slot].is_none() {
+                                piece.late[slot] = Some((row, Problem::Grade(value.to_vec())));
+                            }
                         }
+                        Ok(_) if piece.fractional.is_none() && has_fraction(value) => {
+                            piece.fractional = Some((row, value.to_vec()));
+                        }
+                        Ok(_) => {}
                     }
                     room(grades, 1)?;
                     grades.push(grade.unwrap_or(0));

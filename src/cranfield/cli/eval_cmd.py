@@ -225,13 +225,18 @@ def _with_intervals(text: str, results, args, digits: int) -> str:
 def _finish(results, qrels, args, digits: int, topic_groups=None) -> int:
     """Notes on missing topics, then the rendered results (stdout or ``-o``);
     ``qrels``: the qrels, or their number of topics."""
-    from ..core.results import missing_topics
+    from ..core.results import QrelsRead, missing_topics
     from ..output import render
 
     if not args.fractional:
-        from ..core.io.grades import truncation_note
+        from ..core.io.grades import first_fractional_grade, truncation_note
 
-        note = truncation_note(args.qrels, str(args.qrels), "--fractional")
+        # the engine found it as it read the qrels; read in Python, they are looked at
+        # again
+        found = (
+            qrels.truncated if isinstance(qrels, QrelsRead) else first_fractional_grade(args.qrels)
+        )
+        note = truncation_note(found, str(args.qrels), "--fractional")
         if note is not None:
             print(f"cranfield eval: {note}", file=sys.stderr)
     if not args.complete:

@@ -202,9 +202,11 @@ def main(argv: list[str]) -> int:
         )
     except (CranfieldError, OSError) as exc:
         return _failed(exc)
-    from ..core.io.grades import truncation_note
+    from ..core.io.grades import first_fractional_grade, truncation_note
 
-    note = truncation_note(args.files[0], args.files[0], "cranfield eval --fractional")
+    # found by the engine as it read the qrels, or looked for in the file again
+    found = done.truncated if done.truncated is not False else first_fractional_grade(args.files[0])
+    note = truncation_note(found, args.files[0], "cranfield eval --fractional")
     if note is not None:
         _note(note)
     from ._output import deliver

@@ -14,8 +14,9 @@ One entry per kind of work, each with the same meaning on every backend:
 * ``evaluate`` — :func:`cranfield.evaluate` and ``cranfield eval``:
   ``(qrels, runs, measures, options, *, aggregate_by, skip_no_relevant,
   collection_size, fractional, stream, client, scheduler) -> (Results, qrels)``, the
-  second item being the qrels the runs were measured against (the ``Qrels``, or their
-  number of topics) for :func:`cranfield.core.results.missing_topics`;
+  second item being the qrels the runs were measured against (the ``Qrels``, their
+  number of topics, or the engine's :class:`~cranfield.core.results.QrelsRead` of
+  their file) for :func:`cranfield.core.results.missing_topics`;
 * ``judge`` — ``cranfield trec_eval``'s general path: ``(qrels, qrels_path, run_path,
   options, *, encoding, stream, client, scheduler) -> JudgedRun | None`` (None: the
   run is to be read in Python and judged there; the local backend only);

@@ -104,8 +104,10 @@ def evaluate_files_counted(
     subtopic_qrels=None,
     sampled_qrels=None,
 ) -> tuple:
-    """:func:`evaluate_files`, and the number of qrels topics (the qrels object when
-    they were read in Python), for :func:`cranfield.core.results.missing_topics`."""
+    """:func:`evaluate_files`, and what was read of the qrels for
+    :func:`cranfield.core.results.missing_topics` and the command line's note on
+    truncated grades: a :class:`~cranfield.core.results.QrelsRead` when the engine read
+    them, the ``Qrels`` when they were read in Python."""
     from ..errors import ParameterError
     from .results import as_measures, with_collection_size
 
@@ -292,8 +294,8 @@ def _engine_job(
 def _engine_results(job: _Job) -> tuple | None:
     """The evaluation of TREC files in one engine call: the qrels read once, the runs
     read, judged and measured in the engine; NumPy and PyArrow are not imported; runs of
-    any size are read in query-aligned pieces (bounded memory). Returns ``(Results, qrels
-    topics)``, or None when the engine cannot do it (other formats, a measure it does
+    any size are read in query-aligned pieces (bounded memory). Returns ``(Results,
+    QrelsRead)`` (the qrels' topics and first truncated grade), or None when the engine cannot do it (other formats, a measure it does
     not compute or without a micro average asked for): the general path then runs.
     Standard input and named pipes are read by the engine too; as they can be read only
     once, what would send them to the general path is decided before reading
@@ -305,7 +307,7 @@ def _engine_results(job: _Job) -> tuple | None:
     from .io.formats import infer_format
     from .io.source import source_name
     from .memory import engine_reading, read_once
-    from .results import Results, combine
+    from .results import QrelsRead, Results, combine
 
     paths = [job.qrels, *job.runs]
     if any(infer_format(p, None) != "trec" for p in paths) or not engine_reads(*paths):
@@ -319,7 +321,7 @@ def _engine_results(job: _Job) -> tuple | None:
     specs, how = engine
     try:
         with ReadProgress(paths, "reading") as bar:
-            topics, runs = _engine.evaluate_trec_files(
+            topics, runs, truncated = _engine.evaluate_trec_files(
                 str(job.qrels),
                 [str(p) for p in job.runs],
                 specs,
@@ -342,7 +344,7 @@ def _engine_results(job: _Job) -> tuple | None:
 
     names = [run[0] for run in runs]
     parts = [Results(measures, [r], opts.as_dict()) for r in run_results(measures, runs, names)]
-    return combine(parts, [source_name(p) for p in job.runs]), topics
+    return combine(parts, [source_name(p) for p in job.runs]), QrelsRead(topics, truncated)
 
 
 def engine_reads(qrels, *runs) -> bool:

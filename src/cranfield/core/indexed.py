@@ -129,7 +129,7 @@ def _trec_files(qrels, paths: list, specs, job: dict, stream, measures) -> list[
 
     try:
         with ReadProgress(paths, "reading") as bar:
-            _, done = _engine.evaluate_trec_files(
+            _, done, _ = _engine.evaluate_trec_files(
                 qrels.index(),
                 [str(p) for p in paths],
                 specs,

@@ -319,9 +319,23 @@ def combine(parts: list[Results], sources: list[str | None]) -> Results:
     return Results(parts[0].measures, runs, parts[0].options)
 
 
+class QrelsRead(Record):
+    """What the compiled engine says of the qrels file it read for an evaluation: the
+    number of ``topics``, and ``truncated``, the first grade with a non-zero fractional
+    part that was read truncated toward zero as trec_eval's ``atol`` reads it
+    (``(line, grade as written)``; None when there is none, or the grades were read as
+    real numbers). The parser notes it as it reads each piece: the file is not read
+    again for the note."""
+
+    __slots__ = ("topics", "truncated")
+
+
 def missing_topics(results: Results, qrels) -> list[tuple[str, int]]:
     """(run name, how many topics of ``qrels`` the run has no values for), for each run
-    that misses any, in run order (``qrels``: the qrels, or their number of topics)."""
+    that misses any, in run order (``qrels``: the qrels, their number of topics, or
+    the :class:`QrelsRead` of their file)."""
+    if isinstance(qrels, QrelsRead):
+        qrels = qrels.topics
     topics = qrels if isinstance(qrels, int) else len(set(qrels.query_ids()))
     counts = [(r.name, topics - len(r.query_ids)) for r in results.runs]
     return [(name, n) for name, n in counts if n]

@@ -237,16 +237,19 @@ def _text(data: bytes) -> str:
 
 class Evaluated(Record):
     """trec_eval's output of one evaluation by the engine: the text (bytes of the ids
-    as read) and the qrels topics without results, for the note (without ``-c``)."""
+    as read), the qrels topics without results, for the note (without ``-c``), and the
+    qrels' first fractional grade read truncated (``(line, grade)`` or None)."""
 
-    __slots__ = ("text", "missing", "unusable")
+    __slots__ = ("text", "missing", "unusable", "truncated")
     _frozen = False
     text: bytes
     missing: list[str]
     unusable: list[str]  # (query, measure) pairs without a usable z-score, for the note
+    truncated: tuple[int, str] | None
 
-    def __init__(self, text: bytes, missing: list[str], unusable: list[str]) -> None:
+    def __init__(self, text: bytes, missing: list[str], unusable: list[str], truncated=None):
         self.text, self.missing, self.unusable = text, missing, unusable
+        self.truncated = truncated
 
 
 def _latin1_names(text: bytes, cols: list[Column]) -> bytes:
@@ -360,24 +363,28 @@ def trec_eval_by_engine(
 
             raise CranfieldError(f"internal error in the engine reading {read_once_names(once)}")
         return None
-    text, missing, unusable = done
+    text, missing, unusable, truncated = done
     if cols is not None:  # (quick_columns' names are ASCII)
         text = _latin1_names(text, cols)
-    return Evaluated(text, missing, [_unusable_note(u) for u in unusable])
+    return Evaluated(text, missing, [_unusable_note(u) for u in unusable], truncated)
 
 
 class TrecEvalOutput(Record):
     """What :func:`trec_eval_files` gives: trec_eval's output (bytes from the engine,
-    text from the general path: ids read as Latin-1) and the notes for standard error,
-    in order (each starts with ``note:``)."""
+    text from the general path: ids read as Latin-1), the notes for standard error,
+    in order (each starts with ``note:``), and ``truncated``: the qrels' first
+    fractional grade read truncated as the engine found it while reading them
+    (``(line, grade)``, or None), or False when the engine did not read them (the
+    command line then looks at the file itself)."""
 
-    __slots__ = ("text", "notes")
+    __slots__ = ("text", "notes", "truncated")
     _frozen = False
     text: bytes | str
     notes: list[str]
+    truncated: tuple[int, str] | None | bool
 
-    def __init__(self, text: bytes | str, notes: list[str]) -> None:
-        self.text, self.notes = text, notes
+    def __init__(self, text: bytes | str, notes: list[str], truncated=False) -> None:
+        self.text, self.notes, self.truncated = text, notes, truncated
 
 
 def trec_eval_files(
@@ -454,7 +461,7 @@ def trec_eval_files(
                 note_ignored_params(selected, note)
                 note_missing_topics(done.missing, note)
                 note_unusable_zscores(done.unusable, note)
-                return TrecEvalOutput(done.text, said)
+                return TrecEvalOutput(done.text, said, done.truncated)
     return TrecEvalOutput(
         _general_trec_eval(
             qrels_path,

@@ -99,7 +99,7 @@ fn owned(checked: &Checked<'_>) -> Result<Parsed, NoRoom> {
     let pieces: Vec<Piece> = columns.iter().map(Piece::of).collect();
     let query_starts = Table::find_query_starts(&pieces);
     drop(pieces);
-    Ok(Parsed { columns, lines: None, query_starts, tag: None, rows })
+    Ok(Parsed { columns, lines: None, query_starts, tag: None, rows, fractional: None })
 }
 
 fn copy_of<T: Copy>(values: &[T]) -> Result<Vec<T>, NoRoom> {

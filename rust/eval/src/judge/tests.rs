@@ -65,6 +65,7 @@ fn cut(parsed: &Parsed, after: &[usize]) -> Parsed {
         query_starts: parsed.query_starts.clone(),
         tag: parsed.tag.clone(),
         rows: parsed.rows,
+        fractional: parsed.fractional.clone(),
     }
 }
 
@@ -166,7 +167,14 @@ fn duplicates_in_qrels_are_checked_before_the_run() {
         judge(&r, &q, &options()),
         Err(JudgeError::Duplicate { input: Input::Qrels, lines: (1, 3), .. })
     ));
-    let empty = Parsed { columns: vec![], lines: None, query_starts: vec![0], tag: None, rows: 0 };
+    let empty = Parsed {
+        columns: vec![],
+        lines: None,
+        query_starts: vec![0],
+        tag: None,
+        rows: 0,
+        fractional: None,
+    };
     assert!(matches!(
         judge(&empty, &q, &options()),
         Err(JudgeError::Duplicate { input: Input::Qrels, .. })
@@ -204,7 +212,14 @@ fn label_types_follow_the_grades() {
 fn errors_are_told_apart() {
     let r = run("q Q0 a 1 1 t\n");
     let q = qrels("q 0 a 1\n");
-    let empty = Parsed { columns: vec![], lines: None, query_starts: vec![0], tag: None, rows: 0 };
+    let empty = Parsed {
+        columns: vec![],
+        lines: None,
+        query_starts: vec![0],
+        tag: None,
+        rows: 0,
+        fractional: None,
+    };
     assert!(matches!(judge(&r, &empty, &options()), Err(JudgeError::Empty(Input::Qrels))));
     assert!(matches!(judge(&empty, &q, &options()), Err(JudgeError::Empty(Input::Run))));
     assert!(matches!(judge(&q, &q, &options()), Err(JudgeError::WrongKind(Input::Run))));

@@ -4,8 +4,10 @@ trec_eval reads a qrels grade with C's ``atol``, which truncates ``0.5`` to 0 an
 ``2.7`` to 2 (get_qrels.c); cranfield does the same unless the qrels are read as real
 numbers (``cranfield eval --fractional``). Truncation changes every graded measure
 (nDCG@10 0.7375 with the grades kept, 0.6110 truncated, on one soft-label qrels), so the
-command line says so on standard error: :func:`truncation_note` finds the first grade
-with a non-zero fractional part. Standard library only: the engine path imports neither
+command line says so on standard error (:func:`truncation_note`). The compiled engine
+finds the first grade with a non-zero fractional part as it parses the qrels
+(``rust/trec/src/piece.rs``); for qrels it does not read, :func:`first_fractional_grade`
+looks at the file again. Standard library only: the engine path imports neither
 NumPy nor PyArrow (nor ``re``: a plain command line is read without it).
 """
 
@@ -71,9 +73,10 @@ def first_fractional_grade(path) -> tuple[int, str] | None:
     return None
 
 
-def truncation_note(path, source: str, fractional_option: str) -> str | None:
-    """The note for qrels whose fractional grades are read as integers, or None."""
-    found = first_fractional_grade(path)
+def truncation_note(found, source: str, fractional_option: str) -> str | None:
+    """The note for qrels whose fractional grades are read as integers, or None:
+    ``found`` is the first such grade, ``(line, grade)`` (the engine's finding as it
+    read the file, or :func:`first_fractional_grade`'s), or None."""
     if found is None:
         return None
     line, grade = found
