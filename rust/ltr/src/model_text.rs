@@ -112,7 +112,7 @@ pub fn weight_lines(
     }
     let per_line = per_line.max(1);
     let lines: Vec<&[f64]> = weights.chunks(per_line).collect();
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(8);
+    let threads = cores();
     let threads = threads.min(weights.len() / 65_536).max(1);
     let share = lines.len().div_ceil(threads).max(1);
     let format = |part: &[&[f64]], first: bool| {
@@ -319,7 +319,7 @@ fn number_array(text: &[u8], i: usize) -> Option<(Vec<f64>, usize)> {
     if skip_space(inner, 0) == inner.len() {
         return Some((Vec::new(), close + 1));
     }
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(8);
+    let threads = cores();
     let threads = threads.min(inner.len() / (1 << 20)).max(1);
     let mut parts = Vec::with_capacity(threads);
     let mut from = 0;
@@ -387,6 +387,14 @@ pub fn find_weights(text: &[u8]) -> Option<(usize, usize, Vec<f64>)> {
             _ => return None,
         }
     }
+}
+
+/// The threads a large array may be formatted or parsed on: the cores this process may
+/// use, at most 8, found once per process (the standard library reads the cgroup files
+/// on every call).
+fn cores() -> usize {
+    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()).min(8))
 }
 
 #[cfg(test)]
