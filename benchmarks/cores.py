@@ -18,6 +18,13 @@ times ``cranfield.evaluate(qrels, run)`` ``--repeat`` times, so the interpreter'
 the imports and the process's exit (whose unmapping of the run's memory is serial too)
 are left out of both times.
 
+The share is then split in two: the share of the cores' time the ``N``-core runs left
+idle (``1 - CPU / (N wall)``: the serial parts and the imbalance between threads, what
+the program does not run in parallel), and how much CPU time the same work took on
+``N`` cores against one (contention for caches, memory and the kernel's locks, starting
+threads, merging their results): ``N TN / T1 = (CPU_N / CPU_1) / (1 - idle)`` when the
+pinned run's wall time is its CPU time.
+
 ``--calibrate`` also measures what the machine itself allows: the same command run as
 one process per core at once, each pinned to its own core, against one alone. Those
 processes share nothing but the machine (caches, memory bandwidth, the host), so the
@@ -41,6 +48,16 @@ from generate import generate
 
 HERE = Path(__file__).resolve().parent
 SRC = HERE.parent / "src"
+
+
+def warm(paths) -> None:
+    """Read the inputs, so that every timed run finds them in the page cache: the
+    benchmark machine's kernel reclaims cold pages (DAMON) within seconds, and a run
+    that reads part of the 7M-line file from disk waits with its cores idle."""
+    for path in paths:
+        with open(path, "rb") as fh:
+            while fh.read(8 << 20):
+                pass
 
 
 def timed(argv: list[str], cores: set[int] | None) -> tuple[float, float]:
@@ -114,6 +131,11 @@ def serial_share(one: float, many: float, n: int) -> float:
     return (n * many / one - 1) / (n - 1)
 
 
+def idle_share(wall: float, cpu: float, n: int) -> float:
+    """The share of the `n` cores' time a run left unused: ``1 - CPU / (n wall)``."""
+    return 1 - cpu / (n * wall)
+
+
 def main(argv=None) -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--repeat", type=int, default=7)
@@ -139,14 +161,18 @@ def main(argv=None) -> None:
     times: dict[str, list[tuple[float, float]]] = {"one": [], "all": []}
     together: list[float] = []
     timed(argv, None)  # warm the page cache
+    inputs = (qrels, run)
     if a.in_process:  # alternating the two processes, each timing half the repeats
         for half in (a.repeat // 2, a.repeat - a.repeat // 2):
             times["one"] += in_process(qrels, run, half, {cores[0]})
             times["all"] += in_process(qrels, run, half, None)
     for _ in range(0 if a.in_process else a.repeat):
+        warm(inputs)
         times["one"].append(timed(argv, {cores[0]}))
+        warm(inputs)
         times["all"].append(timed(argv, None))
         if a.calibrate:
+            warm(inputs)
             together.append(at_once(argv, cores))
     n = len(cores)
     print(f"load average at the end: {os.getloadavg()[0]:.2f}")
@@ -174,6 +200,19 @@ def main(argv=None) -> None:
                 f"  {n} pinned processes at once: {both:.3f} s for {n} runs' work "
                 f"({both / one:.2f}x one run alone); the machine's floor: {floor:.0%}"
             )
+    # n T_n / T_1 = (CPU_n / CPU_1) / (1 - idle) when the pinned run's wall time is its
+    # CPU time: the share splits into cores left idle (serial parts, imbalance) and the
+    # CPU time the same work grows by on n cores (contention, thread start, merging)
+    idle = statistics.median(idle_share(w, c, n) for w, c in times["all"])
+    growth = statistics.median(c for _, c in times["all"]) / statistics.median(
+        c for _, c in times["one"]
+    )
+    print(
+        f"\nwhere the median's share comes from: the {n}-core runs left {idle:.0%} of their "
+        f"cores' time idle (median of 1 - CPU / ({n} wall)), and their CPU time was "
+        f"{growth - 1:+.0%} the one-core runs' (medians); "
+        f"(1 {growth - 1:+.2f}) / (1 - {idle:.2f}) - 1 = {growth / (1 - idle) - 1:.0%}"
+    )
 
 
 if __name__ == "__main__":
