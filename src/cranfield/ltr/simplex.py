@@ -75,17 +75,20 @@ def minimise(
         fsim[:] = score(sim)
     except _Spent:
         return calls
+    # (the arithmetic below is SciPy's, operation for operation; only NumPy's function
+    # wrappers are left out: ndarray methods and indexing give the same arrays)
     for _ in range(2):
-        order = np.argsort(fsim)
-        sim, fsim = np.take(sim, order, 0), np.take(fsim, order, 0)
+        order = fsim.argsort()
+        sim, fsim = sim[order], fsim[order]
+    add = np.add.reduce
     try:
         while calls < maxfev:
             if (
-                np.max(np.ravel(np.abs(sim[1:] - sim[0]))) <= xatol
-                and np.max(np.abs(fsim[0] - fsim[1:])) <= fatol
+                np.abs(sim[1:] - sim[0]).max() <= xatol
+                and np.abs(fsim[0] - fsim[1:]).max() <= fatol
             ):
                 break
-            xbar = np.add.reduce(sim[:-1], 0) / n
+            xbar = add(sim[:-1], 0) / n
             xr = (1 + rho) * xbar - rho * sim[-1]
             fxr = score(xr[None])[0]
             shrink = False
@@ -116,8 +119,8 @@ def minimise(
                 # every vertex but the best moves towards it: one batch (SciPy: n calls)
                 sim[1:] = sim[0] + sigma * (sim[1:] - sim[0])
                 fsim[1:] = score(sim[1:])
-            order = np.argsort(fsim)
-            sim, fsim = np.take(sim, order, 0), np.take(fsim, order, 0)
+            order = fsim.argsort()
+            sim, fsim = sim[order], fsim[order]
     except _Spent:
         pass
     return calls
