@@ -173,7 +173,7 @@ struct Ready<'q> {
 impl<'q> Prepared<'q> {
     /// The qrels judged with `policy` for their repeated documents, on `threads` threads.
     pub fn new(qrels: &'q Parsed, policy: Duplicates, threads: usize) -> Prepared<'q> {
-        let real = match value_kind(qrels, Input::Qrels, threads) {
+        let real = match value_kind(qrels, Input::Qrels) {
             Ok(ValueKind::Grades) => false,
             Ok(ValueKind::Reals) => true,
             Ok(ValueKind::Scores) | Err(JudgeError::WrongKind(_)) => {
@@ -224,7 +224,7 @@ pub fn judge_prepared(
     options.check()?;
     // the qrels' problems come first (Python reads them first), then the run's
     let qrels = prepared_qrels(prepared)?;
-    match value_kind(run, Input::Run, threads)? {
+    match value_kind(run, Input::Run)? {
         ValueKind::Scores => {}
         _ => return Err(JudgeError::WrongKind(Input::Run)),
     }
@@ -375,20 +375,13 @@ enum ValueKind {
 
 /// The kind of an input's value column (the same in every piece), or an error when it
 /// has no rows or mixed kinds.
-///
-/// The pieces are checked on `threads` threads: a 7-million-line run's offsets take a
-/// core several milliseconds, which the other cores would otherwise wait for.
-fn value_kind(parsed: &Parsed, input: Input, threads: usize) -> Result<ValueKind, JudgeError> {
-    let check = |_: &mut (), i: usize| {
-        let c = &parsed.columns[i];
+fn value_kind(parsed: &Parsed, input: Input) -> Result<ValueKind, JudgeError> {
+    let consistent = parsed.columns.iter().all(|c| {
         blocks_well_formed(&c.query_id)
             && well_formed(&c.doc_id)
             && c.values.len() == c.query_id.len()
             && c.doc_id.len() == c.query_id.len()
-    };
-    let threads = if parsed.rows >= PARALLEL_CHECK_ROWS { threads } else { 1 };
-    let consistent =
-        parallel::map(parsed.columns.len(), threads, || (), check).into_iter().all(|ok| ok);
+    });
     if !consistent {
         return Err(JudgeError::WrongKind(input));
     }
@@ -404,10 +397,6 @@ fn value_kind(parsed: &Parsed, input: Input, threads: usize) -> Result<ValueKind
     }
     Ok(first)
 }
-
-/// Rows from which [`value_kind`] checks the pieces on several threads (a thread's start
-/// costs about as much as checking 50,000 rows).
-const PARALLEL_CHECK_ROWS: usize = 1 << 20;
 
 /// Whether every string of a column lies inside its data (`get` cannot fail).
 fn well_formed(strings: &Strings) -> bool {

@@ -442,7 +442,7 @@ impl<'q, 'p> Stream<'q, 'p> {
     /// where each topic's are: `(topic, start, end)` (as [`judge_with`] judges them).
     fn judge(&mut self, parsed: &Parsed, threads: usize) -> Result<PieceLabels, JudgeError> {
         let qrels = ready(self.prepared)?;
-        if value_kind(parsed, Input::Run, threads)? != ValueKind::Scores {
+        if value_kind(parsed, Input::Run)? != ValueKind::Scores {
             return Err(JudgeError::WrongKind(Input::Run));
         }
         let run = Table::new(parsed);
