@@ -262,6 +262,38 @@ def bench_lightgbm_threads(train, test, repeat: int, method: str) -> None:
     )
 
 
+def bench_simplex(repeat: int, features: int = 46, budget: int = 4000) -> None:
+    """The Nelder-Mead loop's own Python steps (``cranfield.ltr.simplex.minimise``):
+    ``budget`` evaluations of a cheap piecewise-constant objective on ``features``
+    weights, as MGA's simplex phase runs it (adaptive coefficients), timed with the
+    objective's time taken out."""
+    from cranfield.ltr import simplex
+
+    rng = np.random.default_rng(0)
+    c = rng.normal(size=features)
+    spent = [0.0]
+
+    def values(points):
+        start = time.perf_counter()
+        out = -np.round(points @ c, 2)
+        spent[0] += time.perf_counter() - start
+        return out
+
+    start_point = np.full(features, 0.1)
+    sim = np.vstack((start_point, start_point + 0.1 * np.eye(features)))
+    best, steps = float("inf"), 0
+    for _ in range(repeat):
+        spent[0] = 0.0
+        t = time.perf_counter()
+        calls = simplex.minimise(values, sim, budget, xatol=1e-8, fatol=1e-12, adaptive=True)
+        best = min(best, time.perf_counter() - t - spent[0])
+        steps = calls
+    print(
+        f"simplex steps, {features} weights, {steps} evaluations: {best:.3f} s of Python "
+        f"(best of {repeat}), {best / steps * 1e6:.0f} us an evaluation"
+    )
+
+
 def write_wide(folder: str) -> None:
     """The sparse files of issue 30 §4 (deterministic): ``wide-20000.txt`` (200
     documents of 20 queries, 20,000 features, 30 non-zeros a line) and
@@ -364,7 +396,7 @@ def main() -> None:
     p.add_argument("--write-wide", metavar="DIR", help="write the wide files and stop")
     p.add_argument(
         "--part",
-        choices=("all", "read", "objective", "kernels", "train", "sparse", "model"),
+        choices=("all", "read", "objective", "kernels", "train", "sparse", "model", "simplex"),
         default="all",
     )
     p.add_argument(
@@ -407,6 +439,9 @@ def main() -> None:
         return
     if args.part == "model":
         bench_model(args.repeat, args.features)
+        return
+    if args.part == "simplex":
+        bench_simplex(args.repeat)
         return
     if args.part in ("all", "read"):
         bench_read(args.repeat)
