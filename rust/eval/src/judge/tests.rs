@@ -167,14 +167,7 @@ fn duplicates_in_qrels_are_checked_before_the_run() {
         judge(&r, &q, &options()),
         Err(JudgeError::Duplicate { input: Input::Qrels, lines: (1, 3), .. })
     ));
-    let empty = Parsed {
-        columns: vec![],
-        lines: None,
-        query_starts: vec![0],
-        tag: None,
-        rows: 0,
-        fractional: None,
-    };
+    let empty = no_rows();
     assert!(matches!(
         judge(&empty, &q, &options()),
         Err(JudgeError::Duplicate { input: Input::Qrels, .. })
@@ -212,14 +205,7 @@ fn label_types_follow_the_grades() {
 fn errors_are_told_apart() {
     let r = run("q Q0 a 1 1 t\n");
     let q = qrels("q 0 a 1\n");
-    let empty = Parsed {
-        columns: vec![],
-        lines: None,
-        query_starts: vec![0],
-        tag: None,
-        rows: 0,
-        fractional: None,
-    };
+    let empty = no_rows();
     assert!(matches!(judge(&r, &empty, &options()), Err(JudgeError::Empty(Input::Qrels))));
     assert!(matches!(judge(&empty, &q, &options()), Err(JudgeError::Empty(Input::Run))));
     assert!(matches!(judge(&q, &q, &options()), Err(JudgeError::WrongKind(Input::Run))));
