@@ -63,11 +63,10 @@ where
     };
     let gate = Gate::default();
     std::thread::scope(|scope| {
-        // as many workers as the system starts (see `cranfield_trec::room::spawn`);
-        // with none, the calling thread does every item
-        if spawn_workers(scope, threads.min(items), &gate, &worker) == 0 {
-            worker();
-        }
+        // the calling thread is one of the workers, the others as many as the system
+        // starts (see `cranfield_trec::room::spawn`; as `judge::parallel::map`)
+        spawn_workers(scope, threads.min(items) - 1, &gate, &worker);
+        worker();
     });
     let mut out = Vec::with_capacity(items);
     for result in done.into_inner().unwrap_or_else(|e| e.into_inner()) {
