@@ -233,3 +233,14 @@ def test_trec_eval_takes_the_engine_finding(paths, capsys, monkeypatch):
     assert capsys.readouterr().err == "cranfield trec_eval: " + NOTE.format(
         q, "cranfield eval --fractional"
     )
+
+
+def test_trec_eval_general_path_notes_from_the_file(paths, capsys, monkeypatch):
+    from cranfield.core import trec_eval
+
+    monkeypatch.setattr(trec_eval, "trec_eval_by_engine", lambda *a, **k: None)
+    q = str(paths / "q.txt")
+    assert main(["trec_eval", "-m", "ndcg", q, str(paths / "r.txt")]) == 0
+    assert capsys.readouterr().err == "cranfield trec_eval: " + NOTE.format(
+        q, "cranfield eval --fractional"
+    )

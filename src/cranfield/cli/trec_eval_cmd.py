@@ -202,11 +202,9 @@ def main(argv: list[str]) -> int:
         )
     except (CranfieldError, OSError) as exc:
         return _failed(exc)
-    from ..core.io.grades import first_fractional_grade, truncation_note
+    from ..core.io.grades import truncation_note
 
-    # found by the engine as it read the qrels, or looked for in the file again
-    found = done.truncated if done.truncated is not False else first_fractional_grade(args.files[0])
-    note = truncation_note(found, args.files[0], "cranfield eval --fractional")
+    note = truncation_note(done.truncated, args.files[0], "cranfield eval --fractional")
     if note is not None:
         _note(note)
     from ._output import deliver

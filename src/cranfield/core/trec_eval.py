@@ -373,17 +373,17 @@ class TrecEvalOutput(Record):
     """What :func:`trec_eval_files` gives: trec_eval's output (bytes from the engine,
     text from the general path: ids read as Latin-1), the notes for standard error,
     in order (each starts with ``note:``), and ``truncated``: the qrels' first
-    fractional grade read truncated as the engine found it while reading them
-    (``(line, grade)``, or None), or False when the engine did not read them (the
-    command line then looks at the file itself)."""
+    fractional grade read truncated, ``(line, grade)``, or None (found by the engine as
+    it read them; on the general path by
+    :func:`~cranfield.core.io.grades.first_fractional_grade`)."""
 
     __slots__ = ("text", "notes", "truncated")
     _frozen = False
     text: bytes | str
     notes: list[str]
-    truncated: tuple[int, str] | None | bool
+    truncated: tuple[int, str] | None
 
-    def __init__(self, text: bytes | str, notes: list[str], truncated=False) -> None:
+    def __init__(self, text: bytes | str, notes: list[str], truncated=None) -> None:
         self.text, self.notes, self.truncated = text, notes, truncated
 
 
@@ -462,23 +462,23 @@ def trec_eval_files(
                 note_missing_topics(done.missing, note)
                 note_unusable_zscores(done.unusable, note)
                 return TrecEvalOutput(done.text, said, done.truncated)
-    return TrecEvalOutput(
-        _general_trec_eval(
-            qrels_path,
-            run_path,
-            measure_args,
-            opts,
-            per_query=per_query,
-            summary=summary,
-            num_docs_in_coll=num_docs_in_coll,
-            zscores_path=zscores_path,
-            stream=stream,
-            backend=engine,
-            scheduler=scheduler,
-            notes=note,
-        ),
-        said,
+    text = _general_trec_eval(
+        qrels_path,
+        run_path,
+        measure_args,
+        opts,
+        per_query=per_query,
+        summary=summary,
+        num_docs_in_coll=num_docs_in_coll,
+        zscores_path=zscores_path,
+        stream=stream,
+        backend=engine,
+        scheduler=scheduler,
+        notes=note,
     )
+    from .io.grades import first_fractional_grade  # (read in Python: looked at again)
+
+    return TrecEvalOutput(text, said, first_fractional_grade(qrels_path))
 
 
 def _general_trec_eval(
