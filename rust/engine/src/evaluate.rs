@@ -11,7 +11,6 @@
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
-use std::sync::Mutex;
 
 use cranfield_eval::judge::arrays::{judge_batches_runs, Batch};
 use cranfield_eval::judge::stream::{
@@ -166,8 +165,8 @@ fn finish<'py>(
 }
 
 /// Evaluate TREC runs against qrels (a TREC file, or a `QrelsIndex`): `(qrels topics,
-/// [(run name, query ids, columns, relevant, micro)], truncated)`, one column per spec (a list of float, or of str for
-/// text families); `relevant` (with `skip_no_relevant`, else None) tells the queries
+/// [(run name, query ids, columns, relevant, micro)], truncated)`, one column per spec
+/// (a list of float, or of str for text families); `relevant` (with `skip_no_relevant`, else None) tells the queries
 /// with a relevant document; `micro` (with `micro`, the name of each spec's formula,
 /// its declaration's `micro=`; else None) the micro average of each spec
 /// (`cranfield_eval::micro`: ValueError for an unknown formula); `truncated` (qrels read
@@ -229,17 +228,15 @@ fn evaluate_trec_files<'py>(
         ..reading(latin1, fractional, max_line, max_bytes)
     };
     // the qrels' first fractional grade read as an integer (its line, the grade)
-    let truncated: Mutex<Option<(u64, Vec<u8>)>> = Mutex::new(None);
-    let work = || -> Result<(usize, Vec<Evaluated>), Failure> {
+    let mut truncated: Option<(u64, Vec<u8>)> = None;
+    let mut work = || -> Result<(usize, Vec<Evaluated>), Failure> {
         options.check().map_err(Failure::Judge)?;
         let read = match index {
             Some(_) => None,
             // (a regular file, a named pipe or standard input)
             None => Some(read_qrels_from(&qrels_path, &reading).map_err(Failure::Judge)?),
         };
-        if let Some(found) = read.as_ref().and_then(|q| q.fractional.clone()) {
-            *truncated.lock().unwrap_or_else(|e| e.into_inner()) = Some(found);
-        }
+        truncated = read.as_ref().and_then(|q| q.fractional.clone());
         // the qrels judged once for every run
         let judged_once = read.as_ref().map(|qrels| {
             let qrels_threads = threads_for(qrels, qrels, reading.threads);
@@ -266,8 +263,7 @@ fn evaluate_trec_files<'py>(
         })?;
         Ok((topics(qrels), out))
     };
-    let done = finish(py, py.detach(|| catch_unwind(AssertUnwindSafe(work))))?;
-    let truncated = truncated.into_inner().unwrap_or_else(|e| e.into_inner());
+    let done = finish(py, py.detach(|| catch_unwind(AssertUnwindSafe(&mut work))))?;
     let truncated =
         truncated.map(|(line, grade)| (line, String::from_utf8_lossy(&grade).into_owned()));
     (done.get_item(0)?, done.get_item(1)?, truncated).into_pyobject(py)

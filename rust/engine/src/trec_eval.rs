@@ -208,7 +208,8 @@ const THREADS_FROM: usize = 1 << 16;
 /// Returns `(text, missing, unusable, truncated)` — the output bytes, the qrels topics
 /// without results (without `-c`, for the note), the (query, measure) pairs without a
 /// usable z-score and the qrels' first fractional grade read truncated (`(line,
-/// grade)`, or None; found as the qrels are parsed) — or None when the engine cannot do it (ids that are not Latin-1). Raises
+/// grade)`, or None; found as the qrels are parsed) — or None when the engine cannot
+/// do it (ids that are not Latin-1). Raises
 /// `JudgeError` for a problem in an input, an input it does not read (standard input,
 /// not a regular file: 'unsupported') or no query to evaluate ('no_query');
 /// `InputError`/`MeasureError` when a measure refuses the data; ValueError for a

@@ -223,8 +223,8 @@ def _with_intervals(text: str, results, args, digits: int) -> str:
 
 
 def _finish(results, qrels, args, digits: int, topic_groups=None) -> int:
-    """Notes on missing topics, then the rendered results (stdout or ``-o``);
-    ``qrels``: the qrels, or their number of topics."""
+    """Notes on truncated grades and missing topics, then the rendered results (stdout
+    or ``-o``); ``qrels``: the qrels, or the engine's ``QrelsRead`` of their file."""
     from ..core.results import QrelsRead, missing_topics
     from ..output import render
 

@@ -295,8 +295,9 @@ def _engine_results(job: _Job) -> tuple | None:
     """The evaluation of TREC files in one engine call: the qrels read once, the runs
     read, judged and measured in the engine; NumPy and PyArrow are not imported; runs of
     any size are read in query-aligned pieces (bounded memory). Returns ``(Results,
-    QrelsRead)`` (the qrels' topics and first truncated grade), or None when the engine cannot do it (other formats, a measure it does
-    not compute or without a micro average asked for): the general path then runs.
+    QrelsRead)`` (the qrels' topics and first truncated grade), or None when the engine
+    cannot do it (other formats, a measure it does not compute or without a micro
+    average asked for): the general path then runs.
     Standard input and named pipes are read by the engine too; as they can be read only
     once, what would send them to the general path is decided before reading
     (:func:`engine_reads`), and after reading every problem is raised here, with the
