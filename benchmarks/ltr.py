@@ -281,16 +281,16 @@ def bench_simplex(repeat: int, features: int = 46, budget: int = 4000) -> None:
 
     start_point = np.full(features, 0.1)
     sim = np.vstack((start_point, start_point + 0.1 * np.eye(features)))
-    best, steps = float("inf"), 0
+    best, evaluations = float("inf"), 0
     for _ in range(repeat):
         spent[0] = 0.0
         t = time.perf_counter()
         calls = simplex.minimise(values, sim, budget, xatol=1e-8, fatol=1e-12, adaptive=True)
         best = min(best, time.perf_counter() - t - spent[0])
-        steps = calls
+        evaluations = calls
     print(
-        f"simplex steps, {features} weights, {steps} evaluations: {best:.3f} s of Python "
-        f"(best of {repeat}), {best / steps * 1e6:.0f} us an evaluation"
+        f"simplex steps, {features} weights, {evaluations} evaluations: {best:.3f} s of "
+        f"Python (best of {repeat}), {best / evaluations * 1e6:.0f} us an evaluation"
     )
 
 
