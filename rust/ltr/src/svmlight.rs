@@ -138,17 +138,22 @@ pub fn parse(data: &[u8], options: Options) -> Result<Parsed, ReadError> {
     bounds.push(data.len());
     bounds.dedup();
     let slices: Vec<&[u8]> = bounds.windows(2).map(|w| &data[w[0]..w[1]]).collect();
-    let results: Vec<Result<Chunk, ReadError>> = if slices.len() == 1 {
-        vec![chunk(slices[0], options)]
-    } else {
-        std::thread::scope(|scope| {
+    // the last slice parsed by the calling thread (it would only wait otherwise), each
+    // other on a thread of its own (none for an empty input or a single slice)
+    let results: Vec<Result<Chunk, ReadError>> = match slices.split_last() {
+        None => Vec::new(),
+        Some((last, [])) => vec![chunk(last, options)],
+        Some((last, others)) => std::thread::scope(|scope| {
             let handles: Vec<_> =
-                slices.iter().map(|s| scope.spawn(move || chunk(s, options))).collect();
-            handles
+                others.iter().map(|s| scope.spawn(move || chunk(s, options))).collect();
+            let last = chunk(last, options);
+            let mut results: Vec<_> = handles
                 .into_iter()
                 .map(|h| h.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
-                .collect()
-        })
+                .collect();
+            results.push(last);
+            results
+        }),
     };
     // line numbers of later chunks follow the earlier chunks' lines
     let mut chunks = Vec::with_capacity(results.len());
