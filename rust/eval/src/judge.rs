@@ -402,8 +402,22 @@ fn value_kind(parsed: &Parsed, input: Input) -> Result<ValueKind, JudgeError> {
 fn well_formed(strings: &Strings) -> bool {
     let o = &strings.offsets;
     o.first().is_some_and(|&start| start >= 0)
-        && o.windows(2).all(|w| w[0] <= w[1])
+        && non_decreasing(o)
         && o.last().is_some_and(|&end| end as usize <= strings.data.len())
+}
+
+/// Whether `values` never decrease: a whole block's comparisons combined without a
+/// branch (the compiler makes them vector instructions), the blocks in turn. On the
+/// 28 MB of a 7M-line run's doc id offsets, `value_kind` went from ~6 to ~4.5 ms of
+/// `eval`'s one serial step between reading and judging (`perf record`, 4 kHz).
+fn non_decreasing(values: &[i32]) -> bool {
+    const BLOCK: usize = 4096;
+    let pairs = values.len().saturating_sub(1);
+    (0..pairs).step_by(BLOCK).all(|start| {
+        let end = (start + BLOCK).min(pairs);
+        let (left, right) = (&values[start..end], &values[start + 1..=end]);
+        left.iter().zip(right).fold(true, |ok, (a, b)| ok & (a <= b))
+    })
 }
 
 /// Whether query ids by block are consistent (`QueryIds::get` cannot fail): a

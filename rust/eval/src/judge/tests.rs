@@ -351,3 +351,41 @@ fn the_joined_labels_lacking_memory_are_an_error() {
     let labels = joined::<i8>(5 << 20).unwrap();
     assert!(labels.is_empty() && labels.capacity() >= 5 << 20);
 }
+
+#[test]
+fn non_decreasing_is_windows_all_on_every_length_and_break() {
+    let definition = |v: &[i32]| v.windows(2).all(|w| w[0] <= w[1]);
+    let mut rng = Rng(0x5eed_1234);
+    for len in [0usize, 1, 2, 3, 4095, 4096, 4097, 4098, 8192, 8193, 12_289] {
+        let sorted: Vec<i32> = (0..len as i32).map(|i| i / 3).collect();
+        assert!(non_decreasing(&sorted) && definition(&sorted));
+        // one decrease at each position near the blocks' edges, and at random ones
+        let mut at: Vec<usize> = [1, 4095, 4096, 4097, 8192, 8193, len.saturating_sub(1)]
+            .into_iter()
+            .filter(|&i| i >= 1 && i < len)
+            .collect();
+        at.extend((0..20).filter(|_| len > 1).map(|_| 1 + rng.next(len as u64 - 1) as usize));
+        for i in at {
+            let mut v = sorted.clone();
+            v[i] = v[i - 1] - 1;
+            assert_eq!(non_decreasing(&v), definition(&v), "length {len}, decrease at {i}");
+            assert!(!non_decreasing(&v));
+        }
+    }
+    // random walks up, with a rare step down (so both answers come up)
+    let (mut seen_true, mut seen_false) = (false, false);
+    for _ in 0..300 {
+        let len = rng.next(9000) as usize;
+        let mut level = 0;
+        let walk: Vec<i32> = (0..len)
+            .map(|_| {
+                level += if rng.next(len as u64 + 1) == 0 { -1 } else { rng.next(2) as i32 };
+                level
+            })
+            .collect();
+        let want = definition(&walk);
+        assert_eq!(non_decreasing(&walk), want, "length {len}");
+        (seen_true, seen_false) = (seen_true || want, seen_false || !want);
+    }
+    assert!(seen_true && seen_false);
+}
