@@ -5,7 +5,7 @@ Usage (from the repository root)::
     PYTHONPATH=src python benchmarks/startup.py --repeat 7 [--before OLD/src] [--only TEXT] [--cpu]
 
 Times ``cranfield COMMAND --help`` for every subcommand and the small jobs of issue 39
-(``ab`` on 8 rows, ``interleave`` of two runs, a 2-run ``report``, ``agreement`` of
+(``eval`` of a one-line run, ``ab`` on 8 rows, ``interleave`` of two runs, a 2-run ``report``, ``agreement`` of
 two assessors' qrels, every kind of ``plot`` as SVG and ``plot pr`` as PNG and PDF) in fresh
 processes, through the console script
 (``cranfield``, as a user starts it; ``python -m cranfield`` where it is not
@@ -59,8 +59,13 @@ def small_jobs(folder: Path) -> dict[str, list[str]]:
     bob.write_text("".join(line + "\n" for line in flipped))
     out = folder / "out"
     out.mkdir()
+    one_qrels, one_run = folder / "one.qrels", folder / "one.run"
+    one_qrels.write_text("1 0 d1 1\n")
+    one_run.write_text("1 Q0 d1 1 1.0 r\n")
     return (
         {
+            # the fixed cost every `eval` pays before its engine starts
+            "eval (one line)": ["eval", str(one_qrels), str(one_run)],
             "ab (8 rows)": ["ab", str(units), "--metric", "ctr", "--variant-column", "v"],
             "interleave (2 runs)": ["interleave", a, b, "--qrels", qrels],
             "report (2 runs)": ["report", qrels, a, b, "-o", str(out / "report.html")],
