@@ -21,9 +21,9 @@ mod user_models;
 
 pub use shared::Shared;
 
+use crate::judge::parallel;
 use crate::EvalError;
 use crate::{Column, JudgedView, Kernel, Refusal, Spec};
-use cranfield_trec::room::spawn;
 
 /// Each module: `FAMILIES` it computes and `kernel(spec)` (None for another module's family).
 type Maker = fn(&Spec) -> Option<Result<Box<dyn Kernel>, EvalError>>;
@@ -66,10 +66,12 @@ pub fn kernel(spec: &Spec) -> Result<Box<dyn Kernel>, EvalError> {
 }
 
 /// Every measure for every query of `run`: one column per kernel. Each kernel first
-/// reads the whole run ([`Kernel::prepare`]; the first refusal is returned). Queries
-/// are then split into `threads` contiguous chunks; each thread computes all kernels
-/// of its queries (one query's arrays stay in cache across measures), sharing the
-/// query's common work between them ([`Shared`]: relevant ranks, gains, ideal DCG...).
+/// reads the whole run ([`Kernel::prepare`]; the first refusal is returned). Blocks of
+/// [`QUERIES_PER_BLOCK`] queries then go to `threads` threads as each comes free
+/// (the calling thread one of them); a thread computes all kernels of a query in turn
+/// (its arrays stay in cache across measures), sharing the query's common work
+/// between them ([`Shared`]: relevant ranks, gains, ideal DCG...). Every value
+/// depends on its query alone, so the columns are the same on any number of threads.
 pub fn compute(
     run: &JudgedView,
     kernels: &mut [Box<dyn Kernel>],
@@ -80,44 +82,22 @@ pub fn compute(
     }
     let kernels: &[Box<dyn Kernel>] = kernels;
     let n = run.num_queries();
-    let threads = threads.clamp(1, n.max(1));
-    let chunk = n.div_ceil(threads).max(1);
-    // the first chunks on threads of their own, the last on this one (a single chunk,
-    // the common case of a small run, starts no thread)
-    let starts: Vec<usize> = (0..n).step_by(chunk).collect();
-    let last = starts.last().copied().unwrap_or(0);
-    let parts: Vec<Vec<Column>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = starts[..starts.len().saturating_sub(1)]
-            .iter()
-            .map(|&start| {
-                let end = (start + chunk).min(n);
-                // a thread the system refuses (no memory for its stack): done here
-                spawn(scope, move || columns(run, kernels, start..end))
-                    .ok_or_else(|| columns(run, kernels, start..end))
-            })
-            .collect();
-        let here = columns(run, kernels, last..n);
-        let join = |h: std::thread::ScopedJoinHandle<'_, _>| h.join();
-        let mut parts: Vec<Vec<Column>> = handles
-            .into_iter()
-            .map(|h| h.map_or_else(Ok, join).expect("a measure kernel panicked"))
-            .collect();
-        parts.push(here);
-        parts
-    });
-    if let [_] = parts.as_slice() {
-        return Ok(parts.into_iter().next().unwrap_or_default());
+    // blocks of queries handed out as threads come free (a thread slowed by another
+    // process, or a slower core, takes fewer), each block's columns joined in order
+    let blocks = n.div_ceil(QUERIES_PER_BLOCK);
+    let block = |shared: &mut Shared, b: usize| {
+        let start = b * QUERIES_PER_BLOCK;
+        columns(run, kernels, shared, start..(start + QUERIES_PER_BLOCK).min(n))
+    };
+    let mut parts = parallel::map(blocks, threads, Shared::default, block).into_iter();
+    let mut out =
+        parts.next().unwrap_or_else(|| columns(run, kernels, &mut Shared::default(), 0..0));
+    for column in &mut out {
+        match column {
+            Column::Numbers(v) => v.reserve_exact(n - v.len()),
+            Column::Texts(v) => v.reserve_exact(n - v.len()),
+        }
     }
-    let mut out: Vec<Column> = kernels
-        .iter()
-        .map(|k| {
-            if k.is_text() {
-                Column::Texts(Vec::with_capacity(n))
-            } else {
-                Column::Numbers(Vec::with_capacity(n))
-            }
-        })
-        .collect();
     for part in parts {
         for (all, piece) in out.iter_mut().zip(part) {
             match (all, piece) {
@@ -130,22 +110,27 @@ pub fn compute(
     Ok(out)
 }
 
+/// The queries of one task of [`compute`]: enough that a task's columns (one vector
+/// per kernel) cost little beside its measures, few enough that the threads end
+/// together.
+const QUERIES_PER_BLOCK: usize = 32;
+
 fn columns(
     run: &JudgedView,
     kernels: &[Box<dyn Kernel>],
+    shared: &mut Shared,
     queries: std::ops::Range<usize>,
 ) -> Vec<Column> {
     let mut out: Vec<Column> = kernels
         .iter()
         .map(|k| if k.is_text() { Column::Texts(Vec::new()) } else { Column::Numbers(Vec::new()) })
         .collect();
-    let mut shared = Shared::default();
     for q in queries {
         let query = run.query(q);
         shared.reset();
         for (column, k) in out.iter_mut().zip(kernels) {
             match column {
-                Column::Numbers(v) => v.push(k.value_shared(&query, &mut shared)),
+                Column::Numbers(v) => v.push(k.value_shared(&query, shared)),
                 Column::Texts(v) => v.push(k.text(&query)),
             }
         }
@@ -175,4 +160,84 @@ pub(crate) fn test_spec(
 ) -> Spec {
     let params = params.iter().map(|(k, v)| (k.to_string(), v.clone())).collect();
     Spec { family: family.into(), cutoff: cutoff.map(crate::Cutoff::Rank), params }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{JudgedView, Labels};
+
+    /// xorshift, enough to make judged runs.
+    struct Rng(u64);
+
+    impl Rng {
+        fn below(&mut self, n: u64) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0 % n
+        }
+    }
+
+    /// Every family's kernel the spec without parameters makes, at no cutoff and at 10.
+    fn every_kernel() -> Vec<Box<dyn Kernel>> {
+        families()
+            .into_iter()
+            .flat_map(|f| [None, Some(10)].map(|cutoff| kernel(&test_spec(f, cutoff, &[]))))
+            .filter_map(Result::ok)
+            .collect()
+    }
+
+    /// A column with each number as its bits (NaN equals NaN), or its texts.
+    type Bits = Result<Vec<u64>, Vec<String>>;
+
+    fn bits(columns: Result<Vec<Column>, Refusal>) -> Result<Vec<Bits>, Refusal> {
+        columns.map(|c| {
+            c.into_iter()
+                .map(|c| match c {
+                    Column::Numbers(v) => Ok(v.iter().map(|x| x.to_bits()).collect()),
+                    Column::Texts(v) => Err(v),
+                })
+                .collect()
+        })
+    }
+
+    #[test]
+    fn the_columns_are_the_same_on_any_number_of_threads() {
+        let kernels = every_kernel();
+        assert!(kernels.len() >= 60, "{} kernels", kernels.len());
+        assert!(kernels.iter().any(|k| k.is_text()));
+        let mut rng = Rng(0x9e37_79b9);
+        // none, fewer than a block, one block, blocks and a part, many
+        for queries in [0usize, 1, 31, 32, 33, 100, 317] {
+            let mut offsets = vec![0i64];
+            let mut qrels_offsets = vec![0i64];
+            let (mut labels, mut grades, mut in_run) = (Vec::new(), Vec::new(), Vec::new());
+            for _ in 0..queries {
+                let ranked = rng.below(60) as usize;
+                labels.extend((0..ranked).map(|_| rng.below(6) as i8 - 2));
+                offsets.push(labels.len() as i64);
+                let mut judged: Vec<i8> = (0..rng.below(40)).map(|_| rng.below(4) as i8).collect();
+                judged.sort_unstable_by(|a, b| b.cmp(a));
+                grades.extend(judged);
+                qrels_offsets.push(grades.len() as i64);
+                in_run.push(rng.below(8) != 0);
+            }
+            let run = JudgedView {
+                offsets: &offsets,
+                labels: Labels::I8(&labels),
+                qrels_offsets: &qrels_offsets,
+                qrels_grades: Labels::I8(&grades),
+                in_run: &in_run,
+                rel_level: 1,
+                compat: 10,
+            };
+            let one = bits(compute(&run, &mut every_kernel(), 1));
+            assert!(one.as_ref().is_ok_and(|c| c.len() == kernels.len()));
+            for threads in [2, 3, 8] {
+                let many = bits(compute(&run, &mut every_kernel(), threads));
+                assert_eq!(one, many, "{queries} queries on {threads} threads");
+            }
+        }
+    }
 }
