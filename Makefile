@@ -75,7 +75,8 @@ rust-check:
 # seeds-svmlight/, model_weights, a model file's weights, with seeds-model/) for a fixed
 # number of runs each, FUZZ_SECONDS in all (split evenly), on
 # stable Rust (the coverage flags cargo fuzz would pass); a copy of a target's seeds grows
-# in a temporary folder
+# in a temporary folder. A crash shows the panic's message and the input (libFuzzer's
+# `Base64:` line), since the folder is removed
 FUZZ_FLAGS := -Cpasses=sancov-module -Cllvm-args=-sanitizer-coverage-level=4 \
 	-Cllvm-args=-sanitizer-coverage-inline-8bit-counters -Cllvm-args=-sanitizer-coverage-pc-table \
 	-Cllvm-args=-sanitizer-coverage-trace-compares -Cdebug-assertions -Coverflow-checks
@@ -89,7 +90,7 @@ fuzz:
 		echo "$${t%%:*}:"; corpus=$$(mktemp -d) && cp $${t#*:}/* $$corpus/ && \
 		target/$$HOST/release/$${t%%:*} -runs=$(FUZZ_RUNS) -max_total_time=$$seconds \
 			-max_len=4096 -seed=1 -print_final_stats=1 -artifact_prefix=$$corpus/ $$corpus 2>&1 \
-			| grep -E '^(Done|stat::number_of_executed_units|==|SUMMARY)|panicked' ; \
+			| awk '/panicked/ { after = 4 } after-- > 0 || /^(Done|stat::number_of_executed_units|==|SUMMARY|Base64:)/' ; \
 		s=$${PIPESTATUS[0]}; rm -rf $$corpus; [ $$s -eq 0 ] || status=$$s; \
 	done; exit $$status
 
