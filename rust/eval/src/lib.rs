@@ -20,6 +20,9 @@ pub mod runs;
 pub mod trec_eval;
 pub mod views;
 
+#[cfg(test)]
+pub(crate) mod test_rng;
+
 use std::collections::BTreeMap;
 
 pub use error::EvalError;

@@ -2,6 +2,7 @@ use cranfield_trec::{parse, Columns, Kind, Options, Parsed, QueryIds, Strings, V
 
 use super::ranking::joined;
 use super::*;
+use crate::test_rng::Xorshift as Rng;
 
 fn read(text: &str, kind: Kind) -> Parsed {
     let options = Options { kind, latin1: false, max_line: 1 << 20, threads: 1 };
@@ -227,28 +228,16 @@ fn errors_are_told_apart() {
     assert!(matches!(judge(&r, &q, &bad), Err(JudgeError::Options(_))));
 }
 
-/// A pseudo-random generator (xorshift), enough to make inputs.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self, n: u64) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0 % n
-    }
-}
-
 fn random_inputs(seed: u64) -> (String, String) {
     let mut rng = Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1);
     let (mut r, mut q) = (String::new(), String::new());
-    for _ in 0..rng.next(400) + 1 {
-        let (topic, doc) = (rng.next(12), rng.next(60));
-        r.push_str(&format!("t{topic} Q0 d{doc} 0 {} x\n", rng.next(7) as f64 / 2.0));
+    for _ in 0..rng.below(400) + 1 {
+        let (topic, doc) = (rng.below(12), rng.below(60));
+        r.push_str(&format!("t{topic} Q0 d{doc} 0 {} x\n", rng.below(7) as f64 / 2.0));
     }
-    for _ in 0..rng.next(300) + 1 {
-        let (topic, doc) = (rng.next(14), rng.next(60));
-        q.push_str(&format!("t{topic} 0 d{doc} {}\n", rng.next(6) as i64 - 2));
+    for _ in 0..rng.below(300) + 1 {
+        let (topic, doc) = (rng.below(14), rng.below(60));
+        q.push_str(&format!("t{topic} 0 d{doc} {}\n", rng.below(6) as i64 - 2));
     }
     if seed % 2 == 0 {
         // topics in one block each: blocks then straddle the pieces' borders
@@ -364,7 +353,7 @@ fn non_decreasing_is_windows_all_on_every_length_and_break() {
             .into_iter()
             .filter(|&i| i >= 1 && i < len)
             .collect();
-        at.extend((0..20).filter(|_| len > 1).map(|_| 1 + rng.next(len as u64 - 1) as usize));
+        at.extend((0..20).filter(|_| len > 1).map(|_| 1 + rng.below(len as u64 - 1) as usize));
         for i in at {
             let mut v = sorted.clone();
             v[i] = v[i - 1] - 1;
@@ -375,11 +364,11 @@ fn non_decreasing_is_windows_all_on_every_length_and_break() {
     // random walks up, with a rare step down (so both answers come up)
     let (mut seen_true, mut seen_false) = (false, false);
     for _ in 0..300 {
-        let len = rng.next(9000) as usize;
+        let len = rng.below(9000) as usize;
         let mut level = 0;
         let walk: Vec<i32> = (0..len)
             .map(|_| {
-                level += if rng.next(len as u64 + 1) == 0 { -1 } else { rng.next(2) as i32 };
+                level += if rng.below(len as u64 + 1) == 0 { -1 } else { rng.below(2) as i32 };
                 level
             })
             .collect();

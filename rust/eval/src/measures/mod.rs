@@ -165,19 +165,8 @@ pub(crate) fn test_spec(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_rng::Xorshift as Rng;
     use crate::{JudgedView, Labels};
-
-    /// xorshift, enough to make judged runs.
-    struct Rng(u64);
-
-    impl Rng {
-        fn below(&mut self, n: u64) -> u64 {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            self.0 % n
-        }
-    }
 
     /// Every family's kernel the spec without parameters makes, at no cutoff and at 10.
     fn every_kernel() -> Vec<Box<dyn Kernel>> {

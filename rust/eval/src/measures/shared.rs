@@ -386,17 +386,7 @@ mod tests {
     use crate::{Column, Cutoff, JudgedView, Kernel, Labels, Param, Query, Spec};
     use std::collections::BTreeMap;
 
-    /// xorshift64: a fixed stream of pseudo-random numbers.
-    struct Stream(u64);
-
-    impl Stream {
-        fn below(&mut self, n: u64) -> u64 {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            self.0 % n
-        }
-    }
+    use crate::test_rng::Xorshift as Stream;
 
     fn spec(text: &str) -> Spec {
         // family[@cutoff][;name=value...]; values: int, real (with a dot), text, or
