@@ -5,9 +5,9 @@ Usage (from the repository root)::
     PYTHONPATH=src python benchmarks/startup.py --repeat 7 [--before OLD/src] [--only TEXT] [--cpu]
 
 Times ``cranfield COMMAND --help`` for every subcommand and the small jobs of issue 39
-(``eval`` of a one-line run, ``ab`` on 8 rows, ``interleave`` of two runs, a 2-run ``report``, ``agreement`` of
-two assessors' qrels, every kind of ``plot`` as SVG and ``plot pr`` as PNG and PDF) in fresh
-processes, through the console script
+(``eval`` of a one-line run, ``ab`` on 8 rows, ``interleave`` of two runs, a 2-run
+``report``, ``agreement`` of two assessors' qrels, every kind of ``plot`` as SVG and
+``plot pr`` as PNG and PDF) in fresh processes, through the console script
 (``cranfield``, as a user starts it; ``python -m cranfield`` where it is not
 installed). Each figure is the best of ``--repeat`` runs (the least disturbed by other
 processes on a shared machine) with the median beside it, each tree byte-compiled

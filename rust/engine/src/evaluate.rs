@@ -164,16 +164,15 @@ fn finish<'py>(
     (topics, results).into_pyobject(py)
 }
 
-/// Evaluate TREC runs against qrels (a TREC file, or a `QrelsIndex`): `(qrels topics,
-/// [(run name, query ids, columns, relevant, micro)], truncated)`, one column per spec
-/// (a list of float, or of str for text families); `relevant` (with `skip_no_relevant`, else None) tells the queries
-/// with a relevant document; `micro` (with `micro`, the name of each spec's formula,
-/// its declaration's `micro=`; else None) the micro average of each spec
+/// Evaluate TREC runs against qrels (a TREC file, or a `QrelsIndex`): `(qrels topics, [(run
+/// name, query ids, columns, relevant, micro)], truncated)`, one column per spec (a list of
+/// float, or of str for text families); `relevant` (with `skip_no_relevant`, else None)
+/// tells the queries with a relevant document; `micro` (with `micro`, the name of each
+/// spec's formula, its declaration's `micro=`; else None) the micro average of each spec
 /// (`cranfield_eval::micro`: ValueError for an unknown formula); `truncated` (qrels read
-/// from a file with integer grades, else None) the line and text of the first grade with
-/// a non-zero fractional part, which is read truncated toward zero (as trec_eval's
-/// `atol`), found while parsing. `judged_only_specs[i]`: spec `i` sees the judged-only
-/// view.
+/// from a file with integer grades, else None) the line and text of the first grade with a
+/// non-zero fractional part, which is read truncated toward zero (as trec_eval's `atol`),
+/// found while parsing. `judged_only_specs[i]`: spec `i` sees the judged-only view.
 ///
 /// `specs` are `(family, cutoff, params)` as `compute_measures` takes them; `options`
 /// the `JudgeOptions` value (None: its defaults; the qrels must hold no repeated

@@ -207,13 +207,12 @@ const THREADS_FROM: usize = 1 << 16;
 ///
 /// Returns `(text, missing, unusable, truncated)` — the output bytes, the qrels topics
 /// without results (without `-c`, for the note), the (query, measure) pairs without a
-/// usable z-score and the qrels' first fractional grade read truncated (`(line,
-/// grade)`, or None; found as the qrels are parsed) — or None when the engine cannot
-/// do it (ids that are not Latin-1). Raises
-/// `JudgeError` for a problem in an input, an input it does not read (standard input,
-/// not a regular file: 'unsupported') or no query to evaluate ('no_query');
-/// `InputError`/`MeasureError` when a measure refuses the data; ValueError for a
-/// measure the engine does not compute.
+/// usable z-score and the qrels' first fractional grade read truncated (`(line, grade)`, or
+/// None; found as the qrels are parsed) — or None when the engine cannot do it (ids that
+/// are not Latin-1). Raises `JudgeError` for a problem in an input, an input it does not
+/// read (standard input, not a regular file: 'unsupported') or no query to evaluate
+/// ('no_query'); `InputError`/`MeasureError` when a measure refuses the data; ValueError
+/// for a measure the engine does not compute.
 #[pyfunction]
 #[pyo3(signature = (columns, qrels_path, run_path, options, per_query, summary, zscores=None, max_line=1 << 26, max_bytes=None, piece_bytes=PIECE_BYTES, whole_bytes=WHOLE_BYTES, regroup_bytes=None, progress=None))]
 #[allow(clippy::too_many_arguments)]
