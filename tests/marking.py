@@ -12,6 +12,7 @@ import multiprocessing.util
 import subprocess
 import types
 from collections.abc import Iterator
+from functools import cache
 from pathlib import Path
 
 TESTS = Path(__file__).resolve().parent
@@ -38,9 +39,16 @@ def _code_objects(code: types.CodeType) -> Iterator[types.CodeType]:
 def is_test_helper(obj: object) -> bool:
     """Defined in a module of tests/ (followed when looking for a process start)."""
     try:
-        return Path(inspect.getfile(obj)).resolve().is_relative_to(TESTS)
+        return _in_tests(inspect.getfile(obj))
     except (TypeError, OSError):
         return False
+
+
+@cache
+def _in_tests(filename: str) -> bool:
+    # once per file: resolving a path costs a system call per component, and the
+    # collection asks for every fixture of every one of ten thousand tests
+    return Path(filename).resolve().is_relative_to(TESTS)
 
 
 def spawns(obj: object, seen: set[int]) -> bool:
@@ -74,6 +82,15 @@ def spawns(obj: object, seen: set[int]) -> bool:
 
 def mark(items) -> None:
     """Mark each test by the external programs it needs (see the module's docstring)."""
+    # whether a function spawns, once per function: the parametrized tests share theirs,
+    # and every test shares the fixtures (a search cut short by ``seen`` is not kept)
+    known: dict[object, bool] = {}
+
+    def spawns_once(func) -> bool:
+        if func not in known:
+            known[func] = spawns(func, set())
+        return known[func]
+
     for item in items:
         names = set(getattr(item, "fixturenames", ()))
         for fixture, mark in FIXTURE_MARKS.items():
@@ -81,12 +98,11 @@ def mark(items) -> None:
                 item.add_marker(mark)
         if item.get_closest_marker("process") is not None:
             continue
-        seen: set[int] = set()
         funcs = [getattr(item, "function", None)]
         info = getattr(item, "_fixtureinfo", None)
         for defs in info.name2fixturedefs.values() if info else ():
             funcs += [
                 d.func for d in defs if d.argname != "_spawn_guard" and is_test_helper(d.func)
             ]
-        if any(f is not None and spawns(f, seen) for f in funcs):
+        if any(f is not None and spawns_once(f) for f in funcs):
             item.add_marker("process")
