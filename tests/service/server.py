@@ -14,6 +14,8 @@ import urllib.request
 from pathlib import Path
 
 SRC = str(Path(__file__).resolve().parents[2] / "src")
+#: a folder whose sitecustomize.py lowers the Argon2 costs in the server's processes
+CHEAP_HASHING = str(Path(__file__).resolve().parent / "cheap_hashing")
 START_TIMEOUT = 90.0
 
 
@@ -39,10 +41,12 @@ def free_port() -> int:
 
 class Server:
     """``cranfield serve ARGS --port PORT``; :meth:`start`, :meth:`kill` (SIGKILL),
-    :meth:`stop`; the output is kept in ``log``."""
+    :meth:`stop`; the output is kept in ``log``. Its passwords are hashed at the tests'
+    small Argon2 costs unless ``cheap_hashing`` is false (the deployed costs)."""
 
-    def __init__(self, *args: str, port: int | None = None, cwd=None):
+    def __init__(self, *args: str, port: int | None = None, cwd=None, cheap_hashing: bool = True):
         self.args = [str(a) for a in args]
+        self.path = os.pathsep.join([SRC, CHEAP_HASHING] if cheap_hashing else [SRC])
         self.port = port or free_port()
         self.cwd = cwd
         self.proc: subprocess.Popen | None = None
@@ -54,7 +58,7 @@ class Server:
 
     def start(self) -> str:
         """Start and wait until ``/api/health`` answers; returns what it printed so far."""
-        env = {**os.environ, "PYTHONPATH": SRC, "PYTHONUNBUFFERED": "1"}
+        env = {**os.environ, "PYTHONPATH": self.path, "PYTHONUNBUFFERED": "1"}
         out = open(self.log, "ab")
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "cranfield", "serve", *self.args, "--port", str(self.port)],

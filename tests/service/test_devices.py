@@ -187,7 +187,10 @@ def test_a_flood_from_many_addresses_does_not_delay_the_owner_on_a_known_device(
         security.ARGON2_PARAMETERS.update(saved)
         security._hasher = None
     db.close()
-    with Server(tmp_path / "f.db", "--trusted-proxy", "127.0.0.1", cwd=tmp_path) as server:
+    deployed = Server(
+        tmp_path / "f.db", "--trusted-proxy", "127.0.0.1", cwd=tmp_path, cheap_hashing=False
+    )
+    with deployed as server:
         status, alone, cookie = _login(server.url, PASSWORD, "192.168.7.7")
         assert status == 200 and cookie
         flood: list[tuple[str, int]] = []

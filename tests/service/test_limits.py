@@ -4,7 +4,10 @@ it is read (chunked or not), and nothing of a refused or broken upload stays on 
 from __future__ import annotations
 
 import json
+import os
 import socket
+import subprocess
+import sys
 import time
 import urllib.request
 from pathlib import Path
@@ -203,3 +206,20 @@ def test_several_workers_share_the_login_throttle(tmp_path):
 def test_workers_must_be_a_sane_number(cli, tmp_path):
     status, _out, err = cli("serve", str(tmp_path / "x.db"), "--workers", "0")
     assert status == 2 and "--workers" in err and err.count("\n") == 1
+
+
+def test_the_test_servers_hash_at_small_costs_unless_told_otherwise():
+    """The helper's switch reaches a fresh interpreter of the server (the folder on its
+    PYTHONPATH), and only when asked."""
+    code = "from cranfield.service import security; print(security.ARGON2_PARAMETERS)"
+    seen = [
+        subprocess.run(
+            [sys.executable, "-c", code],
+            env={**os.environ, "PYTHONPATH": Server(cheap_hashing=cheap).path},
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+        for cheap in (True, False)
+    ]
+    assert seen == ["{'time_cost': 1, 'memory_cost': 1024, 'parallelism': 1}", "{}"]
