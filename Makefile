@@ -9,7 +9,7 @@ BIN := $(VENV)/bin
 ENGINE := src/cranfield/_engine.abi3.so
 RUST_SOURCES := $(wildcard rust/Cargo.* rust/*/Cargo.toml rust/*/src/*.rs rust/*/src/*/*.rs)
 FUZZ_RUNS ?= 200000
-FUZZ_SECONDS ?= 45
+FUZZ_SECONDS ?= 18
 # pytest's worker processes (pytest-xdist): the CI machine has 2 cores
 PYTEST_WORKERS ?= 2
 
@@ -66,17 +66,21 @@ trec_eval:
 	@echo "built $(TREC_EVAL_DIR)/trec_eval"
 
 # the Rust crates: formatting, lints, unit tests (cranfield-engine, the PyO3 module, has
-# none: cargo test would only compile it, and PyO3, a second time)
+# none: cargo test would only compile it, and PyO3, a second time). `--tests` leaves out
+# the examples, which clippy's `--all-targets` has checked, and the doctests: the crates
+# have none (tests/test_rust_docs.py), and either would build each library a second
+# time, outside the test harness (~55 s of the ~100 s)
 rust-check:
 	cd rust && cargo fmt --check && cargo clippy --all-targets -- -D warnings && \
-		cargo test -q --workspace --exclude cranfield-engine
+		cargo test -q --workspace --exclude cranfield-engine --tests
 
 # libFuzzer on the readers (rust/fuzz: read_trec with seeds/, read_svmlight with
 # seeds-svmlight/, model_weights, a model file's weights, with seeds-model/) for a fixed
-# number of runs each, FUZZ_SECONDS in all (split evenly), on
-# stable Rust (the coverage flags cargo fuzz would pass); a copy of a target's seeds grows
-# in a temporary folder. A crash shows the panic's message and the input (libFuzzer's
-# `Base64:` line), since the folder is removed
+# number of runs each, at most FUZZ_SECONDS each, all at once (the targets are single-
+# threaded: they share the cores), on stable Rust (the coverage flags cargo fuzz would
+# pass); a copy of a target's seeds grows in a temporary folder. Each target's report is
+# printed after all have ended, in order; a crash shows the panic's message and the input
+# (libFuzzer's `Base64:` line), since the folder is removed
 FUZZ_FLAGS := -Cpasses=sancov-module -Cllvm-args=-sanitizer-coverage-level=4 \
 	-Cllvm-args=-sanitizer-coverage-inline-8bit-counters -Cllvm-args=-sanitizer-coverage-pc-table \
 	-Cllvm-args=-sanitizer-coverage-trace-compares -Cdebug-assertions -Coverflow-checks
@@ -85,13 +89,18 @@ fuzz:
 	cd rust/fuzz && HOST=$$(rustc -vV | sed -n 's/^host: //p') && \
 	RUSTFLAGS="$(FUZZ_FLAGS)" cargo build -q --release --target $$HOST \
 		$(foreach t,$(FUZZ_TARGETS),--bin $(firstword $(subst :, ,$(t)))) && \
-	seconds=$$(( $(FUZZ_SECONDS) / $(words $(FUZZ_TARGETS)) )) && status=0 && \
+	work=$$(mktemp -d) && trap 'rm -rf $$work' EXIT && \
 	for t in $(FUZZ_TARGETS); do \
-		echo "$${t%%:*}:"; corpus=$$(mktemp -d) && cp $${t#*:}/* $$corpus/ && \
-		target/$$HOST/release/$${t%%:*} -runs=$(FUZZ_RUNS) -max_total_time=$$seconds \
-			-max_len=4096 -seed=1 -print_final_stats=1 -artifact_prefix=$$corpus/ $$corpus 2>&1 \
-			| awk '/panicked/ { after = 4 } after-- > 0 || /^(Done|stat::number_of_executed_units|==|SUMMARY|Base64:)/' ; \
-		s=$${PIPESTATUS[0]}; rm -rf $$corpus; [ $$s -eq 0 ] || status=$$s; \
+		name=$${t%%:*}; mkdir $$work/$$name && cp $${t#*:}/* $$work/$$name/ && \
+		{ target/$$HOST/release/$$name -runs=$(FUZZ_RUNS) -max_total_time=$(FUZZ_SECONDS) \
+			-max_len=4096 -seed=1 -print_final_stats=1 -artifact_prefix=$$work/$$name/ \
+			$$work/$$name > $$work/$$name.log 2>&1; echo $$? > $$work/$$name.status; } & \
+	done; wait; status=0; \
+	for t in $(FUZZ_TARGETS); do \
+		name=$${t%%:*}; echo "$$name:"; \
+		awk '/panicked/ { after = 4 } after-- > 0 || /^(Done|stat::number_of_executed_units|==|SUMMARY|Base64:)/' \
+			$$work/$$name.log; \
+		s=$$(cat $$work/$$name.status 2>/dev/null || echo 1); [ "$$s" = 0 ] || status=$$s; \
 	done; exit $$status
 
 # what users install: an abi3 wheel (maturin, with its manylinux compliance check) and an
@@ -118,13 +127,18 @@ lint: setup-test
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
+# The sources are compiled to bytecode first: the tests start the command about 1,300
+# times, and where PYTHONDONTWRITEBYTECODE is set no process writes the cache, so each one
+# would compile every module it imports again (~30 ms of a small job)
 test: setup-test lint system-deps rust-check fuzz wheel-check
+	$(BIN)/python -m compileall -q -j 0 src tests > /dev/null
 	$(BIN)/python -m pytest -q -n $(PYTEST_WORKERS) --dist worksteal
 
 # the tests that start no process (no subprocess, browser, PostgreSQL, Dask cluster or
 # trec_eval build: tests/conftest.py marks those), without the lints, Rust checks and fuzzing
 QUICK_MARKS := not (process or browser or postgres or dask or trec_eval)
 quick: setup-test
+	$(BIN)/python -m compileall -q -j 0 src tests > /dev/null
 	$(BIN)/python -m pytest -q -n $(PYTEST_WORKERS) --dist worksteal -m "$(QUICK_MARKS)"
 
 clean:
