@@ -23,6 +23,7 @@ def test_unreachable_scheduler(files, tmp_path):
     with Unchanged(qrels, run, out):
         outcome = run_cli("eval", qrels, run, "--scheduler", "tcp://127.0.0.1:9", "-o", out)
     assert_clean_failure(outcome, "cannot connect to the Dask scheduler", "tcp://127.0.0.1:9")
+    assert "connection refused" in outcome.stderr  # said at once, not after the timeout
     assert outcome.stdout == b""
     outcome = run_cli("trec_eval", qrels, run, "--scheduler", "nonsense")
     assert_clean_failure(outcome, "cannot connect to the Dask scheduler")
@@ -177,6 +178,8 @@ def test_pool_and_clicks_unreachable_scheduler(sample_paths, tmp_path):
     assert_clean_failure(outcome, "cannot connect to the Dask scheduler", bad)
     outcome = run_cli("clicks", "relevance", log, "--model", "pbm", "--scheduler", "nonsense")
     assert_clean_failure(outcome, "scheduler")
+    outcome = run_cli("pool", sample_paths[1], "--scheduler", "tcp://no-such-host.invalid:8786")
+    assert_clean_failure(outcome, "cannot connect to the Dask scheduler", "no-such-host.invalid")
 
 
 def test_clicks_engine_usage(tmp_path):

@@ -5,6 +5,7 @@ partitions is refused, never evaluated twice."""
 
 from __future__ import annotations
 
+import socket
 import subprocess
 import sys
 
@@ -215,3 +216,18 @@ def test_relative_paths_reach_workers_with_another_working_directory(
             qrels, dirs[0].name, ["AP", "P@5"], engine="dask", client=dask_client
         )
     assert dist.runs[0].aggregates == local.runs[0].aggregates
+
+
+def test_the_reachability_check_lets_a_listening_scheduler_through(dask_client):
+    """The plain connection made before the client's: None for a scheduler that listens
+    (the address is then the client's to use), a reason for a port that refuses."""
+    from cranfield.distributed.cluster import _unreachable
+
+    address = dask_client.scheduler.address
+    assert address.startswith("tcp://127.0.0.1:")  # the local cluster's worker processes
+    assert _unreachable(address) is None
+    with socket.socket() as s:  # a port bound but not listening refuses connections
+        s.bind(("127.0.0.1", 0))
+        refused = f"tcp://127.0.0.1:{s.getsockname()[1]}"
+        assert "refused" in _unreachable(refused)
+    assert _unreachable("nonsense") is None  # malformed: distributed says how

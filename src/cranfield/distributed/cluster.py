@@ -62,6 +62,11 @@ def connect(client=None, scheduler: str | None = None) -> Iterator:
             raise ParameterError(
                 "scheduler", "a scheduler address such as tcp://host:8786", scheduler
             )
+        unreachable = _unreachable(scheduler)
+        if unreachable:
+            raise CranfieldError(
+                f"cannot connect to the Dask scheduler at {scheduler!r}: {unreachable}"
+            )
         try:
             own = distributed.Client(scheduler, timeout=CONNECT_TIMEOUT, set_as_default=False)
         except Exception as exc:  # OSError, TimeoutError, ValueError (bad address), ...
@@ -77,6 +82,36 @@ def connect(client=None, scheduler: str | None = None) -> Iterator:
         return
     with local_cluster() as cluster, distributed.Client(cluster, set_as_default=False) as own:
         yield own
+
+
+def _unreachable(scheduler: str) -> str | None:
+    """Why a TCP scheduler address cannot be reached, found with one plain connection
+    (``None``: it answers, or the address is one for ``distributed`` to judge).
+
+    ``distributed.Client`` retries a refused connection until its timeout ends; a port
+    nobody listens on refuses at once, so the command says so at once, not after
+    :data:`CONNECT_TIMEOUT` seconds.
+    """
+    import socket
+
+    from distributed.comm import parse_address, parse_host_port
+
+    try:
+        protocol, location = parse_address(scheduler)
+        host, port = parse_host_port(location)
+    except (ValueError, TypeError):
+        return None  # malformed: the client's own message says how
+    if protocol not in ("tcp", "tls"):
+        return None
+    try:
+        with socket.create_connection((host, port), timeout=CONNECT_TIMEOUT):
+            return None
+    except ConnectionRefusedError:
+        return "connection refused (nothing listens on that port)"
+    except TimeoutError:
+        return f"no answer within {CONNECT_TIMEOUT:g} s"
+    except OSError as exc:  # a name that does not resolve, a network that is unreachable
+        return exc.strerror or str(exc) or type(exc).__name__
 
 
 class RemoteError(Exception):
