@@ -19,27 +19,38 @@ $(BIN)/pip:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 
-# Each `pip install -e` builds the package, the engine included (maturin, in a fresh
+# Packages are installed by uv (PyPI's `uv`, put in the virtual environment by its pip):
+# it fetches and unpacks in parallel. `make setup-test` on a fresh machine took 126 s
+# with it against 219-229 s with pip, the engine's build (~71 s) included in both. Every
+# module is compiled to bytecode at install, as pip does: a process that may not write
+# the cache (PYTHONDONTWRITEBYTECODE) would otherwise compile what it imports each time.
+UV := $(BIN)/uv
+INSTALL := $(UV) pip install -q --python $(BIN)/python --compile-bytecode
+$(UV): | $(BIN)/pip
+	$(BIN)/pip install -q 'uv>=0.5,<1'
+
+# Each `uv pip install -e` builds the package, the engine included (maturin, in a fresh
 # build environment): one install per target, with the extras the target needs, listed
 # before $(ENGINE) so that make looks at the module only after it was built.
-$(BIN)/cranfield: | $(BIN)/pip
-	$(BIN)/pip install -q -e .
+$(BIN)/cranfield: | $(UV)
+	$(INSTALL) -e .
 
 # the test dependencies (the `test` extra), installed again when pyproject.toml changes
 # (Microsoft Recommenders' evaluation functions, the oracle of tests/rec, without its
 # dependencies: they would bring Jupyter, transformers and more; the functions need only
 # pandas, NumPy and scikit-learn, which the test extra has)
-$(VENV)/test-extra: pyproject.toml | $(BIN)/pip
-	$(BIN)/pip install -q -e '.[test]'
-	$(BIN)/pip install -q --no-deps 'recommenders==1.2.1'
+$(VENV)/test-extra: pyproject.toml | $(UV)
+	$(INSTALL) -e '.[test]'
+	$(INSTALL) --no-deps 'recommenders==1.2.1'
 	@# ppi-python (the oracle of tests/judgments/test_ppi.py) installs its own test suite as a
 	@# top-level package `tests`, which would shadow this project's `tests` package
 	rm -rf $(VENV)/lib/python*/site-packages/tests
 	touch $@
 
-# rebuilt when a Rust source is newer than the built module
+# rebuilt when a Rust source is newer than the built module (uv would reuse the wheel it
+# built before: it watches pyproject.toml, not the Rust sources)
 $(ENGINE): $(RUST_SOURCES) | $(BIN)/cranfield
-	$(BIN)/pip install -q --no-deps -e .
+	$(INSTALL) --no-deps --reinstall-package cranfield -e .
 	touch $(ENGINE)
 
 setup: $(BIN)/cranfield $(ENGINE)
