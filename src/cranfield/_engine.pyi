@@ -311,6 +311,7 @@ def join_lines(
     separator: bytes,
     rows: int,
 ) -> bytes: ...
+def json_float_items(values: npt.NDArray[np.float64], item_shape: list[int]) -> str: ...
 def fusion_rows_arrow(
     runs: Iterable[Iterable[_Batch]],
 ) -> tuple[

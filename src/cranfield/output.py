@@ -83,6 +83,53 @@ def dumps_json(obj, indent: int | None = 2, *, plain: bool = False) -> str:
     return json.dumps(obj if plain else json_safe(obj), indent=indent, allow_nan=False)
 
 
+def json_texts(values) -> list[str]:
+    """The JSON text of each item along the first axis of a numeric array, exactly as
+    :func:`dumps_json` writes the item with ``indent=None`` (non-finite numbers as
+    ``null``), from one ``json.dumps`` of the whole array split at its separators: a
+    column of a million rows at the cost of one dump, not a million.
+
+    Items of a 2-D or deeper array are nested lists (``[[1, 2], [3, 4]]``); numbers and
+    brackets hold no separator, so the split is exact. Floats are written by the engine
+    (Python's ``repr`` digits from Ryū, ~15x ``json.dumps``'s speed here; the same
+    bytes, tests/judgments/test_assessors_json.py).
+    """
+    import json
+
+    import numpy as np
+
+    a = np.asarray(values)
+    if a.dtype.kind not in "biuf" or a.ndim == 0:
+        raise TypeError(f"json_texts takes a numeric array, not {a.dtype} of shape {a.shape}")
+    if len(a) == 0:
+        return []
+    if a.dtype == np.float64 and 0 not in a.shape:
+        from ._engine import json_float_items
+
+        return json_float_items(np.ascontiguousarray(a).ravel(), list(a.shape[1:])).split("\n")
+    items = a.tolist()
+    if a.dtype.kind == "f" and not np.isfinite(a).all():
+        safe = a.astype(object)
+        safe[~np.isfinite(a)] = None
+        items = safe.tolist()
+    if 0 in a.shape[1:]:  # items of empty lists: no separator to split at
+        return [json.dumps(item) for item in items]
+    depth = a.ndim - 1
+    text = json.dumps(items, allow_nan=False)
+    pieces = text[1 + depth : len(text) - 1 - depth].split("]" * depth + ", " + "[" * depth)
+    return ["[" * depth + piece + "]" * depth for piece in pieces]
+
+
+def json_objects(columns: dict[str, list[str]]) -> list[str]:
+    """One JSON object per row, each on one line, from columns of JSON texts (a key per
+    column, in the dict's order): what :func:`dumps_json` writes for each row's dict
+    with ``indent=None``, laid out by one format string."""
+    import json
+
+    template = "{" + ", ".join(json.dumps(k).replace("%", "%%") + ": %s" for k in columns) + "}"
+    return [template % row for row in zip(*columns.values(), strict=True)]
+
+
 # -- tables ------------------------------------------------------------------------------
 #
 # The one renderer of tables of strings, used by every text report (evaluation results,

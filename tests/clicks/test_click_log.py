@@ -215,3 +215,17 @@ def test_parquet_told_from_its_magic_bytes(tmp_path):
     assert sniff_format(b'\xef\xbb\xbf{"query": 1}\n') == "jsonl"
     assert sniff_format(b"1\t0\tQ\tq\t0\ta\n") == "yandex"
     assert sniff_format(b"q\ta,b : a;\n") == "pyclick"
+
+
+def test_jsonl_numbers_as_names_read_as_pythons_str_writes_them(tmp_path):
+    """A query given as a JSON number is named as Python's ``str`` of what
+    ``json`` reads (the engine writes doubles as ``repr`` does), at the edges of the
+    positional layout and beyond."""
+    values = [1.5, -0.0, 1e16, 1e15, 9.999999e15, 1e-4, 1e-5, 5e-324, 1.7976931348623157e308]
+    values += [0.1 + 0.2, 123456789.125, -2.5e-7, 7, -3, 10**20]
+    p = tmp_path / "log.jsonl"
+    lines = [{"query": v, "docs": ["a", "d"], "clicks": [1, 0]} for v in values]
+    p.write_text("\n".join(json.dumps(x) for x in lines) + "\n")
+    log = read_log(p)
+    want = [str(json.loads(json.dumps(v))) for v in values]
+    assert log.query_names[log.query].tolist() == want

@@ -1,5 +1,6 @@
 //! Text lines of columns, for `cranfield.core.io.trec.delimited_lines`: the TREC
-//! writers' join of string columns (Arrow formats the numbers), in one pass.
+//! writers' join of string columns (Arrow formats the numbers), in one pass; and the
+//! JSON text of the items of a float array, for `cranfield.output.json_texts`.
 
 use numpy::PyReadonlyArray1;
 use pyo3::exceptions::PyValueError;
@@ -94,5 +95,62 @@ fn join_lines<'py>(
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(join_lines, m)?)?;
+    m.add_function(wrap_pyfunction!(json_float_items, m)?)?;
     Ok(())
+}
+
+/// The JSON text of each item of a float64 array along its first axis, items joined by
+/// `"\n"` (which no item holds): a number as Python's `repr` (and so `json.dumps`)
+/// writes it, a non-finite one as `null`, an item of shape `item_shape` as nested lists
+/// `[a, b]`, as `json.dumps` lays them out. `values` is the array's elements in C order.
+#[pyfunction]
+fn json_float_items<'py>(
+    py: Python<'py>,
+    values: PyReadonlyArray1<'py, f64>,
+    item_shape: Vec<usize>,
+) -> PyResult<Bound<'py, pyo3::types::PyString>> {
+    let values = values.as_slice()?;
+    let per_item: usize = item_shape.iter().product();
+    if per_item == 0 || values.len() % per_item != 0 {
+        return Err(PyValueError::new_err(
+            "json_float_items: items of no element, or a ragged array",
+        ));
+    }
+    let text = py.detach(|| {
+        let mut out = Vec::with_capacity(values.len() * 20);
+        for (i, item) in values.chunks(per_item).enumerate() {
+            if i > 0 {
+                out.push(b'\n');
+            }
+            push_nested(&mut out, item, &item_shape);
+        }
+        out
+    });
+    // only ASCII digits, signs, points, letters of `e` and `null`, brackets, commas
+    let text = std::str::from_utf8(&text).expect("ASCII");
+    Ok(pyo3::types::PyString::new(py, text))
+}
+
+/// `item` (of `shape`) as JSON: a number, or a list of its sub-items.
+fn push_nested(out: &mut Vec<u8>, item: &[f64], shape: &[usize]) {
+    match shape.split_first() {
+        None => {
+            if item[0].is_finite() {
+                cranfield_ltr::model_text::push_repr(out, item[0]);
+            } else {
+                out.extend_from_slice(b"null");
+            }
+        }
+        Some((_, inner)) => {
+            let per: usize = inner.iter().product();
+            out.push(b'[');
+            for (j, sub) in item.chunks(per).enumerate() {
+                if j > 0 {
+                    out.extend_from_slice(b", ");
+                }
+                push_nested(out, sub, inner);
+            }
+            out.push(b']');
+        }
+    }
 }

@@ -67,6 +67,10 @@ COLUMNS = (
     "score",
 )
 
+#: The keys of an assessor's row (:func:`assessor_rows`, ``cranfield assessors -f json``),
+#: in their order.
+ROW_FIELDS = ("assessor", *COLUMNS[:6], "confusion", *COLUMNS[6:], "reasons")
+
 
 def assessor_columns(
     j: Judgments,
@@ -221,18 +225,14 @@ def assessor_rows(
     first order (a slice, so a caller can write a million assessors in pieces);
     ``undefined`` stands for every non-finite number (None: ready for JSON)."""
     codes = cols["order"][start:stop]
-    values = [_values(cols[c][codes], undefined) for c in COLUMNS]
-    confusion = _values(cols["confusion"][codes], undefined)
-    reasons = assessor_reasons(cols, codes)
-    names = [j.assessors[a] for a in codes.tolist()]
-    rows = []
-    for name, conf, why, *v in zip(names, confusion, reasons, *values, strict=True):
-        row = {"assessor": name, **dict(zip(COLUMNS[:6], v[:6], strict=True))}
-        row["confusion"] = conf
-        row.update(zip(COLUMNS[6:], v[6:], strict=True))
-        row["reasons"] = why
-        rows.append(row)
-    return rows
+    fields = {
+        "assessor": [j.assessors[a] for a in codes.tolist()],
+        "confusion": _values(cols["confusion"][codes], undefined),
+        "reasons": assessor_reasons(cols, codes),
+        **{c: _values(cols[c][codes], undefined) for c in COLUMNS},
+    }
+    columns = [fields[f] for f in ROW_FIELDS]
+    return [dict(zip(ROW_FIELDS, row, strict=True)) for row in zip(*columns, strict=True)]
 
 
 def _values(x: np.ndarray, undefined) -> list:

@@ -38,7 +38,8 @@ pub fn strip(s: &str) -> &str {
 }
 
 /// Python's `repr(float)`: the shortest round-trip digits, in fixed notation for
-/// decimal exponents -4..15 and `d.ddde+XX` otherwise.
+/// decimal exponents -4..15 and `d.ddde+XX` otherwise (`push_repr`, which also writes
+/// model files), `nan`, `inf` and `-inf` for the others.
 pub fn float_repr(x: f64) -> String {
     if x.is_nan() {
         return "nan".into();
@@ -46,31 +47,9 @@ pub fn float_repr(x: f64) -> String {
     if x.is_infinite() {
         return if x > 0.0 { "inf".into() } else { "-inf".into() };
     }
-    let sci = format!("{x:e}"); // e.g. "-1.2345e-5", shortest round-trip digits
-    let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
-    let exp: i32 = exp.parse().unwrap_or(0);
-    let (sign, mantissa) = match mantissa.strip_prefix('-') {
-        Some(m) => ("-", m),
-        None => ("", mantissa),
-    };
-    let digits: String = mantissa.chars().filter(|c| *c != '.').collect();
-    if (-4..16).contains(&exp) {
-        let n = digits.len() as i32;
-        let text = if exp < 0 {
-            format!("0.{}{}", "0".repeat((-exp - 1) as usize), digits)
-        } else if exp + 1 >= n {
-            format!("{}{}.0", digits, "0".repeat((exp + 1 - n) as usize))
-        } else {
-            let (a, b) = digits.split_at((exp + 1) as usize);
-            format!("{a}.{b}")
-        };
-        format!("{sign}{text}")
-    } else {
-        let (a, b) = digits.split_at(1);
-        let frac = if b.is_empty() { String::new() } else { format!(".{b}") };
-        let e_sign = if exp < 0 { '-' } else { '+' };
-        format!("{sign}{a}{frac}e{e_sign}{:02}", exp.abs())
-    }
+    let mut out = Vec::with_capacity(24);
+    cranfield_ltr::model_text::push_repr(&mut out, x);
+    String::from_utf8(out).expect("ASCII digits")
 }
 
 /// Python's `repr(str)`: single quotes unless the text holds one and no double quote.
