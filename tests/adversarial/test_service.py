@@ -18,10 +18,11 @@ def campaign_db(tmp_path_factory):
     sys.path.insert(0, str(os.path.dirname(os.path.dirname(__file__))))
     from cranfield.service import security
     from cranfield.service.db import open_database
+    from service.cheap_hashing.argon2_costs import COSTS
     from service.helpers import make_campaign
 
     saved = dict(security.ARGON2_PARAMETERS)
-    security.ARGON2_PARAMETERS.update(time_cost=1, memory_cost=1024, parallelism=1)
+    security.ARGON2_PARAMETERS.update(COSTS)
     security._hasher = None
     d = tmp_path_factory.mktemp("campaign")
     db = open_database(str(d / "c.db"))

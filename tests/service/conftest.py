@@ -33,8 +33,9 @@ def fresh_postgres(url: str) -> str:
 def cheap_password_hashing():
     """Argon2 with small costs: the tests hash many passwords; the algorithm is the same."""
     from cranfield.service import security
+    from service.cheap_hashing.argon2_costs import COSTS
 
-    security.ARGON2_PARAMETERS.update(time_cost=1, memory_cost=1024, parallelism=1)
+    security.ARGON2_PARAMETERS.update(COSTS)
     security._hasher = None
     yield
     security.ARGON2_PARAMETERS.clear()
