@@ -93,15 +93,11 @@ def _json_rows(j, table: dict, codes) -> list[str]:
     writes them, built a column at a time (300,000 assessors: 16 s a row at a time)."""
     from json.encoder import encode_basestring_ascii as quoted
 
-    from ..judgments.quality import COLUMNS, ROW_FIELDS, assessor_reasons
+    from ..judgments.quality import assessor_fields
     from ..output import json_objects, json_texts
 
-    texts = {
-        "assessor": [quoted(j.assessors[a]) for a in codes.tolist()],
-        "confusion": json_texts(table["confusion"][codes]),
-        "reasons": [
-            "[" + ", ".join(map(quoted, why)) + "]" for why in assessor_reasons(table, codes)
-        ],
-        **{c: json_texts(table[c][codes]) for c in COLUMNS},
-    }
-    return json_objects({f: texts[f] for f in ROW_FIELDS})
+    fields = assessor_fields(j, table, codes)
+    texts = {f: json_texts(v) for f, v in fields.items() if f not in ("assessor", "reasons")}
+    texts["assessor"] = [quoted(name) for name in fields["assessor"]]
+    texts["reasons"] = ["[" + ", ".join(map(quoted, why)) + "]" for why in fields["reasons"]]
+    return json_objects({f: texts[f] for f in fields})

@@ -224,15 +224,23 @@ def assessor_rows(
     """The dicts of :func:`assessor_quality` for positions ``start:stop`` of the worst-
     first order (a slice, so a caller can write a million assessors in pieces);
     ``undefined`` stands for every non-finite number (None: ready for JSON)."""
-    codes = cols["order"][start:stop]
+    fields = assessor_fields(j, cols, cols["order"][start:stop])
+    columns = [_values(v, undefined) if isinstance(v, np.ndarray) else v for v in fields.values()]
+    return [dict(zip(fields, row, strict=True)) for row in zip(*columns, strict=True)]
+
+
+def assessor_fields(j: Judgments, cols: dict, codes: np.ndarray) -> dict:
+    """The fields of the rows of the assessors ``codes`` (of :func:`assessor_columns`),
+    a column each, keyed in :data:`ROW_FIELDS` order: the names and the reasons as lists
+    of strings and lists, every other field an array (``confusion``: assessors × true
+    label × given label)."""
     fields = {
         "assessor": [j.assessors[a] for a in codes.tolist()],
-        "confusion": _values(cols["confusion"][codes], undefined),
+        "confusion": cols["confusion"][codes],
         "reasons": assessor_reasons(cols, codes),
-        **{c: _values(cols[c][codes], undefined) for c in COLUMNS},
+        **{c: cols[c][codes] for c in COLUMNS},
     }
-    columns = [fields[f] for f in ROW_FIELDS]
-    return [dict(zip(ROW_FIELDS, row, strict=True)) for row in zip(*columns, strict=True)]
+    return {f: fields[f] for f in ROW_FIELDS}
 
 
 def _values(x: np.ndarray, undefined) -> list:
