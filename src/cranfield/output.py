@@ -103,15 +103,12 @@ def json_texts(values) -> list[str]:
         raise TypeError(f"json_texts takes a numeric array, not {a.dtype} of shape {a.shape}")
     if len(a) == 0:
         return []
-    if a.dtype == np.float64 and 0 not in a.shape:
+    if a.dtype.kind == "f" and 0 not in a.shape:  # as doubles, which tolist() gives too
         from ._engine import json_float_items
 
-        return json_float_items(np.ascontiguousarray(a).ravel(), list(a.shape[1:])).split("\n")
+        flat = np.ascontiguousarray(a, dtype=np.float64).ravel()
+        return json_float_items(flat, list(a.shape[1:])).split("\n")
     items = a.tolist()
-    if a.dtype.kind == "f" and not np.isfinite(a).all():
-        safe = a.astype(object)
-        safe[~np.isfinite(a)] = None
-        items = safe.tolist()
     if 0 in a.shape[1:]:  # items of empty lists: no separator to split at
         return [json.dumps(item) for item in items]
     depth = a.ndim - 1

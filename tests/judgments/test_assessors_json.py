@@ -102,3 +102,13 @@ def test_json_texts_of_random_doubles_equal_pythons_repr():
     a = np.concatenate([a, edges, np.nextafter(edges, np.inf), [2.0**-1074, -(2.0**-1074)]])
     assert json_texts(a) == _row_by_row(a)
     assert json_texts(a.reshape(-1, 2)) == _row_by_row(a.reshape(-1, 2))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+def test_json_texts_of_narrower_floats_equal_one_dump_per_item(dtype):
+    """Written as the doubles ``tolist()`` gives for them."""
+    rng = np.random.default_rng(7)
+    a = rng.normal(0, 1e3, (500, 3)).astype(dtype)
+    a[0, 0], a[1, 1], a[2, 2] = np.nan, np.inf, -0.0
+    assert json_texts(a) == _row_by_row(a)
+    assert json_texts(a[:, 0]) == _row_by_row(a[:, 0])
