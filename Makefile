@@ -64,7 +64,8 @@ demo: setup
 # (postgresql) and the trec_eval 10.0 oracle (cc, make).
 system-deps:
 	sh tools/system-deps chromium=chromium chromedriver=chromium-driver \
-	  '/usr/lib/postgresql/*/bin/initdb=postgresql' cc=gcc make=make
+	  '/usr/lib/postgresql/*/bin/initdb=postgresql' cc=gcc make=make \
+	  /usr/share/fonts/truetype/wqy/wqy-microhei.ttc=fonts-wqy-microhei
 
 # trec_eval 10.0, the peer of the README's speed table and of benchmarks/, built -O2 from
 # its C source (NIST, github.com/usnistgov/trec_eval; TREC_EVAL_SRC: where a copy is) into

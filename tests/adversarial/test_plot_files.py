@@ -1,6 +1,7 @@
 """Hostile inputs for ``cranfield plot ... -o FILE.pdf|png``, run as real processes: a
-valid file (read back by pypdf or Pillow) whose texts are the run names given, or one
-line on stderr and status 2 with nothing written; the inputs unchanged."""
+valid file (read back by pypdf or Pillow) whose texts are the run names given (a
+character no font draws, or any beyond Helvetica's without fontTools, as ``?`` with one
+note), or one line on stderr and status 2 with nothing written; the inputs unchanged."""
 
 from __future__ import annotations
 
@@ -16,7 +17,9 @@ from .harness import SRC, Unchanged, assert_clean_failure, assert_success, run_c
 # name: (run names, queries, kind, format, what the PDF's text holds / the error says)
 CASES = {
     "pdf names needing escapes": (['a<b & "c"', "(x) \\y"], 4, "avg", "pdf", "(x) \\y"),
-    "pdf name outside Latin-1": (["\u03a9mega", "\u6821\u6b63"], 4, "pr", "pdf", "?mega"),
+    "pdf name outside Latin-1": (["\u03a9mega", "\u6821\u6b63"], 4, "pr", "pdf", "\u6821\u6b63"),
+    "pdf name no font draws": (["\U0010fffd", "b"], 4, "pr", "pdf", "?"),
+    "pdf name outside Latin-1 without fontTools": (["\u03a9mega", "b"], 4, "pr", "pdf", "?mega"),
     "png name outside Latin-1": (["\u03a9mega", "\u6821\u6b63"], 4, "pr", "png", None),
     "pdf 3000 queries of differences": (["one", "two"], 3000, "delta", "pdf", "two \u2212 one"),
     "png 3000 queries of differences": (["one", "two"], 3000, "delta", "png", None),
@@ -49,18 +52,23 @@ def test_pdf_and_png_of_hostile_inputs(tmp_path, case):
     qrels, runs = collection(tmp_path, [n.replace(" ", "_") for n in names], queries)
     out = tmp_path / f"figure.{fmt}"
     env = None
-    if "without" in case:  # a resvg_py that cannot be imported, before the installed one
-        blocked = tmp_path / "blocked" / "resvg_py"
+    if "without" in case:  # a module that cannot be imported, before the installed one
+        blocked = tmp_path / "blocked" / ("resvg_py" if fmt == "png" else "fontTools")
         blocked.mkdir(parents=True)
         (blocked / "__init__.py").write_text("raise ImportError('blocked')\n")
         env = {"PYTHONPATH": os.pathsep.join([SRC, str(blocked.parent)])}
     with Unchanged(qrels, *runs):
         outcome = run_cli("plot", kind, qrels, *runs, "-m", "AP", "-o", out, env=env)
-    if "without" in case:
+    if "without" in case and fmt == "png":
         assert_clean_failure(outcome, text)
         assert not out.exists()
         return
     assert_success(outcome)
+    if "without" in case or "no font" in case:  # drawn as '?', and one note says why
+        hint = "pip install 'cranfield[pdf]'" if "without" in case else "none of the fonts"
+        notes = outcome.stderr.splitlines()
+        assert len(notes) == 1 and notes[0].startswith("cranfield plot: note: "), notes
+        assert "cannot draw 1 character(s)" in notes[0] and hint in notes[0], notes
     data = out.read_bytes()
     if fmt == "png":
         image = Image.open(io.BytesIO(data))

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import io
 import re
+import subprocess
+import sys
 import warnings
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -16,13 +18,14 @@ import matplotlib
 import numpy as np
 import pytest
 from fontTools import agl
+from pdf_reading import shown_in_pdf, visible_texts
 from PIL import Image
 from pypdf import PdfReader
 from pypdf.generic import ContentStream
 
 from cranfield.cli.main import main
 from cranfield.errors import CranfieldNote
-from cranfield.report import pdf, png, svg_plots
+from cranfield.report import fonts, pdf, svg_plots
 from cranfield.report.pdf import PT_PER_PX, svg_to_pdf
 from cranfield.report.png import svg_to_png
 
@@ -58,15 +61,6 @@ def afm_width(text: str, size: float) -> float:
     return sum(AFM[ord(c)] for c in text) * size / 1000
 
 
-def visible_texts(svg: str) -> list[tuple[str, ET.Element]]:
-    """(shown text, element) of every ``<text>`` in document order (``<title>`` hidden)."""
-    out = []
-    for el in ET.fromstring(svg.encode("utf-8")).iter(S + "text"):
-        shown = (el.text or "") + "".join(c.tail or "" for c in el)
-        out.append((" ".join(shown.split()), el))
-    return out
-
-
 @pytest.fixture(scope="module")
 def figures(sample_paths, tmp_path_factory):
     """``figures(kind)``: (SVG, PDF, PNG) of one kind of figure, each written by
@@ -87,19 +81,6 @@ def figures(sample_paths, tmp_path_factory):
         return done[kind]
 
     return draw
-
-
-def shown_in_pdf(reader: PdfReader) -> list[tuple[str, np.ndarray, float]]:
-    """(text, its text-space-to-page matrix as 3x3, font size) of every string shown."""
-    out = []
-
-    def visit(text, cm, tm, font, size):
-        if text.strip():
-            m = [np.array([[a, b, 0], [c, d, 0], [e, f, 1]]) for a, b, c, d, e, f in (tm, cm)]
-            out.append((text.strip(), m[0] @ m[1], size))
-
-    reader.pages[0].extract_text(visitor_text=visit)
-    return out
 
 
 def stroked_paths(reader: PdfReader) -> list[tuple[tuple[float, ...], list[tuple[float, float]]]]:
@@ -205,18 +186,24 @@ def test_pdf_is_the_same_bytes_twice_and_well_formed():
         assert first[offset:].startswith(b"%d 0 obj\n" % number)
 
 
-def test_pdf_text_outside_winansi():
-    """The minus sign and the ellipsis are Helvetica's; a Greek letter is drawn as ``?``,
-    and a note names it (a run's own ``?`` is no such character)."""
-    d = {"\u03a9mega?": {"query_id": np.array(["q1", "q2"]), "delta": np.array([0.5, -0.25])}}
-    with pytest.warns(CranfieldNote, match="cannot draw 1 character.*\\(\u03a9\\)"):
-        drawn = svg_to_pdf(svg_plots.delta_svg(d, baseline="b\u2026"))
-    texts = [t for t, _, _ in shown_in_pdf(PdfReader(io.BytesIO(drawn)))]
-    assert "?mega? \u2212 b\u2026: 1 better, 1 worse, 0 tied" in texts
+def test_pdf_latin_text_is_helveticas_alone():
+    """Latin-1 text, the minus sign and the ellipsis are Helvetica's: no note, no font
+    embedded, fontTools not imported (a fresh interpreter)."""
     latin = {"\u00dcber?": {"query_id": np.array(["q1", "q2"]), "delta": np.array([0.5, -0.2])}}
     with warnings.catch_warnings():
-        warnings.simplefilter("error", CranfieldNote)  # Latin-1 text: no note
-        svg_to_pdf(svg_plots.delta_svg(latin, baseline="b\u2212"))
+        warnings.simplefilter("error", CranfieldNote)
+        drawn = svg_to_pdf(svg_plots.delta_svg(latin, baseline="b\u2026\u2212"))
+    texts = [t for t, _, _ in shown_in_pdf(PdfReader(io.BytesIO(drawn)))]
+    assert "\u00dcber? \u2212 b\u2026\u2212: 1 better, 1 worse, 0 tied" in texts
+    assert b"FontFile2" not in drawn and b"/F2" not in drawn
+    code = (
+        "import sys, numpy as np; from cranfield.report import svg_plots, pdf; "
+        "d = {'\u00dcber': {'query_id': np.array(['q']), 'delta': np.array([0.5])}}; "
+        "pdf.svg_to_pdf(svg_plots.delta_svg(d, baseline='b')); "
+        "print(sorted(m for m in sys.modules if m.startswith('fontTools')))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0 and done.stdout.strip() == "[]", done
 
 
 def test_pdf_refuses_what_the_chart_renderer_does_not_write():
@@ -304,5 +291,5 @@ def test_png_is_the_same_bytes_twice():
 
 
 def test_png_font_is_found_without_a_scan():
-    found = png.font()
+    found = fonts.sans()
     assert found is not None and Path(found[1]).is_file()

@@ -5,9 +5,10 @@ as PDF drawing operators (no plotting library).
 :mod:`cranfield.report.svg_plots`, and :func:`svg_to_pdf` writes the same drawing as a
 one-page PDF (ISO 32000-1): every ``<line>``, ``<polyline>``, ``<path>``, ``<rect>`` and
 ``<circle>`` becomes a path painted with the same colours, widths, dashes and
-opacities; every ``<text>`` is set in Helvetica, one of the 14 standard fonts every PDF
-reader has (ISO 32000-1, 9.6.2.2), so nothing is embedded. The page is the SVG's size at
-72 points per 100 pixels (an 800-pixel figure is 8 inches wide, as ``plot`` draws it).
+opacities; every ``<text>`` of Latin characters is set in Helvetica, one of the 14
+standard fonts every PDF reader has (ISO 32000-1, 9.6.2.2), so nothing is embedded.
+The page is the SVG's size at 72 points per 100 pixels (an 800-pixel figure is 8
+inches wide, as ``plot`` draws it).
 
 What is read is the subset ``chart.render`` writes: the elements above and ``<g>``,
 ``<text>`` (with ``<title>`` children, which are not drawn), ``transform`` lists
@@ -19,12 +20,14 @@ is a tag, a class or ``tag.class`` (a class rule wins over a tag rule, a rule ov
 presentation attribute: CSS 2.1, 6.4.3; SVG 1.1, 6.4). Anything else is a
 ``ValueError``: it would mean the renderer changed without this writer.
 
-Text is encoded in WinAnsiEncoding (ISO 32000-1, Annex D) with one difference, code 129
-for ``minus`` (U+2212, which titles use); a character outside that set is drawn as
-``?`` (SVG and PNG draw it), and a note (:func:`cranfield.errors.note`: a line on the
-command line, a warning in Python) names those characters. A ``text-anchor`` of ``middle`` or ``end`` is placed with
-Helvetica's advance widths (:data:`HELVETICA`, from Adobe's Core 14 AFM file).
-The same SVG gives the same bytes: no dates are written.
+A text is encoded in WinAnsiEncoding (ISO 32000-1, Annex D) with one difference, code
+129 for ``minus`` (U+2212, which titles use), when all its characters are in that set;
+a ``text-anchor`` of ``middle`` or ``end`` is then placed with Helvetica's advance
+widths (:data:`HELVETICA`, from Adobe's Core 14 AFM file). Any other text is set in
+fonts embedded as subsets (:mod:`cranfield.report.pdf_fonts`), each character in the
+first font that has it; a character no font has is drawn as Helvetica's ``?``, and a
+note (:func:`cranfield.errors.note`: a line on the command line, a warning in Python)
+names those characters. The same SVG gives the same bytes: no dates are written.
 """
 
 from __future__ import annotations
@@ -34,6 +37,10 @@ import re
 import zlib
 from functools import lru_cache
 from xml.etree import ElementTree as ET
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from .pdf_fonts import Fallbacks
 
 __all__ = ["HELVETICA", "MINUS_CODE", "PT_PER_PX", "svg_to_pdf", "text_bytes", "text_width"]
 
@@ -226,8 +233,10 @@ class _Writer:
         self.ops: list[str] = []
         self.alphas: dict[tuple[str, str], str] = {}
         self.sheet = _Style()
-        #: characters of the texts that the font cannot draw (drawn as ``?``), in order
+        #: characters of the texts that no font can draw (drawn as ``?``), in order
         self.undrawn: dict[str, None] = {}
+        #: the fonts embedded for text beyond Helvetica's characters (on first need)
+        self.fallbacks: Fallbacks | None = None
 
     def alpha(self, stroke: str, fill: str) -> str:
         key = (_num(float(stroke)), _num(float(fill)))
@@ -311,17 +320,40 @@ class _Writer:
             return
         size = _first(style["font-size"])
         encoded = text_bytes(text)
-        if encoded.count(b"?") != text.count("?"):
-            self.undrawn.update((c, None) for c in text if c != "?" and text_bytes(c) == b"?")
+        if encoded.count(b"?") == text.count("?"):  # Helvetica draws all of it
+            shows, width = (
+                f"/F1 {_num(size)} Tf <{encoded.hex().upper()}> Tj",
+                text_width(encoded, size),
+            )
+        else:
+            shows, width = self.beyond(text, size)
         x, y = (_floats(el.get(k) or "0")[:1] or [0.0] for k in ("x", "y"))
         shift = {"middle": 0.5, "end": 1.0}.get(style["text-anchor"], 0.0)
-        x0 = x[0] - shift * text_width(encoded, size)
+        x0 = x[0] - shift * width
         if float(style["fill-opacity"]) != 1.0:
             self.ops.append(f"/{self.alpha('1', style['fill-opacity'])} gs")
-        self.ops.append(
-            f"{fill} rg BT /F1 {_num(size)} Tf 1 0 0 -1 {_num(x0)} {_num(y[0])} Tm "
-            f"<{encoded.hex().upper()}> Tj ET"
-        )
+        self.ops.append(f"{fill} rg BT 1 0 0 -1 {_num(x0)} {_num(y[0])} Tm {shows} ET")
+
+    def beyond(self, text: str, size: float) -> tuple[str, float]:
+        """The text-showing operators of a text with characters beyond Helvetica's, each
+        run set in the first embedded font that has its characters
+        (:mod:`cranfield.report.pdf_fonts`), and the text's advance width."""
+        if self.fallbacks is None:
+            from .pdf_fonts import Fallbacks
+
+            self.fallbacks = Fallbacks()
+        shows, width = [], 0.0
+        for font, part in self.fallbacks.runs(text):
+            if font is None:
+                encoded = text_bytes(part)
+                self.undrawn.update((c, None) for c in part if c != "?" and text_bytes(c) == b"?")
+                shows.append(f"/F1 {_num(size)} Tf <{encoded.hex().upper()}> Tj")
+                width += text_width(encoded, size)
+            else:
+                codes, thousandths = font.encode(part)
+                shows.append(f"/{font.resource} {_num(size)} Tf <{codes.hex().upper()}> Tj")
+                width += thousandths * size / 1000.0
+        return " ".join(shows), width
 
 
 def _circle(cx: float, cy: float, r: float) -> list[str]:
@@ -423,15 +455,28 @@ def svg_to_pdf(svg: str | bytes) -> bytes:
     for sheet in root.iter(_NS + "style"):
         writer.sheet.add(sheet.text or "")
     writer.ops.append(f"{_num(PT_PER_PX)} 0 0 {_num(-PT_PER_PX)} 0 {_num(h)} cm 4 M")
-    writer.element(root, dict(_INITIAL))
+    try:
+        writer.element(root, dict(_INITIAL))
+        fonts, embedding = "", []  # after the six objects below, each font's objects
+        for font in writer.fallbacks.used if writer.fallbacks is not None else []:
+            fonts += f" /{font.resource} {7 + len(embedding)} 0 R"
+            embedding += font.objects(7 + len(embedding))
+    finally:
+        if writer.fallbacks is not None:
+            writer.fallbacks.close()
     if writer.undrawn:
         from ..errors import note
 
         shown = "".join(list(writer.undrawn)[:10]) + ("..." if len(writer.undrawn) > 10 else "")
+        why = (
+            "none of the fonts cranfield looks for has them (docs/report.md names them); an "
+            "SVG file shows them in the viewer's fonts"
+            if writer.fallbacks is not None and writer.fallbacks.available
+            else "pip install 'cranfield[pdf]' to embed a font that has them"
+        )
         note(
-            f"the PDF's standard font (Helvetica, Latin characters) cannot draw "
-            f"{len(writer.undrawn)} character(s) of its text ({shown}): they are drawn as "
-            "'?'; an SVG or PNG file shows them"
+            f"the PDF cannot draw {len(writer.undrawn)} character(s) of its text ({shown}): "
+            f"they are drawn as '?'; {why}"
         )
     content = zlib.compress("\n".join(writer.ops).encode("ascii"), 6)
     alphas = " ".join(
@@ -444,7 +489,7 @@ def svg_to_pdf(svg: str | bytes) -> bytes:
         b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
         (
             f"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 {_num(w)} {_num(h)}] "
-            f"/Resources << /Font << /F1 5 0 R >> /ExtGState << {alphas} >> >> "
+            f"/Resources << /Font << /F1 5 0 R{fonts} >> /ExtGState << {alphas} >> >> "
             "/Contents 4 0 R >>"
         ).encode("ascii"),
         b"<< /Length %d /Filter /FlateDecode >>\nstream\n" % len(content)
@@ -456,6 +501,7 @@ def svg_to_pdf(svg: str | bytes) -> bytes:
         ).encode("ascii"),
         f"<< /Producer (cranfield) /Title {_pdf_text(title)} >>".encode("ascii"),
     ]
+    objects += embedding
     out = bytearray(b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n")
     offsets = []
     for number, body in enumerate(objects, start=1):

@@ -8,76 +8,26 @@ project, github.com/linebender/resvg), at one pixel per SVG pixel (an 800-pixel-
 ``plot`` always drew). Nothing is drawn twice: the PNG shows what the SVG shows.
 
 Text needs a font file. Scanning every font of the system costs resvg about 0.1-0.2 s,
-so one sans-serif font is looked for at known places first (:data:`FONTS`: Liberation
-Sans, whose advance widths are Helvetica's as the PDF's text, then Arial, then DejaVu
-Sans, then the DejaVu Sans that matplotlib ships, if installed); only without any of
-them, or when the figure's text has characters beyond Latin (a run named in another
-script), does resvg read the system's fonts, which give it fallbacks.
+so one sans-serif font is looked for at known places first
+(:data:`cranfield.report.fonts.SANS`: Liberation Sans, whose advance widths are
+Helvetica's as the PDF's text, then Arial, then DejaVu Sans, then the DejaVu Sans that
+matplotlib ships, if installed); only without any of them, or when the figure's text
+has characters beyond Latin (a run named in another script), does resvg read the
+system's fonts, which give it fallbacks.
 """
 
 from __future__ import annotations
 
-import os
 import re
 
 from ..errors import require
+from .fonts import sans
 
-__all__ = ["FONTS", "font", "svg_to_png"]
+__all__ = ["svg_to_png"]
 
-#: ``(family, files)``: the sans-serif fonts looked for, best first (the first file
-#: that exists is used).
-FONTS = (
-    (
-        "Liberation Sans",
-        (
-            "/usr/share/fonts/truetype/liberation/LiberationSans-Regular.ttf",
-            "/usr/share/fonts/truetype/liberation2/LiberationSans-Regular.ttf",
-            "/usr/share/fonts/liberation-sans/LiberationSans-Regular.ttf",
-            "/usr/share/fonts/liberation-sans-fonts/LiberationSans-Regular.ttf",
-            "/usr/share/fonts/TTF/LiberationSans-Regular.ttf",
-        ),
-    ),
-    (
-        "Arial",
-        (
-            "/System/Library/Fonts/Supplemental/Arial.ttf",
-            "/Library/Fonts/Arial.ttf",
-            os.path.join(os.environ.get("WINDIR", r"C:\Windows"), "Fonts", "arial.ttf"),
-        ),
-    ),
-    (
-        "DejaVu Sans",
-        (
-            "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
-            "/usr/share/fonts/dejavu/DejaVuSans.ttf",
-            "/usr/share/fonts/dejavu-sans-fonts/DejaVuSans.ttf",
-            "/usr/share/fonts/TTF/DejaVuSans.ttf",
-        ),
-    ),
-)
 # text that one Latin font draws: Latin letters, the general punctuation (dashes,
 # quotes, the ellipsis) and the minus sign
 _BEYOND_LATIN = re.compile("[^\x00-\u024f\u2010-\u2027\u2212]")
-
-
-def font() -> tuple[str, str] | None:
-    """``(family, file)`` of the first font of :data:`FONTS` found, else matplotlib's
-    DejaVu Sans (found without importing matplotlib), else None."""
-    for family, files in FONTS:
-        for path in files:
-            if os.path.isfile(path):
-                return family, path
-    from importlib.util import find_spec
-
-    try:
-        spec = find_spec("matplotlib")
-    except (ImportError, ValueError):
-        spec = None
-    for folder in (spec and spec.submodule_search_locations) or ():
-        path = os.path.join(folder, "mpl-data", "fonts", "ttf", "DejaVuSans.ttf")
-        if os.path.isfile(path):
-            return "DejaVu Sans", path
-    return None
 
 
 def svg_to_png(svg: str) -> bytes:
@@ -91,7 +41,7 @@ def svg_to_png(svg: str) -> bytes:
         resvg-py is not installed (the one-line hint names the ``png`` extra).
     """
     resvg = require("resvg_py", "png")
-    found = font()
+    found = sans()
     options: dict = {}
     if found is not None:
         family, path = found
