@@ -17,7 +17,7 @@ Layers (docs/architecture.md, "Package layout"), each importing only lower layer
 A name starting with an underscore (a module, a function, a class's method) is
 private to the package that defines it: another package imports it neither by
 ``from X import _name`` nor as ``module._name`` / ``Class._name``. The private
-top-level modules (``cranfield._engine``, ``_lazy``, ``_record``, ``_interrupt``) are
+top-level modules (``cranfield._engine``, ``_lazy``, ``_memo``, ``_record``, ``_interrupt``) are
 private to the distribution, whose every package may use them.
 """
 

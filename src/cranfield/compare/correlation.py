@@ -12,7 +12,6 @@ Pairwise quantities are computed on blocks of rows of the ``n x n`` comparison m
 
 from __future__ import annotations
 
-import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -20,6 +19,7 @@ from statistics import NormalDist
 
 import numpy as np
 
+from .._memo import memo
 from ..errors import InputError, ParameterError
 
 __all__ = [
@@ -296,7 +296,7 @@ def _kendall_exact_lower(n: int, c: int) -> tuple[float, float]:
 PERMUTATION_MAX_N = 9
 
 
-@functools.lru_cache(maxsize=4)
+@memo(4)
 def _permutations(n: int) -> np.ndarray:
     """All ``n!`` permutations of ``range(n)``, one per row (int8), built by inserting
     the last item at every position of the permutations of ``n - 1``."""

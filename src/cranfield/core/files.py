@@ -23,8 +23,8 @@ This module imports no arrays: the first path stays free of NumPy and PyArrow.
 from __future__ import annotations
 
 import os
-from functools import lru_cache as cache_of
 
+from .._memo import memo
 from ..defaults import DEFAULT_MEASURES
 from .options import JudgeOptions, merged
 
@@ -270,7 +270,7 @@ def engine_job(measures, fractional: bool, aggregate_by: str, skip_no_relevant: 
     return list(specs), {k: list(v) if isinstance(v, list) else v for k, v in how.items()}
 
 
-@cache_of(1024)
+@memo(1024)
 def _engine_job(
     measures: tuple, fractional: bool, aggregate_by: str, skip_no_relevant: bool, _generation
 ):

@@ -11,9 +11,9 @@ This module imports neither NumPy nor PyArrow: the command line's engine path
 from __future__ import annotations
 
 import os
-from functools import lru_cache as cache_of
 
 from .._lazy import lazy
+from .._memo import memo
 from .._record import Record
 from ..defaults import DEFAULT_MEASURES  # noqa: F401 - re-exported
 from ..errors import ParameterError
@@ -85,7 +85,7 @@ def as_measures(measures) -> list[Measure]:
     return _parsed(measures)
 
 
-@cache_of(1024)
+@memo(1024)
 def _names_parsed(names: tuple, _generation: tuple) -> tuple[Measure, ...]:
     """:func:`as_measures` of names while the registry is unchanged (a notebook's loop
     asks for the same few on every call), as ``names.parse_many`` keeps its answers."""

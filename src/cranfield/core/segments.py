@@ -15,9 +15,9 @@ runs ``cumsum`` along rows (which is sequential), adding exact zeros as padding.
 from __future__ import annotations
 
 import math
-from functools import lru_cache
 
 from .._lazy import lazy
+from .._memo import memo
 
 np = lazy("numpy", __name__, "np")
 
@@ -160,7 +160,7 @@ def reverse_cummax(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     return out
 
 
-@lru_cache(maxsize=8)
+@memo(8)
 def _log2_table(n: int) -> np.ndarray:
     return np.array([math.log2(i + 2.0) for i in range(n)], dtype=np.float64)
 
@@ -177,7 +177,7 @@ def log2_discounts(n: int) -> np.ndarray:
     return _log2_table(size)[:n]
 
 
-@lru_cache(maxsize=32)
+@memo(32)
 def _power_table(p: float, n: int) -> np.ndarray:
     steps = np.full(n, p, dtype=np.float64)
     steps[0] = 1.0

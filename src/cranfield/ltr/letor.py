@@ -20,10 +20,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import cache
 
 import numpy as np
 
+from .._memo import memo
 from ..core import libm
 from ..core.measures.gain import exp_gain
 from ..errors import MeasureError
@@ -56,7 +56,7 @@ def letor_measure(name: str) -> LetorMeasure:
     )
 
 
-@cache
+@memo()
 def _gain_table() -> np.ndarray:
     return exp_gain(np.arange(MAX_LABEL + 1))
 

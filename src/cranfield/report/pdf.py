@@ -35,8 +35,9 @@ from __future__ import annotations
 import math
 import re
 import zlib
-from functools import lru_cache
 from xml.etree import ElementTree as ET
+
+from .._memo import memo
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -116,7 +117,7 @@ def _plain(text: str) -> str:
     return _num(float(bare)) if bare else "0"
 
 
-@lru_cache(maxsize=256)
+@memo(256)
 def _first(text: str) -> float:
     """The first number of a property (``11px``, ``1.5``)."""
     return _floats(text)[0]
@@ -126,7 +127,7 @@ def _floats(text: str) -> list[float]:
     return [float(v) for v in re.findall(_NUMBER, text or "")]
 
 
-@lru_cache(maxsize=256)
+@memo(256)
 def _rgb(colour: str) -> str | None:
     """``#rgb``/``#rrggbb`` (or ``black``/``white``) as PDF's ``r g b``; None for ``none``."""
     c = _NAMED.get(colour.strip().lower(), colour.strip().lower())

@@ -8,9 +8,9 @@ it is tested against, bit for bit (tests/engine/kernel_cases.py).
 from __future__ import annotations
 
 import os
-from functools import cache
 
 from ..._lazy import lazy
+from ..._memo import memo
 
 np = lazy("numpy", __name__, "np")
 
@@ -18,7 +18,7 @@ np = lazy("numpy", __name__, "np")
 _THREADS_FROM = 1_000_000
 
 
-@cache
+@memo()
 def families() -> frozenset[str]:
     """The measure families the engine computes."""
     from ... import _engine

@@ -9,8 +9,7 @@ a name they declare is looked up (see the notes above :data:`_LOADED`).
 
 from __future__ import annotations
 
-from functools import lru_cache as cache_of
-
+from ..._memo import memo
 from .declaration import AGGREGATES, MeasureDef
 from .trec_table import _TREC, TREC_NICKNAMES, TrecEval, register_trec, trec_kind
 
@@ -111,7 +110,7 @@ def case_twins(family: str) -> list[str]:
     return list(_twins(family, generation()))
 
 
-@cache_of(4096)
+@memo(4096)
 def _twins(family: str, _generation: tuple) -> tuple[str, ...]:
     """:func:`case_twins` while the registry is unchanged (every measure's printed name
     asks, a few times an evaluation), as ``names.parse_many`` keeps its answers."""

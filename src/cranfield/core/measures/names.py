@@ -15,8 +15,7 @@ no other exception escapes :func:`parse_many`.
 
 from __future__ import annotations
 
-from functools import lru_cache as cache_of
-
+from ..._memo import memo
 from ...errors import MeasureError, invalid_value
 from .registry import (
     MAX_NAME,
@@ -294,7 +293,7 @@ def parse_many(text: str) -> list[Measure]:
     return list(_parsed(text, generation()))
 
 
-@cache_of(4096)
+@memo(4096)
 def _parsed(text: str, _generation: tuple) -> tuple[Measure, ...]:
     return tuple(_parse_many(text))
 
