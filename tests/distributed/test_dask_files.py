@@ -6,8 +6,6 @@ partitions is refused, never evaluated twice."""
 from __future__ import annotations
 
 import socket
-import subprocess
-import sys
 
 import numpy as np
 import pyarrow as pa
@@ -16,6 +14,7 @@ import pytest
 
 import cranfield
 from cranfield.errors import InputError, ParameterError
+from fresh import loaded_after
 from generators import trec_files
 
 
@@ -177,14 +176,8 @@ def test_engine_parameters(sample_paths):
 
 
 def test_import_does_not_load_dask():
-    code = (
-        "import sys, cranfield, cranfield.distributed, cranfield.core.evaluation;"
-        "cranfield.evaluate;"
-        "bad = sorted(m for m in sys.modules if m.split('.')[0] in ('dask', 'distributed'));"
-        "print(bad)"
-    )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "[]"
+    code = "import cranfield, cranfield.distributed, cranfield.core.evaluation; cranfield.evaluate"
+    assert loaded_after(code, "dask", "distributed") == []
 
 
 def test_fractional_qrels_byte_identical(cli, dask_client, partitioned_sample, tmp_path):
