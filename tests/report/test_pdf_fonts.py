@@ -220,11 +220,11 @@ def test_without_fonttools_text_beyond_helvetica_is_a_question_mark(monkeypatch)
     assert b"FontFile2" not in data
 
 
-def tiny_font(path: Path, *, fs_type: int = 0, cff: bool = False) -> str:
-    """A font with one glyph (a square) for U+03A9, written to ``path``."""
+def tiny_font(path: Path, *, fs_type: int = 0, cff: bool = False, char: str = "\u03a9") -> str:
+    """A font with one glyph (a square) for ``char``, written to ``path``."""
     builder = FontBuilder(1000, isTTF=not cff)
     builder.setupGlyphOrder([".notdef", "Omega"])
-    builder.setupCharacterMap({0x03A9: "Omega"})
+    builder.setupCharacterMap({ord(char): "Omega"})
     if cff:
         from fontTools.pens.t2CharStringPen import T2CharStringPen
 
@@ -239,7 +239,7 @@ def tiny_font(path: Path, *, fs_type: int = 0, cff: bool = False) -> str:
         builder.setupGlyf({".notdef": square, "Omega": square})
     builder.setupHorizontalMetrics({".notdef": (600, 0), "Omega": (600, 0)})
     builder.setupHorizontalHeader(ascent=800, descent=-200)
-    builder.setupNameTable({"familyName": "Tiny", "styleName": "Regular"})
+    builder.setupNameTable({"familyName": "Tiny", "styleName": "Regular", "psName": "Tiny-Regular"})
     builder.setupOS2(fsType=fs_type)
     builder.setupPost()
     builder.save(str(path))
@@ -279,3 +279,27 @@ def test_fallbacks_start_with_the_pngs_font_and_end_with_matplotlibs():
     assert found and found[0] == fonts.sans()[1]
     assert found[-1].endswith(str(Path("mpl-data", "fonts", "ttf", "DejaVuSans.ttf")))
     assert len({Path(p).resolve() for p in found}) == len(found)
+
+
+def test_a_script_none_of_the_list_draws_is_looked_for_in_notos_font_of_it(tmp_path, monkeypatch):
+    """A Devanagari and a Runic letter, which none of the fonts of the list has: each is
+    drawn from the Noto font of its script in a Noto folder (the Runic one a serif),
+    found by the first word of its Unicode name; a third script without a Noto font
+    there stays a question mark, with a note."""
+    noto = tmp_path / "noto"
+    noto.mkdir()
+    devanagari = tiny_font(noto / "NotoSansDevanagari-Regular.ttf", char="\u0928")
+    runic = tiny_font(noto / "NotoSerifRunic-Regular.ttf", char="\u16a0")
+    tiny_font(noto / "NotoSansThai-Regular.ttf", char="\u0928")  # not its character
+    assert all(font_of(c) is None for c in "\u0928\u16a0\u0e01")
+    monkeypatch.setattr(fonts, "NOTO_FOLDERS", (str(tmp_path / "none"), str(noto)))
+    assert fonts.by_script("\u0928") == [devanagari]
+    assert fonts.by_script("\u16a0") == [runic]
+    assert fonts.by_script("\u1c5a") == []  # OL CHIKI LETTER LA: no such file
+    d = {"\u0928\u16a0\u0e01x": {"query_id": np.array(["q1"]), "delta": np.array([0.5])}}
+    with pytest.warns(CranfieldNote, match="cannot draw 1 character.*\\(\u0e01\\)"):
+        data = svg_to_pdf(svg_plots.delta_svg(d, baseline="b"))
+    parts = embedded(data)
+    bases = sorted(p["base"].partition("+")[2] for p in parts.values())
+    assert len(bases) == 3 and bases.count("Tiny-Regular") == 2, bases
+    assert "\n\u0928\u16a0?x \u2212 b" in PdfReader(io.BytesIO(data)).pages[0].extract_text()

@@ -5,14 +5,14 @@ PNG (:mod:`cranfield.report.png`) hands resvg the first sans-serif font of :data
 found; PDF (:mod:`cranfield.report.pdf`) sets Latin text in Helvetica, one of the
 standard fonts every PDF reader has, and embeds a subset of the first font of
 :func:`fallbacks` that has each other character (a run named in Greek, Cyrillic or
-Chinese).
+Chinese), else of a Noto font of the character's script (:func:`by_script`).
 """
 
 from __future__ import annotations
 
 import os
 
-__all__ = ["BROAD", "SANS", "fallbacks", "sans"]
+__all__ = ["BROAD", "NOTO_FOLDERS", "SANS", "by_script", "fallbacks", "sans"]
 
 _WINDOWS_FONTS = os.path.join(os.environ.get("WINDIR", r"C:\Windows"), "Fonts")
 
@@ -69,6 +69,32 @@ BROAD = (
     ("Nirmala UI", (os.path.join(_WINDOWS_FONTS, "Nirmala.ttf"),)),
     ("Segoe UI", (os.path.join(_WINDOWS_FONTS, "segoeui.ttf"),)),
 )
+
+
+#: folders of Noto's fonts of one script each (Debian's and Ubuntu's ``fonts-noto-core``,
+#: Fedora's ``google-noto-*``), looked in by :func:`by_script`
+NOTO_FOLDERS = (
+    "/usr/share/fonts/truetype/noto",
+    "/usr/share/fonts/google-noto",
+    "/usr/share/fonts/noto",
+)
+
+
+def by_script(char: str) -> list[str]:
+    """Noto's font files for the script of ``char`` found in :data:`NOTO_FOLDERS`:
+    ``NotoSans{Script}-Regular.ttf``, then ``NotoSerif{Script}-Regular.ttf``, where the
+    script is the first word of the character's Unicode name, then its first two
+    (``DEVANAGARI LETTER NA``: Devanagari; ``OL CHIKI LETTER LA``: OlChiki)."""
+    import unicodedata
+
+    words = unicodedata.name(char, "").split()
+    names = []
+    for n in (1, 2):
+        if len(words) > n:
+            script = "".join(w.capitalize() for w in words[:n] if w.isalpha())
+            names += [f"NotoSans{script}-Regular.ttf", f"NotoSerif{script}-Regular.ttf"]
+    found = (os.path.join(folder, name) for folder in NOTO_FOLDERS for name in names)
+    return [path for path in found if os.path.isfile(path)]
 
 
 def _matplotlibs_dejavu() -> str | None:

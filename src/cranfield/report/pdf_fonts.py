@@ -21,8 +21,10 @@ Conventions:
   ``hmtx`` width rounded to thousandths of the font size (what ``/W`` says): there is
   no kerning, no ligature and no shaping, so scripts that need shaping (Arabic, the
   Indic scripts) are drawn as separate letters, and right-to-left text left to right.
-* A character no font has is drawn as Helvetica's ``?`` and named in a note; so is
-  every character beyond Helvetica when fontTools is not installed.
+* A character that none of the fonts of the list has is looked for in Noto's font of
+  its script, where the system has Noto's fonts (:func:`cranfield.report.fonts.by_script`);
+  one no font has is drawn as Helvetica's ``?`` and named in a note; so is every
+  character beyond Helvetica when fontTools is not installed.
 """
 
 from __future__ import annotations
@@ -192,11 +194,15 @@ class Fallbacks:
     character is first looked for beyond the ones before it."""
 
     def __init__(self, paths: list[str] | None = None) -> None:
+        from .fonts import by_script
+
         if paths is None:
             from .fonts import fallbacks
 
             paths = fallbacks()
         self.paths = list(paths)
+        self.tried = set(self.paths)  # every file ever put in paths (opened at most once)
+        self.by_script = by_script
         self.opened: list[Embedded] = []
         self.used: list[Embedded] = []  # in order of first use (their resource names)
         try:
@@ -212,16 +218,23 @@ class Fallbacks:
         return self.subset is not None
 
     def font_for(self, char: str) -> Embedded | None:
-        """The first font that has ``char``, else None."""
+        """The first font that has ``char``, else None: the fonts opened so far, then
+        the others of the list, then Noto's for the character's script
+        (:func:`cranfield.report.fonts.by_script`)."""
         for font in self.opened:
             if font.covers(char):
                 return font
-        while self.paths and self.subset is not None:
-            font = self._open(self.paths.pop(0))
-            if font is not None:
-                self.opened.append(font)
-                if font.covers(char):
-                    return font
+        while self.subset is not None:
+            while self.paths:
+                font = self._open(self.paths.pop(0))
+                if font is not None:
+                    self.opened.append(font)
+                    if font.covers(char):
+                        return font
+            self.paths = [p for p in self.by_script(char) if p not in self.tried]
+            if not self.paths:
+                break
+            self.tried.update(self.paths)
         return None
 
     def _open(self, path: str) -> Embedded | None:
