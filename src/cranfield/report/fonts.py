@@ -52,7 +52,6 @@ SANS = (
 #: do not (Chinese, Japanese and Korean above all), looked for after :data:`SANS`; every
 #: file found is a fallback, in this order.
 BROAD = (
-    ("DejaVu Sans", ("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",)),
     ("WenQuanYi Micro Hei", ("/usr/share/fonts/truetype/wqy/wqy-microhei.ttc",)),
     ("WenQuanYi Zen Hei", ("/usr/share/fonts/truetype/wqy/wqy-zenhei.ttc",)),
     ("Droid Sans Fallback", ("/usr/share/fonts/truetype/droid/DroidSansFallbackFull.ttf",)),

@@ -320,12 +320,8 @@ class _Writer:
         if not text or fill is None:
             return
         size = _first(style["font-size"])
-        encoded = text_bytes(text)
-        if encoded.count(b"?") == text.count("?"):  # Helvetica draws all of it
-            shows, width = (
-                f"/F1 {_num(size)} Tf <{encoded.hex().upper()}> Tj",
-                text_width(encoded, size),
-            )
+        if text_bytes(text).count(b"?") == text.count("?"):  # Helvetica draws all of it
+            shows, width = _helvetica(text, size)
         else:
             shows, width = self.beyond(text, size)
         x, y = (_floats(el.get(k) or "0")[:1] or [0.0] for k in ("x", "y"))
@@ -346,15 +342,22 @@ class _Writer:
         shows, width = [], 0.0
         for font, part in self.fallbacks.runs(text):
             if font is None:
-                encoded = text_bytes(part)
                 self.undrawn.update((c, None) for c in part if c != "?" and text_bytes(c) == b"?")
-                shows.append(f"/F1 {_num(size)} Tf <{encoded.hex().upper()}> Tj")
-                width += text_width(encoded, size)
+                show, advance = _helvetica(part, size)
             else:
                 codes, thousandths = font.encode(part)
-                shows.append(f"/{font.resource} {_num(size)} Tf <{codes.hex().upper()}> Tj")
-                width += thousandths * size / 1000.0
+                show = f"/{font.resource} {_num(size)} Tf <{codes.hex().upper()}> Tj"
+                advance = thousandths * size / 1000.0
+            shows.append(show)
+            width += advance
         return " ".join(shows), width
+
+
+def _helvetica(text: str, size: float) -> tuple[str, float]:
+    """The operators showing ``text`` in Helvetica (:func:`text_bytes`) at ``size``, and
+    its advance width."""
+    encoded = text_bytes(text)
+    return f"/F1 {_num(size)} Tf <{encoded.hex().upper()}> Tj", text_width(encoded, size)
 
 
 def _circle(cx: float, cy: float, r: float) -> list[str]:

@@ -183,7 +183,7 @@ def _to_unicode(text_of: dict[int, str]) -> bytes:
     for start in range(0, len(pairs), 100):  # at most 100 entries a block
         block = pairs[start : start + 100]
         lines.append(f"{len(block)} beginbfchar")
-        lines += [f"<{gid:04X}> <{text.encode('utf-16-be').hex().upper()}>" for gid, text in block]
+        lines += [f"<{cid:04X}> <{text.encode('utf-16-be').hex().upper()}>" for cid, text in block]
         lines.append("endbfchar")
     lines += ["endcmap CMapName currentdict /CMap defineresource pop end end"]
     return "\n".join(lines).encode("ascii")
